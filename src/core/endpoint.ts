@@ -1,0 +1,24 @@
+import type { z } from 'zod';
+
+/**
+ * One endpoint of the spec as data: where it lives, how it is signed, whether it may be
+ * retried, and the schemas of what goes in and comes out. Clients send it; the sandbox
+ * serves it. One table, two users.
+ */
+export interface Endpoint<P extends z.ZodType, R extends z.ZodType> {
+  /** Public name of the call (`manual.startDeposit`), used in error messages. */
+  readonly operation: string;
+  readonly method: 'GET' | 'POST';
+  /** Path below `/api/provider` or `/api/dealer`. */
+  readonly path: string;
+  /** Hash of spec 5.1; the dealer API always uses `basic`. */
+  readonly hash: 'basic' | 'key' | 'credential';
+  /** True when sending it twice cannot move money twice. */
+  readonly readOnly: boolean;
+  /** Strict schema of the request's parameters (body for POST, query for GET). */
+  readonly params: P;
+  /** Lenient schema of the success answer. */
+  readonly response: R;
+}
+
+export const defineEndpoint = <P extends z.ZodType, R extends z.ZodType>(endpoint: Endpoint<P, R>): Endpoint<P, R> => endpoint;

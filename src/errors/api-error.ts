@@ -1,0 +1,180 @@
+import { PayorchError } from './payorch-error.js';
+
+/**
+ * Error codes the Dealer API names (spec 7.4). Open: a code the service adds later
+ * still arrives as a string.
+ */
+export type DealerErrorCode =
+  | 'DATE_RANGE_EXCEEDED'
+  | 'INVALID_DATE_RANGE'
+  | 'WALLET_NOT_ASSIGNED'
+  | 'INSUFFICIENT_BALANCE'
+  | 'INVALID_IBAN'
+  | 'MIN_AMOUNT_ERROR'
+  | (string & {});
+
+/** The six authentication and permission failures of spec 7.1, or `unknown` for a text the spec does not list. */
+export type AuthFailureReason =
+  | 'missing_headers'
+  | 'invalid_api_key'
+  | 'timestamp_expired'
+  | 'invalid_hash'
+  | 'provider_inactive'
+  | 'ip_not_allowed'
+  | 'unknown';
+
+/** What an {@link APIError} knows about the request that failed; never holds credentials. */
+export interface FailedRequest {
+  readonly method: string;
+  readonly url: string;
+}
+
+export interface APIErrorInit {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  /** The parsed JSON body, or the raw text when the answer was not JSON. */
+  readonly body: unknown;
+  readonly request: FailedRequest;
+}
+
+/**
+ * The service answered, and the answer is a failure: an HTTP error status, a body with
+ * `success: false`, or a body that is not JSON (a proxy's HTML page).
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await provider.manual.startWithdraw(body);
+ * } catch (error) {
+ *   if (error instanceof APIError) console.error(error.status, error.error, error.messages);
+ *   throw error;
+ * }
+ * ```
+ */
+export class APIError extends PayorchError {
+  override name = 'APIError';
+  /** HTTP status of the answer; 0 when the platform hid it (an opaque redirect). */
+  readonly status: number;
+  /** Response headers, lower-cased names. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The body's `error` text, when it has one (for example `Invalid hash`, `Doğrulama hatası`). */
+  readonly error: string | undefined;
+  /** The body's `messages` list of a validation failure (spec 7.2), one entry per failed rule. */
+  readonly messages: readonly string[] | undefined;
+  /** A machine-readable code (dealer codes of spec 7.4), read from `code`, `error_code` or a code-shaped `error`. */
+  readonly code: DealerErrorCode | undefined;
+  /** The parsed JSON body, or the raw text when it was not JSON. Nothing is dropped. */
+  readonly body: unknown;
+  readonly request: FailedRequest;
+
+  constructor(message: string, init: APIErrorInit) {
+    super(message);
+    this.status = init.status;
+    this.headers = init.headers;
+    this.body = init.body;
+    this.request = init.request;
+    const record = asRecord(init.body);
+    this.error = stringField(record, 'error');
+    this.messages = stringList(record?.['messages']);
+    this.code = readCode(record);
+  }
+
+  /** Maps a failed answer to the most specific subclass. The single place that decides it. */
+  static generate(init: APIErrorInit): APIError {
+    const record = asRecord(init.body);
+    const text = describe(record, init);
+    const message = `${text} (HTTP ${init.status}, ${init.request.method} ${new URL(init.request.url).pathname})`;
+    const reason = authReason(record);
+    if (init.status === 403 || reason === 'provider_inactive' || reason === 'ip_not_allowed') {
+      return new PermissionDeniedError(message, init, reason ?? 'unknown');
+    }
+    if (init.status === 401 || reason !== undefined) {
+      return new AuthenticationError(message, init, reason ?? 'unknown');
+    }
+    if (stringList(record?.['messages']) !== undefined) {
+      return new ValidationError(message, init);
+    }
+    return new APIError(message, init);
+  }
+}
+
+/** The service refused the credentials (HTTP 401, spec 7.1). */
+export class AuthenticationError extends APIError {
+  override name = 'AuthenticationError';
+  readonly reason: AuthFailureReason;
+  constructor(message: string, init: APIErrorInit, reason: AuthFailureReason) {
+    super(message, init);
+    this.reason = reason;
+  }
+}
+
+/** The account may not do this: inactive provider or IP not whitelisted (HTTP 403, spec 7.1). */
+export class PermissionDeniedError extends APIError {
+  override name = 'PermissionDeniedError';
+  readonly reason: AuthFailureReason;
+  constructor(message: string, init: APIErrorInit, reason: AuthFailureReason) {
+    super(message, init);
+    this.reason = reason;
+  }
+}
+
+/** The service rejected the request's fields; `messages` has one entry per failed rule (spec 7.2). */
+export class ValidationError extends APIError {
+  override name = 'ValidationError';
+  override readonly messages: readonly string[];
+  constructor(message: string, init: APIErrorInit) {
+    super(message, init);
+    this.messages = stringList(asRecord(init.body)?.['messages']) ?? [];
+  }
+}
+
+// Texts of spec 7.1, matched loosely: the service may vary case or punctuation.
+const AUTH_TEXTS: readonly (readonly [RegExp, AuthFailureReason])[] = [
+  [/missing required headers/i, 'missing_headers'],
+  [/invalid api key/i, 'invalid_api_key'],
+  [/timestamp expired/i, 'timestamp_expired'],
+  [/invalid hash/i, 'invalid_hash'],
+  [/account is inactive/i, 'provider_inactive'],
+  [/ip address not allowed/i, 'ip_not_allowed'],
+];
+
+function authReason(record: Record<string, unknown> | undefined): AuthFailureReason | undefined {
+  const texts = [stringField(record, 'error'), stringField(record, 'message')];
+  for (const [pattern, reason] of AUTH_TEXTS) {
+    if (texts.some((text) => text !== undefined && pattern.test(text))) return reason;
+  }
+  return undefined;
+}
+
+function describe(record: Record<string, unknown> | undefined, init: APIErrorInit): string {
+  if (record === undefined) {
+    return typeof init.body === 'string' && init.body.length > 0 ? 'The service answered with a body that is not JSON' : 'The service answered with an empty body';
+  }
+  const error = stringField(record, 'error');
+  const message = stringField(record, 'message');
+  const messages = stringList(record['messages']);
+  const parts = [error, message !== error ? message : undefined, messages?.join('; ')].filter((part) => part !== undefined && part !== '');
+  return parts.length > 0 ? parts.join(': ') : 'The service reported a failure';
+}
+
+const CODE_SHAPE = /^[A-Z][A-Z0-9_]+$/;
+
+function readCode(record: Record<string, unknown> | undefined): string | undefined {
+  const explicit = stringField(record, 'code') ?? stringField(record, 'error_code');
+  if (explicit !== undefined) return explicit;
+  const error = stringField(record, 'error');
+  return error !== undefined && CODE_SHAPE.test(error) ? error : undefined;
+}
+
+function asRecord(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+function stringField(record: Record<string, unknown> | undefined, key: string): string | undefined {
+  const value = record?.[key];
+  return typeof value === 'string' ? value : undefined;
+}
+
+function stringList(value: unknown): string[] | undefined {
+  return Array.isArray(value) && value.every((entry) => typeof entry === 'string') ? value : undefined;
+}

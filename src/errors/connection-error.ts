@@ -1,0 +1,14 @@
+import { PayorchError } from './payorch-error.js';
+
+/**
+ * No usable answer came back: the connection was refused, reset, or broke mid-body.
+ * `refused` is true only when the service cannot have received the request.
+ */
+export class ConnectionError extends PayorchError {
+  override name = 'ConnectionError';
+  readonly refused: boolean;
+  constructor(message: string, options: { cause: unknown; refused: boolean }) {
+    super(message, { cause: options.cause });
+    this.refused = options.refused;
+  }
+}

@@ -1,0 +1,23 @@
+import { PayorchError } from './payorch-error.js';
+import type { ValidationIssue } from './request-validation-error.js';
+
+/**
+ * The service answered with success, but the body does not have the shape the spec gives.
+ * The parsed body and the raw text are kept so that nothing is lost.
+ */
+export class ResponseValidationError extends PayorchError {
+  override name = 'ResponseValidationError';
+  readonly status: number;
+  readonly issues: readonly ValidationIssue[];
+  /** The parsed JSON body. */
+  readonly body: unknown;
+  /** The body exactly as received. */
+  readonly rawBody: string;
+  constructor(operation: string, init: { status: number; issues: readonly ValidationIssue[]; body: unknown; rawBody: string }) {
+    super(`Unexpected answer from ${operation}: ${init.issues.map((issue) => `${issue.field || '(body)'}: ${issue.message}`).join('; ')}`);
+    this.status = init.status;
+    this.issues = init.issues;
+    this.body = init.body;
+    this.rawBody = init.rawBody;
+  }
+}

@@ -1,0 +1,15 @@
+import { PayorchError } from './payorch-error.js';
+
+/**
+ * The call, retries and body included, did not finish within `timeout` milliseconds.
+ * A payment-creating request that timed out may still have been processed: check its status
+ * before trying again.
+ */
+export class TimeoutError extends PayorchError {
+  override name = 'TimeoutError';
+  readonly timeout: number;
+  constructor(timeout: number) {
+    super(`The request did not complete within ${timeout} ms`);
+    this.timeout = timeout;
+  }
+}

@@ -1,0 +1,46 @@
+// The public surface of payorch, one export per line. Anything not listed here (the transport,
+// the endpoint tables, the resource contexts) is internal and may change without notice.
+
+// Provider API
+export { ProviderClient } from './provider/client.js';
+export type { ProviderClientOptions, ProviderRawRequest } from './provider/client.js';
+export type { ProviderRequestOptions } from './provider/context.js';
+export type { Manual } from './provider/manual.js';
+export type { Eiban } from './provider/eiban.js';
+export type { CreditCard } from './provider/credit-card.js';
+export type { ThirdParty } from './provider/third-party/index.js';
+export type { ThirdPartyChannel } from './provider/third-party/channel.js';
+export type { BankChannel } from './provider/third-party/bank.js';
+export type { CryptoChannel } from './provider/third-party/crypto.js';
+export type { WalletChannel } from './provider/third-party/wallet.js';
+
+// Provider schemas: each is a zod schema and the type of the same name.
+export { Welcome, Site, SiteList, SiteListParams } from './provider/account.js';
+export { Customer, SiteRef, DepositStatus, WithdrawalStatus } from './provider/shared.js';
+export { ManualDepositParams, ManualWithdrawParams, ManualDeposit, ManualWithdrawal } from './provider/manual.js';
+export { EibanDepositParams, EibanWithdrawParams, EibanDeposit, EibanWithdrawal } from './provider/eiban.js';
+export { CardPaymentParams, CardStatusParams, CardPayment, CardPaymentStatus, CardPaymentStatusResult } from './provider/credit-card.js';
+export { Gateway, GatewayList, ThirdPartyType, ThirdPartyPaymentMethod } from './provider/third-party/gateways.js';
+export { ThirdPartyDeposit, ThirdPartyWithdrawal } from './provider/third-party/records.js';
+export { BankDepositParams, BankWithdrawalParams } from './provider/third-party/bank.js';
+export { CryptoDepositParams, CryptoWithdrawalParams } from './provider/third-party/crypto.js';
+export { WalletDepositParams, WalletWithdrawalParams } from './provider/third-party/wallet.js';
+
+// Shared settings
+export type { ClientOptions } from './core/client-options.js';
+export type { RequestOptions } from './core/transport.js';
+
+// Signing
+export { requestHash, callbackHash } from './core/signer.js';
+export type { Signing, Credentials } from './core/signer.js';
+
+// Errors
+export { PayorchError } from './errors/payorch-error.js';
+export { APIError, AuthenticationError, PermissionDeniedError, ValidationError } from './errors/api-error.js';
+export type { APIErrorInit, AuthFailureReason, DealerErrorCode, FailedRequest } from './errors/api-error.js';
+export { RequestValidationError } from './errors/request-validation-error.js';
+export type { ValidationIssue } from './errors/request-validation-error.js';
+export { ResponseValidationError } from './errors/response-validation-error.js';
+export { ConnectionError } from './errors/connection-error.js';
+export { TimeoutError } from './errors/timeout-error.js';
+export { RequestAbortedError } from './errors/request-aborted-error.js';

@@ -1,0 +1,158 @@
+import { z } from 'zod';
+import type { ClientOptions } from '../core/client-options.js';
+import type { Signing } from '../core/signer.js';
+import { Transport } from '../core/transport.js';
+import { SiteListParams, listSitesEndpoint, welcomeEndpoint } from './account.js';
+import type { SiteList, Welcome } from './account.js';
+import { ProviderContext } from './context.js';
+import type { ProviderRequestOptions } from './context.js';
+import { CreditCard } from './credit-card.js';
+import { Eiban } from './eiban.js';
+import { Manual } from './manual.js';
+import { ThirdParty } from './third-party/index.js';
+import { parseRequest } from '../core/validation.js';
+
+/** Settings of a {@link ProviderClient}. */
+export interface ProviderClientOptions extends ClientOptions {
+  /**
+   * Site credential key used by calls signed with the credential hash, and put into the body of
+   * card payments. Calls that need one fail before sending when none is set here or per call.
+   */
+  readonly credentialKey?: string | undefined;
+}
+
+/** A request to an endpoint the SDK does not wrap yet, signed like every other call. */
+export type ProviderRawRequest = {
+  readonly method: 'GET' | 'POST';
+  /** Path below `/api/provider`, starting with `/`. */
+  readonly path: string;
+  readonly body?: unknown;
+  readonly query?: Readonly<Record<string, string | number | undefined>>;
+  readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * True only when sending it twice cannot move money twice; then ambiguous failures are retried.
+   * @default false
+   */
+  readonly readOnly?: boolean;
+} & (
+  | { readonly hash: 'basic' }
+  | { readonly hash: 'key'; readonly key: string }
+  | { readonly hash: 'credential'; readonly credentialKey?: string }
+);
+
+/**
+ * Client of the Provider API (`{baseUrl}/api/provider`): every endpoint of spec 4.2, signed,
+ * validated before sending, with typed answers.
+ *
+ * @example
+ * ```ts
+ * import { ProviderClient } from 'payorch';
+ *
+ * const provider = new ProviderClient({
+ *   baseUrl: 'https://pay.example.com',
+ *   apiKey: process.env.PAYORCH_API_KEY!,
+ *   secretKey: process.env.PAYORCH_SECRET_KEY!,
+ *   credentialKey: process.env.PAYORCH_CREDENTIAL_KEY!,
+ * });
+ * const { provider: me } = await provider.welcome();
+ * ```
+ */
+export class ProviderClient {
+  /** Manual IBAN deposits and withdrawals (spec 4.5, 4.6). */
+  readonly manual: Manual;
+  /** E-IBAN deposits and withdrawals (spec 4.7). */
+  readonly eiban: Eiban;
+  /** Card payments and their status (spec 4.8, 4.9). */
+  readonly creditCard: CreditCard;
+  /** Third-party bank, crypto and wallet gateways (spec 4.10 to 4.12). */
+  readonly thirdParty: ThirdParty;
+
+  readonly #options: ProviderClientOptions;
+  readonly #context: ProviderContext;
+  // Hands the transport to a client made by withSite(), so that sites share one clock offset.
+  static #sharedTransport: Transport | undefined;
+
+  constructor(options: ProviderClientOptions) {
+    this.#options = options;
+    const transport = ProviderClient.#sharedTransport ?? new Transport({ ...options, apiPath: '/api/provider', credentials: options });
+    this.#context = new ProviderContext(transport, options.credentialKey);
+    this.manual = new Manual(this.#context);
+    this.eiban = new Eiban(this.#context);
+    this.creditCard = new CreditCard(this.#context);
+    this.thirdParty = new ThirdParty(this.#context);
+  }
+
+  /**
+   * A client that acts for another site, sharing this client's connection settings.
+   *
+   * @example
+   * ```ts
+   * const shop = provider.withSite(process.env.SHOP_CREDENTIAL_KEY!);
+   * await shop.manual.startDeposit(body);
+   * ```
+   */
+  withSite(credentialKey: string): ProviderClient {
+    ProviderClient.#sharedTransport = this.#context.transport;
+    try {
+      return new ProviderClient({ ...this.#options, credentialKey });
+    } finally {
+      ProviderClient.#sharedTransport = undefined;
+    }
+  }
+
+  /**
+   * Connection test: checks the keys, the clock and the IP whitelist (spec 4.3).
+   *
+   * @example
+   * ```ts
+   * const { provider: me } = await provider.welcome();
+   * console.log(me.name, me.is_active);
+   * ```
+   */
+  welcome(options?: ProviderRequestOptions): Promise<Welcome> {
+    return this.#context.send(welcomeEndpoint, undefined, options);
+  }
+
+  /**
+   * Lists the provider's sites; `key` is the additional verification key, sent as X-Key (spec 4.4).
+   *
+   * @example
+   * ```ts
+   * const { sites } = await provider.listSites({ key: process.env.PAYORCH_X_KEY! });
+   * ```
+   */
+  async listSites(params: SiteListParams, options?: ProviderRequestOptions): Promise<SiteList> {
+    const { key } = parseRequest(listSitesEndpoint.operation, SiteListParams, params);
+    return this.#context.send(listSitesEndpoint, undefined, options, key);
+  }
+
+  /**
+   * Signs and sends a request to a Provider API path the SDK does not wrap yet. The answer is
+   * checked for failure like any other, and returned as parsed JSON.
+   *
+   * @example
+   * ```ts
+   * const answer = await provider.request({ method: 'POST', path: '/new-endpoint', hash: 'credential', body: { a: 1 } });
+   * ```
+   */
+  async request(params: ProviderRawRequest, options: ProviderRequestOptions = {}): Promise<unknown> {
+    const signing: Signing =
+      params.hash === 'credential'
+        ? { hash: 'credential', credentialKey: params.credentialKey ?? this.#context.requireCredentialKey('request', options) }
+        : params;
+    return this.#context.transport.request(
+      {
+        operation: `request ${params.path}`,
+        method: params.method,
+        path: params.path,
+        signing,
+        readOnly: params.readOnly ?? false,
+        body: params.body,
+        ...(params.query === undefined ? {} : { query: params.query }),
+        ...(params.headers === undefined ? {} : { headers: params.headers }),
+        schema: z.unknown(),
+      },
+      options,
+    );
+  }
+}

@@ -1,0 +1,79 @@
+import { z } from 'zod';
+import { defineEndpoint } from '../core/endpoint.js';
+import type { ProviderContext, ProviderRequestOptions } from './context.js';
+import { DepositStatus, WithdrawalStatus, envelope, iban, paymentParams, recordCore, recordEcho } from './shared.js';
+
+/** Body of an E-IBAN deposit (spec 4.7). */
+export const EibanDepositParams = z.strictObject({ ...paymentParams });
+export type EibanDepositParams = z.input<typeof EibanDepositParams>;
+
+/** Body of an E-IBAN withdrawal (spec 4.7); the IBAN is bounded like the manual one (docs/spec-gaps.md). */
+export const EibanWithdrawParams = z.strictObject({ ...paymentParams, iban: iban() });
+export type EibanWithdrawParams = z.input<typeof EibanWithdrawParams>;
+
+/** An E-IBAN deposit record (spec 4.7). */
+export const EibanDeposit = envelope(
+  z.looseObject({ ...recordCore, ...recordEcho, payment_url: z.string(), status: DepositStatus }),
+);
+export type EibanDeposit = z.infer<typeof EibanDeposit>;
+
+/** An E-IBAN withdrawal record, `pending` on creation (spec 4.7). */
+export const EibanWithdrawal = envelope(
+  z.looseObject({ ...recordCore, ...recordEcho, iban: z.string().optional(), status: WithdrawalStatus }),
+);
+export type EibanWithdrawal = z.infer<typeof EibanWithdrawal>;
+
+export const eibanDepositEndpoint = defineEndpoint({
+  operation: 'eiban.startDeposit',
+  method: 'POST',
+  path: '/start-eiban-deposit',
+  hash: 'credential',
+  readOnly: false,
+  params: EibanDepositParams,
+  response: EibanDeposit,
+});
+
+export const eibanWithdrawEndpoint = defineEndpoint({
+  operation: 'eiban.startWithdraw',
+  method: 'POST',
+  path: '/start-eiban-withdraw',
+  hash: 'credential',
+  readOnly: false,
+  params: EibanWithdrawParams,
+  response: EibanWithdrawal,
+});
+
+/** E-IBAN deposits and withdrawals of a site (spec 4.7). */
+export class Eiban {
+  readonly #context: ProviderContext;
+  /** @internal */
+  constructor(context: ProviderContext) {
+    this.#context = context;
+  }
+
+  /**
+   * Starts an E-IBAN deposit; redirect the customer to `data.payment_url`.
+   *
+   * @example
+   * ```ts
+   * const { data } = await provider.eiban.startDeposit({ fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', amount: 500 });
+   * ```
+   */
+  startDeposit(params: EibanDepositParams, options?: ProviderRequestOptions): Promise<EibanDeposit> {
+    return this.#context.send(eibanDepositEndpoint, params, options);
+  }
+
+  /**
+   * Starts an E-IBAN withdrawal; it is `pending` until the withdrawal callback.
+   *
+   * @example
+   * ```ts
+   * const { data } = await provider.eiban.startWithdraw({
+   *   fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', iban: 'TR330006100519786457841326', amount: 100,
+   * });
+   * ```
+   */
+  startWithdraw(params: EibanWithdrawParams, options?: ProviderRequestOptions): Promise<EibanWithdrawal> {
+    return this.#context.send(eibanWithdrawEndpoint, params, options);
+  }
+}

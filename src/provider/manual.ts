@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import { defineEndpoint } from '../core/endpoint.js';
+import type { ProviderContext, ProviderRequestOptions } from './context.js';
+import { DepositStatus, WithdrawalStatus, envelope, iban, paymentParams, recordCore, recordEcho } from './shared.js';
+
+/** Body of a manual deposit (spec 4.5). */
+export const ManualDepositParams = z.strictObject({ ...paymentParams });
+export type ManualDepositParams = z.input<typeof ManualDepositParams>;
+
+/** Body of a manual withdrawal (spec 4.6). */
+export const ManualWithdrawParams = z.strictObject({ ...paymentParams, iban: iban() });
+export type ManualWithdrawParams = z.input<typeof ManualWithdrawParams>;
+
+/** A manual deposit record: the customer is sent to `payment_url` (spec 4.5). */
+export const ManualDeposit = envelope(
+  z.looseObject({ ...recordCore, ...recordEcho, payment_url: z.string(), status: DepositStatus }),
+);
+export type ManualDeposit = z.infer<typeof ManualDeposit>;
+
+/** A manual withdrawal record, `pending` on creation (spec 4.6). */
+export const ManualWithdrawal = envelope(
+  z.looseObject({ ...recordCore, ...recordEcho, iban: z.string().optional(), status: WithdrawalStatus }),
+);
+export type ManualWithdrawal = z.infer<typeof ManualWithdrawal>;
+
+export const manualDepositEndpoint = defineEndpoint({
+  operation: 'manual.startDeposit',
+  method: 'POST',
+  path: '/start-manual-deposit',
+  hash: 'credential',
+  readOnly: false,
+  params: ManualDepositParams,
+  response: ManualDeposit,
+});
+
+export const manualWithdrawEndpoint = defineEndpoint({
+  operation: 'manual.startWithdraw',
+  method: 'POST',
+  path: '/start-manual-withdraw',
+  hash: 'credential',
+  readOnly: false,
+  params: ManualWithdrawParams,
+  response: ManualWithdrawal,
+});
+
+/** Manual bank transactions: IBAN deposits and withdrawals of a site (spec 4.5, 4.6). */
+export class Manual {
+  readonly #context: ProviderContext;
+  /** @internal */
+  constructor(context: ProviderContext) {
+    this.#context = context;
+  }
+
+  /**
+   * Starts a manual IBAN deposit; redirect the customer to `data.payment_url`.
+   * The end status arrives by deposit callback.
+   *
+   * @example
+   * ```ts
+   * const { data } = await provider.manual.startDeposit({ fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', amount: 250 });
+   * redirect(data.payment_url);
+   * ```
+   */
+  startDeposit(params: ManualDepositParams, options?: ProviderRequestOptions): Promise<ManualDeposit> {
+    return this.#context.send(manualDepositEndpoint, params, options);
+  }
+
+  /**
+   * Starts a manual withdrawal to the customer's IBAN; it is `pending` until the withdrawal callback.
+   *
+   * @example
+   * ```ts
+   * const { data } = await provider.manual.startWithdraw({
+   *   fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', iban: 'TR330006100519786457841326', amount: 100,
+   * });
+   * ```
+   */
+  startWithdraw(params: ManualWithdrawParams, options?: ProviderRequestOptions): Promise<ManualWithdrawal> {
+    return this.#context.send(manualWithdrawEndpoint, params, options);
+  }
+}

@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import { openEnum, requestAmount, requiredString, responseInteger, responseNumber, successFlag } from '../core/schema.js';
+
+/** The customer of a request and of an answer (spec 2.3). */
+export const Customer = z.looseObject({
+  fullname: z.string(),
+  username: z.string(),
+  user_id: z.string(),
+});
+export type Customer = z.infer<typeof Customer>;
+
+/** The site a record belongs to, as answers embed it (spec 2.4). */
+export const SiteRef = z.looseObject({ id: responseInteger, name: z.string() });
+export type SiteRef = z.infer<typeof SiteRef>;
+
+/** States of a provider deposit (spec 3.1). `failed` is listed because the third-party text names it (spec 6.6). */
+export const DepositStatus = openEnum(['showing', 'completed', 'canceled', 'expired', 'failed']);
+export type DepositStatus = z.infer<typeof DepositStatus>;
+
+/** States of a provider withdrawal (spec 3.1). */
+export const WithdrawalStatus = openEnum(['pending', 'showing', 'completed', 'rejected', 'failed', 'canceled']);
+export type WithdrawalStatus = z.infer<typeof WithdrawalStatus>;
+
+/**
+ * Fields every provider payment request carries about the customer, in the order of spec 2.3.
+ * Bodies are sent in schema order, so the bytes do not depend on the caller's key order.
+ */
+export const customerParams = {
+  fullname: requiredString(),
+  username: requiredString(),
+  user_id: requiredString(),
+};
+
+/** An IBAN as the spec bounds it: 15 to 34 characters (spec 4.6, 8). */
+export const iban = () =>
+  z.string().min(15, { error: 'must be 15 to 34 characters' }).max(34, { error: 'must be 15 to 34 characters' });
+
+/** A deposit or withdrawal request with the spec's minimum amount of 1 (spec 8). */
+export const paymentParams = { ...customerParams, amount: requestAmount(1) };
+
+/** A gateway id: a positive integer from `listGateways()` (spec 2.5). */
+export const gatewayId = () => z.number().int({ error: 'must be an integer' }).positive({ error: 'must be positive' });
+
+/** A request with no parameters. */
+export const NoParams = z.undefined();
+
+/** The top level of most provider answers: `success`, `message`, the record in `data`, `timestamp` (spec 2.1). */
+export const envelope = <T extends z.ZodType>(data: T) =>
+  z.looseObject({
+    success: successFlag,
+    message: z.string().optional(),
+    data,
+    timestamp: z.string().optional(),
+  });
+
+/** Fields every provider transaction record has (spec 2.4). */
+export const recordCore = {
+  tracking_code: z.string(),
+  amount: responseNumber,
+};
+
+/** Fields some records echo back (spec 2.4); optional so that a leaner answer still parses. */
+export const recordEcho = {
+  site: SiteRef.optional(),
+  customer: Customer.optional(),
+  expires_at: z.string().optional(),
+  created_at: z.string().optional(),
+};

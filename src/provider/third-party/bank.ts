@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import { defineEndpoint } from '../../core/endpoint.js';
+import { NoParams, gatewayId, iban, paymentParams } from '../shared.js';
+import type { ThirdPartyChannel } from './channel.js';
+import { GatewayList } from './gateways.js';
+import { ThirdPartyDeposit, ThirdPartyWithdrawal } from './records.js';
+
+/** Body of a third-party bank deposit (spec 4.10). */
+export const BankDepositParams = z.strictObject({ ...paymentParams });
+export type BankDepositParams = z.input<typeof BankDepositParams>;
+
+/** Body of a third-party bank withdrawal (spec 4.10). */
+export const BankWithdrawalParams = z.strictObject({ ...paymentParams, gateway_id: gatewayId(), iban: iban() });
+export type BankWithdrawalParams = z.input<typeof BankWithdrawalParams>;
+
+export const bankEndpoints = {
+  deposit: defineEndpoint({
+    operation: 'thirdParty.bank.startDeposit',
+    method: 'POST',
+    path: '/third-party/bank/start-deposit',
+    hash: 'credential',
+    readOnly: false,
+    params: BankDepositParams,
+    response: ThirdPartyDeposit,
+  }),
+  gateways: defineEndpoint({
+    operation: 'thirdParty.bank.listGateways',
+    method: 'POST',
+    path: '/third-party/bank/gateways',
+    hash: 'basic',
+    readOnly: true,
+    params: NoParams,
+    response: GatewayList,
+  }),
+  withdrawal: defineEndpoint({
+    operation: 'thirdParty.bank.startWithdrawal',
+    method: 'POST',
+    path: '/third-party/bank/start-withdrawal',
+    hash: 'credential',
+    readOnly: false,
+    params: BankWithdrawalParams,
+    response: ThirdPartyWithdrawal,
+  }),
+};
+
+/** The bank channel's calls: `provider.thirdParty.bank`. */
+export type BankChannel = ThirdPartyChannel<typeof BankDepositParams, typeof ThirdPartyDeposit, typeof BankWithdrawalParams, typeof ThirdPartyWithdrawal>;

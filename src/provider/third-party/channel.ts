@@ -1,0 +1,65 @@
+import type { z } from 'zod';
+import type { Endpoint } from '../../core/endpoint.js';
+import type { ProviderContext, ProviderRequestOptions } from '../context.js';
+import type { GatewayList } from './gateways.js';
+import type { NoParams } from '../shared.js';
+
+/** The three endpoints of one third-party channel (bank, crypto or wallet). @internal */
+export interface ChannelEndpoints<DP extends z.ZodType, DR extends z.ZodType, WP extends z.ZodType, WR extends z.ZodType> {
+  readonly deposit: Endpoint<DP, DR>;
+  readonly gateways: Endpoint<typeof NoParams, typeof GatewayList>;
+  readonly withdrawal: Endpoint<WP, WR>;
+}
+
+/**
+ * A third-party channel: deposits through a tracking page where the customer picks a gateway,
+ * and withdrawals through a gateway chosen from `listGateways()` (spec 4.10 to 4.12).
+ */
+export class ThirdPartyChannel<DP extends z.ZodType, DR extends z.ZodType, WP extends z.ZodType, WR extends z.ZodType> {
+  readonly #context: ProviderContext;
+  readonly #endpoints: ChannelEndpoints<DP, DR, WP, WR>;
+  /** @internal */
+  constructor(context: ProviderContext, endpoints: ChannelEndpoints<DP, DR, WP, WR>) {
+    this.#context = context;
+    this.#endpoints = endpoints;
+  }
+
+  /**
+   * Starts a deposit; redirect the customer to `data.payment_url`, where they choose how to pay.
+   *
+   * @example
+   * ```ts
+   * const { data } = await provider.thirdParty.bank.startDeposit({ fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', amount: 300 });
+   * ```
+   */
+  startDeposit(params: z.input<DP>, options?: ProviderRequestOptions): Promise<z.output<DR>> {
+    return this.#context.send(this.#endpoints.deposit, params, options);
+  }
+
+  /**
+   * Lists the gateways a withdrawal may use, with their amount bounds and required fields.
+   *
+   * @example
+   * ```ts
+   * const { data } = await provider.thirdParty.crypto.listGateways();
+   * const gateway = data.gateways.find((g) => g.supported_crypto_types?.includes('USDT (TRC20)'));
+   * ```
+   */
+  listGateways(options?: ProviderRequestOptions): Promise<GatewayList> {
+    return this.#context.send(this.#endpoints.gateways, undefined, options);
+  }
+
+  /**
+   * Starts a withdrawal through a gateway of `listGateways()`.
+   *
+   * @example
+   * ```ts
+   * const { data } = await provider.thirdParty.bank.startWithdrawal({
+   *   fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', amount: 300, gateway_id: 1, iban: 'TR330006100519786457841326',
+   * });
+   * ```
+   */
+  startWithdrawal(params: z.input<WP>, options?: ProviderRequestOptions): Promise<z.output<WR>> {
+    return this.#context.send(this.#endpoints.withdrawal, params, options);
+  }
+}

@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { defineEndpoint } from '../../core/endpoint.js';
+import { requiredString } from '../../core/schema.js';
+import { NoParams, customerParams, gatewayId } from '../shared.js';
+import type { ThirdPartyChannel } from './channel.js';
+import { GatewayList } from './gateways.js';
+import { ThirdPartyDeposit, ThirdPartyWithdrawal, positiveAmount, unshownDepositParams } from './records.js';
+
+/** Body of a third-party crypto deposit: not shown by the spec, assumed to be the bank one's (docs/spec-gaps.md). */
+export const CryptoDepositParams = z.strictObject({ ...unshownDepositParams });
+export type CryptoDepositParams = z.input<typeof CryptoDepositParams>;
+
+/** Body of a third-party crypto withdrawal (spec 4.11). `crypto_type` comes from the gateway's `supported_crypto_types`. */
+export const CryptoWithdrawalParams = z.strictObject({
+  ...customerParams,
+  amount: positiveAmount(),
+  gateway_id: gatewayId(),
+  crypto_type: requiredString(),
+  wallet_address: requiredString(),
+});
+export type CryptoWithdrawalParams = z.input<typeof CryptoWithdrawalParams>;
+
+// Headers and hash of the crypto and wallet calls are not shown (spec 5.1 rule 6): the credential
+// hash, as for bank (docs/spec-gaps.md).
+export const cryptoEndpoints = {
+  deposit: defineEndpoint({
+    operation: 'thirdParty.crypto.startDeposit',
+    method: 'POST',
+    path: '/third-party/crypto/start-deposit',
+    hash: 'credential',
+    readOnly: false,
+    params: CryptoDepositParams,
+    response: ThirdPartyDeposit,
+  }),
+  gateways: defineEndpoint({
+    operation: 'thirdParty.crypto.listGateways',
+    method: 'POST',
+    path: '/third-party/crypto/gateways',
+    hash: 'basic',
+    readOnly: true,
+    params: NoParams,
+    response: GatewayList,
+  }),
+  withdrawal: defineEndpoint({
+    operation: 'thirdParty.crypto.startWithdrawal',
+    method: 'POST',
+    path: '/third-party/crypto/start-withdrawal',
+    hash: 'credential',
+    readOnly: false,
+    params: CryptoWithdrawalParams,
+    response: ThirdPartyWithdrawal,
+  }),
+};
+
+/** The crypto channel's calls: `provider.thirdParty.crypto`. */
+export type CryptoChannel = ThirdPartyChannel<typeof CryptoDepositParams, typeof ThirdPartyDeposit, typeof CryptoWithdrawalParams, typeof ThirdPartyWithdrawal>;

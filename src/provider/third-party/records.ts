@@ -1,0 +1,24 @@
+import { z } from 'zod';
+import { DepositStatus, WithdrawalStatus, customerParams, envelope, recordCore, recordEcho } from '../shared.js';
+import { ThirdPartyPaymentMethod, ThirdPartyType } from './gateways.js';
+
+/** The fields every third-party record has (spec 2.4). */
+const thirdPartyCore = { ...recordCore, ...recordEcho, type: ThirdPartyType, payment_method: ThirdPartyPaymentMethod };
+
+/** A third-party deposit record; redirect the customer to `data.payment_url` (spec 4.10 to 4.12). */
+export const ThirdPartyDeposit = envelope(z.looseObject({ ...thirdPartyCore, payment_url: z.string(), status: DepositStatus }));
+export type ThirdPartyDeposit = z.infer<typeof ThirdPartyDeposit>;
+
+/** A third-party withdrawal record, `showing` on creation (spec 4.10 to 4.12). */
+export const ThirdPartyWithdrawal = envelope(z.looseObject({ ...thirdPartyCore, status: WithdrawalStatus }));
+export type ThirdPartyWithdrawal = z.infer<typeof ThirdPartyWithdrawal>;
+
+/**
+ * Crypto and wallet amounts: the spec states no minimum (spec 8), so any positive amount is
+ * sent and the service's bounds (gateway min/max) decide.
+ */
+export const positiveAmount = () => z.number().positive({ error: 'must be greater than 0' });
+
+/** The deposit body of crypto and wallet, which the spec does not show: the bank one's fields (docs/spec-gaps.md). */
+export const unshownDepositParams = { ...customerParams, amount: positiveAmount() };
+

@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { defineEndpoint } from '../../core/endpoint.js';
+import { requiredString } from '../../core/schema.js';
+import { NoParams, customerParams, gatewayId } from '../shared.js';
+import type { ThirdPartyChannel } from './channel.js';
+import { GatewayList } from './gateways.js';
+import { ThirdPartyDeposit, ThirdPartyWithdrawal, positiveAmount, unshownDepositParams } from './records.js';
+
+/** Body of a third-party wallet deposit: not shown by the spec, assumed to be the bank one's (docs/spec-gaps.md). */
+export const WalletDepositParams = z.strictObject({ ...unshownDepositParams });
+export type WalletDepositParams = z.input<typeof WalletDepositParams>;
+
+/**
+ * Body of a third-party wallet withdrawal (spec 4.12). Some gateways also list `account_holder`
+ * in `required_fields` (spec 2.5), so it may be given.
+ */
+export const WalletWithdrawalParams = z.strictObject({
+  ...customerParams,
+  amount: positiveAmount(),
+  gateway_id: gatewayId(),
+  wallet_number: requiredString(),
+  account_holder: z.string().optional(),
+});
+export type WalletWithdrawalParams = z.input<typeof WalletWithdrawalParams>;
+
+// Headers and hash not shown (spec 5.1 rule 6): the credential hash, as for bank (docs/spec-gaps.md).
+export const walletEndpoints = {
+  deposit: defineEndpoint({
+    operation: 'thirdParty.wallet.startDeposit',
+    method: 'POST',
+    path: '/third-party/wallet/start-deposit',
+    hash: 'credential',
+    readOnly: false,
+    params: WalletDepositParams,
+    response: ThirdPartyDeposit,
+  }),
+  gateways: defineEndpoint({
+    operation: 'thirdParty.wallet.listGateways',
+    method: 'POST',
+    path: '/third-party/wallet/gateways',
+    hash: 'basic',
+    readOnly: true,
+    params: NoParams,
+    response: GatewayList,
+  }),
+  withdrawal: defineEndpoint({
+    operation: 'thirdParty.wallet.startWithdrawal',
+    method: 'POST',
+    path: '/third-party/wallet/start-withdrawal',
+    hash: 'credential',
+    readOnly: false,
+    params: WalletWithdrawalParams,
+    response: ThirdPartyWithdrawal,
+  }),
+};
+
+/** The wallet channel's calls: `provider.thirdParty.wallet`. */
+export type WalletChannel = ThirdPartyChannel<typeof WalletDepositParams, typeof ThirdPartyDeposit, typeof WalletWithdrawalParams, typeof ThirdPartyWithdrawal>;

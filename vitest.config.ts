@@ -1,0 +1,10 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    setupFiles: ['test/setup.ts'],
+    typecheck: { enabled: true, include: ['test/**/*.test-d.ts'] },
+    restoreMocks: true,
+  },
+});
