@@ -1,0 +1,80 @@
+import { median } from './stats.js';
+
+export interface Variant {
+  readonly name: string;
+  readonly call: () => Promise<unknown>;
+}
+
+export interface Timing {
+  /** Wall-clock microseconds per call, one value per round. */
+  readonly wall: number[];
+  /** CPU microseconds (user + system, whole process) per call, one value per round. */
+  readonly cpu: number[];
+}
+
+/**
+ * Calls each variant `calls` times in a row, one after another, for `rounds` rounds, rotating which
+ * goes first so that neither always runs on a warmer or colder machine. Sequential calls: this is
+ * latency, one request in flight, as a request handler waiting on the service sees it.
+ */
+export async function compareCalls(
+  variants: readonly Variant[],
+  { rounds, calls, warmup }: { rounds: number; calls: number; warmup: number },
+): Promise<Map<string, Timing>> {
+  const timings = new Map<string, Timing>(variants.map((variant) => [variant.name, { wall: [], cpu: [] }]));
+  for (const variant of variants) {
+    for (let i = 0; i < warmup; i++) await variant.call();
+  }
+  for (let round = 0; round < rounds; round++) {
+    for (let v = 0; v < variants.length; v++) {
+      const variant = variants[(round + v) % variants.length]!;
+      const cpuStart = process.cpuUsage();
+      const start = performance.now();
+      for (let i = 0; i < calls; i++) await variant.call();
+      const wall = ((performance.now() - start) * 1000) / calls;
+      const cpu = process.cpuUsage(cpuStart);
+      const timing = timings.get(variant.name)!;
+      timing.wall.push(wall);
+      timing.cpu.push((cpu.user + cpu.system) / calls);
+    }
+  }
+  return timings;
+}
+
+/**
+ * Operations per second of synchronous functions: each round runs each variant for about
+ * `roundMs`, in rotating order; returns one ops/s value per round and variant.
+ */
+export function compareSync(
+  variants: readonly { readonly name: string; readonly run: (iteration: number) => unknown }[],
+  { rounds, roundMs }: { rounds: number; roundMs: number },
+): Map<string, number[]> {
+  const results = new Map<string, number[]>(variants.map((variant) => [variant.name, []]));
+  let sink: unknown;
+  // Warm-up: let the JIT settle on every variant before anything is counted.
+  for (const variant of variants) {
+    const end = performance.now() + roundMs;
+    for (let i = 0; performance.now() < end; i++) sink = variant.run(i);
+  }
+  for (let round = 0; round < rounds; round++) {
+    for (let v = 0; v < variants.length; v++) {
+      const variant = variants[(round + v) % variants.length]!;
+      const start = performance.now();
+      const end = start + roundMs;
+      let done = 0;
+      // Check the clock every 64 calls so that reading it costs nothing measurable.
+      while (performance.now() < end) {
+        for (let i = 0; i < 64; i++) sink = variant.run(done + i);
+        done += 64;
+      }
+      results.get(variant.name)!.push((done * 1000) / (performance.now() - start));
+    }
+  }
+  if (sink === Symbol.for('never')) console.log(sink);
+  return results;
+}
+
+/** Median of one variant's per-round values. */
+export function medianOf(timings: Map<string, Timing>, name: string, what: keyof Timing): number {
+  return median(timings.get(name)![what]);
+}
