@@ -35,6 +35,11 @@ export interface APIErrorInit {
   /** The parsed JSON body, or the raw text when the answer was not JSON. */
   readonly body: unknown;
   readonly request: FailedRequest;
+  /**
+   * Values that must not appear in the error message (the secret key, the hash, a credential
+   * key), replaced by `[redacted]` when the service echoes them. `body` keeps the answer as sent.
+   */
+  readonly redact?: readonly string[] | undefined;
 }
 
 /**
@@ -83,7 +88,7 @@ export class APIError extends PayorchError {
   static generate(init: APIErrorInit): APIError {
     const record = asRecord(init.body);
     const text = describe(record, init);
-    const message = `${text} (HTTP ${init.status}, ${init.request.method} ${new URL(init.request.url).pathname})`;
+    const message = redact(`${text} (HTTP ${init.status}, ${init.request.method} ${new URL(init.request.url).pathname})`, init.redact ?? []);
     const reason = authReason(record);
     if (init.status === 403 || reason === 'provider_inactive' || reason === 'ip_not_allowed') {
       return new PermissionDeniedError(message, init, reason ?? 'unknown');
@@ -155,6 +160,13 @@ function describe(record: Record<string, unknown> | undefined, init: APIErrorIni
   const messages = stringList(record['messages']);
   const parts = [error, message !== error ? message : undefined, messages?.join('; ')].filter((part) => part !== undefined && part !== '');
   return parts.length > 0 ? parts.join(': ') : 'The service reported a failure';
+}
+
+// Short values are skipped: hiding every "1" of a message would hide nothing and garble the rest.
+const MIN_REDACTED_LENGTH = 4;
+
+function redact(message: string, secrets: readonly string[]): string {
+  return secrets.reduce((text, secret) => (secret.length < MIN_REDACTED_LENGTH ? text : text.split(secret).join('[redacted]')), message);
 }
 
 const CODE_SHAPE = /^[A-Z][A-Z0-9_]+$/;
