@@ -13,7 +13,10 @@ export type DealerErrorCode =
   | 'MIN_AMOUNT_ERROR'
   | (string & {});
 
-/** The six authentication and permission failures of spec 7.1, or `unknown` for a text the spec does not list. */
+/**
+ * Why the service refused the caller: the six failures of spec 7.1, a site credential key that is
+ * not the provider's (spec 5.1 rule 3, 7.3), or `unknown` for a text the spec does not list.
+ */
 export type AuthFailureReason =
   | 'missing_headers'
   | 'invalid_api_key'
@@ -21,6 +24,7 @@ export type AuthFailureReason =
   | 'invalid_hash'
   | 'provider_inactive'
   | 'ip_not_allowed'
+  | 'credential_key_refused'
   | 'unknown';
 
 /** What an {@link APIError} knows about the request that failed; never holds credentials. */
@@ -90,7 +94,7 @@ export class APIError extends PayorchError {
     const text = describe(record, init);
     const message = redact(`${text} (HTTP ${init.status}, ${init.request.method} ${new URL(init.request.url).pathname})`, init.redact ?? []);
     const reason = authReason(record);
-    if (init.status === 403 || reason === 'provider_inactive' || reason === 'ip_not_allowed') {
+    if (init.status === 403 || reason === 'provider_inactive' || reason === 'ip_not_allowed' || reason === 'credential_key_refused') {
       return new PermissionDeniedError(message, init, reason ?? 'unknown');
     }
     if (init.status === 401 || reason !== undefined) {
@@ -113,7 +117,10 @@ export class AuthenticationError extends APIError {
   }
 }
 
-/** The account may not do this: inactive provider or IP not whitelisted (HTTP 403, spec 7.1). */
+/**
+ * The account may not do this: inactive provider or IP not whitelisted (HTTP 403, spec 7.1), or
+ * a site credential key that does not belong to the provider (spec 7.3, whatever the status).
+ */
 export class PermissionDeniedError extends APIError {
   override name = 'PermissionDeniedError';
   readonly reason: AuthFailureReason;
@@ -141,6 +148,8 @@ const AUTH_TEXTS: readonly (readonly [RegExp, AuthFailureReason])[] = [
   [/invalid hash/i, 'invalid_hash'],
   [/account is inactive/i, 'provider_inactive'],
   [/ip address not allowed/i, 'ip_not_allowed'],
+  // Spec 7.3 shows no status for these: the manual withdrawal's Turkish text, the card payment's English one.
+  [/yetkisiz credential key|invalid credential key/i, 'credential_key_refused'],
 ];
 
 function authReason(record: Record<string, unknown> | undefined): AuthFailureReason | undefined {
