@@ -162,7 +162,9 @@ function authReason(record: Record<string, unknown> | undefined): AuthFailureRea
 
 function describe(record: Record<string, unknown> | undefined, init: APIErrorInit): string {
   if (record === undefined) {
-    return typeof init.body === 'string' && init.body.length > 0 ? 'The service answered with a body that is not JSON' : 'The service answered with an empty body';
+    if (typeof init.body === 'string' && init.body.length > 0) return 'The service answered with a body that is not JSON';
+    // A JSON value that is not an object (an array, a number) still is an answer, not an empty one.
+    return init.body === '' || init.body === undefined || init.body === null ? 'The service answered with an empty body' : 'The service reported a failure';
   }
   const error = stringField(record, 'error');
   const message = stringField(record, 'message');
