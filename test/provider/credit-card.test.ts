@@ -90,6 +90,12 @@ describe('provider.creditCard.createPayment', () => {
     expect(seen).toHaveLength(0);
   });
 
+  test('accepts a created payment without order_id and currency', async () => {
+    const lean = { success: true, data: { tracking_code: 'CC-m4Zt7-1763812000', payment_url: 'https://pay.example/cc/1', amount: 150 } };
+    capture('post', PAYMENT_URL, lean);
+    await expect(provider.creditCard.createPayment({ ...payer, amount: 150 })).resolves.toEqual(lean);
+  });
+
   test('keeps a numeric order id as text', async () => {
     capture('post', PAYMENT_URL, { ...answer, data: { ...answer.data, order_id: 99812 } });
     const result = await provider.creditCard.createPayment({ ...payer, amount: 150 });

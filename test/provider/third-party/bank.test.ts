@@ -126,6 +126,13 @@ describe('provider.thirdParty.bank.startWithdrawal', () => {
     );
   });
 
+  test('accepts a lean answer without type, payment_method and the echoed fields', async () => {
+    const lean = { success: true, data: { tracking_code: 'TPBW-h2Rk5-1763812000', amount: '300.00', status: 'showing' } };
+    capture('post', URL_OF('/start-withdrawal'), lean);
+    const result = await provider.thirdParty.bank.startWithdrawal({ ...customer, amount: 300, gateway_id: 1, iban });
+    expect(result).toEqual({ success: true, data: { tracking_code: 'TPBW-h2Rk5-1763812000', amount: 300, status: 'showing' } });
+  });
+
   test.each([
     ['a fractional gateway_id', { gateway_id: 1.5 }, [['gateway_id', 'invalid_type']]],
     ['a gateway_id of 0', { gateway_id: 0 }, [['gateway_id', 'too_small']]],
