@@ -95,7 +95,8 @@ export class ProviderClient {
   }
 
   /**
-   * A client that acts for another site, sharing this client's connection settings.
+   * A client that acts for another site. It shares this client's transport (settings and the
+   * clock offset learned from the service), so making one per site costs nothing.
    *
    * @example
    * ```ts
