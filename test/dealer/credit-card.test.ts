@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { APIError, ConnectionError, DealerClient, RequestValidationError } from '../../src/index.js';
+import { APIError, ConnectionError, DealerClient } from '../../src/index.js';
+import type { RequestValidationError } from '../../src/index.js';
 import { DEALER_URL, cardPaymentAnswer } from '../helpers/dealer-answers.js';
 import { BASE_URL, DEALER, capture, expectSigned } from '../helpers/wire.js';
 
@@ -39,9 +40,10 @@ describe('dealer.creditCard.createPayment', () => {
   });
 
   test('refuses a missing email and phone: both are required for dealers', async () => {
-    const { email: _email, phone: _phone, ...rest } = body;
-    // @ts-expect-error email and phone are required
-    const error = await dealer.creditCard.createPayment(rest).catch((caught: unknown) => caught);
+    const error = await dealer.creditCard
+      // @ts-expect-error email and phone are required
+      .createPayment({ username: 'ada', firstname: 'Ada', lastname: 'Yılmaz', amount: 450 })
+      .catch((caught: unknown) => caught);
     expect((error as RequestValidationError).issues.map((issue) => [issue.field, issue.rule])).toEqual([
       ['email', 'invalid_type'],
       ['phone', 'invalid_type'],
