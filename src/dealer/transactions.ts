@@ -208,10 +208,11 @@ export class DealerTransactions {
   }
 
   /**
-   * Every transaction of any date range, in date order: the range is read in windows of 3
-   * calendar days and each window page by page, one request at a time as you consume it. A
-   * failure stops the iteration with its error; `signal` stops it with `RequestAbortedError`.
-   * `timeout` and `maxRetries` apply to each request.
+   * Every transaction of any date range: the range is read in windows of 3 calendar days, in
+   * date order and sharing no day, and each window page by page (records in the service's order),
+   * one request at a time as you consume them. A failure ends the iteration with its error after
+   * the records before it; `signal` ends it with `RequestAbortedError`. `timeout` and
+   * `maxRetries` apply to each request.
    *
    * @example
    * ```ts

@@ -21,11 +21,12 @@ describe('dealer.getSettings', () => {
     expect(result).toEqual(settingsAnswer);
   });
 
-  test('returns the payment method states and keeps fields the spec does not list', async () => {
-    capture('get', `${DEALER_URL}/settings`, { ...settingsAnswer, payment_methods: { ...settingsAnswer.payment_methods, crypto: 'active' }, region: 'TR' });
+  test('returns the payment method states, a state the spec does not show, and fields it does not list', async () => {
+    capture('get', `${DEALER_URL}/settings`, { ...settingsAnswer, payment_methods: { ...settingsAnswer.payment_methods, eiban: 'suspended', crypto: 'active' }, region: 'TR' });
     const result = await dealer.getSettings();
     expect(result.dealer_name).toBe('Demo Dealer');
     expect(result.payment_methods.manual_iban).toBe('inactive');
+    expect(result.payment_methods.eiban).toBe('suspended');
     expect(result.payment_methods['crypto']).toBe('active');
     expect(result['region']).toBe('TR');
   });
