@@ -48,6 +48,13 @@ export class DealerClient {
 
   readonly #send: DealerSend;
 
+  /**
+   * @param options the keys of the dealer account and the settings every client takes
+   * @example
+   * ```ts
+   * const dealer = new DealerClient({ baseUrl: 'https://pay.example.com', apiKey, secretKey, timeout: 10_000 });
+   * ```
+   */
   constructor(options: ClientOptions) {
     const transport = new Transport({ ...options, apiPath: '/api/dealer', credentials: options });
     // Every dealer request carries the basic hash (spec 5.2).

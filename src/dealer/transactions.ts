@@ -132,6 +132,14 @@ export class TransactionIterable implements AsyncIterable<Transaction> {
     this.#options = options;
   }
 
+  /**
+   * Starts reading from the first day; what `for await` calls.
+   *
+   * @example
+   * ```ts
+   * for await (const tx of dealer.transactions.iterate(range)) console.log(tx.transactionId);
+   * ```
+   */
   async *[Symbol.asyncIterator](): AsyncGenerator<Transaction, void, undefined> {
     const { wallet_id, start_date, end_date } = this.#range;
     const signal = this.#options.signal;
