@@ -9,7 +9,7 @@ import { addDays } from '../fixtures/transactions.js';
 import { basicHash, unixSeconds } from '../lib/hash.js';
 import { CHECKPOINT, RANGE, RANGE_DAYS } from '../lib/iteration.js';
 import type { IterationRun } from '../lib/iteration.js';
-import { dealerClient } from '../lib/sdk.js';
+import { payorch } from '../lib/sdk.js';
 
 const [base = '', variant = '', recordsText = ''] = process.argv.slice(2);
 const expected = Number(recordsText);
@@ -43,9 +43,7 @@ async function* bare(): AsyncGenerator {
 
 function source(): AsyncIterable<unknown> {
   if (variant === 'bare') return bare();
-  const DealerClient = dealerClient();
-  if (DealerClient === undefined) throw new Error('DealerClient is not available');
-  return new DealerClient({ baseUrl: base, apiKey: DEALER.apiKey, secretKey: DEALER.secretKey }).transactions.iterate({ wallet_id: walletId, ...RANGE });
+  return new payorch.DealerClient({ baseUrl: base, apiKey: DEALER.apiKey, secretKey: DEALER.secretKey }).transactions.iterate({ wallet_id: walletId, ...RANGE });
 }
 
 const gc = (globalThis as { gc?: () => void }).gc;

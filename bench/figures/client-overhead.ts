@@ -10,7 +10,7 @@ import { basicHash, unixSeconds } from '../lib/hash.js';
 import { compareCalls, medianOf } from '../lib/measure.js';
 import type { Variant } from '../lib/measure.js';
 import { startServer } from '../lib/processes.js';
-import { dealerClient, payorch } from '../lib/sdk.js';
+import { payorch } from '../lib/sdk.js';
 import { format } from '../lib/stats.js';
 
 const TITLE = 'Client overhead';
@@ -76,9 +76,8 @@ runFigure(async ({ quick }): Promise<FigureReport> => {
         payorch: { name: 'payorch', call: () => provider.welcome() },
       },
     ];
-    const DealerClient = dealerClient();
-    if (DealerClient !== undefined) {
-      const dealer = new DealerClient({ baseUrl: base, apiKey: DEALER.apiKey, secretKey: DEALER.secretKey });
+    {
+      const dealer = new payorch.DealerClient({ baseUrl: base, apiKey: DEALER.apiKey, secretKey: DEALER.secretKey });
       const query = new URLSearchParams(Object.entries(QUERY).map(([k, v]) => [k, String(v)])).toString();
       pairs.push({
         call: '`dealer.transactions.list()` (one page, 100 records, 23 KB)',
@@ -121,10 +120,6 @@ runFigure(async ({ quick }): Promise<FigureReport> => {
         ratio,
         target: { text: `< ${TARGET}x`, met: ratio < TARGET },
       });
-    }
-    if (DealerClient === undefined) {
-      rows.push(['`dealer.transactions.list()`', 'not available yet', '', '', '', '', '']);
-      headlines.push({ figure: `${TITLE}: dealer.transactions.list()`, payorch: 'not available yet', baseline: '' });
     }
 
     const markdown = [

@@ -7,7 +7,6 @@ import type { IterationRun } from '../lib/iteration.js';
 import { runFigure, table } from '../lib/figure.js';
 import type { FigureReport, Headline } from '../lib/figure.js';
 import { runChild, startServer } from '../lib/processes.js';
-import { dealerClient } from '../lib/sdk.js';
 import { format, median } from '../lib/stats.js';
 
 const TITLE = 'Iteration';
@@ -15,8 +14,7 @@ const TITLE = 'Iteration';
 runFigure(async ({ quick }): Promise<FigureReport> => {
   const sizes = quick ? [2_000, 20_000] : [10_000, 100_000];
   const runs = quick ? 1 : 3;
-  const available = dealerClient() !== undefined;
-  const variants = available ? (['bare', 'payorch'] as const) : (['bare'] as const);
+  const variants = ['bare', 'payorch'] as const;
   const server = await startServer('children/canned-server');
   const results = new Map<string, IterationRun[]>();
   try {
@@ -46,39 +44,27 @@ runFigure(async ({ quick }): Promise<FigureReport> => {
   const headlines: Headline[] = [];
   for (const size of sizes) {
     const bare = summary('bare', size);
-    const sdk = available ? summary('payorch', size) : undefined;
+    const sdk = summary('payorch', size);
     for (const [name, s] of [['bare fetch loop', bare], ['payorch `iterate()`', sdk]] as const) {
-      if (s === undefined) {
-        rows.push([format.count(size), name, 'not available yet', '', '', '', '']);
-        continue;
-      }
       rows.push([format.count(size), name, format.ms(s.ms), format.perSecond((size * 1000) / s.ms), format.mib(s.liveHeap), format.mib(s.peakHeap), format.mib(s.peakRss)]);
     }
-    if (sdk !== undefined) {
-      headlines.push({ figure: `${TITLE}: ${format.count(size)} records, time`, payorch: format.ms(sdk.ms), baseline: `${format.ms(bare.ms)} (fetch loop)`, ratio: sdk.ms / bare.ms });
-    }
+    headlines.push({ figure: `${TITLE}: ${format.count(size)} records, time`, payorch: format.ms(sdk.ms), baseline: `${format.ms(bare.ms)} (fetch loop)`, ratio: sdk.ms / bare.ms });
   }
   const [small, large] = sizes as [number, number];
   const flat = (variant: string) => summary(variant, large).liveHeap / summary(variant, small).liveHeap;
-  if (available) {
-    headlines.push({
-      figure: `${TITLE}: live heap, ${format.count(large)} vs ${format.count(small)} records`,
-      payorch: `${format.mib(summary('payorch', large).liveHeap)} vs ${format.mib(summary('payorch', small).liveHeap)}`,
-      baseline: `${format.mib(summary('bare', large).liveHeap)} vs ${format.mib(summary('bare', small).liveHeap)} (fetch loop)`,
-      ratio: flat('payorch'),
-      target: { text: 'flat (< 1.25x)', met: flat('payorch') < 1.25 },
-    });
-  } else {
-    headlines.push({ figure: `${TITLE}: dealer.transactions.iterate`, payorch: 'not available yet', baseline: '' });
-  }
+  headlines.push({
+    figure: `${TITLE}: live heap, ${format.count(large)} vs ${format.count(small)} records`,
+    payorch: `${format.mib(summary('payorch', large).liveHeap)} vs ${format.mib(summary('payorch', small).liveHeap)}`,
+    baseline: `${format.mib(summary('bare', large).liveHeap)} vs ${format.mib(summary('bare', small).liveHeap)} (fetch loop)`,
+    ratio: flat('payorch'),
+    target: { text: 'flat (< 1.25x)', met: flat('payorch') < 1.25 },
+  });
 
   const markdown = [
     `Every transaction of a 10-day range (windows of at most three days, pages of 100: spec 4.13, 7.4, 8), served by the canned loopback server in another process, consumed one record at a time. Each run is a fresh \`node --expose-gc\` process. The live heap is \`heapUsed\` right after a forced full collection every ${format.count(CHECKPOINT)} records (the highest reading; it starts at the heap before the first request): what the walk keeps alive, and what must not grow with the records. Peak heapUsed (garbage included) and RSS are sampled every millisecond and every 500 records. The time excludes the forced collections. ${runs === 1 ? 'One run' : `${runs} runs`} per size and variant; medians.`,
     '',
     table(['records', 'variant', 'time', 'records/s', 'live heap (max)', 'peak heapUsed', 'peak RSS'], rows),
-    available
-      ? `Live heap at ${format.count(large)} records over ${format.count(small)}: payorch ${format.ratio(flat('payorch'))}, bare loop ${format.ratio(flat('bare'))} (1.00x is perfectly flat).`
-      : '',
+    `Live heap at ${format.count(large)} records over ${format.count(small)}: payorch ${format.ratio(flat('payorch'))}, bare loop ${format.ratio(flat('bare'))} (1.00x is perfectly flat).`,
     '',
   ].join('\n');
   return { title: TITLE, markdown, headlines };

@@ -7,15 +7,6 @@ import * as payorch from 'payorch';
 
 export { payorch };
 
-/** The Dealer API client as the bench uses it (issue 3). */
-export interface DealerLike {
-  readonly transactions: {
-    list(params: { wallet_id: string; start_date: string; end_date: string; page?: number }): Promise<unknown>;
-    iterate(params: { wallet_id: string; start_date: string; end_date: string }): AsyncIterable<unknown>;
-  };
-}
-export type DealerClientLike = new (options: { baseUrl: string; apiKey: string; secretKey: string }) => DealerLike;
-
 /** `verifyCallback(input, options)` as the bench uses it (issue 4). */
 export type VerifyCallbackLike = (
   input: { headers: Record<string, string | string[] | undefined>; body: string | Uint8Array | Record<string, unknown> },
@@ -36,7 +27,6 @@ export interface SandboxModuleLike {
 /** An export of `payorch` that may not exist yet on this branch. */
 export const optionalExport = (name: string): unknown => (payorch as Readonly<Record<string, unknown>>)[name];
 
-export const dealerClient = () => optionalExport('DealerClient') as DealerClientLike | undefined;
 export const verifyCallbackFunction = () => optionalExport('verifyCallback') as VerifyCallbackLike | undefined;
 
 /** `payorch/sandbox`, or undefined while the package does not export it yet. */
