@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /*
  * Building blocks of the wire schemas. Requests are strict (`z.strictObject`, exact types);

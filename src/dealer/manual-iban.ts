@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineEndpoint } from '../core/endpoint.js';
 import { openEnum, requiredString, responseNumber } from '../core/schema.js';
 import type { RequestOptions } from '../core/transport.js';

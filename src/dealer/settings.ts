@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineEndpoint } from '../core/endpoint.js';
 import { openEnum, successFlag } from '../core/schema.js';
 import { NoParams } from '../provider/shared.js';

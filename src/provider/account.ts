@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineEndpoint } from '../core/endpoint.js';
 import { requiredString, responseBoolean, responseInteger, successFlag } from '../core/schema.js';
 import { NoParams } from './shared.js';

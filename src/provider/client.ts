@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ClientOptions } from '../core/client-options.js';
 import type { Signing } from '../core/signer.js';
 import { Transport } from '../core/transport.js';

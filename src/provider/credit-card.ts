@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineEndpoint } from '../core/endpoint.js';
 import { openEnum, requestAmount, requiredString, responseNumber, responseString, successFlag } from '../core/schema.js';
 import type { ProviderContext, ProviderRequestOptions } from './context.js';

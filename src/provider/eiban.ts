@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineEndpoint } from '../core/endpoint.js';
 import type { ProviderContext, ProviderRequestOptions } from './context.js';
 import { DepositStatus, WithdrawalStatus, envelope, iban, paymentParams, recordCore, recordEcho } from './shared.js';

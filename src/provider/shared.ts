@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { openEnum, requestAmount, requiredString, responseInteger, responseNumber, responseString, successFlag } from '../core/schema.js';
 
 /** The customer as answers embed it (spec 2.3). A numeric `user_id` is kept as its text. */

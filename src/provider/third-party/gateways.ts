@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { openEnum, responseInteger, responseNumber } from '../../core/schema.js';
 import { envelope } from '../shared.js';
 
