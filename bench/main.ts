@@ -3,7 +3,8 @@
  * package, and writes bench/RESULTS.md. `npm run bench -- --quick` runs small sizes and few rounds
  * (for CI: it proves the harness works; its numbers are rough) and prints instead of writing.
  *
- * Options: --quick, --only <figure>[,<figure>...], --out <file>.
+ * Options: --quick, --only <figure>[,<figure>...], --out <file>, --profile (runs each figure under
+ * `node --cpu-prof` and prints where its CPU time went instead of writing results).
  */
 import { execFileSync, fork } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,6 +14,7 @@ import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
 import type { FigureMessage, FigureReport, Headline } from './lib/figure.js';
 import { table } from './lib/figure.js';
+import { summarizeProfiles } from './lib/profile.js';
 import { format } from './lib/stats.js';
 
 const FIGURES = ['client-overhead', 'verification', 'schema-cost', 'iteration', 'bundle', 'sandbox'] as const;
@@ -22,13 +24,13 @@ const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 const root = here('..');
 
 const { values } = parseArgs({
-  options: { quick: { type: 'boolean', default: false }, only: { type: 'string' }, out: { type: 'string' } },
+  options: { quick: { type: 'boolean', default: false }, only: { type: 'string' }, out: { type: 'string' }, profile: { type: 'boolean', default: false } },
 });
 const only = values.only?.split(',') ?? [...FIGURES];
 for (const name of only) {
   if (!(FIGURES as readonly string[]).includes(name)) throw new Error(`unknown figure ${name}; figures: ${FIGURES.join(', ')}`);
 }
-const complete = !values.quick && values.only === undefined;
+const complete = !values.quick && !values.profile && values.only === undefined;
 const out = values.out ?? (complete ? here('RESULTS.md') : undefined);
 
 if (!existsSync(here('../dist/index.js'))) throw new Error('dist/ is missing: run `npm run build` first (`npm run bench` does).');
@@ -48,8 +50,11 @@ async function compile(): Promise<void> {
     outdir: here('.build'),
     outExtension: { '.js': '.mjs' },
     bundle: true,
-    // payorch itself resolves to dist/ through its exports map; ky and zod from node_modules.
+    // payorch itself resolves to dist/ through its exports map at run time (what users install);
+    // ky and zod from node_modules. Listed explicitly because esbuild would otherwise follow the
+    // tsconfig `paths` that point typechecking at src/ and bundle the sources instead.
     packages: 'external',
+    external: ['payorch', 'payorch/*'],
     platform: 'node',
     format: 'esm',
     target: 'node20',
@@ -59,7 +64,9 @@ async function compile(): Promise<void> {
 }
 
 async function runFigure(name: string): Promise<FigureReport> {
-  const child = fork(here(`.build/figures/${name}.mjs`), values.quick ? ['--quick'] : [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  // An explicit execArgv: fork() would otherwise pass on tsx's loader flags from this process.
+  const execArgv = values.profile ? ['--cpu-prof', `--cpu-prof-dir=${here(`.build/profiles/${name}`)}`] : [];
+  const child = fork(here(`.build/figures/${name}.mjs`), values.quick ? ['--quick'] : [], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const timer = setTimeout(() => child.kill(), FIGURE_TIMEOUT_MS);
   try {
     return await new Promise<FigureReport>((resolve, reject) => {
@@ -126,6 +133,7 @@ for (const name of only) {
     sections.push(`## ${report.title}\n\n${report.markdown}`);
     headlines.push(...report.headlines);
     process.stderr.write(`${((performance.now() - figureStart) / 1000).toFixed(1)} s\n`);
+    if (values.profile) process.stderr.write(summarizeProfiles(here(`.build/profiles/${name}`)));
   } catch (error) {
     failed = true;
     const message = error instanceof Error ? error.message : String(error);

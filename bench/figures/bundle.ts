@@ -24,6 +24,11 @@ function entryFile(subpath: '.' | './sandbox'): string | undefined {
   return file === undefined ? undefined : `${root}/${file}`;
 }
 
+/** payorch's runtime dependencies, from package.json. */
+function dependencies(): Readonly<Record<string, string>> {
+  return (JSON.parse(readFileSync(`${root}/package.json`, 'utf8')) as { dependencies?: Record<string, string> }).dependencies ?? {};
+}
+
 interface Size {
   readonly minified: number;
   readonly gzipped: number;
@@ -108,6 +113,8 @@ runFigure(async ({ quick }): Promise<FigureReport> => {
     { name: `node --input-type=module -e "await import('payorch')"`, args: ['--input-type=module', '-e', "await import('payorch')"] },
     { name: `node -e "require('payorch')"`, args: ['-e', "require('payorch')"] },
     ...(sandbox === undefined ? [] : [{ name: `node --input-type=module -e "await import('payorch/sandbox')"`, args: ['--input-type=module', '-e', "await import('payorch/sandbox')"] }]),
+    // Where the time goes: each runtime dependency alone.
+    ...Object.keys(dependencies()).map((name) => ({ name: `node --input-type=module -e "await import('${name}')"`, args: ['--input-type=module', '-e', `await import('${name}')`] })),
   ];
   const runs = quick ? 5 : 21;
   const times = coldStarts(commands, runs);
@@ -124,7 +131,7 @@ runFigure(async ({ quick }): Promise<FigureReport> => {
     `Each entry point bundled by esbuild with everything it imports (ky, zod), minified, ESM, platform node, then gzipped at level 9. "Own code" counts the minified bytes esbuild attributes to each package. Tree-shaken rows import one name, as an app that uses one client does.`,
     '',
     table(['entry', 'minified', 'gzipped', 'minified bytes by package'], sizeRows),
-    `Cold start: a new node process per run, from the package folder (the package resolves itself through its exports map to dist/), ${runs} runs per command in rotating order after one warm-up pass; median wall time of the process, spawn to exit.`,
+    `Cold start: a new node process per run, from the package folder (the package resolves itself through its exports map to dist/), ${runs} runs per command in rotating order after one warm-up pass; median wall time of the process, spawn to exit. The last rows import each runtime dependency alone, to show where the time goes.`,
     '',
     table(['command', 'wall time', 'added by the import', 'ratio'], startRows),
   ].join('\n');

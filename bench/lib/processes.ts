@@ -22,7 +22,7 @@ export interface ServerProcess<I> {
 
 /** Forks a server script and waits for its `{ type: 'listening', url, info }` message. */
 export async function startServer<I = undefined>(script: `children/${string}`, args: readonly string[] = []): Promise<ServerProcess<I>> {
-  const child = fork(compiled(script), args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(compiled(script), args, { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const { url, info } = await new Promise<{ url: string; info: I }>((resolve, reject) => {
     child.once('error', reject);
     child.once('exit', (code) => {
