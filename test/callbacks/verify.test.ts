@@ -128,6 +128,11 @@ describe('the dealer card callback without headers', () => {
     expect(verifyCallback({ headers, body: dealerCard.body }, dealerOptions).kind).toBe('dealerCreditCard');
   });
 
+  test('is refused when only some of the headers are present: no fallback to the body', () => {
+    const error = refusal(() => verifyCallback({ headers: { 'X-Hash': dealerCard.hash }, body: dealerCard.body }, dealerOptions));
+    expect([error.reason, error.message]).toEqual(['missing_header', 'Callback refused (missing_header): X-Api-Key, X-Timestamp are missing']);
+  });
+
   test('is refused when the body hash is wrong', () => {
     const error = refusal(() => verifyCallback({ body: { ...dealerCard.body, status: 'failed' } }, dealerOptions));
     expect(error.reason).toBe('invalid_signature');
