@@ -2,23 +2,13 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { CallbackVerificationError, verifyCallback } from '../../src/index.js';
 import type { CallbackInput, CallbackVerificationReason, VerifyCallbackOptions } from '../../src/index.js';
-import { NOW_SECONDS, callbackVectors, now, sign, unsigned } from '../helpers/callbacks.js';
+import { NOW_SECONDS, callbackVectors, now, refusal, sign, unsigned } from '../helpers/callbacks.js';
 import { DEALER, PROVIDER } from '../helpers/wire.js';
 
 const options: VerifyCallbackOptions = { apiKey: PROVIDER.apiKey, secretKey: PROVIDER.secretKey, now };
 const dealerOptions: VerifyCallbackOptions = { apiKey: DEALER.apiKey, secretKey: DEALER.secretKey, now };
 const deposit = sign(unsigned.deposit, PROVIDER);
 const dealerCard = sign(unsigned.dealerCreditCard, DEALER);
-
-function refusal(run: () => unknown): CallbackVerificationError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof CallbackVerificationError) return error;
-    throw error;
-  }
-  throw new Error('verifyCallback accepted what it should have refused');
-}
 
 describe('the signing vectors', () => {
   // The body around each vector: the other fields of its kind, then the vector's signed values.
