@@ -253,6 +253,11 @@ describe('refusals', () => {
     expect(refusal(() => verifyCallback(forged, options)).reason).toBe('invalid_signature');
   });
 
+  test('a stale or future timestamp is told apart in the message', () => {
+    expect(refusal(() => verifyCallback(stale, options)).message).toContain('301 s old; at most 300 s either way');
+    expect(refusal(() => verifyCallback(future, options)).message).toContain('301 s in the future');
+  });
+
   test('a missing input object is a malformed body', () => {
     expect(refusal(() => verifyCallback(null as unknown as CallbackInput, options)).reason).toBe('malformed_body');
   });
