@@ -136,6 +136,7 @@ export class Transport {
     const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
     const url = this.#url(call);
     const failed: FailedRequest = { method: call.method, url };
+    const sentHashes: string[] = [];
     let skewRetried = false;
 
     const fail = (error: unknown): never => {
@@ -178,7 +179,9 @@ export class Transport {
             (request) => {
               const timestamp = String(Math.floor((this.#now() + this.#clockOffsetMs) / 1000));
               request.headers.set('X-Timestamp', timestamp);
-              request.headers.set('X-Hash', requestHash(this.#config.credentials, call.signing, timestamp));
+              const hash = requestHash(this.#config.credentials, call.signing, timestamp);
+              sentHashes.push(hash);
+              request.headers.set('X-Hash', hash);
             },
           ],
           afterResponse: [
@@ -200,19 +203,36 @@ export class Transport {
     } catch (error) {
       if (!isHTTPError(error)) return fail(error);
       const body = await this.#readBody(error.response, failed).catch(fail);
-      throw APIError.generate({ status: error.response.status, headers: headerRecord(error.response.headers), body: body.parsed, request: failed });
+      throw APIError.generate({
+        status: error.response.status,
+        headers: headerRecord(error.response.headers),
+        body: body.parsed,
+        request: failed,
+        redact: this.#secrets(call, sentHashes),
+      });
     }
 
     const body = await this.#readBody(response, failed).catch(fail);
     const headers = headerRecord(response.headers);
     if (!body.isJson || isFailureFlag(body.parsed)) {
-      throw APIError.generate({ status: response.status, headers, body: body.parsed, request: failed });
+      throw APIError.generate({ status: response.status, headers, body: body.parsed, request: failed, redact: this.#secrets(call, sentHashes) });
     }
     const result = call.schema.safeParse(body.parsed);
     if (!result.success) {
       throw new ResponseValidationError(call.operation, { status: response.status, issues: toIssues(result.error), body: body.parsed, rawBody: body.text });
     }
     return result.data;
+  }
+
+  /** What must not reach an error message even when the service echoes it back in its text. */
+  #secrets(call: Call<z.ZodType>, sentHashes: readonly string[]): string[] {
+    const secrets = [this.#config.credentials.secretKey, ...sentHashes];
+    if (call.signing.hash === 'key') secrets.push(call.signing.key);
+    if (call.signing.hash === 'credential') secrets.push(call.signing.credentialKey);
+    // Card payments carry the site credential key in the body instead (spec 5.1 rule 2).
+    const bodyKey: unknown = typeof call.body === 'object' && call.body !== null ? (call.body as { credential_key?: unknown }).credential_key : undefined;
+    if (typeof bodyKey === 'string') secrets.push(bodyKey);
+    return secrets;
   }
 
   #url(call: Call<z.ZodType>): string {
