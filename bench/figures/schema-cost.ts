@@ -16,6 +16,7 @@ const TITLE = 'Schema cost';
 const PARTS = new Set([
   ...['Site', 'Customer', 'SiteRef', 'DepositStatus', 'WithdrawalStatus', 'CardPaymentStatus', 'Gateway', 'ThirdPartyType', 'ThirdPartyPaymentMethod'],
   ...['PaymentMethodState', 'ManualIbanWithdrawalStatus', 'EibanAccount', 'Transaction', 'TransactionType', 'Pagination', 'Transfer', 'TransferStatus'],
+  ...['DepositCallbackStatus', 'WithdrawalCallbackStatus', 'CreditCardCallbackStatus', 'DealerCreditCardCallbackStatus'],
 ]);
 
 const isSchema = (value: unknown): value is z.ZodType => typeof value === 'object' && value !== null && '_zod' in value && 'safeParse' in value;

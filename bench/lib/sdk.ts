@@ -7,12 +7,6 @@ import * as payorch from 'payorch';
 
 export { payorch };
 
-/** `verifyCallback(input, options)` as the bench uses it (issue 4). */
-export type VerifyCallbackLike = (
-  input: { headers: Record<string, string | string[] | undefined>; body: string | Uint8Array | Record<string, unknown> },
-  options: { apiKey: string; secretKey: string; now?: () => number },
-) => { kind: string; payload: unknown };
-
 /** `payorch/sandbox` as the bench uses it (issue 5). */
 export interface SandboxModuleLike {
   createSandbox(options?: Record<string, unknown>): {
@@ -27,7 +21,6 @@ export interface SandboxModuleLike {
 /** An export of `payorch` that may not exist yet on this branch. */
 export const optionalExport = (name: string): unknown => (payorch as Readonly<Record<string, unknown>>)[name];
 
-export const verifyCallbackFunction = () => optionalExport('verifyCallback') as VerifyCallbackLike | undefined;
 
 /** `payorch/sandbox`, or undefined while the package does not export it yet. */
 export async function loadSandbox(): Promise<SandboxModuleLike | undefined> {
