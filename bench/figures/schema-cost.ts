@@ -61,7 +61,7 @@ runFigure(({ quick }): FigureReport => {
     },
   ];
   const markdown = [
-    `\`schema.parse()\` of an already parsed realistic body (fixtures in bench/fixtures/bodies.ts), against \`JSON.parse\` of the same body's text. ${settings.rounds} rounds of ${settings.roundMs} ms each, alternating; medians. The ratio is schema time over JSON.parse time.`,
+    `\`schema.parse()\` of an already parsed realistic body (fixtures in bench/fixtures/bodies.ts), against \`JSON.parse\` of the same body's text. ${settings.rounds} rounds of ${settings.roundMs} ms each, alternating; medians of CPU time per call. The ratio is schema time over JSON.parse time.`,
     '',
     table(['schema', 'body', 'JSON.parse', 'schema parse', 'ratio'], rows),
     unmeasured.length === 0 ? '' : `Exported answer schemas without a fixture, not measured: ${unmeasured.join(', ')}.\n`,

@@ -34,7 +34,19 @@ function callbacks(): Callback[] {
     const hash = sha256(PROVIDER.apiKey + PROVIDER.secretKey + trackingCode + status + String(timestamp)).toString('hex');
     const parsed = { ...(responseBodies.DepositCallback as Record<string, unknown>), tracking_code: trackingCode, status, amount: 100 + i, timestamp, hash };
     return {
-      headers: { 'content-type': 'application/json', 'x-api-key': PROVIDER.apiKey, 'x-timestamp': String(timestamp), 'x-hash': hash },
+      // What Node's IncomingMessage.headers holds for a POST from an HTTP client library.
+      headers: {
+        host: 'shop.example.com',
+        'user-agent': 'PaymentService/1.0',
+        'content-type': 'application/json',
+        'content-length': '281',
+        accept: '*/*',
+        'accept-encoding': 'gzip, deflate',
+        connection: 'keep-alive',
+        'x-api-key': PROVIDER.apiKey,
+        'x-timestamp': String(timestamp),
+        'x-hash': hash,
+      },
       body: JSON.stringify(parsed),
       parsed,
     };
@@ -112,7 +124,7 @@ runFigure(({ quick }): FigureReport => {
   }
 
   const markdown = [
-    `${INPUTS} distinct signed deposit callbacks (spec 6.2), headers as Node's \`IncomingMessage.headers\` gives them. The baseline is the least a receiver can do by hand: read tracking_code and status from the body (\`JSON.parse\` for the raw form), SHA-256 of api_key + secret_key + tracking_code + status + X-Timestamp with node:crypto, \`timingSafeEqual\` against X-Hash. \`verifyCallback\` also checks the timestamp tolerance, the API key, the body's own hash and timestamp, and the body's schema, and returns a typed payload. Before timing, both accept every input and refuse one with a changed status. ${settings.rounds} rounds of ${settings.roundMs} ms per variant, alternating; medians of calls per second (time per call in brackets). The ratio is time per call, payorch over bare.`,
+    `${INPUTS} distinct signed deposit callbacks (spec 6.2), with the ten headers Node's \`IncomingMessage.headers\` gives for such a POST. The baseline is the least a receiver can do by hand: read tracking_code and status from the body (\`JSON.parse\` for the raw form), SHA-256 of api_key + secret_key + tracking_code + status + X-Timestamp with node:crypto, \`timingSafeEqual\` against X-Hash. \`verifyCallback\` also checks the timestamp tolerance, the API key, the body's own hash and timestamp, and the body's schema, and returns a typed payload. Before timing, both accept every input and refuse one with a changed status. ${settings.rounds} rounds of ${settings.roundMs} ms per variant, alternating; medians of calls per CPU second (CPU time per call in brackets). The ratio is time per call, payorch over bare.`,
     '',
     table(['input', 'bare node:crypto', 'verifyCallback', 'ratio (target < 2x)'], rows),
   ].join('\n');

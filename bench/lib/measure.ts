@@ -42,8 +42,10 @@ export async function compareCalls(
 }
 
 /**
- * Operations per second of synchronous functions: each round runs each variant for about
- * `roundMs`, in rotating order; returns one ops/s value per round and variant.
+ * Operations per CPU second of synchronous functions: each round runs each variant for about
+ * `roundMs`, in rotating order; returns one ops/s value per round and variant. CPU time
+ * (`process.cpuUsage()`), not wall time, so that time the process spent descheduled on a busy
+ * machine does not count against whichever variant was running.
  */
 export function compareSync(
   variants: readonly { readonly name: string; readonly run: (iteration: number) => unknown }[],
@@ -59,15 +61,16 @@ export function compareSync(
   for (let round = 0; round < rounds; round++) {
     for (let v = 0; v < variants.length; v++) {
       const variant = variants[(round + v) % variants.length]!;
-      const start = performance.now();
-      const end = start + roundMs;
+      const cpuStart = process.cpuUsage();
+      const end = performance.now() + roundMs;
       let done = 0;
       // Check the clock every 64 calls so that reading it costs nothing measurable.
       while (performance.now() < end) {
         for (let i = 0; i < 64; i++) sink = variant.run(done + i);
         done += 64;
       }
-      results.get(variant.name)!.push((done * 1000) / (performance.now() - start));
+      const cpu = process.cpuUsage(cpuStart);
+      results.get(variant.name)!.push((done * 1e6) / (cpu.user + cpu.system));
     }
   }
   if (sink === Symbol.for('never')) console.log(sink);

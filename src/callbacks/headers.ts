@@ -27,20 +27,27 @@ function isHeaderLookup(value: object): value is HeaderLookup {
   return typeof (value as Partial<Record<'get', unknown>>).get === 'function';
 }
 
-// Every value given for `name`: a repeated header must be seen as repeated, never reduced to one.
-function valuesOf(headers: object, name: string): unknown[] {
+const LOWER_NAMES: readonly string[] = NAMES.map(([, name]) => name.toLowerCase());
+
+// Every value given for each of NAMES: a repeated header must be seen as repeated, never reduced
+// to one. A plain object is scanned once, each name lower-cased once (bench/RESULTS.md).
+function valuesOfNames(headers: object): unknown[][] {
   if (isHeaderLookup(headers)) {
-    const value = headers.get(name);
-    return value === null || value === undefined ? [] : [value];
+    return NAMES.map(([, name]) => {
+      const value = headers.get(name);
+      return value === null || value === undefined ? [] : [value];
+    });
   }
-  const lower = name.toLowerCase();
-  const values: unknown[] = [];
-  for (const [key, value] of Object.entries(headers)) {
-    if (key.toLowerCase() !== lower || value === undefined) continue;
+  const found: unknown[][] = LOWER_NAMES.map(() => []);
+  const record = headers as Readonly<Record<string, unknown>>;
+  for (const key of Object.keys(record)) {
+    const values = found[LOWER_NAMES.indexOf(key.toLowerCase())];
+    const value = record[key];
+    if (values === undefined || value === undefined) continue;
     if (Array.isArray(value)) values.push(...(value as unknown[]));
     else values.push(value);
   }
-  return values;
+  return found;
 }
 
 function single(name: string, values: readonly unknown[]): string {
@@ -61,7 +68,7 @@ function single(name: string, values: readonly unknown[]): string {
 export function readSignatureHeaders(headers: unknown): SignatureHeaders | undefined {
   if (headers === undefined || headers === null) return undefined;
   if (typeof headers !== 'object') throw new CallbackVerificationError('missing_header', 'the headers are not an object');
-  const found = NAMES.map(([, name]) => valuesOf(headers, name));
+  const found = valuesOfNames(headers);
   if (found.every((values) => values.length === 0)) return undefined;
   const [apiKey = [], timestamp = [], hash = []] = found;
   const missing = NAMES.filter((_, index) => found[index]?.length === 0).map(([, name]) => name);
