@@ -44,3 +44,6 @@ export { ResponseValidationError } from './errors/response-validation-error.js';
 export { ConnectionError } from './errors/connection-error.js';
 export { TimeoutError } from './errors/timeout-error.js';
 export { RequestAbortedError } from './errors/request-aborted-error.js';
+
+// Reliability: logging and hooks (retries, clock skew, proxies and the https rule are client options)
+export type { Logger, LogFunction, RequestEvent, ResponseEvent } from './core/observability.js';
