@@ -17,7 +17,7 @@ export interface SeenRequest {
 }
 
 /** How the test server answers the n-th request (1-based) it received in full. */
-export type Behaviour = (request: IncomingMessage, response: ServerResponse, n: number, seen: SeenRequest) => void | Promise<void>;
+export type Behaviour = (request: IncomingMessage, response: ServerResponse, n: number, seen: SeenRequest) => unknown;
 
 export interface LoopbackServer {
   /** `http://127.0.0.1:<port>` */
@@ -67,7 +67,7 @@ export async function startServer(behave: Behaviour, configure?: (server: Server
     },
     close: async () => {
       for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await new Promise<void>((resolve) => server.close(() => { resolve(); }));
     },
   };
 }
@@ -77,15 +77,15 @@ export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await new Promise<void>((resolve) => server.close(() => { resolve(); }));
   return port;
 }
 
 /** Answers with JSON and the given status. */
-export function json(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function json(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): ServerResponse {
   const text = JSON.stringify(body);
   response.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)), ...headers });
-  response.end(text);
+  return response.end(text);
 }
 
 /**
@@ -100,7 +100,7 @@ export function useRealNetwork(): void {
   afterEach(async () => {
     await Promise.all(open.splice(0).map((server) => new Promise<void>((resolve) => {
       server.closeAllConnections();
-      server.close(() => resolve());
+      server.close(() => { resolve(); });
     })));
   });
   afterAll(() => {

@@ -27,7 +27,7 @@ describe('read-only calls', () => {
 
   test.each([400, 401, 403, 404, 422])('are not retried after HTTP %i, which will not change', async (status) => {
     noBackoff();
-    const server = await startServer((_request, response) => json(response, status, { success: false, error: 'no' }));
+    const server = await startServer((_request, response) => { json(response, status, { success: false, error: 'no' }); });
     const error = await providerFor(server).welcome().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(APIError);
     expect((error as APIError).status).toBe(status);
@@ -36,7 +36,7 @@ describe('read-only calls', () => {
 
   test('give up after maxRetries (2 by default) and throw the last answer', async () => {
     noBackoff();
-    const server = await startServer((_request, response) => json(response, 503, { success: false, error: 'down' }));
+    const server = await startServer((_request, response) => { json(response, 503, { success: false, error: 'down' }); });
     const error = await providerFor(server).welcome().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(APIError);
     expect((error as APIError).status).toBe(503);
@@ -45,7 +45,7 @@ describe('read-only calls', () => {
 
   test('take maxRetries from the client, and from the call over the client', async () => {
     noBackoff();
-    const server = await startServer((_request, response) => json(response, 500, { success: false }));
+    const server = await startServer((_request, response) => { json(response, 500, { success: false }); });
     const client = providerFor(server, { maxRetries: 4 });
     await client.welcome().catch(() => undefined);
     expect(server.seen).toHaveLength(5);
@@ -57,8 +57,7 @@ describe('read-only calls', () => {
 
   test('wait exactly as long as Retry-After asks on a 429', async () => {
     const events: ResponseEvent[] = [];
-    const server = await startServer((_request, response, n) =>
-      n === 1 ? json(response, 429, { success: false, error: 'slow down' }, { 'retry-after': '1' }) : json(response, 200, WELCOME),
+    const server = await startServer((_request, response, n) => (n === 1 ? json(response, 429, { success: false, error: 'slow down' }, { 'retry-after': '1' }) : json(response, 200, WELCOME)),
     );
     await providerFor(server, { onResponse: (event) => events.push(event) }).welcome();
     expect(events.map((event) => [event.status, event.retryDelayMs])).toEqual([
@@ -69,7 +68,7 @@ describe('read-only calls', () => {
   });
 
   test('are not retried when Retry-After asks for longer than the 20 s cap', async () => {
-    const server = await startServer((_request, response) => json(response, 503, { success: false, error: 'maintenance' }, { 'retry-after': '3600' }));
+    const server = await startServer((_request, response) => { json(response, 503, { success: false, error: 'maintenance' }, { 'retry-after': '3600' }); });
     const error = await providerFor(server).welcome().catch((caught: unknown) => caught);
     expect((error as APIError).status).toBe(503);
     expect((error as APIError).headers['retry-after']).toBe('3600');
@@ -77,7 +76,7 @@ describe('read-only calls', () => {
   });
 
   test('are not retried when the wait would outlast the call deadline', async () => {
-    const server = await startServer((_request, response) => json(response, 429, { success: false }, { 'retry-after': '5' }));
+    const server = await startServer((_request, response) => { json(response, 429, { success: false }, { 'retry-after': '5' }); });
     const error = await providerFor(server, { timeout: 2_000 }).welcome().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(APIError);
     expect(server.seen).toHaveLength(1);
@@ -124,7 +123,7 @@ describe('calls that create a money movement', () => {
 
     test.each(TRANSIENT)('is sent once when the service answers HTTP %i', async (status) => {
       noBackoff();
-      const server = await startServer((_request, response) => json(response, status, { success: false, error: 'busy' }, { 'retry-after': '0' }));
+      const server = await startServer((_request, response) => { json(response, status, { success: false, error: 'busy' }, { 'retry-after': '0' }); });
       const error = await send(server.url);
       expect(error).toBeInstanceOf(APIError);
       expect(server.seen).toHaveLength(1);
@@ -201,7 +200,7 @@ describe('calls that create a money movement', () => {
 
   test('a raw request is treated as a payment unless it says readOnly: true', async () => {
     noBackoff();
-    const server = await startServer((_request, response) => json(response, 503, {}));
+    const server = await startServer((_request, response) => { json(response, 503, {}); });
     const client = providerFor(server);
     await client.request({ method: 'POST', path: '/new', hash: 'basic' }).catch(() => undefined);
     expect(server.seen).toHaveLength(1);
