@@ -333,15 +333,16 @@ export class Transport {
       // fetch would throw a TypeError that looks like a network failure; say what is wrong instead.
       throw new RequestValidationError(
         call.operation,
-        invalid.map(([name]) => ({ field: name, rule: 'header_value', message: 'must be printable Latin-1 text without line breaks to travel in an HTTP header' })),
+        invalid.map(([name]) => ({ field: name, rule: 'header_value', message: 'must be printable Latin-1 text without line breaks or surrounding spaces to travel in an HTTP header' })),
       );
     }
     return headers;
   }
 }
 
-// What fetch accepts in a header value: no control characters, nothing above U+00FF.
-const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+// What a header carries unchanged: no control characters, nothing above U+00FF, and no space or
+// tab at either end (fetch strips those, so the hash would cover a value the service never sees).
+const HEADER_VALUE = /^(?![\t ])[\t\x20-\x7e\x80-\xff]*(?<![\t ])$/;
 
 async function readCapped(response: Response, limit: number, failed: FailedRequest): Promise<string> {
   const tooLarge = () =>

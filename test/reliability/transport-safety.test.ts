@@ -99,7 +99,7 @@ describe('header values', () => {
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(RequestValidationError);
     expect((error as RequestValidationError).issues).toEqual([
-      { field: 'X-Credential-Key', rule: 'header_value', message: 'must be printable Latin-1 text without line breaks to travel in an HTTP header' },
+      { field: 'X-Credential-Key', rule: 'header_value', message: 'must be printable Latin-1 text without line breaks or surrounding spaces to travel in an HTTP header' },
     ]);
     expect((error as Error).message).not.toContain('site-key');
     expect(server.seen).toHaveLength(0);
