@@ -9,6 +9,7 @@ export const RETRY_STATUS_CODES: ReadonlySet<number> = new Set([408, 429, 500, 5
 /** A longer `Retry-After` is not waited for: the call fails at once with the service's answer. */
 export const MAX_RETRY_AFTER_MS = 20_000;
 const BACKOFF_BASE_MS = 300;
+const HTTP_DATE = /^[A-Za-z]{3},? .*\d{4}.* GMT$/;
 const MAX_BACKOFF_MS = 8_000;
 
 /**
@@ -29,7 +30,8 @@ export function retryAfterMs(headers: Headers, localNow: number): number | undef
   const value = headers.get('retry-after')?.trim();
   if (value === undefined || value === '') return undefined;
   if (/^\d+(\.\d+)?$/.test(value)) return Math.round(Number(value) * 1000);
-  const at = Date.parse(value);
+  // Only an HTTP date: Date.parse also reads '-1' or '2' as years.
+  const at = HTTP_DATE.test(value) ? Date.parse(value) : Number.NaN;
   if (Number.isNaN(at)) return undefined;
   const serverNow = Date.parse(headers.get('date') ?? '');
   return Math.max(0, at - (Number.isNaN(serverNow) ? localNow : serverNow));
