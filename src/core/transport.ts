@@ -109,6 +109,8 @@ interface CallState {
   readonly deadline: AbortSignal;
   readonly userSignal: AbortSignal | undefined;
   readonly signal: AbortSignal;
+  /** Every X-Hash sent, to be kept out of error messages even when the service echoes one. */
+  readonly sentHashes: string[];
   retries: number;
   clockCorrected: boolean;
 }
@@ -187,6 +189,7 @@ export class Transport {
       deadline,
       userSignal: options.signal,
       signal: options.signal ? AbortSignal.any([options.signal, deadline]) : deadline,
+      sentHashes: [],
       retries: 0,
       clockCorrected: false,
     };
@@ -196,7 +199,7 @@ export class Transport {
     for (let attempt = 1; ; attempt++) {
       const sentAt = performance.now();
       const settled: Settled<z.output<S>> = await this.#attempt(state, headers, attempt).then(
-        (answer) => this.#judge(call, answer, state.url),
+        (answer) => this.#judge(call, answer, state),
         (error: unknown) => ({ ok: false as const, status: undefined, error: this.#toError(error, state), answer: undefined }),
       );
       const retryDelayMs = settled.ok ? undefined : this.#retryDelay(state, settled);
@@ -227,7 +230,9 @@ export class Transport {
   async #attempt(state: CallState, headers: Readonly<Record<string, string>>, attempt: number): Promise<Answer> {
     const { call, url } = state;
     const timestamp = String(Math.floor((this.#now() + this.#clockOffsetMs) / 1000));
-    const signed = { ...headers, 'X-Timestamp': timestamp, 'X-Hash': requestHash(this.#config.credentials, call.signing, timestamp) };
+    const hash = requestHash(this.#config.credentials, call.signing, timestamp);
+    state.sentHashes.push(hash);
+    const signed = { ...headers, 'X-Timestamp': timestamp, 'X-Hash': hash };
     this.#observer.request({ operation: call.operation, method: call.method, url, attempt, headers: redactHeaders(signed) });
     const response = await this.#ky(url, {
       method: call.method,
@@ -240,8 +245,8 @@ export class Transport {
   }
 
   /** Turns an answer into the call's result or the most specific error. */
-  #judge<S extends z.ZodType>(call: Call<S>, answer: Answer, url: string): Settled<z.output<S>> {
-    const failed: FailedRequest = { method: call.method, url };
+  #judge<S extends z.ZodType>(call: Call<S>, answer: Answer, state: CallState): Settled<z.output<S>> {
+    const failed: FailedRequest = { method: call.method, url: state.url };
     const { status, text } = answer;
     let parsed: unknown = text;
     let isJson = false;
@@ -252,7 +257,7 @@ export class Transport {
       // Not JSON (a proxy's HTML page, an empty body): kept as text in the error.
     }
     if (status < 200 || status > 299 || !isJson || isFailureFlag(parsed)) {
-      const error = APIError.generate({ status, headers: Object.fromEntries(answer.headers), body: parsed, request: failed });
+      const error = APIError.generate({ status, headers: Object.fromEntries(answer.headers), body: parsed, request: failed, redact: this.#secrets(call, state.sentHashes) });
       return { ok: false, status, error, answer };
     }
     const result = call.schema.safeParse(parsed);
@@ -308,6 +313,17 @@ export class Transport {
     if (state.deadline.aborted) return new TimeoutError(state.timeout);
     const refused = isConnectionRefused(error);
     return new ConnectionError(`${refused ? 'Connection refused' : 'Connection failed'}: ${state.call.method} ${state.url}`, { cause: error, refused });
+  }
+
+  /** What must not reach an error message even when the service echoes it back in its text. */
+  #secrets(call: Call<z.ZodType>, sentHashes: readonly string[]): string[] {
+    const secrets = [this.#config.credentials.secretKey, ...sentHashes];
+    if (call.signing.hash === 'key') secrets.push(call.signing.key);
+    if (call.signing.hash === 'credential') secrets.push(call.signing.credentialKey);
+    // Card payments carry the site credential key in the body instead (spec 5.1 rule 2).
+    const bodyKey: unknown = typeof call.body === 'object' && call.body !== null ? (call.body as { credential_key?: unknown }).credential_key : undefined;
+    if (typeof bodyKey === 'string') secrets.push(bodyKey);
+    return secrets;
   }
 
   #url(call: Call<z.ZodType>): string {

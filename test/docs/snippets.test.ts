@@ -8,9 +8,10 @@ import { describe, expect, test } from 'vitest';
 // them (`provider`, `dealer`, ...) are declared once below, and a block may define its own.
 const root = join(import.meta.dirname, '../..');
 const prelude = `
-import type { ProviderClient } from 'payorch';
+import type { DealerClient, ProviderClient } from 'payorch';
 declare global {
   const provider: ProviderClient;
+  const dealer: DealerClient;
   function redirect(url: string): void;
 }
 export {};
@@ -63,6 +64,6 @@ describe('code in the guides', () => {
         return `${place}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`;
       });
     expect(problems).toEqual([]);
-    // One TypeScript program over every guide: seconds of work, more on a busy 2-core machine.
+    // A whole-program type check takes about 10 s, beyond vitest's default of 5 s.
   }, 60_000);
 });
