@@ -1,32 +1,52 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import type { z } from 'zod';
-import { APIError, PayorchError, ProviderClient, RequestValidationError } from '../../src/index.js';
-import { PROVIDER_CALLS } from '../helpers/provider-calls.js';
-import type { ProviderCall } from '../helpers/provider-calls.js';
+import { APIError, DealerClient, PayorchError, ProviderClient, RequestValidationError } from '../../src/index.js';
+import { SiteListParams } from '../../src/provider/account.js';
+import { DEALER_CALLS, PROVIDER_CALLS } from '../helpers/api-calls.js';
+import type { ApiCall } from '../helpers/api-calls.js';
 import { noBackoff } from '../helpers/loopback.js';
-import { BASE_URL, PROVIDER } from '../helpers/wire.js';
+import { BASE_URL, DEALER, PROVIDER } from '../helpers/wire.js';
 
 // No sockets here: the client's `fetch` option is the wire, so thousands of calls stay fast.
 
 interface Sent {
-  readonly method: string;
+  readonly url: URL;
   readonly headers: Headers;
   readonly body: string;
 }
 
-function clientWith(answer: () => Response, sent: Sent[]): ProviderClient {
-  return new ProviderClient({
-    baseUrl: BASE_URL,
-    ...PROVIDER,
-    maxRetries: 1,
-    fetch: async (input, init) => {
-      const request = new Request(input, init);
-      sent.push({ method: request.method, headers: request.headers, body: await request.text() });
-      return answer();
-    },
-  });
+/** One call of either client, made through a fetch that records what it is given. */
+interface Subject {
+  readonly name: string;
+  readonly call: ApiCall<never>;
+  run(input: unknown, answer: () => Response, sent: Sent[]): Promise<unknown>;
 }
+
+function recordingFetch(answer: () => Response, sent: Sent[]): typeof fetch {
+  return async (input, init) => {
+    const request = new Request(input, init);
+    sent.push({ url: new URL(request.url), headers: request.headers, body: await request.text() });
+    return answer();
+  };
+}
+
+const subjects: Subject[] = [
+  ...PROVIDER_CALLS.map((call) => ({
+    name: `provider.${call.endpoint.operation}`,
+    call: call,
+    run: (input: unknown, answer: () => Response, sent: Sent[]) =>
+      call.invoke(new ProviderClient({ baseUrl: BASE_URL, ...PROVIDER, maxRetries: 1, fetch: recordingFetch(answer, sent) }), input as never, {
+        credentialKey: PROVIDER.credentialKey,
+      }),
+  })),
+  ...DEALER_CALLS.map((call) => ({
+    name: `dealer.${call.endpoint.operation}`,
+    call: call,
+    run: (input: unknown, answer: () => Response, sent: Sent[]) =>
+      call.invoke(new DealerClient({ baseUrl: BASE_URL, ...DEALER, maxRetries: 1, fetch: recordingFetch(answer, sent) }), input as never),
+  })),
+];
 
 /** Objects near the valid input (its keys with any values, some missing, some extra) and anything at all. */
 function inputsFor(valid: Record<string, unknown>): fc.Arbitrary<unknown> {
@@ -36,33 +56,39 @@ function inputsFor(valid: Record<string, unknown>): fc.Arbitrary<unknown> {
   return fc.oneof(fc.constant(valid), near, withExtra, fc.anything(), fc.object(), fc.constantFrom(null, undefined, 0, '', [], 'text', [valid]));
 }
 
-/** What the client should send for `input`: the card payment fills credential_key from the client. */
-function effectiveInput(call: ProviderCall, input: unknown): unknown {
-  if (call.endpoint.operation !== 'creditCard.createPayment') return input;
-  const record = { ...(input as object) } as Record<string, unknown>;
-  return { ...record, credential_key: record.credential_key ?? PROVIDER.credentialKey };
+/** The schema a call's input must pass, and the input as the client completes it. */
+function oracle(subject: Subject, input: unknown): { schema: z.ZodType; effective: unknown } {
+  // listSites checks its own parameters: the key travels as X-Key, not in the body.
+  if (subject.name === 'provider.listSites') return { schema: SiteListParams, effective: input };
+  if (subject.name === 'provider.creditCard.createPayment' && typeof input === 'object' && input !== null) {
+    // The provider card payment takes the client's credential key when the body has none.
+    const record = input as Record<string, unknown>;
+    return { schema: subject.call.endpoint.params, effective: { ...record, credential_key: record.credential_key ?? PROVIDER.credentialKey } };
+  }
+  return { schema: subject.call.endpoint.params, effective: input };
 }
 
 // Printable Latin-1 with no line break, and no space or tab at either end (fetch would strip it).
 const HEADER_SAFE = /^(?:[\x21-\x7e\x80-\xff](?:[\t\x20-\x7e\x80-\xff]*[\x21-\x7e\x80-\xff])?)?$/;
 
-const WITH_PARAMS = PROVIDER_CALLS.filter((call) => call.valid !== undefined);
+const EXAMPLES: Record<string, unknown[][]> = {
+  'provider.listSites': [[{ key: ' ' }], [{ key: 'k\n' }], [{ key: 'ключ' }]],
+  'provider.creditCard.createPayment': [[null], [undefined], ['text']],
+};
 
-describe('any input to any provider call', () => {
-  test.each(WITH_PARAMS.map((call) => [call.endpoint.operation, call] as const))('%s: is sent exactly as its schema allows, or refused with nothing sent', async (_operation, call) => {
+describe('any input to any call', () => {
+  const withParams = subjects.filter((subject) => subject.call.valid !== undefined);
+  test.each(withParams.map((subject) => [subject.name, subject] as const))('%s: is sent exactly as its schema allows, or refused with nothing sent', async (_name, subject) => {
     await fc.assert(
-      fc.asyncProperty(inputsFor(call.valid!), async (input) => {
+      fc.asyncProperty(inputsFor(subject.call.valid!), async (input) => {
         const sent: Sent[] = [];
-        const client = clientWith(() => Response.json({ success: false, error: 'refused by the test' }, { status: 400 }), sent);
-        const outcome = await call.invoke(client, input as never, { credentialKey: PROVIDER.credentialKey }).then(
+        const outcome = await subject.run(input, () => Response.json({ success: false, error: 'refused by the test' }, { status: 400 }), sent).then(
           () => undefined,
           (error: unknown) => error,
         );
-        // listSites validates its own parameters (the key travels as X-Key), the others their body.
-        const schema: z.ZodType = call.endpoint.operation === 'listSites' ? (await import('../../src/provider/account.js')).SiteListParams : call.endpoint.params;
-        const expected = schema.safeParse(effectiveInput(call, input));
-        // The X-Key travels in a header, which must carry it unchanged (checked here independently).
-        const headerSafe = call.endpoint.operation !== 'listSites' || !expected.success || HEADER_SAFE.test((expected.data as { key: string }).key);
+        const { schema, effective } = oracle(subject, input);
+        const expected = schema.safeParse(effective);
+        const headerSafe = subject.name !== 'provider.listSites' || !expected.success || HEADER_SAFE.test((expected.data as { key: string }).key);
         if (!expected.success || !headerSafe) {
           expect(outcome).toBeInstanceOf(RequestValidationError);
           expect(sent).toHaveLength(0);
@@ -70,14 +96,20 @@ describe('any input to any provider call', () => {
         }
         expect(outcome).toBeInstanceOf(APIError);
         expect(sent).toHaveLength(1);
-        if (call.endpoint.operation === 'listSites') {
-          expect(sent[0]!.headers.get('x-key')).toBe((expected.data as { key: string }).key);
-          expect(sent[0]!.body).toBe('');
+        const wire = sent[0]!;
+        if (subject.name === 'provider.listSites') {
+          expect(wire.headers.get('x-key')).toBe((expected.data as { key: string }).key);
+          expect(wire.body).toBe('');
+        } else if (subject.call.endpoint.method === 'GET') {
+          const query = Object.entries(expected.data as Record<string, unknown>).filter(([, value]) => value !== undefined);
+          expect([...wire.url.searchParams]).toEqual(query.map(([key, value]) => [key, String(value)]));
+          expect(wire.body).toBe('');
         } else {
-          expect(sent[0]!.body).toBe(JSON.stringify(expected.data));
+          expect(wire.body).toBe(JSON.stringify(expected.data));
+          expect(wire.url.search).toBe('');
         }
       }),
-      { numRuns: Number(process.env.FC_RUNS ?? 150), examples: call.endpoint.operation === 'listSites' ? [[{ key: ' ' }], [{ key: 'k\n' }], [{ key: 'ключ' }]] : [] },
+      { numRuns: Number(process.env.FC_RUNS ?? 150), examples: EXAMPLES[subject.name] ?? [] },
     );
   });
 });
@@ -105,14 +137,14 @@ const answers = fc.record({
   ),
 });
 
-describe('any answer to any provider call', () => {
-  test.each(PROVIDER_CALLS.map((call) => [call.endpoint.operation, call] as const))('%s: gives a result or a PayorchError, never anything else', async (_operation, call) => {
+describe('any answer to any call', () => {
+  test.each(subjects.map((subject) => [subject.name, subject] as const))('%s: gives a result or a PayorchError, never anything else', async (_name, subject) => {
     noBackoff();
     await fc.assert(
       fc.asyncProperty(answers, async (answer) => {
         const sent: Sent[] = [];
-        const client = clientWith(() => new Response(NULL_BODY_STATUSES.has(answer.status) ? null : answer.body, { status: answer.status, headers: answer.headers }), sent);
-        const outcome = await call.invoke(client, call.valid as never, { credentialKey: PROVIDER.credentialKey }).then(
+        const respond = () => new Response(NULL_BODY_STATUSES.has(answer.status) ? null : answer.body, { status: answer.status, headers: answer.headers });
+        const outcome = await subject.run(subject.call.valid, respond, sent).then(
           () => undefined,
           (error: unknown) => error,
         );

@@ -1,10 +1,10 @@
 import { createServer } from 'node:http';
 import { describe, expect, test } from 'vitest';
-import { APIError, ConnectionError, TimeoutError } from '../../src/index.js';
-import type { ResponseEvent } from '../../src/index.js';
+import { APIError, ConnectionError, DealerClient, TimeoutError } from '../../src/index.js';
+import type { ProviderClientOptions, ResponseEvent } from '../../src/index.js';
 import { CUSTOMER, DEPOSIT, WELCOME, freePort, json, noBackoff, providerFor, startServer, useRealNetwork } from '../helpers/loopback.js';
-import { PAYMENT_CALLS, PROVIDER_CALLS, definedProviderOperations } from '../helpers/provider-calls.js';
-import { PROVIDER, sha256 } from '../helpers/wire.js';
+import { DEALER_CALLS, DEALER_PAYMENT_CALLS, PAYMENT_CALLS, PROVIDER_CALLS, definedOperations } from '../helpers/api-calls.js';
+import { DEALER, PROVIDER, sha256 } from '../helpers/wire.js';
 
 useRealNetwork();
 
@@ -100,8 +100,10 @@ describe('read-only calls', () => {
 });
 
 describe('calls that create a money movement', () => {
-  test('the table of payment calls holds every call of the client', async () => {
-    expect(PROVIDER_CALLS.map((call) => call.endpoint.operation).sort()).toEqual(await definedProviderOperations());
+  test('the tables of calls hold every call of both clients', async () => {
+    expect(PROVIDER_CALLS.map((call) => call.endpoint.operation).sort()).toEqual(await definedOperations('provider'));
+    expect(DEALER_CALLS.map((call) => call.endpoint.operation).sort()).toEqual(await definedOperations('dealer'));
+    expect(DEALER_PAYMENT_CALLS.map((call) => call.endpoint.operation)).toEqual(['manualIban.deposit', 'manualIban.withdraw', 'transfers.send', 'creditCard.createPayment']);
     expect(PAYMENT_CALLS.map((call) => call.endpoint.operation)).toEqual([
       'manual.startDeposit',
       'manual.startWithdraw',
@@ -117,10 +119,19 @@ describe('calls that create a money movement', () => {
     ]);
   });
 
-  describe.each(PAYMENT_CALLS.map((call) => [call.endpoint.operation, call] as const))('%s', (_operation, call) => {
-    const send = (url: string, options: Parameters<typeof providerFor>[1] = {}) =>
-      call.invoke(providerFor({ url }, { credentialKey: PROVIDER.credentialKey, ...options }), call.valid as never).catch((caught: unknown) => caught);
+  type Send = (url: string, options?: Partial<ProviderClientOptions>) => Promise<unknown>;
+  const payments: [string, Send][] = [
+    ...PAYMENT_CALLS.map((call): [string, Send] => [
+      `provider.${call.endpoint.operation}`,
+      (url, options = {}) => call.invoke(providerFor({ url }, { credentialKey: PROVIDER.credentialKey, ...options }), call.valid as never).catch((caught: unknown) => caught),
+    ]),
+    ...DEALER_PAYMENT_CALLS.map((call): [string, Send] => [
+      `dealer.${call.endpoint.operation}`,
+      (url, options = {}) => call.invoke(new DealerClient({ baseUrl: url, ...DEALER, ...options }), call.valid as never).catch((caught: unknown) => caught),
+    ]),
+  ];
 
+  describe.each(payments)('%s', (_name, send) => {
     test.each(TRANSIENT)('is sent once when the service answers HTTP %i', async (status) => {
       noBackoff();
       const server = await startServer((_request, response) => { json(response, status, { success: false, error: 'busy' }, { 'retry-after': '0' }); });

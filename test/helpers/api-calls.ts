@@ -3,7 +3,13 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { z } from 'zod';
 import type { Endpoint } from '../../src/core/endpoint.js';
-import type { ProviderClient, ProviderRequestOptions } from '../../src/index.js';
+import type { DealerClient, ProviderClient, ProviderRequestOptions } from '../../src/index.js';
+import { dealerCardPaymentEndpoint } from '../../src/dealer/credit-card.js';
+import { eibanListEndpoint } from '../../src/dealer/eibans.js';
+import { manualIbanDepositEndpoint, manualIbanWithdrawEndpoint } from '../../src/dealer/manual-iban.js';
+import { settingsEndpoint } from '../../src/dealer/settings.js';
+import { transactionListEndpoint } from '../../src/dealer/transactions.js';
+import { sendMoneyEndpoint, transferStatusEndpoint } from '../../src/dealer/transfers.js';
 import { welcomeEndpoint, listSitesEndpoint } from '../../src/provider/account.js';
 import { cardPaymentEndpoint, cardStatusEndpoint } from '../../src/provider/credit-card.js';
 import { eibanDepositEndpoint, eibanWithdrawEndpoint } from '../../src/provider/eiban.js';
@@ -12,18 +18,20 @@ import { bankEndpoints } from '../../src/provider/third-party/bank.js';
 import { cryptoEndpoints } from '../../src/provider/third-party/crypto.js';
 import { walletEndpoints } from '../../src/provider/third-party/wallet.js';
 
-/** One public call of the ProviderClient: its endpoint row, a valid input, and how to make it. */
-export interface ProviderCall {
+/** One public call of a client: its endpoint row, a valid input, and how to make it. */
+export interface ApiCall<C> {
   readonly endpoint: Endpoint<z.ZodType, z.ZodType>;
   /** Valid parameters, or undefined for a call that takes none. */
   readonly valid: Record<string, unknown> | undefined;
-  readonly invoke: (client: ProviderClient, params: never, options?: ProviderRequestOptions) => Promise<unknown>;
+  readonly invoke: (client: C, params: never, options?: ProviderRequestOptions) => Promise<unknown>;
 }
+export type ProviderCall = ApiCall<ProviderClient>;
+export type DealerCall = ApiCall<DealerClient>;
 
 const customer = { fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1' };
 const iban = 'TR330006100519786457841326';
 
-/** Every call of the ProviderClient; `definedProviderOperations()` proves that none is missing. */
+/** Every call of the ProviderClient; `definedOperations('provider')` proves that none is missing. */
 export const PROVIDER_CALLS: readonly ProviderCall[] = [
   { endpoint: welcomeEndpoint, valid: undefined, invoke: (client, _params, options) => client.welcome(options) },
   { endpoint: listSitesEndpoint, valid: { key: 'x-key-0123456789' }, invoke: (client, params, options) => client.listSites(params, options) },
@@ -60,9 +68,41 @@ export const PROVIDER_CALLS: readonly ProviderCall[] = [
   },
 ];
 
-/** The operation names of every endpoint row the provider modules export, found by reading them. */
-export async function definedProviderOperations(): Promise<string[]> {
-  const root = fileURLToPath(new URL('../../src/provider/', import.meta.url));
+/** Every call of the DealerClient; `definedOperations('dealer')` proves that none is missing. */
+export const DEALER_CALLS: readonly DealerCall[] = [
+  { endpoint: settingsEndpoint, valid: undefined, invoke: (client, _params, options) => client.getSettings(options) },
+  {
+    endpoint: manualIbanDepositEndpoint,
+    valid: { username: 'ada', userid: 'u-1', fullname: 'Ada Yılmaz', amount: 250 },
+    invoke: (client, params, options) => client.manualIban.deposit(params, options),
+  },
+  {
+    endpoint: manualIbanWithdrawEndpoint,
+    valid: { username: 'ada', userid: 'u-1', amount: 100, recipient_name: 'Ada Yılmaz', recipient_iban: iban },
+    invoke: (client, params, options) => client.manualIban.withdraw(params, options),
+  },
+  { endpoint: eibanListEndpoint, valid: undefined, invoke: (client, _params, options) => client.eibans.list(options) },
+  {
+    endpoint: transactionListEndpoint,
+    valid: { wallet_id: 'W-1', start_date: '2026-11-20', end_date: '2026-11-22', page: 2 },
+    invoke: (client, params, options) => client.transactions.list(params, options),
+  },
+  {
+    endpoint: sendMoneyEndpoint,
+    valid: { wallet_id: 'W-1', recipient_iban: iban, recipient_name: 'Ada Yılmaz', amount: 10, description: 'refund' },
+    invoke: (client, params, options) => client.transfers.send(params, options),
+  },
+  { endpoint: transferStatusEndpoint, valid: { transfer_id: 'TRF-a1b2' }, invoke: (client, params, options) => client.transfers.getStatus(params, options) },
+  {
+    endpoint: dealerCardPaymentEndpoint,
+    valid: { username: 'ada', firstname: 'Ada', lastname: 'Yılmaz', email: 'ada@example.com', phone: '+905551112233', amount: 200 },
+    invoke: (client, params, options) => client.creditCard.createPayment(params, options),
+  },
+];
+
+/** The operation names of every endpoint row the modules of `src/<area>/` export, found by reading them. */
+export async function definedOperations(area: 'provider' | 'dealer'): Promise<string[]> {
+  const root = fileURLToPath(new URL(`../../src/${area}/`, import.meta.url));
   const files = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts'));
   const operations = new Set<string>();
   const visit = (value: unknown, depth: number): void => {
@@ -80,3 +120,4 @@ export async function definedProviderOperations(): Promise<string[]> {
 
 /** Calls that create a money movement: never resent once the service may have seen them. */
 export const PAYMENT_CALLS = PROVIDER_CALLS.filter((call) => !call.endpoint.readOnly);
+export const DEALER_PAYMENT_CALLS = DEALER_CALLS.filter((call) => !call.endpoint.readOnly);
