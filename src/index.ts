@@ -61,5 +61,30 @@ export { TransactionListParams, TransactionRangeParams, Transaction, Transaction
 export { SendMoneyParams, TransferStatusParams, Transfer, TransferStatus, SendMoneyResult, TransferStatusResult } from './dealer/transfers.js';
 export { DealerCardPaymentParams } from './dealer/credit-card.js';
 
+// Callbacks
+export { verifyCallback } from './callbacks/verify.js';
+export type { CallbackInput, VerifyCallbackOptions } from './callbacks/verify.js';
+export { verifyCallbackRequest } from './callbacks/verify-request.js';
+export { signCallback } from './callbacks/sign.js';
+export type { SignCallbackPayload, SignCallbackOptions, SignedCallback } from './callbacks/sign.js';
+export type { CallbackHeaders } from './callbacks/headers.js';
+export type { CallbackBody } from './callbacks/body.js';
+export {
+  DepositCallback,
+  WithdrawalCallback,
+  CreditCardCallback,
+  DealerCreditCardCallback,
+  DepositCallbackStatus,
+  WithdrawalCallbackStatus,
+  CreditCardCallbackStatus,
+  DealerCreditCardCallbackStatus,
+} from './callbacks/schemas.js';
+export type { VerifiedCallback, CallbackKind } from './callbacks/schemas.js';
+export { CallbackVerificationError } from './errors/callback-verification-error.js';
+export type { CallbackVerificationReason } from './errors/callback-verification-error.js';
+export { parseTrackingCode, safeParseTrackingCode } from './core/tracking-code.js';
+export type { ParsedTrackingCode, TrackingCodePrefix, TrackingCodeDirection, RecordKind } from './core/tracking-code.js';
+export { TrackingCodeError } from './errors/tracking-code-error.js';
+
 // Reliability: logging and hooks (retries, clock skew, proxies and the https rule are client options)
 export type { Logger, LogFunction, RequestEvent, ResponseEvent } from './core/observability.js';
