@@ -54,18 +54,34 @@ console.log(`${label}: welcome() answered ${welcome.provider.name}`);
 '
 strip_types() { sed -e 's/ as AddressInfo//' -e 's/(error: unknown)/(error)/'; }
 
+# Once the sandbox is in the package (src/sandbox), every consumer also loads payorch/sandbox and
+# calls welcome() through it.
+sandbox_js=''
+if [[ -d src/sandbox ]]; then
+  sandbox_js='
+const sandbox = createSandbox();
+const running = await sandbox.listen();
+const { apiKey: sandboxKey, secretKey: sandboxSecret } = sandbox.accounts.provider;
+const viaSandbox = await new ProviderClient({ baseUrl: running.url, apiKey: sandboxKey, secretKey: sandboxSecret }).welcome();
+await running.close();
+if (viaSandbox.success !== true) throw new Error("the sandbox did not answer welcome()");
+console.log(`${label}: payorch/sandbox answered welcome()`);
+'
+fi
+sandbox_import() { [[ -n $sandbox_js ]] && echo "$1" || true; }
+
 step "consumer: ESM (import)"
 mkdir -p "$work/esm" && cd "$work/esm"
 echo '{ "name": "consumer-esm", "private": true, "type": "module" }' > package.json
 install . "$tarball"
-{ echo 'import { createServer } from "node:http";'; echo 'import { ProviderClient, RequestValidationError } from "payorch";'; echo 'const label = "ESM";'; echo "$server_js" | strip_types; } > index.js
+{ echo 'import { createServer } from "node:http";'; echo 'import { ProviderClient, RequestValidationError } from "payorch";'; sandbox_import 'import { createSandbox } from "payorch/sandbox";'; echo 'const label = "ESM";'; echo "$server_js$sandbox_js" | strip_types; } > index.js
 node index.js
 
 step "consumer: CommonJS (require)"
 mkdir -p "$work/cjs" && cd "$work/cjs"
 echo '{ "name": "consumer-cjs", "private": true }' > package.json
 install . "$tarball"
-{ echo 'const { createServer } = require("node:http");'; echo 'const { ProviderClient, RequestValidationError } = require("payorch");'; echo 'const label = "CommonJS";'; echo '(async () => {'; echo "$server_js" | strip_types; echo '})().catch((error) => { console.error(error); process.exit(1); });'; } > index.js
+{ echo 'const { createServer } = require("node:http");'; echo 'const { ProviderClient, RequestValidationError } = require("payorch");'; sandbox_import 'const { createSandbox } = require("payorch/sandbox");'; echo 'const label = "CommonJS";'; echo '(async () => {'; echo "$server_js$sandbox_js" | strip_types; echo '})().catch((error) => { console.error(error); process.exit(1); });'; } > index.js
 node index.js
 
 step "consumer: TypeScript (node16 ESM and CommonJS, bundler), strict + exactOptionalPropertyTypes"
@@ -80,9 +96,9 @@ import type { ClientOptions, ProviderClientOptions, Welcome } from "payorch";
 const options: ProviderClientOptions = { baseUrl: "https://pay.example.com", apiKey: "a", secretKey: "s", timeout: 5_000 };
 const shared: ClientOptions = options;
 export const typed: [ClientOptions, Welcome | undefined] = [shared, undefined];'
-{ echo "$header"; echo 'const label = process.argv[2] ?? "TypeScript";'; echo "$server_js"; } > src/main.ts
+{ echo "$header"; sandbox_import 'import { createSandbox } from "payorch/sandbox";'; echo 'const label = process.argv[2] ?? "TypeScript";'; echo "$server_js$sandbox_js"; } > src/main.ts
 # The CommonJS flavour: a .cts file compiles to require("payorch") and reads index.d.cts.
-{ echo 'import { createServer } from "node:http";'; echo 'import type { AddressInfo } from "node:net";'; echo 'import { ProviderClient, RequestValidationError } from "payorch";'; echo 'const label = "TypeScript node16 CommonJS";'; echo 'void (async () => {'; echo "$server_js"; echo '})();'; } > src/cjs.cts
+{ echo 'import { createServer } from "node:http";'; echo 'import type { AddressInfo } from "node:net";'; echo 'import { ProviderClient, RequestValidationError } from "payorch";'; sandbox_import 'import { createSandbox } from "payorch/sandbox";'; echo 'const label = "TypeScript node16 CommonJS";'; echo 'void (async () => {'; echo "$server_js$sandbox_js"; echo '})();'; } > src/cjs.cts
 common='"strict": true, "exactOptionalPropertyTypes": true, "noUncheckedIndexedAccess": true, "skipLibCheck": false, "target": "ES2022", "lib": ["ES2022"], "types": ["node"], "rootDir": "src"'
 echo "{ \"compilerOptions\": { $common, \"module\": \"node16\", \"moduleResolution\": \"node16\", \"outDir\": \"out-node16\" }, \"include\": [\"src\"] }" > tsconfig.node16.json
 echo "{ \"compilerOptions\": { $common, \"module\": \"preserve\", \"moduleResolution\": \"bundler\", \"outDir\": \"out-bundler\" }, \"include\": [\"src/main.ts\"] }" > tsconfig.bundler.json

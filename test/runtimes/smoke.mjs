@@ -135,21 +135,29 @@ await check('ESM and CommonJS builds agree on the error classes they export', tr
   assert(names(esm) === names(cjs), `${names(esm)} != ${names(cjs)}`);
 });
 
-await check('the sandbox (payorch/sandbox) answers a ProviderClient', has('src/sandbox'), async () => {
-  const { createSandbox } = await import(new URL('dist/sandbox.js', root).href);
-  const sandbox = createSandbox();
-  const listening = await sandbox.listen();
-  const url = listening?.url ?? sandbox.url;
-  try {
-    const keys = sandbox.credentials?.provider ?? listening?.credentials?.provider;
-    assert(typeof url === 'string' && keys !== undefined, 'createSandbox().listen() gave no url or provider credentials');
-    const provider = new esm.ProviderClient({ baseUrl: url, ...keys });
-    const welcome = await provider.welcome();
-    assert(welcome.success === true, `welcome: ${JSON.stringify(welcome)}`);
-  } finally {
-    await (listening?.close ?? sandbox.close).call(listening?.close ? listening : sandbox);
-  }
-});
+for (const [label, load] of [
+  ['ESM import', () => import(new URL('dist/sandbox/index.js', root).href)],
+  ['CommonJS require', () => createRequire(import.meta.url)(new URL('dist/sandbox/index.cjs', root).pathname)],
+]) {
+  await check(`${label}: payorch/sandbox listens and answers both clients`, has('src/sandbox'), async () => {
+    const { createSandbox } = await load();
+    const sandbox = createSandbox();
+    const running = await sandbox.listen();
+    try {
+      const { apiKey, secretKey, sites } = sandbox.accounts.provider;
+      const provider = new esm.ProviderClient({ baseUrl: running.url, apiKey, secretKey, credentialKey: sites[0].credentialKey });
+      const welcome = await provider.welcome();
+      assert(welcome.success === true, `welcome: ${JSON.stringify(welcome)}`);
+      const deposit = await provider.manual.startDeposit({ fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', amount: 250 });
+      assert(deposit.data.status === 'showing', `deposit: ${JSON.stringify(deposit)}`);
+      const dealer = new esm.DealerClient({ baseUrl: running.url, ...sandbox.accounts.dealer });
+      const settings = await dealer.getSettings();
+      assert(typeof settings.dealer_name === 'string', `settings: ${JSON.stringify(settings)}`);
+    } finally {
+      await running.close();
+    }
+  });
+}
 
 server.close();
 console.log(`${runtime}: ${passed} passed, ${failed} failed, ${skipped} skipped`);
