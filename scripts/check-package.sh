@@ -109,4 +109,4 @@ node out-node16/cjs.cjs
 node out-bundler/main.js "TypeScript bundler"
 
 cd "$repo"
-printf '\npackage: 5 consumers passed, 0 failed\n'
+printf '\npackage: 5 passed, 0 failed\n'
