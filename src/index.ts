@@ -85,3 +85,6 @@ export type { CallbackVerificationReason } from './errors/callback-verification-
 export { parseTrackingCode, safeParseTrackingCode } from './core/tracking-code.js';
 export type { ParsedTrackingCode, TrackingCodePrefix, TrackingCodeDirection, RecordKind } from './core/tracking-code.js';
 export { TrackingCodeError } from './errors/tracking-code-error.js';
+
+// Reliability: logging and hooks (retries, clock skew, proxies and the https rule are client options)
+export type { Logger, LogFunction, RequestEvent, ResponseEvent } from './core/observability.js';

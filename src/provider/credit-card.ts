@@ -99,8 +99,12 @@ export class CreditCard {
    * ```
    */
   async createPayment(params: CardPaymentParams, options: ProviderRequestOptions = {}): Promise<CardPayment> {
-    const body = { ...params, credential_key: params.credential_key ?? this.#context.requireCredentialKey(cardPaymentEndpoint.operation, options) };
-    return this.#context.send(cardPaymentEndpoint, body, options);
+    // Anything but an object goes to the schema as it is, to be refused with a RequestValidationError.
+    const body: unknown =
+      typeof params === 'object' && (params as unknown) !== null
+        ? { ...params, credential_key: params.credential_key ?? this.#context.requireCredentialKey(cardPaymentEndpoint.operation, options) }
+        : params;
+    return this.#context.send(cardPaymentEndpoint, body as z.input<typeof CardPaymentParams>, options);
   }
 
   /**
