@@ -77,6 +77,17 @@ export function compareSync(
   return results;
 }
 
+/**
+ * Median over rounds of `variant` divided by `baseline` (or minus it), each round's pair measured
+ * back to back: a load that comes and goes on a shared machine then weighs on both sides of each
+ * pair, not on one variant's rounds more than the other's.
+ */
+export function paired(timings: Map<string, Timing>, variant: string, baseline: string, what: keyof Timing, how: 'ratio' | 'difference'): number {
+  const a = timings.get(variant)![what];
+  const b = timings.get(baseline)![what];
+  return median(a.map((value, round) => (how === 'ratio' ? value / b[round]! : value - b[round]!)));
+}
+
 /** Median of one variant's per-round values. */
 export function medianOf(timings: Map<string, Timing>, name: string, what: keyof Timing): number {
   return median(timings.get(name)![what]);
