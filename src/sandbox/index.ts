@@ -1,0 +1,24 @@
+// The public surface of payorch/sandbox, one export per line. Everything else under src/sandbox
+// is internal. msw and node:http are loaded only by mswHandlers() and listen().
+
+export { createSandbox, Sandbox, SANDBOX_BASE_URL } from './sandbox.js';
+export type { HandleOptions, SandboxClock } from './sandbox.js';
+export type {
+  SandboxOptions,
+  SandboxProviderOptions,
+  SandboxDealerOptions,
+  SandboxSite,
+  SandboxEiban,
+  SandboxManualIban,
+  SandboxGateway,
+  PaymentMethodState,
+  CallbackUrls,
+  CallbackRetryOptions,
+} from './options.js';
+export type { SandboxAccounts } from './fixtures.js';
+export type { SandboxRecord, SettleResult } from './service.js';
+export type { RecordKind, CallbackKind } from './kinds.js';
+export type { DeliveryAttempt, DeliveryResult } from './delivery.js';
+export type { ListenOptions, RunningSandbox } from './listen.js';
+export { SandboxError } from './sandbox-error.js';
+export type { SandboxErrorCode } from './sandbox-error.js';
