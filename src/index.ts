@@ -44,3 +44,28 @@ export { ResponseValidationError } from './errors/response-validation-error.js';
 export { ConnectionError } from './errors/connection-error.js';
 export { TimeoutError } from './errors/timeout-error.js';
 export { RequestAbortedError } from './errors/request-aborted-error.js';
+
+// Callbacks
+export { verifyCallback } from './callbacks/verify.js';
+export type { CallbackInput, VerifyCallbackOptions } from './callbacks/verify.js';
+export { verifyCallbackRequest } from './callbacks/verify-request.js';
+export { signCallback } from './callbacks/sign.js';
+export type { SignCallbackPayload, SignCallbackOptions, SignedCallback } from './callbacks/sign.js';
+export type { CallbackHeaders } from './callbacks/headers.js';
+export type { CallbackBody } from './callbacks/body.js';
+export {
+  DepositCallback,
+  WithdrawalCallback,
+  CreditCardCallback,
+  DealerCreditCardCallback,
+  DepositCallbackStatus,
+  WithdrawalCallbackStatus,
+  CreditCardCallbackStatus,
+  DealerCreditCardCallbackStatus,
+} from './callbacks/schemas.js';
+export type { VerifiedCallback, CallbackKind } from './callbacks/schemas.js';
+export { CallbackVerificationError } from './errors/callback-verification-error.js';
+export type { CallbackVerificationReason } from './errors/callback-verification-error.js';
+export { parseTrackingCode, safeParseTrackingCode } from './core/tracking-code.js';
+export type { ParsedTrackingCode, TrackingCodePrefix, TrackingCodeDirection, RecordKind } from './core/tracking-code.js';
+export { TrackingCodeError } from './errors/tracking-code-error.js';

@@ -1,0 +1,67 @@
+// What the four receiver examples share: their options, their handle, and running one from the
+// command line: `npx tsx examples/webhooks/express.ts` with the keys in the environment.
+import type { AddressInfo, Server } from 'node:net';
+import { pathToFileURL } from 'node:url';
+import { logCallback } from './process-once.js';
+import type { OnCallback } from './process-once.js';
+
+/** The path the service POSTs to: set `<url>` as callback_url, withdrawal_callback_url or credit_card_callback_url. */
+export const CALLBACK_PATH = '/webhooks/payorch';
+
+export interface ReceiverOptions {
+  /** The account's API key: the provider's, or the dealer's for dealer card callbacks. */
+  readonly apiKey: string;
+  readonly secretKey: string;
+  /** 0 picks a free port. */
+  readonly port?: number;
+  /** The address to listen on; `0.0.0.0` to accept callbacks from outside this machine. */
+  readonly host?: string;
+  /** Called once per tracking_code + status with each verified callback. */
+  readonly onCallback?: OnCallback;
+}
+
+export interface Receiver {
+  /** The full callback URL, path included. */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+export type StartReceiver = (options: ReceiverOptions) => Promise<Receiver>;
+
+/** Settings with their defaults, for the receivers to destructure. */
+export function settings(options: ReceiverOptions): Required<ReceiverOptions> {
+  return { port: 0, host: '127.0.0.1', onCallback: logCallback, ...options };
+}
+
+/** The handle of a listening node:http server (Express and Hono run on one too). */
+export function handleOf(server: Server): Receiver {
+  const { address, port } = server.address() as AddressInfo;
+  return {
+    url: `http://${address.includes(':') ? `[${address}]` : address}:${port}${CALLBACK_PATH}`,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => {
+          if (error === undefined) resolve();
+          else reject(error);
+        });
+      }),
+  };
+}
+
+/** Starts the receiver when its file is the script being run, with the settings from the environment. */
+export async function runWhenMain(moduleUrl: string, start: StartReceiver): Promise<void> {
+  const script = process.argv[1];
+  if (script === undefined || pathToFileURL(script).href !== moduleUrl) return;
+  const apiKey = process.env['PAYORCH_PROVIDER_API_KEY'];
+  const secretKey = process.env['PAYORCH_PROVIDER_SECRET_KEY'];
+  if (apiKey === undefined || apiKey === '' || secretKey === undefined || secretKey === '') {
+    throw new Error('Set PAYORCH_PROVIDER_API_KEY and PAYORCH_PROVIDER_SECRET_KEY (the dealer keys for dealer card callbacks)');
+  }
+  const receiver = await start({
+    apiKey,
+    secretKey,
+    port: Number(process.env['PAYORCH_WEBHOOK_PORT'] ?? 3000),
+    host: process.env['PAYORCH_WEBHOOK_HOST'] ?? '127.0.0.1',
+  });
+  console.log(`Receiving callbacks at ${receiver.url}`);
+}

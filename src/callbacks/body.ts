@@ -1,0 +1,53 @@
+import { CallbackVerificationError } from '../errors/callback-verification-error.js';
+
+/** A body the service could plausibly send is under 2 KB; anything past this is refused unread. */
+export const MAX_CALLBACK_BODY_BYTES = 64 * 1024;
+
+/** The body of a callback: the raw text, the raw bytes, or the object a framework already parsed. */
+export type CallbackBody = string | Uint8Array | ArrayBuffer | Readonly<Record<string, unknown>>;
+
+function malformed(message: string): CallbackVerificationError {
+  return new CallbackVerificationError('malformed_body', message);
+}
+
+function tooLarge(bytes: number): CallbackVerificationError {
+  return malformed(`the body is ${bytes} bytes, more than the ${MAX_CALLBACK_BODY_BYTES} a callback can be`);
+}
+
+function decode(bytes: Uint8Array): string {
+  if (bytes.byteLength > MAX_CALLBACK_BODY_BYTES) throw tooLarge(bytes.byteLength);
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw malformed('the body is not UTF-8 text');
+  }
+}
+
+function parseJson(text: string): unknown {
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > MAX_CALLBACK_BODY_BYTES) throw tooLarge(bytes);
+  if (text.trim() === '') throw malformed('the body is empty');
+  try {
+    return JSON.parse(text);
+  } catch {
+    // The parser's message may quote the body, which holds the hash: say only what failed.
+    throw malformed('the body is not valid JSON');
+  }
+}
+
+/**
+ * Turns any accepted body form into the JSON object it holds.
+ *
+ * @throws {CallbackVerificationError} `malformed_body` for anything that is not a JSON object
+ * of at most {@link MAX_CALLBACK_BODY_BYTES} bytes
+ */
+export function readCallbackBody(body: unknown): Record<string, unknown> {
+  let value: unknown = body;
+  if (typeof body === 'string') value = parseJson(body);
+  else if (body instanceof ArrayBuffer) value = parseJson(decode(new Uint8Array(body)));
+  else if (ArrayBuffer.isView(body)) value = parseJson(decode(new Uint8Array(body.buffer, body.byteOffset, body.byteLength)));
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw malformed(value === undefined || value === null ? 'there is no body' : 'the body is not a JSON object');
+  }
+  return value as Record<string, unknown>;
+}

@@ -1,0 +1,138 @@
+import { z } from 'zod';
+import { openEnum, responseBoolean, responseInteger, responseNumber } from '../core/schema.js';
+
+/*
+ * Bodies the service POSTs (spec 6). Lenient like every answer: unknown fields are kept, numbers
+ * may arrive as numeric strings. Required are the signed fields (tracking_code, status,
+ * timestamp, hash) and what a receiver needs to act (amount); echo fields are optional, so that
+ * a leaner body is still delivered rather than refused and lost.
+ */
+
+// Ids the spec types as strings; a numeric id is kept as text, not refused.
+const text = z.union([z.string(), z.number().transform(String)]);
+
+/** Fields every callback body carries and the hash covers (spec 5.3), plus the body's copy of the hash. */
+export const SignedCallbackFields = z.looseObject({
+  tracking_code: z.string(),
+  status: z.string(),
+  /** Unix seconds; a numeric string is accepted and converted. */
+  timestamp: responseInteger,
+  /** The same value as X-Hash. */
+  hash: z.string(),
+});
+export type SignedCallbackFields = z.infer<typeof SignedCallbackFields>;
+
+/** End statuses of a deposit callback (spec 6.2). `failed` is listed because the third-party text names it (spec 6.6). */
+export const DepositCallbackStatus = openEnum(['completed', 'canceled', 'expired', 'failed']);
+export type DepositCallbackStatus = z.infer<typeof DepositCallbackStatus>;
+
+/** End statuses of a withdrawal callback (spec 6.3). */
+export const WithdrawalCallbackStatus = openEnum(['completed', 'rejected', 'failed', 'canceled']);
+export type WithdrawalCallbackStatus = z.infer<typeof WithdrawalCallbackStatus>;
+
+/** Statuses of a provider card callback (spec 6.4). Note the spelling `cancelled`. */
+export const CreditCardCallbackStatus = openEnum(['success', 'failed', 'cancelled']);
+export type CreditCardCallbackStatus = z.infer<typeof CreditCardCallbackStatus>;
+
+/** Statuses of a dealer card callback (spec 6.5); an expired payment is reported as `failed`. */
+export const DealerCreditCardCallbackStatus = openEnum(['success', 'failed']);
+export type DealerCreditCardCallbackStatus = z.infer<typeof DealerCreditCardCallbackStatus>;
+
+const signed = SignedCallbackFields.shape;
+
+// The fields of deposit and withdrawal callbacks, in the order of spec 6.2.
+const providerTransaction = <S extends z.ZodType>(status: S) => ({
+  tracking_code: signed.tracking_code,
+  /** The service's internal transaction id. */
+  tx_id: text.optional(),
+  status,
+  /** The final approved or rejected amount: compare it with your record, the hash does not cover it. */
+  amount: responseNumber,
+  username: z.string().optional(),
+  fullname: z.string().optional(),
+  user_id: text.optional(),
+  site_id: responseInteger.optional(),
+  timestamp: signed.timestamp,
+  hash: signed.hash,
+});
+
+/** Body of a deposit callback (spec 6.2): manual, E-IBAN and third-party deposits. */
+export const DepositCallback = z.looseObject(providerTransaction(DepositCallbackStatus));
+export type DepositCallback = z.infer<typeof DepositCallback>;
+
+/**
+ * Body of a withdrawal callback (spec 6.3). `iban` is optional: what crypto and wallet
+ * withdrawals carry instead is not shown (spec 6.6), and any such field is kept.
+ */
+export const WithdrawalCallback = z.looseObject({
+  ...providerTransaction(WithdrawalCallbackStatus),
+  /** The recipient's IBAN (manual, E-IBAN and bank withdrawals). */
+  iban: z.string().optional(),
+});
+export type WithdrawalCallback = z.infer<typeof WithdrawalCallback>;
+
+const cardFailure = {
+  /** Only when the payment failed. */
+  error_code: text.optional(),
+  /** Only when the payment failed. */
+  error_message: z.string().optional(),
+};
+
+/** Body of a provider card callback (spec 6.4). */
+export const CreditCardCallback = z.looseObject({
+  tracking_code: signed.tracking_code,
+  /** The payment gateway's order id. */
+  order_id: text.optional(),
+  status: CreditCardCallbackStatus,
+  amount: responseNumber,
+  currency: z.string().optional(),
+  username: z.string().optional(),
+  user_id: text.optional(),
+  site_id: responseInteger.optional(),
+  customer_name: z.string().optional(),
+  customer_email: z.string().optional(),
+  timestamp: signed.timestamp,
+  hash: signed.hash,
+  ...cardFailure,
+});
+export type CreditCardCallback = z.infer<typeof CreditCardCallback>;
+
+/**
+ * Body of a dealer card callback (spec 6.5). Which fields a failure leaves out is not shown,
+ * so everything but the signed fields is optional.
+ */
+export const DealerCreditCardCallback = z.looseObject({
+  success: responseBoolean.optional(),
+  tracking_code: signed.tracking_code,
+  order_id: text.optional(),
+  status: DealerCreditCardCallbackStatus,
+  amount: responseNumber.optional(),
+  currency: z.string().optional(),
+  customer_name: z.string().optional(),
+  customer_email: z.string().optional(),
+  customer_phone: z.string().optional(),
+  status_message: z.string().optional(),
+  /** ISO 8601. */
+  completed_at: z.string().optional(),
+  timestamp: signed.timestamp,
+  hash: signed.hash,
+  ...cardFailure,
+});
+export type DealerCreditCardCallback = z.infer<typeof DealerCreditCardCallback>;
+
+/**
+ * A verified callback: narrow on `kind` to get the payload's type.
+ *
+ * @example
+ * ```ts
+ * if (callback.kind === 'withdrawal' && callback.payload.status === 'rejected') refund(callback.payload);
+ * ```
+ */
+export type VerifiedCallback =
+  | { readonly kind: 'deposit'; readonly payload: DepositCallback }
+  | { readonly kind: 'withdrawal'; readonly payload: WithdrawalCallback }
+  | { readonly kind: 'creditCard'; readonly payload: CreditCardCallback }
+  | { readonly kind: 'dealerCreditCard'; readonly payload: DealerCreditCardCallback };
+
+/** Which callback a body is: a deposit, a withdrawal, a provider card or a dealer card payment. */
+export type CallbackKind = VerifiedCallback['kind'];

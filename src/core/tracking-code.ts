@@ -1,0 +1,110 @@
+import { TrackingCodeError } from '../errors/tracking-code-error.js';
+
+// Spec 2.1: which record each prefix names and which way its money moves.
+const RECORDS = {
+  MAN: { kind: 'manualDeposit', direction: 'deposit' },
+  WIT: { kind: 'manualWithdrawal', direction: 'withdrawal' },
+  EIBAN: { kind: 'eibanDeposit', direction: 'deposit' },
+  'EIBAN-WIT': { kind: 'eibanWithdrawal', direction: 'withdrawal' },
+  CC: { kind: 'creditCardPayment', direction: 'card' },
+  TPBD: { kind: 'thirdPartyBankDeposit', direction: 'deposit' },
+  TPBW: { kind: 'thirdPartyBankWithdrawal', direction: 'withdrawal' },
+  TPCD: { kind: 'thirdPartyCryptoDeposit', direction: 'deposit' },
+  TPCW: { kind: 'thirdPartyCryptoWithdrawal', direction: 'withdrawal' },
+  TPWD: { kind: 'thirdPartyWalletDeposit', direction: 'deposit' },
+  TPWW: { kind: 'thirdPartyWalletWithdrawal', direction: 'withdrawal' },
+  DEP: { kind: 'dealerManualDeposit', direction: 'deposit' },
+  WDR: { kind: 'dealerManualWithdrawal', direction: 'withdrawal' },
+} as const;
+
+/** A tracking code prefix of spec 2.1. */
+export type TrackingCodePrefix = keyof typeof RECORDS;
+
+/** The record a tracking code names (spec 2.1), or `transfer` for a dealer transfer id. */
+export type RecordKind = (typeof RECORDS)[TrackingCodePrefix]['kind'] | 'transfer';
+
+/** Which way the money of a record moves. Card payments are their own direction. */
+export type TrackingCodeDirection = 'deposit' | 'withdrawal' | 'card' | 'transfer';
+
+/** The parts of a tracking code or transfer id. Narrow on `direction` to get `createdAt`. */
+export type ParsedTrackingCode =
+  | {
+      readonly prefix: TrackingCodePrefix;
+      readonly kind: (typeof RECORDS)[TrackingCodePrefix]['kind'];
+      readonly direction: 'deposit' | 'withdrawal' | 'card';
+      /** The alphanumeric middle part. */
+      readonly segment: string;
+      /** When the record was created: the code's Unix seconds. */
+      readonly createdAt: Date;
+    }
+  | {
+      readonly prefix: 'TRF';
+      readonly kind: 'transfer';
+      readonly direction: 'transfer';
+      readonly segment: string;
+      /** Transfer ids carry no time (spec 2.1). */
+      readonly createdAt: undefined;
+    };
+
+// Longest prefix first, so that EIBAN-WIT is read as one prefix; a regex backtracks into
+// EIBAN + segment "WIT" only when nothing else fits (EIBAN-WIT-1763811111).
+const PREFIXES = Object.keys(RECORDS).sort((a, b) => b.length - a.length);
+const TRACKING_CODE = new RegExp(`^(${PREFIXES.join('|')})-([A-Za-z0-9]+)-(\\d{1,12})$`);
+const TRANSFER_ID = /^TRF-([A-Za-z0-9]+)$/;
+// Far longer than any real code; bounds the work done on hostile input.
+const MAX_LENGTH = 128;
+
+function isPrefix(value: string): value is TrackingCodePrefix {
+  return Object.hasOwn(RECORDS, value);
+}
+
+/**
+ * Reads a tracking code without throwing: `{ success: true, data }` or
+ * `{ success: false, error }`, as zod's `safeParse` does.
+ *
+ * @example
+ * ```ts
+ * const result = safeParseTrackingCode(row.reference);
+ * if (result.success && result.data.direction === 'withdrawal') audit(result.data);
+ * ```
+ */
+export function safeParseTrackingCode(
+  code: string,
+): { readonly success: true; readonly data: ParsedTrackingCode } | { readonly success: false; readonly error: TrackingCodeError } {
+  // `code` is typed, but callers hand over JSON fields: guard the type at run time too.
+  const text: unknown = code;
+  if (typeof text === 'string' && text.length <= MAX_LENGTH) {
+    const match = TRACKING_CODE.exec(text);
+    if (match !== null) {
+      const [, prefix = '', segment = '', seconds = ''] = match;
+      if (isPrefix(prefix)) {
+        const { kind, direction } = RECORDS[prefix];
+        return { success: true, data: { prefix, kind, direction, segment, createdAt: new Date(Number(seconds) * 1000) } };
+      }
+    }
+    const transfer = TRANSFER_ID.exec(text);
+    if (transfer !== null) {
+      return { success: true, data: { prefix: 'TRF', kind: 'transfer', direction: 'transfer', segment: transfer[1] ?? '', createdAt: undefined } };
+    }
+  }
+  return { success: false, error: new TrackingCodeError(text) };
+}
+
+/**
+ * Splits a tracking code (spec 2.1) into its prefix, record kind, direction, segment and
+ * creation time; also reads dealer transfer ids (`TRF-...`).
+ *
+ * @throws {TrackingCodeError} when `code` is neither
+ * @example
+ * ```ts
+ * const code = parseTrackingCode('EIBAN-WIT-7hQ2mZ-1763811111');
+ * code.kind;      // 'eibanWithdrawal'
+ * code.direction; // 'withdrawal'
+ * code.createdAt; // 2025-11-22T11:31:51.000Z
+ * ```
+ */
+export function parseTrackingCode(code: string): ParsedTrackingCode {
+  const result = safeParseTrackingCode(code);
+  if (!result.success) throw result.error;
+  return result.data;
+}

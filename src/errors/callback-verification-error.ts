@@ -1,0 +1,70 @@
+import { PayorchError } from './payorch-error.js';
+import type { ValidationIssue } from './request-validation-error.js';
+
+/**
+ * Why a callback was refused.
+ *
+ * - `missing_header`: X-Api-Key, X-Timestamp or X-Hash is absent, empty, given more than once,
+ *   or not text; or a callback that must carry them (every kind but the dealer card) came without.
+ * - `invalid_signature`: the hash does not match, or the body's `hash` / `timestamp` disagree
+ *   with X-Hash / X-Timestamp.
+ * - `timestamp_out_of_tolerance`: the signed timestamp is further from now than the tolerance,
+ *   in either direction.
+ * - `api_key_mismatch`: X-Api-Key is not the API key this receiver was given.
+ * - `malformed_body`: the body is not a JSON object of sane size, lacks a signed field, or does
+ *   not fit the schema of its kind (see `issues`).
+ * - `unknown_kind`: the kind cannot be told from the tracking code and body; pass `kind`.
+ */
+export type CallbackVerificationReason =
+  | 'missing_header'
+  | 'invalid_signature'
+  | 'timestamp_out_of_tolerance'
+  | 'api_key_mismatch'
+  | 'malformed_body'
+  | 'unknown_kind';
+
+/**
+ * The HTTP status a receiver answers for each reason: 401 for every authentication failure
+ * (spec 5.3 names it for a hash mismatch; 7.1 uses it for the same failures of requests), 400
+ * for a body that is authentic or unreadable but cannot be processed. Any non-2xx status tells
+ * the service that the delivery failed (spec 6.1).
+ */
+const STATUS = {
+  missing_header: 401,
+  invalid_signature: 401,
+  timestamp_out_of_tolerance: 401,
+  api_key_mismatch: 401,
+  malformed_body: 400,
+  unknown_kind: 400,
+} as const satisfies Record<CallbackVerificationReason, number>;
+
+/**
+ * A callback failed verification: answer `status` and do not act on the body. The message says
+ * what failed and never holds the secret key, the API key or any hash.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   const callback = verifyCallback({ headers: req.headers, body: rawBody }, { apiKey, secretKey });
+ *   await process(callback);
+ *   res.writeHead(200).end('{"success":true}');
+ * } catch (error) {
+ *   if (!(error instanceof CallbackVerificationError)) throw error;
+ *   res.writeHead(error.status).end(JSON.stringify({ success: false, error: error.reason }));
+ * }
+ * ```
+ */
+export class CallbackVerificationError extends PayorchError {
+  override name = 'CallbackVerificationError';
+  readonly reason: CallbackVerificationReason;
+  /** The HTTP status to answer: 401 for authentication failures, 400 for an unusable body. */
+  readonly status: 400 | 401;
+  /** For `malformed_body`: each field and rule that failed; empty otherwise. */
+  readonly issues: readonly ValidationIssue[];
+  constructor(reason: CallbackVerificationReason, message: string, issues: readonly ValidationIssue[] = []) {
+    super(`Callback refused (${reason}): ${message}`);
+    this.reason = reason;
+    this.status = STATUS[reason];
+    this.issues = issues;
+  }
+}

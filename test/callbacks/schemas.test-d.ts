@@ -1,0 +1,20 @@
+import { describe, expectTypeOf, test } from 'vitest';
+import type { CallbackKind, DealerCreditCardCallback, DepositCallback, VerifiedCallback, WithdrawalCallback } from '../../src/index.js';
+
+describe('VerifiedCallback', () => {
+  test('narrows the payload on kind', () => {
+    const callback = {} as VerifiedCallback;
+    if (callback.kind === 'withdrawal') expectTypeOf(callback.payload).toEqualTypeOf<WithdrawalCallback>();
+    if (callback.kind === 'dealerCreditCard') expectTypeOf(callback.payload).toEqualTypeOf<DealerCreditCardCallback>();
+    expectTypeOf<CallbackKind>().toEqualTypeOf<'deposit' | 'withdrawal' | 'creditCard' | 'dealerCreditCard'>();
+  });
+
+  test('types the payload fields as the spec does, statuses as open enums', () => {
+    expectTypeOf<DepositCallback['amount']>().toEqualTypeOf<number>();
+    expectTypeOf<DepositCallback['timestamp']>().toEqualTypeOf<number>();
+    expectTypeOf<DepositCallback['site_id']>().toEqualTypeOf<number | undefined>();
+    expectTypeOf<'completed'>().toExtend<DepositCallback['status']>();
+    expectTypeOf<'a status added later'>().toExtend<DepositCallback['status']>();
+    expectTypeOf<WithdrawalCallback['iban']>().toEqualTypeOf<string | undefined>();
+  });
+});

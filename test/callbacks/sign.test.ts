@@ -1,0 +1,67 @@
+import fc from 'fast-check';
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import { signCallback, verifyCallback } from '../../src/index.js';
+import { NOW_SECONDS, callbackVectors, now, unsigned } from '../helpers/callbacks.js';
+import { PROVIDER, sha256 } from '../helpers/wire.js';
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('signCallback', () => {
+  test.each(callbackVectors)('$name: X-Hash and the body hash are the vector', (vector) => {
+    const { headers, body } = signCallback(
+      { tracking_code: vector.tracking_code, status: vector.status, amount: 10 },
+      { apiKey: vector.api_key, secretKey: vector.secret_key, timestamp: Number(vector.timestamp) },
+    );
+    expect(headers).toEqual({ 'Content-Type': 'application/json', 'X-Api-Key': vector.api_key, 'X-Timestamp': vector.timestamp, 'X-Hash': vector.expected });
+    expect(JSON.parse(body)).toEqual({ tracking_code: vector.tracking_code, status: vector.status, amount: 10, timestamp: Number(vector.timestamp), hash: vector.expected });
+  });
+
+  test('writes the body as compact JSON with timestamp and hash last, timestamp as an integer', () => {
+    const { body, headers } = signCallback({ tracking_code: 'MAN-a1-1763812000', status: 'completed', amount: 5 }, { ...PROVIDER, timestamp: NOW_SECONDS });
+    expect(body).toBe(`{"tracking_code":"MAN-a1-1763812000","status":"completed","amount":5,"timestamp":${NOW_SECONDS},"hash":"${headers['X-Hash']}"}`);
+  });
+
+  test('replaces a timestamp and a hash given in the payload with the signed ones', () => {
+    const payload = { tracking_code: 'MAN-a1-1763812000', status: 'completed', timestamp: 1, hash: 'stale' };
+    const { body, headers } = signCallback(payload, { ...PROVIDER, timestamp: NOW_SECONDS });
+    expect(JSON.parse(body)).toMatchObject({ timestamp: NOW_SECONDS, hash: headers['X-Hash'] });
+    expect(headers['X-Hash']).toBe(sha256(PROVIDER.apiKey, PROVIDER.secretKey, 'MAN-a1-1763812000', 'completed', String(NOW_SECONDS)));
+  });
+
+  test('signs with the current time when no timestamp is given', () => {
+    vi.useFakeTimers({ now: new Date('2025-11-22T11:52:25.900Z') });
+    expect(signCallback({ tracking_code: 'MAN-a1-1763812000', status: 'completed' }, PROVIDER).headers['X-Timestamp']).toBe(String(NOW_SECONDS));
+  });
+
+  test('what it signs, verifyCallback accepts, for every kind', () => {
+    for (const [kind, payload] of Object.entries(unsigned)) {
+      const signed = signCallback(payload, { ...PROVIDER, timestamp: NOW_SECONDS });
+      expect(verifyCallback(signed, { ...PROVIDER, now })).toEqual({ kind, payload: JSON.parse(signed.body) });
+    }
+  });
+
+  test('any tracking code, status and timestamp round-trips through verifyCallback', () => {
+    fc.assert(
+      fc.property(fc.string(), fc.string(), fc.integer({ min: 0, max: 2 ** 40 }), (trackingCode, status, timestamp) => {
+        const signed = signCallback({ tracking_code: trackingCode, status, amount: 1 }, { ...PROVIDER, timestamp });
+        const callback = verifyCallback(signed, { ...PROVIDER, kind: 'deposit', now: () => timestamp * 1000 });
+        expect(callback.payload).toMatchObject({ tracking_code: trackingCode, status, timestamp });
+      }),
+    );
+  });
+
+  test.each([
+    ['a negative timestamp', { ...PROVIDER, timestamp: -1 }],
+    ['a fractional timestamp', { ...PROVIDER, timestamp: 1.5 }],
+    ['a timestamp beyond the safe integer range', { ...PROVIDER, timestamp: 2 ** 53 }],
+    ['an empty secret', { apiKey: PROVIDER.apiKey, secretKey: '' }],
+  ])('refuses %s with a TypeError', (_name, options) => {
+    expect(() => signCallback({ tracking_code: 'MAN-a1-1763812000', status: 'completed' }, options)).toThrow(TypeError);
+  });
+
+  test('refuses a payload whose status is not a string', () => {
+    expect(() => signCallback({ tracking_code: 'MAN-a1-1763812000', status: 1 as unknown as string }, PROVIDER)).toThrow(TypeError);
+  });
+});

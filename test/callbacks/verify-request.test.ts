@@ -1,0 +1,92 @@
+import { describe, expect, test } from 'vitest';
+import { CallbackVerificationError, verifyCallbackRequest } from '../../src/index.js';
+import { now, sign, unsigned } from '../helpers/callbacks.js';
+import { DEALER, PROVIDER } from '../helpers/wire.js';
+
+const options = { ...PROVIDER, now };
+const RECEIVER_URL = 'https://shop.example/webhooks/payorch';
+const deposit = sign(unsigned.deposit, PROVIDER);
+
+async function refusal(promise: Promise<unknown>): Promise<CallbackVerificationError> {
+  const error = await promise.then(
+    () => new Error('verifyCallbackRequest accepted the request'),
+    (caught: unknown) => caught,
+  );
+  if (error instanceof CallbackVerificationError) return error;
+  throw error;
+}
+
+describe('verifyCallbackRequest', () => {
+  test('verifies a Fetch Request and reads its body once', async () => {
+    const request = new Request(RECEIVER_URL, { method: 'POST', headers: deposit.headers, body: JSON.stringify(deposit.body) });
+    expect(await verifyCallbackRequest(request, options)).toEqual({ kind: 'deposit', payload: deposit.body });
+    expect(request.bodyUsed).toBe(true);
+  });
+
+  test('reads headers in any letter case', async () => {
+    const headers = Object.fromEntries(Object.entries(deposit.headers).map(([name, value]) => [name.toUpperCase(), value]));
+    const request = new Request(RECEIVER_URL, { method: 'POST', headers, body: JSON.stringify(deposit.body) });
+    expect((await verifyCallbackRequest(request, options)).kind).toBe('deposit');
+  });
+
+  test('verifies a dealer card callback sent without the headers from its body', async () => {
+    const card = sign(unsigned.dealerCreditCard, DEALER);
+    const request = new Request(RECEIVER_URL, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(card.body) });
+    expect((await verifyCallbackRequest(request, { ...DEALER, now })).kind).toBe('dealerCreditCard');
+  });
+
+  test('reads a body that arrives in many chunks', async () => {
+    const bytes = new TextEncoder().encode(JSON.stringify(deposit.body));
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let offset = 0; offset < bytes.length; offset += 7) controller.enqueue(bytes.slice(offset, offset + 7));
+        controller.close();
+      },
+    });
+    const request = new Request(RECEIVER_URL, { method: 'POST', headers: deposit.headers, body: stream, duplex: 'half' } as RequestInit);
+    expect((await verifyCallbackRequest(request, options)).kind).toBe('deposit');
+  });
+
+  test('refuses a wrong signature with 401', async () => {
+    const request = new Request(RECEIVER_URL, { method: 'POST', headers: { ...deposit.headers, 'X-Hash': '0'.repeat(64) }, body: JSON.stringify(deposit.body) });
+    const error = await refusal(verifyCallbackRequest(request, options));
+    expect([error.reason, error.status]).toEqual(['invalid_signature', 401]);
+  });
+
+  test('refuses a request without a body as malformed', async () => {
+    const request = new Request(RECEIVER_URL, { method: 'POST', headers: deposit.headers });
+    expect((await refusal(verifyCallbackRequest(request, options))).reason).toBe('malformed_body');
+  });
+
+  test('refuses a declared Content-Length over 64 KiB without reading the body', async () => {
+    const request = new Request(RECEIVER_URL, { method: 'POST', headers: { ...deposit.headers, 'content-length': '70000' }, body: '{}' });
+    const error = await refusal(verifyCallbackRequest(request, options));
+    expect(error.reason).toBe('malformed_body');
+    expect(request.bodyUsed).toBe(false);
+  });
+
+  test('stops reading an endless body past 64 KiB and cancels it', async () => {
+    let cancelled = false;
+    let pulled = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled += 1;
+        controller.enqueue(new Uint8Array(16_384).fill(0x20));
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    const request = new Request(RECEIVER_URL, { method: 'POST', headers: deposit.headers, body: stream, duplex: 'half' } as RequestInit);
+    const error = await refusal(verifyCallbackRequest(request, options));
+    expect(error.reason).toBe('malformed_body');
+    expect(cancelled).toBe(true);
+    expect(pulled).toBeLessThan(10);
+  });
+
+  test('refuses a request whose body was already read, as a programming error', async () => {
+    const request = new Request(RECEIVER_URL, { method: 'POST', headers: deposit.headers, body: JSON.stringify(deposit.body) });
+    await request.text();
+    await expect(verifyCallbackRequest(request, options)).rejects.toThrow(TypeError);
+  });
+});

@@ -1,0 +1,372 @@
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import { CallbackVerificationError, verifyCallback } from '../../src/index.js';
+import type { CallbackInput, CallbackVerificationReason, VerifyCallbackOptions } from '../../src/index.js';
+import { NOW_SECONDS, callbackVectors, now, sign, unsigned } from '../helpers/callbacks.js';
+import { DEALER, PROVIDER } from '../helpers/wire.js';
+
+const options: VerifyCallbackOptions = { apiKey: PROVIDER.apiKey, secretKey: PROVIDER.secretKey, now };
+const dealerOptions: VerifyCallbackOptions = { apiKey: DEALER.apiKey, secretKey: DEALER.secretKey, now };
+const deposit = sign(unsigned.deposit, PROVIDER);
+const dealerCard = sign(unsigned.dealerCreditCard, DEALER);
+
+function refusal(run: () => unknown): CallbackVerificationError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof CallbackVerificationError) return error;
+    throw error;
+  }
+  throw new Error('verifyCallback accepted what it should have refused');
+}
+
+describe('the signing vectors', () => {
+  // The body around each vector: the other fields of its kind, then the vector's signed values.
+  const kindOf: Record<string, { kind: string; base: Record<string, unknown> }> = {
+    'deposit completed': { kind: 'deposit', base: unsigned.deposit },
+    'E-IBAN withdrawal rejected': { kind: 'withdrawal', base: unsigned.withdrawal },
+    'dealer card failed': { kind: 'dealerCreditCard', base: unsigned.dealerCreditCard },
+  };
+  const cases = callbackVectors.map((vector) => {
+    const entry = kindOf[vector.name];
+    if (entry === undefined) throw new Error(`No body for the vector "${vector.name}": add it to kindOf`);
+    const body = { ...entry.base, tracking_code: vector.tracking_code, status: vector.status, timestamp: Number(vector.timestamp), hash: vector.expected };
+    const headers = { 'X-Api-Key': vector.api_key, 'X-Timestamp': vector.timestamp, 'X-Hash': vector.expected };
+    const vectorOptions = { apiKey: vector.api_key, secretKey: vector.secret_key, now: () => Number(vector.timestamp) * 1000 };
+    return { ...vector, kind: entry.kind, body, headers, vectorOptions };
+  });
+
+  test('there is at least one vector and each has a body', () => {
+    expect(cases.length).toBeGreaterThanOrEqual(3);
+  });
+
+  test.each(cases)('$name is accepted with its headers and read as $kind', ({ body, headers, vectorOptions, kind, expected }) => {
+    const callback = verifyCallback({ headers, body: JSON.stringify(body) }, vectorOptions);
+    expect(callback.kind).toBe(kind);
+    expect(callback.payload).toEqual(body);
+    expect(callback.payload.hash).toBe(expected);
+  });
+
+  test.each(cases)('$name with one hex digit of the hash changed is refused with 401', ({ body, headers, vectorOptions, expected }) => {
+    const changed = `${expected.slice(0, -1)}${expected.endsWith('0') ? '1' : '0'}`;
+    const error = refusal(() => verifyCallback({ headers: { ...headers, 'X-Hash': changed }, body: { ...body, hash: changed } }, vectorOptions));
+    expect([error.reason, error.status]).toEqual(['invalid_signature', 401]);
+  });
+
+  test('the dealer card vector is accepted from its body alone, without headers', () => {
+    const dealerCase = cases.find((entry) => entry.kind === 'dealerCreditCard')!;
+    const callback = verifyCallback({ body: dealerCase.body }, dealerCase.vectorOptions);
+    expect(callback.kind).toBe('dealerCreditCard');
+  });
+});
+
+describe('accepted forms', () => {
+  const expected = { kind: 'deposit', payload: deposit.body };
+  const text = JSON.stringify(deposit.body);
+
+  test.each([
+    ['a string', text],
+    ['a Buffer', Buffer.from(text)],
+    ['a Uint8Array that is a view into a larger buffer', new Uint8Array(Buffer.from(`xx${text}yy`)).subarray(2, 2 + Buffer.byteLength(text))],
+    ['an ArrayBuffer', new TextEncoder().encode(text).buffer],
+    ['an already parsed object', deposit.body],
+  ])('the body as %s', (_name, body) => {
+    expect(verifyCallback({ headers: deposit.headers, body }, options)).toEqual(expected);
+  });
+
+  test.each([
+    ['lower case', { 'x-api-key': PROVIDER.apiKey, 'x-timestamp': String(NOW_SECONDS), 'x-hash': deposit.hash }],
+    ['upper case', { 'X-API-KEY': PROVIDER.apiKey, 'X-TIMESTAMP': String(NOW_SECONDS), 'X-HASH': deposit.hash }],
+    ['arrays of one value, as Node gives', { 'x-api-key': [PROVIDER.apiKey], 'x-timestamp': [String(NOW_SECONDS)], 'x-hash': [deposit.hash], 'set-cookie': ['a=1', 'b=2'] }],
+    ['with undefined entries beside them', { 'x-api-key': PROVIDER.apiKey, 'x-timestamp': String(NOW_SECONDS), 'x-hash': deposit.hash, 'x-forwarded-for': undefined }],
+  ])('the headers in %s', (_name, headers) => {
+    expect(verifyCallback({ headers, body: deposit.body }, options)).toEqual(expected);
+  });
+
+  test('the headers as a Fetch Headers', () => {
+    expect(verifyCallback({ headers: new Headers(deposit.headers), body: deposit.body }, options)).toEqual(expected);
+  });
+
+  test('a timestamp and an amount sent as numeric strings are read as numbers; the hash uses the decimal text', () => {
+    const body = { ...deposit.body, timestamp: String(NOW_SECONDS), amount: '250.75' };
+    const callback = verifyCallback({ headers: deposit.headers, body }, options);
+    expect(callback.payload.timestamp).toBe(NOW_SECONDS);
+    expect(callback.payload.amount).toBe(250.75);
+  });
+
+  test('a timestamp written as 1763812345.0 in the JSON text is the integer it denotes', () => {
+    const body = JSON.stringify(deposit.body).replace(`"timestamp":${NOW_SECONDS}`, `"timestamp":${NOW_SECONDS}.0`);
+    expect(body).toContain('.0,');
+    expect(verifyCallback({ headers: deposit.headers, body }, options).kind).toBe('deposit');
+  });
+
+  test('fields the spec does not list are kept', () => {
+    const signed = sign({ ...unsigned.deposit, bonus_code: 'NEW' }, PROVIDER);
+    expect(verifyCallback(signed, options).payload).toMatchObject({ bonus_code: 'NEW' });
+  });
+
+  test.each([
+    ['300 s old', NOW_SECONDS - 300],
+    ['300 s ahead', NOW_SECONDS + 300],
+  ])('a timestamp %s is within the default tolerance', (_name, timestamp) => {
+    expect(verifyCallback(sign(unsigned.deposit, PROVIDER, timestamp), options).kind).toBe('deposit');
+  });
+
+  test('the clock defaults to the real time', () => {
+    const fresh = sign(unsigned.deposit, PROVIDER, Math.floor(Date.now() / 1000));
+    expect(verifyCallback(fresh, { apiKey: PROVIDER.apiKey, secretKey: PROVIDER.secretKey }).kind).toBe('deposit');
+  });
+});
+
+describe('the dealer card callback without headers', () => {
+  test('is verified from the body hash and timestamp', () => {
+    expect(verifyCallback({ body: dealerCard.body }, dealerOptions)).toEqual({ kind: 'dealerCreditCard', payload: dealerCard.body });
+  });
+
+  test('is verified from the body when the headers hold none of the three names', () => {
+    const headers = { 'content-type': 'application/json', host: 'shop.example' };
+    expect(verifyCallback({ headers, body: dealerCard.body }, dealerOptions).kind).toBe('dealerCreditCard');
+  });
+
+  test('is refused when only some of the headers are present: no fallback to the body', () => {
+    const error = refusal(() => verifyCallback({ headers: { 'X-Hash': dealerCard.hash }, body: dealerCard.body }, dealerOptions));
+    expect([error.reason, error.message]).toEqual(['missing_header', 'Callback refused (missing_header): X-Api-Key, X-Timestamp are missing']);
+  });
+
+  test('is refused when the body hash is wrong', () => {
+    const error = refusal(() => verifyCallback({ body: { ...dealerCard.body, status: 'failed' } }, dealerOptions));
+    expect(error.reason).toBe('invalid_signature');
+  });
+
+  test('is refused when the body timestamp is stale', () => {
+    const stale = sign(unsigned.dealerCreditCard, DEALER, NOW_SECONDS - 301);
+    expect(refusal(() => verifyCallback({ body: stale.body }, dealerOptions)).reason).toBe('timestamp_out_of_tolerance');
+  });
+
+  test.each(['deposit', 'withdrawal', 'creditCard'] as const)('does not extend to a %s callback, which must carry the headers', (kind) => {
+    const signed = sign(unsigned[kind], PROVIDER);
+    const error = refusal(() => verifyCallback({ body: signed.body }, options));
+    expect([error.reason, error.status]).toEqual(['missing_header', 401]);
+  });
+});
+
+describe('the kind', () => {
+  test.each([
+    ['MAN-a1-1763812000', 'deposit'],
+    ['EIBAN-b2-1763812000', 'deposit'],
+    ['TPBD-c3-1763812000', 'deposit'],
+    ['TPCD-d4-1763812000', 'deposit'],
+    ['TPWD-e5-1763812000', 'deposit'],
+    ['DEP-f6-1763812000', 'deposit'],
+    ['WIT-a1-1763812000', 'withdrawal'],
+    ['EIBAN-WIT-b2-1763812000', 'withdrawal'],
+    ['TPBW-c3-1763812000', 'withdrawal'],
+    ['TPCW-d4-1763812000', 'withdrawal'],
+    ['TPWW-e5-1763812000', 'withdrawal'],
+    ['WDR-f6-1763812000', 'withdrawal'],
+  ])('%s is read as a %s callback', (code, kind) => {
+    const signed = sign({ ...unsigned.deposit, tracking_code: code }, PROVIDER);
+    expect(verifyCallback(signed, options).kind).toBe(kind);
+  });
+
+  test('a CC code with provider card fields is a creditCard callback, with dealer card fields a dealerCreditCard callback', () => {
+    expect(verifyCallback(sign(unsigned.creditCard, PROVIDER), options).kind).toBe('creditCard');
+    expect(verifyCallback(dealerCard, dealerOptions).kind).toBe('dealerCreditCard');
+  });
+
+  test('the caller decides when it names the kind', () => {
+    const both = sign({ ...unsigned.creditCard, customer_phone: '+90555' }, PROVIDER);
+    expect(refusal(() => verifyCallback(both, options)).reason).toBe('unknown_kind');
+    expect(verifyCallback(both, { ...options, kind: 'creditCard' }).kind).toBe('creditCard');
+  });
+
+  test('a named kind lets an unknown prefix through', () => {
+    const signed = sign({ ...unsigned.withdrawal, tracking_code: 'NEWPFX-a1-1763812000' }, PROVIDER);
+    expect(verifyCallback(signed, { ...options, kind: 'withdrawal' }).kind).toBe('withdrawal');
+  });
+
+  test('a kind that is not one of the four is a programming error, not a refusal', () => {
+    // @ts-expect-error 'refund' is not a callback kind
+    expect(() => verifyCallback(deposit, { ...options, kind: 'refund' })).toThrow(TypeError);
+  });
+});
+
+describe('refusals', () => {
+  const other = sign(unsigned.deposit, { apiKey: PROVIDER.apiKey, secretKey: 'another_secret' });
+  const stale = sign(unsigned.deposit, PROVIDER, NOW_SECONDS - 301);
+  const future = sign(unsigned.deposit, PROVIDER, NOW_SECONDS + 301);
+  const withoutHeader = (name: string) => Object.fromEntries(Object.entries(deposit.headers).filter(([key]) => key !== name));
+  const refusals: [string, CallbackInput, CallbackVerificationReason, Partial<VerifyCallbackOptions>?][] = [
+    ['X-Api-Key is missing', { headers: withoutHeader('X-Api-Key'), body: deposit.body }, 'missing_header'],
+    ['X-Timestamp is missing', { headers: withoutHeader('X-Timestamp'), body: deposit.body }, 'missing_header'],
+    ['X-Hash is missing', { headers: withoutHeader('X-Hash'), body: deposit.body }, 'missing_header'],
+    ['X-Hash is empty', { headers: { ...deposit.headers, 'X-Hash': '' }, body: deposit.body }, 'missing_header'],
+    ['X-Hash is given twice in an array', { headers: { ...deposit.headers, 'X-Hash': [deposit.hash, deposit.hash] }, body: deposit.body }, 'missing_header'],
+    ['X-Hash is given twice under two letter cases', { headers: { ...deposit.headers, 'x-hash': deposit.hash }, body: deposit.body }, 'missing_header'],
+    ['X-Timestamp is an empty array', { headers: { ...deposit.headers, 'X-Timestamp': [] }, body: deposit.body }, 'missing_header'],
+    // A caller's object may hold a number where Node would give text.
+    ['X-Timestamp is a number, not text', { headers: { ...deposit.headers, 'X-Timestamp': NOW_SECONDS as unknown as string }, body: deposit.body }, 'missing_header'],
+    ['the headers are a string', { headers: 'X-Hash: abc' as unknown as Headers, body: deposit.body }, 'missing_header'],
+    ['X-Hash is wrong', { headers: { ...deposit.headers, 'X-Hash': other.hash }, body: { ...deposit.body, hash: other.hash } }, 'invalid_signature'],
+    ['the hash is right in X-Hash but the body hash differs', { headers: deposit.headers, body: { ...deposit.body, hash: other.hash } }, 'invalid_signature'],
+    ['the body hash is right but X-Hash differs', { headers: { ...deposit.headers, 'X-Hash': other.hash }, body: deposit.body }, 'invalid_signature'],
+    ['the hash is in upper case', { headers: { ...deposit.headers, 'X-Hash': deposit.hash.toUpperCase() }, body: { ...deposit.body, hash: deposit.hash.toUpperCase() } }, 'invalid_signature'],
+    ['the body timestamp differs from X-Timestamp', { headers: deposit.headers, body: { ...deposit.body, timestamp: NOW_SECONDS + 1 } }, 'invalid_signature'],
+    ['X-Timestamp has a leading zero', { headers: { ...deposit.headers, 'X-Timestamp': `0${NOW_SECONDS}` }, body: deposit.body }, 'invalid_signature'],
+    ['the status was changed', { headers: deposit.headers, body: { ...deposit.body, status: 'canceled' } }, 'invalid_signature'],
+    ['the tracking code was changed', { headers: deposit.headers, body: { ...deposit.body, tracking_code: 'MAN-a8Xk29Qq-1763812000' } }, 'invalid_signature'],
+    ['it was signed with another secret', other, 'invalid_signature'],
+    ['a repeated X-Hash joined by a Fetch Headers', { headers: new Headers([...Object.entries(deposit.headers), ['X-Hash', deposit.hash]]), body: deposit.body }, 'invalid_signature'],
+    ['the timestamp is 301 s old', stale, 'timestamp_out_of_tolerance'],
+    ['the timestamp is 301 s ahead', future, 'timestamp_out_of_tolerance'],
+    ['the timestamp is 11 s old with a tolerance of 10', sign(unsigned.deposit, PROVIDER, NOW_SECONDS - 11), 'timestamp_out_of_tolerance', { toleranceSeconds: 10 }],
+    ['X-Api-Key is another account\'s', { headers: { ...deposit.headers, 'X-Api-Key': DEALER.apiKey }, body: deposit.body }, 'api_key_mismatch'],
+    ['the body is not JSON', { headers: deposit.headers, body: `{"tracking_code":` }, 'malformed_body'],
+    ['the body is empty', { headers: deposit.headers, body: '' }, 'malformed_body'],
+    ['the body is a JSON array', { headers: deposit.headers, body: '[1,2]' }, 'malformed_body'],
+    ['the body is a JSON number', { headers: deposit.headers, body: '42' }, 'malformed_body'],
+    ['the body is JSON null', { headers: deposit.headers, body: 'null' }, 'malformed_body'],
+    ['the body is undefined', { headers: deposit.headers, body: undefined as unknown as string }, 'malformed_body'],
+    ['the body bytes are not UTF-8', { headers: deposit.headers, body: new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]) }, 'malformed_body'],
+    ['the body is over 64 KiB', { headers: deposit.headers, body: JSON.stringify({ ...deposit.body, padding: 'x'.repeat(65_536) }) }, 'malformed_body'],
+    ['the body has no tracking_code', { headers: deposit.headers, body: { ...deposit.body, tracking_code: undefined } }, 'malformed_body'],
+    ['the body timestamp is not an integer', { headers: deposit.headers, body: { ...deposit.body, timestamp: NOW_SECONDS + 0.5 } }, 'malformed_body'],
+    ['the body has no hash', { headers: deposit.headers, body: { ...deposit.body, hash: undefined } }, 'malformed_body'],
+    ['an authentic deposit callback has no amount', sign({ ...unsigned.deposit, amount: undefined }, PROVIDER), 'malformed_body'],
+    ['the tracking code prefix is unknown', sign({ ...unsigned.deposit, tracking_code: 'XYZ-a1-1763812000' }, PROVIDER), 'unknown_kind'],
+    ['the tracking code is a transfer id', sign({ ...unsigned.deposit, tracking_code: 'TRF-a1b2' }, PROVIDER), 'unknown_kind'],
+    ['a CC body has neither provider nor dealer fields', sign({ tracking_code: 'CC-a1-1763812000', status: 'success', amount: 10 }, PROVIDER), 'unknown_kind'],
+  ];
+
+  test.each(refusals)('%s: refused with %s', (_name, input, reason, extra) => {
+    const error = refusal(() => verifyCallback(input, { ...options, ...extra }));
+    expect(error.reason).toBe(reason);
+    expect(error.status).toBe(reason === 'malformed_body' || reason === 'unknown_kind' ? 400 : 401);
+    expect(error.name).toBe('CallbackVerificationError');
+  });
+
+  test.each(refusals)('%s: the message holds no key and no hash', (_name, input, _reason, extra) => {
+    const error = refusal(() => verifyCallback(input, { ...options, ...extra }));
+    for (const secret of [PROVIDER.apiKey, PROVIDER.secretKey, DEALER.apiKey, deposit.hash, other.hash, deposit.hash.toUpperCase()]) {
+      expect(error.message).not.toContain(secret);
+    }
+  });
+
+  test('a schema failure names the field and the rule', () => {
+    const error = refusal(() => verifyCallback(sign({ ...unsigned.deposit, amount: 'lots' }, PROVIDER), options));
+    expect(error.issues.map((issue) => issue.field)).toEqual(['amount']);
+    expect(error.message).toContain('deposit');
+  });
+
+  test('authentication comes before the schema: a forged body that breaks the schema is a 401, not a 400', () => {
+    const forged = { headers: { ...deposit.headers, 'X-Hash': other.hash }, body: { ...deposit.body, hash: other.hash, amount: 'lots' } };
+    expect(refusal(() => verifyCallback(forged, options)).reason).toBe('invalid_signature');
+  });
+
+  test('a missing input object is a malformed body', () => {
+    expect(refusal(() => verifyCallback(null as unknown as CallbackInput, options)).reason).toBe('malformed_body');
+  });
+
+  test.each([
+    ['an empty apiKey', { apiKey: '' }],
+    ['an empty secretKey', { secretKey: '' }],
+    ['a negative tolerance', { toleranceSeconds: -1 }],
+    ['a tolerance that is not a number', { toleranceSeconds: Number.NaN }],
+  ])('%s is a programming error (TypeError or RangeError), not a refusal', (_name, extra) => {
+    let thrown: unknown;
+    try {
+      verifyCallback(deposit, { ...options, ...extra });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown instanceof TypeError || thrown instanceof RangeError).toBe(true);
+  });
+});
+
+describe('properties', () => {
+  const prefixes = ['MAN', 'WIT', 'EIBAN', 'EIBAN-WIT', 'TPBD', 'TPBW', 'TPCD', 'TPCW', 'TPWD', 'TPWW', 'DEP', 'WDR'];
+  const trackingCode = fc
+    .tuple(fc.constantFrom(...prefixes), fc.stringMatching(/^[A-Za-z0-9]{1,12}$/), fc.integer({ min: 1_600_000_000, max: 1_900_000_000 }))
+    .map(([prefix, segment, seconds]) => `${prefix}-${segment}-${seconds}`);
+  const signedDeposit = fc
+    .record({ tracking_code: trackingCode, status: fc.string({ minLength: 1 }), timestamp: fc.integer({ min: NOW_SECONDS - 300, max: NOW_SECONDS + 300 }) })
+    .map(({ timestamp, ...fields }) => sign({ ...unsigned.deposit, ...fields }, PROVIDER, timestamp));
+
+  test('every signed callback is accepted', () => {
+    fc.assert(
+      fc.property(signedDeposit, (signed) => {
+        expect(verifyCallback(signed, options).payload.hash).toBe(signed.hash);
+      }),
+    );
+  });
+
+  test('any change to tracking_code, status, timestamp or hash, in body and headers alike, is refused as invalid_signature', () => {
+    const change = fc.oneof(
+      fc.record({ field: fc.constant('tracking_code'), value: fc.oneof(trackingCode, fc.string()) }),
+      fc.record({ field: fc.constant('status'), value: fc.string() }),
+      fc.record({ field: fc.constant('timestamp'), value: fc.integer({ min: 0, max: 4_000_000_000 }) }),
+      fc.record({ field: fc.constant('hash'), value: fc.oneof(fc.stringMatching(/^[0-9a-f]{64}$/), fc.string()) }),
+    );
+    fc.assert(
+      fc.property(signedDeposit, change, (signed, { field, value }) => {
+        fc.pre(signed.body[field] !== value);
+        const headers = { ...signed.headers };
+        if (field === 'timestamp') headers['X-Timestamp'] = String(value);
+        if (field === 'hash') headers['X-Hash'] = value;
+        const error = refusal(() => verifyCallback({ headers, body: { ...signed.body, [field]: value } }, options));
+        // An emptied X-Hash is refused as missing: still refused, still 401.
+        expect(error.reason).toBe(field === 'hash' && value === '' ? 'missing_header' : 'invalid_signature');
+        expect(error.status).toBe(401);
+      }),
+    );
+  });
+
+  test('any change to a signed field of a dealer card callback verified from its body alone is refused', () => {
+    fc.assert(
+      fc.property(fc.constantFrom('tracking_code', 'status', 'timestamp', 'hash'), fc.integer({ min: 0, max: 63 }), (field, position) => {
+        const original = String(dealerCard.body[field]);
+        const index = position % original.length;
+        const changed = `${original.slice(0, index)}${original[index] === '1' ? '2' : '1'}${original.slice(index + 1)}`;
+        const value = field === 'timestamp' ? Number(changed) : changed;
+        expect(refusal(() => verifyCallback({ body: { ...dealerCard.body, [field]: value } }, dealerOptions)).reason).toBe('invalid_signature');
+      }),
+    );
+  });
+
+  const onlyRefuses = (input: CallbackInput): void => {
+    try {
+      verifyCallback(input, options);
+    } catch (error) {
+      if (!(error instanceof CallbackVerificationError)) throw error;
+    }
+  };
+
+  test('arbitrary bytes and text never throw anything but CallbackVerificationError', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.uint8Array({ maxLength: 512 }), fc.string(), fc.json()), fc.option(fc.constant(deposit.headers), { nil: undefined }), (body, headers) => {
+        onlyRefuses({ headers, body });
+      }),
+    );
+  });
+
+  test('arbitrary objects and headers never throw anything but CallbackVerificationError', () => {
+    const header = fc.oneof(fc.string(), fc.array(fc.string(), { maxLength: 3 }), fc.anything());
+    const headers = fc.oneof(
+      fc.constant(undefined),
+      fc.anything(),
+      fc.dictionary(fc.constantFrom('x-api-key', 'X-Timestamp', 'x-hash', 'X-HASH', 'host', 'get'), header),
+    );
+    const body = fc.oneof(
+      fc.anything(),
+      fc.record(
+        { tracking_code: fc.oneof(trackingCode, fc.constantFrom('CC-a1-1763812000', 'TRF-a1'), fc.anything()), status: fc.anything(), timestamp: fc.anything(), hash: fc.anything(), amount: fc.anything() },
+        { requiredKeys: [] },
+      ),
+    );
+    fc.assert(
+      fc.property(headers, body, (anyHeaders, anyBody) => {
+        onlyRefuses({ headers: anyHeaders as CallbackInput['headers'], body: anyBody as CallbackInput['body'] });
+      }),
+    );
+  });
+});

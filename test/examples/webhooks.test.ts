@@ -1,0 +1,103 @@
+import { passthrough, http } from 'msw';
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { start as startExpress } from '../../examples/webhooks/express.js';
+import { start as startFastify } from '../../examples/webhooks/fastify.js';
+import { start as startHono } from '../../examples/webhooks/hono.js';
+import { start as startNodeHttp } from '../../examples/webhooks/node-http.js';
+import type { Receiver, StartReceiver } from '../../examples/webhooks/receiver.js';
+import { signCallback } from '../../src/index.js';
+import type { VerifiedCallback } from '../../src/index.js';
+import { unsigned } from '../helpers/callbacks.js';
+import { PROVIDER } from '../helpers/wire.js';
+import { server } from '../mocks/server.js';
+
+// "Done when" of issue 4: each receiver, over real HTTP on loopback, accepts a callback signed by
+// signCallback once, and answers 401 to the same callback with one byte changed.
+
+/** Changes the character at `index` of `text` to another of the same class (digit, letter). */
+function changeOne(text: string, index: number): string {
+  const character = text.charAt(index);
+  const replacement = /\d/.test(character) ? String((Number(character) + 1) % 10) : character === 'a' ? 'b' : 'a';
+  return `${text.slice(0, index)}${replacement}${text.slice(index + 1)}`;
+}
+
+/** Changes one character inside the string or number value of `field` in the JSON text. */
+function changeField(body: string, field: string): string {
+  const match = new RegExp(`"${field}":"?([^",}]+)`).exec(body);
+  if (match === null) throw new Error(`No ${field} in ${body}`);
+  return changeOne(body, match.index + match[0].length - 2);
+}
+
+type Delivery = { headers: Record<string, string>; body: string };
+
+const mutations: [string, (delivery: Delivery) => Delivery][] = [
+  ['the status', ({ headers, body }) => ({ headers, body: changeField(body, 'status') })],
+  ['the tracking code', ({ headers, body }) => ({ headers, body: changeField(body, 'tracking_code') })],
+  ['the body timestamp', ({ headers, body }) => ({ headers, body: changeField(body, 'timestamp') })],
+  ['X-Timestamp', ({ headers, body }) => ({ headers: { ...headers, 'X-Timestamp': changeOne(headers['X-Timestamp']!, 9) }, body })],
+  ['X-Hash', ({ headers, body }) => ({ headers: { ...headers, 'X-Hash': changeOne(headers['X-Hash']!, 0) }, body })],
+  ['the body hash', ({ headers, body }) => ({ headers, body: changeField(body, 'hash') })],
+];
+
+const receivers: [string, StartReceiver][] = [
+  ['node:http', startNodeHttp],
+  ['Express', startExpress],
+  ['Fastify', startFastify],
+  ['Hono', startHono],
+];
+
+describe.each(receivers)('the %s receiver', (_name, start) => {
+  let receiver: Receiver;
+  const processed: VerifiedCallback[] = [];
+
+  beforeAll(async () => {
+    receiver = await start({ ...PROVIDER, port: 0, onCallback: (callback) => void processed.push(callback) });
+  });
+  afterAll(async () => {
+    await receiver.close();
+  });
+  beforeEach(() => {
+    processed.length = 0;
+    // msw refuses requests it has no handler for; these go to the real loopback server.
+    server.use(http.all(/^http:\/\/127\.0\.0\.1:\d+\//, () => passthrough()));
+  });
+
+  const deliver = async ({ headers, body }: Delivery) => {
+    const response = await fetch(receiver.url, { method: 'POST', headers, body });
+    return { status: response.status, body: (await response.json()) as unknown };
+  };
+  const fresh = (code: string): Delivery => signCallback({ ...unsigned.deposit, tracking_code: code }, PROVIDER);
+
+  test('answers 200 { success: true } to a signed callback and processes it once, even when it is delivered twice', async () => {
+    const delivery = fresh('MAN-once01-1763812000');
+    expect(await deliver(delivery)).toEqual({ status: 200, body: { success: true } });
+    expect(await deliver(delivery)).toEqual({ status: 200, body: { success: true } });
+    expect(processed.map((callback) => [callback.kind, callback.payload.tracking_code])).toEqual([['deposit', 'MAN-once01-1763812000']]);
+  });
+
+  test('processes the same tracking code again when its status changes', async () => {
+    const code = 'WIT-twice02-1763812000';
+    await deliver(signCallback({ ...unsigned.withdrawal, tracking_code: code, status: 'failed' }, PROVIDER));
+    await deliver(signCallback({ ...unsigned.withdrawal, tracking_code: code, status: 'completed' }, PROVIDER));
+    expect(processed.map((callback) => callback.payload.status)).toEqual(['failed', 'completed']);
+  });
+
+  test.each(mutations)('answers 401 to the callback with one byte changed in %s, and processes nothing', async (_field, mutate) => {
+    const delivery = fresh('MAN-bad03-1763812000');
+    const changed = mutate(delivery);
+    expect(changed).not.toEqual(delivery);
+    expect(await deliver(changed)).toEqual({ status: 401, body: { success: false, error: 'invalid_signature' } });
+    expect(processed).toEqual([]);
+  });
+
+  test('answers 401 to a deposit callback without the signature headers', async () => {
+    const { body } = fresh('MAN-bare04-1763812000');
+    expect(await deliver({ headers: { 'Content-Type': 'application/json' }, body })).toEqual({ status: 401, body: { success: false, error: 'missing_header' } });
+  });
+
+  test('answers 401 to a callback signed with another secret', async () => {
+    const forged = signCallback({ ...unsigned.deposit }, { apiKey: PROVIDER.apiKey, secretKey: 'guessed' });
+    expect((await deliver(forged)).status).toBe(401);
+    expect(processed).toEqual([]);
+  });
+});
