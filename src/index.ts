@@ -69,3 +69,19 @@ export type { CallbackVerificationReason } from './errors/callback-verification-
 export { parseTrackingCode, safeParseTrackingCode } from './core/tracking-code.js';
 export type { ParsedTrackingCode, TrackingCodePrefix, TrackingCodeDirection, RecordKind } from './core/tracking-code.js';
 export { TrackingCodeError } from './errors/tracking-code-error.js';
+
+// Dealer API
+export { DealerClient } from './dealer/client.js';
+export type { DealerManualIban } from './dealer/manual-iban.js';
+export type { DealerEibans } from './dealer/eibans.js';
+export type { DealerTransactions, TransactionIterable } from './dealer/transactions.js';
+export type { DealerTransfers } from './dealer/transfers.js';
+export type { DealerCreditCard } from './dealer/credit-card.js';
+
+// Dealer schemas: each is a zod schema and the type of the same name.
+export { DealerSettings, PaymentMethodState } from './dealer/settings.js';
+export { ManualIbanDepositParams, ManualIbanWithdrawParams, ManualIbanDeposit, ManualIbanWithdrawal, ManualIbanWithdrawalStatus } from './dealer/manual-iban.js';
+export { EibanAccount, EibanAccountList } from './dealer/eibans.js';
+export { TransactionListParams, TransactionRangeParams, Transaction, TransactionType, TransactionList, Pagination } from './dealer/transactions.js';
+export { SendMoneyParams, TransferStatusParams, Transfer, TransferStatus, SendMoneyResult, TransferStatusResult } from './dealer/transfers.js';
+export { DealerCardPaymentParams } from './dealer/credit-card.js';

@@ -8,9 +8,10 @@ import { describe, expect, test } from 'vitest';
 // them (`provider`, `dealer`, ...) are declared once below, and a block may define its own.
 const root = join(import.meta.dirname, '../..');
 const prelude = `
-import type { ProviderClient } from 'payorch';
+import type { DealerClient, ProviderClient } from 'payorch';
 declare global {
   const provider: ProviderClient;
+  const dealer: DealerClient;
   function redirect(url: string): void;
 }
 export {};

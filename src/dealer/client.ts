@@ -1,0 +1,82 @@
+import type { z } from 'zod';
+import type { ClientOptions } from '../core/client-options.js';
+import type { Endpoint } from '../core/endpoint.js';
+import { Transport } from '../core/transport.js';
+import type { RequestOptions } from '../core/transport.js';
+import { DealerCreditCard } from './credit-card.js';
+import { DealerEibans } from './eibans.js';
+import { DealerManualIban } from './manual-iban.js';
+import { settingsEndpoint } from './settings.js';
+import type { DealerSettings } from './settings.js';
+import { DealerTransactions } from './transactions.js';
+import { DealerTransfers } from './transfers.js';
+
+/** Sends one dealer endpoint row; the resources' only way to the wire. @internal */
+export type DealerSend = <P extends z.ZodType, R extends z.ZodType>(
+  endpoint: Endpoint<P, R>,
+  params: z.input<P>,
+  options?: RequestOptions,
+) => Promise<z.output<R>>;
+
+/**
+ * Client of the Dealer API (`{baseUrl}/api/dealer`): every endpoint of spec 4.13, each request
+ * signed with the basic hash (spec 5.2), validated before sending, with typed answers.
+ *
+ * @example
+ * ```ts
+ * import { DealerClient } from 'payorch';
+ *
+ * const dealer = new DealerClient({
+ *   baseUrl: 'https://pay.example.com',
+ *   apiKey: process.env.PAYORCH_DEALER_API_KEY!,
+ *   secretKey: process.env.PAYORCH_DEALER_SECRET_KEY!,
+ * });
+ * const { eibans } = await dealer.eibans.list();
+ * ```
+ */
+export class DealerClient {
+  /** Deposit IBANs and manual withdrawal requests. */
+  readonly manualIban: DealerManualIban;
+  /** The dealer's E-IBAN accounts with balances. */
+  readonly eibans: DealerEibans;
+  /** E-IBAN transaction history, by page or over any date range. */
+  readonly transactions: DealerTransactions;
+  /** Transfers from an E-IBAN to a bank account, and their status. */
+  readonly transfers: DealerTransfers;
+  /** Card payments. */
+  readonly creditCard: DealerCreditCard;
+
+  readonly #send: DealerSend;
+
+  /**
+   * @param options the keys of the dealer account and the settings every client takes
+   * @example
+   * ```ts
+   * const dealer = new DealerClient({ baseUrl: 'https://pay.example.com', apiKey, secretKey, timeout: 10_000 });
+   * ```
+   */
+  constructor(options: ClientOptions) {
+    const transport = new Transport({ ...options, apiPath: '/api/dealer', credentials: options });
+    // Every dealer request carries the basic hash (spec 5.2).
+    this.#send = (endpoint, params, callOptions) => transport.send(endpoint, params, { hash: 'basic' }, callOptions);
+    this.manualIban = new DealerManualIban(this.#send);
+    this.eibans = new DealerEibans(this.#send);
+    this.transactions = new DealerTransactions(this.#send);
+    this.transfers = new DealerTransfers(this.#send);
+    this.creditCard = new DealerCreditCard(this.#send);
+  }
+
+  /**
+   * Reads the dealer's name and which payment methods are active. Safe to repeat, so it retries
+   * on transient failures; also a quick check of the keys and the clock.
+   *
+   * @example
+   * ```ts
+   * const { dealer_name, payment_methods } = await dealer.getSettings();
+   * if (payment_methods.credit_card !== 'active') console.log(`${dealer_name} cannot take card payments`);
+   * ```
+   */
+  getSettings(options?: RequestOptions): Promise<DealerSettings> {
+    return this.#send(settingsEndpoint, undefined, options);
+  }
+}

@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { defineEndpoint } from '../core/endpoint.js';
+import { responseDecimal, responseInteger, successFlag } from '../core/schema.js';
+import type { RequestOptions } from '../core/transport.js';
+import { NoParams } from '../provider/shared.js';
+import type { DealerSend } from './client.js';
+
+/** One of the dealer's E-IBAN accounts with its balances (spec 2.7). */
+export const EibanAccount = z.looseObject({
+  id: responseInteger,
+  iban_no: z.string(),
+  bank_name: z.string(),
+  account_name: z.string(),
+  /** Identifies the account in `transactions` and `transfers` calls. */
+  wallet_id: z.string(),
+  /** Total balance as a decimal string, for example `"1500.00"`. */
+  balance: responseDecimal,
+  /** Balance available for withdrawal, as a decimal string. */
+  available_balance: responseDecimal,
+});
+export type EibanAccount = z.infer<typeof EibanAccount>;
+
+/** The dealer's E-IBAN accounts (spec 4.13). */
+export const EibanAccountList = z.looseObject({
+  success: successFlag,
+  dealer_name: z.string().optional(),
+  total_eibans: responseInteger,
+  eibans: z.array(EibanAccount),
+});
+export type EibanAccountList = z.infer<typeof EibanAccountList>;
+
+export const eibanListEndpoint = defineEndpoint({
+  operation: 'eibans.list',
+  // Spec 4.13: method not shown. GET, as for the other reads (docs/spec-gaps.md).
+  method: 'GET',
+  path: '/eibans',
+  hash: 'basic',
+  readOnly: true,
+  params: NoParams,
+  response: EibanAccountList,
+});
+
+/** The dealer's E-IBAN accounts (spec 4.13). */
+export class DealerEibans {
+  readonly #send: DealerSend;
+  /** @internal */
+  constructor(send: DealerSend) {
+    this.#send = send;
+  }
+
+  /**
+   * Lists the dealer's E-IBAN accounts with their balances. Each `wallet_id` is what
+   * `transactions` and `transfers` take. Safe to repeat, so it retries on transient failures.
+   *
+   * @example
+   * ```ts
+   * const { eibans } = await dealer.eibans.list();
+   * for (const account of eibans) console.log(account.wallet_id, account.available_balance);
+   * ```
+   */
+  list(options?: RequestOptions): Promise<EibanAccountList> {
+    return this.#send(eibanListEndpoint, undefined, options);
+  }
+}

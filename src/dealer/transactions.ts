@@ -1,0 +1,236 @@
+import { z } from 'zod';
+import { defineEndpoint } from '../core/endpoint.js';
+import { openEnum, requiredString, responseBoolean, responseDecimal, responseInteger, successFlag } from '../core/schema.js';
+import type { RequestOptions } from '../core/transport.js';
+import { parseRequest } from '../core/validation.js';
+import { RequestAbortedError } from '../errors/request-aborted-error.js';
+import { ResponseValidationError } from '../errors/response-validation-error.js';
+import type { DealerSend } from './client.js';
+import { dateWindows, dayNumber } from './date-windows.js';
+
+/**
+ * Calendar days per request of `iterate()`. The service refuses a range "longer than 3 days"
+ * (spec 7.4) without saying whether 3 days is end minus start or the days covered: three days
+ * covered (start..start+2) is within the limit under both readings.
+ */
+const WINDOW_DAYS = 3;
+
+/**
+ * Largest end_date minus start_date that `list()` sends. It refuses only what every reading of
+ * the limit refuses; a range of four days covered is left to the service (docs/spec-gaps.md).
+ */
+const MAX_SPAN_DAYS = 3;
+
+const calendarDate = () => z.iso.date({ error: 'must be a calendar date YYYY-MM-DD' });
+
+const rangeShape = {
+  wallet_id: requiredString(),
+  start_date: calendarDate(),
+  end_date: calendarDate(),
+};
+
+type Range = { readonly start_date: string; readonly end_date: string };
+
+function checkOrder(range: Range, ctx: z.RefinementCtx): void {
+  if (dayNumber(range.end_date) < dayNumber(range.start_date)) {
+    ctx.addIssue({ code: 'too_small', origin: 'date', minimum: Date.parse(range.start_date), inclusive: true, path: ['end_date'], message: 'must not be before start_date' });
+  }
+}
+
+function checkSpan(range: Range, ctx: z.RefinementCtx): void {
+  if (dayNumber(range.end_date) - dayNumber(range.start_date) > MAX_SPAN_DAYS) {
+    ctx.addIssue({
+      code: 'too_big',
+      origin: 'date',
+      maximum: Date.parse(range.start_date) + MAX_SPAN_DAYS * 86_400_000,
+      inclusive: true,
+      path: ['end_date'],
+      message: `must be at most ${MAX_SPAN_DAYS} days after start_date (the service's limit); iterate() takes any range`,
+    });
+  }
+}
+
+/** Query of one page of E-IBAN transactions (spec 4.13): a range of at most 3 days. */
+export const TransactionListParams = z
+  .strictObject({
+    ...rangeShape,
+    /** Page number, from 1. @default 1 */
+    page: z.number().int({ error: 'must be an integer' }).positive({ error: 'must be at least 1' }).optional(),
+  })
+  .superRefine((params, ctx) => {
+    checkOrder(params, ctx);
+    checkSpan(params, ctx);
+  });
+export type TransactionListParams = z.input<typeof TransactionListParams>;
+
+/** Range of `iterate()`: any number of days, end not before start. */
+export const TransactionRangeParams = z.strictObject(rangeShape).superRefine(checkOrder);
+export type TransactionRangeParams = z.input<typeof TransactionRangeParams>;
+
+/** Direction of a transaction; the spec shows `incoming` (spec 2.7). */
+export const TransactionType = openEnum(['incoming']);
+export type TransactionType = z.infer<typeof TransactionType>;
+
+/** One movement on an E-IBAN account (spec 2.7). */
+export const Transaction = z.looseObject({
+  transactionId: z.string(),
+  /** Decimal string, for example `"1500.00"`. */
+  amount: responseDecimal,
+  type: TransactionType,
+  description: z.string().optional(),
+  senderName: z.string().optional(),
+  senderIban: z.string().optional(),
+  /** ISO 8601 without offset, for example `2026-03-01T14:05:00`. */
+  date: z.string(),
+});
+export type Transaction = z.infer<typeof Transaction>;
+
+/** Where a page stands in the result (spec 4.13); `per_page` is always 100. */
+export const Pagination = z.looseObject({
+  current_page: responseInteger,
+  per_page: responseInteger,
+  total_records: responseInteger,
+  total_pages: responseInteger,
+  has_more: responseBoolean,
+});
+export type Pagination = z.infer<typeof Pagination>;
+
+/** One page of E-IBAN transactions (spec 4.13). */
+export const TransactionList = z.looseObject({
+  success: successFlag,
+  dealer_name: z.string().optional(),
+  wallet_id: z.string().optional(),
+  date_range: z.looseObject({ start_date: z.string(), end_date: z.string() }).optional(),
+  pagination: Pagination,
+  transactions: z.array(Transaction),
+});
+export type TransactionList = z.infer<typeof TransactionList>;
+
+export const transactionListEndpoint = defineEndpoint({
+  operation: 'transactions.list',
+  method: 'GET',
+  path: '/transactions',
+  hash: 'basic',
+  readOnly: true,
+  params: TransactionListParams,
+  response: TransactionList,
+});
+
+/**
+ * Every transaction of a date range, read lazily: one request per page, at most one page held at
+ * a time. Iterate it with `for await`, or collect it with `toArray()`. Each iteration starts
+ * again from the first day.
+ */
+export class TransactionIterable implements AsyncIterable<Transaction> {
+  readonly #send: DealerSend;
+  readonly #range: z.output<typeof TransactionRangeParams>;
+  readonly #options: RequestOptions;
+  /** @internal */
+  constructor(send: DealerSend, range: z.output<typeof TransactionRangeParams>, options: RequestOptions) {
+    this.#send = send;
+    this.#range = range;
+    this.#options = options;
+  }
+
+  /**
+   * Starts reading from the first day; what `for await` calls.
+   *
+   * @example
+   * ```ts
+   * for await (const tx of dealer.transactions.iterate(range)) console.log(tx.transactionId);
+   * ```
+   */
+  async *[Symbol.asyncIterator](): AsyncGenerator<Transaction, void, undefined> {
+    const { wallet_id, start_date, end_date } = this.#range;
+    const signal = this.#options.signal;
+    for (const window of dateWindows(start_date, end_date, WINDOW_DAYS)) {
+      for (let page = 1; ; page++) {
+        const answer = await this.#send(transactionListEndpoint, { wallet_id, ...window, page }, this.#options);
+        checkPage(answer, page);
+        for (const transaction of answer.transactions) {
+          // Records of a page already read are not handed out after an abort either.
+          if (signal?.aborted === true) throw new RequestAbortedError(signal.reason);
+          yield transaction;
+        }
+        if (!answer.pagination.has_more) break;
+      }
+    }
+  }
+
+  /**
+   * Reads the whole range into an array. It holds every record in memory: for long ranges,
+   * prefer `for await`.
+   *
+   * @example
+   * ```ts
+   * const all = await dealer.transactions.iterate({ wallet_id, start_date: '2026-03-01', end_date: '2026-03-31' }).toArray();
+   * ```
+   */
+  async toArray(): Promise<Transaction[]> {
+    const all: Transaction[] = [];
+    for await (const transaction of this) all.push(transaction);
+    return all;
+  }
+}
+
+/**
+ * Refuses a page that would make the iterator loop forever or repeat records: one that is not the
+ * page asked for, or that says more follow while it holds none.
+ */
+function checkPage(answer: TransactionList, page: number): void {
+  const { current_page, has_more } = answer.pagination;
+  const issue =
+    current_page !== page
+      ? { field: 'pagination.current_page', rule: 'invalid_value', message: `is ${current_page}, but page ${page} was asked for` }
+      : has_more && answer.transactions.length === 0
+        ? { field: 'pagination.has_more', rule: 'invalid_value', message: 'is true on a page without transactions' }
+        : undefined;
+  if (issue !== undefined) {
+    // The transport has parsed the body already; the normalised answer stands in for the raw text.
+    throw new ResponseValidationError(transactionListEndpoint.operation, { status: 200, issues: [issue], body: answer, rawBody: JSON.stringify(answer) });
+  }
+}
+
+/** E-IBAN transaction history (spec 4.13). */
+export class DealerTransactions {
+  readonly #send: DealerSend;
+  /** @internal */
+  constructor(send: DealerSend) {
+    this.#send = send;
+  }
+
+  /**
+   * Reads one page (100 records) of an E-IBAN's transactions over at most 3 days. A longer range
+   * is refused before sending; `iterate()` takes any range.
+   *
+   * @example
+   * ```ts
+   * const { transactions, pagination } = await dealer.transactions.list({
+   *   wallet_id: 'WLT-1', start_date: '2026-03-01', end_date: '2026-03-03', page: 2,
+   * });
+   * if (pagination.has_more) console.log('page 3 follows');
+   * ```
+   */
+  list(params: TransactionListParams, options?: RequestOptions): Promise<TransactionList> {
+    return this.#send(transactionListEndpoint, params, options);
+  }
+
+  /**
+   * Every transaction of any date range: the range is read in windows of 3 calendar days, in
+   * date order and sharing no day, and each window page by page (records in the service's order),
+   * one request at a time as you consume them. A failure ends the iteration with its error after
+   * the records before it; `signal` ends it with `RequestAbortedError`. `timeout` and
+   * `maxRetries` apply to each request.
+   *
+   * @example
+   * ```ts
+   * for await (const tx of dealer.transactions.iterate({ wallet_id: 'WLT-1', start_date: '2026-03-01', end_date: '2026-03-31' })) {
+   *   console.log(tx.date, tx.amount, tx.senderName);
+   * }
+   * ```
+   * @throws {RequestValidationError} at once, when the range is not two calendar dates in order
+   */
+  iterate(params: TransactionRangeParams, options: RequestOptions = {}): TransactionIterable {
+    return new TransactionIterable(this.#send, parseRequest('transactions.iterate', TransactionRangeParams, params), options);
+  }
+}

@@ -1,0 +1,120 @@
+import { z } from 'zod';
+import { defineEndpoint } from '../core/endpoint.js';
+import { openEnum, requestAmount, requiredString, responseDecimal, successFlag } from '../core/schema.js';
+import type { RequestOptions } from '../core/transport.js';
+import { iban } from '../provider/shared.js';
+import type { DealerSend } from './client.js';
+
+/** Body of a transfer from an E-IBAN to a bank account (spec 4.13): at least 10.00 TRY. */
+export const SendMoneyParams = z.strictObject({
+  /** The source account, from `dealer.eibans.list()`. */
+  wallet_id: requiredString(),
+  recipient_iban: iban(),
+  recipient_name: requiredString(),
+  amount: requestAmount(10),
+  description: z.string().optional(),
+});
+export type SendMoneyParams = z.input<typeof SendMoneyParams>;
+
+/** Query of a transfer's status (spec 4.13). */
+export const TransferStatusParams = z.strictObject({ transfer_id: requiredString() });
+export type TransferStatusParams = z.input<typeof TransferStatusParams>;
+
+/** States of a transfer (spec 3.1); `pending` until it ends. */
+export const TransferStatus = openEnum(['pending', 'completed', 'failed', 'cancelled']);
+export type TransferStatus = z.infer<typeof TransferStatus>;
+
+/** A transfer (spec 2.7). `description` and `completed_at` come with the status query only. */
+export const Transfer = z.looseObject({
+  /** `TRF-` and an alphanumeric segment. */
+  transfer_id: z.string(),
+  status: TransferStatus,
+  /** Decimal string, for example `"250.00"`. */
+  amount: responseDecimal,
+  recipient_iban: z.string().optional(),
+  recipient_name: z.string().optional(),
+  /** `null` or absent when the transfer was sent without one. */
+  description: z.string().nullable().optional(),
+  /** ISO 8601 without offset. */
+  created_at: z.string().optional(),
+  /** ISO 8601; `null` or absent while the transfer has not ended. */
+  completed_at: z.string().nullable().optional(),
+});
+export type Transfer = z.infer<typeof Transfer>;
+
+/** The answer of send-money: the new transfer, `pending` (spec 4.13). */
+export const SendMoneyResult = z.looseObject({
+  success: successFlag,
+  message: z.string().optional(),
+  transfer: Transfer,
+});
+export type SendMoneyResult = z.infer<typeof SendMoneyResult>;
+
+/** The answer of the status query (spec 4.13). */
+export const TransferStatusResult = z.looseObject({
+  success: successFlag,
+  dealer_name: z.string().optional(),
+  transfer: Transfer,
+});
+export type TransferStatusResult = z.infer<typeof TransferStatusResult>;
+
+export const sendMoneyEndpoint = defineEndpoint({
+  operation: 'transfers.send',
+  // Spec 4.13: method not shown. POST, as every body-carrying sample of the spec (docs/spec-gaps.md).
+  method: 'POST',
+  path: '/send-money',
+  hash: 'basic',
+  readOnly: false,
+  params: SendMoneyParams,
+  response: SendMoneyResult,
+});
+
+export const transferStatusEndpoint = defineEndpoint({
+  operation: 'transfers.getStatus',
+  method: 'GET',
+  path: '/transfer-status',
+  hash: 'basic',
+  readOnly: true,
+  params: TransferStatusParams,
+  response: TransferStatusResult,
+});
+
+/** Transfers from the dealer's E-IBANs to bank accounts (spec 4.13). */
+export class DealerTransfers {
+  readonly #send: DealerSend;
+  /** @internal */
+  constructor(send: DealerSend) {
+    this.#send = send;
+  }
+
+  /**
+   * Sends money from an E-IBAN to a bank account; the transfer starts `pending`. It is never
+   * retried once the service may have received it: after a timeout or a dropped connection, look
+   * for the transfer before sending again. Failures carry `code`: `INSUFFICIENT_BALANCE`,
+   * `INVALID_IBAN`, `MIN_AMOUNT_ERROR` or `WALLET_NOT_ASSIGNED`.
+   *
+   * @example
+   * ```ts
+   * const { transfer } = await dealer.transfers.send({
+   *   wallet_id: 'WLT-1', recipient_iban: 'TR330006100519786457841326', recipient_name: 'Ada Yılmaz', amount: 250,
+   * });
+   * console.log(transfer.transfer_id, transfer.status); // TRF-..., pending
+   * ```
+   */
+  send(params: SendMoneyParams, options?: RequestOptions): Promise<SendMoneyResult> {
+    return this.#send(sendMoneyEndpoint, params, options);
+  }
+
+  /**
+   * Reads a transfer's status. Safe to repeat, so it retries on transient failures.
+   *
+   * @example
+   * ```ts
+   * const { transfer } = await dealer.transfers.getStatus({ transfer_id: 'TRF-8fK2pQ' });
+   * if (transfer.status === 'completed') console.log('paid at', transfer.completed_at);
+   * ```
+   */
+  getStatus(params: TransferStatusParams, options?: RequestOptions): Promise<TransferStatusResult> {
+    return this.#send(transferStatusEndpoint, params, options);
+  }
+}
