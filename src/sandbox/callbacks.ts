@@ -1,14 +1,13 @@
-import { callbackHash } from '../core/signer.js';
-import type { Credentials } from '../core/signer.js';
 import { assertNever } from '../core/assert-never.js';
-import { formatIsoLocal, unixSeconds } from './clock.js';
-import type { SignedCallback } from './delivery.js';
+import type { Credentials } from '../core/signer.js';
+import { formatIsoLocal } from './clock.js';
 import type { Fixtures } from './fixtures.js';
+import type { SignCallbackPayload } from '../callbacks/sign.js';
 import type { CallbackKind } from './kinds.js';
 import type { StoredRecord } from './records.js';
 
 /** The unsigned body of a callback: what the record says, before `timestamp` and `hash`. */
-export type CallbackPayload = Readonly<Record<string, unknown>> & { readonly tracking_code: string; readonly status: string };
+export type CallbackPayload = SignCallbackPayload;
 
 /** The body of the callback `kind` for `record` (spec 6.2 to 6.5); `expired` when its lifetime ran out. */
 export function callbackPayload(kind: CallbackKind, record: StoredRecord, expired: boolean): CallbackPayload {
@@ -58,16 +57,6 @@ export function callbackPayload(kind: CallbackKind, record: StoredRecord, expire
 /** The account whose keys sign the callback: the dealer's for dealer card payments, else the provider's. */
 export function signerOf(kind: CallbackKind, fixtures: Fixtures): Credentials {
   return kind === 'dealerCreditCard' ? fixtures.dealer : fixtures.provider;
-}
-
-/** Signs a callback body for the moment it is sent (spec 5.3, 6.1). */
-export function signPayload(payload: CallbackPayload, credentials: Credentials, nowMs: number): SignedCallback {
-  const timestamp = String(unixSeconds(nowMs));
-  const hash = callbackHash(credentials, payload.tracking_code, payload.status, timestamp);
-  return {
-    headers: { 'Content-Type': 'application/json', 'X-Api-Key': credentials.apiKey, 'X-Timestamp': timestamp, 'X-Hash': hash },
-    body: JSON.stringify({ ...payload, timestamp: Number(timestamp), hash }),
-  };
 }
 
 function customerOf(params: Readonly<Record<string, unknown>>): { username: string; fullname: string; user_id: string } {

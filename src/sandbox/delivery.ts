@@ -1,3 +1,4 @@
+import type { SignedCallback } from '../callbacks/sign.js';
 import type { CallbackKind } from './kinds.js';
 import type { CallbackRetryOptions } from './options.js';
 
@@ -27,17 +28,12 @@ export interface DeliveryResult {
   readonly attempts: readonly DeliveryAttempt[];
 }
 
-/** A signed callback request, made afresh for each attempt so its timestamp is current. */
-export interface SignedCallback {
-  readonly headers: Readonly<Record<string, string>>;
-  readonly body: string;
-}
-
 export interface Callback {
   readonly kind: CallbackKind;
   readonly trackingCode: string;
   readonly status: string;
   readonly url: string;
+  /** Signs the callback; called for each attempt, so that its timestamp is current. */
   readonly sign: () => SignedCallback;
 }
 

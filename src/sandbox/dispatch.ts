@@ -7,6 +7,7 @@ import type { SiteAccount } from './fixtures.js';
 import { readParams } from './params.js';
 import { CONTROL_PREFIX } from './route.js';
 import type { Route } from './route.js';
+import { dealerRoutes } from './routes/dealer.js';
 import { providerRoutes } from './routes/provider.js';
 import type { Service } from './service.js';
 
@@ -15,7 +16,7 @@ const API_PATHS = { provider: '/api/provider', dealer: '/api/dealer' } as const;
 const ROUTES = new Map<string, Route>();
 /** The methods each path takes, for the `Allow` header of a 405. */
 const METHODS = new Map<string, string[]>();
-for (const route of [...providerRoutes]) {
+for (const route of [...providerRoutes, ...dealerRoutes]) {
   const path = `${API_PATHS[route.api]}${route.endpoint.path}`;
   ROUTES.set(`${route.endpoint.method} ${path}`, route);
   METHODS.set(path, [...(METHODS.get(path) ?? []), route.endpoint.method]);
@@ -27,8 +28,8 @@ for (const route of [...providerRoutes]) {
  * strict schema, then run the endpoint. `clientAddress` is the caller's IP for the whitelist.
  */
 export async function dispatch(service: Service, request: Request, clientAddress: string): Promise<Response> {
-  // Records whose lifetime ran out expire before anyone can see them still open.
-  void service.expireDue();
+  // What time has done (expiry, transfer completion) happens before anyone looks.
+  void service.tick();
   const url = new URL(request.url);
   if (url.pathname === CONTROL_PREFIX || url.pathname.startsWith(`${CONTROL_PREFIX}/`)) {
     return respond(await control(service, request, url, clientAddress));

@@ -177,6 +177,12 @@ export interface SandboxOptions {
    * @default 1800
    */
   readonly lifetimeSeconds?: number | undefined;
+  /**
+   * Seconds on the record clock after which a pending transfer completes by itself, as the bank
+   * would finish it. Left out, transfers stay pending until `settle()` moves them.
+   * @default undefined
+   */
+  readonly transferCompletionSeconds?: number | undefined;
   readonly provider?: SandboxProviderOptions | undefined;
   readonly dealer?: SandboxDealerOptions | undefined;
   /** Gateways of each third-party channel. @default two bank, one crypto and two wallet gateways */

@@ -72,7 +72,7 @@ export class RecordStore {
       txId: String(1_000_000 + sequence),
       orderId: card ? `ORD${this.#random.digits(6)}${String(sequence).padStart(6, '0')}` : undefined,
       siteId: init.siteId,
-      params: Object.fromEntries(Object.entries(init.params)),
+      params: Object.fromEntries(Object.entries(init.params) as [string, unknown][]),
     };
     this.#records.set(code, record);
     return record;

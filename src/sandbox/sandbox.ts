@@ -110,7 +110,7 @@ export class Sandbox {
   listen(options: ListenOptions = {}): Promise<RunningSandbox> {
     return serve(
       (request, clientAddress) => dispatch(this.#service, request, clientAddress),
-      () => void this.#service.expireDue(),
+      () => void this.#service.tick(),
       options,
     );
   }

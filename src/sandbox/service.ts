@@ -1,4 +1,5 @@
-import { callbackPayload, signPayload, signerOf } from './callbacks.js';
+import { signCallback } from '../callbacks/sign.js';
+import { callbackPayload, signerOf } from './callbacks.js';
 import { RecordClock, formatDateTime } from './clock.js';
 import { Deliverer } from './delivery.js';
 import type { DeliveryResult } from './delivery.js';
@@ -52,6 +53,7 @@ export class Service {
   readonly #historyEnd: number;
   readonly #historyDays: number;
   readonly #historyPerDay: number;
+  readonly #transferCompletionMs: number | undefined;
 
   constructor(options: SandboxOptions) {
     this.seed = String(options.seed ?? DEFAULT_SEED);
@@ -63,6 +65,7 @@ export class Service {
     this.callbackUrls = { ...options.callbackUrls };
     this.#historyDays = options.history?.days ?? 30;
     this.#historyPerDay = options.history?.perDay ?? 120;
+    this.#transferCompletionMs = options.transferCompletionSeconds === undefined ? undefined : options.transferCompletionSeconds * 1000;
   }
 
   /** The record clock as `YYYY-MM-DD HH:MM:SS`, for the `timestamp` of provider answers. */
@@ -110,27 +113,36 @@ export class Service {
     return this.#move(record, status, options.amount, false);
   }
 
-  /** Moves the record clock forward, then expires what has run out. */
+  /** Moves the record clock forward, then applies the moves that time makes. */
   advanceClock(milliseconds: number): Promise<SettleResult[]> {
     this.clock.advance(milliseconds);
-    return this.expireDue();
+    return this.tick();
   }
 
-  /** Sets the record clock, then expires what has run out. */
+  /** Sets the record clock, then applies the moves that time makes. */
   setClock(time: Date | number): Promise<SettleResult[]> {
     this.clock.set(time);
-    return this.expireDue();
+    return this.tick();
   }
 
-  /** Expires every record whose lifetime has run out on the record clock, sending their callbacks. */
-  async expireDue(): Promise<SettleResult[]> {
-    const due = this.records.expired(this.clock.now());
-    return Promise.all(
-      due.map((record) => {
-        const { expiry }: KindRule = KINDS[record.kind];
-        return this.#move(record, expiry?.to ?? record.status, undefined, true);
-      }),
-    );
+  /**
+   * The moves time makes on the record clock: records whose lifetime ran out expire, and pending
+   * transfers complete when `transferCompletionSeconds` is set. Moves happen at once; the promise
+   * resolves when their callbacks are delivered.
+   */
+  async tick(): Promise<SettleResult[]> {
+    const now = this.clock.now();
+    const moves = this.records.expired(now).map((record) => {
+      const { expiry }: KindRule = KINDS[record.kind];
+      return this.#move(record, expiry?.to ?? record.status, undefined, true);
+    });
+    const completion = this.#transferCompletionMs;
+    if (completion !== undefined) {
+      for (const record of this.records.list()) {
+        if (record.kind === 'transfer' && record.status === 'pending' && record.createdAt + completion <= now) moves.push(this.#move(record, 'completed', undefined, false));
+      }
+    }
+    return Promise.all(moves);
   }
 
   async #move(record: StoredRecord, status: string, amount: number | undefined, expired: boolean): Promise<SettleResult> {
@@ -161,7 +173,7 @@ export class Service {
     if (url === undefined) return undefined;
     const payload = callbackPayload(kind, record, expired);
     const credentials = signerOf(kind, this.fixtures);
-    return this.deliverer.deliver({ kind, trackingCode: record.code, status: record.status, url, sign: () => signPayload(payload, credentials, Date.now()) });
+    return this.deliverer.deliver({ kind, trackingCode: record.code, status: record.status, url, sign: () => signCallback(payload, credentials) });
   }
 }
 
