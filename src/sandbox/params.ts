@@ -23,20 +23,24 @@ export async function readParams(request: Request, endpoint: Endpoint<z.ZodType,
 }
 
 /**
- * A query string as an object. Every query value is text, so a value is turned into a number
- * where the field's schema takes a number and not the text (`page=2`).
+ * A query string as an object (`{}` when there is none; `validate` lets that stand for no
+ * parameters). Every query value is text, so a value is turned into a number where the field's
+ * schema takes a number and not the text (`page=2`).
  */
-function fromQuery(query: URLSearchParams, schema: z.ZodType): Record<string, unknown> | undefined {
-  if (query.size === 0) return undefined;
+function fromQuery(query: URLSearchParams, schema: z.ZodType): Record<string, unknown> {
   const shape = schema instanceof z.ZodObject ? (schema.shape as Record<string, z.ZodType | undefined>) : {};
   const params: Record<string, unknown> = {};
   for (const [name, text] of query) {
-    const field = shape[name];
     const asNumber = Number(text);
-    const numeric = text.trim() !== '' && Number.isFinite(asNumber);
-    params[name] = field !== undefined && numeric && !field.safeParse(text).success && field.safeParse(asNumber).success ? asNumber : text;
+    params[name] = text.trim() !== '' && Number.isFinite(asNumber) && wantsNumber(shape[name], text) ? asNumber : text;
   }
   return params;
+}
+
+/** True when the field refuses `text` because it takes a number there. */
+function wantsNumber(field: z.ZodType | undefined, text: string): boolean {
+  const result = field?.safeParse(text);
+  return result?.success === false && result.error.issues.some((issue) => issue.code === 'invalid_type' && issue.expected === 'number');
 }
 
 /** Parses with the endpoint's strict schema; `{}` counts as no parameters for an endpoint that takes none. */
@@ -51,10 +55,13 @@ export function validate<S extends z.ZodType>(schema: S, raw: unknown): { ok: tr
 
 /** One readable message per failed rule, as the `messages` list of spec 7.2 holds them. */
 export function issueMessages(issues: readonly ValidationIssue[]): string[] {
-  return issues.map(({ field, rule, message }) => {
-    if (field === '') return rule === 'invalid_type' ? 'the request body has the wrong shape for this endpoint' : message;
-    // zod says "expected string, received undefined" for a missing key.
-    return / received undefined$/.test(message) ? `${field} is required` : `${field} ${message}`;
+  return issues.map(({ field, message }) => {
+    // zod's own wording for a wrong or missing type: "Invalid input: expected number, received string".
+    const type = /^Invalid input: expected (\w+), received (\w+)$/.exec(message);
+    if (field === '') return type === null ? message : 'the request body has the wrong shape for this endpoint';
+    if (type === null) return `${field} ${message}`;
+    const [, expected = '', received] = type;
+    return received === 'undefined' ? `${field} is required` : `${field} must be ${/^[aeiou]/.test(expected) ? 'an' : 'a'} ${expected}`;
   });
 }
 
