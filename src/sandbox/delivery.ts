@@ -112,7 +112,8 @@ export class Deliverer {
         redirect: 'manual',
         signal: AbortSignal.timeout(this.#retry.timeoutMs),
       });
-      await answer.body?.cancel();
+      // Read to the end (within the timeout) so the connection is released for reuse.
+      await answer.arrayBuffer();
       return { httpStatus: answer.status, error: undefined };
     } catch (error) {
       return { httpStatus: undefined, error: describe(error) };
