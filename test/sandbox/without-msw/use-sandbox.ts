@@ -1,0 +1,13 @@
+// Uses payorch/sandbox in a process where msw cannot be imported; prints what happened as JSON.
+import { createSandbox } from '../../../src/sandbox/index.js';
+
+const sandbox = createSandbox();
+const inProcess = await sandbox.fetch('https://sandbox.payorch.test/__sandbox/accounts');
+const running = await sandbox.listen();
+const overHttp = await fetch(`${running.url}/__sandbox/accounts`);
+await running.close();
+const msw = await sandbox.mswHandlers().then(
+  () => 'loaded',
+  (error: unknown) => (error instanceof Error ? error.message : String(error)),
+);
+console.log(JSON.stringify({ inProcess: inProcess.status, overHttp: overHttp.status, msw }));
