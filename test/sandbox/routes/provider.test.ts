@@ -179,7 +179,7 @@ describe('third-party channels (spec 4.10 to 4.12)', () => {
     const crypto = await provider.thirdParty.crypto.listGateways();
     const wallet = await provider.thirdParty.wallet.listGateways();
     expect(bank.data.count).toBe(2);
-    expect(bank.data.gateways[0]).toEqual({ id: 1, name: 'Havale Express', code: 'havale_express', min_amount: 100, max_amount: 50_000, required_fields: ['iban', 'account_holder'], description: 'Bank transfer, same day' });
+    expect(bank.data.gateways[0]).toEqual({ id: 1, name: 'Havale Express', code: 'havale_express', min_amount: 100, max_amount: 50_000, required_fields: ['iban'], description: 'Bank transfer, same day' });
     expect(crypto.data.gateways[0]?.supported_crypto_types).toEqual(['BTC', 'ETH', 'USDT (TRC20)', 'USDT (ERC20)']);
     expect(wallet.data.gateways.map((gateway) => gateway.required_fields)).toEqual([['wallet_number'], ['wallet_number', 'account_holder']]);
   });
