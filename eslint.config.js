@@ -19,6 +19,12 @@ export default defineConfig(
     },
   },
   {
+    // Plain JavaScript that every runtime runs as it is (test/runtimes): linted without types.
+    files: ['**/*.mjs', '**/*.cjs'],
+    extends: [tseslint.configs.disableTypeChecked],
+    languageOptions: { globals: { console: 'readonly', process: 'readonly', Buffer: 'readonly', URL: 'readonly' } },
+  },
+  {
     files: ['test/**', 'bench/**', 'examples/**'],
     rules: {
       '@typescript-eslint/no-non-null-assertion': 'off',

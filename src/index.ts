@@ -45,6 +45,22 @@ export { ConnectionError } from './errors/connection-error.js';
 export { TimeoutError } from './errors/timeout-error.js';
 export { RequestAbortedError } from './errors/request-aborted-error.js';
 
+// Dealer API
+export { DealerClient } from './dealer/client.js';
+export type { DealerManualIban } from './dealer/manual-iban.js';
+export type { DealerEibans } from './dealer/eibans.js';
+export type { DealerTransactions, TransactionIterable } from './dealer/transactions.js';
+export type { DealerTransfers } from './dealer/transfers.js';
+export type { DealerCreditCard } from './dealer/credit-card.js';
+
+// Dealer schemas: each is a zod schema and the type of the same name.
+export { DealerSettings, PaymentMethodState } from './dealer/settings.js';
+export { ManualIbanDepositParams, ManualIbanWithdrawParams, ManualIbanDeposit, ManualIbanWithdrawal, ManualIbanWithdrawalStatus } from './dealer/manual-iban.js';
+export { EibanAccount, EibanAccountList } from './dealer/eibans.js';
+export { TransactionListParams, TransactionRangeParams, Transaction, TransactionType, TransactionList, Pagination } from './dealer/transactions.js';
+export { SendMoneyParams, TransferStatusParams, Transfer, TransferStatus, SendMoneyResult, TransferStatusResult } from './dealer/transfers.js';
+export { DealerCardPaymentParams } from './dealer/credit-card.js';
+
 // Callbacks
 export { verifyCallback } from './callbacks/verify.js';
 export type { CallbackInput, VerifyCallbackOptions } from './callbacks/verify.js';
@@ -70,18 +86,5 @@ export { parseTrackingCode, safeParseTrackingCode } from './core/tracking-code.j
 export type { ParsedTrackingCode, TrackingCodePrefix, TrackingCodeDirection, RecordKind } from './core/tracking-code.js';
 export { TrackingCodeError } from './errors/tracking-code-error.js';
 
-// Dealer API
-export { DealerClient } from './dealer/client.js';
-export type { DealerManualIban } from './dealer/manual-iban.js';
-export type { DealerEibans } from './dealer/eibans.js';
-export type { DealerTransactions, TransactionIterable } from './dealer/transactions.js';
-export type { DealerTransfers } from './dealer/transfers.js';
-export type { DealerCreditCard } from './dealer/credit-card.js';
-
-// Dealer schemas: each is a zod schema and the type of the same name.
-export { DealerSettings, PaymentMethodState } from './dealer/settings.js';
-export { ManualIbanDepositParams, ManualIbanWithdrawParams, ManualIbanDeposit, ManualIbanWithdrawal, ManualIbanWithdrawalStatus } from './dealer/manual-iban.js';
-export { EibanAccount, EibanAccountList } from './dealer/eibans.js';
-export { TransactionListParams, TransactionRangeParams, Transaction, TransactionType, TransactionList, Pagination } from './dealer/transactions.js';
-export { SendMoneyParams, TransferStatusParams, Transfer, TransferStatus, SendMoneyResult, TransferStatusResult } from './dealer/transfers.js';
-export { DealerCardPaymentParams } from './dealer/credit-card.js';
+// Reliability: logging and hooks (retries, clock skew, proxies and the https rule are client options)
+export type { Logger, LogFunction, RequestEvent, ResponseEvent } from './core/observability.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { openEnum, responseBoolean, responseInteger, responseNumber } from '../core/schema.js';
+import { openEnum, responseBoolean, responseInteger, responseNumber, responseString } from '../core/schema.js';
 
 /*
  * Bodies the service POSTs (spec 6). Lenient like every answer: unknown fields are kept, numbers
@@ -7,9 +7,6 @@ import { openEnum, responseBoolean, responseInteger, responseNumber } from '../c
  * timestamp, hash) and what a receiver needs to act (amount); echo fields are optional, so that
  * a leaner body is still delivered rather than refused and lost.
  */
-
-// Ids the spec types as strings; a numeric id is kept as text, not refused.
-const text = z.union([z.string(), z.number().transform(String)]);
 
 /** Fields every callback body carries and the hash covers (spec 5.3), plus the body's copy of the hash. */
 export const SignedCallbackFields = z.looseObject({
@@ -44,13 +41,13 @@ const signed = SignedCallbackFields.shape;
 const providerTransaction = <S extends z.ZodType>(status: S) => ({
   tracking_code: signed.tracking_code,
   /** The service's internal transaction id. */
-  tx_id: text.optional(),
+  tx_id: responseString.optional(),
   status,
   /** The final approved or rejected amount: compare it with your record, the hash does not cover it. */
   amount: responseNumber,
   username: z.string().optional(),
   fullname: z.string().optional(),
-  user_id: text.optional(),
+  user_id: responseString.optional(),
   site_id: responseInteger.optional(),
   timestamp: signed.timestamp,
   hash: signed.hash,
@@ -73,7 +70,7 @@ export type WithdrawalCallback = z.infer<typeof WithdrawalCallback>;
 
 const cardFailure = {
   /** Only when the payment failed. */
-  error_code: text.optional(),
+  error_code: responseString.optional(),
   /** Only when the payment failed. */
   error_message: z.string().optional(),
 };
@@ -82,12 +79,12 @@ const cardFailure = {
 export const CreditCardCallback = z.looseObject({
   tracking_code: signed.tracking_code,
   /** The payment gateway's order id. */
-  order_id: text.optional(),
+  order_id: responseString.optional(),
   status: CreditCardCallbackStatus,
   amount: responseNumber,
   currency: z.string().optional(),
   username: z.string().optional(),
-  user_id: text.optional(),
+  user_id: responseString.optional(),
   site_id: responseInteger.optional(),
   customer_name: z.string().optional(),
   customer_email: z.string().optional(),
@@ -104,7 +101,7 @@ export type CreditCardCallback = z.infer<typeof CreditCardCallback>;
 export const DealerCreditCardCallback = z.looseObject({
   success: responseBoolean.optional(),
   tracking_code: signed.tracking_code,
-  order_id: text.optional(),
+  order_id: responseString.optional(),
   status: DealerCreditCardCallbackStatus,
   amount: responseNumber.optional(),
   currency: z.string().optional(),

@@ -73,10 +73,6 @@ function checkOptions(options: VerifyCallbackOptions): number {
   return tolerance;
 }
 
-function fail(reason: 'invalid_signature' | 'timestamp_out_of_tolerance', message: string): never {
-  throw new CallbackVerificationError(reason, message);
-}
-
 /**
  * Verifies a callback and returns its kind and parsed body. Checks, in this order: the body is
  * a JSON object with the signed fields; X-Api-Key, X-Timestamp and X-Hash are each present once;
@@ -116,15 +112,16 @@ export function verifyCallback(input: CallbackInput, options: VerifyCallbackOpti
     if (!constantTimeEqual(headers.apiKey, options.apiKey)) {
       throw new CallbackVerificationError('api_key_mismatch', 'X-Api-Key is not the API key this receiver was given');
     }
-    if (headers.timestamp !== timestamp) fail('invalid_signature', 'the body timestamp disagrees with X-Timestamp');
-    if (!constantTimeEqual(hash, headers.hash)) fail('invalid_signature', 'the body hash disagrees with X-Hash');
+    if (headers.timestamp !== timestamp) throw new CallbackVerificationError('invalid_signature', 'the body timestamp disagrees with X-Timestamp');
+    if (!constantTimeEqual(hash, headers.hash)) throw new CallbackVerificationError('invalid_signature', 'the body hash disagrees with X-Hash');
   }
   const expected = callbackHash(options, trackingCode, status, timestamp);
-  if (!constantTimeEqual(hash, expected)) fail('invalid_signature', 'the hash does not match tracking_code, status and timestamp');
+  if (!constantTimeEqual(hash, expected)) throw new CallbackVerificationError('invalid_signature', 'the hash does not match tracking_code, status and timestamp');
 
-  const nowSeconds = Math.floor((options.now ?? Date.now)() / 1000);
-  if (Math.abs(nowSeconds - fields.data.timestamp) > tolerance) {
-    fail('timestamp_out_of_tolerance', `the timestamp is ${nowSeconds - fields.data.timestamp} s from now; at most ${tolerance} s is accepted`);
+  const age = Math.floor((options.now ?? Date.now)() / 1000) - fields.data.timestamp;
+  if (Math.abs(age) > tolerance) {
+    const when = age > 0 ? `${age} s old` : `${-age} s in the future`;
+    throw new CallbackVerificationError('timestamp_out_of_tolerance', `the timestamp is ${when}; at most ${tolerance} s either way is accepted`);
   }
 
   const kind = options.kind ?? detectCallbackKind(body);

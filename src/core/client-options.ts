@@ -1,3 +1,5 @@
+import type { Logger, RequestEvent, ResponseEvent } from './observability.js';
+
 /** Settings every client takes. Per-call `RequestOptions` override `timeout` and `maxRetries`. */
 export interface ClientOptions {
   /**
@@ -6,46 +8,97 @@ export interface ClientOptions {
    * @example 'https://pay.example.com'
    */
   readonly baseUrl: string;
-  /** API key, sent as X-Api-Key. */
+  /**
+   * API key, sent as X-Api-Key.
+   * @example process.env.PAYORCH_API_KEY!
+   */
   readonly apiKey: string;
-  /** Secret key. It only enters the hash; it is never sent, logged or put into an error. */
+  /**
+   * Secret key. It only enters the hash; it is never sent, logged or put into an error.
+   * @example process.env.PAYORCH_SECRET_KEY!
+   */
   readonly secretKey: string;
   /**
    * Milliseconds for a whole call, retries and body included.
    * @default 30000
+   * @example 10_000
    */
   readonly timeout?: number | undefined;
   /**
    * Retries of read-only calls after a connection failure, 408, 429 or 5xx. Payment-creating
-   * calls are only retried when the connection was refused.
+   * calls are only retried when the connection was refused. The one resend after a refused
+   * timestamp (clock skew) does not count.
    * @default 2
+   * @example 0
    */
   readonly maxRetries?: number | undefined;
   /**
-   * The `fetch` to use, for a proxy or a test double. Read at call time.
+   * The `fetch` to use, for a proxy or a test double. Read at call time. It is called with a
+   * `Request` and an init object, as ky calls it. See docs/runtimes-and-proxies.md.
    * @default globalThis.fetch
+   * @example
+   * ```ts
+   * import { ProxyAgent } from 'undici';
+   * const dispatcher = new ProxyAgent('http://egress.internal:3128');
+   * new ProviderClient({ ...keys, fetch: (input, init) => fetch(input, { ...init, dispatcher } as RequestInit) });
+   * ```
    */
   readonly fetch?: typeof globalThis.fetch | undefined;
   /**
    * Allows a plain-http `baseUrl` on a host that is not loopback. The hash does not cover the
    * body, so anyone on the path could change an amount or an IBAN: use only inside a trusted network.
    * @default false
+   * @example true
    */
   readonly allowInsecureHttp?: boolean | undefined;
   /**
    * Largest answer body accepted, in bytes; a larger one fails with an `APIError`.
    * @default 4194304
+   * @example 1_048_576
    */
   readonly maxResponseBytes?: number | undefined;
   /**
    * Known server time minus local time, in milliseconds, added to every X-Timestamp. The client
    * also learns it from a "Request timestamp expired" answer.
    * @default 0
+   * @example 600_000
    */
   readonly clockOffsetMs?: number | undefined;
   /**
    * The clock, in milliseconds since the epoch, for tests.
    * @default Date.now
+   * @example () => Date.parse('2026-11-22T10:00:00Z')
    */
   readonly now?: (() => number) | undefined;
+  /**
+   * Receives what the client does: every attempt at `debug`, a learned clock offset at `info`,
+   * every retry at `warn`, every failed call at `error`. Called as `logger.level(fields, message)`,
+   * which `console` and pino both accept. Secrets and bodies are never passed.
+   * @default no logging
+   * @example
+   * ```ts
+   * new ProviderClient({ ...keys, logger: console });
+   * ```
+   */
+  readonly logger?: Logger | undefined;
+  /**
+   * Called just before each attempt goes on the wire, retries included. Its headers have every
+   * key and the hash cut to the last 4 characters. An exception it throws is logged and ignored.
+   * @default none
+   * @example
+   * ```ts
+   * new ProviderClient({ ...keys, onRequest: ({ method, url, attempt }) => metrics.count('payorch.request', { method, url, attempt }) });
+   * ```
+   */
+  readonly onRequest?: ((event: RequestEvent) => void) | undefined;
+  /**
+   * Called when each attempt ends, with its status or error, its duration and the wait before
+   * the next attempt. An exception it throws is logged and ignored: it never changes the result.
+   * @default none
+   * @example
+   * ```ts
+   * new ProviderClient({ ...keys, onResponse: ({ url, status, durationMs }) => histogram.observe({ url, status }, durationMs) });
+   * ```
+   */
+  readonly onResponse?: ((event: ResponseEvent) => void) | undefined;
 }

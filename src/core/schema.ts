@@ -22,6 +22,9 @@ export const responseNumber = z.union([
   z.string().trim().regex(NUMERIC).transform(Number),
 ]);
 
+/** A string in an answer that a server may send as a number (an id): a number is kept as its text. */
+export const responseString = z.union([z.string(), z.number().transform(String)]);
+
 /** An integer in an answer; a numeric string is accepted and converted. */
 export const responseInteger = z.union([
   z.number().int(),

@@ -1,7 +1,30 @@
 import { TrackingCodeError } from '../errors/tracking-code-error.js';
 
+/** A tracking code prefix of spec 2.1. */
+export type TrackingCodePrefix = 'MAN' | 'WIT' | 'EIBAN' | 'EIBAN-WIT' | 'CC' | 'TPBD' | 'TPBW' | 'TPCD' | 'TPCW' | 'TPWD' | 'TPWW' | 'DEP' | 'WDR';
+
+/** The record a tracking code names (spec 2.1), or `transfer` for a dealer transfer id. */
+export type RecordKind =
+  | 'manualDeposit'
+  | 'manualWithdrawal'
+  | 'eibanDeposit'
+  | 'eibanWithdrawal'
+  | 'creditCardPayment'
+  | 'thirdPartyBankDeposit'
+  | 'thirdPartyBankWithdrawal'
+  | 'thirdPartyCryptoDeposit'
+  | 'thirdPartyCryptoWithdrawal'
+  | 'thirdPartyWalletDeposit'
+  | 'thirdPartyWalletWithdrawal'
+  | 'dealerManualDeposit'
+  | 'dealerManualWithdrawal'
+  | 'transfer';
+
+/** Which way the money of a record moves. Card payments are their own direction. */
+export type TrackingCodeDirection = 'deposit' | 'withdrawal' | 'card' | 'transfer';
+
 // Spec 2.1: which record each prefix names and which way its money moves.
-const RECORDS = {
+const RECORDS: Readonly<Record<TrackingCodePrefix, { kind: Exclude<RecordKind, 'transfer'>; direction: Exclude<TrackingCodeDirection, 'transfer'> }>> = {
   MAN: { kind: 'manualDeposit', direction: 'deposit' },
   WIT: { kind: 'manualWithdrawal', direction: 'withdrawal' },
   EIBAN: { kind: 'eibanDeposit', direction: 'deposit' },
@@ -15,23 +38,14 @@ const RECORDS = {
   TPWW: { kind: 'thirdPartyWalletWithdrawal', direction: 'withdrawal' },
   DEP: { kind: 'dealerManualDeposit', direction: 'deposit' },
   WDR: { kind: 'dealerManualWithdrawal', direction: 'withdrawal' },
-} as const;
-
-/** A tracking code prefix of spec 2.1. */
-export type TrackingCodePrefix = keyof typeof RECORDS;
-
-/** The record a tracking code names (spec 2.1), or `transfer` for a dealer transfer id. */
-export type RecordKind = (typeof RECORDS)[TrackingCodePrefix]['kind'] | 'transfer';
-
-/** Which way the money of a record moves. Card payments are their own direction. */
-export type TrackingCodeDirection = 'deposit' | 'withdrawal' | 'card' | 'transfer';
+};
 
 /** The parts of a tracking code or transfer id. Narrow on `direction` to get `createdAt`. */
 export type ParsedTrackingCode =
   | {
       readonly prefix: TrackingCodePrefix;
-      readonly kind: (typeof RECORDS)[TrackingCodePrefix]['kind'];
-      readonly direction: 'deposit' | 'withdrawal' | 'card';
+      readonly kind: Exclude<RecordKind, 'transfer'>;
+      readonly direction: Exclude<TrackingCodeDirection, 'transfer'>;
       /** The alphanumeric middle part. */
       readonly segment: string;
       /** When the record was created: the code's Unix seconds. */

@@ -1,19 +1,23 @@
-import ky, { isHTTPError, isTimeoutError } from 'ky';
+import ky from 'ky';
 import type { z } from 'zod';
 import { APIError } from '../errors/api-error.js';
 import type { FailedRequest } from '../errors/api-error.js';
 import { ConnectionError } from '../errors/connection-error.js';
 import { PayorchError } from '../errors/payorch-error.js';
 import { RequestAbortedError } from '../errors/request-aborted-error.js';
+import { RequestValidationError } from '../errors/request-validation-error.js';
 import { ResponseValidationError } from '../errors/response-validation-error.js';
 import { TimeoutError } from '../errors/timeout-error.js';
 import { requestHash } from './signer.js';
 import type { Credentials, Signing } from './signer.js';
 import type { Endpoint } from './endpoint.js';
+import { Observer, redactHeaders } from './observability.js';
+import type { Observers } from './observability.js';
+import { backoffDelay, statusRetryDelay } from './retry-policy.js';
 import { parseRequest, toIssues } from './validation.js';
 
 /** Settings shared by every call of a client. */
-export interface TransportConfig {
+export interface TransportConfig extends Observers {
   /** Service address without the API path, for example `https://pay.example.com`. */
   readonly baseUrl: string;
   /** `/api/provider` or `/api/dealer`. */
@@ -33,17 +37,31 @@ export interface TransportConfig {
  * A per-call value beats the client's.
  */
 export interface RequestOptions {
-  /** Stops the call, its retries and its body read. */
+  /**
+   * Stops the call, its retries and its body read.
+   * @example
+   * ```ts
+   * await provider.welcome({ signal: AbortSignal.timeout(2_000) });
+   * ```
+   */
   readonly signal?: AbortSignal | undefined;
   /**
    * Milliseconds for the whole call, retries and body included.
    * @default the client's `timeout` (30000)
+   * @example
+   * ```ts
+   * await provider.creditCard.getStatus({ tracking_code }, { timeout: 5_000 });
+   * ```
    */
   readonly timeout?: number | undefined;
   /**
    * Retries of a read-only call after a connection failure, 408, 429 or 5xx. Payment-creating
    * calls are retried only when the connection was refused, so the service cannot have seen them.
    * @default the client's `maxRetries` (2)
+   * @example
+   * ```ts
+   * await provider.welcome({ maxRetries: 0 });
+   * ```
    */
   readonly maxRetries?: number | undefined;
 }
@@ -67,19 +85,47 @@ export interface Call<S extends z.ZodType> {
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_RETRIES = 2;
 export const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
-const RETRY_STATUS_CODES = [408, 429, 500, 502, 503, 504];
-const MAX_RETRY_AFTER_MS = 20_000;
-const MAX_BACKOFF_MS = 8_000;
+/** A learned offset this close to the current one would fail again: the call is not resent. */
+const MIN_CLOCK_CORRECTION_MS = 2_000;
+
+/** What came back from one attempt: an answer read to its end, or a typed failure. */
+type Settled<T> =
+  | { readonly ok: true; readonly status: number; readonly value: T }
+  | { readonly ok: false; readonly status: number | undefined; readonly error: PayorchError; readonly answer: Answer | undefined };
+
+interface Answer {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly text: string;
+}
+
+/** The state of one call across its attempts. */
+interface CallState {
+  readonly call: Call<z.ZodType>;
+  readonly url: string;
+  readonly timeout: number;
+  readonly maxRetries: number;
+  readonly started: number;
+  readonly deadline: AbortSignal;
+  readonly userSignal: AbortSignal | undefined;
+  readonly signal: AbortSignal;
+  /** Every X-Hash sent, to be kept out of error messages even when the service echoes one. */
+  readonly sentHashes: string[];
+  retries: number;
+  clockCorrected: boolean;
+}
 
 /**
- * The only code that speaks HTTP. It signs every attempt afresh, applies the timeout and the
- * money-safe retry policy, parses JSON and turns every failure into a typed {@link PayorchError}.
+ * The only code that speaks HTTP. It signs every attempt afresh, applies one deadline per call
+ * and the money-safe retry policy, corrects a skewed clock, parses JSON, turns every failure
+ * into a typed {@link PayorchError} and tells the logger and hooks what happened.
  */
 export class Transport {
   readonly #config: TransportConfig;
   readonly #root: string;
   readonly #ky: typeof ky;
   readonly #now: () => number;
+  readonly #observer: Observer;
   /** Server time minus local time, learned from a "Request timestamp expired" answer. */
   #clockOffsetMs: number;
 
@@ -88,9 +134,11 @@ export class Transport {
     this.#root = checkBaseUrl(config.baseUrl, config.allowInsecureHttp === true) + config.apiPath;
     this.#now = config.now ?? Date.now;
     this.#clockOffsetMs = config.clockOffsetMs ?? 0;
+    this.#observer = new Observer(config);
     this.#ky = ky.create({
       timeout: false, // one deadline of our own covers retries and the body read
-      throwHttpErrors: true,
+      retry: 0, // the retry loop below knows which failures may have moved money; ky cannot
+      throwHttpErrors: false,
       // A redirect would re-send a payment body to wherever it points: never follow one.
       redirect: 'manual',
       // Read at call time, not now: msw and other test doubles patch globalThis.fetch later.
@@ -131,88 +179,151 @@ export class Transport {
 
   async request<S extends z.ZodType>(call: Call<S>, options: RequestOptions = {}): Promise<z.output<S>> {
     const timeout = options.timeout ?? this.#config.timeout ?? DEFAULT_TIMEOUT_MS;
-    const maxRetries = options.maxRetries ?? this.#config.maxRetries ?? DEFAULT_MAX_RETRIES;
     const deadline = AbortSignal.timeout(timeout);
-    const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
-    const url = this.#url(call);
-    const failed: FailedRequest = { method: call.method, url };
-    let skewRetried = false;
-
-    const fail = (error: unknown): never => {
-      if (error instanceof PayorchError) throw error;
-      if (options.signal?.aborted === true) throw new RequestAbortedError(options.signal.reason);
-      if (deadline.aborted || isTimeoutError(error)) throw new TimeoutError(timeout);
-      const refused = isConnectionRefused(error);
-      throw new ConnectionError(`${refused ? 'Connection refused' : 'Connection failed'}: ${call.method} ${url}`, { cause: error, refused });
+    const state: CallState = {
+      call,
+      url: this.#url(call),
+      timeout,
+      maxRetries: Math.max(0, options.maxRetries ?? this.#config.maxRetries ?? DEFAULT_MAX_RETRIES),
+      started: performance.now(),
+      deadline,
+      userSignal: options.signal,
+      signal: options.signal ? AbortSignal.any([options.signal, deadline]) : deadline,
+      sentHashes: [],
+      retries: 0,
+      clockCorrected: false,
     };
+    const headers = this.#headers(call); // checked before the first attempt: bad keys are never sent
+    if (options.signal?.aborted === true) throw new RequestAbortedError(options.signal.reason);
 
-    if (options.signal?.aborted === true) fail(options.signal.reason);
-
-    let response: Response;
-    try {
-      response = await this.#ky(url, {
+    for (let attempt = 1; ; attempt++) {
+      const sentAt = performance.now();
+      const settled: Settled<z.output<S>> = await this.#attempt(state, headers, attempt).then(
+        (answer) => this.#judge(call, answer, state),
+        (error: unknown) => ({ ok: false as const, status: undefined, error: this.#toError(error, state), answer: undefined }),
+      );
+      const retryDelayMs = settled.ok ? undefined : this.#retryDelay(state, settled);
+      this.#observer.response({
+        operation: call.operation,
         method: call.method,
-        headers: this.#headers(call),
-        ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) }),
-        signal,
-        retry: {
-          // One spare attempt for the clock-skew retry, which ky counts against the same limit.
-          limit: maxRetries + 1,
-          methods: ['get', 'post'],
-          statusCodes: RETRY_STATUS_CODES,
-          afterStatusCodes: [429, 503],
-          maxRetryAfter: MAX_RETRY_AFTER_MS,
-          backoffLimit: MAX_BACKOFF_MS,
-          jitter: true,
-          shouldRetry: ({ error, retryCount }) => {
-            if (retryCount > maxRetries || signal.aborted) return false;
-            if (isConnectionRefused(error)) return true;
-            // Past this point the service may have received the request.
-            if (!call.readOnly) return false;
-            if (isHTTPError(error)) return undefined; // ky's status list and Retry-After handling
-            return !isTimeoutError(error) && error instanceof TypeError;
-          },
-        },
-        hooks: {
-          beforeRequest: [
-            (request) => {
-              const timestamp = String(Math.floor((this.#now() + this.#clockOffsetMs) / 1000));
-              request.headers.set('X-Timestamp', timestamp);
-              request.headers.set('X-Hash', requestHash(this.#config.credentials, call.signing, timestamp));
-            },
-          ],
-          afterResponse: [
-            async (_request, _options, answer) => {
-              // The service refused the timestamp, so it did nothing: correcting the clock and
-              // sending again once is safe even for payments.
-              if (answer.status !== 401 || skewRetried) return undefined;
-              const serverTime = Date.parse(answer.headers.get('date') ?? '');
-              if (Number.isNaN(serverTime) || !/timestamp expired/i.test(await answer.text())) return undefined;
-              const offset = serverTime - this.#now();
-              if (Math.abs(offset - this.#clockOffsetMs) < 2_000) return undefined;
-              this.#clockOffsetMs = offset;
-              skewRetried = true;
-              return ky.retry({ delay: 0, code: 'CLOCK_SKEW' });
-            },
-          ],
-        },
+        url: state.url,
+        attempt,
+        durationMs: Math.round(performance.now() - sentAt),
+        status: settled.status,
+        error: settled.ok ? undefined : settled.error,
+        retryDelayMs,
       });
-    } catch (error) {
-      if (!isHTTPError(error)) return fail(error);
-      const body = await this.#readBody(error.response, failed).catch(fail);
-      throw APIError.generate({ status: error.response.status, headers: headerRecord(error.response.headers), body: body.parsed, request: failed });
+      if (settled.ok) return settled.value;
+      const summary = { operation: call.operation, method: call.method, url: state.url, attempt, status: settled.status, error: `${settled.error.name}: ${settled.error.message}` };
+      if (retryDelayMs === undefined) {
+        this.#observer.log('error', summary, `payorch ✗ ${call.method} ${state.url} failed after ${attempt} attempt${attempt === 1 ? '' : 's'}: ${settled.error.message}`);
+        throw settled.error;
+      }
+      this.#observer.log('warn', { ...summary, retryDelayMs }, `payorch ↻ ${call.method} ${state.url}: ${settled.error.message}; attempt ${attempt + 1} in ${retryDelayMs} ms`);
+      await sleep(retryDelayMs, state.signal).catch((error: unknown) => {
+        throw this.#toError(error, state);
+      });
     }
+  }
 
-    const body = await this.#readBody(response, failed).catch(fail);
-    const headers = headerRecord(response.headers);
-    if (!body.isJson || isFailureFlag(body.parsed)) {
-      throw APIError.generate({ status: response.status, headers, body: body.parsed, request: failed });
+  /** Signs and sends one attempt and reads its body, within the call's deadline. */
+  async #attempt(state: CallState, headers: Readonly<Record<string, string>>, attempt: number): Promise<Answer> {
+    const { call, url } = state;
+    const timestamp = String(Math.floor((this.#now() + this.#clockOffsetMs) / 1000));
+    const hash = requestHash(this.#config.credentials, call.signing, timestamp);
+    state.sentHashes.push(hash);
+    const signed = { ...headers, 'X-Timestamp': timestamp, 'X-Hash': hash };
+    this.#observer.request({ operation: call.operation, method: call.method, url, attempt, headers: redactHeaders(signed) });
+    const response = await this.#ky(url, {
+      method: call.method,
+      headers: signed,
+      ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) }),
+      signal: state.signal,
+    });
+    const limit = this.#config.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    return { status: response.status, headers: response.headers, text: await readCapped(response, limit, { method: call.method, url }) };
+  }
+
+  /** Turns an answer into the call's result or the most specific error. */
+  #judge<S extends z.ZodType>(call: Call<S>, answer: Answer, state: CallState): Settled<z.output<S>> {
+    const failed: FailedRequest = { method: call.method, url: state.url };
+    const { status, text } = answer;
+    let parsed: unknown = text;
+    let isJson = false;
+    try {
+      parsed = JSON.parse(text);
+      isJson = true;
+    } catch {
+      // Not JSON (a proxy's HTML page, an empty body): kept as text in the error.
     }
-    const result = call.schema.safeParse(body.parsed);
+    if (status < 200 || status > 299 || !isJson || isFailureFlag(parsed)) {
+      const error = APIError.generate({ status, headers: Object.fromEntries(answer.headers), body: parsed, request: failed, redact: this.#secrets(call, state.sentHashes) });
+      return { ok: false, status, error, answer };
+    }
+    const result = call.schema.safeParse(parsed);
     if (!result.success) {
-      throw new ResponseValidationError(call.operation, { status: response.status, issues: toIssues(result.error), body: body.parsed, rawBody: body.text });
+      const error = new ResponseValidationError(call.operation, { status, issues: toIssues(result.error), body: parsed, rawBody: text });
+      return { ok: false, status, error, answer: undefined };
     }
-    return result.data;
+    return { ok: true, status, value: result.data };
+  }
+
+  /**
+   * How long to wait before the next attempt, or `undefined` when the call must fail now.
+   * The money rule lives here: a call that creates a money movement is resent only when the
+   * service refused it outright (connection refused, timestamp refused).
+   */
+  #retryDelay(state: CallState, failure: Extract<Settled<unknown>, { ok: false }>): number | undefined {
+    const { error, answer } = failure;
+    if (answer !== undefined && !state.clockCorrected && this.#learnClock(answer, state.url)) {
+      // The service refused the timestamp, so it did nothing: one corrected resend is safe for
+      // any call, and does not count against maxRetries.
+      state.clockCorrected = true;
+      return 0;
+    }
+    if (state.retries >= state.maxRetries) return undefined;
+    let delay: number | undefined;
+    if (error instanceof ConnectionError) {
+      // Past a refused connection the service may have received the request.
+      delay = error.refused || state.call.readOnly ? backoffDelay(state.retries + 1) : undefined;
+    } else if (answer !== undefined && state.call.readOnly) {
+      delay = statusRetryDelay(answer.status, answer.headers, state.retries + 1, this.#now());
+    }
+    // A wait that outlasts the deadline would only turn this error into a TimeoutError.
+    if (delay === undefined || performance.now() - state.started + delay >= state.timeout) return undefined;
+    state.retries++;
+    return delay;
+  }
+
+  /** Learns the clock offset from a "Request timestamp expired" answer; true when it changed. */
+  #learnClock(answer: Answer, url: string): boolean {
+    if (answer.status !== 401 || !/timestamp expired/i.test(answer.text)) return false;
+    const serverTime = Date.parse(answer.headers.get('date') ?? '');
+    if (Number.isNaN(serverTime)) return false;
+    const offset = serverTime - this.#now();
+    if (Math.abs(offset - this.#clockOffsetMs) < MIN_CLOCK_CORRECTION_MS) return false;
+    this.#observer.log('info', { url, clockOffsetMs: offset, previousClockOffsetMs: this.#clockOffsetMs }, `payorch: the service's clock is ${offset} ms ahead of this machine's; timestamps are corrected from now on`);
+    this.#clockOffsetMs = offset;
+    return true;
+  }
+
+  #toError(error: unknown, state: CallState): PayorchError {
+    if (error instanceof PayorchError) return error;
+    if (state.userSignal?.aborted === true) return new RequestAbortedError(state.userSignal.reason);
+    if (state.deadline.aborted) return new TimeoutError(state.timeout);
+    const refused = isConnectionRefused(error);
+    return new ConnectionError(`${refused ? 'Connection refused' : 'Connection failed'}: ${state.call.method} ${state.url}`, { cause: error, refused });
+  }
+
+  /** What must not reach an error message even when the service echoes it back in its text. */
+  #secrets(call: Call<z.ZodType>, sentHashes: readonly string[]): string[] {
+    const secrets = [this.#config.credentials.secretKey, ...sentHashes];
+    if (call.signing.hash === 'key') secrets.push(call.signing.key);
+    if (call.signing.hash === 'credential') secrets.push(call.signing.credentialKey);
+    // Card payments carry the site credential key in the body instead (spec 5.1 rule 2).
+    const bodyKey: unknown = typeof call.body === 'object' && call.body !== null ? (call.body as { credential_key?: unknown }).credential_key : undefined;
+    if (typeof bodyKey === 'string') secrets.push(bodyKey);
+    return secrets;
   }
 
   #url(call: Call<z.ZodType>): string {
@@ -233,25 +344,27 @@ export class Transport {
     };
     if (call.signing.hash === 'key') headers['X-Key'] = call.signing.key;
     if (call.signing.hash === 'credential') headers['X-Credential-Key'] = call.signing.credentialKey;
+    const invalid = Object.entries(headers).filter(([, value]) => !HEADER_VALUE.test(value));
+    if (invalid.length > 0) {
+      // fetch would throw a TypeError that looks like a network failure; say what is wrong instead.
+      throw new RequestValidationError(
+        call.operation,
+        invalid.map(([name]) => ({ field: name, rule: 'header_value', message: 'must be printable Latin-1 text without line breaks or surrounding spaces to travel in an HTTP header' })),
+      );
+    }
     return headers;
   }
-
-  async #readBody(response: Response, failed: FailedRequest): Promise<{ text: string; parsed: unknown; isJson: boolean }> {
-    const limit = this.#config.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-    const text = await readCapped(response, limit, failed);
-    try {
-      return { text, parsed: JSON.parse(text) as unknown, isJson: true };
-    } catch {
-      return { text, parsed: text, isJson: false };
-    }
-  }
 }
+
+// What a header carries unchanged: no control characters, nothing above U+00FF, and no space or
+// tab at either end (fetch strips those, so the hash would cover a value the service never sees).
+const HEADER_VALUE = /^(?![\t ])[\t\x20-\x7e\x80-\xff]*(?<![\t ])$/;
 
 async function readCapped(response: Response, limit: number, failed: FailedRequest): Promise<string> {
   const tooLarge = () =>
     new APIError(`The answer is larger than maxResponseBytes (${limit} bytes) (HTTP ${response.status}, ${failed.method} ${new URL(failed.url).pathname})`, {
       status: response.status,
-      headers: headerRecord(response.headers),
+      headers: Object.fromEntries(response.headers),
       body: undefined,
       request: failed,
     });
@@ -282,20 +395,39 @@ async function readCapped(response: Response, limit: number, failed: FailedReque
   return new TextDecoder().decode(bytes);
 }
 
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason as Error);
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason as Error);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
 function isFailureFlag(body: unknown): boolean {
   return typeof body === 'object' && body !== null && (body as { success?: unknown }).success === false;
 }
 
-function headerRecord(headers: Headers): Record<string, string> {
-  return Object.fromEntries(headers);
-}
-
-/** True only when the connection was refused: then the service cannot have received the request. */
+/**
+ * True only when the connection was refused: then the service cannot have received the request.
+ * Node says ECONNREFUSED (an AggregateError when every address of a host refused), Bun
+ * `ConnectionRefused`, Deno "Connection refused (os error 111)".
+ */
 export function isConnectionRefused(error: unknown): boolean {
   for (let current: unknown = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
     const code = (current as { code?: unknown }).code;
     if (code === 'ECONNREFUSED' || code === 'ConnectionRefused') return true;
     if (/ECONNREFUSED|connection refused/i.test(current.message)) return true;
+    if (current instanceof AggregateError && current.errors.length > 0 && current.errors.every(isConnectionRefused)) return true;
   }
   return false;
 }
@@ -311,16 +443,20 @@ function checkBaseUrl(baseUrl: string, allowInsecureHttp: boolean): string {
   try {
     url = new URL(baseUrl);
   } catch (cause) {
-    throw new PayorchError(`baseUrl is not a valid URL: ${baseUrl}`, { cause });
+    throw new PayorchError('baseUrl is not a valid URL', { cause });
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new PayorchError(`baseUrl must use https: ${baseUrl}`);
+    throw new PayorchError(`baseUrl must use https: ${url.protocol}//${url.host}`);
+  }
+  if (url.username !== '' || url.password !== '') {
+    // They would be sent to the service and shown in every error message.
+    throw new PayorchError(`baseUrl must not contain a user name or password: ${url.protocol}//${url.host}`);
   }
   if (url.protocol === 'http:' && !allowInsecureHttp && !LOOPBACK.test(url.hostname)) {
-    throw new PayorchError(`baseUrl must use https unless the host is loopback or allowInsecureHttp is set: ${baseUrl}`);
+    throw new PayorchError(`baseUrl must use https unless the host is loopback or allowInsecureHttp is set: ${url.protocol}//${url.host}`);
   }
   if (url.search !== '' || url.hash !== '') {
-    throw new PayorchError(`baseUrl must not have a query or fragment: ${baseUrl}`);
+    throw new PayorchError(`baseUrl must not have a query or fragment: ${url.protocol}//${url.host}${url.pathname}`);
   }
   return url.href.replace(/\/+$/, '');
 }

@@ -13,7 +13,10 @@ export type DealerErrorCode =
   | 'MIN_AMOUNT_ERROR'
   | (string & {});
 
-/** The six authentication and permission failures of spec 7.1, or `unknown` for a text the spec does not list. */
+/**
+ * Why the service refused the caller: the six failures of spec 7.1, a site credential key that is
+ * not the provider's (spec 5.1 rule 3, 7.3), or `unknown` for a text the spec does not list.
+ */
 export type AuthFailureReason =
   | 'missing_headers'
   | 'invalid_api_key'
@@ -21,6 +24,7 @@ export type AuthFailureReason =
   | 'invalid_hash'
   | 'provider_inactive'
   | 'ip_not_allowed'
+  | 'credential_key_refused'
   | 'unknown';
 
 /** What an {@link APIError} knows about the request that failed; never holds credentials. */
@@ -35,6 +39,11 @@ export interface APIErrorInit {
   /** The parsed JSON body, or the raw text when the answer was not JSON. */
   readonly body: unknown;
   readonly request: FailedRequest;
+  /**
+   * Values that must not appear in the error message (the secret key, the hash, a credential
+   * key), replaced by `[redacted]` when the service echoes them. `body` keeps the answer as sent.
+   */
+  readonly redact?: readonly string[] | undefined;
 }
 
 /**
@@ -83,9 +92,9 @@ export class APIError extends PayorchError {
   static generate(init: APIErrorInit): APIError {
     const record = asRecord(init.body);
     const text = describe(record, init);
-    const message = `${text} (HTTP ${init.status}, ${init.request.method} ${new URL(init.request.url).pathname})`;
+    const message = redact(`${text} (HTTP ${init.status}, ${init.request.method} ${new URL(init.request.url).pathname})`, init.redact ?? []);
     const reason = authReason(record);
-    if (init.status === 403 || reason === 'provider_inactive' || reason === 'ip_not_allowed') {
+    if (init.status === 403 || reason === 'provider_inactive' || reason === 'ip_not_allowed' || reason === 'credential_key_refused') {
       return new PermissionDeniedError(message, init, reason ?? 'unknown');
     }
     if (init.status === 401 || reason !== undefined) {
@@ -108,7 +117,10 @@ export class AuthenticationError extends APIError {
   }
 }
 
-/** The account may not do this: inactive provider or IP not whitelisted (HTTP 403, spec 7.1). */
+/**
+ * The account may not do this: inactive provider or IP not whitelisted (HTTP 403, spec 7.1), or
+ * a site credential key that does not belong to the provider (spec 7.3, whatever the status).
+ */
 export class PermissionDeniedError extends APIError {
   override name = 'PermissionDeniedError';
   readonly reason: AuthFailureReason;
@@ -136,6 +148,8 @@ const AUTH_TEXTS: readonly (readonly [RegExp, AuthFailureReason])[] = [
   [/invalid hash/i, 'invalid_hash'],
   [/account is inactive/i, 'provider_inactive'],
   [/ip address not allowed/i, 'ip_not_allowed'],
+  // Spec 7.3 shows no status for these: the manual withdrawal's Turkish text, the card payment's English one.
+  [/yetkisiz credential key|invalid credential key/i, 'credential_key_refused'],
 ];
 
 function authReason(record: Record<string, unknown> | undefined): AuthFailureReason | undefined {
@@ -148,13 +162,22 @@ function authReason(record: Record<string, unknown> | undefined): AuthFailureRea
 
 function describe(record: Record<string, unknown> | undefined, init: APIErrorInit): string {
   if (record === undefined) {
-    return typeof init.body === 'string' && init.body.length > 0 ? 'The service answered with a body that is not JSON' : 'The service answered with an empty body';
+    if (typeof init.body === 'string' && init.body.length > 0) return 'The service answered with a body that is not JSON';
+    // A JSON value that is not an object (an array, a number) still is an answer, not an empty one.
+    return init.body === '' || init.body === undefined || init.body === null ? 'The service answered with an empty body' : 'The service reported a failure';
   }
   const error = stringField(record, 'error');
   const message = stringField(record, 'message');
   const messages = stringList(record['messages']);
   const parts = [error, message !== error ? message : undefined, messages?.join('; ')].filter((part) => part !== undefined && part !== '');
   return parts.length > 0 ? parts.join(': ') : 'The service reported a failure';
+}
+
+// Short values are skipped: hiding every "1" of a message would hide nothing and garble the rest.
+const MIN_REDACTED_LENGTH = 4;
+
+function redact(message: string, secrets: readonly string[]): string {
+  return secrets.reduce((text, secret) => (secret.length < MIN_REDACTED_LENGTH ? text : text.split(secret).join('[redacted]')), message);
 }
 
 const CODE_SHAPE = /^[A-Z][A-Z0-9_]+$/;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineEndpoint } from '../core/endpoint.js';
-import { responseBoolean, responseInteger, successFlag } from '../core/schema.js';
+import { requiredString, responseBoolean, responseInteger, successFlag } from '../core/schema.js';
 import { NoParams } from './shared.js';
 
 /** The answer of the connection test (spec 4.3). */
@@ -34,7 +34,7 @@ export const SiteList = z.looseObject({
 export type SiteList = z.infer<typeof SiteList>;
 
 /** Parameters of `listSites()`: the additional verification key sent as X-Key. */
-export const SiteListParams = z.strictObject({ key: z.string().min(1, { error: 'is required' }) });
+export const SiteListParams = z.strictObject({ key: requiredString() });
 export type SiteListParams = z.input<typeof SiteListParams>;
 
 export const welcomeEndpoint = defineEndpoint({

@@ -11,23 +11,33 @@ import { Eiban } from './eiban.js';
 import { Manual } from './manual.js';
 import { ThirdParty } from './third-party/index.js';
 import { parseRequest } from '../core/validation.js';
+import { RequestValidationError } from '../errors/request-validation-error.js';
 
 /** Settings of a {@link ProviderClient}. */
 export interface ProviderClientOptions extends ClientOptions {
   /**
    * Site credential key used by calls signed with the credential hash, and put into the body of
    * card payments. Calls that need one fail before sending when none is set here or per call.
+   * @default undefined (then `withSite(key)` or a per-call `{ credentialKey }` supplies it)
+   * @example process.env.PAYORCH_CREDENTIAL_KEY
    */
   readonly credentialKey?: string | undefined;
 }
 
 /** A request to an endpoint the SDK does not wrap yet, signed like every other call. */
 export type ProviderRawRequest = {
+  /** The spec shows POST for every provider endpoint with a sample. */
   readonly method: 'GET' | 'POST';
-  /** Path below `/api/provider`, starting with `/`. */
+  /**
+   * Path below `/api/provider`, starting with `/`.
+   * @example '/third-party/bank/gateways'
+   */
   readonly path: string;
+  /** JSON body of a POST; sent as given, unchecked. A GET has none. */
   readonly body?: unknown;
+  /** Query parameters; `undefined` values are left out. */
   readonly query?: Readonly<Record<string, string | number | undefined>>;
+  /** Extra headers. The signing headers (X-Api-Key, X-Hash, X-Timestamp, X-Key, X-Credential-Key) always win. */
   readonly headers?: Readonly<Record<string, string>>;
   /**
    * True only when sending it twice cannot move money twice; then ambiguous failures are retried.
@@ -36,7 +46,9 @@ export type ProviderRawRequest = {
   readonly readOnly?: boolean;
 } & (
   | { readonly hash: 'basic' }
+  /** The key hash; `key` is sent as X-Key. */
   | { readonly hash: 'key'; readonly key: string }
+  /** The credential hash; `credentialKey` defaults to the client's. */
   | { readonly hash: 'credential'; readonly credentialKey?: string }
 );
 
@@ -83,7 +95,8 @@ export class ProviderClient {
   }
 
   /**
-   * A client that acts for another site, sharing this client's connection settings.
+   * A client that acts for another site. It shares this client's transport (settings and the
+   * clock offset learned from the service), so making one per site costs nothing.
    *
    * @example
    * ```ts
@@ -136,6 +149,10 @@ export class ProviderClient {
    * ```
    */
   async request(params: ProviderRawRequest, options: ProviderRequestOptions = {}): Promise<unknown> {
+    if (params.method === 'GET' && params.body !== undefined) {
+      // fetch itself refuses it, and its TypeError would look like a network failure.
+      throw new RequestValidationError('request', [{ field: 'body', rule: 'not_allowed', message: 'a GET request has no body: use query' }]);
+    }
     const signing: Signing =
       params.hash === 'credential'
         ? { hash: 'credential', credentialKey: params.credentialKey ?? this.#context.requireCredentialKey('request', options) }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineEndpoint } from '../core/endpoint.js';
-import { openEnum, requestAmount, requiredString, responseNumber, successFlag } from '../core/schema.js';
+import { openEnum, requestAmount, requiredString, responseNumber, responseString, successFlag } from '../core/schema.js';
 import type { ProviderContext, ProviderRequestOptions } from './context.js';
 import { envelope } from './shared.js';
 
@@ -27,17 +27,15 @@ export type CardPaymentParams = Omit<z.input<typeof CardPaymentParams>, 'credent
 export const CardStatusParams = z.strictObject({ tracking_code: requiredString() });
 export type CardStatusParams = z.input<typeof CardStatusParams>;
 
-// The gateway's order id is a string in the spec; a numeric id is kept as text, not rejected.
-const orderId = z.union([z.string(), z.number().transform(String)]);
-
 /** A created card payment: redirect the customer to `data.payment_url` (spec 2.6). */
 export const CardPayment = envelope(
   z.looseObject({
     tracking_code: z.string(),
     payment_url: z.string(),
-    order_id: orderId,
+    // The gateway's order id: a numeric one is kept as text, not rejected.
+    order_id: responseString.optional(),
     amount: responseNumber,
-    currency: z.string(),
+    currency: z.string().optional(),
   }),
 );
 export type CardPayment = z.infer<typeof CardPayment>;
@@ -48,12 +46,12 @@ export const CardPaymentStatusResult = z.looseObject({
   message: z.string().optional(),
   data: z.looseObject({
     tracking_code: z.string(),
-    order_id: orderId.optional(),
+    order_id: responseString.optional(),
     status: CardPaymentStatus,
     amount: responseNumber,
     currency: z.string().optional(),
     username: z.string().optional(),
-    user_id: z.string().optional(),
+    user_id: responseString.optional(),
     created_at: z.string().optional(),
     updated_at: z.string().optional(),
   }),
@@ -101,8 +99,12 @@ export class CreditCard {
    * ```
    */
   async createPayment(params: CardPaymentParams, options: ProviderRequestOptions = {}): Promise<CardPayment> {
-    const body = { ...params, credential_key: params.credential_key ?? this.#context.requireCredentialKey(cardPaymentEndpoint.operation, options) };
-    return this.#context.send(cardPaymentEndpoint, body, options);
+    // Anything but an object goes to the schema as it is, to be refused with a RequestValidationError.
+    const body: unknown =
+      typeof params === 'object' && (params as unknown) !== null
+        ? { ...params, credential_key: params.credential_key ?? this.#context.requireCredentialKey(cardPaymentEndpoint.operation, options) }
+        : params;
+    return this.#context.send(cardPaymentEndpoint, body as z.input<typeof CardPaymentParams>, options);
   }
 
   /**

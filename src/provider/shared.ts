@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { openEnum, requestAmount, requiredString, responseInteger, responseNumber, successFlag } from '../core/schema.js';
+import { openEnum, requestAmount, requiredString, responseInteger, responseNumber, responseString, successFlag } from '../core/schema.js';
 
-/** The customer of a request and of an answer (spec 2.3). */
+/** The customer as answers embed it (spec 2.3). A numeric `user_id` is kept as its text. */
 export const Customer = z.looseObject({
   fullname: z.string(),
   username: z.string(),
-  user_id: z.string(),
+  user_id: responseString,
 });
 export type Customer = z.infer<typeof Customer>;
 

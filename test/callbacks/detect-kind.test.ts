@@ -1,16 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { detectCallbackKind } from '../../src/callbacks/detect-kind.js';
-import { CallbackVerificationError } from '../../src/index.js';
+import { refusal } from '../helpers/callbacks.js';
 
-function refusal(body: Record<string, unknown>): CallbackVerificationError {
-  try {
-    detectCallbackKind(body);
-  } catch (error) {
-    if (error instanceof CallbackVerificationError) return error;
-    throw error;
-  }
-  throw new Error('detectCallbackKind found a kind');
-}
 
 describe('detectCallbackKind', () => {
   test.each([
@@ -50,7 +41,7 @@ describe('detectCallbackKind', () => {
     ['a tracking code that is not a string', { tracking_code: 42 }, 'no prefix of spec 2.1'],
     ['no tracking code', {}, 'no prefix of spec 2.1'],
   ])('refuses %s as unknown_kind, asking for kind', (_name, body, message) => {
-    const error = refusal(body);
+    const error = refusal(() => detectCallbackKind(body));
     expect(error.reason).toBe('unknown_kind');
     expect(error.message).toContain(message);
     expect(error.message).toContain('kind');

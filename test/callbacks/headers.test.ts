@@ -1,18 +1,9 @@
 import { describe, expect, test } from 'vitest';
 import { readSignatureHeaders } from '../../src/callbacks/headers.js';
-import { CallbackVerificationError } from '../../src/index.js';
+import { refusal } from '../helpers/callbacks.js';
 
 const expected = { apiKey: 'key', timestamp: '1763812345', hash: 'abc' };
 
-function refusal(headers: unknown): CallbackVerificationError {
-  try {
-    readSignatureHeaders(headers);
-  } catch (error) {
-    if (error instanceof CallbackVerificationError) return error;
-    throw error;
-  }
-  throw new Error('readSignatureHeaders accepted the headers');
-}
 
 describe('readSignatureHeaders', () => {
   test.each([
@@ -35,8 +26,8 @@ describe('readSignatureHeaders', () => {
   });
 
   test('names every header that is missing when only some are present', () => {
-    expect(refusal({ 'x-hash': 'abc' }).message).toContain('X-Api-Key, X-Timestamp are missing');
-    expect(refusal({ 'x-hash': 'abc', 'x-api-key': 'key' }).message).toContain('X-Timestamp is missing');
+    expect(refusal(() => readSignatureHeaders({ 'x-hash': 'abc' })).message).toContain('X-Api-Key, X-Timestamp are missing');
+    expect(refusal(() => readSignatureHeaders({ 'x-hash': 'abc', 'x-api-key': 'key' })).message).toContain('X-Timestamp is missing');
   });
 
   test.each([
@@ -47,7 +38,7 @@ describe('readSignatureHeaders', () => {
     ['an array with a non-string', { 'x-api-key': [42], 'x-timestamp': '1763812345', 'x-hash': 'abc' }, 'X-Api-Key is not text'],
     ['headers that are not an object', 'x-hash: abc', 'the headers are not an object'],
   ])('refuses %s as missing_header', (_name, headers, message) => {
-    const error = refusal(headers);
+    const error = refusal(() => readSignatureHeaders(headers));
     expect(error.reason).toBe('missing_header');
     expect(error.message).toContain(message);
   });

@@ -2,23 +2,13 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { CallbackVerificationError, verifyCallback } from '../../src/index.js';
 import type { CallbackInput, CallbackVerificationReason, VerifyCallbackOptions } from '../../src/index.js';
-import { NOW_SECONDS, callbackVectors, now, sign, unsigned } from '../helpers/callbacks.js';
+import { NOW_SECONDS, callbackVectors, now, refusal, sign, unsigned } from '../helpers/callbacks.js';
 import { DEALER, PROVIDER } from '../helpers/wire.js';
 
 const options: VerifyCallbackOptions = { apiKey: PROVIDER.apiKey, secretKey: PROVIDER.secretKey, now };
 const dealerOptions: VerifyCallbackOptions = { apiKey: DEALER.apiKey, secretKey: DEALER.secretKey, now };
 const deposit = sign(unsigned.deposit, PROVIDER);
 const dealerCard = sign(unsigned.dealerCreditCard, DEALER);
-
-function refusal(run: () => unknown): CallbackVerificationError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof CallbackVerificationError) return error;
-    throw error;
-  }
-  throw new Error('verifyCallback accepted what it should have refused');
-}
 
 describe('the signing vectors', () => {
   // The body around each vector: the other fields of its kind, then the vector's signed values.
@@ -261,6 +251,11 @@ describe('refusals', () => {
   test('authentication comes before the schema: a forged body that breaks the schema is a 401, not a 400', () => {
     const forged = { headers: { ...deposit.headers, 'X-Hash': other.hash }, body: { ...deposit.body, hash: other.hash, amount: 'lots' } };
     expect(refusal(() => verifyCallback(forged, options)).reason).toBe('invalid_signature');
+  });
+
+  test('a stale or future timestamp is told apart in the message', () => {
+    expect(refusal(() => verifyCallback(stale, options)).message).toContain('301 s old; at most 300 s either way');
+    expect(refusal(() => verifyCallback(future, options)).message).toContain('301 s in the future');
   });
 
   test('a missing input object is a malformed body', () => {

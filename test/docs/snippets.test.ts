@@ -64,5 +64,6 @@ describe('code in the guides', () => {
         return `${place}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`;
       });
     expect(problems).toEqual([]);
-  });
+    // A whole-program type check takes about 10 s, beyond vitest's default of 5 s.
+  }, 60_000);
 });

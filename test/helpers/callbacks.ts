@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { CallbackVerificationError } from '../../src/index.js';
 import { sha256 } from './wire.js';
 
 /** A callback vector of ../shared/vectors/signing.json. */
@@ -85,4 +86,15 @@ export function sign(
     body: { ...fields, timestamp, hash },
     hash,
   };
+}
+
+/** Runs `run` and returns the CallbackVerificationError it throws; fails the test on anything else. */
+export function refusal(run: () => unknown): CallbackVerificationError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof CallbackVerificationError) return error;
+    throw error;
+  }
+  throw new Error('accepted what should have been refused');
 }

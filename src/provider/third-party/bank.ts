@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineEndpoint } from '../../core/endpoint.js';
+import { requiredString } from '../../core/schema.js';
 import { NoParams, gatewayId, iban, paymentParams } from '../shared.js';
 import type { ThirdPartyChannel } from './channel.js';
 import { GatewayList } from './gateways.js';
@@ -9,8 +10,16 @@ import { ThirdPartyDeposit, ThirdPartyWithdrawal } from './records.js';
 export const BankDepositParams = z.strictObject({ ...paymentParams });
 export type BankDepositParams = z.input<typeof BankDepositParams>;
 
-/** Body of a third-party bank withdrawal (spec 4.10). */
-export const BankWithdrawalParams = z.strictObject({ ...paymentParams, gateway_id: gatewayId(), iban: iban() });
+/**
+ * Body of a third-party bank withdrawal (spec 4.10). Bank gateways list `account_holder` among
+ * their `required_fields` (spec 2.5) although 4.10 does not, so it may be given (docs/spec-gaps.md).
+ */
+export const BankWithdrawalParams = z.strictObject({
+  ...paymentParams,
+  gateway_id: gatewayId(),
+  iban: iban(),
+  account_holder: requiredString().optional(),
+});
 export type BankWithdrawalParams = z.input<typeof BankWithdrawalParams>;
 
 export const bankEndpoints = {

@@ -2,8 +2,11 @@ import { z } from 'zod';
 import { DepositStatus, WithdrawalStatus, customerParams, envelope, recordCore, recordEcho } from '../shared.js';
 import { ThirdPartyPaymentMethod, ThirdPartyType } from './gateways.js';
 
-/** The fields every third-party record has (spec 2.4). */
-const thirdPartyCore = { ...recordCore, ...recordEcho, type: ThirdPartyType, payment_method: ThirdPartyPaymentMethod };
+/**
+ * The fields of a third-party record (spec 2.4). `type` and `payment_method` only describe the
+ * record the caller just created, so a leaner answer without them still parses.
+ */
+const thirdPartyCore = { ...recordCore, ...recordEcho, type: ThirdPartyType.optional(), payment_method: ThirdPartyPaymentMethod.optional() };
 
 /** A third-party deposit record; redirect the customer to `data.payment_url` (spec 4.10 to 4.12). */
 export const ThirdPartyDeposit = envelope(z.looseObject({ ...thirdPartyCore, payment_url: z.string(), status: DepositStatus }));

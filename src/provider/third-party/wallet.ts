@@ -19,7 +19,7 @@ export const WalletWithdrawalParams = z.strictObject({
   amount: positiveAmount(),
   gateway_id: gatewayId(),
   wallet_number: requiredString(),
-  account_holder: z.string().optional(),
+  account_holder: requiredString().optional(),
 });
 export type WalletWithdrawalParams = z.input<typeof WalletWithdrawalParams>;
 

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# Checks the package as users get it: publint and attw on the packed files, then the `npm pack`
+# tarball installed into fresh consumer projects (ESM, CommonJS, TypeScript with node16 and
+# bundler resolution under strict + exactOptionalPropertyTypes) that compile and call welcome()
+# against a local server.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$PWD
+tsc="$repo/node_modules/.bin/tsc"
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "build"
+npm run build --silent
+
+step "publint --strict"
+npx --no-install publint --strict
+
+step "attw --pack . --profile node16"
+npx --no-install attw --pack . --profile node16
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+step "npm pack"
+tarball="$work/$(npm pack --silent --pack-destination "$work" | tail -1)"
+echo "$tarball"
+
+install() { # dir, packages...
+  local dir=$1
+  shift
+  (cd "$dir" && npm install --no-audit --no-fund --prefer-offline --loglevel=error "$@" >/dev/null)
+}
+
+# The same short program in every consumer: a node:http service that answers the connection
+# test, and a ProviderClient that calls it.
+server_js='
+const server = createServer((request, response) => {
+  request.resume();
+  request.on("end", () => {
+    const ok = request.url === "/api/provider/welcome" && /^[0-9a-f]{64}$/.test(String(request.headers["x-hash"]));
+    response.writeHead(ok ? 200 : 401, { "content-type": "application/json" });
+    response.end(JSON.stringify(ok ? { success: true, provider: { id: 1, name: "Consumer", is_active: true } } : { success: false, error: "Invalid hash" }));
+  });
+});
+await new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(undefined)));
+const { port } = server.address() as AddressInfo;
+const provider = new ProviderClient({ baseUrl: `http://127.0.0.1:${port}`, apiKey: "api", secretKey: "secret", maxRetries: 0 });
+const welcome = await provider.welcome();
+server.close();
+if (welcome.provider.name !== "Consumer") throw new Error("unexpected answer");
+const invalid = await provider.manual.startDeposit({ fullname: "A", username: "a", user_id: "1", amount: 0 }, { credentialKey: "k" }).catch((error: unknown) => error);
+if (!(invalid instanceof RequestValidationError)) throw new Error("no RequestValidationError");
+console.log(`${label}: welcome() answered ${welcome.provider.name}`);
+'
+strip_types() { sed -e 's/ as AddressInfo//' -e 's/(error: unknown)/(error)/'; }
+
+# Once the sandbox is in the package (src/sandbox), every consumer also loads payorch/sandbox and
+# calls welcome() through it.
+sandbox_js=''
+if [[ -d src/sandbox ]]; then
+  sandbox_js='
+const sandbox = createSandbox();
+const running = await sandbox.listen();
+const { apiKey: sandboxKey, secretKey: sandboxSecret } = sandbox.accounts.provider;
+const viaSandbox = await new ProviderClient({ baseUrl: running.url, apiKey: sandboxKey, secretKey: sandboxSecret }).welcome();
+await running.close();
+if (viaSandbox.success !== true) throw new Error("the sandbox did not answer welcome()");
+console.log(`${label}: payorch/sandbox answered welcome()`);
+'
+fi
+sandbox_import() { [[ -n $sandbox_js ]] && echo "$1" || true; }
+
+step "consumer: ESM (import)"
+mkdir -p "$work/esm" && cd "$work/esm"
+echo '{ "name": "consumer-esm", "private": true, "type": "module" }' > package.json
+install . "$tarball"
+{ echo 'import { createServer } from "node:http";'; echo 'import { ProviderClient, RequestValidationError } from "payorch";'; sandbox_import 'import { createSandbox } from "payorch/sandbox";'; echo 'const label = "ESM";'; echo "$server_js$sandbox_js" | strip_types; } > index.js
+node index.js
+
+step "consumer: CommonJS (require)"
+mkdir -p "$work/cjs" && cd "$work/cjs"
+echo '{ "name": "consumer-cjs", "private": true }' > package.json
+install . "$tarball"
+{ echo 'const { createServer } = require("node:http");'; echo 'const { ProviderClient, RequestValidationError } = require("payorch");'; sandbox_import 'const { createSandbox } = require("payorch/sandbox");'; echo 'const label = "CommonJS";'; echo '(async () => {'; echo "$server_js$sandbox_js" | strip_types; echo '})().catch((error) => { console.error(error); process.exit(1); });'; } > index.js
+node index.js
+
+step "consumer: TypeScript (node16 ESM and CommonJS, bundler), strict + exactOptionalPropertyTypes"
+mkdir -p "$work/ts/src" && cd "$work/ts"
+echo '{ "name": "consumer-ts", "private": true, "type": "module" }' > package.json
+install . "$tarball" "@types/node@^20"
+header='import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { ProviderClient, RequestValidationError } from "payorch";
+import type { ClientOptions, ProviderClientOptions, Welcome } from "payorch";
+// Types users write against: an exact optional must accept a value, and reject undefined where the SDK says so.
+const options: ProviderClientOptions = { baseUrl: "https://pay.example.com", apiKey: "a", secretKey: "s", timeout: 5_000 };
+const shared: ClientOptions = options;
+export const typed: [ClientOptions, Welcome | undefined] = [shared, undefined];'
+{ echo "$header"; sandbox_import 'import { createSandbox } from "payorch/sandbox";'; echo 'const label = process.argv[2] ?? "TypeScript";'; echo "$server_js$sandbox_js"; } > src/main.ts
+# The CommonJS flavour: a .cts file compiles to require("payorch") and reads index.d.cts.
+{ echo 'import { createServer } from "node:http";'; echo 'import type { AddressInfo } from "node:net";'; echo 'import { ProviderClient, RequestValidationError } from "payorch";'; sandbox_import 'import { createSandbox } from "payorch/sandbox";'; echo 'const label = "TypeScript node16 CommonJS";'; echo 'void (async () => {'; echo "$server_js$sandbox_js"; echo '})();'; } > src/cjs.cts
+common='"strict": true, "exactOptionalPropertyTypes": true, "noUncheckedIndexedAccess": true, "skipLibCheck": false, "target": "ES2022", "lib": ["ES2022"], "types": ["node"], "rootDir": "src"'
+echo "{ \"compilerOptions\": { $common, \"module\": \"node16\", \"moduleResolution\": \"node16\", \"outDir\": \"out-node16\" }, \"include\": [\"src\"] }" > tsconfig.node16.json
+echo "{ \"compilerOptions\": { $common, \"module\": \"preserve\", \"moduleResolution\": \"bundler\", \"outDir\": \"out-bundler\" }, \"include\": [\"src/main.ts\"] }" > tsconfig.bundler.json
+"$tsc" -p tsconfig.node16.json
+"$tsc" -p tsconfig.bundler.json
+node out-node16/main.js "TypeScript node16 ESM"
+node out-node16/cjs.cjs
+node out-bundler/main.js "TypeScript bundler"
+
+cd "$repo"
+printf '\npackage: 5 passed, 0 failed\n'

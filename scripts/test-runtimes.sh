@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Runs test/runtimes/smoke.mjs against the built package (dist/) on Node 20, 22 and 24, Bun and
+# Deno. Every runtime runs even when one fails; the script fails if any did.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+if ! build_log=$(npm run build 2>&1); then echo "$build_log"; exit 1; fi
+
+smoke=test/runtimes/smoke.mjs
+failures=()
+run() {
+  local label=$1
+  shift
+  printf '\n==> %s\n' "$label"
+  if ! "$@" "$smoke"; then failures+=("$label"); fi
+}
+
+# `npx -y` fetches each runtime from the npm registry once, then reuses npm's cache.
+run "node $(node --version) (this machine)" node
+run "node 22" npx -y node@22
+run "node 24" npx -y node@24
+run "bun" npx -y bun
+# Deno asks before touching the network, files or the environment: grant exactly those.
+run "deno" npx -y deno run --allow-net=127.0.0.1 --allow-read=. --allow-env --allow-sys --quiet
+
+echo
+if ((${#failures[@]} > 0)); then
+  echo "runtimes: ${#failures[@]} failed: ${failures[*]}"
+  exit 1
+fi
+echo "runtimes: 5 passed, 0 failed"

@@ -1,0 +1,130 @@
+import type { PayorchError } from '../errors/payorch-error.js';
+
+/**
+ * One log method. Fields come first and the message second, the call shape of pino
+ * (`logger.info(obj, msg)`); `console` accepts it too and prints both.
+ */
+export type LogFunction = (fields: Readonly<Record<string, unknown>>, message: string) => void;
+
+/**
+ * Where payorch writes what it does: `console`, a pino or bunyan logger, or your own object.
+ * `debug` gets every attempt, `info` a learned clock offset, `warn` every retry, `error` every
+ * failed call. Nothing secret is ever passed: no secret key, hash, full credential key or X-Key,
+ * and no request or answer body.
+ *
+ * @example
+ * ```ts
+ * new ProviderClient({ ...keys, logger: console });
+ * new ProviderClient({ ...keys, logger: pino({ level: 'debug' }) });
+ * ```
+ */
+export interface Logger {
+  readonly debug: LogFunction;
+  readonly info: LogFunction;
+  readonly warn: LogFunction;
+  readonly error: LogFunction;
+}
+
+/** What `onRequest` is told just before an attempt goes on the wire. */
+export interface RequestEvent {
+  /** Public name of the call, for example `manual.startDeposit`. */
+  readonly operation: string;
+  readonly method: 'GET' | 'POST';
+  readonly url: string;
+  /** 1 for the first attempt, 2 for the first retry, and so on. */
+  readonly attempt: number;
+  /** The headers sent, with X-Api-Key, X-Hash, X-Key and X-Credential-Key cut to their last 4 characters. */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** What `onResponse` is told when an attempt ends, answered or not. */
+export interface ResponseEvent {
+  readonly operation: string;
+  readonly method: 'GET' | 'POST';
+  readonly url: string;
+  readonly attempt: number;
+  /** Milliseconds from sending to the end of the body (or the failure). */
+  readonly durationMs: number;
+  /** HTTP status, or `undefined` when no answer came (connection failure, timeout, abort). */
+  readonly status: number | undefined;
+  /** Why the attempt failed, or `undefined` when it succeeded. */
+  readonly error: PayorchError | undefined;
+  /** Milliseconds until the next attempt, or `undefined` when none follows. */
+  readonly retryDelayMs: number | undefined;
+}
+
+/** The observability settings of a client, all optional. */
+export interface Observers {
+  readonly logger?: Logger | undefined;
+  readonly onRequest?: ((event: RequestEvent) => void) | undefined;
+  readonly onResponse?: ((event: ResponseEvent) => void) | undefined;
+}
+
+/**
+ * Shortens a secret to at most its last 4 characters (`…e9d1`), so that a log line can tell
+ * two keys apart without revealing either. Values under 12 characters keep nothing.
+ */
+export function redact(value: string): string {
+  return value.length >= 12 ? `…${value.slice(-4)}` : '…';
+}
+
+const SECRET_HEADERS = new Set(['x-api-key', 'x-hash', 'x-key', 'x-credential-key']);
+
+/** The headers of a request, safe to log. */
+export function redactHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, SECRET_HEADERS.has(name.toLowerCase()) ? redact(value) : value]));
+}
+
+/**
+ * Calls the user's hooks and logger. A hook or logger that throws must not change the outcome
+ * of a call: a payment that went through must not surface as a failure, or it would be retried.
+ */
+export class Observer {
+  readonly #observers: Observers;
+
+  constructor(observers: Observers) {
+    this.#observers = observers;
+  }
+
+  log(level: keyof Logger, fields: Readonly<Record<string, unknown>>, message: string): void {
+    const logger = this.#observers.logger;
+    if (logger === undefined) return;
+    try {
+      logger[level](fields, message);
+    } catch {
+      // A broken logger is the user's to notice; the call goes on.
+    }
+  }
+
+  request(event: RequestEvent): void {
+    this.log('debug', { ...event }, `payorch → ${event.method} ${event.url} (attempt ${event.attempt})`);
+    this.#call(this.#observers.onRequest, event, 'onRequest');
+  }
+
+  response(event: ResponseEvent): void {
+    const { error, ...rest } = event;
+    const outcome = event.status === undefined ? (error?.name ?? 'no answer') : `HTTP ${event.status}`;
+    this.log('debug', { ...rest, error: error === undefined ? undefined : `${error.name}: ${error.message}` }, `payorch ← ${event.method} ${event.url} ${outcome} in ${event.durationMs} ms (attempt ${event.attempt})`);
+    this.#call(this.#observers.onResponse, event, 'onResponse');
+  }
+
+  #call<E>(hook: ((event: E) => unknown) | undefined, event: E, name: string): void {
+    if (hook === undefined) return;
+    try {
+      // Typed as returning void, but an async hook returns a promise: it is not awaited, and its
+      // rejection must not become an unhandled one.
+      const result = hook(event);
+      if (result instanceof Promise) {
+        result.catch((error: unknown) => {
+          this.#hookFailed(name, error);
+        });
+      }
+    } catch (error) {
+      this.#hookFailed(name, error);
+    }
+  }
+
+  #hookFailed(name: string, error: unknown): void {
+    this.log('error', { hook: name, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) }, `payorch: the ${name} hook threw; the call went on`);
+  }
+}

@@ -1,0 +1,62 @@
+import { describe, expect, test, vi } from 'vitest';
+import { MAX_RETRY_AFTER_MS, backoffDelay, retryAfterMs, statusRetryDelay } from '../../src/core/retry-policy.js';
+
+const NOW = Date.parse('2026-11-22T10:00:00Z');
+
+describe('backoffDelay', () => {
+  test('doubles from 300 ms and stops at 8 s, at the top of its jitter', () => {
+    vi.spyOn(Math, 'random').mockReturnValue(1);
+    expect([1, 2, 3, 4, 5, 6, 7].map(backoffDelay)).toEqual([300, 600, 1200, 2400, 4800, 8000, 8000]);
+  });
+
+  test('can be zero: full jitter spreads clients that failed together', () => {
+    vi.spyOn(Math, 'random').mockReturnValue(0);
+    expect(backoffDelay(3)).toBe(0);
+  });
+});
+
+describe('retryAfterMs', () => {
+  test.each([
+    ['2', 2000],
+    ['0', 0],
+    ['1.5', 1500],
+  ])('reads delay-seconds %s as %i ms', (value, expected) => {
+    expect(retryAfterMs(new Headers({ 'retry-after': value }), NOW)).toBe(expected);
+  });
+
+  test("measures an HTTP date against the answer's Date header, not the local clock", () => {
+    const headers = new Headers({ date: 'Sun, 22 Nov 2026 10:10:00 GMT', 'retry-after': 'Sun, 22 Nov 2026 10:10:30 GMT' });
+    expect(retryAfterMs(headers, NOW)).toBe(30_000);
+  });
+
+  test('measures an HTTP date against the local clock when the answer has no Date', () => {
+    expect(retryAfterMs(new Headers({ 'retry-after': 'Sun, 22 Nov 2026 10:00:05 GMT' }), NOW)).toBe(5_000);
+  });
+
+  test('a date in the past means no wait', () => {
+    expect(retryAfterMs(new Headers({ 'retry-after': 'Sun, 22 Nov 2026 09:00:00 GMT' }), NOW)).toBe(0);
+  });
+
+  test.each(['', 'soon', '-1'])('ignores %j', (value) => {
+    expect(retryAfterMs(new Headers({ 'retry-after': value }), NOW)).toBeUndefined();
+  });
+});
+
+describe('statusRetryDelay', () => {
+  test.each([200, 301, 400, 401, 403, 404, 409, 413, 422, 501])('does not retry HTTP %i', (status) => {
+    expect(statusRetryDelay(status, new Headers(), 1, NOW)).toBeUndefined();
+  });
+
+  test('honours Retry-After up to the cap', () => {
+    expect(statusRetryDelay(429, new Headers({ 'retry-after': String(MAX_RETRY_AFTER_MS / 1000) }), 1, NOW)).toBe(MAX_RETRY_AFTER_MS);
+  });
+
+  test('gives up when Retry-After asks for more than the cap', () => {
+    expect(statusRetryDelay(503, new Headers({ 'retry-after': String(MAX_RETRY_AFTER_MS / 1000 + 1) }), 1, NOW)).toBeUndefined();
+  });
+
+  test('backs off when a transient status has no Retry-After', () => {
+    vi.spyOn(Math, 'random').mockReturnValue(1);
+    expect(statusRetryDelay(502, new Headers(), 2, NOW)).toBe(600);
+  });
+});
