@@ -27,7 +27,7 @@ export type Reply<T> = Success<T> | Failure;
 
 export const success = <T>(body: T): Success<T> => ({ status: 200, body });
 
-/** The reasons of spec 7.1, each with its status and text. */
+/** The refusals of spec 7.1, and 7.3's credential key of another provider, each with its status and text. */
 export type AuthFailure = Exclude<AuthFailureReason, 'unknown'>;
 
 const AUTH_FAILURES: Readonly<Record<AuthFailure, readonly [status: number, error: string, message: string]>> = {
@@ -37,9 +37,11 @@ const AUTH_FAILURES: Readonly<Record<AuthFailure, readonly [status: number, erro
   invalid_hash: [401, 'Invalid hash', 'X-Hash does not match the signature of this request'],
   provider_inactive: [403, 'Provider account is inactive', 'The provider account has been deactivated'],
   ip_not_allowed: [403, 'IP address not allowed', 'The caller IP address is not in the whitelist'],
+  // Spec 5.1 rule 3, 7.3: the site credential key does not belong to the calling provider.
+  credential_key_refused: [403, 'Yetkisiz Credential Key', 'The site credential key does not belong to this provider'],
 };
 
-/** A failure of spec 7.1. */
+/** A failure of spec 7.1 (or 7.3's refused credential key). */
 export function authFailure(reason: AuthFailure): Failure {
   const [status, error, message] = AUTH_FAILURES[reason];
   return { status, body: { success: false, error, message } };
@@ -64,7 +66,3 @@ export function cardFailure(status: number, message: string): Failure {
 export function dealerFailure(code: DealerErrorCode, message: string): Failure {
   return errorFailure(400, code, message);
 }
-
-/** The credential key is not one of the calling provider's sites (spec 5.1 rule 3, 7.3). */
-export const unauthorizedCredentialKey = (): Failure =>
-  errorFailure(403, 'Yetkisiz Credential Key', 'The site credential key does not belong to this provider');

@@ -1,5 +1,5 @@
 import { constantTimeEqual } from '../core/signer.js';
-import { authFailure, errorFailure, unauthorizedCredentialKey } from './answers.js';
+import { authFailure, errorFailure } from './answers.js';
 import type { Reply } from './answers.js';
 import { checkSignature, isWhitelisted } from './auth.js';
 import { control } from './control.js';
@@ -55,7 +55,7 @@ async function answer(service: Service, route: Route, request: Request, origin: 
     const { credentialKey } = signature;
     if (credentialKey !== undefined) {
       site = provider.sites.find((candidate) => constantTimeEqual(credentialKey, candidate.credentialKey));
-      if (site === undefined) return unauthorizedCredentialKey();
+      if (site === undefined) return authFailure('credential_key_refused');
     }
   }
   const params = await readParams(request, route.endpoint);

@@ -1,4 +1,3 @@
-import type { HttpHandler } from 'msw';
 import type { DeliveryAttempt } from './delivery.js';
 import { dispatch } from './dispatch.js';
 import { accountsOf } from './fixtures.js';
@@ -6,6 +5,7 @@ import type { SandboxAccounts } from './fixtures.js';
 import { serve } from './listen.js';
 import type { ListenOptions, RunningSandbox } from './listen.js';
 import { mswHandlers } from './msw.js';
+import type { MswHttp } from './msw.js';
 import type { CallbackUrls, SandboxOptions } from './options.js';
 import { Service, snapshot } from './service.js';
 import type { SandboxRecord, SettleResult } from './service.js';
@@ -81,8 +81,7 @@ export class Sandbox {
    * const provider = new ProviderClient({ baseUrl: 'https://sandbox.payorch.test', ...sandbox.accounts.provider, fetch: sandbox.fetch });
    * ```
    */
-  readonly fetch = (input: RequestInfo | URL, init?: RequestInit): Promise<Response> =>
-    this.handle(input instanceof Request && init === undefined ? input : new Request(input, init));
+  readonly fetch: typeof globalThis.fetch = (input, init) => this.handle(input instanceof Request && init === undefined ? input : new Request(input, init));
 
   /**
    * Answers one request, with the caller's IP address for the whitelist.
@@ -117,16 +116,19 @@ export class Sandbox {
 
   /**
    * msw request handlers that answer `{baseUrl}/api/*` and `{baseUrl}/__sandbox/*` with the
-   * sandbox. msw is an optional peer dependency, loaded only by this call.
-   * `baseUrl` defaults to {@link SANDBOX_BASE_URL}.
+   * sandbox. Pass msw's `http`: payorch does not import msw (an optional peer dependency), so the
+   * handlers are built by, and typed as, your own msw. `baseUrl` defaults to {@link SANDBOX_BASE_URL}.
    *
    * @example
    * ```ts
-   * const server = setupServer(...(await sandbox.mswHandlers({ baseUrl: 'https://pay.example.test' })));
+   * import { http } from 'msw';
+   * import { setupServer } from 'msw/node';
+   *
+   * const server = setupServer(...sandbox.mswHandlers(http, { baseUrl: 'https://pay.example.test' }));
    * ```
    */
-  mswHandlers(options: { readonly baseUrl?: string | undefined } = {}): Promise<HttpHandler[]> {
-    return mswHandlers((request, clientAddress) => dispatch(this.#service, request, clientAddress), options.baseUrl ?? SANDBOX_BASE_URL);
+  mswHandlers<Handler>(http: MswHttp<Handler>, options: { readonly baseUrl?: string | undefined } = {}): Handler[] {
+    return mswHandlers(http, (request, clientAddress) => dispatch(this.#service, request, clientAddress), options.baseUrl ?? SANDBOX_BASE_URL);
   }
 
   /**

@@ -50,7 +50,7 @@ const KINDS: readonly { kind: string; create: Create; from: string; ends: readon
     kind: 'bank withdrawal',
     from: 'showing',
     ends: ['completed', 'rejected', 'failed', 'canceled'],
-    create: async (s) => (await providerOf(s).thirdParty.bank.startWithdrawal({ ...customer, amount: 100, gateway_id: 1, iban: IBAN })).data.tracking_code,
+    create: async (s) => (await providerOf(s).thirdParty.bank.startWithdrawal({ ...customer, amount: 100, gateway_id: 1, iban: IBAN, account_holder: 'Ada Yılmaz' })).data.tracking_code,
   },
   {
     kind: 'crypto withdrawal',
@@ -329,7 +329,7 @@ describe('expiry on the record clock', () => {
 
   test('withdrawals and provider card payments do not expire; a dealer card payment expires as failed', async () => {
     const sandbox = createSandbox({ startTime: START, callbackUrls: { dealerCreditCard: receiver.url } });
-    const withdrawal = (await providerOf(sandbox).thirdParty.bank.startWithdrawal({ ...customer, amount: 100, gateway_id: 1, iban: IBAN })).data.tracking_code;
+    const withdrawal = (await providerOf(sandbox).thirdParty.bank.startWithdrawal({ ...customer, amount: 100, gateway_id: 1, iban: IBAN, account_holder: 'Ada Yılmaz' })).data.tracking_code;
     const providerCard = (await providerOf(sandbox).creditCard.createPayment(card)).data.tracking_code;
     const payment = (await dealerOf(sandbox).creditCard.createPayment(dealerCard)).data.tracking_code;
     await sandbox.clock.set(new Date('2026-01-16T00:00:00Z'));

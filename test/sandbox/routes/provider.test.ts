@@ -179,13 +179,13 @@ describe('third-party channels (spec 4.10 to 4.12)', () => {
     const crypto = await provider.thirdParty.crypto.listGateways();
     const wallet = await provider.thirdParty.wallet.listGateways();
     expect(bank.data.count).toBe(2);
-    expect(bank.data.gateways[0]).toEqual({ id: 1, name: 'Havale Express', code: 'havale_express', min_amount: 100, max_amount: 50_000, required_fields: ['iban'], description: 'Bank transfer, same day' });
+    expect(bank.data.gateways[0]).toEqual({ id: 1, name: 'Havale Express', code: 'havale_express', min_amount: 100, max_amount: 50_000, required_fields: ['iban', 'account_holder'], description: 'Bank transfer, same day' });
     expect(crypto.data.gateways[0]?.supported_crypto_types).toEqual(['BTC', 'ETH', 'USDT (TRC20)', 'USDT (ERC20)']);
     expect(wallet.data.gateways.map((gateway) => gateway.required_fields)).toEqual([['wallet_number'], ['wallet_number', 'account_holder']]);
   });
 
   test('withdrawals start showing, with the fields of each channel', async () => {
-    const bank = await provider.thirdParty.bank.startWithdrawal({ ...customer, amount: 100, gateway_id: 1, iban: IBAN });
+    const bank = await provider.thirdParty.bank.startWithdrawal({ ...customer, amount: 100, gateway_id: 1, iban: IBAN, account_holder: 'Ada Yılmaz' });
     const crypto = await provider.thirdParty.crypto.startWithdrawal({ ...customer, amount: 50, gateway_id: 11, crypto_type: 'USDT (TRC20)', wallet_address: 'TXYZ' });
     const wallet = await provider.thirdParty.wallet.startWithdrawal({ ...customer, amount: 25, gateway_id: 21, wallet_number: '1234567890' });
     expect(bank.data.tracking_code).toMatch(code('TPBW'));
@@ -197,7 +197,7 @@ describe('third-party channels (spec 4.10 to 4.12)', () => {
   });
 
   test('the gateway bounds are inclusive', async () => {
-    await expect(provider.thirdParty.bank.startWithdrawal({ ...customer, amount: 50_000, gateway_id: 1, iban: IBAN })).resolves.toMatchObject({ success: true });
+    await expect(provider.thirdParty.bank.startWithdrawal({ ...customer, amount: 50_000, gateway_id: 1, iban: IBAN, account_holder: 'Ada Yılmaz' })).resolves.toMatchObject({ success: true });
     await expect(provider.thirdParty.wallet.startWithdrawal({ ...customer, amount: 20, gateway_id: 22, wallet_number: '1', account_holder: 'Ada' })).resolves.toMatchObject({ success: true });
   });
 
@@ -208,7 +208,7 @@ describe('third-party channels (spec 4.10 to 4.12)', () => {
   };
 
   test('an amount outside the gateway bounds is refused, below and above', async () => {
-    expect(await refusedWith(provider.thirdParty.bank.startWithdrawal({ ...customer, amount: 99.99, gateway_id: 1, iban: IBAN }))).toEqual(['amount must be between 100 and 50000 for gateway havale_express']);
+    expect(await refusedWith(provider.thirdParty.bank.startWithdrawal({ ...customer, amount: 99.99, gateway_id: 1, iban: IBAN, account_holder: 'Ada Yılmaz' }))).toEqual(['amount must be between 100 and 50000 for gateway havale_express']);
     expect(await refusedWith(provider.thirdParty.crypto.startWithdrawal({ ...customer, amount: 100_001, gateway_id: 11, crypto_type: 'BTC', wallet_address: 'bc1q' }))).toEqual([
       'amount must be between 50 and 100000 for gateway coingate',
     ]);
@@ -220,6 +220,7 @@ describe('third-party channels (spec 4.10 to 4.12)', () => {
 
   test('a required field the gateway lists must be present', async () => {
     expect(await refusedWith(provider.thirdParty.wallet.startWithdrawal({ ...customer, amount: 100, gateway_id: 22, wallet_number: '1' }))).toEqual(['account_holder is required by gateway paycell']);
+    expect(await refusedWith(provider.thirdParty.bank.startWithdrawal({ ...customer, amount: 100, gateway_id: 2, iban: IBAN }))).toEqual(['account_holder is required by gateway fast']);
   });
 
   test('a crypto type the gateway does not support is refused', async () => {
@@ -230,7 +231,7 @@ describe('third-party channels (spec 4.10 to 4.12)', () => {
 
   test('a refused withdrawal creates no record', async () => {
     const local = createSandbox();
-    await providerOf(local).thirdParty.bank.startWithdrawal({ ...customer, amount: 1, gateway_id: 1, iban: IBAN }).catch(() => undefined);
+    await providerOf(local).thirdParty.bank.startWithdrawal({ ...customer, amount: 1, gateway_id: 1, iban: IBAN, account_holder: 'Ada Yılmaz' }).catch(() => undefined);
     expect(local.records()).toEqual([]);
   });
 
