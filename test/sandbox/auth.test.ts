@@ -57,6 +57,18 @@ describe('provider authentication (spec 5.1, 7.1)', () => {
     expect(await read(await sandbox.fetch(request))).toEqual(refusal(401, 'Invalid hash'));
   });
 
+  test('Content-Type is not required: the body is read as JSON whatever it says', async () => {
+    const request = handSigned(deposit, { ...provider, between: site.credentialKey, headers: { 'X-Credential-Key': site.credentialKey, 'Content-Type': 'text/plain' }, body: JSON.stringify({ ...customer, amount: 5 }) });
+    expect((await sandbox.fetch(request)).status).toBe(200);
+  });
+
+  test('moving the record clock does not move the time signatures are checked against', async () => {
+    const local = createSandbox();
+    await local.clock.advance(86_400_000);
+    expect((await local.fetch(handSigned(welcome, local.accounts.provider))).status).toBe(200);
+    expect((await local.fetch(handSigned(welcome, { ...local.accounts.provider, timestamp: now() + 86_400 }))).status).toBe(401);
+  });
+
   test('every answer carries a Date header, from which the SDK learns a clock skew', async () => {
     const response = await sandbox.fetch(handSigned(welcome, { ...provider, timestamp: now() - 3600 }));
     expect(Math.abs(Date.parse(response.headers.get('date') ?? '') - Date.now())).toBeLessThan(5000);
@@ -116,6 +128,12 @@ describe('the credential hash and credential-key ownership (spec 5.1 rule 3, 7.3
   test('a hash over another credential key than the header is 401 "Invalid hash"', async () => {
     const request = handSigned(deposit, { ...provider, between: provider.sites[1]?.credentialKey ?? '', headers: { 'X-Credential-Key': site.credentialKey }, body });
     expect(await read(await sandbox.fetch(request))).toEqual(refusal(401, 'Invalid hash'));
+  });
+
+  test("an inactive site's credential key is still accepted: the spec gives no rule for it", async () => {
+    const local = createSandbox({ provider: { sites: [{ id: 1, name: 'Closed', credentialKey: 'cred-closed', active: false }] } });
+    const request = handSigned(deposit, { ...local.accounts.provider, between: 'cred-closed', headers: { 'X-Credential-Key': 'cred-closed' }, body });
+    expect((await local.fetch(request)).status).toBe(200);
   });
 
   test('nothing is created by a refused request', async () => {
