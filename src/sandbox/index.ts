@@ -15,7 +15,7 @@ export type {
   CallbackUrls,
   CallbackRetryOptions,
 } from './options.js';
-export type { SandboxAccounts } from './fixtures.js';
+export type { SandboxAccounts, SiteCredentials } from './fixtures.js';
 export type { SandboxRecord, SettleResult } from './service.js';
 export type { RecordKind, CallbackKind } from './kinds.js';
 export type { DeliveryAttempt, DeliveryResult } from './delivery.js';

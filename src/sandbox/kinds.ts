@@ -42,6 +42,24 @@ const withdrawal = (prefix: string, initial: 'pending' | 'showing', showsExpires
   showsExpiresAt,
 });
 
+/** The kinds of record the sandbox keeps; `SandboxRecord.kind` names one. */
+export type RecordKind =
+  | 'manualDeposit'
+  | 'manualWithdrawal'
+  | 'eibanDeposit'
+  | 'eibanWithdrawal'
+  | 'bankDeposit'
+  | 'bankWithdrawal'
+  | 'cryptoDeposit'
+  | 'cryptoWithdrawal'
+  | 'walletDeposit'
+  | 'walletWithdrawal'
+  | 'cardPayment'
+  | 'dealerCardPayment'
+  | 'dealerManualDeposit'
+  | 'dealerManualWithdrawal'
+  | 'transfer';
+
 export const KINDS = {
   manualDeposit: deposit('MAN'),
   manualWithdrawal: withdrawal('WIT', 'pending'),
@@ -63,9 +81,7 @@ export const KINDS = {
   dealerManualWithdrawal: { prefix: 'WDR', initial: 'pending', moves: {} },
   // Transfers send no callback (6.1 lists none); their status is read with transfer-status.
   transfer: { prefix: 'TRF', initial: 'pending', moves: { pending: ['completed', 'failed', 'cancelled'] } },
-} as const satisfies Record<string, KindRule>;
-
-export type RecordKind = keyof typeof KINDS;
+} as const satisfies Record<RecordKind, KindRule>;
 
 /** Statuses each callback carries (spec 6.2 to 6.5); a move to another status sends none. */
 export const CALLBACK_STATUSES: Readonly<Record<CallbackKind, readonly string[]>> = {

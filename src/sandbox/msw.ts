@@ -4,6 +4,7 @@
  * and type-checks without it, and the handlers get the caller's own msw types.
  */
 export interface MswHttp<Handler> {
+  /** msw's `http.all(path, resolver)`: a handler for every method on `path`. */
   all(path: string, resolver: (info: { request: Request }) => Promise<Response>): Handler;
 }
 

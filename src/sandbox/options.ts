@@ -123,13 +123,13 @@ export interface SandboxGateway {
  * ```
  */
 export interface CallbackUrls {
-  /** The provider's `callback_url` (deposit callbacks). */
+  /** The provider's `callback_url` (deposit callbacks). @default undefined (not delivered) */
   readonly deposit?: string | undefined;
-  /** The provider's `withdrawal_callback_url`. */
+  /** The provider's `withdrawal_callback_url`. @default undefined (not delivered) */
   readonly withdrawal?: string | undefined;
-  /** The provider's `credit_card_callback_url`. */
+  /** The provider's `credit_card_callback_url`. @default undefined (not delivered) */
   readonly creditCard?: string | undefined;
-  /** The dealer's card payment callback URL. */
+  /** The dealer's card payment callback URL. @default undefined (not delivered) */
   readonly dealerCreditCard?: string | undefined;
 }
 
@@ -183,12 +183,31 @@ export interface SandboxOptions {
    * @default undefined
    */
   readonly transferCompletionSeconds?: number | undefined;
+  /**
+   * The provider account; every field left out is seeded.
+   * @example { active: false }
+   * @default seeded
+   */
   readonly provider?: SandboxProviderOptions | undefined;
+  /**
+   * The dealer account; every field left out is seeded.
+   * @example { paymentMethods: { credit_card: 'inactive' } }
+   * @default seeded
+   */
   readonly dealer?: SandboxDealerOptions | undefined;
   /** Gateways of each third-party channel. @default two bank, one crypto and two wallet gateways */
   readonly gateways?: Partial<Record<'bank' | 'crypto' | 'wallet', readonly SandboxGateway[]>> | undefined;
-  /** @default {} (no callbacks are delivered) */
+  /**
+   * Where callbacks are POSTed.
+   * @example { deposit: 'http://127.0.0.1:3000/webhooks/payorch' }
+   * @default {} (no callbacks are delivered)
+   */
   readonly callbackUrls?: CallbackUrls | undefined;
+  /**
+   * How undelivered callbacks are retried.
+   * @example { attempts: 3, backoffMs: 10 }
+   * @default { attempts: 5, backoffMs: 1000, timeoutMs: 10000 }
+   */
   readonly callbackRetry?: CallbackRetryOptions | undefined;
   /**
    * Size of the generated E-IBAN transaction history before the start time, per wallet.

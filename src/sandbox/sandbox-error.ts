@@ -18,6 +18,7 @@ export type SandboxErrorCode = 'unknown_record' | 'refused_move' | 'invalid_amou
 export class SandboxError extends PayorchError {
   override name = 'SandboxError';
   readonly code: SandboxErrorCode;
+  /** @internal */
   constructor(code: SandboxErrorCode, message: string) {
     super(message);
     this.code = code;

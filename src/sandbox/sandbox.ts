@@ -61,6 +61,7 @@ export class Sandbox {
   readonly clock: SandboxClock;
   readonly #service: Service;
 
+  /** Same as {@link createSandbox}. */
   constructor(options: SandboxOptions = {}) {
     const service = new Service(options);
     this.#service = service;
