@@ -10,6 +10,7 @@ export type Signing =
   | { readonly hash: 'key'; readonly key: string }
   | { readonly hash: 'credential'; readonly credentialKey: string };
 
+/** The key pair that signs requests and callbacks. The secret only ever enters a hash. */
 export interface Credentials {
   readonly apiKey: string;
   readonly secretKey: string;

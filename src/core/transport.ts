@@ -10,26 +10,18 @@ import { ResponseValidationError } from '../errors/response-validation-error.js'
 import { TimeoutError } from '../errors/timeout-error.js';
 import { requestHash } from './signer.js';
 import type { Credentials, Signing } from './signer.js';
+import type { ClientOptions } from './client-options.js';
 import type { Endpoint } from './endpoint.js';
 import { Observer, redactHeaders } from './observability.js';
-import type { Observers } from './observability.js';
 import { backoffDelay, statusRetryDelay } from './retry-policy.js';
+import { readLimited } from './read-limited.js';
 import { parseRequest, toIssues } from './validation.js';
 
-/** Settings shared by every call of a client. */
-export interface TransportConfig extends Observers {
-  /** Service address without the API path, for example `https://pay.example.com`. */
-  readonly baseUrl: string;
+/** Settings shared by every call of a client: the client's options, minus the keys, plus where the API lives. */
+export interface TransportConfig extends Omit<ClientOptions, 'apiKey' | 'secretKey'> {
   /** `/api/provider` or `/api/dealer`. */
   readonly apiPath: string;
   readonly credentials: Credentials;
-  readonly timeout?: number | undefined;
-  readonly maxRetries?: number | undefined;
-  readonly fetch?: typeof globalThis.fetch | undefined;
-  readonly allowInsecureHttp?: boolean | undefined;
-  readonly maxResponseBytes?: number | undefined;
-  readonly clockOffsetMs?: number | undefined;
-  readonly now?: (() => number) | undefined;
 }
 
 /**
@@ -361,36 +353,14 @@ export class Transport {
 const HEADER_VALUE = /^(?![\t ])[\t\x20-\x7e\x80-\xff]*(?<![\t ])$/;
 
 async function readCapped(response: Response, limit: number, failed: FailedRequest): Promise<string> {
-  const tooLarge = () =>
-    new APIError(`The answer is larger than maxResponseBytes (${limit} bytes) (HTTP ${response.status}, ${failed.method} ${new URL(failed.url).pathname})`, {
+  const bytes = await readLimited(response.body, response.headers.get('content-length'), limit);
+  if (bytes === undefined) {
+    throw new APIError(`The answer is larger than maxResponseBytes (${limit} bytes) (HTTP ${response.status}, ${failed.method} ${new URL(failed.url).pathname})`, {
       status: response.status,
       headers: Object.fromEntries(response.headers),
       body: undefined,
       request: failed,
     });
-  if (Number(response.headers.get('content-length') ?? 0) > limit) {
-    void response.body?.cancel().catch(() => undefined);
-    throw tooLarge();
-  }
-  if (response.body === null) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      void reader.cancel().catch(() => undefined);
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
   }
   return new TextDecoder().decode(bytes);
 }

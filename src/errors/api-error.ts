@@ -33,6 +33,7 @@ export interface FailedRequest {
   readonly url: string;
 }
 
+/** What an {@link APIError} is made from: the answer and the request it answered. */
 export interface APIErrorInit {
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
@@ -76,6 +77,7 @@ export class APIError extends PayorchError {
   readonly body: unknown;
   readonly request: FailedRequest;
 
+  /** Usually made by {@link APIError.generate}; construct one yourself only in tests. */
   constructor(message: string, init: APIErrorInit) {
     super(message);
     this.status = init.status;
@@ -111,6 +113,7 @@ export class APIError extends PayorchError {
 export class AuthenticationError extends APIError {
   override name = 'AuthenticationError';
   readonly reason: AuthFailureReason;
+  /** Made by {@link APIError.generate} from a 401 or 403 answer. */
   constructor(message: string, init: APIErrorInit, reason: AuthFailureReason) {
     super(message, init);
     this.reason = reason;
@@ -124,6 +127,7 @@ export class AuthenticationError extends APIError {
 export class PermissionDeniedError extends APIError {
   override name = 'PermissionDeniedError';
   readonly reason: AuthFailureReason;
+  /** Made by {@link APIError.generate} from a 401 or 403 answer. */
   constructor(message: string, init: APIErrorInit, reason: AuthFailureReason) {
     super(message, init);
     this.reason = reason;
@@ -134,6 +138,7 @@ export class PermissionDeniedError extends APIError {
 export class ValidationError extends APIError {
   override name = 'ValidationError';
   override readonly messages: readonly string[];
+  /** Made by {@link APIError.generate} from an answer with a `messages` list. */
   constructor(message: string, init: APIErrorInit) {
     super(message, init);
     this.messages = stringList(asRecord(init.body)?.['messages']) ?? [];

@@ -61,6 +61,7 @@ export class CallbackVerificationError extends PayorchError {
   readonly status: 400 | 401;
   /** For `malformed_body`: each field and rule that failed; empty otherwise. */
   readonly issues: readonly ValidationIssue[];
+  /** Made by the verifier; `reason` says which check failed. */
   constructor(reason: CallbackVerificationReason, message: string, issues: readonly ValidationIssue[] = []) {
     super(`Callback refused (${reason}): ${message}`);
     this.reason = reason;

@@ -7,6 +7,7 @@ import { PayorchError } from './payorch-error.js';
 export class ConnectionError extends PayorchError {
   override name = 'ConnectionError';
   readonly refused: boolean;
+  /** Made by the SDK when no answer came back; `refused` says whether the service can have seen the request. */
   constructor(message: string, options: { cause: unknown; refused: boolean }) {
     super(message, { cause: options.cause });
     this.refused = options.refused;

@@ -23,6 +23,7 @@ export interface ValidationIssue {
 export class RequestValidationError extends PayorchError {
   override name = 'RequestValidationError';
   readonly issues: readonly ValidationIssue[];
+  /** Made by the SDK when a request breaks its schema; `operation` names the call. */
   constructor(operation: string, issues: readonly ValidationIssue[]) {
     super(`Invalid request to ${operation}: ${issues.map((issue) => `${issue.field || '(body)'}: ${issue.message}`).join('; ')}`);
     this.issues = issues;

@@ -13,6 +13,7 @@ export class ResponseValidationError extends PayorchError {
   readonly body: unknown;
   /** The body exactly as received. */
   readonly rawBody: string;
+  /** Made by the SDK when a success answer breaks its schema; keeps the body as received. */
   constructor(operation: string, init: { status: number; issues: readonly ValidationIssue[]; body: unknown; rawBody: string }) {
     super(`Unexpected answer from ${operation}: ${init.issues.map((issue) => `${issue.field || '(body)'}: ${issue.message}`).join('; ')}`);
     this.status = init.status;

@@ -8,6 +8,7 @@ import { PayorchError } from './payorch-error.js';
 export class TimeoutError extends PayorchError {
   override name = 'TimeoutError';
   readonly timeout: number;
+  /** Made by the SDK when the call outlived `timeout` milliseconds. */
   constructor(timeout: number) {
     super(`The request did not complete within ${timeout} ms`);
     this.timeout = timeout;

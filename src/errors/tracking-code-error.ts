@@ -17,6 +17,7 @@ export class TrackingCodeError extends PayorchError {
   override name = 'TrackingCodeError';
   /** The value that was given, cut to 64 characters. */
   readonly value: string;
+  /** Made by the tracking-code parser; names what is wrong with the code. */
   constructor(value: unknown) {
     const shown = typeof value === 'string' ? value.slice(0, 64) : `(${typeof value})`;
     super(

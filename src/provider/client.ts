@@ -84,6 +84,10 @@ export class ProviderClient {
   // Hands the transport to a client made by withSite(), so that sites share one clock offset.
   static #sharedTransport: Transport | undefined;
 
+  /**
+   * Makes a client; nothing is sent until the first call.
+   * @param options keys, service address and transport settings; see {@link ProviderClientOptions}
+   */
   constructor(options: ProviderClientOptions) {
     this.#options = options;
     const transport = ProviderClient.#sharedTransport ?? new Transport({ ...options, apiPath: '/api/provider', credentials: options });
