@@ -30,7 +30,7 @@ const MAX_BODY_BYTES = 1024 * 1024;
  * Serves a Fetch handler over node:http. The caller's IP is the socket's remote address, so the
  * provider IP whitelist sees what a real service would. `tick` runs every second while serving.
  */
-export async function serve(
+export async function serveHttp(
   handle: (request: Request, clientAddress: string) => Promise<Response>,
   tick: () => void,
   options: ListenOptions = {},

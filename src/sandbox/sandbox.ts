@@ -2,7 +2,7 @@ import type { DeliveryAttempt } from './delivery.js';
 import { dispatch } from './dispatch.js';
 import { accountsOf } from './fixtures.js';
 import type { SandboxAccounts } from './fixtures.js';
-import { serve } from './listen.js';
+import { serveHttp } from './listen.js';
 import type { ListenOptions, RunningSandbox } from './listen.js';
 import { mswHandlers } from './msw.js';
 import type { MswHttp } from './msw.js';
@@ -108,7 +108,7 @@ export class Sandbox {
    * ```
    */
   listen(options: ListenOptions = {}): Promise<RunningSandbox> {
-    return serve(
+    return serveHttp(
       (request, clientAddress) => dispatch(this.#service, request, clientAddress),
       () => void this.#service.tick(),
       options,

@@ -1,5 +1,5 @@
 import { signCallback } from '../callbacks/sign.js';
-import { callbackPayload, signerOf } from './callbacks.js';
+import { callbackPayload, signerOf } from './callback-payloads.js';
 import { RecordClock, formatDateTime } from './clock.js';
 import { Deliverer } from './delivery.js';
 import type { DeliveryResult } from './delivery.js';
