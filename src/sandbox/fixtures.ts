@@ -1,5 +1,5 @@
 import { turkishIban } from './iban.js';
-import type { PaymentMethodState, SandboxGateway, SandboxManualIban, SandboxOptions, SandboxSite } from './options.js';
+import type { SandboxGateway, SandboxManualIban, SandboxOptions, SandboxPaymentMethods, SandboxSite } from './options.js';
 import { SeededRandom } from './random.js';
 
 export interface SiteAccount {
@@ -39,7 +39,7 @@ export interface DealerAccount {
   readonly name: string;
   readonly apiKey: string;
   readonly secretKey: string;
-  readonly paymentMethods: Readonly<Record<'credit_card' | 'eiban' | 'manual_iban', PaymentMethodState>>;
+  readonly paymentMethods: Readonly<SandboxPaymentMethods>;
   readonly eibans: readonly EibanAccount[];
   readonly manualIbans: readonly SandboxManualIban[];
 }

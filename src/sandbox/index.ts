@@ -11,7 +11,7 @@ export type {
   SandboxEiban,
   SandboxManualIban,
   SandboxGateway,
-  PaymentMethodState,
+  SandboxPaymentMethods,
   CallbackUrls,
   CallbackRetryOptions,
 } from './options.js';

@@ -50,8 +50,8 @@ export interface SandboxProviderOptions {
   readonly blockedUserIds?: readonly string[] | undefined;
 }
 
-/** State of a dealer payment method (spec 2.7). */
-export type PaymentMethodState = 'active' | 'inactive';
+/** The dealer's payment methods (spec 2.7), each `active` or `inactive`. */
+export type SandboxPaymentMethods = Record<'credit_card' | 'eiban' | 'manual_iban', 'active' | 'inactive'>;
 
 /** An E-IBAN account of the dealer (spec 2.7). Amounts in TRY. */
 export interface SandboxEiban {
@@ -95,7 +95,7 @@ export interface SandboxDealerOptions {
    * payments, as spec 7.3 shows; the other two are reported only, the spec shows no refusal.
    * @default all 'active'
    */
-  readonly paymentMethods?: Partial<Record<'credit_card' | 'eiban' | 'manual_iban', PaymentMethodState>> | undefined;
+  readonly paymentMethods?: Partial<SandboxPaymentMethods> | undefined;
   /** @default two seeded accounts with balances of 250,000.00 and 75,000.00 TRY */
   readonly eibans?: readonly SandboxEiban[] | undefined;
   /** @default two seeded accounts, for 10 to 10,000 and 10,000.01 to 250,000 TRY */
