@@ -1,0 +1,123 @@
+// `npm run examples`: starts a sandbox on a free loopback port, runs every examples/*.ts script
+// against it as its own process (with the environment of examples/env.ts), then checks a callback
+// end to end: the node:http example receiver gets a settled deposit's callback and verifies it.
+// Prints each example's output and a summary; exits 1 if anything failed.
+import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { ProviderClient } from 'payorch';
+import type { VerifiedCallback } from 'payorch';
+import { createSandbox } from 'payorch/sandbox';
+import { start as startReceiver } from '../examples/webhooks/node-http.js';
+import { exampleEnvironment } from '../src/sandbox/env.js';
+
+const root = join(import.meta.dirname, '..');
+const TIMEOUT_MS = 60_000;
+const CONCURRENCY = 4;
+/** Lines of an example's output shown; a transaction listing can run to hundreds. */
+const SHOWN_LINES = 12;
+
+interface Outcome {
+  readonly name: string;
+  readonly ok: boolean;
+  readonly detail: string;
+  readonly ms: number;
+  readonly output: string;
+}
+
+/** Runs one example in its own Node process, as a user would with `npx tsx examples/<name>`. */
+function runExample(name: string, environment: Record<string, string>): Promise<Outcome> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', join('examples', name)], { cwd: root, env: { ...process.env, ...environment } });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    const timer = setTimeout(() => child.kill('SIGKILL'), TIMEOUT_MS);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      const ok = code === 0;
+      const detail = ok ? 'ok' : signal === 'SIGKILL' ? `timed out after ${TIMEOUT_MS / 1000} s` : `exit code ${code ?? signal ?? '?'}`;
+      resolve({ name, ok, detail, ms: Date.now() - started, output });
+    });
+  });
+}
+
+function show(outcome: Outcome): void {
+  const lines = outcome.output.trimEnd().split('\n');
+  // A failure is shown whole: its end holds the error.
+  const shown = outcome.ok && lines.length > SHOWN_LINES ? [...lines.slice(0, SHOWN_LINES), `… ${lines.length - SHOWN_LINES} more lines`] : lines;
+  console.log(`\n── ${outcome.name} (${outcome.ok ? 'ok' : `FAILED: ${outcome.detail}`})`);
+  console.log(shown.map((line) => `   ${line}`).join('\n'));
+}
+
+/** Settles a deposit and checks that the example receiver got and verified its callback. */
+async function webhookStep(sandbox: ReturnType<typeof createSandbox>, baseUrl: string): Promise<Outcome> {
+  const started = Date.now();
+  const name = 'webhooks/node-http.ts receives a callback';
+  const { apiKey, secretKey, sites } = sandbox.accounts.provider;
+  const verified: VerifiedCallback[] = [];
+  const receiver = await startReceiver({
+    apiKey,
+    secretKey,
+    port: 0,
+    onCallback: (callback) => {
+      verified.push(callback);
+    },
+  });
+  try {
+    sandbox.setCallbackUrls({ deposit: receiver.url, withdrawal: receiver.url, creditCard: receiver.url });
+    const provider = new ProviderClient({ baseUrl, apiKey, secretKey, credentialKey: sites[0].credentialKey });
+    const { data } = await provider.manual.startDeposit({ fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', amount: 250 });
+    const { callback } = await sandbox.settle(data.tracking_code, 'completed', { amount: 240 });
+    const got = verified.find((each) => each.kind === 'deposit' && each.payload.tracking_code === data.tracking_code);
+    const output = [
+      `deposit ${data.tracking_code} settled as completed (amount 240)`,
+      `POST ${receiver.url}: ${callback?.attempts.map((attempt) => attempt.httpStatus ?? attempt.error).join(', ') ?? 'not sent'}`,
+      got === undefined ? 'the receiver did not verify a callback for it' : `the receiver verified: ${got.kind} ${got.payload.tracking_code} ${got.payload.status} amount=${String(got.payload.amount)}`,
+    ].join('\n');
+    const ok = callback?.delivered === true && got?.payload.status === 'completed' && got.payload.amount === 240;
+    return { name, ok, detail: ok ? 'ok' : 'callback not verified', ms: Date.now() - started, output };
+  } finally {
+    await receiver.close();
+  }
+}
+
+const examples = readdirSync(join(root, 'examples'))
+  .filter((name) => name.endsWith('.ts') && name !== 'env.ts')
+  .sort();
+
+// Transfers complete after 2 s, so that the send-money example sees an end status.
+const sandbox = createSandbox({ transferCompletionSeconds: 2 });
+const running = await sandbox.listen({ port: 0 });
+const environment = exampleEnvironment(running.url, sandbox.accounts);
+console.log(`Sandbox at ${running.url}; running ${examples.length} examples, ${CONCURRENCY} at a time.`);
+
+const outcomes: Outcome[] = [];
+try {
+  const queue = [...examples];
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
+        const outcome = await runExample(name, environment);
+        outcomes.push(outcome);
+        show(outcome);
+      }
+    }),
+  );
+  const webhook = await webhookStep(sandbox, running.url).catch(
+    (error: unknown): Outcome => ({ name: 'webhooks/node-http.ts receives a callback', ok: false, detail: 'threw', ms: 0, output: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
+  );
+  outcomes.push(webhook);
+  show(webhook);
+} finally {
+  await running.close();
+}
+
+const failed = outcomes.filter((outcome) => !outcome.ok);
+console.log('\nSummary');
+for (const outcome of [...outcomes].sort((a, b) => a.name.localeCompare(b.name))) {
+  console.log(`  ${outcome.ok ? '✓' : '✗'} ${outcome.name.padEnd(48)} ${(outcome.ms / 1000).toFixed(1).padStart(5)} s  ${outcome.ok ? '' : outcome.detail}`);
+}
+console.log(failed.length === 0 ? `\nAll ${outcomes.length} passed.` : `\n${failed.length} of ${outcomes.length} failed.`);
+process.exitCode = failed.length === 0 ? 0 : 1;

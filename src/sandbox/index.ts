@@ -1,0 +1,25 @@
+// The public surface of payorch/sandbox, one export per line. Everything else under src/sandbox
+// is internal. node:http is loaded only by listen(); msw is never imported (mswHandlers takes msw's `http`).
+
+export { createSandbox, Sandbox, SANDBOX_BASE_URL } from './sandbox.js';
+export type { HandleOptions, SandboxClock } from './sandbox.js';
+export type {
+  SandboxOptions,
+  SandboxProviderOptions,
+  SandboxDealerOptions,
+  SandboxSite,
+  SandboxEiban,
+  SandboxManualIban,
+  SandboxGateway,
+  SandboxPaymentMethods,
+  CallbackUrls,
+  CallbackRetryOptions,
+} from './options.js';
+export type { SandboxAccounts, SiteCredentials } from './fixtures.js';
+export type { SandboxRecord, SettleResult } from './service.js';
+export type { RecordKind, CallbackKind } from './kinds.js';
+export type { DeliveryAttempt, DeliveryResult } from './delivery.js';
+export type { ListenOptions, RunningSandbox } from './listen.js';
+export type { MswHttp } from './msw.js';
+export { SandboxError } from './sandbox-error.js';
+export type { SandboxErrorCode } from './sandbox-error.js';

@@ -1,0 +1,92 @@
+/*
+ * The kinds of record the service creates, as data: tracking-code prefix (spec 2.1), state on
+ * creation and the moves section 3 allows after it, which callback an end status sends (6.1),
+ * and how it expires. Everything the sandbox does with a record's status reads this table.
+ */
+
+/** Which callback a record sends when it reaches an end status (spec 6.1). */
+export type CallbackKind = 'deposit' | 'withdrawal' | 'creditCard' | 'dealerCreditCard';
+
+export interface KindRule {
+  /** Tracking-code prefix (spec 2.1); `TRF` is the transfer id's. */
+  readonly prefix: string;
+  /** State on creation (spec 3.2). */
+  readonly initial: string;
+  /** From a state, the end states `settle()` may move it to. Absent states are final. */
+  readonly moves: Readonly<Record<string, readonly string[]>>;
+  readonly callback?: CallbackKind;
+  /** State the record expires from, and the state it expires to, after the lifetime. */
+  readonly expiry?: { readonly from: string; readonly to: string };
+  /** Shows an `expires_at` though no expiry move is shown for it (the third-party bank withdrawal, 2.4). */
+  readonly showsExpiresAt?: boolean;
+}
+
+const DEPOSIT_END = ['completed', 'canceled', 'expired'];
+// The third-party bank text names failure as a deposit outcome; the field list does not (6.6).
+const THIRD_PARTY_DEPOSIT_END = [...DEPOSIT_END, 'failed'];
+const WITHDRAWAL_END = ['completed', 'rejected', 'failed', 'canceled'];
+
+const deposit = (prefix: string, ends: readonly string[] = DEPOSIT_END): KindRule => ({
+  prefix,
+  initial: 'showing',
+  moves: { showing: ends },
+  callback: 'deposit',
+  expiry: { from: 'showing', to: 'expired' },
+});
+
+const withdrawal = (prefix: string, initial: 'pending' | 'showing', showsExpiresAt = false): KindRule => ({
+  prefix,
+  initial,
+  moves: { [initial]: WITHDRAWAL_END },
+  callback: 'withdrawal',
+  showsExpiresAt,
+});
+
+/** The kinds of record the sandbox keeps; `SandboxRecord.kind` names one. */
+export type RecordKind =
+  | 'manualDeposit'
+  | 'manualWithdrawal'
+  | 'eibanDeposit'
+  | 'eibanWithdrawal'
+  | 'bankDeposit'
+  | 'bankWithdrawal'
+  | 'cryptoDeposit'
+  | 'cryptoWithdrawal'
+  | 'walletDeposit'
+  | 'walletWithdrawal'
+  | 'cardPayment'
+  | 'dealerCardPayment'
+  | 'dealerManualDeposit'
+  | 'dealerManualWithdrawal'
+  | 'transfer';
+
+export const KINDS = {
+  manualDeposit: deposit('MAN'),
+  manualWithdrawal: withdrawal('WIT', 'pending'),
+  eibanDeposit: deposit('EIBAN'),
+  eibanWithdrawal: withdrawal('EIBAN-WIT', 'pending'),
+  bankDeposit: deposit('TPBD', THIRD_PARTY_DEPOSIT_END),
+  bankWithdrawal: withdrawal('TPBW', 'showing', true),
+  cryptoDeposit: deposit('TPCD', THIRD_PARTY_DEPOSIT_END),
+  cryptoWithdrawal: withdrawal('TPCW', 'showing'),
+  walletDeposit: deposit('TPWD', THIRD_PARTY_DEPOSIT_END),
+  walletWithdrawal: withdrawal('TPWW', 'showing'),
+  // Initial state and moves of card payments are not shown (3.2): pending, then one of the
+  // callback statuses; a successful payment may later be refunded (no callback lists refunded).
+  cardPayment: { prefix: 'CC', initial: 'pending', moves: { pending: ['success', 'failed', 'cancelled'], success: ['refunded'] }, callback: 'creditCard' },
+  // Expiry of a dealer card payment is reported as failed (6.5).
+  dealerCardPayment: { prefix: 'CC', initial: 'pending', moves: { pending: ['success', 'failed'] }, callback: 'dealerCreditCard', expiry: { from: 'pending', to: 'failed' } },
+  // No end states are shown for the dealer's manual IBAN records: they stay as created.
+  dealerManualDeposit: { prefix: 'DEP', initial: 'pending', moves: {} },
+  dealerManualWithdrawal: { prefix: 'WDR', initial: 'pending', moves: {} },
+  // Transfers send no callback (6.1 lists none); their status is read with transfer-status.
+  transfer: { prefix: 'TRF', initial: 'pending', moves: { pending: ['completed', 'failed', 'cancelled'] } },
+} as const satisfies Record<RecordKind, KindRule>;
+
+/** Statuses each callback carries (spec 6.2 to 6.5); a move to another status sends none. */
+export const CALLBACK_STATUSES: Readonly<Record<CallbackKind, readonly string[]>> = {
+  deposit: THIRD_PARTY_DEPOSIT_END,
+  withdrawal: WITHDRAWAL_END,
+  creditCard: ['success', 'failed', 'cancelled'],
+  dealerCreditCard: ['success', 'failed'],
+};

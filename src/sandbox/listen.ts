@@ -1,0 +1,107 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** Where `listen()` serves. */
+export interface ListenOptions {
+  /**
+   * TCP port; 0 picks a free one (read it from `url`).
+   * @default 0
+   */
+  readonly port?: number | undefined;
+  /**
+   * Interface to listen on. The controls under /__sandbox answer loopback callers only.
+   * @default '127.0.0.1'
+   */
+  readonly host?: string | undefined;
+}
+
+/** A sandbox served over HTTP. */
+export interface RunningSandbox {
+  /** Base URL for the clients, for example `http://127.0.0.1:4010`. */
+  readonly url: string;
+  /** Stops accepting connections, ends open ones and resolves when the server is closed. */
+  close(): Promise<void>;
+}
+
+/** Bodies larger than this are refused with 413: the spec's bodies are a few hundred bytes. */
+const MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * Serves a Fetch handler over node:http. The caller's IP is the socket's remote address, so the
+ * provider IP whitelist sees what a real service would. `tick` runs every second while serving.
+ */
+export async function serveHttp(
+  handle: (request: Request, clientAddress: string) => Promise<Response>,
+  tick: () => void,
+  options: ListenOptions = {},
+): Promise<RunningSandbox> {
+  // Imported here, not at the top: a bundler hoists a top-level import into the sandbox entry,
+  // and the sandbox must load where node:http does not exist (msw in a browser).
+  const { createServer } = await import('node:http');
+  const server = createServer((incoming, outgoing) => {
+    bridge(incoming, outgoing, handle).catch((error: unknown) => {
+      if (!outgoing.headersSent) outgoing.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8' });
+      outgoing.end(JSON.stringify({ success: false, error: 'Internal Server Error', message: error instanceof Error ? error.message : String(error) }));
+    });
+  });
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const timer = setInterval(tick, 1000);
+  timer.unref();
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        clearInterval(timer);
+        server.close((error) => {
+          if (error === undefined) resolve();
+          else reject(error);
+        });
+        server.closeAllConnections();
+      }),
+  };
+}
+
+async function bridge(incoming: IncomingMessage, outgoing: ServerResponse, handle: (request: Request, clientAddress: string) => Promise<Response>): Promise<void> {
+  const local = incoming.socket.localPort ?? 0;
+  const origin = `http://${incoming.headers.host ?? `${incoming.socket.localAddress ?? '127.0.0.1'}:${local}`}`;
+  const headers = new Headers();
+  for (let index = 0; index + 1 < incoming.rawHeaders.length; index += 2) {
+    headers.append(incoming.rawHeaders[index] ?? '', incoming.rawHeaders[index + 1] ?? '');
+  }
+  const method = incoming.method ?? 'GET';
+  let body: Uint8Array<ArrayBuffer> | undefined;
+  if (method !== 'GET' && method !== 'HEAD') {
+    body = await readBody(incoming);
+    if (body === undefined) {
+      outgoing.writeHead(413, { 'Content-Type': 'application/json; charset=utf-8', Connection: 'close' });
+      outgoing.end(JSON.stringify({ success: false, error: 'Payload Too Large', message: `Bodies are limited to ${MAX_BODY_BYTES} bytes` }));
+      return;
+    }
+  }
+  const response = await handle(new Request(new URL(incoming.url ?? '/', origin), { method, headers, ...(body === undefined ? {} : { body }) }), incoming.socket.remoteAddress ?? '');
+  outgoing.writeHead(response.status, Object.fromEntries(response.headers));
+  outgoing.end(Buffer.from(await response.arrayBuffer()));
+}
+
+/** The whole body, or undefined when it is larger than the limit. */
+async function readBody(incoming: IncomingMessage): Promise<Uint8Array<ArrayBuffer> | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of incoming as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) {
+      incoming.resume();
+      return undefined;
+    }
+    chunks.push(chunk);
+  }
+  return new Uint8Array(Buffer.concat(chunks));
+}

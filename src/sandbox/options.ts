@@ -1,0 +1,217 @@
+/*
+ * Settings of createSandbox(). Every fixture has a seeded default, so that a sandbox made with
+ * the same seed has the same keys, ids and history on every run; every default can be replaced.
+ */
+
+/** A site of the provider, with the credential key that acts for it. */
+export interface SandboxSite {
+  readonly id: number;
+  readonly name: string;
+  /** The site credential key (X-Credential-Key, or `credential_key` in card payments). */
+  readonly credentialKey: string;
+  /**
+   * Shown as `is_active` by the site list. The spec gives no rule for an inactive site's key,
+   * so it is still accepted.
+   * @default true
+   */
+  readonly active?: boolean | undefined;
+}
+
+/**
+ * The provider account of the Provider API.
+ *
+ * @example
+ * ```ts
+ * createSandbox({ provider: { active: false } }); // every provider call answers 403 "Provider account is inactive"
+ * ```
+ */
+export interface SandboxProviderOptions {
+  /** @default a seeded integer */
+  readonly id?: number | undefined;
+  /** @default 'Sandbox Provider' */
+  readonly name?: string | undefined;
+  /** @default a seeded `prov_api_…` string */
+  readonly apiKey?: string | undefined;
+  /** @default a seeded `prov_secret_…` string */
+  readonly secretKey?: string | undefined;
+  /** The additional verification key of the site list (X-Key). @default a seeded `verify_…` string */
+  readonly key?: string | undefined;
+  /** False answers every provider call with 403 "Provider account is inactive". @default true */
+  readonly active?: boolean | undefined;
+  /**
+   * Caller addresses allowed to use the Provider API. In-process calls (`fetch`, msw) come from
+   * 127.0.0.1; over `listen()` the socket's address counts.
+   * @default ['127.0.0.1', '::1']
+   */
+  readonly ipWhitelist?: readonly string[] | undefined;
+  /** At least one. @default two seeded sites, 'Sandbox Store' and 'Sandbox Market' */
+  readonly sites?: readonly [SandboxSite, ...SandboxSite[]] | undefined;
+  /** `user_id`s whose card payments are refused with "This customer is blocked. Payment not allowed." @default [] */
+  readonly blockedUserIds?: readonly string[] | undefined;
+}
+
+/** The dealer's payment methods (spec 2.7), each `active` or `inactive`. */
+export type SandboxPaymentMethods = Record<'credit_card' | 'eiban' | 'manual_iban', 'active' | 'inactive'>;
+
+/** An E-IBAN account of the dealer (spec 2.7). Amounts in TRY. */
+export interface SandboxEiban {
+  readonly id: number;
+  readonly iban: string;
+  readonly bankName: string;
+  readonly accountName: string;
+  /** Identifies the account in transactions and send-money. */
+  readonly walletId: string;
+  readonly balance: number;
+  /** @default `balance` */
+  readonly availableBalance?: number | undefined;
+}
+
+/** A bank account offered by the dealer's manual IBAN deposit for amounts within its bounds. */
+export interface SandboxManualIban {
+  readonly bankName: string;
+  readonly accountName: string;
+  readonly iban: string;
+  readonly minAmount: number;
+  readonly maxAmount: number;
+}
+
+/**
+ * The dealer account of the Dealer API.
+ *
+ * @example
+ * ```ts
+ * createSandbox({ dealer: { paymentMethods: { credit_card: 'inactive' } } });
+ * ```
+ */
+export interface SandboxDealerOptions {
+  /** @default 'Sandbox Dealer' */
+  readonly name?: string | undefined;
+  /** @default a seeded `dealer_api_…` string */
+  readonly apiKey?: string | undefined;
+  /** @default a seeded `dealer_secret_…` string */
+  readonly secretKey?: string | undefined;
+  /**
+   * The settings' payment methods. `credit_card: 'inactive'` refuses provider and dealer card
+   * payments, as spec 7.3 shows; the other two are reported only, the spec shows no refusal.
+   * @default all 'active'
+   */
+  readonly paymentMethods?: Partial<SandboxPaymentMethods> | undefined;
+  /** @default two seeded accounts with balances of 250,000.00 and 75,000.00 TRY */
+  readonly eibans?: readonly SandboxEiban[] | undefined;
+  /** @default two seeded accounts, for 10 to 10,000 and 10,000.01 to 250,000 TRY */
+  readonly manualIbans?: readonly SandboxManualIban[] | undefined;
+}
+
+/** A third-party gateway as the gateway list returns it (spec 2.5). */
+export interface SandboxGateway {
+  readonly id: number;
+  readonly name: string;
+  readonly code: string;
+  readonly min_amount: number;
+  readonly max_amount: number;
+  readonly required_fields: readonly string[];
+  readonly supported_crypto_types?: readonly string[] | undefined;
+  readonly description: string;
+}
+
+/**
+ * Where callbacks are POSTed (spec 6.1). A kind without a URL is not delivered.
+ *
+ * @example
+ * ```ts
+ * createSandbox({ callbackUrls: { deposit: 'http://127.0.0.1:3000/callbacks/deposit' } });
+ * ```
+ */
+export interface CallbackUrls {
+  /** The provider's `callback_url` (deposit callbacks). @default undefined (not delivered) */
+  readonly deposit?: string | undefined;
+  /** The provider's `withdrawal_callback_url`. @default undefined (not delivered) */
+  readonly withdrawal?: string | undefined;
+  /** The provider's `credit_card_callback_url`. @default undefined (not delivered) */
+  readonly creditCard?: string | undefined;
+  /** The dealer's card payment callback URL. @default undefined (not delivered) */
+  readonly dealerCreditCard?: string | undefined;
+}
+
+/**
+ * How a callback that is not answered with HTTP 200 is retried. The spec shows no policy
+ * (6.6): attempt n + 1 waits `backoffMs * 2^(n - 1)`.
+ *
+ * @example
+ * ```ts
+ * createSandbox({ callbackRetry: { attempts: 3, backoffMs: 10 } }); // fast retries in tests
+ * ```
+ */
+export interface CallbackRetryOptions {
+  /** Attempts in all, the first included. @default 5 */
+  readonly attempts?: number | undefined;
+  /** Wait before the second attempt, doubled for each later one. @default 1000 */
+  readonly backoffMs?: number | undefined;
+  /** Time one attempt may take before it counts as failed. @default 10000 */
+  readonly timeoutMs?: number | undefined;
+}
+
+/**
+ * Settings of {@link createSandbox}. All optional.
+ *
+ * @example
+ * ```ts
+ * const sandbox = createSandbox({
+ *   seed: 'my-tests',
+ *   startTime: new Date('2026-01-15T09:00:00Z'),
+ *   callbackUrls: { deposit: 'http://127.0.0.1:3000/callbacks' },
+ * });
+ * ```
+ */
+export interface SandboxOptions {
+  /** Seed of every generated key, id and history record. @default 'payorch' */
+  readonly seed?: string | number | undefined;
+  /**
+   * Start of the record clock. Given, the clock stands still there until `clock.advance()` or
+   * `clock.set()` moves it, so records carry repeatable times; left out, it follows real time.
+   * @default now, running
+   */
+  readonly startTime?: Date | number | undefined;
+  /**
+   * Seconds a deposit stays `showing` (and a dealer card payment `pending`) before it expires.
+   * @default 1800
+   */
+  readonly lifetimeSeconds?: number | undefined;
+  /**
+   * Seconds on the record clock after which a pending transfer completes by itself, as the bank
+   * would finish it. Left out, transfers stay pending until `settle()` moves them.
+   * @default undefined
+   */
+  readonly transferCompletionSeconds?: number | undefined;
+  /**
+   * The provider account; every field left out is seeded.
+   * @example { active: false }
+   * @default seeded
+   */
+  readonly provider?: SandboxProviderOptions | undefined;
+  /**
+   * The dealer account; every field left out is seeded.
+   * @example { paymentMethods: { credit_card: 'inactive' } }
+   * @default seeded
+   */
+  readonly dealer?: SandboxDealerOptions | undefined;
+  /** Gateways of each third-party channel. @default two bank, one crypto and two wallet gateways */
+  readonly gateways?: Partial<Record<'bank' | 'crypto' | 'wallet', readonly SandboxGateway[]>> | undefined;
+  /**
+   * Where callbacks are POSTed.
+   * @example { deposit: 'http://127.0.0.1:3000/webhooks/payorch' }
+   * @default {} (no callbacks are delivered)
+   */
+  readonly callbackUrls?: CallbackUrls | undefined;
+  /**
+   * How undelivered callbacks are retried.
+   * @example { attempts: 3, backoffMs: 10 }
+   * @default { attempts: 5, backoffMs: 1000, timeoutMs: 10000 }
+   */
+  readonly callbackRetry?: CallbackRetryOptions | undefined;
+  /**
+   * Size of the generated E-IBAN transaction history before the start time, per wallet.
+   * @default { days: 30, perDay: 120 }
+   */
+  readonly history?: { readonly days?: number | undefined; readonly perDay?: number | undefined } | undefined;
+}

@@ -1,0 +1,194 @@
+import { signCallback } from '../callbacks/sign.js';
+import { callbackPayload, signerOf } from './callback-payloads.js';
+import { RecordClock, formatDateTime } from './clock.js';
+import { Deliverer } from './delivery.js';
+import type { DeliveryResult } from './delivery.js';
+import { DEFAULT_SEED, buildFixtures, toCents } from './fixtures.js';
+import type { EibanAccount, Fixtures } from './fixtures.js';
+import { generateHistory } from './history.js';
+import type { Transaction } from './history.js';
+import { CALLBACK_STATUSES, KINDS } from './kinds.js';
+import type { KindRule, RecordKind } from './kinds.js';
+import type { CallbackUrls, SandboxOptions } from './options.js';
+import { RecordStore } from './records.js';
+import type { StoredRecord } from './records.js';
+import { SandboxError } from './sandbox-error.js';
+
+/** A record as `sandbox.records()` shows it: a snapshot, not the live record. */
+export interface SandboxRecord {
+  /** The tracking code, or a transfer's transfer id. */
+  readonly id: string;
+  readonly kind: RecordKind;
+  readonly status: string;
+  readonly amount: number;
+  /** The site whose credential key created it (provider records). */
+  readonly siteId: number | undefined;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+  readonly expiresAt: Date | undefined;
+  readonly completedAt: Date | undefined;
+  /** The request parameters it was created from, as validated. */
+  readonly params: Readonly<Record<string, unknown>>;
+}
+
+/** What `settle()` did: the record after the move, and its callback delivery when one was due. */
+export interface SettleResult {
+  readonly record: SandboxRecord;
+  /** Undefined when the move sends no callback or no URL is configured for it. */
+  readonly callback: DeliveryResult | undefined;
+}
+
+/**
+ * The imitated service's state and rules: fixtures, records, balances, the record clock, and
+ * the moves of section 3 with their callbacks. Adapters (fetch, HTTP, msw) and controls call it.
+ */
+export class Service {
+  readonly seed: string;
+  readonly fixtures: Fixtures;
+  readonly clock: RecordClock;
+  readonly records: RecordStore;
+  readonly deliverer: Deliverer;
+  callbackUrls: CallbackUrls;
+  readonly #history = new Map<string, Transaction[]>();
+  readonly #historyEnd: number;
+  readonly #historyDays: number;
+  readonly #historyPerDay: number;
+  readonly #transferCompletionMs: number | undefined;
+
+  constructor(options: SandboxOptions) {
+    this.seed = String(options.seed ?? DEFAULT_SEED);
+    this.clock = new RecordClock(options.startTime);
+    this.#historyEnd = this.clock.now();
+    this.fixtures = buildFixtures(options, this.#historyEnd);
+    this.records = new RecordStore(this.seed, this.clock, (options.lifetimeSeconds ?? 1800) * 1000);
+    this.deliverer = new Deliverer(options.callbackRetry);
+    this.callbackUrls = { ...options.callbackUrls };
+    this.#historyDays = options.history?.days ?? 30;
+    this.#historyPerDay = options.history?.perDay ?? 120;
+    this.#transferCompletionMs = options.transferCompletionSeconds === undefined ? undefined : options.transferCompletionSeconds * 1000;
+  }
+
+  /** The record clock as `YYYY-MM-DD HH:MM:SS`, for the `timestamp` of provider answers. */
+  timestamp(): string {
+    return formatDateTime(this.clock.now());
+  }
+
+  eiban(walletId: string): EibanAccount | undefined {
+    return this.fixtures.dealer.eibans.find((eiban) => eiban.walletId === walletId);
+  }
+
+  /** A wallet's transactions, oldest first; the generated history is made on first use. */
+  transactions(walletId: string): readonly Transaction[] {
+    let list = this.#history.get(walletId);
+    if (list === undefined) {
+      list = generateHistory(this.seed, walletId, this.#historyEnd, this.#historyDays, this.#historyPerDay);
+      this.#history.set(walletId, list);
+    }
+    return list;
+  }
+
+  addTransaction(walletId: string, transaction: Transaction): void {
+    const list = [...this.transactions(walletId), transaction].sort((a, b) => a.at - b.at);
+    this.#history.set(walletId, list);
+  }
+
+  /**
+   * Moves a record to an end status section 3 allows, applies what the move implies, and
+   * delivers the callback the status sends. The move happens before the first await, so no
+   * request can see the record half-moved.
+   */
+  async settle(id: string, status: string, options: { readonly amount?: number | undefined } = {}): Promise<SettleResult> {
+    const record = this.records.get(id);
+    if (record === undefined) throw new SandboxError('unknown_record', `No record has the id ${id}`);
+    const rule: KindRule = KINDS[record.kind];
+    const allowed = rule.moves[record.status] ?? [];
+    if (!allowed.includes(status)) {
+      const choices = allowed.length > 0 ? `only to ${allowed.join(', ')}` : 'to no other status';
+      throw new SandboxError('refused_move', `${id} (${record.kind}) is ${record.status}: section 3 lets it move ${choices}, not to ${status}`);
+    }
+    if (options.amount !== undefined) {
+      if (rule.callback !== 'deposit') throw new SandboxError('invalid_amount', `Only a deposit's amount may change when it is settled; ${id} is a ${record.kind}`);
+      if (!Number.isFinite(options.amount) || options.amount <= 0) throw new SandboxError('invalid_amount', `The amount must be a positive number, not ${options.amount}`);
+    }
+    return this.#move(record, status, options.amount, false);
+  }
+
+  /** Moves the record clock forward, then applies the moves that time makes. */
+  advanceClock(milliseconds: number): Promise<SettleResult[]> {
+    this.clock.advance(milliseconds);
+    return this.tick();
+  }
+
+  /** Sets the record clock, then applies the moves that time makes. */
+  setClock(time: Date | number): Promise<SettleResult[]> {
+    this.clock.set(time);
+    return this.tick();
+  }
+
+  /**
+   * The moves time makes on the record clock: records whose lifetime ran out expire, and pending
+   * transfers complete when `transferCompletionSeconds` is set. Moves happen at once; the promise
+   * resolves when their callbacks are delivered.
+   */
+  async tick(): Promise<SettleResult[]> {
+    const now = this.clock.now();
+    const moves = this.records.expired(now).map((record) => {
+      const { expiry }: KindRule = KINDS[record.kind];
+      return this.#move(record, expiry?.to ?? record.status, undefined, true);
+    });
+    const completion = this.#transferCompletionMs;
+    if (completion !== undefined) {
+      for (const record of this.records.list()) {
+        if (record.kind === 'transfer' && record.status === 'pending' && record.createdAt + completion <= now) moves.push(this.#move(record, 'completed', undefined, false));
+      }
+    }
+    return Promise.all(moves);
+  }
+
+  async #move(record: StoredRecord, status: string, amount: number | undefined, expired: boolean): Promise<SettleResult> {
+    const now = this.clock.now();
+    record.status = status;
+    record.amount = amount ?? record.amount;
+    record.updatedAt = now;
+    record.completedAt = now;
+    if (record.kind === 'transfer') this.#settleTransfer(record, status);
+    const callback = this.#callbackOf(record, expired);
+    return { record: snapshot(record), callback: callback === undefined ? undefined : await callback };
+  }
+
+  /** A pending transfer holds its amount out of the available balance; the end status decides where it goes. */
+  #settleTransfer(record: StoredRecord, status: string): void {
+    const walletId = record.params['wallet_id'];
+    const eiban = typeof walletId === 'string' ? this.eiban(walletId) : undefined;
+    if (eiban === undefined) return;
+    const cents = toCents(record.amount);
+    if (status === 'completed') eiban.balanceCents -= cents;
+    else eiban.availableCents += cents;
+  }
+
+  #callbackOf(record: StoredRecord, expired: boolean): Promise<DeliveryResult> | undefined {
+    const { callback: kind }: KindRule = KINDS[record.kind];
+    if (kind === undefined || !CALLBACK_STATUSES[kind].includes(record.status)) return undefined;
+    const url = this.callbackUrls[kind];
+    if (url === undefined) return undefined;
+    const payload = callbackPayload(kind, record, expired);
+    const credentials = signerOf(kind, this.fixtures);
+    return this.deliverer.deliver({ kind, trackingCode: record.code, status: record.status, url, sign: () => signCallback(payload, credentials) });
+  }
+}
+
+export function snapshot(record: StoredRecord): SandboxRecord {
+  const date = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms));
+  return {
+    id: record.code,
+    kind: record.kind,
+    status: record.status,
+    amount: record.amount,
+    siteId: record.siteId,
+    createdAt: new Date(record.createdAt),
+    updatedAt: new Date(record.updatedAt),
+    expiresAt: date(record.expiresAt),
+    completedAt: date(record.completedAt),
+    params: { ...record.params },
+  };
+}
