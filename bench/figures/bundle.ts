@@ -128,7 +128,7 @@ runFigure(async ({ quick }): Promise<FigureReport> => {
   if (sandbox === undefined) startRows.push([`\`node --input-type=module -e "await import('payorch/sandbox')"\``, 'not available yet', '', '']);
 
   const markdown = [
-    `Each entry point bundled by esbuild with everything it imports (ky, zod), minified, ESM, platform node, then gzipped at level 9. "Own code" counts the minified bytes esbuild attributes to each package. Tree-shaken rows import one name, as an app that uses one client does.`,
+    `Each entry point bundled by esbuild with everything it imports (its runtime dependencies included), minified, ESM, platform node, then gzipped at level 9. "Own code" counts the minified bytes esbuild attributes to each package. Tree-shaken rows import one name, as an app that uses one client does.`,
     '',
     table(['entry', 'minified', 'gzipped', 'minified bytes by package'], sizeRows),
     `Cold start: a new node process per run, from the package folder (the package resolves itself through its exports map to dist/), ${runs} runs per command in rotating order after one warm-up pass; median wall time of the process, spawn to exit. The last rows import each runtime dependency alone, to show where the time goes.`,

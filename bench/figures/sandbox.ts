@@ -11,15 +11,13 @@ import { closedLoop, send } from '../lib/load.js';
 import type { LoadTarget } from '../lib/load.js';
 import { startServer } from '../lib/processes.js';
 import type { ServerProcess } from '../lib/processes.js';
-import { loadSandbox } from '../lib/sdk.js';
-import type { SandboxModuleLike } from '../lib/sdk.js';
+import type { SandboxAccounts } from 'payorch/sandbox';
 import { format, median } from '../lib/stats.js';
 import { Agent } from 'node:http';
 
 const TITLE = 'Sandbox';
 const CONCURRENCY = 16;
 
-type Accounts = ReturnType<SandboxModuleLike['createSandbox']>['accounts'];
 interface Keys {
   readonly apiKey: string;
   readonly secretKey: string;
@@ -56,18 +54,14 @@ async function measure(server: ServerProcess<unknown>, target: LoadTarget, durat
 }
 
 runFigure(async ({ quick }): Promise<FigureReport> => {
-  const available = (await loadSandbox()) !== undefined;
   const bare = await startServer('children/canned-server');
-  const sandbox = available ? await startServer<Accounts>('children/sandbox-server') : undefined;
+  const sandbox = await startServer<SandboxAccounts>('children/sandbox-server');
   try {
     const bareTargets = targets(bare.url, PROVIDER);
-    const sandboxTargets =
-      sandbox === undefined
-        ? undefined
-        : targets(sandbox.url, { apiKey: sandbox.info.provider.apiKey, secretKey: sandbox.info.provider.secretKey, credentialKey: sandbox.info.provider.sites[0]!.credentialKey });
+    const sandboxTargets = targets(sandbox.url, { apiKey: sandbox.info.provider.apiKey, secretKey: sandbox.info.provider.secretKey, credentialKey: sandbox.info.provider.sites[0].credentialKey });
     // Each target must answer 200 and success: true before it is loaded.
     const agent = new Agent({ keepAlive: false });
-    for (const { target } of [...bareTargets, ...(sandboxTargets ?? [])]) {
+    for (const { target } of [...bareTargets, ...sandboxTargets]) {
       const { status, body } = await send(target, agent);
       if (status !== 200 || (JSON.parse(body) as { success?: unknown }).success !== true) throw new Error(`${target.url}${target.path} answered ${status}: ${body.slice(0, 300)}`);
     }
@@ -79,22 +73,17 @@ runFigure(async ({ quick }): Promise<FigureReport> => {
       const results = { bare: [] as { rps: number; cpuPerRequest: number }[], sandbox: [] as { rps: number; cpuPerRequest: number }[] };
       // Warm-up: JIT, connection pool and, for the sandbox, its first records.
       await closedLoop(bareTargets[t]!.target, { concurrency: CONCURRENCY, durationMs: 300 });
-      if (sandbox !== undefined) await closedLoop(sandboxTargets![t]!.target, { concurrency: CONCURRENCY, durationMs: 300 });
+      await closedLoop(sandboxTargets[t]!.target, { concurrency: CONCURRENCY, durationMs: 300 });
       for (let round = 0; round < settings.rounds; round++) {
         results.bare.push(await measure(bare, bareTargets[t]!.target, settings.durationMs));
-        if (sandbox !== undefined) results.sandbox.push(await measure(sandbox, sandboxTargets![t]!.target, settings.durationMs));
+        results.sandbox.push(await measure(sandbox, sandboxTargets[t]!.target, settings.durationMs));
       }
       const b = { rps: median(results.bare.map((r) => r.rps)), cpu: median(results.bare.map((r) => r.cpuPerRequest)) };
       const bareCell = `${format.perSecond(b.rps)} (${format.us(b.cpu)} CPU)`;
-      if (sandbox === undefined) {
-        rows.push([bareTargets[t]!.name, bareCell, 'not available yet', '', '']);
-        continue;
-      }
       const s = { rps: median(results.sandbox.map((r) => r.rps)), cpu: median(results.sandbox.map((r) => r.cpuPerRequest)) };
       rows.push([bareTargets[t]!.name, bareCell, `**${format.perSecond(s.rps)}** (${format.us(s.cpu)} CPU)`, format.ratio(b.rps / s.rps), format.ratio(s.cpu / b.cpu)]);
       headlines.push({ figure: `${TITLE}: ${bareTargets[t]!.name.replace(/ \(.*/, '')}`, payorch: format.perSecond(s.rps), baseline: `${format.perSecond(b.rps)} (bare signed node:http)`, ratio: b.rps / s.rps });
     }
-    if (sandbox === undefined) headlines.push({ figure: `${TITLE}: signed requests per second`, payorch: 'not available yet', baseline: '' });
 
     const markdown = [
       `A closed loop of ${CONCURRENCY} keep-alive node:http connections, each signing and sending its next request as soon as the previous answer is read, for ${settings.rounds} rounds of ${settings.durationMs} ms per server; medians. The baseline server is node:http checking X-Api-Key, X-Timestamp and X-Hash with node:crypto and answering canned JSON; the sandbox does everything the service does (authentication, IP whitelist, validation, records, answers in the spec's shapes). Server CPU is \`process.cpuUsage()\` of the server process per request served: the cost of a request independent of the load generator, which shares the two cores with the server.`,
@@ -104,6 +93,6 @@ runFigure(async ({ quick }): Promise<FigureReport> => {
     return { title: TITLE, markdown, headlines };
   } finally {
     await bare.stop();
-    await sandbox?.stop();
+    await sandbox.stop();
   }
 });
