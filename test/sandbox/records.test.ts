@@ -65,4 +65,18 @@ describe('RecordStore', () => {
     expect(local.expired(T + 59_999)).toEqual([]);
     expect(local.expired(T + 60_000)).toEqual([deposit]);
   });
+
+  test('a record made after the clock was moved back still expires at its own time, and one that has moved on is not due again', () => {
+    const clock = new RecordClock(T);
+    const local = new RecordStore('seed', clock, 60_000);
+    const later = local.create('manualDeposit', { amount: 1, params: {} });
+    expect(local.expired(T + 1_000)).toEqual([]);
+    clock.set(T - 30_000);
+    const earlier = local.create('manualDeposit', { amount: 1, params: {} });
+    expect(local.expired(T + 29_999)).toEqual([]);
+    expect(local.expired(T + 30_000)).toEqual([earlier]);
+    earlier.status = 'expired';
+    expect(local.expired(T + 59_999)).toEqual([]);
+    expect(local.expired(T + 60_000)).toEqual([later]);
+  });
 });
