@@ -28,6 +28,9 @@ function isHeaderLookup(value: object): value is HeaderLookup {
 }
 
 const LOWER_NAMES: readonly string[] = NAMES.map(([, name]) => name.toLowerCase());
+// Lower-casing keeps the length of any name that becomes one of these, so a key of another
+// length is skipped without lower-casing it (most headers of a request).
+const LENGTHS: ReadonlySet<number> = new Set(LOWER_NAMES.map((name) => name.length));
 
 // Every value given for each of NAMES: a repeated header must be seen as repeated, never reduced
 // to one. A plain object is scanned once, each name lower-cased once (bench/RESULTS.md).
@@ -41,6 +44,7 @@ function valuesOfNames(headers: object): unknown[][] {
   const found: unknown[][] = LOWER_NAMES.map(() => []);
   const record = headers as Readonly<Record<string, unknown>>;
   for (const key of Object.keys(record)) {
+    if (!LENGTHS.has(key.length)) continue;
     const values = found[LOWER_NAMES.indexOf(key.toLowerCase())];
     const value = record[key];
     if (values === undefined || value === undefined) continue;
