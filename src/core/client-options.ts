@@ -33,8 +33,8 @@ export interface ClientOptions {
    */
   readonly maxRetries?: number | undefined;
   /**
-   * The `fetch` to use, for a proxy or a test double. Read at call time. It is called as the
-   * global `fetch` is: with the URL (a string) and an init object. See docs/runtimes-and-proxies.md.
+   * The `fetch` to use, for a proxy or a test double. Read at call time. It is called with a
+   * `Request` and an init object, as ky calls it. See docs/runtimes-and-proxies.md.
    * @default globalThis.fetch
    * @example
    * ```ts

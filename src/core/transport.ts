@@ -1,3 +1,4 @@
+import ky from 'ky';
 import type { z } from 'zod';
 import { APIError } from '../errors/api-error.js';
 import type { FailedRequest } from '../errors/api-error.js';
@@ -114,6 +115,7 @@ interface CallState {
 export class Transport {
   readonly #config: TransportConfig;
   readonly #root: string;
+  readonly #ky: typeof ky;
   readonly #now: () => number;
   readonly #observer: Observer;
   /** False when there is no logger and no hook: then no event is built (a few µs a call). */
@@ -128,6 +130,15 @@ export class Transport {
     this.#clockOffsetMs = config.clockOffsetMs ?? 0;
     this.#observer = new Observer(config);
     this.#observed = config.logger !== undefined || config.onRequest !== undefined || config.onResponse !== undefined;
+    this.#ky = ky.create({
+      timeout: false, // one deadline of our own covers retries and the body read
+      retry: 0, // the retry loop below knows which failures may have moved money; ky cannot
+      throwHttpErrors: false,
+      // A redirect would re-send a payment body to wherever it points: never follow one.
+      redirect: 'manual',
+      // Read at call time, not now: msw and other test doubles patch globalThis.fetch later.
+      fetch: (input, init) => (config.fetch ?? globalThis.fetch)(input, init),
+    });
   }
 
   /** Current estimate of server time minus local time, in milliseconds. */
@@ -242,15 +253,10 @@ export class Transport {
     state.sentHashes.push(hash);
     const signed = { ...headers, 'X-Timestamp': timestamp, 'X-Hash': hash };
     if (this.#observed) this.#observer.request({ operation: call.operation, method: call.method, url, attempt, headers: redactHeaders(signed) });
-    // fetch itself, not ky: with retries, timeout and errors our own, ky only added a Request
-    // built twice and cloned, an options merge and a signal of its own, about 80 µs of CPU per
-    // call (bench/RESULTS.md). Read at call time: msw and other test doubles patch it later.
-    const response = await (this.#config.fetch ?? globalThis.fetch)(url, {
+    const response = await this.#ky(url, {
       method: call.method,
       headers: signed,
       ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) }),
-      // A redirect would re-send a payment body to wherever it points: never follow one.
-      redirect: 'manual',
       signal: state.signal,
     });
     const limit = this.#config.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
