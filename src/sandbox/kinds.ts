@@ -1,3 +1,5 @@
+import type { TrackingCodePrefix } from '../core/tracking-code.js';
+
 /*
  * The kinds of record the service creates, as data: tracking-code prefix (spec 2.1), state on
  * creation and the moves section 3 allows after it, which callback an end status sends (6.1),
@@ -8,8 +10,8 @@
 export type CallbackKind = 'deposit' | 'withdrawal' | 'creditCard' | 'dealerCreditCard';
 
 export interface KindRule {
-  /** Tracking-code prefix (spec 2.1); `TRF` is the transfer id's. */
-  readonly prefix: string;
+  /** Tracking-code prefix (spec 2.1), one `parseTrackingCode` reads; `TRF` is the transfer id's. */
+  readonly prefix: TrackingCodePrefix | 'TRF';
   /** State on creation (spec 3.2). */
   readonly initial: string;
   /** From a state, the end states `settle()` may move it to. Absent states are final. */
@@ -26,7 +28,7 @@ const DEPOSIT_END = ['completed', 'canceled', 'expired'];
 const THIRD_PARTY_DEPOSIT_END = [...DEPOSIT_END, 'failed'];
 const WITHDRAWAL_END = ['completed', 'rejected', 'failed', 'canceled'];
 
-const deposit = (prefix: string, ends: readonly string[] = DEPOSIT_END): KindRule => ({
+const deposit = (prefix: TrackingCodePrefix, ends: readonly string[] = DEPOSIT_END): KindRule => ({
   prefix,
   initial: 'showing',
   moves: { showing: ends },
@@ -34,7 +36,7 @@ const deposit = (prefix: string, ends: readonly string[] = DEPOSIT_END): KindRul
   expiry: { from: 'showing', to: 'expired' },
 });
 
-const withdrawal = (prefix: string, initial: 'pending' | 'showing', showsExpiresAt = false): KindRule => ({
+const withdrawal = (prefix: TrackingCodePrefix, initial: 'pending' | 'showing', showsExpiresAt = false): KindRule => ({
   prefix,
   initial,
   moves: { [initial]: WITHDRAWAL_END },
@@ -42,8 +44,12 @@ const withdrawal = (prefix: string, initial: 'pending' | 'showing', showsExpires
   showsExpiresAt,
 });
 
-/** The kinds of record the sandbox keeps; `SandboxRecord.kind` names one. */
-export type RecordKind =
+/**
+ * The kinds of record the sandbox keeps; `SandboxRecord.kind` names one. Finer than the
+ * `RecordKind` of `parseTrackingCode`: provider and dealer card payments share the CC prefix
+ * but not their callbacks.
+ */
+export type SandboxRecordKind =
   | 'manualDeposit'
   | 'manualWithdrawal'
   | 'eibanDeposit'
@@ -81,7 +87,7 @@ export const KINDS = {
   dealerManualWithdrawal: { prefix: 'WDR', initial: 'pending', moves: {} },
   // Transfers send no callback (6.1 lists none); their status is read with transfer-status.
   transfer: { prefix: 'TRF', initial: 'pending', moves: { pending: ['completed', 'failed', 'cancelled'] } },
-} as const satisfies Record<RecordKind, KindRule>;
+} as const satisfies Record<SandboxRecordKind, KindRule>;
 
 /** Statuses each callback carries (spec 6.2 to 6.5); a move to another status sends none. */
 export const CALLBACK_STATUSES: Readonly<Record<CallbackKind, readonly string[]>> = {

@@ -1,14 +1,14 @@
 import type { RecordClock } from './clock.js';
 import { unixSeconds } from './clock.js';
 import { KINDS } from './kinds.js';
-import type { KindRule, RecordKind } from './kinds.js';
+import type { KindRule, SandboxRecordKind } from './kinds.js';
 import { SeededRandom } from './random.js';
 
 /** A record as the sandbox keeps it. Mutated only by the store's owner, one request at a time. */
 export interface StoredRecord {
   /** Tracking code, or transfer id for a transfer. */
   readonly code: string;
-  readonly kind: RecordKind;
+  readonly kind: SandboxRecordKind;
   status: string;
   /** The amount in TRY; a deposit's may change when it is settled. */
   amount: number;
@@ -57,7 +57,7 @@ export class RecordStore {
     this.#lifetimeMs = lifetimeMs;
   }
 
-  create(kind: RecordKind, init: NewRecord): StoredRecord {
+  create(kind: SandboxRecordKind, init: NewRecord): StoredRecord {
     const rule: KindRule = KINDS[kind];
     const sequence = ++this.#sequence;
     const now = this.#clock.now();

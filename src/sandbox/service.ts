@@ -8,7 +8,7 @@ import type { EibanAccount, Fixtures } from './fixtures.js';
 import { generateHistory } from './history.js';
 import type { Transaction } from './history.js';
 import { CALLBACK_STATUSES, KINDS } from './kinds.js';
-import type { KindRule, RecordKind } from './kinds.js';
+import type { KindRule, SandboxRecordKind } from './kinds.js';
 import type { CallbackUrls, SandboxOptions } from './options.js';
 import { RecordStore } from './records.js';
 import type { StoredRecord } from './records.js';
@@ -18,7 +18,7 @@ import { SandboxError } from './sandbox-error.js';
 export interface SandboxRecord {
   /** The tracking code, or a transfer's transfer id. */
   readonly id: string;
-  readonly kind: RecordKind;
+  readonly kind: SandboxRecordKind;
   readonly status: string;
   readonly amount: number;
   /** The site whose credential key created it (provider records). */

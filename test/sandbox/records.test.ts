@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { RecordClock } from '../../src/sandbox/clock.js';
 import { KINDS } from '../../src/sandbox/kinds.js';
-import type { RecordKind } from '../../src/sandbox/kinds.js';
+import type { SandboxRecordKind } from '../../src/sandbox/kinds.js';
 import { RecordStore } from '../../src/sandbox/records.js';
 import { parseTrackingCode } from '../../src/index.js';
 
@@ -25,7 +25,7 @@ describe('RecordStore', () => {
     ['walletWithdrawal', 'TPWW'],
     ['dealerManualDeposit', 'DEP'],
     ['dealerManualWithdrawal', 'WDR'],
-  ] as const)('a %s gets a %s tracking code of spec 2.1 that the SDK parses', (kind: RecordKind, prefix) => {
+  ] as const)('a %s gets a %s tracking code of spec 2.1 that the SDK parses', (kind: SandboxRecordKind, prefix) => {
     const { code } = store.create(kind, { amount: 1, params: {} });
     expect(code).toMatch(new RegExp(`^${prefix}-[A-Za-z0-9]+-${T / 1000}$`));
     expect(parseTrackingCode(code)).toMatchObject({ prefix, createdAt: new Date(T) });
@@ -36,7 +36,7 @@ describe('RecordStore', () => {
   });
 
   test('records start in the state of section 3.2, deposits with an expiry', () => {
-    for (const kind of Object.keys(KINDS) as RecordKind[]) {
+    for (const kind of Object.keys(KINDS) as SandboxRecordKind[]) {
       const record = store.create(kind, { amount: 1, params: {} });
       expect(record.status, kind).toBe(KINDS[kind].initial);
     }

@@ -13,7 +13,7 @@ import { cardFailure, success, validationFailure } from '../answers.js';
 import type { Failure } from '../answers.js';
 import { formatDateTime, formatIsoOffset } from '../clock.js';
 import type { Channel, SiteAccount } from '../fixtures.js';
-import type { RecordKind } from '../kinds.js';
+import type { SandboxRecordKind } from '../kinds.js';
 import type { StoredRecord } from '../records.js';
 import { paymentUrl, serve, siteOf } from '../route.js';
 import type { Route, RouteContext } from '../route.js';
@@ -43,7 +43,7 @@ function recordFields(context: RouteContext, record: StoredRecord, site: SiteAcc
 }
 
 /** Creates a record of `kind` for the request's site and returns every field it can show. */
-function create(context: RouteContext, kind: RecordKind, params: CustomerParams & { readonly amount: number }) {
+function create(context: RouteContext, kind: SandboxRecordKind, params: CustomerParams & { readonly amount: number }) {
   const site = siteOf(context);
   const record = context.service.records.create(kind, { amount: params.amount, siteId: site.id, params });
   return recordFields(context, record, site, params);
