@@ -1,19 +1,34 @@
 import { defineConfig } from 'tsup';
 
-export default defineConfig({
-  entry: {
-    index: 'src/index.ts',
-    // The sandbox is its own entry (payorch/sandbox), so that the SDK never loads it.
-    'sandbox/index': 'src/sandbox/index.ts',
-    // The `payorch` command (package.json bin); src/cli.ts starts with its shebang.
-    cli: 'src/cli.ts',
+const dts = { compilerOptions: { ignoreDeprecations: '6.0' } };
+
+export default defineConfig([
+  {
+    entry: {
+      index: 'src/index.ts',
+      // The sandbox is its own entry (payorch/sandbox), so that the SDK never loads it.
+      'sandbox/index': 'src/sandbox/index.ts',
+    },
+    format: ['esm', 'cjs'],
+    target: 'node20',
+    platform: 'neutral',
+    // TypeScript 6 deprecates `baseUrl`, which tsup 8's dts build sets internally (TS5101).
+    dts,
+    sourcemap: true,
+    clean: true,
+    treeshake: true,
   },
-  format: ['esm', 'cjs'],
-  target: 'node20',
-  platform: 'neutral',
-  // TypeScript 6 deprecates `baseUrl`, which tsup 8's dts build sets internally (TS5101).
-  dts: { entry: { index: 'src/index.ts', 'sandbox/index': 'src/sandbox/index.ts' }, compilerOptions: { ignoreDeprecations: '6.0' } },
-  sourcemap: true,
-  clean: true,
-  treeshake: true,
-});
+  {
+    // The `payorch` command (package.json bin), ESM only: nothing requires it. src/cli/index.ts
+    // starts with its shebang; each command is its own chunk, loaded when it runs.
+    entry: { cli: 'src/cli/index.ts' },
+    format: ['esm'],
+    target: 'node20',
+    platform: 'node',
+    sourcemap: true,
+    treeshake: true,
+    esbuildOptions(options) {
+      options.chunkNames = 'cli/[name]-[hash]';
+    },
+  },
+]);
