@@ -100,6 +100,16 @@ async function run(args: readonly string[], io: Io): Promise<number> {
 
   const sandbox = createSandbox({ seed: values.seed, callbackUrls: callbackUrls(values.callback), callbackRetry });
   const running = await listen(port, values.host, (chosen) => sandbox.listen({ port: chosen, host: values.host }));
+  // Listen for Ctrl+C before printing: whoever reads the output may signal at once.
+  const stopped = new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      running.close().then(resolve, resolve);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
   const variables = environment(running.url, sandbox.accounts);
   const { sites } = sandbox.accounts.provider;
   const c = colours(io.stdout, io.env);
@@ -131,15 +141,7 @@ async function run(args: readonly string[], io: Io): Promise<number> {
     );
   }
 
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      running.close().then(resolve, resolve);
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
+  await stopped;
   return EXIT_OK;
 }
 
