@@ -79,7 +79,9 @@ export {
   CreditCardCallbackStatus,
   DealerCreditCardCallbackStatus,
 } from './callbacks/schemas.js';
-export type { VerifiedCallback, CallbackKind } from './callbacks/schemas.js';
+export type { VerifiedCallback } from './callbacks/schemas.js';
+export { CALLBACK_KINDS, CALLBACK_STATUSES } from './callbacks/kinds.js';
+export type { CallbackKind, CallbackStatus } from './callbacks/kinds.js';
 export { CallbackVerificationError } from './errors/callback-verification-error.js';
 export type { CallbackVerificationReason } from './errors/callback-verification-error.js';
 export { parseTrackingCode, safeParseTrackingCode } from './core/tracking-code.js';
