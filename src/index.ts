@@ -59,7 +59,7 @@ export { ManualIbanDepositParams, ManualIbanWithdrawParams, ManualIbanDeposit, M
 export { EibanAccount, EibanAccountList } from './dealer/eibans.js';
 export { TransactionListParams, TransactionRangeParams, Transaction, TransactionType, TransactionList, Pagination } from './dealer/transactions.js';
 export { SendMoneyParams, TransferStatusParams, Transfer, TransferStatus, SendMoneyResult, TransferStatusResult } from './dealer/transfers.js';
-export { DealerCardPaymentParams } from './dealer/credit-card.js';
+export { DealerCardPaymentParams, DealerCardPayment } from './dealer/credit-card.js';
 
 // Callbacks
 export { verifyCallback } from './callbacks/verify.js';
