@@ -1,6 +1,6 @@
 import { createSandbox } from '../sandbox/index.js';
 import type { CallbackRetryOptions, CallbackUrls, RunningSandbox, SandboxAccounts } from '../sandbox/index.js';
-import { CALLBACK_KINDS } from './callback-kinds.js';
+import { CALLBACK_KINDS, isCallbackKind } from '../callbacks/kinds.js';
 import { COMMON_OPTIONS, EXIT_OK, OperationError, UsageError, colours, emit, integerFlag, parse } from './io.js';
 import type { Command, Io } from './io.js';
 
@@ -32,7 +32,7 @@ function callbackUrls(entries: readonly string[]): CallbackUrls {
   const urls: Record<string, string> = {};
   for (const entry of entries) {
     const [kind = '', url = ''] = entry.split(/=(.*)/s);
-    if (!(CALLBACK_KINDS as readonly string[]).includes(kind) || !URL.canParse(url)) {
+    if (!isCallbackKind(kind) || !URL.canParse(url)) {
       throw new UsageError(`--callback takes kind=url with kind one of ${CALLBACK_KINDS.join(', ')}: ${entry}`);
     }
     urls[kind] = url;

@@ -1,8 +1,8 @@
 import { safeParseTrackingCode, signCallback } from '../index.js';
 import type { SignCallbackPayload } from '../index.js';
 import { assertNever } from '../core/assert-never.js';
-import { CALLBACK_KINDS, CALLBACK_STATUSES, isCallbackKind } from './callback-kinds.js';
-import type { CallbackKind } from './callback-kinds.js';
+import { CALLBACK_KINDS, CALLBACK_STATUSES, isCallbackKind } from '../callbacks/kinds.js';
+import type { CallbackKind } from '../callbacks/kinds.js';
 import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_FAILED, EXIT_OK, OperationError, UsageError, accountKeys, colours, emit, integerFlag, parse } from './io.js';
 import type { Command, Io } from './io.js';
 

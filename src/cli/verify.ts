@@ -1,6 +1,6 @@
 import { CallbackVerificationError, verifyCallback } from '../index.js';
 import type { VerifiedCallback } from '../index.js';
-import { CALLBACK_KINDS, isCallbackKind } from './callback-kinds.js';
+import { CALLBACK_KINDS, isCallbackKind } from '../callbacks/kinds.js';
 import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_FAILED, EXIT_OK, UsageError, accountKeys, colours, emit, integerFlag, parse, readInput } from './io.js';
 import type { Command, Io } from './io.js';
 

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { CreditCardCallback, DealerCreditCardCallback, DepositCallback, WithdrawalCallback } from '../callbacks/schemas.js';
-import { CALLBACK_STATUSES } from '../cli/callback-kinds.js';
-import type { CallbackKind } from '../cli/callback-kinds.js';
+import { CALLBACK_STATUSES } from '../callbacks/kinds.js';
+import type { CallbackKind } from '../callbacks/kinds.js';
 import { API_ENDPOINTS, fullPath } from '../endpoints.js';
 import type { ApiEndpoint } from '../endpoints.js';
 import { NOT_SHOWN, SPEC_GAPS } from './notes.js';

@@ -50,7 +50,7 @@ describe('payorch sign', { timeout: 30_000 }, () => {
   });
 
   test('credential --credential-key: adds X-Credential-Key; a manual deposit is accepted with it', async () => {
-    const credentialKey = sandbox.sandbox.accounts.provider.sites[1].credentialKey;
+    const credentialKey = sandbox.sandbox.accounts.provider.sites[1]!.credentialKey;
     const run = await payorch(['sign', 'credential', '--credential-key', credentialKey, '--json'], sandbox.env);
     expect(run.code).toBe(0);
     const headers = jsonOf(run) as Record<string, string>;

@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'vitest';
 import { verifyCallback } from '../../src/index.js';
 import type { VerifiedCallback } from '../../src/index.js';
-import { CALLBACK_STATUSES } from '../../src/cli/callback-kinds.js';
-import type { CallbackKind } from '../../src/cli/callback-kinds.js';
+import { CALLBACK_STATUSES } from '../../src/callbacks/kinds.js';
+import type { CallbackKind } from '../../src/callbacks/kinds.js';
 import { freePort, json, startServer, useRealNetwork } from '../helpers/loopback.js';
 import type { SeenRequest } from '../helpers/loopback.js';
 import { expectNoSecret, jsonOf, payorch, requireFreshBuild } from './run.js';
