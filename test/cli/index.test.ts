@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { payorch, requireFreshBuild, root } from './run.js';
@@ -42,5 +42,18 @@ describe('payorch (dist/cli.js)', { timeout: 30_000 }, () => {
     expect(run.code).toBe(2);
     expect(run.stdout).toBe('');
     expect(run.stderr).toMatch(message);
+  });
+});
+
+describe('the build', () => {
+  test('the main entry carries neither the CLI nor the OpenAPI generator, and no CommonJS CLI is built', () => {
+    for (const file of ['dist/index.js', 'dist/index.cjs']) {
+      const text = readFileSync(join(root, file), 'utf8');
+      expect(text).not.toContain('openApiDocument');
+      expect(text).not.toContain('toJSONSchema');
+      expect(text).not.toContain('parseArgs');
+    }
+    expect(existsSync(join(root, 'dist/cli.cjs'))).toBe(false);
+    expect(readFileSync(join(root, 'dist/cli.js'), 'utf8')).toMatch(/^#!\/usr\/bin\/env node\n/);
   });
 });
