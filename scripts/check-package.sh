@@ -108,5 +108,12 @@ node out-node16/main.js "TypeScript node16 ESM"
 node out-node16/cjs.cjs
 node out-bundler/main.js "TypeScript bundler"
 
+# The bin as npx runs it from an install: its chunks, its shebang, and the version it reads.
+step "the payorch command from the installed package"
+cd "$work/esm"
+version=$(node -p 'require("'"$repo"'/package.json").version')
+[[ "$(npx --no-install payorch --version)" == "payorch $version" ]]
+npx --no-install payorch openapi | node -e 'let t="";process.stdin.on("data",(c)=>t+=c).on("end",()=>{const d=JSON.parse(t);if(Object.keys(d.paths).length!==25)process.exit(1);console.log("payorch openapi: 25 paths")})'
+
 cd "$repo"
-printf '\npackage: 5 passed, 0 failed\n'
+printf '\npackage: 6 passed, 0 failed\n'
