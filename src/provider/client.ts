@@ -172,6 +172,8 @@ export class ProviderClient {
         ...(params.query === undefined ? {} : { query: params.query }),
         ...(params.headers === undefined ? {} : { headers: params.headers }),
         schema: z.unknown(),
+        // A body may carry a site credential key (spec 5.1 rule 2): the ones this client knows.
+        secrets: this.#context.credentialKeys(options),
       },
       options,
     );
