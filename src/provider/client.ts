@@ -53,6 +53,13 @@ export type ProviderRawRequest = {
 );
 
 /**
+ * The transport a client made by withSite() shares with its parent, keyed by the options object
+ * made for it: the hand-off needs no state beyond that object's life, and cannot leak to another
+ * client however constructors nest or throw.
+ */
+const sharedTransports = new WeakMap<ProviderClientOptions, Transport>();
+
+/**
  * Client of the Provider API (`{baseUrl}/api/provider`): every endpoint of spec 4.2, signed,
  * validated before sending, with typed answers.
  *
@@ -69,13 +76,6 @@ export type ProviderRawRequest = {
  * const { provider: me } = await provider.welcome();
  * ```
  */
-/**
- * The transport a client made by withSite() shares with its parent, keyed by the options object
- * made for it: the hand-off needs no state beyond that object's life, and cannot leak to another
- * client however constructors nest or throw.
- */
-const sharedTransports = new WeakMap<ProviderClientOptions, Transport>();
-
 export class ProviderClient {
   /** Manual IBAN deposits and withdrawals (spec 4.5, 4.6). */
   readonly manual: Manual;
