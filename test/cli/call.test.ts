@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DealerClient, ProviderClient } from '../../src/index.js';
 import { API_ENDPOINTS } from '../../src/endpoints.js';
 import { useRealNetwork } from '../helpers/loopback.js';
-import { expectNoSecret, jsonOf, listeningSandbox, payorch, requireFreshBuild } from './run.js';
+import { expectNoSecret, jsonOf, listeningSandbox, payorch, requireFreshBuild, expectUsageError } from './run.js';
 
 requireFreshBuild();
 useRealNetwork();
@@ -95,9 +95,7 @@ describe('payorch call', { timeout: 30_000 }, () => {
     [['call', 'welcome', '--data', '{}'], /provider\.welcome takes no parameters: leave out --data/],
     [['call', 'manual.startDeposit', '--data', '{oops'], /--data is not JSON/],
   ])('payorch %j is bad usage: exit 2', async (args, message) => {
-    const run = await payorch(args, sandbox.env);
-    expect(run.stderr).toMatch(message);
-    expect(run.code).toBe(2);
+    await expectUsageError(args, sandbox.env, message);
   });
 
   test('without a base URL, the flag and the variable are named', async () => {

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { payorch, requireFreshBuild, root } from './run.js';
+import { payorch, requireFreshBuild, root, expectUsageError } from './run.js';
 
 requireFreshBuild();
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
@@ -38,10 +38,7 @@ describe('payorch (dist/cli.js)', { timeout: 30_000 }, () => {
     [['--verbose'], /unknown option --verbose/],
     [['sign', 'basic', '--verbose'], /Unknown option '--verbose'/],
   ])('payorch %j is bad usage: exit 2 with a message on stderr', async (args, message) => {
-    const run = await payorch(args);
-    expect(run.code).toBe(2);
-    expect(run.stdout).toBe('');
-    expect(run.stderr).toMatch(message);
+    await expectUsageError(args, {}, message);
   });
 });
 

@@ -124,3 +124,11 @@ export async function listeningSandbox(options: SandboxOptions = {}): Promise<{ 
   };
   return { sandbox, url: running.url, env, close: () => running.close() };
 }
+
+/** `payorch ...args` is bad usage: exit 2, the message on stderr, nothing on stdout. */
+export async function expectUsageError(args: readonly string[], env: Record<string, string>, message: RegExp): Promise<void> {
+  const run = await payorch(args, env);
+  expect(run.stderr).toMatch(message);
+  expect(run.stdout).toBe('');
+  expect(run.code).toBe(2);
+}

@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, test, vi } from 'vitest';
 import { startServer, useRealNetwork } from '../helpers/loopback.js';
-import { exited, outputUntil, payorch, requireFreshBuild, start } from './run.js';
+import { exited, outputUntil, payorch, requireFreshBuild, start, expectUsageError } from './run.js';
 
 requireFreshBuild();
 useRealNetwork();
@@ -136,8 +136,6 @@ describe('payorch sandbox', { timeout: 60_000 }, () => {
     [['sandbox', '--env', '--json'], /choose one/],
     [['sandbox', '--verbose'], /Unknown option '--verbose'/],
   ])('payorch %j is bad usage: exit 2', async (args, message) => {
-    const run = await payorch(args);
-    expect(run.stderr).toMatch(message);
-    expect(run.code).toBe(2);
+    await expectUsageError(args, {}, message);
   });
 });

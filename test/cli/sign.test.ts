@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { useRealNetwork } from '../helpers/loopback.js';
-import { expectNoSecret, jsonOf, listeningSandbox, payorch, requireFreshBuild } from './run.js';
+import { expectNoSecret, jsonOf, listeningSandbox, payorch, requireFreshBuild, expectUsageError } from './run.js';
 
 requireFreshBuild();
 useRealNetwork();
@@ -74,9 +74,7 @@ describe('payorch sign', { timeout: 30_000 }, () => {
     [['sign', 'key', '--credential-key', 'c'], /--credential-key belongs to the credential hash/],
     [['sign', 'credential', '--dealer'], /the Dealer API signs every request with the basic hash/],
   ])('payorch %j is bad usage: exit 2', async (args, message) => {
-    const run = await payorch(args, sandbox.env);
-    expect(run.stderr).toMatch(message);
-    expect(run.code).toBe(2);
+    await expectUsageError(args, sandbox.env, message);
   });
 
   test('missing keys name the flag and the environment variable', async () => {

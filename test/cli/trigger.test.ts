@@ -5,7 +5,7 @@ import { CALLBACK_STATUSES } from '../../src/callbacks/kinds.js';
 import type { CallbackKind } from '../../src/callbacks/kinds.js';
 import { freePort, json, startServer, useRealNetwork } from '../helpers/loopback.js';
 import type { SeenRequest } from '../helpers/loopback.js';
-import { expectNoSecret, jsonOf, payorch, requireFreshBuild } from './run.js';
+import { expectNoSecret, jsonOf, payorch, requireFreshBuild, expectUsageError } from './run.js';
 
 requireFreshBuild();
 useRealNetwork();
@@ -98,8 +98,6 @@ describe('payorch trigger', { timeout: 60_000 }, () => {
     [['trigger', 'deposit.completed', '--forward-to', 'http://127.0.0.1:1/'], { PAYORCH_PROVIDER_API_KEY: 'k' }, /--secret-key is required \(or set PAYORCH_PROVIDER_SECRET_KEY\)/],
     [['trigger', 'dealerCreditCard.success', '--forward-to', 'http://127.0.0.1:1/'], PROVIDER, /--api-key is required \(or set PAYORCH_DEALER_API_KEY\)/],
   ])('payorch %j is bad usage: exit 2, nothing sent', async (args, env, message) => {
-    const run = await payorch(args, env);
-    expect(run.stderr).toMatch(message);
-    expect(run.code).toBe(2);
+    await expectUsageError(args, env, message);
   });
 });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { signCallback } from '../../src/index.js';
-import { expectNoSecret, jsonOf, payorch, requireFreshBuild } from './run.js';
+import { expectNoSecret, jsonOf, payorch, requireFreshBuild, expectUsageError } from './run.js';
 
 requireFreshBuild();
 
@@ -71,8 +71,6 @@ describe('payorch verify', { timeout: 30_000 }, () => {
     [['verify', '--body', '-', '--kind', 'refund'], /--kind must be one of deposit, withdrawal, creditCard, dealerCreditCard: refund/],
     [['verify', '--body', '/nonexistent/callback.json'], /cannot read \/nonexistent\/callback\.json/],
   ])('payorch %j is bad usage: exit 2', async (args, message) => {
-    const run = await payorch(args, ENV);
-    expect(run.stderr).toMatch(message);
-    expect(run.code).toBe(2);
+    await expectUsageError(args, ENV, message);
   });
 });
