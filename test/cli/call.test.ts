@@ -1,22 +1,16 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { DealerClient, ProviderClient } from '../../src/index.js';
 import { API_ENDPOINTS } from '../../src/endpoints.js';
 import { useRealNetwork } from '../helpers/loopback.js';
-import { expectNoSecret, jsonOf, listeningSandbox, payorch, requireFreshBuild, expectUsageError } from './run.js';
+import { expectNoSecret, jsonOf, useListeningSandbox, payorch, requireFreshBuild, expectUsageError } from './run.js';
 
 requireFreshBuild();
 useRealNetwork();
 
-let sandbox: Awaited<ReturnType<typeof listeningSandbox>>;
-beforeAll(async () => {
-  sandbox = await listeningSandbox();
-});
-afterAll(async () => {
-  await sandbox.close();
-});
+const sandbox = useListeningSandbox();
 const secrets = () => [sandbox.env['PAYORCH_PROVIDER_SECRET_KEY'] ?? '', sandbox.env['PAYORCH_DEALER_SECRET_KEY'] ?? ''];
 const deposit = { fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', amount: 250 };
 

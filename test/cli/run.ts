@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeAll, expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { createSandbox } from '../../src/sandbox/index.js';
 import type { Sandbox, SandboxOptions } from '../../src/sandbox/index.js';
 
@@ -131,4 +131,32 @@ export async function expectUsageError(args: readonly string[], env: Record<stri
   expect(run.stderr).toMatch(message);
   expect(run.stdout).toBe('');
   expect(run.code).toBe(2);
+}
+
+type ListeningSandbox = Awaited<ReturnType<typeof listeningSandbox>>;
+
+/** One sandbox for the whole file, started before its tests and closed after them. */
+export function useListeningSandbox(options: SandboxOptions = {}): Omit<ListeningSandbox, 'close'> {
+  let current: ListeningSandbox | undefined;
+  beforeAll(async () => {
+    current = await listeningSandbox(options);
+  });
+  afterAll(async () => {
+    await current?.close();
+  });
+  const started = (): ListeningSandbox => {
+    if (current === undefined) throw new Error('the sandbox starts in beforeAll');
+    return current;
+  };
+  return {
+    get sandbox() {
+      return started().sandbox;
+    },
+    get url() {
+      return started().url;
+    },
+    get env() {
+      return started().env;
+    },
+  };
 }

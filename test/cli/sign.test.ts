@@ -1,18 +1,12 @@
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { useRealNetwork } from '../helpers/loopback.js';
-import { expectNoSecret, jsonOf, listeningSandbox, payorch, requireFreshBuild, expectUsageError } from './run.js';
+import { expectNoSecret, jsonOf, useListeningSandbox, payorch, requireFreshBuild, expectUsageError } from './run.js';
 
 requireFreshBuild();
 useRealNetwork();
 
-let sandbox: Awaited<ReturnType<typeof listeningSandbox>>;
-beforeAll(async () => {
-  sandbox = await listeningSandbox();
-});
-afterAll(async () => {
-  await sandbox.close();
-});
+const sandbox = useListeningSandbox();
 
 /** The `-H Name:value` words of the output as headers. */
 function headersOf(stdout: string): Record<string, string> {
