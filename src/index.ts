@@ -9,7 +9,6 @@ export type { Manual } from './provider/manual.js';
 export type { Eiban } from './provider/eiban.js';
 export type { CreditCard } from './provider/credit-card.js';
 export type { ThirdParty } from './provider/third-party/index.js';
-export type { ThirdPartyChannel } from './provider/third-party/channel.js';
 export type { BankChannel } from './provider/third-party/bank.js';
 export type { CryptoChannel } from './provider/third-party/crypto.js';
 export type { WalletChannel } from './provider/third-party/wallet.js';
