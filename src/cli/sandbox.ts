@@ -25,7 +25,7 @@ Options:
 
 Examples:
   payorch sandbox --port 0
-  eval "$(payorch sandbox --env &)"   # in scripts: start it in the background first
+  payorch sandbox --port 0 --env > sandbox.env & sleep 1; . ./sandbox.env   # in a script
   payorch sandbox --callback deposit=http://127.0.0.1:3000/webhooks --callback-retries 3`;
 
 function callbackUrls(entries: readonly string[]): CallbackUrls {
@@ -131,9 +131,10 @@ async function run(args: readonly string[], io: Io): Promise<number> {
           '',
           `Controls: GET ${running.url}/__sandbox lists them (settle, deliveries, clock, callback URLs).`,
           '',
-          'Try it:',
-          `  payorch call welcome --base-url ${running.url}     (with the lines above exported)`,
-          `  payorch sign basic     (prints the signed headers as curl -H arguments)`,
+          'Try it in another terminal, with the lines above exported:',
+          '  npx payorch doctor',
+          '  npx payorch call welcome',
+          '  curl -X POST "$PAYORCH_BASE_URL/api/provider/welcome" $(npx payorch sign basic)',
           '',
           c.dim('Stop with Ctrl+C.'),
         ].join('\n'),
