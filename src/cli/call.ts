@@ -26,6 +26,7 @@ Options:
                            never printed
   --credential-key <c>     site credential key (default $PAYORCH_CREDENTIAL_KEY)
   --timeout <ms>           for the whole call (default 30000)
+  --allow-insecure-http    allow a plain-http base URL that is not loopback (a trusted network only)
   --json                   print the answer, or the error, as JSON
   -h, --help               show this text
 
@@ -86,7 +87,7 @@ function describeError(error: PayorchError): Record<string, unknown> {
 async function run(args: readonly string[], io: Io): Promise<number> {
   const { values, positionals } = parse(
     args,
-    { ...COMMON_OPTIONS, ...CREDENTIAL_OPTIONS, data: { type: 'string' }, 'base-url': { type: 'string' }, 'credential-key': { type: 'string' }, timeout: { type: 'string' } },
+    { ...COMMON_OPTIONS, ...CREDENTIAL_OPTIONS, data: { type: 'string' }, 'base-url': { type: 'string' }, 'credential-key': { type: 'string' }, timeout: { type: 'string' }, 'allow-insecure-http': { type: 'boolean', default: false } },
     true,
   );
   if (values.help) {
@@ -105,9 +106,16 @@ async function run(args: readonly string[], io: Io): Promise<number> {
   const baseUrl = requireSetting(values['base-url'], io, '--base-url', 'PAYORCH_BASE_URL');
   const keys = accountKeys(values, io, api);
   const timeout = integerFlag(values.timeout, '--timeout', 1, 600_000);
-  const settings = { baseUrl, ...keys, ...(timeout === undefined ? {} : { timeout }) };
+  const settings = { baseUrl, ...keys, ...(timeout === undefined ? {} : { timeout }), allowInsecureHttp: values['allow-insecure-http'] };
   const credentialKey = fromFlagOrEnv(values['credential-key'], io, 'PAYORCH_CREDENTIAL_KEY');
-  const client = api === 'provider' ? new ProviderClient({ ...settings, credentialKey }) : new DealerClient(settings);
+  let client: ProviderClient | DealerClient;
+  try {
+    client = api === 'provider' ? new ProviderClient({ ...settings, credentialKey }) : new DealerClient(settings);
+  } catch (error) {
+    // The client refuses its settings (a plain-http base URL that is not loopback): the command line is wrong.
+    if (error instanceof PayorchError) throw new UsageError(error.message);
+    throw error;
+  }
   // listSites carries its X-Key as a parameter although the endpoint has no body (spec 4.4).
   const params = endpoint.hash === 'key' ? (data ?? { key: requireSetting(undefined, io, '--data {"key":…}', 'PAYORCH_SITES_KEY') }) : data;
 

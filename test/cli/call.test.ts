@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { DealerClient, ProviderClient } from '../../src/index.js';
 import { API_ENDPOINTS } from '../../src/endpoints.js';
-import { useRealNetwork } from '../helpers/loopback.js';
+import { freePort, useRealNetwork } from '../helpers/loopback.js';
 import { expectNoSecret, jsonOf, useListeningSandbox, payorch, requireFreshBuild, expectUsageError } from './run.js';
 
 requireFreshBuild();
@@ -90,6 +90,20 @@ describe('payorch call', { timeout: 30_000 }, () => {
     [['call', 'manual.startDeposit', '--data', '{oops'], /--data is not JSON/],
   ])('payorch %j is bad usage: exit 2', async (args, message) => {
     await expectUsageError(args, sandbox.env, message);
+  });
+
+  test('an unreachable service: ConnectionError, exit 1', async () => {
+    const run = await payorch(['call', 'welcome', '--json', '--base-url', `http://127.0.0.1:${await freePort()}`], sandbox.env);
+    expect(run.code).toBe(1);
+    expect(jsonOf(run)).toMatchObject({ error: { class: 'ConnectionError' } });
+  });
+
+  test('a base URL the client refuses is bad usage; --allow-insecure-http lets a plain-http one through', async () => {
+    await expectUsageError(['call', 'welcome', '--base-url', 'http://pay.example.invalid'], sandbox.env, /baseUrl must use https unless the host is loopback or allowInsecureHttp is set/);
+    const run = await payorch(['call', 'welcome', '--json', '--base-url', 'http://pay.example.invalid', '--allow-insecure-http', '--timeout', '5000'], sandbox.env);
+    expect(run.code).toBe(1);
+    // Sent, and failed on the way (.invalid never resolves; a machine without DNS may time out instead).
+    expect(jsonOf(run)).toMatchObject({ error: { class: expect.stringMatching(/^(ConnectionError|TimeoutError)$/) as unknown } });
   });
 
   test('without a base URL, the flag and the variable are named', async () => {
