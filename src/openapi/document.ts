@@ -1,6 +1,5 @@
 import * as z from 'zod';
 import { CreditCardCallback, DealerCreditCardCallback, DepositCallback, WithdrawalCallback } from '../callbacks/schemas.js';
-import { CALLBACK_STATUSES } from '../callbacks/kinds.js';
 import type { CallbackKind } from '../callbacks/kinds.js';
 import { API_ENDPOINTS, fullPath } from '../endpoints.js';
 import type { ApiEndpoint } from '../endpoints.js';
@@ -17,15 +16,22 @@ import { NOT_SHOWN, SPEC_GAPS } from './notes.js';
 type JsonSchema = Record<string, unknown>;
 
 /**
+ * An `openEnum` (a `z.custom` string carrying its known values as `options`) as a string with
+ * those values as examples: the set is open, so `enum` would be wrong. Nothing else payorch
+ * writes is unrepresentable; anything that is fails the generation instead of becoming `{}`.
+ */
+const openEnumSchema: z.core.UnrepresentableHandler = ({ zodSchema }) => {
+  const options: unknown = (zodSchema as { options?: unknown }).options;
+  if (zodSchema._zod.def.type !== 'custom' || !Array.isArray(options)) return 'throw';
+  return { type: 'string', examples: [...(options as unknown[])], description: `Known values: ${options.join(', ')}; the service may add others.` };
+};
+
+/**
  * A zod schema as an OpenAPI 3.1 schema object. OpenAPI 3.1's default dialect is JSON Schema
- * 2020-12, zod's default target. `openEnum` is a `z.custom` string, which has no JSON Schema:
- * it is shown as a string; anything else unrepresentable fails the generation.
+ * 2020-12, zod's default target.
  */
 function schemaOf(schema: z.ZodType): JsonSchema {
-  const generated = z.toJSONSchema(schema, {
-    io: 'input',
-    unrepresentable: ({ zodSchema }) => (zodSchema._zod.def.type === 'custom' ? { type: 'string' } : 'throw'),
-  }) as JsonSchema;
+  const generated = z.toJSONSchema(schema, { io: 'input', unrepresentable: openEnumSchema }) as JsonSchema;
   // The dialect is the document's (OpenAPI 3.1's default), not repeated in every schema.
   delete generated['$schema'];
   return generated;
@@ -143,9 +149,6 @@ const header = (name: string, text: string) => ({ name, in: 'header', required: 
 function webhook(kind: CallbackKind): Record<string, unknown> {
   const { schema, section, url, signer } = CALLBACKS[kind];
   const body = schemaOf(schema);
-  const properties = body['properties'] as Record<string, JsonSchema>;
-  // The statuses are an open set in payorch's schemas; the spec's values are listed here.
-  properties['status'] = { type: 'string', examples: [...CALLBACK_STATUSES[kind]], description: `One of ${CALLBACK_STATUSES[kind].join(', ')}; a later status is still delivered.` };
   return {
     post: {
       operationId: `callback.${kind}`,

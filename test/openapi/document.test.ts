@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { validate } from '@readme/openapi-parser';
 import { describe, expect, test } from 'vitest';
-import { CALLBACK_KINDS } from '../../src/callbacks/kinds.js';
+import { CALLBACK_KINDS, CALLBACK_STATUSES } from '../../src/callbacks/kinds.js';
 import { API_ENDPOINTS } from '../../src/endpoints.js';
 import { openApiDocument } from '../../src/openapi/document.js';
 
@@ -92,6 +92,14 @@ describe('the generated OpenAPI document', () => {
     const body = deposit.requestBody!.content['application/json'].schema;
     expect(body.required).toEqual(expect.arrayContaining(['tracking_code', 'status', 'amount', 'timestamp', 'hash']));
     expect(body.additionalProperties).toEqual({});
+  });
+
+  test('open sets of values (statuses) are strings with their known values as examples, not enums', () => {
+    const deposit = doc.webhooks['deposit']!.post.requestBody!.content['application/json'].schema;
+    expect(deposit.properties?.['status']).toMatchObject({ type: 'string', examples: [...CALLBACK_STATUSES.deposit] });
+    expect(doc.webhooks['creditCard']!.post.requestBody!.content['application/json'].schema.properties?.['status']).toMatchObject({ examples: [...CALLBACK_STATUSES.creditCard] });
+    const answer = operation('provider.manual.startDeposit').responses['200']?.content?.['application/json'].schema;
+    expect(answer?.properties?.['data']?.properties?.['status']).toMatchObject({ type: 'string', examples: expect.arrayContaining(['showing']) as unknown });
   });
 
   test('notes the choices payorch makes where the spec says "not shown"', () => {
