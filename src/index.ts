@@ -62,7 +62,7 @@ export { SendMoneyParams, TransferStatusParams, Transfer, TransferStatus, SendMo
 export { DealerCardPaymentParams } from './dealer/credit-card.js';
 
 // Callbacks
-export { verifyCallback } from './callbacks/verify.js';
+export { verifyCallback, DEFAULT_CALLBACK_MAX_AGE_SECONDS } from './callbacks/verify.js';
 export type { CallbackInput, VerifyCallbackOptions } from './callbacks/verify.js';
 export { verifyCallbackRequest } from './callbacks/verify-request.js';
 export { signCallback } from './callbacks/sign.js';
