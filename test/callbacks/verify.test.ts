@@ -3,7 +3,7 @@ import { describe, expect, test } from 'vitest';
 import { CallbackVerificationError, DEFAULT_CALLBACK_MAX_AGE_SECONDS, RequestValidationError, verifyCallback } from '../../src/index.js';
 import type { CallbackInput, CallbackVerificationReason, VerifyCallbackOptions } from '../../src/index.js';
 import { NOW_SECONDS, callbackVectors, now, refusal, sign, unsigned } from '../helpers/callbacks.js';
-import { DEALER, PROVIDER } from '../helpers/wire.js';
+import { DEALER, PROVIDER, sha256 } from '../helpers/wire.js';
 
 const options: VerifyCallbackOptions = { apiKey: PROVIDER.apiKey, secretKey: PROVIDER.secretKey, now };
 const dealerOptions: VerifyCallbackOptions = { apiKey: DEALER.apiKey, secretKey: DEALER.secretKey, now };
@@ -322,7 +322,7 @@ describe('properties', () => {
         const value = field === 'timestamp' ? Number(changed) : changed;
         const { reason } = refusal(() => verifyCallback({ body: { ...dealerCard.body, [field]: value } }, headerlessDealerOptions));
         // A change that breaks the tracking code's shape is refused before the hash is looked at.
-        expect(['invalid_signature', 'invalid_tracking_code']).toContain(reason);
+        expect(['invalid_signature', 'invalid_tracking_code', 'invalid_status']).toContain(reason);
       }),
     );
   });
@@ -362,5 +362,165 @@ describe('properties', () => {
         onlyRefuses({ headers: anyHeaders as CallbackInput['headers'], body: anyBody as CallbackInput['body'] });
       }),
     );
+  });
+});
+
+describe('the age of a callback', () => {
+  test('a genuine callback redelivered 2 days after it was signed is accepted, and its age is reported', () => {
+    const twoDays = 2 * 24 * 3600;
+    const redelivered = sign(unsigned.deposit, PROVIDER, NOW_SECONDS - twoDays);
+    const callback = verifyCallback(redelivered, options);
+    expect([callback.kind, callback.ageSeconds]).toEqual(['deposit', twoDays]);
+  });
+
+  test('the default maximum age is 3 days: exactly 3 days old is accepted, one second more is refused', () => {
+    expect(DEFAULT_CALLBACK_MAX_AGE_SECONDS).toBe(259_200);
+    expect(verifyCallback(sign(unsigned.deposit, PROVIDER, NOW_SECONDS - 259_200), options).ageSeconds).toBe(259_200);
+    const error = refusal(() => verifyCallback(sign(unsigned.deposit, PROVIDER, NOW_SECONDS - 259_201), options));
+    expect([error.reason, error.status]).toEqual(['timestamp_out_of_tolerance', 401]);
+  });
+
+  test('a timestamp more than 300 s in the future is still refused; 300 s ahead is accepted with a negative age', () => {
+    expect(verifyCallback(sign(unsigned.deposit, PROVIDER, NOW_SECONDS + 300), options).ageSeconds).toBe(-300);
+    expect(refusal(() => verifyCallback(sign(unsigned.deposit, PROVIDER, NOW_SECONDS + 301), options)).reason).toBe('timestamp_out_of_tolerance');
+  });
+
+  test('maxAgeSeconds tightens the window and loosens it', () => {
+    const hourOld = sign(unsigned.deposit, PROVIDER, NOW_SECONDS - 3600);
+    expect(refusal(() => verifyCallback(hourOld, { ...options, maxAgeSeconds: 600 })).message).toContain('3600 s old; at most 600 s (maxAgeSeconds)');
+    const weekOld = sign(unsigned.deposit, PROVIDER, NOW_SECONDS - 7 * 24 * 3600);
+    expect(refusal(() => verifyCallback(weekOld, options)).reason).toBe('timestamp_out_of_tolerance');
+    expect(verifyCallback(weekOld, { ...options, maxAgeSeconds: 8 * 24 * 3600 }).ageSeconds).toBe(7 * 24 * 3600);
+  });
+
+  test('toleranceSeconds bounds only the future: it does not shorten the maximum age', () => {
+    const hourOld = sign(unsigned.deposit, PROVIDER, NOW_SECONDS - 3600);
+    expect(verifyCallback(hourOld, { ...options, toleranceSeconds: 10 }).ageSeconds).toBe(3600);
+  });
+
+  test('a stale timestamp is refused only after the hash: a forger cannot learn the window from the answers', () => {
+    const forgedAndStale = sign(unsigned.deposit, { apiKey: PROVIDER.apiKey, secretKey: 'not_the_secret' }, NOW_SECONDS - 300_000);
+    expect(refusal(() => verifyCallback(forgedAndStale, options)).reason).toBe('invalid_signature');
+  });
+
+  test.each([
+    ['maxAgeSeconds', Number.NaN],
+    ['maxAgeSeconds', -1],
+    ['maxAgeSeconds', Number.POSITIVE_INFINITY],
+    ['maxAgeSeconds', '3600'],
+    ['toleranceSeconds', Number.NaN],
+    ['toleranceSeconds', -5],
+    ['toleranceSeconds', Number.POSITIVE_INFINITY],
+  ])('%s = %s is refused with a RequestValidationError naming the option, the value and the range', (option, value) => {
+    let thrown: unknown;
+    try {
+      verifyCallback(deposit, { ...options, [option]: value });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(RequestValidationError);
+    const { issues, message } = thrown as RequestValidationError;
+    expect(issues[0]?.field).toBe(option);
+    expect(message).toContain(`got ${typeof value === 'string' ? JSON.stringify(value) : String(value)}`);
+    expect(message).toContain('a finite number of seconds, 0 or more');
+  });
+
+  test.each([Number.NaN, Number.POSITIVE_INFINITY, '1763812345000', undefined])('a clock that reads %s is refused, never treated as any time', (reading) => {
+    expect(() => verifyCallback(deposit, { ...options, now: () => reading as number })).toThrow(/now\(\): must be a finite number/);
+  });
+
+  test.each([
+    ['apiKey', undefined, 'PAYORCH_PROVIDER_API_KEY'],
+    ['secretKey', '', 'PAYORCH_PROVIDER_SECRET_KEY'],
+  ])('a missing %s names the environment variables it usually comes from', (option, value, variable) => {
+    expect(() => verifyCallback(deposit, { ...options, [option]: value })).toThrow(variable);
+  });
+});
+
+describe('signature confusion', () => {
+  // The X-Hash of a basic-signed request: SHA-256(api_key + secret_key + timestamp). With an empty
+  // tracking_code and status the callback hash is the same value (spec 5.1, 5.3).
+  const requestHash = sha256(PROVIDER.apiKey, PROVIDER.secretKey, String(NOW_SECONDS));
+  const forged = { tracking_code: '', status: '', amount: 1_000_000, timestamp: NOW_SECONDS, hash: requestHash };
+  const forgedHeaders = { 'X-Api-Key': PROVIDER.apiKey, 'X-Timestamp': String(NOW_SECONDS), 'X-Hash': requestHash };
+
+  test.each(['deposit', 'withdrawal', 'creditCard', 'dealerCreditCard', undefined] as const)(
+    'a request X-Hash replayed as a callback with empty tracking_code and status is refused (kind %s)',
+    (kind) => {
+      const error = refusal(() => verifyCallback({ headers: forgedHeaders, body: forged }, { ...options, kind }));
+      expect([error.reason, error.status]).toEqual(['invalid_tracking_code', 400]);
+    },
+  );
+
+  test('the same forgery without headers is refused even by a dealer card receiver that opted in', () => {
+    const dealerHash = sha256(DEALER.apiKey, DEALER.secretKey, String(NOW_SECONDS));
+    const error = refusal(() => verifyCallback({ body: { ...forged, hash: dealerHash } }, { ...headerlessDealerOptions, kind: 'dealerCreditCard' }));
+    expect(error.reason).toBe('invalid_tracking_code');
+  });
+
+  test('a status that is empty or not a word is refused before the hash, with its own reason', () => {
+    for (const status of ['', ' ', 'completed\n', '1763812345', 'x'.repeat(65)]) {
+      const signed = sign({ ...unsigned.deposit, status }, PROVIDER);
+      expect(refusal(() => verifyCallback(signed, options)).reason).toBe('invalid_status');
+    }
+  });
+
+  test('the tracking code moved into the status is refused: the concatenation cannot be re-split', () => {
+    // tracking_code + status = "MAN-a1-1763812000" + "completed"; moving the boundary keeps the hash.
+    const moved = sign({ ...unsigned.deposit, tracking_code: 'MAN-a1-1763812000completed', status: '' }, PROVIDER);
+    expect(refusal(() => verifyCallback(moved, options)).reason).toBe('invalid_tracking_code');
+  });
+
+  test.each([
+    ['deposit', 'WIT-a1-1763812000'],
+    ['deposit', 'CC-a1-1763812000'],
+    ['withdrawal', 'MAN-a1-1763812000'],
+    ['withdrawal', 'EIBAN-b2-1763812000'],
+    ['creditCard', 'DEP-a1-1763812000'],
+    ['dealerCreditCard', 'TPWW-a1-1763812000'],
+  ] as const)('a %s receiver refuses a callback with the tracking code %s as kind_mismatch', (kind, trackingCode) => {
+    const signed = sign({ ...unsigned.deposit, tracking_code: trackingCode }, PROVIDER);
+    const error = refusal(() => verifyCallback(signed, { ...options, kind }));
+    expect([error.reason, error.status]).toEqual(['kind_mismatch', 400]);
+  });
+
+  test.each([
+    ['deposit', ['MAN', 'EIBAN', 'TPBD', 'TPCD', 'TPWD', 'DEP']],
+    ['withdrawal', ['WIT', 'EIBAN-WIT', 'TPBW', 'TPCW', 'TPWW', 'WDR']],
+    ['creditCard', ['CC']],
+  ] as const)('a %s receiver accepts every prefix of its kind', (kind, prefixes) => {
+    for (const prefix of prefixes) {
+      const signed = sign({ ...unsigned[kind], tracking_code: `${prefix}-a1-1763812000` }, PROVIDER);
+      expect(verifyCallback(signed, { ...options, kind }).kind).toBe(kind);
+    }
+  });
+
+  test('without dealerCardWithoutHeaders, a dealer card callback without headers is refused as missing_header', () => {
+    const error = refusal(() => verifyCallback({ body: dealerCard.body }, dealerOptions));
+    expect([error.reason, error.status]).toEqual(['missing_header', 401]);
+    expect(error.message).toContain('dealerCardWithoutHeaders');
+  });
+
+  test('a provider card callback stripped of its headers does not become a dealer one, even with dealer-looking fields', () => {
+    const providerCard = sign({ ...unsigned.creditCard, site_id: undefined, username: undefined, user_id: undefined, customer_phone: '+90555' }, PROVIDER);
+    // The provider's receiver has not opted in: refused.
+    expect(refusal(() => verifyCallback({ body: providerCard.body }, options)).reason).toBe('missing_header');
+    expect(refusal(() => verifyCallback({ body: providerCard.body }, { ...options, kind: 'creditCard' })).reason).toBe('missing_header');
+    // With its headers, it is what the receiver says it is.
+    expect(verifyCallback(providerCard, { ...options, kind: 'creditCard' }).kind).toBe('creditCard');
+  });
+
+  test('a receiver that opted in but names another kind still requires the headers', () => {
+    const signed = sign(unsigned.creditCard, PROVIDER);
+    expect(refusal(() => verifyCallback({ body: signed.body }, { ...options, dealerCardWithoutHeaders: true, kind: 'creditCard' })).reason).toBe('missing_header');
+  });
+
+  test('a header-less callback taken by an opted-in receiver is always read as a dealer card callback, never detected from its fields', () => {
+    const providerLooking = sign({ ...unsigned.dealerCreditCard, site_id: 7, username: 'ada' }, DEALER);
+    expect(verifyCallback({ body: providerLooking.body }, headerlessDealerOptions).kind).toBe('dealerCreditCard');
+  });
+
+  test('dealerCardWithoutHeaders must be a boolean', () => {
+    expect(() => verifyCallback(deposit, { ...options, dealerCardWithoutHeaders: 'yes' as unknown as boolean })).toThrow(RequestValidationError);
   });
 });
