@@ -67,3 +67,35 @@ export function checkKey(where: string, option: string, value: unknown, environm
     { field: option, rule: 'invalid_option', message: `must be a non-empty string (for example from ${environmentVariable}); got ${got}` },
   ]);
 }
+
+/** The environment variables the examples read each key from, named in the error when a key is missing. */
+export interface KeySources {
+  readonly apiKey: string;
+  readonly secretKey: string;
+}
+
+/**
+ * The options every client takes, checked in its constructor so that a bad value fails at start-up
+ * rather than on the first payment.
+ */
+export function checkClientOptions(where: string, options: unknown, sources: KeySources): void {
+  if (typeof options !== 'object' || options === null) {
+    throw new RequestValidationError(where, [{ field: '(options)', rule: 'invalid_option', message: `must be an object with baseUrl, apiKey and secretKey; got ${describe(options)}` }]);
+  }
+  const given = options as Readonly<Record<string, unknown>>;
+  checkKey(where, 'apiKey', given['apiKey'], sources.apiKey);
+  checkKey(where, 'secretKey', given['secretKey'], sources.secretKey);
+  checkRequestOptions(where, given);
+  checkPositiveInteger(where, 'maxResponseBytes', given['maxResponseBytes']);
+  if (given['clockOffsetMs'] !== undefined) checkFinite(where, 'clockOffsetMs', given['clockOffsetMs']);
+  for (const name of ['fetch', 'now', 'onRequest', 'onResponse']) {
+    const value = given[name];
+    if (value !== undefined && typeof value !== 'function') refuse(where, name, value, 'a function');
+  }
+}
+
+/** The options a single call may override: `timeout` and `maxRetries`. Cheap enough for every call. */
+export function checkRequestOptions(where: string, options: Readonly<Record<string, unknown>>): void {
+  checkTimeout(where, options['timeout']);
+  checkMaxRetries(where, options['maxRetries']);
+}

@@ -14,6 +14,7 @@ import type { ClientOptions } from './client-options.js';
 import type { Endpoint } from './endpoint.js';
 import { Observer, redactHeaders } from './observability.js';
 import { backoffDelay, statusRetryDelay } from './retry-policy.js';
+import { checkRequestOptions } from './option-checks.js';
 import { readLimited } from './read-limited.js';
 import { parseRequest, toIssues } from './validation.js';
 
@@ -173,6 +174,7 @@ export class Transport {
   }
 
   async request<S extends z.ZodType>(call: Call<S>, options: RequestOptions = {}): Promise<z.output<S>> {
+    checkRequestOptions(call.operation, options as Readonly<Record<string, unknown>>);
     const timeout = options.timeout ?? this.#config.timeout ?? DEFAULT_TIMEOUT_MS;
     // One controller per call, aborted by the deadline or by the caller's signal, and dropped
     // with its timer when the call ends. AbortSignal.timeout() would keep a timer, a signal and

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { ClientOptions } from '../core/client-options.js';
 import type { Endpoint } from '../core/endpoint.js';
+import { checkClientOptions } from '../core/option-checks.js';
 import { Transport } from '../core/transport.js';
 import type { RequestOptions } from '../core/transport.js';
 import { DealerCreditCard } from './credit-card.js';
@@ -56,6 +57,7 @@ export class DealerClient {
    * ```
    */
   constructor(options: ClientOptions) {
+    checkClientOptions('new DealerClient', options, { apiKey: 'PAYORCH_DEALER_API_KEY', secretKey: 'PAYORCH_DEALER_SECRET_KEY' });
     const transport = new Transport({ ...options, apiPath: '/api/dealer', credentials: options });
     // Every dealer request carries the basic hash (spec 5.2).
     this.#send = (endpoint, params, callOptions) => transport.send(endpoint, params, { hash: 'basic' }, callOptions);

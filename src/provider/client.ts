@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import type { ClientOptions } from '../core/client-options.js';
 import type { Signing } from '../core/signer.js';
+import { checkClientOptions } from '../core/option-checks.js';
 import { Transport } from '../core/transport.js';
 import { SiteListParams, listSitesEndpoint, welcomeEndpoint } from './account.js';
 import type { SiteList, Welcome } from './account.js';
@@ -89,6 +90,7 @@ export class ProviderClient {
    * @param options keys, service address and transport settings; see {@link ProviderClientOptions}
    */
   constructor(options: ProviderClientOptions) {
+    checkClientOptions('new ProviderClient', options, { apiKey: 'PAYORCH_PROVIDER_API_KEY', secretKey: 'PAYORCH_PROVIDER_SECRET_KEY' });
     this.#options = options;
     const transport = ProviderClient.#sharedTransport ?? new Transport({ ...options, apiPath: '/api/provider', credentials: options });
     this.#context = new ProviderContext(transport, options.credentialKey);
