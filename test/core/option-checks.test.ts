@@ -58,7 +58,7 @@ describe.each(clients)('new %s', (name, make, keys, variable) => {
     ['secretKey', '', 'got an empty string', '_SECRET_KEY'],
     ['secretKey', 42, 'got number', '_SECRET_KEY'],
   ])('%s = %j is refused, naming the environment variable it comes from', (option, value, got, suffix) => {
-    const error = thrownBy(() => make({ baseUrl: BASE_URL, ...keys, [option]: value } as unknown as ClientOptions));
+    const error = thrownBy(() => make({ baseUrl: BASE_URL, ...keys, [option]: value }));
     expect(error.issues[0]?.field).toBe(option);
     expect(error.message).toContain(`must be a non-empty string (for example from ${variable}${suffix}); ${got}`);
   });
