@@ -113,7 +113,7 @@ function checkOptions(options: VerifyCallbackOptions): Checked {
   checkSeconds(WHERE, 'maxAgeSeconds', options.maxAgeSeconds);
   checkSeconds(WHERE, 'toleranceSeconds', options.toleranceSeconds);
   if (options.kind !== undefined && !KINDS.includes(options.kind)) {
-    throw new RequestValidationError(WHERE, [{ field: 'kind', rule: 'invalid_option', message: `must be one of ${KINDS.join(', ')}; got ${JSON.stringify(options.kind as unknown)}` }]);
+    throw new RequestValidationError(WHERE, [{ field: 'kind', rule: 'invalid_option', message: `must be one of ${KINDS.join(', ')}; got ${JSON.stringify(options.kind)}` }]);
   }
   const flag: unknown = options.dealerCardWithoutHeaders;
   if (flag !== undefined && typeof flag !== 'boolean') {
