@@ -29,6 +29,7 @@ export { WalletDepositParams, WalletWithdrawalParams } from './provider/third-pa
 // Shared settings
 export type { ClientOptions } from './core/client-options.js';
 export type { RequestOptions } from './core/transport.js';
+export type { RawRequest } from './core/raw-request.js';
 
 // Signing
 export { requestHash, callbackHash } from './core/signer.js';
