@@ -262,7 +262,8 @@ export class Transport {
       signal: state.signal,
     });
     const limit = this.#config.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-    return { status: response.status, headers: response.headers, text: await readCapped(response, limit, { method: call.method, url }) };
+    const text = await readCapped(response, limit, { method: call.method, url }, () => this.#secrets(call, state.sentHashes));
+    return { status: response.status, headers: response.headers, text };
   }
 
   /** Turns an answer into the call's result or the most specific error. */
@@ -283,7 +284,7 @@ export class Transport {
     }
     const result = call.schema.safeParse(parsed);
     if (!result.success) {
-      const error = new ResponseValidationError(call.operation, { status, issues: toIssues(result.error), body: parsed, rawBody: text });
+      const error = new ResponseValidationError(call.operation, { status, issues: toIssues(result.error), body: parsed, rawBody: text, redact: this.#secrets(call, state.sentHashes) });
       return { ok: false, status, error, answer: undefined };
     }
     return { ok: true, status, value: result.data };
@@ -336,7 +337,11 @@ export class Transport {
     return new ConnectionError(`${refused ? 'Connection refused' : 'Connection failed'}: ${state.call.method} ${state.url}`, { cause: error, refused });
   }
 
-  /** What must not reach an error message even when the service echoes it back in its text. */
+  /**
+   * What must not reach an error, a hook or a log even when the service echoes it back. The API
+   * key is not among them: it is an identifier, sent in clear on every request and callback, and
+   * the one value that tells which account a refusal is about (docs/decisions.md).
+   */
   #secrets(call: Call<z.ZodType>, sentHashes: readonly string[]): string[] {
     const secrets = [this.#config.credentials.secretKey, ...sentHashes];
     if (call.signing.hash === 'key') secrets.push(call.signing.key);
@@ -381,7 +386,7 @@ export class Transport {
 // tab at either end (fetch strips those, so the hash would cover a value the service never sees).
 const HEADER_VALUE = /^(?![\t ])[\t\x20-\x7e\x80-\xff]*(?<![\t ])$/;
 
-async function readCapped(response: Response, limit: number, failed: FailedRequest): Promise<string> {
+async function readCapped(response: Response, limit: number, failed: FailedRequest, secrets: () => readonly string[]): Promise<string> {
   const bytes = await readLimited(response.body, response.headers.get('content-length'), limit);
   if (bytes === undefined) {
     throw new APIError(`The answer is larger than maxResponseBytes (${limit} bytes) (HTTP ${response.status}, ${failed.method} ${new URL(failed.url).pathname})`, {
@@ -389,6 +394,7 @@ async function readCapped(response: Response, limit: number, failed: FailedReque
       headers: Object.fromEntries(response.headers),
       body: undefined,
       request: failed,
+      redact: secrets(),
     });
   }
   return new TextDecoder().decode(bytes);
