@@ -10,10 +10,12 @@ import { RequestValidationError } from '../errors/request-validation-error.js';
 import { readCallbackBody } from './body.js';
 import type { CallbackBody } from './body.js';
 import { detectCallbackKind } from './detect-kind.js';
+import { CALLBACK_KINDS, isCallbackKind } from './kinds.js';
+import type { CallbackKind } from './kinds.js';
 import { readSignatureHeaders } from './headers.js';
 import type { CallbackHeaders } from './headers.js';
 import { CreditCardCallback, DealerCreditCardCallback, DepositCallback, SignedCallbackFields, WithdrawalCallback } from './schemas.js';
-import type { CallbackKind, VerifiedCallback } from './schemas.js';
+import type { VerifiedCallback } from './schemas.js';
 
 /** A received callback: its headers and its body, in whichever form the framework gives them. */
 export interface CallbackInput {
@@ -97,7 +99,6 @@ export interface VerifyCallbackOptions {
   readonly now?: (() => number) | undefined;
 }
 
-const KINDS: readonly CallbackKind[] = ['deposit', 'withdrawal', 'creditCard', 'dealerCreditCard'];
 const WHERE = 'verifyCallback';
 
 interface Checked {
@@ -112,8 +113,8 @@ function checkOptions(options: VerifyCallbackOptions): Checked {
   checkKey(WHERE, 'secretKey', options.secretKey, 'PAYORCH_PROVIDER_SECRET_KEY or PAYORCH_DEALER_SECRET_KEY');
   checkSeconds(WHERE, 'maxAgeSeconds', options.maxAgeSeconds);
   checkSeconds(WHERE, 'toleranceSeconds', options.toleranceSeconds);
-  if (options.kind !== undefined && !KINDS.includes(options.kind)) {
-    throw new RequestValidationError(WHERE, [{ field: 'kind', rule: 'invalid_option', message: `must be one of ${KINDS.join(', ')}; got ${JSON.stringify(options.kind)}` }]);
+  if (options.kind !== undefined && !isCallbackKind(options.kind)) {
+    throw new RequestValidationError(WHERE, [{ field: 'kind', rule: 'invalid_option', message: `must be one of ${CALLBACK_KINDS.join(', ')}; got ${JSON.stringify(options.kind)}` }]);
   }
   const flag: unknown = options.dealerCardWithoutHeaders;
   if (flag !== undefined && typeof flag !== 'boolean') {

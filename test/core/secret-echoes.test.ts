@@ -8,7 +8,7 @@ import {
   PermissionDeniedError,
   ProviderClient,
   ResponseValidationError,
-  ValidationError,
+  UnprocessableEntityError,
 } from '../../src/index.js';
 import type { ClientOptions, Logger } from '../../src/index.js';
 import { BASE_URL, DEALER, PROVIDER } from '../helpers/wire.js';
@@ -33,7 +33,7 @@ const scenarios: readonly Scenario[] = [
     (echo) => HttpResponse.json({ success: false, error: 'Invalid hash', message: `expected ${echo}`, details: { [echo]: [echo, { hint: echo }] } }, { status: 401, headers: { 'x-echo': encodeURIComponent(echo) } }),
   ],
   ['a 403 JSON refusal', PermissionDeniedError, (echo) => HttpResponse.json({ success: false, error: 'IP address not allowed', message: echo }, { status: 403, headers: { 'x-echo': encodeURIComponent(echo) } })],
-  ['a validation failure', ValidationError, (echo) => HttpResponse.json({ success: false, error: 'Doğrulama hatası', messages: [echo, `iban ${echo}`] }, { status: 422 })],
+  ['a validation failure', UnprocessableEntityError, (echo) => HttpResponse.json({ success: false, error: 'Doğrulama hatası', messages: [echo, `iban ${echo}`] }, { status: 422 })],
   ['a non-JSON 502 page', APIError, (echo) => new HttpResponse(`<html><body>upstream said ${echo}</body></html>`, { status: 502, headers: { 'content-type': 'text/html', 'x-echo': encodeURIComponent(echo) } })],
   ['a 2xx answer of the wrong shape', ResponseValidationError, (echo) => HttpResponse.json({ success: true, message: echo, data: echo, [echo]: echo })],
   ['an answer over maxResponseBytes', APIError, (echo) => HttpResponse.json({ success: false, padding: 'x'.repeat(5_000), message: echo }, { status: 500, headers: { 'x-echo': encodeURIComponent(echo) } })],
