@@ -110,3 +110,21 @@ describe('dealer.request', () => {
     expect(twice).toHaveLength(2);
   });
 });
+
+describe('escape hatches for what the spec does not show', () => {
+  test('provider.request reaches an endpoint the spec does not show (site creation) at /api/provider, with no version segment', async () => {
+    const seen = capture('post', `${BASE_URL}/api/provider/sites`, { success: true, data: { id: 9 } });
+    const provider = new ProviderClient({ baseUrl: BASE_URL, ...PROVIDER });
+    await expect(provider.request({ method: 'POST', path: '/sites', hash: 'key', key: 'xkey_0123456789', body: { name: 'Shop' } })).resolves.toEqual({ success: true, data: { id: 9 } });
+    expect(seen[0]!.url.pathname).toBe('/api/provider/sites');
+    expectSigned(seen[0]!, PROVIDER, 'xkey_0123456789');
+  });
+
+  test('dealer.request overrides a method the spec leaves open: /settings read with POST', async () => {
+    const seen = capture('post', `${BASE_URL}/api/dealer/settings`, { success: true, dealer_name: 'D' });
+    const dealer = new DealerClient({ baseUrl: BASE_URL, ...DEALER });
+    await dealer.request({ method: 'POST', path: '/settings', readOnly: true });
+    expect(seen[0]!.method).toBe('POST');
+    expectSigned(seen[0]!, DEALER);
+  });
+});
