@@ -77,8 +77,11 @@ export function checkRawRequest(params: RawRequest): void {
   if (issues.length > 0) throw new RequestValidationError('request', issues);
 }
 
-/** The transport call of a raw request {@link checkRawRequest} passed: its answer is parsed JSON, unchecked. */
-export function rawCall(params: RawRequest, signing: Signing): Call<z.ZodUnknown> {
+/**
+ * The transport call of a raw request {@link checkRawRequest} passed: its answer is parsed JSON,
+ * unchecked. `secrets` are values its body may carry (a site credential key, spec 5.1 rule 2).
+ */
+export function rawCall(params: RawRequest, signing: Signing, secrets?: readonly string[]): Call<z.ZodUnknown> {
   return {
     operation: `request ${params.path}`,
     method: params.method,
@@ -89,5 +92,6 @@ export function rawCall(params: RawRequest, signing: Signing): Call<z.ZodUnknown
     ...(params.query === undefined ? {} : { query: params.query }),
     ...(params.headers === undefined ? {} : { headers: params.headers }),
     schema: z.unknown(),
+    ...(secrets === undefined ? {} : { secrets }),
   };
 }

@@ -47,6 +47,8 @@ export interface APIErrorInit {
    * the service echoes them. Everything else of the answer is kept as sent.
    */
   readonly redact?: readonly string[] | undefined;
+  /** What went wrong, when the SDK knows better than the body (an answer it did not read). */
+  readonly summary?: string | undefined;
 }
 
 /**
@@ -96,7 +98,7 @@ export class APIError extends PayorchError {
   /** Maps a failed answer to the most specific subclass. The single place that decides it. */
   static generate(init: APIErrorInit): APIError {
     const record = asRecord(init.body);
-    const text = describe(record, init);
+    const text = init.summary ?? describe(record, init);
     // Redacted by the constructor, with the body and the headers.
     const message = `${text} (HTTP ${init.status}, ${init.request.method} ${new URL(init.request.url).pathname})`;
     const reason = authReason(record);

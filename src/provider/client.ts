@@ -36,6 +36,13 @@ export type ProviderRawRequest = RawRequest &
   );
 
 /**
+ * The transport a client made by withSite() shares with its parent, keyed by the options object
+ * made for it: the hand-off needs no state beyond that object's life, and cannot leak to another
+ * client however constructors nest or throw.
+ */
+const sharedTransports = new WeakMap<ProviderClientOptions, Transport>();
+
+/**
  * Client of the Provider API (`{baseUrl}/api/provider`): every endpoint of spec 4.2, signed,
  * validated before sending, with typed answers.
  *
@@ -64,8 +71,6 @@ export class ProviderClient {
 
   readonly #options: ProviderClientOptions;
   readonly #context: ProviderContext;
-  // Hands the transport to a client made by withSite(), so that sites share one clock offset.
-  static #sharedTransport: Transport | undefined;
 
   /**
    * Makes a client; nothing is sent until the first call.
@@ -74,7 +79,7 @@ export class ProviderClient {
   constructor(options: ProviderClientOptions) {
     checkClientOptions('new ProviderClient', options, { apiKey: 'PAYORCH_PROVIDER_API_KEY', secretKey: 'PAYORCH_PROVIDER_SECRET_KEY' });
     this.#options = options;
-    const transport = ProviderClient.#sharedTransport ?? new Transport({ ...options, apiPath: '/api/provider', credentials: options });
+    const transport = sharedTransports.get(options) ?? new Transport({ ...options, apiPath: '/api/provider', credentials: options });
     this.#context = new ProviderContext(transport, options.credentialKey);
     this.manual = new Manual(this.#context);
     this.eiban = new Eiban(this.#context);
@@ -93,12 +98,9 @@ export class ProviderClient {
    * ```
    */
   withSite(credentialKey: string): ProviderClient {
-    ProviderClient.#sharedTransport = this.#context.transport;
-    try {
-      return new ProviderClient({ ...this.#options, credentialKey });
-    } finally {
-      ProviderClient.#sharedTransport = undefined;
-    }
+    const options = { ...this.#options, credentialKey };
+    sharedTransports.set(options, this.#context.transport);
+    return new ProviderClient(options);
   }
 
   /**
@@ -144,7 +146,7 @@ export class ProviderClient {
         : params.hash === 'key'
           ? { hash: 'key', key: params.key }
           : { hash: 'basic' };
-    return this.#context.transport.request(rawCall(params, signing), options);
+    return this.#context.transport.request(rawCall(params, signing, this.#context.credentialKeys(options)), options);
   }
 
 }
