@@ -39,7 +39,8 @@ export interface RequestOptions {
    */
   readonly signal?: AbortSignal | undefined;
   /**
-   * Milliseconds for the whole call, retries and body included.
+   * Milliseconds for the whole call, retries and body included: a finite number from 1 to
+   * 2147483647, else the call fails with a `RequestValidationError` before anything is sent.
    * @default the client's `timeout` (30000)
    * @example
    * ```ts
@@ -50,6 +51,7 @@ export interface RequestOptions {
   /**
    * Retries of a read-only call after a connection failure, 408, 429 or 5xx. Payment-creating
    * calls are retried only when the connection was refused, so the service cannot have seen them.
+   * An integer from 0 to 10.
    * @default the client's `maxRetries` (2)
    * @example
    * ```ts
