@@ -133,6 +133,9 @@ export class ProviderClient {
    * Signs and sends a request to a Provider API path the SDK does not wrap yet. The answer is
    * checked for failure like any other, and returned as parsed JSON.
    *
+   * @throws {RequestValidationError} before sending, for a path that leaves `/api/provider` (`..`,
+   * `//`, an absolute URL, a query or fragment), a header name that is not an HTTP token, or a GET
+   * with a body
    * @example
    * ```ts
    * const answer = await provider.request({ method: 'POST', path: '/new-endpoint', hash: 'credential', body: { a: 1 } });
