@@ -15,10 +15,15 @@ Options:
   --header <'Name: v'>     a request header, repeat for each (X-Api-Key, X-Timestamp, X-Hash)
   --kind <kind>            ${CALLBACK_KINDS.join(', ')} (default: told from the body)
   --api-key <key>          account API key (default $PAYORCH_PROVIDER_API_KEY, or
-                           $PAYORCH_DEALER_API_KEY with --kind dealerCreditCard)
+                           $PAYORCH_DEALER_API_KEY for a dealer card callback)
   --secret-key <key>       account secret key (default $PAYORCH_PROVIDER_SECRET_KEY, or
-                           $PAYORCH_DEALER_SECRET_KEY with --kind dealerCreditCard); never printed
-  --tolerance <s>          seconds the timestamp may be off (verifyCallback's toleranceSeconds)
+                           $PAYORCH_DEALER_SECRET_KEY for a dealer card callback); never printed
+  --max-age <s>            oldest signature accepted, in seconds (default 259200, 3 days: a
+                           redelivery may keep its first signature)
+  --tolerance <s>          how far in the future the timestamp may be (default 300)
+  --dealer-card-without-headers
+                           verify a dealer card callback that came without X-Api-Key,
+                           X-Timestamp and X-Hash from its body's hash and timestamp (spec 6.5)
   --json                   print the result as JSON
   -h, --help               show this text
 
@@ -51,6 +56,8 @@ async function run(args: readonly string[], io: Io): Promise<number> {
     header: { type: 'string', multiple: true, default: [] },
     kind: { type: 'string' },
     tolerance: { type: 'string' },
+    'max-age': { type: 'string' },
+    'dealer-card-without-headers': { type: 'boolean', default: false },
   });
   if (values.help) {
     io.stdout.write(`${USAGE}\n`);
@@ -60,8 +67,10 @@ async function run(args: readonly string[], io: Io): Promise<number> {
   const kind = values.kind;
   if (kind !== undefined && !isCallbackKind(kind)) throw new UsageError(`--kind must be one of ${CALLBACK_KINDS.join(', ')}: ${kind}`);
   const tolerance = integerFlag(values.tolerance, '--tolerance', 0, 31_536_000);
+  const maxAge = integerFlag(values['max-age'], '--max-age', 0, 31_536_000);
   const headers = readHeaders(values.header);
-  const keys = accountKeys(values, io, kind === 'dealerCreditCard' ? 'dealer' : 'provider');
+  const dealer = kind === 'dealerCreditCard' || values['dealer-card-without-headers'];
+  const keys = accountKeys(values, io, dealer ? 'dealer' : 'provider');
   const body = await readInput(values.body, io);
   const c = colours(io.stdout, io.env);
 
@@ -69,7 +78,13 @@ async function run(args: readonly string[], io: Io): Promise<number> {
   try {
     callback = verifyCallback(
       { headers: Object.keys(headers).length === 0 ? undefined : headers, body },
-      { ...keys, ...(kind === undefined ? {} : { kind }), ...(tolerance === undefined ? {} : { toleranceSeconds: tolerance }) },
+      {
+        ...keys,
+        ...(kind === undefined ? {} : { kind }),
+        ...(tolerance === undefined ? {} : { toleranceSeconds: tolerance }),
+        ...(maxAge === undefined ? {} : { maxAgeSeconds: maxAge }),
+        dealerCardWithoutHeaders: values['dealer-card-without-headers'],
+      },
     );
   } catch (error) {
     if (!(error instanceof CallbackVerificationError)) throw error;
@@ -87,8 +102,7 @@ async function run(args: readonly string[], io: Io): Promise<number> {
     );
     return EXIT_FAILED;
   }
-  const { payload } = callback;
-  const ageSeconds = Math.floor(Date.now() / 1000) - payload.timestamp;
+  const { payload, ageSeconds } = callback;
   emit(
     io,
     values.json,

@@ -59,6 +59,30 @@ describe('payorch verify', { timeout: 30_000 }, () => {
     expect(run.stdout).toMatch(/^Answer HTTP 401/m);
   });
 
+  test('a redelivery that kept a two-day-old signature verifies; --max-age tightens the window', async () => {
+    const { file, args } = captured(2 * 86_400);
+    const accepted = await payorch(['verify', ...args, '--body', file, '--json'], ENV);
+    expect(accepted.code).toBe(0);
+    expect(jsonOf(accepted)['ageSeconds']).toBeGreaterThanOrEqual(2 * 86_400);
+    const refused = await payorch(['verify', ...args, '--body', file, '--json', '--max-age', '3600'], ENV);
+    expect(refused.code).toBe(1);
+    expect(jsonOf(refused)).toMatchObject({ verified: false, reason: 'timestamp_out_of_tolerance', status: 401 });
+  });
+
+  test('a dealer card callback without headers verifies only with --dealer-card-without-headers, with the dealer keys', async () => {
+    const dealer = { PAYORCH_DEALER_API_KEY: 'dealer_api_cli', PAYORCH_DEALER_SECRET_KEY: 'dealer_secret_never_printed' };
+    const { body } = signCallback(
+      { success: true, tracking_code: 'CC-a8Xk29Qp-1763812000', order_id: 'ORD-1', status: 'success', amount: 250, currency: 'TRY', customer_phone: '+905551112233', status_message: 'Payment completed' },
+      { apiKey: dealer.PAYORCH_DEALER_API_KEY, secretKey: dealer.PAYORCH_DEALER_SECRET_KEY },
+    );
+    const refused = await payorch(['verify', '--body', '-', '--json', '--kind', 'dealerCreditCard'], dealer, body);
+    expect(jsonOf(refused)).toMatchObject({ verified: false, reason: 'missing_header', status: 401 });
+    const accepted = await payorch(['verify', '--body', '-', '--json', '--dealer-card-without-headers'], dealer, body);
+    expect(accepted.code).toBe(0);
+    expect(jsonOf(accepted)).toMatchObject({ verified: true, kind: 'dealerCreditCard', status: 'success' });
+    expectNoSecret(accepted, dealer.PAYORCH_DEALER_SECRET_KEY);
+  });
+
   test('a body that is not JSON is refused with 400', async () => {
     const run = await payorch(['verify', '--header', 'X-Hash: 00', '--body', '-', '--json'], ENV, 'not json');
     expect(run.code).toBe(1);
