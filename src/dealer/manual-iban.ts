@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { defineEndpoint } from '../core/endpoint.js';
-import { openEnum, requiredString, responseNumber } from '../core/schema.js';
+import { lenientObject, openEnum, requiredString, responseNumber } from '../core/schema.js';
 import type { RequestOptions } from '../core/transport.js';
 import { envelope, iban } from '../provider/shared.js';
 import type { DealerSend } from './client.js';
@@ -33,7 +33,7 @@ export type ManualIbanWithdrawParams = z.input<typeof ManualIbanWithdrawParams>;
 
 /** The IBAN the customer pays into, chosen by the service for the amount (spec 2.7). */
 export const ManualIbanDeposit = envelope(
-  z.looseObject({
+  lenientObject({
     tracking_code: z.string(),
     bank_name: z.string(),
     account_name: z.string(),
@@ -51,7 +51,7 @@ export type ManualIbanWithdrawalStatus = z.infer<typeof ManualIbanWithdrawalStat
 
 /** A manual withdrawal request, `pending` on creation (spec 2.7). */
 export const ManualIbanWithdrawal = envelope(
-  z.looseObject({
+  lenientObject({
     tracking_code: z.string(),
     status: ManualIbanWithdrawalStatus,
     amount: responseNumber,

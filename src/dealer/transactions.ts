@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { defineEndpoint } from '../core/endpoint.js';
-import { openEnum, requiredString, responseBoolean, responseDecimal, responseInteger, successFlag } from '../core/schema.js';
+import { lenientObject, openEnum, requiredString, responseBoolean, responseDecimal, responseInteger, successFlag } from '../core/schema.js';
 import type { RequestOptions } from '../core/transport.js';
 import { parseRequest } from '../core/validation.js';
 import { RequestAbortedError } from '../errors/request-aborted-error.js';
@@ -72,7 +72,7 @@ export const TransactionType = openEnum(['incoming']);
 export type TransactionType = z.infer<typeof TransactionType>;
 
 /** One movement on an E-IBAN account (spec 2.7). */
-export const Transaction = z.looseObject({
+export const Transaction = lenientObject({
   transactionId: z.string(),
   /** Decimal string, for example `"1500.00"`. */
   amount: responseDecimal,
@@ -86,7 +86,7 @@ export const Transaction = z.looseObject({
 export type Transaction = z.infer<typeof Transaction>;
 
 /** Where a page stands in the result (spec 4.13); `per_page` is always 100. */
-export const Pagination = z.looseObject({
+export const Pagination = lenientObject({
   current_page: responseInteger,
   per_page: responseInteger,
   total_records: responseInteger,
@@ -96,11 +96,11 @@ export const Pagination = z.looseObject({
 export type Pagination = z.infer<typeof Pagination>;
 
 /** One page of E-IBAN transactions (spec 4.13). */
-export const TransactionList = z.looseObject({
+export const TransactionList = lenientObject({
   success: successFlag,
   dealer_name: z.string().optional(),
   wallet_id: z.string().optional(),
-  date_range: z.looseObject({ start_date: z.string(), end_date: z.string() }).optional(),
+  date_range: lenientObject({ start_date: z.string(), end_date: z.string() }).optional(),
   pagination: Pagination,
   transactions: z.array(Transaction),
 });

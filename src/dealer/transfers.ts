@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { defineEndpoint } from '../core/endpoint.js';
-import { openEnum, requestAmount, requiredString, responseDecimal, successFlag } from '../core/schema.js';
+import { lenientObject, openEnum, requestAmount, requiredString, responseDecimal, successFlag } from '../core/schema.js';
 import type { RequestOptions } from '../core/transport.js';
 import { iban } from '../provider/shared.js';
 import type { DealerSend } from './client.js';
@@ -25,7 +25,7 @@ export const TransferStatus = openEnum(['pending', 'completed', 'failed', 'cance
 export type TransferStatus = z.infer<typeof TransferStatus>;
 
 /** A transfer (spec 2.7). `description` and `completed_at` come with the status query only. */
-export const Transfer = z.looseObject({
+export const Transfer = lenientObject({
   /** `TRF-` and an alphanumeric segment. */
   transfer_id: z.string(),
   status: TransferStatus,
@@ -34,16 +34,16 @@ export const Transfer = z.looseObject({
   recipient_iban: z.string().optional(),
   recipient_name: z.string().optional(),
   /** `null` or absent when the transfer was sent without one. */
-  description: z.string().nullable().optional(),
+  description: z.string().optional(),
   /** ISO 8601 without offset. */
   created_at: z.string().optional(),
   /** ISO 8601; `null` or absent while the transfer has not ended. */
-  completed_at: z.string().nullable().optional(),
+  completed_at: z.string().optional(),
 });
 export type Transfer = z.infer<typeof Transfer>;
 
 /** The answer of send-money: the new transfer, `pending` (spec 4.13). */
-export const SendMoneyResult = z.looseObject({
+export const SendMoneyResult = lenientObject({
   success: successFlag,
   message: z.string().optional(),
   transfer: Transfer,
@@ -51,7 +51,7 @@ export const SendMoneyResult = z.looseObject({
 export type SendMoneyResult = z.infer<typeof SendMoneyResult>;
 
 /** The answer of the status query (spec 4.13). */
-export const TransferStatusResult = z.looseObject({
+export const TransferStatusResult = lenientObject({
   success: successFlag,
   dealer_name: z.string().optional(),
   transfer: Transfer,

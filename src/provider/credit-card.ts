@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { defineEndpoint } from '../core/endpoint.js';
-import { openEnum, requestAmount, requiredString, responseNumber, responseString, successFlag } from '../core/schema.js';
+import { lenientObject, openEnum, requestAmount, requiredString, responseNumber, responseString, successFlag } from '../core/schema.js';
 import type { ProviderContext, ProviderRequestOptions } from './context.js';
 import { envelope } from './shared.js';
 
@@ -29,7 +29,7 @@ export type CardStatusParams = z.input<typeof CardStatusParams>;
 
 /** A created card payment: redirect the customer to `data.payment_url` (spec 2.6). */
 export const CardPayment = envelope(
-  z.looseObject({
+  lenientObject({
     tracking_code: z.string(),
     payment_url: z.string(),
     // The gateway's order id: a numeric one is kept as text, not rejected.
@@ -41,10 +41,10 @@ export const CardPayment = envelope(
 export type CardPayment = z.infer<typeof CardPayment>;
 
 /** The status of a card payment (spec 2.6, 4.9). */
-export const CardPaymentStatusResult = z.looseObject({
+export const CardPaymentStatusResult = lenientObject({
   success: successFlag,
   message: z.string().optional(),
-  data: z.looseObject({
+  data: lenientObject({
     tracking_code: z.string(),
     order_id: responseString.optional(),
     status: CardPaymentStatus,

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { lenientObject } from '../core/schema.js';
 import { defineEndpoint } from '../core/endpoint.js';
 import type { ProviderContext, ProviderRequestOptions } from './context.js';
 import { DepositStatus, WithdrawalStatus, envelope, iban, paymentParams, recordCore, recordEcho } from './shared.js';
@@ -13,13 +14,13 @@ export type EibanWithdrawParams = z.input<typeof EibanWithdrawParams>;
 
 /** An E-IBAN deposit record (spec 4.7). */
 export const EibanDeposit = envelope(
-  z.looseObject({ ...recordCore, ...recordEcho, payment_url: z.string(), status: DepositStatus }),
+  lenientObject({ ...recordCore, ...recordEcho, payment_url: z.string(), status: DepositStatus }),
 );
 export type EibanDeposit = z.infer<typeof EibanDeposit>;
 
 /** An E-IBAN withdrawal record, `pending` on creation (spec 4.7). */
 export const EibanWithdrawal = envelope(
-  z.looseObject({ ...recordCore, ...recordEcho, iban: z.string().optional(), status: WithdrawalStatus }),
+  lenientObject({ ...recordCore, ...recordEcho, iban: z.string().optional(), status: WithdrawalStatus }),
 );
 export type EibanWithdrawal = z.infer<typeof EibanWithdrawal>;
 

@@ -1,8 +1,8 @@
 import * as z from 'zod';
-import { openEnum, requestAmount, requiredString, responseInteger, responseNumber, responseString, successFlag } from '../core/schema.js';
+import { lenientObject, openEnum, requestAmount, requiredString, responseInteger, responseNumber, responseString, successFlag } from '../core/schema.js';
 
 /** The customer as answers embed it (spec 2.3). A numeric `user_id` is kept as its text. */
-export const Customer = z.looseObject({
+export const Customer = lenientObject({
   fullname: z.string(),
   username: z.string(),
   user_id: responseString,
@@ -10,7 +10,7 @@ export const Customer = z.looseObject({
 export type Customer = z.infer<typeof Customer>;
 
 /** The site a record belongs to, as answers embed it (spec 2.4). */
-export const SiteRef = z.looseObject({ id: responseInteger, name: z.string() });
+export const SiteRef = lenientObject({ id: responseInteger, name: z.string() });
 export type SiteRef = z.infer<typeof SiteRef>;
 
 /** States of a provider deposit (spec 3.1). `failed` is listed because the third-party text names it (spec 6.6). */
@@ -46,7 +46,7 @@ export const NoParams = z.undefined();
 
 /** The top level of most provider answers: `success`, `message`, the record in `data`, `timestamp` (spec 2.1). */
 export const envelope = <T extends z.ZodType>(data: T) =>
-  z.looseObject({
+  lenientObject({
     success: successFlag,
     message: z.string().optional(),
     data,
