@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { lenientObject, openEnum, responseBoolean, responseInteger, responseNumber, responseString } from '../core/schema.js';
 import { CALLBACK_STATUSES } from './kinds.js';
+import type { CallbackKind } from './kinds.js';
 
 /*
  * Bodies the service POSTs (spec 6). Lenient like every answer: unknown fields are kept, numbers
@@ -121,6 +122,17 @@ export const DealerCreditCardCallback = lenientObject({
   ...cardFailure,
 });
 export type DealerCreditCardCallback = z.infer<typeof DealerCreditCardCallback>;
+
+/**
+ * The body schema of each callback kind. `satisfies` makes a kind added to kinds.ts a compile
+ * error here until it has a schema, and the tests enumerate this table. @internal
+ */
+export const CALLBACK_SCHEMAS = {
+  deposit: DepositCallback,
+  withdrawal: WithdrawalCallback,
+  creditCard: CreditCardCallback,
+  dealerCreditCard: DealerCreditCardCallback,
+} as const satisfies Record<CallbackKind, z.ZodType>;
 
 /**
  * A verified callback: narrow on `kind` to get the payload's type.

@@ -34,13 +34,13 @@ export type LenientShape<S extends z.core.$ZodShape> = {
  *   Read an unlisted field through `Record<string, unknown>`:
  *   `const extra: Record<string, unknown> = answer.data; extra['new_field']`.
  */
-export function lenientObject<const S extends z.core.$ZodShape>(shape: S): z.ZodObject<LenientShape<S>, z.core.$strip> {
+export function lenientObject<const S extends z.core.$ZodShape>(shape: S): z.ZodObject<LenientShape<S>> {
   const lenient: Record<string, z.core.$ZodType> = {};
   for (const [key, field] of Object.entries(shape)) {
     lenient[key] = field instanceof z.ZodOptional ? optionalOrNull(field.unwrap() as z.ZodType) : field;
   }
   // A loose object at run time, typed as a stripping one: the cast is the whole trick, in one place.
-  return z.looseObject(lenient) as unknown as z.ZodObject<LenientShape<S>, z.core.$strip>;
+  return z.looseObject(lenient) as unknown as z.ZodObject<LenientShape<S>>;
 }
 
 /** An amount in a request: a finite JSON number of at least `min` (spec 4.1: minimum 1). */
