@@ -44,33 +44,33 @@ declare const callback: VerifiedCallback;
 describe('a misspelt field or a field of another kind does not compile', () => {
   test('answers', () => {
     // @ts-expect-error the spec's name is tracking_code
-    void deposit.data.trackingCode;
+    expectTypeOf(deposit.data).toHaveProperty('trackingCode');
     // @ts-expect-error a manual deposit has no iban (spec 4.5)
-    void deposit.data.iban;
+    expectTypeOf(deposit.data).toHaveProperty('iban');
     // @ts-expect-error no such top-level field
-    void deposit.sucess;
+    expectTypeOf(deposit).toHaveProperty('sucess');
     // @ts-expect-error a withdrawal has no payment_url (spec 2.4)
-    void ({} as ManualWithdrawal).data.payment_url;
+    expectTypeOf(({} as ManualWithdrawal).data).toHaveProperty('payment_url');
     // @ts-expect-error transfer ids are transfer_id (spec 2.7)
-    void ({} as SendMoneyResult).transfer.transferId;
+    expectTypeOf(({} as SendMoneyResult).transfer).toHaveProperty('transferId');
   });
 
   test('callbacks, once narrowed on kind', () => {
     if (callback.kind === 'deposit') {
       // @ts-expect-error iban belongs to withdrawal callbacks (spec 6.3)
-      void callback.payload.iban;
+      expectTypeOf(callback.payload).toHaveProperty('iban');
       // @ts-expect-error order_id belongs to card callbacks (spec 6.4)
-      void callback.payload.order_id;
+      expectTypeOf(callback.payload).toHaveProperty('order_id');
       // @ts-expect-error misspelt tracking_code
-      void callback.payload.trackingCode;
+      expectTypeOf(callback.payload).toHaveProperty('trackingCode');
     }
     if (callback.kind === 'creditCard') {
       // @ts-expect-error customer_phone belongs to dealer card callbacks (spec 6.5)
-      void callback.payload.customer_phone;
+      expectTypeOf(callback.payload).toHaveProperty('customer_phone');
     }
     if (callback.kind === 'dealerCreditCard') {
       // @ts-expect-error site_id belongs to provider callbacks (spec 6.4)
-      void callback.payload.site_id;
+      expectTypeOf(callback.payload).toHaveProperty('site_id');
     }
   });
 
