@@ -135,7 +135,9 @@ export const CALLBACK_SCHEMAS = {
 } as const satisfies Record<CallbackKind, z.ZodType>;
 
 /**
- * A verified callback: narrow on `kind` to get the payload's type.
+ * A verified callback: narrow on `kind` to get the payload's type. The payload types list the
+ * spec's fields only; `null` in an optional field reads as `undefined`, and a field the spec does
+ * not list is kept: read it as `(callback.payload as Record<string, unknown>)['new_field']`.
  *
  * @example
  * ```ts

@@ -10,19 +10,28 @@ import type { DealerSend } from './send.js';
  * it so, and the SDK keeps the wire name.
  */
 export const ManualIbanDepositParams = z.strictObject({
+  /** The customer's username. Required, not blank. */
   username: requiredString(),
+  /** The customer's identifier in your system (spelt `userid` by the dealer API). Required, not blank. */
   userid: requiredString(),
+  /** The customer's full name. Required, not blank. */
   fullname: requiredString(),
+  /** The amount the customer will pay, in TRY. Required; greater than 0 (the spec states no minimum; the service picks an IBAN by its limits). */
   amount: positiveAmount(),
 });
 export type ManualIbanDepositParams = z.input<typeof ManualIbanDepositParams>;
 
 /** Body of a manual withdrawal request (spec 4.13); the recipient IBAN has 15 to 34 characters. */
 export const ManualIbanWithdrawParams = z.strictObject({
+  /** The customer's username. Required, not blank. */
   username: requiredString(),
+  /** The customer's identifier in your system (spelt `userid` by the dealer API). Required, not blank. */
   userid: requiredString(),
+  /** The amount to pay out, in TRY. Required; greater than 0 (the spec states no minimum). */
   amount: positiveAmount(),
+  /** The recipient's name as the bank holds it. Required, not blank. */
   recipient_name: requiredString(),
+  /** The recipient's IBAN. Required; 15 to 34 characters. */
   recipient_iban: iban(),
 });
 export type ManualIbanWithdrawParams = z.input<typeof ManualIbanWithdrawParams>;

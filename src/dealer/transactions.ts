@@ -23,8 +23,11 @@ const MAX_SPAN_DAYS = 3;
 const calendarDate = () => z.iso.date({ error: 'must be a calendar date YYYY-MM-DD' });
 
 const rangeShape = {
+  /** The E-IBAN's `wallet_id`, from `dealer.eibans.list()`. Required. */
   wallet_id: requiredString(),
+  /** First day, a calendar date `YYYY-MM-DD`. Required. */
   start_date: calendarDate(),
+  /** Last day, `YYYY-MM-DD`, not before `start_date`. Required. For `list()` at most 3 days after `start_date` (spec 7.4, 8); `iterate()` takes any range. */
   end_date: calendarDate(),
 };
 

@@ -7,17 +7,24 @@ import type { DealerSend } from './send.js';
 
 /** Body of a transfer from an E-IBAN to a bank account (spec 4.13): at least 10.00 TRY. */
 export const SendMoneyParams = z.strictObject({
-  /** The source account, from `dealer.eibans.list()`. */
+  /** The source E-IBAN's `wallet_id`, from `dealer.eibans.list()`. Required. */
   wallet_id: requiredString(),
+  /** The recipient's IBAN. Required; 15 to 34 characters. */
   recipient_iban: iban(),
+  /** The recipient's name as the bank holds it. Required, not blank. */
   recipient_name: requiredString(),
+  /** The amount in TRY, a JSON number. Required; at least 10.00 (spec 4.13, 8: below it the service answers MIN_AMOUNT_ERROR). */
   amount: requestAmount(10),
+  /** Free text for the transfer. Optional. */
   description: z.string().optional(),
 });
 export type SendMoneyParams = z.input<typeof SendMoneyParams>;
 
 /** Query of a transfer's status (spec 4.13). */
-export const TransferStatusParams = z.strictObject({ transfer_id: requiredString() });
+export const TransferStatusParams = z.strictObject({
+  /** The `transfer_id` (`TRF-...`) that `send()` returned. Required. */
+  transfer_id: requiredString(),
+});
 export type TransferStatusParams = z.input<typeof TransferStatusParams>;
 
 /** States of a transfer (spec 3.1); `pending` until it ends. */

@@ -34,7 +34,10 @@ export const SiteList = lenientObject({
 export type SiteList = z.infer<typeof SiteList>;
 
 /** Parameters of `listSites()`: the additional verification key sent as X-Key. */
-export const SiteListParams = z.strictObject({ key: requiredString() });
+export const SiteListParams = z.strictObject({
+  /** The additional verification key, sent as X-Key and hashed with the key hash (spec 4.4, 5.1). Required. */
+  key: requiredString(),
+});
 export type SiteListParams = z.input<typeof SiteListParams>;
 
 export const welcomeEndpoint = defineEndpoint({

@@ -10,7 +10,11 @@ export const EibanDepositParams = z.strictObject({ ...paymentParams });
 export type EibanDepositParams = z.input<typeof EibanDepositParams>;
 
 /** Body of an E-IBAN withdrawal (spec 4.7); the IBAN is bounded like the manual one (docs/spec-gaps.md). */
-export const EibanWithdrawParams = z.strictObject({ ...paymentParams, iban: iban() });
+export const EibanWithdrawParams = z.strictObject({
+  ...paymentParams,
+  /** The recipient's bank account (IBAN). Required; 15 to 34 characters, as for manual withdrawals (docs/spec-gaps.md). */
+  iban: iban(),
+});
 export type EibanWithdrawParams = z.input<typeof EibanWithdrawParams>;
 
 /** An E-IBAN deposit record (spec 4.7). */

@@ -10,7 +10,11 @@ export const ManualDepositParams = z.strictObject({ ...paymentParams });
 export type ManualDepositParams = z.input<typeof ManualDepositParams>;
 
 /** Body of a manual withdrawal (spec 4.6). */
-export const ManualWithdrawParams = z.strictObject({ ...paymentParams, iban: iban() });
+export const ManualWithdrawParams = z.strictObject({
+  ...paymentParams,
+  /** The customer's IBAN the money is paid to. Required; 15 to 34 characters (spec 4.6, 8). */
+  iban: iban(),
+});
 export type ManualWithdrawParams = z.input<typeof ManualWithdrawParams>;
 
 /** A manual deposit record: the customer is sent to `payment_url` (spec 4.5). */

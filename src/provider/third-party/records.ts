@@ -19,5 +19,9 @@ export const ThirdPartyWithdrawal = envelope(lenientObject({ ...thirdPartyCore, 
 export type ThirdPartyWithdrawal = z.infer<typeof ThirdPartyWithdrawal>;
 
 /** The deposit body of crypto and wallet, which the spec does not show: the bank one's fields (docs/spec-gaps.md). */
-export const unshownDepositParams = { ...customerParams, amount: positiveAmount() };
+export const unshownDepositParams = {
+  ...customerParams,
+  /** The amount, a JSON number. Required; greater than 0 (the spec states no minimum for crypto and wallet). */
+  amount: positiveAmount(),
+};
 
