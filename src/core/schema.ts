@@ -7,18 +7,29 @@ import * as z from 'zod';
  * numeric string, a decimal as a number) are normalised to the documented type.
  */
 
-// One function for every optional field: `null` becomes `undefined`, anything else passes.
-const absentIfNull = <T>(value: T | null): T | undefined => value ?? undefined;
-
 /**
- * An optional field of an answer: absent, `null` (read as absent) or a value of `schema`. A
- * nullable-then-transform pipe, not a union, so a wrong value is reported with `schema`'s own
- * message and a present value costs one extra call.
+ * An optional field of an answer: absent, `null` or a value of `schema`; `null` reads as absent.
+ * A `z.nullable` whose run step turns `null` into `undefined` in place: a transform pipe doing
+ * the same cost about 1 µs more per callback parse (docs/decisions.md), paid on every field that
+ * is present. zod runs a check-free schema through `_zod.run` (a copy of `_zod.parse` taken at
+ * construction), so both are replaced; test/wire/null-tolerance.test.ts fails if zod changes this.
  */
-const optionalOrNull = <T extends z.ZodType>(schema: T) => schema.nullable().transform(absentIfNull).optional();
+function optionalOrNull<T extends z.ZodType>(schema: T): OptionalOrNull<T> {
+  const nullable = schema.nullable();
+  const internals = nullable._zod;
+  const run = internals.run.bind(internals);
+  const nullAsAbsent: typeof run = (payload, ctx) => {
+    if (payload.value !== null) return run(payload, ctx);
+    payload.value = undefined;
+    return payload;
+  };
+  internals.run = nullAsAbsent;
+  internals.parse = nullAsAbsent;
+  return nullable.optional() as unknown as OptionalOrNull<T>;
+}
 
 /** What `lenientObject` makes of a field declared `.optional()`: it also accepts `null`, read as absent. */
-export type OptionalOrNull<T extends z.ZodType> = z.ZodOptional<z.ZodPipe<z.ZodNullable<T>, z.ZodTransform<z.output<T> | undefined, z.output<T> | null>>>;
+export type OptionalOrNull<T extends z.ZodType> = z.ZodOptional<z.ZodType<z.output<T> | undefined, z.input<T> | null>>;
 
 /** The shape `lenientObject` builds from a declared shape (homomorphic, so field JSDoc carries over). */
 export type LenientShape<S extends z.core.$ZodShape> = {
