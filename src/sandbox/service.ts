@@ -145,7 +145,7 @@ export class Service {
    * Delivers a logged callback again, to its kind's callback URL now (or where it went, when
    * none is set), signed afresh or with its original signature.
    */
-  redeliver(deliveryId: string, options: DeliverOptions = {}): Promise<DeliveryResult> {
+  async redeliver(deliveryId: string, options: DeliverOptions = {}): Promise<DeliveryResult> {
     const kind = this.deliverer.kindOf(deliveryId);
     const delivery = kind === undefined ? undefined : this.deliverer.redeliver(deliveryId, this.callbackUrls[kind], options);
     if (delivery === undefined) throw new SandboxError('unknown_delivery', `No delivery has the id ${deliveryId}: GET /__sandbox/deliveries lists them (the oldest are forgotten past maxDeliveries)`);
