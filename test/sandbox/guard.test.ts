@@ -3,6 +3,13 @@ import { ProviderClient } from '../../src/index.js';
 import { SandboxError, createSandbox } from '../../src/sandbox/index.js';
 import type { RunningSandbox, Sandbox } from '../../src/sandbox/index.js';
 import { allowLoopback, customer, providerOf, rawRequest } from '../helpers/sandbox.js';
+import { sha256 } from '../helpers/wire.js';
+
+/** Spec 5.1's headers, hashed in the test. */
+function signedHeaders(apiKey: string, secretKey: string, between = ''): Record<string, string> {
+  const timestamp = String(Math.floor(Date.now() / 1000));
+  return { 'Content-Type': 'application/json', 'X-Api-Key': apiKey, 'X-Timestamp': timestamp, 'X-Hash': sha256(apiKey, secretKey, between, timestamp) };
+}
 
 /*
  * Issue 10 §7: the controls answer only to the sandbox's own users. Every request here goes over
@@ -69,8 +76,9 @@ describe('the Host header (DNS rebinding)', () => {
     const sandbox = createSandbox();
     const url = await serve(sandbox);
     const { apiKey, secretKey } = sandbox.accounts.provider;
-    const answer = await new ProviderClient({ baseUrl: url, apiKey, secretKey, maxRetries: 0, headers: { Host: 'api.example.test' } }).welcome();
-    expect(answer.success).toBe(true);
+    const answer = await rawRequest(url, '/api/provider/welcome', { method: 'POST', headers: { ...signedHeaders(apiKey, secretKey), Host: 'api.example.test' } });
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.text)).toMatchObject({ success: true });
   });
 
   test('an absolute-form request target cannot replace the origin: 400', async () => {
@@ -123,8 +131,13 @@ describe('payment URLs', () => {
     const sandbox = createSandbox();
     const url = await serve(sandbox);
     const { apiKey, secretKey, sites } = sandbox.accounts.provider;
-    const provider = new ProviderClient({ baseUrl: url, apiKey, secretKey, credentialKey: sites[0].credentialKey, maxRetries: 0, headers: { Host: 'attacker.example' } });
-    const { data } = await provider.manual.startDeposit({ ...customer, amount: 100 });
+    const credentialKey = sites[0].credentialKey;
+    const answer = await rawRequest(url, '/api/provider/start-manual-deposit', {
+      method: 'POST',
+      headers: { ...signedHeaders(apiKey, secretKey, credentialKey), 'X-Credential-Key': credentialKey, Host: 'attacker.example' },
+      body: JSON.stringify({ ...customer, amount: 100 }),
+    });
+    const { data } = JSON.parse(answer.text) as { data: { tracking_code: string; payment_url: string } };
     expect(data.payment_url).toBe(`${url}/__sandbox/records/${encodeURIComponent(data.tracking_code)}`);
   });
 
