@@ -5,7 +5,7 @@ import type { RequestOptions } from '../core/transport.js';
 import { parseRequest } from '../core/validation.js';
 import { RequestAbortedError } from '../errors/request-aborted-error.js';
 import { ResponseValidationError } from '../errors/response-validation-error.js';
-import type { DealerSend } from './client.js';
+import type { DealerSend } from './send.js';
 import { dateWindows, dayNumber } from './date-windows.js';
 
 /**

@@ -1,4 +1,6 @@
 import * as z from 'zod';
+import { CALLBACK_KINDS } from '../callbacks/kinds.js';
+import type { CallbackKind } from '../callbacks/kinds.js';
 import { errorFailure, success, validationFailure } from './answers.js';
 import type { Reply } from './answers.js';
 import { accountsOf } from './fixtures.js';
@@ -35,7 +37,7 @@ const callbackUrl = z
   .url({ protocol: /^https?$/, error: 'must be an absolute http or https URL' })
   .max(2000)
   .optional();
-const CallbackUrlsBody = z.strictObject({ deposit: callbackUrl, withdrawal: callbackUrl, creditCard: callbackUrl, dealerCreditCard: callbackUrl });
+const CallbackUrlsBody = z.strictObject(Object.fromEntries(CALLBACK_KINDS.map((kind) => [kind, callbackUrl])) as Record<CallbackKind, typeof callbackUrl>);
 
 const RedeliverBody = z.strictObject({ resign: z.boolean().optional() });
 
@@ -49,7 +51,7 @@ const ENDPOINTS = [
   'POST /__sandbox/deliveries/{id}/redeliver  {"resign"?}: deliver a callback again, signed afresh or with its original signature',
   'GET  /__sandbox/clock               the record clock',
   'POST /__sandbox/clock               {"advanceSeconds"} or {"set": ISO 8601}: move the record clock, expiring what runs out',
-  'PUT  /__sandbox/callback-urls       {"deposit"?, "withdrawal"?, "creditCard"?, "dealerCreditCard"?}: where callbacks go',
+  `PUT  /__sandbox/callback-urls       {${CALLBACK_KINDS.map((kind) => `"${kind}"?`).join(', ')}}: where callbacks go`,
 ];
 
 /** The HTTP status of each refusal, for the controls and the payment page. */
