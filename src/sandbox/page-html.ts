@@ -180,7 +180,7 @@ button.primary{background:#3b4cca;border-color:#3b4cca;color:#fff;font-weight:60
 button.small{font-size:12px;padding:3px 8px;margin:2px 0;white-space:nowrap}
 .status{display:inline-block;padding:0 8px;border-radius:10px;background:#eef0f4;font-weight:600}
 .s-completed,.s-success{background:#dff5e4;color:#17692d}.s-canceled,.s-cancelled,.s-failed,.s-rejected,.s-expired{background:#fde4e1;color:#9b2316}
-.notice{padding:10px 14px;border-radius:6px;margin:12px 0}.notice.ok{background:#dff5e4}.notice.bad{background:#fde4e1}.notice.warn{background:#fff4d6}
+.notice{padding:10px 14px;border-radius:6px;margin:12px 0}.notice.ok{background:#dff5e4;color:#1c2230;font-weight:400}.notice.bad{background:#fde4e1;color:#1c2230;font-weight:400}.notice.warn{background:#fff4d6}
 table{width:100%;border-collapse:collapse;font-size:13px}th,td{text-align:left;padding:6px 6px;border-bottom:1px solid #eef0f4;vertical-align:top}
 td.url{word-break:break-all}.ok{color:#17692d;font-weight:600}.bad{color:#9b2316;font-weight:600}td.actions form{margin:0}
 `;
