@@ -36,7 +36,7 @@ export type { Signing, Credentials } from './core/signer.js';
 
 // Errors
 export { PayorchError } from './errors/payorch-error.js';
-export { APIError, AuthenticationError, PermissionDeniedError, ValidationError } from './errors/api-error.js';
+export { APIError, AuthenticationError, PermissionDeniedError, UnprocessableEntityError } from './errors/api-error.js';
 export type { APIErrorInit, AuthFailureReason, DealerErrorCode, FailedRequest } from './errors/api-error.js';
 export { RequestValidationError } from './errors/request-validation-error.js';
 export type { ValidationIssue } from './errors/request-validation-error.js';

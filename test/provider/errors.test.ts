@@ -10,7 +10,7 @@ import {
   RequestAbortedError,
   ResponseValidationError,
   TimeoutError,
-  ValidationError,
+  UnprocessableEntityError,
 } from '../../src/index.js';
 import type { RequestValidationError } from '../../src/index.js';
 import { server } from '../mocks/server.js';
@@ -76,12 +76,12 @@ describe('errors shown per endpoint (spec 7.3)', () => {
     }
   });
 
-  test('"Doğrulama hatası" with messages is a ValidationError listing each failed rule', async () => {
+  test('"Doğrulama hatası" with messages is a UnprocessableEntityError listing each failed rule', async () => {
     const body = { success: false, error: 'Doğrulama hatası', messages: ['Alıcı IBAN zorunludur', 'Tutar zorunludur'] };
     capture('post', WITHDRAW_URL, () => HttpResponse.json(body, { status: 200 }));
-    const error = (await caught(withdraw())) as ValidationError;
+    const error = (await caught(withdraw())) as UnprocessableEntityError;
 
-    expect(error).toBeInstanceOf(ValidationError);
+    expect(error).toBeInstanceOf(UnprocessableEntityError);
     expect(error.messages).toEqual(['Alıcı IBAN zorunludur', 'Tutar zorunludur']);
     expect(error.message).toBe('Doğrulama hatası: Alıcı IBAN zorunludur; Tutar zorunludur (HTTP 200, POST /api/provider/start-manual-withdraw)');
   });
@@ -228,6 +228,17 @@ describe('secrets stay out of errors', () => {
     }));
     const error = (await caught(payByCard())) as APIError;
     expect(error.message).toBe('Invalid credential key: [redacted] (HTTP 200, POST /api/provider/credit-card/payment)');
+  });
+
+  test('a credential key given in the body of a card payment, or in a raw request, is redacted when echoed', async () => {
+    capture('post', CARD_URL, (_attempt, request) => ({
+      success: false,
+      message: `Invalid credential key: ${(JSON.parse(request.body) as { credential_key: string }).credential_key}`,
+    }));
+    const own = await caught(provider.creditCard.createPayment({ username: 'ada', user_id: 'u-1', firstname: 'Ada', lastname: 'Yılmaz', amount: 150, credential_key: 'site_cred_given_in_body' }));
+    expect((own as APIError).message).toBe('Invalid credential key: [redacted] (HTTP 200, POST /api/provider/credit-card/payment)');
+    const raw = await caught(provider.request({ method: 'POST', path: '/credit-card/payment', hash: 'basic', body: { credential_key: PROVIDER.credentialKey } }));
+    expect((raw as APIError).message).toBe('Invalid credential key: [redacted] (HTTP 200, POST /api/provider/credit-card/payment)');
   });
 
   test('no error of any kind carries a secret in its message, stack or inspected form', async () => {
