@@ -167,3 +167,19 @@ describe("the page's forms answer only to the page", () => {
     expect(second).not.toBe(first);
   });
 });
+
+describe('in process (sandbox.handle), where no browser sits in between', () => {
+  test('the page and its forms work without a Host check; the token is still required', async () => {
+    const sandbox = createSandbox();
+    const { apiKey, secretKey, sites } = sandbox.accounts.provider;
+    const provider = new ProviderClient({ baseUrl: 'https://sandbox.payorch.test', apiKey, secretKey, credentialKey: sites[0].credentialKey, fetch: sandbox.fetch, maxRetries: 0 });
+    const { data } = await provider.manual.startDeposit({ ...customer, amount: 250 });
+    const html = await (await sandbox.handle(new Request(data.payment_url, { headers: { Accept: BROWSER } }))).text();
+    const token = /name="token" value="([0-9a-f]+)"/.exec(html)?.[1] ?? '';
+    const form = (fields: Record<string, string>) => new Request(data.payment_url, { method: 'POST', body: new URLSearchParams(fields) });
+    expect((await sandbox.handle(form({ action: 'completed' }))).status).toBe(403);
+    const answer = await sandbox.handle(form({ token, action: 'canceled' }));
+    expect(answer.status).toBe(303);
+    expect(sandbox.record(data.tracking_code)?.status).toBe('canceled');
+  });
+});
