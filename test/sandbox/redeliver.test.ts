@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { CallbackVerificationError, verifyCallback } from '../../src/index.js';
+import { CallbackVerificationError, DEFAULT_CALLBACK_MAX_AGE_SECONDS, verifyCallback } from '../../src/index.js';
 import { createSandbox } from '../../src/sandbox/index.js';
 import type { RunningSandbox, Sandbox } from '../../src/sandbox/index.js';
 import { allowLoopback, customer, providerOf, rawRequest, startReceiver } from '../helpers/sandbox.js';
@@ -23,8 +23,6 @@ afterEach(async () => {
 });
 
 const DAY_MS = 86_400_000;
-/** The receiver's window: the 3 days of issue 10 §2. */
-const MAX_AGE_SECONDS = 259_200;
 
 async function settled(sandbox: Sandbox, status = 'completed') {
   const { data } = await providerOf(sandbox).manual.startDeposit({ ...customer, amount: 250 });
@@ -109,7 +107,8 @@ describe('end to end: a callback redelivered with its original signature long af
    */
   function verifyAt(sandbox: Sandbox, request: ReceivedCallback | undefined, apiKey: string, secretKey: string) {
     if (request === undefined) throw new Error('nothing received');
-    return verifyCallback({ headers: request.headers, body: request.body }, { apiKey, secretKey, now: () => sandbox.clock.now().getTime(), toleranceSeconds: MAX_AGE_SECONDS });
+    // verifyCallback's defaults: a maximum age of 3 days (issue 10 §2).
+    return verifyCallback({ headers: request.headers, body: request.body }, { apiKey, secretKey, now: () => sandbox.clock.now().getTime() });
   }
 
   test('POST /__sandbox/deliveries/{id}/redeliver {"resign": false} two days later is verified within the 3-day window; four days later it is refused', async () => {
@@ -128,10 +127,14 @@ describe('end to end: a callback redelivered with its original signature long af
     expect(signatureOf(late)).toEqual(signatureOf(receiver.received[0]));
     const verified = verifyAt(sandbox, late, apiKey, secretKey);
     expect(verified).toMatchObject({ kind: 'deposit', payload: { tracking_code: trackingCode, status: 'completed', amount: 250 } });
+    expect(DEFAULT_CALLBACK_MAX_AGE_SECONDS).toBe(259_200);
+    expect(verified.ageSeconds).toBeGreaterThanOrEqual(2 * 86_400);
+    expect(verified.ageSeconds).toBeLessThan(2 * 86_400 + 600);
 
     await sandbox.clock.advance(2 * DAY_MS);
     await rawRequest(running.url, `/__sandbox/deliveries/${callback.id}/redeliver`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"resign":false}' });
     expect(() => verifyAt(sandbox, receiver?.received[2], apiKey, secretKey)).toThrow(CallbackVerificationError);
+    expect(() => verifyAt(sandbox, receiver?.received[2], apiKey, secretKey)).toThrow(/maxAgeSeconds/);
   });
 
   test('re-signed, the same redelivery is fresh: its timestamp is the real time of sending', async () => {
