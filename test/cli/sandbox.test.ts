@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, test, vi } from 'vitest';
-import { startServer, useRealNetwork } from '../helpers/loopback.js';
+import { json, startServer, useRealNetwork } from '../helpers/loopback.js';
 import { exited, outputUntil, payorch, requireFreshBuild, start, expectUsageError } from './run.js';
 
 requireFreshBuild();
@@ -124,6 +124,25 @@ describe('payorch sandbox', { timeout: 60_000 }, () => {
     }, { timeout: 20_000, interval: 100 });
     expect(attempts.map((attempt) => [attempt.attempt, attempt.delivered])).toEqual([[1, false], [2, false]]);
     expect(receiver.seen).toHaveLength(2);
+    child.kill('SIGTERM');
+    await exited(child);
+  });
+
+  test.each([
+    ['--callback-keep-signature sends a retry with the first signature, byte for byte', ['--callback-keep-signature'], true],
+    ['without it a retry is signed afresh (a later timestamp)', [], false],
+  ])('%s', async (_name, flag, same) => {
+    // The first attempt fails, the retry (1 s later) is answered 200.
+    const receiver = await startServer((_request, response, n) => json(response, n === 1 ? 500 : 200, { success: n !== 1 }));
+    const { child, printed } = await sandbox(['--callback', `deposit=${receiver.url}/hooks`, '--callback-retries', '2', ...flag]);
+    const code = await startDeposit(printed);
+    await settle(value(printed, 'PAYORCH_BASE_URL'), code, 'completed');
+    await vi.waitFor(() => {
+      expect(receiver.seen).toHaveLength(2);
+    }, { timeout: 20_000, interval: 100 });
+    const [first, retry] = receiver.seen;
+    expect(retry?.headers['x-timestamp'] === first?.headers['x-timestamp']).toBe(same);
+    expect(retry?.body === first?.body).toBe(same);
     child.kill('SIGTERM');
     await exited(child);
   });
