@@ -139,7 +139,7 @@ runFigure(async ({ quick }): Promise<FigureReport> => {
       headlines.push({ figure: `${TITLE}: ${pair.call.replace(/, one page.*/, '')}`, payorch: `${format.us(wall.payorch)}/call`, baseline: `${format.us(wall.bare)}/call (fetch)`, ratio, target: { text: `≤ ${TARGET}x`, met: ratio <= TARGET } });
     }
 
-    const stubSettings = quick ? { rounds: 5, calls: 200, warmup: 200 } : { rounds: 21, calls: 2_000, warmup: 2_000 };
+    const stubSettings = quick ? { rounds: 5, calls: 200, warmup: 200 } : { rounds: 21, calls: 1_000, warmup: 2_000 };
     const stubRows: string[][] = [];
     for (const [index, pair] of pairs(server.url, stubFetch, ', stub fetch').entries()) {
       const timings = await compareCalls([pair.bare, pair.ky, pair.payorch], stubSettings);

@@ -150,7 +150,7 @@ runFigure(async ({ quick }): Promise<FigureReport> => {
   ]);
   const runs = quick ? 3 : 21;
   const cold = addedByImport(commands, runs);
-  const added = (name: string) => `+${format.ms(median(cold.get(name)!.added))}`;
+  const added = (name: string) => `+${format.ms(median(cold.get(name)!.wall))} (+${format.ms(median(cold.get(name)!.cpu))} CPU)`;
 
   const bundleRows: string[][] = [];
   for (const sdk of list) {
