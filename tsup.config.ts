@@ -17,6 +17,10 @@ export default defineConfig([
     sourcemap: true,
     clean: true,
     treeshake: true,
+    // zod's runtime is bundled, tree-shaken: `import('zod')` evaluates about 95 files (every locale
+    // included), most of payorch's cold start (bench/RESULTS.md, docs/decisions.md). zod stays a
+    // dependency for the type declarations, which import its types. ky stays external.
+    noExternal: ['zod'],
   },
   {
     // The `payorch` command (package.json bin), ESM only: nothing requires it. src/cli/index.ts
