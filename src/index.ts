@@ -86,5 +86,14 @@ export { parseTrackingCode, safeParseTrackingCode } from './core/tracking-code.j
 export type { ParsedTrackingCode, TrackingCodePrefix, TrackingCodeDirection, RecordKind } from './core/tracking-code.js';
 export { TrackingCodeError } from './errors/tracking-code-error.js';
 
+// Receiving callbacks: verify, route, apply once
+export { createCallbackReceiver } from './receiver/receiver.js';
+export type { CallbackReceiver, CallbackReceiverOptions, CallbackReceiverAnswer, CallbackHandler, CallbackErrorDetails } from './receiver/receiver.js';
+export type { CallbackEventName, CallbackOfEvent } from './receiver/events.js';
+export { createMemoryInbox } from './receiver/inbox.js';
+export type { CallbackInbox, CallbackKey, CallbackInboxOutcome, MemoryInboxContext, MemoryInboxOptions } from './receiver/inbox.js';
+export type { NodeRequestLike, NodeResponseLike } from './receiver/node-body.js';
+export { InboxFullError } from './errors/inbox-full-error.js';
+
 // Reliability: logging and hooks (retries, clock skew, proxies and the https rule are client options)
 export type { Logger, LogFunction, RequestEvent, ResponseEvent } from './core/observability.js';
