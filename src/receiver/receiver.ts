@@ -99,13 +99,13 @@ export interface CallbackReceiver<TContext> {
   on<E extends CallbackEventName>(event: E, handler: CallbackHandler<E, TContext>): CallbackReceiver<TContext>;
   /**
    * Answers a callback given as a Fetch API `Request`: Hono, Next.js route handlers, Cloudflare
-   * Workers, Bun, Deno. Never rejects.
+   * Workers, Bun, Deno. A plain function: pass it detached. Never rejects.
    * @example
    * ```ts
    * export const POST = (request: Request) => receiver.handle(request);
    * ```
    */
-  handle(request: Request): Promise<Response>;
+  readonly handle: (request: Request) => Promise<Response>;
   /**
    * Answers a callback on node:http, Express (also after `express.json()`) or any framework that
    * gives Node's request and response. A plain function: pass it detached. Never rejects.
@@ -115,7 +115,7 @@ export interface CallbackReceiver<TContext> {
    * createServer(receiver.nodeHandler).listen(3000);
    * ```
    */
-  nodeHandler(request: NodeRequestLike, response: NodeResponseLike): Promise<void>;
+  readonly nodeHandler: (request: NodeRequestLike, response: NodeResponseLike) => Promise<void>;
   /**
    * Answers a callback whose headers and body you already have (Fastify's parsed body, a queue
    * message): returns the answer to send instead of sending it. Never rejects.
@@ -125,7 +125,7 @@ export interface CallbackReceiver<TContext> {
    * reply.code(answer.status).headers(answer.headers).send(answer.body);
    * ```
    */
-  receive(input: { readonly headers: CallbackHeaders; readonly body: CallbackBody }): Promise<CallbackReceiverAnswer>;
+  readonly receive: (input: { readonly headers: CallbackHeaders; readonly body: CallbackBody }) => Promise<CallbackReceiverAnswer>;
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json' } as const;
@@ -220,20 +220,21 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
   async function apply(callback: VerifiedCallback): Promise<CallbackReceiverAnswer> {
     const matching = eventNamesOf(callback).flatMap((name) => handlers.get(name) ?? []);
     const { tracking_code: trackingCode, status } = callback.payload;
-    let handlerFailed = false;
+    // Set inside the inbox's work: tells a handler's failure from the inbox's own.
+    const failed = { handler: false };
     try {
       const outcome = await inbox.process({ trackingCode, status }, async (context) => {
         try {
           for (const handler of matching) await handler(callback, context);
         } catch (error) {
-          handlerFailed = true;
+          failed.handler = true;
           throw error;
         }
       });
       logger?.debug({ kind: callback.kind, trackingCode, status, outcome, handlers: matching.length }, `payorch: callback ${outcome}`);
       return OK;
     } catch (error) {
-      report(error, { callback, phase: handlerFailed ? 'handler' : 'inbox' });
+      report(error, { callback, phase: failed.handler ? 'handler' : 'inbox' });
       return NOT_APPLIED;
     }
   }

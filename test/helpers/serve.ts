@@ -21,7 +21,10 @@ function served(server: Server): Served {
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections();
-        server.close((error) => (error === undefined ? resolve() : reject(error)));
+        server.close((error) => {
+          if (error === undefined) resolve();
+          else reject(error);
+        });
       }),
   };
 }
@@ -36,7 +39,7 @@ export async function serveNode(handler: (request: IncomingMessage, response: Se
 /** Serves a Fetch API handler (`receiver.handle`, a route module's POST) on a real socket through @hono/node-server. */
 export async function serveFetch(handler: (request: Request) => Response | Promise<Response>): Promise<Served> {
   const server = await new Promise<Server>((resolve) => {
-    const listening = serve({ fetch: handler, port: 0, hostname: '127.0.0.1' }, () => resolve(listening as Server));
+    const listening = serve({ fetch: handler, port: 0, hostname: '127.0.0.1' }, () => { resolve(listening as Server); });
   });
   return served(server);
 }

@@ -79,7 +79,7 @@ describe.each(transports)('a receiver served by %s', (_name, serveReceiver) => {
     receiver.on('deposit.completed', handler);
     const delivery = deposit('MAN-together04-1763812000');
     const answers = Promise.all([deliver(url, delivery), deliver(url, delivery), deliver(url, delivery)]);
-    await vi.waitFor(() => expect(handler).toHaveBeenCalled());
+    await vi.waitFor(() => { expect(handler).toHaveBeenCalled(); });
     gate.resolve();
     expect(await answers).toEqual([OK, OK, OK]);
     expect(handler).toHaveBeenCalledTimes(1);
@@ -96,7 +96,7 @@ describe.each(transports)('a receiver served by %s', (_name, serveReceiver) => {
     receiver.on('deposit', handler);
     const delivery = deposit('MAN-fails05-1763812000');
     const answers = Promise.all([deliver(url, delivery), deliver(url, delivery)]);
-    await vi.waitFor(() => expect(handler).toHaveBeenCalled());
+    await vi.waitFor(() => { expect(handler).toHaveBeenCalled(); });
     gate.resolve();
     expect(await answers).toEqual([NOT_APPLIED, NOT_APPLIED]);
     expect(handler).toHaveBeenCalledTimes(1);
@@ -226,7 +226,10 @@ describe.each(transports)('a receiver served by %s', (_name, serveReceiver) => {
           resolve(received);
         }
       });
-      socket.on('error', (error) => (received === '' ? reject(error) : resolve(received)));
+      socket.on('error', (error) => {
+        if (received === '') reject(error);
+        else resolve(received);
+      });
     });
     expect(answer).toMatch(/^HTTP\/1\.1 413 /);
     expect(answer).toContain('{"success":false,"error":"body_too_large"}');
@@ -285,7 +288,7 @@ describe('createCallbackReceiver refuses impossible settings at start-up', () =>
     ['a negative tolerance', { toleranceSeconds: -1 }, /toleranceSeconds/],
     ['an inbox without process()', { inbox: {} }, /inbox must have a process/],
   ])('%s', (_name, override, message) => {
-    expect(() => createCallbackReceiver({ ...PROVIDER, ...(override as object) } as CallbackReceiverOptions<MemoryInboxContext>)).toThrow(message);
+    expect(() => createCallbackReceiver({ ...PROVIDER, ...(override as object) })).toThrow(message);
   });
 
   test('an event name that is not a kind, a listed status or "*"', () => {
