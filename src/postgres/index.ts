@@ -21,12 +21,22 @@ export interface PostgresClient {
 }
 
 /** A node-postgres `Pool` (or anything that hands out clients the same way). */
-export interface PostgresPool<TClient extends PostgresClient> {
-  connect(): Promise<TClient>;
+export interface PostgresPool {
+  connect(): Promise<PostgresClient>;
 }
 
+/**
+ * The client type a pool hands out: pg's `PoolClient` for a pg `Pool`. Its `connect` is
+ * overloaded (promise and callback forms), hence the first branch.
+ */
+export type PostgresClientOf<TPool> = TPool extends { connect(): Promise<infer C>; connect(callback: never): void }
+  ? C
+  : TPool extends { connect(): Promise<infer C> }
+    ? C
+    : PostgresClient;
+
 /** What the PostgreSQL inbox gives each handler: the key, and the client of the open transaction. */
-export interface PostgresInboxContext<TClient extends PostgresClient> {
+export interface PostgresInboxContext<TClient> {
   readonly key: CallbackKey;
   /**
    * The client whose transaction also inserts the callback's key: run your own changes on it,
@@ -36,12 +46,12 @@ export interface PostgresInboxContext<TClient extends PostgresClient> {
 }
 
 /** Settings of {@link createPostgresInbox} and {@link createCallbackInboxTable}. */
-export interface PostgresInboxOptions<TClient extends PostgresClient> {
+export interface PostgresInboxOptions<TPool extends PostgresPool> {
   /**
    * The node-postgres pool to take a client from for each callback.
    * @example new Pool({ connectionString: process.env.DATABASE_URL })
    */
-  readonly pool: PostgresPool<TClient>;
+  readonly pool: TPool;
   /**
    * The table of applied keys, optionally schema-qualified. Letters, digits and `_` only.
    * @default 'payorch_callback_inbox'
@@ -99,7 +109,7 @@ export function callbackInboxTableSql(table?: string): string {
  * await createCallbackInboxTable({ pool });
  * ```
  */
-export async function createCallbackInboxTable<TClient extends PostgresClient>(options: PostgresInboxOptions<TClient>): Promise<void> {
+export async function createCallbackInboxTable(options: PostgresInboxOptions<PostgresPool>): Promise<void> {
   const sql = callbackInboxTableSql(options.table);
   const client = await options.pool.connect();
   try {
@@ -136,7 +146,7 @@ export async function createCallbackInboxTable<TClient extends PostgresClient>(o
  * });
  * ```
  */
-export function createPostgresInbox<TClient extends PostgresClient>(options: PostgresInboxOptions<TClient>): CallbackInbox<PostgresInboxContext<TClient>> {
+export function createPostgresInbox<TPool extends PostgresPool>(options: PostgresInboxOptions<TPool>): CallbackInbox<PostgresInboxContext<PostgresClientOf<TPool>>> {
   const pool: unknown = options.pool;
   if (typeof pool !== 'object' || pool === null || typeof (pool as Partial<Record<'connect', unknown>>).connect !== 'function') {
     throw new TypeError('createPostgresInbox: pool must be a node-postgres Pool (an object with connect())');
@@ -160,7 +170,7 @@ export function createPostgresInbox<TClient extends PostgresClient>(options: Pos
           await client.query('ROLLBACK');
           return 'duplicate';
         }
-        await apply({ key, client });
+        await apply({ key, client: client as PostgresClientOf<TPool> });
         await client.query('COMMIT');
         return 'applied';
       } catch (error) {
