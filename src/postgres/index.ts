@@ -13,15 +13,19 @@ export interface PostgresQueryResult {
  * handlers get yours with all its methods.
  */
 export interface PostgresClient {
+  /** Runs one statement with its `$1`, `$2`… values. */
   query(text: string, values?: unknown[]): Promise<PostgresQueryResult>;
   /** Returns the client to its pool; an error destroys it instead (a broken connection). */
   release(error?: Error | boolean): void;
+  /** Listens for the connection failing while the inbox holds the client. */
   on(event: 'error', listener: (error: Error) => void): unknown;
+  /** Stops listening, before the client goes back to its pool. */
   removeListener(event: 'error', listener: (error: Error) => void): unknown;
 }
 
 /** A node-postgres `Pool` (or anything that hands out clients the same way). */
 export interface PostgresPool {
+  /** Takes a client from the pool, for one transaction. */
   connect(): Promise<PostgresClient>;
 }
 
@@ -29,9 +33,17 @@ export interface PostgresPool {
  * The client type a pool hands out: pg's `PoolClient` for a pg `Pool`. Its `connect` is
  * overloaded (promise and callback forms), hence the first branch.
  */
-export type PostgresClientOf<TPool> = TPool extends { connect(): Promise<infer C>; connect(callback: never): void }
+export type PostgresClientOf<TPool> = TPool extends {
+  /** The promise form. */
+  connect(): Promise<infer C>;
+  /** The callback form. */
+  connect(callback: never): void;
+}
   ? C
-  : TPool extends { connect(): Promise<infer C> }
+  : TPool extends {
+        /** The promise form alone. */
+        connect(): Promise<infer C>;
+      }
     ? C
     : PostgresClient;
 

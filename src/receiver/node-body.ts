@@ -9,15 +9,20 @@ export interface NodeRequestLike {
   readonly body?: unknown;
   /** True once something else has read the whole body. */
   readonly readableEnded?: boolean | undefined;
+  /** Listens to the body stream. */
   on(event: 'data' | 'end' | 'error' | 'close', listener: (value?: unknown) => void): unknown;
+  /** Stops listening, once the body is read or refused. */
   removeListener(event: 'data' | 'end' | 'error' | 'close', listener: (value?: unknown) => void): unknown;
+  /** Stops reading a body past the cap. */
   pause(): unknown;
 }
 
 /** The parts of a Node `ServerResponse` the receiver uses (Express's `res` and Fastify's `reply.raw` fit). */
 export interface NodeResponseLike {
   readonly headersSent: boolean;
+  /** Sends the status and headers. */
   writeHead(status: number, headers: Record<string, string>): unknown;
+  /** Sends the body and ends the answer. */
   end(body: string): unknown;
 }
 
