@@ -1,3 +1,5 @@
+import { concatBytes } from '../core/read-limited.js';
+
 /**
  * The parts of a Node `IncomingMessage` the receiver uses, written out so that the main entry
  * needs no Node types: node:http's request, Express's and Fastify's `request.raw` all fit.
@@ -30,16 +32,6 @@ export interface NodeResponseLike {
 export const TOO_LARGE = Symbol('too large');
 
 const encoder = new TextEncoder();
-
-function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
-}
 
 /**
  * Reads a Node request body chunk by chunk and stops at the first chunk that takes it past
@@ -76,7 +68,7 @@ export function readNodeBody(request: NodeRequestLike, limit: number): Promise<U
     };
     const onEnd = (): void => {
       stop();
-      resolve(concat(chunks, size));
+      resolve(concatBytes(chunks, size));
     };
     const onError = (error?: unknown): void => {
       stop();

@@ -235,6 +235,26 @@ describe.each(transports)('a receiver served by %s', (_name, serveReceiver) => {
     expect(answer).toContain('{"success":false,"error":"body_too_large"}');
   });
 
+  test('survives a client that goes away mid-body, and serves the next callback', async () => {
+    const { receiver, url } = await start();
+    const handler = vi.fn();
+    receiver.on('*', handler);
+    const { port } = new URL(url);
+    await new Promise<void>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1', () => {
+        socket.write('POST /webhooks/payorch HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"tracking_code":');
+        setTimeout(() => {
+          socket.destroy();
+          resolve();
+        }, 50);
+      });
+      socket.on('error', reject);
+    });
+    expect(await deliver(url, deposit('MAN-after18-1763812000'))).toEqual(OK);
+    expect(handler).toHaveBeenCalledTimes(1);
+    expect(errors).toEqual([]);
+  });
+
   test('answers 500 when onError itself throws, and keeps serving', async () => {
     const { receiver, url } = await start({
       onError: () => {
