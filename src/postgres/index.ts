@@ -1,6 +1,10 @@
-// payorch/postgres: the transactional callback inbox for receivers that run as several instances
-// or must apply each callback once across restarts. It never imports `pg`: the pool is yours, so
-// the only dependency is the optional peer you already have.
+/**
+ * payorch/postgres: the transactional callback inbox, for receivers that run as several instances
+ * or must apply each callback once across restarts (Node, with `pg` as an optional peer). It never
+ * imports `pg`: the pool is yours.
+ *
+ * @module payorch/postgres
+ */
 import type { CallbackInbox, CallbackKey, CallbackInboxOutcome } from '../receiver/inbox.js';
 
 /** The parts of a node-postgres result the inbox reads. */
