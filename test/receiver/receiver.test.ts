@@ -329,3 +329,36 @@ describe('receive', () => {
     expect((await receiver.receive({ headers, body: 'ü'.repeat(1500) })).status).toBe(413);
   });
 });
+
+describe('logging', () => {
+  const logger = () => ({ debug: vi.fn(), info: vi.fn(), warn: vi.fn(), error: vi.fn() });
+
+  test('logs each applied or repeated callback at debug and each refusal at warn, with no key or hash', async () => {
+    const log = logger();
+    const receiver = createCallbackReceiver({ ...PROVIDER, logger: log });
+    const delivery = deposit('MAN-log19-1763812000');
+    await receiver.receive(delivery);
+    await receiver.receive(delivery);
+    expect(log.debug.mock.calls.map(([fields]) => (fields as { outcome: string }).outcome)).toEqual(['applied', 'duplicate']);
+    await receiver.receive(signCallback({ ...unsigned.deposit }, { ...PROVIDER, secretKey: 'wrong' }));
+    expect(log.warn).toHaveBeenCalledWith({ reason: 'invalid_signature', status: 401 }, expect.stringContaining('invalid_signature'));
+    const written = JSON.stringify([log.debug.mock.calls, log.warn.mock.calls]);
+    for (const secret of [PROVIDER.secretKey, PROVIDER.apiKey, JSON.parse(delivery.body).hash as string]) expect(written).not.toContain(secret);
+  });
+
+  test('sends a handler failure to logger.error when there is no onError, and to console.error when there is neither', async () => {
+    const log = logger();
+    const withLogger = createCallbackReceiver({ ...PROVIDER, logger: log });
+    withLogger.on('*', () => {
+      throw new Error('boom');
+    });
+    expect((await withLogger.receive(deposit('MAN-log20-1763812000'))).status).toBe(500);
+    expect(log.error).toHaveBeenCalledWith(expect.objectContaining({ phase: 'handler', trackingCode: 'MAN-log20-1763812000', error: new Error('boom') }), 'payorch: a callback was not applied');
+
+    const consoleError = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const bare = createCallbackReceiver({ ...PROVIDER });
+    bare.on('*', () => Promise.reject(new Error('bare')));
+    expect((await bare.receive(deposit('MAN-log21-1763812000'))).status).toBe(500);
+    expect(consoleError).toHaveBeenCalledWith('payorch: a callback was not applied', new Error('bare'));
+  });
+});
