@@ -1,8 +1,7 @@
+import { DEFAULT_CALLBACK_MAX_AGE_SECONDS } from '../callbacks/verify.js';
 import { InboxFullError } from '../errors/inbox-full-error.js';
+import { RequestValidationError } from '../errors/request-validation-error.js';
 
-// Local until the safety branch lands DEFAULT_CALLBACK_MAX_AGE_SECONDS in callbacks/verify.ts.
-/** How old a genuine callback may be and still verify: 3 days. */
-export const DEFAULT_CALLBACK_MAX_AGE_SECONDS = 259_200;
 /** How far in the future a callback's timestamp may be (verifyCallback's `toleranceSeconds`). */
 const DEFAULT_TOLERANCE_SECONDS = 300;
 
@@ -70,9 +69,9 @@ export interface MemoryInboxOptions {
   readonly now?: (() => number) | undefined;
 }
 
-function positiveInteger(name: string, value: number, max: number): number {
-  if (!Number.isSafeInteger(value) || value < 1 || value > max) {
-    throw new RangeError(`createMemoryInbox: ${name} must be an integer from 1 to ${max}; got ${String(value)}`);
+function positiveInteger(name: string, value: unknown, max: number): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > max) {
+    throw new RequestValidationError('createMemoryInbox', [{ field: name, rule: 'invalid_option', message: `must be an integer from 1 to ${max}; got ${String(value)}` }]);
   }
   return value;
 }

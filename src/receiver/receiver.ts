@@ -2,14 +2,16 @@ import { MAX_CALLBACK_BODY_BYTES } from '../callbacks/body.js';
 import type { CallbackBody } from '../callbacks/body.js';
 import type { CallbackHeaders } from '../callbacks/headers.js';
 import type { VerifiedCallback } from '../callbacks/schemas.js';
-import { verifyCallback } from '../callbacks/verify.js';
+import { DEFAULT_CALLBACK_MAX_AGE_SECONDS, verifyCallback } from '../callbacks/verify.js';
 import type { VerifyCallbackOptions } from '../callbacks/verify.js';
 import type { Logger } from '../core/observability.js';
 import { readLimited } from '../core/read-limited.js';
+import { checkKey } from '../core/option-checks.js';
 import { CallbackVerificationError } from '../errors/callback-verification-error.js';
+import { RequestValidationError } from '../errors/request-validation-error.js';
 import { eventNamesOf, isCallbackEventName } from './events.js';
 import type { CallbackEventName, CallbackOfEvent } from './events.js';
-import { createMemoryInbox, DEFAULT_CALLBACK_MAX_AGE_SECONDS } from './inbox.js';
+import { createMemoryInbox } from './inbox.js';
 import type { CallbackInbox, MemoryInboxContext } from './inbox.js';
 import { readNodeBody, TOO_LARGE } from './node-body.js';
 import type { NodeRequestLike, NodeResponseLike } from './node-body.js';
@@ -141,35 +143,33 @@ const NOT_POST = answer(405, 'method_not_allowed', { allow: 'POST' });
 const TOO_LARGE_ANSWER = answer(413, 'body_too_large', { connection: 'close' });
 const NOT_APPLIED = answer(500, 'not_applied');
 
+const WHERE = 'createCallbackReceiver';
+
+function refuse(option: string, message: string): never {
+  throw new RequestValidationError(WHERE, [{ field: option, rule: 'invalid_option', message }]);
+}
+
 function checkOptions<TContext>(options: CallbackReceiverOptions<TContext>): number {
-  for (const name of ['apiKey', 'secretKey'] as const) {
-    const value: unknown = options[name];
-    if (typeof value !== 'string' || value === '') {
-      throw new TypeError(
-        `createCallbackReceiver: ${name} must be a non-empty string (the examples read PAYORCH_PROVIDER_${name === 'apiKey' ? 'API_KEY' : 'SECRET_KEY'}, or the dealer's keys for dealer card callbacks); got ${value === '' ? 'an empty string' : typeof value}`,
-      );
-    }
+  checkKey(WHERE, 'apiKey', options.apiKey, 'PAYORCH_PROVIDER_API_KEY, or PAYORCH_DEALER_API_KEY for dealer card callbacks');
+  checkKey(WHERE, 'secretKey', options.secretKey, 'PAYORCH_PROVIDER_SECRET_KEY, or PAYORCH_DEALER_SECRET_KEY for dealer card callbacks');
+  const maxBodyBytes: unknown = options.maxBodyBytes ?? MAX_CALLBACK_BODY_BYTES;
+  if (typeof maxBodyBytes !== 'number' || !Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1 || maxBodyBytes > MAX_CALLBACK_BODY_BYTES) {
+    refuse('maxBodyBytes', `must be an integer from 1 to ${MAX_CALLBACK_BODY_BYTES} (verifyCallback refuses more); got ${String(maxBodyBytes)}`);
   }
-  const maxBodyBytes = options.maxBodyBytes ?? MAX_CALLBACK_BODY_BYTES;
-  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1 || maxBodyBytes > MAX_CALLBACK_BODY_BYTES) {
-    throw new RangeError(`createCallbackReceiver: maxBodyBytes must be an integer from 1 to ${MAX_CALLBACK_BODY_BYTES} (verifyCallback refuses more); got ${String(maxBodyBytes)}`);
+  const onError: unknown = options.onError;
+  if (onError !== undefined && typeof onError !== 'function') refuse('onError', `must be a function; got ${typeof onError}`);
+  const inbox: unknown = options.inbox;
+  if (inbox !== undefined && (typeof inbox !== 'object' || inbox === null || typeof (inbox as Partial<Record<'process', unknown>>).process !== 'function')) {
+    refuse('inbox', 'must be an object with a process(key, apply) method (CallbackInbox)');
   }
-  if (options.onError !== undefined && typeof options.onError !== 'function') throw new TypeError('createCallbackReceiver: onError must be a function');
-  if (options.inbox !== undefined && typeof options.inbox.process !== 'function') throw new TypeError('createCallbackReceiver: inbox must have a process(key, apply) method');
   // verifyCallback checks its own options before anything else: a probe refuses a bad `kind` or
-  // tolerance at start-up with verifyCallback's own message, not on the first delivery.
+  // age at start-up with verifyCallback's own message, not on the first delivery.
   try {
     verifyCallback({ body: {} }, options);
   } catch (error) {
     if (!(error instanceof CallbackVerificationError)) throw error;
   }
   return maxBodyBytes;
-}
-
-// verifyCallback's maxAgeSeconds arrives with the safety branch; read it without depending on it.
-function maxAgeSeconds(options: object): number | undefined {
-  const value = (options as { readonly maxAgeSeconds?: unknown }).maxAgeSeconds;
-  return typeof value === 'number' ? value : undefined;
 }
 
 /**
@@ -180,7 +180,7 @@ function maxAgeSeconds(options: object): number | undefined {
  * for anything but POST, and 500 when a handler or the inbox failed, so that the service
  * delivers it again. Nothing a request does makes it throw.
  *
- * @throws {TypeError} or {RangeError} at once for a missing key or an impossible option
+ * @throws {RequestValidationError} at once for a missing key or an impossible option, naming it
  * @example
  * ```ts
  * import { createCallbackReceiver } from 'payorch';
@@ -202,7 +202,7 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
   const inbox =
     options.inbox ??
     (createMemoryInbox({
-      retentionSeconds: (maxAgeSeconds(options) ?? DEFAULT_CALLBACK_MAX_AGE_SECONDS) + (options.toleranceSeconds ?? 300),
+      retentionSeconds: (options.maxAgeSeconds ?? DEFAULT_CALLBACK_MAX_AGE_SECONDS) + (options.toleranceSeconds ?? 300),
     }) as unknown as CallbackInbox<TContext>);
   const handlers = new Map<string, ((callback: VerifiedCallback, context: TContext) => void | Promise<void>)[]>();
 

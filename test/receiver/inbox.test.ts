@@ -1,5 +1,5 @@
 import { describe, expect, test, vi } from 'vitest';
-import { createMemoryInbox, InboxFullError } from '../../src/index.js';
+import { createMemoryInbox, InboxFullError, RequestValidationError } from '../../src/index.js';
 import { deferred } from '../helpers/serve.js';
 
 const key = (trackingCode: string, status = 'completed') => ({ trackingCode, status });
@@ -76,11 +76,12 @@ describe('createMemoryInbox', () => {
   });
 
   test.each([
-    [{ maxKeys: 0 }, /maxKeys must be an integer from 1/],
-    [{ maxKeys: 1.5 }, /maxKeys/],
-    [{ retentionSeconds: Number.NaN }, /retentionSeconds must be an integer from 1 .*got NaN/],
-    [{ retentionSeconds: Infinity }, /retentionSeconds/],
+    [{ maxKeys: 0 }, /createMemoryInbox: maxKeys: must be an integer from 1/],
+    [{ maxKeys: 1.5 }, /maxKeys: .*got 1.5/],
+    [{ retentionSeconds: Number.NaN }, /retentionSeconds: must be an integer from 1 .*got NaN/],
+    [{ retentionSeconds: Infinity }, /retentionSeconds: .*got Infinity/],
   ])('refuses %o', (options, message) => {
+    expect(() => createMemoryInbox(options)).toThrow(RequestValidationError);
     expect(() => createMemoryInbox(options)).toThrow(message);
   });
 });

@@ -1,7 +1,7 @@
 import express from 'express';
 import { connect } from 'node:net';
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
-import { createCallbackReceiver, signCallback } from '../../src/index.js';
+import { createCallbackReceiver, RequestValidationError, signCallback } from '../../src/index.js';
 import type { CallbackReceiver, CallbackReceiverOptions, MemoryInboxContext, VerifiedCallback } from '../../src/index.js';
 import { unsigned } from '../helpers/callbacks.js';
 import { allowLoopback, deferred, deliver, serveFetch, serveNode } from '../helpers/serve.js';
@@ -299,16 +299,20 @@ describe('nodeHandler inside Express', () => {
 
 describe('createCallbackReceiver refuses impossible settings at start-up', () => {
   test.each([
-    ['an empty apiKey', { apiKey: '' }, /apiKey must be a non-empty string.*PAYORCH_PROVIDER_API_KEY/],
-    ['a missing secretKey', { secretKey: undefined }, /secretKey must be a non-empty string.*PAYORCH_PROVIDER_SECRET_KEY.*got undefined/],
-    ['maxBodyBytes 0', { maxBodyBytes: 0 }, /maxBodyBytes must be an integer from 1 to 65536 .*; got 0/],
-    ['maxBodyBytes NaN', { maxBodyBytes: Number.NaN }, /maxBodyBytes .* got NaN/],
-    ['maxBodyBytes past verifyCallback’s cap', { maxBodyBytes: 65537 }, /maxBodyBytes/],
-    ['an unknown kind', { kind: 'refund' }, /kind must be one of/],
-    ['a negative tolerance', { toleranceSeconds: -1 }, /toleranceSeconds/],
-    ['an inbox without process()', { inbox: {} }, /inbox must have a process/],
+    ['an empty apiKey', { apiKey: '' }, /createCallbackReceiver: apiKey: must be a non-empty string \(for example from PAYORCH_PROVIDER_API_KEY.*got an empty string/],
+    ['a missing secretKey', { secretKey: undefined }, /secretKey: must be a non-empty string \(for example from PAYORCH_PROVIDER_SECRET_KEY.*got undefined/],
+    ['maxBodyBytes 0', { maxBodyBytes: 0 }, /maxBodyBytes: must be an integer from 1 to 65536 .*; got 0/],
+    ['maxBodyBytes NaN', { maxBodyBytes: Number.NaN }, /maxBodyBytes: .* got NaN/],
+    ['maxBodyBytes past verifyCallback’s cap', { maxBodyBytes: 65537 }, /maxBodyBytes: .* got 65537/],
+    ['an unknown kind', { kind: 'refund' }, /kind: /],
+    ['a negative maximum age', { maxAgeSeconds: -1 }, /maxAgeSeconds: /],
+    ['a negative tolerance', { toleranceSeconds: -1 }, /toleranceSeconds: /],
+    ['an onError that is not a function', { onError: 'log' }, /onError: must be a function; got string/],
+    ['an inbox without process()', { inbox: {} }, /inbox: must be an object with a process\(key, apply\) method/],
   ])('%s', (_name, override, message) => {
-    expect(() => createCallbackReceiver({ ...PROVIDER, ...(override as object) })).toThrow(message);
+    const create = () => createCallbackReceiver({ ...PROVIDER, ...(override as object) });
+    expect(create).toThrow(RequestValidationError);
+    expect(create).toThrow(message);
   });
 
   test('an event name that is not a kind, a listed status or "*"', () => {
@@ -360,5 +364,23 @@ describe('logging', () => {
     bare.on('*', () => Promise.reject(new Error('bare')));
     expect((await bare.receive(deposit('MAN-log21-1763812000'))).status).toBe(500);
     expect(consoleError).toHaveBeenCalledWith('payorch: a callback was not applied', new Error('bare'));
+  });
+});
+
+describe('verifyCallback options pass through', () => {
+  test('kind: a callback of another kind is refused with kind_mismatch and reaches no handler', async () => {
+    const receiver = createCallbackReceiver({ ...PROVIDER, kind: 'withdrawal' });
+    const handler = vi.fn();
+    receiver.on('*', handler);
+    const answer = await receiver.receive(deposit('MAN-kind22-1763812000'));
+    expect([answer.status, JSON.parse(answer.body)]).toEqual([400, { success: false, error: 'kind_mismatch' }]);
+    expect(handler).not.toHaveBeenCalled();
+  });
+
+  test('maxAgeSeconds: a redelivery 10 minutes old is applied by default and refused under a 60 s maximum', async () => {
+    const old = signCallback({ ...unsigned.deposit, tracking_code: 'MAN-age23-1763812000' }, { ...PROVIDER, timestamp: Math.floor(Date.now() / 1000) - 600 });
+    expect((await createCallbackReceiver({ ...PROVIDER }).receive(old)).status).toBe(200);
+    const strict = await createCallbackReceiver({ ...PROVIDER, maxAgeSeconds: 60 }).receive(old);
+    expect([strict.status, JSON.parse(strict.body)]).toEqual([401, { success: false, error: 'timestamp_out_of_tolerance' }]);
   });
 });
