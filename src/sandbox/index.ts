@@ -1,3 +1,9 @@
+/**
+ * A local Payment Orchestration Service for examples and tests: in process, over HTTP or as msw
+ * handlers. Node only (it listens on sockets); kept out of the main entry's graph.
+ * @module payorch/sandbox
+ */
+
 // The public surface of payorch/sandbox, one export per line. Everything else under src/sandbox
 // is internal. node:http is loaded only by listen(); msw is never imported (mswHandlers takes msw's `http`).
 
