@@ -8,7 +8,7 @@
 // is internal. node:http is loaded only by listen(); msw is never imported (mswHandlers takes msw's `http`).
 
 export { createSandbox, Sandbox, SANDBOX_BASE_URL } from './sandbox.js';
-export type { HandleOptions, SandboxClock } from './sandbox.js';
+export type { HandleOptions, RedeliverOptions, SandboxClock } from './sandbox.js';
 export type {
   SandboxOptions,
   SandboxProviderOptions,
@@ -22,7 +22,7 @@ export type {
   CallbackRetryOptions,
 } from './options.js';
 export type { SandboxAccounts, SiteCredentials } from './fixtures.js';
-export type { SandboxRecord, SettleResult } from './service.js';
+export type { SandboxRecord, SettleOptions, SettleResult } from './service.js';
 export type { SandboxRecordKind } from './kinds.js';
 export type { DeliveryAttempt, DeliveryResult } from './delivery.js';
 export type { ListenOptions, RunningSandbox } from './listen.js';
