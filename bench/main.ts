@@ -17,8 +17,8 @@ import { table } from './lib/figure.js';
 import { summarizeProfiles } from './lib/profile.js';
 import { format } from './lib/stats.js';
 
-const FIGURES = ['client-overhead', 'verification', 'schema-cost', 'iteration', 'bundle', 'sandbox'] as const;
-const FIGURE_TIMEOUT_MS = 5 * 60_000;
+const FIGURES = ['client-overhead', 'verification', 'schema-cost', 'iteration', 'bundle', 'peers', 'sandbox'] as const;
+const FIGURE_TIMEOUT_MS = 10 * 60_000;
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 const root = here('..');

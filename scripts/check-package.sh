@@ -108,6 +108,13 @@ node out-node16/main.js "TypeScript node16 ESM"
 node out-node16/cjs.cjs
 node out-bundler/main.js "TypeScript bundler"
 
+# The bin as npx runs it from an install: its chunks, its shebang, and the version it reads.
+step "the payorch command from the installed package"
+cd "$work/esm"
+version=$(node -p 'require("'"$repo"'/package.json").version')
+[[ "$(npx --no-install payorch --version)" == "payorch $version" ]]
+npx --no-install payorch openapi | node -e 'let t="";process.stdin.on("data",(c)=>t+=c).on("end",()=>{const d=JSON.parse(t);if(Object.keys(d.paths).length!==25)process.exit(1);console.log("payorch openapi: 25 paths")})'
+
 # payorch/postgres needs no pg to load (the pool is the user's), and payorch never loads it: none
 # of these consumers installed pg.
 step "consumer: payorch/postgres without pg installed (ESM, CommonJS, TypeScript)"
@@ -122,4 +129,4 @@ console.log(`${label}: payorch/postgres loaded`);
 (cd "$work/ts" && { echo 'import { createCallbackReceiver } from "payorch";'; echo 'import { callbackInboxTableSql, createPostgresInbox } from "payorch/postgres";'; echo 'const label = "TypeScript node16";'; echo "$postgres_js"; } > src/postgres.ts && "$tsc" -p tsconfig.node16.json && node out-node16/postgres.js)
 
 cd "$repo"
-printf '\npackage: 6 passed, 0 failed\n'
+printf '\npackage: 7 passed, 0 failed\n'

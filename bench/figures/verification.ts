@@ -3,9 +3,8 @@
  * node:crypto: read tracking_code and status from the body, SHA-256 them with the keys and the
  * timestamp (spec 5.3), compare with X-Hash in constant time. Same inputs for both.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { PROVIDER } from '../fixtures/accounts.js';
-import { responseBodies } from '../fixtures/bodies.js';
+import { bareVerify, callbacks, INPUTS } from '../fixtures/callbacks.js';
 import { runFigure, table } from '../lib/figure.js';
 import type { FigureReport, Headline } from '../lib/figure.js';
 import { compareSync } from '../lib/measure.js';
@@ -13,52 +12,7 @@ import { payorch } from '../lib/sdk.js';
 import { format, median } from '../lib/stats.js';
 
 const TITLE = 'Callback verification';
-const TARGET = 2;
-const INPUTS = 256;
-const STATUSES = ['completed', 'canceled', 'expired'] as const;
-
-interface Callback {
-  readonly headers: Record<string, string>;
-  readonly body: string;
-  readonly parsed: Record<string, unknown>;
-}
-
-const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest();
-
-/** Deposit callbacks (spec 6.2) as the service sends them, each with its own code, status and hash. */
-function callbacks(): Callback[] {
-  const timestamp = Math.floor(Date.now() / 1000);
-  return Array.from({ length: INPUTS }, (_, i) => {
-    const trackingCode = `MAN-${(0x10000000 + i * 7919).toString(36).toUpperCase()}-${timestamp - 600}`;
-    const status = STATUSES[i % STATUSES.length]!;
-    const hash = sha256(PROVIDER.apiKey + PROVIDER.secretKey + trackingCode + status + String(timestamp)).toString('hex');
-    const parsed = { ...(responseBodies.DepositCallback as Record<string, unknown>), tracking_code: trackingCode, status, amount: 100 + i, timestamp, hash };
-    return {
-      // What Node's IncomingMessage.headers holds for a POST from an HTTP client library.
-      headers: {
-        host: 'shop.example.com',
-        'user-agent': 'PaymentService/1.0',
-        'content-type': 'application/json',
-        'content-length': '281',
-        accept: '*/*',
-        'accept-encoding': 'gzip, deflate',
-        connection: 'keep-alive',
-        'x-api-key': PROVIDER.apiKey,
-        'x-timestamp': String(timestamp),
-        'x-hash': hash,
-      },
-      body: JSON.stringify(parsed),
-      parsed,
-    };
-  });
-}
-
-/** The hand-written check; returns false on a mismatch. */
-function bareVerify(headers: Record<string, string>, body: { tracking_code?: unknown; status?: unknown }): boolean {
-  const expected = sha256(PROVIDER.apiKey + PROVIDER.secretKey + String(body.tracking_code) + String(body.status) + String(headers['x-timestamp']));
-  const given = Buffer.from(headers['x-hash'] ?? '', 'hex');
-  return given.length === expected.length && timingSafeEqual(given, expected);
-}
+const TARGET = 1.5;
 
 runFigure(({ quick }): FigureReport => {
   const inputs = callbacks();
@@ -119,14 +73,14 @@ runFigure(({ quick }): FigureReport => {
       payorch: format.perSecond(sdkOps),
       baseline: `${format.perSecond(bareOps)} (node:crypto)`,
       ratio,
-      target: { text: `< ${TARGET}x`, met: ratio < TARGET },
+      target: { text: `≤ ${TARGET}x`, met: ratio <= TARGET },
     });
   }
 
   const markdown = [
     `${INPUTS} distinct signed deposit callbacks (spec 6.2), with the ten headers Node's \`IncomingMessage.headers\` gives for such a POST. The baseline is the least a receiver can do by hand: read tracking_code and status from the body (\`JSON.parse\` for the raw form), SHA-256 of api_key + secret_key + tracking_code + status + X-Timestamp with node:crypto, \`timingSafeEqual\` against X-Hash. \`verifyCallback\` also checks the timestamp tolerance, the API key, the body's own hash and timestamp, and the body's schema, and returns a typed payload. Before timing, both accept every input and refuse one with a changed status. ${settings.rounds} rounds of ${settings.roundMs} ms per variant, alternating; medians of calls per CPU second (CPU time per call in brackets). The ratio is time per call, payorch over bare.`,
     '',
-    table(['input', 'bare node:crypto', 'verifyCallback', 'ratio (target < 2x)'], rows),
+    table(['input', 'bare node:crypto', 'verifyCallback', 'ratio (target ≤ 1.5x)'], rows),
   ].join('\n');
   return { title: TITLE, markdown, headlines };
 });

@@ -24,14 +24,16 @@ function decode(bytes: Uint8Array): string {
 }
 
 function parseJson(text: string): unknown {
-  const bytes = Buffer.byteLength(text, 'utf8');
-  if (bytes > MAX_CALLBACK_BODY_BYTES) throw tooLarge(bytes);
-  if (text.trim() === '') throw malformed('the body is empty');
+  // A UTF-16 unit is at most 3 UTF-8 bytes: only a long text needs counting.
+  if (text.length * 3 > MAX_CALLBACK_BODY_BYTES) {
+    const bytes = Buffer.byteLength(text, 'utf8');
+    if (bytes > MAX_CALLBACK_BODY_BYTES) throw tooLarge(bytes);
+  }
   try {
     return JSON.parse(text);
   } catch {
     // The parser's message may quote the body, which holds the hash: say only what failed.
-    throw malformed('the body is not valid JSON');
+    throw malformed(text.trim() === '' ? 'the body is empty' : 'the body is not valid JSON');
   }
 }
 

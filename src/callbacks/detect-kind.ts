@@ -1,5 +1,6 @@
 import { assertNever } from '../core/assert-never.js';
 import { safeParseTrackingCode } from '../core/tracking-code.js';
+import type { TrackingCodeDirection } from '../core/tracking-code.js';
 import { CallbackVerificationError } from '../errors/callback-verification-error.js';
 import type { CallbackKind } from './kinds.js';
 
@@ -36,16 +37,22 @@ export function detectCallbackKind(body: Readonly<Record<string, unknown>>): Cal
   if (parsed === undefined || !parsed.success) {
     throw new CallbackVerificationError('unknown_kind', 'tracking_code has no prefix of spec 2.1; pass kind');
   }
-  switch (parsed.data.direction) {
+  if (parsed.data.direction === 'transfer') {
+    throw new CallbackVerificationError('unknown_kind', 'transfers have no callback (spec 6.1); pass kind');
+  }
+  return kindOfDirection(parsed.data.direction, body);
+}
+
+/** The callback kind of a tracking code already read: its direction, and for cards the body's fields. */
+export function kindOfDirection(direction: Exclude<TrackingCodeDirection, 'transfer'>, body: Readonly<Record<string, unknown>>): CallbackKind {
+  switch (direction) {
     case 'deposit':
       return 'deposit';
     case 'withdrawal':
       return 'withdrawal';
     case 'card':
       return cardKind(body);
-    case 'transfer':
-      throw new CallbackVerificationError('unknown_kind', 'transfers have no callback (spec 6.1); pass kind');
     default:
-      return assertNever(parsed.data);
+      return assertNever(direction);
   }
 }

@@ -9,7 +9,7 @@ import { CallbackVerificationError } from '../errors/callback-verification-error
 import { RequestValidationError } from '../errors/request-validation-error.js';
 import { readCallbackBody } from './body.js';
 import type { CallbackBody } from './body.js';
-import { detectCallbackKind } from './detect-kind.js';
+import { kindOfDirection } from './detect-kind.js';
 import { CALLBACK_KINDS, isCallbackKind } from './kinds.js';
 import type { CallbackKind } from './kinds.js';
 import { readSignatureHeaders } from './headers.js';
@@ -140,7 +140,7 @@ const DIRECTION_OF_KIND = {
  * code and status the callback hash is exactly the X-Hash of a basic-signed request, which passes
  * through proxies and logs.
  */
-function checkSignedShape(trackingCode: string, status: string, kind: CallbackKind | undefined): void {
+function checkSignedShape(trackingCode: string, status: string, kind: CallbackKind | undefined): Exclude<TrackingCodeDirection, 'transfer'> {
   const parsed = safeParseTrackingCode(trackingCode);
   if (!parsed.success || parsed.data.direction === 'transfer') {
     throw new CallbackVerificationError('invalid_tracking_code', 'tracking_code is not a tracking code of spec 2.1 (PREFIX-segment-seconds)');
@@ -149,6 +149,7 @@ function checkSignedShape(trackingCode: string, status: string, kind: CallbackKi
   if (kind !== undefined && DIRECTION_OF_KIND[kind] !== parsed.data.direction) {
     throw new CallbackVerificationError('kind_mismatch', `a ${parsed.data.prefix} tracking code is not a ${kind} callback`);
   }
+  return parsed.data.direction;
 }
 
 /**
@@ -189,7 +190,8 @@ export function verifyCallback(input: CallbackInput, options: VerifyCallbackOpti
   const fields = SignedCallbackFields.safeParse(body);
   if (!fields.success) throw new CallbackVerificationError('malformed_body', 'a signed field is missing or has the wrong type', toIssues(fields.error));
   const { tracking_code: trackingCode, status, hash } = fields.data;
-  checkSignedShape(trackingCode, status, options.kind);
+  // Read once: the kind is told from the same tracking code below.
+  const direction = checkSignedShape(trackingCode, status, options.kind);
   // The service hashes the decimal text of its integer timestamp, whatever form the body used.
   const timestamp = String(fields.data.timestamp);
 
@@ -221,7 +223,7 @@ export function verifyCallback(input: CallbackInput, options: VerifyCallbackOpti
     throw new CallbackVerificationError('timestamp_out_of_tolerance', `the timestamp is ${-ageSeconds} s in the future; at most ${tolerance} s (toleranceSeconds) is accepted`);
   }
 
-  const kind = headers === undefined ? 'dealerCreditCard' : (options.kind ?? detectCallbackKind(body));
+  const kind = headers === undefined ? 'dealerCreditCard' : (options.kind ?? kindOfDirection(direction, body));
   return parsePayload(kind, body, ageSeconds);
 }
 

@@ -1,4 +1,5 @@
-import ky from 'ky';
+import type * as kyModuleType from 'ky';
+import type { KyInstance } from 'ky';
 import type { z } from 'zod';
 import { APIError } from '../errors/api-error.js';
 import type { FailedRequest } from '../errors/api-error.js';
@@ -124,7 +125,8 @@ interface CallState {
 export class Transport {
   readonly #config: TransportConfig;
   readonly #root: string;
-  readonly #ky: typeof ky;
+  /** Created on the first call: see {@link loadKy}. */
+  #ky: KyInstance | undefined;
   readonly #now: () => number;
   readonly #observer: Observer;
   /** False when there is no logger and no hook: then no event is built (a few µs a call). */
@@ -139,15 +141,18 @@ export class Transport {
     this.#clockOffsetMs = config.clockOffsetMs ?? 0;
     this.#observer = new Observer(config);
     this.#observed = config.logger !== undefined || config.onRequest !== undefined || config.onResponse !== undefined;
-    this.#ky = ky.create({
+  }
+
+  async #loadKy(): Promise<KyInstance> {
+    const ky = await loadKy();
+    this.#ky ??= ky.create({
       timeout: false, // one deadline of our own covers retries and the body read
       retry: 0, // the retry loop below knows which failures may have moved money; ky cannot
       throwHttpErrors: false,
       // A redirect would re-send a payment body to wherever it points: never follow one.
       redirect: 'manual',
-      // Read at call time, not now: msw and other test doubles patch globalThis.fetch later.
-      fetch: (input, init) => (config.fetch ?? globalThis.fetch)(input, init),
     });
+    return this.#ky;
   }
 
   /**
@@ -258,11 +263,16 @@ export class Transport {
     state.sentHashes.push(hash);
     const signed = { ...headers, 'X-Timestamp': timestamp, 'X-Hash': hash };
     if (this.#observed) this.#observer.request({ operation: call.operation, method: call.method, url, attempt, headers: redactHeaders(signed) });
-    const response = await this.#ky(url, {
+    const client = this.#ky ?? (await this.#loadKy());
+    const fetcher = this.#config.fetch;
+    const response = await client(url, {
       method: call.method,
       headers: signed,
       ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) }),
-      signal: state.signal,
+      // The deadline rides on the fetch ky calls, not on ky's `signal` option: given a signal, ky
+      // combines it with its own through AbortSignal.any on every call (tens of µs on Node 20).
+      // The fetch is read at call time: msw and other test doubles patch globalThis.fetch later.
+      fetch: (input, init) => (fetcher ?? globalThis.fetch)(input, { ...init, signal: state.signal }),
     });
     const limit = this.#config.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     const text = await readCapped(response, limit, { method: call.method, url }, () => this.#secrets(call, state.sentHashes));
@@ -400,6 +410,18 @@ async function readCapped(response: Response, limit: number, failed: FailedReque
     });
   }
   return new TextDecoder().decode(bytes);
+}
+
+let kyModule: Promise<typeof kyModuleType> | undefined;
+
+/**
+ * ky, imported on the first call rather than at load: ky's module runs a feature test that builds
+ * a streaming `Request`, which makes Node load its whole fetch implementation, about 20 ms of
+ * every cold start (bench/RESULTS.md) that the first call pays anyway.
+ */
+async function loadKy(): Promise<KyInstance> {
+  kyModule ??= import('ky');
+  return (await kyModule).default;
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -1,0 +1,217 @@
+import { APIError, AuthenticationError, PermissionDeniedError, requestHash } from '../index.js';
+import type { AuthFailureReason } from '../index.js';
+import { assertNever } from '../core/assert-never.js';
+import { COMMON_OPTIONS, EXIT_FAILED, EXIT_OK, KEY_VARIABLES, colours, emit, fromFlagOrEnv, integerFlag, parse, requireSetting } from './io.js';
+import type { Account, AccountKeys, Command, Io } from './io.js';
+
+const USAGE = `Usage: payorch doctor [options]
+
+Checks what breaks integrations, for the provider account and, when its keys are given, the
+dealer account: is the service reachable (and its TLS certificate valid), how far this
+machine's clock is from the service's (the Date header; signatures allow 5 minutes), and
+whether a signed request is accepted, or which refusal of spec 7.1 came back, with its likely
+fix. Exits 0 when every check passes, 1 otherwise. Sends one read-only request per account.
+
+Options:
+  --base-url <url>             the service (default $PAYORCH_BASE_URL)
+  --api-key <key>              provider API key (default $PAYORCH_PROVIDER_API_KEY)
+  --secret-key <key>           provider secret key (default $PAYORCH_PROVIDER_SECRET_KEY); never printed
+  --dealer-api-key <key>       dealer API key (default $PAYORCH_DEALER_API_KEY)
+  --dealer-secret-key <key>    dealer secret key (default $PAYORCH_DEALER_SECRET_KEY); never printed
+  --timeout <ms>               per request (default 10000)
+  --json                       print the checks as JSON
+  -h, --help                   show this text`;
+
+type Outcome = 'ok' | 'warn' | 'fail' | 'skip';
+
+/** One line of the report: what was checked, how it went, and what to do about it. */
+interface Check {
+  readonly account: Account;
+  readonly name: 'reachability' | 'tls' | 'clock' | 'authentication';
+  readonly outcome: Outcome;
+  readonly detail: string;
+  readonly fix?: string;
+}
+
+// Spec 7.1, each refusal with what usually causes it.
+function fixFor(reason: AuthFailureReason, account: Account): string {
+  const names = KEY_VARIABLES[account];
+  switch (reason) {
+    case 'missing_headers':
+      return 'a proxy between you and the service drops the X-Api-Key, X-Hash or X-Timestamp header: let them through';
+    case 'invalid_api_key':
+      return `the API key is not one the service knows: check ${names.apiKey} (test and live keys differ)`;
+    case 'timestamp_expired':
+      return 'the clock of this machine is more than 5 minutes off: synchronise it (timedatectl set-ntp true), or set the clients\' clockOffsetMs';
+    case 'invalid_hash':
+      return `the secret key does not belong to the API key: check ${names.secretKey} (no spaces or newline copied with it)`;
+    case 'provider_inactive':
+      return 'the account is deactivated: ask the service operator to activate it';
+    case 'ip_not_allowed':
+      return "this machine's public IP is not in the account's whitelist: ask the operator to add it (behind NAT, the egress address counts)";
+    case 'credential_key_refused':
+      return 'the site credential key does not belong to this provider: check PAYORCH_CREDENTIAL_KEY';
+    case 'unknown':
+      return 'the service refused the request with a text the spec does not list: read it above';
+    default:
+      return assertNever(reason);
+  }
+}
+
+// Causes of a failed fetch as Node reports them (error.cause.code), with their usual fix.
+const CONNECTION_FIXES: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'nothing listens there: check the host and port of the base URL',
+  ENOTFOUND: 'the host name does not resolve: check the base URL and this machine\'s DNS',
+  EAI_AGAIN: 'DNS did not answer: check this machine\'s network and DNS',
+  ETIMEDOUT: 'no answer: a firewall may drop the traffic, or the host is down',
+  ECONNRESET: 'the connection was cut: a proxy or firewall may interfere',
+  UND_ERR_CONNECT_TIMEOUT: 'no answer: a firewall may drop the traffic, or the host is down',
+};
+const TLS_CODES = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS|ERR_SSL|HOSTNAME/;
+
+function causeCode(error: unknown): string | undefined {
+  for (let current: unknown = error; current instanceof Error; current = current.cause) {
+    const code = (current as NodeJS.ErrnoException).code;
+    if (typeof code === 'string' && code !== 'UND_ERR_SOCKET' && !code.startsWith('ABORT')) return code;
+  }
+  return undefined;
+}
+
+async function checkAccount(account: Account, baseUrl: URL, keys: AccountKeys, timeoutMs: number): Promise<Check[]> {
+  const path = account === 'provider' ? '/api/provider/welcome' : '/api/dealer/settings';
+  const url = new URL(path, baseUrl);
+  const https = baseUrl.protocol === 'https:';
+  const timestamp = String(Math.floor(Date.now() / 1000));
+  const headers = { 'X-Api-Key': keys.apiKey, 'X-Timestamp': timestamp, 'X-Hash': requestHash(keys, { hash: 'basic' }, timestamp), 'Content-Type': 'application/json' };
+  const sentAt = Date.now();
+  let response: Response;
+  try {
+    response = await fetch(url, { method: account === 'provider' ? 'POST' : 'GET', headers, signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
+  } catch (error) {
+    const code = causeCode(error);
+    const message = error instanceof Error && error.cause instanceof Error ? error.cause.message : error instanceof Error ? error.message : String(error);
+    if (code !== undefined && TLS_CODES.test(code)) {
+      return [
+        { account, name: 'reachability', outcome: 'ok', detail: `${url.host} answers on TCP` },
+        { account, name: 'tls', outcome: 'fail', detail: `${code}: ${message}`, fix: 'the certificate is not trusted for this host: check the host name, the chain the server sends, or NODE_EXTRA_CA_CERTS for a private CA' },
+      ];
+    }
+    const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
+    return [
+      {
+        account,
+        name: 'reachability',
+        outcome: 'fail',
+        detail: timedOut ? `no answer from ${url.origin} within ${timeoutMs} ms` : `${url.origin}: ${code ?? ''} ${message}`.trim(),
+        fix: timedOut ? (CONNECTION_FIXES['ETIMEDOUT'] ?? '') : (CONNECTION_FIXES[code ?? ''] ?? 'check the base URL and the network path to it'),
+      },
+    ];
+  }
+  const receivedAt = Date.now();
+  const checks: Check[] = [
+    { account, name: 'reachability', outcome: 'ok', detail: `${url.origin} answered HTTP ${response.status} in ${receivedAt - sentAt} ms` },
+    https
+      ? { account, name: 'tls', outcome: 'ok', detail: 'https, certificate trusted' }
+      : isLoopback(baseUrl.hostname)
+        ? { account, name: 'tls', outcome: 'skip', detail: 'plain http on loopback (a local sandbox)' }
+        : { account, name: 'tls', outcome: 'warn', detail: 'plain http', fix: 'use the https address: the hash does not cover the body, so anyone on the path could change an amount' },
+  ];
+  checks.push(clockCheck(account, response.headers.get('date'), sentAt, receivedAt));
+
+  const body = await response.text();
+  let parsed: unknown = body;
+  try {
+    parsed = JSON.parse(body) as unknown;
+  } catch {
+    // Not JSON: APIError.generate describes it as such.
+  }
+  const succeeded = response.ok && typeof parsed === 'object' && parsed !== null && (parsed as { success?: unknown }).success !== false;
+  if (succeeded) {
+    checks.push({ account, name: 'authentication', outcome: 'ok', detail: `signed request accepted${greeting(parsed)}` });
+    return checks;
+  }
+  const error = APIError.generate({ status: response.status, headers: {}, body: parsed, request: { method: account === 'provider' ? 'POST' : 'GET', url: url.href }, redact: [keys.secretKey, headers['X-Hash']] });
+  const reason = error instanceof AuthenticationError || error instanceof PermissionDeniedError ? error.reason : undefined;
+  checks.push({
+    account,
+    name: 'authentication',
+    outcome: 'fail',
+    detail: `${error.name}${reason === undefined ? '' : ` (${reason})`}: ${error.message}`,
+    fix: reason === undefined ? 'the service answered with a failure that is not an authentication refusal: read it above' : fixFor(reason, account),
+  });
+  return checks;
+}
+
+function greeting(body: unknown): string {
+  const record = body as { message?: unknown; dealer_name?: unknown };
+  const text = typeof record.message === 'string' ? record.message : typeof record.dealer_name === 'string' ? record.dealer_name : undefined;
+  return text === undefined ? '' : `: ${text}`;
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '[::1]' || /^127\./.test(host);
+}
+
+// Date has whole seconds: an offset within the round trip plus one second is no offset at all.
+function clockCheck(account: Account, date: string | null, sentAt: number, receivedAt: number): Check {
+  const serverMs = date === null ? Number.NaN : Date.parse(date);
+  if (Number.isNaN(serverMs)) return { account, name: 'clock', outcome: 'skip', detail: 'the answer has no Date header to compare with' };
+  const localMs = (sentAt + receivedAt) / 2;
+  const offsetS = Math.round((serverMs - localMs) / 1000);
+  const slack = Math.ceil((receivedAt - sentAt) / 1000) + 1;
+  const detail = Math.abs(offsetS) <= slack ? 'in step with the service (within the Date header\'s 1 s resolution)' : `this machine is ${Math.abs(offsetS)} s ${offsetS > 0 ? 'behind' : 'ahead of'} the service`;
+  if (Math.abs(offsetS) > 300) return { account, name: 'clock', outcome: 'fail', detail, fix: 'signatures allow 5 minutes: synchronise the clock (timedatectl set-ntp true), or set clockOffsetMs' };
+  if (Math.abs(offsetS) > 60) return { account, name: 'clock', outcome: 'warn', detail, fix: 'synchronise the clock before it drifts past the 5 minutes signatures allow' };
+  return { account, name: 'clock', outcome: 'ok', detail };
+}
+
+async function run(args: readonly string[], io: Io): Promise<number> {
+  const { values } = parse(args, {
+    ...COMMON_OPTIONS,
+    'base-url': { type: 'string' },
+    'api-key': { type: 'string' },
+    'secret-key': { type: 'string' },
+    'dealer-api-key': { type: 'string' },
+    'dealer-secret-key': { type: 'string' },
+    timeout: { type: 'string' },
+  });
+  if (values.help) {
+    io.stdout.write(`${USAGE}\n`);
+    return EXIT_OK;
+  }
+  const base = requireSetting(values['base-url'], io, '--base-url', 'PAYORCH_BASE_URL');
+  if (!URL.canParse(base) || !/^https?:$/.test(new URL(base).protocol)) {
+    return report(io, values.json, [{ account: 'provider', name: 'reachability', outcome: 'fail', detail: `not an http(s) URL: ${base}`, fix: 'set PAYORCH_BASE_URL to the service address, for example https://pay.example.com' }]);
+  }
+  const baseUrl = new URL(base);
+  const timeoutMs = integerFlag(values.timeout, '--timeout', 1, 600_000) ?? 10_000;
+  const provider = {
+    apiKey: requireSetting(values['api-key'], io, '--api-key', KEY_VARIABLES.provider.apiKey),
+    secretKey: requireSetting(values['secret-key'], io, '--secret-key', KEY_VARIABLES.provider.secretKey),
+  };
+  const dealerApiKey = fromFlagOrEnv(values['dealer-api-key'], io, KEY_VARIABLES.dealer.apiKey);
+  const dealerSecretKey = fromFlagOrEnv(values['dealer-secret-key'], io, KEY_VARIABLES.dealer.secretKey);
+  const checks = await checkAccount('provider', baseUrl, provider, timeoutMs);
+  if (dealerApiKey !== undefined && dealerSecretKey !== undefined) checks.push(...(await checkAccount('dealer', baseUrl, { apiKey: dealerApiKey, secretKey: dealerSecretKey }, timeoutMs)));
+  else checks.push({ account: 'dealer', name: 'authentication', outcome: 'skip', detail: `no dealer keys given (${KEY_VARIABLES.dealer.apiKey}, ${KEY_VARIABLES.dealer.secretKey})` });
+  return report(io, values.json, checks);
+}
+
+function report(io: Io, json: boolean, checks: readonly Check[]): number {
+  const c = colours(io.stdout, io.env);
+  const mark: Record<Outcome, string> = { ok: c.green('ok  '), warn: c.yellow('warn'), fail: c.red('FAIL'), skip: c.dim('skip') };
+  const failed = checks.some((check) => check.outcome === 'fail');
+  emit(
+    io,
+    json,
+    () =>
+      [
+        ...checks.flatMap((check) => [`${mark[check.outcome]}  ${check.account.padEnd(8)} ${check.name.padEnd(14)} ${check.detail}`, ...(check.fix === undefined ? [] : [`      ${c.dim('fix:')} ${check.fix}`])]),
+        failed ? c.red('Some checks failed.') : c.green('All checks passed.'),
+      ].join('\n'),
+    () => ({ ok: !failed, checks }),
+  );
+  return failed ? EXIT_FAILED : EXIT_OK;
+}
+
+export const doctorCommand: Command = { usage: USAGE, run };

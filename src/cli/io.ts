@@ -1,0 +1,132 @@
+import { parseArgs } from 'node:util';
+import type { ParseArgsConfig } from 'node:util';
+
+/*
+ * What every command shares: its exit codes, argument parsing that turns a mistake into a usage
+ * error, output as text or JSON, colour, and credentials from flags or the environment.
+ */
+
+/** Exit codes: 0 the operation succeeded, 1 it failed, 2 the command line was wrong. */
+export const EXIT_OK = 0;
+export const EXIT_FAILED = 1;
+export const EXIT_USAGE = 2;
+
+/** The command line is wrong: exit 2, with the command's usage. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+/** The operation ran and failed (a refused request, an unreachable host): exit 1. */
+export class OperationError extends Error {
+  override name = 'OperationError';
+}
+
+/** Where a command writes, and how. */
+export interface Io {
+  readonly stdout: NodeJS.WritableStream & { readonly isTTY?: boolean };
+  readonly stderr: NodeJS.WritableStream & { readonly isTTY?: boolean };
+  readonly stdin: NodeJS.ReadableStream;
+  readonly env: NodeJS.ProcessEnv;
+}
+
+/** One command: its usage text (for --help and `payorch help <command>`) and how it runs. */
+export interface Command {
+  readonly usage: string;
+  /** Resolves to the exit code; throws UsageError or OperationError for exits 2 and 1. */
+  readonly run: (args: readonly string[], io: Io) => Promise<number>;
+}
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/** `--json` and `--help`, which every command takes. */
+export const COMMON_OPTIONS = {
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const satisfies Options;
+
+/** node:util parseArgs, strict, with its errors (unknown option, missing value) as usage errors. */
+export function parse<const O extends Options>(args: readonly string[], options: O, allowPositionals = false) {
+  try {
+    return parseArgs({ args: [...args], options, strict: true, allowPositionals });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+/** Colour only on a terminal, and never when NO_COLOR is set to anything (https://no-color.org). */
+export function colours(stream: Io['stdout'], env: NodeJS.ProcessEnv) {
+  const on = stream.isTTY === true && (env['NO_COLOR'] ?? '') === '';
+  const paint = (code: number) => (text: string) => (on ? `\u001b[${code}m${text}\u001b[0m` : text);
+  return { green: paint(32), red: paint(31), yellow: paint(33), dim: paint(2), bold: paint(1) };
+}
+
+/** Writes a line to stdout: the JSON value with `--json`, the text otherwise. */
+export function emit(io: Io, json: boolean, text: () => string, value: () => unknown): void {
+  io.stdout.write(json ? `${JSON.stringify(value(), null, 2)}\n` : `${text()}\n`);
+}
+
+/** A flag's value, else the environment variable's, else undefined; empty counts as unset. */
+export function fromFlagOrEnv(flag: string | undefined, io: Io, name: string): string | undefined {
+  const value = flag ?? io.env[name];
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/** Like {@link fromFlagOrEnv}, but a usage error naming both the flag and the variable when neither is set. */
+export function requireSetting(flag: string | undefined, io: Io, flagName: string, envName: string): string {
+  const value = fromFlagOrEnv(flag, io, envName);
+  if (value === undefined) throw new UsageError(`${flagName} is required (or set ${envName})`);
+  return value;
+}
+
+/** The keys of one account, from flags or the environment names of the examples. */
+export interface AccountKeys {
+  readonly apiKey: string;
+  readonly secretKey: string;
+}
+
+export type Account = 'provider' | 'dealer';
+
+/** Environment variable names of each account's keys (the names the examples read). */
+export const KEY_VARIABLES = {
+  provider: { apiKey: 'PAYORCH_PROVIDER_API_KEY', secretKey: 'PAYORCH_PROVIDER_SECRET_KEY' },
+  dealer: { apiKey: 'PAYORCH_DEALER_API_KEY', secretKey: 'PAYORCH_DEALER_SECRET_KEY' },
+} as const;
+
+export const CREDENTIAL_OPTIONS = {
+  'api-key': { type: 'string' },
+  'secret-key': { type: 'string' },
+} as const satisfies Options;
+
+/** The account's keys from `--api-key` / `--secret-key`, else its environment variables. */
+export function accountKeys(values: { readonly 'api-key'?: string | undefined; readonly 'secret-key'?: string | undefined }, io: Io, account: Account): AccountKeys {
+  const names = KEY_VARIABLES[account];
+  return {
+    apiKey: requireSetting(values['api-key'], io, '--api-key', names.apiKey),
+    secretKey: requireSetting(values['secret-key'], io, '--secret-key', names.secretKey),
+  };
+}
+
+/** A whole number from a flag, or a usage error naming the flag and the allowed range. */
+export function integerFlag(value: string | undefined, flag: string, min: number, max: number): number | undefined {
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  if (value.trim() === '' || !Number.isInteger(number) || number < min || number > max) {
+    throw new UsageError(`${flag} must be a whole number from ${min} to ${max}: ${value}`);
+  }
+  return number;
+}
+
+/** Reads a file, or standard input for `-`. */
+export async function readInput(path: string, io: Io): Promise<string> {
+  if (path !== '-') {
+    const { readFile } = await import('node:fs/promises');
+    try {
+      return await readFile(path, 'utf8');
+    } catch (error) {
+      throw new UsageError(`cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  const chunks: Buffer[] = [];
+  for await (const chunk of io.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  return Buffer.concat(chunks).toString('utf8');
+}

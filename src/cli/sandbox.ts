@@ -1,0 +1,149 @@
+import { createSandbox } from '../sandbox/index.js';
+import type { CallbackRetryOptions, CallbackUrls, RunningSandbox, SandboxAccounts } from '../sandbox/index.js';
+import { CALLBACK_KINDS, isCallbackKind } from '../callbacks/kinds.js';
+import { COMMON_OPTIONS, EXIT_OK, OperationError, UsageError, colours, emit, integerFlag, parse } from './io.js';
+import type { Command, Io } from './io.js';
+
+const USAGE = `Usage: payorch sandbox [options]
+
+Serves a local Payment Orchestration Service (Provider and Dealer APIs) over HTTP, with
+controls to settle payments and deliver their callbacks, until Ctrl+C.
+
+Options:
+  --port <n>                  TCP port; 0 picks a free one (default 4010)
+  --host <address>            interface to listen on (default 127.0.0.1)
+  --seed <text>               seed of the generated keys, ids and history (default payorch)
+  --callback <kind=url>       where callbacks go; kind is ${CALLBACK_KINDS.join(', ')};
+                              repeat for several kinds
+  --callback-retries <n>      delivery attempts of a callback, the first included (1 to 20, default 5)
+  --callback-timeout <ms>     time one delivery attempt may take (1 to 600000, default 10000)
+  --callback-keep-signature   redeliver a callback with its first signature instead of re-signing
+                              it, as a service that does not re-sign would (tests maximum-age rules)
+  --env                       print only the credentials, as shell export lines
+  --json                      print one JSON object: url, credentials (by variable name) and sites
+  -h, --help                  show this text
+
+Examples:
+  payorch sandbox --port 0
+  payorch sandbox --port 0 --env > sandbox.env & sleep 1; . ./sandbox.env   # in a script
+  payorch sandbox --callback deposit=http://127.0.0.1:3000/webhooks --callback-retries 3`;
+
+function callbackUrls(entries: readonly string[]): CallbackUrls {
+  const urls: Record<string, string> = {};
+  for (const entry of entries) {
+    const [kind = '', url = ''] = entry.split(/=(.*)/s);
+    if (!isCallbackKind(kind) || !URL.canParse(url)) {
+      throw new UsageError(`--callback takes kind=url with kind one of ${CALLBACK_KINDS.join(', ')}: ${entry}`);
+    }
+    urls[kind] = url;
+  }
+  return urls;
+}
+
+/**
+ * The sandbox's address and keys under the environment names the examples and the other
+ * commands read. These are the sandbox's own generated keys, printed so that a tester can use
+ * them; no real secret is involved.
+ */
+function environment(url: string, accounts: SandboxAccounts): Record<string, string> {
+  return {
+    PAYORCH_BASE_URL: url,
+    PAYORCH_PROVIDER_API_KEY: accounts.provider.apiKey,
+    PAYORCH_PROVIDER_SECRET_KEY: accounts.provider.secretKey,
+    PAYORCH_CREDENTIAL_KEY: accounts.provider.sites[0].credentialKey,
+    PAYORCH_SITES_KEY: accounts.provider.key,
+    PAYORCH_DEALER_API_KEY: accounts.dealer.apiKey,
+    PAYORCH_DEALER_SECRET_KEY: accounts.dealer.secretKey,
+  };
+}
+
+/** Single quotes for a shell, so that any value survives `eval`. */
+const shellQuote = (value: string): string => `'${value.replaceAll("'", `'\\''`)}'`;
+
+async function listen(port: number, host: string, start: (port: number) => Promise<RunningSandbox>): Promise<RunningSandbox> {
+  try {
+    return await start(port);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException | undefined)?.code;
+    if (code === 'EADDRINUSE') throw new OperationError(`Port ${port} on ${host} is already in use. Pass --port 0 to pick a free port, or stop what holds it.`);
+    if (code === 'EADDRNOTAVAIL') throw new OperationError(`${host} is not an address of this machine (--host).`);
+    if (code === 'EACCES') throw new OperationError(`Port ${port} needs privileges; pick a port above 1023, or --port 0.`);
+    throw error;
+  }
+}
+
+async function run(args: readonly string[], io: Io): Promise<number> {
+  const { values } = parse(args, {
+    ...COMMON_OPTIONS,
+    port: { type: 'string', default: '4010' },
+    host: { type: 'string', default: '127.0.0.1' },
+    seed: { type: 'string' },
+    callback: { type: 'string', multiple: true, default: [] },
+    'callback-retries': { type: 'string' },
+    'callback-timeout': { type: 'string' },
+    'callback-keep-signature': { type: 'boolean', default: false },
+    env: { type: 'boolean', default: false },
+  });
+  if (values.help) {
+    io.stdout.write(`${USAGE}\n`);
+    return EXIT_OK;
+  }
+  if (values.env && values.json) throw new UsageError('--env and --json are two formats of the same output: choose one');
+  const port = integerFlag(values.port, '--port', 0, 65_535) ?? 4010;
+  const attempts = integerFlag(values['callback-retries'], '--callback-retries', 1, 20);
+  const timeoutMs = integerFlag(values['callback-timeout'], '--callback-timeout', 1, 600_000);
+  const callbackRetry: CallbackRetryOptions = {
+    ...(attempts === undefined ? {} : { attempts }),
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+    ...(values['callback-keep-signature'] ? { resign: false } : {}),
+  };
+
+  const sandbox = createSandbox({ seed: values.seed, callbackUrls: callbackUrls(values.callback), callbackRetry });
+  const running = await listen(port, values.host, (chosen) => sandbox.listen({ port: chosen, host: values.host }));
+  // Listen for Ctrl+C before printing: whoever reads the output may signal at once.
+  const stopped = new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      running.close().then(resolve, resolve);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  const variables = environment(running.url, sandbox.accounts);
+  const { sites } = sandbox.accounts.provider;
+  const c = colours(io.stdout, io.env);
+  if (values.env) {
+    io.stdout.write(`${Object.entries(variables).map(([name, value]) => `export ${name}=${shellQuote(value)}`).join('\n')}\n`);
+  } else {
+    emit(
+      io,
+      values.json,
+      () =>
+        [
+          `${c.green('payorch sandbox')} listening on ${c.bold(running.url)}`,
+          '',
+          'Credentials, under the names the examples and the other commands read (export these lines to use them):',
+          ...Object.entries(variables).map(([name, value]) => `${name}=${value}`),
+          '',
+          'Sites (id, name, credential key):',
+          ...sites.map((site) => `  ${site.id}  ${site.name}  ${site.credentialKey}`),
+          '',
+          `Controls: GET ${running.url}/__sandbox lists them (settle, deliveries, clock, callback URLs).`,
+          '',
+          'Try it in another terminal, with the lines above exported:',
+          '  npx payorch doctor',
+          '  npx payorch call welcome',
+          '  curl -X POST "$PAYORCH_BASE_URL/api/provider/welcome" $(npx payorch sign basic)',
+          '',
+          c.dim('Stop with Ctrl+C.'),
+        ].join('\n'),
+      () => ({ url: running.url, credentials: variables, sites }),
+    );
+  }
+
+  await stopped;
+  return EXIT_OK;
+}
+
+export const sandboxCommand: Command = { usage: USAGE, run };

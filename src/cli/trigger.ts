@@ -1,0 +1,162 @@
+import { safeParseTrackingCode, signCallback } from '../index.js';
+import type { SignCallbackPayload } from '../index.js';
+import { assertNever } from '../core/assert-never.js';
+import { CALLBACK_KINDS, CALLBACK_STATUSES, isCallbackKind } from '../callbacks/kinds.js';
+import type { CallbackKind } from '../callbacks/kinds.js';
+import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_FAILED, EXIT_OK, OperationError, UsageError, accountKeys, colours, emit, integerFlag, parse } from './io.js';
+import type { Command, Io } from './io.js';
+
+const EVENTS = CALLBACK_KINDS.map((kind) => `  ${kind.padEnd(17)} ${CALLBACK_STATUSES[kind].join(', ')}`).join('\n');
+
+const USAGE = `Usage: payorch trigger <kind>.<status> --forward-to <url> [options]
+
+Sends your receiver a callback as the service would: every field of its kind (spec 6.2 to 6.5),
+signed per spec 5.3 (X-Api-Key, X-Timestamp, X-Hash, and the body's hash and timestamp).
+Prints the receiver's status and body; exits 0 on a 2xx answer, 1 otherwise.
+
+Events:
+${EVENTS}
+
+Options:
+  --forward-to <url>       the receiver's URL (required)
+  --api-key <key>          account API key (default $PAYORCH_PROVIDER_API_KEY, or
+                           $PAYORCH_DEALER_API_KEY for dealerCreditCard)
+  --secret-key <key>       account secret key (default $PAYORCH_PROVIDER_SECRET_KEY, or
+                           $PAYORCH_DEALER_SECRET_KEY for dealerCreditCard); never printed
+  --tracking-code <code>   the record's tracking code (default a fresh one of the kind's prefix)
+  --amount <n>             the amount (default 250)
+  --timeout <ms>           how long to wait for the receiver (default 10000)
+  --json                   print the sent callback and the answer as JSON
+  -h, --help               show this text
+
+Example:
+  payorch trigger deposit.completed --forward-to http://127.0.0.1:3000/webhooks/payorch`;
+
+const PREFIX: Record<CallbackKind, string> = { deposit: 'MAN', withdrawal: 'WIT', creditCard: 'CC', dealerCreditCard: 'CC' };
+
+const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+function randomText(length: number): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(length));
+  return Array.from(bytes, (byte) => ALPHANUMERIC[byte % ALPHANUMERIC.length]).join('');
+}
+
+/** A callback of `kind` with every field of its section of the spec, as a real payment would carry. */
+export function callbackPayload(kind: CallbackKind, status: string, trackingCode: string, amount: number, now: Date): SignCallbackPayload {
+  const customer = { username: 'ada', fullname: 'Ada Yılmaz', user_id: 'u-1001' };
+  const failed = status === 'failed';
+  switch (kind) {
+    case 'deposit':
+      return { tracking_code: trackingCode, tx_id: `TX${randomText(10)}`, status, amount, ...customer, site_id: 1 };
+    case 'withdrawal':
+      return { tracking_code: trackingCode, tx_id: `TX${randomText(10)}`, status, amount, ...customer, site_id: 1, iban: 'TR330006100519786457841326' };
+    case 'creditCard':
+      return {
+        tracking_code: trackingCode,
+        order_id: `ORD-${randomText(10)}`,
+        status,
+        amount,
+        currency: 'TRY',
+        username: customer.username,
+        user_id: customer.user_id,
+        site_id: 1,
+        customer_name: customer.fullname,
+        customer_email: 'ada@example.com',
+        // Spec 6.4: only when failed.
+        ...(failed ? { error_code: 'CARD_DECLINED', error_message: 'The card was declined by the issuer' } : {}),
+      };
+    case 'dealerCreditCard':
+      return {
+        success: status === 'success',
+        tracking_code: trackingCode,
+        order_id: `ORD-${randomText(10)}`,
+        status,
+        amount,
+        currency: 'TRY',
+        customer_name: customer.fullname,
+        customer_email: 'ada@example.com',
+        customer_phone: '+905551112233',
+        status_message: status === 'success' ? 'Payment completed' : 'Payment failed',
+        // Spec 6.5: on failure the error fields replace the success-only completed_at.
+        ...(status === 'success'
+          ? { completed_at: now.toISOString().replace(/\.\d{3}Z$/, '+00:00') }
+          : { error_code: 'CARD_DECLINED', error_message: 'The card was declined by the issuer' }),
+      };
+    default:
+      return assertNever(kind);
+  }
+}
+
+function readEvent(event: string | undefined): { kind: CallbackKind; status: string } {
+  if (event === undefined) throw new UsageError('name the callback to send, as <kind>.<status>, for example deposit.completed');
+  const [kind = '', status = ''] = event.split(/\.(.*)/s);
+  if (!isCallbackKind(kind)) throw new UsageError(`unknown callback kind ${JSON.stringify(kind)}: use one of ${CALLBACK_KINDS.join(', ')}`);
+  const statuses: readonly string[] = CALLBACK_STATUSES[kind];
+  if (!statuses.includes(status)) throw new UsageError(`a ${kind} callback carries one of the statuses ${statuses.join(', ')}, not ${JSON.stringify(status)}`);
+  return { kind, status };
+}
+
+async function run(args: readonly string[], io: Io): Promise<number> {
+  const { values, positionals } = parse(
+    args,
+    {
+      ...COMMON_OPTIONS,
+      ...CREDENTIAL_OPTIONS,
+      'forward-to': { type: 'string' },
+      'tracking-code': { type: 'string' },
+      amount: { type: 'string' },
+      timeout: { type: 'string' },
+    },
+    true,
+  );
+  if (values.help) {
+    io.stdout.write(`${USAGE}\n`);
+    return EXIT_OK;
+  }
+  if (positionals.length > 1) throw new UsageError(`one event at a time: ${positionals.join(' ')}`);
+  const { kind, status } = readEvent(positionals[0]);
+  const target = values['forward-to'];
+  if (target === undefined) throw new UsageError('--forward-to <url> is required: where your receiver listens');
+  if (!URL.canParse(target) || !/^https?:$/.test(new URL(target).protocol)) throw new UsageError(`--forward-to must be an http or https URL: ${target}`);
+  const amount = values.amount === undefined ? 250 : Number(values.amount);
+  if (values.amount !== undefined && (values.amount.trim() === '' || !Number.isFinite(amount) || amount <= 0)) {
+    throw new UsageError(`--amount must be a positive number: ${values.amount}`);
+  }
+  const timeoutMs = integerFlag(values.timeout, '--timeout', 1, 600_000) ?? 10_000;
+  const now = new Date();
+  const trackingCode = values['tracking-code'] ?? `${PREFIX[kind]}-${randomText(8)}-${Math.floor(now.getTime() / 1000)}`;
+  if (!safeParseTrackingCode(trackingCode).success) {
+    throw new UsageError(`--tracking-code is not a tracking code of spec 2.1 (PREFIX-segment-unixseconds, for example MAN-a8Xk29Qp-1763812000): ${trackingCode}`);
+  }
+  const keys = accountKeys(values, io, kind === 'dealerCreditCard' ? 'dealer' : 'provider');
+
+  const signed = signCallback(callbackPayload(kind, status, trackingCode, amount, now), keys);
+  let response: Response;
+  try {
+    response = await fetch(target, { method: 'POST', headers: signed.headers, body: signed.body, signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
+  } catch (error) {
+    const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : error instanceof Error ? `: ${error.message}` : '';
+    throw new OperationError(`Could not deliver the ${kind}.${status} callback to ${target}${cause}`);
+  }
+  const answer = await response.text();
+  const c = colours(io.stdout, io.env);
+  const delivered = response.status >= 200 && response.status < 300;
+  emit(
+    io,
+    values.json,
+    () =>
+      [
+        `${c.bold(`${kind}.${status}`)} ${trackingCode} -> ${target}`,
+        `${delivered ? c.green(String(response.status)) : c.red(String(response.status))} ${response.statusText}`,
+        answer === '' ? c.dim('(empty body)') : answer,
+      ].join('\n'),
+    () => ({
+      event: `${kind}.${status}`,
+      target,
+      request: { headers: signed.headers, body: JSON.parse(signed.body) as unknown },
+      response: { status: response.status, body: answer },
+    }),
+  );
+  return delivered ? EXIT_OK : EXIT_FAILED;
+}
+
+export const triggerCommand: Command = { usage: USAGE, run };

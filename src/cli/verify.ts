@@ -1,0 +1,123 @@
+import { CallbackVerificationError, verifyCallback } from '../index.js';
+import type { VerifiedCallback } from '../index.js';
+import { CALLBACK_KINDS, isCallbackKind } from '../callbacks/kinds.js';
+import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_FAILED, EXIT_OK, UsageError, accountKeys, colours, emit, integerFlag, parse, readInput } from './io.js';
+import type { Command, Io } from './io.js';
+
+const USAGE = `Usage: payorch verify --body <file|-> [--header 'Name: value' ...] [options]
+
+Runs verifyCallback on a callback you captured (from your receiver's log, a proxy, or
+payorch trigger --json) and prints its kind, status and age; or why it is refused and the
+HTTP status your receiver should answer. Exits 0 when it verifies, 1 when it is refused.
+
+Options:
+  --body <file|->          the body exactly as received; - reads standard input (required)
+  --header <'Name: v'>     a request header, repeat for each (X-Api-Key, X-Timestamp, X-Hash)
+  --kind <kind>            ${CALLBACK_KINDS.join(', ')} (default: told from the body)
+  --api-key <key>          account API key (default $PAYORCH_PROVIDER_API_KEY, or
+                           $PAYORCH_DEALER_API_KEY for a dealer card callback)
+  --secret-key <key>       account secret key (default $PAYORCH_PROVIDER_SECRET_KEY, or
+                           $PAYORCH_DEALER_SECRET_KEY for a dealer card callback); never printed
+  --max-age <s>            oldest signature accepted, in seconds (default 259200, 3 days: a
+                           redelivery may keep its first signature)
+  --tolerance <s>          how far in the future the timestamp may be (default 300)
+  --dealer-card-without-headers
+                           verify a dealer card callback that came without X-Api-Key,
+                           X-Timestamp and X-Hash from its body's hash and timestamp (spec 6.5)
+  --json                   print the result as JSON
+  -h, --help               show this text
+
+Example:
+  payorch verify --header "X-Api-Key: $KEY" --header 'X-Timestamp: 1763812345' \\
+    --header 'X-Hash: 9f2c…' --body callback.json`;
+
+function readHeaders(entries: readonly string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const entry of entries) {
+    const colon = entry.indexOf(':');
+    const name = entry.slice(0, colon).trim();
+    if (colon < 1 || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new UsageError(`--header takes 'Name: value': ${entry}`);
+    headers[name.toLowerCase()] = entry.slice(colon + 1).trim();
+  }
+  return headers;
+}
+
+function withoutHash(payload: VerifiedCallback['payload']): Record<string, unknown> {
+  const fields: Record<string, unknown> = { ...payload };
+  delete fields['hash'];
+  return fields;
+}
+
+async function run(args: readonly string[], io: Io): Promise<number> {
+  const { values } = parse(args, {
+    ...COMMON_OPTIONS,
+    ...CREDENTIAL_OPTIONS,
+    body: { type: 'string' },
+    header: { type: 'string', multiple: true, default: [] },
+    kind: { type: 'string' },
+    tolerance: { type: 'string' },
+    'max-age': { type: 'string' },
+    'dealer-card-without-headers': { type: 'boolean', default: false },
+  });
+  if (values.help) {
+    io.stdout.write(`${USAGE}\n`);
+    return EXIT_OK;
+  }
+  if (values.body === undefined) throw new UsageError('--body <file|-> is required: the callback body as received');
+  const kind = values.kind;
+  if (kind !== undefined && !isCallbackKind(kind)) throw new UsageError(`--kind must be one of ${CALLBACK_KINDS.join(', ')}: ${kind}`);
+  const tolerance = integerFlag(values.tolerance, '--tolerance', 0, 31_536_000);
+  const maxAge = integerFlag(values['max-age'], '--max-age', 0, 31_536_000);
+  const headers = readHeaders(values.header);
+  const dealer = kind === 'dealerCreditCard' || values['dealer-card-without-headers'];
+  const keys = accountKeys(values, io, dealer ? 'dealer' : 'provider');
+  const body = await readInput(values.body, io);
+  const c = colours(io.stdout, io.env);
+
+  let callback: VerifiedCallback;
+  try {
+    callback = verifyCallback(
+      { headers: Object.keys(headers).length === 0 ? undefined : headers, body },
+      {
+        ...keys,
+        ...(kind === undefined ? {} : { kind }),
+        ...(tolerance === undefined ? {} : { toleranceSeconds: tolerance }),
+        ...(maxAge === undefined ? {} : { maxAgeSeconds: maxAge }),
+        dealerCardWithoutHeaders: values['dealer-card-without-headers'],
+      },
+    );
+  } catch (error) {
+    if (!(error instanceof CallbackVerificationError)) throw error;
+    emit(
+      io,
+      values.json,
+      () =>
+        [
+          `${c.red('refused')} ${error.reason}`,
+          error.message,
+          `Answer HTTP ${error.status}${error.status === 401 ? ' (not authentic: the service will retry, and a genuine retry must verify)' : ' (the body cannot be processed)'}`,
+          ...error.issues.map((issue) => `  ${issue.field || '(body)'}: ${issue.message}`),
+        ].join('\n'),
+      () => ({ verified: false, reason: error.reason, message: error.message, status: error.status, issues: error.issues }),
+    );
+    return EXIT_FAILED;
+  }
+  const { payload, ageSeconds } = callback;
+  emit(
+    io,
+    values.json,
+    () =>
+      [
+        `${c.green('verified')} ${c.bold(`${callback.kind}.${payload.status}`)}`,
+        `tracking code  ${payload.tracking_code}`,
+        ...(payload.amount === undefined ? [] : [`amount         ${payload.amount}`]),
+        `signed         ${new Date(payload.timestamp * 1000).toISOString()} (${ageSeconds} s ago)`,
+        'Answer HTTP 200 once it is applied; the hash covers tracking_code, status and timestamp only, so compare the amount with your record.',
+      ].join('\n'),
+    // The body's hash is left out: a signature does not belong in logs, and the user has it anyway.
+    () => ({ verified: true, kind: callback.kind, status: payload.status, trackingCode: payload.tracking_code, ageSeconds, payload: withoutHash(payload) }),
+  );
+  return EXIT_OK;
+}
+
+export const verifyCommand: Command = { usage: USAGE, run };

@@ -1,0 +1,162 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import { createSandbox } from '../../src/sandbox/index.js';
+import type { Sandbox, SandboxOptions } from '../../src/sandbox/index.js';
+
+/*
+ * The CLI's tests run the built binary, `node dist/cli.js`, as `npx payorch` runs it: the
+ * bundle, its chunks and its shebang entry are what users get, not the source.
+ */
+
+export const root = join(import.meta.dirname, '../..');
+export const CLI = join(root, 'dist/cli.js');
+
+function newest(directory: string): number {
+  let latest = 0;
+  for (const entry of readdirSync(directory, { withFileTypes: true })) {
+    const path = join(directory, entry.name);
+    latest = Math.max(latest, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs);
+  }
+  return latest;
+}
+
+/** Fails the file at once, with the fix, when dist/cli.js is missing or older than src/. */
+export function requireFreshBuild(): void {
+  beforeAll(() => {
+    let built = 0;
+    try {
+      built = statSync(CLI).mtimeMs;
+    } catch {
+      throw new Error('dist/cli.js is missing: run npm run build (the CLI tests run the built binary)');
+    }
+    if (built < newest(join(root, 'src'))) throw new Error('dist/cli.js is older than src/: run npm run build (the CLI tests run the built binary)');
+  });
+}
+
+export interface Run {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+const running = new Set<ChildProcessWithoutNullStreams>();
+afterEach(() => {
+  for (const child of running) child.kill('SIGKILL');
+  running.clear();
+});
+
+/**
+ * Starts `payorch ...args` with only the given environment (no PAYORCH_* of the machine leaks
+ * in, no NO_COLOR unless given), writing `stdin` to it.
+ */
+export function start(args: readonly string[], env: Record<string, string> = {}, stdin = ''): ChildProcessWithoutNullStreams {
+  const child = spawn(process.execPath, [CLI, ...args], { cwd: root, env: { PATH: process.env['PATH'] ?? '', ...env } });
+  running.add(child);
+  child.on('exit', () => running.delete(child));
+  child.stdin.end(stdin);
+  return child;
+}
+
+/** Runs `payorch ...args` to its end. */
+export function payorch(args: readonly string[], env: Record<string, string> = {}, stdin = ''): Promise<Run> {
+  const child = start(args, env, stdin);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => {
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** Everything a process prints on stdout until `until` matches it. */
+export function outputUntil(child: ChildProcessWithoutNullStreams, until: RegExp): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    let errors = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      text += chunk.toString('utf8');
+      if (until.test(text)) resolve(text);
+    });
+    child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString('utf8')));
+    child.on('exit', (code) => {
+      reject(new Error(`payorch exited with ${code} before printing ${until}: ${text}${errors}`));
+    });
+  });
+}
+
+export const exited = (child: ChildProcessWithoutNullStreams): Promise<number | null> =>
+  new Promise((resolve) => {
+    if (child.exitCode !== null) resolve(child.exitCode);
+    else child.on('exit', (code) => { resolve(code); });
+  });
+
+/** The secret appears in neither output stream. */
+export function expectNoSecret(run: Run, ...secrets: string[]): void {
+  for (const secret of secrets) {
+    expect(run.stdout).not.toContain(secret);
+    expect(run.stderr).not.toContain(secret);
+  }
+}
+
+/** The parsed JSON of stdout. */
+export const jsonOf = (run: Run): Record<string, unknown> => JSON.parse(run.stdout) as Record<string, unknown>;
+
+/** A sandbox listening on loopback in this process, and the environment the CLI reads for it. */
+export async function listeningSandbox(options: SandboxOptions = {}): Promise<{ sandbox: Sandbox; url: string; env: Record<string, string>; close: () => Promise<void> }> {
+  const sandbox = createSandbox(options);
+  const running = await sandbox.listen({ port: 0, host: '127.0.0.1' });
+  const { provider, dealer } = sandbox.accounts;
+  const env = {
+    PAYORCH_BASE_URL: running.url,
+    PAYORCH_PROVIDER_API_KEY: provider.apiKey,
+    PAYORCH_PROVIDER_SECRET_KEY: provider.secretKey,
+    PAYORCH_CREDENTIAL_KEY: provider.sites[0].credentialKey,
+    PAYORCH_SITES_KEY: provider.key,
+    PAYORCH_DEALER_API_KEY: dealer.apiKey,
+    PAYORCH_DEALER_SECRET_KEY: dealer.secretKey,
+  };
+  return { sandbox, url: running.url, env, close: () => running.close() };
+}
+
+/** `payorch ...args` is bad usage: exit 2, the message on stderr, nothing on stdout. */
+export async function expectUsageError(args: readonly string[], env: Record<string, string>, message: RegExp): Promise<void> {
+  const run = await payorch(args, env);
+  expect(run.stderr).toMatch(message);
+  expect(run.stdout).toBe('');
+  expect(run.code).toBe(2);
+}
+
+type ListeningSandbox = Awaited<ReturnType<typeof listeningSandbox>>;
+
+/** One sandbox for the whole file, started before its tests and closed after them. */
+export function useListeningSandbox(options: SandboxOptions = {}): Omit<ListeningSandbox, 'close'> {
+  let current: ListeningSandbox | undefined;
+  beforeAll(async () => {
+    current = await listeningSandbox(options);
+  });
+  afterAll(async () => {
+    await current?.close();
+  });
+  const started = (): ListeningSandbox => {
+    if (current === undefined) throw new Error('the sandbox starts in beforeAll');
+    return current;
+  };
+  return {
+    get sandbox() {
+      return started().sandbox;
+    },
+    get url() {
+      return started().url;
+    },
+    get env() {
+      return started().env;
+    },
+  };
+}

@@ -1,0 +1,160 @@
+import { createHash } from 'node:crypto';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { describe, expect, test, vi } from 'vitest';
+import { json, startServer, useRealNetwork } from '../helpers/loopback.js';
+import { exited, outputUntil, payorch, requireFreshBuild, start, expectUsageError } from './run.js';
+
+requireFreshBuild();
+useRealNetwork();
+
+const READY = /Stop with Ctrl\+C\./;
+const value = (printed: string, name: string) => new RegExp(`^${name}=(.+)$`, 'm').exec(printed)?.[1] ?? '';
+
+/** Starts `payorch sandbox --port 0 ...args` and waits for it to print `ready`. */
+async function sandbox(args: readonly string[], ready: RegExp = READY) {
+  const child = start(['sandbox', '--port', '0', ...args]);
+  const printed = await outputUntil(child, ready);
+  return { child, printed };
+}
+
+async function settle(url: string, id: string, status: string): Promise<unknown> {
+  const answer = await fetch(`${url}/__sandbox/settle`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ id, status }) });
+  return answer.json();
+}
+
+const signedHeaders = (apiKey: string, secretKey: string, between = '') => {
+  const timestamp = String(Math.floor(Date.now() / 1000));
+  // Spec 5.1, by hand: SHA-256 of api_key + secret_key (+ key) + timestamp as lowercase hex.
+  const hash = createHash('sha256').update(`${apiKey}${secretKey}${between}${timestamp}`).digest('hex');
+  return { 'X-Api-Key': apiKey, 'X-Hash': hash, 'X-Timestamp': timestamp, 'Content-Type': 'application/json' };
+};
+
+async function startDeposit(printed: string): Promise<string> {
+  const url = value(printed, 'PAYORCH_BASE_URL');
+  const credentialKey = value(printed, 'PAYORCH_CREDENTIAL_KEY');
+  const answer = await fetch(`${url}/api/provider/start-manual-deposit`, {
+    method: 'POST',
+    headers: { ...signedHeaders(value(printed, 'PAYORCH_PROVIDER_API_KEY'), value(printed, 'PAYORCH_PROVIDER_SECRET_KEY'), credentialKey), 'X-Credential-Key': credentialKey },
+    body: JSON.stringify({ fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', amount: 250 }),
+  });
+  return ((await answer.json()) as { data: { tracking_code: string } }).data.tracking_code;
+}
+
+describe('payorch sandbox', { timeout: 60_000 }, () => {
+  test('prints the URL and the credentials under the contract names, answers a request signed by hand, and stops on SIGTERM with 0', async () => {
+    const { child, printed } = await sandbox([]);
+    const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(printed)?.[1] ?? '';
+    expect(url).not.toBe('');
+    expect(value(printed, 'PAYORCH_BASE_URL')).toBe(url);
+    for (const name of ['PAYORCH_PROVIDER_API_KEY', 'PAYORCH_PROVIDER_SECRET_KEY', 'PAYORCH_CREDENTIAL_KEY', 'PAYORCH_SITES_KEY', 'PAYORCH_DEALER_API_KEY', 'PAYORCH_DEALER_SECRET_KEY']) {
+      expect(value(printed, name)).not.toBe('');
+    }
+    const welcome = await fetch(`${url}/api/provider/welcome`, { method: 'POST', headers: signedHeaders(value(printed, 'PAYORCH_PROVIDER_API_KEY'), value(printed, 'PAYORCH_PROVIDER_SECRET_KEY')) });
+    expect(welcome.status).toBe(200);
+    // The X-Key printed as PAYORCH_SITES_KEY is the one the site list takes.
+    const sites = await fetch(`${url}/api/provider/sites`, {
+      method: 'POST',
+      headers: { ...signedHeaders(value(printed, 'PAYORCH_PROVIDER_API_KEY'), value(printed, 'PAYORCH_PROVIDER_SECRET_KEY'), value(printed, 'PAYORCH_SITES_KEY')), 'X-Key': value(printed, 'PAYORCH_SITES_KEY') },
+    });
+    expect(sites.status).toBe(200);
+    const code = await startDeposit(printed);
+    expect(await settle(url, code, 'completed')).toMatchObject({ success: true, record: { status: 'completed' } });
+    child.kill('SIGTERM');
+    expect(await exited(child)).toBe(0);
+  });
+
+  test('--json prints one object with the url, the credentials and the sites', async () => {
+    const { child, printed } = await sandbox(['--json'], /^\}$/m);
+    const parsed = JSON.parse(printed) as { url: string; credentials: Record<string, string>; sites: { id: number; name: string; credentialKey: string }[] };
+    expect(parsed.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(parsed.credentials['PAYORCH_BASE_URL']).toBe(parsed.url);
+    expect(parsed.credentials['PAYORCH_CREDENTIAL_KEY']).toBe(parsed.sites[0]?.credentialKey);
+    expect(parsed.sites).toHaveLength(2);
+    child.kill('SIGINT');
+    expect(await exited(child)).toBe(0);
+  });
+
+  test('--env prints only export lines a shell can eval', async () => {
+    const { child, printed } = await sandbox(['--env'], /PAYORCH_DEALER_SECRET_KEY=.*\n/);
+    const lines = printed.trim().split('\n');
+    expect(lines).toHaveLength(7);
+    for (const line of lines) expect(line).toMatch(/^export PAYORCH_[A-Z_]+='[^']+'$/);
+    child.kill('SIGTERM');
+    await exited(child);
+  });
+
+  test('the same seed gives the same credentials; --seed changes them', async () => {
+    const keyOf = async (...args: string[]) => {
+      const { child, printed } = await sandbox(args);
+      child.kill('SIGTERM');
+      await exited(child);
+      return value(printed, 'PAYORCH_PROVIDER_API_KEY');
+    };
+    const first = await keyOf();
+    expect(await keyOf()).toBe(first);
+    expect(await keyOf('--seed', 'other')).not.toBe(first);
+  });
+
+  test('a port that is taken fails with exit 1 and the hint to use --port 0', async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const { port } = holder.address() as AddressInfo;
+    try {
+      const run = await payorch(['sandbox', '--port', String(port)]);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(`Port ${port} on 127.0.0.1 is already in use. Pass --port 0 to pick a free port`);
+    } finally {
+      holder.close();
+    }
+  });
+
+  test('--callback-retries sets the delivery attempts and --callback-timeout the time one may take', async () => {
+    // The receiver never answers: each attempt ends at the timeout, and the sandbox gives up after 2.
+    const receiver = await startServer(() => undefined);
+    const { child, printed } = await sandbox(['--callback', `deposit=${receiver.url}/hooks`, '--callback-retries', '2', '--callback-timeout', '200']);
+    const code = await startDeposit(printed);
+    await settle(value(printed, 'PAYORCH_BASE_URL'), code, 'completed');
+    // Settling delivers in the background: wait until the sandbox has given up.
+    let attempts: { attempt: number; delivered: boolean; error?: string }[] = [];
+    await vi.waitFor(async () => {
+      const log = (await (await fetch(`${value(printed, 'PAYORCH_BASE_URL')}/__sandbox/deliveries`)).json()) as { deliveries: typeof attempts };
+      attempts = log.deliveries;
+      expect(attempts).toHaveLength(2);
+    }, { timeout: 20_000, interval: 100 });
+    expect(attempts.map((attempt) => [attempt.attempt, attempt.delivered])).toEqual([[1, false], [2, false]]);
+    expect(receiver.seen).toHaveLength(2);
+    child.kill('SIGTERM');
+    await exited(child);
+  });
+
+  test.each([
+    ['--callback-keep-signature sends a retry with the first signature, byte for byte', ['--callback-keep-signature'], true],
+    ['without it a retry is signed afresh (a later timestamp)', [], false],
+  ])('%s', async (_name, flag, same) => {
+    // The first attempt fails, the retry (1 s later) is answered 200.
+    const receiver = await startServer((_request, response, n) => json(response, n === 1 ? 500 : 200, { success: n !== 1 }));
+    const { child, printed } = await sandbox(['--callback', `deposit=${receiver.url}/hooks`, '--callback-retries', '2', ...flag]);
+    const code = await startDeposit(printed);
+    await settle(value(printed, 'PAYORCH_BASE_URL'), code, 'completed');
+    await vi.waitFor(() => {
+      expect(receiver.seen).toHaveLength(2);
+    }, { timeout: 20_000, interval: 100 });
+    const [first, retry] = receiver.seen;
+    expect(retry?.headers['x-timestamp'] === first?.headers['x-timestamp']).toBe(same);
+    expect(retry?.body === first?.body).toBe(same);
+    child.kill('SIGTERM');
+    await exited(child);
+  });
+
+  test.each([
+    [['sandbox', '--port', 'http'], /--port must be a whole number from 0 to 65535: http/],
+    [['sandbox', '--callback', 'refunds=http://127.0.0.1:1/'], /--callback takes kind=url with kind one of deposit, withdrawal, creditCard, dealerCreditCard/],
+    [['sandbox', '--callback-retries', '0'], /--callback-retries must be a whole number from 1 to 20: 0/],
+    [['sandbox', '--callback-timeout', '1.5'], /--callback-timeout must be a whole number from 1 to 600000/],
+    [['sandbox', '--env', '--json'], /choose one/],
+    [['sandbox', '--verbose'], /Unknown option '--verbose'/],
+  ])('payorch %j is bad usage: exit 2', async (args, message) => {
+    await expectUsageError(args, {}, message);
+  });
+});

@@ -1,0 +1,110 @@
+import { readFileSync } from 'node:fs';
+import { validate } from '@readme/openapi-parser';
+import { describe, expect, test } from 'vitest';
+import { CALLBACK_KINDS, CALLBACK_STATUSES } from '../../src/callbacks/kinds.js';
+import { API_ENDPOINTS } from '../../src/endpoints.js';
+import { openApiDocument } from '../../src/openapi/document.js';
+
+const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+const committed = readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8');
+const generated = openApiDocument({ version });
+
+type Schema = { type?: string; properties?: Record<string, Schema>; required?: string[]; additionalProperties?: unknown; minimum?: number; minLength?: number; maxLength?: number };
+type Operation = { operationId: string; security: Record<string, unknown>[]; requestBody?: { content: { 'application/json': { schema: Schema } } }; parameters?: { name: string; in: string; required: boolean }[]; responses: Record<string, { content?: { 'application/json': { schema: Schema } } }> };
+const doc = generated as unknown as { paths: Record<string, Record<string, Operation>>; webhooks: Record<string, { post: Operation & { parameters: { name: string }[] } }>; components: { securitySchemes: Record<string, { name: string; description: string }> } };
+const operations = Object.values(doc.paths).flatMap((methods) => Object.values(methods));
+const operation = (id: string): Operation => {
+  const found = operations.find((entry) => entry.operationId === id);
+  if (found === undefined) throw new Error(`no operation ${id}`);
+  return found;
+};
+const bodyOf = (id: string): Schema => operation(id).requestBody?.content['application/json'].schema ?? {};
+
+describe('docs/openapi.json', () => {
+  test('is what the generator makes today (run npm run build && npm run openapi when this fails)', () => {
+    expect(committed, 'docs/openapi.json is stale: run npm run build && npm run openapi').toBe(`${JSON.stringify(generated, null, 2)}\n`);
+  });
+
+  test('is a valid OpenAPI 3.1 document for a maintained validator', async () => {
+    const result = await validate(structuredClone(JSON.parse(committed) as object) as never);
+    expect(result).toMatchObject({ valid: true, specification: 'OpenAPI' });
+  });
+
+  test('the validator refuses a broken copy, so the test above can fail', async () => {
+    // `in: body` was OpenAPI 2's; 3.x has no such parameter location.
+    const broken = JSON.parse(committed) as { paths: Record<string, Record<string, { parameters: { in: string }[] }>> };
+    const parameter = broken.paths['/api/dealer/transactions']?.['get']?.parameters[0];
+    if (parameter !== undefined) parameter.in = 'body';
+    const result = await validate(broken as never);
+    expect(result.valid).toBe(false);
+  });
+});
+
+describe('the generated OpenAPI document', () => {
+  test('has the 25 operations of the endpoint table, each with its method, path and a unique operationId', () => {
+    expect(operations).toHaveLength(25);
+    for (const { api, endpoint } of API_ENDPOINTS) {
+      expect(doc.paths[`/api/${api}${endpoint.path}`]?.[endpoint.method.toLowerCase()]?.operationId).toBe(`${api}.${endpoint.operation}`);
+    }
+  });
+
+  test('requests are strict and answers open', () => {
+    for (const entry of operations) {
+      const body = entry.requestBody?.content['application/json'].schema;
+      if (body !== undefined) expect(body.additionalProperties, entry.operationId).toBe(false);
+      expect(entry.responses['200']?.content?.['application/json'].schema.additionalProperties, entry.operationId).toEqual({});
+    }
+  });
+
+  test('carries the limits of the spec', () => {
+    expect(bodyOf('provider.manual.startWithdraw').properties?.['iban']).toMatchObject({ minLength: 15, maxLength: 34 });
+    expect(bodyOf('provider.manual.startDeposit').properties?.['amount']).toMatchObject({ type: 'number', minimum: 1 });
+    expect(bodyOf('provider.manual.startDeposit').required).toEqual(['fullname', 'username', 'user_id', 'amount']);
+    expect(bodyOf('dealer.creditCard.createPayment').properties?.['amount']).toMatchObject({ minimum: 200 });
+    expect(bodyOf('dealer.transfers.send').properties?.['amount']).toMatchObject({ minimum: 10 });
+    expect(operation('dealer.transactions.list').parameters?.map(({ name, in: where, required }) => [name, where, required])).toEqual([
+      ['wallet_id', 'query', true],
+      ['start_date', 'query', true],
+      ['end_date', 'query', true],
+      ['page', 'query', false],
+    ]);
+  });
+
+  test('signs each operation with the headers of its hash, and describes the hash rule', () => {
+    expect(operation('provider.welcome').security).toEqual([{ ApiKey: [], Hash: [], Timestamp: [] }]);
+    expect(operation('provider.listSites').security).toEqual([{ ApiKey: [], Hash: [], Timestamp: [], Key: [] }]);
+    expect(operation('provider.manual.startDeposit').security).toEqual([{ ApiKey: [], Hash: [], Timestamp: [], CredentialKey: [] }]);
+    const names = Object.values(doc.components.securitySchemes).map((scheme) => scheme.name);
+    expect(names).toEqual(['X-Api-Key', 'X-Hash', 'X-Timestamp', 'X-Key', 'X-Credential-Key']);
+    expect(doc.components.securitySchemes['Hash']?.description).toContain('api_key + secret_key + X-Credential-Key + timestamp');
+  });
+
+  test('answers failures with the error bodies of section 7', () => {
+    const { responses } = operation('provider.manual.startWithdraw');
+    expect(Object.keys(responses)).toEqual(['200', '401', '403', 'default']);
+    expect(JSON.stringify(responses['default'])).toContain('#/components/schemas/ValidationErrorBody');
+  });
+
+  test('has the four callbacks as webhooks, signed per spec 5.3', () => {
+    expect(Object.keys(doc.webhooks)).toEqual([...CALLBACK_KINDS]);
+    const deposit = doc.webhooks['deposit']!.post;
+    expect(deposit.parameters.map(({ name }) => name)).toEqual(['X-Api-Key', 'X-Timestamp', 'X-Hash']);
+    const body = deposit.requestBody!.content['application/json'].schema;
+    expect(body.required).toEqual(expect.arrayContaining(['tracking_code', 'status', 'amount', 'timestamp', 'hash']));
+    expect(body.additionalProperties).toEqual({});
+  });
+
+  test('open sets of values (statuses) are strings with their known values as examples, not enums', () => {
+    const deposit = doc.webhooks['deposit']!.post.requestBody!.content['application/json'].schema;
+    expect(deposit.properties?.['status']).toMatchObject({ type: 'string', examples: [...CALLBACK_STATUSES.deposit] });
+    expect(doc.webhooks['creditCard']!.post.requestBody!.content['application/json'].schema.properties?.['status']).toMatchObject({ examples: [...CALLBACK_STATUSES.creditCard] });
+    const answer = operation('provider.manual.startDeposit').responses['200']?.content?.['application/json'].schema;
+    expect(answer?.properties?.['data']?.properties?.['status']).toMatchObject({ type: 'string', examples: expect.arrayContaining(['showing']) as unknown });
+  });
+
+  test('notes the choices payorch makes where the spec says "not shown"', () => {
+    expect(JSON.stringify(operation('provider.creditCard.getStatus'))).toContain('Not shown in the spec: the hash (spec 5.1 rule 5)');
+    expect(JSON.stringify(operation('provider.thirdParty.crypto.startDeposit'))).toContain('Not shown in the spec: the request body');
+    expect(JSON.stringify(operation('dealer.getSettings'))).toContain('Not shown in the spec: the HTTP method');
+  });
+});
