@@ -8,6 +8,8 @@ export default defineConfig([
       index: 'src/index.ts',
       // The sandbox is its own entry (payorch/sandbox), so that the SDK never loads it.
       'sandbox/index': 'src/sandbox/index.ts',
+      // The PostgreSQL inbox (payorch/postgres): only its users need `pg`, an optional peer.
+      'postgres/index': 'src/postgres/index.ts',
     },
     format: ['esm', 'cjs'],
     target: 'node20',

@@ -115,5 +115,18 @@ version=$(node -p 'require("'"$repo"'/package.json").version')
 [[ "$(npx --no-install payorch --version)" == "payorch $version" ]]
 npx --no-install payorch openapi | node -e 'let t="";process.stdin.on("data",(c)=>t+=c).on("end",()=>{const d=JSON.parse(t);if(Object.keys(d.paths).length!==25)process.exit(1);console.log("payorch openapi: 25 paths")})'
 
+# payorch/postgres needs no pg to load (the pool is the user's), and payorch never loads it: none
+# of these consumers installed pg.
+step "consumer: payorch/postgres without pg installed (ESM, CommonJS, TypeScript)"
+for dir in esm cjs ts; do [[ ! -e "$work/$dir/node_modules/pg" ]] || { echo "pg was installed in $dir"; exit 1; }; done
+postgres_js='
+const receiver = createCallbackReceiver({ apiKey: "api", secretKey: "secret", inbox: createPostgresInbox({ pool: { connect: () => Promise.reject(new Error("no database")) } }) });
+if (typeof receiver.handle !== "function" || !callbackInboxTableSql().startsWith("CREATE TABLE IF NOT EXISTS \"payorch_callback_inbox\"")) throw new Error("payorch/postgres");
+console.log(`${label}: payorch/postgres loaded`);
+'
+(cd "$work/esm" && { echo 'import { createCallbackReceiver } from "payorch";'; echo 'import { callbackInboxTableSql, createPostgresInbox } from "payorch/postgres";'; echo 'const label = "ESM";'; echo "$postgres_js"; } > postgres.js && node postgres.js)
+(cd "$work/cjs" && { echo 'const { createCallbackReceiver } = require("payorch");'; echo 'const { callbackInboxTableSql, createPostgresInbox } = require("payorch/postgres");'; echo 'const label = "CommonJS";'; echo "$postgres_js"; } > postgres.js && node postgres.js)
+(cd "$work/ts" && { echo 'import { createCallbackReceiver } from "payorch";'; echo 'import { callbackInboxTableSql, createPostgresInbox } from "payorch/postgres";'; echo 'const label = "TypeScript node16";'; echo "$postgres_js"; } > src/postgres.ts && "$tsc" -p tsconfig.node16.json && node out-node16/postgres.js)
+
 cd "$repo"
-printf '\npackage: 6 passed, 0 failed\n'
+printf '\npackage: 7 passed, 0 failed\n'

@@ -1,6 +1,8 @@
 // `npm run examples`: starts a sandbox on a free loopback port, runs every examples/*.ts script
 // against it as its own process (with the environment of examples/env.ts), then checks a callback
-// end to end: the node:http example receiver gets a settled deposit's callback and verifies it.
+// end to end: the node:http example receiver (createCallbackReceiver) gets a settled deposit's
+// callback and applies it once; the same callback delivered again, with its first signature, is
+// acknowledged with 200 and not applied again.
 // Prints each example's output and a summary; exits 1 if anything failed.
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
@@ -51,10 +53,12 @@ function show(outcome: Outcome): void {
   console.log(shown.map((line) => `   ${line}`).join('\n'));
 }
 
-/** Settles a deposit and checks that the example receiver got and verified its callback. */
+const WEBHOOK_STEP = 'webhooks/node-http.ts applies a callback once';
+
+/** Settles a deposit, checks that the example receiver applied its callback, then redelivers it. */
 async function webhookStep(sandbox: ReturnType<typeof createSandbox>, baseUrl: string): Promise<Outcome> {
   const started = Date.now();
-  const name = 'webhooks/node-http.ts receives a callback';
+  const name = WEBHOOK_STEP;
   const { apiKey, secretKey, sites } = sandbox.accounts.provider;
   const verified: VerifiedCallback[] = [];
   const receiver = await startReceiver({
@@ -71,13 +75,27 @@ async function webhookStep(sandbox: ReturnType<typeof createSandbox>, baseUrl: s
     const { data } = await provider.manual.startDeposit({ fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', amount: 250 });
     const { callback } = await sandbox.settle(data.tracking_code, 'completed', { amount: 240 });
     const got = verified.find((each) => each.kind === 'deposit' && each.payload.tracking_code === data.tracking_code);
-    const output = [
+    const lines = [
       `deposit ${data.tracking_code} settled as completed (amount 240)`,
       `POST ${receiver.url}: ${callback?.attempts.map((attempt) => attempt.httpStatus ?? attempt.error).join(', ') ?? 'not sent'}`,
-      got === undefined ? 'the receiver did not verify a callback for it' : `the receiver verified: ${got.kind} ${got.payload.tracking_code} ${got.payload.status} amount=${String(got.payload.amount)}`,
-    ].join('\n');
-    const ok = callback?.delivered === true && got?.payload.status === 'completed' && got.payload.amount === 240;
-    return { name, ok, detail: ok ? 'ok' : 'callback not verified', ms: Date.now() - started, output };
+      got === undefined ? 'the receiver did not apply a callback for it' : `the receiver applied: ${got.kind} ${got.payload.tracking_code} ${got.payload.status} amount=${String(got.payload.amount)}`,
+    ];
+    let redelivered: number | undefined;
+    if (got !== undefined) {
+      // The service redelivers what it did not see acknowledged (a lost 200, a timeout): the same
+      // body with its first signature, rebuilt here from the verified payload, which keeps every field.
+      const { payload } = got;
+      const response = await fetch(receiver.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'X-Api-Key': apiKey, 'X-Timestamp': String(payload.timestamp), 'X-Hash': payload.hash },
+        body: JSON.stringify(payload),
+      });
+      redelivered = response.status;
+      lines.push(`redelivered the same callback: ${redelivered} ${await response.text()}; applied ${verified.length} time(s) in all`);
+    }
+    const output = lines.join('\n');
+    const ok = callback?.delivered === true && got?.payload.status === 'completed' && got.payload.amount === 240 && redelivered === 200 && verified.length === 1;
+    return { name, ok, detail: ok ? 'ok' : 'callback not applied exactly once', ms: Date.now() - started, output };
   } finally {
     await receiver.close();
   }
@@ -106,7 +124,7 @@ try {
     }),
   );
   const webhook = await webhookStep(sandbox, running.url).catch(
-    (error: unknown): Outcome => ({ name: 'webhooks/node-http.ts receives a callback', ok: false, detail: 'threw', ms: 0, output: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
+    (error: unknown): Outcome => ({ name: WEBHOOK_STEP, ok: false, detail: 'threw', ms: 0, output: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
   );
   outcomes.push(webhook);
   show(webhook);

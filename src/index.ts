@@ -18,7 +18,8 @@
 //   and the wire building blocks of src/core (NoParams, envelope, iban, the open enum helper);
 // - the run-time checks isCallbackKind and isCallbackStatus, and detectCallbackKind (verifyCallback
 //   applies them);
-// - the sandbox, which has its own entry point, payorch/sandbox (Node only).
+// - the sandbox, which has its own entry point, payorch/sandbox (Node only);
+// - the PostgreSQL inbox, in its own entry point payorch/postgres, so that `pg` is never loaded here.
 
 // Provider API
 export { ProviderClient } from './provider/client.js';
@@ -224,6 +225,33 @@ export type {
   RecordKind,
 } from './core/tracking-code.js';
 export { TrackingCodeError } from './errors/tracking-code-error.js';
+
+// Receiving callbacks: verify, route, apply once
+export { createCallbackReceiver } from './receiver/receiver.js';
+export type {
+  CallbackReceiver,
+  CallbackReceiverOptions,
+  CallbackReceiverAnswer,
+  CallbackHandler,
+  CallbackErrorDetails,
+} from './receiver/receiver.js';
+export type {
+  CallbackEventName,
+  CallbackOfEvent,
+} from './receiver/events.js';
+export { createMemoryInbox } from './receiver/inbox.js';
+export type {
+  CallbackInbox,
+  CallbackKey,
+  CallbackInboxOutcome,
+  MemoryInboxContext,
+  MemoryInboxOptions,
+} from './receiver/inbox.js';
+export type {
+  NodeRequestLike,
+  NodeResponseLike,
+} from './receiver/node-body.js';
+export { InboxFullError } from './errors/inbox-full-error.js';
 
 // Reliability: logging and hooks (retries, clock skew, proxies and the https rule are client options)
 export type {

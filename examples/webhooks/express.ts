@@ -1,30 +1,21 @@
-// A callback receiver on Express 5. express.raw() hands over the raw bytes (express.json() would
-// work too: the hash covers fields, not bytes). Mount it before any global JSON parser.
+// A callback receiver on Express 5. receiver.nodeHandler is a plain function: mount it as it is.
+// It reads the raw body itself, or takes what a body parser made before it (express.json() here,
+// as many apps install globally: the hash covers fields, not bytes).
 import express from 'express';
 import type { Server } from 'node:http';
-import { CallbackVerificationError, verifyCallback } from 'payorch';
-import { processOnce } from './process-once.js';
+import { createCallbackReceiver } from 'payorch';
 import { CALLBACK_PATH, handleOf, runWhenMain, settings } from './receiver.js';
 import type { Receiver, ReceiverOptions } from './receiver.js';
 
 export async function start(options: ReceiverOptions): Promise<Receiver> {
   const { apiKey, secretKey, port, host, onCallback } = settings(options);
-  const processCallback = processOnce(onCallback);
-  const app = express();
+  const receiver = createCallbackReceiver({ apiKey, secretKey });
+  receiver.on('*', onCallback);
 
-  // Any content type, at most 64 KiB (a callback is under 2 KB): Express answers 413 beyond.
-  app.post(CALLBACK_PATH, express.raw({ type: () => true, limit: '64kb' }), async (request, response) => {
-    try {
-      // A Buffer, or undefined when there was no body: verifyCallback refuses that as malformed.
-      const body = request.body as Buffer;
-      const callback = verifyCallback({ headers: request.headers, body }, { apiKey, secretKey });
-      await processCallback(callback);
-      response.json({ success: true });
-    } catch (error) {
-      if (!(error instanceof CallbackVerificationError)) throw error; // Express 5 answers 500
-      response.status(error.status).json({ success: false, error: error.reason });
-    }
-  });
+  const app = express();
+  // express.json() caps the body at 64 KiB here and answers 413 beyond, before payorch sees it.
+  app.use(express.json({ limit: '64kb' }));
+  app.post(CALLBACK_PATH, receiver.nodeHandler);
 
   const server = await new Promise<Server>((resolve, reject) => {
     const listening = app.listen(port, host, (error) => {

@@ -1,12 +1,14 @@
-// What the four receiver examples share: their options, their handle, and running one from the
+// What the receiver examples share: their options, their handle, and running one from the
 // command line: `npx tsx examples/webhooks/express.ts` with the keys in the environment.
 import type { AddressInfo, Server } from 'node:net';
 import { pathToFileURL } from 'node:url';
-import { logCallback } from './process-once.js';
-import type { OnCallback } from './process-once.js';
+import type { VerifiedCallback } from 'payorch';
 
 /** The path the service POSTs to: set `<url>` as callback_url, withdrawal_callback_url or credit_card_callback_url. */
 export const CALLBACK_PATH = '/webhooks/payorch';
+
+/** Your application's side: what to do with a verified callback, once per tracking_code + status. */
+export type OnCallback = (callback: VerifiedCallback) => void | Promise<void>;
 
 export interface ReceiverOptions {
   /** The account's API key: the provider's, or the dealer's for dealer card callbacks. */
@@ -16,7 +18,7 @@ export interface ReceiverOptions {
   readonly port?: number;
   /** The address to listen on; `0.0.0.0` to accept callbacks from outside this machine. */
   readonly host?: string;
-  /** Called once per tracking_code + status with each verified callback. */
+  /** Called once per tracking_code + status with each verified callback; throw to have it delivered again. */
   readonly onCallback?: OnCallback;
 }
 
@@ -27,6 +29,12 @@ export interface Receiver {
 }
 
 export type StartReceiver = (options: ReceiverOptions) => Promise<Receiver>;
+
+/** The default action of a receiver run from the command line: say what arrived. */
+export function logCallback(callback: VerifiedCallback): void {
+  const { tracking_code: trackingCode, status, amount } = callback.payload;
+  console.log(`${callback.kind} ${trackingCode} ${status} amount=${String(amount)}`);
+}
 
 /** Settings with their defaults, for the receivers to destructure. */
 export function settings(options: ReceiverOptions): Required<ReceiverOptions> {
@@ -48,18 +56,22 @@ export function handleOf(server: Server): Receiver {
   };
 }
 
-/** Starts the receiver when its file is the script being run, with the settings from the environment. */
-export async function runWhenMain(moduleUrl: string, start: StartReceiver): Promise<void> {
-  const script = process.argv[1];
-  if (script === undefined || pathToFileURL(script).href !== moduleUrl) return;
+/** The keys from the environment; refuses to start without them rather than answer 401 to everything. */
+export function keysFromEnvironment(): { apiKey: string; secretKey: string } {
   const apiKey = process.env['PAYORCH_PROVIDER_API_KEY'];
   const secretKey = process.env['PAYORCH_PROVIDER_SECRET_KEY'];
   if (apiKey === undefined || apiKey === '' || secretKey === undefined || secretKey === '') {
     throw new Error('Set PAYORCH_PROVIDER_API_KEY and PAYORCH_PROVIDER_SECRET_KEY (the dealer keys for dealer card callbacks)');
   }
+  return { apiKey, secretKey };
+}
+
+/** Starts the receiver when its file is the script being run, with the settings from the environment. */
+export async function runWhenMain(moduleUrl: string, start: StartReceiver): Promise<void> {
+  const script = process.argv[1];
+  if (script === undefined || pathToFileURL(script).href !== moduleUrl) return;
   const receiver = await start({
-    apiKey,
-    secretKey,
+    ...keysFromEnvironment(),
     port: Number(process.env['PAYORCH_WEBHOOK_PORT'] ?? 3000),
     host: process.env['PAYORCH_WEBHOOK_HOST'] ?? '127.0.0.1',
   });

@@ -24,6 +24,11 @@ export async function readLimited(body: ReadableStream<Uint8Array> | null, conte
     }
     chunks.push(value);
   }
+  return concatBytes(chunks, size);
+}
+
+/** Joins chunks read from a stream, `size` bytes in all, into one array. */
+export function concatBytes(chunks: readonly Uint8Array[], size: number): Uint8Array {
   const bytes = new Uint8Array(size);
   let offset = 0;
   for (const chunk of chunks) {

@@ -11,8 +11,9 @@ import { unsigned } from '../helpers/callbacks.js';
 import { PROVIDER } from '../helpers/wire.js';
 import { server } from '../mocks/server.js';
 
-// "Done when" of issue 4: each receiver, over real HTTP on loopback, accepts a callback signed by
-// signCallback once, and answers 401 to the same callback with one byte changed.
+// Each framework example, over real HTTP on loopback, applies a callback signed by signCallback
+// once (a redelivery is acknowledged, not applied), and answers 401 to it with one byte changed.
+// The Next.js, Worker and PostgreSQL examples have their own files beside this one.
 
 /** Changes the character at `index` of `text` to another of the same class (digit, letter). */
 function changeOne(text: string, index: number): string {

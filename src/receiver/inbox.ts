@@ -1,0 +1,139 @@
+import { DEFAULT_CALLBACK_MAX_AGE_SECONDS } from '../callbacks/verify.js';
+import { InboxFullError } from '../errors/inbox-full-error.js';
+import { RequestValidationError } from '../errors/request-validation-error.js';
+
+/** How far in the future a callback's timestamp may be (verifyCallback's `toleranceSeconds`). */
+const DEFAULT_TOLERANCE_SECONDS = 300;
+
+/** What makes a callback the same callback: its record and the status it reports. */
+export interface CallbackKey {
+  readonly trackingCode: string;
+  readonly status: string;
+}
+
+/** What {@link CallbackInbox.process} did: ran the work now, or found it done before. */
+export type CallbackInboxOutcome = 'applied' | 'duplicate';
+
+/**
+ * Where a receiver records which callbacks it has applied, so that each is applied once.
+ * Implement it over your own store when neither shipped inbox fits: payorch ships the in-memory
+ * one ({@link createMemoryInbox}) and a PostgreSQL one (`createPostgresInbox` from
+ * `payorch/postgres`).
+ *
+ * The contract, which the receiver relies on:
+ * - `process` runs `apply` at most once per key that ends in success, and returns `'duplicate'`
+ *   without running it when the key was applied before.
+ * - When `apply` throws, nothing is recorded: `process` rejects, and a later call runs it again.
+ * - A call made while another for the same key is under way waits for that one: it returns
+ *   `'duplicate'` if that one succeeded, and rejects (or runs `apply` itself) if it failed.
+ * - `apply` gets the context the handlers get (for a database inbox, the open transaction), so
+ *   that their changes and the key are committed together.
+ *
+ * @typeParam TContext what the handlers are given besides the callback
+ */
+export interface CallbackInbox<TContext> {
+  /**
+   * Applies the callback named by `key` once.
+   * @returns `'applied'` when `apply` ran and succeeded now, `'duplicate'` when it had before
+   */
+  process(key: CallbackKey, apply: (context: TContext) => Promise<void>): Promise<CallbackInboxOutcome>;
+}
+
+/** What the in-memory inbox gives the handlers: the key, nothing to commit. */
+export interface MemoryInboxContext {
+  readonly key: CallbackKey;
+}
+
+/** Settings of {@link createMemoryInbox}. */
+export interface MemoryInboxOptions {
+  /**
+   * How long a key is remembered after its callback was applied, in seconds. It must cover the
+   * oldest callback the receiver still accepts, or a late redelivery would be applied again.
+   * @default 259500 (verifyCallback's 3-day maximum age plus its 300 s tolerance)
+   * @example 7 * 24 * 3600
+   */
+  readonly retentionSeconds?: number | undefined;
+  /**
+   * How many keys it holds at most, applied and under way. When it is full of keys younger
+   * than `retentionSeconds`, a new callback is refused (the receiver answers 500 and the service
+   * redelivers later) rather than forgetting a key early, which could apply a callback twice.
+   * About 200 bytes each.
+   * @default 100000
+   * @example 1_000_000
+   */
+  readonly maxKeys?: number | undefined;
+  /**
+   * The clock, in milliseconds since the epoch, for tests.
+   * @default Date.now
+   */
+  readonly now?: (() => number) | undefined;
+}
+
+function positiveInteger(name: string, value: unknown, max: number): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > max) {
+    throw new RequestValidationError('createMemoryInbox', [{ field: name, rule: 'invalid_option', message: `must be an integer from 1 to ${max}; got ${String(value)}` }]);
+  }
+  return value;
+}
+
+/**
+ * The default inbox: keys in memory, in one process. Use it for a single instance of the
+ * receiver; keys do not survive a restart, so a redelivery after a restart is applied again.
+ * Several instances, or once-only across restarts, need a shared, durable inbox: the PostgreSQL
+ * one of `payorch/postgres`.
+ *
+ * Memory is bounded: keys older than `retentionSeconds` are forgotten, and at most `maxKeys`
+ * are held.
+ *
+ * @example
+ * ```ts
+ * const receiver = createCallbackReceiver({ apiKey, secretKey, inbox: createMemoryInbox({ maxKeys: 1_000_000 }) });
+ * ```
+ */
+export function createMemoryInbox(options: MemoryInboxOptions = {}): CallbackInbox<MemoryInboxContext> {
+  const retentionMs = positiveInteger('retentionSeconds', options.retentionSeconds ?? DEFAULT_CALLBACK_MAX_AGE_SECONDS + DEFAULT_TOLERANCE_SECONDS, 10 * 365 * 86_400) * 1000;
+  const maxKeys = positiveInteger('maxKeys', options.maxKeys ?? 100_000, 100_000_000);
+  const now = options.now ?? Date.now;
+  // Keys in the order they were applied, with when: a Map iterates in insertion order, so the
+  // expired ones are always at the front.
+  const applied = new Map<string, number>();
+  const running = new Map<string, Promise<void>>();
+
+  function forgetExpired(): void {
+    const oldest = now() - retentionMs;
+    for (const [id, at] of applied) {
+      if (at > oldest) break;
+      applied.delete(id);
+    }
+  }
+
+  return {
+    async process(key, apply) {
+      // JSON keeps the two parts apart whatever characters they hold.
+      const id = JSON.stringify([key.trackingCode, key.status]);
+      forgetExpired();
+      if (applied.has(id)) return 'duplicate';
+      const current = running.get(id);
+      if (current !== undefined) {
+        try {
+          await current;
+        } catch (error) {
+          throw new Error('a copy of this callback delivered at the same time failed; this one was not applied either', { cause: error });
+        }
+        return 'duplicate';
+      }
+      if (applied.size + running.size >= maxKeys) {
+        throw new InboxFullError(`the in-memory inbox holds ${maxKeys} keys younger than ${retentionMs / 1000} s; raise maxKeys or use a database inbox`);
+      }
+      const work = apply({ key });
+      running.set(id, work);
+      try {
+        await work;
+      } finally {
+        running.delete(id);
+      }
+      applied.set(id, now());
+      return 'applied';
+    },
+  };
+}

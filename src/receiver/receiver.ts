@@ -1,0 +1,329 @@
+import { MAX_CALLBACK_BODY_BYTES } from '../callbacks/body.js';
+import type { CallbackBody } from '../callbacks/body.js';
+import type { CallbackHeaders } from '../callbacks/headers.js';
+import type { VerifiedCallback } from '../callbacks/schemas.js';
+import { DEFAULT_CALLBACK_MAX_AGE_SECONDS, verifyCallback } from '../callbacks/verify.js';
+import type { VerifyCallbackOptions } from '../callbacks/verify.js';
+import type { Logger } from '../core/observability.js';
+import { readLimited } from '../core/read-limited.js';
+import { checkKey } from '../core/option-checks.js';
+import { CallbackVerificationError } from '../errors/callback-verification-error.js';
+import { RequestValidationError } from '../errors/request-validation-error.js';
+import { eventNamesOf, isCallbackEventName } from './events.js';
+import type { CallbackEventName, CallbackOfEvent } from './events.js';
+import { createMemoryInbox } from './inbox.js';
+import type { CallbackInbox, MemoryInboxContext } from './inbox.js';
+import { readNodeBody, TOO_LARGE } from './node-body.js';
+import type { NodeRequestLike, NodeResponseLike } from './node-body.js';
+
+/**
+ * A handler of one event: applies the callback, or throws to have it delivered again. It gets
+ * the inbox's context: with the PostgreSQL inbox, `context.client` is the open transaction.
+ */
+export type CallbackHandler<E extends CallbackEventName, TContext> = (callback: CallbackOfEvent<E>, context: TContext) => void | Promise<void>;
+
+/** What `onError` is told besides the error. */
+export interface CallbackErrorDetails {
+  /** The verified callback being applied, or `undefined` when the failure came before verification. */
+  readonly callback: VerifiedCallback | undefined;
+  /** What failed: a handler, the inbox (claiming or committing), or reading the request. */
+  readonly phase: 'handler' | 'inbox' | 'request';
+}
+
+/**
+ * Settings of {@link createCallbackReceiver}. Every option of `verifyCallback` (`kind`,
+ * `toleranceSeconds`, `now`, …) is passed to it as it is.
+ *
+ * @typeParam TContext what the inbox gives the handlers
+ */
+export interface CallbackReceiverOptions<TContext> extends VerifyCallbackOptions {
+  /**
+   * Records which callbacks were applied, so that each is applied once.
+   * @default an in-memory inbox ({@link createMemoryInbox}) keeping keys as long as the maximum callback age
+   * @example createPostgresInbox({ pool }) // from 'payorch/postgres'
+   */
+  readonly inbox?: CallbackInbox<TContext> | undefined;
+  /**
+   * The largest body read, in bytes; a longer one is answered 413 after reading at most this
+   * much. A callback is under 2 KB. A body a framework parsed before (`express.json()`) was
+   * capped by that parser.
+   * @default 65536
+   * @example 16 * 1024
+   */
+  readonly maxBodyBytes?: number | undefined;
+  /**
+   * Told of every callback that could not be applied (the answer was 500, so the service
+   * delivers it again): a handler threw, or the inbox failed.
+   * @default the logger's `error`, or `console.error` when there is no logger
+   * @example (error, { callback }) => Sentry.captureException(error, { extra: { trackingCode: callback?.payload.tracking_code } })
+   */
+  readonly onError?: ((error: unknown, details: CallbackErrorDetails) => void) | undefined;
+  /**
+   * Where the receiver writes what it does: `debug` for each callback applied or acknowledged as
+   * a duplicate, `warn` for each refused request (with the reason, never a key or hash), `error`
+   * for failures when there is no `onError`.
+   * @example console
+   */
+  readonly logger?: Logger | undefined;
+}
+
+/** An answer of {@link CallbackReceiver.receive}: the status, headers and body to send. */
+export interface CallbackReceiverAnswer {
+  /** 200 applied or already applied; 400 malformed; 401 not genuine; 405 not POST; 413 too large; 500 not applied. */
+  readonly status: 200 | 400 | 401 | 405 | 413 | 500;
+  readonly headers: Readonly<Record<string, string>>;
+  /** JSON: `{"success":true}` (spec 6.1), or `{"success":false,"error":"<reason>"}`. */
+  readonly body: string;
+}
+
+/**
+ * A callback receiver: register handlers with {@link CallbackReceiver.on}, then serve it with
+ * {@link CallbackReceiver.handle} (Fetch API) or {@link CallbackReceiver.nodeHandler} (node:http,
+ * Express). Each callback is applied once per tracking_code + status; a redelivery is answered
+ * 200 without running the handlers again.
+ */
+export interface CallbackReceiver<TContext> {
+  /**
+   * Runs `handler` for every callback of `event`: `'deposit.completed'`, `'withdrawal'` (every
+   * status of a kind, also statuses the SDK does not know yet) or `'*'`. The handlers of one
+   * callback run one after the other: `'<kind>.<status>'` ones first, then `'<kind>'`, then `'*'`,
+   * each in the order they were added. If one throws, the callback is not applied (nothing is
+   * recorded, the answer is 500) and the redelivery runs them all again.
+   *
+   * @returns the receiver, to chain calls
+   * @throws {TypeError} for an event name that is not one of the above
+   * @example
+   * ```ts
+   * receiver.on('deposit.completed', async (callback) => credit(callback.payload.user_id, callback.payload.amount));
+   * receiver.on('withdrawal', async (callback) => settle(callback.payload));
+   * ```
+   */
+  on<E extends CallbackEventName>(event: E, handler: CallbackHandler<E, TContext>): CallbackReceiver<TContext>;
+  /**
+   * Answers a callback given as a Fetch API `Request`: Hono, Next.js route handlers, Cloudflare
+   * Workers, Bun, Deno. A plain function: pass it detached. Never rejects.
+   * @example
+   * ```ts
+   * export const POST = (request: Request) => receiver.handle(request);
+   * ```
+   */
+  readonly handle: (request: Request) => Promise<Response>;
+  /**
+   * Answers a callback on node:http, Express (also after `express.json()`) or any framework that
+   * gives Node's request and response. A plain function: pass it detached. Never rejects.
+   * @example
+   * ```ts
+   * app.post('/webhooks/payorch', receiver.nodeHandler);
+   * createServer(receiver.nodeHandler).listen(3000);
+   * ```
+   */
+  readonly nodeHandler: (request: NodeRequestLike, response: NodeResponseLike) => Promise<void>;
+  /**
+   * Answers a callback whose headers and body you already have (Fastify's parsed body, a queue
+   * message): returns the answer to send instead of sending it. Never rejects.
+   * @example
+   * ```ts
+   * const answer = await receiver.receive({ headers: request.headers, body: request.body });
+   * reply.code(answer.status).headers(answer.headers).send(answer.body);
+   * ```
+   */
+  readonly receive: (input: { readonly headers: CallbackHeaders; readonly body: CallbackBody }) => Promise<CallbackReceiverAnswer>;
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json' } as const;
+
+function answer(status: CallbackReceiverAnswer['status'], error?: string, extraHeaders?: Record<string, string>): CallbackReceiverAnswer {
+  const body = error === undefined ? '{"success":true}' : JSON.stringify({ success: false, error });
+  return { status, headers: { ...JSON_HEADERS, ...extraHeaders }, body };
+}
+
+const OK = answer(200);
+const NOT_POST = answer(405, 'method_not_allowed', { allow: 'POST' });
+// Sent before the body was read to its end: the connection cannot carry another request.
+const TOO_LARGE_ANSWER = answer(413, 'body_too_large', { connection: 'close' });
+const NOT_APPLIED = answer(500, 'not_applied');
+
+const WHERE = 'createCallbackReceiver';
+
+function refuse(option: string, message: string): never {
+  throw new RequestValidationError(WHERE, [{ field: option, rule: 'invalid_option', message }]);
+}
+
+function checkOptions<TContext>(options: CallbackReceiverOptions<TContext>): number {
+  checkKey(WHERE, 'apiKey', options.apiKey, 'PAYORCH_PROVIDER_API_KEY, or PAYORCH_DEALER_API_KEY for dealer card callbacks');
+  checkKey(WHERE, 'secretKey', options.secretKey, 'PAYORCH_PROVIDER_SECRET_KEY, or PAYORCH_DEALER_SECRET_KEY for dealer card callbacks');
+  const maxBodyBytes: unknown = options.maxBodyBytes ?? MAX_CALLBACK_BODY_BYTES;
+  if (typeof maxBodyBytes !== 'number' || !Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1 || maxBodyBytes > MAX_CALLBACK_BODY_BYTES) {
+    refuse('maxBodyBytes', `must be an integer from 1 to ${MAX_CALLBACK_BODY_BYTES} (verifyCallback refuses more); got ${String(maxBodyBytes)}`);
+  }
+  const onError: unknown = options.onError;
+  if (onError !== undefined && typeof onError !== 'function') refuse('onError', `must be a function; got ${typeof onError}`);
+  const inbox: unknown = options.inbox;
+  if (inbox !== undefined && (typeof inbox !== 'object' || inbox === null || typeof (inbox as Partial<Record<'process', unknown>>).process !== 'function')) {
+    refuse('inbox', 'must be an object with a process(key, apply) method (CallbackInbox)');
+  }
+  // verifyCallback checks its own options before anything else: a probe refuses a bad `kind` or
+  // age at start-up with verifyCallback's own message, not on the first delivery.
+  try {
+    verifyCallback({ body: {} }, options);
+  } catch (error) {
+    if (!(error instanceof CallbackVerificationError)) throw error;
+  }
+  return maxBodyBytes;
+}
+
+/**
+ * Creates a callback receiver: it reads the body (at most `maxBodyBytes`), verifies it with
+ * `verifyCallback`, runs the handlers registered for its kind and status once per tracking_code +
+ * status (the `inbox` remembers), and answers as spec 6.1 expects: 200 `{"success":true}` when
+ * applied or already applied, 401 when not genuine, 400 when malformed, 413 when too large, 405
+ * for anything but POST, and 500 when a handler or the inbox failed, so that the service
+ * delivers it again. Nothing a request does makes it throw.
+ *
+ * @throws {RequestValidationError} at once for a missing key or an impossible option, naming it
+ * @example
+ * ```ts
+ * import { createCallbackReceiver } from 'payorch';
+ *
+ * const receiver = createCallbackReceiver({
+ *   apiKey: process.env.PAYORCH_PROVIDER_API_KEY!,
+ *   secretKey: process.env.PAYORCH_PROVIDER_SECRET_KEY!,
+ * });
+ * receiver.on('deposit.completed', async (callback) => {
+ *   await creditBalance(callback.payload.user_id, callback.payload.amount);
+ * });
+ * createServer(receiver.nodeHandler).listen(3000);
+ * ```
+ */
+export function createCallbackReceiver<TContext = MemoryInboxContext>(options: CallbackReceiverOptions<TContext>): CallbackReceiver<TContext> {
+  const maxBodyBytes = checkOptions(options);
+  const { logger, onError } = options;
+  // The memory inbox keeps keys as long as a redelivery with its first signature still verifies.
+  const inbox =
+    options.inbox ??
+    (createMemoryInbox({
+      retentionSeconds: (options.maxAgeSeconds ?? DEFAULT_CALLBACK_MAX_AGE_SECONDS) + (options.toleranceSeconds ?? 300),
+    }) as unknown as CallbackInbox<TContext>);
+  const handlers = new Map<string, ((callback: VerifiedCallback, context: TContext) => void | Promise<void>)[]>();
+
+  function report(error: unknown, details: CallbackErrorDetails): void {
+    try {
+      if (onError !== undefined) onError(error, details);
+      else if (logger !== undefined) logger.error({ phase: details.phase, trackingCode: details.callback?.payload.tracking_code, status: details.callback?.payload.status, error }, 'payorch: a callback was not applied');
+      else console.error('payorch: a callback was not applied', error);
+    } catch (reportError) {
+      // A failing onError must not take the answer (or the process) down with it.
+      console.error('payorch: onError threw', reportError);
+    }
+  }
+
+  async function apply(callback: VerifiedCallback): Promise<CallbackReceiverAnswer> {
+    const matching = eventNamesOf(callback).flatMap((name) => handlers.get(name) ?? []);
+    const { tracking_code: trackingCode, status } = callback.payload;
+    // Set inside the inbox's work: tells a handler's failure from the inbox's own.
+    const failed = { handler: false };
+    try {
+      const outcome = await inbox.process({ trackingCode, status }, async (context) => {
+        try {
+          for (const handler of matching) await handler(callback, context);
+        } catch (error) {
+          failed.handler = true;
+          throw error;
+        }
+      });
+      logger?.debug({ kind: callback.kind, trackingCode, status, outcome, handlers: matching.length }, `payorch: callback ${outcome}`);
+      return OK;
+    } catch (error) {
+      report(error, { callback, phase: failed.handler ? 'handler' : 'inbox' });
+      return NOT_APPLIED;
+    }
+  }
+
+  async function receive(input: { readonly headers: CallbackHeaders; readonly body: CallbackBody }): Promise<CallbackReceiverAnswer> {
+    let callback: VerifiedCallback;
+    try {
+      callback = verifyCallback(input, options);
+    } catch (error) {
+      if (!(error instanceof CallbackVerificationError)) {
+        report(error, { callback: undefined, phase: 'request' });
+        return NOT_APPLIED;
+      }
+      logger?.warn({ reason: error.reason, status: error.status }, error.message);
+      return answer(error.status, error.reason);
+    }
+    return apply(callback);
+  }
+
+  function tooLarge(body: CallbackBody): boolean {
+    // A UTF-16 unit is at most 3 UTF-8 bytes: most strings are sized without encoding them.
+    if (typeof body === 'string') return body.length * 3 > maxBodyBytes && new TextEncoder().encode(body).byteLength > maxBodyBytes;
+    return (body instanceof ArrayBuffer || ArrayBuffer.isView(body)) && body.byteLength > maxBodyBytes;
+  }
+
+  // Each entry point answers every failure itself: none of them rejects.
+  async function receiveParsed(input: { readonly headers: CallbackHeaders; readonly body: CallbackBody }): Promise<CallbackReceiverAnswer> {
+    try {
+      return tooLarge(input.body) ? TOO_LARGE_ANSWER : await receive(input);
+    } catch (error) {
+      report(error, { callback: undefined, phase: 'request' });
+      return NOT_APPLIED;
+    }
+  }
+
+  function unreadable(error: unknown): CallbackReceiverAnswer {
+    // The client went away mid-body: nobody reads this answer, and nothing was applied.
+    logger?.warn({ error }, 'payorch: the callback body could not be read');
+    return answer(400, 'malformed_body');
+  }
+
+  async function handle(request: Request): Promise<Response> {
+    let reply: CallbackReceiverAnswer;
+    if (request.method !== 'POST') reply = NOT_POST;
+    else if (request.bodyUsed) {
+      report(new TypeError('receiver.handle: the request body was already read; pass the request before anything reads it'), { callback: undefined, phase: 'request' });
+      reply = NOT_APPLIED;
+    } else {
+      const body = await readLimited(request.body, request.headers.get('content-length'), maxBodyBytes).catch(unreadable);
+      reply = body === undefined ? TOO_LARGE_ANSWER : body instanceof Uint8Array ? await receiveParsed({ headers: request.headers, body }) : body;
+    }
+    return new Response(reply.body, { status: reply.status, headers: reply.headers });
+  }
+
+  async function nodeHandler(request: NodeRequestLike, response: NodeResponseLike): Promise<void> {
+    let reply: CallbackReceiverAnswer;
+    if (request.method !== 'POST') reply = NOT_POST;
+    // A body parser ran before (express.json(), express.raw()): take what it made.
+    else if (request.body !== undefined) reply = await receiveParsed({ headers: request.headers, body: request.body as CallbackBody });
+    else {
+      // Ended with nothing parsed left behind: the body was empty or read elsewhere.
+      const body = request.readableEnded === true ? new Uint8Array() : await readNodeBody(request, maxBodyBytes).catch(unreadable);
+      reply = body === TOO_LARGE ? TOO_LARGE_ANSWER : body instanceof Uint8Array ? await receiveParsed({ headers: request.headers, body }) : body;
+    }
+    try {
+      if (!response.headersSent) {
+        response.writeHead(reply.status, { ...reply.headers });
+        response.end(reply.body);
+      }
+    } catch {
+      // The connection is gone; the service counts the delivery as failed and sends it again.
+    }
+  }
+
+  const receiver: CallbackReceiver<TContext> = {
+    on(event, handler) {
+      if (!isCallbackEventName(event)) {
+        throw new TypeError(`receiver.on: ${JSON.stringify(event)} is not an event; use '*', a kind ('deposit'), or a kind and a status the spec lists ('deposit.completed')`);
+      }
+      if (typeof handler !== 'function') throw new TypeError(`receiver.on: the handler of '${event}' must be a function`);
+      const list = handlers.get(event) ?? [];
+      // eventNamesOf delivers to this name only callbacks of its kind and status.
+      list.push(handler as (callback: VerifiedCallback, context: TContext) => void | Promise<void>);
+      handlers.set(event, list);
+      return receiver;
+    },
+    receive: receiveParsed,
+    handle,
+    nodeHandler,
+  };
+  return receiver;
+}

@@ -1,0 +1,65 @@
+import pg from 'pg';
+import { afterAll, beforeAll, beforeEach, expect, inject, test, vi } from 'vitest';
+import { start } from '../../examples/webhooks/postgres.js';
+import type { Receiver } from '../../examples/webhooks/receiver.js';
+import { signCallback } from '../../src/index.js';
+import { unsigned } from '../helpers/callbacks.js';
+import { allowLoopback, deliver } from '../helpers/serve.js';
+import { PROVIDER } from '../helpers/wire.js';
+
+// examples/webhooks/postgres.ts over real HTTP, two instances on one real PostgreSQL database.
+const pools: pg.Pool[] = [];
+let receivers: Receiver[];
+
+function pool(): pg.Pool {
+  const created = new pg.Pool({ connectionString: inject('postgresUrl') });
+  created.on('error', () => undefined);
+  pools.push(created);
+  return created;
+}
+
+async function balanceOf(user: string): Promise<number | undefined> {
+  const { rows } = await pools[0]!.query<{ amount: string }>('SELECT amount FROM balances WHERE user_id = $1', [user]);
+  return rows[0] === undefined ? undefined : Number(rows[0].amount);
+}
+
+beforeAll(async () => {
+  const first = await start({ ...PROVIDER, pool: pool() });
+  receivers = [first, await start({ ...PROVIDER, pool: pool() })];
+});
+afterAll(async () => {
+  await Promise.all(receivers.map((receiver) => receiver.close()));
+  await pools[0]!.query('DROP TABLE IF EXISTS balances, payorch_callback_inbox');
+  await Promise.all(pools.map((each) => each.end()));
+});
+beforeEach(allowLoopback);
+
+test('credits a completed deposit once, though both instances get it, together and again later', async () => {
+  const delivery = signCallback({ ...unsigned.deposit, tracking_code: 'MAN-pgex01-1763812000', user_id: 'u-pgex', amount: 250 }, PROVIDER);
+  const [first, second] = receivers.map((receiver) => receiver.url) as [string, string];
+  const answers = await Promise.all([deliver(first, delivery), deliver(second, delivery), deliver(first, delivery)]);
+  expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200]);
+  expect(await deliver(second, delivery)).toEqual({ status: 200, body: { success: true } });
+  expect(await balanceOf('u-pgex')).toBe(250);
+});
+
+test('gives a rejected withdrawal back to the balance once, and leaves a completed one alone', async () => {
+  const code = 'WIT-pgex02-1763812000';
+  const rejected = signCallback({ ...unsigned.withdrawal, tracking_code: code, status: 'rejected', user_id: 'u-pgwd', amount: 40 }, PROVIDER);
+  const [first, second] = receivers.map((receiver) => receiver.url) as [string, string];
+  await deliver(first, signCallback({ ...unsigned.withdrawal, tracking_code: 'WIT-pgex03-1763812000', status: 'completed', user_id: 'u-pgwd', amount: 99 }, PROVIDER));
+  await deliver(first, rejected);
+  await deliver(second, rejected);
+  expect(await balanceOf('u-pgwd')).toBe(40);
+});
+
+test('answers 500 and credits nothing when the callback names no user, so that it comes back', async () => {
+  const withoutUser: Record<string, unknown> = { ...unsigned.deposit, tracking_code: 'MAN-pgex04-1763812000' };
+  delete withoutUser['user_id'];
+  const delivery = signCallback({ ...withoutUser, tracking_code: 'MAN-pgex04-1763812000', status: 'completed' }, PROVIDER);
+  const consoleError = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+  expect(await deliver(receivers[0]!.url, delivery)).toEqual({ status: 500, body: { success: false, error: 'not_applied' } });
+  expect(consoleError).toHaveBeenCalledWith('payorch: a callback was not applied', new Error('the callback names no user_id'));
+  const { rows } = await pools[0]!.query('SELECT 1 FROM payorch_callback_inbox WHERE tracking_code = $1', ['MAN-pgex04-1763812000']);
+  expect(rows).toEqual([]);
+});

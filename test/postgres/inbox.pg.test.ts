@@ -1,0 +1,196 @@
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, test, vi } from 'vitest';
+import { createCallbackReceiver, signCallback } from '../../src/index.js';
+import type { CallbackReceiver } from '../../src/index.js';
+import { callbackInboxTableSql, createCallbackInboxTable, createPostgresInbox } from '../../src/postgres/index.js';
+import type { PostgresInboxContext } from '../../src/postgres/index.js';
+import { unsigned } from '../helpers/callbacks.js';
+import { allowLoopback, deferred, deliver, serveNode } from '../helpers/serve.js';
+import type { Served } from '../helpers/serve.js';
+import { PROVIDER } from '../helpers/wire.js';
+
+// Against a real PostgreSQL (test/postgres/global-setup.ts). Two pools stand for two instances
+// of the merchant's receiver behind a load balancer.
+
+type Context = PostgresInboxContext<pg.PoolClient>;
+const OK = { status: 200, body: { success: true } };
+const NOT_APPLIED = { status: 500, body: { success: false, error: 'not_applied' } };
+const table = `inbox_${process.pid}`;
+const balances = `balances_${process.pid}`;
+
+const pools: pg.Pool[] = [];
+let admin: pg.Pool;
+const served: Served[] = [];
+
+function pool(): pg.Pool {
+  const created = new pg.Pool({ connectionString: inject('postgresUrl'), max: 4 });
+  // What an application does with its pool: an idle client's broken connection is logged, not fatal.
+  created.on('error', () => undefined);
+  pools.push(created);
+  return created;
+}
+
+async function startInstance(credit: (callback: { payload: { user_id?: string | undefined; amount: number } }, context: Context) => Promise<void>) {
+  const receiver: CallbackReceiver<Context> = createCallbackReceiver({ ...PROVIDER, inbox: createPostgresInbox({ pool: pool(), table }), onError: () => undefined });
+  receiver.on('deposit.completed', credit);
+  const instance = await serveNode(receiver.nodeHandler);
+  served.push(instance);
+  return instance.url;
+}
+
+async function balance(user: string): Promise<number | undefined> {
+  const { rows } = await admin.query<{ amount: string }>(`SELECT amount FROM ${balances} WHERE user_id = $1`, [user]);
+  return rows[0] === undefined ? undefined : Number(rows[0].amount);
+}
+
+async function keys(trackingCode: string): Promise<string[]> {
+  const { rows } = await admin.query<{ status: string }>(`SELECT status FROM ${table} WHERE tracking_code = $1`, [trackingCode]);
+  return rows.map((row) => row.status);
+}
+
+const creditBalance = async (callback: { payload: { user_id?: string | undefined; amount: number } }, { client }: Context): Promise<void> => {
+  await client.query(`UPDATE ${balances} SET amount = amount + $1 WHERE user_id = $2`, [callback.payload.amount, callback.payload.user_id]);
+};
+
+function deposit(trackingCode: string, user: string) {
+  return signCallback({ ...unsigned.deposit, tracking_code: trackingCode, user_id: user, amount: 250 }, PROVIDER);
+}
+
+beforeAll(async () => {
+  admin = pool();
+  await createCallbackInboxTable({ pool: admin, table });
+  await admin.query(`CREATE TABLE ${balances} (user_id text PRIMARY KEY, amount numeric NOT NULL)`);
+});
+afterAll(async () => {
+  await admin.query(`DROP TABLE IF EXISTS ${table}, ${balances}`);
+  await Promise.all(pools.map((each) => each.end()));
+});
+beforeEach(allowLoopback);
+afterEach(async () => {
+  await Promise.all(served.splice(0).map((each) => each.close()));
+});
+
+async function account(user: string): Promise<void> {
+  await admin.query(`INSERT INTO ${balances} (user_id, amount) VALUES ($1, 0)`, [user]);
+}
+
+describe('the PostgreSQL inbox', () => {
+  test('applies a callback once when two instances with two pools get copies at the same time', async () => {
+    await account('u-together');
+    const gate = deferred();
+    const started = vi.fn();
+    const slowCredit = async (callback: Parameters<typeof creditBalance>[0], context: Context) => {
+      started();
+      await creditBalance(callback, context);
+      // Holds the transaction open so that every copy arrives while it is under way.
+      await gate.promise;
+    };
+    const [first, second] = [await startInstance(slowCredit), await startInstance(slowCredit)];
+    const delivery = deposit('MAN-together01-1763812000', 'u-together');
+    const answers = Promise.all([deliver(first, delivery), deliver(second, delivery), deliver(first, delivery), deliver(second, delivery)]);
+    await vi.waitFor(() => { expect(started).toHaveBeenCalled(); });
+    // The other copies are blocked on the key's insert; give them time to get there.
+    await vi.waitFor(async () => {
+      const { rows } = await admin.query<{ waiting: string }>(`SELECT count(*) AS waiting FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO "${table}"%'`);
+      expect(Number(rows[0]!.waiting)).toBe(3);
+    });
+    gate.resolve();
+    expect(await answers).toEqual([OK, OK, OK, OK]);
+    expect(started).toHaveBeenCalledTimes(1);
+    expect(await balance('u-together')).toBe(250);
+    expect(await keys('MAN-together01-1763812000')).toEqual(['completed']);
+  });
+
+  test('a handler that throws commits nothing, key included, and the redelivery applies it once', async () => {
+    await account('u-throws');
+    let fail = true;
+    const url = await startInstance(async (callback, context) => {
+      await creditBalance(callback, context);
+      if (fail) throw new Error('the ledger refused');
+    });
+    const delivery = deposit('MAN-throws02-1763812000', 'u-throws');
+    expect(await deliver(url, delivery)).toEqual(NOT_APPLIED);
+    expect(await balance('u-throws')).toBe(0);
+    expect(await keys('MAN-throws02-1763812000')).toEqual([]);
+    fail = false;
+    expect(await deliver(url, delivery)).toEqual(OK);
+    expect(await deliver(url, delivery)).toEqual(OK);
+    expect(await balance('u-throws')).toBe(250);
+  });
+
+  test('a connection killed between the key and the end of the handler’s work leaves neither, and the redelivery applies it', async () => {
+    await account('u-crash');
+    const killed = deferred();
+    let crash = true;
+    const url = await startInstance(async (callback, context) => {
+      if (crash) {
+        crash = false;
+        const { rows } = await context.client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+        // The key is inserted and half the work done when the backend dies.
+        await creditBalance(callback, context);
+        await admin.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+        killed.resolve();
+      }
+      await context.client.query(`INSERT INTO ${balances} (user_id, amount) VALUES ($1, 0) ON CONFLICT DO NOTHING`, ['audit-' + callback.payload.user_id!]);
+      await creditBalance(callback, context);
+    });
+    const delivery = deposit('MAN-crash03-1763812000', 'u-crash');
+    expect(await deliver(url, delivery)).toEqual(NOT_APPLIED);
+    await killed.promise;
+    expect(await balance('u-crash')).toBe(0);
+    expect(await balance('audit-u-crash')).toBeUndefined();
+    expect(await keys('MAN-crash03-1763812000')).toEqual([]);
+    expect(await deliver(url, delivery)).toEqual(OK);
+    expect(await balance('u-crash')).toBe(250);
+    expect(await balance('audit-u-crash')).toBe(0);
+    expect(await deliver(url, delivery)).toEqual(OK);
+    expect(await balance('u-crash')).toBe(250);
+  });
+
+  test('another instance answers 200 to a redelivery applied by the first, without running its handlers', async () => {
+    await account('u-later');
+    const secondHandler = vi.fn(creditBalance);
+    const first = await startInstance(creditBalance);
+    const second = await startInstance(secondHandler);
+    const delivery = deposit('MAN-later04-1763812000', 'u-later');
+    expect(await deliver(first, delivery)).toEqual(OK);
+    expect(await deliver(second, delivery)).toEqual(OK);
+    expect(secondHandler).not.toHaveBeenCalled();
+    expect(await balance('u-later')).toBe(250);
+  });
+
+  test('each pool client goes back to its pool, also after failures', async () => {
+    const own = pool();
+    const inbox = createPostgresInbox({ pool: own, table });
+    await inbox.process({ trackingCode: 'MAN-pool05-1', status: 'completed' }, () => Promise.resolve());
+    await inbox.process({ trackingCode: 'MAN-pool05-1', status: 'completed' }, () => Promise.resolve());
+    await expect(inbox.process({ trackingCode: 'MAN-pool05-2', status: 'completed' }, () => Promise.reject(new Error('no')))).rejects.toThrow('no');
+    expect(own.totalCount - own.idleCount).toBe(0);
+  });
+});
+
+describe('the inbox table', () => {
+  test('callbackInboxTableSql gives the documented table', () => {
+    expect(callbackInboxTableSql()).toBe(
+      [
+        'CREATE TABLE IF NOT EXISTS "payorch_callback_inbox" (',
+        '  tracking_code text NOT NULL,',
+        '  status text NOT NULL,',
+        '  applied_at timestamptz NOT NULL DEFAULT now(),',
+        '  PRIMARY KEY (tracking_code, status)',
+        ')',
+      ].join('\n'),
+    );
+    expect(callbackInboxTableSql('billing.inbox')).toMatch(/^CREATE TABLE IF NOT EXISTS "billing"."inbox" \(/);
+  });
+
+  test('createCallbackInboxTable may run more than once', async () => {
+    await createCallbackInboxTable({ pool: admin, table });
+    await createCallbackInboxTable({ pool: admin, table });
+    expect(await keys('nothing')).toEqual([]);
+  });
+
+  test.each(['inbox; DROP TABLE x', 'a.b.c', '"quoted"', '', '1abc'])('refuses the table name %j', (name) => {
+    expect(() => createPostgresInbox({ pool: admin, table: name })).toThrow(/table must be a name of letters/);
+  });
+});

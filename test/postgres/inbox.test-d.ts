@@ -1,0 +1,17 @@
+import type pg from 'pg';
+import { expectTypeOf, test } from 'vitest';
+import { createCallbackReceiver } from '../../src/index.js';
+import { createPostgresInbox } from '../../src/postgres/index.js';
+import type { PostgresClientOf } from '../../src/postgres/index.js';
+
+declare const pool: pg.Pool;
+
+test('a handler gets the pool’s own client type, pg’s PoolClient for a pg Pool', () => {
+  expectTypeOf<PostgresClientOf<pg.Pool>>().toEqualTypeOf<pg.PoolClient>();
+  const receiver = createCallbackReceiver({ apiKey: 'k', secretKey: 's', inbox: createPostgresInbox({ pool }) });
+  receiver.on('deposit.completed', (callback, context) => {
+    expectTypeOf(context.client).toEqualTypeOf<pg.PoolClient>();
+    expectTypeOf(context.key.trackingCode).toEqualTypeOf<string>();
+    expectTypeOf(callback.payload.status).toEqualTypeOf<'completed'>();
+  });
+});
