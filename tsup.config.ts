@@ -7,7 +7,13 @@ export default defineConfig({
     'sandbox/index': 'src/sandbox/index.ts',
     // The `payorch` command (package.json bin); src/cli.ts starts with its shebang.
     cli: 'src/cli.ts',
+    // SHA-256 for the `#hash` import, chosen by package.json `imports` conditions: node:crypto
+    // where it exists, pure JS on edge runtimes (docs/decisions.md). Kept external so the choice
+    // is made where the package runs or is bundled, not here.
+    'hash/node': 'src/core/hash/node.ts',
+    'hash/web': 'src/core/hash/web.ts',
   },
+  external: ['#hash'],
   format: ['esm', 'cjs'],
   target: 'node20',
   platform: 'neutral',
