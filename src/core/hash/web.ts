@@ -15,35 +15,34 @@ const K = new Int32Array([
 const INITIAL = new Int32Array([0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]);
 const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
 
+// Indexes below are in range by construction; `as number` says so without a run-time check.
 // Scratch space reused by every call: hashing is synchronous, so no two calls share it at once.
 const W = new Int32Array(64);
 const H = new Int32Array(8);
 let scratch = new Uint8Array(256);
+let scratchView = new DataView(scratch.buffer);
 const encoder = new TextEncoder();
 
-function compress(bytes: Uint8Array, offset: number): void {
-  for (let i = 0; i < 16; i++) {
-    const j = offset + i * 4;
-    W[i] = (bytes[j]! << 24) | (bytes[j + 1]! << 16) | (bytes[j + 2]! << 8) | bytes[j + 3]!;
-  }
+function compress(view: DataView, offset: number): void {
+  for (let i = 0; i < 16; i++) W[i] = view.getInt32(offset + i * 4);
   for (let i = 16; i < 64; i++) {
-    const w15 = W[i - 15]!;
-    const w2 = W[i - 2]!;
+    const w15 = (W[i - 15] as number);
+    const w2 = (W[i - 2] as number);
     const s0 = ((w15 >>> 7) | (w15 << 25)) ^ ((w15 >>> 18) | (w15 << 14)) ^ (w15 >>> 3);
     const s1 = ((w2 >>> 17) | (w2 << 15)) ^ ((w2 >>> 19) | (w2 << 13)) ^ (w2 >>> 10);
-    W[i] = (W[i - 16]! + s0 + W[i - 7]! + s1) | 0;
+    W[i] = ((W[i - 16] as number) + s0 + (W[i - 7] as number) + s1) | 0;
   }
-  let a = H[0]!;
-  let b = H[1]!;
-  let c = H[2]!;
-  let d = H[3]!;
-  let e = H[4]!;
-  let f = H[5]!;
-  let g = H[6]!;
-  let h = H[7]!;
+  let a = (H[0] as number);
+  let b = (H[1] as number);
+  let c = (H[2] as number);
+  let d = (H[3] as number);
+  let e = (H[4] as number);
+  let f = (H[5] as number);
+  let g = (H[6] as number);
+  let h = (H[7] as number);
   for (let i = 0; i < 64; i++) {
     const S1 = ((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7));
-    const t1 = (h + S1 + ((e & f) ^ (~e & g)) + K[i]! + W[i]!) | 0;
+    const t1 = (h + S1 + ((e & f) ^ (~e & g)) + (K[i] as number) + (W[i] as number)) | 0;
     const S0 = ((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10));
     const t2 = (S0 + ((a & b) ^ (a & c) ^ (b & c))) | 0;
     h = g;
@@ -55,14 +54,14 @@ function compress(bytes: Uint8Array, offset: number): void {
     b = a;
     a = (t1 + t2) | 0;
   }
-  H[0] = (H[0]! + a) | 0;
-  H[1] = (H[1]! + b) | 0;
-  H[2] = (H[2]! + c) | 0;
-  H[3] = (H[3]! + d) | 0;
-  H[4] = (H[4]! + e) | 0;
-  H[5] = (H[5]! + f) | 0;
-  H[6] = (H[6]! + g) | 0;
-  H[7] = (H[7]! + h) | 0;
+  H[0] = ((H[0] as number) + a) | 0;
+  H[1] = ((H[1] as number) + b) | 0;
+  H[2] = ((H[2] as number) + c) | 0;
+  H[3] = ((H[3] as number) + d) | 0;
+  H[4] = ((H[4] as number) + e) | 0;
+  H[5] = ((H[5] as number) + f) | 0;
+  H[6] = ((H[6] as number) + g) | 0;
+  H[7] = ((H[7] as number) + h) | 0;
 }
 
 /** Lowercase hex SHA-256 of the UTF-8 encoding of `text`. */
@@ -70,10 +69,12 @@ export function sha256Hex(text: string): string {
   // UTF-8 takes at most 3 bytes per UTF-16 code unit; 72 more leave room for the padding.
   const room = text.length * 3 + 72;
   let buffer = scratch;
+  let view = scratchView;
   if (buffer.length < room) {
     buffer = new Uint8Array(room);
+    view = new DataView(buffer.buffer);
     // Keep only a small scratch buffer: the hashed strings are keys and short codes, not bodies.
-    if (room <= 4096) scratch = buffer;
+    if (room <= 4096) [scratch, scratchView] = [buffer, view];
   }
   const length = encoder.encodeInto(text, buffer).written;
   // Padding: 0x80, zeros to 56 mod 64, then the bit length as a 64-bit big-endian number.
@@ -91,11 +92,11 @@ export function sha256Hex(text: string): string {
   buffer[padded - 2] = bits >>> 8;
   buffer[padded - 1] = bits;
   H.set(INITIAL);
-  for (let offset = 0; offset < padded; offset += 64) compress(buffer, offset);
+  for (let offset = 0; offset < padded; offset += 64) compress(view, offset);
   let hex = '';
   for (let i = 0; i < 8; i++) {
-    const word = H[i]!;
-    hex += HEX[word >>> 24]! + HEX[(word >>> 16) & 0xff]! + HEX[(word >>> 8) & 0xff]! + HEX[word & 0xff]!;
+    const word = (H[i] as number);
+    hex += (HEX[word >>> 24] as string) + (HEX[(word >>> 16) & 0xff] as string) + (HEX[(word >>> 8) & 0xff] as string) + (HEX[word & 0xff] as string);
   }
   return hex;
 }
