@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The `payorch` command. `payorch sandbox` serves a sandbox on loopback and prints how to reach it.
 import { parseArgs } from 'node:util';
+import { CALLBACK_KINDS, isCallbackKind } from './callbacks/kinds.js';
 import { createSandbox } from './sandbox/index.js';
 import type { CallbackUrls } from './sandbox/index.js';
 import { exampleEnvironment } from './sandbox/env.js';
@@ -13,17 +14,15 @@ Options:
   --port <n>             TCP port; 0 picks a free one (default 4010)
   --host <address>       interface to listen on (default 127.0.0.1)
   --seed <text>          seed of the generated keys, ids and history (default payorch)
-  --callback <kind=url>  where callbacks go; kind is deposit, withdrawal, creditCard or
-                         dealerCreditCard; repeat for several kinds
+  --callback <kind=url>  where callbacks go, repeated for several kinds; kind is one of
+                         ${CALLBACK_KINDS.join(', ')}
   --help                 show this text`;
-
-const CALLBACK_KINDS = ['deposit', 'withdrawal', 'creditCard', 'dealerCreditCard'] as const;
 
 function callbackUrls(entries: readonly string[]): CallbackUrls {
   const urls: Record<string, string> = {};
   for (const entry of entries) {
     const [kind = '', url = ''] = entry.split(/=(.*)/s);
-    if (!(CALLBACK_KINDS as readonly string[]).includes(kind) || !URL.canParse(url)) {
+    if (!isCallbackKind(kind) || !URL.canParse(url)) {
       throw new Error(`--callback takes kind=url with kind one of ${CALLBACK_KINDS.join(', ')}: ${entry}`);
     }
     urls[kind] = url;

@@ -36,7 +36,7 @@ export type { Signing, Credentials } from './core/signer.js';
 
 // Errors
 export { PayorchError } from './errors/payorch-error.js';
-export { APIError, AuthenticationError, PermissionDeniedError, ValidationError } from './errors/api-error.js';
+export { APIError, AuthenticationError, PermissionDeniedError, UnprocessableEntityError } from './errors/api-error.js';
 export type { APIErrorInit, AuthFailureReason, DealerErrorCode, FailedRequest } from './errors/api-error.js';
 export { RequestValidationError } from './errors/request-validation-error.js';
 export type { ValidationIssue } from './errors/request-validation-error.js';
@@ -59,7 +59,7 @@ export { ManualIbanDepositParams, ManualIbanWithdrawParams, ManualIbanDeposit, M
 export { EibanAccount, EibanAccountList } from './dealer/eibans.js';
 export { TransactionListParams, TransactionRangeParams, Transaction, TransactionType, TransactionList, Pagination } from './dealer/transactions.js';
 export { SendMoneyParams, TransferStatusParams, Transfer, TransferStatus, SendMoneyResult, TransferStatusResult } from './dealer/transfers.js';
-export { DealerCardPaymentParams } from './dealer/credit-card.js';
+export { DealerCardPaymentParams, DealerCardPayment } from './dealer/credit-card.js';
 
 // Callbacks
 export { verifyCallback } from './callbacks/verify.js';
@@ -79,7 +79,9 @@ export {
   CreditCardCallbackStatus,
   DealerCreditCardCallbackStatus,
 } from './callbacks/schemas.js';
-export type { VerifiedCallback, CallbackKind } from './callbacks/schemas.js';
+export type { VerifiedCallback } from './callbacks/schemas.js';
+export { CALLBACK_KINDS, CALLBACK_STATUSES } from './callbacks/kinds.js';
+export type { CallbackKind, CallbackStatus } from './callbacks/kinds.js';
 export { CallbackVerificationError } from './errors/callback-verification-error.js';
 export type { CallbackVerificationReason } from './errors/callback-verification-error.js';
 export { parseTrackingCode, safeParseTrackingCode } from './core/tracking-code.js';

@@ -1,7 +1,7 @@
 import { assertNever } from '../core/assert-never.js';
 import { safeParseTrackingCode } from '../core/tracking-code.js';
 import { CallbackVerificationError } from '../errors/callback-verification-error.js';
-import type { CallbackKind } from './schemas.js';
+import type { CallbackKind } from './kinds.js';
 
 // CC codes name provider and dealer card payments alike (spec 2.1); their bodies differ
 // (spec 6.4, 6.5). A field of one side only tells them apart.

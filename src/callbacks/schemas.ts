@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { openEnum, responseBoolean, responseInteger, responseNumber, responseString } from '../core/schema.js';
+import { CALLBACK_STATUSES } from './kinds.js';
 
 /*
  * Bodies the service POSTs (spec 6). Lenient like every answer: unknown fields are kept, numbers
@@ -24,19 +25,19 @@ export const SignedCallbackFields = z.object({
 export type SignedCallbackFields = z.infer<typeof SignedCallbackFields>;
 
 /** End statuses of a deposit callback (spec 6.2). `failed` is listed because the third-party text names it (spec 6.6). */
-export const DepositCallbackStatus = openEnum(['completed', 'canceled', 'expired', 'failed']);
+export const DepositCallbackStatus = openEnum(CALLBACK_STATUSES.deposit);
 export type DepositCallbackStatus = z.infer<typeof DepositCallbackStatus>;
 
 /** End statuses of a withdrawal callback (spec 6.3). */
-export const WithdrawalCallbackStatus = openEnum(['completed', 'rejected', 'failed', 'canceled']);
+export const WithdrawalCallbackStatus = openEnum(CALLBACK_STATUSES.withdrawal);
 export type WithdrawalCallbackStatus = z.infer<typeof WithdrawalCallbackStatus>;
 
 /** Statuses of a provider card callback (spec 6.4). Note the spelling `cancelled`. */
-export const CreditCardCallbackStatus = openEnum(['success', 'failed', 'cancelled']);
+export const CreditCardCallbackStatus = openEnum(CALLBACK_STATUSES.creditCard);
 export type CreditCardCallbackStatus = z.infer<typeof CreditCardCallbackStatus>;
 
 /** Statuses of a dealer card callback (spec 6.5); an expired payment is reported as `failed`. */
-export const DealerCreditCardCallbackStatus = openEnum(['success', 'failed']);
+export const DealerCreditCardCallbackStatus = openEnum(CALLBACK_STATUSES.dealerCreditCard);
 export type DealerCreditCardCallbackStatus = z.infer<typeof DealerCreditCardCallbackStatus>;
 
 const signed = SignedCallbackFields.shape;
@@ -134,6 +135,3 @@ export type VerifiedCallback =
   | { readonly kind: 'withdrawal'; readonly payload: WithdrawalCallback }
   | { readonly kind: 'creditCard'; readonly payload: CreditCardCallback }
   | { readonly kind: 'dealerCreditCard'; readonly payload: DealerCreditCardCallback };
-
-/** Which callback a body is: a deposit, a withdrawal, a provider card or a dealer card payment. */
-export type CallbackKind = VerifiedCallback['kind'];

@@ -6,10 +6,12 @@ import { CallbackVerificationError } from '../errors/callback-verification-error
 import { readCallbackBody } from './body.js';
 import type { CallbackBody } from './body.js';
 import { detectCallbackKind } from './detect-kind.js';
+import { CALLBACK_KINDS, isCallbackKind } from './kinds.js';
+import type { CallbackKind } from './kinds.js';
 import { readSignatureHeaders } from './headers.js';
 import type { CallbackHeaders } from './headers.js';
 import { CreditCardCallback, DealerCreditCardCallback, DepositCallback, SignedCallbackFields, WithdrawalCallback } from './schemas.js';
-import type { CallbackKind, VerifiedCallback } from './schemas.js';
+import type { VerifiedCallback } from './schemas.js';
 
 /** A received callback: its headers and its body, in whichever form the framework gives them. */
 export interface CallbackInput {
@@ -62,14 +64,12 @@ export interface VerifyCallbackOptions {
   readonly now?: (() => number) | undefined;
 }
 
-const KINDS: readonly CallbackKind[] = ['deposit', 'withdrawal', 'creditCard', 'dealerCreditCard'];
-
 function checkOptions(options: VerifyCallbackOptions): number {
   if (typeof options.apiKey !== 'string' || options.apiKey === '') throw new TypeError('verifyCallback: apiKey must be a non-empty string');
   if (typeof options.secretKey !== 'string' || options.secretKey === '') throw new TypeError('verifyCallback: secretKey must be a non-empty string');
   const tolerance = options.toleranceSeconds ?? 300;
   if (typeof tolerance !== 'number' || !(tolerance >= 0)) throw new RangeError('verifyCallback: toleranceSeconds must be a number of at least 0');
-  if (options.kind !== undefined && !KINDS.includes(options.kind)) throw new TypeError(`verifyCallback: kind must be one of ${KINDS.join(', ')}`);
+  if (options.kind !== undefined && !isCallbackKind(options.kind)) throw new TypeError(`verifyCallback: kind must be one of ${CALLBACK_KINDS.join(', ')}`);
   return tolerance;
 }
 

@@ -64,7 +64,7 @@ export interface Observers {
  * Shortens a secret to at most its last 4 characters (`…e9d1`), so that a log line can tell
  * two keys apart without revealing either. Values under 12 characters keep nothing.
  */
-export function redact(value: string): string {
+export function maskSecret(value: string): string {
   return value.length >= 12 ? `…${value.slice(-4)}` : '…';
 }
 
@@ -72,7 +72,7 @@ const SECRET_HEADERS = new Set(['x-api-key', 'x-hash', 'x-key', 'x-credential-ke
 
 /** The headers of a request, safe to log. */
 export function redactHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, SECRET_HEADERS.has(name.toLowerCase()) ? redact(value) : value]));
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, SECRET_HEADERS.has(name.toLowerCase()) ? maskSecret(value) : value]));
 }
 
 /**

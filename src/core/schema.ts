@@ -51,9 +51,13 @@ export const responseBoolean = z.union([
 /**
  * A string from a known set that the service may extend: typed as the known values plus
  * any string, so that editors suggest the known ones and a new value does not break parsing.
+ * The known values stay readable as `options`, like `z.enum`'s.
  */
-export const openEnum = <const T extends readonly string[]>(_values: T) =>
-  z.custom<T[number] | (string & {})>((value) => typeof value === 'string', { error: 'expected a string' });
+export const openEnum = <const T extends readonly string[]>(options: T) =>
+  Object.assign(
+    z.custom<T[number] | (string & {})>((value) => typeof value === 'string', { error: 'expected a string' }),
+    { options },
+  );
 
 /** `success: true` of every success body (spec 2.1). Absent is tolerated; `false` never reaches a schema. */
 export const successFlag = z.literal(true).optional();

@@ -1,22 +1,14 @@
-import type { z } from 'zod';
 import type { ClientOptions } from '../core/client-options.js';
-import type { Endpoint } from '../core/endpoint.js';
 import { Transport } from '../core/transport.js';
 import type { RequestOptions } from '../core/transport.js';
 import { DealerCreditCard } from './credit-card.js';
 import { DealerEibans } from './eibans.js';
 import { DealerManualIban } from './manual-iban.js';
+import type { DealerSend } from './send.js';
 import { settingsEndpoint } from './settings.js';
 import type { DealerSettings } from './settings.js';
 import { DealerTransactions } from './transactions.js';
 import { DealerTransfers } from './transfers.js';
-
-/** Sends one dealer endpoint row; the resources' only way to the wire. @internal */
-export type DealerSend = <P extends z.ZodType, R extends z.ZodType>(
-  endpoint: Endpoint<P, R>,
-  params: z.input<P>,
-  options?: RequestOptions,
-) => Promise<z.output<R>>;
 
 /**
  * Client of the Dealer API (`{baseUrl}/api/dealer`): every endpoint of spec 4.13, each request

@@ -1,9 +1,9 @@
 import * as z from 'zod';
 import { defineEndpoint } from '../core/endpoint.js';
-import { requestAmount, requiredString } from '../core/schema.js';
+import { requestAmount, requiredString, responseNumber, responseString } from '../core/schema.js';
 import type { RequestOptions } from '../core/transport.js';
-import { CardPayment } from '../provider/credit-card.js';
-import type { DealerSend } from './client.js';
+import { envelope } from '../core/wire.js';
+import type { DealerSend } from './send.js';
 
 /** Body of a dealer card payment (spec 4.13): at least 200 TRY. */
 export const DealerCardPaymentParams = z.strictObject({
@@ -17,6 +17,21 @@ export const DealerCardPaymentParams = z.strictObject({
 });
 export type DealerCardPaymentParams = z.input<typeof DealerCardPaymentParams>;
 
+/** A created dealer card payment: redirect the customer to `data.payment_url` (spec 2.7). */
+export const DealerCardPayment = envelope(
+  z.looseObject({
+    /** Use it for status queries. */
+    tracking_code: z.string(),
+    payment_url: z.string(),
+    /** The service's internal order id; a numeric one is kept as text. */
+    order_id: responseString.optional(),
+    amount: responseNumber,
+    /** TRY. */
+    currency: z.string().optional(),
+  }),
+);
+export type DealerCardPayment = z.infer<typeof DealerCardPayment>;
+
 export const dealerCardPaymentEndpoint = defineEndpoint({
   operation: 'creditCard.createPayment',
   // Spec 4.13: method not shown. POST, as the provider's card payment (docs/spec-gaps.md).
@@ -25,8 +40,7 @@ export const dealerCardPaymentEndpoint = defineEndpoint({
   hash: 'basic',
   readOnly: false,
   params: DealerCardPaymentParams,
-  // The dealer's answer (spec 2.7) has the fields of the provider's (spec 2.6): one schema serves both.
-  response: CardPayment,
+  response: DealerCardPayment,
 });
 
 /** Dealer card payments (spec 4.13); the credit card method must be active for the dealer. */
@@ -49,7 +63,7 @@ export class DealerCreditCard {
    * redirect(data.payment_url);
    * ```
    */
-  createPayment(params: DealerCardPaymentParams, options?: RequestOptions): Promise<CardPayment> {
+  createPayment(params: DealerCardPaymentParams, options?: RequestOptions): Promise<DealerCardPayment> {
     return this.#send(dealerCardPaymentEndpoint, params, options);
   }
 }

@@ -2,8 +2,8 @@ import * as z from 'zod';
 import { defineEndpoint } from '../core/endpoint.js';
 import { responseDecimal, responseInteger, successFlag } from '../core/schema.js';
 import type { RequestOptions } from '../core/transport.js';
-import { NoParams } from '../provider/shared.js';
-import type { DealerSend } from './client.js';
+import { NoParams } from '../core/wire.js';
+import type { DealerSend } from './send.js';
 
 /** One of the dealer's E-IBAN accounts with its balances (spec 2.7). */
 export const EibanAccount = z.looseObject({

@@ -2,12 +2,8 @@ import * as z from 'zod';
 import { defineEndpoint } from '../core/endpoint.js';
 import { openEnum, requiredString, responseNumber } from '../core/schema.js';
 import type { RequestOptions } from '../core/transport.js';
-import { envelope, iban } from '../provider/shared.js';
-import type { DealerSend } from './client.js';
-
-// Spec 8: the minimums of dealer manual IBAN amounts are not shown, so only a positive amount is
-// required here and the service decides the rest (docs/spec-gaps.md).
-const positiveAmount = () => z.number().positive({ error: 'must be positive' });
+import { envelope, iban, positiveAmount } from '../core/wire.js';
+import type { DealerSend } from './send.js';
 
 /**
  * Body of a manual IBAN deposit (spec 4.13). Note `userid`, not `user_id`: the dealer API spells

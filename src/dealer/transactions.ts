@@ -4,8 +4,7 @@ import { openEnum, requiredString, responseBoolean, responseDecimal, responseInt
 import type { RequestOptions } from '../core/transport.js';
 import { parseRequest } from '../core/validation.js';
 import { RequestAbortedError } from '../errors/request-aborted-error.js';
-import { ResponseValidationError } from '../errors/response-validation-error.js';
-import type { DealerSend } from './client.js';
+import type { DealerSend } from './send.js';
 import { dateWindows, dayNumber } from './date-windows.js';
 
 /**
@@ -145,8 +144,7 @@ export class TransactionIterable implements AsyncIterable<Transaction> {
     const signal = this.#options.signal;
     for (const window of dateWindows(start_date, end_date, WINDOW_DAYS)) {
       for (let page = 1; ; page++) {
-        const answer = await this.#send(transactionListEndpoint, { wallet_id, ...window, page }, this.#options);
-        checkPage(answer, page);
+        const answer = await this.#send({ ...transactionListEndpoint, response: pageOf(page) }, { wallet_id, ...window, page }, this.#options);
         for (const transaction of answer.transactions) {
           // Records of a page already read are not handed out after an abort either.
           if (signal?.aborted === true) throw new RequestAbortedError(signal.reason);
@@ -174,21 +172,19 @@ export class TransactionIterable implements AsyncIterable<Transaction> {
 }
 
 /**
- * Refuses a page that would make the iterator loop forever or repeat records: one that is not the
- * page asked for, or that says more follow while it holds none.
+ * The answer to page `page` of `iterate()`, refusing a page that would make it loop forever or
+ * repeat records: one that is not the page asked for, or that says more follow while it holds
+ * none. A check inside the schema, so that the transport's ResponseValidationError keeps the
+ * body exactly as received.
  */
-function checkPage(answer: TransactionList, page: number): void {
-  const { current_page, has_more } = answer.pagination;
-  const issue =
-    current_page !== page
-      ? { field: 'pagination.current_page', rule: 'invalid_value', message: `is ${current_page}, but page ${page} was asked for` }
-      : has_more && answer.transactions.length === 0
-        ? { field: 'pagination.has_more', rule: 'invalid_value', message: 'is true on a page without transactions' }
-        : undefined;
-  if (issue !== undefined) {
-    // The transport has parsed the body already; the normalised answer stands in for the raw text.
-    throw new ResponseValidationError(transactionListEndpoint.operation, { status: 200, issues: [issue], body: answer, rawBody: JSON.stringify(answer) });
-  }
+function pageOf(page: number) {
+  return TransactionList.superRefine(({ pagination, transactions }, context) => {
+    if (pagination.current_page !== page) {
+      context.addIssue({ code: 'invalid_value', values: [page], input: pagination.current_page, path: ['pagination', 'current_page'], message: `is ${pagination.current_page}, but page ${page} was asked for` });
+    } else if (pagination.has_more && transactions.length === 0) {
+      context.addIssue({ code: 'invalid_value', values: [false], input: true, path: ['pagination', 'has_more'], message: 'is true on a page without transactions' });
+    }
+  });
 }
 
 /** E-IBAN transaction history (spec 4.13). */

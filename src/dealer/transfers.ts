@@ -2,8 +2,8 @@ import * as z from 'zod';
 import { defineEndpoint } from '../core/endpoint.js';
 import { openEnum, requestAmount, requiredString, responseDecimal, successFlag } from '../core/schema.js';
 import type { RequestOptions } from '../core/transport.js';
-import { iban } from '../provider/shared.js';
-import type { DealerSend } from './client.js';
+import { iban } from '../core/wire.js';
+import type { DealerSend } from './send.js';
 
 /** Body of a transfer from an E-IBAN to a bank account (spec 4.13): at least 10.00 TRY. */
 export const SendMoneyParams = z.strictObject({

@@ -94,7 +94,7 @@ export class APIError extends PayorchError {
   static generate(init: APIErrorInit): APIError {
     const record = asRecord(init.body);
     const text = describe(record, init);
-    const message = redact(`${text} (HTTP ${init.status}, ${init.request.method} ${new URL(init.request.url).pathname})`, init.redact ?? []);
+    const message = withoutSecrets(`${text} (HTTP ${init.status}, ${init.request.method} ${new URL(init.request.url).pathname})`, init.redact ?? []);
     const reason = authReason(record);
     if (init.status === 403 || reason === 'provider_inactive' || reason === 'ip_not_allowed' || reason === 'credential_key_refused') {
       return new PermissionDeniedError(message, init, reason ?? 'unknown');
@@ -103,7 +103,7 @@ export class APIError extends PayorchError {
       return new AuthenticationError(message, init, reason ?? 'unknown');
     }
     if (stringList(record?.['messages']) !== undefined) {
-      return new ValidationError(message, init);
+      return new UnprocessableEntityError(message, init);
     }
     return new APIError(message, init);
   }
@@ -113,7 +113,7 @@ export class APIError extends PayorchError {
 export class AuthenticationError extends APIError {
   override name = 'AuthenticationError';
   readonly reason: AuthFailureReason;
-  /** Made by {@link APIError.generate} from a 401 or 403 answer. */
+  /** Made by {@link APIError.generate} from a 401 answer or a body with an authentication text of spec 7.1. */
   constructor(message: string, init: APIErrorInit, reason: AuthFailureReason) {
     super(message, init);
     this.reason = reason;
@@ -127,16 +127,20 @@ export class AuthenticationError extends APIError {
 export class PermissionDeniedError extends APIError {
   override name = 'PermissionDeniedError';
   readonly reason: AuthFailureReason;
-  /** Made by {@link APIError.generate} from a 401 or 403 answer. */
+  /** Made by {@link APIError.generate} from a 403 answer or a body with a permission text of spec 7.1 or 7.3. */
   constructor(message: string, init: APIErrorInit, reason: AuthFailureReason) {
     super(message, init);
     this.reason = reason;
   }
 }
 
-/** The service rejected the request's fields; `messages` has one entry per failed rule (spec 7.2). */
-export class ValidationError extends APIError {
-  override name = 'ValidationError';
+/**
+ * The service refused the request's fields: its body lists `messages`, one entry per failed rule
+ * (spec 7.2), whatever the HTTP status (7.3 shows none; 422 is usual). Not to be confused with
+ * `RequestValidationError`, payorch's own refusal before anything is sent.
+ */
+export class UnprocessableEntityError extends APIError {
+  override name = 'UnprocessableEntityError';
   override readonly messages: readonly string[];
   /** Made by {@link APIError.generate} from an answer with a `messages` list. */
   constructor(message: string, init: APIErrorInit) {
@@ -181,7 +185,8 @@ function describe(record: Record<string, unknown> | undefined, init: APIErrorIni
 // Short values are skipped: hiding every "1" of a message would hide nothing and garble the rest.
 const MIN_REDACTED_LENGTH = 4;
 
-function redact(message: string, secrets: readonly string[]): string {
+/** `message` with every secret in it replaced by `[redacted]`. */
+function withoutSecrets(message: string, secrets: readonly string[]): string {
   return secrets.reduce((text, secret) => (secret.length < MIN_REDACTED_LENGTH ? text : text.split(secret).join('[redacted]')), message);
 }
 

@@ -1,8 +1,8 @@
 /**
  * Base class of every error payorch throws. Catch this to handle any SDK failure.
  *
- * Guards use `name` as well as `instanceof` so that they hold across realms and
- * duplicated installs of the package.
+ * Every subclass sets its own `name`, so an error stays recognisable where `instanceof` fails
+ * (an error from another realm or another copy of the package).
  */
 export class PayorchError extends Error {
   override name = 'PayorchError';

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { defineEndpoint } from '../core/endpoint.js';
 import { requiredString, responseBoolean, responseInteger, successFlag } from '../core/schema.js';
-import { NoParams } from './shared.js';
+import { NoParams } from '../core/wire.js';
 
 /** The answer of the connection test (spec 4.3). */
 export const Welcome = z.looseObject({

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { defineEndpoint } from '../core/endpoint.js';
 import { openEnum, requestAmount, requiredString, responseNumber, responseString, successFlag } from '../core/schema.js';
 import type { ProviderContext, ProviderRequestOptions } from './context.js';
-import { envelope } from './shared.js';
+import { envelope } from '../core/wire.js';
 
 /** States of a provider card payment (spec 3.1). */
 export const CardPaymentStatus = openEnum(['pending', 'success', 'failed', 'cancelled', 'refunded']);

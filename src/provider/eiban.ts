@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { defineEndpoint } from '../core/endpoint.js';
 import type { ProviderContext, ProviderRequestOptions } from './context.js';
-import { DepositStatus, WithdrawalStatus, envelope, iban, paymentParams, recordCore, recordEcho } from './shared.js';
+import { envelope, iban } from '../core/wire.js';
+import { DepositStatus, WithdrawalStatus, paymentParams, recordCore, recordEcho } from './shared.js';
 
 /** Body of an E-IBAN deposit (spec 4.7). */
 export const EibanDepositParams = z.strictObject({ ...paymentParams });

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { openEnum, requestAmount, requiredString, responseInteger, responseNumber, responseString, successFlag } from '../core/schema.js';
+import { openEnum, requestAmount, requiredString, responseInteger, responseNumber, responseString } from '../core/schema.js';
 
 /** The customer as answers embed it (spec 2.3). A numeric `user_id` is kept as its text. */
 export const Customer = z.looseObject({
@@ -31,27 +31,11 @@ export const customerParams = {
   user_id: requiredString(),
 };
 
-/** An IBAN as the spec bounds it: 15 to 34 characters (spec 4.6, 8). */
-export const iban = () =>
-  z.string().min(15, { error: 'must be 15 to 34 characters' }).max(34, { error: 'must be 15 to 34 characters' });
-
 /** A deposit or withdrawal request with the spec's minimum amount of 1 (spec 8). */
 export const paymentParams = { ...customerParams, amount: requestAmount(1) };
 
 /** A gateway id: a positive integer from `listGateways()` (spec 2.5). */
 export const gatewayId = () => z.number().int({ error: 'must be an integer' }).positive({ error: 'must be positive' });
-
-/** A request with no parameters. */
-export const NoParams = z.undefined();
-
-/** The top level of most provider answers: `success`, `message`, the record in `data`, `timestamp` (spec 2.1). */
-export const envelope = <T extends z.ZodType>(data: T) =>
-  z.looseObject({
-    success: successFlag,
-    message: z.string().optional(),
-    data,
-    timestamp: z.string().optional(),
-  });
 
 /** Fields every provider transaction record has (spec 2.4). */
 export const recordCore = {

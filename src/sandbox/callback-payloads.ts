@@ -3,7 +3,7 @@ import type { Credentials } from '../core/signer.js';
 import { formatIsoLocal } from './clock.js';
 import type { Fixtures } from './fixtures.js';
 import type { SignCallbackPayload } from '../callbacks/sign.js';
-import type { CallbackKind } from './kinds.js';
+import type { CallbackKind } from '../callbacks/kinds.js';
 import type { StoredRecord } from './records.js';
 
 /** The unsigned body of a callback: what the record says, before `timestamp` and `hash`. */

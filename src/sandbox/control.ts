@@ -1,4 +1,6 @@
 import * as z from 'zod';
+import { CALLBACK_KINDS } from '../callbacks/kinds.js';
+import type { CallbackKind } from '../callbacks/kinds.js';
 import { errorFailure, success, validationFailure } from './answers.js';
 import type { Reply } from './answers.js';
 import { accountsOf } from './fixtures.js';
@@ -22,12 +24,9 @@ const SettleBody = z.strictObject({
 
 const ClockBody = z.union([z.strictObject({ advanceSeconds: z.number() }), z.strictObject({ set: z.iso.datetime({ offset: true }) })]);
 
-const CallbackUrlsBody = z.strictObject({
-  deposit: z.url().optional(),
-  withdrawal: z.url().optional(),
-  creditCard: z.url().optional(),
-  dealerCreditCard: z.url().optional(),
-});
+const CallbackUrlsBody = z.strictObject(
+  Object.fromEntries(CALLBACK_KINDS.map((kind) => [kind, z.url().optional()])) as Record<CallbackKind, z.ZodOptional<z.ZodURL>>,
+);
 
 /** The control endpoints, as the index lists them. */
 const ENDPOINTS = [
@@ -38,7 +37,7 @@ const ENDPOINTS = [
   'GET  /__sandbox/deliveries          every callback attempt',
   'GET  /__sandbox/clock               the record clock',
   'POST /__sandbox/clock               {"advanceSeconds"} or {"set": ISO 8601}: move the record clock, expiring what runs out',
-  'PUT  /__sandbox/callback-urls       {"deposit"?, "withdrawal"?, "creditCard"?, "dealerCreditCard"?}: where callbacks go',
+  `PUT  /__sandbox/callback-urls       {${CALLBACK_KINDS.map((kind) => `"${kind}"?`).join(', ')}}: where callbacks go`,
 ];
 
 const STATUS_OF: Readonly<Record<SandboxErrorCode, number>> = { unknown_record: 404, refused_move: 409, invalid_amount: 422 };

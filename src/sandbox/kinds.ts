@@ -1,3 +1,5 @@
+import { CALLBACK_STATUSES } from '../callbacks/kinds.js';
+import type { CallbackKind } from '../callbacks/kinds.js';
 import type { TrackingCodePrefix } from '../core/tracking-code.js';
 
 /*
@@ -6,9 +8,6 @@ import type { TrackingCodePrefix } from '../core/tracking-code.js';
  * and how it expires. Everything the sandbox does with a record's status reads this table.
  */
 
-/** Which callback a record sends when it reaches an end status (spec 6.1). */
-export type CallbackKind = 'deposit' | 'withdrawal' | 'creditCard' | 'dealerCreditCard';
-
 export interface KindRule {
   /** Tracking-code prefix (spec 2.1), one `parseTrackingCode` reads; `TRF` is the transfer id's. */
   readonly prefix: TrackingCodePrefix | 'TRF';
@@ -16,6 +15,7 @@ export interface KindRule {
   readonly initial: string;
   /** From a state, the end states `settle()` may move it to. Absent states are final. */
   readonly moves: Readonly<Record<string, readonly string[]>>;
+  /** Which callback the record sends when it reaches an end status (spec 6.1). */
   readonly callback?: CallbackKind;
   /** State the record expires from, and the state it expires to, after the lifetime. */
   readonly expiry?: { readonly from: string; readonly to: string };
@@ -23,10 +23,10 @@ export interface KindRule {
   readonly showsExpiresAt?: boolean;
 }
 
-const DEPOSIT_END = ['completed', 'canceled', 'expired'];
-// The third-party bank text names failure as a deposit outcome; the field list does not (6.6).
-const THIRD_PARTY_DEPOSIT_END = [...DEPOSIT_END, 'failed'];
-const WITHDRAWAL_END = ['completed', 'rejected', 'failed', 'canceled'];
+// Only the third-party text names failure as a deposit outcome (6.6).
+const THIRD_PARTY_DEPOSIT_END = CALLBACK_STATUSES.deposit;
+const DEPOSIT_END = THIRD_PARTY_DEPOSIT_END.filter((status) => status !== 'failed');
+const WITHDRAWAL_END = CALLBACK_STATUSES.withdrawal;
 
 const deposit = (prefix: TrackingCodePrefix, ends: readonly string[] = DEPOSIT_END): KindRule => ({
   prefix,
@@ -79,20 +79,12 @@ export const KINDS = {
   walletWithdrawal: withdrawal('TPWW', 'showing'),
   // Initial state and moves of card payments are not shown (3.2): pending, then one of the
   // callback statuses; a successful payment may later be refunded (no callback lists refunded).
-  cardPayment: { prefix: 'CC', initial: 'pending', moves: { pending: ['success', 'failed', 'cancelled'], success: ['refunded'] }, callback: 'creditCard' },
+  cardPayment: { prefix: 'CC', initial: 'pending', moves: { pending: CALLBACK_STATUSES.creditCard, success: ['refunded'] }, callback: 'creditCard' },
   // Expiry of a dealer card payment is reported as failed (6.5).
-  dealerCardPayment: { prefix: 'CC', initial: 'pending', moves: { pending: ['success', 'failed'] }, callback: 'dealerCreditCard', expiry: { from: 'pending', to: 'failed' } },
+  dealerCardPayment: { prefix: 'CC', initial: 'pending', moves: { pending: CALLBACK_STATUSES.dealerCreditCard }, callback: 'dealerCreditCard', expiry: { from: 'pending', to: 'failed' } },
   // No end states are shown for the dealer's manual IBAN records: they stay as created.
   dealerManualDeposit: { prefix: 'DEP', initial: 'pending', moves: {} },
   dealerManualWithdrawal: { prefix: 'WDR', initial: 'pending', moves: {} },
   // Transfers send no callback (6.1 lists none); their status is read with transfer-status.
   transfer: { prefix: 'TRF', initial: 'pending', moves: { pending: ['completed', 'failed', 'cancelled'] } },
 } as const satisfies Record<SandboxRecordKind, KindRule>;
-
-/** Statuses each callback carries (spec 6.2 to 6.5); a move to another status sends none. */
-export const CALLBACK_STATUSES: Readonly<Record<CallbackKind, readonly string[]>> = {
-  deposit: THIRD_PARTY_DEPOSIT_END,
-  withdrawal: WITHDRAWAL_END,
-  creditCard: ['success', 'failed', 'cancelled'],
-  dealerCreditCard: ['success', 'failed'],
-};

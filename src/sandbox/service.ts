@@ -1,3 +1,4 @@
+import { isCallbackStatus } from '../callbacks/kinds.js';
 import { signCallback } from '../callbacks/sign.js';
 import { callbackPayload, signerOf } from './callback-payloads.js';
 import { RecordClock, formatDateTime } from './clock.js';
@@ -7,7 +8,7 @@ import { DEFAULT_SEED, buildFixtures, toCents } from './fixtures.js';
 import type { EibanAccount, Fixtures } from './fixtures.js';
 import { generateHistory } from './history.js';
 import type { Transaction } from './history.js';
-import { CALLBACK_STATUSES, KINDS } from './kinds.js';
+import { KINDS } from './kinds.js';
 import type { KindRule, SandboxRecordKind } from './kinds.js';
 import type { CallbackUrls, SandboxOptions } from './options.js';
 import { RecordStore } from './records.js';
@@ -168,7 +169,7 @@ export class Service {
 
   #callbackOf(record: StoredRecord, expired: boolean): Promise<DeliveryResult> | undefined {
     const { callback: kind }: KindRule = KINDS[record.kind];
-    if (kind === undefined || !CALLBACK_STATUSES[kind].includes(record.status)) return undefined;
+    if (kind === undefined || !isCallbackStatus(kind, record.status)) return undefined;
     const url = this.callbackUrls[kind];
     if (url === undefined) return undefined;
     const payload = callbackPayload(kind, record, expired);

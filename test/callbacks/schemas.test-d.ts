@@ -1,5 +1,5 @@
 import { describe, expectTypeOf, test } from 'vitest';
-import type { CallbackKind, DealerCreditCardCallback, DepositCallback, VerifiedCallback, WithdrawalCallback } from '../../src/index.js';
+import type { CallbackKind, CallbackStatus, DealerCreditCardCallback, DepositCallback, VerifiedCallback, WithdrawalCallback } from '../../src/index.js';
 
 describe('VerifiedCallback', () => {
   test('narrows the payload on kind', () => {
@@ -7,6 +7,13 @@ describe('VerifiedCallback', () => {
     if (callback.kind === 'withdrawal') expectTypeOf(callback.payload).toEqualTypeOf<WithdrawalCallback>();
     if (callback.kind === 'dealerCreditCard') expectTypeOf(callback.payload).toEqualTypeOf<DealerCreditCardCallback>();
     expectTypeOf<CallbackKind>().toEqualTypeOf<'deposit' | 'withdrawal' | 'creditCard' | 'dealerCreditCard'>();
+    expectTypeOf<VerifiedCallback['kind']>().toEqualTypeOf<CallbackKind>();
+  });
+
+  test('lists the statuses of each kind as the spec spells them', () => {
+    expectTypeOf<CallbackStatus<'creditCard'>>().toEqualTypeOf<'success' | 'failed' | 'cancelled'>();
+    expectTypeOf<CallbackStatus<'deposit'>>().toEqualTypeOf<'completed' | 'canceled' | 'expired' | 'failed'>();
+    expectTypeOf<CallbackStatus<'deposit'>>().toExtend<DepositCallback['status']>();
   });
 
   test('types the payload fields as the spec does, statuses as open enums', () => {

@@ -1,15 +1,15 @@
 import { describe, expect, test } from 'vitest';
-import { redact, redactHeaders } from '../../src/core/observability.js';
+import { maskSecret, redactHeaders } from '../../src/core/observability.js';
 
-describe('redact', () => {
+describe('maskSecret', () => {
   test('keeps at most the last 4 characters', () => {
-    expect(redact('site_cred_3b1e9d')).toBe('…1e9d');
-    expect(redact('a'.repeat(64))).toBe('…aaaa');
+    expect(maskSecret('site_cred_3b1e9d')).toBe('…1e9d');
+    expect(maskSecret('a'.repeat(64))).toBe('…aaaa');
   });
 
   test('keeps nothing of a value under 12 characters, where 4 would be a third of it', () => {
-    expect(redact('short_key_1')).toBe('…');
-    expect(redact('')).toBe('…');
+    expect(maskSecret('short_key_1')).toBe('…');
+    expect(maskSecret('')).toBe('…');
   });
 });
 

@@ -86,6 +86,10 @@ describe('answers are lenient', () => {
     expect(Status.safeParse(undefined).success).toBe(false);
   });
 
+  test('an open enum keeps its known values readable', () => {
+    expect(openEnum(['pending', 'success']).options).toEqual(['pending', 'success']);
+  });
+
   test('successFlag accepts true or nothing, never false', () => {
     expect(successFlag.parse(true)).toBe(true);
     expect(successFlag.parse(undefined)).toBeUndefined();

@@ -2,7 +2,7 @@ import { describe, expectTypeOf, test } from 'vitest';
 import { DealerClient } from '../../src/index.js';
 import type {
   APIError,
-  CardPayment,
+  DealerCardPayment,
   ClientOptions,
   DealerCardPaymentParams,
   DealerErrorCode,
@@ -45,7 +45,7 @@ describe('DealerClient types', () => {
     expectTypeOf(dealer.transactions.list(range)).resolves.toEqualTypeOf<TransactionList>();
     expectTypeOf(dealer.transfers.send(transfer)).resolves.toEqualTypeOf<SendMoneyResult>();
     expectTypeOf(dealer.transfers.getStatus({ transfer_id: 'TRF-1' })).resolves.toEqualTypeOf<TransferStatusResult>();
-    expectTypeOf(dealer.creditCard.createPayment(card)).resolves.toEqualTypeOf<CardPayment>();
+    expectTypeOf(dealer.creditCard.createPayment(card)).resolves.toEqualTypeOf<DealerCardPayment>();
   });
 
   test('every call takes RequestOptions as its last argument', () => {

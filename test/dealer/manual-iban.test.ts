@@ -51,7 +51,7 @@ describe('dealer.manualIban.deposit', () => {
     ['a negative amount', -5],
   ])('refuses %s: the minimum is not shown, so any positive amount is sent', async (_label, amount) => {
     const error = await dealer.manualIban.deposit({ username: 'ada', userid: 'u-1', fullname: 'Ada Yılmaz', amount }).catch((caught: unknown) => caught);
-    expect((error as RequestValidationError).issues).toEqual([{ field: 'amount', rule: 'too_small', message: 'must be positive' }]);
+    expect((error as RequestValidationError).issues).toEqual([{ field: 'amount', rule: 'too_small', message: 'must be greater than 0' }]);
   });
 
   test('sends an amount as small as 0.01, leaving the unshown minimum to the service', async () => {

@@ -272,6 +272,14 @@ describe('dealer.transactions.iterate', () => {
     expect(seen).toHaveLength(1);
   });
 
+  test('keeps the refused page exactly as received in rawBody, numeric strings and all', async () => {
+    const endless = { ...transactionsAnswer(week, 1, [], 0), pagination: { current_page: '1', per_page: '100', total_records: '0', total_pages: '0', has_more: 'true' } };
+    capture('get', `${DEALER_URL}/transactions`, endless);
+    const error = await dealer.transactions.iterate(week).toArray().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ResponseValidationError);
+    expect((error as ResponseValidationError).rawBody).toBe(JSON.stringify(endless));
+  });
+
   test('refuses a page other than the one asked for, rather than repeating records', async () => {
     const records = day('2026-03-01', 150);
     // A service that ignores `page` and sends the first page every time.

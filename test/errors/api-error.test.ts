@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { APIError, AuthenticationError, PayorchError, PermissionDeniedError, ValidationError } from '../../src/index.js';
+import { APIError, AuthenticationError, PayorchError, PermissionDeniedError, UnprocessableEntityError } from '../../src/index.js';
 import type { APIErrorInit } from '../../src/index.js';
 
 const request = { method: 'POST', url: 'https://api.payorch.test/api/provider/start-manual-withdraw?x=1' };
@@ -43,9 +43,9 @@ describe('APIError.generate', () => {
     expect(as(APIError.generate(init(400, body)), PermissionDeniedError).reason).toBe('credential_key_refused');
   });
 
-  test('maps a messages list to ValidationError and joins it into the message', () => {
+  test('maps a messages list to UnprocessableEntityError and joins it into the message', () => {
     const body = { success: false, error: 'Doğrulama hatası', messages: ['IBAN zorunludur', 'Tutar zorunludur'] };
-    const error = as(APIError.generate(init(422, body)), ValidationError);
+    const error = as(APIError.generate(init(422, body)), UnprocessableEntityError);
     expect(error.messages).toEqual(body.messages);
     expect(error.error).toBe('Doğrulama hatası');
     expect(error.message).toBe('Doğrulama hatası: IBAN zorunludur; Tutar zorunludur (HTTP 422, POST /api/provider/start-manual-withdraw)');

@@ -10,7 +10,7 @@ import {
   RequestAbortedError,
   ResponseValidationError,
   TimeoutError,
-  ValidationError,
+  UnprocessableEntityError,
 } from '../../src/index.js';
 import type { RequestValidationError } from '../../src/index.js';
 import { server } from '../mocks/server.js';
@@ -76,12 +76,12 @@ describe('errors shown per endpoint (spec 7.3)', () => {
     }
   });
 
-  test('"Doğrulama hatası" with messages is a ValidationError listing each failed rule', async () => {
+  test('"Doğrulama hatası" with messages is a UnprocessableEntityError listing each failed rule', async () => {
     const body = { success: false, error: 'Doğrulama hatası', messages: ['Alıcı IBAN zorunludur', 'Tutar zorunludur'] };
     capture('post', WITHDRAW_URL, () => HttpResponse.json(body, { status: 200 }));
-    const error = (await caught(withdraw())) as ValidationError;
+    const error = (await caught(withdraw())) as UnprocessableEntityError;
 
-    expect(error).toBeInstanceOf(ValidationError);
+    expect(error).toBeInstanceOf(UnprocessableEntityError);
     expect(error.messages).toEqual(['Alıcı IBAN zorunludur', 'Tutar zorunludur']);
     expect(error.message).toBe('Doğrulama hatası: Alıcı IBAN zorunludur; Tutar zorunludur (HTTP 200, POST /api/provider/start-manual-withdraw)');
   });

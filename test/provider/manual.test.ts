@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { ProviderClient, RequestValidationError, ValidationError } from '../../src/index.js';
+import { ProviderClient, RequestValidationError, UnprocessableEntityError } from '../../src/index.js';
 import { BASE_URL, PROVIDER, capture, expectSigned } from '../helpers/wire.js';
 
 const provider = new ProviderClient({ baseUrl: BASE_URL, ...PROVIDER, maxRetries: 0 });
@@ -106,12 +106,12 @@ describe('provider.manual.startWithdraw', () => {
     expect((error as RequestValidationError).issues).toEqual([{ field: 'iban', rule: expect.stringMatching(/too_(small|big)/), message: 'must be 15 to 34 characters' }]);
   });
 
-  test('turns the service validation error of spec 7.3 into ValidationError with its messages', async () => {
+  test('turns the service validation error of spec 7.3 into UnprocessableEntityError with its messages', async () => {
     const body = { success: false, error: 'Doğrulama hatası', messages: ['Alıcı IBAN zorunludur', 'Tutar zorunludur'] };
     capture('post', `${BASE_URL}/api/provider/start-manual-withdraw`, () => Response.json(body, { status: 422 }));
     const error = await provider.manual.startWithdraw({ ...customer, iban, amount: 100 }, { credentialKey: 'k' }).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(ValidationError);
-    const validation = error as ValidationError;
+    expect(error).toBeInstanceOf(UnprocessableEntityError);
+    const validation = error as UnprocessableEntityError;
     expect(validation.status).toBe(422);
     expect(validation.error).toBe('Doğrulama hatası');
     expect(validation.messages).toEqual(body.messages);

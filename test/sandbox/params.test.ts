@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { ValidationError } from '../../src/index.js';
+import { UnprocessableEntityError } from '../../src/index.js';
 import { createSandbox } from '../../src/sandbox/index.js';
 import { IBAN, SANDBOX_BASE_URL, customer, handSigned, providerOf, read } from '../helpers/sandbox.js';
 
@@ -78,12 +78,12 @@ describe('request validation with the rows of the SDK (spec 7.2, 7.3)', () => {
     expect(await read(await sandbox.fetch(welcome('{"verbose":true}')))).toEqual(invalid('the request body has the wrong shape for this endpoint'));
   });
 
-  test('the SDK raises ValidationError with the messages when its own checks are bypassed', async () => {
+  test('the SDK raises UnprocessableEntityError with the messages when its own checks are bypassed', async () => {
     const error = await providerOf(sandbox)
       .request({ method: 'POST', path: '/start-manual-withdraw', hash: 'credential', body: { ...withdrawal, iban: 'TR12' } })
       .catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(ValidationError);
-    expect((error as ValidationError).messages).toEqual(['iban must be 15 to 34 characters']);
+    expect(error).toBeInstanceOf(UnprocessableEntityError);
+    expect((error as UnprocessableEntityError).messages).toEqual(['iban must be 15 to 34 characters']);
   });
 });
 

@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { defineEndpoint } from '../../core/endpoint.js';
 import { requiredString } from '../../core/schema.js';
-import { NoParams, gatewayId, iban, paymentParams } from '../shared.js';
+import { NoParams, iban } from '../../core/wire.js';
+import { gatewayId, paymentParams } from '../shared.js';
 import type { ThirdPartyChannel } from './channel.js';
 import { GatewayList } from './gateways.js';
 import { ThirdPartyDeposit, ThirdPartyWithdrawal } from './records.js';

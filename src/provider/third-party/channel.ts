@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { Endpoint } from '../../core/endpoint.js';
 import type { ProviderContext, ProviderRequestOptions } from '../context.js';
 import type { GatewayList } from './gateways.js';
-import type { NoParams } from '../shared.js';
+import type { NoParams } from '../../core/wire.js';
 
 /** The three endpoints of one third-party channel (bank, crypto or wallet). @internal */
 export interface ChannelEndpoints<DP extends z.ZodType, DR extends z.ZodType, WP extends z.ZodType, WR extends z.ZodType> {

@@ -1,10 +1,11 @@
 import * as z from 'zod';
 import { defineEndpoint } from '../../core/endpoint.js';
 import { requiredString } from '../../core/schema.js';
-import { NoParams, customerParams, gatewayId } from '../shared.js';
+import { NoParams, positiveAmount } from '../../core/wire.js';
+import { customerParams, gatewayId } from '../shared.js';
 import type { ThirdPartyChannel } from './channel.js';
 import { GatewayList } from './gateways.js';
-import { ThirdPartyDeposit, ThirdPartyWithdrawal, positiveAmount, unshownDepositParams } from './records.js';
+import { ThirdPartyDeposit, ThirdPartyWithdrawal, unshownDepositParams } from './records.js';
 
 /** Body of a third-party crypto deposit: not shown by the spec, assumed to be the bank one's (docs/spec-gaps.md). */
 export const CryptoDepositParams = z.strictObject({ ...unshownDepositParams });

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { openEnum, responseInteger, responseNumber } from '../../core/schema.js';
-import { envelope } from '../shared.js';
+import { envelope } from '../../core/wire.js';
 
 /** The `type` of a third-party record (spec 2.4). */
 export const ThirdPartyType = openEnum([

@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { DepositStatus, WithdrawalStatus, customerParams, envelope, recordCore, recordEcho } from '../shared.js';
+import { envelope, positiveAmount } from '../../core/wire.js';
+import { DepositStatus, WithdrawalStatus, customerParams, recordCore, recordEcho } from '../shared.js';
 import { ThirdPartyPaymentMethod, ThirdPartyType } from './gateways.js';
 
 /**
@@ -15,12 +16,6 @@ export type ThirdPartyDeposit = z.infer<typeof ThirdPartyDeposit>;
 /** A third-party withdrawal record, `showing` on creation (spec 4.10 to 4.12). */
 export const ThirdPartyWithdrawal = envelope(z.looseObject({ ...thirdPartyCore, status: WithdrawalStatus }));
 export type ThirdPartyWithdrawal = z.infer<typeof ThirdPartyWithdrawal>;
-
-/**
- * Crypto and wallet amounts: the spec states no minimum (spec 8), so any positive amount is
- * sent and the service's bounds (gateway min/max) decide.
- */
-export const positiveAmount = () => z.number().positive({ error: 'must be greater than 0' });
 
 /** The deposit body of crypto and wallet, which the spec does not show: the bank one's fields (docs/spec-gaps.md). */
 export const unshownDepositParams = { ...customerParams, amount: positiveAmount() };

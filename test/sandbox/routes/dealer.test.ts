@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { APIError, ValidationError } from '../../../src/index.js';
+import { APIError, UnprocessableEntityError } from '../../../src/index.js';
 import { createSandbox } from '../../../src/sandbox/index.js';
 import type { Sandbox } from '../../../src/sandbox/index.js';
 import { IBAN, SANDBOX_BASE_URL, dealerOf, handSigned, read } from '../../helpers/sandbox.js';
@@ -279,6 +279,6 @@ describe('dealer card payments', () => {
     expect(await post(sandbox, '/credit-card/payment', card)).toEqual({ status: 403, body: { success: false, message: 'Credit card payment is not enabled for this dealer' } });
     const error = await dealerOf(sandbox).creditCard.createPayment(card).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(APIError);
-    expect(error).not.toBeInstanceOf(ValidationError);
+    expect(error).not.toBeInstanceOf(UnprocessableEntityError);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { APIError, ValidationError } from '../../../src/index.js';
+import { APIError, UnprocessableEntityError } from '../../../src/index.js';
 import { createSandbox } from '../../../src/sandbox/index.js';
 import { IBAN, SANDBOX_BASE_URL, customer, handSigned, providerOf, read } from '../../helpers/sandbox.js';
 
@@ -203,8 +203,8 @@ describe('third-party channels (spec 4.10 to 4.12)', () => {
 
   const refusedWith = async (promise: Promise<unknown>) => {
     const error = await promise.catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(ValidationError);
-    return (error as ValidationError).messages;
+    expect(error).toBeInstanceOf(UnprocessableEntityError);
+    return (error as UnprocessableEntityError).messages;
   };
 
   test('an amount outside the gateway bounds is refused, below and above', async () => {

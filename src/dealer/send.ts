@@ -1,0 +1,13 @@
+import type { z } from 'zod';
+import type { Endpoint } from '../core/endpoint.js';
+import type { RequestOptions } from '../core/transport.js';
+
+/**
+ * Sends one dealer endpoint row; the resources' only way to the wire. Its own file, so that the
+ * resources do not import the client that builds them. @internal
+ */
+export type DealerSend = <P extends z.ZodType, R extends z.ZodType>(
+  endpoint: Endpoint<P, R>,
+  params: z.input<P>,
+  options?: RequestOptions,
+) => Promise<z.output<R>>;
