@@ -1,5 +1,6 @@
 import { PayorchError } from './payorch-error.js';
 import type { ValidationIssue } from './request-validation-error.js';
+import { brand } from './brand.js';
 
 /**
  * The service answered with success, but the body does not have the shape the spec gives.
@@ -7,6 +8,9 @@ import type { ValidationIssue } from './request-validation-error.js';
  */
 export class ResponseValidationError extends PayorchError {
   override name = 'ResponseValidationError';
+  static {
+    brand(this, 'ResponseValidationError');
+  }
   readonly status: number;
   readonly issues: readonly ValidationIssue[];
   /** The parsed JSON body. */

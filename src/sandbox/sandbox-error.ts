@@ -1,3 +1,4 @@
+import { brand, guardFor } from '../errors/brand.js';
 import { PayorchError } from '../errors/payorch-error.js';
 
 /** Why a sandbox control refused: the record is unknown, or section 3 does not allow the move. */
@@ -17,6 +18,9 @@ export type SandboxErrorCode = 'unknown_record' | 'refused_move' | 'invalid_amou
  */
 export class SandboxError extends PayorchError {
   override name = 'SandboxError';
+  static {
+    brand(this, 'SandboxError');
+  }
   readonly code: SandboxErrorCode;
   /** @internal */
   constructor(code: SandboxErrorCode, message: string) {
@@ -24,3 +28,6 @@ export class SandboxError extends PayorchError {
     this.code = code;
   }
 }
+
+/** Whether `value` is a {@link SandboxError}, from any copy of payorch (ESM or CommonJS build). */
+export const isSandboxError = guardFor<SandboxError>('SandboxError');
