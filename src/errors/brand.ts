@@ -26,8 +26,7 @@ export function brand(errorClass: abstract new (...args: never[]) => Error, name
   Object.defineProperty(errorClass.prototype, brandKey(name), { value: true });
 }
 
-/** A type guard that recognises instances of the class marked `name`, from any copy of payorch. */
-export function guardFor<T>(name: ErrorBrand): (value: unknown) => value is T {
-  const key = brandKey(name);
-  return (value: unknown): value is T => typeof value === 'object' && value !== null && (value as Partial<Record<symbol, unknown>>)[key] === true;
+/** Whether `value` carries the mark of the class `name`, from any copy of payorch. */
+export function isBranded(value: unknown, name: ErrorBrand): boolean {
+  return typeof value === 'object' && value !== null && (value as Partial<Record<symbol, unknown>>)[brandKey(name)] === true;
 }

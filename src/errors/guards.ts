@@ -3,7 +3,7 @@
 // the ESM and the CommonJS build side by side, each with its own classes. The guards check the
 // mark each class puts on its prototype (src/errors/brand.ts) instead.
 import type { APIError, AuthenticationError, PermissionDeniedError, UnprocessableEntityError } from './api-error.js';
-import { guardFor as guard } from './brand.js';
+import { isBranded } from './brand.js';
 import type { CallbackVerificationError } from './callback-verification-error.js';
 import type { ConnectionError } from './connection-error.js';
 import type { PayorchError } from './payorch-error.js';
@@ -29,26 +29,50 @@ import type { TrackingCodeError } from './tracking-code-error.js';
  * }
  * ```
  */
-export const isPayorchError = guard<PayorchError>('PayorchError');
+export function isPayorchError(value: unknown): value is PayorchError {
+  return isBranded(value, 'PayorchError');
+}
 /** Whether `value` is an {@link APIError} (the service answered with a failure), from any copy of payorch. */
-export const isAPIError = guard<APIError>('APIError');
+export function isAPIError(value: unknown): value is APIError {
+  return isBranded(value, 'APIError');
+}
 /** Whether `value` is an {@link AuthenticationError} (401), from any copy of payorch. */
-export const isAuthenticationError = guard<AuthenticationError>('AuthenticationError');
+export function isAuthenticationError(value: unknown): value is AuthenticationError {
+  return isBranded(value, 'AuthenticationError');
+}
 /** Whether `value` is a {@link PermissionDeniedError} (403), from any copy of payorch. */
-export const isPermissionDeniedError = guard<PermissionDeniedError>('PermissionDeniedError');
+export function isPermissionDeniedError(value: unknown): value is PermissionDeniedError {
+  return isBranded(value, 'PermissionDeniedError');
+}
 /** Whether `value` is an {@link UnprocessableEntityError} (the service's 422), from any copy of payorch. */
-export const isUnprocessableEntityError = guard<UnprocessableEntityError>('UnprocessableEntityError');
+export function isUnprocessableEntityError(value: unknown): value is UnprocessableEntityError {
+  return isBranded(value, 'UnprocessableEntityError');
+}
 /** Whether `value` is a {@link RequestValidationError} (refused before sending), from any copy of payorch. */
-export const isRequestValidationError = guard<RequestValidationError>('RequestValidationError');
+export function isRequestValidationError(value: unknown): value is RequestValidationError {
+  return isBranded(value, 'RequestValidationError');
+}
 /** Whether `value` is a {@link ResponseValidationError} (an answer of the wrong shape), from any copy of payorch. */
-export const isResponseValidationError = guard<ResponseValidationError>('ResponseValidationError');
+export function isResponseValidationError(value: unknown): value is ResponseValidationError {
+  return isBranded(value, 'ResponseValidationError');
+}
 /** Whether `value` is a {@link ConnectionError}, from any copy of payorch. */
-export const isConnectionError = guard<ConnectionError>('ConnectionError');
+export function isConnectionError(value: unknown): value is ConnectionError {
+  return isBranded(value, 'ConnectionError');
+}
 /** Whether `value` is a {@link TimeoutError}, from any copy of payorch. */
-export const isTimeoutError = guard<TimeoutError>('TimeoutError');
+export function isTimeoutError(value: unknown): value is TimeoutError {
+  return isBranded(value, 'TimeoutError');
+}
 /** Whether `value` is a {@link RequestAbortedError}, from any copy of payorch. */
-export const isRequestAbortedError = guard<RequestAbortedError>('RequestAbortedError');
+export function isRequestAbortedError(value: unknown): value is RequestAbortedError {
+  return isBranded(value, 'RequestAbortedError');
+}
 /** Whether `value` is a {@link CallbackVerificationError}, from any copy of payorch. */
-export const isCallbackVerificationError = guard<CallbackVerificationError>('CallbackVerificationError');
+export function isCallbackVerificationError(value: unknown): value is CallbackVerificationError {
+  return isBranded(value, 'CallbackVerificationError');
+}
 /** Whether `value` is a {@link TrackingCodeError}, from any copy of payorch. */
-export const isTrackingCodeError = guard<TrackingCodeError>('TrackingCodeError');
+export function isTrackingCodeError(value: unknown): value is TrackingCodeError {
+  return isBranded(value, 'TrackingCodeError');
+}

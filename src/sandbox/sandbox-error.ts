@@ -1,4 +1,4 @@
-import { brand, guardFor } from '../errors/brand.js';
+import { brand, isBranded } from '../errors/brand.js';
 import { PayorchError } from '../errors/payorch-error.js';
 
 /** Why a sandbox control refused: the record is unknown, or section 3 does not allow the move. */
@@ -30,4 +30,6 @@ export class SandboxError extends PayorchError {
 }
 
 /** Whether `value` is a {@link SandboxError}, from any copy of payorch (ESM or CommonJS build). */
-export const isSandboxError = guardFor<SandboxError>('SandboxError');
+export function isSandboxError(value: unknown): value is SandboxError {
+  return isBranded(value, 'SandboxError');
+}
