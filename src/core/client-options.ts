@@ -10,12 +10,12 @@ export interface ClientOptions {
   readonly baseUrl: string;
   /**
    * API key, sent as X-Api-Key.
-   * @example process.env.PAYORCH_API_KEY!
+   * @example process.env.PAYORCH_PROVIDER_API_KEY!
    */
   readonly apiKey: string;
   /**
    * Secret key. It only enters the hash; it is never sent, logged or put into an error.
-   * @example process.env.PAYORCH_SECRET_KEY!
+   * @example process.env.PAYORCH_PROVIDER_SECRET_KEY!
    */
   readonly secretKey: string;
   /**
