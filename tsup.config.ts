@@ -19,7 +19,15 @@ export default defineConfig({
   platform: 'neutral',
   // TypeScript 6 deprecates `baseUrl`, which tsup 8's dts build sets internally (TS5101).
   dts: { entry: { index: 'src/index.ts', 'sandbox/index': 'src/sandbox/index.ts' }, compilerOptions: { ignoreDeprecations: '6.0' } },
-  sourcemap: true,
+  // No source maps in the package: the output is not minified, so stack traces already point at
+  // readable code, and maps (with the sources inlined) would double what users install.
+  sourcemap: false,
   clean: true,
   treeshake: true,
+  // The CLI runs as ESM only (package.json bin). tsup builds every entry in both formats; the
+  // CommonJS build does not split chunks, so its CLI file is self-contained and nothing else needs it.
+  onSuccess: async () => {
+    const { rm } = await import('node:fs/promises');
+    await rm('dist/cli.cjs', { force: true });
+  },
 });
