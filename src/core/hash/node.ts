@@ -3,7 +3,7 @@
 // createHash chain on the short strings payorch signs (docs/decisions.md).
 import * as crypto from 'node:crypto';
 
-export { constantTimeEqual } from './web.js';
+export { constantTimeEqual } from './constant-time.js';
 
 const oneShot = typeof crypto.hash === 'function' ? crypto.hash : undefined;
 

@@ -1,8 +1,10 @@
 // SHA-256 (FIPS 180-4) in plain JavaScript, so that the main entry needs no Node built-in and
 // `verifyCallback` stays synchronous on runtimes whose only hash is WebCrypto's async digest.
-// `constantTimeEqual` is shared by both paths. Where node:crypto exists, hash/node.ts hashes instead
+// Where node:crypto exists, hash/node.ts hashes instead
 // (package.json `imports`, "#hash"); the choice and its numbers are in docs/decisions.md. Pinned by the FIPS
 // examples, the signing vectors and a property test against node:crypto (test/core/hash.test.ts).
+
+export { constantTimeEqual } from './constant-time.js';
 
 const K = new Int32Array([
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3,
@@ -99,16 +101,4 @@ export function sha256Hex(text: string): string {
     hex += (HEX[word >>> 24] as string) + (HEX[(word >>> 16) & 0xff] as string) + (HEX[(word >>> 8) & 0xff] as string) + (HEX[word & 0xff] as string);
   }
   return hex;
-}
-
-/**
- * Whether two strings are equal, in time that depends only on their lengths: every code unit is
- * compared, with no early exit, so that a forger learns nothing from how long a mismatch took.
- */
-export function constantTimeEqual(actual: string, expected: string): boolean {
-  // A wrong length still costs a full pass over the expected value.
-  const other = actual.length === expected.length ? actual : expected;
-  let difference = actual.length ^ expected.length;
-  for (let i = 0; i < expected.length; i++) difference |= other.charCodeAt(i) ^ expected.charCodeAt(i);
-  return difference === 0;
 }
