@@ -31,11 +31,12 @@ describe('sha256Hex (the pure-JS SHA-256 the main entry uses on every runtime)',
 
   test('equals node:crypto on any text, including non-ASCII and lone surrogates', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'grapheme', maxLength: 300 }), (text) => sha256Hex(text) === nodeSha256(text)),
-      { numRuns: 500 },
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 150 }), (text) => sha256Hex(text) === nodeSha256(text)),
+      { numRuns: 300 },
     );
-    fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 200 }), (text) => sha256Hex(text) === nodeSha256(text)), { numRuns: 500 });
-  });
+    fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 200 }), (text) => sha256Hex(text) === nodeSha256(text)), { numRuns: 300 });
+    // Generous: a loaded machine must not turn a correct property into a timeout.
+  }, 60_000);
 });
 
 describe('constantTimeEqual', () => {
