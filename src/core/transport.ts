@@ -72,11 +72,17 @@ export interface Call<S extends z.ZodType> {
   readonly query?: Readonly<Record<string, string | number | undefined>>;
   readonly headers?: Readonly<Record<string, string>>;
   readonly schema: S;
+  /**
+   * Values of this call that must not reach an error message even when the service echoes them
+   * (a site credential key sent in the body), besides the secret key, the hashes and the keys
+   * of `signing`, which the transport knows.
+   */
+  readonly secrets?: readonly string[] | undefined;
 }
 
-export const DEFAULT_TIMEOUT_MS = 30_000;
-export const DEFAULT_MAX_RETRIES = 2;
-export const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
+const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_MAX_RETRIES = 2;
+const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 /** A learned offset this close to the current one would fail again: the call is not resent. */
 const MIN_CLOCK_CORRECTION_MS = 2_000;
 
@@ -98,8 +104,8 @@ interface CallState {
   readonly timeout: number;
   readonly maxRetries: number;
   readonly started: number;
-  readonly deadline: AbortSignal;
   readonly userSignal: AbortSignal | undefined;
+  /** Aborted for the caller or for the deadline: #toError checks the caller's signal first. */
   readonly signal: AbortSignal;
   /** Every X-Hash sent, to be kept out of error messages even when the service echoes one. */
   readonly sentHashes: string[];
@@ -141,11 +147,6 @@ export class Transport {
     });
   }
 
-  /** Current estimate of server time minus local time, in milliseconds. */
-  get clockOffsetMs(): number {
-    return this.#clockOffsetMs;
-  }
-
   /**
    * Validates `params` against the endpoint's strict schema, then sends them as the body
    * (POST) or the query string (GET). Nothing is sent when validation fails.
@@ -155,6 +156,7 @@ export class Transport {
     params: unknown,
     signing: Signing,
     options?: RequestOptions,
+    secrets?: readonly string[],
   ): Promise<z.output<R>> {
     const parsed: unknown = parseRequest(endpoint.operation, endpoint.params, params);
     const inQuery = endpoint.method === 'GET';
@@ -167,6 +169,7 @@ export class Transport {
         readOnly: endpoint.readOnly,
         ...(parsed === undefined ? {} : inQuery ? { query: parsed as Record<string, string | number> } : { body: parsed }),
         schema: endpoint.response,
+        secrets,
       },
       options,
     );
@@ -202,8 +205,6 @@ export class Transport {
       timeout,
       maxRetries: Math.max(0, options.maxRetries ?? this.#config.maxRetries ?? DEFAULT_MAX_RETRIES),
       started: performance.now(),
-      // Aborted for the caller or for the deadline: #toError checks the caller's signal first.
-      deadline: signal,
       userSignal: options.signal,
       signal,
       sentHashes: [],
@@ -329,7 +330,7 @@ export class Transport {
   #toError(error: unknown, state: CallState): PayorchError {
     if (error instanceof PayorchError) return error;
     if (state.userSignal?.aborted === true) return new RequestAbortedError(state.userSignal.reason);
-    if (state.deadline.aborted) return new TimeoutError(state.timeout);
+    if (state.signal.aborted) return new TimeoutError(state.timeout);
     const refused = isConnectionRefused(error);
     return new ConnectionError(`${refused ? 'Connection refused' : 'Connection failed'}: ${state.call.method} ${state.url}`, { cause: error, refused });
   }
@@ -339,9 +340,7 @@ export class Transport {
     const secrets = [this.#config.credentials.secretKey, ...sentHashes];
     if (call.signing.hash === 'key') secrets.push(call.signing.key);
     if (call.signing.hash === 'credential') secrets.push(call.signing.credentialKey);
-    // Card payments carry the site credential key in the body instead (spec 5.1 rule 2).
-    const bodyKey: unknown = typeof call.body === 'object' && call.body !== null ? (call.body as { credential_key?: unknown }).credential_key : undefined;
-    if (typeof bodyKey === 'string') secrets.push(bodyKey);
+    if (call.secrets !== undefined) secrets.push(...call.secrets);
     return secrets;
   }
 
@@ -382,11 +381,12 @@ const HEADER_VALUE = /^(?![\t ])[\t\x20-\x7e\x80-\xff]*(?<![\t ])$/;
 async function readCapped(response: Response, limit: number, failed: FailedRequest): Promise<string> {
   const bytes = await readLimited(response.body, response.headers.get('content-length'), limit);
   if (bytes === undefined) {
-    throw new APIError(`The answer is larger than maxResponseBytes (${limit} bytes) (HTTP ${response.status}, ${failed.method} ${new URL(failed.url).pathname})`, {
+    throw APIError.generate({
       status: response.status,
       headers: Object.fromEntries(response.headers),
       body: undefined,
       request: failed,
+      summary: `The answer is larger than maxResponseBytes (${limit} bytes)`,
     });
   }
   return new TextDecoder().decode(bytes);
@@ -419,7 +419,7 @@ function isFailureFlag(body: unknown): boolean {
  * Node says ECONNREFUSED (an AggregateError when every address of a host refused), Bun
  * `ConnectionRefused`, Deno "Connection refused (os error 111)".
  */
-export function isConnectionRefused(error: unknown): boolean {
+function isConnectionRefused(error: unknown): boolean {
   for (let current: unknown = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
     const code = (current as { code?: unknown }).code;
     if (code === 'ECONNREFUSED' || code === 'ConnectionRefused') return true;

@@ -46,6 +46,8 @@ export interface APIErrorInit {
    * key), replaced by `[redacted]` when the service echoes them. `body` keeps the answer as sent.
    */
   readonly redact?: readonly string[] | undefined;
+  /** What went wrong, when the SDK knows better than the body (an answer it did not read). */
+  readonly summary?: string | undefined;
 }
 
 /**
@@ -97,7 +99,7 @@ export class APIError extends PayorchError {
   /** Maps a failed answer to the most specific subclass. The single place that decides it. */
   static generate(init: APIErrorInit): APIError {
     const record = asRecord(init.body);
-    const text = describe(record, init);
+    const text = init.summary ?? describe(record, init);
     const message = withoutSecrets(`${text} (HTTP ${init.status}, ${init.request.method} ${new URL(init.request.url).pathname})`, init.redact ?? []);
     const reason = authReason(record);
     if (init.status === 403 || reason === 'provider_inactive' || reason === 'ip_not_allowed' || reason === 'credential_key_refused') {

@@ -53,6 +53,13 @@ export type ProviderRawRequest = {
 );
 
 /**
+ * The transport a client made by withSite() shares with its parent, keyed by the options object
+ * made for it: the hand-off needs no state beyond that object's life, and cannot leak to another
+ * client however constructors nest or throw.
+ */
+const sharedTransports = new WeakMap<ProviderClientOptions, Transport>();
+
+/**
  * Client of the Provider API (`{baseUrl}/api/provider`): every endpoint of spec 4.2, signed,
  * validated before sending, with typed answers.
  *
@@ -81,8 +88,6 @@ export class ProviderClient {
 
   readonly #options: ProviderClientOptions;
   readonly #context: ProviderContext;
-  // Hands the transport to a client made by withSite(), so that sites share one clock offset.
-  static #sharedTransport: Transport | undefined;
 
   /**
    * Makes a client; nothing is sent until the first call.
@@ -90,7 +95,7 @@ export class ProviderClient {
    */
   constructor(options: ProviderClientOptions) {
     this.#options = options;
-    const transport = ProviderClient.#sharedTransport ?? new Transport({ ...options, apiPath: '/api/provider', credentials: options });
+    const transport = sharedTransports.get(options) ?? new Transport({ ...options, apiPath: '/api/provider', credentials: options });
     this.#context = new ProviderContext(transport, options.credentialKey);
     this.manual = new Manual(this.#context);
     this.eiban = new Eiban(this.#context);
@@ -109,12 +114,9 @@ export class ProviderClient {
    * ```
    */
   withSite(credentialKey: string): ProviderClient {
-    ProviderClient.#sharedTransport = this.#context.transport;
-    try {
-      return new ProviderClient({ ...this.#options, credentialKey });
-    } finally {
-      ProviderClient.#sharedTransport = undefined;
-    }
+    const options = { ...this.#options, credentialKey };
+    sharedTransports.set(options, this.#context.transport);
+    return new ProviderClient(options);
   }
 
   /**
@@ -172,6 +174,8 @@ export class ProviderClient {
         ...(params.query === undefined ? {} : { query: params.query }),
         ...(params.headers === undefined ? {} : { headers: params.headers }),
         schema: z.unknown(),
+        // A body may carry a site credential key (spec 5.1 rule 2): the ones this client knows.
+        secrets: this.#context.credentialKeys(options),
       },
       options,
     );

@@ -30,8 +30,18 @@ export class ProviderContext {
     params: z.input<P>,
     options: ProviderRequestOptions = {},
     key?: string,
+    secrets: readonly string[] = [],
   ): Promise<z.output<R>> {
-    return this.transport.send(endpoint, params, this.signing(endpoint, options, key), options);
+    return this.transport.send(endpoint, params, this.signing(endpoint, options, key), options, [...secrets, ...this.credentialKeys(options)]);
+  }
+
+  /**
+   * The site credential keys a call may carry, signed or in its body (spec 5.1 rule 2), to be
+   * kept out of error messages even when the service echoes them.
+   */
+  credentialKeys(options: ProviderRequestOptions): string[] {
+    const key = options.credentialKey ?? this.credentialKey;
+    return key === undefined ? [] : [key];
   }
 
   /** The site credential key of a call, or a refusal before anything is sent. */

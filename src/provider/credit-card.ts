@@ -100,11 +100,13 @@ export class CreditCard {
    */
   async createPayment(params: CardPaymentParams, options: ProviderRequestOptions = {}): Promise<CardPayment> {
     // Anything but an object goes to the schema as it is, to be refused with a RequestValidationError.
-    const body: unknown =
+    const credentialKey: unknown =
       typeof params === 'object' && (params as unknown) !== null
-        ? { ...params, credential_key: params.credential_key ?? this.#context.requireCredentialKey(cardPaymentEndpoint.operation, options) }
-        : params;
-    return this.#context.send(cardPaymentEndpoint, body as z.input<typeof CardPaymentParams>, options);
+        ? (params.credential_key ?? this.#context.requireCredentialKey(cardPaymentEndpoint.operation, options))
+        : undefined;
+    const body: unknown = credentialKey === undefined ? params : { ...params, credential_key: credentialKey };
+    const secrets = typeof credentialKey === 'string' ? [credentialKey] : [];
+    return this.#context.send(cardPaymentEndpoint, body as z.input<typeof CardPaymentParams>, options, undefined, secrets);
   }
 
   /**

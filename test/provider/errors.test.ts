@@ -230,6 +230,17 @@ describe('secrets stay out of errors', () => {
     expect(error.message).toBe('Invalid credential key: [redacted] (HTTP 200, POST /api/provider/credit-card/payment)');
   });
 
+  test('a credential key given in the body of a card payment, or in a raw request, is redacted when echoed', async () => {
+    capture('post', CARD_URL, (_attempt, request) => ({
+      success: false,
+      message: `Invalid credential key: ${(JSON.parse(request.body) as { credential_key: string }).credential_key}`,
+    }));
+    const own = await caught(provider.creditCard.createPayment({ username: 'ada', user_id: 'u-1', firstname: 'Ada', lastname: 'Yılmaz', amount: 150, credential_key: 'site_cred_given_in_body' }));
+    expect((own as APIError).message).toBe('Invalid credential key: [redacted] (HTTP 200, POST /api/provider/credit-card/payment)');
+    const raw = await caught(provider.request({ method: 'POST', path: '/credit-card/payment', hash: 'basic', body: { credential_key: PROVIDER.credentialKey } }));
+    expect((raw as APIError).message).toBe('Invalid credential key: [redacted] (HTTP 200, POST /api/provider/credit-card/payment)');
+  });
+
   test('no error of any kind carries a secret in its message, stack or inspected form', async () => {
     const hashes: string[] = [];
     const record = (request: { headers: Headers }) => hashes.push(request.headers.get('x-hash') ?? '');
