@@ -1,43 +1,112 @@
-// The public surface of payorch, one export per line. Anything not listed here (the transport,
-// the endpoint tables, the resource contexts) is internal and may change without notice.
+// The public surface of payorch, one name per line, grouped by what a user does with it.
+//
+// Deliberately left out, internal and free to change without notice:
+// - the transport, the endpoint tables and the resource contexts (ProviderContext, DealerSend):
+//   every call goes through a client method (or ProviderClient.request() for a path it lacks);
+// - the generic ThirdPartyChannel (BankChannel, CryptoChannel and WalletChannel name its uses)
+//   and the wire building blocks of src/core (NoParams, envelope, iban, the open enum helper);
+// - the run-time checks isCallbackKind and isCallbackStatus, and detectCallbackKind (verifyCallback
+//   applies them);
+// - the sandbox, which has its own entry point, payorch/sandbox (Node only).
 
 // Provider API
 export { ProviderClient } from './provider/client.js';
-export type { ProviderClientOptions, ProviderRawRequest } from './provider/client.js';
+export type {
+  ProviderClientOptions,
+  ProviderRawRequest,
+} from './provider/client.js';
 export type { ProviderRequestOptions } from './provider/context.js';
 export type { Manual } from './provider/manual.js';
 export type { Eiban } from './provider/eiban.js';
 export type { CreditCard } from './provider/credit-card.js';
 export type { ThirdParty } from './provider/third-party/index.js';
-export type { ThirdPartyChannel } from './provider/third-party/channel.js';
 export type { BankChannel } from './provider/third-party/bank.js';
 export type { CryptoChannel } from './provider/third-party/crypto.js';
 export type { WalletChannel } from './provider/third-party/wallet.js';
 
 // Provider schemas: each is a zod schema and the type of the same name.
-export { Welcome, Site, SiteList, SiteListParams } from './provider/account.js';
-export { Customer, SiteRef, DepositStatus, WithdrawalStatus } from './provider/shared.js';
-export { ManualDepositParams, ManualWithdrawParams, ManualDeposit, ManualWithdrawal } from './provider/manual.js';
-export { EibanDepositParams, EibanWithdrawParams, EibanDeposit, EibanWithdrawal } from './provider/eiban.js';
-export { CardPaymentParams, CardStatusParams, CardPayment, CardPaymentStatus, CardPaymentStatusResult } from './provider/credit-card.js';
-export { Gateway, GatewayList, ThirdPartyType, ThirdPartyPaymentMethod } from './provider/third-party/gateways.js';
-export { ThirdPartyDeposit, ThirdPartyWithdrawal } from './provider/third-party/records.js';
-export { BankDepositParams, BankWithdrawalParams } from './provider/third-party/bank.js';
-export { CryptoDepositParams, CryptoWithdrawalParams } from './provider/third-party/crypto.js';
-export { WalletDepositParams, WalletWithdrawalParams } from './provider/third-party/wallet.js';
+export {
+  Welcome,
+  Site,
+  SiteList,
+  SiteListParams,
+} from './provider/account.js';
+export {
+  Customer,
+  SiteRef,
+  DepositStatus,
+  WithdrawalStatus,
+} from './provider/shared.js';
+export {
+  ManualDepositParams,
+  ManualWithdrawParams,
+  ManualDeposit,
+  ManualWithdrawal,
+} from './provider/manual.js';
+export {
+  EibanDepositParams,
+  EibanWithdrawParams,
+  EibanDeposit,
+  EibanWithdrawal,
+} from './provider/eiban.js';
+export {
+  CardPaymentParams,
+  CardStatusParams,
+  CardPayment,
+  CardPaymentStatus,
+  CardPaymentStatusResult,
+} from './provider/credit-card.js';
+export {
+  Gateway,
+  GatewayList,
+  ThirdPartyType,
+  ThirdPartyPaymentMethod,
+} from './provider/third-party/gateways.js';
+export {
+  ThirdPartyDeposit,
+  ThirdPartyWithdrawal,
+} from './provider/third-party/records.js';
+export {
+  BankDepositParams,
+  BankWithdrawalParams,
+} from './provider/third-party/bank.js';
+export {
+  CryptoDepositParams,
+  CryptoWithdrawalParams,
+} from './provider/third-party/crypto.js';
+export {
+  WalletDepositParams,
+  WalletWithdrawalParams,
+} from './provider/third-party/wallet.js';
 
 // Shared settings
 export type { ClientOptions } from './core/client-options.js';
 export type { RequestOptions } from './core/transport.js';
 
 // Signing
-export { requestHash, callbackHash } from './core/signer.js';
-export type { Signing, Credentials } from './core/signer.js';
+export {
+  requestHash,
+  callbackHash,
+} from './core/signer.js';
+export type {
+  Signing,
+  Credentials,
+} from './core/signer.js';
 
 // Errors
 export { PayorchError } from './errors/payorch-error.js';
-export { APIError, AuthenticationError, PermissionDeniedError, UnprocessableEntityError } from './errors/api-error.js';
-export type { APIErrorInit, AuthFailureReason, DealerErrorCode, FailedRequest } from './errors/api-error.js';
+export {
+  APIError,
+  AuthenticationError,
+  PermissionDeniedError,
+  UnprocessableEntityError,
+} from './errors/api-error.js';
+export type {
+  APIErrorInit,
+  AuthFailureReason,
+  DealerErrorCode,
+  FailedRequest,
+} from './errors/api-error.js';
 export { RequestValidationError } from './errors/request-validation-error.js';
 export type { ValidationIssue } from './errors/request-validation-error.js';
 export { ResponseValidationError } from './errors/response-validation-error.js';
@@ -64,24 +133,63 @@ export {
 export { DealerClient } from './dealer/client.js';
 export type { DealerManualIban } from './dealer/manual-iban.js';
 export type { DealerEibans } from './dealer/eibans.js';
-export type { DealerTransactions, TransactionIterable } from './dealer/transactions.js';
+export type {
+  DealerTransactions,
+  TransactionIterable,
+} from './dealer/transactions.js';
 export type { DealerTransfers } from './dealer/transfers.js';
 export type { DealerCreditCard } from './dealer/credit-card.js';
 
 // Dealer schemas: each is a zod schema and the type of the same name.
-export { DealerSettings, PaymentMethodState } from './dealer/settings.js';
-export { ManualIbanDepositParams, ManualIbanWithdrawParams, ManualIbanDeposit, ManualIbanWithdrawal, ManualIbanWithdrawalStatus } from './dealer/manual-iban.js';
-export { EibanAccount, EibanAccountList } from './dealer/eibans.js';
-export { TransactionListParams, TransactionRangeParams, Transaction, TransactionType, TransactionList, Pagination } from './dealer/transactions.js';
-export { SendMoneyParams, TransferStatusParams, Transfer, TransferStatus, SendMoneyResult, TransferStatusResult } from './dealer/transfers.js';
-export { DealerCardPaymentParams, DealerCardPayment } from './dealer/credit-card.js';
+export {
+  DealerSettings,
+  PaymentMethodState,
+} from './dealer/settings.js';
+export {
+  ManualIbanDepositParams,
+  ManualIbanWithdrawParams,
+  ManualIbanDeposit,
+  ManualIbanWithdrawal,
+  ManualIbanWithdrawalStatus,
+} from './dealer/manual-iban.js';
+export {
+  EibanAccount,
+  EibanAccountList,
+} from './dealer/eibans.js';
+export {
+  TransactionListParams,
+  TransactionRangeParams,
+  Transaction,
+  TransactionType,
+  TransactionList,
+  Pagination,
+} from './dealer/transactions.js';
+export {
+  SendMoneyParams,
+  TransferStatusParams,
+  Transfer,
+  TransferStatus,
+  SendMoneyResult,
+  TransferStatusResult,
+} from './dealer/transfers.js';
+export {
+  DealerCardPaymentParams,
+  DealerCardPayment,
+} from './dealer/credit-card.js';
 
 // Callbacks
 export { verifyCallback } from './callbacks/verify.js';
-export type { CallbackInput, VerifyCallbackOptions } from './callbacks/verify.js';
+export type {
+  CallbackInput,
+  VerifyCallbackOptions,
+} from './callbacks/verify.js';
 export { verifyCallbackRequest } from './callbacks/verify-request.js';
 export { signCallback } from './callbacks/sign.js';
-export type { SignCallbackPayload, SignCallbackOptions, SignedCallback } from './callbacks/sign.js';
+export type {
+  SignCallbackPayload,
+  SignCallbackOptions,
+  SignedCallback,
+} from './callbacks/sign.js';
 export type { CallbackHeaders } from './callbacks/headers.js';
 export type { CallbackBody } from './callbacks/body.js';
 export {
@@ -95,13 +203,32 @@ export {
   DealerCreditCardCallbackStatus,
 } from './callbacks/schemas.js';
 export type { VerifiedCallback } from './callbacks/schemas.js';
-export { CALLBACK_KINDS, CALLBACK_STATUSES } from './callbacks/kinds.js';
-export type { CallbackKind, CallbackStatus } from './callbacks/kinds.js';
+export {
+  CALLBACK_KINDS,
+  CALLBACK_STATUSES,
+} from './callbacks/kinds.js';
+export type {
+  CallbackKind,
+  CallbackStatus,
+} from './callbacks/kinds.js';
 export { CallbackVerificationError } from './errors/callback-verification-error.js';
 export type { CallbackVerificationReason } from './errors/callback-verification-error.js';
-export { parseTrackingCode, safeParseTrackingCode } from './core/tracking-code.js';
-export type { ParsedTrackingCode, TrackingCodePrefix, TrackingCodeDirection, RecordKind } from './core/tracking-code.js';
+export {
+  parseTrackingCode,
+  safeParseTrackingCode,
+} from './core/tracking-code.js';
+export type {
+  ParsedTrackingCode,
+  TrackingCodePrefix,
+  TrackingCodeDirection,
+  RecordKind,
+} from './core/tracking-code.js';
 export { TrackingCodeError } from './errors/tracking-code-error.js';
 
 // Reliability: logging and hooks (retries, clock skew, proxies and the https rule are client options)
-export type { Logger, LogFunction, RequestEvent, ResponseEvent } from './core/observability.js';
+export type {
+  Logger,
+  LogFunction,
+  RequestEvent,
+  ResponseEvent,
+} from './core/observability.js';

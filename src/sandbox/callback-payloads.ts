@@ -6,11 +6,11 @@ import type { SignCallbackPayload } from '../callbacks/sign.js';
 import type { CallbackKind } from '../callbacks/kinds.js';
 import type { StoredRecord } from './records.js';
 
-/** The unsigned body of a callback: what the record says, before `timestamp` and `hash`. */
-export type CallbackPayload = SignCallbackPayload;
-
-/** The body of the callback `kind` for `record` (spec 6.2 to 6.5); `expired` when its lifetime ran out. */
-export function callbackPayload(kind: CallbackKind, record: StoredRecord, expired: boolean): CallbackPayload {
+/**
+ * The unsigned body of the callback `kind` for `record` (spec 6.2 to 6.5), before `timestamp`
+ * and `hash`; `expired` when its lifetime ran out.
+ */
+export function callbackPayload(kind: CallbackKind, record: StoredRecord, expired: boolean): SignCallbackPayload {
   const params = record.params;
   const base = { tracking_code: record.code, status: record.status };
   switch (kind) {

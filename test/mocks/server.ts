@@ -1,4 +1,5 @@
 import { setupServer } from 'msw/node';
-import { handlers } from './handlers.js';
 
-export const server = setupServer(...handlers);
+// No default answers: every test states the exact answer it needs with server.use(), and any
+// request a test did not expect fails it (onUnhandledRequest: 'error').
+export const server = setupServer();

@@ -54,4 +54,4 @@ export const bankEndpoints = {
 };
 
 /** The bank channel's calls: `provider.thirdParty.bank`. */
-export type BankChannel = ThirdPartyChannel<typeof BankDepositParams, typeof ThirdPartyDeposit, typeof BankWithdrawalParams, typeof ThirdPartyWithdrawal>;
+export interface BankChannel extends ThirdPartyChannel<typeof BankDepositParams, typeof ThirdPartyDeposit, typeof BankWithdrawalParams, typeof ThirdPartyWithdrawal> {}

@@ -54,4 +54,4 @@ export const cryptoEndpoints = {
 };
 
 /** The crypto channel's calls: `provider.thirdParty.crypto`. */
-export type CryptoChannel = ThirdPartyChannel<typeof CryptoDepositParams, typeof ThirdPartyDeposit, typeof CryptoWithdrawalParams, typeof ThirdPartyWithdrawal>;
+export interface CryptoChannel extends ThirdPartyChannel<typeof CryptoDepositParams, typeof ThirdPartyDeposit, typeof CryptoWithdrawalParams, typeof ThirdPartyWithdrawal> {}

@@ -56,4 +56,4 @@ export const walletEndpoints = {
 };
 
 /** The wallet channel's calls: `provider.thirdParty.wallet`. */
-export type WalletChannel = ThirdPartyChannel<typeof WalletDepositParams, typeof ThirdPartyDeposit, typeof WalletWithdrawalParams, typeof ThirdPartyWithdrawal>;
+export interface WalletChannel extends ThirdPartyChannel<typeof WalletDepositParams, typeof ThirdPartyDeposit, typeof WalletWithdrawalParams, typeof ThirdPartyWithdrawal> {}

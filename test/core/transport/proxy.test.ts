@@ -5,15 +5,15 @@ import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { ProxyAgent } from 'undici';
 import { afterEach, describe, expect, test } from 'vitest';
-import { ConnectionError, ProviderClient } from '../../src/index.js';
-import type { ProviderClientOptions } from '../../src/index.js';
-import { CUSTOMER, DEPOSIT, WELCOME, freePort, json, noBackoff, startServer, useRealNetwork } from '../helpers/loopback.js';
-import { PROVIDER, sha256 } from '../helpers/wire.js';
+import { ConnectionError, ProviderClient } from '../../../src/index.js';
+import type { ProviderClientOptions } from '../../../src/index.js';
+import { CUSTOMER, DEPOSIT, WELCOME, freePort, json, noBackoff, startServer, useRealNetwork } from '../../helpers/loopback.js';
+import { PROVIDER, sha256 } from '../../helpers/wire.js';
 
 useRealNetwork();
 
-const cert = readFileSync(new URL('../fixtures/loopback-cert.pem', import.meta.url));
-const key = readFileSync(new URL('../fixtures/loopback-key.pem', import.meta.url));
+const cert = readFileSync(new URL('../../fixtures/loopback-cert.pem', import.meta.url));
+const key = readFileSync(new URL('../../fixtures/loopback-key.pem', import.meta.url));
 
 const closing: (() => Promise<void>)[] = [];
 afterEach(async () => {

@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'vitest';
-import { AuthenticationError } from '../../src/index.js';
-import { CUSTOMER, DEPOSIT, WELCOME, json, noBackoff, providerFor, startServer, useRealNetwork } from '../helpers/loopback.js';
-import type { SeenRequest } from '../helpers/loopback.js';
-import { PROVIDER, sha256 } from '../helpers/wire.js';
+import { AuthenticationError } from '../../../src/index.js';
+import { CUSTOMER, DEPOSIT, WELCOME, json, noBackoff, providerFor, startServer, useRealNetwork } from '../../helpers/loopback.js';
+import type { SeenRequest } from '../../helpers/loopback.js';
+import { PROVIDER, sha256 } from '../../helpers/wire.js';
 
 useRealNetwork();
 

@@ -1,9 +1,9 @@
 import { setTimeout as wait } from 'node:timers/promises';
 import { describe, expect, test } from 'vitest';
-import { APIError, ConnectionError, ResponseValidationError, TimeoutError } from '../../src/index.js';
-import { CUSTOMER, DEPOSIT, WELCOME, json, noBackoff, providerFor, startServer, useRealNetwork } from '../helpers/loopback.js';
-import type { Behaviour } from '../helpers/loopback.js';
-import { PROVIDER } from '../helpers/wire.js';
+import { APIError, ConnectionError, ResponseValidationError, TimeoutError } from '../../../src/index.js';
+import { CUSTOMER, DEPOSIT, WELCOME, json, noBackoff, providerFor, startServer, useRealNetwork } from '../../helpers/loopback.js';
+import type { Behaviour } from '../../helpers/loopback.js';
+import { PROVIDER } from '../../helpers/wire.js';
 
 useRealNetwork();
 

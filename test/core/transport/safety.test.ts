@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
-import { APIError, PayorchError, ProviderClient, RequestValidationError } from '../../src/index.js';
-import { CUSTOMER, WELCOME, json, providerFor, startServer, useRealNetwork } from '../helpers/loopback.js';
-import { PROVIDER } from '../helpers/wire.js';
+import { APIError, PayorchError, ProviderClient, RequestValidationError } from '../../../src/index.js';
+import { CUSTOMER, WELCOME, json, providerFor, startServer, useRealNetwork } from '../../helpers/loopback.js';
+import { PROVIDER } from '../../helpers/wire.js';
 
 useRealNetwork();
 

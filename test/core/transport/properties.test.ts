@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import type { z } from 'zod';
-import { APIError, DealerClient, PayorchError, ProviderClient, RequestValidationError } from '../../src/index.js';
-import { SiteListParams } from '../../src/provider/account.js';
-import { DEALER_CALLS, PROVIDER_CALLS } from '../helpers/api-calls.js';
-import type { ApiCall } from '../helpers/api-calls.js';
-import { noBackoff } from '../helpers/loopback.js';
-import { BASE_URL, DEALER, PROVIDER } from '../helpers/wire.js';
+import { APIError, DealerClient, PayorchError, ProviderClient, RequestValidationError } from '../../../src/index.js';
+import { SiteListParams } from '../../../src/provider/account.js';
+import { DEALER_CALLS, PROVIDER_CALLS } from '../../helpers/api-calls.js';
+import type { ApiCall } from '../../helpers/api-calls.js';
+import { noBackoff } from '../../helpers/loopback.js';
+import { BASE_URL, DEALER, PROVIDER } from '../../helpers/wire.js';
 
 // No sockets here: the client's `fetch` option is the wire, so thousands of calls stay fast.
 
