@@ -82,6 +82,7 @@ export {
 // Shared settings
 export type { ClientOptions } from './core/client-options.js';
 export type { RequestOptions } from './core/transport.js';
+export type { RawRequest } from './core/raw-request.js';
 
 // Signing
 export {
@@ -178,7 +179,10 @@ export {
 } from './dealer/credit-card.js';
 
 // Callbacks
-export { verifyCallback } from './callbacks/verify.js';
+export {
+  verifyCallback,
+  DEFAULT_CALLBACK_MAX_AGE_SECONDS,
+} from './callbacks/verify.js';
 export type {
   CallbackInput,
   VerifyCallbackOptions,

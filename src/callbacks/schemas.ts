@@ -130,8 +130,15 @@ export type DealerCreditCardCallback = z.infer<typeof DealerCreditCardCallback>;
  * if (callback.kind === 'withdrawal' && callback.payload.status === 'rejected') refund(callback.payload);
  * ```
  */
-export type VerifiedCallback =
+export type VerifiedCallback = (
   | { readonly kind: 'deposit'; readonly payload: DepositCallback }
   | { readonly kind: 'withdrawal'; readonly payload: WithdrawalCallback }
   | { readonly kind: 'creditCard'; readonly payload: CreditCardCallback }
-  | { readonly kind: 'dealerCreditCard'; readonly payload: DealerCreditCardCallback };
+  | { readonly kind: 'dealerCreditCard'; readonly payload: DealerCreditCardCallback }
+) & {
+  /**
+   * Seconds between the signed timestamp and now: how long the delivery took, redeliveries
+   * included. Negative (down to `-toleranceSeconds`) when the sender's clock is ahead of ours.
+   */
+  readonly ageSeconds: number;
+};

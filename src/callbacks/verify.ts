@@ -1,8 +1,12 @@
 import type { z } from 'zod';
 import { assertNever } from '../core/assert-never.js';
+import { checkFinite, checkKey, checkSeconds } from '../core/option-checks.js';
 import { callbackHash, constantTimeEqual } from '../core/signer.js';
+import { safeParseTrackingCode } from '../core/tracking-code.js';
+import type { TrackingCodeDirection } from '../core/tracking-code.js';
 import { toIssues } from '../core/validation.js';
 import { CallbackVerificationError } from '../errors/callback-verification-error.js';
+import { RequestValidationError } from '../errors/request-validation-error.js';
 import { readCallbackBody } from './body.js';
 import type { CallbackBody } from './body.js';
 import { detectCallbackKind } from './detect-kind.js';
@@ -16,8 +20,8 @@ import type { VerifiedCallback } from './schemas.js';
 /** A received callback: its headers and its body, in whichever form the framework gives them. */
 export interface CallbackInput {
   /**
-   * The request headers. Leave out only for a dealer card callback delivered without them: its
-   * body's `hash` and `timestamp` are then verified instead (spec 6.5).
+   * The request headers. Left out, only a dealer card callback verifies, and only with
+   * `dealerCardWithoutHeaders`: its body's `hash` and `timestamp` are then verified (spec 6.5).
    * @example req.headers
    */
   readonly headers?: CallbackHeaders | undefined;
@@ -28,6 +32,17 @@ export interface CallbackInput {
    */
   readonly body: CallbackBody;
 }
+
+/**
+ * How old, in seconds, a genuine callback may be: 3 days. The spec does not say whether the
+ * service re-signs a redelivered callback (spec 6.6), so a redelivery after an outage of the
+ * receiver may carry its first signature; 3 days is the window over which Stripe retries its
+ * webhooks. A replay inside the window is made harmless by once-only processing
+ * (`createCallbackReceiver`), not by the clock. docs/decisions.md says why.
+ */
+export const DEFAULT_CALLBACK_MAX_AGE_SECONDS = 259_200;
+/** How far ahead of this machine's clock a signed timestamp may be (the 5 minutes of spec 5.1). */
+const DEFAULT_TOLERANCE_SECONDS = 300;
 
 /** How to verify a callback. */
 export interface VerifyCallbackOptions {
@@ -43,19 +58,39 @@ export interface VerifyCallbackOptions {
    */
   readonly secretKey: string;
   /**
-   * How far, in seconds, the signed timestamp may be from now, in the past or the future. The
-   * spec gives requests 5 minutes (spec 5.1) and callbacks no figure; the same is assumed.
+   * How old, in seconds, the signed timestamp may be. Long enough for the service's
+   * redeliveries after an outage of the receiver, which may keep their first signature; a
+   * replay within it is harmless once callbacks are applied once only (`createCallbackReceiver`).
+   * Tighten it when your receiver dedupes for a shorter time; loosen it after a longer outage.
+   * @default 259200 (3 days, {@link DEFAULT_CALLBACK_MAX_AGE_SECONDS})
+   * @example 3600
+   */
+  readonly maxAgeSeconds?: number | undefined;
+  /**
+   * How far, in seconds, the signed timestamp may be in the future (clocks drift). The spec gives
+   * requests 5 minutes (spec 5.1) and callbacks no figure; the same is assumed.
    * @default 300
    * @example 600
    */
   readonly toleranceSeconds?: number | undefined;
   /**
    * Which callback this receiver takes. Left out, it is told from the tracking code prefix and,
-   * for card payments, the body's fields. Set it on a URL that receives one kind only.
+   * for card payments, the body's fields. Given, it must agree with the tracking code prefix.
+   * Set it on a URL that receives one kind only.
    * @default detected
    * @example 'withdrawal'
    */
   readonly kind?: CallbackKind | undefined;
+  /**
+   * Accept a dealer card callback that arrives without X-Api-Key, X-Timestamp and X-Hash, verified
+   * from the body's `hash` and `timestamp` (spec 6.5 says the receiver verifies "the payload
+   * timestamp"). Only a callback without any of the three headers takes this path, and it is then
+   * always read as a dealer card callback, whatever its fields say. Set it only on the URL that
+   * receives the dealer's card callbacks.
+   * @default false
+   * @example true
+   */
+  readonly dealerCardWithoutHeaders?: boolean | undefined;
   /**
    * The clock, in milliseconds since the epoch, for tests.
    * @default Date.now
@@ -64,27 +99,75 @@ export interface VerifyCallbackOptions {
   readonly now?: (() => number) | undefined;
 }
 
-function checkOptions(options: VerifyCallbackOptions): number {
-  if (typeof options.apiKey !== 'string' || options.apiKey === '') throw new TypeError('verifyCallback: apiKey must be a non-empty string');
-  if (typeof options.secretKey !== 'string' || options.secretKey === '') throw new TypeError('verifyCallback: secretKey must be a non-empty string');
-  const tolerance = options.toleranceSeconds ?? 300;
-  if (typeof tolerance !== 'number' || !(tolerance >= 0)) throw new RangeError('verifyCallback: toleranceSeconds must be a number of at least 0');
-  if (options.kind !== undefined && !isCallbackKind(options.kind)) throw new TypeError(`verifyCallback: kind must be one of ${CALLBACK_KINDS.join(', ')}`);
-  return tolerance;
+const WHERE = 'verifyCallback';
+
+interface Checked {
+  readonly maxAge: number;
+  readonly tolerance: number;
+}
+
+function checkOptions(options: VerifyCallbackOptions): Checked {
+  const given: unknown = options;
+  if (typeof given !== 'object' || given === null) throw new TypeError('verifyCallback: options must be an object with apiKey and secretKey');
+  checkKey(WHERE, 'apiKey', options.apiKey, 'PAYORCH_PROVIDER_API_KEY or PAYORCH_DEALER_API_KEY');
+  checkKey(WHERE, 'secretKey', options.secretKey, 'PAYORCH_PROVIDER_SECRET_KEY or PAYORCH_DEALER_SECRET_KEY');
+  checkSeconds(WHERE, 'maxAgeSeconds', options.maxAgeSeconds);
+  checkSeconds(WHERE, 'toleranceSeconds', options.toleranceSeconds);
+  if (options.kind !== undefined && !isCallbackKind(options.kind)) {
+    throw new RequestValidationError(WHERE, [{ field: 'kind', rule: 'invalid_option', message: `must be one of ${CALLBACK_KINDS.join(', ')}; got ${JSON.stringify(options.kind)}` }]);
+  }
+  const flag: unknown = options.dealerCardWithoutHeaders;
+  if (flag !== undefined && typeof flag !== 'boolean') {
+    throw new RequestValidationError(WHERE, [{ field: 'dealerCardWithoutHeaders', rule: 'invalid_option', message: `must be true or false; got ${typeof flag}` }]);
+  }
+  return { maxAge: options.maxAgeSeconds ?? DEFAULT_CALLBACK_MAX_AGE_SECONDS, tolerance: options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS };
+}
+
+// A status of spec 6 is one lower-case word (completed, cancelled); a little room is left for
+// statuses the service adds. An empty status is what turns a request X-Hash into a callback hash.
+const STATUS_WORD = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+
+// Which tracking codes each kind may carry (spec 2.1 and 6.1).
+const DIRECTION_OF_KIND = {
+  deposit: 'deposit',
+  withdrawal: 'withdrawal',
+  creditCard: 'card',
+  dealerCreditCard: 'card',
+} as const satisfies Record<CallbackKind, TrackingCodeDirection>;
+
+/**
+ * The signed fields must have their shape before the hash is trusted: with an empty tracking
+ * code and status the callback hash is exactly the X-Hash of a basic-signed request, which passes
+ * through proxies and logs.
+ */
+function checkSignedShape(trackingCode: string, status: string, kind: CallbackKind | undefined): void {
+  const parsed = safeParseTrackingCode(trackingCode);
+  if (!parsed.success || parsed.data.direction === 'transfer') {
+    throw new CallbackVerificationError('invalid_tracking_code', 'tracking_code is not a tracking code of spec 2.1 (PREFIX-segment-seconds)');
+  }
+  if (!STATUS_WORD.test(status)) throw new CallbackVerificationError('invalid_status', 'status is not a status word');
+  if (kind !== undefined && DIRECTION_OF_KIND[kind] !== parsed.data.direction) {
+    throw new CallbackVerificationError('kind_mismatch', `a ${parsed.data.prefix} tracking code is not a ${kind} callback`);
+  }
 }
 
 /**
- * Verifies a callback and returns its kind and parsed body. Checks, in this order: the body is
- * a JSON object with the signed fields; X-Api-Key, X-Timestamp and X-Hash are each present once;
- * X-Api-Key is ours; the body's `timestamp` and `hash` equal X-Timestamp and X-Hash; the hash
- * equals SHA-256(api_key + secret_key + tracking_code + status + timestamp), compared in
- * constant time (spec 5.3); the timestamp is within the tolerance; the kind is known; the body
- * fits the schema of its kind. Act on the payload only after it returns.
+ * Verifies a callback and returns its kind, its parsed body and its age. Checks, in this order:
+ * the body is a JSON object with the signed fields; `tracking_code` is a tracking code (spec
+ * 2.1) that agrees with `kind` when one is given, and `status` is a status word; X-Api-Key,
+ * X-Timestamp and X-Hash are each present once (or, only with `dealerCardWithoutHeaders`, all
+ * absent); X-Api-Key is ours; the body's `timestamp` and `hash` equal X-Timestamp and X-Hash; the
+ * hash equals SHA-256(api_key + secret_key + tracking_code + status + timestamp), compared in
+ * constant time (spec 5.3); the timestamp is at most `maxAgeSeconds` old and at most
+ * `toleranceSeconds` in the future; the kind is known; the body fits the schema of its kind.
+ * Act on the payload only after it returns.
  *
  * The hash covers tracking_code, status and timestamp only: compare `amount` and the other
- * fields with your own records before you move money.
+ * fields with your own records before you move money. A genuine callback may arrive again
+ * (a redelivery, a replay): apply each one once (`createCallbackReceiver` does).
  *
  * @throws {CallbackVerificationError} with the `reason` and the HTTP `status` to answer
+ * @throws {RequestValidationError} when an option is impossible (a programming error, not a refusal)
  * @example
  * ```ts
  * const callback = verifyCallback({ headers: req.headers, body: rawBody }, { apiKey, secretKey });
@@ -97,18 +180,30 @@ function checkOptions(options: VerifyCallbackOptions): number {
  * ```
  */
 export function verifyCallback(input: CallbackInput, options: VerifyCallbackOptions): VerifiedCallback {
-  const tolerance = checkOptions(options);
+  const { maxAge, tolerance } = checkOptions(options);
+  const nowMs: unknown = (options.now ?? Date.now)();
+  checkFinite(WHERE, 'now()', nowMs);
   const inputObject: unknown = input;
   if (typeof inputObject !== 'object' || inputObject === null) throw new CallbackVerificationError('malformed_body', 'there is no body');
   const body = readCallbackBody(input.body);
   const fields = SignedCallbackFields.safeParse(body);
   if (!fields.success) throw new CallbackVerificationError('malformed_body', 'a signed field is missing or has the wrong type', toIssues(fields.error));
   const { tracking_code: trackingCode, status, hash } = fields.data;
+  checkSignedShape(trackingCode, status, options.kind);
   // The service hashes the decimal text of its integer timestamp, whatever form the body used.
   const timestamp = String(fields.data.timestamp);
 
   const headers = readSignatureHeaders(input.headers);
-  if (headers !== undefined) {
+  if (headers === undefined) {
+    // Only on the receiver's word, never guessed from unsigned fields: stripped of its headers,
+    // a provider card callback must not become a dealer one.
+    if (options.dealerCardWithoutHeaders !== true) {
+      throw new CallbackVerificationError('missing_header', 'X-Api-Key, X-Timestamp and X-Hash are missing (a dealer card receiver may accept that with dealerCardWithoutHeaders)');
+    }
+    if (options.kind !== undefined && options.kind !== 'dealerCreditCard') {
+      throw new CallbackVerificationError('missing_header', `X-Api-Key, X-Timestamp and X-Hash are missing; only a dealer card callback may come without them, not a ${options.kind} callback`);
+    }
+  } else {
     if (!constantTimeEqual(headers.apiKey, options.apiKey)) {
       throw new CallbackVerificationError('api_key_mismatch', 'X-Api-Key is not the API key this receiver was given');
     }
@@ -118,17 +213,16 @@ export function verifyCallback(input: CallbackInput, options: VerifyCallbackOpti
   const expected = callbackHash(options, trackingCode, status, timestamp);
   if (!constantTimeEqual(hash, expected)) throw new CallbackVerificationError('invalid_signature', 'the hash does not match tracking_code, status and timestamp');
 
-  const age = Math.floor((options.now ?? Date.now)() / 1000) - fields.data.timestamp;
-  if (Math.abs(age) > tolerance) {
-    const when = age > 0 ? `${age} s old` : `${-age} s in the future`;
-    throw new CallbackVerificationError('timestamp_out_of_tolerance', `the timestamp is ${when}; at most ${tolerance} s either way is accepted`);
+  const ageSeconds = Math.floor(nowMs / 1000) - fields.data.timestamp;
+  if (ageSeconds > maxAge) {
+    throw new CallbackVerificationError('timestamp_out_of_tolerance', `the timestamp is ${ageSeconds} s old; at most ${maxAge} s (maxAgeSeconds) is accepted`);
+  }
+  if (-ageSeconds > tolerance) {
+    throw new CallbackVerificationError('timestamp_out_of_tolerance', `the timestamp is ${-ageSeconds} s in the future; at most ${tolerance} s (toleranceSeconds) is accepted`);
   }
 
-  const kind = options.kind ?? detectCallbackKind(body);
-  if (headers === undefined && kind !== 'dealerCreditCard') {
-    throw new CallbackVerificationError('missing_header', `X-Api-Key, X-Timestamp and X-Hash are missing; only a dealer card callback may come without them`);
-  }
-  return parsePayload(kind, body);
+  const kind = headers === undefined ? 'dealerCreditCard' : (options.kind ?? detectCallbackKind(body));
+  return parsePayload(kind, body, ageSeconds);
 }
 
 function parse<S extends z.ZodType>(schema: S, kind: CallbackKind, body: Readonly<Record<string, unknown>>): z.output<S> {
@@ -139,16 +233,16 @@ function parse<S extends z.ZodType>(schema: S, kind: CallbackKind, body: Readonl
   return result.data;
 }
 
-function parsePayload(kind: CallbackKind, body: Readonly<Record<string, unknown>>): VerifiedCallback {
+function parsePayload(kind: CallbackKind, body: Readonly<Record<string, unknown>>, ageSeconds: number): VerifiedCallback {
   switch (kind) {
     case 'deposit':
-      return { kind, payload: parse(DepositCallback, kind, body) };
+      return { kind, payload: parse(DepositCallback, kind, body), ageSeconds };
     case 'withdrawal':
-      return { kind, payload: parse(WithdrawalCallback, kind, body) };
+      return { kind, payload: parse(WithdrawalCallback, kind, body), ageSeconds };
     case 'creditCard':
-      return { kind, payload: parse(CreditCardCallback, kind, body) };
+      return { kind, payload: parse(CreditCardCallback, kind, body), ageSeconds };
     case 'dealerCreditCard':
-      return { kind, payload: parse(DealerCreditCardCallback, kind, body) };
+      return { kind, payload: parse(DealerCreditCardCallback, kind, body), ageSeconds };
     default:
       return assertNever(kind);
   }

@@ -9,17 +9,20 @@ export interface ClientOptions {
    */
   readonly baseUrl: string;
   /**
-   * API key, sent as X-Api-Key.
+   * API key, sent as X-Api-Key. A non-empty string: an empty or missing one fails in the
+   * constructor with a `RequestValidationError`.
    * @example process.env.PAYORCH_PROVIDER_API_KEY!
    */
   readonly apiKey: string;
   /**
-   * Secret key. It only enters the hash; it is never sent, logged or put into an error.
+   * Secret key, a non-empty string. It only enters the hash; it is never sent, logged or put into
+   * an error, even when the service echoes it back.
    * @example process.env.PAYORCH_PROVIDER_SECRET_KEY!
    */
   readonly secretKey: string;
   /**
-   * Milliseconds for a whole call, retries and body included.
+   * Milliseconds for a whole call, retries and body included: a finite number from 1 to
+   * 2147483647 (2^31-1), checked in the constructor.
    * @default 30000
    * @example 10_000
    */
@@ -27,7 +30,7 @@ export interface ClientOptions {
   /**
    * Retries of read-only calls after a connection failure, 408, 429 or 5xx. Payment-creating
    * calls are only retried when the connection was refused. The one resend after a refused
-   * timestamp (clock skew) does not count.
+   * timestamp (clock skew) does not count. An integer from 0 to 10.
    * @default 2
    * @example 0
    */
@@ -52,7 +55,7 @@ export interface ClientOptions {
    */
   readonly allowInsecureHttp?: boolean | undefined;
   /**
-   * Largest answer body accepted, in bytes; a larger one fails with an `APIError`.
+   * Largest answer body accepted, in bytes (a positive integer); a larger one fails with an `APIError`.
    * @default 4194304
    * @example 1_048_576
    */

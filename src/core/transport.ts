@@ -14,6 +14,7 @@ import type { ClientOptions } from './client-options.js';
 import type { Endpoint } from './endpoint.js';
 import { Observer, redactHeaders } from './observability.js';
 import { backoffDelay, statusRetryDelay } from './retry-policy.js';
+import { checkRequestOptions } from './option-checks.js';
 import { readLimited } from './read-limited.js';
 import { parseRequest, toIssues } from './validation.js';
 
@@ -38,7 +39,8 @@ export interface RequestOptions {
    */
   readonly signal?: AbortSignal | undefined;
   /**
-   * Milliseconds for the whole call, retries and body included.
+   * Milliseconds for the whole call, retries and body included: a finite number from 1 to
+   * 2147483647, else the call fails with a `RequestValidationError` before anything is sent.
    * @default the client's `timeout` (30000)
    * @example
    * ```ts
@@ -49,6 +51,7 @@ export interface RequestOptions {
   /**
    * Retries of a read-only call after a connection failure, 408, 429 or 5xx. Payment-creating
    * calls are retried only when the connection was refused, so the service cannot have seen them.
+   * An integer from 0 to 10.
    * @default the client's `maxRetries` (2)
    * @example
    * ```ts
@@ -176,6 +179,7 @@ export class Transport {
   }
 
   async request<S extends z.ZodType>(call: Call<S>, options: RequestOptions = {}): Promise<z.output<S>> {
+    checkRequestOptions(call.operation, options as Readonly<Record<string, unknown>>);
     const timeout = options.timeout ?? this.#config.timeout ?? DEFAULT_TIMEOUT_MS;
     // One controller per call, aborted by the deadline or by the caller's signal, and dropped
     // with its timer when the call ends. AbortSignal.timeout() would keep a timer, a signal and
@@ -261,7 +265,8 @@ export class Transport {
       signal: state.signal,
     });
     const limit = this.#config.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-    return { status: response.status, headers: response.headers, text: await readCapped(response, limit, { method: call.method, url }) };
+    const text = await readCapped(response, limit, { method: call.method, url }, () => this.#secrets(call, state.sentHashes));
+    return { status: response.status, headers: response.headers, text };
   }
 
   /** Turns an answer into the call's result or the most specific error. */
@@ -282,7 +287,7 @@ export class Transport {
     }
     const result = call.schema.safeParse(parsed);
     if (!result.success) {
-      const error = new ResponseValidationError(call.operation, { status, issues: toIssues(result.error), body: parsed, rawBody: text });
+      const error = new ResponseValidationError(call.operation, { status, issues: toIssues(result.error), body: parsed, rawBody: text, redact: this.#secrets(call, state.sentHashes) });
       return { ok: false, status, error, answer: undefined };
     }
     return { ok: true, status, value: result.data };
@@ -335,7 +340,11 @@ export class Transport {
     return new ConnectionError(`${refused ? 'Connection refused' : 'Connection failed'}: ${state.call.method} ${state.url}`, { cause: error, refused });
   }
 
-  /** What must not reach an error message even when the service echoes it back in its text. */
+  /**
+   * What must not reach an error, a hook or a log even when the service echoes it back. The API
+   * key is not among them: it is an identifier, sent in clear on every request and callback, and
+   * the one value that tells which account a refusal is about (docs/decisions.md).
+   */
   #secrets(call: Call<z.ZodType>, sentHashes: readonly string[]): string[] {
     const secrets = [this.#config.credentials.secretKey, ...sentHashes];
     if (call.signing.hash === 'key') secrets.push(call.signing.key);
@@ -378,7 +387,7 @@ export class Transport {
 // tab at either end (fetch strips those, so the hash would cover a value the service never sees).
 const HEADER_VALUE = /^(?![\t ])[\t\x20-\x7e\x80-\xff]*(?<![\t ])$/;
 
-async function readCapped(response: Response, limit: number, failed: FailedRequest): Promise<string> {
+async function readCapped(response: Response, limit: number, failed: FailedRequest, secrets: () => readonly string[]): Promise<string> {
   const bytes = await readLimited(response.body, response.headers.get('content-length'), limit);
   if (bytes === undefined) {
     throw APIError.generate({
@@ -386,6 +395,7 @@ async function readCapped(response: Response, limit: number, failed: FailedReque
       headers: Object.fromEntries(response.headers),
       body: undefined,
       request: failed,
+      redact: secrets(),
       summary: `The answer is larger than maxResponseBytes (${limit} bytes)`,
     });
   }

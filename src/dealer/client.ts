@@ -1,4 +1,7 @@
 import type { ClientOptions } from '../core/client-options.js';
+import { checkClientOptions } from '../core/option-checks.js';
+import { checkRawRequest, rawCall } from '../core/raw-request.js';
+import type { RawRequest } from '../core/raw-request.js';
 import { Transport } from '../core/transport.js';
 import type { RequestOptions } from '../core/transport.js';
 import { DealerCreditCard } from './credit-card.js';
@@ -39,6 +42,7 @@ export class DealerClient {
   readonly creditCard: DealerCreditCard;
 
   readonly #send: DealerSend;
+  readonly #transport: Transport;
 
   /**
    * @param options the keys of the dealer account and the settings every client takes
@@ -48,7 +52,9 @@ export class DealerClient {
    * ```
    */
   constructor(options: ClientOptions) {
+    checkClientOptions('new DealerClient', options, { apiKey: 'PAYORCH_DEALER_API_KEY', secretKey: 'PAYORCH_DEALER_SECRET_KEY' });
     const transport = new Transport({ ...options, apiPath: '/api/dealer', credentials: options });
+    this.#transport = transport;
     // Every dealer request carries the basic hash (spec 5.2).
     this.#send = (endpoint, params, callOptions) => transport.send(endpoint, params, { hash: 'basic' }, callOptions);
     this.manualIban = new DealerManualIban(this.#send);
@@ -70,5 +76,23 @@ export class DealerClient {
    */
   getSettings(options?: RequestOptions): Promise<DealerSettings> {
     return this.#send(settingsEndpoint, undefined, options);
+  }
+
+  /**
+   * Signs (basic hash, spec 5.2) and sends a request to a Dealer API path the SDK does not wrap,
+   * or overrides a choice the spec leaves open (docs/spec-gaps.md). The answer is checked for
+   * failure like any other and returned as parsed JSON. Treated as payment-creating (never
+   * resent after an ambiguous failure) unless `readOnly` is set.
+   *
+   * @throws {RequestValidationError} before sending, for a path that leaves `/api/dealer`, a
+   * header name that is not an HTTP token, or a GET with a body
+   * @example
+   * ```ts
+   * const answer = await dealer.request({ method: 'POST', path: '/transactions', body: { page: 1 }, readOnly: true });
+   * ```
+   */
+  async request(params: RawRequest, options?: RequestOptions): Promise<unknown> {
+    checkRawRequest(params);
+    return this.#transport.request(rawCall(params, { hash: 'basic' }), options);
   }
 }

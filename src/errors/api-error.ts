@@ -1,5 +1,6 @@
 import { PayorchError } from './payorch-error.js';
 import { brand } from './brand.js';
+import { redactText, redactValue, secretForms } from './redact-secrets.js';
 
 /**
  * Error codes the Dealer API names (spec 7.4). Open: a code the service adds later
@@ -42,8 +43,9 @@ export interface APIErrorInit {
   readonly body: unknown;
   readonly request: FailedRequest;
   /**
-   * Values that must not appear in the error message (the secret key, the hash, a credential
-   * key), replaced by `[redacted]` when the service echoes them. `body` keeps the answer as sent.
+   * Values that must not appear anywhere in the error (the secret key, every hash sent, a
+   * credential key, an X-Key): replaced by `[redacted]` in the message, `body` and `headers` when
+   * the service echoes them. Everything else of the answer is kept as sent.
    */
   readonly redact?: readonly string[] | undefined;
   /** What went wrong, when the SDK knows better than the body (an answer it did not read). */
@@ -79,18 +81,19 @@ export class APIError extends PayorchError {
   readonly messages: readonly string[] | undefined;
   /** A machine-readable code (dealer codes of spec 7.4), read from `code`, `error_code` or a code-shaped `error`. */
   readonly code: DealerErrorCode | undefined;
-  /** The parsed JSON body, or the raw text when it was not JSON. Nothing is dropped. */
+  /** The parsed JSON body, or the raw text when it was not JSON. Nothing is dropped but echoed secrets, shown as `[redacted]`. */
   readonly body: unknown;
   readonly request: FailedRequest;
 
   /** Usually made by {@link APIError.generate}; construct one yourself only in tests. */
   constructor(message: string, init: APIErrorInit) {
-    super(message);
+    const forms = secretForms(init.redact ?? []);
+    super(redactText(message, forms));
     this.status = init.status;
-    this.headers = init.headers;
-    this.body = init.body;
+    this.headers = redactValue(init.headers, forms) as Readonly<Record<string, string>>;
+    this.body = redactValue(init.body, forms);
     this.request = init.request;
-    const record = asRecord(init.body);
+    const record = asRecord(this.body);
     this.error = stringField(record, 'error');
     this.messages = stringList(record?.['messages']);
     this.code = readCode(record);
@@ -100,7 +103,8 @@ export class APIError extends PayorchError {
   static generate(init: APIErrorInit): APIError {
     const record = asRecord(init.body);
     const text = init.summary ?? describe(record, init);
-    const message = withoutSecrets(`${text} (HTTP ${init.status}, ${init.request.method} ${new URL(init.request.url).pathname})`, init.redact ?? []);
+    // Redacted by the constructor, with the body and the headers.
+    const message = `${text} (HTTP ${init.status}, ${init.request.method} ${new URL(init.request.url).pathname})`;
     const reason = authReason(record);
     if (init.status === 403 || reason === 'provider_inactive' || reason === 'ip_not_allowed' || reason === 'credential_key_refused') {
       return new PermissionDeniedError(message, init, reason ?? 'unknown');
@@ -160,7 +164,7 @@ export class UnprocessableEntityError extends APIError {
   /** Made by {@link APIError.generate} from an answer with a `messages` list. */
   constructor(message: string, init: APIErrorInit) {
     super(message, init);
-    this.messages = stringList(asRecord(init.body)?.['messages']) ?? [];
+    this.messages = stringList(asRecord(this.body)?.['messages']) ?? [];
   }
 }
 
@@ -195,14 +199,6 @@ function describe(record: Record<string, unknown> | undefined, init: APIErrorIni
   const messages = stringList(record['messages']);
   const parts = [error, message !== error ? message : undefined, messages?.join('; ')].filter((part) => part !== undefined && part !== '');
   return parts.length > 0 ? parts.join(': ') : 'The service reported a failure';
-}
-
-// Short values are skipped: hiding every "1" of a message would hide nothing and garble the rest.
-const MIN_REDACTED_LENGTH = 4;
-
-/** `message` with every secret in it replaced by `[redacted]`. */
-function withoutSecrets(message: string, secrets: readonly string[]): string {
-  return secrets.reduce((text, secret) => (secret.length < MIN_REDACTED_LENGTH ? text : text.split(secret).join('[redacted]')), message);
 }
 
 const CODE_SHAPE = /^[A-Z][A-Z0-9_]+$/;

@@ -9,12 +9,17 @@ import { brand } from './brand.js';
  *   or not text; or a callback that must carry them (every kind but the dealer card) came without.
  * - `invalid_signature`: the hash does not match, or the body's `hash` / `timestamp` disagree
  *   with X-Hash / X-Timestamp.
- * - `timestamp_out_of_tolerance`: the signed timestamp is further from now than the tolerance,
- *   in either direction.
+ * - `timestamp_out_of_tolerance`: the signed timestamp is older than `maxAgeSeconds` (3 days by
+ *   default) or further in the future than `toleranceSeconds` (300 s by default).
  * - `api_key_mismatch`: X-Api-Key is not the API key this receiver was given.
  * - `malformed_body`: the body is not a JSON object of sane size, lacks a signed field, or does
  *   not fit the schema of its kind (see `issues`).
  * - `unknown_kind`: the kind cannot be told from the tracking code and body; pass `kind`.
+ * - `invalid_tracking_code`: `tracking_code` is not a tracking code of spec 2.1; checked before
+ *   the hash, because an empty one makes the callback hash equal a request's X-Hash.
+ * - `invalid_status`: `status` is empty or not a status word; checked before the hash, likewise.
+ * - `kind_mismatch`: the `kind` the receiver named contradicts the tracking code prefix (a
+ *   withdrawal code sent to a deposit receiver).
  */
 export type CallbackVerificationReason =
   | 'missing_header'
@@ -22,7 +27,10 @@ export type CallbackVerificationReason =
   | 'timestamp_out_of_tolerance'
   | 'api_key_mismatch'
   | 'malformed_body'
-  | 'unknown_kind';
+  | 'unknown_kind'
+  | 'invalid_tracking_code'
+  | 'invalid_status'
+  | 'kind_mismatch';
 
 /**
  * The HTTP status a receiver answers for each reason: 401 for every authentication failure
@@ -37,6 +45,9 @@ const STATUS = {
   api_key_mismatch: 401,
   malformed_body: 400,
   unknown_kind: 400,
+  invalid_tracking_code: 400,
+  invalid_status: 400,
+  kind_mismatch: 400,
 } as const satisfies Record<CallbackVerificationReason, number>;
 
 /**

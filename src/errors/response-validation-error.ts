@@ -1,4 +1,5 @@
 import { PayorchError } from './payorch-error.js';
+import { redactText, redactValue, secretForms } from './redact-secrets.js';
 import type { ValidationIssue } from './request-validation-error.js';
 import { brand } from './brand.js';
 
@@ -15,14 +16,20 @@ export class ResponseValidationError extends PayorchError {
   readonly issues: readonly ValidationIssue[];
   /** The parsed JSON body. */
   readonly body: unknown;
-  /** The body exactly as received. */
+  /** The body as received, but for echoed secrets, shown as `[redacted]`. */
   readonly rawBody: string;
-  /** Made by the SDK when a success answer breaks its schema; keeps the body as received. */
-  constructor(operation: string, init: { status: number; issues: readonly ValidationIssue[]; body: unknown; rawBody: string }) {
-    super(`Unexpected answer from ${operation}: ${init.issues.map((issue) => `${issue.field || '(body)'}: ${issue.message}`).join('; ')}`);
+  /**
+   * Made by the SDK when a success answer breaks its schema; keeps the body as received. `redact`
+   * lists the values that must not appear anywhere in the error (the secret key, every hash sent,
+   * a credential key, an X-Key).
+   */
+  constructor(operation: string, init: { status: number; issues: readonly ValidationIssue[]; body: unknown; rawBody: string; redact?: readonly string[] | undefined }) {
+    const forms = secretForms(init.redact ?? []);
+    const issues = redactValue(init.issues, forms) as readonly ValidationIssue[];
+    super(redactText(`Unexpected answer from ${operation}: ${issues.map((issue) => `${issue.field || '(body)'}: ${issue.message}`).join('; ')}`, forms));
     this.status = init.status;
-    this.issues = init.issues;
-    this.body = init.body;
-    this.rawBody = init.rawBody;
+    this.issues = issues;
+    this.body = redactValue(init.body, forms);
+    this.rawBody = redactText(init.rawBody, forms);
   }
 }

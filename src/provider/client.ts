@@ -1,6 +1,8 @@
-import * as z from 'zod';
 import type { ClientOptions } from '../core/client-options.js';
 import type { Signing } from '../core/signer.js';
+import { checkClientOptions } from '../core/option-checks.js';
+import { checkRawRequest, rawCall } from '../core/raw-request.js';
+import type { RawRequest } from '../core/raw-request.js';
 import { Transport } from '../core/transport.js';
 import { SiteListParams, listSitesEndpoint, welcomeEndpoint } from './account.js';
 import type { SiteList, Welcome } from './account.js';
@@ -11,7 +13,6 @@ import { Eiban } from './eiban.js';
 import { Manual } from './manual.js';
 import { ThirdParty } from './third-party/index.js';
 import { parseRequest } from '../core/validation.js';
-import { RequestValidationError } from '../errors/request-validation-error.js';
 
 /** Settings of a {@link ProviderClient}. */
 export interface ProviderClientOptions extends ClientOptions {
@@ -25,32 +26,14 @@ export interface ProviderClientOptions extends ClientOptions {
 }
 
 /** A request to an endpoint the SDK does not wrap yet, signed like every other call. */
-export type ProviderRawRequest = {
-  /** The spec shows POST for every provider endpoint with a sample. */
-  readonly method: 'GET' | 'POST';
-  /**
-   * Path below `/api/provider`, starting with `/`.
-   * @example '/third-party/bank/gateways'
-   */
-  readonly path: string;
-  /** JSON body of a POST; sent as given, unchecked. A GET has none. */
-  readonly body?: unknown;
-  /** Query parameters; `undefined` values are left out. */
-  readonly query?: Readonly<Record<string, string | number | undefined>>;
-  /** Extra headers. The signing headers (X-Api-Key, X-Hash, X-Timestamp, X-Key, X-Credential-Key) always win. */
-  readonly headers?: Readonly<Record<string, string>>;
-  /**
-   * True only when sending it twice cannot move money twice; then ambiguous failures are retried.
-   * @default false
-   */
-  readonly readOnly?: boolean;
-} & (
-  | { readonly hash: 'basic' }
-  /** The key hash; `key` is sent as X-Key. */
-  | { readonly hash: 'key'; readonly key: string }
-  /** The credential hash; `credentialKey` defaults to the client's. */
-  | { readonly hash: 'credential'; readonly credentialKey?: string }
-);
+export type ProviderRawRequest = RawRequest &
+  (
+    | { readonly hash: 'basic' }
+    /** The key hash; `key` is sent as X-Key. */
+    | { readonly hash: 'key'; readonly key: string }
+    /** The credential hash; `credentialKey` defaults to the client's. */
+    | { readonly hash: 'credential'; readonly credentialKey?: string }
+  );
 
 /**
  * The transport a client made by withSite() shares with its parent, keyed by the options object
@@ -94,6 +77,7 @@ export class ProviderClient {
    * @param options keys, service address and transport settings; see {@link ProviderClientOptions}
    */
   constructor(options: ProviderClientOptions) {
+    checkClientOptions('new ProviderClient', options, { apiKey: 'PAYORCH_PROVIDER_API_KEY', secretKey: 'PAYORCH_PROVIDER_SECRET_KEY' });
     this.#options = options;
     const transport = sharedTransports.get(options) ?? new Transport({ ...options, apiPath: '/api/provider', credentials: options });
     this.#context = new ProviderContext(transport, options.credentialKey);
@@ -149,35 +133,23 @@ export class ProviderClient {
    * Signs and sends a request to a Provider API path the SDK does not wrap yet. The answer is
    * checked for failure like any other, and returned as parsed JSON.
    *
+   * @throws {RequestValidationError} before sending, for a path that leaves `/api/provider` (`..`,
+   * `//`, an absolute URL, a query or fragment), a header name that is not an HTTP token, or a GET
+   * with a body
    * @example
    * ```ts
    * const answer = await provider.request({ method: 'POST', path: '/new-endpoint', hash: 'credential', body: { a: 1 } });
    * ```
    */
   async request(params: ProviderRawRequest, options: ProviderRequestOptions = {}): Promise<unknown> {
-    if (params.method === 'GET' && params.body !== undefined) {
-      // fetch itself refuses it, and its TypeError would look like a network failure.
-      throw new RequestValidationError('request', [{ field: 'body', rule: 'not_allowed', message: 'a GET request has no body: use query' }]);
-    }
+    checkRawRequest(params);
     const signing: Signing =
       params.hash === 'credential'
         ? { hash: 'credential', credentialKey: params.credentialKey ?? this.#context.requireCredentialKey('request', options) }
-        : params;
-    return this.#context.transport.request(
-      {
-        operation: `request ${params.path}`,
-        method: params.method,
-        path: params.path,
-        signing,
-        readOnly: params.readOnly ?? false,
-        body: params.body,
-        ...(params.query === undefined ? {} : { query: params.query }),
-        ...(params.headers === undefined ? {} : { headers: params.headers }),
-        schema: z.unknown(),
-        // A body may carry a site credential key (spec 5.1 rule 2): the ones this client knows.
-        secrets: this.#context.credentialKeys(options),
-      },
-      options,
-    );
+        : params.hash === 'key'
+          ? { hash: 'key', key: params.key }
+          : { hash: 'basic' };
+    return this.#context.transport.request(rawCall(params, signing, this.#context.credentialKeys(options)), options);
   }
+
 }

@@ -38,13 +38,13 @@ describe('signCallback', () => {
   test('what it signs, verifyCallback accepts, for every kind', () => {
     for (const [kind, payload] of Object.entries(unsigned)) {
       const signed = signCallback(payload, { ...PROVIDER, timestamp: NOW_SECONDS });
-      expect(verifyCallback(signed, { ...PROVIDER, now })).toEqual({ kind, payload: JSON.parse(signed.body) });
+      expect(verifyCallback(signed, { ...PROVIDER, now })).toEqual({ kind, payload: JSON.parse(signed.body), ageSeconds: 0 });
     }
   });
 
-  test('any tracking code, status and timestamp round-trips through verifyCallback', () => {
+  test('any deposit tracking code, status word and timestamp round-trips through verifyCallback', () => {
     fc.assert(
-      fc.property(fc.string(), fc.string(), fc.integer({ min: 0, max: 2 ** 40 }), (trackingCode, status, timestamp) => {
+      fc.property(fc.stringMatching(/^(MAN|EIBAN|TPBD|TPCD|TPWD|DEP)-[A-Za-z0-9]{1,12}-\d{1,10}$/), fc.stringMatching(/^[a-z][a-z_]{0,15}$/), fc.integer({ min: 0, max: 2 ** 40 }), (trackingCode, status, timestamp) => {
         const signed = signCallback({ tracking_code: trackingCode, status, amount: 1 }, { ...PROVIDER, timestamp });
         const callback = verifyCallback(signed, { ...PROVIDER, kind: 'deposit', now: () => timestamp * 1000 });
         expect(callback.payload).toMatchObject({ tracking_code: trackingCode, status, timestamp });

@@ -21,7 +21,7 @@ async function refusal(promise: Promise<unknown>): Promise<CallbackVerificationE
 describe('verifyCallbackRequest', () => {
   test('verifies a Fetch Request and reads its body once', async () => {
     const request = new Request(RECEIVER_URL, { method: 'POST', headers: deposit.headers, body: JSON.stringify(deposit.body) });
-    expect(await verifyCallbackRequest(request, options)).toEqual({ kind: 'deposit', payload: deposit.body });
+    expect(await verifyCallbackRequest(request, options)).toEqual({ kind: 'deposit', payload: deposit.body, ageSeconds: 0 });
     expect(request.bodyUsed).toBe(true);
   });
 
@@ -31,10 +31,10 @@ describe('verifyCallbackRequest', () => {
     expect((await verifyCallbackRequest(request, options)).kind).toBe('deposit');
   });
 
-  test('verifies a dealer card callback sent without the headers from its body', async () => {
+  test('verifies a dealer card callback sent without the headers from its body when the receiver opts in', async () => {
     const card = sign(unsigned.dealerCreditCard, DEALER);
     const request = new Request(RECEIVER_URL, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(card.body) });
-    expect((await verifyCallbackRequest(request, { ...DEALER, now })).kind).toBe('dealerCreditCard');
+    expect((await verifyCallbackRequest(request, { ...DEALER, now, dealerCardWithoutHeaders: true })).kind).toBe('dealerCreditCard');
   });
 
   test('reads a body that arrives in many chunks', async () => {

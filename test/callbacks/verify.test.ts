@@ -1,12 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { CallbackVerificationError, verifyCallback } from '../../src/index.js';
+import { CallbackVerificationError, DEFAULT_CALLBACK_MAX_AGE_SECONDS, RequestValidationError, verifyCallback } from '../../src/index.js';
 import type { CallbackInput, CallbackVerificationReason, VerifyCallbackOptions } from '../../src/index.js';
 import { NOW_SECONDS, callbackVectors, now, refusal, sign, unsigned } from '../helpers/callbacks.js';
-import { DEALER, PROVIDER } from '../helpers/wire.js';
+import { DEALER, PROVIDER, sha256 } from '../helpers/wire.js';
 
 const options: VerifyCallbackOptions = { apiKey: PROVIDER.apiKey, secretKey: PROVIDER.secretKey, now };
 const dealerOptions: VerifyCallbackOptions = { apiKey: DEALER.apiKey, secretKey: DEALER.secretKey, now };
+// The dealer card receiver that opts into callbacks without headers (spec 6.5).
+const headerlessDealerOptions: VerifyCallbackOptions = { ...dealerOptions, dealerCardWithoutHeaders: true };
 const deposit = sign(unsigned.deposit, PROVIDER);
 const dealerCard = sign(unsigned.dealerCreditCard, DEALER);
 
@@ -43,15 +45,15 @@ describe('the signing vectors', () => {
     expect([error.reason, error.status]).toEqual(['invalid_signature', 401]);
   });
 
-  test('the dealer card vector is accepted from its body alone, without headers', () => {
+  test('the dealer card vector is accepted from its body alone, without headers, when the receiver opts in', () => {
     const dealerCase = cases.find((entry) => entry.kind === 'dealerCreditCard')!;
-    const callback = verifyCallback({ body: dealerCase.body }, dealerCase.vectorOptions);
+    const callback = verifyCallback({ body: dealerCase.body }, { ...dealerCase.vectorOptions, dealerCardWithoutHeaders: true });
     expect(callback.kind).toBe('dealerCreditCard');
   });
 });
 
 describe('accepted forms', () => {
-  const expected = { kind: 'deposit', payload: deposit.body };
+  const expected = { kind: 'deposit', payload: deposit.body, ageSeconds: 0 };
   const text = JSON.stringify(deposit.body);
 
   test.each([
@@ -110,27 +112,27 @@ describe('accepted forms', () => {
 
 describe('the dealer card callback without headers', () => {
   test('is verified from the body hash and timestamp', () => {
-    expect(verifyCallback({ body: dealerCard.body }, dealerOptions)).toEqual({ kind: 'dealerCreditCard', payload: dealerCard.body });
+    expect(verifyCallback({ body: dealerCard.body }, headerlessDealerOptions)).toEqual({ kind: 'dealerCreditCard', payload: dealerCard.body, ageSeconds: 0 });
   });
 
   test('is verified from the body when the headers hold none of the three names', () => {
     const headers = { 'content-type': 'application/json', host: 'shop.example' };
-    expect(verifyCallback({ headers, body: dealerCard.body }, dealerOptions).kind).toBe('dealerCreditCard');
+    expect(verifyCallback({ headers, body: dealerCard.body }, headerlessDealerOptions).kind).toBe('dealerCreditCard');
   });
 
   test('is refused when only some of the headers are present: no fallback to the body', () => {
-    const error = refusal(() => verifyCallback({ headers: { 'X-Hash': dealerCard.hash }, body: dealerCard.body }, dealerOptions));
+    const error = refusal(() => verifyCallback({ headers: { 'X-Hash': dealerCard.hash }, body: dealerCard.body }, headerlessDealerOptions));
     expect([error.reason, error.message]).toEqual(['missing_header', 'Callback refused (missing_header): X-Api-Key, X-Timestamp are missing']);
   });
 
   test('is refused when the body hash is wrong', () => {
-    const error = refusal(() => verifyCallback({ body: { ...dealerCard.body, status: 'failed' } }, dealerOptions));
+    const error = refusal(() => verifyCallback({ body: { ...dealerCard.body, status: 'failed' } }, headerlessDealerOptions));
     expect(error.reason).toBe('invalid_signature');
   });
 
-  test('is refused when the body timestamp is stale', () => {
+  test('is refused when the body timestamp is older than the maximum age', () => {
     const stale = sign(unsigned.dealerCreditCard, DEALER, NOW_SECONDS - 301);
-    expect(refusal(() => verifyCallback({ body: stale.body }, dealerOptions)).reason).toBe('timestamp_out_of_tolerance');
+    expect(refusal(() => verifyCallback({ body: stale.body }, { ...headerlessDealerOptions, maxAgeSeconds: 300 })).reason).toBe('timestamp_out_of_tolerance');
   });
 
   test.each(['deposit', 'withdrawal', 'creditCard'] as const)('does not extend to a %s callback, which must carry the headers', (kind) => {
@@ -170,20 +172,20 @@ describe('the kind', () => {
     expect(verifyCallback(both, { ...options, kind: 'creditCard' }).kind).toBe('creditCard');
   });
 
-  test('a named kind lets an unknown prefix through', () => {
+  test('a named kind does not let an unknown prefix through: the signed fields are checked for shape first', () => {
     const signed = sign({ ...unsigned.withdrawal, tracking_code: 'NEWPFX-a1-1763812000' }, PROVIDER);
-    expect(verifyCallback(signed, { ...options, kind: 'withdrawal' }).kind).toBe('withdrawal');
+    expect(refusal(() => verifyCallback(signed, { ...options, kind: 'withdrawal' })).reason).toBe('invalid_tracking_code');
   });
 
   test('a kind that is not one of the four is a programming error, not a refusal', () => {
     // @ts-expect-error 'refund' is not a callback kind
-    expect(() => verifyCallback(deposit, { ...options, kind: 'refund' })).toThrow(TypeError);
+    expect(() => verifyCallback(deposit, { ...options, kind: 'refund' })).toThrow(RequestValidationError);
   });
 });
 
 describe('refusals', () => {
   const other = sign(unsigned.deposit, { apiKey: PROVIDER.apiKey, secretKey: 'another_secret' });
-  const stale = sign(unsigned.deposit, PROVIDER, NOW_SECONDS - 301);
+  const stale = sign(unsigned.deposit, PROVIDER, NOW_SECONDS - DEFAULT_CALLBACK_MAX_AGE_SECONDS - 1);
   const future = sign(unsigned.deposit, PROVIDER, NOW_SECONDS + 301);
   const withoutHeader = (name: string) => Object.fromEntries(Object.entries(deposit.headers).filter(([key]) => key !== name));
   const refusals: [string, CallbackInput, CallbackVerificationReason, Partial<VerifyCallbackOptions>?][] = [
@@ -207,9 +209,10 @@ describe('refusals', () => {
     ['the tracking code was changed', { headers: deposit.headers, body: { ...deposit.body, tracking_code: 'MAN-a8Xk29Qq-1763812000' } }, 'invalid_signature'],
     ['it was signed with another secret', other, 'invalid_signature'],
     ['a repeated X-Hash joined by a Fetch Headers', { headers: new Headers([...Object.entries(deposit.headers), ['X-Hash', deposit.hash]]), body: deposit.body }, 'invalid_signature'],
-    ['the timestamp is 301 s old', stale, 'timestamp_out_of_tolerance'],
+    ['the timestamp is one second past 3 days old', stale, 'timestamp_out_of_tolerance'],
     ['the timestamp is 301 s ahead', future, 'timestamp_out_of_tolerance'],
-    ['the timestamp is 11 s old with a tolerance of 10', sign(unsigned.deposit, PROVIDER, NOW_SECONDS - 11), 'timestamp_out_of_tolerance', { toleranceSeconds: 10 }],
+    ['the timestamp is 11 s old with a maximum age of 10', sign(unsigned.deposit, PROVIDER, NOW_SECONDS - 11), 'timestamp_out_of_tolerance', { maxAgeSeconds: 10 }],
+    ['the timestamp is 11 s ahead with a tolerance of 10', sign(unsigned.deposit, PROVIDER, NOW_SECONDS + 11), 'timestamp_out_of_tolerance', { toleranceSeconds: 10 }],
     ['X-Api-Key is another account\'s', { headers: { ...deposit.headers, 'X-Api-Key': DEALER.apiKey }, body: deposit.body }, 'api_key_mismatch'],
     ['the body is not JSON', { headers: deposit.headers, body: `{"tracking_code":` }, 'malformed_body'],
     ['the body is empty', { headers: deposit.headers, body: '' }, 'malformed_body'],
@@ -223,15 +226,15 @@ describe('refusals', () => {
     ['the body timestamp is not an integer', { headers: deposit.headers, body: { ...deposit.body, timestamp: NOW_SECONDS + 0.5 } }, 'malformed_body'],
     ['the body has no hash', { headers: deposit.headers, body: { ...deposit.body, hash: undefined } }, 'malformed_body'],
     ['an authentic deposit callback has no amount', sign({ ...unsigned.deposit, amount: undefined }, PROVIDER), 'malformed_body'],
-    ['the tracking code prefix is unknown', sign({ ...unsigned.deposit, tracking_code: 'XYZ-a1-1763812000' }, PROVIDER), 'unknown_kind'],
-    ['the tracking code is a transfer id', sign({ ...unsigned.deposit, tracking_code: 'TRF-a1b2' }, PROVIDER), 'unknown_kind'],
+    ['the tracking code prefix is unknown', sign({ ...unsigned.deposit, tracking_code: 'XYZ-a1-1763812000' }, PROVIDER), 'invalid_tracking_code'],
+    ['the tracking code is a transfer id', sign({ ...unsigned.deposit, tracking_code: 'TRF-a1b2' }, PROVIDER), 'invalid_tracking_code'],
     ['a CC body has neither provider nor dealer fields', sign({ tracking_code: 'CC-a1-1763812000', status: 'success', amount: 10 }, PROVIDER), 'unknown_kind'],
   ];
 
   test.each(refusals)('%s: refused with %s', (_name, input, reason, extra) => {
     const error = refusal(() => verifyCallback(input, { ...options, ...extra }));
     expect(error.reason).toBe(reason);
-    expect(error.status).toBe(reason === 'malformed_body' || reason === 'unknown_kind' ? 400 : 401);
+    expect(error.status).toBe(['malformed_body', 'unknown_kind', 'invalid_tracking_code', 'invalid_status', 'kind_mismatch'].includes(reason) ? 400 : 401);
     expect(error.name).toBe('CallbackVerificationError');
   });
 
@@ -254,8 +257,8 @@ describe('refusals', () => {
   });
 
   test('a stale or future timestamp is told apart in the message', () => {
-    expect(refusal(() => verifyCallback(stale, options)).message).toContain('301 s old; at most 300 s either way');
-    expect(refusal(() => verifyCallback(future, options)).message).toContain('301 s in the future');
+    expect(refusal(() => verifyCallback(stale, options)).message).toContain('259201 s old; at most 259200 s (maxAgeSeconds)');
+    expect(refusal(() => verifyCallback(future, options)).message).toContain('301 s in the future; at most 300 s (toleranceSeconds)');
   });
 
   test('a missing input object is a malformed body', () => {
@@ -267,14 +270,8 @@ describe('refusals', () => {
     ['an empty secretKey', { secretKey: '' }],
     ['a negative tolerance', { toleranceSeconds: -1 }],
     ['a tolerance that is not a number', { toleranceSeconds: Number.NaN }],
-  ])('%s is a programming error (TypeError or RangeError), not a refusal', (_name, extra) => {
-    let thrown: unknown;
-    try {
-      verifyCallback(deposit, { ...options, ...extra });
-    } catch (error) {
-      thrown = error;
-    }
-    expect(thrown instanceof TypeError || thrown instanceof RangeError).toBe(true);
+  ])('%s is a programming error (RequestValidationError), not a refusal', (_name, extra) => {
+    expect(() => verifyCallback(deposit, { ...options, ...extra })).toThrow(RequestValidationError);
   });
 });
 
@@ -284,7 +281,7 @@ describe('properties', () => {
     .tuple(fc.constantFrom(...prefixes), fc.stringMatching(/^[A-Za-z0-9]{1,12}$/), fc.integer({ min: 1_600_000_000, max: 1_900_000_000 }))
     .map(([prefix, segment, seconds]) => `${prefix}-${segment}-${seconds}`);
   const signedDeposit = fc
-    .record({ tracking_code: trackingCode, status: fc.string({ minLength: 1 }), timestamp: fc.integer({ min: NOW_SECONDS - 300, max: NOW_SECONDS + 300 }) })
+    .record({ tracking_code: trackingCode, status: fc.stringMatching(/^[a-z][a-z_]{0,15}$/), timestamp: fc.integer({ min: NOW_SECONDS - 300, max: NOW_SECONDS + 300 }) })
     .map(({ timestamp, ...fields }) => sign({ ...unsigned.deposit, ...fields }, PROVIDER, timestamp));
 
   test('every signed callback is accepted', () => {
@@ -297,8 +294,8 @@ describe('properties', () => {
 
   test('any change to tracking_code, status, timestamp or hash, in body and headers alike, is refused as invalid_signature', () => {
     const change = fc.oneof(
-      fc.record({ field: fc.constant('tracking_code'), value: fc.oneof(trackingCode, fc.string()) }),
-      fc.record({ field: fc.constant('status'), value: fc.string() }),
+      fc.record({ field: fc.constant('tracking_code'), value: trackingCode }),
+      fc.record({ field: fc.constant('status'), value: fc.stringMatching(/^[a-z][a-z_]{0,15}$/) }),
       fc.record({ field: fc.constant('timestamp'), value: fc.integer({ min: 0, max: 4_000_000_000 }) }),
       fc.record({ field: fc.constant('hash'), value: fc.oneof(fc.stringMatching(/^[0-9a-f]{64}$/), fc.string()) }),
     );
@@ -323,7 +320,9 @@ describe('properties', () => {
         const index = position % original.length;
         const changed = `${original.slice(0, index)}${original[index] === '1' ? '2' : '1'}${original.slice(index + 1)}`;
         const value = field === 'timestamp' ? Number(changed) : changed;
-        expect(refusal(() => verifyCallback({ body: { ...dealerCard.body, [field]: value } }, dealerOptions)).reason).toBe('invalid_signature');
+        const { reason } = refusal(() => verifyCallback({ body: { ...dealerCard.body, [field]: value } }, headerlessDealerOptions));
+        // A change that breaks the tracking code's shape is refused before the hash is looked at.
+        expect(['invalid_signature', 'invalid_tracking_code', 'invalid_status']).toContain(reason);
       }),
     );
   });
@@ -363,5 +362,165 @@ describe('properties', () => {
         onlyRefuses({ headers: anyHeaders as CallbackInput['headers'], body: anyBody as CallbackInput['body'] });
       }),
     );
+  });
+});
+
+describe('the age of a callback', () => {
+  test('a genuine callback redelivered 2 days after it was signed is accepted, and its age is reported', () => {
+    const twoDays = 2 * 24 * 3600;
+    const redelivered = sign(unsigned.deposit, PROVIDER, NOW_SECONDS - twoDays);
+    const callback = verifyCallback(redelivered, options);
+    expect([callback.kind, callback.ageSeconds]).toEqual(['deposit', twoDays]);
+  });
+
+  test('the default maximum age is 3 days: exactly 3 days old is accepted, one second more is refused', () => {
+    expect(DEFAULT_CALLBACK_MAX_AGE_SECONDS).toBe(259_200);
+    expect(verifyCallback(sign(unsigned.deposit, PROVIDER, NOW_SECONDS - 259_200), options).ageSeconds).toBe(259_200);
+    const error = refusal(() => verifyCallback(sign(unsigned.deposit, PROVIDER, NOW_SECONDS - 259_201), options));
+    expect([error.reason, error.status]).toEqual(['timestamp_out_of_tolerance', 401]);
+  });
+
+  test('a timestamp more than 300 s in the future is still refused; 300 s ahead is accepted with a negative age', () => {
+    expect(verifyCallback(sign(unsigned.deposit, PROVIDER, NOW_SECONDS + 300), options).ageSeconds).toBe(-300);
+    expect(refusal(() => verifyCallback(sign(unsigned.deposit, PROVIDER, NOW_SECONDS + 301), options)).reason).toBe('timestamp_out_of_tolerance');
+  });
+
+  test('maxAgeSeconds tightens the window and loosens it', () => {
+    const hourOld = sign(unsigned.deposit, PROVIDER, NOW_SECONDS - 3600);
+    expect(refusal(() => verifyCallback(hourOld, { ...options, maxAgeSeconds: 600 })).message).toContain('3600 s old; at most 600 s (maxAgeSeconds)');
+    const weekOld = sign(unsigned.deposit, PROVIDER, NOW_SECONDS - 7 * 24 * 3600);
+    expect(refusal(() => verifyCallback(weekOld, options)).reason).toBe('timestamp_out_of_tolerance');
+    expect(verifyCallback(weekOld, { ...options, maxAgeSeconds: 8 * 24 * 3600 }).ageSeconds).toBe(7 * 24 * 3600);
+  });
+
+  test('toleranceSeconds bounds only the future: it does not shorten the maximum age', () => {
+    const hourOld = sign(unsigned.deposit, PROVIDER, NOW_SECONDS - 3600);
+    expect(verifyCallback(hourOld, { ...options, toleranceSeconds: 10 }).ageSeconds).toBe(3600);
+  });
+
+  test('a stale timestamp is refused only after the hash: a forger cannot learn the window from the answers', () => {
+    const forgedAndStale = sign(unsigned.deposit, { apiKey: PROVIDER.apiKey, secretKey: 'not_the_secret' }, NOW_SECONDS - 300_000);
+    expect(refusal(() => verifyCallback(forgedAndStale, options)).reason).toBe('invalid_signature');
+  });
+
+  test.each([
+    ['maxAgeSeconds', Number.NaN],
+    ['maxAgeSeconds', -1],
+    ['maxAgeSeconds', Number.POSITIVE_INFINITY],
+    ['maxAgeSeconds', '3600'],
+    ['toleranceSeconds', Number.NaN],
+    ['toleranceSeconds', -5],
+    ['toleranceSeconds', Number.POSITIVE_INFINITY],
+  ])('%s = %s is refused with a RequestValidationError naming the option, the value and the range', (option, value) => {
+    let thrown: unknown;
+    try {
+      verifyCallback(deposit, { ...options, [option]: value });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(RequestValidationError);
+    const { issues, message } = thrown as RequestValidationError;
+    expect(issues[0]?.field).toBe(option);
+    expect(message).toContain(`got ${typeof value === 'string' ? JSON.stringify(value) : String(value)}`);
+    expect(message).toContain('a finite number of seconds, 0 or more');
+  });
+
+  test.each([Number.NaN, Number.POSITIVE_INFINITY, '1763812345000', undefined])('a clock that reads %s is refused, never treated as any time', (reading) => {
+    expect(() => verifyCallback(deposit, { ...options, now: () => reading as number })).toThrow(/now\(\): must be a finite number/);
+  });
+
+  test.each([
+    ['apiKey', undefined, 'PAYORCH_PROVIDER_API_KEY'],
+    ['secretKey', '', 'PAYORCH_PROVIDER_SECRET_KEY'],
+  ])('a missing %s names the environment variables it usually comes from', (option, value, variable) => {
+    expect(() => verifyCallback(deposit, { ...options, [option]: value })).toThrow(variable);
+  });
+});
+
+describe('signature confusion', () => {
+  // The X-Hash of a basic-signed request: SHA-256(api_key + secret_key + timestamp). With an empty
+  // tracking_code and status the callback hash is the same value (spec 5.1, 5.3).
+  const requestHash = sha256(PROVIDER.apiKey, PROVIDER.secretKey, String(NOW_SECONDS));
+  const forged = { tracking_code: '', status: '', amount: 1_000_000, timestamp: NOW_SECONDS, hash: requestHash };
+  const forgedHeaders = { 'X-Api-Key': PROVIDER.apiKey, 'X-Timestamp': String(NOW_SECONDS), 'X-Hash': requestHash };
+
+  test.each(['deposit', 'withdrawal', 'creditCard', 'dealerCreditCard', undefined] as const)(
+    'a request X-Hash replayed as a callback with empty tracking_code and status is refused (kind %s)',
+    (kind) => {
+      const error = refusal(() => verifyCallback({ headers: forgedHeaders, body: forged }, { ...options, kind }));
+      expect([error.reason, error.status]).toEqual(['invalid_tracking_code', 400]);
+    },
+  );
+
+  test('the same forgery without headers is refused even by a dealer card receiver that opted in', () => {
+    const dealerHash = sha256(DEALER.apiKey, DEALER.secretKey, String(NOW_SECONDS));
+    const error = refusal(() => verifyCallback({ body: { ...forged, hash: dealerHash } }, { ...headerlessDealerOptions, kind: 'dealerCreditCard' }));
+    expect(error.reason).toBe('invalid_tracking_code');
+  });
+
+  test('a status that is empty or not a word is refused before the hash, with its own reason', () => {
+    for (const status of ['', ' ', 'completed\n', '1763812345', 'x'.repeat(65)]) {
+      const signed = sign({ ...unsigned.deposit, status }, PROVIDER);
+      expect(refusal(() => verifyCallback(signed, options)).reason).toBe('invalid_status');
+    }
+  });
+
+  test('the tracking code moved into the status is refused: the concatenation cannot be re-split', () => {
+    // tracking_code + status = "MAN-a1-1763812000" + "completed"; moving the boundary keeps the hash.
+    const moved = sign({ ...unsigned.deposit, tracking_code: 'MAN-a1-1763812000completed', status: '' }, PROVIDER);
+    expect(refusal(() => verifyCallback(moved, options)).reason).toBe('invalid_tracking_code');
+  });
+
+  test.each([
+    ['deposit', 'WIT-a1-1763812000'],
+    ['deposit', 'CC-a1-1763812000'],
+    ['withdrawal', 'MAN-a1-1763812000'],
+    ['withdrawal', 'EIBAN-b2-1763812000'],
+    ['creditCard', 'DEP-a1-1763812000'],
+    ['dealerCreditCard', 'TPWW-a1-1763812000'],
+  ] as const)('a %s receiver refuses a callback with the tracking code %s as kind_mismatch', (kind, trackingCode) => {
+    const signed = sign({ ...unsigned.deposit, tracking_code: trackingCode }, PROVIDER);
+    const error = refusal(() => verifyCallback(signed, { ...options, kind }));
+    expect([error.reason, error.status]).toEqual(['kind_mismatch', 400]);
+  });
+
+  test.each([
+    ['deposit', ['MAN', 'EIBAN', 'TPBD', 'TPCD', 'TPWD', 'DEP']],
+    ['withdrawal', ['WIT', 'EIBAN-WIT', 'TPBW', 'TPCW', 'TPWW', 'WDR']],
+    ['creditCard', ['CC']],
+  ] as const)('a %s receiver accepts every prefix of its kind', (kind, prefixes) => {
+    for (const prefix of prefixes) {
+      const signed = sign({ ...unsigned[kind], tracking_code: `${prefix}-a1-1763812000` }, PROVIDER);
+      expect(verifyCallback(signed, { ...options, kind }).kind).toBe(kind);
+    }
+  });
+
+  test('without dealerCardWithoutHeaders, a dealer card callback without headers is refused as missing_header', () => {
+    const error = refusal(() => verifyCallback({ body: dealerCard.body }, dealerOptions));
+    expect([error.reason, error.status]).toEqual(['missing_header', 401]);
+    expect(error.message).toContain('dealerCardWithoutHeaders');
+  });
+
+  test('a provider card callback stripped of its headers does not become a dealer one, even with dealer-looking fields', () => {
+    const providerCard = sign({ ...unsigned.creditCard, site_id: undefined, username: undefined, user_id: undefined, customer_phone: '+90555' }, PROVIDER);
+    // The provider's receiver has not opted in: refused.
+    expect(refusal(() => verifyCallback({ body: providerCard.body }, options)).reason).toBe('missing_header');
+    expect(refusal(() => verifyCallback({ body: providerCard.body }, { ...options, kind: 'creditCard' })).reason).toBe('missing_header');
+    // With its headers, it is what the receiver says it is.
+    expect(verifyCallback(providerCard, { ...options, kind: 'creditCard' }).kind).toBe('creditCard');
+  });
+
+  test('a receiver that opted in but names another kind still requires the headers', () => {
+    const signed = sign(unsigned.creditCard, PROVIDER);
+    expect(refusal(() => verifyCallback({ body: signed.body }, { ...options, dealerCardWithoutHeaders: true, kind: 'creditCard' })).reason).toBe('missing_header');
+  });
+
+  test('a header-less callback taken by an opted-in receiver is always read as a dealer card callback, never detected from its fields', () => {
+    const providerLooking = sign({ ...unsigned.dealerCreditCard, site_id: 7, username: 'ada' }, DEALER);
+    expect(verifyCallback({ body: providerLooking.body }, headerlessDealerOptions).kind).toBe('dealerCreditCard');
+  });
+
+  test('dealerCardWithoutHeaders must be a boolean', () => {
+    expect(() => verifyCallback(deposit, { ...options, dealerCardWithoutHeaders: 'yes' as unknown as boolean })).toThrow(RequestValidationError);
   });
 });

@@ -91,11 +91,11 @@ describe('APIError.generate', () => {
     expect(APIError.generate(init(500, '')).message).not.toContain('x=1');
   });
 
-  test('redacts the given values from the message but keeps the body as sent', () => {
-    const body = { success: false, error: 'Invalid hash', message: 'got abcd1234 for key SECRETVALUE' };
+  test('redacts the given values from the message and the body, and keeps the rest of the body as sent', () => {
+    const body = { success: false, error: 'Invalid hash', message: 'got abcd1234 for key SECRETVALUE', extra: [1, { abcd1234: true }] };
     const error = APIError.generate(init(401, body, { redact: ['abcd1234', 'SECRETVALUE', ''] }));
     expect(error.message).toBe('Invalid hash: got [redacted] for key [redacted] (HTTP 401, POST /api/provider/start-manual-withdraw)');
-    expect(error.body).toEqual(body);
+    expect(error.body).toEqual({ success: false, error: 'Invalid hash', message: 'got [redacted] for key [redacted]', extra: [1, { '[redacted]': true }] });
   });
 
   test('leaves values shorter than four characters alone rather than garble the message', () => {

@@ -10,6 +10,9 @@ describe('CallbackVerificationError', () => {
     ['api_key_mismatch', 401],
     ['malformed_body', 400],
     ['unknown_kind', 400],
+    ['invalid_tracking_code', 400],
+    ['invalid_status', 400],
+    ['kind_mismatch', 400],
   ])('%s tells the receiver to answer %i', (reason, status) => {
     const error = new CallbackVerificationError(reason, 'what failed');
     expect(error.status).toBe(status);

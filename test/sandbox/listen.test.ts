@@ -56,7 +56,9 @@ describe('sandbox.listen()', () => {
     const answers = await Promise.all(Array.from({ length: 200 }, (_, index) => provider.eiban.startDeposit({ ...customer, user_id: `u-${index}`, amount: 1 + index })));
     expect(new Set(answers.map((answer) => answer.data.tracking_code)).size).toBe(200);
     expect(sandbox.records()).toHaveLength(200);
-  }, 30_000); // 200 real sockets: a loaded 2-core CI machine takes several seconds
+    // 200 signed round trips take over 5 s when the machine is shared and loaded: the test is about
+    // distinct records, not speed (bench/ measures speed).
+  }, 30_000);
 
   test('a hand-signed request over HTTP gets the same answer as in process', async () => {
     const sandbox = createSandbox();

@@ -1,0 +1,130 @@
+import { describe, expect, test, vi } from 'vitest';
+import { DealerClient, ProviderClient, RequestValidationError } from '../../src/index.js';
+import type { RawRequest } from '../../src/index.js';
+import { BASE_URL, DEALER, PROVIDER, capture, expectSigned } from '../helpers/wire.js';
+
+// Spies that must stay uncalled: a refused request sends nothing.
+function clients() {
+  const fetch = vi.fn<typeof globalThis.fetch>(() => Promise.reject(new Error('nothing may be sent')));
+  const provider = new ProviderClient({ baseUrl: BASE_URL, ...PROVIDER, fetch });
+  const dealer = new DealerClient({ baseUrl: BASE_URL, ...DEALER, fetch });
+  return {
+    fetch,
+    send: [(params: RawRequest) => provider.request({ ...params, hash: 'basic' }), (params: RawRequest) => dealer.request(params)],
+  };
+}
+
+async function refusalOf(run: () => Promise<unknown>): Promise<RequestValidationError> {
+  const error: unknown = await run().catch((caught: unknown) => caught);
+  if (error instanceof RequestValidationError) return error;
+  throw new Error(`expected a RequestValidationError, got ${String(error)}`);
+}
+
+describe('request() of both clients', () => {
+  test.each([
+    ['a .. segment', '/../provider/welcome'],
+    ['a .. segment in the middle', '/settings/../../dealer/settings'],
+    ['a . segment', '/./settings'],
+    ['a percent-encoded .. segment', '/%2e%2e/admin'],
+    ['a mixed-case percent-encoded .. segment', '/%2E./admin'],
+    ['a percent-encoded slash', '/a%2F..%2Fadmin'],
+    ['a double slash', '//evil.example/steal'],
+    ['an empty segment', '/settings//x'],
+    ['an absolute URL', 'https://evil.example/steal'],
+    ['a path without a leading slash', 'settings'],
+    ['a query in the path', '/settings?page=2'],
+    ['a fragment in the path', '/settings#top'],
+    ['a backslash', '/..\\admin'],
+    ['a space', '/set tings'],
+    ['a line break', '/settings\r\nX-Injected: 1'],
+    ['an empty path', ''],
+  ])('refuses a path with %s as a RequestValidationError, with nothing sent', async (_name, path) => {
+    const { fetch, send } = clients();
+    for (const call of send) {
+      const error = await refusalOf(() => call({ method: 'POST', path }));
+      expect(error.issues.map((issue) => issue.field)).toEqual(['path']);
+    }
+    expect(fetch).not.toHaveBeenCalled();
+  });
+
+  test.each([
+    ['a space', 'X Request'],
+    ['a colon', 'X-Id:'],
+    ['a line break', 'X-Id\r\nX-Injected'],
+    ['a non-ASCII letter', 'X-Kimlik-Ş'],
+    ['nothing', ''],
+  ])('refuses a header name with %s, before fetch could fail as a "maybe sent" ConnectionError', async (_name, header) => {
+    const { fetch, send } = clients();
+    for (const call of send) {
+      const error = await refusalOf(() => call({ method: 'POST', path: '/future', headers: { [header]: 'v' } }));
+      expect(error.issues[0]).toMatchObject({ field: `headers.${header}`, rule: 'header_name' });
+    }
+    expect(fetch).not.toHaveBeenCalled();
+  });
+
+  test('accepts ordinary paths with percent escapes and a trailing slash', async () => {
+    const { send } = clients();
+    for (const call of send) {
+      // Refused only by the spy: the path itself passed.
+      const error: unknown = await call({ method: 'GET', path: '/third-party/bank/gateways/%C5%9Fube-1/' }).catch((caught: unknown) => caught);
+      expect(error).not.toBeInstanceOf(RequestValidationError);
+    }
+  });
+});
+
+describe('dealer.request', () => {
+  const dealer = new DealerClient({ baseUrl: BASE_URL, ...DEALER });
+  const FUTURE_URL = `${BASE_URL}/api/dealer/future-endpoint`;
+
+  test('signs a POST with the basic hash below /api/dealer and returns the parsed JSON', async () => {
+    const seen = capture('post', FUTURE_URL, { success: true, data: { n: 1 } });
+    const result = await dealer.request({ method: 'POST', path: '/future-endpoint', body: { b: 2, a: 'x' } });
+    expect(seen).toHaveLength(1);
+    expectSigned(seen[0]!, DEALER);
+    expect(seen[0]!.body).toBe('{"b":2,"a":"x"}');
+    expect(result).toEqual({ success: true, data: { n: 1 } });
+  });
+
+  test('sends a GET with its query string and no body', async () => {
+    const seen = capture('get', FUTURE_URL, { success: true });
+    await dealer.request({ method: 'GET', path: '/future-endpoint', query: { page: 2, skip: undefined } });
+    expect(seen[0]!.url.search).toBe('?page=2');
+    expect(seen[0]!.body).toBe('');
+  });
+
+  test('refuses a GET with a body and sends nothing', async () => {
+    const seen = capture('get', FUTURE_URL, { success: true });
+    const error = await refusalOf(() => dealer.request({ method: 'GET', path: '/future-endpoint', body: {} }));
+    expect(error.issues.map((issue) => [issue.field, issue.rule])).toEqual([['body', 'not_allowed']]);
+    expect(seen).toHaveLength(0);
+  });
+
+  test('is payment-creating unless readOnly is set: sent once on a 500, retried when read-only', async () => {
+    const retrying = new DealerClient({ baseUrl: BASE_URL, ...DEALER, maxRetries: 1 });
+    const answer = (attempt: number) => (attempt === 1 ? Response.json({ error: 'boom' }, { status: 500 }) : { success: true });
+    const once = capture('post', FUTURE_URL, answer);
+    await expect(retrying.request({ method: 'POST', path: '/future-endpoint' })).rejects.toThrow();
+    expect(once).toHaveLength(1);
+    const twice = capture('post', FUTURE_URL, answer);
+    await expect(retrying.request({ method: 'POST', path: '/future-endpoint', readOnly: true })).resolves.toEqual({ success: true });
+    expect(twice).toHaveLength(2);
+  });
+});
+
+describe('escape hatches for what the spec does not show', () => {
+  test('provider.request reaches an endpoint the spec does not show (site creation) at /api/provider, with no version segment', async () => {
+    const seen = capture('post', `${BASE_URL}/api/provider/sites`, { success: true, data: { id: 9 } });
+    const provider = new ProviderClient({ baseUrl: BASE_URL, ...PROVIDER });
+    await expect(provider.request({ method: 'POST', path: '/sites', hash: 'key', key: 'xkey_0123456789', body: { name: 'Shop' } })).resolves.toEqual({ success: true, data: { id: 9 } });
+    expect(seen[0]!.url.pathname).toBe('/api/provider/sites');
+    expectSigned(seen[0]!, PROVIDER, 'xkey_0123456789');
+  });
+
+  test('dealer.request overrides a method the spec leaves open: /settings read with POST', async () => {
+    const seen = capture('post', `${BASE_URL}/api/dealer/settings`, { success: true, dealer_name: 'D' });
+    const dealer = new DealerClient({ baseUrl: BASE_URL, ...DEALER });
+    await dealer.request({ method: 'POST', path: '/settings', readOnly: true });
+    expect(seen[0]!.method).toBe('POST');
+    expectSigned(seen[0]!, DEALER);
+  });
+});

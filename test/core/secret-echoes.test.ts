@@ -1,0 +1,161 @@
+import { inspect } from 'node:util';
+import { http, HttpResponse } from 'msw';
+import { describe, expect, test } from 'vitest';
+import {
+  APIError,
+  AuthenticationError,
+  DealerClient,
+  PermissionDeniedError,
+  ProviderClient,
+  ResponseValidationError,
+  UnprocessableEntityError,
+} from '../../src/index.js';
+import type { ClientOptions, Logger } from '../../src/index.js';
+import { BASE_URL, DEALER, PROVIDER } from '../helpers/wire.js';
+import { server } from '../mocks/server.js';
+
+/*
+ * A service that echoes back everything secret it was sent, in every place an answer has: the JSON
+ * body (values, nested values, keys), the headers, and non-JSON text. Nothing of it may reach
+ * anything a user can log: the error (inspected, serialised, its stack) and every hook and log event.
+ */
+
+const X_KEY = 'xkey_Q7w9e2r4t6y8';
+const customer = { fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1' };
+const iban = 'TR330006100519786457841326';
+
+type Scenario = readonly [name: string, expected: new (...args: never[]) => Error, answer: (echo: string) => Response];
+
+const scenarios: readonly Scenario[] = [
+  [
+    'a 401 JSON refusal',
+    AuthenticationError,
+    (echo) => HttpResponse.json({ success: false, error: 'Invalid hash', message: `expected ${echo}`, details: { [echo]: [echo, { hint: echo }] } }, { status: 401, headers: { 'x-echo': encodeURIComponent(echo) } }),
+  ],
+  ['a 403 JSON refusal', PermissionDeniedError, (echo) => HttpResponse.json({ success: false, error: 'IP address not allowed', message: echo }, { status: 403, headers: { 'x-echo': encodeURIComponent(echo) } })],
+  ['a validation failure', UnprocessableEntityError, (echo) => HttpResponse.json({ success: false, error: 'Doğrulama hatası', messages: [echo, `iban ${echo}`] }, { status: 422 })],
+  ['a non-JSON 502 page', APIError, (echo) => new HttpResponse(`<html><body>upstream said ${echo}</body></html>`, { status: 502, headers: { 'content-type': 'text/html', 'x-echo': encodeURIComponent(echo) } })],
+  ['a 2xx answer of the wrong shape', ResponseValidationError, (echo) => HttpResponse.json({ success: true, message: echo, data: echo, [echo]: echo })],
+  ['an answer over maxResponseBytes', APIError, (echo) => HttpResponse.json({ success: false, padding: 'x'.repeat(5_000), message: echo }, { status: 500, headers: { 'x-echo': encodeURIComponent(echo) } })],
+];
+
+interface Observed {
+  readonly events: unknown[];
+  readonly options: Pick<ClientOptions, 'logger' | 'onRequest' | 'onResponse' | 'maxResponseBytes' | 'maxRetries' | 'now'>;
+}
+
+function observed(): Observed {
+  const events: unknown[] = [];
+  const log = (fields: Readonly<Record<string, unknown>>, message: string) => events.push({ fields, message });
+  const logger: Logger = { debug: log, info: log, warn: log, error: log };
+  // A clock that moves a second each time it is read, so that every attempt is signed with its own hash.
+  let clock = Date.now();
+  const now = () => (clock += 1_000);
+  return {
+    events,
+    options: { logger, onRequest: (event) => events.push(event), onResponse: (event) => events.push(event), maxResponseBytes: 4_096, maxRetries: 2, now },
+  };
+}
+
+/**
+ * Answers every request under the API with `answer(echo)`, where echo holds every secret seen so
+ * far in this test, in several forms; the first `failFirst` answers are a 503 that echoes too (so a
+ * read-only call is retried and sends more than one hash).
+ */
+function echoingService(answer: (echo: string) => Response, failFirst: number): { readonly secrets: Set<string> } {
+  const secrets = new Set<string>();
+  let attempts = 0;
+  server.use(
+    http.all(`${BASE_URL}/api/*`, async ({ request }) => {
+      attempts++;
+      for (const name of ['x-hash', 'x-key', 'x-credential-key']) {
+        const value = request.headers.get(name);
+        if (value !== null) secrets.add(value);
+      }
+      const text = await request.text();
+      const bodyKey = text === '' ? undefined : (JSON.parse(text) as { credential_key?: string }).credential_key;
+      if (bodyKey !== undefined) secrets.add(bodyKey);
+      const all = [...secrets];
+      const echo = [...all, ...all.map((secret) => secret.toUpperCase()), JSON.stringify(all)].join(' | ');
+      if (attempts <= failFirst) return HttpResponse.json({ success: false, error: 'busy', message: echo }, { status: 503, headers: { 'retry-after': '0' } });
+      return answer(echo);
+    }),
+  );
+  return { secrets };
+}
+
+function expectNoSecret(error: unknown, events: readonly unknown[], secrets: readonly string[]): void {
+  const surfaces: [string, string][] = [
+    ['util.inspect(err)', inspect(error, { depth: Infinity, showHidden: true })],
+    ['JSON.stringify(err)', JSON.stringify(error)],
+    ['err.stack', (error as Error).stack ?? ''],
+    ['err.message', (error as Error).message],
+    ...events.map((event, index): [string, string] => [`event ${index}`, inspect(event, { depth: Infinity, showHidden: true })]),
+  ];
+  for (const secret of secrets) {
+    for (const [where, text] of surfaces) {
+      for (const form of [secret, secret.toUpperCase(), encodeURIComponent(secret)]) {
+        if (text.includes(form)) throw new Error(`${where} holds a secret (${secret.slice(0, 6)}…): ${text.slice(0, 2_000)}`);
+      }
+    }
+  }
+}
+
+async function failure(run: () => Promise<unknown>): Promise<unknown> {
+  return run().then(
+    () => {
+      throw new Error('the call succeeded');
+    },
+    (error: unknown) => error,
+  );
+}
+
+describe.each(scenarios)('when the service echoes every secret in %s', (_name, expected, answer) => {
+  test('a credential-signed payment call: the secret key, the hashes and the credential key reach no error, hook or log', async () => {
+    const { events, options } = observed();
+    const { secrets } = echoingService(answer, 0);
+    const provider = new ProviderClient({ baseUrl: BASE_URL, ...PROVIDER, ...options });
+    const error = await failure(() => provider.manual.startWithdraw({ ...customer, iban, amount: 100 }));
+    expect(error).toBeInstanceOf(expected);
+    expect(secrets.size).toBe(2); // the hash and the credential key
+    expectNoSecret(error, events, [PROVIDER.secretKey, PROVIDER.credentialKey, ...secrets]);
+    expect(inspect(error, { depth: Infinity })).toContain('[redacted]');
+  });
+
+  test('a card payment: the credential key sent in the body reaches no error, hook or log', async () => {
+    const { events, options } = observed();
+    const { secrets } = echoingService(answer, 0);
+    const provider = new ProviderClient({ baseUrl: BASE_URL, ...PROVIDER, ...options });
+    const error = await failure(() => provider.creditCard.createPayment({ username: 'ada', user_id: 'u-1', firstname: 'Ada', lastname: 'Yılmaz', amount: 150 }));
+    expect(error).toBeInstanceOf(expected);
+    expect(secrets).toContain(PROVIDER.credentialKey);
+    expectNoSecret(error, events, [PROVIDER.secretKey, ...secrets]);
+  });
+
+  test('listSites: the X-Key and every hash of a retried read-only call reach no error, hook or log', async () => {
+    const { events, options } = observed();
+    const { secrets } = echoingService(answer, 2);
+    const provider = new ProviderClient({ baseUrl: BASE_URL, ...PROVIDER, ...options });
+    const error = await failure(() => provider.listSites({ key: X_KEY }));
+    expect(error).toBeInstanceOf(expected);
+    expect(secrets).toContain(X_KEY);
+    expect(secrets.size).toBeGreaterThanOrEqual(3); // the X-Key and a hash per attempt
+    expectNoSecret(error, events, [PROVIDER.secretKey, ...secrets]);
+  });
+
+  test('a dealer call: the secret key (not ASCII) and every hash reach no error, hook or log', async () => {
+    const { events, options } = observed();
+    const { secrets } = echoingService((echo) => answer(`${echo} | ${DEALER.secretKey}`), 1);
+    const dealer = new DealerClient({ baseUrl: BASE_URL, ...DEALER, ...options });
+    const error = await failure(() => dealer.getSettings());
+    expect(error).toBeInstanceOf(expected);
+    expect(secrets.size).toBeGreaterThanOrEqual(2); // a hash per attempt
+    expectNoSecret(error, events, [DEALER.secretKey, ...secrets]);
+  });
+});
+
+test('the API key is an identifier, not a secret: a refusal that quotes it keeps it, so the account can be told', async () => {
+  echoingService(() => HttpResponse.json({ success: false, error: 'Invalid API key', message: `unknown key ${PROVIDER.apiKey}` }, { status: 401 }), 0);
+  const error = await failure(() => new ProviderClient({ baseUrl: BASE_URL, ...PROVIDER }).welcome());
+  expect((error as AuthenticationError).message).toContain(PROVIDER.apiKey);
+});
