@@ -1,3 +1,14 @@
+/**
+ * The Provider API and Dealer API clients, callback verification and signing, the wire schemas
+ * (each a zod schema and the type of the same name) and the errors. Runs on every runtime.
+ *
+ * Answer and callback types list exactly the spec's fields, so a misspelt field does not compile.
+ * `null` in an optional field reads as absent (`undefined`). Fields the service sends beyond the
+ * spec are kept at run time: read them through `Record<string, unknown>`, for example
+ * `const extra: Record<string, unknown> = answer.data; extra['new_field']`.
+ * @module payorch
+ */
+
 // The public surface of payorch, one name per line, grouped by what a user does with it.
 //
 // Deliberately left out, internal and free to change without notice:

@@ -2,9 +2,57 @@ import * as z from 'zod';
 
 /*
  * Building blocks of the wire schemas. Requests are strict (`z.strictObject`, exact types);
- * responses are lenient: unknown fields are kept and the plausible variants a server may send
- * (a number as a numeric string, a decimal as a number) are normalised to the documented type.
+ * answers and callbacks are lenient (`lenientObject`): unknown fields are kept, `null` in an
+ * optional field reads as absent, and the plausible variants a server may send (a number as a
+ * numeric string, a decimal as a number) are normalised to the documented type.
  */
+
+/**
+ * An optional field of an answer: absent, `null` or a value of `schema`; `null` reads as absent.
+ * A `z.nullable` whose run step turns `null` into `undefined` in place: a transform pipe doing
+ * the same cost about 1 µs more per callback parse (docs/decisions.md), paid on every field that
+ * is present. zod runs a check-free schema through `_zod.run` (a copy of `_zod.parse` taken at
+ * construction), so both are replaced; test/wire/null-tolerance.test.ts fails if zod changes this.
+ */
+function optionalOrNull<T extends z.ZodType>(schema: T): OptionalOrNull<T> {
+  const nullable = schema.nullable();
+  const internals = nullable._zod;
+  const run = internals.run.bind(internals);
+  const nullAsAbsent: typeof run = (payload, ctx) => {
+    if (payload.value !== null) return run(payload, ctx);
+    payload.value = undefined;
+    return payload;
+  };
+  internals.run = nullAsAbsent;
+  internals.parse = nullAsAbsent;
+  return nullable.optional() as unknown as OptionalOrNull<T>;
+}
+
+/** What `lenientObject` makes of a field declared `.optional()`: it also accepts `null`, read as absent. */
+export type OptionalOrNull<T extends z.ZodType> = z.ZodOptional<z.ZodType<z.output<T> | undefined, z.input<T> | null>>;
+
+/** The shape `lenientObject` builds from a declared shape (homomorphic, so field JSDoc carries over). */
+export type LenientShape<S extends z.core.$ZodShape> = {
+  [K in keyof S]: S[K] extends z.ZodOptional<infer T extends z.ZodType> ? OptionalOrNull<T> : S[K];
+};
+
+/**
+ * The object of every answer and callback body (docs/decisions.md, "Lenient answers, exact types"):
+ * - a field declared `.optional()` is absent, `null` or a value, and `null` reads as absent
+ *   (`undefined`), so user code tests one thing;
+ * - fields the spec does not list are kept at run time (a new field of the service reaches the
+ *   caller), but the type lists exactly the declared fields, so a misspelt field does not compile.
+ *   Read an unlisted field through `Record<string, unknown>`:
+ *   `const extra: Record<string, unknown> = answer.data; extra['new_field']`.
+ */
+export function lenientObject<const S extends z.core.$ZodShape>(shape: S): z.ZodObject<LenientShape<S>> {
+  const lenient: Record<string, z.core.$ZodType> = {};
+  for (const [key, field] of Object.entries(shape)) {
+    lenient[key] = field instanceof z.ZodOptional ? optionalOrNull(field.unwrap() as z.ZodType) : field;
+  }
+  // A loose object at run time, typed as a stripping one: the cast is the whole trick, in one place.
+  return z.looseObject(lenient) as unknown as z.ZodObject<LenientShape<S>>;
+}
 
 /** An amount in a request: a finite JSON number of at least `min` (spec 4.1: minimum 1). */
 export const requestAmount = (min: number) =>

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { successFlag } from './schema.js';
+import { lenientObject, successFlag } from './schema.js';
 
 /*
  * Wire shapes both APIs use, so that neither src/provider nor src/dealer imports the other.
@@ -11,7 +11,7 @@ export const NoParams = z.undefined();
 
 /** The top level of most answers: `success`, `message`, the record in `data`, `timestamp` (spec 2.1). */
 export const envelope = <T extends z.ZodType>(data: T) =>
-  z.looseObject({
+  lenientObject({
     success: successFlag,
     message: z.string().optional(),
     data,

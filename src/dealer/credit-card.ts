@@ -1,25 +1,32 @@
 import * as z from 'zod';
 import { defineEndpoint } from '../core/endpoint.js';
-import { requestAmount, requiredString, responseNumber, responseString } from '../core/schema.js';
+import { lenientObject, requestAmount, requiredString, responseNumber, responseString } from '../core/schema.js';
 import type { RequestOptions } from '../core/transport.js';
 import { envelope } from '../core/wire.js';
 import type { DealerSend } from './send.js';
 
 /** Body of a dealer card payment (spec 4.13): at least 200 TRY. */
 export const DealerCardPaymentParams = z.strictObject({
+  /** The customer's username. Required, not blank. */
   username: requiredString(),
+  /** The cardholder's first name. Required, not blank. */
   firstname: requiredString(),
+  /** The cardholder's last name. Required, not blank. */
   lastname: requiredString(),
+  /** The customer's email address. Required, not blank. */
   email: requiredString(),
+  /** The customer's phone number. Required, not blank. */
   phone: requiredString(),
+  /** The amount in TRY, a JSON number. Required; at least 200 (spec 4.13, 8). */
   amount: requestAmount(200),
+  /** Free text shown with the payment. Optional. */
   description: z.string().optional(),
 });
 export type DealerCardPaymentParams = z.input<typeof DealerCardPaymentParams>;
 
 /** A created dealer card payment: redirect the customer to `data.payment_url` (spec 2.7). */
 export const DealerCardPayment = envelope(
-  z.looseObject({
+  lenientObject({
     /** Use it for status queries. */
     tracking_code: z.string(),
     payment_url: z.string(),

@@ -1,12 +1,12 @@
 import * as z from 'zod';
 import { defineEndpoint } from '../core/endpoint.js';
-import { responseDecimal, responseInteger, successFlag } from '../core/schema.js';
+import { lenientObject, responseDecimal, responseInteger, successFlag } from '../core/schema.js';
 import type { RequestOptions } from '../core/transport.js';
 import { NoParams } from '../core/wire.js';
 import type { DealerSend } from './send.js';
 
 /** One of the dealer's E-IBAN accounts with its balances (spec 2.7). */
-export const EibanAccount = z.looseObject({
+export const EibanAccount = lenientObject({
   id: responseInteger,
   iban_no: z.string(),
   bank_name: z.string(),
@@ -21,7 +21,7 @@ export const EibanAccount = z.looseObject({
 export type EibanAccount = z.infer<typeof EibanAccount>;
 
 /** The dealer's E-IBAN accounts (spec 4.13). */
-export const EibanAccountList = z.looseObject({
+export const EibanAccountList = lenientObject({
   success: successFlag,
   dealer_name: z.string().optional(),
   total_eibans: responseInteger,

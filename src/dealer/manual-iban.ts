@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { defineEndpoint } from '../core/endpoint.js';
-import { openEnum, requiredString, responseNumber } from '../core/schema.js';
+import { lenientObject, openEnum, requiredString, responseNumber } from '../core/schema.js';
 import type { RequestOptions } from '../core/transport.js';
 import { envelope, iban, positiveAmount } from '../core/wire.js';
 import type { DealerSend } from './send.js';
@@ -10,26 +10,35 @@ import type { DealerSend } from './send.js';
  * it so, and the SDK keeps the wire name.
  */
 export const ManualIbanDepositParams = z.strictObject({
+  /** The customer's username. Required, not blank. */
   username: requiredString(),
+  /** The customer's identifier in your system (spelt `userid` by the dealer API). Required, not blank. */
   userid: requiredString(),
+  /** The customer's full name. Required, not blank. */
   fullname: requiredString(),
+  /** The amount the customer will pay, in TRY. Required; greater than 0 (the spec states no minimum; the service picks an IBAN by its limits). */
   amount: positiveAmount(),
 });
 export type ManualIbanDepositParams = z.input<typeof ManualIbanDepositParams>;
 
 /** Body of a manual withdrawal request (spec 4.13); the recipient IBAN has 15 to 34 characters. */
 export const ManualIbanWithdrawParams = z.strictObject({
+  /** The customer's username. Required, not blank. */
   username: requiredString(),
+  /** The customer's identifier in your system (spelt `userid` by the dealer API). Required, not blank. */
   userid: requiredString(),
+  /** The amount to pay out, in TRY. Required; greater than 0 (the spec states no minimum). */
   amount: positiveAmount(),
+  /** The recipient's name as the bank holds it. Required, not blank. */
   recipient_name: requiredString(),
+  /** The recipient's IBAN. Required; 15 to 34 characters. */
   recipient_iban: iban(),
 });
 export type ManualIbanWithdrawParams = z.input<typeof ManualIbanWithdrawParams>;
 
 /** The IBAN the customer pays into, chosen by the service for the amount (spec 2.7). */
 export const ManualIbanDeposit = envelope(
-  z.looseObject({
+  lenientObject({
     tracking_code: z.string(),
     bank_name: z.string(),
     account_name: z.string(),
@@ -47,7 +56,7 @@ export type ManualIbanWithdrawalStatus = z.infer<typeof ManualIbanWithdrawalStat
 
 /** A manual withdrawal request, `pending` on creation (spec 2.7). */
 export const ManualIbanWithdrawal = envelope(
-  z.looseObject({
+  lenientObject({
     tracking_code: z.string(),
     status: ManualIbanWithdrawalStatus,
     amount: responseNumber,

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { defineEndpoint } from '../core/endpoint.js';
-import { openEnum, successFlag } from '../core/schema.js';
+import { lenientObject, openEnum, successFlag } from '../core/schema.js';
 import { NoParams } from '../core/wire.js';
 
 /** Whether a payment method is switched on for the dealer (spec 2.7). */
@@ -8,12 +8,12 @@ export const PaymentMethodState = openEnum(['active', 'inactive']);
 export type PaymentMethodState = z.infer<typeof PaymentMethodState>;
 
 /** The dealer's name and which payment methods it may use (spec 2.7, 4.13). */
-export const DealerSettings = z.looseObject({
+export const DealerSettings = lenientObject({
   success: successFlag,
   /** Welcome text with the dealer's name. */
   message: z.string().optional(),
   dealer_name: z.string(),
-  payment_methods: z.looseObject({
+  payment_methods: lenientObject({
     credit_card: PaymentMethodState,
     eiban: PaymentMethodState,
     manual_iban: PaymentMethodState,

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { defineEndpoint } from '../core/endpoint.js';
-import { openEnum, requiredString, responseBoolean, responseDecimal, responseInteger, successFlag } from '../core/schema.js';
+import { lenientObject, openEnum, requiredString, responseBoolean, responseDecimal, responseInteger, successFlag } from '../core/schema.js';
 import type { RequestOptions } from '../core/transport.js';
 import { parseRequest } from '../core/validation.js';
 import { RequestAbortedError } from '../errors/request-aborted-error.js';
@@ -23,8 +23,11 @@ const MAX_SPAN_DAYS = 3;
 const calendarDate = () => z.iso.date({ error: 'must be a calendar date YYYY-MM-DD' });
 
 const rangeShape = {
+  /** The E-IBAN's `wallet_id`, from `dealer.eibans.list()`. Required. */
   wallet_id: requiredString(),
+  /** First day, a calendar date `YYYY-MM-DD`. Required. */
   start_date: calendarDate(),
+  /** Last day, `YYYY-MM-DD`, not before `start_date`. Required. For `list()` at most 3 days after `start_date` (spec 7.4, 8); `iterate()` takes any range. */
   end_date: calendarDate(),
 };
 
@@ -71,7 +74,7 @@ export const TransactionType = openEnum(['incoming']);
 export type TransactionType = z.infer<typeof TransactionType>;
 
 /** One movement on an E-IBAN account (spec 2.7). */
-export const Transaction = z.looseObject({
+export const Transaction = lenientObject({
   transactionId: z.string(),
   /** Decimal string, for example `"1500.00"`. */
   amount: responseDecimal,
@@ -85,7 +88,7 @@ export const Transaction = z.looseObject({
 export type Transaction = z.infer<typeof Transaction>;
 
 /** Where a page stands in the result (spec 4.13); `per_page` is always 100. */
-export const Pagination = z.looseObject({
+export const Pagination = lenientObject({
   current_page: responseInteger,
   per_page: responseInteger,
   total_records: responseInteger,
@@ -95,11 +98,11 @@ export const Pagination = z.looseObject({
 export type Pagination = z.infer<typeof Pagination>;
 
 /** One page of E-IBAN transactions (spec 4.13). */
-export const TransactionList = z.looseObject({
+export const TransactionList = lenientObject({
   success: successFlag,
   dealer_name: z.string().optional(),
   wallet_id: z.string().optional(),
-  date_range: z.looseObject({ start_date: z.string(), end_date: z.string() }).optional(),
+  date_range: lenientObject({ start_date: z.string(), end_date: z.string() }).optional(),
   pagination: Pagination,
   transactions: z.array(Transaction),
 });

@@ -1,23 +1,30 @@
 import * as z from 'zod';
 import { defineEndpoint } from '../core/endpoint.js';
-import { openEnum, requestAmount, requiredString, responseDecimal, successFlag } from '../core/schema.js';
+import { lenientObject, openEnum, requestAmount, requiredString, responseDecimal, successFlag } from '../core/schema.js';
 import type { RequestOptions } from '../core/transport.js';
 import { iban } from '../core/wire.js';
 import type { DealerSend } from './send.js';
 
 /** Body of a transfer from an E-IBAN to a bank account (spec 4.13): at least 10.00 TRY. */
 export const SendMoneyParams = z.strictObject({
-  /** The source account, from `dealer.eibans.list()`. */
+  /** The source E-IBAN's `wallet_id`, from `dealer.eibans.list()`. Required. */
   wallet_id: requiredString(),
+  /** The recipient's IBAN. Required; 15 to 34 characters. */
   recipient_iban: iban(),
+  /** The recipient's name as the bank holds it. Required, not blank. */
   recipient_name: requiredString(),
+  /** The amount in TRY, a JSON number. Required; at least 10.00 (spec 4.13, 8: below it the service answers MIN_AMOUNT_ERROR). */
   amount: requestAmount(10),
+  /** Free text for the transfer. Optional. */
   description: z.string().optional(),
 });
 export type SendMoneyParams = z.input<typeof SendMoneyParams>;
 
 /** Query of a transfer's status (spec 4.13). */
-export const TransferStatusParams = z.strictObject({ transfer_id: requiredString() });
+export const TransferStatusParams = z.strictObject({
+  /** The `transfer_id` (`TRF-...`) that `send()` returned. Required. */
+  transfer_id: requiredString(),
+});
 export type TransferStatusParams = z.input<typeof TransferStatusParams>;
 
 /** States of a transfer (spec 3.1); `pending` until it ends. */
@@ -25,7 +32,7 @@ export const TransferStatus = openEnum(['pending', 'completed', 'failed', 'cance
 export type TransferStatus = z.infer<typeof TransferStatus>;
 
 /** A transfer (spec 2.7). `description` and `completed_at` come with the status query only. */
-export const Transfer = z.looseObject({
+export const Transfer = lenientObject({
   /** `TRF-` and an alphanumeric segment. */
   transfer_id: z.string(),
   status: TransferStatus,
@@ -34,16 +41,16 @@ export const Transfer = z.looseObject({
   recipient_iban: z.string().optional(),
   recipient_name: z.string().optional(),
   /** `null` or absent when the transfer was sent without one. */
-  description: z.string().nullable().optional(),
+  description: z.string().optional(),
   /** ISO 8601 without offset. */
   created_at: z.string().optional(),
   /** ISO 8601; `null` or absent while the transfer has not ended. */
-  completed_at: z.string().nullable().optional(),
+  completed_at: z.string().optional(),
 });
 export type Transfer = z.infer<typeof Transfer>;
 
 /** The answer of send-money: the new transfer, `pending` (spec 4.13). */
-export const SendMoneyResult = z.looseObject({
+export const SendMoneyResult = lenientObject({
   success: successFlag,
   message: z.string().optional(),
   transfer: Transfer,
@@ -51,7 +58,7 @@ export const SendMoneyResult = z.looseObject({
 export type SendMoneyResult = z.infer<typeof SendMoneyResult>;
 
 /** The answer of the status query (spec 4.13). */
-export const TransferStatusResult = z.looseObject({
+export const TransferStatusResult = lenientObject({
   success: successFlag,
   dealer_name: z.string().optional(),
   transfer: Transfer,

@@ -1,21 +1,21 @@
 import * as z from 'zod';
 import { defineEndpoint } from '../core/endpoint.js';
-import { requiredString, responseBoolean, responseInteger, successFlag } from '../core/schema.js';
+import { lenientObject, requiredString, responseBoolean, responseInteger, successFlag } from '../core/schema.js';
 import { NoParams } from '../core/wire.js';
 
 /** The answer of the connection test (spec 4.3). */
-export const Welcome = z.looseObject({
+export const Welcome = lenientObject({
   success: successFlag,
   message: z.string().optional(),
   info: z.string().optional(),
   next_step: z.string().optional(),
-  provider: z.looseObject({ id: responseInteger, name: z.string(), is_active: responseBoolean }),
+  provider: lenientObject({ id: responseInteger, name: z.string(), is_active: responseBoolean }),
   timestamp: z.string().optional(),
 });
 export type Welcome = z.infer<typeof Welcome>;
 
 /** A site of the provider (spec 2.2). */
-export const Site = z.looseObject({
+export const Site = lenientObject({
   id: responseInteger,
   name: z.string(),
   is_active: responseBoolean,
@@ -24,9 +24,9 @@ export const Site = z.looseObject({
 export type Site = z.infer<typeof Site>;
 
 /** The answer of the site list (spec 4.4). */
-export const SiteList = z.looseObject({
+export const SiteList = lenientObject({
   success: successFlag,
-  provider: z.looseObject({ id: responseInteger, name: z.string() }),
+  provider: lenientObject({ id: responseInteger, name: z.string() }),
   total_sites: responseInteger,
   sites: z.array(Site),
   timestamp: z.string().optional(),
@@ -34,7 +34,10 @@ export const SiteList = z.looseObject({
 export type SiteList = z.infer<typeof SiteList>;
 
 /** Parameters of `listSites()`: the additional verification key sent as X-Key. */
-export const SiteListParams = z.strictObject({ key: requiredString() });
+export const SiteListParams = z.strictObject({
+  /** The additional verification key, sent as X-Key and hashed with the key hash (spec 4.4, 5.1). Required. */
+  key: requiredString(),
+});
 export type SiteListParams = z.input<typeof SiteListParams>;
 
 export const welcomeEndpoint = defineEndpoint({

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { defineEndpoint } from '../core/endpoint.js';
-import { openEnum, requestAmount, requiredString, responseNumber, responseString, successFlag } from '../core/schema.js';
+import { lenientObject, openEnum, requestAmount, requiredString, responseNumber, responseString, successFlag } from '../core/schema.js';
 import type { ProviderContext, ProviderRequestOptions } from './context.js';
 import { envelope } from '../core/wire.js';
 
@@ -10,26 +10,38 @@ export type CardPaymentStatus = z.infer<typeof CardPaymentStatus>;
 
 /** Body of a provider card payment (spec 4.8). `credential_key` is filled from the client when left out. */
 export const CardPaymentParams = z.strictObject({
+  /** The site credential key, sent in the body (spec 5.1 rule 2). Required on the wire; taken from the client's `credentialKey` when left out. */
   credential_key: requiredString(),
+  /** The customer's username on your site. Required, not blank. */
   username: requiredString(),
+  /** The customer's identifier in your system. Required, not blank. */
   user_id: requiredString(),
+  /** The cardholder's first name. Required, not blank. */
   firstname: requiredString(),
+  /** The cardholder's last name. Required, not blank. */
   lastname: requiredString(),
+  /** The customer's email address. Optional. */
   email: z.string().optional(),
+  /** The customer's phone number. Optional. */
   phone: z.string().optional(),
+  /** The amount in TRY, a JSON number. Required; at least 1 (spec 4.8, 8). */
   amount: requestAmount(1),
+  /** Free text shown with the payment. Optional. */
   description: z.string().optional(),
 });
 /** What a caller passes to `createPayment()`: `credential_key` may be left to the client. */
 export type CardPaymentParams = Omit<z.input<typeof CardPaymentParams>, 'credential_key'> & { credential_key?: string };
 
 /** Body of a card status query (spec 4.9). */
-export const CardStatusParams = z.strictObject({ tracking_code: requiredString() });
+export const CardStatusParams = z.strictObject({
+  /** The `tracking_code` of the card payment (`CC-...`), from `createPayment()`. Required. */
+  tracking_code: requiredString(),
+});
 export type CardStatusParams = z.input<typeof CardStatusParams>;
 
 /** A created card payment: redirect the customer to `data.payment_url` (spec 2.6). */
 export const CardPayment = envelope(
-  z.looseObject({
+  lenientObject({
     tracking_code: z.string(),
     payment_url: z.string(),
     // The gateway's order id: a numeric one is kept as text, not rejected.
@@ -41,10 +53,10 @@ export const CardPayment = envelope(
 export type CardPayment = z.infer<typeof CardPayment>;
 
 /** The status of a card payment (spec 2.6, 4.9). */
-export const CardPaymentStatusResult = z.looseObject({
+export const CardPaymentStatusResult = lenientObject({
   success: successFlag,
   message: z.string().optional(),
-  data: z.looseObject({
+  data: lenientObject({
     tracking_code: z.string(),
     order_id: responseString.optional(),
     status: CardPaymentStatus,

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { lenientObject } from '../core/schema.js';
 import { defineEndpoint } from '../core/endpoint.js';
 import type { ProviderContext, ProviderRequestOptions } from './context.js';
 import { envelope, iban } from '../core/wire.js';
@@ -9,18 +10,22 @@ export const EibanDepositParams = z.strictObject({ ...paymentParams });
 export type EibanDepositParams = z.input<typeof EibanDepositParams>;
 
 /** Body of an E-IBAN withdrawal (spec 4.7); the IBAN is bounded like the manual one (docs/spec-gaps.md). */
-export const EibanWithdrawParams = z.strictObject({ ...paymentParams, iban: iban() });
+export const EibanWithdrawParams = z.strictObject({
+  ...paymentParams,
+  /** The recipient's bank account (IBAN). Required; 15 to 34 characters, as for manual withdrawals (docs/spec-gaps.md). */
+  iban: iban(),
+});
 export type EibanWithdrawParams = z.input<typeof EibanWithdrawParams>;
 
 /** An E-IBAN deposit record (spec 4.7). */
 export const EibanDeposit = envelope(
-  z.looseObject({ ...recordCore, ...recordEcho, payment_url: z.string(), status: DepositStatus }),
+  lenientObject({ ...recordCore, ...recordEcho, payment_url: z.string(), status: DepositStatus }),
 );
 export type EibanDeposit = z.infer<typeof EibanDeposit>;
 
 /** An E-IBAN withdrawal record, `pending` on creation (spec 4.7). */
 export const EibanWithdrawal = envelope(
-  z.looseObject({ ...recordCore, ...recordEcho, iban: z.string().optional(), status: WithdrawalStatus }),
+  lenientObject({ ...recordCore, ...recordEcho, iban: z.string().optional(), status: WithdrawalStatus }),
 );
 export type EibanWithdrawal = z.infer<typeof EibanWithdrawal>;
 

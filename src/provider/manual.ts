@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { lenientObject } from '../core/schema.js';
 import { defineEndpoint } from '../core/endpoint.js';
 import type { ProviderContext, ProviderRequestOptions } from './context.js';
 import { envelope, iban } from '../core/wire.js';
@@ -9,18 +10,22 @@ export const ManualDepositParams = z.strictObject({ ...paymentParams });
 export type ManualDepositParams = z.input<typeof ManualDepositParams>;
 
 /** Body of a manual withdrawal (spec 4.6). */
-export const ManualWithdrawParams = z.strictObject({ ...paymentParams, iban: iban() });
+export const ManualWithdrawParams = z.strictObject({
+  ...paymentParams,
+  /** The customer's IBAN the money is paid to. Required; 15 to 34 characters (spec 4.6, 8). */
+  iban: iban(),
+});
 export type ManualWithdrawParams = z.input<typeof ManualWithdrawParams>;
 
 /** A manual deposit record: the customer is sent to `payment_url` (spec 4.5). */
 export const ManualDeposit = envelope(
-  z.looseObject({ ...recordCore, ...recordEcho, payment_url: z.string(), status: DepositStatus }),
+  lenientObject({ ...recordCore, ...recordEcho, payment_url: z.string(), status: DepositStatus }),
 );
 export type ManualDeposit = z.infer<typeof ManualDeposit>;
 
 /** A manual withdrawal record, `pending` on creation (spec 4.6). */
 export const ManualWithdrawal = envelope(
-  z.looseObject({ ...recordCore, ...recordEcho, iban: z.string().optional(), status: WithdrawalStatus }),
+  lenientObject({ ...recordCore, ...recordEcho, iban: z.string().optional(), status: WithdrawalStatus }),
 );
 export type ManualWithdrawal = z.infer<typeof ManualWithdrawal>;
 

@@ -1,8 +1,8 @@
 import * as z from 'zod';
-import { openEnum, requestAmount, requiredString, responseInteger, responseNumber, responseString } from '../core/schema.js';
+import { lenientObject, openEnum, requestAmount, requiredString, responseInteger, responseNumber, responseString } from '../core/schema.js';
 
 /** The customer as answers embed it (spec 2.3). A numeric `user_id` is kept as its text. */
-export const Customer = z.looseObject({
+export const Customer = lenientObject({
   fullname: z.string(),
   username: z.string(),
   user_id: responseString,
@@ -10,7 +10,7 @@ export const Customer = z.looseObject({
 export type Customer = z.infer<typeof Customer>;
 
 /** The site a record belongs to, as answers embed it (spec 2.4). */
-export const SiteRef = z.looseObject({ id: responseInteger, name: z.string() });
+export const SiteRef = lenientObject({ id: responseInteger, name: z.string() });
 export type SiteRef = z.infer<typeof SiteRef>;
 
 /** States of a provider deposit (spec 3.1). `failed` is listed because the third-party text names it (spec 6.6). */
@@ -26,13 +26,20 @@ export type WithdrawalStatus = z.infer<typeof WithdrawalStatus>;
  * Bodies are sent in schema order, so the bytes do not depend on the caller's key order.
  */
 export const customerParams = {
+  /** The customer's full name. Required, not blank. */
   fullname: requiredString(),
+  /** The customer's username on your site. Required, not blank. */
   username: requiredString(),
+  /** The customer's identifier in your system (a string, even when numeric). Required, not blank. */
   user_id: requiredString(),
 };
 
 /** A deposit or withdrawal request with the spec's minimum amount of 1 (spec 8). */
-export const paymentParams = { ...customerParams, amount: requestAmount(1) };
+export const paymentParams = {
+  ...customerParams,
+  /** The amount in TRY, a JSON number. Required; at least 1 (spec 4.1, 8). */
+  amount: requestAmount(1),
+};
 
 /** A gateway id: a positive integer from `listGateways()` (spec 2.5). */
 export const gatewayId = () => z.number().int({ error: 'must be an integer' }).positive({ error: 'must be positive' });

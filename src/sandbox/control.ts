@@ -4,6 +4,8 @@ import type { CallbackKind } from '../callbacks/kinds.js';
 import { errorFailure, success, validationFailure } from './answers.js';
 import type { Reply } from './answers.js';
 import { accountsOf } from './fixtures.js';
+import { mediaType } from './guard.js';
+import { CLOCK_RANGE, MAX_AMOUNT } from './limits.js';
 import { issueMessages, validate } from './params.js';
 import { CONTROL_PREFIX } from './route.js';
 import { SandboxError } from './sandbox-error.js';
@@ -13,44 +15,66 @@ import type { Service } from './service.js';
 
 /*
  * The sandbox's controls over HTTP, under /__sandbox, for the CLI and for tests in another
- * process. They carry no signature, so they answer loopback callers only.
+ * process. They carry no signature, so they answer loopback callers only, addressed by a name of
+ * the sandbox's own (guard.ts), and take JSON bodies only. Every input is bounded.
  */
 
+const MAX_CLOCK_SECONDS = (CLOCK_RANGE.max - CLOCK_RANGE.min) / 1000;
+
 const SettleBody = z.strictObject({
-  id: z.string().min(1),
-  status: z.string().min(1),
-  amount: z.number().positive().optional(),
+  id: z.string().min(1).max(200),
+  status: z.string().min(1).max(40),
+  amount: z.number().positive().max(MAX_AMOUNT).optional(),
+  resign: z.boolean().optional(),
 });
 
-const ClockBody = z.union([z.strictObject({ advanceSeconds: z.number() }), z.strictObject({ set: z.iso.datetime({ offset: true }) })]);
+const ClockBody = z.union([
+  z.strictObject({ advanceSeconds: z.number().min(0, 'advanceSeconds must be at least 0: use {"set"} to move the clock back').max(MAX_CLOCK_SECONDS) }),
+  z.strictObject({ set: z.iso.datetime({ offset: true }).refine((text) => Date.parse(text) >= CLOCK_RANGE.min && Date.parse(text) <= CLOCK_RANGE.max, 'set must be from 1970-01-01 to 9999-12-31') }),
+]);
 
-const CallbackUrlsBody = z.strictObject(
-  Object.fromEntries(CALLBACK_KINDS.map((kind) => [kind, z.url().optional()])) as Record<CallbackKind, z.ZodOptional<z.ZodURL>>,
-);
+const callbackUrl = z
+  .url({ protocol: /^https?$/, error: 'must be an absolute http or https URL' })
+  .max(2000)
+  .optional();
+const CallbackUrlsBody = z.strictObject(Object.fromEntries(CALLBACK_KINDS.map((kind) => [kind, callbackUrl])) as Record<CallbackKind, typeof callbackUrl>);
+
+const RedeliverBody = z.strictObject({ resign: z.boolean().optional() });
 
 /** The control endpoints, as the index lists them. */
 const ENDPOINTS = [
   'GET  /__sandbox/accounts            the credentials of the provider and the dealer',
   'GET  /__sandbox/records             every record, oldest first',
   'GET  /__sandbox/records/{id}        one record by tracking code or transfer id',
-  'POST /__sandbox/settle              {"id", "status", "amount"?}: move a record to an end status and deliver its callback',
-  'GET  /__sandbox/deliveries          every callback attempt',
+  'POST /__sandbox/settle              {"id", "status", "amount"?, "resign"?}: move a record to an end status and deliver its callback',
+  'GET  /__sandbox/deliveries          every callback attempt still logged',
+  'POST /__sandbox/deliveries/{id}/redeliver  {"resign"?}: deliver a callback again, signed afresh or with its original signature',
   'GET  /__sandbox/clock               the record clock',
   'POST /__sandbox/clock               {"advanceSeconds"} or {"set": ISO 8601}: move the record clock, expiring what runs out',
   `PUT  /__sandbox/callback-urls       {${CALLBACK_KINDS.map((kind) => `"${kind}"?`).join(', ')}}: where callbacks go`,
 ];
 
-const STATUS_OF: Readonly<Record<SandboxErrorCode, number>> = { unknown_record: 404, refused_move: 409, invalid_amount: 422 };
+/** The HTTP status of each refusal, for the controls and the payment page. */
+export const STATUS_OF: Readonly<Record<SandboxErrorCode, number>> = { unknown_record: 404, unknown_delivery: 404, refused_move: 409, invalid_amount: 422, invalid_input: 422 };
 
-export async function control(service: Service, request: Request, url: URL, clientAddress: string): Promise<Reply<unknown>> {
-  if (!isLoopback(clientAddress)) return errorFailure(403, 'Forbidden', 'The sandbox controls answer loopback callers only');
+export async function control(service: Service, request: Request, url: URL): Promise<Reply<unknown>> {
   const path = url.pathname.slice(CONTROL_PREFIX.length).replace(/\/+$/, '');
   const route = `${request.method} ${path}`;
-  const recordId = /^GET \/records\/(.+)$/.exec(route)?.[1];
+  // A form or a no-cors fetch from any web page can send these without asking; JSON it cannot.
+  if (request.method !== 'GET' && request.method !== 'HEAD' && mediaType(request) !== 'application/json') {
+    return errorFailure(415, 'Unsupported Media Type', `The sandbox controls take Content-Type: application/json bodies only (send {} when there is nothing to say), not ${JSON.stringify(request.headers.get('content-type') ?? 'none')}`);
+  }
+  const recordId = /^GET \/records\/([^/]+)$/.exec(route)?.[1];
+  const redeliverId = /^POST \/deliveries\/([^/]+)\/redeliver$/.exec(route)?.[1];
   try {
     if (recordId !== undefined) {
-      const record = service.records.get(decodeURIComponent(recordId));
+      const record = service.records.get(decodePath(recordId));
       return record === undefined ? errorFailure(404, 'Not Found', `No record has the id ${recordId}`) : success({ success: true, record: snapshot(record) });
+    }
+    if (redeliverId !== undefined) {
+      const body = await readBody(request, RedeliverBody);
+      if (!body.ok) return body.failure;
+      return success({ success: true, delivery: await service.redeliver(decodePath(redeliverId), body.value) });
     }
     switch (route) {
       case 'GET ':
@@ -62,7 +86,8 @@ export async function control(service: Service, request: Request, url: URL, clie
       case 'POST /settle': {
         const body = await readBody(request, SettleBody);
         if (!body.ok) return body.failure;
-        return success({ success: true, ...(await service.settle(body.value.id, body.value.status, { amount: body.value.amount })) });
+        const { id, status, ...options } = body.value;
+        return success({ success: true, ...(await service.settle(id, status, options)) });
       }
       case 'GET /deliveries':
         return success({ success: true, deliveries: service.deliverer.attempts() });
@@ -100,4 +125,13 @@ async function readBody<S extends z.ZodType>(request: Request, schema: S): Promi
   return parsed.ok ? parsed : { ok: false, failure: validationFailure(issueMessages(parsed.issues)) };
 }
 
-const isLoopback = (address: string): boolean => /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/i.test(address);
+/** A path segment decoded, or as sent when it is not valid percent-encoding (then nothing has that id). */
+export function decodePath(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+export const isLoopbackAddress = (address: string): boolean => /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/i.test(address);

@@ -4,6 +4,8 @@ import type { CallbackRetryOptions } from './options.js';
 
 /** One HTTP POST of a callback, as `sandbox.deliveries()` lists it. */
 export interface DeliveryAttempt {
+  /** The delivery this attempt belongs to, for `redeliver()` and `POST /__sandbox/deliveries/{id}/redeliver`. */
+  readonly deliveryId: string;
   readonly callback: CallbackKind;
   /** Tracking code of the record the callback reports. */
   readonly trackingCode: string;
@@ -13,6 +15,8 @@ export interface DeliveryAttempt {
   /** 1 for the first attempt. */
   readonly attempt: number;
   readonly at: Date;
+  /** The time the attempt's signature carries (its X-Timestamp): earlier than `at` when the original signature was sent again. */
+  readonly signedAt: Date;
   /** The receiver's HTTP status; undefined when no answer came (connection failed, timeout). */
   readonly httpStatus: number | undefined;
   /** Why no answer came, when none did. */
@@ -23,6 +27,10 @@ export interface DeliveryAttempt {
 
 /** The attempts of one callback and whether one of them was acknowledged. */
 export interface DeliveryResult {
+  /** The delivery's id, for `redeliver()`. */
+  readonly id: string;
+  /** The delivery this one sends again, for a redelivery. */
+  readonly redeliveryOf: string | undefined;
   readonly url: string;
   readonly delivered: boolean;
   readonly attempts: readonly DeliveryAttempt[];
@@ -33,44 +41,88 @@ export interface Callback {
   readonly trackingCode: string;
   readonly status: string;
   readonly url: string;
-  /** Signs the callback; called for each attempt, so that its timestamp is current. */
+  /** Signs the callback with the current time. */
   readonly sign: () => SignedCallback;
+}
+
+/** How one delivery signs its attempts. */
+export interface DeliverOptions {
+  /** Sign every attempt afresh (true), or send the first signature again. @default the sandbox's `callbackRetry.resign` */
+  readonly resign?: boolean | undefined;
 }
 
 export const DEFAULT_RETRY: Required<{ [K in keyof CallbackRetryOptions]: NonNullable<CallbackRetryOptions[K]> }> = {
   attempts: 5,
   backoffMs: 1000,
   timeoutMs: 10_000,
+  resign: true,
 };
+
+export const DEFAULT_MAX_DELIVERIES = 1000;
+
+/** A delivery as the log keeps it: its callback, the signature it was first sent with, its attempts. */
+interface Delivery {
+  readonly id: string;
+  readonly callback: Callback;
+  /** The first signature of the callback, the one `resign: false` sends again. */
+  readonly original: SignedCallback;
+  readonly redeliveryOf: string | undefined;
+  readonly attempts: DeliveryAttempt[];
+}
 
 /**
  * POSTs callbacks with bounded retries: any answer but HTTP 200 (spec 6.1), a connection failure
- * or a timeout is a failed attempt, retried after `backoffMs * 2^(n - 1)` until `attempts` are spent.
+ * or a timeout is a failed attempt, retried after `backoffMs * 2^(n - 1)` until `attempts` are
+ * spent. Keeps the last `maxDeliveries` deliveries so that they can be listed and sent again.
  */
 export class Deliverer {
   readonly #retry: typeof DEFAULT_RETRY;
-  readonly #log: DeliveryAttempt[] = [];
+  readonly #max: number;
+  readonly #log = new Map<string, Delivery>();
   readonly #inFlight = new Set<Promise<DeliveryResult>>();
+  #sequence = 0;
 
-  constructor(retry: CallbackRetryOptions | undefined) {
+  constructor(retry: CallbackRetryOptions | undefined, maxDeliveries = DEFAULT_MAX_DELIVERIES) {
     this.#retry = {
-      attempts: Math.max(1, retry?.attempts ?? DEFAULT_RETRY.attempts),
+      attempts: retry?.attempts ?? DEFAULT_RETRY.attempts,
       backoffMs: retry?.backoffMs ?? DEFAULT_RETRY.backoffMs,
       timeoutMs: retry?.timeoutMs ?? DEFAULT_RETRY.timeoutMs,
+      resign: retry?.resign ?? DEFAULT_RETRY.resign,
     };
+    this.#max = maxDeliveries;
   }
 
   /** Delivers one callback; resolves when it was acknowledged or its attempts ran out. Never rejects. */
-  deliver(callback: Callback): Promise<DeliveryResult> {
-    const delivery = this.#run(callback);
-    this.#inFlight.add(delivery);
-    void delivery.finally(() => this.#inFlight.delete(delivery));
-    return delivery;
+  deliver(callback: Callback, options: DeliverOptions = {}): Promise<DeliveryResult> {
+    const signed = callback.sign();
+    return this.#start(callback, signed, signed, undefined, options.resign);
   }
 
-  /** Every attempt so far, oldest first. */
+  /**
+   * Delivers a logged callback again, to `url` (the kind's URL now) or where it went before:
+   * signed afresh, or with the signature it was first sent with. Undefined for an unknown id.
+   */
+  redeliver(id: string, url: string | undefined, options: DeliverOptions = {}): Promise<DeliveryResult> | undefined {
+    const before = this.#log.get(id);
+    if (before === undefined) return undefined;
+    const callback = { ...before.callback, url: url ?? before.callback.url };
+    const resign = options.resign ?? this.#retry.resign;
+    return this.#start(callback, before.original, resign ? callback.sign() : before.original, id, resign);
+  }
+
+  /** The callback kind of a logged delivery. */
+  kindOf(id: string): CallbackKind | undefined {
+    return this.#log.get(id)?.callback.kind;
+  }
+
+  /** Every attempt still logged, oldest first. */
   attempts(): DeliveryAttempt[] {
-    return [...this.#log];
+    return [...this.#log.values()].flatMap((delivery) => delivery.attempts);
+  }
+
+  /** The logged deliveries of one record, oldest first. */
+  deliveriesOf(trackingCode: string): DeliveryResult[] {
+    return [...this.#log.values()].filter((delivery) => delivery.callback.trackingCode === trackingCode).map(resultOf);
   }
 
   /** Resolves when no delivery is under way, including those started while waiting. */
@@ -78,33 +130,48 @@ export class Deliverer {
     while (this.#inFlight.size > 0) await Promise.all(this.#inFlight);
   }
 
-  async #run(callback: Callback): Promise<DeliveryResult> {
-    const attempts: DeliveryAttempt[] = [];
+  #start(callback: Callback, original: SignedCallback, first: SignedCallback, redeliveryOf: string | undefined, resign: boolean | undefined): Promise<DeliveryResult> {
+    const delivery: Delivery = { id: `dlv_${++this.#sequence}`, callback, original, redeliveryOf, attempts: [] };
+    this.#log.set(delivery.id, delivery);
+    // Oldest first: a Map iterates in insertion order.
+    for (const id of this.#log.keys()) {
+      if (this.#log.size <= this.#max) break;
+      this.#log.delete(id);
+    }
+    const run = this.#run(delivery, first, resign ?? this.#retry.resign);
+    this.#inFlight.add(run);
+    void run.finally(() => this.#inFlight.delete(run));
+    return run;
+  }
+
+  async #run(delivery: Delivery, first: SignedCallback, resign: boolean): Promise<DeliveryResult> {
+    const { callback } = delivery;
     for (let attempt = 1; attempt <= this.#retry.attempts; attempt++) {
       if (attempt > 1) await sleep(this.#retry.backoffMs * 2 ** (attempt - 2));
-      const outcome = await this.#post(callback);
+      const signed = attempt === 1 || !resign ? first : callback.sign();
+      const outcome = await this.#post(callback.url, signed);
       const record: DeliveryAttempt = {
+        deliveryId: delivery.id,
         callback: callback.kind,
         trackingCode: callback.trackingCode,
         status: callback.status,
         url: callback.url,
         attempt,
         at: new Date(),
+        signedAt: new Date(Number(signed.headers['X-Timestamp']) * 1000),
         ...outcome,
         delivered: outcome.httpStatus === 200,
       };
-      attempts.push(record);
-      this.#log.push(record);
+      delivery.attempts.push(record);
       if (record.delivered) break;
     }
-    return { url: callback.url, delivered: attempts.some((attempt) => attempt.delivered), attempts };
+    return resultOf(delivery);
   }
 
-  async #post(callback: Callback): Promise<{ httpStatus: number | undefined; error: string | undefined }> {
-    const { headers, body } = callback.sign();
+  async #post(url: string, { headers, body }: SignedCallback): Promise<{ httpStatus: number | undefined; error: string | undefined }> {
     try {
       // Read at call time: msw and other test doubles patch globalThis.fetch after import.
-      const answer = await globalThis.fetch(callback.url, {
+      const answer = await globalThis.fetch(url, {
         method: 'POST',
         headers,
         body,
@@ -119,6 +186,11 @@ export class Deliverer {
       return { httpStatus: undefined, error: describe(error) };
     }
   }
+}
+
+function resultOf(delivery: Delivery): DeliveryResult {
+  const attempts = [...delivery.attempts];
+  return { id: delivery.id, redeliveryOf: delivery.redeliveryOf, url: delivery.callback.url, delivered: attempts.some((attempt) => attempt.delivered), attempts };
 }
 
 function describe(error: unknown): string {

@@ -1,8 +1,14 @@
+/**
+ * A local Payment Orchestration Service for examples and tests: in process, over HTTP or as msw
+ * handlers. Node only (it listens on sockets); kept out of the main entry's graph.
+ * @module payorch/sandbox
+ */
+
 // The public surface of payorch/sandbox, one export per line. Everything else under src/sandbox
 // is internal. node:http is loaded only by listen(); msw is never imported (mswHandlers takes msw's `http`).
 
 export { createSandbox, Sandbox, SANDBOX_BASE_URL } from './sandbox.js';
-export type { HandleOptions, SandboxClock } from './sandbox.js';
+export type { HandleOptions, RedeliverOptions, SandboxClock } from './sandbox.js';
 export type {
   SandboxOptions,
   SandboxProviderOptions,
@@ -16,7 +22,7 @@ export type {
   CallbackRetryOptions,
 } from './options.js';
 export type { SandboxAccounts, SiteCredentials } from './fixtures.js';
-export type { SandboxRecord, SettleResult } from './service.js';
+export type { SandboxRecord, SettleOptions, SettleResult } from './service.js';
 export type { SandboxRecordKind } from './kinds.js';
 export type { DeliveryAttempt, DeliveryResult } from './delivery.js';
 export type { ListenOptions, RunningSandbox } from './listen.js';

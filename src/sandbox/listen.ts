@@ -1,5 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Caller } from './guard.js';
+import { hostnameOf } from './guard.js';
+
+type Handle = (request: Request, caller: Caller) => Promise<Response>;
 
 /** Where `listen()` serves. */
 export interface ListenOptions {
@@ -9,7 +13,8 @@ export interface ListenOptions {
    */
   readonly port?: number | undefined;
   /**
-   * Interface to listen on. The controls under /__sandbox answer loopback callers only.
+   * Interface to listen on. The controls under /__sandbox answer loopback callers only, addressed
+   * by a loopback name, this host or `publicUrl`'s host.
    * @default '127.0.0.1'
    */
   readonly host?: string | undefined;
@@ -26,25 +31,30 @@ export interface RunningSandbox {
 /** Bodies larger than this are refused with 413: the spec's bodies are a few hundred bytes. */
 const MAX_BODY_BYTES = 1024 * 1024;
 
+/** Any-interface addresses: the URL names loopback instead, which reaches the same server. */
+const WILDCARD: Readonly<Record<string, string>> = { '0.0.0.0': '127.0.0.1', '::': '::1' };
+
 /**
  * Serves a Fetch handler over node:http. The caller's IP is the socket's remote address, so the
- * provider IP whitelist sees what a real service would. `tick` runs every second while serving.
+ * provider IP whitelist sees what a real service would; the request's URL is built from the
+ * listening address, never from the Host header, which goes to the handler apart for the
+ * controls' check. `tick` runs every second while serving.
  */
-export async function serveHttp(
-  handle: (request: Request, clientAddress: string) => Promise<Response>,
-  tick: () => void,
-  options: ListenOptions = {},
-): Promise<RunningSandbox> {
+export async function serveHttp(handle: Handle, tick: () => void, options: ListenOptions = {}, publicUrl?: string): Promise<RunningSandbox> {
   // Imported here, not at the top: a bundler hoists a top-level import into the sandbox entry,
   // and the sandbox must load where node:http does not exist (msw in a browser).
   const { createServer } = await import('node:http');
+  const host = options.host ?? '127.0.0.1';
+  const allowedHosts = [host, ...(publicUrl === undefined ? [] : [new URL(publicUrl).host])]
+    .filter((name) => WILDCARD[name] === undefined)
+    .flatMap((name) => hostnameOf(name.includes(':') && !name.startsWith('[') ? `[${name}]` : name) ?? []);
+  let origin = '';
   const server = createServer((incoming, outgoing) => {
-    bridge(incoming, outgoing, handle).catch((error: unknown) => {
+    bridge(incoming, outgoing, handle, origin, allowedHosts).catch((error: unknown) => {
       if (!outgoing.headersSent) outgoing.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8' });
       outgoing.end(JSON.stringify({ success: false, error: 'Internal Server Error', message: error instanceof Error ? error.message : String(error) }));
     });
   });
-  const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => {
@@ -55,8 +65,10 @@ export async function serveHttp(
   const timer = setInterval(tick, 1000);
   timer.unref();
   const { port } = server.address() as AddressInfo;
+  const shown = WILDCARD[host] ?? host;
+  origin = `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
   return {
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    url: origin,
     close: () =>
       new Promise<void>((resolve, reject) => {
         clearInterval(timer);
@@ -69,9 +81,14 @@ export async function serveHttp(
   };
 }
 
-async function bridge(incoming: IncomingMessage, outgoing: ServerResponse, handle: (request: Request, clientAddress: string) => Promise<Response>): Promise<void> {
-  const local = incoming.socket.localPort ?? 0;
-  const origin = `http://${incoming.headers.host ?? `${incoming.socket.localAddress ?? '127.0.0.1'}:${local}`}`;
+async function bridge(incoming: IncomingMessage, outgoing: ServerResponse, handle: Handle, origin: string, allowedHosts: readonly string[]): Promise<void> {
+  const target = incoming.url ?? '/';
+  // An absolute-form target (`GET http://elsewhere/ HTTP/1.1`) would replace the origin: refuse it.
+  if (!target.startsWith('/')) {
+    outgoing.writeHead(400, { 'Content-Type': 'application/json; charset=utf-8', Connection: 'close' });
+    outgoing.end(JSON.stringify({ success: false, error: 'Bad Request', message: 'The request target must be a path' }));
+    return;
+  }
   const headers = new Headers();
   for (let index = 0; index + 1 < incoming.rawHeaders.length; index += 2) {
     headers.append(incoming.rawHeaders[index] ?? '', incoming.rawHeaders[index + 1] ?? '');
@@ -86,7 +103,8 @@ async function bridge(incoming: IncomingMessage, outgoing: ServerResponse, handl
       return;
     }
   }
-  const response = await handle(new Request(new URL(incoming.url ?? '/', origin), { method, headers, ...(body === undefined ? {} : { body }) }), incoming.socket.remoteAddress ?? '');
+  const request = new Request(new URL(target, origin), { method, headers, ...(body === undefined ? {} : { body }) });
+  const response = await handle(request, { clientAddress: incoming.socket.remoteAddress ?? '', host: incoming.headers.host ?? '', allowedHosts });
   outgoing.writeHead(response.status, Object.fromEntries(response.headers));
   outgoing.end(Buffer.from(await response.arrayBuffer()));
 }

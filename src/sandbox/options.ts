@@ -149,6 +149,14 @@ export interface CallbackRetryOptions {
   readonly backoffMs?: number | undefined;
   /** Time one attempt may take before it counts as failed. @default 10000 */
   readonly timeoutMs?: number | undefined;
+  /**
+   * Whether each retry is signed afresh (a new `timestamp` and `hash`), or sent with the
+   * signature of the first attempt, byte for byte. The spec does not say which the service does
+   * (6.6); `false` tests that your receiver accepts a callback signed long ago (its maximum age).
+   * `settle()`, `redeliver()` and the controls take it per call too.
+   * @default true
+   */
+  readonly resign?: boolean | undefined;
 }
 
 /**
@@ -209,6 +217,26 @@ export interface SandboxOptions {
    * @default { attempts: 5, backoffMs: 1000, timeoutMs: 10000 }
    */
   readonly callbackRetry?: CallbackRetryOptions | undefined;
+  /**
+   * The base URL customers and browsers reach the sandbox at, when it is not the address it
+   * listens on (a tunnel, a container's port mapping, a reverse proxy). New records'
+   * `payment_url`s start with it, and the controls accept its host in the `Host` header.
+   * @example 'https://sandbox.example.test'
+   * @default the listening address (`listen()`), or the request's own URL (in process)
+   */
+  readonly publicUrl?: string | undefined;
+  /**
+   * Records kept; past it the oldest are forgotten (their tracking codes answer as unknown), so
+   * that a sandbox serving for weeks keeps a bounded amount of memory.
+   * @default 10000
+   */
+  readonly maxRecords?: number | undefined;
+  /**
+   * Callback deliveries (each with its attempts) kept for `deliveries()` and `redeliver()`;
+   * past it the oldest are forgotten.
+   * @default 1000
+   */
+  readonly maxDeliveries?: number | undefined;
   /**
    * Size of the generated E-IBAN transaction history before the start time, per wallet.
    * @default { days: 30, perDay: 120 }

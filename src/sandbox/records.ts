@@ -34,16 +34,20 @@ export interface NewRecord {
   readonly params: object;
 }
 
+export const DEFAULT_MAX_RECORDS = 10_000;
+
 /**
- * Every record, keyed by tracking code. Handlers run synchronously from validation to
- * insertion, so concurrent requests cannot interleave: ids come from one counter, and no record
- * is lost or made twice.
+ * Every record, keyed by tracking code, the newest `maxRecords` of them: past it the oldest is
+ * forgotten, so memory stays bounded over a long run. Handlers run synchronously from validation
+ * to insertion, so concurrent requests cannot interleave: ids come from one counter, and no
+ * record is lost or made twice.
  */
 export class RecordStore {
   readonly #records = new Map<string, StoredRecord>();
   readonly #random: SeededRandom;
   readonly #clock: RecordClock;
   readonly #lifetimeMs: number;
+  readonly #max: number;
   #sequence = 0;
   /**
    * No record that may still expire has an `expiresAt` before this. Every request ticks the
@@ -51,10 +55,11 @@ export class RecordStore {
    */
   #nextExpiry = Number.POSITIVE_INFINITY;
 
-  constructor(seed: string, clock: RecordClock, lifetimeMs: number) {
+  constructor(seed: string, clock: RecordClock, lifetimeMs: number, maxRecords = DEFAULT_MAX_RECORDS) {
     this.#random = new SeededRandom(`${seed}:records`);
     this.#clock = clock;
     this.#lifetimeMs = lifetimeMs;
+    this.#max = maxRecords;
   }
 
   create(kind: SandboxRecordKind, init: NewRecord): StoredRecord {
@@ -80,6 +85,11 @@ export class RecordStore {
       params: Object.fromEntries(Object.entries(init.params) as [string, unknown][]),
     };
     this.#records.set(code, record);
+    // A Map iterates in insertion order: the first key is the oldest record.
+    if (this.#records.size > this.#max) {
+      const oldest = this.#records.keys().next();
+      if (oldest.done !== true) this.#records.delete(oldest.value);
+    }
     if (rule.expiry !== undefined && record.expiresAt !== undefined) this.#nextExpiry = Math.min(this.#nextExpiry, record.expiresAt);
     return record;
   }

@@ -1,11 +1,16 @@
 import { brand, isBranded } from '../errors/brand.js';
 import { PayorchError } from '../errors/payorch-error.js';
 
-/** Why a sandbox control refused: the record is unknown, or section 3 does not allow the move. */
-export type SandboxErrorCode = 'unknown_record' | 'refused_move' | 'invalid_amount';
+/**
+ * Why the sandbox refused: the record or delivery is unknown, section 3 does not allow the move,
+ * the amount is not one a deposit can take, or an option or control input is out of range.
+ */
+export type SandboxErrorCode = 'unknown_record' | 'unknown_delivery' | 'refused_move' | 'invalid_amount' | 'invalid_input';
 
 /**
- * A sandbox control (`settle()`, the `/__sandbox` routes) refused what it was asked.
+ * A sandbox control (`settle()`, `redeliver()`, the clock, `createSandbox()`'s options, the
+ * `/__sandbox` routes) refused what it was asked. The message names the option or field, the
+ * value and the allowed range.
  *
  * @example
  * ```ts

@@ -1,4 +1,4 @@
-import type { DeliveryAttempt } from './delivery.js';
+import type { DeliveryAttempt, DeliveryResult } from './delivery.js';
 import { dispatch } from './dispatch.js';
 import { accountsOf } from './fixtures.js';
 import type { SandboxAccounts } from './fixtures.js';
@@ -8,7 +8,17 @@ import { mswHandlers } from './msw.js';
 import type { MswHttp } from './msw.js';
 import type { CallbackUrls, SandboxOptions } from './options.js';
 import { Service, snapshot } from './service.js';
-import type { SandboxRecord, SettleResult } from './service.js';
+import type { SandboxRecord, SettleOptions, SettleResult } from './service.js';
+
+/** Options of {@link Sandbox.redeliver}. */
+export interface RedeliverOptions {
+  /**
+   * Sign the callback afresh (a new timestamp and hash), or send the signature it was first sent
+   * with, byte for byte.
+   * @default the sandbox's `callbackRetry.resign` (true)
+   */
+  readonly resign?: boolean | undefined;
+}
 
 /** The base URL `mswHandlers()` answers when none is given. `.test` is reserved: it never resolves. */
 export const SANDBOX_BASE_URL = 'https://sandbox.payorch.test';
@@ -60,11 +70,16 @@ export class Sandbox {
   readonly accounts: SandboxAccounts;
   readonly clock: SandboxClock;
   readonly #service: Service;
+  readonly #publicUrl: string | undefined;
 
-  /** Same as {@link createSandbox}. */
+  /**
+   * Same as {@link createSandbox}.
+   * @throws {SandboxError} `invalid_input` for an option out of range, naming it
+   */
   constructor(options: SandboxOptions = {}) {
     const service = new Service(options);
     this.#service = service;
+    this.#publicUrl = options.publicUrl;
     this.accounts = accountsOf(service.fixtures);
     this.clock = {
       now: () => new Date(service.clock.now()),
@@ -93,7 +108,7 @@ export class Sandbox {
    * ```
    */
   handle(request: Request, options: HandleOptions = {}): Promise<Response> {
-    return dispatch(this.#service, request, options.clientAddress ?? '127.0.0.1');
+    return dispatch(this.#service, request, { clientAddress: options.clientAddress ?? '127.0.0.1' });
   }
 
   /**
@@ -109,9 +124,10 @@ export class Sandbox {
    */
   listen(options: ListenOptions = {}): Promise<RunningSandbox> {
     return serveHttp(
-      (request, clientAddress) => dispatch(this.#service, request, clientAddress),
+      (request, caller) => dispatch(this.#service, request, caller),
       () => void this.#service.tick(),
       options,
+      this.#publicUrl,
     );
   }
 
@@ -129,7 +145,7 @@ export class Sandbox {
    * ```
    */
   mswHandlers<Handler>(http: MswHttp<Handler>, options: { readonly baseUrl?: string | undefined } = {}): Handler[] {
-    return mswHandlers(http, (request, clientAddress) => dispatch(this.#service, request, clientAddress), options.baseUrl ?? SANDBOX_BASE_URL);
+    return mswHandlers(http, (request, clientAddress) => dispatch(this.#service, request, { clientAddress }), options.baseUrl ?? SANDBOX_BASE_URL);
   }
 
   /**
@@ -145,8 +161,25 @@ export class Sandbox {
    * console.log(callback?.delivered);
    * ```
    */
-  settle(id: string, status: string, options: { readonly amount?: number | undefined } = {}): Promise<SettleResult> {
+  settle(id: string, status: string, options: SettleOptions = {}): Promise<SettleResult> {
     return this.#service.settle(id, status, options);
+  }
+
+  /**
+   * Delivers a logged callback again: to its kind's callback URL now (or where it went, when
+   * none is set), signed afresh or, with `resign: false`, with the very headers and body it was
+   * first sent with, however long ago. Retried like any delivery. Rejects with a
+   * {@link SandboxError} `unknown_delivery` for an id not (or no longer) in the log.
+   *
+   * @example
+   * ```ts
+   * const { callback } = await sandbox.settle(code, 'completed');
+   * await sandbox.clock.advance(2 * 86_400_000);
+   * const again = await sandbox.redeliver(callback!.id, { resign: false }); // the 2-day-old signature
+   * ```
+   */
+  redeliver(deliveryId: string, options: RedeliverOptions = {}): Promise<DeliveryResult> {
+    return this.#service.redeliver(deliveryId, options);
   }
 
   /**

@@ -3,7 +3,7 @@ import { signCallback } from '../callbacks/sign.js';
 import { callbackPayload, signerOf } from './callback-payloads.js';
 import { RecordClock, formatDateTime } from './clock.js';
 import { Deliverer } from './delivery.js';
-import type { DeliveryResult } from './delivery.js';
+import type { DeliverOptions, DeliveryResult } from './delivery.js';
 import { DEFAULT_SEED, buildFixtures, toCents } from './fixtures.js';
 import type { EibanAccount, Fixtures } from './fixtures.js';
 import { generateHistory } from './history.js';
@@ -11,7 +11,8 @@ import type { Transaction } from './history.js';
 import { KINDS } from './kinds.js';
 import type { KindRule, SandboxRecordKind } from './kinds.js';
 import type { CallbackUrls, SandboxOptions } from './options.js';
-import { RecordStore } from './records.js';
+import { CLOCK_RANGE, MAX_AMOUNT, checkClockTime, checkNumber, checkOptions } from './limits.js';
+import { DEFAULT_MAX_RECORDS, RecordStore } from './records.js';
 import type { StoredRecord } from './records.js';
 import { SandboxError } from './sandbox-error.js';
 
@@ -32,6 +33,17 @@ export interface SandboxRecord {
   readonly params: Readonly<Record<string, unknown>>;
 }
 
+/** Options of `settle()`. */
+export interface SettleOptions {
+  /** The deposit's final amount, when the customer changed it on the payment page (spec 4.5). */
+  readonly amount?: number | undefined;
+  /**
+   * Sign each retry of the callback afresh, or send the first signature again.
+   * @default the sandbox's `callbackRetry.resign` (true)
+   */
+  readonly resign?: boolean | undefined;
+}
+
 /** What `settle()` did: the record after the move, and its callback delivery when one was due. */
 export interface SettleResult {
   readonly record: SandboxRecord;
@@ -49,23 +61,35 @@ export class Service {
   readonly clock: RecordClock;
   readonly records: RecordStore;
   readonly deliverer: Deliverer;
+  /** The origin of `publicUrl`, when one is set: payment URLs start with it. */
+  readonly publicOrigin: string | undefined;
+  /**
+   * A random per-sandbox secret the payment page puts in its forms, so that only a page the
+   * sandbox served can post them (docs/decisions.md). Random, never seeded: a seed is guessable.
+   */
+  readonly formToken: string;
   callbackUrls: CallbackUrls;
   readonly #history = new Map<string, Transaction[]>();
   readonly #historyEnd: number;
   readonly #historyDays: number;
   readonly #historyPerDay: number;
   readonly #transferCompletionMs: number | undefined;
+  readonly #maxRecords: number;
 
   constructor(options: SandboxOptions) {
+    checkOptions(options);
     this.seed = String(options.seed ?? DEFAULT_SEED);
     this.clock = new RecordClock(options.startTime);
     this.#historyEnd = this.clock.now();
     this.fixtures = buildFixtures(options, this.#historyEnd);
-    this.records = new RecordStore(this.seed, this.clock, (options.lifetimeSeconds ?? 1800) * 1000);
-    this.deliverer = new Deliverer(options.callbackRetry);
+    this.records = new RecordStore(this.seed, this.clock, (options.lifetimeSeconds ?? 1800) * 1000, options.maxRecords);
+    this.deliverer = new Deliverer(options.callbackRetry, options.maxDeliveries);
+    this.publicOrigin = options.publicUrl === undefined ? undefined : new URL(options.publicUrl).origin;
+    this.formToken = Array.from(globalThis.crypto.getRandomValues(new Uint8Array(24)), (byte) => byte.toString(16).padStart(2, '0')).join('');
     this.callbackUrls = { ...options.callbackUrls };
     this.#historyDays = options.history?.days ?? 30;
     this.#historyPerDay = options.history?.perDay ?? 120;
+    this.#maxRecords = options.maxRecords ?? DEFAULT_MAX_RECORDS;
     this.#transferCompletionMs = options.transferCompletionSeconds === undefined ? undefined : options.transferCompletionSeconds * 1000;
   }
 
@@ -90,7 +114,9 @@ export class Service {
 
   addTransaction(walletId: string, transaction: Transaction): void {
     const list = [...this.transactions(walletId), transaction].sort((a, b) => a.at - b.at);
-    this.#history.set(walletId, list);
+    // Bounded like the records: the generated history plus at most maxRecords made since.
+    const cap = this.#historyDays * this.#historyPerDay + this.#maxRecords;
+    this.#history.set(walletId, list.length > cap ? list.slice(list.length - cap) : list);
   }
 
   /**
@@ -98,7 +124,7 @@ export class Service {
    * delivers the callback the status sends. The move happens before the first await, so no
    * request can see the record half-moved.
    */
-  async settle(id: string, status: string, options: { readonly amount?: number | undefined } = {}): Promise<SettleResult> {
+  async settle(id: string, status: string, options: SettleOptions = {}): Promise<SettleResult> {
     const record = this.records.get(id);
     if (record === undefined) throw new SandboxError('unknown_record', `No record has the id ${id}`);
     const rule: KindRule = KINDS[record.kind];
@@ -109,20 +135,35 @@ export class Service {
     }
     if (options.amount !== undefined) {
       if (rule.callback !== 'deposit') throw new SandboxError('invalid_amount', `Only a deposit's amount may change when it is settled; ${id} is a ${record.kind}`);
-      if (!Number.isFinite(options.amount) || options.amount <= 0) throw new SandboxError('invalid_amount', `The amount must be a positive number, not ${options.amount}`);
+      if (typeof options.amount !== 'number' || !Number.isFinite(options.amount) || options.amount <= 0 || options.amount > MAX_AMOUNT) {
+        throw new SandboxError('invalid_amount', `The amount must be a positive number of at most ${MAX_AMOUNT}, not ${String(options.amount)}`);
+      }
     }
-    return this.#move(record, status, options.amount, false);
+    return this.#move(record, status, options.amount, false, { resign: options.resign });
+  }
+
+  /**
+   * Delivers a logged callback again, to its kind's callback URL now (or where it went, when
+   * none is set), signed afresh or with its original signature.
+   */
+  async redeliver(deliveryId: string, options: DeliverOptions = {}): Promise<DeliveryResult> {
+    const kind = this.deliverer.kindOf(deliveryId);
+    const delivery = kind === undefined ? undefined : this.deliverer.redeliver(deliveryId, this.callbackUrls[kind], options);
+    if (delivery === undefined) throw new SandboxError('unknown_delivery', `No delivery has the id ${deliveryId}: GET /__sandbox/deliveries lists them (the oldest are forgotten past maxDeliveries)`);
+    return delivery;
   }
 
   /** Moves the record clock forward, then applies the moves that time makes. */
   advanceClock(milliseconds: number): Promise<SettleResult[]> {
+    checkNumber('the clock advance (milliseconds)', milliseconds, 0, CLOCK_RANGE.max - CLOCK_RANGE.min);
+    checkClockTime('the clock advance', this.clock.now() + milliseconds);
     this.clock.advance(milliseconds);
     return this.tick();
   }
 
   /** Sets the record clock, then applies the moves that time makes. */
   setClock(time: Date | number): Promise<SettleResult[]> {
-    this.clock.set(time);
+    this.clock.set(checkClockTime('the clock time', typeof time === 'number' ? time : time instanceof Date ? time.getTime() : Number.NaN));
     return this.tick();
   }
 
@@ -146,14 +187,14 @@ export class Service {
     return Promise.all(moves);
   }
 
-  async #move(record: StoredRecord, status: string, amount: number | undefined, expired: boolean): Promise<SettleResult> {
+  async #move(record: StoredRecord, status: string, amount: number | undefined, expired: boolean, delivery: DeliverOptions = {}): Promise<SettleResult> {
     const now = this.clock.now();
     record.status = status;
     record.amount = amount ?? record.amount;
     record.updatedAt = now;
     record.completedAt = now;
     if (record.kind === 'transfer') this.#settleTransfer(record, status);
-    const callback = this.#callbackOf(record, expired);
+    const callback = this.#callbackOf(record, expired, delivery);
     return { record: snapshot(record), callback: callback === undefined ? undefined : await callback };
   }
 
@@ -167,14 +208,14 @@ export class Service {
     else eiban.availableCents += cents;
   }
 
-  #callbackOf(record: StoredRecord, expired: boolean): Promise<DeliveryResult> | undefined {
+  #callbackOf(record: StoredRecord, expired: boolean, delivery: DeliverOptions): Promise<DeliveryResult> | undefined {
     const { callback: kind }: KindRule = KINDS[record.kind];
     if (kind === undefined || !isCallbackStatus(kind, record.status)) return undefined;
     const url = this.callbackUrls[kind];
     if (url === undefined) return undefined;
     const payload = callbackPayload(kind, record, expired);
     const credentials = signerOf(kind, this.fixtures);
-    return this.deliverer.deliver({ kind, trackingCode: record.code, status: record.status, url, sign: () => signCallback(payload, credentials) });
+    return this.deliverer.deliver({ kind, trackingCode: record.code, status: record.status, url, sign: () => signCallback(payload, credentials) }, delivery);
   }
 }
 

@@ -23,7 +23,7 @@ interface CallbackVector {
   expected: string;
 }
 
-const vectors = JSON.parse(readFileSync(new URL('../../../shared/vectors/signing.json', import.meta.url), 'utf8')) as {
+const vectors = JSON.parse(readFileSync(new URL('../fixtures/vectors/signing.json', import.meta.url), 'utf8')) as {
   requests: RequestVector[];
   callbacks: CallbackVector[];
 };

@@ -119,13 +119,13 @@ describe('dealer.transfers.getStatus', () => {
     expect(seen[0]!.url.search).toBe('?transfer_id=TRF-a%26b%3Dc+d');
   });
 
-  test('accepts a pending transfer whose completed_at and description are null', async () => {
+  test('accepts a pending transfer whose completed_at and description are null, and reads them as absent', async () => {
     const pending = { ...transferStatusAnswer.transfer, status: 'pending', description: null, completed_at: null };
     capture('get', `${DEALER_URL}/transfer-status`, { ...transferStatusAnswer, transfer: pending });
     const { transfer } = await dealer.transfers.getStatus({ transfer_id: 'TRF-8fK2pQ' });
     expect(transfer.status).toBe('pending');
-    expect(transfer.completed_at).toBeNull();
-    expect(transfer.description).toBeNull();
+    expect(transfer.completed_at).toBeUndefined();
+    expect(transfer.description).toBeUndefined();
   });
 
   test('refuses an empty transfer_id and sends nothing', async () => {

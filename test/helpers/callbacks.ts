@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { CallbackVerificationError } from '../../src/index.js';
 import { sha256 } from './wire.js';
 
-/** A callback vector of ../shared/vectors/signing.json. */
+/** A callback vector of test/fixtures/vectors/signing.json. */
 export interface CallbackVector {
   readonly name: string;
   readonly api_key: string;
@@ -14,7 +14,7 @@ export interface CallbackVector {
 }
 
 export const callbackVectors = (
-  JSON.parse(readFileSync(new URL('../../../shared/vectors/signing.json', import.meta.url), 'utf8')) as { callbacks: CallbackVector[] }
+  JSON.parse(readFileSync(new URL('../fixtures/vectors/signing.json', import.meta.url), 'utf8')) as { callbacks: CallbackVector[] }
 ).callbacks;
 
 /** The clock of the tests: 2025-11-22T11:52:25Z, the vectors' provider timestamp. */

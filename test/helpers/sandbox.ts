@@ -106,3 +106,30 @@ export async function startReceiver(statuses: readonly number[] = [200]): Promis
       }),
   };
 }
+
+export interface RawAnswer {
+  readonly status: number;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly text: string;
+}
+
+/**
+ * One HTTP request over a real socket with exactly the headers given, a forged Host included
+ * (fetch would not let a test set Host): what a browser fooled by DNS rebinding, or a page's
+ * cross-site form, makes the sandbox receive.
+ */
+export async function rawRequest(baseUrl: string, path: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<RawAnswer> {
+  const { request } = await import('node:http');
+  const base = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const outgoing = request({ host: base.hostname, port: base.port, path, method: options.method ?? 'GET', headers: options.headers ?? {} }, (incoming) => {
+      const chunks: Buffer[] = [];
+      incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+      incoming.on('end', () => {
+        resolve({ status: incoming.statusCode ?? 0, headers: incoming.headers, text: Buffer.concat(chunks).toString('utf8') });
+      });
+    });
+    outgoing.on('error', reject);
+    outgoing.end(options.body);
+  });
+}

@@ -116,8 +116,8 @@ describe('the sandbox delivery log', () => {
     const { callback: result } = await sandbox.settle(data.tracking_code, 'completed');
     expect(result?.delivered).toBe(true);
     expect(sandbox.deliveries()).toEqual([
-      { callback: 'deposit', trackingCode: data.tracking_code, status: 'completed', url: receiver.url, attempt: 1, at: expect.any(Date), httpStatus: 500, error: undefined, delivered: false },
-      { callback: 'deposit', trackingCode: data.tracking_code, status: 'completed', url: receiver.url, attempt: 2, at: expect.any(Date), httpStatus: 200, error: undefined, delivered: true },
+      { deliveryId: result?.id, callback: 'deposit', trackingCode: data.tracking_code, status: 'completed', url: receiver.url, attempt: 1, at: expect.any(Date), signedAt: expect.any(Date), httpStatus: 500, error: undefined, delivered: false },
+      { deliveryId: result?.id, callback: 'deposit', trackingCode: data.tracking_code, status: 'completed', url: receiver.url, attempt: 2, at: expect.any(Date), signedAt: expect.any(Date), httpStatus: 200, error: undefined, delivered: true },
     ]);
   });
 

@@ -17,8 +17,11 @@ export type BankDepositParams = z.input<typeof BankDepositParams>;
  */
 export const BankWithdrawalParams = z.strictObject({
   ...paymentParams,
+  /** The `id` of a bank gateway from `listGateways()`. Required; a positive integer. Check its `min_amount` and `max_amount`. */
   gateway_id: gatewayId(),
+  /** The recipient's IBAN. Required; 15 to 34 characters. */
   iban: iban(),
+  /** The account holder's name, for gateways that list it in `required_fields`. Optional; not blank when given. */
   account_holder: requiredString().optional(),
 });
 export type BankWithdrawalParams = z.input<typeof BankWithdrawalParams>;

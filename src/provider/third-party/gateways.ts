@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { openEnum, responseInteger, responseNumber } from '../../core/schema.js';
+import { lenientObject, openEnum, responseInteger, responseNumber } from '../../core/schema.js';
 import { envelope } from '../../core/wire.js';
 
 /** The `type` of a third-party record (spec 2.4). */
@@ -18,7 +18,7 @@ export const ThirdPartyPaymentMethod = openEnum(['bank', 'crypto', 'wallet']);
 export type ThirdPartyPaymentMethod = z.infer<typeof ThirdPartyPaymentMethod>;
 
 /** A withdrawal gateway (spec 2.5). Check `min_amount`, `max_amount` and `required_fields` before a withdrawal. */
-export const Gateway = z.looseObject({
+export const Gateway = lenientObject({
   id: responseInteger,
   name: z.string(),
   code: z.string(),
@@ -32,5 +32,5 @@ export const Gateway = z.looseObject({
 export type Gateway = z.infer<typeof Gateway>;
 
 /** The gateway list of a third-party channel (spec 2.5). */
-export const GatewayList = envelope(z.looseObject({ gateways: z.array(Gateway), count: responseInteger }));
+export const GatewayList = envelope(lenientObject({ gateways: z.array(Gateway), count: responseInteger }));
 export type GatewayList = z.infer<typeof GatewayList>;

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { lenientObject } from '../../core/schema.js';
 import { envelope, positiveAmount } from '../../core/wire.js';
 import { DepositStatus, WithdrawalStatus, customerParams, recordCore, recordEcho } from '../shared.js';
 import { ThirdPartyPaymentMethod, ThirdPartyType } from './gateways.js';
@@ -10,13 +11,17 @@ import { ThirdPartyPaymentMethod, ThirdPartyType } from './gateways.js';
 const thirdPartyCore = { ...recordCore, ...recordEcho, type: ThirdPartyType.optional(), payment_method: ThirdPartyPaymentMethod.optional() };
 
 /** A third-party deposit record; redirect the customer to `data.payment_url` (spec 4.10 to 4.12). */
-export const ThirdPartyDeposit = envelope(z.looseObject({ ...thirdPartyCore, payment_url: z.string(), status: DepositStatus }));
+export const ThirdPartyDeposit = envelope(lenientObject({ ...thirdPartyCore, payment_url: z.string(), status: DepositStatus }));
 export type ThirdPartyDeposit = z.infer<typeof ThirdPartyDeposit>;
 
 /** A third-party withdrawal record, `showing` on creation (spec 4.10 to 4.12). */
-export const ThirdPartyWithdrawal = envelope(z.looseObject({ ...thirdPartyCore, status: WithdrawalStatus }));
+export const ThirdPartyWithdrawal = envelope(lenientObject({ ...thirdPartyCore, status: WithdrawalStatus }));
 export type ThirdPartyWithdrawal = z.infer<typeof ThirdPartyWithdrawal>;
 
 /** The deposit body of crypto and wallet, which the spec does not show: the bank one's fields (docs/spec-gaps.md). */
-export const unshownDepositParams = { ...customerParams, amount: positiveAmount() };
+export const unshownDepositParams = {
+  ...customerParams,
+  /** The amount, a JSON number. Required; greater than 0 (the spec states no minimum for crypto and wallet). */
+  amount: positiveAmount(),
+};
 

@@ -17,9 +17,13 @@ export type WalletDepositParams = z.input<typeof WalletDepositParams>;
  */
 export const WalletWithdrawalParams = z.strictObject({
   ...customerParams,
+  /** The amount, a JSON number. Required; greater than 0 (the spec states no minimum: the gateway's `min_amount` and `max_amount` apply). */
   amount: positiveAmount(),
+  /** The `id` of a wallet gateway from `listGateways()`. Required; a positive integer. */
   gateway_id: gatewayId(),
+  /** The customer's wallet number at that gateway. Required. */
   wallet_number: requiredString(),
+  /** The account holder's name, for gateways that list it in `required_fields`. Optional; not blank when given. */
   account_holder: requiredString().optional(),
 });
 export type WalletWithdrawalParams = z.input<typeof WalletWithdrawalParams>;

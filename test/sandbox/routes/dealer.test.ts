@@ -175,7 +175,7 @@ describe('send money and transfer status (spec 4.13, 7.4)', () => {
     expect(status).toEqual({
       success: true,
       dealer_name: 'Sandbox Dealer',
-      transfer: { ...answer.transfer, description: 'Payout 42', completed_at: null },
+      transfer: { ...answer.transfer, description: 'Payout 42', completed_at: undefined },
     });
   });
 

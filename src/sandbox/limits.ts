@@ -1,0 +1,59 @@
+import { SandboxError } from './sandbox-error.js';
+import type { SandboxOptions } from './options.js';
+
+/*
+ * Bounds of what the sandbox takes from its options, its methods and its controls. Each refusal
+ * names the option, the value and the allowed range, before anything changes.
+ */
+
+/** The record clock stays within what `Date` and the `YYYY-MM-DD HH:MM:SS` format can show. */
+export const CLOCK_RANGE = { min: Date.UTC(1970, 0, 1), max: Date.UTC(9999, 11, 31, 23, 59, 59) } as const;
+
+/** Amounts a settled deposit may take: positive, at most 2 decimals' worth of precision above. */
+export const MAX_AMOUNT = 1_000_000_000_000;
+
+/** A finite number within [min, max], or a SandboxError naming `name`. */
+export function checkNumber(name: string, value: unknown, min: number, max: number, integer = false): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max || (integer && !Number.isInteger(value))) {
+    throw new SandboxError('invalid_input', `${name} must be ${integer ? 'an integer' : 'a finite number'} from ${min} to ${max}, not ${describe(value)}`);
+  }
+  return value;
+}
+
+/** A record-clock time in milliseconds since the epoch, within {@link CLOCK_RANGE}. */
+export function checkClockTime(name: string, ms: number): number {
+  if (!Number.isFinite(ms) || ms < CLOCK_RANGE.min || ms > CLOCK_RANGE.max) {
+    throw new SandboxError('invalid_input', `${name} would put the record clock at ${describe(ms)} ms since 1970, outside 1970-01-01 to 9999-12-31`);
+  }
+  return ms;
+}
+
+/** An absolute http(s) URL, or a SandboxError naming `name`. */
+export function checkHttpUrl(name: string, value: unknown): URL {
+  const url = typeof value === 'string' && URL.canParse(value) ? new URL(value) : undefined;
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw new SandboxError('invalid_input', `${name} must be an absolute http or https URL, not ${describe(value)}`);
+  }
+  return url;
+}
+
+/** Checks the numeric and URL options of createSandbox(); the fixtures check their own. */
+export function checkOptions(options: SandboxOptions): void {
+  const retry = options.callbackRetry;
+  if (retry?.attempts !== undefined) checkNumber('callbackRetry.attempts', retry.attempts, 1, 20, true);
+  if (retry?.backoffMs !== undefined) checkNumber('callbackRetry.backoffMs', retry.backoffMs, 0, 3_600_000);
+  // AbortSignal.timeout takes at most 2^31 - 1 ms; Node turns more into 1 ms.
+  if (retry?.timeoutMs !== undefined) checkNumber('callbackRetry.timeoutMs', retry.timeoutMs, 1, 2 ** 31 - 1, true);
+  if (retry?.resign !== undefined && typeof retry.resign !== 'boolean') throw new SandboxError('invalid_input', `callbackRetry.resign must be a boolean, not ${describe(retry.resign)}`);
+  if (options.lifetimeSeconds !== undefined) checkNumber('lifetimeSeconds', options.lifetimeSeconds, 0, 10 * 365 * 86_400);
+  if (options.transferCompletionSeconds !== undefined) checkNumber('transferCompletionSeconds', options.transferCompletionSeconds, 0, 10 * 365 * 86_400);
+  if (options.maxRecords !== undefined) checkNumber('maxRecords', options.maxRecords, 1, 10_000_000, true);
+  if (options.maxDeliveries !== undefined) checkNumber('maxDeliveries', options.maxDeliveries, 1, 1_000_000, true);
+  if (options.publicUrl !== undefined) checkHttpUrl('publicUrl', options.publicUrl);
+  if (options.startTime !== undefined) checkClockTime('startTime', typeof options.startTime === 'number' ? options.startTime : options.startTime.getTime());
+}
+
+function describe(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
+  return String(value);
+}
