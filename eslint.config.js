@@ -38,9 +38,11 @@ export default defineConfig(
   },
   {
     // Plain JavaScript that every runtime runs as it is (test/runtimes): linted without types.
-    files: ['**/*.mjs', '**/*.cjs'],
+    files: ['**/*.mjs', '**/*.cjs', 'test/runtimes/edge/next/**/*.js'],
     extends: [tseslint.configs.disableTypeChecked],
-    languageOptions: { globals: { console: 'readonly', process: 'readonly', Buffer: 'readonly', URL: 'readonly' } },
+    languageOptions: {
+      globals: { console: 'readonly', process: 'readonly', Buffer: 'readonly', URL: 'readonly', fetch: 'readonly', Response: 'readonly', addEventListener: 'readonly' },
+    },
   },
   {
     files: ['test/**', 'bench/**', 'examples/**'],

@@ -1,7 +1,5 @@
 import { defineConfig } from 'tsup';
 
-const dts = { compilerOptions: { ignoreDeprecations: '6.0' } };
-
 export default defineConfig([
   {
     entry: {
@@ -10,13 +8,24 @@ export default defineConfig([
       'sandbox/index': 'src/sandbox/index.ts',
       // The PostgreSQL inbox (payorch/postgres): only its users need `pg`, an optional peer.
       'postgres/index': 'src/postgres/index.ts',
+      // SHA-256 for the `#hash` import, chosen by package.json `imports` conditions: node:crypto
+      // where it exists, pure JS on edge runtimes (docs/decisions.md). Kept external so the choice
+      // is made where the package runs or is bundled, not here.
+      'hash/node': 'src/core/hash/node.ts',
+      'hash/web': 'src/core/hash/web.ts',
     },
+    external: ['#hash'],
     format: ['esm', 'cjs'],
     target: 'node20',
     platform: 'neutral',
     // TypeScript 6 deprecates `baseUrl`, which tsup 8's dts build sets internally (TS5101).
-    dts,
-    sourcemap: true,
+    dts: {
+      entry: { index: 'src/index.ts', 'sandbox/index': 'src/sandbox/index.ts', 'postgres/index': 'src/postgres/index.ts' },
+      compilerOptions: { ignoreDeprecations: '6.0' },
+    },
+    // No source maps in the package: the output is not minified, so stack traces already point at
+    // readable code, and maps (with the sources inlined) would double what users install.
+    sourcemap: false,
     clean: true,
     treeshake: true,
     // zod's runtime is bundled, tree-shaken: `import('zod')` evaluates about 95 files (every locale
@@ -28,10 +37,11 @@ export default defineConfig([
     // The `payorch` command (package.json bin), ESM only: nothing requires it. src/cli/index.ts
     // starts with its shebang; each command is its own chunk, loaded when it runs.
     entry: { cli: 'src/cli/index.ts' },
+    external: ['#hash'],
     format: ['esm'],
     target: 'node20',
     platform: 'node',
-    sourcemap: true,
+    sourcemap: false,
     treeshake: true,
     esbuildOptions(options) {
       options.chunkNames = 'cli/[name]-[hash]';

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Checks the package as users get it: publint and attw on the packed files, then the `npm pack`
-# tarball installed into fresh consumer projects (ESM, CommonJS, TypeScript with node16 and
+# Checks the package as users get it: publint and attw on the packed files; the tarball's manifest,
+# licence, README links and files (scripts/check-packed.mjs); bundlers (esbuild for the edge and for
+# Node) on the installed package; then the `npm pack` tarball installed into fresh consumer projects (ESM, CommonJS, TypeScript with node16 and
 # bundler resolution under strict + exactOptionalPropertyTypes) that compile and call welcome()
 # against a local server.
 set -euo pipefail
@@ -24,6 +25,10 @@ trap 'rm -rf "$work"' EXIT
 step "npm pack"
 tarball="$work/$(npm pack --silent --pack-destination "$work" | tail -1)"
 echo "$tarball"
+
+step "the tarball: no install scripts, LICENSE, metadata, README links, no unused files"
+tar -xzf "$tarball" -C "$work"
+node scripts/check-packed.mjs "$work/package"
 
 install() { # dir, packages...
   local dir=$1
@@ -76,6 +81,15 @@ echo '{ "name": "consumer-esm", "private": true, "type": "module" }' > package.j
 install . "$tarball"
 { echo 'import { createServer } from "node:http";'; echo 'import { ProviderClient, RequestValidationError } from "payorch";'; sandbox_import 'import { createSandbox } from "payorch/sandbox";'; echo 'const label = "ESM";'; echo "$server_js$sandbox_js" | strip_types; } > index.js
 node index.js
+
+step "bundlers: esbuild for the edge (no node: import, pure-JS SHA-256) and for Node (node:crypto)"
+echo 'export * from "payorch";' > everything.js
+esbuild="$repo/node_modules/.bin/esbuild"
+"$esbuild" everything.js --bundle --format=esm --platform=neutral --main-fields=module,main --conditions=workerd,worker,edge-light,browser --metafile=edge.json --outfile=edge.js --log-level=warning
+if grep -qE "[\"']node:" edge.js || ! grep -q 'payorch/dist/hash/web.js' edge.json; then echo "the edge bundle imports a Node built-in or lacks the pure-JS hash"; exit 1; fi
+"$esbuild" everything.js --bundle --format=esm --platform=node --metafile=node.json --outfile=node-bundle.js --log-level=warning
+grep -q 'payorch/dist/hash/node.js' node.json || { echo "a Node bundle should pick dist/hash/node.js (node:crypto)"; exit 1; }
+echo "edge bundle: $(wc -c < edge.js) bytes, no node: import; Node bundle uses node:crypto"
 
 step "consumer: CommonJS (require)"
 mkdir -p "$work/cjs" && cd "$work/cjs"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs test/runtimes/smoke.mjs against the built package (dist/) on Node 20, 22 and 24, Bun and
+# Runs test/runtimes/smoke.mjs against the built package (dist/) on Node 20, 22, 24 and 26, Bun and
 # Deno. Every runtime runs even when one fails; the script fails if any did.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -19,6 +19,7 @@ run() {
 run "node $(node --version) (this machine)" node
 run "node 22" npx -y node@22
 run "node 24" npx -y node@24
+run "node 26" npx -y node@26
 run "bun" npx -y bun
 # Deno asks before touching the network, files or the environment: grant exactly those.
 run "deno" npx -y deno run --allow-net=127.0.0.1 --allow-read=. --allow-env --allow-sys --quiet
@@ -28,4 +29,4 @@ if ((${#failures[@]} > 0)); then
   echo "runtimes: ${#failures[@]} failed: ${failures[*]}"
   exit 1
 fi
-echo "runtimes: 5 passed, 0 failed"
+echo "runtimes: 6 passed, 0 failed"

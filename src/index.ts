@@ -126,6 +126,21 @@ export { ResponseValidationError } from './errors/response-validation-error.js';
 export { ConnectionError } from './errors/connection-error.js';
 export { TimeoutError } from './errors/timeout-error.js';
 export { RequestAbortedError } from './errors/request-aborted-error.js';
+// Type guards that hold across the ESM and CommonJS copies of payorch, where `instanceof` does not.
+export {
+  isPayorchError,
+  isAPIError,
+  isAuthenticationError,
+  isPermissionDeniedError,
+  isUnprocessableEntityError,
+  isRequestValidationError,
+  isResponseValidationError,
+  isConnectionError,
+  isTimeoutError,
+  isRequestAbortedError,
+  isCallbackVerificationError,
+  isTrackingCodeError,
+} from './errors/guards.js';
 
 // Dealer API
 export { DealerClient } from './dealer/client.js';

@@ -23,10 +23,21 @@ function decode(bytes: Uint8Array): string {
   }
 }
 
+/** UTF-8 length of `text` without encoding it (no Buffer: this runs on every runtime). */
+function utf8Length(text: string): number {
+  let bytes = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    // 0x80..0x7ff take 2 bytes, the rest of the BMP 3; a surrogate pair's 4 are 2 + 2.
+    if (unit >= 0x80) bytes += unit >= 0x800 && (unit < 0xd800 || unit > 0xdfff) ? 2 : 1;
+  }
+  return bytes;
+}
+
 function parseJson(text: string): unknown {
   // A UTF-16 unit is at most 3 UTF-8 bytes: only a long text needs counting.
   if (text.length * 3 > MAX_CALLBACK_BODY_BYTES) {
-    const bytes = Buffer.byteLength(text, 'utf8');
+    const bytes = utf8Length(text);
     if (bytes > MAX_CALLBACK_BODY_BYTES) throw tooLarge(bytes);
   }
   try {

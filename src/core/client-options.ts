@@ -11,13 +11,13 @@ export interface ClientOptions {
   /**
    * API key, sent as X-Api-Key. A non-empty string: an empty or missing one fails in the
    * constructor with a `RequestValidationError`.
-   * @example process.env.PAYORCH_API_KEY!
+   * @example process.env.PAYORCH_PROVIDER_API_KEY!
    */
   readonly apiKey: string;
   /**
    * Secret key, a non-empty string. It only enters the hash; it is never sent, logged or put into
    * an error, even when the service echoes it back.
-   * @example process.env.PAYORCH_SECRET_KEY!
+   * @example process.env.PAYORCH_PROVIDER_SECRET_KEY!
    */
   readonly secretKey: string;
   /**

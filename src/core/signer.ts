@@ -1,5 +1,8 @@
-import { createHash } from 'node:crypto';
 import { assertNever } from './assert-never.js';
+// node:crypto on Node, Bun and Deno, pure JS elsewhere: package.json `imports` (docs/decisions.md).
+import { sha256Hex as sha256 } from '#hash';
+
+export { constantTimeEqual } from '#hash';
 
 /**
  * Which hash of spec 5.1 a request carries, with the extra value it covers.
@@ -18,7 +21,7 @@ export interface Credentials {
 
 /** Lowercase hex SHA-256 of the UTF-8 concatenation of `parts`, with no separator (spec 5.1). */
 export function sha256Hex(...parts: readonly string[]): string {
-  return createHash('sha256').update(parts.join(''), 'utf8').digest('hex');
+  return sha256(parts.join(''));
 }
 
 /**
@@ -46,20 +49,4 @@ export function requestHash(credentials: Credentials, signing: Signing, timestam
 /** The X-Hash of a callback: api_key + secret_key + tracking_code + status + timestamp (spec 5.3). */
 export function callbackHash(credentials: Credentials, trackingCode: string, status: string, timestamp: string): string {
   return sha256Hex(credentials.apiKey, credentials.secretKey, trackingCode, status, timestamp);
-}
-
-/**
- * Compares two strings in time that depends only on their lengths, so that a forger learns
- * nothing from how long a mismatch took: every character of `expected` is visited whatever
- * `actual` holds, and no branch depends on where they differ. Plain JavaScript: it allocates
- * nothing (two Buffer copies per comparison cost more than the SHA-256 they guard, bench/findings.md)
- * and needs no Node built-in.
- */
-export function constantTimeEqual(actual: string, expected: string): boolean {
-  let difference = actual.length ^ expected.length;
-  for (let i = 0; i < expected.length; i++) {
-    // Past the end of `actual`, charCodeAt gives NaN, which `^` reads as 0: the lengths already differ.
-    difference |= actual.charCodeAt(i) ^ expected.charCodeAt(i);
-  }
-  return difference === 0;
 }

@@ -1,4 +1,5 @@
 import { PayorchError } from './payorch-error.js';
+import { brand } from './brand.js';
 import { redactText, redactValue, secretForms } from './redact-secrets.js';
 
 /**
@@ -67,6 +68,9 @@ export interface APIErrorInit {
  */
 export class APIError extends PayorchError {
   override name = 'APIError';
+  static {
+    brand(this, 'APIError');
+  }
   /** HTTP status of the answer; 0 when the platform hid it (an opaque redirect). */
   readonly status: number;
   /** Response headers, lower-cased names. */
@@ -118,6 +122,9 @@ export class APIError extends PayorchError {
 /** The service refused the credentials (HTTP 401, spec 7.1). */
 export class AuthenticationError extends APIError {
   override name = 'AuthenticationError';
+  static {
+    brand(this, 'AuthenticationError');
+  }
   readonly reason: AuthFailureReason;
   /** Made by {@link APIError.generate} from a 401 answer or a body with an authentication text of spec 7.1. */
   constructor(message: string, init: APIErrorInit, reason: AuthFailureReason) {
@@ -132,6 +139,9 @@ export class AuthenticationError extends APIError {
  */
 export class PermissionDeniedError extends APIError {
   override name = 'PermissionDeniedError';
+  static {
+    brand(this, 'PermissionDeniedError');
+  }
   readonly reason: AuthFailureReason;
   /** Made by {@link APIError.generate} from a 403 answer or a body with a permission text of spec 7.1 or 7.3. */
   constructor(message: string, init: APIErrorInit, reason: AuthFailureReason) {
@@ -147,6 +157,9 @@ export class PermissionDeniedError extends APIError {
  */
 export class UnprocessableEntityError extends APIError {
   override name = 'UnprocessableEntityError';
+  static {
+    brand(this, 'UnprocessableEntityError');
+  }
   override readonly messages: readonly string[];
   /** Made by {@link APIError.generate} from an answer with a `messages` list. */
   constructor(message: string, init: APIErrorInit) {

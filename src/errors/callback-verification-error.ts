@@ -1,5 +1,6 @@
 import { PayorchError } from './payorch-error.js';
 import type { ValidationIssue } from './request-validation-error.js';
+import { brand } from './brand.js';
 
 /**
  * Why a callback was refused.
@@ -67,6 +68,9 @@ const STATUS = {
  */
 export class CallbackVerificationError extends PayorchError {
   override name = 'CallbackVerificationError';
+  static {
+    brand(this, 'CallbackVerificationError');
+  }
   readonly reason: CallbackVerificationReason;
   /** The HTTP status to answer: 401 for authentication failures, 400 for an unusable body. */
   readonly status: 400 | 401;

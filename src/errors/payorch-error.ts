@@ -1,3 +1,5 @@
+import { brand } from './brand.js';
+
 /**
  * Base class of every error payorch throws. Catch this to handle any SDK failure.
  *
@@ -6,4 +8,7 @@
  */
 export class PayorchError extends Error {
   override name = 'PayorchError';
+  static {
+    brand(this, 'PayorchError');
+  }
 }

@@ -1,4 +1,5 @@
 import { PayorchError } from './payorch-error.js';
+import { brand } from './brand.js';
 
 /** One rule a value broke: the dotted field path, the rule's code and a readable message. */
 export interface ValidationIssue {
@@ -22,6 +23,9 @@ export interface ValidationIssue {
  */
 export class RequestValidationError extends PayorchError {
   override name = 'RequestValidationError';
+  static {
+    brand(this, 'RequestValidationError');
+  }
   readonly issues: readonly ValidationIssue[];
   /** Made by the SDK when a request breaks its schema; `operation` names the call. */
   constructor(operation: string, issues: readonly ValidationIssue[]) {

@@ -1,6 +1,7 @@
 import { PayorchError } from './payorch-error.js';
 import { redactText, redactValue, secretForms } from './redact-secrets.js';
 import type { ValidationIssue } from './request-validation-error.js';
+import { brand } from './brand.js';
 
 /**
  * The service answered with success, but the body does not have the shape the spec gives.
@@ -8,6 +9,9 @@ import type { ValidationIssue } from './request-validation-error.js';
  */
 export class ResponseValidationError extends PayorchError {
   override name = 'ResponseValidationError';
+  static {
+    brand(this, 'ResponseValidationError');
+  }
   readonly status: number;
   readonly issues: readonly ValidationIssue[];
   /** The parsed JSON body. */

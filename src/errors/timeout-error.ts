@@ -1,4 +1,5 @@
 import { PayorchError } from './payorch-error.js';
+import { brand } from './brand.js';
 
 /**
  * The call, retries and body included, did not finish within `timeout` milliseconds.
@@ -7,6 +8,9 @@ import { PayorchError } from './payorch-error.js';
  */
 export class TimeoutError extends PayorchError {
   override name = 'TimeoutError';
+  static {
+    brand(this, 'TimeoutError');
+  }
   readonly timeout: number;
   /** Made by the SDK when the call outlived `timeout` milliseconds. */
   constructor(timeout: number) {

@@ -1,4 +1,5 @@
 import { PayorchError } from './payorch-error.js';
+import { brand } from './brand.js';
 
 /**
  * A string is not a tracking code of spec 2.1 (`PREFIX-segment-unixSeconds`, for example
@@ -15,6 +16,9 @@ import { PayorchError } from './payorch-error.js';
  */
 export class TrackingCodeError extends PayorchError {
   override name = 'TrackingCodeError';
+  static {
+    brand(this, 'TrackingCodeError');
+  }
   /** The value that was given, cut to 64 characters. */
   readonly value: string;
   /** Made by the tracking-code parser; names what is wrong with the code. */

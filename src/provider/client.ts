@@ -52,8 +52,8 @@ const sharedTransports = new WeakMap<ProviderClientOptions, Transport>();
  *
  * const provider = new ProviderClient({
  *   baseUrl: 'https://pay.example.com',
- *   apiKey: process.env.PAYORCH_API_KEY!,
- *   secretKey: process.env.PAYORCH_SECRET_KEY!,
+ *   apiKey: process.env.PAYORCH_PROVIDER_API_KEY!,
+ *   secretKey: process.env.PAYORCH_PROVIDER_SECRET_KEY!,
  *   credentialKey: process.env.PAYORCH_CREDENTIAL_KEY!,
  * });
  * const { provider: me } = await provider.welcome();
@@ -93,7 +93,7 @@ export class ProviderClient {
    *
    * @example
    * ```ts
-   * const shop = provider.withSite(process.env.SHOP_CREDENTIAL_KEY!);
+   * const shop = provider.withSite(process.env.PAYORCH_CREDENTIAL_KEY!);
    * await shop.manual.startDeposit(body);
    * ```
    */
@@ -121,7 +121,7 @@ export class ProviderClient {
    *
    * @example
    * ```ts
-   * const { sites } = await provider.listSites({ key: process.env.PAYORCH_X_KEY! });
+   * const { sites } = await provider.listSites({ key: process.env.PAYORCH_SITES_KEY! });
    * ```
    */
   async listSites(params: SiteListParams, options?: ProviderRequestOptions): Promise<SiteList> {

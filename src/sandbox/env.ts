@@ -9,7 +9,7 @@ export function exampleEnvironment(url: string, accounts: SandboxAccounts): Reco
     PAYORCH_BASE_URL: url,
     PAYORCH_PROVIDER_API_KEY: accounts.provider.apiKey,
     PAYORCH_PROVIDER_SECRET_KEY: accounts.provider.secretKey,
-    PAYORCH_PROVIDER_KEY: accounts.provider.key,
+    PAYORCH_SITES_KEY: accounts.provider.key,
     PAYORCH_CREDENTIAL_KEY: accounts.provider.sites[0].credentialKey,
     PAYORCH_DEALER_API_KEY: accounts.dealer.apiKey,
     PAYORCH_DEALER_SECRET_KEY: accounts.dealer.secretKey,

@@ -1,3 +1,5 @@
+import { IncomingMessage } from 'node:http';
+import { Socket } from 'node:net';
 import { describe, expect, test } from 'vitest';
 import { CallbackVerificationError, verifyCallbackRequest } from '../../src/index.js';
 import { now, sign, unsigned } from '../helpers/callbacks.js';
@@ -96,5 +98,14 @@ describe('verifyCallbackRequest', () => {
     const request = new Request(RECEIVER_URL, { method: 'POST', headers: deposit.headers, body: JSON.stringify(deposit.body) });
     await request.text();
     await expect(verifyCallbackRequest(request, options)).rejects.toThrow(TypeError);
+  });
+
+  test('given a Node IncomingMessage, says to use verifyCallback instead of failing inside it', async () => {
+    const message = new IncomingMessage(new Socket());
+    message.headers = { 'x-api-key': PROVIDER.apiKey, 'content-type': 'application/json' };
+    const error = await verifyCallbackRequest(message as unknown as Request, options).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(TypeError);
+    expect((error as TypeError).message).toMatch(/looks like a Node IncomingMessage.*Use verifyCallback\(\{ headers: req\.headers, body: rawBody \}/);
+    await expect(verifyCallbackRequest(undefined as unknown as Request, options)).rejects.toThrow(/takes a Fetch API Request/);
   });
 });

@@ -1,0 +1,104 @@
+// SHA-256 (FIPS 180-4) in plain JavaScript, so that the main entry needs no Node built-in and
+// `verifyCallback` stays synchronous on runtimes whose only hash is WebCrypto's async digest.
+// Where node:crypto exists, hash/node.ts hashes instead
+// (package.json `imports`, "#hash"); the choice and its numbers are in docs/decisions.md. Pinned by the FIPS
+// examples, the signing vectors and a property test against node:crypto (test/core/hash.test.ts).
+
+export { constantTimeEqual } from './constant-time.js';
+
+const K = new Int32Array([
+  0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3,
+  0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+  0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13,
+  0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+  0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208,
+  0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+]);
+const INITIAL = new Int32Array([0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]);
+const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
+
+// Indexes below are in range by construction; `as number` says so without a run-time check.
+// Scratch space reused by every call: hashing is synchronous, so no two calls share it at once.
+const W = new Int32Array(64);
+const H = new Int32Array(8);
+let scratch = new Uint8Array(256);
+let scratchView = new DataView(scratch.buffer);
+const encoder = new TextEncoder();
+
+function compress(view: DataView, offset: number): void {
+  for (let i = 0; i < 16; i++) W[i] = view.getInt32(offset + i * 4);
+  for (let i = 16; i < 64; i++) {
+    const w15 = (W[i - 15] as number);
+    const w2 = (W[i - 2] as number);
+    const s0 = ((w15 >>> 7) | (w15 << 25)) ^ ((w15 >>> 18) | (w15 << 14)) ^ (w15 >>> 3);
+    const s1 = ((w2 >>> 17) | (w2 << 15)) ^ ((w2 >>> 19) | (w2 << 13)) ^ (w2 >>> 10);
+    W[i] = ((W[i - 16] as number) + s0 + (W[i - 7] as number) + s1) | 0;
+  }
+  let a = (H[0] as number);
+  let b = (H[1] as number);
+  let c = (H[2] as number);
+  let d = (H[3] as number);
+  let e = (H[4] as number);
+  let f = (H[5] as number);
+  let g = (H[6] as number);
+  let h = (H[7] as number);
+  for (let i = 0; i < 64; i++) {
+    const S1 = ((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7));
+    const t1 = (h + S1 + ((e & f) ^ (~e & g)) + (K[i] as number) + (W[i] as number)) | 0;
+    const S0 = ((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10));
+    const t2 = (S0 + ((a & b) ^ (a & c) ^ (b & c))) | 0;
+    h = g;
+    g = f;
+    f = e;
+    e = (d + t1) | 0;
+    d = c;
+    c = b;
+    b = a;
+    a = (t1 + t2) | 0;
+  }
+  H[0] = ((H[0] as number) + a) | 0;
+  H[1] = ((H[1] as number) + b) | 0;
+  H[2] = ((H[2] as number) + c) | 0;
+  H[3] = ((H[3] as number) + d) | 0;
+  H[4] = ((H[4] as number) + e) | 0;
+  H[5] = ((H[5] as number) + f) | 0;
+  H[6] = ((H[6] as number) + g) | 0;
+  H[7] = ((H[7] as number) + h) | 0;
+}
+
+/** Lowercase hex SHA-256 of the UTF-8 encoding of `text`. */
+export function sha256Hex(text: string): string {
+  // UTF-8 takes at most 3 bytes per UTF-16 code unit; 72 more leave room for the padding.
+  const room = text.length * 3 + 72;
+  let buffer = scratch;
+  let view = scratchView;
+  if (buffer.length < room) {
+    buffer = new Uint8Array(room);
+    view = new DataView(buffer.buffer);
+    // Keep only a small scratch buffer: the hashed strings are keys and short codes, not bodies.
+    if (room <= 4096) [scratch, scratchView] = [buffer, view];
+  }
+  const length = encoder.encodeInto(text, buffer).written;
+  // Padding: 0x80, zeros to 56 mod 64, then the bit length as a 64-bit big-endian number.
+  const padded = (((length + 8) >>> 6) + 1) << 6;
+  buffer.fill(0, length, padded);
+  buffer[length] = 0x80;
+  const bits = length * 8;
+  const high = Math.floor(bits / 0x100000000);
+  buffer[padded - 8] = high >>> 24;
+  buffer[padded - 7] = high >>> 16;
+  buffer[padded - 6] = high >>> 8;
+  buffer[padded - 5] = high;
+  buffer[padded - 4] = bits >>> 24;
+  buffer[padded - 3] = bits >>> 16;
+  buffer[padded - 2] = bits >>> 8;
+  buffer[padded - 1] = bits;
+  H.set(INITIAL);
+  for (let offset = 0; offset < padded; offset += 64) compress(view, offset);
+  let hex = '';
+  for (let i = 0; i < 8; i++) {
+    const word = (H[i] as number);
+    hex += (HEX[word >>> 24] as string) + (HEX[(word >>> 16) & 0xff] as string) + (HEX[(word >>> 8) & 0xff] as string) + (HEX[word & 0xff] as string);
+  }
+  return hex;
+}

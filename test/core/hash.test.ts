@@ -1,0 +1,58 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import * as nodeHash from '../../src/core/hash/node.js';
+import { constantTimeEqual, sha256Hex } from '../../src/core/hash/web.js';
+
+const nodeSha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+
+describe('sha256Hex (the pure-JS SHA-256 the main entry uses on every runtime)', () => {
+  // FIPS 180-4 examples, and the lengths around the padding boundaries (55, 56, 63, 64 bytes).
+  test.each([
+    ['', 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855'],
+    ['abc', 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad'],
+    ['abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq', '248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1'],
+    ['a'.repeat(55), '9f4390f8d30c2dd92ec9f095b65e2b9ae9b0a925a5258e241c9f1e910f734318'],
+    ['a'.repeat(56), 'b35439a4ac6f0948b6d6f9e3c6af0f5f590ce20f1bde7090ef7970686ec6738a'],
+    ['a'.repeat(64), 'ffe054fe7ae0cb6dc65c3af9b61d5209f439851db43d0ba5997337df154668eb'],
+  ])('FIPS 180-4 / padding: %j', (text, expected) => {
+    expect(sha256Hex(text)).toBe(expected);
+  });
+
+  test('a million "a" (FIPS 180-4), then shorter and longer texts reuse the scratch space correctly', () => {
+    expect(sha256Hex('a'.repeat(1_000_000))).toBe('cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0');
+    for (const length of [3, 1000, 2000, 10, 5000, 300, 64]) expect(sha256Hex('ab'.repeat(length))).toBe(nodeSha256('ab'.repeat(length)));
+  });
+
+  test('the node:crypto path (package.json `imports`, condition "node") gives the same hashes', () => {
+    for (const text of ['', 'abc', 'smoke_secret_ğüş_0001', 'x'.repeat(200)]) expect(nodeHash.sha256Hex(text)).toBe(sha256Hex(text));
+    expect(nodeHash.constantTimeEqual).toBe(constantTimeEqual);
+  });
+
+  test('equals node:crypto on any text, including non-ASCII and lone surrogates', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 150 }), (text) => sha256Hex(text) === nodeSha256(text)),
+      { numRuns: 300 },
+    );
+    fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 200 }), (text) => sha256Hex(text) === nodeSha256(text)), { numRuns: 300 });
+    // Generous: a loaded machine must not turn a correct property into a timeout.
+  }, 60_000);
+});
+
+describe('constantTimeEqual', () => {
+  test('agrees with node:crypto timingSafeEqual on equal-length strings, and is false for other lengths', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 70 }), fc.string({ maxLength: 70 }), (a, b) => {
+        const x = Buffer.from(a, 'utf16le');
+        const y = Buffer.from(b, 'utf16le');
+        const expected = x.length === y.length && timingSafeEqual(x, y);
+        return constantTimeEqual(a, b) === expected && constantTimeEqual(a, a);
+      }),
+      { numRuns: 1000 },
+    );
+    expect(constantTimeEqual('abc', 'abd')).toBe(false);
+    expect(constantTimeEqual('', 'a')).toBe(false);
+    expect(constantTimeEqual('a', '')).toBe(false);
+    expect(constantTimeEqual('', '')).toBe(true);
+  });
+});

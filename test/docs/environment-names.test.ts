@@ -1,0 +1,54 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { exampleEnvironment } from '../../src/sandbox/env.js';
+import { createSandbox } from '../../src/sandbox/index.js';
+
+const root = join(import.meta.dirname, '../..');
+/** The one set of names (team contract): README, guides, examples, the sandbox's printout, error messages. */
+const CREDENTIALS = [
+  'PAYORCH_BASE_URL',
+  'PAYORCH_PROVIDER_API_KEY',
+  'PAYORCH_PROVIDER_SECRET_KEY',
+  'PAYORCH_CREDENTIAL_KEY',
+  'PAYORCH_SITES_KEY',
+  'PAYORCH_DEALER_API_KEY',
+  'PAYORCH_DEALER_SECRET_KEY',
+];
+/** Where the example webhook receiver listens: settings of the example, not credentials. */
+const EXAMPLE_SETTINGS = ['PAYORCH_WEBHOOK_HOST', 'PAYORCH_WEBHOOK_PORT'];
+
+function files(dir: string, extensions: readonly string[]): string[] {
+  return readdirSync(join(root, dir), { recursive: true })
+    .map(String)
+    .filter((file) => extensions.some((extension) => file.endsWith(extension)))
+    .map((file) => join(dir, file));
+}
+
+describe('environment variable names', () => {
+  test('README, docs, examples and sources use only the contract names', () => {
+    const scanned = ['README.md', ...files('docs', ['.md']), ...files('examples', ['.ts']), ...files('src', ['.ts'])];
+    const strays = scanned.flatMap((file) =>
+      [...readFileSync(join(root, file), 'utf8').matchAll(/\bPAYORCH_[A-Z_]+\*?/g)]
+        .map(([name]) => name)
+        // `PAYORCH_DEALER_*` names the pair in prose.
+        .filter((name) => !name.endsWith('_*'))
+        .filter((name) => ![...CREDENTIALS, ...EXAMPLE_SETTINGS].includes(name))
+        .map((name) => `${file}: ${name}`),
+    );
+    expect(strays).toEqual([]);
+  });
+
+  test('the sandbox prints exactly the contract names, with its own values', () => {
+    const sandbox = createSandbox();
+    const environment = exampleEnvironment('http://127.0.0.1:4010', sandbox.accounts);
+    expect(Object.keys(environment).sort()).toEqual([...CREDENTIALS].sort());
+    expect(environment.PAYORCH_SITES_KEY).toBe(sandbox.accounts.provider.key);
+    expect(environment.PAYORCH_PROVIDER_SECRET_KEY).toBe(sandbox.accounts.provider.secretKey);
+  });
+
+  test('the README quick start reads the names the sandbox prints', () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    for (const name of ['PAYORCH_PROVIDER_API_KEY', 'PAYORCH_PROVIDER_SECRET_KEY', 'PAYORCH_CREDENTIAL_KEY']) expect(readme).toContain(`process.env.${name}`);
+  });
+});

@@ -1,0 +1,4 @@
+// Cloudflare Workers module syntax (workerd through miniflare).
+import { handle } from './checks.mjs';
+
+export default { fetch: (request) => handle(request) };
