@@ -8,7 +8,7 @@ import { allowLoopback, deliver } from '../helpers/serve.js';
 import { PROVIDER } from '../helpers/wire.js';
 
 // The Cloudflare Worker example in workerd (miniflare), bundled as wrangler would, reached over
-// real HTTP on the address workerd listens on.
+// real HTTP on the address workerd listens on. No nodejs_compat: the main entry needs no Node built-in.
 const root = join(import.meta.dirname, '..', '..');
 let miniflare: Miniflare;
 let url: string;
@@ -23,15 +23,12 @@ beforeAll(async () => {
     conditions: ['workerd', 'worker', 'browser'],
     mainFields: ['module', 'main'],
     alias: { payorch: join(root, 'src/index.ts') },
-    // Until the main entry stops using node:crypto (the edge runtimes issue), workerd needs nodejs_compat.
-    external: ['node:*'],
     logLevel: 'silent',
   });
   miniflare = new Miniflare({
     modules: true,
     script: bundle.outputFiles[0]!.text,
     compatibilityDate: '2025-09-01',
-    compatibilityFlags: ['nodejs_compat'],
     bindings: { PAYORCH_PROVIDER_API_KEY: PROVIDER.apiKey, PAYORCH_PROVIDER_SECRET_KEY: PROVIDER.secretKey },
   });
   url = new URL('/webhooks/payorch', await miniflare.ready).href;
