@@ -29,6 +29,18 @@ describe('readLimited', () => {
     expect(text(await readLimited(stream, null, 7))).toBe('{"a":1}');
   });
 
+  test('returns a body that arrives as one chunk, a view into a larger buffer, byte for byte', async () => {
+    const backing = new TextEncoder().encode('xx{"amount":"12.50"}yy');
+    const view = backing.subarray(2, backing.length - 2);
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(view);
+        controller.close();
+      },
+    });
+    expect(text(await readLimited(stream, String(view.byteLength), 100))).toBe('{"amount":"12.50"}');
+  });
+
   test('returns no bytes for no body', async () => {
     expect(await readLimited(null, null, 10)).toEqual(new Uint8Array());
   });
