@@ -42,7 +42,7 @@ export interface CallbackInput {
  */
 export const DEFAULT_CALLBACK_MAX_AGE_SECONDS = 259_200;
 /** How far ahead of this machine's clock a signed timestamp may be (the 5 minutes of spec 5.1). */
-const DEFAULT_TOLERANCE_SECONDS = 300;
+export const DEFAULT_TOLERANCE_SECONDS = 300;
 
 /** How to verify a callback. */
 export interface VerifyCallbackOptions {

@@ -1,9 +1,6 @@
-import { DEFAULT_CALLBACK_MAX_AGE_SECONDS } from '../callbacks/verify.js';
+import { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS } from '../callbacks/verify.js';
 import { InboxFullError } from '../errors/inbox-full-error.js';
 import { RequestValidationError } from '../errors/request-validation-error.js';
-
-/** How far in the future a callback's timestamp may be (verifyCallback's `toleranceSeconds`). */
-const DEFAULT_TOLERANCE_SECONDS = 300;
 
 /** What makes a callback the same callback: its record and the status it reports. */
 export interface CallbackKey {

@@ -2,7 +2,7 @@ import { MAX_CALLBACK_BODY_BYTES } from '../callbacks/body.js';
 import type { CallbackBody } from '../callbacks/body.js';
 import type { CallbackHeaders } from '../callbacks/headers.js';
 import type { VerifiedCallback } from '../callbacks/schemas.js';
-import { DEFAULT_CALLBACK_MAX_AGE_SECONDS, verifyCallback } from '../callbacks/verify.js';
+import { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS, verifyCallback } from '../callbacks/verify.js';
 import type { VerifyCallbackOptions } from '../callbacks/verify.js';
 import type { Logger } from '../core/observability.js';
 import { readLimited } from '../core/read-limited.js';
@@ -202,7 +202,7 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
   const inbox =
     options.inbox ??
     (createMemoryInbox({
-      retentionSeconds: (options.maxAgeSeconds ?? DEFAULT_CALLBACK_MAX_AGE_SECONDS) + (options.toleranceSeconds ?? 300),
+      retentionSeconds: (options.maxAgeSeconds ?? DEFAULT_CALLBACK_MAX_AGE_SECONDS) + (options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS),
     }) as unknown as CallbackInbox<TContext>);
   const handlers = new Map<string, ((callback: VerifiedCallback, context: TContext) => void | Promise<void>)[]>();
 
