@@ -1,6 +1,7 @@
 import { APIError, AuthenticationError, PermissionDeniedError, requestHash } from '../index.js';
 import type { AuthFailureReason } from '../index.js';
 import { assertNever } from '../core/assert-never.js';
+import { isLoopbackHostname } from '../core/loopback.js';
 import { COMMON_OPTIONS, EXIT_FAILED, EXIT_OK, KEY_VARIABLES, colours, emit, fromFlagOrEnv, integerFlag, parse, requireSetting } from './io.js';
 import type { Account, AccountKeys, Command, Io } from './io.js';
 
@@ -112,7 +113,7 @@ async function checkAccount(account: Account, baseUrl: URL, keys: AccountKeys, t
     { account, name: 'reachability', outcome: 'ok', detail: `${url.origin} answered HTTP ${response.status} in ${receivedAt - sentAt} ms` },
     https
       ? { account, name: 'tls', outcome: 'ok', detail: 'https, certificate trusted' }
-      : isLoopback(baseUrl.hostname)
+      : isLoopbackHostname(baseUrl.hostname)
         ? { account, name: 'tls', outcome: 'skip', detail: 'plain http on loopback (a local sandbox)' }
         : { account, name: 'tls', outcome: 'warn', detail: 'plain http', fix: 'use the https address: the hash does not cover the body, so anyone on the path could change an amount' },
   ];
@@ -146,10 +147,6 @@ function greeting(body: unknown): string {
   const record = body as { message?: unknown; dealer_name?: unknown };
   const text = typeof record.message === 'string' ? record.message : typeof record.dealer_name === 'string' ? record.dealer_name : undefined;
   return text === undefined ? '' : `: ${text}`;
-}
-
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '[::1]' || /^127\./.test(host);
 }
 
 // Date has whole seconds: an offset within the round trip plus one second is no offset at all.

@@ -31,12 +31,15 @@ export function checkTimeout(where: string, value: unknown): void {
   }
 }
 
+/** An integer from `min` to `max`; the value once checked, for options read with their default applied. */
+export function checkIntegerInRange(where: string, option: string, value: unknown, min: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) refuse(where, option, value, `an integer from ${min} to ${max}`);
+  return value;
+}
+
 /** An integer 0..10. */
 export function checkMaxRetries(where: string, value: unknown): void {
-  if (value === undefined) return;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > MAX_RETRIES_CAP) {
-    refuse(where, 'maxRetries', value, `an integer from 0 to ${MAX_RETRIES_CAP}`);
-  }
+  if (value !== undefined) checkIntegerInRange(where, 'maxRetries', value, 0, MAX_RETRIES_CAP);
 }
 
 /** A positive safe integer. */

@@ -16,6 +16,7 @@ import type { Endpoint } from './endpoint.js';
 import { Observer, redactHeaders } from './observability.js';
 import { backoffDelay, statusRetryDelay } from './retry-policy.js';
 import { checkRequestOptions } from './option-checks.js';
+import { isLoopbackHostname } from './loopback.js';
 import { readLimited } from './read-limited.js';
 import { parseRequest, toIssues } from './validation.js';
 
@@ -461,8 +462,6 @@ function isConnectionRefused(error: unknown): boolean {
   return false;
 }
 
-const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
-
 /**
  * Signatures cover no part of the body, so over plain HTTP anyone on the path could change an
  * amount or an IBAN: only loopback may use it without an explicit opt-in.
@@ -481,7 +480,7 @@ function checkBaseUrl(baseUrl: string, allowInsecureHttp: boolean): string {
     // They would be sent to the service and shown in every error message.
     throw new PayorchError(`baseUrl must not contain a user name or password: ${url.protocol}//${url.host}`);
   }
-  if (url.protocol === 'http:' && !allowInsecureHttp && !LOOPBACK.test(url.hostname)) {
+  if (url.protocol === 'http:' && !allowInsecureHttp && !isLoopbackHostname(url.hostname)) {
     throw new PayorchError(`baseUrl must use https unless the host is loopback or allowInsecureHttp is set: ${url.protocol}//${url.host}`);
   }
   if (url.search !== '' || url.hash !== '') {

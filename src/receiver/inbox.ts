@@ -1,6 +1,6 @@
 import { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS } from '../callbacks/verify.js';
 import { InboxFullError } from '../errors/inbox-full-error.js';
-import { RequestValidationError } from '../errors/request-validation-error.js';
+import { checkIntegerInRange } from '../core/option-checks.js';
 
 /** What makes a callback the same callback: its record and the status it reports. */
 export interface CallbackKey {
@@ -66,13 +66,6 @@ export interface MemoryInboxOptions {
   readonly now?: (() => number) | undefined;
 }
 
-function positiveInteger(name: string, value: unknown, max: number): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > max) {
-    throw new RequestValidationError('createMemoryInbox', [{ field: name, rule: 'invalid_option', message: `must be an integer from 1 to ${max}; got ${String(value)}` }]);
-  }
-  return value;
-}
-
 /**
  * The default inbox: keys in memory, in one process. Use it for a single instance of the
  * receiver; keys do not survive a restart, so a redelivery after a restart is applied again.
@@ -88,8 +81,8 @@ function positiveInteger(name: string, value: unknown, max: number): number {
  * ```
  */
 export function createMemoryInbox(options: MemoryInboxOptions = {}): CallbackInbox<MemoryInboxContext> {
-  const retentionMs = positiveInteger('retentionSeconds', options.retentionSeconds ?? DEFAULT_CALLBACK_MAX_AGE_SECONDS + DEFAULT_TOLERANCE_SECONDS, 10 * 365 * 86_400) * 1000;
-  const maxKeys = positiveInteger('maxKeys', options.maxKeys ?? 100_000, 100_000_000);
+  const retentionMs = checkIntegerInRange('createMemoryInbox', 'retentionSeconds', options.retentionSeconds ?? DEFAULT_CALLBACK_MAX_AGE_SECONDS + DEFAULT_TOLERANCE_SECONDS, 1, 10 * 365 * 86_400) * 1000;
+  const maxKeys = checkIntegerInRange('createMemoryInbox', 'maxKeys', options.maxKeys ?? 100_000, 1, 100_000_000);
   const now = options.now ?? Date.now;
   // Keys in the order they were applied, with when: a Map iterates in insertion order, so the
   // expired ones are always at the front.
