@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type { z } from 'zod/mini';
 import type { Endpoint } from './core/endpoint.js';
 import { dealerCardPaymentEndpoint } from './dealer/credit-card.js';
 import { eibanListEndpoint } from './dealer/eibans.js';
@@ -26,10 +26,10 @@ export type Api = 'provider' | 'dealer';
 /** An endpoint row with the API it belongs to. */
 export interface ApiEndpoint {
   readonly api: Api;
-  readonly endpoint: Endpoint<z.ZodType, z.ZodType>;
+  readonly endpoint: Endpoint<z.ZodMiniType, z.ZodMiniType>;
 }
 
-const rows = (api: Api, endpoints: readonly Endpoint<z.ZodType, z.ZodType>[]): ApiEndpoint[] => endpoints.map((endpoint) => ({ api, endpoint }));
+const rows = (api: Api, endpoints: readonly Endpoint<z.ZodMiniType, z.ZodMiniType>[]): ApiEndpoint[] => endpoints.map((endpoint) => ({ api, endpoint }));
 const channel = (endpoints: typeof bankEndpoints | typeof cryptoEndpoints | typeof walletEndpoints) => [endpoints.deposit, endpoints.gateways, endpoints.withdrawal];
 
 /** The 17 endpoints of the Provider API (spec 4.2) and the 8 of the Dealer API (spec 4.13). */

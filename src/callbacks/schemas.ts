@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { lenientObject, openEnum, responseBoolean, responseInteger, responseNumber, responseString } from '../core/schema.js';
 import { CALLBACK_STATUSES } from './kinds.js';
 import type { CallbackKind } from './kinds.js';
@@ -12,8 +12,8 @@ import type { CallbackKind } from './kinds.js';
 
 /**
  * Fields every callback body carries and the hash covers (spec 5.3), plus the body's copy of the
- * hash. Read before the signature check, which needs nothing else: `z.object` skips copying the
- * other fields, which the kind's own schema keeps afterwards (bench/RESULTS.md).
+ * hash: the fields every kind's schema shares. verifyCallback reads them by hand before the
+ * signature check (src/callbacks/verify.ts, `readSignedFields`), with the same rules.
  */
 export const SignedCallbackFields = z.object({
   tracking_code: z.string(),
@@ -44,17 +44,17 @@ export type DealerCreditCardCallbackStatus = z.infer<typeof DealerCreditCardCall
 const signed = SignedCallbackFields.shape;
 
 // The fields of deposit and withdrawal callbacks, in the order of spec 6.2.
-const providerTransaction = <S extends z.ZodType>(status: S) => ({
+const providerTransaction = <S extends z.ZodMiniType>(status: S) => ({
   tracking_code: signed.tracking_code,
   /** The service's internal transaction id. */
-  tx_id: responseString.optional(),
+  tx_id: z.optional(responseString),
   status,
   /** The final approved or rejected amount: compare it with your record, the hash does not cover it. */
   amount: responseNumber,
-  username: z.string().optional(),
-  fullname: z.string().optional(),
-  user_id: responseString.optional(),
-  site_id: responseInteger.optional(),
+  username: z.optional(z.string()),
+  fullname: z.optional(z.string()),
+  user_id: z.optional(responseString),
+  site_id: z.optional(responseInteger),
   timestamp: signed.timestamp,
   hash: signed.hash,
 });
@@ -70,30 +70,30 @@ export type DepositCallback = z.infer<typeof DepositCallback>;
 export const WithdrawalCallback = lenientObject({
   ...providerTransaction(WithdrawalCallbackStatus),
   /** The recipient's IBAN (manual, E-IBAN and bank withdrawals). */
-  iban: z.string().optional(),
+  iban: z.optional(z.string()),
 });
 export type WithdrawalCallback = z.infer<typeof WithdrawalCallback>;
 
 const cardFailure = {
   /** Only when the payment failed. */
-  error_code: responseString.optional(),
+  error_code: z.optional(responseString),
   /** Only when the payment failed. */
-  error_message: z.string().optional(),
+  error_message: z.optional(z.string()),
 };
 
 /** Body of a provider card callback (spec 6.4). */
 export const CreditCardCallback = lenientObject({
   tracking_code: signed.tracking_code,
   /** The payment gateway's order id. */
-  order_id: responseString.optional(),
+  order_id: z.optional(responseString),
   status: CreditCardCallbackStatus,
   amount: responseNumber,
-  currency: z.string().optional(),
-  username: z.string().optional(),
-  user_id: responseString.optional(),
-  site_id: responseInteger.optional(),
-  customer_name: z.string().optional(),
-  customer_email: z.string().optional(),
+  currency: z.optional(z.string()),
+  username: z.optional(z.string()),
+  user_id: z.optional(responseString),
+  site_id: z.optional(responseInteger),
+  customer_name: z.optional(z.string()),
+  customer_email: z.optional(z.string()),
   timestamp: signed.timestamp,
   hash: signed.hash,
   ...cardFailure,
@@ -105,18 +105,18 @@ export type CreditCardCallback = z.infer<typeof CreditCardCallback>;
  * so everything but the signed fields is optional.
  */
 export const DealerCreditCardCallback = lenientObject({
-  success: responseBoolean.optional(),
+  success: z.optional(responseBoolean),
   tracking_code: signed.tracking_code,
-  order_id: responseString.optional(),
+  order_id: z.optional(responseString),
   status: DealerCreditCardCallbackStatus,
-  amount: responseNumber.optional(),
-  currency: z.string().optional(),
-  customer_name: z.string().optional(),
-  customer_email: z.string().optional(),
-  customer_phone: z.string().optional(),
-  status_message: z.string().optional(),
+  amount: z.optional(responseNumber),
+  currency: z.optional(z.string()),
+  customer_name: z.optional(z.string()),
+  customer_email: z.optional(z.string()),
+  customer_phone: z.optional(z.string()),
+  status_message: z.optional(z.string()),
   /** ISO 8601. */
-  completed_at: z.string().optional(),
+  completed_at: z.optional(z.string()),
   timestamp: signed.timestamp,
   hash: signed.hash,
   ...cardFailure,
@@ -132,7 +132,7 @@ export const CALLBACK_SCHEMAS = {
   withdrawal: WithdrawalCallback,
   creditCard: CreditCardCallback,
   dealerCreditCard: DealerCreditCardCallback,
-} as const satisfies Record<CallbackKind, z.ZodType>;
+} as const satisfies Record<CallbackKind, z.ZodMiniType>;
 
 /**
  * A verified callback: narrow on `kind` to get the payload's type. The payload types list the

@@ -1,11 +1,11 @@
-import type { z } from 'zod';
+import type { z } from 'zod/mini';
 
 /**
  * One endpoint of the spec as data: where it lives, how it is signed, whether it may be
  * retried, and the schemas of what goes in and comes out. Clients send it; the sandbox
  * serves it. One table, two users.
  */
-export interface Endpoint<P extends z.ZodType, R extends z.ZodType> {
+export interface Endpoint<P extends z.ZodMiniType, R extends z.ZodMiniType> {
   /** Public name of the call (`manual.startDeposit`), used in error messages. */
   readonly operation: string;
   readonly method: 'GET' | 'POST';
@@ -21,4 +21,4 @@ export interface Endpoint<P extends z.ZodType, R extends z.ZodType> {
   readonly response: R;
 }
 
-export const defineEndpoint = <P extends z.ZodType, R extends z.ZodType>(endpoint: Endpoint<P, R>): Endpoint<P, R> => endpoint;
+export const defineEndpoint = <P extends z.ZodMiniType, R extends z.ZodMiniType>(endpoint: Endpoint<P, R>): Endpoint<P, R> => endpoint;

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { RequestValidationError } from '../errors/request-validation-error.js';
 import type { ValidationIssue } from '../errors/request-validation-error.js';
 import type { Signing } from './signer.js';
@@ -81,7 +81,7 @@ export function checkRawRequest(params: RawRequest): void {
  * The transport call of a raw request {@link checkRawRequest} passed: its answer is parsed JSON,
  * unchecked. `secrets` are values its body may carry (a site credential key, spec 5.1 rule 2).
  */
-export function rawCall(params: RawRequest, signing: Signing, secrets?: readonly string[]): Call<z.ZodUnknown> {
+export function rawCall(params: RawRequest, signing: Signing, secrets?: readonly string[]): Call<z.ZodMiniUnknown> {
   return {
     operation: `request ${params.path}`,
     method: params.method,

@@ -1,99 +1,87 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
 /*
- * Building blocks of the wire schemas. Requests are strict (`z.strictObject`, exact types);
- * answers and callbacks are lenient (`lenientObject`): unknown fields are kept, `null` in an
- * optional field reads as absent, and the plausible variants a server may send (a number as a
- * numeric string, a decimal as a number) are normalised to the documented type.
+ * Building blocks of the wire schemas, written with `zod/mini` (the same zod core as classic zod,
+ * functions instead of methods, a fraction of the bundle: docs/decisions.md). Requests are strict
+ * (`z.strictObject`, exact types); answers and callbacks are lenient (`lenientObject`): unknown
+ * fields are kept, `null` in an optional field reads as absent, and the plausible variants a
+ * server may send (a number as a numeric string, a decimal as a number) are normalised to the
+ * documented type.
  */
 
-/**
- * An optional field of an answer: absent, `null` or a value of `schema`; `null` reads as absent.
- * A `z.nullable` whose run step turns `null` into `undefined` in place: a transform pipe doing
- * the same cost about 1 µs more per callback parse (docs/decisions.md), paid on every field that
- * is present. zod runs a check-free schema through `_zod.run` (a copy of `_zod.parse` taken at
- * construction), so both are replaced; test/wire/null-tolerance.test.ts fails if zod changes this.
- */
-function optionalOrNull<T extends z.ZodType>(schema: T): OptionalOrNull<T> {
-  const nullable = schema.nullable();
-  const internals = nullable._zod;
-  const run = internals.run.bind(internals);
-  const nullAsAbsent: typeof run = (payload, ctx) => {
-    if (payload.value !== null) return run(payload, ctx);
-    payload.value = undefined;
-    return payload;
-  };
-  internals.run = nullAsAbsent;
-  internals.parse = nullAsAbsent;
-  return nullable.optional() as unknown as OptionalOrNull<T>;
-}
-
-/** What `lenientObject` makes of a field declared `.optional()`: it also accepts `null`, read as absent. */
-export type OptionalOrNull<T extends z.ZodType> = z.ZodOptional<z.ZodType<z.output<T> | undefined, z.input<T> | null>>;
+/** What `lenientObject` makes of a field declared `z.optional(...)`: it also accepts `null`, read as absent. */
+export type OptionalOrNull<T extends z.core.SomeType> = z.ZodMiniOptional<z.ZodMiniType<z.output<T> | undefined, z.input<T> | null>>;
 
 /** The shape `lenientObject` builds from a declared shape (homomorphic, so field JSDoc carries over). */
 export type LenientShape<S extends z.core.$ZodShape> = {
-  [K in keyof S]: S[K] extends z.ZodOptional<infer T extends z.ZodType> ? OptionalOrNull<T> : S[K];
+  [K in keyof S]: S[K] extends z.ZodMiniOptional<infer T extends z.core.SomeType> ? OptionalOrNull<T> : S[K];
 };
+
+/** The object schema of an answer or callback body. */
+export type LenientObject<S extends z.core.$ZodShape> = z.ZodMiniObject<LenientShape<S>, z.core.$strip>;
 
 /**
  * The object of every answer and callback body (docs/decisions.md, "Lenient answers, exact types"):
- * - a field declared `.optional()` is absent, `null` or a value, and `null` reads as absent
+ * - a field declared `z.optional(...)` is absent, `null` or a value, and `null` reads as absent
  *   (`undefined`), so user code tests one thing;
  * - fields the spec does not list are kept at run time (a new field of the service reaches the
  *   caller), but the type lists exactly the declared fields, so a misspelt field does not compile.
  *   Read an unlisted field through `Record<string, unknown>`:
  *   `const extra: Record<string, unknown> = answer.data; extra['new_field']`.
+ *
+ * Through zod's public API only: each optional field becomes `z.optional(z.nullable(field))`, and
+ * one `z.overwrite` step on the object, built once, turns the nulls of those fields into
+ * `undefined` in the object zod has just built (never the caller's input).
  */
-export function lenientObject<const S extends z.core.$ZodShape>(shape: S): z.ZodObject<LenientShape<S>> {
+export function lenientObject<const S extends z.core.$ZodShape>(shape: S): LenientObject<S> {
   const lenient: Record<string, z.core.$ZodType> = {};
+  const nullable: string[] = [];
   for (const [key, field] of Object.entries(shape)) {
-    lenient[key] = field instanceof z.ZodOptional ? optionalOrNull(field.unwrap() as z.ZodType) : field;
+    if (field instanceof z.ZodMiniOptional) {
+      lenient[key] = z.optional(z.nullable(field.def.innerType));
+      nullable.push(key);
+    } else {
+      lenient[key] = field;
+    }
   }
+  const nullAsAbsent = (value: Record<string, unknown>): Record<string, unknown> => {
+    for (const key of nullable) if (value[key] === null) value[key] = undefined;
+    return value;
+  };
   // A loose object at run time, typed as a stripping one: the cast is the whole trick, in one place.
-  return z.looseObject(lenient) as unknown as z.ZodObject<LenientShape<S>>;
+  return z.looseObject(lenient).check(z.overwrite(nullAsAbsent)) as unknown as LenientObject<S>;
 }
 
 /** An amount in a request: a finite JSON number of at least `min` (spec 4.1: minimum 1). */
-export const requestAmount = (min: number) =>
-  z.number().min(min, { error: `must be at least ${min}` });
+export const requestAmount = (min: number) => z.number().check(z.minimum(min, { error: `must be at least ${min}` }));
 
 /** A required non-empty string in a request. */
 // A regex, not trim(): the SDK must send the caller's value unchanged.
-export const requiredString = () => z.string().regex(/\S/, { error: 'is required' });
+export const requiredString = () => z.string().check(z.regex(/\S/, { error: 'is required' }));
 
 const NUMERIC = /^-?\d+(\.\d+)?$/;
 
 /** A number in an answer; a numeric string is accepted and converted. */
-export const responseNumber = z.union([
-  z.number(),
-  z.string().trim().regex(NUMERIC).transform(Number),
-]);
+export const responseNumber = z.union([z.number(), z.pipe(z.string().check(z.trim(), z.regex(NUMERIC)), z.transform(Number))]);
 
 /** A string in an answer that a server may send as a number (an id): a number is kept as its text. */
-export const responseString = z.union([z.string(), z.number().transform(String)]);
+export const responseString = z.union([z.string(), z.pipe(z.number(), z.transform(String))]);
 
 /** An integer in an answer; a numeric string is accepted and converted. */
-export const responseInteger = z.union([
-  z.number().int(),
-  z.string().trim().regex(/^-?\d+$/).transform(Number),
-]);
+export const responseInteger = z.union([z.int(), z.pipe(z.string().check(z.trim(), z.regex(/^-?\d+$/)), z.transform(Number))]);
 
 /**
  * A decimal in an answer, handed over as the documented decimal string ("1500.00").
  * A JSON number is accepted and converted without float formatting surprises for integers.
  */
-export const responseDecimal = z.union([
-  z.string().trim().regex(NUMERIC),
-  z.number().transform((value) => String(value)),
-]);
+export const responseDecimal = z.union([z.string().check(z.trim(), z.regex(NUMERIC)), z.pipe(z.number(), z.transform((value: number) => String(value)))]);
 
 /** A boolean in an answer; 0/1 and "true"/"false" are accepted. */
 export const responseBoolean = z.union([
   z.boolean(),
-  z.literal(1).transform(() => true),
-  z.literal(0).transform(() => false),
-  z.enum(['true', 'false']).transform((value) => value === 'true'),
+  z.pipe(z.literal(1), z.transform(() => true)),
+  z.pipe(z.literal(0), z.transform(() => false)),
+  z.pipe(z.enum(['true', 'false']), z.transform((value: 'true' | 'false') => value === 'true')),
 ]);
 
 /**
@@ -108,4 +96,4 @@ export const openEnum = <const T extends readonly string[]>(options: T) =>
   );
 
 /** `success: true` of every success body (spec 2.1). Absent is tolerated; `false` never reaches a schema. */
-export const successFlag = z.literal(true).optional();
+export const successFlag = z.optional(z.literal(true));

@@ -1,6 +1,6 @@
 import type * as kyModuleType from 'ky';
 import type { KyInstance } from 'ky';
-import type { z } from 'zod';
+import type { z } from 'zod/mini';
 import { APIError } from '../errors/api-error.js';
 import type { FailedRequest } from '../errors/api-error.js';
 import { ConnectionError } from '../errors/connection-error.js';
@@ -18,7 +18,7 @@ import { backoffDelay, statusRetryDelay } from './retry-policy.js';
 import { checkRequestOptions } from './option-checks.js';
 import { isLoopbackHostname } from './loopback.js';
 import { readLimited } from './read-limited.js';
-import { parseRequest, toIssues } from './validation.js';
+import { parseRequest, safeParse, toIssues } from './validation.js';
 
 /** Settings shared by every call of a client: the client's options, minus the keys, plus where the API lives. */
 export interface TransportConfig extends Omit<ClientOptions, 'apiKey' | 'secretKey'> {
@@ -64,7 +64,7 @@ export interface RequestOptions {
 }
 
 /** One call as a resource describes it; the transport does the rest. */
-export interface Call<S extends z.ZodType> {
+export interface Call<S extends z.ZodMiniType> {
   /** Public name of the call, for error messages (`manual.startDeposit`). */
   readonly operation: string;
   readonly method: 'GET' | 'POST';
@@ -104,7 +104,7 @@ interface Answer {
 
 /** The state of one call across its attempts. */
 interface CallState {
-  readonly call: Call<z.ZodType>;
+  readonly call: Call<z.ZodMiniType>;
   readonly url: string;
   readonly timeout: number;
   readonly maxRetries: number;
@@ -160,7 +160,7 @@ export class Transport {
    * Validates `params` against the endpoint's strict schema, then sends them as the body
    * (POST) or the query string (GET). Nothing is sent when validation fails.
    */
-  async send<P extends z.ZodType, R extends z.ZodType>(
+  async send<P extends z.ZodMiniType, R extends z.ZodMiniType>(
     endpoint: Endpoint<P, R>,
     params: unknown,
     signing: Signing,
@@ -184,7 +184,7 @@ export class Transport {
     );
   }
 
-  async request<S extends z.ZodType>(call: Call<S>, options: RequestOptions = {}): Promise<z.output<S>> {
+  async request<S extends z.ZodMiniType>(call: Call<S>, options: RequestOptions = {}): Promise<z.output<S>> {
     checkRequestOptions(call.operation, options as Readonly<Record<string, unknown>>);
     const timeout = options.timeout ?? this.#config.timeout ?? DEFAULT_TIMEOUT_MS;
     // One controller per call, aborted by the deadline or by the caller's signal, and dropped
@@ -208,7 +208,7 @@ export class Transport {
     }
   }
 
-  async #run<S extends z.ZodType>(call: Call<S>, options: RequestOptions, timeout: number, signal: AbortSignal): Promise<z.output<S>> {
+  async #run<S extends z.ZodMiniType>(call: Call<S>, options: RequestOptions, timeout: number, signal: AbortSignal): Promise<z.output<S>> {
     const state: CallState = {
       call,
       url: this.#url(call),
@@ -281,7 +281,7 @@ export class Transport {
   }
 
   /** Turns an answer into the call's result or the most specific error. */
-  #judge<S extends z.ZodType>(call: Call<S>, answer: Answer, state: CallState): Settled<z.output<S>> {
+  #judge<S extends z.ZodMiniType>(call: Call<S>, answer: Answer, state: CallState): Settled<z.output<S>> {
     const failed: FailedRequest = { method: call.method, url: state.url };
     const { status, text } = answer;
     let parsed: unknown = text;
@@ -296,7 +296,7 @@ export class Transport {
       const error = APIError.generate({ status, headers: Object.fromEntries(answer.headers), body: parsed, request: failed, redact: this.#secrets(call, state.sentHashes) });
       return { ok: false, status, error, answer };
     }
-    const result = call.schema.safeParse(parsed);
+    const result = safeParse(call.schema, parsed);
     if (!result.success) {
       const error = new ResponseValidationError(call.operation, { status, issues: toIssues(result.error), body: parsed, rawBody: text, redact: this.#secrets(call, state.sentHashes) });
       return { ok: false, status, error, answer: undefined };
@@ -356,7 +356,7 @@ export class Transport {
    * key is not among them: it is an identifier, sent in clear on every request and callback, and
    * the one value that tells which account a refusal is about (docs/decisions.md).
    */
-  #secrets(call: Call<z.ZodType>, sentHashes: readonly string[]): string[] {
+  #secrets(call: Call<z.ZodMiniType>, sentHashes: readonly string[]): string[] {
     const secrets = [this.#config.credentials.secretKey, ...sentHashes];
     if (call.signing.hash === 'key') secrets.push(call.signing.key);
     if (call.signing.hash === 'credential') secrets.push(call.signing.credentialKey);
@@ -364,7 +364,7 @@ export class Transport {
     return secrets;
   }
 
-  #url(call: Call<z.ZodType>): string {
+  #url(call: Call<z.ZodMiniType>): string {
     const query = new URLSearchParams();
     for (const [name, value] of Object.entries(call.query ?? {})) {
       if (value !== undefined) query.set(name, String(value));
@@ -373,7 +373,7 @@ export class Transport {
     return `${this.#root}${call.path}${search}`;
   }
 
-  #headers(call: Call<z.ZodType>): Record<string, string> {
+  #headers(call: Call<z.ZodMiniType>): Record<string, string> {
     const headers: Record<string, string> = {
       ...call.headers,
       Accept: 'application/json',

@@ -1,9 +1,10 @@
-import type { z } from 'zod';
+import { en } from 'zod/locales';
+import type * as z from 'zod/mini';
 import { RequestValidationError } from '../errors/request-validation-error.js';
 import type { ValidationIssue } from '../errors/request-validation-error.js';
 
 /** Flattens zod issues into field + rule + message, the form every payorch error carries. */
-export function toIssues(error: z.ZodError): ValidationIssue[] {
+export function toIssues(error: z.core.$ZodError): ValidationIssue[] {
   return error.issues.map((issue) => {
     if (issue.code === 'unrecognized_keys') {
       return { field: issue.keys.join(', '), rule: issue.code, message: 'is not a field of this request' };
@@ -12,12 +13,24 @@ export function toIssues(error: z.ZodError): ValidationIssue[] {
   });
 }
 
+let english: z.core.$ZodErrorMap | undefined;
+
+/**
+ * `schema.safeParse(input)` with zod's English messages. zod/mini loads no locale (its messages
+ * are a bare "Invalid input"), and setting one with `z.config` would be work at import: the map
+ * is built on the first parse and handed to each parse instead.
+ */
+export function safeParse<S extends z.ZodMiniType>(schema: S, input: unknown): z.core.util.SafeParseResult<z.output<S>> {
+  english ??= en().localeError;
+  return schema.safeParse(input, { error: english });
+}
+
 /**
  * Checks a request body against its strict schema before anything is sent.
  * @throws {RequestValidationError} naming each field and rule that failed
  */
-export function parseRequest<S extends z.ZodType>(operation: string, schema: S, input: unknown): z.output<S> {
-  const result = schema.safeParse(input);
+export function parseRequest<S extends z.ZodMiniType>(operation: string, schema: S, input: unknown): z.output<S> {
+  const result = safeParse(schema, input);
   if (!result.success) throw new RequestValidationError(operation, toIssues(result.error));
   return result.data;
 }

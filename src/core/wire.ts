@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { lenientObject, successFlag } from './schema.js';
 
 /*
@@ -10,20 +10,20 @@ import { lenientObject, successFlag } from './schema.js';
 export const NoParams = z.undefined();
 
 /** The top level of most answers: `success`, `message`, the record in `data`, `timestamp` (spec 2.1). */
-export const envelope = <T extends z.ZodType>(data: T) =>
+export const envelope = <T extends z.ZodMiniType>(data: T) =>
   lenientObject({
     success: successFlag,
-    message: z.string().optional(),
+    message: z.optional(z.string()),
     data,
-    timestamp: z.string().optional(),
+    timestamp: z.optional(z.string()),
   });
 
 /** An IBAN as the spec bounds it: 15 to 34 characters (spec 4.6, 8). */
 export const iban = () =>
-  z.string().min(15, { error: 'must be 15 to 34 characters' }).max(34, { error: 'must be 15 to 34 characters' });
+  z.string().check(z.minLength(15, { error: 'must be 15 to 34 characters' }), z.maxLength(34, { error: 'must be 15 to 34 characters' }));
 
 /**
  * An amount whose minimum the spec does not state (spec 8: crypto, wallet, the dealer's manual
  * IBAN): any positive amount is sent, and the service's own bounds decide (docs/spec-gaps.md).
  */
-export const positiveAmount = () => z.number().positive({ error: 'must be greater than 0' });
+export const positiveAmount = () => z.number().check(z.positive({ error: 'must be greater than 0' }));

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { defineEndpoint } from '../core/endpoint.js';
 import { lenientObject, requestAmount, requiredString, responseNumber, responseString } from '../core/schema.js';
 import type { RequestOptions } from '../core/transport.js';
@@ -20,7 +20,7 @@ export const DealerCardPaymentParams = z.strictObject({
   /** The amount in TRY, a JSON number. Required; at least 200 (spec 4.13, 8). */
   amount: requestAmount(200),
   /** Free text shown with the payment. Optional. */
-  description: z.string().optional(),
+  description: z.optional(z.string()),
 });
 export type DealerCardPaymentParams = z.input<typeof DealerCardPaymentParams>;
 
@@ -31,10 +31,10 @@ export const DealerCardPayment = envelope(
     tracking_code: z.string(),
     payment_url: z.string(),
     /** The service's internal order id; a numeric one is kept as text. */
-    order_id: responseString.optional(),
+    order_id: z.optional(responseString),
     amount: responseNumber,
     /** TRY. */
-    currency: z.string().optional(),
+    currency: z.optional(z.string()),
   }),
 );
 export type DealerCardPayment = z.infer<typeof DealerCardPayment>;

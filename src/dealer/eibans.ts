@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { defineEndpoint } from '../core/endpoint.js';
 import { lenientObject, responseDecimal, responseInteger, successFlag } from '../core/schema.js';
 import type { RequestOptions } from '../core/transport.js';
@@ -23,7 +23,7 @@ export type EibanAccount = z.infer<typeof EibanAccount>;
 /** The dealer's E-IBAN accounts (spec 4.13). */
 export const EibanAccountList = lenientObject({
   success: successFlag,
-  dealer_name: z.string().optional(),
+  dealer_name: z.optional(z.string()),
   total_eibans: responseInteger,
   eibans: z.array(EibanAccount),
 });

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { defineEndpoint } from '../core/endpoint.js';
 import { lenientObject, openEnum, requiredString, responseNumber } from '../core/schema.js';
 import type { RequestOptions } from '../core/transport.js';
@@ -44,7 +44,7 @@ export const ManualIbanDeposit = envelope(
     account_name: z.string(),
     iban_no: z.string(),
     /** The IBAN in groups of four characters, for display. */
-    formatted_iban: z.string().optional(),
+    formatted_iban: z.optional(z.string()),
     amount: responseNumber,
   }),
 );
@@ -60,8 +60,8 @@ export const ManualIbanWithdrawal = envelope(
     tracking_code: z.string(),
     status: ManualIbanWithdrawalStatus,
     amount: responseNumber,
-    recipient_name: z.string().optional(),
-    recipient_iban: z.string().optional(),
+    recipient_name: z.optional(z.string()),
+    recipient_iban: z.optional(z.string()),
   }),
 );
 export type ManualIbanWithdrawal = z.infer<typeof ManualIbanWithdrawal>;

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { defineEndpoint } from '../core/endpoint.js';
 import { lenientObject, openEnum, successFlag } from '../core/schema.js';
 import { NoParams } from '../core/wire.js';
@@ -11,7 +11,7 @@ export type PaymentMethodState = z.infer<typeof PaymentMethodState>;
 export const DealerSettings = lenientObject({
   success: successFlag,
   /** Welcome text with the dealer's name. */
-  message: z.string().optional(),
+  message: z.optional(z.string()),
   dealer_name: z.string(),
   payment_methods: lenientObject({
     credit_card: PaymentMethodState,

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { defineEndpoint } from '../core/endpoint.js';
 import { lenientObject, openEnum, requiredString, responseBoolean, responseDecimal, responseInteger, successFlag } from '../core/schema.js';
 import type { RequestOptions } from '../core/transport.js';
@@ -33,13 +33,13 @@ const rangeShape = {
 
 type Range = { readonly start_date: string; readonly end_date: string };
 
-function checkOrder(range: Range, ctx: z.RefinementCtx): void {
+function checkOrder(range: Range, ctx: z.core.$RefinementCtx): void {
   if (dayNumber(range.end_date) < dayNumber(range.start_date)) {
     ctx.addIssue({ code: 'too_small', origin: 'date', minimum: Date.parse(range.start_date), inclusive: true, path: ['end_date'], message: 'must not be before start_date' });
   }
 }
 
-function checkSpan(range: Range, ctx: z.RefinementCtx): void {
+function checkSpan(range: Range, ctx: z.core.$RefinementCtx): void {
   if (dayNumber(range.end_date) - dayNumber(range.start_date) > MAX_SPAN_DAYS) {
     ctx.addIssue({
       code: 'too_big',
@@ -57,16 +57,18 @@ export const TransactionListParams = z
   .strictObject({
     ...rangeShape,
     /** Page number, from 1. @default 1 */
-    page: z.number().int({ error: 'must be an integer' }).positive({ error: 'must be at least 1' }).optional(),
+    page: z.optional(z.number().check(z.int({ error: 'must be an integer' }), z.positive({ error: 'must be at least 1' }))),
   })
-  .superRefine((params, ctx) => {
-    checkOrder(params, ctx);
-    checkSpan(params, ctx);
-  });
+  .check(
+    z.superRefine((params, ctx) => {
+      checkOrder(params, ctx);
+      checkSpan(params, ctx);
+    }),
+  );
 export type TransactionListParams = z.input<typeof TransactionListParams>;
 
 /** Range of `iterate()`: any number of days, end not before start. */
-export const TransactionRangeParams = z.strictObject(rangeShape).superRefine(checkOrder);
+export const TransactionRangeParams = z.strictObject(rangeShape).check(z.superRefine(checkOrder));
 export type TransactionRangeParams = z.input<typeof TransactionRangeParams>;
 
 /** Direction of a transaction; the spec shows `incoming` (spec 2.7). */
@@ -79,9 +81,9 @@ export const Transaction = lenientObject({
   /** Decimal string, for example `"1500.00"`. */
   amount: responseDecimal,
   type: TransactionType,
-  description: z.string().optional(),
-  senderName: z.string().optional(),
-  senderIban: z.string().optional(),
+  description: z.optional(z.string()),
+  senderName: z.optional(z.string()),
+  senderIban: z.optional(z.string()),
   /** ISO 8601 without offset, for example `2026-03-01T14:05:00`. */
   date: z.string(),
 });
@@ -100,9 +102,9 @@ export type Pagination = z.infer<typeof Pagination>;
 /** One page of E-IBAN transactions (spec 4.13). */
 export const TransactionList = lenientObject({
   success: successFlag,
-  dealer_name: z.string().optional(),
-  wallet_id: z.string().optional(),
-  date_range: lenientObject({ start_date: z.string(), end_date: z.string() }).optional(),
+  dealer_name: z.optional(z.string()),
+  wallet_id: z.optional(z.string()),
+  date_range: z.optional(lenientObject({ start_date: z.string(), end_date: z.string() })),
   pagination: Pagination,
   transactions: z.array(Transaction),
 });
@@ -181,13 +183,13 @@ export class TransactionIterable implements AsyncIterable<Transaction> {
  * body exactly as received.
  */
 function pageOf(page: number) {
-  return TransactionList.superRefine(({ pagination, transactions }, context) => {
+  return TransactionList.check(z.superRefine(({ pagination, transactions }, context) => {
     if (pagination.current_page !== page) {
       context.addIssue({ code: 'invalid_value', values: [page], input: pagination.current_page, path: ['pagination', 'current_page'], message: `is ${pagination.current_page}, but page ${page} was asked for` });
     } else if (pagination.has_more && transactions.length === 0) {
       context.addIssue({ code: 'invalid_value', values: [false], input: true, path: ['pagination', 'has_more'], message: 'is true on a page without transactions' });
     }
-  });
+  }));
 }
 
 /** E-IBAN transaction history (spec 4.13). */

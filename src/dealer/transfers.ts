@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { defineEndpoint } from '../core/endpoint.js';
 import { lenientObject, openEnum, requestAmount, requiredString, responseDecimal, successFlag } from '../core/schema.js';
 import type { RequestOptions } from '../core/transport.js';
@@ -16,7 +16,7 @@ export const SendMoneyParams = z.strictObject({
   /** The amount in TRY, a JSON number. Required; at least 10.00 (spec 4.13, 8: below it the service answers MIN_AMOUNT_ERROR). */
   amount: requestAmount(10),
   /** Free text for the transfer. Optional. */
-  description: z.string().optional(),
+  description: z.optional(z.string()),
 });
 export type SendMoneyParams = z.input<typeof SendMoneyParams>;
 
@@ -38,21 +38,21 @@ export const Transfer = lenientObject({
   status: TransferStatus,
   /** Decimal string, for example `"250.00"`. */
   amount: responseDecimal,
-  recipient_iban: z.string().optional(),
-  recipient_name: z.string().optional(),
+  recipient_iban: z.optional(z.string()),
+  recipient_name: z.optional(z.string()),
   /** `null` or absent when the transfer was sent without one. */
-  description: z.string().optional(),
+  description: z.optional(z.string()),
   /** ISO 8601 without offset. */
-  created_at: z.string().optional(),
+  created_at: z.optional(z.string()),
   /** ISO 8601; `null` or absent while the transfer has not ended. */
-  completed_at: z.string().optional(),
+  completed_at: z.optional(z.string()),
 });
 export type Transfer = z.infer<typeof Transfer>;
 
 /** The answer of send-money: the new transfer, `pending` (spec 4.13). */
 export const SendMoneyResult = lenientObject({
   success: successFlag,
-  message: z.string().optional(),
+  message: z.optional(z.string()),
   transfer: Transfer,
 });
 export type SendMoneyResult = z.infer<typeof SendMoneyResult>;
@@ -60,7 +60,7 @@ export type SendMoneyResult = z.infer<typeof SendMoneyResult>;
 /** The answer of the status query (spec 4.13). */
 export const TransferStatusResult = lenientObject({
   success: successFlag,
-  dealer_name: z.string().optional(),
+  dealer_name: z.optional(z.string()),
   transfer: Transfer,
 });
 export type TransferStatusResult = z.infer<typeof TransferStatusResult>;

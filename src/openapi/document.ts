@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { CreditCardCallback, DealerCreditCardCallback, DepositCallback, WithdrawalCallback } from '../callbacks/schemas.js';
 import type { CallbackKind } from '../callbacks/kinds.js';
 import { API_ENDPOINTS, fullPath } from '../endpoints.js';
@@ -30,7 +30,7 @@ const openEnumSchema: z.core.UnrepresentableHandler = ({ zodSchema }) => {
  * A zod schema as an OpenAPI 3.1 schema object. OpenAPI 3.1's default dialect is JSON Schema
  * 2020-12, zod's default target.
  */
-function schemaOf(schema: z.ZodType): JsonSchema {
+function schemaOf(schema: z.ZodMiniType): JsonSchema {
   const generated = z.toJSONSchema(schema, { io: 'input', unrepresentable: openEnumSchema }) as JsonSchema;
   // The dialect is the document's (OpenAPI 3.1's default), not repeated in every schema.
   delete generated['$schema'];
@@ -137,7 +137,7 @@ function operation(row: ApiEndpoint): Record<string, unknown> {
   };
 }
 
-const CALLBACKS: Readonly<Record<CallbackKind, { schema: z.ZodType; section: string; url: string; signer: string }>> = {
+const CALLBACKS: Readonly<Record<CallbackKind, { schema: z.ZodMiniType; section: string; url: string; signer: string }>> = {
   deposit: { schema: DepositCallback, section: '6.2', url: 'callback_url (deposit_callback_url for E-IBAN)', signer: 'provider' },
   withdrawal: { schema: WithdrawalCallback, section: '6.3', url: 'withdrawal_callback_url', signer: 'provider' },
   creditCard: { schema: CreditCardCallback, section: '6.4', url: 'credit_card_callback_url', signer: 'provider' },

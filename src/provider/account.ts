@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { defineEndpoint } from '../core/endpoint.js';
 import { lenientObject, requiredString, responseBoolean, responseInteger, successFlag } from '../core/schema.js';
 import { NoParams } from '../core/wire.js';
@@ -6,11 +6,11 @@ import { NoParams } from '../core/wire.js';
 /** The answer of the connection test (spec 4.3). */
 export const Welcome = lenientObject({
   success: successFlag,
-  message: z.string().optional(),
-  info: z.string().optional(),
-  next_step: z.string().optional(),
+  message: z.optional(z.string()),
+  info: z.optional(z.string()),
+  next_step: z.optional(z.string()),
   provider: lenientObject({ id: responseInteger, name: z.string(), is_active: responseBoolean }),
-  timestamp: z.string().optional(),
+  timestamp: z.optional(z.string()),
 });
 export type Welcome = z.infer<typeof Welcome>;
 
@@ -29,7 +29,7 @@ export const SiteList = lenientObject({
   provider: lenientObject({ id: responseInteger, name: z.string() }),
   total_sites: responseInteger,
   sites: z.array(Site),
-  timestamp: z.string().optional(),
+  timestamp: z.optional(z.string()),
 });
 export type SiteList = z.infer<typeof SiteList>;
 

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type { z } from 'zod/mini';
 import type { Endpoint } from '../core/endpoint.js';
 import type { Signing } from '../core/signer.js';
 import type { RequestOptions, Transport } from '../core/transport.js';
@@ -25,7 +25,7 @@ export class ProviderContext {
     this.credentialKey = credentialKey;
   }
 
-  async send<P extends z.ZodType, R extends z.ZodType>(
+  async send<P extends z.ZodMiniType, R extends z.ZodMiniType>(
     endpoint: Endpoint<P, R>,
     params: z.input<P>,
     options: ProviderRequestOptions = {},
@@ -59,7 +59,7 @@ export class ProviderContext {
     return credentialKey;
   }
 
-  signing(endpoint: Endpoint<z.ZodType, z.ZodType>, options: ProviderRequestOptions, key: string | undefined): Signing {
+  signing(endpoint: Endpoint<z.ZodMiniType, z.ZodMiniType>, options: ProviderRequestOptions, key: string | undefined): Signing {
     switch (endpoint.hash) {
       case 'basic':
         return { hash: 'basic' };

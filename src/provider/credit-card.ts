@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { defineEndpoint } from '../core/endpoint.js';
 import { lenientObject, openEnum, requestAmount, requiredString, responseNumber, responseString, successFlag } from '../core/schema.js';
 import type { ProviderContext, ProviderRequestOptions } from './context.js';
@@ -21,13 +21,13 @@ export const CardPaymentParams = z.strictObject({
   /** The cardholder's last name. Required, not blank. */
   lastname: requiredString(),
   /** The customer's email address. Optional. */
-  email: z.string().optional(),
+  email: z.optional(z.string()),
   /** The customer's phone number. Optional. */
-  phone: z.string().optional(),
+  phone: z.optional(z.string()),
   /** The amount in TRY, a JSON number. Required; at least 1 (spec 4.8, 8). */
   amount: requestAmount(1),
   /** Free text shown with the payment. Optional. */
-  description: z.string().optional(),
+  description: z.optional(z.string()),
 });
 /** What a caller passes to `createPayment()`: `credential_key` may be left to the client. */
 export type CardPaymentParams = Omit<z.input<typeof CardPaymentParams>, 'credential_key'> & { credential_key?: string };
@@ -45,9 +45,9 @@ export const CardPayment = envelope(
     tracking_code: z.string(),
     payment_url: z.string(),
     // The gateway's order id: a numeric one is kept as text, not rejected.
-    order_id: responseString.optional(),
+    order_id: z.optional(responseString),
     amount: responseNumber,
-    currency: z.string().optional(),
+    currency: z.optional(z.string()),
   }),
 );
 export type CardPayment = z.infer<typeof CardPayment>;
@@ -55,17 +55,17 @@ export type CardPayment = z.infer<typeof CardPayment>;
 /** The status of a card payment (spec 2.6, 4.9). */
 export const CardPaymentStatusResult = lenientObject({
   success: successFlag,
-  message: z.string().optional(),
+  message: z.optional(z.string()),
   data: lenientObject({
     tracking_code: z.string(),
-    order_id: responseString.optional(),
+    order_id: z.optional(responseString),
     status: CardPaymentStatus,
     amount: responseNumber,
-    currency: z.string().optional(),
-    username: z.string().optional(),
-    user_id: responseString.optional(),
-    created_at: z.string().optional(),
-    updated_at: z.string().optional(),
+    currency: z.optional(z.string()),
+    username: z.optional(z.string()),
+    user_id: z.optional(responseString),
+    created_at: z.optional(z.string()),
+    updated_at: z.optional(z.string()),
   }),
 });
 export type CardPaymentStatusResult = z.infer<typeof CardPaymentStatusResult>;

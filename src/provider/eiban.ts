@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { lenientObject } from '../core/schema.js';
 import { defineEndpoint } from '../core/endpoint.js';
 import type { ProviderContext, ProviderRequestOptions } from './context.js';
@@ -25,7 +25,7 @@ export type EibanDeposit = z.infer<typeof EibanDeposit>;
 
 /** An E-IBAN withdrawal record, `pending` on creation (spec 4.7). */
 export const EibanWithdrawal = envelope(
-  lenientObject({ ...recordCore, ...recordEcho, iban: z.string().optional(), status: WithdrawalStatus }),
+  lenientObject({ ...recordCore, ...recordEcho, iban: z.optional(z.string()), status: WithdrawalStatus }),
 );
 export type EibanWithdrawal = z.infer<typeof EibanWithdrawal>;
 

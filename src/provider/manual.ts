@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { lenientObject } from '../core/schema.js';
 import { defineEndpoint } from '../core/endpoint.js';
 import type { ProviderContext, ProviderRequestOptions } from './context.js';
@@ -25,7 +25,7 @@ export type ManualDeposit = z.infer<typeof ManualDeposit>;
 
 /** A manual withdrawal record, `pending` on creation (spec 4.6). */
 export const ManualWithdrawal = envelope(
-  lenientObject({ ...recordCore, ...recordEcho, iban: z.string().optional(), status: WithdrawalStatus }),
+  lenientObject({ ...recordCore, ...recordEcho, iban: z.optional(z.string()), status: WithdrawalStatus }),
 );
 export type ManualWithdrawal = z.infer<typeof ManualWithdrawal>;
 

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { lenientObject, openEnum, requestAmount, requiredString, responseInteger, responseNumber, responseString } from '../core/schema.js';
 
 /** The customer as answers embed it (spec 2.3). A numeric `user_id` is kept as its text. */
@@ -42,7 +42,7 @@ export const paymentParams = {
 };
 
 /** A gateway id: a positive integer from `listGateways()` (spec 2.5). */
-export const gatewayId = () => z.number().int({ error: 'must be an integer' }).positive({ error: 'must be positive' });
+export const gatewayId = () => z.number().check(z.int({ error: 'must be an integer' }), z.positive({ error: 'must be positive' }));
 
 /** Fields every provider transaction record has (spec 2.4). */
 export const recordCore = {
@@ -52,8 +52,8 @@ export const recordCore = {
 
 /** Fields some records echo back (spec 2.4); optional so that a leaner answer still parses. */
 export const recordEcho = {
-  site: SiteRef.optional(),
-  customer: Customer.optional(),
-  expires_at: z.string().optional(),
-  created_at: z.string().optional(),
+  site: z.optional(SiteRef),
+  customer: z.optional(Customer),
+  expires_at: z.optional(z.string()),
+  created_at: z.optional(z.string()),
 };

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { CALLBACK_KINDS } from '../callbacks/kinds.js';
 import type { CallbackKind } from '../callbacks/kinds.js';
 import { errorFailure, success, validationFailure } from './answers.js';
@@ -22,24 +22,21 @@ import type { Service } from './service.js';
 const MAX_CLOCK_SECONDS = (CLOCK_RANGE.max - CLOCK_RANGE.min) / 1000;
 
 const SettleBody = z.strictObject({
-  id: z.string().min(1).max(200),
-  status: z.string().min(1).max(40),
-  amount: z.number().positive().max(MAX_AMOUNT).optional(),
-  resign: z.boolean().optional(),
+  id: z.string().check(z.minLength(1), z.maxLength(200)),
+  status: z.string().check(z.minLength(1), z.maxLength(40)),
+  amount: z.optional(z.number().check(z.positive(), z.maximum(MAX_AMOUNT))),
+  resign: z.optional(z.boolean()),
 });
 
 const ClockBody = z.union([
-  z.strictObject({ advanceSeconds: z.number().min(0, 'advanceSeconds must be at least 0: use {"set"} to move the clock back').max(MAX_CLOCK_SECONDS) }),
-  z.strictObject({ set: z.iso.datetime({ offset: true }).refine((text) => Date.parse(text) >= CLOCK_RANGE.min && Date.parse(text) <= CLOCK_RANGE.max, 'set must be from 1970-01-01 to 9999-12-31') }),
+  z.strictObject({ advanceSeconds: z.number().check(z.minimum(0, 'advanceSeconds must be at least 0: use {"set"} to move the clock back'), z.maximum(MAX_CLOCK_SECONDS)) }),
+  z.strictObject({ set: z.iso.datetime({ offset: true }).check(z.refine((text) => Date.parse(text) >= CLOCK_RANGE.min && Date.parse(text) <= CLOCK_RANGE.max, 'set must be from 1970-01-01 to 9999-12-31')) }),
 ]);
 
-const callbackUrl = z
-  .url({ protocol: /^https?$/, error: 'must be an absolute http or https URL' })
-  .max(2000)
-  .optional();
+const callbackUrl = z.optional(z.url({ protocol: /^https?$/, error: 'must be an absolute http or https URL' }).check(z.maxLength(2000)));
 const CallbackUrlsBody = z.strictObject(Object.fromEntries(CALLBACK_KINDS.map((kind) => [kind, callbackUrl])) as Record<CallbackKind, typeof callbackUrl>);
 
-const RedeliverBody = z.strictObject({ resign: z.boolean().optional() });
+const RedeliverBody = z.strictObject({ resign: z.optional(z.boolean()) });
 
 /** The control endpoints, as the index lists them. */
 const ENDPOINTS = [
@@ -114,7 +111,7 @@ export async function control(service: Service, request: Request, url: URL): Pro
   }
 }
 
-async function readBody<S extends z.ZodType>(request: Request, schema: S): Promise<{ ok: true; value: z.output<S> } | { ok: false; failure: Reply<never> }> {
+async function readBody<S extends z.ZodMiniType>(request: Request, schema: S): Promise<{ ok: true; value: z.output<S> } | { ok: false; failure: Reply<never> }> {
   let raw: unknown;
   try {
     raw = JSON.parse(await request.text()) as unknown;

@@ -1,6 +1,6 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { Endpoint } from '../core/endpoint.js';
-import { toIssues } from '../core/validation.js';
+import { safeParse, toIssues } from '../core/validation.js';
 import type { ValidationIssue } from '../errors/request-validation-error.js';
 import { errorFailure } from './answers.js';
 import type { Failure } from './answers.js';
@@ -11,7 +11,7 @@ export type Read<T> = { readonly ok: true; readonly value: T } | { readonly ok: 
  * The request's parameters as the endpoint's schema expects them: the JSON body of a POST, the
  * query string of a GET. An empty body is `undefined`, as the SDK sends a call without parameters.
  */
-export async function readParams(request: Request, endpoint: Endpoint<z.ZodType, z.ZodType>): Promise<Read<unknown>> {
+export async function readParams(request: Request, endpoint: Endpoint<z.ZodMiniType, z.ZodMiniType>): Promise<Read<unknown>> {
   if (endpoint.method === 'GET') return { ok: true, value: fromQuery(new URL(request.url).searchParams, endpoint.params) };
   const text = await request.text();
   if (text.trim() === '') return { ok: true, value: undefined };
@@ -27,8 +27,8 @@ export async function readParams(request: Request, endpoint: Endpoint<z.ZodType,
  * parameters). Every query value is text, so a value is turned into a number where the field's
  * schema takes a number and not the text (`page=2`).
  */
-function fromQuery(query: URLSearchParams, schema: z.ZodType): Record<string, unknown> {
-  const shape = schema instanceof z.ZodObject ? (schema.shape as Record<string, z.ZodType | undefined>) : {};
+function fromQuery(query: URLSearchParams, schema: z.ZodMiniType): Record<string, unknown> {
+  const shape = schema instanceof z.ZodMiniObject ? (schema.shape as Record<string, z.ZodMiniType | undefined>) : {};
   const params: Record<string, unknown> = {};
   for (const [name, text] of query) {
     const asNumber = Number(text);
@@ -38,16 +38,16 @@ function fromQuery(query: URLSearchParams, schema: z.ZodType): Record<string, un
 }
 
 /** True when the field refuses `text` because it takes a number there. */
-function wantsNumber(field: z.ZodType | undefined, text: string): boolean {
-  const result = field?.safeParse(text);
+function wantsNumber(field: z.ZodMiniType | undefined, text: string): boolean {
+  const result = field === undefined ? undefined : safeParse(field, text);
   return result?.success === false && result.error.issues.some((issue) => issue.code === 'invalid_type' && issue.expected === 'number');
 }
 
 /** Parses with the endpoint's strict schema; `{}` counts as no parameters for an endpoint that takes none. */
-export function validate<S extends z.ZodType>(schema: S, raw: unknown): { ok: true; value: z.output<S> } | { ok: false; issues: ValidationIssue[] } {
-  let result = schema.safeParse(raw);
+export function validate<S extends z.ZodMiniType>(schema: S, raw: unknown): { ok: true; value: z.output<S> } | { ok: false; issues: ValidationIssue[] } {
+  let result = safeParse(schema, raw);
   if (!result.success && isEmptyObject(raw)) {
-    const none = schema.safeParse(undefined);
+    const none = safeParse(schema, undefined);
     if (none.success) result = none;
   }
   return result.success ? { ok: true, value: result.data } : { ok: false, issues: toIssues(result.error) };

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type { z } from 'zod/mini';
 import type { Endpoint } from '../core/endpoint.js';
 import type { ValidationIssue } from '../errors/request-validation-error.js';
 import { validationFailure } from './answers.js';
@@ -27,7 +27,7 @@ export interface RouteContext {
 /** One endpoint row of the SDK, served: the same schema validates what the client sent. */
 export interface Route {
   readonly api: Api;
-  readonly endpoint: Endpoint<z.ZodType, z.ZodType>;
+  readonly endpoint: Endpoint<z.ZodMiniType, z.ZodMiniType>;
   /** Validates the raw parameters with the row's strict schema, then answers. */
   readonly run: (context: RouteContext, raw: unknown) => Reply<unknown>;
 }
@@ -37,7 +37,7 @@ export interface Route {
  * and must answer with a body its response schema accepts, so the types keep both in step.
  * `invalid` may turn a schema failure into an endpoint's own error (the dealer's codes of 7.4).
  */
-export function serve<P extends z.ZodType, R extends z.ZodType>(
+export function serve<P extends z.ZodMiniType, R extends z.ZodMiniType>(
   api: Api,
   endpoint: Endpoint<P, R>,
   handle: (context: RouteContext, params: z.output<P>) => Reply<z.input<R>>,

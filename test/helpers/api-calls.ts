@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import type { Endpoint } from '../../src/core/endpoint.js';
 import type { DealerClient, ProviderClient, ProviderRequestOptions } from '../../src/index.js';
 import { dealerCardPaymentEndpoint } from '../../src/dealer/credit-card.js';
@@ -20,7 +20,7 @@ import { walletEndpoints } from '../../src/provider/third-party/wallet.js';
 
 /** One public call of a client: its endpoint row, a valid input, and how to make it. */
 export interface ApiCall<C> {
-  readonly endpoint: Endpoint<z.ZodType, z.ZodType>;
+  readonly endpoint: Endpoint<z.ZodMiniType, z.ZodMiniType>;
   /** Valid parameters, or undefined for a call that takes none. */
   readonly valid: Record<string, unknown> | undefined;
   readonly invoke: (client: C, params: never, options?: ProviderRequestOptions) => Promise<unknown>;
@@ -107,7 +107,7 @@ export async function definedOperations(area: 'provider' | 'dealer'): Promise<st
   const operations = new Set<string>();
   const visit = (value: unknown, depth: number): void => {
     if (typeof value !== 'object' || value === null || depth > 1) return;
-    const row = value as Partial<Endpoint<z.ZodType, z.ZodType>>;
+    const row = value as Partial<Endpoint<z.ZodMiniType, z.ZodMiniType>>;
     if (typeof row.operation === 'string' && typeof row.path === 'string' && row.params !== undefined) operations.add(row.operation);
     else for (const nested of Object.values(value)) visit(nested, depth + 1);
   };

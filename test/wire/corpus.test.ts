@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import { CALLBACK_KINDS, CALLBACK_STATUSES, isCallbackKind } from '../../src/callbacks/kinds.js';
 import { CALLBACK_SCHEMAS } from '../../src/callbacks/schemas.js';
 import { verifyCallback } from '../../src/index.js';
@@ -21,7 +21,7 @@ const jsonFiles = (folder: string) => readdirSync(new URL(folder, fixtures)).fil
 
 /** `provider--third-party-bank-start-deposit.variants.json` names POST /third-party/bank/start-deposit of the provider API. */
 const endpointKey = (api: string, path: string) => `${api}--${path.slice(1).replaceAll('/', '-')}`;
-const schemas = new Map<string, z.ZodType>([...providerRoutes, ...dealerRoutes].map((route) => [endpointKey(route.api, route.endpoint.path), route.endpoint.response]));
+const schemas = new Map<string, z.ZodMiniType>([...providerRoutes, ...dealerRoutes].map((route) => [endpointKey(route.api, route.endpoint.path), route.endpoint.response]));
 
 /** Every key of `input` is kept in `output`: nothing the service sends is silently dropped. */
 function expectKept(input: unknown, output: unknown, path: string): void {
@@ -37,7 +37,7 @@ function expectKept(input: unknown, output: unknown, path: string): void {
 }
 
 /** Every optional field the service sent as `null` reads as absent (docs/decisions.md). */
-function expectNullsAbsent(schema: z.ZodType, input: unknown, output: unknown, file: string): number {
+function expectNullsAbsent(schema: z.ZodMiniType, input: unknown, output: unknown, file: string): number {
   let seen = 0;
   for (const { path } of optionalFields(schema)) {
     if (valueAt(input, path) === null) {

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { defineEndpoint } from '../../core/endpoint.js';
 import { requiredString } from '../../core/schema.js';
 import { NoParams, iban } from '../../core/wire.js';
@@ -22,7 +22,7 @@ export const BankWithdrawalParams = z.strictObject({
   /** The recipient's IBAN. Required; 15 to 34 characters. */
   iban: iban(),
   /** The account holder's name, for gateways that list it in `required_fields`. Optional; not blank when given. */
-  account_holder: requiredString().optional(),
+  account_holder: z.optional(requiredString()),
 });
 export type BankWithdrawalParams = z.input<typeof BankWithdrawalParams>;
 

@@ -1,11 +1,11 @@
-import type { z } from 'zod';
+import type { z } from 'zod/mini';
 import type { Endpoint } from '../../core/endpoint.js';
 import type { ProviderContext, ProviderRequestOptions } from '../context.js';
 import type { GatewayList } from './gateways.js';
 import type { NoParams } from '../../core/wire.js';
 
 /** The three endpoints of one third-party channel (bank, crypto or wallet). @internal */
-export interface ChannelEndpoints<DP extends z.ZodType, DR extends z.ZodType, WP extends z.ZodType, WR extends z.ZodType> {
+export interface ChannelEndpoints<DP extends z.ZodMiniType, DR extends z.ZodMiniType, WP extends z.ZodMiniType, WR extends z.ZodMiniType> {
   readonly deposit: Endpoint<DP, DR>;
   readonly gateways: Endpoint<typeof NoParams, typeof GatewayList>;
   readonly withdrawal: Endpoint<WP, WR>;
@@ -15,7 +15,7 @@ export interface ChannelEndpoints<DP extends z.ZodType, DR extends z.ZodType, WP
  * A third-party channel: deposits through a tracking page where the customer picks a gateway,
  * and withdrawals through a gateway chosen from `listGateways()` (spec 4.10 to 4.12).
  */
-export class ThirdPartyChannel<DP extends z.ZodType, DR extends z.ZodType, WP extends z.ZodType, WR extends z.ZodType> {
+export class ThirdPartyChannel<DP extends z.ZodMiniType, DR extends z.ZodMiniType, WP extends z.ZodMiniType, WR extends z.ZodMiniType> {
   readonly #context: ProviderContext;
   readonly #endpoints: ChannelEndpoints<DP, DR, WP, WR>;
   /** @internal */

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { defineEndpoint } from '../../core/endpoint.js';
 import { requiredString } from '../../core/schema.js';
 import { NoParams, positiveAmount } from '../../core/wire.js';

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { lenientObject, openEnum, responseInteger, responseNumber } from '../../core/schema.js';
 import { envelope } from '../../core/wire.js';
 
@@ -26,8 +26,8 @@ export const Gateway = lenientObject({
   max_amount: responseNumber,
   required_fields: z.array(z.string()),
   /** Crypto gateways only: coins with their network, for example `USDT (TRC20)`. */
-  supported_crypto_types: z.array(z.string()).optional(),
-  description: z.string().optional(),
+  supported_crypto_types: z.optional(z.array(z.string())),
+  description: z.optional(z.string()),
 });
 export type Gateway = z.infer<typeof Gateway>;
 

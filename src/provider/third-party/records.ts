@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { lenientObject } from '../../core/schema.js';
 import { envelope, positiveAmount } from '../../core/wire.js';
 import { DepositStatus, WithdrawalStatus, customerParams, recordCore, recordEcho } from '../shared.js';
@@ -8,7 +8,7 @@ import { ThirdPartyPaymentMethod, ThirdPartyType } from './gateways.js';
  * The fields of a third-party record (spec 2.4). `type` and `payment_method` only describe the
  * record the caller just created, so a leaner answer without them still parses.
  */
-const thirdPartyCore = { ...recordCore, ...recordEcho, type: ThirdPartyType.optional(), payment_method: ThirdPartyPaymentMethod.optional() };
+const thirdPartyCore = { ...recordCore, ...recordEcho, type: z.optional(ThirdPartyType), payment_method: z.optional(ThirdPartyPaymentMethod) };
 
 /** A third-party deposit record; redirect the customer to `data.payment_url` (spec 4.10 to 4.12). */
 export const ThirdPartyDeposit = envelope(lenientObject({ ...thirdPartyCore, payment_url: z.string(), status: DepositStatus }));

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { defineEndpoint } from '../../core/endpoint.js';
 import { requiredString } from '../../core/schema.js';
 import { NoParams, positiveAmount } from '../../core/wire.js';
@@ -24,7 +24,7 @@ export const WalletWithdrawalParams = z.strictObject({
   /** The customer's wallet number at that gateway. Required. */
   wallet_number: requiredString(),
   /** The account holder's name, for gateways that list it in `required_fields`. Optional; not blank when given. */
-  account_holder: requiredString().optional(),
+  account_holder: z.optional(requiredString()),
 });
 export type WalletWithdrawalParams = z.input<typeof WalletWithdrawalParams>;
 

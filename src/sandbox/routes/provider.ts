@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type { z } from 'zod/mini';
 import { constantTimeEqual } from '../../core/signer.js';
 import { listSitesEndpoint, welcomeEndpoint } from '../../provider/account.js';
 import { cardPaymentEndpoint, cardStatusEndpoint } from '../../provider/credit-card.js';
@@ -149,7 +149,7 @@ interface WithdrawalParams extends CustomerParams {
  * belongs to the channel, the amount is within its bounds, its required fields are present (those
  * the endpoint's body can carry), and a crypto type is one it supports.
  */
-function checkGateway(context: RouteContext, channel: Channel, params: WithdrawalParams, schema: z.ZodType): Failure | undefined {
+function checkGateway(context: RouteContext, channel: Channel, params: WithdrawalParams, schema: z.ZodMiniType): Failure | undefined {
   const gateway = context.service.fixtures.gateways[channel].find((candidate) => candidate.id === params.gateway_id);
   if (gateway === undefined) return validationFailure([`gateway_id ${params.gateway_id} is not a ${channel} gateway`]);
   const messages: string[] = [];
@@ -169,7 +169,7 @@ function checkGateway(context: RouteContext, channel: Channel, params: Withdrawa
 }
 
 /** The three routes of a third-party channel (spec 4.10 to 4.12). */
-function channelRoutes<DP extends z.ZodType<CustomerParams & { amount: number }>, WP extends z.ZodType<WithdrawalParams>>(
+function channelRoutes<DP extends z.ZodMiniType<CustomerParams & { amount: number }>, WP extends z.ZodMiniType<WithdrawalParams>>(
   channel: Channel,
   endpoints: ChannelEndpoints<DP, typeof ThirdPartyDeposit, WP, typeof ThirdPartyWithdrawal>,
 ): Route[] {

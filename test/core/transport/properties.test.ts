@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import { APIError, DealerClient, PayorchError, ProviderClient, RequestValidationError } from '../../../src/index.js';
 import { SiteListParams } from '../../../src/provider/account.js';
 import { DEALER_CALLS, PROVIDER_CALLS } from '../../helpers/api-calls.js';
@@ -57,7 +57,7 @@ function inputsFor(valid: Record<string, unknown>): fc.Arbitrary<unknown> {
 }
 
 /** The schema a call's input must pass, and the input as the client completes it. */
-function oracle(subject: Subject, input: unknown): { schema: z.ZodType; effective: unknown } {
+function oracle(subject: Subject, input: unknown): { schema: z.ZodMiniType; effective: unknown } {
   // listSites checks its own parameters: the key travels as X-Key, not in the body.
   if (subject.name === 'provider.listSites') return { schema: SiteListParams, effective: input };
   if (subject.name === 'provider.creditCard.createPayment' && typeof input === 'object' && input !== null) {
