@@ -43,7 +43,7 @@ function sdks(): Sdk[] {
       name: 'payorch',
       specifier: 'payorch',
       cwd: root,
-      clientAndVerify: "export { ProviderClient, verifyCallback } from 'payorch';",
+      clientAndVerify: "export { ProviderClient, DealerClient, verifyCallback, createCallbackReceiver } from 'payorch';",
       verifyAlone: "export { verifyCallback } from 'payorch';",
       verifyNote: '`verifyCallback`',
     },
@@ -70,6 +70,14 @@ function sdks(): Sdk[] {
       clientAndVerify: "export { Webhooks } from '@octokit/webhooks';",
       verifyAlone: "export { verify } from '@octokit/webhooks-methods';",
       verifyNote: 'no API client (webhooks only); verify alone is `@octokit/webhooks-methods`',
+    },
+    {
+      name: `standardwebhooks ${version('standardwebhooks', peers)}`,
+      specifier: 'standardwebhooks',
+      cwd: peers,
+      clientAndVerify: "export { Webhook } from 'standardwebhooks';",
+      verifyAlone: "export { Webhook } from 'standardwebhooks';",
+      verifyNote: 'no API client (webhooks only); `Webhook.verify`',
     },
   ];
 }
@@ -154,8 +162,8 @@ runFigure(async ({ quick }): Promise<FigureReport> => {
 
   const bundleRows: string[][] = [];
   for (const sdk of list) {
-    const both = await bundleSize(sdk.clientAndVerify, sdk.cwd);
-    const verify = await bundleSize(sdk.verifyAlone, sdk.cwd);
+    const both = await bundleSize(sdk.clientAndVerify, sdk.cwd, 'edge');
+    const verify = await bundleSize(sdk.verifyAlone, sdk.cwd, 'edge');
     bundleRows.push([sdk.name, added(`${sdk.name} ESM`), added(`${sdk.name} CJS`), `**${format.bytes(both.gzipped)}**`, format.bytes(verify.gzipped), sdk.verifyNote]);
   }
 

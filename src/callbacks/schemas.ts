@@ -44,7 +44,7 @@ export type DealerCreditCardCallbackStatus = z.infer<typeof DealerCreditCardCall
 const signed = SignedCallbackFields.shape;
 
 // The fields of deposit and withdrawal callbacks, in the order of spec 6.2.
-const providerTransaction = <S extends z.ZodMiniType>(status: S) => ({
+const providerTransaction = /* @__NO_SIDE_EFFECTS__ */ <S extends z.ZodMiniType>(status: S) => ({
   tracking_code: signed.tracking_code,
   /** The service's internal transaction id. */
   tx_id: z.optional(responseString),

@@ -21,4 +21,4 @@ export interface Endpoint<P extends z.ZodMiniType, R extends z.ZodMiniType> {
   readonly response: R;
 }
 
-export const defineEndpoint = <P extends z.ZodMiniType, R extends z.ZodMiniType>(endpoint: Endpoint<P, R>): Endpoint<P, R> => endpoint;
+export const defineEndpoint = /* @__NO_SIDE_EFFECTS__ */ <P extends z.ZodMiniType, R extends z.ZodMiniType>(endpoint: Endpoint<P, R>): Endpoint<P, R> => endpoint;

@@ -18,7 +18,7 @@ export type LenientShape<S extends z.core.$ZodShape> = {
 };
 
 /** The object schema of an answer or callback body. */
-export type LenientObject<S extends z.core.$ZodShape> = z.ZodMiniObject<LenientShape<S>, z.core.$strip>;
+export type LenientObject<S extends z.core.$ZodShape> = z.ZodMiniObject<LenientShape<S>>;
 
 /**
  * The object of every answer and callback body (docs/decisions.md, "Lenient answers, exact types"):
@@ -33,6 +33,7 @@ export type LenientObject<S extends z.core.$ZodShape> = z.ZodMiniObject<LenientS
  * one `z.overwrite` step on the object, built once, turns the nulls of those fields into
  * `undefined` in the object zod has just built (never the caller's input).
  */
+// @__NO_SIDE_EFFECTS__
 export function lenientObject<const S extends z.core.$ZodShape>(shape: S): LenientObject<S> {
   const lenient: Record<string, z.core.$ZodType> = {};
   const nullable: string[] = [];
@@ -53,28 +54,28 @@ export function lenientObject<const S extends z.core.$ZodShape>(shape: S): Lenie
 }
 
 /** An amount in a request: a finite JSON number of at least `min` (spec 4.1: minimum 1). */
-export const requestAmount = (min: number) => z.number().check(z.minimum(min, { error: `must be at least ${min}` }));
+export const requestAmount = /* @__NO_SIDE_EFFECTS__ */ (min: number) => z.number().check(z.minimum(min, { error: `must be at least ${min}` }));
 
 /** A required non-empty string in a request. */
 // A regex, not trim(): the SDK must send the caller's value unchanged.
-export const requiredString = () => z.string().check(z.regex(/\S/, { error: 'is required' }));
+export const requiredString = /* @__NO_SIDE_EFFECTS__ */ () => z.string().check(z.regex(/\S/, { error: 'is required' }));
 
 const NUMERIC = /^-?\d+(\.\d+)?$/;
 
 /** A number in an answer; a numeric string is accepted and converted. */
-export const responseNumber = z.union([z.number(), z.pipe(z.string().check(z.trim(), z.regex(NUMERIC)), z.transform(Number))]);
+export const responseNumber = z.union([z.number(), z.pipe(/* @__PURE__ */ z.string().check(z.trim(), z.regex(NUMERIC)), z.transform(Number))]);
 
 /** A string in an answer that a server may send as a number (an id): a number is kept as its text. */
 export const responseString = z.union([z.string(), z.pipe(z.number(), z.transform(String))]);
 
 /** An integer in an answer; a numeric string is accepted and converted. */
-export const responseInteger = z.union([z.int(), z.pipe(z.string().check(z.trim(), z.regex(/^-?\d+$/)), z.transform(Number))]);
+export const responseInteger = z.union([z.int(), z.pipe(/* @__PURE__ */ z.string().check(z.trim(), z.regex(/^-?\d+$/)), z.transform(Number))]);
 
 /**
  * A decimal in an answer, handed over as the documented decimal string ("1500.00").
  * A JSON number is accepted and converted without float formatting surprises for integers.
  */
-export const responseDecimal = z.union([z.string().check(z.trim(), z.regex(NUMERIC)), z.pipe(z.number(), z.transform((value: number) => String(value)))]);
+export const responseDecimal = z.union([/* @__PURE__ */ z.string().check(z.trim(), z.regex(NUMERIC)), z.pipe(z.number(), z.transform((value: number) => String(value)))]);
 
 /** A boolean in an answer; 0/1 and "true"/"false" are accepted. */
 export const responseBoolean = z.union([
@@ -89,7 +90,7 @@ export const responseBoolean = z.union([
  * any string, so that editors suggest the known ones and a new value does not break parsing.
  * The known values stay readable as `options`, like `z.enum`'s.
  */
-export const openEnum = <const T extends readonly string[]>(options: T) =>
+export const openEnum = /* @__NO_SIDE_EFFECTS__ */ <const T extends readonly string[]>(options: T) =>
   Object.assign(
     z.custom<T[number] | (string & {})>((value) => typeof value === 'string', { error: 'expected a string' }),
     { options },

@@ -10,7 +10,7 @@ import { lenientObject, successFlag } from './schema.js';
 export const NoParams = z.undefined();
 
 /** The top level of most answers: `success`, `message`, the record in `data`, `timestamp` (spec 2.1). */
-export const envelope = <T extends z.ZodMiniType>(data: T) =>
+export const envelope = /* @__NO_SIDE_EFFECTS__ */ <T extends z.ZodMiniType>(data: T) =>
   lenientObject({
     success: successFlag,
     message: z.optional(z.string()),
@@ -19,11 +19,11 @@ export const envelope = <T extends z.ZodMiniType>(data: T) =>
   });
 
 /** An IBAN as the spec bounds it: 15 to 34 characters (spec 4.6, 8). */
-export const iban = () =>
+export const iban = /* @__NO_SIDE_EFFECTS__ */ () =>
   z.string().check(z.minLength(15, { error: 'must be 15 to 34 characters' }), z.maxLength(34, { error: 'must be 15 to 34 characters' }));
 
 /**
  * An amount whose minimum the spec does not state (spec 8: crypto, wallet, the dealer's manual
  * IBAN): any positive amount is sent, and the service's own bounds decide (docs/spec-gaps.md).
  */
-export const positiveAmount = () => z.number().check(z.positive({ error: 'must be greater than 0' }));
+export const positiveAmount = /* @__NO_SIDE_EFFECTS__ */ () => z.number().check(z.positive({ error: 'must be greater than 0' }));

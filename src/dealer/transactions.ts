@@ -20,7 +20,7 @@ const WINDOW_DAYS = 3;
  */
 const MAX_SPAN_DAYS = 3;
 
-const calendarDate = () => z.iso.date({ error: 'must be a calendar date YYYY-MM-DD' });
+const calendarDate = /* @__NO_SIDE_EFFECTS__ */ () => z.iso.date({ error: 'must be a calendar date YYYY-MM-DD' });
 
 const rangeShape = {
   /** The E-IBAN's `wallet_id`, from `dealer.eibans.list()`. Required. */
@@ -53,11 +53,11 @@ function checkSpan(range: Range, ctx: z.core.$RefinementCtx): void {
 }
 
 /** Query of one page of E-IBAN transactions (spec 4.13): a range of at most 3 days. */
-export const TransactionListParams = z
+export const TransactionListParams = /* @__PURE__ */ z
   .strictObject({
     ...rangeShape,
     /** Page number, from 1. @default 1 */
-    page: z.optional(z.number().check(z.int({ error: 'must be an integer' }), z.positive({ error: 'must be at least 1' }))),
+    page: z.optional(/* @__PURE__ */ z.number().check(z.int({ error: 'must be an integer' }), z.positive({ error: 'must be at least 1' }))),
   })
   .check(
     z.superRefine((params, ctx) => {
@@ -68,7 +68,7 @@ export const TransactionListParams = z
 export type TransactionListParams = z.input<typeof TransactionListParams>;
 
 /** Range of `iterate()`: any number of days, end not before start. */
-export const TransactionRangeParams = z.strictObject(rangeShape).check(z.superRefine(checkOrder));
+export const TransactionRangeParams = /* @__PURE__ */ z.strictObject(rangeShape).check(z.superRefine(checkOrder));
 export type TransactionRangeParams = z.input<typeof TransactionRangeParams>;
 
 /** Direction of a transaction; the spec shows `incoming` (spec 2.7). */

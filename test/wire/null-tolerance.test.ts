@@ -16,7 +16,7 @@ import { arbitraryOf, optionalFields } from '../helpers/arbitrary.js';
  */
 
 const endpointRows = [...providerRoutes, ...dealerRoutes].map((route) => ({ name: `${route.api} ${route.endpoint.method} ${route.endpoint.path}`, schema: route.endpoint.response }));
-const callbackRows = CALLBACK_KINDS.map((kind) => ({ name: `${kind} callback`, schema: CALLBACK_SCHEMAS[kind] as z.ZodMiniType }));
+const callbackRows = CALLBACK_KINDS.map((kind) => ({ name: `${kind} callback`, schema: CALLBACK_SCHEMAS[kind] }));
 const rows = [...endpointRows, ...callbackRows];
 
 describe('the enumeration', () => {
