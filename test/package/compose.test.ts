@@ -1,0 +1,40 @@
+import { createRequire } from 'node:module';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, expectTypeOf, test } from 'vitest';
+import * as z from 'zod';
+import type { Welcome } from '../../src/index.js';
+
+// The exported schemas are zod/mini schemas (zod's core, bundled into dist/): an app that uses
+// classic zod composes them, parses with them and infers their types, from either build.
+const root = join(import.meta.dirname, '..', '..');
+const builds = [
+  ['ESM', () => import(pathToFileURL(join(root, 'dist/index.js')).href)],
+  ['CommonJS', () => Promise.resolve(createRequire(import.meta.url)(join(root, 'dist/index.cjs')))],
+] as const;
+
+const welcome = { success: true, message: null, provider: { id: '1', name: 'Compose', is_active: true }, new_field: 'kept' };
+
+describe.each(builds)('the %s build', (_label, load) => {
+  test.skipIf(!existsSync(join(root, 'dist/index.cjs')))('an app’s classic zod composes Welcome, and parse, safeParse and the refusal work across both', async () => {
+    const sdk = (await load()) as { Welcome: z.core.$ZodType & { parse(input: unknown): unknown; safeParse(input: unknown): { success: boolean } } };
+    const Order = z.object({ id: z.string(), answer: sdk.Welcome });
+    const parsed = Order.parse({ id: 'o-1', answer: welcome }) as { answer: Record<string, unknown> };
+    // payorch's tolerance travels with the schema: a numeric string converted, null read as absent, unknown fields kept.
+    expect(parsed.answer).toMatchObject({ provider: { id: 1, name: 'Compose' }, new_field: 'kept' });
+    expect(parsed.answer['message']).toBeUndefined();
+    expect(z.array(sdk.Welcome).parse([welcome])).toHaveLength(1);
+    expect(sdk.Welcome.safeParse(welcome).success).toBe(true);
+    const refused = Order.safeParse({ id: 'o-1', answer: { success: true } });
+    expect(refused.success).toBe(false);
+    expect(refused.error).toBeInstanceOf(z.ZodError);
+    expect(z.prettifyError(refused.error!)).toContain('answer.provider');
+  });
+});
+
+test('z.infer of a composed payorch schema is the payorch type', () => {
+  const Order = z.object({ answer: null as unknown as typeof Welcome });
+  expectTypeOf<z.infer<typeof Order>['answer']>().toEqualTypeOf<Welcome>();
+  expectTypeOf<z.infer<typeof Welcome>>().toEqualTypeOf<Welcome>();
+});
