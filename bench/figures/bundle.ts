@@ -61,7 +61,8 @@ runFigure(async ({ quick }): Promise<FigureReport> => {
       sizeRows.push([entry.name, 'not available yet', '', '']);
       continue;
     }
-    const size = await bundleSize(entry.contents, root, 'edge');
+    // payorch/sandbox is Node-only (node:http): bundled for Node; everything else for the edge.
+    const size = await bundleSize(entry.contents, root, entry.contents.includes('sandbox') ? 'node' : 'edge');
     gzipped.set(entry.name, size.gzipped);
     const parts = Object.entries(size.byPackage)
       .filter(([name]) => name !== 'entry')
