@@ -54,11 +54,17 @@ export function lenientObject<const S extends z.core.$ZodShape>(shape: S): Lenie
 }
 
 /** An amount in a request: a finite JSON number of at least `min` (spec 4.1: minimum 1). */
-export const requestAmount = /* @__NO_SIDE_EFFECTS__ */ (min: number) => z.number().check(z.minimum(min, { error: `must be at least ${min}` }));
+// @__NO_SIDE_EFFECTS__
+export function requestAmount(min: number) {
+  return z.number().check(z.minimum(min, { error: `must be at least ${min}` }));
+}
 
 /** A required non-empty string in a request. */
 // A regex, not trim(): the SDK must send the caller's value unchanged.
-export const requiredString = /* @__NO_SIDE_EFFECTS__ */ () => z.string().check(z.regex(/\S/, { error: 'is required' }));
+// @__NO_SIDE_EFFECTS__
+export function requiredString() {
+  return z.string().check(z.regex(/\S/, { error: 'is required' }));
+}
 
 const NUMERIC = /^-?\d+(\.\d+)?$/;
 
@@ -90,11 +96,13 @@ export const responseBoolean = z.union([
  * any string, so that editors suggest the known ones and a new value does not break parsing.
  * The known values stay readable as `options`, like `z.enum`'s.
  */
-export const openEnum = /* @__NO_SIDE_EFFECTS__ */ <const T extends readonly string[]>(options: T) =>
-  Object.assign(
+// @__NO_SIDE_EFFECTS__
+export function openEnum<const T extends readonly string[]>(options: T) {
+  return Object.assign(
     z.custom<T[number] | (string & {})>((value) => typeof value === 'string', { error: 'expected a string' }),
     { options },
   );
+}
 
 /** `success: true` of every success body (spec 2.1). Absent is tolerated; `false` never reaches a schema. */
 export const successFlag = z.optional(z.literal(true));

@@ -20,7 +20,10 @@ const WINDOW_DAYS = 3;
  */
 const MAX_SPAN_DAYS = 3;
 
-const calendarDate = /* @__NO_SIDE_EFFECTS__ */ () => z.iso.date({ error: 'must be a calendar date YYYY-MM-DD' });
+// @__NO_SIDE_EFFECTS__
+function calendarDate() {
+  return z.iso.date({ error: 'must be a calendar date YYYY-MM-DD' });
+}
 
 const rangeShape = {
   /** The E-IBAN's `wallet_id`, from `dealer.eibans.list()`. Required. */

@@ -42,7 +42,10 @@ export const paymentParams = {
 };
 
 /** A gateway id: a positive integer from `listGateways()` (spec 2.5). */
-export const gatewayId = /* @__NO_SIDE_EFFECTS__ */ () => z.number().check(z.int({ error: 'must be an integer' }), z.positive({ error: 'must be positive' }));
+// @__NO_SIDE_EFFECTS__
+export function gatewayId() {
+  return z.number().check(z.int({ error: 'must be an integer' }), z.positive({ error: 'must be positive' }));
+}
 
 /** Fields every provider transaction record has (spec 2.4). */
 export const recordCore = {
