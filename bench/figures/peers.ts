@@ -183,7 +183,7 @@ runFigure(async ({ quick }): Promise<FigureReport> => {
     { figure: 'Peers: verify over its hand-written check (payorch / stripe)', payorch: `${format.ratio(ratio(ours))} / ${format.ratio(ratio(stripe))}`, baseline: 'same run' },
   ];
   const markdown = [
-    `The peers come from bench/peers (own package.json and lock file, installed by \`npm run bench:peers\`); payorch is this checkout's dist/. Cold start as in the bundle figure (median of ${runs} interleaved process pairs, each against a bare \`node -e ""\`, from the package's folder). Bundle: esbuild, minified, ESM, platform node, gzipped at level 9, of the code an app imports for an API client and webhook verification, and for verification alone.`,
+    `The peers come from bench/peers (own package.json and lock file, installed by \`npm run bench:peers\`); payorch is this checkout's dist/. Cold start as in the bundle figure (median of ${runs} interleaved process pairs, each against a bare \`node -e ""\`, from the package's folder). Bundle: esbuild for an edge runtime (minified, ESM, platform neutral, conditions workerd, worker, edge-light, browser), gzipped at level 9, of the code an app imports for an API client and webhook verification, and for verification alone.`,
     '',
     table(['SDK', 'cold `import()` added', 'cold `require()` added', 'client + verify, min+gz', 'verify alone, min+gz', 'what was bundled'], bundleRows),
     `Webhook verification, each SDK against the least a receiver writes by hand with node:crypto for the same scheme (${INPUTS} distinct signed bodies; medians of CPU time per call over alternating rounds). openai's and @octokit/webhooks' verification is asynchronous (Web Crypto) and is not in this table.`,
