@@ -30,7 +30,7 @@ const openEnumSchema: z.core.UnrepresentableHandler = ({ zodSchema }) => {
 };
 
 /** A schema of the document, and what payorch tolerates beyond it (for the description). */
-interface Converted {
+export interface Converted {
   readonly schema: JsonSchema;
   readonly tolerates: ReadonlySet<string>;
 }
@@ -75,7 +75,8 @@ function convert(schema: z.core.$ZodType, tolerates: Set<string>): JsonSchema {
   return generated;
 }
 
-function schemaOf(schema: z.ZodType): Converted {
+/** An answer's or a request's schema as the document shows it. Exported for the tests. @internal */
+export function schemaOf(schema: z.ZodType): Converted {
   const tolerates = new Set<string>();
   return { schema: convert(schema, tolerates), tolerates };
 }

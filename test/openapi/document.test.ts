@@ -3,7 +3,9 @@ import { validate } from '@readme/openapi-parser';
 import { describe, expect, test } from 'vitest';
 import { CALLBACK_KINDS, CALLBACK_STATUSES } from '../../src/callbacks/kinds.js';
 import { API_ENDPOINTS } from '../../src/endpoints.js';
-import { openApiDocument } from '../../src/openapi/document.js';
+import * as z from 'zod';
+import { lenientObject, responseBoolean, responseDecimal, responseInteger, responseNumber, responseString, successFlag } from '../../src/core/schema.js';
+import { openApiDocument, schemaOf } from '../../src/openapi/document.js';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 const committed = readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8');
@@ -133,3 +135,44 @@ describe('the generated OpenAPI document', () => {
     expect(JSON.stringify(operation('dealer.getSettings'))).toContain('Not shown in the spec: the HTTP method');
   });
 });
+
+describe('the spec type of a lenient building block', () => {
+  test('survives .describe() and .meta() on a field, optional fields and nesting, and keeps the description', () => {
+    const converted = schemaOf(
+      lenientObject({
+        success: successFlag,
+        amount: responseNumber.describe('Amount in TRY.'),
+        id: responseInteger.meta({ description: 'Record id.' }).optional(),
+        balance: responseDecimal,
+        active: responseBoolean.optional(),
+        nested: lenientObject({ code: responseString.describe('Code.').optional() }).optional(),
+      }),
+    );
+    expect(converted.schema).toEqual({
+      type: 'object',
+      properties: {
+        success: { type: 'boolean', const: true },
+        amount: { type: 'number', description: 'Amount in TRY.' },
+        id: { type: 'integer', description: 'Record id.' },
+        balance: { type: 'string', pattern: '^-?\\d+(\\.\\d+)?$' },
+        active: { type: 'boolean' },
+        nested: { type: 'object', properties: { code: { type: 'string', description: 'Code.' } }, additionalProperties: {} },
+      },
+      required: ['success', 'amount', 'balance'],
+      additionalProperties: {},
+    });
+    expect([...converted.tolerates].sort()).toEqual(
+      ['`null` in an optional field (read as absent)', '`success` left out', 'a boolean as 1/0 or "true"/"false"', 'a decimal string as a JSON number', 'a number as a numeric string ("250.00")', 'an id as a number', 'an integer as a numeric string ("12")'].sort(),
+    );
+  });
+
+  test('leaves a schema without a registered type as zod writes it', () => {
+    expect(schemaOf(z.strictObject({ amount: z.number().min(1), note: z.string().optional() })).schema).toEqual({
+      type: 'object',
+      properties: { amount: { type: 'number', minimum: 1 }, note: { type: 'string' } },
+      required: ['amount'],
+      additionalProperties: false,
+    });
+  });
+});
+
