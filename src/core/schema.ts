@@ -8,6 +8,23 @@ import * as z from 'zod';
  */
 
 /**
+ * What a lenient building block is on the wire by the spec, and what payorch accepts besides.
+ * Metadata only, for the OpenAPI document (src/openapi/document.ts), which shows `spec` as the
+ * field's type and writes `tolerates` in prose; parsing never reads it. A registry, not a field
+ * of the schema, so it survives `.describe()` (zod's registries inherit a clone's metadata).
+ */
+export interface WireType {
+  /** JSON Schema of the spec's type; absent when it is the wrapped schema's (the `null` tolerance). */
+  readonly spec?: Readonly<Record<string, unknown>>;
+  /** What payorch also accepts, in words. */
+  readonly tolerates: string;
+  /** The spec always sends the field; payorch tolerates its absence. */
+  readonly required?: true;
+}
+
+export const wireTypes = z.registry<WireType>();
+
+/**
  * An optional field of an answer: absent, `null` or a value of `schema`; `null` reads as absent.
  * A `z.nullable` whose run step turns `null` into `undefined` in place: a transform pipe doing
  * the same cost about 1 µs more per callback parse (docs/decisions.md), paid on every field that
@@ -25,6 +42,7 @@ function optionalOrNull<T extends z.ZodType>(schema: T): OptionalOrNull<T> {
   };
   internals.run = nullAsAbsent;
   internals.parse = nullAsAbsent;
+  wireTypes.add(nullable, { tolerates: '`null` in an optional field (read as absent)' });
   return nullable.optional() as unknown as OptionalOrNull<T>;
 }
 
@@ -69,15 +87,18 @@ export const responseNumber = z.union([
   z.number(),
   z.string().trim().regex(NUMERIC).transform(Number),
 ]);
+wireTypes.add(responseNumber, { spec: { type: 'number' }, tolerates: 'a number as a numeric string ("250.00")' });
 
 /** A string in an answer that a server may send as a number (an id): a number is kept as its text. */
 export const responseString = z.union([z.string(), z.number().transform(String)]);
+wireTypes.add(responseString, { spec: { type: 'string' }, tolerates: 'an id as a number' });
 
 /** An integer in an answer; a numeric string is accepted and converted. */
 export const responseInteger = z.union([
   z.number().int(),
   z.string().trim().regex(/^-?\d+$/).transform(Number),
 ]);
+wireTypes.add(responseInteger, { spec: { type: 'integer' }, tolerates: 'an integer as a numeric string ("12")' });
 
 /**
  * A decimal in an answer, handed over as the documented decimal string ("1500.00").
@@ -87,6 +108,7 @@ export const responseDecimal = z.union([
   z.string().trim().regex(NUMERIC),
   z.number().transform((value) => String(value)),
 ]);
+wireTypes.add(responseDecimal, { spec: { type: 'string', pattern: NUMERIC.source }, tolerates: 'a decimal string as a JSON number' });
 
 /** A boolean in an answer; 0/1 and "true"/"false" are accepted. */
 export const responseBoolean = z.union([
@@ -95,6 +117,7 @@ export const responseBoolean = z.union([
   z.literal(0).transform(() => false),
   z.enum(['true', 'false']).transform((value) => value === 'true'),
 ]);
+wireTypes.add(responseBoolean, { spec: { type: 'boolean' }, tolerates: 'a boolean as 1/0 or "true"/"false"' });
 
 /**
  * A string from a known set that the service may extend: typed as the known values plus
@@ -108,4 +131,6 @@ export const openEnum = <const T extends readonly string[]>(options: T) =>
   );
 
 /** `success: true` of every success body (spec 2.1). Absent is tolerated; `false` never reaches a schema. */
-export const successFlag = z.literal(true).optional();
+const successTrue = z.literal(true);
+wireTypes.add(successTrue, { required: true, tolerates: '`success` left out' });
+export const successFlag = successTrue.optional();
