@@ -31,16 +31,21 @@ export type AuthFailureReason =
 
 /** What an {@link APIError} knows about the request that failed; never holds credentials. */
 export interface FailedRequest {
+  /** The HTTP method sent: `GET` or `POST`. */
   readonly method: string;
+  /** The full URL sent, query string included (it carries no key: keys travel in headers). */
   readonly url: string;
 }
 
 /** What an {@link APIError} is made from: the answer and the request it answered. */
 export interface APIErrorInit {
+  /** HTTP status of the answer; 0 when the platform hid it. */
   readonly status: number;
+  /** Response headers, lower-cased names. */
   readonly headers: Readonly<Record<string, string>>;
   /** The parsed JSON body, or the raw text when the answer was not JSON. */
   readonly body: unknown;
+  /** The request that got this answer. */
   readonly request: FailedRequest;
   /**
    * Values that must not appear anywhere in the error (the secret key, every hash sent, a
@@ -83,6 +88,7 @@ export class APIError extends PayorchError {
   readonly code: DealerErrorCode | undefined;
   /** The parsed JSON body, or the raw text when it was not JSON. Nothing is dropped but echoed secrets, shown as `[redacted]`. */
   readonly body: unknown;
+  /** The method and URL of the request that failed; never its headers, which carry the keys. */
   readonly request: FailedRequest;
 
   /** Usually made by {@link APIError.generate}; construct one yourself only in tests. */
@@ -125,6 +131,10 @@ export class AuthenticationError extends APIError {
   static {
     brand(this, 'AuthenticationError');
   }
+  /**
+   * Which refusal of spec 7.1, read from the body's text: `missing_headers`, `invalid_api_key`,
+   * `timestamp_expired` (check the clock), `invalid_hash` (check the secret key), or `unknown`.
+   */
   readonly reason: AuthFailureReason;
   /** Made by {@link APIError.generate} from a 401 answer or a body with an authentication text of spec 7.1. */
   constructor(message: string, init: APIErrorInit, reason: AuthFailureReason) {
@@ -142,6 +152,10 @@ export class PermissionDeniedError extends APIError {
   static {
     brand(this, 'PermissionDeniedError');
   }
+  /**
+   * Which refusal, read from the body's text: `provider_inactive`, `ip_not_allowed` (spec 7.1),
+   * `credential_key_refused` (spec 7.3), or `unknown` for a 403 whose text the spec does not list.
+   */
   readonly reason: AuthFailureReason;
   /** Made by {@link APIError.generate} from a 403 answer or a body with a permission text of spec 7.1 or 7.3. */
   constructor(message: string, init: APIErrorInit, reason: AuthFailureReason) {

@@ -71,6 +71,7 @@ export class CallbackVerificationError extends PayorchError {
   static {
     brand(this, 'CallbackVerificationError');
   }
+  /** Which check failed, in the order they run (see {@link CallbackVerificationReason}); a receiver answers it as `error`. */
   readonly reason: CallbackVerificationReason;
   /** The HTTP status to answer: 401 for authentication failures, 400 for an unusable body. */
   readonly status: 400 | 401;

@@ -10,6 +10,12 @@ export class ConnectionError extends PayorchError {
   static {
     brand(this, 'ConnectionError');
   }
+  /**
+   * `true` when the connection was refused (`ECONNREFUSED` or the platform's equivalent): nothing
+   * reached the service, so no money moved and even a payment-creating call is safe to send
+   * again. `false` for a reset, a closed socket or a body cut off mid-answer: the service may have
+   * received the request and acted on it.
+   */
   readonly refused: boolean;
   /** Made by the SDK when no answer came back; `refused` says whether the service can have seen the request. */
   constructor(message: string, options: { cause: unknown; refused: boolean }) {

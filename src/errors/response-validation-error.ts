@@ -12,7 +12,9 @@ export class ResponseValidationError extends PayorchError {
   static {
     brand(this, 'ResponseValidationError');
   }
+  /** HTTP status of the answer (a 2xx: the service reported success). */
   readonly status: number;
+  /** Each field of the answer that does not fit the spec's shape, with the rule it breaks. */
   readonly issues: readonly ValidationIssue[];
   /** The parsed JSON body. */
   readonly body: unknown;

@@ -11,6 +11,7 @@ export class TimeoutError extends PayorchError {
   static {
     brand(this, 'TimeoutError');
   }
+  /** The limit that ran out, in milliseconds: the client's or the call's `timeout` option. */
   readonly timeout: number;
   /** Made by the SDK when the call outlived `timeout` milliseconds. */
   constructor(timeout: number) {
