@@ -5,9 +5,8 @@ import { describe, expect, test } from 'vitest';
 import { DealerClient, ProviderClient } from '../../src/index.js';
 import { API_ENDPOINTS } from '../../src/endpoints.js';
 import { freePort, useRealNetwork } from '../helpers/loopback.js';
-import { expectNoSecret, jsonOf, useListeningSandbox, payorch, requireFreshBuild, expectUsageError } from './run.js';
+import { expectNoSecret, jsonOf, useListeningSandbox, payorch, expectUsageError } from './run.js';
 
-requireFreshBuild();
 useRealNetwork();
 
 const sandbox = useListeningSandbox();
@@ -99,7 +98,7 @@ describe('payorch call', { timeout: 30_000 }, () => {
   });
 
   test('a base URL the client refuses is bad usage; --allow-insecure-http lets a plain-http one through', async () => {
-    await expectUsageError(['call', 'welcome', '--base-url', 'http://pay.example.invalid'], sandbox.env, /baseUrl must use https unless the host is loopback or allowInsecureHttp is set/);
+    await expectUsageError(['call', 'welcome', '--base-url', 'http://pay.example.invalid'], sandbox.env, /--base-url must use https unless the host is loopback or --allow-insecure-http is set/);
     const run = await payorch(['call', 'welcome', '--json', '--base-url', 'http://pay.example.invalid', '--allow-insecure-http', '--timeout', '5000'], sandbox.env);
     expect(run.code).toBe(1);
     // Sent, and failed on the way (.invalid never resolves; a machine without DNS may time out instead).

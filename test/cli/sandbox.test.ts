@@ -3,19 +3,19 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, test, vi } from 'vitest';
 import { json, startServer, useRealNetwork } from '../helpers/loopback.js';
-import { exited, outputUntil, payorch, requireFreshBuild, start, expectUsageError } from './run.js';
+import { payorch, run, expectUsageError } from './run.js';
 
-requireFreshBuild();
 useRealNetwork();
 
 const READY = /Stop with Ctrl\+C\./;
-const value = (printed: string, name: string) => new RegExp(`^${name}=(.+)$`, 'm').exec(printed)?.[1] ?? '';
+/** The value of an `export NAME='value'` line. */
+const value = (printed: string, name: string) => new RegExp(`^export ${name}='(.+)'$`, 'm').exec(printed)?.[1] ?? '';
 
-/** Starts `payorch sandbox --port 0 ...args` and waits for it to print `ready`. */
+/** Starts `payorch sandbox --port 0 ...args` in this process and waits for it to print `ready`. */
 async function sandbox(args: readonly string[], ready: RegExp = READY) {
-  const child = start(['sandbox', '--port', '0', ...args]);
-  const printed = await outputUntil(child, ready);
-  return { child, printed };
+  const command = run(['sandbox', '--port', '0', ...args]);
+  const printed = await command.stdout.until(ready);
+  return { command, printed };
 }
 
 async function settle(url: string, id: string, status: string): Promise<unknown> {
@@ -42,53 +42,28 @@ async function startDeposit(printed: string): Promise<string> {
 }
 
 describe('payorch sandbox', { timeout: 60_000 }, () => {
-  test('prints the URL and the credentials under the contract names, answers a request signed by hand, and stops on SIGTERM with 0', async () => {
-    const { child, printed } = await sandbox([]);
-    const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(printed)?.[1] ?? '';
-    expect(url).not.toBe('');
-    expect(value(printed, 'PAYORCH_BASE_URL')).toBe(url);
-    for (const name of ['PAYORCH_PROVIDER_API_KEY', 'PAYORCH_PROVIDER_SECRET_KEY', 'PAYORCH_CREDENTIAL_KEY', 'PAYORCH_SITES_KEY', 'PAYORCH_DEALER_API_KEY', 'PAYORCH_DEALER_SECRET_KEY']) {
-      expect(value(printed, name)).not.toBe('');
-    }
-    const welcome = await fetch(`${url}/api/provider/welcome`, { method: 'POST', headers: signedHeaders(value(printed, 'PAYORCH_PROVIDER_API_KEY'), value(printed, 'PAYORCH_PROVIDER_SECRET_KEY')) });
-    expect(welcome.status).toBe(200);
-    // The X-Key printed as PAYORCH_SITES_KEY is the one the site list takes.
-    const sites = await fetch(`${url}/api/provider/sites`, {
-      method: 'POST',
-      headers: { ...signedHeaders(value(printed, 'PAYORCH_PROVIDER_API_KEY'), value(printed, 'PAYORCH_PROVIDER_SECRET_KEY'), value(printed, 'PAYORCH_SITES_KEY')), 'X-Key': value(printed, 'PAYORCH_SITES_KEY') },
-    });
-    expect(sites.status).toBe(200);
-    const code = await startDeposit(printed);
-    expect(await settle(url, code, 'completed')).toMatchObject({ success: true, record: { status: 'completed' } });
-    child.kill('SIGTERM');
-    expect(await exited(child)).toBe(0);
-  });
-
   test('--json prints one object with the url, the credentials and the sites', async () => {
-    const { child, printed } = await sandbox(['--json'], /^\}$/m);
+    const { command, printed } = await sandbox(['--json'], /^\}$/m);
     const parsed = JSON.parse(printed) as { url: string; credentials: Record<string, string>; sites: { id: number; name: string; credentialKey: string }[] };
     expect(parsed.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(parsed.credentials['PAYORCH_BASE_URL']).toBe(parsed.url);
     expect(parsed.credentials['PAYORCH_CREDENTIAL_KEY']).toBe(parsed.sites[0]?.credentialKey);
     expect(parsed.sites).toHaveLength(2);
-    child.kill('SIGINT');
-    expect(await exited(child)).toBe(0);
+    expect(await command.stop()).toBe(0);
   });
 
   test('--env prints only export lines a shell can eval', async () => {
-    const { child, printed } = await sandbox(['--env'], /PAYORCH_DEALER_SECRET_KEY=.*\n/);
+    const { command, printed } = await sandbox(['--env'], /PAYORCH_DEALER_SECRET_KEY=.*\n/);
     const lines = printed.trim().split('\n');
     expect(lines).toHaveLength(7);
     for (const line of lines) expect(line).toMatch(/^export PAYORCH_[A-Z_]+='[^']+'$/);
-    child.kill('SIGTERM');
-    await exited(child);
+    await command.stop();
   });
 
   test('the same seed gives the same credentials; --seed changes them', async () => {
     const keyOf = async (...args: string[]) => {
-      const { child, printed } = await sandbox(args);
-      child.kill('SIGTERM');
-      await exited(child);
+      const { command, printed } = await sandbox(args);
+      await command.stop();
       return value(printed, 'PAYORCH_PROVIDER_API_KEY');
     };
     const first = await keyOf();
@@ -112,7 +87,7 @@ describe('payorch sandbox', { timeout: 60_000 }, () => {
   test('--callback-retries sets the delivery attempts and --callback-timeout the time one may take', async () => {
     // The receiver never answers: each attempt ends at the timeout, and the sandbox gives up after 2.
     const receiver = await startServer(() => undefined);
-    const { child, printed } = await sandbox(['--callback', `deposit=${receiver.url}/hooks`, '--callback-retries', '2', '--callback-timeout', '200']);
+    const { command, printed } = await sandbox(['--callback', `deposit=${receiver.url}/hooks`, '--callback-retries', '2', '--callback-timeout', '200']);
     const code = await startDeposit(printed);
     await settle(value(printed, 'PAYORCH_BASE_URL'), code, 'completed');
     // Settling delivers in the background: wait until the sandbox has given up.
@@ -124,8 +99,7 @@ describe('payorch sandbox', { timeout: 60_000 }, () => {
     }, { timeout: 20_000, interval: 100 });
     expect(attempts.map((attempt) => [attempt.attempt, attempt.delivered])).toEqual([[1, false], [2, false]]);
     expect(receiver.seen).toHaveLength(2);
-    child.kill('SIGTERM');
-    await exited(child);
+    await command.stop();
   });
 
   test.each([
@@ -134,7 +108,7 @@ describe('payorch sandbox', { timeout: 60_000 }, () => {
   ])('%s', async (_name, flag, same) => {
     // The first attempt fails, the retry (1 s later) is answered 200.
     const receiver = await startServer((_request, response, n) => json(response, n === 1 ? 500 : 200, { success: n !== 1 }));
-    const { child, printed } = await sandbox(['--callback', `deposit=${receiver.url}/hooks`, '--callback-retries', '2', ...flag]);
+    const { command, printed } = await sandbox(['--callback', `deposit=${receiver.url}/hooks`, '--callback-retries', '2', ...flag]);
     const code = await startDeposit(printed);
     await settle(value(printed, 'PAYORCH_BASE_URL'), code, 'completed');
     await vi.waitFor(() => {
@@ -143,8 +117,7 @@ describe('payorch sandbox', { timeout: 60_000 }, () => {
     const [first, retry] = receiver.seen;
     expect(retry?.headers['x-timestamp'] === first?.headers['x-timestamp']).toBe(same);
     expect(retry?.body === first?.body).toBe(same);
-    child.kill('SIGTERM');
-    await exited(child);
+    await command.stop();
   });
 
   test.each([
@@ -153,7 +126,8 @@ describe('payorch sandbox', { timeout: 60_000 }, () => {
     [['sandbox', '--callback-retries', '0'], /--callback-retries must be a whole number from 1 to 20: 0/],
     [['sandbox', '--callback-timeout', '1.5'], /--callback-timeout must be a whole number from 1 to 600000/],
     [['sandbox', '--env', '--json'], /choose one/],
-    [['sandbox', '--verbose'], /Unknown option '--verbose'/],
+    [['sandbox', '--verbose'], /payorch sandbox: unknown option --verbose/],
+    [['sandbox', '--callbacks', 'deposit=http://127.0.0.1:1/'], /payorch sandbox: unknown option --callbacks; did you mean --callback\?/],
   ])('payorch %j is bad usage: exit 2', async (args, message) => {
     await expectUsageError(args, {}, message);
   });

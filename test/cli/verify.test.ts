@@ -3,9 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { signCallback } from '../../src/index.js';
-import { expectNoSecret, jsonOf, payorch, requireFreshBuild, expectUsageError } from './run.js';
+import { expectNoSecret, jsonOf, payorch, expectUsageError } from './run.js';
 
-requireFreshBuild();
 
 const apiKey = 'prov_api_cli';
 const secretKey = 'prov_secret_never_printed';
