@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { APIError, AuthenticationError, DealerClient, PayorchError, PermissionDeniedError, ProviderClient, RequestValidationError, ResponseValidationError } from '../index.js';
 import type { ValidationIssue } from '../index.js';
 import type { Endpoint } from '../core/endpoint.js';

@@ -20,6 +20,13 @@ for (const stream of [process.stdout, process.stderr]) {
 }
 
 const io: Io = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env };
-main(process.argv.slice(2), io, packageVersion()).then((code) => {
-  process.exitCode = code;
-});
+main(process.argv.slice(2), io, packageVersion()).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    // main() reports every failure itself; this is only a last resort, without a bundle stack.
+    process.stderr.write(`payorch: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -28,7 +28,7 @@ describe('payorch, the built binary', { timeout: 30_000 }, () => {
   test.each([
     [['--version'], 0, `payorch ${version}\n`, ''],
     [['openapi', '--out', '/nonexistent/dir/openapi.json'], 1, '', /^payorch openapi: cannot write \/nonexistent\/dir\/openapi\.json/],
-    [['serve'], 2, '', /^payorch: unknown command "serve"; did you mean sandbox\?\nSee payorch --help\.\n$/],
+    [['sgin'], 2, '', /^payorch: unknown command "sgin"; did you mean sign\?\nSee payorch --help\.\n$/],
   ] as const)('payorch %j exits %i', async (args, code, stdout, stderr) => {
     const run = await spawnPayorch(args);
     expect(run.code).toBe(code);

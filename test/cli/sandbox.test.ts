@@ -1,8 +1,10 @@
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, test, vi } from 'vitest';
 import { json, startServer, useRealNetwork } from '../helpers/loopback.js';
+import { CALLBACK_KINDS } from '../../src/callbacks/kinds.js';
 import { payorch, run, expectUsageError } from './run.js';
 
 useRealNetwork();
@@ -57,6 +59,38 @@ describe('payorch sandbox', { timeout: 60_000 }, () => {
     const lines = printed.trim().split('\n');
     expect(lines).toHaveLength(7);
     for (const line of lines) expect(line).toMatch(/^export PAYORCH_[A-Z_]+='[^']+'$/);
+    await command.stop();
+  });
+
+  test('the start-up output says where each kind of callback goes, and warns when nowhere', async () => {
+    const none = await sandbox([]);
+    for (const kind of CALLBACK_KINDS) expect(none.printed).toMatch(new RegExp(`^  ${kind} +nowhere: no callback URL is configured`, 'm'));
+    expect(none.printed).toContain('Warning: no callback URL is configured, so settling a payment delivers no callback.');
+    await none.command.stop();
+    const some = await sandbox(['--callback', 'deposit=http://127.0.0.1:3000/hooks']);
+    expect(some.printed).toMatch(/^ {2}deposit +http:\/\/127\.0\.0\.1:3000\/hooks$/m);
+    expect(some.printed).toMatch(/^ {2}withdrawal +nowhere: no callback URL is configured/m);
+    expect(some.printed).not.toContain('Warning');
+    await some.command.stop();
+  });
+
+  test('--json carries the callback URLs; --json and --env warn on stderr when none is configured', async () => {
+    const configured = await sandbox(['--json', '--callback', 'creditCard=http://127.0.0.1:3000/cards'], /^\}$/m);
+    expect((JSON.parse(configured.printed) as { callbackUrls: unknown }).callbackUrls).toEqual({ creditCard: 'http://127.0.0.1:3000/cards' });
+    expect(configured.command.stderr.text).toBe('');
+    await configured.command.stop();
+    const none = await sandbox(['--env'], /PAYORCH_DEALER_SECRET_KEY=.*\n/);
+    expect(none.command.stderr.text).toBe('payorch sandbox: no callback URL is configured, so settling a payment delivers no callback (--callback <kind>=<url>)\n');
+    await none.command.stop();
+  });
+
+  test.each([[[]], [['--env']]])('the credential lines of %j are export lines that sh runs as they are', async (args) => {
+    const { command, printed } = await sandbox(args, /PAYORCH_DEALER_SECRET_KEY=.*\n/);
+    const exports = printed.split('\n').filter((line) => line.startsWith('export '));
+    expect(exports).toHaveLength(7);
+    const names = exports.map((line) => /^export ([A-Z_]+)=/.exec(line)?.[1] ?? '');
+    const seen = execFileSync('sh', ['-c', `${exports.join('\n')}\n${names.map((name) => `printf '%s\\n' "$${name}"`).join('\n')}`], { encoding: 'utf8', env: {} });
+    expect(seen.trim().split('\n')).toEqual(names.map((name) => value(printed, name)));
     await command.stop();
   });
 
