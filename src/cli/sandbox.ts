@@ -148,7 +148,7 @@ async function run(args: readonly string[], io: Io): Promise<number> {
           '',
           `Controls: GET ${running.url}/__sandbox lists them (settle, deliveries, clock, callback URLs).`,
           '',
-          'Try it in another terminal, with the lines above exported:',
+          'Try it in another terminal, after running the export lines above:',
           '  npx payorch doctor',
           '  npx payorch call welcome',
           '  curl -X POST "$PAYORCH_BASE_URL/api/provider/welcome" $(npx payorch sign basic)',
