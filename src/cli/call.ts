@@ -199,6 +199,8 @@ function valueAt(data: unknown, field: string): unknown {
 function readable(issues: readonly ValidationIssue[], data: unknown): ValidationIssue[] {
   return issues.map((issue) => {
     if (issue.rule === 'invalid_type' && issue.field !== '' && valueAt(data, issue.field) === undefined) return { ...issue, message: 'is required' };
+    // The SDK's advice (set it on the client, withSite) has no meaning here: the flag does.
+    if (issue.field === 'credentialKey') return { ...issue, field: '--credential-key', message: 'is required for this operation (or set PAYORCH_CREDENTIAL_KEY)' };
     return { ...issue, message: issue.message.replace('iterate() takes any range', 'payorch call transactions.iterate reads any range') };
   });
 }

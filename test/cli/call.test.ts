@@ -128,6 +128,13 @@ describe('payorch call', { timeout: 30_000 }, () => {
     expect(bare.stdout).not.toContain('received undefined');
   });
 
+  test('an operation that needs a site credential key names the flag and the variable, not the SDK option', async () => {
+    const env = Object.fromEntries(Object.entries(sandbox.env).filter(([name]) => name !== 'PAYORCH_CREDENTIAL_KEY'));
+    const run = await payorch(['call', 'manual.startDeposit', '--data', JSON.stringify(deposit)], env);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('RequestValidationError Invalid request to manual.startDeposit: nothing was sent\n  --credential-key: is required for this operation (or set PAYORCH_CREDENTIAL_KEY)\n');
+  });
+
   test('transactions.iterate prints every record of a range longer than one request takes, as DealerClient reads them', async () => {
     const { eibans } = jsonOf(await payorch(['call', 'eibans.list', '--json'], sandbox.env)) as { eibans: { wallet_id: string }[] };
     const today = new Date().toISOString().slice(0, 10);
