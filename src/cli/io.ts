@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
+import { didYouMean } from './suggest.js';
 
 /*
  * What every command shares: its exit codes, argument parsing that turns a mistake into a usage
@@ -27,6 +28,11 @@ export interface Io {
   readonly stderr: NodeJS.WritableStream & { readonly isTTY?: boolean };
   readonly stdin: NodeJS.ReadableStream;
   readonly env: NodeJS.ProcessEnv;
+  /**
+   * Ends a long-running command (the sandbox) as Ctrl+C does; the executable leaves it out and
+   * relies on SIGINT and SIGTERM, tests running a command in-process pass one.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** One command: its usage text (for --help and `payorch help <command>`) and how it runs. */
@@ -44,12 +50,35 @@ export const COMMON_OPTIONS = {
   help: { type: 'boolean', short: 'h', default: false },
 } as const satisfies Options;
 
-/** node:util parseArgs, strict, with its errors (unknown option, missing value) as usage errors. */
+/**
+ * node:util parseArgs, strict, with its errors (unknown option, missing value) as usage errors in
+ * our words: node's own text names its API and, for an unknown option, ends on an unbalanced quote.
+ */
 export function parse<const O extends Options>(args: readonly string[], options: O, allowPositionals = false) {
   try {
     return parseArgs({ args: [...args], options, strict: true, allowPositionals });
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
+    throw new UsageError(parseArgsMessage(error, Object.keys(options)));
+  }
+}
+
+function parseArgsMessage(error: unknown, names: readonly string[]): string {
+  const text = error instanceof Error ? error.message : String(error);
+  const code = (error as { code?: unknown } | undefined)?.code;
+  // Node quotes what it refuses first: '--verbose', '--data <value>', 'x'.
+  const quoted = /'([^']*)'/.exec(text)?.[1] ?? '';
+  const flag = quoted.split(' ')[0] ?? quoted;
+  switch (code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return `unknown option ${flag}${didYouMean(flag, names.map((name) => `--${name}`))}`;
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      if (text.includes('does not take an argument')) return `${flag} takes no value`;
+      if (text.includes('ambiguous')) return `${flag} needs a value; write a value that starts with a dash as ${flag}=-…`;
+      return `${flag} needs a value`;
+    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+      return `unexpected argument ${JSON.stringify(quoted)}: this command takes options only (quote a value that holds spaces, and close every quote)`;
+    default:
+      return text;
   }
 }
 
@@ -130,3 +159,19 @@ export async function readInput(path: string, io: Io): Promise<string> {
   for await (const chunk of io.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
   return Buffer.concat(chunks).toString('utf8');
 }
+
+/** The command-line flag of each SDK option a message may name. */
+const FLAG_OF_OPTION: Readonly<Record<string, string>> = {
+  baseUrl: '--base-url',
+  apiKey: '--api-key',
+  secretKey: '--secret-key',
+  credentialKey: '--credential-key',
+  allowInsecureHttp: '--allow-insecure-http',
+  dealerCardWithoutHeaders: '--dealer-card-without-headers',
+  maxAgeSeconds: '--max-age',
+  toleranceSeconds: '--tolerance',
+};
+const OPTION_NAMES = new RegExp(`\\b(${Object.keys(FLAG_OF_OPTION).join('|')})\\b`, 'g');
+
+/** An SDK message as a command-line user reads it: `baseUrl` becomes `--base-url`. */
+export const inFlags = (message: string): string => message.replace(OPTION_NAMES, (name) => FLAG_OF_OPTION[name] ?? name);
