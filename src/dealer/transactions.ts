@@ -150,7 +150,7 @@ export class TransactionIterable implements AsyncIterable<Transaction> {
         const answer = await this.#send({ ...transactionListEndpoint, response: pageOf(page) }, { wallet_id, ...window, page }, this.#options);
         for (const transaction of answer.transactions) {
           // Records of a page already read are not handed out after an abort either.
-          if (signal?.aborted === true) throw new RequestAbortedError(signal.reason);
+          if (signal?.aborted === true) throw new RequestAbortedError(signal.reason, 'not_sent');
           yield transaction;
         }
         if (!answer.pagination.has_more) break;
