@@ -107,5 +107,9 @@ export const openEnum = <const T extends readonly string[]>(options: T) =>
     { options },
   );
 
-/** `success: true` of every success body (spec 2.1). Absent is tolerated; `false` never reaches a schema. */
-export const successFlag = z.literal(true).optional();
+/**
+ * `success: true` of every success body (spec 2.1), also as other stacks write it (`"true"`, `1`).
+ * Absent is tolerated; a false one (`false`, `"false"`, `0`) never reaches a schema: the transport
+ * reports it as a refusal.
+ */
+export const successFlag = z.union([z.literal(true), z.union([z.literal('true'), z.literal(1)]).transform((): true => true)]).optional();
