@@ -112,4 +112,4 @@ export const openEnum = <const T extends readonly string[]>(options: T) =>
  * Absent is tolerated; a false one (`false`, `"false"`, `0`) never reaches a schema: the transport
  * reports it as a refusal.
  */
-export const successFlag = z.union([z.literal(true), z.union([z.literal('true'), z.literal(1)]).transform((): true => true)]).optional();
+export const successFlag = z.literal([true, 'true', 1]).transform((): true => true).optional();
