@@ -22,7 +22,7 @@ async function serving(bytes: Uint8Array | string, contentType: string, status =
 }
 
 /** "Doğrulama hatası" and "Ayşe Yılmaz" as a latin5 (ISO-8859-9) stack writes them: ğ 0xF0, ı 0xFD, ş 0xFE. */
-const latin5 = (...parts: (string | number)[]): Uint8Array => Uint8Array.from(parts.flatMap((part) => (typeof part === 'number' ? [part] : [...part].map((char) => char.charCodeAt(0)))));
+const latin5 = (...parts: (string | number)[]): Uint8Array => Uint8Array.from(parts.flatMap((part) => (typeof part === 'number' ? [part] : [...Buffer.from(part, 'ascii')])));
 
 describe('answers from other stacks', () => {
   test('a created deposit with "success": "true" and a numeric username reaches the caller with its payment_url', async () => {
