@@ -95,7 +95,7 @@ const MIN_CLOCK_CORRECTION_MS = 2_000;
  * A `Date` further than this from the local clock is not learned: no clock drifts a day, so the
  * header is wrong (a proxy's, a hostile one) and would skew the signature of every later call.
  */
-export const MAX_CLOCK_OFFSET_MS = 24 * 60 * 60 * 1000;
+const MAX_CLOCK_OFFSET_MS = 24 * 60 * 60 * 1000;
 
 /** What came back from one attempt: an answer read to its end, or a typed failure. */
 type Settled<T> =
