@@ -108,6 +108,7 @@ export type {
 
 // Errors
 export { PayorchError } from './errors/payorch-error.js';
+export type { CallOutcome, PayorchErrorOptions } from './errors/payorch-error.js';
 export {
   APIError,
   AuthenticationError,

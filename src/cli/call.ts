@@ -1,11 +1,12 @@
 import * as z from 'zod';
+import type { CallOutcome } from '../index.js';
 import { APIError, AuthenticationError, DealerClient, PayorchError, PermissionDeniedError, ProviderClient, RequestValidationError, ResponseValidationError } from '../index.js';
 import type { ValidationIssue } from '../index.js';
 import type { Endpoint } from '../core/endpoint.js';
 import { TransactionRangeParams } from '../dealer/transactions.js';
 import { API_ENDPOINTS, fullPath } from '../endpoints.js';
 import type { Api } from '../endpoints.js';
-import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_FAILED, EXIT_OK, UsageError, accountKeys, colours, emit, fromFlagOrEnv, inFlags, integerFlag, parse, readInput, requireSetting } from './io.js';
+import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_FAILED, EXIT_OK, UsageError, accountKeys, colours, emit, fromFlagOrEnv, inFlags, integerFlag, parse, readInput, requireSetting, secretKeyHelp } from './io.js';
 import type { Command, Io } from './io.js';
 import { closest } from './suggest.js';
 
@@ -43,8 +44,7 @@ Options:
   --data <json|@file|@->   the operation's parameters as JSON; @file reads a file, @- standard input
   --base-url <url>         the service (default $PAYORCH_BASE_URL)
   --api-key <key>          API key (default $PAYORCH_PROVIDER_API_KEY or $PAYORCH_DEALER_API_KEY)
-  --secret-key <key>       secret key (default $PAYORCH_PROVIDER_SECRET_KEY or $PAYORCH_DEALER_SECRET_KEY);
-                           never printed
+${secretKeyHelp('$PAYORCH_PROVIDER_SECRET_KEY or $PAYORCH_DEALER_SECRET_KEY')}
   --credential-key <c>     site credential key (default $PAYORCH_CREDENTIAL_KEY)
   --timeout <ms>           for the whole call (default 30000)
   --allow-insecure-http    allow a plain-http base URL that is not loopback (a trusted network only)
@@ -205,6 +205,13 @@ function readable(issues: readonly ValidationIssue[], data: unknown): Validation
   });
 }
 
+/** What each outcome means to the person at the terminal. */
+const OUTCOMES: Readonly<Record<CallOutcome, string>> = {
+  not_sent: 'not_sent (nothing reached the service: safe to run again)',
+  refused: 'refused (the service refused it: nothing was created)',
+  unknown: 'unknown (it may have been processed: do not run a payment again; wait for its callback or read its status)',
+};
+
 /** What a failure says, for a person and for a machine. Messages are already redacted by the SDK. */
 function describeError(error: PayorchError, operation: string, data: unknown): { described: Record<string, unknown>; lines: (paint: (text: string) => string) => string[] } {
   const refused = error instanceof RequestValidationError;
@@ -213,6 +220,7 @@ function describeError(error: PayorchError, operation: string, data: unknown): {
   const message = refused ? `Invalid request to ${operation}: nothing was sent` : error.message;
   const described = {
     class: error.name,
+    outcome: error.outcome,
     message: refused ? `Invalid request to ${operation}: ${fields.map((issue) => `${issue.field || '(body)'}: ${issue.message}`).join('; ')}` : error.message,
     ...(error instanceof APIError ? { status: error.status, error: error.error, code: error.code, messages: error.messages, body: error.body } : {}),
     ...(error instanceof AuthenticationError || error instanceof PermissionDeniedError ? { reason: error.reason } : {}),
@@ -220,6 +228,7 @@ function describeError(error: PayorchError, operation: string, data: unknown): {
   };
   const lines = (paint: (text: string) => string) => [
     `${paint(error.name)} ${message}`,
+    `outcome  ${OUTCOMES[error.outcome]}`,
     ...(error instanceof APIError ? [`status   ${error.status}`] : []),
     ...(error instanceof APIError && error.code !== undefined ? [`code     ${error.code}`] : []),
     ...(error instanceof AuthenticationError || error instanceof PermissionDeniedError ? [`reason   ${error.reason}`] : []),
@@ -244,12 +253,13 @@ async function run(args: readonly string[], io: Io): Promise<number> {
   if (extra.length > 0) throw new UsageError(`one operation at a time, and --data's JSON as one argument (in quotes): ${positionals.join(' ')}`);
   const row = find(name);
   const { api, endpoint } = row;
+  if (values['secret-key-stdin'] && values.data === '@-') throw new UsageError('standard input cannot carry both --data @- and --secret-key-stdin: use --secret-key-file');
   const data = await readData(values.data, io);
   const noParams = row.params.safeParse(undefined).success && endpoint.hash !== 'key';
   if (noParams && data !== undefined) throw new UsageError(`${qualified(row)} takes no parameters: leave out --data`);
 
   const baseUrl = requireSetting(values['base-url'], io, '--base-url', 'PAYORCH_BASE_URL');
-  const keys = accountKeys(values, io, api);
+  const keys = await accountKeys(values, io, api);
   const timeout = integerFlag(values.timeout, '--timeout', 1, 600_000);
   const settings = { baseUrl, ...keys, ...(timeout === undefined ? {} : { timeout }), allowInsecureHttp: values['allow-insecure-http'] };
   const credentialKey = fromFlagOrEnv(values['credential-key'], io, 'PAYORCH_CREDENTIAL_KEY');

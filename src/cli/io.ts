@@ -124,15 +124,62 @@ export const KEY_VARIABLES = {
 export const CREDENTIAL_OPTIONS = {
   'api-key': { type: 'string' },
   'secret-key': { type: 'string' },
+  'secret-key-file': { type: 'string' },
+  'secret-key-stdin': { type: 'boolean', default: false },
 } as const satisfies Options;
 
-/** The account's keys from `--api-key` / `--secret-key`, else its environment variables. */
-export function accountKeys(values: { readonly 'api-key'?: string | undefined; readonly 'secret-key'?: string | undefined }, io: Io, account: Account): AccountKeys {
+/**
+ * The help lines of the secret key options, shared by every command that signs. `account` names
+ * the environment variables that apply.
+ */
+export function secretKeyHelp(variables: string): string {
+  return `  --secret-key-file <path> read the secret key from a file (one trailing newline is dropped)
+  --secret-key-stdin       read the secret key from standard input
+  --secret-key <key>       the secret key itself: avoid it, other local users (ps) and your shell
+                           history can read it; warns on stderr
+                           (default ${variables}); never printed`;
+}
+
+/** The secret key options of one flag name (`secret-key`, `dealer-secret-key`). */
+export interface SecretValues {
+  readonly [flag: string]: unknown;
+}
+
+/**
+ * A secret from exactly one of `--<flag>-file`, `--<flag>-stdin` or `--<flag>`, else the
+ * environment variable; undefined when none is set. A secret on the command line still works,
+ * but is in /proc/<pid>/cmdline (every local user's `ps`) for the whole run and in the shell's
+ * history: it gets a warning on stderr.
+ */
+export async function secretFromOptions(values: SecretValues, io: Io, flag: string, envName: string): Promise<string | undefined> {
+  const inline = values[flag];
+  const file = values[`${flag}-file`];
+  const stdin = values[`${flag}-stdin`] === true;
+  const given = [typeof inline === 'string', typeof file === 'string', stdin].filter(Boolean).length;
+  if (given > 1) throw new UsageError(`give the secret key one way: --${flag}-file, --${flag}-stdin or --${flag}`);
+  let value: string | undefined;
+  if (typeof file === 'string') value = dropNewline(await readInput(file, io));
+  else if (stdin) value = dropNewline(await readInput('-', io));
+  else if (typeof inline === 'string') {
+    io.stderr.write(`payorch: warning: --${flag} on the command line can be read by other local users (ps, /proc) and stays in your shell history; use --${flag}-file, --${flag}-stdin or ${envName}\n`);
+    value = inline;
+  } else value = io.env[envName];
+  if ((typeof file === 'string' || stdin) && value === '') throw new UsageError(`the secret key read from ${stdin ? 'standard input' : String(file)} is empty`);
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/** A key file written by `echo` ends with a newline that is not part of the key. */
+function dropNewline(text: string): string {
+  return text.replace(/\r?\n$/, '');
+}
+
+/** The account's keys from `--api-key` and the secret key options, else its environment variables. */
+export async function accountKeys(values: SecretValues & { readonly 'api-key'?: string | undefined }, io: Io, account: Account): Promise<AccountKeys> {
   const names = KEY_VARIABLES[account];
-  return {
-    apiKey: requireSetting(values['api-key'], io, '--api-key', names.apiKey),
-    secretKey: requireSetting(values['secret-key'], io, '--secret-key', names.secretKey),
-  };
+  const apiKey = requireSetting(values['api-key'], io, '--api-key', names.apiKey);
+  const secretKey = await secretFromOptions(values, io, 'secret-key', names.secretKey);
+  if (secretKey === undefined) throw new UsageError(`--secret-key-file, --secret-key-stdin or --secret-key is required (or set ${names.secretKey})`);
+  return { apiKey, secretKey };
 }
 
 /** A whole number from a flag, or a usage error naming the flag and the allowed range. */

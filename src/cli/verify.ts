@@ -1,7 +1,7 @@
 import { CallbackVerificationError, verifyCallback } from '../index.js';
 import type { VerifiedCallback } from '../index.js';
 import { CALLBACK_KINDS, isCallbackKind } from '../callbacks/kinds.js';
-import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_FAILED, EXIT_OK, UsageError, accountKeys, colours, emit, inFlags, integerFlag, parse, readInput } from './io.js';
+import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_FAILED, EXIT_OK, UsageError, accountKeys, colours, emit, inFlags, integerFlag, parse, readInput, secretKeyHelp } from './io.js';
 import type { Command, Io } from './io.js';
 
 const USAGE = `Usage: payorch verify --body <file|-> [--header 'Name: value' ...] [options]
@@ -19,8 +19,7 @@ Options:
   --kind <kind>            ${CALLBACK_KINDS.join(', ')} (default: told from the body)
   --api-key <key>          account API key (default $PAYORCH_PROVIDER_API_KEY, or
                            $PAYORCH_DEALER_API_KEY for a dealer card callback)
-  --secret-key <key>       account secret key (default $PAYORCH_PROVIDER_SECRET_KEY, or
-                           $PAYORCH_DEALER_SECRET_KEY for a dealer card callback); never printed
+${secretKeyHelp('$PAYORCH_PROVIDER_SECRET_KEY, or\n                           $PAYORCH_DEALER_SECRET_KEY for a dealer card callback')}
   --max-age <s>            oldest signature accepted, in seconds (default 259200, 3 days: a
                            redelivery may keep its first signature)
   --tolerance <s>          how far in the future the timestamp may be (default 300)
@@ -93,12 +92,13 @@ async function run(args: readonly string[], io: Io): Promise<number> {
   const tolerance = integerFlag(values.tolerance, '--tolerance', 0, 31_536_000);
   const maxAge = integerFlag(values['max-age'], '--max-age', 0, 31_536_000);
   const given = readHeaders(values.header);
+  if (values['secret-key-stdin'] && values.body === '-') throw new UsageError('standard input cannot carry both --body - and --secret-key-stdin: use --secret-key-file');
   const input = await readInput(values.body, io);
   const captured = fromTriggerOutput(input);
   const body = captured?.body ?? input;
   const headers = { ...captured?.headers, ...given };
   const dealer = kind === 'dealerCreditCard' || (kind === undefined && captured?.event.startsWith('dealerCreditCard.') === true) || values['dealer-card-without-headers'];
-  const keys = accountKeys(values, io, dealer ? 'dealer' : 'provider');
+  const keys = await accountKeys(values, io, dealer ? 'dealer' : 'provider');
   const c = colours(io.stdout, io.env);
 
   let callback: VerifiedCallback;

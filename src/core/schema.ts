@@ -130,7 +130,11 @@ export const openEnum = <const T extends readonly string[]>(options: T) =>
     { options },
   );
 
-/** `success: true` of every success body (spec 2.1). Absent is tolerated; `false` never reaches a schema. */
-const successTrue = z.literal(true);
-wireTypes.add(successTrue, { required: true, tolerates: '`success` left out' });
+/**
+ * `success: true` of every success body (spec 2.1), also as other stacks write it (`"true"`, `1`).
+ * Absent is tolerated; a false one (`false`, `"false"`, `0`) never reaches a schema: the transport
+ * reports it as a refusal.
+ */
+const successTrue = z.literal([true, 'true', 1]).transform((): true => true);
+wireTypes.add(successTrue, { spec: { type: 'boolean', const: true }, required: true, tolerates: '`success` as `"true"` or `1`, or left out' });
 export const successFlag = successTrue.optional();

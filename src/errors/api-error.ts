@@ -1,4 +1,5 @@
 import { PayorchError } from './payorch-error.js';
+import type { CallOutcome } from './payorch-error.js';
 import { brand } from './brand.js';
 import { redactText, redactValue, secretForms } from './redact-secrets.js';
 
@@ -55,6 +56,11 @@ export interface APIErrorInit {
   readonly redact?: readonly string[] | undefined;
   /** What went wrong, when the SDK knows better than the body (an answer it did not read). */
   readonly summary?: string | undefined;
+  /**
+   * Whether the service may have acted on the request. The transport always says; when it is not
+   * given, a 4xx or a `success: false` answer is `refused`, anything else `unknown`.
+   */
+  readonly outcome?: CallOutcome | undefined;
 }
 
 /**
@@ -94,7 +100,7 @@ export class APIError extends PayorchError {
   /** Usually made by {@link APIError.generate}; construct one yourself only in tests. */
   constructor(message: string, init: APIErrorInit) {
     const forms = secretForms(init.redact ?? []);
-    super(redactText(message, forms));
+    super(redactText(message, forms), { outcome: init.outcome ?? (init.status >= 400 && init.status <= 499 ? 'refused' : 'unknown') });
     this.status = init.status;
     this.headers = redactValue(init.headers, forms) as Readonly<Record<string, string>>;
     this.body = redactValue(init.body, forms);

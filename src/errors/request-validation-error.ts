@@ -21,7 +21,7 @@ export interface ValidationIssue {
 }
 
 /**
- * The SDK refused a request before sending anything: a field is missing, has the wrong
+ * The SDK refused a request before sending anything (`outcome` is always `not_sent`): a field is missing, has the wrong
  * type, or breaks a rule of the spec (minimum amount, IBAN length, date range).
  *
  * @example
@@ -42,7 +42,7 @@ export class RequestValidationError extends PayorchError {
   readonly issues: readonly ValidationIssue[];
   /** Made by the SDK when a request breaks its schema; `operation` names the call. */
   constructor(operation: string, issues: readonly ValidationIssue[]) {
-    super(`Invalid request to ${operation}: ${issues.map((issue) => `${issue.field || '(body)'}: ${issue.message}`).join('; ')}`);
+    super(`Invalid request to ${operation}: ${issues.map((issue) => `${issue.field || '(body)'}: ${issue.message}`).join('; ')}`, { outcome: 'not_sent' });
     this.issues = issues;
   }
 }

@@ -62,7 +62,7 @@ export const CardPaymentStatusResult = lenientObject({
     status: CardPaymentStatus,
     amount: responseNumber,
     currency: z.string().optional(),
-    username: z.string().optional(),
+    username: responseString.optional(),
     user_id: responseString.optional(),
     created_at: z.string().optional(),
     updated_at: z.string().optional(),
