@@ -64,8 +64,8 @@ function convert(schema: z.core.$ZodType, tolerates: Set<string>): JsonSchema {
     if (wire === undefined) return;
     tolerates.add(wire.tolerates);
     if (wire.spec === undefined && !(zodSchema instanceof z.core.$ZodNullable)) return;
-    // The union (or the null branch) payorch parses gives way to the spec's type; annotations stay.
-    delete jsonSchema.anyOf;
+    // The union, literal set or null branch payorch parses gives way to the spec's type; annotations stay.
+    for (const key of ['anyOf', 'enum', 'const', 'type', '$ref', 'allOf'] as const) delete jsonSchema[key];
     // The inner schema is converted afresh: zod may not have finished its own copy yet.
     Object.assign(jsonSchema, wire.spec ?? convert((zodSchema as z.core.$ZodNullable)._zod.def.innerType, tolerates));
   };
