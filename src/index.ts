@@ -213,6 +213,7 @@ export {
   WithdrawalCallback,
   CreditCardCallback,
   DealerCreditCardCallback,
+  UnknownCallback,
   DepositCallbackStatus,
   WithdrawalCallbackStatus,
   CreditCardCallbackStatus,
@@ -249,7 +250,11 @@ export type {
   CallbackReceiverAnswer,
   CallbackHandler,
   CallbackErrorDetails,
+  CallbackConfirm,
 } from './receiver/receiver.js';
+export { confirmWithCardStatus } from './receiver/confirm-card.js';
+export type { CardStatusSource } from './receiver/confirm-card.js';
+export type { CallbackAccount } from './callbacks/detect-kind.js';
 export type {
   CallbackEventName,
   CallbackOfEvent,
@@ -259,6 +264,7 @@ export type {
   CallbackInbox,
   CallbackKey,
   CallbackInboxOutcome,
+  CallbackProgress,
   MemoryInboxContext,
   MemoryInboxOptions,
 } from './receiver/inbox.js';

@@ -162,9 +162,9 @@ describe('the PostgreSQL inbox', () => {
   test('each pool client goes back to its pool, also after failures', async () => {
     const own = pool();
     const inbox = createPostgresInbox({ pool: own, table });
-    await inbox.process({ trackingCode: 'MAN-pool05-1', status: 'completed' }, () => Promise.resolve());
-    await inbox.process({ trackingCode: 'MAN-pool05-1', status: 'completed' }, () => Promise.resolve());
-    await expect(inbox.process({ trackingCode: 'MAN-pool05-2', status: 'completed' }, () => Promise.reject(new Error('no')))).rejects.toThrow('no');
+    await inbox.process({ account: 'acct', trackingCode: 'MAN-pool05-1', status: 'completed' }, () => Promise.resolve());
+    await inbox.process({ account: 'acct', trackingCode: 'MAN-pool05-1', status: 'completed' }, () => Promise.resolve());
+    await expect(inbox.process({ account: 'acct', trackingCode: 'MAN-pool05-2', status: 'completed' }, () => Promise.reject(new Error('no')))).rejects.toThrow('no');
     expect(own.totalCount - own.idleCount).toBe(0);
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, test, vi } from 'vitest';
 import { createMemoryInbox, InboxFullError, RequestValidationError } from '../../src/index.js';
 import { deferred } from '../helpers/serve.js';
 
-const key = (trackingCode: string, status = 'completed') => ({ trackingCode, status });
+const key = (trackingCode: string, status = 'completed') => ({ account: 'acct', trackingCode, status });
 
 describe('createMemoryInbox', () => {
   test('runs the work once per key and reports later calls as duplicates', async () => {
@@ -12,13 +12,13 @@ describe('createMemoryInbox', () => {
     expect(await inbox.process(key('MAN-a-1'), work)).toBe('duplicate');
     expect(await inbox.process(key('MAN-a-1', 'canceled'), work)).toBe('applied');
     expect(work).toHaveBeenCalledTimes(2);
-    expect(work).toHaveBeenCalledWith({ key: key('MAN-a-1') });
+    expect(work).toHaveBeenCalledWith({ key: key('MAN-a-1'), appliedStatuses: [] }, expect.anything());
   });
 
   test('keeps tracking code and status apart whatever characters they hold', async () => {
     const inbox = createMemoryInbox();
-    expect(await inbox.process({ trackingCode: 'a b', status: 'c' }, () => Promise.resolve())).toBe('applied');
-    expect(await inbox.process({ trackingCode: 'a', status: 'b c' }, () => Promise.resolve())).toBe('applied');
+    expect(await inbox.process({ account: 'x', trackingCode: 'a b', status: 'c' }, () => Promise.resolve())).toBe('applied');
+    expect(await inbox.process({ account: 'x', trackingCode: 'a', status: 'b c' }, () => Promise.resolve())).toBe('applied');
   });
 
   test('records nothing when the work fails, so the next call runs it again', async () => {
