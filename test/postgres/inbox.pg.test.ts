@@ -174,10 +174,11 @@ describe('the inbox table', () => {
     expect(callbackInboxTableSql()).toBe(
       [
         'CREATE TABLE IF NOT EXISTS "payorch_callback_inbox" (',
+        '  account text NOT NULL,',
         '  tracking_code text NOT NULL,',
         '  status text NOT NULL,',
         '  applied_at timestamptz NOT NULL DEFAULT now(),',
-        '  PRIMARY KEY (tracking_code, status)',
+        '  PRIMARY KEY (account, tracking_code, status)',
         ')',
       ].join('\n'),
     );
