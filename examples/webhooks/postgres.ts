@@ -61,7 +61,14 @@ if (process.argv[1] !== undefined && import.meta.url === new URL(`file://${proce
   const receiver = await start({ ...keysFromEnvironment(), pool, port: Number(process.env['PAYORCH_WEBHOOK_PORT'] ?? 3000) });
   // Keys older than the oldest signature a receiver accepts can go: once a day.
   setInterval(() => {
-    pruneCallbackInbox({ pool }).then((deleted) => console.log(`pruned ${deleted} callback keys`), (error: unknown) => console.error('prune:', error));
+    pruneCallbackInbox({ pool }).then(
+      (deleted) => {
+        console.log(`pruned ${deleted} callback keys`);
+      },
+      (error: unknown) => {
+        console.error('prune:', error);
+      },
+    );
   }, 86_400_000).unref();
   console.log(`Receiving callbacks at ${receiver.url}`);
 }

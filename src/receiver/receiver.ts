@@ -159,8 +159,9 @@ export interface CallbackReceiver<TContext> {
    */
   readonly handle: (request: Request) => Promise<Response>;
   /**
-   * Answers a callback on node:http, Express (also after `express.json()`) or any framework that
-   * gives Node's request and response. A plain function: pass it detached. Never rejects.
+   * Answers a callback on node:http, Express 4 or 5 (also behind `express.json()`, `express.text()`
+   * or `express.urlencoded()`: a body a parser left unread is read, whatever its Content-Type) or
+   * any framework that gives Node's request and response. A plain function: pass it detached. Never rejects.
    * @example
    * ```ts
    * app.post('/webhooks/payorch', receiver.nodeHandler);
@@ -308,13 +309,15 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
       const outcome = await inbox.process(key, async (context: TContext, progress?: CallbackProgress) => {
         if (confirm !== undefined) {
           failed.phase = 'confirm';
-          if ((await confirm(callback, context)) !== true) throw new NotConfirmedError(`confirm refused ${callback.kind}.${status} ${trackingCode}; nothing was applied`);
+          // Only `true` confirms: a confirm written in JavaScript that returns nothing refuses.
+          const confirmed: unknown = await confirm(callback, context);
+          if (confirmed !== true) throw new NotConfirmedError(`confirm refused ${callback.kind}.${status} ${trackingCode}; nothing was applied`);
           failed.phase = undefined;
         }
         warnOtherEnd(callback, context);
         failed.phase = 'handler';
         for (const { step, handler } of matching) {
-          if (progress?.has(step) === true) continue;
+          if (progress !== undefined && progress.has(step)) continue;
           await handler(callback, context);
           progress?.add(step);
         }
@@ -330,8 +333,9 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
 
   function rawPayload(body: CallbackBody): Readonly<Record<string, unknown>> | undefined {
     try {
-      const { hash: _hash, ...rest } = readCallbackBody(body);
-      return rest;
+      const fields = readCallbackBody(body);
+      delete fields['hash'];
+      return fields;
     } catch {
       return undefined;
     }
