@@ -127,7 +127,7 @@ export interface CallbackReceiverAnswer {
 /**
  * A callback receiver: register handlers with {@link CallbackReceiver.on}, then serve it with
  * {@link CallbackReceiver.handle} (Fetch API) or {@link CallbackReceiver.nodeHandler} (node:http,
- * Express). Each callback is applied once per tracking_code + status; a redelivery is answered
+ * Express). Each callback is applied once per account + tracking_code + status; a redelivery is answered
  * 200 without running the handlers again.
  */
 export interface CallbackReceiver<TContext> {
@@ -236,11 +236,12 @@ function checkOptions<TContext>(options: CallbackReceiverOptions<TContext>): num
 
 /**
  * Creates a callback receiver: it reads the body (at most `maxBodyBytes`), verifies it with
- * `verifyCallback`, runs the handlers registered for its kind and status once per tracking_code +
- * status (the `inbox` remembers), and answers as spec 6.1 expects: 200 `{"success":true}` when
- * applied or already applied, 401 when not genuine, 400 when malformed, 413 when too large, 405
- * for anything but POST, and 500 when a handler or the inbox failed, so that the service
- * delivers it again. Nothing a request does makes it throw.
+ * `verifyCallback`, runs `confirm` and then the handlers registered for its kind and status once
+ * per account + tracking_code + status (the `inbox` remembers), and answers as spec 6.1 expects:
+ * 200 `{"success":true}` when applied or already applied, 401 when not genuine, 400 when
+ * malformed before its hash is trusted, 409 when `confirm` refused it, 413 when too large, 405
+ * for anything but POST, and 500 when a genuine body cannot be typed, or a handler, `confirm` or
+ * the inbox failed, so that the service delivers it again. Nothing a request does makes it throw.
  *
  * @throws {RequestValidationError} at once for a missing key or an impossible option, naming it
  * @example
