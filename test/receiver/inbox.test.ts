@@ -85,3 +85,38 @@ describe('createMemoryInbox', () => {
     expect(() => createMemoryInbox(options)).toThrow(message);
   });
 });
+
+describe('createMemoryInbox, what it keeps between attempts', () => {
+  test('keeps the steps a failed attempt completed for the next attempt of that key only, and drops them once applied', async () => {
+    const inbox = createMemoryInbox();
+    const seen: boolean[] = [];
+    await expect(
+      inbox.process(key('MAN-steps-1'), (_context, progress) => {
+        progress?.add('credit');
+        return Promise.reject(new Error('audit down'));
+      }),
+    ).rejects.toThrow('audit down');
+    await inbox.process(key('MAN-steps-2'), (_context, progress) => {
+      seen.push(progress?.has('credit') ?? false);
+      return Promise.resolve();
+    });
+    await inbox.process(key('MAN-steps-1'), (_context, progress) => {
+      seen.push(progress?.has('credit') ?? false);
+      return Promise.resolve();
+    });
+    expect(seen).toEqual([false, true]);
+  });
+
+  test('tells the statuses applied before for the same account and tracking code, not another account\'s', async () => {
+    const inbox = createMemoryInbox();
+    const seen: (readonly string[])[] = [];
+    const record = ({ appliedStatuses }: { readonly appliedStatuses: readonly string[] }): Promise<void> => {
+      seen.push(appliedStatuses);
+      return Promise.resolve();
+    };
+    await inbox.process(key('WIT-ends-1', 'rejected'), record);
+    await inbox.process({ ...key('WIT-ends-1', 'completed'), account: 'other' }, record);
+    await inbox.process(key('WIT-ends-1', 'failed'), record);
+    expect(seen).toEqual([[], [], ['rejected']]);
+  });
+});
