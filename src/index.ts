@@ -214,6 +214,7 @@ export {
   WithdrawalCallback,
   CreditCardCallback,
   DealerCreditCardCallback,
+  UnknownCallback,
   DepositCallbackStatus,
   WithdrawalCallbackStatus,
   CreditCardCallbackStatus,
@@ -250,7 +251,11 @@ export type {
   CallbackReceiverAnswer,
   CallbackHandler,
   CallbackErrorDetails,
+  CallbackConfirm,
 } from './receiver/receiver.js';
+export { confirmWithCardStatus } from './receiver/confirm-card.js';
+export type { CardStatusSource } from './receiver/confirm-card.js';
+export type { CallbackAccount } from './callbacks/detect-kind.js';
 export type {
   CallbackEventName,
   CallbackOfEvent,
@@ -260,6 +265,7 @@ export type {
   CallbackInbox,
   CallbackKey,
   CallbackInboxOutcome,
+  CallbackProgress,
   MemoryInboxContext,
   MemoryInboxOptions,
 } from './receiver/inbox.js';
