@@ -76,7 +76,8 @@ function withSpan<T>(tracer: TracerLike | undefined, name: string, kind: number,
   if (tracer === undefined) return run(NO_SPAN);
   let result: Promise<T> | undefined;
   try {
-    tracer.startActiveSpan(name, { kind, attributes: defined(attributes) }, (span) => {
+    // What it returns is `result` itself, which the caller awaits.
+    void tracer.startActiveSpan(name, { kind, attributes: defined(attributes) }, (span) => {
       result = run(guard(span));
       return result;
     });

@@ -2,7 +2,6 @@ import { trace } from '@opentelemetry/api';
 import type { Tracer } from '@opentelemetry/api';
 import { describe, expect, test } from 'vitest';
 import { DealerClient, ProviderClient, RequestValidationError, TimeoutError, UnprocessableEntityError, createCallbackReceiver } from '../../../src/index.js';
-import type { TracerLike } from '../../../src/index.js';
 import { traceCall } from '../../../src/core/tracing.js';
 import { CUSTOMER, DEPOSIT, WELCOME, freePort, json, noBackoff, providerFor, startServer, useRealNetwork } from '../../helpers/loopback.js';
 import { transferStatusAnswer } from '../../helpers/dealer-answers.js';
@@ -194,7 +193,7 @@ describe('a tracer that fails', () => {
     },
   ])('$name changes nothing: the payment is sent once and its answer returned', async ({ tracer: broken }) => {
     const server = await startServer((_request, response) => { json(response, 200, DEPOSIT); });
-    const client = providerFor(server, { tracer: broken as TracerLike, credentialKey: PROVIDER.credentialKey });
+    const client = providerFor(server, { tracer: broken, credentialKey: PROVIDER.credentialKey });
     await expect(client.manual.startDeposit({ ...CUSTOMER, amount: 250 })).resolves.toEqual(DEPOSIT);
     expect(server.seen).toHaveLength(1);
   });
@@ -221,7 +220,7 @@ describe('the tracer option', () => {
       } catch (caught) {
         error = caught;
       }
-      expect(error, String(given)).toBeInstanceOf(RequestValidationError);
+      expect(error, typeof given).toBeInstanceOf(RequestValidationError);
       expect((error as RequestValidationError).issues[0]).toEqual(expect.objectContaining({ field: 'tracer', rule: 'invalid_option' }));
     }
   });
