@@ -282,3 +282,4 @@ export type {
   RequestEvent,
   ResponseEvent,
 } from './core/observability.js';
+export type { SpanAttributeValue, SpanLike, TracerLike } from './core/tracing.js';

@@ -15,6 +15,8 @@ import type { Credentials, Signing } from './signer.js';
 import type { ClientOptions } from './client-options.js';
 import type { Endpoint } from './endpoint.js';
 import { Observer, redactHeaders } from './observability.js';
+import { traceCall } from './tracing.js';
+import type { CallTrace } from './tracing.js';
 import { attemptOutcome, backoffDelay, mayResend, statusRetryDelay, worstOutcome } from './retry-policy.js';
 import { checkRequestOptions } from './option-checks.js';
 import { isLoopbackHostname } from './loopback.js';
@@ -195,6 +197,13 @@ export class Transport {
   }
 
   async request<S extends z.ZodType>(call: Call<S>, options: RequestOptions = {}): Promise<z.output<S>> {
+    const tracer = this.#config.tracer;
+    if (tracer === undefined) return this.#request(call, options, undefined);
+    const start = { operation: call.operation, method: call.method, url: this.#url(call), secrets: this.#secrets(call, []) };
+    return traceCall(tracer, start, (trace) => this.#request(call, options, trace));
+  }
+
+  async #request<S extends z.ZodType>(call: Call<S>, options: RequestOptions, trace: CallTrace | undefined): Promise<z.output<S>> {
     checkRequestOptions(call.operation, options as Readonly<Record<string, unknown>>);
     const timeout = options.timeout ?? this.#config.timeout ?? DEFAULT_TIMEOUT_MS;
     // One controller per call, aborted by the deadline or by the caller's signal, and dropped
@@ -211,14 +220,14 @@ export class Transport {
     };
     userSignal?.addEventListener('abort', forwardAbort, { once: true });
     try {
-      return await this.#run(call, options, timeout, controller.signal);
+      return await this.#run(call, options, timeout, controller.signal, trace);
     } finally {
       clearTimeout(timer);
       userSignal?.removeEventListener('abort', forwardAbort);
     }
   }
 
-  async #run<S extends z.ZodType>(call: Call<S>, options: RequestOptions, timeout: number, signal: AbortSignal): Promise<z.output<S>> {
+  async #run<S extends z.ZodType>(call: Call<S>, options: RequestOptions, timeout: number, signal: AbortSignal, trace: CallTrace | undefined): Promise<z.output<S>> {
     const state: CallState = {
       call,
       url: this.#url(call),
@@ -258,6 +267,7 @@ export class Transport {
           retryDelayMs,
         });
       }
+      trace?.settled(attempt, settled.status, settled.ok ? undefined : settled.error, retryDelayMs);
       if (settled.ok) return settled.value;
       const { outcome } = settled.error;
       const summary = { operation: call.operation, method: call.method, url: state.url, attempt, status: settled.status, outcome, error: `${settled.error.name}: ${settled.error.message}` };

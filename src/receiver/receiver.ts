@@ -6,7 +6,9 @@ import { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS, verifyCall
 import type { VerifyCallbackOptions } from '../callbacks/verify.js';
 import type { Logger } from '../core/observability.js';
 import { readLimited } from '../core/read-limited.js';
-import { checkKey } from '../core/option-checks.js';
+import { checkKey, checkTracer } from '../core/option-checks.js';
+import { traceCallback } from '../core/tracing.js';
+import type { CallbackTrace, TracerLike } from '../core/tracing.js';
 import { CallbackVerificationError } from '../errors/callback-verification-error.js';
 import { RequestValidationError } from '../errors/request-validation-error.js';
 import { eventNamesOf, isCallbackEventName } from './events.js';
@@ -113,6 +115,15 @@ export interface CallbackReceiverOptions<TContext> extends VerifyCallbackOptions
    * @example console
    */
   readonly logger?: Logger | undefined;
+  /**
+   * An OpenTelemetry `Tracer`: each received callback becomes one CONSUMER span named
+   * `callback.receive`, active while the handlers run, with the callback's kind, status and
+   * tracking code once verified, the result (`applied`, `duplicate`, `refused` and why, `failed`)
+   * and status ERROR for every answer but 200. See docs/observability.md.
+   * @default no spans
+   * @example trace.getTracer('my-app')
+   */
+  readonly tracer?: TracerLike | undefined;
 }
 
 /** An answer of {@link CallbackReceiver.receive}: the status, headers and body to send. */
@@ -220,6 +231,7 @@ function checkOptions<TContext>(options: CallbackReceiverOptions<TContext>): num
   if (accountName !== undefined && (typeof accountName !== 'string' || accountName.trim() === '' || accountName.length > 200)) {
     refuse('accountName', `must be a non-empty string of at most 200 characters; got ${typeof accountName === 'string' ? JSON.stringify(accountName) : typeof accountName}`);
   }
+  checkTracer(WHERE, options.tracer);
   const inbox: unknown = options.inbox;
   if (inbox !== undefined && (typeof inbox !== 'object' || inbox === null || typeof (inbox as Partial<Record<'process', unknown>>).process !== 'function')) {
     refuse('inbox', 'must be an object with a process(key, apply) method (CallbackInbox)');
@@ -260,7 +272,7 @@ function checkOptions<TContext>(options: CallbackReceiverOptions<TContext>): num
  */
 export function createCallbackReceiver<TContext = MemoryInboxContext>(options: CallbackReceiverOptions<TContext>): CallbackReceiver<TContext> {
   const maxBodyBytes = checkOptions(options);
-  const { logger, onError, confirm } = options;
+  const { logger, onError, confirm, tracer } = options;
   const account = options.accountName ?? options.apiKey;
   const retryUnhandled = options.unhandled === 'retry';
   // The memory inbox keeps keys as long as a redelivery with its first signature still verifies.
@@ -293,7 +305,7 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
     );
   }
 
-  async function apply(callback: VerifiedCallback): Promise<CallbackReceiverAnswer> {
+  async function apply(callback: VerifiedCallback, trace: CallbackTrace): Promise<CallbackReceiverAnswer> {
     // Each handler is a step named by its event and place, for an inbox that keeps progress.
     const matching = eventNamesOf(callback).flatMap((name) => (handlers.get(name) ?? []).map((handler, index) => ({ step: `${name}#${index}`, handler })));
     const { tracking_code: trackingCode, status } = callback.payload;
@@ -324,6 +336,7 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
         }
         failed.phase = undefined;
       });
+      trace.processed(outcome);
       logger?.debug({ kind: callback.kind, trackingCode, status, outcome, handlers: matching.length }, `payorch: callback ${outcome}`);
       return OK;
     } catch (error) {
@@ -342,7 +355,7 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
     }
   }
 
-  async function receive(input: { readonly headers: CallbackHeaders; readonly body: CallbackBody }): Promise<CallbackReceiverAnswer> {
+  async function receive(input: { readonly headers: CallbackHeaders; readonly body: CallbackBody }, trace: CallbackTrace): Promise<CallbackReceiverAnswer> {
     let callback: VerifiedCallback;
     try {
       callback = verifyCallback(input, options);
@@ -359,7 +372,8 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
       logger?.warn({ reason: error.reason, status: error.status }, error.message);
       return answer(error.status, error.reason);
     }
-    return apply(callback);
+    trace.verified(callback);
+    return apply(callback, trace);
   }
 
   function tooLarge(body: CallbackBody): boolean {
@@ -369,9 +383,9 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
   }
 
   // Each entry point answers every failure itself: none of them rejects.
-  async function receiveParsed(input: { readonly headers: CallbackHeaders; readonly body: CallbackBody }): Promise<CallbackReceiverAnswer> {
+  async function receiveParsed(input: { readonly headers: CallbackHeaders; readonly body: CallbackBody }, trace: CallbackTrace): Promise<CallbackReceiverAnswer> {
     try {
-      return tooLarge(input.body) ? TOO_LARGE_ANSWER : await receive(input);
+      return tooLarge(input.body) ? TOO_LARGE_ANSWER : await receive(input, trace);
     } catch (error) {
       report(error, { callback: undefined, phase: 'request' });
       return NOT_APPLIED;
@@ -384,7 +398,7 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
     return answer(400, 'malformed_body');
   }
 
-  async function handle(request: Request): Promise<Response> {
+  async function handle(request: Request, trace: CallbackTrace): Promise<Response> {
     let reply: CallbackReceiverAnswer;
     if (request.method !== 'POST') reply = NOT_POST;
     else if (request.bodyUsed) {
@@ -392,20 +406,22 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
       reply = NOT_APPLIED;
     } else {
       const body = await readLimited(request.body, request.headers.get('content-length'), maxBodyBytes).catch(unreadable);
-      reply = body === undefined ? TOO_LARGE_ANSWER : body instanceof Uint8Array ? await receiveParsed({ headers: request.headers, body }) : body;
+      reply = body === undefined ? TOO_LARGE_ANSWER : body instanceof Uint8Array ? await receiveParsed({ headers: request.headers, body }, trace) : body;
     }
+    trace.answered(reply);
     return new Response(reply.body, { status: reply.status, headers: reply.headers });
   }
 
-  async function nodeHandler(request: NodeRequestLike, response: NodeResponseLike): Promise<void> {
+  async function nodeHandler(request: NodeRequestLike, response: NodeResponseLike, trace: CallbackTrace): Promise<void> {
     let reply: CallbackReceiverAnswer;
     const parsed = request.method === 'POST' ? bodyLeftByParser(request) : undefined;
     if (request.method !== 'POST') reply = NOT_POST;
-    else if (parsed !== undefined) reply = await receiveParsed({ headers: request.headers, body: parsed });
+    else if (parsed !== undefined) reply = await receiveParsed({ headers: request.headers, body: parsed }, trace);
     else {
       const body = await readNodeBody(request, maxBodyBytes).catch(unreadable);
-      reply = body === TOO_LARGE ? TOO_LARGE_ANSWER : body instanceof Uint8Array ? await receiveParsed({ headers: request.headers, body }) : body;
+      reply = body === TOO_LARGE ? TOO_LARGE_ANSWER : body instanceof Uint8Array ? await receiveParsed({ headers: request.headers, body }, trace) : body;
     }
+    trace.answered(reply);
     try {
       if (!response.headersSent) {
         response.writeHead(reply.status, { ...reply.headers });
@@ -428,9 +444,10 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
       handlers.set(event, list);
       return receiver;
     },
-    receive: receiveParsed,
-    handle,
-    nodeHandler,
+    // Each entry point is one span: every answer, refusals before verification included.
+    receive: (input) => traceCallback(tracer, async (trace) => trace.answered(await receiveParsed(input, trace))),
+    handle: (request) => traceCallback(tracer, (trace) => handle(request, trace)),
+    nodeHandler: (request, response) => traceCallback(tracer, (trace) => nodeHandler(request, response, trace)),
   };
   return receiver;
 }
