@@ -5,7 +5,7 @@
  *
  * @module payorch/postgres
  */
-import { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS } from '../callbacks/verify.js';
+import { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS } from '../callbacks/age.js';
 import { checkIntegerInRange } from '../core/option-checks.js';
 import type { CallbackInbox, CallbackKey, CallbackInboxOutcome } from '../receiver/inbox.js';
 

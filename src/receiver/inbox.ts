@@ -1,4 +1,4 @@
-import { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS } from '../callbacks/verify.js';
+import { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS } from '../callbacks/age.js';
 import { InboxFullError } from '../errors/inbox-full-error.js';
 import { checkIntegerInRange } from '../core/option-checks.js';
 
