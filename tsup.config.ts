@@ -27,6 +27,10 @@ export default defineConfig([
     // readable code, and maps (with the sources inlined) would double what users install.
     sourcemap: false,
     clean: true,
+    // Code splitting for CommonJS too (tsup splits ESM only by default): payorch/sandbox and
+    // payorch/postgres then require the chunk that holds the SDK instead of inlining their own
+    // copy, so a CommonJS app loading two entries runs one SDK (one set of error classes, one zod).
+    splitting: true,
     treeshake: true,
     // zod's runtime is bundled, tree-shaken: `import('zod')` evaluates about 95 files (every locale
     // included), most of payorch's cold start (bench/RESULTS.md, docs/decisions.md). zod stays a

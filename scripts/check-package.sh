@@ -17,16 +17,18 @@ npm run build --silent
 step "publint --strict"
 npx --no-install publint --strict
 
-step "attw --pack . --profile node16"
-npx --no-install attw --pack . --profile node16
+# The default profile includes node10 resolution (`moduleResolution: "node"`, still common):
+# package.json typesVersions maps payorch/sandbox and payorch/postgres to their declarations there.
+step "attw --pack . (default profile: node10, node16 CJS and ESM, bundler)"
+npx --no-install attw --pack .
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 step "npm pack"
 tarball="$work/$(npm pack --silent --pack-destination "$work" | tail -1)"
-echo "$tarball"
+echo "$tarball: $(wc -c < "$tarball") bytes"
 
-step "the tarball: no install scripts, LICENSE, metadata, README links, no unused files"
+step "the tarball: no install scripts, LICENSE, metadata, every link of the shipped guides, no unused files"
 tar -xzf "$tarball" -C "$work"
 node scripts/check-packed.mjs "$work/package"
 
@@ -97,6 +99,18 @@ echo '{ "name": "consumer-cjs", "private": true }' > package.json
 install . "$tarball"
 { echo 'const { createServer } = require("node:http");'; echo 'const { ProviderClient, RequestValidationError } = require("payorch");'; sandbox_import 'const { createSandbox } = require("payorch/sandbox");'; echo 'const label = "CommonJS";'; echo '(async () => {'; echo "$server_js$sandbox_js" | strip_types; echo '})().catch((error) => { console.error(error); process.exit(1); });'; } > index.js
 node index.js
+# One copy of the SDK across the CommonJS entries: payorch/sandbox requires the chunk payorch
+# requires, so its errors are payorch's classes (two inlined copies made instanceof false).
+node -e '
+const payorch = require("payorch");
+const { createSandbox, SandboxError } = require("payorch/sandbox");
+createSandbox().settle("MAN-none0001-1795435499", "completed").then(
+  () => { console.error("settle of an unknown record succeeded"); process.exit(1); },
+  (error) => {
+    if (!(error instanceof SandboxError) || !(error instanceof payorch.PayorchError)) { console.error("payorch/sandbox runs its own copy of payorch: its SandboxError is not a payorch.PayorchError"); process.exit(1); }
+    console.log("CommonJS: payorch and payorch/sandbox share one SDK (a SandboxError is a payorch.PayorchError)");
+  },
+);'
 
 step "consumer: TypeScript (node16 ESM and CommonJS, bundler), strict + exactOptionalPropertyTypes"
 mkdir -p "$work/ts/src" && cd "$work/ts"
@@ -122,11 +136,20 @@ node out-node16/main.js "TypeScript node16 ESM"
 node out-node16/cjs.cjs
 node out-bundler/main.js "TypeScript bundler"
 
-# The bin as npx runs it from an install: its chunks, its shebang, and the version it reads.
-step "the payorch command from the installed package"
+# The bin as npx runs it from an install: its chunks, its shebang, the version it reads, its sandbox.
+step "the payorch command from the installed package, and the README quick start against its sandbox"
 cd "$work/esm"
 version=$(node -p 'require("'"$repo"'/package.json").version')
 [[ "$(npx --no-install payorch --version)" == "payorch $version" ]]
+# The README's quick start as a merchant runs it after `npm install payorch`: the sandbox's
+# export lines, then the first TypeScript block of the README (plain JavaScript too) as quickstart.mjs.
+awk '/^## Quick start/{q=1} q&&/^```ts/{f=1;next} f&&/^```/{exit} f' "$repo/README.md" > quickstart.mjs
+npx --no-install payorch sandbox --port 0 --env > sandbox.env &
+sandbox_pid=$!
+for _ in $(seq 100); do [[ -s sandbox.env ]] && break; sleep 0.1; done
+(. ./sandbox.env && node quickstart.mjs) | tee quickstart.out
+kill "$sandbox_pid"
+grep -qE '^MAN-[A-Za-z0-9]+-[0-9]+ http://127\.0\.0\.1:[0-9]+/' quickstart.out || { echo "the README quick start did not print a tracking code and payment_url"; exit 1; }
 npx --no-install payorch openapi | node -e 'let t="";process.stdin.on("data",(c)=>t+=c).on("end",()=>{const d=JSON.parse(t);if(Object.keys(d.paths).length!==25)process.exit(1);console.log("payorch openapi: 25 paths")})'
 
 # payorch/postgres needs no pg to load (the pool is the user's), and payorch never loads it: none

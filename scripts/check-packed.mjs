@@ -1,7 +1,7 @@
 // Checks the unpacked `npm pack` tarball (its package/ folder, given as the argument) as the
-// registry would show and install it: nothing runs at install time, the licence and the links
-// of the package page are there, and every shipped file is used. Called by check-package.sh.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+// registry would show and install it: nothing runs at install time, the licence is there, every
+// link of the shipped guides resolves inside the package, and every shipped file is used. Called by check-package.sh.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 
 const packed = process.argv[2];
@@ -23,21 +23,59 @@ if (!manifest.homepage?.startsWith(REPOSITORY)) problems.push(`homepage is ${man
 if (!manifest.bugs?.url?.startsWith(REPOSITORY)) problems.push(`bugs.url is ${manifest.bugs?.url}`);
 if (!Array.isArray(manifest.keywords) || manifest.keywords.length === 0) problems.push('keywords are missing');
 
-// 3. Every README link works on the package page: absolute, and a repository link names a file
-// or folder that exists in the repository; a relative link only to a file that ships.
-const readme = readFileSync(join(packed, 'README.md'), 'utf8');
-const links = [...readme.matchAll(/\]\(([^)\s]+)\)/g)].map(([, target]) => target);
-for (const link of links) {
-  if (link.startsWith('#')) continue;
-  if (link.startsWith(`${REPOSITORY}/`)) {
-    const path = link.slice(REPOSITORY.length + 1).replace(/^(blob|tree)\/main\//, '').replace(/#.*$/, '');
-    if (!/^(blob|tree)\/main\//.test(link.slice(REPOSITORY.length + 1))) problems.push(`README link ${link} does not point at a file on main`);
-    else if (!existsSync(join(repo, path))) problems.push(`README link ${link}: ${path} is not in the repository`);
-  } else if (!/^https?:\/\//.test(link) && !existsSync(join(packed, link.replace(/#.*$/, '')))) {
-    problems.push(`README link ${link} is relative and its target does not ship: it is broken on the package page`);
+// 3. Every link of every shipped markdown file (README, CHANGELOG, docs/*.md) works where the
+// package is read: in node_modules, offline, at the installed version. A relative link (images
+// included) must name a file or folder inside the tarball; an absolute repository link must name
+// something in the repository, and never a file that ships (link that relatively, so that it
+// matches the installed version). Every shipped file outside dist/ must be reached from README.md
+// through links (a folder link reaches what is in it) or an example's relative imports.
+const shipped = readdirSync(packed, { recursive: true }).map(String).filter((file) => !file.startsWith('node_modules'));
+const markdown = shipped.filter((file) => file.endsWith('.md'));
+const reachedFromReadme = new Set();
+const linkCount = { all: 0 };
+const linksOf = (file) => [...readFileSync(join(packed, file), 'utf8').replace(/^```[\s\S]*?^```/gm, '').matchAll(/\]\(<?([^)\s>]+)>?(?:\s+"[^"]*")?\)/g)].map(([, target]) => target);
+for (const file of markdown) {
+  for (const link of linksOf(file)) {
+    linkCount.all++;
+    if (link.startsWith('#') || link.startsWith('mailto:')) continue;
+    if (link.startsWith(`${REPOSITORY}/`)) {
+      const rest = link.slice(REPOSITORY.length + 1);
+      const path = rest.replace(/^(blob|tree)\/main\//, '').replace(/#.*$/, '');
+      if (!/^(blob|tree)\/main\//.test(rest)) problems.push(`${file}: link ${link} does not point at a file on main`);
+      else if (!existsSync(join(repo, path))) problems.push(`${file}: link ${link}: ${path} is not in the repository`);
+      else if (existsSync(join(packed, path))) problems.push(`${file}: link ${link} points at GitHub, but ${path} ships: link it relatively so it matches the installed version`);
+    } else if (!/^[a-z][a-z0-9+.-]*:/i.test(link)) {
+      const target = join(dirname(file), decodeURIComponent(link.replace(/#.*$/, '')));
+      if (target.startsWith('..')) problems.push(`${file}: link ${link} leaves the package`);
+      else if (!existsSync(join(packed, target))) problems.push(`${file}: link ${link} is relative and ${target} does not ship: it is broken in node_modules`);
+    }
   }
 }
-if (links.length === 0) problems.push('the README has no links: did the pattern break?');
+const linkQueue = ['README.md'];
+while (linkQueue.length > 0) {
+  const file = linkQueue.pop();
+  if (reachedFromReadme.has(file) || !existsSync(join(packed, file))) continue;
+  reachedFromReadme.add(file);
+  if (file.endsWith('/')) {
+    linkQueue.push(...shipped.filter((each) => each.startsWith(file) && !each.endsWith('/')));
+  } else if (file.endsWith('.md')) {
+    for (const link of linksOf(file)) {
+      if (/^[a-z][a-z0-9+.-]*:|^#/i.test(link)) continue;
+      const target = join(dirname(file), decodeURIComponent(link.replace(/#.*$/, '')));
+      linkQueue.push(link.replace(/#.*$/, '').endsWith('/') ? `${target}/` : target);
+    }
+  } else if (/\.[cm]?ts$/.test(file)) {
+    for (const [, specifier] of readFileSync(join(packed, file), 'utf8').matchAll(/from\s*["'](\.{1,2}\/[^"']+)["']/g)) {
+      linkQueue.push(join(dirname(file), specifier).replace(/\.js$/, '.ts'));
+    }
+  }
+}
+for (const file of shipped) {
+  if (file.startsWith('dist') || ['package.json', 'LICENSE', 'README.md'].includes(file)) continue;
+  if (statSync(join(packed, file)).isDirectory()) continue;
+  if (!reachedFromReadme.has(file)) problems.push(`${file} ships, but no link from README.md (or a page it links) reaches it`);
+}
+if (linkCount.all === 0) problems.push('the shipped markdown has no links: did the pattern break?');
 
 // 4. No unused build output: every file under dist/ is an entry of exports, imports or bin, or
 // is reached from one through a relative import. No source maps (docs/decisions.md).
@@ -69,5 +107,5 @@ if (problems.length > 0) {
   process.exit(1);
 }
 console.log(`  ok    manifest runs nothing at install; MIT LICENSE ships; repository, homepage, bugs, keywords set`);
-console.log(`  ok    ${links.length} README links work on the package page`);
+console.log(`  ok    ${linkCount.all} links in ${markdown.length} shipped markdown files resolve inside the package or in the repository; every file outside dist/ is reached from README.md`);
 console.log(`  ok    ${files.length} files under dist/, each an entry or reached from one; no source maps, no dist/cli.cjs (${relative(repo, packed) || packed})`);

@@ -108,6 +108,7 @@ export type {
 
 // Errors
 export { PayorchError } from './errors/payorch-error.js';
+export type { CallOutcome, PayorchErrorOptions } from './errors/payorch-error.js';
 export {
   APIError,
   AuthenticationError,
@@ -213,6 +214,7 @@ export {
   WithdrawalCallback,
   CreditCardCallback,
   DealerCreditCardCallback,
+  UnknownCallback,
   DepositCallbackStatus,
   WithdrawalCallbackStatus,
   CreditCardCallbackStatus,
@@ -249,7 +251,11 @@ export type {
   CallbackReceiverAnswer,
   CallbackHandler,
   CallbackErrorDetails,
+  CallbackConfirm,
 } from './receiver/receiver.js';
+export { confirmWithCardStatus } from './receiver/confirm-card.js';
+export type { CardStatusSource } from './receiver/confirm-card.js';
+export type { CallbackAccount } from './callbacks/detect-kind.js';
 export type {
   CallbackEventName,
   CallbackOfEvent,
@@ -259,6 +265,7 @@ export type {
   CallbackInbox,
   CallbackKey,
   CallbackInboxOutcome,
+  CallbackProgress,
   MemoryInboxContext,
   MemoryInboxOptions,
 } from './receiver/inbox.js';
@@ -275,3 +282,4 @@ export type {
   RequestEvent,
   ResponseEvent,
 } from './core/observability.js';
+export type { SpanAttributeValue, SpanLike, TracerLike } from './core/tracing.js';

@@ -1,6 +1,8 @@
 // A callback receiver on Express 5. receiver.nodeHandler is a plain function: mount it as it is.
-// It reads the raw body itself, or takes what a body parser made before it (express.json() here,
-// as many apps install globally: the hash covers fields, not bytes).
+// It reads the raw body itself whenever a body parser left it unread (Express 4's express.json()
+// skips a callback sent as text/plain or a form, and the spec names no Content-Type), or takes
+// what the parser made of it (express.json() here, as many apps install globally: the hash covers
+// fields, not bytes).
 import express from 'express';
 import type { Server } from 'node:http';
 import { createCallbackReceiver } from 'payorch';

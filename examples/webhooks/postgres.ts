@@ -4,7 +4,7 @@
 //   DATABASE_URL=postgres://… PAYORCH_PROVIDER_API_KEY=… PAYORCH_PROVIDER_SECRET_KEY=… npx tsx examples/webhooks/postgres.ts
 import { createServer } from 'node:http';
 import { createCallbackReceiver } from 'payorch';
-import { createCallbackInboxTable, createPostgresInbox } from 'payorch/postgres';
+import { createCallbackInboxTable, createPostgresInbox, pruneCallbackInbox } from 'payorch/postgres';
 import pg from 'pg';
 import { CALLBACK_PATH, handleOf, keysFromEnvironment } from './receiver.js';
 import type { Receiver } from './receiver.js';
@@ -31,9 +31,13 @@ export async function start({ apiKey, secretKey, pool, port = 0, host = '127.0.0
   };
   // `client` is the open transaction: use it, not the pool, for the change to commit with the key.
   receiver.on('deposit.completed', (callback, { client }) => credit(client, callback.payload.user_id, callback.payload.amount));
-  // Spec 6.3: a rejected or failed withdrawal gives the customer's balance back.
-  receiver.on('withdrawal.rejected', (callback, { client }) => credit(client, callback.payload.user_id, callback.payload.amount));
-  receiver.on('withdrawal.failed', (callback, { client }) => credit(client, callback.payload.user_id, callback.payload.amount));
+  // Spec 6.3: a rejected or failed withdrawal gives the customer's balance back, once per tracking
+  // code: both are end statuses, and each is its own key, so a second one must not refund again.
+  const refunds = new Set(['rejected', 'failed']);
+  receiver.on('withdrawal', async (callback, { client, appliedStatuses }) => {
+    if (!refunds.has(callback.payload.status) || appliedStatuses.some((status) => refunds.has(status))) return;
+    await credit(client, callback.payload.user_id, callback.payload.amount);
+  });
 
   const server = createServer((request, response) => {
     if (new URL(request.url ?? '/', 'http://receiver').pathname !== CALLBACK_PATH) {
@@ -55,5 +59,16 @@ if (process.argv[1] !== undefined && import.meta.url === new URL(`file://${proce
     console.error('postgres pool:', error.message);
   });
   const receiver = await start({ ...keysFromEnvironment(), pool, port: Number(process.env['PAYORCH_WEBHOOK_PORT'] ?? 3000) });
+  // Keys older than the oldest signature a receiver accepts can go: once a day.
+  setInterval(() => {
+    pruneCallbackInbox({ pool }).then(
+      (deleted) => {
+        console.log(`pruned ${deleted} callback keys`);
+      },
+      (error: unknown) => {
+        console.error('prune:', error);
+      },
+    );
+  }, 86_400_000).unref();
   console.log(`Receiving callbacks at ${receiver.url}`);
 }

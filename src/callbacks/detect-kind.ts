@@ -5,33 +5,35 @@ import { CallbackVerificationError } from '../errors/callback-verification-error
 import type { CallbackKind } from './kinds.js';
 
 // CC codes name provider and dealer card payments alike (spec 2.1); their bodies differ
-// (spec 6.4, 6.5). A field of one side only tells them apart.
-const DEALER_ONLY = ['success', 'status_message', 'customer_phone', 'completed_at'] as const;
+// (spec 6.4, 6.5). Which account the receiver's keys belong to decides; without it, a field of
+// one side only is a hint. The fields are unsigned: they may choose between the two card kinds,
+// never refuse a callback whose hash verified.
+const DEALER_ONLY = ['status_message', 'customer_phone', 'completed_at'] as const;
 const PROVIDER_ONLY = ['site_id', 'username', 'user_id'] as const;
 
+/** Which API the receiver's keys belong to: the provider's or the dealer's (spec 5.2). */
+export type CallbackAccount = 'provider' | 'dealer';
+
 function hasAny(body: Readonly<Record<string, unknown>>, fields: readonly string[]): boolean {
-  return fields.some((field) => Object.hasOwn(body, field) && body[field] !== undefined);
+  return fields.some((field) => Object.hasOwn(body, field) && body[field] !== undefined && body[field] !== null);
 }
 
-function cardKind(body: Readonly<Record<string, unknown>>): CallbackKind {
-  const dealer = hasAny(body, DEALER_ONLY);
-  const provider = hasAny(body, PROVIDER_ONLY);
-  if (dealer && !provider) return 'dealerCreditCard';
-  if (provider && !dealer) return 'creditCard';
-  throw new CallbackVerificationError(
-    'unknown_kind',
-    `a CC tracking code with ${dealer ? 'both provider and dealer' : 'neither provider nor dealer'} card fields; pass kind: 'creditCard' or 'dealerCreditCard'`,
-  );
+function cardKind(body: Readonly<Record<string, unknown>>, account: CallbackAccount | undefined): CallbackKind {
+  if (account !== undefined) return account === 'dealer' ? 'dealerCreditCard' : 'creditCard';
+  // `success` is left out: a provider body that carries it is still a provider body. A body with
+  // fields of neither side (or both) reads as the provider's, whose schema asks no more.
+  return hasAny(body, DEALER_ONLY) && !hasAny(body, PROVIDER_ONLY) ? 'dealerCreditCard' : 'creditCard';
 }
 
 /**
  * Tells which callback a body is: from the tracking code prefix (spec 2.1), and for card
- * payments from the fields only a provider or only a dealer card body has.
+ * payments from `account` when given, else from the fields only a dealer card body has (a body
+ * with none of them, or with provider fields too, is a provider card callback).
  *
- * @throws {CallbackVerificationError} `unknown_kind` when the prefix is unknown, names a transfer,
- * or a card body has the fields of both sides or of neither
+ * @throws {CallbackVerificationError} `unknown_kind` when the prefix is not one of spec 2.1 or
+ * names a transfer
  */
-export function detectCallbackKind(body: Readonly<Record<string, unknown>>): CallbackKind {
+export function detectCallbackKind(body: Readonly<Record<string, unknown>>, account?: CallbackAccount): CallbackKind {
   const code = body['tracking_code'];
   const parsed = typeof code === 'string' ? safeParseTrackingCode(code) : undefined;
   if (parsed === undefined || !parsed.success) {
@@ -40,18 +42,18 @@ export function detectCallbackKind(body: Readonly<Record<string, unknown>>): Cal
   if (parsed.data.direction === 'transfer') {
     throw new CallbackVerificationError('unknown_kind', 'transfers have no callback (spec 6.1); pass kind');
   }
-  return kindOfDirection(parsed.data.direction, body);
+  return kindOfDirection(parsed.data.direction, body, account);
 }
 
-/** The callback kind of a tracking code already read: its direction, and for cards the body's fields. */
-export function kindOfDirection(direction: Exclude<TrackingCodeDirection, 'transfer'>, body: Readonly<Record<string, unknown>>): CallbackKind {
+/** The callback kind of a tracking code already read: its direction, and for cards the account or the body's fields. */
+export function kindOfDirection(direction: Exclude<TrackingCodeDirection, 'transfer'>, body: Readonly<Record<string, unknown>>, account: CallbackAccount | undefined): CallbackKind {
   switch (direction) {
     case 'deposit':
       return 'deposit';
     case 'withdrawal':
       return 'withdrawal';
     case 'card':
-      return cardKind(body);
+      return cardKind(body, account);
     default:
       return assertNever(direction);
   }

@@ -5,7 +5,7 @@ import type { CallbackKind } from './kinds.js';
 
 /*
  * Bodies the service POSTs (spec 6). Lenient like every answer: unknown fields are kept, numbers
- * may arrive as numeric strings. Required are the signed fields (tracking_code, status,
+ * may arrive as numeric strings and text fields as numbers (PHP's JSON_NUMERIC_CHECK). Required are the signed fields (tracking_code, status,
  * timestamp, hash) and what a receiver needs to act (amount); echo fields are optional, so that
  * a leaner body is still delivered rather than refused and lost.
  */
@@ -51,8 +51,8 @@ const providerTransaction = /* @__NO_SIDE_EFFECTS__ */ <S extends z.ZodMiniType>
   status,
   /** The final approved or rejected amount: compare it with your record, the hash does not cover it. */
   amount: responseNumber,
-  username: z.optional(z.string()),
-  fullname: z.optional(z.string()),
+  username: z.optional(responseString),
+  fullname: z.optional(responseString),
   user_id: z.optional(responseString),
   site_id: z.optional(responseInteger),
   timestamp: signed.timestamp,
@@ -70,7 +70,7 @@ export type DepositCallback = z.infer<typeof DepositCallback>;
 export const WithdrawalCallback = lenientObject({
   ...providerTransaction(WithdrawalCallbackStatus),
   /** The recipient's IBAN (manual, E-IBAN and bank withdrawals). */
-  iban: z.optional(z.string()),
+  iban: z.optional(responseString),
 });
 export type WithdrawalCallback = z.infer<typeof WithdrawalCallback>;
 
@@ -78,7 +78,7 @@ const cardFailure = {
   /** Only when the payment failed. */
   error_code: z.optional(responseString),
   /** Only when the payment failed. */
-  error_message: z.optional(z.string()),
+  error_message: z.optional(responseString),
 };
 
 /** Body of a provider card callback (spec 6.4). */
@@ -88,12 +88,12 @@ export const CreditCardCallback = lenientObject({
   order_id: z.optional(responseString),
   status: CreditCardCallbackStatus,
   amount: responseNumber,
-  currency: z.optional(z.string()),
-  username: z.optional(z.string()),
+  currency: z.optional(responseString),
+  username: z.optional(responseString),
   user_id: z.optional(responseString),
   site_id: z.optional(responseInteger),
-  customer_name: z.optional(z.string()),
-  customer_email: z.optional(z.string()),
+  customer_name: z.optional(responseString),
+  customer_email: z.optional(responseString),
   timestamp: signed.timestamp,
   hash: signed.hash,
   ...cardFailure,
@@ -110,18 +110,33 @@ export const DealerCreditCardCallback = lenientObject({
   order_id: z.optional(responseString),
   status: DealerCreditCardCallbackStatus,
   amount: z.optional(responseNumber),
-  currency: z.optional(z.string()),
-  customer_name: z.optional(z.string()),
-  customer_email: z.optional(z.string()),
-  customer_phone: z.optional(z.string()),
-  status_message: z.optional(z.string()),
+  currency: z.optional(responseString),
+  customer_name: z.optional(responseString),
+  customer_email: z.optional(responseString),
+  customer_phone: z.optional(responseString),
+  status_message: z.optional(responseString),
   /** ISO 8601. */
-  completed_at: z.optional(z.string()),
+  completed_at: z.optional(responseString),
   timestamp: signed.timestamp,
   hash: signed.hash,
   ...cardFailure,
 });
 export type DealerCreditCardCallback = z.infer<typeof DealerCreditCardCallback>;
+
+/**
+ * Body of a callback whose tracking code has a prefix spec 2.1 does not list (the service added a
+ * payment method): only the signed fields are typed, everything else is kept as sent. It reaches
+ * the `'*'` handlers only.
+ */
+export const UnknownCallback = lenientObject({
+  tracking_code: signed.tracking_code,
+  status: z.string(),
+  /** Every kind of spec 6 carries one; not required of a kind nobody has described. */
+  amount: z.optional(responseNumber),
+  timestamp: signed.timestamp,
+  hash: signed.hash,
+});
+export type UnknownCallback = z.infer<typeof UnknownCallback>;
 
 /**
  * The body schema of each callback kind. `satisfies` makes a kind added to kinds.ts a compile
@@ -138,6 +153,9 @@ export const CALLBACK_SCHEMAS = {
  * A verified callback: narrow on `kind` to get the payload's type. The payload types list the
  * spec's fields only; `null` in an optional field reads as `undefined`, and a field the spec does
  * not list is kept: read it as `(callback.payload as Record<string, unknown>)['new_field']`.
+ * `payload.timestamp` and `payload.hash` are the values that verified (X-Timestamp or the body's
+ * timestamp, X-Hash), not unsigned copies. `kind: 'unknown'` is a tracking code prefix spec 2.1
+ * does not list.
  *
  * @example
  * ```ts
@@ -149,6 +167,7 @@ export type VerifiedCallback = (
   | { readonly kind: 'withdrawal'; readonly payload: WithdrawalCallback }
   | { readonly kind: 'creditCard'; readonly payload: CreditCardCallback }
   | { readonly kind: 'dealerCreditCard'; readonly payload: DealerCreditCardCallback }
+  | { readonly kind: 'unknown'; readonly payload: UnknownCallback }
 ) & {
   /**
    * Seconds between the signed timestamp and now: how long the delivery took, redeliveries

@@ -8,14 +8,16 @@ import type { TrackingCodeDirection } from '../core/tracking-code.js';
 import { safeParse, toIssues } from '../core/validation.js';
 import { CallbackVerificationError } from '../errors/callback-verification-error.js';
 import { RequestValidationError } from '../errors/request-validation-error.js';
+import { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS } from './age.js';
 import { readCallbackBody } from './body.js';
 import type { CallbackBody } from './body.js';
 import { kindOfDirection } from './detect-kind.js';
+import type { CallbackAccount } from './detect-kind.js';
 import { CALLBACK_KINDS, isCallbackKind } from './kinds.js';
 import type { CallbackKind } from './kinds.js';
 import { readSignatureHeaders } from './headers.js';
 import type { CallbackHeaders } from './headers.js';
-import { CreditCardCallback, DealerCreditCardCallback, DepositCallback, WithdrawalCallback } from './schemas.js';
+import { CreditCardCallback, DealerCreditCardCallback, DepositCallback, UnknownCallback, WithdrawalCallback } from './schemas.js';
 import type { VerifiedCallback } from './schemas.js';
 
 /** A received callback: its headers and its body, in whichever form the framework gives them. */
@@ -34,16 +36,7 @@ export interface CallbackInput {
   readonly body: CallbackBody;
 }
 
-/**
- * How old, in seconds, a genuine callback may be: 3 days. The spec does not say whether the
- * service re-signs a redelivered callback (spec 6.6), so a redelivery after an outage of the
- * receiver may carry its first signature; 3 days is the window over which Stripe retries its
- * webhooks. A replay inside the window is made harmless by once-only processing
- * (`createCallbackReceiver`), not by the clock. docs/decisions.md says why.
- */
-export const DEFAULT_CALLBACK_MAX_AGE_SECONDS = 259_200;
-/** How far ahead of this machine's clock a signed timestamp may be (the 5 minutes of spec 5.1). */
-export const DEFAULT_TOLERANCE_SECONDS = 300;
+export { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS } from './age.js';
 
 /** How to verify a callback. */
 export interface VerifyCallbackOptions {
@@ -83,6 +76,15 @@ export interface VerifyCallbackOptions {
    */
   readonly kind?: CallbackKind | undefined;
   /**
+   * Whose keys these are: the provider's or the dealer's. It tells a provider card callback from
+   * a dealer one (both carry `CC` tracking codes, spec 2.1) from what is signed, the keys. Left
+   * out, the body's unsigned fields are a hint (a `status_message`, `customer_phone` or
+   * `completed_at` without provider fields reads as a dealer card callback), which never refuses.
+   * @default told from the body
+   * @example 'dealer'
+   */
+  readonly account?: CallbackAccount | undefined;
+  /**
    * Accept a dealer card callback that arrives without X-Api-Key, X-Timestamp and X-Hash, verified
    * from the body's `hash` and `timestamp` (spec 6.5 says the receiver verifies "the payload
    * timestamp"). Only a callback without any of the three headers takes this path, and it is then
@@ -117,6 +119,10 @@ function checkOptions(options: VerifyCallbackOptions): Checked {
   if (options.kind !== undefined && !isCallbackKind(options.kind)) {
     throw new RequestValidationError(WHERE, [{ field: 'kind', rule: 'invalid_option', message: `must be one of ${CALLBACK_KINDS.join(', ')}; got ${JSON.stringify(options.kind)}` }]);
   }
+  const account: unknown = options.account;
+  if (account !== undefined && account !== 'provider' && account !== 'dealer') {
+    throw new RequestValidationError(WHERE, [{ field: 'account', rule: 'invalid_option', message: `must be 'provider' or 'dealer'; got ${JSON.stringify(account)}` }]);
+  }
   const flag: unknown = options.dealerCardWithoutHeaders;
   if (flag !== undefined && typeof flag !== 'boolean') {
     throw new RequestValidationError(WHERE, [{ field: 'dealerCardWithoutHeaders', rule: 'invalid_option', message: `must be true or false; got ${typeof flag}` }]);
@@ -136,46 +142,43 @@ const DIRECTION_OF_KIND = {
   dealerCreditCard: 'card',
 } as const satisfies Record<CallbackKind, TrackingCodeDirection>;
 
-interface SignedFields {
-  readonly trackingCode: string;
-  readonly status: string;
-  readonly hash: string;
-  /** Unix seconds; the body may give them as a numeric string. */
-  readonly seconds: number;
-}
-
-const INTEGER_TEXT = /^\s*-?\d+\s*$/;
+// Spec 2.1's shape with a prefix it does not list (the service adds payment methods): upper-case
+// words, at most two joined by a hyphen as in EIBAN-WIT, an alphanumeric segment, Unix seconds.
+// The seconds must end the code, so a status moved into it (the credential-key split) fails.
+const ANY_TRACKING_CODE = /^([A-Z][A-Z0-9]{0,15}(?:-[A-Z][A-Z0-9]{0,15})?)-[A-Za-z0-9]{1,64}-\d{1,12}$/;
 
 /**
- * The fields the hash covers, plus the body's copy of the hash (spec 5.3), read by hand: the
- * check that runs on every delivery needs no schema library (bench/RESULTS.md). `timestamp`
- * takes what `responseInteger` takes: a safe integer, or its decimal text.
+ * The two signed fields read before the hash, by hand: the check that runs on every delivery
+ * needs no schema library (bench/RESULTS.md). timestamp and hash are read one by one below,
+ * since either copy of each may be the unsigned one.
  */
-function readSignedFields(body: Readonly<Record<string, unknown>>): SignedFields {
-  const { tracking_code: trackingCode, status, hash, timestamp } = body;
+function readTrackedFields(body: Readonly<Record<string, unknown>>): { readonly trackingCode: string; readonly status: string } {
+  const { tracking_code: trackingCode, status } = body;
+  if (typeof trackingCode === 'string' && typeof status === 'string') return { trackingCode, status };
   const issues: ValidationIssue[] = [];
-  const text = (field: string, value: unknown): void => {
+  for (const [field, value] of [['tracking_code', trackingCode], ['status', status]] as const) {
     if (typeof value !== 'string') issues.push({ field, rule: 'invalid_type', message: `expected a string, got ${value === null ? 'null' : typeof value}` });
-  };
-  text('tracking_code', trackingCode);
-  text('status', status);
-  const seconds = typeof timestamp === 'string' && INTEGER_TEXT.test(timestamp) ? Number(timestamp) : timestamp;
-  if (typeof seconds !== 'number' || !Number.isSafeInteger(seconds)) {
-    issues.push({ field: 'timestamp', rule: 'invalid_type', message: 'expected integer Unix seconds, or their decimal text' });
   }
-  text('hash', hash);
-  if (issues.length > 0) throw new CallbackVerificationError('malformed_body', 'a signed field is missing or has the wrong type', issues);
-  return { trackingCode, status, hash, seconds } as SignedFields;
+  throw new CallbackVerificationError('malformed_body', 'a signed field is missing or has the wrong type', issues);
 }
 
 /**
  * The signed fields must have their shape before the hash is trusted: with an empty tracking
  * code and status the callback hash is exactly the X-Hash of a basic-signed request, which passes
- * through proxies and logs.
+ * through proxies and logs. A prefix spec 2.1 does not list is read as `unknown`.
  */
-function checkSignedShape(trackingCode: string, status: string, kind: CallbackKind | undefined): Exclude<TrackingCodeDirection, 'transfer'> {
+function checkSignedShape(trackingCode: string, status: string, kind: CallbackKind | undefined): Exclude<TrackingCodeDirection, 'transfer'> | 'unknown' {
   const parsed = safeParseTrackingCode(trackingCode);
-  if (!parsed.success || parsed.data.direction === 'transfer') {
+  if (!parsed.success) {
+    const other = ANY_TRACKING_CODE.exec(trackingCode);
+    // TRF ids name transfers, which have no callback (spec 6.1), whatever follows them.
+    if (other === null || other[1] === 'TRF') {
+      throw new CallbackVerificationError('invalid_tracking_code', 'tracking_code is not a tracking code of spec 2.1 (PREFIX-segment-seconds)');
+    }
+    if (!STATUS_WORD.test(status)) throw new CallbackVerificationError('invalid_status', 'status is not a status word');
+    return 'unknown';
+  }
+  if (parsed.data.direction === 'transfer') {
     throw new CallbackVerificationError('invalid_tracking_code', 'tracking_code is not a tracking code of spec 2.1 (PREFIX-segment-seconds)');
   }
   if (!STATUS_WORD.test(status)) throw new CallbackVerificationError('invalid_status', 'status is not a status word');
@@ -183,6 +186,29 @@ function checkSignedShape(trackingCode: string, status: string, kind: CallbackKi
     throw new CallbackVerificationError('kind_mismatch', `a ${parsed.data.prefix} tracking code is not a ${kind} callback`);
   }
   return parsed.data.direction;
+}
+
+// X-Timestamp as the service sends it: the decimal text of Unix seconds.
+const HEADER_SECONDS = /^\d{1,12}$/;
+
+const INTEGER_TEXT = /^-?\d+$/;
+
+/**
+ * The body's `timestamp` as decimal text, or undefined when it is absent, not an integer or
+ * negative. It takes what `responseInteger` (the schemas' `timestamp`) takes: a safe integer, or
+ * decimal integer text with spaces around it.
+ */
+function bodySeconds(body: Readonly<Record<string, unknown>>): string | undefined {
+  const value = body['timestamp'];
+  let seconds: number | undefined;
+  if (typeof value === 'number') {
+    if (Number.isSafeInteger(value)) seconds = value;
+  } else if (typeof value === 'string') {
+    const text = value.trim();
+    if (INTEGER_TEXT.test(text)) seconds = Number(text);
+  }
+  // The service hashes the decimal text of its integer timestamp, whatever form the body used.
+  return seconds !== undefined && seconds >= 0 ? String(seconds) : undefined;
 }
 
 /**
@@ -220,13 +246,17 @@ export function verifyCallback(input: CallbackInput, options: VerifyCallbackOpti
   const inputObject: unknown = input;
   if (typeof inputObject !== 'object' || inputObject === null) throw new CallbackVerificationError('malformed_body', 'there is no body');
   const body = readCallbackBody(input.body);
-  const { trackingCode, status, hash, seconds } = readSignedFields(body);
+  const { trackingCode, status } = readTrackedFields(body);
   // Read once: the kind is told from the same tracking code below.
   const direction = checkSignedShape(trackingCode, status, options.kind);
-  // The service hashes the decimal text of its integer timestamp, whatever form the body used.
-  const timestamp = String(seconds);
+  const fromBody = bodySeconds(body);
 
   const headers = readSignatureHeaders(input.headers);
+  // The hash to check and the timestamps it may sign. Spec 5.3 signs X-Timestamp; 6.5 says "the
+  // payload timestamp": either verifies, and the age is the one that matched. The body's `hash`
+  // is an unsigned copy of X-Hash: with the headers, it is not read at all.
+  let hash: string;
+  const candidates: string[] = [];
   if (headers === undefined) {
     // Only on the receiver's word, never guessed from unsigned fields: stripped of its headers,
     // a provider card callback must not become a dealer one.
@@ -236,17 +266,32 @@ export function verifyCallback(input: CallbackInput, options: VerifyCallbackOpti
     if (options.kind !== undefined && options.kind !== 'dealerCreditCard') {
       throw new CallbackVerificationError('missing_header', `X-Api-Key, X-Timestamp and X-Hash are missing; only a dealer card callback may come without them, not a ${options.kind} callback`);
     }
+    const bodyHash = body['hash'];
+    if (typeof bodyHash !== 'string' || fromBody === undefined) {
+      throw new CallbackVerificationError('malformed_body', 'without headers, the body must carry hash (text) and timestamp (Unix seconds)');
+    }
+    hash = bodyHash;
+    candidates.push(fromBody);
   } else {
     if (!constantTimeEqual(headers.apiKey, options.apiKey)) {
       throw new CallbackVerificationError('api_key_mismatch', 'X-Api-Key is not the API key this receiver was given');
     }
-    if (headers.timestamp !== timestamp) throw new CallbackVerificationError('invalid_signature', 'the body timestamp disagrees with X-Timestamp');
-    if (!constantTimeEqual(hash, headers.hash)) throw new CallbackVerificationError('invalid_signature', 'the body hash disagrees with X-Hash');
+    hash = headers.hash;
+    if (HEADER_SECONDS.test(headers.timestamp)) candidates.push(String(Number(headers.timestamp)));
+    if (fromBody !== undefined && !candidates.includes(fromBody)) candidates.push(fromBody);
   }
-  const expected = callbackHash(options, trackingCode, status, timestamp);
-  if (!constantTimeEqual(hash, expected)) throw new CallbackVerificationError('invalid_signature', 'the hash does not match tracking_code, status and timestamp');
+  // Every candidate is compared, in constant time each: which one matched is not a secret.
+  const matches = candidates.map((timestamp) => constantTimeEqual(hash, callbackHash(options, trackingCode, status, timestamp)));
+  const signed = candidates.find((_, index) => matches[index] === true);
+  if (signed === undefined) {
+    throw new CallbackVerificationError(
+      'invalid_signature',
+      candidates.length > 1 ? 'the hash matches tracking_code and status with neither X-Timestamp nor the body timestamp' : 'the hash does not match tracking_code, status and timestamp',
+    );
+  }
+  const timestamp = Number(signed);
 
-  const ageSeconds = Math.floor(nowMs / 1000) - seconds;
+  const ageSeconds = Math.floor(nowMs / 1000) - timestamp;
   if (ageSeconds > maxAge) {
     throw new CallbackVerificationError('timestamp_out_of_tolerance', `the timestamp is ${ageSeconds} s old; at most ${maxAge} s (maxAgeSeconds) is accepted`);
   }
@@ -254,19 +299,22 @@ export function verifyCallback(input: CallbackInput, options: VerifyCallbackOpti
     throw new CallbackVerificationError('timestamp_out_of_tolerance', `the timestamp is ${-ageSeconds} s in the future; at most ${tolerance} s (toleranceSeconds) is accepted`);
   }
 
-  const kind = headers === undefined ? 'dealerCreditCard' : (options.kind ?? kindOfDirection(direction, body));
-  return parsePayload(kind, body, ageSeconds);
+  const kind = direction === 'unknown' ? 'unknown' : headers === undefined ? 'dealerCreditCard' : (options.kind ?? kindOfDirection(direction, body, options.account));
+  // The payload carries the values that verified, not their unsigned copies.
+  return parsePayload(kind, { ...body, timestamp, hash }, ageSeconds);
 }
 
-function parse<S extends z.ZodMiniType>(schema: S, kind: CallbackKind, body: Readonly<Record<string, unknown>>): z.output<S> {
+function parse<S extends z.ZodMiniType>(schema: S, kind: VerifiedCallback['kind'], body: Readonly<Record<string, unknown>>): z.output<S> {
   const result = safeParse(schema, body);
   if (!result.success) {
-    throw new CallbackVerificationError('malformed_body', `the body is not a valid ${kind} callback`, toIssues(result.error));
+    // Genuine, yet not typeable: 500 (unreadable_payload), so that it is redelivered once fixed.
+    throw new CallbackVerificationError('unreadable_payload', `the signature verified, but the body is not a valid ${kind} callback`, toIssues(result.error));
   }
   return result.data;
 }
 
-function parsePayload(kind: CallbackKind, body: Readonly<Record<string, unknown>>, ageSeconds: number): VerifiedCallback {
+/** Types the body of a verified callback by its kind: the one place a payload is parsed. */
+function parsePayload(kind: VerifiedCallback['kind'], body: Readonly<Record<string, unknown>>, ageSeconds: number): VerifiedCallback {
   switch (kind) {
     case 'deposit':
       return { kind, payload: parse(DepositCallback, kind, body), ageSeconds };
@@ -276,6 +324,8 @@ function parsePayload(kind: CallbackKind, body: Readonly<Record<string, unknown>
       return { kind, payload: parse(CreditCardCallback, kind, body), ageSeconds };
     case 'dealerCreditCard':
       return { kind, payload: parse(DealerCreditCardCallback, kind, body), ageSeconds };
+    case 'unknown':
+      return { kind, payload: parse(UnknownCallback, kind, body), ageSeconds };
     default:
       return assertNever(kind);
   }

@@ -2,7 +2,7 @@ import { APIError, AuthenticationError, PermissionDeniedError, requestHash } fro
 import type { AuthFailureReason } from '../index.js';
 import { assertNever } from '../core/assert-never.js';
 import { isLoopbackHostname } from '../core/loopback.js';
-import { COMMON_OPTIONS, EXIT_FAILED, EXIT_OK, KEY_VARIABLES, colours, emit, fromFlagOrEnv, integerFlag, parse, requireSetting } from './io.js';
+import { COMMON_OPTIONS, EXIT_FAILED, EXIT_OK, KEY_VARIABLES, colours, emit, fromFlagOrEnv, integerFlag, parse, requireSetting, accountKeys, secretFromOptions, UsageError } from './io.js';
 import type { Account, AccountKeys, Command, Io } from './io.js';
 
 const USAGE = `Usage: payorch doctor [options]
@@ -16,9 +16,14 @@ fix. Exits 0 when every check passes, 1 otherwise. Sends one read-only request p
 Options:
   --base-url <url>             the service (default $PAYORCH_BASE_URL)
   --api-key <key>              provider API key (default $PAYORCH_PROVIDER_API_KEY)
-  --secret-key <key>           provider secret key (default $PAYORCH_PROVIDER_SECRET_KEY); never printed
+  --secret-key-file <path>     read the provider secret key from a file (one trailing newline dropped)
+  --secret-key-stdin           read the provider secret key from standard input
+  --secret-key <key>           the provider secret key itself: avoid it, other local users (ps) and
+                               your shell history can read it; warns on stderr
+                               (default $PAYORCH_PROVIDER_SECRET_KEY); never printed
   --dealer-api-key <key>       dealer API key (default $PAYORCH_DEALER_API_KEY)
-  --dealer-secret-key <key>    dealer secret key (default $PAYORCH_DEALER_SECRET_KEY); never printed
+  --dealer-secret-key-file <path>, --dealer-secret-key-stdin, --dealer-secret-key <key>
+                               the dealer secret key, likewise (default $PAYORCH_DEALER_SECRET_KEY)
   --timeout <ms>               per request (default 10000)
   --json                       print the checks as JSON
   -h, --help                   show this text`;
@@ -168,8 +173,12 @@ async function run(args: readonly string[], io: Io): Promise<number> {
     'base-url': { type: 'string' },
     'api-key': { type: 'string' },
     'secret-key': { type: 'string' },
+    'secret-key-file': { type: 'string' },
+    'secret-key-stdin': { type: 'boolean', default: false },
     'dealer-api-key': { type: 'string' },
     'dealer-secret-key': { type: 'string' },
+    'dealer-secret-key-file': { type: 'string' },
+    'dealer-secret-key-stdin': { type: 'boolean', default: false },
     timeout: { type: 'string' },
   });
   if (values.help) {
@@ -182,12 +191,10 @@ async function run(args: readonly string[], io: Io): Promise<number> {
   }
   const baseUrl = new URL(base);
   const timeoutMs = integerFlag(values.timeout, '--timeout', 1, 600_000) ?? 10_000;
-  const provider = {
-    apiKey: requireSetting(values['api-key'], io, '--api-key', KEY_VARIABLES.provider.apiKey),
-    secretKey: requireSetting(values['secret-key'], io, '--secret-key', KEY_VARIABLES.provider.secretKey),
-  };
+  if (values['secret-key-stdin'] && values['dealer-secret-key-stdin']) throw new UsageError('standard input carries one secret key: use --dealer-secret-key-file for the other');
+  const provider = await accountKeys(values, io, 'provider');
   const dealerApiKey = fromFlagOrEnv(values['dealer-api-key'], io, KEY_VARIABLES.dealer.apiKey);
-  const dealerSecretKey = fromFlagOrEnv(values['dealer-secret-key'], io, KEY_VARIABLES.dealer.secretKey);
+  const dealerSecretKey = await secretFromOptions(values, io, 'dealer-secret-key', KEY_VARIABLES.dealer.secretKey);
   const checks = await checkAccount('provider', baseUrl, provider, timeoutMs);
   if (dealerApiKey !== undefined && dealerSecretKey !== undefined) checks.push(...(await checkAccount('dealer', baseUrl, { apiKey: dealerApiKey, secretKey: dealerSecretKey }, timeoutMs)));
   else checks.push({ account: 'dealer', name: 'authentication', outcome: 'skip', detail: `no dealer keys given (${KEY_VARIABLES.dealer.apiKey}, ${KEY_VARIABLES.dealer.secretKey})` });

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
+import { didYouMean } from './suggest.js';
 
 /*
  * What every command shares: its exit codes, argument parsing that turns a mistake into a usage
@@ -27,6 +28,11 @@ export interface Io {
   readonly stderr: NodeJS.WritableStream & { readonly isTTY?: boolean };
   readonly stdin: NodeJS.ReadableStream;
   readonly env: NodeJS.ProcessEnv;
+  /**
+   * Ends a long-running command (the sandbox) as Ctrl+C does; the executable leaves it out and
+   * relies on SIGINT and SIGTERM, tests running a command in-process pass one.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** One command: its usage text (for --help and `payorch help <command>`) and how it runs. */
@@ -44,12 +50,35 @@ export const COMMON_OPTIONS = {
   help: { type: 'boolean', short: 'h', default: false },
 } as const satisfies Options;
 
-/** node:util parseArgs, strict, with its errors (unknown option, missing value) as usage errors. */
+/**
+ * node:util parseArgs, strict, with its errors (unknown option, missing value) as usage errors in
+ * our words: node's own text names its API and, for an unknown option, ends on an unbalanced quote.
+ */
 export function parse<const O extends Options>(args: readonly string[], options: O, allowPositionals = false) {
   try {
     return parseArgs({ args: [...args], options, strict: true, allowPositionals });
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
+    throw new UsageError(parseArgsMessage(error, Object.keys(options)));
+  }
+}
+
+function parseArgsMessage(error: unknown, names: readonly string[]): string {
+  const text = error instanceof Error ? error.message : String(error);
+  const code = (error as { code?: unknown } | undefined)?.code;
+  // Node quotes what it refuses first: '--verbose', '--data <value>', 'x'.
+  const quoted = /'([^']*)'/.exec(text)?.[1] ?? '';
+  const flag = quoted.split(' ')[0] ?? quoted;
+  switch (code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return `unknown option ${flag}${didYouMean(flag, names.map((name) => `--${name}`))}`;
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      if (text.includes('does not take an argument')) return `${flag} takes no value`;
+      if (text.includes('ambiguous')) return `${flag} needs a value; write a value that starts with a dash as ${flag}=-…`;
+      return `${flag} needs a value`;
+    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+      return `unexpected argument ${JSON.stringify(quoted)}: this command takes options only (quote a value that holds spaces, and close every quote)`;
+    default:
+      return text;
   }
 }
 
@@ -95,15 +124,62 @@ export const KEY_VARIABLES = {
 export const CREDENTIAL_OPTIONS = {
   'api-key': { type: 'string' },
   'secret-key': { type: 'string' },
+  'secret-key-file': { type: 'string' },
+  'secret-key-stdin': { type: 'boolean', default: false },
 } as const satisfies Options;
 
-/** The account's keys from `--api-key` / `--secret-key`, else its environment variables. */
-export function accountKeys(values: { readonly 'api-key'?: string | undefined; readonly 'secret-key'?: string | undefined }, io: Io, account: Account): AccountKeys {
+/**
+ * The help lines of the secret key options, shared by every command that signs. `account` names
+ * the environment variables that apply.
+ */
+export function secretKeyHelp(variables: string): string {
+  return `  --secret-key-file <path> read the secret key from a file (one trailing newline is dropped)
+  --secret-key-stdin       read the secret key from standard input
+  --secret-key <key>       the secret key itself: avoid it, other local users (ps) and your shell
+                           history can read it; warns on stderr
+                           (default ${variables}); never printed`;
+}
+
+/** The secret key options of one flag name (`secret-key`, `dealer-secret-key`). */
+export interface SecretValues {
+  readonly [flag: string]: unknown;
+}
+
+/**
+ * A secret from exactly one of `--<flag>-file`, `--<flag>-stdin` or `--<flag>`, else the
+ * environment variable; undefined when none is set. A secret on the command line still works,
+ * but is in /proc/<pid>/cmdline (every local user's `ps`) for the whole run and in the shell's
+ * history: it gets a warning on stderr.
+ */
+export async function secretFromOptions(values: SecretValues, io: Io, flag: string, envName: string): Promise<string | undefined> {
+  const inline = values[flag];
+  const file = values[`${flag}-file`];
+  const stdin = values[`${flag}-stdin`] === true;
+  const given = [typeof inline === 'string', typeof file === 'string', stdin].filter(Boolean).length;
+  if (given > 1) throw new UsageError(`give the secret key one way: --${flag}-file, --${flag}-stdin or --${flag}`);
+  let value: string | undefined;
+  if (typeof file === 'string') value = dropNewline(await readInput(file, io));
+  else if (stdin) value = dropNewline(await readInput('-', io));
+  else if (typeof inline === 'string') {
+    io.stderr.write(`payorch: warning: --${flag} on the command line can be read by other local users (ps, /proc) and stays in your shell history; use --${flag}-file, --${flag}-stdin or ${envName}\n`);
+    value = inline;
+  } else value = io.env[envName];
+  if ((typeof file === 'string' || stdin) && value === '') throw new UsageError(`the secret key read from ${stdin ? 'standard input' : String(file)} is empty`);
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/** A key file written by `echo` ends with a newline that is not part of the key. */
+function dropNewline(text: string): string {
+  return text.replace(/\r?\n$/, '');
+}
+
+/** The account's keys from `--api-key` and the secret key options, else its environment variables. */
+export async function accountKeys(values: SecretValues & { readonly 'api-key'?: string | undefined }, io: Io, account: Account): Promise<AccountKeys> {
   const names = KEY_VARIABLES[account];
-  return {
-    apiKey: requireSetting(values['api-key'], io, '--api-key', names.apiKey),
-    secretKey: requireSetting(values['secret-key'], io, '--secret-key', names.secretKey),
-  };
+  const apiKey = requireSetting(values['api-key'], io, '--api-key', names.apiKey);
+  const secretKey = await secretFromOptions(values, io, 'secret-key', names.secretKey);
+  if (secretKey === undefined) throw new UsageError(`--secret-key-file, --secret-key-stdin or --secret-key is required (or set ${names.secretKey})`);
+  return { apiKey, secretKey };
 }
 
 /** A whole number from a flag, or a usage error naming the flag and the allowed range. */
@@ -130,3 +206,19 @@ export async function readInput(path: string, io: Io): Promise<string> {
   for await (const chunk of io.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
   return Buffer.concat(chunks).toString('utf8');
 }
+
+/** The command-line flag of each SDK option a message may name. */
+const FLAG_OF_OPTION: Readonly<Record<string, string>> = {
+  baseUrl: '--base-url',
+  apiKey: '--api-key',
+  secretKey: '--secret-key',
+  credentialKey: '--credential-key',
+  allowInsecureHttp: '--allow-insecure-http',
+  dealerCardWithoutHeaders: '--dealer-card-without-headers',
+  maxAgeSeconds: '--max-age',
+  toleranceSeconds: '--tolerance',
+};
+const OPTION_NAMES = new RegExp(`\\b(${Object.keys(FLAG_OF_OPTION).join('|')})\\b`, 'g');
+
+/** An SDK message as a command-line user reads it: `baseUrl` becomes `--base-url`. */
+export const inFlags = (message: string): string => message.replace(OPTION_NAMES, (name) => FLAG_OF_OPTION[name] ?? name);

@@ -6,9 +6,11 @@ import type { Command, Io } from './io.js';
 const USAGE = `Usage: payorch openapi [--out <file>]
 
 Prints an OpenAPI 3.1 document of the Provider and Dealer APIs and the four callbacks (as
-webhooks), generated from payorch's endpoint table and schemas: requests strict, answers open,
-the spec's limits, the signing headers as security schemes, the error bodies of section 7, and
-a note wherever the spec says "not shown". The output is JSON (--json changes nothing).
+webhooks) as the spec defines them, generated from payorch's endpoint table and schemas:
+requests strict, answers and callbacks with the spec's types (what payorch tolerates besides
+is said in prose), the spec's limits, the signing headers as security schemes, the error
+bodies of section 7, and a note wherever the spec says "not shown". The output is JSON
+(--json changes nothing).
 
 Options:
   --out <file>   write it to a file instead of standard output

@@ -1,6 +1,7 @@
 import { createSandbox } from '../sandbox/index.js';
 import type { CallbackRetryOptions, CallbackUrls, RunningSandbox, SandboxAccounts } from '../sandbox/index.js';
 import { CALLBACK_KINDS, isCallbackKind } from '../callbacks/kinds.js';
+import type { CallbackKind } from '../callbacks/kinds.js';
 import { COMMON_OPTIONS, EXIT_OK, OperationError, UsageError, colours, emit, integerFlag, parse } from './io.js';
 import type { Command, Io } from './io.js';
 
@@ -19,8 +20,9 @@ Options:
   --callback-timeout <ms>     time one delivery attempt may take (1 to 600000, default 10000)
   --callback-keep-signature   redeliver a callback with its first signature instead of re-signing
                               it, as a service that does not re-sign would (tests maximum-age rules)
-  --env                       print only the credentials, as shell export lines
-  --json                      print one JSON object: url, credentials (by variable name) and sites
+  --env                       print only the credentials, as sh export lines (eval them)
+  --json                      print one JSON object: url, credentials (by variable name), sites
+                              and callbackUrls
   -h, --help                  show this text
 
 Examples:
@@ -29,7 +31,7 @@ Examples:
   payorch sandbox --callback deposit=http://127.0.0.1:3000/webhooks --callback-retries 3`;
 
 function callbackUrls(entries: readonly string[]): CallbackUrls {
-  const urls: Record<string, string> = {};
+  const urls: Partial<Record<CallbackKind, string>> = {};
   for (const entry of entries) {
     const [kind = '', url = ''] = entry.split(/=(.*)/s);
     if (!isCallbackKind(kind) || !URL.canParse(url)) {
@@ -98,23 +100,34 @@ async function run(args: readonly string[], io: Io): Promise<number> {
     ...(values['callback-keep-signature'] ? { resign: false } : {}),
   };
 
-  const sandbox = createSandbox({ seed: values.seed, callbackUrls: callbackUrls(values.callback), callbackRetry });
+  const urls = callbackUrls(values.callback);
+  const sandbox = createSandbox({ seed: values.seed, callbackUrls: urls, callbackRetry });
   const running = await listen(port, values.host, (chosen) => sandbox.listen({ port: chosen, host: values.host }));
   // Listen for Ctrl+C before printing: whoever reads the output may signal at once.
   const stopped = new Promise<void>((resolve) => {
     const stop = () => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
+      io.signal?.removeEventListener('abort', stop);
       running.close().then(resolve, resolve);
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
+    if (io.signal?.aborted === true) stop();
+    else io.signal?.addEventListener('abort', stop);
   });
   const variables = environment(running.url, sandbox.accounts);
+  const exports = Object.entries(variables).map(([name, value]) => `export ${name}=${shellQuote(value)}`);
   const { sites } = sandbox.accounts.provider;
+  const configured = CALLBACK_KINDS.filter((kind) => urls[kind] !== undefined);
   const c = colours(io.stdout, io.env);
+  const nowhere = 'nowhere: no callback URL is configured (--callback <kind>=<url>, or PUT /__sandbox/callback-urls)';
+  if (values.env || values.json) {
+    // The output is for a script; the warning is for the person who started it.
+    if (configured.length === 0) io.stderr.write(`payorch sandbox: no callback URL is configured, so settling a payment delivers no callback (--callback <kind>=<url>)\n`);
+  }
   if (values.env) {
-    io.stdout.write(`${Object.entries(variables).map(([name, value]) => `export ${name}=${shellQuote(value)}`).join('\n')}\n`);
+    io.stdout.write(`${exports.join('\n')}\n`);
   } else {
     emit(
       io,
@@ -123,22 +136,26 @@ async function run(args: readonly string[], io: Io): Promise<number> {
         [
           `${c.green('payorch sandbox')} listening on ${c.bold(running.url)}`,
           '',
-          'Credentials, under the names the examples and the other commands read (export these lines to use them):',
-          ...Object.entries(variables).map(([name, value]) => `${name}=${value}`),
+          'Credentials, under the names the examples and the other commands read (run these lines in your shell):',
+          ...exports,
           '',
           'Sites (id, name, credential key):',
           ...sites.map((site) => `  ${site.id}  ${site.name}  ${site.credentialKey}`),
           '',
+          'Callbacks go to:',
+          ...CALLBACK_KINDS.map((kind) => `  ${kind.padEnd(17)} ${urls[kind] ?? c.yellow(nowhere)}`),
+          ...(configured.length === 0 ? [c.yellow('Warning: no callback URL is configured, so settling a payment delivers no callback.')] : []),
+          '',
           `Controls: GET ${running.url}/__sandbox lists them (settle, deliveries, clock, callback URLs).`,
           '',
-          'Try it in another terminal, with the lines above exported:',
+          'Try it in another terminal, after running the export lines above:',
           '  npx payorch doctor',
           '  npx payorch call welcome',
           '  curl -X POST "$PAYORCH_BASE_URL/api/provider/welcome" $(npx payorch sign basic)',
           '',
           c.dim('Stop with Ctrl+C.'),
         ].join('\n'),
-      () => ({ url: running.url, credentials: variables, sites }),
+      () => ({ url: running.url, credentials: variables, sites, callbackUrls: urls }),
     );
   }
 

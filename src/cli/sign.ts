@@ -1,6 +1,6 @@
 import { requestHash } from '../index.js';
 import type { Signing } from '../index.js';
-import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_OK, UsageError, accountKeys, emit, parse, requireSetting } from './io.js';
+import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_OK, UsageError, accountKeys, emit, parse, requireSetting, secretKeyHelp } from './io.js';
 import type { Command, Io } from './io.js';
 
 const USAGE = `Usage: payorch sign basic|key|credential [options]
@@ -15,7 +15,7 @@ Options:
   --dealer                 sign for the Dealer API (default keys $PAYORCH_DEALER_API_KEY and
                            $PAYORCH_DEALER_SECRET_KEY; the dealer uses the basic hash only)
   --api-key <key>          API key (default $PAYORCH_PROVIDER_API_KEY)
-  --secret-key <key>       secret key (default $PAYORCH_PROVIDER_SECRET_KEY); never printed
+${secretKeyHelp('$PAYORCH_PROVIDER_SECRET_KEY')}
   --json                   print the headers as a JSON object
   -h, --help               show this text
 
@@ -47,7 +47,7 @@ function signing(hash: string | undefined, values: { readonly key?: string | und
  */
 const shellWord = (text: string): string => (/^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`);
 
-function run(args: readonly string[], io: Io): Promise<number> {
+async function run(args: readonly string[], io: Io): Promise<number> {
   const { values, positionals } = parse(
     args,
     { ...COMMON_OPTIONS, ...CREDENTIAL_OPTIONS, key: { type: 'string' }, 'credential-key': { type: 'string' }, dealer: { type: 'boolean', default: false } },
@@ -55,12 +55,12 @@ function run(args: readonly string[], io: Io): Promise<number> {
   );
   if (values.help) {
     io.stdout.write(`${USAGE}\n`);
-    return Promise.resolve(EXIT_OK);
+    return EXIT_OK;
   }
   if (positionals.length > 1) throw new UsageError(`one hash at a time: ${positionals.join(' ')}`);
   const chosen = signing(positionals[0], values, io);
   if (values.dealer && chosen.hash !== 'basic') throw new UsageError('the Dealer API signs every request with the basic hash (spec 5.2)');
-  const keys = accountKeys(values, io, values.dealer ? 'dealer' : 'provider');
+  const keys = await accountKeys(values, io, values.dealer ? 'dealer' : 'provider');
   const timestamp = String(Math.floor(Date.now() / 1000));
   const headers: Record<string, string> = {
     'X-Api-Key': keys.apiKey,
@@ -76,7 +76,7 @@ function run(args: readonly string[], io: Io): Promise<number> {
     () => Object.entries(headers).map(([name, value]) => `-H ${shellWord(`${name}:${value}`)}`).join(' '),
     () => headers,
   );
-  return Promise.resolve(EXIT_OK);
+  return EXIT_OK;
 }
 
 export const signCommand: Command = { usage: USAGE, run };

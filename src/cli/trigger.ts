@@ -3,7 +3,7 @@ import type { SignCallbackPayload } from '../index.js';
 import { assertNever } from '../core/assert-never.js';
 import { CALLBACK_KINDS, CALLBACK_STATUSES, isCallbackKind } from '../callbacks/kinds.js';
 import type { CallbackKind } from '../callbacks/kinds.js';
-import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_FAILED, EXIT_OK, OperationError, UsageError, accountKeys, colours, emit, integerFlag, parse } from './io.js';
+import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_FAILED, EXIT_OK, OperationError, UsageError, accountKeys, colours, emit, integerFlag, parse, secretKeyHelp } from './io.js';
 import type { Command, Io } from './io.js';
 
 const EVENTS = CALLBACK_KINDS.map((kind) => `  ${kind.padEnd(17)} ${CALLBACK_STATUSES[kind].join(', ')}`).join('\n');
@@ -21,8 +21,7 @@ Options:
   --forward-to <url>       the receiver's URL (required)
   --api-key <key>          account API key (default $PAYORCH_PROVIDER_API_KEY, or
                            $PAYORCH_DEALER_API_KEY for dealerCreditCard)
-  --secret-key <key>       account secret key (default $PAYORCH_PROVIDER_SECRET_KEY, or
-                           $PAYORCH_DEALER_SECRET_KEY for dealerCreditCard); never printed
+${secretKeyHelp('$PAYORCH_PROVIDER_SECRET_KEY, or\n                           $PAYORCH_DEALER_SECRET_KEY for dealerCreditCard')}
   --tracking-code <code>   the record's tracking code (default a fresh one of the kind's prefix)
   --amount <n>             the amount (default 250)
   --timeout <ms>           how long to wait for the receiver (default 10000)
@@ -127,7 +126,7 @@ async function run(args: readonly string[], io: Io): Promise<number> {
   if (!safeParseTrackingCode(trackingCode).success) {
     throw new UsageError(`--tracking-code is not a tracking code of spec 2.1 (PREFIX-segment-unixseconds, for example MAN-a8Xk29Qp-1763812000): ${trackingCode}`);
   }
-  const keys = accountKeys(values, io, kind === 'dealerCreditCard' ? 'dealer' : 'provider');
+  const keys = await accountKeys(values, io, kind === 'dealerCreditCard' ? 'dealer' : 'provider');
 
   const signed = signCallback(callbackPayload(kind, status, trackingCode, amount, now), keys);
   let response: Response;

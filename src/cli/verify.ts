@@ -1,7 +1,7 @@
 import { CallbackVerificationError, verifyCallback } from '../index.js';
 import type { VerifiedCallback } from '../index.js';
 import { CALLBACK_KINDS, isCallbackKind } from '../callbacks/kinds.js';
-import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_FAILED, EXIT_OK, UsageError, accountKeys, colours, emit, integerFlag, parse, readInput } from './io.js';
+import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_FAILED, EXIT_OK, UsageError, accountKeys, colours, emit, inFlags, integerFlag, parse, readInput, secretKeyHelp } from './io.js';
 import type { Command, Io } from './io.js';
 
 const USAGE = `Usage: payorch verify --body <file|-> [--header 'Name: value' ...] [options]
@@ -9,15 +9,17 @@ const USAGE = `Usage: payorch verify --body <file|-> [--header 'Name: value' ...
 Runs verifyCallback on a callback you captured (from your receiver's log, a proxy, or
 payorch trigger --json) and prints its kind, status and age; or why it is refused and the
 HTTP status your receiver should answer. Exits 0 when it verifies, 1 when it is refused.
+What payorch trigger --json printed is taken as it is: its headers and body are used
+(a --header given as well wins over its header of that name).
 
 Options:
-  --body <file|->          the body exactly as received; - reads standard input (required)
+  --body <file|->          the body exactly as received, or payorch trigger --json output;
+                           - reads standard input (required)
   --header <'Name: v'>     a request header, repeat for each (X-Api-Key, X-Timestamp, X-Hash)
   --kind <kind>            ${CALLBACK_KINDS.join(', ')} (default: told from the body)
   --api-key <key>          account API key (default $PAYORCH_PROVIDER_API_KEY, or
                            $PAYORCH_DEALER_API_KEY for a dealer card callback)
-  --secret-key <key>       account secret key (default $PAYORCH_PROVIDER_SECRET_KEY, or
-                           $PAYORCH_DEALER_SECRET_KEY for a dealer card callback); never printed
+${secretKeyHelp('$PAYORCH_PROVIDER_SECRET_KEY, or\n                           $PAYORCH_DEALER_SECRET_KEY for a dealer card callback')}
   --max-age <s>            oldest signature accepted, in seconds (default 259200, 3 days: a
                            redelivery may keep its first signature)
   --tolerance <s>          how far in the future the timestamp may be (default 300)
@@ -40,6 +42,27 @@ function readHeaders(entries: readonly string[]): Record<string, string> {
     headers[name.toLowerCase()] = entry.slice(colon + 1).trim();
   }
   return headers;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * The callback inside `payorch trigger --json` output (`{ event, request: { headers, body } }`),
+ * or undefined for anything else. Its body was printed parsed; the hash covers tracking_code,
+ * status and timestamp, not the bytes, so the body written out again verifies the same.
+ */
+function fromTriggerOutput(text: string): { event: string; headers: Record<string, string>; body: string } | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!isRecord(parsed) || typeof parsed['event'] !== 'string' || !isRecord(parsed['request'])) return undefined;
+  const { headers, body } = parsed['request'];
+  if (!isRecord(headers) || !isRecord(body)) return undefined;
+  const names = Object.entries(headers).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
+  return { event: parsed['event'], headers: Object.fromEntries(names.map(([name, value]) => [name.toLowerCase(), value])), body: JSON.stringify(body) };
 }
 
 function withoutHash(payload: VerifiedCallback['payload']): Record<string, unknown> {
@@ -68,10 +91,14 @@ async function run(args: readonly string[], io: Io): Promise<number> {
   if (kind !== undefined && !isCallbackKind(kind)) throw new UsageError(`--kind must be one of ${CALLBACK_KINDS.join(', ')}: ${kind}`);
   const tolerance = integerFlag(values.tolerance, '--tolerance', 0, 31_536_000);
   const maxAge = integerFlag(values['max-age'], '--max-age', 0, 31_536_000);
-  const headers = readHeaders(values.header);
-  const dealer = kind === 'dealerCreditCard' || values['dealer-card-without-headers'];
-  const keys = accountKeys(values, io, dealer ? 'dealer' : 'provider');
-  const body = await readInput(values.body, io);
+  const given = readHeaders(values.header);
+  if (values['secret-key-stdin'] && values.body === '-') throw new UsageError('standard input cannot carry both --body - and --secret-key-stdin: use --secret-key-file');
+  const input = await readInput(values.body, io);
+  const captured = fromTriggerOutput(input);
+  const body = captured?.body ?? input;
+  const headers = { ...captured?.headers, ...given };
+  const dealer = kind === 'dealerCreditCard' || (kind === undefined && captured?.event.startsWith('dealerCreditCard.') === true) || values['dealer-card-without-headers'];
+  const keys = await accountKeys(values, io, dealer ? 'dealer' : 'provider');
   const c = colours(io.stdout, io.env);
 
   let callback: VerifiedCallback;
@@ -94,11 +121,11 @@ async function run(args: readonly string[], io: Io): Promise<number> {
       () =>
         [
           `${c.red('refused')} ${error.reason}`,
-          error.message,
+          inFlags(error.message),
           `Answer HTTP ${error.status}${error.status === 401 ? ' (not authentic: the service will retry, and a genuine retry must verify)' : ' (the body cannot be processed)'}`,
           ...error.issues.map((issue) => `  ${issue.field || '(body)'}: ${issue.message}`),
         ].join('\n'),
-      () => ({ verified: false, reason: error.reason, message: error.message, status: error.status, issues: error.issues }),
+      () => ({ verified: false, reason: error.reason, message: inFlags(error.message), status: error.status, issues: error.issues }),
     );
     return EXIT_FAILED;
   }

@@ -1,4 +1,5 @@
 import type { Logger, RequestEvent, ResponseEvent } from './observability.js';
+import type { TracerLike } from './tracing.js';
 
 /** Settings every client takes. Per-call `RequestOptions` override `timeout` and `maxRetries`. */
 export interface ClientOptions {
@@ -104,4 +105,17 @@ export interface ClientOptions {
    * ```
    */
   readonly onResponse?: ((event: ResponseEvent) => void) | undefined;
+  /**
+   * An OpenTelemetry `Tracer`: each call becomes one CLIENT span named by its operation
+   * (`manual.startDeposit`), covering its retries and body read, with the HTTP client attributes,
+   * an event per retry and status ERROR on failure. The span is active during the call, so a
+   * `fetch` instrumentation nests under it. No key or hash reaches a span. See docs/observability.md.
+   * @default no spans
+   * @example
+   * ```ts
+   * import { trace } from '@opentelemetry/api';
+   * new ProviderClient({ ...keys, tracer: trace.getTracer('my-app') });
+   * ```
+   */
+  readonly tracer?: TracerLike | undefined;
 }

@@ -1,4 +1,4 @@
-import type { PayorchError } from '../errors/payorch-error.js';
+import type { CallOutcome, PayorchError } from '../errors/payorch-error.js';
 
 /**
  * One log method. Fields come first and the message second, the call shape of pino
@@ -49,6 +49,11 @@ export interface ResponseEvent {
   readonly status: number | undefined;
   /** Why the attempt failed, or `undefined` when it succeeded. */
   readonly error: PayorchError | undefined;
+  /**
+   * For a failed attempt, whether the service may have acted on it (`error.outcome`): `not_sent`,
+   * `refused` or `unknown`; `undefined` when it succeeded.
+   */
+  readonly outcome: CallOutcome | undefined;
   /** Milliseconds until the next attempt, or `undefined` when none follows. */
   readonly retryDelayMs: number | undefined;
 }
@@ -103,8 +108,9 @@ export class Observer {
 
   response(event: ResponseEvent): void {
     const { error, ...rest } = event;
-    const outcome = event.status === undefined ? (error?.name ?? 'no answer') : `HTTP ${event.status}`;
-    this.log('debug', { ...rest, error: error === undefined ? undefined : `${error.name}: ${error.message}` }, `payorch ← ${event.method} ${event.url} ${outcome} in ${event.durationMs} ms (attempt ${event.attempt})`);
+    const answered = event.status === undefined ? (error?.name ?? 'no answer') : `HTTP ${event.status}`;
+    const outcome = event.outcome === undefined ? '' : ` (outcome: ${event.outcome})`;
+    this.log('debug', { ...rest, error: error === undefined ? undefined : `${error.name}: ${error.message}` }, `payorch ← ${event.method} ${event.url} ${answered}${outcome} in ${event.durationMs} ms (attempt ${event.attempt})`);
     this.#call(this.#observers.onResponse, event, 'onResponse');
   }
 

@@ -95,6 +95,15 @@ export function checkClientOptions(where: string, options: unknown, sources: Key
     const value = given[name];
     if (value !== undefined && typeof value !== 'function') refuse(where, name, value, 'a function');
   }
+  checkTracer(where, given['tracer']);
+}
+
+/** An OpenTelemetry Tracer, or anything with its `startActiveSpan`. */
+export function checkTracer(where: string, value: unknown): void {
+  if (value === undefined) return;
+  if (typeof value !== 'object' || value === null || typeof (value as { startActiveSpan?: unknown }).startActiveSpan !== 'function') {
+    refuse(where, 'tracer', value, 'an OpenTelemetry Tracer (an object with a startActiveSpan method), for example trace.getTracer(\'my-app\')');
+  }
 }
 
 /** The options a single call may override: `timeout` and `maxRetries`. Cheap enough for every call. */

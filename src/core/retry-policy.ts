@@ -1,7 +1,10 @@
+import type { CallOutcome } from '../errors/payorch-error.js';
+
 /*
- * When and how long to wait before sending a call again. Pure functions: the transport asks,
- * these answer. Which calls may be retried at all (the money rule) is decided in the transport,
- * where the failure is known.
+ * When and how long to wait before sending a call again, and whether the service may have acted
+ * on an attempt. Pure functions: the transport asks, these answer. The one classification of
+ * what may have arrived ({@link attemptOutcome}) decides both which attempts may be resent (the
+ * money rule, {@link mayResend}) and the `outcome` every error reports.
  */
 
 /** Statuses that say "try again later": timeout, rate limit, and server or gateway trouble. */
@@ -46,4 +49,51 @@ export function statusRetryDelay(status: number, headers: Headers, retry: number
   const asked = retryAfterMs(headers, localNow);
   if (asked === undefined) return backoffDelay(retry);
   return asked <= MAX_RETRY_AFTER_MS ? asked : undefined;
+}
+
+/** What ended an attempt, as far as the money rule cares. */
+export type AttemptEnd =
+  /** Nothing was handed to `fetch` yet: an abort or the deadline before the attempt started. */
+  | { readonly kind: 'not_started' }
+  /** No answer: `refused` when the connection was refused, so the service cannot have seen it. */
+  | { readonly kind: 'no_answer'; readonly refused: boolean }
+  /**
+   * An answer with `status`. `refusal` when its body says `success: false` (spec 7.2): on a 2xx,
+   * the service read the request and created nothing.
+   */
+  | { readonly kind: 'answer'; readonly status: number; readonly refusal: boolean };
+
+/**
+ * Whether the service may have acted on an attempt. A 4xx or a `success: false` body is the
+ * service refusing; a 5xx, a 3xx (which payorch never follows) or a 2xx payorch cannot read may
+ * follow processing; a connection that fails past the handshake, or a fetch stopped midway,
+ * cannot tell.
+ */
+export function attemptOutcome(end: AttemptEnd): CallOutcome {
+  switch (end.kind) {
+    case 'not_started':
+      return 'not_sent';
+    case 'no_answer':
+      return end.refused ? 'not_sent' : 'unknown';
+    case 'answer':
+      if (end.status >= 400 && end.status <= 499) return 'refused';
+      // A 5xx saying success: false may come from an error handler that ran after the insert.
+      return end.refusal && end.status >= 200 && end.status <= 299 ? 'refused' : 'unknown';
+  }
+}
+
+const OUTCOME_ORDER: Readonly<Record<CallOutcome, number>> = { not_sent: 0, refused: 1, unknown: 2 };
+
+/** The outcome of a call from those of its attempts: the least safe one. */
+export function worstOutcome(a: CallOutcome, b: CallOutcome): CallOutcome {
+  return OUTCOME_ORDER[a] >= OUTCOME_ORDER[b] ? a : b;
+}
+
+/**
+ * The money rule: a read-only call may be resent after any transient failure; a call that creates
+ * a money movement only when the service cannot have received it. (A timestamp refusal is resent
+ * once with a corrected clock by the transport: the service refused it, so it did nothing.)
+ */
+export function mayResend(readOnly: boolean, outcome: CallOutcome): boolean {
+  return readOnly || outcome === 'not_sent';
 }

@@ -9,8 +9,34 @@ import * as z from 'zod/mini';
  * documented type.
  */
 
+/**
+ * What a lenient building block is on the wire by the spec, and what payorch accepts besides.
+ * Metadata only, for the OpenAPI document (src/openapi/document.ts), which shows `spec` as the
+ * field's type and writes `tolerates` in prose; parsing never reads it. A registry, not a field
+ * of the schema, so it survives a clone (zod's registries inherit a clone's metadata).
+ */
+export interface WireType {
+  /** JSON Schema of the spec's type; absent when it is the wrapped schema's (the `null` tolerance). */
+  readonly spec?: Readonly<Record<string, unknown>>;
+  /** What payorch also accepts, in words. */
+  readonly tolerates: string;
+  /** The spec always sends the field; payorch tolerates its absence. */
+  readonly required?: true;
+}
+
+export const wireTypes = /* @__PURE__ */ z.registry<WireType>();
+
+/** `schema`, registered in `wireTypes`; a function so that bundlers drop an unused building block. */
+// @__NO_SIDE_EFFECTS__
+function wire<T extends z.core.$ZodType>(schema: T, type: WireType): T {
+  wireTypes.add(schema, type);
+  return schema;
+}
+
 /** What `lenientObject` makes of a field declared `z.optional(...)`: it also accepts `null`, read as absent. */
 export type OptionalOrNull<T extends z.core.SomeType> = z.ZodMiniOptional<z.ZodMiniType<z.output<T> | undefined, z.input<T> | null>>;
+
+const NULL_AS_ABSENT = '`null` in an optional field (read as absent)';
 
 /** The shape `lenientObject` builds from a declared shape (homomorphic, so field JSDoc carries over). */
 export type LenientShape<S extends z.core.$ZodShape> = {
@@ -39,7 +65,7 @@ export function lenientObject<const S extends z.core.$ZodShape>(shape: S): Lenie
   const nullable: string[] = [];
   for (const [key, field] of Object.entries(shape)) {
     if (field instanceof z.ZodMiniOptional) {
-      lenient[key] = z.optional(z.nullable(field.def.innerType));
+      lenient[key] = z.optional(wire(z.nullable(field.def.innerType), { tolerates: NULL_AS_ABSENT }));
       nullable.push(key);
     } else {
       lenient[key] = field;
@@ -69,27 +95,39 @@ export function requiredString() {
 const NUMERIC = /^-?\d+(\.\d+)?$/;
 
 /** A number in an answer; a numeric string is accepted and converted. */
-export const responseNumber = z.union([z.number(), z.pipe(/* @__PURE__ */ z.string().check(z.trim(), z.regex(NUMERIC)), z.transform(Number))]);
+export const responseNumber = /* @__PURE__ */ wire(
+  z.union([z.number(), z.pipe(/* @__PURE__ */ z.string().check(z.trim(), z.regex(NUMERIC)), z.transform(Number))]),
+  { spec: { type: 'number' }, tolerates: 'a number as a numeric string ("250.00")' },
+);
 
 /** A string in an answer that a server may send as a number (an id): a number is kept as its text. */
-export const responseString = z.union([z.string(), z.pipe(z.number(), z.transform(String))]);
+export const responseString = /* @__PURE__ */ wire(
+  z.union([z.string(), z.pipe(z.number(), z.transform(String))]),
+  { spec: { type: 'string' }, tolerates: 'an id as a number' },
+);
 
 /** An integer in an answer; a numeric string is accepted and converted. */
-export const responseInteger = z.union([z.int(), z.pipe(/* @__PURE__ */ z.string().check(z.trim(), z.regex(/^-?\d+$/)), z.transform(Number))]);
+export const responseInteger = /* @__PURE__ */ wire(
+  z.union([z.int(), z.pipe(/* @__PURE__ */ z.string().check(z.trim(), z.regex(/^-?\d+$/)), z.transform(Number))]),
+  { spec: { type: 'integer' }, tolerates: 'an integer as a numeric string ("12")' },
+);
 
 /**
  * A decimal in an answer, handed over as the documented decimal string ("1500.00").
  * A JSON number is accepted and converted without float formatting surprises for integers.
  */
-export const responseDecimal = z.union([/* @__PURE__ */ z.string().check(z.trim(), z.regex(NUMERIC)), z.pipe(z.number(), z.transform((value: number) => String(value)))]);
+export const responseDecimal = /* @__PURE__ */ wire(
+  z.union([/* @__PURE__ */ z.string().check(z.trim(), z.regex(NUMERIC)), z.pipe(z.number(), z.transform((value: number) => String(value)))]),
+  { spec: { type: 'string', pattern: NUMERIC.source }, tolerates: 'a decimal string as a JSON number' },
+);
 
 /** A boolean in an answer; 0/1 and "true"/"false" are accepted. */
-export const responseBoolean = z.union([
+export const responseBoolean = /* @__PURE__ */ wire(z.union([
   z.boolean(),
   z.pipe(z.literal(1), z.transform(() => true)),
   z.pipe(z.literal(0), z.transform(() => false)),
   z.pipe(z.enum(['true', 'false']), z.transform((value: 'true' | 'false') => value === 'true')),
-]);
+]), { spec: { type: 'boolean' }, tolerates: 'a boolean as 1/0 or "true"/"false"' });
 
 /**
  * A string from a known set that the service may extend: typed as the known values plus
@@ -104,5 +142,15 @@ export function openEnum<const T extends readonly string[]>(options: T) {
   );
 }
 
-/** `success: true` of every success body (spec 2.1). Absent is tolerated; `false` never reaches a schema. */
-export const successFlag = z.optional(z.literal(true));
+/**
+ * `success: true` of every success body (spec 2.1), also as other stacks write it (`"true"`, `1`).
+ * Absent is tolerated; a false one (`false`, `"false"`, `0`) never reaches a schema: the transport
+ * reports it as a refusal.
+ */
+export const successFlag = z.optional(
+  /* @__PURE__ */ wire(z.pipe(z.literal([true, 'true', 1]), z.transform((): true => true)), {
+    spec: { type: 'boolean', const: true },
+    required: true,
+    tolerates: '`success` as `"true"` or `1`, or left out',
+  }),
+);

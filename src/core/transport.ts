@@ -5,6 +5,7 @@ import { APIError } from '../errors/api-error.js';
 import type { FailedRequest } from '../errors/api-error.js';
 import { ConnectionError } from '../errors/connection-error.js';
 import { PayorchError } from '../errors/payorch-error.js';
+import type { CallOutcome } from '../errors/payorch-error.js';
 import { RequestAbortedError } from '../errors/request-aborted-error.js';
 import { RequestValidationError } from '../errors/request-validation-error.js';
 import { ResponseValidationError } from '../errors/response-validation-error.js';
@@ -14,7 +15,9 @@ import type { Credentials, Signing } from './signer.js';
 import type { ClientOptions } from './client-options.js';
 import type { Endpoint } from './endpoint.js';
 import { Observer, redactHeaders } from './observability.js';
-import { backoffDelay, statusRetryDelay } from './retry-policy.js';
+import { traceCall } from './tracing.js';
+import type { CallTrace } from './tracing.js';
+import { attemptOutcome, backoffDelay, mayResend, statusRetryDelay, worstOutcome } from './retry-policy.js';
 import { checkRequestOptions } from './option-checks.js';
 import { isLoopbackHostname } from './loopback.js';
 import { readLimited } from './read-limited.js';
@@ -90,6 +93,11 @@ const DEFAULT_MAX_RETRIES = 2;
 const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 /** A learned offset this close to the current one would fail again: the call is not resent. */
 const MIN_CLOCK_CORRECTION_MS = 2_000;
+/**
+ * A `Date` further than this from the local clock is not learned: no clock drifts a day, so the
+ * header is wrong (a proxy's, a hostile one) and would skew the signature of every later call.
+ */
+const MAX_CLOCK_OFFSET_MS = 24 * 60 * 60 * 1000;
 
 /** What came back from one attempt: an answer read to its end, or a typed failure. */
 type Settled<T> =
@@ -116,6 +124,10 @@ interface CallState {
   readonly sentHashes: string[];
   retries: number;
   clockCorrected: boolean;
+  /** True from the moment the current attempt is handed to fetch: past it, fetch cannot say whether bytes left. */
+  onWire: boolean;
+  /** The least safe outcome of the attempts made so far: what an abort between attempts reports. */
+  outcome: CallOutcome;
 }
 
 /**
@@ -185,6 +197,13 @@ export class Transport {
   }
 
   async request<S extends z.ZodMiniType>(call: Call<S>, options: RequestOptions = {}): Promise<z.output<S>> {
+    const tracer = this.#config.tracer;
+    if (tracer === undefined) return this.#request(call, options, undefined);
+    const start = { operation: call.operation, method: call.method, url: this.#url(call), secrets: this.#secrets(call, []) };
+    return traceCall(tracer, start, (trace) => this.#request(call, options, trace));
+  }
+
+  async #request<S extends z.ZodMiniType>(call: Call<S>, options: RequestOptions, trace: CallTrace | undefined): Promise<z.output<S>> {
     checkRequestOptions(call.operation, options as Readonly<Record<string, unknown>>);
     const timeout = options.timeout ?? this.#config.timeout ?? DEFAULT_TIMEOUT_MS;
     // One controller per call, aborted by the deadline or by the caller's signal, and dropped
@@ -201,14 +220,14 @@ export class Transport {
     };
     userSignal?.addEventListener('abort', forwardAbort, { once: true });
     try {
-      return await this.#run(call, options, timeout, controller.signal);
+      return await this.#run(call, options, timeout, controller.signal, trace);
     } finally {
       clearTimeout(timer);
       userSignal?.removeEventListener('abort', forwardAbort);
     }
   }
 
-  async #run<S extends z.ZodMiniType>(call: Call<S>, options: RequestOptions, timeout: number, signal: AbortSignal): Promise<z.output<S>> {
+  async #run<S extends z.ZodMiniType>(call: Call<S>, options: RequestOptions, timeout: number, signal: AbortSignal, trace: CallTrace | undefined): Promise<z.output<S>> {
     const state: CallState = {
       call,
       url: this.#url(call),
@@ -220,9 +239,11 @@ export class Transport {
       sentHashes: [],
       retries: 0,
       clockCorrected: false,
+      onWire: false,
+      outcome: 'not_sent',
     };
     const headers = this.#headers(call); // checked before the first attempt: bad keys are never sent
-    if (options.signal?.aborted === true) throw new RequestAbortedError(options.signal.reason);
+    if (options.signal?.aborted === true) throw new RequestAbortedError(options.signal.reason, 'not_sent');
 
     for (let attempt = 1; ; attempt++) {
       const sentAt = performance.now();
@@ -230,6 +251,8 @@ export class Transport {
         (answer) => this.#judge(call, answer, state),
         (error: unknown) => ({ ok: false as const, status: undefined, error: this.#toError(error, state), answer: undefined }),
       );
+      state.onWire = false;
+      if (!settled.ok) state.outcome = worstOutcome(state.outcome, settled.error.outcome);
       const retryDelayMs = settled.ok ? undefined : this.#retryDelay(state, settled);
       if (this.#observed) {
         this.#observer.response({
@@ -240,13 +263,16 @@ export class Transport {
           durationMs: Math.round(performance.now() - sentAt),
           status: settled.status,
           error: settled.ok ? undefined : settled.error,
+          outcome: settled.ok ? undefined : settled.error.outcome,
           retryDelayMs,
         });
       }
+      trace?.settled(attempt, settled.status, settled.ok ? undefined : settled.error, retryDelayMs);
       if (settled.ok) return settled.value;
-      const summary = { operation: call.operation, method: call.method, url: state.url, attempt, status: settled.status, error: `${settled.error.name}: ${settled.error.message}` };
+      const { outcome } = settled.error;
+      const summary = { operation: call.operation, method: call.method, url: state.url, attempt, status: settled.status, outcome, error: `${settled.error.name}: ${settled.error.message}` };
       if (retryDelayMs === undefined) {
-        this.#observer.log('error', summary, `payorch ✗ ${call.method} ${state.url} failed after ${attempt} attempt${attempt === 1 ? '' : 's'}: ${settled.error.message}`);
+        this.#observer.log('error', summary, `payorch ✗ ${call.method} ${state.url} failed after ${attempt} attempt${attempt === 1 ? '' : 's'} (outcome: ${outcome}): ${settled.error.message}`);
         throw settled.error;
       }
       this.#observer.log('warn', { ...summary, retryDelayMs }, `payorch ↻ ${call.method} ${state.url}: ${settled.error.message}; attempt ${attempt + 1} in ${retryDelayMs} ms`);
@@ -273,10 +299,22 @@ export class Transport {
       // The deadline rides on the fetch ky calls, not on ky's `signal` option: given a signal, ky
       // combines it with its own through AbortSignal.any on every call (tens of µs on Node 20).
       // The fetch is read at call time: msw and other test doubles patch globalThis.fetch later.
-      fetch: (input, init) => (fetcher ?? globalThis.fetch)(input, { ...init, signal: state.signal }),
+      fetch: (input, init) => {
+        // Aborted before this attempt reached fetch: it cannot have been sent (outcome not_sent).
+        state.signal.throwIfAborted();
+        state.onWire = true;
+        return (fetcher ?? globalThis.fetch)(input, { ...init, signal: state.signal });
+      },
     });
+    const secrets = () => this.#secrets(call, state.sentHashes);
+    if (response.redirected) {
+      // A custom fetch that rebuilds the request from its URL drops `redirect: 'manual'` and
+      // follows: the body may have gone to wherever the redirect pointed.
+      await response.body?.cancel().catch(() => undefined);
+      throw APIError.generate({ status: response.status, headers: Object.fromEntries(response.headers), body: undefined, request: { method: call.method, url }, redact: secrets(), summary: 'The answer came through a redirect, which payorch never follows: the custom fetch dropped redirect: "manual"', outcome: 'unknown' });
+    }
     const limit = this.#config.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-    const text = await readCapped(response, limit, { method: call.method, url }, () => this.#secrets(call, state.sentHashes));
+    const text = await readCapped(response, limit, { method: call.method, url }, secrets);
     return { status: response.status, headers: response.headers, text };
   }
 
@@ -292,13 +330,16 @@ export class Transport {
     } catch {
       // Not JSON (a proxy's HTML page, an empty body): kept as text in the error.
     }
-    if (status < 200 || status > 299 || !isJson || isFailureFlag(parsed)) {
-      const error = APIError.generate({ status, headers: Object.fromEntries(answer.headers), body: parsed, request: failed, redact: this.#secrets(call, state.sentHashes) });
+    const refusal = isJson && isFailureFlag(parsed);
+    if (status < 200 || status > 299 || !isJson || refusal) {
+      const outcome = attemptOutcome({ kind: 'answer', status, refusal });
+      const error = APIError.generate({ status, headers: Object.fromEntries(answer.headers), body: parsed, request: failed, redact: this.#secrets(call, state.sentHashes), outcome });
       return { ok: false, status, error, answer };
     }
     const result = safeParse(call.schema, parsed);
     if (!result.success) {
-      const error = new ResponseValidationError(call.operation, { status, issues: toIssues(result.error), body: parsed, rawBody: text, redact: this.#secrets(call, state.sentHashes) });
+      const outcome = attemptOutcome({ kind: 'answer', status, refusal: false });
+      const error = new ResponseValidationError(call.operation, { status, issues: toIssues(result.error), body: parsed, rawBody: text, redact: this.#secrets(call, state.sentHashes), outcome });
       return { ok: false, status, error, answer: undefined };
     }
     return { ok: true, status, value: result.data };
@@ -317,12 +358,11 @@ export class Transport {
       state.clockCorrected = true;
       return 0;
     }
-    if (state.retries >= state.maxRetries) return undefined;
+    if (state.retries >= state.maxRetries || !mayResend(state.call.readOnly, error.outcome)) return undefined;
     let delay: number | undefined;
     if (error instanceof ConnectionError) {
-      // Past a refused connection the service may have received the request.
-      delay = error.refused || state.call.readOnly ? backoffDelay(state.retries + 1) : undefined;
-    } else if (answer !== undefined && state.call.readOnly) {
+      delay = backoffDelay(state.retries + 1);
+    } else if (answer !== undefined) {
       delay = statusRetryDelay(answer.status, answer.headers, state.retries + 1, this.#now());
     }
     // A wait that outlasts the deadline would only turn this error into a TimeoutError.
@@ -338,6 +378,10 @@ export class Transport {
     if (Number.isNaN(serverTime)) return false;
     const offset = serverTime - this.#now();
     if (Math.abs(offset - this.#clockOffsetMs) < MIN_CLOCK_CORRECTION_MS) return false;
+    if (Math.abs(offset) > MAX_CLOCK_OFFSET_MS) {
+      this.#observer.log('warn', { url, clockOffsetMs: offset, maxClockOffsetMs: MAX_CLOCK_OFFSET_MS }, `payorch: ignored a Date header ${offset} ms away from this machine's clock (more than a day): fix this machine's clock, or pass clockOffsetMs`);
+      return false;
+    }
     this.#observer.log('info', { url, clockOffsetMs: offset, previousClockOffsetMs: this.#clockOffsetMs }, `payorch: the service's clock is ${offset} ms ahead of this machine's; timestamps are corrected from now on`);
     this.#clockOffsetMs = offset;
     return true;
@@ -345,10 +389,13 @@ export class Transport {
 
   #toError(error: unknown, state: CallState): PayorchError {
     if (error instanceof PayorchError) return error;
-    if (state.userSignal?.aborted === true) return new RequestAbortedError(state.userSignal.reason);
-    if (state.signal.aborted) return new TimeoutError(state.timeout);
+    // Stopped with no attempt in fetch's hands (before the first, or between two): the call is
+    // where its earlier attempts left it.
+    const stopped = state.onWire ? 'unknown' : state.outcome;
+    if (state.userSignal?.aborted === true) return new RequestAbortedError(state.userSignal.reason, stopped);
+    if (state.signal.aborted) return new TimeoutError(state.timeout, stopped);
     const refused = isConnectionRefused(error);
-    return new ConnectionError(`${refused ? 'Connection refused' : 'Connection failed'}: ${state.call.method} ${state.url}`, { cause: error, refused });
+    return new ConnectionError(`${refused ? 'Connection refused' : 'Connection failed'}: ${state.call.method} ${state.url}`, { cause: error, refused, outcome: attemptOutcome({ kind: 'no_answer', refused }) });
   }
 
   /**
@@ -408,9 +455,27 @@ async function readCapped(response: Response, limit: number, failed: FailedReque
       request: failed,
       redact: secrets(),
       summary: `The answer is larger than maxResponseBytes (${limit} bytes)`,
+      outcome: attemptOutcome({ kind: 'answer', status: response.status, refusal: false }),
     });
   }
-  return new TextDecoder().decode(bytes);
+  return decoderFor(response.headers.get('content-type')).decode(bytes);
+}
+
+/**
+ * The decoder of the charset an answer declares (older Turkish stacks send latin5, which the
+ * WHATWG encoding standard reads as windows-1254, a superset), UTF-8 when it declares none or
+ * one the platform does not know.
+ */
+function decoderFor(contentType: string | null): TextDecoder {
+  const label = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType ?? '')?.[1];
+  if (label !== undefined) {
+    try {
+      return new TextDecoder(label);
+    } catch {
+      // An unknown label: UTF-8, what JSON is by definition.
+    }
+  }
+  return new TextDecoder();
 }
 
 let kyModule: Promise<typeof kyModuleType> | undefined;
@@ -443,8 +508,11 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/** `success: false` as other stacks write it too (`"false"`, `0`): a refusal, not an unreadable answer. */
 function isFailureFlag(body: unknown): boolean {
-  return typeof body === 'object' && body !== null && (body as { success?: unknown }).success === false;
+  if (typeof body !== 'object' || body === null) return false;
+  const { success } = body as { success?: unknown };
+  return success === false || success === 0 || (typeof success === 'string' && success.trim().toLowerCase() === 'false');
 }
 
 /**

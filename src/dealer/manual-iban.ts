@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { defineEndpoint } from '../core/endpoint.js';
-import { lenientObject, openEnum, requiredString, responseNumber } from '../core/schema.js';
+import { lenientObject, openEnum, requiredString, responseNumber, responseString } from '../core/schema.js';
 import type { RequestOptions } from '../core/transport.js';
 import { envelope, iban, positiveAmount } from '../core/wire.js';
 import type { DealerSend } from './send.js';
@@ -60,7 +60,7 @@ export const ManualIbanWithdrawal = envelope(
     tracking_code: z.string(),
     status: ManualIbanWithdrawalStatus,
     amount: responseNumber,
-    recipient_name: z.optional(z.string()),
+    recipient_name: z.optional(responseString),
     recipient_iban: z.optional(z.string()),
   }),
 );

@@ -20,6 +20,9 @@ const WINDOW_DAYS = 3;
  */
 const MAX_SPAN_DAYS = 3;
 
+/** Records per page of the transaction list: fixed by the service (spec 4.13, 8). */
+const PAGE_SIZE = 100;
+
 // @__NO_SIDE_EFFECTS__
 function calendarDate() {
   return z.iso.date({ error: 'must be a calendar date YYYY-MM-DD' });
@@ -151,14 +154,19 @@ export class TransactionIterable implements AsyncIterable<Transaction> {
     const { wallet_id, start_date, end_date } = this.#range;
     const signal = this.#options.signal;
     for (const window of dateWindows(start_date, end_date, WINDOW_DAYS)) {
+      let first: WindowTotals | undefined;
+      let previous: ReadonlySet<string> = new Set();
       for (let page = 1; ; page++) {
-        const answer = await this.#send({ ...transactionListEndpoint, response: pageOf(page) }, { wallet_id, ...window, page }, this.#options);
+        const answer = await this.#send({ ...transactionListEndpoint, response: pageOf(page, first, previous) }, { wallet_id, ...window, page }, this.#options);
+        first ??= answer.pagination;
         for (const transaction of answer.transactions) {
           // Records of a page already read are not handed out after an abort either.
-          if (signal?.aborted === true) throw new RequestAbortedError(signal.reason);
+          if (signal?.aborted === true) throw new RequestAbortedError(signal.reason, 'not_sent');
           yield transaction;
         }
-        if (!answer.pagination.has_more) break;
+        // pageOf checked that has_more agrees, and that total_pages is within the ceiling.
+        if (page >= answer.pagination.total_pages) break;
+        previous = new Set(answer.transactions.map((transaction) => transaction.transactionId));
       }
     }
   }
@@ -179,18 +187,40 @@ export class TransactionIterable implements AsyncIterable<Transaction> {
   }
 }
 
+/** What the first page of a window says of the whole window: it fixes the ceiling of its pages. */
+type WindowTotals = Pick<Pagination, 'total_records' | 'total_pages'>;
+
 /**
- * The answer to page `page` of `iterate()`, refusing a page that would make it loop forever or
- * repeat records: one that is not the page asked for, or that says more follow while it holds
- * none. A check inside the schema, so that the transport's ResponseValidationError keeps the
- * body exactly as received.
+ * The answer to page `page` of a window of `iterate()`, refusing a page that would make it loop
+ * or hand out records twice. Its hard ceiling: a window has at most
+ * ceil(total_records / 100) pages (one when it has no records), with total_records as the
+ * window's first page gives it, since pages hold 100 records (spec 4.13); a page must be the one
+ * asked for, agree with the first page on both totals, say `has_more` exactly when pages remain
+ * before `total_pages`, hold at most 100 records and repeat none of the previous page's. A check
+ * inside the schema, so that the transport's ResponseValidationError keeps the body exactly as
+ * received.
  */
-function pageOf(page: number) {
+function pageOf(page: number, first: WindowTotals | undefined, previous: ReadonlySet<string>) {
   return TransactionList.check(z.superRefine(({ pagination, transactions }, context) => {
+    const fail = (path: string, input: unknown, message: string) => {
+      context.addIssue({ code: 'invalid_value', values: [], input, path: ['pagination', path].filter((part) => part !== ''), message });
+    };
+    const ceiling = Math.max(1, Math.ceil(pagination.total_records / PAGE_SIZE));
+    const repeated = transactions.find((transaction) => previous.has(transaction.transactionId));
     if (pagination.current_page !== page) {
-      context.addIssue({ code: 'invalid_value', values: [page], input: pagination.current_page, path: ['pagination', 'current_page'], message: `is ${pagination.current_page}, but page ${page} was asked for` });
+      fail('current_page', pagination.current_page, `is ${pagination.current_page}, but page ${page} was asked for`);
     } else if (pagination.has_more && transactions.length === 0) {
-      context.addIssue({ code: 'invalid_value', values: [false], input: true, path: ['pagination', 'has_more'], message: 'is true on a page without transactions' });
+      fail('has_more', true, 'is true on a page without transactions');
+    } else if (first !== undefined && (pagination.total_records !== first.total_records || pagination.total_pages !== first.total_pages)) {
+      fail('total_records', pagination.total_records, `and total_pages changed from ${first.total_records} and ${first.total_pages} on the first page to ${pagination.total_records} and ${pagination.total_pages}`);
+    } else if (pagination.total_pages > ceiling) {
+      fail('total_pages', pagination.total_pages, `is ${pagination.total_pages}, more than the ${ceiling} that ${pagination.total_records} records of ${PAGE_SIZE} a page fill`);
+    } else if (pagination.has_more !== page < pagination.total_pages) {
+      fail('has_more', pagination.has_more, `is ${pagination.has_more} on page ${page} of ${pagination.total_pages}`);
+    } else if (transactions.length > PAGE_SIZE) {
+      context.addIssue({ code: 'too_big', origin: 'array', maximum: PAGE_SIZE, inclusive: true, input: transactions, path: ['transactions'], message: `holds ${transactions.length} records; a page holds at most ${PAGE_SIZE}` });
+    } else if (repeated !== undefined) {
+      context.addIssue({ code: 'invalid_value', values: [], input: repeated.transactionId, path: ['transactions'], message: `repeats ${repeated.transactionId} of page ${page - 1}: the service did not move to page ${page}` });
     }
   }));
 }
@@ -225,6 +255,12 @@ export class DealerTransactions {
    * one request at a time as you consume them. A failure ends the iteration with its error after
    * the records before it; `signal` ends it with `RequestAbortedError`. `timeout` and
    * `maxRetries` apply to each request.
+   *
+   * No answer can make it loop or hand out a record twice: a window ends at its `total_pages`,
+   * and has at most ceil(total_records / 100) pages (one when empty), as its first page gives
+   * them; a page that is not the one asked for, contradicts `total_pages` with `has_more`, changes
+   * the totals or repeats a record of the page before ends the iteration with a
+   * `ResponseValidationError` that keeps the page as received.
    *
    * @example
    * ```ts

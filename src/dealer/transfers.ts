@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { defineEndpoint } from '../core/endpoint.js';
-import { lenientObject, openEnum, requestAmount, requiredString, responseDecimal, successFlag } from '../core/schema.js';
+import { lenientObject, openEnum, requestAmount, requiredString, responseDecimal, responseString, successFlag } from '../core/schema.js';
 import type { RequestOptions } from '../core/transport.js';
 import { iban } from '../core/wire.js';
 import type { DealerSend } from './send.js';
@@ -39,7 +39,7 @@ export const Transfer = lenientObject({
   /** Decimal string, for example `"250.00"`. */
   amount: responseDecimal,
   recipient_iban: z.optional(z.string()),
-  recipient_name: z.optional(z.string()),
+  recipient_name: z.optional(responseString),
   /** `null` or absent when the transfer was sent without one. */
   description: z.optional(z.string()),
   /** ISO 8601 without offset. */

@@ -1,4 +1,5 @@
 import { PayorchError } from './payorch-error.js';
+import type { CallOutcome } from './payorch-error.js';
 import { brand } from './brand.js';
 import { redactText, redactValue, secretForms } from './redact-secrets.js';
 
@@ -31,16 +32,21 @@ export type AuthFailureReason =
 
 /** What an {@link APIError} knows about the request that failed; never holds credentials. */
 export interface FailedRequest {
+  /** The HTTP method sent: `GET` or `POST`. */
   readonly method: string;
+  /** The full URL sent, query string included (it carries no key: keys travel in headers). */
   readonly url: string;
 }
 
 /** What an {@link APIError} is made from: the answer and the request it answered. */
 export interface APIErrorInit {
+  /** HTTP status of the answer; 0 when the platform hid it. */
   readonly status: number;
+  /** Response headers, lower-cased names. */
   readonly headers: Readonly<Record<string, string>>;
   /** The parsed JSON body, or the raw text when the answer was not JSON. */
   readonly body: unknown;
+  /** The request that got this answer. */
   readonly request: FailedRequest;
   /**
    * Values that must not appear anywhere in the error (the secret key, every hash sent, a
@@ -50,6 +56,11 @@ export interface APIErrorInit {
   readonly redact?: readonly string[] | undefined;
   /** What went wrong, when the SDK knows better than the body (an answer it did not read). */
   readonly summary?: string | undefined;
+  /**
+   * Whether the service may have acted on the request. The transport always says; when it is not
+   * given, a 4xx or a `success: false` answer is `refused`, anything else `unknown`.
+   */
+  readonly outcome?: CallOutcome | undefined;
 }
 
 /**
@@ -83,12 +94,13 @@ export class APIError extends PayorchError {
   readonly code: DealerErrorCode | undefined;
   /** The parsed JSON body, or the raw text when it was not JSON. Nothing is dropped but echoed secrets, shown as `[redacted]`. */
   readonly body: unknown;
+  /** The method and URL of the request that failed; never its headers, which carry the keys. */
   readonly request: FailedRequest;
 
   /** Usually made by {@link APIError.generate}; construct one yourself only in tests. */
   constructor(message: string, init: APIErrorInit) {
     const forms = secretForms(init.redact ?? []);
-    super(redactText(message, forms));
+    super(redactText(message, forms), { outcome: init.outcome ?? (init.status >= 400 && init.status <= 499 ? 'refused' : 'unknown') });
     this.status = init.status;
     this.headers = redactValue(init.headers, forms) as Readonly<Record<string, string>>;
     this.body = redactValue(init.body, forms);
@@ -125,6 +137,10 @@ export class AuthenticationError extends APIError {
   static {
     brand(this, 'AuthenticationError');
   }
+  /**
+   * Which refusal of spec 7.1, read from the body's text: `missing_headers`, `invalid_api_key`,
+   * `timestamp_expired` (check the clock), `invalid_hash` (check the secret key), or `unknown`.
+   */
   readonly reason: AuthFailureReason;
   /** Made by {@link APIError.generate} from a 401 answer or a body with an authentication text of spec 7.1. */
   constructor(message: string, init: APIErrorInit, reason: AuthFailureReason) {
@@ -142,6 +158,10 @@ export class PermissionDeniedError extends APIError {
   static {
     brand(this, 'PermissionDeniedError');
   }
+  /**
+   * Which refusal, read from the body's text: `provider_inactive`, `ip_not_allowed` (spec 7.1),
+   * `credential_key_refused` (spec 7.3), or `unknown` for a 403 whose text the spec does not list.
+   */
   readonly reason: AuthFailureReason;
   /** Made by {@link APIError.generate} from a 403 answer or a body with a permission text of spec 7.1 or 7.3. */
   constructor(message: string, init: APIErrorInit, reason: AuthFailureReason) {

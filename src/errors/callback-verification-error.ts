@@ -12,8 +12,11 @@ import { brand } from './brand.js';
  * - `timestamp_out_of_tolerance`: the signed timestamp is older than `maxAgeSeconds` (3 days by
  *   default) or further in the future than `toleranceSeconds` (300 s by default).
  * - `api_key_mismatch`: X-Api-Key is not the API key this receiver was given.
- * - `malformed_body`: the body is not a JSON object of sane size, lacks a signed field, or does
- *   not fit the schema of its kind (see `issues`).
+ * - `malformed_body`: the body is not a JSON object of sane size, or lacks a signed field; nothing
+ *   was verified.
+ * - `unreadable_payload`: the hash verified, but the body still does not fit the schema of its
+ *   kind after every plausible variant was normalised (see `issues`). Answered 500, not 400: the
+ *   callback is genuine, and a redelivery applies once the SDK or the service is fixed.
  * - `unknown_kind`: the kind cannot be told from the tracking code and body; pass `kind`.
  * - `invalid_tracking_code`: `tracking_code` is not a tracking code of spec 2.1; checked before
  *   the hash, because an empty one makes the callback hash equal a request's X-Hash.
@@ -27,6 +30,7 @@ export type CallbackVerificationReason =
   | 'timestamp_out_of_tolerance'
   | 'api_key_mismatch'
   | 'malformed_body'
+  | 'unreadable_payload'
   | 'unknown_kind'
   | 'invalid_tracking_code'
   | 'invalid_status'
@@ -35,7 +39,8 @@ export type CallbackVerificationReason =
 /**
  * The HTTP status a receiver answers for each reason: 401 for every authentication failure
  * (spec 5.3 names it for a hash mismatch; 7.1 uses it for the same failures of requests), 400
- * for a body that is authentic or unreadable but cannot be processed. Any non-2xx status tells
+ * for a request that cannot be processed before its hash is trusted, 500 for a genuine callback
+ * whose payload cannot be typed (so that it is redelivered once fixed). Any non-2xx status tells
  * the service that the delivery failed (spec 6.1).
  */
 const STATUS = {
@@ -44,6 +49,7 @@ const STATUS = {
   timestamp_out_of_tolerance: 401,
   api_key_mismatch: 401,
   malformed_body: 400,
+  unreadable_payload: 500,
   unknown_kind: 400,
   invalid_tracking_code: 400,
   invalid_status: 400,
@@ -71,10 +77,13 @@ export class CallbackVerificationError extends PayorchError {
   static {
     brand(this, 'CallbackVerificationError');
   }
+  /** Which check failed, in the order they run (see {@link CallbackVerificationReason}); a receiver answers it as `error`. */
   readonly reason: CallbackVerificationReason;
-  /** The HTTP status to answer: 401 for authentication failures, 400 for an unusable body. */
-  readonly status: 400 | 401;
-  /** For `malformed_body`: each field and rule that failed; empty otherwise. */
+  /** The HTTP status to answer: 401 for authentication failures, 400 for an unusable body, 500 for a genuine callback that cannot be typed. */
+  readonly status: 400 | 401 | 500;
+  /** True when the hash verified before the refusal (`unreadable_payload`): the callback is genuine, do not drop it. */
+  readonly signatureVerified: boolean;
+  /** For `malformed_body` and `unreadable_payload`: each field and rule that failed; empty otherwise. */
   readonly issues: readonly ValidationIssue[];
   /** Made by the verifier; `reason` says which check failed. */
   constructor(reason: CallbackVerificationReason, message: string, issues: readonly ValidationIssue[] = []) {
@@ -82,5 +91,6 @@ export class CallbackVerificationError extends PayorchError {
     this.reason = reason;
     this.status = STATUS[reason];
     this.issues = issues;
+    this.signatureVerified = reason === 'unreadable_payload';
   }
 }

@@ -1,14 +1,63 @@
 import { brand } from './brand.js';
 
 /**
- * Base class of every error payorch throws. Catch this to handle any SDK failure.
+ * What a failed call tells about whether the service acted on it, and so whether money may
+ * have moved:
+ *
+ * - `not_sent`: nothing reached the service, or it cannot have received it: input refused before
+ *   sending, the connection refused, the call aborted or out of time before an attempt went on
+ *   the wire. Sending it again cannot create a second record.
+ * - `refused`: the service answered with a refusal (spec 7.1 to 7.4 bodies, a 4xx status,
+ *   `success: false`): nothing was created.
+ * - `unknown`: it may have been processed: a timeout, reset or abort after the attempt went on
+ *   the wire, a 5xx or 3xx, an answer payorch cannot read. Do not send a payment again: wait for
+ *   its callback, or read its status where the service has an endpoint for it
+ *   (docs/errors-and-retries.md).
+ *
+ * Read-only calls report it too; for them nothing can be created, so every outcome is safe to retry.
+ */
+export type CallOutcome = 'not_sent' | 'refused' | 'unknown';
+
+/** The options of a {@link PayorchError}: the standard `cause`, and the call's {@link CallOutcome}. */
+export interface PayorchErrorOptions {
+  readonly cause?: unknown;
+  /** @default 'unknown' */
+  readonly outcome?: CallOutcome | undefined;
+}
+
+/**
+ * Base class of every error payorch throws. Catch this to handle any SDK failure, and read
+ * `outcome` to know whether money may have moved.
  *
  * Every subclass sets its own `name`, so an error stays recognisable where `instanceof` fails
  * (an error from another realm or another copy of the package).
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await provider.manual.startDeposit(params);
+ * } catch (error) {
+ *   if (error instanceof PayorchError && error.outcome === 'unknown') console.error('the deposit may exist: wait for its callback');
+ *   throw error;
+ * }
+ * ```
  */
 export class PayorchError extends Error {
   override name = 'PayorchError';
   static {
     brand(this, 'PayorchError');
+  }
+  /**
+   * Whether the service may have acted on the call (see {@link CallOutcome}). Errors that do not
+   * come from a call to the service (a refused callback, a local check) say `unknown` unless they
+   * know better; every error a client method raises sets it.
+   */
+  readonly outcome: CallOutcome;
+
+  constructor(message?: string, options: PayorchErrorOptions = {}) {
+    // Only a given cause becomes `cause`: Error defines the property whenever the key is present.
+    super(message, 'cause' in options ? { cause: options.cause } : undefined);
+    // The one unsure default: a failure nobody classified must not read as "safe to resend".
+    this.outcome = options.outcome ?? 'unknown';
   }
 }

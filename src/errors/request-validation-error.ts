@@ -3,13 +3,25 @@ import { brand } from './brand.js';
 
 /** One rule a value broke: the dotted field path, the rule's code and a readable message. */
 export interface ValidationIssue {
+  /**
+   * Where the value is: a dotted path into the body (`amount`, `extra.wallet_number`), an option's
+   * name (`timeout`, `maxRetries`), several names joined by `, ` for unknown fields, or `''` for
+   * the body itself.
+   */
   readonly field: string;
+  /**
+   * The rule that failed, for code to branch on: a zod issue code for a schema rule (for example
+   * `invalid_type`, `too_small`, `too_big`, `invalid_format`, `invalid_value`, `unrecognized_keys`,
+   * `custom`), or one of payorch's own: `required`, `invalid_option`, `invalid_path`,
+   * `not_allowed`, `header_name`, `header_value`.
+   */
   readonly rule: string;
+  /** What is wrong and what is allowed, in English, for people (`must be at least 10`); it names no secret. */
   readonly message: string;
 }
 
 /**
- * The SDK refused a request before sending anything: a field is missing, has the wrong
+ * The SDK refused a request before sending anything (`outcome` is always `not_sent`): a field is missing, has the wrong
  * type, or breaks a rule of the spec (minimum amount, IBAN length, date range).
  *
  * @example
@@ -26,10 +38,11 @@ export class RequestValidationError extends PayorchError {
   static {
     brand(this, 'RequestValidationError');
   }
+  /** Every rule the request broke, at least one; nothing was sent. */
   readonly issues: readonly ValidationIssue[];
   /** Made by the SDK when a request breaks its schema; `operation` names the call. */
   constructor(operation: string, issues: readonly ValidationIssue[]) {
-    super(`Invalid request to ${operation}: ${issues.map((issue) => `${issue.field || '(body)'}: ${issue.message}`).join('; ')}`);
+    super(`Invalid request to ${operation}: ${issues.map((issue) => `${issue.field || '(body)'}: ${issue.message}`).join('; ')}`, { outcome: 'not_sent' });
     this.issues = issues;
   }
 }

@@ -1,4 +1,5 @@
 import { PayorchError } from './payorch-error.js';
+import type { CallOutcome } from './payorch-error.js';
 import { redactText, redactValue, secretForms } from './redact-secrets.js';
 import type { ValidationIssue } from './request-validation-error.js';
 import { brand } from './brand.js';
@@ -12,7 +13,9 @@ export class ResponseValidationError extends PayorchError {
   static {
     brand(this, 'ResponseValidationError');
   }
+  /** HTTP status of the answer (a 2xx: the service reported success). */
   readonly status: number;
+  /** Each field of the answer that does not fit the spec's shape, with the rule it breaks. */
   readonly issues: readonly ValidationIssue[];
   /** The parsed JSON body. */
   readonly body: unknown;
@@ -23,10 +26,11 @@ export class ResponseValidationError extends PayorchError {
    * lists the values that must not appear anywhere in the error (the secret key, every hash sent,
    * a credential key, an X-Key).
    */
-  constructor(operation: string, init: { status: number; issues: readonly ValidationIssue[]; body: unknown; rawBody: string; redact?: readonly string[] | undefined }) {
+  constructor(operation: string, init: { status: number; issues: readonly ValidationIssue[]; body: unknown; rawBody: string; redact?: readonly string[] | undefined; outcome?: CallOutcome | undefined }) {
     const forms = secretForms(init.redact ?? []);
     const issues = redactValue(init.issues, forms) as readonly ValidationIssue[];
-    super(redactText(`Unexpected answer from ${operation}: ${issues.map((issue) => `${issue.field || '(body)'}: ${issue.message}`).join('; ')}`, forms));
+    // A success answer payorch cannot read: the request may well have been processed.
+    super(redactText(`Unexpected answer from ${operation}: ${issues.map((issue) => `${issue.field || '(body)'}: ${issue.message}`).join('; ')}`, forms), { outcome: init.outcome ?? 'unknown' });
     this.status = init.status;
     this.issues = issues;
     this.body = redactValue(init.body, forms);

@@ -27,6 +27,7 @@ export class TrackingCodeError extends PayorchError {
     super(
       `Not a tracking code: "${shown}". Expected a prefix of spec 2.1 (MAN, WIT, EIBAN, EIBAN-WIT, CC, TPBD, TPBW, TPCD, TPCW, TPWD, TPWW, DEP, WDR), ` +
         'a hyphen, an alphanumeric segment, a hyphen and Unix seconds (MAN-a8Xk29Qp-1763812000), or TRF- and an alphanumeric segment.',
+      { outcome: 'not_sent' },
     );
     this.value = shown;
   }

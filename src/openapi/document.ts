@@ -1,15 +1,18 @@
 import * as z from 'zod/mini';
 import { CreditCardCallback, DealerCreditCardCallback, DepositCallback, WithdrawalCallback } from '../callbacks/schemas.js';
 import type { CallbackKind } from '../callbacks/kinds.js';
+import { wireTypes } from '../core/schema.js';
 import { API_ENDPOINTS, fullPath } from '../endpoints.js';
 import type { ApiEndpoint } from '../endpoints.js';
 import { NOT_SHOWN, SPEC_GAPS } from './notes.js';
 
 /*
- * An OpenAPI 3.1 description of the service, generated from payorch's endpoint table and zod
- * schemas, so that it says exactly what the SDK sends and accepts: requests strict
- * (additionalProperties false), answers and callbacks open, both as they travel on the wire
- * (zod's `io: 'input'`: an answer's numeric string is shown as accepted, not as converted).
+ * An OpenAPI 3.1 description of the service as the spec defines it, generated from payorch's
+ * endpoint table and zod schemas: requests as payorch sends them (strict, additionalProperties
+ * false), answers and callbacks with the spec's types. payorch's lenient building blocks carry
+ * their spec type in the `wireTypes` registry (src/core/schema.ts); the generator shows that type
+ * instead of the union payorch parses, and says in the description what payorch tolerates besides,
+ * so that types generated from the document are right for a server or another client.
  * Loaded only by the CLI's `openapi` command and the tests; the main entry never imports it.
  */
 
@@ -26,15 +29,63 @@ const openEnumSchema: z.core.UnrepresentableHandler = ({ zodSchema }) => {
   return { type: 'string', examples: [...(options as unknown[])], description: `Known values: ${options.join(', ')}; the service may add others.` };
 };
 
+/** A schema of the document, and what payorch tolerates beyond it (for the description). */
+export interface Converted {
+  readonly schema: JsonSchema;
+  readonly tolerates: ReadonlySet<string>;
+}
+
+/** Whether the spec always sends a field that payorch's schema lets be absent (`success`). */
+function specRequired(field: z.core.$ZodType): boolean {
+  for (let node: z.core.$ZodType = field; ; node = node._zod.def.innerType) {
+    if (wireTypes.get(node)?.required === true) return true;
+    if (!(node instanceof z.core.$ZodOptional || node instanceof z.core.$ZodNullable)) return false;
+  }
+}
+
 /**
- * A zod schema as an OpenAPI 3.1 schema object. OpenAPI 3.1's default dialect is JSON Schema
- * 2020-12, zod's default target.
+ * A zod schema as an OpenAPI 3.1 schema object (JSON Schema 2020-12, zod's default target), with
+ * the spec's type wherever a building block registered one in `wireTypes`, and the set of
+ * tolerances met on the way. `io: 'input'` so that a request shows what is sent.
  */
-function schemaOf(schema: z.ZodMiniType): JsonSchema {
-  const generated = z.toJSONSchema(schema, { io: 'input', unrepresentable: openEnumSchema }) as JsonSchema;
+function convert(schema: z.core.$ZodType, tolerates: Set<string>): JsonSchema {
+  const override: NonNullable<z.core.ToJSONSchemaParams['override']> = ({ zodSchema, jsonSchema }) => {
+    if (zodSchema instanceof z.core.$ZodObject && jsonSchema.properties !== undefined) {
+      const required = new Set(jsonSchema.required);
+      const shape: Readonly<Record<string, z.core.$ZodType>> = zodSchema._zod.def.shape;
+      // Rebuilt in the shape's order, as zod writes it.
+      const all = Object.keys(jsonSchema.properties).filter((key) => {
+        const field = shape[key];
+        return required.has(key) || (field !== undefined && specRequired(field));
+      });
+      if (all.length > 0) jsonSchema.required = all;
+    }
+    const wire = wireTypes.get(zodSchema);
+    if (wire === undefined) return;
+    tolerates.add(wire.tolerates);
+    if (wire.spec === undefined && !(zodSchema instanceof z.core.$ZodNullable)) return;
+    // The union, literal set or null branch payorch parses gives way to the spec's type; annotations stay.
+    const replaced: Record<string, unknown> = jsonSchema;
+    for (const key of ['anyOf', 'enum', 'const', 'type', '$ref', 'allOf']) Reflect.deleteProperty(replaced, key);
+    // The inner schema is converted afresh: zod may not have finished its own copy yet.
+    Object.assign(jsonSchema, wire.spec ?? convert((zodSchema as z.core.$ZodNullable)._zod.def.innerType, tolerates));
+  };
+  const generated = z.toJSONSchema(schema, { io: 'input', unrepresentable: openEnumSchema, override }) as JsonSchema;
   // The dialect is the document's (OpenAPI 3.1's default), not repeated in every schema.
   delete generated['$schema'];
   return generated;
+}
+
+/** An answer's or a request's schema as the document shows it. Exported for the tests. @internal */
+export function schemaOf(schema: z.core.$ZodType): Converted {
+  const tolerates = new Set<string>();
+  return { schema: convert(schema, tolerates), tolerates };
+}
+
+/** What payorch accepts beyond the spec's schema of an answer or callback, in prose. */
+function lenience({ tolerates }: Converted): string {
+  const also = ['fields the spec does not list (kept at run time)', ...tolerates];
+  return `The schema is the spec's. payorch also accepts, and normalises to it: ${also.join('; ')}.`;
 }
 
 const HASH_RULE =
@@ -53,6 +104,14 @@ const SECURITY_SCHEMES = {
   Timestamp: { type: 'apiKey', in: 'header', name: 'X-Timestamp', description: 'Unix time in seconds; the service refuses one more than 5 minutes from its own time (spec 5.1, 7.1).' },
   Key: { type: 'apiKey', in: 'header', name: 'X-Key', description: 'The additional verification key of the key hash (list sites, spec 4.4).' },
   CredentialKey: { type: 'apiKey', in: 'header', name: 'X-Credential-Key', description: 'The site credential key of the credential hash; it must belong to the calling provider (spec 5.1 rule 3).' },
+  // What the service sends with a callback (spec 5.3, 6.1): the same X-Api-Key, a hash over other values.
+  CallbackHash: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Hash',
+    description: 'Of a callback (spec 5.3): SHA-256, as lowercase hexadecimal, of api_key + secret_key + tracking_code + status + timestamp, with the keys of the account the callback is for; the body\'s `hash` repeats it. A receiver answers a mismatch with 401.',
+  },
+  CallbackTimestamp: { type: 'apiKey', in: 'header', name: 'X-Timestamp', description: 'Of a callback (spec 5.3): Unix time in seconds, the value the hash covers; the body\'s `timestamp` repeats it.' },
 } as const;
 
 function security(hash: ApiEndpoint['endpoint']['hash']): Record<string, []>[] {
@@ -62,51 +121,74 @@ function security(hash: ApiEndpoint['endpoint']['hash']): Record<string, []>[] {
   return [base];
 }
 
+const failure = { const: false, description: 'Always false on an error (spec 7.2).' };
+
+/*
+ * The three body shapes of spec 7.2, and the 7.1 refusals. They overlap (an error body with
+ * `message` is also a card error body), so the responses offer them with `anyOf`, not `oneOf`.
+ */
 const ERROR_SCHEMAS = {
   ErrorBody: {
     type: 'object',
-    description: 'An error (spec 7.2). Dealer errors carry a code of spec 7.4 (DATE_RANGE_EXCEEDED, ...); where it is carried is not shown: payorch reads `code`, `error_code` or a code-shaped `error`.',
-    properties: { success: { const: false }, error: { type: 'string' }, message: { type: 'string' } },
-    required: ['success'],
+    description:
+      'An error (spec 7.2), for example `{"success": false, "error": "Yetkisiz Credential Key", "message": "..."}` (7.3). A dealer error carries a code of spec 7.4 (DATE_RANGE_EXCEEDED, WALLET_NOT_ASSIGNED, ...); which field carries it is not shown: payorch reads `code`, `error_code` or a code-shaped `error`.',
+    properties: { success: failure, error: { type: 'string' }, message: { type: 'string' } },
+    required: ['success', 'error', 'message'],
   },
   ValidationErrorBody: {
     type: 'object',
-    description: 'A validation error (spec 7.2): one message per failed rule.',
-    properties: { success: { const: false }, error: { type: 'string' }, messages: { type: 'array', items: { type: 'string' } } },
-    required: ['success', 'messages'],
+    description: 'A validation error (spec 7.2): `error` is for example "Doğrulama hatası" (7.3), with one message per failed rule.',
+    properties: { success: failure, error: { type: 'string' }, messages: { type: 'array', items: { type: 'string' } } },
+    required: ['success', 'error', 'messages'],
   },
   CardErrorBody: {
     type: 'object',
-    description: 'A card payment error (spec 7.2, 7.3).',
-    properties: { success: { const: false }, message: { type: 'string' } },
+    description: 'A card payment error (spec 7.2, 7.3), for example `{"success": false, "message": "Invalid credential key"}`.',
+    properties: { success: failure, message: { type: 'string' } },
     required: ['success', 'message'],
   },
   AuthErrorBody: {
     type: 'object',
-    description: 'An authentication refusal (spec 7.1).',
+    description: 'An authentication refusal of the Provider API (spec 7.1): the error text names the reason. Whether a `message` accompanies it is not shown.',
     properties: {
-      success: { const: false },
+      success: failure,
       error: {
         type: 'string',
         examples: ['Missing required headers', 'Invalid API key', 'Request timestamp expired', 'Invalid hash', 'Provider account is inactive', 'IP address not allowed'],
       },
       message: { type: 'string' },
     },
-    required: ['success'],
+    required: ['success', 'error'],
   },
 } as const;
 
 const json = (schema: unknown) => ({ 'application/json': { schema } });
 const ref = (name: keyof typeof ERROR_SCHEMAS) => ({ $ref: `#/components/schemas/${name}` });
 
-const ERROR_RESPONSES = {
-  '401': { description: 'Refused credentials (spec 7.1): missing headers, unknown API key, expired timestamp, wrong hash.', content: json(ref('AuthErrorBody')) },
-  '403': { description: 'Inactive provider account or IP address not whitelisted (spec 7.1).', content: json(ref('AuthErrorBody')) },
-  default: {
-    description: 'Any other failure. Its HTTP status is not shown in the spec (7.4); payorch treats every non-2xx answer and every `success: false` body as a failure.',
-    content: json({ oneOf: [ref('ErrorBody'), ref('ValidationErrorBody'), ref('CardErrorBody')] }),
-  },
+const OTHER_FAILURE = {
+  description:
+    'Any other failure (spec 7.2 to 7.4), in one of the three body shapes of 7.2. Its HTTP status is not shown in the spec (7.4); payorch treats every non-2xx answer and every `success: false` body as a failure.',
+  content: json({ anyOf: [ref('ErrorBody'), ref('ValidationErrorBody'), ref('CardErrorBody')] }),
 };
+
+/**
+ * Section 7 per API: the Provider API's authentication refusals (7.1, with the IP whitelist of
+ * 5.1 rule 4); the Dealer API shows none (its failed authentication is "not shown", 7.4; 5.2 has
+ * no whitelist), so a dealer operation lists only the other failures.
+ */
+const ERROR_RESPONSES = {
+  provider: {
+    '401': { description: 'Refused credentials (spec 7.1): missing headers, unknown API key, expired timestamp, wrong hash.', content: json(ref('AuthErrorBody')) },
+    '403': { description: 'Inactive provider account or IP address not whitelisted (spec 7.1, 5.1 rule 4).', content: json(ref('AuthErrorBody')) },
+    default: OTHER_FAILURE,
+  },
+  dealer: {
+    default: {
+      ...OTHER_FAILURE,
+      description: `${OTHER_FAILURE.description} Responses to failed dealer authentication are not shown either (7.4); payorch reads one with a 7.1 error text as that refusal.`,
+    },
+  },
+} as const satisfies Record<ApiEndpoint['api'], Record<string, unknown>>;
 
 function description(row: ApiEndpoint): string {
   const notes = NOT_SHOWN[`${row.api}.${row.endpoint.operation}`] ?? [];
@@ -124,7 +206,8 @@ function operation(row: ApiEndpoint): Record<string, unknown> {
   const { endpoint } = row;
   // NoParams (z.undefined()) has no body and no query.
   const takesParams = !endpoint.params.safeParse(undefined).success;
-  const params = takesParams ? schemaOf(endpoint.params) : undefined;
+  const params = takesParams ? schemaOf(endpoint.params).schema : undefined;
+  const answer = schemaOf(endpoint.response);
   return {
     operationId: `${row.api}.${endpoint.operation}`,
     summary: endpoint.operation,
@@ -133,7 +216,7 @@ function operation(row: ApiEndpoint): Record<string, unknown> {
     security: security(endpoint.hash),
     ...(params !== undefined && endpoint.method === 'GET' ? { parameters: queryParameters(params) } : {}),
     ...(params !== undefined && endpoint.method === 'POST' ? { requestBody: { required: true, content: json(params) } } : {}),
-    responses: { '200': { description: 'Success (`success: true`).', content: json(schemaOf(endpoint.response)) }, ...ERROR_RESPONSES },
+    responses: { '200': { description: `Success (\`success: true\`). ${lenience(answer)}`, content: json(answer.schema) }, ...ERROR_RESPONSES[row.api] },
   };
 }
 
@@ -144,8 +227,6 @@ const CALLBACKS: Readonly<Record<CallbackKind, { schema: z.ZodMiniType; section:
   dealerCreditCard: { schema: DealerCreditCardCallback, section: '6.5', url: "the dealer's card callback URL", signer: 'dealer' },
 };
 
-const header = (name: string, text: string) => ({ name, in: 'header', required: true, schema: { type: 'string' }, description: text });
-
 function webhook(kind: CallbackKind): Record<string, unknown> {
   const { schema, section, url, signer } = CALLBACKS[kind];
   const body = schemaOf(schema);
@@ -153,13 +234,9 @@ function webhook(kind: CallbackKind): Record<string, unknown> {
     post: {
       operationId: `callback.${kind}`,
       summary: `${kind} callback (spec ${section})`,
-      description: `POSTed to ${url} when the record reaches an end status. Signed with the ${signer}'s keys: X-Hash = SHA-256(api_key + secret_key + tracking_code + status + timestamp), lowercase hex; the body's hash and timestamp repeat X-Hash and X-Timestamp (spec 5.3). Verify with payorch's verifyCallback.`,
-      parameters: [
-        header('X-Api-Key', `The ${signer}'s API key.`),
-        header('X-Timestamp', 'Unix seconds; the same value as the body\'s timestamp.'),
-        header('X-Hash', 'SHA-256(api_key + secret_key + tracking_code + status + timestamp), lowercase hex.'),
-      ],
-      requestBody: { required: true, content: json(body) },
+      description: `POSTed to ${url} when the record reaches an end status. Signed with the ${signer}'s keys: X-Api-Key is the ${signer}'s API key, X-Hash = SHA-256(api_key + secret_key + tracking_code + status + timestamp), lowercase hex; the body's hash and timestamp repeat X-Hash and X-Timestamp (spec 5.3). Verify with payorch's verifyCallback.`,
+      security: [{ ApiKey: [], CallbackHash: [], CallbackTimestamp: [] }],
+      requestBody: { required: true, description: lenience(body), content: json(body.schema) },
       responses: {
         '200': { description: 'Applied (or already applied). `{"success": true}` is the shown reply (spec 6.1); any other status counts as a failed delivery.', content: json({ type: 'object', properties: { success: { const: true } } }) },
         '401': { description: 'The hash does not match (spec 5.3).' },
@@ -185,9 +262,9 @@ export function openApiDocument(options: OpenApiOptions): Record<string, unknown
     info: {
       title: 'Payment Orchestration Service',
       version: options.version,
-      summary: 'Provider API and Dealer API, as the payorch SDK sends and reads them.',
+      summary: 'Provider API and Dealer API, and the callbacks, as the spec defines them.',
       description: [
-        'Generated by payorch from its endpoint table and zod schemas (`payorch openapi`). The service publishes no machine-readable description; this one says what payorch sends (requests strict) and what it accepts (answers and callbacks open: unknown fields kept, numbers also as numeric strings).',
+        'Generated by payorch from its endpoint table and zod schemas (`payorch openapi`). The service publishes no machine-readable description; this one describes it as the spec defines it: requests as payorch sends them (strict), answers and callbacks with the spec\'s types (open to fields the spec does not list). What payorch tolerates beyond the spec (numbers as numeric strings, `null` as absent, unknown fields kept, ...) is said in prose in each answer\'s and callback\'s description, not in the schemas.',
         `Every request carries X-Api-Key, X-Timestamp and X-Hash. ${HASH_RULE}`,
         'Choices payorch makes where the spec says "not shown" are noted on each operation and listed below (docs/spec-gaps.md has the full table).',
         ...SPEC_GAPS.map((gap) => `- ${gap}`),

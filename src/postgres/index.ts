@@ -5,11 +5,15 @@
  *
  * @module payorch/postgres
  */
+import { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS } from '../callbacks/age.js';
+import { checkIntegerInRange } from '../core/option-checks.js';
 import type { CallbackInbox, CallbackKey, CallbackInboxOutcome } from '../receiver/inbox.js';
 
 /** The parts of a node-postgres result the inbox reads. */
 export interface PostgresQueryResult {
   readonly rowCount: number | null;
+  /** The rows of a SELECT. */
+  readonly rows?: readonly unknown[] | undefined;
 }
 
 /**
@@ -33,6 +37,17 @@ export interface PostgresPool {
   connect(): Promise<PostgresClient>;
 }
 
+/** A pool that emits `'error'` for its idle clients, as pg's `Pool` does. */
+interface ErrorEmitter {
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  listenerCount(event: 'error'): number;
+}
+
+function isErrorEmitter(value: object): value is ErrorEmitter {
+  const candidate = value as Partial<Record<'on' | 'listenerCount', unknown>>;
+  return typeof candidate.on === 'function' && typeof candidate.listenerCount === 'function';
+}
+
 /**
  * The client type a pool hands out: pg's `PoolClient` for a pg `Pool`. Its `connect` is
  * overloaded (promise and callback forms), hence the first branch.
@@ -51,9 +66,15 @@ export type PostgresClientOf<TPool> = TPool extends {
     ? C
     : PostgresClient;
 
-/** What the PostgreSQL inbox gives each handler: the key, and the client of the open transaction. */
+/** What the PostgreSQL inbox gives each handler: the key, the client of the open transaction, what was applied before. */
 export interface PostgresInboxContext<TClient> {
   readonly key: CallbackKey;
+  /**
+   * The other statuses already applied for this account and tracking code (committed before this
+   * transaction began). Every status of spec 6 ends its record: a non-empty list means a second
+   * end was reported, so refund once per tracking code, not per status.
+   */
+  readonly appliedStatuses: readonly string[];
   /**
    * The client whose transaction also inserts the callback's key: run your own changes on it,
    * and they commit together with the key, or not at all. Do not COMMIT or ROLLBACK it yourself.
@@ -74,6 +95,15 @@ export interface PostgresInboxOptions<TPool extends PostgresPool> {
    * @example 'billing.payorch_callback_inbox'
    */
   readonly table?: string | undefined;
+  /**
+   * Told when an idle client of the pool fails (PostgreSQL restarted, a connection was
+   * terminated). pg's `Pool` emits `'error'` for it, and an `'error'` nobody listens to ends the
+   * process: when the pool has no listener of its own, the inbox adds one that calls this. The
+   * pool replaces the client; the next callback gets a fresh connection.
+   * @default a console.warn line with the error's message
+   * @example (error) => logger.warn({ error }, 'database connection lost')
+   */
+  readonly onPoolError?: ((error: Error) => void) | undefined;
 }
 
 /** The table of applied keys when none is named. */
@@ -92,27 +122,30 @@ function quoteTable(table: string | undefined): string {
 }
 
 /**
- * The SQL that creates the inbox's table: one row per applied tracking_code + status, with when
- * it was applied. Run it in your migrations, or call {@link createCallbackInboxTable}.
+ * The SQL that creates the inbox's table: one row per applied account + tracking_code + status,
+ * with when it was applied. Run it in your migrations, or call {@link createCallbackInboxTable}.
+ * A table made by payorch 0.x before the account column: docs/decisions.md shows the migration.
  *
  * @example
  * ```ts
  * console.log(callbackInboxTableSql());
  * // CREATE TABLE IF NOT EXISTS "payorch_callback_inbox" (
+ * //   account text NOT NULL,
  * //   tracking_code text NOT NULL,
  * //   status text NOT NULL,
  * //   applied_at timestamptz NOT NULL DEFAULT now(),
- * //   PRIMARY KEY (tracking_code, status)
+ * //   PRIMARY KEY (account, tracking_code, status)
  * // )
  * ```
  */
 export function callbackInboxTableSql(table?: string): string {
   return [
     `CREATE TABLE IF NOT EXISTS ${quoteTable(table)} (`,
+    '  account text NOT NULL,',
     '  tracking_code text NOT NULL,',
     '  status text NOT NULL,',
     '  applied_at timestamptz NOT NULL DEFAULT now(),',
-    '  PRIMARY KEY (tracking_code, status)',
+    '  PRIMARY KEY (account, tracking_code, status)',
     ')',
   ].join('\n');
 }
@@ -167,7 +200,10 @@ export function createPostgresInbox<TPool extends PostgresPool>(options: Postgre
   if (typeof pool !== 'object' || pool === null || typeof (pool as Partial<Record<'connect', unknown>>).connect !== 'function') {
     throw new TypeError('createPostgresInbox: pool must be a node-postgres Pool (an object with connect())');
   }
-  const insert = `INSERT INTO ${quoteTable(options.table)} (tracking_code, status) VALUES ($1, $2) ON CONFLICT DO NOTHING`;
+  const table = quoteTable(options.table);
+  const insert = `INSERT INTO ${table} (account, tracking_code, status) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`;
+  const others = `SELECT status FROM ${table} WHERE account = $1 AND tracking_code = $2 AND status <> $3 ORDER BY applied_at`;
+  guardPool(options.pool, options.onPoolError);
 
   return {
     async process(key, apply): Promise<CallbackInboxOutcome> {
@@ -181,12 +217,15 @@ export function createPostgresInbox<TPool extends PostgresPool>(options: Postgre
       client.on('error', onError);
       try {
         await client.query('BEGIN');
-        const { rowCount } = await client.query(insert, [key.trackingCode, key.status]);
+        const values = [key.account, key.trackingCode, key.status];
+        const { rowCount } = await client.query(insert, values);
         if (rowCount === 0) {
           await client.query('ROLLBACK');
           return 'duplicate';
         }
-        await apply({ key, client: client as PostgresClientOf<TPool> });
+        const { rows = [] } = await client.query(others, values);
+        const appliedStatuses = rows.map((row) => String((row as Partial<Record<'status', unknown>>).status));
+        await apply({ key, appliedStatuses, client: client as PostgresClientOf<TPool> });
         await client.query('COMMIT');
         return 'applied';
       } catch (error) {
@@ -197,6 +236,10 @@ export function createPostgresInbox<TPool extends PostgresPool>(options: Postgre
         } catch (rollbackError) {
           broken = rollbackError instanceof Error ? rollbackError : new Error('ROLLBACK failed');
         }
+        // 42703 undefined_column: a table made before the account column.
+        if ((error as Partial<Record<'code', unknown>> | null)?.code === '42703') {
+          throw new Error(`payorch/postgres: ${table} has no account column; migrate it as docs/decisions.md ("The account in the inbox key") shows`, { cause: error });
+        }
         throw error;
       } finally {
         client.removeListener('error', onError);
@@ -204,6 +247,68 @@ export function createPostgresInbox<TPool extends PostgresPool>(options: Postgre
       }
     },
   };
+}
+
+// One listener per pool, however many inboxes share it.
+const guarded = new WeakSet<object>();
+
+function guardPool(pool: object, onPoolError: ((error: Error) => void) | undefined): void {
+  if (!isErrorEmitter(pool) || guarded.has(pool) || pool.listenerCount('error') > 0) return;
+  guarded.add(pool);
+  pool.on('error', (error) => {
+    try {
+      if (onPoolError !== undefined) onPoolError(error);
+      else console.warn(`payorch/postgres: an idle pooled connection failed (${error.message}); the pool opens a new one`);
+    } catch {
+      // A listener that throws would end the process just the same.
+    }
+  });
+}
+
+/** Settings of {@link pruneCallbackInbox}. */
+export interface PruneCallbackInboxOptions {
+  /** The pool of the inbox. */
+  readonly pool: PostgresPool;
+  /**
+   * The inbox's table.
+   * @default 'payorch_callback_inbox'
+   */
+  readonly table?: string | undefined;
+  /**
+   * Keys applied longer ago than this are deleted. It may not be shorter than the oldest
+   * signature a receiver accepts by default (maxAgeSeconds 259200 plus toleranceSeconds 300): a
+   * redelivery signed before would verify again and be applied twice. A receiver with a longer
+   * `maxAgeSeconds` needs at least that plus its `toleranceSeconds`.
+   * @default 259500
+   * @example 30 * 86400
+   */
+  readonly olderThanSeconds?: number | undefined;
+}
+
+/** The shortest retention {@link pruneCallbackInbox} accepts, in seconds. */
+export const MIN_CALLBACK_INBOX_RETENTION_SECONDS = DEFAULT_CALLBACK_MAX_AGE_SECONDS + DEFAULT_TOLERANCE_SECONDS;
+
+/**
+ * Deletes the keys applied more than `olderThanSeconds` ago: a callback signed that long ago no
+ * longer verifies, so its key can never stop a second application. Run it daily.
+ *
+ * @returns how many keys were deleted
+ * @throws {RequestValidationError} (`invalid_option`, `olderThanSeconds`) for a retention shorter than 259500 s or longer than 10 years
+ * @example
+ * ```ts
+ * setInterval(() => void pruneCallbackInbox({ pool }).catch(console.error), 86_400_000).unref();
+ * ```
+ */
+export async function pruneCallbackInbox(options: PruneCallbackInboxOptions): Promise<number> {
+  const seconds = checkIntegerInRange('pruneCallbackInbox', 'olderThanSeconds', options.olderThanSeconds ?? MIN_CALLBACK_INBOX_RETENTION_SECONDS, MIN_CALLBACK_INBOX_RETENTION_SECONDS, 10 * 365 * 86_400);
+  const sql = `DELETE FROM ${quoteTable(options.table)} WHERE applied_at < now() - make_interval(secs => $1)`;
+  const client = await options.pool.connect();
+  try {
+    const { rowCount } = await client.query(sql, [seconds]);
+    return rowCount ?? 0;
+  } finally {
+    client.release();
+  }
 }
 
 export type { CallbackInbox, CallbackKey, CallbackInboxOutcome } from '../receiver/inbox.js';

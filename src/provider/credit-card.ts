@@ -62,7 +62,7 @@ export const CardPaymentStatusResult = lenientObject({
     status: CardPaymentStatus,
     amount: responseNumber,
     currency: z.optional(z.string()),
-    username: z.optional(z.string()),
+    username: z.optional(responseString),
     user_id: z.optional(responseString),
     created_at: z.optional(z.string()),
     updated_at: z.optional(z.string()),

@@ -1,10 +1,10 @@
 import * as z from 'zod/mini';
 import { lenientObject, openEnum, requestAmount, requiredString, responseInteger, responseNumber, responseString } from '../core/schema.js';
 
-/** The customer as answers embed it (spec 2.3). A numeric `user_id` is kept as its text. */
+/** The customer as answers embed it (spec 2.3). Echoed values sent back as numbers are kept as their text. */
 export const Customer = lenientObject({
-  fullname: z.string(),
-  username: z.string(),
+  fullname: responseString,
+  username: responseString,
   user_id: responseString,
 });
 export type Customer = z.infer<typeof Customer>;

@@ -1,11 +1,31 @@
-import { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS } from '../callbacks/verify.js';
+import { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS } from '../callbacks/age.js';
 import { InboxFullError } from '../errors/inbox-full-error.js';
 import { checkIntegerInRange } from '../core/option-checks.js';
 
-/** What makes a callback the same callback: its record and the status it reports. */
+/**
+ * What makes a callback the same callback: the account it is for, its record and the status it
+ * reports. The account keeps receivers of several accounts that share an inbox apart: whoever
+ * holds one account's keys cannot sign a callback that makes another account's genuine one a
+ * duplicate.
+ */
 export interface CallbackKey {
+  /** The receiver's `accountName`, or its API key when none is given. */
+  readonly account: string;
   readonly trackingCode: string;
   readonly status: string;
+}
+
+/**
+ * Which steps of a callback's work (the receiver's handlers) completed in an earlier attempt that
+ * failed later. An inbox that cannot roll back what the handlers did (the in-memory one) keeps it,
+ * so that a redelivery runs only the handlers that did not complete; a transactional inbox passes
+ * none, because its rollback undid them all.
+ */
+export interface CallbackProgress {
+  /** Whether `step` completed in an earlier attempt. */
+  has(step: string): boolean;
+  /** Records that `step` completed. */
+  add(step: string): void;
 }
 
 /** What {@link CallbackInbox.process} did: ran the work now, or found it done before. */
@@ -24,7 +44,8 @@ export type CallbackInboxOutcome = 'applied' | 'duplicate';
  * - A call made while another for the same key is under way waits for that one: it returns
  *   `'duplicate'` if that one succeeded, and rejects (or runs `apply` itself) if it failed.
  * - `apply` gets the context the handlers get (for a database inbox, the open transaction), so
- *   that their changes and the key are committed together.
+ *   that their changes and the key are committed together. An inbox that cannot roll back passes
+ *   a {@link CallbackProgress} as well, kept from one failed attempt to the next.
  *
  * @typeParam TContext what the handlers are given besides the callback
  */
@@ -33,12 +54,18 @@ export interface CallbackInbox<TContext> {
    * Applies the callback named by `key` once.
    * @returns `'applied'` when `apply` ran and succeeded now, `'duplicate'` when it had before
    */
-  process(key: CallbackKey, apply: (context: TContext) => Promise<void>): Promise<CallbackInboxOutcome>;
+  process(key: CallbackKey, apply: (context: TContext, progress?: CallbackProgress) => Promise<void>): Promise<CallbackInboxOutcome>;
 }
 
-/** What the in-memory inbox gives the handlers: the key, nothing to commit. */
+/** What the in-memory inbox gives the handlers: the key, and what was applied before; nothing to commit. */
 export interface MemoryInboxContext {
   readonly key: CallbackKey;
+  /**
+   * The other statuses already applied for this account and tracking code, oldest first. Every
+   * status of spec 6 ends its record, so a non-empty list means the service reported a second
+   * end (a withdrawal `rejected`, then `failed`): refund once per tracking code, not per status.
+   */
+  readonly appliedStatuses: readonly string[];
 }
 
 /** Settings of {@link createMemoryInbox}. */
@@ -51,7 +78,7 @@ export interface MemoryInboxOptions {
    */
   readonly retentionSeconds?: number | undefined;
   /**
-   * How many keys it holds at most, applied and under way. When it is full of keys younger
+   * How many keys it holds at most, applied, under way, and partly applied. When it is full of keys younger
    * than `retentionSeconds`, a new callback is refused (the receiver answers 500 and the service
    * redelivers later) rather than forgetting a key early, which could apply a callback twice.
    * About 200 bytes each.
@@ -86,21 +113,34 @@ export function createMemoryInbox(options: MemoryInboxOptions = {}): CallbackInb
   const now = options.now ?? Date.now;
   // Keys in the order they were applied, with when: a Map iterates in insertion order, so the
   // expired ones are always at the front.
-  const applied = new Map<string, number>();
+  const applied = new Map<string, { readonly at: number; readonly code: string; readonly status: string }>();
   const running = new Map<string, Promise<void>>();
+  // Statuses applied per account and tracking code, for `appliedStatuses`.
+  const statuses = new Map<string, string[]>();
+  // Handlers that completed in attempts that failed later: nothing here rolls back, so a
+  // redelivery must not run them again. Dropped once the callback is applied, or with age.
+  const partial = new Map<string, { readonly at: number; readonly steps: Set<string> }>();
 
   function forgetExpired(): void {
     const oldest = now() - retentionMs;
-    for (const [id, at] of applied) {
-      if (at > oldest) break;
+    for (const [id, entry] of applied) {
+      if (entry.at > oldest) break;
       applied.delete(id);
+      const left = (statuses.get(entry.code) ?? []).filter((status) => status !== entry.status);
+      if (left.length === 0) statuses.delete(entry.code);
+      else statuses.set(entry.code, left);
+    }
+    for (const [id, entry] of partial) {
+      if (entry.at > oldest) break;
+      partial.delete(id);
     }
   }
 
   return {
     async process(key, apply) {
-      // JSON keeps the two parts apart whatever characters they hold.
-      const id = JSON.stringify([key.trackingCode, key.status]);
+      // JSON keeps the parts apart whatever characters they hold.
+      const code = JSON.stringify([key.account, key.trackingCode]);
+      const id = JSON.stringify([key.account, key.trackingCode, key.status]);
       forgetExpired();
       if (applied.has(id)) return 'duplicate';
       const current = running.get(id);
@@ -112,17 +152,27 @@ export function createMemoryInbox(options: MemoryInboxOptions = {}): CallbackInb
         }
         return 'duplicate';
       }
-      if (applied.size + running.size >= maxKeys) {
+      if (applied.size + running.size + partial.size >= maxKeys) {
         throw new InboxFullError(`the in-memory inbox holds ${maxKeys} keys younger than ${retentionMs / 1000} s; raise maxKeys or use a database inbox`);
       }
-      const work = apply({ key });
+      const steps = partial.get(id)?.steps ?? new Set<string>();
+      const progress: CallbackProgress = {
+        has: (step) => steps.has(step),
+        add: (step) => {
+          if (!partial.has(id)) partial.set(id, { at: now(), steps });
+          steps.add(step);
+        },
+      };
+      const work = apply({ key, appliedStatuses: [...(statuses.get(code) ?? [])] }, progress);
       running.set(id, work);
       try {
         await work;
       } finally {
         running.delete(id);
       }
-      applied.set(id, now());
+      partial.delete(id);
+      applied.set(id, { at: now(), code, status: key.status });
+      statuses.set(code, [...(statuses.get(code) ?? []), key.status]);
       return 'applied';
     },
   };

@@ -1,3 +1,4 @@
+import type { CallbackBody } from '../callbacks/body.js';
 import { concatBytes } from '../core/read-limited.js';
 
 /**
@@ -9,6 +10,8 @@ export interface NodeRequestLike {
   readonly headers: Readonly<Record<string, string | readonly string[] | undefined>>;
   /** What a body parser that ran before left here (`express.json()`, `express.raw()`, `express.text()`). */
   readonly body?: unknown;
+  /** The raw bytes a parser's `verify` hook kept (`express.json({ verify: (req, _res, buf) => { req.rawBody = buf } })`). */
+  readonly rawBody?: unknown;
   /** True once something else has read the whole body. */
   readonly readableEnded?: boolean | undefined;
   /** Listens to the body stream. */
@@ -26,6 +29,35 @@ export interface NodeResponseLike {
   writeHead(status: number, headers: Record<string, string>): unknown;
   /** Sends the body and ends the answer. */
   end(body: string): unknown;
+}
+
+/**
+ * The body a parser that ran before left, when it consumed the stream; `undefined` when the
+ * stream is still unread (then it is read, whatever the Content-Type: Express 4's
+ * `express.json()` sets `req.body = {}` for a body it skipped) or when there is nothing else.
+ *
+ * - the raw bytes a `verify` hook kept (`rawBody`), exact;
+ * - a string (`express.text()`) or bytes (`express.raw()`), exact;
+ * - the single-key object `express.urlencoded()` makes of a JSON text sent as a form: the key is
+ *   the JSON text, decoded as a form field ('+' read as a space, `%XX` decoded), so an unsigned
+ *   field holding those characters may differ; the signed fields cannot (docs/webhooks.md);
+ * - any other object (`express.json()`): the fields as parsed.
+ */
+export function bodyLeftByParser(request: NodeRequestLike): CallbackBody | undefined {
+  // Not a stream we know the state of (a hand-made request): its body, if any, is all there is.
+  const ended = request.readableEnded;
+  if (ended === false) return undefined;
+  const { rawBody, body } = request;
+  if (ended === true && (typeof rawBody === 'string' || rawBody instanceof Uint8Array)) return rawBody;
+  if (body === undefined || body === null) return ended === true ? new Uint8Array() : undefined;
+  if (typeof body === 'string' || body instanceof Uint8Array || body instanceof ArrayBuffer) return body;
+  // Nothing a callback could be (a number): read as empty, refused as malformed.
+  if (typeof body !== 'object') return new Uint8Array();
+  const fields = body as Readonly<Record<string, unknown>>;
+  const keys = Object.keys(fields);
+  const [only] = keys;
+  if (keys.length === 1 && only !== undefined && only.startsWith('{') && fields[only] === '') return only;
+  return fields;
 }
 
 /** The body was longer than the cap; it was not read further. */

@@ -1,4 +1,4 @@
-import { MAX_CALLBACK_BODY_BYTES } from '../callbacks/body.js';
+import { MAX_CALLBACK_BODY_BYTES, readCallbackBody } from '../callbacks/body.js';
 import type { CallbackBody } from '../callbacks/body.js';
 import type { CallbackHeaders } from '../callbacks/headers.js';
 import type { VerifiedCallback } from '../callbacks/schemas.js';
@@ -6,14 +6,16 @@ import { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS, verifyCall
 import type { VerifyCallbackOptions } from '../callbacks/verify.js';
 import type { Logger } from '../core/observability.js';
 import { readLimited } from '../core/read-limited.js';
-import { checkKey } from '../core/option-checks.js';
+import { checkKey, checkTracer } from '../core/option-checks.js';
+import { traceCallback } from '../core/tracing.js';
+import type { CallbackTrace, TracerLike } from '../core/tracing.js';
 import { CallbackVerificationError } from '../errors/callback-verification-error.js';
 import { RequestValidationError } from '../errors/request-validation-error.js';
 import { eventNamesOf, isCallbackEventName } from './events.js';
 import type { CallbackEventName, CallbackOfEvent } from './events.js';
 import { createMemoryInbox } from './inbox.js';
-import type { CallbackInbox, MemoryInboxContext } from './inbox.js';
-import { readNodeBody, TOO_LARGE } from './node-body.js';
+import type { CallbackInbox, CallbackKey, CallbackProgress, MemoryInboxContext } from './inbox.js';
+import { bodyLeftByParser, readNodeBody, TOO_LARGE } from './node-body.js';
 import type { NodeRequestLike, NodeResponseLike } from './node-body.js';
 
 /**
@@ -22,12 +24,34 @@ import type { NodeRequestLike, NodeResponseLike } from './node-body.js';
  */
 export type CallbackHandler<E extends CallbackEventName, TContext> = (callback: CallbackOfEvent<E>, context: TContext) => void | Promise<void>;
 
+/**
+ * Decides whether a verified callback may be applied, before any handler runs: compare what the
+ * hash does not cover (amount, user, IBAN) with your own record, or ask the service
+ * ({@link confirmWithCardStatus}). `false` or a throw applies nothing and records nothing; the
+ * answer is not 200, so the genuine delivery still applies when it comes.
+ */
+export type CallbackConfirm<TContext> = (callback: VerifiedCallback, context: TContext) => boolean | Promise<boolean>;
+
 /** What `onError` is told besides the error. */
 export interface CallbackErrorDetails {
-  /** The verified callback being applied, or `undefined` when the failure came before verification. */
+  /** The verified callback being applied, or `undefined` when the failure came before it was typed. */
   readonly callback: VerifiedCallback | undefined;
-  /** What failed: a handler, the inbox (claiming or committing), or reading the request. */
-  readonly phase: 'handler' | 'inbox' | 'request';
+  /**
+   * What failed: a handler, the inbox (claiming or committing), reading the request, typing a
+   * genuine callback's body (`payload`), `confirm` (refused or threw), or no handler took a
+   * callback that `unhandled: 'retry'` sends back (`unhandled`).
+   */
+  readonly phase: 'handler' | 'inbox' | 'request' | 'payload' | 'confirm' | 'unhandled';
+  /**
+   * For `payload`: the body as received, without its `hash`, so that you can see what could not
+   * be typed.
+   */
+  readonly payload?: Readonly<Record<string, unknown>> | undefined;
+}
+
+/** `confirm` returned false: the callback disagrees with the record it was checked against. */
+class NotConfirmedError extends Error {
+  override name = 'NotConfirmedError';
 }
 
 /**
@@ -59,18 +83,53 @@ export interface CallbackReceiverOptions<TContext> extends VerifyCallbackOptions
    */
   readonly onError?: ((error: unknown, details: CallbackErrorDetails) => void) | undefined;
   /**
+   * The account name this receiver's keys are recorded under in the inbox, so that receivers of
+   * several accounts can share one inbox (a platform with several merchants, a provider and a
+   * dealer account). Keep it stable: a new name forgets what was applied under the old one.
+   * @default the `apiKey` (an identifier, not a secret)
+   * @example 'merchant-42'
+   */
+  readonly accountName?: string | undefined;
+  /**
+   * Checks a verified callback against your own record before any handler runs (the hash covers
+   * tracking_code, status and timestamp only). Return `false` to refuse it: nothing is applied or
+   * recorded, the answer is 409 and `onError` is told, so that the genuine delivery still applies.
+   * A throw is answered 500. It gets the inbox's context: with the PostgreSQL inbox, read your
+   * record through `context.client`, in the same transaction.
+   * @default none: every verified callback is applied
+   * @example confirmWithCardStatus(provider)
+   */
+  readonly confirm?: CallbackConfirm<TContext> | undefined;
+  /**
+   * What to answer for a verified callback no handler is registered for (logged at warn either
+   * way): `'acknowledge'` answers 200, and it is gone; `'retry'` answers 500 and tells `onError`,
+   * so that the service delivers it again once a handler exists.
+   * @default 'acknowledge'
+   * @example 'retry'
+   */
+  readonly unhandled?: 'acknowledge' | 'retry' | undefined;
+  /**
    * Where the receiver writes what it does: `debug` for each callback applied or acknowledged as
    * a duplicate, `warn` for each refused request (with the reason, never a key or hash), `error`
    * for failures when there is no `onError`.
    * @example console
    */
   readonly logger?: Logger | undefined;
+  /**
+   * An OpenTelemetry `Tracer`: each received callback becomes one CONSUMER span named
+   * `callback.receive`, active while the handlers run, with the callback's kind, status and
+   * tracking code once verified, the result (`applied`, `duplicate`, `refused` and why, `failed`)
+   * and status ERROR for every answer but 200. See docs/observability.md.
+   * @default no spans
+   * @example trace.getTracer('my-app')
+   */
+  readonly tracer?: TracerLike | undefined;
 }
 
 /** An answer of {@link CallbackReceiver.receive}: the status, headers and body to send. */
 export interface CallbackReceiverAnswer {
-  /** 200 applied or already applied; 400 malformed; 401 not genuine; 405 not POST; 413 too large; 500 not applied. */
-  readonly status: 200 | 400 | 401 | 405 | 413 | 500;
+  /** 200 applied or already applied; 400 malformed; 401 not genuine; 405 not POST; 409 refused by `confirm`; 413 too large; 500 not applied. */
+  readonly status: 200 | 400 | 401 | 405 | 409 | 413 | 500;
   readonly headers: Readonly<Record<string, string>>;
   /** JSON: `{"success":true}` (spec 6.1), or `{"success":false,"error":"<reason>"}`. */
   readonly body: string;
@@ -79,7 +138,7 @@ export interface CallbackReceiverAnswer {
 /**
  * A callback receiver: register handlers with {@link CallbackReceiver.on}, then serve it with
  * {@link CallbackReceiver.handle} (Fetch API) or {@link CallbackReceiver.nodeHandler} (node:http,
- * Express). Each callback is applied once per tracking_code + status; a redelivery is answered
+ * Express). Each callback is applied once per account + tracking_code + status; a redelivery is answered
  * 200 without running the handlers again.
  */
 export interface CallbackReceiver<TContext> {
@@ -88,7 +147,9 @@ export interface CallbackReceiver<TContext> {
    * status of a kind, also statuses the SDK does not know yet) or `'*'`. The handlers of one
    * callback run one after the other: `'<kind>.<status>'` ones first, then `'<kind>'`, then `'*'`,
    * each in the order they were added. If one throws, the callback is not applied (nothing is
-   * recorded, the answer is 500) and the redelivery runs them all again.
+   * recorded, the answer is 500). With a transactional inbox (PostgreSQL) the redelivery runs
+   * them all again; with the in-memory inbox, which cannot roll a handler back, it runs only the
+   * handlers that did not complete.
    *
    * @returns the receiver, to chain calls
    * @throws {TypeError} for an event name that is not one of the above
@@ -109,8 +170,9 @@ export interface CallbackReceiver<TContext> {
    */
   readonly handle: (request: Request) => Promise<Response>;
   /**
-   * Answers a callback on node:http, Express (also after `express.json()`) or any framework that
-   * gives Node's request and response. A plain function: pass it detached. Never rejects.
+   * Answers a callback on node:http, Express 4 or 5 (also behind `express.json()`, `express.text()`
+   * or `express.urlencoded()`: a body a parser left unread is read, whatever its Content-Type) or
+   * any framework that gives Node's request and response. A plain function: pass it detached. Never rejects.
    * @example
    * ```ts
    * app.post('/webhooks/payorch', receiver.nodeHandler);
@@ -142,6 +204,9 @@ const NOT_POST = answer(405, 'method_not_allowed', { allow: 'POST' });
 // Sent before the body was read to its end: the connection cannot carry another request.
 const TOO_LARGE_ANSWER = answer(413, 'body_too_large', { connection: 'close' });
 const NOT_APPLIED = answer(500, 'not_applied');
+const NOT_CONFIRMED = answer(409, 'not_confirmed');
+const NO_HANDLER = answer(500, 'no_handler');
+const UNREADABLE_PAYLOAD = answer(500, 'unreadable_payload');
 
 const WHERE = 'createCallbackReceiver';
 
@@ -158,6 +223,15 @@ function checkOptions<TContext>(options: CallbackReceiverOptions<TContext>): num
   }
   const onError: unknown = options.onError;
   if (onError !== undefined && typeof onError !== 'function') refuse('onError', `must be a function; got ${typeof onError}`);
+  const confirm: unknown = options.confirm;
+  if (confirm !== undefined && typeof confirm !== 'function') refuse('confirm', `must be a function; got ${typeof confirm}`);
+  const unhandled: unknown = options.unhandled;
+  if (unhandled !== undefined && unhandled !== 'acknowledge' && unhandled !== 'retry') refuse('unhandled', `must be 'acknowledge' or 'retry'; got ${JSON.stringify(unhandled)}`);
+  const accountName: unknown = options.accountName;
+  if (accountName !== undefined && (typeof accountName !== 'string' || accountName.trim() === '' || accountName.length > 200)) {
+    refuse('accountName', `must be a non-empty string of at most 200 characters; got ${typeof accountName === 'string' ? JSON.stringify(accountName) : typeof accountName}`);
+  }
+  checkTracer(WHERE, options.tracer);
   const inbox: unknown = options.inbox;
   if (inbox !== undefined && (typeof inbox !== 'object' || inbox === null || typeof (inbox as Partial<Record<'process', unknown>>).process !== 'function')) {
     refuse('inbox', 'must be an object with a process(key, apply) method (CallbackInbox)');
@@ -174,11 +248,12 @@ function checkOptions<TContext>(options: CallbackReceiverOptions<TContext>): num
 
 /**
  * Creates a callback receiver: it reads the body (at most `maxBodyBytes`), verifies it with
- * `verifyCallback`, runs the handlers registered for its kind and status once per tracking_code +
- * status (the `inbox` remembers), and answers as spec 6.1 expects: 200 `{"success":true}` when
- * applied or already applied, 401 when not genuine, 400 when malformed, 413 when too large, 405
- * for anything but POST, and 500 when a handler or the inbox failed, so that the service
- * delivers it again. Nothing a request does makes it throw.
+ * `verifyCallback`, runs `confirm` and then the handlers registered for its kind and status once
+ * per account + tracking_code + status (the `inbox` remembers), and answers as spec 6.1 expects:
+ * 200 `{"success":true}` when applied or already applied, 401 when not genuine, 400 when
+ * malformed before its hash is trusted, 409 when `confirm` refused it, 413 when too large, 405
+ * for anything but POST, and 500 when a genuine body cannot be typed, or a handler, `confirm` or
+ * the inbox failed, so that the service delivers it again. Nothing a request does makes it throw.
  *
  * @throws {RequestValidationError} at once for a missing key or an impossible option, naming it
  * @example
@@ -197,14 +272,17 @@ function checkOptions<TContext>(options: CallbackReceiverOptions<TContext>): num
  */
 export function createCallbackReceiver<TContext = MemoryInboxContext>(options: CallbackReceiverOptions<TContext>): CallbackReceiver<TContext> {
   const maxBodyBytes = checkOptions(options);
-  const { logger, onError } = options;
+  const { logger, onError, confirm, tracer } = options;
+  const account = options.accountName ?? options.apiKey;
+  const retryUnhandled = options.unhandled === 'retry';
   // The memory inbox keeps keys as long as a redelivery with its first signature still verifies.
   const inbox =
     options.inbox ??
     (createMemoryInbox({
       retentionSeconds: (options.maxAgeSeconds ?? DEFAULT_CALLBACK_MAX_AGE_SECONDS) + (options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS),
     }) as unknown as CallbackInbox<TContext>);
-  const handlers = new Map<string, ((callback: VerifiedCallback, context: TContext) => void | Promise<void>)[]>();
+  type Handler = (callback: VerifiedCallback, context: TContext) => void | Promise<void>;
+  const handlers = new Map<string, Handler[]>();
 
   function report(error: unknown, details: CallbackErrorDetails): void {
     try {
@@ -217,29 +295,67 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
     }
   }
 
-  async function apply(callback: VerifiedCallback): Promise<CallbackReceiverAnswer> {
-    const matching = eventNamesOf(callback).flatMap((name) => handlers.get(name) ?? []);
+  function warnOtherEnd(callback: VerifiedCallback, context: TContext): void {
+    // Both shipped inboxes say which other statuses of the tracking code were applied before.
+    const applied = (context as Partial<Record<'appliedStatuses', unknown>> | null | undefined)?.appliedStatuses;
+    if (!Array.isArray(applied) || applied.length === 0) return;
+    logger?.warn(
+      { kind: callback.kind, trackingCode: callback.payload.tracking_code, status: callback.payload.status, appliedStatuses: applied },
+      'payorch: a second end status for one tracking code; handlers see context.appliedStatuses (refund once per tracking code)',
+    );
+  }
+
+  async function apply(callback: VerifiedCallback, trace: CallbackTrace): Promise<CallbackReceiverAnswer> {
+    // Each handler is a step named by its event and place, for an inbox that keeps progress.
+    const matching = eventNamesOf(callback).flatMap((name) => (handlers.get(name) ?? []).map((handler, index) => ({ step: `${name}#${index}`, handler })));
     const { tracking_code: trackingCode, status } = callback.payload;
-    // Set inside the inbox's work: tells a handler's failure from the inbox's own.
-    const failed = { handler: false };
+    if (matching.length === 0) {
+      logger?.warn({ kind: callback.kind, trackingCode, status, unhandled: retryUnhandled ? 'retry' : 'acknowledge' }, 'payorch: no handler takes this callback');
+      if (!retryUnhandled) return OK;
+      report(new Error(`no handler is registered for ${callback.kind}.${status}; answered 500 so that it is delivered again (unhandled: 'retry')`), { callback, phase: 'unhandled' });
+      return NO_HANDLER;
+    }
+    const key: CallbackKey = { account, trackingCode, status };
+    // Set inside the inbox's work: tells a handler's or confirm's failure from the inbox's own.
+    const failed: { phase: 'handler' | 'confirm' | undefined } = { phase: undefined };
     try {
-      const outcome = await inbox.process({ trackingCode, status }, async (context) => {
-        try {
-          for (const handler of matching) await handler(callback, context);
-        } catch (error) {
-          failed.handler = true;
-          throw error;
+      const outcome = await inbox.process(key, async (context: TContext, progress?: CallbackProgress) => {
+        if (confirm !== undefined) {
+          failed.phase = 'confirm';
+          // Only `true` confirms: a confirm written in JavaScript that returns nothing refuses.
+          const confirmed: unknown = await confirm(callback, context);
+          if (confirmed !== true) throw new NotConfirmedError(`confirm refused ${callback.kind}.${status} ${trackingCode}; nothing was applied`);
+          failed.phase = undefined;
         }
+        warnOtherEnd(callback, context);
+        failed.phase = 'handler';
+        for (const { step, handler } of matching) {
+          if (progress !== undefined && progress.has(step)) continue;
+          await handler(callback, context);
+          progress?.add(step);
+        }
+        failed.phase = undefined;
       });
+      trace.processed(outcome);
       logger?.debug({ kind: callback.kind, trackingCode, status, outcome, handlers: matching.length }, `payorch: callback ${outcome}`);
       return OK;
     } catch (error) {
-      report(error, { callback, phase: failed.handler ? 'handler' : 'inbox' });
-      return NOT_APPLIED;
+      report(error, { callback, phase: failed.phase ?? 'inbox' });
+      return error instanceof NotConfirmedError ? NOT_CONFIRMED : NOT_APPLIED;
     }
   }
 
-  async function receive(input: { readonly headers: CallbackHeaders; readonly body: CallbackBody }): Promise<CallbackReceiverAnswer> {
+  function rawPayload(body: CallbackBody): Readonly<Record<string, unknown>> | undefined {
+    try {
+      const fields = readCallbackBody(body);
+      delete fields['hash'];
+      return fields;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async function receive(input: { readonly headers: CallbackHeaders; readonly body: CallbackBody }, trace: CallbackTrace): Promise<CallbackReceiverAnswer> {
     let callback: VerifiedCallback;
     try {
       callback = verifyCallback(input, options);
@@ -248,10 +364,16 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
         report(error, { callback: undefined, phase: 'request' });
         return NOT_APPLIED;
       }
+      if (error.signatureVerified) {
+        // Genuine: never dropped. 500 brings it back once the SDK or the service is fixed.
+        report(error, { callback: undefined, phase: 'payload', payload: rawPayload(input.body) });
+        return UNREADABLE_PAYLOAD;
+      }
       logger?.warn({ reason: error.reason, status: error.status }, error.message);
       return answer(error.status, error.reason);
     }
-    return apply(callback);
+    trace.verified(callback);
+    return apply(callback, trace);
   }
 
   function tooLarge(body: CallbackBody): boolean {
@@ -261,9 +383,9 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
   }
 
   // Each entry point answers every failure itself: none of them rejects.
-  async function receiveParsed(input: { readonly headers: CallbackHeaders; readonly body: CallbackBody }): Promise<CallbackReceiverAnswer> {
+  async function receiveParsed(input: { readonly headers: CallbackHeaders; readonly body: CallbackBody }, trace: CallbackTrace): Promise<CallbackReceiverAnswer> {
     try {
-      return tooLarge(input.body) ? TOO_LARGE_ANSWER : await receive(input);
+      return tooLarge(input.body) ? TOO_LARGE_ANSWER : await receive(input, trace);
     } catch (error) {
       report(error, { callback: undefined, phase: 'request' });
       return NOT_APPLIED;
@@ -276,7 +398,7 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
     return answer(400, 'malformed_body');
   }
 
-  async function handle(request: Request): Promise<Response> {
+  async function handle(request: Request, trace: CallbackTrace): Promise<Response> {
     let reply: CallbackReceiverAnswer;
     if (request.method !== 'POST') reply = NOT_POST;
     else if (request.bodyUsed) {
@@ -284,21 +406,22 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
       reply = NOT_APPLIED;
     } else {
       const body = await readLimited(request.body, request.headers.get('content-length'), maxBodyBytes).catch(unreadable);
-      reply = body === undefined ? TOO_LARGE_ANSWER : body instanceof Uint8Array ? await receiveParsed({ headers: request.headers, body }) : body;
+      reply = body === undefined ? TOO_LARGE_ANSWER : body instanceof Uint8Array ? await receiveParsed({ headers: request.headers, body }, trace) : body;
     }
+    trace.answered(reply);
     return new Response(reply.body, { status: reply.status, headers: reply.headers });
   }
 
-  async function nodeHandler(request: NodeRequestLike, response: NodeResponseLike): Promise<void> {
+  async function nodeHandler(request: NodeRequestLike, response: NodeResponseLike, trace: CallbackTrace): Promise<void> {
     let reply: CallbackReceiverAnswer;
+    const parsed = request.method === 'POST' ? bodyLeftByParser(request) : undefined;
     if (request.method !== 'POST') reply = NOT_POST;
-    // A body parser ran before (express.json(), express.raw()): take what it made.
-    else if (request.body !== undefined) reply = await receiveParsed({ headers: request.headers, body: request.body as CallbackBody });
+    else if (parsed !== undefined) reply = await receiveParsed({ headers: request.headers, body: parsed }, trace);
     else {
-      // Ended with nothing parsed left behind: the body was empty or read elsewhere.
-      const body = request.readableEnded === true ? new Uint8Array() : await readNodeBody(request, maxBodyBytes).catch(unreadable);
-      reply = body === TOO_LARGE ? TOO_LARGE_ANSWER : body instanceof Uint8Array ? await receiveParsed({ headers: request.headers, body }) : body;
+      const body = await readNodeBody(request, maxBodyBytes).catch(unreadable);
+      reply = body === TOO_LARGE ? TOO_LARGE_ANSWER : body instanceof Uint8Array ? await receiveParsed({ headers: request.headers, body }, trace) : body;
     }
+    trace.answered(reply);
     try {
       if (!response.headersSent) {
         response.writeHead(reply.status, { ...reply.headers });
@@ -321,9 +444,10 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
       handlers.set(event, list);
       return receiver;
     },
-    receive: receiveParsed,
-    handle,
-    nodeHandler,
+    // Each entry point is one span: every answer, refusals before verification included.
+    receive: (input) => traceCallback(tracer, async (trace) => trace.answered(await receiveParsed(input, trace))),
+    handle: (request) => traceCallback(tracer, (trace) => handle(request, trace)),
+    nodeHandler: (request, response) => traceCallback(tracer, (trace) => nodeHandler(request, response, trace)),
   };
   return receiver;
 }

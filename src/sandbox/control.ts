@@ -84,7 +84,10 @@ export async function control(service: Service, request: Request, url: URL): Pro
         const body = await readBody(request, SettleBody);
         if (!body.ok) return body.failure;
         const { id, status, ...options } = body.value;
-        return success({ success: true, ...(await service.settle(id, status, options)) });
+        const settled = await service.settle(id, status, options);
+        // A script that expected a callback learns here why none went out.
+        const reason = settled.callback === undefined ? service.noCallbackReason(settled.record) : undefined;
+        return success({ success: true, ...settled, ...(reason === undefined ? {} : { note: `No callback was delivered: ${reason}.` }) });
       }
       case 'GET /deliveries':
         return success({ success: true, deliveries: service.deliverer.attempts() });

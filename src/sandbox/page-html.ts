@@ -19,6 +19,8 @@ export interface PageView {
   readonly deliveries: readonly DeliveryResult[];
   /** Where the record's callbacks go now; undefined when none is configured. */
   readonly callbackUrl: string | undefined;
+  /** Why the record's current status sends no callback (Service.noCallbackReason); undefined when it sends one. */
+  readonly noCallbackReason: string | undefined;
   /** The per-sandbox form token. */
   readonly token: string;
   /** What the last form post did, read from the redirect's query. */
@@ -86,7 +88,7 @@ function noticeOf(view: PageView): string {
   const delivery = deliveries.find((candidate) => candidate.id === notice.deliveryId);
   const what = notice.done === 'redeliver' ? 'Callback sent again.' : `Payment ${html(record.status)}.`;
   if (delivery === undefined) {
-    return `<p class="notice warn" role="status">${what} No callback was delivered: ${view.callbackUrl === undefined ? 'no callback URL is configured for this kind (<code>--callback</code> or <code>PUT /__sandbox/callback-urls</code>)' : 'this status sends none'}.</p>`;
+    return `<p class="notice warn" role="status">${what} No callback was delivered: ${html(view.noCallbackReason ?? 'its delivery is not in the log')}.</p>`;
   }
   const last = delivery.attempts.at(-1);
   const answer = last?.httpStatus === undefined ? html(last?.error ?? 'no answer') : `HTTP ${html(last.httpStatus)}`;

@@ -47,6 +47,7 @@ export function showPage(service: Service, id: string, url: URL): Response {
       fixtures: service.fixtures,
       deliveries: service.deliverer.deliveriesOf(record.code),
       callbackUrl: callback === undefined ? undefined : service.callbackUrls[callback],
+      noCallbackReason: service.noCallbackReason(record),
       token: service.formToken,
       notice: done === null ? undefined : { done, deliveryId: url.searchParams.get('delivery') ?? undefined },
     }),

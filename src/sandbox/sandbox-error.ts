@@ -26,6 +26,7 @@ export class SandboxError extends PayorchError {
   static {
     brand(this, 'SandboxError');
   }
+  /** What the sandbox refused, for code to branch on; `message` says it for people. */
   readonly code: SandboxErrorCode;
   /** @internal */
   constructor(code: SandboxErrorCode, message: string) {

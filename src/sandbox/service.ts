@@ -208,6 +208,18 @@ export class Service {
     else eiban.availableCents += cents;
   }
 
+  /**
+   * Why a record in its current status sends no callback, for the page and the settle control;
+   * undefined when it sends one. One place decides, so that neither blames the status for a
+   * missing URL.
+   */
+  noCallbackReason(record: Pick<StoredRecord, 'kind' | 'status'>): string | undefined {
+    const { callback: kind }: KindRule = KINDS[record.kind];
+    if (kind === undefined || !isCallbackStatus(kind, record.status)) return `status ${record.status} of this record sends no callback (spec 6.1)`;
+    if (this.callbackUrls[kind] === undefined) return `no callback URL is configured for ${kind} callbacks (--callback ${kind}=<url>, or PUT /__sandbox/callback-urls)`;
+    return undefined;
+  }
+
   #callbackOf(record: StoredRecord, expired: boolean, delivery: DeliverOptions): Promise<DeliveryResult> | undefined {
     const { callback: kind }: KindRule = KINDS[record.kind];
     if (kind === undefined || !isCallbackStatus(kind, record.status)) return undefined;

@@ -25,8 +25,24 @@ describe('detectCallbackKind', () => {
     expect(detectCallbackKind({ tracking_code: 'CC-a1-1763812000', [field]: 'x' })).toBe('creditCard');
   });
 
-  test.each(['success', 'status_message', 'customer_phone', 'completed_at'])('a CC body with %s alone is a dealerCreditCard callback', (field) => {
+  test.each(['status_message', 'customer_phone', 'completed_at'])('a CC body with %s alone is a dealerCreditCard callback', (field) => {
     expect(detectCallbackKind({ tracking_code: 'CC-a1-1763812000', [field]: false })).toBe('dealerCreditCard');
+  });
+
+  test.each([
+    ['success, which a provider body may carry too', { success: true }],
+    ['fields of both sides', { site_id: 7, customer_phone: '+90' }],
+    ['fields of neither side', { amount: 5 }],
+    ['a dealer field that is null', { customer_phone: null }],
+  ])('a CC body with %s is a provider creditCard callback, never refused', (_name, fields) => {
+    expect(detectCallbackKind({ tracking_code: 'CC-a1-1763812000', ...fields })).toBe('creditCard');
+  });
+
+  test.each([
+    ['provider', { customer_phone: '+90', status_message: 'ok' }, 'creditCard'],
+    ['dealer', { site_id: 7, username: 'ada' }, 'dealerCreditCard'],
+  ] as const)('the %s account decides a CC body whatever its fields', (account, fields, kind) => {
+    expect(detectCallbackKind({ tracking_code: 'CC-a1-1763812000', ...fields }, account)).toBe(kind);
   });
 
   test('a field present as undefined does not count', () => {
@@ -34,8 +50,6 @@ describe('detectCallbackKind', () => {
   });
 
   test.each([
-    ['a CC body with fields of both sides', { tracking_code: 'CC-a1-1763812000', site_id: 7, customer_phone: '+90' }, 'both provider and dealer'],
-    ['a CC body with fields of neither side', { tracking_code: 'CC-a1-1763812000', amount: 5 }, 'neither provider nor dealer'],
     ['a transfer id', { tracking_code: 'TRF-a1' }, 'transfers have no callback'],
     ['an unknown prefix', { tracking_code: 'REF-a1-1763812000' }, 'no prefix of spec 2.1'],
     ['a tracking code that is not a string', { tracking_code: 42 }, 'no prefix of spec 2.1'],

@@ -1,5 +1,5 @@
 import { describe, expectTypeOf, test } from 'vitest';
-import type { CallbackKind, CallbackStatus, DealerCreditCardCallback, DepositCallback, VerifiedCallback, WithdrawalCallback } from '../../src/index.js';
+import type { CallbackKind, CallbackStatus, DealerCreditCardCallback, DepositCallback, UnknownCallback, VerifiedCallback, WithdrawalCallback } from '../../src/index.js';
 
 describe('VerifiedCallback', () => {
   test('narrows the payload on kind', () => {
@@ -7,7 +7,8 @@ describe('VerifiedCallback', () => {
     if (callback.kind === 'withdrawal') expectTypeOf(callback.payload).toEqualTypeOf<WithdrawalCallback>();
     if (callback.kind === 'dealerCreditCard') expectTypeOf(callback.payload).toEqualTypeOf<DealerCreditCardCallback>();
     expectTypeOf<CallbackKind>().toEqualTypeOf<'deposit' | 'withdrawal' | 'creditCard' | 'dealerCreditCard'>();
-    expectTypeOf<VerifiedCallback['kind']>().toEqualTypeOf<CallbackKind>();
+    expectTypeOf<VerifiedCallback['kind']>().toEqualTypeOf<CallbackKind | 'unknown'>();
+    if (callback.kind === 'unknown') expectTypeOf(callback.payload).toEqualTypeOf<UnknownCallback>();
   });
 
   test('lists the statuses of each kind as the spec spells them', () => {

@@ -2,12 +2,12 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { z } from 'zod';
 import { DealerClient, ProviderClient } from '../../src/index.js';
 import { API_ENDPOINTS } from '../../src/endpoints.js';
 import { freePort, useRealNetwork } from '../helpers/loopback.js';
-import { expectNoSecret, jsonOf, useListeningSandbox, payorch, requireFreshBuild, expectUsageError } from './run.js';
+import { expectNoSecret, jsonOf, useListeningSandbox, payorch, expectUsageError } from './run.js';
 
-requireFreshBuild();
 useRealNetwork();
 
 const sandbox = useListeningSandbox();
@@ -84,12 +84,78 @@ describe('payorch call', { timeout: 30_000 }, () => {
 
   test.each([
     [['call'], /name the operation/],
-    [['call', 'refund'], /unknown operation "refund"/],
+    [['call', 'refund'], /^payorch call: unknown operation "refund" \(payorch call --help lists them\)\nSee payorch call --help\.\n$/],
+    [['call', 'manual.startdeposit'], /unknown operation "manual\.startdeposit"; did you mean manual\.startDeposit\?/],
+    [['call', 'Welcome'], /unknown operation "Welcome"; did you mean welcome\?/],
+    [['call', 'transactions.iterat'], /did you mean transactions\.iterate\?/],
+    [['call', 'manual.startDeposit', '--dat', '{}'], /^payorch call: unknown option --dat; did you mean --data\?/],
     [['call', 'creditCard.createPayment'], /creditCard\.createPayment is an operation of both APIs: write provider\.creditCard\.createPayment or dealer\.creditCard\.createPayment/],
     [['call', 'welcome', '--data', '{}'], /provider\.welcome takes no parameters: leave out --data/],
     [['call', 'manual.startDeposit', '--data', '{oops'], /--data is not JSON/],
   ])('payorch %j is bad usage: exit 2', async (args, message) => {
     await expectUsageError(args, sandbox.env, message);
+  });
+
+  test.each(API_ENDPOINTS)('$api.endpoint.operation --help lists the fields of its request schema, with its method and path', async ({ api, endpoint }) => {
+    const run = await payorch(['call', `${api}.${endpoint.operation}`, '--help']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(new RegExp(`^Usage: payorch call ${api}\\.${endpoint.operation.replaceAll('.', '\\.')}`));
+    expect(run.stdout).toContain(`${endpoint.method} /api/${api}${endpoint.path}`);
+    const { properties = {} } = z.toJSONSchema(endpoint.params, { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, unknown> };
+    for (const field of Object.keys(properties)) expect(run.stdout).toMatch(new RegExp(`^  ${field} +\\S`, 'm'));
+  });
+
+  test('an operation\'s help gives each field its type, whether it is required, and its limits', async () => {
+    const deposit = await payorch(['call', 'manual.startDeposit', '--help']);
+    expect(deposit.stdout).toMatch(/^ {2}fullname +string, required, not blank$/m);
+    expect(deposit.stdout).toMatch(/^ {2}amount +number, required, at least 1$/m);
+    const send = await payorch(['call', 'transfers.send', '--help']);
+    expect(send.stdout).toMatch(/^ {2}recipient_iban +string, required, 15 to 34 characters$/m);
+    expect(send.stdout).toMatch(/^ {2}description +string, optional$/m);
+    const list = await payorch(['call', 'transactions.list', '--help']);
+    expect(list.stdout).toMatch(/^ {2}start_date +date \(YYYY-MM-DD\), required$/m);
+    expect(list.stdout).toMatch(/^ {2}page +integer, optional, at least 1$/m);
+    expect(list.stdout).toContain('payorch call transactions.iterate reads any range');
+    expect((await payorch(['call', 'welcome', '--help'])).stdout).toContain('It takes no parameters');
+  });
+
+  test('missing fields are each "is required", once; without --data every required field is named', async () => {
+    const run = await payorch(['call', 'manual.startDeposit', '--data', JSON.stringify({ fullname: 'Ada', username: 'ada', amount: 250 })], sandbox.env);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('RequestValidationError Invalid request to manual.startDeposit: nothing was sent\noutcome  not_sent (nothing reached the service: safe to run again)\n  user_id: is required\n');
+    const bare = await payorch(['call', 'manual.startDeposit', '--json'], sandbox.env);
+    expect(jsonOf(bare)).toMatchObject({ error: { class: 'RequestValidationError', message: 'Invalid request to manual.startDeposit: fullname: is required; username: is required; user_id: is required; amount: is required' } });
+    expect(bare.stdout).not.toContain('received undefined');
+  });
+
+  test('an operation that needs a site credential key names the flag and the variable, not the SDK option', async () => {
+    const env = Object.fromEntries(Object.entries(sandbox.env).filter(([name]) => name !== 'PAYORCH_CREDENTIAL_KEY'));
+    const run = await payorch(['call', 'manual.startDeposit', '--data', JSON.stringify(deposit)], env);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('RequestValidationError Invalid request to manual.startDeposit: nothing was sent\noutcome  not_sent (nothing reached the service: safe to run again)\n  --credential-key: is required for this operation (or set PAYORCH_CREDENTIAL_KEY)\n');
+  });
+
+  test('transactions.iterate prints every record of a range longer than one request takes, as DealerClient reads them', async () => {
+    const { eibans } = jsonOf(await payorch(['call', 'eibans.list', '--json'], sandbox.env)) as { eibans: { wallet_id: string }[] };
+    const today = new Date().toISOString().slice(0, 10);
+    const range = { wallet_id: eibans[0]?.wallet_id ?? '', start_date: new Date(Date.now() - 20 * 86_400_000).toISOString().slice(0, 10), end_date: today };
+    const { PAYORCH_DEALER_API_KEY: apiKey = '', PAYORCH_DEALER_SECRET_KEY: secretKey = '' } = sandbox.env;
+    const expected = await new DealerClient({ baseUrl: sandbox.url, apiKey, secretKey }).transactions.iterate(range).toArray();
+    expect(expected.length).toBeGreaterThan(0);
+    const asJson = await payorch(['call', 'transactions.iterate', '--data', JSON.stringify(range), '--json'], sandbox.env);
+    expect(asJson.code).toBe(0);
+    expect(JSON.parse(asJson.stdout)).toEqual(JSON.parse(JSON.stringify(expected)));
+    const asText = await payorch(['call', 'dealer.transactions.iterate', '--data', JSON.stringify(range)], sandbox.env);
+    const lines = asText.stdout.trim().split('\n');
+    expect(lines[0]).toBe('ok GET /api/dealer/transactions, every page');
+    expect(lines.slice(1, -1).map((line) => JSON.parse(line) as unknown)).toEqual(JSON.parse(JSON.stringify(expected)));
+    expect(lines.at(-1)).toBe(`${expected.length} records`);
+  });
+
+  test('a range too long for transactions.list points at transactions.iterate', async () => {
+    const run = await payorch(['call', 'transactions.list', '--data', JSON.stringify({ wallet_id: 'WLT-1', start_date: '2026-11-01', end_date: '2026-11-20' })], sandbox.env);
+    expect(run.stdout).toContain('end_date: must be at most 3 days after start_date (the service\'s limit); payorch call transactions.iterate reads any range');
+    expect(run.stdout).not.toContain('iterate()');
   });
 
   test('an unreachable service: ConnectionError, exit 1', async () => {
@@ -99,7 +165,7 @@ describe('payorch call', { timeout: 30_000 }, () => {
   });
 
   test('a base URL the client refuses is bad usage; --allow-insecure-http lets a plain-http one through', async () => {
-    await expectUsageError(['call', 'welcome', '--base-url', 'http://pay.example.invalid'], sandbox.env, /baseUrl must use https unless the host is loopback or allowInsecureHttp is set/);
+    await expectUsageError(['call', 'welcome', '--base-url', 'http://pay.example.invalid'], sandbox.env, /--base-url must use https unless the host is loopback or --allow-insecure-http is set/);
     const run = await payorch(['call', 'welcome', '--json', '--base-url', 'http://pay.example.invalid', '--allow-insecure-http', '--timeout', '5000'], sandbox.env);
     expect(run.code).toBe(1);
     // Sent, and failed on the way (.invalid never resolves; a machine without DNS may time out instead).

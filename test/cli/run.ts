@@ -1,18 +1,23 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { Readable, Writable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import { main } from '../../src/cli/main.js';
 import { createSandbox } from '../../src/sandbox/index.js';
 import type { Sandbox, SandboxOptions } from '../../src/sandbox/index.js';
 
 /*
- * The CLI's tests run the built binary, `node dist/cli.js`, as `npx payorch` runs it: the
- * bundle, its chunks and its shebang entry are what users get, not the source.
+ * The CLI's tests run its commands in-process through their injected Io (src/cli/main.ts): the
+ * same code, without starting node for each case. What is about the process itself (the
+ * shebang, exit codes, a closed pipe, signals, variables node reads at start-up) runs the built
+ * binary, `node dist/cli.js`, as `npx payorch` runs it: test/cli/binary.test.ts.
  */
 
 export const root = join(import.meta.dirname, '../..');
 export const CLI = join(root, 'dist/cli.js');
+export const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
 
 function newest(directory: string): number {
   let latest = 0;
@@ -23,7 +28,7 @@ function newest(directory: string): number {
   return latest;
 }
 
-/** Fails the file at once, with the fix, when dist/cli.js is missing or older than src/. */
+/** Fails the file at once, with the fix, when dist/cli.js is missing or older than src/ (for the tests of the binary). */
 export function requireFreshBuild(): void {
   beforeAll(() => {
     let built = 0;
@@ -42,6 +47,75 @@ export interface Run {
   readonly stderr: string;
 }
 
+/** A stream that keeps what is written to it, and tells listeners each time. */
+class Capture extends Writable {
+  text = '';
+  readonly #listeners = new Set<() => void>();
+  override _write(chunk: Buffer | string, _encoding: BufferEncoding, callback: () => void): void {
+    this.text += typeof chunk === 'string' ? chunk : chunk.toString('utf8');
+    for (const listener of this.#listeners) listener();
+    callback();
+  }
+  /** Resolves with everything written once `until` matches it. */
+  until(until: RegExp): Promise<string> {
+    return new Promise((resolve) => {
+      const check = () => {
+        if (!until.test(this.text)) return;
+        this.#listeners.delete(check);
+        resolve(this.text);
+      };
+      this.#listeners.add(check);
+      check();
+    });
+  }
+}
+
+/** A command running in this process: its output so far, and how to stop it as Ctrl+C would. */
+export interface InProcess {
+  readonly stdout: Capture;
+  readonly stderr: Capture;
+  /** Resolves to the exit code. */
+  readonly done: Promise<number>;
+  /** Aborts the command's signal (the sandbox stops on it) and resolves to the exit code. */
+  readonly stop: () => Promise<number>;
+}
+
+const inProcess = new Set<InProcess>();
+afterEach(async () => {
+  await Promise.all([...inProcess].map((command) => command.stop()));
+  inProcess.clear();
+});
+
+/**
+ * Starts `payorch ...args` in this process with only the given environment (no PAYORCH_* of the
+ * machine leaks in, no NO_COLOR unless given), reading `stdin`; neither output is a terminal.
+ */
+export function run(args: readonly string[], env: Record<string, string> = {}, stdin = ''): InProcess {
+  const stdout = new Capture();
+  const stderr = new Capture();
+  const controller = new AbortController();
+  const done = main(args, { stdout, stderr, stdin: Readable.from([stdin]), env, signal: controller.signal }, version);
+  const command: InProcess = {
+    stdout,
+    stderr,
+    done,
+    stop: () => {
+      controller.abort();
+      return done;
+    },
+  };
+  inProcess.add(command);
+  void done.finally(() => inProcess.delete(command));
+  return command;
+}
+
+/** Runs `payorch ...args` in this process to its end. */
+export async function payorch(args: readonly string[], env: Record<string, string> = {}, stdin = ''): Promise<Run> {
+  const command = run(args, env, stdin);
+  const code = await command.done;
+  return { code, stdout: command.stdout.text, stderr: command.stderr.text };
+}
+
 const running = new Set<ChildProcessWithoutNullStreams>();
 afterEach(() => {
   for (const child of running) child.kill('SIGKILL');
@@ -49,8 +123,8 @@ afterEach(() => {
 });
 
 /**
- * Starts `payorch ...args` with only the given environment (no PAYORCH_* of the machine leaks
- * in, no NO_COLOR unless given), writing `stdin` to it.
+ * Starts the built binary, `node dist/cli.js ...args`, with only the given environment,
+ * writing `stdin` to it.
  */
 export function start(args: readonly string[], env: Record<string, string> = {}, stdin = ''): ChildProcessWithoutNullStreams {
   const child = spawn(process.execPath, [CLI, ...args], { cwd: root, env: { PATH: process.env['PATH'] ?? '', ...env } });
@@ -60,8 +134,8 @@ export function start(args: readonly string[], env: Record<string, string> = {},
   return child;
 }
 
-/** Runs `payorch ...args` to its end. */
-export function payorch(args: readonly string[], env: Record<string, string> = {}, stdin = ''): Promise<Run> {
+/** Runs the built binary to its end. */
+export function spawnPayorch(args: readonly string[], env: Record<string, string> = {}, stdin = ''): Promise<Run> {
   const child = start(args, env, stdin);
   let stdout = '';
   let stderr = '';

@@ -1,21 +1,23 @@
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, test, vi } from 'vitest';
 import { json, startServer, useRealNetwork } from '../helpers/loopback.js';
-import { exited, outputUntil, payorch, requireFreshBuild, start, expectUsageError } from './run.js';
+import { CALLBACK_KINDS } from '../../src/callbacks/kinds.js';
+import { payorch, run, expectUsageError } from './run.js';
 
-requireFreshBuild();
 useRealNetwork();
 
 const READY = /Stop with Ctrl\+C\./;
-const value = (printed: string, name: string) => new RegExp(`^${name}=(.+)$`, 'm').exec(printed)?.[1] ?? '';
+/** The value of an `export NAME='value'` line. */
+const value = (printed: string, name: string) => new RegExp(`^export ${name}='(.+)'$`, 'm').exec(printed)?.[1] ?? '';
 
-/** Starts `payorch sandbox --port 0 ...args` and waits for it to print `ready`. */
+/** Starts `payorch sandbox --port 0 ...args` in this process and waits for it to print `ready`. */
 async function sandbox(args: readonly string[], ready: RegExp = READY) {
-  const child = start(['sandbox', '--port', '0', ...args]);
-  const printed = await outputUntil(child, ready);
-  return { child, printed };
+  const command = run(['sandbox', '--port', '0', ...args]);
+  const printed = await command.stdout.until(ready);
+  return { command, printed };
 }
 
 async function settle(url: string, id: string, status: string): Promise<unknown> {
@@ -42,53 +44,60 @@ async function startDeposit(printed: string): Promise<string> {
 }
 
 describe('payorch sandbox', { timeout: 60_000 }, () => {
-  test('prints the URL and the credentials under the contract names, answers a request signed by hand, and stops on SIGTERM with 0', async () => {
-    const { child, printed } = await sandbox([]);
-    const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(printed)?.[1] ?? '';
-    expect(url).not.toBe('');
-    expect(value(printed, 'PAYORCH_BASE_URL')).toBe(url);
-    for (const name of ['PAYORCH_PROVIDER_API_KEY', 'PAYORCH_PROVIDER_SECRET_KEY', 'PAYORCH_CREDENTIAL_KEY', 'PAYORCH_SITES_KEY', 'PAYORCH_DEALER_API_KEY', 'PAYORCH_DEALER_SECRET_KEY']) {
-      expect(value(printed, name)).not.toBe('');
-    }
-    const welcome = await fetch(`${url}/api/provider/welcome`, { method: 'POST', headers: signedHeaders(value(printed, 'PAYORCH_PROVIDER_API_KEY'), value(printed, 'PAYORCH_PROVIDER_SECRET_KEY')) });
-    expect(welcome.status).toBe(200);
-    // The X-Key printed as PAYORCH_SITES_KEY is the one the site list takes.
-    const sites = await fetch(`${url}/api/provider/sites`, {
-      method: 'POST',
-      headers: { ...signedHeaders(value(printed, 'PAYORCH_PROVIDER_API_KEY'), value(printed, 'PAYORCH_PROVIDER_SECRET_KEY'), value(printed, 'PAYORCH_SITES_KEY')), 'X-Key': value(printed, 'PAYORCH_SITES_KEY') },
-    });
-    expect(sites.status).toBe(200);
-    const code = await startDeposit(printed);
-    expect(await settle(url, code, 'completed')).toMatchObject({ success: true, record: { status: 'completed' } });
-    child.kill('SIGTERM');
-    expect(await exited(child)).toBe(0);
-  });
-
   test('--json prints one object with the url, the credentials and the sites', async () => {
-    const { child, printed } = await sandbox(['--json'], /^\}$/m);
+    const { command, printed } = await sandbox(['--json'], /^\}$/m);
     const parsed = JSON.parse(printed) as { url: string; credentials: Record<string, string>; sites: { id: number; name: string; credentialKey: string }[] };
     expect(parsed.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(parsed.credentials['PAYORCH_BASE_URL']).toBe(parsed.url);
     expect(parsed.credentials['PAYORCH_CREDENTIAL_KEY']).toBe(parsed.sites[0]?.credentialKey);
     expect(parsed.sites).toHaveLength(2);
-    child.kill('SIGINT');
-    expect(await exited(child)).toBe(0);
+    expect(await command.stop()).toBe(0);
   });
 
   test('--env prints only export lines a shell can eval', async () => {
-    const { child, printed } = await sandbox(['--env'], /PAYORCH_DEALER_SECRET_KEY=.*\n/);
+    const { command, printed } = await sandbox(['--env'], /PAYORCH_DEALER_SECRET_KEY=.*\n/);
     const lines = printed.trim().split('\n');
     expect(lines).toHaveLength(7);
     for (const line of lines) expect(line).toMatch(/^export PAYORCH_[A-Z_]+='[^']+'$/);
-    child.kill('SIGTERM');
-    await exited(child);
+    await command.stop();
+  });
+
+  test('the start-up output says where each kind of callback goes, and warns when nowhere', async () => {
+    const none = await sandbox([]);
+    for (const kind of CALLBACK_KINDS) expect(none.printed).toMatch(new RegExp(`^  ${kind} +nowhere: no callback URL is configured`, 'm'));
+    expect(none.printed).toContain('Warning: no callback URL is configured, so settling a payment delivers no callback.');
+    await none.command.stop();
+    const some = await sandbox(['--callback', 'deposit=http://127.0.0.1:3000/hooks']);
+    expect(some.printed).toMatch(/^ {2}deposit +http:\/\/127\.0\.0\.1:3000\/hooks$/m);
+    expect(some.printed).toMatch(/^ {2}withdrawal +nowhere: no callback URL is configured/m);
+    expect(some.printed).not.toContain('Warning');
+    await some.command.stop();
+  });
+
+  test('--json carries the callback URLs; --json and --env warn on stderr when none is configured', async () => {
+    const configured = await sandbox(['--json', '--callback', 'creditCard=http://127.0.0.1:3000/cards'], /^\}$/m);
+    expect((JSON.parse(configured.printed) as { callbackUrls: unknown }).callbackUrls).toEqual({ creditCard: 'http://127.0.0.1:3000/cards' });
+    expect(configured.command.stderr.text).toBe('');
+    await configured.command.stop();
+    const none = await sandbox(['--env'], /PAYORCH_DEALER_SECRET_KEY=.*\n/);
+    expect(none.command.stderr.text).toBe('payorch sandbox: no callback URL is configured, so settling a payment delivers no callback (--callback <kind>=<url>)\n');
+    await none.command.stop();
+  });
+
+  test.each([[[]], [['--env']]])('the credential lines of %j are export lines that sh runs as they are', async (args) => {
+    const { command, printed } = await sandbox(args, /PAYORCH_DEALER_SECRET_KEY=.*\n/);
+    const exports = printed.split('\n').filter((line) => line.startsWith('export '));
+    expect(exports).toHaveLength(7);
+    const names = exports.map((line) => /^export ([A-Z_]+)=/.exec(line)?.[1] ?? '');
+    const seen = execFileSync('sh', ['-c', `${exports.join('\n')}\n${names.map((name) => `printf '%s\\n' "$${name}"`).join('\n')}`], { encoding: 'utf8', env: {} });
+    expect(seen.trim().split('\n')).toEqual(names.map((name) => value(printed, name)));
+    await command.stop();
   });
 
   test('the same seed gives the same credentials; --seed changes them', async () => {
     const keyOf = async (...args: string[]) => {
-      const { child, printed } = await sandbox(args);
-      child.kill('SIGTERM');
-      await exited(child);
+      const { command, printed } = await sandbox(args);
+      await command.stop();
       return value(printed, 'PAYORCH_PROVIDER_API_KEY');
     };
     const first = await keyOf();
@@ -112,7 +121,7 @@ describe('payorch sandbox', { timeout: 60_000 }, () => {
   test('--callback-retries sets the delivery attempts and --callback-timeout the time one may take', async () => {
     // The receiver never answers: each attempt ends at the timeout, and the sandbox gives up after 2.
     const receiver = await startServer(() => undefined);
-    const { child, printed } = await sandbox(['--callback', `deposit=${receiver.url}/hooks`, '--callback-retries', '2', '--callback-timeout', '200']);
+    const { command, printed } = await sandbox(['--callback', `deposit=${receiver.url}/hooks`, '--callback-retries', '2', '--callback-timeout', '200']);
     const code = await startDeposit(printed);
     await settle(value(printed, 'PAYORCH_BASE_URL'), code, 'completed');
     // Settling delivers in the background: wait until the sandbox has given up.
@@ -124,8 +133,7 @@ describe('payorch sandbox', { timeout: 60_000 }, () => {
     }, { timeout: 20_000, interval: 100 });
     expect(attempts.map((attempt) => [attempt.attempt, attempt.delivered])).toEqual([[1, false], [2, false]]);
     expect(receiver.seen).toHaveLength(2);
-    child.kill('SIGTERM');
-    await exited(child);
+    await command.stop();
   });
 
   test.each([
@@ -134,7 +142,7 @@ describe('payorch sandbox', { timeout: 60_000 }, () => {
   ])('%s', async (_name, flag, same) => {
     // The first attempt fails, the retry (1 s later) is answered 200.
     const receiver = await startServer((_request, response, n) => json(response, n === 1 ? 500 : 200, { success: n !== 1 }));
-    const { child, printed } = await sandbox(['--callback', `deposit=${receiver.url}/hooks`, '--callback-retries', '2', ...flag]);
+    const { command, printed } = await sandbox(['--callback', `deposit=${receiver.url}/hooks`, '--callback-retries', '2', ...flag]);
     const code = await startDeposit(printed);
     await settle(value(printed, 'PAYORCH_BASE_URL'), code, 'completed');
     await vi.waitFor(() => {
@@ -143,8 +151,7 @@ describe('payorch sandbox', { timeout: 60_000 }, () => {
     const [first, retry] = receiver.seen;
     expect(retry?.headers['x-timestamp'] === first?.headers['x-timestamp']).toBe(same);
     expect(retry?.body === first?.body).toBe(same);
-    child.kill('SIGTERM');
-    await exited(child);
+    await command.stop();
   });
 
   test.each([
@@ -153,7 +160,8 @@ describe('payorch sandbox', { timeout: 60_000 }, () => {
     [['sandbox', '--callback-retries', '0'], /--callback-retries must be a whole number from 1 to 20: 0/],
     [['sandbox', '--callback-timeout', '1.5'], /--callback-timeout must be a whole number from 1 to 600000/],
     [['sandbox', '--env', '--json'], /choose one/],
-    [['sandbox', '--verbose'], /Unknown option '--verbose'/],
+    [['sandbox', '--verbose'], /payorch sandbox: unknown option --verbose/],
+    [['sandbox', '--callbacks', 'deposit=http://127.0.0.1:1/'], /payorch sandbox: unknown option --callbacks; did you mean --callback\?/],
   ])('payorch %j is bad usage: exit 2', async (args, message) => {
     await expectUsageError(args, {}, message);
   });

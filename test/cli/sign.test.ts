@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
 import { useRealNetwork } from '../helpers/loopback.js';
-import { expectNoSecret, jsonOf, useListeningSandbox, payorch, requireFreshBuild, expectUsageError } from './run.js';
+import { expectNoSecret, jsonOf, useListeningSandbox, payorch, expectUsageError } from './run.js';
 
-requireFreshBuild();
 useRealNetwork();
 
 const sandbox = useListeningSandbox();

@@ -5,9 +5,8 @@ import { CALLBACK_STATUSES } from '../../src/callbacks/kinds.js';
 import type { CallbackKind } from '../../src/callbacks/kinds.js';
 import { freePort, json, startServer, useRealNetwork } from '../helpers/loopback.js';
 import type { SeenRequest } from '../helpers/loopback.js';
-import { expectNoSecret, jsonOf, payorch, requireFreshBuild, expectUsageError } from './run.js';
+import { expectNoSecret, jsonOf, payorch, expectUsageError } from './run.js';
 
-requireFreshBuild();
 useRealNetwork();
 
 const PROVIDER = { PAYORCH_PROVIDER_API_KEY: 'prov_api_cli', PAYORCH_PROVIDER_SECRET_KEY: 'prov_secret_never_printed' };

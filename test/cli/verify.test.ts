@@ -3,9 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { signCallback } from '../../src/index.js';
-import { expectNoSecret, jsonOf, payorch, requireFreshBuild, expectUsageError } from './run.js';
+import { json, startServer, useRealNetwork } from '../helpers/loopback.js';
+import { expectNoSecret, jsonOf, payorch, expectUsageError } from './run.js';
 
-requireFreshBuild();
+useRealNetwork();
+
 
 const apiKey = 'prov_api_cli';
 const secretKey = 'prov_secret_never_printed';
@@ -81,6 +83,33 @@ describe('payorch verify', { timeout: 30_000 }, () => {
     expect(accepted.code).toBe(0);
     expect(jsonOf(accepted)).toMatchObject({ verified: true, kind: 'dealerCreditCard', status: 'success' });
     expectNoSecret(accepted, dealer.PAYORCH_DEALER_SECRET_KEY);
+  });
+
+  test.each([
+    ['deposit.completed', {}],
+    ['dealerCreditCard.success', { PAYORCH_DEALER_API_KEY: 'dealer_api_cli', PAYORCH_DEALER_SECRET_KEY: 'dealer_secret_never_printed' }],
+  ])('what payorch trigger --json printed for %s verifies as it is, from a file or standard input', async (event, dealer) => {
+    const receiver = await startServer((_request, response) => json(response, 200, { success: true }));
+    const env = { ...ENV, ...dealer };
+    const sent = await payorch(['trigger', event, '--forward-to', receiver.url, '--json'], env);
+    expect(sent.code).toBe(0);
+    const file = join(directory, `trigger-${event}.json`);
+    writeFileSync(file, sent.stdout);
+    const fromFile = await payorch(['verify', '--body', file, '--json'], env);
+    expect(fromFile.code).toBe(0);
+    expect(jsonOf(fromFile)).toMatchObject({ verified: true, status: event.split('.')[1] });
+    const fromStdin = await payorch(['verify', '--body', '-'], env, sent.stdout);
+    expect(fromStdin.stdout).toMatch(new RegExp(`^verified ${event.replace('.', '\\.')}$`, 'm'));
+    // A --header given as well wins over the captured one.
+    const overridden = await payorch(['verify', '--body', file, '--json', '--header', 'X-Hash: 00'], env);
+    expect(jsonOf(overridden)).toMatchObject({ verified: false, reason: 'invalid_signature' });
+  });
+
+  test('a refusal names the CLI flag, not the SDK option', async () => {
+    const { body } = signCallback({ success: true, tracking_code: 'CC-a8Xk29Qp-1763812000', order_id: 'ORD-1', status: 'success', amount: 250, currency: 'TRY', customer_phone: '+905551112233', status_message: 'Payment completed' }, { apiKey: 'dealer_api_cli', secretKey: 'dealer_secret_never_printed' });
+    const run = await payorch(['verify', '--body', '-', '--kind', 'dealerCreditCard'], { PAYORCH_DEALER_API_KEY: 'dealer_api_cli', PAYORCH_DEALER_SECRET_KEY: 'dealer_secret_never_printed' }, body);
+    expect(run.stdout).toContain('--dealer-card-without-headers');
+    expect(run.stdout).not.toContain('dealerCardWithoutHeaders');
   });
 
   test('a body that is not JSON is refused with 400', async () => {

@@ -1,5 +1,7 @@
 import { describe, expect, test, vi } from 'vitest';
-import { MAX_RETRY_AFTER_MS, backoffDelay, retryAfterMs, statusRetryDelay } from '../../src/core/retry-policy.js';
+import { MAX_RETRY_AFTER_MS, attemptOutcome, backoffDelay, mayResend, retryAfterMs, statusRetryDelay, worstOutcome } from '../../src/core/retry-policy.js';
+import type { AttemptEnd } from '../../src/core/retry-policy.js';
+import type { CallOutcome } from '../../src/index.js';
 
 const NOW = Date.parse('2026-11-22T10:00:00Z');
 
@@ -58,5 +60,42 @@ describe('statusRetryDelay', () => {
   test('backs off when a transient status has no Retry-After', () => {
     vi.spyOn(Math, 'random').mockReturnValue(1);
     expect(statusRetryDelay(502, new Headers(), 2, NOW)).toBe(600);
+  });
+});
+
+describe('attemptOutcome, the one classification of what may have arrived', () => {
+  test.each<[string, AttemptEnd, CallOutcome]>([
+    ['nothing handed to fetch', { kind: 'not_started' }, 'not_sent'],
+    ['a refused connection', { kind: 'no_answer', refused: true }, 'not_sent'],
+    ['a reset after the handshake', { kind: 'no_answer', refused: false }, 'unknown'],
+    ['a 400', { kind: 'answer', status: 400, refusal: false }, 'refused'],
+    ['a 429', { kind: 'answer', status: 429, refusal: false }, 'refused'],
+    ['a 200 with success false', { kind: 'answer', status: 200, refusal: true }, 'refused'],
+    ['a 200 payorch cannot read', { kind: 'answer', status: 200, refusal: false }, 'unknown'],
+    ['a 302', { kind: 'answer', status: 302, refusal: false }, 'unknown'],
+    ['a 500 even with success false', { kind: 'answer', status: 500, refusal: true }, 'unknown'],
+    ['an opaque redirect (status 0)', { kind: 'answer', status: 0, refusal: false }, 'unknown'],
+  ])('%s is %s', (_name, end, outcome) => {
+    expect(attemptOutcome(end)).toBe(outcome);
+  });
+
+  test.each<[boolean, CallOutcome, boolean]>([
+    [false, 'not_sent', true],
+    [false, 'refused', false],
+    [false, 'unknown', false],
+    [true, 'not_sent', true],
+    [true, 'refused', true],
+    [true, 'unknown', true],
+  ])('mayResend(readOnly %s, %s) is %s: a payment only when it cannot have arrived', (readOnly, outcome, expected) => {
+    expect(mayResend(readOnly, outcome)).toBe(expected);
+  });
+
+  test('the outcome of several attempts is the least safe one, in either order', () => {
+    const all: CallOutcome[] = ['not_sent', 'refused', 'unknown'];
+    for (const [i, a] of all.entries()) {
+      for (const [j, b] of all.entries()) {
+        expect(worstOutcome(a, b)).toBe(all[Math.max(i, j)]);
+      }
+    }
   });
 });

@@ -291,6 +291,38 @@ describe('dealer.transactions.iterate', () => {
     expect(seen).toHaveLength(2);
   });
 
+  /** An answer per page number; a test service that answers past a loop's 5th request with a 500, so old code ends too. */
+  type Pager = (page: number) => object;
+  const page = (number: number, records: readonly WireTransaction[], pagination: Record<string, unknown>) => ({ ...transactionsAnswer(week, number, records, 0), pagination: { current_page: number, per_page: 100, ...pagination } });
+  const first250 = day('2026-03-01', 250);
+  test.each<[string, Pager, number, string]>([
+    ['has_more stays true while total_pages is 1', (n) => page(n, day('2026-03-01', 3), { total_records: 3, total_pages: 1, has_more: true }), 0, 'pagination.has_more'],
+    ['has_more is false while total_pages says 3 pages', (n) => page(n, first250.slice(0, 100), { total_records: 250, total_pages: 3, has_more: false }), 0, 'pagination.has_more'],
+    ['the service ignores page and sends the same records, numbered as asked', (n) => page(n, first250.slice(0, 100), { total_records: 250, total_pages: 3, has_more: n < 3 }), 100, 'transactions'],
+    ['total_pages is beyond what total_records fill', (n) => page(n, day('2026-03-01', 5), { total_records: 5, total_pages: 1000, has_more: true }), 0, 'pagination.total_pages'],
+    ['the totals grow on a later page', (n) => page(n, first250.slice((n - 1) * 100, n * 100), { total_records: 250 * n, total_pages: 3 * n, has_more: true }), 100, 'pagination.total_records'],
+    ['a page holds more than 100 records', (n) => page(n, first250.slice(0, 150), { total_records: 250, total_pages: 3, has_more: true }), 0, 'transactions'],
+  ])('refuses a window where %s, rather than looping or handing out records twice', async (_name, pager, handedOut, field) => {
+    const seen = capture('get', `${DEALER_URL}/transactions`, (attempt, request) =>
+      attempt > 5 ? new Response('loop', { status: 500 }) : pager(Number(request.url.searchParams.get('page'))),
+    );
+    const { seen: ids, error } = await collect(dealer.transactions.iterate(week));
+    expect(error).toBeInstanceOf(ResponseValidationError);
+    expect((error as ResponseValidationError).issues.map((issue) => issue.field)).toEqual([field]);
+    expect(ids).toHaveLength(handedOut);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(seen.length).toBeLessThanOrEqual(2);
+  });
+
+  test('stops at total_pages with toArray(), every record once', async () => {
+    capture('get', `${DEALER_URL}/transactions`, (_attempt, request) => {
+      const n = Number(request.url.searchParams.get('page'));
+      return page(n, first250.slice((n - 1) * 100, n * 100), { total_records: 250, total_pages: 3, has_more: n < 3 });
+    });
+    const all = await dealer.transactions.iterate(week).toArray();
+    expect(all.map((transaction) => transaction.transactionId)).toEqual(first250.map((record) => record.transactionId));
+  });
+
   test('stops with RequestAbortedError when the signal aborts between two records, and sends nothing more', async () => {
     const seen = serve(tenDays);
     const controller = new AbortController();

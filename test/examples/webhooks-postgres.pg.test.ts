@@ -53,6 +53,15 @@ test('gives a rejected withdrawal back to the balance once, and leaves a complet
   expect(await balanceOf('u-pgwd')).toBe(40);
 });
 
+test('refunds a withdrawal once per tracking code when it is reported rejected, then failed', async () => {
+  const code = 'WIT-pgex05-1763812000';
+  const [first, second] = receivers.map((receiver) => receiver.url) as [string, string];
+  for (const [url, status] of [[first, 'rejected'], [second, 'failed']] as const) {
+    expect(await deliver(url, signCallback({ ...unsigned.withdrawal, tracking_code: code, status, user_id: 'u-pgtwo', amount: 70 }, PROVIDER))).toEqual({ status: 200, body: { success: true } });
+  }
+  expect(await balanceOf('u-pgtwo')).toBe(70);
+});
+
 test('answers 500 and credits nothing when the callback names no user, so that it comes back', async () => {
   const withoutUser: Record<string, unknown> = { ...unsigned.deposit, tracking_code: 'MAN-pgex04-1763812000' };
   delete withoutUser['user_id'];

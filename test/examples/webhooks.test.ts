@@ -34,9 +34,14 @@ type Delivery = { headers: Record<string, string>; body: string };
 const mutations: [string, (delivery: Delivery) => Delivery][] = [
   ['the status', ({ headers, body }) => ({ headers, body: changeField(body, 'status') })],
   ['the tracking code', ({ headers, body }) => ({ headers, body: changeField(body, 'tracking_code') })],
-  ['the body timestamp', ({ headers, body }) => ({ headers, body: changeField(body, 'timestamp') })],
-  ['X-Timestamp', ({ headers, body }) => ({ headers: { ...headers, 'X-Timestamp': changeOne(headers['X-Timestamp']!, 9) }, body })],
+  ['both timestamps', ({ headers, body }) => ({ headers: { ...headers, 'X-Timestamp': changeOne(headers['X-Timestamp']!, 9) }, body: changeField(body, 'timestamp') })],
   ['X-Hash', ({ headers, body }) => ({ headers: { ...headers, 'X-Hash': changeOne(headers['X-Hash']!, 0) }, body })],
+];
+
+// Unsigned copies: the hash still verifies against the other timestamp, or against X-Hash.
+const harmless: [string, (delivery: Delivery) => Delivery][] = [
+  ['the body timestamp alone', ({ headers, body }) => ({ headers, body: changeField(body, 'timestamp') })],
+  ['X-Timestamp alone', ({ headers, body }) => ({ headers: { ...headers, 'X-Timestamp': changeOne(headers['X-Timestamp']!, 9) }, body })],
   ['the body hash', ({ headers, body }) => ({ headers, body: changeField(body, 'hash') })],
 ];
 
@@ -89,6 +94,14 @@ describe.each(receivers)('the %s receiver', (_name, start) => {
     expect(changed).not.toEqual(delivery);
     expect(await deliver(changed)).toEqual({ status: 401, body: { success: false, error: 'invalid_signature' } });
     expect(processed).toEqual([]);
+  });
+
+  test.each(harmless.map(([field, mutate], index) => [field, mutate, index] as const))('applies the callback once with one byte changed in %s, a copy the hash does not rest on', async (_field, mutate, index) => {
+    const code = `MAN-copy0${index}-1763812000`;
+    const changed = mutate(fresh(code));
+    expect(await deliver(changed)).toEqual({ status: 200, body: { success: true } });
+    expect(await deliver(changed)).toEqual({ status: 200, body: { success: true } });
+    expect(processed.splice(0).map((callback) => callback.payload.tracking_code)).toEqual([code]);
   });
 
   test('answers 401 to a deposit callback without the signature headers', async () => {

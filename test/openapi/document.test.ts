@@ -3,15 +3,18 @@ import { validate } from '@readme/openapi-parser';
 import { describe, expect, test } from 'vitest';
 import { CALLBACK_KINDS, CALLBACK_STATUSES } from '../../src/callbacks/kinds.js';
 import { API_ENDPOINTS } from '../../src/endpoints.js';
-import { openApiDocument } from '../../src/openapi/document.js';
+import * as z from 'zod';
+import * as zm from 'zod/mini';
+import { lenientObject, responseBoolean, responseDecimal, responseInteger, responseNumber, responseString, successFlag } from '../../src/core/schema.js';
+import { openApiDocument, schemaOf } from '../../src/openapi/document.js';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 const committed = readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8');
 const generated = openApiDocument({ version });
 
-type Schema = { type?: string; properties?: Record<string, Schema>; required?: string[]; additionalProperties?: unknown; minimum?: number; minLength?: number; maxLength?: number };
-type Operation = { operationId: string; security: Record<string, unknown>[]; requestBody?: { content: { 'application/json': { schema: Schema } } }; parameters?: { name: string; in: string; required: boolean }[]; responses: Record<string, { content?: { 'application/json': { schema: Schema } } }> };
-const doc = generated as unknown as { paths: Record<string, Record<string, Operation>>; webhooks: Record<string, { post: Operation & { parameters: { name: string }[] } }>; components: { securitySchemes: Record<string, { name: string; description: string }> } };
+type Schema = { type?: string; const?: unknown; properties?: Record<string, Schema>; required?: string[]; additionalProperties?: unknown; minimum?: number; minLength?: number; maxLength?: number };
+type Operation = { operationId: string; security: Record<string, unknown>[]; requestBody?: { description?: string; content: { 'application/json': { schema: Schema } } }; parameters?: { name: string; in: string; required: boolean }[]; responses: Record<string, { description: string; content?: { 'application/json': { schema: Schema } } }> };
+const doc = generated as unknown as { paths: Record<string, Record<string, Operation>>; webhooks: Record<string, { post: Operation }>; components: { securitySchemes: Record<string, { name: string; description: string }> } };
 const operations = Object.values(doc.paths).flatMap((methods) => Object.values(methods));
 const operation = (id: string): Operation => {
   const found = operations.find((entry) => entry.operationId === id);
@@ -75,23 +78,48 @@ describe('the generated OpenAPI document', () => {
     expect(operation('provider.listSites').security).toEqual([{ ApiKey: [], Hash: [], Timestamp: [], Key: [] }]);
     expect(operation('provider.manual.startDeposit').security).toEqual([{ ApiKey: [], Hash: [], Timestamp: [], CredentialKey: [] }]);
     const names = Object.values(doc.components.securitySchemes).map((scheme) => scheme.name);
-    expect(names).toEqual(['X-Api-Key', 'X-Hash', 'X-Timestamp', 'X-Key', 'X-Credential-Key']);
+    expect(names).toEqual(['X-Api-Key', 'X-Hash', 'X-Timestamp', 'X-Key', 'X-Credential-Key', 'X-Hash', 'X-Timestamp']);
     expect(doc.components.securitySchemes['Hash']?.description).toContain('api_key + secret_key + X-Credential-Key + timestamp');
   });
 
-  test('answers failures with the error bodies of section 7', () => {
-    const { responses } = operation('provider.manual.startWithdraw');
-    expect(Object.keys(responses)).toEqual(['200', '401', '403', 'default']);
-    expect(JSON.stringify(responses['default'])).toContain('#/components/schemas/ValidationErrorBody');
+  test('answers failures with the error bodies of section 7 as each API has them: the 7.1 refusals (401, 403) for the Provider API only', () => {
+    for (const { api, endpoint } of API_ENDPOINTS) {
+      const { responses } = operation(`${api}.${endpoint.operation}`);
+      expect(Object.keys(responses), endpoint.operation).toEqual(api === 'provider' ? ['200', '401', '403', 'default'] : ['200', 'default']);
+      // anyOf: the three shapes of 7.2 overlap, so "exactly one" (oneOf) would refuse every body.
+      expect(responses['default']?.content?.['application/json'].schema).toEqual({ anyOf: ['ErrorBody', 'ValidationErrorBody', 'CardErrorBody'].map((name) => ({ $ref: `#/components/schemas/${name}` })) });
+    }
+  });
+
+  test('answers and callbacks have the spec types, and say in prose what payorch tolerates besides', () => {
+    const answers = operations.map((entry) => [entry.operationId, entry.responses['200']!] as const);
+    const callbacks = Object.entries(doc.webhooks).map(([kind, { post }]) => [kind, { description: post.requestBody!.description!, content: post.requestBody!.content }] as const);
+    for (const [name, { description, content }] of [...answers, ...callbacks]) {
+      const text = JSON.stringify(content?.['application/json'].schema);
+      // No union of what payorch parses (string | number, null) is left in a schema.
+      expect(text, name).not.toMatch(/"anyOf"|"oneOf"|"null"|"type":\[/);
+      expect(description, name).toContain('payorch also accepts, and normalises to it: fields the spec does not list');
+    }
+    const answer = (id: string) => operation(id).responses['200']!.content!['application/json'].schema;
+    for (const { operationId } of operations) expect(answer(operationId).required, operationId).toContain('success');
+    expect(answer('provider.welcome').properties?.['success']).toEqual({ type: 'boolean', const: true });
+    expect(answer('provider.manual.startDeposit').properties?.['data']?.properties?.['amount']).toEqual({ type: 'number' });
+    expect(answer('provider.listSites').properties?.['sites']).toMatchObject({ items: { properties: { id: { type: 'integer' }, is_active: { type: 'boolean' } } } });
+    expect(answer('dealer.eibans.list').properties?.['eibans']).toMatchObject({ items: { properties: { balance: { type: 'string' }, available_balance: { type: 'string' } } } });
+    expect(operation('provider.manual.startDeposit').responses['200']?.description).toContain('a number as a numeric string ("250.00")');
+    expect(operation('dealer.eibans.list').responses['200']?.description).toContain('a decimal string as a JSON number');
   });
 
   test('has the four callbacks as webhooks, signed per spec 5.3', () => {
     expect(Object.keys(doc.webhooks)).toEqual([...CALLBACK_KINDS]);
     const deposit = doc.webhooks['deposit']!.post;
-    expect(deposit.parameters.map(({ name }) => name)).toEqual(['X-Api-Key', 'X-Timestamp', 'X-Hash']);
+    for (const { post } of Object.values(doc.webhooks)) expect(post.security).toEqual([{ ApiKey: [], CallbackHash: [], CallbackTimestamp: [] }]);
+    expect(doc.components.securitySchemes['CallbackHash']?.description).toContain('api_key + secret_key + tracking_code + status + timestamp');
     const body = deposit.requestBody!.content['application/json'].schema;
     expect(body.required).toEqual(expect.arrayContaining(['tracking_code', 'status', 'amount', 'timestamp', 'hash']));
     expect(body.additionalProperties).toEqual({});
+    expect(body.properties?.['amount']).toEqual({ type: 'number' });
+    expect(body.properties?.['timestamp']).toEqual({ type: 'integer' });
   });
 
   test('open sets of values (statuses) are strings with their known values as examples, not enums', () => {
@@ -108,3 +136,44 @@ describe('the generated OpenAPI document', () => {
     expect(JSON.stringify(operation('dealer.getSettings'))).toContain('Not shown in the spec: the HTTP method');
   });
 });
+
+describe('the spec type of a lenient building block', () => {
+  test('survives z.describe() and z.meta() on a field, optional fields and nesting, and keeps the description', () => {
+    const converted = schemaOf(
+      lenientObject({
+        success: successFlag,
+        amount: responseNumber.check(zm.describe('Amount in TRY.')),
+        id: zm.optional(responseInteger.check(zm.meta({ description: 'Record id.' }))),
+        balance: responseDecimal,
+        active: zm.optional(responseBoolean),
+        nested: zm.optional(lenientObject({ code: zm.optional(responseString.check(zm.describe('Code.'))) })),
+      }),
+    );
+    expect(converted.schema).toEqual({
+      type: 'object',
+      properties: {
+        success: { type: 'boolean', const: true },
+        amount: { type: 'number', description: 'Amount in TRY.' },
+        id: { type: 'integer', description: 'Record id.' },
+        balance: { type: 'string', pattern: '^-?\\d+(\\.\\d+)?$' },
+        active: { type: 'boolean' },
+        nested: { type: 'object', properties: { code: { type: 'string', description: 'Code.' } }, additionalProperties: {} },
+      },
+      required: ['success', 'amount', 'balance'],
+      additionalProperties: {},
+    });
+    expect([...converted.tolerates].sort()).toEqual(
+      ['`null` in an optional field (read as absent)', '`success` as `"true"` or `1`, or left out', 'a boolean as 1/0 or "true"/"false"', 'a decimal string as a JSON number', 'a number as a numeric string ("250.00")', 'an id as a number', 'an integer as a numeric string ("12")'].sort(),
+    );
+  });
+
+  test('leaves a schema without a registered type as zod writes it', () => {
+    expect(schemaOf(z.strictObject({ amount: z.number().min(1), note: z.string().optional() })).schema).toEqual({
+      type: 'object',
+      properties: { amount: { type: 'number', minimum: 1 }, note: { type: 'string' } },
+      required: ['amount'],
+      additionalProperties: false,
+    });
+  });
+});
+

@@ -1,5 +1,5 @@
 import { build } from 'esbuild';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 
@@ -22,6 +22,24 @@ describe.each(entries)('the main entry %s', (entry) => {
     expect(inputs.length).toBeGreaterThan(0);
     expect(packages.filter((name) => name === 'pg' || name.startsWith('pg/') || name.startsWith('pg-'))).toEqual([]);
     expect(inputs.filter((file) => file.includes('postgres'))).toEqual([]);
+  });
+
+  // The `tracer` option calls the user's Tracer: OpenTelemetry is never imported, so the main
+  // entry runs where it is not installed.
+  test.skipIf(entry.startsWith('dist/') && !existsSync(join(root, entry)))('reaches no @opentelemetry package', async () => {
+    const { inputs, packages } = await graph(entry);
+    // From the sources, the module that makes the spans is in the graph: the check is not vacuous.
+    if (entry === 'src/index.ts') expect(inputs.some((file) => file.endsWith('src/core/tracing.ts'))).toBe(true);
+    expect(packages.filter((name) => name.includes('@opentelemetry'))).toEqual([]);
+  });
+});
+
+describe.each(['dist/index.d.ts', 'dist/index.d.cts'])('the published types %s', (file) => {
+  test.skipIf(!existsSync(join(root, file)))('name no @opentelemetry package: users need not install one to compile', () => {
+    // Comments may show how to get a Tracer; the code must not import one.
+    const types = readFileSync(join(root, file), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '');
+    expect(types).toContain('TracerLike');
+    expect(types).not.toContain('@opentelemetry');
   });
 });
 

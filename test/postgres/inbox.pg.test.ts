@@ -162,9 +162,9 @@ describe('the PostgreSQL inbox', () => {
   test('each pool client goes back to its pool, also after failures', async () => {
     const own = pool();
     const inbox = createPostgresInbox({ pool: own, table });
-    await inbox.process({ trackingCode: 'MAN-pool05-1', status: 'completed' }, () => Promise.resolve());
-    await inbox.process({ trackingCode: 'MAN-pool05-1', status: 'completed' }, () => Promise.resolve());
-    await expect(inbox.process({ trackingCode: 'MAN-pool05-2', status: 'completed' }, () => Promise.reject(new Error('no')))).rejects.toThrow('no');
+    await inbox.process({ account: 'acct', trackingCode: 'MAN-pool05-1', status: 'completed' }, () => Promise.resolve());
+    await inbox.process({ account: 'acct', trackingCode: 'MAN-pool05-1', status: 'completed' }, () => Promise.resolve());
+    await expect(inbox.process({ account: 'acct', trackingCode: 'MAN-pool05-2', status: 'completed' }, () => Promise.reject(new Error('no')))).rejects.toThrow('no');
     expect(own.totalCount - own.idleCount).toBe(0);
   });
 });
@@ -174,10 +174,11 @@ describe('the inbox table', () => {
     expect(callbackInboxTableSql()).toBe(
       [
         'CREATE TABLE IF NOT EXISTS "payorch_callback_inbox" (',
+        '  account text NOT NULL,',
         '  tracking_code text NOT NULL,',
         '  status text NOT NULL,',
         '  applied_at timestamptz NOT NULL DEFAULT now(),',
-        '  PRIMARY KEY (tracking_code, status)',
+        '  PRIMARY KEY (account, tracking_code, status)',
         ')',
       ].join('\n'),
     );

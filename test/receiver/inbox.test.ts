@@ -2,7 +2,7 @@ import { describe, expect, test, vi } from 'vitest';
 import { createMemoryInbox, InboxFullError, RequestValidationError } from '../../src/index.js';
 import { deferred } from '../helpers/serve.js';
 
-const key = (trackingCode: string, status = 'completed') => ({ trackingCode, status });
+const key = (trackingCode: string, status = 'completed') => ({ account: 'acct', trackingCode, status });
 
 describe('createMemoryInbox', () => {
   test('runs the work once per key and reports later calls as duplicates', async () => {
@@ -12,13 +12,13 @@ describe('createMemoryInbox', () => {
     expect(await inbox.process(key('MAN-a-1'), work)).toBe('duplicate');
     expect(await inbox.process(key('MAN-a-1', 'canceled'), work)).toBe('applied');
     expect(work).toHaveBeenCalledTimes(2);
-    expect(work).toHaveBeenCalledWith({ key: key('MAN-a-1') });
+    expect(work).toHaveBeenCalledWith({ key: key('MAN-a-1'), appliedStatuses: [] }, expect.anything());
   });
 
   test('keeps tracking code and status apart whatever characters they hold', async () => {
     const inbox = createMemoryInbox();
-    expect(await inbox.process({ trackingCode: 'a b', status: 'c' }, () => Promise.resolve())).toBe('applied');
-    expect(await inbox.process({ trackingCode: 'a', status: 'b c' }, () => Promise.resolve())).toBe('applied');
+    expect(await inbox.process({ account: 'x', trackingCode: 'a b', status: 'c' }, () => Promise.resolve())).toBe('applied');
+    expect(await inbox.process({ account: 'x', trackingCode: 'a', status: 'b c' }, () => Promise.resolve())).toBe('applied');
   });
 
   test('records nothing when the work fails, so the next call runs it again', async () => {
@@ -83,5 +83,40 @@ describe('createMemoryInbox', () => {
   ])('refuses %o', (options, message) => {
     expect(() => createMemoryInbox(options)).toThrow(RequestValidationError);
     expect(() => createMemoryInbox(options)).toThrow(message);
+  });
+});
+
+describe('createMemoryInbox, what it keeps between attempts', () => {
+  test('keeps the steps a failed attempt completed for the next attempt of that key only, and drops them once applied', async () => {
+    const inbox = createMemoryInbox();
+    const seen: boolean[] = [];
+    await expect(
+      inbox.process(key('MAN-steps-1'), (_context, progress) => {
+        progress?.add('credit');
+        return Promise.reject(new Error('audit down'));
+      }),
+    ).rejects.toThrow('audit down');
+    await inbox.process(key('MAN-steps-2'), (_context, progress) => {
+      seen.push(progress?.has('credit') ?? false);
+      return Promise.resolve();
+    });
+    await inbox.process(key('MAN-steps-1'), (_context, progress) => {
+      seen.push(progress?.has('credit') ?? false);
+      return Promise.resolve();
+    });
+    expect(seen).toEqual([false, true]);
+  });
+
+  test('tells the statuses applied before for the same account and tracking code, not another account\'s', async () => {
+    const inbox = createMemoryInbox();
+    const seen: (readonly string[])[] = [];
+    const record = ({ appliedStatuses }: { readonly appliedStatuses: readonly string[] }): Promise<void> => {
+      seen.push(appliedStatuses);
+      return Promise.resolve();
+    };
+    await inbox.process(key('WIT-ends-1', 'rejected'), record);
+    await inbox.process({ ...key('WIT-ends-1', 'completed'), account: 'other' }, record);
+    await inbox.process(key('WIT-ends-1', 'failed'), record);
+    expect(seen).toEqual([[], [], ['rejected']]);
   });
 });

@@ -1,8 +1,8 @@
 import express from 'express';
 import { connect } from 'node:net';
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
-import { createCallbackReceiver, RequestValidationError, signCallback } from '../../src/index.js';
-import type { CallbackReceiver, CallbackReceiverOptions, MemoryInboxContext, VerifiedCallback } from '../../src/index.js';
+import { createCallbackReceiver, createMemoryInbox, RequestValidationError, signCallback } from '../../src/index.js';
+import type { CallbackInbox, CallbackReceiver, CallbackReceiverOptions, MemoryInboxContext, VerifiedCallback } from '../../src/index.js';
 import { unsigned } from '../helpers/callbacks.js';
 import { allowLoopback, deferred, deliver, serveFetch, serveNode } from '../helpers/serve.js';
 import type { Delivery, Served } from '../helpers/serve.js';
@@ -86,7 +86,16 @@ describe.each(transports)('a receiver served by %s', (_name, serveReceiver) => {
   });
 
   test('answers 500 to every copy that waited on a failing handler, and the redelivery applies it', async () => {
-    const { receiver, url } = await start();
+    // Counts the copies that reached the inbox: the gate opens only once both wait there.
+    const memory = createMemoryInbox();
+    let reached = 0;
+    const inbox: CallbackInbox<MemoryInboxContext> = {
+      process: (key, apply) => {
+        reached += 1;
+        return memory.process(key, apply);
+      },
+    };
+    const { receiver, url } = await start({ inbox });
     const gate = deferred();
     let fail = true;
     const handler = vi.fn(async () => {
@@ -96,7 +105,9 @@ describe.each(transports)('a receiver served by %s', (_name, serveReceiver) => {
     receiver.on('deposit', handler);
     const delivery = deposit('MAN-fails05-1763812000');
     const answers = Promise.all([deliver(url, delivery), deliver(url, delivery)]);
-    await vi.waitFor(() => { expect(handler).toHaveBeenCalled(); });
+    await vi.waitFor(() => {
+      expect([reached, handler.mock.calls.length]).toEqual([2, 1]);
+    });
     gate.resolve();
     expect(await answers).toEqual([NOT_APPLIED, NOT_APPLIED]);
     expect(handler).toHaveBeenCalledTimes(1);
@@ -339,7 +350,7 @@ describe('logging', () => {
 
   test('logs each applied or repeated callback at debug and each refusal at warn, with no key or hash', async () => {
     const log = logger();
-    const receiver = createCallbackReceiver({ ...PROVIDER, logger: log });
+    const receiver = createCallbackReceiver({ ...PROVIDER, logger: log }).on('*', () => undefined);
     const delivery = deposit('MAN-log19-1763812000');
     await receiver.receive(delivery);
     await receiver.receive(delivery);

@@ -108,6 +108,31 @@ describe('the payment page', () => {
     expect((await open(url, String(again.headers.location))).text).toContain('Callback sent again. Callback <code>dlv_2</code> delivered');
   });
 
+  test('with no callback URL configured, the page and the settle control both say that is why no callback was delivered', async () => {
+    const { url, path, host, provider } = await setUp({ callbackUrls: {} });
+    const { token } = await open(url, path);
+    const answer = await post(url, path, host, { token, action: 'completed' });
+    expect(answer.headers.location).toBe(`${path}?done=completed`);
+    const after = await open(url, String(answer.headers.location));
+    expect(after.text).toContain('Payment completed. No callback was delivered: no callback URL is configured for deposit callbacks (--callback deposit=&#60;url&#62;, or PUT /__sandbox/callback-urls).');
+    expect(after.text).not.toContain('sends none');
+
+    const { data } = await provider.manual.startDeposit({ ...customer, amount: 250 });
+    const settled = await rawRequest(url, '/__sandbox/settle', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ id: data.tracking_code, status: 'completed' }) });
+    expect(JSON.parse(settled.text)).toMatchObject({ success: true, record: { status: 'completed' }, note: 'No callback was delivered: no callback URL is configured for deposit callbacks (--callback deposit=<url>, or PUT /__sandbox/callback-urls).' });
+  });
+
+  test('a move whose status sends no callback says so, and a delivered one carries no note', async () => {
+    const { sandbox, provider, url } = await setUp();
+    const { username, user_id } = customer;
+    const { data } = await provider.creditCard.createPayment({ credential_key: sandbox.accounts.provider.sites[0].credentialKey, username, user_id, firstname: 'Ada', lastname: 'Yılmaz', amount: 99 });
+    const settle = async (status: string) => JSON.parse((await rawRequest(url, '/__sandbox/settle', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ id: data.tracking_code, status }) })).text) as Record<string, unknown>;
+    const paid = await settle('success');
+    expect(paid).toMatchObject({ callback: { delivered: true } });
+    expect(paid).not.toHaveProperty('note');
+    expect(await settle('refunded')).toMatchObject({ note: 'No callback was delivered: status refunded of this record sends no callback (spec 6.1).' });
+  });
+
   test('a refused move shows a 409 page with the reason and a way back', async () => {
     const { url, path, host } = await setUp();
     const { token } = await open(url, path);

@@ -88,6 +88,22 @@ describe('clock skew', () => {
     expect(server.seen).toHaveLength(1);
   });
 
+  test.each([
+    ['three years ahead', 3 * 365 * 86_400_000],
+    ['two days behind', -2 * 86_400_000],
+  ])('a refused timestamp whose Date is %s is not learned: a warn, no resend, later calls unskewed', async (_name, offset) => {
+    const server = await startServer((_request, response) => { json(response, 401, expired, { date: new Date(Date.now() + offset).toUTCString() }); });
+    const warnings: string[] = [];
+    const logger = { debug: () => undefined, info: () => undefined, error: () => undefined, warn: (_fields: unknown, message: string) => { warnings.push(message); } };
+    const client = providerFor(server, { logger });
+    const error = await client.welcome().catch((caught: unknown) => caught);
+    expect((error as AuthenticationError).reason).toBe('timestamp_expired');
+    expect(server.seen).toHaveLength(1);
+    expect(warnings).toEqual([expect.stringMatching(/ignored a Date header -?\d+ ms away from this machine's clock \(more than a day\)/)]);
+    await client.welcome().catch(() => undefined);
+    expect(Math.abs(lagSeconds(server.seen[1]!))).toBeLessThan(60);
+  });
+
   test('the clock correction is made even with maxRetries: 0, which counts only ambiguous failures', async () => {
     const server = await skewedService();
     await expect(providerFor(server, { maxRetries: 0 }).welcome()).resolves.toEqual(WELCOME);

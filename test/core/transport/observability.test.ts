@@ -31,7 +31,9 @@ describe('the logger', () => {
     expect(lines[0]).toEqual({ level: 'debug', fields: expect.objectContaining({ operation: 'welcome', method: 'POST', url, attempt: 1 }), message: `payorch → POST ${url} (attempt 1)` });
     expect(lines[1]!.fields).toEqual(expect.objectContaining({ attempt: 1, status: 503, durationMs: expect.any(Number), retryDelayMs: 0 }));
     expect(lines[2]!.message).toBe(`payorch ↻ POST ${url}: down (HTTP 503, POST /api/provider/welcome); attempt 2 in 0 ms`);
-    expect(lines[5]!.message).toBe(`payorch ✗ POST ${url} failed after 2 attempts: down (HTTP 503, POST /api/provider/welcome)`);
+    expect(lines[4]!.message).toBe(`payorch ← POST ${url} HTTP 503 (outcome: unknown) in ${String(lines[4]!.fields['durationMs'])} ms (attempt 2)`);
+    expect(lines[5]!.message).toBe(`payorch ✗ POST ${url} failed after 2 attempts (outcome: unknown): down (HTTP 503, POST /api/provider/welcome)`);
+    expect(lines[5]!.fields).toEqual(expect.objectContaining({ outcome: 'unknown', status: 503 }));
   });
 
   test('gets a learned clock offset at info', async () => {
@@ -82,8 +84,8 @@ describe('onRequest and onResponse', () => {
       'X-Hash': `…${String(server.seen[0]!.headers['x-hash']).slice(-4)}`,
     });
     expect(responses).toEqual([
-      { operation: 'welcome', method: 'POST', url, attempt: 1, status: 502, error: expect.any(APIError), retryDelayMs: 0, durationMs: expect.any(Number) },
-      { operation: 'welcome', method: 'POST', url, attempt: 2, status: 200, error: undefined, retryDelayMs: undefined, durationMs: expect.any(Number) },
+      { operation: 'welcome', method: 'POST', url, attempt: 1, status: 502, error: expect.any(APIError), outcome: 'unknown', retryDelayMs: 0, durationMs: expect.any(Number) },
+      { operation: 'welcome', method: 'POST', url, attempt: 2, status: 200, error: undefined, outcome: undefined, retryDelayMs: undefined, durationMs: expect.any(Number) },
     ]);
   });
 
@@ -95,6 +97,7 @@ describe('onRequest and onResponse', () => {
     expect(responses).toHaveLength(1);
     expect(responses[0]!.status).toBeUndefined();
     expect(responses[0]!.error).toBeInstanceOf(ConnectionError);
+    expect(responses[0]!.outcome).toBe('not_sent');
   });
 
   test('a hook that throws, or rejects, is logged and cannot turn a completed payment into a failure', async () => {

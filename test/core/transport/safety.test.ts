@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { APIError, PayorchError, ProviderClient, RequestValidationError } from '../../../src/index.js';
-import { CUSTOMER, WELCOME, json, providerFor, startServer, useRealNetwork } from '../../helpers/loopback.js';
+import { CUSTOMER, DEPOSIT, WELCOME, json, providerFor, startServer, useRealNetwork } from '../../helpers/loopback.js';
 import { PROVIDER } from '../../helpers/wire.js';
 
 useRealNetwork();
@@ -67,6 +67,27 @@ describe('redirects', () => {
     const error = await providerFor(server).welcome().catch((caught: unknown) => caught);
     expect((error as APIError).status).toBe(301);
     expect(server.seen).toHaveLength(1);
+  });
+});
+
+describe('a custom fetch that follows redirects', () => {
+  test('an answer that came through a redirect is refused, outcome unknown: the body may have gone there', async () => {
+    const elsewhere = await startServer((_request, response) => { json(response, 200, DEPOSIT); });
+    const server = await startServer((_request, response) => {
+      response.writeHead(307, { location: `${elsewhere.url}/api/provider/start-manual-deposit` });
+      response.end();
+    });
+    // Rebuilt from the URL, as some wrappers do: redirect: 'manual' is lost, so fetch follows.
+    const rebuilding: typeof fetch = async (input, init) => {
+      const request = input instanceof Request ? input : new Request(input, init);
+      return fetch(request.url, { method: request.method, headers: request.headers, body: await request.text(), signal: init?.signal ?? null });
+    };
+    const error = await providerFor(server, { credentialKey: PROVIDER.credentialKey, fetch: rebuilding })
+      .manual.startDeposit({ ...CUSTOMER, amount: 250 })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(APIError);
+    expect((error as APIError).message).toMatch(/came through a redirect, which payorch never follows/);
+    expect((error as APIError).outcome).toBe('unknown');
   });
 });
 

@@ -1,0 +1,242 @@
+import { ConnectionError } from '../errors/connection-error.js';
+import { redactText, secretForms } from '../errors/redact-secrets.js';
+
+/*
+ * OpenTelemetry spans for calls and received callbacks, through the user's own Tracer. Nothing
+ * from @opentelemetry/* is imported, not even its types: the interfaces below are the few members
+ * payorch calls, and the API's real Tracer is assignable to them (test/core/tracing.test-d.ts), so
+ * the main entry stays free of dependencies on every runtime (docs/decisions.md).
+ */
+
+/** A value payorch puts in a span attribute. */
+export type SpanAttributeValue = string | number | boolean;
+
+/** The members of an OpenTelemetry `Span` that payorch calls. */
+export interface SpanLike {
+  setAttributes(attributes: Readonly<Record<string, SpanAttributeValue | undefined>>): unknown;
+  addEvent(name: string, attributes?: Readonly<Record<string, SpanAttributeValue | undefined>>): unknown;
+  /** `code` is OpenTelemetry's `SpanStatusCode`: 2 is ERROR. */
+  setStatus(status: { code: number; message?: string }): unknown;
+  end(): void;
+}
+
+/**
+ * The one member of an OpenTelemetry `Tracer` that payorch calls: `startActiveSpan`, so that the
+ * span is the active one while the call runs and a `fetch` instrumentation nests under it. A
+ * `Tracer` from `@opentelemetry/api` (`trace.getTracer('my-app')`) is one.
+ */
+export interface TracerLike {
+  /** `kind` is OpenTelemetry's `SpanKind`: 2 is CLIENT, 4 is CONSUMER. */
+  startActiveSpan<T>(name: string, options: { kind?: number; attributes?: Readonly<Record<string, SpanAttributeValue | undefined>> }, fn: (span: SpanLike) => T): T;
+}
+
+// The numbers of @opentelemetry/api's SpanKind and SpanStatusCode enums, stable since 1.0.
+const SPAN_KIND_CLIENT = 2;
+const SPAN_KIND_CONSUMER = 4;
+const STATUS_ERROR = 2;
+
+type Attributes = Record<string, SpanAttributeValue | undefined>;
+
+/** A span whose every method swallows its own failure: a broken tracer must not change a payment's outcome. */
+interface GuardedSpan {
+  set(attributes: Attributes): void;
+  event(name: string, attributes: Attributes): void;
+  fail(message: string): void;
+  end(): void;
+}
+
+const NO_SPAN: GuardedSpan = { set() {}, event() {}, fail() {}, end() {} };
+
+function defined(attributes: Attributes): Attributes {
+  return Object.fromEntries(Object.entries(attributes).filter(([, value]) => value !== undefined));
+}
+
+function guard(span: SpanLike): GuardedSpan {
+  const attempt = (action: () => unknown) => {
+    try {
+      action();
+    } catch {
+      // The tracer's failure is its own; the call or the callback goes on.
+    }
+  };
+  return {
+    set: (attributes) => { attempt(() => span.setAttributes(defined(attributes))); },
+    event: (name, attributes) => { attempt(() => span.addEvent(name, defined(attributes))); },
+    fail: (message) => { attempt(() => span.setStatus({ code: STATUS_ERROR, message })); },
+    end: () => { attempt(() => { span.end(); }); },
+  };
+}
+
+/**
+ * Runs `run` inside an active span of `tracer`, or without one when there is no tracer or it
+ * fails to start one. `run` is called exactly once: a tracer that throws after calling it does
+ * not start the work (a payment) a second time.
+ */
+function withSpan<T>(tracer: TracerLike | undefined, name: string, kind: number, attributes: Attributes, run: (span: GuardedSpan) => Promise<T>): Promise<T> {
+  if (tracer === undefined) return run(NO_SPAN);
+  let result: Promise<T> | undefined;
+  try {
+    // What it returns is `result` itself, which the caller awaits.
+    void tracer.startActiveSpan(name, { kind, attributes: defined(attributes) }, (span) => {
+      result = run(guard(span));
+      return result;
+    });
+  } catch {
+    // A broken tracer traces nothing.
+  }
+  return result ?? run(NO_SPAN);
+}
+
+/**
+ * The URL as a span shows it: every query value replaced by `REDACTED`, as OpenTelemetry's
+ * `url.full` asks for values that may be sensitive. payorch's queries (dealer reads) carry wallet
+ * and transfer ids rather than secrets, but a trace backend is not where they need to go.
+ */
+export function spanUrl(url: string): string {
+  const parsed = new URL(url);
+  const names = [...parsed.searchParams.keys()];
+  const query = names.length === 0 ? '' : `?${names.map((name) => `${encodeURIComponent(name)}=REDACTED`).join('&')}`;
+  return `${parsed.origin}${parsed.pathname}${query}`;
+}
+
+/** Reads a failure's `outcome` ('not_sent' | 'refused' | 'unknown') when the error class has one. */
+function outcomeOf(error: unknown): string | undefined {
+  const outcome = typeof error === 'object' && error !== null ? (error as { outcome?: unknown }).outcome : undefined;
+  return typeof outcome === 'string' ? outcome : undefined;
+}
+
+function errorName(error: unknown): string {
+  return error instanceof Error ? error.name : typeof error;
+}
+
+/** Why an attempt is followed by another, as the `payorch.retry.reason` of its event. */
+function retryReason(status: number | undefined, error: unknown): string {
+  if (error instanceof ConnectionError) return error.refused ? 'connection_refused' : 'connection_failed';
+  // The transport resends after a 401 only when the service refused the timestamp (clock skew).
+  if (status === 401) return 'timestamp_refused';
+  return status === undefined ? 'no_answer' : 'retryable_status';
+}
+
+/** What the transport tells the span of a call. */
+export interface CallTrace {
+  /** An attempt ended: its status (`undefined` without an answer), its error, and the wait before the next attempt if one follows. */
+  settled(attempt: number, status: number | undefined, error: unknown, retryDelayMs: number | undefined): void;
+}
+
+export interface CallSpanStart {
+  /** The payorch operation (`manual.startDeposit`): the span's name. */
+  readonly operation: string;
+  readonly method: 'GET' | 'POST';
+  readonly url: string;
+  /** What must not reach the span even when an error message quotes it (keys; hashes are already out of messages). */
+  readonly secrets: readonly string[];
+}
+
+/**
+ * One CLIENT span around a whole call (attempts, waits, body reads), named by the operation, with
+ * OpenTelemetry's HTTP client attributes, an event per retry and status ERROR on failure.
+ */
+export function traceCall<T>(tracer: TracerLike | undefined, start: CallSpanStart, run: (trace: CallTrace | undefined) => Promise<T>): Promise<T> {
+  if (tracer === undefined) return run(undefined);
+  const url = spanUrl(start.url);
+  const parsed = new URL(start.url);
+  const attributes: Attributes = {
+    'http.request.method': start.method,
+    'server.address': parsed.hostname,
+    'server.port': Number(parsed.port || (parsed.protocol === 'https:' ? 443 : 80)),
+    'url.full': url,
+    'payorch.operation': start.operation,
+  };
+  return withSpan(tracer, start.operation, SPAN_KIND_CLIENT, attributes, async (span) => {
+    let attempts = 0;
+    let lastStatus: number | undefined;
+    const trace: CallTrace = {
+      settled(attempt, status, error, retryDelayMs) {
+        attempts = attempt;
+        lastStatus = status;
+        if (retryDelayMs === undefined) return;
+        span.event('payorch.retry', {
+          'payorch.attempt': attempt,
+          'payorch.retry.reason': retryReason(status, error),
+          'payorch.retry.delay_ms': retryDelayMs,
+          'http.response.status_code': status,
+          'error.type': errorName(error),
+        });
+      },
+    };
+    try {
+      const value = await run(trace);
+      span.set({ 'http.response.status_code': lastStatus, 'payorch.attempts': attempts });
+      return value;
+    } catch (error) {
+      span.set({ 'http.response.status_code': lastStatus, 'payorch.attempts': attempts, 'error.type': errorName(error), 'payorch.outcome': outcomeOf(error) });
+      const message = error instanceof Error ? error.message : String(error);
+      // Messages quote the URL (ConnectionError) and are redacted already; the span gets the URL
+      // it shows, and the keys are taken out once more in case a message quoted one.
+      span.fail(redactText(message.split(start.url).join(url), secretForms(start.secrets)));
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+/** What the receiver tells the span of a callback. */
+export interface CallbackTrace {
+  /** The callback verified: its kind, status and tracking code may be recorded. */
+  verified(callback: { readonly kind: string; readonly payload: { readonly tracking_code: string; readonly status: string } }): void;
+  /** What the inbox did with it: `applied` or `duplicate`. */
+  processed(outcome: string): void;
+  /** The answer sent back, returned as it is. */
+  answered<A extends { readonly status: number; readonly body: string }>(answer: A): A;
+}
+
+const NO_CALLBACK_TRACE: CallbackTrace = { verified() {}, processed() {}, answered: (answer) => answer };
+
+/** The `error` of a failure answer, `{"success":false,"error":"<reason>"}`, which the receiver writes itself. */
+function reasonOf(body: string): string | undefined {
+  try {
+    const reason = (JSON.parse(body) as { error?: unknown }).error;
+    return typeof reason === 'string' ? reason : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * One CONSUMER span per received callback, active while the handlers run: its kind, status and
+ * tracking code once verified (never before: unverified fields are anyone's), the result
+ * (`applied`, `duplicate`, `refused` with the reason, `failed`), and status ERROR for every answer
+ * but 200.
+ */
+export function traceCallback<T>(tracer: TracerLike | undefined, run: (trace: CallbackTrace) => Promise<T>): Promise<T> {
+  if (tracer === undefined) return run(NO_CALLBACK_TRACE);
+  return withSpan(tracer, 'callback.receive', SPAN_KIND_CONSUMER, { 'payorch.operation': 'callback.receive' }, async (span) => {
+    let outcome: string | undefined;
+    let answer: { readonly status: number; readonly body: string } | undefined;
+    const trace: CallbackTrace = {
+      verified(callback) {
+        span.set({ 'payorch.callback.kind': callback.kind, 'payorch.callback.status': callback.payload.status, 'payorch.tracking_code': callback.payload.tracking_code });
+      },
+      processed(result) {
+        outcome = result;
+      },
+      answered(given) {
+        answer = given;
+        return given;
+      },
+    };
+    try {
+      return await run(trace);
+    } finally {
+      if (answer !== undefined) {
+        const { status } = answer;
+        const reason = status === 200 ? undefined : (reasonOf(answer.body) ?? `http_${status}`);
+        const result = status === 200 ? (outcome ?? 'applied') : status >= 500 ? 'failed' : 'refused';
+        span.set({ 'http.response.status_code': status, 'payorch.callback.result': result, 'payorch.callback.reason': reason, 'error.type': reason });
+        if (reason !== undefined) span.fail(reason);
+      }
+      span.end();
+    }
+  });
+}

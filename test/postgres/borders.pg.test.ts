@@ -1,0 +1,167 @@
+// The PostgreSQL inbox at its borders (issue 18), against a real server (test/postgres/global-setup.ts).
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, test, vi } from 'vitest';
+import { createCallbackReceiver, RequestValidationError, signCallback } from '../../src/index.js';
+import type { CallbackErrorDetails } from '../../src/index.js';
+import { createCallbackInboxTable, createPostgresInbox, MIN_CALLBACK_INBOX_RETENTION_SECONDS, pruneCallbackInbox } from '../../src/postgres/index.js';
+import type { PostgresInboxContext } from '../../src/postgres/index.js';
+import { unsigned } from '../helpers/callbacks.js';
+import { allowLoopback, deliver, serveNode } from '../helpers/serve.js';
+import type { Served } from '../helpers/serve.js';
+import { PROVIDER } from '../helpers/wire.js';
+
+type Context = PostgresInboxContext<pg.PoolClient>;
+const OK = { status: 200, body: { success: true } };
+const ACCOUNT_B = { apiKey: 'prov_api_B', secretKey: 'prov_secret_B' };
+const table = `borders_${process.pid}`;
+// Names this file's connections, so that terminating them spares other test files'.
+const applicationName = `payorch-borders-${process.pid}`;
+const pools: pg.Pool[] = [];
+const served: Served[] = [];
+let admin: pg.Pool;
+
+function pool(withListener: boolean): pg.Pool {
+  const created = new pg.Pool({ connectionString: inject('postgresUrl'), max: 2, application_name: applicationName });
+  if (withListener) created.on('error', () => undefined);
+  pools.push(created);
+  return created;
+}
+
+beforeAll(async () => {
+  admin = new pg.Pool({ connectionString: inject('postgresUrl'), max: 1 });
+  admin.on('error', () => undefined);
+  await createCallbackInboxTable({ pool: admin, table });
+});
+afterAll(async () => {
+  await admin.query(`DROP TABLE IF EXISTS ${table}, ${table}_old`);
+  await Promise.all([admin, ...pools].map((each) => each.end()));
+});
+beforeEach(allowLoopback);
+afterEach(async () => {
+  await Promise.all(served.splice(0).map((each) => each.close()));
+});
+
+function deposit(trackingCode: string, credentials: { apiKey: string; secretKey: string } = PROVIDER) {
+  return signCallback({ ...unsigned.deposit, tracking_code: trackingCode }, credentials);
+}
+
+async function serve(handler: Parameters<typeof serveNode>[0]): Promise<string> {
+  const instance = await serveNode(handler);
+  served.push(instance);
+  return instance.url;
+}
+
+describe('the PostgreSQL inbox, operated', () => {
+  test('survives the server terminating its pooled connections mid-run (a restart), with no error listener of its own, and applies the next callback', async () => {
+    // Set up as a user who never heard of pool.on('error'): only the inbox can guard it.
+    const bare = pool(false);
+    const onPoolError = vi.fn();
+    const applied: string[] = [];
+    const receiver = createCallbackReceiver<Context>({ ...PROVIDER, inbox: createPostgresInbox({ pool: bare, table, onPoolError }), onError: () => undefined });
+    receiver.on('deposit.completed', (callback) => void applied.push(callback.payload.tracking_code));
+    const url = await serve(receiver.nodeHandler);
+    expect(await deliver(url, deposit('MAN-before1-1763812000'))).toEqual(OK);
+    expect(bare.idleCount).toBeGreaterThan(0);
+
+    const { rows } = await admin.query<{ stopped: boolean }>('SELECT pg_terminate_backend(pid) AS stopped FROM pg_stat_activity WHERE application_name = $1', [applicationName]);
+    expect(rows.length).toBeGreaterThan(0);
+    await vi.waitFor(() => { expect(onPoolError).toHaveBeenCalled(); });
+
+    expect(await deliver(url, deposit('MAN-after1-1763812000'))).toEqual(OK);
+    expect(applied).toEqual(['MAN-before1-1763812000', 'MAN-after1-1763812000']);
+  });
+
+  test('keeps the keys of two accounts sharing one table apart: a callback signed by A for B\'s tracking code does not make B\'s a duplicate', async () => {
+    const shared = pool(true);
+    const appliedB = vi.fn();
+    const a = createCallbackReceiver<Context>({ ...PROVIDER, inbox: createPostgresInbox({ pool: shared, table }), onError: () => undefined }).on('*', () => undefined);
+    const b = createCallbackReceiver<Context>({ ...ACCOUNT_B, accountName: 'merchant-b', inbox: createPostgresInbox({ pool: shared, table }), onError: () => undefined }).on('*', appliedB);
+    const [urlA, urlB] = await Promise.all([serve(a.nodeHandler), serve(b.nodeHandler)]);
+    const code = 'MAN-shared1-1763812000';
+    expect(await deliver(urlA, deposit(code))).toEqual(OK);
+    expect(await deliver(urlB, deposit(code, ACCOUNT_B))).toEqual(OK);
+    expect(appliedB).toHaveBeenCalledTimes(1);
+    const { rows } = await admin.query<{ account: string }>(`SELECT account FROM ${table} WHERE tracking_code = $1 ORDER BY account`, [code]);
+    expect(rows.map((row) => row.account)).toEqual(['merchant-b', PROVIDER.apiKey]);
+  });
+
+  test('tells a handler the end statuses applied before for its tracking code, in the same database', async () => {
+    const seen: (readonly string[])[] = [];
+    const receiver = createCallbackReceiver<Context>({ ...PROVIDER, inbox: createPostgresInbox({ pool: pool(true), table }), onError: () => undefined });
+    receiver.on('withdrawal', (_callback, context) => void seen.push(context.appliedStatuses));
+    const url = await serve(receiver.nodeHandler);
+    const code = 'WIT-ends2-1763812000';
+    for (const status of ['rejected', 'failed']) {
+      expect(await deliver(url, signCallback({ ...unsigned.withdrawal, tracking_code: code, status }, PROVIDER))).toEqual(OK);
+    }
+    expect(seen).toEqual([[], ['rejected']]);
+  });
+
+  test('a confirm that refuses rolls back: nothing is recorded, and the genuine delivery applies', async () => {
+    let allow = false;
+    const handler = vi.fn();
+    const receiver = createCallbackReceiver<Context>({ ...PROVIDER, inbox: createPostgresInbox({ pool: pool(true), table }), confirm: () => allow, onError: () => undefined });
+    receiver.on('*', handler);
+    const url = await serve(receiver.nodeHandler);
+    const delivery = deposit('MAN-confirm2-1763812000');
+    expect(await deliver(url, delivery)).toMatchObject({ status: 409 });
+    const { rowCount } = await admin.query(`SELECT 1 FROM ${table} WHERE tracking_code = 'MAN-confirm2-1763812000'`);
+    expect(rowCount).toBe(0);
+    allow = true;
+    expect(await deliver(url, delivery)).toEqual(OK);
+    expect(handler).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('pruneCallbackInbox', () => {
+  test('deletes the keys older than the oldest signature a receiver accepts, keeps the rest, and says how many', async () => {
+    const own = pool(true);
+    await admin.query(`DELETE FROM ${table}`);
+    await admin.query(
+      `INSERT INTO ${table} (account, tracking_code, status, applied_at) VALUES
+        ('a', 'MAN-old-1', 'completed', now() - interval '4 days'),
+        ('a', 'MAN-old-2', 'completed', now() - make_interval(secs => ${MIN_CALLBACK_INBOX_RETENTION_SECONDS + 60})),
+        ('a', 'MAN-young-1', 'completed', now() - make_interval(secs => ${MIN_CALLBACK_INBOX_RETENTION_SECONDS - 60})),
+        ('a', 'MAN-new-1', 'completed', now())`,
+    );
+    expect(await pruneCallbackInbox({ pool: own, table })).toBe(2);
+    const { rows } = await admin.query<{ tracking_code: string }>(`SELECT tracking_code FROM ${table} ORDER BY tracking_code`);
+    expect(rows.map((row) => row.tracking_code)).toEqual(['MAN-new-1', 'MAN-young-1']);
+    expect(await pruneCallbackInbox({ pool: own, table, olderThanSeconds: 30 * 86_400 })).toBe(0);
+  });
+
+  test.each([3600, MIN_CALLBACK_INBOX_RETENTION_SECONDS - 1, 1.5e6 + 0.5, Number.NaN])('refuses a retention of %s before touching the table, naming the option and the range', async (olderThanSeconds) => {
+    const connect = vi.fn();
+    const error = await pruneCallbackInbox({ pool: { connect }, table, olderThanSeconds }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(RequestValidationError);
+    expect((error as RequestValidationError).issues[0]).toMatchObject({ field: 'olderThanSeconds', rule: 'invalid_option' });
+    expect((error as Error).message).toContain(`an integer from ${MIN_CALLBACK_INBOX_RETENTION_SECONDS} to`);
+    expect(connect).not.toHaveBeenCalled();
+  });
+});
+
+describe('a table made before the account column', () => {
+  const old = `${table}_old`;
+
+  test('is refused with a pointer to the migration, and after the migration of docs/decisions.md its keys still count', async () => {
+    await admin.query(`CREATE TABLE ${old} (tracking_code text NOT NULL, status text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (tracking_code, status))`);
+    await admin.query(`INSERT INTO ${old} (tracking_code, status) VALUES ('MAN-before2-1763812000', 'completed')`);
+    const errors: { error: unknown; details: CallbackErrorDetails }[] = [];
+    const handler = vi.fn();
+    const receiver = createCallbackReceiver<Context>({ ...PROVIDER, inbox: createPostgresInbox({ pool: pool(true), table: old }), onError: (error, details) => void errors.push({ error, details }) });
+    receiver.on('*', handler);
+    const url = await serve(receiver.nodeHandler);
+    expect(await deliver(url, deposit('MAN-before2-1763812000'))).toMatchObject({ status: 500 });
+    expect(String(errors[0]?.error)).toContain('docs/decisions.md');
+
+    // The migration, as docs/decisions.md writes it, with this receiver's API key as the account.
+    await admin.query(`ALTER TABLE ${old} ADD COLUMN account text NOT NULL DEFAULT '${PROVIDER.apiKey}'`);
+    await admin.query(`ALTER TABLE ${old} ALTER COLUMN account DROP DEFAULT`);
+    await admin.query(`ALTER TABLE ${old} DROP CONSTRAINT ${old}_pkey, ADD PRIMARY KEY (account, tracking_code, status)`);
+
+    expect(await deliver(url, deposit('MAN-before2-1763812000'))).toEqual(OK);
+    expect(handler).not.toHaveBeenCalled();
+    expect(await deliver(url, deposit('MAN-after2-1763812000'))).toEqual(OK);
+    expect(handler).toHaveBeenCalledTimes(1);
+  });
+});
