@@ -1,0 +1,60 @@
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import * as z from 'zod/mini';
+import { CALLBACK_KINDS } from '../../src/callbacks/kinds.js';
+import { CALLBACK_SCHEMAS } from '../../src/callbacks/schemas.js';
+import { dealerRoutes } from '../../src/sandbox/routes/dealer.js';
+import { providerRoutes } from '../../src/sandbox/routes/provider.js';
+import { arbitraryOf } from '../helpers/arbitrary.js';
+
+/*
+ * lenientObject parses through zod's generated object parser (src/core/schema.ts, fastObject);
+ * zod/mini's own `z.looseObject` parses through the generic loop. Both must give the same
+ * outcome on any input: the same data, or the same issues. The twin is built from the very shape
+ * and checks of each answer and callback schema, so only the object's parse differs.
+ */
+
+const rows = [
+  ...[...providerRoutes, ...dealerRoutes].map((route) => ({ name: `${route.api} ${route.endpoint.path}`, schema: route.endpoint.response })),
+  ...CALLBACK_KINDS.map((kind) => ({ name: `${kind} callback`, schema: CALLBACK_SCHEMAS[kind] })),
+];
+
+const fieldValue = fc.oneof(
+  fc.constant(null),
+  fc.constant(undefined),
+  fc.string(),
+  fc.integer(),
+  fc.double(),
+  fc.boolean(),
+  fc.constantFrom('12', ' 3.50 ', '-7', 'true', 'false', '1', 'ok'),
+  fc.anything(),
+);
+
+function bodiesOf(schema: z.core.$ZodType): fc.Arbitrary<unknown> {
+  const keys = Object.keys((schema as z.ZodMiniObject).def.shape);
+  const edits = fc.dictionary(fc.constantFrom(...keys, 'x_extra', '__proto__', 'constructor'), fieldValue, { maxKeys: 4 });
+  return fc.oneof(
+    fc.tuple(arbitraryOf(schema, 'any'), edits).map(([body, edit]) => (typeof body === 'object' && body !== null ? { ...body, ...edit } : body)),
+    arbitraryOf(schema, 'any'),
+    fc.anything(),
+  );
+}
+
+function outcome(result: ReturnType<typeof z.safeParse>): unknown {
+  return result.success ? { data: result.data } : { issues: result.error.issues };
+}
+
+describe('lenientObject', () => {
+  test.each(rows)('$name: parses any input exactly as zod/mini\'s looseObject with the same shape and checks', ({ schema }) => {
+    const object = schema as unknown as z.ZodMiniObject;
+    expect(object).toBeInstanceOf(z.ZodMiniObject);
+    const checks = (object.def.checks ?? []) as unknown as readonly z.core.$ZodCheck<Record<string, unknown>>[];
+    const twin = z.looseObject(object.def.shape).check(...checks);
+    fc.assert(
+      fc.property(bodiesOf(schema), (input) => {
+        expect(outcome(z.safeParse(object, structuredClone(input)))).toEqual(outcome(z.safeParse(twin, structuredClone(input))));
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
