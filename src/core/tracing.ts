@@ -13,10 +13,13 @@ export type SpanAttributeValue = string | number | boolean;
 
 /** The members of an OpenTelemetry `Span` that payorch calls. */
 export interface SpanLike {
+  /** Sets attributes on the span; payorch never passes a secret, hash or credential key. */
   setAttributes(attributes: Readonly<Record<string, SpanAttributeValue | undefined>>): unknown;
+  /** Records an event, such as a retry with its reason. */
   addEvent(name: string, attributes?: Readonly<Record<string, SpanAttributeValue | undefined>>): unknown;
   /** `code` is OpenTelemetry's `SpanStatusCode`: 2 is ERROR. */
   setStatus(status: { code: number; message?: string }): unknown;
+  /** Ends the span, once the call or the callback is answered. */
   end(): void;
 }
 

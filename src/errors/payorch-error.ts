@@ -54,6 +54,11 @@ export class PayorchError extends Error {
    */
   readonly outcome: CallOutcome;
 
+  /**
+   * Makes an error with its outcome; subclasses pass theirs.
+   * @param message what failed, already free of secrets
+   * @param options the `outcome` (default `'unknown'`) and the `cause`
+   */
   constructor(message?: string, options: PayorchErrorOptions = {}) {
     // Only a given cause becomes `cause`: Error defines the property whenever the key is present.
     super(message, 'cause' in options ? { cause: options.cause } : undefined);
