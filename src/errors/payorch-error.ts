@@ -43,7 +43,6 @@ export interface PayorchErrorOptions {
  * ```
  */
 export class PayorchError extends Error {
-  override name = 'PayorchError';
   static {
     brand(this, 'PayorchError');
   }
