@@ -102,7 +102,7 @@ export type { RawRequest } from './core/raw-request.js';
 
 // Errors
 export { PayorchError } from './errors/payorch-error.js';
-export type { CallOutcome, PayorchErrorOptions } from './errors/payorch-error.js';
+export type { CallOutcome } from './errors/payorch-error.js';
 export {
   APIError,
   AuthenticationError,
@@ -198,10 +198,7 @@ export {
   DealerCreditCardCallbackStatus,
 } from './callbacks/schemas.js';
 export type { VerifiedCallback } from './callbacks/schemas.js';
-export {
-  CALLBACK_KINDS,
-  CALLBACK_STATUSES,
-} from './callbacks/kinds.js';
+export { CALLBACK_STATUSES } from './callbacks/kinds.js';
 export type {
   CallbackKind,
   CallbackStatus,

@@ -99,10 +99,16 @@ export class APIError extends PayorchError {
   readonly reason: AuthFailureReason | undefined;
   /** The parsed JSON body, or the raw text when it was not JSON. Nothing is dropped but echoed secrets, shown as `[redacted]`. */
   readonly body: unknown;
-  /** The method and URL of the request that failed; never its headers, which carry the keys. */
-  readonly request: FailedRequest;
+  /**
+   * The method (`GET` or `POST`) and the full URL of the request that failed, query string
+   * included; never its headers, which carry the keys.
+   */
+  readonly request: { readonly method: string; readonly url: string };
 
-  /** Usually made by {@link APIError.generate}; construct one yourself only in tests. */
+  /**
+   * Made by the SDK's one mapping of failed answers, `APIError.generate`.
+   * @internal
+   */
   constructor(message: string, init: APIErrorInit) {
     const forms = secretForms(init.redact ?? []);
     super(redactText(message, forms), { outcome: init.outcome ?? (init.status >= 400 && init.status <= 499 ? 'refused' : 'unknown') });
@@ -118,7 +124,10 @@ export class APIError extends PayorchError {
     this.reason = authReason(record) ?? (this instanceof AuthenticationError || this instanceof PermissionDeniedError ? 'unknown' : undefined);
   }
 
-  /** Maps a failed answer to the most specific subclass. The single place that decides it. */
+  /**
+   * Maps a failed answer to the most specific subclass. The single place that decides it.
+   * @internal
+   */
   static generate(init: APIErrorInit): APIError {
     const record = asRecord(init.body);
     const text = init.summary ?? describe(record, init);
@@ -174,7 +183,7 @@ export class UnprocessableEntityError extends APIError {
   static {
     brand(this, 'UnprocessableEntityError');
   }
-  /** The body's `messages` list (spec 7.2), one entry per failed rule: {@link APIError.generate} makes this class only for a body that has one. */
+  /** The body's `messages` list (spec 7.2), one entry per failed rule: the SDK makes this class only for a body that has one. */
   declare readonly messages: readonly string[];
 }
 

@@ -41,7 +41,7 @@ export function brand(errorClass: ErrorClass, name: string): void {
  * ```
  */
 export function isPayorchError(value: unknown): value is PayorchError;
-export function isPayorchError<T extends PayorchError>(value: unknown, errorClass: ErrorClass<T>): value is T;
+export function isPayorchError<T extends PayorchError>(value: unknown, errorClass: abstract new (...args: never[]) => T): value is T;
 export function isPayorchError(value: unknown, errorClass?: ErrorClass): boolean {
   const name = errorClass === undefined ? 'PayorchError' : ownBrand(errorClass);
   return typeof value === 'object' && value !== null && (value as Partial<Record<symbol, unknown>>)[markOf(name)] === true;
