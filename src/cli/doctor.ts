@@ -1,4 +1,5 @@
-import { APIError, AuthenticationError, PermissionDeniedError, requestHash } from '../index.js';
+import { APIError, AuthenticationError, PermissionDeniedError } from '../index.js';
+import { requestHash } from '../core/signer.js';
 import type { AuthFailureReason } from '../index.js';
 import { assertNever } from '../core/assert-never.js';
 import { isLoopbackHostname } from '../core/loopback.js';

@@ -1,5 +1,5 @@
-import { requestHash } from '../index.js';
-import type { Signing } from '../index.js';
+import { requestHash } from '../core/signer.js';
+import type { Signing } from '../core/signer.js';
 import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_OK, UsageError, accountKeys, emit, parse, requireSetting, secretKeyHelp } from './io.js';
 import type { Command, Io } from './io.js';
 

@@ -27,5 +27,5 @@ export type { SandboxRecordKind } from './kinds.js';
 export type { DeliveryAttempt, DeliveryResult } from './delivery.js';
 export type { ListenOptions, RunningSandbox } from './listen.js';
 export type { MswHttp } from './msw.js';
-export { SandboxError, isSandboxError } from './sandbox-error.js';
+export { SandboxError } from './sandbox-error.js';
 export type { SandboxErrorCode } from './sandbox-error.js';
