@@ -1,5 +1,5 @@
 import type { ClientOptions } from '../core/client-options.js';
-import { checkClientOptions } from '../core/option-checks.js';
+import { checkOptions, clientOptions } from '../core/option-checks.js';
 import { checkRawRequest, rawCall } from '../core/raw-request.js';
 import { APIResource } from '../core/resource.js';
 import type { RawRequest } from '../core/raw-request.js';
@@ -12,6 +12,8 @@ import { settingsEndpoint } from './settings.js';
 import type { DealerSettings } from './settings.js';
 import { DealerTransactions } from './transactions.js';
 import { DealerTransfers } from './transfers.js';
+
+const DEALER_OPTIONS = clientOptions('DEALER');
 
 /**
  * Client of the Dealer API (`{baseUrl}/api/dealer`): every endpoint of spec 4.13, each request
@@ -49,7 +51,7 @@ export class DealerClient extends APIResource {
    * ```
    */
   constructor(options: ClientOptions) {
-    checkClientOptions('new DealerClient', options, { apiKey: 'PAYORCH_DEALER_API_KEY', secretKey: 'PAYORCH_DEALER_SECRET_KEY' });
+    checkOptions('new DealerClient', options, DEALER_OPTIONS);
     const transport = new Transport({ ...options, apiPath: '/api/dealer', credentials: options });
     // No credential key: every dealer row is signed with the basic hash (spec 5.2).
     super(transport);

@@ -1,6 +1,6 @@
 import type { ClientOptions } from '../core/client-options.js';
 import type { Signing } from '../core/signer.js';
-import { checkClientOptions } from '../core/option-checks.js';
+import { checkOptions, clientOptions } from '../core/option-checks.js';
 import { checkRawRequest, rawCall } from '../core/raw-request.js';
 import { APIResource } from '../core/resource.js';
 import type { RawRequest } from '../core/raw-request.js';
@@ -34,6 +34,8 @@ export type ProviderRawRequest = RawRequest &
     /** The credential hash; `credentialKey` defaults to the client's. */
     | { readonly hash: 'credential'; readonly credentialKey?: string }
   );
+
+const PROVIDER_OPTIONS = clientOptions('PROVIDER');
 
 /**
  * The key under which withSite() hands its transport to the client it makes. Not exported, so no
@@ -78,7 +80,7 @@ export class ProviderClient extends APIResource {
    * @param options keys, service address and transport settings; see {@link ProviderClientOptions}
    */
   constructor(options: ProviderClientOptions) {
-    checkClientOptions('new ProviderClient', options, { apiKey: 'PAYORCH_PROVIDER_API_KEY', secretKey: 'PAYORCH_PROVIDER_SECRET_KEY' });
+    checkOptions('new ProviderClient', options, PROVIDER_OPTIONS);
     const transport = (options as SiteOptions)[parentTransport] ?? new Transport({ ...options, apiPath: '/api/provider', credentials: options });
     super(transport, options.credentialKey);
     this.#options = options;
