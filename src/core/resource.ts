@@ -19,20 +19,23 @@ export class APIResource {
   readonly #transport: Transport;
   readonly #credentialKey: string | undefined;
 
+  /** @internal */
   constructor(transport: Transport, credentialKey?: string) {
     this.#transport = transport;
     this.#credentialKey = credentialKey;
   }
 
+  /** The transport every call of this resource goes through. @internal */
   protected get _transport(): Transport {
     return this.#transport;
   }
 
+  /** The site credential key the client acts for, if any. @internal */
   protected get _credentialKey(): string | undefined {
     return this.#credentialKey;
   }
 
-  /** Signs one endpoint row as the row says, sends it, and parses the answer. */
+  /** Signs one endpoint row as the row says, sends it, and parses the answer. @internal */
   protected async _send<P extends z.ZodType, R extends z.ZodType>(
     endpoint: Endpoint<P, R>,
     params: z.input<P>,
@@ -45,14 +48,14 @@ export class APIResource {
 
   /**
    * The site credential keys a call may carry, signed or in its body (spec 5.1 rule 2), to be
-   * kept out of error messages even when the service echoes them.
+   * kept out of error messages even when the service echoes them. @internal
    */
   protected _credentialKeys(options: ResourceRequestOptions): string[] {
     const key = options.credentialKey ?? this.#credentialKey;
     return key === undefined ? [] : [key];
   }
 
-  /** The site credential key of a call, or a refusal before anything is sent. */
+  /** The site credential key of a call, or a refusal before anything is sent. @internal */
   protected _requireCredentialKey(operation: string, options: ResourceRequestOptions): string {
     const credentialKey = options.credentialKey ?? this.#credentialKey;
     if (credentialKey === undefined || credentialKey === '') {

@@ -1,7 +1,7 @@
-import type { ResourceRequestOptions } from '../core/resource.js';
+import type { RequestOptions } from '../core/transport.js';
 
 /** Per-call settings of the Provider API: those of every call plus the site to act for. */
-export interface ProviderRequestOptions extends ResourceRequestOptions {
+export interface ProviderRequestOptions extends RequestOptions {
   /**
    * Site credential key for this call only: for calls signed with the credential hash, and for
    * the body of a card payment.
