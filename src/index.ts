@@ -12,7 +12,7 @@
 // The public surface of payorch, one name per line, grouped by what a user does with it.
 //
 // Deliberately left out, internal and free to change without notice:
-// - the transport, the endpoint tables and the resource contexts (ProviderContext, DealerSend):
+// - the transport, the endpoint tables and the resources' base (APIResource):
 //   every call goes through a client method (or ProviderClient.request() for a path it lacks);
 // - the generic ThirdPartyChannel (BankChannel, CryptoChannel and WalletChannel name its uses)
 //   and the wire building blocks of src/core (NoParams, envelope, iban, the open enum helper);
@@ -31,7 +31,7 @@ export type {
   ProviderClientOptions,
   ProviderRawRequest,
 } from './provider/client.js';
-export type { ProviderRequestOptions } from './provider/context.js';
+export type { ProviderRequestOptions } from './provider/request-options.js';
 export type { Manual } from './provider/manual.js';
 export type { Eiban } from './provider/eiban.js';
 export type { CreditCard } from './provider/credit-card.js';

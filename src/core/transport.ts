@@ -18,7 +18,7 @@ import { Observer, redactHeaders } from './observability.js';
 import { traceCall } from './tracing.js';
 import type { CallTrace } from './tracing.js';
 import { attemptOutcome, backoffDelay, mayResend, statusRetryDelay, worstOutcome } from './retry-policy.js';
-import { checkRequestOptions } from './option-checks.js';
+import { REQUEST_OPTIONS, checkOptions } from './option-checks.js';
 import { isLoopbackHostname } from './loopback.js';
 import { readLimited } from './read-limited.js';
 import { parseRequest, toIssues } from './validation.js';
@@ -204,7 +204,7 @@ export class Transport {
   }
 
   async #request<S extends z.ZodType>(call: Call<S>, options: RequestOptions, trace: CallTrace | undefined): Promise<z.output<S>> {
-    checkRequestOptions(call.operation, options as Readonly<Record<string, unknown>>);
+    checkOptions(call.operation, options, REQUEST_OPTIONS);
     const timeout = options.timeout ?? this.#config.timeout ?? DEFAULT_TIMEOUT_MS;
     // One controller per call, aborted by the deadline or by the caller's signal, and dropped
     // with its timer when the call ends. AbortSignal.timeout() would keep a timer, a signal and

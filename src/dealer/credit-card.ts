@@ -3,7 +3,7 @@ import { defineEndpoint } from '../core/endpoint.js';
 import { lenientObject, requestAmount, requiredString, responseNumber, responseString } from '../core/schema.js';
 import type { RequestOptions } from '../core/transport.js';
 import { envelope } from '../core/wire.js';
-import type { DealerSend } from './send.js';
+import { APIResource } from '../core/resource.js';
 
 /** Body of a dealer card payment (spec 4.13): at least 200 TRY. */
 export const DealerCardPaymentParams = z.strictObject({
@@ -51,13 +51,7 @@ export const dealerCardPaymentEndpoint = defineEndpoint({
 });
 
 /** Dealer card payments (spec 4.13); the credit card method must be active for the dealer. */
-export class DealerCreditCard {
-  readonly #send: DealerSend;
-  /** @internal */
-  constructor(send: DealerSend) {
-    this.#send = send;
-  }
-
+export class DealerCreditCard extends APIResource {
   /**
    * Creates a card payment; redirect the customer to `data.payment_url`. The result arrives by
    * credit card callback, keyed by `data.tracking_code`. Not retried after an ambiguous failure.
@@ -71,6 +65,6 @@ export class DealerCreditCard {
    * ```
    */
   createPayment(params: DealerCardPaymentParams, options?: RequestOptions): Promise<DealerCardPayment> {
-    return this.#send(dealerCardPaymentEndpoint, params, options);
+    return this._send(dealerCardPaymentEndpoint, params, options);
   }
 }

@@ -3,7 +3,7 @@ import { defineEndpoint } from '../core/endpoint.js';
 import { lenientObject, responseDecimal, responseInteger, successFlag } from '../core/schema.js';
 import type { RequestOptions } from '../core/transport.js';
 import { NoParams } from '../core/wire.js';
-import type { DealerSend } from './send.js';
+import { APIResource } from '../core/resource.js';
 
 /** One of the dealer's E-IBAN accounts with its balances (spec 2.7). */
 export const EibanAccount = lenientObject({
@@ -41,13 +41,7 @@ export const eibanListEndpoint = defineEndpoint({
 });
 
 /** The dealer's E-IBAN accounts (spec 4.13). */
-export class DealerEibans {
-  readonly #send: DealerSend;
-  /** @internal */
-  constructor(send: DealerSend) {
-    this.#send = send;
-  }
-
+export class DealerEibans extends APIResource {
   /**
    * Lists the dealer's E-IBAN accounts with their balances. Each `wallet_id` is what
    * `transactions` and `transfers` take. Safe to repeat, so it retries on transient failures.
@@ -59,6 +53,6 @@ export class DealerEibans {
    * ```
    */
   list(options?: RequestOptions): Promise<EibanAccountList> {
-    return this.#send(eibanListEndpoint, undefined, options);
+    return this._send(eibanListEndpoint, undefined, options);
   }
 }

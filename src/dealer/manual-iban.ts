@@ -3,7 +3,7 @@ import { defineEndpoint } from '../core/endpoint.js';
 import { lenientObject, openEnum, requiredString, responseNumber, responseString } from '../core/schema.js';
 import type { RequestOptions } from '../core/transport.js';
 import { envelope, iban, positiveAmount } from '../core/wire.js';
-import type { DealerSend } from './send.js';
+import { APIResource } from '../core/resource.js';
 
 /**
  * Body of a manual IBAN deposit (spec 4.13). Note `userid`, not `user_id`: the dealer API spells
@@ -89,13 +89,7 @@ export const manualIbanWithdrawEndpoint = defineEndpoint({
 });
 
 /** The dealer's manual IBAN: deposit details for a customer, and manual withdrawal requests (spec 4.13). */
-export class DealerManualIban {
-  readonly #send: DealerSend;
-  /** @internal */
-  constructor(send: DealerSend) {
-    this.#send = send;
-  }
-
+export class DealerManualIban extends APIResource {
   /**
    * Gets the bank account a customer should pay `amount` into, chosen by the service's amount
    * limits. Show the customer `data.iban_no` (or `data.formatted_iban`), `data.account_name` and
@@ -108,7 +102,7 @@ export class DealerManualIban {
    * ```
    */
   deposit(params: ManualIbanDepositParams, options?: RequestOptions): Promise<ManualIbanDeposit> {
-    return this.#send(manualIbanDepositEndpoint, params, options);
+    return this._send(manualIbanDepositEndpoint, params, options);
   }
 
   /**
@@ -124,6 +118,6 @@ export class DealerManualIban {
    * ```
    */
   withdraw(params: ManualIbanWithdrawParams, options?: RequestOptions): Promise<ManualIbanWithdrawal> {
-    return this.#send(manualIbanWithdrawEndpoint, params, options);
+    return this._send(manualIbanWithdrawEndpoint, params, options);
   }
 }

@@ -1,10 +1,10 @@
 import * as z from 'zod';
 import { defineEndpoint } from '../core/endpoint.js';
 import { lenientObject, openEnum, requiredString, responseBoolean, responseDecimal, responseInteger, successFlag } from '../core/schema.js';
-import type { RequestOptions } from '../core/transport.js';
+import type { RequestOptions, Transport } from '../core/transport.js';
 import { parseRequest } from '../core/validation.js';
 import { RequestAbortedError } from '../errors/request-aborted-error.js';
-import type { DealerSend } from './send.js';
+import { APIResource } from '../core/resource.js';
 import { dateWindows, dayNumber } from './date-windows.js';
 
 /**
@@ -126,13 +126,12 @@ export const transactionListEndpoint = defineEndpoint({
  * a time. Iterate it with `for await`, or collect it with `toArray()`. Each iteration starts
  * again from the first day.
  */
-export class TransactionIterable implements AsyncIterable<Transaction> {
-  readonly #send: DealerSend;
+export class TransactionIterable extends APIResource implements AsyncIterable<Transaction> {
   readonly #range: z.output<typeof TransactionRangeParams>;
   readonly #options: RequestOptions;
   /** @internal */
-  constructor(send: DealerSend, range: z.output<typeof TransactionRangeParams>, options: RequestOptions) {
-    this.#send = send;
+  constructor(transport: Transport, range: z.output<typeof TransactionRangeParams>, options: RequestOptions) {
+    super(transport);
     this.#range = range;
     this.#options = options;
   }
@@ -152,7 +151,7 @@ export class TransactionIterable implements AsyncIterable<Transaction> {
       let first: WindowTotals | undefined;
       let previous: ReadonlySet<string> = new Set();
       for (let page = 1; ; page++) {
-        const answer = await this.#send({ ...transactionListEndpoint, response: pageOf(page, first, previous) }, { wallet_id, ...window, page }, this.#options);
+        const answer = await this._send({ ...transactionListEndpoint, response: pageOf(page, first, previous) }, { wallet_id, ...window, page }, this.#options);
         first ??= answer.pagination;
         for (const transaction of answer.transactions) {
           // Records of a page already read are not handed out after an abort either.
@@ -221,13 +220,7 @@ function pageOf(page: number, first: WindowTotals | undefined, previous: Readonl
 }
 
 /** E-IBAN transaction history (spec 4.13). */
-export class DealerTransactions {
-  readonly #send: DealerSend;
-  /** @internal */
-  constructor(send: DealerSend) {
-    this.#send = send;
-  }
-
+export class DealerTransactions extends APIResource {
   /**
    * Reads one page (100 records) of an E-IBAN's transactions over at most 3 days. A longer range
    * is refused before sending; `iterate()` takes any range.
@@ -241,7 +234,7 @@ export class DealerTransactions {
    * ```
    */
   list(params: TransactionListParams, options?: RequestOptions): Promise<TransactionList> {
-    return this.#send(transactionListEndpoint, params, options);
+    return this._send(transactionListEndpoint, params, options);
   }
 
   /**
@@ -266,6 +259,6 @@ export class DealerTransactions {
    * @throws {RequestValidationError} at once, when the range is not two calendar dates in order
    */
   iterate(params: TransactionRangeParams, options: RequestOptions = {}): TransactionIterable {
-    return new TransactionIterable(this.#send, parseRequest('transactions.iterate', TransactionRangeParams, params), options);
+    return new TransactionIterable(this._transport, parseRequest('transactions.iterate', TransactionRangeParams, params), options);
   }
 }

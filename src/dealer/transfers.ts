@@ -3,7 +3,7 @@ import { defineEndpoint } from '../core/endpoint.js';
 import { lenientObject, openEnum, requestAmount, requiredString, responseDecimal, responseString, successFlag } from '../core/schema.js';
 import type { RequestOptions } from '../core/transport.js';
 import { iban } from '../core/wire.js';
-import type { DealerSend } from './send.js';
+import { APIResource } from '../core/resource.js';
 
 /** Body of a transfer from an E-IBAN to a bank account (spec 4.13): at least 10.00 TRY. */
 export const SendMoneyParams = z.strictObject({
@@ -87,13 +87,7 @@ export const transferStatusEndpoint = defineEndpoint({
 });
 
 /** Transfers from the dealer's E-IBANs to bank accounts (spec 4.13). */
-export class DealerTransfers {
-  readonly #send: DealerSend;
-  /** @internal */
-  constructor(send: DealerSend) {
-    this.#send = send;
-  }
-
+export class DealerTransfers extends APIResource {
   /**
    * Sends money from an E-IBAN to a bank account; the transfer starts `pending`. It is never
    * retried once the service may have received it: after a timeout or a dropped connection, look
@@ -109,7 +103,7 @@ export class DealerTransfers {
    * ```
    */
   send(params: SendMoneyParams, options?: RequestOptions): Promise<SendMoneyResult> {
-    return this.#send(sendMoneyEndpoint, params, options);
+    return this._send(sendMoneyEndpoint, params, options);
   }
 
   /**
@@ -122,6 +116,6 @@ export class DealerTransfers {
    * ```
    */
   getStatus(params: TransferStatusParams, options?: RequestOptions): Promise<TransferStatusResult> {
-    return this.#send(transferStatusEndpoint, params, options);
+    return this._send(transferStatusEndpoint, params, options);
   }
 }

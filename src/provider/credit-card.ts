@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { defineEndpoint } from '../core/endpoint.js';
 import { lenientObject, openEnum, requestAmount, requiredString, responseNumber, responseString, successFlag } from '../core/schema.js';
-import type { ProviderContext, ProviderRequestOptions } from './context.js';
+import { APIResource } from '../core/resource.js';
+import type { ProviderRequestOptions } from './request-options.js';
 import { envelope } from '../core/wire.js';
 
 /** States of a provider card payment (spec 3.1). */
@@ -92,13 +93,7 @@ export const cardStatusEndpoint = defineEndpoint({
 });
 
 /** Provider card payments (spec 4.8, 4.9). */
-export class CreditCard {
-  readonly #context: ProviderContext;
-  /** @internal */
-  constructor(context: ProviderContext) {
-    this.#context = context;
-  }
-
+export class CreditCard extends APIResource {
   /**
    * Creates a card payment; redirect the customer to `data.payment_url`. The site credential
    * key travels in the body (spec 5.1 rule 2), taken from the client or the call when left out.
@@ -114,11 +109,11 @@ export class CreditCard {
     // Anything but an object goes to the schema as it is, to be refused with a RequestValidationError.
     const credentialKey: unknown =
       typeof params === 'object' && (params as unknown) !== null
-        ? (params.credential_key ?? this.#context.requireCredentialKey(cardPaymentEndpoint.operation, options))
+        ? (params.credential_key ?? this._requireCredentialKey(cardPaymentEndpoint.operation, options))
         : undefined;
     const body: unknown = credentialKey === undefined ? params : { ...params, credential_key: credentialKey };
     const secrets = typeof credentialKey === 'string' ? [credentialKey] : [];
-    return this.#context.send(cardPaymentEndpoint, body as z.input<typeof CardPaymentParams>, options, undefined, secrets);
+    return this._send(cardPaymentEndpoint, body as z.input<typeof CardPaymentParams>, options, undefined, secrets);
   }
 
   /**
@@ -131,6 +126,6 @@ export class CreditCard {
    * ```
    */
   getStatus(params: CardStatusParams, options?: ProviderRequestOptions): Promise<CardPaymentStatusResult> {
-    return this.#context.send(cardStatusEndpoint, params, options);
+    return this._send(cardStatusEndpoint, params, options);
   }
 }

@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { lenientObject } from '../core/schema.js';
 import { defineEndpoint } from '../core/endpoint.js';
-import type { ProviderContext, ProviderRequestOptions } from './context.js';
+import { APIResource } from '../core/resource.js';
+import type { ProviderRequestOptions } from './request-options.js';
 import { envelope, iban } from '../core/wire.js';
 import { DepositStatus, WithdrawalStatus, paymentParams, recordCore, recordEcho } from './shared.js';
 
@@ -50,13 +51,7 @@ export const eibanWithdrawEndpoint = defineEndpoint({
 });
 
 /** E-IBAN deposits and withdrawals of a site (spec 4.7). */
-export class Eiban {
-  readonly #context: ProviderContext;
-  /** @internal */
-  constructor(context: ProviderContext) {
-    this.#context = context;
-  }
-
+export class Eiban extends APIResource {
   /**
    * Starts an E-IBAN deposit; redirect the customer to `data.payment_url`.
    *
@@ -66,7 +61,7 @@ export class Eiban {
    * ```
    */
   startDeposit(params: EibanDepositParams, options?: ProviderRequestOptions): Promise<EibanDeposit> {
-    return this.#context.send(eibanDepositEndpoint, params, options);
+    return this._send(eibanDepositEndpoint, params, options);
   }
 
   /**
@@ -80,6 +75,6 @@ export class Eiban {
    * ```
    */
   startWithdraw(params: EibanWithdrawParams, options?: ProviderRequestOptions): Promise<EibanWithdrawal> {
-    return this.#context.send(eibanWithdrawEndpoint, params, options);
+    return this._send(eibanWithdrawEndpoint, params, options);
   }
 }

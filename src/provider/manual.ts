@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { lenientObject } from '../core/schema.js';
 import { defineEndpoint } from '../core/endpoint.js';
-import type { ProviderContext, ProviderRequestOptions } from './context.js';
+import { APIResource } from '../core/resource.js';
+import type { ProviderRequestOptions } from './request-options.js';
 import { envelope, iban } from '../core/wire.js';
 import { DepositStatus, WithdrawalStatus, paymentParams, recordCore, recordEcho } from './shared.js';
 
@@ -50,13 +51,7 @@ export const manualWithdrawEndpoint = defineEndpoint({
 });
 
 /** Manual bank transactions: IBAN deposits and withdrawals of a site (spec 4.5, 4.6). */
-export class Manual {
-  readonly #context: ProviderContext;
-  /** @internal */
-  constructor(context: ProviderContext) {
-    this.#context = context;
-  }
-
+export class Manual extends APIResource {
   /**
    * Starts a manual IBAN deposit; redirect the customer to `data.payment_url`.
    * The end status arrives by deposit callback.
@@ -68,7 +63,7 @@ export class Manual {
    * ```
    */
   startDeposit(params: ManualDepositParams, options?: ProviderRequestOptions): Promise<ManualDeposit> {
-    return this.#context.send(manualDepositEndpoint, params, options);
+    return this._send(manualDepositEndpoint, params, options);
   }
 
   /**
@@ -82,6 +77,6 @@ export class Manual {
    * ```
    */
   startWithdraw(params: ManualWithdrawParams, options?: ProviderRequestOptions): Promise<ManualWithdrawal> {
-    return this.#context.send(manualWithdrawEndpoint, params, options);
+    return this._send(manualWithdrawEndpoint, params, options);
   }
 }

@@ -192,6 +192,6 @@ describe('the inbox table', () => {
   });
 
   test.each(['inbox; DROP TABLE x', 'a.b.c', '"quoted"', '', '1abc'])('refuses the table name %j', (name) => {
-    expect(() => createPostgresInbox({ pool: admin, table: name })).toThrow(/table must be a name of letters/);
+    expect(() => createPostgresInbox({ pool: admin, table: name })).toThrow(/table: must be a name of letters, digits and _ \(up to 63\), optionally schema\.table; got /);
   });
 });

@@ -318,7 +318,7 @@ describe('createCallbackReceiver refuses impossible settings at start-up', () =>
     ['an unknown kind', { kind: 'refund' }, /kind: /],
     ['a negative maximum age', { maxAgeSeconds: -1 }, /maxAgeSeconds: /],
     ['a negative tolerance', { toleranceSeconds: -1 }, /toleranceSeconds: /],
-    ['an onError that is not a function', { onError: 'log' }, /onError: must be a function; got string/],
+    ['an onError that is not a function', { onError: 'log' }, /onError: must be a function; got "log"/],
     ['an inbox without process()', { inbox: {} }, /inbox: must be an object with a process\(key, apply\) method/],
   ])('%s', (_name, override, message) => {
     const create = () => createCallbackReceiver({ ...PROVIDER, ...(override as object) });
