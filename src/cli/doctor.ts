@@ -1,9 +1,13 @@
 import { APIError, AuthenticationError, PermissionDeniedError, requestHash } from '../index.js';
 import type { AuthFailureReason } from '../index.js';
 import { assertNever } from '../core/assert-never.js';
+import { apiPath } from '../core/endpoint.js';
+import type { Api } from '../core/endpoint.js';
+import { settingsEndpoint } from '../dealer/settings.js';
+import { welcomeEndpoint } from '../provider/account.js';
 import { isLoopbackHostname } from '../core/loopback.js';
 import { COMMON_OPTIONS, EXIT_FAILED, EXIT_OK, KEY_VARIABLES, colours, emit, fromFlagOrEnv, integerFlag, parse, requireSetting, accountKeys, secretFromOptions, UsageError } from './io.js';
-import type { Account, AccountKeys, Command, Io } from './io.js';
+import type { AccountKeys, Command, Io } from './io.js';
 
 const USAGE = `Usage: payorch doctor [options]
 
@@ -32,7 +36,7 @@ type Outcome = 'ok' | 'warn' | 'fail' | 'skip';
 
 /** One line of the report: what was checked, how it went, and what to do about it. */
 interface Check {
-  readonly account: Account;
+  readonly account: Api;
   readonly name: 'reachability' | 'tls' | 'clock' | 'authentication';
   readonly outcome: Outcome;
   readonly detail: string;
@@ -40,7 +44,7 @@ interface Check {
 }
 
 // Spec 7.1, each refusal with what usually causes it.
-function fixFor(reason: AuthFailureReason, account: Account): string {
+function fixFor(reason: AuthFailureReason, account: Api): string {
   const names = KEY_VARIABLES[account];
   switch (reason) {
     case 'missing_headers':
@@ -83,16 +87,17 @@ function causeCode(error: unknown): string | undefined {
   return undefined;
 }
 
-async function checkAccount(account: Account, baseUrl: URL, keys: AccountKeys, timeoutMs: number): Promise<Check[]> {
-  const path = account === 'provider' ? '/api/provider/welcome' : '/api/dealer/settings';
-  const url = new URL(path, baseUrl);
+async function checkAccount(account: Api, baseUrl: URL, keys: AccountKeys, timeoutMs: number): Promise<Check[]> {
+  // The cheapest signed call of each API, one that creates nothing.
+  const probe = account === 'provider' ? welcomeEndpoint : settingsEndpoint;
+  const url = new URL(`${apiPath(account)}${probe.path}`, baseUrl);
   const https = baseUrl.protocol === 'https:';
   const timestamp = String(Math.floor(Date.now() / 1000));
   const headers = { 'X-Api-Key': keys.apiKey, 'X-Timestamp': timestamp, 'X-Hash': requestHash(keys, { hash: 'basic' }, timestamp), 'Content-Type': 'application/json' };
   const sentAt = Date.now();
   let response: Response;
   try {
-    response = await fetch(url, { method: account === 'provider' ? 'POST' : 'GET', headers, signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
+    response = await fetch(url, { method: probe.method, headers, signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
   } catch (error) {
     const code = causeCode(error);
     const message = error instanceof Error && error.cause instanceof Error ? error.cause.message : error instanceof Error ? error.message : String(error);
@@ -155,7 +160,7 @@ function greeting(body: unknown): string {
 }
 
 // Date has whole seconds: an offset within the round trip plus one second is no offset at all.
-function clockCheck(account: Account, date: string | null, sentAt: number, receivedAt: number): Check {
+function clockCheck(account: Api, date: string | null, sentAt: number, receivedAt: number): Check {
   const serverMs = date === null ? Number.NaN : Date.parse(date);
   if (Number.isNaN(serverMs)) return { account, name: 'clock', outcome: 'skip', detail: 'the answer has no Date header to compare with' };
   const localMs = (sentAt + receivedAt) / 2;

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
+import type { Api } from '../core/endpoint.js';
 import { didYouMean } from './suggest.js';
 
 /*
@@ -113,8 +114,6 @@ export interface AccountKeys {
   readonly secretKey: string;
 }
 
-export type Account = 'provider' | 'dealer';
-
 /** Environment variable names of each account's keys (the names the examples read). */
 export const KEY_VARIABLES = {
   provider: { apiKey: 'PAYORCH_PROVIDER_API_KEY', secretKey: 'PAYORCH_PROVIDER_SECRET_KEY' },
@@ -174,7 +173,7 @@ function dropNewline(text: string): string {
 }
 
 /** The account's keys from `--api-key` and the secret key options, else its environment variables. */
-export async function accountKeys(values: SecretValues & { readonly 'api-key'?: string | undefined }, io: Io, account: Account): Promise<AccountKeys> {
+export async function accountKeys(values: SecretValues & { readonly 'api-key'?: string | undefined }, io: Io, account: Api): Promise<AccountKeys> {
   const names = KEY_VARIABLES[account];
   const apiKey = requireSetting(values['api-key'], io, '--api-key', names.apiKey);
   const secretKey = await secretFromOptions(values, io, 'secret-key', names.secretKey);

@@ -1,4 +1,5 @@
 import type { ClientOptions } from '../core/client-options.js';
+import { apiPath } from '../core/endpoint.js';
 import { checkClientOptions } from '../core/option-checks.js';
 import { checkRawRequest, rawCall } from '../core/raw-request.js';
 import type { RawRequest } from '../core/raw-request.js';
@@ -53,7 +54,7 @@ export class DealerClient {
    */
   constructor(options: ClientOptions) {
     checkClientOptions('new DealerClient', options, { apiKey: 'PAYORCH_DEALER_API_KEY', secretKey: 'PAYORCH_DEALER_SECRET_KEY' });
-    const transport = new Transport({ ...options, apiPath: '/api/dealer', credentials: options });
+    const transport = new Transport({ ...options, apiPath: apiPath('dealer'), credentials: options });
     this.#transport = transport;
     // Every dealer request carries the basic hash (spec 5.2).
     this.#send = (endpoint, params, callOptions) => transport.send(endpoint, params, { hash: 'basic' }, callOptions);

@@ -1,4 +1,5 @@
 import type { ClientOptions } from '../core/client-options.js';
+import { apiPath } from '../core/endpoint.js';
 import type { Signing } from '../core/signer.js';
 import { checkClientOptions } from '../core/option-checks.js';
 import { checkRawRequest, rawCall } from '../core/raw-request.js';
@@ -79,7 +80,7 @@ export class ProviderClient {
   constructor(options: ProviderClientOptions) {
     checkClientOptions('new ProviderClient', options, { apiKey: 'PAYORCH_PROVIDER_API_KEY', secretKey: 'PAYORCH_PROVIDER_SECRET_KEY' });
     this.#options = options;
-    const transport = sharedTransports.get(options) ?? new Transport({ ...options, apiPath: '/api/provider', credentials: options });
+    const transport = sharedTransports.get(options) ?? new Transport({ ...options, apiPath: apiPath('provider'), credentials: options });
     this.#context = new ProviderContext(transport, options.credentialKey);
     this.manual = new Manual(this.#context);
     this.eiban = new Eiban(this.#context);

@@ -130,9 +130,9 @@ describe('the generated OpenAPI document', () => {
   });
 
   test('notes the choices payorch makes where the spec says "not shown"', () => {
-    expect(JSON.stringify(operation('provider.creditCard.getStatus'))).toContain('Not shown in the spec: the hash (spec 5.1 rule 5)');
-    expect(JSON.stringify(operation('provider.thirdParty.crypto.startDeposit'))).toContain('Not shown in the spec: the request body');
-    expect(JSON.stringify(operation('dealer.getSettings'))).toContain('Not shown in the spec: the HTTP method');
+    expect(JSON.stringify(operation('provider.creditCard.getStatus'))).toContain('Not shown in the spec (5.1 rule 5): Hash of /credit-card/status');
+    expect(JSON.stringify(operation('provider.thirdParty.crypto.startDeposit'))).toContain('Not shown in the spec (4.1): Body of the crypto and wallet start-deposit');
+    expect(JSON.stringify(operation('dealer.getSettings'))).toContain('Not shown in the spec (4.13): Method of /settings and /eibans');
   });
 });
 

@@ -3,8 +3,6 @@
 // createHash chain on the short strings payorch signs (docs/decisions.md).
 import * as crypto from 'node:crypto';
 
-export { constantTimeEqual } from './constant-time.js';
-
 const oneShot = typeof crypto.hash === 'function' ? crypto.hash : undefined;
 
 /** Lowercase hex SHA-256 of the UTF-8 encoding of `text`. */
