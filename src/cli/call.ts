@@ -4,7 +4,7 @@ import { APIError, AuthenticationError, DealerClient, PayorchError, PermissionDe
 import type { ValidationIssue } from '../index.js';
 import type { Endpoint } from '../core/endpoint.js';
 import { TransactionRangeParams } from '../dealer/transactions.js';
-import { API_ENDPOINTS, fullPath } from '../endpoints.js';
+import { API_ENDPOINTS, fullPath } from '../endpoint-table.js';
 import type { Api } from '../core/endpoint.js';
 import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_FAILED, EXIT_OK, UsageError, accountKeys, colours, emit, fromFlagOrEnv, inFlags, integerFlag, parse, readInput, requireSetting, secretKeyHelp } from './io.js';
 import type { Command, Io } from './io.js';

@@ -2,8 +2,8 @@ import * as z from 'zod';
 import { CreditCardCallback, DealerCreditCardCallback, DepositCallback, WithdrawalCallback } from '../callbacks/schemas.js';
 import type { CallbackKind } from '../callbacks/kinds.js';
 import { wireTypes } from '../core/schema.js';
-import { API_ENDPOINTS, fullPath } from '../endpoints.js';
-import type { ApiEndpoint } from '../endpoints.js';
+import { API_ENDPOINTS, fullPath } from '../endpoint-table.js';
+import type { ApiEndpoint } from '../endpoint-table.js';
 import { SPEC_GAPS } from './notes.js';
 
 /*

@@ -1,6 +1,6 @@
 /*
  * What the spec does not show about the whole service. What it does not show about one
- * operation lives on the operation's row in src/endpoints.ts (`gaps`).
+ * operation lives on the operation's row in src/endpoint-table.ts (`gaps`).
  */
 
 /** Gaps that concern the whole service rather than one operation. */

@@ -1,5 +1,5 @@
 import { constantTimeEqual } from '../core/hash/constant-time.js';
-import { fullPath } from '../endpoints.js';
+import { fullPath } from '../endpoint-table.js';
 import { authFailure, errorFailure } from './answers.js';
 import type { Reply } from './answers.js';
 import { checkSignature, isWhitelisted } from './auth.js';

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { Endpoint } from '../core/endpoint.js';
-import type { ApiEndpoint } from '../endpoints.js';
+import type { ApiEndpoint } from '../endpoint-table.js';
 import type { ValidationIssue } from '../errors/request-validation-error.js';
 import { validationFailure } from './answers.js';
 import type { Failure, Reply } from './answers.js';
@@ -24,7 +24,7 @@ export interface RouteContext {
 }
 
 /**
- * How the sandbox serves one endpoint row of src/endpoints.ts: the same schema validates what
+ * How the sandbox serves one endpoint row of src/endpoint-table.ts: the same schema validates what
  * the client sent. The dispatcher routes by the rows and finds each row's handler by its endpoint.
  */
 export interface Handler {

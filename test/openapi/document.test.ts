@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { validate } from '@readme/openapi-parser';
 import { describe, expect, test } from 'vitest';
 import { CALLBACK_KINDS, CALLBACK_STATUSES } from '../../src/callbacks/kinds.js';
-import { API_ENDPOINTS } from '../../src/endpoints.js';
+import { API_ENDPOINTS } from '../../src/endpoint-table.js';
 import * as z from 'zod';
 import { lenientObject, responseBoolean, responseDecimal, responseInteger, responseNumber, responseString, successFlag } from '../../src/core/schema.js';
 import { openApiDocument, schemaOf } from '../../src/openapi/document.js';

@@ -3,7 +3,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import type { z } from 'zod';
 import { CALLBACK_KINDS, CALLBACK_STATUSES, isCallbackKind } from '../../src/callbacks/kinds.js';
-import { API_ENDPOINTS } from '../../src/endpoints.js';
+import { API_ENDPOINTS } from '../../src/endpoint-table.js';
 import { CALLBACK_SCHEMAS } from '../../src/callbacks/schemas.js';
 import { verifyCallback } from '../../src/index.js';
 import { optionalFields, valueAt } from '../helpers/arbitrary.js';

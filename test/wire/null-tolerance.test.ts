@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import type { z } from 'zod';
 import { CALLBACK_KINDS, CALLBACK_STATUSES } from '../../src/callbacks/kinds.js';
-import { API_ENDPOINTS } from '../../src/endpoints.js';
+import { API_ENDPOINTS } from '../../src/endpoint-table.js';
 import { CALLBACK_SCHEMAS } from '../../src/callbacks/schemas.js';
 import { signCallback, verifyCallback } from '../../src/index.js';
 import { ABSENT, arbitraryOf, optionalFields, valueAt, withFieldAt } from '../helpers/arbitrary.js';

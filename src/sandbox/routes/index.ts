@@ -1,10 +1,10 @@
-import { API_ENDPOINTS } from '../../endpoints.js';
+import { API_ENDPOINTS } from '../../endpoint-table.js';
 import type { Route } from '../route.js';
 import { dealerHandlers } from './dealer.js';
 import { providerHandlers } from './provider.js';
 
 /**
- * The sandbox's routes are the endpoint rows of src/endpoints.ts, each joined to the handler
+ * The sandbox's routes are the endpoint rows of src/endpoint-table.ts, each joined to the handler
  * that serves its endpoint. A row without a handler stops the sandbox from loading (and
  * test/sandbox/routes/table.test.ts names it); a handler without a row is never reachable.
  */

@@ -13,7 +13,7 @@ import { cardFailure, success, validationFailure } from '../answers.js';
 import type { Failure } from '../answers.js';
 import { formatDateTime, formatIsoOffset } from '../clock.js';
 import type { Channel, SiteAccount } from '../fixtures.js';
-import type { SandboxRecordKind } from '../kinds.js';
+import type { SandboxRecordKind } from '../record-kinds.js';
 import type { StoredRecord } from '../records.js';
 import { paymentUrl, serve, siteOf } from '../route.js';
 import type { Handler, RouteContext } from '../route.js';

@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest';
-import { API_ENDPOINTS } from '../../../src/endpoints.js';
+import { API_ENDPOINTS } from '../../../src/endpoint-table.js';
 import { dealerHandlers } from '../../../src/sandbox/routes/dealer.js';
 import { providerHandlers } from '../../../src/sandbox/routes/provider.js';
 
