@@ -1,4 +1,5 @@
 import { APIError, AuthenticationError, PermissionDeniedError, requestHash } from '../index.js';
+import { ENVIRONMENT_NAMES } from '../core/environment-names.js';
 import type { AuthFailureReason } from '../index.js';
 import { assertNever } from '../core/assert-never.js';
 import { apiPath } from '../core/endpoint.js';
@@ -60,7 +61,7 @@ function fixFor(reason: AuthFailureReason, account: Api): string {
     case 'ip_not_allowed':
       return "this machine's public IP is not in the account's whitelist: ask the operator to add it (behind NAT, the egress address counts)";
     case 'credential_key_refused':
-      return 'the site credential key does not belong to this provider: check PAYORCH_CREDENTIAL_KEY';
+      return `the site credential key does not belong to this provider: check ${ENVIRONMENT_NAMES.credentialKey}`;
     case 'unknown':
       return 'the service refused the request with a text the spec does not list: read it above';
     default:
@@ -190,9 +191,9 @@ async function run(args: readonly string[], io: Io): Promise<number> {
     io.stdout.write(`${USAGE}\n`);
     return EXIT_OK;
   }
-  const base = requireSetting(values['base-url'], io, '--base-url', 'PAYORCH_BASE_URL');
+  const base = requireSetting(values['base-url'], io, '--base-url', ENVIRONMENT_NAMES.baseUrl);
   if (!URL.canParse(base) || !/^https?:$/.test(new URL(base).protocol)) {
-    return report(io, values.json, [{ account: 'provider', name: 'reachability', outcome: 'fail', detail: `not an http(s) URL: ${base}`, fix: 'set PAYORCH_BASE_URL to the service address, for example https://pay.example.com' }]);
+    return report(io, values.json, [{ account: 'provider', name: 'reachability', outcome: 'fail', detail: `not an http(s) URL: ${base}`, fix: `set ${ENVIRONMENT_NAMES.baseUrl} to the service address, for example https://pay.example.com` }]);
   }
   const baseUrl = new URL(base);
   const timeoutMs = integerFlag(values.timeout, '--timeout', 1, 600_000) ?? 10_000;

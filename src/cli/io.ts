@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
 import type { Api } from '../core/endpoint.js';
+import { ENVIRONMENT_NAMES } from '../core/environment-names.js';
 import { didYouMean } from './suggest.js';
 
 /*
@@ -116,8 +117,8 @@ export interface AccountKeys {
 
 /** Environment variable names of each account's keys (the names the examples read). */
 export const KEY_VARIABLES = {
-  provider: { apiKey: 'PAYORCH_PROVIDER_API_KEY', secretKey: 'PAYORCH_PROVIDER_SECRET_KEY' },
-  dealer: { apiKey: 'PAYORCH_DEALER_API_KEY', secretKey: 'PAYORCH_DEALER_SECRET_KEY' },
+  provider: { apiKey: ENVIRONMENT_NAMES.providerApiKey, secretKey: ENVIRONMENT_NAMES.providerSecretKey },
+  dealer: { apiKey: ENVIRONMENT_NAMES.dealerApiKey, secretKey: ENVIRONMENT_NAMES.dealerSecretKey },
 } as const;
 
 export const CREDENTIAL_OPTIONS = {
