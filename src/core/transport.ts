@@ -142,7 +142,7 @@ export class Transport {
   #ky: KyInstance | undefined;
   readonly #now: () => number;
   readonly #observer: Observer;
-  /** False when there is no logger and no hook: then no event is built (a few µs a call). */
+  /** False when there is no logger and no hook: then no event is built, a cost no one reads (bench/findings.md). */
   readonly #observed: boolean;
   /** Server time minus local time, learned from a "Request timestamp expired" answer. */
   #clockOffsetMs: number;
@@ -297,7 +297,7 @@ export class Transport {
       headers: signed,
       ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) }),
       // The deadline rides on the fetch ky calls, not on ky's `signal` option: given a signal, ky
-      // combines it with its own through AbortSignal.any on every call (tens of µs on Node 20).
+      // combines it with its own through AbortSignal.any on every call, a cost bench/findings.md measures.
       // The fetch is read at call time: msw and other test doubles patch globalThis.fetch later.
       fetch: (input, init) => {
         // Aborted before this attempt reached fetch: it cannot have been sent (outcome not_sent).

@@ -1,4 +1,5 @@
 import type { ClientOptions } from '../core/client-options.js';
+import { apiPath } from '../core/endpoint.js';
 import { checkOptions, clientOptions } from '../core/option-checks.js';
 import { checkRawRequest, rawCall } from '../core/raw-request.js';
 import { APIResource } from '../core/resource.js';
@@ -52,7 +53,7 @@ export class DealerClient extends APIResource {
    */
   constructor(options: ClientOptions) {
     checkOptions('new DealerClient', options, DEALER_OPTIONS);
-    const transport = new Transport({ ...options, apiPath: '/api/dealer', credentials: options });
+    const transport = new Transport({ ...options, apiPath: apiPath('dealer'), credentials: options });
     // No credential key: every dealer row is signed with the basic hash (spec 5.2).
     super(transport);
     this.manualIban = new DealerManualIban(transport);

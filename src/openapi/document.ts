@@ -2,9 +2,9 @@ import * as z from 'zod';
 import { CreditCardCallback, DealerCreditCardCallback, DepositCallback, WithdrawalCallback } from '../callbacks/schemas.js';
 import type { CallbackKind } from '../callbacks/kinds.js';
 import { wireTypes } from '../core/schema.js';
-import { API_ENDPOINTS, fullPath } from '../endpoints.js';
-import type { ApiEndpoint } from '../endpoints.js';
-import { NOT_SHOWN, SPEC_GAPS } from './notes.js';
+import { API_ENDPOINTS, fullPath } from '../endpoint-table.js';
+import type { ApiEndpoint } from '../endpoint-table.js';
+import { SPEC_GAPS } from './notes.js';
 
 /*
  * An OpenAPI 3.1 description of the service as the spec defines it, generated from payorch's
@@ -190,9 +190,8 @@ const ERROR_RESPONSES = {
 } as const satisfies Record<ApiEndpoint['api'], Record<string, unknown>>;
 
 function description(row: ApiEndpoint): string {
-  const notes = NOT_SHOWN[`${row.api}.${row.endpoint.operation}`] ?? [];
   const retry = row.endpoint.readOnly ? 'Read-only: payorch retries it after transient failures.' : 'Moves money: payorch never sends it twice unless the service cannot have received the first attempt.';
-  return [`payorch: \`${row.api === 'provider' ? 'ProviderClient' : 'DealerClient'}.${row.endpoint.operation}\`. Signed with the ${row.endpoint.hash} hash. ${retry}`, ...notes.map((note) => `Not shown in the spec: ${note}`)].join('\n\n');
+  return [`payorch: \`${row.api === 'provider' ? 'ProviderClient' : 'DealerClient'}.${row.endpoint.operation}\`. Signed with the ${row.endpoint.hash} hash. ${retry}`, ...row.gaps.map(({ spec, gap, assumes, override }) => `Not shown in the spec (${spec}): ${gap}. payorch assumes: ${assumes} Override: ${override}`)].join('\n\n');
 }
 
 function queryParameters(schema: JsonSchema): Record<string, unknown>[] {

@@ -1,4 +1,5 @@
 import type { ClientOptions } from '../core/client-options.js';
+import { apiPath } from '../core/endpoint.js';
 import type { Signing } from '../core/signer.js';
 import { checkOptions, clientOptions } from '../core/option-checks.js';
 import { checkRawRequest, rawCall } from '../core/raw-request.js';
@@ -81,7 +82,7 @@ export class ProviderClient extends APIResource {
    */
   constructor(options: ProviderClientOptions) {
     checkOptions('new ProviderClient', options, PROVIDER_OPTIONS);
-    const transport = (options as SiteOptions)[parentTransport] ?? new Transport({ ...options, apiPath: '/api/provider', credentials: options });
+    const transport = (options as SiteOptions)[parentTransport] ?? new Transport({ ...options, apiPath: apiPath('provider'), credentials: options });
     super(transport, options.credentialKey);
     this.#options = options;
     this.manual = new Manual(transport, options.credentialKey);

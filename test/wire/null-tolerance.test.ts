@@ -2,10 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import type { z } from 'zod';
 import { CALLBACK_KINDS, CALLBACK_STATUSES } from '../../src/callbacks/kinds.js';
+import { API_ENDPOINTS } from '../../src/endpoint-table.js';
 import { CALLBACK_SCHEMAS } from '../../src/callbacks/schemas.js';
 import { signCallback, verifyCallback } from '../../src/index.js';
-import { dealerRoutes } from '../../src/sandbox/routes/dealer.js';
-import { providerRoutes } from '../../src/sandbox/routes/provider.js';
 import { ABSENT, arbitraryOf, optionalFields, valueAt, withFieldAt } from '../helpers/arbitrary.js';
 
 /*
@@ -15,7 +14,7 @@ import { ABSENT, arbitraryOf, optionalFields, valueAt, withFieldAt } from '../he
  * callback kind is covered without touching this file.
  */
 
-const endpointRows = [...providerRoutes, ...dealerRoutes].map((route) => ({ name: `${route.api} ${route.endpoint.method} ${route.endpoint.path}`, schema: route.endpoint.response }));
+const endpointRows = API_ENDPOINTS.map((route) => ({ name: `${route.api} ${route.endpoint.method} ${route.endpoint.path}`, schema: route.endpoint.response }));
 const callbackRows = CALLBACK_KINDS.map((kind) => ({ name: `${kind} callback`, schema: CALLBACK_SCHEMAS[kind] as z.ZodType }));
 const rows = [...endpointRows, ...callbackRows];
 
