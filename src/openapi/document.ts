@@ -65,7 +65,12 @@ function convert(schema: z.core.$ZodType, tolerates: Set<string>): JsonSchema {
     tolerates.add(wire.tolerates);
     if (wire.spec === undefined && !(zodSchema instanceof z.core.$ZodNullable)) return;
     // The union, literal set or null branch payorch parses gives way to the spec's type; annotations stay.
-    for (const key of ['anyOf', 'enum', 'const', 'type', '$ref', 'allOf'] as const) delete jsonSchema[key];
+    delete jsonSchema.anyOf;
+    delete jsonSchema.allOf;
+    delete jsonSchema.enum;
+    delete jsonSchema.const;
+    delete jsonSchema.type;
+    delete jsonSchema.$ref;
     // The inner schema is converted afresh: zod may not have finished its own copy yet.
     Object.assign(jsonSchema, wire.spec ?? convert((zodSchema as z.core.$ZodNullable)._zod.def.innerType, tolerates));
   };
