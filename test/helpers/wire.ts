@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { http, HttpResponse } from 'msw';
 import type { JsonBodyType } from 'msw';
-import { server } from '../mocks/server.js';
+import { assertMswListening, server } from '../mocks/server.js';
 
 /** A request exactly as it reached the wire. */
 export interface WireRequest {
@@ -25,6 +25,7 @@ export function capture(
   url: string,
   answer: JsonBodyType | ((attempt: number, request: WireRequest) => Response | JsonBodyType),
 ): WireRequest[] {
+  assertMswListening();
   const seen: WireRequest[] = [];
   server.use(
     http[method](url, async ({ request }) => {

@@ -2,11 +2,11 @@ import { createServer } from 'node:http';
 import { describe, expect, test } from 'vitest';
 import { APIError, ConnectionError, DealerClient, TimeoutError } from '../../../src/index.js';
 import type { ProviderClientOptions, ResponseEvent } from '../../../src/index.js';
-import { CUSTOMER, DEPOSIT, WELCOME, freePort, json, noBackoff, providerFor, startServer, useRealNetwork } from '../../helpers/loopback.js';
+import { CUSTOMER, DEPOSIT, WELCOME, freePort, json, noBackoff, providerFor, startServer, closeLoopbackServers } from '../../helpers/loopback.js';
 import { DEALER_CALLS, DEALER_PAYMENT_CALLS, PAYMENT_CALLS, PROVIDER_CALLS, definedOperations } from '../../helpers/api-calls.js';
 import { DEALER, PROVIDER, sha256 } from '../../helpers/wire.js';
 
-useRealNetwork();
+closeLoopbackServers();
 
 const TRANSIENT = [408, 429, 500, 502, 503, 504];
 
