@@ -114,7 +114,7 @@ export function providerFor(server: { url: string }, options: Partial<ProviderCl
 }
 
 export const WELCOME = { success: true, message: 'Welcome, Acme', provider: { id: 1, name: 'Acme', is_active: true }, timestamp: '2026-11-22 10:00:00' };
-export const CUSTOMER = { fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1' };
+export { CUSTOMER } from './wire.js';
 export const DEPOSIT = {
   success: true,
   message: 'Deposit started',

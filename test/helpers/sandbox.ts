@@ -18,8 +18,7 @@ export function dealerOf(sandbox: Sandbox): DealerClient {
   return new DealerClient({ baseUrl: SANDBOX_BASE_URL, ...sandbox.accounts.dealer, fetch: sandbox.fetch, maxRetries: 0 });
 }
 
-export const customer = { fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1' } as const;
-export const IBAN = 'TR330006100519786457841326';
+export { CUSTOMER as customer, IBAN } from './wire.js';
 
 export interface HandSigned {
   readonly method?: 'GET' | 'POST';
