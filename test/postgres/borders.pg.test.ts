@@ -1,4 +1,4 @@
-// The PostgreSQL inbox at its borders (issue 18), against a real server (test/postgres/global-setup.ts).
+// The PostgreSQL inbox as it is operated (a server restart, two accounts in one table, rollback, pruning, an old table), against a real server (test/postgres/global-setup.ts).
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, test, vi } from 'vitest';
 import { createCallbackReceiver, RequestValidationError, signCallback } from '../../src/index.js';
