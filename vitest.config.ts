@@ -4,7 +4,6 @@ export default defineConfig({
   // Examples import 'payorch' as users do; tsconfig's paths resolve it to the source in tests too.
   resolve: { tsconfigPaths: true },
   test: {
-    setupFiles: ['test/setup.ts'],
     restoreMocks: true,
     projects: [
       {

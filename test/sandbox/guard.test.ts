@@ -1,8 +1,8 @@
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { afterEach, describe, expect, test } from 'vitest';
 import { ProviderClient, RequestValidationError } from '../../src/index.js';
 import { SandboxError, createSandbox } from '../../src/sandbox/index.js';
 import type { RunningSandbox, Sandbox } from '../../src/sandbox/index.js';
-import { allowLoopback, customer, providerOf, rawRequest } from '../helpers/sandbox.js';
+import { customer, providerOf, rawRequest } from '../helpers/sandbox.js';
 import { sha256 } from '../helpers/wire.js';
 
 /** Spec 5.1's headers, hashed in the test. */
@@ -17,9 +17,6 @@ function signedHeaders(apiKey: string, secretKey: string, between = ''): Record<
  */
 
 let running: RunningSandbox | undefined;
-beforeEach(() => {
-  allowLoopback();
-});
 afterEach(async () => {
   await running?.close();
   running = undefined;
