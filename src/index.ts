@@ -32,10 +32,10 @@ export type {
   ProviderRawRequest,
 } from './provider/client.js';
 export type { ProviderRequestOptions } from './provider/request-options.js';
-export type { Manual } from './provider/manual.js';
-export type { Eiban } from './provider/eiban.js';
-export type { CreditCard } from './provider/credit-card.js';
-export type { ThirdParty } from './provider/third-party/index.js';
+export type { ProviderManual } from './provider/manual.js';
+export type { ProviderEiban } from './provider/eiban.js';
+export type { ProviderCreditCard } from './provider/credit-card.js';
+export type { ProviderThirdParty } from './provider/third-party/index.js';
 export type { BankChannel } from './provider/third-party/bank.js';
 export type { CryptoChannel } from './provider/third-party/crypto.js';
 export type { WalletChannel } from './provider/third-party/wallet.js';

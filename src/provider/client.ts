@@ -9,10 +9,10 @@ import { Transport } from '../core/transport.js';
 import { SiteListParams, listSitesEndpoint, welcomeEndpoint } from './account.js';
 import type { SiteList, Welcome } from './account.js';
 import type { ProviderRequestOptions } from './request-options.js';
-import { CreditCard } from './credit-card.js';
-import { Eiban } from './eiban.js';
-import { Manual } from './manual.js';
-import { ThirdParty } from './third-party/index.js';
+import { ProviderCreditCard } from './credit-card.js';
+import { ProviderEiban } from './eiban.js';
+import { ProviderManual } from './manual.js';
+import { ProviderThirdParty } from './third-party/index.js';
 import { parseRequest } from '../core/validation.js';
 
 /** Settings of a {@link ProviderClient}. */
@@ -66,13 +66,13 @@ interface SiteOptions extends ProviderClientOptions {
  */
 export class ProviderClient extends APIResource {
   /** Manual IBAN deposits and withdrawals (spec 4.5, 4.6). */
-  readonly manual: Manual;
+  readonly manual: ProviderManual;
   /** E-IBAN deposits and withdrawals (spec 4.7). */
-  readonly eiban: Eiban;
+  readonly eiban: ProviderEiban;
   /** Card payments and their status (spec 4.8, 4.9). */
-  readonly creditCard: CreditCard;
+  readonly creditCard: ProviderCreditCard;
   /** Third-party bank, crypto and wallet gateways (spec 4.10 to 4.12). */
-  readonly thirdParty: ThirdParty;
+  readonly thirdParty: ProviderThirdParty;
 
   readonly #options: ProviderClientOptions;
 
@@ -85,10 +85,10 @@ export class ProviderClient extends APIResource {
     const transport = (options as SiteOptions)[parentTransport] ?? new Transport({ ...options, apiPath: apiPath('provider'), credentials: options });
     super(transport, options.credentialKey);
     this.#options = options;
-    this.manual = new Manual(transport, options.credentialKey);
-    this.eiban = new Eiban(transport, options.credentialKey);
-    this.creditCard = new CreditCard(transport, options.credentialKey);
-    this.thirdParty = new ThirdParty(transport, options.credentialKey);
+    this.manual = new ProviderManual(transport, options.credentialKey);
+    this.eiban = new ProviderEiban(transport, options.credentialKey);
+    this.creditCard = new ProviderCreditCard(transport, options.credentialKey);
+    this.thirdParty = new ProviderThirdParty(transport, options.credentialKey);
   }
 
   /**

@@ -93,7 +93,7 @@ export const cardStatusEndpoint = defineEndpoint({
 });
 
 /** Provider card payments (spec 4.8, 4.9). */
-export class CreditCard extends APIResource {
+export class ProviderCreditCard extends APIResource {
   /**
    * Creates a card payment; redirect the customer to `data.payment_url`. The site credential
    * key travels in the body (spec 5.1 rule 2), taken from the client or the call when left out.

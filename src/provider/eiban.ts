@@ -51,7 +51,7 @@ export const eibanWithdrawEndpoint = defineEndpoint({
 });
 
 /** E-IBAN deposits and withdrawals of a site (spec 4.7). */
-export class Eiban extends APIResource {
+export class ProviderEiban extends APIResource {
   /**
    * Starts an E-IBAN deposit; redirect the customer to `data.payment_url`.
    *

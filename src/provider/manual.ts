@@ -51,7 +51,7 @@ export const manualWithdrawEndpoint = defineEndpoint({
 });
 
 /** Manual bank transactions: IBAN deposits and withdrawals of a site (spec 4.5, 4.6). */
-export class Manual extends APIResource {
+export class ProviderManual extends APIResource {
   /**
    * Starts a manual IBAN deposit; redirect the customer to `data.payment_url`.
    * The end status arrives by deposit callback.

@@ -9,7 +9,7 @@ import { walletEndpoints } from './wallet.js';
 import type { WalletChannel } from './wallet.js';
 
 /** Third-party gateways: bank, crypto and wallet channels (spec 4.10 to 4.12). */
-export class ThirdParty extends APIResource {
+export class ProviderThirdParty extends APIResource {
   /** Bank transfers through external gateways (spec 4.10). */
   readonly bank: BankChannel;
   /** Crypto payments through external gateways (spec 4.11). */
