@@ -229,7 +229,7 @@ export type {
 } from './receiver/receiver.js';
 export { confirmWithCardStatus } from './receiver/confirm-card.js';
 export type { CardStatusSource } from './receiver/confirm-card.js';
-export type { CallbackAccount } from './callbacks/detect-kind.js';
+export type { Api } from './core/endpoint.js';
 export type {
   CallbackEventName,
   CallbackOfEvent,

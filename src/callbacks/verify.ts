@@ -2,7 +2,8 @@ import type { z } from 'zod';
 import { assertNever } from '../core/assert-never.js';
 import { checkOptions, checkValue } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
-import { callbackHash, constantTimeEqual } from '../core/signer.js';
+import { constantTimeEqual } from '../core/hash/constant-time.js';
+import { callbackHash } from '../core/signer.js';
 import { safeParseTrackingCode } from '../core/tracking-code.js';
 import type { TrackingCodeDirection } from '../core/tracking-code.js';
 import { toIssues } from '../core/validation.js';
@@ -11,7 +12,7 @@ import { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS } from './a
 import { readCallbackBody } from './body.js';
 import type { CallbackBody } from './body.js';
 import { kindOfDirection } from './detect-kind.js';
-import type { CallbackAccount } from './detect-kind.js';
+import type { Api } from '../core/endpoint.js';
 import { CALLBACK_KINDS } from './kinds.js';
 import type { CallbackKind } from './kinds.js';
 import { readSignatureHeaders } from './headers.js';
@@ -82,7 +83,7 @@ export interface VerifyCallbackOptions {
    * @default told from the body
    * @example 'dealer'
    */
-  readonly account?: CallbackAccount | undefined;
+  readonly account?: Api | undefined;
   /**
    * Accept a dealer card callback that arrives without X-Api-Key, X-Timestamp and X-Hash, verified
    * from the body's `hash` and `timestamp` (spec 6.5 says the receiver verifies "the payload

@@ -3,7 +3,6 @@ import { assertNever } from './assert-never.js';
 import { sha256Hex } from '#hash';
 
 // Re-exported only until src/callbacks/verify.ts imports it from its home (see docs/decisions.md).
-export { constantTimeEqual } from './hash/constant-time.js';
 
 /**
  * Which hash of spec 5.1 a request carries, with the extra value it covers.
