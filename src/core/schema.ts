@@ -24,27 +24,8 @@ export interface WireType {
 
 export const wireTypes = z.registry<WireType>();
 
-/**
- * An optional field of an answer: absent, `null` or a value of `schema`; `null` reads as absent.
- * A `z.nullable` whose run step turns `null` into `undefined` in place: a transform pipe doing
- * the same cost about 1 µs more per callback parse (docs/decisions.md), paid on every field that
- * is present. zod runs a check-free schema through `_zod.run` (a copy of `_zod.parse` taken at
- * construction), so both are replaced; test/wire/null-tolerance.test.ts fails if zod changes this.
- */
-function optionalOrNull<T extends z.ZodType>(schema: T): OptionalOrNull<T> {
-  const nullable = schema.nullable();
-  const internals = nullable._zod;
-  const run = internals.run.bind(internals);
-  const nullAsAbsent: typeof run = (payload, ctx) => {
-    if (payload.value !== null) return run(payload, ctx);
-    payload.value = undefined;
-    return payload;
-  };
-  internals.run = nullAsAbsent;
-  internals.parse = nullAsAbsent;
-  wireTypes.add(nullable, { tolerates: '`null` in an optional field (read as absent)' });
-  return nullable.optional() as unknown as OptionalOrNull<T>;
-}
+/** How the OpenAPI document describes the `null` an optional answer field tolerates. */
+const NULL_AS_ABSENT: WireType = { tolerates: '`null` in an optional field (read as absent)' };
 
 /** What `lenientObject` makes of a field declared `.optional()`: it also accepts `null`, read as absent. */
 export type OptionalOrNull<T extends z.ZodType> = z.ZodOptional<z.ZodType<z.output<T> | undefined, z.input<T> | null>>;
@@ -65,11 +46,27 @@ export type LenientShape<S extends z.core.$ZodShape> = {
  */
 export function lenientObject<const S extends z.core.$ZodShape>(shape: S): z.ZodObject<LenientShape<S>> {
   const lenient: Record<string, z.core.$ZodType> = {};
+  const optional: string[] = [];
   for (const [key, field] of Object.entries(shape)) {
-    lenient[key] = field instanceof z.ZodOptional ? optionalOrNull(field.unwrap() as z.ZodType) : field;
+    if (!(field instanceof z.ZodOptional)) {
+      lenient[key] = field;
+      continue;
+    }
+    const nullable = (field.unwrap() as z.ZodType).nullable();
+    wireTypes.add(nullable, NULL_AS_ABSENT);
+    lenient[key] = nullable.optional();
+    optional.push(key);
   }
-  // A loose object at run time, typed as a stripping one: the cast is the whole trick, in one place.
-  return z.looseObject(lenient) as unknown as z.ZodObject<LenientShape<S>>;
+  // One step on the whole object rather than a transform per field: a per-field pipe costs every
+  // present field a second schema run (docs/decisions.md). zod's object parse returns a new object,
+  // so the step writes on zod's output and the caller's input keeps its nulls.
+  const object = z.looseObject(lenient).overwrite((value) => {
+    for (const key of optional) if (value[key] === null) value[key] = undefined;
+    return value;
+  });
+  // A loose object at run time, typed as a stripping one whose optional fields are never null:
+  // the cast is the whole trick, in one place.
+  return object as unknown as z.ZodObject<LenientShape<S>>;
 }
 
 /** An amount in a request: a finite JSON number of at least `min` (spec 4.1: minimum 1). */

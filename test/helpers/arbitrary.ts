@@ -88,15 +88,3 @@ export function valueAt(value: unknown, path: readonly (string | number)[]): unk
   }
   return here;
 }
-
-/** A deep copy of `body` with the field at `path` removed (`ABSENT`) or replaced. */
-export function withFieldAt(body: unknown, path: readonly (string | number)[], value: unknown): unknown {
-  const copy = structuredClone(body);
-  const parent = valueAt(copy, path.slice(0, -1)) as Record<string | number, unknown>;
-  const key = path[path.length - 1]!;
-  if (value === ABSENT) Reflect.deleteProperty(parent, key);
-  else parent[key] = value;
-  return copy;
-}
-
-export { ABSENT };
