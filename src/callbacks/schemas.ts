@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { lenientObject, openEnum, responseBoolean, responseInteger, responseNumber, responseString } from '../core/schema.js';
+import { lenientObject, openEnum, responseBoolean, responseInteger, responseNumber, responseString } from '../core/schema-blocks.js';
 import { CALLBACK_STATUSES } from './kinds.js';
 import type { CallbackKind } from './kinds.js';
 

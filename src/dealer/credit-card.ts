@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import { defineEndpoint } from '../core/endpoint.js';
-import { lenientObject, requestAmount, requiredString, responseNumber, responseString } from '../core/schema.js';
+import { lenientObject, requestAmount, requiredString, responseNumber, responseString } from '../core/schema-blocks.js';
 import type { RequestOptions } from '../core/transport.js';
-import { envelope } from '../core/wire.js';
+import { envelope } from '../core/shared-shapes.js';
 import { APIResource } from '../core/resource.js';
 
 /** Body of a dealer card payment (spec 4.13): at least 200 TRY. */

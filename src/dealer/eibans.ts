@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import { defineEndpoint } from '../core/endpoint.js';
-import { lenientObject, responseDecimal, responseInteger, successFlag } from '../core/schema.js';
+import { lenientObject, responseDecimal, responseInteger, successFlag } from '../core/schema-blocks.js';
 import type { RequestOptions } from '../core/transport.js';
-import { NoParams } from '../core/wire.js';
+import { NoParams } from '../core/shared-shapes.js';
 import { APIResource } from '../core/resource.js';
 
 /** One of the dealer's E-IBAN accounts with its balances (spec 2.7). */

@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import { defineEndpoint } from '../core/endpoint.js';
-import { lenientObject, openEnum, requiredString, responseNumber, responseString } from '../core/schema.js';
+import { lenientObject, openEnum, requiredString, responseNumber, responseString } from '../core/schema-blocks.js';
 import type { RequestOptions } from '../core/transport.js';
-import { envelope, iban, positiveAmount } from '../core/wire.js';
+import { envelope, iban, positiveAmount } from '../core/shared-shapes.js';
 import { APIResource } from '../core/resource.js';
 
 /**

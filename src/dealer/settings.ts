@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { defineEndpoint } from '../core/endpoint.js';
-import { lenientObject, openEnum, successFlag } from '../core/schema.js';
-import { NoParams } from '../core/wire.js';
+import { lenientObject, openEnum, successFlag } from '../core/schema-blocks.js';
+import { NoParams } from '../core/shared-shapes.js';
 
 /** Whether a payment method is switched on for the dealer (spec 2.7). */
 export const PaymentMethodState = openEnum(['active', 'inactive']);

@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import { defineEndpoint } from '../core/endpoint.js';
-import { lenientObject, openEnum, requestAmount, requiredString, responseDecimal, responseString, successFlag } from '../core/schema.js';
+import { lenientObject, openEnum, requestAmount, requiredString, responseDecimal, responseString, successFlag } from '../core/schema-blocks.js';
 import type { RequestOptions } from '../core/transport.js';
-import { iban } from '../core/wire.js';
+import { iban } from '../core/shared-shapes.js';
 import { APIResource } from '../core/resource.js';
 
 /** Body of a transfer from an E-IBAN to a bank account (spec 4.13): at least 10.00 TRY. */

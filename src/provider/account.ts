@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { defineEndpoint } from '../core/endpoint.js';
-import { lenientObject, requiredString, responseBoolean, responseInteger, successFlag } from '../core/schema.js';
-import { NoParams } from '../core/wire.js';
+import { lenientObject, requiredString, responseBoolean, responseInteger, successFlag } from '../core/schema-blocks.js';
+import { NoParams } from '../core/shared-shapes.js';
 
 /** The answer of the connection test (spec 4.3). */
 export const Welcome = lenientObject({

@@ -1,9 +1,9 @@
 import * as z from 'zod';
 import { defineEndpoint } from '../core/endpoint.js';
-import { lenientObject, openEnum, requestAmount, requiredString, responseNumber, responseString, successFlag } from '../core/schema.js';
+import { lenientObject, openEnum, requestAmount, requiredString, responseNumber, responseString, successFlag } from '../core/schema-blocks.js';
 import { APIResource } from '../core/resource.js';
 import type { ProviderRequestOptions } from './request-options.js';
-import { envelope } from '../core/wire.js';
+import { envelope } from '../core/shared-shapes.js';
 
 /** States of a provider card payment (spec 3.1). */
 export const CardPaymentStatus = openEnum(['pending', 'success', 'failed', 'cancelled', 'refunded']);

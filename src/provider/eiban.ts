@@ -1,9 +1,9 @@
 import * as z from 'zod';
-import { lenientObject } from '../core/schema.js';
+import { lenientObject } from '../core/schema-blocks.js';
 import { defineEndpoint } from '../core/endpoint.js';
 import { APIResource } from '../core/resource.js';
 import type { ProviderRequestOptions } from './request-options.js';
-import { envelope, iban } from '../core/wire.js';
+import { envelope, iban } from '../core/shared-shapes.js';
 import { DepositStatus, WithdrawalStatus, paymentParams, recordCore, recordEcho } from './shared.js';
 
 /** Body of an E-IBAN deposit (spec 4.7). */

@@ -4,7 +4,7 @@ import { APIResource } from '../../core/resource.js';
 import type { Transport } from '../../core/transport.js';
 import type { ProviderRequestOptions } from '../request-options.js';
 import type { GatewayList } from './gateways.js';
-import type { NoParams } from '../../core/wire.js';
+import type { NoParams } from '../../core/shared-shapes.js';
 
 /** The three endpoints of one third-party channel (bank, crypto or wallet). @internal */
 export interface ChannelEndpoints<DP extends z.ZodType, DR extends z.ZodType, WP extends z.ZodType, WR extends z.ZodType> {

@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { lenientObject } from '../../core/schema.js';
-import { envelope, positiveAmount } from '../../core/wire.js';
+import { lenientObject } from '../../core/schema-blocks.js';
+import { envelope, positiveAmount } from '../../core/shared-shapes.js';
 import { DepositStatus, WithdrawalStatus, customerParams, recordCore, recordEcho } from '../shared.js';
 import { ThirdPartyPaymentMethod, ThirdPartyType } from './gateways.js';
 

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { lenientObject, successFlag } from './schema.js';
+import { lenientObject, successFlag } from './schema-blocks.js';
 
 /*
  * Wire shapes both APIs use, so that neither src/provider nor src/dealer imports the other.
