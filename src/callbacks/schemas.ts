@@ -16,7 +16,9 @@ import type { CallbackKind } from './kinds.js';
  * other fields, which the kind's own schema keeps afterwards (bench/RESULTS.md).
  */
 export const SignedCallbackFields = z.object({
+  /** The record's tracking code; the hash covers it (spec 5.3, 6). Its prefix tells the kind of record (spec 2.1). */
   tracking_code: z.string(),
+  /** The end status; the hash covers it (spec 5.3, 6). */
   status: z.string(),
   /** Unix seconds; a numeric string is accepted and converted. */
   timestamp: responseInteger,
@@ -45,17 +47,25 @@ const signed = SignedCallbackFields.shape;
 
 // The fields of deposit and withdrawal callbacks, in the order of spec 6.2.
 const providerTransaction = <S extends z.ZodType>(status: S) => ({
+  /** The record's tracking code; the hash covers it (spec 5.3, 6). Its prefix tells the kind of record (spec 2.1). */
   tracking_code: signed.tracking_code,
   /** The service's internal transaction id. */
   tx_id: responseString.optional(),
+  /** The end status; the hash covers it (spec 5.3, 6.2, 6.3). */
   status,
   /** The final approved or rejected amount: compare it with your record, the hash does not cover it. */
   amount: responseNumber,
+  /** The customer's username (spec 6.2). */
   username: responseString.optional(),
+  /** The customer's full name (spec 6.2). */
   fullname: responseString.optional(),
+  /** The customer's identifier in your system (spec 6.2). */
   user_id: responseString.optional(),
+  /** The site's id, an integer (spec 6.2). */
   site_id: responseInteger.optional(),
+  /** Unix seconds; the hash covers it (spec 5.3). The value that verified. */
   timestamp: signed.timestamp,
+  /** The body's hash, the same value as X-Hash (spec 5.3). */
   hash: signed.hash,
 });
 
@@ -75,26 +85,37 @@ export const WithdrawalCallback = lenientObject({
 export type WithdrawalCallback = z.infer<typeof WithdrawalCallback>;
 
 const cardFailure = {
-  /** Only when the payment failed. */
+  /** The failure's code; only when the payment failed (spec 6.4, 6.5). */
   error_code: responseString.optional(),
-  /** Only when the payment failed. */
+  /** The failure's text; only when the payment failed (spec 6.4, 6.5). */
   error_message: responseString.optional(),
 };
 
 /** Body of a provider card callback (spec 6.4). */
 export const CreditCardCallback = lenientObject({
+  /** The record's tracking code; the hash covers it (spec 5.3, 6). Its prefix tells the kind of record (spec 2.1). */
   tracking_code: signed.tracking_code,
   /** The payment gateway's order id. */
   order_id: responseString.optional(),
+  /** `success`, `failed` or `cancelled`; the hash covers it (spec 5.3, 6.4). */
   status: CreditCardCallbackStatus,
+  /** The amount, a number (spec 6); compare it with your record: the hash does not cover it. */
   amount: responseNumber,
+  /** The currency: `TRY` (spec 6.4). */
   currency: responseString.optional(),
+  /** The customer's username (spec 6.2). */
   username: responseString.optional(),
+  /** The customer's identifier in your system (spec 6.2). */
   user_id: responseString.optional(),
+  /** The site's id, an integer (spec 6.2). */
   site_id: responseInteger.optional(),
+  /** The customer's name (spec 6.4). */
   customer_name: responseString.optional(),
+  /** The customer's email address (spec 6.4). */
   customer_email: responseString.optional(),
+  /** Unix seconds; the hash covers it (spec 5.3). The value that verified. */
   timestamp: signed.timestamp,
+  /** The body's hash, the same value as X-Hash (spec 5.3). */
   hash: signed.hash,
   ...cardFailure,
 });
@@ -105,19 +126,31 @@ export type CreditCardCallback = z.infer<typeof CreditCardCallback>;
  * so everything but the signed fields is optional.
  */
 export const DealerCreditCardCallback = lenientObject({
+  /** Whether the payment succeeded (spec 6.5). */
   success: responseBoolean.optional(),
+  /** The record's tracking code; the hash covers it (spec 5.3, 6). Its prefix tells the kind of record (spec 2.1). */
   tracking_code: signed.tracking_code,
+  /** The payment gateway's order id (spec 6.4, 6.5). */
   order_id: responseString.optional(),
+  /** `success` or `failed` (an expired payment is reported as `failed`); the hash covers it (spec 5.3, 6.5). */
   status: DealerCreditCardCallbackStatus,
+  /** The amount, a number (spec 6); compare it with your record: the hash does not cover it. */
   amount: responseNumber.optional(),
+  /** The currency: `TRY` (spec 6.4). */
   currency: responseString.optional(),
+  /** The customer's name (spec 6.4). */
   customer_name: responseString.optional(),
+  /** The customer's email address (spec 6.4). */
   customer_email: responseString.optional(),
+  /** The customer's phone number (spec 6.5). */
   customer_phone: responseString.optional(),
+  /** Text about the status (spec 6.5). */
   status_message: responseString.optional(),
-  /** ISO 8601. */
+  /** When the payment completed, ISO 8601 (spec 6.5). */
   completed_at: responseString.optional(),
+  /** Unix seconds; the hash covers it (spec 5.3). The value that verified. */
   timestamp: signed.timestamp,
+  /** The body's hash, the same value as X-Hash (spec 5.3). */
   hash: signed.hash,
   ...cardFailure,
 });
@@ -129,11 +162,15 @@ export type DealerCreditCardCallback = z.infer<typeof DealerCreditCardCallback>;
  * the `'*'` handlers only.
  */
 export const UnknownCallback = lenientObject({
+  /** The record's tracking code; the hash covers it (spec 5.3, 6). Its prefix tells the kind of record (spec 2.1). */
   tracking_code: signed.tracking_code,
+  /** The end status; the hash covers it (spec 5.3, 6). */
   status: z.string(),
   /** Every kind of spec 6 carries one; not required of a kind nobody has described. */
   amount: responseNumber.optional(),
+  /** Unix seconds; the hash covers it (spec 5.3). The value that verified. */
   timestamp: signed.timestamp,
+  /** The body's hash, the same value as X-Hash (spec 5.3). */
   hash: signed.hash,
 });
 export type UnknownCallback = z.infer<typeof UnknownCallback>;
