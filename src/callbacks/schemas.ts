@@ -25,7 +25,7 @@ export const SignedCallbackFields = z.object({
   /** The same value as X-Hash. */
   hash: z.string(),
 });
-export type SignedCallbackFields = z.infer<typeof SignedCallbackFields>;
+export interface SignedCallbackFields extends z.infer<typeof SignedCallbackFields> {}
 
 /** End statuses of a deposit callback (spec 6.2). `failed` is listed because the third-party text names it (spec 6.6). */
 export const DepositCallbackStatus = openEnum(CALLBACK_STATUSES.deposit);
@@ -71,7 +71,7 @@ const providerTransaction = <S extends z.ZodType>(status: S) => ({
 
 /** Body of a deposit callback (spec 6.2): manual, E-IBAN and third-party deposits. */
 export const DepositCallback = lenientObject(providerTransaction(DepositCallbackStatus));
-export type DepositCallback = z.infer<typeof DepositCallback>;
+export interface DepositCallback extends z.infer<typeof DepositCallback> {}
 
 /**
  * Body of a withdrawal callback (spec 6.3). `iban` is optional: what crypto and wallet
@@ -82,7 +82,7 @@ export const WithdrawalCallback = lenientObject({
   /** The recipient's IBAN (manual, E-IBAN and bank withdrawals). */
   iban: responseString.optional(),
 });
-export type WithdrawalCallback = z.infer<typeof WithdrawalCallback>;
+export interface WithdrawalCallback extends z.infer<typeof WithdrawalCallback> {}
 
 const cardFailure = {
   /** The failure's code; only when the payment failed (spec 6.4, 6.5). */
@@ -119,7 +119,7 @@ export const CreditCardCallback = lenientObject({
   hash: signed.hash,
   ...cardFailure,
 });
-export type CreditCardCallback = z.infer<typeof CreditCardCallback>;
+export interface CreditCardCallback extends z.infer<typeof CreditCardCallback> {}
 
 /**
  * Body of a dealer card callback (spec 6.5). Which fields a failure leaves out is not shown,
@@ -154,7 +154,7 @@ export const DealerCreditCardCallback = lenientObject({
   hash: signed.hash,
   ...cardFailure,
 });
-export type DealerCreditCardCallback = z.infer<typeof DealerCreditCardCallback>;
+export interface DealerCreditCardCallback extends z.infer<typeof DealerCreditCardCallback> {}
 
 /**
  * Body of a callback whose tracking code has a prefix spec 2.1 does not list (the service added a
@@ -173,7 +173,7 @@ export const UnknownCallback = lenientObject({
   /** The body's hash, the same value as X-Hash (spec 5.3). */
   hash: signed.hash,
 });
-export type UnknownCallback = z.infer<typeof UnknownCallback>;
+export interface UnknownCallback extends z.infer<typeof UnknownCallback> {}
 
 /**
  * The body schema of each callback kind. `satisfies` makes a kind added to kinds.ts a compile

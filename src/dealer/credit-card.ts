@@ -39,7 +39,7 @@ export const DealerCardPayment = envelope(
     currency: z.string().optional(),
   }),
 );
-export type DealerCardPayment = z.infer<typeof DealerCardPayment>;
+export interface DealerCardPayment extends z.infer<typeof DealerCardPayment> {}
 
 export const dealerCardPaymentEndpoint = defineEndpoint({
   operation: 'creditCard.createPayment',

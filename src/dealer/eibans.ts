@@ -22,7 +22,7 @@ export const EibanAccount = lenientObject({
   /** Balance available for withdrawal, as a decimal string. */
   available_balance: responseDecimal,
 });
-export type EibanAccount = z.infer<typeof EibanAccount>;
+export interface EibanAccount extends z.infer<typeof EibanAccount> {}
 
 /** The dealer's E-IBAN accounts (spec 4.13). */
 export const EibanAccountList = lenientObject({
@@ -35,7 +35,7 @@ export const EibanAccountList = lenientObject({
   /** The dealer's E-IBAN accounts with their balances (spec 2.7). */
   eibans: z.array(EibanAccount),
 });
-export type EibanAccountList = z.infer<typeof EibanAccountList>;
+export interface EibanAccountList extends z.infer<typeof EibanAccountList> {}
 
 export const eibanListEndpoint = defineEndpoint({
   operation: 'eibans.list',

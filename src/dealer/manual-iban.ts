@@ -53,7 +53,7 @@ export const ManualIbanDeposit = envelope(
     amount: responseNumber,
   }),
 );
-export type ManualIbanDeposit = z.infer<typeof ManualIbanDeposit>;
+export interface ManualIbanDeposit extends z.infer<typeof ManualIbanDeposit> {}
 
 /** States of a dealer manual withdrawal; only `pending` is shown (spec 3.1). */
 export const ManualIbanWithdrawalStatus = openEnum(['pending']);
@@ -74,7 +74,7 @@ export const ManualIbanWithdrawal = envelope(
     recipient_iban: z.string().optional(),
   }),
 );
-export type ManualIbanWithdrawal = z.infer<typeof ManualIbanWithdrawal>;
+export interface ManualIbanWithdrawal extends z.infer<typeof ManualIbanWithdrawal> {}
 
 export const manualIbanDepositEndpoint = defineEndpoint({
   operation: 'manualIban.deposit',

@@ -25,7 +25,7 @@ export const DealerSettings = lenientObject({
     manual_iban: PaymentMethodState,
   }),
 });
-export type DealerSettings = z.infer<typeof DealerSettings>;
+export interface DealerSettings extends z.infer<typeof DealerSettings> {}
 
 export const settingsEndpoint = defineEndpoint({
   operation: 'getSettings',

@@ -93,7 +93,7 @@ export const Transaction = lenientObject({
   /** ISO 8601 without offset, for example `2026-03-01T14:05:00`. */
   date: z.string(),
 });
-export type Transaction = z.infer<typeof Transaction>;
+export interface Transaction extends z.infer<typeof Transaction> {}
 
 /** Where a page stands in the result (spec 4.13); `per_page` is always 100. */
 export const Pagination = lenientObject({
@@ -108,7 +108,7 @@ export const Pagination = lenientObject({
   /** Whether a later page exists (spec 4.13). */
   has_more: responseBoolean,
 });
-export type Pagination = z.infer<typeof Pagination>;
+export interface Pagination extends z.infer<typeof Pagination> {}
 
 /** One page of E-IBAN transactions (spec 4.13). */
 export const TransactionList = lenientObject({
@@ -130,7 +130,7 @@ export const TransactionList = lenientObject({
   /** This page's transactions, at most 100 (spec 2.7, 8). */
   transactions: z.array(Transaction),
 });
-export type TransactionList = z.infer<typeof TransactionList>;
+export interface TransactionList extends z.infer<typeof TransactionList> {}
 
 export const transactionListEndpoint = defineEndpoint({
   operation: 'transactions.list',

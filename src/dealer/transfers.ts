@@ -50,7 +50,7 @@ export const Transfer = lenientObject({
   /** ISO 8601; `null` or absent while the transfer has not ended. */
   completed_at: z.string().optional(),
 });
-export type Transfer = z.infer<typeof Transfer>;
+export interface Transfer extends z.infer<typeof Transfer> {}
 
 /** The answer of send-money: the new transfer, `pending` (spec 4.13). */
 export const SendMoneyResult = lenientObject({
@@ -61,7 +61,7 @@ export const SendMoneyResult = lenientObject({
   /** The transfer (spec 2.7); `description` and `completed_at` in status queries only. */
   transfer: Transfer,
 });
-export type SendMoneyResult = z.infer<typeof SendMoneyResult>;
+export interface SendMoneyResult extends z.infer<typeof SendMoneyResult> {}
 
 /** The answer of the status query (spec 4.13). */
 export const TransferStatusResult = lenientObject({
@@ -72,7 +72,7 @@ export const TransferStatusResult = lenientObject({
   /** The transfer (spec 2.7); `description` and `completed_at` in status queries only. */
   transfer: Transfer,
 });
-export type TransferStatusResult = z.infer<typeof TransferStatusResult>;
+export interface TransferStatusResult extends z.infer<typeof TransferStatusResult> {}
 
 export const sendMoneyEndpoint = defineEndpoint({
   operation: 'transfers.send',

@@ -25,7 +25,7 @@ export const Welcome = lenientObject({
   /** The service's time of the answer, `YYYY-MM-DD HH:MM:SS` (spec 2.1). */
   timestamp: z.string().optional(),
 });
-export type Welcome = z.infer<typeof Welcome>;
+export interface Welcome extends z.infer<typeof Welcome> {}
 
 /** A site of the provider (spec 2.2). */
 export const Site = lenientObject({
@@ -38,7 +38,7 @@ export const Site = lenientObject({
   /** When the site was created, `YYYY-MM-DD HH:MM:SS` in service time (spec 2.2). */
   created_at: z.string(),
 });
-export type Site = z.infer<typeof Site>;
+export interface Site extends z.infer<typeof Site> {}
 
 /** The answer of the site list (spec 4.4). */
 export const SiteList = lenientObject({
@@ -58,7 +58,7 @@ export const SiteList = lenientObject({
   /** The service's time of the answer, `YYYY-MM-DD HH:MM:SS` (spec 2.1). */
   timestamp: z.string().optional(),
 });
-export type SiteList = z.infer<typeof SiteList>;
+export interface SiteList extends z.infer<typeof SiteList> {}
 
 /** Parameters of `listSites()`: the additional verification key sent as X-Key. */
 export const SiteListParams = z.strictObject({

@@ -59,7 +59,7 @@ export const CardPayment = envelope(
     currency: z.string().optional(),
   }),
 );
-export type CardPayment = z.infer<typeof CardPayment>;
+export interface CardPayment extends z.infer<typeof CardPayment> {}
 
 /** The status of a card payment (spec 2.6, 4.9). */
 export const CardPaymentStatusResult = lenientObject({
@@ -89,7 +89,7 @@ export const CardPaymentStatusResult = lenientObject({
     updated_at: z.string().optional(),
   }),
 });
-export type CardPaymentStatusResult = z.infer<typeof CardPaymentStatusResult>;
+export interface CardPaymentStatusResult extends z.infer<typeof CardPaymentStatusResult> {}
 
 export const cardPaymentEndpoint = defineEndpoint({
   operation: 'creditCard.createPayment',

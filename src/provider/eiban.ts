@@ -29,7 +29,7 @@ export const EibanDeposit = envelope(
     status: DepositStatus,
   }),
 );
-export type EibanDeposit = z.infer<typeof EibanDeposit>;
+export interface EibanDeposit extends z.infer<typeof EibanDeposit> {}
 
 /** An E-IBAN withdrawal record, `pending` on creation (spec 4.7). */
 export const EibanWithdrawal = envelope(
@@ -42,7 +42,7 @@ export const EibanWithdrawal = envelope(
     status: WithdrawalStatus,
   }),
 );
-export type EibanWithdrawal = z.infer<typeof EibanWithdrawal>;
+export interface EibanWithdrawal extends z.infer<typeof EibanWithdrawal> {}
 
 export const eibanDepositEndpoint = defineEndpoint({
   operation: 'eiban.startDeposit',

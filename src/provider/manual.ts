@@ -29,7 +29,7 @@ export const ManualDeposit = envelope(
     status: DepositStatus,
   }),
 );
-export type ManualDeposit = z.infer<typeof ManualDeposit>;
+export interface ManualDeposit extends z.infer<typeof ManualDeposit> {}
 
 /** A manual withdrawal record, `pending` on creation (spec 4.6). */
 export const ManualWithdrawal = envelope(
@@ -42,7 +42,7 @@ export const ManualWithdrawal = envelope(
     status: WithdrawalStatus,
   }),
 );
-export type ManualWithdrawal = z.infer<typeof ManualWithdrawal>;
+export interface ManualWithdrawal extends z.infer<typeof ManualWithdrawal> {}
 
 export const manualDepositEndpoint = defineEndpoint({
   operation: 'manual.startDeposit',

@@ -10,7 +10,7 @@ export const Customer = lenientObject({
   /** The customer's identifier in your system, as a string (spec 2.3). */
   user_id: responseString,
 });
-export type Customer = z.infer<typeof Customer>;
+export interface Customer extends z.infer<typeof Customer> {}
 
 /** The site a record belongs to, as answers embed it (spec 2.4). */
 export const SiteRef = lenientObject({
@@ -19,7 +19,7 @@ export const SiteRef = lenientObject({
   /** The site's name (spec 2.2). */
   name: z.string(),
 });
-export type SiteRef = z.infer<typeof SiteRef>;
+export interface SiteRef extends z.infer<typeof SiteRef> {}
 
 /** States of a provider deposit (spec 3.1). `failed` is listed because the third-party text names it (spec 6.6). */
 export const DepositStatus = openEnum(['showing', 'completed', 'canceled', 'expired', 'failed']);

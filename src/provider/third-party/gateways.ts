@@ -36,7 +36,7 @@ export const Gateway = lenientObject({
   /** Free text about the gateway (spec 2.5). */
   description: z.string().optional(),
 });
-export type Gateway = z.infer<typeof Gateway>;
+export interface Gateway extends z.infer<typeof Gateway> {}
 
 /** The gateway list of a third-party channel (spec 2.5). */
 export const GatewayList = envelope(
@@ -47,4 +47,4 @@ export const GatewayList = envelope(
     count: responseInteger,
   }),
 );
-export type GatewayList = z.infer<typeof GatewayList>;
+export interface GatewayList extends z.infer<typeof GatewayList> {}

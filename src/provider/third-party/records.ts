@@ -27,7 +27,7 @@ export const ThirdPartyDeposit = envelope(
     status: DepositStatus,
   }),
 );
-export type ThirdPartyDeposit = z.infer<typeof ThirdPartyDeposit>;
+export interface ThirdPartyDeposit extends z.infer<typeof ThirdPartyDeposit> {}
 
 /** A third-party withdrawal record, `showing` on creation (spec 4.10 to 4.12). */
 export const ThirdPartyWithdrawal = envelope(
@@ -37,7 +37,7 @@ export const ThirdPartyWithdrawal = envelope(
     status: WithdrawalStatus,
   }),
 );
-export type ThirdPartyWithdrawal = z.infer<typeof ThirdPartyWithdrawal>;
+export interface ThirdPartyWithdrawal extends z.infer<typeof ThirdPartyWithdrawal> {}
 
 /** The deposit body of crypto and wallet, which the spec does not show: the bank one's fields (docs/spec-gaps.md). */
 export const unshownDepositParams = {
