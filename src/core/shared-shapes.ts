@@ -12,9 +12,13 @@ export const NoParams = z.undefined();
 /** The top level of most answers: `success`, `message`, the record in `data`, `timestamp` (spec 2.1). */
 export const envelope = <T extends z.ZodType>(data: T) =>
   lenientObject({
+    /** `true` when the call succeeded (spec 2.1). */
     success: successFlag,
+    /** Human-readable text about the result (spec 2.1). */
     message: z.string().optional(),
+    /** The record the call created or read (spec 2.1). */
     data,
+    /** The service's time of the answer, `YYYY-MM-DD HH:MM:SS` (spec 2.1). Absent from some answers. */
     timestamp: z.string().optional(),
   });
 

@@ -29,15 +29,17 @@ export const DealerCardPayment = envelope(
   lenientObject({
     /** Use it for status queries. */
     tracking_code: z.string(),
+    /** The card payment page (URL) the customer is redirected to (spec 2.7). */
     payment_url: z.string(),
     /** The service's internal order id; a numeric one is kept as text. */
     order_id: responseString.optional(),
+    /** The amount in TRY, a number; at least 200 (spec 2.7, 8). */
     amount: responseNumber,
     /** TRY. */
     currency: z.string().optional(),
   }),
 );
-export type DealerCardPayment = z.infer<typeof DealerCardPayment>;
+export interface DealerCardPayment extends z.infer<typeof DealerCardPayment> {}
 
 export const dealerCardPaymentEndpoint = defineEndpoint({
   operation: 'creditCard.createPayment',

@@ -39,16 +39,21 @@ export type ManualIbanWithdrawParams = z.input<typeof ManualIbanWithdrawParams>;
 /** The IBAN the customer pays into, chosen by the service for the amount (spec 2.7). */
 export const ManualIbanDeposit = envelope(
   lenientObject({
+    /** The record's tracking code: `DEP-...` for a deposit, `WDR-...` for a withdrawal (spec 2.1). */
     tracking_code: z.string(),
+    /** The bank of the IBAN the customer pays into (spec 2.7). */
     bank_name: z.string(),
+    /** The name of the account the customer pays into (spec 2.7). */
     account_name: z.string(),
+    /** The IBAN the customer pays into, chosen by amount limits (spec 2.7, 4.13). */
     iban_no: z.string(),
     /** The IBAN in groups of four characters, for display. */
     formatted_iban: z.string().optional(),
+    /** The amount, a number (spec 2.7); the spec states no minimum or maximum (spec 8). */
     amount: responseNumber,
   }),
 );
-export type ManualIbanDeposit = z.infer<typeof ManualIbanDeposit>;
+export interface ManualIbanDeposit extends z.infer<typeof ManualIbanDeposit> {}
 
 /** States of a dealer manual withdrawal; only `pending` is shown (spec 3.1). */
 export const ManualIbanWithdrawalStatus = openEnum(['pending']);
@@ -57,14 +62,19 @@ export type ManualIbanWithdrawalStatus = z.infer<typeof ManualIbanWithdrawalStat
 /** A manual withdrawal request, `pending` on creation (spec 2.7). */
 export const ManualIbanWithdrawal = envelope(
   lenientObject({
+    /** The record's tracking code: `DEP-...` for a deposit, `WDR-...` for a withdrawal (spec 2.1). */
     tracking_code: z.string(),
+    /** The withdrawal's status: `pending` on creation (spec 3). */
     status: ManualIbanWithdrawalStatus,
+    /** The amount, a number (spec 2.7); the spec states no minimum or maximum (spec 8). */
     amount: responseNumber,
+    /** The recipient's name, as sent (spec 2.7). */
     recipient_name: responseString.optional(),
+    /** The recipient's IBAN, as sent (spec 2.7). */
     recipient_iban: z.string().optional(),
   }),
 );
-export type ManualIbanWithdrawal = z.infer<typeof ManualIbanWithdrawal>;
+export interface ManualIbanWithdrawal extends z.infer<typeof ManualIbanWithdrawal> {}
 
 export const manualIbanDepositEndpoint = defineEndpoint({
   operation: 'manualIban.deposit',

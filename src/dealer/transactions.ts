@@ -78,38 +78,59 @@ export type TransactionType = z.infer<typeof TransactionType>;
 
 /** One movement on an E-IBAN account (spec 2.7). */
 export const Transaction = lenientObject({
+  /** The transaction's id (spec 2.7). */
   transactionId: z.string(),
   /** Decimal string, for example `"1500.00"`. */
   amount: responseDecimal,
+  /** The transaction's direction, for example `incoming` (spec 2.7). */
   type: TransactionType,
+  /** Free text of the transaction (spec 2.7). */
   description: z.string().optional(),
+  /** The sender's name (spec 2.7). */
   senderName: z.string().optional(),
+  /** The sender's IBAN (spec 2.7). */
   senderIban: z.string().optional(),
   /** ISO 8601 without offset, for example `2026-03-01T14:05:00`. */
   date: z.string(),
 });
-export type Transaction = z.infer<typeof Transaction>;
+export interface Transaction extends z.infer<typeof Transaction> {}
 
 /** Where a page stands in the result (spec 4.13); `per_page` is always 100. */
 export const Pagination = lenientObject({
+  /** This page's number, from 1 (spec 4.13). */
   current_page: responseInteger,
+  /** Records per page: always 100 (spec 4.13, 8). */
   per_page: responseInteger,
+  /** How many transactions the date range holds (spec 4.13). */
   total_records: responseInteger,
+  /** How many pages the date range holds (spec 4.13). */
   total_pages: responseInteger,
+  /** Whether a later page exists (spec 4.13). */
   has_more: responseBoolean,
 });
-export type Pagination = z.infer<typeof Pagination>;
+export interface Pagination extends z.infer<typeof Pagination> {}
 
 /** One page of E-IBAN transactions (spec 4.13). */
 export const TransactionList = lenientObject({
+  /** `true` when the call succeeded (spec 2.1). */
   success: successFlag,
+  /** The dealer's name (spec 4.13). */
   dealer_name: z.string().optional(),
+  /** The E-IBAN's wallet id the list is for, as sent (spec 4.13). */
   wallet_id: z.string().optional(),
-  date_range: lenientObject({ start_date: z.string(), end_date: z.string() }).optional(),
+  /** The range asked for, each end `YYYY-MM-DD`; at most 3 days (spec 4.13, 8). */
+  date_range: lenientObject({
+      /** First day, `YYYY-MM-DD` (spec 4.13). */
+      start_date: z.string(),
+      /** Last day, `YYYY-MM-DD` (spec 4.13). */
+      end_date: z.string(),
+    }).optional(),
+  /** Where this page is in the range; 100 records per page (spec 4.13). */
   pagination: Pagination,
+  /** This page's transactions, at most 100 (spec 2.7, 8). */
   transactions: z.array(Transaction),
 });
-export type TransactionList = z.infer<typeof TransactionList>;
+export interface TransactionList extends z.infer<typeof TransactionList> {}
 
 export const transactionListEndpoint = defineEndpoint({
   operation: 'transactions.list',

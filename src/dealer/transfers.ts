@@ -35,10 +35,13 @@ export type TransferStatus = z.infer<typeof TransferStatus>;
 export const Transfer = lenientObject({
   /** `TRF-` and an alphanumeric segment. */
   transfer_id: z.string(),
+  /** The transfer's status: `pending` on creation (spec 3). */
   status: TransferStatus,
   /** Decimal string, for example `"250.00"`. */
   amount: responseDecimal,
+  /** The recipient's IBAN, as sent (spec 2.7). */
   recipient_iban: z.string().optional(),
+  /** The recipient's name, as sent (spec 2.7). */
   recipient_name: responseString.optional(),
   /** `null` or absent when the transfer was sent without one. */
   description: z.string().optional(),
@@ -47,23 +50,29 @@ export const Transfer = lenientObject({
   /** ISO 8601; `null` or absent while the transfer has not ended. */
   completed_at: z.string().optional(),
 });
-export type Transfer = z.infer<typeof Transfer>;
+export interface Transfer extends z.infer<typeof Transfer> {}
 
 /** The answer of send-money: the new transfer, `pending` (spec 4.13). */
 export const SendMoneyResult = lenientObject({
+  /** `true` when the call succeeded (spec 2.1). */
   success: successFlag,
+  /** Human-readable text about the result (spec 2.1). */
   message: z.string().optional(),
+  /** The transfer (spec 2.7); `description` and `completed_at` in status queries only. */
   transfer: Transfer,
 });
-export type SendMoneyResult = z.infer<typeof SendMoneyResult>;
+export interface SendMoneyResult extends z.infer<typeof SendMoneyResult> {}
 
 /** The answer of the status query (spec 4.13). */
 export const TransferStatusResult = lenientObject({
+  /** `true` when the call succeeded (spec 2.1). */
   success: successFlag,
+  /** The dealer's name (spec 4.13). */
   dealer_name: z.string().optional(),
+  /** The transfer (spec 2.7); `description` and `completed_at` in status queries only. */
   transfer: Transfer,
 });
-export type TransferStatusResult = z.infer<typeof TransferStatusResult>;
+export interface TransferStatusResult extends z.infer<typeof TransferStatusResult> {}
 
 export const sendMoneyEndpoint = defineEndpoint({
   operation: 'transfers.send',

@@ -31,7 +31,10 @@ export const CardPaymentParams = z.strictObject({
   description: z.string().optional(),
 });
 /** What a caller passes to `createPayment()`: `credential_key` may be left to the client. */
-export type CardPaymentParams = Omit<z.input<typeof CardPaymentParams>, 'credential_key'> & { credential_key?: string };
+export type CardPaymentParams = Omit<z.input<typeof CardPaymentParams>, 'credential_key'> & {
+  /** The site credential key, sent in the body (spec 5.1 rule 2). Optional here: the client's `credentialKey` fills it. */
+  credential_key?: string;
+};
 
 /** Body of a card status query (spec 4.9). */
 export const CardStatusParams = z.strictObject({
@@ -43,33 +46,50 @@ export type CardStatusParams = z.input<typeof CardStatusParams>;
 /** A created card payment: redirect the customer to `data.payment_url` (spec 2.6). */
 export const CardPayment = envelope(
   lenientObject({
+    /** The card payment's tracking code, `CC-...` (spec 2.1); pass it to `getStatus()`. The card callback carries the same code. */
     tracking_code: z.string(),
+    /** The card payment page (URL) to redirect the customer to (spec 2.6). */
     payment_url: z.string(),
     // The gateway's order id: a numeric one is kept as text, not rejected.
+    /** The payment gateway's order id, a string (spec 2.6). */
     order_id: responseString.optional(),
+    /** The amount in TRY, a number; at least 1 (spec 2.6, 8). */
     amount: responseNumber,
+    /** The currency: `TRY` (spec 2.6). */
     currency: z.string().optional(),
   }),
 );
-export type CardPayment = z.infer<typeof CardPayment>;
+export interface CardPayment extends z.infer<typeof CardPayment> {}
 
 /** The status of a card payment (spec 2.6, 4.9). */
 export const CardPaymentStatusResult = lenientObject({
+  /** `true` when the call succeeded (spec 2.1). */
   success: successFlag,
+  /** Human-readable text about the result (spec 2.1). */
   message: z.string().optional(),
+  /** The card payment (spec 2.6). */
   data: lenientObject({
+    /** The card payment's tracking code, `CC-...` (spec 2.1); pass it to `getStatus()`. The card callback carries the same code. */
     tracking_code: z.string(),
+    /** The payment gateway's order id, a string (spec 2.6). */
     order_id: responseString.optional(),
+    /** The payment's status: `pending`, `success`, `failed`, `cancelled` or `refunded` (spec 3). */
     status: CardPaymentStatus,
+    /** The amount in TRY, a number; at least 1 (spec 2.6, 8). */
     amount: responseNumber,
+    /** The currency: `TRY` (spec 2.6). */
     currency: z.string().optional(),
+    /** The customer's username, as sent (spec 2.6). */
     username: responseString.optional(),
+    /** The customer's identifier in your system, as sent (spec 2.6). */
     user_id: responseString.optional(),
+    /** When the payment was created: ISO 8601 with UTC offset, e.g. `2026-03-01T14:05:00+00:00` (spec 2.6). */
     created_at: z.string().optional(),
+    /** When the payment last changed: ISO 8601 with UTC offset, e.g. `2026-03-01T14:07:00+00:00` (spec 2.6). */
     updated_at: z.string().optional(),
   }),
 });
-export type CardPaymentStatusResult = z.infer<typeof CardPaymentStatusResult>;
+export interface CardPaymentStatusResult extends z.infer<typeof CardPaymentStatusResult> {}
 
 export const cardPaymentEndpoint = defineEndpoint({
   operation: 'creditCard.createPayment',

@@ -20,15 +20,29 @@ export type EibanWithdrawParams = z.input<typeof EibanWithdrawParams>;
 
 /** An E-IBAN deposit record (spec 4.7). */
 export const EibanDeposit = envelope(
-  lenientObject({ ...recordCore, ...recordEcho, payment_url: z.string(), status: DepositStatus }),
+  lenientObject({
+    ...recordCore,
+    ...recordEcho,
+    /** The payment page (URL) to redirect the customer to (spec 2.4). Deposits only. */
+    payment_url: z.string(),
+    /** The deposit's status: `showing` on creation; `completed`, `canceled` or `expired` arrive by deposit callback (spec 3, 6.2). */
+    status: DepositStatus,
+  }),
 );
-export type EibanDeposit = z.infer<typeof EibanDeposit>;
+export interface EibanDeposit extends z.infer<typeof EibanDeposit> {}
 
 /** An E-IBAN withdrawal record, `pending` on creation (spec 4.7). */
 export const EibanWithdrawal = envelope(
-  lenientObject({ ...recordCore, ...recordEcho, iban: z.string().optional(), status: WithdrawalStatus }),
+  lenientObject({
+    ...recordCore,
+    ...recordEcho,
+    /** The recipient's IBAN as sent, 15 to 34 characters (spec 2.4, 4.6). Withdrawals only. */
+    iban: z.string().optional(),
+    /** The withdrawal's status: `pending` on creation; `completed`, `rejected`, `failed` or `canceled` arrive by withdrawal callback (spec 3, 6.3). */
+    status: WithdrawalStatus,
+  }),
 );
-export type EibanWithdrawal = z.infer<typeof EibanWithdrawal>;
+export interface EibanWithdrawal extends z.infer<typeof EibanWithdrawal> {}
 
 export const eibanDepositEndpoint = defineEndpoint({
   operation: 'eiban.startDeposit',

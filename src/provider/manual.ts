@@ -20,15 +20,29 @@ export type ManualWithdrawParams = z.input<typeof ManualWithdrawParams>;
 
 /** A manual deposit record: the customer is sent to `payment_url` (spec 4.5). */
 export const ManualDeposit = envelope(
-  lenientObject({ ...recordCore, ...recordEcho, payment_url: z.string(), status: DepositStatus }),
+  lenientObject({
+    ...recordCore,
+    ...recordEcho,
+    /** The payment page (URL) to redirect the customer to; there the customer may change the amount and sees the IBAN details (spec 4.5). Deposits only. */
+    payment_url: z.string(),
+    /** The deposit's status: `showing` on creation; `completed`, `canceled` or `expired` arrive by deposit callback (spec 3, 6.2). */
+    status: DepositStatus,
+  }),
 );
-export type ManualDeposit = z.infer<typeof ManualDeposit>;
+export interface ManualDeposit extends z.infer<typeof ManualDeposit> {}
 
 /** A manual withdrawal record, `pending` on creation (spec 4.6). */
 export const ManualWithdrawal = envelope(
-  lenientObject({ ...recordCore, ...recordEcho, iban: z.string().optional(), status: WithdrawalStatus }),
+  lenientObject({
+    ...recordCore,
+    ...recordEcho,
+    /** The recipient's IBAN as sent, 15 to 34 characters (spec 2.4, 4.6). Withdrawals only. */
+    iban: z.string().optional(),
+    /** The withdrawal's status: `pending` on creation; `completed`, `rejected`, `failed` or `canceled` arrive by withdrawal callback (spec 3, 6.3). */
+    status: WithdrawalStatus,
+  }),
 );
-export type ManualWithdrawal = z.infer<typeof ManualWithdrawal>;
+export interface ManualWithdrawal extends z.infer<typeof ManualWithdrawal> {}
 
 export const manualDepositEndpoint = defineEndpoint({
   operation: 'manual.startDeposit',
