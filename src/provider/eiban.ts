@@ -4,7 +4,7 @@ import { defineEndpoint } from '../core/endpoint.js';
 import { APIResource } from '../core/resource.js';
 import type { ProviderRequestOptions } from './request-options.js';
 import { envelope, iban } from '../core/shared-shapes.js';
-import { DepositStatus, WithdrawalStatus, paymentParams, recordCore, recordEcho } from './shared.js';
+import { depositStatus, ibanWithdrawalFields, paymentParams, recordCore, recordEcho } from './shared.js';
 
 /** Body of an E-IBAN deposit (spec 4.7). */
 export const EibanDepositParams = z.strictObject({ ...paymentParams });
@@ -25,8 +25,7 @@ export const EibanDeposit = envelope(
     ...recordEcho,
     /** The payment page (URL) to redirect the customer to (spec 2.4). Deposits only. */
     payment_url: z.string(),
-    /** The deposit's status: `showing` on creation; `completed`, `canceled` or `expired` arrive by deposit callback (spec 3, 6.2). */
-    status: DepositStatus,
+    ...depositStatus,
   }),
 );
 export interface EibanDeposit extends z.infer<typeof EibanDeposit> {}
@@ -36,10 +35,7 @@ export const EibanWithdrawal = envelope(
   lenientObject({
     ...recordCore,
     ...recordEcho,
-    /** The recipient's IBAN as sent, 15 to 34 characters (spec 2.4, 4.6). Withdrawals only. */
-    iban: z.string().optional(),
-    /** The withdrawal's status: `pending` on creation; `completed`, `rejected`, `failed` or `canceled` arrive by withdrawal callback (spec 3, 6.3). */
-    status: WithdrawalStatus,
+    ...ibanWithdrawalFields,
   }),
 );
 export interface EibanWithdrawal extends z.infer<typeof EibanWithdrawal> {}

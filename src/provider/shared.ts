@@ -71,3 +71,17 @@ export const recordEcho = {
   /** When the record was created, `YYYY-MM-DD HH:MM:SS` in service time. Manual and third-party bank deposits and withdrawals (spec 2.4). */
   created_at: z.string().optional(),
 };
+
+/** The status of a deposit record (spec 3): written once for every provider deposit. */
+export const depositStatus = {
+  /** The deposit's status: `showing` on creation; `completed`, `canceled` or `expired` arrive by deposit callback (spec 3, 6.2). */
+  status: DepositStatus,
+};
+
+/** What a manual or E-IBAN withdrawal record adds to the core fields (spec 2.4, 4.6, 4.7). */
+export const ibanWithdrawalFields = {
+  /** The recipient's IBAN as sent, 15 to 34 characters (spec 2.4, 4.6). Withdrawals only. */
+  iban: z.string().optional(),
+  /** The withdrawal's status: `pending` on creation; `completed`, `rejected`, `failed` or `canceled` arrive by withdrawal callback (spec 3, 6.3). */
+  status: WithdrawalStatus,
+};
