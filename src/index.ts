@@ -12,10 +12,14 @@
 // The public surface of payorch, one name per line, grouped by what a user does with it.
 //
 // Deliberately left out, internal and free to change without notice:
-// - the transport, the endpoint tables and the resource contexts (ProviderContext, DealerSend):
+// - the transport, the endpoint tables and the resources' base (APIResource):
 //   every call goes through a client method (or ProviderClient.request() for a path it lacks);
 // - the generic ThirdPartyChannel (BankChannel, CryptoChannel and WalletChannel name its uses)
 //   and the wire building blocks of src/core (NoParams, envelope, iban, the open enum helper);
+// - request signing (requestHash, callbackHash, Signing, Credentials): the clients sign every
+//   request and signCallback signs a test callback;
+// - the single-value enums of answer fields (TransactionType, ManualIbanWithdrawalStatus): the
+//   answer's type names their values;
 // - the run-time checks isCallbackKind and isCallbackStatus, and detectCallbackKind (verifyCallback
 //   applies them);
 // - the sandbox, which has its own entry point, payorch/sandbox (Node only);
@@ -27,11 +31,11 @@ export type {
   ProviderClientOptions,
   ProviderRawRequest,
 } from './provider/client.js';
-export type { ProviderRequestOptions } from './provider/context.js';
-export type { Manual } from './provider/manual.js';
-export type { Eiban } from './provider/eiban.js';
-export type { CreditCard } from './provider/credit-card.js';
-export type { ThirdParty } from './provider/third-party/index.js';
+export type { ProviderRequestOptions } from './provider/request-options.js';
+export type { ProviderManual } from './provider/manual.js';
+export type { ProviderEiban } from './provider/eiban.js';
+export type { ProviderCreditCard } from './provider/credit-card.js';
+export type { ProviderThirdParty } from './provider/third-party/index.js';
 export type { BankChannel } from './provider/third-party/bank.js';
 export type { CryptoChannel } from './provider/third-party/crypto.js';
 export type { WalletChannel } from './provider/third-party/wallet.js';
@@ -96,19 +100,9 @@ export type { ClientOptions } from './core/client-options.js';
 export type { RequestOptions } from './core/transport.js';
 export type { RawRequest } from './core/raw-request.js';
 
-// Signing
-export {
-  requestHash,
-  callbackHash,
-} from './core/signer.js';
-export type {
-  Signing,
-  Credentials,
-} from './core/signer.js';
-
 // Errors
 export { PayorchError } from './errors/payorch-error.js';
-export type { CallOutcome, PayorchErrorOptions } from './errors/payorch-error.js';
+export type { CallOutcome } from './errors/payorch-error.js';
 export {
   APIError,
   AuthenticationError,
@@ -116,10 +110,8 @@ export {
   UnprocessableEntityError,
 } from './errors/api-error.js';
 export type {
-  APIErrorInit,
   AuthFailureReason,
   DealerErrorCode,
-  FailedRequest,
 } from './errors/api-error.js';
 export { RequestValidationError } from './errors/request-validation-error.js';
 export type { ValidationIssue } from './errors/request-validation-error.js';
@@ -127,21 +119,8 @@ export { ResponseValidationError } from './errors/response-validation-error.js';
 export { ConnectionError } from './errors/connection-error.js';
 export { TimeoutError } from './errors/timeout-error.js';
 export { RequestAbortedError } from './errors/request-aborted-error.js';
-// Type guards that hold across the ESM and CommonJS copies of payorch, where `instanceof` does not.
-export {
-  isPayorchError,
-  isAPIError,
-  isAuthenticationError,
-  isPermissionDeniedError,
-  isUnprocessableEntityError,
-  isRequestValidationError,
-  isResponseValidationError,
-  isConnectionError,
-  isTimeoutError,
-  isRequestAbortedError,
-  isCallbackVerificationError,
-  isTrackingCodeError,
-} from './errors/guards.js';
+// One guard for every error class, holding across the ESM and CommonJS copies of payorch where `instanceof` does not.
+export { isPayorchError } from './errors/brand.js';
 
 // Dealer API
 export { DealerClient } from './dealer/client.js';
@@ -164,7 +143,6 @@ export {
   ManualIbanWithdrawParams,
   ManualIbanDeposit,
   ManualIbanWithdrawal,
-  ManualIbanWithdrawalStatus,
 } from './dealer/manual-iban.js';
 export {
   EibanAccount,
@@ -174,7 +152,6 @@ export {
   TransactionListParams,
   TransactionRangeParams,
   Transaction,
-  TransactionType,
   TransactionList,
   Pagination,
 } from './dealer/transactions.js';
@@ -221,10 +198,7 @@ export {
   DealerCreditCardCallbackStatus,
 } from './callbacks/schemas.js';
 export type { VerifiedCallback } from './callbacks/schemas.js';
-export {
-  CALLBACK_KINDS,
-  CALLBACK_STATUSES,
-} from './callbacks/kinds.js';
+export { CALLBACK_STATUSES } from './callbacks/kinds.js';
 export type {
   CallbackKind,
   CallbackStatus,
@@ -255,7 +229,7 @@ export type {
 } from './receiver/receiver.js';
 export { confirmWithCardStatus } from './receiver/confirm-card.js';
 export type { CardStatusSource } from './receiver/confirm-card.js';
-export type { CallbackAccount } from './callbacks/detect-kind.js';
+export type { Api } from './core/endpoint.js';
 export type {
   CallbackEventName,
   CallbackOfEvent,

@@ -3,6 +3,7 @@ import { safeParseTrackingCode } from '../core/tracking-code.js';
 import type { TrackingCodeDirection } from '../core/tracking-code.js';
 import { CallbackVerificationError } from '../errors/callback-verification-error.js';
 import type { CallbackKind } from './kinds.js';
+import type { Api } from '../core/endpoint.js';
 
 // CC codes name provider and dealer card payments alike (spec 2.1); their bodies differ
 // (spec 6.4, 6.5). Which account the receiver's keys belong to decides; without it, a field of
@@ -12,13 +13,12 @@ const DEALER_ONLY = ['status_message', 'customer_phone', 'completed_at'] as cons
 const PROVIDER_ONLY = ['site_id', 'username', 'user_id'] as const;
 
 /** Which API the receiver's keys belong to: the provider's or the dealer's (spec 5.2). */
-export type CallbackAccount = 'provider' | 'dealer';
 
 function hasAny(body: Readonly<Record<string, unknown>>, fields: readonly string[]): boolean {
   return fields.some((field) => Object.hasOwn(body, field) && body[field] !== undefined && body[field] !== null);
 }
 
-function cardKind(body: Readonly<Record<string, unknown>>, account: CallbackAccount | undefined): CallbackKind {
+function cardKind(body: Readonly<Record<string, unknown>>, account: Api | undefined): CallbackKind {
   if (account !== undefined) return account === 'dealer' ? 'dealerCreditCard' : 'creditCard';
   // `success` is left out: a provider body that carries it is still a provider body. A body with
   // fields of neither side (or both) reads as the provider's, whose schema asks no more.
@@ -33,7 +33,7 @@ function cardKind(body: Readonly<Record<string, unknown>>, account: CallbackAcco
  * @throws {CallbackVerificationError} `unknown_kind` when the prefix is not one of spec 2.1 or
  * names a transfer
  */
-export function detectCallbackKind(body: Readonly<Record<string, unknown>>, account?: CallbackAccount): CallbackKind {
+export function detectCallbackKind(body: Readonly<Record<string, unknown>>, account?: Api): CallbackKind {
   const code = body['tracking_code'];
   const parsed = typeof code === 'string' ? safeParseTrackingCode(code) : undefined;
   if (parsed === undefined || !parsed.success) {
@@ -46,7 +46,7 @@ export function detectCallbackKind(body: Readonly<Record<string, unknown>>, acco
 }
 
 /** The callback kind of a tracking code already read: its direction, and for cards the account or the body's fields. */
-export function kindOfDirection(direction: Exclude<TrackingCodeDirection, 'transfer'>, body: Readonly<Record<string, unknown>>, account: CallbackAccount | undefined): CallbackKind {
+export function kindOfDirection(direction: Exclude<TrackingCodeDirection, 'transfer'>, body: Readonly<Record<string, unknown>>, account: Api | undefined): CallbackKind {
   switch (direction) {
     case 'deposit':
       return 'deposit';

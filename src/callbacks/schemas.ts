@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { lenientObject, openEnum, responseBoolean, responseInteger, responseNumber, responseString } from '../core/schema.js';
+import { lenientObject, openEnum, responseBoolean, responseInteger, responseNumber, responseString } from '../core/schema-blocks.js';
 import { CALLBACK_STATUSES } from './kinds.js';
 import type { CallbackKind } from './kinds.js';
 
@@ -16,14 +16,16 @@ import type { CallbackKind } from './kinds.js';
  * signature check (src/callbacks/verify.ts, `readSignedFields`), with the same rules.
  */
 export const SignedCallbackFields = z.object({
+  /** The record's tracking code; the hash covers it (spec 5.3, 6). Its prefix tells the kind of record (spec 2.1). */
   tracking_code: z.string(),
+  /** The end status; the hash covers it (spec 5.3, 6). */
   status: z.string(),
   /** Unix seconds; a numeric string is accepted and converted. */
   timestamp: responseInteger,
   /** The same value as X-Hash. */
   hash: z.string(),
 });
-export type SignedCallbackFields = z.infer<typeof SignedCallbackFields>;
+export interface SignedCallbackFields extends z.infer<typeof SignedCallbackFields> {}
 
 /** End statuses of a deposit callback (spec 6.2). `failed` is listed because the third-party text names it (spec 6.6). */
 export const DepositCallbackStatus = openEnum(CALLBACK_STATUSES.deposit);
@@ -44,24 +46,32 @@ export type DealerCreditCardCallbackStatus = z.infer<typeof DealerCreditCardCall
 const signed = SignedCallbackFields.shape;
 
 // The fields of deposit and withdrawal callbacks, in the order of spec 6.2.
-const providerTransaction = /* @__NO_SIDE_EFFECTS__ */ <S extends z.ZodMiniType>(status: S) => ({
+const providerTransaction = <S extends z.ZodMiniType>(status: S) => ({
+  /** The record's tracking code; the hash covers it (spec 5.3, 6). Its prefix tells the kind of record (spec 2.1). */
   tracking_code: signed.tracking_code,
   /** The service's internal transaction id. */
   tx_id: z.optional(responseString),
+  /** The end status; the hash covers it (spec 5.3, 6.2, 6.3). */
   status,
   /** The final approved or rejected amount: compare it with your record, the hash does not cover it. */
   amount: responseNumber,
+  /** The customer's username (spec 6.2). */
   username: z.optional(responseString),
+  /** The customer's full name (spec 6.2). */
   fullname: z.optional(responseString),
+  /** The customer's identifier in your system (spec 6.2). */
   user_id: z.optional(responseString),
+  /** The site's id, an integer (spec 6.2). */
   site_id: z.optional(responseInteger),
+  /** Unix seconds; the hash covers it (spec 5.3). The value that verified. */
   timestamp: signed.timestamp,
+  /** The body's hash, the same value as X-Hash (spec 5.3). */
   hash: signed.hash,
 });
 
 /** Body of a deposit callback (spec 6.2): manual, E-IBAN and third-party deposits. */
 export const DepositCallback = lenientObject(providerTransaction(DepositCallbackStatus));
-export type DepositCallback = z.infer<typeof DepositCallback>;
+export interface DepositCallback extends z.infer<typeof DepositCallback> {}
 
 /**
  * Body of a withdrawal callback (spec 6.3). `iban` is optional: what crypto and wallet
@@ -72,56 +82,79 @@ export const WithdrawalCallback = lenientObject({
   /** The recipient's IBAN (manual, E-IBAN and bank withdrawals). */
   iban: z.optional(responseString),
 });
-export type WithdrawalCallback = z.infer<typeof WithdrawalCallback>;
+export interface WithdrawalCallback extends z.infer<typeof WithdrawalCallback> {}
 
 const cardFailure = {
-  /** Only when the payment failed. */
+  /** The failure's code; only when the payment failed (spec 6.4, 6.5). */
   error_code: z.optional(responseString),
-  /** Only when the payment failed. */
+  /** The failure's text; only when the payment failed (spec 6.4, 6.5). */
   error_message: z.optional(responseString),
 };
 
 /** Body of a provider card callback (spec 6.4). */
 export const CreditCardCallback = lenientObject({
+  /** The record's tracking code; the hash covers it (spec 5.3, 6). Its prefix tells the kind of record (spec 2.1). */
   tracking_code: signed.tracking_code,
   /** The payment gateway's order id. */
   order_id: z.optional(responseString),
+  /** `success`, `failed` or `cancelled`; the hash covers it (spec 5.3, 6.4). */
   status: CreditCardCallbackStatus,
+  /** The amount, a number (spec 6); compare it with your record: the hash does not cover it. */
   amount: responseNumber,
+  /** The currency: `TRY` (spec 6.4). */
   currency: z.optional(responseString),
+  /** The customer's username (spec 6.2). */
   username: z.optional(responseString),
+  /** The customer's identifier in your system (spec 6.2). */
   user_id: z.optional(responseString),
+  /** The site's id, an integer (spec 6.2). */
   site_id: z.optional(responseInteger),
+  /** The customer's name (spec 6.4). */
   customer_name: z.optional(responseString),
+  /** The customer's email address (spec 6.4). */
   customer_email: z.optional(responseString),
+  /** Unix seconds; the hash covers it (spec 5.3). The value that verified. */
   timestamp: signed.timestamp,
+  /** The body's hash, the same value as X-Hash (spec 5.3). */
   hash: signed.hash,
   ...cardFailure,
 });
-export type CreditCardCallback = z.infer<typeof CreditCardCallback>;
+export interface CreditCardCallback extends z.infer<typeof CreditCardCallback> {}
 
 /**
  * Body of a dealer card callback (spec 6.5). Which fields a failure leaves out is not shown,
  * so everything but the signed fields is optional.
  */
 export const DealerCreditCardCallback = lenientObject({
+  /** Whether the payment succeeded (spec 6.5). */
   success: z.optional(responseBoolean),
+  /** The record's tracking code; the hash covers it (spec 5.3, 6). Its prefix tells the kind of record (spec 2.1). */
   tracking_code: signed.tracking_code,
+  /** The payment gateway's order id (spec 6.4, 6.5). */
   order_id: z.optional(responseString),
+  /** `success` or `failed` (an expired payment is reported as `failed`); the hash covers it (spec 5.3, 6.5). */
   status: DealerCreditCardCallbackStatus,
+  /** The amount, a number (spec 6); compare it with your record: the hash does not cover it. */
   amount: z.optional(responseNumber),
+  /** The currency: `TRY` (spec 6.4). */
   currency: z.optional(responseString),
+  /** The customer's name (spec 6.4). */
   customer_name: z.optional(responseString),
+  /** The customer's email address (spec 6.4). */
   customer_email: z.optional(responseString),
+  /** The customer's phone number (spec 6.5). */
   customer_phone: z.optional(responseString),
+  /** Text about the status (spec 6.5). */
   status_message: z.optional(responseString),
-  /** ISO 8601. */
+  /** When the payment completed, ISO 8601 (spec 6.5). */
   completed_at: z.optional(responseString),
+  /** Unix seconds; the hash covers it (spec 5.3). The value that verified. */
   timestamp: signed.timestamp,
+  /** The body's hash, the same value as X-Hash (spec 5.3). */
   hash: signed.hash,
   ...cardFailure,
 });
-export type DealerCreditCardCallback = z.infer<typeof DealerCreditCardCallback>;
+export interface DealerCreditCardCallback extends z.infer<typeof DealerCreditCardCallback> {}
 
 /**
  * Body of a callback whose tracking code has a prefix spec 2.1 does not list (the service added a
@@ -129,14 +162,18 @@ export type DealerCreditCardCallback = z.infer<typeof DealerCreditCardCallback>;
  * the `'*'` handlers only.
  */
 export const UnknownCallback = lenientObject({
+  /** The record's tracking code; the hash covers it (spec 5.3, 6). Its prefix tells the kind of record (spec 2.1). */
   tracking_code: signed.tracking_code,
+  /** The end status; the hash covers it (spec 5.3, 6). */
   status: z.string(),
   /** Every kind of spec 6 carries one; not required of a kind nobody has described. */
   amount: z.optional(responseNumber),
+  /** Unix seconds; the hash covers it (spec 5.3). The value that verified. */
   timestamp: signed.timestamp,
+  /** The body's hash, the same value as X-Hash (spec 5.3). */
   hash: signed.hash,
 });
-export type UnknownCallback = z.infer<typeof UnknownCallback>;
+export interface UnknownCallback extends z.infer<typeof UnknownCallback> {}
 
 /**
  * The body schema of each callback kind. `satisfies` makes a kind added to kinds.ts a compile

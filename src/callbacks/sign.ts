@@ -1,3 +1,5 @@
+import { checkOptions } from '../core/option-checks.js';
+import type { OptionDeclaration } from '../core/option-checks.js';
 import { callbackHash } from '../core/signer.js';
 
 /**
@@ -43,6 +45,13 @@ export interface SignedCallback {
   readonly body: string;
 }
 
+/** signCallback's options. @internal */
+export const SIGN_OPTIONS: readonly OptionDeclaration[] = [
+  { name: 'apiKey', rule: { type: 'key' }, required: true, env: 'PAYORCH_PROVIDER_API_KEY or PAYORCH_DEALER_API_KEY' },
+  { name: 'secretKey', rule: { type: 'key' }, required: true, env: 'PAYORCH_PROVIDER_SECRET_KEY or PAYORCH_DEALER_SECRET_KEY' },
+  { name: 'timestamp', rule: { type: 'number', min: 0, max: Number.MAX_SAFE_INTEGER, integer: true }, note: 'Unix seconds' },
+];
+
 /**
  * Signs a callback as the service does (spec 5.3): X-Hash = SHA-256(api_key + secret_key +
  * tracking_code + status + timestamp), the same value and timestamp in the body. For tests of
@@ -50,8 +59,9 @@ export interface SignedCallback {
  *
  * This signature is stable: the sandbox delivers its callbacks with it.
  *
- * @throws {TypeError} when the keys or the signed fields are not strings, or the timestamp is
- * not a non-negative integer
+ * @throws {RequestValidationError} (`invalid_option`) when a key is missing or empty, or the
+ * timestamp is not Unix seconds
+ * @throws {TypeError} when the signed fields are not strings
  * @example
  * ```ts
  * const { headers, body } = signCallback(
@@ -64,10 +74,7 @@ export interface SignedCallback {
 export function signCallback(payload: SignCallbackPayload, options: SignCallbackOptions): SignedCallback {
   const { apiKey, secretKey } = options;
   const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000);
-  if (typeof apiKey !== 'string' || apiKey === '' || typeof secretKey !== 'string' || secretKey === '') {
-    throw new TypeError('signCallback: apiKey and secretKey must be non-empty strings');
-  }
-  if (!Number.isSafeInteger(timestamp) || timestamp < 0) throw new TypeError('signCallback: timestamp must be Unix seconds, a non-negative integer');
+  checkOptions('signCallback', options, SIGN_OPTIONS);
   const { tracking_code: trackingCode, status } = payload;
   if (typeof trackingCode !== 'string' || typeof status !== 'string') throw new TypeError('signCallback: tracking_code and status must be strings');
   const hash = callbackHash({ apiKey, secretKey }, trackingCode, status, String(timestamp));

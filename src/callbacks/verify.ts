@@ -1,19 +1,20 @@
 import type { z } from 'zod/mini';
 import type { ValidationIssue } from '../errors/request-validation-error.js';
 import { assertNever } from '../core/assert-never.js';
-import { checkFinite, checkKey, checkSeconds } from '../core/option-checks.js';
-import { callbackHash, constantTimeEqual } from '../core/signer.js';
+import { checkOptions, checkValue } from '../core/option-checks.js';
+import type { OptionDeclaration } from '../core/option-checks.js';
+import { constantTimeEqual } from '../core/hash/constant-time.js';
+import { callbackHash } from '../core/signer.js';
 import { safeParseTrackingCode } from '../core/tracking-code.js';
 import type { TrackingCodeDirection } from '../core/tracking-code.js';
 import { safeParse, toIssues } from '../core/validation.js';
 import { CallbackVerificationError } from '../errors/callback-verification-error.js';
-import { RequestValidationError } from '../errors/request-validation-error.js';
 import { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS } from './age.js';
 import { readCallbackBody } from './body.js';
 import type { CallbackBody } from './body.js';
 import { kindOfDirection } from './detect-kind.js';
-import type { CallbackAccount } from './detect-kind.js';
-import { CALLBACK_KINDS, isCallbackKind } from './kinds.js';
+import type { Api } from '../core/endpoint.js';
+import { CALLBACK_KINDS } from './kinds.js';
 import type { CallbackKind } from './kinds.js';
 import { readSignatureHeaders } from './headers.js';
 import type { CallbackHeaders } from './headers.js';
@@ -83,7 +84,7 @@ export interface VerifyCallbackOptions {
    * @default told from the body
    * @example 'dealer'
    */
-  readonly account?: CallbackAccount | undefined;
+  readonly account?: Api | undefined;
   /**
    * Accept a dealer card callback that arrives without X-Api-Key, X-Timestamp and X-Hash, verified
    * from the body's `hash` and `timestamp` (spec 6.5 says the receiver verifies "the payload
@@ -104,30 +105,25 @@ export interface VerifyCallbackOptions {
 
 const WHERE = 'verifyCallback';
 
-interface Checked {
-  readonly maxAge: number;
-  readonly tolerance: number;
-}
+/** verifyCallback's options, declared once: the receiver checks the same at start-up. @internal */
+export const VERIFY_OPTIONS: readonly OptionDeclaration[] = [
+  { name: 'apiKey', rule: { type: 'key' }, required: true, env: 'PAYORCH_PROVIDER_API_KEY or PAYORCH_DEALER_API_KEY' },
+  { name: 'secretKey', rule: { type: 'key' }, required: true, env: 'PAYORCH_PROVIDER_SECRET_KEY or PAYORCH_DEALER_SECRET_KEY' },
+  { name: 'maxAgeSeconds', rule: { type: 'number', min: 0, max: Infinity, unit: 'seconds' } },
+  { name: 'toleranceSeconds', rule: { type: 'number', min: 0, max: Infinity, unit: 'seconds' } },
+  { name: 'kind', rule: { type: 'oneOf', values: CALLBACK_KINDS } },
+  { name: 'account', rule: { type: 'oneOf', values: ['provider', 'dealer'] } },
+  { name: 'dealerCardWithoutHeaders', rule: { type: 'boolean' } },
+  { name: 'now', rule: { type: 'function' } },
+];
 
-function checkOptions(options: VerifyCallbackOptions): Checked {
-  const given: unknown = options;
-  if (typeof given !== 'object' || given === null) throw new TypeError('verifyCallback: options must be an object with apiKey and secretKey');
-  checkKey(WHERE, 'apiKey', options.apiKey, 'PAYORCH_PROVIDER_API_KEY or PAYORCH_DEALER_API_KEY');
-  checkKey(WHERE, 'secretKey', options.secretKey, 'PAYORCH_PROVIDER_SECRET_KEY or PAYORCH_DEALER_SECRET_KEY');
-  checkSeconds(WHERE, 'maxAgeSeconds', options.maxAgeSeconds);
-  checkSeconds(WHERE, 'toleranceSeconds', options.toleranceSeconds);
-  if (options.kind !== undefined && !isCallbackKind(options.kind)) {
-    throw new RequestValidationError(WHERE, [{ field: 'kind', rule: 'invalid_option', message: `must be one of ${CALLBACK_KINDS.join(', ')}; got ${JSON.stringify(options.kind)}` }]);
-  }
-  const account: unknown = options.account;
-  if (account !== undefined && account !== 'provider' && account !== 'dealer') {
-    throw new RequestValidationError(WHERE, [{ field: 'account', rule: 'invalid_option', message: `must be 'provider' or 'dealer'; got ${JSON.stringify(account)}` }]);
-  }
-  const flag: unknown = options.dealerCardWithoutHeaders;
-  if (flag !== undefined && typeof flag !== 'boolean') {
-    throw new RequestValidationError(WHERE, [{ field: 'dealerCardWithoutHeaders', rule: 'invalid_option', message: `must be true or false; got ${typeof flag}` }]);
-  }
-  return { maxAge: options.maxAgeSeconds ?? DEFAULT_CALLBACK_MAX_AGE_SECONDS, tolerance: options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS };
+// A clock that reads NaN would make every timestamp look fresh or every one stale.
+const CLOCK_READING: OptionDeclaration = { name: 'now()', rule: { type: 'number', min: -Infinity, max: Infinity }, required: true };
+
+function readClock(now: () => number): number {
+  const reading: unknown = now();
+  checkValue(WHERE, CLOCK_READING, reading);
+  return reading as number;
 }
 
 // A status of spec 6 is one lower-case word (completed, cancelled); a little room is left for
@@ -240,9 +236,10 @@ function bodySeconds(body: Readonly<Record<string, unknown>>): string | undefine
  * ```
  */
 export function verifyCallback(input: CallbackInput, options: VerifyCallbackOptions): VerifiedCallback {
-  const { maxAge, tolerance } = checkOptions(options);
-  const nowMs: unknown = (options.now ?? Date.now)();
-  checkFinite(WHERE, 'now()', nowMs);
+  checkOptions(WHERE, options, VERIFY_OPTIONS);
+  const maxAge = options.maxAgeSeconds ?? DEFAULT_CALLBACK_MAX_AGE_SECONDS;
+  const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+  const nowMs = readClock(options.now ?? Date.now);
   const inputObject: unknown = input;
   if (typeof inputObject !== 'object' || inputObject === null) throw new CallbackVerificationError('malformed_body', 'there is no body');
   const body = readCallbackBody(input.body);

@@ -1,11 +1,12 @@
 import * as z from 'zod/mini';
+import { ENVIRONMENT_NAMES } from '../core/environment-names.js';
 import type { CallOutcome } from '../index.js';
 import { APIError, AuthenticationError, DealerClient, PayorchError, PermissionDeniedError, ProviderClient, RequestValidationError, ResponseValidationError } from '../index.js';
 import type { ValidationIssue } from '../index.js';
 import type { Endpoint } from '../core/endpoint.js';
 import { TransactionRangeParams } from '../dealer/transactions.js';
-import { API_ENDPOINTS, fullPath } from '../endpoints.js';
-import type { Api } from '../endpoints.js';
+import { API_ENDPOINTS, fullPath } from '../endpoint-table.js';
+import type { Api } from '../core/endpoint.js';
 import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_FAILED, EXIT_OK, UsageError, accountKeys, colours, emit, fromFlagOrEnv, inFlags, integerFlag, parse, readInput, requireSetting, secretKeyHelp } from './io.js';
 import type { Command, Io } from './io.js';
 import { closest } from './suggest.js';
@@ -200,7 +201,7 @@ function readable(issues: readonly ValidationIssue[], data: unknown): Validation
   return issues.map((issue) => {
     if (issue.rule === 'invalid_type' && issue.field !== '' && valueAt(data, issue.field) === undefined) return { ...issue, message: 'is required' };
     // The SDK's advice (set it on the client, withSite) has no meaning here: the flag does.
-    if (issue.field === 'credentialKey') return { ...issue, field: '--credential-key', message: 'is required for this operation (or set PAYORCH_CREDENTIAL_KEY)' };
+    if (issue.field === 'credentialKey') return { ...issue, field: '--credential-key', message: `is required for this operation (or set ${ENVIRONMENT_NAMES.credentialKey})` };
     return { ...issue, message: issue.message.replace('iterate() takes any range', 'payorch call transactions.iterate reads any range') };
   });
 }
@@ -258,11 +259,11 @@ async function run(args: readonly string[], io: Io): Promise<number> {
   const noParams = row.params.safeParse(undefined).success && endpoint.hash !== 'key';
   if (noParams && data !== undefined) throw new UsageError(`${qualified(row)} takes no parameters: leave out --data`);
 
-  const baseUrl = requireSetting(values['base-url'], io, '--base-url', 'PAYORCH_BASE_URL');
+  const baseUrl = requireSetting(values['base-url'], io, '--base-url', ENVIRONMENT_NAMES.baseUrl);
   const keys = await accountKeys(values, io, api);
   const timeout = integerFlag(values.timeout, '--timeout', 1, 600_000);
   const settings = { baseUrl, ...keys, ...(timeout === undefined ? {} : { timeout }), allowInsecureHttp: values['allow-insecure-http'] };
-  const credentialKey = fromFlagOrEnv(values['credential-key'], io, 'PAYORCH_CREDENTIAL_KEY');
+  const credentialKey = fromFlagOrEnv(values['credential-key'], io, ENVIRONMENT_NAMES.credentialKey);
   let client: ProviderClient | DealerClient;
   try {
     client = api === 'provider' ? new ProviderClient({ ...settings, credentialKey }) : new DealerClient(settings);
@@ -273,7 +274,7 @@ async function run(args: readonly string[], io: Io): Promise<number> {
   }
   // listSites carries its X-Key as a parameter although the endpoint has no body (spec 4.4). Other
   // operations get an empty object when --data is left out, so that each missing field is named.
-  const params = endpoint.hash === 'key' ? (data ?? { key: requireSetting(undefined, io, '--data {"key":…}', 'PAYORCH_SITES_KEY') }) : (data ?? {});
+  const params = endpoint.hash === 'key' ? (data ?? { key: requireSetting(undefined, io, '--data {"key":…}', ENVIRONMENT_NAMES.sitesKey) }) : (data ?? {});
 
   const { target, method } = methodOf(client, row.operation);
   const c = colours(io.stdout, io.env);

@@ -1,9 +1,15 @@
-import { APIError, AuthenticationError, PermissionDeniedError, requestHash } from '../index.js';
+import { APIError, AuthenticationError, PermissionDeniedError } from '../index.js';
+import { requestHash } from '../core/signer.js';
+import { ENVIRONMENT_NAMES } from '../core/environment-names.js';
 import type { AuthFailureReason } from '../index.js';
 import { assertNever } from '../core/assert-never.js';
+import { apiPath } from '../core/endpoint.js';
+import type { Api } from '../core/endpoint.js';
+import { settingsEndpoint } from '../dealer/settings.js';
+import { welcomeEndpoint } from '../provider/account.js';
 import { isLoopbackHostname } from '../core/loopback.js';
 import { COMMON_OPTIONS, EXIT_FAILED, EXIT_OK, KEY_VARIABLES, colours, emit, fromFlagOrEnv, integerFlag, parse, requireSetting, accountKeys, secretFromOptions, UsageError } from './io.js';
-import type { Account, AccountKeys, Command, Io } from './io.js';
+import type { AccountKeys, Command, Io } from './io.js';
 
 const USAGE = `Usage: payorch doctor [options]
 
@@ -32,7 +38,7 @@ type Outcome = 'ok' | 'warn' | 'fail' | 'skip';
 
 /** One line of the report: what was checked, how it went, and what to do about it. */
 interface Check {
-  readonly account: Account;
+  readonly account: Api;
   readonly name: 'reachability' | 'tls' | 'clock' | 'authentication';
   readonly outcome: Outcome;
   readonly detail: string;
@@ -40,7 +46,7 @@ interface Check {
 }
 
 // Spec 7.1, each refusal with what usually causes it.
-function fixFor(reason: AuthFailureReason, account: Account): string {
+function fixFor(reason: AuthFailureReason, account: Api): string {
   const names = KEY_VARIABLES[account];
   switch (reason) {
     case 'missing_headers':
@@ -56,7 +62,7 @@ function fixFor(reason: AuthFailureReason, account: Account): string {
     case 'ip_not_allowed':
       return "this machine's public IP is not in the account's whitelist: ask the operator to add it (behind NAT, the egress address counts)";
     case 'credential_key_refused':
-      return 'the site credential key does not belong to this provider: check PAYORCH_CREDENTIAL_KEY';
+      return `the site credential key does not belong to this provider: check ${ENVIRONMENT_NAMES.credentialKey}`;
     case 'unknown':
       return 'the service refused the request with a text the spec does not list: read it above';
     default:
@@ -83,16 +89,17 @@ function causeCode(error: unknown): string | undefined {
   return undefined;
 }
 
-async function checkAccount(account: Account, baseUrl: URL, keys: AccountKeys, timeoutMs: number): Promise<Check[]> {
-  const path = account === 'provider' ? '/api/provider/welcome' : '/api/dealer/settings';
-  const url = new URL(path, baseUrl);
+async function checkAccount(account: Api, baseUrl: URL, keys: AccountKeys, timeoutMs: number): Promise<Check[]> {
+  // The cheapest signed call of each API, one that creates nothing.
+  const probe = account === 'provider' ? welcomeEndpoint : settingsEndpoint;
+  const url = new URL(`${apiPath(account)}${probe.path}`, baseUrl);
   const https = baseUrl.protocol === 'https:';
   const timestamp = String(Math.floor(Date.now() / 1000));
   const headers = { 'X-Api-Key': keys.apiKey, 'X-Timestamp': timestamp, 'X-Hash': requestHash(keys, { hash: 'basic' }, timestamp), 'Content-Type': 'application/json' };
   const sentAt = Date.now();
   let response: Response;
   try {
-    response = await fetch(url, { method: account === 'provider' ? 'POST' : 'GET', headers, signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
+    response = await fetch(url, { method: probe.method, headers, signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
   } catch (error) {
     const code = causeCode(error);
     const message = error instanceof Error && error.cause instanceof Error ? error.cause.message : error instanceof Error ? error.message : String(error);
@@ -155,7 +162,7 @@ function greeting(body: unknown): string {
 }
 
 // Date has whole seconds: an offset within the round trip plus one second is no offset at all.
-function clockCheck(account: Account, date: string | null, sentAt: number, receivedAt: number): Check {
+function clockCheck(account: Api, date: string | null, sentAt: number, receivedAt: number): Check {
   const serverMs = date === null ? Number.NaN : Date.parse(date);
   if (Number.isNaN(serverMs)) return { account, name: 'clock', outcome: 'skip', detail: 'the answer has no Date header to compare with' };
   const localMs = (sentAt + receivedAt) / 2;
@@ -185,9 +192,9 @@ async function run(args: readonly string[], io: Io): Promise<number> {
     io.stdout.write(`${USAGE}\n`);
     return EXIT_OK;
   }
-  const base = requireSetting(values['base-url'], io, '--base-url', 'PAYORCH_BASE_URL');
+  const base = requireSetting(values['base-url'], io, '--base-url', ENVIRONMENT_NAMES.baseUrl);
   if (!URL.canParse(base) || !/^https?:$/.test(new URL(base).protocol)) {
-    return report(io, values.json, [{ account: 'provider', name: 'reachability', outcome: 'fail', detail: `not an http(s) URL: ${base}`, fix: 'set PAYORCH_BASE_URL to the service address, for example https://pay.example.com' }]);
+    return report(io, values.json, [{ account: 'provider', name: 'reachability', outcome: 'fail', detail: `not an http(s) URL: ${base}`, fix: `set ${ENVIRONMENT_NAMES.baseUrl} to the service address, for example https://pay.example.com` }]);
   }
   const baseUrl = new URL(base);
   const timeoutMs = integerFlag(values.timeout, '--timeout', 1, 600_000) ?? 10_000;

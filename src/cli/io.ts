@@ -1,5 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
+import type { Api } from '../core/endpoint.js';
+import { ENVIRONMENT_NAMES } from '../core/environment-names.js';
 import { didYouMean } from './suggest.js';
 
 /*
@@ -113,12 +115,10 @@ export interface AccountKeys {
   readonly secretKey: string;
 }
 
-export type Account = 'provider' | 'dealer';
-
 /** Environment variable names of each account's keys (the names the examples read). */
 export const KEY_VARIABLES = {
-  provider: { apiKey: 'PAYORCH_PROVIDER_API_KEY', secretKey: 'PAYORCH_PROVIDER_SECRET_KEY' },
-  dealer: { apiKey: 'PAYORCH_DEALER_API_KEY', secretKey: 'PAYORCH_DEALER_SECRET_KEY' },
+  provider: { apiKey: ENVIRONMENT_NAMES.providerApiKey, secretKey: ENVIRONMENT_NAMES.providerSecretKey },
+  dealer: { apiKey: ENVIRONMENT_NAMES.dealerApiKey, secretKey: ENVIRONMENT_NAMES.dealerSecretKey },
 } as const;
 
 export const CREDENTIAL_OPTIONS = {
@@ -174,7 +174,7 @@ function dropNewline(text: string): string {
 }
 
 /** The account's keys from `--api-key` and the secret key options, else its environment variables. */
-export async function accountKeys(values: SecretValues & { readonly 'api-key'?: string | undefined }, io: Io, account: Account): Promise<AccountKeys> {
+export async function accountKeys(values: SecretValues & { readonly 'api-key'?: string | undefined }, io: Io, account: Api): Promise<AccountKeys> {
   const names = KEY_VARIABLES[account];
   const apiKey = requireSetting(values['api-key'], io, '--api-key', names.apiKey);
   const secretKey = await secretFromOptions(values, io, 'secret-key', names.secretKey);

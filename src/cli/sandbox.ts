@@ -1,5 +1,6 @@
 import { createSandbox } from '../sandbox/index.js';
-import type { CallbackRetryOptions, CallbackUrls, RunningSandbox, SandboxAccounts } from '../sandbox/index.js';
+import { exampleEnvironment } from '../sandbox/env.js';
+import type { CallbackRetryOptions, CallbackUrls, RunningSandbox } from '../sandbox/index.js';
 import { CALLBACK_KINDS, isCallbackKind } from '../callbacks/kinds.js';
 import type { CallbackKind } from '../callbacks/kinds.js';
 import { COMMON_OPTIONS, EXIT_OK, OperationError, UsageError, colours, emit, integerFlag, parse } from './io.js';
@@ -40,23 +41,6 @@ function callbackUrls(entries: readonly string[]): CallbackUrls {
     urls[kind] = url;
   }
   return urls;
-}
-
-/**
- * The sandbox's address and keys under the environment names the examples and the other
- * commands read. These are the sandbox's own generated keys, printed so that a tester can use
- * them; no real secret is involved.
- */
-function environment(url: string, accounts: SandboxAccounts): Record<string, string> {
-  return {
-    PAYORCH_BASE_URL: url,
-    PAYORCH_PROVIDER_API_KEY: accounts.provider.apiKey,
-    PAYORCH_PROVIDER_SECRET_KEY: accounts.provider.secretKey,
-    PAYORCH_CREDENTIAL_KEY: accounts.provider.sites[0].credentialKey,
-    PAYORCH_SITES_KEY: accounts.provider.key,
-    PAYORCH_DEALER_API_KEY: accounts.dealer.apiKey,
-    PAYORCH_DEALER_SECRET_KEY: accounts.dealer.secretKey,
-  };
 }
 
 /** Single quotes for a shell, so that any value survives `eval`. */
@@ -116,7 +100,7 @@ async function run(args: readonly string[], io: Io): Promise<number> {
     if (io.signal?.aborted === true) stop();
     else io.signal?.addEventListener('abort', stop);
   });
-  const variables = environment(running.url, sandbox.accounts);
+  const variables = exampleEnvironment(running.url, sandbox.accounts);
   const exports = Object.entries(variables).map(([name, value]) => `export ${name}=${shellQuote(value)}`);
   const { sites } = sandbox.accounts.provider;
   const configured = CALLBACK_KINDS.filter((kind) => urls[kind] !== undefined);

@@ -1,5 +1,6 @@
-import { requestHash } from '../index.js';
-import type { Signing } from '../index.js';
+import { requestHash } from '../core/signer.js';
+import type { Signing } from '../core/signer.js';
+import { ENVIRONMENT_NAMES } from '../core/environment-names.js';
 import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_OK, UsageError, accountKeys, emit, parse, requireSetting, secretKeyHelp } from './io.js';
 import type { Command, Io } from './io.js';
 
@@ -31,10 +32,10 @@ function signing(hash: string | undefined, values: { readonly key?: string | und
       return { hash };
     case 'key':
       if (values['credential-key'] !== undefined) throw new UsageError('--credential-key belongs to the credential hash, not the key hash');
-      return { hash, key: requireSetting(values.key, io, '--key', 'PAYORCH_SITES_KEY') };
+      return { hash, key: requireSetting(values.key, io, '--key', ENVIRONMENT_NAMES.sitesKey) };
     case 'credential':
       if (values.key !== undefined) throw new UsageError('--key belongs to the key hash, not the credential hash');
-      return { hash, credentialKey: requireSetting(values['credential-key'], io, '--credential-key', 'PAYORCH_CREDENTIAL_KEY') };
+      return { hash, credentialKey: requireSetting(values['credential-key'], io, '--credential-key', ENVIRONMENT_NAMES.credentialKey) };
     case undefined:
     default:
       throw new UsageError(`name the hash: ${HASHES.join(', ')}${hash === undefined ? '' : ` (not ${hash})`}`);

@@ -1,5 +1,11 @@
 import type { z } from 'zod/mini';
 
+/** The two APIs of the service (spec 4.2, 4.13); also which account a callback is for. */
+export type Api = 'provider' | 'dealer';
+
+/** Where an API lives below the base URL: `/api/provider`, `/api/dealer`. Built here only. */
+export const apiPath = (api: Api): string => `/api/${api}`;
+
 /**
  * One endpoint of the spec as data: where it lives, how it is signed, whether it may be
  * retried, and the schemas of what goes in and comes out. Clients send it; the sandbox

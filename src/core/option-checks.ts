@@ -1,11 +1,13 @@
 import { RequestValidationError } from '../errors/request-validation-error.js';
 
 /*
- * Checks of the options a user gives a client, a call or verifyCallback. An impossible value
- * must fail where it is given, naming the option, the value and the range: left alone, a
- * `timeout` of Infinity becomes a 1 ms timer (Node clamps it) and a payment that went through is
- * reported as timed out; a `maxRetries` of NaN retries without end; an empty key hashes as "".
- * The error is a RequestValidationError: nothing was sent, fix the input.
+ * The options a user gives a client, a call, verifyCallback, signCallback, a receiver, an inbox or
+ * the sandbox, declared as data and checked by one function. An impossible value must fail where
+ * it is given, naming the option, the value's problem and the range: left alone, a `timeout` of
+ * Infinity becomes a 1 ms timer (Node clamps it) and a payment that went through is reported as
+ * timed out; a `maxRetries` of NaN retries without end; an empty key hashes as "". The error is a
+ * RequestValidationError with the rule `invalid_option`: nothing was sent, fix the input.
+ * Plain data, no zod: payorch/postgres loads this module and must not load zod.
  */
 
 /** Largest delay a timer takes: Node clamps anything larger (or not finite) to 1 ms. */
@@ -13,101 +15,164 @@ export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 /** Retries beyond this only lengthen an outage; the backoff reaches its 8 s cap by then. */
 export const MAX_RETRIES_CAP = 10;
 
+/** What an option's value must be. */
+export type OptionRule =
+  /** A finite number within [min, max] (an integer when `integer`); `unit` is named in the refusal. */
+  | { readonly type: 'number'; readonly min: number; readonly max: number; readonly integer?: boolean; readonly unit?: string }
+  /** A key: non-empty text, never shown in the refusal (it may be a secret). */
+  | { readonly type: 'key' }
+  /** Text that is not blank, of at most `maxLength` characters, matching `pattern` when given. */
+  | { readonly type: 'text'; readonly maxLength: number; readonly pattern?: RegExp; readonly allowed?: string }
+  | { readonly type: 'function' }
+  | { readonly type: 'boolean' }
+  | { readonly type: 'oneOf'; readonly values: readonly string[] }
+  /** An object with these methods; `allowed` says what it is. */
+  | { readonly type: 'object'; readonly methods: readonly string[]; readonly allowed: string }
+  | { readonly type: 'httpUrl' }
+  /** A Date or milliseconds since 1970, within [min, max]. */
+  | { readonly type: 'time'; readonly min: number; readonly max: number };
+
+/** One option: where it is read (a dotted path for nested options), what it must be, and where it usually comes from. */
+export interface OptionDeclaration {
+  readonly name: string;
+  readonly rule: OptionRule;
+  /** Refuse `undefined` too. @default false */
+  readonly required?: boolean;
+  /** The environment variable(s) the examples read it from, named in the refusal. */
+  readonly env?: string;
+  /** Why the range is what it is, when that is not obvious; shown in the refusal. */
+  readonly note?: string;
+}
+
 function describe(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'string') return JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint' || value === undefined || value === null) return String(value);
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? 'an invalid Date' : value.toISOString();
   return typeof value;
 }
 
-function refuse(where: string, option: string, value: unknown, allowed: string): never {
-  throw new RequestValidationError(where, [{ field: option, rule: 'invalid_option', message: `must be ${allowed}; got ${describe(value)}` }]);
+function quoteList(values: readonly string[]): string {
+  const quoted = values.map((value) => `'${value}'`);
+  return quoted.length < 2 ? quoted.join('') : `${quoted.slice(0, -1).join(', ')} or ${quoted.at(-1) ?? ''}`;
 }
 
-/** A finite number of milliseconds a timer can wait: 1..2^31-1. */
-export function checkTimeout(where: string, value: unknown): void {
-  if (value === undefined) return;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 1 || value > MAX_TIMEOUT_MS) {
-    refuse(where, 'timeout', value, `a finite number of milliseconds from 1 to ${MAX_TIMEOUT_MS}`);
+/** What the rule allows, as the refusal words it. */
+export function allowedBy(rule: OptionRule): string {
+  switch (rule.type) {
+    case 'number': {
+      if (rule.integer === true) return rule.min === 1 && rule.max === Number.MAX_SAFE_INTEGER ? 'a positive integer' : `an integer from ${rule.min} to ${rule.max}`;
+      const kind = rule.unit === undefined ? 'a finite number' : `a finite number of ${rule.unit}`;
+      if (rule.max === Infinity) return rule.min === -Infinity ? kind : `${kind}, ${rule.min} or more`;
+      return `${kind} from ${rule.min} to ${rule.max}`;
+    }
+    case 'key':
+      return 'a non-empty string';
+    case 'text':
+      return rule.allowed ?? `a non-empty string of at most ${rule.maxLength} characters`;
+    case 'function':
+      return 'a function';
+    case 'boolean':
+      return 'true or false';
+    case 'oneOf':
+      return rule.values.length > 2 ? `one of ${quoteList(rule.values)}` : quoteList(rule.values);
+    case 'object':
+      return rule.allowed;
+    case 'httpUrl':
+      return 'an absolute http or https URL';
+    case 'time':
+      return `a Date or milliseconds since 1970, from ${new Date(rule.min).toISOString()} to ${new Date(rule.max).toISOString()}`;
   }
 }
 
-/** An integer from `min` to `max`; the value once checked, for options read with their default applied. */
-export function checkIntegerInRange(where: string, option: string, value: unknown, min: number, max: number): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) refuse(where, option, value, `an integer from ${min} to ${max}`);
+function accepts(rule: OptionRule, value: unknown): boolean {
+  switch (rule.type) {
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value) && value >= rule.min && value <= rule.max && (rule.integer !== true || Number.isSafeInteger(value));
+    case 'key':
+      return typeof value === 'string' && value !== '';
+    case 'text':
+      return typeof value === 'string' && value.trim() !== '' && value.length <= rule.maxLength && (rule.pattern === undefined || rule.pattern.test(value));
+    case 'function':
+      return typeof value === 'function';
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'oneOf':
+      return typeof value === 'string' && rule.values.includes(value);
+    case 'object':
+      return typeof value === 'object' && value !== null && rule.methods.every((method) => typeof (value as Readonly<Record<string, unknown>>)[method] === 'function');
+    case 'httpUrl': {
+      const url = typeof value === 'string' && URL.canParse(value) ? new URL(value) : undefined;
+      return url !== undefined && (url.protocol === 'http:' || url.protocol === 'https:');
+    }
+    case 'time': {
+      const ms = value instanceof Date ? value.getTime() : value;
+      return typeof ms === 'number' && Number.isFinite(ms) && ms >= rule.min && ms <= rule.max;
+    }
+  }
+}
+
+/** The one refusal of a bad option. A key's value is never shown: only what is wrong with it. */
+function refuse(where: string, declaration: OptionDeclaration, value: unknown): never {
+  const got = declaration.rule.type !== 'key' ? describe(value) : value === undefined ? 'undefined' : value === '' ? 'an empty string' : typeof value;
+  const notes = [declaration.env === undefined ? undefined : `for example from ${declaration.env}`, declaration.note].filter((note) => note !== undefined);
+  const message = `must be ${allowedBy(declaration.rule)}${notes.length === 0 ? '' : ` (${notes.join('; ')})`}; got ${got}`;
+  throw new RequestValidationError(where, [{ field: declaration.name, rule: 'invalid_option', message }]);
+}
+
+/** One value against its declaration; for values read at run time (a clock reading). */
+export function checkValue(where: string, declaration: OptionDeclaration, value: unknown): void {
+  if (value === undefined && declaration.required !== true) return;
+  if (!accepts(declaration.rule, value)) refuse(where, declaration, value);
+}
+
+function read(options: object, path: string): unknown {
+  let value: unknown = options;
+  for (const part of path.split('.')) {
+    if (typeof value !== 'object' || value === null) return undefined;
+    value = (value as Readonly<Record<string, unknown>>)[part];
+  }
   return value;
 }
 
-/** An integer 0..10. */
-export function checkMaxRetries(where: string, value: unknown): void {
-  if (value !== undefined) checkIntegerInRange(where, 'maxRetries', value, 0, MAX_RETRIES_CAP);
-}
-
-/** A positive safe integer. */
-export function checkPositiveInteger(where: string, option: string, value: unknown): void {
-  if (value === undefined) return;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) refuse(where, option, value, 'a positive integer');
-}
-
-/** A finite number (a clock offset, a clock reading). */
-export function checkFinite(where: string, option: string, value: unknown): asserts value is number {
-  if (typeof value !== 'number' || !Number.isFinite(value)) refuse(where, option, value, 'a finite number');
-}
-
-/** A number of seconds: finite and not negative. */
-export function checkSeconds(where: string, option: string, value: unknown): void {
-  if (value === undefined) return;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) refuse(where, option, value, 'a finite number of seconds, 0 or more');
-}
-
 /**
- * A key: non-empty text. The message names the environment variable the examples read, the usual
- * source of an `undefined` key. The value itself is never shown: it may be a secret.
+ * Checks `options` against its declarations, in their order; the first bad one is refused.
+ * `undefined` options count as `{}` only when no declaration is required.
  */
-export function checkKey(where: string, option: string, value: unknown, environmentVariable: string): void {
-  if (typeof value === 'string' && value !== '') return;
-  const got = value === undefined ? 'undefined' : value === '' ? 'an empty string' : typeof value;
-  throw new RequestValidationError(where, [
-    { field: option, rule: 'invalid_option', message: `must be a non-empty string (for example from ${environmentVariable}); got ${got}` },
-  ]);
-}
-
-/** The environment variables the examples read each key from, named in the error when a key is missing. */
-export interface KeySources {
-  readonly apiKey: string;
-  readonly secretKey: string;
-}
-
-/**
- * The options every client takes, checked in its constructor so that a bad value fails at start-up
- * rather than on the first payment.
- */
-export function checkClientOptions(where: string, options: unknown, sources: KeySources): void {
+export function checkOptions(where: string, options: unknown, declarations: readonly OptionDeclaration[]): void {
   if (typeof options !== 'object' || options === null) {
-    throw new RequestValidationError(where, [{ field: '(options)', rule: 'invalid_option', message: `must be an object with baseUrl, apiKey and secretKey; got ${describe(options)}` }]);
+    if (options === undefined && !declarations.some((declaration) => declaration.required === true)) return;
+    const required = declarations.filter((declaration) => declaration.required === true).map((declaration) => declaration.name);
+    throw new RequestValidationError(where, [
+      { field: '(options)', rule: 'invalid_option', message: `must be an object${required.length === 0 ? '' : ` with ${required.join(' and ')}`}; got ${describe(options)}` },
+    ]);
   }
-  const given = options as Readonly<Record<string, unknown>>;
-  checkKey(where, 'apiKey', given['apiKey'], sources.apiKey);
-  checkKey(where, 'secretKey', given['secretKey'], sources.secretKey);
-  checkRequestOptions(where, given);
-  checkPositiveInteger(where, 'maxResponseBytes', given['maxResponseBytes']);
-  if (given['clockOffsetMs'] !== undefined) checkFinite(where, 'clockOffsetMs', given['clockOffsetMs']);
-  for (const name of ['fetch', 'now', 'onRequest', 'onResponse']) {
-    const value = given[name];
-    if (value !== undefined && typeof value !== 'function') refuse(where, name, value, 'a function');
-  }
-  checkTracer(where, given['tracer']);
+  for (const declaration of declarations) checkValue(where, declaration, read(options, declaration.name));
 }
 
 /** An OpenTelemetry Tracer, or anything with its `startActiveSpan`. */
-export function checkTracer(where: string, value: unknown): void {
-  if (value === undefined) return;
-  if (typeof value !== 'object' || value === null || typeof (value as { startActiveSpan?: unknown }).startActiveSpan !== 'function') {
-    refuse(where, 'tracer', value, 'an OpenTelemetry Tracer (an object with a startActiveSpan method), for example trace.getTracer(\'my-app\')');
-  }
-}
+export const TRACER_OPTION: OptionDeclaration = {
+  name: 'tracer',
+  rule: { type: 'object', methods: ['startActiveSpan'], allowed: "an OpenTelemetry Tracer (an object with a startActiveSpan method), for example trace.getTracer('my-app')" },
+};
 
 /** The options a single call may override: `timeout` and `maxRetries`. Cheap enough for every call. */
-export function checkRequestOptions(where: string, options: Readonly<Record<string, unknown>>): void {
-  checkTimeout(where, options['timeout']);
-  checkMaxRetries(where, options['maxRetries']);
+export const REQUEST_OPTIONS: readonly OptionDeclaration[] = [
+  { name: 'timeout', rule: { type: 'number', min: 1, max: MAX_TIMEOUT_MS, unit: 'milliseconds' } },
+  { name: 'maxRetries', rule: { type: 'number', min: 0, max: MAX_RETRIES_CAP, integer: true } },
+];
+
+/**
+ * The options every client takes, checked in its constructor so that a bad value fails at
+ * start-up rather than on the first payment. `api` names the environment variables of the keys.
+ */
+export function clientOptions(api: 'PROVIDER' | 'DEALER'): readonly OptionDeclaration[] {
+  return [
+    { name: 'apiKey', rule: { type: 'key' }, required: true, env: `PAYORCH_${api}_API_KEY` },
+    { name: 'secretKey', rule: { type: 'key' }, required: true, env: `PAYORCH_${api}_SECRET_KEY` },
+    ...REQUEST_OPTIONS,
+    { name: 'maxResponseBytes', rule: { type: 'number', min: 1, max: Number.MAX_SAFE_INTEGER, integer: true } },
+    { name: 'clockOffsetMs', rule: { type: 'number', min: -Infinity, max: Infinity } },
+    ...['fetch', 'now', 'onRequest', 'onResponse'].map((name): OptionDeclaration => ({ name, rule: { type: 'function' } })),
+    TRACER_OPTION,
+  ];
 }

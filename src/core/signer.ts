@@ -1,8 +1,8 @@
 import { assertNever } from './assert-never.js';
 // node:crypto on Node, Bun and Deno, pure JS elsewhere: package.json `imports` (docs/decisions.md).
-import { sha256Hex as sha256 } from '#hash';
+import { sha256Hex } from '#hash';
 
-export { constantTimeEqual } from '#hash';
+// Re-exported only until src/callbacks/verify.ts imports it from its home (see docs/decisions.md).
 
 /**
  * Which hash of spec 5.1 a request carries, with the extra value it covers.
@@ -20,8 +20,8 @@ export interface Credentials {
 }
 
 /** Lowercase hex SHA-256 of the UTF-8 concatenation of `parts`, with no separator (spec 5.1). */
-export function sha256Hex(...parts: readonly string[]): string {
-  return sha256(parts.join(''));
+export function sha256HexJoined(...parts: readonly string[]): string {
+  return sha256Hex(parts.join(''));
 }
 
 /**
@@ -36,11 +36,11 @@ export function sha256Hex(...parts: readonly string[]): string {
 export function requestHash(credentials: Credentials, signing: Signing, timestamp: string): string {
   switch (signing.hash) {
     case 'basic':
-      return sha256Hex(credentials.apiKey, credentials.secretKey, timestamp);
+      return sha256HexJoined(credentials.apiKey, credentials.secretKey, timestamp);
     case 'key':
-      return sha256Hex(credentials.apiKey, credentials.secretKey, signing.key, timestamp);
+      return sha256HexJoined(credentials.apiKey, credentials.secretKey, signing.key, timestamp);
     case 'credential':
-      return sha256Hex(credentials.apiKey, credentials.secretKey, signing.credentialKey, timestamp);
+      return sha256HexJoined(credentials.apiKey, credentials.secretKey, signing.credentialKey, timestamp);
     default:
       return assertNever(signing);
   }
@@ -48,5 +48,5 @@ export function requestHash(credentials: Credentials, signing: Signing, timestam
 
 /** The X-Hash of a callback: api_key + secret_key + tracking_code + status + timestamp (spec 5.3). */
 export function callbackHash(credentials: Credentials, trackingCode: string, status: string, timestamp: string): string {
-  return sha256Hex(credentials.apiKey, credentials.secretKey, trackingCode, status, timestamp);
+  return sha256HexJoined(credentials.apiKey, credentials.secretKey, trackingCode, status, timestamp);
 }

@@ -13,10 +13,13 @@ export type SpanAttributeValue = string | number | boolean;
 
 /** The members of an OpenTelemetry `Span` that payorch calls. */
 export interface SpanLike {
+  /** Sets attributes on the span; payorch passes `undefined` for an attribute it does not know. */
   setAttributes(attributes: Readonly<Record<string, SpanAttributeValue | undefined>>): unknown;
+  /** Records an event on the span, such as a retry. */
   addEvent(name: string, attributes?: Readonly<Record<string, SpanAttributeValue | undefined>>): unknown;
   /** `code` is OpenTelemetry's `SpanStatusCode`: 2 is ERROR. */
   setStatus(status: { code: number; message?: string }): unknown;
+  /** Ends the span, once, when the call or the callback is done. */
   end(): void;
 }
 
@@ -42,6 +45,7 @@ interface GuardedSpan {
   set(attributes: Attributes): void;
   event(name: string, attributes: Attributes): void;
   fail(message: string): void;
+  /** Ends the span, once, when the call or the callback is done. */
   end(): void;
 }
 

@@ -18,7 +18,7 @@ import { Observer, redactHeaders } from './observability.js';
 import { traceCall } from './tracing.js';
 import type { CallTrace } from './tracing.js';
 import { attemptOutcome, backoffDelay, mayResend, statusRetryDelay, worstOutcome } from './retry-policy.js';
-import { checkRequestOptions } from './option-checks.js';
+import { REQUEST_OPTIONS, checkOptions } from './option-checks.js';
 import { isLoopbackHostname } from './loopback.js';
 import { readLimited } from './read-limited.js';
 import { parseRequest, safeParse, toIssues } from './validation.js';
@@ -142,7 +142,7 @@ export class Transport {
   #ky: KyInstance | undefined;
   readonly #now: () => number;
   readonly #observer: Observer;
-  /** False when there is no logger and no hook: then no event is built (a few µs a call). */
+  /** False when there is no logger and no hook: then no event is built, a cost no one reads (bench/findings.md). */
   readonly #observed: boolean;
   /** Server time minus local time, learned from a "Request timestamp expired" answer. */
   #clockOffsetMs: number;
@@ -204,7 +204,7 @@ export class Transport {
   }
 
   async #request<S extends z.ZodMiniType>(call: Call<S>, options: RequestOptions, trace: CallTrace | undefined): Promise<z.output<S>> {
-    checkRequestOptions(call.operation, options as Readonly<Record<string, unknown>>);
+    checkOptions(call.operation, options, REQUEST_OPTIONS);
     const timeout = options.timeout ?? this.#config.timeout ?? DEFAULT_TIMEOUT_MS;
     // One controller per call, aborted by the deadline or by the caller's signal, and dropped
     // with its timer when the call ends. AbortSignal.timeout() would keep a timer, a signal and
@@ -297,7 +297,7 @@ export class Transport {
       headers: signed,
       ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) }),
       // The deadline rides on the fetch ky calls, not on ky's `signal` option: given a signal, ky
-      // combines it with its own through AbortSignal.any on every call (tens of µs on Node 20).
+      // combines it with its own through AbortSignal.any on every call, a cost bench/findings.md measures.
       // The fetch is read at call time: msw and other test doubles patch globalThis.fetch later.
       fetch: (input, init) => {
         // Aborted before this attempt reached fetch: it cannot have been sent (outcome not_sent).

@@ -1,17 +1,20 @@
 import type { ClientOptions } from '../core/client-options.js';
-import { checkClientOptions } from '../core/option-checks.js';
+import { apiPath } from '../core/endpoint.js';
+import { checkOptions, clientOptions } from '../core/option-checks.js';
 import { checkRawRequest, rawCall } from '../core/raw-request.js';
+import { APIResource } from '../core/resource.js';
 import type { RawRequest } from '../core/raw-request.js';
 import { Transport } from '../core/transport.js';
 import type { RequestOptions } from '../core/transport.js';
 import { DealerCreditCard } from './credit-card.js';
 import { DealerEibans } from './eibans.js';
 import { DealerManualIban } from './manual-iban.js';
-import type { DealerSend } from './send.js';
 import { settingsEndpoint } from './settings.js';
 import type { DealerSettings } from './settings.js';
 import { DealerTransactions } from './transactions.js';
 import { DealerTransfers } from './transfers.js';
+
+const DEALER_OPTIONS = clientOptions('DEALER');
 
 /**
  * Client of the Dealer API (`{baseUrl}/api/dealer`): every endpoint of spec 4.13, each request
@@ -29,7 +32,7 @@ import { DealerTransfers } from './transfers.js';
  * const { eibans } = await dealer.eibans.list();
  * ```
  */
-export class DealerClient {
+export class DealerClient extends APIResource {
   /** Deposit IBANs and manual withdrawal requests. */
   readonly manualIban: DealerManualIban;
   /** The dealer's E-IBAN accounts with balances. */
@@ -41,9 +44,6 @@ export class DealerClient {
   /** Card payments. */
   readonly creditCard: DealerCreditCard;
 
-  readonly #send: DealerSend;
-  readonly #transport: Transport;
-
   /**
    * @param options the keys of the dealer account and the settings every client takes
    * @example
@@ -52,16 +52,15 @@ export class DealerClient {
    * ```
    */
   constructor(options: ClientOptions) {
-    checkClientOptions('new DealerClient', options, { apiKey: 'PAYORCH_DEALER_API_KEY', secretKey: 'PAYORCH_DEALER_SECRET_KEY' });
-    const transport = new Transport({ ...options, apiPath: '/api/dealer', credentials: options });
-    this.#transport = transport;
-    // Every dealer request carries the basic hash (spec 5.2).
-    this.#send = (endpoint, params, callOptions) => transport.send(endpoint, params, { hash: 'basic' }, callOptions);
-    this.manualIban = new DealerManualIban(this.#send);
-    this.eibans = new DealerEibans(this.#send);
-    this.transactions = new DealerTransactions(this.#send);
-    this.transfers = new DealerTransfers(this.#send);
-    this.creditCard = new DealerCreditCard(this.#send);
+    checkOptions('new DealerClient', options, DEALER_OPTIONS);
+    const transport = new Transport({ ...options, apiPath: apiPath('dealer'), credentials: options });
+    // No credential key: every dealer row is signed with the basic hash (spec 5.2).
+    super(transport);
+    this.manualIban = new DealerManualIban(transport);
+    this.eibans = new DealerEibans(transport);
+    this.transactions = new DealerTransactions(transport);
+    this.transfers = new DealerTransfers(transport);
+    this.creditCard = new DealerCreditCard(transport);
   }
 
   /**
@@ -75,7 +74,7 @@ export class DealerClient {
    * ```
    */
   getSettings(options?: RequestOptions): Promise<DealerSettings> {
-    return this.#send(settingsEndpoint, undefined, options);
+    return this._send(settingsEndpoint, undefined, options);
   }
 
   /**
@@ -93,6 +92,6 @@ export class DealerClient {
    */
   async request(params: RawRequest, options?: RequestOptions): Promise<unknown> {
     checkRawRequest(params);
-    return this.#transport.request(rawCall(params, { hash: 'basic' }), options);
+    return this._transport.request(rawCall(params, { hash: 'basic' }), options);
   }
 }

@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
 import { defineEndpoint } from '../core/endpoint.js';
-import { lenientObject, requestAmount, requiredString, responseNumber, responseString } from '../core/schema.js';
+import { lenientObject, requestAmount, requiredString, responseNumber, responseString } from '../core/schema-blocks.js';
 import type { RequestOptions } from '../core/transport.js';
-import { envelope } from '../core/wire.js';
-import type { DealerSend } from './send.js';
+import { envelope } from '../core/shared-shapes.js';
+import { APIResource } from '../core/resource.js';
 
 /** Body of a dealer card payment (spec 4.13): at least 200 TRY. */
 export const DealerCardPaymentParams = z.strictObject({
@@ -29,15 +29,17 @@ export const DealerCardPayment = envelope(
   lenientObject({
     /** Use it for status queries. */
     tracking_code: z.string(),
+    /** The card payment page (URL) the customer is redirected to (spec 2.7). */
     payment_url: z.string(),
     /** The service's internal order id; a numeric one is kept as text. */
     order_id: z.optional(responseString),
+    /** The amount in TRY, a number; at least 200 (spec 2.7, 8). */
     amount: responseNumber,
     /** TRY. */
     currency: z.optional(z.string()),
   }),
 );
-export type DealerCardPayment = z.infer<typeof DealerCardPayment>;
+export interface DealerCardPayment extends z.infer<typeof DealerCardPayment> {}
 
 export const dealerCardPaymentEndpoint = defineEndpoint({
   operation: 'creditCard.createPayment',
@@ -51,13 +53,7 @@ export const dealerCardPaymentEndpoint = defineEndpoint({
 });
 
 /** Dealer card payments (spec 4.13); the credit card method must be active for the dealer. */
-export class DealerCreditCard {
-  readonly #send: DealerSend;
-  /** @internal */
-  constructor(send: DealerSend) {
-    this.#send = send;
-  }
-
+export class DealerCreditCard extends APIResource {
   /**
    * Creates a card payment; redirect the customer to `data.payment_url`. The result arrives by
    * credit card callback, keyed by `data.tracking_code`. Not retried after an ambiguous failure.
@@ -71,6 +67,6 @@ export class DealerCreditCard {
    * ```
    */
   createPayment(params: DealerCardPaymentParams, options?: RequestOptions): Promise<DealerCardPayment> {
-    return this.#send(dealerCardPaymentEndpoint, params, options);
+    return this._send(dealerCardPaymentEndpoint, params, options);
   }
 }

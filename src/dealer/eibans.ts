@@ -1,15 +1,19 @@
 import * as z from 'zod/mini';
 import { defineEndpoint } from '../core/endpoint.js';
-import { lenientObject, responseDecimal, responseInteger, successFlag } from '../core/schema.js';
+import { lenientObject, responseDecimal, responseInteger, successFlag } from '../core/schema-blocks.js';
 import type { RequestOptions } from '../core/transport.js';
-import { NoParams } from '../core/wire.js';
-import type { DealerSend } from './send.js';
+import { NoParams } from '../core/shared-shapes.js';
+import { APIResource } from '../core/resource.js';
 
 /** One of the dealer's E-IBAN accounts with its balances (spec 2.7). */
 export const EibanAccount = lenientObject({
+  /** The E-IBAN's id, an integer (spec 2.7). */
   id: responseInteger,
+  /** The account's IBAN (spec 2.7). */
   iban_no: z.string(),
+  /** The bank's name (spec 2.7). */
   bank_name: z.string(),
+  /** The account holder's name (spec 2.7). */
   account_name: z.string(),
   /** Identifies the account in `transactions` and `transfers` calls. */
   wallet_id: z.string(),
@@ -18,16 +22,20 @@ export const EibanAccount = lenientObject({
   /** Balance available for withdrawal, as a decimal string. */
   available_balance: responseDecimal,
 });
-export type EibanAccount = z.infer<typeof EibanAccount>;
+export interface EibanAccount extends z.infer<typeof EibanAccount> {}
 
 /** The dealer's E-IBAN accounts (spec 4.13). */
 export const EibanAccountList = lenientObject({
+  /** `true` when the call succeeded (spec 2.1). */
   success: successFlag,
+  /** The dealer's name (spec 4.13). */
   dealer_name: z.optional(z.string()),
+  /** How many E-IBANs the dealer has, an integer (spec 4.13). */
   total_eibans: responseInteger,
+  /** The dealer's E-IBAN accounts with their balances (spec 2.7). */
   eibans: z.array(EibanAccount),
 });
-export type EibanAccountList = z.infer<typeof EibanAccountList>;
+export interface EibanAccountList extends z.infer<typeof EibanAccountList> {}
 
 export const eibanListEndpoint = defineEndpoint({
   operation: 'eibans.list',
@@ -41,13 +49,7 @@ export const eibanListEndpoint = defineEndpoint({
 });
 
 /** The dealer's E-IBAN accounts (spec 4.13). */
-export class DealerEibans {
-  readonly #send: DealerSend;
-  /** @internal */
-  constructor(send: DealerSend) {
-    this.#send = send;
-  }
-
+export class DealerEibans extends APIResource {
   /**
    * Lists the dealer's E-IBAN accounts with their balances. Each `wallet_id` is what
    * `transactions` and `transfers` take. Safe to repeat, so it retries on transient failures.
@@ -59,6 +61,6 @@ export class DealerEibans {
    * ```
    */
   list(options?: RequestOptions): Promise<EibanAccountList> {
-    return this.#send(eibanListEndpoint, undefined, options);
+    return this._send(eibanListEndpoint, undefined, options);
   }
 }

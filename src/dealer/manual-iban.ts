@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
 import { defineEndpoint } from '../core/endpoint.js';
-import { lenientObject, openEnum, requiredString, responseNumber, responseString } from '../core/schema.js';
+import { lenientObject, openEnum, requiredString, responseNumber, responseString } from '../core/schema-blocks.js';
 import type { RequestOptions } from '../core/transport.js';
-import { envelope, iban, positiveAmount } from '../core/wire.js';
-import type { DealerSend } from './send.js';
+import { envelope, iban, positiveAmount } from '../core/shared-shapes.js';
+import { APIResource } from '../core/resource.js';
 
 /**
  * Body of a manual IBAN deposit (spec 4.13). Note `userid`, not `user_id`: the dealer API spells
@@ -39,16 +39,21 @@ export type ManualIbanWithdrawParams = z.input<typeof ManualIbanWithdrawParams>;
 /** The IBAN the customer pays into, chosen by the service for the amount (spec 2.7). */
 export const ManualIbanDeposit = envelope(
   lenientObject({
+    /** The record's tracking code: `DEP-...` for a deposit, `WDR-...` for a withdrawal (spec 2.1). */
     tracking_code: z.string(),
+    /** The bank of the IBAN the customer pays into (spec 2.7). */
     bank_name: z.string(),
+    /** The name of the account the customer pays into (spec 2.7). */
     account_name: z.string(),
+    /** The IBAN the customer pays into, chosen by amount limits (spec 2.7, 4.13). */
     iban_no: z.string(),
     /** The IBAN in groups of four characters, for display. */
     formatted_iban: z.optional(z.string()),
+    /** The amount, a number (spec 2.7); the spec states no minimum or maximum (spec 8). */
     amount: responseNumber,
   }),
 );
-export type ManualIbanDeposit = z.infer<typeof ManualIbanDeposit>;
+export interface ManualIbanDeposit extends z.infer<typeof ManualIbanDeposit> {}
 
 /** States of a dealer manual withdrawal; only `pending` is shown (spec 3.1). */
 export const ManualIbanWithdrawalStatus = openEnum(['pending']);
@@ -57,14 +62,19 @@ export type ManualIbanWithdrawalStatus = z.infer<typeof ManualIbanWithdrawalStat
 /** A manual withdrawal request, `pending` on creation (spec 2.7). */
 export const ManualIbanWithdrawal = envelope(
   lenientObject({
+    /** The record's tracking code: `DEP-...` for a deposit, `WDR-...` for a withdrawal (spec 2.1). */
     tracking_code: z.string(),
+    /** The withdrawal's status: `pending` on creation (spec 3). */
     status: ManualIbanWithdrawalStatus,
+    /** The amount, a number (spec 2.7); the spec states no minimum or maximum (spec 8). */
     amount: responseNumber,
+    /** The recipient's name, as sent (spec 2.7). */
     recipient_name: z.optional(responseString),
+    /** The recipient's IBAN, as sent (spec 2.7). */
     recipient_iban: z.optional(z.string()),
   }),
 );
-export type ManualIbanWithdrawal = z.infer<typeof ManualIbanWithdrawal>;
+export interface ManualIbanWithdrawal extends z.infer<typeof ManualIbanWithdrawal> {}
 
 export const manualIbanDepositEndpoint = defineEndpoint({
   operation: 'manualIban.deposit',
@@ -89,13 +99,7 @@ export const manualIbanWithdrawEndpoint = defineEndpoint({
 });
 
 /** The dealer's manual IBAN: deposit details for a customer, and manual withdrawal requests (spec 4.13). */
-export class DealerManualIban {
-  readonly #send: DealerSend;
-  /** @internal */
-  constructor(send: DealerSend) {
-    this.#send = send;
-  }
-
+export class DealerManualIban extends APIResource {
   /**
    * Gets the bank account a customer should pay `amount` into, chosen by the service's amount
    * limits. Show the customer `data.iban_no` (or `data.formatted_iban`), `data.account_name` and
@@ -108,7 +112,7 @@ export class DealerManualIban {
    * ```
    */
   deposit(params: ManualIbanDepositParams, options?: RequestOptions): Promise<ManualIbanDeposit> {
-    return this.#send(manualIbanDepositEndpoint, params, options);
+    return this._send(manualIbanDepositEndpoint, params, options);
   }
 
   /**
@@ -124,6 +128,6 @@ export class DealerManualIban {
    * ```
    */
   withdraw(params: ManualIbanWithdrawParams, options?: RequestOptions): Promise<ManualIbanWithdrawal> {
-    return this.#send(manualIbanWithdrawEndpoint, params, options);
+    return this._send(manualIbanWithdrawEndpoint, params, options);
   }
 }

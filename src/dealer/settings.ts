@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { defineEndpoint } from '../core/endpoint.js';
-import { lenientObject, openEnum, successFlag } from '../core/schema.js';
-import { NoParams } from '../core/wire.js';
+import { lenientObject, openEnum, successFlag } from '../core/schema-blocks.js';
+import { NoParams } from '../core/shared-shapes.js';
 
 /** Whether a payment method is switched on for the dealer (spec 2.7). */
 export const PaymentMethodState = openEnum(['active', 'inactive']);
@@ -9,17 +9,23 @@ export type PaymentMethodState = z.infer<typeof PaymentMethodState>;
 
 /** The dealer's name and which payment methods it may use (spec 2.7, 4.13). */
 export const DealerSettings = lenientObject({
+  /** `true` when the call succeeded (spec 2.1). */
   success: successFlag,
   /** Welcome text with the dealer's name. */
   message: z.optional(z.string()),
+  /** The dealer's name (spec 2.7). */
   dealer_name: z.string(),
+  /** Whether each payment method is enabled for the dealer (spec 2.7). */
   payment_methods: lenientObject({
+    /** Card payments: `active` or `inactive` (spec 2.7). */
     credit_card: PaymentMethodState,
+    /** E-IBAN: `active` or `inactive` (spec 2.7). */
     eiban: PaymentMethodState,
+    /** Manual IBAN: `active` or `inactive` (spec 2.7). */
     manual_iban: PaymentMethodState,
   }),
 });
-export type DealerSettings = z.infer<typeof DealerSettings>;
+export interface DealerSettings extends z.infer<typeof DealerSettings> {}
 
 export const settingsEndpoint = defineEndpoint({
   operation: 'getSettings',

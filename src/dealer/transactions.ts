@@ -1,10 +1,10 @@
 import * as z from 'zod/mini';
 import { defineEndpoint } from '../core/endpoint.js';
-import { lenientObject, openEnum, requiredString, responseBoolean, responseDecimal, responseInteger, successFlag } from '../core/schema.js';
-import type { RequestOptions } from '../core/transport.js';
+import { lenientObject, openEnum, requiredString, responseBoolean, responseDecimal, responseInteger, successFlag } from '../core/schema-blocks.js';
+import type { RequestOptions, Transport } from '../core/transport.js';
 import { parseRequest } from '../core/validation.js';
 import { RequestAbortedError } from '../errors/request-aborted-error.js';
-import type { DealerSend } from './send.js';
+import { APIResource } from '../core/resource.js';
 import { dateWindows, dayNumber } from './date-windows.js';
 
 /**
@@ -83,38 +83,61 @@ export type TransactionType = z.infer<typeof TransactionType>;
 
 /** One movement on an E-IBAN account (spec 2.7). */
 export const Transaction = lenientObject({
+  /** The transaction's id (spec 2.7). */
   transactionId: z.string(),
   /** Decimal string, for example `"1500.00"`. */
   amount: responseDecimal,
+  /** The transaction's direction, for example `incoming` (spec 2.7). */
   type: TransactionType,
+  /** Free text of the transaction (spec 2.7). */
   description: z.optional(z.string()),
+  /** The sender's name (spec 2.7). */
   senderName: z.optional(z.string()),
+  /** The sender's IBAN (spec 2.7). */
   senderIban: z.optional(z.string()),
   /** ISO 8601 without offset, for example `2026-03-01T14:05:00`. */
   date: z.string(),
 });
-export type Transaction = z.infer<typeof Transaction>;
+export interface Transaction extends z.infer<typeof Transaction> {}
 
 /** Where a page stands in the result (spec 4.13); `per_page` is always 100. */
 export const Pagination = lenientObject({
+  /** This page's number, from 1 (spec 4.13). */
   current_page: responseInteger,
+  /** Records per page: always 100 (spec 4.13, 8). */
   per_page: responseInteger,
+  /** How many transactions the date range holds (spec 4.13). */
   total_records: responseInteger,
+  /** How many pages the date range holds (spec 4.13). */
   total_pages: responseInteger,
+  /** Whether a later page exists (spec 4.13). */
   has_more: responseBoolean,
 });
-export type Pagination = z.infer<typeof Pagination>;
+export interface Pagination extends z.infer<typeof Pagination> {}
 
 /** One page of E-IBAN transactions (spec 4.13). */
 export const TransactionList = lenientObject({
+  /** `true` when the call succeeded (spec 2.1). */
   success: successFlag,
+  /** The dealer's name (spec 4.13). */
   dealer_name: z.optional(z.string()),
+  /** The E-IBAN's wallet id the list is for, as sent (spec 4.13). */
   wallet_id: z.optional(z.string()),
-  date_range: z.optional(lenientObject({ start_date: z.string(), end_date: z.string() })),
+  /** The range asked for, each end `YYYY-MM-DD`; at most 3 days (spec 4.13, 8). */
+  date_range: z.optional(
+    lenientObject({
+      /** First day, `YYYY-MM-DD` (spec 4.13). */
+      start_date: z.string(),
+      /** Last day, `YYYY-MM-DD` (spec 4.13). */
+      end_date: z.string(),
+    }),
+  ),
+  /** Where this page is in the range; 100 records per page (spec 4.13). */
   pagination: Pagination,
+  /** This page's transactions, at most 100 (spec 2.7, 8). */
   transactions: z.array(Transaction),
 });
-export type TransactionList = z.infer<typeof TransactionList>;
+export interface TransactionList extends z.infer<typeof TransactionList> {}
 
 export const transactionListEndpoint = defineEndpoint({
   operation: 'transactions.list',
@@ -131,13 +154,12 @@ export const transactionListEndpoint = defineEndpoint({
  * a time. Iterate it with `for await`, or collect it with `toArray()`. Each iteration starts
  * again from the first day.
  */
-export class TransactionIterable implements AsyncIterable<Transaction> {
-  readonly #send: DealerSend;
+export class TransactionIterable extends APIResource implements AsyncIterable<Transaction> {
   readonly #range: z.output<typeof TransactionRangeParams>;
   readonly #options: RequestOptions;
   /** @internal */
-  constructor(send: DealerSend, range: z.output<typeof TransactionRangeParams>, options: RequestOptions) {
-    this.#send = send;
+  constructor(transport: Transport, range: z.output<typeof TransactionRangeParams>, options: RequestOptions) {
+    super(transport);
     this.#range = range;
     this.#options = options;
   }
@@ -157,7 +179,7 @@ export class TransactionIterable implements AsyncIterable<Transaction> {
       let first: WindowTotals | undefined;
       let previous: ReadonlySet<string> = new Set();
       for (let page = 1; ; page++) {
-        const answer = await this.#send({ ...transactionListEndpoint, response: pageOf(page, first, previous) }, { wallet_id, ...window, page }, this.#options);
+        const answer = await this._send({ ...transactionListEndpoint, response: pageOf(page, first, previous) }, { wallet_id, ...window, page }, this.#options);
         first ??= answer.pagination;
         for (const transaction of answer.transactions) {
           // Records of a page already read are not handed out after an abort either.
@@ -226,13 +248,7 @@ function pageOf(page: number, first: WindowTotals | undefined, previous: Readonl
 }
 
 /** E-IBAN transaction history (spec 4.13). */
-export class DealerTransactions {
-  readonly #send: DealerSend;
-  /** @internal */
-  constructor(send: DealerSend) {
-    this.#send = send;
-  }
-
+export class DealerTransactions extends APIResource {
   /**
    * Reads one page (100 records) of an E-IBAN's transactions over at most 3 days. A longer range
    * is refused before sending; `iterate()` takes any range.
@@ -246,7 +262,7 @@ export class DealerTransactions {
    * ```
    */
   list(params: TransactionListParams, options?: RequestOptions): Promise<TransactionList> {
-    return this.#send(transactionListEndpoint, params, options);
+    return this._send(transactionListEndpoint, params, options);
   }
 
   /**
@@ -271,6 +287,6 @@ export class DealerTransactions {
    * @throws {RequestValidationError} at once, when the range is not two calendar dates in order
    */
   iterate(params: TransactionRangeParams, options: RequestOptions = {}): TransactionIterable {
-    return new TransactionIterable(this.#send, parseRequest('transactions.iterate', TransactionRangeParams, params), options);
+    return new TransactionIterable(this._transport, parseRequest('transactions.iterate', TransactionRangeParams, params), options);
   }
 }

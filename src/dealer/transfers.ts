@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
 import { defineEndpoint } from '../core/endpoint.js';
-import { lenientObject, openEnum, requestAmount, requiredString, responseDecimal, responseString, successFlag } from '../core/schema.js';
+import { lenientObject, openEnum, requestAmount, requiredString, responseDecimal, responseString, successFlag } from '../core/schema-blocks.js';
 import type { RequestOptions } from '../core/transport.js';
-import { iban } from '../core/wire.js';
-import type { DealerSend } from './send.js';
+import { iban } from '../core/shared-shapes.js';
+import { APIResource } from '../core/resource.js';
 
 /** Body of a transfer from an E-IBAN to a bank account (spec 4.13): at least 10.00 TRY. */
 export const SendMoneyParams = z.strictObject({
@@ -35,10 +35,13 @@ export type TransferStatus = z.infer<typeof TransferStatus>;
 export const Transfer = lenientObject({
   /** `TRF-` and an alphanumeric segment. */
   transfer_id: z.string(),
+  /** The transfer's status: `pending` on creation (spec 3). */
   status: TransferStatus,
   /** Decimal string, for example `"250.00"`. */
   amount: responseDecimal,
+  /** The recipient's IBAN, as sent (spec 2.7). */
   recipient_iban: z.optional(z.string()),
+  /** The recipient's name, as sent (spec 2.7). */
   recipient_name: z.optional(responseString),
   /** `null` or absent when the transfer was sent without one. */
   description: z.optional(z.string()),
@@ -47,23 +50,29 @@ export const Transfer = lenientObject({
   /** ISO 8601; `null` or absent while the transfer has not ended. */
   completed_at: z.optional(z.string()),
 });
-export type Transfer = z.infer<typeof Transfer>;
+export interface Transfer extends z.infer<typeof Transfer> {}
 
 /** The answer of send-money: the new transfer, `pending` (spec 4.13). */
 export const SendMoneyResult = lenientObject({
+  /** `true` when the call succeeded (spec 2.1). */
   success: successFlag,
+  /** Human-readable text about the result (spec 2.1). */
   message: z.optional(z.string()),
+  /** The transfer (spec 2.7); `description` and `completed_at` in status queries only. */
   transfer: Transfer,
 });
-export type SendMoneyResult = z.infer<typeof SendMoneyResult>;
+export interface SendMoneyResult extends z.infer<typeof SendMoneyResult> {}
 
 /** The answer of the status query (spec 4.13). */
 export const TransferStatusResult = lenientObject({
+  /** `true` when the call succeeded (spec 2.1). */
   success: successFlag,
+  /** The dealer's name (spec 4.13). */
   dealer_name: z.optional(z.string()),
+  /** The transfer (spec 2.7); `description` and `completed_at` in status queries only. */
   transfer: Transfer,
 });
-export type TransferStatusResult = z.infer<typeof TransferStatusResult>;
+export interface TransferStatusResult extends z.infer<typeof TransferStatusResult> {}
 
 export const sendMoneyEndpoint = defineEndpoint({
   operation: 'transfers.send',
@@ -87,13 +96,7 @@ export const transferStatusEndpoint = defineEndpoint({
 });
 
 /** Transfers from the dealer's E-IBANs to bank accounts (spec 4.13). */
-export class DealerTransfers {
-  readonly #send: DealerSend;
-  /** @internal */
-  constructor(send: DealerSend) {
-    this.#send = send;
-  }
-
+export class DealerTransfers extends APIResource {
   /**
    * Sends money from an E-IBAN to a bank account; the transfer starts `pending`. It is never
    * retried once the service may have received it: after a timeout or a dropped connection, look
@@ -109,7 +112,7 @@ export class DealerTransfers {
    * ```
    */
   send(params: SendMoneyParams, options?: RequestOptions): Promise<SendMoneyResult> {
-    return this.#send(sendMoneyEndpoint, params, options);
+    return this._send(sendMoneyEndpoint, params, options);
   }
 
   /**
@@ -122,6 +125,6 @@ export class DealerTransfers {
    * ```
    */
   getStatus(params: TransferStatusParams, options?: RequestOptions): Promise<TransferStatusResult> {
-    return this.#send(transferStatusEndpoint, params, options);
+    return this._send(transferStatusEndpoint, params, options);
   }
 }

@@ -78,7 +78,6 @@ export interface APIErrorInit {
  * ```
  */
 export class APIError extends PayorchError {
-  override name = 'APIError';
   static {
     brand(this, 'APIError');
   }
@@ -92,12 +91,24 @@ export class APIError extends PayorchError {
   readonly messages: readonly string[] | undefined;
   /** A machine-readable code (dealer codes of spec 7.4), read from `code`, `error_code` or a code-shaped `error`. */
   readonly code: DealerErrorCode | undefined;
+  /**
+   * Why the service refused the caller, read from the body's text (spec 7.1, 7.3): set on an
+   * {@link AuthenticationError} and a {@link PermissionDeniedError} (`unknown` for a text the spec
+   * does not list), `undefined` on every other answer.
+   */
+  readonly reason: AuthFailureReason | undefined;
   /** The parsed JSON body, or the raw text when it was not JSON. Nothing is dropped but echoed secrets, shown as `[redacted]`. */
   readonly body: unknown;
-  /** The method and URL of the request that failed; never its headers, which carry the keys. */
-  readonly request: FailedRequest;
+  /**
+   * The method (`GET` or `POST`) and the full URL of the request that failed, query string
+   * included; never its headers, which carry the keys.
+   */
+  readonly request: { readonly method: string; readonly url: string };
 
-  /** Usually made by {@link APIError.generate}; construct one yourself only in tests. */
+  /**
+   * Made by the SDK's one mapping of failed answers, `APIError.generate`.
+   * @internal
+   */
   constructor(message: string, init: APIErrorInit) {
     const forms = secretForms(init.redact ?? []);
     super(redactText(message, forms), { outcome: init.outcome ?? (init.status >= 400 && init.status <= 499 ? 'refused' : 'unknown') });
@@ -109,9 +120,14 @@ export class APIError extends PayorchError {
     this.error = stringField(record, 'error');
     this.messages = stringList(record?.['messages']);
     this.code = readCode(record);
+    // The subclasses' one difference is the type of `reason`, so the parent fills it for them.
+    this.reason = authReason(record) ?? (this instanceof AuthenticationError || this instanceof PermissionDeniedError ? 'unknown' : undefined);
   }
 
-  /** Maps a failed answer to the most specific subclass. The single place that decides it. */
+  /**
+   * Maps a failed answer to the most specific subclass. The single place that decides it.
+   * @internal
+   */
   static generate(init: APIErrorInit): APIError {
     const record = asRecord(init.body);
     const text = init.summary ?? describe(record, init);
@@ -119,10 +135,10 @@ export class APIError extends PayorchError {
     const message = `${text} (HTTP ${init.status}, ${init.request.method} ${new URL(init.request.url).pathname})`;
     const reason = authReason(record);
     if (init.status === 403 || reason === 'provider_inactive' || reason === 'ip_not_allowed' || reason === 'credential_key_refused') {
-      return new PermissionDeniedError(message, init, reason ?? 'unknown');
+      return new PermissionDeniedError(message, init);
     }
     if (init.status === 401 || reason !== undefined) {
-      return new AuthenticationError(message, init, reason ?? 'unknown');
+      return new AuthenticationError(message, init);
     }
     if (stringList(record?.['messages']) !== undefined) {
       return new UnprocessableEntityError(message, init);
@@ -133,7 +149,6 @@ export class APIError extends PayorchError {
 
 /** The service refused the credentials (HTTP 401, spec 7.1). */
 export class AuthenticationError extends APIError {
-  override name = 'AuthenticationError';
   static {
     brand(this, 'AuthenticationError');
   }
@@ -141,12 +156,7 @@ export class AuthenticationError extends APIError {
    * Which refusal of spec 7.1, read from the body's text: `missing_headers`, `invalid_api_key`,
    * `timestamp_expired` (check the clock), `invalid_hash` (check the secret key), or `unknown`.
    */
-  readonly reason: AuthFailureReason;
-  /** Made by {@link APIError.generate} from a 401 answer or a body with an authentication text of spec 7.1. */
-  constructor(message: string, init: APIErrorInit, reason: AuthFailureReason) {
-    super(message, init);
-    this.reason = reason;
-  }
+  declare readonly reason: AuthFailureReason;
 }
 
 /**
@@ -154,7 +164,6 @@ export class AuthenticationError extends APIError {
  * a site credential key that does not belong to the provider (spec 7.3, whatever the status).
  */
 export class PermissionDeniedError extends APIError {
-  override name = 'PermissionDeniedError';
   static {
     brand(this, 'PermissionDeniedError');
   }
@@ -162,12 +171,7 @@ export class PermissionDeniedError extends APIError {
    * Which refusal, read from the body's text: `provider_inactive`, `ip_not_allowed` (spec 7.1),
    * `credential_key_refused` (spec 7.3), or `unknown` for a 403 whose text the spec does not list.
    */
-  readonly reason: AuthFailureReason;
-  /** Made by {@link APIError.generate} from a 403 answer or a body with a permission text of spec 7.1 or 7.3. */
-  constructor(message: string, init: APIErrorInit, reason: AuthFailureReason) {
-    super(message, init);
-    this.reason = reason;
-  }
+  declare readonly reason: AuthFailureReason;
 }
 
 /**
@@ -176,16 +180,11 @@ export class PermissionDeniedError extends APIError {
  * `RequestValidationError`, payorch's own refusal before anything is sent.
  */
 export class UnprocessableEntityError extends APIError {
-  override name = 'UnprocessableEntityError';
   static {
     brand(this, 'UnprocessableEntityError');
   }
-  override readonly messages: readonly string[];
-  /** Made by {@link APIError.generate} from an answer with a `messages` list. */
-  constructor(message: string, init: APIErrorInit) {
-    super(message, init);
-    this.messages = stringList(asRecord(this.body)?.['messages']) ?? [];
-  }
+  /** The body's `messages` list (spec 7.2), one entry per failed rule: the SDK makes this class only for a body that has one. */
+  declare readonly messages: readonly string[];
 }
 
 // Texts of spec 7.1, matched loosely: the service may vary case or punctuation.

@@ -73,7 +73,6 @@ const STATUS = {
  * ```
  */
 export class CallbackVerificationError extends PayorchError {
-  override name = 'CallbackVerificationError';
   static {
     brand(this, 'CallbackVerificationError');
   }

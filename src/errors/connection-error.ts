@@ -8,7 +8,6 @@ import { brand } from './brand.js';
  * `not_sent`; otherwise `unknown`).
  */
 export class ConnectionError extends PayorchError {
-  override name = 'ConnectionError';
   static {
     brand(this, 'ConnectionError');
   }

@@ -1,4 +1,5 @@
 import { PayorchError } from './payorch-error.js';
+import { brand } from './brand.js';
 
 /**
  * The in-memory inbox holds its `maxKeys` keys, none old enough to forget: the callback was not
@@ -6,5 +7,7 @@ import { PayorchError } from './payorch-error.js';
  * `maxKeys` or use a database inbox (`payorch/postgres`).
  */
 export class InboxFullError extends PayorchError {
-  override name = 'InboxFullError';
+  static {
+    brand(this, 'InboxFullError');
+  }
 }

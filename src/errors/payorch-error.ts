@@ -18,13 +18,6 @@ import { brand } from './brand.js';
  */
 export type CallOutcome = 'not_sent' | 'refused' | 'unknown';
 
-/** The options of a {@link PayorchError}: the standard `cause`, and the call's {@link CallOutcome}. */
-export interface PayorchErrorOptions {
-  readonly cause?: unknown;
-  /** @default 'unknown' */
-  readonly outcome?: CallOutcome | undefined;
-}
-
 /**
  * Base class of every error payorch throws. Catch this to handle any SDK failure, and read
  * `outcome` to know whether money may have moved.
@@ -43,7 +36,6 @@ export interface PayorchErrorOptions {
  * ```
  */
 export class PayorchError extends Error {
-  override name = 'PayorchError';
   static {
     brand(this, 'PayorchError');
   }
@@ -54,7 +46,8 @@ export class PayorchError extends Error {
    */
   readonly outcome: CallOutcome;
 
-  constructor(message?: string, options: PayorchErrorOptions = {}) {
+  /** Made by the SDK's error classes: the standard `cause`, and the call's {@link CallOutcome} (`unknown` when not given). */
+  constructor(message?: string, options: { readonly cause?: unknown; readonly outcome?: CallOutcome | undefined } = {}) {
     // Only a given cause becomes `cause`: Error defines the property whenever the key is present.
     super(message, 'cause' in options ? { cause: options.cause } : undefined);
     // The one unsure default: a failure nobody classified must not read as "safe to resend".

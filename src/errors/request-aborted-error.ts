@@ -9,7 +9,6 @@ import { brand } from './brand.js';
  * whether its bytes left.
  */
 export class RequestAbortedError extends PayorchError {
-  override name = 'RequestAbortedError';
   static {
     brand(this, 'RequestAbortedError');
   }

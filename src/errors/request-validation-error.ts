@@ -34,7 +34,6 @@ export interface ValidationIssue {
  * ```
  */
 export class RequestValidationError extends PayorchError {
-  override name = 'RequestValidationError';
   static {
     brand(this, 'RequestValidationError');
   }

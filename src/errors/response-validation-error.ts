@@ -9,7 +9,6 @@ import { brand } from './brand.js';
  * The parsed body and the raw text are kept so that nothing is lost.
  */
 export class ResponseValidationError extends PayorchError {
-  override name = 'ResponseValidationError';
   static {
     brand(this, 'ResponseValidationError');
   }

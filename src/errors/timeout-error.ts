@@ -8,7 +8,6 @@ import { brand } from './brand.js';
  * have been processed: do not send it again; wait for its callback (docs/errors-and-retries.md).
  */
 export class TimeoutError extends PayorchError {
-  override name = 'TimeoutError';
   static {
     brand(this, 'TimeoutError');
   }

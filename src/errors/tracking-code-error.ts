@@ -15,7 +15,6 @@ import { brand } from './brand.js';
  * ```
  */
 export class TrackingCodeError extends PayorchError {
-  override name = 'TrackingCodeError';
   static {
     brand(this, 'TrackingCodeError');
   }

@@ -1,16 +1,16 @@
 import * as z from 'zod/mini';
 import { CreditCardCallback, DealerCreditCardCallback, DepositCallback, WithdrawalCallback } from '../callbacks/schemas.js';
 import type { CallbackKind } from '../callbacks/kinds.js';
-import { wireTypes } from '../core/schema.js';
-import { API_ENDPOINTS, fullPath } from '../endpoints.js';
-import type { ApiEndpoint } from '../endpoints.js';
-import { NOT_SHOWN, SPEC_GAPS } from './notes.js';
+import { wireTypes } from '../core/schema-blocks.js';
+import { API_ENDPOINTS, fullPath } from '../endpoint-table.js';
+import type { ApiEndpoint } from '../endpoint-table.js';
+import { SPEC_GAPS } from './notes.js';
 
 /*
  * An OpenAPI 3.1 description of the service as the spec defines it, generated from payorch's
  * endpoint table and zod schemas: requests as payorch sends them (strict, additionalProperties
  * false), answers and callbacks with the spec's types. payorch's lenient building blocks carry
- * their spec type in the `wireTypes` registry (src/core/schema.ts); the generator shows that type
+ * their spec type in the `wireTypes` registry (src/core/schema-blocks.ts); the generator shows that type
  * instead of the union payorch parses, and says in the description what payorch tolerates besides,
  * so that types generated from the document are right for a server or another client.
  * Loaded only by the CLI's `openapi` command and the tests; the main entry never imports it.
@@ -65,8 +65,12 @@ function convert(schema: z.core.$ZodType, tolerates: Set<string>): JsonSchema {
     tolerates.add(wire.tolerates);
     if (wire.spec === undefined && !(zodSchema instanceof z.core.$ZodNullable)) return;
     // The union, literal set or null branch payorch parses gives way to the spec's type; annotations stay.
-    const replaced: Record<string, unknown> = jsonSchema;
-    for (const key of ['anyOf', 'enum', 'const', 'type', '$ref', 'allOf']) Reflect.deleteProperty(replaced, key);
+    delete jsonSchema.anyOf;
+    delete jsonSchema.allOf;
+    delete jsonSchema.enum;
+    delete jsonSchema.const;
+    delete jsonSchema.type;
+    delete jsonSchema.$ref;
     // The inner schema is converted afresh: zod may not have finished its own copy yet.
     Object.assign(jsonSchema, wire.spec ?? convert((zodSchema as z.core.$ZodNullable)._zod.def.innerType, tolerates));
   };
@@ -191,9 +195,8 @@ const ERROR_RESPONSES = {
 } as const satisfies Record<ApiEndpoint['api'], Record<string, unknown>>;
 
 function description(row: ApiEndpoint): string {
-  const notes = NOT_SHOWN[`${row.api}.${row.endpoint.operation}`] ?? [];
   const retry = row.endpoint.readOnly ? 'Read-only: payorch retries it after transient failures.' : 'Moves money: payorch never sends it twice unless the service cannot have received the first attempt.';
-  return [`payorch: \`${row.api === 'provider' ? 'ProviderClient' : 'DealerClient'}.${row.endpoint.operation}\`. Signed with the ${row.endpoint.hash} hash. ${retry}`, ...notes.map((note) => `Not shown in the spec: ${note}`)].join('\n\n');
+  return [`payorch: \`${row.api === 'provider' ? 'ProviderClient' : 'DealerClient'}.${row.endpoint.operation}\`. Signed with the ${row.endpoint.hash} hash. ${retry}`, ...row.gaps.map(({ spec, gap, assumes, override }) => `Not shown in the spec (${spec}): ${gap}. payorch assumes: ${assumes} Override: ${override}`)].join('\n\n');
 }
 
 function queryParameters(schema: JsonSchema): Record<string, unknown>[] {

@@ -6,7 +6,8 @@
  * @module payorch/postgres
  */
 import { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS } from '../callbacks/age.js';
-import { checkIntegerInRange } from '../core/option-checks.js';
+import { checkOptions, checkValue } from '../core/option-checks.js';
+import type { OptionDeclaration } from '../core/option-checks.js';
 import type { CallbackInbox, CallbackKey, CallbackInboxOutcome } from '../receiver/inbox.js';
 
 /** The parts of a node-postgres result the inbox reads. */
@@ -109,16 +110,28 @@ export interface PostgresInboxOptions<TPool extends PostgresPool> {
 /** The table of applied keys when none is named. */
 export const DEFAULT_CALLBACK_INBOX_TABLE = 'payorch_callback_inbox';
 
-const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+const TABLE_OPTION: OptionDeclaration = {
+  name: 'table',
+  rule: {
+    type: 'text',
+    maxLength: 127,
+    pattern: /^[A-Za-z_][A-Za-z0-9_]{0,62}(?:\.[A-Za-z_][A-Za-z0-9_]{0,62})?$/,
+    allowed: 'a name of letters, digits and _ (up to 63), optionally schema.table',
+  },
+};
+
+/** createPostgresInbox's options. */
+const POSTGRES_INBOX_OPTIONS: readonly OptionDeclaration[] = [
+  { name: 'pool', rule: { type: 'object', methods: ['connect'], allowed: 'a node-postgres Pool (an object with connect())' }, required: true },
+  TABLE_OPTION,
+  { name: 'onPoolError', rule: { type: 'function' } },
+];
 
 // Quoted, so a table name is never read as SQL; checked, so quoting cannot be escaped.
-function quoteTable(table: string | undefined): string {
+function quoteTable(where: string, table: string | undefined): string {
   const name = table ?? DEFAULT_CALLBACK_INBOX_TABLE;
-  const parts = typeof name === 'string' ? name.split('.') : [];
-  if (parts.length < 1 || parts.length > 2 || !parts.every((part) => IDENTIFIER.test(part))) {
-    throw new TypeError(`payorch/postgres: table must be a name of letters, digits and _ (up to 63), optionally schema.table; got ${JSON.stringify(name)}`);
-  }
-  return parts.map((part) => `"${part}"`).join('.');
+  checkValue(where, TABLE_OPTION, name);
+  return name.split('.').map((part) => `"${part}"`).join('.');
 }
 
 /**
@@ -140,7 +153,7 @@ function quoteTable(table: string | undefined): string {
  */
 export function callbackInboxTableSql(table?: string): string {
   return [
-    `CREATE TABLE IF NOT EXISTS ${quoteTable(table)} (`,
+    `CREATE TABLE IF NOT EXISTS ${quoteTable('callbackInboxTableSql', table)} (`,
     '  account text NOT NULL,',
     '  tracking_code text NOT NULL,',
     '  status text NOT NULL,',
@@ -196,11 +209,8 @@ export async function createCallbackInboxTable(options: PostgresInboxOptions<Pos
  * ```
  */
 export function createPostgresInbox<TPool extends PostgresPool>(options: PostgresInboxOptions<TPool>): CallbackInbox<PostgresInboxContext<PostgresClientOf<TPool>>> {
-  const pool: unknown = options.pool;
-  if (typeof pool !== 'object' || pool === null || typeof (pool as Partial<Record<'connect', unknown>>).connect !== 'function') {
-    throw new TypeError('createPostgresInbox: pool must be a node-postgres Pool (an object with connect())');
-  }
-  const table = quoteTable(options.table);
+  checkOptions('createPostgresInbox', options, POSTGRES_INBOX_OPTIONS);
+  const table = quoteTable('createPostgresInbox', options.table);
   const insert = `INSERT INTO ${table} (account, tracking_code, status) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`;
   const others = `SELECT status FROM ${table} WHERE account = $1 AND tracking_code = $2 AND status <> $3 ORDER BY applied_at`;
   guardPool(options.pool, options.onPoolError);
@@ -288,6 +298,13 @@ export interface PruneCallbackInboxOptions {
 /** The shortest retention {@link pruneCallbackInbox} accepts, in seconds. */
 export const MIN_CALLBACK_INBOX_RETENTION_SECONDS = DEFAULT_CALLBACK_MAX_AGE_SECONDS + DEFAULT_TOLERANCE_SECONDS;
 
+/** pruneCallbackInbox's options. */
+const PRUNE_OPTIONS: readonly OptionDeclaration[] = [
+  { name: 'pool', rule: { type: 'object', methods: ['connect'], allowed: 'a node-postgres Pool (an object with connect())' }, required: true },
+  TABLE_OPTION,
+  { name: 'olderThanSeconds', rule: { type: 'number', min: MIN_CALLBACK_INBOX_RETENTION_SECONDS, max: 10 * 365 * 86_400, integer: true } },
+];
+
 /**
  * Deletes the keys applied more than `olderThanSeconds` ago: a callback signed that long ago no
  * longer verifies, so its key can never stop a second application. Run it daily.
@@ -300,8 +317,9 @@ export const MIN_CALLBACK_INBOX_RETENTION_SECONDS = DEFAULT_CALLBACK_MAX_AGE_SEC
  * ```
  */
 export async function pruneCallbackInbox(options: PruneCallbackInboxOptions): Promise<number> {
-  const seconds = checkIntegerInRange('pruneCallbackInbox', 'olderThanSeconds', options.olderThanSeconds ?? MIN_CALLBACK_INBOX_RETENTION_SECONDS, MIN_CALLBACK_INBOX_RETENTION_SECONDS, 10 * 365 * 86_400);
-  const sql = `DELETE FROM ${quoteTable(options.table)} WHERE applied_at < now() - make_interval(secs => $1)`;
+  checkOptions('pruneCallbackInbox', options, PRUNE_OPTIONS);
+  const seconds = options.olderThanSeconds ?? MIN_CALLBACK_INBOX_RETENTION_SECONDS;
+  const sql = `DELETE FROM ${quoteTable('pruneCallbackInbox', options.table)} WHERE applied_at < now() - make_interval(secs => $1)`;
   const client = await options.pool.connect();
   try {
     const { rowCount } = await client.query(sql, [seconds]);

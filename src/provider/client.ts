@@ -1,17 +1,18 @@
 import type { ClientOptions } from '../core/client-options.js';
+import { apiPath } from '../core/endpoint.js';
 import type { Signing } from '../core/signer.js';
-import { checkClientOptions } from '../core/option-checks.js';
+import { checkOptions, clientOptions } from '../core/option-checks.js';
 import { checkRawRequest, rawCall } from '../core/raw-request.js';
+import { APIResource } from '../core/resource.js';
 import type { RawRequest } from '../core/raw-request.js';
 import { Transport } from '../core/transport.js';
 import { SiteListParams, listSitesEndpoint, welcomeEndpoint } from './account.js';
 import type { SiteList, Welcome } from './account.js';
-import { ProviderContext } from './context.js';
-import type { ProviderRequestOptions } from './context.js';
-import { CreditCard } from './credit-card.js';
-import { Eiban } from './eiban.js';
-import { Manual } from './manual.js';
-import { ThirdParty } from './third-party/index.js';
+import type { ProviderRequestOptions } from './request-options.js';
+import { ProviderCreditCard } from './credit-card.js';
+import { ProviderEiban } from './eiban.js';
+import { ProviderManual } from './manual.js';
+import { ProviderThirdParty } from './third-party/index.js';
 import { parseRequest } from '../core/validation.js';
 
 /** Settings of a {@link ProviderClient}. */
@@ -35,12 +36,16 @@ export type ProviderRawRequest = RawRequest &
     | { readonly hash: 'credential'; readonly credentialKey?: string }
   );
 
+const PROVIDER_OPTIONS = clientOptions('PROVIDER');
+
 /**
- * The transport a client made by withSite() shares with its parent, keyed by the options object
- * made for it: the hand-off needs no state beyond that object's life, and cannot leak to another
- * client however constructors nest or throw.
+ * The key under which withSite() hands its transport to the client it makes. Not exported, so no
+ * caller's options can carry it: only a client of this module shares its transport.
  */
-const sharedTransports = new WeakMap<ProviderClientOptions, Transport>();
+const parentTransport = Symbol('parentTransport');
+interface SiteOptions extends ProviderClientOptions {
+  readonly [parentTransport]?: Transport;
+}
 
 /**
  * Client of the Provider API (`{baseUrl}/api/provider`): every endpoint of spec 4.2, signed,
@@ -59,32 +64,31 @@ const sharedTransports = new WeakMap<ProviderClientOptions, Transport>();
  * const { provider: me } = await provider.welcome();
  * ```
  */
-export class ProviderClient {
+export class ProviderClient extends APIResource {
   /** Manual IBAN deposits and withdrawals (spec 4.5, 4.6). */
-  readonly manual: Manual;
+  readonly manual: ProviderManual;
   /** E-IBAN deposits and withdrawals (spec 4.7). */
-  readonly eiban: Eiban;
+  readonly eiban: ProviderEiban;
   /** Card payments and their status (spec 4.8, 4.9). */
-  readonly creditCard: CreditCard;
+  readonly creditCard: ProviderCreditCard;
   /** Third-party bank, crypto and wallet gateways (spec 4.10 to 4.12). */
-  readonly thirdParty: ThirdParty;
+  readonly thirdParty: ProviderThirdParty;
 
   readonly #options: ProviderClientOptions;
-  readonly #context: ProviderContext;
 
   /**
    * Makes a client; nothing is sent until the first call.
    * @param options keys, service address and transport settings; see {@link ProviderClientOptions}
    */
   constructor(options: ProviderClientOptions) {
-    checkClientOptions('new ProviderClient', options, { apiKey: 'PAYORCH_PROVIDER_API_KEY', secretKey: 'PAYORCH_PROVIDER_SECRET_KEY' });
+    checkOptions('new ProviderClient', options, PROVIDER_OPTIONS);
+    const transport = (options as SiteOptions)[parentTransport] ?? new Transport({ ...options, apiPath: apiPath('provider'), credentials: options });
+    super(transport, options.credentialKey);
     this.#options = options;
-    const transport = sharedTransports.get(options) ?? new Transport({ ...options, apiPath: '/api/provider', credentials: options });
-    this.#context = new ProviderContext(transport, options.credentialKey);
-    this.manual = new Manual(this.#context);
-    this.eiban = new Eiban(this.#context);
-    this.creditCard = new CreditCard(this.#context);
-    this.thirdParty = new ThirdParty(this.#context);
+    this.manual = new ProviderManual(transport, options.credentialKey);
+    this.eiban = new ProviderEiban(transport, options.credentialKey);
+    this.creditCard = new ProviderCreditCard(transport, options.credentialKey);
+    this.thirdParty = new ProviderThirdParty(transport, options.credentialKey);
   }
 
   /**
@@ -98,8 +102,7 @@ export class ProviderClient {
    * ```
    */
   withSite(credentialKey: string): ProviderClient {
-    const options = { ...this.#options, credentialKey };
-    sharedTransports.set(options, this.#context.transport);
+    const options: SiteOptions = { ...this.#options, credentialKey, [parentTransport]: this._transport };
     return new ProviderClient(options);
   }
 
@@ -113,7 +116,7 @@ export class ProviderClient {
    * ```
    */
   welcome(options?: ProviderRequestOptions): Promise<Welcome> {
-    return this.#context.send(welcomeEndpoint, undefined, options);
+    return this._send(welcomeEndpoint, undefined, options);
   }
 
   /**
@@ -126,7 +129,7 @@ export class ProviderClient {
    */
   async listSites(params: SiteListParams, options?: ProviderRequestOptions): Promise<SiteList> {
     const { key } = parseRequest(listSitesEndpoint.operation, SiteListParams, params);
-    return this.#context.send(listSitesEndpoint, undefined, options, key);
+    return this._send(listSitesEndpoint, undefined, options, key);
   }
 
   /**
@@ -145,11 +148,11 @@ export class ProviderClient {
     checkRawRequest(params);
     const signing: Signing =
       params.hash === 'credential'
-        ? { hash: 'credential', credentialKey: params.credentialKey ?? this.#context.requireCredentialKey('request', options) }
+        ? { hash: 'credential', credentialKey: params.credentialKey ?? this._requireCredentialKey('request', options) }
         : params.hash === 'key'
           ? { hash: 'key', key: params.key }
           : { hash: 'basic' };
-    return this.#context.transport.request(rawCall(params, signing, this.#context.credentialKeys(options)), options);
+    return this._transport.request(rawCall(params, signing, this._credentialKeys(options)), options);
   }
 
 }

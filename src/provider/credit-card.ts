@@ -1,8 +1,9 @@
 import * as z from 'zod/mini';
 import { defineEndpoint } from '../core/endpoint.js';
-import { lenientObject, openEnum, requestAmount, requiredString, responseNumber, responseString, successFlag } from '../core/schema.js';
-import type { ProviderContext, ProviderRequestOptions } from './context.js';
-import { envelope } from '../core/wire.js';
+import { lenientObject, openEnum, requestAmount, requiredString, responseNumber, responseString, successFlag } from '../core/schema-blocks.js';
+import { APIResource } from '../core/resource.js';
+import type { ProviderRequestOptions } from './request-options.js';
+import { envelope } from '../core/shared-shapes.js';
 
 /** States of a provider card payment (spec 3.1). */
 export const CardPaymentStatus = openEnum(['pending', 'success', 'failed', 'cancelled', 'refunded']);
@@ -30,7 +31,10 @@ export const CardPaymentParams = z.strictObject({
   description: z.optional(z.string()),
 });
 /** What a caller passes to `createPayment()`: `credential_key` may be left to the client. */
-export type CardPaymentParams = Omit<z.input<typeof CardPaymentParams>, 'credential_key'> & { credential_key?: string };
+export type CardPaymentParams = Omit<z.input<typeof CardPaymentParams>, 'credential_key'> & {
+  /** The site credential key, sent in the body (spec 5.1 rule 2). Optional here: the client's `credentialKey` fills it. */
+  credential_key?: string;
+};
 
 /** Body of a card status query (spec 4.9). */
 export const CardStatusParams = z.strictObject({
@@ -42,33 +46,50 @@ export type CardStatusParams = z.input<typeof CardStatusParams>;
 /** A created card payment: redirect the customer to `data.payment_url` (spec 2.6). */
 export const CardPayment = envelope(
   lenientObject({
+    /** The card payment's tracking code, `CC-...` (spec 2.1); pass it to `getStatus()`. The card callback carries the same code. */
     tracking_code: z.string(),
+    /** The card payment page (URL) to redirect the customer to (spec 2.6). */
     payment_url: z.string(),
     // The gateway's order id: a numeric one is kept as text, not rejected.
+    /** The payment gateway's order id, a string (spec 2.6). */
     order_id: z.optional(responseString),
+    /** The amount in TRY, a number; at least 1 (spec 2.6, 8). */
     amount: responseNumber,
+    /** The currency: `TRY` (spec 2.6). */
     currency: z.optional(z.string()),
   }),
 );
-export type CardPayment = z.infer<typeof CardPayment>;
+export interface CardPayment extends z.infer<typeof CardPayment> {}
 
 /** The status of a card payment (spec 2.6, 4.9). */
 export const CardPaymentStatusResult = lenientObject({
+  /** `true` when the call succeeded (spec 2.1). */
   success: successFlag,
+  /** Human-readable text about the result (spec 2.1). */
   message: z.optional(z.string()),
+  /** The card payment (spec 2.6). */
   data: lenientObject({
+    /** The card payment's tracking code, `CC-...` (spec 2.1); pass it to `getStatus()`. The card callback carries the same code. */
     tracking_code: z.string(),
+    /** The payment gateway's order id, a string (spec 2.6). */
     order_id: z.optional(responseString),
+    /** The payment's status: `pending`, `success`, `failed`, `cancelled` or `refunded` (spec 3). */
     status: CardPaymentStatus,
+    /** The amount in TRY, a number; at least 1 (spec 2.6, 8). */
     amount: responseNumber,
+    /** The currency: `TRY` (spec 2.6). */
     currency: z.optional(z.string()),
+    /** The customer's username, as sent (spec 2.6). */
     username: z.optional(responseString),
+    /** The customer's identifier in your system, as sent (spec 2.6). */
     user_id: z.optional(responseString),
+    /** When the payment was created: ISO 8601 with UTC offset, e.g. `2026-03-01T14:05:00+00:00` (spec 2.6). */
     created_at: z.optional(z.string()),
+    /** When the payment last changed: ISO 8601 with UTC offset, e.g. `2026-03-01T14:07:00+00:00` (spec 2.6). */
     updated_at: z.optional(z.string()),
   }),
 });
-export type CardPaymentStatusResult = z.infer<typeof CardPaymentStatusResult>;
+export interface CardPaymentStatusResult extends z.infer<typeof CardPaymentStatusResult> {}
 
 export const cardPaymentEndpoint = defineEndpoint({
   operation: 'creditCard.createPayment',
@@ -92,13 +113,7 @@ export const cardStatusEndpoint = defineEndpoint({
 });
 
 /** Provider card payments (spec 4.8, 4.9). */
-export class CreditCard {
-  readonly #context: ProviderContext;
-  /** @internal */
-  constructor(context: ProviderContext) {
-    this.#context = context;
-  }
-
+export class ProviderCreditCard extends APIResource {
   /**
    * Creates a card payment; redirect the customer to `data.payment_url`. The site credential
    * key travels in the body (spec 5.1 rule 2), taken from the client or the call when left out.
@@ -114,11 +129,11 @@ export class CreditCard {
     // Anything but an object goes to the schema as it is, to be refused with a RequestValidationError.
     const credentialKey: unknown =
       typeof params === 'object' && (params as unknown) !== null
-        ? (params.credential_key ?? this.#context.requireCredentialKey(cardPaymentEndpoint.operation, options))
+        ? (params.credential_key ?? this._requireCredentialKey(cardPaymentEndpoint.operation, options))
         : undefined;
     const body: unknown = credentialKey === undefined ? params : { ...params, credential_key: credentialKey };
     const secrets = typeof credentialKey === 'string' ? [credentialKey] : [];
-    return this.#context.send(cardPaymentEndpoint, body as z.input<typeof CardPaymentParams>, options, undefined, secrets);
+    return this._send(cardPaymentEndpoint, body as z.input<typeof CardPaymentParams>, options, undefined, secrets);
   }
 
   /**
@@ -131,6 +146,6 @@ export class CreditCard {
    * ```
    */
   getStatus(params: CardStatusParams, options?: ProviderRequestOptions): Promise<CardPaymentStatusResult> {
-    return this.#context.send(cardStatusEndpoint, params, options);
+    return this._send(cardStatusEndpoint, params, options);
   }
 }

@@ -1,9 +1,10 @@
 import * as z from 'zod/mini';
-import { lenientObject } from '../core/schema.js';
+import { lenientObject } from '../core/schema-blocks.js';
 import { defineEndpoint } from '../core/endpoint.js';
-import type { ProviderContext, ProviderRequestOptions } from './context.js';
-import { envelope, iban } from '../core/wire.js';
-import { DepositStatus, WithdrawalStatus, paymentParams, recordCore, recordEcho } from './shared.js';
+import { APIResource } from '../core/resource.js';
+import type { ProviderRequestOptions } from './request-options.js';
+import { envelope, iban } from '../core/shared-shapes.js';
+import { depositStatus, ibanWithdrawalFields, paymentParams, recordCore, recordEcho } from './shared.js';
 
 /** Body of an E-IBAN deposit (spec 4.7). */
 export const EibanDepositParams = z.strictObject({ ...paymentParams });
@@ -19,15 +20,25 @@ export type EibanWithdrawParams = z.input<typeof EibanWithdrawParams>;
 
 /** An E-IBAN deposit record (spec 4.7). */
 export const EibanDeposit = envelope(
-  lenientObject({ ...recordCore, ...recordEcho, payment_url: z.string(), status: DepositStatus }),
+  lenientObject({
+    ...recordCore,
+    ...recordEcho,
+    /** The payment page (URL) to redirect the customer to (spec 2.4). Deposits only. */
+    payment_url: z.string(),
+    ...depositStatus,
+  }),
 );
-export type EibanDeposit = z.infer<typeof EibanDeposit>;
+export interface EibanDeposit extends z.infer<typeof EibanDeposit> {}
 
 /** An E-IBAN withdrawal record, `pending` on creation (spec 4.7). */
 export const EibanWithdrawal = envelope(
-  lenientObject({ ...recordCore, ...recordEcho, iban: z.optional(z.string()), status: WithdrawalStatus }),
+  lenientObject({
+    ...recordCore,
+    ...recordEcho,
+    ...ibanWithdrawalFields,
+  }),
 );
-export type EibanWithdrawal = z.infer<typeof EibanWithdrawal>;
+export interface EibanWithdrawal extends z.infer<typeof EibanWithdrawal> {}
 
 export const eibanDepositEndpoint = defineEndpoint({
   operation: 'eiban.startDeposit',
@@ -50,13 +61,7 @@ export const eibanWithdrawEndpoint = defineEndpoint({
 });
 
 /** E-IBAN deposits and withdrawals of a site (spec 4.7). */
-export class Eiban {
-  readonly #context: ProviderContext;
-  /** @internal */
-  constructor(context: ProviderContext) {
-    this.#context = context;
-  }
-
+export class ProviderEiban extends APIResource {
   /**
    * Starts an E-IBAN deposit; redirect the customer to `data.payment_url`.
    *
@@ -66,7 +71,7 @@ export class Eiban {
    * ```
    */
   startDeposit(params: EibanDepositParams, options?: ProviderRequestOptions): Promise<EibanDeposit> {
-    return this.#context.send(eibanDepositEndpoint, params, options);
+    return this._send(eibanDepositEndpoint, params, options);
   }
 
   /**
@@ -80,6 +85,6 @@ export class Eiban {
    * ```
    */
   startWithdraw(params: EibanWithdrawParams, options?: ProviderRequestOptions): Promise<EibanWithdrawal> {
-    return this.#context.send(eibanWithdrawEndpoint, params, options);
+    return this._send(eibanWithdrawEndpoint, params, options);
   }
 }

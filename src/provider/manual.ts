@@ -1,9 +1,10 @@
 import * as z from 'zod/mini';
-import { lenientObject } from '../core/schema.js';
+import { lenientObject } from '../core/schema-blocks.js';
 import { defineEndpoint } from '../core/endpoint.js';
-import type { ProviderContext, ProviderRequestOptions } from './context.js';
-import { envelope, iban } from '../core/wire.js';
-import { DepositStatus, WithdrawalStatus, paymentParams, recordCore, recordEcho } from './shared.js';
+import { APIResource } from '../core/resource.js';
+import type { ProviderRequestOptions } from './request-options.js';
+import { envelope, iban } from '../core/shared-shapes.js';
+import { depositStatus, ibanWithdrawalFields, paymentParams, recordCore, recordEcho } from './shared.js';
 
 /** Body of a manual deposit (spec 4.5). */
 export const ManualDepositParams = z.strictObject({ ...paymentParams });
@@ -19,15 +20,25 @@ export type ManualWithdrawParams = z.input<typeof ManualWithdrawParams>;
 
 /** A manual deposit record: the customer is sent to `payment_url` (spec 4.5). */
 export const ManualDeposit = envelope(
-  lenientObject({ ...recordCore, ...recordEcho, payment_url: z.string(), status: DepositStatus }),
+  lenientObject({
+    ...recordCore,
+    ...recordEcho,
+    /** The payment page (URL) to redirect the customer to; there the customer may change the amount and sees the IBAN details (spec 4.5). Deposits only. */
+    payment_url: z.string(),
+    ...depositStatus,
+  }),
 );
-export type ManualDeposit = z.infer<typeof ManualDeposit>;
+export interface ManualDeposit extends z.infer<typeof ManualDeposit> {}
 
 /** A manual withdrawal record, `pending` on creation (spec 4.6). */
 export const ManualWithdrawal = envelope(
-  lenientObject({ ...recordCore, ...recordEcho, iban: z.optional(z.string()), status: WithdrawalStatus }),
+  lenientObject({
+    ...recordCore,
+    ...recordEcho,
+    ...ibanWithdrawalFields,
+  }),
 );
-export type ManualWithdrawal = z.infer<typeof ManualWithdrawal>;
+export interface ManualWithdrawal extends z.infer<typeof ManualWithdrawal> {}
 
 export const manualDepositEndpoint = defineEndpoint({
   operation: 'manual.startDeposit',
@@ -50,13 +61,7 @@ export const manualWithdrawEndpoint = defineEndpoint({
 });
 
 /** Manual bank transactions: IBAN deposits and withdrawals of a site (spec 4.5, 4.6). */
-export class Manual {
-  readonly #context: ProviderContext;
-  /** @internal */
-  constructor(context: ProviderContext) {
-    this.#context = context;
-  }
-
+export class ProviderManual extends APIResource {
   /**
    * Starts a manual IBAN deposit; redirect the customer to `data.payment_url`.
    * The end status arrives by deposit callback.
@@ -68,7 +73,7 @@ export class Manual {
    * ```
    */
   startDeposit(params: ManualDepositParams, options?: ProviderRequestOptions): Promise<ManualDeposit> {
-    return this.#context.send(manualDepositEndpoint, params, options);
+    return this._send(manualDepositEndpoint, params, options);
   }
 
   /**
@@ -82,6 +87,6 @@ export class Manual {
    * ```
    */
   startWithdraw(params: ManualWithdrawParams, options?: ProviderRequestOptions): Promise<ManualWithdrawal> {
-    return this.#context.send(manualWithdrawEndpoint, params, options);
+    return this._send(manualWithdrawEndpoint, params, options);
   }
 }

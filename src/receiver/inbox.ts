@@ -1,6 +1,7 @@
 import { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS } from '../callbacks/age.js';
 import { InboxFullError } from '../errors/inbox-full-error.js';
-import { checkIntegerInRange } from '../core/option-checks.js';
+import { checkOptions } from '../core/option-checks.js';
+import type { OptionDeclaration } from '../core/option-checks.js';
 
 /**
  * What makes a callback the same callback: the account it is for, its record and the status it
@@ -93,6 +94,13 @@ export interface MemoryInboxOptions {
   readonly now?: (() => number) | undefined;
 }
 
+/** The memory inbox's options. @internal */
+export const MEMORY_INBOX_OPTIONS: readonly OptionDeclaration[] = [
+  { name: 'retentionSeconds', rule: { type: 'number', min: 1, max: 10 * 365 * 86_400, integer: true } },
+  { name: 'maxKeys', rule: { type: 'number', min: 1, max: 100_000_000, integer: true } },
+  { name: 'now', rule: { type: 'function' } },
+];
+
 /**
  * The default inbox: keys in memory, in one process. Use it for a single instance of the
  * receiver; keys do not survive a restart, so a redelivery after a restart is applied again.
@@ -108,8 +116,9 @@ export interface MemoryInboxOptions {
  * ```
  */
 export function createMemoryInbox(options: MemoryInboxOptions = {}): CallbackInbox<MemoryInboxContext> {
-  const retentionMs = checkIntegerInRange('createMemoryInbox', 'retentionSeconds', options.retentionSeconds ?? DEFAULT_CALLBACK_MAX_AGE_SECONDS + DEFAULT_TOLERANCE_SECONDS, 1, 10 * 365 * 86_400) * 1000;
-  const maxKeys = checkIntegerInRange('createMemoryInbox', 'maxKeys', options.maxKeys ?? 100_000, 1, 100_000_000);
+  checkOptions('createMemoryInbox', options, MEMORY_INBOX_OPTIONS);
+  const retentionMs = (options.retentionSeconds ?? DEFAULT_CALLBACK_MAX_AGE_SECONDS + DEFAULT_TOLERANCE_SECONDS) * 1000;
+  const maxKeys = options.maxKeys ?? 100_000;
   const now = options.now ?? Date.now;
   // Keys in the order they were applied, with when: a Map iterates in insertion order, so the
   // expired ones are always at the front.

@@ -2,15 +2,15 @@ import { MAX_CALLBACK_BODY_BYTES, readCallbackBody } from '../callbacks/body.js'
 import type { CallbackBody } from '../callbacks/body.js';
 import type { CallbackHeaders } from '../callbacks/headers.js';
 import type { VerifiedCallback } from '../callbacks/schemas.js';
-import { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS, verifyCallback } from '../callbacks/verify.js';
+import { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS, VERIFY_OPTIONS, verifyCallback } from '../callbacks/verify.js';
 import type { VerifyCallbackOptions } from '../callbacks/verify.js';
 import type { Logger } from '../core/observability.js';
 import { readLimited } from '../core/read-limited.js';
-import { checkKey, checkTracer } from '../core/option-checks.js';
+import { TRACER_OPTION, checkOptions } from '../core/option-checks.js';
+import type { OptionDeclaration } from '../core/option-checks.js';
 import { traceCallback } from '../core/tracing.js';
 import type { CallbackTrace, TracerLike } from '../core/tracing.js';
 import { CallbackVerificationError } from '../errors/callback-verification-error.js';
-import { RequestValidationError } from '../errors/request-validation-error.js';
 import { eventNamesOf, isCallbackEventName } from './events.js';
 import type { CallbackEventName, CallbackOfEvent } from './events.js';
 import { createMemoryInbox } from './inbox.js';
@@ -210,41 +210,18 @@ const UNREADABLE_PAYLOAD = answer(500, 'unreadable_payload');
 
 const WHERE = 'createCallbackReceiver';
 
-function refuse(option: string, message: string): never {
-  throw new RequestValidationError(WHERE, [{ field: option, rule: 'invalid_option', message }]);
-}
-
-function checkOptions<TContext>(options: CallbackReceiverOptions<TContext>): number {
-  checkKey(WHERE, 'apiKey', options.apiKey, 'PAYORCH_PROVIDER_API_KEY, or PAYORCH_DEALER_API_KEY for dealer card callbacks');
-  checkKey(WHERE, 'secretKey', options.secretKey, 'PAYORCH_PROVIDER_SECRET_KEY, or PAYORCH_DEALER_SECRET_KEY for dealer card callbacks');
-  const maxBodyBytes: unknown = options.maxBodyBytes ?? MAX_CALLBACK_BODY_BYTES;
-  if (typeof maxBodyBytes !== 'number' || !Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1 || maxBodyBytes > MAX_CALLBACK_BODY_BYTES) {
-    refuse('maxBodyBytes', `must be an integer from 1 to ${MAX_CALLBACK_BODY_BYTES} (verifyCallback refuses more); got ${String(maxBodyBytes)}`);
-  }
-  const onError: unknown = options.onError;
-  if (onError !== undefined && typeof onError !== 'function') refuse('onError', `must be a function; got ${typeof onError}`);
-  const confirm: unknown = options.confirm;
-  if (confirm !== undefined && typeof confirm !== 'function') refuse('confirm', `must be a function; got ${typeof confirm}`);
-  const unhandled: unknown = options.unhandled;
-  if (unhandled !== undefined && unhandled !== 'acknowledge' && unhandled !== 'retry') refuse('unhandled', `must be 'acknowledge' or 'retry'; got ${JSON.stringify(unhandled)}`);
-  const accountName: unknown = options.accountName;
-  if (accountName !== undefined && (typeof accountName !== 'string' || accountName.trim() === '' || accountName.length > 200)) {
-    refuse('accountName', `must be a non-empty string of at most 200 characters; got ${typeof accountName === 'string' ? JSON.stringify(accountName) : typeof accountName}`);
-  }
-  checkTracer(WHERE, options.tracer);
-  const inbox: unknown = options.inbox;
-  if (inbox !== undefined && (typeof inbox !== 'object' || inbox === null || typeof (inbox as Partial<Record<'process', unknown>>).process !== 'function')) {
-    refuse('inbox', 'must be an object with a process(key, apply) method (CallbackInbox)');
-  }
-  // verifyCallback checks its own options before anything else: a probe refuses a bad `kind` or
-  // age at start-up with verifyCallback's own message, not on the first delivery.
-  try {
-    verifyCallback({ body: {} }, options);
-  } catch (error) {
-    if (!(error instanceof CallbackVerificationError)) throw error;
-  }
-  return maxBodyBytes;
-}
+/** The receiver's own options, after verifyCallback's: one set of declarations for both. */
+/** @internal */
+export const RECEIVER_OPTIONS: readonly OptionDeclaration[] = [
+  ...VERIFY_OPTIONS,
+  { name: 'maxBodyBytes', rule: { type: 'number', min: 1, max: MAX_CALLBACK_BODY_BYTES, integer: true }, note: 'verifyCallback refuses more' },
+  { name: 'onError', rule: { type: 'function' } },
+  { name: 'confirm', rule: { type: 'function' } },
+  { name: 'unhandled', rule: { type: 'oneOf', values: ['acknowledge', 'retry'] } },
+  { name: 'accountName', rule: { type: 'text', maxLength: 200 } },
+  TRACER_OPTION,
+  { name: 'inbox', rule: { type: 'object', methods: ['process'], allowed: 'an object with a process(key, apply) method (CallbackInbox)' } },
+];
 
 /**
  * Creates a callback receiver: it reads the body (at most `maxBodyBytes`), verifies it with
@@ -271,7 +248,8 @@ function checkOptions<TContext>(options: CallbackReceiverOptions<TContext>): num
  * ```
  */
 export function createCallbackReceiver<TContext = MemoryInboxContext>(options: CallbackReceiverOptions<TContext>): CallbackReceiver<TContext> {
-  const maxBodyBytes = checkOptions(options);
+  checkOptions(WHERE, options, RECEIVER_OPTIONS);
+  const maxBodyBytes = options.maxBodyBytes ?? MAX_CALLBACK_BODY_BYTES;
   const { logger, onError, confirm, tracer } = options;
   const account = options.accountName ?? options.apiKey;
   const retryUnhandled = options.unhandled === 'retry';

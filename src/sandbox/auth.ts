@@ -1,4 +1,5 @@
-import { constantTimeEqual, requestHash } from '../core/signer.js';
+import { constantTimeEqual } from '../core/hash/constant-time.js';
+import { requestHash } from '../core/signer.js';
 import type { Credentials, Signing } from '../core/signer.js';
 import type { AuthFailure } from './answers.js';
 

@@ -1,4 +1,5 @@
-import { constantTimeEqual } from '../core/signer.js';
+import { constantTimeEqual } from '../core/hash/constant-time.js';
+import { fullPath } from '../endpoint-table.js';
 import { authFailure, errorFailure } from './answers.js';
 import type { Reply } from './answers.js';
 import { checkSignature, isWhitelisted } from './auth.js';
@@ -10,17 +11,14 @@ import type { SiteAccount } from './fixtures.js';
 import { readParams } from './params.js';
 import { CONTROL_PREFIX } from './route.js';
 import type { Route } from './route.js';
-import { dealerRoutes } from './routes/dealer.js';
-import { providerRoutes } from './routes/provider.js';
+import { SANDBOX_ROUTES } from './routes/index.js';
 import type { Service } from './service.js';
-
-const API_PATHS = { provider: '/api/provider', dealer: '/api/dealer' } as const;
 
 const ROUTES = new Map<string, Route>();
 /** The methods each path takes, for the `Allow` header of a 405. */
 const METHODS = new Map<string, string[]>();
-for (const route of [...providerRoutes, ...dealerRoutes]) {
-  const path = `${API_PATHS[route.api]}${route.endpoint.path}`;
+for (const route of SANDBOX_ROUTES) {
+  const path = fullPath(route);
   ROUTES.set(`${route.endpoint.method} ${path}`, route);
   METHODS.set(path, [...(METHODS.get(path) ?? []), route.endpoint.method]);
 }

@@ -23,9 +23,9 @@ export type {
 } from './options.js';
 export type { SandboxAccounts, SiteCredentials } from './fixtures.js';
 export type { SandboxRecord, SettleOptions, SettleResult } from './service.js';
-export type { SandboxRecordKind } from './kinds.js';
+export type { SandboxRecordKind } from './record-kinds.js';
 export type { DeliveryAttempt, DeliveryResult } from './delivery.js';
 export type { ListenOptions, RunningSandbox } from './listen.js';
 export type { MswHttp } from './msw.js';
-export { SandboxError, isSandboxError } from './sandbox-error.js';
+export { SandboxError } from './sandbox-error.js';
 export type { SandboxErrorCode } from './sandbox-error.js';

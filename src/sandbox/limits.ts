@@ -1,5 +1,5 @@
 import { SandboxError } from './sandbox-error.js';
-import type { SandboxOptions } from './options.js';
+import type { OptionDeclaration } from '../core/option-checks.js';
 
 /*
  * Bounds of what the sandbox takes from its options, its methods and its controls. Each refusal
@@ -37,21 +37,22 @@ export function checkHttpUrl(name: string, value: unknown): URL {
   return url;
 }
 
-/** Checks the numeric and URL options of createSandbox(); the fixtures check their own. */
-export function checkOptions(options: SandboxOptions): void {
-  const retry = options.callbackRetry;
-  if (retry?.attempts !== undefined) checkNumber('callbackRetry.attempts', retry.attempts, 1, 20, true);
-  if (retry?.backoffMs !== undefined) checkNumber('callbackRetry.backoffMs', retry.backoffMs, 0, 3_600_000);
+const TEN_YEARS_SECONDS = 10 * 365 * 86_400;
+
+/** The numeric and URL options of createSandbox(); the fixtures check their own. */
+export const SANDBOX_OPTIONS: readonly OptionDeclaration[] = [
+  { name: 'callbackRetry.attempts', rule: { type: 'number', min: 1, max: 20, integer: true } },
+  { name: 'callbackRetry.backoffMs', rule: { type: 'number', min: 0, max: 3_600_000, unit: 'milliseconds' } },
   // AbortSignal.timeout takes at most 2^31 - 1 ms; Node turns more into 1 ms.
-  if (retry?.timeoutMs !== undefined) checkNumber('callbackRetry.timeoutMs', retry.timeoutMs, 1, 2 ** 31 - 1, true);
-  if (retry?.resign !== undefined && typeof retry.resign !== 'boolean') throw new SandboxError('invalid_input', `callbackRetry.resign must be a boolean, not ${describe(retry.resign)}`);
-  if (options.lifetimeSeconds !== undefined) checkNumber('lifetimeSeconds', options.lifetimeSeconds, 0, 10 * 365 * 86_400);
-  if (options.transferCompletionSeconds !== undefined) checkNumber('transferCompletionSeconds', options.transferCompletionSeconds, 0, 10 * 365 * 86_400);
-  if (options.maxRecords !== undefined) checkNumber('maxRecords', options.maxRecords, 1, 10_000_000, true);
-  if (options.maxDeliveries !== undefined) checkNumber('maxDeliveries', options.maxDeliveries, 1, 1_000_000, true);
-  if (options.publicUrl !== undefined) checkHttpUrl('publicUrl', options.publicUrl);
-  if (options.startTime !== undefined) checkClockTime('startTime', typeof options.startTime === 'number' ? options.startTime : options.startTime.getTime());
-}
+  { name: 'callbackRetry.timeoutMs', rule: { type: 'number', min: 1, max: 2 ** 31 - 1, integer: true } },
+  { name: 'callbackRetry.resign', rule: { type: 'boolean' } },
+  { name: 'lifetimeSeconds', rule: { type: 'number', min: 0, max: TEN_YEARS_SECONDS, unit: 'seconds' } },
+  { name: 'transferCompletionSeconds', rule: { type: 'number', min: 0, max: TEN_YEARS_SECONDS, unit: 'seconds' } },
+  { name: 'maxRecords', rule: { type: 'number', min: 1, max: 10_000_000, integer: true } },
+  { name: 'maxDeliveries', rule: { type: 'number', min: 1, max: 1_000_000, integer: true } },
+  { name: 'publicUrl', rule: { type: 'httpUrl' } },
+  { name: 'startTime', rule: { type: 'time', ...CLOCK_RANGE } },
+];
 
 function describe(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);

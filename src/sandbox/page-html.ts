@@ -1,7 +1,7 @@
 import type { DeliveryResult } from './delivery.js';
 import type { Fixtures } from './fixtures.js';
-import { KINDS } from './kinds.js';
-import type { KindRule, SandboxRecordKind } from './kinds.js';
+import { KINDS } from './record-kinds.js';
+import type { KindRule, SandboxRecordKind } from './record-kinds.js';
 import type { StoredRecord } from './records.js';
 import { formatDateTime } from './clock.js';
 

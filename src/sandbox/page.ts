@@ -2,8 +2,8 @@ import { STATUS_OF } from './control.js';
 import type { Caller } from './guard.js';
 import { formRefusal } from './guard.js';
 import { errorPage, paymentPage } from './page-html.js';
-import { KINDS } from './kinds.js';
-import type { KindRule } from './kinds.js';
+import { KINDS } from './record-kinds.js';
+import type { KindRule } from './record-kinds.js';
 import { SandboxError } from './sandbox-error.js';
 import type { Service } from './service.js';
 

@@ -1,7 +1,7 @@
 import type { RecordClock } from './clock.js';
 import { unixSeconds } from './clock.js';
-import { KINDS } from './kinds.js';
-import type { KindRule, SandboxRecordKind } from './kinds.js';
+import { KINDS } from './record-kinds.js';
+import type { KindRule, SandboxRecordKind } from './record-kinds.js';
 import { SeededRandom } from './random.js';
 
 /** A record as the sandbox keeps it. Mutated only by the store's owner, one request at a time. */

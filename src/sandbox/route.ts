@@ -1,13 +1,12 @@
 import type { z } from 'zod/mini';
 import type { Endpoint } from '../core/endpoint.js';
+import type { ApiEndpoint } from '../endpoint-table.js';
 import type { ValidationIssue } from '../errors/request-validation-error.js';
 import { validationFailure } from './answers.js';
 import type { Failure, Reply } from './answers.js';
 import type { SiteAccount } from './fixtures.js';
 import { issueMessages, validate } from './params.js';
 import type { Service } from './service.js';
-
-export type Api = 'provider' | 'dealer';
 
 /** Path prefix of the sandbox's own controls; no path of the spec starts with it. */
 export const CONTROL_PREFIX = '/__sandbox';
@@ -24,13 +23,18 @@ export interface RouteContext {
   readonly site: SiteAccount | undefined;
 }
 
-/** One endpoint row of the SDK, served: the same schema validates what the client sent. */
-export interface Route {
-  readonly api: Api;
+/**
+ * How the sandbox serves one endpoint row of src/endpoint-table.ts: the same schema validates what
+ * the client sent. The dispatcher routes by the rows and finds each row's handler by its endpoint.
+ */
+export interface Handler {
   readonly endpoint: Endpoint<z.ZodMiniType, z.ZodMiniType>;
   /** Validates the raw parameters with the row's strict schema, then answers. */
   readonly run: (context: RouteContext, raw: unknown) => Reply<unknown>;
 }
+
+/** An endpoint row with its handler: what the dispatcher routes by. */
+export type Route = ApiEndpoint & Pick<Handler, 'run'>;
 
 /**
  * Serves an endpoint row. The handler receives the parameters as the row's schema parsed them
@@ -38,13 +42,11 @@ export interface Route {
  * `invalid` may turn a schema failure into an endpoint's own error (the dealer's codes of 7.4).
  */
 export function serve<P extends z.ZodMiniType, R extends z.ZodMiniType>(
-  api: Api,
   endpoint: Endpoint<P, R>,
   handle: (context: RouteContext, params: z.output<P>) => Reply<z.input<R>>,
   invalid?: (issues: readonly ValidationIssue[]) => Failure | undefined,
-): Route {
+): Handler {
   return {
-    api,
     endpoint,
     run: (context, raw) => {
       const parsed = validate(endpoint.params, raw);

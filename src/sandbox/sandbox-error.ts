@@ -1,4 +1,4 @@
-import { brand, isBranded } from '../errors/brand.js';
+import { brand } from '../errors/brand.js';
 import { PayorchError } from '../errors/payorch-error.js';
 
 /**
@@ -22,7 +22,6 @@ export type SandboxErrorCode = 'unknown_record' | 'unknown_delivery' | 'refused_
  * ```
  */
 export class SandboxError extends PayorchError {
-  override name = 'SandboxError';
   static {
     brand(this, 'SandboxError');
   }
@@ -33,9 +32,4 @@ export class SandboxError extends PayorchError {
     super(message);
     this.code = code;
   }
-}
-
-/** Whether `value` is a {@link SandboxError}, from any copy of payorch (ESM or CommonJS build). */
-export function isSandboxError(value: unknown): value is SandboxError {
-  return isBranded(value, 'SandboxError');
 }

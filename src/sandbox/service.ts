@@ -8,10 +8,11 @@ import { DEFAULT_SEED, buildFixtures, toCents } from './fixtures.js';
 import type { EibanAccount, Fixtures } from './fixtures.js';
 import { generateHistory } from './history.js';
 import type { Transaction } from './history.js';
-import { KINDS } from './kinds.js';
-import type { KindRule, SandboxRecordKind } from './kinds.js';
+import { KINDS } from './record-kinds.js';
+import type { KindRule, SandboxRecordKind } from './record-kinds.js';
 import type { CallbackUrls, SandboxOptions } from './options.js';
-import { CLOCK_RANGE, MAX_AMOUNT, checkClockTime, checkNumber, checkOptions } from './limits.js';
+import { checkOptions } from '../core/option-checks.js';
+import { CLOCK_RANGE, MAX_AMOUNT, SANDBOX_OPTIONS, checkClockTime, checkNumber } from './limits.js';
 import { DEFAULT_MAX_RECORDS, RecordStore } from './records.js';
 import type { StoredRecord } from './records.js';
 import { SandboxError } from './sandbox-error.js';
@@ -77,7 +78,7 @@ export class Service {
   readonly #maxRecords: number;
 
   constructor(options: SandboxOptions) {
-    checkOptions(options);
+    checkOptions('createSandbox', options, SANDBOX_OPTIONS);
     this.seed = String(options.seed ?? DEFAULT_SEED);
     this.clock = new RecordClock(options.startTime);
     this.#historyEnd = this.clock.now();

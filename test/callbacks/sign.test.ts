@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { signCallback, verifyCallback } from '../../src/index.js';
+import { RequestValidationError, signCallback, verifyCallback } from '../../src/index.js';
 import { NOW_SECONDS, callbackVectors, now, unsigned } from '../helpers/callbacks.js';
 import { PROVIDER, sha256 } from '../helpers/wire.js';
 
@@ -57,8 +57,10 @@ describe('signCallback', () => {
     ['a fractional timestamp', { ...PROVIDER, timestamp: 1.5 }],
     ['a timestamp beyond the safe integer range', { ...PROVIDER, timestamp: 2 ** 53 }],
     ['an empty secret', { apiKey: PROVIDER.apiKey, secretKey: '' }],
-  ])('refuses %s with a TypeError', (_name, options) => {
-    expect(() => signCallback({ tracking_code: 'MAN-a1-1763812000', status: 'completed' }, options)).toThrow(TypeError);
+  ])('refuses %s with a RequestValidationError naming the option', (_name, options) => {
+    const sign = () => signCallback({ tracking_code: 'MAN-a1-1763812000', status: 'completed' }, options);
+    expect(sign).toThrow(RequestValidationError);
+    expect(sign).toThrow(/signCallback: (timestamp|secretKey): must be /);
   });
 
   test('refuses a payload whose status is not a string', () => {

@@ -4,7 +4,7 @@ import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { useRealNetwork } from '../helpers/loopback.js';
+import { closeLoopbackServers } from '../helpers/loopback.js';
 import { exited, jsonOf, outputUntil, requireFreshBuild, root, spawnPayorch, start, version } from './run.js';
 
 /*
@@ -14,7 +14,7 @@ import { exited, jsonOf, outputUntil, requireFreshBuild, root, spawnPayorch, sta
  */
 
 requireFreshBuild();
-useRealNetwork();
+closeLoopbackServers();
 
 const value = (printed: string, name: string) => new RegExp(`^export ${name}='(.+)'$`, 'm').exec(printed)?.[1] ?? '';
 const signedHeaders = (apiKey: string, secretKey: string, between = '') => {

@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { z } from 'zod';
 import { DealerClient, ProviderClient } from '../../src/index.js';
-import { API_ENDPOINTS } from '../../src/endpoints.js';
-import { freePort, useRealNetwork } from '../helpers/loopback.js';
+import { API_ENDPOINTS } from '../../src/endpoint-table.js';
+import { freePort, closeLoopbackServers } from '../helpers/loopback.js';
 import { expectNoSecret, jsonOf, useListeningSandbox, payorch, expectUsageError } from './run.js';
 
-useRealNetwork();
+closeLoopbackServers();
 
 const sandbox = useListeningSandbox();
 const secrets = () => [sandbox.env['PAYORCH_PROVIDER_SECRET_KEY'] ?? '', sandbox.env['PAYORCH_DEALER_SECRET_KEY'] ?? ''];

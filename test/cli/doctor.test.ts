@@ -2,11 +2,11 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, test } from 'vitest';
-import { freePort, json, startServer, useRealNetwork } from '../helpers/loopback.js';
+import { freePort, json, startServer, closeLoopbackServers } from '../helpers/loopback.js';
 import { expectNoSecret, jsonOf, listeningSandbox, payorch } from './run.js';
 import type { Run } from './run.js';
 
-useRealNetwork();
+closeLoopbackServers();
 
 interface Check {
   account: string;

@@ -3,11 +3,11 @@ import { createHash } from 'node:crypto';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, test, vi } from 'vitest';
-import { json, startServer, useRealNetwork } from '../helpers/loopback.js';
+import { json, startServer, closeLoopbackServers } from '../helpers/loopback.js';
 import { CALLBACK_KINDS } from '../../src/callbacks/kinds.js';
 import { payorch, run, expectUsageError } from './run.js';
 
-useRealNetwork();
+closeLoopbackServers();
 
 const READY = /Stop with Ctrl\+C\./;
 /** The value of an `export NAME='value'` line. */

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { freePort, useRealNetwork } from '../helpers/loopback.js';
+import { freePort, closeLoopbackServers } from '../helpers/loopback.js';
 import { expectNoSecret, expectUsageError, jsonOf, payorch, requireFreshBuild } from './run.js';
 
 /*
@@ -13,7 +13,7 @@ import { expectNoSecret, expectUsageError, jsonOf, payorch, requireFreshBuild } 
  */
 
 requireFreshBuild();
-useRealNetwork();
+closeLoopbackServers();
 
 const API_KEY = 'prov_api_cli19';
 const SECRET = 'prov_secret_Zt8qL2mN-cli';

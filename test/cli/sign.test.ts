@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
-import { useRealNetwork } from '../helpers/loopback.js';
+import { closeLoopbackServers } from '../helpers/loopback.js';
 import { expectNoSecret, jsonOf, useListeningSandbox, payorch, expectUsageError } from './run.js';
 
-useRealNetwork();
+closeLoopbackServers();
 
 const sandbox = useListeningSandbox();
 

@@ -3,11 +3,11 @@ import { verifyCallback } from '../../src/index.js';
 import type { VerifiedCallback } from '../../src/index.js';
 import { CALLBACK_STATUSES } from '../../src/callbacks/kinds.js';
 import type { CallbackKind } from '../../src/callbacks/kinds.js';
-import { freePort, json, startServer, useRealNetwork } from '../helpers/loopback.js';
+import { freePort, json, startServer, closeLoopbackServers } from '../helpers/loopback.js';
 import type { SeenRequest } from '../helpers/loopback.js';
 import { expectNoSecret, jsonOf, payorch, expectUsageError } from './run.js';
 
-useRealNetwork();
+closeLoopbackServers();
 
 const PROVIDER = { PAYORCH_PROVIDER_API_KEY: 'prov_api_cli', PAYORCH_PROVIDER_SECRET_KEY: 'prov_secret_never_printed' };
 const DEALER = { PAYORCH_DEALER_API_KEY: 'dealer_api_cli', PAYORCH_DEALER_SECRET_KEY: 'dealer_secret_never_printed' };

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { signCallback } from '../../src/index.js';
-import { json, startServer, useRealNetwork } from '../helpers/loopback.js';
+import { json, startServer, closeLoopbackServers } from '../helpers/loopback.js';
 import { expectNoSecret, jsonOf, payorch, expectUsageError } from './run.js';
 
-useRealNetwork();
+closeLoopbackServers();
 
 
 const apiKey = 'prov_api_cli';

@@ -3,19 +3,18 @@ import { describe, expect, test } from 'vitest';
 import * as z from 'zod/mini';
 import { CALLBACK_KINDS } from '../../src/callbacks/kinds.js';
 import { CALLBACK_SCHEMAS } from '../../src/callbacks/schemas.js';
-import { dealerRoutes } from '../../src/sandbox/routes/dealer.js';
-import { providerRoutes } from '../../src/sandbox/routes/provider.js';
+import { API_ENDPOINTS } from '../../src/endpoint-table.js';
 import { arbitraryOf } from '../helpers/arbitrary.js';
 
 /*
- * lenientObject parses through zod's generated object parser (src/core/schema.ts, fastObject);
+ * lenientObject parses through zod's generated object parser (src/core/schema-blocks.ts, fastObject);
  * zod/mini's own `z.looseObject` parses through the generic loop. Both must give the same
  * outcome on any input: the same data, or the same issues. The twin is built from the very shape
  * and checks of each answer and callback schema, so only the object's parse differs.
  */
 
 const rows = [
-  ...[...providerRoutes, ...dealerRoutes].map((route) => ({ name: `${route.api} ${route.endpoint.path}`, schema: route.endpoint.response })),
+  ...API_ENDPOINTS.map((route) => ({ name: `${route.api} ${route.endpoint.path}`, schema: route.endpoint.response })),
   ...CALLBACK_KINDS.map((kind) => ({ name: `${kind} callback`, schema: CALLBACK_SCHEMAS[kind] })),
 ];
 

@@ -1,6 +1,22 @@
 import { describe, expect, test, vi } from 'vitest';
-import { DealerClient, ProviderClient, RequestValidationError } from '../../src/index.js';
+import { SIGN_OPTIONS } from '../../src/callbacks/sign.js';
+import { VERIFY_OPTIONS } from '../../src/callbacks/verify.js';
+import { allowedBy, clientOptions } from '../../src/core/option-checks.js';
+import type { OptionDeclaration, OptionRule } from '../../src/core/option-checks.js';
+import {
+  DealerClient,
+  ProviderClient,
+  RequestValidationError,
+  createCallbackReceiver,
+  createMemoryInbox,
+  signCallback,
+  verifyCallback,
+} from '../../src/index.js';
 import type { ClientOptions } from '../../src/index.js';
+import { MEMORY_INBOX_OPTIONS } from '../../src/receiver/inbox.js';
+import { RECEIVER_OPTIONS } from '../../src/receiver/receiver.js';
+import { SANDBOX_OPTIONS } from '../../src/sandbox/limits.js';
+import { createSandbox } from '../../src/sandbox/index.js';
 import { BASE_URL, DEALER, PROVIDER } from '../helpers/wire.js';
 
 // A fetch that must never be called: every refusal here happens before anything is sent.
@@ -97,5 +113,84 @@ describe('per-call options', () => {
     const deposit = { fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', amount: 100 };
     await expect(provider.manual.startDeposit(deposit, { timeout: Number.POSITIVE_INFINITY })).rejects.toThrow(/timeout: must be a finite number of milliseconds/);
     expect(fetch).not.toHaveBeenCalled();
+  });
+});
+
+/** Values each rule must refuse, written from the rule alone. */
+function refusedBy(rule: OptionRule): unknown[] {
+  switch (rule.type) {
+    case 'number':
+      return [
+        Number.NaN,
+        '1',
+        ...(Number.isFinite(rule.min) ? [rule.min - 1] : []),
+        ...(Number.isFinite(rule.max) && rule.max < Number.MAX_SAFE_INTEGER ? [rule.max + 1] : []),
+        ...(rule.integer === true ? [rule.min + 0.5] : [Number.POSITIVE_INFINITY]),
+      ];
+    case 'key':
+      return [undefined, '', 42];
+    case 'text':
+      return ['', ' ', 'x'.repeat(rule.maxLength + 1), 42];
+    case 'function':
+      return ['log', 0];
+    case 'boolean':
+      return ['yes', 1];
+    case 'oneOf':
+      return ['none of these', 1];
+    case 'object':
+      return [{}, 'object'];
+    case 'httpUrl':
+      return ['ftp://example.test', 'not a url'];
+    case 'time':
+      return [new Date(Number.NaN), rule.min - 1, rule.max + 1];
+  }
+}
+
+/** Options with `value` at the dotted `path`. */
+function withOption(base: object, path: string, value: unknown): object {
+  const [head = '', ...rest] = path.split('.');
+  const inner: unknown = (base as Record<string, unknown>)[head];
+  return { ...base, [head]: rest.length === 0 ? value : withOption(typeof inner === 'object' && inner !== null ? inner : {}, rest.join('.'), value) };
+}
+
+const deposit = { headers: {}, body: '{}' };
+
+// Every place that takes options, with options it accepts and the declarations it checks them by.
+const owners: [string, readonly OptionDeclaration[], object, (options: object) => unknown][] = [
+  ['new ProviderClient', clientOptions('PROVIDER'), { baseUrl: BASE_URL, ...PROVIDER }, (options) => new ProviderClient(options as ClientOptions)],
+  ['new DealerClient', clientOptions('DEALER'), { baseUrl: BASE_URL, ...DEALER }, (options) => new DealerClient(options as ClientOptions)],
+  ['verifyCallback', VERIFY_OPTIONS, { ...PROVIDER }, (options) => verifyCallback(deposit, options as typeof PROVIDER)],
+  ['signCallback', SIGN_OPTIONS, { ...PROVIDER }, (options) => signCallback({ tracking_code: 'MAN-a1-1763812000', status: 'completed' }, options as typeof PROVIDER)],
+  ['createCallbackReceiver', RECEIVER_OPTIONS, { ...PROVIDER }, (options) => createCallbackReceiver(options as typeof PROVIDER)],
+  ['createMemoryInbox', MEMORY_INBOX_OPTIONS, {}, (options) => createMemoryInbox(options)],
+  ['createSandbox', SANDBOX_OPTIONS, {}, (options) => createSandbox(options)],
+];
+
+const refusals = owners.flatMap(([where, declarations, base, make]) =>
+  declarations.flatMap((declaration) => refusedBy(declaration.rule).map((value) => ({ where, declaration, base, make, value }))),
+);
+
+describe('every declared option is refused the same way wherever it is given', () => {
+  test.each(refusals.map((row) => [row.where, row.declaration.name, row.value, row] as const))(
+    '%s refuses %s = %o with a RequestValidationError naming the option, its range and its source',
+    (where, name, value, { declaration, base, make }) => {
+      const error = thrownBy(() => make(withOption(base, name, value)));
+      expect(error.issues).toEqual([{ field: name, rule: 'invalid_option', message: expect.stringContaining(`must be ${allowedBy(declaration.rule)}`) as string }]);
+      expect(error.message).toMatch(new RegExp(`^Invalid request to ${where}: `));
+      if (declaration.env !== undefined) expect(error.message).toContain(`for example from ${declaration.env}`);
+    },
+  );
+
+  test.each(owners.map(([where, , base, make]) => [where, base, make] as const))('%s refuses options that are not an object', (_where, _base, make) => {
+    expect(thrownBy(() => make('options' as unknown as object)).issues[0]).toMatchObject({ field: '(options)', rule: 'invalid_option' });
+  });
+
+  const bounds = owners.flatMap(([where, declarations, base, make]) =>
+    declarations.flatMap((declaration) =>
+      declaration.rule.type === 'number' ? [declaration.rule.min, declaration.rule.max].filter(Number.isFinite).map((value) => [where, declaration.name, value, base, make] as const) : [],
+    ),
+  );
+  test.each(bounds)('%s accepts %s at its bound %s', (_where, name, value, base, make) => {
+    expect(() => make(withOption(base, name, value))).not.toThrow(RequestValidationError);
   });
 });

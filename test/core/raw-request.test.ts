@@ -2,6 +2,9 @@ import { describe, expect, test, vi } from 'vitest';
 import { DealerClient, ProviderClient, RequestValidationError } from '../../src/index.js';
 import type { RawRequest } from '../../src/index.js';
 import { BASE_URL, DEALER, PROVIDER, capture, expectSigned } from '../helpers/wire.js';
+import { useMsw } from '../mocks/server.js';
+
+useMsw();
 
 // Spies that must stay uncalled: a refused request sends nothing.
 function clients() {

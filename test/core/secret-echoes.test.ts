@@ -12,7 +12,9 @@ import {
 } from '../../src/index.js';
 import type { ClientOptions, Logger } from '../../src/index.js';
 import { BASE_URL, DEALER, PROVIDER } from '../helpers/wire.js';
-import { server } from '../mocks/server.js';
+import { server, useMsw } from '../mocks/server.js';
+
+useMsw();
 
 /*
  * A service that echoes back everything secret it was sent, in every place an answer has: the JSON

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { callbackHash, constantTimeEqual, requestHash } from '../../src/core/signer.js';
+import { constantTimeEqual } from '../../src/core/hash/constant-time.js';
+import { callbackHash, requestHash } from '../../src/core/signer.js';
 import type { Signing } from '../../src/core/signer.js';
 
 interface RequestVector {

@@ -4,7 +4,9 @@ import { AuthenticationError, DealerClient, PayorchError, PermissionDeniedError,
 import type { AuthFailureReason } from '../../src/index.js';
 import { DEALER_URL, IBAN, settingsAnswer } from '../helpers/dealer-answers.js';
 import { BASE_URL, DEALER, capture, expectSigned } from '../helpers/wire.js';
-import { server } from '../mocks/server.js';
+import { server, useMsw } from '../mocks/server.js';
+
+useMsw();
 
 const dealer = new DealerClient({ baseUrl: BASE_URL, ...DEALER, maxRetries: 0 });
 

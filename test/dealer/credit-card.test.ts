@@ -3,6 +3,9 @@ import { APIError, ConnectionError, DealerClient } from '../../src/index.js';
 import type { RequestValidationError } from '../../src/index.js';
 import { DEALER_URL, cardPaymentAnswer } from '../helpers/dealer-answers.js';
 import { BASE_URL, DEALER, capture, expectSigned } from '../helpers/wire.js';
+import { useMsw } from '../mocks/server.js';
+
+useMsw();
 
 const dealer = new DealerClient({ baseUrl: BASE_URL, ...DEALER, maxRetries: 0 });
 const body = { username: 'ada', firstname: 'Ada', lastname: 'Yılmaz', email: 'ada@example.com', phone: '+905551112233', amount: 450 };

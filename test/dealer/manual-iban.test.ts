@@ -2,6 +2,9 @@ import { describe, expect, test } from 'vitest';
 import { APIError, DealerClient, RequestValidationError } from '../../src/index.js';
 import { DEALER_URL, IBAN, manualDepositAnswer, manualWithdrawAnswer } from '../helpers/dealer-answers.js';
 import { BASE_URL, DEALER, capture, expectSigned } from '../helpers/wire.js';
+import { useMsw } from '../mocks/server.js';
+
+useMsw();
 
 const dealer = new DealerClient({ baseUrl: BASE_URL, ...DEALER, maxRetries: 0 });
 

@@ -5,7 +5,9 @@ import type { DealerErrorCode, Transaction } from '../../src/index.js';
 import { DEALER_URL, transactionsAnswer } from '../helpers/dealer-answers.js';
 import { BASE_URL, DEALER, capture, expectSigned } from '../helpers/wire.js';
 import type { WireRequest } from '../helpers/wire.js';
-import { server } from '../mocks/server.js';
+import { server, useMsw } from '../mocks/server.js';
+
+useMsw();
 
 const dealer = new DealerClient({ baseUrl: BASE_URL, ...DEALER, maxRetries: 0 });
 const WALLET = 'WLT-A1';

@@ -3,6 +3,9 @@ import { APIError, AuthenticationError, DealerClient, RequestValidationError } f
 import type { DealerErrorCode } from '../../src/index.js';
 import { DEALER_URL, IBAN, transferAnswer, transferStatusAnswer } from '../helpers/dealer-answers.js';
 import { BASE_URL, DEALER, capture, expectSigned } from '../helpers/wire.js';
+import { useMsw } from '../mocks/server.js';
+
+useMsw();
 
 const dealer = new DealerClient({ baseUrl: BASE_URL, ...DEALER, maxRetries: 0 });
 const body = { wallet_id: 'WLT-A1', recipient_iban: IBAN, recipient_name: 'Ada Yılmaz', amount: 250 };

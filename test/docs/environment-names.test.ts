@@ -1,20 +1,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { ENVIRONMENT_NAMES } from '../../src/core/environment-names.js';
 import { exampleEnvironment } from '../../src/sandbox/env.js';
 import { createSandbox } from '../../src/sandbox/index.js';
 
 const root = join(import.meta.dirname, '../..');
-/** The one set of names (team contract): README, guides, examples, the sandbox's printout, error messages. */
-const CREDENTIALS = [
-  'PAYORCH_BASE_URL',
-  'PAYORCH_PROVIDER_API_KEY',
-  'PAYORCH_PROVIDER_SECRET_KEY',
-  'PAYORCH_CREDENTIAL_KEY',
-  'PAYORCH_SITES_KEY',
-  'PAYORCH_DEALER_API_KEY',
-  'PAYORCH_DEALER_SECRET_KEY',
-];
+/** The one set of names: code imports them; README, guides, examples and help texts write them out. */
+const CREDENTIALS: readonly string[] = Object.values(ENVIRONMENT_NAMES);
 /** Where the example webhook receiver listens: settings of the example, not credentials. */
 const EXAMPLE_SETTINGS = ['PAYORCH_WEBHOOK_HOST', 'PAYORCH_WEBHOOK_PORT'];
 /** Settings of payorch's own test suite, named in the contributor docs. */
@@ -28,7 +21,7 @@ function files(dir: string, extensions: readonly string[]): string[] {
 }
 
 describe('environment variable names', () => {
-  test('README, docs, examples and sources use only the contract names', () => {
+  test('README, docs, examples and the prose of the sources use only these names', () => {
     const scanned = ['README.md', ...files('docs', ['.md']), ...files('examples', ['.ts']), ...files('src', ['.ts'])];
     const strays = scanned.flatMap((file) =>
       [...readFileSync(join(root, file), 'utf8').matchAll(/\bPAYORCH_[A-Z_]+\*?/g)]
@@ -44,7 +37,7 @@ describe('environment variable names', () => {
   test('the sandbox prints exactly the contract names, with its own values', () => {
     const sandbox = createSandbox();
     const environment = exampleEnvironment('http://127.0.0.1:4010', sandbox.accounts);
-    expect(Object.keys(environment).sort()).toEqual([...CREDENTIALS].sort());
+    expect(Object.keys(environment)).toEqual(CREDENTIALS);
     expect(environment.PAYORCH_SITES_KEY).toBe(sandbox.accounts.provider.key);
     expect(environment.PAYORCH_PROVIDER_SECRET_KEY).toBe(sandbox.accounts.provider.secretKey);
   });

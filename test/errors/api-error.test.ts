@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { APIError, AuthenticationError, PayorchError, PermissionDeniedError, UnprocessableEntityError } from '../../src/index.js';
-import type { APIErrorInit } from '../../src/index.js';
+import type { APIErrorInit } from '../../src/errors/api-error.js';
 
 const request = { method: 'POST', url: 'https://api.payorch.test/api/provider/start-manual-withdraw?x=1' };
 /** Asserts the class and returns the error typed as it. */

@@ -1,31 +1,25 @@
 import { createRequire } from 'node:module';
-import { describe, expect, test } from 'vitest';
+import { describe, expect, expectTypeOf, test } from 'vitest';
 import * as source from '../../src/index.js';
-import { isSandboxError, SandboxError } from '../../src/sandbox/index.js';
+import { SandboxError } from '../../src/sandbox/index.js';
+import type { AuthFailureReason } from '../../src/index.js';
 
 type Sdk = typeof source;
+type ErrorClassName = { [K in keyof Sdk]: Sdk[K] extends abstract new (...args: never[]) => source.PayorchError ? K : never }[keyof Sdk];
 
-const GUARDS = [
-  'isPayorchError',
-  'isAPIError',
-  'isAuthenticationError',
-  'isPermissionDeniedError',
-  'isUnprocessableEntityError',
-  'isRequestValidationError',
-  'isResponseValidationError',
-  'isConnectionError',
-  'isTimeoutError',
-  'isRequestAbortedError',
-  'isCallbackVerificationError',
-  'isTrackingCodeError',
-] as const;
-type Guard = (typeof GUARDS)[number];
+/** Every error class an entry point exports, found by walking the exports rather than listed by hand. */
+function errorClasses(entry: Record<string, unknown>, base: Sdk['PayorchError']): [string, Sdk['PayorchError']][] {
+  return Object.entries(entry).filter((entryOf): entryOf is [string, Sdk['PayorchError']] => {
+    const value = entryOf[1];
+    return typeof value === 'function' && (value === base || value.prototype instanceof base);
+  });
+}
 
 const failed = { method: 'POST', url: 'https://pay.example.com/api/provider/welcome', operation: 'welcome' };
 const answer = (status: number, body: unknown) => ({ status, headers: {}, body, request: failed });
 
-/** One error of each class, made by the SDK's own code paths where it has one, and the guards each must satisfy. */
-async function errorsOf(sdk: Sdk): Promise<[unknown, Guard[]][]> {
+/** One error of each class, made by the SDK's own code paths where it has one, and the classes (its own and its ancestors) it must be recognised as. */
+async function errorsOf(sdk: Sdk): Promise<[unknown, ErrorClassName[]][]> {
   const provider = new sdk.ProviderClient({ baseUrl: 'https://pay.example.com', apiKey: 'a', secretKey: 's', credentialKey: 'c' });
   const invalid = await provider.manual.startDeposit({ fullname: 'A', username: 'a', user_id: '1', amount: 0 }).catch((error: unknown) => error);
   const callback = (() => {
@@ -35,44 +29,86 @@ async function errorsOf(sdk: Sdk): Promise<[unknown, Guard[]][]> {
       return error;
     }
   })();
+  const inbox = sdk.createMemoryInbox({ maxKeys: 1 });
+  const key = (trackingCode: string) => ({ account: 'provider', trackingCode, status: 'completed' });
+  await inbox.process(key('MAN-a-1'), () => Promise.resolve());
+  const full = await inbox.process(key('MAN-b-1'), () => Promise.resolve()).catch((error: unknown) => error);
   const trackingCode = sdk.safeParseTrackingCode('nope');
-  const api = ['isPayorchError', 'isAPIError'] as const;
+  const api = ['PayorchError', 'APIError'] as const;
   return [
-    [sdk.APIError.generate(answer(401, { success: false, error: 'Invalid hash' })), [...api, 'isAuthenticationError']],
-    [sdk.APIError.generate(answer(403, { success: false, error: 'IP not allowed' })), [...api, 'isPermissionDeniedError']],
-    [sdk.APIError.generate(answer(422, { success: false, messages: ['amount is required'] })), [...api, 'isUnprocessableEntityError']],
+    [sdk.APIError.generate(answer(401, { success: false, error: 'Invalid hash' })), [...api, 'AuthenticationError']],
+    [sdk.APIError.generate(answer(403, { success: false, error: 'IP not allowed' })), [...api, 'PermissionDeniedError']],
+    [sdk.APIError.generate(answer(422, { success: false, messages: ['amount is required'] })), [...api, 'UnprocessableEntityError']],
     [sdk.APIError.generate(answer(500, { success: false, error: 'Server error' })), [...api]],
-    [invalid, ['isPayorchError', 'isRequestValidationError']],
-    [new sdk.ResponseValidationError('welcome', { status: 200, issues: [], body: {}, rawBody: '{}' }), ['isPayorchError', 'isResponseValidationError']],
-    [new sdk.ConnectionError('refused', { cause: new Error('ECONNREFUSED'), refused: true }), ['isPayorchError', 'isConnectionError']],
-    [new sdk.TimeoutError(1000), ['isPayorchError', 'isTimeoutError']],
-    [new sdk.RequestAbortedError(new Error('stop')), ['isPayorchError', 'isRequestAbortedError']],
-    [callback, ['isPayorchError', 'isCallbackVerificationError']],
-    [trackingCode.success ? undefined : trackingCode.error, ['isPayorchError', 'isTrackingCodeError']],
+    [invalid, ['PayorchError', 'RequestValidationError']],
+    [new sdk.ResponseValidationError('welcome', { status: 200, issues: [], body: {}, rawBody: '{}' }), ['PayorchError', 'ResponseValidationError']],
+    [new sdk.ConnectionError('refused', { cause: new Error('ECONNREFUSED'), refused: true }), ['PayorchError', 'ConnectionError']],
+    [new sdk.TimeoutError(1000), ['PayorchError', 'TimeoutError']],
+    [new sdk.RequestAbortedError(new Error('stop')), ['PayorchError', 'RequestAbortedError']],
+    [callback, ['PayorchError', 'CallbackVerificationError']],
+    [trackingCode.success ? undefined : trackingCode.error, ['PayorchError', 'TrackingCodeError']],
+    [full, ['PayorchError', 'InboxFullError']],
   ];
 }
 
-function expectGuards(guards: Sdk, error: unknown, expected: readonly Guard[]): void {
-  const holding = GUARDS.filter((name) => guards[name](error));
-  expect(holding).toEqual(expected);
+/** The names of the classes `checker`'s guard recognises `error` as, in the order of `errorsOf` (ancestors first). */
+function recognisedAs(checker: Sdk, error: unknown): string[] {
+  return errorClasses(checker, checker.PayorchError)
+    .filter(([, errorClass]) => checker.isPayorchError(error, errorClass))
+    .map(([name]) => name)
+    .sort((a, b) => depth(checker, a) - depth(checker, b));
 }
 
-describe('type guards (src/errors/guards.ts)', () => {
-  test('each holds for its class and the subclasses, and for nothing else', async () => {
-    for (const [error, expected] of await errorsOf(source)) expectGuards(source, error, expected);
-    for (const value of [new Error('x'), Object.assign(new Error('x'), { name: 'APIError' }), { name: 'PayorchError' }, null, undefined, 'APIError', 42]) {
-      expectGuards(source, value, []);
+function depth(checker: Sdk, name: string): number {
+  let count = 0;
+  for (let prototype: unknown = (checker[name as ErrorClassName] as { prototype: unknown }).prototype; prototype !== checker.PayorchError.prototype; prototype = Object.getPrototypeOf(prototype)) count += 1;
+  return count;
+}
+
+describe('isPayorchError (src/errors/brand.ts)', () => {
+  test('every error class of every entry point is branded with the name it is exported under', () => {
+    const classes = [...errorClasses(source, source.PayorchError), ['SandboxError', SandboxError] as const];
+    expect(classes.map(([name]) => name)).toEqual(expect.arrayContaining(['PayorchError', 'APIError', 'InboxFullError', 'TrackingCodeError', 'SandboxError']));
+    for (const [name, errorClass] of classes) {
+      expect(errorClass.prototype.name).toBe(name);
+      expect(() => source.isPayorchError(undefined, errorClass)).not.toThrow();
     }
   });
 
-  test('isSandboxError (payorch/sandbox) holds for a SandboxError, which is also a PayorchError', () => {
-    const error = new SandboxError('unknown_record', 'no such record');
-    expect(isSandboxError(error)).toBe(true);
-    expect(source.isPayorchError(error)).toBe(true);
-    expect(isSandboxError(new source.TimeoutError(5))).toBe(false);
+  test('holds for an error of the class given and its subclasses, and for nothing else', async () => {
+    const made = await errorsOf(source);
+    expect(made.map(([error]) => (error as Error).name)).toEqual(made.map(([, expected]) => expected.at(-1)));
+    for (const [error, expected] of made) {
+      expect(recognisedAs(source, error)).toEqual(expected);
+      expect(source.isPayorchError(error)).toBe(true);
+      expect(source.isPayorchError(error, SandboxError)).toBe(false);
+    }
+    for (const value of [new Error('x'), Object.assign(new Error('x'), { name: 'APIError' }), { name: 'PayorchError' }, null, undefined, 'APIError', 42]) {
+      expect(recognisedAs(source, value)).toEqual([]);
+      expect(source.isPayorchError(value)).toBe(false);
+    }
   });
 
-  test('recognise errors thrown by the other build: ESM and CommonJS copies loaded in one process', async () => {
+  test('recognises a SandboxError (payorch/sandbox) as a SandboxError and a PayorchError', () => {
+    const error = new SandboxError('unknown_record', 'no such record');
+    expect(source.isPayorchError(error, SandboxError)).toBe(true);
+    expect(recognisedAs(source, error)).toEqual(['PayorchError']);
+  });
+
+  test('refuses a class that is not one of payorch, naming it, rather than answer false for every value', () => {
+    class AppError extends source.PayorchError {}
+    expect(source.isPayorchError(new AppError('x'))).toBe(true);
+    expect(() => source.isPayorchError(new AppError('x'), AppError)).toThrow(new TypeError('isPayorchError: AppError is not an error class of payorch'));
+  });
+
+  test('narrows to the class given, so its own fields need no cast', () => {
+    const error: unknown = source.APIError.generate(answer(401, { success: false, error: 'Invalid hash' }));
+    if (!source.isPayorchError(error, source.AuthenticationError)) throw new Error('not recognised');
+    expectTypeOf(error.reason).toEqualTypeOf<AuthFailureReason>();
+    expect(error.reason).toBe('invalid_hash');
+  });
+
+  test('recognises errors thrown by the other build: ESM and CommonJS copies loaded in one process', async () => {
     // The built package as users get it: `import` reads dist/index.js, `require` dist/index.cjs.
     const esm = (await import(new URL('../../dist/index.js', import.meta.url).href)) as Sdk;
     const cjs = createRequire(import.meta.url)('../../dist/index.cjs') as Sdk;
@@ -82,9 +118,9 @@ describe('type guards (src/errors/guards.ts)', () => {
       [esm, cjs],
     ] as const) {
       const made = await errorsOf(thrower);
-      // `instanceof` cannot see across the copies; that is why the guards exist.
+      // `instanceof` cannot see across the copies; that is why the guard exists.
       expect(made.some(([error]) => error instanceof checker.PayorchError)).toBe(false);
-      for (const [error, expected] of made) expectGuards(checker, error, expected);
+      for (const [error, expected] of made) expect(recognisedAs(checker, error)).toEqual(expected);
     }
   });
 });

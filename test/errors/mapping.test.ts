@@ -13,8 +13,10 @@ import {
   UnprocessableEntityError,
 } from '../../src/index.js';
 import type { RequestValidationError } from '../../src/index.js';
-import { server } from '../mocks/server.js';
+import { server, useMsw } from '../mocks/server.js';
 import { BASE_URL, PROVIDER, capture } from '../helpers/wire.js';
+
+useMsw();
 
 // How the Provider API's failures reach the caller: spec 7.1 to 7.3, and what a proxy or a broken
 // server may answer instead.

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, beforeEach, expect, test, vi } from 'vitest';
+import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { signCallback } from '../../src/index.js';
 import { unsigned } from '../helpers/callbacks.js';
-import { allowLoopback, deliver, serveFetch } from '../helpers/serve.js';
+import { deliver, serveFetch } from '../helpers/serve.js';
 import type { Served } from '../helpers/serve.js';
 import { PROVIDER } from '../helpers/wire.js';
 
@@ -19,7 +19,6 @@ afterAll(async () => {
   await served.close();
   vi.unstubAllEnvs();
 });
-beforeEach(allowLoopback);
 
 test('the route credits a completed deposit once, and acknowledges its redelivery', async () => {
   const log = vi.spyOn(console, 'log').mockImplementation(() => undefined);

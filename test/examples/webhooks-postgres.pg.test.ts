@@ -1,10 +1,10 @@
 import pg from 'pg';
-import { afterAll, beforeAll, beforeEach, expect, inject, test, vi } from 'vitest';
+import { afterAll, beforeAll, expect, inject, test, vi } from 'vitest';
 import { start } from '../../examples/webhooks/postgres.js';
 import type { Receiver } from '../../examples/webhooks/receiver.js';
 import { signCallback } from '../../src/index.js';
 import { unsigned } from '../helpers/callbacks.js';
-import { allowLoopback, deliver } from '../helpers/serve.js';
+import { deliver } from '../helpers/serve.js';
 import { PROVIDER } from '../helpers/wire.js';
 
 // examples/webhooks/postgres.ts over real HTTP, two instances on one real PostgreSQL database.
@@ -32,7 +32,6 @@ afterAll(async () => {
   await pools[0]!.query('DROP TABLE IF EXISTS balances, payorch_callback_inbox');
   await Promise.all(pools.map((each) => each.end()));
 });
-beforeEach(allowLoopback);
 
 test('credits a completed deposit once, though both instances get it, together and again later', async () => {
   const delivery = signCallback({ ...unsigned.deposit, tracking_code: 'MAN-pgex01-1763812000', user_id: 'u-pgex', amount: 250 }, PROVIDER);

@@ -1,10 +1,10 @@
 import { build } from 'esbuild';
 import { Miniflare } from 'miniflare';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, expect, test } from 'vitest';
+import { afterAll, beforeAll, expect, test } from 'vitest';
 import { signCallback } from '../../src/index.js';
 import { unsigned } from '../helpers/callbacks.js';
-import { allowLoopback, deliver } from '../helpers/serve.js';
+import { deliver } from '../helpers/serve.js';
 import { PROVIDER } from '../helpers/wire.js';
 
 // The Cloudflare Worker example in workerd (miniflare), bundled as wrangler would, reached over
@@ -36,7 +36,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await miniflare.dispose();
 });
-beforeEach(allowLoopback);
 
 test('the worker answers 200 {"success":true} to a signed callback and to its redelivery', async () => {
   const delivery = signCallback({ ...unsigned.deposit, tracking_code: 'MAN-worker01-1763812000' }, PROVIDER);

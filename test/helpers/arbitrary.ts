@@ -4,7 +4,7 @@ import type * as z from 'zod/mini';
 /*
  * fast-check arbitraries read off payorch's answer schemas: for the property tests of the
  * lenient building blocks (null, absent and present optional fields). Written for the kinds of
- * schema src/core/schema.ts builds answers from; any other kind fails loudly, so a new building
+ * schema src/core/schema-blocks.ts builds answers from; any other kind fails loudly, so a new building
  * block cannot slip past the tests unexercised.
  */
 
@@ -128,15 +128,3 @@ export function valueAt(value: unknown, path: readonly (string | number)[]): unk
   }
   return here;
 }
-
-/** A deep copy of `body` with the field at `path` removed (`ABSENT`) or replaced. */
-export function withFieldAt(body: unknown, path: readonly (string | number)[], value: unknown): unknown {
-  const copy = structuredClone(body);
-  const parent = valueAt(copy, path.slice(0, -1)) as Record<string | number, unknown>;
-  const key = path[path.length - 1]!;
-  if (value === ABSENT) Reflect.deleteProperty(parent, key);
-  else parent[key] = value;
-  return copy;
-}
-
-export { ABSENT };

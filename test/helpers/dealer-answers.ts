@@ -1,8 +1,8 @@
 // Success answers of the Dealer API as spec 2.7 and 4.13 show them, shared by the dealer tests.
-import { BASE_URL } from './wire.js';
+import { BASE_URL, IBAN } from './wire.js';
 
 export const DEALER_URL = `${BASE_URL}/api/dealer`;
-export const IBAN = 'TR330006100519786457841326';
+export { IBAN } from './wire.js';
 
 export const settingsAnswer = {
   success: true,

@@ -1,10 +1,9 @@
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { afterAll, afterEach, beforeAll, vi } from 'vitest';
+import { afterAll, afterEach, vi } from 'vitest';
 import { ProviderClient } from '../../src/index.js';
 import type { ProviderClientOptions } from '../../src/index.js';
-import { server as msw } from '../mocks/server.js';
 import { PROVIDER } from './wire.js';
 
 /** A request exactly as a real socket delivered it. */
@@ -89,14 +88,10 @@ export function json(response: ServerResponse, status: number, body: unknown, he
 }
 
 /**
- * Tests in a file that calls this talk to real sockets: msw (started by test/setup.ts) is
- * stopped so that it neither intercepts nor refuses them; backoff waits are made zero by
- * fixing the jitter's random number, and every server is closed after each test.
+ * Closes every server startServer() opened after each test, its open connections too, so that
+ * no test sees another's server or keeps the file's worker alive.
  */
-export function useRealNetwork(): void {
-  beforeAll(() => {
-    msw.close();
-  });
+export function closeLoopbackServers(): void {
   afterEach(async () => {
     await Promise.all(open.splice(0).map((server) => new Promise<void>((resolve) => {
       server.closeAllConnections();
@@ -119,7 +114,7 @@ export function providerFor(server: { url: string }, options: Partial<ProviderCl
 }
 
 export const WELCOME = { success: true, message: 'Welcome, Acme', provider: { id: 1, name: 'Acme', is_active: true }, timestamp: '2026-11-22 10:00:00' };
-export const CUSTOMER = { fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1' };
+export { CUSTOMER } from './wire.js';
 export const DEPOSIT = {
   success: true,
   message: 'Deposit started',

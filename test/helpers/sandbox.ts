@@ -1,10 +1,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { http, passthrough } from 'msw';
 import { DealerClient, ProviderClient } from '../../src/index.js';
 import { SANDBOX_BASE_URL } from '../../src/sandbox/index.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
-import { server } from '../mocks/server.js';
 import { sha256 } from './wire.js';
 
 export { SANDBOX_BASE_URL };
@@ -20,8 +18,7 @@ export function dealerOf(sandbox: Sandbox): DealerClient {
   return new DealerClient({ baseUrl: SANDBOX_BASE_URL, ...sandbox.accounts.dealer, fetch: sandbox.fetch, maxRetries: 0 });
 }
 
-export const customer = { fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1' } as const;
-export const IBAN = 'TR330006100519786457841326';
+export { CUSTOMER as customer, IBAN } from './wire.js';
 
 export interface HandSigned {
   readonly method?: 'GET' | 'POST';
@@ -59,11 +56,6 @@ export function handSigned(url: string, options: HandSigned): Request {
 /** The JSON body and status of an answer. */
 export async function read(response: Response): Promise<{ status: number; body: Record<string, unknown> }> {
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-}
-
-/** Lets requests to loopback servers through msw: a listening sandbox, a callback receiver. */
-export function allowLoopback(): void {
-  server.use(http.all(/^http:\/\/(127\.0\.0\.1|\[::1\]|localhost):\d+\//, () => passthrough()));
 }
 
 export interface ReceivedCallback {

@@ -1,9 +1,7 @@
 import { serve } from '@hono/node-server';
-import { http, passthrough } from 'msw';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { server as msw } from '../mocks/server.js';
 
 /** A server listening on 127.0.0.1 and a free port. */
 export interface Served {
@@ -42,11 +40,6 @@ export async function serveFetch(handler: (request: Request) => Response | Promi
     const listening = serve({ fetch: handler, port: 0, hostname: '127.0.0.1' }, () => { resolve(listening as Server); });
   });
   return served(server);
-}
-
-/** Lets fetch reach servers on 127.0.0.1: msw refuses requests it has no handler for. Call in beforeEach. */
-export function allowLoopback(): void {
-  msw.use(http.all(/^http:\/\/127\.0\.0\.1:\d+\//, () => passthrough()));
 }
 
 /** A signed delivery as fetch sends it. */

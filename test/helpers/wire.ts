@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { http, HttpResponse } from 'msw';
 import type { JsonBodyType } from 'msw';
-import { server } from '../mocks/server.js';
+import { assertMswListening, server } from '../mocks/server.js';
 
 /** A request exactly as it reached the wire. */
 export interface WireRequest {
@@ -15,6 +15,9 @@ export interface WireRequest {
 export const BASE_URL = 'https://api.payorch.test';
 export const PROVIDER = { apiKey: 'prov_api_4f9a1c', secretKey: 'prov_secret_Zt8qL2mN', credentialKey: 'site_cred_3b1e9d' } as const;
 export const DEALER = { apiKey: 'dealer_api_X1', secretKey: 'dealer_sëcret_ğüşiöç' } as const;
+/** The customer fields of a provider payment request, and a valid Turkish IBAN: the one copy every helper shares. */
+export const CUSTOMER = { fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1' } as const;
+export const IBAN = 'TR330006100519786457841326';
 
 /**
  * Answers one method + URL with `answer` and records every request that reached it.
@@ -25,6 +28,7 @@ export function capture(
   url: string,
   answer: JsonBodyType | ((attempt: number, request: WireRequest) => Response | JsonBodyType),
 ): WireRequest[] {
+  assertMswListening();
   const seen: WireRequest[] = [];
   server.use(
     http[method](url, async ({ request }) => {

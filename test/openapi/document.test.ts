@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import { validate } from '@readme/openapi-parser';
 import { describe, expect, test } from 'vitest';
 import { CALLBACK_KINDS, CALLBACK_STATUSES } from '../../src/callbacks/kinds.js';
-import { API_ENDPOINTS } from '../../src/endpoints.js';
+import { API_ENDPOINTS } from '../../src/endpoint-table.js';
 import * as z from 'zod';
 import * as zm from 'zod/mini';
-import { lenientObject, responseBoolean, responseDecimal, responseInteger, responseNumber, responseString, successFlag } from '../../src/core/schema.js';
+import { lenientObject, responseBoolean, responseDecimal, responseInteger, responseNumber, responseString, successFlag } from '../../src/core/schema-blocks.js';
 import { openApiDocument, schemaOf } from '../../src/openapi/document.js';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -131,9 +131,9 @@ describe('the generated OpenAPI document', () => {
   });
 
   test('notes the choices payorch makes where the spec says "not shown"', () => {
-    expect(JSON.stringify(operation('provider.creditCard.getStatus'))).toContain('Not shown in the spec: the hash (spec 5.1 rule 5)');
-    expect(JSON.stringify(operation('provider.thirdParty.crypto.startDeposit'))).toContain('Not shown in the spec: the request body');
-    expect(JSON.stringify(operation('dealer.getSettings'))).toContain('Not shown in the spec: the HTTP method');
+    expect(JSON.stringify(operation('provider.creditCard.getStatus'))).toContain('Not shown in the spec (5.1 rule 5): Hash of /credit-card/status');
+    expect(JSON.stringify(operation('provider.thirdParty.crypto.startDeposit'))).toContain('Not shown in the spec (4.1): Body of the crypto and wallet start-deposit');
+    expect(JSON.stringify(operation('dealer.getSettings'))).toContain('Not shown in the spec (4.13): Method of /settings and /eibans');
   });
 });
 

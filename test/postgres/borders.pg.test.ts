@@ -1,12 +1,12 @@
-// The PostgreSQL inbox at its borders (issue 18), against a real server (test/postgres/global-setup.ts).
+// The PostgreSQL inbox as it is operated (a server restart, two accounts in one table, rollback, pruning, an old table), against a real server (test/postgres/global-setup.ts).
 import pg from 'pg';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, test, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, test, vi } from 'vitest';
 import { createCallbackReceiver, RequestValidationError, signCallback } from '../../src/index.js';
 import type { CallbackErrorDetails } from '../../src/index.js';
 import { createCallbackInboxTable, createPostgresInbox, MIN_CALLBACK_INBOX_RETENTION_SECONDS, pruneCallbackInbox } from '../../src/postgres/index.js';
 import type { PostgresInboxContext } from '../../src/postgres/index.js';
 import { unsigned } from '../helpers/callbacks.js';
-import { allowLoopback, deliver, serveNode } from '../helpers/serve.js';
+import { deliver, serveNode } from '../helpers/serve.js';
 import type { Served } from '../helpers/serve.js';
 import { PROVIDER } from '../helpers/wire.js';
 
@@ -36,7 +36,6 @@ afterAll(async () => {
   await admin.query(`DROP TABLE IF EXISTS ${table}, ${table}_old`);
   await Promise.all([admin, ...pools].map((each) => each.end()));
 });
-beforeEach(allowLoopback);
 afterEach(async () => {
   await Promise.all(served.splice(0).map((each) => each.close()));
 });

@@ -4,6 +4,9 @@ import { APIError, ProviderClient, RequestValidationError } from '../../src/inde
 import { expectProviderRequest } from '../helpers/provider.js';
 import { BASE_URL, PROVIDER, capture, sha256 } from '../helpers/wire.js';
 import type { WireRequest } from '../helpers/wire.js';
+import { useMsw } from '../mocks/server.js';
+
+useMsw();
 
 const keys = { baseUrl: BASE_URL, apiKey: PROVIDER.apiKey, secretKey: PROVIDER.secretKey, maxRetries: 0 };
 const customer = { fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1' };

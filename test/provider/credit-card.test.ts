@@ -2,6 +2,9 @@ import { describe, expect, test } from 'vitest';
 import { ProviderClient, RequestValidationError } from '../../src/index.js';
 import { expectProviderRequest } from '../helpers/provider.js';
 import { BASE_URL, PROVIDER, capture } from '../helpers/wire.js';
+import { useMsw } from '../mocks/server.js';
+
+useMsw();
 
 const provider = new ProviderClient({ baseUrl: BASE_URL, ...PROVIDER, maxRetries: 0 });
 const payer = { username: 'ada', user_id: 'u-1', firstname: 'Ada', lastname: 'Yılmaz' };

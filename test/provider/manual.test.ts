@@ -1,6 +1,9 @@
 import { describe, expect, test } from 'vitest';
 import { ProviderClient, RequestValidationError, UnprocessableEntityError } from '../../src/index.js';
 import { BASE_URL, PROVIDER, capture, expectSigned } from '../helpers/wire.js';
+import { useMsw } from '../mocks/server.js';
+
+useMsw();
 
 const provider = new ProviderClient({ baseUrl: BASE_URL, ...PROVIDER, maxRetries: 0 });
 const customer = { fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1' };

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { confirmWithCardStatus, createCallbackReceiver, createMemoryInbox, ProviderClient } from '../../src/index.js';
 import type { CallbackErrorDetails, CallbackReceiver, CallbackReceiverOptions, MemoryInboxContext, VerifiedCallback } from '../../src/index.js';
 import { NOW_SECONDS, now, sign, unsigned } from '../helpers/callbacks.js';
-import { allowLoopback, serveNode } from '../helpers/serve.js';
+import { serveNode } from '../helpers/serve.js';
 import type { Served } from '../helpers/serve.js';
 import { DEALER, PROVIDER } from '../helpers/wire.js';
 
@@ -45,7 +45,6 @@ const errors: { error: unknown; details: CallbackErrorDetails }[] = [];
 const onError = (error: unknown, details: CallbackErrorDetails): void => void errors.push({ error, details });
 
 beforeEach(() => {
-  allowLoopback();
   errors.length = 0;
 });
 afterEach(async () => {

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { createCallbackReceiver, createMemoryInbox, RequestValidationError, signCallback } from '../../src/index.js';
 import type { CallbackInbox, CallbackReceiver, CallbackReceiverOptions, MemoryInboxContext, VerifiedCallback } from '../../src/index.js';
 import { unsigned } from '../helpers/callbacks.js';
-import { allowLoopback, deferred, deliver, serveFetch, serveNode } from '../helpers/serve.js';
+import { deferred, deliver, serveFetch, serveNode } from '../helpers/serve.js';
 import type { Delivery, Served } from '../helpers/serve.js';
 import { PROVIDER } from '../helpers/wire.js';
 
@@ -27,7 +27,6 @@ describe.each(transports)('a receiver served by %s', (_name, serveReceiver) => {
   const errors: { error: unknown; phase: string }[] = [];
 
   beforeEach(() => {
-    allowLoopback();
     errors.length = 0;
   });
   afterEach(async () => {
@@ -282,7 +281,6 @@ describe.each(transports)('a receiver served by %s', (_name, serveReceiver) => {
 
 describe('nodeHandler inside Express', () => {
   let served: Served | undefined;
-  beforeEach(allowLoopback);
   afterEach(async () => {
     await served?.close();
     served = undefined;
@@ -318,7 +316,7 @@ describe('createCallbackReceiver refuses impossible settings at start-up', () =>
     ['an unknown kind', { kind: 'refund' }, /kind: /],
     ['a negative maximum age', { maxAgeSeconds: -1 }, /maxAgeSeconds: /],
     ['a negative tolerance', { toleranceSeconds: -1 }, /toleranceSeconds: /],
-    ['an onError that is not a function', { onError: 'log' }, /onError: must be a function; got string/],
+    ['an onError that is not a function', { onError: 'log' }, /onError: must be a function; got "log"/],
     ['an inbox without process()', { inbox: {} }, /inbox: must be an object with a process\(key, apply\) method/],
   ])('%s', (_name, override, message) => {
     const create = () => createCallbackReceiver({ ...PROVIDER, ...(override as object) });

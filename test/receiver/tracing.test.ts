@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { createCallbackReceiver, signCallback } from '../../src/index.js';
 import type { CallbackReceiver, MemoryInboxContext } from '../../src/index.js';
 import { unsigned } from '../helpers/callbacks.js';
-import { allowLoopback, serveFetch, serveNode } from '../helpers/serve.js';
+import { serveFetch, serveNode } from '../helpers/serve.js';
 import type { Delivery, Served } from '../helpers/serve.js';
 import { SPAN_KIND, STATUS, expectNoSecrets, memoryTracing } from '../helpers/tracing.js';
 import { PROVIDER } from '../helpers/wire.js';
@@ -28,7 +28,6 @@ afterEach(async () => {
   served = undefined;
 });
 beforeEach(() => {
-  allowLoopback();
   exporter.reset();
 });
 

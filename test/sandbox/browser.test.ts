@@ -7,12 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import type { BrowserContext } from 'playwright-core';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { afterEach, describe, expect, test } from 'vitest';
 import { ProviderClient, verifyCallback } from '../../src/index.js';
 import type { VerifiedCallback } from '../../src/index.js';
 import { createSandbox } from '../../src/sandbox/index.js';
 import type { RunningSandbox, Sandbox } from '../../src/sandbox/index.js';
-import { allowLoopback, customer } from '../helpers/sandbox.js';
+import { customer } from '../helpers/sandbox.js';
 
 /*
  * Issue 13: the payment page clicked through in a real browser, Debian's Chromium driven by
@@ -66,9 +66,6 @@ let context: BrowserContext | undefined;
 let running: RunningSandbox | undefined;
 let receiver: Receiver | undefined;
 let profile: string | undefined;
-beforeEach(() => {
-  allowLoopback();
-});
 afterEach(async () => {
   await context?.close();
   await running?.close();

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { createSandbox } from '../../src/sandbox/index.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
-import { SANDBOX_BASE_URL, allowLoopback, customer, providerOf, read, startReceiver } from '../helpers/sandbox.js';
+import { SANDBOX_BASE_URL, customer, providerOf, read, startReceiver } from '../helpers/sandbox.js';
 import type { TestReceiver } from '../helpers/sandbox.js';
 
 const START = Date.UTC(2026, 0, 15, 9, 0, 0);
@@ -41,7 +41,6 @@ describe('the controls under /__sandbox', () => {
   });
 
   test('settle moves a record and delivers its callback; deliveries lists the attempts', async () => {
-    allowLoopback();
     receiver = await startReceiver();
     const sandbox = createSandbox({ callbackUrls: { deposit: receiver.url } });
     const { data } = await providerOf(sandbox).manual.startDeposit({ ...customer, amount: 100 });

@@ -1,16 +1,13 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { afterEach, describe, expect, test } from 'vitest';
 import { Deliverer } from '../../src/sandbox/delivery.js';
 import type { Callback } from '../../src/sandbox/delivery.js';
 import { createSandbox } from '../../src/sandbox/index.js';
-import { allowLoopback, customer, providerOf, startReceiver } from '../helpers/sandbox.js';
+import { customer, providerOf, startReceiver } from '../helpers/sandbox.js';
 import type { TestReceiver } from '../helpers/sandbox.js';
 
 let receiver: TestReceiver | undefined;
-beforeEach(() => {
-  allowLoopback();
-});
 afterEach(async () => {
   await receiver?.close();
   receiver = undefined;

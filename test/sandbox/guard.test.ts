@@ -1,8 +1,8 @@
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { ProviderClient } from '../../src/index.js';
+import { afterEach, describe, expect, test } from 'vitest';
+import { ProviderClient, RequestValidationError } from '../../src/index.js';
 import { SandboxError, createSandbox } from '../../src/sandbox/index.js';
 import type { RunningSandbox, Sandbox } from '../../src/sandbox/index.js';
-import { allowLoopback, customer, providerOf, rawRequest } from '../helpers/sandbox.js';
+import { customer, providerOf, rawRequest } from '../helpers/sandbox.js';
 import { sha256 } from '../helpers/wire.js';
 
 /** Spec 5.1's headers, hashed in the test. */
@@ -17,9 +17,6 @@ function signedHeaders(apiKey: string, secretKey: string, between = ''): Record<
  */
 
 let running: RunningSandbox | undefined;
-beforeEach(() => {
-  allowLoopback();
-});
 afterEach(async () => {
   await running?.close();
   running = undefined;
@@ -214,17 +211,17 @@ describe('bounded inputs', () => {
   });
 
   test.each([
-    [{ callbackRetry: { attempts: 0 } }, /callbackRetry\.attempts must be an integer from 1 to 20, not 0/],
+    [{ callbackRetry: { attempts: 0 } }, /callbackRetry\.attempts: must be an integer from 1 to 20; got 0/],
     [{ callbackRetry: { timeoutMs: 2 ** 31 } }, /callbackRetry\.timeoutMs/],
     [{ callbackRetry: { backoffMs: Number.NaN } }, /callbackRetry\.backoffMs/],
     [{ maxRecords: 0 }, /maxRecords/],
     [{ maxDeliveries: 1.5 }, /maxDeliveries/],
     [{ lifetimeSeconds: Infinity }, /lifetimeSeconds/],
-    [{ publicUrl: 'ftp://example.test' }, /publicUrl must be an absolute http or https URL/],
-    [{ startTime: new Date(Number.NaN) }, /startTime/],
-  ])('createSandbox(%o) is refused with a SandboxError naming the option', (options, message) => {
+    [{ publicUrl: 'ftp://example.test' }, /publicUrl: must be an absolute http or https URL; got "ftp:\/\/example.test"/],
+    [{ startTime: new Date(Number.NaN) }, /startTime: .*got an invalid Date/],
+  ])('createSandbox(%o) is refused with a RequestValidationError naming the option', (options, message) => {
     expect(() => createSandbox(options)).toThrow(message);
-    expect(() => createSandbox(options)).toThrow(SandboxError);
+    expect(() => createSandbox(options)).toThrow(RequestValidationError);
   });
 });
 

@@ -1,14 +1,11 @@
 import { request as httpRequest } from 'node:http';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { afterEach, describe, expect, test } from 'vitest';
 import { DealerClient, PermissionDeniedError, ProviderClient } from '../../src/index.js';
 import { createSandbox } from '../../src/sandbox/index.js';
 import type { RunningSandbox, Sandbox } from '../../src/sandbox/index.js';
-import { allowLoopback, customer, handSigned, read } from '../helpers/sandbox.js';
+import { customer, handSigned, read } from '../helpers/sandbox.js';
 
 let running: RunningSandbox | undefined;
-beforeEach(() => {
-  allowLoopback();
-});
 afterEach(async () => {
   await running?.close();
   running = undefined;

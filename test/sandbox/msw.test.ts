@@ -4,7 +4,9 @@ import type { HttpHandler } from 'msw';
 import { DealerClient, ProviderClient } from '../../src/index.js';
 import { SANDBOX_BASE_URL, createSandbox } from '../../src/sandbox/index.js';
 import { customer } from '../helpers/sandbox.js';
-import { server } from '../mocks/server.js';
+import { server, useMsw } from '../mocks/server.js';
+
+useMsw();
 
 // The test setup runs one msw server with onUnhandledRequest: 'error'; the sandbox's handlers
 // join it per test, as a user's suite would add them.

@@ -1,8 +1,8 @@
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { afterEach, describe, expect, test } from 'vitest';
 import { ProviderClient, verifyCallback } from '../../src/index.js';
 import { createSandbox } from '../../src/sandbox/index.js';
 import type { RunningSandbox } from '../../src/sandbox/index.js';
-import { allowLoopback, customer, rawRequest, startReceiver } from '../helpers/sandbox.js';
+import { customer, rawRequest, startReceiver } from '../helpers/sandbox.js';
 import type { TestReceiver } from '../helpers/sandbox.js';
 
 /*
@@ -12,9 +12,6 @@ import type { TestReceiver } from '../helpers/sandbox.js';
 
 let running: RunningSandbox | undefined;
 let receiver: TestReceiver | undefined;
-beforeEach(() => {
-  allowLoopback();
-});
 afterEach(async () => {
   await running?.close();
   await receiver?.close();

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { RecordClock } from '../../src/sandbox/clock.js';
-import { KINDS } from '../../src/sandbox/kinds.js';
-import type { SandboxRecordKind } from '../../src/sandbox/kinds.js';
+import { KINDS } from '../../src/sandbox/record-kinds.js';
+import type { SandboxRecordKind } from '../../src/sandbox/record-kinds.js';
 import { RecordStore } from '../../src/sandbox/records.js';
 import { parseTrackingCode } from '../../src/index.js';
 

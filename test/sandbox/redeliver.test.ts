@@ -1,8 +1,8 @@
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { afterEach, describe, expect, test } from 'vitest';
 import { CallbackVerificationError, DEFAULT_CALLBACK_MAX_AGE_SECONDS, verifyCallback } from '../../src/index.js';
 import { createSandbox } from '../../src/sandbox/index.js';
 import type { RunningSandbox, Sandbox } from '../../src/sandbox/index.js';
-import { allowLoopback, customer, providerOf, rawRequest, startReceiver } from '../helpers/sandbox.js';
+import { customer, providerOf, rawRequest, startReceiver } from '../helpers/sandbox.js';
 import type { ReceivedCallback, TestReceiver } from '../helpers/sandbox.js';
 
 /*
@@ -12,9 +12,6 @@ import type { ReceivedCallback, TestReceiver } from '../helpers/sandbox.js';
 
 let receiver: TestReceiver | undefined;
 let running: RunningSandbox | undefined;
-beforeEach(() => {
-  allowLoopback();
-});
 afterEach(async () => {
   await running?.close();
   await receiver?.close();

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { verifyCallback } from '../../src/index.js';
 import { SandboxError, createSandbox } from '../../src/sandbox/index.js';
 import type { Sandbox, SandboxOptions } from '../../src/sandbox/index.js';
-import { IBAN, allowLoopback, customer, dealerOf, providerOf, startReceiver } from '../helpers/sandbox.js';
+import { IBAN, customer, dealerOf, providerOf, startReceiver } from '../helpers/sandbox.js';
 import type { TestReceiver } from '../helpers/sandbox.js';
 import { sha256 } from '../helpers/wire.js';
 
@@ -162,7 +162,6 @@ describe('settle(): callbacks (spec 5.3, 6)', () => {
     });
 
   beforeEach(async () => {
-    allowLoopback();
     receiver = await startReceiver();
     sandbox = make();
   });
@@ -309,7 +308,6 @@ describe('settle(): callbacks (spec 5.3, 6)', () => {
 describe('expiry on the record clock', () => {
   let receiver: TestReceiver;
   beforeEach(async () => {
-    allowLoopback();
     receiver = await startReceiver();
   });
   afterEach(async () => {

@@ -3,10 +3,9 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import type * as z from 'zod/mini';
 import { CALLBACK_KINDS, CALLBACK_STATUSES, isCallbackKind } from '../../src/callbacks/kinds.js';
+import { API_ENDPOINTS } from '../../src/endpoint-table.js';
 import { CALLBACK_SCHEMAS } from '../../src/callbacks/schemas.js';
 import { verifyCallback } from '../../src/index.js';
-import { dealerRoutes } from '../../src/sandbox/routes/dealer.js';
-import { providerRoutes } from '../../src/sandbox/routes/provider.js';
 import { optionalFields, valueAt } from '../helpers/arbitrary.js';
 
 /*
@@ -21,7 +20,7 @@ const jsonFiles = (folder: string) => readdirSync(new URL(folder, fixtures)).fil
 
 /** `provider--third-party-bank-start-deposit.variants.json` names POST /third-party/bank/start-deposit of the provider API. */
 const endpointKey = (api: string, path: string) => `${api}--${path.slice(1).replaceAll('/', '-')}`;
-const schemas = new Map<string, z.ZodMiniType>([...providerRoutes, ...dealerRoutes].map((route) => [endpointKey(route.api, route.endpoint.path), route.endpoint.response]));
+const schemas = new Map<string, z.ZodMiniType>(API_ENDPOINTS.map((route) => [endpointKey(route.api, route.endpoint.path), route.endpoint.response]));
 
 /** Every key of `input` is kept in `output`: nothing the service sends is silently dropped. */
 function expectKept(input: unknown, output: unknown, path: string): void {

@@ -2,20 +2,19 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import type * as z from 'zod/mini';
 import { CALLBACK_KINDS, CALLBACK_STATUSES } from '../../src/callbacks/kinds.js';
+import { API_ENDPOINTS } from '../../src/endpoint-table.js';
 import { CALLBACK_SCHEMAS } from '../../src/callbacks/schemas.js';
 import { signCallback, verifyCallback } from '../../src/index.js';
-import { dealerRoutes } from '../../src/sandbox/routes/dealer.js';
-import { providerRoutes } from '../../src/sandbox/routes/provider.js';
 import { arbitraryOf, optionalFields } from '../helpers/arbitrary.js';
 
 /*
- * Every optional field of every answer and callback schema accepts `null` and reads it as absent,
- * as one property over all of them (lenientObject, src/core/schema.ts). The schemas are enumerated from the endpoint table (every route the sandbox
- * serves is one endpoint row of the SDK) and from the callback table, so a new endpoint or
- * callback kind is covered without touching this file.
+ * Every optional field of every answer and callback schema accepts `null` and reads it as absent
+ * (`lenientObject`, src/core/schema-blocks.ts), as one property over all of them. The schemas are
+ * enumerated from the endpoint table and from the callback table, so a new endpoint or callback
+ * kind is covered without touching this file.
  */
 
-const endpointRows = [...providerRoutes, ...dealerRoutes].map((route) => ({ name: `${route.api} ${route.endpoint.method} ${route.endpoint.path}`, schema: route.endpoint.response }));
+const endpointRows = API_ENDPOINTS.map((route) => ({ name: `${route.api} ${route.endpoint.method} ${route.endpoint.path}`, schema: route.endpoint.response }));
 const callbackRows = CALLBACK_KINDS.map((kind) => ({ name: `${kind} callback`, schema: CALLBACK_SCHEMAS[kind] }));
 const rows = [...endpointRows, ...callbackRows];
 
@@ -34,7 +33,11 @@ describe('the enumeration', () => {
 function withoutNulls(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutNulls);
   if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(Object.entries(value).filter(([key, field]) => field !== null || key.startsWith('x_')).map(([key, field]) => [key, key.startsWith('x_') ? field : withoutNulls(field)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key, field]) => field !== null || key.startsWith('x_'))
+      .map(([key, field]) => [key, key.startsWith('x_') ? field : withoutNulls(field)]),
+  );
 }
 
 /** Paths of the `null`s left in a parsed answer outside the unknown extras (x_*). */
@@ -61,7 +64,7 @@ test('every answer and callback schema parses any mix of absent, null and presen
   );
 });
 
-test('the input is never changed by the parse (nulls are turned into absent values on zod\'s output only)', () => {
+test('the parse never changes its input (the nulls become absent on zod\'s output only)', () => {
   fc.assert(
     fc.property(schemaRow, ({ schema, body }) => {
       const copy = structuredClone(body);

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { DealerClient, UnprocessableEntityError } from '../../src/index.js';
-import { CUSTOMER, providerFor, startServer, useRealNetwork } from '../helpers/loopback.js';
+import { CUSTOMER, providerFor, startServer, closeLoopbackServers } from '../helpers/loopback.js';
 import { DEALER, PROVIDER } from '../helpers/wire.js';
 
 /*
@@ -9,7 +9,7 @@ import { DEALER, PROVIDER } from '../helpers/wire.js';
  * (test/fixtures/answers), served as bytes on a real socket and read through the whole client.
  */
 
-useRealNetwork();
+closeLoopbackServers();
 
 const fixture = (name: string): string => readFileSync(new URL(`../fixtures/answers/${name}`, import.meta.url), 'utf8');
 

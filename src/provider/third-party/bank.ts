@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { defineEndpoint } from '../../core/endpoint.js';
-import { requiredString } from '../../core/schema.js';
-import { NoParams, iban } from '../../core/wire.js';
+import { requiredString } from '../../core/schema-blocks.js';
+import { NoParams, iban } from '../../core/shared-shapes.js';
 import { gatewayId, paymentParams } from '../shared.js';
 import type { ThirdPartyChannel } from './channel.js';
 import { GatewayList } from './gateways.js';

@@ -1,8 +1,10 @@
 import type { z } from 'zod/mini';
 import type { Endpoint } from '../../core/endpoint.js';
-import type { ProviderContext, ProviderRequestOptions } from '../context.js';
+import { APIResource } from '../../core/resource.js';
+import type { Transport } from '../../core/transport.js';
+import type { ProviderRequestOptions } from '../request-options.js';
 import type { GatewayList } from './gateways.js';
-import type { NoParams } from '../../core/wire.js';
+import type { NoParams } from '../../core/shared-shapes.js';
 
 /** The three endpoints of one third-party channel (bank, crypto or wallet). @internal */
 export interface ChannelEndpoints<DP extends z.ZodMiniType, DR extends z.ZodMiniType, WP extends z.ZodMiniType, WR extends z.ZodMiniType> {
@@ -15,12 +17,11 @@ export interface ChannelEndpoints<DP extends z.ZodMiniType, DR extends z.ZodMini
  * A third-party channel: deposits through a tracking page where the customer picks a gateway,
  * and withdrawals through a gateway chosen from `listGateways()` (spec 4.10 to 4.12).
  */
-export class ThirdPartyChannel<DP extends z.ZodMiniType, DR extends z.ZodMiniType, WP extends z.ZodMiniType, WR extends z.ZodMiniType> {
-  readonly #context: ProviderContext;
+export class ThirdPartyChannel<DP extends z.ZodMiniType, DR extends z.ZodMiniType, WP extends z.ZodMiniType, WR extends z.ZodMiniType> extends APIResource {
   readonly #endpoints: ChannelEndpoints<DP, DR, WP, WR>;
   /** @internal */
-  constructor(context: ProviderContext, endpoints: ChannelEndpoints<DP, DR, WP, WR>) {
-    this.#context = context;
+  constructor(transport: Transport, credentialKey: string | undefined, endpoints: ChannelEndpoints<DP, DR, WP, WR>) {
+    super(transport, credentialKey);
     this.#endpoints = endpoints;
   }
 
@@ -33,7 +34,7 @@ export class ThirdPartyChannel<DP extends z.ZodMiniType, DR extends z.ZodMiniTyp
    * ```
    */
   startDeposit(params: z.input<DP>, options?: ProviderRequestOptions): Promise<z.output<DR>> {
-    return this.#context.send(this.#endpoints.deposit, params, options);
+    return this._send(this.#endpoints.deposit, params, options);
   }
 
   /**
@@ -46,7 +47,7 @@ export class ThirdPartyChannel<DP extends z.ZodMiniType, DR extends z.ZodMiniTyp
    * ```
    */
   listGateways(options?: ProviderRequestOptions): Promise<GatewayList> {
-    return this.#context.send(this.#endpoints.gateways, undefined, options);
+    return this._send(this.#endpoints.gateways, undefined, options);
   }
 
   /**
@@ -60,6 +61,6 @@ export class ThirdPartyChannel<DP extends z.ZodMiniType, DR extends z.ZodMiniTyp
    * ```
    */
   startWithdrawal(params: z.input<WP>, options?: ProviderRequestOptions): Promise<z.output<WR>> {
-    return this.#context.send(this.#endpoints.withdrawal, params, options);
+    return this._send(this.#endpoints.withdrawal, params, options);
   }
 }

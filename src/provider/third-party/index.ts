@@ -1,4 +1,5 @@
-import type { ProviderContext } from '../context.js';
+import { APIResource } from '../../core/resource.js';
+import type { Transport } from '../../core/transport.js';
 import { bankEndpoints } from './bank.js';
 import type { BankChannel } from './bank.js';
 import { ThirdPartyChannel } from './channel.js';
@@ -8,7 +9,7 @@ import { walletEndpoints } from './wallet.js';
 import type { WalletChannel } from './wallet.js';
 
 /** Third-party gateways: bank, crypto and wallet channels (spec 4.10 to 4.12). */
-export class ThirdParty {
+export class ProviderThirdParty extends APIResource {
   /** Bank transfers through external gateways (spec 4.10). */
   readonly bank: BankChannel;
   /** Crypto payments through external gateways (spec 4.11). */
@@ -16,9 +17,10 @@ export class ThirdParty {
   /** Wallet payments through external gateways (spec 4.12). */
   readonly wallet: WalletChannel;
   /** @internal */
-  constructor(context: ProviderContext) {
-    this.bank = new ThirdPartyChannel(context, bankEndpoints);
-    this.crypto = new ThirdPartyChannel(context, cryptoEndpoints);
-    this.wallet = new ThirdPartyChannel(context, walletEndpoints);
+  constructor(transport: Transport, credentialKey: string | undefined) {
+    super(transport, credentialKey);
+    this.bank = new ThirdPartyChannel(transport, credentialKey, bankEndpoints);
+    this.crypto = new ThirdPartyChannel(transport, credentialKey, cryptoEndpoints);
+    this.wallet = new ThirdPartyChannel(transport, credentialKey, walletEndpoints);
   }
 }

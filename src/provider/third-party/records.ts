@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
-import { lenientObject } from '../../core/schema.js';
-import { envelope, positiveAmount } from '../../core/wire.js';
+import { lenientObject } from '../../core/schema-blocks.js';
+import { envelope, positiveAmount } from '../../core/shared-shapes.js';
 import { DepositStatus, WithdrawalStatus, customerParams, recordCore, recordEcho } from '../shared.js';
 import { ThirdPartyPaymentMethod, ThirdPartyType } from './gateways.js';
 
@@ -8,15 +8,36 @@ import { ThirdPartyPaymentMethod, ThirdPartyType } from './gateways.js';
  * The fields of a third-party record (spec 2.4). `type` and `payment_method` only describe the
  * record the caller just created, so a leaner answer without them still parses.
  */
-const thirdPartyCore = { ...recordCore, ...recordEcho, type: z.optional(ThirdPartyType), payment_method: z.optional(ThirdPartyPaymentMethod) };
+const thirdPartyCore = {
+  ...recordCore,
+  ...recordEcho,
+  /** The kind of record: `third_party_{bank,crypto,wallet}_{deposit,withdrawal}` (spec 2.4). */
+  type: z.optional(ThirdPartyType),
+  /** The channel: `bank`, `crypto` or `wallet` (spec 2.4). */
+  payment_method: z.optional(ThirdPartyPaymentMethod),
+};
 
 /** A third-party deposit record; redirect the customer to `data.payment_url` (spec 4.10 to 4.12). */
-export const ThirdPartyDeposit = envelope(lenientObject({ ...thirdPartyCore, payment_url: z.string(), status: DepositStatus }));
-export type ThirdPartyDeposit = z.infer<typeof ThirdPartyDeposit>;
+export const ThirdPartyDeposit = envelope(
+  lenientObject({
+    ...thirdPartyCore,
+    /** The tracking page (URL) to redirect the customer to; there the customer picks a gateway and gets the payment details (spec 4.10). Deposits only. */
+    payment_url: z.string(),
+    /** The deposit's status: `showing` on creation; the end status arrives by deposit callback (spec 3, 6.2). */
+    status: DepositStatus,
+  }),
+);
+export interface ThirdPartyDeposit extends z.infer<typeof ThirdPartyDeposit> {}
 
 /** A third-party withdrawal record, `showing` on creation (spec 4.10 to 4.12). */
-export const ThirdPartyWithdrawal = envelope(lenientObject({ ...thirdPartyCore, status: WithdrawalStatus }));
-export type ThirdPartyWithdrawal = z.infer<typeof ThirdPartyWithdrawal>;
+export const ThirdPartyWithdrawal = envelope(
+  lenientObject({
+    ...thirdPartyCore,
+    /** The withdrawal's status: `showing` on creation; the end status arrives by withdrawal callback (spec 3, 6.3). */
+    status: WithdrawalStatus,
+  }),
+);
+export interface ThirdPartyWithdrawal extends z.infer<typeof ThirdPartyWithdrawal> {}
 
 /** The deposit body of crypto and wallet, which the spec does not show: the bank one's fields (docs/spec-gaps.md). */
 export const unshownDepositParams = {

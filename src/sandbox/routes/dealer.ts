@@ -13,7 +13,7 @@ import { centsToDecimal, toCents } from '../fixtures.js';
 import { transactionDate } from '../history.js';
 import { formatIban, isValidIban } from '../iban.js';
 import { paymentUrl, serve } from '../route.js';
-import type { Route } from '../route.js';
+import type { Handler } from '../route.js';
 
 /** Spec 4.13, 8: transactions come 100 to a page. */
 export const PAGE_SIZE = 100;
@@ -32,12 +32,12 @@ function coded(map: (issue: ValidationIssue) => DealerErrorCode | undefined) {
   };
 }
 
-const settings = serve('dealer', settingsEndpoint, ({ service }) => {
+const settings = serve(settingsEndpoint, ({ service }) => {
   const { dealer } = service.fixtures;
   return success({ success: true, message: `Welcome, ${dealer.name}`, dealer_name: dealer.name, payment_methods: { ...dealer.paymentMethods } });
 });
 
-const manualDeposit = serve('dealer', manualIbanDepositEndpoint, (context, params) => {
+const manualDeposit = serve(manualIbanDepositEndpoint, (context, params) => {
   const { dealer } = context.service.fixtures;
   // "Returns an IBAN chosen by amount limits" (4.13): the first account whose bounds hold the amount.
   const account = dealer.manualIbans.find((candidate) => params.amount >= candidate.minAmount && params.amount <= candidate.maxAmount);
@@ -57,7 +57,7 @@ const manualDeposit = serve('dealer', manualIbanDepositEndpoint, (context, param
   });
 });
 
-const manualWithdraw = serve('dealer', manualIbanWithdrawEndpoint, (context, params) => {
+const manualWithdraw = serve(manualIbanWithdrawEndpoint, (context, params) => {
   const record = context.service.records.create('dealerManualWithdrawal', { amount: params.amount, params });
   return success({
     success: true,
@@ -66,7 +66,7 @@ const manualWithdraw = serve('dealer', manualIbanWithdrawEndpoint, (context, par
   });
 });
 
-const eibans = serve('dealer', eibanListEndpoint, ({ service }) => {
+const eibans = serve(eibanListEndpoint, ({ service }) => {
   const { dealer } = service.fixtures;
   return success({
     success: true,
@@ -85,7 +85,6 @@ const eibans = serve('dealer', eibanListEndpoint, ({ service }) => {
 });
 
 const transactions = serve(
-  'dealer',
   transactionListEndpoint,
   ({ service }, params) => {
     if (service.eiban(params.wallet_id) === undefined) return dealerFailure('WALLET_NOT_ASSIGNED', `Wallet ${params.wallet_id} is not assigned to this dealer`);
@@ -117,7 +116,6 @@ const transactions = serve(
 );
 
 const sendMoney = serve(
-  'dealer',
   sendMoneyEndpoint,
   (context, params) => {
     const { service } = context;
@@ -161,7 +159,7 @@ const sendMoney = serve(
   }),
 );
 
-const transferStatus = serve('dealer', transferStatusEndpoint, ({ service }, params) => {
+const transferStatus = serve(transferStatusEndpoint, ({ service }, params) => {
   const record = service.records.get(params.transfer_id);
   if (record?.kind !== 'transfer') return errorFailure(404, 'Transfer not found', `No transfer has the id ${params.transfer_id}`);
   const { recipient_iban, recipient_name, description } = record.params;
@@ -181,7 +179,7 @@ const transferStatus = serve('dealer', transferStatusEndpoint, ({ service }, par
   });
 });
 
-const cardPayment = serve('dealer', dealerCardPaymentEndpoint, (context, params) => {
+const cardPayment = serve(dealerCardPaymentEndpoint, (context, params) => {
   if (context.service.fixtures.dealer.paymentMethods.credit_card !== 'active') return cardFailure(403, 'Credit card payment is not enabled for this dealer');
   const record = context.service.records.create('dealerCardPayment', { amount: params.amount, params });
   return success({
@@ -192,4 +190,4 @@ const cardPayment = serve('dealer', dealerCardPaymentEndpoint, (context, params)
 });
 
 /** The 8 endpoints of the Dealer API (spec 4.13). */
-export const dealerRoutes: readonly Route[] = [settings, manualDeposit, manualWithdraw, eibans, transactions, sendMoney, transferStatus, cardPayment];
+export const dealerHandlers: readonly Handler[] = [settings, manualDeposit, manualWithdraw, eibans, transactions, sendMoney, transferStatus, cardPayment];

@@ -1,5 +1,5 @@
 import type { z } from 'zod/mini';
-import { constantTimeEqual } from '../../core/signer.js';
+import { constantTimeEqual } from '../../core/hash/constant-time.js';
 import { listSitesEndpoint, welcomeEndpoint } from '../../provider/account.js';
 import { cardPaymentEndpoint, cardStatusEndpoint } from '../../provider/credit-card.js';
 import { eibanDepositEndpoint, eibanWithdrawEndpoint } from '../../provider/eiban.js';
@@ -13,10 +13,10 @@ import { cardFailure, success, validationFailure } from '../answers.js';
 import type { Failure } from '../answers.js';
 import { formatDateTime, formatIsoOffset } from '../clock.js';
 import type { Channel, SiteAccount } from '../fixtures.js';
-import type { SandboxRecordKind } from '../kinds.js';
+import type { SandboxRecordKind } from '../record-kinds.js';
 import type { StoredRecord } from '../records.js';
 import { paymentUrl, serve, siteOf } from '../route.js';
-import type { Route, RouteContext } from '../route.js';
+import type { Handler, RouteContext } from '../route.js';
 
 /** The customer fields every provider payment request carries (spec 2.3). */
 interface CustomerParams {
@@ -49,7 +49,7 @@ function create(context: RouteContext, kind: SandboxRecordKind, params: Customer
   return recordFields(context, record, site, params);
 }
 
-const welcome = serve('provider', welcomeEndpoint, ({ service }) => {
+const welcome = serve(welcomeEndpoint, ({ service }) => {
   const { provider } = service.fixtures;
   return success({
     success: true,
@@ -61,7 +61,7 @@ const welcome = serve('provider', welcomeEndpoint, ({ service }) => {
   });
 });
 
-const listSites = serve('provider', listSitesEndpoint, ({ service }) => {
+const listSites = serve(listSitesEndpoint, ({ service }) => {
   const { provider } = service.fixtures;
   return success({
     success: true,
@@ -72,7 +72,7 @@ const listSites = serve('provider', listSitesEndpoint, ({ service }) => {
   });
 });
 
-const manualDeposit = serve('provider', manualDepositEndpoint, (context, params) => {
+const manualDeposit = serve(manualDepositEndpoint, (context, params) => {
   const { tracking_code, payment_url, site, customer, amount, status, expires_at, created_at } = create(context, 'manualDeposit', params);
   return success({
     success: true,
@@ -82,7 +82,7 @@ const manualDeposit = serve('provider', manualDepositEndpoint, (context, params)
   });
 });
 
-const manualWithdraw = serve('provider', manualWithdrawEndpoint, (context, params) => {
+const manualWithdraw = serve(manualWithdrawEndpoint, (context, params) => {
   const { tracking_code, site, customer, amount, status, created_at } = create(context, 'manualWithdrawal', params);
   return success({
     success: true,
@@ -92,17 +92,17 @@ const manualWithdraw = serve('provider', manualWithdrawEndpoint, (context, param
   });
 });
 
-const eibanDeposit = serve('provider', eibanDepositEndpoint, (context, params) => {
+const eibanDeposit = serve(eibanDepositEndpoint, (context, params) => {
   const { tracking_code, payment_url, site, customer, amount, status, expires_at } = create(context, 'eibanDeposit', params);
   return success({ success: true, message: 'E-IBAN deposit created', data: { tracking_code, payment_url, site, customer, amount, status, expires_at } });
 });
 
-const eibanWithdraw = serve('provider', eibanWithdrawEndpoint, (context, params) => {
+const eibanWithdraw = serve(eibanWithdrawEndpoint, (context, params) => {
   const { tracking_code, site, customer, amount, status } = create(context, 'eibanWithdrawal', params);
   return success({ success: true, message: 'E-IBAN withdrawal created', data: { tracking_code, site, customer, iban: params.iban, amount, status } });
 });
 
-const cardPayment = serve('provider', cardPaymentEndpoint, (context, params) => {
+const cardPayment = serve(cardPaymentEndpoint, (context, params) => {
   const { provider, dealer } = context.service.fixtures;
   // The key travels in the body (spec 5.1 rule 2), so ownership is checked here, with the card error shape.
   const site = provider.sites.find((candidate) => constantTimeEqual(params.credential_key, candidate.credentialKey));
@@ -117,7 +117,7 @@ const cardPayment = serve('provider', cardPaymentEndpoint, (context, params) => 
   });
 });
 
-const cardStatus = serve('provider', cardStatusEndpoint, ({ service }, params) => {
+const cardStatus = serve(cardStatusEndpoint, ({ service }, params) => {
   const record = service.records.get(params.tracking_code);
   if (record?.kind !== 'cardPayment') return cardFailure(404, 'Payment not found');
   const { username, user_id } = record.params;
@@ -172,12 +172,12 @@ function checkGateway(context: RouteContext, channel: Channel, params: Withdrawa
 function channelRoutes<DP extends z.ZodMiniType<CustomerParams & { amount: number }>, WP extends z.ZodMiniType<WithdrawalParams>>(
   channel: Channel,
   endpoints: ChannelEndpoints<DP, typeof ThirdPartyDeposit, WP, typeof ThirdPartyWithdrawal>,
-): Route[] {
+): Handler[] {
   const type = (direction: 'deposit' | 'withdrawal') => `third_party_${channel}_${direction}`;
   // Site and customer are echoed for bank records only; crypto and wallet records carry neither (2.4).
   const echo = (fields: ReturnType<typeof recordFields>) => (channel === 'bank' ? { site: fields.site, customer: fields.customer } : {});
   return [
-    serve('provider', endpoints.deposit, (context, params) => {
+    serve(endpoints.deposit, (context, params) => {
       const fields = create(context, `${channel}Deposit`, params);
       const { tracking_code, payment_url, amount, status, expires_at, created_at } = fields;
       return success({
@@ -198,7 +198,7 @@ function channelRoutes<DP extends z.ZodMiniType<CustomerParams & { amount: numbe
         ...(channel === 'bank' ? { timestamp: context.service.timestamp() } : {}),
       });
     }),
-    serve('provider', endpoints.gateways, ({ service }) => {
+    serve(endpoints.gateways, ({ service }) => {
       const gateways = service.fixtures.gateways[channel].map((gateway) => ({
         ...gateway,
         required_fields: [...gateway.required_fields],
@@ -206,7 +206,7 @@ function channelRoutes<DP extends z.ZodMiniType<CustomerParams & { amount: numbe
       }));
       return success({ success: true, data: { gateways, count: gateways.length } });
     }),
-    serve('provider', endpoints.withdrawal, (context, params) => {
+    serve(endpoints.withdrawal, (context, params) => {
       const refused = checkGateway(context, channel, params, endpoints.withdrawal.params);
       if (refused !== undefined) return refused;
       const fields = create(context, `${channel}Withdrawal`, params);
@@ -230,7 +230,7 @@ function channelRoutes<DP extends z.ZodMiniType<CustomerParams & { amount: numbe
 }
 
 /** The 17 endpoints of the Provider API (spec 4.2). */
-export const providerRoutes: readonly Route[] = [
+export const providerHandlers: readonly Handler[] = [
   welcome,
   listSites,
   manualDeposit,

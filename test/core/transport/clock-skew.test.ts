@@ -1,10 +1,10 @@
 import { describe, expect, test } from 'vitest';
 import { AuthenticationError } from '../../../src/index.js';
-import { CUSTOMER, DEPOSIT, WELCOME, json, noBackoff, providerFor, startServer, useRealNetwork } from '../../helpers/loopback.js';
+import { CUSTOMER, DEPOSIT, WELCOME, json, noBackoff, providerFor, startServer, closeLoopbackServers } from '../../helpers/loopback.js';
 import type { SeenRequest } from '../../helpers/loopback.js';
 import { PROVIDER, sha256 } from '../../helpers/wire.js';
 
-useRealNetwork();
+closeLoopbackServers();
 
 const TEN_MINUTES = 10 * 60 * 1000;
 const expired = { success: false, error: 'Request timestamp expired', message: 'Check your clock' };

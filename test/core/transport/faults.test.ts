@@ -1,11 +1,11 @@
 import { setTimeout as wait } from 'node:timers/promises';
 import { describe, expect, test } from 'vitest';
 import { APIError, ConnectionError, ResponseValidationError, TimeoutError } from '../../../src/index.js';
-import { CUSTOMER, DEPOSIT, WELCOME, json, noBackoff, providerFor, startServer, useRealNetwork } from '../../helpers/loopback.js';
+import { CUSTOMER, DEPOSIT, WELCOME, json, noBackoff, providerFor, startServer, closeLoopbackServers } from '../../helpers/loopback.js';
 import type { Behaviour } from '../../helpers/loopback.js';
 import { PROVIDER } from '../../helpers/wire.js';
 
-useRealNetwork();
+closeLoopbackServers();
 
 const TEN_MB = 10 * 1024 * 1024;
 

@@ -2,10 +2,10 @@ import { inspect } from 'node:util';
 import { describe, expect, test, vi } from 'vitest';
 import { APIError, AuthenticationError, ConnectionError, PermissionDeniedError, RequestAbortedError, RequestValidationError, ResponseValidationError, TimeoutError, UnprocessableEntityError } from '../../../src/index.js';
 import type { Logger, RequestEvent, ResponseEvent } from '../../../src/index.js';
-import { CARD, CARD_PAYMENT, CUSTOMER, DEPOSIT, WELCOME, freePort, json, noBackoff, providerFor, startServer, useRealNetwork } from '../../helpers/loopback.js';
+import { CARD, CARD_PAYMENT, CUSTOMER, DEPOSIT, WELCOME, freePort, json, noBackoff, providerFor, startServer, closeLoopbackServers } from '../../helpers/loopback.js';
 import { PROVIDER } from '../../helpers/wire.js';
 
-useRealNetwork();
+closeLoopbackServers();
 
 interface LogLine {
   readonly level: keyof Logger;

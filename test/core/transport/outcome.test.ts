@@ -11,7 +11,7 @@ import {
   UnprocessableEntityError,
 } from '../../../src/index.js';
 import type { CallOutcome, PayorchError, ProviderClient } from '../../../src/index.js';
-import { CUSTOMER, freePort, json, noBackoff, providerFor, startServer, useRealNetwork } from '../../helpers/loopback.js';
+import { CUSTOMER, freePort, json, noBackoff, providerFor, startServer, closeLoopbackServers } from '../../helpers/loopback.js';
 import type { Behaviour } from '../../helpers/loopback.js';
 import { PROVIDER } from '../../helpers/wire.js';
 
@@ -20,7 +20,7 @@ import { PROVIDER } from '../../helpers/wire.js';
  * that creates a money movement and for a read-only one alike, on a real socket.
  */
 
-useRealNetwork();
+closeLoopbackServers();
 
 type ErrorClass = abstract new (...args: never[]) => PayorchError;
 

@@ -7,10 +7,10 @@ import { ProxyAgent } from 'undici';
 import { afterEach, describe, expect, test } from 'vitest';
 import { ConnectionError, ProviderClient } from '../../../src/index.js';
 import type { ProviderClientOptions } from '../../../src/index.js';
-import { CUSTOMER, DEPOSIT, WELCOME, freePort, json, noBackoff, startServer, useRealNetwork } from '../../helpers/loopback.js';
+import { CUSTOMER, DEPOSIT, WELCOME, freePort, json, noBackoff, startServer, closeLoopbackServers } from '../../helpers/loopback.js';
 import { PROVIDER, sha256 } from '../../helpers/wire.js';
 
-useRealNetwork();
+closeLoopbackServers();
 
 const cert = readFileSync(new URL('../../fixtures/loopback-cert.pem', import.meta.url));
 const key = readFileSync(new URL('../../fixtures/loopback-key.pem', import.meta.url));

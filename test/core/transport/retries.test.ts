@@ -2,11 +2,11 @@ import { createServer } from 'node:http';
 import { describe, expect, test } from 'vitest';
 import { APIError, ConnectionError, DealerClient, TimeoutError } from '../../../src/index.js';
 import type { ProviderClientOptions, ResponseEvent } from '../../../src/index.js';
-import { CUSTOMER, DEPOSIT, WELCOME, freePort, json, noBackoff, providerFor, startServer, useRealNetwork } from '../../helpers/loopback.js';
+import { CUSTOMER, DEPOSIT, WELCOME, freePort, json, noBackoff, providerFor, startServer, closeLoopbackServers } from '../../helpers/loopback.js';
 import { DEALER_CALLS, DEALER_PAYMENT_CALLS, PAYMENT_CALLS, PROVIDER_CALLS, definedOperations } from '../../helpers/api-calls.js';
 import { DEALER, PROVIDER, sha256 } from '../../helpers/wire.js';
 
-useRealNetwork();
+closeLoopbackServers();
 
 const TRANSIENT = [408, 429, 500, 502, 503, 504];
 
@@ -131,7 +131,23 @@ describe('calls that create a money movement', () => {
     ]),
   ];
 
-  describe.each(payments)('%s', (_name, send) => {
+  // The transport decides a resend from the endpoint's readOnly flag alone (mayResend in
+  // src/core/retry-policy.ts), so every money-moving call gets one check that it is not resent,
+  // and the full set of failure cases runs on one call per client and per hash kind.
+  test.each(payments)('%s is sent once when the service answers HTTP 503', async (_name, send) => {
+    noBackoff();
+    const server = await startServer((_request, response) => { json(response, 503, { success: false, error: 'busy' }, { 'retry-after': '0' }); });
+    const error = await send(server.url);
+    expect(error).toBeInstanceOf(APIError);
+    expect(server.seen).toHaveLength(1);
+  });
+
+  const REPRESENTATIVE = ['provider.manual.startDeposit', 'provider.thirdParty.bank.startWithdrawal', 'dealer.transfers.send'];
+  test('the representative calls are money-moving calls of both clients', () => {
+    expect(REPRESENTATIVE.every((name) => payments.some(([candidate]) => candidate === name))).toBe(true);
+  });
+
+  describe.each(payments.filter(([name]) => REPRESENTATIVE.includes(name)))('%s', (_name, send) => {
     test.each(TRANSIENT)('is sent once when the service answers HTTP %i', async (status) => {
       noBackoff();
       const server = await startServer((_request, response) => { json(response, status, { success: false, error: 'busy' }, { 'retry-after': '0' }); });

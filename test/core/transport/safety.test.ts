@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'vitest';
 import { APIError, PayorchError, ProviderClient, RequestValidationError } from '../../../src/index.js';
-import { CUSTOMER, DEPOSIT, WELCOME, json, providerFor, startServer, useRealNetwork } from '../../helpers/loopback.js';
+import { CUSTOMER, DEPOSIT, WELCOME, json, providerFor, startServer, closeLoopbackServers } from '../../helpers/loopback.js';
 import { PROVIDER } from '../../helpers/wire.js';
 
-useRealNetwork();
+closeLoopbackServers();
 
 const client = (baseUrl: string, allowInsecureHttp?: boolean) => () =>
   new ProviderClient({ baseUrl, ...PROVIDER, ...(allowInsecureHttp === undefined ? {} : { allowInsecureHttp }) });

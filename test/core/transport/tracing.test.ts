@@ -3,12 +3,12 @@ import type { Tracer } from '@opentelemetry/api';
 import { describe, expect, test } from 'vitest';
 import { DealerClient, ProviderClient, RequestValidationError, TimeoutError, UnprocessableEntityError, createCallbackReceiver } from '../../../src/index.js';
 import { traceCall } from '../../../src/core/tracing.js';
-import { CUSTOMER, DEPOSIT, WELCOME, freePort, json, noBackoff, providerFor, startServer, useRealNetwork } from '../../helpers/loopback.js';
+import { CUSTOMER, DEPOSIT, WELCOME, freePort, json, noBackoff, providerFor, startServer, closeLoopbackServers } from '../../helpers/loopback.js';
 import { transferStatusAnswer } from '../../helpers/dealer-answers.js';
 import { DEALER, PROVIDER } from '../../helpers/wire.js';
 import { SPAN_KIND, STATUS, expectNoSecrets, memoryTracing, spanText } from '../../helpers/tracing.js';
 
-useRealNetwork();
+closeLoopbackServers();
 const { tracer, exporter, spans } = memoryTracing();
 
 /** Runs `call` with a fresh exporter and returns the spans it ended. */

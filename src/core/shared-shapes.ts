@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { lenientObject, successFlag } from './schema.js';
+import { lenientObject, successFlag } from './schema-blocks.js';
 
 /*
  * Wire shapes both APIs use, so that neither src/provider nor src/dealer imports the other.
@@ -14,9 +14,13 @@ export const NoParams = z.undefined();
 // @__NO_SIDE_EFFECTS__
 export function envelope<T extends z.ZodMiniType>(data: T) {
   return lenientObject({
+    /** `true` when the call succeeded (spec 2.1). */
     success: successFlag,
+    /** Human-readable text about the result (spec 2.1). */
     message: z.optional(z.string()),
+    /** The record the call created or read (spec 2.1). */
     data,
+    /** The service's time of the answer, `YYYY-MM-DD HH:MM:SS` (spec 2.1). Absent from some answers. */
     timestamp: z.optional(z.string()),
   });
 }
