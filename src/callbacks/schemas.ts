@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { lenientObject, openEnum, responseBoolean, responseInteger, responseNumber, responseString } from '../core/schema-blocks.js';
+import { lenientObject, object, openEnum, responseBoolean, responseInteger, responseNumber, responseString } from '../core/schema-blocks.js';
 import { CALLBACK_STATUSES } from './kinds.js';
 import type { CallbackKind } from './kinds.js';
 
@@ -15,16 +15,16 @@ import type { CallbackKind } from './kinds.js';
  * hash: the fields every kind's schema shares. verifyCallback reads them by hand before the
  * signature check (src/callbacks/verify.ts, `readSignedFields`), with the same rules.
  */
-export const SignedCallbackFields = z.object({
+export const SignedCallbackFields = object(() => ({
   /** The record's tracking code; the hash covers it (spec 5.3, 6). Its prefix tells the kind of record (spec 2.1). */
   tracking_code: z.string(),
   /** The end status; the hash covers it (spec 5.3, 6). */
   status: z.string(),
   /** Unix seconds; a numeric string is accepted and converted. */
-  timestamp: responseInteger,
+  timestamp: responseInteger(),
   /** The same value as X-Hash. */
   hash: z.string(),
-});
+}));
 export interface SignedCallbackFields extends z.infer<typeof SignedCallbackFields> {}
 
 /** End statuses of a deposit callback (spec 6.2). `failed` is listed because the third-party text names it (spec 6.6). */
@@ -43,117 +43,118 @@ export type CreditCardCallbackStatus = z.infer<typeof CreditCardCallbackStatus>;
 export const DealerCreditCardCallbackStatus = openEnum(CALLBACK_STATUSES.dealerCreditCard);
 export type DealerCreditCardCallbackStatus = z.infer<typeof DealerCreditCardCallbackStatus>;
 
-const signed = SignedCallbackFields.shape;
+// Read inside the shapes, so that the fields are built with the first callback schema that needs them.
+const signed = () => SignedCallbackFields.shape;
 
 // The fields of deposit and withdrawal callbacks, in the order of spec 6.2.
 const providerTransaction = <S extends z.ZodMiniType>(status: S) => ({
   /** The record's tracking code; the hash covers it (spec 5.3, 6). Its prefix tells the kind of record (spec 2.1). */
-  tracking_code: signed.tracking_code,
+  tracking_code: signed().tracking_code,
   /** The service's internal transaction id. */
-  tx_id: z.optional(responseString),
+  tx_id: z.optional(responseString()),
   /** The end status; the hash covers it (spec 5.3, 6.2, 6.3). */
   status,
   /** The final approved or rejected amount: compare it with your record, the hash does not cover it. */
-  amount: responseNumber,
+  amount: responseNumber(),
   /** The customer's username (spec 6.2). */
-  username: z.optional(responseString),
+  username: z.optional(responseString()),
   /** The customer's full name (spec 6.2). */
-  fullname: z.optional(responseString),
+  fullname: z.optional(responseString()),
   /** The customer's identifier in your system (spec 6.2). */
-  user_id: z.optional(responseString),
+  user_id: z.optional(responseString()),
   /** The site's id, an integer (spec 6.2). */
-  site_id: z.optional(responseInteger),
+  site_id: z.optional(responseInteger()),
   /** Unix seconds; the hash covers it (spec 5.3). The value that verified. */
-  timestamp: signed.timestamp,
+  timestamp: signed().timestamp,
   /** The body's hash, the same value as X-Hash (spec 5.3). */
-  hash: signed.hash,
+  hash: signed().hash,
 });
 
 /** Body of a deposit callback (spec 6.2): manual, E-IBAN and third-party deposits. */
-export const DepositCallback = lenientObject(providerTransaction(DepositCallbackStatus));
+export const DepositCallback = lenientObject(() => providerTransaction(DepositCallbackStatus));
 export interface DepositCallback extends z.infer<typeof DepositCallback> {}
 
 /**
  * Body of a withdrawal callback (spec 6.3). `iban` is optional: what crypto and wallet
  * withdrawals carry instead is not shown (spec 6.6), and any such field is kept.
  */
-export const WithdrawalCallback = lenientObject({
+export const WithdrawalCallback = lenientObject(() => ({
   ...providerTransaction(WithdrawalCallbackStatus),
   /** The recipient's IBAN (manual, E-IBAN and bank withdrawals). */
-  iban: z.optional(responseString),
-});
+  iban: z.optional(responseString()),
+}));
 export interface WithdrawalCallback extends z.infer<typeof WithdrawalCallback> {}
 
-const cardFailure = {
+const cardFailure = () => ({
   /** The failure's code; only when the payment failed (spec 6.4, 6.5). */
-  error_code: z.optional(responseString),
+  error_code: z.optional(responseString()),
   /** The failure's text; only when the payment failed (spec 6.4, 6.5). */
-  error_message: z.optional(responseString),
-};
+  error_message: z.optional(responseString()),
+});
 
 /** Body of a provider card callback (spec 6.4). */
-export const CreditCardCallback = lenientObject({
+export const CreditCardCallback = lenientObject(() => ({
   /** The record's tracking code; the hash covers it (spec 5.3, 6). Its prefix tells the kind of record (spec 2.1). */
-  tracking_code: signed.tracking_code,
+  tracking_code: signed().tracking_code,
   /** The payment gateway's order id. */
-  order_id: z.optional(responseString),
+  order_id: z.optional(responseString()),
   /** `success`, `failed` or `cancelled`; the hash covers it (spec 5.3, 6.4). */
   status: CreditCardCallbackStatus,
   /** The amount, a number (spec 6); compare it with your record: the hash does not cover it. */
-  amount: responseNumber,
+  amount: responseNumber(),
   /** The currency: `TRY` (spec 6.4). */
-  currency: z.optional(responseString),
+  currency: z.optional(responseString()),
   /** The customer's username (spec 6.2). */
-  username: z.optional(responseString),
+  username: z.optional(responseString()),
   /** The customer's identifier in your system (spec 6.2). */
-  user_id: z.optional(responseString),
+  user_id: z.optional(responseString()),
   /** The site's id, an integer (spec 6.2). */
-  site_id: z.optional(responseInteger),
+  site_id: z.optional(responseInteger()),
   /** The customer's name (spec 6.4). */
-  customer_name: z.optional(responseString),
+  customer_name: z.optional(responseString()),
   /** The customer's email address (spec 6.4). */
-  customer_email: z.optional(responseString),
+  customer_email: z.optional(responseString()),
   /** Unix seconds; the hash covers it (spec 5.3). The value that verified. */
-  timestamp: signed.timestamp,
+  timestamp: signed().timestamp,
   /** The body's hash, the same value as X-Hash (spec 5.3). */
-  hash: signed.hash,
-  ...cardFailure,
-});
+  hash: signed().hash,
+  ...cardFailure(),
+}));
 export interface CreditCardCallback extends z.infer<typeof CreditCardCallback> {}
 
 /**
  * Body of a dealer card callback (spec 6.5). Which fields a failure leaves out is not shown,
  * so everything but the signed fields is optional.
  */
-export const DealerCreditCardCallback = lenientObject({
+export const DealerCreditCardCallback = lenientObject(() => ({
   /** Whether the payment succeeded (spec 6.5). */
-  success: z.optional(responseBoolean),
+  success: z.optional(responseBoolean()),
   /** The record's tracking code; the hash covers it (spec 5.3, 6). Its prefix tells the kind of record (spec 2.1). */
-  tracking_code: signed.tracking_code,
+  tracking_code: signed().tracking_code,
   /** The payment gateway's order id (spec 6.4, 6.5). */
-  order_id: z.optional(responseString),
+  order_id: z.optional(responseString()),
   /** `success` or `failed` (an expired payment is reported as `failed`); the hash covers it (spec 5.3, 6.5). */
   status: DealerCreditCardCallbackStatus,
   /** The amount, a number (spec 6); compare it with your record: the hash does not cover it. */
-  amount: z.optional(responseNumber),
+  amount: z.optional(responseNumber()),
   /** The currency: `TRY` (spec 6.4). */
-  currency: z.optional(responseString),
+  currency: z.optional(responseString()),
   /** The customer's name (spec 6.4). */
-  customer_name: z.optional(responseString),
+  customer_name: z.optional(responseString()),
   /** The customer's email address (spec 6.4). */
-  customer_email: z.optional(responseString),
+  customer_email: z.optional(responseString()),
   /** The customer's phone number (spec 6.5). */
-  customer_phone: z.optional(responseString),
+  customer_phone: z.optional(responseString()),
   /** Text about the status (spec 6.5). */
-  status_message: z.optional(responseString),
+  status_message: z.optional(responseString()),
   /** When the payment completed, ISO 8601 (spec 6.5). */
-  completed_at: z.optional(responseString),
+  completed_at: z.optional(responseString()),
   /** Unix seconds; the hash covers it (spec 5.3). The value that verified. */
-  timestamp: signed.timestamp,
+  timestamp: signed().timestamp,
   /** The body's hash, the same value as X-Hash (spec 5.3). */
-  hash: signed.hash,
-  ...cardFailure,
-});
+  hash: signed().hash,
+  ...cardFailure(),
+}));
 export interface DealerCreditCardCallback extends z.infer<typeof DealerCreditCardCallback> {}
 
 /**
@@ -161,18 +162,18 @@ export interface DealerCreditCardCallback extends z.infer<typeof DealerCreditCar
  * payment method): only the signed fields are typed, everything else is kept as sent. It reaches
  * the `'*'` handlers only.
  */
-export const UnknownCallback = lenientObject({
+export const UnknownCallback = lenientObject(() => ({
   /** The record's tracking code; the hash covers it (spec 5.3, 6). Its prefix tells the kind of record (spec 2.1). */
-  tracking_code: signed.tracking_code,
+  tracking_code: signed().tracking_code,
   /** The end status; the hash covers it (spec 5.3, 6). */
   status: z.string(),
   /** Every kind of spec 6 carries one; not required of a kind nobody has described. */
-  amount: z.optional(responseNumber),
+  amount: z.optional(responseNumber()),
   /** Unix seconds; the hash covers it (spec 5.3). The value that verified. */
-  timestamp: signed.timestamp,
+  timestamp: signed().timestamp,
   /** The body's hash, the same value as X-Hash (spec 5.3). */
-  hash: signed.hash,
-});
+  hash: signed().hash,
+}));
 export interface UnknownCallback extends z.infer<typeof UnknownCallback> {}
 
 /**

@@ -29,6 +29,16 @@ export interface WireType {
 
 export const wireTypes = /* @__PURE__ */ z.registry<WireType>();
 
+/**
+ * `build`, called on first use and remembered: the shared building blocks are functions, so that
+ * importing payorch builds none of them (each kind of schema costs its first construction most).
+ */
+// @__NO_SIDE_EFFECTS__
+function once<T>(build: () => T): () => T {
+  let value: T | undefined;
+  return () => (value ??= build());
+}
+
 /** `schema`, registered in `wireTypes`; a function so that bundlers drop an unused building block. */
 // @__NO_SIDE_EFFECTS__
 function wire<T extends z.core.$ZodType>(schema: T, type: WireType): T {
@@ -59,28 +69,77 @@ export type LenientObject<S extends z.core.$ZodShape> = z.ZodMiniObject<LenientS
  *   `const extra: Record<string, unknown> = answer.data; extra['new_field']`.
  *
  * Through zod's public API only: each optional field becomes `z.optional(z.nullable(field))`, and
- * one `z.overwrite` step on the object, built once, turns the nulls of those fields into
- * `undefined` in the object zod has just built (never the caller's input).
+ * one `z.overwrite` step on the object turns the nulls of those fields into `undefined` in the
+ * object zod has just built (never the caller's input). Given as a function returning the
+ * fields, the fields are built on first use (`deferShape`); the SDK's own objects all are.
  */
 // @__NO_SIDE_EFFECTS__
-export function lenientObject<const S extends z.core.$ZodShape>(shape: S): LenientObject<S> {
-  const lenient: Record<string, z.core.$ZodType> = {};
-  const nullable: string[] = [];
-  for (const [key, field] of Object.entries(shape)) {
-    if (field instanceof z.ZodMiniOptional) {
-      lenient[key] = z.optional(wire(z.nullable(field.def.innerType), { tolerates: NULL_AS_ABSENT }));
-      nullable.push(key);
-    } else {
-      lenient[key] = field;
+export function lenientObject<const S extends z.core.$ZodShape>(shape: S | (() => S)): LenientObject<S> {
+  // Filled when the shape is built, which zod does before it runs the step (the parse reads it).
+  let nullable: readonly string[] = [];
+  const build = (): z.core.$ZodShape => {
+    const lenient: Record<string, z.core.$ZodType> = {};
+    const keys: string[] = [];
+    for (const [key, field] of Object.entries(typeof shape === 'function' ? shape() : shape)) {
+      if (field instanceof z.ZodMiniOptional) {
+        lenient[key] = z.optional(wire(z.nullable(field.def.innerType), { tolerates: NULL_AS_ABSENT }));
+        keys.push(key);
+      } else {
+        lenient[key] = field;
+      }
     }
-  }
+    nullable = keys;
+    return lenient;
+  };
   const nullAsAbsent = (value: Record<string, unknown>): Record<string, unknown> => {
     for (const key of nullable) if (value[key] === null) value[key] = undefined;
     return value;
   };
-  const object = new (fastObject())({ type: 'object', shape: lenient, catchall: z.unknown() });
+  // The step goes in the def rather than through `.check()`, whose copy of the def would read (and build) the shape.
+  const def = deferShape({ type: 'object', catchall: (unknownField ??= z.unknown()), checks: [z.overwrite(nullAsAbsent)] }, build);
   // A loose object at run time, typed as a stripping one: the cast is the whole trick, in one place.
-  return object.check(z.overwrite(nullAsAbsent)) as unknown as LenientObject<S>;
+  return new (fastObject())(def) as unknown as LenientObject<S>;
+}
+
+/** A request body: `z.strictObject` whose fields are built on first use; `checks` run on the whole object. */
+// @__NO_SIDE_EFFECTS__
+export function strictObject<T extends z.core.$ZodLooseShape>(
+  shape: () => T,
+  ...checks: z.core.$ZodCheck<z.output<z.ZodMiniObject<z.core.util.Writeable<T>, z.core.$strict>>>[]
+): z.ZodMiniObject<z.core.util.Writeable<T>, z.core.$strict> {
+  const def = deferShape({ type: 'object', catchall: (neverField ??= z.never()), checks }, shape);
+  return new z.ZodMiniObject(def) as z.ZodMiniObject<z.core.util.Writeable<T>, z.core.$strict>;
+}
+
+/** `z.object` (unknown fields dropped) whose fields are built on first use. */
+// @__NO_SIDE_EFFECTS__
+export function object<T extends z.core.$ZodLooseShape>(shape: () => T): z.ZodMiniObject<z.core.util.Writeable<T>> {
+  return new z.ZodMiniObject(deferShape({ type: 'object' }, shape)) as z.ZodMiniObject<z.core.util.Writeable<T>>;
+}
+
+// One catch-all schema for every object that needs it, built with the first such object.
+let unknownField: z.ZodMiniUnknown | undefined;
+let neverField: z.ZodMiniNever | undefined;
+
+/**
+ * `def` with a `shape` built on first read, so that importing payorch builds no field schema.
+ * zod reads an object's `def.shape` only when it needs the fields (the first parse, `.shape`,
+ * JSON Schema, a copy of the def); `$ZodObject` adopts an accessor it did not make as it is. The
+ * accessor builds the fields once and puts them in its place on the def it was read from; a copy
+ * of the def made before that carries the accessor and gets the same fields.
+ */
+function deferShape<D extends object>(def: D, build: () => z.core.$ZodLooseShape): D & z.core.$ZodObjectDef {
+  let fields: z.core.$ZodLooseShape | undefined;
+  Object.defineProperty(def, 'shape', {
+    get(this: object) {
+      fields ??= build();
+      Object.defineProperty(this, 'shape', { value: fields, enumerable: true });
+      return fields;
+    },
+    enumerable: true,
+    configurable: true,
+  });
+  return def as D & z.core.$ZodObjectDef;
 }
 
 let FastObject: $constructor<z.ZodMiniObject> | undefined;
@@ -99,7 +158,8 @@ function fastObject(): $constructor<z.ZodMiniObject> {
     const mini: $constructor<z.ZodMiniType> = z.ZodMiniType;
     jit.init(inst, def);
     mini.init(inst, def);
-    Object.defineProperty(inst, 'shape', { value: def.shape, enumerable: false });
+    // Read when asked, as zod/mini's own object does: reading it here would build the fields.
+    Object.defineProperty(inst, 'shape', { get: () => inst._zod.def.shape, enumerable: false });
   });
   return FastObject;
 }
@@ -120,39 +180,49 @@ export function requiredString() {
 const NUMERIC = /^-?\d+(\.\d+)?$/;
 
 /** A number in an answer; a numeric string is accepted and converted. */
-export const responseNumber = /* @__PURE__ */ wire(
-  z.union([z.number(), z.pipe(/* @__PURE__ */ z.string().check(z.trim(), z.regex(NUMERIC)), z.transform(Number))]),
-  { spec: { type: 'number' }, tolerates: 'a number as a numeric string ("250.00")' },
+export const responseNumber = /* @__PURE__ */ once(() =>
+  wire(z.union([z.number(), z.pipe(z.string().check(z.trim(), z.regex(NUMERIC)), z.transform(Number))]), {
+    spec: { type: 'number' },
+    tolerates: 'a number as a numeric string ("250.00")',
+  }),
 );
 
 /** A string in an answer that a server may send as a number (an id): a number is kept as its text. */
-export const responseString = /* @__PURE__ */ wire(
-  z.union([z.string(), z.pipe(z.number(), z.transform(String))]),
-  { spec: { type: 'string' }, tolerates: 'an id as a number' },
+export const responseString = /* @__PURE__ */ once(() =>
+  wire(z.union([z.string(), z.pipe(z.number(), z.transform(String))]), { spec: { type: 'string' }, tolerates: 'an id as a number' }),
 );
 
 /** An integer in an answer; a numeric string is accepted and converted. */
-export const responseInteger = /* @__PURE__ */ wire(
-  z.union([z.int(), z.pipe(/* @__PURE__ */ z.string().check(z.trim(), z.regex(/^-?\d+$/)), z.transform(Number))]),
-  { spec: { type: 'integer' }, tolerates: 'an integer as a numeric string ("12")' },
+export const responseInteger = /* @__PURE__ */ once(() =>
+  wire(z.union([z.int(), z.pipe(z.string().check(z.trim(), z.regex(/^-?\d+$/)), z.transform(Number))]), {
+    spec: { type: 'integer' },
+    tolerates: 'an integer as a numeric string ("12")',
+  }),
 );
 
 /**
  * A decimal in an answer, handed over as the documented decimal string ("1500.00").
  * A JSON number is accepted and converted without float formatting surprises for integers.
  */
-export const responseDecimal = /* @__PURE__ */ wire(
-  z.union([/* @__PURE__ */ z.string().check(z.trim(), z.regex(NUMERIC)), z.pipe(z.number(), z.transform((value: number) => String(value)))]),
-  { spec: { type: 'string', pattern: NUMERIC.source }, tolerates: 'a decimal string as a JSON number' },
+export const responseDecimal = /* @__PURE__ */ once(() =>
+  wire(z.union([z.string().check(z.trim(), z.regex(NUMERIC)), z.pipe(z.number(), z.transform((value: number) => String(value)))]), {
+    spec: { type: 'string', pattern: NUMERIC.source },
+    tolerates: 'a decimal string as a JSON number',
+  }),
 );
 
 /** A boolean in an answer; 0/1 and "true"/"false" are accepted. */
-export const responseBoolean = /* @__PURE__ */ wire(z.union([
-  z.boolean(),
-  z.pipe(z.literal(1), z.transform(() => true)),
-  z.pipe(z.literal(0), z.transform(() => false)),
-  z.pipe(z.enum(['true', 'false']), z.transform((value: 'true' | 'false') => value === 'true')),
-]), { spec: { type: 'boolean' }, tolerates: 'a boolean as 1/0 or "true"/"false"' });
+export const responseBoolean = /* @__PURE__ */ once(() =>
+  wire(
+    z.union([
+      z.boolean(),
+      z.pipe(z.literal(1), z.transform(() => true)),
+      z.pipe(z.literal(0), z.transform(() => false)),
+      z.pipe(z.enum(['true', 'false']), z.transform((value: 'true' | 'false') => value === 'true')),
+    ]),
+    { spec: { type: 'boolean' }, tolerates: 'a boolean as 1/0 or "true"/"false"' },
+  ),
+);
 
 /**
  * A string from a known set that the service may extend: typed as the known values plus
@@ -172,10 +242,12 @@ export function openEnum<const T extends readonly string[]>(options: T) {
  * Absent is tolerated; a false one (`false`, `"false"`, `0`) never reaches a schema: the transport
  * reports it as a refusal.
  */
-export const successFlag = z.optional(
-  /* @__PURE__ */ wire(z.pipe(z.literal([true, 'true', 1]), z.transform((): true => true)), {
-    spec: { type: 'boolean', const: true },
-    required: true,
-    tolerates: '`success` as `"true"` or `1`, or left out',
-  }),
+export const successFlag = /* @__PURE__ */ once(() =>
+  z.optional(
+    wire(z.pipe(z.literal([true, 'true', 1]), z.transform((): true => true)), {
+      spec: { type: 'boolean', const: true },
+      required: true,
+      tolerates: '`success` as `"true"` or `1`, or left out',
+    }),
+  ),
 );

@@ -13,16 +13,16 @@ export const NoParams = z.undefined();
 // Declarations, not arrows: bundlers ignore the annotation on the `var` arrows of dist/.
 // @__NO_SIDE_EFFECTS__
 export function envelope<T extends z.ZodMiniType>(data: T) {
-  return lenientObject({
+  return lenientObject(() => ({
     /** `true` when the call succeeded (spec 2.1). */
-    success: successFlag,
+    success: successFlag(),
     /** Human-readable text about the result (spec 2.1). */
     message: z.optional(z.string()),
     /** The record the call created or read (spec 2.1). */
     data,
     /** The service's time of the answer, `YYYY-MM-DD HH:MM:SS` (spec 2.1). Absent from some answers. */
     timestamp: z.optional(z.string()),
-  });
+  }));
 }
 
 /** An IBAN as the spec bounds it: 15 to 34 characters (spec 4.6, 8). */

@@ -60,10 +60,15 @@ export type ParsedTrackingCode =
       readonly createdAt: undefined;
     };
 
-// Longest prefix first, so that EIBAN-WIT is read as one prefix; a regex backtracks into
-// EIBAN + segment "WIT" only when nothing else fits (EIBAN-WIT-1763811111).
-const PREFIXES = Object.keys(RECORDS).sort((a, b) => b.length - a.length);
-const TRACKING_CODE = new RegExp(`^(${PREFIXES.join('|')})-([A-Za-z0-9]+)-(\\d{1,12})$`);
+let trackingCode: RegExp | undefined;
+
+/** The pattern of a tracking code, made from the prefix table on first use rather than at import. */
+function trackingCodePattern(): RegExp {
+  // Longest prefix first, so that EIBAN-WIT is read as one prefix; a regex backtracks into
+  // EIBAN + segment "WIT" only when nothing else fits (EIBAN-WIT-1763811111).
+  const prefixes = Object.keys(RECORDS).sort((a, b) => b.length - a.length);
+  return (trackingCode ??= new RegExp(`^(${prefixes.join('|')})-([A-Za-z0-9]+)-(\\d{1,12})$`));
+}
 const TRANSFER_ID = /^TRF-([A-Za-z0-9]+)$/;
 // Far longer than any real code; bounds the work done on hostile input.
 const MAX_LENGTH = 128;
@@ -88,7 +93,7 @@ export function safeParseTrackingCode(
   // `code` is typed, but callers hand over JSON fields: guard the type at run time too.
   const text: unknown = code;
   if (typeof text === 'string' && text.length <= MAX_LENGTH) {
-    const match = TRACKING_CODE.exec(text);
+    const match = trackingCodePattern().exec(text);
     if (match !== null) {
       const [, prefix = '', segment = '', seconds = ''] = match;
       if (isPrefix(prefix)) {

@@ -1,12 +1,12 @@
 import * as z from 'zod/mini';
 import { defineEndpoint } from '../core/endpoint.js';
-import { lenientObject, requestAmount, requiredString, responseNumber, responseString } from '../core/schema-blocks.js';
+import { lenientObject, requestAmount, requiredString, responseNumber, responseString, strictObject } from '../core/schema-blocks.js';
 import type { RequestOptions } from '../core/transport.js';
 import { envelope } from '../core/shared-shapes.js';
 import { APIResource } from '../core/resource.js';
 
 /** Body of a dealer card payment (spec 4.13): at least 200 TRY. */
-export const DealerCardPaymentParams = z.strictObject({
+export const DealerCardPaymentParams = strictObject(() => ({
   /** The customer's username. Required, not blank. */
   username: requiredString(),
   /** The cardholder's first name. Required, not blank. */
@@ -21,23 +21,23 @@ export const DealerCardPaymentParams = z.strictObject({
   amount: requestAmount(200),
   /** Free text shown with the payment. Optional. */
   description: z.optional(z.string()),
-});
+}));
 export type DealerCardPaymentParams = z.input<typeof DealerCardPaymentParams>;
 
 /** A created dealer card payment: redirect the customer to `data.payment_url` (spec 2.7). */
 export const DealerCardPayment = envelope(
-  lenientObject({
+  lenientObject(() => ({
     /** Use it for status queries. */
     tracking_code: z.string(),
     /** The card payment page (URL) the customer is redirected to (spec 2.7). */
     payment_url: z.string(),
     /** The service's internal order id; a numeric one is kept as text. */
-    order_id: z.optional(responseString),
+    order_id: z.optional(responseString()),
     /** The amount in TRY, a number; at least 200 (spec 2.7, 8). */
-    amount: responseNumber,
+    amount: responseNumber(),
     /** TRY. */
     currency: z.optional(z.string()),
-  }),
+  })),
 );
 export interface DealerCardPayment extends z.infer<typeof DealerCardPayment> {}
 

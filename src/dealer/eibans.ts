@@ -6,9 +6,9 @@ import { NoParams } from '../core/shared-shapes.js';
 import { APIResource } from '../core/resource.js';
 
 /** One of the dealer's E-IBAN accounts with its balances (spec 2.7). */
-export const EibanAccount = lenientObject({
+export const EibanAccount = lenientObject(() => ({
   /** The E-IBAN's id, an integer (spec 2.7). */
-  id: responseInteger,
+  id: responseInteger(),
   /** The account's IBAN (spec 2.7). */
   iban_no: z.string(),
   /** The bank's name (spec 2.7). */
@@ -18,23 +18,23 @@ export const EibanAccount = lenientObject({
   /** Identifies the account in `transactions` and `transfers` calls. */
   wallet_id: z.string(),
   /** Total balance as a decimal string, for example `"1500.00"`. */
-  balance: responseDecimal,
+  balance: responseDecimal(),
   /** Balance available for withdrawal, as a decimal string. */
-  available_balance: responseDecimal,
-});
+  available_balance: responseDecimal(),
+}));
 export interface EibanAccount extends z.infer<typeof EibanAccount> {}
 
 /** The dealer's E-IBAN accounts (spec 4.13). */
-export const EibanAccountList = lenientObject({
+export const EibanAccountList = lenientObject(() => ({
   /** `true` when the call succeeded (spec 2.1). */
-  success: successFlag,
+  success: successFlag(),
   /** The dealer's name (spec 4.13). */
   dealer_name: z.optional(z.string()),
   /** How many E-IBANs the dealer has, an integer (spec 4.13). */
-  total_eibans: responseInteger,
+  total_eibans: responseInteger(),
   /** The dealer's E-IBAN accounts with their balances (spec 2.7). */
   eibans: z.array(EibanAccount),
-});
+}));
 export interface EibanAccountList extends z.infer<typeof EibanAccountList> {}
 
 export const eibanListEndpoint = defineEndpoint({

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { defineEndpoint } from '../core/endpoint.js';
-import { lenientObject, openEnum, requiredString, responseNumber, responseString } from '../core/schema-blocks.js';
+import { lenientObject, openEnum, requiredString, responseNumber, responseString, strictObject } from '../core/schema-blocks.js';
 import type { RequestOptions } from '../core/transport.js';
 import { envelope, iban, positiveAmount } from '../core/shared-shapes.js';
 import { APIResource } from '../core/resource.js';
@@ -9,7 +9,7 @@ import { APIResource } from '../core/resource.js';
  * Body of a manual IBAN deposit (spec 4.13). Note `userid`, not `user_id`: the dealer API spells
  * it so, and the SDK keeps the wire name.
  */
-export const ManualIbanDepositParams = z.strictObject({
+export const ManualIbanDepositParams = strictObject(() => ({
   /** The customer's username. Required, not blank. */
   username: requiredString(),
   /** The customer's identifier in your system (spelt `userid` by the dealer API). Required, not blank. */
@@ -18,11 +18,11 @@ export const ManualIbanDepositParams = z.strictObject({
   fullname: requiredString(),
   /** The amount the customer will pay, in TRY. Required; greater than 0 (the spec states no minimum; the service picks an IBAN by its limits). */
   amount: positiveAmount(),
-});
+}));
 export type ManualIbanDepositParams = z.input<typeof ManualIbanDepositParams>;
 
 /** Body of a manual withdrawal request (spec 4.13); the recipient IBAN has 15 to 34 characters. */
-export const ManualIbanWithdrawParams = z.strictObject({
+export const ManualIbanWithdrawParams = strictObject(() => ({
   /** The customer's username. Required, not blank. */
   username: requiredString(),
   /** The customer's identifier in your system (spelt `userid` by the dealer API). Required, not blank. */
@@ -33,12 +33,12 @@ export const ManualIbanWithdrawParams = z.strictObject({
   recipient_name: requiredString(),
   /** The recipient's IBAN. Required; 15 to 34 characters. */
   recipient_iban: iban(),
-});
+}));
 export type ManualIbanWithdrawParams = z.input<typeof ManualIbanWithdrawParams>;
 
 /** The IBAN the customer pays into, chosen by the service for the amount (spec 2.7). */
 export const ManualIbanDeposit = envelope(
-  lenientObject({
+  lenientObject(() => ({
     /** The record's tracking code: `DEP-...` for a deposit, `WDR-...` for a withdrawal (spec 2.1). */
     tracking_code: z.string(),
     /** The bank of the IBAN the customer pays into (spec 2.7). */
@@ -50,8 +50,8 @@ export const ManualIbanDeposit = envelope(
     /** The IBAN in groups of four characters, for display. */
     formatted_iban: z.optional(z.string()),
     /** The amount, a number (spec 2.7); the spec states no minimum or maximum (spec 8). */
-    amount: responseNumber,
-  }),
+    amount: responseNumber(),
+  })),
 );
 export interface ManualIbanDeposit extends z.infer<typeof ManualIbanDeposit> {}
 
@@ -61,18 +61,18 @@ export type ManualIbanWithdrawalStatus = z.infer<typeof ManualIbanWithdrawalStat
 
 /** A manual withdrawal request, `pending` on creation (spec 2.7). */
 export const ManualIbanWithdrawal = envelope(
-  lenientObject({
+  lenientObject(() => ({
     /** The record's tracking code: `DEP-...` for a deposit, `WDR-...` for a withdrawal (spec 2.1). */
     tracking_code: z.string(),
     /** The withdrawal's status: `pending` on creation (spec 3). */
     status: ManualIbanWithdrawalStatus,
     /** The amount, a number (spec 2.7); the spec states no minimum or maximum (spec 8). */
-    amount: responseNumber,
+    amount: responseNumber(),
     /** The recipient's name, as sent (spec 2.7). */
-    recipient_name: z.optional(responseString),
+    recipient_name: z.optional(responseString()),
     /** The recipient's IBAN, as sent (spec 2.7). */
     recipient_iban: z.optional(z.string()),
-  }),
+  })),
 );
 export interface ManualIbanWithdrawal extends z.infer<typeof ManualIbanWithdrawal> {}
 

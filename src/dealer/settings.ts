@@ -8,23 +8,23 @@ export const PaymentMethodState = openEnum(['active', 'inactive']);
 export type PaymentMethodState = z.infer<typeof PaymentMethodState>;
 
 /** The dealer's name and which payment methods it may use (spec 2.7, 4.13). */
-export const DealerSettings = lenientObject({
+export const DealerSettings = lenientObject(() => ({
   /** `true` when the call succeeded (spec 2.1). */
-  success: successFlag,
+  success: successFlag(),
   /** Welcome text with the dealer's name. */
   message: z.optional(z.string()),
   /** The dealer's name (spec 2.7). */
   dealer_name: z.string(),
   /** Whether each payment method is enabled for the dealer (spec 2.7). */
-  payment_methods: lenientObject({
+  payment_methods: lenientObject(() => ({
     /** Card payments: `active` or `inactive` (spec 2.7). */
     credit_card: PaymentMethodState,
     /** E-IBAN: `active` or `inactive` (spec 2.7). */
     eiban: PaymentMethodState,
     /** Manual IBAN: `active` or `inactive` (spec 2.7). */
     manual_iban: PaymentMethodState,
-  }),
-});
+  })),
+}));
 export interface DealerSettings extends z.infer<typeof DealerSettings> {}
 
 export const settingsEndpoint = defineEndpoint({

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { defineEndpoint } from '../core/endpoint.js';
-import { lenientObject, openEnum, requiredString, responseBoolean, responseDecimal, responseInteger, successFlag } from '../core/schema-blocks.js';
+import { lenientObject, openEnum, requiredString, responseBoolean, responseDecimal, responseInteger, strictObject, successFlag } from '../core/schema-blocks.js';
 import type { RequestOptions, Transport } from '../core/transport.js';
 import { parseRequest } from '../core/validation.js';
 import { RequestAbortedError } from '../errors/request-aborted-error.js';
@@ -28,14 +28,14 @@ function calendarDate() {
   return z.iso.date({ error: 'must be a calendar date YYYY-MM-DD' });
 }
 
-const rangeShape = {
+const rangeShape = () => ({
   /** The E-IBAN's `wallet_id`, from `dealer.eibans.list()`. Required. */
   wallet_id: requiredString(),
   /** First day, a calendar date `YYYY-MM-DD`. Required. */
   start_date: calendarDate(),
   /** Last day, `YYYY-MM-DD`, not before `start_date`. Required. For `list()` at most 3 days after `start_date` (spec 7.4, 8); `iterate()` takes any range. */
   end_date: calendarDate(),
-};
+});
 
 type Range = { readonly start_date: string; readonly end_date: string };
 
@@ -59,22 +59,21 @@ function checkSpan(range: Range, ctx: z.core.$RefinementCtx): void {
 }
 
 /** Query of one page of E-IBAN transactions (spec 4.13): a range of at most 3 days. */
-export const TransactionListParams = /* @__PURE__ */ z
-  .strictObject({
-    ...rangeShape,
+export const TransactionListParams = strictObject(
+  () => ({
+    ...rangeShape(),
     /** Page number, from 1. @default 1 */
-    page: z.optional(/* @__PURE__ */ z.number().check(z.int({ error: 'must be an integer' }), z.positive({ error: 'must be at least 1' }))),
-  })
-  .check(
-    z.superRefine((params, ctx) => {
-      checkOrder(params, ctx);
-      checkSpan(params, ctx);
-    }),
-  );
+    page: z.optional(z.number().check(z.int({ error: 'must be an integer' }), z.positive({ error: 'must be at least 1' }))),
+  }),
+  z.superRefine((params: Range, ctx) => {
+    checkOrder(params, ctx);
+    checkSpan(params, ctx);
+  }),
+);
 export type TransactionListParams = z.input<typeof TransactionListParams>;
 
 /** Range of `iterate()`: any number of days, end not before start. */
-export const TransactionRangeParams = /* @__PURE__ */ z.strictObject(rangeShape).check(z.superRefine(checkOrder));
+export const TransactionRangeParams = strictObject(rangeShape, z.superRefine(checkOrder));
 export type TransactionRangeParams = z.input<typeof TransactionRangeParams>;
 
 /** Direction of a transaction; the spec shows `incoming` (spec 2.7). */
@@ -82,11 +81,11 @@ export const TransactionType = openEnum(['incoming']);
 export type TransactionType = z.infer<typeof TransactionType>;
 
 /** One movement on an E-IBAN account (spec 2.7). */
-export const Transaction = lenientObject({
+export const Transaction = lenientObject(() => ({
   /** The transaction's id (spec 2.7). */
   transactionId: z.string(),
   /** Decimal string, for example `"1500.00"`. */
-  amount: responseDecimal,
+  amount: responseDecimal(),
   /** The transaction's direction, for example `incoming` (spec 2.7). */
   type: TransactionType,
   /** Free text of the transaction (spec 2.7). */
@@ -97,46 +96,46 @@ export const Transaction = lenientObject({
   senderIban: z.optional(z.string()),
   /** ISO 8601 without offset, for example `2026-03-01T14:05:00`. */
   date: z.string(),
-});
+}));
 export interface Transaction extends z.infer<typeof Transaction> {}
 
 /** Where a page stands in the result (spec 4.13); `per_page` is always 100. */
-export const Pagination = lenientObject({
+export const Pagination = lenientObject(() => ({
   /** This page's number, from 1 (spec 4.13). */
-  current_page: responseInteger,
+  current_page: responseInteger(),
   /** Records per page: always 100 (spec 4.13, 8). */
-  per_page: responseInteger,
+  per_page: responseInteger(),
   /** How many transactions the date range holds (spec 4.13). */
-  total_records: responseInteger,
+  total_records: responseInteger(),
   /** How many pages the date range holds (spec 4.13). */
-  total_pages: responseInteger,
+  total_pages: responseInteger(),
   /** Whether a later page exists (spec 4.13). */
-  has_more: responseBoolean,
-});
+  has_more: responseBoolean(),
+}));
 export interface Pagination extends z.infer<typeof Pagination> {}
 
 /** One page of E-IBAN transactions (spec 4.13). */
-export const TransactionList = lenientObject({
+export const TransactionList = lenientObject(() => ({
   /** `true` when the call succeeded (spec 2.1). */
-  success: successFlag,
+  success: successFlag(),
   /** The dealer's name (spec 4.13). */
   dealer_name: z.optional(z.string()),
   /** The E-IBAN's wallet id the list is for, as sent (spec 4.13). */
   wallet_id: z.optional(z.string()),
   /** The range asked for, each end `YYYY-MM-DD`; at most 3 days (spec 4.13, 8). */
   date_range: z.optional(
-    lenientObject({
+    lenientObject(() => ({
       /** First day, `YYYY-MM-DD` (spec 4.13). */
       start_date: z.string(),
       /** Last day, `YYYY-MM-DD` (spec 4.13). */
       end_date: z.string(),
-    }),
+    })),
   ),
   /** Where this page is in the range; 100 records per page (spec 4.13). */
   pagination: Pagination,
   /** This page's transactions, at most 100 (spec 2.7, 8). */
   transactions: z.array(Transaction),
-});
+}));
 export interface TransactionList extends z.infer<typeof TransactionList> {}
 
 export const transactionListEndpoint = defineEndpoint({

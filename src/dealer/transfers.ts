@@ -1,12 +1,12 @@
 import * as z from 'zod/mini';
 import { defineEndpoint } from '../core/endpoint.js';
-import { lenientObject, openEnum, requestAmount, requiredString, responseDecimal, responseString, successFlag } from '../core/schema-blocks.js';
+import { lenientObject, openEnum, requestAmount, requiredString, responseDecimal, responseString, strictObject, successFlag } from '../core/schema-blocks.js';
 import type { RequestOptions } from '../core/transport.js';
 import { iban } from '../core/shared-shapes.js';
 import { APIResource } from '../core/resource.js';
 
 /** Body of a transfer from an E-IBAN to a bank account (spec 4.13): at least 10.00 TRY. */
-export const SendMoneyParams = z.strictObject({
+export const SendMoneyParams = strictObject(() => ({
   /** The source E-IBAN's `wallet_id`, from `dealer.eibans.list()`. Required. */
   wallet_id: requiredString(),
   /** The recipient's IBAN. Required; 15 to 34 characters. */
@@ -17,14 +17,14 @@ export const SendMoneyParams = z.strictObject({
   amount: requestAmount(10),
   /** Free text for the transfer. Optional. */
   description: z.optional(z.string()),
-});
+}));
 export type SendMoneyParams = z.input<typeof SendMoneyParams>;
 
 /** Query of a transfer's status (spec 4.13). */
-export const TransferStatusParams = z.strictObject({
+export const TransferStatusParams = strictObject(() => ({
   /** The `transfer_id` (`TRF-...`) that `send()` returned. Required. */
   transfer_id: requiredString(),
-});
+}));
 export type TransferStatusParams = z.input<typeof TransferStatusParams>;
 
 /** States of a transfer (spec 3.1); `pending` until it ends. */
@@ -32,46 +32,46 @@ export const TransferStatus = openEnum(['pending', 'completed', 'failed', 'cance
 export type TransferStatus = z.infer<typeof TransferStatus>;
 
 /** A transfer (spec 2.7). `description` and `completed_at` come with the status query only. */
-export const Transfer = lenientObject({
+export const Transfer = lenientObject(() => ({
   /** `TRF-` and an alphanumeric segment. */
   transfer_id: z.string(),
   /** The transfer's status: `pending` on creation (spec 3). */
   status: TransferStatus,
   /** Decimal string, for example `"250.00"`. */
-  amount: responseDecimal,
+  amount: responseDecimal(),
   /** The recipient's IBAN, as sent (spec 2.7). */
   recipient_iban: z.optional(z.string()),
   /** The recipient's name, as sent (spec 2.7). */
-  recipient_name: z.optional(responseString),
+  recipient_name: z.optional(responseString()),
   /** `null` or absent when the transfer was sent without one. */
   description: z.optional(z.string()),
   /** ISO 8601 without offset. */
   created_at: z.optional(z.string()),
   /** ISO 8601; `null` or absent while the transfer has not ended. */
   completed_at: z.optional(z.string()),
-});
+}));
 export interface Transfer extends z.infer<typeof Transfer> {}
 
 /** The answer of send-money: the new transfer, `pending` (spec 4.13). */
-export const SendMoneyResult = lenientObject({
+export const SendMoneyResult = lenientObject(() => ({
   /** `true` when the call succeeded (spec 2.1). */
-  success: successFlag,
+  success: successFlag(),
   /** Human-readable text about the result (spec 2.1). */
   message: z.optional(z.string()),
   /** The transfer (spec 2.7); `description` and `completed_at` in status queries only. */
   transfer: Transfer,
-});
+}));
 export interface SendMoneyResult extends z.infer<typeof SendMoneyResult> {}
 
 /** The answer of the status query (spec 4.13). */
-export const TransferStatusResult = lenientObject({
+export const TransferStatusResult = lenientObject(() => ({
   /** `true` when the call succeeded (spec 2.1). */
-  success: successFlag,
+  success: successFlag(),
   /** The dealer's name (spec 4.13). */
   dealer_name: z.optional(z.string()),
   /** The transfer (spec 2.7); `description` and `completed_at` in status queries only. */
   transfer: Transfer,
-});
+}));
 export interface TransferStatusResult extends z.infer<typeof TransferStatusResult> {}
 
 export const sendMoneyEndpoint = defineEndpoint({

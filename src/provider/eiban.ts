@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { lenientObject } from '../core/schema-blocks.js';
+import { lenientObject, strictObject } from '../core/schema-blocks.js';
 import { defineEndpoint } from '../core/endpoint.js';
 import { APIResource } from '../core/resource.js';
 import type { ProviderRequestOptions } from './request-options.js';
@@ -7,36 +7,36 @@ import { envelope, iban } from '../core/shared-shapes.js';
 import { depositStatus, ibanWithdrawalFields, paymentParams, recordCore, recordEcho } from './shared.js';
 
 /** Body of an E-IBAN deposit (spec 4.7). */
-export const EibanDepositParams = z.strictObject({ ...paymentParams });
+export const EibanDepositParams = strictObject(() => ({ ...paymentParams() }));
 export type EibanDepositParams = z.input<typeof EibanDepositParams>;
 
 /** Body of an E-IBAN withdrawal (spec 4.7); the IBAN is bounded like the manual one (docs/spec-gaps.md). */
-export const EibanWithdrawParams = z.strictObject({
-  ...paymentParams,
+export const EibanWithdrawParams = strictObject(() => ({
+  ...paymentParams(),
   /** The recipient's bank account (IBAN). Required; 15 to 34 characters, as for manual withdrawals (docs/spec-gaps.md). */
   iban: iban(),
-});
+}));
 export type EibanWithdrawParams = z.input<typeof EibanWithdrawParams>;
 
 /** An E-IBAN deposit record (spec 4.7). */
 export const EibanDeposit = envelope(
-  lenientObject({
-    ...recordCore,
-    ...recordEcho,
+  lenientObject(() => ({
+    ...recordCore(),
+    ...recordEcho(),
     /** The payment page (URL) to redirect the customer to (spec 2.4). Deposits only. */
     payment_url: z.string(),
-    ...depositStatus,
-  }),
+    ...depositStatus(),
+  })),
 );
 export interface EibanDeposit extends z.infer<typeof EibanDeposit> {}
 
 /** An E-IBAN withdrawal record, `pending` on creation (spec 4.7). */
 export const EibanWithdrawal = envelope(
-  lenientObject({
-    ...recordCore,
-    ...recordEcho,
-    ...ibanWithdrawalFields,
-  }),
+  lenientObject(() => ({
+    ...recordCore(),
+    ...recordEcho(),
+    ...ibanWithdrawalFields(),
+  })),
 );
 export interface EibanWithdrawal extends z.infer<typeof EibanWithdrawal> {}
 

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { lenientObject } from '../core/schema-blocks.js';
+import { lenientObject, strictObject } from '../core/schema-blocks.js';
 import { defineEndpoint } from '../core/endpoint.js';
 import { APIResource } from '../core/resource.js';
 import type { ProviderRequestOptions } from './request-options.js';
@@ -7,36 +7,36 @@ import { envelope, iban } from '../core/shared-shapes.js';
 import { depositStatus, ibanWithdrawalFields, paymentParams, recordCore, recordEcho } from './shared.js';
 
 /** Body of a manual deposit (spec 4.5). */
-export const ManualDepositParams = z.strictObject({ ...paymentParams });
+export const ManualDepositParams = strictObject(() => ({ ...paymentParams() }));
 export type ManualDepositParams = z.input<typeof ManualDepositParams>;
 
 /** Body of a manual withdrawal (spec 4.6). */
-export const ManualWithdrawParams = z.strictObject({
-  ...paymentParams,
+export const ManualWithdrawParams = strictObject(() => ({
+  ...paymentParams(),
   /** The customer's IBAN the money is paid to. Required; 15 to 34 characters (spec 4.6, 8). */
   iban: iban(),
-});
+}));
 export type ManualWithdrawParams = z.input<typeof ManualWithdrawParams>;
 
 /** A manual deposit record: the customer is sent to `payment_url` (spec 4.5). */
 export const ManualDeposit = envelope(
-  lenientObject({
-    ...recordCore,
-    ...recordEcho,
+  lenientObject(() => ({
+    ...recordCore(),
+    ...recordEcho(),
     /** The payment page (URL) to redirect the customer to; there the customer may change the amount and sees the IBAN details (spec 4.5). Deposits only. */
     payment_url: z.string(),
-    ...depositStatus,
-  }),
+    ...depositStatus(),
+  })),
 );
 export interface ManualDeposit extends z.infer<typeof ManualDeposit> {}
 
 /** A manual withdrawal record, `pending` on creation (spec 4.6). */
 export const ManualWithdrawal = envelope(
-  lenientObject({
-    ...recordCore,
-    ...recordEcho,
-    ...ibanWithdrawalFields,
-  }),
+  lenientObject(() => ({
+    ...recordCore(),
+    ...recordEcho(),
+    ...ibanWithdrawalFields(),
+  })),
 );
 export interface ManualWithdrawal extends z.infer<typeof ManualWithdrawal> {}
 

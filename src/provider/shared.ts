@@ -2,23 +2,23 @@ import * as z from 'zod/mini';
 import { lenientObject, openEnum, requestAmount, requiredString, responseInteger, responseNumber, responseString } from '../core/schema-blocks.js';
 
 /** The customer as answers embed it (spec 2.3). Echoed values sent back as numbers are kept as their text. */
-export const Customer = lenientObject({
+export const Customer = lenientObject(() => ({
   /** The customer's full name, as sent in the request (spec 2.3). */
-  fullname: responseString,
+  fullname: responseString(),
   /** The customer's username on your site, as sent in the request (spec 2.3). */
-  username: responseString,
+  username: responseString(),
   /** The customer's identifier in your system, as a string (spec 2.3). */
-  user_id: responseString,
-});
+  user_id: responseString(),
+}));
 export interface Customer extends z.infer<typeof Customer> {}
 
 /** The site a record belongs to, as answers embed it (spec 2.4). */
-export const SiteRef = lenientObject({
+export const SiteRef = lenientObject(() => ({
   /** The site's id, an integer (spec 2.2). */
-  id: responseInteger,
+  id: responseInteger(),
   /** The site's name (spec 2.2). */
   name: z.string(),
-});
+}));
 export interface SiteRef extends z.infer<typeof SiteRef> {}
 
 /** States of a provider deposit (spec 3.1). `failed` is listed because the third-party text names it (spec 6.6). */
@@ -33,21 +33,21 @@ export type WithdrawalStatus = z.infer<typeof WithdrawalStatus>;
  * Fields every provider payment request carries about the customer, in the order of spec 2.3.
  * Bodies are sent in schema order, so the bytes do not depend on the caller's key order.
  */
-export const customerParams = {
+export const customerParams = () => ({
   /** The customer's full name. Required, not blank. */
   fullname: requiredString(),
   /** The customer's username on your site. Required, not blank. */
   username: requiredString(),
   /** The customer's identifier in your system (a string, even when numeric). Required, not blank. */
   user_id: requiredString(),
-};
+});
 
 /** A deposit or withdrawal request with the spec's minimum amount of 1 (spec 8). */
-export const paymentParams = {
-  ...customerParams,
+export const paymentParams = () => ({
+  ...customerParams(),
   /** The amount in TRY, a JSON number. Required; at least 1 (spec 4.1, 8). */
   amount: requestAmount(1),
-};
+});
 
 /** A gateway id: a positive integer from `listGateways()` (spec 2.5). */
 // @__NO_SIDE_EFFECTS__
@@ -56,15 +56,15 @@ export function gatewayId() {
 }
 
 /** Fields every provider transaction record has (spec 2.4). */
-export const recordCore = {
+export const recordCore = () => ({
   /** The record's tracking code: prefix, alphanumeric segment and Unix seconds, e.g. `MAN-A1B2C3-1700000000`; prefixes MAN, WIT, EIBAN, EIBAN-WIT, TPBD/TPBW, TPCD/TPCW, TPWD/TPWW (spec 2.1). The callback for this record carries the same code. */
   tracking_code: z.string(),
   /** The amount, a number (spec 2.4). On a deposit the customer may change it on the payment page; the callback carries the final amount. */
-  amount: responseNumber,
-};
+  amount: responseNumber(),
+});
 
 /** Fields some records echo back (spec 2.4); optional so that a leaner answer still parses. */
-export const recordEcho = {
+export const recordEcho = () => ({
   /** The site the record belongs to, `{ id, name }` (spec 2.2). Manual, E-IBAN and third-party bank records only (spec 2.4). */
   site: z.optional(SiteRef),
   /** The customer as sent: `{ fullname, username, user_id }` (spec 2.3). Manual, E-IBAN and third-party bank records only (spec 2.4). */
@@ -73,18 +73,18 @@ export const recordEcho = {
   expires_at: z.optional(z.string()),
   /** When the record was created, `YYYY-MM-DD HH:MM:SS` in service time. Manual and third-party bank deposits and withdrawals (spec 2.4). */
   created_at: z.optional(z.string()),
-};
+});
 
 /** The status of a deposit record (spec 3): written once for every provider deposit. */
-export const depositStatus = {
+export const depositStatus = () => ({
   /** The deposit's status: `showing` on creation; `completed`, `canceled` or `expired` arrive by deposit callback (spec 3, 6.2). */
   status: DepositStatus,
-};
+});
 
 /** What a manual or E-IBAN withdrawal record adds to the core fields (spec 2.4, 4.6, 4.7). */
-export const ibanWithdrawalFields = {
+export const ibanWithdrawalFields = () => ({
   /** The recipient's IBAN as sent, 15 to 34 characters (spec 2.4, 4.6). Withdrawals only. */
   iban: z.optional(z.string()),
   /** The withdrawal's status: `pending` on creation; `completed`, `rejected`, `failed` or `canceled` arrive by withdrawal callback (spec 3, 6.3). */
   status: WithdrawalStatus,
-};
+});

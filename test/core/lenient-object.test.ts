@@ -3,6 +3,7 @@ import { describe, expect, test } from 'vitest';
 import * as z from 'zod/mini';
 import { CALLBACK_KINDS } from '../../src/callbacks/kinds.js';
 import { CALLBACK_SCHEMAS } from '../../src/callbacks/schemas.js';
+import { lenientObject, object, strictObject } from '../../src/core/schema-blocks.js';
 import { API_ENDPOINTS } from '../../src/endpoint-table.js';
 import { arbitraryOf } from '../helpers/arbitrary.js';
 
@@ -55,5 +56,41 @@ describe('lenientObject', () => {
       }),
       { numRuns: 150 },
     );
+  });
+});
+
+describe('the fields of an object given as a function', () => {
+  test('are built on its first parse or shape read, once, and the object parses as one given its fields', () => {
+    let builds = 0;
+    const fields = () => {
+      builds += 1;
+      return { id: z.string(), note: z.optional(z.string()) };
+    };
+    const deferred = lenientObject(fields);
+    const wrapped = z.array(z.optional(deferred));
+    expect(builds).toBe(0);
+    const body = { id: 'a', note: null, unknown_field: 1 };
+    expect(wrapped.parse([body])).toEqual([lenientObject(fields()).parse(body)]);
+    expect(builds).toBe(2);
+    expect(Object.keys(deferred.shape)).toEqual(['id', 'note']);
+    // zod reads the fields to check that an extension adds new keys: they are the ones built.
+    const extended = z.extend(deferred, { added: z.optional(z.number()) });
+    expect(extended.parse({ ...body, added: 2 })).toEqual({ id: 'a', note: undefined, unknown_field: 1, added: 2 });
+    expect(extended.shape.id).toBe(deferred.shape.id);
+    expect(builds).toBe(2);
+  });
+
+  test.each([
+    ['strictObject', strictObject, { success: false }],
+    ['object', object, { success: true, data: { id: 'a' } }],
+  ] as const)('%s builds them on first use and keeps zod\'s rule for unknown fields', (_name, make, outcome) => {
+    let builds = 0;
+    const schema = make(() => {
+      builds += 1;
+      return { id: z.string() };
+    });
+    expect(builds).toBe(0);
+    expect(z.safeParse(schema, { id: 'a', other: 1 })).toMatchObject(outcome);
+    expect(builds).toBe(1);
   });
 });

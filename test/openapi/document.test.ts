@@ -141,12 +141,12 @@ describe('the spec type of a lenient building block', () => {
   test('survives z.describe() and z.meta() on a field, optional fields and nesting, and keeps the description', () => {
     const converted = schemaOf(
       lenientObject({
-        success: successFlag,
-        amount: responseNumber.check(zm.describe('Amount in TRY.')),
-        id: zm.optional(responseInteger.check(zm.meta({ description: 'Record id.' }))),
-        balance: responseDecimal,
-        active: zm.optional(responseBoolean),
-        nested: zm.optional(lenientObject({ code: zm.optional(responseString.check(zm.describe('Code.'))) })),
+        success: successFlag(),
+        amount: responseNumber().check(zm.describe('Amount in TRY.')),
+        id: zm.optional(responseInteger().check(zm.meta({ description: 'Record id.' }))),
+        balance: responseDecimal(),
+        active: zm.optional(responseBoolean()),
+        nested: zm.optional(lenientObject({ code: zm.optional(responseString().check(zm.describe('Code.'))) })),
       }),
     );
     expect(converted.schema).toEqual({

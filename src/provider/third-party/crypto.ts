@@ -1,6 +1,6 @@
-import * as z from 'zod/mini';
+import type * as z from 'zod/mini';
 import { defineEndpoint } from '../../core/endpoint.js';
-import { requiredString } from '../../core/schema-blocks.js';
+import { requiredString, strictObject } from '../../core/schema-blocks.js';
 import { NoParams, positiveAmount } from '../../core/shared-shapes.js';
 import { customerParams, gatewayId } from '../shared.js';
 import type { ThirdPartyChannel } from './channel.js';
@@ -8,12 +8,12 @@ import { GatewayList } from './gateways.js';
 import { ThirdPartyDeposit, ThirdPartyWithdrawal, unshownDepositParams } from './records.js';
 
 /** Body of a third-party crypto deposit: not shown by the spec, assumed to be the bank one's (docs/spec-gaps.md). */
-export const CryptoDepositParams = z.strictObject({ ...unshownDepositParams });
+export const CryptoDepositParams = strictObject(() => ({ ...unshownDepositParams() }));
 export type CryptoDepositParams = z.input<typeof CryptoDepositParams>;
 
 /** Body of a third-party crypto withdrawal (spec 4.11). `crypto_type` comes from the gateway's `supported_crypto_types`. */
-export const CryptoWithdrawalParams = z.strictObject({
-  ...customerParams,
+export const CryptoWithdrawalParams = strictObject(() => ({
+  ...customerParams(),
   /** The amount, a JSON number. Required; greater than 0 (the spec states no minimum: the gateway's `min_amount` and `max_amount` apply). */
   amount: positiveAmount(),
   /** The `id` of a crypto gateway from `listGateways()`. Required; a positive integer. */
@@ -22,7 +22,7 @@ export const CryptoWithdrawalParams = z.strictObject({
   crypto_type: requiredString(),
   /** The customer's wallet address on that network. Required. */
   wallet_address: requiredString(),
-});
+}));
 export type CryptoWithdrawalParams = z.input<typeof CryptoWithdrawalParams>;
 
 // Headers and hash of the crypto and wallet calls are not shown (spec 5.1 rule 6): the credential

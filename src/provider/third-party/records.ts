@@ -8,41 +8,41 @@ import { ThirdPartyPaymentMethod, ThirdPartyType } from './gateways.js';
  * The fields of a third-party record (spec 2.4). `type` and `payment_method` only describe the
  * record the caller just created, so a leaner answer without them still parses.
  */
-const thirdPartyCore = {
-  ...recordCore,
-  ...recordEcho,
+const thirdPartyCore = () => ({
+  ...recordCore(),
+  ...recordEcho(),
   /** The kind of record: `third_party_{bank,crypto,wallet}_{deposit,withdrawal}` (spec 2.4). */
   type: z.optional(ThirdPartyType),
   /** The channel: `bank`, `crypto` or `wallet` (spec 2.4). */
   payment_method: z.optional(ThirdPartyPaymentMethod),
-};
+});
 
 /** A third-party deposit record; redirect the customer to `data.payment_url` (spec 4.10 to 4.12). */
 export const ThirdPartyDeposit = envelope(
-  lenientObject({
-    ...thirdPartyCore,
+  lenientObject(() => ({
+    ...thirdPartyCore(),
     /** The tracking page (URL) to redirect the customer to; there the customer picks a gateway and gets the payment details (spec 4.10). Deposits only. */
     payment_url: z.string(),
     /** The deposit's status: `showing` on creation; the end status arrives by deposit callback (spec 3, 6.2). */
     status: DepositStatus,
-  }),
+  })),
 );
 export interface ThirdPartyDeposit extends z.infer<typeof ThirdPartyDeposit> {}
 
 /** A third-party withdrawal record, `showing` on creation (spec 4.10 to 4.12). */
 export const ThirdPartyWithdrawal = envelope(
-  lenientObject({
-    ...thirdPartyCore,
+  lenientObject(() => ({
+    ...thirdPartyCore(),
     /** The withdrawal's status: `showing` on creation; the end status arrives by withdrawal callback (spec 3, 6.3). */
     status: WithdrawalStatus,
-  }),
+  })),
 );
 export interface ThirdPartyWithdrawal extends z.infer<typeof ThirdPartyWithdrawal> {}
 
 /** The deposit body of crypto and wallet, which the spec does not show: the bank one's fields (docs/spec-gaps.md). */
-export const unshownDepositParams = {
-  ...customerParams,
+export const unshownDepositParams = () => ({
+  ...customerParams(),
   /** The amount, a JSON number. Required; greater than 0 (the spec states no minimum for crypto and wallet). */
   amount: positiveAmount(),
-};
+});
 
