@@ -1,31 +1,25 @@
 import * as z from 'zod';
 import { lenientObject, openEnum, responseBoolean, responseInteger, responseNumber, responseString } from '../core/schema-blocks.js';
+import type { LenientShape } from '../core/schema-blocks.js';
+import {
+  CREDIT_CARD_CALLBACK_FIELDS,
+  DEALER_CREDIT_CARD_CALLBACK_FIELDS,
+  DEPOSIT_CALLBACK_FIELDS,
+  UNKNOWN_CALLBACK_FIELDS,
+  WITHDRAWAL_CALLBACK_FIELDS,
+} from './fields.js';
+import type { FieldSpec, FieldTable, FieldType, SIGNED_FIELDS } from './fields.js';
 import { CALLBACK_STATUSES } from './kinds.js';
 import type { CallbackKind } from './kinds.js';
 
 /*
- * Bodies the service POSTs (spec 6). Lenient like every answer: unknown fields are kept, numbers
- * may arrive as numeric strings and text fields as numbers (PHP's JSON_NUMERIC_CHECK). Required are the signed fields (tracking_code, status,
- * timestamp, hash) and what a receiver needs to act (amount); echo fields are optional, so that
- * a leaner body is still delivered rather than refused and lost.
+ * Bodies the service POSTs (spec 6), as zod schemas made from the field tables of fields.ts (the
+ * fields and their docs live there). Lenient like every answer: unknown fields are kept, numbers
+ * may arrive as numeric strings and text fields as numbers (PHP's JSON_NUMERIC_CHECK). Required
+ * are the signed fields and what a receiver needs to act (amount); echo fields are optional, so
+ * that a leaner body is still delivered rather than refused and lost. verifyCallback reads bodies
+ * by the same tables without zod (read-payload.ts); a property test holds the two together.
  */
-
-/**
- * Fields every callback body carries and the hash covers (spec 5.3), plus the body's copy of the
- * hash. Read before the signature check, which needs nothing else: `z.object` skips copying the
- * other fields, which the kind's own schema keeps afterwards (bench/RESULTS.md).
- */
-export const SignedCallbackFields = z.object({
-  /** The record's tracking code; the hash covers it (spec 5.3, 6). Its prefix tells the kind of record (spec 2.1). */
-  tracking_code: z.string(),
-  /** The end status; the hash covers it (spec 5.3, 6). */
-  status: z.string(),
-  /** Unix seconds; a numeric string is accepted and converted. */
-  timestamp: responseInteger,
-  /** The same value as X-Hash. */
-  hash: z.string(),
-});
-export interface SignedCallbackFields extends z.infer<typeof SignedCallbackFields> {}
 
 /** End statuses of a deposit callback (spec 6.2). `failed` is listed because the third-party text names it (spec 6.6). */
 export const DepositCallbackStatus = openEnum(CALLBACK_STATUSES.deposit);
@@ -43,117 +37,65 @@ export type CreditCardCallbackStatus = z.infer<typeof CreditCardCallbackStatus>;
 export const DealerCreditCardCallbackStatus = openEnum(CALLBACK_STATUSES.dealerCreditCard);
 export type DealerCreditCardCallbackStatus = z.infer<typeof DealerCreditCardCallbackStatus>;
 
-const signed = SignedCallbackFields.shape;
+// The schema of each field type of fields.ts, which read-payload.ts reads the same way.
+const FIELD_SCHEMAS = {
+  text: z.string(),
+  status: z.string(),
+  id: responseString,
+  number: responseNumber,
+  integer: responseInteger,
+  boolean: responseBoolean,
+} as const satisfies Record<FieldType, z.ZodType>;
 
-// The fields of deposit and withdrawal callbacks, in the order of spec 6.2.
-const providerTransaction = <S extends z.ZodType>(status: S) => ({
-  /** The record's tracking code; the hash covers it (spec 5.3, 6). Its prefix tells the kind of record (spec 2.1). */
-  tracking_code: signed.tracking_code,
-  /** The service's internal transaction id. */
-  tx_id: responseString.optional(),
-  /** The end status; the hash covers it (spec 5.3, 6.2, 6.3). */
-  status,
-  /** The final approved or rejected amount: compare it with your record, the hash does not cover it. */
-  amount: responseNumber,
-  /** The customer's username (spec 6.2). */
-  username: responseString.optional(),
-  /** The customer's full name (spec 6.2). */
-  fullname: responseString.optional(),
-  /** The customer's identifier in your system (spec 6.2). */
-  user_id: responseString.optional(),
-  /** The site's id, an integer (spec 6.2). */
-  site_id: responseInteger.optional(),
-  /** Unix seconds; the hash covers it (spec 5.3). The value that verified. */
-  timestamp: signed.timestamp,
-  /** The body's hash, the same value as X-Hash (spec 5.3). */
-  hash: signed.hash,
-});
+type FieldSchema<F extends FieldSpec, Status extends z.ZodType> = F['type'] extends 'status' ? Status : (typeof FIELD_SCHEMAS)[F['type']];
+
+/** The zod shape of a field table; homomorphic, so each field's doc comment carries over. */
+type ShapeOf<T extends FieldTable, Status extends z.ZodType> = {
+  [K in keyof T]: T[K] extends { readonly optional: true } ? z.ZodOptional<FieldSchema<T[K], Status>> : FieldSchema<T[K], Status>;
+};
+
+/** The lenient schema of a field table, its `status` typed by the kind's statuses. */
+function callbackSchema<const T extends FieldTable, Status extends z.ZodType>(fields: T, status: Status): z.ZodObject<LenientShape<ShapeOf<T, Status>>> {
+  const shape: Record<string, z.ZodType> = {};
+  for (const [key, field] of Object.entries(fields)) {
+    const schema: z.ZodType = field.type === 'status' ? status : FIELD_SCHEMAS[field.type];
+    shape[key] = field.optional === true ? schema.optional() : schema;
+  }
+  return lenientObject(shape as ShapeOf<T, Status>);
+}
+
+/**
+ * Fields every callback body carries and the hash covers (spec 5.3), plus the body's copy of the
+ * hash (verification reads them by hand, before the hash).
+ */
+export const SignedCallbackFields = z.object({
+  tracking_code: FIELD_SCHEMAS.text,
+  status: FIELD_SCHEMAS.status,
+  timestamp: FIELD_SCHEMAS.integer,
+  hash: FIELD_SCHEMAS.text,
+} satisfies Record<keyof typeof SIGNED_FIELDS, z.ZodType>);
+export interface SignedCallbackFields extends z.infer<typeof SignedCallbackFields> {}
 
 /** Body of a deposit callback (spec 6.2): manual, E-IBAN and third-party deposits. */
-export const DepositCallback = lenientObject(providerTransaction(DepositCallbackStatus));
+export const DepositCallback = callbackSchema(DEPOSIT_CALLBACK_FIELDS, DepositCallbackStatus);
 export interface DepositCallback extends z.infer<typeof DepositCallback> {}
 
 /**
  * Body of a withdrawal callback (spec 6.3). `iban` is optional: what crypto and wallet
  * withdrawals carry instead is not shown (spec 6.6), and any such field is kept.
  */
-export const WithdrawalCallback = lenientObject({
-  ...providerTransaction(WithdrawalCallbackStatus),
-  /** The recipient's IBAN (manual, E-IBAN and bank withdrawals). */
-  iban: responseString.optional(),
-});
+export const WithdrawalCallback = callbackSchema(WITHDRAWAL_CALLBACK_FIELDS, WithdrawalCallbackStatus);
 export interface WithdrawalCallback extends z.infer<typeof WithdrawalCallback> {}
 
-const cardFailure = {
-  /** The failure's code; only when the payment failed (spec 6.4, 6.5). */
-  error_code: responseString.optional(),
-  /** The failure's text; only when the payment failed (spec 6.4, 6.5). */
-  error_message: responseString.optional(),
-};
-
 /** Body of a provider card callback (spec 6.4). */
-export const CreditCardCallback = lenientObject({
-  /** The record's tracking code; the hash covers it (spec 5.3, 6). Its prefix tells the kind of record (spec 2.1). */
-  tracking_code: signed.tracking_code,
-  /** The payment gateway's order id. */
-  order_id: responseString.optional(),
-  /** `success`, `failed` or `cancelled`; the hash covers it (spec 5.3, 6.4). */
-  status: CreditCardCallbackStatus,
-  /** The amount, a number (spec 6); compare it with your record: the hash does not cover it. */
-  amount: responseNumber,
-  /** The currency: `TRY` (spec 6.4). */
-  currency: responseString.optional(),
-  /** The customer's username (spec 6.2). */
-  username: responseString.optional(),
-  /** The customer's identifier in your system (spec 6.2). */
-  user_id: responseString.optional(),
-  /** The site's id, an integer (spec 6.2). */
-  site_id: responseInteger.optional(),
-  /** The customer's name (spec 6.4). */
-  customer_name: responseString.optional(),
-  /** The customer's email address (spec 6.4). */
-  customer_email: responseString.optional(),
-  /** Unix seconds; the hash covers it (spec 5.3). The value that verified. */
-  timestamp: signed.timestamp,
-  /** The body's hash, the same value as X-Hash (spec 5.3). */
-  hash: signed.hash,
-  ...cardFailure,
-});
+export const CreditCardCallback = callbackSchema(CREDIT_CARD_CALLBACK_FIELDS, CreditCardCallbackStatus);
 export interface CreditCardCallback extends z.infer<typeof CreditCardCallback> {}
 
 /**
  * Body of a dealer card callback (spec 6.5). Which fields a failure leaves out is not shown,
  * so everything but the signed fields is optional.
  */
-export const DealerCreditCardCallback = lenientObject({
-  /** Whether the payment succeeded (spec 6.5). */
-  success: responseBoolean.optional(),
-  /** The record's tracking code; the hash covers it (spec 5.3, 6). Its prefix tells the kind of record (spec 2.1). */
-  tracking_code: signed.tracking_code,
-  /** The payment gateway's order id (spec 6.4, 6.5). */
-  order_id: responseString.optional(),
-  /** `success` or `failed` (an expired payment is reported as `failed`); the hash covers it (spec 5.3, 6.5). */
-  status: DealerCreditCardCallbackStatus,
-  /** The amount, a number (spec 6); compare it with your record: the hash does not cover it. */
-  amount: responseNumber.optional(),
-  /** The currency: `TRY` (spec 6.4). */
-  currency: responseString.optional(),
-  /** The customer's name (spec 6.4). */
-  customer_name: responseString.optional(),
-  /** The customer's email address (spec 6.4). */
-  customer_email: responseString.optional(),
-  /** The customer's phone number (spec 6.5). */
-  customer_phone: responseString.optional(),
-  /** Text about the status (spec 6.5). */
-  status_message: responseString.optional(),
-  /** When the payment completed, ISO 8601 (spec 6.5). */
-  completed_at: responseString.optional(),
-  /** Unix seconds; the hash covers it (spec 5.3). The value that verified. */
-  timestamp: signed.timestamp,
-  /** The body's hash, the same value as X-Hash (spec 5.3). */
-  hash: signed.hash,
-  ...cardFailure,
-});
+export const DealerCreditCardCallback = callbackSchema(DEALER_CREDIT_CARD_CALLBACK_FIELDS, DealerCreditCardCallbackStatus);
 export interface DealerCreditCardCallback extends z.infer<typeof DealerCreditCardCallback> {}
 
 /**
@@ -161,18 +103,7 @@ export interface DealerCreditCardCallback extends z.infer<typeof DealerCreditCar
  * payment method): only the signed fields are typed, everything else is kept as sent. It reaches
  * the `'*'` handlers only.
  */
-export const UnknownCallback = lenientObject({
-  /** The record's tracking code; the hash covers it (spec 5.3, 6). Its prefix tells the kind of record (spec 2.1). */
-  tracking_code: signed.tracking_code,
-  /** The end status; the hash covers it (spec 5.3, 6). */
-  status: z.string(),
-  /** Every kind of spec 6 carries one; not required of a kind nobody has described. */
-  amount: responseNumber.optional(),
-  /** Unix seconds; the hash covers it (spec 5.3). The value that verified. */
-  timestamp: signed.timestamp,
-  /** The body's hash, the same value as X-Hash (spec 5.3). */
-  hash: signed.hash,
-});
+export const UnknownCallback = callbackSchema(UNKNOWN_CALLBACK_FIELDS, FIELD_SCHEMAS.status);
 export interface UnknownCallback extends z.infer<typeof UnknownCallback> {}
 
 /**

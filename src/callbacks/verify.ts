@@ -1,4 +1,3 @@
-import type { z } from 'zod';
 import { assertNever } from '../core/assert-never.js';
 import { checkOptions, checkValue } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
@@ -6,7 +5,6 @@ import { constantTimeEqual } from '../core/hash/constant-time.js';
 import { callbackHash } from '../core/signer.js';
 import { safeParseTrackingCode } from '../core/tracking-code.js';
 import type { TrackingCodeDirection } from '../core/tracking-code.js';
-import { toIssues } from '../core/validation.js';
 import { CallbackVerificationError } from '../errors/callback-verification-error.js';
 import { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS } from './age.js';
 import { readCallbackBody } from './body.js';
@@ -17,8 +15,17 @@ import { CALLBACK_KINDS } from './kinds.js';
 import type { CallbackKind } from './kinds.js';
 import { readSignatureHeaders } from './headers.js';
 import type { CallbackHeaders } from './headers.js';
-import { CreditCardCallback, DealerCreditCardCallback, DepositCallback, SignedCallbackFields, UnknownCallback, WithdrawalCallback } from './schemas.js';
-import type { VerifiedCallback } from './schemas.js';
+import {
+  CREDIT_CARD_CALLBACK_FIELDS,
+  DEALER_CREDIT_CARD_CALLBACK_FIELDS,
+  DEPOSIT_CALLBACK_FIELDS,
+  UNKNOWN_CALLBACK_FIELDS,
+  WITHDRAWAL_CALLBACK_FIELDS,
+} from './fields.js';
+import type { FieldTable } from './fields.js';
+import { readPayload } from './read-payload.js';
+import type { CreditCardCallback, DealerCreditCardCallback, DepositCallback, UnknownCallback, VerifiedCallback, WithdrawalCallback } from './schemas.js';
+import type { ValidationIssue } from '../errors/request-validation-error.js';
 
 /** A received callback: its headers and its body, in whichever form the framework gives them. */
 export interface CallbackInput {
@@ -168,17 +175,38 @@ function checkSignedShape(trackingCode: string, status: string, kind: CallbackKi
   return parsed.data.direction;
 }
 
-// The two signed fields read before the hash; timestamp and hash are read one by one below,
-// since either copy of each may be the unsigned one.
-const TrackedFields = SignedCallbackFields.pick({ tracking_code: true, status: true });
 // X-Timestamp as the service sends it: the decimal text of Unix seconds.
 const HEADER_SECONDS = /^\d{1,12}$/;
+// The body's `timestamp` as the service may write it: Unix seconds, or their text.
+const INTEGER_TEXT = /^-?\d+$/;
 
-/** The body's `timestamp` as decimal text, or undefined when it is absent or not an integer. */
+/**
+ * The two signed fields read before the hash, by hand: the check that runs on every delivery
+ * needs no schema. Timestamp and hash are read one by one below, since either copy of each may
+ * be the unsigned one.
+ */
+function readTrackedFields(body: Readonly<Record<string, unknown>>): { readonly trackingCode: string; readonly status: string } {
+  const { tracking_code: trackingCode, status } = body;
+  if (typeof trackingCode === 'string' && typeof status === 'string') return { trackingCode, status };
+  const issues: ValidationIssue[] = [];
+  for (const [field, value] of [['tracking_code', trackingCode], ['status', status]] as const) {
+    if (typeof value !== 'string') issues.push({ field, rule: 'invalid_type', message: `expected a string, got ${value === null ? 'null' : typeof value}` });
+  }
+  throw new CallbackVerificationError('malformed_body', 'a signed field is missing or has the wrong type', issues);
+}
+
+/** The body's `timestamp` as decimal text, or undefined when it is absent or not a non-negative integer. */
 function bodySeconds(body: Readonly<Record<string, unknown>>): string | undefined {
-  const parsed = SignedCallbackFields.shape.timestamp.safeParse(body['timestamp']);
+  const value = body['timestamp'];
+  let seconds: number | undefined;
+  if (typeof value === 'number') {
+    if (Number.isSafeInteger(value)) seconds = value;
+  } else if (typeof value === 'string') {
+    const text = value.trim();
+    if (INTEGER_TEXT.test(text)) seconds = Number(text);
+  }
   // The service hashes the decimal text of its integer timestamp, whatever form the body used.
-  return parsed.success && parsed.data >= 0 ? String(parsed.data) : undefined;
+  return seconds !== undefined && seconds >= 0 ? String(seconds) : undefined;
 }
 
 /**
@@ -217,9 +245,7 @@ export function verifyCallback(input: CallbackInput, options: VerifyCallbackOpti
   const inputObject: unknown = input;
   if (typeof inputObject !== 'object' || inputObject === null) throw new CallbackVerificationError('malformed_body', 'there is no body');
   const body = readCallbackBody(input.body);
-  const fields = TrackedFields.safeParse(body);
-  if (!fields.success) throw new CallbackVerificationError('malformed_body', 'a signed field is missing or has the wrong type', toIssues(fields.error));
-  const { tracking_code: trackingCode, status } = fields.data;
+  const { trackingCode, status } = readTrackedFields(body);
   // Read once: the kind is told from the same tracking code below.
   const direction = checkSignedShape(trackingCode, status, options.kind);
   const fromBody = bodySeconds(body);
@@ -273,32 +299,33 @@ export function verifyCallback(input: CallbackInput, options: VerifyCallbackOpti
   }
 
   const kind = direction === 'unknown' ? 'unknown' : headers === undefined ? 'dealerCreditCard' : (options.kind ?? kindOfDirection(direction, body, options.account));
-  // The payload carries the values that verified, not their unsigned copies.
-  return parsePayload(kind, { ...body, timestamp, hash }, ageSeconds);
+  return readVerified(kind, body, timestamp, hash, ageSeconds);
 }
 
-function parse<S extends z.ZodType>(schema: S, kind: VerifiedCallback['kind'], body: Readonly<Record<string, unknown>>): z.output<S> {
-  const result = schema.safeParse(body);
+// The payload types of fields.ts's tables: schemas.ts makes each type from the same table.
+function read(fields: FieldTable, kind: VerifiedCallback['kind'], body: Readonly<Record<string, unknown>>, timestamp: number, hash: string): Record<string, unknown> {
+  // The payload carries the values that verified, not their unsigned copies.
+  const result = readPayload(fields, body, { timestamp, hash });
   if (!result.success) {
     // Genuine, yet not typeable: 500 (unreadable_payload), so that it is redelivered once fixed.
-    throw new CallbackVerificationError('unreadable_payload', `the signature verified, but the body is not a valid ${kind} callback`, toIssues(result.error));
+    throw new CallbackVerificationError('unreadable_payload', `the signature verified, but the body is not a valid ${kind} callback`, result.issues);
   }
   return result.data;
 }
 
-/** Types the body of a verified callback by its kind: the one place a payload is parsed. */
-function parsePayload(kind: VerifiedCallback['kind'], body: Readonly<Record<string, unknown>>, ageSeconds: number): VerifiedCallback {
+/** Types the body of a verified callback by its kind: the one place a payload is read. */
+function readVerified(kind: VerifiedCallback['kind'], body: Readonly<Record<string, unknown>>, timestamp: number, hash: string, ageSeconds: number): VerifiedCallback {
   switch (kind) {
     case 'deposit':
-      return { kind, payload: parse(DepositCallback, kind, body), ageSeconds };
+      return { kind, payload: read(DEPOSIT_CALLBACK_FIELDS, kind, body, timestamp, hash) as DepositCallback, ageSeconds };
     case 'withdrawal':
-      return { kind, payload: parse(WithdrawalCallback, kind, body), ageSeconds };
+      return { kind, payload: read(WITHDRAWAL_CALLBACK_FIELDS, kind, body, timestamp, hash) as WithdrawalCallback, ageSeconds };
     case 'creditCard':
-      return { kind, payload: parse(CreditCardCallback, kind, body), ageSeconds };
+      return { kind, payload: read(CREDIT_CARD_CALLBACK_FIELDS, kind, body, timestamp, hash) as CreditCardCallback, ageSeconds };
     case 'dealerCreditCard':
-      return { kind, payload: parse(DealerCreditCardCallback, kind, body), ageSeconds };
+      return { kind, payload: read(DEALER_CREDIT_CARD_CALLBACK_FIELDS, kind, body, timestamp, hash) as DealerCreditCardCallback, ageSeconds };
     case 'unknown':
-      return { kind, payload: parse(UnknownCallback, kind, body), ageSeconds };
+      return { kind, payload: read(UNKNOWN_CALLBACK_FIELDS, kind, body, timestamp, hash) as UnknownCallback, ageSeconds };
     default:
       return assertNever(kind);
   }
