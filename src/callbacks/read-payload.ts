@@ -60,8 +60,8 @@ export type ReadResult =
 /**
  * The body's declared fields normalised to their types, then every other field as sent (the same
  * object the kind's lenient schema returns). `null` in an optional field reads as absent
- * (`undefined`); the caller's body is not changed. A field of `given` takes the given value
- * instead of the body's, unread (the signed values that verified, in place of their copies).
+ * (`undefined`); the caller's body is not changed. A field `given` a value takes it instead
+ * of the body's, unread (the signed values that verified, in place of their copies).
  */
 export function readPayload(fields: FieldTable, body: Readonly<Record<string, unknown>>, given: Readonly<Record<string, unknown>> = {}): ReadResult {
   const data: Record<string, unknown> = {};
@@ -69,8 +69,9 @@ export function readPayload(fields: FieldTable, body: Readonly<Record<string, un
   for (const key in fields) {
     const field = fields[key];
     if (field === undefined) continue;
-    if (Object.hasOwn(given, key)) {
-      data[key] = given[key];
+    const forced = given[key];
+    if (forced !== undefined) {
+      data[key] = forced;
       continue;
     }
     const value = body[key];

@@ -3,7 +3,7 @@ import { checkOptions, checkValue } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
 import { constantTimeEqual } from '../core/hash/constant-time.js';
 import { callbackHash } from '../core/signer.js';
-import { safeParseTrackingCode } from '../core/tracking-code.js';
+import { readTrackingCode } from '../core/tracking-code.js';
 import type { TrackingCodeDirection } from '../core/tracking-code.js';
 import { CallbackVerificationError } from '../errors/callback-verification-error.js';
 import { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS } from './age.js';
@@ -155,8 +155,8 @@ const ANY_TRACKING_CODE = /^([A-Z][A-Z0-9]{0,15}(?:-[A-Z][A-Z0-9]{0,15})?)-[A-Za
  * through proxies and logs. A prefix spec 2.1 does not list is read as `unknown`.
  */
 function checkSignedShape(trackingCode: string, status: string, kind: CallbackKind | undefined): Exclude<TrackingCodeDirection, 'transfer'> | 'unknown' {
-  const parsed = safeParseTrackingCode(trackingCode);
-  if (!parsed.success) {
+  const parsed = readTrackingCode(trackingCode);
+  if (parsed === undefined) {
     const other = ANY_TRACKING_CODE.exec(trackingCode);
     // TRF ids name transfers, which have no callback (spec 6.1), whatever follows them.
     if (other === null || other[1] === 'TRF') {
@@ -165,14 +165,14 @@ function checkSignedShape(trackingCode: string, status: string, kind: CallbackKi
     if (!STATUS_WORD.test(status)) throw new CallbackVerificationError('invalid_status', 'status is not a status word');
     return 'unknown';
   }
-  if (parsed.data.direction === 'transfer') {
+  if (parsed.direction === 'transfer') {
     throw new CallbackVerificationError('invalid_tracking_code', 'tracking_code is not a tracking code of spec 2.1 (PREFIX-segment-seconds)');
   }
   if (!STATUS_WORD.test(status)) throw new CallbackVerificationError('invalid_status', 'status is not a status word');
-  if (kind !== undefined && DIRECTION_OF_KIND[kind] !== parsed.data.direction) {
-    throw new CallbackVerificationError('kind_mismatch', `a ${parsed.data.prefix} tracking code is not a ${kind} callback`);
+  if (kind !== undefined && DIRECTION_OF_KIND[kind] !== parsed.direction) {
+    throw new CallbackVerificationError('kind_mismatch', `a ${parsed.prefix} tracking code is not a ${kind} callback`);
   }
-  return parsed.data.direction;
+  return parsed.direction;
 }
 
 // X-Timestamp as the service sends it: the decimal text of Unix seconds.
