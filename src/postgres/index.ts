@@ -211,8 +211,13 @@ export async function createCallbackInboxTable(options: PostgresInboxOptions<Pos
 export function createPostgresInbox<TPool extends PostgresPool>(options: PostgresInboxOptions<TPool>): CallbackInbox<PostgresInboxContext<PostgresClientOf<TPool>>> {
   checkOptions('createPostgresInbox', options, POSTGRES_INBOX_OPTIONS);
   const table = quoteTable('createPostgresInbox', options.table);
-  const insert = `INSERT INTO ${table} (account, tracking_code, status) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`;
-  const others = `SELECT status FROM ${table} WHERE account = $1 AND tracking_code = $2 AND status <> $3 ORDER BY applied_at`;
+  // The key's insert and the statuses already applied to its tracking code, in one statement: one
+  // round trip fewer per callback than an INSERT and a SELECT, so a callback costs what a
+  // hand-written BEGIN, INSERT … ON CONFLICT, COMMIT costs (bench/RESULTS.md). The SELECT sees the
+  // statement's snapshot, taken before the insert: the key's own status is excluded anyway.
+  const claim = `WITH inserted AS (INSERT INTO ${table} (account, tracking_code, status) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING 1)
+SELECT EXISTS (SELECT 1 FROM inserted) AS inserted,
+  ARRAY(SELECT status FROM ${table} WHERE account = $1 AND tracking_code = $2 AND status <> $3 ORDER BY applied_at) AS applied`;
   guardPool(options.pool, options.onPoolError);
 
   return {
@@ -228,13 +233,13 @@ export function createPostgresInbox<TPool extends PostgresPool>(options: Postgre
       try {
         await client.query('BEGIN');
         const values = [key.account, key.trackingCode, key.status];
-        const { rowCount } = await client.query(insert, values);
-        if (rowCount === 0) {
+        const { rows = [] } = await client.query(claim, values);
+        const [claimed] = rows as readonly (Partial<Record<'inserted' | 'applied', unknown>> | undefined)[];
+        if (claimed?.inserted !== true) {
           await client.query('ROLLBACK');
           return 'duplicate';
         }
-        const { rows = [] } = await client.query(others, values);
-        const appliedStatuses = rows.map((row) => String((row as Partial<Record<'status', unknown>>).status));
+        const appliedStatuses = Array.isArray(claimed.applied) ? claimed.applied.map(String) : [];
         await apply({ key, appliedStatuses, client: client as PostgresClientOf<TPool> });
         await client.query('COMMIT');
         return 'applied';
