@@ -43,7 +43,7 @@ function sdks(): Sdk[] {
       name: 'payorch',
       specifier: 'payorch',
       cwd: root,
-      clientAndVerify: "export { ProviderClient, verifyCallback } from 'payorch';",
+      clientAndVerify: "export { ProviderClient, DealerClient, verifyCallback, createCallbackReceiver } from 'payorch';",
       verifyAlone: "export { verifyCallback } from 'payorch';",
       verifyNote: '`verifyCallback`',
     },
@@ -70,6 +70,14 @@ function sdks(): Sdk[] {
       clientAndVerify: "export { Webhooks } from '@octokit/webhooks';",
       verifyAlone: "export { verify } from '@octokit/webhooks-methods';",
       verifyNote: 'no API client (webhooks only); verify alone is `@octokit/webhooks-methods`',
+    },
+    {
+      name: `standardwebhooks ${version('standardwebhooks', peers)}`,
+      specifier: 'standardwebhooks',
+      cwd: peers,
+      clientAndVerify: "export { Webhook } from 'standardwebhooks';",
+      verifyAlone: "export { Webhook } from 'standardwebhooks';",
+      verifyNote: 'no API client (webhooks only); `Webhook.verify`',
     },
   ];
 }
@@ -154,8 +162,8 @@ runFigure(async ({ quick }): Promise<FigureReport> => {
 
   const bundleRows: string[][] = [];
   for (const sdk of list) {
-    const both = await bundleSize(sdk.clientAndVerify, sdk.cwd);
-    const verify = await bundleSize(sdk.verifyAlone, sdk.cwd);
+    const both = await bundleSize(sdk.clientAndVerify, sdk.cwd, 'edge');
+    const verify = await bundleSize(sdk.verifyAlone, sdk.cwd, 'edge');
     bundleRows.push([sdk.name, added(`${sdk.name} ESM`), added(`${sdk.name} CJS`), `**${format.bytes(both.gzipped)}**`, format.bytes(verify.gzipped), sdk.verifyNote]);
   }
 
@@ -175,7 +183,7 @@ runFigure(async ({ quick }): Promise<FigureReport> => {
     { figure: 'Peers: verify over its hand-written check (payorch / stripe)', payorch: `${format.ratio(ratio(ours))} / ${format.ratio(ratio(stripe))}`, baseline: 'same run' },
   ];
   const markdown = [
-    `The peers come from bench/peers (own package.json and lock file, installed by \`npm run bench:peers\`); payorch is this checkout's dist/. Cold start as in the bundle figure (median of ${runs} interleaved process pairs, each against a bare \`node -e ""\`, from the package's folder). Bundle: esbuild, minified, ESM, platform node, gzipped at level 9, of the code an app imports for an API client and webhook verification, and for verification alone.`,
+    `The peers come from bench/peers (own package.json and lock file, installed by \`npm run bench:peers\`); payorch is this checkout's dist/. Cold start as in the bundle figure (median of ${runs} interleaved process pairs, each against a bare \`node -e ""\`, from the package's folder). Bundle: esbuild for an edge runtime (minified, ESM, platform neutral, conditions workerd, worker, edge-light, browser), gzipped at level 9, of the code an app imports for an API client and webhook verification, and for verification alone.`,
     '',
     table(['SDK', 'cold `import()` added', 'cold `require()` added', 'client + verify, min+gz', 'verify alone, min+gz', 'what was bundled'], bundleRows),
     `Webhook verification, each SDK against the least a receiver writes by hand with node:crypto for the same scheme (${INPUTS} distinct signed bodies; medians of CPU time per call over alternating rounds). openai's and @octokit/webhooks' verification is asynchronous (Web Crypto) and is not in this table.`,
