@@ -115,7 +115,7 @@ async function compare(
     for (const variant of VARIANTS) await load(variant, Math.ceil(requests / 2));
     const results: Comparison = { payorch: [], hand: [] };
     for (let round = 0; round < rounds; round++) {
-      const order = round % 2 === 0 ? VARIANTS : ([...VARIANTS].reverse() as Variant[]);
+      const order: readonly Variant[] = round % 2 === 0 ? VARIANTS : [...VARIANTS].reverse();
       for (const variant of order) results[variant].push(await load(variant, requests));
     }
     for (const variant of VARIANTS) {
