@@ -4,7 +4,8 @@
  * (for CI: it proves the harness works; its numbers are rough) and prints instead of writing.
  *
  * Options: --quick, --only <figure>[,<figure>...], --out <file>, --profile (runs each figure under
- * `node --cpu-prof` and prints where its CPU time went instead of writing results).
+ * `node --cpu-prof` and prints where its CPU time went instead of writing results), --summary
+ * (prints only the summary table: what scripts/check-package.sh reports).
  */
 import { execFileSync, fork } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -24,13 +25,13 @@ const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 const root = here('..');
 
 const { values } = parseArgs({
-  options: { quick: { type: 'boolean', default: false }, only: { type: 'string' }, out: { type: 'string' }, profile: { type: 'boolean', default: false } },
+  options: { quick: { type: 'boolean', default: false }, only: { type: 'string' }, out: { type: 'string' }, profile: { type: 'boolean', default: false }, summary: { type: 'boolean', default: false } },
 });
 const only = values.only?.split(',') ?? [...FIGURES];
 for (const name of only) {
   if (!(FIGURES as readonly string[]).includes(name)) throw new Error(`unknown figure ${name}; figures: ${FIGURES.join(', ')}`);
 }
-const complete = !values.quick && !values.profile && values.only === undefined;
+const complete = !values.quick && !values.profile && !values.summary && values.only === undefined;
 const out = values.out ?? (complete ? here('RESULTS.md') : undefined);
 
 if (!existsSync(here('../dist/index.js'))) throw new Error('dist/ is missing: run `npm run build` first (`npm run bench` does).');
@@ -157,7 +158,8 @@ const document = [
   ...sections,
   findings,
 ].join('\n');
-if (out === undefined) console.log(document);
+if (values.summary) console.log(summary(headlines));
+else if (out === undefined) console.log(document);
 else {
   writeFileSync(out, document);
   process.stderr.write(`bench: wrote ${out}\n`);
