@@ -12,6 +12,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { Agent } from 'node:http';
+import pg from 'pg';
 import { PROVIDER } from '../fixtures/accounts.js';
 import { responseBodies } from '../fixtures/bodies.js';
 import { runFigure, table } from '../lib/figure.js';
@@ -196,15 +197,22 @@ runFigure(async ({ quick }): Promise<FigureReport> => {
   const given = process.env['PAYORCH_BENCH_DATABASE_URL'];
   let cluster: Cluster | undefined;
   let url: string | undefined = given === undefined || given === '' ? undefined : given;
-  if (url === undefined) {
-    try {
+  try {
+    if (url === undefined) {
       cluster = await startCluster();
       url = cluster.url;
-    } catch (error) {
-      const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0]!;
-      rows.push(['PostgreSQL', `skipped: PostgreSQL could not start (${reason})`, '', '', '', '']);
-      headlines.push({ figure: 'Receiver: requests/s with the PostgreSQL inbox', payorch: 'skipped: PostgreSQL could not start', baseline: '' });
     }
+    const probe = new pg.Client({ connectionString: url });
+    await probe.connect();
+    await probe.query('SELECT 1');
+    await probe.end();
+  } catch (error) {
+    const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0]!;
+    rows.push(['PostgreSQL', `skipped: PostgreSQL could not start or be reached (${reason})`, '', '', '', '']);
+    headlines.push({ figure: 'Receiver: requests/s with the PostgreSQL inbox', payorch: 'skipped: PostgreSQL could not start or be reached', baseline: '' });
+    cluster?.stop();
+    cluster = undefined;
+    url = undefined;
   }
   if (url !== undefined) {
     try {
