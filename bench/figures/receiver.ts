@@ -89,6 +89,14 @@ interface Round {
   readonly cpu: number;
 }
 
+interface Settings {
+  readonly rounds: number;
+  /** Per round and receiver. */
+  readonly requests: number;
+  /** Sent to each receiver before the rounds. */
+  readonly warmup: number;
+}
+
 interface Comparison {
   readonly payorch: Round[];
   readonly hand: Round[];
@@ -98,7 +106,7 @@ async function compare(
   store: Store,
   servers: Readonly<Record<Variant, ServerProcess<unknown>>>,
   deliveries: Deliveries,
-  { rounds, requests }: { rounds: number; requests: number },
+  { rounds, requests, warmup }: Settings,
 ): Promise<Comparison> {
   const agents = { payorch: new Agent({ keepAlive: true, maxSockets: CONCURRENCY }), hand: new Agent({ keepAlive: true, maxSockets: CONCURRENCY }) };
   const key = (variant: Variant) => `${store}:${variant}`;
@@ -112,8 +120,9 @@ async function compare(
     return { rps: (count * 1000) / ms, cpu: (cpuAfter - cpuBefore) / count };
   };
   try {
-    // Warm-up: JIT, connections, the pool; counted in the applied check, not in the figures.
-    for (const variant of VARIANTS) await load(variant, Math.ceil(requests / 2));
+    // Warm-up: JIT (a node:http server takes a few thousand requests to reach its steady CPU per
+    // request), connections, the pool; counted in the applied check, not in the figures.
+    for (const variant of VARIANTS) await load(variant, warmup);
     const results: Comparison = { payorch: [], hand: [] };
     for (let round = 0; round < rounds; round++) {
       const order: readonly Variant[] = round % 2 === 0 ? VARIANTS : [...VARIANTS].reverse();
@@ -162,9 +171,9 @@ runFigure(async ({ quick }): Promise<FigureReport> => {
   const rows: string[][] = [];
   const headlines: Headline[] = [];
   const notes: string[] = [];
-  const settings: Record<Store, { rounds: number; requests: number }> = quick
-    ? { memory: { rounds: 2, requests: 400 }, postgres: { rounds: 2, requests: 200 } }
-    : { memory: { rounds: 9, requests: 5000 }, postgres: { rounds: 7, requests: 2000 } };
+  const settings: Record<Store, Settings> = quick
+    ? { memory: { rounds: 2, requests: 400, warmup: 400 }, postgres: { rounds: 2, requests: 200, warmup: 200 } }
+    : { memory: { rounds: 9, requests: 5000, warmup: 10_000 }, postgres: { rounds: 7, requests: 2000, warmup: 4000 } };
 
   const record = (store: Store, results: Comparison) => {
     const s = summarize(results);
@@ -232,7 +241,7 @@ runFigure(async ({ quick }): Promise<FigureReport> => {
   }
 
   const markdown = [
-    `Each receiver runs in its own process, served by node:http on loopback; this process loads it with ${CONCURRENCY} keep-alive connections, each sending its next callback as soon as the previous answer is read. Rounds of a fixed number of requests (${settings.memory.requests} in memory, ${settings.postgres.requests} with PostgreSQL; ${settings.memory.rounds} and ${settings.postgres.rounds} rounds after a warm-up), payorch and hand-written alternating which goes first; figures are medians, ratios are medians of each round's pair (payorch / hand-written: higher is better for requests/s, lower for CPU). Every request is a distinct deposit callback (spec 6.2) signed as spec 5.3 says, one in ten a redelivery of one sent before; every answer must be 200 and each receiver must have applied each distinct callback exactly once, or the figure fails. Both receivers have one handler that counts. Server CPU is \`process.cpuUsage()\` of the serving process per request: the load generator shares the two cores, so requests/s is bounded by both processes while CPU per request is the receiver's own cost.`,
+    `Each receiver runs in its own process, served by node:http on loopback; this process loads it with ${CONCURRENCY} keep-alive connections, each sending its next callback as soon as the previous answer is read. Rounds of a fixed number of requests (${settings.memory.requests} in memory, ${settings.postgres.requests} with PostgreSQL; ${settings.memory.rounds} and ${settings.postgres.rounds} rounds after a warm-up of ${settings.memory.warmup} and ${settings.postgres.warmup} requests per receiver), payorch and hand-written alternating which goes first; figures are medians, ratios are medians of each round's pair (payorch / hand-written: higher is better for requests/s, lower for CPU). Every request is a distinct deposit callback (spec 6.2) signed as spec 5.3 says, one in ten a redelivery of one sent before; every answer must be 200 and each receiver must have applied each distinct callback exactly once, or the figure fails. Both receivers have one handler that counts. Server CPU is \`process.cpuUsage()\` of the serving process per request: the load generator shares the two cores, so requests/s is bounded by both processes while CPU per request is the receiver's own cost.`,
     '',
     table(['store', 'hand-written requests/s (server CPU per request)', 'payorch', 'ratio (requests/s)', 'ratio (server CPU)', 'target (requests/s)'], rows),
     `payorch: ${NAMES.memory.payorch}; ${NAMES.postgres.payorch}. Hand-written: ${NAMES.memory.hand}; ${NAMES.postgres.hand}.`,
