@@ -67,7 +67,9 @@ async function compile(): Promise<void> {
 async function runFigure(name: string): Promise<FigureReport> {
   // An explicit execArgv: fork() would otherwise pass on tsx's loader flags from this process.
   const execArgv = values.profile ? ['--cpu-prof', `--cpu-prof-dir=${here(`.build/profiles/${name}`)}`] : [];
-  const child = fork(here(`.build/figures/${name}.mjs`), values.quick ? ['--quick'] : [], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  // The figure's server processes (bench/lib/processes.ts) are profiled into the same folder.
+  const env = values.profile ? { ...process.env, PAYORCH_BENCH_PROFILE_DIR: here(`.build/profiles/${name}`) } : process.env;
+  const child = fork(here(`.build/figures/${name}.mjs`), values.quick ? ['--quick'] : [], { execArgv, env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const timer = setTimeout(() => child.kill(), FIGURE_TIMEOUT_MS);
   try {
     return await new Promise<FigureReport>((resolve, reject) => {
