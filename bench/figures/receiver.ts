@@ -41,6 +41,7 @@ class Deliveries {
   // Unique per run, so that a database reused across runs never sees a code twice.
   readonly #tag = randomBytes(3).toString('hex').toUpperCase();
   #sequence = 0;
+  #pick = 1;
   readonly #sent = new Map<string, Delivery[]>();
 
   /** `count` deliveries for `server`: new callbacks, and every tenth a redelivery of an earlier one. */
@@ -48,7 +49,11 @@ class Deliveries {
     const sent = this.#sent.get(server) ?? [];
     this.#sent.set(server, sent);
     return Array.from({ length: count }, (_, i) => {
-      if (i % REDELIVERY_EVERY === REDELIVERY_EVERY - 1 && sent.length > 0) return sent[(sent.length * 7919 + i) % sent.length]!;
+      if (i % REDELIVERY_EVERY === REDELIVERY_EVERY - 1 && sent.length > 0) {
+        // Any earlier callback, recent or old, the same sequence in every run.
+        this.#pick = (Math.imul(this.#pick, 1_103_515_245) + 12_345) >>> 0;
+        return sent[this.#pick % sent.length]!;
+      }
       const delivery = this.#sign(this.#sequence++);
       sent.push(delivery);
       return delivery;
