@@ -5,15 +5,18 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { bundleSize } from '../lib/bundle-size.js';
-import { addedByImport, cjsRequire, esmImport, esmScript } from '../lib/cold-start.js';
+import { addedByImport, cjsRequire, esmImport, esmScript, overBare } from '../lib/cold-start.js';
 import type { ColdCommand } from '../lib/cold-start.js';
 import { runFigure, table } from '../lib/figure.js';
 import type { FigureReport, Headline } from '../lib/figure.js';
 import { format, median } from '../lib/stats.js';
 
 const TITLE = 'Bundle and cold start';
-const COLD_TARGET_MS = 45;
-const BUNDLE_TARGET_BYTES = 30 * 1024;
+// Issue 22's goals: cold start at most 1.25x bare node; edge bundles at most 10 KiB (verify alone)
+// and 25 KiB (both clients, verify and the receiver), min+gz.
+const COLD_TARGET_RATIO = 1.25;
+const VERIFY_TARGET_BYTES = 10 * 1024;
+const BUNDLE_TARGET_BYTES = 25 * 1024;
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 
 type Exports = Readonly<Record<string, { readonly import?: { readonly default?: string } } | string>>;
@@ -42,7 +45,8 @@ runFigure(async ({ quick }): Promise<FigureReport> => {
   const entries: { name: string; contents: string | undefined; target?: boolean }[] = [
     { name: '`payorch` (everything it exports)', contents: `export * from ${JSON.stringify(main)};` },
     { name: '`payorch/sandbox` (everything it exports)', contents: sandbox === undefined ? undefined : `export * from ${JSON.stringify(sandbox)};` },
-    { name: '`import { ProviderClient, verifyCallback }` (client + verify)', contents: from('ProviderClient, verifyCallback'), target: true },
+    { name: '`import { ProviderClient, DealerClient, verifyCallback, createCallbackReceiver }` (both clients, verify, receiver)', contents: from('ProviderClient, DealerClient, verifyCallback, createCallbackReceiver'), target: true },
+    { name: '`import { ProviderClient, verifyCallback }` (client + verify)', contents: from('ProviderClient, verifyCallback') },
     { name: '`import { ProviderClient }`', contents: from('ProviderClient') },
     { name: '`import { DealerClient }`', contents: has('DealerClient') ? from('DealerClient') : undefined },
     { name: '`import { verifyCallback }` (verify alone)', contents: from('verifyCallback') },
@@ -57,7 +61,8 @@ runFigure(async ({ quick }): Promise<FigureReport> => {
       sizeRows.push([entry.name, 'not available yet', '', '']);
       continue;
     }
-    const size = await bundleSize(entry.contents, root);
+    // payorch/sandbox is Node-only (node:http): bundled for Node; everything else for the edge.
+    const size = await bundleSize(entry.contents, root, entry.contents.includes('sandbox') ? 'node' : 'edge');
     gzipped.set(entry.name, size.gzipped);
     const parts = Object.entries(size.byPackage)
       .filter(([name]) => name !== 'entry')
@@ -67,16 +72,18 @@ runFigure(async ({ quick }): Promise<FigureReport> => {
     sizeRows.push([entry.name, format.bytes(size.minified), `**${format.bytes(size.gzipped)}**`, parts]);
     if (entry.target === true) {
       headlines.push({
-        figure: 'Bundle: client + verify, minified + gzipped',
+        figure: 'Bundle (edge): both clients + verify + receiver, minified + gzipped',
         payorch: format.bytes(size.gzipped),
-        baseline: `verify alone: see below`,
+        baseline: '',
         target: { text: `≤ ${format.bytes(BUNDLE_TARGET_BYTES)}`, met: size.gzipped <= BUNDLE_TARGET_BYTES },
       });
     }
   }
   const verifyAlone = gzipped.get('`import { verifyCallback }` (verify alone)');
-  if (verifyAlone !== undefined) headlines.push({ figure: 'Bundle: `verifyCallback` alone, minified + gzipped', payorch: format.bytes(verifyAlone), baseline: '' });
-  const withApp = [gzipped.get(entries[6]!.name), gzipped.get(entries[7]!.name)];
+  if (verifyAlone !== undefined) {
+    headlines.push({ figure: 'Bundle (edge): `verifyCallback` alone, minified + gzipped', payorch: format.bytes(verifyAlone), baseline: '', target: { text: `≤ ${format.bytes(VERIFY_TARGET_BYTES)}`, met: verifyAlone <= VERIFY_TARGET_BYTES } });
+  }
+  const withApp = [gzipped.get(entries[7]!.name), gzipped.get(entries[8]!.name)];
   if (withApp[0] !== undefined && withApp[1] !== undefined) {
     headlines.push({ figure: 'Bundle: client + verify added to an app that uses zod itself', payorch: `+${format.bytes(withApp[1] - withApp[0])}`, baseline: `app alone ${format.bytes(withApp[0])}` });
   }
@@ -95,27 +102,38 @@ runFigure(async ({ quick }): Promise<FigureReport> => {
   const times = addedByImport(commands, runs);
   const startRows = commands.map(({ name }) => {
     const { wall, cpu, bare, bareCpu } = times.get(name)!;
-    return [`\`${name}\``, `**+${format.ms(median(wall))}**`, `±${format.ms((quartile(wall, 0.75) - quartile(wall, 0.25)) / 2)}`, `**+${format.ms(median(cpu))}**`, `${format.ms(median(bare))} (${format.ms(median(bareCpu))} CPU)`];
+    const ratio = overBare(times.get(name)!);
+    return [
+      `\`${name}\``,
+      `**${format.ratio(ratio.judged)}** (wall ${format.ratio(ratio.wall)}, CPU ${format.ratio(ratio.cpu)})`,
+      `**+${format.ms(median(wall))}**`,
+      `±${format.ms((quartile(wall, 0.75) - quartile(wall, 0.25)) / 2)}`,
+      `**+${format.ms(median(cpu))}**`,
+      `${format.ms(median(bare))} (${format.ms(median(bareCpu))} CPU)`,
+    ];
   });
   for (const [index, system] of [[0, 'ESM'], [1, 'CommonJS']] as const) {
     const { wall, cpu, bare, bareCpu } = times.get(commands[index]!.name)!;
     const ms = median(wall);
     const cpuMs = median(cpu);
+    // Over bare node, pair by pair, judged on the lower of wall and CPU (see the text below the table).
+    const ratio = overBare(times.get(commands[index]!.name)!).judged;
     headlines.push({
-      figure: `Cold start: ${index === 0 ? "`import('payorch')`" : "`require('payorch')`"} (${system}), added to bare node`,
+      figure: `Cold start: ${index === 0 ? "`import('payorch')`" : "`require('payorch')`"} (${system}), over bare node`,
       payorch: `+${format.ms(ms)} wall, +${format.ms(cpuMs)} CPU`,
       baseline: `${format.ms(median(bare))} wall, ${format.ms(median(bareCpu))} CPU (bare node)`,
-      target: { text: `≤ +${COLD_TARGET_MS} ms`, met: Math.min(ms, cpuMs) <= COLD_TARGET_MS },
+      ratio,
+      target: { text: `≤ ${COLD_TARGET_RATIO}x`, met: ratio <= COLD_TARGET_RATIO },
     });
   }
 
   const markdown = [
-    `Each entry bundled by esbuild with everything it imports (its runtime dependencies included), minified, ESM, platform node, then gzipped at level 9. "By package" counts the minified bytes esbuild attributes to each package; \`payorch\` is dist/, which carries zod's runtime (bundled, tree-shaken). Tree-shaken rows import only the names shown, as an app that uses one client does. The last two rows show what payorch adds to an app that already bundles its own zod (two copies of zod's core then ship).`,
+    `Each entry bundled by esbuild as for an edge runtime (\`--bundle --minify --platform=neutral\`, conditions \`workerd,worker,edge-light,browser\`) with everything it imports (its runtime dependencies included), then gzipped at level 9. "By package" counts the minified bytes esbuild attributes to each package; \`payorch\` is dist/, which carries zod's runtime (bundled, tree-shaken). Tree-shaken rows import only the names shown, as an app that uses one client does. The last two rows show what payorch adds to an app that already bundles its own zod (two copies of zod's core then ship).`,
     '',
     table(['entry', 'minified', 'gzipped', 'minified bytes by package'], sizeRows),
-    `Cold start: what each command adds to a bare \`node -e ""\`, from the package folder (payorch resolves itself through its exports map to dist/). Interleaved process pairs: each of the ${runs} runs of a command is paired with a bare node started right before or after it (alternating), after one warm-up pass; the figures are the medians of the pairs' differences in wall time (± half their interquartile range) and in the process's own CPU time (user + system, read by the process just before it exits; every process, bare included, prints it). On a quiet machine the two agree; on a loaded one the wall time of every process, bare node included, stretches while its CPU time does not, so the target is judged on the lower of the two. The bare column is the median of the bare halves. Anyone can repeat a row with \`hyperfine -N -w 3 'node -e ""' "node -e \\"require('payorch')\\""\`.`,
+    `Cold start: what each command adds to a bare \`node -e ""\`, from the package folder (payorch resolves itself through its exports map to dist/). Interleaved process pairs: each of the ${runs} runs of a command is paired with a bare node started right before or after it (alternating), after one warm-up pass; the figures are the medians of the pairs' differences in wall time (± half their interquartile range) and in the process's own CPU time (user + system, read by the process just before it exits; every process, bare included, prints it). On a quiet machine the two agree; on a loaded one the wall time of every process, bare node included, stretches while its CPU time does not, so the target is judged on the lower of the two. "Over bare node" is the median of each pair's (bare + added) / bare, in wall and in CPU time, the lower of the two in bold, against the target of at most 1.25x. The bare column is the median of the bare halves. Anyone can repeat a row with \`hyperfine -N -w 3 'node -e ""' "node -e \\"require('payorch')\\""\`.`,
     '',
-    table(['command', 'wall added to bare node', 'spread', 'CPU added', 'bare node'], startRows),
+    table(['command', 'over bare node', 'wall added to bare node', 'spread', 'CPU added', 'bare node'], startRows),
   ].join('\n');
   return { title: TITLE, markdown, headlines };
 });

@@ -12,15 +12,21 @@ export interface Size {
  * `contents` bundled by esbuild with everything it imports, minified, ESM, then gzipped at level 9:
  * what the code adds to a user's bundle. Imports resolve from `resolveDir`.
  */
-export async function bundleSize(contents: string, resolveDir: string, platform: 'node' | 'neutral' = 'node'): Promise<Size> {
+export async function bundleSize(contents: string, resolveDir: string, platform: 'node' | 'neutral' | 'edge' = 'node'): Promise<Size> {
+  // 'edge': what a Cloudflare Worker or Vercel Edge build resolves (the pure-JS hash of `#hash`).
+  const edge = platform === 'edge' ? { mainFields: ['module', 'main'], conditions: ['workerd', 'worker', 'edge-light', 'browser'] } : {};
   const result = await build({
     stdin: { contents, resolveDir, loader: 'js' },
     bundle: true,
     minify: true,
     format: 'esm',
-    platform,
+    platform: platform === 'edge' ? 'neutral' : platform,
+    ...edge,
     target: 'node20',
     write: false,
+    // Not the repository's tsconfig.json: its `paths` map `payorch` to src/, and a user's bundler
+    // resolves the package (dist/, through its exports map).
+    tsconfigRaw: '{}',
     metafile: true,
     logLevel: 'silent',
   });
