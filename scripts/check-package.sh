@@ -10,7 +10,8 @@ cd "$(dirname "$0")/.."
 repo=$PWD
 tsc="$repo/node_modules/.bin/tsc"
 
-step() { printf '\n==> %s\n' "$*"; }
+steps=0
+step() { steps=$((steps + 1)); printf '\n==> %s\n' "$*"; }
 
 step "build"
 npm run build --silent
@@ -175,4 +176,4 @@ cd "$repo"
 step "edge bundles and cold start against their targets (reported, not asserted)"
 "$repo/node_modules/.bin/tsx" bench/main.ts --quick --summary --only bundle
 
-printf '\npackage: 7 passed, 0 failed\n'
+printf '\npackage: %d steps passed\n' "$steps"
