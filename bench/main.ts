@@ -4,7 +4,8 @@
  * (for CI: it proves the harness works; its numbers are rough) and prints instead of writing.
  *
  * Options: --quick, --only <figure>[,<figure>...], --out <file>, --profile (runs each figure under
- * `node --cpu-prof` and prints where its CPU time went instead of writing results).
+ * `node --cpu-prof` and prints where its CPU time went instead of writing results), --summary
+ * (prints only the summary table: what scripts/check-package.sh reports).
  */
 import { execFileSync, fork } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,20 +18,20 @@ import { table } from './lib/figure.js';
 import { summarizeProfiles } from './lib/profile.js';
 import { format } from './lib/stats.js';
 
-const FIGURES = ['client-overhead', 'verification', 'schema-cost', 'iteration', 'bundle', 'peers', 'sandbox'] as const;
+const FIGURES = ['client-overhead', 'verification', 'schema-cost', 'iteration', 'bundle', 'peers', 'sandbox', 'receiver'] as const;
 const FIGURE_TIMEOUT_MS = 10 * 60_000;
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 const root = here('..');
 
 const { values } = parseArgs({
-  options: { quick: { type: 'boolean', default: false }, only: { type: 'string' }, out: { type: 'string' }, profile: { type: 'boolean', default: false } },
+  options: { quick: { type: 'boolean', default: false }, only: { type: 'string' }, out: { type: 'string' }, profile: { type: 'boolean', default: false }, summary: { type: 'boolean', default: false } },
 });
 const only = values.only?.split(',') ?? [...FIGURES];
 for (const name of only) {
   if (!(FIGURES as readonly string[]).includes(name)) throw new Error(`unknown figure ${name}; figures: ${FIGURES.join(', ')}`);
 }
-const complete = !values.quick && !values.profile && values.only === undefined;
+const complete = !values.quick && !values.profile && !values.summary && values.only === undefined;
 const out = values.out ?? (complete ? here('RESULTS.md') : undefined);
 
 if (!existsSync(here('../dist/index.js'))) throw new Error('dist/ is missing: run `npm run build` first (`npm run bench` does).');
@@ -66,7 +67,9 @@ async function compile(): Promise<void> {
 async function runFigure(name: string): Promise<FigureReport> {
   // An explicit execArgv: fork() would otherwise pass on tsx's loader flags from this process.
   const execArgv = values.profile ? ['--cpu-prof', `--cpu-prof-dir=${here(`.build/profiles/${name}`)}`] : [];
-  const child = fork(here(`.build/figures/${name}.mjs`), values.quick ? ['--quick'] : [], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  // The figure's server processes (bench/lib/processes.ts) are profiled into the same folder.
+  const env = values.profile ? { ...process.env, PAYORCH_BENCH_PROFILE_DIR: here(`.build/profiles/${name}`) } : process.env;
+  const child = fork(here(`.build/figures/${name}.mjs`), values.quick ? ['--quick'] : [], { execArgv, env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const timer = setTimeout(() => child.kill(), FIGURE_TIMEOUT_MS);
   try {
     return await new Promise<FigureReport>((resolve, reject) => {
@@ -157,7 +160,8 @@ const document = [
   ...sections,
   findings,
 ].join('\n');
-if (out === undefined) console.log(document);
+if (values.summary) console.log(summary(headlines));
+else if (out === undefined) console.log(document);
 else {
   writeFileSync(out, document);
   process.stderr.write(`bench: wrote ${out}\n`);

@@ -24,6 +24,9 @@ export async function bundleSize(contents: string, resolveDir: string, platform:
     ...edge,
     target: 'node20',
     write: false,
+    // Not the repository's tsconfig.json: its `paths` map `payorch` to src/, and a user's bundler
+    // resolves the package (dist/, through its exports map).
+    tsconfigRaw: '{}',
     metafile: true,
     logLevel: 'silent',
   });

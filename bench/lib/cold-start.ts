@@ -70,3 +70,22 @@ export const cjsRequire = (specifier: string): readonly string[] => ['-e', `requ
 export const esmScript = (code: string): readonly string[] => ['--input-type=module', '-e', `${code}; ${REPORT_CPU}`];
 
 export { median };
+
+/** How many times a bare node's start-up a command takes, from its pairs. */
+export interface OverBare {
+  /** Median over pairs of (bare + added) / bare, in wall time. */
+  readonly wall: number;
+  /** The same in the process's own CPU time. */
+  readonly cpu: number;
+  /**
+   * The lower of the two: on a loaded machine wall time stretches (bare node's too) while CPU time
+   * does not, and a brief CPU spike of one process weighs on CPU time; the lower is the steadier.
+   */
+  readonly judged: number;
+}
+
+export function overBare(added: Added): OverBare {
+  const wall = median(added.wall.map((value, pair) => (added.bare[pair]! + value) / added.bare[pair]!));
+  const cpu = median(added.cpu.map((value, pair) => (added.bareCpu[pair]! + value) / added.bareCpu[pair]!));
+  return { wall, cpu, judged: Math.min(wall, cpu) };
+}

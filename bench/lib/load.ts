@@ -50,3 +50,40 @@ export async function closedLoop(target: LoadTarget, { concurrency, durationMs }
   agent.destroy();
   return { requests, ms };
 }
+
+/** One POST of a fixed-count load: its own headers and body. */
+export interface Delivery {
+  readonly headers: Record<string, string>;
+  readonly body: string;
+}
+
+/**
+ * Sends every delivery once, in order, to `url` + `path` over `concurrency` keep-alive connections
+ * of `agent` (each sends its next one as soon as the previous answer is read). A fixed count
+ * rather than a duration, so that two servers compared get the same work. Non-200 answers are
+ * counted, not thrown: the caller decides what a failure means.
+ */
+export async function fixedLoad(
+  url: string,
+  path: string,
+  deliveries: readonly Delivery[],
+  { concurrency, agent }: { concurrency: number; agent: Agent },
+): Promise<{ ms: number; failures: number; firstFailure: string | undefined }> {
+  let next = 0;
+  let failures = 0;
+  let firstFailure: string | undefined;
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < deliveries.length) {
+        const { headers, body } = deliveries[next++]!;
+        const { status, body: answer } = await send({ url, method: 'POST', path, body, headers: () => headers }, agent);
+        if (status !== 200) {
+          failures++;
+          firstFailure ??= `HTTP ${status}: ${answer.slice(0, 200)}`;
+        }
+      }
+    }),
+  );
+  return { ms: performance.now() - start, failures, firstFailure };
+}

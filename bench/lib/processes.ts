@@ -22,7 +22,10 @@ export interface ServerProcess<I> {
 
 /** Forks a server script and waits for its `{ type: 'listening', url, info }` message. */
 export async function startServer<I = undefined>(script: `children/${string}`, args: readonly string[] = []): Promise<ServerProcess<I>> {
-  const child = fork(compiled(script), args, { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  // Under `npm run bench -- --profile`, servers are profiled too: their CPU is what a figure compares.
+  const profileDir = process.env['PAYORCH_BENCH_PROFILE_DIR'];
+  const execArgv = profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`];
+  const child = fork(compiled(script), args, { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const { url, info } = await new Promise<{ url: string; info: I }>((resolve, reject) => {
     child.once('error', reject);
     child.once('exit', (code) => {
@@ -51,9 +54,14 @@ export async function startServer<I = undefined>(script: `children/${string}`, a
           return;
         }
         child.once('exit', () => {
+          clearTimeout(timer);
           resolve();
         });
-        child.kill();
+        // Disconnecting lets the server exit on its own (`announce`), writing its CPU profile if
+        // it has one; a server that does not go within 5 s is killed.
+        const timer = setTimeout(() => child.kill(), 5_000);
+        if (child.connected) child.disconnect();
+        else child.kill();
       }),
   };
 }

@@ -14,10 +14,15 @@ function tooLarge(bytes: number): CallbackVerificationError {
   return malformed(`the body is ${bytes} bytes, more than the ${MAX_CALLBACK_BODY_BYTES} a callback can be`);
 }
 
+// One decoder for every body: a call without `stream` starts afresh, and making one costs more
+// than decoding a callback.
+let utf8: TextDecoder | undefined;
+
 function decode(bytes: Uint8Array): string {
   if (bytes.byteLength > MAX_CALLBACK_BODY_BYTES) throw tooLarge(bytes.byteLength);
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    utf8 ??= new TextDecoder('utf-8', { fatal: true });
+    return utf8.decode(bytes);
   } catch {
     throw malformed('the body is not UTF-8 text');
   }

@@ -1,19 +1,30 @@
 import * as z from 'zod/mini';
 import { lenientObject, object, openEnum, responseBoolean, responseInteger, responseNumber, responseString } from '../core/schema-blocks.js';
+import type { LenientObject } from '../core/schema-blocks.js';
+import {
+  CREDIT_CARD_CALLBACK_FIELDS,
+  DEALER_CREDIT_CARD_CALLBACK_FIELDS,
+  DEPOSIT_CALLBACK_FIELDS,
+  UNKNOWN_CALLBACK_FIELDS,
+  WITHDRAWAL_CALLBACK_FIELDS,
+} from './fields.js';
+import type { FieldSpec, FieldTable, FieldType } from './fields.js';
 import { CALLBACK_STATUSES } from './kinds.js';
 import type { CallbackKind } from './kinds.js';
 
 /*
- * Bodies the service POSTs (spec 6). Lenient like every answer: unknown fields are kept, numbers
- * may arrive as numeric strings and text fields as numbers (PHP's JSON_NUMERIC_CHECK). Required are the signed fields (tracking_code, status,
- * timestamp, hash) and what a receiver needs to act (amount); echo fields are optional, so that
- * a leaner body is still delivered rather than refused and lost.
+ * Bodies the service POSTs (spec 6), as zod schemas made from the field tables of fields.ts (the
+ * fields and their docs live there). Lenient like every answer: unknown fields are kept, numbers
+ * may arrive as numeric strings and text fields as numbers (PHP's JSON_NUMERIC_CHECK). Required
+ * are the signed fields and what a receiver needs to act (amount); echo fields are optional, so
+ * that a leaner body is still delivered rather than refused and lost. verifyCallback reads bodies
+ * by the same tables without zod (read-payload.ts); a property test holds the two together.
  */
 
 /**
  * Fields every callback body carries and the hash covers (spec 5.3), plus the body's copy of the
- * hash: the fields every kind's schema shares. verifyCallback reads them by hand before the
- * signature check (src/callbacks/verify.ts, `readSignedFields`), with the same rules.
+ * hash. verifyCallback reads them by hand before the signature check (src/callbacks/verify.ts),
+ * with the same rules.
  */
 export const SignedCallbackFields = object(() => ({
   /** The record's tracking code; the hash covers it (spec 5.3, 6). Its prefix tells the kind of record (spec 2.1). */
@@ -43,118 +54,57 @@ export type CreditCardCallbackStatus = z.infer<typeof CreditCardCallbackStatus>;
 export const DealerCreditCardCallbackStatus = openEnum(CALLBACK_STATUSES.dealerCreditCard);
 export type DealerCreditCardCallbackStatus = z.infer<typeof DealerCreditCardCallbackStatus>;
 
-// Read inside the shapes, so that the fields are built with the first callback schema that needs them.
-const signed = () => SignedCallbackFields.shape;
+// The schema of each field type of fields.ts, which read-payload.ts reads the same way; each
+// built on first use.
+const FIELD_SCHEMAS = {
+  text: () => z.string(),
+  status: () => z.string(),
+  id: responseString,
+  number: responseNumber,
+  integer: responseInteger,
+  boolean: responseBoolean,
+} as const satisfies Record<FieldType, () => z.ZodMiniType>;
 
-// The fields of deposit and withdrawal callbacks, in the order of spec 6.2.
-const providerTransaction = <S extends z.ZodMiniType>(status: S) => ({
-  /** The record's tracking code; the hash covers it (spec 5.3, 6). Its prefix tells the kind of record (spec 2.1). */
-  tracking_code: signed().tracking_code,
-  /** The service's internal transaction id. */
-  tx_id: z.optional(responseString()),
-  /** The end status; the hash covers it (spec 5.3, 6.2, 6.3). */
-  status,
-  /** The final approved or rejected amount: compare it with your record, the hash does not cover it. */
-  amount: responseNumber(),
-  /** The customer's username (spec 6.2). */
-  username: z.optional(responseString()),
-  /** The customer's full name (spec 6.2). */
-  fullname: z.optional(responseString()),
-  /** The customer's identifier in your system (spec 6.2). */
-  user_id: z.optional(responseString()),
-  /** The site's id, an integer (spec 6.2). */
-  site_id: z.optional(responseInteger()),
-  /** Unix seconds; the hash covers it (spec 5.3). The value that verified. */
-  timestamp: signed().timestamp,
-  /** The body's hash, the same value as X-Hash (spec 5.3). */
-  hash: signed().hash,
-});
+type FieldSchema<F extends FieldSpec, Status extends z.ZodMiniType> = F['type'] extends 'status' ? Status : ReturnType<(typeof FIELD_SCHEMAS)[F['type']]>;
+
+/** The zod shape of a field table; homomorphic, so each field's doc comment carries over. */
+type ShapeOf<T extends FieldTable, Status extends z.ZodMiniType> = {
+  -readonly [K in keyof T]: T[K] extends { readonly optional: true } ? z.ZodMiniOptional<FieldSchema<T[K], Status>> : FieldSchema<T[K], Status>;
+};
+
+/** The lenient schema of a field table, its `status` typed by the kind's statuses; fields built on first use. */
+// @__NO_SIDE_EFFECTS__
+function callbackSchema<const T extends FieldTable, Status extends z.ZodMiniType>(fields: T, status: () => Status): LenientObject<ShapeOf<T, Status>> {
+  return lenientObject(() => {
+    const shape: Record<string, z.ZodMiniType> = {};
+    for (const [key, field] of Object.entries(fields)) {
+      const schema: z.ZodMiniType = field.type === 'status' ? status() : FIELD_SCHEMAS[field.type]();
+      shape[key] = field.optional === true ? z.optional(schema) : schema;
+    }
+    return shape as ShapeOf<T, Status>;
+  });
+}
 
 /** Body of a deposit callback (spec 6.2): manual, E-IBAN and third-party deposits. */
-export const DepositCallback = lenientObject(() => providerTransaction(DepositCallbackStatus));
+export const DepositCallback = callbackSchema(DEPOSIT_CALLBACK_FIELDS, () => DepositCallbackStatus);
 export interface DepositCallback extends z.infer<typeof DepositCallback> {}
 
 /**
  * Body of a withdrawal callback (spec 6.3). `iban` is optional: what crypto and wallet
  * withdrawals carry instead is not shown (spec 6.6), and any such field is kept.
  */
-export const WithdrawalCallback = lenientObject(() => ({
-  ...providerTransaction(WithdrawalCallbackStatus),
-  /** The recipient's IBAN (manual, E-IBAN and bank withdrawals). */
-  iban: z.optional(responseString()),
-}));
+export const WithdrawalCallback = callbackSchema(WITHDRAWAL_CALLBACK_FIELDS, () => WithdrawalCallbackStatus);
 export interface WithdrawalCallback extends z.infer<typeof WithdrawalCallback> {}
 
-const cardFailure = () => ({
-  /** The failure's code; only when the payment failed (spec 6.4, 6.5). */
-  error_code: z.optional(responseString()),
-  /** The failure's text; only when the payment failed (spec 6.4, 6.5). */
-  error_message: z.optional(responseString()),
-});
-
 /** Body of a provider card callback (spec 6.4). */
-export const CreditCardCallback = lenientObject(() => ({
-  /** The record's tracking code; the hash covers it (spec 5.3, 6). Its prefix tells the kind of record (spec 2.1). */
-  tracking_code: signed().tracking_code,
-  /** The payment gateway's order id. */
-  order_id: z.optional(responseString()),
-  /** `success`, `failed` or `cancelled`; the hash covers it (spec 5.3, 6.4). */
-  status: CreditCardCallbackStatus,
-  /** The amount, a number (spec 6); compare it with your record: the hash does not cover it. */
-  amount: responseNumber(),
-  /** The currency: `TRY` (spec 6.4). */
-  currency: z.optional(responseString()),
-  /** The customer's username (spec 6.2). */
-  username: z.optional(responseString()),
-  /** The customer's identifier in your system (spec 6.2). */
-  user_id: z.optional(responseString()),
-  /** The site's id, an integer (spec 6.2). */
-  site_id: z.optional(responseInteger()),
-  /** The customer's name (spec 6.4). */
-  customer_name: z.optional(responseString()),
-  /** The customer's email address (spec 6.4). */
-  customer_email: z.optional(responseString()),
-  /** Unix seconds; the hash covers it (spec 5.3). The value that verified. */
-  timestamp: signed().timestamp,
-  /** The body's hash, the same value as X-Hash (spec 5.3). */
-  hash: signed().hash,
-  ...cardFailure(),
-}));
+export const CreditCardCallback = callbackSchema(CREDIT_CARD_CALLBACK_FIELDS, () => CreditCardCallbackStatus);
 export interface CreditCardCallback extends z.infer<typeof CreditCardCallback> {}
 
 /**
  * Body of a dealer card callback (spec 6.5). Which fields a failure leaves out is not shown,
  * so everything but the signed fields is optional.
  */
-export const DealerCreditCardCallback = lenientObject(() => ({
-  /** Whether the payment succeeded (spec 6.5). */
-  success: z.optional(responseBoolean()),
-  /** The record's tracking code; the hash covers it (spec 5.3, 6). Its prefix tells the kind of record (spec 2.1). */
-  tracking_code: signed().tracking_code,
-  /** The payment gateway's order id (spec 6.4, 6.5). */
-  order_id: z.optional(responseString()),
-  /** `success` or `failed` (an expired payment is reported as `failed`); the hash covers it (spec 5.3, 6.5). */
-  status: DealerCreditCardCallbackStatus,
-  /** The amount, a number (spec 6); compare it with your record: the hash does not cover it. */
-  amount: z.optional(responseNumber()),
-  /** The currency: `TRY` (spec 6.4). */
-  currency: z.optional(responseString()),
-  /** The customer's name (spec 6.4). */
-  customer_name: z.optional(responseString()),
-  /** The customer's email address (spec 6.4). */
-  customer_email: z.optional(responseString()),
-  /** The customer's phone number (spec 6.5). */
-  customer_phone: z.optional(responseString()),
-  /** Text about the status (spec 6.5). */
-  status_message: z.optional(responseString()),
-  /** When the payment completed, ISO 8601 (spec 6.5). */
-  completed_at: z.optional(responseString()),
-  /** Unix seconds; the hash covers it (spec 5.3). The value that verified. */
-  timestamp: signed().timestamp,
-  /** The body's hash, the same value as X-Hash (spec 5.3). */
-  hash: signed().hash,
-  ...cardFailure(),
-}));
+export const DealerCreditCardCallback = callbackSchema(DEALER_CREDIT_CARD_CALLBACK_FIELDS, () => DealerCreditCardCallbackStatus);
 export interface DealerCreditCardCallback extends z.infer<typeof DealerCreditCardCallback> {}
 
 /**
@@ -162,18 +112,7 @@ export interface DealerCreditCardCallback extends z.infer<typeof DealerCreditCar
  * payment method): only the signed fields are typed, everything else is kept as sent. It reaches
  * the `'*'` handlers only.
  */
-export const UnknownCallback = lenientObject(() => ({
-  /** The record's tracking code; the hash covers it (spec 5.3, 6). Its prefix tells the kind of record (spec 2.1). */
-  tracking_code: signed().tracking_code,
-  /** The end status; the hash covers it (spec 5.3, 6). */
-  status: z.string(),
-  /** Every kind of spec 6 carries one; not required of a kind nobody has described. */
-  amount: z.optional(responseNumber()),
-  /** Unix seconds; the hash covers it (spec 5.3). The value that verified. */
-  timestamp: signed().timestamp,
-  /** The body's hash, the same value as X-Hash (spec 5.3). */
-  hash: signed().hash,
-}));
+export const UnknownCallback = callbackSchema(UNKNOWN_CALLBACK_FIELDS, FIELD_SCHEMAS.status);
 export interface UnknownCallback extends z.infer<typeof UnknownCallback> {}
 
 /**

@@ -1,13 +1,10 @@
-import type { z } from 'zod/mini';
-import type { ValidationIssue } from '../errors/request-validation-error.js';
 import { assertNever } from '../core/assert-never.js';
 import { checkOptions, checkValue } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
 import { constantTimeEqual } from '../core/hash/constant-time.js';
 import { callbackHash } from '../core/signer.js';
-import { safeParseTrackingCode } from '../core/tracking-code.js';
+import { readTrackingCode } from '../core/tracking-code.js';
 import type { TrackingCodeDirection } from '../core/tracking-code.js';
-import { safeParse, toIssues } from '../core/validation.js';
 import { CallbackVerificationError } from '../errors/callback-verification-error.js';
 import { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS } from './age.js';
 import { readCallbackBody } from './body.js';
@@ -18,8 +15,17 @@ import { CALLBACK_KINDS } from './kinds.js';
 import type { CallbackKind } from './kinds.js';
 import { readSignatureHeaders } from './headers.js';
 import type { CallbackHeaders } from './headers.js';
-import { CreditCardCallback, DealerCreditCardCallback, DepositCallback, UnknownCallback, WithdrawalCallback } from './schemas.js';
-import type { VerifiedCallback } from './schemas.js';
+import {
+  CREDIT_CARD_CALLBACK_FIELDS,
+  DEALER_CREDIT_CARD_CALLBACK_FIELDS,
+  DEPOSIT_CALLBACK_FIELDS,
+  UNKNOWN_CALLBACK_FIELDS,
+  WITHDRAWAL_CALLBACK_FIELDS,
+} from './fields.js';
+import type { FieldTable } from './fields.js';
+import { readPayload } from './read-payload.js';
+import type { CreditCardCallback, DealerCreditCardCallback, DepositCallback, UnknownCallback, VerifiedCallback, WithdrawalCallback } from './schemas.js';
+import type { ValidationIssue } from '../errors/request-validation-error.js';
 
 /** A received callback: its headers and its body, in whichever form the framework gives them. */
 export interface CallbackInput {
@@ -144,9 +150,40 @@ const DIRECTION_OF_KIND = {
 const ANY_TRACKING_CODE = /^([A-Z][A-Z0-9]{0,15}(?:-[A-Z][A-Z0-9]{0,15})?)-[A-Za-z0-9]{1,64}-\d{1,12}$/;
 
 /**
+ * The signed fields must have their shape before the hash is trusted: with an empty tracking
+ * code and status the callback hash is exactly the X-Hash of a basic-signed request, which passes
+ * through proxies and logs. A prefix spec 2.1 does not list is read as `unknown`.
+ */
+function checkSignedShape(trackingCode: string, status: string, kind: CallbackKind | undefined): Exclude<TrackingCodeDirection, 'transfer'> | 'unknown' {
+  const parsed = readTrackingCode(trackingCode);
+  if (parsed === undefined) {
+    const other = ANY_TRACKING_CODE.exec(trackingCode);
+    // TRF ids name transfers, which have no callback (spec 6.1), whatever follows them.
+    if (other === null || other[1] === 'TRF') {
+      throw new CallbackVerificationError('invalid_tracking_code', 'tracking_code is not a tracking code of spec 2.1 (PREFIX-segment-seconds)');
+    }
+    if (!STATUS_WORD.test(status)) throw new CallbackVerificationError('invalid_status', 'status is not a status word');
+    return 'unknown';
+  }
+  if (parsed.direction === 'transfer') {
+    throw new CallbackVerificationError('invalid_tracking_code', 'tracking_code is not a tracking code of spec 2.1 (PREFIX-segment-seconds)');
+  }
+  if (!STATUS_WORD.test(status)) throw new CallbackVerificationError('invalid_status', 'status is not a status word');
+  if (kind !== undefined && DIRECTION_OF_KIND[kind] !== parsed.direction) {
+    throw new CallbackVerificationError('kind_mismatch', `a ${parsed.prefix} tracking code is not a ${kind} callback`);
+  }
+  return parsed.direction;
+}
+
+// X-Timestamp as the service sends it: the decimal text of Unix seconds.
+const HEADER_SECONDS = /^\d{1,12}$/;
+// The body's `timestamp` as the service may write it: Unix seconds, or their text.
+const INTEGER_TEXT = /^-?\d+$/;
+
+/**
  * The two signed fields read before the hash, by hand: the check that runs on every delivery
- * needs no schema library (bench/RESULTS.md). timestamp and hash are read one by one below,
- * since either copy of each may be the unsigned one.
+ * needs no schema. Timestamp and hash are read one by one below, since either copy of each may
+ * be the unsigned one.
  */
 function readTrackedFields(body: Readonly<Record<string, unknown>>): { readonly trackingCode: string; readonly status: string } {
   const { tracking_code: trackingCode, status } = body;
@@ -158,42 +195,7 @@ function readTrackedFields(body: Readonly<Record<string, unknown>>): { readonly 
   throw new CallbackVerificationError('malformed_body', 'a signed field is missing or has the wrong type', issues);
 }
 
-/**
- * The signed fields must have their shape before the hash is trusted: with an empty tracking
- * code and status the callback hash is exactly the X-Hash of a basic-signed request, which passes
- * through proxies and logs. A prefix spec 2.1 does not list is read as `unknown`.
- */
-function checkSignedShape(trackingCode: string, status: string, kind: CallbackKind | undefined): Exclude<TrackingCodeDirection, 'transfer'> | 'unknown' {
-  const parsed = safeParseTrackingCode(trackingCode);
-  if (!parsed.success) {
-    const other = ANY_TRACKING_CODE.exec(trackingCode);
-    // TRF ids name transfers, which have no callback (spec 6.1), whatever follows them.
-    if (other === null || other[1] === 'TRF') {
-      throw new CallbackVerificationError('invalid_tracking_code', 'tracking_code is not a tracking code of spec 2.1 (PREFIX-segment-seconds)');
-    }
-    if (!STATUS_WORD.test(status)) throw new CallbackVerificationError('invalid_status', 'status is not a status word');
-    return 'unknown';
-  }
-  if (parsed.data.direction === 'transfer') {
-    throw new CallbackVerificationError('invalid_tracking_code', 'tracking_code is not a tracking code of spec 2.1 (PREFIX-segment-seconds)');
-  }
-  if (!STATUS_WORD.test(status)) throw new CallbackVerificationError('invalid_status', 'status is not a status word');
-  if (kind !== undefined && DIRECTION_OF_KIND[kind] !== parsed.data.direction) {
-    throw new CallbackVerificationError('kind_mismatch', `a ${parsed.data.prefix} tracking code is not a ${kind} callback`);
-  }
-  return parsed.data.direction;
-}
-
-// X-Timestamp as the service sends it: the decimal text of Unix seconds.
-const HEADER_SECONDS = /^\d{1,12}$/;
-
-const INTEGER_TEXT = /^-?\d+$/;
-
-/**
- * The body's `timestamp` as decimal text, or undefined when it is absent, not an integer or
- * negative. It takes what `responseInteger` (the schemas' `timestamp`) takes: a safe integer, or
- * decimal integer text with spaces around it.
- */
+/** The body's `timestamp` as decimal text, or undefined when it is absent or not a non-negative integer. */
 function bodySeconds(body: Readonly<Record<string, unknown>>): string | undefined {
   const value = body['timestamp'];
   let seconds: number | undefined;
@@ -297,32 +299,33 @@ export function verifyCallback(input: CallbackInput, options: VerifyCallbackOpti
   }
 
   const kind = direction === 'unknown' ? 'unknown' : headers === undefined ? 'dealerCreditCard' : (options.kind ?? kindOfDirection(direction, body, options.account));
-  // The payload carries the values that verified, not their unsigned copies.
-  return parsePayload(kind, { ...body, timestamp, hash }, ageSeconds);
+  return readVerified(kind, body, timestamp, hash, ageSeconds);
 }
 
-function parse<S extends z.ZodMiniType>(schema: S, kind: VerifiedCallback['kind'], body: Readonly<Record<string, unknown>>): z.output<S> {
-  const result = safeParse(schema, body);
+// The payload types of fields.ts's tables: schemas.ts makes each type from the same table.
+function read(fields: FieldTable, kind: VerifiedCallback['kind'], body: Readonly<Record<string, unknown>>, timestamp: number, hash: string): Record<string, unknown> {
+  // The payload carries the values that verified, not their unsigned copies.
+  const result = readPayload(fields, body, { timestamp, hash });
   if (!result.success) {
     // Genuine, yet not typeable: 500 (unreadable_payload), so that it is redelivered once fixed.
-    throw new CallbackVerificationError('unreadable_payload', `the signature verified, but the body is not a valid ${kind} callback`, toIssues(result.error));
+    throw new CallbackVerificationError('unreadable_payload', `the signature verified, but the body is not a valid ${kind} callback`, result.issues);
   }
   return result.data;
 }
 
-/** Types the body of a verified callback by its kind: the one place a payload is parsed. */
-function parsePayload(kind: VerifiedCallback['kind'], body: Readonly<Record<string, unknown>>, ageSeconds: number): VerifiedCallback {
+/** Types the body of a verified callback by its kind: the one place a payload is read. */
+function readVerified(kind: VerifiedCallback['kind'], body: Readonly<Record<string, unknown>>, timestamp: number, hash: string, ageSeconds: number): VerifiedCallback {
   switch (kind) {
     case 'deposit':
-      return { kind, payload: parse(DepositCallback, kind, body), ageSeconds };
+      return { kind, payload: read(DEPOSIT_CALLBACK_FIELDS, kind, body, timestamp, hash) as DepositCallback, ageSeconds };
     case 'withdrawal':
-      return { kind, payload: parse(WithdrawalCallback, kind, body), ageSeconds };
+      return { kind, payload: read(WITHDRAWAL_CALLBACK_FIELDS, kind, body, timestamp, hash) as WithdrawalCallback, ageSeconds };
     case 'creditCard':
-      return { kind, payload: parse(CreditCardCallback, kind, body), ageSeconds };
+      return { kind, payload: read(CREDIT_CARD_CALLBACK_FIELDS, kind, body, timestamp, hash) as CreditCardCallback, ageSeconds };
     case 'dealerCreditCard':
-      return { kind, payload: parse(DealerCreditCardCallback, kind, body), ageSeconds };
+      return { kind, payload: read(DEALER_CREDIT_CARD_CALLBACK_FIELDS, kind, body, timestamp, hash) as DealerCreditCardCallback, ageSeconds };
     case 'unknown':
-      return { kind, payload: parse(UnknownCallback, kind, body), ageSeconds };
+      return { kind, payload: read(UNKNOWN_CALLBACK_FIELDS, kind, body, timestamp, hash) as UnknownCallback, ageSeconds };
     default:
       return assertNever(kind);
   }

@@ -90,23 +90,29 @@ function isPrefix(value: string): value is TrackingCodePrefix {
 export function safeParseTrackingCode(
   code: string,
 ): { readonly success: true; readonly data: ParsedTrackingCode } | { readonly success: false; readonly error: TrackingCodeError } {
+  const data = readTrackingCode(code);
+  return data === undefined ? { success: false, error: new TrackingCodeError(code) } : { success: true, data };
+}
+
+/**
+ * What `safeParseTrackingCode` reads, or undefined: for callers that take another path on a
+ * failure (verification, with a prefix spec 2.1 does not list) and so need no error, whose stack
+ * costs more than the whole read. @internal
+ */
+export function readTrackingCode(code: string): ParsedTrackingCode | undefined {
   // `code` is typed, but callers hand over JSON fields: guard the type at run time too.
   const text: unknown = code;
-  if (typeof text === 'string' && text.length <= MAX_LENGTH) {
-    const match = trackingCodePattern().exec(text);
-    if (match !== null) {
-      const [, prefix = '', segment = '', seconds = ''] = match;
-      if (isPrefix(prefix)) {
-        const { kind, direction } = RECORDS[prefix];
-        return { success: true, data: { prefix, kind, direction, segment, createdAt: new Date(Number(seconds) * 1000) } };
-      }
-    }
-    const transfer = TRANSFER_ID.exec(text);
-    if (transfer !== null) {
-      return { success: true, data: { prefix: 'TRF', kind: 'transfer', direction: 'transfer', segment: transfer[1] ?? '', createdAt: undefined } };
+  if (typeof text !== 'string' || text.length > MAX_LENGTH) return undefined;
+  const match = trackingCodePattern().exec(text);
+  if (match !== null) {
+    const [, prefix = '', segment = '', seconds = ''] = match;
+    if (isPrefix(prefix)) {
+      const { kind, direction } = RECORDS[prefix];
+      return { prefix, kind, direction, segment, createdAt: new Date(Number(seconds) * 1000) };
     }
   }
-  return { success: false, error: new TrackingCodeError(text) };
+  const transfer = TRANSFER_ID.exec(text);
+  return transfer === null ? undefined : { prefix: 'TRF', kind: 'transfer', direction: 'transfer', segment: transfer[1] ?? '', createdAt: undefined };
 }
 
 /**

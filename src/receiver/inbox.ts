@@ -147,9 +147,9 @@ export function createMemoryInbox(options: MemoryInboxOptions = {}): CallbackInb
 
   return {
     async process(key, apply) {
-      // JSON keeps the parts apart whatever characters they hold.
-      const code = JSON.stringify([key.account, key.trackingCode]);
-      const id = JSON.stringify([key.account, key.trackingCode, key.status]);
+      // Each part behind its length: the parts stay apart whatever characters they hold.
+      const code = `${key.account.length}:${key.account}${key.trackingCode.length}:${key.trackingCode}`;
+      const id = code + key.status;
       forgetExpired();
       if (applied.has(id)) return 'duplicate';
       const current = running.get(id);
@@ -164,24 +164,26 @@ export function createMemoryInbox(options: MemoryInboxOptions = {}): CallbackInb
       if (applied.size + running.size + partial.size >= maxKeys) {
         throw new InboxFullError(`the in-memory inbox holds ${maxKeys} keys younger than ${retentionMs / 1000} s; raise maxKeys or use a database inbox`);
       }
+      // Steps done in earlier attempts, and the ones this attempt completes: kept in `partial`
+      // only if the attempt fails, since an applied callback forgets them.
       const steps = partial.get(id)?.steps ?? new Set<string>();
-      const progress: CallbackProgress = {
-        has: (step) => steps.has(step),
-        add: (step) => {
-          if (!partial.has(id)) partial.set(id, { at: now(), steps });
-          steps.add(step);
-        },
-      };
-      const work = apply({ key, appliedStatuses: [...(statuses.get(code) ?? [])] }, progress);
+      const progress: CallbackProgress = { has: (step) => steps.has(step), add: (step) => void steps.add(step) };
+      const before = statuses.get(code);
+      const work = apply({ key, appliedStatuses: before === undefined ? [] : [...before] }, progress);
       running.set(id, work);
       try {
         await work;
+      } catch (error) {
+        if (steps.size > 0 && !partial.has(id)) partial.set(id, { at: now(), steps });
+        throw error;
       } finally {
         running.delete(id);
       }
       partial.delete(id);
       applied.set(id, { at: now(), code, status: key.status });
-      statuses.set(code, [...(statuses.get(code) ?? []), key.status]);
+      // Read again: another status of the same code may have been applied meanwhile.
+      const appliedNow = statuses.get(code);
+      statuses.set(code, appliedNow === undefined ? [key.status] : [...appliedNow, key.status]);
       return 'applied';
     },
   };

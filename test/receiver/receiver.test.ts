@@ -337,7 +337,7 @@ describe('receive', () => {
     const applied = vi.fn();
     receiver.on('deposit', applied);
     const { headers, body } = deposit('MAN-parsed17-1763812000');
-    expect(await receiver.receive({ headers, body: JSON.parse(body) as Record<string, unknown> })).toEqual({ status: 200, headers: { 'content-type': 'application/json' }, body: '{"success":true}' });
+    expect(await receiver.receive({ headers, body: JSON.parse(body) as Record<string, unknown> })).toEqual({ status: 200, headers: { 'content-type': 'application/json', 'content-length': '16' }, body: '{"success":true}' });
     expect(applied).toHaveBeenCalledTimes(1);
     expect((await receiver.receive({ headers, body: 'ü'.repeat(1500) })).status).toBe(413);
   });
