@@ -3,16 +3,23 @@
  * The callback schemas, verifyCallback, the sandbox and the CLI all read this table.
  */
 
+// Each list on its own too: a bundler drops an unused `openEnum(LIST)`, but keeps one whose
+// argument reads a property (a getter could run).
+export const DEPOSIT_STATUSES = ['completed', 'canceled', 'expired', 'failed'] as const;
+export const WITHDRAWAL_STATUSES = ['completed', 'rejected', 'failed', 'canceled'] as const;
+export const CREDIT_CARD_STATUSES = ['success', 'failed', 'cancelled'] as const;
+export const DEALER_CREDIT_CARD_STATUSES = ['success', 'failed'] as const;
+
 /**
  * Every status each kind of callback carries, by kind. `deposit` lists `failed` because the
  * third-party text names it (spec 6.6); `creditCard` spells `cancelled` with two l's (6.4); a
  * dealer card payment that expires is reported as `failed` (6.5).
  */
 export const CALLBACK_STATUSES = {
-  deposit: ['completed', 'canceled', 'expired', 'failed'],
-  withdrawal: ['completed', 'rejected', 'failed', 'canceled'],
-  creditCard: ['success', 'failed', 'cancelled'],
-  dealerCreditCard: ['success', 'failed'],
+  deposit: DEPOSIT_STATUSES,
+  withdrawal: WITHDRAWAL_STATUSES,
+  creditCard: CREDIT_CARD_STATUSES,
+  dealerCreditCard: DEALER_CREDIT_CARD_STATUSES,
 } as const;
 
 /** Which callback a body is: a deposit, a withdrawal, a provider card or a dealer card payment. */

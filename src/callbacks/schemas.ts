@@ -9,7 +9,7 @@ import {
   WITHDRAWAL_CALLBACK_FIELDS,
 } from './fields.js';
 import type { FieldSpec, FieldTable, FieldType } from './fields.js';
-import { CALLBACK_STATUSES } from './kinds.js';
+import { CREDIT_CARD_STATUSES, DEALER_CREDIT_CARD_STATUSES, DEPOSIT_STATUSES, WITHDRAWAL_STATUSES } from './kinds.js';
 import type { CallbackKind } from './kinds.js';
 
 /*
@@ -26,7 +26,7 @@ import type { CallbackKind } from './kinds.js';
  * hash. verifyCallback reads them by hand before the signature check (src/callbacks/verify.ts),
  * with the same rules.
  */
-export const SignedCallbackFields = object(() => ({
+export const SignedCallbackFields = /* @__PURE__ */ object(() => ({
   /** The record's tracking code; the hash covers it (spec 5.3, 6). Its prefix tells the kind of record (spec 2.1). */
   tracking_code: z.string(),
   /** The end status; the hash covers it (spec 5.3, 6). */
@@ -39,26 +39,27 @@ export const SignedCallbackFields = object(() => ({
 export interface SignedCallbackFields extends z.infer<typeof SignedCallbackFields> {}
 
 /** End statuses of a deposit callback (spec 6.2). `failed` is listed because the third-party text names it (spec 6.6). */
-export const DepositCallbackStatus = openEnum(CALLBACK_STATUSES.deposit);
+export const DepositCallbackStatus = /* @__PURE__ */ openEnum(DEPOSIT_STATUSES);
 export type DepositCallbackStatus = z.infer<typeof DepositCallbackStatus>;
 
 /** End statuses of a withdrawal callback (spec 6.3). */
-export const WithdrawalCallbackStatus = openEnum(CALLBACK_STATUSES.withdrawal);
+export const WithdrawalCallbackStatus = /* @__PURE__ */ openEnum(WITHDRAWAL_STATUSES);
 export type WithdrawalCallbackStatus = z.infer<typeof WithdrawalCallbackStatus>;
 
 /** Statuses of a provider card callback (spec 6.4). Note the spelling `cancelled`. */
-export const CreditCardCallbackStatus = openEnum(CALLBACK_STATUSES.creditCard);
+export const CreditCardCallbackStatus = /* @__PURE__ */ openEnum(CREDIT_CARD_STATUSES);
 export type CreditCardCallbackStatus = z.infer<typeof CreditCardCallbackStatus>;
 
 /** Statuses of a dealer card callback (spec 6.5); an expired payment is reported as `failed`. */
-export const DealerCreditCardCallbackStatus = openEnum(CALLBACK_STATUSES.dealerCreditCard);
+export const DealerCreditCardCallbackStatus = /* @__PURE__ */ openEnum(DEALER_CREDIT_CARD_STATUSES);
 export type DealerCreditCardCallbackStatus = z.infer<typeof DealerCreditCardCallbackStatus>;
 
 // The schema of each field type of fields.ts, which read-payload.ts reads the same way; each
 // built on first use.
+const text = (): z.ZodMiniString => z.string();
 const FIELD_SCHEMAS = {
-  text: () => z.string(),
-  status: () => z.string(),
+  text,
+  status: text,
   id: responseString,
   number: responseNumber,
   integer: responseInteger,
@@ -86,25 +87,25 @@ function callbackSchema<const T extends FieldTable, Status extends z.ZodMiniType
 }
 
 /** Body of a deposit callback (spec 6.2): manual, E-IBAN and third-party deposits. */
-export const DepositCallback = callbackSchema(DEPOSIT_CALLBACK_FIELDS, () => DepositCallbackStatus);
+export const DepositCallback = /* @__PURE__ */ callbackSchema(DEPOSIT_CALLBACK_FIELDS, () => DepositCallbackStatus);
 export interface DepositCallback extends z.infer<typeof DepositCallback> {}
 
 /**
  * Body of a withdrawal callback (spec 6.3). `iban` is optional: what crypto and wallet
  * withdrawals carry instead is not shown (spec 6.6), and any such field is kept.
  */
-export const WithdrawalCallback = callbackSchema(WITHDRAWAL_CALLBACK_FIELDS, () => WithdrawalCallbackStatus);
+export const WithdrawalCallback = /* @__PURE__ */ callbackSchema(WITHDRAWAL_CALLBACK_FIELDS, () => WithdrawalCallbackStatus);
 export interface WithdrawalCallback extends z.infer<typeof WithdrawalCallback> {}
 
 /** Body of a provider card callback (spec 6.4). */
-export const CreditCardCallback = callbackSchema(CREDIT_CARD_CALLBACK_FIELDS, () => CreditCardCallbackStatus);
+export const CreditCardCallback = /* @__PURE__ */ callbackSchema(CREDIT_CARD_CALLBACK_FIELDS, () => CreditCardCallbackStatus);
 export interface CreditCardCallback extends z.infer<typeof CreditCardCallback> {}
 
 /**
  * Body of a dealer card callback (spec 6.5). Which fields a failure leaves out is not shown,
  * so everything but the signed fields is optional.
  */
-export const DealerCreditCardCallback = callbackSchema(DEALER_CREDIT_CARD_CALLBACK_FIELDS, () => DealerCreditCardCallbackStatus);
+export const DealerCreditCardCallback = /* @__PURE__ */ callbackSchema(DEALER_CREDIT_CARD_CALLBACK_FIELDS, () => DealerCreditCardCallbackStatus);
 export interface DealerCreditCardCallback extends z.infer<typeof DealerCreditCardCallback> {}
 
 /**
@@ -112,7 +113,7 @@ export interface DealerCreditCardCallback extends z.infer<typeof DealerCreditCar
  * payment method): only the signed fields are typed, everything else is kept as sent. It reaches
  * the `'*'` handlers only.
  */
-export const UnknownCallback = callbackSchema(UNKNOWN_CALLBACK_FIELDS, FIELD_SCHEMAS.status);
+export const UnknownCallback = /* @__PURE__ */ callbackSchema(UNKNOWN_CALLBACK_FIELDS, text);
 export interface UnknownCallback extends z.infer<typeof UnknownCallback> {}
 
 /**

@@ -7,7 +7,7 @@ import { lenientObject, successFlag } from './schema-blocks.js';
  */
 
 /** A request with no parameters. */
-export const NoParams = z.undefined();
+export const NoParams = /* @__PURE__ */ z.undefined();
 
 /** The top level of most answers: `success`, `message`, the record in `data`, `timestamp` (spec 2.1). */
 // Declarations, not arrows: bundlers ignore the annotation on the `var` arrows of dist/.

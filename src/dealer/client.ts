@@ -14,7 +14,7 @@ import type { DealerSettings } from './settings.js';
 import { DealerTransactions } from './transactions.js';
 import { DealerTransfers } from './transfers.js';
 
-const DEALER_OPTIONS = clientOptions('DEALER');
+const DEALER_OPTIONS = /* @__PURE__ */ clientOptions('DEALER');
 
 /**
  * Client of the Dealer API (`{baseUrl}/api/dealer`): every endpoint of spec 4.13, each request

@@ -6,7 +6,7 @@ import { envelope } from '../core/shared-shapes.js';
 import { APIResource } from '../core/resource.js';
 
 /** Body of a dealer card payment (spec 4.13): at least 200 TRY. */
-export const DealerCardPaymentParams = strictObject(() => ({
+export const DealerCardPaymentParams = /* @__PURE__ */ strictObject(() => ({
   /** The customer's username. Required, not blank. */
   username: requiredString(),
   /** The cardholder's first name. Required, not blank. */
@@ -25,7 +25,7 @@ export const DealerCardPaymentParams = strictObject(() => ({
 export type DealerCardPaymentParams = z.input<typeof DealerCardPaymentParams>;
 
 /** A created dealer card payment: redirect the customer to `data.payment_url` (spec 2.7). */
-export const DealerCardPayment = envelope(
+export const DealerCardPayment = /* @__PURE__ */ envelope(
   lenientObject(() => ({
     /** Use it for status queries. */
     tracking_code: z.string(),
@@ -41,7 +41,7 @@ export const DealerCardPayment = envelope(
 );
 export interface DealerCardPayment extends z.infer<typeof DealerCardPayment> {}
 
-export const dealerCardPaymentEndpoint = defineEndpoint({
+export const dealerCardPaymentEndpoint = /* @__PURE__ */ defineEndpoint({
   operation: 'creditCard.createPayment',
   // Spec 4.13: method not shown. POST, as the provider's card payment (docs/spec-gaps.md).
   method: 'POST',

@@ -6,7 +6,7 @@ import { NoParams } from '../core/shared-shapes.js';
 import { APIResource } from '../core/resource.js';
 
 /** One of the dealer's E-IBAN accounts with its balances (spec 2.7). */
-export const EibanAccount = lenientObject(() => ({
+export const EibanAccount = /* @__PURE__ */ lenientObject(() => ({
   /** The E-IBAN's id, an integer (spec 2.7). */
   id: responseInteger(),
   /** The account's IBAN (spec 2.7). */
@@ -25,7 +25,7 @@ export const EibanAccount = lenientObject(() => ({
 export interface EibanAccount extends z.infer<typeof EibanAccount> {}
 
 /** The dealer's E-IBAN accounts (spec 4.13). */
-export const EibanAccountList = lenientObject(() => ({
+export const EibanAccountList = /* @__PURE__ */ lenientObject(() => ({
   /** `true` when the call succeeded (spec 2.1). */
   success: successFlag(),
   /** The dealer's name (spec 4.13). */
@@ -37,7 +37,7 @@ export const EibanAccountList = lenientObject(() => ({
 }));
 export interface EibanAccountList extends z.infer<typeof EibanAccountList> {}
 
-export const eibanListEndpoint = defineEndpoint({
+export const eibanListEndpoint = /* @__PURE__ */ defineEndpoint({
   operation: 'eibans.list',
   // Spec 4.13: method not shown. GET, as for the other reads (docs/spec-gaps.md).
   method: 'GET',

@@ -9,7 +9,7 @@ import { APIResource } from '../core/resource.js';
  * Body of a manual IBAN deposit (spec 4.13). Note `userid`, not `user_id`: the dealer API spells
  * it so, and the SDK keeps the wire name.
  */
-export const ManualIbanDepositParams = strictObject(() => ({
+export const ManualIbanDepositParams = /* @__PURE__ */ strictObject(() => ({
   /** The customer's username. Required, not blank. */
   username: requiredString(),
   /** The customer's identifier in your system (spelt `userid` by the dealer API). Required, not blank. */
@@ -22,7 +22,7 @@ export const ManualIbanDepositParams = strictObject(() => ({
 export type ManualIbanDepositParams = z.input<typeof ManualIbanDepositParams>;
 
 /** Body of a manual withdrawal request (spec 4.13); the recipient IBAN has 15 to 34 characters. */
-export const ManualIbanWithdrawParams = strictObject(() => ({
+export const ManualIbanWithdrawParams = /* @__PURE__ */ strictObject(() => ({
   /** The customer's username. Required, not blank. */
   username: requiredString(),
   /** The customer's identifier in your system (spelt `userid` by the dealer API). Required, not blank. */
@@ -37,7 +37,7 @@ export const ManualIbanWithdrawParams = strictObject(() => ({
 export type ManualIbanWithdrawParams = z.input<typeof ManualIbanWithdrawParams>;
 
 /** The IBAN the customer pays into, chosen by the service for the amount (spec 2.7). */
-export const ManualIbanDeposit = envelope(
+export const ManualIbanDeposit = /* @__PURE__ */ envelope(
   lenientObject(() => ({
     /** The record's tracking code: `DEP-...` for a deposit, `WDR-...` for a withdrawal (spec 2.1). */
     tracking_code: z.string(),
@@ -56,11 +56,11 @@ export const ManualIbanDeposit = envelope(
 export interface ManualIbanDeposit extends z.infer<typeof ManualIbanDeposit> {}
 
 /** States of a dealer manual withdrawal; only `pending` is shown (spec 3.1). */
-export const ManualIbanWithdrawalStatus = openEnum(['pending']);
+export const ManualIbanWithdrawalStatus = /* @__PURE__ */ openEnum(['pending']);
 export type ManualIbanWithdrawalStatus = z.infer<typeof ManualIbanWithdrawalStatus>;
 
 /** A manual withdrawal request, `pending` on creation (spec 2.7). */
-export const ManualIbanWithdrawal = envelope(
+export const ManualIbanWithdrawal = /* @__PURE__ */ envelope(
   lenientObject(() => ({
     /** The record's tracking code: `DEP-...` for a deposit, `WDR-...` for a withdrawal (spec 2.1). */
     tracking_code: z.string(),
@@ -76,7 +76,7 @@ export const ManualIbanWithdrawal = envelope(
 );
 export interface ManualIbanWithdrawal extends z.infer<typeof ManualIbanWithdrawal> {}
 
-export const manualIbanDepositEndpoint = defineEndpoint({
+export const manualIbanDepositEndpoint = /* @__PURE__ */ defineEndpoint({
   operation: 'manualIban.deposit',
   // Spec 4.13: method not shown. POST, as every body-carrying sample of the spec (docs/spec-gaps.md).
   method: 'POST',
@@ -88,7 +88,7 @@ export const manualIbanDepositEndpoint = defineEndpoint({
   response: ManualIbanDeposit,
 });
 
-export const manualIbanWithdrawEndpoint = defineEndpoint({
+export const manualIbanWithdrawEndpoint = /* @__PURE__ */ defineEndpoint({
   operation: 'manualIban.withdraw',
   method: 'POST',
   path: '/manual-iban/withdraw',

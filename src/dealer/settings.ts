@@ -4,11 +4,11 @@ import { lenientObject, openEnum, successFlag } from '../core/schema-blocks.js';
 import { NoParams } from '../core/shared-shapes.js';
 
 /** Whether a payment method is switched on for the dealer (spec 2.7). */
-export const PaymentMethodState = openEnum(['active', 'inactive']);
+export const PaymentMethodState = /* @__PURE__ */ openEnum(['active', 'inactive']);
 export type PaymentMethodState = z.infer<typeof PaymentMethodState>;
 
 /** The dealer's name and which payment methods it may use (spec 2.7, 4.13). */
-export const DealerSettings = lenientObject(() => ({
+export const DealerSettings = /* @__PURE__ */ lenientObject(() => ({
   /** `true` when the call succeeded (spec 2.1). */
   success: successFlag(),
   /** Welcome text with the dealer's name. */
@@ -27,7 +27,7 @@ export const DealerSettings = lenientObject(() => ({
 }));
 export interface DealerSettings extends z.infer<typeof DealerSettings> {}
 
-export const settingsEndpoint = defineEndpoint({
+export const settingsEndpoint = /* @__PURE__ */ defineEndpoint({
   operation: 'getSettings',
   // Spec 4.13: method not shown. GET, as for the other parameterless reads (docs/spec-gaps.md).
   method: 'GET',

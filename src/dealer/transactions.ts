@@ -1,4 +1,6 @@
 import * as z from 'zod/mini';
+// zod's builder, not `z.iso.date`: reading the `iso` namespace keeps all of it in a bundle.
+import { _isoDate } from 'zod/v4/core';
 import { defineEndpoint } from '../core/endpoint.js';
 import { lenientObject, openEnum, requiredString, responseBoolean, responseDecimal, responseInteger, strictObject, successFlag } from '../core/schema-blocks.js';
 import type { RequestOptions, Transport } from '../core/transport.js';
@@ -25,7 +27,7 @@ const PAGE_SIZE = 100;
 
 // @__NO_SIDE_EFFECTS__
 function calendarDate() {
-  return z.iso.date({ error: 'must be a calendar date YYYY-MM-DD' });
+  return _isoDate(z.ZodMiniISODate, { error: 'must be a calendar date YYYY-MM-DD' });
 }
 
 const rangeShape = () => ({
@@ -59,7 +61,7 @@ function checkSpan(range: Range, ctx: z.core.$RefinementCtx): void {
 }
 
 /** Query of one page of E-IBAN transactions (spec 4.13): a range of at most 3 days. */
-export const TransactionListParams = strictObject(
+export const TransactionListParams = /* @__PURE__ */ strictObject(
   () => ({
     ...rangeShape(),
     /** Page number, from 1. @default 1 */
@@ -73,15 +75,15 @@ export const TransactionListParams = strictObject(
 export type TransactionListParams = z.input<typeof TransactionListParams>;
 
 /** Range of `iterate()`: any number of days, end not before start. */
-export const TransactionRangeParams = strictObject(rangeShape, z.superRefine(checkOrder));
+export const TransactionRangeParams = /* @__PURE__ */ strictObject(rangeShape, /* @__PURE__ */ z.superRefine(checkOrder));
 export type TransactionRangeParams = z.input<typeof TransactionRangeParams>;
 
 /** Direction of a transaction; the spec shows `incoming` (spec 2.7). */
-export const TransactionType = openEnum(['incoming']);
+export const TransactionType = /* @__PURE__ */ openEnum(['incoming']);
 export type TransactionType = z.infer<typeof TransactionType>;
 
 /** One movement on an E-IBAN account (spec 2.7). */
-export const Transaction = lenientObject(() => ({
+export const Transaction = /* @__PURE__ */ lenientObject(() => ({
   /** The transaction's id (spec 2.7). */
   transactionId: z.string(),
   /** Decimal string, for example `"1500.00"`. */
@@ -100,7 +102,7 @@ export const Transaction = lenientObject(() => ({
 export interface Transaction extends z.infer<typeof Transaction> {}
 
 /** Where a page stands in the result (spec 4.13); `per_page` is always 100. */
-export const Pagination = lenientObject(() => ({
+export const Pagination = /* @__PURE__ */ lenientObject(() => ({
   /** This page's number, from 1 (spec 4.13). */
   current_page: responseInteger(),
   /** Records per page: always 100 (spec 4.13, 8). */
@@ -115,7 +117,7 @@ export const Pagination = lenientObject(() => ({
 export interface Pagination extends z.infer<typeof Pagination> {}
 
 /** One page of E-IBAN transactions (spec 4.13). */
-export const TransactionList = lenientObject(() => ({
+export const TransactionList = /* @__PURE__ */ lenientObject(() => ({
   /** `true` when the call succeeded (spec 2.1). */
   success: successFlag(),
   /** The dealer's name (spec 4.13). */
@@ -138,7 +140,7 @@ export const TransactionList = lenientObject(() => ({
 }));
 export interface TransactionList extends z.infer<typeof TransactionList> {}
 
-export const transactionListEndpoint = defineEndpoint({
+export const transactionListEndpoint = /* @__PURE__ */ defineEndpoint({
   operation: 'transactions.list',
   method: 'GET',
   path: '/transactions',

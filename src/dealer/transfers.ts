@@ -6,7 +6,7 @@ import { iban } from '../core/shared-shapes.js';
 import { APIResource } from '../core/resource.js';
 
 /** Body of a transfer from an E-IBAN to a bank account (spec 4.13): at least 10.00 TRY. */
-export const SendMoneyParams = strictObject(() => ({
+export const SendMoneyParams = /* @__PURE__ */ strictObject(() => ({
   /** The source E-IBAN's `wallet_id`, from `dealer.eibans.list()`. Required. */
   wallet_id: requiredString(),
   /** The recipient's IBAN. Required; 15 to 34 characters. */
@@ -21,18 +21,18 @@ export const SendMoneyParams = strictObject(() => ({
 export type SendMoneyParams = z.input<typeof SendMoneyParams>;
 
 /** Query of a transfer's status (spec 4.13). */
-export const TransferStatusParams = strictObject(() => ({
+export const TransferStatusParams = /* @__PURE__ */ strictObject(() => ({
   /** The `transfer_id` (`TRF-...`) that `send()` returned. Required. */
   transfer_id: requiredString(),
 }));
 export type TransferStatusParams = z.input<typeof TransferStatusParams>;
 
 /** States of a transfer (spec 3.1); `pending` until it ends. */
-export const TransferStatus = openEnum(['pending', 'completed', 'failed', 'cancelled']);
+export const TransferStatus = /* @__PURE__ */ openEnum(['pending', 'completed', 'failed', 'cancelled']);
 export type TransferStatus = z.infer<typeof TransferStatus>;
 
 /** A transfer (spec 2.7). `description` and `completed_at` come with the status query only. */
-export const Transfer = lenientObject(() => ({
+export const Transfer = /* @__PURE__ */ lenientObject(() => ({
   /** `TRF-` and an alphanumeric segment. */
   transfer_id: z.string(),
   /** The transfer's status: `pending` on creation (spec 3). */
@@ -53,7 +53,7 @@ export const Transfer = lenientObject(() => ({
 export interface Transfer extends z.infer<typeof Transfer> {}
 
 /** The answer of send-money: the new transfer, `pending` (spec 4.13). */
-export const SendMoneyResult = lenientObject(() => ({
+export const SendMoneyResult = /* @__PURE__ */ lenientObject(() => ({
   /** `true` when the call succeeded (spec 2.1). */
   success: successFlag(),
   /** Human-readable text about the result (spec 2.1). */
@@ -64,7 +64,7 @@ export const SendMoneyResult = lenientObject(() => ({
 export interface SendMoneyResult extends z.infer<typeof SendMoneyResult> {}
 
 /** The answer of the status query (spec 4.13). */
-export const TransferStatusResult = lenientObject(() => ({
+export const TransferStatusResult = /* @__PURE__ */ lenientObject(() => ({
   /** `true` when the call succeeded (spec 2.1). */
   success: successFlag(),
   /** The dealer's name (spec 4.13). */
@@ -74,7 +74,7 @@ export const TransferStatusResult = lenientObject(() => ({
 }));
 export interface TransferStatusResult extends z.infer<typeof TransferStatusResult> {}
 
-export const sendMoneyEndpoint = defineEndpoint({
+export const sendMoneyEndpoint = /* @__PURE__ */ defineEndpoint({
   operation: 'transfers.send',
   // Spec 4.13: method not shown. POST, as every body-carrying sample of the spec (docs/spec-gaps.md).
   method: 'POST',
@@ -85,7 +85,7 @@ export const sendMoneyEndpoint = defineEndpoint({
   response: SendMoneyResult,
 });
 
-export const transferStatusEndpoint = defineEndpoint({
+export const transferStatusEndpoint = /* @__PURE__ */ defineEndpoint({
   operation: 'transfers.getStatus',
   method: 'GET',
   path: '/transfer-status',

@@ -4,7 +4,7 @@ import { lenientObject, requiredString, responseBoolean, responseInteger, strict
 import { NoParams } from '../core/shared-shapes.js';
 
 /** The answer of the connection test (spec 4.3). */
-export const Welcome = lenientObject(() => ({
+export const Welcome = /* @__PURE__ */ lenientObject(() => ({
   /** `true` when the call succeeded (spec 2.1). */
   success: successFlag(),
   /** Welcome text with the provider's name (spec 4.3). */
@@ -28,7 +28,7 @@ export const Welcome = lenientObject(() => ({
 export interface Welcome extends z.infer<typeof Welcome> {}
 
 /** A site of the provider (spec 2.2). */
-export const Site = lenientObject(() => ({
+export const Site = /* @__PURE__ */ lenientObject(() => ({
   /** The site's id, an integer (spec 2.2). */
   id: responseInteger(),
   /** The site's name (spec 2.2). */
@@ -41,7 +41,7 @@ export const Site = lenientObject(() => ({
 export interface Site extends z.infer<typeof Site> {}
 
 /** The answer of the site list (spec 4.4). */
-export const SiteList = lenientObject(() => ({
+export const SiteList = /* @__PURE__ */ lenientObject(() => ({
   /** `true` when the call succeeded (spec 2.1). */
   success: successFlag(),
   /** The provider the credentials belong to (spec 2.2). */
@@ -61,13 +61,13 @@ export const SiteList = lenientObject(() => ({
 export interface SiteList extends z.infer<typeof SiteList> {}
 
 /** Parameters of `listSites()`: the additional verification key sent as X-Key. */
-export const SiteListParams = strictObject(() => ({
+export const SiteListParams = /* @__PURE__ */ strictObject(() => ({
   /** The additional verification key, sent as X-Key and hashed with the key hash (spec 4.4, 5.1). Required. */
   key: requiredString(),
 }));
 export type SiteListParams = z.input<typeof SiteListParams>;
 
-export const welcomeEndpoint = defineEndpoint({
+export const welcomeEndpoint = /* @__PURE__ */ defineEndpoint({
   operation: 'welcome',
   method: 'POST',
   path: '/welcome',
@@ -77,7 +77,7 @@ export const welcomeEndpoint = defineEndpoint({
   response: Welcome,
 });
 
-export const listSitesEndpoint = defineEndpoint({
+export const listSitesEndpoint = /* @__PURE__ */ defineEndpoint({
   operation: 'listSites',
   method: 'POST',
   path: '/sites',

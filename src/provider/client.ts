@@ -36,7 +36,7 @@ export type ProviderRawRequest = RawRequest &
     | { readonly hash: 'credential'; readonly credentialKey?: string }
   );
 
-const PROVIDER_OPTIONS = clientOptions('PROVIDER');
+const PROVIDER_OPTIONS = /* @__PURE__ */ clientOptions('PROVIDER');
 
 /**
  * The key under which withSite() hands its transport to the client it makes. Not exported, so no

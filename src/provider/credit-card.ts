@@ -6,11 +6,11 @@ import type { ProviderRequestOptions } from './request-options.js';
 import { envelope } from '../core/shared-shapes.js';
 
 /** States of a provider card payment (spec 3.1). */
-export const CardPaymentStatus = openEnum(['pending', 'success', 'failed', 'cancelled', 'refunded']);
+export const CardPaymentStatus = /* @__PURE__ */ openEnum(['pending', 'success', 'failed', 'cancelled', 'refunded']);
 export type CardPaymentStatus = z.infer<typeof CardPaymentStatus>;
 
 /** Body of a provider card payment (spec 4.8). `credential_key` is filled from the client when left out. */
-export const CardPaymentParams = strictObject(() => ({
+export const CardPaymentParams = /* @__PURE__ */ strictObject(() => ({
   /** The site credential key, sent in the body (spec 5.1 rule 2). Required on the wire; taken from the client's `credentialKey` when left out. */
   credential_key: requiredString(),
   /** The customer's username on your site. Required, not blank. */
@@ -37,14 +37,14 @@ export type CardPaymentParams = Omit<z.input<typeof CardPaymentParams>, 'credent
 };
 
 /** Body of a card status query (spec 4.9). */
-export const CardStatusParams = strictObject(() => ({
+export const CardStatusParams = /* @__PURE__ */ strictObject(() => ({
   /** The `tracking_code` of the card payment (`CC-...`), from `createPayment()`. Required. */
   tracking_code: requiredString(),
 }));
 export type CardStatusParams = z.input<typeof CardStatusParams>;
 
 /** A created card payment: redirect the customer to `data.payment_url` (spec 2.6). */
-export const CardPayment = envelope(
+export const CardPayment = /* @__PURE__ */ envelope(
   lenientObject(() => ({
     /** The card payment's tracking code, `CC-...` (spec 2.1); pass it to `getStatus()`. The card callback carries the same code. */
     tracking_code: z.string(),
@@ -62,7 +62,7 @@ export const CardPayment = envelope(
 export interface CardPayment extends z.infer<typeof CardPayment> {}
 
 /** The status of a card payment (spec 2.6, 4.9). */
-export const CardPaymentStatusResult = lenientObject(() => ({
+export const CardPaymentStatusResult = /* @__PURE__ */ lenientObject(() => ({
   /** `true` when the call succeeded (spec 2.1). */
   success: successFlag(),
   /** Human-readable text about the result (spec 2.1). */
@@ -91,7 +91,7 @@ export const CardPaymentStatusResult = lenientObject(() => ({
 }));
 export interface CardPaymentStatusResult extends z.infer<typeof CardPaymentStatusResult> {}
 
-export const cardPaymentEndpoint = defineEndpoint({
+export const cardPaymentEndpoint = /* @__PURE__ */ defineEndpoint({
   operation: 'creditCard.createPayment',
   method: 'POST',
   path: '/credit-card/payment',
@@ -101,7 +101,7 @@ export const cardPaymentEndpoint = defineEndpoint({
   response: CardPayment,
 });
 
-export const cardStatusEndpoint = defineEndpoint({
+export const cardStatusEndpoint = /* @__PURE__ */ defineEndpoint({
   operation: 'creditCard.getStatus',
   method: 'POST',
   path: '/credit-card/status',

@@ -7,11 +7,11 @@ import { envelope, iban } from '../core/shared-shapes.js';
 import { depositStatus, ibanWithdrawalFields, paymentParams, recordCore, recordEcho } from './shared.js';
 
 /** Body of an E-IBAN deposit (spec 4.7). */
-export const EibanDepositParams = strictObject(() => ({ ...paymentParams() }));
+export const EibanDepositParams = /* @__PURE__ */ strictObject(() => ({ ...paymentParams() }));
 export type EibanDepositParams = z.input<typeof EibanDepositParams>;
 
 /** Body of an E-IBAN withdrawal (spec 4.7); the IBAN is bounded like the manual one (docs/spec-gaps.md). */
-export const EibanWithdrawParams = strictObject(() => ({
+export const EibanWithdrawParams = /* @__PURE__ */ strictObject(() => ({
   ...paymentParams(),
   /** The recipient's bank account (IBAN). Required; 15 to 34 characters, as for manual withdrawals (docs/spec-gaps.md). */
   iban: iban(),
@@ -19,7 +19,7 @@ export const EibanWithdrawParams = strictObject(() => ({
 export type EibanWithdrawParams = z.input<typeof EibanWithdrawParams>;
 
 /** An E-IBAN deposit record (spec 4.7). */
-export const EibanDeposit = envelope(
+export const EibanDeposit = /* @__PURE__ */ envelope(
   lenientObject(() => ({
     ...recordCore(),
     ...recordEcho(),
@@ -31,7 +31,7 @@ export const EibanDeposit = envelope(
 export interface EibanDeposit extends z.infer<typeof EibanDeposit> {}
 
 /** An E-IBAN withdrawal record, `pending` on creation (spec 4.7). */
-export const EibanWithdrawal = envelope(
+export const EibanWithdrawal = /* @__PURE__ */ envelope(
   lenientObject(() => ({
     ...recordCore(),
     ...recordEcho(),
@@ -40,7 +40,7 @@ export const EibanWithdrawal = envelope(
 );
 export interface EibanWithdrawal extends z.infer<typeof EibanWithdrawal> {}
 
-export const eibanDepositEndpoint = defineEndpoint({
+export const eibanDepositEndpoint = /* @__PURE__ */ defineEndpoint({
   operation: 'eiban.startDeposit',
   method: 'POST',
   path: '/start-eiban-deposit',
@@ -50,7 +50,7 @@ export const eibanDepositEndpoint = defineEndpoint({
   response: EibanDeposit,
 });
 
-export const eibanWithdrawEndpoint = defineEndpoint({
+export const eibanWithdrawEndpoint = /* @__PURE__ */ defineEndpoint({
   operation: 'eiban.startWithdraw',
   method: 'POST',
   path: '/start-eiban-withdraw',

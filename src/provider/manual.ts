@@ -7,11 +7,11 @@ import { envelope, iban } from '../core/shared-shapes.js';
 import { depositStatus, ibanWithdrawalFields, paymentParams, recordCore, recordEcho } from './shared.js';
 
 /** Body of a manual deposit (spec 4.5). */
-export const ManualDepositParams = strictObject(() => ({ ...paymentParams() }));
+export const ManualDepositParams = /* @__PURE__ */ strictObject(() => ({ ...paymentParams() }));
 export type ManualDepositParams = z.input<typeof ManualDepositParams>;
 
 /** Body of a manual withdrawal (spec 4.6). */
-export const ManualWithdrawParams = strictObject(() => ({
+export const ManualWithdrawParams = /* @__PURE__ */ strictObject(() => ({
   ...paymentParams(),
   /** The customer's IBAN the money is paid to. Required; 15 to 34 characters (spec 4.6, 8). */
   iban: iban(),
@@ -19,7 +19,7 @@ export const ManualWithdrawParams = strictObject(() => ({
 export type ManualWithdrawParams = z.input<typeof ManualWithdrawParams>;
 
 /** A manual deposit record: the customer is sent to `payment_url` (spec 4.5). */
-export const ManualDeposit = envelope(
+export const ManualDeposit = /* @__PURE__ */ envelope(
   lenientObject(() => ({
     ...recordCore(),
     ...recordEcho(),
@@ -31,7 +31,7 @@ export const ManualDeposit = envelope(
 export interface ManualDeposit extends z.infer<typeof ManualDeposit> {}
 
 /** A manual withdrawal record, `pending` on creation (spec 4.6). */
-export const ManualWithdrawal = envelope(
+export const ManualWithdrawal = /* @__PURE__ */ envelope(
   lenientObject(() => ({
     ...recordCore(),
     ...recordEcho(),
@@ -40,7 +40,7 @@ export const ManualWithdrawal = envelope(
 );
 export interface ManualWithdrawal extends z.infer<typeof ManualWithdrawal> {}
 
-export const manualDepositEndpoint = defineEndpoint({
+export const manualDepositEndpoint = /* @__PURE__ */ defineEndpoint({
   operation: 'manual.startDeposit',
   method: 'POST',
   path: '/start-manual-deposit',
@@ -50,7 +50,7 @@ export const manualDepositEndpoint = defineEndpoint({
   response: ManualDeposit,
 });
 
-export const manualWithdrawEndpoint = defineEndpoint({
+export const manualWithdrawEndpoint = /* @__PURE__ */ defineEndpoint({
   operation: 'manual.startWithdraw',
   method: 'POST',
   path: '/start-manual-withdraw',

@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { lenientObject, openEnum, requestAmount, requiredString, responseInteger, responseNumber, responseString } from '../core/schema-blocks.js';
 
 /** The customer as answers embed it (spec 2.3). Echoed values sent back as numbers are kept as their text. */
-export const Customer = lenientObject(() => ({
+export const Customer = /* @__PURE__ */ lenientObject(() => ({
   /** The customer's full name, as sent in the request (spec 2.3). */
   fullname: responseString(),
   /** The customer's username on your site, as sent in the request (spec 2.3). */
@@ -13,7 +13,7 @@ export const Customer = lenientObject(() => ({
 export interface Customer extends z.infer<typeof Customer> {}
 
 /** The site a record belongs to, as answers embed it (spec 2.4). */
-export const SiteRef = lenientObject(() => ({
+export const SiteRef = /* @__PURE__ */ lenientObject(() => ({
   /** The site's id, an integer (spec 2.2). */
   id: responseInteger(),
   /** The site's name (spec 2.2). */
@@ -22,11 +22,11 @@ export const SiteRef = lenientObject(() => ({
 export interface SiteRef extends z.infer<typeof SiteRef> {}
 
 /** States of a provider deposit (spec 3.1). `failed` is listed because the third-party text names it (spec 6.6). */
-export const DepositStatus = openEnum(['showing', 'completed', 'canceled', 'expired', 'failed']);
+export const DepositStatus = /* @__PURE__ */ openEnum(['showing', 'completed', 'canceled', 'expired', 'failed']);
 export type DepositStatus = z.infer<typeof DepositStatus>;
 
 /** States of a provider withdrawal (spec 3.1). */
-export const WithdrawalStatus = openEnum(['pending', 'showing', 'completed', 'rejected', 'failed', 'canceled']);
+export const WithdrawalStatus = /* @__PURE__ */ openEnum(['pending', 'showing', 'completed', 'rejected', 'failed', 'canceled']);
 export type WithdrawalStatus = z.infer<typeof WithdrawalStatus>;
 
 /**

@@ -63,7 +63,7 @@ export function bodyLeftByParser(request: NodeRequestLike): CallbackBody | undef
 /** The body was longer than the cap; it was not read further. */
 export const TOO_LARGE = Symbol('too large');
 
-const encoder = new TextEncoder();
+const encoder = /* @__PURE__ */ new TextEncoder();
 
 /**
  * Reads a Node request body chunk by chunk and stops at the first chunk that takes it past

@@ -200,14 +200,14 @@ function answer(status: CallbackReceiverAnswer['status'], error?: string, extraH
   return { status, headers: { ...JSON_HEADERS, 'content-length': String(new TextEncoder().encode(body).byteLength), ...extraHeaders }, body };
 }
 
-const OK = answer(200);
-const NOT_POST = answer(405, 'method_not_allowed', { allow: 'POST' });
+const OK = /* @__PURE__ */ answer(200);
+const NOT_POST = /* @__PURE__ */ answer(405, 'method_not_allowed', { allow: 'POST' });
 // Sent before the body was read to its end: the connection cannot carry another request.
-const TOO_LARGE_ANSWER = answer(413, 'body_too_large', { connection: 'close' });
-const NOT_APPLIED = answer(500, 'not_applied');
-const NOT_CONFIRMED = answer(409, 'not_confirmed');
-const NO_HANDLER = answer(500, 'no_handler');
-const UNREADABLE_PAYLOAD = answer(500, 'unreadable_payload');
+const TOO_LARGE_ANSWER = /* @__PURE__ */ answer(413, 'body_too_large', { connection: 'close' });
+const NOT_APPLIED = /* @__PURE__ */ answer(500, 'not_applied');
+const NOT_CONFIRMED = /* @__PURE__ */ answer(409, 'not_confirmed');
+const NO_HANDLER = /* @__PURE__ */ answer(500, 'no_handler');
+const UNREADABLE_PAYLOAD = /* @__PURE__ */ answer(500, 'unreadable_payload');
 
 const WHERE = 'createCallbackReceiver';
 

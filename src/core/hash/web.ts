@@ -21,7 +21,7 @@ const W = new Int32Array(64);
 const H = new Int32Array(8);
 let scratch = new Uint8Array(256);
 let scratchView = new DataView(scratch.buffer);
-const encoder = new TextEncoder();
+const encoder = /* @__PURE__ */ new TextEncoder();
 
 function compress(view: DataView, offset: number): void {
   for (let i = 0; i < 16; i++) W[i] = view.getInt32(offset + i * 4);

@@ -3,7 +3,7 @@ import { lenientObject, openEnum, responseInteger, responseNumber } from '../../
 import { envelope } from '../../core/shared-shapes.js';
 
 /** The `type` of a third-party record (spec 2.4). */
-export const ThirdPartyType = openEnum([
+export const ThirdPartyType = /* @__PURE__ */ openEnum([
   'third_party_bank_deposit',
   'third_party_bank_withdrawal',
   'third_party_crypto_deposit',
@@ -14,11 +14,11 @@ export const ThirdPartyType = openEnum([
 export type ThirdPartyType = z.infer<typeof ThirdPartyType>;
 
 /** The `payment_method` of a third-party record (spec 2.4). */
-export const ThirdPartyPaymentMethod = openEnum(['bank', 'crypto', 'wallet']);
+export const ThirdPartyPaymentMethod = /* @__PURE__ */ openEnum(['bank', 'crypto', 'wallet']);
 export type ThirdPartyPaymentMethod = z.infer<typeof ThirdPartyPaymentMethod>;
 
 /** A withdrawal gateway (spec 2.5). Check `min_amount`, `max_amount` and `required_fields` before a withdrawal. */
-export const Gateway = lenientObject(() => ({
+export const Gateway = /* @__PURE__ */ lenientObject(() => ({
   /** The gateway's id, an integer; send it as `gateway_id` in a withdrawal (spec 2.5). */
   id: responseInteger(),
   /** The gateway's display name (spec 2.5). */
@@ -39,7 +39,7 @@ export const Gateway = lenientObject(() => ({
 export interface Gateway extends z.infer<typeof Gateway> {}
 
 /** The gateway list of a third-party channel (spec 2.5). */
-export const GatewayList = envelope(
+export const GatewayList = /* @__PURE__ */ envelope(
   lenientObject(() => ({
     /** The channel's gateways (spec 2.5). */
     gateways: z.array(Gateway),

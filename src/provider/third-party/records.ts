@@ -18,7 +18,7 @@ const thirdPartyCore = () => ({
 });
 
 /** A third-party deposit record; redirect the customer to `data.payment_url` (spec 4.10 to 4.12). */
-export const ThirdPartyDeposit = envelope(
+export const ThirdPartyDeposit = /* @__PURE__ */ envelope(
   lenientObject(() => ({
     ...thirdPartyCore(),
     /** The tracking page (URL) to redirect the customer to; there the customer picks a gateway and gets the payment details (spec 4.10). Deposits only. */
@@ -30,7 +30,7 @@ export const ThirdPartyDeposit = envelope(
 export interface ThirdPartyDeposit extends z.infer<typeof ThirdPartyDeposit> {}
 
 /** A third-party withdrawal record, `showing` on creation (spec 4.10 to 4.12). */
-export const ThirdPartyWithdrawal = envelope(
+export const ThirdPartyWithdrawal = /* @__PURE__ */ envelope(
   lenientObject(() => ({
     ...thirdPartyCore(),
     /** The withdrawal's status: `showing` on creation; the end status arrives by withdrawal callback (spec 3, 6.3). */

@@ -8,14 +8,14 @@ import { GatewayList } from './gateways.js';
 import { ThirdPartyDeposit, ThirdPartyWithdrawal, unshownDepositParams } from './records.js';
 
 /** Body of a third-party wallet deposit: not shown by the spec, assumed to be the bank one's (docs/spec-gaps.md). */
-export const WalletDepositParams = strictObject(() => ({ ...unshownDepositParams() }));
+export const WalletDepositParams = /* @__PURE__ */ strictObject(() => ({ ...unshownDepositParams() }));
 export type WalletDepositParams = z.input<typeof WalletDepositParams>;
 
 /**
  * Body of a third-party wallet withdrawal (spec 4.12). Some gateways also list `account_holder`
  * in `required_fields` (spec 2.5), so it may be given.
  */
-export const WalletWithdrawalParams = strictObject(() => ({
+export const WalletWithdrawalParams = /* @__PURE__ */ strictObject(() => ({
   ...customerParams(),
   /** The amount, a JSON number. Required; greater than 0 (the spec states no minimum: the gateway's `min_amount` and `max_amount` apply). */
   amount: positiveAmount(),
