@@ -126,6 +126,8 @@ export function checkValue(where: string, declaration: OptionDeclaration, value:
 }
 
 function read(options: object, path: string): unknown {
+  // Most names are one level: no split (an array per option per call, on every request).
+  if (!path.includes('.')) return (options as Readonly<Record<string, unknown>>)[path];
   let value: unknown = options;
   for (const part of path.split('.')) {
     if (typeof value !== 'object' || value === null) return undefined;
