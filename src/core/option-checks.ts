@@ -126,7 +126,7 @@ export function checkValue(where: string, declaration: OptionDeclaration, value:
 }
 
 function read(options: object, path: string): unknown {
-  // Most names have no dot: no split, which runs on every call of verifyCallback.
+  // Most names are one level: no split (an array per option per call, on every request).
   if (!path.includes('.')) return (options as Readonly<Record<string, unknown>>)[path];
   let value: unknown = options;
   for (const part of path.split('.')) {

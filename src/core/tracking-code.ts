@@ -64,11 +64,15 @@ let trackingCode: RegExp | undefined;
 
 /** The pattern of a tracking code, made from the prefix table on first use rather than at import. */
 function trackingCodePattern(): RegExp {
-  // Longest prefix first, so that EIBAN-WIT is read as one prefix; a regex backtracks into
-  // EIBAN + segment "WIT" only when nothing else fits (EIBAN-WIT-1763811111).
-  const prefixes = Object.keys(RECORDS).sort((a, b) => b.length - a.length);
-  return (trackingCode ??= new RegExp(`^(${prefixes.join('|')})-([A-Za-z0-9]+)-(\\d{1,12})$`));
+  if (trackingCode === undefined) {
+    // Longest prefix first, so that EIBAN-WIT is read as one prefix; a regex backtracks into
+    // EIBAN + segment "WIT" only when nothing else fits (EIBAN-WIT-1763811111).
+    const prefixes = Object.keys(RECORDS).sort((a, b) => b.length - a.length);
+    trackingCode = new RegExp(`^(${prefixes.join('|')})-([A-Za-z0-9]+)-(\\d{1,12})$`);
+  }
+  return trackingCode;
 }
+
 const TRANSFER_ID = /^TRF-([A-Za-z0-9]+)$/;
 // Far longer than any real code; bounds the work done on hostile input.
 const MAX_LENGTH = 128;

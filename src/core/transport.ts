@@ -412,8 +412,10 @@ export class Transport {
   }
 
   #url(call: Call<z.ZodMiniType>): string {
+    // Most calls have no query: skip URLSearchParams, a microsecond or two per call on Node.
+    if (call.query === undefined) return `${this.#root}${call.path}`;
     const query = new URLSearchParams();
-    for (const [name, value] of Object.entries(call.query ?? {})) {
+    for (const [name, value] of Object.entries(call.query)) {
       if (value !== undefined) query.set(name, String(value));
     }
     const search = query.size > 0 ? `?${query.toString()}` : '';

@@ -17,10 +17,14 @@ let english: z.core.$ZodErrorMap | undefined;
 
 /**
  * `schema.safeParse(input)` with zod's English messages. zod/mini loads no locale (its messages
- * are a bare "Invalid input"), and setting one with `z.config` would be work at import: the map
- * is built on the first parse and handed to each parse instead.
+ * are a bare "Invalid input"), and setting one with `z.config` would change the app's zod too (the
+ * config is global) and be work at import. Handing the map to every parse costs about 3 µs per
+ * answer (any parse options give each schema's run a context of another shape), so the input is
+ * parsed without it and parsed again with it only when it fails, to word the issues.
  */
 export function safeParse<S extends z.ZodMiniType>(schema: S, input: unknown): z.core.util.SafeParseResult<z.output<S>> {
+  const result = schema.safeParse(input);
+  if (result.success) return result;
   english ??= en().localeError;
   return schema.safeParse(input, { error: english });
 }
