@@ -262,6 +262,20 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
     }) as unknown as CallbackInbox<TContext>);
   type Handler = (callback: VerifiedCallback, context: TContext) => void | Promise<void>;
   const handlers = new Map<string, Handler[]>();
+  // The steps of each kind and status, worked out on its first callback; `on` clears them.
+  const steps = new Map<string, readonly { readonly step: string; readonly handler: Handler }[]>();
+  function stepsOf(callback: VerifiedCallback): readonly { readonly step: string; readonly handler: Handler }[] {
+    const id = `${callback.kind}.${callback.payload.status}`;
+    let found = steps.get(id);
+    if (found === undefined) {
+      // Each handler is a step named by its event and place, for an inbox that keeps progress.
+      found = eventNamesOf(callback).flatMap((name) => (handlers.get(name) ?? []).map((handler, index) => ({ step: `${name}#${index}`, handler })));
+      // Statuses are signed words, but an unknown kind may bring any: the cache stays small.
+      if (steps.size >= 256) steps.clear();
+      steps.set(id, found);
+    }
+    return found;
+  }
 
   function report(error: unknown, details: CallbackErrorDetails): void {
     try {
@@ -286,7 +300,7 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
 
   async function apply(callback: VerifiedCallback, trace: CallbackTrace): Promise<CallbackReceiverAnswer> {
     // Each handler is a step named by its event and place, for an inbox that keeps progress.
-    const matching = eventNamesOf(callback).flatMap((name) => (handlers.get(name) ?? []).map((handler, index) => ({ step: `${name}#${index}`, handler })));
+    const matching = stepsOf(callback);
     const { tracking_code: trackingCode, status } = callback.payload;
     if (matching.length === 0) {
       logger?.warn({ kind: callback.kind, trackingCode, status, unhandled: retryUnhandled ? 'retry' : 'acknowledge' }, 'payorch: no handler takes this callback');
@@ -421,6 +435,7 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
       // eventNamesOf delivers to this name only callbacks of its kind and status.
       list.push(handler as (callback: VerifiedCallback, context: TContext) => void | Promise<void>);
       handlers.set(event, list);
+      steps.clear();
       return receiver;
     },
     // Each entry point is one span: every answer, refusals before verification included.
