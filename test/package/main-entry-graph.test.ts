@@ -48,3 +48,34 @@ test('the PostgreSQL entry itself imports no pg either: the pool is the user’s
   expect(inputs.some((file) => file.endsWith('src/postgres/index.ts'))).toBe(true);
   expect(packages).toEqual([]);
 });
+
+// A webhook route that only verifies (or receives) callbacks bundles no zod: verification reads
+// bodies by its field tables (src/callbacks/fields.ts), and dist/ marks its module-level schema
+// calls pure so that a bundler drops them (docs/decisions.md). Bundled for the edge as
+// bench/figures/bundle.ts measures it; zod's constructor names survive minifying.
+async function edgeBundle(names: string): Promise<string> {
+  const result = await build({
+    stdin: { contents: `export { ${names} } from ${JSON.stringify(join(root, 'dist/index.js'))};`, resolveDir: root, loader: 'js' },
+    bundle: true,
+    minify: true,
+    write: false,
+    platform: 'neutral',
+    conditions: ['edge-light', 'worker', 'browser', 'import', 'default'],
+    mainFields: ['module', 'main'],
+    tsconfigRaw: '{}',
+    logLevel: 'silent',
+  });
+  return result.outputFiles[0]?.text ?? '';
+}
+
+describe.skipIf(!existsSync(join(root, 'dist/index.js')))('an edge bundle of the built package', () => {
+  test.each(['verifyCallback', 'verifyCallback, createCallbackReceiver, createMemoryInbox'])('of { %s } holds no zod', async (names) => {
+    const code = await edgeBundle(names);
+    expect(code).toContain('tracking_code');
+    expect(code).not.toContain('$ZodType');
+  });
+
+  test('of the clients holds zod, which parses their answers (the check above is not vacuous)', async () => {
+    expect(await edgeBundle('ProviderClient')).toContain('$ZodType');
+  });
+});
