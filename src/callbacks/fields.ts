@@ -1,3 +1,5 @@
+import type { CallbackKind } from './kinds.js';
+
 /*
  * The fields of each callback body (spec 6), as data: one table per kind, from which both the
  * exported zod schemas (schemas.ts) and verification's reader (read-payload.ts) are made. The
@@ -35,22 +37,6 @@ const OPTIONAL_ID = { type: 'id', optional: true } as const;
 const OPTIONAL_NUMBER = { type: 'number', optional: true } as const;
 const OPTIONAL_INTEGER = { type: 'integer', optional: true } as const;
 const OPTIONAL_BOOLEAN = { type: 'boolean', optional: true } as const;
-
-/**
- * Fields every callback body carries and the hash covers (spec 5.3), plus the body's copy of the
- * hash. Verification reads them by hand before the hash; the payload carries the values that
- * verified.
- */
-export const SIGNED_FIELDS = {
-  /** The record's tracking code; the hash covers it (spec 5.3, 6). Its prefix tells the kind of record (spec 2.1). */
-  tracking_code: TEXT,
-  /** The end status; the hash covers it (spec 5.3, 6). */
-  status: STATUS,
-  /** Unix seconds; the hash covers it (spec 5.3). The value that verified. */
-  timestamp: INTEGER,
-  /** The body's hash, the same value as X-Hash (spec 5.3). */
-  hash: TEXT,
-} as const satisfies FieldTable;
 
 // The fields of deposit and withdrawal callbacks, in the order of spec 6.2.
 const PROVIDER_TRANSACTION_FIELDS = {
@@ -176,3 +162,15 @@ export const UNKNOWN_CALLBACK_FIELDS = {
   /** The body's hash, the same value as X-Hash (spec 5.3). */
   hash: TEXT,
 } as const satisfies FieldTable;
+
+/**
+ * The table of each kind verification reads, `unknown` (a prefix spec 2.1 does not list) included.
+ * `satisfies` makes a kind added to kinds.ts a compile error here until it has a table.
+ */
+export const CALLBACK_FIELDS = {
+  deposit: DEPOSIT_CALLBACK_FIELDS,
+  withdrawal: WITHDRAWAL_CALLBACK_FIELDS,
+  creditCard: CREDIT_CARD_CALLBACK_FIELDS,
+  dealerCreditCard: DEALER_CREDIT_CARD_CALLBACK_FIELDS,
+  unknown: UNKNOWN_CALLBACK_FIELDS,
+} as const satisfies Record<CallbackKind | 'unknown', FieldTable>;

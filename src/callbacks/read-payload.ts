@@ -11,10 +11,11 @@ import type { FieldTable, FieldType } from './fields.js';
 const NUMERIC = /^-?\d+(\.\d+)?$/;
 const INTEGER = /^-?\d+$/;
 
-// What `read` returns for a value of the wrong type: no value is this object.
-const INVALID: unique symbol = Symbol('invalid');
+/** What `readField` returns for a value of the wrong type: no value is this object. */
+export const INVALID: unique symbol = Symbol('invalid');
 
-function read(type: FieldType, value: unknown): unknown {
+/** One field's value normalised to its type (fields.ts), or `INVALID`. */
+export function readField(type: FieldType, value: unknown): unknown {
   switch (type) {
     case 'text':
     case 'status':
@@ -52,6 +53,11 @@ function describe(value: unknown): string {
   return typeof value === 'number' && !Number.isFinite(value) ? String(value) : `a ${typeof value}`;
 }
 
+/** The issue of a field whose value `readField` refused: what the type takes, and the value's kind (never the value). */
+export function fieldIssue(field: string, type: FieldType, value: unknown): ValidationIssue {
+  return value === undefined ? { field, rule: 'required', message: 'is required' } : { field, rule: 'invalid_type', message: `${EXPECTED[type]}, got ${describe(value)}` };
+}
+
 /** A payload read by its table, or what kept it from being read. */
 export type ReadResult =
   | { readonly success: true; readonly data: Record<string, unknown> }
@@ -79,13 +85,13 @@ export function readPayload(fields: FieldTable, body: Readonly<Record<string, un
       if (field.optional === true) {
         if (Object.hasOwn(body, key)) data[key] = undefined;
       } else {
-        (issues ??= []).push({ field: key, rule: 'required', message: 'is required' });
+        (issues ??= []).push(fieldIssue(key, field.type, undefined));
       }
       continue;
     }
-    const read_ = read(field.type, value);
-    if (read_ === INVALID) (issues ??= []).push({ field: key, rule: 'invalid_type', message: `${EXPECTED[field.type]}, got ${describe(value)}` });
-    else data[key] = read_;
+    const read = readField(field.type, value);
+    if (read === INVALID) (issues ??= []).push(fieldIssue(key, field.type, value));
+    else data[key] = read;
   }
   if (issues !== undefined) return { success: false, issues };
   for (const key of Object.keys(body)) {

@@ -1,4 +1,3 @@
-import { assertNever } from '../core/assert-never.js';
 import { checkOptions, checkValue } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
 import { constantTimeEqual } from '../core/hash/constant-time.js';
@@ -15,16 +14,9 @@ import { CALLBACK_KINDS } from './kinds.js';
 import type { CallbackKind } from './kinds.js';
 import { readSignatureHeaders } from './headers.js';
 import type { CallbackHeaders } from './headers.js';
-import {
-  CREDIT_CARD_CALLBACK_FIELDS,
-  DEALER_CREDIT_CARD_CALLBACK_FIELDS,
-  DEPOSIT_CALLBACK_FIELDS,
-  UNKNOWN_CALLBACK_FIELDS,
-  WITHDRAWAL_CALLBACK_FIELDS,
-} from './fields.js';
-import type { FieldTable } from './fields.js';
-import { readPayload } from './read-payload.js';
-import type { CreditCardCallback, DealerCreditCardCallback, DepositCallback, UnknownCallback, VerifiedCallback, WithdrawalCallback } from './schemas.js';
+import { CALLBACK_FIELDS } from './fields.js';
+import { fieldIssue, readField, readPayload } from './read-payload.js';
+import type { VerifiedCallback } from './schemas.js';
 import type { ValidationIssue } from '../errors/request-validation-error.js';
 
 /** A received callback: its headers and its body, in whichever form the framework gives them. */
@@ -156,19 +148,13 @@ const ANY_TRACKING_CODE = /^([A-Z][A-Z0-9]{0,15}(?:-[A-Z][A-Z0-9]{0,15})?)-[A-Za
  */
 function checkSignedShape(trackingCode: string, status: string, kind: CallbackKind | undefined): Exclude<TrackingCodeDirection, 'transfer'> | 'unknown' {
   const parsed = readTrackingCode(trackingCode);
-  if (parsed === undefined) {
-    const other = ANY_TRACKING_CODE.exec(trackingCode);
-    // TRF ids name transfers, which have no callback (spec 6.1), whatever follows them.
-    if (other === null || other[1] === 'TRF') {
-      throw new CallbackVerificationError('invalid_tracking_code', 'tracking_code is not a tracking code of spec 2.1 (PREFIX-segment-seconds)');
-    }
-    if (!STATUS_WORD.test(status)) throw new CallbackVerificationError('invalid_status', 'status is not a status word');
-    return 'unknown';
-  }
-  if (parsed.direction === 'transfer') {
+  const unlistedPrefix = parsed === undefined ? ANY_TRACKING_CODE.exec(trackingCode)?.[1] : undefined;
+  // TRF ids name transfers, which have no callback (spec 6.1), whatever follows them.
+  if (parsed?.direction === 'transfer' || (parsed === undefined && (unlistedPrefix === undefined || unlistedPrefix === 'TRF'))) {
     throw new CallbackVerificationError('invalid_tracking_code', 'tracking_code is not a tracking code of spec 2.1 (PREFIX-segment-seconds)');
   }
   if (!STATUS_WORD.test(status)) throw new CallbackVerificationError('invalid_status', 'status is not a status word');
+  if (parsed === undefined) return 'unknown';
   if (kind !== undefined && DIRECTION_OF_KIND[kind] !== parsed.direction) {
     throw new CallbackVerificationError('kind_mismatch', `a ${parsed.prefix} tracking code is not a ${kind} callback`);
   }
@@ -177,9 +163,6 @@ function checkSignedShape(trackingCode: string, status: string, kind: CallbackKi
 
 // X-Timestamp as the service sends it: the decimal text of Unix seconds.
 const HEADER_SECONDS = /^\d{1,12}$/;
-// The body's `timestamp` as the service may write it: Unix seconds, or their text.
-const INTEGER_TEXT = /^-?\d+$/;
-
 /**
  * The two signed fields read before the hash, by hand: the check that runs on every delivery
  * needs no schema. Timestamp and hash are read one by one below, since either copy of each may
@@ -189,24 +172,17 @@ function readTrackedFields(body: Readonly<Record<string, unknown>>): { readonly 
   const { tracking_code: trackingCode, status } = body;
   if (typeof trackingCode === 'string' && typeof status === 'string') return { trackingCode, status };
   const issues: ValidationIssue[] = [];
-  for (const [field, value] of [['tracking_code', trackingCode], ['status', status]] as const) {
-    if (typeof value !== 'string') issues.push({ field, rule: 'invalid_type', message: `expected a string, got ${value === null ? 'null' : typeof value}` });
-  }
+  if (typeof trackingCode !== 'string') issues.push(fieldIssue('tracking_code', 'text', trackingCode));
+  if (typeof status !== 'string') issues.push(fieldIssue('status', 'status', status));
   throw new CallbackVerificationError('malformed_body', 'a signed field is missing or has the wrong type', issues);
 }
 
 /** The body's `timestamp` as decimal text, or undefined when it is absent or not a non-negative integer. */
 function bodySeconds(body: Readonly<Record<string, unknown>>): string | undefined {
-  const value = body['timestamp'];
-  let seconds: number | undefined;
-  if (typeof value === 'number') {
-    if (Number.isSafeInteger(value)) seconds = value;
-  } else if (typeof value === 'string') {
-    const text = value.trim();
-    if (INTEGER_TEXT.test(text)) seconds = Number(text);
-  }
-  // The service hashes the decimal text of its integer timestamp, whatever form the body used.
-  return seconds !== undefined && seconds >= 0 ? String(seconds) : undefined;
+  // Read as the payload reads it (a safe integer, or its text); the service hashes the decimal
+  // text of its integer timestamp, whatever form the body used.
+  const seconds = readField('integer', body['timestamp']);
+  return typeof seconds === 'number' && seconds >= 0 ? String(seconds) : undefined;
 }
 
 /**
@@ -302,31 +278,16 @@ export function verifyCallback(input: CallbackInput, options: VerifyCallbackOpti
   return readVerified(kind, body, timestamp, hash, ageSeconds);
 }
 
-// The payload types of fields.ts's tables: schemas.ts makes each type from the same table.
-function read(fields: FieldTable, kind: VerifiedCallback['kind'], body: Readonly<Record<string, unknown>>, timestamp: number, hash: string): Record<string, unknown> {
-  // The payload carries the values that verified, not their unsigned copies.
-  const result = readPayload(fields, body, { timestamp, hash });
+/**
+ * Types the body of a verified callback by its kind's table: the one place a payload is read.
+ * The payload carries the values that verified, not their unsigned copies. schemas.ts makes each
+ * payload type from the same table.
+ */
+function readVerified(kind: VerifiedCallback['kind'], body: Readonly<Record<string, unknown>>, timestamp: number, hash: string, ageSeconds: number): VerifiedCallback {
+  const result = readPayload(CALLBACK_FIELDS[kind], body, { timestamp, hash });
   if (!result.success) {
     // Genuine, yet not typeable: 500 (unreadable_payload), so that it is redelivered once fixed.
     throw new CallbackVerificationError('unreadable_payload', `the signature verified, but the body is not a valid ${kind} callback`, result.issues);
   }
-  return result.data;
-}
-
-/** Types the body of a verified callback by its kind: the one place a payload is read. */
-function readVerified(kind: VerifiedCallback['kind'], body: Readonly<Record<string, unknown>>, timestamp: number, hash: string, ageSeconds: number): VerifiedCallback {
-  switch (kind) {
-    case 'deposit':
-      return { kind, payload: read(DEPOSIT_CALLBACK_FIELDS, kind, body, timestamp, hash) as DepositCallback, ageSeconds };
-    case 'withdrawal':
-      return { kind, payload: read(WITHDRAWAL_CALLBACK_FIELDS, kind, body, timestamp, hash) as WithdrawalCallback, ageSeconds };
-    case 'creditCard':
-      return { kind, payload: read(CREDIT_CARD_CALLBACK_FIELDS, kind, body, timestamp, hash) as CreditCardCallback, ageSeconds };
-    case 'dealerCreditCard':
-      return { kind, payload: read(DEALER_CREDIT_CARD_CALLBACK_FIELDS, kind, body, timestamp, hash) as DealerCreditCardCallback, ageSeconds };
-    case 'unknown':
-      return { kind, payload: read(UNKNOWN_CALLBACK_FIELDS, kind, body, timestamp, hash) as UnknownCallback, ageSeconds };
-    default:
-      return assertNever(kind);
-  }
+  return { kind, payload: result.data, ageSeconds } as VerifiedCallback;
 }
