@@ -9,17 +9,21 @@ import { lenientObject, successFlag } from './schema-blocks.js';
 /** A request with no parameters. */
 export const NoParams = /* @__PURE__ */ z.undefined();
 
-/** The top level of most answers: `success`, `message`, the record in `data`, `timestamp` (spec 2.1). */
+/**
+ * The top level of most answers: `success`, `message`, the record in `data`, `timestamp` (spec 2.1).
+ * Given the record's fields, it makes the record's lenient object inside its own fields, so that
+ * importing payorch builds neither (core/schema-blocks.ts).
+ */
 // Declarations, not arrows: bundlers ignore the annotation on the `var` arrows of dist/.
 // @__NO_SIDE_EFFECTS__
-export function envelope<T extends z.ZodMiniType>(data: T) {
+export function envelope<const S extends z.core.$ZodShape>(record: () => S) {
   return lenientObject(() => ({
     /** `true` when the call succeeded (spec 2.1). */
     success: successFlag(),
     /** Human-readable text about the result (spec 2.1). */
     message: z.optional(z.string()),
     /** The record the call created or read (spec 2.1). */
-    data,
+    data: lenientObject(record),
     /** The service's time of the answer, `YYYY-MM-DD HH:MM:SS` (spec 2.1). Absent from some answers. */
     timestamp: z.optional(z.string()),
   }));

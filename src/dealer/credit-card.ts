@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { defineEndpoint } from '../core/endpoint.js';
-import { lenientObject, requestAmount, requiredString, responseNumber, responseString, strictObject } from '../core/schema-blocks.js';
+import { requestAmount, requiredString, responseNumber, responseString, strictObject } from '../core/schema-blocks.js';
 import type { RequestOptions } from '../core/transport.js';
 import { envelope } from '../core/shared-shapes.js';
 import { APIResource } from '../core/resource.js';
@@ -25,20 +25,18 @@ export const DealerCardPaymentParams = /* @__PURE__ */ strictObject(() => ({
 export type DealerCardPaymentParams = z.input<typeof DealerCardPaymentParams>;
 
 /** A created dealer card payment: redirect the customer to `data.payment_url` (spec 2.7). */
-export const DealerCardPayment = /* @__PURE__ */ envelope(
-  lenientObject(() => ({
-    /** Use it for status queries. */
-    tracking_code: z.string(),
-    /** The card payment page (URL) the customer is redirected to (spec 2.7). */
-    payment_url: z.string(),
-    /** The service's internal order id; a numeric one is kept as text. */
-    order_id: z.optional(responseString()),
-    /** The amount in TRY, a number; at least 200 (spec 2.7, 8). */
-    amount: responseNumber(),
-    /** TRY. */
-    currency: z.optional(z.string()),
-  })),
-);
+export const DealerCardPayment = /* @__PURE__ */ envelope(() => ({
+  /** Use it for status queries. */
+  tracking_code: z.string(),
+  /** The card payment page (URL) the customer is redirected to (spec 2.7). */
+  payment_url: z.string(),
+  /** The service's internal order id; a numeric one is kept as text. */
+  order_id: z.optional(responseString()),
+  /** The amount in TRY, a number; at least 200 (spec 2.7, 8). */
+  amount: responseNumber(),
+  /** TRY. */
+  currency: z.optional(z.string()),
+}));
 export interface DealerCardPayment extends z.infer<typeof DealerCardPayment> {}
 
 export const dealerCardPaymentEndpoint = /* @__PURE__ */ defineEndpoint({

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { defineEndpoint } from '../core/endpoint.js';
-import { lenientObject, openEnum, requiredString, responseNumber, responseString, strictObject } from '../core/schema-blocks.js';
+import { openEnum, requiredString, responseNumber, responseString, strictObject } from '../core/schema-blocks.js';
 import type { RequestOptions } from '../core/transport.js';
 import { envelope, iban, positiveAmount } from '../core/shared-shapes.js';
 import { APIResource } from '../core/resource.js';
@@ -37,22 +37,20 @@ export const ManualIbanWithdrawParams = /* @__PURE__ */ strictObject(() => ({
 export type ManualIbanWithdrawParams = z.input<typeof ManualIbanWithdrawParams>;
 
 /** The IBAN the customer pays into, chosen by the service for the amount (spec 2.7). */
-export const ManualIbanDeposit = /* @__PURE__ */ envelope(
-  lenientObject(() => ({
-    /** The record's tracking code: `DEP-...` for a deposit, `WDR-...` for a withdrawal (spec 2.1). */
-    tracking_code: z.string(),
-    /** The bank of the IBAN the customer pays into (spec 2.7). */
-    bank_name: z.string(),
-    /** The name of the account the customer pays into (spec 2.7). */
-    account_name: z.string(),
-    /** The IBAN the customer pays into, chosen by amount limits (spec 2.7, 4.13). */
-    iban_no: z.string(),
-    /** The IBAN in groups of four characters, for display. */
-    formatted_iban: z.optional(z.string()),
-    /** The amount, a number (spec 2.7); the spec states no minimum or maximum (spec 8). */
-    amount: responseNumber(),
-  })),
-);
+export const ManualIbanDeposit = /* @__PURE__ */ envelope(() => ({
+  /** The record's tracking code: `DEP-...` for a deposit, `WDR-...` for a withdrawal (spec 2.1). */
+  tracking_code: z.string(),
+  /** The bank of the IBAN the customer pays into (spec 2.7). */
+  bank_name: z.string(),
+  /** The name of the account the customer pays into (spec 2.7). */
+  account_name: z.string(),
+  /** The IBAN the customer pays into, chosen by amount limits (spec 2.7, 4.13). */
+  iban_no: z.string(),
+  /** The IBAN in groups of four characters, for display. */
+  formatted_iban: z.optional(z.string()),
+  /** The amount, a number (spec 2.7); the spec states no minimum or maximum (spec 8). */
+  amount: responseNumber(),
+}));
 export interface ManualIbanDeposit extends z.infer<typeof ManualIbanDeposit> {}
 
 /** States of a dealer manual withdrawal; only `pending` is shown (spec 3.1). */
@@ -60,20 +58,18 @@ export const ManualIbanWithdrawalStatus = /* @__PURE__ */ openEnum(['pending']);
 export type ManualIbanWithdrawalStatus = z.infer<typeof ManualIbanWithdrawalStatus>;
 
 /** A manual withdrawal request, `pending` on creation (spec 2.7). */
-export const ManualIbanWithdrawal = /* @__PURE__ */ envelope(
-  lenientObject(() => ({
-    /** The record's tracking code: `DEP-...` for a deposit, `WDR-...` for a withdrawal (spec 2.1). */
-    tracking_code: z.string(),
-    /** The withdrawal's status: `pending` on creation (spec 3). */
-    status: ManualIbanWithdrawalStatus,
-    /** The amount, a number (spec 2.7); the spec states no minimum or maximum (spec 8). */
-    amount: responseNumber(),
-    /** The recipient's name, as sent (spec 2.7). */
-    recipient_name: z.optional(responseString()),
-    /** The recipient's IBAN, as sent (spec 2.7). */
-    recipient_iban: z.optional(z.string()),
-  })),
-);
+export const ManualIbanWithdrawal = /* @__PURE__ */ envelope(() => ({
+  /** The record's tracking code: `DEP-...` for a deposit, `WDR-...` for a withdrawal (spec 2.1). */
+  tracking_code: z.string(),
+  /** The withdrawal's status: `pending` on creation (spec 3). */
+  status: ManualIbanWithdrawalStatus,
+  /** The amount, a number (spec 2.7); the spec states no minimum or maximum (spec 8). */
+  amount: responseNumber(),
+  /** The recipient's name, as sent (spec 2.7). */
+  recipient_name: z.optional(responseString()),
+  /** The recipient's IBAN, as sent (spec 2.7). */
+  recipient_iban: z.optional(z.string()),
+}));
 export interface ManualIbanWithdrawal extends z.infer<typeof ManualIbanWithdrawal> {}
 
 export const manualIbanDepositEndpoint = /* @__PURE__ */ defineEndpoint({

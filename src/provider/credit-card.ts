@@ -44,21 +44,19 @@ export const CardStatusParams = /* @__PURE__ */ strictObject(() => ({
 export type CardStatusParams = z.input<typeof CardStatusParams>;
 
 /** A created card payment: redirect the customer to `data.payment_url` (spec 2.6). */
-export const CardPayment = /* @__PURE__ */ envelope(
-  lenientObject(() => ({
-    /** The card payment's tracking code, `CC-...` (spec 2.1); pass it to `getStatus()`. The card callback carries the same code. */
-    tracking_code: z.string(),
-    /** The card payment page (URL) to redirect the customer to (spec 2.6). */
-    payment_url: z.string(),
-    // The gateway's order id: a numeric one is kept as text, not rejected.
-    /** The payment gateway's order id, a string (spec 2.6). */
-    order_id: z.optional(responseString()),
-    /** The amount in TRY, a number; at least 1 (spec 2.6, 8). */
-    amount: responseNumber(),
-    /** The currency: `TRY` (spec 2.6). */
-    currency: z.optional(z.string()),
-  })),
-);
+export const CardPayment = /* @__PURE__ */ envelope(() => ({
+  /** The card payment's tracking code, `CC-...` (spec 2.1); pass it to `getStatus()`. The card callback carries the same code. */
+  tracking_code: z.string(),
+  /** The card payment page (URL) to redirect the customer to (spec 2.6). */
+  payment_url: z.string(),
+  // The gateway's order id: a numeric one is kept as text, not rejected.
+  /** The payment gateway's order id, a string (spec 2.6). */
+  order_id: z.optional(responseString()),
+  /** The amount in TRY, a number; at least 1 (spec 2.6, 8). */
+  amount: responseNumber(),
+  /** The currency: `TRY` (spec 2.6). */
+  currency: z.optional(z.string()),
+}));
 export interface CardPayment extends z.infer<typeof CardPayment> {}
 
 /** The status of a card payment (spec 2.6, 4.9). */

@@ -1,10 +1,10 @@
 import * as z from 'zod/mini';
-import { lenientObject, strictObject } from '../core/schema-blocks.js';
+import { strictObject } from '../core/schema-blocks.js';
 import { defineEndpoint } from '../core/endpoint.js';
 import { APIResource } from '../core/resource.js';
 import type { ProviderRequestOptions } from './request-options.js';
 import { envelope, iban } from '../core/shared-shapes.js';
-import { depositStatus, ibanWithdrawalFields, paymentParams, recordCore, recordEcho } from './shared.js';
+import { depositStatus, ibanWithdrawalRecord, paymentParams, recordCore, recordEcho } from './shared.js';
 
 /** Body of an E-IBAN deposit (spec 4.7). */
 export const EibanDepositParams = /* @__PURE__ */ strictObject(() => ({ ...paymentParams() }));
@@ -19,25 +19,17 @@ export const EibanWithdrawParams = /* @__PURE__ */ strictObject(() => ({
 export type EibanWithdrawParams = z.input<typeof EibanWithdrawParams>;
 
 /** An E-IBAN deposit record (spec 4.7). */
-export const EibanDeposit = /* @__PURE__ */ envelope(
-  lenientObject(() => ({
-    ...recordCore(),
-    ...recordEcho(),
-    /** The payment page (URL) to redirect the customer to (spec 2.4). Deposits only. */
-    payment_url: z.string(),
-    ...depositStatus(),
-  })),
-);
+export const EibanDeposit = /* @__PURE__ */ envelope(() => ({
+  ...recordCore(),
+  ...recordEcho(),
+  /** The payment page (URL) to redirect the customer to (spec 2.4). Deposits only. */
+  payment_url: z.string(),
+  ...depositStatus(),
+}));
 export interface EibanDeposit extends z.infer<typeof EibanDeposit> {}
 
 /** An E-IBAN withdrawal record, `pending` on creation (spec 4.7). */
-export const EibanWithdrawal = /* @__PURE__ */ envelope(
-  lenientObject(() => ({
-    ...recordCore(),
-    ...recordEcho(),
-    ...ibanWithdrawalFields(),
-  })),
-);
+export const EibanWithdrawal = /* @__PURE__ */ envelope(ibanWithdrawalRecord);
 export interface EibanWithdrawal extends z.infer<typeof EibanWithdrawal> {}
 
 export const eibanDepositEndpoint = /* @__PURE__ */ defineEndpoint({

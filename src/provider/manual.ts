@@ -1,10 +1,10 @@
 import * as z from 'zod/mini';
-import { lenientObject, strictObject } from '../core/schema-blocks.js';
+import { strictObject } from '../core/schema-blocks.js';
 import { defineEndpoint } from '../core/endpoint.js';
 import { APIResource } from '../core/resource.js';
 import type { ProviderRequestOptions } from './request-options.js';
 import { envelope, iban } from '../core/shared-shapes.js';
-import { depositStatus, ibanWithdrawalFields, paymentParams, recordCore, recordEcho } from './shared.js';
+import { depositStatus, ibanWithdrawalRecord, paymentParams, recordCore, recordEcho } from './shared.js';
 
 /** Body of a manual deposit (spec 4.5). */
 export const ManualDepositParams = /* @__PURE__ */ strictObject(() => ({ ...paymentParams() }));
@@ -19,25 +19,17 @@ export const ManualWithdrawParams = /* @__PURE__ */ strictObject(() => ({
 export type ManualWithdrawParams = z.input<typeof ManualWithdrawParams>;
 
 /** A manual deposit record: the customer is sent to `payment_url` (spec 4.5). */
-export const ManualDeposit = /* @__PURE__ */ envelope(
-  lenientObject(() => ({
-    ...recordCore(),
-    ...recordEcho(),
-    /** The payment page (URL) to redirect the customer to; there the customer may change the amount and sees the IBAN details (spec 4.5). Deposits only. */
-    payment_url: z.string(),
-    ...depositStatus(),
-  })),
-);
+export const ManualDeposit = /* @__PURE__ */ envelope(() => ({
+  ...recordCore(),
+  ...recordEcho(),
+  /** The payment page (URL) to redirect the customer to; there the customer may change the amount and sees the IBAN details (spec 4.5). Deposits only. */
+  payment_url: z.string(),
+  ...depositStatus(),
+}));
 export interface ManualDeposit extends z.infer<typeof ManualDeposit> {}
 
 /** A manual withdrawal record, `pending` on creation (spec 4.6). */
-export const ManualWithdrawal = /* @__PURE__ */ envelope(
-  lenientObject(() => ({
-    ...recordCore(),
-    ...recordEcho(),
-    ...ibanWithdrawalFields(),
-  })),
-);
+export const ManualWithdrawal = /* @__PURE__ */ envelope(ibanWithdrawalRecord);
 export interface ManualWithdrawal extends z.infer<typeof ManualWithdrawal> {}
 
 export const manualDepositEndpoint = /* @__PURE__ */ defineEndpoint({

@@ -81,8 +81,10 @@ export const depositStatus = () => ({
   status: DepositStatus,
 });
 
-/** What a manual or E-IBAN withdrawal record adds to the core fields (spec 2.4, 4.6, 4.7). */
-export const ibanWithdrawalFields = () => ({
+/** A manual or E-IBAN withdrawal record: the same fields for both (spec 2.4, 4.6, 4.7). */
+export const ibanWithdrawalRecord = () => ({
+  ...recordCore(),
+  ...recordEcho(),
   /** The recipient's IBAN as sent, 15 to 34 characters (spec 2.4, 4.6). Withdrawals only. */
   iban: z.optional(z.string()),
   /** The withdrawal's status: `pending` on creation; `completed`, `rejected`, `failed` or `canceled` arrive by withdrawal callback (spec 3, 6.3). */

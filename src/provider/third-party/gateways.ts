@@ -39,12 +39,10 @@ export const Gateway = /* @__PURE__ */ lenientObject(() => ({
 export interface Gateway extends z.infer<typeof Gateway> {}
 
 /** The gateway list of a third-party channel (spec 2.5). */
-export const GatewayList = /* @__PURE__ */ envelope(
-  lenientObject(() => ({
-    /** The channel's gateways (spec 2.5). */
-    gateways: z.array(Gateway),
-    /** How many gateways, an integer (spec 2.5). */
-    count: responseInteger(),
-  })),
-);
+export const GatewayList = /* @__PURE__ */ envelope(() => ({
+  /** The channel's gateways (spec 2.5). */
+  gateways: z.array(Gateway),
+  /** How many gateways, an integer (spec 2.5). */
+  count: responseInteger(),
+}));
 export interface GatewayList extends z.infer<typeof GatewayList> {}

@@ -1,5 +1,4 @@
 import * as z from 'zod/mini';
-import { lenientObject } from '../../core/schema-blocks.js';
 import { envelope, positiveAmount } from '../../core/shared-shapes.js';
 import { DepositStatus, WithdrawalStatus, customerParams, recordCore, recordEcho } from '../shared.js';
 import { ThirdPartyPaymentMethod, ThirdPartyType } from './gateways.js';
@@ -18,25 +17,21 @@ const thirdPartyCore = () => ({
 });
 
 /** A third-party deposit record; redirect the customer to `data.payment_url` (spec 4.10 to 4.12). */
-export const ThirdPartyDeposit = /* @__PURE__ */ envelope(
-  lenientObject(() => ({
-    ...thirdPartyCore(),
-    /** The tracking page (URL) to redirect the customer to; there the customer picks a gateway and gets the payment details (spec 4.10). Deposits only. */
-    payment_url: z.string(),
-    /** The deposit's status: `showing` on creation; the end status arrives by deposit callback (spec 3, 6.2). */
-    status: DepositStatus,
-  })),
-);
+export const ThirdPartyDeposit = /* @__PURE__ */ envelope(() => ({
+  ...thirdPartyCore(),
+  /** The tracking page (URL) to redirect the customer to; there the customer picks a gateway and gets the payment details (spec 4.10). Deposits only. */
+  payment_url: z.string(),
+  /** The deposit's status: `showing` on creation; the end status arrives by deposit callback (spec 3, 6.2). */
+  status: DepositStatus,
+}));
 export interface ThirdPartyDeposit extends z.infer<typeof ThirdPartyDeposit> {}
 
 /** A third-party withdrawal record, `showing` on creation (spec 4.10 to 4.12). */
-export const ThirdPartyWithdrawal = /* @__PURE__ */ envelope(
-  lenientObject(() => ({
-    ...thirdPartyCore(),
-    /** The withdrawal's status: `showing` on creation; the end status arrives by withdrawal callback (spec 3, 6.3). */
-    status: WithdrawalStatus,
-  })),
-);
+export const ThirdPartyWithdrawal = /* @__PURE__ */ envelope(() => ({
+  ...thirdPartyCore(),
+  /** The withdrawal's status: `showing` on creation; the end status arrives by withdrawal callback (spec 3, 6.3). */
+  status: WithdrawalStatus,
+}));
 export interface ThirdPartyWithdrawal extends z.infer<typeof ThirdPartyWithdrawal> {}
 
 /** The deposit body of crypto and wallet, which the spec does not show: the bank one's fields (docs/spec-gaps.md). */
