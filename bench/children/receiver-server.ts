@@ -13,12 +13,12 @@
  * Besides the CPU question of `announce`, it answers `{ type: 'applied' }` with how many distinct
  * callbacks its handler applied, which the figure checks against how many it sent.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { PROVIDER } from '../fixtures/accounts.js';
+import { bareVerify } from '../fixtures/callbacks.js';
 import { announce } from '../lib/processes.js';
 
 const [variant, store, databaseUrl, poolSize, table] = process.argv.slice(2);
@@ -65,10 +65,8 @@ function verified(request: IncomingMessage, raw: string): { trackingCode: string
   const body = JSON.parse(raw) as { tracking_code?: unknown; status?: unknown };
   const { tracking_code: trackingCode, status } = body;
   if (apiKey !== PROVIDER.apiKey || typeof timestamp !== 'string' || typeof hash !== 'string' || typeof trackingCode !== 'string' || typeof status !== 'string') return undefined;
-  // Spec 5.3: SHA-256 of api_key, secret_key, tracking_code, status and timestamp concatenated.
-  const expected = createHash('sha256').update(apiKey + PROVIDER.secretKey + trackingCode + status + timestamp, 'utf8').digest();
-  const given = Buffer.from(hash, 'hex');
-  return given.length === expected.length && timingSafeEqual(given, expected) ? { trackingCode, status } : undefined;
+  // Spec 5.3, the same hand-written check the verification figure measures.
+  return bareVerify({ 'x-timestamp': timestamp, 'x-hash': hash }, body) ? { trackingCode, status } : undefined;
 }
 
 async function handListener(): Promise<RequestListener> {
