@@ -28,8 +28,8 @@ function decode(bytes: Uint8Array): string {
   }
 }
 
-/** UTF-8 length of `text` without encoding it (no Buffer: this runs on every runtime). */
-function utf8Length(text: string): number {
+/** UTF-8 length of `text` without encoding it (no Buffer: this runs on every runtime). @internal */
+export function utf8Length(text: string): number {
   let bytes = text.length;
   for (let i = 0; i < text.length; i++) {
     const unit = text.charCodeAt(i);

@@ -1,4 +1,4 @@
-import { MAX_CALLBACK_BODY_BYTES, readCallbackBody } from '../callbacks/body.js';
+import { MAX_CALLBACK_BODY_BYTES, readCallbackBody, utf8Length } from '../callbacks/body.js';
 import type { CallbackBody } from '../callbacks/body.js';
 import type { CallbackHeaders } from '../callbacks/headers.js';
 import type { VerifiedCallback } from '../callbacks/schemas.js';
@@ -371,7 +371,7 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
 
   function tooLarge(body: CallbackBody): boolean {
     // A UTF-16 unit is at most 3 UTF-8 bytes: most strings are sized without encoding them.
-    if (typeof body === 'string') return body.length * 3 > maxBodyBytes && new TextEncoder().encode(body).byteLength > maxBodyBytes;
+    if (typeof body === 'string') return body.length * 3 > maxBodyBytes && utf8Length(body) > maxBodyBytes;
     return (body instanceof ArrayBuffer || ArrayBuffer.isView(body)) && body.byteLength > maxBodyBytes;
   }
 
