@@ -234,7 +234,10 @@ export type {
   CallbackEventName,
   CallbackOfEvent,
 } from './receiver/events.js';
-export { createMemoryInbox } from './receiver/inbox.js';
+export {
+  createMemoryInbox,
+  DEFAULT_MEMORY_INBOX_RETENTION_SECONDS,
+} from './receiver/inbox.js';
 export type {
   CallbackInbox,
   CallbackKey,
@@ -248,6 +251,7 @@ export type {
   NodeResponseLike,
 } from './receiver/node-body.js';
 export { InboxFullError } from './errors/inbox-full-error.js';
+export { CallbackRetentionError } from './errors/callback-retention-error.js';
 
 // Reliability: logging and hooks (retries, clock skew, proxies and the https rule are client options)
 export type {

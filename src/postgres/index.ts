@@ -8,7 +8,11 @@
 import { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS } from '../callbacks/age.js';
 import { checkOptions, checkValue } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
+import { CallbackRetentionError } from '../errors/callback-retention-error.js';
+import { RequestValidationError } from '../errors/request-validation-error.js';
+import { StatementPoolingError } from '../errors/statement-pooling-error.js';
 import type { CallbackInbox, CallbackKey, CallbackInboxOutcome } from '../receiver/inbox.js';
+import { recordTimeOf } from '../receiver/record-time.js';
 
 /** The parts of a node-postgres result the inbox reads. */
 export interface PostgresQueryResult {
@@ -22,10 +26,11 @@ export interface PostgresQueryResult {
  * handlers get yours with all its methods.
  */
 export interface PostgresClient {
-  /** Runs one statement with its `$1`, `$2`… values. */
+  /**
+   * Runs one statement with its `$1`, `$2`… values. The inbox never names a statement: a named
+   * one collides across processes, tables and applications sharing a pooler's server connections.
+   */
   query(text: string, values?: unknown[]): Promise<PostgresQueryResult>;
-  /** Runs a named statement, prepared once per connection (pg's `QueryConfig`). */
-  query(config: { readonly name: string; readonly text: string; readonly values: unknown[] }): Promise<PostgresQueryResult>;
   /** Returns the client to its pool; an error destroys it instead (a broken connection). */
   release(error?: Error | boolean): void;
   /** Listens for the connection failing while the inbox holds the client. */
@@ -99,6 +104,15 @@ export interface PostgresInboxOptions<TPool extends PostgresPool> {
    */
   readonly table?: string | undefined;
   /**
+   * The schema of `table` (or give `table` as `schema.table`). Without either, the schema is the
+   * one current (`SELECT current_schema()`) on the first connection used, before any handler
+   * runs, and it stays fixed: a handler's `SET search_path` (a schema per tenant) does not move
+   * the table. Set it when other code of yours changes `search_path` on the pool's connections.
+   * @default the current schema at first use
+   * @example 'billing'
+   */
+  readonly schema?: string | undefined;
+  /**
    * Told when an idle client of the pool fails (PostgreSQL restarted, a connection was
    * terminated). pg's `Pool` emits `'error'` for it, and an `'error'` nobody listens to ends the
    * process: when the pool has no listener of its own, the inbox adds one that calls this. The
@@ -122,18 +136,49 @@ const TABLE_OPTION: OptionDeclaration = {
   },
 };
 
+const SCHEMA_OPTION: OptionDeclaration = {
+  name: 'schema',
+  rule: { type: 'text', maxLength: 63, pattern: /^[A-Za-z_][A-Za-z0-9_]{0,62}$/, allowed: 'a name of letters, digits and _ (up to 63)' },
+};
+
+const POOL_OPTION: OptionDeclaration = { name: 'pool', rule: { type: 'object', methods: ['connect'], allowed: 'a node-postgres Pool (an object with connect())' }, required: true };
+
 /** createPostgresInbox's options. */
-const POSTGRES_INBOX_OPTIONS: readonly OptionDeclaration[] = [
-  { name: 'pool', rule: { type: 'object', methods: ['connect'], allowed: 'a node-postgres Pool (an object with connect())' }, required: true },
-  TABLE_OPTION,
-  { name: 'onPoolError', rule: { type: 'function' } },
-];
+const POSTGRES_INBOX_OPTIONS: readonly OptionDeclaration[] = [POOL_OPTION, TABLE_OPTION, SCHEMA_OPTION, { name: 'onPoolError', rule: { type: 'function' } }];
 
 // Quoted, so a table name is never read as SQL; checked, so quoting cannot be escaped.
 function quoteTable(where: string, table: string | undefined): string {
   const name = table ?? DEFAULT_CALLBACK_INBOX_TABLE;
   checkValue(where, TABLE_OPTION, name);
   return name.split('.').map((part) => `"${part}"`).join('.');
+}
+
+/**
+ * The table, named with its schema once it is known: from `schema` or a qualified `table` at
+ * once, otherwise from `current_schema()` on the first connection (before any handler runs). The
+ * inbox, createCallbackInboxTable and pruneCallbackInbox resolve it the same way.
+ */
+function tableName(where: string, options: { readonly table?: string | undefined; readonly schema?: string | undefined }): (client: PostgresClient) => Promise<string> {
+  const table = quoteTable(where, options.table);
+  checkValue(where, SCHEMA_OPTION, options.schema);
+  if (options.schema !== undefined && table.includes('.')) {
+    throw new RequestValidationError(where, [{ field: 'schema', rule: 'invalid_option', message: 'must be left out when `table` names its schema (schema.table): give the schema once' }]);
+  }
+  if (table.includes('.')) return () => Promise.resolve(table);
+  if (options.schema !== undefined) return () => Promise.resolve(`"${options.schema}".${table}`);
+  let resolved: Promise<string> | undefined;
+  return (client) => {
+    resolved ??= client.query('SELECT current_schema() AS schema').then(({ rows = [] }) => {
+      const schema = (rows[0] as Partial<Record<'schema', unknown>> | undefined)?.schema;
+      if (typeof schema !== 'string') throw new Error(`payorch/postgres: no schema of search_path exists, so ${table} has none; set the inbox's \`schema\``);
+      return `"${schema.replaceAll('"', '""')}".${table}`;
+    });
+    // A failed look-up is tried again by the next callback.
+    resolved.catch(() => {
+      resolved = undefined;
+    });
+    return resolved;
+  };
 }
 
 /**
@@ -154,8 +199,12 @@ function quoteTable(where: string, table: string | undefined): string {
  * ```
  */
 export function callbackInboxTableSql(table?: string): string {
+  return tableSql(quoteTable('callbackInboxTableSql', table));
+}
+
+function tableSql(quoted: string): string {
   return [
-    `CREATE TABLE IF NOT EXISTS ${quoteTable('callbackInboxTableSql', table)} (`,
+    `CREATE TABLE IF NOT EXISTS ${quoted} (`,
     '  account text NOT NULL,',
     '  tracking_code text NOT NULL,',
     '  status text NOT NULL,',
@@ -174,17 +223,18 @@ export function callbackInboxTableSql(table?: string): string {
  * ```
  */
 export async function createCallbackInboxTable(options: PostgresInboxOptions<PostgresPool>): Promise<void> {
-  const sql = callbackInboxTableSql(options.table);
+  const name = tableName('createCallbackInboxTable', options);
   const client = await options.pool.connect();
   try {
-    await client.query(sql);
+    await client.query(tableSql(await name(client)));
   } finally {
     client.release();
   }
 }
 
-// Numbers each inbox's statement name: two inboxes on one pool (two tables) need two.
-let inboxes = 0;
+// The sentinel row that holds a table's horizon (see pruneCallbackInbox): no verified callback has
+// an empty tracking code, and `appliedStatuses` reads a real account and tracking code only.
+const HORIZON_ROW = "account = '' AND tracking_code = '' AND status = 'payorch:horizon'";
 
 /**
  * A callback inbox in PostgreSQL, for any number of receiver instances. For each callback it
@@ -215,19 +265,26 @@ let inboxes = 0;
  */
 export function createPostgresInbox<TPool extends PostgresPool>(options: PostgresInboxOptions<TPool>): CallbackInbox<PostgresInboxContext<PostgresClientOf<TPool>>> {
   checkOptions('createPostgresInbox', options, POSTGRES_INBOX_OPTIONS);
-  const table = quoteTable('createPostgresInbox', options.table);
-  // The key's insert and the statuses already applied to its tracking code, in one statement: one
-  // round trip fewer per callback than an INSERT and a SELECT, so a callback costs what a
-  // hand-written BEGIN, INSERT … ON CONFLICT, COMMIT costs (bench/RESULTS.md). The SELECT sees the
-  // statement's snapshot, taken before the insert: the key's own status is excluded anyway.
-  const name = `payorch_inbox_claim_${++inboxes}`;
-  const claim = `WITH inserted AS (INSERT INTO ${table} (account, tracking_code, status) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING 1)
-SELECT EXISTS (SELECT 1 FROM inserted) AS inserted,
-  ARRAY(SELECT status FROM ${table} WHERE account = $1 AND tracking_code = $2 AND status <> $3 ORDER BY applied_at) AS applied`;
+  const name = tableName('createPostgresInbox', options);
+  // The claim in one statement: the horizon, the key's insert when its record is younger, whether
+  // the key was held, and the statuses applied before. One round trip fewer per callback than
+  // separate statements (bench/RESULTS.md). The parts read the statement's snapshot, taken after
+  // the insert's lock on the table: once a prune has committed (it locks the table against
+  // claims), its horizon and deletions are seen. Unnamed, so that no two processes, tables or
+  // applications sharing a pooler's server connection collide on a statement name.
+  const claimSql = (table: string): string => `WITH horizon AS (SELECT extract(epoch FROM applied_at)::bigint AS at FROM ${table} WHERE ${HORIZON_ROW}),
+inserted AS (INSERT INTO ${table} (account, tracking_code, status) SELECT $1::text, $2::text, $3::text
+  WHERE NOT EXISTS (SELECT 1 FROM horizon WHERE $4::bigint <= at) ON CONFLICT DO NOTHING RETURNING 1)
+SELECT EXISTS (SELECT 1 FROM inserted) AS inserted, (SELECT at FROM horizon) AS horizon,
+  EXISTS (SELECT 1 FROM ${table} WHERE account = $1::text AND tracking_code = $2::text AND status = $3::text) AS held,
+  ARRAY(SELECT status FROM ${table} WHERE account = $1::text AND tracking_code = $2::text AND status <> $3::text ORDER BY applied_at) AS applied`;
+  let claim: { readonly table: string; readonly sql: string } | undefined;
   guardPool(options.pool, options.onPoolError);
 
   return {
     async process(key, apply): Promise<CallbackInboxOutcome> {
+      const record = recordTimeOf(key.trackingCode);
+      if (record === undefined) throw new TypeError(`inbox.process: the tracking code ${JSON.stringify(key.trackingCode.slice(0, 64))} does not end with the record's Unix seconds (spec 2.1)`);
       const client = await options.pool.connect();
       // A connection that dies while checked out emits 'error' on its client; unheard, that
       // would end the process. The failed query rejects as well, and that is what we act on.
@@ -236,13 +293,32 @@ SELECT EXISTS (SELECT 1 FROM inserted) AS inserted,
         broken = error;
       };
       client.on('error', onError);
+      let table = claim?.table ?? '(the inbox table)';
       try {
-        await client.query('BEGIN');
-        const values = [key.account, key.trackingCode, key.status];
-        // Named: prepared and planned once per connection instead of on every callback.
-        const { rows = [] } = await client.query({ name, text: claim, values });
-        const [claimed] = rows as readonly (Partial<Record<'inserted' | 'applied', unknown>> | undefined)[];
+        if (claim === undefined) {
+          table = await name(client);
+          claim = { table, sql: claimSql(table) };
+        }
+        try {
+          await client.query('BEGIN');
+        } catch (error) {
+          // PgBouncer in statement pooling refuses transaction blocks and closes the connection.
+          if (/statement pooling/i.test(error instanceof Error ? error.message : '')) {
+            broken = error as Error;
+            throw new StatementPoolingError(
+              'payorch/postgres: the pool connects through a pooler in statement pooling, which refuses transactions; the callback was not applied. Use transaction or session pooling, or connect directly (docs/webhooks.md, "Poolers")',
+              { cause: error },
+            );
+          }
+          throw error;
+        }
+        const { rows = [] } = await client.query(claim.sql, [key.account, key.trackingCode, key.status, record]);
+        const [claimed] = rows as readonly (Partial<Record<'inserted' | 'horizon' | 'held' | 'applied', unknown>> | undefined)[];
         if (claimed?.inserted !== true) {
+          // Not inserted: a duplicate, unless the horizon stopped a key that was not held (the
+          // catch below rolls back).
+          const horizon = claimed?.horizon === null || claimed?.horizon === undefined ? undefined : Number(claimed.horizon);
+          if (horizon !== undefined && record <= horizon && claimed?.held !== true) throw new CallbackRetentionError(key, record, horizon);
           await client.query('ROLLBACK');
           return 'duplicate';
         }
@@ -297,29 +373,43 @@ export interface PruneCallbackInboxOptions {
    */
   readonly table?: string | undefined;
   /**
-   * Keys applied longer ago than this are deleted. It may not be shorter than the oldest
-   * signature a receiver accepts by default (maxAgeSeconds 259200 plus toleranceSeconds 300): a
-   * redelivery signed before would verify again and be applied twice. A receiver with a longer
-   * `maxAgeSeconds` needs at least that plus its `toleranceSeconds`.
-   * @default 259500
-   * @example 30 * 86400
+   * The inbox's schema, as given to it; without it, the schema current on the prune's connection.
+   * @default the current schema
+   */
+  readonly schema?: string | undefined;
+  /**
+   * The age of the records (the Unix seconds a tracking code ends with) whose keys are deleted,
+   * in seconds. The table's horizon is raised to now minus this: from then on the inbox refuses
+   * (422, `CallbackRetentionError`) a callback of a record at or before the horizon whose key it
+   * does not hold, so a deleted key can never let a re-signed redelivery apply twice. Longer keeps
+   * more rows and refuses fewer late callbacks.
+   * @default 7776000 (90 days)
+   * @example 365 * 86_400
    */
   readonly olderThanSeconds?: number | undefined;
 }
 
-/** The shortest retention {@link pruneCallbackInbox} accepts, in seconds. */
+/** The shortest retention {@link pruneCallbackInbox} accepts, in seconds: a record age of 3 days and 300 s. */
 export const MIN_CALLBACK_INBOX_RETENTION_SECONDS = DEFAULT_CALLBACK_MAX_AGE_SECONDS + DEFAULT_TOLERANCE_SECONDS;
+
+/** The record age {@link pruneCallbackInbox} prunes by default, in seconds: 90 days. */
+export const DEFAULT_CALLBACK_INBOX_RETENTION_SECONDS = 90 * 86_400;
 
 /** pruneCallbackInbox's options. */
 const PRUNE_OPTIONS: readonly OptionDeclaration[] = [
-  { name: 'pool', rule: { type: 'object', methods: ['connect'], allowed: 'a node-postgres Pool (an object with connect())' }, required: true },
+  POOL_OPTION,
   TABLE_OPTION,
+  SCHEMA_OPTION,
   { name: 'olderThanSeconds', rule: { type: 'number', min: MIN_CALLBACK_INBOX_RETENTION_SECONDS, max: 10 * 365 * 86_400, integer: true } },
 ];
 
 /**
- * Deletes the keys applied more than `olderThanSeconds` ago: a callback signed that long ago no
- * longer verifies, so its key can never stop a second application. Run it daily.
+ * Raises the table's horizon to now minus `olderThanSeconds` (never lowers it), and deletes the
+ * keys whose record is older than the horizon, in one transaction that locks the table against
+ * claims (`SHARE ROW EXCLUSIVE`) while it runs, so that a claim sees both or neither. The horizon
+ * is a row of the table itself (account and tracking code empty, status `payorch:horizon`), so
+ * every inbox on the table obeys it whatever its settings. Before the first prune nothing is
+ * refused. Run it daily; it waits for the callbacks being applied, and they wait for it.
  *
  * @returns how many keys were deleted
  * @throws {RequestValidationError} (`invalid_option`, `olderThanSeconds`) for a retention shorter than 259500 s or longer than 10 years
@@ -330,15 +420,43 @@ const PRUNE_OPTIONS: readonly OptionDeclaration[] = [
  */
 export async function pruneCallbackInbox(options: PruneCallbackInboxOptions): Promise<number> {
   checkOptions('pruneCallbackInbox', options, PRUNE_OPTIONS);
-  const seconds = options.olderThanSeconds ?? MIN_CALLBACK_INBOX_RETENTION_SECONDS;
-  const sql = `DELETE FROM ${quoteTable('pruneCallbackInbox', options.table)} WHERE applied_at < now() - make_interval(secs => $1)`;
+  const name = tableName('pruneCallbackInbox', options);
+  const seconds = options.olderThanSeconds ?? DEFAULT_CALLBACK_INBOX_RETENTION_SECONDS;
   const client = await options.pool.connect();
+  let broken: Error | undefined;
   try {
-    const { rowCount } = await client.query(sql, [seconds]);
-    return rowCount ?? 0;
+    const table = await name(client);
+    await client.query('BEGIN');
+    try {
+      await client.query(`LOCK TABLE ${table} IN SHARE ROW EXCLUSIVE MODE`);
+      // The horizon in whole seconds, by the database's clock (the same for every instance).
+      const { rowCount } = await client.query(
+        `WITH raised AS (INSERT INTO ${table} AS inbox (account, tracking_code, status, applied_at)
+  VALUES ('', '', 'payorch:horizon', to_timestamp(floor(extract(epoch FROM now())) - $1::bigint))
+  ON CONFLICT (account, tracking_code, status) DO UPDATE SET applied_at = GREATEST(inbox.applied_at, EXCLUDED.applied_at)
+  RETURNING extract(epoch FROM applied_at)::bigint AS at)
+DELETE FROM ${table} WHERE tracking_code <> '' AND substring(tracking_code FROM '-([0-9]{1,12})$')::bigint < (SELECT at FROM raised)`,
+        [seconds],
+      );
+      await client.query('COMMIT');
+      return rowCount ?? 0;
+    } catch (error) {
+      await client.query('ROLLBACK').catch((rollbackError: unknown) => {
+        broken = rollbackError instanceof Error ? rollbackError : new Error('ROLLBACK failed');
+      });
+      throw error;
+    }
+  } catch (error) {
+    if (/statement pooling/i.test(error instanceof Error ? error.message : '')) {
+      broken = error as Error;
+      throw new StatementPoolingError('payorch/postgres: pruneCallbackInbox needs a transaction, which a pooler in statement pooling refuses; use transaction or session pooling, or connect directly', { cause: error });
+    }
+    throw error;
   } finally {
-    client.release();
+    client.release(broken ?? false);
   }
 }
 
+export { CallbackRetentionError } from '../errors/callback-retention-error.js';
+export { StatementPoolingError } from '../errors/statement-pooling-error.js';
 export type { CallbackInbox, CallbackKey, CallbackInboxOutcome } from '../receiver/inbox.js';

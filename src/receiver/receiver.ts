@@ -2,7 +2,7 @@ import { MAX_CALLBACK_BODY_BYTES, readCallbackBody, utf8Length } from '../callba
 import type { CallbackBody } from '../callbacks/body.js';
 import type { CallbackHeaders } from '../callbacks/headers.js';
 import type { VerifiedCallback } from '../callbacks/schemas.js';
-import { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS, VERIFY_OPTIONS, verifyCallback } from '../callbacks/verify.js';
+import { VERIFY_OPTIONS, verifyCallback } from '../callbacks/verify.js';
 import type { VerifyCallbackOptions } from '../callbacks/verify.js';
 import type { Logger } from '../core/observability.js';
 import { readLimited } from '../core/read-limited.js';
@@ -11,6 +11,8 @@ import type { OptionDeclaration } from '../core/option-checks.js';
 import { traceCallback } from '../core/tracing.js';
 import type { CallbackTrace, TracerLike } from '../core/tracing.js';
 import { CallbackVerificationError } from '../errors/callback-verification-error.js';
+import { CallbackRetentionError } from '../errors/callback-retention-error.js';
+import { isPayorchError } from '../errors/brand.js';
 import { eventNamesOf, isCallbackEventName } from './events.js';
 import type { CallbackEventName, CallbackOfEvent } from './events.js';
 import { createMemoryInbox } from './inbox.js';
@@ -39,9 +41,11 @@ export interface CallbackErrorDetails {
   /**
    * What failed: a handler, the inbox (claiming or committing), reading the request, typing a
    * genuine callback's body (`payload`), `confirm` (refused or threw), or no handler took a
-   * callback that `unhandled: 'retry'` sends back (`unhandled`).
+   * callback that `unhandled: 'retry'` sends back (`unhandled`), or the inbox refused a callback
+   * whose record is older than its retention (`retention`, a {@link CallbackRetentionError}:
+   * reconcile it by hand).
    */
-  readonly phase: 'handler' | 'inbox' | 'request' | 'payload' | 'confirm' | 'unhandled';
+  readonly phase: 'handler' | 'inbox' | 'request' | 'payload' | 'confirm' | 'unhandled' | 'retention';
   /**
    * For `payload`: the body as received, without its `hash`, so that you can see what could not
    * be typed.
@@ -63,7 +67,7 @@ class NotConfirmedError extends Error {
 export interface CallbackReceiverOptions<TContext> extends VerifyCallbackOptions {
   /**
    * Records which callbacks were applied, so that each is applied once.
-   * @default an in-memory inbox ({@link createMemoryInbox}) keeping keys as long as the maximum callback age
+   * @default an in-memory inbox ({@link createMemoryInbox}) with its defaults
    * @example createPostgresInbox({ pool }) // from 'payorch/postgres'
    */
   readonly inbox?: CallbackInbox<TContext> | undefined;
@@ -128,8 +132,8 @@ export interface CallbackReceiverOptions<TContext> extends VerifyCallbackOptions
 
 /** An answer of {@link CallbackReceiver.receive}: the status, headers and body to send. */
 export interface CallbackReceiverAnswer {
-  /** 200 applied or already applied; 400 malformed; 401 not genuine; 405 not POST; 409 refused by `confirm`; 413 too large; 500 not applied. */
-  readonly status: 200 | 400 | 401 | 405 | 409 | 413 | 500;
+  /** 200 applied or already applied; 400 malformed; 401 not genuine; 405 not POST; 409 refused by `confirm`; 413 too large; 422 record older than the inbox's retention; 500 not applied. */
+  readonly status: 200 | 400 | 401 | 405 | 409 | 413 | 422 | 500;
   readonly headers: Readonly<Record<string, string>>;
   /** JSON: `{"success":true}` (spec 6.1), or `{"success":false,"error":"<reason>"}`. */
   readonly body: string;
@@ -206,6 +210,7 @@ const NOT_POST = /* @__PURE__ */ answer(405, 'method_not_allowed', { allow: 'POS
 const TOO_LARGE_ANSWER = /* @__PURE__ */ answer(413, 'body_too_large', { connection: 'close' });
 const NOT_APPLIED = /* @__PURE__ */ answer(500, 'not_applied');
 const NOT_CONFIRMED = /* @__PURE__ */ answer(409, 'not_confirmed');
+const RECORD_TOO_OLD = /* @__PURE__ */ answer(422, 'record_too_old');
 const NO_HANDLER = /* @__PURE__ */ answer(500, 'no_handler');
 const UNREADABLE_PAYLOAD = /* @__PURE__ */ answer(500, 'unreadable_payload');
 
@@ -229,7 +234,8 @@ export const RECEIVER_OPTIONS: readonly OptionDeclaration[] = [
  * `verifyCallback`, runs `confirm` and then the handlers registered for its kind and status once
  * per account + tracking_code + status (the `inbox` remembers), and answers as spec 6.1 expects:
  * 200 `{"success":true}` when applied or already applied, 401 when not genuine, 400 when
- * malformed before its hash is trusted, 409 when `confirm` refused it, 413 when too large, 405
+ * malformed before its hash is trusted, 409 when `confirm` refused it, 413 when too large, 422
+ * when its record is older than the inbox's retention (`record_too_old`), 405
  * for anything but POST, and 500 when a genuine body cannot be typed, or a handler, `confirm` or
  * the inbox failed, so that the service delivers it again. Nothing a request does makes it throw.
  *
@@ -254,12 +260,7 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
   const { logger, onError, confirm, tracer } = options;
   const account = options.accountName ?? options.apiKey;
   const retryUnhandled = options.unhandled === 'retry';
-  // The memory inbox keeps keys as long as a redelivery with its first signature still verifies.
-  const inbox =
-    options.inbox ??
-    (createMemoryInbox({
-      retentionSeconds: (options.maxAgeSeconds ?? DEFAULT_CALLBACK_MAX_AGE_SECONDS) + (options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS),
-    }) as unknown as CallbackInbox<TContext>);
+  const inbox = options.inbox ?? (createMemoryInbox() as unknown as CallbackInbox<TContext>);
   type Handler = (callback: VerifiedCallback, context: TContext) => void | Promise<void>;
   const handlers = new Map<string, Handler[]>();
   // The steps of each kind and status, worked out on its first callback; `on` clears them.
@@ -333,6 +334,11 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
       logger?.debug({ kind: callback.kind, trackingCode, status, outcome, handlers: matching.length }, `payorch: callback ${outcome}`);
       return OK;
     } catch (error) {
+      // Refused by the inbox's retention before any work ran: its own answer and phase.
+      if (failed.phase === undefined && isPayorchError(error, CallbackRetentionError)) {
+        report(error, { callback, phase: 'retention' });
+        return RECORD_TOO_OLD;
+      }
       report(error, { callback, phase: failed.phase ?? 'inbox' });
       return error instanceof NotConfirmedError ? NOT_CONFIRMED : NOT_APPLIED;
     }

@@ -90,7 +90,7 @@ describe('the PostgreSQL inbox', () => {
     await vi.waitFor(() => { expect(started).toHaveBeenCalled(); });
     // The other copies are blocked on the key's insert; give them time to get there.
     await vi.waitFor(async () => {
-      const { rows } = await admin.query<{ waiting: string }>(`SELECT count(*) AS waiting FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO "${table}"%'`);
+      const { rows } = await admin.query<{ waiting: string }>(`SELECT count(*) AS waiting FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO %"${table}"%'`);
       expect(Number(rows[0]!.waiting)).toBe(3);
     });
     gate.resolve();

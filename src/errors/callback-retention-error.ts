@@ -1,0 +1,39 @@
+import { PayorchError } from './payorch-error.js';
+import { brand } from './brand.js';
+import type { CallbackKey } from '../receiver/inbox.js';
+
+/**
+ * A callback's record is not younger than the inbox's horizon, and its key is not held: the inbox
+ * may have forgotten that it applied it, so it does not apply it (again). Nothing was recorded.
+ * The receiver answers 422 `record_too_old` and tells `onError` (phase `'retention'`) with the
+ * callback: reconcile it by hand against your own record (docs/webhooks.md, "Retention").
+ *
+ * @example
+ * ```ts
+ * onError: (error, { callback }) => {
+ *   if (isPayorchError(error, CallbackRetentionError)) reconcileByHand(callback, error.recordTime);
+ * }
+ * ```
+ */
+export class CallbackRetentionError extends PayorchError {
+  static {
+    brand(this, 'CallbackRetentionError');
+  }
+  /** The callback's key: account, tracking code and status. */
+  readonly key: CallbackKey;
+  /** The record's creation time, Unix seconds, read from the end of the tracking code. */
+  readonly recordTime: number;
+  /** The inbox's horizon, Unix seconds: records created at or before it are not applied. */
+  readonly horizon: number;
+
+  /** Made by the inboxes. */
+  constructor(key: CallbackKey, recordTime: number, horizon: number) {
+    super(
+      `${key.trackingCode} (${key.status}) was not applied: its record (${new Date(recordTime * 1000).toISOString()}) is not younger than the inbox's horizon ` +
+        `(${new Date(horizon * 1000).toISOString()}), and a key that old may have been pruned; reconcile it by hand`,
+    );
+    this.key = { account: key.account, trackingCode: key.trackingCode, status: key.status };
+    this.recordTime = recordTime;
+    this.horizon = horizon;
+  }
+}
