@@ -1,4 +1,4 @@
-// The PostgreSQL inbox as it is operated (a server restart, two accounts in one table, rollback, pruning, an old table), against a real server (test/postgres/global-setup.ts).
+// The PostgreSQL inbox as it is operated (a server restart, two accounts in one table, rollback, the prune's options, an old table), against a real server (test/postgres/global-setup.ts).
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, test, vi } from 'vitest';
 import { createCallbackReceiver, RequestValidationError, signCallback } from '../../src/index.js';
@@ -113,22 +113,7 @@ describe('the PostgreSQL inbox, operated', () => {
 });
 
 describe('pruneCallbackInbox', () => {
-  test('deletes the keys older than the oldest signature a receiver accepts, keeps the rest, and says how many', async () => {
-    const own = pool(true);
-    await admin.query(`DELETE FROM ${table}`);
-    await admin.query(
-      `INSERT INTO ${table} (account, tracking_code, status, applied_at) VALUES
-        ('a', 'MAN-old-1', 'completed', now() - interval '4 days'),
-        ('a', 'MAN-old-2', 'completed', now() - make_interval(secs => ${MIN_CALLBACK_INBOX_RETENTION_SECONDS + 60})),
-        ('a', 'MAN-young-1', 'completed', now() - make_interval(secs => ${MIN_CALLBACK_INBOX_RETENTION_SECONDS - 60})),
-        ('a', 'MAN-new-1', 'completed', now())`,
-    );
-    expect(await pruneCallbackInbox({ pool: own, table })).toBe(2);
-    const { rows } = await admin.query<{ tracking_code: string }>(`SELECT tracking_code FROM ${table} ORDER BY tracking_code`);
-    expect(rows.map((row) => row.tracking_code)).toEqual(['MAN-new-1', 'MAN-young-1']);
-    expect(await pruneCallbackInbox({ pool: own, table, olderThanSeconds: 30 * 86_400 })).toBe(0);
-  });
-
+  // What it deletes and the horizon it keeps: test/postgres/retention.pg.test.ts.
   test.each([3600, MIN_CALLBACK_INBOX_RETENTION_SECONDS - 1, 1.5e6 + 0.5, Number.NaN])('refuses a retention of %s before touching the table, naming the option and the range', async (olderThanSeconds) => {
     const connect = vi.fn();
     const error = await pruneCallbackInbox({ pool: { connect }, table, olderThanSeconds }).catch((caught: unknown) => caught);

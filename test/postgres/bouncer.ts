@@ -44,7 +44,9 @@ function listening(port: number): Promise<boolean> {
       socket.destroy();
       resolve(true);
     });
-    socket.once('error', () => resolve(false));
+    socket.once('error', () => {
+      resolve(false);
+    });
   });
 }
 
@@ -85,7 +87,11 @@ export async function startBouncer(options: BouncerOptions): Promise<Bouncer> {
     args = ['--reuid=postgres', '--regid=postgres', '--init-groups', PGBOUNCER, ini];
   }
   const child = spawn(command, args, { stdio: 'ignore' });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited = new Promise<void>((resolve) => {
+    child.once('exit', () => {
+      resolve();
+    });
+  });
   const kill = (): void => {
     child.kill('SIGINT');
   };
