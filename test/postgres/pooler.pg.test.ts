@@ -1,0 +1,151 @@
+// The PostgreSQL inbox behind a real PgBouncer (test/postgres/bouncer.ts) in each pooling mode
+// (docs/webhooks.md, "Poolers"): transaction and session pooling apply each callback once; statement
+// pooling, which refuses every transaction block, is refused with a StatementPoolingError.
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, test, vi } from 'vitest';
+import { createCallbackReceiver, isPayorchError, signCallback } from '../../src/index.js';
+import type { CallbackErrorDetails } from '../../src/index.js';
+import type * as PostgresModule from '../../src/postgres/index.js';
+import type { PostgresInboxContext } from '../../src/postgres/index.js';
+import { unsigned } from '../helpers/callbacks.js';
+import { deliver, serveNode } from '../helpers/serve.js';
+import type { Served } from '../helpers/serve.js';
+import { PROVIDER } from '../helpers/wire.js';
+import { startBouncer } from './bouncer.js';
+import type { Bouncer } from './bouncer.js';
+
+type Context = PostgresInboxContext<pg.PoolClient>;
+type PostgresEntry = typeof PostgresModule;
+const OK = { status: 200, body: { success: true } };
+const bouncers: Bouncer[] = [];
+const pools: pg.Pool[] = [];
+const served: Served[] = [];
+const tables: string[] = [];
+let admin: pg.Pool;
+
+function pool(url: string, max = 4): pg.Pool {
+  const created = new pg.Pool({ connectionString: url, max });
+  created.on('error', () => undefined);
+  pools.push(created);
+  return created;
+}
+
+async function bouncer(poolMode: 'session' | 'transaction' | 'statement'): Promise<string> {
+  // Fewer server connections than clients, where the mode lets clients share them; in session
+  // pooling a client keeps its server connection, so the bouncer needs one per pooled client.
+  const started = await startBouncer({ serverUrl: inject('postgresUrl'), poolMode, poolSize: poolMode === 'session' ? 4 : 2 });
+  bouncers.push(started);
+  return started.url;
+}
+
+/** Each application loads payorch/postgres afresh, as a process of its own does. */
+async function freshEntry(): Promise<PostgresEntry> {
+  vi.resetModules();
+  return import('../../src/postgres/index.js');
+}
+
+/** An application: its own inbox table, its own ledger, its own pool, its own receiver. */
+async function application(name: string, url: string) {
+  const entry = await freshEntry();
+  const table = `${name}_inbox_${process.pid}`;
+  const ledger = `${name}_ledger_${process.pid}`;
+  tables.push(table, ledger);
+  await entry.createCallbackInboxTable({ pool: admin, table });
+  await admin.query(`CREATE TABLE ${ledger} (tracking_code text NOT NULL)`);
+  const errors: { error: unknown; details: CallbackErrorDetails }[] = [];
+  const receiver = createCallbackReceiver<Context>({ ...PROVIDER, inbox: entry.createPostgresInbox({ pool: pool(url), table }), onError: (error, details) => void errors.push({ error, details }) });
+  receiver.on('deposit.completed', async (callback, { client }) => {
+    await client.query(`INSERT INTO ${ledger} (tracking_code) VALUES ($1)`, [callback.payload.tracking_code]);
+  });
+  const instance = await serveNode(receiver.nodeHandler);
+  served.push(instance);
+  const read = async (from: string): Promise<string[]> => {
+    const { rows } = await admin.query<{ tracking_code: string }>(`SELECT tracking_code FROM ${from} ORDER BY tracking_code`);
+    return rows.map((row) => row.tracking_code);
+  };
+  return { url: instance.url, errors, ledger: () => read(ledger), keys: () => read(table) };
+}
+
+function deposit(trackingCode: string) {
+  return signCallback({ ...unsigned.deposit, tracking_code: trackingCode }, PROVIDER);
+}
+
+const codes = (app: string, count: number): string[] => Array.from({ length: count }, (_, index) => `MAN-${app}${String(index).padStart(2, '0')}-1763812000`);
+
+/**
+ * Two copies of each callback at once, then each again re-signed, then, as the service does, again
+ * each one not answered 200 (a few rounds): the answers of the first two rounds.
+ */
+async function deliverAll(url: string, trackingCodes: readonly string[]): Promise<{ status: number; body: unknown }[]> {
+  const together = await Promise.all(trackingCodes.flatMap((code) => [deliver(url, deposit(code)), deliver(url, deposit(code))]));
+  const again = await Promise.all(trackingCodes.map((code) => deliver(url, deposit(code))));
+  let failing = trackingCodes.filter((_, index) => together[2 * index]?.status !== 200 || together[2 * index + 1]?.status !== 200 || again[index]?.status !== 200);
+  for (let round = 0; round < 5 && failing.length > 0; round++) {
+    const answers = await Promise.all(failing.map((code) => deliver(url, deposit(code))));
+    failing = failing.filter((_, index) => answers[index]?.status !== 200);
+  }
+  return [...together, ...again];
+}
+
+beforeAll(() => {
+  admin = pool(inject('postgresUrl'), 2);
+});
+afterEach(async () => {
+  await Promise.all(served.splice(0).map((each) => each.close()));
+});
+afterAll(async () => {
+  await Promise.all(pools.splice(1).map((each) => each.end()));
+  if (tables.length > 0) await admin.query(`DROP TABLE IF EXISTS ${tables.join(', ')}`);
+  await admin.end();
+  await Promise.all(bouncers.map((each) => each.stop()));
+});
+
+describe('behind PgBouncer in transaction pooling', () => {
+  test('two applications with two tables and two pools behind one bouncer apply each callback once, each in its own table', async () => {
+    const url = await bouncer('transaction');
+    const [a, b] = [await application('appa', url), await application('appb', url)];
+    const [codesA, codesB] = [codes('A', 12), codes('B', 12)];
+    const [answersA, answersB] = await Promise.all([deliverAll(a.url, codesA), deliverAll(b.url, codesB)]);
+    // The money first: each application's ledger and keys hold its own callbacks, once each.
+    expect({ ledgerA: await a.ledger(), keysA: await a.keys(), ledgerB: await b.ledger(), keysB: await b.keys() }).toEqual({ ledgerA: codesA, keysA: codesA, ledgerB: codesB, keysB: codesB });
+    expect([...answersA, ...answersB].filter((answer) => answer.status !== 200)).toEqual([]);
+    expect(answersA[0]).toEqual(OK);
+    expect([...a.errors, ...b.errors]).toEqual([]);
+  });
+});
+
+describe('behind PgBouncer in session pooling', () => {
+  test('applies each callback once through concurrent copies and redeliveries', async () => {
+    const a = await application('sess', await bouncer('session'));
+    const trackingCodes = codes('S', 8);
+    const answers = await deliverAll(a.url, trackingCodes);
+    expect({ ledger: await a.ledger(), keys: await a.keys() }).toEqual({ ledger: trackingCodes, keys: trackingCodes });
+    expect(answers.filter((answer) => answer.status !== 200)).toEqual([]);
+  });
+});
+
+describe('behind PgBouncer in statement pooling', () => {
+  test('refuses every callback with a StatementPoolingError told to onError, answers 500, applies and records nothing', async () => {
+    const entry = await freshEntry();
+    const a = await application('stmt', await bouncer('statement'));
+    const code = 'MAN-stmt01-1763812000';
+    expect(await deliver(a.url, deposit(code))).toEqual({ status: 500, body: { success: false, error: 'not_applied' } });
+    expect(await deliver(a.url, deposit(code))).toMatchObject({ status: 500 });
+    expect(a.errors).toHaveLength(2);
+    expect(a.errors[0]?.details.phase).toBe('inbox');
+    expect(isPayorchError(a.errors[0]?.error, entry.StatementPoolingError)).toBe(true);
+    expect(String(a.errors[0]?.error)).toMatch(/StatementPoolingError: .*statement pooling, which refuses transactions; the callback was not applied/);
+    expect(await a.ledger()).toEqual([]);
+    expect(await a.keys()).toEqual([]);
+  });
+
+  test('pruneCallbackInbox refuses with the same error', async () => {
+    const entry = await freshEntry();
+    const table = `stmt_prune_${process.pid}`;
+    tables.push(table);
+    await entry.createCallbackInboxTable({ pool: admin, table });
+    const error = await entry.pruneCallbackInbox({ pool: pool(await bouncer('statement')), table }).catch((caught: unknown) => caught);
+    expect(isPayorchError(error, entry.StatementPoolingError)).toBe(true);
+    expect(String(error)).toContain('statement pooling');
+  });
+});
