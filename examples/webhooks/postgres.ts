@@ -59,7 +59,8 @@ if (process.argv[1] !== undefined && import.meta.url === new URL(`file://${proce
     console.error('postgres pool:', error.message);
   });
   const receiver = await start({ ...keysFromEnvironment(), pool, port: Number(process.env['PAYORCH_WEBHOOK_PORT'] ?? 3000) });
-  // Keys older than the oldest signature a receiver accepts can go: once a day.
+  // Keys of records older than 90 days go, and callbacks of such records are refused from then on
+  // (422, onError phase 'retention'; docs/webhooks.md, Retention): once a day.
   setInterval(() => {
     pruneCallbackInbox({ pool }).then(
       (deleted) => {

@@ -248,6 +248,10 @@ const HORIZON_ROW = "account = '' AND tracking_code = '' AND status = 'payorch:h
  *   commits, the copy is a duplicate; if it rolls back, the copy applies the callback itself.
  * - A handler throws, or the connection or the process dies before COMMIT: PostgreSQL rolls the
  *   transaction back, key included, and the redelivery applies it.
+ * - A record at or before the table's horizon (see {@link pruneCallbackInbox}) whose key is not
+ *   held: refused with a `CallbackRetentionError`, nothing recorded (the receiver answers 422).
+ * - Behind a pooler: transaction and session pooling work (no statement is named); statement
+ *   pooling refuses transactions, and the inbox refuses with a `StatementPoolingError`.
  *
  * @example
  * ```ts
