@@ -48,6 +48,7 @@ async function errorsOf(sdk: Sdk): Promise<[unknown, ErrorClassName[]][]> {
     [callback, ['PayorchError', 'CallbackVerificationError']],
     [trackingCode.success ? undefined : trackingCode.error, ['PayorchError', 'TrackingCodeError']],
     [full, ['PayorchError', 'InboxFullError']],
+    [new sdk.CallbackRetentionError(key('MAN-c-1'), 1, 2), ['PayorchError', 'CallbackRetentionError']],
   ];
 }
 
