@@ -168,15 +168,17 @@ function tableName(where: string, options: { readonly table?: string | undefined
   if (options.schema !== undefined) return () => Promise.resolve(`"${options.schema}".${table}`);
   let resolved: Promise<string> | undefined;
   return (client) => {
-    resolved ??= client.query('SELECT current_schema() AS schema').then(({ rows = [] }) => {
-      const schema = (rows[0] as Partial<Record<'schema', unknown>> | undefined)?.schema;
-      if (typeof schema !== 'string') throw new Error(`payorch/postgres: no schema of search_path exists, so ${table} has none; set the inbox's \`schema\``);
-      return `"${schema.replaceAll('"', '""')}".${table}`;
-    });
-    // A failed look-up is tried again by the next callback.
-    resolved.catch(() => {
-      resolved = undefined;
-    });
+    if (resolved === undefined) {
+      resolved = client.query('SELECT current_schema() AS schema').then(({ rows = [] }) => {
+        const schema = (rows[0] as Partial<Record<'schema', unknown>> | undefined)?.schema;
+        if (typeof schema !== 'string') throw new Error(`payorch/postgres: no schema of search_path exists, so ${table} has none; set the inbox's \`schema\``);
+        return `"${schema.replaceAll('"', '""')}".${table}`;
+      });
+      // A failed look-up is tried again by the next callback.
+      resolved.catch(() => {
+        resolved = undefined;
+      });
+    }
     return resolved;
   };
 }
