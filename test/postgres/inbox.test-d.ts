@@ -15,3 +15,18 @@ test('a handler gets the pool’s own client type, pg’s PoolClient for a pg Po
     expectTypeOf(callback.payload.status).toEqualTypeOf<'completed'>();
   });
 });
+
+test('a pool whose clients run unnamed statements only is enough: the inbox names none', () => {
+  const minimal = {
+    connect: () =>
+      Promise.resolve({
+        query: (_text: string, _values?: unknown[]) => Promise.resolve({ rowCount: 0 }),
+        release: () => undefined,
+        on: () => undefined,
+        removeListener: () => undefined,
+      }),
+  };
+  expectTypeOf(createPostgresInbox({ pool: minimal })).not.toBeNever();
+  // @ts-expect-error a schema is a name, not a number
+  createPostgresInbox({ pool, schema: 1 });
+});
