@@ -278,6 +278,9 @@ function guardPool(pool: object, onPoolError: ((error: Error) => void) | undefin
   if (!isErrorEmitter(pool) || guarded.has(pool) || pool.listenerCount('error') > 0) return;
   guarded.add(pool);
   pool.on('error', (error) => {
+    // A pool being ended closes its idle connections on purpose; on Workers (pg-cloudflare) each
+    // close emits "Stream was cancelled", once per request with a pool per request. Not a failure.
+    if ((pool as Partial<Record<'ending', unknown>>).ending === true) return;
     try {
       if (onPoolError !== undefined) onPoolError(error);
       else console.warn(`payorch/postgres: an idle pooled connection failed (${error.message}); the pool opens a new one`);

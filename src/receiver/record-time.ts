@@ -1,0 +1,11 @@
+// Every signed tracking code ends with its record's creation time in Unix seconds (spec 2.1), and
+// verification requires it. Inboxes keep keys by this record time, not by when they applied them:
+// a re-signed redelivery verifies at any age, so only the record's age bounds once-only.
+const RECORD_TIME = /-(\d{1,12})$/;
+
+/** The record time of a tracking code, in Unix seconds. @throws Error when the code does not end with one (it was not verified). */
+export function recordTimeOf(trackingCode: string): number {
+  const digits = RECORD_TIME.exec(trackingCode)?.[1];
+  if (digits === undefined) throw new Error(`the tracking code ${JSON.stringify(trackingCode.slice(0, 64))} does not end with its record time in Unix seconds; only verified callbacks reach an inbox`);
+  return Number(digits);
+}
