@@ -11,7 +11,7 @@ const root = join(import.meta.dirname, '..', '..');
  * tsconfig paths to src/). `contents` is a module in test/; `external` adds to `cloudflare:*`.
  * Fails when dist/ is missing: `npm run build` first (`npm test` does).
  */
-export async function bundleWorker(contents: string, options: { readonly external?: readonly string[] } = {}): Promise<string> {
+export async function bundleWorker(contents: string, options: { readonly external?: readonly string[]; readonly banner?: string } = {}): Promise<string> {
   if (!existsSync(join(root, 'dist/index.js'))) throw new Error('dist/ is missing: run npm run build');
   const directory = mkdtempSync(join(tmpdir(), 'payorch-worker-'));
   try {
@@ -30,6 +30,7 @@ export async function bundleWorker(contents: string, options: { readonly externa
       nodePaths: [join(directory, 'node_modules'), join(root, 'node_modules')],
       tsconfig: join(directory, 'tsconfig.json'),
       external: ['cloudflare:*', ...(options.external ?? [])],
+      ...(options.banner === undefined ? {} : { banner: { js: options.banner } }),
       logLevel: 'silent',
     });
     const inputs = Object.keys(result.metafile.inputs);
