@@ -41,7 +41,12 @@ export interface D1DatabaseLike {
 }
 
 /** The statement type a database prepares: D1's `D1PreparedStatement` for D1's `D1Database`. */
-export type D1StatementOf<TDb> = TDb extends { prepare(query: string): infer S } ? S : D1PreparedStatementLike;
+export type D1StatementOf<TDb> = TDb extends {
+  /** What a D1 binding prepares. */
+  prepare(query: string): infer S;
+}
+  ? S
+  : D1PreparedStatementLike;
 
 /** What the D1 inbox gives each handler. */
 export interface D1InboxContext<TDb extends D1DatabaseLike = D1DatabaseLike> {
