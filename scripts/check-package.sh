@@ -20,7 +20,7 @@ step "publint --strict"
 npx --no-install publint --strict
 
 # The default profile includes node10 resolution (`moduleResolution: "node"`, still common):
-# package.json typesVersions maps payorch/sandbox and payorch/postgres to their declarations there.
+# package.json typesVersions maps payorch/sandbox, payorch/postgres, payorch/d1 and payorch/durable-object to their declarations there.
 step "attw --pack . (default profile: node10, node16 CJS and ESM, bundler)"
 npx --no-install attw --pack .
 
@@ -166,6 +166,21 @@ console.log(`${label}: payorch/postgres loaded`);
 (cd "$work/esm" && { echo 'import { createCallbackReceiver } from "payorch";'; echo 'import { callbackInboxTableSql, createPostgresInbox } from "payorch/postgres";'; echo 'const label = "ESM";'; echo "$postgres_js"; } > postgres.js && node postgres.js)
 (cd "$work/cjs" && { echo 'const { createCallbackReceiver } = require("payorch");'; echo 'const { callbackInboxTableSql, createPostgresInbox } = require("payorch/postgres");'; echo 'const label = "CommonJS";'; echo "$postgres_js"; } > postgres.js && node postgres.js)
 (cd "$work/ts" && { echo 'import { createCallbackReceiver } from "payorch";'; echo 'import { callbackInboxTableSql, createPostgresInbox } from "payorch/postgres";'; echo 'const label = "TypeScript node16";'; echo "$postgres_js"; } > src/postgres.ts && "$tsc" -p tsconfig.node16.json && node out-node16/postgres.js)
+
+# payorch/d1 and payorch/durable-object: structural types of their own (no @cloudflare/workers-types
+# installed in these consumers), loaded by ESM, CommonJS and TypeScript with a stand-in binding.
+step "consumer: payorch/d1 and payorch/durable-object (ESM, CommonJS, TypeScript)"
+cloudflare_js='
+const statement = { bind: () => statement, all: () => Promise.resolve({ results: [] }), run: () => Promise.resolve({}) };
+const d1 = createD1Inbox({ db: { prepare: () => statement, batch: () => Promise.resolve([]) } });
+const storage = { sql: { exec: () => ({ toArray: () => [], rowsWritten: 0 }) }, transaction: (closure) => closure() };
+const durable = createDurableObjectInbox(storage);
+if (typeof d1.process !== "function" || typeof durable.process !== "function" || !d1InboxTableSql().startsWith("CREATE TABLE IF NOT EXISTS \"payorch_callback_inbox\"")) throw new Error("payorch/d1 or payorch/durable-object");
+console.log(`${label}: payorch/d1 and payorch/durable-object loaded`);
+'
+(cd "$work/esm" && { echo 'import { createD1Inbox, d1InboxTableSql } from "payorch/d1";'; echo 'import { createDurableObjectInbox } from "payorch/durable-object";'; echo 'const label = "ESM";'; echo "$cloudflare_js"; } > cloudflare.js && node cloudflare.js)
+(cd "$work/cjs" && { echo 'const { createD1Inbox, d1InboxTableSql } = require("payorch/d1");'; echo 'const { createDurableObjectInbox } = require("payorch/durable-object");'; echo 'const label = "CommonJS";'; echo "$cloudflare_js"; } > cloudflare.js && node cloudflare.js)
+(cd "$work/ts" && { echo 'import { createD1Inbox, d1InboxTableSql } from "payorch/d1";'; echo 'import type { D1PreparedStatementLike } from "payorch/d1";'; echo 'import { createDurableObjectInbox } from "payorch/durable-object";'; echo 'const label = "TypeScript node16";'; echo "$cloudflare_js" | sed -e 's/const statement =/const statement: D1PreparedStatementLike =/' -e 's/(closure) =>/<T>(closure: () => Promise<T>) =>/'; } > src/cloudflare.ts && "$tsc" -p tsconfig.node16.json && node out-node16/cloudflare.js)
 
 cd "$repo"
 # Size and start-up as users meet them, reported beside their targets (edge bundle of verifyCallback

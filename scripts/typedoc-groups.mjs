@@ -16,6 +16,8 @@ const GROUPS = [
   ['src/core/', 'Options, signing and tracking codes'],
   ['src/sandbox/', 'Sandbox'],
   ['src/postgres/', 'PostgreSQL'],
+  ['src/d1/', 'Cloudflare'],
+  ['src/durable-object/', 'Cloudflare'],
 ];
 
 /** @param {import('typedoc').Application} app */

@@ -23,7 +23,8 @@
 // - the run-time checks isCallbackKind and isCallbackStatus, and detectCallbackKind (verifyCallback
 //   applies them);
 // - the sandbox, which has its own entry point, payorch/sandbox (Node only);
-// - the PostgreSQL inbox, in its own entry point payorch/postgres, so that `pg` is never loaded here.
+// - the PostgreSQL inbox, in its own entry point payorch/postgres, so that `pg` is never loaded here;
+// - the Cloudflare inboxes, in payorch/d1 and payorch/durable-object, loaded only by their users.
 
 // Provider API
 export { ProviderClient } from './provider/client.js';
@@ -252,6 +253,8 @@ export type {
 } from './receiver/node-body.js';
 export { InboxFullError } from './errors/inbox-full-error.js';
 export { CallbackRetentionError } from './errors/callback-retention-error.js';
+
+export { callbackKeyString } from './receiver/key.js';
 
 // Reliability: logging and hooks (retries, clock skew, proxies and the https rule are client options)
 export type {

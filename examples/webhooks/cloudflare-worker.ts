@@ -2,9 +2,9 @@
 // secrets (`wrangler secret put PAYORCH_PROVIDER_API_KEY`, and PAYORCH_PROVIDER_SECRET_KEY).
 //
 // Once-only here is per isolate: the default in-memory inbox is not shared between isolates and
-// does not outlive one. For once-only across them, pass `inbox:` an implementation of
-// CallbackInbox over storage with transactions (a Durable Object, or PostgreSQL with
-// createPostgresInbox from payorch/postgres) and make your change in the same transaction.
+// does not outlive one. For once-only across them, use one of the Worker inboxes beside this
+// file: PostgreSQL through Hyperdrive (cloudflare-hyperdrive.ts), D1 (cloudflare-d1.ts) or a
+// Durable Object per account (cloudflare-durable-object.ts).
 import { createCallbackReceiver } from 'payorch';
 import type { CallbackReceiver, MemoryInboxContext } from 'payorch';
 

@@ -8,6 +8,9 @@ import type { CallbackKey } from '../receiver/inbox.js';
  * The receiver answers 422 `record_too_old` and tells `onError` (phase `'retention'`) with the
  * callback: reconcile it by hand against your own record (docs/webhooks.md, "Retention").
  *
+ * It carries the tracking code and status, not the key's account: that is the receiver's API key
+ * when no `accountName` is given, and no error carries a key.
+ *
  * @example
  * ```ts
  * onError: (error, { callback }) => {
@@ -19,11 +22,13 @@ export class CallbackRetentionError extends PayorchError {
   static {
     brand(this, 'CallbackRetentionError');
   }
-  /** The callback's key: account, tracking code and status. */
-  readonly key: CallbackKey;
+  /** The callback's tracking code. */
+  readonly trackingCode: string;
+  /** The status it reports. */
+  readonly status: string;
   /** The record's creation time, Unix seconds, read from the end of the tracking code. */
   readonly recordTime: number;
-  /** The inbox's horizon, Unix seconds: records created at or before it are not applied. */
+  /** The inbox's horizon, Unix seconds: records created at or before it are not applied unless their key is held. */
   readonly horizon: number;
 
   /** Made by the inboxes. */
@@ -32,7 +37,8 @@ export class CallbackRetentionError extends PayorchError {
       `${key.trackingCode} (${key.status}) was not applied: its record (${new Date(recordTime * 1000).toISOString()}) is not younger than the inbox's horizon ` +
         `(${new Date(horizon * 1000).toISOString()}), and a key that old may have been pruned; reconcile it by hand`,
     );
-    this.key = { account: key.account, trackingCode: key.trackingCode, status: key.status };
+    this.trackingCode = key.trackingCode;
+    this.status = key.status;
     this.recordTime = recordTime;
     this.horizon = horizon;
   }

@@ -290,7 +290,6 @@ SELECT EXISTS (SELECT 1 FROM inserted) AS inserted, (SELECT at FROM horizon) AS 
   return {
     async process(key, apply): Promise<CallbackInboxOutcome> {
       const record = recordTimeOf(key.trackingCode);
-      if (record === undefined) throw new TypeError(`inbox.process: the tracking code ${JSON.stringify(key.trackingCode.slice(0, 64))} does not end with the record's Unix seconds (spec 2.1)`);
       const client = await options.pool.connect();
       // A connection that dies while checked out emits 'error' on its client; unheard, that
       // would end the process. The failed query rejects as well, and that is what we act on.
@@ -360,6 +359,9 @@ function guardPool(pool: object, onPoolError: ((error: Error) => void) | undefin
   if (!isErrorEmitter(pool) || guarded.has(pool) || pool.listenerCount('error') > 0) return;
   guarded.add(pool);
   pool.on('error', (error) => {
+    // A pool being ended closes its idle connections on purpose; on Workers (pg-cloudflare) each
+    // close emits "Stream was cancelled", once per request with a pool per request. Not a failure.
+    if ((pool as Partial<Record<'ending', unknown>>).ending === true) return;
     try {
       if (onPoolError !== undefined) onPoolError(error);
       else console.warn(`payorch/postgres: an idle pooled connection failed (${error.message}); the pool opens a new one`);

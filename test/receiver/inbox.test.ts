@@ -65,7 +65,7 @@ describe('createMemoryInbox', () => {
     now += 1;
     const refused = await inbox.process(key(record), work).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(CallbackRetentionError);
-    expect(refused).toMatchObject({ key: key(record), recordTime: 1000 * DAY, horizon: 1000 * DAY });
+    expect(refused).toMatchObject({ trackingCode: record, status: 'completed', recordTime: 1000 * DAY, horizon: 1000 * DAY });
     expect(work).toHaveBeenCalledTimes(1);
   });
 

@@ -1,0 +1,27 @@
+import { sha256Hex } from '#hash';
+import type { CallbackKey } from './inbox.js';
+
+/**
+ * The one string form of a callback's key (account, tracking code, status), for use as the
+ * idempotency key of an external API that a handler calls: a refund, a payout, an e-mail. A
+ * handler that runs again for the same callback (a redelivery after a failure, a concurrent copy
+ * on D1) then sends the same key, and the other service does the work once.
+ *
+ * It is `payorch-cb1-` followed by the hex SHA-256 of the UTF-8 bytes of
+ * `JSON.stringify([account, trackingCode, status])`: 76 ASCII characters whatever the parts hold,
+ * within the idempotency key limits of the usual APIs. JSON keeps the parts apart (no two keys
+ * share a string), and the digest keeps the account out of it: the account is the receiver's API
+ * key when no `accountName` is given, and an API key must not reach another company's logs. The
+ * form is stable: every later version of payorch returns the same string for the same key, so
+ * keys stay valid across upgrades (a new form would get a new prefix and a new function).
+ *
+ * @example
+ * ```ts
+ * receiver.on('withdrawal.rejected', async (callback, { key }) => {
+ *   await payouts.refund({ user: callback.payload.user_id, amount: callback.payload.amount }, { idempotencyKey: callbackKeyString(key) });
+ * });
+ * ```
+ */
+export function callbackKeyString(key: CallbackKey): string {
+  return `payorch-cb1-${sha256Hex(JSON.stringify([key.account, key.trackingCode, key.status]))}`;
+}

@@ -1,0 +1,149 @@
+import { Miniflare } from 'miniflare';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { CallbackRetentionError, isPayorchError, signCallback } from '../../src/index.js';
+import { createD1Inbox, d1InboxTableSql } from '../../src/d1/index.js';
+import type { D1DatabaseLike } from '../../src/d1/index.js';
+import { unsigned } from '../helpers/callbacks.js';
+import { deliver } from '../helpers/serve.js';
+import { bundleWorker } from '../helpers/worker-bundle.js';
+import { PROVIDER } from '../helpers/wire.js';
+
+// examples/webhooks/cloudflare-d1.ts in workerd (miniflare) with a local D1, bundled from dist/ as
+// wrangler would, without nodejs_compat, reached over real HTTP. The test reads and seeds the
+// same database through miniflare's D1 binding.
+let miniflare: Miniflare;
+let url: string;
+let db: D1DatabaseLike;
+const seconds = Math.floor(Date.now() / 1000);
+
+beforeAll(async () => {
+  const script = await bundleWorker(`export { default } from '../examples/webhooks/cloudflare-d1.ts';`);
+  miniflare = new Miniflare({
+    modules: true,
+    script,
+    compatibilityDate: '2025-09-01',
+    d1Databases: { DB: 'payments' },
+    bindings: { PAYORCH_PROVIDER_API_KEY: PROVIDER.apiKey, PAYORCH_PROVIDER_SECRET_KEY: PROVIDER.secretKey },
+  });
+  url = new URL('/webhooks/payorch', await miniflare.ready).href;
+  // miniflare's D1Database type (a copy of @cloudflare/workers-types') is assignable to the entry's own.
+  db = await miniflare.getD1Database('DB');
+  await db.batch([
+    db.prepare(d1InboxTableSql()),
+    db.prepare('CREATE TABLE balances (user_id TEXT PRIMARY KEY, amount REAL NOT NULL DEFAULT 0)'),
+    db.prepare('CREATE TABLE ledger (tracking_code TEXT PRIMARY KEY, user_id TEXT NOT NULL, amount REAL NOT NULL)'),
+  ]);
+}, 60_000);
+afterAll(async () => {
+  await miniflare.dispose();
+});
+
+async function rows(sql: string, ...values: unknown[]): Promise<unknown[]> {
+  return [...((await db.prepare(sql).bind(...values).all()).results ?? [])];
+}
+const openBalance = (user: string): Promise<unknown> => db.prepare('INSERT INTO balances (user_id) VALUES (?)').bind(user).run();
+const keysOf = (code: string): Promise<unknown[]> => rows('SELECT status FROM payorch_callback_inbox WHERE tracking_code = ?', code);
+const ledgerOf = (user: string): Promise<unknown[]> => rows('SELECT l.tracking_code, l.amount, b.amount AS balance FROM ledger l JOIN balances b USING (user_id) WHERE user_id = ?', user);
+const deposit = (code: string, user: string, amount = 250) => signCallback({ ...unsigned.deposit, tracking_code: code, user_id: user, amount }, PROVIDER);
+const OK = { status: 200, body: { success: true } };
+const NOT_APPLIED = { status: 500, body: { success: false, error: 'not_applied' } };
+const TOO_OLD = { status: 422, body: { success: false, error: 'record_too_old' } };
+
+test('three copies at the same time, then a redelivery: the ledger moves once, one key is kept', async () => {
+  const code = `MAN-d1conc01-${seconds - 60}`;
+  await openBalance('u-d1a');
+  const delivery = deposit(code, 'u-d1a');
+  expect(await Promise.all([deliver(url, delivery), deliver(url, delivery), deliver(url, delivery)])).toEqual([OK, OK, OK]);
+  expect(await deliver(url, delivery)).toEqual(OK);
+  expect(await ledgerOf('u-d1a')).toEqual([{ tracking_code: code, amount: 250, balance: 250 }]);
+  expect(await keysOf(code)).toEqual([{ status: 'completed' }]);
+});
+
+test('a handler that throws records no key; the redelivery after it applies the deposit once', async () => {
+  const code = `MAN-d1fail01-${seconds - 60}`;
+  const delivery = deposit(code, 'u-d1b', 40);
+  expect(await deliver(url, delivery)).toEqual(NOT_APPLIED);
+  expect(await keysOf(code)).toEqual([]);
+  await openBalance('u-d1b');
+  expect(await Promise.all([deliver(url, delivery), deliver(url, delivery)])).toEqual([OK, OK]);
+  expect(await ledgerOf('u-d1b')).toEqual([{ tracking_code: code, amount: 40, balance: 40 }]);
+});
+
+test('a returned statement that fails fails the batch: no key, no credit, and the redelivery applies it once', async () => {
+  const code = `MAN-d1stmt01-${seconds - 60}`;
+  await openBalance('u-d1c');
+  // A ledger row for the code already (the ledger's primary key refuses a second): the batch fails.
+  await db.prepare('INSERT INTO ledger VALUES (?, ?, ?)').bind(code, 'u-other', 1).run();
+  const delivery = deposit(code, 'u-d1c', 75);
+  expect(await deliver(url, delivery)).toEqual(NOT_APPLIED);
+  expect(await keysOf(code)).toEqual([]);
+  expect(await rows('SELECT amount FROM balances WHERE user_id = ?', 'u-d1c')).toEqual([{ amount: 0 }]);
+  await db.prepare('DELETE FROM ledger WHERE tracking_code = ?').bind(code).run();
+  expect(await deliver(url, delivery)).toEqual(OK);
+  expect(await deliver(url, delivery)).toEqual(OK);
+  expect(await ledgerOf('u-d1c')).toEqual([{ tracking_code: code, amount: 75, balance: 75 }]);
+});
+
+describe('createD1Inbox against the same D1, called directly', () => {
+  const key = (code: string) => ({ account: 'direct', trackingCode: code, status: 'completed' });
+
+  test('two copies whose handlers both ran: one batch commits, the other is told duplicate, and only one set of statements lands', async () => {
+    const inbox = createD1Inbox({ db });
+    const code = `MAN-d1race01-${seconds - 60}`;
+    // Both handlers run before either batch: the second batch fails on the key, as a whole.
+    let arrived = 0;
+    let release = (): void => undefined;
+    const bothIn = new Promise<void>((resolve) => (release = resolve));
+    const outcomes = await Promise.all(
+      [1, 2].map((copy) =>
+        inbox.process(key(code), async ({ statements, db: handlerDb }) => {
+          if (++arrived === 2) release();
+          await bothIn;
+          statements.push(handlerDb.prepare('INSERT INTO ledger VALUES (?, ?, ?)').bind(`${code}#${copy}`, 'u-race', copy));
+        }),
+      ),
+    );
+    expect(outcomes.sort()).toEqual(['applied', 'duplicate']);
+    expect(await rows("SELECT count(*) AS n FROM ledger WHERE user_id = 'u-race'")).toEqual([{ n: 1 }]);
+  });
+
+  test('hands the other applied statuses of the tracking code to the handler', async () => {
+    const inbox = createD1Inbox({ db });
+    const code = `WIT-d1two01-${seconds - 60}`;
+    await inbox.process({ ...key(code), status: 'rejected' }, () => Promise.resolve());
+    const seen: (readonly string[])[] = [];
+    expect(await inbox.process({ ...key(code), status: 'failed' }, ({ appliedStatuses }) => Promise.resolve(void seen.push(appliedStatuses)))).toBe('applied');
+    expect(seen).toEqual([['rejected']]);
+  });
+});
+
+// Runs last: the prune raises the horizon for the whole database.
+test('after the example’s daily prune, a callback of a record older than 90 days is refused and not recorded; a kept key is still a duplicate', async () => {
+  const old = `MAN-d1old01-${seconds - 100 * 86_400}`;
+  const kept = `MAN-d1kept01-${seconds - 10 * 86_400}`;
+  await openBalance('u-d1old');
+  // Before any prune there is no horizon: a record of any age is applied.
+  expect(await deliver(url, deposit(old, 'u-d1old', 5))).toEqual(OK);
+  expect(await deliver(url, deposit(kept, 'u-d1old', 7))).toEqual(OK);
+
+  // miniflare's Fetcher runs scheduled(); its types (no @cloudflare/workers-types here) do not say so.
+  const worker = (await miniflare.getWorker()) as unknown as { scheduled(options: { cron: string }): Promise<unknown> };
+  await worker.scheduled({ cron: '17 3 * * *' });
+  const [horizon] = (await rows("SELECT record_time FROM payorch_callback_inbox WHERE account = ''")) as [{ record_time: number }];
+  expect(horizon.record_time).toBeGreaterThanOrEqual(seconds - 90 * 86_400);
+  expect(horizon.record_time).toBeLessThan(seconds - 90 * 86_400 + 60);
+  expect(await keysOf(old)).toEqual([]);
+
+  // The re-signed redelivery of the pruned key verifies, and is not applied a second time.
+  expect(await deliver(url, deposit(old, 'u-d1old', 5))).toEqual(TOO_OLD);
+  expect(await deliver(url, deposit(`MAN-d1old02-${seconds - 95 * 86_400}`, 'u-d1old', 11))).toEqual(TOO_OLD);
+  expect(await deliver(url, deposit(kept, 'u-d1old', 7))).toEqual(OK);
+  expect(await rows('SELECT amount FROM balances WHERE user_id = ?', 'u-d1old')).toEqual([{ amount: 12 }]);
+  expect(await keysOf(old)).toEqual([]);
+
+  const refused = await createD1Inbox({ db })
+    .process({ account: PROVIDER.apiKey, trackingCode: old, status: 'completed' }, () => Promise.reject(new Error('must not run')))
+    .then(() => undefined, (error: unknown) => error);
+  expect(isPayorchError(refused, CallbackRetentionError)).toBe(true);
+  expect(refused).toMatchObject({ trackingCode: old, status: 'completed', recordTime: seconds - 100 * 86_400, horizon: horizon.record_time });
+});

@@ -1,0 +1,101 @@
+import { Miniflare } from 'miniflare';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { signCallback } from '../../src/index.js';
+import { unsigned } from '../helpers/callbacks.js';
+import { deliver } from '../helpers/serve.js';
+import { bundleWorker } from '../helpers/worker-bundle.js';
+import { PROVIDER } from '../helpers/wire.js';
+
+// examples/webhooks/cloudflare-durable-object.ts in workerd (miniflare) with a SQLite-backed
+// Durable Object, bundled from dist/ as wrangler would, without nodejs_compat, over real HTTP.
+// The object under test is the example's class with two routes for the test: run SQL in the
+// object's database, and run its daily alarm.
+const worker = `
+import example, { PayorchAccount } from '../examples/webhooks/cloudflare-durable-object.ts';
+export class TestAccount extends PayorchAccount {
+  async fetch(request) {
+    const { pathname } = new URL(request.url);
+    if (pathname === '/test/sql') {
+      const { sql, values } = await request.json();
+      return Response.json(this.state.storage.sql.exec(sql, ...values).toArray());
+    }
+    if (pathname === '/test/alarm') {
+      await this.alarm();
+      return new Response(null, { status: 204 });
+    }
+    return super.fetch(request);
+  }
+}
+export default {
+  fetch(request, env) {
+    if (new URL(request.url).pathname.startsWith('/test/')) return env.PAYORCH_ACCOUNT.get(env.PAYORCH_ACCOUNT.idFromName('provider')).fetch(request);
+    return example.fetch(request, env);
+  },
+};
+`;
+
+let miniflare: Miniflare;
+let origin: string;
+let url: string;
+const seconds = Math.floor(Date.now() / 1000);
+
+beforeAll(async () => {
+  miniflare = new Miniflare({
+    modules: true,
+    script: await bundleWorker(worker),
+    compatibilityDate: '2025-09-01',
+    durableObjects: { PAYORCH_ACCOUNT: { className: 'TestAccount', useSQLite: true } },
+    bindings: { PAYORCH_PROVIDER_API_KEY: PROVIDER.apiKey, PAYORCH_PROVIDER_SECRET_KEY: PROVIDER.secretKey },
+  });
+  origin = (await miniflare.ready).origin;
+  url = `${origin}/webhooks/payorch`;
+}, 60_000);
+afterAll(async () => {
+  await miniflare.dispose();
+});
+
+async function sql(query: string, ...values: unknown[]): Promise<unknown> {
+  const response = await fetch(`${origin}/test/sql`, { method: 'POST', body: JSON.stringify({ sql: query, values }) });
+  if (!response.ok) throw new Error(`${query}: ${response.status} ${await response.text()}`);
+  return response.json();
+}
+const keysOf = (code: string): Promise<unknown> => sql('SELECT status FROM payorch_callback_inbox WHERE tracking_code = ?', code);
+const balanceOf = (user: string): Promise<unknown> => sql('SELECT amount FROM balances WHERE user_id = ?', user);
+const deposit = (code: string, user: string, amount: number) => signCallback({ ...unsigned.deposit, tracking_code: code, user_id: user, amount }, PROVIDER);
+const OK = { status: 200, body: { success: true } };
+const NOT_APPLIED = { status: 500, body: { success: false, error: 'not_applied' } };
+const TOO_OLD = { status: 422, body: { success: false, error: 'record_too_old' } };
+
+test('three copies at the same time, then a redelivery: the balance moves once, one key is kept', async () => {
+  const code = `MAN-doconc01-${seconds - 60}`;
+  await sql('INSERT INTO balances (user_id) VALUES (?)', 'u-doa');
+  const delivery = deposit(code, 'u-doa', 250);
+  expect(await Promise.all([deliver(url, delivery), deliver(url, delivery), deliver(url, delivery)])).toEqual([OK, OK, OK]);
+  expect(await deliver(url, delivery)).toEqual(OK);
+  expect(await balanceOf('u-doa')).toEqual([{ amount: 250 }]);
+  expect(await keysOf(code)).toEqual([{ status: 'completed' }]);
+});
+
+test('a handler that throws rolls its key back; the redelivery after it applies the deposit once', async () => {
+  const code = `MAN-dofail01-${seconds - 60}`;
+  const delivery = deposit(code, 'u-dob', 40);
+  expect(await deliver(url, delivery)).toEqual(NOT_APPLIED);
+  expect(await keysOf(code)).toEqual([]);
+  await sql('INSERT INTO balances (user_id) VALUES (?)', 'u-dob');
+  expect(await Promise.all([deliver(url, delivery), deliver(url, delivery)])).toEqual([OK, OK]);
+  expect(await balanceOf('u-dob')).toEqual([{ amount: 40 }]);
+  expect(await keysOf(code)).toEqual([{ status: 'completed' }]);
+});
+
+test('after the object’s daily prune, a callback of a record older than 90 days is refused and not recorded; a kept key is still a duplicate', async () => {
+  const old = `MAN-doold01-${seconds - 100 * 86_400}`;
+  const kept = `MAN-dokept01-${seconds - 10 * 86_400}`;
+  await sql('INSERT INTO balances (user_id) VALUES (?)', 'u-doold');
+  expect(await deliver(url, deposit(old, 'u-doold', 5))).toEqual(OK);
+  expect(await deliver(url, deposit(kept, 'u-doold', 7))).toEqual(OK);
+  expect((await fetch(`${origin}/test/alarm`)).status).toBe(204);
+  expect(await keysOf(old)).toEqual([]);
+  expect(await deliver(url, deposit(old, 'u-doold', 5))).toEqual(TOO_OLD);
+  expect(await deliver(url, deposit(kept, 'u-doold', 7))).toEqual(OK);
+  expect(await balanceOf('u-doold')).toEqual([{ amount: 12 }]);
+});

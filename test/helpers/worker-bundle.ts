@@ -1,0 +1,42 @@
+import { build } from 'esbuild';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const root = join(import.meta.dirname, '..', '..');
+
+/**
+ * Bundles a Worker as wrangler would, against the built package: `payorch` and its subpaths
+ * resolve through package.json `exports` to dist/ (an installed copy, not the repository's
+ * tsconfig paths to src/). `contents` is a module in test/; `external` adds to `cloudflare:*`.
+ * Fails when dist/ is missing: `npm run build` first (`npm test` does).
+ */
+export async function bundleWorker(contents: string, options: { readonly external?: readonly string[]; readonly banner?: string } = {}): Promise<string> {
+  if (!existsSync(join(root, 'dist/index.js'))) throw new Error('dist/ is missing: run npm run build');
+  const directory = mkdtempSync(join(tmpdir(), 'payorch-worker-'));
+  try {
+    mkdirSync(join(directory, 'node_modules'));
+    symlinkSync(root, join(directory, 'node_modules', 'payorch'), 'dir');
+    writeFileSync(join(directory, 'tsconfig.json'), '{ "compilerOptions": { "target": "ES2022" } }');
+    const result = await build({
+      stdin: { contents, resolveDir: join(root, 'test'), loader: 'ts', sourcefile: 'worker.ts' },
+      bundle: true,
+      write: false,
+      metafile: true,
+      format: 'esm',
+      platform: 'neutral',
+      conditions: ['workerd', 'worker', 'browser'],
+      mainFields: ['module', 'main'],
+      nodePaths: [join(directory, 'node_modules'), join(root, 'node_modules')],
+      tsconfig: join(directory, 'tsconfig.json'),
+      external: ['cloudflare:*', ...(options.external ?? [])],
+      ...(options.banner === undefined ? {} : { banner: { js: options.banner } }),
+      logLevel: 'silent',
+    });
+    const inputs = Object.keys(result.metafile.inputs);
+    if (inputs.some((file) => file.includes('src/index.ts'))) throw new Error('the worker bundled payorch from src/, not dist/');
+    return result.outputFiles[0]?.text ?? '';
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
