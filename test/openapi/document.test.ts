@@ -163,6 +163,12 @@ describe('the generated OpenAPI document', () => {
     expect(answer?.properties?.['data']?.properties?.['status']).toMatchObject({ type: 'string', examples: expect.arrayContaining(['showing']) as unknown });
   });
 
+  test('has no dealer card status query: spec 2.7 says the card tracking_code is for status queries, and 4.13 lists no such endpoint', () => {
+    const dealerOperations = API_ENDPOINTS.filter(({ api }) => api === 'dealer').map(({ endpoint }) => `${endpoint.method} ${endpoint.path} ${endpoint.operation}`);
+    expect(dealerOperations.filter((entry) => /credit-card|creditCard/.test(entry))).toEqual(['POST /credit-card/payment creditCard.createPayment']);
+    expect(Object.keys(doc.paths).filter((path) => path.startsWith('/api/dealer/') && path.includes('status'))).toEqual(['/api/dealer/transfer-status']);
+  });
+
   test('notes the choices payorch makes where the spec says "not shown"', () => {
     expect(JSON.stringify(operation('provider.creditCard.getStatus'))).toContain('Not shown in the spec (5.1 rule 5): Hash of /credit-card/status');
     expect(JSON.stringify(operation('provider.thirdParty.crypto.startDeposit'))).toContain('Not shown in the spec (4.1): Body of the crypto and wallet start-deposit');
