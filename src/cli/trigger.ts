@@ -10,7 +10,16 @@ import type { Command, Io } from './io.js';
 
 const EVENTS = CALLBACK_KINDS.map((kind) => `  ${kind.padEnd(17)} ${CALLBACK_STATUSES[kind].join(', ')}`).join('\n');
 
-const FIELDS = CALLBACK_KINDS.map((kind) => `  ${kind.padEnd(17)} ${settableFields(kind).join(', ')}`).join('\n');
+/** The fields of each kind, wrapped under the kind at the width of the rest of the help. */
+const FIELDS = CALLBACK_KINDS.map((kind) => {
+  const lines: string[] = [];
+  for (const field of settableFields(kind)) {
+    const last = lines.length - 1;
+    if (last >= 0 && `${lines[last] ?? ''}, ${field}`.length <= 76) lines[last] = `${lines[last] ?? ''}, ${field}`;
+    else lines.push(field);
+  }
+  return `  ${kind.padEnd(17)} ${lines.join(',\n                    ')}`;
+}).join('\n');
 
 const USAGE = `Usage: payorch trigger <kind>.<status> --forward-to <url> [options]
 
