@@ -12,6 +12,9 @@ export async function start(options: ReceiverOptions): Promise<Receiver> {
   receiver.on('*', onCallback);
   // A callback is under 2 KB: Fastify refuses bodies over 64 KiB with 413 before parsing them.
   const app = Fastify({ bodyLimit: 64 * 1024 });
+  // The spec names no Content-Type for callbacks: a JSON text may come as text/plain or as a form
+  // (PHP curl's default), which Fastify answers with 415 without a parser. Both go on as their text.
+  app.addContentTypeParser(['text/plain', 'application/x-www-form-urlencoded'], { parseAs: 'string' }, (_request, body, done) => { done(null, body); });
 
   app.post(CALLBACK_PATH, async (request, reply) => {
     const answer = await receiver.receive({ headers: request.headers, body: request.body as CallbackBody }); // never rejects

@@ -7,7 +7,7 @@ import type { Endpoint } from '../core/endpoint.js';
 import { TransactionRangeParams } from '../dealer/transactions.js';
 import { API_ENDPOINTS, fullPath } from '../endpoint-table.js';
 import type { Api } from '../core/endpoint.js';
-import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_FAILED, EXIT_OK, UsageError, accountKeys, colours, emit, fromFlagOrEnv, inFlags, integerFlag, parse, readInput, requireSetting, secretKeyHelp } from './io.js';
+import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_FAILED, EXIT_OK, UsageError, accountKeys, colours, fromFlagOrEnv, inFlags, integerFlag, parse, readInput, requireSetting, secretKeyHelp } from './io.js';
 import type { Command, Io } from './io.js';
 import { closest } from './suggest.js';
 
@@ -33,8 +33,10 @@ const LISTED = OPERATIONS.map((row) => `  ${qualified(row).padEnd(40)} ${row.end
 
 const USAGE = `Usage: payorch call <operation> [--data <json|@file|@->] [options]
 
-Runs an SDK operation by its public name, signed with your keys, and prints the answer. A
-failure prints the error's class, HTTP status, reason and the fields at fault; exit 1.
+Runs an SDK operation by its public name, signed with your keys, and prints the answer as JSON
+on stdout, and nothing else there: pipe it to jq as it is. The status line (ok POST …) goes to
+stderr. A failure prints the error's class, HTTP status, reason and the fields at fault on
+stderr (on stdout as JSON with --json); exit 1.
 The API prefix (provider., dealer.) may be left out where the name is unique.
 payorch call <operation> --help lists the fields of that operation.
 
@@ -49,7 +51,8 @@ ${secretKeyHelp('$PAYORCH_PROVIDER_SECRET_KEY or $PAYORCH_DEALER_SECRET_KEY')}
   --credential-key <c>     site credential key (default $PAYORCH_CREDENTIAL_KEY)
   --timeout <ms>           for the whole call (default 30000)
   --allow-insecure-http    allow a plain-http base URL that is not loopback (a trusted network only)
-  --json                   print the answer, or the error, as JSON
+  --json                   no status lines; a failure as JSON on stdout; transactions.iterate as
+                           one JSON array instead of one JSON line per record
   -h, --help               show this text
 
 Examples:
@@ -277,28 +280,36 @@ async function run(args: readonly string[], io: Io): Promise<number> {
   const params = endpoint.hash === 'key' ? (data ?? { key: requireSetting(undefined, io, '--data {"key":…}', ENVIRONMENT_NAMES.sitesKey) }) : (data ?? {});
 
   const { target, method } = methodOf(client, row.operation);
-  const c = colours(io.stdout, io.env);
+  // stdout carries the answer alone, so that `payorch call … | jq` reads JSON; what a person
+  // reads beside it (the status line, a count, a failure) goes to stderr.
+  const c = colours(io.stderr, io.env);
+  const status = (line: string): void => {
+    if (!values.json) io.stderr.write(`${line}\n`);
+  };
   const printed: unknown[] = [];
   try {
     if (row.iterate) {
       // Each record as it arrives, one JSON line each; --json collects them into one array.
       const records = method.call(target, params) as unknown as AsyncIterable<unknown>;
-      if (!values.json) io.stdout.write(`${c.green('ok')} ${endpoint.method} ${fullPath(row)}, every page\n`);
+      status(`${c.green('ok')} ${endpoint.method} ${fullPath(row)}, every page`);
       for await (const record of records) {
         printed.push(record);
         if (!values.json) io.stdout.write(`${JSON.stringify(record)}\n`);
       }
-      emit(io, values.json, () => c.dim(`${printed.length} record${printed.length === 1 ? '' : 's'}`), () => printed);
+      if (values.json) io.stdout.write(`${JSON.stringify(printed, null, 2)}\n`);
+      status(c.dim(`${printed.length} record${printed.length === 1 ? '' : 's'}`));
       return EXIT_OK;
     }
     const answer = await (noParams ? method.call(target) : method.call(target, params));
-    emit(io, values.json, () => `${c.green('ok')} ${endpoint.method} ${fullPath(row)}\n${JSON.stringify(answer, null, 2)}`, () => answer);
+    status(`${c.green('ok')} ${endpoint.method} ${fullPath(row)}`);
+    io.stdout.write(`${JSON.stringify(answer, null, 2)}\n`);
     return EXIT_OK;
   } catch (error) {
     if (!(error instanceof PayorchError)) throw error;
     const { described, lines } = describeError(error, row.operation, params);
     // An iteration that failed part-way keeps the records it read in its JSON.
-    emit(io, values.json, () => lines(c.red).join('\n'), () => (row.iterate && printed.length > 0 ? { error: described, records: printed } : { error: described }));
+    if (values.json) io.stdout.write(`${JSON.stringify(row.iterate && printed.length > 0 ? { error: described, records: printed } : { error: described }, null, 2)}\n`);
+    else io.stderr.write(`${lines(c.red).join('\n')}\n`);
     return EXIT_FAILED;
   }
 }

@@ -17,7 +17,8 @@ Checks what breaks integrations, for the provider account and, when its keys are
 dealer account: is the service reachable (and its TLS certificate valid), how far this
 machine's clock is from the service's (the Date header; signatures allow 5 minutes), and
 whether a signed request is accepted, or which refusal of spec 7.1 came back, with its likely
-fix. Exits 0 when every check passes, 1 otherwise. Sends one read-only request per account.
+fix. Exits 0 when every check passes, 1 otherwise. Sends one read-only request per account;
+the accounts are checked at the same time, so a host that never answers costs one --timeout.
 
 Options:
   --base-url <url>             the service (default $PAYORCH_BASE_URL)
@@ -30,7 +31,7 @@ Options:
   --dealer-api-key <key>       dealer API key (default $PAYORCH_DEALER_API_KEY)
   --dealer-secret-key-file <path>, --dealer-secret-key-stdin, --dealer-secret-key <key>
                                the dealer secret key, likewise (default $PAYORCH_DEALER_SECRET_KEY)
-  --timeout <ms>               per request (default 10000)
+  --timeout <ms>               for each account's request, body included (default 10000)
   --json                       print the checks as JSON
   -h, --help                   show this text`;
 
@@ -202,10 +203,15 @@ async function run(args: readonly string[], io: Io): Promise<number> {
   const provider = await accountKeys(values, io, 'provider');
   const dealerApiKey = fromFlagOrEnv(values['dealer-api-key'], io, KEY_VARIABLES.dealer.apiKey);
   const dealerSecretKey = await secretFromOptions(values, io, 'dealer-secret-key', KEY_VARIABLES.dealer.secretKey);
-  const checks = await checkAccount('provider', baseUrl, provider, timeoutMs);
-  if (dealerApiKey !== undefined && dealerSecretKey !== undefined) checks.push(...(await checkAccount('dealer', baseUrl, { apiKey: dealerApiKey, secretKey: dealerSecretKey }, timeoutMs)));
-  else checks.push({ account: 'dealer', name: 'authentication', outcome: 'skip', detail: `no dealer keys given (${KEY_VARIABLES.dealer.apiKey}, ${KEY_VARIABLES.dealer.secretKey})` });
-  return report(io, values.json, checks);
+  // Both accounts at once, each bounded by --timeout: a host that never answers costs one
+  // timeout, not one per account. The report keeps the provider first.
+  const accounts = await Promise.all([
+    checkAccount('provider', baseUrl, provider, timeoutMs),
+    dealerApiKey !== undefined && dealerSecretKey !== undefined
+      ? checkAccount('dealer', baseUrl, { apiKey: dealerApiKey, secretKey: dealerSecretKey }, timeoutMs)
+      : [{ account: 'dealer', name: 'authentication', outcome: 'skip', detail: `no dealer keys given (${KEY_VARIABLES.dealer.apiKey}, ${KEY_VARIABLES.dealer.secretKey})` } satisfies Check],
+  ]);
+  return report(io, values.json, accounts.flat());
 }
 
 function report(io: Io, json: boolean, checks: readonly Check[]): number {

@@ -3,10 +3,23 @@ import type { SignCallbackPayload } from '../index.js';
 import { assertNever } from '../core/assert-never.js';
 import { CALLBACK_KINDS, CALLBACK_STATUSES, isCallbackKind } from '../callbacks/kinds.js';
 import type { CallbackKind } from '../callbacks/kinds.js';
+import { checkRecordCode, sandboxRecordFields } from './trigger-record.js';
+import { readSets, settableFields } from './trigger-fields.js';
 import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_FAILED, EXIT_OK, OperationError, UsageError, accountKeys, colours, emit, integerFlag, parse, secretKeyHelp } from './io.js';
 import type { Command, Io } from './io.js';
 
 const EVENTS = CALLBACK_KINDS.map((kind) => `  ${kind.padEnd(17)} ${CALLBACK_STATUSES[kind].join(', ')}`).join('\n');
+
+/** The fields of each kind, wrapped under the kind at the width of the rest of the help. */
+const FIELDS = CALLBACK_KINDS.map((kind) => {
+  const lines: string[] = [];
+  for (const field of settableFields(kind)) {
+    const last = lines.length - 1;
+    if (last >= 0 && `${lines[last] ?? ''}, ${field}`.length <= 76) lines[last] = `${lines[last] ?? ''}, ${field}`;
+    else lines.push(field);
+  }
+  return `  ${kind.padEnd(17)} ${lines.join(',\n                    ')}`;
+}).join('\n');
 
 const USAGE = `Usage: payorch trigger <kind>.<status> --forward-to <url> [options]
 
@@ -17,19 +30,35 @@ Prints the receiver's status and body; exits 0 on a 2xx answer, 1 otherwise.
 Events:
 ${EVENTS}
 
+Fields --set may change (the hash covers tracking_code, status and timestamp: trigger signs them):
+${FIELDS}
+
 Options:
   --forward-to <url>       the receiver's URL (required)
   --api-key <key>          account API key (default $PAYORCH_PROVIDER_API_KEY, or
                            $PAYORCH_DEALER_API_KEY for dealerCreditCard)
 ${secretKeyHelp('$PAYORCH_PROVIDER_SECRET_KEY, or\n                           $PAYORCH_DEALER_SECRET_KEY for dealerCreditCard')}
   --tracking-code <code>   the record's tracking code (default a fresh one of the kind's prefix)
-  --amount <n>             the amount (default 250)
+  --set <field=value>      an unsigned field of the callback, typed as spec 6 types it (amount a
+                           number, site_id a whole number, success true or false, others text);
+                           repeat for several fields; applied last, over every other source
+  --from-record <code>     the callback of one of your records: with --sandbox-url, the record is
+                           read from that sandbox and the callback carries its amount, site and
+                           customer; without, <code> is a tracking code of your own records, sent
+                           as tracking_code once its prefix fits the event (spec 2.1), the other
+                           fields being the defaults and --set
+  --sandbox-url <url>      the payorch sandbox --from-record reads from (its URL, as printed)
+  --amount <n>             the amount (default 250); the same as --set amount=<n>
   --timeout <ms>           how long to wait for the receiver (default 10000)
   --json                   print the sent callback and the answer as JSON
   -h, --help               show this text
 
-Example:
-  payorch trigger deposit.completed --forward-to http://127.0.0.1:3000/webhooks/payorch`;
+Examples:
+  payorch trigger deposit.completed --forward-to http://127.0.0.1:3000/webhooks/payorch
+  payorch trigger deposit.completed --forward-to http://127.0.0.1:3000/webhooks/payorch \\
+    --tracking-code MAN-a8Xk29Qp-1763812000 --set user_id=u-42 --set amount=312.50 --set site_id=3
+  payorch trigger withdrawal.completed --forward-to http://127.0.0.1:3000/webhooks/payorch \\
+    --sandbox-url http://127.0.0.1:4010 --from-record WIT-ab120001-1763812000`;
 
 const PREFIX: Record<CallbackKind, string> = { deposit: 'MAN', withdrawal: 'WIT', creditCard: 'CC', dealerCreditCard: 'CC' };
 
@@ -102,6 +131,9 @@ async function run(args: readonly string[], io: Io): Promise<number> {
       ...CREDENTIAL_OPTIONS,
       'forward-to': { type: 'string' },
       'tracking-code': { type: 'string' },
+      set: { type: 'string', multiple: true, default: [] },
+      'from-record': { type: 'string' },
+      'sandbox-url': { type: 'string' },
       amount: { type: 'string' },
       timeout: { type: 'string' },
     },
@@ -116,19 +148,31 @@ async function run(args: readonly string[], io: Io): Promise<number> {
   const target = values['forward-to'];
   if (target === undefined) throw new UsageError('--forward-to <url> is required: where your receiver listens');
   if (!URL.canParse(target) || !/^https?:$/.test(new URL(target).protocol)) throw new UsageError(`--forward-to must be an http or https URL: ${target}`);
-  const amount = values.amount === undefined ? 250 : Number(values.amount);
+  if (values.amount !== undefined && values.set.some((entry) => entry.startsWith('amount='))) throw new UsageError('--amount and --set amount=… say the same thing: give one');
+  const amount = Number(values.amount);
   if (values.amount !== undefined && (values.amount.trim() === '' || !Number.isFinite(amount) || amount <= 0)) {
     throw new UsageError(`--amount must be a positive number: ${values.amount}`);
   }
+  const sets = { ...readSets(kind, values.set), ...(values.amount === undefined ? {} : { amount }) };
   const timeoutMs = integerFlag(values.timeout, '--timeout', 1, 600_000) ?? 10_000;
+  const fromRecord = values['from-record'];
+  const sandboxUrl = values['sandbox-url'];
+  if (fromRecord !== undefined && values['tracking-code'] !== undefined) throw new UsageError('--from-record names the tracking code already: leave out --tracking-code');
+  if (sandboxUrl !== undefined && fromRecord === undefined) throw new UsageError('--sandbox-url says where --from-record reads the record: give --from-record <tracking_code> too');
+  if (sandboxUrl !== undefined && (!URL.canParse(sandboxUrl) || !/^https?:$/.test(new URL(sandboxUrl).protocol))) throw new UsageError(`--sandbox-url must be an http or https URL: ${sandboxUrl}`);
+  if (fromRecord !== undefined) checkRecordCode(kind, fromRecord);
   const now = new Date();
-  const trackingCode = values['tracking-code'] ?? `${PREFIX[kind]}-${randomText(8)}-${Math.floor(now.getTime() / 1000)}`;
+  const trackingCode = fromRecord ?? values['tracking-code'] ?? `${PREFIX[kind]}-${randomText(8)}-${Math.floor(now.getTime() / 1000)}`;
   if (!safeParseTrackingCode(trackingCode).success) {
     throw new UsageError(`--tracking-code is not a tracking code of spec 2.1 (PREFIX-segment-unixseconds, for example MAN-a8Xk29Qp-1763812000): ${trackingCode}`);
   }
   const keys = await accountKeys(values, io, kind === 'dealerCreditCard' ? 'dealer' : 'provider');
-
-  const signed = signCallback(callbackPayload(kind, status, trackingCode, amount, now), keys);
+  const fields =
+    fromRecord !== undefined && sandboxUrl !== undefined
+      ? await sandboxRecordFields(sandboxUrl, kind, status, fromRecord, timeoutMs)
+      : callbackPayload(kind, status, trackingCode, 250, now);
+  // --set last: it is what the user asked for in so many words.
+  const signed = signCallback({ ...fields, ...sets, tracking_code: trackingCode, status }, keys);
   let response: Response;
   try {
     response = await fetch(target, { method: 'POST', headers: signed.headers, body: signed.body, signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });

@@ -1,7 +1,9 @@
 import * as z from 'zod/mini';
 import { CreditCardCallback, DealerCreditCardCallback, DepositCallback, WithdrawalCallback } from '../callbacks/schemas.js';
 import type { CallbackKind } from '../callbacks/kinds.js';
+import { assertNever } from '../core/assert-never.js';
 import { wireTypes } from '../core/schema-blocks.js';
+import type { DealerErrorCode } from '../errors/api-error.js';
 import { API_ENDPOINTS, fullPath } from '../endpoint-table.js';
 import type { ApiEndpoint } from '../endpoint-table.js';
 import { SPEC_GAPS } from './notes.js';
@@ -64,20 +66,36 @@ function convert(schema: z.core.$ZodType, tolerates: Set<string>): JsonSchema {
     if (wire === undefined) return;
     tolerates.add(wire.tolerates);
     if (wire.spec === undefined && !(zodSchema instanceof z.core.$ZodNullable)) return;
-    // The union, literal set or null branch payorch parses gives way to the spec's type; annotations stay.
+    // The union or literal set payorch parses gives way to the spec's type; annotations stay.
     delete jsonSchema.anyOf;
     delete jsonSchema.allOf;
     delete jsonSchema.enum;
     delete jsonSchema.const;
     delete jsonSchema.type;
     delete jsonSchema.$ref;
-    // The inner schema is converted afresh: zod may not have finished its own copy yet.
-    Object.assign(jsonSchema, wire.spec ?? convert((zodSchema as z.core.$ZodNullable)._zod.def.innerType, tolerates));
+    if (wire.spec !== undefined) {
+      Object.assign(jsonSchema, wire.spec);
+      return;
+    }
+    // An optional answer field may come as `null` (a PHP service's unset column, the sandbox's
+    // pending transfer), so the null branch stays: a validating proxy or a generated client
+    // must accept what the service sends. A field the spec always sends (`success`) keeps its
+    // type alone. The inner schema is converted afresh: zod may not have finished its own copy yet.
+    const inner = (zodSchema as z.core.$ZodNullable)._zod.def.innerType;
+    const shown = convert(inner, tolerates);
+    Object.assign(jsonSchema, specRequired(inner) ? shown : orNull(shown));
   };
   const generated = z.toJSONSchema(schema, { io: 'input', unrepresentable: openEnumSchema, override }) as JsonSchema;
   // The dialect is the document's (OpenAPI 3.1's default), not repeated in every schema.
   delete generated['$schema'];
   return generated;
+}
+
+/** `schema` or `null`: one type list where the schema has a single type, else a union. */
+function orNull(schema: JsonSchema): JsonSchema {
+  const type = schema['type'];
+  if (typeof type === 'string' && schema['enum'] === undefined && schema['const'] === undefined) return { ...schema, type: [type, 'null'] };
+  return { anyOf: [schema, { type: 'null' }] };
 }
 
 /** An answer's or a request's schema as the document shows it. Exported for the tests. @internal */
@@ -175,24 +193,74 @@ const OTHER_FAILURE = {
   content: json({ anyOf: [ref('ErrorBody'), ref('ValidationErrorBody'), ref('CardErrorBody')] }),
 };
 
+const OTHER_REFUSAL = {
+  description:
+    'A refused request (spec 7.2, 7.3): a validation error, an unknown record, a refused card payment. The spec shows no status for it (7.4): any 4xx, in one of the three body shapes of 7.2.',
+  content: json({ anyOf: [ref('ErrorBody'), ref('ValidationErrorBody'), ref('CardErrorBody')] }),
+};
+
+/** The codes of spec 7.4 and their conditions, in the spec's order. */
+const DEALER_CODES = {
+  DATE_RANGE_EXCEEDED: 'range longer than 3 days',
+  INVALID_DATE_RANGE: 'end date before start date',
+  WALLET_NOT_ASSIGNED: 'wallet not assigned to the dealer',
+  INSUFFICIENT_BALANCE: 'source E-IBAN balance too low',
+  INVALID_IBAN: 'recipient IBAN invalid',
+  MIN_AMOUNT_ERROR: 'amount below 10.00',
+} as const satisfies Partial<Record<DealerErrorCode, string>>;
+type DealerCode = keyof typeof DEALER_CODES;
+
+/** Which dealer operation answers which code of spec 7.4 (its table's Endpoint column). */
+const CODES_OF: Readonly<Record<string, readonly DealerCode[]>> = {
+  'transactions.list': ['DATE_RANGE_EXCEEDED', 'INVALID_DATE_RANGE', 'WALLET_NOT_ASSIGNED'],
+  'transfers.send': ['WALLET_NOT_ASSIGNED', 'INSUFFICIENT_BALANCE', 'INVALID_IBAN', 'MIN_AMOUNT_ERROR'],
+};
+
+/** The dealer refusal of one operation, naming its 7.4 codes where it has any. */
+function dealerRefusal(operation: string): Record<string, unknown> {
+  const codes = CODES_OF[operation] ?? [];
+  const codeNote = codes.length === 0 ? '' : ` This operation's codes (spec 7.4): ${codes.map((code) => `${code} (${DEALER_CODES[code]})`).join('; ')}.`;
+  const body =
+    codes.length === 0
+      ? []
+      : [
+          {
+            type: 'object',
+            description: `A refusal with a code of spec 7.4.${codeNote} Which field carries the code is not shown: payorch reads \`code\`, \`error_code\` or a code-shaped \`error\`.`,
+            properties: { success: failure, error: { type: 'string', examples: [...codes] }, code: { type: 'string', examples: [...codes] }, error_code: { type: 'string', examples: [...codes] }, message: { type: 'string' } },
+            required: ['success'],
+          },
+        ];
+  return {
+    description: `${OTHER_REFUSAL.description} Responses to failed dealer authentication are not shown either (7.4); payorch reads one with a 7.1 error text as that refusal.${codeNote}`,
+    content: json({ anyOf: [...body, ref('ErrorBody'), ref('ValidationErrorBody'), ref('CardErrorBody')] }),
+  };
+}
+
 /**
  * Section 7 per API: the Provider API's authentication refusals (7.1, with the IP whitelist of
- * 5.1 rule 4); the Dealer API shows none (its failed authentication is "not shown", 7.4; 5.2 has
- * no whitelist), so a dealer operation lists only the other failures.
+ * 5.1 rule 4) and the card refusals of 7.3; the Dealer API shows none (its failed
+ * authentication is "not shown", 7.4; 5.2 has no whitelist), so a dealer operation lists a 4XX
+ * with its 7.4 codes. Every operation declares a 4XX (its status is not shown) and a default.
  */
-const ERROR_RESPONSES = {
-  provider: {
-    '401': { description: 'Refused credentials (spec 7.1): missing headers, unknown API key, expired timestamp, wrong hash.', content: json(ref('AuthErrorBody')) },
-    '403': { description: 'Inactive provider account or IP address not whitelisted (spec 7.1, 5.1 rule 4).', content: json(ref('AuthErrorBody')) },
-    default: OTHER_FAILURE,
-  },
-  dealer: {
-    default: {
-      ...OTHER_FAILURE,
-      description: `${OTHER_FAILURE.description} Responses to failed dealer authentication are not shown either (7.4); payorch reads one with a 7.1 error text as that refusal.`,
-    },
-  },
-} as const satisfies Record<ApiEndpoint['api'], Record<string, unknown>>;
+function errorResponses(row: ApiEndpoint): Record<string, unknown> {
+  switch (row.api) {
+    case 'provider':
+      return {
+        '401': { description: 'Refused credentials (spec 7.1): missing headers, unknown API key, expired timestamp, wrong hash.', content: json(ref('AuthErrorBody')) },
+        '403': {
+          description: 'Inactive provider account or IP address not whitelisted (spec 7.1, 5.1 rule 4); a site credential key of another provider, or a refused card payment (7.3).',
+          content: json({ anyOf: [ref('AuthErrorBody'), ref('CardErrorBody')] }),
+        },
+        '4XX': OTHER_REFUSAL,
+        default: OTHER_FAILURE,
+      };
+    case 'dealer':
+      return { '4XX': dealerRefusal(row.endpoint.operation), default: OTHER_FAILURE };
+    default:
+      return assertNever(row.api);
+  }
+}
 
 function description(row: ApiEndpoint): string {
   const retry = row.endpoint.readOnly ? 'Read-only: payorch retries it after transient failures.' : 'Moves money: payorch never sends it twice unless the service cannot have received the first attempt.';
@@ -219,7 +287,7 @@ function operation(row: ApiEndpoint): Record<string, unknown> {
     security: security(endpoint.hash),
     ...(params !== undefined && endpoint.method === 'GET' ? { parameters: queryParameters(params) } : {}),
     ...(params !== undefined && endpoint.method === 'POST' ? { requestBody: { required: true, content: json(params) } } : {}),
-    responses: { '200': { description: `Success (\`success: true\`). ${lenience(answer)}`, content: json(answer.schema) }, ...ERROR_RESPONSES[row.api] },
+    responses: { '200': { description: `Success (\`success: true\`). ${lenience(answer)}`, content: json(answer.schema) }, ...errorResponses(row) },
   };
 }
 
@@ -267,7 +335,7 @@ export function openApiDocument(options: OpenApiOptions): Record<string, unknown
       version: options.version,
       summary: 'Provider API and Dealer API, and the callbacks, as the spec defines them.',
       description: [
-        'Generated by payorch from its endpoint table and zod schemas (`payorch openapi`). The service publishes no machine-readable description; this one describes it as the spec defines it: requests as payorch sends them (strict), answers and callbacks with the spec\'s types (open to fields the spec does not list). What payorch tolerates beyond the spec (numbers as numeric strings, `null` as absent, unknown fields kept, ...) is said in prose in each answer\'s and callback\'s description, not in the schemas.',
+        'Generated by payorch from its endpoint table and zod schemas (`payorch openapi`). The service publishes no machine-readable description; this one describes it as the spec defines it: requests as payorch sends them (strict), answers and callbacks with the spec\'s types (open to fields the spec does not list). An optional field of an answer or callback may be `null` (the service sends it for a value it does not have yet, such as a pending transfer\'s `completed_at`), and the schemas say so; payorch reads it as absent. What else payorch tolerates beyond the spec (numbers as numeric strings, unknown fields kept, ...) is said in prose in each answer\'s and callback\'s description, not in the schemas.',
         `Every request carries X-Api-Key, X-Timestamp and X-Hash. ${HASH_RULE}`,
         'Choices payorch makes where the spec says "not shown" are noted on each operation and listed below (docs/spec-gaps.md has the full table).',
         ...SPEC_GAPS.map((gap) => `- ${gap}`),

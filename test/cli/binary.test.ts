@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { closeLoopbackServers } from '../helpers/loopback.js';
-import { exited, jsonOf, outputUntil, requireFreshBuild, root, spawnPayorch, start, version } from './run.js';
+import { exited, jsonOf, listeningSandbox, outputUntil, requireFreshBuild, root, spawnPayorch, start, version } from './run.js';
 
 /*
  * The built binary, `node dist/cli.js`, for what is about the process itself: the shebang entry
@@ -93,6 +93,24 @@ describe('payorch, the built binary', { timeout: 30_000 }, () => {
     }
   });
 
+  test('payorch call piped into another program (| jq) writes exactly the answer\'s JSON on stdout, and the status line on stderr', async () => {
+    const sandbox = await listeningSandbox();
+    try {
+      const run = await spawnPayorch(['call', 'welcome'], sandbox.env);
+      expect(run.code).toBe(0);
+      expect(run.stderr).toBe('ok POST /api/provider/welcome\n');
+      const answer = JSON.parse(run.stdout) as unknown;
+      expect(answer).toMatchObject({ success: true, provider: { name: 'Sandbox Provider' } });
+      expect(run.stdout).toBe(`${JSON.stringify(answer, null, 2)}\n`);
+      // A failure says why on stderr, and leaves stdout empty for the reader.
+      const refused = await spawnPayorch(['call', 'welcome'], { ...sandbox.env, PAYORCH_PROVIDER_SECRET_KEY: 'wrong_secret_value' });
+      expect(refused.code).toBe(1);
+      expect(refused.stdout).toBe('');
+      expect(refused.stderr).toMatch(/^AuthenticationError Invalid hash/);
+    } finally {
+      await sandbox.close();
+    }
+  });
 });
 
 describe('the build', () => {

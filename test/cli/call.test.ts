@@ -26,11 +26,11 @@ describe('payorch call', { timeout: 30_000 }, () => {
     }
   });
 
-  test('welcome prints the answer and exits 0', async () => {
+  test('welcome prints the answer alone on stdout, the status line on stderr, and exits 0', async () => {
     const run = await payorch(['call', 'welcome'], sandbox.env);
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/^ok POST \/api\/provider\/welcome\n/);
-    expect(run.stdout).toContain('"name": "Sandbox Provider"');
+    expect(run.stderr).toBe('ok POST /api/provider/welcome\n');
+    expect(jsonOf(run)).toMatchObject({ success: true, provider: { name: 'Sandbox Provider' } });
     expectNoSecret(run, ...secrets());
   });
 
@@ -68,9 +68,9 @@ describe('payorch call', { timeout: 30_000 }, () => {
     const env = { ...sandbox.env, PAYORCH_PROVIDER_SECRET_KEY: 'wrong_secret_value' };
     const run = await payorch(['call', 'welcome'], env);
     expect(run.code).toBe(1);
-    expect(run.stdout).toMatch(/^AuthenticationError Invalid hash/m);
-    expect(run.stdout).toMatch(/^status {3}401$/m);
-    expect(run.stdout).toMatch(/^reason {3}invalid_hash$/m);
+    expect(run.stderr).toMatch(/^AuthenticationError Invalid hash/m);
+    expect(run.stderr).toMatch(/^status {3}401$/m);
+    expect(run.stderr).toMatch(/^reason {3}invalid_hash$/m);
     expectNoSecret(run, 'wrong_secret_value');
     const asJson = await payorch(['call', 'welcome', '--json'], env);
     expect(jsonOf(asJson)).toMatchObject({ error: { class: 'AuthenticationError', status: 401, reason: 'invalid_hash' } });
@@ -79,7 +79,7 @@ describe('payorch call', { timeout: 30_000 }, () => {
   test('a dealer error code of spec 7.4 is printed', async () => {
     const run = await payorch(['call', 'transactions.list', '--data', JSON.stringify({ wallet_id: 'WLT-NOT-OURS', start_date: '2026-11-01', end_date: '2026-11-02' })], sandbox.env);
     expect(run.code).toBe(1);
-    expect(run.stdout).toMatch(/^code {5}WALLET_NOT_ASSIGNED$/m);
+    expect(run.stderr).toMatch(/^code {5}WALLET_NOT_ASSIGNED$/m);
   });
 
   test.each([
@@ -122,7 +122,7 @@ describe('payorch call', { timeout: 30_000 }, () => {
   test('missing fields are each "is required", once; without --data every required field is named', async () => {
     const run = await payorch(['call', 'manual.startDeposit', '--data', JSON.stringify({ fullname: 'Ada', username: 'ada', amount: 250 })], sandbox.env);
     expect(run.code).toBe(1);
-    expect(run.stdout).toBe('RequestValidationError Invalid request to manual.startDeposit: nothing was sent\noutcome  not_sent (nothing reached the service: safe to run again)\n  user_id: is required\n');
+    expect(run.stderr).toBe('RequestValidationError Invalid request to manual.startDeposit: nothing was sent\noutcome  not_sent (nothing reached the service: safe to run again)\n  user_id: is required\n');
     const bare = await payorch(['call', 'manual.startDeposit', '--json'], sandbox.env);
     expect(jsonOf(bare)).toMatchObject({ error: { class: 'RequestValidationError', message: 'Invalid request to manual.startDeposit: fullname: is required; username: is required; user_id: is required; amount: is required' } });
     expect(bare.stdout).not.toContain('received undefined');
@@ -132,7 +132,7 @@ describe('payorch call', { timeout: 30_000 }, () => {
     const env = Object.fromEntries(Object.entries(sandbox.env).filter(([name]) => name !== 'PAYORCH_CREDENTIAL_KEY'));
     const run = await payorch(['call', 'manual.startDeposit', '--data', JSON.stringify(deposit)], env);
     expect(run.code).toBe(1);
-    expect(run.stdout).toBe('RequestValidationError Invalid request to manual.startDeposit: nothing was sent\noutcome  not_sent (nothing reached the service: safe to run again)\n  --credential-key: is required for this operation (or set PAYORCH_CREDENTIAL_KEY)\n');
+    expect(run.stderr).toBe('RequestValidationError Invalid request to manual.startDeposit: nothing was sent\noutcome  not_sent (nothing reached the service: safe to run again)\n  --credential-key: is required for this operation (or set PAYORCH_CREDENTIAL_KEY)\n');
   });
 
   test('transactions.iterate prints every record of a range longer than one request takes, as DealerClient reads them', async () => {
@@ -146,16 +146,16 @@ describe('payorch call', { timeout: 30_000 }, () => {
     expect(asJson.code).toBe(0);
     expect(JSON.parse(asJson.stdout)).toEqual(JSON.parse(JSON.stringify(expected)));
     const asText = await payorch(['call', 'dealer.transactions.iterate', '--data', JSON.stringify(range)], sandbox.env);
+    // One JSON line per record on stdout, as jq -c reads them; the status and the count on stderr.
     const lines = asText.stdout.trim().split('\n');
-    expect(lines[0]).toBe('ok GET /api/dealer/transactions, every page');
-    expect(lines.slice(1, -1).map((line) => JSON.parse(line) as unknown)).toEqual(JSON.parse(JSON.stringify(expected)));
-    expect(lines.at(-1)).toBe(`${expected.length} records`);
+    expect(lines.map((line) => JSON.parse(line) as unknown)).toEqual(JSON.parse(JSON.stringify(expected)));
+    expect(asText.stderr).toBe(`ok GET /api/dealer/transactions, every page\n${expected.length} records\n`);
   });
 
   test('a range too long for transactions.list points at transactions.iterate', async () => {
     const run = await payorch(['call', 'transactions.list', '--data', JSON.stringify({ wallet_id: 'WLT-1', start_date: '2026-11-01', end_date: '2026-11-20' })], sandbox.env);
-    expect(run.stdout).toContain('end_date: must be at most 3 days after start_date (the service\'s limit); payorch call transactions.iterate reads any range');
-    expect(run.stdout).not.toContain('iterate()');
+    expect(run.stderr).toContain('end_date: must be at most 3 days after start_date (the service\'s limit); payorch call transactions.iterate reads any range');
+    expect(run.stderr).not.toContain('iterate()');
   });
 
   test('an unreachable service: ConnectionError, exit 1', async () => {

@@ -73,6 +73,27 @@ describe('payorch doctor', { timeout: 30_000 }, () => {
     expect(check(run, 'dealer', 'authentication')).toMatchObject({ outcome: 'skip', detail: expect.stringContaining('PAYORCH_DEALER_API_KEY') as unknown });
   });
 
+  test('a host that accepts and never answers: both accounts are checked at once, each bounded by --timeout, so the run takes one timeout, not the sum', async () => {
+    const timeoutMs = 2000;
+    const arrivals: number[] = [];
+    const server = await startServer(() => {
+      arrivals.push(Date.now());
+      // Never answers.
+    });
+    const started = Date.now();
+    const run = await doctor({ PAYORCH_BASE_URL: server.url, PAYORCH_PROVIDER_API_KEY: 'a', PAYORCH_PROVIDER_SECRET_KEY: 'b', PAYORCH_DEALER_API_KEY: 'c', PAYORCH_DEALER_SECRET_KEY: 'd' }, '--timeout', String(timeoutMs));
+    const elapsed = Date.now() - started;
+    expect(run.code).toBe(1);
+    for (const account of ['provider', 'dealer']) {
+      expect(check(run, account, 'reachability')).toMatchObject({ outcome: 'fail', detail: `no answer from ${server.url} within ${timeoutMs} ms` });
+    }
+    // Both requests were in flight together: the second did not wait for the first to time out.
+    expect(arrivals).toHaveLength(2);
+    expect(Math.abs((arrivals[1] ?? 0) - (arrivals[0] ?? 0))).toBeLessThan(timeoutMs / 2);
+    // A generous bound: one timeout plus start-up, well short of the two a sequential run takes.
+    expect(elapsed).toBeLessThan(1.75 * timeoutMs);
+  });
+
   test('nothing listening: reachability fails with the cause and a fix', async () => {
     const run = await doctor({ PAYORCH_BASE_URL: `http://127.0.0.1:${await freePort()}`, PAYORCH_PROVIDER_API_KEY: 'a', PAYORCH_PROVIDER_SECRET_KEY: 'b' });
     expect(run.code).toBe(1);

@@ -69,7 +69,7 @@ describe('the secret key of the CLI', { timeout: 30_000 }, () => {
 describe('payorch call', { timeout: 30_000 }, () => {
   test.each([
     [['--json'], (run: { stdout: string }) => (jsonOf(run as never)['error'] as Record<string, unknown>)['outcome']],
-    [[], (run: { stdout: string }) => /^outcome {2}(\S+)/m.exec(run.stdout)?.[1]],
+    [[], (run: { stderr: string }) => /^outcome {2}(\S+)/m.exec(run.stderr)?.[1]],
   ])('prints the outcome of a failure (%j)', async (flags, outcomeOf) => {
     const url = `http://127.0.0.1:${await freePort()}`;
     const run = await payorch(['call', 'manual.startDeposit', '--base-url', url, ...flags, '--data', '{"fullname":"Ada","username":"ada","user_id":"u-1","amount":250}'], {

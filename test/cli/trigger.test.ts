@@ -5,7 +5,8 @@ import { CALLBACK_STATUSES } from '../../src/callbacks/kinds.js';
 import type { CallbackKind } from '../../src/callbacks/kinds.js';
 import { freePort, json, startServer, closeLoopbackServers } from '../helpers/loopback.js';
 import type { SeenRequest } from '../helpers/loopback.js';
-import { expectNoSecret, jsonOf, payorch, expectUsageError } from './run.js';
+import { providerOf } from '../helpers/sandbox.js';
+import { expectNoSecret, jsonOf, listeningSandbox, payorch, expectUsageError } from './run.js';
 
 closeLoopbackServers();
 
@@ -84,6 +85,103 @@ describe('payorch trigger', { timeout: 60_000 }, () => {
     const run = await payorch(['trigger', 'deposit.completed', '--forward-to', `http://127.0.0.1:${await freePort()}/`], ENV);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/Could not deliver the deposit\.completed callback to http:\/\/127\.0\.0\.1:\d+\/: .*ECONNREFUSED/);
+  });
+
+  test('--set user_id, amount and site_id reach a receiver that confirms against its own order, which answers 200; without them it answers 409', async () => {
+    const order = { tracking_code: 'MAN-a8Xk29Qp-1763812000', user_id: 'u-42', amount: 312.5, site_id: 3 };
+    // A receiver as the webhooks guide writes one: it applies a callback only when it matches the order it made.
+    const receiver = await startServer((_request, response, _n, seen) => {
+      const callback = verified(seen, 'deposit');
+      const payload = callback.kind === 'deposit' ? callback.payload : undefined;
+      const matches = payload?.tracking_code === order.tracking_code && payload.user_id === order.user_id && payload.amount === order.amount && payload.site_id === order.site_id;
+      json(response, matches ? 200 : 409, { success: matches });
+    });
+    const args = ['trigger', 'deposit.completed', '--forward-to', receiver.url, '--tracking-code', order.tracking_code];
+    const unset = await payorch(args, ENV);
+    expect(unset.code).toBe(1);
+    expect(unset.stdout).toContain('409 Conflict');
+
+    const set = await payorch([...args, '--set', 'user_id=u-42', '--set', 'amount=312.50', '--set', 'site_id=3', '--set', 'fullname=Grace Hopper'], ENV);
+    expect(set.stderr).toBe('');
+    expect(set.code).toBe(0);
+    expect(set.stdout).toContain('200 OK');
+    // Typed as spec 6.2 types them: amount a number, site_id an integer, the others text.
+    expect(JSON.parse(receiver.seen[1]!.body)).toMatchObject({ user_id: 'u-42', amount: 312.5, site_id: 3, fullname: 'Grace Hopper', username: 'ada' });
+  });
+
+  test.each([
+    ['dealerCreditCard.failed', ['success=true', 'customer_phone=+905550000000', 'error_code=LIMIT'], { success: true, customer_phone: '+905550000000', error_code: 'LIMIT' }],
+    ['withdrawal.completed', ['iban=TR000000000000000000000001', 'tx_id=12345', 'amount=0.5'], { iban: 'TR000000000000000000000001', tx_id: '12345', amount: 0.5 }],
+    ['creditCard.success', ['customer_email=grace@example.com', 'currency=TRY', 'site_id=-2'], { customer_email: 'grace@example.com', currency: 'TRY', site_id: -2 }],
+  ] as const)('%s with --set %j sends those values, typed, in a body that verifies', async (event, sets, expected) => {
+    const receiver = await startServer((_request, response) => json(response, 200, { success: true }));
+    const [kind] = event.split('.') as [CallbackKind];
+    const run = await payorch(['trigger', event, '--forward-to', receiver.url, ...sets.flatMap((entry) => ['--set', entry])], ENV);
+    expect(run.code).toBe(0);
+    expect(verified(receiver.seen[0]!, kind).payload).toMatchObject(expected);
+  });
+
+  test('--from-record with --sandbox-url sends the amount, site and customer of that sandbox record, as the sandbox would', async () => {
+    const sandbox = await listeningSandbox();
+    try {
+      const { data } = await providerOf(sandbox.sandbox).manual.startWithdraw({ fullname: 'Grace Hopper', username: 'grace', user_id: 'u-77', iban: 'TR330006100519786457841326', amount: 640 });
+      const receiver = await startServer((_request, response) => json(response, 200, { success: true }));
+      const { provider } = sandbox.sandbox.accounts;
+      const env = { PAYORCH_PROVIDER_API_KEY: provider.apiKey, PAYORCH_PROVIDER_SECRET_KEY: provider.secretKey };
+      const run = await payorch(['trigger', 'withdrawal.rejected', '--forward-to', receiver.url, '--sandbox-url', sandbox.url, '--from-record', data.tracking_code, '--set', 'amount=600'], env);
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      const payload = verifyCallback({ headers: receiver.seen[0]!.headers, body: receiver.seen[0]!.body }, { apiKey: provider.apiKey, secretKey: provider.secretKey, kind: 'withdrawal' }).payload;
+      // --set wins over the record; the record does not move (settling it is the sandbox's job).
+      expect(payload).toMatchObject({ tracking_code: data.tracking_code, status: 'rejected', amount: 600, user_id: 'u-77', username: 'grace', fullname: 'Grace Hopper', iban: 'TR330006100519786457841326', site_id: provider.sites[0].id });
+      expect(sandbox.sandbox.record(data.tracking_code)?.status).toBe('pending');
+
+      const missing = await payorch(['trigger', 'withdrawal.completed', '--forward-to', receiver.url, '--sandbox-url', sandbox.url, '--from-record', 'WIT-nothere1-1763812000'], env);
+      expect(missing.code).toBe(1);
+      expect(missing.stderr).toMatch(/has no record WIT-nothere1-1763812000 \(--from-record\)/);
+      expect(receiver.seen).toHaveLength(1);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  test('--from-record without --sandbox-url sends your own tracking code, once its prefix fits the event', async () => {
+    const receiver = await startServer((_request, response) => json(response, 200, { success: true }));
+    const run = await payorch(['trigger', 'creditCard.success', '--forward-to', receiver.url, '--from-record', 'CC-a8Xk29Qp-1763812000', '--set', 'user_id=u-9'], ENV);
+    expect(run.code).toBe(0);
+    expect(verified(receiver.seen[0]!, 'creditCard').payload).toMatchObject({ tracking_code: 'CC-a8Xk29Qp-1763812000', user_id: 'u-9' });
+  });
+
+  const ALLOWED = 'tx_id, amount, username, fullname, user_id, site_id';
+  test.each([
+    [['--set', 'tracking_code=MAN-a8Xk29Qp-1763812000'], `--set tracking_code: the hash covers tracking_code, so trigger signs it itself (use --tracking-code or --from-record); a deposit callback lets --set change ${ALLOWED}`],
+    [['--set', 'status=completed'], '--set status: the hash covers status'],
+    [['--set', 'timestamp=1763812000'], '--set timestamp: the hash covers timestamp'],
+    [['--set', 'hash=abc'], '--set hash: the hash covers hash'],
+    [['--set', 'iban=TR330006100519786457841326'], `--set iban: a deposit callback has no field "iban" (spec 6); --set may change ${ALLOWED}`],
+    [['--set', 'user_id'], '--set takes field=value, for example --set user_id=u-42: "user_id"'],
+    [['--set', 'site_id=three'], '--set site_id=three: site_id is a whole number'],
+    [['--set', 'site_id=1.5'], '--set site_id=1.5: site_id is a whole number'],
+    [['--set', 'amount=lots'], '--set amount=lots: amount is a positive number'],
+    [['--set', 'amount=0'], '--set amount=0: amount is a positive number'],
+    [['--set', 'user_id=a', '--set', 'user_id=b'], '--set user_id: set twice'],
+    [['--amount', '5', '--set', 'amount=6'], '--amount and --set amount=… say the same thing'],
+    [['--from-record', 'WIT-a8Xk29Qp-1763812000'], '--from-record WIT-a8Xk29Qp-1763812000: a WIT code names a manualWithdrawal record (spec 2.1), which does not send a deposit callback'],
+    [['--from-record', 'nope'], '--from-record is not a tracking code of spec 2.1'],
+    [['--from-record', 'MAN-a8Xk29Qp-1763812000', '--tracking-code', 'MAN-a8Xk29Qp-1763812000'], '--from-record names the tracking code already'],
+    [['--sandbox-url', 'http://127.0.0.1:1'], '--sandbox-url says where --from-record reads the record'],
+  ])('deposit.completed %j is refused, naming the flag and the field: exit 2, nothing sent', async (extra, message) => {
+    const run = await payorch(['trigger', 'deposit.completed', '--forward-to', 'http://127.0.0.1:1/', ...extra], ENV);
+    expect(run.stderr).toContain(message);
+    expect(run.stdout).toBe('');
+    expect(run.code).toBe(2);
+  });
+
+  test.each([
+    ['success=yes', 'dealerCreditCard.success', '--set success=yes: success is true or false'],
+    ['username=ada', 'dealerCreditCard.success', '--set username: a dealerCreditCard callback has no field "username" (spec 6); --set may change success, order_id, amount, currency, customer_name, customer_email, customer_phone, status_message, completed_at, error_code, error_message'],
+  ])('--set %s on %s is refused with the fields that kind allows', async (entry, event, message) => {
+    await expectUsageError(['trigger', event, '--forward-to', 'http://127.0.0.1:1/', '--set', entry], ENV, new RegExp(message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
   });
 
   test.each([

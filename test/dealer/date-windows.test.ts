@@ -1,6 +1,11 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { dateWindows, dayNumber, dayString } from '../../src/dealer/date-windows.js';
+
+const run = promisify(execFile);
 
 describe('dateWindows', () => {
   test('splits 10 days into three windows of 3 days and one of 1, sharing no day', () => {
@@ -26,6 +31,23 @@ describe('dateWindows', () => {
       { start_date: '2027-01-02', end_date: '2027-01-02' },
     ]);
   });
+
+  // A worker thread cannot change its time zone, so each zone runs in its own process.
+  test.each(['America/Los_Angeles', 'Pacific/Kiritimati'])(
+    'gives the same calendar-day windows in a process whose local time zone is %s, across a daylight saving change',
+    async (zone) => {
+      // 2026-03-08 is the day US clocks go forward: a local day there is 23 hours long.
+      const script = `import('./src/dealer/date-windows.ts').then((m) => console.log(JSON.stringify({ offset: new Date(Date.UTC(2026, 2, 8, 12)).getTimezoneOffset(), windows: [...m.dateWindows('2026-03-07', '2026-03-12', 3)] })))`;
+      const { stdout } = await run(process.execPath, ['--import', 'tsx', '-e', script], { cwd: join(import.meta.dirname, '../..'), env: { ...process.env, TZ: zone } });
+      const { offset, windows } = JSON.parse(stdout) as { offset: number; windows: unknown };
+      expect(offset).not.toBe(0);
+      expect(windows).toEqual([
+        { start_date: '2026-03-07', end_date: '2026-03-09' },
+        { start_date: '2026-03-10', end_date: '2026-03-12' },
+      ]);
+    },
+    20_000,
+  );
 
   test('gives no window when end is before start', () => {
     expect([...dateWindows('2026-03-02', '2026-03-01', 3)]).toEqual([]);

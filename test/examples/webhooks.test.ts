@@ -100,6 +100,15 @@ describe.each(receivers)('the %s receiver', (_name, start) => {
     expect(processed.splice(0).map((callback) => callback.payload.tracking_code)).toEqual([code]);
   });
 
+  test.each([
+    ['application/x-www-form-urlencoded (PHP curl\'s default)', 'application/x-www-form-urlencoded', 'MAN-form01-1763812000'],
+    ['text/plain', 'text/plain; charset=utf-8', 'MAN-text02-1763812000'],
+  ] as const)('answers 200 to a signed callback whose JSON comes as %s, and applies it', async (_how, contentType, code) => {
+    const { headers, body } = fresh(code);
+    expect(await deliver({ headers: { ...headers, 'Content-Type': contentType }, body })).toEqual({ status: 200, body: { success: true } });
+    expect(processed.map((callback) => [callback.kind, callback.payload.tracking_code, callback.payload.amount])).toEqual([['deposit', code, unsigned.deposit.amount]]);
+  });
+
   test('answers 401 to a deposit callback without the signature headers', async () => {
     const { body } = fresh('MAN-bare04-1763812000');
     expect(await deliver({ headers: { 'Content-Type': 'application/json' }, body })).toEqual({ status: 401, body: { success: false, error: 'missing_header' } });

@@ -71,17 +71,15 @@ describe('Redocly (recommended ruleset)', () => {
       );
     });
 
-  test('finds no error, and warns only where docs/decisions.md says why (dealer operations have no 4XX: their statuses are not shown)', async () => {
+  test('finds no error and no warning: every operation declares its 4xx answers', async () => {
     // A copy without a webhook's security must fail, so that a passing lint means something.
     const broken = structuredClone(document);
     delete broken.webhooks['deposit']!.post['security'];
     writeFileSync(join(work, 'broken.json'), JSON.stringify(broken));
     const [report, brokenReport] = await Promise.all([lint(documentPath), lint(join(work, 'broken.json'))]);
 
-    expect(report.problems.filter(({ severity }) => severity === 'error')).toEqual([]);
-    const warnings = report.problems.map(({ ruleId, location }) => [ruleId, location[0]?.pointer]);
-    const dealerPaths = operations.filter(({ path }) => path.startsWith('/api/dealer/')).map(({ path, method }) => `#/${pointer('paths', path, method, 'responses')}`);
-    expect(warnings).toEqual(dealerPaths.map((where) => ['operation-4xx-response', where]));
+    expect(report.problems.map(({ ruleId, severity, location }) => [ruleId, severity, location[0]?.pointer])).toEqual([]);
+    expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
 
     expect(brokenReport.problems).toContainEqual(expect.objectContaining({ ruleId: 'security-defined', severity: 'error', location: [expect.objectContaining({ pointer: '#/webhooks/deposit/post' })] }));
   }, 60_000);
@@ -271,8 +269,8 @@ describe('the success responses and webhooks (Ajv 2020) have the spec types', ()
   test.each([
     ['amount as a string (6.2: number)', 'deposit', { amount: '1500.00' }, '/amount must be number'],
     ['timestamp as a string (6.2: integer)', 'withdrawal', { timestamp: '1763812345' }, '/timestamp must be integer'],
-    ['site_id as a string (6.2: integer)', 'deposit', { site_id: '7' }, '/site_id must be integer'],
-    ['null for an echo field', 'deposit', { username: null }, '/username must be string'],
+    ['site_id as a string (6.2: integer)', 'deposit', { site_id: '7' }, '/site_id must be integer,null'],
+    ['null for the signed tracking code', 'deposit', { tracking_code: null }, '/tracking_code must be string'],
   ])('a callback with %s is refused', (_, kind, change, error) => {
     const body = { ...((fixture('callbacks', `${kind}.completed.json`) as { body: object }).body), ...change };
     expect(errorsOf(webhookValidator(kind), body)).toContain(error);
@@ -291,14 +289,32 @@ describe('the success responses and webhooks (Ajv 2020) have the spec types', ()
     expect(errorsOf(responseValidator(operationId, '200')!, body)).toContain(error);
   });
 
-  test('every tolerant variant of the corpus (.nulls, .variants) is refused: what payorch tolerates is not in the schemas', () => {
-    const variants = readdirSync(join(root, 'test/fixtures/answers')).filter((name) => /\.(nulls|variants)\.json$/.test(name));
-    expect(variants.length).toBeGreaterThanOrEqual(8);
-    for (const name of variants) {
-      const [api, rest] = name.split('--') as [string, string];
-      const found = operations.find(({ path }) => path === `/api/${api}/${rest.split('.')[0]!}` || path.replaceAll('/', '-') === `-api-${api}-${rest.split('.')[0]!}`);
-      expect(found, name).toBeDefined();
-      expect(responseValidator(found!.operation.operationId, '200')!(fixture('answers', name)), name).toBe(false);
+  const corpusOperation = (name: string): string => {
+    const [api, rest] = name.split('--') as [string, string];
+    const found = operations.find(({ path }) => path === `/api/${api}/${rest.split('.')[0]!}` || path.replaceAll('/', '-') === `-api-${api}-${rest.split('.')[0]!}`);
+    if (found === undefined) throw new Error(`no operation for ${name}`);
+    return found.operation.operationId;
+  };
+  const corpus = (suffix: string) => readdirSync(join(root, 'test/fixtures/answers')).filter((name) => name.endsWith(suffix));
+
+  test('no null of the corpus\'s answers with nulls in optional fields (.nulls) is refused: the service sends them, so the schemas allow them', () => {
+    expect(corpus('.nulls.json').length).toBeGreaterThanOrEqual(4);
+    const at = (body: unknown, path: string): unknown => path.split('/').slice(1).reduce<unknown>((value, key) => (value as Record<string, unknown> | undefined)?.[key], body);
+    for (const name of corpus('.nulls.json')) {
+      const body = fixture('answers', name);
+      expect(JSON.stringify(body), name).toContain(':null');
+      const validate = responseValidator(corpusOperation(name), '200')!;
+      validate(body);
+      // Some of them also carry numbers as strings, which stay refused.
+      expect((validate.errors ?? []).filter(({ instancePath }) => at(body, instancePath) === null), name).toEqual([]);
     }
+  });
+
+  test('every other tolerant variant of the corpus (.variants: numbers as strings and the like) is refused: what payorch normalises is not in the schemas', () => {
+    // dealer--settings.variants.json departs from the spec by a null message and an unlisted field only.
+    const variants = corpus('.variants.json').filter((name) => name !== 'dealer--settings.variants.json');
+    expect(variants.length).toBeGreaterThanOrEqual(6);
+    for (const name of variants) expect(responseValidator(corpusOperation(name), '200')!(fixture('answers', name)), name).toBe(false);
+    expect(errorsOf(responseValidator('dealer.getSettings', '200')!, fixture('answers', 'dealer--settings.variants.json'))).toEqual([]);
   });
 });

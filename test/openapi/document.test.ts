@@ -12,7 +12,7 @@ const { version } = JSON.parse(readFileSync(new URL('../../package.json', import
 const committed = readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8');
 const generated = openApiDocument({ version });
 
-type Schema = { type?: string; const?: unknown; properties?: Record<string, Schema>; required?: string[]; additionalProperties?: unknown; minimum?: number; minLength?: number; maxLength?: number };
+type Schema = { type?: string | string[]; const?: unknown; properties?: Record<string, Schema>; required?: string[]; additionalProperties?: unknown; minimum?: number; minLength?: number; maxLength?: number };
 type Operation = { operationId: string; security: Record<string, unknown>[]; requestBody?: { description?: string; content: { 'application/json': { schema: Schema } } }; parameters?: { name: string; in: string; required: boolean }[]; responses: Record<string, { description: string; content?: { 'application/json': { schema: Schema } } }> };
 const doc = generated as unknown as { paths: Record<string, Record<string, Operation>>; webhooks: Record<string, { post: Operation }>; components: { securitySchemes: Record<string, { name: string; description: string }> } };
 const operations = Object.values(doc.paths).flatMap((methods) => Object.values(methods));
@@ -22,6 +22,21 @@ const operation = (id: string): Operation => {
   return found;
 };
 const bodyOf = (id: string): Schema => operation(id).requestBody?.content['application/json'].schema ?? {};
+
+/**
+ * Every optional property of every object is `T | null` (the service may send null for what it
+ * does not have), every required one is not.
+ */
+function expectNullableOptionals(schema: Schema, where: string): void {
+  const required = new Set(schema.required ?? []);
+  for (const [key, property] of Object.entries(schema.properties ?? {})) {
+    const types = ([] as unknown[]).concat(property.type ?? []);
+    expect(types.includes('null'), `${where}.${key}`).toBe(!required.has(key));
+    expectNullableOptionals(property, `${where}.${key}`);
+  }
+  const items = (schema as { items?: Schema }).items;
+  if (items !== undefined) expectNullableOptionals(items, `${where}[]`);
+}
 
 describe('docs/openapi.json', () => {
   test('is what the generator makes today (run npm run build && npm run openapi when this fails)', () => {
@@ -82,12 +97,29 @@ describe('the generated OpenAPI document', () => {
     expect(doc.components.securitySchemes['Hash']?.description).toContain('api_key + secret_key + X-Credential-Key + timestamp');
   });
 
-  test('answers failures with the error bodies of section 7 as each API has them: the 7.1 refusals (401, 403) for the Provider API only', () => {
+  test('answers failures with the error bodies of section 7 as each API has them: the 7.1 refusals (401, 403) for the Provider API, a 4XX for every operation', () => {
+    const shapes = { anyOf: ['ErrorBody', 'ValidationErrorBody', 'CardErrorBody'].map((name) => ({ $ref: `#/components/schemas/${name}` })) };
     for (const { api, endpoint } of API_ENDPOINTS) {
       const { responses } = operation(`${api}.${endpoint.operation}`);
-      expect(Object.keys(responses), endpoint.operation).toEqual(api === 'provider' ? ['200', '401', '403', 'default'] : ['200', 'default']);
+      expect(Object.keys(responses), endpoint.operation).toEqual(api === 'provider' ? ['200', '401', '403', '4XX', 'default'] : ['200', '4XX', 'default']);
       // anyOf: the three shapes of 7.2 overlap, so "exactly one" (oneOf) would refuse every body.
-      expect(responses['default']?.content?.['application/json'].schema).toEqual({ anyOf: ['ErrorBody', 'ValidationErrorBody', 'CardErrorBody'].map((name) => ({ $ref: `#/components/schemas/${name}` })) });
+      expect(responses['default']?.content?.['application/json'].schema).toEqual(shapes);
+      expect((responses['4XX']?.content?.['application/json'].schema as { anyOf: unknown[] }).anyOf.slice(-3), endpoint.operation).toEqual(shapes.anyOf);
+    }
+  });
+
+  test.each([
+    ['dealer.transactions.list', ['DATE_RANGE_EXCEEDED', 'INVALID_DATE_RANGE', 'WALLET_NOT_ASSIGNED']],
+    ['dealer.transfers.send', ['WALLET_NOT_ASSIGNED', 'INSUFFICIENT_BALANCE', 'INVALID_IBAN', 'MIN_AMOUNT_ERROR']],
+    ['dealer.getSettings', []],
+  ])('%s names the codes spec 7.4 gives it in its 4XX answer: %j', (id, codes) => {
+    const refusal = operation(id).responses['4XX']!;
+    const schema = refusal.content!['application/json'].schema as { anyOf: { properties?: Record<string, { examples?: string[] }> }[] };
+    expect(schema.anyOf[0]?.properties?.['error']?.examples ?? []).toEqual(codes);
+    for (const code of codes) expect(refusal.description).toContain(code);
+    // The other dealer codes are not this operation's.
+    for (const code of ['DATE_RANGE_EXCEEDED', 'INVALID_DATE_RANGE', 'WALLET_NOT_ASSIGNED', 'INSUFFICIENT_BALANCE', 'INVALID_IBAN', 'MIN_AMOUNT_ERROR'].filter((other) => !codes.includes(other))) {
+      expect(JSON.stringify(refusal), code).not.toContain(code);
     }
   });
 
@@ -96,8 +128,9 @@ describe('the generated OpenAPI document', () => {
     const callbacks = Object.entries(doc.webhooks).map(([kind, { post }]) => [kind, { description: post.requestBody!.description!, content: post.requestBody!.content }] as const);
     for (const [name, { description, content }] of [...answers, ...callbacks]) {
       const text = JSON.stringify(content?.['application/json'].schema);
-      // No union of what payorch parses (string | number, null) is left in a schema.
-      expect(text, name).not.toMatch(/"anyOf"|"oneOf"|"null"|"type":\[/);
+      // No union of what payorch parses (string | number) is left in a schema; null is, where the service sends it.
+      expect(text, name).not.toMatch(/"anyOf"|"oneOf"/);
+      expectNullableOptionals(content!['application/json'].schema, name);
       expect(description, name).toContain('payorch also accepts, and normalises to it: fields the spec does not list');
     }
     const answer = (id: string) => operation(id).responses['200']!.content!['application/json'].schema;
@@ -130,6 +163,12 @@ describe('the generated OpenAPI document', () => {
     expect(answer?.properties?.['data']?.properties?.['status']).toMatchObject({ type: 'string', examples: expect.arrayContaining(['showing']) as unknown });
   });
 
+  test('has no dealer card status query: spec 2.7 says the card tracking_code is for status queries, and 4.13 lists no such endpoint', () => {
+    const dealerOperations = API_ENDPOINTS.filter(({ api }) => api === 'dealer').map(({ endpoint }) => `${endpoint.method} ${endpoint.path} ${endpoint.operation}`);
+    expect(dealerOperations.filter((entry) => /credit-card|creditCard/.test(entry))).toEqual(['POST /credit-card/payment creditCard.createPayment']);
+    expect(Object.keys(doc.paths).filter((path) => path.startsWith('/api/dealer/') && path.includes('status'))).toEqual(['/api/dealer/transfer-status']);
+  });
+
   test('notes the choices payorch makes where the spec says "not shown"', () => {
     expect(JSON.stringify(operation('provider.creditCard.getStatus'))).toContain('Not shown in the spec (5.1 rule 5): Hash of /credit-card/status');
     expect(JSON.stringify(operation('provider.thirdParty.crypto.startDeposit'))).toContain('Not shown in the spec (4.1): Body of the crypto and wallet start-deposit');
@@ -154,10 +193,10 @@ describe('the spec type of a lenient building block', () => {
       properties: {
         success: { type: 'boolean', const: true },
         amount: { type: 'number', description: 'Amount in TRY.' },
-        id: { type: 'integer', description: 'Record id.' },
+        id: { type: ['integer', 'null'], description: 'Record id.' },
         balance: { type: 'string', pattern: '^-?\\d+(\\.\\d+)?$' },
-        active: { type: 'boolean' },
-        nested: { type: 'object', properties: { code: { type: 'string', description: 'Code.' } }, additionalProperties: {} },
+        active: { type: ['boolean', 'null'] },
+        nested: { type: ['object', 'null'], properties: { code: { type: ['string', 'null'], description: 'Code.' } }, additionalProperties: {} },
       },
       required: ['success', 'amount', 'balance'],
       additionalProperties: {},
