@@ -4,7 +4,7 @@
 //
 // wrangler.toml:
 //   [[durable_objects.bindings]]
-//   name = "PAYORCH_ACCOUNT"
+//   name = "ACCOUNTS"
 //   class_name = "PayorchAccount"
 //   [[migrations]]
 //   tag = "v1"
@@ -25,7 +25,7 @@ interface Namespace {
 }
 
 export interface Env {
-  readonly PAYORCH_ACCOUNT: Namespace;
+  readonly ACCOUNTS: Namespace;
   readonly PAYORCH_PROVIDER_API_KEY: string;
   readonly PAYORCH_PROVIDER_SECRET_KEY: string;
 }
@@ -69,6 +69,6 @@ export default {
     const { pathname } = new URL(request.url);
     if (pathname !== '/webhooks/payorch') return Promise.resolve(new Response(null, { status: 404 }));
     // One account here; several accounts of the service get one object each, by name.
-    return env.PAYORCH_ACCOUNT.get(env.PAYORCH_ACCOUNT.idFromName('provider')).fetch(request);
+    return env.ACCOUNTS.get(env.ACCOUNTS.idFromName('provider')).fetch(request);
   },
 };

@@ -28,7 +28,7 @@ export class TestAccount extends PayorchAccount {
 }
 export default {
   fetch(request, env) {
-    if (new URL(request.url).pathname.startsWith('/test/')) return env.PAYORCH_ACCOUNT.get(env.PAYORCH_ACCOUNT.idFromName('provider')).fetch(request);
+    if (new URL(request.url).pathname.startsWith('/test/')) return env.ACCOUNTS.get(env.ACCOUNTS.idFromName('provider')).fetch(request);
     return example.fetch(request, env);
   },
 };
@@ -44,7 +44,7 @@ beforeAll(async () => {
     modules: true,
     script: await bundleWorker(worker),
     compatibilityDate: '2025-09-01',
-    durableObjects: { PAYORCH_ACCOUNT: { className: 'TestAccount', useSQLite: true } },
+    durableObjects: { ACCOUNTS: { className: 'TestAccount', useSQLite: true } },
     bindings: { PAYORCH_PROVIDER_API_KEY: PROVIDER.apiKey, PAYORCH_PROVIDER_SECRET_KEY: PROVIDER.secretKey },
   });
   origin = (await miniflare.ready).origin;
