@@ -46,7 +46,7 @@ export async function runChecks(request) {
   const WINDOWS_1254 = { Ş: 0xde, ü: 0xfc, İ: 0xdd, ğ: 0xf0, ı: 0xfd };
   const turkish = JSON.stringify({ ...JSON.parse(raw), fullname: 'Şükrü İğdır' });
   const bytes = Uint8Array.from(Array.from(turkish, (char) => WINDOWS_1254[char] ?? char.charCodeAt(0)));
-  const headersWith = (contentType) => new Headers([...[...request.headers].filter(([name]) => name !== 'content-type'), ['content-type', contentType]]);
+  const headersWith = (contentType) => ({ ...Object.fromEntries(request.headers), 'content-type': contentType });
   const declared = verifyCallback({ headers: headersWith('application/json; charset=windows-1254'), body: bytes }, { apiKey, secretKey });
   const undeclared = verifyCallback({ headers: headersWith('application/json'), body: bytes }, { apiKey, secretKey });
   report.charset = { declared: declared.payload.fullname, undeclared: undeclared.payload.fullname };
