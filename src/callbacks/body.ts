@@ -51,10 +51,12 @@ function tryRead(decode: () => string, undecodable: string): { readonly value: u
  * bytes are read in the declared charset (UTF-8 when none), else UTF-8, else windows-1252, and
  * the first that gives JSON is the body. A label this runtime does not know skips the first step.
  */
-function readBytes(bytes: Uint8Array, charset: string | undefined, onDecoded: ((decoding: BodyDecoding) => void) | undefined): unknown {
+function readBytes(bytes: Uint8Array, label: string | undefined, onDecoded: ((decoding: BodyDecoding) => void) | undefined): unknown {
   if (bytes.byteLength > MAX_CALLBACK_BODY_BYTES) throw tooLarge(bytes.byteLength);
-  const declaredUtf8 = charset === undefined || UTF8_LABEL.test(charset.trim());
-  const declared = declaredUtf8 ? undefined : decoderOf(charset, true);
+  const declaredUtf8 = label === undefined || UTF8_LABEL.test(label.trim());
+  const declared = declaredUtf8 ? undefined : decoderOf(label, true);
+  // The label is the sender's text and goes to a log line: no real label is longer than this.
+  const charset = label === undefined || label.length <= 64 ? label : `${label.slice(0, 64)}…`;
   let first: CallbackVerificationError | undefined;
   if (declared !== undefined) {
     const read = tryRead(() => declared.decode(bytes), `the body is not ${declared.encoding} text, as Content-Type says`);

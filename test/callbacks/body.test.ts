@@ -93,6 +93,12 @@ describe('readCallbackBody given a charset', () => {
     expect(told).toEqual([]);
   });
 
+  test('tells at most 64 characters of a label it does not know, which goes to a log line', () => {
+    const told: { charset: string | undefined }[] = [];
+    expect(readCallbackBody(bytes, 'x'.repeat(5000), (decoding) => told.push(decoding))).toEqual({ fullname: 'Þükrü Öztürk' });
+    expect(told).toEqual([{ charset: `${'x'.repeat(64)}…`, decodedAs: 'windows-1252' }]);
+  });
+
   test('refuses, after every reading, only what is no JSON in any charset', () => {
     const error = refusal(() => readCallbackBody(new Uint8Array([0x7b, 0xde]), 'windows-1254'));
     expect(error.reason).toBe('malformed_body');
