@@ -30,7 +30,9 @@ export interface CallbackInput {
   readonly headers?: CallbackHeaders | undefined;
   /**
    * The body: the raw text or bytes (best), or the object a JSON body parser produced. The hash
-   * covers fields, not bytes, so a parsed body verifies the same.
+   * covers fields, not bytes, so a parsed body verifies the same. Bytes are decoded in the charset
+   * the headers' Content-Type declares, else UTF-8, else windows-1252 (which reads any bytes): a
+   * genuine callback is never refused over its charset.
    * @example req.body
    */
   readonly body: CallbackBody;
