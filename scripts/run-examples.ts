@@ -11,6 +11,7 @@ import { ProviderClient } from 'payorch';
 import type { VerifiedCallback } from 'payorch';
 import { createSandbox } from 'payorch/sandbox';
 import { start as startReceiver } from '../examples/webhooks/node-http.js';
+import { memoryOrders } from '../examples/webhooks/orders.js';
 import { exampleEnvironment } from '../src/sandbox/env.js';
 
 const root = join(import.meta.dirname, '..');
@@ -61,9 +62,11 @@ async function webhookStep(sandbox: ReturnType<typeof createSandbox>, baseUrl: s
   const name = WEBHOOK_STEP;
   const { apiKey, secretKey, sites } = sandbox.accounts.provider;
   const verified: VerifiedCallback[] = [];
+  const orders = memoryOrders();
   const receiver = await startReceiver({
     apiKey,
     secretKey,
+    orderOf: orders.orderOf,
     port: 0,
     onCallback: (callback) => {
       verified.push(callback);
@@ -73,6 +76,8 @@ async function webhookStep(sandbox: ReturnType<typeof createSandbox>, baseUrl: s
     sandbox.setCallbackUrls({ deposit: receiver.url, withdrawal: receiver.url, creditCard: receiver.url });
     const provider = new ProviderClient({ baseUrl, apiKey, secretKey, credentialKey: sites[0].credentialKey });
     const { data } = await provider.manual.startDeposit({ fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', amount: 250 });
+    // The order row the receiver confirms the callback against; the customer then pays 240.
+    orders.save(data.tracking_code, { userId: 'u-1', kind: 'deposit', amount: 250 });
     const { callback } = await sandbox.settle(data.tracking_code, 'completed', { amount: 240 });
     const got = verified.find((each) => each.kind === 'deposit' && each.payload.tracking_code === data.tracking_code);
     const lines = [

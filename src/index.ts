@@ -229,7 +229,7 @@ export type {
   CallbackConfirm,
 } from './receiver/receiver.js';
 export { confirmWithCardStatus } from './receiver/confirm-card.js';
-export type { CardStatusSource } from './receiver/confirm-card.js';
+export type { CardStatusSource, ConfirmWithCardStatusOptions } from './receiver/confirm-card.js';
 export type { Api } from './core/endpoint.js';
 export type {
   CallbackEventName,

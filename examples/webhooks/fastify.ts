@@ -3,12 +3,14 @@
 import Fastify from 'fastify';
 import { createCallbackReceiver } from 'payorch';
 import type { CallbackBody } from 'payorch';
+import { confirmOrder } from './orders.js';
 import { CALLBACK_PATH, runWhenMain, settings } from './receiver.js';
 import type { Receiver, ReceiverOptions } from './receiver.js';
 
 export async function start(options: ReceiverOptions): Promise<Receiver> {
-  const { apiKey, secretKey, port, host, onCallback } = settings(options);
-  const receiver = createCallbackReceiver({ apiKey, secretKey });
+  const { apiKey, secretKey, port, host, onCallback, orderOf } = settings(options);
+  // confirm: the user and amount, which the hash does not cover, are checked against your order first.
+  const receiver = createCallbackReceiver({ apiKey, secretKey, confirm: confirmOrder(orderOf) });
   receiver.on('*', onCallback);
   // A callback is under 2 KB: Fastify refuses bodies over 64 KiB with 413 before parsing them.
   const app = Fastify({ bodyLimit: 64 * 1024 });

@@ -2,28 +2,50 @@
 // POST with the Fetch API Request and answers 405 to other methods itself. The receiver is made
 // once per server instance, when the route is first loaded: a missing key fails there, loudly.
 import { createCallbackReceiver } from 'payorch';
-import type { DepositCallback, WithdrawalCallback } from 'payorch';
+import type { DepositCallback } from 'payorch';
+import { confirmOrder, orderTable } from './orders.js';
+import type { Order } from './orders.js';
 
 const receiver = createCallbackReceiver({
   apiKey: process.env['PAYORCH_PROVIDER_API_KEY'] ?? '',
   secretKey: process.env['PAYORCH_PROVIDER_SECRET_KEY'] ?? '',
+  // The hash does not cover the user or the amount: each callback is checked against your order
+  // row first (saved when startDeposit or startWithdrawal answered); `false` answers 409.
+  confirm: confirmOrder(orderTable.orderOf),
 });
 
 // Your application's side. Each runs once per tracking_code + status; throwing answers 500 and
 // the service delivers the callback again.
-async function creditDeposit(payload: DepositCallback): Promise<void> {
-  console.log(`credit ${payload.user_id ?? '?'} with ${payload.amount} for ${payload.tracking_code}`);
+async function creditDeposit(order: Order, payload: DepositCallback): Promise<void> {
+  // The amount paid, which the customer may have changed on the payment page (spec 4.5), recorded and credited.
+  console.log(`credit ${order.userId} with ${payload.amount} for ${payload.tracking_code}`);
   await Promise.resolve();
 }
-async function refundWithdrawal(payload: WithdrawalCallback): Promise<void> {
-  console.log(`refund ${payload.user_id ?? '?'} ${payload.amount} for ${payload.tracking_code} (${payload.status})`);
+async function refundWithdrawal(order: Order, trackingCode: string, status: string): Promise<void> {
+  console.log(`refund ${order.userId} ${order.amount} for ${trackingCode} (${status})`);
   await Promise.resolve();
 }
 
-receiver.on('deposit.completed', (callback) => creditDeposit(callback.payload));
-// Spec 6.3: on rejected or failed, give the customer's balance back.
-receiver.on('withdrawal.rejected', (callback) => refundWithdrawal(callback.payload));
-receiver.on('withdrawal.failed', (callback) => refundWithdrawal(callback.payload));
+async function orderOf(trackingCode: string): Promise<Order> {
+  const order = await orderTable.orderOf(trackingCode);
+  if (order === undefined) throw new Error(`confirm found an order for ${trackingCode}`);
+  return order;
+}
+
+receiver.on('deposit.completed', async (callback) => creditDeposit(await orderOf(callback.payload.tracking_code), callback.payload));
+// Spec 6.3 refunds rejected and failed withdrawals; canceled ends one unpaid too (docs/webhooks.md).
+// Each status is its own key: refund once per tracking code.
+const unpaid = (status: string): boolean => status === 'rejected' || status === 'failed' || status === 'canceled';
+receiver.on('withdrawal', async (callback, { appliedStatuses }) => {
+  const { tracking_code: trackingCode, status } = callback.payload;
+  if (!unpaid(status) || appliedStatuses.some(unpaid)) return;
+  // Reported completed before: the money may have left. A person decides.
+  if (appliedStatuses.includes('completed')) {
+    console.warn(`withdrawal ${trackingCode} was completed, now ${status}: not refunded automatically`);
+    return;
+  }
+  await refundWithdrawal(await orderOf(trackingCode), trackingCode, status);
+});
 
 export function POST(request: Request): Promise<Response> {
   return receiver.handle(request);

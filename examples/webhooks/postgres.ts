@@ -1,6 +1,7 @@
 // A callback receiver that credits a balance in PostgreSQL, exactly once, on any number of
-// instances: the handler runs inside the transaction that also records the callback's key, so
-// the balance change and the key commit together or not at all.
+// instances, after checking each callback against your order row: confirm and the handler run
+// inside the transaction that also records the callback's key, so the balance change and the key
+// commit together or not at all.
 //   DATABASE_URL=postgres://… PAYORCH_PROVIDER_API_KEY=… PAYORCH_PROVIDER_SECRET_KEY=… npx tsx examples/webhooks/postgres.ts
 import { createServer } from 'node:http';
 import { createCallbackReceiver } from 'payorch';
@@ -19,24 +20,58 @@ export interface PostgresReceiverOptions {
 }
 
 export async function start({ apiKey, secretKey, pool, port = 0, host = '127.0.0.1' }: PostgresReceiverOptions): Promise<Receiver> {
-  // In a real application these belong to its migrations.
+  // In a real application these belong to its migrations. `orders` holds a row per payment you
+  // started, saved with the tracking code that startDeposit or startWithdrawal answered.
   await createCallbackInboxTable({ pool });
   await pool.query('CREATE TABLE IF NOT EXISTS balances (user_id text PRIMARY KEY, amount numeric NOT NULL DEFAULT 0)');
+  await pool.query(
+    'CREATE TABLE IF NOT EXISTS orders (tracking_code text PRIMARY KEY, kind text NOT NULL, user_id text NOT NULL, amount numeric NOT NULL, paid_amount numeric)',
+  );
 
-  const receiver = createCallbackReceiver({ apiKey, secretKey, inbox: createPostgresInbox({ pool }) });
-  const credit = async (client: pg.PoolClient, userId: string | undefined, amount: number): Promise<void> => {
-    // No user, nothing to credit: throwing answers 500, so that it is looked at and delivered again.
-    if (userId === undefined) throw new Error('the callback names no user_id');
+  const orderOf = async (client: pg.PoolClient, trackingCode: string, kind: 'deposit' | 'withdrawal'): Promise<{ userId: string; amount: number } | undefined> => {
+    const { rows } = await client.query<{ user_id: string; amount: string }>('SELECT user_id, amount FROM orders WHERE tracking_code = $1 AND kind = $2', [trackingCode, kind]);
+    return rows[0] === undefined ? undefined : { userId: rows[0].user_id, amount: Number(rows[0].amount) };
+  };
+  const receiver = createCallbackReceiver({
+    apiKey,
+    secretKey,
+    inbox: createPostgresInbox({ pool }),
+    // The hash covers tracking_code, status and timestamp only: the user (and a withdrawal's amount)
+    // must be those of your order, read in the same transaction. `false` answers 409.
+    confirm: async (callback, { client }) => {
+      if (callback.kind !== 'deposit' && callback.kind !== 'withdrawal') return true; // only logged here
+      const order = await orderOf(client, callback.payload.tracking_code, callback.kind);
+      if (order === undefined || order.userId !== callback.payload.user_id) return false;
+      // Not a deposit's amount: the customer may change it on the payment page (spec 4.5).
+      return callback.kind === 'deposit' || Math.round(order.amount * 100) === Math.round(callback.payload.amount * 100);
+    },
+  });
+  const credit = async (client: pg.PoolClient, userId: string, amount: number): Promise<void> => {
     await client.query('INSERT INTO balances (user_id, amount) VALUES ($1, $2) ON CONFLICT (user_id) DO UPDATE SET amount = balances.amount + EXCLUDED.amount', [userId, amount]);
   };
   // `client` is the open transaction: use it, not the pool, for the change to commit with the key.
-  receiver.on('deposit.completed', (callback, { client }) => credit(client, callback.payload.user_id, callback.payload.amount));
-  // Spec 6.3: a rejected or failed withdrawal gives the customer's balance back, once per tracking
-  // code: both are end statuses, and each is its own key, so a second one must not refund again.
-  const refunds = new Set(['rejected', 'failed']);
+  receiver.on('deposit.completed', async (callback, { client }) => {
+    const { tracking_code: trackingCode, amount } = callback.payload;
+    const order = await orderOf(client, trackingCode, 'deposit');
+    if (order === undefined) throw new Error(`confirm found the order of ${trackingCode}`);
+    // The amount paid is recorded with the order and credited to the order's user.
+    await client.query('UPDATE orders SET paid_amount = $2 WHERE tracking_code = $1', [trackingCode, amount]);
+    await credit(client, order.userId, amount);
+  });
+  // Spec 6.3: a rejected or failed withdrawal gives the customer's balance back; a canceled one
+  // ended unpaid too (docs/webhooks.md). Once per tracking code: each status is its own key, so a
+  // second one must not refund again, and one reported completed before is left to a person.
+  const unpaid = new Set(['rejected', 'failed', 'canceled']);
   receiver.on('withdrawal', async (callback, { client, appliedStatuses }) => {
-    if (!refunds.has(callback.payload.status) || appliedStatuses.some((status) => refunds.has(status))) return;
-    await credit(client, callback.payload.user_id, callback.payload.amount);
+    const { tracking_code: trackingCode, status } = callback.payload;
+    if (!unpaid.has(status) || appliedStatuses.some((applied) => unpaid.has(applied))) return;
+    if (appliedStatuses.includes('completed')) {
+      console.warn(`withdrawal ${trackingCode} was completed, now ${status}: not refunded automatically`);
+      return;
+    }
+    const order = await orderOf(client, trackingCode, 'withdrawal');
+    if (order === undefined) throw new Error(`confirm found the order of ${trackingCode}`);
+    await credit(client, order.userId, order.amount);
   });
 
   const server = createServer((request, response) => {

@@ -3,6 +3,8 @@
 import type { AddressInfo, Server } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import type { VerifiedCallback } from 'payorch';
+import { memoryOrders } from './orders.js';
+import type { OrderLookup } from './orders.js';
 
 /** The path the service POSTs to: set `<url>` as callback_url, withdrawal_callback_url or credit_card_callback_url. */
 export const CALLBACK_PATH = '/webhooks/payorch';
@@ -18,7 +20,9 @@ export interface ReceiverOptions {
   readonly port?: number;
   /** The address to listen on; `0.0.0.0` to accept callbacks from outside this machine. */
   readonly host?: string;
-  /** Called once per tracking_code + status with each verified callback; throw to have it delivered again. */
+  /** Your order row of a tracking code: `confirmOrder(orderOf)` checks each callback against it before `onCallback`. */
+  readonly orderOf: OrderLookup;
+  /** Called once per tracking_code + status with each confirmed callback; throw to have it delivered again. */
   readonly onCallback?: OnCallback;
 }
 
@@ -30,7 +34,7 @@ export interface Receiver {
 
 export type StartReceiver = (options: ReceiverOptions) => Promise<Receiver>;
 
-/** The default action of a receiver run from the command line: say what arrived. */
+/** The default action of a receiver run from the command line: say what arrived, with the amount paid. */
 export function logCallback(callback: VerifiedCallback): void {
   const { tracking_code: trackingCode, status, amount } = callback.payload;
   console.log(`${callback.kind} ${trackingCode} ${status} amount=${String(amount)}`);
@@ -70,10 +74,13 @@ export function keysFromEnvironment(): { apiKey: string; secretKey: string } {
 export async function runWhenMain(moduleUrl: string, start: StartReceiver): Promise<void> {
   const script = process.argv[1];
   if (script === undefined || pathToFileURL(script).href !== moduleUrl) return;
+  // An empty order table: every callback is refused (409) until orderOf reads yours.
+  const { orderOf } = memoryOrders();
   const receiver = await start({
     ...keysFromEnvironment(),
+    orderOf,
     port: Number(process.env['PAYORCH_WEBHOOK_PORT'] ?? 3000),
     host: process.env['PAYORCH_WEBHOOK_HOST'] ?? '127.0.0.1',
   });
-  console.log(`Receiving callbacks at ${receiver.url}`);
+  console.log(`Receiving callbacks at ${receiver.url}; each is refused (409) unless orderOf finds its tracking code in your orders`);
 }

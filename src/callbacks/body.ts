@@ -1,3 +1,4 @@
+import { decodeWindows1252, decoderOf } from '../core/charset.js';
 import { CallbackVerificationError } from '../errors/callback-verification-error.js';
 
 /** A body the service could plausibly send is under 2 KB; anything past this is refused unread. */
@@ -18,14 +19,61 @@ function tooLarge(bytes: number): CallbackVerificationError {
 // than decoding a callback.
 let utf8: TextDecoder | undefined;
 
-function decode(bytes: Uint8Array): string {
-  if (bytes.byteLength > MAX_CALLBACK_BODY_BYTES) throw tooLarge(bytes.byteLength);
+// WHATWG's labels of UTF-8: a body declaring one takes the shared decoder, none is made for it.
+const UTF8_LABEL = /^(?:utf-?8|unicode-1-1-utf-8|unicode11utf8|unicode20utf8|x-unicode20utf8)$/i;
+
+/** How the bytes of a body were read when not in the charset it declared (UTF-8 when it declares none). */
+export interface BodyDecoding {
+  /** The charset label Content-Type declared, as written; `undefined` when it declared none. */
+  readonly charset: string | undefined;
+  /** What the bytes were read as instead: `utf-8`, or `windows-1252`, which maps every byte. */
+  readonly decodedAs: 'utf-8' | 'windows-1252';
+}
+
+// The body read from one decoding, or why it could not be.
+function tryRead(decode: () => string, undecodable: string): { readonly value: unknown } | CallbackVerificationError {
+  let text: string;
   try {
-    utf8 ??= new TextDecoder('utf-8', { fatal: true });
-    return utf8.decode(bytes);
+    text = decode();
   } catch {
-    throw malformed('the body is not UTF-8 text');
+    return malformed(undecodable);
   }
+  try {
+    return { value: parseJson(text, false) };
+  } catch (error) {
+    if (error instanceof CallbackVerificationError) return error;
+    throw error;
+  }
+}
+
+/*
+ * The hash covers ASCII fields only, so no charset may keep a genuine callback from verifying: the
+ * bytes are read in the declared charset (UTF-8 when none), else UTF-8, else windows-1252, and
+ * the first that gives JSON is the body. A label this runtime does not know skips the first step.
+ */
+function readBytes(bytes: Uint8Array, label: string | undefined, onDecoded: ((decoding: BodyDecoding) => void) | undefined): unknown {
+  if (bytes.byteLength > MAX_CALLBACK_BODY_BYTES) throw tooLarge(bytes.byteLength);
+  const declaredUtf8 = label === undefined || UTF8_LABEL.test(label.trim());
+  const declared = declaredUtf8 ? undefined : decoderOf(label, true);
+  // The label is the sender's text and goes to a log line: no real label is longer than this.
+  const charset = label === undefined || label.length <= 64 ? label : `${label.slice(0, 64)}…`;
+  let first: CallbackVerificationError | undefined;
+  if (declared !== undefined) {
+    const read = tryRead(() => declared.decode(bytes), `the body is not ${declared.encoding} text, as Content-Type says`);
+    if (!(read instanceof CallbackVerificationError)) return read.value;
+    first = read;
+  }
+  const asUtf8 = tryRead(() => (utf8 ??= new TextDecoder('utf-8', { fatal: true })).decode(bytes), 'the body is not UTF-8 text');
+  if (!(asUtf8 instanceof CallbackVerificationError)) {
+    if (!declaredUtf8) onDecoded?.({ charset, decodedAs: 'utf-8' });
+    return asUtf8.value;
+  }
+  const asWindows1252 = tryRead(() => decodeWindows1252(bytes), 'the body is not windows-1252 text');
+  if (!(asWindows1252 instanceof CallbackVerificationError)) {
+    onDecoded?.({ charset, decodedAs: 'windows-1252' });
+    return asWindows1252.value;
+  }
+  throw first ?? asUtf8;
 }
 
 /** UTF-8 length of `text` without encoding it (no Buffer: this runs on every runtime). @internal */
@@ -39,9 +87,10 @@ export function utf8Length(text: string): number {
   return bytes;
 }
 
-function parseJson(text: string): unknown {
-  // A UTF-16 unit is at most 3 UTF-8 bytes: only a long text needs counting.
-  if (text.length * 3 > MAX_CALLBACK_BODY_BYTES) {
+function parseJson(text: string, sized = true): unknown {
+  // A UTF-16 unit is at most 3 UTF-8 bytes: only a long text needs counting. Decoded bytes were
+  // counted as bytes.
+  if (sized && text.length * 3 > MAX_CALLBACK_BODY_BYTES) {
     const bytes = utf8Length(text);
     if (bytes > MAX_CALLBACK_BODY_BYTES) throw tooLarge(bytes);
   }
@@ -54,16 +103,17 @@ function parseJson(text: string): unknown {
 }
 
 /**
- * Turns any accepted body form into the JSON object it holds.
+ * Turns any accepted body form into the JSON object it holds. Bytes are read in `charset` (the
+ * label Content-Type declares); `onDecoded` hears when they could not be and were read otherwise.
  *
  * @throws {CallbackVerificationError} `malformed_body` for anything that is not a JSON object
  * of at most {@link MAX_CALLBACK_BODY_BYTES} bytes
  */
-export function readCallbackBody(body: unknown): Record<string, unknown> {
+export function readCallbackBody(body: unknown, charset?: string, onDecoded?: (decoding: BodyDecoding) => void): Record<string, unknown> {
   let value: unknown = body;
   if (typeof body === 'string') value = parseJson(body);
-  else if (body instanceof ArrayBuffer) value = parseJson(decode(new Uint8Array(body)));
-  else if (ArrayBuffer.isView(body)) value = parseJson(decode(new Uint8Array(body.buffer, body.byteOffset, body.byteLength)));
+  else if (body instanceof ArrayBuffer) value = readBytes(new Uint8Array(body), charset, onDecoded);
+  else if (ArrayBuffer.isView(body)) value = readBytes(new Uint8Array(body.buffer, body.byteOffset, body.byteLength), charset, onDecoded);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw malformed(value === undefined || value === null ? 'there is no body' : 'the body is not a JSON object');
   }

@@ -79,3 +79,26 @@ export function readSignatureHeaders(headers: unknown): SignatureHeaders | undef
   if (missing.length > 0) throw new CallbackVerificationError('missing_header', `${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} missing`);
   return { apiKey: single('X-Api-Key', apiKey), timestamp: single('X-Timestamp', timestamp), hash: single('X-Hash', hash) };
 }
+
+/**
+ * The Content-Type header, or `undefined` when it is absent, not text or given more than once (a
+ * body is then read as it would be without one).
+ */
+export function readContentType(headers: unknown): string | undefined {
+  if (typeof headers !== 'object' || headers === null) return undefined;
+  if (isHeaderLookup(headers)) {
+    const value = headers.get('content-type');
+    return typeof value === 'string' ? value : undefined;
+  }
+  let found: unknown;
+  let count = 0;
+  const record = headers as Readonly<Record<string, unknown>>;
+  for (const key of Object.keys(record)) {
+    if (key.length !== 12 || key.toLowerCase() !== 'content-type') continue;
+    const value = record[key];
+    const values: readonly unknown[] = Array.isArray(value) ? (value as unknown[]) : value === undefined ? [] : [value];
+    count += values.length;
+    found = values[0];
+  }
+  return count === 1 && typeof found === 'string' ? found : undefined;
+}

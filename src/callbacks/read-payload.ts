@@ -1,4 +1,5 @@
 import { assertNever } from '../core/assert-never.js';
+import { PROTOTYPE_KEYS } from '../core/prototype-keys.js';
 import type { ValidationIssue } from '../errors/request-validation-error.js';
 import type { FieldTable, FieldType } from './fields.js';
 
@@ -64,9 +65,9 @@ export type ReadResult =
   | { readonly success: false; readonly issues: readonly ValidationIssue[] };
 
 /**
- * The body's declared fields normalised to their types, then every other field as sent (the same
- * object the kind's lenient schema returns). `null` in an optional field reads as absent
- * (`undefined`); the caller's body is not changed. A field `given` a value takes it instead
+ * The body's declared fields normalised to their types, then every other field as sent but
+ * `__proto__`, `constructor` and `prototype` (the same object the kind's lenient schema returns).
+ * `null` in an optional field reads as absent (`undefined`); the caller's body is not changed. A field `given` a value takes it instead
  * of the body's, unread (the signed values that verified, in place of their copies).
  */
 export function readPayload(fields: FieldTable, body: Readonly<Record<string, unknown>>, given: Readonly<Record<string, unknown>> = {}): ReadResult {
@@ -95,10 +96,8 @@ export function readPayload(fields: FieldTable, body: Readonly<Record<string, un
   }
   if (issues !== undefined) return { success: false, issues };
   for (const key of Object.keys(body)) {
-    if (Object.hasOwn(fields, key)) continue;
-    // A JSON body may carry an own `__proto__`; assigning it would set the object's prototype.
-    if (key === '__proto__') Object.defineProperty(data, key, { value: body[key], enumerable: true, writable: true, configurable: true });
-    else data[key] = body[key];
+    if (Object.hasOwn(fields, key) || PROTOTYPE_KEYS.has(key)) continue;
+    data[key] = body[key];
   }
   return { success: true, data };
 }

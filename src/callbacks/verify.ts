@@ -1,5 +1,6 @@
 import { checkOptions, checkValue } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
+import { declaredCharset } from '../core/charset.js';
 import { constantTimeEqual } from '../core/hash/constant-time.js';
 import { callbackHash } from '../core/signer.js';
 import { readTrackingCode } from '../core/tracking-code.js';
@@ -7,12 +8,12 @@ import type { TrackingCodeDirection } from '../core/tracking-code.js';
 import { CallbackVerificationError } from '../errors/callback-verification-error.js';
 import { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS } from './age.js';
 import { readCallbackBody } from './body.js';
-import type { CallbackBody } from './body.js';
+import type { BodyDecoding, CallbackBody } from './body.js';
 import { kindOfDirection } from './detect-kind.js';
 import type { Api } from '../core/endpoint.js';
 import { CALLBACK_KINDS } from './kinds.js';
 import type { CallbackKind } from './kinds.js';
-import { readSignatureHeaders } from './headers.js';
+import { readContentType, readSignatureHeaders } from './headers.js';
 import type { CallbackHeaders } from './headers.js';
 import { CALLBACK_FIELDS } from './fields.js';
 import { fieldIssue, readField, readPayload } from './read-payload.js';
@@ -29,7 +30,9 @@ export interface CallbackInput {
   readonly headers?: CallbackHeaders | undefined;
   /**
    * The body: the raw text or bytes (best), or the object a JSON body parser produced. The hash
-   * covers fields, not bytes, so a parsed body verifies the same.
+   * covers fields, not bytes, so a parsed body verifies the same. Bytes are decoded in the charset
+   * the headers' Content-Type declares, else UTF-8, else windows-1252 (which reads any bytes): a
+   * genuine callback is never refused over its charset.
    * @example req.body
    */
   readonly body: CallbackBody;
@@ -214,13 +217,26 @@ function bodySeconds(body: Readonly<Record<string, unknown>>): string | undefine
  * ```
  */
 export function verifyCallback(input: CallbackInput, options: VerifyCallbackOptions): VerifiedCallback {
+  return verifyCallbackTold(input, options, undefined);
+}
+
+/** The charset of a body given as bytes: what its Content-Type declares. @internal */
+export function charsetOf(input: CallbackInput): string | undefined {
+  return declaredCharset(readContentType(input.headers));
+}
+
+/**
+ * {@link verifyCallback}, telling `onDecoded` when the body's bytes were not read in the charset
+ * they declared (the receiver logs it). @internal
+ */
+export function verifyCallbackTold(input: CallbackInput, options: VerifyCallbackOptions, onDecoded: ((decoding: BodyDecoding) => void) | undefined): VerifiedCallback {
   checkOptions(WHERE, options, VERIFY_OPTIONS);
   const maxAge = options.maxAgeSeconds ?? DEFAULT_CALLBACK_MAX_AGE_SECONDS;
   const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
   const nowMs = readClock(options.now ?? Date.now);
   const inputObject: unknown = input;
   if (typeof inputObject !== 'object' || inputObject === null) throw new CallbackVerificationError('malformed_body', 'there is no body');
-  const body = readCallbackBody(input.body);
+  const body = readCallbackBody(input.body, charsetOf(input), onDecoded);
   const { trackingCode, status } = readTrackedFields(body);
   // Read once: the kind is told from the same tracking code below.
   const direction = checkSignedShape(trackingCode, status, options.kind);

@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 // Named imports, not `z.core.…`: reading zod's core namespace at run time keeps all of it in a bundle.
 import { $ZodObjectJIT, $constructor } from 'zod/v4/core';
 import type { $ZodObject, $ZodObjectDef } from 'zod/v4/core';
+import { PROTOTYPE_KEYS } from './prototype-keys.js';
 
 /*
  * Building blocks of the wire schemas, written with `zod/mini` (the same zod core as classic zod,
@@ -66,7 +67,8 @@ export type LenientObject<S extends z.core.$ZodShape> = z.ZodMiniObject<LenientS
  * - fields the spec does not list are kept at run time (a new field of the service reaches the
  *   caller), but the type lists exactly the declared fields, so a misspelt field does not compile.
  *   Read an unlisted field through `Record<string, unknown>`:
- *   `const extra: Record<string, unknown> = answer.data; extra['new_field']`.
+ *   `const extra: Record<string, unknown> = answer.data; extra['new_field']`;
+ * - but never `__proto__`, `constructor` or `prototype` (prototype-keys.ts): the object is plain.
  *
  * Through zod's public API only: each optional field becomes `z.optional(z.nullable(field))`, and
  * one `z.overwrite` step on the object turns the nulls of those fields into `undefined` in the
@@ -93,6 +95,8 @@ export function lenientObject<const S extends z.core.$ZodShape>(shape: S | (() =
   };
   const nullAsAbsent = (value: Record<string, unknown>): Record<string, unknown> => {
     for (const key of nullable) if (value[key] === null) value[key] = undefined;
+    // zod leaves out `__proto__` itself; the other two would reach a caller as fields.
+    for (const key of PROTOTYPE_KEYS) if (Object.hasOwn(value, key)) Reflect.deleteProperty(value, key);
     return value;
   };
   // The step goes in the def rather than through `.check()`, whose copy of the def would read (and build) the shape.

@@ -10,6 +10,7 @@ import { RequestAbortedError } from '../errors/request-aborted-error.js';
 import { RequestValidationError } from '../errors/request-validation-error.js';
 import { ResponseValidationError } from '../errors/response-validation-error.js';
 import { TimeoutError } from '../errors/timeout-error.js';
+import { declaredCharset, decoderOf } from './charset.js';
 import { requestHash } from './signer.js';
 import type { Credentials, Signing } from './signer.js';
 import type { ClientOptions } from './client-options.js';
@@ -469,15 +470,9 @@ async function readCapped(response: Response, limit: number, failed: FailedReque
  * one the platform does not know.
  */
 function decoderFor(contentType: string | null): TextDecoder {
-  const label = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType ?? '')?.[1];
-  if (label !== undefined) {
-    try {
-      return new TextDecoder(label);
-    } catch {
-      // An unknown label: UTF-8, what JSON is by definition.
-    }
-  }
-  return new TextDecoder();
+  const label = declaredCharset(contentType);
+  // An unknown label: UTF-8, what JSON is by definition.
+  return (label === undefined ? undefined : decoderOf(label)) ?? new TextDecoder();
 }
 
 let kyModule: Promise<typeof kyModuleType> | undefined;

@@ -1,8 +1,8 @@
 import { MAX_CALLBACK_BODY_BYTES, readCallbackBody, utf8Length } from '../callbacks/body.js';
-import type { CallbackBody } from '../callbacks/body.js';
+import type { BodyDecoding, CallbackBody } from '../callbacks/body.js';
 import type { CallbackHeaders } from '../callbacks/headers.js';
 import type { VerifiedCallback } from '../callbacks/schemas.js';
-import { VERIFY_OPTIONS, verifyCallback } from '../callbacks/verify.js';
+import { VERIFY_OPTIONS, charsetOf, verifyCallbackTold } from '../callbacks/verify.js';
 import type { VerifyCallbackOptions } from '../callbacks/verify.js';
 import type { Logger } from '../core/observability.js';
 import { readLimited } from '../core/read-limited.js';
@@ -344,9 +344,15 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
     }
   }
 
-  function rawPayload(body: CallbackBody): Readonly<Record<string, unknown>> | undefined {
+  // Read, not refused: a genuine callback must apply whatever charset its bytes are in. Logged, so
+  // that a sender that mislabels its bodies is seen, and names read in a wrong charset found.
+  function warnDecoded(decoding: BodyDecoding): void {
+    logger?.warn({ ...decoding }, `payorch: the callback body was not in the charset its Content-Type declares (${decoding.charset ?? 'none, so UTF-8'}); it was read as ${decoding.decodedAs}`);
+  }
+
+  function rawPayload(input: { readonly headers: CallbackHeaders; readonly body: CallbackBody }): Readonly<Record<string, unknown>> | undefined {
     try {
-      const fields = readCallbackBody(body);
+      const fields = readCallbackBody(input.body, charsetOf(input));
       delete fields['hash'];
       return fields;
     } catch {
@@ -357,7 +363,7 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
   async function receive(input: { readonly headers: CallbackHeaders; readonly body: CallbackBody }, trace: CallbackTrace): Promise<CallbackReceiverAnswer> {
     let callback: VerifiedCallback;
     try {
-      callback = verifyCallback(input, options);
+      callback = verifyCallbackTold(input, options, warnDecoded);
     } catch (error) {
       if (!(error instanceof CallbackVerificationError)) {
         report(error, { callback: undefined, phase: 'request' });
@@ -365,7 +371,7 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
       }
       if (error.signatureVerified) {
         // Genuine: never dropped. 500 brings it back once the SDK or the service is fixed.
-        report(error, { callback: undefined, phase: 'payload', payload: rawPayload(input.body) });
+        report(error, { callback: undefined, phase: 'payload', payload: rawPayload(input) });
         return UNREADABLE_PAYLOAD;
       }
       logger?.warn({ reason: error.reason, status: error.status }, error.message);

@@ -54,12 +54,20 @@ function bodyOf(fields: FieldTable): fc.Arbitrary<Record<string, unknown>> {
   for (const [key, field] of Object.entries(fields)) {
     model[key] = fc.oneof({ weight: 6, arbitrary: VALID[field.type] }, { weight: 2, arbitrary: nearMiss }, { weight: 1, arbitrary: anyValue });
   }
-  return fc.record(model, { requiredKeys: Object.keys(fields).filter((key) => fields[key]?.optional !== true) });
+  const record = fc.record(model, { requiredKeys: Object.keys(fields).filter((key) => fields[key]?.optional !== true) });
+  // Some bodies also carry prototype keys as own fields, as JSON.parse makes them.
+  return fc.tuple(record, fc.subarray(PROTOTYPE_KEYS), anyValue).map(([body, keys, value]) => {
+    for (const key of keys) Object.defineProperty(body, key, { value, enumerable: true, writable: true, configurable: true });
+    return body;
+  });
 }
+
+const PROTOTYPE_KEYS = ['__proto__', 'constructor', 'prototype'];
 
 describe.each(KINDS)('the $name callback', ({ fields, schema }) => {
   test('is read by its table exactly as its schema parses it', () => {
     const outcomes = new Set<boolean>();
+    let protoSeen = false;
     fc.assert(
       fc.property(bodyOf(fields), (body) => {
         const byTable = readPayload(fields, body);
@@ -69,6 +77,12 @@ describe.each(KINDS)('the $name callback', ({ fields, schema }) => {
         if (byTable.success && bySchema.success) {
           expect(byTable.data).toStrictEqual(bySchema.data);
           expect(Object.keys(byTable.data)).toEqual(Object.keys(bySchema.data as object));
+          // Both give a plain object without the prototype keys, whatever the body carried.
+          for (const data of [byTable.data, bySchema.data as object]) {
+            expect(Object.getPrototypeOf(data)).toBe(Object.prototype);
+            expect(Object.getOwnPropertyNames(data).filter((key) => PROTOTYPE_KEYS.includes(key))).toEqual([]);
+          }
+          if (Object.hasOwn(body, '__proto__')) protoSeen = true;
         }
         if (!byTable.success && !bySchema.success) {
           expect(byTable.issues.map((issue) => issue.field).sort()).toEqual([...new Set(bySchema.error.issues.map((issue) => String(issue.path[0])))].sort());
@@ -78,6 +92,7 @@ describe.each(KINDS)('the $name callback', ({ fields, schema }) => {
     );
     // Both sides of the property ran: readable bodies and refused ones.
     expect(outcomes).toEqual(new Set([true, false]));
+    expect(protoSeen).toBe(true);
   });
 });
 
@@ -98,13 +113,13 @@ describe('readPayload', () => {
     expect(result).toEqual({ success: true, data: { tracking_code: 'NEW-1-1', status: 'done', timestamp: 1_700_000_000, hash: 'verified' } });
   });
 
-  test('keeps an own __proto__ field as a field, without touching the prototype', () => {
-    const body = JSON.parse('{"tracking_code":"NEW-1-1","status":"done","timestamp":1,"hash":"h","__proto__":{"polluted":true}}') as Record<string, unknown>;
+  test('drops own __proto__, constructor and prototype fields, and leaves the body as it was', () => {
+    const body = JSON.parse('{"tracking_code":"NEW-1-1","status":"done","timestamp":1,"hash":"h","__proto__":{"polluted":true},"constructor":{"x":1},"prototype":2,"note":"kept"}') as Record<string, unknown>;
     const result = readPayload(UNKNOWN_CALLBACK_FIELDS, body);
-    expect(result.success).toBe(true);
+    expect(result).toStrictEqual({ success: true, data: { tracking_code: 'NEW-1-1', status: 'done', timestamp: 1, hash: 'h', note: 'kept' } });
     if (!result.success) return;
     expect(Object.getPrototypeOf(result.data)).toBe(Object.prototype);
-    expect(Object.hasOwn(result.data, '__proto__')).toBe(true);
-    expect((result.data as { polluted?: unknown }).polluted).toBeUndefined();
+    expect(Object.getOwnPropertyNames(result.data)).toEqual(['tracking_code', 'status', 'timestamp', 'hash', 'note']);
+    expect(Object.getOwnPropertyNames(body)).toContain('__proto__');
   });
 });

@@ -26,10 +26,20 @@ async function balanceOf(user: string): Promise<number | undefined> {
 beforeAll(async () => {
   const first = await start({ ...PROVIDER, pool: pool() });
   receivers = [first, await start({ ...PROVIDER, pool: pool() })];
+  // The order rows the callbacks below are for, as saved when each payment was started.
+  const orders: [string, string, string, number][] = [
+    ['MAN-pgex01-1763812000', 'deposit', 'u-pgex', 200],
+    ['MAN-pgex06-1763812000', 'deposit', 'u-pgsix', 100],
+    ['WIT-pgex02-1763812000', 'withdrawal', 'u-pgwd', 40],
+    ['WIT-pgex03-1763812000', 'withdrawal', 'u-pgwd', 99],
+    ['WIT-pgex05-1763812000', 'withdrawal', 'u-pgtwo', 70],
+    ['WIT-pgex07-1763812000', 'withdrawal', 'u-pgcan', 30],
+  ];
+  for (const row of orders) await pools[0]!.query('INSERT INTO orders (tracking_code, kind, user_id, amount) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', row);
 });
 afterAll(async () => {
   await Promise.all(receivers.map((receiver) => receiver.close()));
-  await pools[0]!.query('DROP TABLE IF EXISTS balances, payorch_callback_inbox');
+  await pools[0]!.query('DROP TABLE IF EXISTS balances, orders, payorch_callback_inbox');
   await Promise.all(pools.map((each) => each.end()));
 });
 
@@ -39,7 +49,27 @@ test('credits a completed deposit once, though both instances get it, together a
   const answers = await Promise.all([deliver(first, delivery), deliver(second, delivery), deliver(first, delivery)]);
   expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200]);
   expect(await deliver(second, delivery)).toEqual({ status: 200, body: { success: true } });
+  // The order asked for 200; the customer paid 250 (spec 4.5): credited and recorded.
   expect(await balanceOf('u-pgex')).toBe(250);
+  const { rows } = await pools[0]!.query<{ paid_amount: string }>('SELECT paid_amount FROM orders WHERE tracking_code = $1', ['MAN-pgex01-1763812000']);
+  expect(rows.map((row) => Number(row.paid_amount))).toEqual([250]);
+});
+
+test('refuses with 409 a replayed deposit naming another user, then credits the genuine delivery to the order\'s user', async () => {
+  vi.spyOn(console, 'error').mockImplementation(() => undefined);
+  const genuine = signCallback({ ...unsigned.deposit, tracking_code: 'MAN-pgex06-1763812000', user_id: 'u-pgsix', amount: 100 }, PROVIDER);
+  const replay = { headers: genuine.headers, body: JSON.stringify({ ...(JSON.parse(genuine.body) as object), user_id: 'attacker', amount: 250_000 }) };
+  expect(await deliver(receivers[0]!.url, replay)).toEqual({ status: 409, body: { success: false, error: 'not_confirmed' } });
+  expect(await deliver(receivers[1]!.url, genuine)).toEqual({ status: 200, body: { success: true } });
+  expect([await balanceOf('attacker'), await balanceOf('u-pgsix')]).toEqual([undefined, 100]);
+});
+
+test('refunds a canceled withdrawal once, though a rejection follows', async () => {
+  const code = 'WIT-pgex07-1763812000';
+  for (const status of ['canceled', 'rejected', 'canceled']) {
+    expect(await deliver(receivers[0]!.url, signCallback({ ...unsigned.withdrawal, tracking_code: code, status, user_id: 'u-pgcan', amount: 30 }, PROVIDER))).toEqual({ status: 200, body: { success: true } });
+  }
+  expect(await balanceOf('u-pgcan')).toBe(30);
 });
 
 test('gives a rejected withdrawal back to the balance once, and leaves a completed one alone', async () => {
@@ -61,13 +91,13 @@ test('refunds a withdrawal once per tracking code when it is reported rejected, 
   expect(await balanceOf('u-pgtwo')).toBe(70);
 });
 
-test('answers 500 and credits nothing when the callback names no user, so that it comes back', async () => {
+test('answers 409 and records nothing when the callback names no user, so that the genuine delivery still applies', async () => {
   const withoutUser: Record<string, unknown> = { ...unsigned.deposit, tracking_code: 'MAN-pgex04-1763812000' };
   delete withoutUser['user_id'];
   const delivery = signCallback({ ...withoutUser, tracking_code: 'MAN-pgex04-1763812000', status: 'completed' }, PROVIDER);
   const consoleError = vi.spyOn(console, 'error').mockImplementation(() => undefined);
-  expect(await deliver(receivers[0]!.url, delivery)).toEqual({ status: 500, body: { success: false, error: 'not_applied' } });
-  expect(consoleError).toHaveBeenCalledWith('payorch: a callback was not applied', new Error('the callback names no user_id'));
+  expect(await deliver(receivers[0]!.url, delivery)).toEqual({ status: 409, body: { success: false, error: 'not_confirmed' } });
+  expect(consoleError).toHaveBeenCalledTimes(1);
   const { rows } = await pools[0]!.query('SELECT 1 FROM payorch_callback_inbox WHERE tracking_code = $1', ['MAN-pgex04-1763812000']);
   expect(rows).toEqual([]);
 });

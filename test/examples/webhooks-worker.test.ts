@@ -30,7 +30,12 @@ beforeAll(async () => {
     script: bundle.outputFiles[0]!.text,
     compatibilityDate: '2025-09-01',
     bindings: { PAYORCH_PROVIDER_API_KEY: PROVIDER.apiKey, PAYORCH_PROVIDER_SECRET_KEY: PROVIDER.secretKey },
+    kvNamespaces: ['ORDERS'],
   });
+  // The order rows the callbacks below are for, as the application wrote them when it started each payment.
+  // Typed here: miniflare's own types need @cloudflare/workers-types, which is not installed.
+  const orders = (await miniflare.getKVNamespace('ORDERS')) as unknown as { put(key: string, value: string): Promise<void> };
+  for (const code of ['MAN-worker01-1763812000', 'MAN-worker02-1763812000']) await orders.put(code, JSON.stringify({ userId: 'u-1', kind: 'deposit', amount: 200 }));
   url = new URL('/webhooks/payorch', await miniflare.ready).href;
 }, 60_000);
 afterAll(async () => {
@@ -41,6 +46,17 @@ test('the worker answers 200 {"success":true} to a signed callback and to its re
   const delivery = signCallback({ ...unsigned.deposit, tracking_code: 'MAN-worker01-1763812000' }, PROVIDER);
   expect(await deliver(url, delivery)).toEqual({ status: 200, body: { success: true } });
   expect(await deliver(url, delivery)).toEqual({ status: 200, body: { success: true } });
+});
+
+test('the worker answers 409 to a replayed deposit naming another user, and 200 to the genuine delivery after it', async () => {
+  const genuine = signCallback({ ...unsigned.deposit, tracking_code: 'MAN-worker02-1763812000' }, PROVIDER);
+  const replay = { headers: genuine.headers, body: JSON.stringify({ ...(JSON.parse(genuine.body) as object), user_id: 'attacker', amount: 250_000 }) };
+  expect(await deliver(url, replay)).toEqual({ status: 409, body: { success: false, error: 'not_confirmed' } });
+  expect(await deliver(url, genuine)).toEqual({ status: 200, body: { success: true } });
+});
+
+test('the worker answers 409 to a genuine callback that is not one of your orders', async () => {
+  expect(await deliver(url, signCallback({ ...unsigned.deposit, tracking_code: 'MAN-worker03-1763812000' }, PROVIDER))).toEqual({ status: 409, body: { success: false, error: 'not_confirmed' } });
 });
 
 test('the worker answers 401 to a forged callback, 405 to GET and 413 to an oversized body', async () => {

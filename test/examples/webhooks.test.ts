@@ -3,6 +3,7 @@ import { start as startExpress } from '../../examples/webhooks/express.js';
 import { start as startFastify } from '../../examples/webhooks/fastify.js';
 import { start as startHono } from '../../examples/webhooks/hono.js';
 import { start as startNodeHttp } from '../../examples/webhooks/node-http.js';
+import type { Order } from '../../examples/webhooks/orders.js';
 import type { Receiver, StartReceiver } from '../../examples/webhooks/receiver.js';
 import { signCallback } from '../../src/index.js';
 import type { VerifiedCallback } from '../../src/index.js';
@@ -50,12 +51,18 @@ const receivers: [string, StartReceiver][] = [
   ['Hono', startHono],
 ];
 
+// The order rows the callbacks below are for: the fixtures' user and amounts.
+const orderOf = (trackingCode: string): Order | undefined => {
+  if (trackingCode.includes('stranger')) return undefined;
+  return trackingCode.startsWith('WIT') ? { userId: 'u-1', kind: 'withdrawal', amount: unsigned.withdrawal.amount } : { userId: 'u-1', kind: 'deposit', amount: 100 };
+};
+
 describe.each(receivers)('the %s receiver', (_name, start) => {
   let receiver: Receiver;
   const processed: VerifiedCallback[] = [];
 
   beforeAll(async () => {
-    receiver = await start({ ...PROVIDER, port: 0, onCallback: (callback) => void processed.push(callback) });
+    receiver = await start({ ...PROVIDER, port: 0, orderOf, onCallback: (callback) => void processed.push(callback) });
   });
   afterAll(async () => {
     await receiver.close();
@@ -107,6 +114,20 @@ describe.each(receivers)('the %s receiver', (_name, start) => {
     const { headers, body } = fresh(code);
     expect(await deliver({ headers: { ...headers, 'Content-Type': contentType }, body })).toEqual({ status: 200, body: { success: true } });
     expect(processed.map((callback) => [callback.kind, callback.payload.tracking_code, callback.payload.amount])).toEqual([['deposit', code, unsigned.deposit.amount]]);
+  });
+
+  test('refuses with 409 a replayed deposit naming another user and amount, then applies the genuine delivery', async () => {
+    const genuine = fresh('MAN-replay05-1763812000');
+    const replay = { headers: genuine.headers, body: JSON.stringify({ ...(JSON.parse(genuine.body) as object), user_id: 'attacker', amount: 250_000 }) };
+    expect(await deliver(replay)).toEqual({ status: 409, body: { success: false, error: 'not_confirmed' } });
+    expect(await deliver(genuine)).toEqual({ status: 200, body: { success: true } });
+    // The amount paid (250) is accepted although the order asked for 100: spec 4.5.
+    expect(processed.map((callback) => [callback.payload.tracking_code, callback.payload.amount])).toEqual([['MAN-replay05-1763812000', 250]]);
+  });
+
+  test('refuses with 409 a genuine callback for a tracking code that is not one of your orders', async () => {
+    expect(await deliver(fresh('MAN-stranger06-1763812000'))).toEqual({ status: 409, body: { success: false, error: 'not_confirmed' } });
+    expect(processed).toEqual([]);
   });
 
   test('answers 401 to a deposit callback without the signature headers', async () => {

@@ -301,7 +301,7 @@ describe('confirm', () => {
       receiver.on('creditCard', handler);
       expect(await post(url, sign(unsigned.creditCard, PROVIDER))).toEqual(expected);
       expect(handler).toHaveBeenCalledTimes(applications);
-      expect(source.creditCard.getStatus).toHaveBeenCalledWith({ tracking_code: unsigned.creditCard.tracking_code });
+      expect(source.creditCard.getStatus).toHaveBeenCalledWith({ tracking_code: unsigned.creditCard.tracking_code }, { timeout: 5000 });
     });
 
     test('a failing status query is answered 500, so the callback comes again', async () => {

@@ -135,6 +135,11 @@ async function runIn(label, dispatch) {
   check('verifyCallbackRequest accepts the signed callback', report.verifyCallbackRequest?.kind === 'deposit' && report.verifyCallbackRequest.status === 'completed', JSON.stringify(report.verifyCallbackRequest));
   check('verifyCallback accepts the signed callback', report.verifyCallback?.kind === 'deposit' && report.verifyCallback.amount === 250, JSON.stringify(report.verifyCallback));
   check(
+    'verifyCallback decodes a windows-1254 body by its charset, and reads one without a charset',
+    report.charset?.declared === 'Şükrü İğdır' && report.charset.undeclared === 'Þükrü Ýðdýr',
+    JSON.stringify(report.charset),
+  );
+  check(
     'verifyCallback refuses a wrong secret (CallbackVerificationError, invalid_signature, 401)',
     report.wrongSecretCallback.isCallbackVerificationError && report.wrongSecretCallback.reason === 'invalid_signature' && report.wrongSecretCallback.status === 401,
     JSON.stringify(report.wrongSecretCallback),

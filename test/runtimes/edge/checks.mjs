@@ -41,6 +41,16 @@ export async function runChecks(request) {
     report.wrongSecretCallback = { ...describe(error), isCallbackVerificationError: error instanceof CallbackVerificationError };
   }
 
+  // The same callback as windows-1254 bytes with Turkish names (older Turkish stacks send those):
+  // decoded by the charset Content-Type declares, and, without one, read (as windows-1252), never refused.
+  const WINDOWS_1254 = { Ş: 0xde, ü: 0xfc, İ: 0xdd, ğ: 0xf0, ı: 0xfd };
+  const turkish = JSON.stringify({ ...JSON.parse(raw), fullname: 'Şükrü İğdır' });
+  const bytes = Uint8Array.from(Array.from(turkish, (char) => WINDOWS_1254[char] ?? char.charCodeAt(0)));
+  const headersWith = (contentType) => ({ ...Object.fromEntries(request.headers), 'content-type': contentType });
+  const declared = verifyCallback({ headers: headersWith('application/json; charset=windows-1254'), body: bytes }, { apiKey, secretKey });
+  const undeclared = verifyCallback({ headers: headersWith('application/json'), body: bytes }, { apiKey, secretKey });
+  report.charset = { declared: declared.payload.fullname, undeclared: undeclared.payload.fullname };
+
   // signCallback here must produce what the host computed with node:crypto.
   const signed = signCallback({ tracking_code: callback.tracking_code, status: callback.status }, { apiKey, secretKey, timestamp: callback.timestamp });
   report.signCallbackHash = signed.headers['X-Hash'];
