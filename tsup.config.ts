@@ -8,6 +8,9 @@ export default defineConfig([
       'sandbox/index': 'src/sandbox/index.ts',
       // The PostgreSQL inbox (payorch/postgres): only its users need `pg`, an optional peer.
       'postgres/index': 'src/postgres/index.ts',
+      // Receiving callbacks only (payorch/webhooks): the same modules as payorch's, in shared
+      // chunks, without ky or zod.
+      'webhooks/index': 'src/webhooks.ts',
       // SHA-256 for the `#hash` import, chosen by package.json `imports` conditions: node:crypto
       // where it exists, pure JS on edge runtimes (docs/decisions.md). Kept external so the choice
       // is made where the package runs or is bundled, not here.
@@ -20,7 +23,7 @@ export default defineConfig([
     platform: 'neutral',
     // TypeScript 6 deprecates `baseUrl`, which tsup 8's dts build sets internally (TS5101).
     dts: {
-      entry: { index: 'src/index.ts', 'sandbox/index': 'src/sandbox/index.ts', 'postgres/index': 'src/postgres/index.ts' },
+      entry: { index: 'src/index.ts', 'sandbox/index': 'src/sandbox/index.ts', 'postgres/index': 'src/postgres/index.ts', 'webhooks/index': 'src/webhooks.ts' },
       compilerOptions: { ignoreDeprecations: '6.0' },
     },
     // No source maps in the package: the output is not minified, so stack traces already point at

@@ -20,8 +20,7 @@
 //   request and signCallback signs a test callback;
 // - the single-value enums of answer fields (TransactionType, ManualIbanWithdrawalStatus): the
 //   answer's type names their values;
-// - the run-time checks isCallbackKind and isCallbackStatus, and detectCallbackKind (verifyCallback
-//   applies them);
+// - the run-time checks isCallbackKind and isCallbackStatus (verifyCallback applies them);
 // - the sandbox, which has its own entry point, payorch/sandbox (Node only);
 // - the PostgreSQL inbox, in its own entry point payorch/postgres, so that `pg` is never loaded here.
 
@@ -205,6 +204,8 @@ export type {
 } from './callbacks/kinds.js';
 export { CallbackVerificationError } from './errors/callback-verification-error.js';
 export type { CallbackVerificationReason } from './errors/callback-verification-error.js';
+export { CallbackJobError } from './errors/callback-job-error.js';
+export type { CallbackJobField } from './errors/callback-job-error.js';
 export {
   parseTrackingCode,
   safeParseTrackingCode,
@@ -227,6 +228,7 @@ export type {
   CallbackErrorDetails,
   CallbackConfirm,
 } from './receiver/receiver.js';
+export type { CallbackJob } from './receiver/job.js';
 export { confirmWithCardStatus } from './receiver/confirm-card.js';
 export type { CardStatusSource } from './receiver/confirm-card.js';
 export type { Api } from './core/endpoint.js';

@@ -1,5 +1,6 @@
 import { MAX_CALLBACK_BODY_BYTES, readCallbackBody, utf8Length } from '../callbacks/body.js';
 import type { CallbackBody } from '../callbacks/body.js';
+import { readSignatureHeaders } from '../callbacks/headers.js';
 import type { CallbackHeaders } from '../callbacks/headers.js';
 import type { VerifiedCallback } from '../callbacks/schemas.js';
 import { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS, VERIFY_OPTIONS, verifyCallback } from '../callbacks/verify.js';
@@ -8,13 +9,16 @@ import type { Logger } from '../core/observability.js';
 import { readLimited } from '../core/read-limited.js';
 import { TRACER_OPTION, checkOptions } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
-import { traceCallback } from '../core/tracing.js';
-import type { CallbackTrace, TracerLike } from '../core/tracing.js';
+import { traceCallback, traceCallbackApply } from '../core/tracing.js';
+import type { CallbackApplyTrace, CallbackTrace, TracerLike } from '../core/tracing.js';
+import { CallbackJobError } from '../errors/callback-job-error.js';
 import { CallbackVerificationError } from '../errors/callback-verification-error.js';
 import { eventNamesOf, isCallbackEventName } from './events.js';
 import type { CallbackEventName, CallbackOfEvent } from './events.js';
 import { createMemoryInbox } from './inbox.js';
-import type { CallbackInbox, CallbackKey, CallbackProgress, MemoryInboxContext } from './inbox.js';
+import type { CallbackInbox, CallbackInboxOutcome, CallbackKey, CallbackProgress, MemoryInboxContext } from './inbox.js';
+import { callbackJob, checkCallbackJob } from './job.js';
+import type { CallbackJob } from './job.js';
 import { bodyLeftByParser, readNodeBody, TOO_LARGE } from './node-body.js';
 import type { NodeRequestLike, NodeResponseLike } from './node-body.js';
 
@@ -39,9 +43,9 @@ export interface CallbackErrorDetails {
   /**
    * What failed: a handler, the inbox (claiming or committing), reading the request, typing a
    * genuine callback's body (`payload`), `confirm` (refused or threw), or no handler took a
-   * callback that `unhandled: 'retry'` sends back (`unhandled`).
+   * callback that `unhandled: 'retry'` sends back (`unhandled`), or `enqueue` threw (`enqueue`).
    */
-  readonly phase: 'handler' | 'inbox' | 'request' | 'payload' | 'confirm' | 'unhandled';
+  readonly phase: 'handler' | 'inbox' | 'request' | 'payload' | 'confirm' | 'unhandled' | 'enqueue';
   /**
    * For `payload`: the body as received, without its `hash`, so that you can see what could not
    * be typed.
@@ -52,6 +56,11 @@ export interface CallbackErrorDetails {
 /** `confirm` returned false: the callback disagrees with the record it was checked against. */
 class NotConfirmedError extends Error {
   override name = 'NotConfirmedError';
+}
+
+/** No handler takes the callback and `unhandled: 'retry'` asks for it again. */
+class UnhandledError extends Error {
+  override name = 'UnhandledError';
 }
 
 /**
@@ -124,6 +133,18 @@ export interface CallbackReceiverOptions<TContext> extends VerifyCallbackOptions
    * @example trace.getTracer('my-app')
    */
   readonly tracer?: TracerLike | undefined;
+  /**
+   * Defers applying to your own queue engine. Given, a callback that verifies becomes a
+   * {@link CallbackJob} handed to `enqueue`, and is answered 200 as soon as `enqueue` resolves:
+   * `confirm` and the handlers do not run then, `receiver.apply(job)` runs them from your
+   * worker, with the engine's retries and dead letters. If `enqueue` throws, the answer is 500,
+   * nothing is recorded and `onError` is told (phase `enqueue`), so that the service delivers it
+   * again. A forged, stale or malformed callback never reaches it. Resolve only once the job is
+   * stored durably: the 200 tells the service it may forget the callback.
+   * @default none: callbacks are applied before the answer
+   * @example async (job) => { await boss.send('payorch-callbacks', job, { retryLimit: 10 }); }
+   */
+  readonly enqueue?: ((job: CallbackJob) => Promise<void>) | undefined;
 }
 
 /** An answer of {@link CallbackReceiver.receive}: the status, headers and body to send. */
@@ -190,6 +211,23 @@ export interface CallbackReceiver<TContext> {
    * ```
    */
   readonly receive: (input: { readonly headers: CallbackHeaders; readonly body: CallbackBody }) => Promise<CallbackReceiverAnswer>;
+  /**
+   * Applies a job that `enqueue` was given, from your queue worker, after any round-trip through
+   * JSON. It first checks the job as the receiver checked the callback: the hash with this
+   * receiver's keys, the age limit at the job's receipt time, this receiver's account, the kind
+   * and event told again from the signed fields. Then it runs `confirm`, the inbox and the
+   * handlers, once per account + tracking_code + status, as a received callback. A plain
+   * function: pass it detached.
+   *
+   * @returns resolves when the callback was applied now or before (or no handler takes it, with `unhandled: 'acknowledge'`)
+   * @throws {CallbackJobError} for a job written or changed without the secret key, another account's job, or one too old at its receipt time: nothing applied; retrying cannot help
+   * @throws the error of `confirm` or a handler, or `confirm`'s refusal, or the inbox's failure: let the engine retry it
+   * @example
+   * ```ts
+   * await boss.work('payorch-callbacks', async ([job]) => receiver.apply(job.data));
+   * ```
+   */
+  readonly apply: (job: CallbackJob) => Promise<void>;
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json' } as const;
@@ -208,6 +246,7 @@ const NOT_APPLIED = /* @__PURE__ */ answer(500, 'not_applied');
 const NOT_CONFIRMED = /* @__PURE__ */ answer(409, 'not_confirmed');
 const NO_HANDLER = /* @__PURE__ */ answer(500, 'no_handler');
 const UNREADABLE_PAYLOAD = /* @__PURE__ */ answer(500, 'unreadable_payload');
+const NOT_QUEUED = /* @__PURE__ */ answer(500, 'not_queued');
 
 const WHERE = 'createCallbackReceiver';
 
@@ -222,6 +261,7 @@ export const RECEIVER_OPTIONS: readonly OptionDeclaration[] = [
   { name: 'accountName', rule: { type: 'text', maxLength: 200 } },
   TRACER_OPTION,
   { name: 'inbox', rule: { type: 'object', methods: ['process'], allowed: 'an object with a process(key, apply) method (CallbackInbox)' } },
+  { name: 'enqueue', rule: { type: 'function' } },
 ];
 
 /**
@@ -251,7 +291,8 @@ export const RECEIVER_OPTIONS: readonly OptionDeclaration[] = [
 export function createCallbackReceiver<TContext = MemoryInboxContext>(options: CallbackReceiverOptions<TContext>): CallbackReceiver<TContext> {
   checkOptions(WHERE, options, RECEIVER_OPTIONS);
   const maxBodyBytes = options.maxBodyBytes ?? MAX_CALLBACK_BODY_BYTES;
-  const { logger, onError, confirm, tracer } = options;
+  const { logger, onError, confirm, tracer, enqueue } = options;
+  const clock = options.now ?? Date.now;
   const account = options.accountName ?? options.apiKey;
   const retryUnhandled = options.unhandled === 'retry';
   // The memory inbox keeps keys as long as a redelivery with its first signature still verifies.
@@ -298,15 +339,17 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
     );
   }
 
-  async function apply(callback: VerifiedCallback, trace: CallbackTrace): Promise<CallbackReceiverAnswer> {
-    // Each handler is a step named by its event and place, for an inbox that keeps progress.
+  // ── apply: confirm, then the inbox, then the handlers. Shared by the inline answer and by
+  // `receiver.apply(job)`; tells onError of a failure and rejects with it.
+  async function applyCallback(callback: VerifiedCallback): Promise<CallbackInboxOutcome | 'unhandled'> {
     const matching = stepsOf(callback);
     const { tracking_code: trackingCode, status } = callback.payload;
     if (matching.length === 0) {
       logger?.warn({ kind: callback.kind, trackingCode, status, unhandled: retryUnhandled ? 'retry' : 'acknowledge' }, 'payorch: no handler takes this callback');
-      if (!retryUnhandled) return OK;
-      report(new Error(`no handler is registered for ${callback.kind}.${status}; answered 500 so that it is delivered again (unhandled: 'retry')`), { callback, phase: 'unhandled' });
-      return NO_HANDLER;
+      if (!retryUnhandled) return 'unhandled';
+      const error = new UnhandledError(`no handler is registered for ${callback.kind}.${status}; not applied, so that it is delivered again (unhandled: 'retry')`);
+      report(error, { callback, phase: 'unhandled' });
+      throw error;
     }
     const key: CallbackKey = { account, trackingCode, status };
     // Set inside the inbox's work: tells a handler's or confirm's failure from the inbox's own.
@@ -329,13 +372,38 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
         }
         failed.phase = undefined;
       });
-      trace.processed(outcome);
       logger?.debug({ kind: callback.kind, trackingCode, status, outcome, handlers: matching.length }, `payorch: callback ${outcome}`);
-      return OK;
+      return outcome;
     } catch (error) {
       report(error, { callback, phase: failed.phase ?? 'inbox' });
-      return error instanceof NotConfirmedError ? NOT_CONFIRMED : NOT_APPLIED;
+      throw error;
     }
+  }
+
+  /** Applies a callback before the answer (no `enqueue`), and answers for it. */
+  async function applyNow(callback: VerifiedCallback, trace: CallbackTrace): Promise<CallbackReceiverAnswer> {
+    try {
+      const outcome = await applyCallback(callback);
+      if (outcome !== 'unhandled') trace.processed(outcome);
+      return OK;
+    } catch (error) {
+      return error instanceof NotConfirmedError ? NOT_CONFIRMED : error instanceof UnhandledError ? NO_HANDLER : NOT_APPLIED;
+    }
+  }
+
+  /** Hands a verified callback to `enqueue`, and answers 200 once it is stored. */
+  async function enqueueNow(queue: (job: CallbackJob) => Promise<void>, callback: VerifiedCallback, headers: CallbackHeaders, receivedAt: number, trace: CallbackTrace): Promise<CallbackReceiverAnswer> {
+    // Verified, so the three headers are all there or (a dealer card callback) all absent.
+    const job = callbackJob(callback, readSignatureHeaders(headers) === undefined ? 'body' : 'headers', account, receivedAt, trace.traceparent());
+    try {
+      await queue(job);
+    } catch (error) {
+      report(error, { callback, phase: 'enqueue' });
+      return NOT_QUEUED;
+    }
+    trace.processed('queued');
+    logger?.debug({ kind: callback.kind, trackingCode: callback.payload.tracking_code, status: callback.payload.status }, 'payorch: callback queued');
+    return OK;
   }
 
   function rawPayload(body: CallbackBody): Readonly<Record<string, unknown>> | undefined {
@@ -348,7 +416,9 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
     }
   }
 
+  // ── receive: the adapter read and sized the body once; then verify, then enqueue or apply.
   async function receive(input: { readonly headers: CallbackHeaders; readonly body: CallbackBody }, trace: CallbackTrace): Promise<CallbackReceiverAnswer> {
+    const receivedAt = clock();
     let callback: VerifiedCallback;
     try {
       callback = verifyCallback(input, options);
@@ -366,7 +436,7 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
       return answer(error.status, error.reason);
     }
     trace.verified(callback);
-    return apply(callback, trace);
+    return enqueue === undefined ? applyNow(callback, trace) : enqueueNow(enqueue, callback, input.headers, receivedAt, trace);
   }
 
   function tooLarge(body: CallbackBody): boolean {
@@ -375,14 +445,19 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
     return (body instanceof ArrayBuffer || ArrayBuffer.isView(body)) && body.byteLength > maxBodyBytes;
   }
 
-  // Each entry point answers every failure itself: none of them rejects.
-  async function receiveParsed(input: { readonly headers: CallbackHeaders; readonly body: CallbackBody }, trace: CallbackTrace): Promise<CallbackReceiverAnswer> {
+  // Each entry point answers every failure itself: none of them rejects. A body the adapter read
+  // was sized as it was read; one given whole (receive(), a framework's parser) is sized here.
+  async function receiveSized(input: { readonly headers: CallbackHeaders; readonly body: CallbackBody }, trace: CallbackTrace): Promise<CallbackReceiverAnswer> {
     try {
-      return tooLarge(input.body) ? TOO_LARGE_ANSWER : await receive(input, trace);
+      return await receive(input, trace);
     } catch (error) {
       report(error, { callback: undefined, phase: 'request' });
       return NOT_APPLIED;
     }
+  }
+
+  function receiveParsed(input: { readonly headers: CallbackHeaders; readonly body: CallbackBody }, trace: CallbackTrace): Promise<CallbackReceiverAnswer> {
+    return tooLarge(input.body) ? Promise.resolve(TOO_LARGE_ANSWER) : receiveSized(input, trace);
   }
 
   function unreadable(error: unknown): CallbackReceiverAnswer {
@@ -399,7 +474,7 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
       reply = NOT_APPLIED;
     } else {
       const body = await readLimited(request.body, request.headers.get('content-length'), maxBodyBytes).catch(unreadable);
-      reply = body === undefined ? TOO_LARGE_ANSWER : body instanceof Uint8Array ? await receiveParsed({ headers: request.headers, body }, trace) : body;
+      reply = body === undefined ? TOO_LARGE_ANSWER : body instanceof Uint8Array ? await receiveSized({ headers: request.headers, body }, trace) : body;
     }
     trace.answered(reply);
     return new Response(reply.body, { status: reply.status, headers: reply.headers });
@@ -412,7 +487,7 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
     else if (parsed !== undefined) reply = await receiveParsed({ headers: request.headers, body: parsed }, trace);
     else {
       const body = await readNodeBody(request, maxBodyBytes).catch(unreadable);
-      reply = body === TOO_LARGE ? TOO_LARGE_ANSWER : body instanceof Uint8Array ? await receiveParsed({ headers: request.headers, body }, trace) : body;
+      reply = body === TOO_LARGE ? TOO_LARGE_ANSWER : body instanceof Uint8Array ? await receiveSized({ headers: request.headers, body }, trace) : body;
     }
     trace.answered(reply);
     try {
@@ -423,6 +498,19 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
     } catch {
       // The connection is gone; the service counts the delivery as failed and sends it again.
     }
+  }
+
+  // ── apply(job): the job checked as its callback was, then the same apply path.
+  async function applyJob(job: unknown, trace: CallbackApplyTrace): Promise<void> {
+    let callback: VerifiedCallback;
+    try {
+      callback = checkCallbackJob(job, { verify: options, account, nowMs: clock() });
+    } catch (error) {
+      if (error instanceof CallbackJobError) logger?.warn({ reason: error.reason, field: error.field }, error.message);
+      throw error;
+    }
+    trace.verified(callback);
+    trace.processed(await applyCallback(callback));
   }
 
   const receiver: CallbackReceiver<TContext> = {
@@ -442,6 +530,13 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
     receive: (input) => traceCallback(tracer, async (trace) => trace.answered(await receiveParsed(input, trace))),
     handle: (request) => traceCallback(tracer, (trace) => handle(request, trace)),
     nodeHandler: (request, response) => traceCallback(tracer, (trace) => nodeHandler(request, response, trace)),
+    apply: (job) => traceCallbackApply(tracer, traceparentOf(job), (trace) => applyJob(job, trace)),
   };
   return receiver;
+}
+
+/** The job's `traceparent`, read without trusting the job's shape (it is checked later). */
+function traceparentOf(job: unknown): unknown {
+  const context = typeof job === 'object' && job !== null ? (job as { traceContext?: unknown }).traceContext : undefined;
+  return typeof context === 'object' && context !== null ? (context as { traceparent?: unknown }).traceparent : undefined;
 }
