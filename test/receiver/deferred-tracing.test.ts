@@ -5,6 +5,14 @@ import { NOW_SECONDS, unsigned } from '../helpers/callbacks.js';
 import { SPAN_KIND, STATUS, expectNoSecrets, memoryTracing } from '../helpers/tracing.js';
 import { PROVIDER } from '../helpers/wire.js';
 
+/** An enqueue that stores each job as an engine stores it: as JSON text. */
+function store(jobs: CallbackJob[]): (job: CallbackJob) => Promise<void> {
+  return (job) => {
+    jobs.push(JSON.parse(JSON.stringify(job)) as CallbackJob);
+    return Promise.resolve();
+  };
+}
+
 const { tracer, exporter, spans } = memoryTracing();
 beforeEach(() => {
   exporter.reset();
@@ -12,7 +20,7 @@ beforeEach(() => {
 
 function receiver() {
   const jobs: CallbackJob[] = [];
-  const made = createCallbackReceiver({ ...PROVIDER, tracer, now: () => NOW_SECONDS * 1000, enqueue: async (job) => void jobs.push(JSON.parse(JSON.stringify(job)) as CallbackJob) });
+  const made = createCallbackReceiver({ ...PROVIDER, tracer, now: () => NOW_SECONDS * 1000, enqueue: store(jobs) });
   made.on('deposit', () => undefined);
   return { receiver: made, jobs };
 }

@@ -6,6 +6,14 @@ import { NOW_SECONDS, sign, unsigned } from '../helpers/callbacks.js';
 import type { Delivery } from '../helpers/serve.js';
 import { DEALER, PROVIDER } from '../helpers/wire.js';
 
+/** An enqueue that stores each job as an engine stores it: as JSON text. */
+function store(jobs: CallbackJob[]): (job: CallbackJob) => Promise<void> {
+  return (job) => {
+    jobs.push(JSON.parse(JSON.stringify(job)) as CallbackJob);
+    return Promise.resolve();
+  };
+}
+
 // The deferred path without a queue engine: `enqueue` into an array, `apply` from it after a
 // round-trip through JSON, as every engine stores the job. The engines themselves are in
 // deferred-pgboss.pg.test.ts and deferred-bullmq.test.ts.
@@ -23,7 +31,7 @@ interface Harness {
   readonly applied: VerifiedCallback[];
   readonly errors: { phase: string; error: unknown }[];
   readonly clock: { ms: number };
-  post(delivery: Delivery): Promise<{ status: number; body: string }>;
+  readonly post: (delivery: Delivery) => Promise<{ status: number; body: string }>;
 }
 
 function harness(options: Partial<CallbackReceiverOptions<MemoryInboxContext>> = {}): Harness {
@@ -31,12 +39,11 @@ function harness(options: Partial<CallbackReceiverOptions<MemoryInboxContext>> =
   const applied: VerifiedCallback[] = [];
   const errors: { phase: string; error: unknown }[] = [];
   const clock = { ms: NOW_MS };
-  const receiver = createCallbackReceiver<MemoryInboxContext>({
+  const receiver = createCallbackReceiver({
     ...PROVIDER,
     now: () => clock.ms,
     onError: (error, { phase }) => void errors.push({ phase, error }),
-    // Stored as an engine stores it: as JSON text.
-    enqueue: async (job) => void jobs.push(JSON.parse(JSON.stringify(job)) as CallbackJob),
+    enqueue: store(jobs),
     ...options,
   });
   receiver.on('deposit', (callback) => void applied.push(callback));
@@ -82,10 +89,7 @@ describe('a receiver with enqueue', () => {
   test('answers 500 not_queued when enqueue throws, tells onError, records nothing, and the redelivery is queued and applied', async () => {
     let down = true;
     const { receiver, jobs, applied, errors, post } = harness({
-      enqueue: async (job) => {
-        if (down) throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
-        jobs.push(JSON.parse(JSON.stringify(job)) as CallbackJob);
-      },
+      enqueue: (job) => (down ? Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432')) : store(jobs)(job)),
     });
     const delivery = deposit('MAN-down02-1763812000');
     expect(await post(delivery)).toEqual({ status: 500, body: '{"success":false,"error":"not_queued"}' });
@@ -140,7 +144,7 @@ describe('receiver.apply(job)', () => {
 
   test('applies a dealer card callback that came without headers, as a dealer card callback', async () => {
     const jobs: CallbackJob[] = [];
-    const receiver = createCallbackReceiver({ ...DEALER, now: () => NOW_MS, dealerCardWithoutHeaders: true, enqueue: async (job) => void jobs.push(JSON.parse(JSON.stringify(job)) as CallbackJob) });
+    const receiver = createCallbackReceiver({ ...DEALER, now: () => NOW_MS, dealerCardWithoutHeaders: true, enqueue: store(jobs) });
     const kinds: string[] = [];
     receiver.on('dealerCreditCard.success', (callback) => void kinds.push(callback.kind));
     const { body } = sign({ ...unsigned.dealerCreditCard, tracking_code: 'CC-dl06-1763812000' }, DEALER);
@@ -179,7 +183,7 @@ describe('receiver.apply(job)', () => {
   test('rejects, with no handler, when unhandled is retry; resolves when it is acknowledge', async () => {
     const jobs: CallbackJob[] = [];
     const make = (unhandled: 'retry' | 'acknowledge') =>
-      createCallbackReceiver({ ...PROVIDER, now: () => NOW_MS, unhandled, onError: () => undefined, enqueue: async (job) => void jobs.push(job) });
+      createCallbackReceiver({ ...PROVIDER, now: () => NOW_MS, unhandled, onError: () => undefined, enqueue: store(jobs) });
     await make('retry').receive({ headers: deposit('MAN-none08-1763812000').headers, body: deposit('MAN-none08-1763812000').body });
     await expect(make('retry').apply(jobs[0]!)).rejects.toThrow(/no handler/);
     await expect(make('acknowledge').apply(jobs[0]!)).resolves.toBeUndefined();
