@@ -1,10 +1,4 @@
 import { Queue, Worker } from 'bullmq';
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, inject, test } from 'vitest';
 import { signCallback } from '../../src/webhooks.js';
@@ -12,6 +6,8 @@ import type { CallbackJob } from '../../src/webhooks.js';
 import { unsigned } from '../helpers/callbacks.js';
 import { applications, applyingReceiver, createLedger, enqueuingReceiver, startWorkerProcess, waitFor } from '../helpers/deferred.js';
 import type { Behaviour } from '../helpers/deferred.js';
+import { startRedisServer } from '../helpers/redis.js';
+import type { RedisServer } from '../helpers/redis.js';
 import { deliver, serveNode } from '../helpers/serve.js';
 import type { Served } from '../helpers/serve.js';
 import { PROVIDER } from '../helpers/wire.js';
@@ -24,9 +20,7 @@ const QUEUE = 'payorch-callbacks';
 const KILL_QUEUE = 'payorch-callbacks-kill';
 const url = inject('postgresUrl');
 
-let directory: string;
-let redisPort: number;
-let redis: ChildProcess | undefined;
+let redis: RedisServer;
 let pool: pg.Pool;
 let queue: Queue<CallbackJob>;
 let killQueue: Queue<CallbackJob>;
@@ -35,40 +29,7 @@ let served: Served;
 const behaviours = new Map<string, Behaviour>();
 let applying: ReturnType<typeof applyingReceiver>;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => { resolve(typeof address === 'object' && address !== null ? address.port : 0); });
-    });
-  });
-}
-
-/** Starts redis-server (append-only, fsync always: an acknowledged job survives a restart) and waits until it accepts connections. */
-async function startRedis(): Promise<void> {
-  const child = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--dir', directory, '--daemonize', 'no', '--appendonly', 'yes', '--appendfsync', 'always', '--save', '', '--maxmemory-policy', 'noeviction'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  redis = child;
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  const failed = new Promise<never>((_, reject) => {
-    child.once('error', (error) => { reject(new Error(`redis-server could not start (apt-get install -y redis-server; .ci/run does): ${error.message}`)); });
-    child.once('exit', (code) => { reject(new Error(`redis-server exited with ${code}: ${output}`)); });
-  });
-  await Promise.race([waitFor(() => output.includes('Ready to accept connections'), 10_000, 'redis-server to accept connections'), failed]);
-}
-
-async function stopRedis(): Promise<void> {
-  const child = redis;
-  redis = undefined;
-  if (child === undefined || child.exitCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => { resolve(); }));
-  child.kill('SIGTERM');
-  await exited;
-}
-
-const connection = () => ({ host: '127.0.0.1', port: redisPort, maxRetriesPerRequest: null, retryStrategy: () => 100 });
+const connection = () => ({ host: '127.0.0.1', port: redis.port, maxRetriesPerRequest: null, retryStrategy: () => 100 });
 
 function work(name: string): Worker<CallbackJob> {
   const worker = new Worker<CallbackJob>(name, async (job) => applying.receiver.apply(job.data), { connection: connection(), lockDuration: 1000, stalledInterval: 500 });
@@ -78,9 +39,7 @@ function work(name: string): Worker<CallbackJob> {
 }
 
 beforeAll(async () => {
-  directory = mkdtempSync(join(tmpdir(), 'payorch-redis-'));
-  redisPort = await freePort();
-  await startRedis();
+  redis = await startRedisServer();
   pool = new pg.Pool({ connectionString: url, max: 4 });
   pool.on('error', () => undefined);
   await createLedger(pool, LEDGER);
@@ -102,8 +61,7 @@ afterAll(async () => {
   await served.close();
   await Promise.all(workers.map((worker) => worker.close(true)));
   await Promise.all([queue.close(), killQueue.close()]);
-  await stopRedis();
-  rmSync(directory, { recursive: true, force: true });
+  await redis.close();
   await pool.query(`DROP TABLE IF EXISTS ${LEDGER}`);
   await pool.end();
 }, 30_000);
@@ -147,11 +105,11 @@ test('duplicates and a re-signed copy become four jobs and one application', asy
 test('a Redis that is down answers 500 and records nothing; after its restart the redelivery is queued and applied', async () => {
   const code = 'MAN-bmdown04-1763812000';
   const delivery = deposit(code);
-  await stopRedis();
+  await redis.stop();
   try {
     expect(await deliver(served.url, delivery)).toEqual({ status: 500, body: { success: false, error: 'not_queued' } });
   } finally {
-    await startRedis();
+    await redis.start();
   }
   expect(await applications(pool, LEDGER, code)).toEqual([]);
   await waitFor(async () => (await deliver(served.url, delivery)).status === 200, 5000, 'the queue to take the redelivery');
@@ -161,7 +119,7 @@ test('a Redis that is down answers 500 and records nothing; after its restart th
 
 test('a worker killed with SIGKILL mid-handler: BullMQ finds the job stalled, another worker applies it exactly once', async () => {
   const code = 'MAN-bmkill05-1763812000';
-  const child = startWorkerProcess({ WORKER_ENGINE: 'bullmq', WORKER_QUEUE: KILL_QUEUE, WORKER_PG_URL: url, WORKER_REDIS_PORT: String(redisPort), WORKER_LEDGER: LEDGER, WORKER_HANDLER_MS: '30000' });
+  const child = startWorkerProcess({ WORKER_ENGINE: 'bullmq', WORKER_QUEUE: KILL_QUEUE, WORKER_PG_URL: url, WORKER_REDIS_PORT: String(redis.port), WORKER_LEDGER: LEDGER, WORKER_HANDLER_MS: '30000' });
   try {
     await child.line('ready', 10_000);
     expect((await deliver(served.url, deposit(code))).status).toBe(200);

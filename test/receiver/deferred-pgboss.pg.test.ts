@@ -28,14 +28,16 @@ const behaviours = new Map<string, Behaviour>();
 let applying: ReturnType<typeof applyingReceiver>;
 let workerId: string;
 
-const bossOptions = { supervise: false, schedule: false } as const;
+// Its own schema: the pg-boss example (test/examples) works a queue of the same name meanwhile.
+const SCHEMA = 'pgboss_deferred_test';
+const bossOptions = { supervise: false, schedule: false, schema: SCHEMA } as const;
 
 beforeAll(async () => {
   pool = new pg.Pool({ connectionString: url, max: 4 });
   pool.on('error', () => undefined);
   await createLedger(pool, LEDGER);
   // The workers' pg-boss expires a job whose worker vanished: maintenance every second.
-  workerBoss = new PgBoss({ connectionString: url, schedule: false, maintenanceIntervalSeconds: 1, monitorStateIntervalSeconds: 60 });
+  workerBoss = new PgBoss({ connectionString: url, schema: SCHEMA, schedule: false, maintenanceIntervalSeconds: 1, monitorStateIntervalSeconds: 60 });
   workerBoss.on('error', () => undefined);
   await workerBoss.start();
   for (const name of [QUEUE, KILL_QUEUE]) await workerBoss.createQueue(name);
@@ -115,7 +117,7 @@ test('a queue that is down answers 500 and records nothing; the redelivery is qu
 
 test('a worker killed with SIGKILL mid-handler: pg-boss expires its job, another worker applies it exactly once', async () => {
   const code = 'MAN-pbkill05-1763812000';
-  const child = startWorkerProcess({ WORKER_ENGINE: 'pgboss', WORKER_QUEUE: KILL_QUEUE, WORKER_PG_URL: url, WORKER_LEDGER: LEDGER, WORKER_HANDLER_MS: '30000' });
+  const child = startWorkerProcess({ WORKER_ENGINE: 'pgboss', WORKER_PGBOSS_SCHEMA: SCHEMA, WORKER_QUEUE: KILL_QUEUE, WORKER_PG_URL: url, WORKER_LEDGER: LEDGER, WORKER_HANDLER_MS: '30000' });
   try {
     await child.line('ready', 10_000);
     expect((await deliver(served.url, deposit(code))).status).toBe(200);
@@ -130,6 +132,6 @@ test('a worker killed with SIGKILL mid-handler: pg-boss expires its job, another
 }, 30_000);
 
 async function activeJobs(queue: string): Promise<boolean> {
-  const { rows } = await pool.query<{ count: string }>(`SELECT count(*) FROM pgboss.job WHERE name = $1 AND state IN ('active', 'retry', 'created')`, [queue]);
+  const { rows } = await pool.query<{ count: string }>(`SELECT count(*) FROM ${SCHEMA}.job WHERE name = $1 AND state IN ('active', 'retry', 'created')`, [queue]);
   return Number(rows[0]?.count ?? 0) > 0;
 }
