@@ -258,4 +258,4 @@ export type {
   RequestEvent,
   ResponseEvent,
 } from './core/observability.js';
-export type { SpanAttributeValue, SpanLike, TracerLike } from './core/tracing.js';
+export type { SpanAttributeValue, SpanLike, SpanLinkContext, TracerLike } from './core/tracing.js';

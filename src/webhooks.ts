@@ -94,4 +94,4 @@ export type {
   Logger,
   LogFunction,
 } from './core/observability.js';
-export type { SpanAttributeValue, SpanLike, TracerLike } from './core/tracing.js';
+export type { SpanAttributeValue, SpanLike, SpanLinkContext, TracerLike } from './core/tracing.js';
