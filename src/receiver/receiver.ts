@@ -149,7 +149,7 @@ export interface CallbackReceiverOptions<TContext> extends VerifyCallbackOptions
 
 /** An answer of {@link CallbackReceiver.receive}: the status, headers and body to send. */
 export interface CallbackReceiverAnswer {
-  /** 200 applied or already applied; 400 malformed; 401 not genuine; 405 not POST; 409 refused by `confirm`; 413 too large; 500 not applied. */
+  /** 200 applied, already applied or (with `enqueue`) queued; 400 malformed; 401 not genuine; 405 not POST; 409 refused by `confirm`; 413 too large; 500 not applied or not queued. */
   readonly status: 200 | 400 | 401 | 405 | 409 | 413 | 500;
   readonly headers: Readonly<Record<string, string>>;
   /** JSON: `{"success":true}` (spec 6.1), or `{"success":false,"error":"<reason>"}`. */
@@ -272,6 +272,8 @@ export const RECEIVER_OPTIONS: readonly OptionDeclaration[] = [
  * malformed before its hash is trusted, 409 when `confirm` refused it, 413 when too large, 405
  * for anything but POST, and 500 when a genuine body cannot be typed, or a handler, `confirm` or
  * the inbox failed, so that the service delivers it again. Nothing a request does makes it throw.
+ * With `enqueue`, a verified callback is answered 200 once it is on your queue (500 `not_queued`
+ * when `enqueue` throws), and your worker applies it with {@link CallbackReceiver.apply}.
  *
  * @throws {RequestValidationError} at once for a missing key or an impossible option, naming it
  * @example
