@@ -20,7 +20,7 @@ step "publint --strict"
 npx --no-install publint --strict
 
 # The default profile includes node10 resolution (`moduleResolution: "node"`, still common):
-# package.json typesVersions maps payorch/sandbox, payorch/postgres, payorch/d1 and payorch/durable-object to their declarations there.
+# package.json typesVersions maps payorch/sandbox, payorch/postgres, payorch/webhooks, payorch/d1 and payorch/durable-object to their declarations there.
 step "attw --pack . (default profile: node10, node16 CJS and ESM, bundler)"
 npx --no-install attw --pack .
 
@@ -181,6 +181,20 @@ console.log(`${label}: payorch/d1 and payorch/durable-object loaded`);
 (cd "$work/esm" && { echo 'import { createD1Inbox, d1InboxTableSql } from "payorch/d1";'; echo 'import { createDurableObjectInbox } from "payorch/durable-object";'; echo 'const label = "ESM";'; echo "$cloudflare_js"; } > cloudflare.js && node cloudflare.js)
 (cd "$work/cjs" && { echo 'const { createD1Inbox, d1InboxTableSql } = require("payorch/d1");'; echo 'const { createDurableObjectInbox } = require("payorch/durable-object");'; echo 'const label = "CommonJS";'; echo "$cloudflare_js"; } > cloudflare.js && node cloudflare.js)
 (cd "$work/ts" && { echo 'import { createD1Inbox, d1InboxTableSql } from "payorch/d1";'; echo 'import type { D1PreparedStatementLike } from "payorch/d1";'; echo 'import { createDurableObjectInbox } from "payorch/durable-object";'; echo 'const label = "TypeScript node16";'; echo "$cloudflare_js" | sed -e 's/const statement =/const statement: D1PreparedStatementLike =/' -e 's/(closure) =>/<T>(closure: () => Promise<T>) =>/'; } > src/cloudflare.ts && "$tsc" -p tsconfig.node16.json && node out-node16/cloudflare.js)
+
+# payorch/webhooks: receiving only, without ky or zod; its objects are payorch's own, so an error
+# of one entry is instanceof the other's class, in ESM, CommonJS and TypeScript (node16).
+step "consumer: payorch/webhooks (ESM, CommonJS, TypeScript), the same objects as payorch"
+webhooks_js='
+const receiver = createCallbackReceiver({ apiKey: "api", secretKey: "secret", enqueue: async () => {} });
+let refused;
+try { webhooks.verifyCallback({ headers: {}, body: "{}" }, { apiKey: "api", secretKey: "secret" }); } catch (error) { refused = error; }
+if (typeof receiver.apply !== "function" || !(refused instanceof main.CallbackVerificationError) || webhooks.createCallbackReceiver !== main.createCallbackReceiver) throw new Error("payorch/webhooks");
+console.log(`${label}: payorch/webhooks shares payorch'"'"'s objects`);
+'
+(cd "$work/esm" && { echo 'import * as webhooks from "payorch/webhooks";'; echo 'import * as main from "payorch";'; echo 'const { createCallbackReceiver } = webhooks;'; echo 'const label = "ESM";'; echo "$webhooks_js"; } > webhooks.js && node webhooks.js)
+(cd "$work/cjs" && { echo 'const webhooks = require("payorch/webhooks");'; echo 'const main = require("payorch");'; echo 'const { createCallbackReceiver } = webhooks;'; echo 'const label = "CommonJS";'; echo "$webhooks_js"; } > webhooks.js && node webhooks.js)
+(cd "$work/ts" && { echo 'import * as webhooks from "payorch/webhooks";'; echo 'import * as main from "payorch";'; echo 'import type { CallbackJob } from "payorch/webhooks";'; echo 'const { createCallbackReceiver } = webhooks;'; echo 'export const typedJob: CallbackJob | undefined = undefined;'; echo 'const label = "TypeScript node16";'; echo "$webhooks_js" | sed -e 's/(error) {/(error: unknown) {/' -e 's/let refused;/let refused: unknown;/'; } > src/webhooks.ts && "$tsc" -p tsconfig.node16.json && node out-node16/webhooks.js)
 
 cd "$repo"
 # Size and start-up as users meet them, reported beside their targets (edge bundle of verifyCallback

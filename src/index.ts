@@ -20,8 +20,7 @@
 //   request and signCallback signs a test callback;
 // - the single-value enums of answer fields (TransactionType, ManualIbanWithdrawalStatus): the
 //   answer's type names their values;
-// - the run-time checks isCallbackKind and isCallbackStatus, and detectCallbackKind (verifyCallback
-//   applies them);
+// - the run-time checks isCallbackKind and isCallbackStatus (verifyCallback applies them);
 // - the sandbox, which has its own entry point, payorch/sandbox (Node only);
 // - the PostgreSQL inbox, in its own entry point payorch/postgres, so that `pg` is never loaded here;
 // - the Cloudflare inboxes, in payorch/d1 and payorch/durable-object, loaded only by their users.
@@ -206,6 +205,8 @@ export type {
 } from './callbacks/kinds.js';
 export { CallbackVerificationError } from './errors/callback-verification-error.js';
 export type { CallbackVerificationReason } from './errors/callback-verification-error.js';
+export { CallbackJobError } from './errors/callback-job-error.js';
+export type { CallbackJobField } from './errors/callback-job-error.js';
 export {
   parseTrackingCode,
   safeParseTrackingCode,
@@ -228,6 +229,7 @@ export type {
   CallbackErrorDetails,
   CallbackConfirm,
 } from './receiver/receiver.js';
+export type { CallbackJob } from './receiver/job.js';
 export { confirmWithCardStatus } from './receiver/confirm-card.js';
 export type { CardStatusSource, ConfirmWithCardStatusOptions } from './receiver/confirm-card.js';
 export type { Api } from './core/endpoint.js';
@@ -263,4 +265,4 @@ export type {
   RequestEvent,
   ResponseEvent,
 } from './core/observability.js';
-export type { SpanAttributeValue, SpanLike, TracerLike } from './core/tracing.js';
+export type { SpanAttributeValue, SpanLike, SpanLinkContext, TracerLike } from './core/tracing.js';

@@ -1,7 +1,5 @@
 import { assertNever } from '../core/assert-never.js';
-import { safeParseTrackingCode } from '../core/tracking-code.js';
 import type { TrackingCodeDirection } from '../core/tracking-code.js';
-import { CallbackVerificationError } from '../errors/callback-verification-error.js';
 import type { CallbackKind } from './kinds.js';
 import type { Api } from '../core/endpoint.js';
 
@@ -23,26 +21,6 @@ function cardKind(body: Readonly<Record<string, unknown>>, account: Api | undefi
   // `success` is left out: a provider body that carries it is still a provider body. A body with
   // fields of neither side (or both) reads as the provider's, whose schema asks no more.
   return hasAny(body, DEALER_ONLY) && !hasAny(body, PROVIDER_ONLY) ? 'dealerCreditCard' : 'creditCard';
-}
-
-/**
- * Tells which callback a body is: from the tracking code prefix (spec 2.1), and for card
- * payments from `account` when given, else from the fields only a dealer card body has (a body
- * with none of them, or with provider fields too, is a provider card callback).
- *
- * @throws {CallbackVerificationError} `unknown_kind` when the prefix is not one of spec 2.1 or
- * names a transfer
- */
-export function detectCallbackKind(body: Readonly<Record<string, unknown>>, account?: Api): CallbackKind {
-  const code = body['tracking_code'];
-  const parsed = typeof code === 'string' ? safeParseTrackingCode(code) : undefined;
-  if (parsed === undefined || !parsed.success) {
-    throw new CallbackVerificationError('unknown_kind', 'tracking_code has no prefix of spec 2.1; pass kind');
-  }
-  if (parsed.data.direction === 'transfer') {
-    throw new CallbackVerificationError('unknown_kind', 'transfers have no callback (spec 6.1); pass kind');
-  }
-  return kindOfDirection(parsed.data.direction, body, account);
 }
 
 /** The callback kind of a tracking code already read: its direction, and for cards the account or the body's fields. */

@@ -21,6 +21,19 @@ export interface SpanLike {
   setStatus(status: { code: number; message?: string }): unknown;
   /** Ends the span, once, when the call or the callback is done. */
   end(): void;
+  /**
+   * The span's identity, which a deferred callback carries to the span that applies it (W3C trace
+   * context). Optional: a span without it is simply not linked.
+   */
+  spanContext?(): { readonly traceId: string; readonly spanId: string; readonly traceFlags: number };
+}
+
+/** A span another span links to: OpenTelemetry's `SpanContext`, as read from a W3C `traceparent`. */
+export interface SpanLinkContext {
+  traceId: string;
+  spanId: string;
+  traceFlags: number;
+  isRemote?: boolean;
 }
 
 /**
@@ -30,7 +43,11 @@ export interface SpanLike {
  */
 export interface TracerLike {
   /** `kind` is OpenTelemetry's `SpanKind`: 2 is CLIENT, 4 is CONSUMER. */
-  startActiveSpan<T>(name: string, options: { kind?: number; attributes?: Readonly<Record<string, SpanAttributeValue | undefined>> }, fn: (span: SpanLike) => T): T;
+  startActiveSpan<T>(
+    name: string,
+    options: { kind?: number; attributes?: Readonly<Record<string, SpanAttributeValue | undefined>>; links?: { context: SpanLinkContext }[] },
+    fn: (span: SpanLike) => T,
+  ): T;
 }
 
 // The numbers of @opentelemetry/api's SpanKind and SpanStatusCode enums, stable since 1.0.
@@ -47,9 +64,32 @@ interface GuardedSpan {
   fail(message: string): void;
   /** Ends the span, once, when the call or the callback is done. */
   end(): void;
+  /** The span's W3C `traceparent`, or undefined when the tracer does not tell it. */
+  traceparent(): string | undefined;
 }
 
-const NO_SPAN: GuardedSpan = { set() {}, event() {}, fail() {}, end() {} };
+const NO_SPAN: GuardedSpan = { set() {}, event() {}, fail() {}, end() {}, traceparent: () => undefined };
+
+// W3C trace context: version 00, 16-byte trace id, 8-byte span id, flags; all-zero ids are invalid.
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+const ZERO_TRACE = '0'.repeat(32);
+const ZERO_SPAN = '0'.repeat(16);
+
+/** A span context as a W3C `traceparent`, or undefined when it is not a valid one. */
+function formatTraceparent(context: { readonly traceId: string; readonly spanId: string; readonly traceFlags: number }): string | undefined {
+  const text = `00-${context.traceId}-${context.spanId}-${(context.traceFlags & 0xff).toString(16).padStart(2, '0')}`;
+  return parseTraceparent(text) === undefined ? undefined : text;
+}
+
+/** The span context a W3C `traceparent` names, or undefined for anything else (it is unsigned input). */
+export function parseTraceparent(value: unknown): SpanLinkContext | undefined {
+  if (typeof value !== 'string') return undefined;
+  const match = TRACEPARENT.exec(value);
+  if (match === null) return undefined;
+  const [, traceId = '', spanId = '', flags = ''] = match;
+  if (traceId === ZERO_TRACE || spanId === ZERO_SPAN) return undefined;
+  return { traceId, spanId, traceFlags: Number.parseInt(flags, 16), isRemote: true };
+}
 
 function defined(attributes: Attributes): Attributes {
   return Object.fromEntries(Object.entries(attributes).filter(([, value]) => value !== undefined));
@@ -68,6 +108,14 @@ function guard(span: SpanLike): GuardedSpan {
     event: (name, attributes) => { attempt(() => span.addEvent(name, defined(attributes))); },
     fail: (message) => { attempt(() => span.setStatus({ code: STATUS_ERROR, message })); },
     end: () => { attempt(() => { span.end(); }); },
+    traceparent: () => {
+      try {
+        const context = span.spanContext?.();
+        return context === undefined ? undefined : formatTraceparent(context);
+      } catch {
+        return undefined;
+      }
+    },
   };
 }
 
@@ -76,12 +124,20 @@ function guard(span: SpanLike): GuardedSpan {
  * fails to start one. `run` is called exactly once: a tracer that throws after calling it does
  * not start the work (a payment) a second time.
  */
-function withSpan<T>(tracer: TracerLike | undefined, name: string, kind: number, attributes: Attributes, run: (span: GuardedSpan) => Promise<T>): Promise<T> {
+function withSpan<T>(
+  tracer: TracerLike | undefined,
+  name: string,
+  kind: number,
+  attributes: Attributes,
+  run: (span: GuardedSpan) => Promise<T>,
+  link?: SpanLinkContext,
+): Promise<T> {
   if (tracer === undefined) return run(NO_SPAN);
   let result: Promise<T> | undefined;
   try {
+    const options = link === undefined ? { kind, attributes: defined(attributes) } : { kind, attributes: defined(attributes), links: [{ context: link }] };
     // What it returns is `result` itself, which the caller awaits.
-    void tracer.startActiveSpan(name, { kind, attributes: defined(attributes) }, (span) => {
+    void tracer.startActiveSpan(name, options, (span) => {
       result = run(guard(span));
       return result;
     });
@@ -193,9 +249,11 @@ export interface CallbackTrace {
   processed(outcome: string): void;
   /** The answer sent back, returned as it is. */
   answered<A extends { readonly status: number; readonly body: string }>(answer: A): A;
+  /** The receiving span's W3C `traceparent`, for a deferred callback's job; undefined without a tracer. */
+  traceparent(): string | undefined;
 }
 
-const NO_CALLBACK_TRACE: CallbackTrace = { verified() {}, processed() {}, answered: (answer) => answer };
+const NO_CALLBACK_TRACE: CallbackTrace = { verified() {}, processed() {}, answered: (answer) => answer, traceparent: () => undefined };
 
 /** The `error` of a failure answer, `{"success":false,"error":"<reason>"}`, which the receiver writes itself. */
 function reasonOf(body: string): string | undefined {
@@ -229,6 +287,7 @@ export function traceCallback<T>(tracer: TracerLike | undefined, run: (trace: Ca
         answer = given;
         return given;
       },
+      traceparent: () => span.traceparent(),
     };
     try {
       return await run(trace);
@@ -243,4 +302,51 @@ export function traceCallback<T>(tracer: TracerLike | undefined, run: (trace: Ca
       span.end();
     }
   });
+}
+
+/** What `receiver.apply` tells the span of a deferred callback. */
+export interface CallbackApplyTrace {
+  /** The job verified again: its kind, status and tracking code may be recorded. */
+  verified(callback: { readonly kind: string; readonly payload: { readonly tracking_code: string; readonly status: string } }): void;
+  /** What the inbox did with it: `applied` or `duplicate` (or `unhandled` when no handler took it). */
+  processed(outcome: string): void;
+}
+
+/**
+ * One CONSUMER span per `receiver.apply(job)`, named `callback.apply`, linked to the span that
+ * received the callback (the job's `traceparent`; a link, not a parent: the queue may deliver it
+ * much later, in another trace). Active while the handlers run; status ERROR when `apply` rejects.
+ */
+export function traceCallbackApply<T>(tracer: TracerLike | undefined, traceparent: unknown, run: (trace: CallbackApplyTrace) => Promise<T>): Promise<T> {
+  if (tracer === undefined) return run({ verified() {}, processed() {} });
+  return withSpan(
+    tracer,
+    'callback.apply',
+    SPAN_KIND_CONSUMER,
+    { 'payorch.operation': 'callback.apply' },
+    async (span) => {
+      let outcome: string | undefined;
+      const trace: CallbackApplyTrace = {
+        verified(callback) {
+          span.set({ 'payorch.callback.kind': callback.kind, 'payorch.callback.status': callback.payload.status, 'payorch.tracking_code': callback.payload.tracking_code });
+        },
+        processed(result) {
+          outcome = result;
+        },
+      };
+      try {
+        const value = await run(trace);
+        span.set({ 'payorch.callback.result': outcome ?? 'applied' });
+        return value;
+      } catch (error) {
+        const reason = typeof error === 'object' && error !== null && typeof (error as { reason?: unknown }).reason === 'string' ? (error as { reason: string }).reason : errorName(error);
+        span.set({ 'payorch.callback.result': 'failed', 'payorch.callback.reason': reason, 'error.type': errorName(error) });
+        span.fail(reason);
+        throw error;
+      } finally {
+        span.end();
+      }
+    },
+    parseTraceparent(traceparent),
+  );
 }

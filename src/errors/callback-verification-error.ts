@@ -17,7 +17,6 @@ import { brand } from './brand.js';
  * - `unreadable_payload`: the hash verified, but the body still does not fit the schema of its
  *   kind after every plausible variant was normalised (see `issues`). Answered 500, not 400: the
  *   callback is genuine, and a redelivery applies once the SDK or the service is fixed.
- * - `unknown_kind`: the kind cannot be told from the tracking code and body; pass `kind`.
  * - `invalid_tracking_code`: `tracking_code` is not a tracking code of spec 2.1; checked before
  *   the hash, because an empty one makes the callback hash equal a request's X-Hash.
  * - `invalid_status`: `status` is empty or not a status word; checked before the hash, likewise.
@@ -31,7 +30,6 @@ export type CallbackVerificationReason =
   | 'api_key_mismatch'
   | 'malformed_body'
   | 'unreadable_payload'
-  | 'unknown_kind'
   | 'invalid_tracking_code'
   | 'invalid_status'
   | 'kind_mismatch';
@@ -50,7 +48,6 @@ const STATUS = {
   api_key_mismatch: 401,
   malformed_body: 400,
   unreadable_payload: 500,
-  unknown_kind: 400,
   invalid_tracking_code: 400,
   invalid_status: 400,
   kind_mismatch: 400,

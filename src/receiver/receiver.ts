@@ -1,5 +1,6 @@
 import { MAX_CALLBACK_BODY_BYTES, readCallbackBody, utf8Length } from '../callbacks/body.js';
 import type { BodyDecoding, CallbackBody } from '../callbacks/body.js';
+import { readSignatureHeaders } from '../callbacks/headers.js';
 import type { CallbackHeaders } from '../callbacks/headers.js';
 import type { VerifiedCallback } from '../callbacks/schemas.js';
 import { VERIFY_OPTIONS, charsetOf, verifyCallbackTold } from '../callbacks/verify.js';
@@ -8,15 +9,18 @@ import type { Logger } from '../core/observability.js';
 import { readLimited } from '../core/read-limited.js';
 import { TRACER_OPTION, checkOptions } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
-import { traceCallback } from '../core/tracing.js';
-import type { CallbackTrace, TracerLike } from '../core/tracing.js';
+import { traceCallback, traceCallbackApply } from '../core/tracing.js';
+import type { CallbackApplyTrace, CallbackTrace, TracerLike } from '../core/tracing.js';
+import { CallbackJobError } from '../errors/callback-job-error.js';
 import { CallbackVerificationError } from '../errors/callback-verification-error.js';
 import { CallbackRetentionError } from '../errors/callback-retention-error.js';
 import { isPayorchError } from '../errors/brand.js';
 import { eventNamesOf, isCallbackEventName } from './events.js';
 import type { CallbackEventName, CallbackOfEvent } from './events.js';
 import { createMemoryInbox } from './inbox.js';
-import type { CallbackInbox, CallbackKey, CallbackProgress, MemoryInboxContext } from './inbox.js';
+import type { CallbackInbox, CallbackInboxOutcome, CallbackKey, CallbackProgress, MemoryInboxContext } from './inbox.js';
+import { callbackJob, checkCallbackJob } from './job.js';
+import type { CallbackJob } from './job.js';
 import { bodyLeftByParser, readNodeBody, TOO_LARGE } from './node-body.js';
 import type { NodeRequestLike, NodeResponseLike } from './node-body.js';
 
@@ -41,11 +45,11 @@ export interface CallbackErrorDetails {
   /**
    * What failed: a handler, the inbox (claiming or committing), reading the request, typing a
    * genuine callback's body (`payload`), `confirm` (refused or threw), or no handler took a
-   * callback that `unhandled: 'retry'` sends back (`unhandled`), or the inbox refused a callback
-   * whose record is older than its retention (`retention`, a {@link CallbackRetentionError}:
-   * reconcile it by hand).
+   * callback that `unhandled: 'retry'` sends back (`unhandled`), `enqueue` threw (`enqueue`), or
+   * the inbox refused a callback whose record is older than its retention (`retention`, a
+   * {@link CallbackRetentionError}: reconcile it by hand).
    */
-  readonly phase: 'handler' | 'inbox' | 'request' | 'payload' | 'confirm' | 'unhandled' | 'retention';
+  readonly phase: 'handler' | 'inbox' | 'request' | 'payload' | 'confirm' | 'unhandled' | 'enqueue' | 'retention';
   /**
    * For `payload`: the body as received, without its `hash`, so that you can see what could not
    * be typed.
@@ -56,6 +60,11 @@ export interface CallbackErrorDetails {
 /** `confirm` returned false: the callback disagrees with the record it was checked against. */
 class NotConfirmedError extends Error {
   override name = 'NotConfirmedError';
+}
+
+/** No handler takes the callback and `unhandled: 'retry'` asks for it again. */
+class UnhandledError extends Error {
+  override name = 'UnhandledError';
 }
 
 /**
@@ -128,11 +137,23 @@ export interface CallbackReceiverOptions<TContext> extends VerifyCallbackOptions
    * @example trace.getTracer('my-app')
    */
   readonly tracer?: TracerLike | undefined;
+  /**
+   * Defers applying to your own queue engine. Given, a callback that verifies becomes a
+   * {@link CallbackJob} handed to `enqueue`, and is answered 200 as soon as `enqueue` resolves:
+   * `confirm` and the handlers do not run then, `receiver.apply(job)` runs them from your
+   * worker, with the engine's retries and dead letters. If `enqueue` throws, the answer is 500,
+   * nothing is recorded and `onError` is told (phase `enqueue`), so that the service delivers it
+   * again. A forged, stale or malformed callback never reaches it. Resolve only once the job is
+   * stored durably: the 200 tells the service it may forget the callback.
+   * @default none: callbacks are applied before the answer
+   * @example async (job) => { await boss.send('payorch-callbacks', job, { retryLimit: 10 }); }
+   */
+  readonly enqueue?: ((job: CallbackJob) => Promise<void>) | undefined;
 }
 
 /** An answer of {@link CallbackReceiver.receive}: the status, headers and body to send. */
 export interface CallbackReceiverAnswer {
-  /** 200 applied or already applied; 400 malformed; 401 not genuine; 405 not POST; 409 refused by `confirm`; 413 too large; 422 record older than the inbox's retention; 500 not applied. */
+  /** 200 applied, already applied or (with `enqueue`) queued; 400 malformed; 401 not genuine; 405 not POST; 409 refused by `confirm`; 413 too large; 422 record older than the inbox's retention; 500 not applied or not queued. */
   readonly status: 200 | 400 | 401 | 405 | 409 | 413 | 422 | 500;
   readonly headers: Readonly<Record<string, string>>;
   /** JSON: `{"success":true}` (spec 6.1), or `{"success":false,"error":"<reason>"}`. */
@@ -194,6 +215,23 @@ export interface CallbackReceiver<TContext> {
    * ```
    */
   readonly receive: (input: { readonly headers: CallbackHeaders; readonly body: CallbackBody }) => Promise<CallbackReceiverAnswer>;
+  /**
+   * Applies a job that `enqueue` was given, from your queue worker, after any round-trip through
+   * JSON. It first checks the job as the receiver checked the callback: the hash with this
+   * receiver's keys, the age limit at the job's receipt time, this receiver's account, the kind
+   * and event told again from the signed fields. Then it runs `confirm`, the inbox and the
+   * handlers, once per account + tracking_code + status, as a received callback. A plain
+   * function: pass it detached.
+   *
+   * @returns resolves when the callback was applied now or before (or no handler takes it, with `unhandled: 'acknowledge'`)
+   * @throws {CallbackJobError} for a job written or changed without the secret key, another account's job, or one too old at its receipt time: nothing applied; retrying cannot help
+   * @throws the error of `confirm` or a handler, or `confirm`'s refusal, or the inbox's failure: let the engine retry it
+   * @example
+   * ```ts
+   * await boss.work('payorch-callbacks', async ([job]) => receiver.apply(job.data));
+   * ```
+   */
+  readonly apply: (job: CallbackJob) => Promise<void>;
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json' } as const;
@@ -213,6 +251,7 @@ const NOT_CONFIRMED = /* @__PURE__ */ answer(409, 'not_confirmed');
 const RECORD_TOO_OLD = /* @__PURE__ */ answer(422, 'record_too_old');
 const NO_HANDLER = /* @__PURE__ */ answer(500, 'no_handler');
 const UNREADABLE_PAYLOAD = /* @__PURE__ */ answer(500, 'unreadable_payload');
+const NOT_QUEUED = /* @__PURE__ */ answer(500, 'not_queued');
 
 const WHERE = 'createCallbackReceiver';
 
@@ -227,6 +266,7 @@ export const RECEIVER_OPTIONS: readonly OptionDeclaration[] = [
   { name: 'accountName', rule: { type: 'text', maxLength: 200 } },
   TRACER_OPTION,
   { name: 'inbox', rule: { type: 'object', methods: ['process'], allowed: 'an object with a process(key, apply) method (CallbackInbox)' } },
+  { name: 'enqueue', rule: { type: 'function' } },
 ];
 
 /**
@@ -238,6 +278,8 @@ export const RECEIVER_OPTIONS: readonly OptionDeclaration[] = [
  * when its record is older than the inbox's retention (`record_too_old`), 405
  * for anything but POST, and 500 when a genuine body cannot be typed, or a handler, `confirm` or
  * the inbox failed, so that the service delivers it again. Nothing a request does makes it throw.
+ * With `enqueue`, a verified callback is answered 200 once it is on your queue (500 `not_queued`
+ * when `enqueue` throws), and your worker applies it with {@link CallbackReceiver.apply}.
  *
  * @throws {RequestValidationError} at once for a missing key or an impossible option, naming it
  * @example
@@ -257,7 +299,8 @@ export const RECEIVER_OPTIONS: readonly OptionDeclaration[] = [
 export function createCallbackReceiver<TContext = MemoryInboxContext>(options: CallbackReceiverOptions<TContext>): CallbackReceiver<TContext> {
   checkOptions(WHERE, options, RECEIVER_OPTIONS);
   const maxBodyBytes = options.maxBodyBytes ?? MAX_CALLBACK_BODY_BYTES;
-  const { logger, onError, confirm, tracer } = options;
+  const { logger, onError, confirm, tracer, enqueue } = options;
+  const clock = options.now ?? Date.now;
   const account = options.accountName ?? options.apiKey;
   const retryUnhandled = options.unhandled === 'retry';
   const inbox = options.inbox ?? (createMemoryInbox() as unknown as CallbackInbox<TContext>);
@@ -299,15 +342,17 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
     );
   }
 
-  async function apply(callback: VerifiedCallback, trace: CallbackTrace): Promise<CallbackReceiverAnswer> {
-    // Each handler is a step named by its event and place, for an inbox that keeps progress.
+  // ── apply: confirm, then the inbox, then the handlers. Shared by the inline answer and by
+  // `receiver.apply(job)`; tells onError of a failure and rejects with it.
+  async function applyCallback(callback: VerifiedCallback): Promise<CallbackInboxOutcome | 'unhandled'> {
     const matching = stepsOf(callback);
     const { tracking_code: trackingCode, status } = callback.payload;
     if (matching.length === 0) {
       logger?.warn({ kind: callback.kind, trackingCode, status, unhandled: retryUnhandled ? 'retry' : 'acknowledge' }, 'payorch: no handler takes this callback');
-      if (!retryUnhandled) return OK;
-      report(new Error(`no handler is registered for ${callback.kind}.${status}; answered 500 so that it is delivered again (unhandled: 'retry')`), { callback, phase: 'unhandled' });
-      return NO_HANDLER;
+      if (!retryUnhandled) return 'unhandled';
+      const error = new UnhandledError(`no handler is registered for ${callback.kind}.${status}; not applied, so that it is delivered again (unhandled: 'retry')`);
+      report(error, { callback, phase: 'unhandled' });
+      throw error;
     }
     const key: CallbackKey = { account, trackingCode, status };
     // Set inside the inbox's work: tells a handler's or confirm's failure from the inbox's own.
@@ -330,19 +375,44 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
         }
         failed.phase = undefined;
       });
-      trace.processed(outcome);
       logger?.debug({ kind: callback.kind, trackingCode, status, outcome, handlers: matching.length }, `payorch: callback ${outcome}`);
-      return OK;
+      return outcome;
     } catch (error) {
-      // Refused by the inbox's retention before any work ran: its own answer and phase.
-      if (failed.phase === undefined && isPayorchError(error, CallbackRetentionError)) {
-        report(error, { callback, phase: 'retention' });
-        return RECORD_TOO_OLD;
-      }
-      report(error, { callback, phase: failed.phase ?? 'inbox' });
-      return error instanceof NotConfirmedError ? NOT_CONFIRMED : NOT_APPLIED;
+      // Refused by the inbox's retention before any work ran: a phase of its own, to reconcile by hand.
+      const retention = failed.phase === undefined && isPayorchError(error, CallbackRetentionError);
+      report(error, { callback, phase: retention ? 'retention' : (failed.phase ?? 'inbox') });
+      throw error;
     }
   }
+
+  /** Applies a callback before the answer (no `enqueue`), and answers for it. */
+  async function applyNow(callback: VerifiedCallback, trace: CallbackTrace): Promise<CallbackReceiverAnswer> {
+    try {
+      const outcome = await applyCallback(callback);
+      if (outcome !== 'unhandled') trace.processed(outcome);
+      return OK;
+    } catch (error) {
+      if (error instanceof NotConfirmedError) return NOT_CONFIRMED;
+      if (error instanceof UnhandledError) return NO_HANDLER;
+      return isPayorchError(error, CallbackRetentionError) ? RECORD_TOO_OLD : NOT_APPLIED;
+    }
+  }
+
+  /** Hands a verified callback to `enqueue`, and answers 200 once it is stored. */
+  async function enqueueNow(queue: (job: CallbackJob) => Promise<void>, callback: VerifiedCallback, headers: CallbackHeaders, receivedAt: number, trace: CallbackTrace): Promise<CallbackReceiverAnswer> {
+    // Verified, so the three headers are all there or (a dealer card callback) all absent.
+    const job = callbackJob(callback, readSignatureHeaders(headers) === undefined ? 'body' : 'headers', account, receivedAt, trace.traceparent());
+    try {
+      await queue(job);
+    } catch (error) {
+      report(error, { callback, phase: 'enqueue' });
+      return NOT_QUEUED;
+    }
+    trace.processed('queued');
+    logger?.debug({ kind: callback.kind, trackingCode: callback.payload.tracking_code, status: callback.payload.status }, 'payorch: callback queued');
+    return OK;
+  }
+
 
   // Read, not refused: a genuine callback must apply whatever charset its bytes are in. Logged, so
   // that a sender that mislabels its bodies is seen, and names read in a wrong charset found.
@@ -360,7 +430,9 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
     }
   }
 
+  // ── receive: the adapter read and sized the body once; then verify, then enqueue or apply.
   async function receive(input: { readonly headers: CallbackHeaders; readonly body: CallbackBody }, trace: CallbackTrace): Promise<CallbackReceiverAnswer> {
+    const receivedAt = clock();
     let callback: VerifiedCallback;
     try {
       callback = verifyCallbackTold(input, options, warnDecoded);
@@ -378,7 +450,7 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
       return answer(error.status, error.reason);
     }
     trace.verified(callback);
-    return apply(callback, trace);
+    return enqueue === undefined ? applyNow(callback, trace) : enqueueNow(enqueue, callback, input.headers, receivedAt, trace);
   }
 
   function tooLarge(body: CallbackBody): boolean {
@@ -387,14 +459,19 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
     return (body instanceof ArrayBuffer || ArrayBuffer.isView(body)) && body.byteLength > maxBodyBytes;
   }
 
-  // Each entry point answers every failure itself: none of them rejects.
-  async function receiveParsed(input: { readonly headers: CallbackHeaders; readonly body: CallbackBody }, trace: CallbackTrace): Promise<CallbackReceiverAnswer> {
+  // Each entry point answers every failure itself: none of them rejects. A body the adapter read
+  // was sized as it was read; one given whole (receive(), a framework's parser) is sized here.
+  async function receiveSized(input: { readonly headers: CallbackHeaders; readonly body: CallbackBody }, trace: CallbackTrace): Promise<CallbackReceiverAnswer> {
     try {
-      return tooLarge(input.body) ? TOO_LARGE_ANSWER : await receive(input, trace);
+      return await receive(input, trace);
     } catch (error) {
       report(error, { callback: undefined, phase: 'request' });
       return NOT_APPLIED;
     }
+  }
+
+  function receiveParsed(input: { readonly headers: CallbackHeaders; readonly body: CallbackBody }, trace: CallbackTrace): Promise<CallbackReceiverAnswer> {
+    return tooLarge(input.body) ? Promise.resolve(TOO_LARGE_ANSWER) : receiveSized(input, trace);
   }
 
   function unreadable(error: unknown): CallbackReceiverAnswer {
@@ -411,7 +488,7 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
       reply = NOT_APPLIED;
     } else {
       const body = await readLimited(request.body, request.headers.get('content-length'), maxBodyBytes).catch(unreadable);
-      reply = body === undefined ? TOO_LARGE_ANSWER : body instanceof Uint8Array ? await receiveParsed({ headers: request.headers, body }, trace) : body;
+      reply = body === undefined ? TOO_LARGE_ANSWER : body instanceof Uint8Array ? await receiveSized({ headers: request.headers, body }, trace) : body;
     }
     trace.answered(reply);
     return new Response(reply.body, { status: reply.status, headers: reply.headers });
@@ -424,7 +501,7 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
     else if (parsed !== undefined) reply = await receiveParsed({ headers: request.headers, body: parsed }, trace);
     else {
       const body = await readNodeBody(request, maxBodyBytes).catch(unreadable);
-      reply = body === TOO_LARGE ? TOO_LARGE_ANSWER : body instanceof Uint8Array ? await receiveParsed({ headers: request.headers, body }, trace) : body;
+      reply = body === TOO_LARGE ? TOO_LARGE_ANSWER : body instanceof Uint8Array ? await receiveSized({ headers: request.headers, body }, trace) : body;
     }
     trace.answered(reply);
     try {
@@ -435,6 +512,19 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
     } catch {
       // The connection is gone; the service counts the delivery as failed and sends it again.
     }
+  }
+
+  // ── apply(job): the job checked as its callback was, then the same apply path.
+  async function applyJob(job: unknown, trace: CallbackApplyTrace): Promise<void> {
+    let callback: VerifiedCallback;
+    try {
+      callback = checkCallbackJob(job, { verify: options, account, nowMs: clock() });
+    } catch (error) {
+      if (error instanceof CallbackJobError) logger?.warn({ reason: error.reason, field: error.field }, error.message);
+      throw error;
+    }
+    trace.verified(callback);
+    trace.processed(await applyCallback(callback));
   }
 
   const receiver: CallbackReceiver<TContext> = {
@@ -454,6 +544,13 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
     receive: (input) => traceCallback(tracer, async (trace) => trace.answered(await receiveParsed(input, trace))),
     handle: (request) => traceCallback(tracer, (trace) => handle(request, trace)),
     nodeHandler: (request, response) => traceCallback(tracer, (trace) => nodeHandler(request, response, trace)),
+    apply: (job) => traceCallbackApply(tracer, traceparentOf(job), (trace) => applyJob(job, trace)),
   };
   return receiver;
+}
+
+/** The job's `traceparent`, read without trusting the job's shape (it is checked later). */
+function traceparentOf(job: unknown): unknown {
+  const context = typeof job === 'object' && job !== null ? (job as { traceContext?: unknown }).traceContext : undefined;
+  return typeof context === 'object' && context !== null ? (context as { traceparent?: unknown }).traceparent : undefined;
 }

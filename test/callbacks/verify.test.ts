@@ -256,7 +256,7 @@ describe('refusals', () => {
   test.each(refusals)('%s: refused with %s', (_name, input, reason, extra) => {
     const error = refusal(() => verifyCallback(input, { ...options, ...extra }));
     expect(error.reason).toBe(reason);
-    expect(error.status).toBe(reason === 'unreadable_payload' ? 500 : ['malformed_body', 'unknown_kind', 'invalid_tracking_code', 'invalid_status', 'kind_mismatch'].includes(reason) ? 400 : 401);
+    expect(error.status).toBe(reason === 'unreadable_payload' ? 500 : ['malformed_body', 'invalid_tracking_code', 'invalid_status', 'kind_mismatch'].includes(reason) ? 400 : 401);
     expect(error.signatureVerified).toBe(reason === 'unreadable_payload');
     expect(error.name).toBe('CallbackVerificationError');
   });

@@ -9,7 +9,6 @@ describe('CallbackVerificationError', () => {
     ['timestamp_out_of_tolerance', 401],
     ['api_key_mismatch', 401],
     ['malformed_body', 400],
-    ['unknown_kind', 400],
     ['invalid_tracking_code', 400],
     ['invalid_status', 400],
     ['kind_mismatch', 400],

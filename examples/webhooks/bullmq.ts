@@ -1,0 +1,98 @@
+// Deferred callbacks on BullMQ (Redis): the receiver answers the service as soon as the verified
+// callback is a BullMQ job, and a Worker applies it with BullMQ's attempts and backoff, exactly
+// once (the PostgreSQL inbox), on any number of instances. A job whose attempts ran out stays in
+// the queue's failed set: your dead letters, replayed with `replayFailed`.
+//   REDIS_URL=redis://127.0.0.1:6379 DATABASE_URL=postgres://… PAYORCH_PROVIDER_API_KEY=… PAYORCH_PROVIDER_SECRET_KEY=… npx tsx examples/webhooks/bullmq.ts
+// Redis must keep what it acknowledged: run it with `appendonly yes` and `maxmemory-policy noeviction`.
+import { Queue, Worker } from 'bullmq';
+import { createServer } from 'node:http';
+import pg from 'pg';
+import { createCallbackInboxTable, createPostgresInbox } from 'payorch/postgres';
+import { createCallbackReceiver } from 'payorch/webhooks';
+import type { CallbackJob } from 'payorch/webhooks';
+import { CALLBACK_PATH, handleOf, keysFromEnvironment } from './receiver.js';
+import type { Receiver } from './receiver.js';
+
+export const QUEUE = 'payorch-callbacks';
+
+export interface BullMqReceiverOptions {
+  readonly apiKey: string;
+  readonly secretKey: string;
+  readonly connectionString: string;
+  readonly redis: { readonly host: string; readonly port: number };
+  /** 0 picks a free port. */
+  readonly port?: number;
+  readonly host?: string;
+}
+
+export async function start({ apiKey, secretKey, connectionString, redis, port = 0, host = '127.0.0.1' }: BullMqReceiverOptions): Promise<Receiver & { readonly queue: Queue<CallbackJob> }> {
+  const pool = new pg.Pool({ connectionString });
+  pool.on('error', (error) => {
+    console.error('postgres pool:', error.message);
+  });
+  await createCallbackInboxTable({ pool });
+  await pool.query('CREATE TABLE IF NOT EXISTS balances (user_id text PRIMARY KEY, amount numeric NOT NULL DEFAULT 0)');
+
+  // `enableOfflineQueue: false`: while Redis is down, `add` fails at once and the service gets a
+  // 500 (it delivers again), instead of a request held open until Redis returns.
+  const queue = new Queue<CallbackJob>(QUEUE, { connection: { ...redis, enableOfflineQueue: false } });
+  queue.on('error', (error) => {
+    console.error('bullmq queue:', error.message);
+  });
+
+  const receiver = createCallbackReceiver({
+    apiKey,
+    secretKey,
+    inbox: createPostgresInbox({ pool }),
+    enqueue: async (job) => {
+      // Ten attempts with exponential backoff from 5 s (about 85 minutes in all); failed jobs are kept.
+      await queue.add('callback', job, { attempts: 10, backoff: { type: 'exponential', delay: 5000 }, removeOnComplete: 1000, removeOnFail: false });
+    },
+  });
+  receiver.on('deposit.completed', async (callback, { client }) => {
+    const { user_id: userId, amount } = callback.payload;
+    if (userId === undefined) throw new Error('the callback names no user_id');
+    await client.query('INSERT INTO balances (user_id, amount) VALUES ($1, $2) ON CONFLICT (user_id) DO UPDATE SET amount = balances.amount + EXCLUDED.amount', [userId, amount]);
+  });
+
+  // A worker that dies mid-job loses its lock; BullMQ's stalled-job check gives the job to another.
+  const worker = new Worker<CallbackJob>(QUEUE, async (job) => receiver.apply(job.data), { connection: { ...redis, maxRetriesPerRequest: null } });
+  worker.on('error', (error) => {
+    console.error('bullmq worker:', error.message);
+  });
+
+  const server = createServer((request, response) => {
+    if (new URL(request.url ?? '/', 'http://receiver').pathname !== CALLBACK_PATH) {
+      response.writeHead(404).end();
+      return;
+    }
+    void receiver.nodeHandler(request, response);
+  });
+  await new Promise<void>((resolve) => server.listen(port, host, resolve));
+  const handle = handleOf(server);
+  return {
+    url: handle.url,
+    queue,
+    async close() {
+      await handle.close();
+      await worker.close();
+      await queue.close();
+      await pool.end();
+    },
+  };
+}
+
+/** Replays the failed set (the dead letters): each job runs again, and is applied once, or acknowledged if it was. */
+export async function replayFailed(queue: Queue<CallbackJob>): Promise<number> {
+  const failed = await queue.getFailed();
+  await Promise.all(failed.map((job) => job.retry()));
+  return failed.length;
+}
+
+if (process.argv[1] !== undefined && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
+  const connectionString = process.env['DATABASE_URL'];
+  if (connectionString === undefined || connectionString === '') throw new Error('Set DATABASE_URL to a PostgreSQL database');
+  const redisUrl = new URL(process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379');
+  const receiver = await start({ ...keysFromEnvironment(), connectionString, redis: { host: redisUrl.hostname, port: Number(redisUrl.port || 6379) }, port: Number(process.env['PAYORCH_WEBHOOK_PORT'] ?? 3000) });
+  console.log(`Receiving callbacks at ${receiver.url}; working the BullMQ queue ${QUEUE}`);
+}

@@ -1,0 +1,66 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { waitFor } from './deferred.js';
+
+/** A redis-server of the test's own: Debian's package (.ci/run installs it), a temp dir, a free loopback port. */
+export interface RedisServer {
+  readonly port: number;
+  /** SIGTERM, and wait for it to exit: clients see Redis down. */
+  stop(): Promise<void>;
+  /** Starts it again on the same port and directory: what it acknowledged before is there (append-only, fsync always). */
+  start(): Promise<void>;
+  /** Stops it and removes its directory. */
+  close(): Promise<void>;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => { resolve(typeof address === 'object' && address !== null ? address.port : 0); });
+    });
+  });
+}
+
+export async function startRedisServer(): Promise<RedisServer> {
+  const directory = mkdtempSync(join(tmpdir(), 'payorch-redis-'));
+  const port = await freePort();
+  let child: ChildProcess | undefined;
+  const start = async (): Promise<void> => {
+    const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', directory, '--daemonize', 'no', '--appendonly', 'yes', '--appendfsync', 'always', '--save', '', '--maxmemory-policy', 'noeviction'];
+    const started = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    child = started;
+    let output = '';
+    started.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    const failed = new Promise<never>((_, reject) => {
+      started.once('error', (error) => { reject(new Error(`redis-server could not start (apt-get install -y redis-server; .ci/run does): ${error.message}`)); });
+      started.once('exit', (code) => { reject(new Error(`redis-server exited with ${code}: ${output}`)); });
+    });
+    failed.catch(() => undefined);
+    await Promise.race([waitFor(() => output.includes('Ready to accept connections'), 10_000, 'redis-server to accept connections'), failed]);
+  };
+  const stop = async (): Promise<void> => {
+    const running = child;
+    child = undefined;
+    if (running === undefined || running.exitCode !== null) return;
+    const exited = new Promise<void>((resolve) => running.once('exit', () => { resolve(); }));
+    running.kill('SIGTERM');
+    await exited;
+  };
+  await start();
+  return {
+    port,
+    start,
+    stop,
+    async close() {
+      await stop();
+      rmSync(directory, { recursive: true, force: true });
+    },
+  };
+}

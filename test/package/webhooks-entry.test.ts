@@ -1,0 +1,57 @@
+import { build } from 'esbuild';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, test } from 'vitest';
+
+// payorch/webhooks: a function that only receives callbacks loads neither ky nor zod, and gets
+// the very objects payorch exports (one class per error, ESM and CommonJS alike).
+const root = join(import.meta.dirname, '..', '..');
+const built = existsSync(join(root, 'dist/webhooks/index.js')) && existsSync(join(root, 'dist/webhooks/index.cjs'));
+
+async function graph(entry: string): Promise<{ packages: string[]; code: string }> {
+  const result = await build({ entryPoints: [join(root, entry)], bundle: true, write: false, metafile: true, platform: 'neutral', packages: 'external', logLevel: 'silent', external: ['#hash'] });
+  const packages = Object.values(result.metafile.inputs).flatMap((input) => input.imports.filter((each) => each.external).map((each) => each.path));
+  return { packages, code: result.outputFiles[0]?.text ?? '' };
+}
+
+describe.each(['src/webhooks.ts', 'dist/webhooks/index.js', 'dist/webhooks/index.cjs', 'dist/index.js'])('the module graph of %s', (entry) => {
+  const main = entry === 'dist/index.js';
+  test.skipIf(entry.startsWith('dist/') && !built)(main ? 'holds ky and zod (the checks of payorch/webhooks are not vacuous)' : 'reaches neither ky nor zod', async () => {
+    const { packages, code } = await graph(entry);
+    const ky = packages.some((name) => name === 'ky' || name.startsWith('ky/'));
+    const zod = packages.some((name) => name === 'zod' || name.startsWith('zod/')) || code.includes('$ZodType');
+    expect({ ky, zod }).toEqual({ ky: main, zod: main });
+    expect(code).toContain('tracking_code');
+  });
+});
+
+const esm = `
+const webhooks = await import(${JSON.stringify(pathToFileURL(join(root, 'dist/webhooks/index.js')).href)});
+const main = await import(${JSON.stringify(pathToFileURL(join(root, 'dist/index.js')).href)});
+check(webhooks, main);`;
+const cjs = `
+const webhooks = require(${JSON.stringify(join(root, 'dist/webhooks/index.cjs'))});
+const main = require(${JSON.stringify(join(root, 'dist/index.cjs'))});
+check(webhooks, main);`;
+const check = `
+function check(webhooks, main) {
+  const names = Object.keys(webhooks).filter((name) => name !== 'default' && name !== '__esModule');
+  const different = names.filter((name) => webhooks[name] !== main[name]);
+  let error;
+  try { webhooks.verifyCallback({ headers: {}, body: '{}' }, { apiKey: 'a', secretKey: 's' }); } catch (caught) { error = caught; }
+  process.stdout.write(JSON.stringify({ names: names.length, different, instance: error instanceof main.CallbackVerificationError && error instanceof main.PayorchError}));
+}`;
+
+describe.each([
+  ['ESM', ['--input-type=module', '-e', check + esm]],
+  ['CommonJS', ['-e', check + cjs]],
+] as const)('the %s build', (_label, args) => {
+  test.skipIf(!built)('exports from payorch/webhooks the same objects as payorch: an error of one is instanceof the other’s class', () => {
+    const out = JSON.parse(execFileSync(process.execPath, args, { cwd: root, encoding: 'utf8' })) as { names: number; different: string[]; instance: boolean };
+    expect(out.names).toBeGreaterThan(10);
+    expect(out.different).toEqual([]);
+    expect(out.instance).toBe(true);
+  });
+});
