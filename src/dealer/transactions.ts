@@ -184,7 +184,10 @@ export class TransactionIterable extends APIResource implements AsyncIterable<Tr
         first ??= answer.pagination;
         for (const transaction of answer.transactions) {
           // Records of a page already read are not handed out after an abort either.
-          if (signal?.aborted === true) throw new RequestAbortedError(signal.reason, 'not_sent');
+          if (signal?.aborted === true) {
+            const call = this._transport.describeCall(transactionListEndpoint.operation, transactionListEndpoint.method, transactionListEndpoint.path, { wallet_id, ...window, page: page + 1 });
+            throw new RequestAbortedError(signal.reason, { ...call, outcome: 'not_sent' });
+          }
           yield transaction;
         }
         // pageOf checked that has_more agrees, and that total_pages is within the ceiling.
