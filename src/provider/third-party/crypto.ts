@@ -1,6 +1,6 @@
 import type * as z from 'zod/mini';
 import { defineEndpoint } from '../../core/endpoint.js';
-import { requiredString, strictObject } from '../../core/schema-blocks.js';
+import { join, requiredString, strictObject } from '../../core/schema-blocks.js';
 import { NoParams, positiveAmount } from '../../core/shared-shapes.js';
 import { customerParams, gatewayId } from '../shared.js';
 import type { ThirdPartyChannel } from './channel.js';
@@ -8,12 +8,11 @@ import { GatewayList } from './gateways.js';
 import { ThirdPartyDeposit, ThirdPartyWithdrawal, unshownDepositParams } from './records.js';
 
 /** Body of a third-party crypto deposit: not shown by the spec, assumed to be the bank one's (docs/spec-gaps.md). */
-export const CryptoDepositParams = /* @__PURE__ */ strictObject(() => ({ ...unshownDepositParams() }));
+export const CryptoDepositParams = /* @__PURE__ */ strictObject(unshownDepositParams);
 export type CryptoDepositParams = z.input<typeof CryptoDepositParams>;
 
 /** Body of a third-party crypto withdrawal (spec 4.11). `crypto_type` comes from the gateway's `supported_crypto_types`. */
-export const CryptoWithdrawalParams = /* @__PURE__ */ strictObject(() => ({
-  ...customerParams(),
+export const CryptoWithdrawalParams = /* @__PURE__ */ strictObject(() => join(customerParams(), {
   /** The amount, a JSON number. Required; greater than 0 (the spec states no minimum: the gateway's `min_amount` and `max_amount` apply). */
   amount: positiveAmount(),
   /** The `id` of a crypto gateway from `listGateways()`. Required; a positive integer. */

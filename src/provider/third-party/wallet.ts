@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { defineEndpoint } from '../../core/endpoint.js';
-import { requiredString, strictObject } from '../../core/schema-blocks.js';
+import { join, requiredString, strictObject } from '../../core/schema-blocks.js';
 import { NoParams, positiveAmount } from '../../core/shared-shapes.js';
 import { customerParams, gatewayId } from '../shared.js';
 import type { ThirdPartyChannel } from './channel.js';
@@ -8,15 +8,14 @@ import { GatewayList } from './gateways.js';
 import { ThirdPartyDeposit, ThirdPartyWithdrawal, unshownDepositParams } from './records.js';
 
 /** Body of a third-party wallet deposit: not shown by the spec, assumed to be the bank one's (docs/spec-gaps.md). */
-export const WalletDepositParams = /* @__PURE__ */ strictObject(() => ({ ...unshownDepositParams() }));
+export const WalletDepositParams = /* @__PURE__ */ strictObject(unshownDepositParams);
 export type WalletDepositParams = z.input<typeof WalletDepositParams>;
 
 /**
  * Body of a third-party wallet withdrawal (spec 4.12). Some gateways also list `account_holder`
  * in `required_fields` (spec 2.5), so it may be given.
  */
-export const WalletWithdrawalParams = /* @__PURE__ */ strictObject(() => ({
-  ...customerParams(),
+export const WalletWithdrawalParams = /* @__PURE__ */ strictObject(() => join(customerParams(), {
   /** The amount, a JSON number. Required; greater than 0 (the spec states no minimum: the gateway's `min_amount` and `max_amount` apply). */
   amount: positiveAmount(),
   /** The `id` of a wallet gateway from `listGateways()`. Required; a positive integer. */
