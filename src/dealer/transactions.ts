@@ -64,7 +64,7 @@ function checkSpan(range: Range, ctx: z.core.$RefinementCtx): void {
 export const TransactionListParams = /* @__PURE__ */ strictObject(
   () => ({
     ...rangeShape(),
-    /** Page number, from 1. @default 1 */
+    /** Page number, from 1. (spec 4.13) @default 1 */
     page: z.optional(z.number().check(z.int({ error: 'must be an integer' }), z.positive({ error: 'must be at least 1' }))),
   }),
   z.superRefine((params: Range, ctx) => {
@@ -86,7 +86,7 @@ export type TransactionType = z.infer<typeof TransactionType>;
 export const Transaction = /* @__PURE__ */ lenientObject(() => ({
   /** The transaction's id (spec 2.7). */
   transactionId: z.string(),
-  /** Decimal string, for example `"1500.00"`. */
+  /** Decimal string, for example `"1500.00"` (spec 2.7). */
   amount: responseDecimal(),
   /** The transaction's direction, for example `incoming` (spec 2.7). */
   type: TransactionType,
@@ -96,7 +96,7 @@ export const Transaction = /* @__PURE__ */ lenientObject(() => ({
   senderName: z.optional(z.string()),
   /** The sender's IBAN (spec 2.7). */
   senderIban: z.optional(z.string()),
-  /** ISO 8601 without offset, for example `2026-03-01T14:05:00`. */
+  /** ISO 8601 without offset, for example `2026-03-01T14:05:00` (spec 2.7). */
   date: z.string(),
 }));
 export interface Transaction extends z.infer<typeof Transaction> {}

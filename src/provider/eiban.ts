@@ -14,7 +14,7 @@ export type EibanDepositParams = z.input<typeof EibanDepositParams>;
 /** Body of an E-IBAN withdrawal (spec 4.7); the IBAN is bounded like the manual one (docs/spec-gaps.md). */
 /** The fields of an E-IBAN withdrawal's body. */
 export type EibanWithdrawShape = PaymentParamsShape & {
-  /** The recipient's bank account (IBAN). Required; 15 to 34 characters, as for manual withdrawals (docs/spec-gaps.md). */
+  /** The recipient's bank account (IBAN). Required; 15 to 34 characters, as for manual withdrawals (docs/spec-gaps.md) (spec 4.7). */
   readonly iban: ReturnType<typeof iban>;
 };
 

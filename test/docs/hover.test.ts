@@ -130,7 +130,7 @@ describe('hovering where the merchant writes code, against the packed declaratio
 });
 
 /** Every property of the packed package's exported schema types, recursively, whose declaration has no doc comment. */
-function undocumentedFields(): { walked: number; missing: string[]; unsignedWithoutWarning: string[] } {
+function undocumentedFields(): { walked: number; missing: string[]; unsignedWithoutWarning: string[]; withoutSection: string[] } {
   const program = service.getProgram();
   if (program === undefined) throw new Error('no program');
   const checker = program.getTypeChecker();
@@ -139,6 +139,7 @@ function undocumentedFields(): { walked: number; missing: string[]; unsignedWith
   if (module === undefined) throw new Error('the packed dist/index.d.ts has no module symbol');
   const missing = new Set<string>();
   const unsigned = new Set<string>();
+  const withoutSection = new Set<string>();
   const seen = new Set<ts.Type>();
   const walk = (type: ts.Type, path: string, callback: boolean): void => {
     if (seen.has(type)) return;
@@ -155,6 +156,7 @@ function undocumentedFields(): { walked: number; missing: string[]; unsignedWith
         const field = `${path}.${property.name}`;
         const doc = ts.displayPartsToString(property.getDocumentationComment(checker));
         if (doc === '') missing.add(field);
+        if (doc !== '' && !/spec \d/.test(doc)) withoutSection.add(field);
         const signed = ['tracking_code', 'status', 'timestamp', 'hash'].includes(property.name);
         if (callback && !signed && !doc.toLowerCase().includes('not covered by the hash')) unsigned.add(field);
         walk(checker.getNonNullableType(checker.getTypeOfSymbol(property)), field, false);
@@ -171,15 +173,17 @@ function undocumentedFields(): { walked: number; missing: string[]; unsignedWith
     walked += 1;
     walk(type, exported.name, /Callback$/.test(exported.name) && exported.name !== 'SignedCallbackFields');
   }
-  return { walked, missing: [...missing].sort(), unsignedWithoutWarning: [...unsigned].sort() };
+  return { walked, missing: [...missing].sort(), unsignedWithoutWarning: [...unsigned].sort(), withoutSection: [...withoutSection].sort() };
 }
 
 describe('the packed declarations document every field', () => {
-  it('every field of every exported schema type has a doc comment, and every callback field the hash does not cover says so', () => {
-    const { walked, missing, unsignedWithoutWarning } = undocumentedFields();
+  it('every field of every exported schema type has a doc comment naming its spec section, and every callback field the hash does not cover says so', () => {
+    const { walked, missing, unsignedWithoutWarning, withoutSection } = undocumentedFields();
     // Guards the walk itself: if it found no types, an empty list would prove nothing.
     expect(walked).toBeGreaterThan(40);
     expect(missing).toEqual([]);
     expect(unsignedWithoutWarning).toEqual([]);
+    // Where the spec says what a field is: every doc names its section.
+    expect(withoutSection).toEqual([]);
   });
 });

@@ -16,11 +16,11 @@ export type BankDepositParams = z.input<typeof BankDepositParams>;
  * their `required_fields` (spec 2.5) although 4.10 does not, so it may be given (docs/spec-gaps.md).
  */
 export const BankWithdrawalParams = /* @__PURE__ */ strictObject(() => join(paymentParams(), {
-  /** The `id` of a bank gateway from `listGateways()`. Required; a positive integer. Check its `min_amount` and `max_amount`. */
+  /** The `id` of a bank gateway from `listGateways()`. Required; a positive integer. Check its `min_amount` and `max_amount` (spec 2.5, 4.10). */
   gateway_id: gatewayId(),
-  /** The recipient's IBAN. Required; 15 to 34 characters. */
+  /** The recipient's IBAN. Required; 15 to 34 characters (spec 4.10). */
   iban: iban(),
-  /** The account holder's name, for gateways that list it in `required_fields`. Optional; not blank when given. */
+  /** The account holder's name, for gateways that list it in `required_fields`. Optional; not blank when given (spec 2.5, 4.10). */
   account_holder: z.optional(requiredString()),
 }));
 export type BankWithdrawalParams = z.input<typeof BankWithdrawalParams>;

@@ -13,13 +13,13 @@ export type CryptoDepositParams = z.input<typeof CryptoDepositParams>;
 
 /** Body of a third-party crypto withdrawal (spec 4.11). `crypto_type` comes from the gateway's `supported_crypto_types`. */
 export const CryptoWithdrawalParams = /* @__PURE__ */ strictObject(() => join(customerParams(), {
-  /** The amount, a JSON number. Required; greater than 0 (the spec states no minimum: the gateway's `min_amount` and `max_amount` apply). */
+  /** The amount, a JSON number. Required; greater than 0 (the spec states no minimum: the gateway's `min_amount` and `max_amount` apply) (spec 4.11, 8). */
   amount: positiveAmount(),
-  /** The `id` of a crypto gateway from `listGateways()`. Required; a positive integer. */
+  /** The `id` of a crypto gateway from `listGateways()`. Required; a positive integer (spec 2.5, 4.11). */
   gateway_id: gatewayId(),
-  /** The coin and network, one of the gateway's `supported_crypto_types` (for example `USDT (TRC20)`). Required. */
+  /** The coin and network, one of the gateway's `supported_crypto_types` (for example `USDT (TRC20)`). Required (spec 2.5, 4.11). */
   crypto_type: requiredString(),
-  /** The customer's wallet address on that network. Required. */
+  /** The customer's wallet address on that network. Required (spec 4.11). */
   wallet_address: requiredString(),
 }));
 export type CryptoWithdrawalParams = z.input<typeof CryptoWithdrawalParams>;

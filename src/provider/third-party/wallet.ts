@@ -16,13 +16,13 @@ export type WalletDepositParams = z.input<typeof WalletDepositParams>;
  * in `required_fields` (spec 2.5), so it may be given.
  */
 export const WalletWithdrawalParams = /* @__PURE__ */ strictObject(() => join(customerParams(), {
-  /** The amount, a JSON number. Required; greater than 0 (the spec states no minimum: the gateway's `min_amount` and `max_amount` apply). */
+  /** The amount, a JSON number. Required; greater than 0 (the spec states no minimum: the gateway's `min_amount` and `max_amount` apply) (spec 4.12, 8). */
   amount: positiveAmount(),
-  /** The `id` of a wallet gateway from `listGateways()`. Required; a positive integer. */
+  /** The `id` of a wallet gateway from `listGateways()`. Required; a positive integer (spec 2.5, 4.12). */
   gateway_id: gatewayId(),
-  /** The customer's wallet number at that gateway. Required. */
+  /** The customer's wallet number at that gateway. Required (spec 4.12). */
   wallet_number: requiredString(),
-  /** The account holder's name, for gateways that list it in `required_fields`. Optional; not blank when given. */
+  /** The account holder's name, for gateways that list it in `required_fields`. Optional; not blank when given (spec 2.5, 4.12). */
   account_holder: z.optional(requiredString()),
 }));
 export type WalletWithdrawalParams = z.input<typeof WalletWithdrawalParams>;
