@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ts from 'typescript5';
@@ -48,8 +48,21 @@ function hover(text: string, nth = 1): { readonly display: string; readonly docu
   return { display: ts.displayPartsToString(info?.displayParts), documentation: ts.displayPartsToString(info?.documentation) };
 }
 
+/** The newest modification time of a file under `directory`. */
+function newest(directory: string): number {
+  return Math.max(...readdirSync(directory, { recursive: true }).map((file) => statSync(join(directory, String(file))).mtimeMs));
+}
+
 beforeAll(() => {
-  // dist/ is what npm pack takes: build it first (npm run build).
+  // dist/ is what npm pack takes: declarations older than src/ would prove nothing about it.
+  const built = (() => {
+    try {
+      return statSync(join(root, 'dist/index.d.ts')).mtimeMs;
+    } catch {
+      return 0;
+    }
+  })();
+  if (built < newest(join(root, 'src'))) throw new Error('dist/index.d.ts is missing or older than src/: run npm run build (this test reads the packed declarations)');
   project = mkdtempSync(join(tmpdir(), 'payorch-hover-'));
   execFileSync('npm', ['pack', '--silent', '--pack-destination', project], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
   const tarball = readdirSync(project).find((name) => name.endsWith('.tgz'));
