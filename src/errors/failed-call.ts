@@ -7,7 +7,7 @@ import type { FailedRequest } from './api-error.js';
 export interface FailedCall {
   /** The client method, its API first: `provider.manual.startDeposit`, `dealer.transactions.list`. */
   readonly operation: string;
-  /** The method and the full URL, as {@link APIError}'s `request` holds them. */
+  /** The method and the full URL, as `APIError.request` holds them. */
   readonly request: FailedRequest;
 }
 
