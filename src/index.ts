@@ -112,7 +112,6 @@ export {
 export type {
   AuthFailureReason,
   DealerErrorCode,
-  FailedRequest,
 } from './errors/api-error.js';
 export { RequestValidationError } from './errors/request-validation-error.js';
 export type { ValidationIssue } from './errors/request-validation-error.js';

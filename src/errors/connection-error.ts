@@ -1,6 +1,5 @@
 import { PayorchError } from './payorch-error.js';
 import type { CallOutcome } from './payorch-error.js';
-import type { FailedRequest } from './api-error.js';
 import { brand } from './brand.js';
 import { callLabel } from './failed-call.js';
 import type { FailedCall } from './failed-call.js';
@@ -41,7 +40,7 @@ export class ConnectionError extends PayorchError {
   /** The client method, its API first: `provider.manual.startDeposit`. */
   readonly operation: string;
   /** The method and the full URL of the request, query string included; never its headers, which carry the keys. */
-  readonly request: FailedRequest;
+  readonly request: { readonly method: string; readonly url: string };
   /** Made by the SDK when no answer came back; `reason` says where the connection failed. */
   constructor(options: FailedCall & { readonly cause: unknown; readonly reason: ConnectionFailureReason; readonly outcome?: CallOutcome | undefined }) {
     const sentNothing = options.reason !== 'connection_failed';

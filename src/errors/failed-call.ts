@@ -1,5 +1,3 @@
-import type { FailedRequest } from './api-error.js';
-
 /**
  * The call an error without an answer is about: which method of which client, and the request it
  * sent. Never a header: the keys travel there.
@@ -7,8 +5,8 @@ import type { FailedRequest } from './api-error.js';
 export interface FailedCall {
   /** The client method, its API first: `provider.manual.startDeposit`, `dealer.transactions.list`. */
   readonly operation: string;
-  /** The method and the full URL, as `APIError.request` holds them. */
-  readonly request: FailedRequest;
+  /** The method and the full URL, as `APIError.request` holds them (typed in place, like it). */
+  readonly request: { readonly method: string; readonly url: string };
 }
 
 /**

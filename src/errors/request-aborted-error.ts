@@ -1,6 +1,5 @@
 import { PayorchError } from './payorch-error.js';
 import type { CallOutcome } from './payorch-error.js';
-import type { FailedRequest } from './api-error.js';
 import { brand } from './brand.js';
 import { callLabel } from './failed-call.js';
 import type { FailedCall } from './failed-call.js';
@@ -18,7 +17,7 @@ export class RequestAbortedError extends PayorchError {
   /** The client method that was stopped, its API first: `provider.manual.startDeposit`. */
   readonly operation: string;
   /** The method and the full URL of the request, query string included; never its headers, which carry the keys. */
-  readonly request: FailedRequest;
+  readonly request: { readonly method: string; readonly url: string };
   /** Made by the SDK when the caller's signal fired; `cause` is the signal's reason. */
   constructor(cause: unknown, call: FailedCall & { readonly outcome?: CallOutcome | undefined }) {
     const outcome = call.outcome ?? 'unknown';

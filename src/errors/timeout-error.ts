@@ -1,6 +1,5 @@
 import { PayorchError } from './payorch-error.js';
 import type { CallOutcome } from './payorch-error.js';
-import type { FailedRequest } from './api-error.js';
 import { brand } from './brand.js';
 import { callLabel } from './failed-call.js';
 import type { FailedCall } from './failed-call.js';
@@ -19,7 +18,7 @@ export class TimeoutError extends PayorchError {
   /** The client method that timed out, its API first: `provider.manual.startDeposit`. */
   readonly operation: string;
   /** The method and the full URL of the request, query string included; never its headers, which carry the keys. */
-  readonly request: FailedRequest;
+  readonly request: { readonly method: string; readonly url: string };
   /** Made by the SDK when the call outlived `timeout` milliseconds. */
   constructor(timeout: number, call: FailedCall & { readonly outcome?: CallOutcome | undefined }) {
     super(`${callLabel(call)} did not complete within ${timeout} ms`, { outcome: call.outcome ?? 'unknown' });
