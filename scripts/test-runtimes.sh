@@ -21,8 +21,9 @@ run "node 22" npx -y node@22
 run "node 24" npx -y node@24
 run "node 26" npx -y node@26
 run "bun" npx -y bun
-# Deno asks before touching the network, files or the environment: grant exactly those.
-run "deno" npx -y deno run --allow-net=127.0.0.1 --allow-read=. --allow-env --allow-sys --quiet
+# Deno asks before touching the network, files or the environment: grant exactly those. The
+# .invalid name is looked up (and never resolves) by the connection-failure check.
+run "deno" npx -y deno run --allow-net=127.0.0.1,payorch-sdk-test.invalid --allow-read=. --allow-env --allow-sys --quiet
 
 echo
 if ((${#failures[@]} > 0)); then

@@ -117,6 +117,8 @@ export { RequestValidationError } from './errors/request-validation-error.js';
 export type { ValidationIssue } from './errors/request-validation-error.js';
 export { ResponseValidationError } from './errors/response-validation-error.js';
 export { ConnectionError } from './errors/connection-error.js';
+export type { ConnectionFailureReason } from './errors/connection-error.js';
+export type { FailedCall } from './errors/failed-call.js';
 export { TimeoutError } from './errors/timeout-error.js';
 export { RequestAbortedError } from './errors/request-aborted-error.js';
 // One guard for every error class, holding across the ESM and CommonJS copies of payorch where `instanceof` does not.

@@ -42,19 +42,19 @@ const OPTIONAL_BOOLEAN = { type: 'boolean', optional: true } as const;
 const PROVIDER_TRANSACTION_FIELDS = {
   /** The record's tracking code; the hash covers it (spec 5.3, 6). Its prefix tells the kind of record (spec 2.1). */
   tracking_code: TEXT,
-  /** The service's internal transaction id. */
+  /** The service's internal transaction id (spec 6.2). Not covered by the hash: it decides nothing on its own. */
   tx_id: OPTIONAL_ID,
   /** The end status; the hash covers it (spec 5.3, 6.2, 6.3). */
   status: STATUS,
-  /** The final approved or rejected amount: compare it with your record, the hash does not cover it. */
+  /** The final approved or rejected amount in TRY, a number (spec 6.2). Not covered by the hash: compare it with your record before acting on it. */
   amount: NUMBER,
-  /** The customer's username (spec 6.2). */
+  /** The customer's username (spec 6.2). Not covered by the hash: it decides nothing on its own. */
   username: OPTIONAL_ID,
-  /** The customer's full name (spec 6.2). */
+  /** The customer's full name (spec 6.2). Not covered by the hash: it decides nothing on its own. */
   fullname: OPTIONAL_ID,
-  /** The customer's identifier in your system (spec 6.2). */
+  /** The customer's identifier in your system (spec 6.2). Not covered by the hash: it decides nothing on its own. */
   user_id: OPTIONAL_ID,
-  /** The site's id, an integer (spec 6.2). */
+  /** The site's id, an integer (spec 6.2). Not covered by the hash: it decides nothing on its own. */
   site_id: OPTIONAL_INTEGER,
   /** Unix seconds; the hash covers it (spec 5.3). The value that verified. */
   timestamp: INTEGER,
@@ -71,14 +71,14 @@ export const DEPOSIT_CALLBACK_FIELDS = PROVIDER_TRANSACTION_FIELDS satisfies Fie
  */
 export const WITHDRAWAL_CALLBACK_FIELDS = {
   ...PROVIDER_TRANSACTION_FIELDS,
-  /** The recipient's IBAN (manual, E-IBAN and bank withdrawals). */
+  /** The recipient's IBAN: manual, E-IBAN and bank withdrawals (spec 6.3). Not covered by the hash: it decides nothing on its own. */
   iban: OPTIONAL_ID,
 } as const satisfies FieldTable;
 
 const CARD_FAILURE_FIELDS = {
-  /** The failure's code; only when the payment failed (spec 6.4, 6.5). */
+  /** The failure's code; only when the payment failed (spec 6.4, 6.5). Not covered by the hash: it decides nothing on its own. */
   error_code: OPTIONAL_ID,
-  /** The failure's text; only when the payment failed (spec 6.4, 6.5). */
+  /** The failure's text; only when the payment failed (spec 6.4, 6.5). Not covered by the hash: it decides nothing on its own. */
   error_message: OPTIONAL_ID,
 } as const;
 
@@ -86,23 +86,23 @@ const CARD_FAILURE_FIELDS = {
 export const CREDIT_CARD_CALLBACK_FIELDS = {
   /** The record's tracking code; the hash covers it (spec 5.3, 6). Its prefix tells the kind of record (spec 2.1). */
   tracking_code: TEXT,
-  /** The payment gateway's order id. */
+  /** The payment gateway's order id (spec 6.4). Not covered by the hash: it decides nothing on its own. */
   order_id: OPTIONAL_ID,
   /** `success`, `failed` or `cancelled`; the hash covers it (spec 5.3, 6.4). */
   status: STATUS,
-  /** The amount, a number (spec 6); compare it with your record: the hash does not cover it. */
+  /** The amount in TRY, a number (spec 6.4, 6.5). Not covered by the hash: compare it with your record before acting on it. */
   amount: NUMBER,
-  /** The currency: `TRY` (spec 6.4). */
+  /** The currency: `TRY` (spec 6.4). Not covered by the hash: it decides nothing on its own. */
   currency: OPTIONAL_ID,
-  /** The customer's username (spec 6.2). */
+  /** The customer's username (spec 6.2). Not covered by the hash: it decides nothing on its own. */
   username: OPTIONAL_ID,
-  /** The customer's identifier in your system (spec 6.2). */
+  /** The customer's identifier in your system (spec 6.2). Not covered by the hash: it decides nothing on its own. */
   user_id: OPTIONAL_ID,
-  /** The site's id, an integer (spec 6.2). */
+  /** The site's id, an integer (spec 6.2). Not covered by the hash: it decides nothing on its own. */
   site_id: OPTIONAL_INTEGER,
-  /** The customer's name (spec 6.4). */
+  /** The customer's name (spec 6.4). Not covered by the hash: it decides nothing on its own. */
   customer_name: OPTIONAL_ID,
-  /** The customer's email address (spec 6.4). */
+  /** The customer's email address (spec 6.4). Not covered by the hash: it decides nothing on its own. */
   customer_email: OPTIONAL_ID,
   /** Unix seconds; the hash covers it (spec 5.3). The value that verified. */
   timestamp: INTEGER,
@@ -116,27 +116,27 @@ export const CREDIT_CARD_CALLBACK_FIELDS = {
  * so everything but the signed fields is optional.
  */
 export const DEALER_CREDIT_CARD_CALLBACK_FIELDS = {
-  /** Whether the payment succeeded (spec 6.5). */
+  /** Whether the payment succeeded (spec 6.5). Not covered by the hash: it decides nothing on its own. */
   success: OPTIONAL_BOOLEAN,
   /** The record's tracking code; the hash covers it (spec 5.3, 6). Its prefix tells the kind of record (spec 2.1). */
   tracking_code: TEXT,
-  /** The payment gateway's order id (spec 6.4, 6.5). */
+  /** The payment gateway's order id (spec 6.4, 6.5). Not covered by the hash: it decides nothing on its own. */
   order_id: OPTIONAL_ID,
   /** `success` or `failed` (an expired payment is reported as `failed`); the hash covers it (spec 5.3, 6.5). */
   status: STATUS,
-  /** The amount, a number (spec 6); compare it with your record: the hash does not cover it. */
+  /** The amount in TRY, a number (spec 6.4, 6.5). Not covered by the hash: compare it with your record before acting on it. */
   amount: OPTIONAL_NUMBER,
-  /** The currency: `TRY` (spec 6.4). */
+  /** The currency: `TRY` (spec 6.4). Not covered by the hash: it decides nothing on its own. */
   currency: OPTIONAL_ID,
-  /** The customer's name (spec 6.4). */
+  /** The customer's name (spec 6.4). Not covered by the hash: it decides nothing on its own. */
   customer_name: OPTIONAL_ID,
-  /** The customer's email address (spec 6.4). */
+  /** The customer's email address (spec 6.4). Not covered by the hash: it decides nothing on its own. */
   customer_email: OPTIONAL_ID,
-  /** The customer's phone number (spec 6.5). */
+  /** The customer's phone number (spec 6.5). Not covered by the hash: it decides nothing on its own. */
   customer_phone: OPTIONAL_ID,
-  /** Text about the status (spec 6.5). */
+  /** Text about the status (spec 6.5). Not covered by the hash: it decides nothing on its own. */
   status_message: OPTIONAL_ID,
-  /** When the payment completed, ISO 8601 (spec 6.5). */
+  /** When the payment completed, ISO 8601 (spec 6.5). Not covered by the hash: it decides nothing on its own. */
   completed_at: OPTIONAL_ID,
   /** Unix seconds; the hash covers it (spec 5.3). The value that verified. */
   timestamp: INTEGER,
@@ -155,7 +155,7 @@ export const UNKNOWN_CALLBACK_FIELDS = {
   tracking_code: TEXT,
   /** The end status; the hash covers it (spec 5.3, 6). */
   status: STATUS,
-  /** Every kind of spec 6 carries one; not required of a kind nobody has described. */
+  /** The amount, a number: every kind of spec 6 carries one; not required of a kind nobody has described. Not covered by the hash: compare it with your record before acting on it. */
   amount: OPTIONAL_NUMBER,
   /** Unix seconds; the hash covers it (spec 5.3). The value that verified. */
   timestamp: INTEGER,

@@ -73,6 +73,13 @@ type ShapeOf<T extends FieldTable, Status extends z.ZodMiniType> = {
   -readonly [K in keyof T]: T[K] extends { readonly optional: true } ? z.ZodMiniOptional<FieldSchema<T[K], Status>> : FieldSchema<T[K], Status>;
 };
 
+/**
+ * The schema of a callback kind's body. Each exported schema is declared with it: inferred, its
+ * type would be printed field by field into the declarations in dist/, without the field tables'
+ * doc comments; named, the fields keep pointing at the tables (src/callbacks/fields.ts).
+ */
+export type CallbackSchema<T extends FieldTable, Status extends z.ZodMiniType> = LenientObject<ShapeOf<T, Status>>;
+
 /** The lenient schema of a field table, its `status` typed by the kind's statuses; fields built on first use. */
 // @__NO_SIDE_EFFECTS__
 function callbackSchema<const T extends FieldTable, Status extends z.ZodMiniType>(fields: T, status: () => Status): LenientObject<ShapeOf<T, Status>> {
@@ -87,25 +94,25 @@ function callbackSchema<const T extends FieldTable, Status extends z.ZodMiniType
 }
 
 /** Body of a deposit callback (spec 6.2): manual, E-IBAN and third-party deposits. */
-export const DepositCallback = /* @__PURE__ */ callbackSchema(DEPOSIT_CALLBACK_FIELDS, () => DepositCallbackStatus);
+export const DepositCallback: CallbackSchema<typeof DEPOSIT_CALLBACK_FIELDS, typeof DepositCallbackStatus> = /* @__PURE__ */ callbackSchema(DEPOSIT_CALLBACK_FIELDS, () => DepositCallbackStatus);
 export interface DepositCallback extends z.infer<typeof DepositCallback> {}
 
 /**
  * Body of a withdrawal callback (spec 6.3). `iban` is optional: what crypto and wallet
  * withdrawals carry instead is not shown (spec 6.6), and any such field is kept.
  */
-export const WithdrawalCallback = /* @__PURE__ */ callbackSchema(WITHDRAWAL_CALLBACK_FIELDS, () => WithdrawalCallbackStatus);
+export const WithdrawalCallback: CallbackSchema<typeof WITHDRAWAL_CALLBACK_FIELDS, typeof WithdrawalCallbackStatus> = /* @__PURE__ */ callbackSchema(WITHDRAWAL_CALLBACK_FIELDS, () => WithdrawalCallbackStatus);
 export interface WithdrawalCallback extends z.infer<typeof WithdrawalCallback> {}
 
 /** Body of a provider card callback (spec 6.4). */
-export const CreditCardCallback = /* @__PURE__ */ callbackSchema(CREDIT_CARD_CALLBACK_FIELDS, () => CreditCardCallbackStatus);
+export const CreditCardCallback: CallbackSchema<typeof CREDIT_CARD_CALLBACK_FIELDS, typeof CreditCardCallbackStatus> = /* @__PURE__ */ callbackSchema(CREDIT_CARD_CALLBACK_FIELDS, () => CreditCardCallbackStatus);
 export interface CreditCardCallback extends z.infer<typeof CreditCardCallback> {}
 
 /**
  * Body of a dealer card callback (spec 6.5). Which fields a failure leaves out is not shown,
  * so everything but the signed fields is optional.
  */
-export const DealerCreditCardCallback = /* @__PURE__ */ callbackSchema(DEALER_CREDIT_CARD_CALLBACK_FIELDS, () => DealerCreditCardCallbackStatus);
+export const DealerCreditCardCallback: CallbackSchema<typeof DEALER_CREDIT_CARD_CALLBACK_FIELDS, typeof DealerCreditCardCallbackStatus> = /* @__PURE__ */ callbackSchema(DEALER_CREDIT_CARD_CALLBACK_FIELDS, () => DealerCreditCardCallbackStatus);
 export interface DealerCreditCardCallback extends z.infer<typeof DealerCreditCardCallback> {}
 
 /**
@@ -113,7 +120,7 @@ export interface DealerCreditCardCallback extends z.infer<typeof DealerCreditCar
  * payment method): only the signed fields are typed, everything else is kept as sent. It reaches
  * the `'*'` handlers only.
  */
-export const UnknownCallback = /* @__PURE__ */ callbackSchema(UNKNOWN_CALLBACK_FIELDS, text);
+export const UnknownCallback: CallbackSchema<typeof UNKNOWN_CALLBACK_FIELDS, z.ZodMiniString> = /* @__PURE__ */ callbackSchema(UNKNOWN_CALLBACK_FIELDS, text);
 export interface UnknownCallback extends z.infer<typeof UnknownCallback> {}
 
 /**

@@ -1,4 +1,5 @@
 import type { CallOutcome } from '../errors/payorch-error.js';
+import type { ConnectionFailureReason } from '../errors/connection-error.js';
 
 /*
  * When and how long to wait before sending a call again, and whether the service may have acted
@@ -55,8 +56,11 @@ export function statusRetryDelay(status: number, headers: Headers, retry: number
 export type AttemptEnd =
   /** Nothing was handed to `fetch` yet: an abort or the deadline before the attempt started. */
   | { readonly kind: 'not_started' }
-  /** No answer: `refused` when the connection was refused, so the service cannot have seen it. */
-  | { readonly kind: 'no_answer'; readonly refused: boolean }
+  /**
+   * No answer: `reason` says where the connection failed. Every reason but `connection_failed`
+   * ends before the request's first byte could leave, so the service cannot have seen it.
+   */
+  | { readonly kind: 'no_answer'; readonly reason: ConnectionFailureReason }
   /**
    * An answer with `status`. `refusal` when its body says `success: false` (spec 7.2): on a 2xx,
    * the service read the request and created nothing.
@@ -74,7 +78,7 @@ export function attemptOutcome(end: AttemptEnd): CallOutcome {
     case 'not_started':
       return 'not_sent';
     case 'no_answer':
-      return end.refused ? 'not_sent' : 'unknown';
+      return end.reason === 'connection_failed' ? 'unknown' : 'not_sent';
     case 'answer':
       if (end.status >= 400 && end.status <= 499) return 'refused';
       // A 5xx saying success: false may come from an error handler that ran after the insert.
@@ -87,6 +91,15 @@ const OUTCOME_ORDER: Readonly<Record<CallOutcome, number>> = { not_sent: 0, refu
 /** The outcome of a call from those of its attempts: the least safe one. */
 export function worstOutcome(a: CallOutcome, b: CallOutcome): CallOutcome {
   return OUTCOME_ORDER[a] >= OUTCOME_ORDER[b] ? a : b;
+}
+
+/**
+ * Whether a connection failure is worth another attempt. A failed TLS handshake is not: a
+ * certificate does not change between two attempts, and a handshake that fails where it used to
+ * succeed may be someone in the path (docs/decisions.md). Every other failure may be brief.
+ */
+export function retriesConnection(reason: ConnectionFailureReason): boolean {
+  return reason !== 'tls_handshake';
 }
 
 /**

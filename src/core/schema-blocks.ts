@@ -105,20 +105,40 @@ export function lenientObject<const S extends z.core.$ZodShape>(shape: S | (() =
   return new (fastObject())(def) as unknown as LenientObject<S>;
 }
 
+/*
+ * The shape types below are the declared shape itself, not a mapped copy of it (zod's own
+ * `Writeable<T>`): the declaration emitter prints a mapped type's properties without their doc
+ * comments, so the declarations in dist/ would lose every field's doc (test/docs/hover.test.ts).
+ */
+
+/**
+ * The fields of several blocks in one shape, later ones last, as `{ ...a, ...b }` makes it, but
+ * typed as the blocks' intersection: a spread's type is a new anonymous one, which the
+ * declarations in dist/ print field by field without the doc comments of fields from another
+ * file, where an intersection keeps each named block's name (and so its docs).
+ */
+export function join<A extends object, B extends object>(a: A, b: B): A & B;
+export function join<A extends object, B extends object, C extends object>(a: A, b: B, c: C): A & B & C;
+export function join<A extends object, B extends object, C extends object, D extends object>(a: A, b: B, c: C, d: D): A & B & C & D;
+// @__NO_SIDE_EFFECTS__
+export function join(...parts: readonly object[]): object {
+  return Object.assign({}, ...parts) as object;
+}
+
 /** A request body: `z.strictObject` whose fields are built on first use; `checks` run on the whole object. */
 // @__NO_SIDE_EFFECTS__
-export function strictObject<T extends z.core.$ZodLooseShape>(
+export function strictObject<T extends z.core.$ZodShape>(
   shape: () => T,
-  ...checks: z.core.$ZodCheck<z.output<z.ZodMiniObject<z.core.util.Writeable<T>, z.core.$strict>>>[]
-): z.ZodMiniObject<z.core.util.Writeable<T>, z.core.$strict> {
+  ...checks: z.core.$ZodCheck<z.output<z.ZodMiniObject<T, z.core.$strict>>>[]
+): z.ZodMiniObject<T, z.core.$strict> {
   const def = deferShape({ type: 'object', catchall: (neverField ??= z.never()), checks }, shape);
-  return new z.ZodMiniObject(def) as z.ZodMiniObject<z.core.util.Writeable<T>, z.core.$strict>;
+  return new z.ZodMiniObject(def) as z.ZodMiniObject<T, z.core.$strict>;
 }
 
 /** `z.object` (unknown fields dropped) whose fields are built on first use. */
 // @__NO_SIDE_EFFECTS__
-export function object<T extends z.core.$ZodLooseShape>(shape: () => T): z.ZodMiniObject<z.core.util.Writeable<T>> {
-  return new z.ZodMiniObject(deferShape({ type: 'object' }, shape)) as z.ZodMiniObject<z.core.util.Writeable<T>>;
+export function object<T extends z.core.$ZodShape>(shape: () => T): z.ZodMiniObject<T> {
+  return new z.ZodMiniObject(deferShape({ type: 'object' }, shape)) as z.ZodMiniObject<T>;
 }
 
 // One catch-all schema for every object that needs it, built with the first such object.

@@ -1,8 +1,10 @@
 import { ConnectionError } from '../errors/connection-error.js';
-import { redactText, secretForms } from '../errors/redact-secrets.js';
 
 /*
- * OpenTelemetry spans for calls and received callbacks, through the user's own Tracer. Nothing
+ * OpenTelemetry spans for calls and received callbacks, through the user's own Tracer. A span
+ * carries no text of a request or an answer, nor an error message (which may quote one: the
+ * service's refusal echoes the customer's name, e-mail or IBAN): only names, codes, reasons,
+ * statuses and outcomes, each checked for its shape before it is recorded. Nothing
  * from @opentelemetry/* is imported, not even its types: the interfaces below are the few members
  * payorch calls, and the API's real Tracer is assignable to them (test/core/tracing.test-d.ts), so
  * the main entry stays free of dependencies on every runtime (docs/decisions.md).
@@ -162,16 +164,50 @@ export function spanUrl(url: string): string {
 /** Reads a failure's `outcome` ('not_sent' | 'refused' | 'unknown') when the error class has one. */
 function outcomeOf(error: unknown): string | undefined {
   const outcome = typeof error === 'object' && error !== null ? (error as { outcome?: unknown }).outcome : undefined;
-  return typeof outcome === 'string' ? outcome : undefined;
+  return typeof outcome === 'string' && SNAKE_CODE.test(outcome) ? outcome : undefined;
 }
 
+// What a code, a reason or a class name looks like; text of any other shape is not recorded.
+const CLASS_NAME = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
+const SERVICE_CODE = /^[A-Z][A-Z0-9_]{1,63}$/;
+const SNAKE_CODE = /^[a-z][a-z0-9_]{0,63}$/;
+
 function errorName(error: unknown): string {
-  return error instanceof Error ? error.name : typeof error;
+  return error instanceof Error && CLASS_NAME.test(error.name) ? error.name : error instanceof Error ? 'Error' : typeof error;
+}
+
+/** A field of `error` when it is a string of `shape`. */
+function codeField(error: object, key: string, shape: RegExp): string | undefined {
+  const value = (error as Readonly<Record<string, unknown>>)[key];
+  return typeof value === 'string' && shape.test(value) ? value : undefined;
+}
+
+/**
+ * The status message of a failed call's span: the error's class, then what it knows as codes
+ * (`UnprocessableEntityError: HTTP 422, outcome refused`), never its message.
+ */
+export function spanStatusMessage(error: unknown): string {
+  if (typeof error !== 'object' || error === null) return errorName(error);
+  const fields = error as Readonly<Record<string, unknown>>;
+  const parts: string[] = [];
+  if (typeof fields['status'] === 'number') parts.push(`HTTP ${fields['status']}`);
+  const code = codeField(error, 'code', SERVICE_CODE);
+  if (code !== undefined) parts.push(code);
+  const reason = codeField(error, 'reason', SNAKE_CODE);
+  if (reason !== undefined && reason !== 'unknown') parts.push(reason);
+  if (typeof fields['timeout'] === 'number') parts.push(`timeout ${fields['timeout']} ms`);
+  if (Array.isArray(fields['issues'])) {
+    const rules = new Set((fields['issues'] as unknown[]).map((issue) => (typeof issue === 'object' && issue !== null ? (issue as { rule?: unknown }).rule : undefined)).filter((rule): rule is string => typeof rule === 'string' && SNAKE_CODE.test(rule)));
+    if (rules.size > 0) parts.push(`rules ${[...rules].join(' ')}`);
+  }
+  const outcome = outcomeOf(error);
+  if (outcome !== undefined) parts.push(`outcome ${outcome}`);
+  return parts.length === 0 ? errorName(error) : `${errorName(error)}: ${parts.join(', ')}`;
 }
 
 /** Why an attempt is followed by another, as the `payorch.retry.reason` of its event. */
 function retryReason(status: number | undefined, error: unknown): string {
-  if (error instanceof ConnectionError) return error.refused ? 'connection_refused' : 'connection_failed';
+  if (error instanceof ConnectionError) return error.reason;
   // The transport resends after a 401 only when the service refused the timestamp (clock skew).
   if (status === 401) return 'timestamp_refused';
   return status === undefined ? 'no_answer' : 'retryable_status';
@@ -188,8 +224,6 @@ export interface CallSpanStart {
   readonly operation: string;
   readonly method: 'GET' | 'POST';
   readonly url: string;
-  /** What must not reach the span even when an error message quotes it (keys; hashes are already out of messages). */
-  readonly secrets: readonly string[];
 }
 
 /**
@@ -230,10 +264,7 @@ export function traceCall<T>(tracer: TracerLike | undefined, start: CallSpanStar
       return value;
     } catch (error) {
       span.set({ 'http.response.status_code': lastStatus, 'payorch.attempts': attempts, 'error.type': errorName(error), 'payorch.outcome': outcomeOf(error) });
-      const message = error instanceof Error ? error.message : String(error);
-      // Messages quote the URL (ConnectionError) and are redacted already; the span gets the URL
-      // it shows, and the keys are taken out once more in case a message quoted one.
-      span.fail(redactText(message.split(start.url).join(url), secretForms(start.secrets)));
+      span.fail(spanStatusMessage(error));
       throw error;
     } finally {
       span.end();
@@ -294,7 +325,8 @@ export function traceCallback<T>(tracer: TracerLike | undefined, run: (trace: Ca
     } finally {
       if (answer !== undefined) {
         const { status } = answer;
-        const reason = status === 200 ? undefined : (reasonOf(answer.body) ?? `http_${status}`);
+        const given = reasonOf(answer.body);
+        const reason = status === 200 ? undefined : given !== undefined && SNAKE_CODE.test(given) ? given : `http_${status}`;
         const result = status === 200 ? (outcome ?? 'applied') : status >= 500 ? 'failed' : 'refused';
         span.set({ 'http.response.status_code': status, 'payorch.callback.result': result, 'payorch.callback.reason': reason, 'error.type': reason });
         if (reason !== undefined) span.fail(reason);

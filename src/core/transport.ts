@@ -5,6 +5,7 @@ import { APIError } from '../errors/api-error.js';
 import type { FailedRequest } from '../errors/api-error.js';
 import { ConnectionError } from '../errors/connection-error.js';
 import { PayorchError } from '../errors/payorch-error.js';
+import type { FailedCall } from '../errors/failed-call.js';
 import type { CallOutcome } from '../errors/payorch-error.js';
 import { RequestAbortedError } from '../errors/request-aborted-error.js';
 import { RequestValidationError } from '../errors/request-validation-error.js';
@@ -18,9 +19,10 @@ import type { Endpoint } from './endpoint.js';
 import { Observer, redactHeaders } from './observability.js';
 import { traceCall } from './tracing.js';
 import type { CallTrace } from './tracing.js';
-import { attemptOutcome, backoffDelay, mayResend, statusRetryDelay, worstOutcome } from './retry-policy.js';
+import { attemptOutcome, backoffDelay, mayResend, retriesConnection, statusRetryDelay, worstOutcome } from './retry-policy.js';
 import { REQUEST_OPTIONS, checkOptions } from './option-checks.js';
 import { isLoopbackHostname } from './loopback.js';
+import { connectionFailure } from './connection-failure.js';
 import { readLimited } from './read-limited.js';
 import { parseRequest, safeParse, toIssues } from './validation.js';
 
@@ -29,6 +31,10 @@ export interface TransportConfig extends Omit<ClientOptions, 'apiKey' | 'secretK
   /** `/api/provider` or `/api/dealer`. */
   readonly apiPath: string;
   readonly credentials: Credentials;
+  /** Who made the transport (`new ProviderClient`), named when an option is refused. */
+  readonly owner: string;
+  /** The API's name (`provider`), the first part of an operation's name in error messages. */
+  readonly api: string;
 }
 
 /**
@@ -150,7 +156,7 @@ export class Transport {
 
   constructor(config: TransportConfig) {
     this.#config = config;
-    this.#root = checkBaseUrl(config.baseUrl, config.allowInsecureHttp === true) + config.apiPath;
+    this.#root = checkBaseUrl(config.owner, config.baseUrl, config.allowInsecureHttp === true) + config.apiPath;
     this.#now = config.now ?? Date.now;
     this.#clockOffsetMs = config.clockOffsetMs ?? 0;
     this.#observer = new Observer(config);
@@ -200,7 +206,7 @@ export class Transport {
   async request<S extends z.ZodMiniType>(call: Call<S>, options: RequestOptions = {}): Promise<z.output<S>> {
     const tracer = this.#config.tracer;
     if (tracer === undefined) return this.#request(call, options, undefined);
-    const start = { operation: call.operation, method: call.method, url: this.#url(call), secrets: this.#secrets(call, []) };
+    const start = { operation: call.operation, method: call.method, url: this.#url(call) };
     return traceCall(tracer, start, (trace) => this.#request(call, options, trace));
   }
 
@@ -244,7 +250,7 @@ export class Transport {
       outcome: 'not_sent',
     };
     const headers = this.#headers(call); // checked before the first attempt: bad keys are never sent
-    if (options.signal?.aborted === true) throw new RequestAbortedError(options.signal.reason, 'not_sent');
+    if (options.signal?.aborted === true) throw new RequestAbortedError(options.signal.reason, { ...this.#failedCall(call, state.url), outcome: 'not_sent' });
 
     for (let attempt = 1; ; attempt++) {
       const sentAt = performance.now();
@@ -349,7 +355,9 @@ export class Transport {
   /**
    * How long to wait before the next attempt, or `undefined` when the call must fail now.
    * The money rule lives here: a call that creates a money movement is resent only when the
-   * service refused it outright (connection refused, timestamp refused).
+   * service cannot have received it (no connection was made: the name did not resolve, the
+   * connection was refused or timed out; never after a failed TLS handshake) or refused it
+   * outright (timestamp refused).
    */
   #retryDelay(state: CallState, failure: Extract<Settled<unknown>, { ok: false }>): number | undefined {
     const { error, answer } = failure;
@@ -362,7 +370,7 @@ export class Transport {
     if (state.retries >= state.maxRetries || !mayResend(state.call.readOnly, error.outcome)) return undefined;
     let delay: number | undefined;
     if (error instanceof ConnectionError) {
-      delay = backoffDelay(state.retries + 1);
+      delay = retriesConnection(error.reason) ? backoffDelay(state.retries + 1) : undefined;
     } else if (answer !== undefined) {
       delay = statusRetryDelay(answer.status, answer.headers, state.retries + 1, this.#now());
     }
@@ -392,11 +400,23 @@ export class Transport {
     if (error instanceof PayorchError) return error;
     // Stopped with no attempt in fetch's hands (before the first, or between two): the call is
     // where its earlier attempts left it.
-    const stopped = state.onWire ? 'unknown' : state.outcome;
-    if (state.userSignal?.aborted === true) return new RequestAbortedError(state.userSignal.reason, stopped);
-    if (state.signal.aborted) return new TimeoutError(state.timeout, stopped);
-    const refused = isConnectionRefused(error);
-    return new ConnectionError(`${refused ? 'Connection refused' : 'Connection failed'}: ${state.call.method} ${state.url}`, { cause: error, refused, outcome: attemptOutcome({ kind: 'no_answer', refused }) });
+    const outcome = state.onWire ? 'unknown' : state.outcome;
+    const call = this.#failedCall(state.call, state.url);
+    if (state.userSignal?.aborted === true) return new RequestAbortedError(state.userSignal.reason, { ...call, outcome });
+    if (state.signal.aborted) return new TimeoutError(state.timeout, { ...call, outcome });
+    const reason = connectionFailure(error);
+    return new ConnectionError({ ...call, cause: error, reason, outcome: attemptOutcome({ kind: 'no_answer', reason }) });
+  }
+
+  /** What an error without an answer says about its call: never a header, never a key. */
+  #failedCall(call: Call<z.ZodMiniType>, url: string): FailedCall {
+    return { operation: `${this.#config.api}.${call.operation}`, request: { method: call.method, url } };
+  }
+
+  /** What a `RequestAbortedError` raised outside a call (between two pages of a read) names. @internal */
+  describeCall(operation: string, method: 'GET' | 'POST', path: string, query?: Call<z.ZodMiniType>['query']): FailedCall {
+    const call = { operation, method, path, query } as Call<z.ZodMiniType>;
+    return this.#failedCall(call, this.#url(call));
   }
 
   /**
@@ -513,43 +533,28 @@ function isFailureFlag(body: unknown): boolean {
 }
 
 /**
- * True only when the connection was refused: then the service cannot have received the request.
- * Node says ECONNREFUSED (an AggregateError when every address of a host refused), Bun
- * `ConnectionRefused`, Deno "Connection refused (os error 111)".
- */
-function isConnectionRefused(error: unknown): boolean {
-  for (let current: unknown = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (code === 'ECONNREFUSED' || code === 'ConnectionRefused') return true;
-    if (/ECONNREFUSED|connection refused/i.test(current.message)) return true;
-    if (current instanceof AggregateError && current.errors.length > 0 && current.errors.every(isConnectionRefused)) return true;
-  }
-  return false;
-}
-
-/**
  * Signatures cover no part of the body, so over plain HTTP anyone on the path could change an
  * amount or an IBAN: only loopback may use it without an explicit opt-in.
  */
-function checkBaseUrl(baseUrl: string, allowInsecureHttp: boolean): string {
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch (cause) {
-    throw new PayorchError('baseUrl is not a valid URL', { cause });
-  }
+function checkBaseUrl(owner: string, baseUrl: unknown, allowInsecureHttp: boolean): string {
+  // The value itself is never quoted: a URL may carry a user name and password.
+  const refuse = (message: string): never => {
+    throw new RequestValidationError(owner, [{ field: 'baseUrl', rule: 'invalid_option', message }]);
+  };
+  const url = typeof baseUrl === 'string' && URL.canParse(baseUrl) ? new URL(baseUrl) : undefined;
+  if (url === undefined) return refuse(`must be an absolute https URL, for example https://pay.example.com; got ${typeof baseUrl === 'string' ? 'text that is not a URL' : typeof baseUrl}`);
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new PayorchError(`baseUrl must use https: ${url.protocol}//${url.host}`);
+    return refuse(`must use https; got ${url.protocol}//${url.host}`);
   }
   if (url.username !== '' || url.password !== '') {
     // They would be sent to the service and shown in every error message.
-    throw new PayorchError(`baseUrl must not contain a user name or password: ${url.protocol}//${url.host}`);
+    return refuse(`must not contain a user name or password; got ${url.protocol}//[redacted]@${url.host}`);
   }
   if (url.protocol === 'http:' && !allowInsecureHttp && !isLoopbackHostname(url.hostname)) {
-    throw new PayorchError(`baseUrl must use https unless the host is loopback or allowInsecureHttp is set: ${url.protocol}//${url.host}`);
+    return refuse(`must use https unless the host is loopback or allowInsecureHttp is set (signatures do not cover the body); got ${url.protocol}//${url.host}`);
   }
   if (url.search !== '' || url.hash !== '') {
-    throw new PayorchError(`baseUrl must not have a query or fragment: ${url.protocol}//${url.host}${url.pathname}`);
+    return refuse(`must not have a query or fragment; got ${url.protocol}//${url.host}${url.pathname} with a ${url.search !== '' ? 'query' : 'fragment'}`);
   }
   return url.href.replace(/\/+$/, '');
 }

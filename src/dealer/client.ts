@@ -53,7 +53,7 @@ export class DealerClient extends APIResource {
    */
   constructor(options: ClientOptions) {
     checkOptions('new DealerClient', options, DEALER_OPTIONS);
-    const transport = new Transport({ ...options, apiPath: apiPath('dealer'), credentials: options });
+    const transport = new Transport({ ...options, apiPath: apiPath('dealer'), api: 'dealer', owner: 'new DealerClient', credentials: options });
     // No credential key: every dealer row is signed with the basic hash (spec 5.2).
     super(transport);
     this.manualIban = new DealerManualIban(transport);

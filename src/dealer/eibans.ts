@@ -15,11 +15,11 @@ export const EibanAccount = /* @__PURE__ */ lenientObject(() => ({
   bank_name: z.string(),
   /** The account holder's name (spec 2.7). */
   account_name: z.string(),
-  /** Identifies the account in `transactions` and `transfers` calls. */
+  /** Identifies the account in `transactions` and `transfers` calls (spec 2.7). */
   wallet_id: z.string(),
-  /** Total balance as a decimal string, for example `"1500.00"`. */
+  /** Total balance as a decimal string, for example `"1500.00"` (spec 2.7). */
   balance: responseDecimal(),
-  /** Balance available for withdrawal, as a decimal string. */
+  /** Balance available for withdrawal, as a decimal string (spec 2.7). */
   available_balance: responseDecimal(),
 }));
 export interface EibanAccount extends z.infer<typeof EibanAccount> {}

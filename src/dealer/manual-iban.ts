@@ -10,28 +10,28 @@ import { APIResource } from '../core/resource.js';
  * it so, and the SDK keeps the wire name.
  */
 export const ManualIbanDepositParams = /* @__PURE__ */ strictObject(() => ({
-  /** The customer's username. Required, not blank. */
+  /** The customer's username. Required, not blank (spec 4.13). */
   username: requiredString(),
-  /** The customer's identifier in your system (spelt `userid` by the dealer API). Required, not blank. */
+  /** The customer's identifier in your system (spelt `userid` by the dealer API). Required, not blank (spec 4.13). */
   userid: requiredString(),
-  /** The customer's full name. Required, not blank. */
+  /** The customer's full name. Required, not blank (spec 4.13). */
   fullname: requiredString(),
-  /** The amount the customer will pay, in TRY. Required; greater than 0 (the spec states no minimum; the service picks an IBAN by its limits). */
+  /** The amount the customer will pay, in TRY. Required; greater than 0 (the spec states no minimum; the service picks an IBAN by its limits) (spec 2.7, 4.13). */
   amount: positiveAmount(),
 }));
 export type ManualIbanDepositParams = z.input<typeof ManualIbanDepositParams>;
 
 /** Body of a manual withdrawal request (spec 4.13); the recipient IBAN has 15 to 34 characters. */
 export const ManualIbanWithdrawParams = /* @__PURE__ */ strictObject(() => ({
-  /** The customer's username. Required, not blank. */
+  /** The customer's username. Required, not blank (spec 4.13). */
   username: requiredString(),
-  /** The customer's identifier in your system (spelt `userid` by the dealer API). Required, not blank. */
+  /** The customer's identifier in your system (spelt `userid` by the dealer API). Required, not blank (spec 4.13). */
   userid: requiredString(),
-  /** The amount to pay out, in TRY. Required; greater than 0 (the spec states no minimum). */
+  /** The amount to pay out, in TRY. Required; greater than 0 (the spec states no minimum) (spec 2.7, 4.13). */
   amount: positiveAmount(),
-  /** The recipient's name as the bank holds it. Required, not blank. */
+  /** The recipient's name as the bank holds it. Required, not blank (spec 2.7, 4.13). */
   recipient_name: requiredString(),
-  /** The recipient's IBAN. Required; 15 to 34 characters. */
+  /** The recipient's IBAN. Required; 15 to 34 characters (spec 2.7, 4.13). */
   recipient_iban: iban(),
 }));
 export type ManualIbanWithdrawParams = z.input<typeof ManualIbanWithdrawParams>;
@@ -46,7 +46,7 @@ export const ManualIbanDeposit = /* @__PURE__ */ envelope(() => ({
   account_name: z.string(),
   /** The IBAN the customer pays into, chosen by amount limits (spec 2.7, 4.13). */
   iban_no: z.string(),
-  /** The IBAN in groups of four characters, for display. */
+  /** The IBAN in groups of four characters, for display (spec 2.7). */
   formatted_iban: z.optional(z.string()),
   /** The amount, a number (spec 2.7); the spec states no minimum or maximum (spec 8). */
   amount: responseNumber(),

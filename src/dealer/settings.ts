@@ -11,7 +11,7 @@ export type PaymentMethodState = z.infer<typeof PaymentMethodState>;
 export const DealerSettings = /* @__PURE__ */ lenientObject(() => ({
   /** `true` when the call succeeded (spec 2.1). */
   success: successFlag(),
-  /** Welcome text with the dealer's name. */
+  /** Welcome text with the dealer's name (spec 4.13). */
   message: z.optional(z.string()),
   /** The dealer's name (spec 2.7). */
   dealer_name: z.string(),

@@ -31,11 +31,11 @@ function calendarDate() {
 }
 
 const rangeShape = () => ({
-  /** The E-IBAN's `wallet_id`, from `dealer.eibans.list()`. Required. */
+  /** The E-IBAN's `wallet_id`, from `dealer.eibans.list()`. Required (spec 4.13). */
   wallet_id: requiredString(),
-  /** First day, a calendar date `YYYY-MM-DD`. Required. */
+  /** First day, a calendar date `YYYY-MM-DD` in service time. Required (spec 4.13). */
   start_date: calendarDate(),
-  /** Last day, `YYYY-MM-DD`, not before `start_date`. Required. For `list()` at most 3 days after `start_date` (spec 7.4, 8); `iterate()` takes any range. */
+  /** Last day, `YYYY-MM-DD`, not before `start_date`. Required. For `list()` at most 3 days after `start_date` (spec 4.13, 7.4, 8); `iterate()` takes any range. */
   end_date: calendarDate(),
 });
 
@@ -64,7 +64,7 @@ function checkSpan(range: Range, ctx: z.core.$RefinementCtx): void {
 export const TransactionListParams = /* @__PURE__ */ strictObject(
   () => ({
     ...rangeShape(),
-    /** Page number, from 1. @default 1 */
+    /** Page number, from 1. (spec 4.13) @default 1 */
     page: z.optional(z.number().check(z.int({ error: 'must be an integer' }), z.positive({ error: 'must be at least 1' }))),
   }),
   z.superRefine((params: Range, ctx) => {
@@ -86,7 +86,7 @@ export type TransactionType = z.infer<typeof TransactionType>;
 export const Transaction = /* @__PURE__ */ lenientObject(() => ({
   /** The transaction's id (spec 2.7). */
   transactionId: z.string(),
-  /** Decimal string, for example `"1500.00"`. */
+  /** Decimal string, for example `"1500.00"` (spec 2.7). */
   amount: responseDecimal(),
   /** The transaction's direction, for example `incoming` (spec 2.7). */
   type: TransactionType,
@@ -96,7 +96,7 @@ export const Transaction = /* @__PURE__ */ lenientObject(() => ({
   senderName: z.optional(z.string()),
   /** The sender's IBAN (spec 2.7). */
   senderIban: z.optional(z.string()),
-  /** ISO 8601 without offset, for example `2026-03-01T14:05:00`. */
+  /** ISO 8601 without offset, for example `2026-03-01T14:05:00` (spec 2.7). */
   date: z.string(),
 }));
 export interface Transaction extends z.infer<typeof Transaction> {}
@@ -184,7 +184,10 @@ export class TransactionIterable extends APIResource implements AsyncIterable<Tr
         first ??= answer.pagination;
         for (const transaction of answer.transactions) {
           // Records of a page already read are not handed out after an abort either.
-          if (signal?.aborted === true) throw new RequestAbortedError(signal.reason, 'not_sent');
+          if (signal?.aborted === true) {
+            const call = this._transport.describeCall(transactionListEndpoint.operation, transactionListEndpoint.method, transactionListEndpoint.path, { wallet_id, ...window, page: page + 1 });
+            throw new RequestAbortedError(signal.reason, { ...call, outcome: 'not_sent' });
+          }
           yield transaction;
         }
         // pageOf checked that has_more agrees, and that total_pages is within the ceiling.

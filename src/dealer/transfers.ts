@@ -7,22 +7,22 @@ import { APIResource } from '../core/resource.js';
 
 /** Body of a transfer from an E-IBAN to a bank account (spec 4.13): at least 10.00 TRY. */
 export const SendMoneyParams = /* @__PURE__ */ strictObject(() => ({
-  /** The source E-IBAN's `wallet_id`, from `dealer.eibans.list()`. Required. */
+  /** The source E-IBAN's `wallet_id`, from `dealer.eibans.list()`. Required (spec 4.13). */
   wallet_id: requiredString(),
-  /** The recipient's IBAN. Required; 15 to 34 characters. */
+  /** The recipient's IBAN. Required; 15 to 34 characters (spec 2.7, 4.13). */
   recipient_iban: iban(),
-  /** The recipient's name as the bank holds it. Required, not blank. */
+  /** The recipient's name as the bank holds it. Required, not blank (spec 2.7, 4.13). */
   recipient_name: requiredString(),
   /** The amount in TRY, a JSON number. Required; at least 10.00 (spec 4.13, 8: below it the service answers MIN_AMOUNT_ERROR). */
   amount: requestAmount(10),
-  /** Free text for the transfer. Optional. */
+  /** Free text for the transfer. Optional (spec 2.7, 4.13). */
   description: z.optional(z.string()),
 }));
 export type SendMoneyParams = z.input<typeof SendMoneyParams>;
 
 /** Query of a transfer's status (spec 4.13). */
 export const TransferStatusParams = /* @__PURE__ */ strictObject(() => ({
-  /** The `transfer_id` (`TRF-...`) that `send()` returned. Required. */
+  /** The `transfer_id` (`TRF-...`) that `send()` returned. Required (spec 2.7, 4.13). */
   transfer_id: requiredString(),
 }));
 export type TransferStatusParams = z.input<typeof TransferStatusParams>;
@@ -33,21 +33,21 @@ export type TransferStatus = z.infer<typeof TransferStatus>;
 
 /** A transfer (spec 2.7). `description` and `completed_at` come with the status query only. */
 export const Transfer = /* @__PURE__ */ lenientObject(() => ({
-  /** `TRF-` and an alphanumeric segment. */
+  /** `TRF-` and an alphanumeric segment (spec 2.7, 4.13). */
   transfer_id: z.string(),
   /** The transfer's status: `pending` on creation (spec 3). */
   status: TransferStatus,
-  /** Decimal string, for example `"250.00"`. */
+  /** Decimal string, for example `"250.00"` (spec 2.7, 4.13). */
   amount: responseDecimal(),
   /** The recipient's IBAN, as sent (spec 2.7). */
   recipient_iban: z.optional(z.string()),
   /** The recipient's name, as sent (spec 2.7). */
   recipient_name: z.optional(responseString()),
-  /** `null` or absent when the transfer was sent without one. */
+  /** `null` or absent when the transfer was sent without one (spec 2.7, 4.13). */
   description: z.optional(z.string()),
-  /** ISO 8601 without offset. */
+  /** ISO 8601 without offset (spec 2.7). */
   created_at: z.optional(z.string()),
-  /** ISO 8601; `null` or absent while the transfer has not ended. */
+  /** ISO 8601; `null` or absent while the transfer has not ended (spec 2.7). */
   completed_at: z.optional(z.string()),
 }));
 export interface Transfer extends z.infer<typeof Transfer> {}

@@ -40,11 +40,19 @@ export class PayorchError extends Error {
     brand(this, 'PayorchError');
   }
   /**
-   * Whether the service may have acted on the call (see {@link CallOutcome}). Errors that do not
-   * come from a call to the service (a refused callback, a local check) say `unknown` unless they
-   * know better; every error a client method raises sets it.
+   * Whether the service may have acted on the call, and so whether money may have moved:
+   * - `not_sent`: nothing reached the service (input refused, name not resolved, connection
+   *   refused, TLS handshake failed, aborted before sending). Sending it again is safe.
+   * - `refused`: the service answered with a refusal (a 4xx, `success: false`); nothing was created.
+   * - `unknown`: it may have been processed (a timeout or reset after sending, a 5xx, an answer
+   *   payorch cannot read). Do not send a payment again: wait for its callback, or read its status
+   *   (docs/errors-and-retries.md).
+   *
+   * Errors that do not come from a call to the service (a refused callback, a local check) say
+   * `unknown` unless they know better; every error a client method raises sets it.
    */
-  readonly outcome: CallOutcome;
+  // The values written out, not `CallOutcome`: a hover then shows them without a second one.
+  readonly outcome: 'not_sent' | 'refused' | 'unknown';
 
   /** Made by the SDK's error classes: the standard `cause`, and the call's {@link CallOutcome} (`unknown` when not given). */
   constructor(message?: string, options: { readonly cause?: unknown; readonly outcome?: CallOutcome | undefined } = {}) {

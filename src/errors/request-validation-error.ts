@@ -22,7 +22,9 @@ export interface ValidationIssue {
 
 /**
  * The SDK refused a request before sending anything (`outcome` is always `not_sent`): a field is missing, has the wrong
- * type, or breaks a rule of the spec (minimum amount, IBAN length, date range).
+ * type, or breaks a rule of the spec (minimum amount, IBAN length, date range); or an option given to
+ * a constructor or a call is impossible (rule `invalid_option`, `baseUrl` included: the message then
+ * reads "Invalid option for new ProviderClient: …").
  *
  * @example
  * ```ts
@@ -41,7 +43,9 @@ export class RequestValidationError extends PayorchError {
   readonly issues: readonly ValidationIssue[];
   /** Made by the SDK when a request breaks its schema; `operation` names the call. */
   constructor(operation: string, issues: readonly ValidationIssue[]) {
-    super(`Invalid request to ${operation}: ${issues.map((issue) => `${issue.field || '(body)'}: ${issue.message}`).join('; ')}`, { outcome: 'not_sent' });
+    // A refused option is no fault of the request's fields: the message says which it is.
+    const subject = issues.length > 0 && issues.every((issue) => issue.rule === 'invalid_option') ? 'Invalid option for' : 'Invalid request to';
+    super(`${subject} ${operation}: ${issues.map((issue) => `${issue.field || '(body)'}: ${issue.message}`).join('; ')}`, { outcome: 'not_sent' });
     this.issues = issues;
   }
 }

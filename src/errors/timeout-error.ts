@@ -1,6 +1,8 @@
 import { PayorchError } from './payorch-error.js';
 import type { CallOutcome } from './payorch-error.js';
 import { brand } from './brand.js';
+import { callLabel } from './failed-call.js';
+import type { FailedCall } from './failed-call.js';
 
 /**
  * The call, retries and body included, did not finish within `timeout` milliseconds. When an
@@ -13,9 +15,15 @@ export class TimeoutError extends PayorchError {
   }
   /** The limit that ran out, in milliseconds: the client's or the call's `timeout` option. */
   readonly timeout: number;
+  /** The client method that timed out, its API first: `provider.manual.startDeposit`. */
+  readonly operation: string;
+  /** The method and the full URL of the request, query string included; never its headers, which carry the keys. */
+  readonly request: { readonly method: string; readonly url: string };
   /** Made by the SDK when the call outlived `timeout` milliseconds. */
-  constructor(timeout: number, outcome: CallOutcome = 'unknown') {
-    super(`The request did not complete within ${timeout} ms`, { outcome });
+  constructor(timeout: number, call: FailedCall & { readonly outcome?: CallOutcome | undefined }) {
+    super(`${callLabel(call)} did not complete within ${timeout} ms`, { outcome: call.outcome ?? 'unknown' });
     this.timeout = timeout;
+    this.operation = call.operation;
+    this.request = call.request;
   }
 }

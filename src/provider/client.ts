@@ -82,7 +82,7 @@ export class ProviderClient extends APIResource {
    */
   constructor(options: ProviderClientOptions) {
     checkOptions('new ProviderClient', options, PROVIDER_OPTIONS);
-    const transport = (options as SiteOptions)[parentTransport] ?? new Transport({ ...options, apiPath: apiPath('provider'), credentials: options });
+    const transport = (options as SiteOptions)[parentTransport] ?? new Transport({ ...options, apiPath: apiPath('provider'), api: 'provider', owner: 'new ProviderClient', credentials: options });
     super(transport, options.credentialKey);
     this.#options = options;
     this.manual = new ProviderManual(transport, options.credentialKey);

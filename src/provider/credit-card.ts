@@ -13,21 +13,21 @@ export type CardPaymentStatus = z.infer<typeof CardPaymentStatus>;
 export const CardPaymentParams = /* @__PURE__ */ strictObject(() => ({
   /** The site credential key, sent in the body (spec 5.1 rule 2). Required on the wire; taken from the client's `credentialKey` when left out. */
   credential_key: requiredString(),
-  /** The customer's username on your site. Required, not blank. */
+  /** The customer's username on your site. Required, not blank (spec 4.8). */
   username: requiredString(),
-  /** The customer's identifier in your system. Required, not blank. */
+  /** The customer's identifier in your system. Required, not blank (spec 4.8). */
   user_id: requiredString(),
-  /** The cardholder's first name. Required, not blank. */
+  /** The cardholder's first name. Required, not blank (spec 4.8). */
   firstname: requiredString(),
-  /** The cardholder's last name. Required, not blank. */
+  /** The cardholder's last name. Required, not blank (spec 4.8). */
   lastname: requiredString(),
-  /** The customer's email address. Optional. */
+  /** The customer's email address. Optional (spec 4.8). */
   email: z.optional(z.string()),
-  /** The customer's phone number. Optional. */
+  /** The customer's phone number. Optional (spec 4.8). */
   phone: z.optional(z.string()),
   /** The amount in TRY, a JSON number. Required; at least 1 (spec 4.8, 8). */
   amount: requestAmount(1),
-  /** Free text shown with the payment. Optional. */
+  /** Free text shown with the payment. Optional (spec 4.8). */
   description: z.optional(z.string()),
 }));
 /** What a caller passes to `createPayment()`: `credential_key` may be left to the client. */
@@ -38,7 +38,7 @@ export type CardPaymentParams = Omit<z.input<typeof CardPaymentParams>, 'credent
 
 /** Body of a card status query (spec 4.9). */
 export const CardStatusParams = /* @__PURE__ */ strictObject(() => ({
-  /** The `tracking_code` of the card payment (`CC-...`), from `createPayment()`. Required. */
+  /** The `tracking_code` of the card payment (`CC-...`), from `createPayment()`. Required (spec 4.9). */
   tracking_code: requiredString(),
 }));
 export type CardStatusParams = z.input<typeof CardStatusParams>;

@@ -5,24 +5,32 @@ import { APIResource } from '../core/resource.js';
 import type { ProviderRequestOptions } from './request-options.js';
 import { envelope, iban } from '../core/shared-shapes.js';
 import { depositStatus, ibanWithdrawalRecord, paymentParams, recordCore, recordEcho } from './shared.js';
+import type { DepositStatusShape, PaymentParamsShape, RecordCoreShape, RecordEchoShape } from './shared.js';
 
 /** Body of an E-IBAN deposit (spec 4.7). */
-export const EibanDepositParams = /* @__PURE__ */ strictObject(() => ({ ...paymentParams() }));
+export const EibanDepositParams = /* @__PURE__ */ strictObject(paymentParams);
 export type EibanDepositParams = z.input<typeof EibanDepositParams>;
 
 /** Body of an E-IBAN withdrawal (spec 4.7); the IBAN is bounded like the manual one (docs/spec-gaps.md). */
-export const EibanWithdrawParams = /* @__PURE__ */ strictObject(() => ({
-  ...paymentParams(),
-  /** The recipient's bank account (IBAN). Required; 15 to 34 characters, as for manual withdrawals (docs/spec-gaps.md). */
-  iban: iban(),
-}));
+/** The fields of an E-IBAN withdrawal's body. */
+export type EibanWithdrawShape = PaymentParamsShape & {
+  /** The recipient's bank account (IBAN). Required; 15 to 34 characters, as for manual withdrawals (docs/spec-gaps.md) (spec 4.7). */
+  readonly iban: ReturnType<typeof iban>;
+};
+
+export const EibanWithdrawParams = /* @__PURE__ */ strictObject((): EibanWithdrawShape => ({ ...paymentParams(), iban: iban() }));
 export type EibanWithdrawParams = z.input<typeof EibanWithdrawParams>;
 
 /** An E-IBAN deposit record (spec 4.7). */
-export const EibanDeposit = /* @__PURE__ */ envelope(() => ({
+/** The fields of an E-IBAN deposit record. */
+export type EibanDepositRecordShape = RecordCoreShape & RecordEchoShape & DepositStatusShape & {
+  /** The payment page (URL) to redirect the customer to (spec 2.4). Deposits only. */
+  readonly payment_url: z.ZodMiniString<string>;
+};
+
+export const EibanDeposit = /* @__PURE__ */ envelope((): EibanDepositRecordShape => ({
   ...recordCore(),
   ...recordEcho(),
-  /** The payment page (URL) to redirect the customer to (spec 2.4). Deposits only. */
   payment_url: z.string(),
   ...depositStatus(),
 }));

@@ -5,24 +5,32 @@ import { APIResource } from '../core/resource.js';
 import type { ProviderRequestOptions } from './request-options.js';
 import { envelope, iban } from '../core/shared-shapes.js';
 import { depositStatus, ibanWithdrawalRecord, paymentParams, recordCore, recordEcho } from './shared.js';
+import type { DepositStatusShape, PaymentParamsShape, RecordCoreShape, RecordEchoShape } from './shared.js';
 
 /** Body of a manual deposit (spec 4.5). */
-export const ManualDepositParams = /* @__PURE__ */ strictObject(() => ({ ...paymentParams() }));
+export const ManualDepositParams = /* @__PURE__ */ strictObject(paymentParams);
 export type ManualDepositParams = z.input<typeof ManualDepositParams>;
 
 /** Body of a manual withdrawal (spec 4.6). */
-export const ManualWithdrawParams = /* @__PURE__ */ strictObject(() => ({
-  ...paymentParams(),
+/** The fields of a manual withdrawal's body. */
+export type ManualWithdrawShape = PaymentParamsShape & {
   /** The customer's IBAN the money is paid to. Required; 15 to 34 characters (spec 4.6, 8). */
-  iban: iban(),
-}));
+  readonly iban: ReturnType<typeof iban>;
+};
+
+export const ManualWithdrawParams = /* @__PURE__ */ strictObject((): ManualWithdrawShape => ({ ...paymentParams(), iban: iban() }));
 export type ManualWithdrawParams = z.input<typeof ManualWithdrawParams>;
 
 /** A manual deposit record: the customer is sent to `payment_url` (spec 4.5). */
-export const ManualDeposit = /* @__PURE__ */ envelope(() => ({
+/** The fields of a manual deposit record. */
+export type ManualDepositRecordShape = RecordCoreShape & RecordEchoShape & DepositStatusShape & {
+  /** The payment page (URL) to redirect the customer to; there the customer may change the amount and sees the IBAN details (spec 4.5). Deposits only. */
+  readonly payment_url: z.ZodMiniString<string>;
+};
+
+export const ManualDeposit = /* @__PURE__ */ envelope((): ManualDepositRecordShape => ({
   ...recordCore(),
   ...recordEcho(),
-  /** The payment page (URL) to redirect the customer to; there the customer may change the amount and sees the IBAN details (spec 4.5). Deposits only. */
   payment_url: z.string(),
   ...depositStatus(),
 }));

@@ -165,7 +165,7 @@ describe('payorch call', { timeout: 30_000 }, () => {
   });
 
   test('a base URL the client refuses is bad usage; --allow-insecure-http lets a plain-http one through', async () => {
-    await expectUsageError(['call', 'welcome', '--base-url', 'http://pay.example.invalid'], sandbox.env, /--base-url must use https unless the host is loopback or --allow-insecure-http is set/);
+    await expectUsageError(['call', 'welcome', '--base-url', 'http://pay.example.invalid'], sandbox.env, /--base-url: must use https unless the host is loopback or --allow-insecure-http is set/);
     const run = await payorch(['call', 'welcome', '--json', '--base-url', 'http://pay.example.invalid', '--allow-insecure-http', '--timeout', '5000'], sandbox.env);
     expect(run.code).toBe(1);
     // Sent, and failed on the way (.invalid never resolves; a machine without DNS may time out instead).

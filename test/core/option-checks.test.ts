@@ -63,7 +63,7 @@ describe.each(clients)('new %s', (name, make, keys, variable) => {
     const fetch = neverCalled();
     const error = thrownBy(() => make({ baseUrl: BASE_URL, ...keys, fetch, [option]: value }));
     expect(error.issues).toEqual([{ field: option, rule: 'invalid_option', message: expect.stringContaining(expected) as string }]);
-    expect(error.message).toBe(`Invalid request to new ${name}: ${option}: ${error.issues[0]?.message}`);
+    expect(error.message).toBe(`Invalid option for new ${name}: ${option}: ${error.issues[0]?.message}`);
     expect(fetch).not.toHaveBeenCalled();
   });
 
@@ -88,6 +88,27 @@ describe.each(clients)('new %s', (name, make, keys, variable) => {
   test('the limits themselves are accepted: timeout 1 and 2^31-1, maxRetries 0 and 10, maxResponseBytes 1', () => {
     expect(() => make({ baseUrl: BASE_URL, ...keys, timeout: 1, maxRetries: 0, maxResponseBytes: 1 })).not.toThrow();
     expect(() => make({ baseUrl: BASE_URL, ...keys, timeout: 2 ** 31 - 1, maxRetries: 10 })).not.toThrow();
+  });
+});
+
+describe.each(clients)('new %s with a baseUrl it refuses', (name, make, keys) => {
+  test.each([
+    ['plain http to a remote host', 'http://pay.example.com', 'must use https unless the host is loopback or allowInsecureHttp is set'],
+    ['a user name and password', 'https://merchant:hunter2-password@pay.example.com', 'must not contain a user name or password'],
+    ['text that is not a URL', 'pay.example.com', 'must be an absolute https URL'],
+    ['a query string', 'https://pay.example.com/?token=abc', 'must not have a query or fragment'],
+    ['a fragment', 'https://pay.example.com/#top', 'must not have a query or fragment'],
+    ['another scheme', 'ftp://pay.example.com', 'must use https'],
+    ['a number', 443, 'got number'],
+  ])('%s is a RequestValidationError (invalid_option, not_sent) naming baseUrl', (_case, baseUrl, expected) => {
+    const fetch = neverCalled();
+    const error = thrownBy(() => make({ ...keys, baseUrl, fetch } as unknown as ClientOptions));
+    expect(error.outcome).toBe('not_sent');
+    expect(error.issues).toEqual([{ field: 'baseUrl', rule: 'invalid_option', message: expect.stringContaining(expected) as string }]);
+    expect(error.message).toMatch(new RegExp(`^Invalid option for new ${name}: baseUrl: `));
+    // The URL's credentials and query are never quoted: a message reaches logs.
+    expect(error.message).not.toMatch(/hunter2|merchant|token=abc/);
+    expect(fetch).not.toHaveBeenCalled();
   });
 });
 
@@ -176,7 +197,7 @@ describe('every declared option is refused the same way wherever it is given', (
     (where, name, value, { declaration, base, make }) => {
       const error = thrownBy(() => make(withOption(base, name, value)));
       expect(error.issues).toEqual([{ field: name, rule: 'invalid_option', message: expect.stringContaining(`must be ${allowedBy(declaration.rule)}`) as string }]);
-      expect(error.message).toMatch(new RegExp(`^Invalid request to ${where}: `));
+      expect(error.message).toMatch(new RegExp(`^Invalid option for ${where}: `));
       if (declaration.env !== undefined) expect(error.message).toContain(`for example from ${declaration.env}`);
     },
   );

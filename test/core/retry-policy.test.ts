@@ -66,8 +66,11 @@ describe('statusRetryDelay', () => {
 describe('attemptOutcome, the one classification of what may have arrived', () => {
   test.each<[string, AttemptEnd, CallOutcome]>([
     ['nothing handed to fetch', { kind: 'not_started' }, 'not_sent'],
-    ['a refused connection', { kind: 'no_answer', refused: true }, 'not_sent'],
-    ['a reset after the handshake', { kind: 'no_answer', refused: false }, 'unknown'],
+    ['a refused connection', { kind: 'no_answer', reason: 'connection_refused' }, 'not_sent'],
+    ['a name that did not resolve', { kind: 'no_answer', reason: 'name_not_resolved' }, 'not_sent'],
+    ['a connection never established', { kind: 'no_answer', reason: 'connect_timeout' }, 'not_sent'],
+    ['a failed TLS handshake', { kind: 'no_answer', reason: 'tls_handshake' }, 'not_sent'],
+    ['a reset after the handshake', { kind: 'no_answer', reason: 'connection_failed' }, 'unknown'],
     ['a 400', { kind: 'answer', status: 400, refusal: false }, 'refused'],
     ['a 429', { kind: 'answer', status: 429, refusal: false }, 'refused'],
     ['a 200 with success false', { kind: 'answer', status: 200, refusal: true }, 'refused'],

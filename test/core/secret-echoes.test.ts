@@ -1,12 +1,15 @@
 import { inspect } from 'node:util';
-import { http, HttpResponse } from 'msw';
+import { delay, http, HttpResponse } from 'msw';
 import { describe, expect, test } from 'vitest';
 import {
   APIError,
   AuthenticationError,
   DealerClient,
+  ConnectionError,
   PermissionDeniedError,
   ProviderClient,
+  RequestAbortedError,
+  TimeoutError,
   ResponseValidationError,
   UnprocessableEntityError,
 } from '../../src/index.js';
@@ -153,6 +156,45 @@ describe.each(scenarios)('when the service echoes every secret in %s', (_name, e
     expect(error).toBeInstanceOf(expected);
     expect(secrets.size).toBeGreaterThanOrEqual(2); // a hash per attempt
     expectNoSecret(error, events, [DEALER.secretKey, ...secrets]);
+  });
+});
+
+describe.each([
+  ['a timeout', TimeoutError, () => delay('infinite'), () => ({ timeout: 200 })],
+  ['an abort after sending', RequestAbortedError, () => delay('infinite'), () => ({ signal: AbortSignal.timeout(200) })],
+  ['a network failure', ConnectionError, () => HttpResponse.error(), () => ({})],
+] as const)('when a call ends in %s, without an answer', (_name, expected, answer, callOptions) => {
+  function recordingService(): Set<string> {
+    const secrets = new Set<string>();
+    server.use(
+      http.all(`${BASE_URL}/api/*`, async ({ request }) => {
+        for (const name of ['x-hash', 'x-key', 'x-credential-key']) {
+          const value = request.headers.get(name);
+          if (value !== null) secrets.add(value);
+        }
+        const text = await request.text();
+        const bodyKey = text === '' ? undefined : (JSON.parse(text) as { credential_key?: string }).credential_key;
+        if (bodyKey !== undefined) secrets.add(bodyKey);
+        return answer();
+      }),
+    );
+    return secrets;
+  }
+
+  test.each([
+    ['a credential-signed payment', (provider: ProviderClient) => provider.manual.startDeposit({ ...customer, amount: 250 }, callOptions()), 'provider.manual.startDeposit'],
+    ['a card payment (credential key in the body)', (provider: ProviderClient) => provider.creditCard.createPayment({ username: 'ada', user_id: 'u-1', firstname: 'Ada', lastname: 'Yılmaz', amount: 150 }, callOptions()), 'provider.creditCard.createPayment'],
+    ['an X-Key-signed read', (provider: ProviderClient) => provider.listSites({ key: X_KEY }, callOptions()), 'provider.listSites'],
+  ] as const)('%s: the error names its call and holds no secret key, hash, credential key or X-Key', async (_call, run, operation) => {
+    const { events, options } = observed();
+    const secrets = recordingService();
+    const provider = new ProviderClient({ baseUrl: BASE_URL, ...PROVIDER, ...options, maxRetries: 0 });
+    const error = await failure(() => run(provider));
+    expect(error).toBeInstanceOf(expected);
+    expect(error).toMatchObject({ operation, request: { method: expect.stringMatching(/^(GET|POST)$/) as string, url: expect.stringContaining(`${BASE_URL}/api/provider/`) as string } });
+    expect((error as Error).message).toContain(`(${operation})`);
+    expect(secrets.size).toBeGreaterThanOrEqual(2); // a hash and a key
+    expectNoSecret(error, events, [PROVIDER.secretKey, PROVIDER.credentialKey, X_KEY, ...secrets]);
   });
 });
 

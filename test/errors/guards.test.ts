@@ -35,6 +35,7 @@ async function errorsOf(sdk: Sdk): Promise<[unknown, ErrorClassName[]][]> {
   const full = await inbox.process(key('MAN-b-1'), () => Promise.resolve()).catch((error: unknown) => error);
   const trackingCode = sdk.safeParseTrackingCode('nope');
   const api = ['PayorchError', 'APIError'] as const;
+  const call = { operation: 'provider.welcome', request: { method: 'POST', url: 'https://pay.example.com/api/provider/welcome' } };
   return [
     [sdk.APIError.generate(answer(401, { success: false, error: 'Invalid hash' })), [...api, 'AuthenticationError']],
     [sdk.APIError.generate(answer(403, { success: false, error: 'IP not allowed' })), [...api, 'PermissionDeniedError']],
@@ -42,9 +43,9 @@ async function errorsOf(sdk: Sdk): Promise<[unknown, ErrorClassName[]][]> {
     [sdk.APIError.generate(answer(500, { success: false, error: 'Server error' })), [...api]],
     [invalid, ['PayorchError', 'RequestValidationError']],
     [new sdk.ResponseValidationError('welcome', { status: 200, issues: [], body: {}, rawBody: '{}' }), ['PayorchError', 'ResponseValidationError']],
-    [new sdk.ConnectionError('refused', { cause: new Error('ECONNREFUSED'), refused: true }), ['PayorchError', 'ConnectionError']],
-    [new sdk.TimeoutError(1000), ['PayorchError', 'TimeoutError']],
-    [new sdk.RequestAbortedError(new Error('stop')), ['PayorchError', 'RequestAbortedError']],
+    [new sdk.ConnectionError({ ...call, cause: new Error('ECONNREFUSED'), reason: 'connection_refused' }), ['PayorchError', 'ConnectionError']],
+    [new sdk.TimeoutError(1000, call), ['PayorchError', 'TimeoutError']],
+    [new sdk.RequestAbortedError(new Error('stop'), call), ['PayorchError', 'RequestAbortedError']],
     [callback, ['PayorchError', 'CallbackVerificationError']],
     [trackingCode.success ? undefined : trackingCode.error, ['PayorchError', 'TrackingCodeError']],
     [full, ['PayorchError', 'InboxFullError']],

@@ -4,8 +4,9 @@
 // A part of the SDK that is not in this checkout yet (src/dealer, src/callbacks, src/sandbox) is
 // skipped with a note; once its source is there, its check is required.
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { createRequire } from 'node:module';
 
 const root = new URL('../../', import.meta.url);
@@ -129,6 +130,53 @@ for (const [label, sdk] of [['ESM import', esm], ['CommonJS require', cjs]]) {
     assert(refused instanceof sdk.PayorchError, 'a changed callback was accepted');
   });
 }
+
+// Issue 29: how this runtime's fetch reports a failure before the request could leave (a name
+// that does not resolve, a refused connection, a failed TLS handshake) must read as not_sent, and
+// a connection lost after sending as unknown. Real sockets on loopback; `.invalid` never resolves.
+await check('connection failures: not_sent before the request could leave, unknown after, each naming its call', true, async () => {
+  const tls = createHttpsServer({ key: readFileSync(new URL('test/fixtures/loopback-key.pem', root)), cert: readFileSync(new URL('test/fixtures/loopback-cert.pem', root)) }, (_request, response) => {
+    tlsRequests++;
+    response.end('{}');
+  });
+  let tlsRequests = 0;
+  await new Promise((resolve) => tls.listen(0, '127.0.0.1', resolve));
+  const cut = createServer((request) => request.socket.destroy());
+  let cutRequests = 0;
+  cut.on('request', () => cutRequests++);
+  await new Promise((resolve) => cut.listen(0, '127.0.0.1', resolve));
+  const probe = createServer();
+  await new Promise((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const closedPort = probe.address().port;
+  await new Promise((resolve) => probe.close(resolve));
+  const plainPort = server.address().port;
+  const before = seen.length;
+  try {
+    const cases = [
+      ['a name that does not resolve', 'https://payorch-sdk-test.invalid', 'name_not_resolved', 'not_sent'],
+      ['a refused connection', `http://127.0.0.1:${closedPort}`, 'connection_refused', 'not_sent'],
+      ['a self-signed certificate', `https://127.0.0.1:${tls.address().port}`, 'tls_handshake', 'not_sent'],
+      ['https to a plain-HTTP port', `https://127.0.0.1:${plainPort}`, 'tls_handshake', 'not_sent'],
+      ['a connection closed after sending', `http://127.0.0.1:${cut.address().port}`, 'connection_failed', 'unknown'],
+    ];
+    for (const [name, url, reason, outcome] of cases) {
+      const provider = new esm.ProviderClient({ baseUrl: url, ...KEYS, credentialKey: CREDENTIAL, maxRetries: 0 });
+      const error = await provider.manual.startDeposit({ fullname: 'Ada', username: 'ada', user_id: 'u-1', amount: 250 }).catch((caught) => caught);
+      const cause = [];
+      for (let current = error?.cause, depth = 0; current && depth < 4; current = current.cause, depth++) cause.push(`${current.code ?? ''} ${current.message}`);
+      assert(
+        error instanceof esm.ConnectionError && error.reason === reason && error.outcome === outcome,
+        `${name}: got ${error?.name} reason ${error?.reason} outcome ${error?.outcome}; causes: ${JSON.stringify(cause)}`,
+      );
+      assert(error.request?.url === `${url}/api/provider/start-manual-deposit` && error.message.startsWith('POST /api/provider/start-manual-deposit (provider.manual.startDeposit): '), `${name}: ${error.message}`);
+    }
+    assert(tlsRequests === 0 && seen.length === before, 'a server received a request that should never have left');
+    assert(cutRequests === 1, `the closing server received ${cutRequests} requests`);
+  } finally {
+    tls.close();
+    cut.close();
+  }
+});
 
 await check('ESM and CommonJS builds agree on the error classes they export', true, () => {
   const names = (sdk) => Object.keys(sdk).filter((name) => name.endsWith('Error')).sort().join(',');

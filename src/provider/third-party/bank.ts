@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { defineEndpoint } from '../../core/endpoint.js';
-import { requiredString, strictObject } from '../../core/schema-blocks.js';
+import { join, requiredString, strictObject } from '../../core/schema-blocks.js';
 import { NoParams, iban } from '../../core/shared-shapes.js';
 import { gatewayId, paymentParams } from '../shared.js';
 import type { ThirdPartyChannel } from './channel.js';
@@ -8,20 +8,19 @@ import { GatewayList } from './gateways.js';
 import { ThirdPartyDeposit, ThirdPartyWithdrawal } from './records.js';
 
 /** Body of a third-party bank deposit (spec 4.10). */
-export const BankDepositParams = /* @__PURE__ */ strictObject(() => ({ ...paymentParams() }));
+export const BankDepositParams = /* @__PURE__ */ strictObject(paymentParams);
 export type BankDepositParams = z.input<typeof BankDepositParams>;
 
 /**
  * Body of a third-party bank withdrawal (spec 4.10). Bank gateways list `account_holder` among
  * their `required_fields` (spec 2.5) although 4.10 does not, so it may be given (docs/spec-gaps.md).
  */
-export const BankWithdrawalParams = /* @__PURE__ */ strictObject(() => ({
-  ...paymentParams(),
-  /** The `id` of a bank gateway from `listGateways()`. Required; a positive integer. Check its `min_amount` and `max_amount`. */
+export const BankWithdrawalParams = /* @__PURE__ */ strictObject(() => join(paymentParams(), {
+  /** The `id` of a bank gateway from `listGateways()`. Required; a positive integer. Check its `min_amount` and `max_amount` (spec 2.5, 4.10). */
   gateway_id: gatewayId(),
-  /** The recipient's IBAN. Required; 15 to 34 characters. */
+  /** The recipient's IBAN. Required; 15 to 34 characters (spec 4.10). */
   iban: iban(),
-  /** The account holder's name, for gateways that list it in `required_fields`. Optional; not blank when given. */
+  /** The account holder's name, for gateways that list it in `required_fields`. Optional; not blank when given (spec 2.5, 4.10). */
   account_holder: z.optional(requiredString()),
 }));
 export type BankWithdrawalParams = z.input<typeof BankWithdrawalParams>;

@@ -1,6 +1,6 @@
 import type * as z from 'zod/mini';
 import { defineEndpoint } from '../../core/endpoint.js';
-import { requiredString, strictObject } from '../../core/schema-blocks.js';
+import { join, requiredString, strictObject } from '../../core/schema-blocks.js';
 import { NoParams, positiveAmount } from '../../core/shared-shapes.js';
 import { customerParams, gatewayId } from '../shared.js';
 import type { ThirdPartyChannel } from './channel.js';
@@ -8,19 +8,18 @@ import { GatewayList } from './gateways.js';
 import { ThirdPartyDeposit, ThirdPartyWithdrawal, unshownDepositParams } from './records.js';
 
 /** Body of a third-party crypto deposit: not shown by the spec, assumed to be the bank one's (docs/spec-gaps.md). */
-export const CryptoDepositParams = /* @__PURE__ */ strictObject(() => ({ ...unshownDepositParams() }));
+export const CryptoDepositParams = /* @__PURE__ */ strictObject(unshownDepositParams);
 export type CryptoDepositParams = z.input<typeof CryptoDepositParams>;
 
 /** Body of a third-party crypto withdrawal (spec 4.11). `crypto_type` comes from the gateway's `supported_crypto_types`. */
-export const CryptoWithdrawalParams = /* @__PURE__ */ strictObject(() => ({
-  ...customerParams(),
-  /** The amount, a JSON number. Required; greater than 0 (the spec states no minimum: the gateway's `min_amount` and `max_amount` apply). */
+export const CryptoWithdrawalParams = /* @__PURE__ */ strictObject(() => join(customerParams(), {
+  /** The amount, a JSON number. Required; greater than 0 (the spec states no minimum: the gateway's `min_amount` and `max_amount` apply) (spec 4.11, 8). */
   amount: positiveAmount(),
-  /** The `id` of a crypto gateway from `listGateways()`. Required; a positive integer. */
+  /** The `id` of a crypto gateway from `listGateways()`. Required; a positive integer (spec 2.5, 4.11). */
   gateway_id: gatewayId(),
-  /** The coin and network, one of the gateway's `supported_crypto_types` (for example `USDT (TRC20)`). Required. */
+  /** The coin and network, one of the gateway's `supported_crypto_types` (for example `USDT (TRC20)`). Required (spec 2.5, 4.11). */
   crypto_type: requiredString(),
-  /** The customer's wallet address on that network. Required. */
+  /** The customer's wallet address on that network. Required (spec 4.11). */
   wallet_address: requiredString(),
 }));
 export type CryptoWithdrawalParams = z.input<typeof CryptoWithdrawalParams>;

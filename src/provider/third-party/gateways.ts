@@ -31,7 +31,7 @@ export const Gateway = /* @__PURE__ */ lenientObject(() => ({
   max_amount: responseNumber(),
   /** Names of the extra withdrawal fields the gateway needs: bank `iban`, `account_holder`; crypto `crypto_type`, `wallet_address`; wallet `wallet_number` and for some gateways `account_holder` (spec 2.5). */
   required_fields: z.array(z.string()),
-  /** Crypto gateways only: coins with their network, for example `USDT (TRC20)`. */
+  /** Crypto gateways only: coins with their network, for example `USDT (TRC20)` (spec 2.5). */
   supported_crypto_types: z.optional(z.array(z.string())),
   /** Free text about the gateway (spec 2.5). */
   description: z.optional(z.string()),

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { defineEndpoint } from '../../core/endpoint.js';
-import { requiredString, strictObject } from '../../core/schema-blocks.js';
+import { join, requiredString, strictObject } from '../../core/schema-blocks.js';
 import { NoParams, positiveAmount } from '../../core/shared-shapes.js';
 import { customerParams, gatewayId } from '../shared.js';
 import type { ThirdPartyChannel } from './channel.js';
@@ -8,22 +8,21 @@ import { GatewayList } from './gateways.js';
 import { ThirdPartyDeposit, ThirdPartyWithdrawal, unshownDepositParams } from './records.js';
 
 /** Body of a third-party wallet deposit: not shown by the spec, assumed to be the bank one's (docs/spec-gaps.md). */
-export const WalletDepositParams = /* @__PURE__ */ strictObject(() => ({ ...unshownDepositParams() }));
+export const WalletDepositParams = /* @__PURE__ */ strictObject(unshownDepositParams);
 export type WalletDepositParams = z.input<typeof WalletDepositParams>;
 
 /**
  * Body of a third-party wallet withdrawal (spec 4.12). Some gateways also list `account_holder`
  * in `required_fields` (spec 2.5), so it may be given.
  */
-export const WalletWithdrawalParams = /* @__PURE__ */ strictObject(() => ({
-  ...customerParams(),
-  /** The amount, a JSON number. Required; greater than 0 (the spec states no minimum: the gateway's `min_amount` and `max_amount` apply). */
+export const WalletWithdrawalParams = /* @__PURE__ */ strictObject(() => join(customerParams(), {
+  /** The amount, a JSON number. Required; greater than 0 (the spec states no minimum: the gateway's `min_amount` and `max_amount` apply) (spec 4.12, 8). */
   amount: positiveAmount(),
-  /** The `id` of a wallet gateway from `listGateways()`. Required; a positive integer. */
+  /** The `id` of a wallet gateway from `listGateways()`. Required; a positive integer (spec 2.5, 4.12). */
   gateway_id: gatewayId(),
-  /** The customer's wallet number at that gateway. Required. */
+  /** The customer's wallet number at that gateway. Required (spec 4.12). */
   wallet_number: requiredString(),
-  /** The account holder's name, for gateways that list it in `required_fields`. Optional; not blank when given. */
+  /** The account holder's name, for gateways that list it in `required_fields`. Optional; not blank when given (spec 2.5, 4.12). */
   account_holder: z.optional(requiredString()),
 }));
 export type WalletWithdrawalParams = z.input<typeof WalletWithdrawalParams>;

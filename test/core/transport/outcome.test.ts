@@ -93,9 +93,10 @@ describe('error.outcome', () => {
     expect((server?.seen.length ?? 0) > 0).toBe(entry.seen);
   });
 
-  test('an abort says in its message which side of the wire it happened on', () => {
-    expect(new RequestAbortedError(undefined, 'not_sent').message).toBe('The request was aborted before it was sent');
-    expect(new RequestAbortedError(undefined, 'unknown').message).toMatch(/after it was sent: the service may have received it/);
+  test('an abort says in its message which call it stopped and which side of the wire it happened on', () => {
+    const call = { operation: 'provider.manual.startDeposit', request: { method: 'POST', url: 'https://pay.example.com/api/provider/start-manual-deposit' } };
+    expect(new RequestAbortedError(undefined, { ...call, outcome: 'not_sent' }).message).toBe('POST /api/provider/start-manual-deposit (provider.manual.startDeposit) was aborted before it was sent');
+    expect(new RequestAbortedError(undefined, { ...call, outcome: 'unknown' }).message).toBe('POST /api/provider/start-manual-deposit (provider.manual.startDeposit) was aborted after it was sent: the service may have received it');
   });
 
   test('an abort while waiting to retry a refused connection is not_sent, and nothing was resent', async () => {

@@ -30,7 +30,7 @@ describe('the https rule', () => {
 
   test.each([
     ['ftp://pay.example.com', /must use https/],
-    ['not a url', /not a valid URL/],
+    ['not a url', /must be an absolute https URL/],
     ['https://pay.example.com/?x=1', /query or fragment/],
     ['https://user:hunter2@pay.example.com', /user name or password/],
   ])('refuses %s', (baseUrl, message) => {

@@ -127,7 +127,7 @@ describe('a call with a tracer', () => {
     // `outcome` joins PayorchError separately; whatever the error says is what the span says.
     const outcome = (result as { outcome?: unknown }).outcome;
     expect(span?.attributes['payorch.outcome']).toBe(typeof outcome === 'string' ? outcome : undefined);
-    expect(span?.status).toEqual({ code: STATUS.ERROR, message: (result as Error).message });
+    expect(span?.status).toEqual({ code: STATUS.ERROR, message: 'UnprocessableEntityError: HTTP 422, outcome refused' });
     expect(span?.events).toEqual([]);
   });
 
@@ -138,7 +138,7 @@ describe('a call with a tracer', () => {
     expect(ended).toHaveLength(1);
     expect(ended[0]?.attributes).toEqual(expect.objectContaining({ 'error.type': 'TimeoutError', 'payorch.attempts': 1 }));
     expect(ended[0]?.attributes).not.toHaveProperty('http.response.status_code');
-    expect(ended[0]?.status).toEqual({ code: STATUS.ERROR, message: 'The request did not complete within 300 ms' });
+    expect(ended[0]?.status).toEqual({ code: STATUS.ERROR, message: 'TimeoutError: timeout 300 ms, outcome unknown' });
   });
 
   test('that fails before anything is sent has status ERROR and no attempt', async () => {
@@ -147,7 +147,7 @@ describe('a call with a tracer', () => {
     expect(result).toBeInstanceOf(RequestValidationError);
     expect(server.seen).toHaveLength(0);
     expect(ended[0]?.attributes).toEqual(expect.objectContaining({ 'error.type': 'RequestValidationError', 'payorch.attempts': 0 }));
-    expect(ended[0]?.status.code).toBe(STATUS.ERROR);
+    expect(ended[0]?.status).toEqual({ code: STATUS.ERROR, message: 'RequestValidationError: rules invalid_option, outcome not_sent' });
   });
 });
 
@@ -172,7 +172,31 @@ describe('no secret reaches a span', () => {
     const hashes = server.seen.map((request) => String(request.headers['x-hash']));
     expect(hashes.length).toBeGreaterThan(0);
     expectNoSecrets(ended, [PROVIDER.secretKey, secret, ...hashes]);
-    expect(ended[0]?.status.message).toContain('[redacted]');
+    // Codes only: the class, the status, the outcome.
+    expect(ended[0]?.status.message).toMatch(/^[A-Za-z]+Error: HTTP \d{3}(, [a-z_]+)?, outcome [a-z_]+$/);
+  });
+});
+
+describe('no customer data reaches a span', () => {
+  // A refusal that quotes the customer back, as a service's validation or fraud check may.
+  const PERSON = { fullname: 'Ayşe Nur Demirtaş', email: 'ayse.demirtas@example.com.tr', iban: 'TR330006100519786457841326' };
+  const quoting = `${PERSON.fullname} <${PERSON.email}>, IBAN ${PERSON.iban}`;
+  const ANSWERS = [
+    [422, { success: false, error: `Doğrulama hatası: ${quoting}`, messages: [`fullname ${PERSON.fullname} is blocked`, `iban ${PERSON.iban} is invalid`], code: PERSON.email }, 'UnprocessableEntityError: HTTP 422, outcome refused'],
+    [403, { success: false, error: `Customer ${quoting} is not allowed`, message: quoting, code: 'CUSTOMER_BLOCKED' }, 'PermissionDeniedError: HTTP 403, CUSTOMER_BLOCKED, outcome refused'],
+  ] as const;
+
+  test.each(ANSWERS)('a %s that echoes the name, e-mail and IBAN puts none of them in a span name, attribute, event or status', async (status, body, message) => {
+    noBackoff();
+    const server = await startServer((_request, response) => { json(response, status, body); });
+    const client = providerFor(server, { tracer, credentialKey: PROVIDER.credentialKey, maxRetries: 2 });
+    const { result, spans: ended } = await spansOf(() => client.manual.startWithdraw({ fullname: PERSON.fullname, username: PERSON.email, user_id: 'u-1', iban: PERSON.iban, amount: 100 }));
+    // The error keeps the service's words for the caller; the span does not.
+    expect((result as Error).message).toContain(PERSON.fullname);
+    expect(ended).toHaveLength(1);
+    expect(ended[0]?.status).toEqual({ code: STATUS.ERROR, message });
+    const text = spanText(ended[0]!);
+    for (const value of [PERSON.fullname, 'Ayşe', 'Demirtaş', PERSON.email, PERSON.iban, 'Doğrulama', 'blocked']) expect(text).not.toContain(value);
   });
 });
 
@@ -201,7 +225,7 @@ describe('a tracer that fails', () => {
 
 test('a failure with an outcome records it as payorch.outcome', async () => {
   const error = Object.assign(new Error('Connection failed: POST http://127.0.0.1/api/provider/manual/deposit'), { name: 'ConnectionError', outcome: 'unknown' });
-  const { spans: ended } = await spansOf(() => traceCall(tracer, { operation: 'manual.startDeposit', method: 'POST', url: 'http://127.0.0.1/api/provider/manual/deposit', secrets: [] }, () => Promise.reject(error)));
+  const { spans: ended } = await spansOf(() => traceCall(tracer, { operation: 'manual.startDeposit', method: 'POST', url: 'http://127.0.0.1/api/provider/manual/deposit' }, () => Promise.reject(error)));
   expect(ended[0]?.attributes).toEqual(expect.objectContaining({ 'error.type': 'ConnectionError', 'payorch.outcome': 'unknown' }));
 });
 

@@ -1,0 +1,80 @@
+import type { ConnectionFailureReason } from '../errors/connection-error.js';
+
+/*
+ * Where a failed fetch broke, read from what each runtime puts in the error and its causes. Only
+ * a sign that the failure came before the connection carried a byte of the request counts as
+ * such; anything else is `connection_failed`, which says the service may have the request.
+ *
+ * - Node (undici): the cause's `code`: ENOTFOUND or EAI_AGAIN from getaddrinfo, ECONNREFUSED (an
+ *   AggregateError of them when every address refused), UND_ERR_CONNECT_TIMEOUT, and the codes a
+ *   handshake ends with: the certificate checks' (DEPTH_ZERO_SELF_SIGNED_CERT,
+ *   ERR_TLS_CERT_ALTNAME_INVALID, ...) and OpenSSL's for a server that does not speak TLS
+ *   (ERR_SSL_WRONG_VERSION_NUMBER).
+ * - Bun: the same codes on the TypeError itself; `ConnectionRefused` in older releases; EPROTO
+ *   with "The TLS handshake failed" for a server that does not speak TLS.
+ * - Deno: no code; hyper's "client error (Connect)" (older: "error trying to connect") says the
+ *   connection, resolution and handshake included, was never made, and the text names which part.
+ */
+
+const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EAI_NODATA', 'EAI_FAIL']);
+const REFUSED_CODES = new Set(['ECONNREFUSED', 'ConnectionRefused']);
+const CONNECT_TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT']);
+// The verification results OpenSSL reports during a handshake (node:tls names them so).
+const CERTIFICATE_CODES = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_UNTRUSTED',
+  'CERT_REJECTED',
+  'CERT_REVOKED',
+  'HOSTNAME_MISMATCH',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'ERR_SSL_WRONG_VERSION_NUMBER',
+]);
+const DENO_CONNECT = /client error \(Connect\)|error trying to connect/;
+const MAX_DEPTH = 5;
+
+/** Where `error`, thrown by fetch, says the connection failed. */
+export function connectionFailure(error: unknown): ConnectionFailureReason {
+  const chain = causes(error);
+  if (chain.some(isRefused)) return 'connection_refused';
+  for (const current of chain) {
+    const code = codeOf(current);
+    if (code !== undefined && DNS_CODES.has(code)) return 'name_not_resolved';
+    if (code !== undefined && CONNECT_TIMEOUT_CODES.has(code)) return 'connect_timeout';
+    if (code !== undefined && CERTIFICATE_CODES.has(code)) return 'tls_handshake';
+    if (code === 'EPROTO' && /TLS handshake failed/i.test(current.message)) return 'tls_handshake';
+    if (DENO_CONNECT.test(current.message)) return denoConnectFailure(current.message);
+  }
+  return 'connection_failed';
+}
+
+function denoConnectFailure(message: string): ConnectionFailureReason {
+  if (/connection refused/i.test(message)) return 'connection_refused';
+  if (/dns error/i.test(message)) return 'name_not_resolved';
+  if (/timed out/i.test(message)) return 'connect_timeout';
+  // The rest of a connect failure is the handshake: a certificate refused, a server that does not speak TLS.
+  return 'tls_handshake';
+}
+
+function isRefused(current: Error): boolean {
+  const code = codeOf(current);
+  if (code !== undefined && REFUSED_CODES.has(code)) return true;
+  if (/ECONNREFUSED|connection refused/i.test(current.message)) return true;
+  return current instanceof AggregateError && current.errors.length > 0 && current.errors.every((entry) => causes(entry).some(isRefused));
+}
+
+function causes(error: unknown): Error[] {
+  const chain: Error[] = [];
+  for (let current: unknown = error; current instanceof Error && chain.length < MAX_DEPTH; current = current.cause) chain.push(current);
+  return chain;
+}
+
+function codeOf(error: Error): string | undefined {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' ? code : undefined;
+}

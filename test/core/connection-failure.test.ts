@@ -1,0 +1,47 @@
+import { describe, expect, test } from 'vitest';
+import { connectionFailure } from '../../src/core/connection-failure.js';
+import type { ConnectionFailureReason } from '../../src/index.js';
+
+/*
+ * Where a failed fetch broke, from the errors each runtime's fetch throws, as observed on loopback
+ * (Node 20 undici, Bun 1.4, Deno 2.9; test/runtimes/smoke.mjs makes them for real on each runtime).
+ * Only a recognised sign of a failure before sending may read as one: anything else must stay
+ * connection_failed, which keeps a payment's outcome unknown.
+ */
+
+const withCode = (message: string, code?: string, cause?: unknown): Error => Object.assign(new (code === undefined ? Error : TypeError)(message, cause === undefined ? undefined : { cause }), code === undefined ? {} : { code });
+const node = (code: string, message: string) => new TypeError('fetch failed', { cause: withCode(message, code) });
+const deno = (url: string, detail: string) => new TypeError('fetch failed', { cause: new Error(`error sending request for url (${url}): client error (${detail})`) });
+
+const ROWS: readonly (readonly [string, unknown, ConnectionFailureReason])[] = [
+  ['Node: a name that does not resolve', node('ENOTFOUND', 'getaddrinfo ENOTFOUND payorch-test.invalid'), 'name_not_resolved'],
+  ['Node: a resolver that cannot answer now', node('EAI_AGAIN', 'getaddrinfo EAI_AGAIN pay.example.com'), 'name_not_resolved'],
+  ['Node: a refused connection', node('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:47999'), 'connection_refused'],
+  ['Node: every address refused', new TypeError('fetch failed', { cause: new AggregateError([withCode('connect ECONNREFUSED ::1:443', 'ECONNREFUSED'), withCode('connect ECONNREFUSED 127.0.0.1:443', 'ECONNREFUSED')]) }), 'connection_refused'],
+  ['Node: a connection never established', node('UND_ERR_CONNECT_TIMEOUT', 'Connect Timeout Error'), 'connect_timeout'],
+  ['Node: a self-signed certificate', node('DEPTH_ZERO_SELF_SIGNED_CERT', 'self-signed certificate'), 'tls_handshake'],
+  ['Node: a certificate for another host', node('ERR_TLS_CERT_ALTNAME_INVALID', "Hostname/IP does not match certificate's altnames"), 'tls_handshake'],
+  ['Node: https to a plain-HTTP port', node('ERR_SSL_WRONG_VERSION_NUMBER', 'ssl3_get_record:wrong version number'), 'tls_handshake'],
+  ['Node: a connection closed after sending', node('UND_ERR_SOCKET', 'other side closed'), 'connection_failed'],
+  ['Node: a reset after sending', node('ECONNRESET', 'read ECONNRESET'), 'connection_failed'],
+  ['Bun: a name that does not resolve', withCode('getaddrinfo ENOTFOUND payorch-test.invalid', 'ENOTFOUND'), 'name_not_resolved'],
+  ['Bun: a refused connection', withCode('ECONNREFUSED: Unable to connect. Is the computer able to access the url?', 'ECONNREFUSED'), 'connection_refused'],
+  ['Bun (older): a refused connection', withCode('Unable to connect. Is the computer able to access the url?', 'ConnectionRefused'), 'connection_refused'],
+  ['Bun: a self-signed certificate', withCode('self signed certificate', 'DEPTH_ZERO_SELF_SIGNED_CERT'), 'tls_handshake'],
+  ['Bun: https to a plain-HTTP port', withCode('EPROTO: The TLS handshake failed. Does the server speak TLS on this port?', 'EPROTO'), 'tls_handshake'],
+  ['Bun: a protocol error that is not the handshake', withCode('EPROTO: unexpected data', 'EPROTO'), 'connection_failed'],
+  ['Bun: a reset after sending', withCode('The socket connection was closed unexpectedly.', 'ECONNRESET'), 'connection_failed'],
+  ['Deno: a name that does not resolve', deno('https://payorch-test.invalid/x', 'Connect): dns error: failed to lookup address information: Name or service not known'), 'name_not_resolved'],
+  ['Deno: a refused connection', deno('http://127.0.0.1:47999/x', 'Connect): tcp connect error: Connection refused (os error 111)'), 'connection_refused'],
+  ['Deno: a self-signed certificate', deno('https://127.0.0.1:47443/x', 'Connect): invalid peer certificate: Other(OtherError(CaUsedAsEndEntity))'), 'tls_handshake'],
+  ['Deno: https to a plain-HTTP port', deno('https://127.0.0.1:47080/x', 'Connect): received corrupt message of type InvalidContentType'), 'tls_handshake'],
+  ['Deno: a connection closed after sending', deno('http://127.0.0.1:47081/x', 'SendRequest): connection closed before message completed'), 'connection_failed'],
+  ['a test double (msw): "Failed to fetch"', new TypeError('Failed to fetch'), 'connection_failed'],
+  ['a value that is not an error', 'boom', 'connection_failed'],
+];
+
+describe('connectionFailure', () => {
+  test.each(ROWS.map(([name, error, reason]) => [name, reason, error] as const))('%s reads as %s', (_name, reason, error) => {
+    expect(connectionFailure(error)).toBe(reason);
+  });
+});
