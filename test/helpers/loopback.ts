@@ -71,14 +71,7 @@ export async function startServer(behave: Behaviour, configure?: (server: Server
   };
 }
 
-/** A port on 127.0.0.1 with nothing listening: connecting to it is refused. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => { resolve(); }));
-  return port;
-}
+export { freePort } from './free-port.js';
 
 /** Answers with JSON and the given status. */
 export function json(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): ServerResponse {

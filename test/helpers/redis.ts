@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from './free-port.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor } from './deferred.js';
@@ -17,16 +17,6 @@ export interface RedisServer {
   close(): Promise<void>;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => { resolve(typeof address === 'object' && address !== null ? address.port : 0); });
-    });
-  });
-}
 
 export async function startRedisServer(): Promise<RedisServer> {
   const directory = mkdtempSync(join(tmpdir(), 'payorch-redis-'));
