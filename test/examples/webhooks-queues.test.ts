@@ -111,7 +111,7 @@ async function rows(sql: string, ...values: unknown[]): Promise<unknown[]> {
 }
 const openBalance = (user: string): Promise<unknown> => db.prepare('INSERT INTO balances (user_id) VALUES (?)').bind(user).run();
 const keysOf = (code: string): Promise<unknown[]> => rows('SELECT status FROM payorch_callback_inbox WHERE tracking_code = ?', code);
-const ledgerOf = (user: string): Promise<unknown[]> => rows('SELECT l.tracking_code, l.amount, b.amount AS balance FROM ledger l JOIN balances b USING (user_id) WHERE user_id = ?', user);
+const ledgerOf = (user: string): Promise<unknown[]> => rows('SELECT l.tracking_code, l.amount, b.amount AS balance FROM ledger l JOIN balances b USING (user_id) WHERE user_id = ? ORDER BY l.rowid', user);
 const outcomesOf = (code: string): Promise<unknown[]> => rows('SELECT queue, outcome, attempts FROM outcomes WHERE tracking_code = ? ORDER BY rowid', code);
 const deadLettersOf = (code: string): Promise<unknown[]> => rows("SELECT message_id FROM payorch_dead_letters WHERE json_extract(job, '$.payload.tracking_code') = ?", code);
 const deposit = (code: string, user: string, amount: number) => signCallback({ ...unsigned.deposit, tracking_code: code, user_id: user, amount }, PROVIDER);
@@ -135,22 +135,39 @@ function replay(authorization?: string): Promise<Response> {
   return fetch(new URL('/dead-letters/replay', base), { method: 'POST', headers: authorization === undefined ? {} : { authorization } });
 }
 
-test('three copies queued at the same time, then a redelivery: the ledger moves once, one key is kept, the duplicate tells the order service nothing', async () => {
+test('three copies applied side by side in one batch, then a redelivery: the ledger moves once, one key is kept, the order service gets one key', async () => {
   const code = `MAN-qconc01-${seconds - 60}`;
+  const blocker = `MAN-qhold01-${seconds - 60}`;
   await openBalance('u-qa');
+  // A queue runs one batch at a time: while another callback's apply is held, the three copies
+  // wait together, and then run in one batch, side by side.
+  const held = deferred();
+  orderAnswers.set(blocker, async () => (await held.promise, 200));
+  expect(await deliver(url, deposit(blocker, 'u-qa', 1))).toEqual(QUEUED);
+  expect(await until(() => Promise.resolve(orderCalls.get(blocker)?.length ?? 0), (count) => count === 1)).toBe(1);
+  // Each copy's handler runs before any copy's batch commits: none is answered until all three called.
+  const allCalled = deferred();
+  orderAnswers.set(code, async (call) => {
+    if (call === 3) allCalled.resolve();
+    await Promise.race([allCalled.promise, new Promise((resolve) => setTimeout(resolve, 3000))]);
+    return 200;
+  });
   const delivery = deposit(code, 'u-qa', 250);
   expect(await Promise.all([deliver(url, delivery), deliver(url, delivery), deliver(url, delivery)])).toEqual([QUEUED, QUEUED, QUEUED]);
+  held.resolve();
   expect(await until(() => outcomesOf(code), acks(3))).toEqual([1, 2, 3].map(() => ({ queue: MAIN, outcome: 'ack', attempts: 1 })));
-  // At least once, possibly side by side: each copy whose handler ran called with the same key.
-  const calls = orderCalls.get(code) ?? [];
-  expect(calls.length).toBeGreaterThanOrEqual(1);
-  expect(calls.length).toBeLessThanOrEqual(3);
-  expect(calls.map((call) => call.idempotencyKey)).toEqual(calls.map(() => idempotencyKeyOf(code)));
+  // At least once, and at the same time: three calls, one idempotency key.
+  expect(orderCalls.get(code)?.map((call) => call.idempotencyKey)).toEqual([1, 2, 3].map(() => idempotencyKeyOf(code)));
+  expect(await ledgerOf('u-qa')).toEqual([
+    { tracking_code: blocker, amount: 1, balance: 251 },
+    { tracking_code: code, amount: 250, balance: 251 },
+  ]);
 
+  // The redelivery, after the commit, is a duplicate: its handler does not run.
   expect(await deliver(url, delivery)).toEqual(QUEUED);
   expect(await until(() => outcomesOf(code), acks(4))).toHaveLength(4);
-  expect(orderCalls.get(code)).toHaveLength(calls.length);
-  expect(await ledgerOf('u-qa')).toEqual([{ tracking_code: code, amount: 250, balance: 250 }]);
+  expect(orderCalls.get(code)).toHaveLength(3);
+  expect(await rows('SELECT amount FROM balances WHERE user_id = ?', 'u-qa')).toEqual([{ amount: 251 }]);
   expect(await keysOf(code)).toEqual([{ status: 'completed' }]);
 });
 
@@ -162,7 +179,7 @@ test('a handler that throws records no key; the queue’s retry of the message a
   orderAnswers.set(code, async (call) => (call === 1 ? 503 : (await looked.promise, 200)));
   expect(await deliver(url, deposit(code, 'u-qb', 40))).toEqual(QUEUED);
   expect(await until(() => outcomesOf(code), (outcomes) => outcomes.length > 0)).toEqual([{ queue: MAIN, outcome: 'retry', attempts: 1 }]);
-  await until(() => Promise.resolve(orderCalls.get(code)?.length ?? 0), (count) => count === 2);
+  expect(await until(() => Promise.resolve(orderCalls.get(code)?.length ?? 0), (count) => count === 2)).toBe(2);
   expect(await keysOf(code)).toEqual([]);
   expect(await ledgerOf('u-qb')).toEqual([]);
   looked.resolve();
