@@ -18,6 +18,8 @@
 //
 //   [[queues.consumers]]
 //   queue = "payorch-callbacks-dead"
+//   max_retries = 100      # a dead-letter queue has no dead letters of its own: past this, a job is gone
+//   retry_delay = 300
 //
 //   [[d1_databases]]
 //   binding = "DB"
