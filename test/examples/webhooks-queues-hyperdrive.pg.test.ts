@@ -24,9 +24,9 @@ type Queue = typeof worker.queue;
 export default {
   fetch: worker.fetch,
   async queue(batch: Parameters<Queue>[0], env: Env & { OUTCOMES_URL: string }, context: Parameters<Queue>[2]): Promise<void> {
-    const outcomes: { code: string; outcome: string; attempts: number }[] = [];
+    const outcomes: { code: string; outcome: string; attempts: number; batchSize: number }[] = [];
     const messages = batch.messages.map((message) => {
-      const seen = (outcome: string) => outcomes.push({ code: String(message.body.payload['tracking_code']), outcome, attempts: message.attempts });
+      const seen = (outcome: string) => outcomes.push({ code: String(message.body.payload['tracking_code']), outcome, attempts: message.attempts, batchSize: batch.messages.length });
       return {
         id: message.id,
         body: message.body,
@@ -55,6 +55,7 @@ const seconds = Math.floor(Date.now() / 1000);
 interface Outcome {
   readonly outcome: string;
   readonly attempts: number;
+  readonly batchSize: number;
 }
 const outcomes = new Map<string, Outcome[]>();
 const orderKeys = new Map<string, (string | null)[]>();
@@ -154,7 +155,7 @@ test('three copies applied side by side in one batch, then a redelivery: the han
   const delivery = deposit(code, 'u-qha', 250);
   expect(await Promise.all([deliver(url, delivery), deliver(url, delivery), deliver(url, delivery)])).toEqual([QUEUED, QUEUED, QUEUED]);
   held.resolve();
-  expect(await until(() => outcomes.get(code) ?? [], acked(3))).toEqual([1, 2, 3].map(() => ({ outcome: 'ack', attempts: 1 })));
+  expect(await until(() => outcomes.get(code) ?? [], acked(3))).toEqual([1, 2, 3].map(() => ({ outcome: 'ack', attempts: 1, batchSize: 3 })));
   // The copies waited on the key's row lock: the handler, order call included, ran once.
   expect(orderKeys.get(code)).toEqual([idempotencyKeyOf(code)]);
 
@@ -175,7 +176,7 @@ test('a handler that throws rolls its key back; the queue’s retry of the messa
   const looked = deferred();
   orderAnswers.set(code, async (call) => (call === 1 ? 503 : (await looked.promise, 200)));
   expect(await deliver(url, deposit(code, 'u-qhb', 40))).toEqual(QUEUED);
-  expect(await until(() => outcomes.get(code) ?? [], (list) => list.length > 0)).toEqual([{ outcome: 'retry', attempts: 1 }]);
+  expect(await until(() => outcomes.get(code) ?? [], (list) => list.length > 0)).toEqual([{ outcome: 'retry', attempts: 1, batchSize: 1 }]);
   expect(await until(() => orderKeys.get(code)?.length ?? 0, (count) => count === 2)).toBe(2);
   // The retry's transaction is open, its key not committed; the failed one rolled its credit back.
   expect(await keysOf(code)).toEqual([]);
@@ -183,8 +184,8 @@ test('a handler that throws rolls its key back; the queue’s retry of the messa
   expect((await pool.query('SELECT amount::float AS amount FROM balances WHERE user_id = $1', ['u-qhb'])).rows).toEqual([{ amount: 0 }]);
   looked.resolve();
   expect(await until(() => outcomes.get(code) ?? [], acked(1))).toEqual([
-    { outcome: 'retry', attempts: 1 },
-    { outcome: 'ack', attempts: 2 },
+    { outcome: 'retry', attempts: 1, batchSize: 1 },
+    { outcome: 'ack', attempts: 2, batchSize: 1 },
   ]);
   expect(await ledgerOf('u-qhb')).toEqual([{ tracking_code: code, amount: 40, balance: 40 }]);
   expect(await keysOf(code)).toEqual([{ status: 'completed' }]);

@@ -24,8 +24,8 @@ type Batch = Parameters<typeof worker.queue>[0];
 export default {
   fetch: worker.fetch,
   async queue(batch: Batch, env: Env): Promise<void> {
-    const outcomes: [string, string, string, number][] = [];
-    const seen = (message: Batch['messages'][number], outcome: string) => outcomes.push([batch.queue, String(message.body.payload['tracking_code']), outcome, message.attempts]);
+    const outcomes: [string, string, string, number, number][] = [];
+    const seen = (message: Batch['messages'][number], outcome: string) => outcomes.push([batch.queue, String(message.body.payload['tracking_code']), outcome, message.attempts, batch.messages.length]);
     const messages = batch.messages.map((message) => ({
       id: message.id,
       body: message.body,
@@ -36,7 +36,7 @@ export default {
     try {
       await worker.queue({ queue: batch.queue, messages }, env);
     } finally {
-      if (outcomes.length > 0) await env.DB.batch(outcomes.map((row) => env.DB.prepare('INSERT INTO outcomes VALUES (?, ?, ?, ?)').bind(...row)));
+      if (outcomes.length > 0) await env.DB.batch(outcomes.map((row) => env.DB.prepare('INSERT INTO outcomes VALUES (?, ?, ?, ?, ?)').bind(...row)));
     }
   },
 };
@@ -98,7 +98,7 @@ beforeAll(async () => {
     db.prepare(DEAD_LETTERS_TABLE_SQL),
     db.prepare('CREATE TABLE balances (user_id TEXT PRIMARY KEY, amount REAL NOT NULL DEFAULT 0)'),
     db.prepare('CREATE TABLE ledger (tracking_code TEXT PRIMARY KEY, user_id TEXT NOT NULL, amount REAL NOT NULL)'),
-    db.prepare('CREATE TABLE outcomes (queue TEXT NOT NULL, tracking_code TEXT NOT NULL, outcome TEXT NOT NULL, attempts INTEGER NOT NULL)'),
+    db.prepare('CREATE TABLE outcomes (queue TEXT NOT NULL, tracking_code TEXT NOT NULL, outcome TEXT NOT NULL, attempts INTEGER NOT NULL, batch_size INTEGER NOT NULL)'),
   ]);
 }, 60_000);
 afterAll(async () => {
@@ -156,6 +156,7 @@ test('three copies applied side by side in one batch, then a redelivery: the led
   expect(await Promise.all([deliver(url, delivery), deliver(url, delivery), deliver(url, delivery)])).toEqual([QUEUED, QUEUED, QUEUED]);
   held.resolve();
   expect(await until(() => outcomesOf(code), acks(3))).toEqual([1, 2, 3].map(() => ({ queue: MAIN, outcome: 'ack', attempts: 1 })));
+  expect(await rows('SELECT batch_size FROM outcomes WHERE tracking_code = ?', code)).toEqual([1, 2, 3].map(() => ({ batch_size: 3 })));
   // At least once, and at the same time: three calls, one idempotency key.
   expect(orderCalls.get(code)?.map((call) => call.idempotencyKey)).toEqual([1, 2, 3].map(() => idempotencyKeyOf(code)));
   expect(await ledgerOf('u-qa')).toEqual([
