@@ -18,6 +18,8 @@
 //   max_retries = 10
 //   retry_delay = 60
 //   dead_letter_queue = "payorch-callbacks-dead"
+//   [vars]
+//   ORDERS_URL = "https://orders.example/paid"
 // and, once, in your migrations: callbackInboxTableSql() and your own tables. Keep and replay the
 // dead letters as cloudflare-queues.ts does (a table of this database serves as well as D1).
 import pg from 'pg';

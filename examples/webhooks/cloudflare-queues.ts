@@ -26,6 +26,9 @@
 //   database_name = "payments"
 //   database_id = "..."
 //
+//   [vars]
+//   ORDERS_URL = "https://orders.example/paid"
+//
 // a migration with d1InboxTableSql(), DEAD_LETTERS_TABLE_SQL and your own tables:
 //   CREATE TABLE balances (user_id TEXT PRIMARY KEY, amount REAL NOT NULL DEFAULT 0);
 //   CREATE TABLE ledger (tracking_code TEXT PRIMARY KEY, user_id TEXT NOT NULL, amount REAL NOT NULL);
