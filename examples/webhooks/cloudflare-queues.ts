@@ -1,7 +1,11 @@
-// Deferred callbacks on Cloudflare Queues: the Worker's `fetch` answers the service as soon as
-// the verified callback is on the queue, and its `queue` handler applies each message, with the
-// queue's retries and dead-letter queue. `wrangler deploy` this file with, in wrangler.toml:
+// Deferred callbacks on Cloudflare Queues with a D1 inbox. The Worker's `fetch` answers the service
+// as soon as the verified callback is on the queue; its `queue` handler applies each message with
+// `receiver.apply(job)`: the callback's key and the statements the handlers return commit in one
+// db.batch, exactly once, however often the queue delivers the message. A message whose apply
+// fails is retried by the queue, then goes to the dead-letter queue, whose consumer keeps it in D1
+// until you replay it. No nodejs_compat.
 //
+// wrangler.toml:
 //   [[queues.producers]]
 //   binding = "CALLBACKS"
 //   queue = "payorch-callbacks"
@@ -9,26 +13,43 @@
 //   [[queues.consumers]]
 //   queue = "payorch-callbacks"
 //   max_retries = 10
-//   retry_delay = 30
+//   retry_delay = 60
 //   dead_letter_queue = "payorch-callbacks-dead"
 //
-// and the keys as secrets (`wrangler secret put PAYORCH_PROVIDER_API_KEY`, and
-// PAYORCH_PROVIDER_SECRET_KEY). Once-only across isolates needs an inbox over storage with
-// transactions (a Durable Object, or PostgreSQL through Hyperdrive with payorch/postgres): the
-// default in-memory inbox lives as long as one isolate.
-import { createCallbackReceiver } from 'payorch/webhooks';
-import type { CallbackJob, CallbackReceiver, MemoryInboxContext } from 'payorch/webhooks';
+//   [[queues.consumers]]
+//   queue = "payorch-callbacks-dead"
+//   max_retries = 100      # a dead-letter queue has no dead letters of its own: past this, a job is gone
+//   retry_delay = 300
+//
+//   [[d1_databases]]
+//   binding = "DB"
+//   database_name = "payments"
+//   database_id = "..."
+//
+//   [vars]
+//   ORDERS_URL = "https://orders.example/paid"
+//
+// a migration with d1InboxTableSql(), DEAD_LETTERS_TABLE_SQL and your own tables:
+//   CREATE TABLE balances (user_id TEXT PRIMARY KEY, amount REAL NOT NULL DEFAULT 0);
+//   CREATE TABLE ledger (tracking_code TEXT PRIMARY KEY, user_id TEXT NOT NULL, amount REAL NOT NULL);
+// and the secrets (`wrangler secret put`): PAYORCH_PROVIDER_API_KEY, PAYORCH_PROVIDER_SECRET_KEY,
+// REPLAY_TOKEN (a long random string; without it the replay route answers 404).
+import { callbackKeyString, createCallbackReceiver } from 'payorch';
+import type { CallbackJob, CallbackReceiver } from 'payorch';
+import { createD1Inbox } from 'payorch/d1';
+import type { D1DatabaseLike, D1InboxContext } from 'payorch/d1';
 
-// The few members of @cloudflare/workers-types that this file uses.
+// The few members of @cloudflare/workers-types that this file uses; the real types fit them.
 interface Queue<Body> {
   send(body: Body): Promise<void>;
+  sendBatch(messages: readonly { readonly body: Body }[]): Promise<void>;
 }
 interface Message<Body> {
   readonly id: string;
   readonly body: Body;
   readonly attempts: number;
   ack(): void;
-  retry(options?: { delaySeconds?: number }): void;
+  retry(): void;
 }
 interface MessageBatch<Body> {
   readonly queue: string;
@@ -36,46 +57,122 @@ interface MessageBatch<Body> {
 }
 
 export interface Env {
+  readonly CALLBACKS: Queue<CallbackJob>;
+  readonly DB: D1DatabaseLike;
   readonly PAYORCH_PROVIDER_API_KEY: string;
   readonly PAYORCH_PROVIDER_SECRET_KEY: string;
-  readonly CALLBACKS: Queue<CallbackJob>;
+  readonly REPLAY_TOKEN?: string;
+  // Where the order service is told of a deposit: outside D1, so at least once.
+  readonly ORDERS_URL: string;
 }
 
-let receiver: CallbackReceiver<MemoryInboxContext> | undefined;
+const DEAD_QUEUE = 'payorch-callbacks-dead';
 
-// Workers get their keys and bindings with the first event: the receiver is made then, once per isolate.
-function receiverFor(env: Env): CallbackReceiver<MemoryInboxContext> {
+/** Dead jobs, kept until replayed: a dead-letter queue forgets a message after its retention period. */
+export const DEAD_LETTERS_TABLE_SQL =
+  'CREATE TABLE IF NOT EXISTS payorch_dead_letters (message_id TEXT PRIMARY KEY, job TEXT NOT NULL, dead_at INTEGER NOT NULL)';
+
+let receiver: CallbackReceiver<D1InboxContext> | undefined;
+
+// Workers get their bindings with the first event: the receiver is made then, once per isolate.
+function receiverFor(env: Env): CallbackReceiver<D1InboxContext> {
   if (receiver !== undefined) return receiver;
   receiver = createCallbackReceiver({
     apiKey: env.PAYORCH_PROVIDER_API_KEY,
     secretKey: env.PAYORCH_PROVIDER_SECRET_KEY,
-    // A job is a plain JSON object: the queue stores it as it is.
+    inbox: createD1Inbox({ db: env.DB }),
+    // The 200 waits for this: a job is a plain JSON object, and the queue stores it as it is.
     enqueue: (job) => env.CALLBACKS.send(job),
   });
-  receiver.on('deposit.completed', async (callback) => {
-    // Your change goes here; throwing retries the message, then sends it to the dead-letter queue.
-    console.log(`deposit ${callback.payload.tracking_code} completed: ${callback.payload.amount}`);
-    await Promise.resolve();
+  receiver.on('deposit.completed', async (callback, { db, statements, key }) => {
+    const { tracking_code: code, user_id: user, amount } = callback.payload;
+    // Reads run now; throwing records nothing, and the queue delivers the message again.
+    const { results = [] } = await db.prepare('SELECT 1 FROM balances WHERE user_id = ?').bind(user).all();
+    if (results.length === 0) throw new Error(`no balance for user ${user} yet`);
+    // Outside the batch, so it runs again on a retry, and possibly at once for two copies: the
+    // callback's key makes it one order update at the order service.
+    const told = await fetch(env.ORDERS_URL, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'idempotency-key': callbackKeyString(key) },
+      body: JSON.stringify({ tracking_code: code, paid: amount }),
+    });
+    if (!told.ok) throw new Error(`the order service answered ${told.status}`);
+    // Writes are returned, not run: they commit in one batch with the callback's key.
+    statements.push(
+      db.prepare('INSERT INTO ledger (tracking_code, user_id, amount) VALUES (?, ?, ?)').bind(code, user, amount),
+      db.prepare('UPDATE balances SET amount = amount + ? WHERE user_id = ?').bind(amount, user),
+    );
   });
   return receiver;
 }
 
-export default {
-  fetch(request: Request, env: Env): Promise<Response> {
-    return receiverFor(env).handle(request);
-  },
-
-  async queue(batch: MessageBatch<CallbackJob>, env: Env): Promise<void> {
-    const { apply } = receiverFor(env);
-    // One message at a time, each acknowledged or retried on its own.
-    for (const message of batch.messages) {
+// Each message acknowledged or retried on its own; the messages of a batch apply side by side.
+async function applyAll(batch: MessageBatch<CallbackJob>, env: Env): Promise<void> {
+  const { apply } = receiverFor(env);
+  await Promise.all(
+    batch.messages.map(async (message) => {
       try {
         await apply(message.body);
         message.ack();
       } catch (error) {
+        // A CallbackJobError (a job written or changed without the secret key) retries in vain
+        // and ends in the dead letters too: look at who wrote it before you replay it.
         console.error(`callback job ${message.id} (attempt ${message.attempts}) not applied:`, error instanceof Error ? error.message : error);
-        message.retry({ delaySeconds: Math.min(30 * message.attempts, 3600) });
+        // The consumer's retry_delay; past max_retries the message goes to the dead-letter queue.
+        message.retry();
       }
+    }),
+  );
+}
+
+// The dead-letter queue's consumer: each dead job is kept in D1 (`SELECT * FROM payorch_dead_letters`).
+async function keepDeadLetters(batch: MessageBatch<CallbackJob>, env: Env): Promise<void> {
+  await env.DB.batch(
+    batch.messages.map((message) =>
+      env.DB.prepare('INSERT OR IGNORE INTO payorch_dead_letters (message_id, job, dead_at) VALUES (?, ?, ?)').bind(message.id, JSON.stringify(message.body), Date.now()),
+    ),
+  );
+  for (const message of batch.messages) {
+    console.error(`callback job ${message.id} is dead: kept in payorch_dead_letters`);
+    message.ack();
+  }
+}
+
+/**
+ * Sends every kept dead job to the queue again, and forgets it once sent. A replayed job is
+ * checked and applied like any other: applied once, even if a copy of it was applied meanwhile.
+ */
+async function replayDeadLetters(env: Env): Promise<number> {
+  const { results = [] } = await env.DB.prepare('SELECT message_id, job FROM payorch_dead_letters ORDER BY dead_at LIMIT 100').all();
+  const rows = results as readonly { readonly message_id: string; readonly job: string }[];
+  if (rows.length === 0) return 0;
+  await env.CALLBACKS.sendBatch(rows.map((row) => ({ body: JSON.parse(row.job) as CallbackJob })));
+  // Sent before deleted: a failure in between replays a job twice, which the inbox makes harmless.
+  await env.DB.batch(rows.map((row) => env.DB.prepare('DELETE FROM payorch_dead_letters WHERE message_id = ?').bind(row.message_id)));
+  return rows.length;
+}
+
+// The token compared as digests, in time that does not depend on where they differ.
+async function isReplayToken(authorization: string | null, token: string | undefined): Promise<boolean> {
+  if (token === undefined || token === '' || authorization === null) return false;
+  const digest = async (text: string) => new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
+  const [given, expected] = await Promise.all([digest(authorization), digest(`Bearer ${token}`)]);
+  let difference = 0;
+  for (let index = 0; index < expected.length; index += 1) difference |= given[index]! ^ expected[index]!;
+  return difference === 0;
+}
+
+export default {
+  async fetch(request: Request, env: Env): Promise<Response> {
+    const { pathname } = new URL(request.url);
+    if (pathname === '/webhooks/payorch') return receiverFor(env).handle(request);
+    if (pathname === '/dead-letters/replay' && request.method === 'POST' && (await isReplayToken(request.headers.get('authorization'), env.REPLAY_TOKEN))) {
+      return Response.json({ replayed: await replayDeadLetters(env) });
     }
+    return new Response(null, { status: 404 });
+  },
+
+  async queue(batch: MessageBatch<CallbackJob>, env: Env): Promise<void> {
+    await (batch.queue === DEAD_QUEUE ? keepDeadLetters(batch, env) : applyAll(batch, env));
   },
 };
