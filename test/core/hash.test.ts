@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import fc from 'fast-check';
-import { describe, expect, test } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import * as nodeHash from '../../src/core/hash/node.js';
 import { constantTimeEqual } from '../../src/core/hash/constant-time.js';
 import { sha256Hex } from '../../src/core/hash/web.js';
@@ -27,6 +27,42 @@ describe('sha256Hex (the pure-JS SHA-256 the main entry uses on every runtime)',
 
   test('the node:crypto path (package.json `imports`, condition "node") gives the same hashes', () => {
     for (const text of ['', 'abc', 'smoke_secret_ğüş_0001', 'x'.repeat(200)]) expect(nodeHash.sha256Hex(text)).toBe(sha256Hex(text));
+  });
+
+  // A fresh copy of hash/node.ts for each case, under a `process` whose getBuiltinModule is the
+  // case's: it takes node:crypto once, on its first hash.
+  async function freshNodeHash(getBuiltinModule: ((id: string) => unknown) | undefined): Promise<(text: string) => string> {
+    vi.resetModules();
+    vi.stubGlobal('process', { ...process, getBuiltinModule });
+    try {
+      return (await import('../../src/core/hash/node.js')).sha256Hex;
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  }
+
+  test('the node:crypto path takes node:crypto on its first hash, not at import, and hashes with it', async () => {
+    const asked: string[] = [];
+    const fake = { hash: (_algorithm: string, text: string) => `node:crypto(${text})` };
+    const hash = await freshNodeHash((id) => (asked.push(id), fake));
+    expect(asked).toEqual([]);
+    vi.stubGlobal('process', { ...process, getBuiltinModule: (id: string) => (asked.push(id), fake) });
+    try {
+      expect([hash('abc'), hash('def')]).toEqual(['node:crypto(abc)', 'node:crypto(def)']);
+    } finally {
+      vi.unstubAllGlobals();
+    }
+    expect(asked).toEqual(['node:crypto']);
+  });
+
+  test('the node:crypto path hashes in plain JavaScript where process.getBuiltinModule is missing (Node before 20.16)', async () => {
+    const hash = await freshNodeHash(undefined);
+    vi.stubGlobal('process', { ...process, getBuiltinModule: undefined });
+    try {
+      expect(hash('smoke_secret_ğüş_0001')).toBe(nodeSha256('smoke_secret_ğüş_0001'));
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 
   test('equals node:crypto on any text, including non-ASCII and lone surrogates', () => {

@@ -1,10 +1,23 @@
 // SHA-256 where node:crypto exists (Node, Bun, Deno: the `node` condition of package.json
-// `imports`, "#hash"). The one-shot `hash()` (Node 20.12+) rather than a createHash chain:
-// it is the faster of the two on the short strings payorch signs (figures in docs/decisions.md).
-import * as crypto from 'node:crypto';
+// `imports`, "#hash"). node:crypto is taken on the first hash, through the synchronous
+// `process.getBuiltinModule` (Node 20.16+), not imported: a serverless receiver's cold start then
+// does not pay for loading it. Without it, the pure-JS hash answers the same. The one-shot `hash()`
+// (Node 20.12+) rather than a createHash chain: the faster of the two on the short strings payorch
+// signs (docs/decisions.md).
+import type * as NodeCrypto from 'node:crypto';
+import { sha256Hex as pureSha256Hex } from './web.js';
 
-const oneShot = typeof crypto.hash === 'function' ? crypto.hash : undefined;
+type HashText = (text: string) => string;
+
+function load(): HashText {
+  const host = (globalThis as { readonly process?: { readonly getBuiltinModule?: (id: string) => unknown } }).process;
+  const crypto = host?.getBuiltinModule?.('node:crypto') as typeof NodeCrypto | undefined;
+  if (crypto === undefined) return pureSha256Hex;
+  const oneShot = typeof crypto.hash === 'function' ? crypto.hash : undefined;
+  return oneShot === undefined ? (text) => crypto.createHash('sha256').update(text, 'utf8').digest('hex') : (text) => oneShot('sha256', text, 'hex');
+}
+
+let hashText: HashText | undefined;
 
 /** Lowercase hex SHA-256 of the UTF-8 encoding of `text`. */
-export const sha256Hex: (text: string) => string =
-  oneShot === undefined ? (text) => crypto.createHash('sha256').update(text, 'utf8').digest('hex') : (text) => oneShot('sha256', text, 'hex');
+export const sha256Hex: HashText = (text) => (hashText ??= load())(text);
