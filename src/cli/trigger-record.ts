@@ -1,6 +1,6 @@
 import { safeParseTrackingCode } from '../index.js';
 import type { SignCallbackPayload } from '../index.js';
-import type { CallbackKind } from '../callbacks/kinds.js';
+import type { CallbackKind } from '../webhooks/kinds.js';
 import { callbackPayload } from '../sandbox/callback-payloads.js';
 import { KINDS } from '../sandbox/record-kinds.js';
 import type { KindRule, SandboxRecordKind } from '../sandbox/record-kinds.js';

@@ -1,6 +1,6 @@
 import { PayorchError } from './payorch-error.js';
 import { brand } from './brand.js';
-import type { CallbackKey } from '../receiver/inbox.js';
+import type { CallbackKey } from '../webhooks/inbox.js';
 
 /**
  * A callback's record is not younger than the inbox's horizon, and its key is not held: the inbox
