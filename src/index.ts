@@ -226,11 +226,13 @@ export { createCallbackReceiver } from './webhooks/receiver/receiver.js';
 export type {
   CallbackReceiver,
   CallbackReceiverOptions,
-  CallbackReceiverAnswer,
-  CallbackHandler,
-  CallbackErrorDetails,
-  CallbackConfirm,
 } from './webhooks/receiver/receiver.js';
+export type { CallbackReceiverAnswer } from './webhooks/receiver/answer.js';
+export type {
+  CallbackHandler,
+  CallbackConfirm,
+} from './webhooks/receiver/apply.js';
+export type { CallbackErrorDetails } from './webhooks/receiver/report.js';
 export type { CallbackJob } from './webhooks/job.js';
 export { confirmWithCardStatus } from './webhooks/confirm-card.js';
 export type { CardStatusSource, ConfirmWithCardStatusOptions } from './webhooks/confirm-card.js';
@@ -242,14 +244,16 @@ export type {
 export {
   createMemoryInbox,
   DEFAULT_MEMORY_INBOX_RETENTION_SECONDS,
-} from './webhooks/inbox.js';
+} from './webhooks/receiver/memory-inbox.js';
+export type {
+  MemoryInboxContext,
+  MemoryInboxOptions,
+} from './webhooks/receiver/memory-inbox.js';
 export type {
   CallbackInbox,
   CallbackKey,
   CallbackInboxOutcome,
   CallbackProgress,
-  MemoryInboxContext,
-  MemoryInboxOptions,
 } from './webhooks/inbox.js';
 export type {
   NodeRequestLike,

@@ -62,11 +62,13 @@ export { createCallbackReceiver } from './receiver/receiver.js';
 export type {
   CallbackReceiver,
   CallbackReceiverOptions,
-  CallbackReceiverAnswer,
-  CallbackHandler,
-  CallbackErrorDetails,
-  CallbackConfirm,
 } from './receiver/receiver.js';
+export type { CallbackReceiverAnswer } from './receiver/answer.js';
+export type {
+  CallbackHandler,
+  CallbackConfirm,
+} from './receiver/apply.js';
+export type { CallbackErrorDetails } from './receiver/report.js';
 export type { CallbackJob } from './job.js';
 export { confirmWithCardStatus } from './confirm-card.js';
 export type { CardStatusSource } from './confirm-card.js';
@@ -75,14 +77,16 @@ export type {
   CallbackEventName,
   CallbackOfEvent,
 } from './events.js';
-export { createMemoryInbox } from './inbox.js';
+export { createMemoryInbox } from './receiver/memory-inbox.js';
+export type {
+  MemoryInboxContext,
+  MemoryInboxOptions,
+} from './receiver/memory-inbox.js';
 export type {
   CallbackInbox,
   CallbackKey,
   CallbackInboxOutcome,
   CallbackProgress,
-  MemoryInboxContext,
-  MemoryInboxOptions,
 } from './inbox.js';
 export type {
   NodeRequestLike,

@@ -13,7 +13,7 @@ import {
   verifyCallback,
 } from '../../src/index.js';
 import type { ClientOptions } from '../../src/index.js';
-import { MEMORY_INBOX_OPTIONS } from '../../src/webhooks/inbox.js';
+import { MEMORY_INBOX_OPTIONS } from '../../src/webhooks/receiver/memory-inbox.js';
 import { RECEIVER_OPTIONS } from '../../src/webhooks/receiver/receiver.js';
 import { SANDBOX_OPTIONS } from '../../src/sandbox/limits.js';
 import { createSandbox } from '../../src/sandbox/index.js';

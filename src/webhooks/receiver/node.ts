@@ -1,5 +1,8 @@
-import type { CallbackBody } from '../body.js';
 import { concatBytes } from '../../core/read-limited.js';
+import type { CallbackTrace } from '../../core/tracing.js';
+import type { CallbackBody } from '../body.js';
+import { NOT_POST, TOO_LARGE_ANSWER, unreadable } from './answer.js';
+import type { CallbackReceiverAnswer, Receiving } from './answer.js';
 
 /**
  * The parts of a Node `IncomingMessage` the receiver uses, written out so that the main entry
@@ -115,4 +118,29 @@ export function readNodeBody(request: NodeRequestLike, limit: number): Promise<U
     request.on('error', onError);
     request.on('close', onClose);
   });
+}
+
+/**
+ * `receiver.nodeHandler`: answers a request of node:http, Express or any framework that gives
+ * Node's request and response. A body a parser left is sized whole; otherwise the stream is read
+ * once, sized as it is read.
+ */
+export async function handleNode(receiving: Receiving, request: NodeRequestLike, response: NodeResponseLike, trace: CallbackTrace): Promise<void> {
+  let reply: CallbackReceiverAnswer;
+  const parsed = request.method === 'POST' ? bodyLeftByParser(request) : undefined;
+  if (request.method !== 'POST') reply = NOT_POST;
+  else if (parsed !== undefined) reply = await receiving.receiveParsed({ headers: request.headers, body: parsed }, trace);
+  else {
+    const body = await readNodeBody(request, receiving.maxBodyBytes).catch((error: unknown) => unreadable(receiving.logger, error));
+    reply = body === TOO_LARGE ? TOO_LARGE_ANSWER : body instanceof Uint8Array ? await receiving.receiveSized({ headers: request.headers, body }, trace) : body;
+  }
+  trace.answered(reply);
+  try {
+    if (!response.headersSent) {
+      response.writeHead(reply.status, { ...reply.headers });
+      response.end(reply.body);
+    }
+  } catch {
+    // The connection is gone; the service counts the delivery as failed and sends it again.
+  }
 }

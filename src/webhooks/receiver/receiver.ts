@@ -1,71 +1,37 @@
-import { MAX_CALLBACK_BODY_BYTES, readCallbackBody, utf8Length } from '../body.js';
-import type { BodyDecoding, CallbackBody } from '../body.js';
-import { readSignatureHeaders } from '../headers.js';
-import type { CallbackHeaders } from '../headers.js';
-import type { VerifiedCallback } from '../schemas.js';
-import { VERIFY_OPTIONS, charsetOf, verifyCallbackTold } from '../verify.js';
-import type { VerifyCallbackOptions } from '../verify.js';
 import type { Logger } from '../../core/observability.js';
-import { readLimited } from '../../core/read-limited.js';
 import { TRACER_OPTION, checkOptions } from '../../core/option-checks.js';
 import type { OptionDeclaration } from '../../core/option-checks.js';
 import { traceCallback, traceCallbackApply } from '../../core/tracing.js';
-import type { CallbackApplyTrace, CallbackTrace, TracerLike } from '../../core/tracing.js';
-import { CallbackJobError } from '../../errors/callback-job-error.js';
+import type { CallbackTrace, TracerLike } from '../../core/tracing.js';
 import { CallbackVerificationError } from '../../errors/callback-verification-error.js';
-import { CallbackRetentionError } from '../../errors/callback-retention-error.js';
-import { isPayorchError } from '../../errors/brand.js';
-import { eventNamesOf, isCallbackEventName } from '../events.js';
-import type { CallbackEventName, CallbackOfEvent } from '../events.js';
-import { createMemoryInbox } from '../inbox.js';
-import type { CallbackInbox, CallbackInboxOutcome, CallbackKey, CallbackProgress, MemoryInboxContext } from '../inbox.js';
-import { callbackJob, checkCallbackJob } from '../job.js';
+import { MAX_CALLBACK_BODY_BYTES, readCallbackBody, utf8Length } from '../body.js';
+import type { BodyDecoding, CallbackBody } from '../body.js';
+import type { CallbackEventName } from '../events.js';
+import { readSignatureHeaders } from '../headers.js';
+import type { CallbackHeaders } from '../headers.js';
+import type { CallbackInbox } from '../inbox.js';
+import { callbackJob } from '../job.js';
 import type { CallbackJob } from '../job.js';
-import { bodyLeftByParser, readNodeBody, TOO_LARGE } from './node.js';
+import type { VerifiedCallback } from '../schemas.js';
+import { VERIFY_OPTIONS, charsetOf, verifyCallbackTold } from '../verify.js';
+import type { VerifyCallbackOptions } from '../verify.js';
+import { NOT_APPLIED, NOT_QUEUED, OK, TOO_LARGE_ANSWER, UNREADABLE_PAYLOAD, answer } from './answer.js';
+import type { CallbackReceiverAnswer, ReceivedInput, Receiving } from './answer.js';
+import { applying } from './apply.js';
+import type { CallbackConfirm, CallbackHandler } from './apply.js';
+import { handleFetch } from './fetch.js';
+import { createMemoryInbox } from './memory-inbox.js';
+import type { MemoryInboxContext } from './memory-inbox.js';
+import { handleNode } from './node.js';
 import type { NodeRequestLike, NodeResponseLike } from './node.js';
+import { reporter } from './report.js';
+import type { CallbackErrorDetails } from './report.js';
 
-/**
- * A handler of one event: applies the callback, or throws to have it delivered again. It gets
- * the inbox's context: with the PostgreSQL inbox, `context.client` is the open transaction.
+/*
+ * The receiver: its options, the receive path (the adapter read and sized the body once; then
+ * verify, then enqueue or apply) and the wiring of the applying path (apply.ts) and the framework
+ * adapters (fetch.ts, node.ts).
  */
-export type CallbackHandler<E extends CallbackEventName, TContext> = (callback: CallbackOfEvent<E>, context: TContext) => void | Promise<void>;
-
-/**
- * Decides whether a verified callback may be applied, before any handler runs: compare what the
- * hash does not cover (amount, user, IBAN) with your own record, or ask the service
- * ({@link confirmWithCardStatus}). `false` or a throw applies nothing and records nothing; the
- * answer is not 200, so the genuine delivery still applies when it comes.
- */
-export type CallbackConfirm<TContext> = (callback: VerifiedCallback, context: TContext) => boolean | Promise<boolean>;
-
-/** What `onError` is told besides the error. */
-export interface CallbackErrorDetails {
-  /** The verified callback being applied, or `undefined` when the failure came before it was typed. */
-  readonly callback: VerifiedCallback | undefined;
-  /**
-   * What failed: a handler, the inbox (claiming or committing), reading the request, typing a
-   * genuine callback's body (`payload`), `confirm` (refused or threw), or no handler took a
-   * callback that `unhandled: 'retry'` sends back (`unhandled`), `enqueue` threw (`enqueue`), or
-   * the inbox refused a callback whose record is older than its retention (`retention`, a
-   * {@link CallbackRetentionError}: reconcile it by hand).
-   */
-  readonly phase: 'handler' | 'inbox' | 'request' | 'payload' | 'confirm' | 'unhandled' | 'enqueue' | 'retention';
-  /**
-   * For `payload`: the body as received, without its `hash`, so that you can see what could not
-   * be typed.
-   */
-  readonly payload?: Readonly<Record<string, unknown>> | undefined;
-}
-
-/** `confirm` returned false: the callback disagrees with the record it was checked against. */
-class NotConfirmedError extends Error {
-  override name = 'NotConfirmedError';
-}
-
-/** No handler takes the callback and `unhandled: 'retry'` asks for it again. */
-class UnhandledError extends Error {
-  override name = 'UnhandledError';
-}
 
 /**
  * Settings of {@link createCallbackReceiver}. Every option of `verifyCallback` (`kind`,
@@ -151,15 +117,6 @@ export interface CallbackReceiverOptions<TContext> extends VerifyCallbackOptions
   readonly enqueue?: ((job: CallbackJob) => Promise<void>) | undefined;
 }
 
-/** An answer of {@link CallbackReceiver.receive}: the status, headers and body to send. */
-export interface CallbackReceiverAnswer {
-  /** 200 applied, already applied or (with `enqueue`) queued; 400 malformed; 401 not genuine; 405 not POST; 409 refused by `confirm`; 413 too large; 422 record older than the inbox's retention; 500 not applied or not queued. */
-  readonly status: 200 | 400 | 401 | 405 | 409 | 413 | 422 | 500;
-  readonly headers: Readonly<Record<string, string>>;
-  /** JSON: `{"success":true}` (spec 6.1), or `{"success":false,"error":"<reason>"}`. */
-  readonly body: string;
-}
-
 /**
  * A callback receiver: register handlers with {@link CallbackReceiver.on}, then serve it with
  * {@link CallbackReceiver.handle} (Fetch API) or {@link CallbackReceiver.nodeHandler} (node:http,
@@ -234,29 +191,9 @@ export interface CallbackReceiver<TContext> {
   readonly apply: (job: CallbackJob) => Promise<void>;
 }
 
-const JSON_HEADERS = { 'content-type': 'application/json' } as const;
-
-function answer(status: CallbackReceiverAnswer['status'], error?: string, extraHeaders?: Record<string, string>): CallbackReceiverAnswer {
-  const body = error === undefined ? '{"success":true}' : JSON.stringify({ success: false, error });
-  // The length known, node:http sends the answer in one piece instead of chunks (bench/RESULTS.md).
-  return { status, headers: { ...JSON_HEADERS, 'content-length': String(new TextEncoder().encode(body).byteLength), ...extraHeaders }, body };
-}
-
-const OK = /* @__PURE__ */ answer(200);
-const NOT_POST = /* @__PURE__ */ answer(405, 'method_not_allowed', { allow: 'POST' });
-// Sent before the body was read to its end: the connection cannot carry another request.
-const TOO_LARGE_ANSWER = /* @__PURE__ */ answer(413, 'body_too_large', { connection: 'close' });
-const NOT_APPLIED = /* @__PURE__ */ answer(500, 'not_applied');
-const NOT_CONFIRMED = /* @__PURE__ */ answer(409, 'not_confirmed');
-const RECORD_TOO_OLD = /* @__PURE__ */ answer(422, 'record_too_old');
-const NO_HANDLER = /* @__PURE__ */ answer(500, 'no_handler');
-const UNREADABLE_PAYLOAD = /* @__PURE__ */ answer(500, 'unreadable_payload');
-const NOT_QUEUED = /* @__PURE__ */ answer(500, 'not_queued');
-
 const WHERE = 'createCallbackReceiver';
 
-/** The receiver's own options, after verifyCallback's: one set of declarations for both. */
-/** @internal */
+/** The receiver's own options, after verifyCallback's: one set of declarations for both. @internal */
 export const RECEIVER_OPTIONS: readonly OptionDeclaration[] = [
   ...VERIFY_OPTIONS,
   { name: 'maxBodyBytes', rule: { type: 'number', min: 1, max: MAX_CALLBACK_BODY_BYTES, integer: true }, note: 'verifyCallback refuses more' },
@@ -299,104 +236,20 @@ export const RECEIVER_OPTIONS: readonly OptionDeclaration[] = [
 export function createCallbackReceiver<TContext = MemoryInboxContext>(options: CallbackReceiverOptions<TContext>): CallbackReceiver<TContext> {
   checkOptions(WHERE, options, RECEIVER_OPTIONS);
   const maxBodyBytes = options.maxBodyBytes ?? MAX_CALLBACK_BODY_BYTES;
-  const { logger, onError, confirm, tracer, enqueue } = options;
+  const { logger, onError, tracer, enqueue } = options;
   const clock = options.now ?? Date.now;
   const account = options.accountName ?? options.apiKey;
-  const retryUnhandled = options.unhandled === 'retry';
-  const inbox = options.inbox ?? (createMemoryInbox() as unknown as CallbackInbox<TContext>);
-  type Handler = (callback: VerifiedCallback, context: TContext) => void | Promise<void>;
-  const handlers = new Map<string, Handler[]>();
-  // The steps of each kind and status, worked out on its first callback; `on` clears them.
-  const steps = new Map<string, readonly { readonly step: string; readonly handler: Handler }[]>();
-  function stepsOf(callback: VerifiedCallback): readonly { readonly step: string; readonly handler: Handler }[] {
-    const id = `${callback.kind}.${callback.payload.status}`;
-    let found = steps.get(id);
-    if (found === undefined) {
-      // Each handler is a step named by its event and place, for an inbox that keeps progress.
-      found = eventNamesOf(callback).flatMap((name) => (handlers.get(name) ?? []).map((handler, index) => ({ step: `${name}#${index}`, handler })));
-      // Statuses are signed words, but an unknown kind may bring any: the cache stays small.
-      if (steps.size >= 256) steps.clear();
-      steps.set(id, found);
-    }
-    return found;
-  }
-
-  function report(error: unknown, details: CallbackErrorDetails): void {
-    try {
-      if (onError !== undefined) onError(error, details);
-      else if (logger !== undefined) logger.error({ phase: details.phase, trackingCode: details.callback?.payload.tracking_code, status: details.callback?.payload.status, error }, 'payorch: a callback was not applied');
-      else console.error('payorch: a callback was not applied', error);
-    } catch (reportError) {
-      // A failing onError must not take the answer (or the process) down with it.
-      console.error('payorch: onError threw', reportError);
-    }
-  }
-
-  function warnOtherEnd(callback: VerifiedCallback, context: TContext): void {
-    // Both shipped inboxes say which other statuses of the tracking code were applied before.
-    const applied = (context as Partial<Record<'appliedStatuses', unknown>> | null | undefined)?.appliedStatuses;
-    if (!Array.isArray(applied) || applied.length === 0) return;
-    logger?.warn(
-      { kind: callback.kind, trackingCode: callback.payload.tracking_code, status: callback.payload.status, appliedStatuses: applied },
-      'payorch: a second end status for one tracking code; handlers see context.appliedStatuses (refund once per tracking code)',
-    );
-  }
-
-  // ── apply: confirm, then the inbox, then the handlers. Shared by the inline answer and by
-  // `receiver.apply(job)`; tells onError of a failure and rejects with it.
-  async function applyCallback(callback: VerifiedCallback): Promise<CallbackInboxOutcome | 'unhandled'> {
-    const matching = stepsOf(callback);
-    const { tracking_code: trackingCode, status } = callback.payload;
-    if (matching.length === 0) {
-      logger?.warn({ kind: callback.kind, trackingCode, status, unhandled: retryUnhandled ? 'retry' : 'acknowledge' }, 'payorch: no handler takes this callback');
-      if (!retryUnhandled) return 'unhandled';
-      const error = new UnhandledError(`no handler is registered for ${callback.kind}.${status}; not applied, so that it is delivered again (unhandled: 'retry')`);
-      report(error, { callback, phase: 'unhandled' });
-      throw error;
-    }
-    const key: CallbackKey = { account, trackingCode, status };
-    // Set inside the inbox's work: tells a handler's or confirm's failure from the inbox's own.
-    const failed: { phase: 'handler' | 'confirm' | undefined } = { phase: undefined };
-    try {
-      const outcome = await inbox.process(key, async (context: TContext, progress?: CallbackProgress) => {
-        if (confirm !== undefined) {
-          failed.phase = 'confirm';
-          // Only `true` confirms: a confirm written in JavaScript that returns nothing refuses.
-          const confirmed: unknown = await confirm(callback, context);
-          if (confirmed !== true) throw new NotConfirmedError(`confirm refused ${callback.kind}.${status} ${trackingCode}; nothing was applied`);
-          failed.phase = undefined;
-        }
-        warnOtherEnd(callback, context);
-        failed.phase = 'handler';
-        for (const { step, handler } of matching) {
-          if (progress !== undefined && progress.has(step)) continue;
-          await handler(callback, context);
-          progress?.add(step);
-        }
-        failed.phase = undefined;
-      });
-      logger?.debug({ kind: callback.kind, trackingCode, status, outcome, handlers: matching.length }, `payorch: callback ${outcome}`);
-      return outcome;
-    } catch (error) {
-      // Refused by the inbox's retention before any work ran: a phase of its own, to reconcile by hand.
-      const retention = failed.phase === undefined && isPayorchError(error, CallbackRetentionError);
-      report(error, { callback, phase: retention ? 'retention' : (failed.phase ?? 'inbox') });
-      throw error;
-    }
-  }
-
-  /** Applies a callback before the answer (no `enqueue`), and answers for it. */
-  async function applyNow(callback: VerifiedCallback, trace: CallbackTrace): Promise<CallbackReceiverAnswer> {
-    try {
-      const outcome = await applyCallback(callback);
-      if (outcome !== 'unhandled') trace.processed(outcome);
-      return OK;
-    } catch (error) {
-      if (error instanceof NotConfirmedError) return NOT_CONFIRMED;
-      if (error instanceof UnhandledError) return NO_HANDLER;
-      return isPayorchError(error, CallbackRetentionError) ? RECORD_TOO_OLD : NOT_APPLIED;
-    }
-  }
+  const report = reporter(onError, logger);
+  const apply = applying({
+    inbox: options.inbox ?? (createMemoryInbox() as unknown as CallbackInbox<TContext>),
+    confirm: options.confirm,
+    account,
+    retryUnhandled: options.unhandled === 'retry',
+    verify: options,
+    clock,
+    logger,
+    report,
+  });
 
   /** Hands a verified callback to `enqueue`, and answers 200 once it is stored. */
   async function enqueueNow(queue: (job: CallbackJob) => Promise<void>, callback: VerifiedCallback, headers: CallbackHeaders, receivedAt: number, trace: CallbackTrace): Promise<CallbackReceiverAnswer> {
@@ -413,14 +266,13 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
     return OK;
   }
 
-
   // Read, not refused: a genuine callback must apply whatever charset its bytes are in. Logged, so
   // that a sender that mislabels its bodies is seen, and names read in a wrong charset found.
   function warnDecoded(decoding: BodyDecoding): void {
     logger?.warn({ ...decoding }, `payorch: the callback body was not in the charset its Content-Type declares (${decoding.charset ?? 'none, so UTF-8'}); it was read as ${decoding.decodedAs}`);
   }
 
-  function rawPayload(input: { readonly headers: CallbackHeaders; readonly body: CallbackBody }): Readonly<Record<string, unknown>> | undefined {
+  function rawPayload(input: ReceivedInput): Readonly<Record<string, unknown>> | undefined {
     try {
       const fields = readCallbackBody(input.body, charsetOf(input));
       delete fields['hash'];
@@ -431,7 +283,7 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
   }
 
   // ── receive: the adapter read and sized the body once; then verify, then enqueue or apply.
-  async function receive(input: { readonly headers: CallbackHeaders; readonly body: CallbackBody }, trace: CallbackTrace): Promise<CallbackReceiverAnswer> {
+  async function receive(input: ReceivedInput, trace: CallbackTrace): Promise<CallbackReceiverAnswer> {
     const receivedAt = clock();
     let callback: VerifiedCallback;
     try {
@@ -450,7 +302,7 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
       return answer(error.status, error.reason);
     }
     trace.verified(callback);
-    return enqueue === undefined ? applyNow(callback, trace) : enqueueNow(enqueue, callback, input.headers, receivedAt, trace);
+    return enqueue === undefined ? apply.applyNow(callback, trace) : enqueueNow(enqueue, callback, input.headers, receivedAt, trace);
   }
 
   function tooLarge(body: CallbackBody): boolean {
@@ -461,7 +313,7 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
 
   // Each entry point answers every failure itself: none of them rejects. A body the adapter read
   // was sized as it was read; one given whole (receive(), a framework's parser) is sized here.
-  async function receiveSized(input: { readonly headers: CallbackHeaders; readonly body: CallbackBody }, trace: CallbackTrace): Promise<CallbackReceiverAnswer> {
+  async function receiveSized(input: ReceivedInput, trace: CallbackTrace): Promise<CallbackReceiverAnswer> {
     try {
       return await receive(input, trace);
     } catch (error) {
@@ -470,81 +322,21 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
     }
   }
 
-  function receiveParsed(input: { readonly headers: CallbackHeaders; readonly body: CallbackBody }, trace: CallbackTrace): Promise<CallbackReceiverAnswer> {
+  function receiveParsed(input: ReceivedInput, trace: CallbackTrace): Promise<CallbackReceiverAnswer> {
     return tooLarge(input.body) ? Promise.resolve(TOO_LARGE_ANSWER) : receiveSized(input, trace);
   }
 
-  function unreadable(error: unknown): CallbackReceiverAnswer {
-    // The client went away mid-body: nobody reads this answer, and nothing was applied.
-    logger?.warn({ error }, 'payorch: the callback body could not be read');
-    return answer(400, 'malformed_body');
-  }
-
-  async function handle(request: Request, trace: CallbackTrace): Promise<Response> {
-    let reply: CallbackReceiverAnswer;
-    if (request.method !== 'POST') reply = NOT_POST;
-    else if (request.bodyUsed) {
-      report(new TypeError('receiver.handle: the request body was already read; pass the request before anything reads it'), { callback: undefined, phase: 'request' });
-      reply = NOT_APPLIED;
-    } else {
-      const body = await readLimited(request.body, request.headers.get('content-length'), maxBodyBytes).catch(unreadable);
-      reply = body === undefined ? TOO_LARGE_ANSWER : body instanceof Uint8Array ? await receiveSized({ headers: request.headers, body }, trace) : body;
-    }
-    trace.answered(reply);
-    return new Response(reply.body, { status: reply.status, headers: reply.headers });
-  }
-
-  async function nodeHandler(request: NodeRequestLike, response: NodeResponseLike, trace: CallbackTrace): Promise<void> {
-    let reply: CallbackReceiverAnswer;
-    const parsed = request.method === 'POST' ? bodyLeftByParser(request) : undefined;
-    if (request.method !== 'POST') reply = NOT_POST;
-    else if (parsed !== undefined) reply = await receiveParsed({ headers: request.headers, body: parsed }, trace);
-    else {
-      const body = await readNodeBody(request, maxBodyBytes).catch(unreadable);
-      reply = body === TOO_LARGE ? TOO_LARGE_ANSWER : body instanceof Uint8Array ? await receiveSized({ headers: request.headers, body }, trace) : body;
-    }
-    trace.answered(reply);
-    try {
-      if (!response.headersSent) {
-        response.writeHead(reply.status, { ...reply.headers });
-        response.end(reply.body);
-      }
-    } catch {
-      // The connection is gone; the service counts the delivery as failed and sends it again.
-    }
-  }
-
-  // ── apply(job): the job checked as its callback was, then the same apply path.
-  async function applyJob(job: unknown, trace: CallbackApplyTrace): Promise<void> {
-    let callback: VerifiedCallback;
-    try {
-      callback = checkCallbackJob(job, { verify: options, account, nowMs: clock() });
-    } catch (error) {
-      if (error instanceof CallbackJobError) logger?.warn({ reason: error.reason, field: error.field }, error.message);
-      throw error;
-    }
-    trace.verified(callback);
-    trace.processed(await applyCallback(callback));
-  }
-
+  const receiving: Receiving = { maxBodyBytes, receiveSized, receiveParsed, report, logger };
   const receiver: CallbackReceiver<TContext> = {
     on(event, handler) {
-      if (!isCallbackEventName(event)) {
-        throw new TypeError(`receiver.on: ${JSON.stringify(event)} is not an event; use '*', a kind ('deposit'), or a kind and a status the spec lists ('deposit.completed')`);
-      }
-      if (typeof handler !== 'function') throw new TypeError(`receiver.on: the handler of '${event}' must be a function`);
-      const list = handlers.get(event) ?? [];
-      // eventNamesOf delivers to this name only callbacks of its kind and status.
-      list.push(handler as (callback: VerifiedCallback, context: TContext) => void | Promise<void>);
-      handlers.set(event, list);
-      steps.clear();
+      apply.on(event, handler);
       return receiver;
     },
     // Each entry point is one span: every answer, refusals before verification included.
     receive: (input) => traceCallback(tracer, async (trace) => trace.answered(await receiveParsed(input, trace))),
-    handle: (request) => traceCallback(tracer, (trace) => handle(request, trace)),
-    nodeHandler: (request, response) => traceCallback(tracer, (trace) => nodeHandler(request, response, trace)),
-    apply: (job) => traceCallbackApply(tracer, traceparentOf(job), (trace) => applyJob(job, trace)),
+    handle: (request) => traceCallback(tracer, (trace) => handleFetch(receiving, request, trace)),
+    nodeHandler: (request, response) => traceCallback(tracer, (trace) => handleNode(receiving, request, response, trace)),
+    apply: (job) => traceCallbackApply(tracer, traceparentOf(job), (trace) => apply.applyJob(job, trace)),
   };
   return receiver;
 }
