@@ -13,7 +13,7 @@ export default defineConfig([
       'durable-object/index': 'src/durable-object/index.ts',
       // Receiving callbacks only (payorch/webhooks): the same modules as payorch's, in shared
       // chunks, without ky or zod.
-      'webhooks/index': 'src/webhooks.ts',
+      'webhooks/index': 'src/webhooks/index.ts',
       // SHA-256 for the `#hash` import, chosen by package.json `imports` conditions: node:crypto
       // where it exists, pure JS on edge runtimes (docs/decisions.md). Kept external so the choice
       // is made where the package runs or is bundled, not here.
@@ -32,7 +32,7 @@ export default defineConfig([
         'postgres/index': 'src/postgres/index.ts',
         'd1/index': 'src/d1/index.ts',
         'durable-object/index': 'src/durable-object/index.ts',
-        'webhooks/index': 'src/webhooks.ts',
+        'webhooks/index': 'src/webhooks/index.ts',
       },
       compilerOptions: { ignoreDeprecations: '6.0' },
     },

@@ -10,14 +10,14 @@ import { Comment, CommentTag, Converter, ReflectionKind } from 'typedoc';
 const GROUPS = [
   ['src/provider/', 'Provider API'],
   ['src/dealer/', 'Dealer API'],
-  ['src/callbacks/', 'Callbacks and receiver'],
-  ['src/receiver/', 'Callbacks and receiver'],
+  ['src/webhooks/', 'Callbacks and receiver'],
   ['src/errors/', 'Errors'],
   ['src/core/', 'Options, signing and tracking codes'],
   ['src/sandbox/', 'Sandbox'],
   ['src/postgres/', 'PostgreSQL'],
   ['src/d1/', 'Cloudflare'],
   ['src/durable-object/', 'Cloudflare'],
+  ['src/sqlite/', 'Cloudflare'],
 ];
 
 /** @param {import('typedoc').Application} app */

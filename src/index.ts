@@ -174,20 +174,20 @@ export {
 export {
   verifyCallback,
   DEFAULT_CALLBACK_MAX_AGE_SECONDS,
-} from './callbacks/verify.js';
+} from './webhooks/verify.js';
 export type {
   CallbackInput,
   VerifyCallbackOptions,
-} from './callbacks/verify.js';
-export { verifyCallbackRequest } from './callbacks/verify-request.js';
-export { signCallback } from './callbacks/sign.js';
+} from './webhooks/verify.js';
+export { verifyCallbackRequest } from './webhooks/verify.js';
+export { signCallback } from './webhooks/sign.js';
 export type {
   SignCallbackPayload,
   SignCallbackOptions,
   SignedCallback,
-} from './callbacks/sign.js';
-export type { CallbackHeaders } from './callbacks/headers.js';
-export type { CallbackBody } from './callbacks/body.js';
+} from './webhooks/sign.js';
+export type { CallbackHeaders } from './webhooks/headers.js';
+export type { CallbackBody } from './webhooks/body.js';
 export {
   DepositCallback,
   WithdrawalCallback,
@@ -198,13 +198,13 @@ export {
   WithdrawalCallbackStatus,
   CreditCardCallbackStatus,
   DealerCreditCardCallbackStatus,
-} from './callbacks/schemas.js';
-export type { VerifiedCallback } from './callbacks/schemas.js';
-export { CALLBACK_STATUSES } from './callbacks/kinds.js';
+} from './webhooks/schemas.js';
+export type { VerifiedCallback } from './webhooks/schemas.js';
+export { CALLBACK_STATUSES } from './webhooks/kinds.js';
 export type {
   CallbackKind,
   CallbackStatus,
-} from './callbacks/kinds.js';
+} from './webhooks/kinds.js';
 export { CallbackVerificationError } from './errors/callback-verification-error.js';
 export type { CallbackVerificationReason } from './errors/callback-verification-error.js';
 export { CallbackJobError } from './errors/callback-job-error.js';
@@ -222,43 +222,47 @@ export type {
 export { TrackingCodeError } from './errors/tracking-code-error.js';
 
 // Receiving callbacks: verify, route, apply once
-export { createCallbackReceiver } from './receiver/receiver.js';
+export { createCallbackReceiver } from './webhooks/receiver/receiver.js';
 export type {
   CallbackReceiver,
   CallbackReceiverOptions,
-  CallbackReceiverAnswer,
+} from './webhooks/receiver/receiver.js';
+export type { CallbackReceiverAnswer } from './webhooks/receiver/answer.js';
+export type {
   CallbackHandler,
-  CallbackErrorDetails,
   CallbackConfirm,
-} from './receiver/receiver.js';
-export type { CallbackJob } from './receiver/job.js';
-export { confirmWithCardStatus } from './receiver/confirm-card.js';
-export type { CardStatusSource, ConfirmWithCardStatusOptions } from './receiver/confirm-card.js';
+} from './webhooks/receiver/apply.js';
+export type { CallbackErrorDetails } from './webhooks/receiver/report.js';
+export type { CallbackJob } from './webhooks/job.js';
+export { confirmWithCardStatus } from './webhooks/confirm-card.js';
+export type { CardStatusSource, ConfirmWithCardStatusOptions } from './webhooks/confirm-card.js';
 export type { Api } from './core/endpoint.js';
 export type {
   CallbackEventName,
   CallbackOfEvent,
-} from './receiver/events.js';
+} from './webhooks/events.js';
 export {
   createMemoryInbox,
   DEFAULT_MEMORY_INBOX_RETENTION_SECONDS,
-} from './receiver/inbox.js';
+} from './webhooks/receiver/memory-inbox.js';
+export type {
+  MemoryInboxContext,
+  MemoryInboxOptions,
+} from './webhooks/receiver/memory-inbox.js';
 export type {
   CallbackInbox,
   CallbackKey,
   CallbackInboxOutcome,
   CallbackProgress,
-  MemoryInboxContext,
-  MemoryInboxOptions,
-} from './receiver/inbox.js';
+} from './webhooks/inbox.js';
 export type {
   NodeRequestLike,
   NodeResponseLike,
-} from './receiver/node-body.js';
+} from './webhooks/receiver/node.js';
 export { InboxFullError } from './errors/inbox-full-error.js';
 export { CallbackRetentionError } from './errors/callback-retention-error.js';
 
-export { callbackKeyString } from './receiver/key.js';
+export { callbackKeyString } from './webhooks/key.js';
 
 // Reliability: logging and hooks (retries, clock skew, proxies and the https rule are client options)
 export type {

@@ -1,8 +1,8 @@
 import { createSandbox } from '../sandbox/index.js';
 import { exampleEnvironment } from '../sandbox/env.js';
 import type { CallbackRetryOptions, CallbackUrls, RunningSandbox } from '../sandbox/index.js';
-import { CALLBACK_KINDS, isCallbackKind } from '../callbacks/kinds.js';
-import type { CallbackKind } from '../callbacks/kinds.js';
+import { CALLBACK_KINDS, isCallbackKind } from '../webhooks/kinds.js';
+import type { CallbackKind } from '../webhooks/kinds.js';
 import { COMMON_OPTIONS, EXIT_OK, OperationError, UsageError, colours, emit, integerFlag, parse } from './io.js';
 import type { Command, Io } from './io.js';
 

@@ -1,12 +1,12 @@
 import { assertNever } from '../core/assert-never.js';
-import { CALLBACK_FIELDS } from '../callbacks/fields.js';
-import type { FieldSpec } from '../callbacks/fields.js';
-import type { CallbackKind } from '../callbacks/kinds.js';
+import { CALLBACK_FIELDS } from '../webhooks/payload.js';
+import type { FieldSpec } from '../webhooks/payload.js';
+import type { CallbackKind } from '../webhooks/kinds.js';
 import { UsageError } from './io.js';
 
 /*
  * `payorch trigger --set field=value`: the unsigned fields of a callback, typed by the field
- * tables the receiver reads them with (src/callbacks/fields.ts), so that the CLI and
+ * tables the receiver reads them with (src/webhooks/payload.ts), so that the CLI and
  * verification cannot disagree on what a field is.
  */
 

@@ -1,6 +1,7 @@
 import { safeParseTrackingCode } from '../index.js';
 import type { SignCallbackPayload } from '../index.js';
-import type { CallbackKind } from '../callbacks/kinds.js';
+import { DIRECTION_OF_KIND } from '../webhooks/detect-kind.js';
+import type { CallbackKind } from '../webhooks/kinds.js';
 import { callbackPayload } from '../sandbox/callback-payloads.js';
 import { KINDS } from '../sandbox/record-kinds.js';
 import type { KindRule, SandboxRecordKind } from '../sandbox/record-kinds.js';
@@ -16,14 +17,11 @@ import { OperationError, UsageError } from './io.js';
  * the default or `--set`.
  */
 
-/** Which way the money of each callback kind moves, as spec 2.1's prefixes say. */
-const DIRECTION: Readonly<Record<CallbackKind, 'deposit' | 'withdrawal' | 'card'>> = { deposit: 'deposit', withdrawal: 'withdrawal', creditCard: 'card', dealerCreditCard: 'card' };
-
 /** A tracking code of spec 2.1 whose prefix fits a `kind` callback, or a usage error naming --from-record. */
 export function checkRecordCode(kind: CallbackKind, code: string): void {
   const parsed = safeParseTrackingCode(code);
   if (!parsed.success) throw new UsageError(`--from-record is not a tracking code of spec 2.1 (PREFIX-segment-unixseconds, for example MAN-a8Xk29Qp-1763812000): ${code}`);
-  if (parsed.data.direction !== DIRECTION[kind]) {
+  if (parsed.data.direction !== DIRECTION_OF_KIND[kind]) {
     throw new UsageError(`--from-record ${code}: a ${parsed.data.prefix} code names a ${parsed.data.kind} record (spec 2.1), which does not send a ${kind} callback`);
   }
 }

@@ -1,8 +1,8 @@
 import { safeParseTrackingCode, signCallback } from '../index.js';
 import type { SignCallbackPayload } from '../index.js';
 import { assertNever } from '../core/assert-never.js';
-import { CALLBACK_KINDS, CALLBACK_STATUSES, isCallbackKind } from '../callbacks/kinds.js';
-import type { CallbackKind } from '../callbacks/kinds.js';
+import { CALLBACK_KINDS, CALLBACK_STATUSES, isCallbackKind } from '../webhooks/kinds.js';
+import type { CallbackKind } from '../webhooks/kinds.js';
 import { checkRecordCode, sandboxRecordFields } from './trigger-record.js';
 import { readSets, settableFields } from './trigger-fields.js';
 import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_FAILED, EXIT_OK, OperationError, UsageError, accountKeys, colours, emit, integerFlag, parse, secretKeyHelp } from './io.js';

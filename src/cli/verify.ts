@@ -1,6 +1,6 @@
 import { CallbackVerificationError, verifyCallback } from '../index.js';
 import type { VerifiedCallback } from '../index.js';
-import { CALLBACK_KINDS, isCallbackKind } from '../callbacks/kinds.js';
+import { CALLBACK_KINDS, isCallbackKind } from '../webhooks/kinds.js';
 import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_FAILED, EXIT_OK, UsageError, accountKeys, colours, emit, inFlags, integerFlag, parse, readInput, secretKeyHelp } from './io.js';
 import type { Command, Io } from './io.js';
 

@@ -1,6 +1,6 @@
 /*
  * Text in the charset a Content-Type declares: answers (transport.ts) and callbacks
- * (callbacks/body.ts) read their bytes through these, each with its own rule for a body that does
+ * (webhooks/body.ts) read their bytes through these, each with its own rule for a body that does
  * not decode as declared. No Node built-in: this runs on every runtime.
  */
 

@@ -2,8 +2,6 @@ import { assertNever } from './assert-never.js';
 // node:crypto on Node, Bun and Deno, pure JS elsewhere: package.json `imports` (docs/decisions.md).
 import { sha256Hex } from '#hash';
 
-// Re-exported only until src/callbacks/verify.ts imports it from its home (see docs/decisions.md).
-
 /**
  * Which hash of spec 5.1 a request carries, with the extra value it covers.
  * `key` adds the X-Key header, `credential` the X-Credential-Key header.

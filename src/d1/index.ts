@@ -8,8 +8,8 @@
  */
 import { checkOptions } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
-import type { CallbackInbox, CallbackInboxOutcome, CallbackKey } from '../receiver/inbox.js';
-import { recordTimeOf } from '../receiver/record-time.js';
+import type { CallbackInbox, CallbackInboxOutcome, CallbackKey } from '../webhooks/inbox.js';
+import { recordTimeOf } from '../webhooks/record-time.js';
 import {
   DEFAULT_SQLITE_INBOX_RETENTION_SECONDS,
   OLDER_THAN_OPTION,
@@ -20,7 +20,7 @@ import {
   retentionRefusal,
   sqliteInboxStatements,
   sqliteInboxTableSql,
-} from '../receiver/sqlite-inbox.js';
+} from '../sqlite/inbox.js';
 
 /** The parts of a D1 prepared statement the inbox uses; D1's own `D1PreparedStatement` fits. */
 export interface D1PreparedStatementLike {
@@ -228,4 +228,4 @@ export async function pruneD1Inbox(options: PruneD1InboxOptions): Promise<number
   return typeof changes === 'number' ? changes : 0;
 }
 
-export type { CallbackInbox, CallbackKey, CallbackInboxOutcome } from '../receiver/inbox.js';
+export type { CallbackInbox, CallbackKey, CallbackInboxOutcome } from '../webhooks/inbox.js';

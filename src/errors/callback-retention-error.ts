@@ -1,6 +1,5 @@
 import { PayorchError } from './payorch-error.js';
 import { brand } from './brand.js';
-import type { CallbackKey } from '../receiver/inbox.js';
 
 /**
  * A callback's record is not younger than the inbox's horizon, and its key is not held: the inbox
@@ -31,8 +30,8 @@ export class CallbackRetentionError extends PayorchError {
   /** The inbox's horizon, Unix seconds: records created at or before it are not applied unless their key is held. */
   readonly horizon: number;
 
-  /** Made by the inboxes. */
-  constructor(key: CallbackKey, recordTime: number, horizon: number) {
+  /** Made by the inboxes, from the callback's key (a `CallbackKey`; its account is not kept). */
+  constructor(key: { readonly trackingCode: string; readonly status: string }, recordTime: number, horizon: number) {
     super(
       `${key.trackingCode} (${key.status}) was not applied: its record (${new Date(recordTime * 1000).toISOString()}) is not younger than the inbox's horizon ` +
         `(${new Date(horizon * 1000).toISOString()}), and a key that old may have been pruned; reconcile it by hand`,

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
-import { CreditCardCallback, DealerCreditCardCallback, DepositCallback, WithdrawalCallback } from '../callbacks/schemas.js';
-import type { CallbackKind } from '../callbacks/kinds.js';
+import { CreditCardCallback, DealerCreditCardCallback, DepositCallback, WithdrawalCallback } from '../webhooks/schemas.js';
+import type { CallbackKind } from '../webhooks/kinds.js';
 import { assertNever } from '../core/assert-never.js';
 import { wireTypes } from '../core/schema-blocks.js';
 import type { DealerErrorCode } from '../errors/api-error.js';

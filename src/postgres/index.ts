@@ -5,14 +5,14 @@
  *
  * @module payorch/postgres
  */
-import { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS } from '../callbacks/age.js';
+import { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS } from '../webhooks/age.js';
 import { checkOptions, checkValue } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
 import { CallbackRetentionError } from '../errors/callback-retention-error.js';
 import { RequestValidationError } from '../errors/request-validation-error.js';
 import { StatementPoolingError } from '../errors/statement-pooling-error.js';
-import type { CallbackInbox, CallbackKey, CallbackInboxOutcome } from '../receiver/inbox.js';
-import { recordTimeOf } from '../receiver/record-time.js';
+import type { CallbackInbox, CallbackKey, CallbackInboxOutcome } from '../webhooks/inbox.js';
+import { recordTimeOf } from '../webhooks/record-time.js';
 
 /** The parts of a node-postgres result the inbox reads. */
 export interface PostgresQueryResult {
@@ -467,4 +467,4 @@ DELETE FROM ${table} WHERE tracking_code <> '' AND substring(tracking_code FROM 
 
 export { CallbackRetentionError } from '../errors/callback-retention-error.js';
 export { StatementPoolingError } from '../errors/statement-pooling-error.js';
-export type { CallbackInbox, CallbackKey, CallbackInboxOutcome } from '../receiver/inbox.js';
+export type { CallbackInbox, CallbackKey, CallbackInboxOutcome } from '../webhooks/inbox.js';

@@ -2,8 +2,8 @@ import { assertNever } from '../core/assert-never.js';
 import type { Credentials } from '../core/signer.js';
 import { formatIsoLocal } from './clock.js';
 import type { Fixtures } from './fixtures.js';
-import type { SignCallbackPayload } from '../callbacks/sign.js';
-import type { CallbackKind } from '../callbacks/kinds.js';
+import type { SignCallbackPayload } from '../webhooks/sign.js';
+import type { CallbackKind } from '../webhooks/kinds.js';
 import type { StoredRecord } from './records.js';
 
 /**

@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
 // zod's builder, not `z.iso.datetime`: reading the `iso` namespace keeps all of it in every bundle of the shared chunk.
 import { _isoDateTime } from 'zod/v4/core';
-import { CALLBACK_KINDS } from '../callbacks/kinds.js';
-import type { CallbackKind } from '../callbacks/kinds.js';
+import { CALLBACK_KINDS } from '../webhooks/kinds.js';
+import type { CallbackKind } from '../webhooks/kinds.js';
 import { errorFailure, success, validationFailure } from './answers.js';
 import type { Reply } from './answers.js';
 import { accountsOf } from './fixtures.js';

@@ -1,5 +1,5 @@
-import type { SignedCallback } from '../callbacks/sign.js';
-import type { CallbackKind } from '../callbacks/kinds.js';
+import type { SignedCallback } from '../webhooks/sign.js';
+import type { CallbackKind } from '../webhooks/kinds.js';
 import type { CallbackRetryOptions } from './options.js';
 
 /** One HTTP POST of a callback, as `sandbox.deliveries()` lists it. */

@@ -1,5 +1,5 @@
-import { CALLBACK_STATUSES } from '../callbacks/kinds.js';
-import type { CallbackKind } from '../callbacks/kinds.js';
+import { CALLBACK_STATUSES } from '../webhooks/kinds.js';
+import type { CallbackKind } from '../webhooks/kinds.js';
 import type { TrackingCodePrefix } from '../core/tracking-code.js';
 
 /*

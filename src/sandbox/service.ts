@@ -1,5 +1,5 @@
-import { isCallbackStatus } from '../callbacks/kinds.js';
-import { signCallback } from '../callbacks/sign.js';
+import { isCallbackStatus } from '../webhooks/kinds.js';
+import { signCallback } from '../webhooks/sign.js';
 import { callbackPayload, signerOf } from './callback-payloads.js';
 import { RecordClock, formatDateTime } from './clock.js';
 import { Deliverer } from './delivery.js';

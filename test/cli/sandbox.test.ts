@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, test, vi } from 'vitest';
 import { json, startServer, closeLoopbackServers } from '../helpers/loopback.js';
-import { CALLBACK_KINDS } from '../../src/callbacks/kinds.js';
+import { CALLBACK_KINDS } from '../../src/webhooks/kinds.js';
 import { payorch, run, expectUsageError } from './run.js';
 
 closeLoopbackServers();

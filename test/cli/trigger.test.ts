@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'vitest';
 import { verifyCallback } from '../../src/index.js';
 import type { VerifiedCallback } from '../../src/index.js';
-import { CALLBACK_STATUSES } from '../../src/callbacks/kinds.js';
-import type { CallbackKind } from '../../src/callbacks/kinds.js';
+import { CALLBACK_STATUSES } from '../../src/webhooks/kinds.js';
+import type { CallbackKind } from '../../src/webhooks/kinds.js';
 import { freePort, json, startServer, closeLoopbackServers } from '../helpers/loopback.js';
 import type { SeenRequest } from '../helpers/loopback.js';
 import { providerOf } from '../helpers/sandbox.js';

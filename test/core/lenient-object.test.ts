@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import * as z from 'zod/mini';
-import { CALLBACK_KINDS } from '../../src/callbacks/kinds.js';
-import { CALLBACK_SCHEMAS } from '../../src/callbacks/schemas.js';
+import { CALLBACK_KINDS } from '../../src/webhooks/kinds.js';
+import { CALLBACK_SCHEMAS } from '../../src/webhooks/schemas.js';
 import { lenientObject, object, strictObject } from '../../src/core/schema-blocks.js';
 import { API_ENDPOINTS } from '../../src/endpoint-table.js';
 import { arbitraryOf } from '../helpers/arbitrary.js';

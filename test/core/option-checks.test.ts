@@ -1,6 +1,6 @@
 import { describe, expect, test, vi } from 'vitest';
-import { SIGN_OPTIONS } from '../../src/callbacks/sign.js';
-import { VERIFY_OPTIONS } from '../../src/callbacks/verify.js';
+import { SIGN_OPTIONS } from '../../src/webhooks/sign.js';
+import { VERIFY_OPTIONS } from '../../src/webhooks/verify.js';
 import { allowedBy, clientOptions } from '../../src/core/option-checks.js';
 import type { OptionDeclaration, OptionRule } from '../../src/core/option-checks.js';
 import {
@@ -13,8 +13,8 @@ import {
   verifyCallback,
 } from '../../src/index.js';
 import type { ClientOptions } from '../../src/index.js';
-import { MEMORY_INBOX_OPTIONS } from '../../src/receiver/inbox.js';
-import { RECEIVER_OPTIONS } from '../../src/receiver/receiver.js';
+import { MEMORY_INBOX_OPTIONS } from '../../src/webhooks/receiver/memory-inbox.js';
+import { RECEIVER_OPTIONS } from '../../src/webhooks/receiver/receiver.js';
 import { SANDBOX_OPTIONS } from '../../src/sandbox/limits.js';
 import { createSandbox } from '../../src/sandbox/index.js';
 import { BASE_URL, DEALER, PROVIDER } from '../helpers/wire.js';

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, expect, inject, test } from 'vitest';
 import * as bullmqExample from '../../examples/webhooks/bullmq.js';
 import * as pgbossExample from '../../examples/webhooks/pgboss.js';
-import { signCallback } from '../../src/webhooks.js';
+import { signCallback } from '../../src/webhooks/index.js';
 import { unsigned } from '../helpers/callbacks.js';
 import { waitFor } from '../helpers/deferred.js';
 import { startRedisServer } from '../helpers/redis.js';

@@ -4,14 +4,14 @@ import { createServer, connect } from 'node:net';
 import type { Server, Socket } from 'node:net';
 import { join } from 'node:path';
 import type pg from 'pg';
-import { createCallbackReceiver } from '../../src/webhooks.js';
-import type { CallbackJob, CallbackReceiver } from '../../src/webhooks.js';
+import { createCallbackReceiver } from '../../src/webhooks/index.js';
+import type { CallbackJob, CallbackReceiver } from '../../src/webhooks/index.js';
 import { createCallbackInboxTable, createPostgresInbox } from '../../src/postgres/index.js';
 import type { PostgresInboxContext } from '../../src/postgres/index.js';
 import { PROVIDER } from './wire.js';
 
 /*
- * What the queue engine tests (test/receiver/deferred-*.pg.test.ts) share: a ledger table the
+ * What the queue engine tests (test/webhooks/receiver/deferred-*.pg.test.ts) share: a ledger table the
  * handlers write in the inbox's transaction (a row per application, so a double shows), the
  * applying receiver, a worker process to kill, and a way to wait without sleeping blindly.
  */
@@ -71,7 +71,7 @@ export async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs
   }
 }
 
-/** A worker in its own process (fixtures/deferred-worker.mjs), with a promise of each line it prints. */
+/** A worker in its own process (test/webhooks/receiver/fixtures/deferred-worker.mjs), with a promise of each line it prints. */
 export interface WorkerProcess {
   readonly child: ChildProcess;
   /** Resolves when the worker printed a line starting with `prefix`. */
@@ -81,7 +81,7 @@ export interface WorkerProcess {
 }
 
 export function startWorkerProcess(env: Readonly<Record<string, string>>): WorkerProcess {
-  const child = spawn(process.execPath, [join(import.meta.dirname, '..', 'receiver', 'fixtures', 'deferred-worker.mjs')], {
+  const child = spawn(process.execPath, [join(import.meta.dirname, '..', 'webhooks', 'receiver', 'fixtures', 'deferred-worker.mjs')], {
     env: { ...process.env, WORKER_API_KEY: PROVIDER.apiKey, WORKER_SECRET_KEY: PROVIDER.secretKey, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

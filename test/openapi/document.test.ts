@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { validate } from '@readme/openapi-parser';
 import { describe, expect, test } from 'vitest';
-import { CALLBACK_KINDS, CALLBACK_STATUSES } from '../../src/callbacks/kinds.js';
+import { CALLBACK_KINDS, CALLBACK_STATUSES } from '../../src/webhooks/kinds.js';
 import { API_ENDPOINTS } from '../../src/endpoint-table.js';
 import * as z from 'zod';
 import * as zm from 'zod/mini';

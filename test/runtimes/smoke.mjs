@@ -1,7 +1,7 @@
 // Smoke test of the BUILT package (dist/), run by scripts/test-runtimes.sh on Node 20, 22 and 24,
 // Bun and Deno. Plain JavaScript, so that every runtime runs it as it is. Each client makes real
 // calls to a node:http server on 127.0.0.1 that recomputes every hash with node:crypto.
-// A part of the SDK that is not in this checkout yet (src/dealer, src/callbacks, src/sandbox) is
+// A part of the SDK that is not in this checkout yet (src/dealer, src/webhooks, src/sandbox) is
 // skipped with a note; once its source is there, its check is required.
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
@@ -112,7 +112,7 @@ for (const [label, sdk] of [['ESM import', esm], ['CommonJS require', cjs]]) {
     assert(settings.dealer_name === 'Smoke Dealer', `settings: ${JSON.stringify(settings)}`);
   });
 
-  await check(`${label}: verifyCallback() accepts a signed callback and refuses a changed one`, has('src/callbacks'), async () => {
+  await check(`${label}: verifyCallback() accepts a signed callback and refuses a changed one`, has('src/webhooks'), async () => {
     assert(typeof sdk.verifyCallback === 'function', 'verifyCallback is not exported');
     const timestamp = Math.floor(Date.now() / 1000);
     const fields = { tracking_code: 'MAN-smoke1-1763812000', tx_id: 'tx-1', status: 'completed', amount: 250, username: 'ada', fullname: 'Ada', user_id: 'u-1', site_id: 7 };

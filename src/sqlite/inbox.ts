@@ -1,0 +1,114 @@
+// The SQL that the two SQLite inboxes share, D1 (payorch/d1) and a Durable Object's storage
+// (payorch/durable-object): one table, one read, one claim, one prune. Not importable by users:
+// each entry wraps it in the transaction its platform offers.
+import { CallbackRetentionError } from '../errors/callback-retention-error.js';
+import { checkValue } from '../core/option-checks.js';
+import type { OptionDeclaration } from '../core/option-checks.js';
+import type { CallbackKey } from '../webhooks/inbox.js';
+
+/** The table of applied keys when none is named. */
+export const DEFAULT_SQLITE_INBOX_TABLE = 'payorch_callback_inbox';
+
+/** How old a record's key may grow before a prune forgets it, by default: 90 days. */
+export const DEFAULT_SQLITE_INBOX_RETENTION_SECONDS = 90 * 86_400;
+
+export const SQLITE_TABLE_OPTION: OptionDeclaration = {
+  name: 'table',
+  rule: { type: 'text', maxLength: 63, pattern: /^[A-Za-z_][A-Za-z0-9_]{0,62}$/, allowed: 'a name of letters, digits and _ (up to 63)' },
+};
+
+export const OLDER_THAN_OPTION: OptionDeclaration = {
+  name: 'olderThanSeconds',
+  rule: { type: 'number', min: 86_400, max: 10 * 365 * 86_400, integer: true, unit: 's' },
+  note: 'keys are kept by the age of their record, and callbacks of older records are refused, so any retention is safe; a day is the least',
+};
+
+// The horizon lives in the table as one row no callback can have: no account is empty (the
+// receiver refuses a blank accountName and API key) and no tracking code is. Its record_time is
+// the horizon. A second table would need a second migration and a second thing to back up.
+const HORIZON_ROW = `account = '' AND tracking_code = '' AND status = 'payorch:horizon'`;
+
+/** The table's name, checked and quoted: checked, so quoting cannot be escaped. */
+export function quoteSqliteTable(where: string, table: string | undefined): string {
+  const name = table ?? DEFAULT_SQLITE_INBOX_TABLE;
+  checkValue(where, SQLITE_TABLE_OPTION, name);
+  return `"${name}"`;
+}
+
+/** CREATE TABLE for the keys, the horizon row among them. */
+export function sqliteInboxTableSql(quoted: string): string {
+  return [
+    `CREATE TABLE IF NOT EXISTS ${quoted} (`,
+    '  account TEXT NOT NULL,',
+    '  tracking_code TEXT NOT NULL,',
+    '  status TEXT NOT NULL,',
+    '  record_time INTEGER NOT NULL,',
+    "  applied_at INTEGER NOT NULL DEFAULT (unixepoch('subsec') * 1000),",
+    '  PRIMARY KEY (account, tracking_code, status)',
+    ')',
+  ].join('\n');
+}
+
+/** The statements of one inbox table. */
+export interface SqliteInboxStatements {
+  /** What is known of a key: its tracking code's applied statuses (`horizon` 0) and the horizon (`horizon` 1). Binds account, tracking code. */
+  readonly state: string;
+  /**
+   * Inserts the key, binding account, tracking code, status, record time, record time. A record
+   * at or before the horizon gets a NULL record_time, which NOT NULL refuses: SQLite has no
+   * RAISE outside triggers, and this fails the statement, so the batch or transaction it is in.
+   * A present key fails it on the primary key.
+   */
+  readonly claim: string;
+  /** Raises the horizon to the bound value, never lowers it. */
+  readonly raiseHorizon: string;
+  /** Deletes the keys of records older than the horizon. */
+  readonly forget: string;
+}
+
+export function sqliteInboxStatements(quoted: string): SqliteInboxStatements {
+  const horizon = `(SELECT record_time FROM ${quoted} WHERE ${HORIZON_ROW})`;
+  return {
+    state: `SELECT 0 AS horizon, status, record_time, applied_at FROM ${quoted} WHERE account = ? AND tracking_code = ?
+UNION ALL SELECT 1, status, record_time, applied_at FROM ${quoted} WHERE ${HORIZON_ROW}
+ORDER BY 1, 4`,
+    claim: `INSERT INTO ${quoted} (account, tracking_code, status, record_time) VALUES (?, ?, ?, CASE WHEN ? > coalesce(${horizon}, -1) THEN ? END)`,
+    raiseHorizon: `INSERT INTO ${quoted} (account, tracking_code, status, record_time) VALUES ('', '', 'payorch:horizon', ?)
+ON CONFLICT (account, tracking_code, status) DO UPDATE SET record_time = max(record_time, excluded.record_time), applied_at = excluded.applied_at`,
+    forget: `DELETE FROM ${quoted} WHERE record_time < coalesce(${horizon}, -1)`,
+  };
+}
+
+/** What the state read says about one key. */
+export interface SqliteKeyState {
+  readonly present: boolean;
+  /** The other statuses applied for the account and tracking code. */
+  readonly appliedStatuses: readonly string[];
+  /** Unix seconds, or undefined before any prune. */
+  readonly horizon: number | undefined;
+}
+
+/** Reads the rows of {@link SqliteInboxStatements.state} for `key`. */
+export function readSqliteKeyState(rows: readonly unknown[], key: CallbackKey): SqliteKeyState {
+  let present = false;
+  let horizon: number | undefined;
+  const appliedStatuses: string[] = [];
+  for (const row of rows) {
+    const { horizon: isHorizon, status, record_time: recordTime } = row as Partial<Record<'horizon' | 'status' | 'record_time', unknown>>;
+    if (Number(isHorizon) === 1) horizon = Number(recordTime);
+    else if (status === key.status) present = true;
+    else appliedStatuses.push(String(status));
+  }
+  return { present, appliedStatuses, horizon };
+}
+
+/** The refusal of a record at or before the horizon, or undefined when it may be applied. */
+export function retentionRefusal(key: CallbackKey, recordTime: number, horizon: number | undefined): CallbackRetentionError | undefined {
+  if (horizon === undefined || recordTime > horizon) return undefined;
+  return new CallbackRetentionError(key, recordTime, horizon);
+}
+
+/** The horizon a prune sets: the record time `olderThanSeconds` before now, Unix seconds. */
+export function horizonFor(olderThanSeconds: number, nowMs: number): number {
+  return Math.floor(nowMs / 1000) - olderThanSeconds;
+}

@@ -1,0 +1,76 @@
+import type { VerifiedCallback } from './schemas.js';
+import { MAX_TIMEOUT_MS, checkOptions } from '../core/option-checks.js';
+import type { OptionDeclaration } from '../core/option-checks.js';
+
+/**
+ * What {@link confirmWithCardStatus} needs of a provider client: `provider.creditCard.getStatus`.
+ * Written out so that a receiver that only verifies does not bundle the provider client.
+ */
+export interface CardStatusSource {
+  readonly creditCard: {
+    /** Reads a card payment's status from the service (spec 4.9), signed and over TLS; `timeout` in milliseconds for the whole call. */
+    getStatus(
+      params: { readonly tracking_code: string },
+      options?: { readonly timeout?: number | undefined },
+    ): Promise<{ readonly data: { readonly tracking_code: string; readonly status: string; readonly amount: number } }>;
+  };
+}
+
+/** Settings of {@link confirmWithCardStatus}. */
+export interface ConfirmWithCardStatusOptions {
+  /**
+   * Milliseconds the status query may take, its retries included, before the callback is answered
+   * 500 (and delivered again). Below the time the service waits for an answer (not in the spec;
+   * delivery timeouts are commonly 5 to 10 s, the sandbox's 10 s), so that a slow status endpoint
+   * ends in a 500 the service sees rather than a delivery it counts as timed out.
+   * @default 5000
+   * @example 3_000
+   */
+  readonly timeout?: number | undefined;
+}
+
+/** The status query's own deadline: under the delivery timeouts of common senders (5 to 10 s). */
+export const DEFAULT_CARD_STATUS_TIMEOUT_MS = 5_000;
+
+const WHERE = 'confirmWithCardStatus';
+const OPTIONS: readonly OptionDeclaration[] = [
+  { name: 'timeout', rule: { type: 'number', min: 1, max: MAX_TIMEOUT_MS, unit: 'milliseconds' }, note: 'keep it under the time the service waits for an answer' },
+];
+
+// Amounts are TRY with kuruş: equal to the cent, whatever float noise the JSON carried.
+const cents = (amount: number): number => Math.round(amount * 100);
+
+/**
+ * A receiver `confirm` that checks each provider card callback against the service's own record
+ * (`provider.creditCard.getStatus`, spec 4.9): the answer must be for the same tracking code, and
+ * the status and the amount must agree, or the callback is refused (409, nothing applied; the
+ * genuine delivery still applies). The hash of a callback covers tracking_code, status and
+ * timestamp only; the status query is signed both ways over TLS, so a changed amount cannot pass.
+ *
+ * Other kinds pass unchecked: deposits and withdrawals have no status endpoint in the spec, and
+ * neither have dealer card payments (spec 4.13 lists none), so a dealer card callback passes
+ * too: compare those with your own record in a `confirm` of your own. A failing or slow status
+ * query (past `timeout`) throws, and the callback is answered 500 and delivered again.
+ *
+ * @throws {TypeError} when `provider` has no `creditCard.getStatus`
+ * @throws {RequestValidationError} for an impossible option, naming it
+ * @example
+ * ```ts
+ * const receiver = createCallbackReceiver({ apiKey, secretKey, account: 'provider', confirm: confirmWithCardStatus(provider) });
+ * ```
+ */
+export function confirmWithCardStatus(provider: CardStatusSource, options?: ConfirmWithCardStatusOptions): (callback: VerifiedCallback) => Promise<boolean> {
+  const source: unknown = provider;
+  if (typeof (source as Partial<CardStatusSource> | null)?.creditCard?.getStatus !== 'function') {
+    throw new TypeError('confirmWithCardStatus: pass a provider client (createProviderClient), whose creditCard.getStatus it calls');
+  }
+  checkOptions(WHERE, options, OPTIONS);
+  const timeout = options?.timeout ?? DEFAULT_CARD_STATUS_TIMEOUT_MS;
+  return async (callback) => {
+    if (callback.kind !== 'creditCard') return true;
+    const { tracking_code: trackingCode, status, amount } = callback.payload;
+    const { data } = await provider.creditCard.getStatus({ tracking_code: trackingCode }, { timeout });
+    // An answer about another payment (a proxy's cache, a mixed-up gateway) confirms nothing.
+    return data.tracking_code === trackingCode && data.status === status && cents(data.amount) === cents(amount);
+  };
+}

@@ -1,0 +1,38 @@
+import { CALLBACK_KINDS, CALLBACK_STATUSES } from './kinds.js';
+import type { CallbackKind, CallbackStatus } from './kinds.js';
+import type { VerifiedCallback } from './schemas.js';
+
+/**
+ * What a receiver's handler can subscribe to: `'<kind>.<status>'` for one status the spec lists,
+ * `'<kind>'` for every status of a kind (including any the SDK does not know yet), or `'*'` for
+ * every callback.
+ *
+ * @example 'deposit.completed'
+ */
+export type CallbackEventName = '*' | { [K in CallbackKind]: K | `${K}.${CallbackStatus<K>}` }[CallbackKind];
+
+/**
+ * The callback a handler of `E` receives: narrowed to the event's kind, and for
+ * `'<kind>.<status>'` to that status.
+ */
+export type CallbackOfEvent<E extends CallbackEventName> = E extends '*'
+  ? VerifiedCallback
+  : E extends `${infer K}.${infer S}`
+    ? Extract<VerifiedCallback, { readonly kind: K }> & { readonly payload: { readonly status: S } }
+    : Extract<VerifiedCallback, { readonly kind: E }>;
+
+/** Every event name, for the run-time check of `on()`. */
+const EVENT_NAMES: ReadonlySet<string> = new Set<string>([
+  '*',
+  ...CALLBACK_KINDS.flatMap((kind) => [kind, ...CALLBACK_STATUSES[kind].map((status) => `${kind}.${status}`)]),
+]);
+
+/** True when `name` is one of the event names `on()` accepts. */
+export function isCallbackEventName(name: unknown): name is CallbackEventName {
+  return typeof name === 'string' && EVENT_NAMES.has(name);
+}
+
+/** The event names a callback is delivered to, most specific first. */
+export function eventNamesOf(callback: VerifiedCallback): readonly string[] {
+  return [`${callback.kind}.${callback.payload.status}`, callback.kind, '*'];
+}

@@ -1,0 +1,101 @@
+/**
+ * Receiving the service's callbacks, and nothing else: verification, signing (for tests), the
+ * receiver with its in-memory inbox, the inbox interface, deferred jobs and their types. It loads
+ * neither ky nor zod, so a serverless function that only receives callbacks starts fast. The
+ * same objects as `payorch` exports under the same names: an error thrown through one entry is
+ * `instanceof` the class of the other.
+ *
+ * The callback types are exported as types only: their zod schemas (`DepositCallback.parse`)
+ * live in `payorch`.
+ * @module payorch/webhooks
+ */
+
+// Verifying and signing
+export {
+  verifyCallback,
+  DEFAULT_CALLBACK_MAX_AGE_SECONDS,
+} from './verify.js';
+export type {
+  CallbackInput,
+  VerifyCallbackOptions,
+} from './verify.js';
+export { verifyCallbackRequest } from './verify.js';
+export { signCallback } from './sign.js';
+export type {
+  SignCallbackPayload,
+  SignCallbackOptions,
+  SignedCallback,
+} from './sign.js';
+export type { CallbackHeaders } from './headers.js';
+export type { CallbackBody } from './body.js';
+export type {
+  VerifiedCallback,
+  DepositCallback,
+  WithdrawalCallback,
+  CreditCardCallback,
+  DealerCreditCardCallback,
+  UnknownCallback,
+  DepositCallbackStatus,
+  WithdrawalCallbackStatus,
+  CreditCardCallbackStatus,
+  DealerCreditCardCallbackStatus,
+} from './schemas.js';
+export { CALLBACK_STATUSES } from './kinds.js';
+export type {
+  CallbackKind,
+  CallbackStatus,
+} from './kinds.js';
+
+// Errors
+export { PayorchError } from '../errors/payorch-error.js';
+export { isPayorchError } from '../errors/brand.js';
+export { RequestValidationError } from '../errors/request-validation-error.js';
+export type { ValidationIssue } from '../errors/request-validation-error.js';
+export { CallbackVerificationError } from '../errors/callback-verification-error.js';
+export type { CallbackVerificationReason } from '../errors/callback-verification-error.js';
+export { CallbackJobError } from '../errors/callback-job-error.js';
+export type { CallbackJobField } from '../errors/callback-job-error.js';
+export { InboxFullError } from '../errors/inbox-full-error.js';
+
+// Receiving: verify, route, apply once, now or from a queue
+export { createCallbackReceiver } from './receiver/receiver.js';
+export type {
+  CallbackReceiver,
+  CallbackReceiverOptions,
+} from './receiver/receiver.js';
+export type { CallbackReceiverAnswer } from './receiver/answer.js';
+export type {
+  CallbackHandler,
+  CallbackConfirm,
+} from './receiver/apply.js';
+export type { CallbackErrorDetails } from './receiver/report.js';
+export type { CallbackJob } from './job.js';
+export { confirmWithCardStatus } from './confirm-card.js';
+export type { CardStatusSource } from './confirm-card.js';
+export type { Api } from '../core/endpoint.js';
+export type {
+  CallbackEventName,
+  CallbackOfEvent,
+} from './events.js';
+export { createMemoryInbox } from './receiver/memory-inbox.js';
+export type {
+  MemoryInboxContext,
+  MemoryInboxOptions,
+} from './receiver/memory-inbox.js';
+export type {
+  CallbackInbox,
+  CallbackKey,
+  CallbackInboxOutcome,
+  CallbackProgress,
+} from './inbox.js';
+export type {
+  NodeRequestLike,
+  NodeResponseLike,
+} from './receiver/node.js';
+
+// Logging and tracing
+export type {
+  Logger,
+  LogFunction,
+} from '../core/observability.js';
+export type { SpanAttributeValue, SpanLike, SpanLinkContext, TracerLike } from '../core/tracing.js';

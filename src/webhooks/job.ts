@@ -1,0 +1,137 @@
+import type { CallbackBody } from './body.js';
+import type { VerifiedCallback } from './schemas.js';
+import { DEFAULT_TOLERANCE_SECONDS, verifyCallback } from './verify.js';
+import type { VerifyCallbackOptions } from './verify.js';
+import { CallbackJobError } from '../errors/callback-job-error.js';
+import type { CallbackJobField } from '../errors/callback-job-error.js';
+import { CallbackVerificationError } from '../errors/callback-verification-error.js';
+import type { CallbackVerificationReason } from '../errors/callback-verification-error.js';
+
+/*
+ * A verified callback put on the merchant's queue, and its check when it comes back. The job
+ * carries the service's own signature, never a key: `apply` verifies it again with the receiver's
+ * keys through verifyCallback itself, with the clock set to the receipt time, so that a job is
+ * trusted exactly as far as the callback it came from (docs/decisions.md).
+ */
+
+/**
+ * A verified callback as `enqueue` gets it, for `receiver.apply(job)` to apply later. A plain
+ * object that survives `JSON.stringify` and `JSON.parse`: store it as your queue engine stores
+ * data (pg-boss `send(name, job)`, BullMQ `queue.add(name, job)`, Cloudflare `queue.send(job)`).
+ *
+ * Opaque but stable: read `kind`, `event` and `payload` to route or log it if you wish, but
+ * change nothing. A job holds no key; it holds the service's hash, which `apply` checks again
+ * with the receiver's keys, so a job written or changed without the secret key applies nothing.
+ * Fields are only added in later versions; a change of meaning gets a new `version`.
+ */
+export interface CallbackJob {
+  /** The format of the job: 1. */
+  readonly version: 1;
+  /** The receiver's `accountName` (its API key when none is given): `apply` refuses another account's job. */
+  readonly account: string;
+  /** The callback's kind, as `verifyCallback` told it. */
+  readonly kind: VerifiedCallback['kind'];
+  /** The handlers' event: `'<kind>.<status>'`. */
+  readonly event: string;
+  /** The verified payload (`VerifiedCallback['payload']`), every field the service sent. */
+  readonly payload: Readonly<Record<string, unknown>>;
+  /** When the receiver got the callback, in milliseconds since the epoch: the age limit is measured at this time. */
+  readonly receivedAt: number;
+  /** The W3C trace context of the span that received the callback; absent without a tracer. */
+  readonly traceContext?: { readonly traceparent: string } | undefined;
+  /**
+   * The callback's signature: its hash, the Unix timestamp it signs, and where it came
+   * (`headers`: X-Api-Key, X-Timestamp and X-Hash; `body`: a dealer card callback without them,
+   * spec 6.5).
+   */
+  readonly signature: { readonly hash: string; readonly timestamp: number; readonly in: 'headers' | 'body' };
+}
+
+/** The job of a callback that verified. */
+export function callbackJob(callback: VerifiedCallback, signedIn: 'headers' | 'body', account: string, receivedAt: number, traceparent: string | undefined): CallbackJob {
+  const { payload } = callback;
+  return {
+    version: 1,
+    account,
+    kind: callback.kind,
+    event: `${callback.kind}.${payload.status}`,
+    payload,
+    receivedAt,
+    ...(traceparent === undefined ? {} : { traceContext: { traceparent } }),
+    signature: { hash: payload.hash, timestamp: payload.timestamp, in: signedIn },
+  };
+}
+
+function refuse(reason: CallbackVerificationReason, field: CallbackJobField, message: string): never {
+  throw new CallbackJobError(reason, field, message);
+}
+
+function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Which field of the job each refusal of verifyCallback points at. */
+const FIELD_OF_REASON = {
+  missing_header: 'signature',
+  invalid_signature: 'signature',
+  api_key_mismatch: 'signature',
+  timestamp_out_of_tolerance: 'receivedAt',
+  malformed_body: 'payload',
+  unreadable_payload: 'payload',
+  invalid_tracking_code: 'payload',
+  invalid_status: 'payload',
+  kind_mismatch: 'kind',
+} as const satisfies Record<CallbackVerificationReason, CallbackJobField>;
+
+/** What checking a job needs: the receiver's verification options, its account and the clock. */
+export interface JobCheck {
+  readonly verify: VerifyCallbackOptions;
+  readonly account: string;
+  readonly nowMs: number;
+}
+
+/**
+ * Checks a job as the receiver checked its callback and returns the callback it holds: the
+ * signature with this receiver's keys (verifyCallback, constant-time), the age limit at the
+ * receipt time, a receipt time not in the future, this receiver's account, and the kind and
+ * event told again from the signed fields and the body rather than taken from the job.
+ *
+ * @throws {CallbackJobError} naming the field, with nothing applied
+ */
+export function checkCallbackJob(job: unknown, check: JobCheck): VerifiedCallback {
+  if (!isRecord(job)) refuse('malformed_body', 'job', 'the job is not an object (a CallbackJob, as enqueue got it)');
+  if (job['version'] !== 1) refuse('malformed_body', 'job', 'the job is not a CallbackJob of version 1');
+  const { account, kind, event, payload, receivedAt, signature } = job;
+  if (typeof account !== 'string') refuse('malformed_body', 'account', 'account is not text');
+  if (typeof kind !== 'string') refuse('malformed_body', 'kind', 'kind is not text');
+  if (typeof event !== 'string') refuse('malformed_body', 'event', 'event is not text');
+  if (!isRecord(payload)) refuse('malformed_body', 'payload', 'payload is not an object');
+  if (typeof receivedAt !== 'number' || !Number.isFinite(receivedAt)) refuse('malformed_body', 'receivedAt', 'receivedAt is not a time in milliseconds');
+  if (!isRecord(signature)) refuse('malformed_body', 'signature', 'signature is not an object');
+  const { hash, timestamp, in: signedIn } = signature;
+  if (typeof hash !== 'string' || typeof timestamp !== 'number' || !Number.isSafeInteger(timestamp) || timestamp < 0 || (signedIn !== 'headers' && signedIn !== 'body')) {
+    refuse('malformed_body', 'signature', 'signature is not { hash, timestamp, in }');
+  }
+  // Before the hash: a job of another account that shares this one's inbox must not even be tried.
+  if (account !== check.account) refuse('api_key_mismatch', 'account', 'the job is another account’s; this receiver applies its own only');
+  const tolerance = check.verify.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+  if (receivedAt - check.nowMs > tolerance * 1000) {
+    refuse('timestamp_out_of_tolerance', 'receivedAt', `receivedAt is ${Math.round((receivedAt - check.nowMs) / 1000)} s in the future; at most ${tolerance} s (toleranceSeconds) is accepted`);
+  }
+
+  // The callback rebuilt as it arrived, its signed values from the signature, and verified by
+  // the one verifier with the clock at the receipt time.
+  const body: Record<string, unknown> = { ...payload, timestamp, hash };
+  const input: { headers?: Record<string, string>; body: CallbackBody } =
+    signedIn === 'headers' ? { headers: { 'X-Api-Key': check.verify.apiKey, 'X-Timestamp': String(timestamp), 'X-Hash': hash }, body } : { body };
+  let callback: VerifiedCallback;
+  try {
+    callback = verifyCallback(input, { ...check.verify, now: () => receivedAt });
+  } catch (error) {
+    if (!(error instanceof CallbackVerificationError)) throw error;
+    throw new CallbackJobError(error.reason, FIELD_OF_REASON[error.reason], `the job does not verify: ${error.message}`, error.issues);
+  }
+  if (callback.kind !== kind) refuse('kind_mismatch', 'kind', `the job says ${kind}, its signed fields and body say ${callback.kind}`);
+  if (`${callback.kind}.${callback.payload.status}` !== event) refuse('kind_mismatch', 'event', `the job says ${event}, its signed fields say ${callback.kind}.${callback.payload.status}`);
+  return callback;
+}

@@ -1,0 +1,268 @@
+import { assertNever } from '../core/assert-never.js';
+import { PROTOTYPE_KEYS } from '../core/prototype-keys.js';
+import type { ValidationIssue } from '../errors/request-validation-error.js';
+import type { CallbackKind } from './kinds.js';
+
+/*
+ * The fields of each callback body (spec 6), as data: one table per kind, from which both the
+ * exported zod schemas (schemas.ts) and verification's reader (`readPayload`, below) are made. The
+ * reader needs no schema library, so a route that only verifies callbacks bundles no zod and
+ * reads a body in a fraction of a schema's time (docs/decisions.md, bench/RESULTS.md).
+ * No zod here: importing this file must not pull it into a bundle.
+ */
+
+/**
+ * How a field is read. Lenient like every answer: variants a server plausibly sends are
+ * normalised to the documented type (PHP's JSON_NUMERIC_CHECK turns numeric text into numbers).
+ * - `text`: a JSON string as sent (the signed `tracking_code` and `hash`);
+ * - `status`: a JSON string as sent; each kind's schema types it with its known statuses;
+ * - `id`: a string; a number is kept as its decimal text;
+ * - `number`: a finite number; a numeric string ("250.00") is converted;
+ * - `integer`: a safe integer; an integer string ("12") is converted;
+ * - `boolean`: a boolean; 1/0 and "true"/"false" are converted.
+ */
+export type FieldType = 'text' | 'status' | 'id' | 'number' | 'integer' | 'boolean';
+
+/** One field of a callback body: its type, and whether the body may leave it out (or send `null`). */
+export interface FieldSpec {
+  readonly type: FieldType;
+  readonly optional?: true;
+}
+
+/** The fields of one callback kind, in the order of the spec's table. */
+export type FieldTable = Readonly<Record<string, FieldSpec>>;
+
+const TEXT = { type: 'text' } as const;
+const STATUS = { type: 'status' } as const;
+const NUMBER = { type: 'number' } as const;
+const INTEGER = { type: 'integer' } as const;
+const OPTIONAL_ID = { type: 'id', optional: true } as const;
+const OPTIONAL_NUMBER = { type: 'number', optional: true } as const;
+const OPTIONAL_INTEGER = { type: 'integer', optional: true } as const;
+const OPTIONAL_BOOLEAN = { type: 'boolean', optional: true } as const;
+
+// The fields of deposit and withdrawal callbacks, in the order of spec 6.2.
+const PROVIDER_TRANSACTION_FIELDS = {
+  /** The record's tracking code; the hash covers it (spec 5.3, 6). Its prefix tells the kind of record (spec 2.1). */
+  tracking_code: TEXT,
+  /** The service's internal transaction id (spec 6.2). Not covered by the hash: it decides nothing on its own. */
+  tx_id: OPTIONAL_ID,
+  /** The end status; the hash covers it (spec 5.3, 6.2, 6.3). */
+  status: STATUS,
+  /** The final approved or rejected amount in TRY, a number (spec 6.2). Not covered by the hash: compare it with your record before acting on it. */
+  amount: NUMBER,
+  /** The customer's username (spec 6.2). Not covered by the hash: it decides nothing on its own. */
+  username: OPTIONAL_ID,
+  /** The customer's full name (spec 6.2). Not covered by the hash: it decides nothing on its own. */
+  fullname: OPTIONAL_ID,
+  /** The customer's identifier in your system (spec 6.2). Not covered by the hash: it decides nothing on its own. */
+  user_id: OPTIONAL_ID,
+  /** The site's id, an integer (spec 6.2). Not covered by the hash: it decides nothing on its own. */
+  site_id: OPTIONAL_INTEGER,
+  /** Unix seconds; the hash covers it (spec 5.3). The value that verified. */
+  timestamp: INTEGER,
+  /** The body's hash, the same value as X-Hash (spec 5.3). */
+  hash: TEXT,
+} as const;
+
+/** The fields of `DepositCallback` (spec 6.2). */
+export const DEPOSIT_CALLBACK_FIELDS = PROVIDER_TRANSACTION_FIELDS satisfies FieldTable;
+
+/** The fields of `WithdrawalCallback` (spec 6.3), whose doc says why `iban` is optional. */
+export const WITHDRAWAL_CALLBACK_FIELDS = {
+  ...PROVIDER_TRANSACTION_FIELDS,
+  /** The recipient's IBAN: manual, E-IBAN and bank withdrawals (spec 6.3). Not covered by the hash: it decides nothing on its own. */
+  iban: OPTIONAL_ID,
+} as const satisfies FieldTable;
+
+const CARD_FAILURE_FIELDS = {
+  /** The failure's code; only when the payment failed (spec 6.4, 6.5). Not covered by the hash: it decides nothing on its own. */
+  error_code: OPTIONAL_ID,
+  /** The failure's text; only when the payment failed (spec 6.4, 6.5). Not covered by the hash: it decides nothing on its own. */
+  error_message: OPTIONAL_ID,
+} as const;
+
+/** The fields of `CreditCardCallback` (spec 6.4). */
+export const CREDIT_CARD_CALLBACK_FIELDS = {
+  /** The record's tracking code; the hash covers it (spec 5.3, 6). Its prefix tells the kind of record (spec 2.1). */
+  tracking_code: TEXT,
+  /** The payment gateway's order id (spec 6.4). Not covered by the hash: it decides nothing on its own. */
+  order_id: OPTIONAL_ID,
+  /** `success`, `failed` or `cancelled`; the hash covers it (spec 5.3, 6.4). */
+  status: STATUS,
+  /** The amount in TRY, a number (spec 6.4, 6.5). Not covered by the hash: compare it with your record before acting on it. */
+  amount: NUMBER,
+  /** The currency: `TRY` (spec 6.4). Not covered by the hash: it decides nothing on its own. */
+  currency: OPTIONAL_ID,
+  /** The customer's username (spec 6.2). Not covered by the hash: it decides nothing on its own. */
+  username: OPTIONAL_ID,
+  /** The customer's identifier in your system (spec 6.2). Not covered by the hash: it decides nothing on its own. */
+  user_id: OPTIONAL_ID,
+  /** The site's id, an integer (spec 6.2). Not covered by the hash: it decides nothing on its own. */
+  site_id: OPTIONAL_INTEGER,
+  /** The customer's name (spec 6.4). Not covered by the hash: it decides nothing on its own. */
+  customer_name: OPTIONAL_ID,
+  /** The customer's email address (spec 6.4). Not covered by the hash: it decides nothing on its own. */
+  customer_email: OPTIONAL_ID,
+  /** Unix seconds; the hash covers it (spec 5.3). The value that verified. */
+  timestamp: INTEGER,
+  /** The body's hash, the same value as X-Hash (spec 5.3). */
+  hash: TEXT,
+  ...CARD_FAILURE_FIELDS,
+} as const satisfies FieldTable;
+
+/** The fields of `DealerCreditCardCallback` (spec 6.5), whose doc says why most are optional. */
+export const DEALER_CREDIT_CARD_CALLBACK_FIELDS = {
+  /** Whether the payment succeeded (spec 6.5). Not covered by the hash: it decides nothing on its own. */
+  success: OPTIONAL_BOOLEAN,
+  /** The record's tracking code; the hash covers it (spec 5.3, 6). Its prefix tells the kind of record (spec 2.1). */
+  tracking_code: TEXT,
+  /** The payment gateway's order id (spec 6.4, 6.5). Not covered by the hash: it decides nothing on its own. */
+  order_id: OPTIONAL_ID,
+  /** `success` or `failed` (an expired payment is reported as `failed`); the hash covers it (spec 5.3, 6.5). */
+  status: STATUS,
+  /** The amount in TRY, a number (spec 6.4, 6.5). Not covered by the hash: compare it with your record before acting on it. */
+  amount: OPTIONAL_NUMBER,
+  /** The currency: `TRY` (spec 6.4). Not covered by the hash: it decides nothing on its own. */
+  currency: OPTIONAL_ID,
+  /** The customer's name (spec 6.4). Not covered by the hash: it decides nothing on its own. */
+  customer_name: OPTIONAL_ID,
+  /** The customer's email address (spec 6.4). Not covered by the hash: it decides nothing on its own. */
+  customer_email: OPTIONAL_ID,
+  /** The customer's phone number (spec 6.5). Not covered by the hash: it decides nothing on its own. */
+  customer_phone: OPTIONAL_ID,
+  /** Text about the status (spec 6.5). Not covered by the hash: it decides nothing on its own. */
+  status_message: OPTIONAL_ID,
+  /** When the payment completed, ISO 8601 (spec 6.5). Not covered by the hash: it decides nothing on its own. */
+  completed_at: OPTIONAL_ID,
+  /** Unix seconds; the hash covers it (spec 5.3). The value that verified. */
+  timestamp: INTEGER,
+  /** The body's hash, the same value as X-Hash (spec 5.3). */
+  hash: TEXT,
+  ...CARD_FAILURE_FIELDS,
+} as const satisfies FieldTable;
+
+/** The fields of `UnknownCallback`: a tracking code prefix spec 2.1 does not list. */
+export const UNKNOWN_CALLBACK_FIELDS = {
+  /** The record's tracking code; the hash covers it (spec 5.3, 6). Its prefix tells the kind of record (spec 2.1). */
+  tracking_code: TEXT,
+  /** The end status; the hash covers it (spec 5.3, 6). */
+  status: STATUS,
+  /** The amount, a number: every kind of spec 6 carries one; not required of a kind nobody has described. Not covered by the hash: compare it with your record before acting on it. */
+  amount: OPTIONAL_NUMBER,
+  /** Unix seconds; the hash covers it (spec 5.3). The value that verified. */
+  timestamp: INTEGER,
+  /** The body's hash, the same value as X-Hash (spec 5.3). */
+  hash: TEXT,
+} as const satisfies FieldTable;
+
+/**
+ * The table of each kind verification reads, `unknown` (a prefix spec 2.1 does not list) included.
+ * `satisfies` makes a kind added to kinds.ts a compile error here until it has a table.
+ */
+export const CALLBACK_FIELDS = {
+  deposit: DEPOSIT_CALLBACK_FIELDS,
+  withdrawal: WITHDRAWAL_CALLBACK_FIELDS,
+  creditCard: CREDIT_CARD_CALLBACK_FIELDS,
+  dealerCreditCard: DEALER_CREDIT_CARD_CALLBACK_FIELDS,
+  unknown: UNKNOWN_CALLBACK_FIELDS,
+} as const satisfies Record<CallbackKind | 'unknown', FieldTable>;
+
+/*
+ * Reads a verified callback body by its field table: what the kind's zod schema (schemas.ts)
+ * does, by hand. One loop and no allocation per field, where the schema runs a union per field;
+ * test/webhooks/payload.test.ts holds the two to the same output on generated bodies.
+ */
+
+const NUMERIC_TEXT = /^-?\d+(\.\d+)?$/;
+const INTEGER_TEXT = /^-?\d+$/;
+
+/** What `readField` returns for a value of the wrong type: no value is this object. */
+export const INVALID: unique symbol = Symbol('invalid');
+
+/** One field's value normalised to its type, or `INVALID`. */
+export function readField(type: FieldType, value: unknown): unknown {
+  switch (type) {
+    case 'text':
+    case 'status':
+      return typeof value === 'string' ? value : INVALID;
+    case 'id':
+      if (typeof value === 'string') return value;
+      return typeof value === 'number' && Number.isFinite(value) ? String(value) : INVALID;
+    case 'number':
+      if (typeof value === 'number') return Number.isFinite(value) ? value : INVALID;
+      return typeof value === 'string' && NUMERIC_TEXT.test(value.trim()) ? Number(value.trim()) : INVALID;
+    case 'integer':
+      if (typeof value === 'number') return Number.isSafeInteger(value) ? value : INVALID;
+      return typeof value === 'string' && INTEGER_TEXT.test(value.trim()) ? Number(value.trim()) : INVALID;
+    case 'boolean':
+      if (typeof value === 'boolean') return value;
+      if (value === 1 || value === 'true') return true;
+      return value === 0 || value === 'false' ? false : INVALID;
+    default:
+      return assertNever(type);
+  }
+}
+
+const EXPECTED: Record<FieldType, string> = {
+  text: 'expected a string',
+  status: 'expected a string',
+  id: 'expected a string or a number',
+  number: 'expected a number or a numeric string',
+  integer: 'expected an integer or an integer string',
+  boolean: 'expected a boolean, 1/0 or "true"/"false"',
+};
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'number' && !Number.isFinite(value) ? String(value) : `a ${typeof value}`;
+}
+
+/** The issue of a field whose value `readField` refused: what the type takes, and the value's kind (never the value). */
+export function fieldIssue(field: string, type: FieldType, value: unknown): ValidationIssue {
+  return value === undefined ? { field, rule: 'required', message: 'is required' } : { field, rule: 'invalid_type', message: `${EXPECTED[type]}, got ${describe(value)}` };
+}
+
+/** A payload read by its table, or what kept it from being read. */
+export type ReadResult =
+  | { readonly success: true; readonly data: Record<string, unknown> }
+  | { readonly success: false; readonly issues: readonly ValidationIssue[] };
+
+/**
+ * The body's declared fields normalised to their types, then every other field as sent but
+ * `__proto__`, `constructor` and `prototype` (the same object the kind's lenient schema returns).
+ * `null` in an optional field reads as absent (`undefined`); the caller's body is not changed. A field `given` a value takes it instead
+ * of the body's, unread (the signed values that verified, in place of their copies).
+ */
+export function readPayload(fields: FieldTable, body: Readonly<Record<string, unknown>>, given: Readonly<Record<string, unknown>> = {}): ReadResult {
+  const data: Record<string, unknown> = {};
+  let issues: ValidationIssue[] | undefined;
+  for (const key in fields) {
+    const field = fields[key];
+    if (field === undefined) continue;
+    const forced = given[key];
+    if (forced !== undefined) {
+      data[key] = forced;
+      continue;
+    }
+    const value = body[key];
+    if (value === undefined || (value === null && field.optional === true)) {
+      if (field.optional === true) {
+        if (Object.hasOwn(body, key)) data[key] = undefined;
+      } else {
+        (issues ??= []).push(fieldIssue(key, field.type, undefined));
+      }
+      continue;
+    }
+    const read = readField(field.type, value);
+    if (read === INVALID) (issues ??= []).push(fieldIssue(key, field.type, value));
+    else data[key] = read;
+  }
+  if (issues !== undefined) return { success: false, issues };
+  for (const key of Object.keys(body)) {
+    if (Object.hasOwn(fields, key) || PROTOTYPE_KEYS.has(key)) continue;
+    data[key] = body[key];
+  }
+  return { success: true, data };
+}

@@ -1,0 +1,161 @@
+import { CallbackRetentionError } from '../../errors/callback-retention-error.js';
+import { InboxFullError } from '../../errors/inbox-full-error.js';
+import { checkOptions } from '../../core/option-checks.js';
+import type { OptionDeclaration } from '../../core/option-checks.js';
+import type { CallbackInbox, CallbackKey, CallbackProgress } from '../inbox.js';
+import { recordTimeOf } from '../record-time.js';
+
+/** What the in-memory inbox gives the handlers: the key, and what was applied before; nothing to commit. */
+export interface MemoryInboxContext {
+  readonly key: CallbackKey;
+  /**
+   * The other statuses already applied for this account and tracking code, oldest first. Every
+   * status of spec 6 ends its record, so a non-empty list means the service reported a second
+   * end (a withdrawal `rejected`, then `failed`): refund once per tracking code, not per status.
+   */
+  readonly appliedStatuses: readonly string[];
+}
+
+/** Settings of {@link createMemoryInbox}. */
+export interface MemoryInboxOptions {
+  /**
+   * How old a callback's record (the Unix seconds its tracking code ends with) may get before the
+   * inbox forgets its key, in seconds. A key is forgotten once its record and its application are
+   * both older than this; from then on a callback whose record is not younger than the newest
+   * record forgotten, and whose key is not held, is refused with a {@link CallbackRetentionError}
+   * (the receiver answers 422): it may have been applied already, so it is reconciled by hand.
+   * @default 2592000 (30 days)
+   * @example 90 * 86_400
+   */
+  readonly retentionSeconds?: number | undefined;
+  /**
+   * How many keys it holds at most, applied, under way, and partly applied. When it is full of keys it
+   * cannot forget yet (see `retentionSeconds`), a new callback is refused (the receiver answers 500 and the service
+   * redelivers later) rather than forgetting a key early, which could apply a callback twice.
+   * About 200 bytes each.
+   * @default 100000
+   * @example 1_000_000
+   */
+  readonly maxKeys?: number | undefined;
+  /**
+   * The clock, in milliseconds since the epoch, for tests.
+   * @default Date.now
+   */
+  readonly now?: (() => number) | undefined;
+}
+
+/** How old a record may get before the in-memory inbox forgets its key, by default: 30 days. */
+export const DEFAULT_MEMORY_INBOX_RETENTION_SECONDS = 30 * 86_400;
+
+/** The memory inbox's options. @internal */
+export const MEMORY_INBOX_OPTIONS: readonly OptionDeclaration[] = [
+  { name: 'retentionSeconds', rule: { type: 'number', min: 1, max: 10 * 365 * 86_400, integer: true } },
+  { name: 'maxKeys', rule: { type: 'number', min: 1, max: 100_000_000, integer: true } },
+  { name: 'now', rule: { type: 'function' } },
+];
+
+/**
+ * The default inbox: keys in memory, in one process. Use it for a single instance of the
+ * receiver; keys do not survive a restart, so a redelivery after a restart is applied again.
+ * Several instances, or once-only across restarts, need a shared, durable inbox: the PostgreSQL
+ * one of `payorch/postgres`.
+ *
+ * Memory is bounded: keys whose record and application are older than `retentionSeconds` are
+ * forgotten (and callbacks of records that old refused, see {@link CallbackRetentionError}), and
+ * at most `maxKeys` are held.
+ *
+ * @example
+ * ```ts
+ * const receiver = createCallbackReceiver({ apiKey, secretKey, inbox: createMemoryInbox({ maxKeys: 1_000_000 }) });
+ * ```
+ */
+export function createMemoryInbox(options: MemoryInboxOptions = {}): CallbackInbox<MemoryInboxContext> {
+  checkOptions('createMemoryInbox', options, MEMORY_INBOX_OPTIONS);
+  const retentionMs = (options.retentionSeconds ?? DEFAULT_MEMORY_INBOX_RETENTION_SECONDS) * 1000;
+  const maxKeys = options.maxKeys ?? 100_000;
+  const now = options.now ?? Date.now;
+  // Keys in the order they were applied, with when: a Map iterates in insertion order, so the
+  // expired ones are always at the front.
+  const applied = new Map<string, { readonly at: number; readonly record: number; readonly code: string; readonly status: string }>();
+  // The newest record time forgotten, Unix seconds: an unknown key of a record not younger than it
+  // may have been applied. Nothing forgotten yet, nothing refused: a fresh inbox knows no more
+  // than one that forgot, and refusing would only send genuine callbacks to reconciliation.
+  let horizon = -Infinity;
+  const running = new Map<string, Promise<void>>();
+  // Statuses applied per account and tracking code, for `appliedStatuses`.
+  const statuses = new Map<string, string[]>();
+  // Handlers that completed in attempts that failed later: nothing here rolls back, so a
+  // redelivery must not run them again. Dropped once the callback is applied, or with age.
+  const partial = new Map<string, { readonly at: number; readonly record: number; readonly steps: Set<string> }>();
+
+  function forgetExpired(): void {
+    const oldest = now() - retentionMs;
+    // In the order applied, so the loop stops at the first key applied within the retention. A key
+    // is forgotten by its record's age; one applied long ago whose record is still young (a clock
+    // ahead of ours) waits for its record.
+    for (const [id, entry] of applied) {
+      if (entry.at > oldest) break;
+      if (entry.record * 1000 > oldest) continue;
+      applied.delete(id);
+      horizon = Math.max(horizon, entry.record);
+      const left = (statuses.get(entry.code) ?? []).filter((status) => status !== entry.status);
+      if (left.length === 0) statuses.delete(entry.code);
+      else statuses.set(entry.code, left);
+    }
+    // Forgetting what a failed attempt completed could run a crediting handler twice: the same
+    // horizon covers it.
+    for (const [id, entry] of partial) {
+      if (entry.at > oldest) break;
+      if (entry.record * 1000 > oldest) continue;
+      partial.delete(id);
+      horizon = Math.max(horizon, entry.record);
+    }
+  }
+
+  return {
+    async process(key, apply) {
+      // Each part behind its length: the parts stay apart whatever characters they hold.
+      const code = `${key.account.length}:${key.account}${key.trackingCode.length}:${key.trackingCode}`;
+      const id = code + key.status;
+      const record = recordTimeOf(key.trackingCode);
+      forgetExpired();
+      // The key before the horizon: a callback still held is a duplicate, answered 200 as always.
+      if (applied.has(id)) return 'duplicate';
+      const current = running.get(id);
+      if (current !== undefined) {
+        try {
+          await current;
+        } catch (error) {
+          throw new Error('a copy of this callback delivered at the same time failed; this one was not applied either', { cause: error });
+        }
+        return 'duplicate';
+      }
+      // A key with progress kept is known not applied: it carries on.
+      if (record <= horizon && !partial.has(id)) throw new CallbackRetentionError(key, record, horizon);
+      if (applied.size + running.size + partial.size >= maxKeys) {
+        throw new InboxFullError(`the in-memory inbox holds ${maxKeys} keys it cannot forget yet (records younger than ${retentionMs / 1000} s); raise maxKeys or use a database inbox`);
+      }
+      // Steps done in earlier attempts, and the ones this attempt completes: kept in `partial`
+      // only if the attempt fails, since an applied callback forgets them.
+      const steps = partial.get(id)?.steps ?? new Set<string>();
+      const progress: CallbackProgress = { has: (step) => steps.has(step), add: (step) => void steps.add(step) };
+      const before = statuses.get(code);
+      const work = apply({ key, appliedStatuses: before === undefined ? [] : [...before] }, progress);
+      running.set(id, work);
+      try {
+        await work;
+      } catch (error) {
+        if (steps.size > 0 && !partial.has(id)) partial.set(id, { at: now(), record, steps });
+        throw error;
+      } finally {
+        running.delete(id);
+      }
+      partial.delete(id);
+      applied.set(id, { at: now(), record, code, status: key.status });
+      // Read again: another status of the same code may have been applied meanwhile.
+      const appliedNow = statuses.get(code);
+      statuses.set(code, appliedNow === undefined ? [key.status] : [...appliedNow, key.status]);
+      return 'applied';
+    },
+  };
+}

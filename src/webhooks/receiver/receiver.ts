@@ -1,0 +1,348 @@
+import type { Logger } from '../../core/observability.js';
+import { TRACER_OPTION, checkOptions } from '../../core/option-checks.js';
+import type { OptionDeclaration } from '../../core/option-checks.js';
+import { traceCallback, traceCallbackApply } from '../../core/tracing.js';
+import type { CallbackTrace, TracerLike } from '../../core/tracing.js';
+import { CallbackVerificationError } from '../../errors/callback-verification-error.js';
+import { MAX_CALLBACK_BODY_BYTES, readCallbackBody, utf8Length } from '../body.js';
+import type { BodyDecoding, CallbackBody } from '../body.js';
+import type { CallbackEventName } from '../events.js';
+import { readSignatureHeaders } from '../headers.js';
+import type { CallbackHeaders } from '../headers.js';
+import type { CallbackInbox } from '../inbox.js';
+import { callbackJob } from '../job.js';
+import type { CallbackJob } from '../job.js';
+import type { VerifiedCallback } from '../schemas.js';
+import { VERIFY_OPTIONS, charsetOf, verifyCallbackTold } from '../verify.js';
+import type { VerifyCallbackOptions } from '../verify.js';
+import { NOT_APPLIED, NOT_QUEUED, OK, TOO_LARGE_ANSWER, UNREADABLE_PAYLOAD, answer } from './answer.js';
+import type { CallbackReceiverAnswer, ReceivedInput, Receiving } from './answer.js';
+import { applying } from './apply.js';
+import type { CallbackConfirm, CallbackHandler } from './apply.js';
+import { handleFetch } from './fetch.js';
+import { createMemoryInbox } from './memory-inbox.js';
+import type { MemoryInboxContext } from './memory-inbox.js';
+import { handleNode } from './node.js';
+import type { NodeRequestLike, NodeResponseLike } from './node.js';
+import { reporter } from './report.js';
+import type { CallbackErrorDetails } from './report.js';
+
+/*
+ * The receiver: its options, the receive path (the adapter read and sized the body once; then
+ * verify, then enqueue or apply) and the wiring of the applying path (apply.ts) and the framework
+ * adapters (fetch.ts, node.ts).
+ */
+
+/**
+ * Settings of {@link createCallbackReceiver}. Every option of `verifyCallback` (`kind`,
+ * `toleranceSeconds`, `now`, …) is passed to it as it is.
+ *
+ * @typeParam TContext what the inbox gives the handlers
+ */
+export interface CallbackReceiverOptions<TContext> extends VerifyCallbackOptions {
+  /**
+   * Records which callbacks were applied, so that each is applied once.
+   * @default an in-memory inbox ({@link createMemoryInbox}) with its defaults
+   * @example createPostgresInbox({ pool }) // from 'payorch/postgres'
+   */
+  readonly inbox?: CallbackInbox<TContext> | undefined;
+  /**
+   * The largest body read, in bytes; a longer one is answered 413 after reading at most this
+   * much. A callback is under 2 KB. A body a framework parsed before (`express.json()`) was
+   * capped by that parser.
+   * @default 65536
+   * @example 16 * 1024
+   */
+  readonly maxBodyBytes?: number | undefined;
+  /**
+   * Told of every callback that could not be applied (the answer was 500, so the service
+   * delivers it again): a handler threw, or the inbox failed.
+   * @default the logger's `error`, or `console.error` when there is no logger
+   * @example (error, { callback }) => Sentry.captureException(error, { extra: { trackingCode: callback?.payload.tracking_code } })
+   */
+  readonly onError?: ((error: unknown, details: CallbackErrorDetails) => void) | undefined;
+  /**
+   * The account name this receiver's keys are recorded under in the inbox, so that receivers of
+   * several accounts can share one inbox (a platform with several merchants, a provider and a
+   * dealer account). Keep it stable: a new name forgets what was applied under the old one.
+   * @default the `apiKey` (an identifier, not a secret)
+   * @example 'merchant-42'
+   */
+  readonly accountName?: string | undefined;
+  /**
+   * Checks a verified callback against your own record before any handler runs (the hash covers
+   * tracking_code, status and timestamp only). Return `false` to refuse it: nothing is applied or
+   * recorded, the answer is 409 and `onError` is told, so that the genuine delivery still applies.
+   * A throw is answered 500. It gets the inbox's context: with the PostgreSQL inbox, read your
+   * record through `context.client`, in the same transaction.
+   * @default none: every verified callback is applied
+   * @example confirmWithCardStatus(provider)
+   */
+  readonly confirm?: CallbackConfirm<TContext> | undefined;
+  /**
+   * What to answer for a verified callback no handler is registered for (logged at warn either
+   * way): `'acknowledge'` answers 200, and it is gone; `'retry'` answers 500 and tells `onError`,
+   * so that the service delivers it again once a handler exists.
+   * @default 'acknowledge'
+   * @example 'retry'
+   */
+  readonly unhandled?: 'acknowledge' | 'retry' | undefined;
+  /**
+   * Where the receiver writes what it does: `debug` for each callback applied or acknowledged as
+   * a duplicate, `warn` for each refused request (with the reason, never a key or hash), `error`
+   * for failures when there is no `onError`.
+   * @example console
+   */
+  readonly logger?: Logger | undefined;
+  /**
+   * An OpenTelemetry `Tracer`: each received callback becomes one CONSUMER span named
+   * `callback.receive`, active while the handlers run, with the callback's kind, status and
+   * tracking code once verified, the result (`applied`, `duplicate`, `refused` and why, `failed`)
+   * and status ERROR for every answer but 200. See docs/observability.md.
+   * @default no spans
+   * @example trace.getTracer('my-app')
+   */
+  readonly tracer?: TracerLike | undefined;
+  /**
+   * Defers applying to your own queue engine. Given, a callback that verifies becomes a
+   * {@link CallbackJob} handed to `enqueue`, and is answered 200 as soon as `enqueue` resolves:
+   * `confirm` and the handlers do not run then, `receiver.apply(job)` runs them from your
+   * worker, with the engine's retries and dead letters. If `enqueue` throws, the answer is 500,
+   * nothing is recorded and `onError` is told (phase `enqueue`), so that the service delivers it
+   * again. A forged, stale or malformed callback never reaches it. Resolve only once the job is
+   * stored durably: the 200 tells the service it may forget the callback.
+   * @default none: callbacks are applied before the answer
+   * @example async (job) => { await boss.send('payorch-callbacks', job, { retryLimit: 10 }); }
+   */
+  readonly enqueue?: ((job: CallbackJob) => Promise<void>) | undefined;
+}
+
+/**
+ * A callback receiver: register handlers with {@link CallbackReceiver.on}, then serve it with
+ * {@link CallbackReceiver.handle} (Fetch API) or {@link CallbackReceiver.nodeHandler} (node:http,
+ * Express). Each callback is applied once per account + tracking_code + status; a redelivery is answered
+ * 200 without running the handlers again.
+ */
+export interface CallbackReceiver<TContext> {
+  /**
+   * Runs `handler` for every callback of `event`: `'deposit.completed'`, `'withdrawal'` (every
+   * status of a kind, also statuses the SDK does not know yet) or `'*'`. The handlers of one
+   * callback run one after the other: `'<kind>.<status>'` ones first, then `'<kind>'`, then `'*'`,
+   * each in the order they were added. If one throws, the callback is not applied (nothing is
+   * recorded, the answer is 500). With a transactional inbox (PostgreSQL) the redelivery runs
+   * them all again; with the in-memory inbox, which cannot roll a handler back, it runs only the
+   * handlers that did not complete.
+   *
+   * @returns the receiver, to chain calls
+   * @throws {TypeError} for an event name that is not one of the above
+   * @example
+   * ```ts
+   * receiver.on('deposit.completed', async (callback) => credit(callback.payload.user_id, callback.payload.amount));
+   * receiver.on('withdrawal', async (callback) => settle(callback.payload));
+   * ```
+   */
+  on<E extends CallbackEventName>(event: E, handler: CallbackHandler<E, TContext>): CallbackReceiver<TContext>;
+  /**
+   * Answers a callback given as a Fetch API `Request`: Hono, Next.js route handlers, Cloudflare
+   * Workers, Bun, Deno. A plain function: pass it detached. Never rejects.
+   * @example
+   * ```ts
+   * export const POST = (request: Request) => receiver.handle(request);
+   * ```
+   */
+  readonly handle: (request: Request) => Promise<Response>;
+  /**
+   * Answers a callback on node:http, Express 4 or 5 (also behind `express.json()`, `express.text()`
+   * or `express.urlencoded()`: a body a parser left unread is read, whatever its Content-Type) or
+   * any framework that gives Node's request and response. A plain function: pass it detached. Never rejects.
+   * @example
+   * ```ts
+   * app.post('/webhooks/payorch', receiver.nodeHandler);
+   * createServer(receiver.nodeHandler).listen(3000);
+   * ```
+   */
+  readonly nodeHandler: (request: NodeRequestLike, response: NodeResponseLike) => Promise<void>;
+  /**
+   * Answers a callback whose headers and body you already have (Fastify's parsed body, a queue
+   * message): returns the answer to send instead of sending it. Never rejects.
+   * @example
+   * ```ts
+   * const answer = await receiver.receive({ headers: request.headers, body: request.body });
+   * reply.code(answer.status).headers(answer.headers).send(answer.body);
+   * ```
+   */
+  readonly receive: (input: { readonly headers: CallbackHeaders; readonly body: CallbackBody }) => Promise<CallbackReceiverAnswer>;
+  /**
+   * Applies a job that `enqueue` was given, from your queue worker, after any round-trip through
+   * JSON. It first checks the job as the receiver checked the callback: the hash with this
+   * receiver's keys, the age limit at the job's receipt time, this receiver's account, the kind
+   * and event told again from the signed fields. Then it runs `confirm`, the inbox and the
+   * handlers, once per account + tracking_code + status, as a received callback. A plain
+   * function: pass it detached.
+   *
+   * @returns resolves when the callback was applied now or before (or no handler takes it, with `unhandled: 'acknowledge'`)
+   * @throws {CallbackJobError} for a job written or changed without the secret key, another account's job, or one too old at its receipt time: nothing applied; retrying cannot help
+   * @throws the error of `confirm` or a handler, or `confirm`'s refusal, or the inbox's failure: let the engine retry it
+   * @example
+   * ```ts
+   * await boss.work('payorch-callbacks', async ([job]) => receiver.apply(job.data));
+   * ```
+   */
+  readonly apply: (job: CallbackJob) => Promise<void>;
+}
+
+const WHERE = 'createCallbackReceiver';
+
+/** The receiver's own options, after verifyCallback's: one set of declarations for both. @internal */
+export const RECEIVER_OPTIONS: readonly OptionDeclaration[] = [
+  ...VERIFY_OPTIONS,
+  { name: 'maxBodyBytes', rule: { type: 'number', min: 1, max: MAX_CALLBACK_BODY_BYTES, integer: true }, note: 'verifyCallback refuses more' },
+  { name: 'onError', rule: { type: 'function' } },
+  { name: 'confirm', rule: { type: 'function' } },
+  { name: 'unhandled', rule: { type: 'oneOf', values: ['acknowledge', 'retry'] } },
+  { name: 'accountName', rule: { type: 'text', maxLength: 200 } },
+  TRACER_OPTION,
+  { name: 'inbox', rule: { type: 'object', methods: ['process'], allowed: 'an object with a process(key, apply) method (CallbackInbox)' } },
+  { name: 'enqueue', rule: { type: 'function' } },
+];
+
+/**
+ * Creates a callback receiver: it reads the body (at most `maxBodyBytes`), verifies it with
+ * `verifyCallback`, runs `confirm` and then the handlers registered for its kind and status once
+ * per account + tracking_code + status (the `inbox` remembers), and answers as spec 6.1 expects:
+ * 200 `{"success":true}` when applied or already applied, 401 when not genuine, 400 when
+ * malformed before its hash is trusted, 409 when `confirm` refused it, 413 when too large, 422
+ * when its record is older than the inbox's retention (`record_too_old`), 405
+ * for anything but POST, and 500 when a genuine body cannot be typed, or a handler, `confirm` or
+ * the inbox failed, so that the service delivers it again. Nothing a request does makes it throw.
+ * With `enqueue`, a verified callback is answered 200 once it is on your queue (500 `not_queued`
+ * when `enqueue` throws), and your worker applies it with {@link CallbackReceiver.apply}.
+ *
+ * @throws {RequestValidationError} at once for a missing key or an impossible option, naming it
+ * @example
+ * ```ts
+ * import { createCallbackReceiver } from 'payorch';
+ *
+ * const receiver = createCallbackReceiver({
+ *   apiKey: process.env.PAYORCH_PROVIDER_API_KEY!,
+ *   secretKey: process.env.PAYORCH_PROVIDER_SECRET_KEY!,
+ * });
+ * receiver.on('deposit.completed', async (callback) => {
+ *   await creditBalance(callback.payload.user_id, callback.payload.amount);
+ * });
+ * createServer(receiver.nodeHandler).listen(3000);
+ * ```
+ */
+export function createCallbackReceiver<TContext = MemoryInboxContext>(options: CallbackReceiverOptions<TContext>): CallbackReceiver<TContext> {
+  checkOptions(WHERE, options, RECEIVER_OPTIONS);
+  const maxBodyBytes = options.maxBodyBytes ?? MAX_CALLBACK_BODY_BYTES;
+  const { logger, onError, tracer, enqueue } = options;
+  const clock = options.now ?? Date.now;
+  const account = options.accountName ?? options.apiKey;
+  const report = reporter(onError, logger);
+  const apply = applying({
+    inbox: options.inbox ?? (createMemoryInbox() as unknown as CallbackInbox<TContext>),
+    confirm: options.confirm,
+    account,
+    retryUnhandled: options.unhandled === 'retry',
+    verify: options,
+    clock,
+    logger,
+    report,
+  });
+
+  /** Hands a verified callback to `enqueue`, and answers 200 once it is stored. */
+  async function enqueueNow(queue: (job: CallbackJob) => Promise<void>, callback: VerifiedCallback, headers: CallbackHeaders, receivedAt: number, trace: CallbackTrace): Promise<CallbackReceiverAnswer> {
+    // Verified, so the three headers are all there or (a dealer card callback) all absent.
+    const job = callbackJob(callback, readSignatureHeaders(headers) === undefined ? 'body' : 'headers', account, receivedAt, trace.traceparent());
+    try {
+      await queue(job);
+    } catch (error) {
+      report(error, { callback, phase: 'enqueue' });
+      return NOT_QUEUED;
+    }
+    trace.processed('queued');
+    logger?.debug({ kind: callback.kind, trackingCode: callback.payload.tracking_code, status: callback.payload.status }, 'payorch: callback queued');
+    return OK;
+  }
+
+  // Read, not refused: a genuine callback must apply whatever charset its bytes are in. Logged, so
+  // that a sender that mislabels its bodies is seen, and names read in a wrong charset found.
+  function warnDecoded(decoding: BodyDecoding): void {
+    logger?.warn({ ...decoding }, `payorch: the callback body was not in the charset its Content-Type declares (${decoding.charset ?? 'none, so UTF-8'}); it was read as ${decoding.decodedAs}`);
+  }
+
+  function rawPayload(input: ReceivedInput): Readonly<Record<string, unknown>> | undefined {
+    try {
+      const fields = readCallbackBody(input.body, charsetOf(input));
+      delete fields['hash'];
+      return fields;
+    } catch {
+      return undefined;
+    }
+  }
+
+  // ── receive: the adapter read and sized the body once; then verify, then enqueue or apply.
+  async function receive(input: ReceivedInput, trace: CallbackTrace): Promise<CallbackReceiverAnswer> {
+    const receivedAt = clock();
+    let callback: VerifiedCallback;
+    try {
+      callback = verifyCallbackTold(input, options, warnDecoded);
+    } catch (error) {
+      if (!(error instanceof CallbackVerificationError)) {
+        report(error, { callback: undefined, phase: 'request' });
+        return NOT_APPLIED;
+      }
+      if (error.signatureVerified) {
+        // Genuine: never dropped. 500 brings it back once the SDK or the service is fixed.
+        report(error, { callback: undefined, phase: 'payload', payload: rawPayload(input) });
+        return UNREADABLE_PAYLOAD;
+      }
+      logger?.warn({ reason: error.reason, status: error.status }, error.message);
+      return answer(error.status, error.reason);
+    }
+    trace.verified(callback);
+    return enqueue === undefined ? apply.applyNow(callback, trace) : enqueueNow(enqueue, callback, input.headers, receivedAt, trace);
+  }
+
+  function tooLarge(body: CallbackBody): boolean {
+    // A UTF-16 unit is at most 3 UTF-8 bytes: most strings are sized without encoding them.
+    if (typeof body === 'string') return body.length * 3 > maxBodyBytes && utf8Length(body) > maxBodyBytes;
+    return (body instanceof ArrayBuffer || ArrayBuffer.isView(body)) && body.byteLength > maxBodyBytes;
+  }
+
+  // Each entry point answers every failure itself: none of them rejects. A body the adapter read
+  // was sized as it was read; one given whole (receive(), a framework's parser) is sized here.
+  async function receiveSized(input: ReceivedInput, trace: CallbackTrace): Promise<CallbackReceiverAnswer> {
+    try {
+      return await receive(input, trace);
+    } catch (error) {
+      report(error, { callback: undefined, phase: 'request' });
+      return NOT_APPLIED;
+    }
+  }
+
+  function receiveParsed(input: ReceivedInput, trace: CallbackTrace): Promise<CallbackReceiverAnswer> {
+    return tooLarge(input.body) ? Promise.resolve(TOO_LARGE_ANSWER) : receiveSized(input, trace);
+  }
+
+  const receiving: Receiving = { maxBodyBytes, receiveSized, receiveParsed, report, logger };
+  const receiver: CallbackReceiver<TContext> = {
+    on(event, handler) {
+      apply.on(event, handler);
+      return receiver;
+    },
+    // Each entry point is one span: every answer, refusals before verification included.
+    receive: (input) => traceCallback(tracer, async (trace) => trace.answered(await receiveParsed(input, trace))),
+    handle: (request) => traceCallback(tracer, (trace) => handleFetch(receiving, request, trace)),
+    nodeHandler: (request, response) => traceCallback(tracer, (trace) => handleNode(receiving, request, response, trace)),
+    apply: (job) => traceCallbackApply(tracer, traceparentOf(job), (trace) => apply.applyJob(job, trace)),
+  };
+  return receiver;
+}
+
+/** The job's `traceparent`, read without trusting the job's shape (it is checked later). */
+function traceparentOf(job: unknown): unknown {
+  const context = typeof job === 'object' && job !== null ? (job as { traceContext?: unknown }).traceContext : undefined;
+  return typeof context === 'object' && context !== null ? (context as { traceparent?: unknown }).traceparent : undefined;
+}

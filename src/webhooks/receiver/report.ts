@@ -1,0 +1,38 @@
+import type { Logger } from '../../core/observability.js';
+import type { VerifiedCallback } from '../schemas.js';
+
+/** What `onError` is told besides the error. */
+export interface CallbackErrorDetails {
+  /** The verified callback being applied, or `undefined` when the failure came before it was typed. */
+  readonly callback: VerifiedCallback | undefined;
+  /**
+   * What failed: a handler, the inbox (claiming or committing), reading the request, typing a
+   * genuine callback's body (`payload`), `confirm` (refused or threw), or no handler took a
+   * callback that `unhandled: 'retry'` sends back (`unhandled`), `enqueue` threw (`enqueue`), or
+   * the inbox refused a callback whose record is older than its retention (`retention`, a
+   * {@link CallbackRetentionError}: reconcile it by hand).
+   */
+  readonly phase: 'handler' | 'inbox' | 'request' | 'payload' | 'confirm' | 'unhandled' | 'enqueue' | 'retention';
+  /**
+   * For `payload`: the body as received, without its `hash`, so that you can see what could not
+   * be typed.
+   */
+  readonly payload?: Readonly<Record<string, unknown>> | undefined;
+}
+
+/** Tells of a callback that was not applied. */
+export type Report = (error: unknown, details: CallbackErrorDetails) => void;
+
+/** Where failures go: `onError`, else the logger's `error`, else `console.error`. */
+export function reporter(onError: Report | undefined, logger: Logger | undefined): Report {
+  return (error, details) => {
+    try {
+      if (onError !== undefined) onError(error, details);
+      else if (logger !== undefined) logger.error({ phase: details.phase, trackingCode: details.callback?.payload.tracking_code, status: details.callback?.payload.status, error }, 'payorch: a callback was not applied');
+      else console.error('payorch: a callback was not applied', error);
+    } catch (reportError) {
+      // A failing onError must not take the answer (or the process) down with it.
+      console.error('payorch: onError threw', reportError);
+    }
+  };
+}

@@ -1,0 +1,339 @@
+import { checkOptions, checkValue } from '../core/option-checks.js';
+import type { OptionDeclaration } from '../core/option-checks.js';
+import { declaredCharset } from '../core/charset.js';
+import { constantTimeEqual } from '../core/hash/constant-time.js';
+import { callbackHash } from '../core/signer.js';
+import { readLimited } from '../core/read-limited.js';
+import { readTrackingCode } from '../core/tracking-code.js';
+import type { TrackingCodeDirection } from '../core/tracking-code.js';
+import { CallbackVerificationError } from '../errors/callback-verification-error.js';
+import { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS } from './age.js';
+import { MAX_CALLBACK_BODY_BYTES, readCallbackBody } from './body.js';
+import type { BodyDecoding, CallbackBody } from './body.js';
+import type { Api } from '../core/endpoint.js';
+import { DIRECTION_OF_KIND, kindOfCallback } from './detect-kind.js';
+import { CALLBACK_KINDS } from './kinds.js';
+import type { CallbackKind } from './kinds.js';
+import { readContentType, readSignatureHeaders } from './headers.js';
+import type { CallbackHeaders } from './headers.js';
+import { CALLBACK_FIELDS } from './payload.js';
+import { fieldIssue, readField, readPayload } from './payload.js';
+import type { VerifiedCallback } from './schemas.js';
+import type { ValidationIssue } from '../errors/request-validation-error.js';
+
+/** A received callback: its headers and its body, in whichever form the framework gives them. */
+export interface CallbackInput {
+  /**
+   * The request headers. Left out, only a dealer card callback verifies, and only with
+   * `dealerCardWithoutHeaders`: its body's `hash` and `timestamp` are then verified (spec 6.5).
+   * @example req.headers
+   */
+  readonly headers?: CallbackHeaders | undefined;
+  /**
+   * The body: the raw text or bytes (best), or the object a JSON body parser produced. The hash
+   * covers fields, not bytes, so a parsed body verifies the same. Bytes are decoded in the charset
+   * the headers' Content-Type declares, else UTF-8, else windows-1252 (which reads any bytes): a
+   * genuine callback is never refused over its charset.
+   * @example req.body
+   */
+  readonly body: CallbackBody;
+}
+
+export { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS } from './age.js';
+
+/** How to verify a callback. */
+export interface VerifyCallbackOptions {
+  /**
+   * The API key of the account the callback is for: the provider's, or the dealer's for dealer
+   * card callbacks. X-Api-Key must equal it.
+   * @example process.env.PAYORCH_PROVIDER_API_KEY
+   */
+  readonly apiKey: string;
+  /**
+   * The secret key of the same account.
+   * @example process.env.PAYORCH_PROVIDER_SECRET_KEY
+   */
+  readonly secretKey: string;
+  /**
+   * How old, in seconds, the signed timestamp may be. Long enough for the service's
+   * redeliveries after an outage of the receiver, which may keep their first signature; a
+   * replay within it is harmless once callbacks are applied once only (`createCallbackReceiver`).
+   * Tighten it when your receiver dedupes for a shorter time; loosen it after a longer outage.
+   * @default 259200 (3 days, {@link DEFAULT_CALLBACK_MAX_AGE_SECONDS})
+   * @example 3600
+   */
+  readonly maxAgeSeconds?: number | undefined;
+  /**
+   * How far, in seconds, the signed timestamp may be in the future (clocks drift). The spec gives
+   * requests 5 minutes (spec 5.1) and callbacks no figure; the same is assumed.
+   * @default 300
+   * @example 600
+   */
+  readonly toleranceSeconds?: number | undefined;
+  /**
+   * Which callback this receiver takes. Left out, it is told from the tracking code prefix and,
+   * for card payments, the body's fields. Given, it must agree with the tracking code prefix.
+   * Set it on a URL that receives one kind only.
+   * @default detected
+   * @example 'withdrawal'
+   */
+  readonly kind?: CallbackKind | undefined;
+  /**
+   * Whose keys these are: the provider's or the dealer's. It tells a provider card callback from
+   * a dealer one (both carry `CC` tracking codes, spec 2.1) from what is signed, the keys. Left
+   * out, the body's unsigned fields are a hint (a `status_message`, `customer_phone` or
+   * `completed_at` without provider fields reads as a dealer card callback), which never refuses.
+   * @default told from the body
+   * @example 'dealer'
+   */
+  readonly account?: Api | undefined;
+  /**
+   * Accept a dealer card callback that arrives without X-Api-Key, X-Timestamp and X-Hash, verified
+   * from the body's `hash` and `timestamp` (spec 6.5 says the receiver verifies "the payload
+   * timestamp"). Only a callback without any of the three headers takes this path, and it is then
+   * always read as a dealer card callback, whatever its fields say. Set it only on the URL that
+   * receives the dealer's card callbacks.
+   * @default false
+   * @example true
+   */
+  readonly dealerCardWithoutHeaders?: boolean | undefined;
+  /**
+   * The clock, in milliseconds since the epoch, for tests.
+   * @default Date.now
+   * @example () => Date.parse('2025-11-22T11:32:25Z')
+   */
+  readonly now?: (() => number) | undefined;
+}
+
+const WHERE = 'verifyCallback';
+
+/** verifyCallback's options, declared once: the receiver checks the same at start-up. @internal */
+export const VERIFY_OPTIONS: readonly OptionDeclaration[] = [
+  { name: 'apiKey', rule: { type: 'key' }, required: true, env: 'PAYORCH_PROVIDER_API_KEY or PAYORCH_DEALER_API_KEY' },
+  { name: 'secretKey', rule: { type: 'key' }, required: true, env: 'PAYORCH_PROVIDER_SECRET_KEY or PAYORCH_DEALER_SECRET_KEY' },
+  { name: 'maxAgeSeconds', rule: { type: 'number', min: 0, max: Infinity, unit: 'seconds' } },
+  { name: 'toleranceSeconds', rule: { type: 'number', min: 0, max: Infinity, unit: 'seconds' } },
+  { name: 'kind', rule: { type: 'oneOf', values: CALLBACK_KINDS } },
+  { name: 'account', rule: { type: 'oneOf', values: ['provider', 'dealer'] } },
+  { name: 'dealerCardWithoutHeaders', rule: { type: 'boolean' } },
+  { name: 'now', rule: { type: 'function' } },
+];
+
+// A clock that reads NaN would make every timestamp look fresh or every one stale.
+const CLOCK_READING: OptionDeclaration = { name: 'now()', rule: { type: 'number', min: -Infinity, max: Infinity }, required: true };
+
+function readClock(now: () => number): number {
+  const reading: unknown = now();
+  checkValue(WHERE, CLOCK_READING, reading);
+  return reading as number;
+}
+
+// A status of spec 6 is one lower-case word (completed, cancelled); a little room is left for
+// statuses the service adds. An empty status is what turns a request X-Hash into a callback hash.
+const STATUS_WORD = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+
+// Spec 2.1's shape with a prefix it does not list (the service adds payment methods): upper-case
+// words, at most two joined by a hyphen as in EIBAN-WIT, an alphanumeric segment, Unix seconds.
+// The seconds must end the code, so a status moved into it (the credential-key split) fails.
+const ANY_TRACKING_CODE = /^([A-Z][A-Z0-9]{0,15}(?:-[A-Z][A-Z0-9]{0,15})?)-[A-Za-z0-9]{1,64}-\d{1,12}$/;
+
+/**
+ * The signed fields must have their shape before the hash is trusted: with an empty tracking
+ * code and status the callback hash is exactly the X-Hash of a basic-signed request, which passes
+ * through proxies and logs. A prefix spec 2.1 does not list is read as `unknown`.
+ */
+function checkSignedShape(trackingCode: string, status: string, kind: CallbackKind | undefined): Exclude<TrackingCodeDirection, 'transfer'> | 'unknown' {
+  const parsed = readTrackingCode(trackingCode);
+  const unlistedPrefix = parsed === undefined ? ANY_TRACKING_CODE.exec(trackingCode)?.[1] : undefined;
+  // TRF ids name transfers, which have no callback (spec 6.1), whatever follows them.
+  if (parsed?.direction === 'transfer' || (parsed === undefined && (unlistedPrefix === undefined || unlistedPrefix === 'TRF'))) {
+    throw new CallbackVerificationError('invalid_tracking_code', 'tracking_code is not a tracking code of spec 2.1 (PREFIX-segment-seconds)');
+  }
+  if (!STATUS_WORD.test(status)) throw new CallbackVerificationError('invalid_status', 'status is not a status word');
+  if (parsed === undefined) return 'unknown';
+  if (kind !== undefined && DIRECTION_OF_KIND[kind] !== parsed.direction) {
+    throw new CallbackVerificationError('kind_mismatch', `a ${parsed.prefix} tracking code is not a ${kind} callback`);
+  }
+  return parsed.direction;
+}
+
+// X-Timestamp as the service sends it: the decimal text of Unix seconds.
+const HEADER_SECONDS = /^\d{1,12}$/;
+/**
+ * The two signed fields read before the hash, by hand: the check that runs on every delivery
+ * needs no schema. Timestamp and hash are read one by one below, since either copy of each may
+ * be the unsigned one.
+ */
+function readTrackedFields(body: Readonly<Record<string, unknown>>): { readonly trackingCode: string; readonly status: string } {
+  const { tracking_code: trackingCode, status } = body;
+  if (typeof trackingCode === 'string' && typeof status === 'string') return { trackingCode, status };
+  const issues: ValidationIssue[] = [];
+  if (typeof trackingCode !== 'string') issues.push(fieldIssue('tracking_code', 'text', trackingCode));
+  if (typeof status !== 'string') issues.push(fieldIssue('status', 'status', status));
+  throw new CallbackVerificationError('malformed_body', 'a signed field is missing or has the wrong type', issues);
+}
+
+/** The body's `timestamp` as decimal text, or undefined when it is absent or not a non-negative integer. */
+function bodySeconds(body: Readonly<Record<string, unknown>>): string | undefined {
+  // Read as the payload reads it (a safe integer, or its text); the service hashes the decimal
+  // text of its integer timestamp, whatever form the body used.
+  const seconds = readField('integer', body['timestamp']);
+  return typeof seconds === 'number' && seconds >= 0 ? String(seconds) : undefined;
+}
+
+/**
+ * Verifies a callback and returns its kind, its parsed body and its age. Checks, in this order:
+ * the body is a JSON object with the signed fields; `tracking_code` is a tracking code (spec
+ * 2.1) that agrees with `kind` when one is given, and `status` is a status word; X-Api-Key,
+ * X-Timestamp and X-Hash are each present once (or, only with `dealerCardWithoutHeaders`, all
+ * absent); X-Api-Key is ours; the body's `timestamp` and `hash` equal X-Timestamp and X-Hash; the
+ * hash equals SHA-256(api_key + secret_key + tracking_code + status + timestamp), compared in
+ * constant time (spec 5.3); the timestamp is at most `maxAgeSeconds` old and at most
+ * `toleranceSeconds` in the future; the kind is known; the body fits the schema of its kind.
+ * Act on the payload only after it returns.
+ *
+ * The hash covers tracking_code, status and timestamp only: compare `amount` and the other
+ * fields with your own records before you move money. A genuine callback may arrive again
+ * (a redelivery, a replay): apply each one once (`createCallbackReceiver` does).
+ *
+ * @throws {CallbackVerificationError} with the `reason` and the HTTP `status` to answer
+ * @throws {RequestValidationError} when an option is impossible (a programming error, not a refusal)
+ * @example
+ * ```ts
+ * const callback = verifyCallback({ headers: req.headers, body: rawBody }, { apiKey, secretKey });
+ * switch (callback.kind) {
+ *   case 'deposit': creditDeposit(callback.payload); break;
+ *   case 'withdrawal': settleWithdrawal(callback.payload); break;
+ *   case 'creditCard':
+ *   case 'dealerCreditCard': settleCard(callback.payload); break;
+ * }
+ * ```
+ */
+export function verifyCallback(input: CallbackInput, options: VerifyCallbackOptions): VerifiedCallback {
+  return verifyCallbackTold(input, options, undefined);
+}
+
+/**
+ * Verifies a callback given as a Fetch API `Request` (Hono, Next.js route handlers, Bun, Deno,
+ * workers): reads the raw body once, then does everything `verifyCallback` does.
+ *
+ * @throws {CallbackVerificationError} with the `reason` and the HTTP `status` to answer
+ * @throws {TypeError} when the body was already read, or `request` is a Node `IncomingMessage`
+ *   (use {@link verifyCallback} with `req.headers` and the raw body there)
+ * @example
+ * ```ts
+ * export async function POST(request: Request): Promise<Response> {
+ *   try {
+ *     const callback = await verifyCallbackRequest(request, { apiKey, secretKey });
+ *     await processOnce(callback);
+ *     return Response.json({ success: true });
+ *   } catch (error) {
+ *     if (error instanceof CallbackVerificationError) return Response.json({ success: false }, { status: error.status });
+ *     throw error;
+ *   }
+ * }
+ * ```
+ */
+export async function verifyCallbackRequest(request: Request, options: VerifyCallbackOptions): Promise<VerifiedCallback> {
+  const given: unknown = request;
+  if (typeof (given as { headers?: { get?: unknown } } | null)?.headers?.get !== 'function') {
+    // A Node IncomingMessage (node:http, Express, Fastify's req.raw) has plain-object headers and no Fetch API body.
+    throw new TypeError(
+      'verifyCallbackRequest takes a Fetch API Request (Hono, Next.js route handlers, workers, Bun, Deno); this looks like a Node IncomingMessage (node:http, Express, Fastify). Use verifyCallback({ headers: req.headers, body: rawBody }, options) there.',
+    );
+  }
+  if (request.bodyUsed) throw new TypeError('verifyCallbackRequest: the request body was already read; pass the request before anything reads it');
+  const body = await readLimited(request.body, request.headers.get('content-length'), MAX_CALLBACK_BODY_BYTES);
+  if (body === undefined) {
+    throw new CallbackVerificationError('malformed_body', `the body is larger than the ${MAX_CALLBACK_BODY_BYTES} bytes a callback can be`);
+  }
+  return verifyCallback({ headers: request.headers, body }, options);
+}
+
+/** The charset of a body given as bytes: what its Content-Type declares. @internal */
+export function charsetOf(input: CallbackInput): string | undefined {
+  return declaredCharset(readContentType(input.headers));
+}
+
+/**
+ * {@link verifyCallback}, telling `onDecoded` when the body's bytes were not read in the charset
+ * they declared (the receiver logs it). @internal
+ */
+export function verifyCallbackTold(input: CallbackInput, options: VerifyCallbackOptions, onDecoded: ((decoding: BodyDecoding) => void) | undefined): VerifiedCallback {
+  checkOptions(WHERE, options, VERIFY_OPTIONS);
+  const maxAge = options.maxAgeSeconds ?? DEFAULT_CALLBACK_MAX_AGE_SECONDS;
+  const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+  const nowMs = readClock(options.now ?? Date.now);
+  const inputObject: unknown = input;
+  if (typeof inputObject !== 'object' || inputObject === null) throw new CallbackVerificationError('malformed_body', 'there is no body');
+  const body = readCallbackBody(input.body, charsetOf(input), onDecoded);
+  const { trackingCode, status } = readTrackedFields(body);
+  // Read once: the kind is told from the same tracking code below.
+  const direction = checkSignedShape(trackingCode, status, options.kind);
+  const fromBody = bodySeconds(body);
+
+  const headers = readSignatureHeaders(input.headers);
+  // The hash to check and the timestamps it may sign. Spec 5.3 signs X-Timestamp; 6.5 says "the
+  // payload timestamp": either verifies, and the age is the one that matched. The body's `hash`
+  // is an unsigned copy of X-Hash: with the headers, it is not read at all.
+  let hash: string;
+  const candidates: string[] = [];
+  if (headers === undefined) {
+    // Only on the receiver's word, never guessed from unsigned fields: stripped of its headers,
+    // a provider card callback must not become a dealer one.
+    if (options.dealerCardWithoutHeaders !== true) {
+      throw new CallbackVerificationError('missing_header', 'X-Api-Key, X-Timestamp and X-Hash are missing (a dealer card receiver may accept that with dealerCardWithoutHeaders)');
+    }
+    if (options.kind !== undefined && options.kind !== 'dealerCreditCard') {
+      throw new CallbackVerificationError('missing_header', `X-Api-Key, X-Timestamp and X-Hash are missing; only a dealer card callback may come without them, not a ${options.kind} callback`);
+    }
+    const bodyHash = body['hash'];
+    if (typeof bodyHash !== 'string' || fromBody === undefined) {
+      throw new CallbackVerificationError('malformed_body', 'without headers, the body must carry hash (text) and timestamp (Unix seconds)');
+    }
+    hash = bodyHash;
+    candidates.push(fromBody);
+  } else {
+    if (!constantTimeEqual(headers.apiKey, options.apiKey)) {
+      throw new CallbackVerificationError('api_key_mismatch', 'X-Api-Key is not the API key this receiver was given');
+    }
+    hash = headers.hash;
+    if (HEADER_SECONDS.test(headers.timestamp)) candidates.push(String(Number(headers.timestamp)));
+    if (fromBody !== undefined && !candidates.includes(fromBody)) candidates.push(fromBody);
+  }
+  // Every candidate is compared, in constant time each: which one matched is not a secret.
+  const matches = candidates.map((timestamp) => constantTimeEqual(hash, callbackHash(options, trackingCode, status, timestamp)));
+  const signed = candidates.find((_, index) => matches[index] === true);
+  if (signed === undefined) {
+    throw new CallbackVerificationError(
+      'invalid_signature',
+      candidates.length > 1 ? 'the hash matches tracking_code and status with neither X-Timestamp nor the body timestamp' : 'the hash does not match tracking_code, status and timestamp',
+    );
+  }
+  const timestamp = Number(signed);
+
+  const ageSeconds = Math.floor(nowMs / 1000) - timestamp;
+  if (ageSeconds > maxAge) {
+    throw new CallbackVerificationError('timestamp_out_of_tolerance', `the timestamp is ${ageSeconds} s old; at most ${maxAge} s (maxAgeSeconds) is accepted`);
+  }
+  if (-ageSeconds > tolerance) {
+    throw new CallbackVerificationError('timestamp_out_of_tolerance', `the timestamp is ${-ageSeconds} s in the future; at most ${tolerance} s (toleranceSeconds) is accepted`);
+  }
+
+  const kind = kindOfCallback(direction, headers === undefined, body, options);
+  return readVerified(kind, body, timestamp, hash, ageSeconds);
+}
+
+/**
+ * Types the body of a verified callback by its kind's table: the one place a payload is read.
+ * The payload carries the values that verified, not their unsigned copies. schemas.ts makes each
+ * payload type from the same table.
+ */
+function readVerified(kind: VerifiedCallback['kind'], body: Readonly<Record<string, unknown>>, timestamp: number, hash: string, ageSeconds: number): VerifiedCallback {
+  const result = readPayload(CALLBACK_FIELDS[kind], body, { timestamp, hash });
+  if (!result.success) {
+    // Genuine, yet not typeable: 500 (unreadable_payload), so that it is redelivered once fixed.
+    throw new CallbackVerificationError('unreadable_payload', `the signature verified, but the body is not a valid ${kind} callback`, result.issues);
+  }
+  return { kind, payload: result.data, ageSeconds } as VerifiedCallback;
+}

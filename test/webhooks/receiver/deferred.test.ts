@@ -1,0 +1,251 @@
+import { describe, expect, test, vi } from 'vitest';
+import { CallbackJobError, CallbackVerificationError, createCallbackReceiver, signCallback } from '../../../src/index.js';
+import type { CallbackJob, CallbackReceiver, CallbackReceiverOptions, MemoryInboxContext, VerifiedCallback } from '../../../src/index.js';
+import * as webhooks from '../../../src/webhooks/index.js';
+import { NOW_SECONDS, sign, unsigned } from '../../helpers/callbacks.js';
+import type { Delivery } from '../../helpers/serve.js';
+import { DEALER, PROVIDER } from '../../helpers/wire.js';
+
+/** An enqueue that stores each job as an engine stores it: as JSON text. */
+function store(jobs: CallbackJob[]): (job: CallbackJob) => Promise<void> {
+  return (job) => {
+    jobs.push(JSON.parse(JSON.stringify(job)) as CallbackJob);
+    return Promise.resolve();
+  };
+}
+
+// The deferred path without a queue engine: `enqueue` into an array, `apply` from it after a
+// round-trip through JSON, as every engine stores the job. The engines themselves are in
+// deferred-pgboss.pg.test.ts and deferred-bullmq.test.ts.
+
+const NOW_MS = NOW_SECONDS * 1000;
+const DAY_MS = 86_400_000;
+
+function deposit(trackingCode: string, status = 'completed', timestamp = NOW_SECONDS): Delivery {
+  return signCallback({ ...unsigned.deposit, tracking_code: trackingCode, status }, { ...PROVIDER, timestamp });
+}
+
+interface Harness {
+  readonly receiver: CallbackReceiver<MemoryInboxContext>;
+  readonly jobs: CallbackJob[];
+  readonly applied: VerifiedCallback[];
+  readonly errors: { phase: string; error: unknown }[];
+  readonly clock: { ms: number };
+  readonly post: (delivery: Delivery) => Promise<{ status: number; body: string }>;
+}
+
+function harness(options: Partial<CallbackReceiverOptions<MemoryInboxContext>> = {}): Harness {
+  const jobs: CallbackJob[] = [];
+  const applied: VerifiedCallback[] = [];
+  const errors: { phase: string; error: unknown }[] = [];
+  const clock = { ms: NOW_MS };
+  const receiver = createCallbackReceiver({
+    ...PROVIDER,
+    now: () => clock.ms,
+    onError: (error, { phase }) => void errors.push({ phase, error }),
+    enqueue: store(jobs),
+    ...options,
+  });
+  receiver.on('deposit', (callback) => void applied.push(callback));
+  const post = async (delivery: Delivery) => {
+    const answer = await receiver.receive({ headers: delivery.headers, body: delivery.body });
+    return { status: answer.status, body: answer.body };
+  };
+  return { receiver, jobs, applied, errors, clock, post };
+}
+
+async function refusalOf(promise: Promise<unknown>): Promise<CallbackJobError> {
+  const error: unknown = await promise.then(
+    () => new Error('apply resolved for a job it should refuse'),
+    (caught: unknown) => caught,
+  );
+  if (error instanceof CallbackJobError) return error;
+  throw error;
+}
+
+describe('a receiver with enqueue', () => {
+  test('answers 200 once enqueue resolves, with a job that holds the callback, its signature and no key, and runs neither confirm nor a handler', async () => {
+    const confirm = vi.fn(() => true);
+    const { jobs, applied, post } = harness({ confirm });
+    const delivery = deposit('MAN-job01-1763812000');
+    expect(await post(delivery)).toEqual({ status: 200, body: '{"success":true}' });
+    expect(applied).toEqual([]);
+    expect(confirm).not.toHaveBeenCalled();
+    const hash = delivery.headers['X-Hash'];
+    expect(jobs).toEqual([
+      {
+        version: 1,
+        account: PROVIDER.apiKey,
+        kind: 'deposit',
+        event: 'deposit.completed',
+        payload: { ...unsigned.deposit, tracking_code: 'MAN-job01-1763812000', timestamp: NOW_SECONDS, hash },
+        receivedAt: NOW_MS,
+        signature: { hash, timestamp: NOW_SECONDS, in: 'headers' },
+      },
+    ]);
+    expect(JSON.stringify(jobs)).not.toContain(PROVIDER.secretKey);
+  });
+
+  test('answers 500 not_queued when enqueue throws, tells onError, records nothing, and the redelivery is queued and applied', async () => {
+    let down = true;
+    const { receiver, jobs, applied, errors, post } = harness({
+      enqueue: (job) => (down ? Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432')) : store(jobs)(job)),
+    });
+    const delivery = deposit('MAN-down02-1763812000');
+    expect(await post(delivery)).toEqual({ status: 500, body: '{"success":false,"error":"not_queued"}' });
+    expect(errors.map((each) => each.phase)).toEqual(['enqueue']);
+    down = false;
+    expect((await post(delivery)).status).toBe(200);
+    await receiver.apply(jobs[0]!);
+    expect(applied.map((callback) => callback.payload.tracking_code)).toEqual(['MAN-down02-1763812000']);
+  });
+
+  const genuine = deposit('MAN-bad03-1763812000');
+  test.each<[string, Delivery, number]>([
+    ['a forged hash', { headers: { ...genuine.headers, 'X-Hash': 'f'.repeat(64) }, body: genuine.body }, 401],
+    ['another account’s keys', signCallback({ ...unsigned.deposit }, { ...DEALER, timestamp: NOW_SECONDS }), 401],
+    ['a stale signature', deposit('MAN-bad03-1763812000', 'completed', NOW_SECONDS - 4 * 86_400), 401],
+    ['a malformed body', { headers: genuine.headers, body: '{"tracking_code":' }, 400],
+    ['a status changed after signing', { headers: genuine.headers, body: genuine.body.replace('"completed"', '"canceled"') }, 401],
+  ])('never hands %s to enqueue', async (_name, delivery, status) => {
+    const { jobs, post } = harness();
+    expect((await post(delivery)).status).toBe(status);
+    expect(jobs).toEqual([]);
+  });
+});
+
+describe('receiver.apply(job)', () => {
+  test('runs confirm and the handlers of a job after a JSON round-trip, once, and resolves for its duplicates and re-signed copies', async () => {
+    const order: string[] = [];
+    const { receiver, jobs, applied, post } = harness({ confirm: () => (order.push('confirm'), true) });
+    receiver.on('deposit.completed', () => void order.push('handler'));
+    await post(deposit('MAN-once04-1763812000'));
+    await post(deposit('MAN-once04-1763812000'));
+    // The service re-signs its redelivery: another hash and timestamp, the same callback.
+    await post(deposit('MAN-once04-1763812000', 'completed', NOW_SECONDS + 60));
+    expect(jobs).toHaveLength(3);
+    expect(jobs[2]!.signature.timestamp).toBe(NOW_SECONDS + 60);
+    const { apply } = receiver;
+    await Promise.all(jobs.map((job) => apply(job)));
+    await apply(jobs[0]!);
+    expect(order).toEqual(['confirm', 'handler']);
+    expect(applied.map((callback) => [callback.kind, callback.payload.tracking_code, callback.payload.amount, callback.payload.hash])).toEqual([
+      ['deposit', 'MAN-once04-1763812000', 250, jobs[0]!.signature.hash],
+    ]);
+  });
+
+  test('measures the age limit at the receipt time: a job applied four days after a fresh callback arrived applies', async () => {
+    const { receiver, jobs, applied, clock, post } = harness();
+    await post(deposit('MAN-late05-1763812000'));
+    clock.ms += 4 * DAY_MS;
+    await receiver.apply(jobs[0]!);
+    expect(applied).toHaveLength(1);
+  });
+
+  test('applies a dealer card callback that came without headers, as a dealer card callback', async () => {
+    const jobs: CallbackJob[] = [];
+    const receiver = createCallbackReceiver({ ...DEALER, now: () => NOW_MS, dealerCardWithoutHeaders: true, enqueue: store(jobs) });
+    const kinds: string[] = [];
+    receiver.on('dealerCreditCard.success', (callback) => void kinds.push(callback.kind));
+    const { body } = sign({ ...unsigned.dealerCreditCard, tracking_code: 'CC-dl06-1763812000' }, DEALER);
+    expect((await receiver.receive({ headers: {}, body })).status).toBe(200);
+    expect(jobs[0]!.signature.in).toBe('body');
+    await receiver.apply(jobs[0]!);
+    expect(kinds).toEqual(['dealerCreditCard']);
+  });
+
+  test.each<[string, 'confirm-false' | 'confirm-throws' | 'handler-throws']>([
+    ['confirm refuses', 'confirm-false'],
+    ['confirm throws', 'confirm-throws'],
+    ['a handler throws', 'handler-throws'],
+  ])('rejects when %s, records nothing, and the retry applies it once', async (_name, failure) => {
+    let failing = true;
+    const { receiver, jobs, applied, errors, post } = harness({
+      confirm: () => {
+        if (failing && failure === 'confirm-throws') throw new Error('ledger down');
+        return !(failing && failure === 'confirm-false');
+      },
+    });
+    receiver.on('deposit.completed', () => {
+      if (failing && failure === 'handler-throws') throw new Error('deadlock detected');
+    });
+    await post(deposit('MAN-fail07-1763812000'));
+    await expect(receiver.apply(jobs[0]!)).rejects.toThrow(/refused|ledger down|deadlock/);
+    expect(errors.map((each) => each.phase)).toEqual([failure === 'handler-throws' ? 'handler' : 'confirm']);
+    failing = false;
+    await receiver.apply(jobs[0]!);
+    await receiver.apply(jobs[0]!);
+    // The '*'-less 'deposit' handler completed in the failed attempt of 'handler-throws' and is
+    // not run again (the in-memory inbox keeps progress); in the others it never ran before.
+    expect(applied).toHaveLength(1);
+  });
+
+  test('rejects, with no handler, when unhandled is retry; resolves when it is acknowledge', async () => {
+    const jobs: CallbackJob[] = [];
+    const make = (unhandled: 'retry' | 'acknowledge') =>
+      createCallbackReceiver({ ...PROVIDER, now: () => NOW_MS, unhandled, onError: () => undefined, enqueue: store(jobs) });
+    await make('retry').receive({ headers: deposit('MAN-none08-1763812000').headers, body: deposit('MAN-none08-1763812000').body });
+    await expect(make('retry').apply(jobs[0]!)).rejects.toThrow(/no handler/);
+    await expect(make('acknowledge').apply(jobs[0]!)).resolves.toBeUndefined();
+  });
+});
+
+describe('receiver.apply refuses a job the receiver would not have accepted as a callback', () => {
+  type Change = (job: CallbackJob) => unknown;
+  const forgedHash = sign({ ...unsigned.deposit, tracking_code: 'MAN-frg09-1763812000' }, { apiKey: PROVIDER.apiKey, secretKey: 'a guessed secret' }).hash;
+  test.each<[string, Change, string, string, number?]>([
+    ['a status changed in the queue', (job) => ({ ...job, event: 'deposit.canceled', payload: { ...job.payload, status: 'canceled' } }), 'invalid_signature', 'signature'],
+    ['a tracking code changed in the queue', (job) => ({ ...job, payload: { ...job.payload, tracking_code: 'MAN-other99-1763812000' } }), 'invalid_signature', 'signature'],
+    ['a signed timestamp moved', (job) => ({ ...job, signature: { ...job.signature, timestamp: job.signature.timestamp + 1 } }), 'invalid_signature', 'signature'],
+    ['a job forged without the secret key', (job) => ({ ...job, payload: { ...job.payload, tracking_code: 'MAN-frg09-1763812000', hash: forgedHash }, signature: { ...job.signature, hash: forgedHash } }), 'invalid_signature', 'signature'],
+    ['another account’s job', (job) => ({ ...job, account: 'merchant-2' }), 'api_key_mismatch', 'account'],
+    ['a kind changed in the queue', (job) => ({ ...job, kind: 'withdrawal', event: 'withdrawal.completed' }), 'kind_mismatch', 'kind'],
+    ['an event changed in the queue', (job) => ({ ...job, event: 'deposit.canceled' }), 'kind_mismatch', 'event'],
+    // Applied four days later too: only the receipt time is moved, past the 3-day age limit.
+    ['a receipt time past the age limit', (job) => ({ ...job, receivedAt: job.receivedAt + 4 * DAY_MS }), 'timestamp_out_of_tolerance', 'receivedAt', 4 * DAY_MS],
+    ['a receipt time in the future', (job) => ({ ...job, receivedAt: job.receivedAt + 301_000 }), 'timestamp_out_of_tolerance', 'receivedAt'],
+    ['a signature carried nowhere', (job) => ({ ...job, signature: { ...job.signature, in: 'query' } }), 'malformed_body', 'signature'],
+    ['a body without headers on a receiver that does not take one', (job) => ({ ...job, signature: { ...job.signature, in: 'body' } }), 'missing_header', 'signature'],
+    ['a payload that is not an object', (job) => ({ ...job, payload: 'MAN-x' }), 'malformed_body', 'payload'],
+    ['a job of no version', ({ version: _version, ...job }) => job, 'malformed_body', 'job'],
+    ['a string', () => 'MAN-str-1763812000', 'malformed_body', 'job'],
+  ])('%s: rejects with CallbackJobError and applies nothing', async (_name, change, reason, field, laterMs = 0) => {
+    const { receiver, jobs, applied, clock, post } = harness();
+    await post(deposit('MAN-frg09-1763812000'));
+    const job = jobs[0]!;
+    clock.ms += laterMs;
+    const error = await refusalOf(receiver.apply(change(job) as CallbackJob));
+    expect([error.reason, error.field]).toEqual([reason, field]);
+    expect(error).toBeInstanceOf(CallbackVerificationError);
+    expect(error.name).toBe('CallbackJobError');
+    expect(error.message).not.toContain(job.signature.hash);
+    expect(applied).toEqual([]);
+    // Nothing was recorded: the genuine job still applies.
+    await receiver.apply(job);
+    expect(applied).toHaveLength(1);
+  });
+
+  test('refuses the job of a receiver with the same keys under another accountName', async () => {
+    const first = harness({ accountName: 'merchant-1' });
+    const second = harness({ accountName: 'merchant-2' });
+    await first.post(deposit('MAN-acct10-1763812000'));
+    const error = await refusalOf(second.receiver.apply(first.jobs[0]!));
+    expect([error.reason, error.field]).toEqual(['api_key_mismatch', 'account']);
+    expect(second.applied).toEqual([]);
+  });
+
+  test('applies a job whose trace context is not a W3C traceparent: it is unsigned and decides nothing', async () => {
+    const { receiver, jobs, applied, post } = harness();
+    await post(deposit('MAN-trc11-1763812000'));
+    await receiver.apply({ ...jobs[0]!, traceContext: { traceparent: 'not-a-traceparent' } });
+    expect(applied).toHaveLength(1);
+  });
+});
+
+test('payorch/webhooks exports the same objects as payorch', async () => {
+  const main = await import('../../../src/index.js');
+  const names = Object.keys(webhooks);
+  expect(names.length).toBeGreaterThan(10);
+  for (const name of names) expect(webhooks[name as keyof typeof webhooks], name).toBe(main[name as keyof typeof main]);
+  expect(names).toEqual(expect.arrayContaining(['verifyCallback', 'signCallback', 'createCallbackReceiver', 'createMemoryInbox', 'CallbackJobError', 'CallbackVerificationError']));
+});

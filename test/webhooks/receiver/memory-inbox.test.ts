@@ -1,0 +1,210 @@
+import { describe, expect, test, vi } from 'vitest';
+import { CallbackRetentionError, createCallbackReceiver, createMemoryInbox, InboxFullError, isPayorchError, RequestValidationError, signCallback } from '../../../src/index.js';
+import type { CallbackErrorDetails } from '../../../src/index.js';
+import { unsigned } from '../../helpers/callbacks.js';
+import { deferred, deliver, serveNode } from '../../helpers/serve.js';
+import { PROVIDER } from '../../helpers/wire.js';
+
+const key = (trackingCode: string, status = 'completed') => ({ account: 'acct', trackingCode, status });
+
+describe('createMemoryInbox', () => {
+  test('runs the work once per key and reports later calls as duplicates', async () => {
+    const inbox = createMemoryInbox();
+    const work = vi.fn(() => Promise.resolve());
+    expect(await inbox.process(key('MAN-a-1'), work)).toBe('applied');
+    expect(await inbox.process(key('MAN-a-1'), work)).toBe('duplicate');
+    expect(await inbox.process(key('MAN-a-1', 'canceled'), work)).toBe('applied');
+    expect(work).toHaveBeenCalledTimes(2);
+    expect(work).toHaveBeenCalledWith({ key: key('MAN-a-1'), appliedStatuses: [] }, expect.anything());
+  });
+
+  test('keeps tracking code and status apart whatever characters they hold', async () => {
+    const inbox = createMemoryInbox();
+    expect(await inbox.process({ account: 'x', trackingCode: 'A-1', status: 'x-1y' }, () => Promise.resolve())).toBe('applied');
+    expect(await inbox.process({ account: 'x', trackingCode: 'A-1x-1', status: 'y' }, () => Promise.resolve())).toBe('applied');
+  });
+
+  test('refuses a key whose tracking code does not end with the record\'s Unix seconds, running nothing', async () => {
+    const work = vi.fn(() => Promise.resolve());
+    await expect(createMemoryInbox().process(key('ORDER-42x'), work)).rejects.toThrow(/"ORDER-42x" does not end with the record's Unix seconds/);
+    expect(work).not.toHaveBeenCalled();
+  });
+
+  test('records nothing when the work fails, so the next call runs it again', async () => {
+    const inbox = createMemoryInbox();
+    await expect(inbox.process(key('MAN-b-1'), () => Promise.reject(new Error('down')))).rejects.toThrow('down');
+    expect(await inbox.process(key('MAN-b-1'), () => Promise.resolve())).toBe('applied');
+  });
+
+  test('makes a concurrent call wait for the running one and share its failure without running the work', async () => {
+    const inbox = createMemoryInbox();
+    const gate = deferred();
+    const first = inbox.process(key('MAN-c-1'), async () => {
+      await gate.promise;
+      throw new Error('down');
+    });
+    const second = vi.fn(() => Promise.resolve());
+    const waiting = inbox.process(key('MAN-c-1'), second);
+    gate.resolve();
+    await expect(first).rejects.toThrow('down');
+    await expect(waiting).rejects.toThrow(/a copy of this callback delivered at the same time failed/);
+    expect(second).not.toHaveBeenCalled();
+  });
+
+  // Record times in seconds, the clock in milliseconds: a day is 86_400 s.
+  const DAY = 86_400;
+
+  test('forgets a key once its record and its application are older than retentionSeconds, then refuses that callback instead of applying it again', async () => {
+    let now = 1000 * DAY * 1000;
+    const inbox = createMemoryInbox({ retentionSeconds: 60, now: () => now });
+    const work = vi.fn(() => Promise.resolve());
+    const record = `MAN-d-${now / 1000}`;
+    await inbox.process(key(record), work);
+    now += 60_000 - 1;
+    expect(await inbox.process(key(record), work)).toBe('duplicate');
+    now += 1;
+    const refused = await inbox.process(key(record), work).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(CallbackRetentionError);
+    expect(refused).toMatchObject({ trackingCode: record, status: 'completed', recordTime: 1000 * DAY, horizon: 1000 * DAY });
+    expect(work).toHaveBeenCalledTimes(1);
+  });
+
+  test('keeps a key 30 days of record age by default, and a redelivery after that is refused, not applied again', async () => {
+    let now = 1000 * DAY * 1000;
+    const inbox = createMemoryInbox({ now: () => now });
+    const work = vi.fn(() => Promise.resolve());
+    const record = `MAN-e-${now / 1000}`;
+    await inbox.process(key(record), work);
+    now += 30 * DAY * 1000 - 1;
+    expect(await inbox.process(key(record), work)).toBe('duplicate');
+    now += 1;
+    await expect(inbox.process(key(record), work)).rejects.toThrow(CallbackRetentionError);
+    expect(work).toHaveBeenCalledTimes(1);
+  });
+
+  test('refuses nothing before it forgot a key: a fresh inbox applies a callback of a ten-year-old record', async () => {
+    const inbox = createMemoryInbox({ now: () => 4000 * DAY * 1000 });
+    expect(await inbox.process(key(`MAN-g-${400 * DAY}`), () => Promise.resolve())).toBe('applied');
+  });
+
+  test('refuses a callback never applied whose record is not younger than the newest record forgotten, records nothing, and applies a younger one', async () => {
+    let now = 1000 * DAY * 1000;
+    const inbox = createMemoryInbox({ retentionSeconds: DAY, now: () => now });
+    const forgotten = 1000 * DAY - 10;
+    await inbox.process(key(`MAN-h-${forgotten}`), () => Promise.resolve());
+    now += 2 * DAY * 1000;
+    const work = vi.fn(() => Promise.resolve());
+    for (const record of [forgotten - 5, forgotten, forgotten - 5]) {
+      const refused = await inbox.process(key(`MAN-i-${record}`), work).catch((error: unknown) => error);
+      expect(refused).toMatchObject({ name: 'CallbackRetentionError', recordTime: record, horizon: forgotten });
+    }
+    expect(work).not.toHaveBeenCalled();
+    expect(await inbox.process(key(`MAN-i-${forgotten + 1}`), work)).toBe('applied');
+  });
+
+  test('forgets the steps a failed attempt completed only with the record\'s age, and then refuses its redelivery rather than run them again', async () => {
+    let now = 1000 * DAY * 1000;
+    const inbox = createMemoryInbox({ retentionSeconds: DAY, now: () => now });
+    const record = `MAN-j-${1000 * DAY}`;
+    await expect(inbox.process(key(record), (_context, progress) => {
+      progress?.add('credit');
+      return Promise.reject(new Error('audit down'));
+    })).rejects.toThrow('audit down');
+    now += DAY * 1000 - 1;
+    const seen: boolean[] = [];
+    await expect(inbox.process(key(record), (_context, progress) => {
+      seen.push(progress?.has('credit') ?? false);
+      return Promise.reject(new Error('audit down'));
+    })).rejects.toThrow('audit down');
+    now += DAY * 1000;
+    await expect(inbox.process(key(record), () => Promise.resolve())).rejects.toThrow(CallbackRetentionError);
+    expect(seen).toEqual([true]);
+  });
+
+  test('refuses a new key when full of keys it cannot forget yet, instead of forgetting one early, and takes it once one is forgotten', async () => {
+    let now = 1000 * DAY * 1000;
+    const at = now / 1000;
+    const inbox = createMemoryInbox({ maxKeys: 2, retentionSeconds: 10, now: () => now });
+    await inbox.process(key(`MAN-f-${at}`), () => Promise.resolve());
+    now += 5000;
+    await inbox.process(key(`MAN-f-${at + 5}`), () => Promise.resolve());
+    const work = vi.fn(() => Promise.resolve());
+    await expect(inbox.process(key(`MAN-f-${at + 5}1`), work)).rejects.toThrow(InboxFullError);
+    expect(work).not.toHaveBeenCalled();
+    expect(await inbox.process(key(`MAN-f-${at}`), work)).toBe('duplicate');
+    now += 5000;
+    expect(await inbox.process(key(`MAN-f-${at + 10}`), work)).toBe('applied');
+    expect(await inbox.process(key(`MAN-f-${at + 5}`), work)).toBe('duplicate');
+  });
+
+  test.each([
+    [{ maxKeys: 0 }, /createMemoryInbox: maxKeys: must be an integer from 1/],
+    [{ maxKeys: 1.5 }, /maxKeys: .*got 1.5/],
+    [{ retentionSeconds: Number.NaN }, /retentionSeconds: must be an integer from 1 .*got NaN/],
+    [{ retentionSeconds: Infinity }, /retentionSeconds: .*got Infinity/],
+  ])('refuses %o', (options, message) => {
+    expect(() => createMemoryInbox(options)).toThrow(RequestValidationError);
+    expect(() => createMemoryInbox(options)).toThrow(message);
+  });
+});
+
+describe('createMemoryInbox, what it keeps between attempts', () => {
+  test('keeps the steps a failed attempt completed for the next attempt of that key only, and drops them once applied', async () => {
+    const inbox = createMemoryInbox();
+    const seen: boolean[] = [];
+    await expect(
+      inbox.process(key('MAN-steps-1'), (_context, progress) => {
+        progress?.add('credit');
+        return Promise.reject(new Error('audit down'));
+      }),
+    ).rejects.toThrow('audit down');
+    await inbox.process(key('MAN-steps-2'), (_context, progress) => {
+      seen.push(progress?.has('credit') ?? false);
+      return Promise.resolve();
+    });
+    await inbox.process(key('MAN-steps-1'), (_context, progress) => {
+      seen.push(progress?.has('credit') ?? false);
+      return Promise.resolve();
+    });
+    expect(seen).toEqual([false, true]);
+  });
+
+  test('tells the statuses applied before for the same account and tracking code, not another account\'s', async () => {
+    const inbox = createMemoryInbox();
+    const seen: (readonly string[])[] = [];
+    const record = ({ appliedStatuses }: { readonly appliedStatuses: readonly string[] }): Promise<void> => {
+      seen.push(appliedStatuses);
+      return Promise.resolve();
+    };
+    await inbox.process(key('WIT-ends-1', 'rejected'), record);
+    await inbox.process({ ...key('WIT-ends-1', 'completed'), account: 'other' }, record);
+    await inbox.process(key('WIT-ends-1', 'failed'), record);
+    expect(seen).toEqual([[], [], ['rejected']]);
+  });
+});
+
+describe('a receiver on the in-memory inbox, past its retention', () => {
+  test('answers a re-signed redelivery of a forgotten callback 422 record_too_old, tells onError (phase retention) and does not apply it again', async () => {
+    const DAY = 86_400_000;
+    let now = Date.now();
+    const errors: { error: unknown; details: CallbackErrorDetails }[] = [];
+    const credit = vi.fn();
+    const receiver = createCallbackReceiver({ ...PROVIDER, inbox: createMemoryInbox({ now: () => now }), onError: (error, details) => void errors.push({ error, details }) });
+    receiver.on('deposit.completed', credit);
+    const served = await serveNode(receiver.nodeHandler);
+    try {
+      const trackingCode = `MAN-resent1-${Math.floor(now / 1000)}`;
+      const delivery = () => signCallback({ ...unsigned.deposit, tracking_code: trackingCode }, PROVIDER);
+      expect(await deliver(served.url, delivery())).toEqual({ status: 200, body: { success: true } });
+      now += 31 * DAY;
+      // Re-signed now: a fresh timestamp and a genuine hash, as a support "resend" sends it.
+      expect(await deliver(served.url, delivery())).toEqual({ status: 422, body: { success: false, error: 'record_too_old' } });
+      expect(credit).toHaveBeenCalledTimes(1);
+      expect(errors).toHaveLength(1);
+      expect(errors[0]?.details).toMatchObject({ phase: 'retention', callback: { kind: 'deposit', payload: { tracking_code: trackingCode } } });
+      expect(isPayorchError(errors[0]?.error, CallbackRetentionError)).toBe(true);
+    } finally {
+      await served.close();
+    }
+  });
+});
