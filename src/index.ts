@@ -170,24 +170,11 @@ export {
   DealerCardPayment,
 } from './dealer/credit-card.js';
 
-// Callbacks
-export {
-  verifyCallback,
-  DEFAULT_CALLBACK_MAX_AGE_SECONDS,
-} from './webhooks/verify.js';
-export type {
-  CallbackInput,
-  VerifyCallbackOptions,
-} from './webhooks/verify.js';
-export { verifyCallbackRequest } from './webhooks/verify.js';
-export { signCallback } from './webhooks/sign.js';
-export type {
-  SignCallbackPayload,
-  SignCallbackOptions,
-  SignedCallback,
-} from './webhooks/sign.js';
-export type { CallbackHeaders } from './webhooks/headers.js';
-export type { CallbackBody } from './webhooks/body.js';
+// Callbacks: verifying, signing, receiving and applying once, now or from a queue. The one list
+// of these names is payorch/webhooks' (src/webhooks/index.ts): the same objects under the same
+// names, so the two entries cannot drift apart.
+export * from './webhooks/index.js';
+// The callback schemas as values (payorch/webhooks exports their types only: it loads no zod).
 export {
   DepositCallback,
   WithdrawalCallback,
@@ -199,16 +186,6 @@ export {
   CreditCardCallbackStatus,
   DealerCreditCardCallbackStatus,
 } from './webhooks/schemas.js';
-export type { VerifiedCallback } from './webhooks/schemas.js';
-export { CALLBACK_STATUSES } from './webhooks/kinds.js';
-export type {
-  CallbackKind,
-  CallbackStatus,
-} from './webhooks/kinds.js';
-export { CallbackVerificationError } from './errors/callback-verification-error.js';
-export type { CallbackVerificationReason } from './errors/callback-verification-error.js';
-export { CallbackJobError } from './errors/callback-job-error.js';
-export type { CallbackJobField } from './errors/callback-job-error.js';
 export {
   parseTrackingCode,
   safeParseTrackingCode,
@@ -220,49 +197,6 @@ export type {
   RecordKind,
 } from './core/tracking-code.js';
 export { TrackingCodeError } from './errors/tracking-code-error.js';
-
-// Receiving callbacks: verify, route, apply once
-export { createCallbackReceiver } from './webhooks/receiver/receiver.js';
-export type {
-  CallbackReceiver,
-  CallbackReceiverOptions,
-} from './webhooks/receiver/receiver.js';
-export type { CallbackReceiverAnswer } from './webhooks/receiver/answer.js';
-export type {
-  CallbackHandler,
-  CallbackConfirm,
-} from './webhooks/receiver/apply.js';
-export type { CallbackErrorDetails } from './webhooks/receiver/report.js';
-export type { CallbackJob } from './webhooks/job.js';
-export { confirmWithCardStatus } from './webhooks/confirm-card.js';
-export type { CardStatusSource, ConfirmWithCardStatusOptions } from './webhooks/confirm-card.js';
-export type { Api } from './core/endpoint.js';
-export type {
-  CallbackEventName,
-  CallbackOfEvent,
-} from './webhooks/events.js';
-export {
-  createMemoryInbox,
-  DEFAULT_MEMORY_INBOX_RETENTION_SECONDS,
-} from './webhooks/receiver/memory-inbox.js';
-export type {
-  MemoryInboxContext,
-  MemoryInboxOptions,
-} from './webhooks/receiver/memory-inbox.js';
-export type {
-  CallbackInbox,
-  CallbackKey,
-  CallbackInboxOutcome,
-  CallbackProgress,
-} from './webhooks/inbox.js';
-export type {
-  NodeRequestLike,
-  NodeResponseLike,
-} from './webhooks/receiver/node.js';
-export { InboxFullError } from './errors/inbox-full-error.js';
-export { CallbackRetentionError } from './errors/callback-retention-error.js';
-
-export { callbackKeyString } from './webhooks/key.js';
 
 // Reliability: logging and hooks (retries, clock skew, proxies and the https rule are client options)
 export type {

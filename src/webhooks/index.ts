@@ -56,6 +56,7 @@ export type { CallbackVerificationReason } from '../errors/callback-verification
 export { CallbackJobError } from '../errors/callback-job-error.js';
 export type { CallbackJobField } from '../errors/callback-job-error.js';
 export { InboxFullError } from '../errors/inbox-full-error.js';
+export { CallbackRetentionError } from '../errors/callback-retention-error.js';
 
 // Receiving: verify, route, apply once, now or from a queue
 export { createCallbackReceiver } from './receiver/receiver.js';
@@ -70,14 +71,18 @@ export type {
 } from './receiver/apply.js';
 export type { CallbackErrorDetails } from './receiver/report.js';
 export type { CallbackJob } from './job.js';
+export { callbackKeyString } from './key.js';
 export { confirmWithCardStatus } from './confirm-card.js';
-export type { CardStatusSource } from './confirm-card.js';
+export type { CardStatusSource, ConfirmWithCardStatusOptions } from './confirm-card.js';
 export type { Api } from '../core/endpoint.js';
 export type {
   CallbackEventName,
   CallbackOfEvent,
 } from './events.js';
-export { createMemoryInbox } from './receiver/memory-inbox.js';
+export {
+  createMemoryInbox,
+  DEFAULT_MEMORY_INBOX_RETENTION_SECONDS,
+} from './receiver/memory-inbox.js';
 export type {
   MemoryInboxContext,
   MemoryInboxOptions,
