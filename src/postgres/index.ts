@@ -12,6 +12,7 @@ import { CallbackRetentionError } from '../errors/callback-retention-error.js';
 import { RequestValidationError } from '../errors/request-validation-error.js';
 import { StatementPoolingError } from '../errors/statement-pooling-error.js';
 import type { CallbackInbox, CallbackKey, CallbackInboxOutcome } from '../webhooks/inbox.js';
+import { sha256Hex } from '../core/hash/web.js';
 import { recordTimeOf } from '../webhooks/record-time.js';
 
 /** The parts of a node-postgres result the inbox reads. */
@@ -26,11 +27,13 @@ export interface PostgresQueryResult {
  * handlers get yours with all its methods.
  */
 export interface PostgresClient {
-  /**
-   * Runs one statement with its `$1`, `$2`… values. The inbox never names a statement: a named
-   * one collides across processes, tables and applications sharing a pooler's server connections.
-   */
+  /** Runs one statement with its `$1`, `$2`… values. */
   query(text: string, values?: unknown[]): Promise<PostgresQueryResult>;
+  /**
+   * Runs a named statement, prepared once per connection (pg's `QueryConfig`). The inbox names its
+   * claim by a digest of its text, so a name always means the same statement on the same table.
+   */
+  query(config: { readonly name: string; readonly text: string; readonly values: unknown[] }): Promise<PostgresQueryResult>;
   /** Returns the client to its pool; an error destroys it instead (a broken connection). */
   release(error?: Error | boolean): void;
   /** Listens for the connection failing while the inbox holds the client. */
@@ -252,8 +255,9 @@ const HORIZON_ROW = "account = '' AND tracking_code = '' AND status = 'payorch:h
  *   transaction back, key included, and the redelivery applies it.
  * - A record at or before the table's horizon (see {@link pruneCallbackInbox}) whose key is not
  *   held: refused with a `CallbackRetentionError`, nothing recorded (the receiver answers 422).
- * - Behind a pooler: transaction and session pooling work (no statement is named); statement
- *   pooling refuses transactions, and the inbox refuses with a `StatementPoolingError`.
+ * - Behind a pooler: transaction and session pooling work (the claim is named by a digest of its
+ *   text, and made unnamed where the pooler loses the name); statement pooling refuses
+ *   transactions, and the inbox refuses with a `StatementPoolingError`.
  *
  * @example
  * ```ts
@@ -274,17 +278,23 @@ export function createPostgresInbox<TPool extends PostgresPool>(options: Postgre
   const name = tableName('createPostgresInbox', options);
   // The claim in one statement: the horizon, the key's insert when its record is younger, whether
   // the key was held, and the statuses applied before. One round trip fewer per callback than
-  // separate statements (bench/RESULTS.md). The parts read the statement's snapshot, taken after
-  // the insert's lock on the table: once a prune has committed (it locks the table against
-  // claims), its horizon and deletions are seen. Unnamed, so that no two processes, tables or
-  // applications sharing a pooler's server connection collide on a statement name.
+  // separate statements. The parts read the statement's snapshot, taken after the insert's lock
+  // on the table: once a prune has committed (it locks the table against claims), its horizon and
+  // deletions are seen.
   const claimSql = (table: string): string => `WITH horizon AS (SELECT extract(epoch FROM applied_at)::bigint AS at FROM ${table} WHERE ${HORIZON_ROW}),
 inserted AS (INSERT INTO ${table} (account, tracking_code, status) SELECT $1::text, $2::text, $3::text
   WHERE NOT EXISTS (SELECT 1 FROM horizon WHERE $4::bigint <= at) ON CONFLICT DO NOTHING RETURNING 1)
 SELECT EXISTS (SELECT 1 FROM inserted) AS inserted, (SELECT at FROM horizon) AS horizon,
   EXISTS (SELECT 1 FROM ${table} WHERE account = $1::text AND tracking_code = $2::text AND status = $3::text) AS held,
   ARRAY(SELECT status FROM ${table} WHERE account = $1::text AND tracking_code = $2::text AND status <> $3::text ORDER BY applied_at) AS applied`;
-  let claim: { readonly table: string; readonly sql: string } | undefined;
+  let claim: { readonly table: string; readonly sql: string; readonly name: string } | undefined;
+  // Prepared once per connection under a name made from a digest of its text: a name means one
+  // text, on one schema-qualified table, so processes, tables and applications sharing a pooler's
+  // server connections can never run each other's claim. A pooler that moves a client between
+  // server connections (PgBouncer's transaction pooling before 1.21) answers that the name is
+  // unknown or taken: the claim is then rolled back, before any handler ran, and made again
+  // unnamed, as every claim of this inbox is from then on.
+  let named = true;
   guardPool(options.pool, options.onPoolError);
 
   return {
@@ -302,7 +312,8 @@ SELECT EXISTS (SELECT 1 FROM inserted) AS inserted, (SELECT at FROM horizon) AS 
       try {
         if (claim === undefined) {
           table = await name(client);
-          claim = { table, sql: claimSql(table) };
+          const sql = claimSql(table);
+          claim = { table, sql, name: `payorch_claim_${sha256Hex(sql).slice(0, 32)}` };
         }
         try {
           await client.query('BEGIN');
@@ -317,7 +328,20 @@ SELECT EXISTS (SELECT 1 FROM inserted) AS inserted, (SELECT at FROM horizon) AS 
           }
           throw error;
         }
-        const { rows = [] } = await client.query(claim.sql, [key.account, key.trackingCode, key.status, record]);
+        const values = [key.account, key.trackingCode, key.status, record];
+        // Read once: copies under way at the same time may each meet the pooler and fall back.
+        const byName = named;
+        let result: PostgresQueryResult;
+        try {
+          result = byName ? await client.query({ name: claim.name, text: claim.sql, values }) : await client.query(claim.sql, values);
+        } catch (error) {
+          if (!byName || !isPreparedStatementError(error)) throw error;
+          named = false;
+          await client.query('ROLLBACK');
+          await client.query('BEGIN');
+          result = await client.query(claim.sql, values);
+        }
+        const { rows = [] } = result;
         const [claimed] = rows as readonly (Partial<Record<'inserted' | 'horizon' | 'held' | 'applied', unknown>> | undefined)[];
         if (claimed?.inserted !== true) {
           // Not inserted: a duplicate, unless the horizon stopped a key that was not held (the
@@ -350,6 +374,13 @@ SELECT EXISTS (SELECT 1 FROM inserted) AS inserted, (SELECT at FROM horizon) AS 
       }
     },
   };
+}
+
+// 26000 invalid_sql_statement_name, 42P05 duplicate_prepared_statement: the server connection
+// under the client is not the one the name was prepared on.
+function isPreparedStatementError(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as Partial<Record<'code' | 'message', unknown>>;
+  return code === '26000' || code === '42P05' || (typeof message === 'string' && /prepared statement/i.test(message));
 }
 
 // One listener per pool, however many inboxes share it.

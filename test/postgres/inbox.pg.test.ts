@@ -166,6 +166,29 @@ describe('the PostgreSQL inbox', () => {
     await expect(inbox.process({ account: 'acct', trackingCode: 'MAN-pool05-2', status: 'completed' }, () => Promise.reject(new Error('no')))).rejects.toThrow('no');
     expect(own.totalCount - own.idleCount).toBe(0);
   });
+
+  test('prepares its claim once per connection, named by a digest of its text: one name per table, the same in every process', async () => {
+    const other = `inbox_other_${process.pid}`;
+    await createCallbackInboxTable({ pool: admin, table: other });
+    const names = async (onTable: string): Promise<string[]> => {
+      const one = new pg.Pool({ connectionString: inject('postgresUrl'), max: 1 });
+      try {
+        const inbox = createPostgresInbox({ pool: one, table: onTable });
+        for (const code of ['MAN-named06-1763812000', 'MAN-named07-1763812000']) await inbox.process({ account: 'acct', trackingCode: code, status: 'completed' }, () => Promise.resolve());
+        const { rows } = await one.query<{ name: string }>('SELECT name FROM pg_prepared_statements');
+        return rows.map((row) => row.name);
+      } finally {
+        await one.end();
+      }
+    };
+    const [first, again, onOther] = [await names(table), await names(table), await names(other)];
+    await admin.query(`DROP TABLE ${other}`);
+    expect(first).toHaveLength(1);
+    expect(first[0]).toMatch(/^payorch_claim_[0-9a-f]{32}$/);
+    expect(again).toEqual(first);
+    expect(onOther).toHaveLength(1);
+    expect(onOther).not.toEqual(first);
+  });
 });
 
 describe('the inbox table', () => {

@@ -16,11 +16,11 @@ test('a handler gets the pool’s own client type, pg’s PoolClient for a pg Po
   });
 });
 
-test('a pool whose clients run unnamed statements only is enough: the inbox names none', () => {
+test('a pool whose clients run text and named statements, as pg\'s do, is enough', () => {
   const minimal = {
     connect: () =>
       Promise.resolve({
-        query: (_text: string, _values?: unknown[]) => Promise.resolve({ rowCount: 0 }),
+        query: (_statement: string | { readonly name: string; readonly text: string; readonly values: unknown[] }, _values?: unknown[]) => Promise.resolve({ rowCount: 0 }),
         release: () => undefined,
         on: () => undefined,
         removeListener: () => undefined,

@@ -149,12 +149,12 @@ function pausedBeforeCommit(source: pg.Pool, reached: () => void, gate: Promise<
     async connect(): Promise<PostgresClient> {
       const client = await source.connect();
       return {
-        async query(text: string, values?: unknown[]) {
-          if (text === 'COMMIT') {
+        async query(statement: string | { readonly name: string; readonly text: string; readonly values: unknown[] }, values?: unknown[]) {
+          if (statement === 'COMMIT') {
             reached();
             await gate;
           }
-          return client.query(text, values);
+          return typeof statement === 'string' ? client.query(statement, values) : client.query({ ...statement });
         },
         release: (error?: Error | boolean) => {
           client.release(error);
