@@ -273,8 +273,8 @@ export function createPostgresInbox<TPool extends PostgresPool>(options: Postgre
   checkOptions('createPostgresInbox', options, POSTGRES_INBOX_OPTIONS);
   const name = tableName('createPostgresInbox', options);
   // The claim in one statement: the horizon, the key's insert when its record is younger, whether
-  // the key was held, and the statuses applied before. One round trip fewer per callback than
-  // separate statements (bench/RESULTS.md). The parts read the statement's snapshot, taken after
+  // the key was held, and the statuses applied before: one round trip per callback, not one per
+  // step. The parts read the statement's snapshot, taken after
   // the insert's lock on the table: once a prune has committed (it locks the table against
   // claims), its horizon and deletions are seen. Unnamed, so that no two processes, tables or
   // applications sharing a pooler's server connection collide on a statement name.
