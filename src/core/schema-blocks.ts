@@ -171,8 +171,8 @@ let FastObject: $constructor<z.ZodMiniObject> | undefined;
 /**
  * `z.looseObject` as classic zod builds it: zod/mini's object parses through the generic loop,
  * classic's through the code it generates once per shape (`$ZodObjectJIT`, which falls back to
- * the loop where a runtime forbids `new Function`), about three times faster on a callback body
- * (bench/RESULTS.md). Assembled from zod's public constructors, the way zod's own classes are, and
+ * the loop where a runtime forbids `new Function`), which reads a callback body without walking
+ * the shape's keys each time. Assembled from zod's public constructors, the way zod's own classes are, and
  * named `ZodMiniObject` so that it is one (`instanceof`, JSON Schema, composition with any zod).
  * Built on first use, so that importing payorch evaluates nothing a call does not need.
  */

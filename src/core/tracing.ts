@@ -64,7 +64,6 @@ interface GuardedSpan {
   set(attributes: Attributes): void;
   event(name: string, attributes: Attributes): void;
   fail(message: string): void;
-  /** Ends the span, once, when the call or the callback is done. */
   end(): void;
   /** The span's W3C `traceparent`, or undefined when the tracer does not tell it. */
   traceparent(): string | undefined;

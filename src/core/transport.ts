@@ -149,7 +149,7 @@ export class Transport {
   #ky: KyInstance | undefined;
   readonly #now: () => number;
   readonly #observer: Observer;
-  /** False when there is no logger and no hook: then no event is built, a cost no one reads (bench/findings.md). */
+  /** False when there is no logger and no hook: then no event is built, since no one would read it. */
   readonly #observed: boolean;
   /** Server time minus local time, learned from a "Request timestamp expired" answer. */
   #clockOffsetMs: number;
@@ -215,8 +215,8 @@ export class Transport {
     const timeout = options.timeout ?? this.#config.timeout ?? DEFAULT_TIMEOUT_MS;
     // One controller per call, aborted by the deadline or by the caller's signal, and dropped
     // with its timer when the call ends. AbortSignal.timeout() would keep a timer, a signal and
-    // what listens to it alive for the whole timeout after the call, and AbortSignal.any() costs
-    // tens of microseconds a call on Node 20 (bench/RESULTS.md).
+    // what listens to it alive for the whole timeout after the call, and AbortSignal.any() would
+    // add a combined signal to every call.
     const controller = new AbortController();
     const timer = setTimeout(() => {
       controller.abort(new DOMException(`The call took longer than ${timeout} ms`, 'TimeoutError'));
@@ -304,7 +304,7 @@ export class Transport {
       headers: signed,
       ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) }),
       // The deadline rides on the fetch ky calls, not on ky's `signal` option: given a signal, ky
-      // combines it with its own through AbortSignal.any on every call, a cost bench/findings.md measures.
+      // combines it with its own through AbortSignal.any on every call.
       // The fetch is read at call time: msw and other test doubles patch globalThis.fetch later.
       fetch: (input, init) => {
         // Aborted before this attempt reached fetch: it cannot have been sent (outcome not_sent).
@@ -433,7 +433,7 @@ export class Transport {
   }
 
   #url(call: Call<z.ZodMiniType>): string {
-    // Most calls have no query: skip URLSearchParams, a microsecond or two per call on Node.
+    // Most calls have no query: no URLSearchParams to build for them.
     if (call.query === undefined) return `${this.#root}${call.path}`;
     const query = new URLSearchParams();
     for (const [name, value] of Object.entries(call.query)) {
@@ -499,8 +499,8 @@ let kyModule: Promise<typeof kyModuleType> | undefined;
 
 /**
  * ky, imported on the first call rather than at load: ky's module runs a feature test that builds
- * a streaming `Request`, which makes Node load its whole fetch implementation, about 20 ms of
- * every cold start (bench/RESULTS.md) that the first call pays anyway.
+ * a streaming `Request`, which makes Node load its whole fetch implementation: a cost every cold
+ * start would pay, which the first call pays anyway.
  */
 async function loadKy(): Promise<KyInstance> {
   kyModule ??= import('ky');

@@ -18,9 +18,9 @@ let english: z.core.$ZodErrorMap | undefined;
 /**
  * `schema.safeParse(input)` with zod's English messages. zod/mini loads no locale (its messages
  * are a bare "Invalid input"), and setting one with `z.config` would change the app's zod too (the
- * config is global) and be work at import. Handing the map to every parse costs about 3 µs per
- * answer (any parse options give each schema's run a context of another shape), so the input is
- * parsed without it and parsed again with it only when it fails, to word the issues.
+ * config is global) and be work at import. Any parse options give each schema's run a context of
+ * another shape, which slows every parse (docs/decisions.md), so the input is parsed without the
+ * map and parsed again with it only when it fails, to word the issues.
  */
 export function safeParse<S extends z.ZodMiniType>(schema: S, input: unknown): z.core.util.SafeParseResult<z.output<S>> {
   const result = schema.safeParse(input);

@@ -277,10 +277,10 @@ export function createPostgresInbox<TPool extends PostgresPool>(options: Postgre
   checkOptions('createPostgresInbox', options, POSTGRES_INBOX_OPTIONS);
   const name = tableName('createPostgresInbox', options);
   // The claim in one statement: the horizon, the key's insert when its record is younger, whether
-  // the key was held, and the statuses applied before. One round trip fewer per callback than
-  // separate statements. The parts read the statement's snapshot, taken after the insert's lock
-  // on the table: once a prune has committed (it locks the table against claims), its horizon and
-  // deletions are seen.
+  // the key was held, and the statuses applied before: one round trip per callback, not one per
+  // step. The parts read the statement's snapshot, taken after the insert's lock on the table:
+  // once a prune has committed (it locks the table against claims), its horizon and deletions are
+  // seen.
   const claimSql = (table: string): string => `WITH horizon AS (SELECT extract(epoch FROM applied_at)::bigint AS at FROM ${table} WHERE ${HORIZON_ROW}),
 inserted AS (INSERT INTO ${table} (account, tracking_code, status) SELECT $1::text, $2::text, $3::text
   WHERE NOT EXISTS (SELECT 1 FROM horizon WHERE $4::bigint <= at) ON CONFLICT DO NOTHING RETURNING 1)

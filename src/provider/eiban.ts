@@ -21,13 +21,13 @@ export type EibanWithdrawShape = PaymentParamsShape & {
 export const EibanWithdrawParams = /* @__PURE__ */ strictObject((): EibanWithdrawShape => ({ ...paymentParams(), iban: iban() }));
 export type EibanWithdrawParams = z.input<typeof EibanWithdrawParams>;
 
-/** An E-IBAN deposit record (spec 4.7). */
 /** The fields of an E-IBAN deposit record. */
 export type EibanDepositRecordShape = RecordCoreShape & RecordEchoShape & DepositStatusShape & {
   /** The payment page (URL) to redirect the customer to (spec 2.4). Deposits only. */
   readonly payment_url: z.ZodMiniString<string>;
 };
 
+/** An E-IBAN deposit record (spec 4.7). */
 export const EibanDeposit = /* @__PURE__ */ envelope((): EibanDepositRecordShape => ({
   ...recordCore(),
   ...recordEcho(),

@@ -21,13 +21,13 @@ export type ManualWithdrawShape = PaymentParamsShape & {
 export const ManualWithdrawParams = /* @__PURE__ */ strictObject((): ManualWithdrawShape => ({ ...paymentParams(), iban: iban() }));
 export type ManualWithdrawParams = z.input<typeof ManualWithdrawParams>;
 
-/** A manual deposit record: the customer is sent to `payment_url` (spec 4.5). */
 /** The fields of a manual deposit record. */
 export type ManualDepositRecordShape = RecordCoreShape & RecordEchoShape & DepositStatusShape & {
   /** The payment page (URL) to redirect the customer to; there the customer may change the amount and sees the IBAN details (spec 4.5). Deposits only. */
   readonly payment_url: z.ZodMiniString<string>;
 };
 
+/** A manual deposit record: the customer is sent to `payment_url` (spec 4.5). */
 export const ManualDeposit = /* @__PURE__ */ envelope((): ManualDepositRecordShape => ({
   ...recordCore(),
   ...recordEcho(),

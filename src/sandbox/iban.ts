@@ -1,6 +1,6 @@
 import type { SeededRandom } from './random.js';
 
-/**
+/*
  * IBANs for the sandbox: generated ones carry a correct ISO 13616 check, so that a client's
  * own IBAN validation accepts them, and the dealer's recipient IBANs are checked the same way.
  */

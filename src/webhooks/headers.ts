@@ -33,7 +33,7 @@ const LOWER_NAMES: readonly string[] = NAMES.map(([, name]) => name.toLowerCase(
 const LENGTHS: ReadonlySet<number> = new Set(LOWER_NAMES.map((name) => name.length));
 
 // Every value given for each of NAMES: a repeated header must be seen as repeated, never reduced
-// to one. A plain object is scanned once, each name lower-cased once (bench/RESULTS.md).
+// to one. A plain object is scanned once for all three names, each name lower-cased once.
 function valuesOfNames(headers: object): unknown[][] {
   if (isHeaderLookup(headers)) {
     return NAMES.map(([, name]) => {

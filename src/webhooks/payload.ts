@@ -7,7 +7,7 @@ import type { CallbackKind } from './kinds.js';
  * The fields of each callback body (spec 6), as data: one table per kind, from which both the
  * exported zod schemas (schemas.ts) and verification's reader (`readPayload`, below) are made. The
  * reader needs no schema library, so a route that only verifies callbacks bundles no zod and
- * reads a body in a fraction of a schema's time (docs/decisions.md, bench/RESULTS.md).
+ * runs no schema per body (docs/decisions.md).
  * No zod here: importing this file must not pull it into a bundle.
  */
 

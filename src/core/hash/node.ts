@@ -2,8 +2,8 @@
 // `imports`, "#hash"). node:crypto is taken on the first hash, through the synchronous
 // `process.getBuiltinModule` (Node 20.16+), not imported: a serverless receiver's cold start then
 // does not pay for loading it. Without it, the pure-JS hash answers the same. The one-shot `hash()`
-// (Node 20.12+) rather than a createHash chain: the faster of the two on the short strings payorch
-// signs (docs/decisions.md).
+// (Node 20.12+) rather than a createHash chain: it builds no Hash object for the short strings
+// payorch signs (docs/decisions.md).
 import type * as NodeCrypto from 'node:crypto';
 import { sha256Hex as pureSha256Hex } from './web.js';
 

@@ -23,7 +23,7 @@ const JSON_HEADERS = { 'content-type': 'application/json' } as const;
 /** The answer of a status, with the reason of a refusal. */
 export function answer(status: CallbackReceiverAnswer['status'], error?: string, extraHeaders?: Record<string, string>): CallbackReceiverAnswer {
   const body = error === undefined ? '{"success":true}' : JSON.stringify({ success: false, error });
-  // The length known, node:http sends the answer in one piece instead of chunks (bench/RESULTS.md).
+  // The length known, node:http sends the answer in one piece instead of chunks.
   return { status, headers: { ...JSON_HEADERS, 'content-length': String(new TextEncoder().encode(body).byteLength), ...extraHeaders }, body };
 }
 
