@@ -22,8 +22,12 @@ run "node 24" npx -y node@24
 run "node 26" npx -y node@26
 run "bun" npx -y bun
 # Deno asks before touching the network, files or the environment: grant exactly those. The
-# .invalid name is looked up (and never resolves) by the connection-failure check.
-run "deno" npx -y deno run --allow-net=127.0.0.1,payorch-sdk-test.invalid --allow-read=. --allow-env --allow-sys --quiet
+# .invalid name is looked up (and never resolves) by the connection-failure check. Its caches go
+# to a directory of this run: a CommonJS file rebuilt at the same path was once run from a stale
+# cache, requiring a chunk of the build before.
+deno_dir=$(mktemp -d)
+trap 'rm -rf "$deno_dir"' EXIT
+run "deno" env DENO_DIR="$deno_dir" npx -y deno run --allow-net=127.0.0.1,payorch-sdk-test.invalid --allow-read=. --allow-env --allow-sys --quiet
 
 echo
 if ((${#failures[@]} > 0)); then
