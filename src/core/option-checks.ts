@@ -1,4 +1,4 @@
-import { RequestValidationError } from '../errors/request-validation-error.js';
+import { RequestValidationError } from '../errors/error.js';
 
 /*
  * The options a user gives a client, a call, verifyCallback, signCallback, a receiver, an inbox or

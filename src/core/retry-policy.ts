@@ -1,5 +1,4 @@
-import type { CallOutcome } from '../errors/payorch-error.js';
-import type { ConnectionFailureReason } from '../errors/connection-error.js';
+import type { CallOutcome, ConnectionFailureReason } from '../errors/error.js';
 
 /*
  * When and how long to wait before sending a call again, and whether the service may have acted

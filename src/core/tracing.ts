@@ -1,4 +1,4 @@
-import { ConnectionError } from '../errors/connection-error.js';
+import { ConnectionError } from '../errors/error.js';
 
 /*
  * OpenTelemetry spans for calls and received callbacks, through the user's own Tracer. A span

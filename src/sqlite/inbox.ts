@@ -1,7 +1,7 @@
 // The SQL that the two SQLite inboxes share, D1 (payorch/d1) and a Durable Object's storage
 // (payorch/durable-object): one table, one read, one claim, one prune. Not importable by users:
 // each entry wraps it in the transaction its platform offers.
-import { CallbackRetentionError } from '../errors/callback-retention-error.js';
+import { CallbackRetentionError } from '../errors/error.js';
 import { checkValue } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
 import type { CallbackKey } from '../webhooks/inbox.js';

@@ -1,6 +1,6 @@
 import { assertNever } from '../core/assert-never.js';
 import { PROTOTYPE_KEYS } from '../core/prototype-keys.js';
-import type { ValidationIssue } from '../errors/request-validation-error.js';
+import type { ValidationIssue } from '../errors/error.js';
 import type { CallbackKind } from './kinds.js';
 
 /*

@@ -5,7 +5,7 @@ import { settingsEndpoint } from '../../dealer/settings.js';
 import { transactionListEndpoint } from '../../dealer/transactions.js';
 import { sendMoneyEndpoint, transferStatusEndpoint } from '../../dealer/transfers.js';
 import type { DealerErrorCode } from '../../errors/api-error.js';
-import type { ValidationIssue } from '../../errors/request-validation-error.js';
+import type { ValidationIssue } from '../../errors/error.js';
 import { cardFailure, dealerFailure, errorFailure, success } from '../answers.js';
 import type { Failure } from '../answers.js';
 import { formatIsoLocal } from '../clock.js';
