@@ -8,7 +8,7 @@ import type { CallOutcome, ConnectionFailureReason } from '../errors/error.js';
  */
 
 /** Statuses that say "try again later": timeout, rate limit, and server or gateway trouble. */
-export const RETRY_STATUS_CODES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
+const RETRY_STATUS_CODES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
 /** A longer `Retry-After` is not waited for: the call fails at once with the service's answer. */
 export const MAX_RETRY_AFTER_MS = 20_000;
 const BACKOFF_BASE_MS = 300;

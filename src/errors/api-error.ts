@@ -2,14 +2,16 @@ import { brand, callLabel, PayorchError } from './error.js';
 import type { CallOutcome, FailedCall, ValidationIssue } from './error.js';
 
 /*
- * The errors made from a failed answer of the service, and the one mapping from an answer to its
- * class (`APIError.generate`). Apart from error.ts because only the transport needs them:
- * payorch/webhooks never reads an answer, and esbuild keeps every class of a module it loads
- * (a static block counts as a side effect), so one module would put these in its bundle.
+ * What a call through the transport ends in: the errors made from a failed or unreadable answer
+ * of the service, with the one mapping from an answer to its class (`APIError.generate`),
+ * `TimeoutError` and `RequestAbortedError`. Apart from error.ts because only the clients need
+ * them: a bundler keeps every class of a chunk it loads (a static block counts as a side effect),
+ * so in error.ts they would weigh on payorch/webhooks and on `verifyCallback` alone
+ * (docs/decisions.md).
  *
- * Both keep the secrets the service echoes back out of everything they hold: it may quote the
- * credential key or the X-Hash in a refusal (spec 7.3: "with an explanatory message"), and
- * whatever an error holds reaches logs: `util.inspect(err)`, `JSON.stringify(err)`, pino.
+ * The answer errors keep the secrets the service echoes back out of everything they hold: it may
+ * quote the credential key or the X-Hash in a refusal (spec 7.3: "with an explanatory message"),
+ * and whatever an error holds reaches logs: `util.inspect(err)`, `JSON.stringify(err)`, pino.
  */
 
 const REDACTED = '[redacted]';

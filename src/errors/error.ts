@@ -1,8 +1,8 @@
 /*
- * Every error payorch throws but those that read a failed answer of the service (api-error.ts):
- * the brand that recognises them across copies of the package, the base class and its `outcome`,
- * and each subclass. Nothing here imports anything, so every entry point (payorch/webhooks
- * included) can load it without the transport or zod.
+ * Every error payorch throws but those only a client's call needs (api-error.ts): the brand that
+ * recognises them across copies of the package, the base class and its `outcome`, and each
+ * subclass. Nothing here imports anything, so every entry point (payorch/webhooks included) can
+ * load it without the transport or zod.
  */
 
 // `instanceof` fails across copies of payorch: an app whose code `import`s it while a dependency

@@ -7,7 +7,7 @@ import type { OptionDeclaration } from '../core/option-checks.js';
 import type { CallbackKey } from '../webhooks/inbox.js';
 
 /** The table of applied keys when none is named. */
-export const DEFAULT_SQLITE_INBOX_TABLE = 'payorch_callback_inbox';
+const DEFAULT_SQLITE_INBOX_TABLE = 'payorch_callback_inbox';
 
 /** How old a record's key may grow before a prune forgets it, by default: 90 days. */
 export const DEFAULT_SQLITE_INBOX_RETENTION_SECONDS = 90 * 86_400;

@@ -178,7 +178,7 @@ const NUMERIC_TEXT = /^-?\d+(\.\d+)?$/;
 const INTEGER_TEXT = /^-?\d+$/;
 
 /** What `readField` returns for a value of the wrong type: no value is this object. */
-export const INVALID: unique symbol = Symbol('invalid');
+const INVALID: unique symbol = Symbol('invalid');
 
 /** One field's value normalised to its type, or `INVALID`. */
 export function readField(type: FieldType, value: unknown): unknown {

@@ -16,7 +16,7 @@ import { paymentUrl, serve } from '../route.js';
 import type { Handler } from '../route.js';
 
 /** Spec 4.13, 8: transactions come 100 to a page. */
-export const PAGE_SIZE = 100;
+const PAGE_SIZE = 100;
 
 /**
  * Turns the failures of the row's schema that spec 7.4 gives a code into that code. Only when
