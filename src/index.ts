@@ -101,8 +101,8 @@ export type { RequestOptions } from './core/transport.js';
 export type { RawRequest } from './core/raw-request.js';
 
 // Errors
-export { PayorchError } from './errors/payorch-error.js';
-export type { CallOutcome } from './errors/payorch-error.js';
+export { PayorchError } from './errors/error.js';
+export type { CallOutcome } from './errors/error.js';
 export {
   APIError,
   AuthenticationError,
@@ -113,16 +113,16 @@ export type {
   AuthFailureReason,
   DealerErrorCode,
 } from './errors/api-error.js';
-export { RequestValidationError } from './errors/request-validation-error.js';
-export type { ValidationIssue } from './errors/request-validation-error.js';
-export { ResponseValidationError } from './errors/response-validation-error.js';
-export { ConnectionError } from './errors/connection-error.js';
-export type { ConnectionFailureReason } from './errors/connection-error.js';
-export type { FailedCall } from './errors/failed-call.js';
-export { TimeoutError } from './errors/timeout-error.js';
-export { RequestAbortedError } from './errors/request-aborted-error.js';
+export { RequestValidationError } from './errors/error.js';
+export type { ValidationIssue } from './errors/error.js';
+export { ResponseValidationError } from './errors/api-error.js';
+export { ConnectionError } from './errors/error.js';
+export type { ConnectionFailureReason } from './errors/error.js';
+export type { FailedCall } from './errors/error.js';
+export { TimeoutError } from './errors/api-error.js';
+export { RequestAbortedError } from './errors/api-error.js';
 // One guard for every error class, holding across the ESM and CommonJS copies of payorch where `instanceof` does not.
-export { isPayorchError } from './errors/brand.js';
+export { isPayorchError } from './errors/error.js';
 
 // Dealer API
 export { DealerClient } from './dealer/client.js';
@@ -196,7 +196,7 @@ export type {
   TrackingCodeDirection,
   RecordKind,
 } from './core/tracking-code.js';
-export { TrackingCodeError } from './errors/tracking-code-error.js';
+export { TrackingCodeError } from './errors/error.js';
 
 // Reliability: logging and hooks (retries, clock skew, proxies and the https rule are client options)
 export type {

@@ -14,7 +14,7 @@ import { UsageError } from './io.js';
  * The fields the hash covers, and the body's copy of it. trigger signs them itself: a value set
  * by hand would either be overwritten or make a callback whose hash cannot verify.
  */
-export const SIGNED_FIELDS = ['tracking_code', 'status', 'timestamp', 'hash'] as const;
+const SIGNED_FIELDS = ['tracking_code', 'status', 'timestamp', 'hash'] as const;
 
 /** The fields of `kind` that `--set` may change, in the order of the spec's table. */
 export function settableFields(kind: CallbackKind): string[] {

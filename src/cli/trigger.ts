@@ -69,7 +69,7 @@ function randomText(length: number): string {
 }
 
 /** A callback of `kind` with every field of its section of the spec, as a real payment would carry. */
-export function callbackPayload(kind: CallbackKind, status: string, trackingCode: string, amount: number, now: Date): SignCallbackPayload {
+function callbackPayload(kind: CallbackKind, status: string, trackingCode: string, amount: number, now: Date): SignCallbackPayload {
   const customer = { username: 'ada', fullname: 'Ada Yılmaz', user_id: 'u-1001' };
   const failed = status === 'failed';
   switch (kind) {

@@ -1,4 +1,4 @@
-import type { ConnectionFailureReason } from '../errors/connection-error.js';
+import type { ConnectionFailureReason } from '../errors/error.js';
 
 /*
  * Where a failed fetch broke, read from what each runtime puts in the error and its causes. Only

@@ -1,4 +1,4 @@
-import type { CallOutcome, PayorchError } from '../errors/payorch-error.js';
+import type { CallOutcome, PayorchError } from '../errors/error.js';
 
 /**
  * One log method. Fields come first and the message second, the call shape of pino

@@ -1,4 +1,4 @@
-import { RequestValidationError } from '../errors/request-validation-error.js';
+import { RequestValidationError } from '../errors/error.js';
 
 /*
  * The options a user gives a client, a call, verifyCallback, signCallback, a receiver, an inbox or
@@ -13,7 +13,7 @@ import { RequestValidationError } from '../errors/request-validation-error.js';
 /** Largest delay a timer takes: Node clamps anything larger (or not finite) to 1 ms. */
 export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 /** Retries beyond this only lengthen an outage; the backoff reaches its 8 s cap by then. */
-export const MAX_RETRIES_CAP = 10;
+const MAX_RETRIES_CAP = 10;
 
 /** What an option's value must be. */
 export type OptionRule =

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
-import { RequestValidationError } from '../errors/request-validation-error.js';
-import type { ValidationIssue } from '../errors/request-validation-error.js';
+import { RequestValidationError } from '../errors/error.js';
+import type { ValidationIssue } from '../errors/error.js';
 import type { Signing } from './signer.js';
 import type { Call } from './transport.js';
 

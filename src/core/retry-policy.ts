@@ -1,5 +1,4 @@
-import type { CallOutcome } from '../errors/payorch-error.js';
-import type { ConnectionFailureReason } from '../errors/connection-error.js';
+import type { CallOutcome, ConnectionFailureReason } from '../errors/error.js';
 
 /*
  * When and how long to wait before sending a call again, and whether the service may have acted
@@ -8,7 +7,7 @@ import type { ConnectionFailureReason } from '../errors/connection-error.js';
  * money rule, {@link mayResend}) and the `outcome` every error reports.
  */
 
-/** Statuses that say "try again later": timeout, rate limit, and server or gateway trouble. */
+/** Statuses that say "try again later": timeout, rate limit, and server or gateway trouble. Exported for the test that holds docs/errors-and-retries.md to it. */
 export const RETRY_STATUS_CODES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
 /** A longer `Retry-After` is not waited for: the call fails at once with the service's answer. */
 export const MAX_RETRY_AFTER_MS = 20_000;

@@ -18,7 +18,7 @@ export interface Credentials {
 }
 
 /** Lowercase hex SHA-256 of the UTF-8 concatenation of `parts`, with no separator (spec 5.1). */
-export function sha256HexJoined(...parts: readonly string[]): string {
+function sha256HexJoined(...parts: readonly string[]): string {
   return sha256Hex(parts.join(''));
 }
 

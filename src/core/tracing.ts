@@ -1,4 +1,4 @@
-import { ConnectionError } from '../errors/connection-error.js';
+import { ConnectionError } from '../errors/error.js';
 
 /*
  * OpenTelemetry spans for calls and received callbacks, through the user's own Tracer. A span
@@ -83,7 +83,7 @@ function formatTraceparent(context: { readonly traceId: string; readonly spanId:
 }
 
 /** The span context a W3C `traceparent` names, or undefined for anything else (it is unsigned input). */
-export function parseTraceparent(value: unknown): SpanLinkContext | undefined {
+function parseTraceparent(value: unknown): SpanLinkContext | undefined {
   if (typeof value !== 'string') return undefined;
   const match = TRACEPARENT.exec(value);
   if (match === null) return undefined;
@@ -153,7 +153,7 @@ function withSpan<T>(
  * `url.full` asks for values that may be sensitive. payorch's queries (dealer reads) carry wallet
  * and transfer ids rather than secrets, but a trace backend is not where they need to go.
  */
-export function spanUrl(url: string): string {
+function spanUrl(url: string): string {
   const parsed = new URL(url);
   const names = [...parsed.searchParams.keys()];
   const query = names.length === 0 ? '' : `?${names.map((name) => `${encodeURIComponent(name)}=REDACTED`).join('&')}`;
@@ -185,7 +185,7 @@ function codeField(error: object, key: string, shape: RegExp): string | undefine
  * The status message of a failed call's span: the error's class, then what it knows as codes
  * (`UnprocessableEntityError: HTTP 422, outcome refused`), never its message.
  */
-export function spanStatusMessage(error: unknown): string {
+function spanStatusMessage(error: unknown): string {
   if (typeof error !== 'object' || error === null) return errorName(error);
   const fields = error as Readonly<Record<string, unknown>>;
   const parts: string[] = [];

@@ -1,4 +1,4 @@
-import { TrackingCodeError } from '../errors/tracking-code-error.js';
+import { TrackingCodeError } from '../errors/error.js';
 
 /** A tracking code prefix of spec 2.1. */
 export type TrackingCodePrefix = 'MAN' | 'WIT' | 'EIBAN' | 'EIBAN-WIT' | 'CC' | 'TPBD' | 'TPBW' | 'TPCD' | 'TPCW' | 'TPWD' | 'TPWW' | 'DEP' | 'WDR';

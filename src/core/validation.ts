@@ -1,7 +1,7 @@
 import { en } from 'zod/locales';
 import type * as z from 'zod/mini';
-import { RequestValidationError } from '../errors/request-validation-error.js';
-import type { ValidationIssue } from '../errors/request-validation-error.js';
+import { RequestValidationError } from '../errors/error.js';
+import type { ValidationIssue } from '../errors/error.js';
 
 /** Flattens zod issues into field + rule + message, the form every payorch error carries. */
 export function toIssues(error: z.core.$ZodError): ValidationIssue[] {

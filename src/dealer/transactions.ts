@@ -5,7 +5,7 @@ import { defineEndpoint } from '../core/endpoint.js';
 import { lenientObject, openEnum, requiredString, responseBoolean, responseDecimal, responseInteger, strictObject, successFlag } from '../core/schema-blocks.js';
 import type { RequestOptions, Transport } from '../core/transport.js';
 import { parseRequest } from '../core/validation.js';
-import { RequestAbortedError } from '../errors/request-aborted-error.js';
+import { RequestAbortedError } from '../errors/api-error.js';
 import { APIResource } from '../core/resource.js';
 import { dateWindows, dayNumber } from './date-windows.js';
 

@@ -1,7 +1,66 @@
-import { PayorchError } from './payorch-error.js';
-import type { CallOutcome } from './payorch-error.js';
-import { brand } from './brand.js';
-import { redactText, redactValue, secretForms } from './redact-secrets.js';
+import { brand, callLabel, PayorchError } from './error.js';
+import type { CallOutcome, FailedCall, ValidationIssue } from './error.js';
+
+/*
+ * What a call through the transport ends in: the errors made from a failed or unreadable answer
+ * of the service, with the one mapping from an answer to its class (`APIError.generate`),
+ * `TimeoutError` and `RequestAbortedError`. Apart from error.ts because only the clients need
+ * them: a bundler keeps every class of a chunk it loads (a static block counts as a side effect),
+ * so in error.ts they would weigh on payorch/webhooks and on `verifyCallback` alone
+ * (docs/decisions.md).
+ *
+ * The answer errors keep the secrets the service echoes back out of everything they hold: it may
+ * quote the credential key or the X-Hash in a refusal (spec 7.3: "with an explanatory message"),
+ * and whatever an error holds reaches logs: `util.inspect(err)`, `JSON.stringify(err)`, pino.
+ */
+
+const REDACTED = '[redacted]';
+// Short values are skipped: hiding every "1" of a message would hide nothing and garble the rest.
+const MIN_REDACTED_LENGTH = 4;
+// Deeper than any answer the service sends; bounds the recursion on a hostile one.
+const MAX_DEPTH = 64;
+
+/**
+ * Every form in which `secrets` may appear in text: as given, in either letter case (a hex hash
+ * is the same hash in capitals), and as escaped inside a JSON string or a URL.
+ */
+export function secretForms(secrets: readonly string[]): string[] {
+  const forms = new Set<string>();
+  for (const secret of secrets) {
+    if (secret.length < MIN_REDACTED_LENGTH) continue;
+    for (const form of [secret, secret.toLowerCase(), secret.toUpperCase(), JSON.stringify(secret).slice(1, -1), encodeURIComponent(secret)]) {
+      forms.add(form);
+    }
+  }
+  // Longest first, so that a secret containing another is replaced whole.
+  return [...forms].sort((a, b) => b.length - a.length);
+}
+
+/** `text` with every form of every secret replaced by `[redacted]`. */
+function redactText(text: string, forms: readonly string[]): string {
+  let result = text;
+  for (const form of forms) {
+    if (result.includes(form)) result = result.split(form).join(REDACTED);
+  }
+  return result;
+}
+
+/**
+ * A copy of a parsed JSON value (or any plain data) with every string, and every object key,
+ * redacted. Values that hold no secret are returned as they are.
+ */
+function redactValue(value: unknown, forms: readonly string[], depth = 0): unknown {
+  if (forms.length === 0) return value;
+  if (typeof value === 'string') return redactText(value, forms);
+  if (typeof value !== 'object' || value === null) return value;
+  if (depth >= MAX_DEPTH) return REDACTED;
+  if (Array.isArray(value)) return value.map((entry: unknown) => redactValue(entry, forms, depth + 1));
+  const copy: Record<string, unknown> = {};
+  for (const [key, entry] of Object.entries(value)) {
+    copy[redactText(key, forms)] = redactValue(entry, forms, depth + 1);
+  }
+  return copy;
+}
 
 /**
  * Error codes the Dealer API names (spec 7.4). Open: a code the service adds later
@@ -240,4 +299,85 @@ function stringField(record: Record<string, unknown> | undefined, key: string): 
 
 function stringList(value: unknown): string[] | undefined {
   return Array.isArray(value) && value.every((entry) => typeof entry === 'string') ? value : undefined;
+}
+
+/**
+ * The service answered with success, but the body does not have the shape the spec gives.
+ * The parsed body and the raw text are kept so that nothing is lost.
+ */
+export class ResponseValidationError extends PayorchError {
+  static {
+    brand(this, 'ResponseValidationError');
+  }
+  /** HTTP status of the answer (a 2xx: the service reported success). */
+  readonly status: number;
+  /** Each field of the answer that does not fit the spec's shape, with the rule it breaks. */
+  readonly issues: readonly ValidationIssue[];
+  /** The parsed JSON body. */
+  readonly body: unknown;
+  /** The body as received, but for echoed secrets, shown as `[redacted]`. */
+  readonly rawBody: string;
+  /**
+   * Made by the SDK when a success answer breaks its schema; keeps the body as received. `redact`
+   * lists the values that must not appear anywhere in the error (the secret key, every hash sent,
+   * a credential key, an X-Key).
+   */
+  constructor(operation: string, init: { status: number; issues: readonly ValidationIssue[]; body: unknown; rawBody: string; redact?: readonly string[] | undefined; outcome?: CallOutcome | undefined }) {
+    const forms = secretForms(init.redact ?? []);
+    const issues = redactValue(init.issues, forms) as readonly ValidationIssue[];
+    // A success answer payorch cannot read: the request may well have been processed.
+    super(redactText(`Unexpected answer from ${operation}: ${issues.map((issue) => `${issue.field || '(body)'}: ${issue.message}`).join('; ')}`, forms), { outcome: init.outcome ?? 'unknown' });
+    this.status = init.status;
+    this.issues = issues;
+    this.body = redactValue(init.body, forms);
+    this.rawBody = redactText(init.rawBody, forms);
+  }
+}
+
+/**
+ * The call, retries and body included, did not finish within `timeout` milliseconds. When an
+ * attempt had gone on the wire (`outcome` is `unknown`), a payment-creating request may still
+ * have been processed: do not send it again; wait for its callback (docs/errors-and-retries.md).
+ */
+export class TimeoutError extends PayorchError {
+  static {
+    brand(this, 'TimeoutError');
+  }
+  /** The limit that ran out, in milliseconds: the client's or the call's `timeout` option. */
+  readonly timeout: number;
+  /** The client method that timed out, its API first: `provider.manual.startDeposit`. */
+  readonly operation: string;
+  /** The method and the full URL of the request, query string included; never its headers, which carry the keys. */
+  readonly request: { readonly method: string; readonly url: string };
+  /** Made by the SDK when the call outlived `timeout` milliseconds. */
+  constructor(timeout: number, call: FailedCall & { readonly outcome?: CallOutcome | undefined }) {
+    super(`${callLabel(call)} did not complete within ${timeout} ms`, { outcome: call.outcome ?? 'unknown' });
+    this.timeout = timeout;
+    this.operation = call.operation;
+    this.request = call.request;
+  }
+}
+
+/**
+ * The caller's `AbortSignal` stopped the call. `cause` holds the signal's reason; `outcome` says
+ * which side of the wire it stopped on: `not_sent` when no attempt had been handed to `fetch`
+ * (the service cannot have received it), `unknown` once one had, since `fetch` cannot tell
+ * whether its bytes left.
+ */
+export class RequestAbortedError extends PayorchError {
+  static {
+    brand(this, 'RequestAbortedError');
+  }
+  /** The client method that was stopped, its API first: `provider.manual.startDeposit`. */
+  readonly operation: string;
+  /** The method and the full URL of the request, query string included; never its headers, which carry the keys. */
+  readonly request: { readonly method: string; readonly url: string };
+  /** Made by the SDK when the caller's signal fired; `cause` is the signal's reason. */
+  constructor(cause: unknown, call: FailedCall & { readonly outcome?: CallOutcome | undefined }) {
+    const outcome = call.outcome ?? 'unknown';
+    const label = callLabel(call);
+    super(outcome === 'unknown' ? `${label} was aborted after it was sent: the service may have received it` : `${label} was aborted before it was sent`, { cause, outcome });
+    this.operation = call.operation;
+    this.request = call.request;
+  }
 }

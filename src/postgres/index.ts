@@ -8,9 +8,7 @@
 import { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS } from '../webhooks/age.js';
 import { checkOptions, checkValue } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
-import { CallbackRetentionError } from '../errors/callback-retention-error.js';
-import { RequestValidationError } from '../errors/request-validation-error.js';
-import { StatementPoolingError } from '../errors/statement-pooling-error.js';
+import { CallbackRetentionError, RequestValidationError, StatementPoolingError } from '../errors/error.js';
 import type { CallbackInbox, CallbackKey, CallbackInboxOutcome } from '../webhooks/inbox.js';
 import { sha256Hex } from '../core/hash/web.js';
 import { recordTimeOf } from '../webhooks/record-time.js';
@@ -496,6 +494,5 @@ DELETE FROM ${table} WHERE tracking_code <> '' AND substring(tracking_code FROM 
   }
 }
 
-export { CallbackRetentionError } from '../errors/callback-retention-error.js';
-export { StatementPoolingError } from '../errors/statement-pooling-error.js';
+export { CallbackRetentionError, StatementPoolingError } from '../errors/error.js';
 export type { CallbackInbox, CallbackKey, CallbackInboxOutcome } from '../webhooks/inbox.js';

@@ -4,7 +4,7 @@ import type { Credentials, Signing } from '../core/signer.js';
 import type { AuthFailure } from './answers.js';
 
 /** Spec 5.1 and 5.2: X-Timestamp must lie within 5 minutes of the service's time. */
-export const TIMESTAMP_TOLERANCE_SECONDS = 300;
+const TIMESTAMP_TOLERANCE_SECONDS = 300;
 
 /** The account a request must be signed for, and the values its hash may cover. */
 export interface SignedAccount extends Credentials {

@@ -51,14 +51,14 @@ export interface DeliverOptions {
   readonly resign?: boolean | undefined;
 }
 
-export const DEFAULT_RETRY: Required<{ [K in keyof CallbackRetryOptions]: NonNullable<CallbackRetryOptions[K]> }> = {
+const DEFAULT_RETRY: Required<{ [K in keyof CallbackRetryOptions]: NonNullable<CallbackRetryOptions[K]> }> = {
   attempts: 5,
   backoffMs: 1000,
   timeoutMs: 10_000,
   resign: true,
 };
 
-export const DEFAULT_MAX_DELIVERIES = 1000;
+const DEFAULT_MAX_DELIVERIES = 1000;
 
 /** A delivery as the log keeps it: its callback, the signature it was first sent with, its attempts. */
 interface Delivery {

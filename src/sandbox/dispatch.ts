@@ -76,7 +76,7 @@ async function answer(service: Service, route: Route, request: Request, origin: 
 }
 
 /** A reply as a Fetch `Response`, JSON, with a `Date` header the SDK's clock-skew correction reads. */
-export function respond(reply: Reply<unknown>): Response {
+function respond(reply: Reply<unknown>): Response {
   return new Response(JSON.stringify(reply.body), {
     status: reply.status,
     headers: {

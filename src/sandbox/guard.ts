@@ -38,7 +38,7 @@ export function hostnameOf(host: string): string | undefined {
 }
 
 /** Whether a host name always means this machine: what a rebinding attacker cannot make its own. */
-export function isLoopbackName(hostname: string): boolean {
+function isLoopbackName(hostname: string): boolean {
   return hostname === 'localhost' || hostname.endsWith('.localhost') || /^127(\.\d{1,3}){3}$/.test(hostname) || hostname === '[::1]';
 }
 

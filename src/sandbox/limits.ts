@@ -28,15 +28,6 @@ export function checkClockTime(name: string, ms: number): number {
   return ms;
 }
 
-/** An absolute http(s) URL, or a SandboxError naming `name`. */
-export function checkHttpUrl(name: string, value: unknown): URL {
-  const url = typeof value === 'string' && URL.canParse(value) ? new URL(value) : undefined;
-  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new SandboxError('invalid_input', `${name} must be an absolute http or https URL, not ${describe(value)}`);
-  }
-  return url;
-}
-
 const TEN_YEARS_SECONDS = 10 * 365 * 86_400;
 
 /** The numeric and URL options of createSandbox(); the fixtures check their own. */

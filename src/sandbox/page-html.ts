@@ -58,7 +58,7 @@ const ACTIONS: Readonly<Record<string, string>> = {
 };
 
 /** Escapes text for HTML content and double-quoted attribute values. */
-export function html(value: unknown): string {
+function html(value: unknown): string {
   return String(value).replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 }
 

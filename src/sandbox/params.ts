@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import type { Endpoint } from '../core/endpoint.js';
 import { safeParse, toIssues } from '../core/validation.js';
-import type { ValidationIssue } from '../errors/request-validation-error.js';
+import type { ValidationIssue } from '../errors/error.js';
 import { errorFailure } from './answers.js';
 import type { Failure } from './answers.js';
 

@@ -1,7 +1,7 @@
 import type { z } from 'zod/mini';
 import type { Endpoint } from '../core/endpoint.js';
 import type { ApiEndpoint } from '../endpoint-table.js';
-import type { ValidationIssue } from '../errors/request-validation-error.js';
+import type { ValidationIssue } from '../errors/error.js';
 import { validationFailure } from './answers.js';
 import type { Failure, Reply } from './answers.js';
 import type { SiteAccount } from './fixtures.js';

@@ -1,5 +1,4 @@
-import { brand } from '../errors/brand.js';
-import { PayorchError } from '../errors/payorch-error.js';
+import { brand, PayorchError } from '../errors/error.js';
 
 /**
  * Why the sandbox refused: the record or delivery is unknown, section 3 does not allow the move,

@@ -1,13 +1,13 @@
 // The SQL that the two SQLite inboxes share, D1 (payorch/d1) and a Durable Object's storage
 // (payorch/durable-object): one table, one read, one claim, one prune. Not importable by users:
 // each entry wraps it in the transaction its platform offers.
-import { CallbackRetentionError } from '../errors/callback-retention-error.js';
+import { CallbackRetentionError } from '../errors/error.js';
 import { checkValue } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
 import type { CallbackKey } from '../webhooks/inbox.js';
 
 /** The table of applied keys when none is named. */
-export const DEFAULT_SQLITE_INBOX_TABLE = 'payorch_callback_inbox';
+const DEFAULT_SQLITE_INBOX_TABLE = 'payorch_callback_inbox';
 
 /** How old a record's key may grow before a prune forgets it, by default: 90 days. */
 export const DEFAULT_SQLITE_INBOX_RETENTION_SECONDS = 90 * 86_400;

@@ -1,5 +1,5 @@
 import { decodeWindows1252, decoderOf } from '../core/charset.js';
-import { CallbackVerificationError } from '../errors/callback-verification-error.js';
+import { CallbackVerificationError } from '../errors/error.js';
 
 /** A body the service could plausibly send is under 2 KB; anything past this is refused unread. */
 export const MAX_CALLBACK_BODY_BYTES = 64 * 1024;

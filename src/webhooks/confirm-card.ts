@@ -30,7 +30,7 @@ export interface ConfirmWithCardStatusOptions {
 }
 
 /** The status query's own deadline: under the delivery timeouts of common senders (5 to 10 s). */
-export const DEFAULT_CARD_STATUS_TIMEOUT_MS = 5_000;
+const DEFAULT_CARD_STATUS_TIMEOUT_MS = 5_000;
 
 const WHERE = 'confirmWithCardStatus';
 const OPTIONS: readonly OptionDeclaration[] = [

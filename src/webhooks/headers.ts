@@ -1,4 +1,4 @@
-import { CallbackVerificationError } from '../errors/callback-verification-error.js';
+import { CallbackVerificationError } from '../errors/error.js';
 
 /**
  * Request headers as frameworks hand them over: Node's `IncomingMessage.headers` (arrays

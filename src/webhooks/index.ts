@@ -47,16 +47,16 @@ export type {
 } from './kinds.js';
 
 // Errors
-export { PayorchError } from '../errors/payorch-error.js';
-export { isPayorchError } from '../errors/brand.js';
-export { RequestValidationError } from '../errors/request-validation-error.js';
-export type { ValidationIssue } from '../errors/request-validation-error.js';
-export { CallbackVerificationError } from '../errors/callback-verification-error.js';
-export type { CallbackVerificationReason } from '../errors/callback-verification-error.js';
-export { CallbackJobError } from '../errors/callback-job-error.js';
-export type { CallbackJobField } from '../errors/callback-job-error.js';
-export { InboxFullError } from '../errors/inbox-full-error.js';
-export { CallbackRetentionError } from '../errors/callback-retention-error.js';
+export { PayorchError } from '../errors/error.js';
+export { isPayorchError } from '../errors/error.js';
+export { RequestValidationError } from '../errors/error.js';
+export type { ValidationIssue } from '../errors/error.js';
+export { CallbackVerificationError } from '../errors/error.js';
+export type { CallbackVerificationReason } from '../errors/error.js';
+export { CallbackJobError } from '../errors/error.js';
+export type { CallbackJobField } from '../errors/error.js';
+export { InboxFullError } from '../errors/error.js';
+export { CallbackRetentionError } from '../errors/error.js';
 
 // Receiving: verify, route, apply once, now or from a queue
 export { createCallbackReceiver } from './receiver/receiver.js';

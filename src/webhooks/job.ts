@@ -2,10 +2,8 @@ import type { CallbackBody } from './body.js';
 import type { VerifiedCallback } from './schemas.js';
 import { DEFAULT_TOLERANCE_SECONDS, verifyCallback } from './verify.js';
 import type { VerifyCallbackOptions } from './verify.js';
-import { CallbackJobError } from '../errors/callback-job-error.js';
-import type { CallbackJobField } from '../errors/callback-job-error.js';
-import { CallbackVerificationError } from '../errors/callback-verification-error.js';
-import type { CallbackVerificationReason } from '../errors/callback-verification-error.js';
+import { CallbackJobError, CallbackVerificationError } from '../errors/error.js';
+import type { CallbackJobField, CallbackVerificationReason } from '../errors/error.js';
 
 /*
  * A verified callback put on the merchant's queue, and its check when it comes back. The job

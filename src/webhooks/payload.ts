@@ -1,6 +1,6 @@
 import { assertNever } from '../core/assert-never.js';
 import { PROTOTYPE_KEYS } from '../core/prototype-keys.js';
-import type { ValidationIssue } from '../errors/request-validation-error.js';
+import type { ValidationIssue } from '../errors/error.js';
 import type { CallbackKind } from './kinds.js';
 
 /*
@@ -178,7 +178,7 @@ const NUMERIC_TEXT = /^-?\d+(\.\d+)?$/;
 const INTEGER_TEXT = /^-?\d+$/;
 
 /** What `readField` returns for a value of the wrong type: no value is this object. */
-export const INVALID: unique symbol = Symbol('invalid');
+const INVALID: unique symbol = Symbol('invalid');
 
 /** One field's value normalised to its type, or `INVALID`. */
 export function readField(type: FieldType, value: unknown): unknown {

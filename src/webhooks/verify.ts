@@ -6,7 +6,7 @@ import { callbackHash } from '../core/signer.js';
 import { readLimited } from '../core/read-limited.js';
 import { readTrackingCode } from '../core/tracking-code.js';
 import type { TrackingCodeDirection } from '../core/tracking-code.js';
-import { CallbackVerificationError } from '../errors/callback-verification-error.js';
+import { CallbackVerificationError } from '../errors/error.js';
 import { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS } from './age.js';
 import { MAX_CALLBACK_BODY_BYTES, readCallbackBody } from './body.js';
 import type { BodyDecoding, CallbackBody } from './body.js';
@@ -19,7 +19,7 @@ import type { CallbackHeaders } from './headers.js';
 import { CALLBACK_FIELDS } from './payload.js';
 import { fieldIssue, readField, readPayload } from './payload.js';
 import type { VerifiedCallback } from './schemas.js';
-import type { ValidationIssue } from '../errors/request-validation-error.js';
+import type { ValidationIssue } from '../errors/error.js';
 
 /** A received callback: its headers and its body, in whichever form the framework gives them. */
 export interface CallbackInput {

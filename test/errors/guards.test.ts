@@ -67,7 +67,7 @@ function depth(checker: Sdk, name: string): number {
   return count;
 }
 
-describe('isPayorchError (src/errors/brand.ts)', () => {
+describe('isPayorchError (src/errors/error.ts)', () => {
   test('every error class of every entry point is branded with the name it is exported under', () => {
     const classes = [...errorClasses(source, source.PayorchError), ['SandboxError', SandboxError] as const];
     expect(classes.map(([name]) => name)).toEqual(expect.arrayContaining(['PayorchError', 'APIError', 'InboxFullError', 'TrackingCodeError', 'SandboxError']));

@@ -4,7 +4,7 @@ import type { Context, ContextManager, Tracer } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { secretForms } from '../../src/errors/redact-secrets.js';
+import { secretForms } from '../../src/errors/api-error.js';
 
 /**
  * The context manager of @opentelemetry/context-async-hooks in a few lines: what makes

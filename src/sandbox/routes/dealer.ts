@@ -5,7 +5,7 @@ import { settingsEndpoint } from '../../dealer/settings.js';
 import { transactionListEndpoint } from '../../dealer/transactions.js';
 import { sendMoneyEndpoint, transferStatusEndpoint } from '../../dealer/transfers.js';
 import type { DealerErrorCode } from '../../errors/api-error.js';
-import type { ValidationIssue } from '../../errors/request-validation-error.js';
+import type { ValidationIssue } from '../../errors/error.js';
 import { cardFailure, dealerFailure, errorFailure, success } from '../answers.js';
 import type { Failure } from '../answers.js';
 import { formatIsoLocal } from '../clock.js';
@@ -16,7 +16,7 @@ import { paymentUrl, serve } from '../route.js';
 import type { Handler } from '../route.js';
 
 /** Spec 4.13, 8: transactions come 100 to a page. */
-export const PAGE_SIZE = 100;
+const PAGE_SIZE = 100;
 
 /**
  * Turns the failures of the row's schema that spec 7.4 gives a code into that code. Only when

@@ -1,8 +1,6 @@
 import type { Logger } from '../../core/observability.js';
 import type { CallbackApplyTrace, CallbackTrace } from '../../core/tracing.js';
-import { isPayorchError } from '../../errors/brand.js';
-import { CallbackJobError } from '../../errors/callback-job-error.js';
-import { CallbackRetentionError } from '../../errors/callback-retention-error.js';
+import { isPayorchError, CallbackJobError, CallbackRetentionError } from '../../errors/error.js';
 import { eventNamesOf, isCallbackEventName } from '../events.js';
 import type { CallbackEventName, CallbackOfEvent } from '../events.js';
 import type { CallbackInbox, CallbackInboxOutcome, CallbackKey, CallbackProgress } from '../inbox.js';

@@ -1,5 +1,4 @@
-import { CallbackRetentionError } from '../../errors/callback-retention-error.js';
-import { InboxFullError } from '../../errors/inbox-full-error.js';
+import { CallbackRetentionError, InboxFullError } from '../../errors/error.js';
 import { checkOptions } from '../../core/option-checks.js';
 import type { OptionDeclaration } from '../../core/option-checks.js';
 import type { CallbackInbox, CallbackKey, CallbackProgress } from '../inbox.js';

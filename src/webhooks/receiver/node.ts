@@ -46,7 +46,7 @@ export interface NodeResponseLike {
  *   field holding those characters may differ; the signed fields cannot (docs/webhooks.md);
  * - any other object (`express.json()`): the fields as parsed.
  */
-export function bodyLeftByParser(request: NodeRequestLike): CallbackBody | undefined {
+function bodyLeftByParser(request: NodeRequestLike): CallbackBody | undefined {
   // Not a stream we know the state of (a hand-made request): its body, if any, is all there is.
   const ended = request.readableEnded;
   if (ended === false) return undefined;
@@ -64,7 +64,7 @@ export function bodyLeftByParser(request: NodeRequestLike): CallbackBody | undef
 }
 
 /** The body was longer than the cap; it was not read further. */
-export const TOO_LARGE = Symbol('too large');
+const TOO_LARGE = Symbol('too large');
 
 const encoder = /* @__PURE__ */ new TextEncoder();
 
@@ -76,7 +76,7 @@ const encoder = /* @__PURE__ */ new TextEncoder();
  * @returns the bytes, or {@link TOO_LARGE}
  * @throws when the stream fails or the client goes away before the end
  */
-export function readNodeBody(request: NodeRequestLike, limit: number): Promise<Uint8Array | typeof TOO_LARGE> {
+function readNodeBody(request: NodeRequestLike, limit: number): Promise<Uint8Array | typeof TOO_LARGE> {
   const length = request.headers['content-length'];
   if (typeof length === 'string' && Number(length) > limit) return Promise.resolve(TOO_LARGE);
   return new Promise((resolve, reject) => {

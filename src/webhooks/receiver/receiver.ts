@@ -3,7 +3,7 @@ import { TRACER_OPTION, checkOptions } from '../../core/option-checks.js';
 import type { OptionDeclaration } from '../../core/option-checks.js';
 import { traceCallback, traceCallbackApply } from '../../core/tracing.js';
 import type { CallbackTrace, TracerLike } from '../../core/tracing.js';
-import { CallbackVerificationError } from '../../errors/callback-verification-error.js';
+import { CallbackVerificationError } from '../../errors/error.js';
 import { MAX_CALLBACK_BODY_BYTES, readCallbackBody, utf8Length } from '../body.js';
 import type { BodyDecoding, CallbackBody } from '../body.js';
 import type { CallbackEventName } from '../events.js';

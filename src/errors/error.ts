@@ -1,0 +1,477 @@
+/*
+ * Every error payorch throws but those only a client's call needs (api-error.ts): the brand that
+ * recognises them across copies of the package, the base class and its `outcome`, and each
+ * subclass. Nothing here imports anything, so every entry point (payorch/webhooks included) can
+ * load it without the transport or zod.
+ */
+
+// `instanceof` fails across copies of payorch: an app whose code `import`s it while a dependency
+// `require`s it loads the ESM and the CommonJS build side by side, each with its own classes (two
+// installed versions do the same). Each error class therefore marks its prototype under a
+// `Symbol.for` key, which lives in one registry per realm and so is shared by every copy; a
+// subclass's instances carry the marks of all their ancestors through the prototype chain.
+const markOf = (name: string): symbol => Symbol.for(`payorch.error.${name}`);
+/** Where a class's prototype holds its own brand, read by {@link isPayorchError} to find the mark to look for. */
+const OWN_BRAND = Symbol.for('payorch.error');
+
+type ErrorClass<T extends PayorchError = PayorchError> = abstract new (...args: never[]) => T;
+
+/**
+ * Brands an error class: sets `name` on its prototype (a minifier renaming the class cannot change
+ * it) and the mark that {@link isPayorchError} recognises. Called once in every error class's
+ * static block; test/errors/guards.test.ts fails for an exported class that forgets it.
+ */
+export function brand(errorClass: ErrorClass, name: string): void {
+  Object.defineProperty(errorClass.prototype, 'name', { value: name, writable: true, configurable: true });
+  Object.defineProperty(errorClass.prototype, OWN_BRAND, { value: name });
+  Object.defineProperty(errorClass.prototype, markOf(name), { value: true });
+}
+
+/**
+ * Whether `value` is an error payorch throws, or, given `errorClass`, an instance of that class or
+ * one of its subclasses: from this copy of payorch or another (its ESM and CommonJS builds loaded
+ * side by side, or two installed versions), where `instanceof` fails. Works for every error class
+ * of every entry point (`SandboxError` of `payorch/sandbox` included).
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await provider.manual.startDeposit(params);
+ * } catch (error) {
+ *   if (isPayorchError(error, AuthenticationError)) console.error('check the keys:', error.reason);
+ *   else if (isPayorchError(error, APIError)) console.error(error.status, error.error);
+ *   else if (isPayorchError(error)) console.error(error.name, error.outcome);
+ *   else throw error;
+ * }
+ * ```
+ */
+export function isPayorchError(value: unknown): value is PayorchError;
+export function isPayorchError<T extends PayorchError>(value: unknown, errorClass: abstract new (...args: never[]) => T): value is T;
+export function isPayorchError(value: unknown, errorClass?: ErrorClass): boolean {
+  const name = errorClass === undefined ? 'PayorchError' : ownBrand(errorClass);
+  return typeof value === 'object' && value !== null && (value as Partial<Record<symbol, unknown>>)[markOf(name)] === true;
+}
+
+function ownBrand(errorClass: ErrorClass): string {
+  const prototype = errorClass.prototype as Partial<Record<symbol, unknown>>;
+  const name = Object.hasOwn(prototype, OWN_BRAND) ? prototype[OWN_BRAND] : undefined;
+  // A class of the caller's own, even one extending PayorchError, carries no mark of its own.
+  if (typeof name !== 'string') throw new TypeError(`isPayorchError: ${errorClass.name || 'the class given'} is not an error class of payorch`);
+  return name;
+}
+
+/**
+ * What a failed call tells about whether the service acted on it, and so whether money may
+ * have moved:
+ *
+ * - `not_sent`: nothing reached the service, or it cannot have received it: input refused before
+ *   sending, the connection refused, the call aborted or out of time before an attempt went on
+ *   the wire. Sending it again cannot create a second record.
+ * - `refused`: the service answered with a refusal (spec 7.1 to 7.4 bodies, a 4xx status,
+ *   `success: false`): nothing was created.
+ * - `unknown`: it may have been processed: a timeout, reset or abort after the attempt went on
+ *   the wire, a 5xx or 3xx, an answer payorch cannot read. Do not send a payment again: wait for
+ *   its callback, or read its status where the service has an endpoint for it
+ *   (docs/errors-and-retries.md).
+ *
+ * Read-only calls report it too; for them nothing can be created, so every outcome is safe to retry.
+ */
+export type CallOutcome = 'not_sent' | 'refused' | 'unknown';
+
+/**
+ * Base class of every error payorch throws. Catch this to handle any SDK failure, and read
+ * `outcome` to know whether money may have moved.
+ *
+ * Every subclass sets its own `name`, so an error stays recognisable where `instanceof` fails
+ * (an error from another realm or another copy of the package).
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await provider.manual.startDeposit(params);
+ * } catch (error) {
+ *   if (error instanceof PayorchError && error.outcome === 'unknown') console.error('the deposit may exist: wait for its callback');
+ *   throw error;
+ * }
+ * ```
+ */
+export class PayorchError extends Error {
+  static {
+    brand(this, 'PayorchError');
+  }
+  /**
+   * Whether the service may have acted on the call, and so whether money may have moved:
+   * - `not_sent`: nothing reached the service (input refused, name not resolved, connection
+   *   refused, TLS handshake failed, aborted before sending). Sending it again is safe.
+   * - `refused`: the service answered with a refusal (a 4xx, `success: false`); nothing was created.
+   * - `unknown`: it may have been processed (a timeout or reset after sending, a 5xx, an answer
+   *   payorch cannot read). Do not send a payment again: wait for its callback, or read its status
+   *   (docs/errors-and-retries.md).
+   *
+   * Errors that do not come from a call to the service (a refused callback, a local check) say
+   * `unknown` unless they know better; every error a client method raises sets it.
+   */
+  // The values written out, not `CallOutcome`: a hover then shows them without a second one.
+  readonly outcome: 'not_sent' | 'refused' | 'unknown';
+
+  /** Made by the SDK's error classes: the standard `cause`, and the call's {@link CallOutcome} (`unknown` when not given). */
+  constructor(message?: string, options: { readonly cause?: unknown; readonly outcome?: CallOutcome | undefined } = {}) {
+    // Only a given cause becomes `cause`: Error defines the property whenever the key is present.
+    super(message, 'cause' in options ? { cause: options.cause } : undefined);
+    // The one unsure default: a failure nobody classified must not read as "safe to resend".
+    this.outcome = options.outcome ?? 'unknown';
+  }
+}
+
+/** One rule a value broke: the dotted field path, the rule's code and a readable message. */
+export interface ValidationIssue {
+  /**
+   * Where the value is: a dotted path into the body (`amount`, `extra.wallet_number`), an option's
+   * name (`timeout`, `maxRetries`), several names joined by `, ` for unknown fields, or `''` for
+   * the body itself.
+   */
+  readonly field: string;
+  /**
+   * The rule that failed, for code to branch on: a zod issue code for a schema rule (for example
+   * `invalid_type`, `too_small`, `too_big`, `invalid_format`, `invalid_value`, `unrecognized_keys`,
+   * `custom`), or one of payorch's own: `required`, `invalid_option`, `invalid_path`,
+   * `not_allowed`, `header_name`, `header_value`.
+   */
+  readonly rule: string;
+  /** What is wrong and what is allowed, in English, for people (`must be at least 10`); it names no secret. */
+  readonly message: string;
+}
+
+/**
+ * The SDK refused a request before sending anything (`outcome` is always `not_sent`): a field is missing, has the wrong
+ * type, or breaks a rule of the spec (minimum amount, IBAN length, date range); or an option given to
+ * a constructor or a call is impossible (rule `invalid_option`, `baseUrl` included: the message then
+ * reads "Invalid option for new ProviderClient: …").
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await provider.manual.startWithdraw({ ...body, iban: 'TR12' });
+ * } catch (error) {
+ *   if (error instanceof RequestValidationError) console.log(error.issues); // [{ field: 'iban', rule: 'too_small', ... }]
+ * }
+ * ```
+ */
+export class RequestValidationError extends PayorchError {
+  static {
+    brand(this, 'RequestValidationError');
+  }
+  /** Every rule the request broke, at least one; nothing was sent. */
+  readonly issues: readonly ValidationIssue[];
+  /** Made by the SDK when a request breaks its schema; `operation` names the call. */
+  constructor(operation: string, issues: readonly ValidationIssue[]) {
+    // A refused option is no fault of the request's fields: the message says which it is.
+    const subject = issues.length > 0 && issues.every((issue) => issue.rule === 'invalid_option') ? 'Invalid option for' : 'Invalid request to';
+    super(`${subject} ${operation}: ${issues.map((issue) => `${issue.field || '(body)'}: ${issue.message}`).join('; ')}`, { outcome: 'not_sent' });
+    this.issues = issues;
+  }
+}
+
+/**
+ * The call an error without an answer is about: which method of which client, and the request it
+ * sent. Never a header: the keys travel there.
+ */
+export interface FailedCall {
+  /** The client method, its API first: `provider.manual.startDeposit`, `dealer.transactions.list`. */
+  readonly operation: string;
+  /** The method and the full URL, as `APIError.request` holds them (typed in place, like it). */
+  readonly request: { readonly method: string; readonly url: string };
+}
+
+/**
+ * How an error message names its call: `POST /api/provider/start-manual-deposit
+ * (provider.manual.startDeposit)`. The path only: a query's values (wallet and transfer ids) stay
+ * in `request.url`, not in a text that travels to logs and alerts.
+ */
+export function callLabel(call: FailedCall): string {
+  return `${call.request.method} ${pathOf(call.request.url)} (${call.operation})`;
+}
+
+function pathOf(url: string): string {
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return url.split('?')[0] ?? url;
+  }
+}
+
+/**
+ * Where a connection failed. All but `connection_failed` end before the request's first byte
+ * could leave: the name did not resolve, the connection was refused or never established, or
+ * the TLS handshake failed (docs/errors-and-retries.md has each runtime's signs).
+ */
+export type ConnectionFailureReason = 'name_not_resolved' | 'connection_refused' | 'connect_timeout' | 'tls_handshake' | 'connection_failed';
+
+const DESCRIPTIONS: Readonly<Record<ConnectionFailureReason, string>> = {
+  name_not_resolved: 'the host name did not resolve; nothing was sent',
+  connection_refused: 'the connection was refused; nothing was sent',
+  connect_timeout: 'the connection was not established in time; nothing was sent',
+  tls_handshake: 'the TLS handshake failed (certificate or protocol); nothing was sent',
+  connection_failed: 'the connection failed; the service may have received the request',
+};
+
+/**
+ * No usable answer came back: the name did not resolve, the connection was refused, the TLS
+ * handshake failed, or the connection was reset or broke mid-body. `outcome` is `not_sent` when
+ * the failure came before the request could leave (every `reason` but `connection_failed`),
+ * `unknown` otherwise.
+ */
+export class ConnectionError extends PayorchError {
+  static {
+    brand(this, 'ConnectionError');
+  }
+  /**
+   * `true` when the connection was refused (`ECONNREFUSED` or the platform's equivalent): nothing
+   * reached the service, and payorch resends even a payment-creating call. `false` for every other
+   * failure, those that also sent nothing included: read `outcome` and `reason` for them.
+   */
+  readonly refused: boolean;
+  /** Where the connection failed (see {@link ConnectionFailureReason}). */
+  readonly reason: ConnectionFailureReason;
+  /** The client method, its API first: `provider.manual.startDeposit`. */
+  readonly operation: string;
+  /** The method and the full URL of the request, query string included; never its headers, which carry the keys. */
+  readonly request: { readonly method: string; readonly url: string };
+  /** Made by the SDK when no answer came back; `reason` says where the connection failed. */
+  constructor(options: FailedCall & { readonly cause: unknown; readonly reason: ConnectionFailureReason; readonly outcome?: CallOutcome | undefined }) {
+    const sentNothing = options.reason !== 'connection_failed';
+    super(`${callLabel(options)}: ${DESCRIPTIONS[options.reason]}`, { cause: options.cause, outcome: options.outcome ?? (sentNothing ? 'not_sent' : 'unknown') });
+    this.refused = options.reason === 'connection_refused';
+    this.reason = options.reason;
+    this.operation = options.operation;
+    this.request = options.request;
+  }
+}
+
+/**
+ * A string is not a tracking code of spec 2.1 (`PREFIX-segment-unixSeconds`, for example
+ * `MAN-a8Xk29Qp-1763812000`) nor a transfer id (`TRF-segment`).
+ *
+ * @example
+ * ```ts
+ * try {
+ *   parseTrackingCode('ORDER-42');
+ * } catch (error) {
+ *   if (error instanceof TrackingCodeError) console.log(error.value); // 'ORDER-42'
+ * }
+ * ```
+ */
+export class TrackingCodeError extends PayorchError {
+  static {
+    brand(this, 'TrackingCodeError');
+  }
+  /** The value that was given, cut to 64 characters. */
+  readonly value: string;
+  /** Made by the tracking-code parser; names what is wrong with the code. */
+  constructor(value: unknown) {
+    const shown = typeof value === 'string' ? value.slice(0, 64) : `(${typeof value})`;
+    super(
+      `Not a tracking code: "${shown}". Expected a prefix of spec 2.1 (MAN, WIT, EIBAN, EIBAN-WIT, CC, TPBD, TPBW, TPCD, TPCW, TPWD, TPWW, DEP, WDR), ` +
+        'a hyphen, an alphanumeric segment, a hyphen and Unix seconds (MAN-a8Xk29Qp-1763812000), or TRF- and an alphanumeric segment.',
+      { outcome: 'not_sent' },
+    );
+    this.value = shown;
+  }
+}
+
+/**
+ * Why a callback was refused.
+ *
+ * - `missing_header`: X-Api-Key, X-Timestamp or X-Hash is absent, empty, given more than once,
+ *   or not text; or a callback that must carry them (every kind but the dealer card) came without.
+ * - `invalid_signature`: the hash does not match, or the body's `hash` / `timestamp` disagree
+ *   with X-Hash / X-Timestamp.
+ * - `timestamp_out_of_tolerance`: the signed timestamp is older than `maxAgeSeconds` (3 days by
+ *   default) or further in the future than `toleranceSeconds` (300 s by default).
+ * - `api_key_mismatch`: X-Api-Key is not the API key this receiver was given.
+ * - `malformed_body`: the body is not a JSON object of sane size, or lacks a signed field; nothing
+ *   was verified.
+ * - `unreadable_payload`: the hash verified, but the body still does not fit the schema of its
+ *   kind after every plausible variant was normalised (see `issues`). Answered 500, not 400: the
+ *   callback is genuine, and a redelivery applies once the SDK or the service is fixed.
+ * - `invalid_tracking_code`: `tracking_code` is not a tracking code of spec 2.1; checked before
+ *   the hash, because an empty one makes the callback hash equal a request's X-Hash.
+ * - `invalid_status`: `status` is empty or not a status word; checked before the hash, likewise.
+ * - `kind_mismatch`: the `kind` the receiver named contradicts the tracking code prefix (a
+ *   withdrawal code sent to a deposit receiver).
+ */
+export type CallbackVerificationReason =
+  | 'missing_header'
+  | 'invalid_signature'
+  | 'timestamp_out_of_tolerance'
+  | 'api_key_mismatch'
+  | 'malformed_body'
+  | 'unreadable_payload'
+  | 'invalid_tracking_code'
+  | 'invalid_status'
+  | 'kind_mismatch';
+
+/**
+ * The HTTP status a receiver answers for each reason: 401 for every authentication failure
+ * (spec 5.3 names it for a hash mismatch; 7.1 uses it for the same failures of requests), 400
+ * for a request that cannot be processed before its hash is trusted, 500 for a genuine callback
+ * whose payload cannot be typed (so that it is redelivered once fixed). Any non-2xx status tells
+ * the service that the delivery failed (spec 6.1).
+ */
+const STATUS = {
+  missing_header: 401,
+  invalid_signature: 401,
+  timestamp_out_of_tolerance: 401,
+  api_key_mismatch: 401,
+  malformed_body: 400,
+  unreadable_payload: 500,
+  invalid_tracking_code: 400,
+  invalid_status: 400,
+  kind_mismatch: 400,
+} as const satisfies Record<CallbackVerificationReason, number>;
+
+/**
+ * A callback failed verification: answer `status` and do not act on the body. The message says
+ * what failed and never holds the secret key, the API key or any hash.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   const callback = verifyCallback({ headers: req.headers, body: rawBody }, { apiKey, secretKey });
+ *   await process(callback);
+ *   res.writeHead(200).end('{"success":true}');
+ * } catch (error) {
+ *   if (!(error instanceof CallbackVerificationError)) throw error;
+ *   res.writeHead(error.status).end(JSON.stringify({ success: false, error: error.reason }));
+ * }
+ * ```
+ */
+export class CallbackVerificationError extends PayorchError {
+  static {
+    brand(this, 'CallbackVerificationError');
+  }
+  /** Which check failed, in the order they run (see {@link CallbackVerificationReason}); a receiver answers it as `error`. */
+  readonly reason: CallbackVerificationReason;
+  /** The HTTP status to answer: 401 for authentication failures, 400 for an unusable body, 500 for a genuine callback that cannot be typed. */
+  readonly status: 400 | 401 | 500;
+  /** True when the hash verified before the refusal (`unreadable_payload`): the callback is genuine, do not drop it. */
+  readonly signatureVerified: boolean;
+  /** For `malformed_body` and `unreadable_payload`: each field and rule that failed; empty otherwise. */
+  readonly issues: readonly ValidationIssue[];
+  /** Made by the verifier; `reason` says which check failed. */
+  constructor(reason: CallbackVerificationReason, message: string, issues: readonly ValidationIssue[] = []) {
+    super(`Callback refused (${reason}): ${message}`);
+    this.reason = reason;
+    this.status = STATUS[reason];
+    this.issues = issues;
+    this.signatureVerified = reason === 'unreadable_payload';
+  }
+}
+
+/**
+ * The field of a {@link CallbackJob} that `receiver.apply` refused: `signature` (the hash does not
+ * verify with this receiver's keys, or the signed fields were changed), `receivedAt` (too old
+ * for the age limit, or in the future), `account` (another account's job), `kind` and `event`
+ * (they disagree with what the signed fields and the body say), `payload` (not a callback body),
+ * or `job` (not a job at all).
+ */
+export type CallbackJobField = 'job' | 'account' | 'kind' | 'event' | 'payload' | 'receivedAt' | 'signature';
+
+/**
+ * `receiver.apply(job)` refused a job: it was written or changed without the secret key, it is
+ * another account's, or it is too old at its receipt time. Nothing was applied or recorded. A
+ * {@link CallbackVerificationError}: `reason` is the check that failed, as for a received
+ * callback (`invalid_signature`, `timestamp_out_of_tolerance`, `api_key_mismatch` for another
+ * account, `kind_mismatch`, `malformed_body`), and `field` names the job's field. Let the queue
+ * engine move it to its dead letters: retrying cannot make it verify.
+ *
+ * @example
+ * ```ts
+ * await boss.work('payorch-callbacks', async ([job]) => {
+ *   try {
+ *     await receiver.apply(job.data);
+ *   } catch (error) {
+ *     if (error instanceof CallbackJobError) logger.error({ field: error.field, reason: error.reason }, 'forged callback job');
+ *     throw error;
+ *   }
+ * });
+ * ```
+ */
+export class CallbackJobError extends CallbackVerificationError {
+  static {
+    brand(this, 'CallbackJobError');
+  }
+  /** Which field of the job failed its check. */
+  readonly field: CallbackJobField;
+  /** Made by `receiver.apply`; `reason` and `field` say which check failed. */
+  constructor(reason: CallbackVerificationReason, field: CallbackJobField, message: string, issues: readonly ValidationIssue[] = []) {
+    super(reason, message, issues);
+    this.field = field;
+  }
+}
+
+/**
+ * A callback's record is not younger than the inbox's horizon, and its key is not held: the inbox
+ * may have forgotten that it applied it, so it does not apply it (again). Nothing was recorded.
+ * The receiver answers 422 `record_too_old` and tells `onError` (phase `'retention'`) with the
+ * callback: reconcile it by hand against your own record (docs/webhooks.md, "Retention").
+ *
+ * It carries the tracking code and status, not the key's account: that is the receiver's API key
+ * when no `accountName` is given, and no error carries a key.
+ *
+ * @example
+ * ```ts
+ * onError: (error, { callback }) => {
+ *   if (isPayorchError(error, CallbackRetentionError)) reconcileByHand(callback, error.recordTime);
+ * }
+ * ```
+ */
+export class CallbackRetentionError extends PayorchError {
+  static {
+    brand(this, 'CallbackRetentionError');
+  }
+  /** The callback's tracking code. */
+  readonly trackingCode: string;
+  /** The status it reports. */
+  readonly status: string;
+  /** The record's creation time, Unix seconds, read from the end of the tracking code. */
+  readonly recordTime: number;
+  /** The inbox's horizon, Unix seconds: records created at or before it are not applied unless their key is held. */
+  readonly horizon: number;
+
+  /** Made by the inboxes, from the callback's key (a `CallbackKey`; its account is not kept). */
+  constructor(key: { readonly trackingCode: string; readonly status: string }, recordTime: number, horizon: number) {
+    super(
+      `${key.trackingCode} (${key.status}) was not applied: its record (${new Date(recordTime * 1000).toISOString()}) is not younger than the inbox's horizon ` +
+        `(${new Date(horizon * 1000).toISOString()}), and a key that old may have been pruned; reconcile it by hand`,
+    );
+    this.trackingCode = key.trackingCode;
+    this.status = key.status;
+    this.recordTime = recordTime;
+    this.horizon = horizon;
+  }
+}
+
+/**
+ * The in-memory inbox holds its `maxKeys` keys, none old enough to forget: the callback was not
+ * applied, and the receiver answered 500 so that the service delivers it again later. Raise
+ * `maxKeys` or use a database inbox (`payorch/postgres`).
+ */
+export class InboxFullError extends PayorchError {
+  static {
+    brand(this, 'InboxFullError');
+  }
+}
+
+/**
+ * The PostgreSQL inbox runs behind a pooler in statement pooling (PgBouncer's
+ * `pool_mode = statement`), which refuses every transaction block: no callback can be applied
+ * together with its key there. Nothing was applied or recorded; the receiver answers 500 and tells
+ * `onError` (phase `'inbox'`). Connect the inbox's pool in transaction or session pooling, or
+ * directly (docs/webhooks.md, "Poolers").
+ */
+export class StatementPoolingError extends PayorchError {
+  static {
+    brand(this, 'StatementPoolingError');
+  }
+}

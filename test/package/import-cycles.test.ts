@@ -1,0 +1,62 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { expect, test } from 'vitest';
+
+// A module that reaches itself through its imports cannot be read, moved or split on its own.
+// Type imports count: they tie two files together for a reader as much as value imports do.
+const src = join(import.meta.dirname, '../../src');
+
+function modules(folder: string): string[] {
+  return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(folder, entry.name);
+    if (entry.isDirectory()) return modules(path);
+    return entry.name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** The src modules `file` imports or re-exports, statically or with `import()`. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const specifiers = [...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|^import\s+)'(\.[^']+)'/gm)].map(([, specifier]) => specifier!);
+  return [...new Set(specifiers.map((specifier) => resolve(dirname(file), specifier.replace(/\.js$/, '.ts'))))];
+}
+
+/** Every cycle of `graph` (each module to those it imports), each starting at its first module in sorted order. */
+function cycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  const found = new Set<string>();
+  const done = new Set<string>();
+  const visit = (module: string, path: readonly string[]): void => {
+    const at = path.indexOf(module);
+    if (at !== -1) {
+      const cycle = path.slice(at);
+      const start = cycle.indexOf([...cycle].sort()[0]!);
+      found.add(JSON.stringify([...cycle.slice(start), ...cycle.slice(0, start)]));
+      return;
+    }
+    if (done.has(module)) return;
+    for (const target of graph.get(module) ?? []) visit(target, [...path, module]);
+    done.add(module);
+  };
+  for (const module of [...graph.keys()].sort()) visit(module, []);
+  return [...found].map((cycle) => JSON.parse(cycle) as string[]);
+}
+
+test('no module of src reaches itself through its imports, type imports included', () => {
+  const files = modules(src);
+  expect(files.length).toBeGreaterThan(50);
+  const graph = new Map(files.map((file) => [relative(src, file), importsOf(file).map((target) => relative(src, target))]));
+  expect(graph.get('errors/api-error.ts')).toEqual(['errors/error.ts']);
+  expect(cycles(graph)).toEqual([]);
+});
+
+test('the cycle finder finds every cycle of a graph, and nothing in a graph without one', () => {
+  const graph = new Map([
+    ['b', ['c']],
+    ['c', ['a', 'd']],
+    ['a', ['b']],
+    ['d', ['d', 'e']],
+    ['e', []],
+  ]);
+  expect(cycles(graph)).toEqual([['a', 'b', 'c'], ['d']]);
+  expect(cycles(new Map([['a', ['b', 'c']], ['b', ['c']], ['c', []]]))).toEqual([]);
+});
