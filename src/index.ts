@@ -55,12 +55,16 @@ export {
 } from './provider/shared.js';
 export {
   ManualDepositParams,
+  ManualWithdrawalParams,
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- exported until 0.3 (CHANGELOG.md)
   ManualWithdrawParams,
   ManualDeposit,
   ManualWithdrawal,
 } from './provider/manual.js';
 export {
   EibanDepositParams,
+  EibanWithdrawalParams,
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- exported until 0.3 (CHANGELOG.md)
   EibanWithdrawParams,
   EibanDeposit,
   EibanWithdrawal,

@@ -70,7 +70,7 @@ export interface APIErrorInit {
  * @example
  * ```ts
  * try {
- *   await provider.manual.startWithdraw(body);
+ *   await provider.manual.startWithdrawal(body);
  * } catch (error) {
  *   if (error instanceof APIError) console.error(error.status, error.error, error.messages);
  *   throw error;

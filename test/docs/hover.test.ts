@@ -23,7 +23,7 @@ declare const dealer: DealerClient;
 declare const error: PayorchError;
 export async function run(): Promise<void> {
   await provider.manual.startDeposit({ fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', amount: 250 });
-  await provider.manual.startWithdraw({ fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', amount: 100, iban: 'TR330006100519786457841326' });
+  await provider.manual.startWithdrawal({ fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', amount: 100, iban: 'TR330006100519786457841326' });
   const { data } = await provider.manual.startDeposit({ fullname: 'Ada', username: 'ada', user_id: 'u-2', amount: 300 });
   console.log(data.payment_url, data.expires_at);
   await dealer.transactions.list({ wallet_id: 'W-1', start_date: '2026-11-01', end_date: '2026-11-03' });
