@@ -71,6 +71,8 @@ export {
 } from './provider/eiban.js';
 export {
   CardPaymentParams,
+  CardPaymentStatusParams,
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- exported until 0.3 (CHANGELOG.md)
   CardStatusParams,
   CardPayment,
   CardPaymentStatus,
@@ -146,6 +148,8 @@ export {
 } from './dealer/settings.js';
 export {
   ManualIbanDepositParams,
+  ManualIbanWithdrawalParams,
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- exported until 0.3 (CHANGELOG.md)
   ManualIbanWithdrawParams,
   ManualIbanDeposit,
   ManualIbanWithdrawal,

@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-deprecated -- the deprecated names and their identity are what this file tests */
 import { describe, expect, test } from 'vitest';
 import type { ProviderManual } from '../../src/index.js';
-import { EibanWithdrawParams, EibanWithdrawalParams, ManualWithdrawParams, ManualWithdrawalParams, ProviderClient, RequestValidationError } from '../../src/index.js';
+import { CardPaymentStatusParams, CardStatusParams, EibanWithdrawParams, EibanWithdrawalParams, ManualWithdrawParams, ManualWithdrawalParams, ProviderClient, RequestValidationError } from '../../src/index.js';
 import { BASE_URL, PROVIDER, capture, expectSigned } from '../helpers/wire.js';
 import { useMsw } from '../mocks/server.js';
 
@@ -48,4 +48,5 @@ describe.each([
 test('the former params schemas are the new ones', () => {
   expect(ManualWithdrawParams).toBe(ManualWithdrawalParams);
   expect(EibanWithdrawParams).toBe(EibanWithdrawalParams);
+  expect(CardStatusParams).toBe(CardPaymentStatusParams);
 });

@@ -1,5 +1,5 @@
 import { describe, expectTypeOf, test } from 'vitest';
-import type { DepositStatus, EibanWithdrawParams, EibanWithdrawalParams, ManualDeposit, ManualWithdrawParams, ManualWithdrawal, ManualWithdrawalParams, ProviderClient, WithdrawalStatus } from '../../src/index.js';
+import type { CardPaymentStatusParams, CardStatusParams, DepositStatus, EibanWithdrawParams, EibanWithdrawalParams, ManualDeposit, ManualWithdrawParams, ManualWithdrawal, ManualWithdrawalParams, ProviderClient, WithdrawalStatus } from '../../src/index.js';
 
 declare const provider: ProviderClient;
 const customer = { fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1' };
@@ -35,6 +35,7 @@ describe('former names (removed in 0.3)', () => {
   test('the former params types are the new ones', () => {
     expectTypeOf<ManualWithdrawParams>().toEqualTypeOf<ManualWithdrawalParams>();
     expectTypeOf<EibanWithdrawParams>().toEqualTypeOf<EibanWithdrawalParams>();
+    expectTypeOf<CardStatusParams>().toEqualTypeOf<CardPaymentStatusParams>();
   });
 
   test('the former methods have the new ones\' types', () => {
