@@ -21,9 +21,9 @@ export type EibanWithdrawalShape = PaymentParamsShape & {
 export const EibanWithdrawalParams = /* @__PURE__ */ strictObject((): EibanWithdrawalShape => ({ ...paymentParams(), iban: iban() }));
 export type EibanWithdrawalParams = z.input<typeof EibanWithdrawalParams>;
 /** @deprecated use EibanWithdrawalParams; removed in 0.3 */
-export const EibanWithdrawParams = EibanWithdrawalParams;
+export const EibanWithdrawParams: typeof EibanWithdrawalParams = EibanWithdrawalParams;
 /** @deprecated use EibanWithdrawalParams; removed in 0.3 */
-export type EibanWithdrawParams = EibanWithdrawalParams;
+export type EibanWithdrawParams = z.input<typeof EibanWithdrawalParams>;
 
 /** An E-IBAN deposit record (spec 4.7). */
 /** The fields of an E-IBAN deposit record. */

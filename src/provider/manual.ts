@@ -21,9 +21,9 @@ export type ManualWithdrawalShape = PaymentParamsShape & {
 export const ManualWithdrawalParams = /* @__PURE__ */ strictObject((): ManualWithdrawalShape => ({ ...paymentParams(), iban: iban() }));
 export type ManualWithdrawalParams = z.input<typeof ManualWithdrawalParams>;
 /** @deprecated use ManualWithdrawalParams; removed in 0.3 */
-export const ManualWithdrawParams = ManualWithdrawalParams;
+export const ManualWithdrawParams: typeof ManualWithdrawalParams = ManualWithdrawalParams;
 /** @deprecated use ManualWithdrawalParams; removed in 0.3 */
-export type ManualWithdrawParams = ManualWithdrawalParams;
+export type ManualWithdrawParams = z.input<typeof ManualWithdrawalParams>;
 
 /** A manual deposit record: the customer is sent to `payment_url` (spec 4.5). */
 /** The fields of a manual deposit record. */
