@@ -98,7 +98,7 @@ export class ProviderManual extends APIResource {
    * The former name of `startWithdrawal`, kept for one minor version: the same function.
    * @deprecated use startWithdrawal; removed in 0.3
    */
-  get startWithdraw(): ProviderManual['startWithdrawal'] {
+  get startWithdraw(): (params: ManualWithdrawalParams, options?: ProviderRequestOptions) => Promise<ManualWithdrawal> {
     // The prototype's method itself, so the two names stay one function; callers call it on this resource.
     // eslint-disable-next-line @typescript-eslint/unbound-method
     return this.startWithdrawal;
