@@ -11,6 +11,6 @@ const deposit = await provider.eiban.startDeposit({ ...customer, amount: 500 });
 console.log(`E-IBAN deposit ${deposit.data.tracking_code}: ${deposit.data.status}`);
 console.log(`  redirect the customer to ${deposit.data.payment_url}`);
 
-const withdrawal = await provider.eiban.startWithdraw({ ...customer, iban: 'TR330006100519786457841326', amount: 120.5 });
+const withdrawal = await provider.eiban.startWithdrawal({ ...customer, iban: 'TR330006100519786457841326', amount: 120.5 });
 console.log(`E-IBAN withdrawal ${withdrawal.data.tracking_code}: ${withdrawal.data.status}, ${withdrawal.data.amount} TRY`);
 if (withdrawal.data.status !== 'pending') throw new Error(`expected a pending withdrawal, got ${withdrawal.data.status}`);

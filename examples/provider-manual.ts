@@ -12,12 +12,12 @@ const deposit = await provider.manual.startDeposit({ ...customer, amount: 250 })
 console.log(`Deposit ${deposit.data.tracking_code}: ${deposit.data.status}, ${deposit.data.amount} TRY`);
 console.log(`  redirect the customer to ${deposit.data.payment_url} (expires ${deposit.data.expires_at ?? '?'})`);
 
-const withdrawal = await provider.manual.startWithdraw({ ...customer, iban: 'TR330006100519786457841326', amount: 100 });
+const withdrawal = await provider.manual.startWithdrawal({ ...customer, iban: 'TR330006100519786457841326', amount: 100 });
 console.log(`Withdrawal ${withdrawal.data.tracking_code}: ${withdrawal.data.status} to ${withdrawal.data.iban ?? '?'}`);
 
 // Bad input never leaves your server: the SDK names the field and the rule.
 try {
-  await provider.manual.startWithdraw({ ...customer, iban: 'TR33', amount: 100 });
+  await provider.manual.startWithdrawal({ ...customer, iban: 'TR33', amount: 100 });
   throw new Error('a 4-character IBAN was accepted');
 } catch (error) {
   if (!(error instanceof RequestValidationError)) throw error;

@@ -9,8 +9,8 @@ import { transactionListEndpoint } from './dealer/transactions.js';
 import { sendMoneyEndpoint, transferStatusEndpoint } from './dealer/transfers.js';
 import { listSitesEndpoint, welcomeEndpoint } from './provider/account.js';
 import { cardPaymentEndpoint, cardStatusEndpoint } from './provider/credit-card.js';
-import { eibanDepositEndpoint, eibanWithdrawEndpoint } from './provider/eiban.js';
-import { manualDepositEndpoint, manualWithdrawEndpoint } from './provider/manual.js';
+import { eibanDepositEndpoint, eibanWithdrawalEndpoint } from './provider/eiban.js';
+import { manualDepositEndpoint, manualWithdrawalEndpoint } from './provider/manual.js';
 import { bankEndpoints } from './provider/third-party/bank.js';
 import { cryptoEndpoints } from './provider/third-party/crypto.js';
 import { walletEndpoints } from './provider/third-party/wallet.js';
@@ -70,9 +70,9 @@ export const API_ENDPOINTS: readonly ApiEndpoint[] = [
   provider(welcomeEndpoint, EMPTY_BODY_CONTENT_TYPE),
   provider(listSitesEndpoint, EMPTY_BODY_CONTENT_TYPE),
   provider(manualDepositEndpoint),
-  provider(manualWithdrawEndpoint),
+  provider(manualWithdrawalEndpoint),
   provider(eibanDepositEndpoint, EIBAN_THIRD_PARTY_METHOD),
-  provider(eibanWithdrawEndpoint, EIBAN_THIRD_PARTY_METHOD, RECIPIENT_IBAN_LENGTH),
+  provider(eibanWithdrawalEndpoint, EIBAN_THIRD_PARTY_METHOD, RECIPIENT_IBAN_LENGTH),
   provider(cardPaymentEndpoint),
   provider(cardStatusEndpoint, CARD_STATUS_HASH),
   ...channel(bankEndpoints, RECIPIENT_IBAN_LENGTH, BANK_ACCOUNT_HOLDER),

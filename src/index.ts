@@ -55,18 +55,24 @@ export {
 } from './provider/shared.js';
 export {
   ManualDepositParams,
+  ManualWithdrawalParams,
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- exported until 0.3 (CHANGELOG.md)
   ManualWithdrawParams,
   ManualDeposit,
   ManualWithdrawal,
 } from './provider/manual.js';
 export {
   EibanDepositParams,
+  EibanWithdrawalParams,
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- exported until 0.3 (CHANGELOG.md)
   EibanWithdrawParams,
   EibanDeposit,
   EibanWithdrawal,
 } from './provider/eiban.js';
 export {
   CardPaymentParams,
+  CardPaymentStatusParams,
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- exported until 0.3 (CHANGELOG.md)
   CardStatusParams,
   CardPayment,
   CardPaymentStatus,
@@ -142,6 +148,8 @@ export {
 } from './dealer/settings.js';
 export {
   ManualIbanDepositParams,
+  ManualIbanWithdrawalParams,
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- exported until 0.3 (CHANGELOG.md)
   ManualIbanWithdrawParams,
   ManualIbanDeposit,
   ManualIbanWithdrawal,

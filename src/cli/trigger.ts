@@ -69,7 +69,7 @@ function randomText(length: number): string {
 }
 
 /** A callback of `kind` with every field of its section of the spec, as a real payment would carry. */
-function callbackPayload(kind: CallbackKind, status: string, trackingCode: string, amount: number, now: Date): SignCallbackPayload {
+function payloadFromFlags(kind: CallbackKind, status: string, trackingCode: string, amount: number, now: Date): SignCallbackPayload {
   const customer = { username: 'ada', fullname: 'Ada Yılmaz', user_id: 'u-1001' };
   const failed = status === 'failed';
   switch (kind) {
@@ -170,7 +170,7 @@ async function run(args: readonly string[], io: Io): Promise<number> {
   const fields =
     fromRecord !== undefined && sandboxUrl !== undefined
       ? await sandboxRecordFields(sandboxUrl, kind, status, fromRecord, timeoutMs)
-      : callbackPayload(kind, status, trackingCode, 250, now);
+      : payloadFromFlags(kind, status, trackingCode, 250, now);
   // --set last: it is what the user asked for in so many words.
   const signed = signCallback({ ...fields, ...sets, tracking_code: trackingCode, status }, keys);
   let response: Response;

@@ -44,7 +44,7 @@ export interface OptionDeclaration {
   readonly note?: string;
 }
 
-function describe(value: unknown): string {
+function shownValueOrType(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint' || value === undefined || value === null) return String(value);
   if (value instanceof Date) return Number.isNaN(value.getTime()) ? 'an invalid Date' : value.toISOString();
@@ -113,7 +113,7 @@ function accepts(rule: OptionRule, value: unknown): boolean {
 
 /** The one refusal of a bad option. A key's value is never shown: only what is wrong with it. */
 function refuse(where: string, declaration: OptionDeclaration, value: unknown): never {
-  const got = declaration.rule.type !== 'key' ? describe(value) : value === undefined ? 'undefined' : value === '' ? 'an empty string' : typeof value;
+  const got = declaration.rule.type !== 'key' ? shownValueOrType(value) : value === undefined ? 'undefined' : value === '' ? 'an empty string' : typeof value;
   const notes = [declaration.env === undefined ? undefined : `for example from ${declaration.env}`, declaration.note].filter((note) => note !== undefined);
   const message = `must be ${allowedBy(declaration.rule)}${notes.length === 0 ? '' : ` (${notes.join('; ')})`}; got ${got}`;
   throw new RequestValidationError(where, [{ field: declaration.name, rule: 'invalid_option', message }]);
@@ -145,7 +145,7 @@ export function checkOptions(where: string, options: unknown, declarations: read
     if (options === undefined && !declarations.some((declaration) => declaration.required === true)) return;
     const required = declarations.filter((declaration) => declaration.required === true).map((declaration) => declaration.name);
     throw new RequestValidationError(where, [
-      { field: '(options)', rule: 'invalid_option', message: `must be an object${required.length === 0 ? '' : ` with ${required.join(' and ')}`}; got ${describe(options)}` },
+      { field: '(options)', rule: 'invalid_option', message: `must be an object${required.length === 0 ? '' : ` with ${required.join(' and ')}`}; got ${shownValueOrType(options)}` },
     ]);
   }
   for (const declaration of declarations) checkValue(where, declaration, read(options, declaration.name));

@@ -22,7 +22,7 @@ export const ManualIbanDepositParams = /* @__PURE__ */ strictObject(() => ({
 export type ManualIbanDepositParams = z.input<typeof ManualIbanDepositParams>;
 
 /** Body of a manual withdrawal request (spec 4.13); the recipient IBAN has 15 to 34 characters. */
-export const ManualIbanWithdrawParams = /* @__PURE__ */ strictObject(() => ({
+export const ManualIbanWithdrawalParams = /* @__PURE__ */ strictObject(() => ({
   /** The customer's username. Required, not blank (spec 4.13). */
   username: requiredString(),
   /** The customer's identifier in your system (spelt `userid` by the dealer API). Required, not blank (spec 4.13). */
@@ -34,7 +34,11 @@ export const ManualIbanWithdrawParams = /* @__PURE__ */ strictObject(() => ({
   /** The recipient's IBAN. Required; 15 to 34 characters (spec 2.7, 4.13). */
   recipient_iban: iban(),
 }));
-export type ManualIbanWithdrawParams = z.input<typeof ManualIbanWithdrawParams>;
+export type ManualIbanWithdrawalParams = z.input<typeof ManualIbanWithdrawalParams>;
+/** @deprecated use ManualIbanWithdrawalParams; removed in 0.3 */
+export const ManualIbanWithdrawParams: typeof ManualIbanWithdrawalParams = ManualIbanWithdrawalParams;
+/** @deprecated use ManualIbanWithdrawalParams; removed in 0.3 */
+export type ManualIbanWithdrawParams = z.input<typeof ManualIbanWithdrawalParams>;
 
 /** The IBAN the customer pays into, chosen by the service for the amount (spec 2.7). */
 export const ManualIbanDeposit = /* @__PURE__ */ envelope(() => ({
@@ -90,7 +94,7 @@ export const manualIbanWithdrawEndpoint = /* @__PURE__ */ defineEndpoint({
   path: '/manual-iban/withdraw',
   hash: 'basic',
   readOnly: false,
-  params: ManualIbanWithdrawParams,
+  params: ManualIbanWithdrawalParams,
   response: ManualIbanWithdrawal,
 });
 
@@ -123,7 +127,7 @@ export class DealerManualIban extends APIResource {
    * console.log(data.tracking_code, data.status); // WDR-..., pending
    * ```
    */
-  withdraw(params: ManualIbanWithdrawParams, options?: RequestOptions): Promise<ManualIbanWithdrawal> {
+  withdraw(params: ManualIbanWithdrawalParams, options?: RequestOptions): Promise<ManualIbanWithdrawal> {
     return this._send(manualIbanWithdrawEndpoint, params, options);
   }
 }

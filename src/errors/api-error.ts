@@ -129,7 +129,7 @@ export interface APIErrorInit {
  * @example
  * ```ts
  * try {
- *   await provider.manual.startWithdraw(body);
+ *   await provider.manual.startWithdrawal(body);
  * } catch (error) {
  *   if (error instanceof APIError) console.error(error.status, error.error, error.messages);
  *   throw error;
@@ -189,7 +189,7 @@ export class APIError extends PayorchError {
    */
   static generate(init: APIErrorInit): APIError {
     const record = asRecord(init.body);
-    const text = init.summary ?? describe(record, init);
+    const text = init.summary ?? failureSummary(record, init);
     // Redacted by the constructor, with the body and the headers.
     const message = `${text} (HTTP ${init.status}, ${init.request.method} ${new URL(init.request.url).pathname})`;
     const reason = authReason(record);
@@ -266,7 +266,7 @@ function authReason(record: Record<string, unknown> | undefined): AuthFailureRea
   return undefined;
 }
 
-function describe(record: Record<string, unknown> | undefined, init: APIErrorInit): string {
+function failureSummary(record: Record<string, unknown> | undefined, init: APIErrorInit): string {
   if (record === undefined) {
     if (typeof init.body === 'string' && init.body.length > 0) return 'The service answered with a body that is not JSON';
     // A JSON value that is not an object (an array, a number) still is an answer, not an empty one.

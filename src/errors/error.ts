@@ -151,7 +151,7 @@ export interface ValidationIssue {
  * @example
  * ```ts
  * try {
- *   await provider.manual.startWithdraw({ ...body, iban: 'TR12' });
+ *   await provider.manual.startWithdrawal({ ...body, iban: 'TR12' });
  * } catch (error) {
  *   if (error instanceof RequestValidationError) console.log(error.issues); // [{ field: 'iban', rule: 'too_small', ... }]
  * }

@@ -37,11 +37,15 @@ export type CardPaymentParams = Omit<z.input<typeof CardPaymentParams>, 'credent
 };
 
 /** Body of a card status query (spec 4.9). */
-export const CardStatusParams = /* @__PURE__ */ strictObject(() => ({
+export const CardPaymentStatusParams = /* @__PURE__ */ strictObject(() => ({
   /** The `tracking_code` of the card payment (`CC-...`), from `createPayment()`. Required (spec 4.9). */
   tracking_code: requiredString(),
 }));
-export type CardStatusParams = z.input<typeof CardStatusParams>;
+export type CardPaymentStatusParams = z.input<typeof CardPaymentStatusParams>;
+/** @deprecated use CardPaymentStatusParams; removed in 0.3 */
+export const CardStatusParams: typeof CardPaymentStatusParams = CardPaymentStatusParams;
+/** @deprecated use CardPaymentStatusParams; removed in 0.3 */
+export type CardStatusParams = z.input<typeof CardPaymentStatusParams>;
 
 /** A created card payment: redirect the customer to `data.payment_url` (spec 2.6). */
 export const CardPayment = /* @__PURE__ */ envelope(() => ({
@@ -106,7 +110,7 @@ export const cardStatusEndpoint = /* @__PURE__ */ defineEndpoint({
   // Spec 5.1 rule 5: not shown. The basic hash, as for card payments (docs/spec-gaps.md).
   hash: 'basic',
   readOnly: true,
-  params: CardStatusParams,
+  params: CardPaymentStatusParams,
   response: CardPaymentStatusResult,
 });
 
@@ -143,7 +147,7 @@ export class ProviderCreditCard extends APIResource {
    * if (data.status === 'success') fulfil();
    * ```
    */
-  getStatus(params: CardStatusParams, options?: ProviderRequestOptions): Promise<CardPaymentStatusResult> {
+  getStatus(params: CardPaymentStatusParams, options?: ProviderRequestOptions): Promise<CardPaymentStatusResult> {
     return this._send(cardStatusEndpoint, params, options);
   }
 }

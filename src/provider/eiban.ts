@@ -11,15 +11,19 @@ import type { DepositStatusShape, PaymentParamsShape, RecordCoreShape, RecordEch
 export const EibanDepositParams = /* @__PURE__ */ strictObject(paymentParams);
 export type EibanDepositParams = z.input<typeof EibanDepositParams>;
 
-/** Body of an E-IBAN withdrawal (spec 4.7); the IBAN is bounded like the manual one (docs/spec-gaps.md). */
 /** The fields of an E-IBAN withdrawal's body. */
-export type EibanWithdrawShape = PaymentParamsShape & {
+export type EibanWithdrawalShape = PaymentParamsShape & {
   /** The recipient's bank account (IBAN). Required; 15 to 34 characters, as for manual withdrawals (docs/spec-gaps.md) (spec 4.7). */
   readonly iban: ReturnType<typeof iban>;
 };
 
-export const EibanWithdrawParams = /* @__PURE__ */ strictObject((): EibanWithdrawShape => ({ ...paymentParams(), iban: iban() }));
-export type EibanWithdrawParams = z.input<typeof EibanWithdrawParams>;
+/** Body of an E-IBAN withdrawal (spec 4.7); the IBAN is bounded like the manual one (docs/spec-gaps.md). */
+export const EibanWithdrawalParams = /* @__PURE__ */ strictObject((): EibanWithdrawalShape => ({ ...paymentParams(), iban: iban() }));
+export type EibanWithdrawalParams = z.input<typeof EibanWithdrawalParams>;
+/** @deprecated use EibanWithdrawalParams; removed in 0.3 */
+export const EibanWithdrawParams: typeof EibanWithdrawalParams = EibanWithdrawalParams;
+/** @deprecated use EibanWithdrawalParams; removed in 0.3 */
+export type EibanWithdrawParams = z.input<typeof EibanWithdrawalParams>;
 
 /** The fields of an E-IBAN deposit record. */
 export type EibanDepositRecordShape = RecordCoreShape & RecordEchoShape & DepositStatusShape & {
@@ -50,13 +54,13 @@ export const eibanDepositEndpoint = /* @__PURE__ */ defineEndpoint({
   response: EibanDeposit,
 });
 
-export const eibanWithdrawEndpoint = /* @__PURE__ */ defineEndpoint({
-  operation: 'eiban.startWithdraw',
+export const eibanWithdrawalEndpoint = /* @__PURE__ */ defineEndpoint({
+  operation: 'eiban.startWithdrawal',
   method: 'POST',
   path: '/start-eiban-withdraw',
   hash: 'credential',
   readOnly: false,
-  params: EibanWithdrawParams,
+  params: EibanWithdrawalParams,
   response: EibanWithdrawal,
 });
 
@@ -79,12 +83,22 @@ export class ProviderEiban extends APIResource {
    *
    * @example
    * ```ts
-   * const { data } = await provider.eiban.startWithdraw({
+   * const { data } = await provider.eiban.startWithdrawal({
    *   fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', iban: 'TR330006100519786457841326', amount: 100,
    * });
    * ```
    */
-  startWithdraw(params: EibanWithdrawParams, options?: ProviderRequestOptions): Promise<EibanWithdrawal> {
-    return this._send(eibanWithdrawEndpoint, params, options);
+  startWithdrawal(params: EibanWithdrawalParams, options?: ProviderRequestOptions): Promise<EibanWithdrawal> {
+    return this._send(eibanWithdrawalEndpoint, params, options);
+  }
+
+  /**
+   * The former name of `startWithdrawal`, kept for one minor version: the same function.
+   * @deprecated use startWithdrawal; removed in 0.3
+   */
+  get startWithdraw(): (params: EibanWithdrawalParams, options?: ProviderRequestOptions) => Promise<EibanWithdrawal> {
+    // The prototype's method itself, so the two names stay one function; callers call it on this resource.
+    // eslint-disable-next-line @typescript-eslint/unbound-method
+    return this.startWithdrawal;
   }
 }

@@ -11,15 +11,19 @@ import type { DepositStatusShape, PaymentParamsShape, RecordCoreShape, RecordEch
 export const ManualDepositParams = /* @__PURE__ */ strictObject(paymentParams);
 export type ManualDepositParams = z.input<typeof ManualDepositParams>;
 
-/** Body of a manual withdrawal (spec 4.6). */
 /** The fields of a manual withdrawal's body. */
-export type ManualWithdrawShape = PaymentParamsShape & {
+export type ManualWithdrawalShape = PaymentParamsShape & {
   /** The customer's IBAN the money is paid to. Required; 15 to 34 characters (spec 4.6, 8). */
   readonly iban: ReturnType<typeof iban>;
 };
 
-export const ManualWithdrawParams = /* @__PURE__ */ strictObject((): ManualWithdrawShape => ({ ...paymentParams(), iban: iban() }));
-export type ManualWithdrawParams = z.input<typeof ManualWithdrawParams>;
+/** Body of a manual withdrawal (spec 4.6). */
+export const ManualWithdrawalParams = /* @__PURE__ */ strictObject((): ManualWithdrawalShape => ({ ...paymentParams(), iban: iban() }));
+export type ManualWithdrawalParams = z.input<typeof ManualWithdrawalParams>;
+/** @deprecated use ManualWithdrawalParams; removed in 0.3 */
+export const ManualWithdrawParams: typeof ManualWithdrawalParams = ManualWithdrawalParams;
+/** @deprecated use ManualWithdrawalParams; removed in 0.3 */
+export type ManualWithdrawParams = z.input<typeof ManualWithdrawalParams>;
 
 /** The fields of a manual deposit record. */
 export type ManualDepositRecordShape = RecordCoreShape & RecordEchoShape & DepositStatusShape & {
@@ -50,13 +54,13 @@ export const manualDepositEndpoint = /* @__PURE__ */ defineEndpoint({
   response: ManualDeposit,
 });
 
-export const manualWithdrawEndpoint = /* @__PURE__ */ defineEndpoint({
-  operation: 'manual.startWithdraw',
+export const manualWithdrawalEndpoint = /* @__PURE__ */ defineEndpoint({
+  operation: 'manual.startWithdrawal',
   method: 'POST',
   path: '/start-manual-withdraw',
   hash: 'credential',
   readOnly: false,
-  params: ManualWithdrawParams,
+  params: ManualWithdrawalParams,
   response: ManualWithdrawal,
 });
 
@@ -81,12 +85,22 @@ export class ProviderManual extends APIResource {
    *
    * @example
    * ```ts
-   * const { data } = await provider.manual.startWithdraw({
+   * const { data } = await provider.manual.startWithdrawal({
    *   fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', iban: 'TR330006100519786457841326', amount: 100,
    * });
    * ```
    */
-  startWithdraw(params: ManualWithdrawParams, options?: ProviderRequestOptions): Promise<ManualWithdrawal> {
-    return this._send(manualWithdrawEndpoint, params, options);
+  startWithdrawal(params: ManualWithdrawalParams, options?: ProviderRequestOptions): Promise<ManualWithdrawal> {
+    return this._send(manualWithdrawalEndpoint, params, options);
+  }
+
+  /**
+   * The former name of `startWithdrawal`, kept for one minor version: the same function.
+   * @deprecated use startWithdrawal; removed in 0.3
+   */
+  get startWithdraw(): (params: ManualWithdrawalParams, options?: ProviderRequestOptions) => Promise<ManualWithdrawal> {
+    // The prototype's method itself, so the two names stay one function; callers call it on this resource.
+    // eslint-disable-next-line @typescript-eslint/unbound-method
+    return this.startWithdrawal;
   }
 }

@@ -24,11 +24,11 @@ export function callbackPayload(kind: CallbackKind, record: StoredRecord, expire
         order_id: record.orderId ?? '',
         amount: record.amount,
         currency: 'TRY',
-        username: text(params['username']),
-        user_id: text(params['user_id']),
+        username: stringOrEmpty(params['username']),
+        user_id: stringOrEmpty(params['user_id']),
         site_id: record.siteId ?? 0,
-        customer_name: `${text(params['firstname'])} ${text(params['lastname'])}`.trim(),
-        customer_email: text(params['email']),
+        customer_name: `${stringOrEmpty(params['firstname'])} ${stringOrEmpty(params['lastname'])}`.trim(),
+        customer_email: stringOrEmpty(params['email']),
         ...(record.status === 'failed' ? { error_code: 'PAYMENT_FAILED', error_message: 'The payment was declined' } : {}),
       };
     case 'dealerCreditCard': {
@@ -39,9 +39,9 @@ export function callbackPayload(kind: CallbackKind, record: StoredRecord, expire
         order_id: record.orderId ?? '',
         amount: record.amount,
         currency: 'TRY',
-        customer_name: `${text(params['firstname'])} ${text(params['lastname'])}`.trim(),
-        customer_email: text(params['email']),
-        customer_phone: text(params['phone']),
+        customer_name: `${stringOrEmpty(params['firstname'])} ${stringOrEmpty(params['lastname'])}`.trim(),
+        customer_email: stringOrEmpty(params['email']),
+        customer_phone: stringOrEmpty(params['phone']),
         status_message: succeeded ? 'Payment completed' : expired ? 'Payment expired' : 'Payment failed',
         // On failure the error fields replace the success-only ones (6.5).
         ...(succeeded
@@ -60,7 +60,7 @@ export function signerOf(kind: CallbackKind, fixtures: Fixtures): Credentials {
 }
 
 function customerOf(params: Readonly<Record<string, unknown>>): { username: string; fullname: string; user_id: string } {
-  return { username: text(params['username']), fullname: text(params['fullname']), user_id: text(params['user_id']) };
+  return { username: stringOrEmpty(params['username']), fullname: stringOrEmpty(params['fullname']), user_id: stringOrEmpty(params['user_id']) };
 }
 
 /** Where a withdrawal goes: the IBAN (6.3); crypto and wallet withdrawals have none, so their own fields stand in (6.6). */
@@ -74,4 +74,4 @@ function destinationOf(params: Readonly<Record<string, unknown>>): Record<string
   return fields;
 }
 
-const text = (value: unknown): string => (typeof value === 'string' ? value : '');
+const stringOrEmpty = (value: unknown): string => (typeof value === 'string' ? value : '');

@@ -71,7 +71,7 @@ export async function control(service: Service, request: Request, url: URL): Pro
       return record === undefined ? errorFailure(404, 'Not Found', `No record has the id ${recordId}`) : success({ success: true, record: snapshot(record) });
     }
     if (redeliverId !== undefined) {
-      const body = await readBody(request, RedeliverBody);
+      const body = await parseBody(request, RedeliverBody);
       if (!body.ok) return body.failure;
       return success({ success: true, delivery: await service.redeliver(decodePath(redeliverId), body.value) });
     }
@@ -83,7 +83,7 @@ export async function control(service: Service, request: Request, url: URL): Pro
       case 'GET /records':
         return success({ success: true, records: service.records.list().map(snapshot) });
       case 'POST /settle': {
-        const body = await readBody(request, SettleBody);
+        const body = await parseBody(request, SettleBody);
         if (!body.ok) return body.failure;
         const { id, status, ...options } = body.value;
         const settled = await service.settle(id, status, options);
@@ -96,13 +96,13 @@ export async function control(service: Service, request: Request, url: URL): Pro
       case 'GET /clock':
         return success({ success: true, now: new Date(service.clock.now()).toISOString() });
       case 'POST /clock': {
-        const body = await readBody(request, ClockBody);
+        const body = await parseBody(request, ClockBody);
         if (!body.ok) return body.failure;
         const expired = 'set' in body.value ? await service.setClock(Date.parse(body.value.set)) : await service.advanceClock(body.value.advanceSeconds * 1000);
         return success({ success: true, now: new Date(service.clock.now()).toISOString(), expired });
       }
       case 'PUT /callback-urls': {
-        const body = await readBody(request, CallbackUrlsBody);
+        const body = await parseBody(request, CallbackUrlsBody);
         if (!body.ok) return body.failure;
         service.callbackUrls = body.value;
         return success({ success: true, callbackUrls: service.callbackUrls });
@@ -116,7 +116,7 @@ export async function control(service: Service, request: Request, url: URL): Pro
   }
 }
 
-async function readBody<S extends z.ZodMiniType>(request: Request, schema: S): Promise<{ ok: true; value: z.output<S> } | { ok: false; failure: Reply<never> }> {
+async function parseBody<S extends z.ZodMiniType>(request: Request, schema: S): Promise<{ ok: true; value: z.output<S> } | { ok: false; failure: Reply<never> }> {
   let raw: unknown;
   try {
     raw = JSON.parse(await request.text()) as unknown;

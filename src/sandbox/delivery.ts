@@ -183,7 +183,7 @@ export class Deliverer {
       await answer.arrayBuffer();
       return { httpStatus: answer.status, error: undefined };
     } catch (error) {
-      return { httpStatus: undefined, error: describe(error) };
+      return { httpStatus: undefined, error: failureMessage(error) };
     }
   }
 }
@@ -193,7 +193,7 @@ function resultOf(delivery: Delivery): DeliveryResult {
   return { id: delivery.id, redeliveryOf: delivery.redeliveryOf, url: delivery.callback.url, delivered: attempts.some((attempt) => attempt.delivered), attempts };
 }
 
-function describe(error: unknown): string {
+function failureMessage(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
   return `${error.message}${cause}`;

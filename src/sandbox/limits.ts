@@ -15,7 +15,7 @@ export const MAX_AMOUNT = 1_000_000_000_000;
 /** A finite number within [min, max], or a SandboxError naming `name`. */
 export function checkNumber(name: string, value: unknown, min: number, max: number, integer = false): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max || (integer && !Number.isInteger(value))) {
-    throw new SandboxError('invalid_input', `${name} must be ${integer ? 'an integer' : 'a finite number'} from ${min} to ${max}, not ${describe(value)}`);
+    throw new SandboxError('invalid_input', `${name} must be ${integer ? 'an integer' : 'a finite number'} from ${min} to ${max}, not ${shownValue(value)}`);
   }
   return value;
 }
@@ -23,7 +23,7 @@ export function checkNumber(name: string, value: unknown, min: number, max: numb
 /** A record-clock time in milliseconds since the epoch, within {@link CLOCK_RANGE}. */
 export function checkClockTime(name: string, ms: number): number {
   if (!Number.isFinite(ms) || ms < CLOCK_RANGE.min || ms > CLOCK_RANGE.max) {
-    throw new SandboxError('invalid_input', `${name} would put the record clock at ${describe(ms)} ms since 1970, outside 1970-01-01 to 9999-12-31`);
+    throw new SandboxError('invalid_input', `${name} would put the record clock at ${shownValue(ms)} ms since 1970, outside 1970-01-01 to 9999-12-31`);
   }
   return ms;
 }
@@ -45,7 +45,7 @@ export const SANDBOX_OPTIONS: readonly OptionDeclaration[] = [
   { name: 'startTime', rule: { type: 'time', ...CLOCK_RANGE } },
 ];
 
-function describe(value: unknown): string {
+function shownValue(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
   return String(value);
 }

@@ -11,7 +11,7 @@ function malformed(message: string): CallbackVerificationError {
   return new CallbackVerificationError('malformed_body', message);
 }
 
-function tooLarge(bytes: number): CallbackVerificationError {
+function bodyTooLargeError(bytes: number): CallbackVerificationError {
   return malformed(`the body is ${bytes} bytes, more than the ${MAX_CALLBACK_BODY_BYTES} a callback can be`);
 }
 
@@ -52,7 +52,7 @@ function tryRead(decode: () => string, undecodable: string): { readonly value: u
  * the first that gives JSON is the body. A label this runtime does not know skips the first step.
  */
 function readBytes(bytes: Uint8Array, label: string | undefined, onDecoded: ((decoding: BodyDecoding) => void) | undefined): unknown {
-  if (bytes.byteLength > MAX_CALLBACK_BODY_BYTES) throw tooLarge(bytes.byteLength);
+  if (bytes.byteLength > MAX_CALLBACK_BODY_BYTES) throw bodyTooLargeError(bytes.byteLength);
   const declaredUtf8 = label === undefined || UTF8_LABEL.test(label.trim());
   const declared = declaredUtf8 ? undefined : decoderOf(label, true);
   // The label is the sender's text and goes to a log line: no real label is longer than this.
@@ -92,7 +92,7 @@ function parseJson(text: string, sized = true): unknown {
   // counted as bytes.
   if (sized && text.length * 3 > MAX_CALLBACK_BODY_BYTES) {
     const bytes = utf8Length(text);
-    if (bytes > MAX_CALLBACK_BODY_BYTES) throw tooLarge(bytes);
+    if (bytes > MAX_CALLBACK_BODY_BYTES) throw bodyTooLargeError(bytes);
   }
   try {
     return JSON.parse(text);

@@ -213,7 +213,7 @@ const EXPECTED: Record<FieldType, string> = {
   boolean: 'expected a boolean, 1/0 or "true"/"false"',
 };
 
-function describe(value: unknown): string {
+function kindOfValue(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   return typeof value === 'number' && !Number.isFinite(value) ? String(value) : `a ${typeof value}`;
@@ -221,7 +221,7 @@ function describe(value: unknown): string {
 
 /** The issue of a field whose value `readField` refused: what the type takes, and the value's kind (never the value). */
 export function fieldIssue(field: string, type: FieldType, value: unknown): ValidationIssue {
-  return value === undefined ? { field, rule: 'required', message: 'is required' } : { field, rule: 'invalid_type', message: `${EXPECTED[type]}, got ${describe(value)}` };
+  return value === undefined ? { field, rule: 'required', message: 'is required' } : { field, rule: 'invalid_type', message: `${EXPECTED[type]}, got ${kindOfValue(value)}` };
 }
 
 /** A payload read by its table, or what kept it from being read. */

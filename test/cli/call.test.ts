@@ -43,10 +43,24 @@ describe('payorch call', { timeout: 30_000 }, () => {
   test('--data @file and @- read the parameters from a file and from standard input', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'payorch-call-')), 'withdraw.json');
     writeFileSync(file, JSON.stringify({ ...deposit, iban: 'TR330006100519786457841326' }));
-    const fromFile = await payorch(['call', 'provider.manual.startWithdraw', '--data', `@${file}`, '--json'], sandbox.env);
+    const fromFile = await payorch(['call', 'provider.manual.startWithdrawal', '--data', `@${file}`, '--json'], sandbox.env);
     expect(jsonOf(fromFile)).toMatchObject({ data: { tracking_code: expect.stringMatching(/^WIT-/) as unknown, status: 'pending' } });
     const fromStdin = await payorch(['call', 'eiban.startDeposit', '--data', '@-', '--json'], sandbox.env, JSON.stringify(deposit));
     expect(jsonOf(fromStdin)).toMatchObject({ data: { tracking_code: expect.stringMatching(/^EIBAN-/) as unknown } });
+  });
+
+  test.each([
+    ['manual.startWithdraw', 'manual.startWithdrawal', /^WIT-/],
+    ['provider.manual.startWithdraw', 'provider.manual.startWithdrawal', /^WIT-/],
+    ['eiban.startWithdraw', 'eiban.startWithdrawal', /^EIBAN-/],
+    ['provider.eiban.startWithdraw', 'provider.eiban.startWithdrawal', /^EIBAN-/],
+  ])('the former name %s still runs, with a deprecation note naming %s on stderr', async (former, current, code) => {
+    const run = await payorch(['call', former, '--data', JSON.stringify({ ...deposit, iban: 'TR330006100519786457841326' }), '--json'], sandbox.env);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe(`payorch: ${former} is deprecated and will be removed in 0.3: use ${current}\n`);
+    expect(jsonOf(run)).toMatchObject({ data: { tracking_code: expect.stringMatching(code) as unknown, status: 'pending' } });
+    const help = await payorch(['call', former, '--help']);
+    expect(help.stdout).toMatch(new RegExp(`^Usage: payorch call provider\\.${current.replace(/^provider\./, '').replace('.', '\\.')} `));
   });
 
   test('listSites takes its X-Key from PAYORCH_SITES_KEY; dealer operations use the dealer keys', async () => {

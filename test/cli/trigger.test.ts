@@ -124,7 +124,7 @@ describe('payorch trigger', { timeout: 60_000 }, () => {
   test('--from-record with --sandbox-url sends the amount, site and customer of that sandbox record, as the sandbox would', async () => {
     const sandbox = await listeningSandbox();
     try {
-      const { data } = await providerOf(sandbox.sandbox).manual.startWithdraw({ fullname: 'Grace Hopper', username: 'grace', user_id: 'u-77', iban: 'TR330006100519786457841326', amount: 640 });
+      const { data } = await providerOf(sandbox.sandbox).manual.startWithdrawal({ fullname: 'Grace Hopper', username: 'grace', user_id: 'u-77', iban: 'TR330006100519786457841326', amount: 640 });
       const receiver = await startServer((_request, response) => json(response, 200, { success: true }));
       const { provider } = sandbox.sandbox.accounts;
       const env = { PAYORCH_PROVIDER_API_KEY: provider.apiKey, PAYORCH_PROVIDER_SECRET_KEY: provider.secretKey };

@@ -120,7 +120,7 @@ describe.each(scenarios)('when the service echoes every secret in %s', (_name, e
     const { events, options } = observed();
     const { secrets } = echoingService(answer, 0);
     const provider = new ProviderClient({ baseUrl: BASE_URL, ...PROVIDER, ...options });
-    const error = await failure(() => provider.manual.startWithdraw({ ...customer, iban, amount: 100 }));
+    const error = await failure(() => provider.manual.startWithdrawal({ ...customer, iban, amount: 100 }));
     expect(error).toBeInstanceOf(expected);
     expect(secrets.size).toBe(2); // the hash and the credential key
     expectNoSecret(error, events, [PROVIDER.secretKey, PROVIDER.credentialKey, ...secrets]);

@@ -11,6 +11,7 @@ import type {
   ManualIbanDeposit,
   ManualIbanDepositParams,
   ManualIbanWithdrawal,
+  ManualIbanWithdrawalParams,
   ManualIbanWithdrawParams,
   PaymentMethodState,
   RequestOptions,
@@ -25,7 +26,7 @@ import type {
 
 declare const dealer: DealerClient;
 declare const deposit: ManualIbanDepositParams;
-declare const withdrawal: ManualIbanWithdrawParams;
+declare const withdrawal: ManualIbanWithdrawalParams;
 declare const transfer: SendMoneyParams;
 declare const card: DealerCardPaymentParams;
 const range = { wallet_id: 'WLT-A1', start_date: '2026-03-01', end_date: '2026-03-03' };
@@ -91,4 +92,9 @@ describe('DealerClient types', () => {
     expectTypeOf<APIError['code']>().toEqualTypeOf<DealerErrorCode | undefined>();
     expectTypeOf<'INSUFFICIENT_BALANCE'>().toExtend<DealerErrorCode>();
   });
+});
+
+test('the former ManualIbanWithdrawParams type is ManualIbanWithdrawalParams until 0.3', () => {
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- the deprecated name is what this test checks
+  expectTypeOf<ManualIbanWithdrawParams>().toEqualTypeOf<ManualIbanWithdrawalParams>();
 });

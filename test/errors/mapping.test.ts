@@ -26,7 +26,7 @@ const customer = { fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1' };
 const iban = 'TR330006100519786457841326';
 const WITHDRAW_URL = `${BASE_URL}/api/provider/start-manual-withdraw`;
 const CARD_URL = `${BASE_URL}/api/provider/credit-card/payment`;
-const withdraw = () => provider.manual.startWithdraw({ ...customer, iban, amount: 100 });
+const withdraw = () => provider.manual.startWithdrawal({ ...customer, iban, amount: 100 });
 const payByCard = () => provider.creditCard.createPayment({ username: 'ada', user_id: 'u-1', firstname: 'Ada', lastname: 'Yılmaz', amount: 150 });
 /** Answers `url` never; `onRequest` sees each request as it arrives. */
 const hang = (url: string, onRequest: (request: Request) => void = () => undefined) => {
@@ -159,14 +159,14 @@ describe('answers that are not a success', () => {
     expect(error.rawBody).toBe(rawBody);
     expect(error.body).toEqual(JSON.parse(rawBody));
     expect(error.issues.map((issue) => issue.field)).toEqual(['data.amount']);
-    expect(error.message).toMatch(/^Unexpected answer from manual.startWithdraw: data.amount/);
+    expect(error.message).toMatch(/^Unexpected answer from manual.startWithdrawal: data.amount/);
   });
 });
 
 describe('calls that do not finish', () => {
   test('a per-call timeout ends a hanging call with a TimeoutError', async () => {
     hang(WITHDRAW_URL);
-    const error = (await caught(provider.manual.startWithdraw({ ...customer, iban, amount: 100 }, { timeout: 20 }))) as TimeoutError;
+    const error = (await caught(provider.manual.startWithdrawal({ ...customer, iban, amount: 100 }, { timeout: 20 }))) as TimeoutError;
     expect(error).toBeInstanceOf(TimeoutError);
     expect(error.timeout).toBe(20);
   });
@@ -182,14 +182,14 @@ describe('calls that do not finish', () => {
     hang(WITHDRAW_URL, () => {
       controller.abort(new Error('user left the page'));
     });
-    const error = (await caught(provider.manual.startWithdraw({ ...customer, iban, amount: 100 }, { signal: controller.signal }))) as RequestAbortedError;
+    const error = (await caught(provider.manual.startWithdrawal({ ...customer, iban, amount: 100 }, { signal: controller.signal }))) as RequestAbortedError;
     expect(error).toBeInstanceOf(RequestAbortedError);
     expect((error.cause as Error).message).toBe('user left the page');
   });
 
   test('an already aborted signal sends nothing', async () => {
     const seen = capture('post', WITHDRAW_URL, {});
-    const error = await caught(provider.manual.startWithdraw({ ...customer, iban, amount: 100 }, { signal: AbortSignal.abort() }));
+    const error = await caught(provider.manual.startWithdrawal({ ...customer, iban, amount: 100 }, { signal: AbortSignal.abort() }));
     expect(error).toBeInstanceOf(RequestAbortedError);
     expect(seen).toHaveLength(0);
   });
@@ -258,9 +258,9 @@ describe('secrets stay out of errors', () => {
     capture('post', WITHDRAW_URL, (_attempt, request) => (record(request), HttpResponse.error()));
     errors.push(await caught(withdraw()));
     hang(WITHDRAW_URL, record);
-    errors.push(await caught(provider.manual.startWithdraw({ ...customer, iban, amount: 100 }, { timeout: 20 })));
-    errors.push(await caught(provider.manual.startWithdraw({ ...customer, iban: 'short', amount: 100 })));
-    errors.push(await caught(new ProviderClient({ baseUrl: BASE_URL, apiKey: PROVIDER.apiKey, secretKey: PROVIDER.secretKey }).manual.startWithdraw({ ...customer, iban, amount: 1 })));
+    errors.push(await caught(provider.manual.startWithdrawal({ ...customer, iban, amount: 100 }, { timeout: 20 })));
+    errors.push(await caught(provider.manual.startWithdrawal({ ...customer, iban: 'short', amount: 100 })));
+    errors.push(await caught(new ProviderClient({ baseUrl: BASE_URL, apiKey: PROVIDER.apiKey, secretKey: PROVIDER.secretKey }).manual.startWithdrawal({ ...customer, iban, amount: 1 })));
 
     expect(errors.map((error) => (error as Error).name)).toEqual([
       'AuthenticationError',
@@ -280,7 +280,7 @@ describe('secrets stay out of errors', () => {
 
   test('the message of a refusal names the field and the rule, not the value', async () => {
     const tooLong = PROVIDER.secretKey + PROVIDER.credentialKey;
-    const error = (await caught(provider.manual.startWithdraw({ ...customer, iban: tooLong, amount: 100 }))) as RequestValidationError;
-    expect(error.message).toBe('Invalid request to manual.startWithdraw: iban: must be 15 to 34 characters');
+    const error = (await caught(provider.manual.startWithdrawal({ ...customer, iban: tooLong, amount: 100 }))) as RequestValidationError;
+    expect(error.message).toBe('Invalid request to manual.startWithdrawal: iban: must be 15 to 34 characters');
   });
 });

@@ -12,8 +12,8 @@ import { transactionListEndpoint } from '../../src/dealer/transactions.js';
 import { sendMoneyEndpoint, transferStatusEndpoint } from '../../src/dealer/transfers.js';
 import { welcomeEndpoint, listSitesEndpoint } from '../../src/provider/account.js';
 import { cardPaymentEndpoint, cardStatusEndpoint } from '../../src/provider/credit-card.js';
-import { eibanDepositEndpoint, eibanWithdrawEndpoint } from '../../src/provider/eiban.js';
-import { manualDepositEndpoint, manualWithdrawEndpoint } from '../../src/provider/manual.js';
+import { eibanDepositEndpoint, eibanWithdrawalEndpoint } from '../../src/provider/eiban.js';
+import { manualDepositEndpoint, manualWithdrawalEndpoint } from '../../src/provider/manual.js';
 import { bankEndpoints } from '../../src/provider/third-party/bank.js';
 import { cryptoEndpoints } from '../../src/provider/third-party/crypto.js';
 import { walletEndpoints } from '../../src/provider/third-party/wallet.js';
@@ -36,9 +36,9 @@ export const PROVIDER_CALLS: readonly ProviderCall[] = [
   { endpoint: welcomeEndpoint, valid: undefined, invoke: (client, _params, options) => client.welcome(options) },
   { endpoint: listSitesEndpoint, valid: { key: 'x-key-0123456789' }, invoke: (client, params, options) => client.listSites(params, options) },
   { endpoint: manualDepositEndpoint, valid: { ...customer, amount: 250 }, invoke: (client, params, options) => client.manual.startDeposit(params, options) },
-  { endpoint: manualWithdrawEndpoint, valid: { ...customer, iban, amount: 100 }, invoke: (client, params, options) => client.manual.startWithdraw(params, options) },
+  { endpoint: manualWithdrawalEndpoint, valid: { ...customer, iban, amount: 100 }, invoke: (client, params, options) => client.manual.startWithdrawal(params, options) },
   { endpoint: eibanDepositEndpoint, valid: { ...customer, amount: 250 }, invoke: (client, params, options) => client.eiban.startDeposit(params, options) },
-  { endpoint: eibanWithdrawEndpoint, valid: { ...customer, iban, amount: 100 }, invoke: (client, params, options) => client.eiban.startWithdraw(params, options) },
+  { endpoint: eibanWithdrawalEndpoint, valid: { ...customer, iban, amount: 100 }, invoke: (client, params, options) => client.eiban.startWithdrawal(params, options) },
   {
     endpoint: cardPaymentEndpoint,
     valid: { username: 'ada', user_id: 'u-1', firstname: 'Ada', lastname: 'Yılmaz', amount: 150 },

@@ -134,7 +134,7 @@ describe('the error responses (Ajv 2020)', () => {
     ['no success flag', { error: 'Invalid hash', message: 'Invalid hash' }],
   ])('%s is not an error body', (_, body) => {
     expect(responseValidator('dealer.transfers.send', 'default')!(body)).toBe(false);
-    expect(responseValidator('provider.manual.startWithdraw', 'default')!(body)).toBe(false);
+    expect(responseValidator('provider.manual.startWithdrawal', 'default')!(body)).toBe(false);
   });
 });
 
@@ -164,7 +164,7 @@ const SPEC_ANSWERS: readonly (readonly [string, string])[] = [
 const WRITTEN_ANSWERS: readonly (readonly [string, string, unknown])[] = [
   [
     'a manual withdrawal (4.6)',
-    'provider.manual.startWithdraw',
+    'provider.manual.startWithdrawal',
     {
       success: true,
       message: 'Çekim talebi oluşturuldu',
@@ -280,8 +280,8 @@ describe('the success responses and webhooks (Ajv 2020) have the spec types', ()
   const within = (body: Body, key: string) => body[key] as Body;
   test.each([
     ['balance as a number (2.7: string decimal)', 'dealer.eibans.list', (body: Body) => { (within(body, 'eibans') as unknown as Body[])[0]!['balance'] = 12500; }, '/eibans/0/balance must be string'],
-    ['amount as a numeric string (4.6: number)', 'provider.manual.startWithdraw', (body: Body) => { within(body, 'data')['amount'] = '1500'; }, '/data/amount must be number'],
-    ['success left out (2.1)', 'provider.manual.startWithdraw', (body: Body) => { delete body['success']; }, " must have required property 'success'"],
+    ['amount as a numeric string (4.6: number)', 'provider.manual.startWithdrawal', (body: Body) => { within(body, 'data')['amount'] = '1500'; }, '/data/amount must be number'],
+    ['success left out (2.1)', 'provider.manual.startWithdrawal', (body: Body) => { delete body['success']; }, " must have required property 'success'"],
     ['success false (2.1)', 'dealer.eibans.list', (body: Body) => { body['success'] = false; }, '/success must be equal to constant'],
   ])('an answer with %s is refused', (_, operationId, spoil, error) => {
     const body = structuredClone(WRITTEN_ANSWERS.find(([, id]) => id === operationId)![2]) as Body;

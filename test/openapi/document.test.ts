@@ -75,7 +75,7 @@ describe('the generated OpenAPI document', () => {
   });
 
   test('carries the limits of the spec', () => {
-    expect(bodyOf('provider.manual.startWithdraw').properties?.['iban']).toMatchObject({ minLength: 15, maxLength: 34 });
+    expect(bodyOf('provider.manual.startWithdrawal').properties?.['iban']).toMatchObject({ minLength: 15, maxLength: 34 });
     expect(bodyOf('provider.manual.startDeposit').properties?.['amount']).toMatchObject({ type: 'number', minimum: 1 });
     expect(bodyOf('provider.manual.startDeposit').required).toEqual(['fullname', 'username', 'user_id', 'amount']);
     expect(bodyOf('dealer.creditCard.createPayment').properties?.['amount']).toMatchObject({ minimum: 200 });

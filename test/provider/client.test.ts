@@ -180,9 +180,9 @@ describe('every provider call', () => {
   ];
   const moneyMoving: [string, string, () => Promise<unknown>][] = [
     ['manual.startDeposit', '/start-manual-deposit', () => provider.manual.startDeposit(base)],
-    ['manual.startWithdraw', '/start-manual-withdraw', () => provider.manual.startWithdraw({ ...base, iban })],
+    ['manual.startWithdrawal', '/start-manual-withdraw', () => provider.manual.startWithdrawal({ ...base, iban })],
     ['eiban.startDeposit', '/start-eiban-deposit', () => provider.eiban.startDeposit(base)],
-    ['eiban.startWithdraw', '/start-eiban-withdraw', () => provider.eiban.startWithdraw({ ...base, iban })],
+    ['eiban.startWithdrawal', '/start-eiban-withdraw', () => provider.eiban.startWithdrawal({ ...base, iban })],
     ['creditCard.createPayment', '/credit-card/payment', () => provider.creditCard.createPayment(card)],
     ['thirdParty.bank.startDeposit', '/third-party/bank/start-deposit', () => provider.thirdParty.bank.startDeposit(base)],
     ['thirdParty.bank.startWithdrawal', '/third-party/bank/start-withdrawal', () => provider.thirdParty.bank.startWithdrawal({ ...base, gateway_id: 1, iban })],

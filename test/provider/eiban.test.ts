@@ -53,7 +53,7 @@ describe('provider.eiban.startDeposit', () => {
   });
 });
 
-describe('provider.eiban.startWithdraw', () => {
+describe('provider.eiban.startWithdrawal', () => {
   const answer = {
     success: true,
     message: 'E-IBAN withdrawal created',
@@ -62,7 +62,7 @@ describe('provider.eiban.startWithdraw', () => {
 
   test('POSTs the exact body to /api/provider/start-eiban-withdraw with the credential hash and returns the pending record', async () => {
     const seen = capture('post', `${BASE_URL}/api/provider/start-eiban-withdraw`, answer);
-    const result = await provider.eiban.startWithdraw({ ...customer, iban, amount: 100 });
+    const result = await provider.eiban.startWithdrawal({ ...customer, iban, amount: 100 });
 
     expect(seen).toHaveLength(1);
     expectProviderRequest(seen[0]!, {
@@ -80,7 +80,7 @@ describe('provider.eiban.startWithdraw', () => {
     ['35 characters', 'TR3300061005197864578413261234567890', 'too_big'],
   ])('refuses an IBAN of %s and sends nothing', async (_label, badIban, rule) => {
     const seen = capture('post', `${BASE_URL}/api/provider/start-eiban-withdraw`, answer);
-    const error = await provider.eiban.startWithdraw({ ...customer, iban: badIban, amount: 100 }).catch((caught: unknown) => caught);
+    const error = await provider.eiban.startWithdrawal({ ...customer, iban: badIban, amount: 100 }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(RequestValidationError);
     expect((error as RequestValidationError).issues).toEqual([{ field: 'iban', rule, message: 'must be 15 to 34 characters' }]);
     expect(seen).toHaveLength(0);
@@ -91,7 +91,7 @@ describe('provider.eiban.startWithdraw', () => {
     ['34 characters', 'MT84MALT011000012345MTLCAST001S123'],
   ])('accepts an IBAN of %s', async (_label, edgeIban) => {
     const seen = capture('post', `${BASE_URL}/api/provider/start-eiban-withdraw`, answer);
-    await provider.eiban.startWithdraw({ ...customer, iban: edgeIban, amount: 100 });
+    await provider.eiban.startWithdrawal({ ...customer, iban: edgeIban, amount: 100 });
     expect(JSON.parse(seen[0]!.body)).toMatchObject({ iban: edgeIban });
   });
 });

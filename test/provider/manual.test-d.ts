@@ -1,5 +1,5 @@
 import { describe, expectTypeOf, test } from 'vitest';
-import type { DepositStatus, ManualDeposit, ManualWithdrawal, ProviderClient, WithdrawalStatus } from '../../src/index.js';
+import type { CardPaymentStatusParams, CardStatusParams, DepositStatus, EibanWithdrawParams, EibanWithdrawalParams, ManualDeposit, ManualWithdrawParams, ManualWithdrawal, ManualWithdrawalParams, ProviderClient, WithdrawalStatus } from '../../src/index.js';
 
 declare const provider: ProviderClient;
 const customer = { fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1' };
@@ -14,7 +14,7 @@ describe('provider.manual types', () => {
   });
 
   test('a withdrawal returns its record with an open withdrawal status and no payment_url', () => {
-    expectTypeOf(provider.manual.startWithdraw({ ...customer, iban: 'TR330006100519786457841326', amount: 100 })).resolves.toEqualTypeOf<ManualWithdrawal>();
+    expectTypeOf(provider.manual.startWithdrawal({ ...customer, iban: 'TR330006100519786457841326', amount: 100 })).resolves.toEqualTypeOf<ManualWithdrawal>();
     expectTypeOf<ManualWithdrawal['data']['status']>().toEqualTypeOf<WithdrawalStatus>();
     // @ts-expect-error a withdrawal has no payment_url (spec 2.4)
     expectTypeOf<ManualWithdrawal['data']['payment_url']>().toBeUnknown();
@@ -24,8 +24,22 @@ describe('provider.manual types', () => {
     // @ts-expect-error coupon is not a field of the request
     void provider.manual.startDeposit({ ...customer, amount: 250, coupon: 'X' });
     // @ts-expect-error iban is required
-    void provider.manual.startWithdraw({ ...customer, amount: 100 });
+    void provider.manual.startWithdrawal({ ...customer, amount: 100 });
     // @ts-expect-error user_id is a string
     void provider.manual.startDeposit({ ...customer, user_id: 1, amount: 250 });
+  });
+});
+
+/* eslint-disable @typescript-eslint/no-deprecated, @typescript-eslint/unbound-method -- the deprecated names are what this block tests */
+describe('former names (removed in 0.3)', () => {
+  test('the former params types are the new ones', () => {
+    expectTypeOf<ManualWithdrawParams>().toEqualTypeOf<ManualWithdrawalParams>();
+    expectTypeOf<EibanWithdrawParams>().toEqualTypeOf<EibanWithdrawalParams>();
+    expectTypeOf<CardStatusParams>().toEqualTypeOf<CardPaymentStatusParams>();
+  });
+
+  test('the former methods have the new ones\' types', () => {
+    expectTypeOf(provider.manual.startWithdraw).toEqualTypeOf(provider.manual.startWithdrawal);
+    expectTypeOf(provider.eiban.startWithdraw).toEqualTypeOf(provider.eiban.startWithdrawal);
   });
 });

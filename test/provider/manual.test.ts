@@ -81,7 +81,7 @@ describe('provider.manual.startDeposit', () => {
   });
 });
 
-describe('provider.manual.startWithdraw', () => {
+describe('provider.manual.startWithdrawal', () => {
   const iban = 'TR330006100519786457841326';
   const answer = {
     success: true,
@@ -92,7 +92,7 @@ describe('provider.manual.startWithdraw', () => {
 
   test('POSTs the exact body to /api/provider/start-manual-withdraw and returns the pending record', async () => {
     const seen = capture('post', `${BASE_URL}/api/provider/start-manual-withdraw`, answer);
-    const result = await provider.withSite(PROVIDER.credentialKey).manual.startWithdraw({ ...customer, iban, amount: 100 });
+    const result = await provider.withSite(PROVIDER.credentialKey).manual.startWithdrawal({ ...customer, iban, amount: 100 });
     expectSigned(seen[0]!, PROVIDER, PROVIDER.credentialKey);
     expect(seen[0]!.body).toBe(`{"fullname":"Ada Yılmaz","username":"ada","user_id":"u-1","amount":100,"iban":"${iban}"}`);
     expect(result.data.status).toBe('pending');
@@ -104,7 +104,7 @@ describe('provider.manual.startWithdraw', () => {
     ['35 characters', 'TR3300061005197864578413261234567890'],
   ])('refuses an IBAN of %s', async (_label, badIban) => {
     const error = await provider.manual
-      .startWithdraw({ ...customer, iban: badIban, amount: 100 }, { credentialKey: 'k' })
+      .startWithdrawal({ ...customer, iban: badIban, amount: 100 }, { credentialKey: 'k' })
       .catch((caught: unknown) => caught);
     expect((error as RequestValidationError).issues).toEqual([{ field: 'iban', rule: expect.stringMatching(/too_(small|big)/), message: 'must be 15 to 34 characters' }]);
   });
@@ -112,7 +112,7 @@ describe('provider.manual.startWithdraw', () => {
   test('turns the service validation error of spec 7.3 into UnprocessableEntityError with its messages', async () => {
     const body = { success: false, error: 'Doğrulama hatası', messages: ['Alıcı IBAN zorunludur', 'Tutar zorunludur'] };
     capture('post', `${BASE_URL}/api/provider/start-manual-withdraw`, () => Response.json(body, { status: 422 }));
-    const error = await provider.manual.startWithdraw({ ...customer, iban, amount: 100 }, { credentialKey: 'k' }).catch((caught: unknown) => caught);
+    const error = await provider.manual.startWithdrawal({ ...customer, iban, amount: 100 }, { credentialKey: 'k' }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(UnprocessableEntityError);
     const validation = error as UnprocessableEntityError;
     expect(validation.status).toBe(422);

@@ -54,7 +54,7 @@ describe('the controls under /__sandbox', () => {
 
   test('a refused move is 409, an unknown record 404, a bad amount 422', async () => {
     const sandbox = createSandbox();
-    const { data } = await providerOf(sandbox).manual.startWithdraw({ ...customer, iban: 'TR330006100519786457841326', amount: 100 });
+    const { data } = await providerOf(sandbox).manual.startWithdrawal({ ...customer, iban: 'TR330006100519786457841326', amount: 100 });
     expect(await call(sandbox, 'POST', '/settle', { id: data.tracking_code, status: 'expired' })).toMatchObject({ status: 409, body: { success: false, error: 'refused_move' } });
     expect(await call(sandbox, 'POST', '/settle', { id: 'WIT-none', status: 'completed' })).toMatchObject({ status: 404, body: { error: 'unknown_record' } });
     expect(await call(sandbox, 'POST', '/settle', { id: data.tracking_code, status: 'completed', amount: 5 })).toMatchObject({ status: 422, body: { error: 'invalid_amount' } });

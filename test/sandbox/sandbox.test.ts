@@ -104,9 +104,9 @@ describe('the same sandbox three ways', () => {
     const out: unknown[] = [];
     out.push(await provider.welcome(), await provider.listSites({ key }));
     out.push(await provider.manual.startDeposit({ ...customer, amount: 250 }));
-    out.push(await provider.manual.startWithdraw({ ...customer, iban: IBAN, amount: 100 }));
+    out.push(await provider.manual.startWithdrawal({ ...customer, iban: IBAN, amount: 100 }));
     out.push(await provider.eiban.startDeposit({ ...customer, amount: 250 }));
-    out.push(await provider.eiban.startWithdraw({ ...customer, iban: IBAN, amount: 100 }));
+    out.push(await provider.eiban.startWithdrawal({ ...customer, iban: IBAN, amount: 100 }));
     const card = await provider.creditCard.createPayment({ username: 'ada', user_id: 'u-1', firstname: 'Ada', lastname: 'Yılmaz', amount: 150 });
     out.push(card, await provider.creditCard.getStatus({ tracking_code: card.data.tracking_code }));
     for (const channel of ['bank', 'crypto', 'wallet'] as const) {

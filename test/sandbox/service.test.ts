@@ -38,13 +38,13 @@ const KINDS: readonly { kind: string; create: Create; from: string; ends: readon
     kind: 'manual withdrawal',
     from: 'pending',
     ends: ['completed', 'rejected', 'failed', 'canceled'],
-    create: async (s) => (await providerOf(s).manual.startWithdraw({ ...customer, iban: IBAN, amount: 100 })).data.tracking_code,
+    create: async (s) => (await providerOf(s).manual.startWithdrawal({ ...customer, iban: IBAN, amount: 100 })).data.tracking_code,
   },
   {
     kind: 'E-IBAN withdrawal',
     from: 'pending',
     ends: ['completed', 'rejected', 'failed', 'canceled'],
-    create: async (s) => (await providerOf(s).eiban.startWithdraw({ ...customer, iban: IBAN, amount: 100 })).data.tracking_code,
+    create: async (s) => (await providerOf(s).eiban.startWithdrawal({ ...customer, iban: IBAN, amount: 100 })).data.tracking_code,
   },
   {
     kind: 'bank withdrawal',
@@ -143,7 +143,7 @@ describe('settle(): the moves of section 3', () => {
     const sandbox = createSandbox();
     const deposit = (await providerOf(sandbox).manual.startDeposit({ ...customer, amount: 100 })).data.tracking_code;
     expect((await sandbox.settle(deposit, 'completed', { amount: 90.5 })).record.amount).toBe(90.5);
-    const withdrawal = (await providerOf(sandbox).manual.startWithdraw({ ...customer, iban: IBAN, amount: 100 })).data.tracking_code;
+    const withdrawal = (await providerOf(sandbox).manual.startWithdrawal({ ...customer, iban: IBAN, amount: 100 })).data.tracking_code;
     expect((await refusal(sandbox.settle(withdrawal, 'completed', { amount: 90 }))).code).toBe('invalid_amount');
     const other = (await providerOf(sandbox).manual.startDeposit({ ...customer, amount: 100 })).data.tracking_code;
     expect((await refusal(sandbox.settle(other, 'completed', { amount: 0 }))).code).toBe('invalid_amount');
@@ -206,7 +206,7 @@ describe('settle(): callbacks (spec 5.3, 6)', () => {
   });
 
   test('a withdrawal callback adds the IBAN (6.3)', async () => {
-    const { data } = await providerOf(sandbox).eiban.startWithdraw({ ...customer, iban: IBAN, amount: 100 });
+    const { data } = await providerOf(sandbox).eiban.startWithdrawal({ ...customer, iban: IBAN, amount: 100 });
     await sandbox.settle(data.tracking_code, 'rejected');
     expect(received(sandbox.accounts.provider)).toMatchObject({ tracking_code: data.tracking_code, status: 'rejected', amount: 100, iban: IBAN });
   });

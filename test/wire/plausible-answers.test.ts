@@ -57,7 +57,7 @@ describe('the declared charset of an answer', () => {
     ['application/json; charset=windows-1254'],
   ])('a refusal declared %s reads its Turkish text unharmed', async (contentType) => {
     const server = await serving(latin5(...refusal), contentType, 422);
-    const error = await providerFor(server, { credentialKey: PROVIDER.credentialKey }).manual.startWithdraw({ ...CUSTOMER, iban: 'TR330006100519786457841326', amount: 100 }).catch((caught: unknown) => caught);
+    const error = await providerFor(server, { credentialKey: PROVIDER.credentialKey }).manual.startWithdrawal({ ...CUSTOMER, iban: 'TR330006100519786457841326', amount: 100 }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(UnprocessableEntityError);
     expect((error as UnprocessableEntityError).error).toBe('Doğrulama hatası');
     expect((error as UnprocessableEntityError).messages).toEqual(['iban geçersiz']);
@@ -77,7 +77,7 @@ describe('the declared charset of an answer', () => {
     ['application/json; charset=no-such-charset'],
   ])('an answer declared %s is read as UTF-8', async (contentType) => {
     const server = await serving('{"success":false,"error":"Doğrulama hatası","messages":["iban geçersiz"]}', contentType, 422);
-    const error = await providerFor(server, { credentialKey: PROVIDER.credentialKey }).manual.startWithdraw({ ...CUSTOMER, iban: 'TR330006100519786457841326', amount: 100 }).catch((caught: unknown) => caught);
+    const error = await providerFor(server, { credentialKey: PROVIDER.credentialKey }).manual.startWithdrawal({ ...CUSTOMER, iban: 'TR330006100519786457841326', amount: 100 }).catch((caught: unknown) => caught);
     expect((error as UnprocessableEntityError).error).toBe('Doğrulama hatası');
   });
 });

@@ -2,8 +2,8 @@ import type { z } from 'zod/mini';
 import { constantTimeEqual } from '../../core/hash/constant-time.js';
 import { listSitesEndpoint, welcomeEndpoint } from '../../provider/account.js';
 import { cardPaymentEndpoint, cardStatusEndpoint } from '../../provider/credit-card.js';
-import { eibanDepositEndpoint, eibanWithdrawEndpoint } from '../../provider/eiban.js';
-import { manualDepositEndpoint, manualWithdrawEndpoint } from '../../provider/manual.js';
+import { eibanDepositEndpoint, eibanWithdrawalEndpoint } from '../../provider/eiban.js';
+import { manualDepositEndpoint, manualWithdrawalEndpoint } from '../../provider/manual.js';
 import { bankEndpoints } from '../../provider/third-party/bank.js';
 import type { ChannelEndpoints } from '../../provider/third-party/channel.js';
 import { cryptoEndpoints } from '../../provider/third-party/crypto.js';
@@ -82,7 +82,7 @@ const manualDeposit = serve(manualDepositEndpoint, (context, params) => {
   });
 });
 
-const manualWithdraw = serve(manualWithdrawEndpoint, (context, params) => {
+const manualWithdrawal = serve(manualWithdrawalEndpoint, (context, params) => {
   const { tracking_code, site, customer, amount, status, created_at } = create(context, 'manualWithdrawal', params);
   return success({
     success: true,
@@ -97,7 +97,7 @@ const eibanDeposit = serve(eibanDepositEndpoint, (context, params) => {
   return success({ success: true, message: 'E-IBAN deposit created', data: { tracking_code, payment_url, site, customer, amount, status, expires_at } });
 });
 
-const eibanWithdraw = serve(eibanWithdrawEndpoint, (context, params) => {
+const eibanWithdrawal = serve(eibanWithdrawalEndpoint, (context, params) => {
   const { tracking_code, site, customer, amount, status } = create(context, 'eibanWithdrawal', params);
   return success({ success: true, message: 'E-IBAN withdrawal created', data: { tracking_code, site, customer, iban: params.iban, amount, status } });
 });
@@ -234,9 +234,9 @@ export const providerHandlers: readonly Handler[] = [
   welcome,
   listSites,
   manualDeposit,
-  manualWithdraw,
+  manualWithdrawal,
   eibanDeposit,
-  eibanWithdraw,
+  eibanWithdrawal,
   cardPayment,
   cardStatus,
   ...channelRoutes('bank', bankEndpoints),

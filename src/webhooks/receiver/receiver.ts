@@ -305,7 +305,7 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
     return enqueue === undefined ? apply.applyNow(callback, trace) : enqueueNow(enqueue, callback, input.headers, receivedAt, trace);
   }
 
-  function tooLarge(body: CallbackBody): boolean {
+  function isBodyTooLarge(body: CallbackBody): boolean {
     // A UTF-16 unit is at most 3 UTF-8 bytes: most strings are sized without encoding them.
     if (typeof body === 'string') return body.length * 3 > maxBodyBytes && utf8Length(body) > maxBodyBytes;
     return (body instanceof ArrayBuffer || ArrayBuffer.isView(body)) && body.byteLength > maxBodyBytes;
@@ -323,7 +323,7 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
   }
 
   function receiveParsed(input: ReceivedInput, trace: CallbackTrace): Promise<CallbackReceiverAnswer> {
-    return tooLarge(input.body) ? Promise.resolve(TOO_LARGE_ANSWER) : receiveSized(input, trace);
+    return isBodyTooLarge(input.body) ? Promise.resolve(TOO_LARGE_ANSWER) : receiveSized(input, trace);
   }
 
   const receiving: Receiving = { maxBodyBytes, receiveSized, receiveParsed, report, logger };

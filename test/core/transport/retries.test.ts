@@ -106,9 +106,9 @@ describe('calls that create a money movement', () => {
     expect(DEALER_PAYMENT_CALLS.map((call) => call.endpoint.operation)).toEqual(['manualIban.deposit', 'manualIban.withdraw', 'transfers.send', 'creditCard.createPayment']);
     expect(PAYMENT_CALLS.map((call) => call.endpoint.operation)).toEqual([
       'manual.startDeposit',
-      'manual.startWithdraw',
+      'manual.startWithdrawal',
       'eiban.startDeposit',
-      'eiban.startWithdraw',
+      'eiban.startWithdrawal',
       'creditCard.createPayment',
       'thirdParty.bank.startDeposit',
       'thirdParty.bank.startWithdrawal',

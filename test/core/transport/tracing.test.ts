@@ -190,7 +190,7 @@ describe('no customer data reaches a span', () => {
     noBackoff();
     const server = await startServer((_request, response) => { json(response, status, body); });
     const client = providerFor(server, { tracer, credentialKey: PROVIDER.credentialKey, maxRetries: 2 });
-    const { result, spans: ended } = await spansOf(() => client.manual.startWithdraw({ fullname: PERSON.fullname, username: PERSON.email, user_id: 'u-1', iban: PERSON.iban, amount: 100 }));
+    const { result, spans: ended } = await spansOf(() => client.manual.startWithdrawal({ fullname: PERSON.fullname, username: PERSON.email, user_id: 'u-1', iban: PERSON.iban, amount: 100 }));
     // The error keeps the service's words for the caller; the span does not.
     expect((result as Error).message).toContain(PERSON.fullname);
     expect(ended).toHaveLength(1);

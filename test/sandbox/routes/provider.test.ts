@@ -49,7 +49,7 @@ describe('manual and E-IBAN records (spec 4.5 to 4.7)', () => {
   });
 
   test('a manual withdrawal is pending, echoes the IBAN and has no payment page', async () => {
-    const { data } = await provider.manual.startWithdraw({ ...customer, iban: IBAN, amount: 100 });
+    const { data } = await provider.manual.startWithdrawal({ ...customer, iban: IBAN, amount: 100 });
     expect(data.tracking_code).toMatch(code('WIT'));
     expect(data).toEqual({ tracking_code: data.tracking_code, site: siteRef, customer, iban: IBAN, amount: 100, status: 'pending', created_at: '2026-01-15 09:00:00' });
   });
@@ -63,7 +63,7 @@ describe('manual and E-IBAN records (spec 4.5 to 4.7)', () => {
   });
 
   test('an E-IBAN withdrawal is pending with the EIBAN-WIT prefix', async () => {
-    const { data } = await provider.eiban.startWithdraw({ ...customer, iban: IBAN, amount: 100 });
+    const { data } = await provider.eiban.startWithdrawal({ ...customer, iban: IBAN, amount: 100 });
     expect(data.tracking_code).toMatch(code('EIBAN-WIT'));
     expect(data).toEqual({ tracking_code: data.tracking_code, site: siteRef, customer, iban: IBAN, amount: 100, status: 'pending' });
   });
