@@ -73,7 +73,8 @@ describe('pruneCallbackInbox with its defaults, then a re-signed redelivery', ()
   test('a deposit applied, pruned once the time passed, and delivered again re-signed is refused 422 record_too_old and not applied again', async () => {
     const table = await freshTable('retain_a');
     const { url, credited, errors } = await receiverOn(table);
-    const code = `MAN-resend1-${daysAgo(100)}`;
+    const record = daysAgo(100);
+    const code = `MAN-resend1-${record}`;
     expect(await deliver(url, deposit(code))).toEqual(OK);
     // Time passes: the key was applied four days ago, its record is a hundred days old.
     await admin.query(`UPDATE ${table} SET applied_at = now() - interval '4 days'`);
@@ -85,7 +86,7 @@ describe('pruneCallbackInbox with its defaults, then a re-signed redelivery', ()
     expect(errors[0]?.details).toMatchObject({ phase: 'retention', callback: { payload: { tracking_code: code, status: 'completed' } } });
     const error = errors[0]?.error;
     expect(isPayorchError(error, CallbackRetentionError)).toBe(true);
-    expect(error).toMatchObject({ trackingCode: code, status: 'completed', recordTime: daysAgo(100) });
+    expect(error).toMatchObject({ trackingCode: code, status: 'completed', recordTime: record });
     expect((error as CallbackRetentionError).horizon).toBeGreaterThanOrEqual(daysAgo(90) - 5);
     expect(await rows(table)).toEqual([' payorch:horizon']);
   });
@@ -129,13 +130,15 @@ describe('pruneCallbackInbox with its defaults, then a re-signed redelivery', ()
 
   test('deletes by the age of the record, never lowers the horizon, and says how many it deleted', async () => {
     const table = await freshTable('retain_e');
+    // Read the clock once: the codes and what is expected of them must not straddle a second.
+    const [young, now] = [daysAgo(89), daysAgo(0)];
     await admin.query(
       `INSERT INTO ${table} (account, tracking_code, status) VALUES
         ('a', 'MAN-old1-${daysAgo(120)}', 'completed'), ('a', 'MAN-old2-${daysAgo(91)}', 'completed'),
-        ('a', 'MAN-young1-${daysAgo(89)}', 'completed'), ('b', 'MAN-new1-${daysAgo(0)}', 'completed')`,
+        ('a', 'MAN-young1-${young}', 'completed'), ('b', 'MAN-new1-${now}', 'completed')`,
     );
     expect(await pruneCallbackInbox({ pool: admin, table })).toBe(2);
-    expect(await rows(table)).toEqual([' payorch:horizon', `MAN-new1-${daysAgo(0)} completed`, `MAN-young1-${daysAgo(89)} completed`]);
+    expect(await rows(table)).toEqual([' payorch:horizon', `MAN-new1-${now} completed`, `MAN-young1-${young} completed`]);
     // A longer retention afterwards keeps more rows from now on, but cannot bring back the refused.
     expect(await pruneCallbackInbox({ pool: admin, table, olderThanSeconds: 365 * DAY })).toBe(0);
     const { url } = await receiverOn(table);
