@@ -283,8 +283,7 @@ export function createPostgresInbox<TPool extends PostgresPool>(options: Postgre
 inserted AS (INSERT INTO ${table} (account, tracking_code, status) SELECT $1::text, $2::text, $3::text
   WHERE NOT EXISTS (SELECT 1 FROM horizon WHERE $4::bigint <= at) ON CONFLICT DO NOTHING RETURNING 1)
 SELECT EXISTS (SELECT 1 FROM inserted) AS inserted, (SELECT at FROM horizon) AS horizon,
-  EXISTS (SELECT 1 FROM ${table} WHERE account = $1::text AND tracking_code = $2::text AND status = $3::text) AS held,
-  ARRAY(SELECT status FROM ${table} WHERE account = $1::text AND tracking_code = $2::text AND status <> $3::text ORDER BY applied_at) AS applied`;
+  ARRAY(SELECT status FROM ${table} WHERE account = $1::text AND tracking_code = $2::text ORDER BY applied_at) AS applied`;
   let claim: { readonly table: string; readonly sql: string; readonly name: string } | undefined;
   // Prepared once per connection under a name made from a digest of its text: a name means one
   // text, on one schema-qualified table, so processes, tables and applications sharing a pooler's
@@ -340,16 +339,18 @@ SELECT EXISTS (SELECT 1 FROM inserted) AS inserted, (SELECT at FROM horizon) AS 
           result = await client.query(claim.sql, values);
         }
         const { rows = [] } = result;
-        const [claimed] = rows as readonly (Partial<Record<'inserted' | 'horizon' | 'held' | 'applied', unknown>> | undefined)[];
+        const [claimed] = rows as readonly (Partial<Record<'inserted' | 'horizon' | 'applied', unknown>> | undefined)[];
+        // Every status of the tracking code committed before this statement, its own included.
+        const statuses = Array.isArray(claimed?.applied) ? claimed.applied.map(String) : [];
         if (claimed?.inserted !== true) {
           // Not inserted: a duplicate, unless the horizon stopped a key that was not held (the
           // catch below rolls back).
           const horizon = claimed?.horizon === null || claimed?.horizon === undefined ? undefined : Number(claimed.horizon);
-          if (horizon !== undefined && record <= horizon && claimed?.held !== true) throw new CallbackRetentionError(key, record, horizon);
+          if (horizon !== undefined && record <= horizon && !statuses.includes(key.status)) throw new CallbackRetentionError(key, record, horizon);
           await client.query('ROLLBACK');
           return 'duplicate';
         }
-        const appliedStatuses = Array.isArray(claimed.applied) ? claimed.applied.map(String) : [];
+        const appliedStatuses = statuses.filter((status) => status !== key.status);
         await apply({ key, appliedStatuses, client: client as PostgresClientOf<TPool> });
         await client.query('COMMIT');
         return 'applied';
