@@ -106,8 +106,7 @@ export type { ClientOptions } from './core/client-options.js';
 export type { RequestOptions } from './core/transport.js';
 export type { RawRequest } from './core/raw-request.js';
 
-// Errors
-export { PayorchError } from './errors/error.js';
+// Errors (PayorchError, isPayorchError, RequestValidationError and the callback errors come with payorch/webhooks' list, re-exported below)
 export type { CallOutcome } from './errors/error.js';
 export {
   APIError,
@@ -119,16 +118,12 @@ export type {
   AuthFailureReason,
   DealerErrorCode,
 } from './errors/api-error.js';
-export { RequestValidationError } from './errors/error.js';
-export type { ValidationIssue } from './errors/error.js';
 export { ResponseValidationError } from './errors/api-error.js';
 export { ConnectionError } from './errors/error.js';
 export type { ConnectionFailureReason } from './errors/error.js';
 export type { FailedCall } from './errors/error.js';
 export { TimeoutError } from './errors/api-error.js';
 export { RequestAbortedError } from './errors/api-error.js';
-// One guard for every error class, holding across the ESM and CommonJS copies of payorch where `instanceof` does not.
-export { isPayorchError } from './errors/error.js';
 
 // Dealer API
 export { DealerClient } from './dealer/client.js';
@@ -208,9 +203,6 @@ export { TrackingCodeError } from './errors/error.js';
 
 // Reliability: logging and hooks (retries, clock skew, proxies and the https rule are client options)
 export type {
-  Logger,
-  LogFunction,
   RequestEvent,
   ResponseEvent,
 } from './core/observability.js';
-export type { SpanAttributeValue, SpanLike, SpanLinkContext, TracerLike } from './core/tracing.js';

@@ -48,6 +48,7 @@ export type {
 
 // Errors
 export { PayorchError } from '../errors/error.js';
+// One guard for every error class, holding across the ESM and CommonJS copies of payorch where `instanceof` does not.
 export { isPayorchError } from '../errors/error.js';
 export { RequestValidationError } from '../errors/error.js';
 export type { ValidationIssue } from '../errors/error.js';
