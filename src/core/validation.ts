@@ -1,7 +1,7 @@
-import { en } from 'zod/locales';
 import type * as z from 'zod/mini';
 import { RequestValidationError } from '../errors/error.js';
 import type { ValidationIssue } from '../errors/error.js';
+import { englishMessage } from './english.js';
 
 /** Flattens zod issues into field + rule + message, the form every payorch error carries. */
 export function toIssues(error: z.core.$ZodError): ValidationIssue[] {
@@ -13,20 +13,17 @@ export function toIssues(error: z.core.$ZodError): ValidationIssue[] {
   });
 }
 
-let english: z.core.$ZodErrorMap | undefined;
-
 /**
- * `schema.safeParse(input)` with zod's English messages. zod/mini loads no locale (its messages
- * are a bare "Invalid input"), and setting one with `z.config` would change the app's zod too (the
- * config is global) and be work at import. Any parse options give each schema's run a context of
+ * `schema.safeParse(input)` with zod's English messages (english.ts). zod/mini loads no locale (its
+ * messages are a bare "Invalid input"), and setting one with `z.config` would change the app's zod
+ * too (the config is global) and be work at import. Any parse options give each schema's run a context of
  * another shape, which slows every parse (docs/decisions.md), so the input is parsed without the
  * map and parsed again with it only when it fails, to word the issues.
  */
 export function safeParse<S extends z.ZodMiniType>(schema: S, input: unknown): z.core.util.SafeParseResult<z.output<S>> {
   const result = schema.safeParse(input);
   if (result.success) return result;
-  english ??= en().localeError;
-  return schema.safeParse(input, { error: english });
+  return schema.safeParse(input, { error: englishMessage });
 }
 
 /**
