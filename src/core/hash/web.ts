@@ -4,15 +4,15 @@
 // (package.json `imports`, "#hash"); the choice and its numbers are in docs/decisions.md. Pinned by the FIPS
 // examples, the signing vectors and a property test against node:crypto (test/core/hash.test.ts).
 
-const K = new Int32Array([
-  0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3,
-  0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-  0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13,
-  0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-  0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208,
-  0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
-]);
-const INITIAL = new Int32Array([0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]);
+// FIPS 180-4, 4.2.2 and 5.3.3: the round constants are the first 32 bits of the fractional parts
+// of the cube roots of the first 64 primes, the initial hash those of the square roots of the first
+// 8. Computed rather than written out as a table: doubles hold those bits exactly (the FIPS
+// examples in test/core/hash.test.ts fail for any wrong one).
+const PRIMES: number[] = [];
+for (let candidate = 2; PRIMES.length < 64; candidate++) if (PRIMES.every((prime) => candidate % prime !== 0)) PRIMES.push(candidate);
+const fraction32 = (root: number): number => (root - Math.floor(root)) * 0x100000000;
+const K = Int32Array.from(PRIMES, (prime) => fraction32(Math.cbrt(prime)));
+const INITIAL = Int32Array.from(PRIMES.slice(0, 8), (prime) => fraction32(Math.sqrt(prime)));
 const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
 
 // Indexes below are in range by construction; `as number` says so without a run-time check.
