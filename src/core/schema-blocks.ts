@@ -16,8 +16,8 @@ import { PROTOTYPE_KEYS } from './prototype-keys.js';
 /**
  * What a lenient building block is on the wire by the spec, and what payorch accepts besides.
  * Metadata only, for the OpenAPI document (src/openapi/document.ts), which shows `spec` as the
- * field's type and writes `tolerates` in prose; parsing never reads it. A registry, not a field
- * of the schema, so it survives a clone (zod's registries inherit a clone's metadata).
+ * field's type and writes `tolerates` in prose; parsing never reads it. Kept beside the schema,
+ * not in it, and read through a clone's parents, so it survives a clone.
  */
 export interface WireType {
   /** JSON Schema of the spec's type; absent when it is the wrapped schema's (the `null` tolerance). */
@@ -28,7 +28,21 @@ export interface WireType {
   readonly required?: true;
 }
 
-export const wireTypes = /* @__PURE__ */ z.registry<WireType>();
+const WIRE_TYPES = /* @__PURE__ */ new WeakMap<z.core.$ZodType, WireType>();
+
+/**
+ * The `WireType` of each building block. A map read the way zod's registries read theirs (a clone
+ * has its parent's entry), rather than `z.registry()`, whose module no call of the SDK needs.
+ */
+export const wireTypes = {
+  get(schema: z.core.$ZodType): WireType | undefined {
+    for (let node: z.core.$ZodType | undefined = schema; node !== undefined; node = node._zod.parent) {
+      const type = WIRE_TYPES.get(node);
+      if (type !== undefined) return type;
+    }
+    return undefined;
+  },
+};
 
 /**
  * `build`, called on first use and remembered: the shared building blocks are functions, so that
@@ -43,7 +57,7 @@ function once<T>(build: () => T): () => T {
 /** `schema`, registered in `wireTypes`; a function so that bundlers drop an unused building block. */
 // @__NO_SIDE_EFFECTS__
 function wire<T extends z.core.$ZodType>(schema: T, type: WireType): T {
-  wireTypes.add(schema, type);
+  WIRE_TYPES.set(schema, type);
   return schema;
 }
 
