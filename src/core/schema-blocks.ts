@@ -256,7 +256,7 @@ export const responseBoolean = /* @__PURE__ */ once(() =>
       z.boolean(),
       z.pipe(z.literal(1), z.transform(() => true)),
       z.pipe(z.literal(0), z.transform(() => false)),
-      z.pipe(z.enum(['true', 'false']), z.transform((value: 'true' | 'false') => value === 'true')),
+      z.pipe(z.literal(['true', 'false']), z.transform((value: 'true' | 'false') => value === 'true')),
     ]),
     { spec: { type: 'boolean' }, tolerates: 'a boolean as 1/0 or "true"/"false"' },
   ),
