@@ -139,18 +139,10 @@ interface CallState {
 }
 
 /**
- * A failed attempt on its way through ky's retry loop, with the wait before the next attempt
- * (none: the call fails). The transport unwraps it, so it never reaches a caller.
+ * The wait before resending, for each failed attempt that may be resent: ky's retry loop hands
+ * the thrown error, and only it, to shouldRetry and beforeRetry.
  */
-class AttemptFailed extends Error {
-  constructor(
-    readonly error: PayorchError,
-    readonly retryDelayMs: number | undefined,
-    readonly signal: AbortSignal,
-  ) {
-    super('attempt failed');
-  }
-}
+const resends = new WeakMap<Error, { readonly delayMs: number; readonly signal: AbortSignal }>();
 
 /**
  * The only code that speaks HTTP. It signs every attempt afresh, applies one deadline per call
@@ -189,18 +181,19 @@ export class Transport {
       // A redirect would re-send a payment body to wherever it points: never follow one.
       redirect: 'manual',
       retry: {
-        // ky runs the loop; whether to resend is decided per attempt (#retryDelay), where the money
-        // rule, the clock retry that does not count against maxRetries and the deadline are known.
+        // Whether to resend is decided per attempt (#retryDelay), where the money rule, the clock
+        // retry that does not count against maxRetries and the deadline are known.
         limit: Number.POSITIVE_INFINITY,
         methods: ['get', 'post'],
-        shouldRetry: ({ error }) => error instanceof AttemptFailed && error.retryDelayMs !== undefined,
-        // The wait happens in beforeRetry, where the call's signal can cut it short.
+        shouldRetry: ({ error }) => resends.has(error),
+        // The wait is beforeRetry's, where the call's signal can cut it short.
         delay: () => 0,
       },
       hooks: {
         beforeRetry: [
           async ({ error }) => {
-            if (error instanceof AttemptFailed && error.retryDelayMs !== undefined) await sleep(error.retryDelayMs, error.signal);
+            const resend = resends.get(error);
+            if (resend !== undefined) await sleep(resend.delayMs, resend.signal);
           },
         ],
       },
@@ -298,7 +291,7 @@ export class Transport {
         fetch: (input, init) => this.#attempt(state, input as Request, init),
       });
     } catch (error) {
-      throw error instanceof AttemptFailed ? error.error : this.#toError(error, state);
+      throw this.#toError(error, state);
     }
     // ky resolves only with what an attempt returned, and an attempt returns only with a result.
     if (state.result === undefined) throw this.#toError(undefined, state);
@@ -307,7 +300,7 @@ export class Transport {
 
   /**
    * One attempt, as ky's fetch: signs `request` afresh, sends it within the call's deadline, reads
-   * and judges the answer, and tells the logger and hooks. Throws {@link AttemptFailed} when it failed.
+   * and judges the answer, and tells the logger and hooks. Throws the attempt's error when it failed.
    */
   async #attempt(state: CallState, request: Request, init: RequestInit | undefined): Promise<Response> {
     const attempt = ++state.attempts;
@@ -351,7 +344,8 @@ export class Transport {
     } else {
       this.#observer.log('warn', { ...summary, retryDelayMs }, `payorch ↻ ${call.method} ${url}: ${settled.error.message}; attempt ${attempt + 1} in ${retryDelayMs} ms`);
     }
-    throw new AttemptFailed(settled.error, retryDelayMs, state.signal);
+    if (retryDelayMs !== undefined) resends.set(settled.error, { delayMs: retryDelayMs, signal: state.signal });
+    throw settled.error;
   }
 
   /** Sends one signed attempt and reads its body, within the call's deadline. */
