@@ -140,7 +140,7 @@ interface CallState {
 
 /**
  * The wait before resending, for each failed attempt that may be resent: ky's retry loop hands
- * the thrown error, and only it, to shouldRetry and beforeRetry.
+ * the thrown error, and only it, to shouldRetry.
  */
 const resends = new WeakMap<Error, { readonly delayMs: number; readonly signal: AbortSignal }>();
 
@@ -185,17 +185,14 @@ export class Transport {
         // retry that does not count against maxRetries and the deadline are known.
         limit: Number.POSITIVE_INFINITY,
         methods: ['get', 'post'],
-        shouldRetry: ({ error }) => resends.has(error),
-        // The wait is beforeRetry's, where the call's signal can cut it short.
+        // The wait is here, where the call's signal can cut it short; ky's own wait does not see it.
+        shouldRetry: async ({ error }) => {
+          const resend = resends.get(error);
+          if (resend === undefined) return false;
+          await sleep(resend.delayMs, resend.signal);
+          return true;
+        },
         delay: () => 0,
-      },
-      hooks: {
-        beforeRetry: [
-          async ({ error }) => {
-            const resend = resends.get(error);
-            if (resend !== undefined) await sleep(resend.delayMs, resend.signal);
-          },
-        ],
       },
     });
     return this.#ky;
