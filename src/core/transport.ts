@@ -340,8 +340,8 @@ export class Transport {
       this.#observer.log('error', summary, `payorch ✗ ${call.method} ${url} failed after ${attempt} attempt${attempt === 1 ? '' : 's'} (outcome: ${outcome}): ${settled.error.message}`);
     } else {
       this.#observer.log('warn', { ...summary, retryDelayMs }, `payorch ↻ ${call.method} ${url}: ${settled.error.message}; attempt ${attempt + 1} in ${retryDelayMs} ms`);
+      resends.set(settled.error, { delayMs: retryDelayMs, signal: state.signal });
     }
-    if (retryDelayMs !== undefined) resends.set(settled.error, { delayMs: retryDelayMs, signal: state.signal });
     throw settled.error;
   }
 
