@@ -67,6 +67,20 @@ describe('read-only calls', () => {
     expect(server.seen).toHaveLength(2);
   });
 
+  test('wait between two attempts the retryDelayMs they announce, and no longer', async () => {
+    // ky runs the retry loop: its own backoff (300 ms for a first retry) must not add to payorch's wait.
+    const seen: { readonly at: number; readonly kind: 'request' | 'response'; readonly retryDelayMs?: number | undefined }[] = [];
+    const server = await startServer((_request, response, n) => (n === 1 ? json(response, 503, { success: false, error: 'busy' }, { 'retry-after': '0.2' }) : json(response, 200, WELCOME)));
+    await providerFor(server, {
+      onRequest: () => seen.push({ at: performance.now(), kind: 'request' }),
+      onResponse: (event) => seen.push({ at: performance.now(), kind: 'response', retryDelayMs: event.retryDelayMs }),
+    }).welcome();
+    expect(seen.map((entry) => [entry.kind, entry.retryDelayMs])).toEqual([['request', undefined], ['response', 200], ['request', undefined], ['response', undefined]]);
+    const gap = seen[2]!.at - seen[1]!.at;
+    expect(gap).toBeGreaterThanOrEqual(195);
+    expect(gap).toBeLessThan(450);
+  });
+
   test('are not retried when Retry-After asks for longer than the 20 s cap', async () => {
     const server = await startServer((_request, response) => { json(response, 503, { success: false, error: 'maintenance' }, { 'retry-after': '3600' }); });
     const error = await providerFor(server).welcome().catch((caught: unknown) => caught);
