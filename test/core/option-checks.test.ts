@@ -1,7 +1,8 @@
 import { describe, expect, test, vi } from 'vitest';
 import { SIGN_OPTIONS } from '../../src/webhooks/sign.js';
 import { VERIFY_OPTIONS } from '../../src/webhooks/verify.js';
-import { allowedBy, clientOptions } from '../../src/core/option-checks.js';
+import { allowedBy } from '../../src/core/option-checks.js';
+import { clientOptions } from '../../src/core/client-options.js';
 import type { OptionDeclaration, OptionRule } from '../../src/core/option-checks.js';
 import {
   DealerClient,
@@ -162,6 +163,8 @@ function refusedBy(rule: OptionRule): unknown[] {
       return [{}, 'object'];
     case 'httpUrl':
       return ['ftp://example.test', 'not a url'];
+    case 'serviceUrl':
+      return ['pay.example.com', 443];
     case 'time':
       return [new Date(Number.NaN), rule.min - 1, rule.max + 1];
   }
