@@ -1,4 +1,5 @@
 import { turkishIban } from './iban.js';
+import { SANDBOX_DEFAULTS } from './options.js';
 import type { SandboxGateway, SandboxManualIban, SandboxOptions, SandboxPaymentMethods, SandboxSite } from './options.js';
 import { SeededRandom } from './random.js';
 
@@ -53,7 +54,7 @@ export interface Fixtures {
   readonly gateways: Readonly<Record<Channel, readonly SandboxGateway[]>>;
 }
 
-export const DEFAULT_SEED = 'payorch';
+export const DEFAULT_SEED = SANDBOX_DEFAULTS.seed;
 
 /** A site and the credential key that acts for it. */
 export interface SiteCredentials {

@@ -1,3 +1,6 @@
+import type { OptionDeclaration } from '../core/option-checks.js';
+import { CLOCK_RANGE } from './limits.js';
+
 /*
  * Settings of createSandbox(). Every fixture has a seeded default, so that a sandbox made with
  * the same seed has the same keys, ids and history on every run; every default can be replaced.
@@ -243,3 +246,33 @@ export interface SandboxOptions {
    */
   readonly history?: { readonly days?: number | undefined; readonly perDay?: number | undefined } | undefined;
 }
+
+/** The values createSandbox()'s options take when left out; the sandbox reads them here. */
+export const SANDBOX_DEFAULTS = {
+  seed: 'payorch',
+  lifetimeSeconds: 1800,
+  maxRecords: 10_000,
+  maxDeliveries: 1000,
+  callbackRetry: { attempts: 5, backoffMs: 1000, timeoutMs: 10_000, resign: true },
+  history: { days: 30, perDay: 120 },
+} as const;
+
+const TEN_YEARS_SECONDS = 10 * 365 * 86_400;
+
+/** The numeric and URL options of createSandbox(); the fixtures check their own. @internal */
+export const SANDBOX_OPTIONS: readonly OptionDeclaration[] = [
+  { name: 'callbackRetry.attempts', rule: { type: 'number', min: 1, max: 20, integer: true }, default: SANDBOX_DEFAULTS.callbackRetry.attempts },
+  { name: 'callbackRetry.backoffMs', rule: { type: 'number', min: 0, max: 3_600_000, unit: 'milliseconds' }, default: SANDBOX_DEFAULTS.callbackRetry.backoffMs },
+  // AbortSignal.timeout takes at most 2^31 - 1 ms; Node turns more into 1 ms.
+  { name: 'callbackRetry.timeoutMs', rule: { type: 'number', min: 1, max: 2 ** 31 - 1, integer: true }, default: SANDBOX_DEFAULTS.callbackRetry.timeoutMs },
+  { name: 'callbackRetry.resign', rule: { type: 'boolean' }, default: SANDBOX_DEFAULTS.callbackRetry.resign },
+  { name: 'lifetimeSeconds', rule: { type: 'number', min: 0, max: TEN_YEARS_SECONDS, unit: 'seconds' }, default: SANDBOX_DEFAULTS.lifetimeSeconds },
+  { name: 'transferCompletionSeconds', rule: { type: 'number', min: 0, max: TEN_YEARS_SECONDS, unit: 'seconds' } },
+  { name: 'maxRecords', rule: { type: 'number', min: 1, max: 10_000_000, integer: true }, default: SANDBOX_DEFAULTS.maxRecords },
+  { name: 'maxDeliveries', rule: { type: 'number', min: 1, max: 1_000_000, integer: true }, default: SANDBOX_DEFAULTS.maxDeliveries },
+  // Bounded because the history is generated in memory, a wallet at a time.
+  { name: 'history.days', rule: { type: 'number', min: 0, max: 3650, integer: true }, default: SANDBOX_DEFAULTS.history.days },
+  { name: 'history.perDay', rule: { type: 'number', min: 0, max: 10_000, integer: true }, default: SANDBOX_DEFAULTS.history.perDay },
+  { name: 'publicUrl', rule: { type: 'httpUrl' } },
+  { name: 'startTime', rule: { type: 'time', ...CLOCK_RANGE } },
+];

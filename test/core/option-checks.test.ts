@@ -16,7 +16,7 @@ import {
 import type { ClientOptions } from '../../src/index.js';
 import { MEMORY_INBOX_OPTIONS } from '../../src/webhooks/receiver/memory-inbox.js';
 import { RECEIVER_OPTIONS } from '../../src/webhooks/receiver/receiver.js';
-import { SANDBOX_OPTIONS } from '../../src/sandbox/limits.js';
+import { SANDBOX_OPTIONS } from '../../src/sandbox/options.js';
 import { createSandbox } from '../../src/sandbox/index.js';
 import { BASE_URL, DEALER, PROVIDER } from '../helpers/wire.js';
 
