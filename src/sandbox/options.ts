@@ -217,7 +217,7 @@ export interface SandboxOptions {
   /**
    * How undelivered callbacks are retried.
    * @example { attempts: 3, backoffMs: 10 }
-   * @default { attempts: 5, backoffMs: 1000, timeoutMs: 10000 }
+   * @default { attempts: 5, backoffMs: 1000, timeoutMs: 10000, resign: true }
    */
   readonly callbackRetry?: CallbackRetryOptions | undefined;
   /**
