@@ -15,6 +15,7 @@ import {
 } from '../../src/index.js';
 import type { ClientOptions } from '../../src/index.js';
 import { MEMORY_INBOX_OPTIONS } from '../../src/webhooks/receiver/memory-inbox.js';
+import { CONFIRM_CARD_OPTIONS, confirmWithCardStatus } from '../../src/webhooks/confirm-card.js';
 import { RECEIVER_OPTIONS } from '../../src/webhooks/receiver/receiver.js';
 import { SANDBOX_OPTIONS } from '../../src/sandbox/options.js';
 import { createSandbox } from '../../src/sandbox/index.js';
@@ -178,6 +179,7 @@ function withOption(base: object, path: string, value: unknown): object {
 }
 
 const deposit = { headers: {}, body: '{}' };
+const cardStatusSource = { creditCard: { getStatus: () => Promise.reject(new Error('never asked')) } } as unknown as Parameters<typeof confirmWithCardStatus>[0];
 
 // Every place that takes options, with options it accepts and the declarations it checks them by.
 const owners: [string, readonly OptionDeclaration[], object, (options: object) => unknown][] = [
@@ -188,6 +190,7 @@ const owners: [string, readonly OptionDeclaration[], object, (options: object) =
   ['createCallbackReceiver', RECEIVER_OPTIONS, { ...PROVIDER }, (options) => createCallbackReceiver(options as typeof PROVIDER)],
   ['createMemoryInbox', MEMORY_INBOX_OPTIONS, {}, (options) => createMemoryInbox(options)],
   ['createSandbox', SANDBOX_OPTIONS, {}, (options) => createSandbox(options)],
+  ['confirmWithCardStatus', CONFIRM_CARD_OPTIONS, {}, (options) => confirmWithCardStatus(cardStatusSource, options)],
 ];
 
 const refusals = owners.flatMap(([where, declarations, base, make]) =>
@@ -200,7 +203,8 @@ describe('every declared option is refused the same way wherever it is given', (
     (where, name, value, { declaration, base, make }) => {
       const error = thrownBy(() => make(withOption(base, name, value)));
       expect(error.issues).toEqual([{ field: name, rule: 'invalid_option', message: expect.stringContaining(`must be ${allowedBy(declaration.rule)}`) as string }]);
-      expect(error.message).toMatch(new RegExp(`^Invalid option for ${where}: `));
+      expect(error.outcome).toBe('not_sent');
+      expect(error.message).toMatch(new RegExp(`^Invalid option for ${where}: ${name.replaceAll('.', '\\.')}: must be `));
       if (declaration.env !== undefined) expect(error.message).toContain(`for example from ${declaration.env}`);
     },
   );
