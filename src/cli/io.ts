@@ -185,6 +185,11 @@ export async function accountKeys(values: SecretValues & { readonly 'api-key'?: 
   return { apiKey, secretKey };
 }
 
+/** How long `doctor` waits for each account and `trigger` for the receiver, by default. */
+export const DEFAULT_WAIT_MS = 10_000;
+/** `--timeout` of the commands that wait of their own (doctor, trigger): its range and default reach their help. */
+export const WAIT_TIMEOUT: OptionDeclaration = { name: 'timeout', rule: { type: 'number', min: 1, max: 600_000, integer: true }, default: DEFAULT_WAIT_MS };
+
 /** The declaration named `name` in `declarations`; a flag is checked by the option it sets. */
 export function declared(declarations: readonly OptionDeclaration[], name: string): OptionDeclaration {
   const declaration = declarations.find((each) => each.name === name);

@@ -117,7 +117,7 @@ function tableRows(file: string, heading: string): [string, string][] {
 describe("docs/errors-and-retries.md's table of options states each declared range", () => {
   const declarations = clientOptions('PROVIDER');
   const table = tableRows('docs/errors-and-retries.md', 'Options are checked where they are given');
-  const numeric = declarations.filter((declaration) => declaration.rule.type === 'number');
+  const numeric = declarations.filter((declaration) => declaration.rule.type === 'number' || declaration.rule.type === 'boolean');
 
   test.each(numeric.map((declaration) => [declaration.name, declaration] as const))('the row of %s says what its rule allows', (name, declaration) => {
     const row = table.find(([option]) => option.startsWith(`\`${name}\``));
