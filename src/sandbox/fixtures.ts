@@ -114,11 +114,11 @@ export function buildFixtures(options: SandboxOptions, startMs: number): Fixture
   return {
     provider: {
       id: provider.id ?? providerId,
-      name: provider.name ?? 'Sandbox Provider',
+      name: provider.name ?? SANDBOX_DEFAULTS.provider.name,
       apiKey: provider.apiKey ?? providerKeys.apiKey,
       secretKey: provider.secretKey ?? providerKeys.secretKey,
       key: provider.key ?? providerKeys.key,
-      active: provider.active ?? true,
+      active: provider.active ?? SANDBOX_DEFAULTS.provider.active,
       ipWhitelist: provider.ipWhitelist ?? ['127.0.0.1', '::1'],
       sites: mapNonEmpty(provider.sites ?? defaultSites, (site, index) => ({
         id: site.id,
@@ -131,7 +131,7 @@ export function buildFixtures(options: SandboxOptions, startMs: number): Fixture
       blockedUserIds: provider.blockedUserIds ?? [],
     },
     dealer: {
-      name: dealer.name ?? 'Sandbox Dealer',
+      name: dealer.name ?? SANDBOX_DEFAULTS.dealer.name,
       apiKey: dealer.apiKey ?? dealerKeys.apiKey,
       secretKey: dealer.secretKey ?? dealerKeys.secretKey,
       paymentMethods: { credit_card: 'active', eiban: 'active', manual_iban: 'active', ...dealer.paymentMethods },

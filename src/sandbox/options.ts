@@ -250,6 +250,8 @@ export interface SandboxOptions {
 /** The values createSandbox()'s options take when left out; the sandbox reads them here. */
 export const SANDBOX_DEFAULTS = {
   seed: 'payorch',
+  provider: { name: 'Sandbox Provider', active: true },
+  dealer: { name: 'Sandbox Dealer' },
   lifetimeSeconds: 1800,
   maxRecords: 10_000,
   maxDeliveries: 1000,
@@ -259,8 +261,18 @@ export const SANDBOX_DEFAULTS = {
 
 const TEN_YEARS_SECONDS = 10 * 365 * 86_400;
 
-/** The numeric and URL options of createSandbox(); the fixtures check their own. @internal */
+/** The options of createSandbox() that have a range; the lists (sites, accounts, gateways) are taken as given. @internal */
 export const SANDBOX_OPTIONS: readonly OptionDeclaration[] = [
+  { name: 'provider.id', rule: { type: 'number', min: 1, max: Number.MAX_SAFE_INTEGER, integer: true } },
+  { name: 'provider.name', rule: { type: 'text', maxLength: 200 }, default: SANDBOX_DEFAULTS.provider.name },
+  // An empty key would sign every request with nothing of its own.
+  { name: 'provider.apiKey', rule: { type: 'key' } },
+  { name: 'provider.secretKey', rule: { type: 'key' } },
+  { name: 'provider.key', rule: { type: 'key' } },
+  { name: 'provider.active', rule: { type: 'boolean' }, default: SANDBOX_DEFAULTS.provider.active },
+  { name: 'dealer.name', rule: { type: 'text', maxLength: 200 }, default: SANDBOX_DEFAULTS.dealer.name },
+  { name: 'dealer.apiKey', rule: { type: 'key' } },
+  { name: 'dealer.secretKey', rule: { type: 'key' } },
   { name: 'callbackRetry.attempts', rule: { type: 'number', min: 1, max: 20, integer: true }, default: SANDBOX_DEFAULTS.callbackRetry.attempts },
   { name: 'callbackRetry.backoffMs', rule: { type: 'number', min: 0, max: 3_600_000, unit: 'milliseconds' }, default: SANDBOX_DEFAULTS.callbackRetry.backoffMs },
   // AbortSignal.timeout takes at most 2^31 - 1 ms; Node turns more into 1 ms.

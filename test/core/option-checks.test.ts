@@ -194,7 +194,12 @@ const owners: [string, readonly OptionDeclaration[], object, (options: object) =
 ];
 
 const refusals = owners.flatMap(([where, declarations, base, make]) =>
-  declarations.flatMap((declaration) => refusedBy(declaration.rule).map((value) => ({ where, declaration, base, make, value }))),
+  declarations.flatMap((declaration) =>
+    refusedBy(declaration.rule)
+      // Left out, an option that is not required takes its default.
+      .filter((value) => value !== undefined || declaration.required === true)
+      .map((value) => ({ where, declaration, base, make, value })),
+  ),
 );
 
 describe('every declared option is refused the same way wherever it is given', () => {
