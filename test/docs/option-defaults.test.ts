@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, test } from 'vitest';
@@ -106,6 +106,21 @@ describe("an interface's JSDoc @default states the default its declaration holds
     expect(own.length).toBeGreaterThan(0);
   });
 });
+
+/** The file under src/ that declares the interface `name`, wherever a refactor moved it. */
+function fileDeclaring(name: string): string {
+  const files = readdirSync(join(root, 'src'), { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts'));
+  const file = files.find((each) => readFileSync(join(root, 'src', each), 'utf8').includes(`export interface ${name} `));
+  if (file === undefined) throw new Error(`No file under src/ declares ${name}`);
+  return join('src', file);
+}
+
+test.each(REQUEST_OPTIONS.map((declaration) => [declaration.name, declaration.default] as const))(
+  "RequestOptions.%s's @default names the client's option and its declared default (%s)",
+  (name, value) => {
+    expect(jsDocDefaults(fileDeclaring('RequestOptions'), 'RequestOptions').get(name)).toBe(`the client's \`${name}\` (${String(value)})`);
+  },
+);
 
 /** The rows of the markdown table under `heading` in a docs file: first cell to last cell. */
 function tableRows(file: string, heading: string): [string, string][] {
