@@ -227,3 +227,19 @@ describe('every declared option is refused the same way wherever it is given', (
     expect(() => make(withOption(base, name, value))).not.toThrow(RequestValidationError);
   });
 });
+
+describe('values that were taken silently before are refused now', () => {
+  test.each([
+    ['new ProviderClient', 'allowInsecureHttp', 'true or false; got "yes"', () => new ProviderClient({ baseUrl: BASE_URL, ...PROVIDER, allowInsecureHttp: 'yes' as unknown as boolean })],
+    ['createSandbox', 'history.days', 'an integer from 0 to 3650; got 1000000000', () => createSandbox({ history: { days: 1e9 } })],
+    ['createSandbox', 'history.perDay', 'an integer from 0 to 10000; got 1.5', () => createSandbox({ history: { perDay: 1.5 } })],
+    ['createSandbox', 'provider.secretKey', 'a non-empty string; got an empty string', () => createSandbox({ provider: { secretKey: '' } })],
+    ['createSandbox', 'dealer.apiKey', 'a non-empty string; got an empty string', () => createSandbox({ dealer: { apiKey: '' } })],
+    ['createSandbox', 'provider.id', 'a positive integer; got 0', () => createSandbox({ provider: { id: 0 } })],
+  ] as const)('%s refuses %s: must be %s', (where, field, expected, make) => {
+    const error = thrownBy(make);
+    expect(error.outcome).toBe('not_sent');
+    expect(error.issues).toEqual([{ field, rule: 'invalid_option', message: `must be ${expected}` }]);
+    expect(error.message).toBe(`Invalid option for ${where}: ${field}: must be ${expected}`);
+  });
+});
