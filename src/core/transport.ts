@@ -8,7 +8,7 @@ import type { FailedCall, CallOutcome } from '../errors/error.js';
 import { declaredCharset, decoderOf } from './charset.js';
 import { requestHash } from './signer.js';
 import type { Credentials, Signing } from './signer.js';
-import { CLIENT_DEFAULTS, REQUEST_OPTIONS, checkBaseUrl } from './client-options.js';
+import { DEFAULT_CLIENT_MAX_RESPONSE_BYTES, DEFAULT_CLIENT_MAX_RETRIES, DEFAULT_CLIENT_TIMEOUT_MS, REQUEST_OPTIONS, checkBaseUrl } from './client-options.js';
 import type { ClientOptions } from './client-options.js';
 import type { Endpoint } from './endpoint.js';
 import { Observer, redactHeaders } from './observability.js';
@@ -89,9 +89,9 @@ export interface Call<S extends z.ZodMiniType> {
   readonly secrets?: readonly string[] | undefined;
 }
 
-const DEFAULT_TIMEOUT_MS = CLIENT_DEFAULTS.timeout;
-const DEFAULT_MAX_RETRIES = CLIENT_DEFAULTS.maxRetries;
-const DEFAULT_MAX_RESPONSE_BYTES = CLIENT_DEFAULTS.maxResponseBytes;
+const DEFAULT_TIMEOUT_MS = DEFAULT_CLIENT_TIMEOUT_MS;
+const DEFAULT_MAX_RETRIES = DEFAULT_CLIENT_MAX_RETRIES;
+const DEFAULT_MAX_RESPONSE_BYTES = DEFAULT_CLIENT_MAX_RESPONSE_BYTES;
 /** A learned offset this close to the current one would fail again: the call is not resent. */
 const MIN_CLOCK_CORRECTION_MS = 2_000;
 /**
