@@ -7,9 +7,13 @@ import type { Endpoint } from '../core/endpoint.js';
 import { TransactionRangeParams } from '../dealer/transactions.js';
 import { API_ENDPOINTS, fullPath } from '../endpoint-table.js';
 import type { Api } from '../core/endpoint.js';
-import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_FAILED, EXIT_OK, UsageError, accountKeys, colours, fromFlagOrEnv, inFlags, integerFlag, parse, readInput, requireSetting, secretKeyHelp } from './io.js';
+import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_FAILED, EXIT_OK, UsageError, accountKeys, colours, fromFlagOrEnv, declared, inFlags, numberFlag, parse, rangeOf, readInput, requireSetting, secretKeyHelp } from './io.js';
 import type { Command, Io } from './io.js';
 import { closest } from './suggest.js';
+import { REQUEST_OPTIONS } from '../core/client-options.js';
+
+// The SDK's own option: the flag takes what a client's `timeout` takes, with its default.
+const TIMEOUT = declared(REQUEST_OPTIONS, 'timeout');
 
 /** An operation `call` runs: an endpoint row, or `transactions.iterate`, which reads every page of the list endpoint. */
 interface Operation {
@@ -49,7 +53,7 @@ Options:
   --api-key <key>          API key (default $PAYORCH_PROVIDER_API_KEY or $PAYORCH_DEALER_API_KEY)
 ${secretKeyHelp('$PAYORCH_PROVIDER_SECRET_KEY or $PAYORCH_DEALER_SECRET_KEY')}
   --credential-key <c>     site credential key (default $PAYORCH_CREDENTIAL_KEY)
-  --timeout <ms>           for the whole call (default 30000)
+  --timeout <ms>           for the whole call (${rangeOf(TIMEOUT)})
   --allow-insecure-http    allow a plain-http base URL that is not loopback (a trusted network only)
   --json                   no status lines; a failure as JSON on stdout; transactions.iterate as
                            one JSON array instead of one JSON line per record
@@ -281,7 +285,7 @@ async function run(args: readonly string[], io: Io): Promise<number> {
 
   const baseUrl = requireSetting(values['base-url'], io, '--base-url', ENVIRONMENT_NAMES.baseUrl);
   const keys = await accountKeys(values, io, api);
-  const timeout = integerFlag(values.timeout, '--timeout', 1, 600_000);
+  const timeout = numberFlag(values.timeout, '--timeout', TIMEOUT);
   const settings = { baseUrl, ...keys, ...(timeout === undefined ? {} : { timeout }), allowInsecureHttp: values['allow-insecure-http'] };
   const credentialKey = fromFlagOrEnv(values['credential-key'], io, ENVIRONMENT_NAMES.credentialKey);
   let client: ProviderClient | DealerClient;

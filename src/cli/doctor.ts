@@ -8,7 +8,7 @@ import type { Api } from '../core/endpoint.js';
 import { settingsEndpoint } from '../dealer/settings.js';
 import { welcomeEndpoint } from '../provider/account.js';
 import { isLoopbackHostname } from '../core/loopback.js';
-import { COMMON_OPTIONS, EXIT_FAILED, EXIT_OK, KEY_VARIABLES, colours, emit, fromFlagOrEnv, integerFlag, parse, requireSetting, accountKeys, secretFromOptions, UsageError } from './io.js';
+import { COMMON_OPTIONS, EXIT_FAILED, EXIT_OK, KEY_VARIABLES, colours, emit, fromFlagOrEnv, DEFAULT_WAIT_MS, WAIT_TIMEOUT, numberFlag, parse, rangeOf, requireSetting, accountKeys, secretFromOptions, UsageError } from './io.js';
 import type { AccountKeys, Command, Io } from './io.js';
 
 const USAGE = `Usage: payorch doctor [options]
@@ -31,7 +31,7 @@ Options:
   --dealer-api-key <key>       dealer API key (default $PAYORCH_DEALER_API_KEY)
   --dealer-secret-key-file <path>, --dealer-secret-key-stdin, --dealer-secret-key <key>
                                the dealer secret key, likewise (default $PAYORCH_DEALER_SECRET_KEY)
-  --timeout <ms>               for each account's request, body included (default 10000)
+  --timeout <ms>               for each account's request, body included (${rangeOf(WAIT_TIMEOUT)})
   --json                       print the checks as JSON
   -h, --help                   show this text`;
 
@@ -198,7 +198,7 @@ async function run(args: readonly string[], io: Io): Promise<number> {
     return report(io, values.json, [{ account: 'provider', name: 'reachability', outcome: 'fail', detail: `not an http(s) URL: ${base}`, fix: `set ${ENVIRONMENT_NAMES.baseUrl} to the service address, for example https://pay.example.com` }]);
   }
   const baseUrl = new URL(base);
-  const timeoutMs = integerFlag(values.timeout, '--timeout', 1, 600_000) ?? 10_000;
+  const timeoutMs = numberFlag(values.timeout, '--timeout', WAIT_TIMEOUT) ?? DEFAULT_WAIT_MS;
   if (values['secret-key-stdin'] && values['dealer-secret-key-stdin']) throw new UsageError('standard input carries one secret key: use --dealer-secret-key-file for the other');
   const provider = await accountKeys(values, io, 'provider');
   const dealerApiKey = fromFlagOrEnv(values['dealer-api-key'], io, KEY_VARIABLES.dealer.apiKey);

@@ -3,8 +3,16 @@ import { exampleEnvironment } from '../sandbox/env.js';
 import type { CallbackRetryOptions, CallbackUrls, RunningSandbox } from '../sandbox/index.js';
 import { CALLBACK_KINDS, isCallbackKind } from '../webhooks/kinds.js';
 import type { CallbackKind } from '../webhooks/kinds.js';
-import { COMMON_OPTIONS, EXIT_OK, OperationError, UsageError, colours, emit, integerFlag, parse } from './io.js';
+import { SANDBOX_OPTIONS } from '../sandbox/options.js';
+import type { OptionDeclaration } from '../core/option-checks.js';
+import { COMMON_OPTIONS, EXIT_OK, OperationError, UsageError, colours, declared, emit, numberFlag, parse, rangeOf } from './io.js';
 import type { Command, Io } from './io.js';
+
+// A fixed port by default, so that scripts and the docs' examples can name it.
+const DEFAULT_PORT = 4010;
+const PORT: OptionDeclaration = { name: 'port', rule: { type: 'number', min: 0, max: 65_535, integer: true }, default: DEFAULT_PORT };
+const ATTEMPTS = declared(SANDBOX_OPTIONS, 'callbackRetry.attempts');
+const ATTEMPT_TIMEOUT = declared(SANDBOX_OPTIONS, 'callbackRetry.timeoutMs');
 
 const USAGE = `Usage: payorch sandbox [options]
 
@@ -12,13 +20,13 @@ Serves a local Payment Orchestration Service (Provider and Dealer APIs) over HTT
 controls to settle payments and deliver their callbacks, until Ctrl+C.
 
 Options:
-  --port <n>                  TCP port; 0 picks a free one (default 4010)
+  --port <n>                  TCP port; 0 picks a free one (${rangeOf(PORT)})
   --host <address>            interface to listen on (default 127.0.0.1)
   --seed <text>               seed of the generated keys, ids and history (default payorch)
   --callback <kind=url>       where callbacks go; kind is ${CALLBACK_KINDS.join(', ')};
                               repeat for several kinds
-  --callback-retries <n>      delivery attempts of a callback, the first included (1 to 20, default 5)
-  --callback-timeout <ms>     time one delivery attempt may take (1 to 600000, default 10000)
+  --callback-retries <n>      delivery attempts of a callback, the first included (${rangeOf(ATTEMPTS)})
+  --callback-timeout <ms>     time one delivery attempt may take (${rangeOf(ATTEMPT_TIMEOUT)})
   --callback-keep-signature   redeliver a callback with its first signature instead of re-signing
                               it, as a service that does not re-sign would (tests maximum-age rules)
   --env                       print only the credentials, as sh export lines (eval them)
@@ -75,9 +83,9 @@ async function run(args: readonly string[], io: Io): Promise<number> {
     return EXIT_OK;
   }
   if (values.env && values.json) throw new UsageError('--env and --json are two formats of the same output: choose one');
-  const port = integerFlag(values.port, '--port', 0, 65_535) ?? 4010;
-  const attempts = integerFlag(values['callback-retries'], '--callback-retries', 1, 20);
-  const timeoutMs = integerFlag(values['callback-timeout'], '--callback-timeout', 1, 600_000);
+  const port = numberFlag(values.port, '--port', PORT) ?? DEFAULT_PORT;
+  const attempts = numberFlag(values['callback-retries'], '--callback-retries', ATTEMPTS);
+  const timeoutMs = numberFlag(values['callback-timeout'], '--callback-timeout', ATTEMPT_TIMEOUT);
   const callbackRetry: CallbackRetryOptions = {
     ...(attempts === undefined ? {} : { attempts }),
     ...(timeoutMs === undefined ? {} : { timeoutMs }),

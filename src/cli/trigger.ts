@@ -5,7 +5,7 @@ import { CALLBACK_KINDS, CALLBACK_STATUSES, isCallbackKind } from '../webhooks/k
 import type { CallbackKind } from '../webhooks/kinds.js';
 import { checkRecordCode, sandboxRecordFields } from './trigger-record.js';
 import { readSets, settableFields } from './trigger-fields.js';
-import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_FAILED, EXIT_OK, OperationError, UsageError, accountKeys, colours, emit, integerFlag, parse, secretKeyHelp } from './io.js';
+import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_FAILED, EXIT_OK, OperationError, UsageError, accountKeys, colours, emit, DEFAULT_WAIT_MS, WAIT_TIMEOUT, numberFlag, parse, rangeOf, secretKeyHelp } from './io.js';
 import type { Command, Io } from './io.js';
 
 const EVENTS = CALLBACK_KINDS.map((kind) => `  ${kind.padEnd(17)} ${CALLBACK_STATUSES[kind].join(', ')}`).join('\n');
@@ -49,7 +49,7 @@ ${secretKeyHelp('$PAYORCH_PROVIDER_SECRET_KEY, or\n                           $P
                            fields being the defaults and --set
   --sandbox-url <url>      the payorch sandbox --from-record reads from (its URL, as printed)
   --amount <n>             the amount (default 250); the same as --set amount=<n>
-  --timeout <ms>           how long to wait for the receiver (default 10000)
+  --timeout <ms>           how long to wait for the receiver (${rangeOf(WAIT_TIMEOUT)})
   --json                   print the sent callback and the answer as JSON
   -h, --help               show this text
 
@@ -154,7 +154,7 @@ async function run(args: readonly string[], io: Io): Promise<number> {
     throw new UsageError(`--amount must be a positive number: ${values.amount}`);
   }
   const sets = { ...readSets(kind, values.set), ...(values.amount === undefined ? {} : { amount }) };
-  const timeoutMs = integerFlag(values.timeout, '--timeout', 1, 600_000) ?? 10_000;
+  const timeoutMs = numberFlag(values.timeout, '--timeout', WAIT_TIMEOUT) ?? DEFAULT_WAIT_MS;
   const fromRecord = values['from-record'];
   const sandboxUrl = values['sandbox-url'];
   if (fromRecord !== undefined && values['tracking-code'] !== undefined) throw new UsageError('--from-record names the tracking code already: leave out --tracking-code');

@@ -1,8 +1,13 @@
 import { CallbackVerificationError, verifyCallback } from '../index.js';
 import type { VerifiedCallback } from '../index.js';
 import { CALLBACK_KINDS, isCallbackKind } from '../webhooks/kinds.js';
-import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_FAILED, EXIT_OK, UsageError, accountKeys, colours, emit, inFlags, integerFlag, parse, readInput, secretKeyHelp } from './io.js';
+import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_FAILED, EXIT_OK, UsageError, accountKeys, colours, emit, declared, inFlags, numberFlag, parse, rangeOf, readInput, secretKeyHelp } from './io.js';
 import type { Command, Io } from './io.js';
+import { VERIFY_OPTIONS } from '../webhooks/verify.js';
+
+// verifyCallback's own options: the flags take what they take, with their defaults.
+const MAX_AGE = declared(VERIFY_OPTIONS, 'maxAgeSeconds');
+const TOLERANCE = declared(VERIFY_OPTIONS, 'toleranceSeconds');
 
 const USAGE = `Usage: payorch verify --body <file|-> [--header 'Name: value' ...] [options]
 
@@ -20,9 +25,9 @@ Options:
   --api-key <key>          account API key (default $PAYORCH_PROVIDER_API_KEY, or
                            $PAYORCH_DEALER_API_KEY for a dealer card callback)
 ${secretKeyHelp('$PAYORCH_PROVIDER_SECRET_KEY, or\n                           $PAYORCH_DEALER_SECRET_KEY for a dealer card callback')}
-  --max-age <s>            oldest signature accepted, in seconds (default 259200, 3 days: a
+  --max-age <s>            oldest signature accepted, in seconds (${rangeOf(MAX_AGE)}: 3 days, a
                            redelivery may keep its first signature)
-  --tolerance <s>          how far in the future the timestamp may be (default 300)
+  --tolerance <s>          how far in the future the timestamp may be (${rangeOf(TOLERANCE)})
   --dealer-card-without-headers
                            verify a dealer card callback that came without X-Api-Key,
                            X-Timestamp and X-Hash from its body's hash and timestamp (spec 6.5)
@@ -89,8 +94,8 @@ async function run(args: readonly string[], io: Io): Promise<number> {
   if (values.body === undefined) throw new UsageError('--body <file|-> is required: the callback body as received');
   const kind = values.kind;
   if (kind !== undefined && !isCallbackKind(kind)) throw new UsageError(`--kind must be one of ${CALLBACK_KINDS.join(', ')}: ${kind}`);
-  const tolerance = integerFlag(values.tolerance, '--tolerance', 0, 31_536_000);
-  const maxAge = integerFlag(values['max-age'], '--max-age', 0, 31_536_000);
+  const tolerance = numberFlag(values.tolerance, '--tolerance', TOLERANCE);
+  const maxAge = numberFlag(values['max-age'], '--max-age', MAX_AGE);
   const given = readHeaders(values.header);
   if (values['secret-key-stdin'] && values.body === '-') throw new UsageError('standard input cannot carry both --body - and --secret-key-stdin: use --secret-key-file');
   const input = await readInput(values.body, io);

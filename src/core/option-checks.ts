@@ -1,4 +1,5 @@
 import { RequestValidationError } from '../errors/error.js';
+import { isLoopbackHostname } from './loopback.js';
 
 /*
  * The options a user gives a client, a call, verifyCallback, signCallback, a receiver, an inbox or
@@ -12,8 +13,6 @@ import { RequestValidationError } from '../errors/error.js';
 
 /** Largest delay a timer takes: Node clamps anything larger (or not finite) to 1 ms. */
 export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
-/** Retries beyond this only lengthen an outage; the backoff reaches its 8 s cap by then. */
-const MAX_RETRIES_CAP = 10;
 
 /** What an option's value must be. */
 export type OptionRule =
@@ -29,6 +28,11 @@ export type OptionRule =
   /** An object with these methods; `allowed` says what it is. */
   | { readonly type: 'object'; readonly methods: readonly string[]; readonly allowed: string }
   | { readonly type: 'httpUrl' }
+  /**
+   * The service's address: https, or plain http on a loopback host or when the boolean option
+   * `insecureUnless` is true; no user name, password, query or fragment.
+   */
+  | { readonly type: 'serviceUrl'; readonly insecureUnless: string }
   /** A Date or milliseconds since 1970, within [min, max]. */
   | { readonly type: 'time'; readonly min: number; readonly max: number };
 
@@ -36,6 +40,11 @@ export type OptionRule =
 export interface OptionDeclaration {
   readonly name: string;
   readonly rule: OptionRule;
+  /**
+   * The value used when the option is left out, where one value says it; the code reads it from
+   * here, and the interface's JSDoc `@default` is held to it by a test.
+   */
+  readonly default?: number | string | boolean;
   /** Refuse `undefined` too. @default false */
   readonly required?: boolean;
   /** The environment variable(s) the examples read it from, named in the refusal. */
@@ -79,6 +88,8 @@ export function allowedBy(rule: OptionRule): string {
       return rule.allowed;
     case 'httpUrl':
       return 'an absolute http or https URL';
+    case 'serviceUrl':
+      return 'an absolute https URL, for example https://pay.example.com';
     case 'time':
       return `a Date or milliseconds since 1970, from ${new Date(rule.min).toISOString()} to ${new Date(rule.max).toISOString()}`;
   }
@@ -86,6 +97,8 @@ export function allowedBy(rule: OptionRule): string {
 
 function accepts(rule: OptionRule, value: unknown): boolean {
   switch (rule.type) {
+    case 'serviceUrl':
+      return typeof value === 'string' && URL.canParse(value);
     case 'number':
       return typeof value === 'number' && Number.isFinite(value) && value >= rule.min && value <= rule.max && (rule.integer !== true || Number.isSafeInteger(value));
     case 'key':
@@ -111,18 +124,48 @@ function accepts(rule: OptionRule, value: unknown): boolean {
   }
 }
 
+/**
+ * What is wrong with a URL that parses, for the service's address; undefined when nothing is.
+ * The value itself is never quoted: a URL may carry a user name and password.
+ */
+function serviceUrlProblem(url: URL, insecureAllowed: boolean): string | undefined {
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return `must use https; got ${url.protocol}//${url.host}`;
+  // They would be sent to the service and shown in every error message.
+  if (url.username !== '' || url.password !== '') return `must not contain a user name or password; got ${url.protocol}//[redacted]@${url.host}`;
+  // Signatures cover no part of the body: over plain HTTP anyone on the path could change an amount or an IBAN.
+  if (url.protocol === 'http:' && !insecureAllowed && !isLoopbackHostname(url.hostname)) {
+    return `must use https unless the host is loopback or allowInsecureHttp is set (signatures do not cover the body); got ${url.protocol}//${url.host}`;
+  }
+  if (url.search !== '' || url.hash !== '') return `must not have a query or fragment; got ${url.protocol}//${url.host}${url.pathname} with a ${url.search !== '' ? 'query' : 'fragment'}`;
+  return undefined;
+}
+
 /** The one refusal of a bad option. A key's value is never shown: only what is wrong with it. */
-function refuse(where: string, declaration: OptionDeclaration, value: unknown): never {
-  const got = declaration.rule.type !== 'key' ? shownValueOrType(value) : value === undefined ? 'undefined' : value === '' ? 'an empty string' : typeof value;
-  const notes = [declaration.env === undefined ? undefined : `for example from ${declaration.env}`, declaration.note].filter((note) => note !== undefined);
-  const message = `must be ${allowedBy(declaration.rule)}${notes.length === 0 ? '' : ` (${notes.join('; ')})`}; got ${got}`;
+function refuse(where: string, declaration: OptionDeclaration, message: string): never {
   throw new RequestValidationError(where, [{ field: declaration.name, rule: 'invalid_option', message }]);
 }
 
-/** One value against its declaration; for values read at run time (a clock reading). */
-export function checkValue(where: string, declaration: OptionDeclaration, value: unknown): void {
+function shownGot(rule: OptionRule, value: unknown): string {
+  if (rule.type === 'key') return value === undefined ? 'undefined' : value === '' ? 'an empty string' : typeof value;
+  if (rule.type === 'serviceUrl') return typeof value === 'string' ? 'text that is not a URL' : typeof value;
+  return shownValueOrType(value);
+}
+
+/**
+ * One value against its declaration; for values read at run time (a clock reading). `options`
+ * holds its siblings, for a rule that reads one (`serviceUrl`).
+ */
+export function checkValue(where: string, declaration: OptionDeclaration, value: unknown, options?: object): void {
   if (value === undefined && declaration.required !== true) return;
-  if (!accepts(declaration.rule, value)) refuse(where, declaration, value);
+  const { rule } = declaration;
+  if (!accepts(rule, value)) {
+    const notes = [declaration.env === undefined ? undefined : `for example from ${declaration.env}`, declaration.note].filter((note) => note !== undefined);
+    refuse(where, declaration, `must be ${allowedBy(rule)}${notes.length === 0 ? '' : ` (${notes.join('; ')})`}; got ${shownGot(rule, value)}`);
+  }
+  if (rule.type === 'serviceUrl') {
+    const problem = serviceUrlProblem(new URL(value as string), options !== undefined && read(options, rule.insecureUnless) === true);
+    if (problem !== undefined) refuse(where, declaration, problem);
+  }
 }
 
 function read(options: object, path: string): unknown {
@@ -148,7 +191,7 @@ export function checkOptions(where: string, options: unknown, declarations: read
       { field: '(options)', rule: 'invalid_option', message: `must be an object${required.length === 0 ? '' : ` with ${required.join(' and ')}`}; got ${shownValueOrType(options)}` },
     ]);
   }
-  for (const declaration of declarations) checkValue(where, declaration, read(options, declaration.name));
+  for (const declaration of declarations) checkValue(where, declaration, read(options, declaration.name), options);
 }
 
 /** An OpenTelemetry Tracer, or anything with its `startActiveSpan`. */
@@ -156,25 +199,3 @@ export const TRACER_OPTION: OptionDeclaration = {
   name: 'tracer',
   rule: { type: 'object', methods: ['startActiveSpan'], allowed: "an OpenTelemetry Tracer (an object with a startActiveSpan method), for example trace.getTracer('my-app')" },
 };
-
-/** The options a single call may override: `timeout` and `maxRetries`. Cheap enough for every call. */
-export const REQUEST_OPTIONS: readonly OptionDeclaration[] = [
-  { name: 'timeout', rule: { type: 'number', min: 1, max: MAX_TIMEOUT_MS, unit: 'milliseconds' } },
-  { name: 'maxRetries', rule: { type: 'number', min: 0, max: MAX_RETRIES_CAP, integer: true } },
-];
-
-/**
- * The options every client takes, checked in its constructor so that a bad value fails at
- * start-up rather than on the first payment. `api` names the environment variables of the keys.
- */
-export function clientOptions(api: 'PROVIDER' | 'DEALER'): readonly OptionDeclaration[] {
-  return [
-    { name: 'apiKey', rule: { type: 'key' }, required: true, env: `PAYORCH_${api}_API_KEY` },
-    { name: 'secretKey', rule: { type: 'key' }, required: true, env: `PAYORCH_${api}_SECRET_KEY` },
-    ...REQUEST_OPTIONS,
-    { name: 'maxResponseBytes', rule: { type: 'number', min: 1, max: Number.MAX_SAFE_INTEGER, integer: true } },
-    { name: 'clockOffsetMs', rule: { type: 'number', min: -Infinity, max: Infinity } },
-    ...['fetch', 'now', 'onRequest', 'onResponse'].map((name): OptionDeclaration => ({ name, rule: { type: 'function' } })),
-    TRACER_OPTION,
-  ];
-}

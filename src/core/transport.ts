@@ -8,14 +8,14 @@ import type { FailedCall, CallOutcome } from '../errors/error.js';
 import { declaredCharset, decoderOf } from './charset.js';
 import { requestHash } from './signer.js';
 import type { Credentials, Signing } from './signer.js';
+import { DEFAULT_CLIENT_MAX_RESPONSE_BYTES, DEFAULT_CLIENT_MAX_RETRIES, DEFAULT_CLIENT_TIMEOUT_MS, REQUEST_OPTIONS, checkBaseUrl } from './client-options.js';
 import type { ClientOptions } from './client-options.js';
 import type { Endpoint } from './endpoint.js';
 import { Observer, redactHeaders } from './observability.js';
 import { traceCall } from './tracing.js';
 import type { CallTrace } from './tracing.js';
 import { attemptOutcome, backoffDelay, mayResend, retriesConnection, statusRetryDelay, worstOutcome } from './retry-policy.js';
-import { REQUEST_OPTIONS, checkOptions } from './option-checks.js';
-import { isLoopbackHostname } from './loopback.js';
+import { checkOptions } from './option-checks.js';
 import { connectionFailure } from './connection-failure.js';
 import { readLimited } from './read-limited.js';
 import { parseRequest, safeParse, toIssues } from './validation.js';
@@ -89,9 +89,9 @@ export interface Call<S extends z.ZodMiniType> {
   readonly secrets?: readonly string[] | undefined;
 }
 
-const DEFAULT_TIMEOUT_MS = 30_000;
-const DEFAULT_MAX_RETRIES = 2;
-const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
+const DEFAULT_TIMEOUT_MS = DEFAULT_CLIENT_TIMEOUT_MS;
+const DEFAULT_MAX_RETRIES = DEFAULT_CLIENT_MAX_RETRIES;
+const DEFAULT_MAX_RESPONSE_BYTES = DEFAULT_CLIENT_MAX_RESPONSE_BYTES;
 /** A learned offset this close to the current one would fail again: the call is not resent. */
 const MIN_CLOCK_CORRECTION_MS = 2_000;
 /**
@@ -570,31 +570,4 @@ function isFailureFlag(body: unknown): boolean {
   if (typeof body !== 'object' || body === null) return false;
   const { success } = body as { success?: unknown };
   return success === false || success === 0 || (typeof success === 'string' && success.trim().toLowerCase() === 'false');
-}
-
-/**
- * Signatures cover no part of the body, so over plain HTTP anyone on the path could change an
- * amount or an IBAN: only loopback may use it without an explicit opt-in.
- */
-function checkBaseUrl(owner: string, baseUrl: unknown, allowInsecureHttp: boolean): string {
-  // The value itself is never quoted: a URL may carry a user name and password.
-  const refuse = (message: string): never => {
-    throw new RequestValidationError(owner, [{ field: 'baseUrl', rule: 'invalid_option', message }]);
-  };
-  const url = typeof baseUrl === 'string' && URL.canParse(baseUrl) ? new URL(baseUrl) : undefined;
-  if (url === undefined) return refuse(`must be an absolute https URL, for example https://pay.example.com; got ${typeof baseUrl === 'string' ? 'text that is not a URL' : typeof baseUrl}`);
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    return refuse(`must use https; got ${url.protocol}//${url.host}`);
-  }
-  if (url.username !== '' || url.password !== '') {
-    // They would be sent to the service and shown in every error message.
-    return refuse(`must not contain a user name or password; got ${url.protocol}//[redacted]@${url.host}`);
-  }
-  if (url.protocol === 'http:' && !allowInsecureHttp && !isLoopbackHostname(url.hostname)) {
-    return refuse(`must use https unless the host is loopback or allowInsecureHttp is set (signatures do not cover the body); got ${url.protocol}//${url.host}`);
-  }
-  if (url.search !== '' || url.hash !== '') {
-    return refuse(`must not have a query or fragment; got ${url.protocol}//${url.host}${url.pathname} with a ${url.search !== '' ? 'query' : 'fragment'}`);
-  }
-  return url.href.replace(/\/+$/, '');
 }

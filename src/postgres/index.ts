@@ -135,6 +135,7 @@ const TABLE_OPTION: OptionDeclaration = {
     pattern: /^[A-Za-z_][A-Za-z0-9_]{0,62}(?:\.[A-Za-z_][A-Za-z0-9_]{0,62})?$/,
     allowed: 'a name of letters, digits and _ (up to 63), optionally schema.table',
   },
+  default: DEFAULT_CALLBACK_INBOX_TABLE,
 };
 
 const SCHEMA_OPTION: OptionDeclaration = {
@@ -438,7 +439,7 @@ const PRUNE_OPTIONS: readonly OptionDeclaration[] = [
   POOL_OPTION,
   TABLE_OPTION,
   SCHEMA_OPTION,
-  { name: 'olderThanSeconds', rule: { type: 'number', min: MIN_CALLBACK_INBOX_RETENTION_SECONDS, max: 10 * 365 * 86_400, integer: true } },
+  { name: 'olderThanSeconds', rule: { type: 'number', min: MIN_CALLBACK_INBOX_RETENTION_SECONDS, max: 10 * 365 * 86_400, integer: true }, default: DEFAULT_CALLBACK_INBOX_RETENTION_SECONDS },
 ];
 
 /**

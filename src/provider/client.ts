@@ -1,7 +1,8 @@
 import type { ClientOptions } from '../core/client-options.js';
 import { apiPath } from '../core/endpoint.js';
 import type { Signing } from '../core/signer.js';
-import { checkOptions, clientOptions } from '../core/option-checks.js';
+import { clientOptions } from '../core/client-options.js';
+import { checkOptions } from '../core/option-checks.js';
 import { checkRawRequest, rawCall } from '../core/raw-request.js';
 import { APIResource } from '../core/resource.js';
 import type { RawRequest } from '../core/raw-request.js';

@@ -10,6 +10,7 @@ import { mediaType } from './guard.js';
 import { CLOCK_RANGE, MAX_AMOUNT } from './limits.js';
 import { issueMessages, validate } from './params.js';
 import { CONTROL_PREFIX } from './route.js';
+import { RequestValidationError } from '../errors/error.js';
 import { SandboxError } from './sandbox-error.js';
 import type { SandboxErrorCode } from './sandbox-error.js';
 import { snapshot } from './service.js';
@@ -54,7 +55,7 @@ const ENDPOINTS = [
 ];
 
 /** The HTTP status of each refusal, for the controls and the payment page. */
-export const STATUS_OF: Readonly<Record<SandboxErrorCode, number>> = { unknown_record: 404, unknown_delivery: 404, refused_move: 409, invalid_amount: 422, invalid_input: 422 };
+export const STATUS_OF: Readonly<Record<SandboxErrorCode, number>> = { unknown_record: 404, unknown_delivery: 404, refused_move: 409, invalid_amount: 422 };
 
 export async function control(service: Service, request: Request, url: URL): Promise<Reply<unknown>> {
   const path = url.pathname.slice(CONTROL_PREFIX.length).replace(/\/+$/, '');
@@ -112,6 +113,8 @@ export async function control(service: Service, request: Request, url: URL): Pro
     }
   } catch (error) {
     if (error instanceof SandboxError) return errorFailure(STATUS_OF[error.code], error.code, error.message);
+    // A value out of range (a clock move past 9999-12-31), refused as every option is.
+    if (error instanceof RequestValidationError) return errorFailure(422, 'invalid_option', error.message);
     throw error;
   }
 }

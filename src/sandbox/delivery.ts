@@ -1,5 +1,6 @@
 import type { SignedCallback } from '../webhooks/sign.js';
 import type { CallbackKind } from '../webhooks/kinds.js';
+import { SANDBOX_DEFAULTS } from './options.js';
 import type { CallbackRetryOptions } from './options.js';
 
 /** One HTTP POST of a callback, as `sandbox.deliveries()` lists it. */
@@ -51,14 +52,9 @@ export interface DeliverOptions {
   readonly resign?: boolean | undefined;
 }
 
-const DEFAULT_RETRY: Required<{ [K in keyof CallbackRetryOptions]: NonNullable<CallbackRetryOptions[K]> }> = {
-  attempts: 5,
-  backoffMs: 1000,
-  timeoutMs: 10_000,
-  resign: true,
-};
+const DEFAULT_RETRY: Required<{ [K in keyof CallbackRetryOptions]: NonNullable<CallbackRetryOptions[K]> }> = SANDBOX_DEFAULTS.callbackRetry;
 
-const DEFAULT_MAX_DELIVERIES = 1000;
+const DEFAULT_MAX_DELIVERIES: number = SANDBOX_DEFAULTS.maxDeliveries;
 
 /** A delivery as the log keeps it: its callback, the signature it was first sent with, its attempts. */
 interface Delivery {

@@ -1,4 +1,5 @@
 import { turkishIban } from './iban.js';
+import { SANDBOX_DEFAULTS } from './options.js';
 import type { SandboxGateway, SandboxManualIban, SandboxOptions, SandboxPaymentMethods, SandboxSite } from './options.js';
 import { SeededRandom } from './random.js';
 
@@ -53,7 +54,7 @@ export interface Fixtures {
   readonly gateways: Readonly<Record<Channel, readonly SandboxGateway[]>>;
 }
 
-export const DEFAULT_SEED = 'payorch';
+export const DEFAULT_SEED = SANDBOX_DEFAULTS.seed;
 
 /** A site and the credential key that acts for it. */
 export interface SiteCredentials {
@@ -113,11 +114,11 @@ export function buildFixtures(options: SandboxOptions, startMs: number): Fixture
   return {
     provider: {
       id: provider.id ?? providerId,
-      name: provider.name ?? 'Sandbox Provider',
+      name: provider.name ?? SANDBOX_DEFAULTS.provider.name,
       apiKey: provider.apiKey ?? providerKeys.apiKey,
       secretKey: provider.secretKey ?? providerKeys.secretKey,
       key: provider.key ?? providerKeys.key,
-      active: provider.active ?? true,
+      active: provider.active ?? SANDBOX_DEFAULTS.provider.active,
       ipWhitelist: provider.ipWhitelist ?? ['127.0.0.1', '::1'],
       sites: mapNonEmpty(provider.sites ?? defaultSites, (site, index) => ({
         id: site.id,
@@ -130,7 +131,7 @@ export function buildFixtures(options: SandboxOptions, startMs: number): Fixture
       blockedUserIds: provider.blockedUserIds ?? [],
     },
     dealer: {
-      name: dealer.name ?? 'Sandbox Dealer',
+      name: dealer.name ?? SANDBOX_DEFAULTS.dealer.name,
       apiKey: dealer.apiKey ?? dealerKeys.apiKey,
       secretKey: dealer.secretKey ?? dealerKeys.secretKey,
       paymentMethods: { credit_card: 'active', eiban: 'active', manual_iban: 'active', ...dealer.paymentMethods },

@@ -1,3 +1,6 @@
+import type { OptionDeclaration } from '../core/option-checks.js';
+import { CLOCK_RANGE } from './limits.js';
+
 /*
  * Settings of createSandbox(). Every fixture has a seeded default, so that a sandbox made with
  * the same seed has the same keys, ids and history on every run; every default can be replaced.
@@ -214,7 +217,7 @@ export interface SandboxOptions {
   /**
    * How undelivered callbacks are retried.
    * @example { attempts: 3, backoffMs: 10 }
-   * @default { attempts: 5, backoffMs: 1000, timeoutMs: 10000 }
+   * @default { attempts: 5, backoffMs: 1000, timeoutMs: 10000, resign: true }
    */
   readonly callbackRetry?: CallbackRetryOptions | undefined;
   /**
@@ -243,3 +246,45 @@ export interface SandboxOptions {
    */
   readonly history?: { readonly days?: number | undefined; readonly perDay?: number | undefined } | undefined;
 }
+
+/** The values createSandbox()'s options take when left out; the sandbox reads them here. */
+export const SANDBOX_DEFAULTS = {
+  seed: 'payorch',
+  provider: { name: 'Sandbox Provider', active: true },
+  dealer: { name: 'Sandbox Dealer' },
+  lifetimeSeconds: 1800,
+  maxRecords: 10_000,
+  maxDeliveries: 1000,
+  callbackRetry: { attempts: 5, backoffMs: 1000, timeoutMs: 10_000, resign: true },
+  history: { days: 30, perDay: 120 },
+} as const;
+
+const TEN_YEARS_SECONDS = 10 * 365 * 86_400;
+
+/** The options of createSandbox() that have a range; the lists (sites, accounts, gateways) are taken as given. @internal */
+export const SANDBOX_OPTIONS: readonly OptionDeclaration[] = [
+  { name: 'provider.id', rule: { type: 'number', min: 1, max: Number.MAX_SAFE_INTEGER, integer: true } },
+  { name: 'provider.name', rule: { type: 'text', maxLength: 200 }, default: SANDBOX_DEFAULTS.provider.name },
+  // An empty key would sign every request with nothing of its own.
+  { name: 'provider.apiKey', rule: { type: 'key' } },
+  { name: 'provider.secretKey', rule: { type: 'key' } },
+  { name: 'provider.key', rule: { type: 'key' } },
+  { name: 'provider.active', rule: { type: 'boolean' }, default: SANDBOX_DEFAULTS.provider.active },
+  { name: 'dealer.name', rule: { type: 'text', maxLength: 200 }, default: SANDBOX_DEFAULTS.dealer.name },
+  { name: 'dealer.apiKey', rule: { type: 'key' } },
+  { name: 'dealer.secretKey', rule: { type: 'key' } },
+  { name: 'callbackRetry.attempts', rule: { type: 'number', min: 1, max: 20, integer: true }, default: SANDBOX_DEFAULTS.callbackRetry.attempts },
+  { name: 'callbackRetry.backoffMs', rule: { type: 'number', min: 0, max: 3_600_000, unit: 'milliseconds' }, default: SANDBOX_DEFAULTS.callbackRetry.backoffMs },
+  // AbortSignal.timeout takes at most 2^31 - 1 ms; Node turns more into 1 ms.
+  { name: 'callbackRetry.timeoutMs', rule: { type: 'number', min: 1, max: 2 ** 31 - 1, integer: true }, default: SANDBOX_DEFAULTS.callbackRetry.timeoutMs },
+  { name: 'callbackRetry.resign', rule: { type: 'boolean' }, default: SANDBOX_DEFAULTS.callbackRetry.resign },
+  { name: 'lifetimeSeconds', rule: { type: 'number', min: 0, max: TEN_YEARS_SECONDS, unit: 'seconds' }, default: SANDBOX_DEFAULTS.lifetimeSeconds },
+  { name: 'transferCompletionSeconds', rule: { type: 'number', min: 0, max: TEN_YEARS_SECONDS, unit: 'seconds' } },
+  { name: 'maxRecords', rule: { type: 'number', min: 1, max: 10_000_000, integer: true }, default: SANDBOX_DEFAULTS.maxRecords },
+  { name: 'maxDeliveries', rule: { type: 'number', min: 1, max: 1_000_000, integer: true }, default: SANDBOX_DEFAULTS.maxDeliveries },
+  // Bounded because the history is generated in memory, a wallet at a time.
+  { name: 'history.days', rule: { type: 'number', min: 0, max: 3650, integer: true }, default: SANDBOX_DEFAULTS.history.days },
+  { name: 'history.perDay', rule: { type: 'number', min: 0, max: 10_000, integer: true }, default: SANDBOX_DEFAULTS.history.perDay },
+  { name: 'publicUrl', rule: { type: 'httpUrl' } },
+  { name: 'startTime', rule: { type: 'time', ...CLOCK_RANGE } },
+];

@@ -2,6 +2,7 @@ import type { RecordClock } from './clock.js';
 import { unixSeconds } from './clock.js';
 import { KINDS } from './record-kinds.js';
 import type { KindRule, SandboxRecordKind } from './record-kinds.js';
+import { SANDBOX_DEFAULTS } from './options.js';
 import { SeededRandom } from './random.js';
 
 /** A record as the sandbox keeps it. Mutated only by the store's owner, one request at a time. */
@@ -34,7 +35,7 @@ export interface NewRecord {
   readonly params: object;
 }
 
-export const DEFAULT_MAX_RECORDS = 10_000;
+export const DEFAULT_MAX_RECORDS: number = SANDBOX_DEFAULTS.maxRecords;
 
 /**
  * Every record, keyed by tracking code, the newest `maxRecords` of them: past it the oldest is

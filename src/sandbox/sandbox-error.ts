@@ -2,14 +2,14 @@ import { brand, PayorchError } from '../errors/error.js';
 
 /**
  * Why the sandbox refused: the record or delivery is unknown, section 3 does not allow the move,
- * the amount is not one a deposit can take, or an option or control input is out of range.
+ * or the amount is not one a deposit can take. A value out of range (an option, a clock move) is
+ * a `RequestValidationError` with the rule `invalid_option` instead, as every option of payorch.
  */
-export type SandboxErrorCode = 'unknown_record' | 'unknown_delivery' | 'refused_move' | 'invalid_amount' | 'invalid_input';
+export type SandboxErrorCode = 'unknown_record' | 'unknown_delivery' | 'refused_move' | 'invalid_amount';
 
 /**
- * A sandbox control (`settle()`, `redeliver()`, the clock, `createSandbox()`'s options, the
- * `/__sandbox` routes) refused what it was asked. The message names the option or field, the
- * value and the allowed range.
+ * A sandbox control (`settle()`, `redeliver()`, the `/__sandbox` routes) refused what it was
+ * asked, given the records it holds. The message names the record or delivery and why.
  *
  * @example
  * ```ts

@@ -45,6 +45,7 @@ export interface SandboxClock {
   /**
    * Moves the clock forward, expires every record whose lifetime ran out, and resolves when
    * their callbacks are delivered.
+   * @throws {RequestValidationError} (`invalid_option`, at once) for a negative or non-finite time or one past 9999-12-31
    * @example
    * ```ts
    * const expired = await sandbox.clock.advance(31 * 60_000); // past the 30-minute lifetime
@@ -53,6 +54,7 @@ export interface SandboxClock {
   advance(milliseconds: number): Promise<SettleResult[]>;
   /**
    * Sets the clock (forward or back), then expires as `advance()` does.
+   * @throws {RequestValidationError} (`invalid_option`, at once) for a time outside 1970-01-01 to 9999-12-31
    * @example
    * ```ts
    * await sandbox.clock.set(new Date('2026-01-15T10:00:00Z'));
@@ -74,7 +76,7 @@ export class Sandbox {
 
   /**
    * Same as {@link createSandbox}.
-   * @throws {SandboxError} `invalid_input` for an option out of range, naming it
+   * @throws {RequestValidationError} (`invalid_option`) for an option out of range, naming it and its range
    */
   constructor(options: SandboxOptions = {}) {
     const service = new Service(options);

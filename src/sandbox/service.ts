@@ -11,11 +11,16 @@ import type { Transaction } from './history.js';
 import { KINDS } from './record-kinds.js';
 import type { KindRule, SandboxRecordKind } from './record-kinds.js';
 import type { CallbackUrls, SandboxOptions } from './options.js';
-import { checkOptions } from '../core/option-checks.js';
-import { CLOCK_RANGE, MAX_AMOUNT, SANDBOX_OPTIONS, checkClockTime, checkNumber } from './limits.js';
+import { checkOptions, checkValue } from '../core/option-checks.js';
+import { CLOCK_RANGE, MAX_AMOUNT } from './limits.js';
+import { SANDBOX_DEFAULTS, SANDBOX_OPTIONS } from './options.js';
 import { DEFAULT_MAX_RECORDS, RecordStore } from './records.js';
 import type { StoredRecord } from './records.js';
 import { SandboxError } from './sandbox-error.js';
+import type { OptionDeclaration } from '../core/option-checks.js';
+
+/** What `clock.set()` takes: a time the record clock can show. */
+const CLOCK_TIME: OptionDeclaration = { name: 'time', rule: { type: 'time', ...CLOCK_RANGE }, required: true };
 
 /** A record as `sandbox.records()` shows it: a snapshot, not the live record. */
 export interface SandboxRecord {
@@ -83,13 +88,13 @@ export class Service {
     this.clock = new RecordClock(options.startTime);
     this.#historyEnd = this.clock.now();
     this.fixtures = buildFixtures(options, this.#historyEnd);
-    this.records = new RecordStore(this.seed, this.clock, (options.lifetimeSeconds ?? 1800) * 1000, options.maxRecords);
+    this.records = new RecordStore(this.seed, this.clock, (options.lifetimeSeconds ?? SANDBOX_DEFAULTS.lifetimeSeconds) * 1000, options.maxRecords);
     this.deliverer = new Deliverer(options.callbackRetry, options.maxDeliveries);
     this.publicOrigin = options.publicUrl === undefined ? undefined : new URL(options.publicUrl).origin;
     this.formToken = Array.from(globalThis.crypto.getRandomValues(new Uint8Array(24)), (byte) => byte.toString(16).padStart(2, '0')).join('');
     this.callbackUrls = { ...options.callbackUrls };
-    this.#historyDays = options.history?.days ?? 30;
-    this.#historyPerDay = options.history?.perDay ?? 120;
+    this.#historyDays = options.history?.days ?? SANDBOX_DEFAULTS.history.days;
+    this.#historyPerDay = options.history?.perDay ?? SANDBOX_DEFAULTS.history.perDay;
     this.#maxRecords = options.maxRecords ?? DEFAULT_MAX_RECORDS;
     this.#transferCompletionMs = options.transferCompletionSeconds === undefined ? undefined : options.transferCompletionSeconds * 1000;
   }
@@ -156,15 +161,17 @@ export class Service {
 
   /** Moves the record clock forward, then applies the moves that time makes. */
   advanceClock(milliseconds: number): Promise<SettleResult[]> {
-    checkNumber('the clock advance (milliseconds)', milliseconds, 0, CLOCK_RANGE.max - CLOCK_RANGE.min);
-    checkClockTime('the clock advance', this.clock.now() + milliseconds);
+    // The range is what is left of the record clock's: a later time could not be shown.
+    const left = CLOCK_RANGE.max - this.clock.now();
+    checkValue('sandbox.clock.advance', { name: 'milliseconds', rule: { type: 'number', min: 0, max: left, unit: 'milliseconds' }, required: true, note: 'the record clock ends at 9999-12-31' }, milliseconds);
     this.clock.advance(milliseconds);
     return this.tick();
   }
 
   /** Sets the record clock, then applies the moves that time makes. */
   setClock(time: Date | number): Promise<SettleResult[]> {
-    this.clock.set(checkClockTime('the clock time', typeof time === 'number' ? time : time instanceof Date ? time.getTime() : Number.NaN));
+    checkValue('sandbox.clock.set', CLOCK_TIME, time);
+    this.clock.set(time instanceof Date ? time.getTime() : time);
     return this.tick();
   }
 

@@ -15,11 +15,13 @@ export const DEFAULT_SQLITE_INBOX_RETENTION_SECONDS = 90 * 86_400;
 export const SQLITE_TABLE_OPTION: OptionDeclaration = {
   name: 'table',
   rule: { type: 'text', maxLength: 63, pattern: /^[A-Za-z_][A-Za-z0-9_]{0,62}$/, allowed: 'a name of letters, digits and _ (up to 63)' },
+  default: DEFAULT_SQLITE_INBOX_TABLE,
 };
 
 export const OLDER_THAN_OPTION: OptionDeclaration = {
   name: 'olderThanSeconds',
   rule: { type: 'number', min: 86_400, max: 10 * 365 * 86_400, integer: true, unit: 's' },
+  default: DEFAULT_SQLITE_INBOX_RETENTION_SECONDS,
   note: 'keys are kept by the age of their record, and callbacks of older records are refused, so any retention is safe; a day is the least',
 };
 

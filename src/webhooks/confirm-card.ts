@@ -33,8 +33,9 @@ export interface ConfirmWithCardStatusOptions {
 const DEFAULT_CARD_STATUS_TIMEOUT_MS = 5_000;
 
 const WHERE = 'confirmWithCardStatus';
-const OPTIONS: readonly OptionDeclaration[] = [
-  { name: 'timeout', rule: { type: 'number', min: 1, max: MAX_TIMEOUT_MS, unit: 'milliseconds' }, note: 'keep it under the time the service waits for an answer' },
+/** @internal */
+export const CONFIRM_CARD_OPTIONS: readonly OptionDeclaration[] = [
+  { name: 'timeout', rule: { type: 'number', min: 1, max: MAX_TIMEOUT_MS, unit: 'milliseconds' }, default: DEFAULT_CARD_STATUS_TIMEOUT_MS, note: 'keep it under the time the service waits for an answer' },
 ];
 
 // Amounts are TRY with kuruş: equal to the cent, whatever float noise the JSON carried.
@@ -64,7 +65,7 @@ export function confirmWithCardStatus(provider: CardStatusSource, options?: Conf
   if (typeof (source as Partial<CardStatusSource> | null)?.creditCard?.getStatus !== 'function') {
     throw new TypeError('confirmWithCardStatus: pass a provider client (createProviderClient), whose creditCard.getStatus it calls');
   }
-  checkOptions(WHERE, options, OPTIONS);
+  checkOptions(WHERE, options, CONFIRM_CARD_OPTIONS);
   const timeout = options?.timeout ?? DEFAULT_CARD_STATUS_TIMEOUT_MS;
   return async (callback) => {
     if (callback.kind !== 'creditCard') return true;

@@ -111,11 +111,11 @@ const WHERE = 'verifyCallback';
 export const VERIFY_OPTIONS: readonly OptionDeclaration[] = [
   { name: 'apiKey', rule: { type: 'key' }, required: true, env: 'PAYORCH_PROVIDER_API_KEY or PAYORCH_DEALER_API_KEY' },
   { name: 'secretKey', rule: { type: 'key' }, required: true, env: 'PAYORCH_PROVIDER_SECRET_KEY or PAYORCH_DEALER_SECRET_KEY' },
-  { name: 'maxAgeSeconds', rule: { type: 'number', min: 0, max: Infinity, unit: 'seconds' } },
-  { name: 'toleranceSeconds', rule: { type: 'number', min: 0, max: Infinity, unit: 'seconds' } },
+  { name: 'maxAgeSeconds', rule: { type: 'number', min: 0, max: Infinity, unit: 'seconds' }, default: DEFAULT_CALLBACK_MAX_AGE_SECONDS },
+  { name: 'toleranceSeconds', rule: { type: 'number', min: 0, max: Infinity, unit: 'seconds' }, default: DEFAULT_TOLERANCE_SECONDS },
   { name: 'kind', rule: { type: 'oneOf', values: CALLBACK_KINDS } },
   { name: 'account', rule: { type: 'oneOf', values: ['provider', 'dealer'] } },
-  { name: 'dealerCardWithoutHeaders', rule: { type: 'boolean' } },
+  { name: 'dealerCardWithoutHeaders', rule: { type: 'boolean' }, default: false },
   { name: 'now', rule: { type: 'function' } },
 ];
 

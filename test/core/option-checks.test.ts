@@ -1,7 +1,8 @@
 import { describe, expect, test, vi } from 'vitest';
 import { SIGN_OPTIONS } from '../../src/webhooks/sign.js';
 import { VERIFY_OPTIONS } from '../../src/webhooks/verify.js';
-import { allowedBy, clientOptions } from '../../src/core/option-checks.js';
+import { allowedBy } from '../../src/core/option-checks.js';
+import { clientOptions } from '../../src/core/client-options.js';
 import type { OptionDeclaration, OptionRule } from '../../src/core/option-checks.js';
 import {
   DealerClient,
@@ -14,8 +15,9 @@ import {
 } from '../../src/index.js';
 import type { ClientOptions } from '../../src/index.js';
 import { MEMORY_INBOX_OPTIONS } from '../../src/webhooks/receiver/memory-inbox.js';
+import { CONFIRM_CARD_OPTIONS, confirmWithCardStatus } from '../../src/webhooks/confirm-card.js';
 import { RECEIVER_OPTIONS } from '../../src/webhooks/receiver/receiver.js';
-import { SANDBOX_OPTIONS } from '../../src/sandbox/limits.js';
+import { SANDBOX_OPTIONS } from '../../src/sandbox/options.js';
 import { createSandbox } from '../../src/sandbox/index.js';
 import { BASE_URL, DEALER, PROVIDER } from '../helpers/wire.js';
 
@@ -162,6 +164,8 @@ function refusedBy(rule: OptionRule): unknown[] {
       return [{}, 'object'];
     case 'httpUrl':
       return ['ftp://example.test', 'not a url'];
+    case 'serviceUrl':
+      return ['pay.example.com', 443];
     case 'time':
       return [new Date(Number.NaN), rule.min - 1, rule.max + 1];
   }
@@ -175,6 +179,7 @@ function withOption(base: object, path: string, value: unknown): object {
 }
 
 const deposit = { headers: {}, body: '{}' };
+const cardStatusSource = { creditCard: { getStatus: () => Promise.reject(new Error('never asked')) } } as unknown as Parameters<typeof confirmWithCardStatus>[0];
 
 // Every place that takes options, with options it accepts and the declarations it checks them by.
 const owners: [string, readonly OptionDeclaration[], object, (options: object) => unknown][] = [
@@ -185,10 +190,16 @@ const owners: [string, readonly OptionDeclaration[], object, (options: object) =
   ['createCallbackReceiver', RECEIVER_OPTIONS, { ...PROVIDER }, (options) => createCallbackReceiver(options as typeof PROVIDER)],
   ['createMemoryInbox', MEMORY_INBOX_OPTIONS, {}, (options) => createMemoryInbox(options)],
   ['createSandbox', SANDBOX_OPTIONS, {}, (options) => createSandbox(options)],
+  ['confirmWithCardStatus', CONFIRM_CARD_OPTIONS, {}, (options) => confirmWithCardStatus(cardStatusSource, options)],
 ];
 
 const refusals = owners.flatMap(([where, declarations, base, make]) =>
-  declarations.flatMap((declaration) => refusedBy(declaration.rule).map((value) => ({ where, declaration, base, make, value }))),
+  declarations.flatMap((declaration) =>
+    refusedBy(declaration.rule)
+      // Left out, an option that is not required takes its default.
+      .filter((value) => value !== undefined || declaration.required === true)
+      .map((value) => ({ where, declaration, base, make, value })),
+  ),
 );
 
 describe('every declared option is refused the same way wherever it is given', () => {
@@ -197,7 +208,8 @@ describe('every declared option is refused the same way wherever it is given', (
     (where, name, value, { declaration, base, make }) => {
       const error = thrownBy(() => make(withOption(base, name, value)));
       expect(error.issues).toEqual([{ field: name, rule: 'invalid_option', message: expect.stringContaining(`must be ${allowedBy(declaration.rule)}`) as string }]);
-      expect(error.message).toMatch(new RegExp(`^Invalid option for ${where}: `));
+      expect(error.outcome).toBe('not_sent');
+      expect(error.message).toMatch(new RegExp(`^Invalid option for ${where}: ${name.replaceAll('.', '\\.')}: must be `));
       if (declaration.env !== undefined) expect(error.message).toContain(`for example from ${declaration.env}`);
     },
   );
@@ -213,5 +225,21 @@ describe('every declared option is refused the same way wherever it is given', (
   );
   test.each(bounds)('%s accepts %s at its bound %s', (_where, name, value, base, make) => {
     expect(() => make(withOption(base, name, value))).not.toThrow(RequestValidationError);
+  });
+});
+
+describe('values that were taken silently before are refused now', () => {
+  test.each([
+    ['new ProviderClient', 'allowInsecureHttp', 'true or false; got "yes"', () => new ProviderClient({ baseUrl: BASE_URL, ...PROVIDER, allowInsecureHttp: 'yes' as unknown as boolean })],
+    ['createSandbox', 'history.days', 'an integer from 0 to 3650; got 1000000000', () => createSandbox({ history: { days: 1e9 } })],
+    ['createSandbox', 'history.perDay', 'an integer from 0 to 10000; got 1.5', () => createSandbox({ history: { perDay: 1.5 } })],
+    ['createSandbox', 'provider.secretKey', 'a non-empty string; got an empty string', () => createSandbox({ provider: { secretKey: '' } })],
+    ['createSandbox', 'dealer.apiKey', 'a non-empty string; got an empty string', () => createSandbox({ dealer: { apiKey: '' } })],
+    ['createSandbox', 'provider.id', 'a positive integer; got 0', () => createSandbox({ provider: { id: 0 } })],
+  ] as const)('%s refuses %s: must be %s', (where, field, expected, make) => {
+    const error = thrownBy(make);
+    expect(error.outcome).toBe('not_sent');
+    expect(error.issues).toEqual([{ field, rule: 'invalid_option', message: `must be ${expected}` }]);
+    expect(error.message).toBe(`Invalid option for ${where}: ${field}: must be ${expected}`);
   });
 });

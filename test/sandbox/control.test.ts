@@ -75,6 +75,15 @@ describe('the controls under /__sandbox', () => {
     expect((await call(sandbox, 'POST', '/clock', { set: '2026-02-01T00:00:00Z' })).body).toMatchObject({ now: '2026-02-01T00:00:00.000Z', expired: [] });
   });
 
+  test('a clock move past 9999-12-31 is 422 invalid_option, naming the value and the range, and the clock stays', async () => {
+    const sandbox = createSandbox({ startTime: Date.UTC(9999, 11, 31) });
+    const answer = await call(sandbox, 'POST', '/clock', { advanceSeconds: 86_400 });
+    expect(answer.status).toBe(422);
+    expect(answer.body).toMatchObject({ success: false, error: 'invalid_option' });
+    expect(answer.body['message']).toMatch(/^Invalid option for sandbox\.clock\.advance: milliseconds: must be a finite number of milliseconds from 0 to 86399000 \(the record clock ends at 9999-12-31\); got 86400000$/);
+    expect(sandbox.clock.now().toISOString()).toBe('9999-12-31T00:00:00.000Z');
+  });
+
   test('callback URLs are replaced', async () => {
     const sandbox = createSandbox({ callbackUrls: { withdrawal: 'http://127.0.0.1:1/old' } });
     const answer = await call(sandbox, 'PUT', '/callback-urls', { deposit: 'http://127.0.0.1:3000/webhooks/payorch' });

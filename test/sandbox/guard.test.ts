@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { ProviderClient, RequestValidationError } from '../../src/index.js';
-import { SandboxError, createSandbox } from '../../src/sandbox/index.js';
+import { createSandbox } from '../../src/sandbox/index.js';
 import type { RunningSandbox, Sandbox } from '../../src/sandbox/index.js';
 import { customer, providerOf, rawRequest } from '../helpers/sandbox.js';
 import { sha256 } from '../helpers/wire.js';
@@ -172,13 +172,26 @@ describe('bounded inputs', () => {
     expect(sandbox.clock.now().toISOString()).toBe('2026-01-15T09:01:00.000Z');
   });
 
-  test('the clock methods refuse what cannot be a time, with a SandboxError naming it', async () => {
+  test.each([
+    ['advance', Number.NaN, 'milliseconds', 'must be a finite number of milliseconds from 0 to'],
+    ['advance', Infinity, 'milliseconds', 'got Infinity'],
+    ['advance', -1, 'milliseconds', 'got -1'],
+    ['advance', 1e300, 'milliseconds', 'the record clock ends at 9999-12-31'],
+    ['set', new Date(Number.NaN), 'time', 'must be a Date or milliseconds since 1970, from 1970-01-01T00:00:00.000Z to 9999-12-31T23:59:59.000Z; got an invalid Date'],
+    ['set', Date.UTC(10_000, 0, 1), 'time', 'got 253402300800000'],
+  ] as const)('clock.%s(%s) is refused at once as an option out of range (invalid_option, naming %s and the range)', async (method, value, field, expected) => {
     const sandbox = createSandbox({ startTime: Date.UTC(2026, 0, 15, 9) });
-    expect(() => sandbox.clock.advance(Number.NaN)).toThrow(SandboxError);
-    expect(() => sandbox.clock.advance(Infinity)).toThrow(/finite number/);
-    expect(() => sandbox.clock.advance(-1)).toThrow(/from 0 to/);
-    expect(() => sandbox.clock.advance(1e300)).toThrow(/clock advance/);
-    expect(() => sandbox.clock.set(new Date(Number.NaN))).toThrow(/outside 1970-01-01 to 9999-12-31/);
+    let caught: unknown;
+    try {
+      void sandbox.clock[method](value as number);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(RequestValidationError);
+    const error = caught as RequestValidationError;
+    expect(error.outcome).toBe('not_sent');
+    expect(error.issues).toEqual([{ field, rule: 'invalid_option', message: expect.stringContaining(expected) as string }]);
+    expect(error.message).toMatch(new RegExp(`^Invalid option for sandbox\\.clock\\.${method}: ${field}: must be `));
     await sandbox.clock.advance(1000);
     expect(sandbox.clock.now().toISOString()).toBe('2026-01-15T09:00:01.000Z');
   });

@@ -46,10 +46,12 @@ export interface MemoryInboxOptions {
 /** How old a record may get before the in-memory inbox forgets its key, by default: 30 days. */
 export const DEFAULT_MEMORY_INBOX_RETENTION_SECONDS = 30 * 86_400;
 
+const DEFAULT_MAX_KEYS = 100_000;
+
 /** The memory inbox's options. @internal */
 export const MEMORY_INBOX_OPTIONS: readonly OptionDeclaration[] = [
-  { name: 'retentionSeconds', rule: { type: 'number', min: 1, max: 10 * 365 * 86_400, integer: true } },
-  { name: 'maxKeys', rule: { type: 'number', min: 1, max: 100_000_000, integer: true } },
+  { name: 'retentionSeconds', rule: { type: 'number', min: 1, max: 10 * 365 * 86_400, integer: true }, default: DEFAULT_MEMORY_INBOX_RETENTION_SECONDS },
+  { name: 'maxKeys', rule: { type: 'number', min: 1, max: 100_000_000, integer: true }, default: DEFAULT_MAX_KEYS },
   { name: 'now', rule: { type: 'function' } },
 ];
 
@@ -71,7 +73,7 @@ export const MEMORY_INBOX_OPTIONS: readonly OptionDeclaration[] = [
 export function createMemoryInbox(options: MemoryInboxOptions = {}): CallbackInbox<MemoryInboxContext> {
   checkOptions('createMemoryInbox', options, MEMORY_INBOX_OPTIONS);
   const retentionMs = (options.retentionSeconds ?? DEFAULT_MEMORY_INBOX_RETENTION_SECONDS) * 1000;
-  const maxKeys = options.maxKeys ?? 100_000;
+  const maxKeys = options.maxKeys ?? DEFAULT_MAX_KEYS;
   const now = options.now ?? Date.now;
   // Keys in the order they were applied, with when: a Map iterates in insertion order, so the
   // expired ones are always at the front.

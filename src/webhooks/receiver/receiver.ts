@@ -196,10 +196,10 @@ const WHERE = 'createCallbackReceiver';
 /** The receiver's own options, after verifyCallback's: one set of declarations for both. @internal */
 export const RECEIVER_OPTIONS: readonly OptionDeclaration[] = [
   ...VERIFY_OPTIONS,
-  { name: 'maxBodyBytes', rule: { type: 'number', min: 1, max: MAX_CALLBACK_BODY_BYTES, integer: true }, note: 'verifyCallback refuses more' },
+  { name: 'maxBodyBytes', rule: { type: 'number', min: 1, max: MAX_CALLBACK_BODY_BYTES, integer: true }, default: MAX_CALLBACK_BODY_BYTES, note: 'verifyCallback refuses more' },
   { name: 'onError', rule: { type: 'function' } },
   { name: 'confirm', rule: { type: 'function' } },
-  { name: 'unhandled', rule: { type: 'oneOf', values: ['acknowledge', 'retry'] } },
+  { name: 'unhandled', rule: { type: 'oneOf', values: ['acknowledge', 'retry'] }, default: 'acknowledge' },
   { name: 'accountName', rule: { type: 'text', maxLength: 200 } },
   TRACER_OPTION,
   { name: 'inbox', rule: { type: 'object', methods: ['process'], allowed: 'an object with a process(key, apply) method (CallbackInbox)' } },
