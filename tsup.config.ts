@@ -17,8 +17,8 @@ export default defineConfig([
       // SHA-256 for the `#hash` import, chosen by package.json `imports` conditions: node:crypto
       // where it exists, pure JS on edge runtimes (docs/decisions.md). Kept external so the choice
       // is made where the package runs or is bundled, not here.
-      'hash/node': 'src/core/hash/node.ts',
-      'hash/web': 'src/core/hash/web.ts',
+      'hash/node': 'src/internal/hash/node.ts',
+      'hash/web': 'src/internal/hash/web.ts',
     },
     external: ['#hash'],
     format: ['esm', 'cjs'],

@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Api } from '../src/core/endpoint.js';
+import type { Api } from '../src/core/api.js';
 import { API_ENDPOINTS } from '../src/endpoint-table.js';
 
 /*

@@ -1,6 +1,7 @@
 import type { z } from 'zod/mini';
-import { apiPath } from './core/endpoint.js';
-import type { Api, Endpoint } from './core/endpoint.js';
+import { apiPath } from './internal/endpoint.js';
+import type { Api } from './core/api.js';
+import type { Endpoint } from './internal/endpoint.js';
 import { dealerCardPaymentEndpoint } from './dealer/credit-card.js';
 import { eibanListEndpoint } from './dealer/eibans.js';
 import { manualIbanDepositEndpoint, manualIbanWithdrawEndpoint } from './dealer/manual-iban.js';

@@ -103,7 +103,7 @@ export {
 
 // Shared settings
 export type { ClientOptions } from './core/client-options.js';
-export type { RequestOptions } from './core/transport.js';
+export type { RequestOptions } from './core/request-options.js';
 export type { RawRequest } from './core/raw-request.js';
 
 // Errors (PayorchError, isPayorchError, RequestValidationError and the callback errors come with payorch/webhooks' list, re-exported below)
@@ -202,7 +202,4 @@ export type {
 export { TrackingCodeError } from './errors/error.js';
 
 // Reliability: logging and hooks (retries, clock skew, proxies and the https rule are client options)
-export type {
-  RequestEvent,
-  ResponseEvent,
-} from './core/observability.js';
+export type { RequestEvent, ResponseEvent } from './core/observability.js';

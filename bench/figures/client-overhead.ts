@@ -75,7 +75,7 @@ async function bareJson(fetcher: typeof fetch, url: string, init: RequestInit): 
   return response.json();
 }
 
-/** ky with the options payorch's transport gives it (src/core/transport.ts), then the body read as text and parsed. */
+/** ky with the options payorch's transport gives it (src/internal/transport.ts), then the body read as text and parsed. */
 const transportKy = ky.create({
   timeout: false,
   throwHttpErrors: false,

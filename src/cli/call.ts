@@ -1,12 +1,12 @@
 import * as z from 'zod/mini';
-import { ENVIRONMENT_NAMES } from '../core/environment-names.js';
+import { ENVIRONMENT_NAMES } from '../internal/environment-names.js';
 import type { CallOutcome } from '../index.js';
 import { APIError, AuthenticationError, DealerClient, PayorchError, PermissionDeniedError, ProviderClient, RequestValidationError, ResponseValidationError } from '../index.js';
 import type { ValidationIssue } from '../index.js';
-import type { Endpoint } from '../core/endpoint.js';
+import type { Endpoint } from '../internal/endpoint.js';
 import { TransactionRangeParams } from '../dealer/transactions.js';
 import { API_ENDPOINTS, fullPath } from '../endpoint-table.js';
-import type { Api } from '../core/endpoint.js';
+import type { Api } from '../core/api.js';
 import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_FAILED, EXIT_OK, UsageError, accountKeys, colours, fromFlagOrEnv, declared, inFlags, numberFlag, parse, rangeOf, readInput, requireSetting, secretKeyHelp } from './io.js';
 import type { Command, Io } from './io.js';
 import { closest } from './suggest.js';

@@ -1,10 +1,10 @@
 import { APIError, AuthenticationError, PermissionDeniedError } from '../index.js';
-import { requestHash } from '../core/signer.js';
-import { ENVIRONMENT_NAMES } from '../core/environment-names.js';
+import { requestHash } from '../internal/signer.js';
+import { ENVIRONMENT_NAMES } from '../internal/environment-names.js';
 import type { AuthFailureReason } from '../index.js';
-import { assertNever } from '../core/assert-never.js';
-import { apiPath } from '../core/endpoint.js';
-import type { Api } from '../core/endpoint.js';
+import { assertNever } from '../internal/assert-never.js';
+import { apiPath } from '../internal/endpoint.js';
+import type { Api } from '../core/api.js';
 import { settingsEndpoint } from '../dealer/settings.js';
 import { welcomeEndpoint } from '../provider/account.js';
 import { isLoopbackHostname } from '../core/loopback.js';

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
-import type { Api } from '../core/endpoint.js';
-import { ENVIRONMENT_NAMES } from '../core/environment-names.js';
+import type { Api } from '../core/api.js';
+import { ENVIRONMENT_NAMES } from '../internal/environment-names.js';
 import { allowedBy, checkValue } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
 import { RequestValidationError } from '../index.js';

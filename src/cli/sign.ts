@@ -1,6 +1,6 @@
-import { requestHash } from '../core/signer.js';
-import type { Signing } from '../core/signer.js';
-import { ENVIRONMENT_NAMES } from '../core/environment-names.js';
+import { requestHash } from '../internal/signer.js';
+import type { Signing } from '../internal/signer.js';
+import { ENVIRONMENT_NAMES } from '../internal/environment-names.js';
 import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_OK, UsageError, accountKeys, emit, parse, requireSetting, secretKeyHelp } from './io.js';
 import type { Command, Io } from './io.js';
 

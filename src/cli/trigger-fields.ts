@@ -1,4 +1,4 @@
-import { assertNever } from '../core/assert-never.js';
+import { assertNever } from '../internal/assert-never.js';
 import { CALLBACK_FIELDS } from '../webhooks/payload.js';
 import type { FieldSpec } from '../webhooks/payload.js';
 import type { CallbackKind } from '../webhooks/kinds.js';

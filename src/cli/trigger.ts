@@ -1,6 +1,6 @@
 import { safeParseTrackingCode, signCallback } from '../index.js';
 import type { SignCallbackPayload } from '../index.js';
-import { assertNever } from '../core/assert-never.js';
+import { assertNever } from '../internal/assert-never.js';
 import { CALLBACK_KINDS, CALLBACK_STATUSES, isCallbackKind } from '../webhooks/kinds.js';
 import type { CallbackKind } from '../webhooks/kinds.js';
 import { checkRecordCode, sandboxRecordFields } from './trigger-record.js';

@@ -1,12 +1,12 @@
 import type { ClientOptions } from '../core/client-options.js';
-import { apiPath } from '../core/endpoint.js';
+import { apiPath } from '../internal/endpoint.js';
 import { clientOptions } from '../core/client-options.js';
 import { checkOptions } from '../core/option-checks.js';
-import { checkRawRequest, rawCall } from '../core/raw-request.js';
-import { APIResource } from '../core/resource.js';
+import { checkRawRequest, rawCall } from '../internal/raw-call.js';
+import { APIResource } from '../internal/resource.js';
 import type { RawRequest } from '../core/raw-request.js';
-import { Transport } from '../core/transport.js';
-import type { RequestOptions } from '../core/transport.js';
+import { Transport } from '../internal/transport.js';
+import type { RequestOptions } from '../core/request-options.js';
 import { DealerCreditCard } from './credit-card.js';
 import { DealerEibans } from './eibans.js';
 import { DealerManualIban } from './manual-iban.js';

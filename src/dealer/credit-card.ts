@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
-import { defineEndpoint } from '../core/endpoint.js';
-import { requestAmount, requiredString, responseNumber, responseString, strictObject } from '../core/schema-blocks.js';
-import type { RequestOptions } from '../core/transport.js';
-import { envelope } from '../core/shared-shapes.js';
-import { APIResource } from '../core/resource.js';
+import { defineEndpoint } from '../internal/endpoint.js';
+import { requestAmount, requiredString, responseNumber, responseString, strictObject } from '../internal/schema-blocks.js';
+import type { RequestOptions } from '../core/request-options.js';
+import { envelope } from '../internal/shared-shapes.js';
+import { APIResource } from '../internal/resource.js';
 
 /** Body of a dealer card payment (spec 4.13): at least 200 TRY. */
 export const DealerCardPaymentParams = /* @__PURE__ */ strictObject(() => ({

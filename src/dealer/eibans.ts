@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
-import { defineEndpoint } from '../core/endpoint.js';
-import { lenientObject, responseDecimal, responseInteger, successFlag } from '../core/schema-blocks.js';
-import type { RequestOptions } from '../core/transport.js';
-import { NoParams } from '../core/shared-shapes.js';
-import { APIResource } from '../core/resource.js';
+import { defineEndpoint } from '../internal/endpoint.js';
+import { lenientObject, responseDecimal, responseInteger, successFlag } from '../internal/schema-blocks.js';
+import type { RequestOptions } from '../core/request-options.js';
+import { NoParams } from '../internal/shared-shapes.js';
+import { APIResource } from '../internal/resource.js';
 
 /** One of the dealer's E-IBAN accounts with its balances (spec 2.7). */
 export const EibanAccount = /* @__PURE__ */ lenientObject(() => ({

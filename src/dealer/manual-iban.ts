@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
-import { defineEndpoint } from '../core/endpoint.js';
-import { openEnum, requiredString, responseNumber, responseString, strictObject } from '../core/schema-blocks.js';
-import type { RequestOptions } from '../core/transport.js';
-import { envelope, iban, positiveAmount } from '../core/shared-shapes.js';
-import { APIResource } from '../core/resource.js';
+import { defineEndpoint } from '../internal/endpoint.js';
+import { openEnum, requiredString, responseNumber, responseString, strictObject } from '../internal/schema-blocks.js';
+import type { RequestOptions } from '../core/request-options.js';
+import { envelope, iban, positiveAmount } from '../internal/shared-shapes.js';
+import { APIResource } from '../internal/resource.js';
 
 /**
  * Body of a manual IBAN deposit (spec 4.13). Note `userid`, not `user_id`: the dealer API spells

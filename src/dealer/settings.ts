@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
-import { defineEndpoint } from '../core/endpoint.js';
-import { lenientObject, openEnum, successFlag } from '../core/schema-blocks.js';
-import { NoParams } from '../core/shared-shapes.js';
+import { defineEndpoint } from '../internal/endpoint.js';
+import { lenientObject, openEnum, successFlag } from '../internal/schema-blocks.js';
+import { NoParams } from '../internal/shared-shapes.js';
 
 /** Whether a payment method is switched on for the dealer (spec 2.7). */
 export const PaymentMethodState = /* @__PURE__ */ openEnum(['active', 'inactive']);

@@ -1,12 +1,13 @@
 import * as z from 'zod/mini';
 // zod's builder, not `z.iso.date`: reading the `iso` namespace keeps all of it in a bundle.
 import { _isoDate } from 'zod/v4/core';
-import { defineEndpoint } from '../core/endpoint.js';
-import { lenientObject, openEnum, requiredString, responseBoolean, responseDecimal, responseInteger, strictObject, successFlag } from '../core/schema-blocks.js';
-import type { RequestOptions, Transport } from '../core/transport.js';
-import { parseRequest } from '../core/validation.js';
+import { defineEndpoint } from '../internal/endpoint.js';
+import { lenientObject, openEnum, requiredString, responseBoolean, responseDecimal, responseInteger, strictObject, successFlag } from '../internal/schema-blocks.js';
+import type { RequestOptions } from '../core/request-options.js';
+import type { Transport } from '../internal/transport.js';
+import { parseRequest } from '../internal/validation.js';
 import { RequestAbortedError } from '../errors/api-error.js';
-import { APIResource } from '../core/resource.js';
+import { APIResource } from '../internal/resource.js';
 import { dateWindows, dayNumber } from './date-windows.js';
 
 /**

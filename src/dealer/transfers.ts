@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
-import { defineEndpoint } from '../core/endpoint.js';
-import { lenientObject, openEnum, requestAmount, requiredString, responseDecimal, responseString, strictObject, successFlag } from '../core/schema-blocks.js';
-import type { RequestOptions } from '../core/transport.js';
-import { iban } from '../core/shared-shapes.js';
-import { APIResource } from '../core/resource.js';
+import { defineEndpoint } from '../internal/endpoint.js';
+import { lenientObject, openEnum, requestAmount, requiredString, responseDecimal, responseString, strictObject, successFlag } from '../internal/schema-blocks.js';
+import type { RequestOptions } from '../core/request-options.js';
+import { iban } from '../internal/shared-shapes.js';
+import { APIResource } from '../internal/resource.js';
 
 /** Body of a transfer from an E-IBAN to a bank account (spec 4.13): at least 10.00 TRY. */
 export const SendMoneyParams = /* @__PURE__ */ strictObject(() => ({

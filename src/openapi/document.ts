@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
 import { CreditCardCallback, DealerCreditCardCallback, DepositCallback, WithdrawalCallback } from '../webhooks/schemas.js';
 import type { CallbackKind } from '../webhooks/kinds.js';
-import { assertNever } from '../core/assert-never.js';
-import { wireTypes } from '../core/schema-blocks.js';
+import { assertNever } from '../internal/assert-never.js';
+import { wireTypes } from '../internal/schema-blocks.js';
 import type { DealerErrorCode } from '../errors/api-error.js';
 import { API_ENDPOINTS, fullPath } from '../endpoint-table.js';
 import type { ApiEndpoint } from '../endpoint-table.js';
@@ -12,7 +12,7 @@ import { SPEC_GAPS } from './notes.js';
  * An OpenAPI 3.1 description of the service as the spec defines it, generated from payorch's
  * endpoint table and zod schemas: requests as payorch sends them (strict, additionalProperties
  * false), answers and callbacks with the spec's types. payorch's lenient building blocks carry
- * their spec type in the `wireTypes` map (src/core/schema-blocks.ts); the generator shows that type
+ * their spec type in the `wireTypes` map (src/internal/schema-blocks.ts); the generator shows that type
  * instead of the union payorch parses, and says in the description what payorch tolerates besides,
  * so that types generated from the document are right for a server or another client.
  * Loaded only by the CLI's `openapi` command and the tests; the main entry never imports it.

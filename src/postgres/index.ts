@@ -10,7 +10,7 @@ import { checkOptions, checkValue } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
 import { CallbackRetentionError, RequestValidationError, StatementPoolingError } from '../errors/error.js';
 import type { CallbackInbox, CallbackKey, CallbackInboxOutcome } from '../webhooks/inbox.js';
-import { sha256Hex } from '../core/hash/web.js';
+import { sha256Hex } from '../internal/hash/web.js';
 import { recordTimeOf } from '../webhooks/record-time.js';
 
 /** The parts of a node-postgres result the inbox reads. */

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
-import { defineEndpoint } from '../core/endpoint.js';
-import { lenientObject, requiredString, responseBoolean, responseInteger, strictObject, successFlag } from '../core/schema-blocks.js';
-import { NoParams } from '../core/shared-shapes.js';
+import { defineEndpoint } from '../internal/endpoint.js';
+import { lenientObject, requiredString, responseBoolean, responseInteger, strictObject, successFlag } from '../internal/schema-blocks.js';
+import { NoParams } from '../internal/shared-shapes.js';
 
 /** The answer of the connection test (spec 4.3). */
 export const Welcome = /* @__PURE__ */ lenientObject(() => ({

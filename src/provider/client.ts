@@ -1,12 +1,12 @@
 import type { ClientOptions } from '../core/client-options.js';
-import { apiPath } from '../core/endpoint.js';
-import type { Signing } from '../core/signer.js';
+import { apiPath } from '../internal/endpoint.js';
+import type { Signing } from '../internal/signer.js';
 import { clientOptions } from '../core/client-options.js';
 import { checkOptions } from '../core/option-checks.js';
-import { checkRawRequest, rawCall } from '../core/raw-request.js';
-import { APIResource } from '../core/resource.js';
+import { checkRawRequest, rawCall } from '../internal/raw-call.js';
+import { APIResource } from '../internal/resource.js';
 import type { RawRequest } from '../core/raw-request.js';
-import { Transport } from '../core/transport.js';
+import { Transport } from '../internal/transport.js';
 import { SiteListParams, listSitesEndpoint, welcomeEndpoint } from './account.js';
 import type { SiteList, Welcome } from './account.js';
 import type { ProviderRequestOptions } from './request-options.js';
@@ -14,7 +14,7 @@ import { ProviderCreditCard } from './credit-card.js';
 import { ProviderEiban } from './eiban.js';
 import { ProviderManual } from './manual.js';
 import { ProviderThirdParty } from './third-party/index.js';
-import { parseRequest } from '../core/validation.js';
+import { parseRequest } from '../internal/validation.js';
 
 /** Settings of a {@link ProviderClient}. */
 export interface ProviderClientOptions extends ClientOptions {

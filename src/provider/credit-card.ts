@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
-import { defineEndpoint } from '../core/endpoint.js';
-import { lenientObject, openEnum, requestAmount, requiredString, responseNumber, responseString, strictObject, successFlag } from '../core/schema-blocks.js';
-import { APIResource } from '../core/resource.js';
+import { defineEndpoint } from '../internal/endpoint.js';
+import { lenientObject, openEnum, requestAmount, requiredString, responseNumber, responseString, strictObject, successFlag } from '../internal/schema-blocks.js';
+import { APIResource } from '../internal/resource.js';
 import type { ProviderRequestOptions } from './request-options.js';
-import { envelope } from '../core/shared-shapes.js';
+import { envelope } from '../internal/shared-shapes.js';
 
 /** States of a provider card payment (spec 3.1). */
 export const CardPaymentStatus = /* @__PURE__ */ openEnum(['pending', 'success', 'failed', 'cancelled', 'refunded']);

@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
-import { strictObject } from '../core/schema-blocks.js';
-import { defineEndpoint } from '../core/endpoint.js';
-import { APIResource } from '../core/resource.js';
+import { strictObject } from '../internal/schema-blocks.js';
+import { defineEndpoint } from '../internal/endpoint.js';
+import { APIResource } from '../internal/resource.js';
 import type { ProviderRequestOptions } from './request-options.js';
-import { envelope, iban } from '../core/shared-shapes.js';
+import { envelope, iban } from '../internal/shared-shapes.js';
 import { depositStatus, ibanWithdrawalRecord, paymentParams, recordCore, recordEcho } from './shared.js';
 import type { DepositStatusShape, PaymentParamsShape, RecordCoreShape, RecordEchoShape } from './shared.js';
 

@@ -1,4 +1,4 @@
-import type { RequestOptions } from '../core/transport.js';
+import type { RequestOptions } from '../core/request-options.js';
 
 /** Per-call settings of the Provider API: those of every call plus the site to act for. */
 export interface ProviderRequestOptions extends RequestOptions {

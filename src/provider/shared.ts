@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { lenientObject, openEnum, requestAmount, requiredString, responseInteger, responseNumber, responseString } from '../core/schema-blocks.js';
+import { lenientObject, openEnum, requestAmount, requiredString, responseInteger, responseNumber, responseString } from '../internal/schema-blocks.js';
 
 /** The customer as answers embed it (spec 2.3). Echoed values sent back as numbers are kept as their text. */
 export const Customer = /* @__PURE__ */ lenientObject(() => ({

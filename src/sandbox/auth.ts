@@ -1,6 +1,6 @@
-import { constantTimeEqual } from '../core/hash/constant-time.js';
-import { requestHash } from '../core/signer.js';
-import type { Credentials, Signing } from '../core/signer.js';
+import { constantTimeEqual } from '../internal/hash/constant-time.js';
+import { requestHash } from '../internal/signer.js';
+import type { Credentials, Signing } from '../internal/signer.js';
 import type { AuthFailure } from './answers.js';
 
 /** Spec 5.1 and 5.2: X-Timestamp must lie within 5 minutes of the service's time. */

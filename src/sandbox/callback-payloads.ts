@@ -1,5 +1,5 @@
-import { assertNever } from '../core/assert-never.js';
-import type { Credentials } from '../core/signer.js';
+import { assertNever } from '../internal/assert-never.js';
+import type { Credentials } from '../internal/signer.js';
 import { formatIsoLocal } from './clock.js';
 import type { Fixtures } from './fixtures.js';
 import type { SignCallbackPayload } from '../webhooks/sign.js';

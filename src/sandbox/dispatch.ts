@@ -1,4 +1,4 @@
-import { constantTimeEqual } from '../core/hash/constant-time.js';
+import { constantTimeEqual } from '../internal/hash/constant-time.js';
 import { fullPath } from '../endpoint-table.js';
 import { authFailure, errorFailure } from './answers.js';
 import type { Reply } from './answers.js';

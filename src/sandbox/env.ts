@@ -1,4 +1,4 @@
-import { ENVIRONMENT_NAMES } from '../core/environment-names.js';
+import { ENVIRONMENT_NAMES } from '../internal/environment-names.js';
 import type { SandboxAccounts } from './fixtures.js';
 
 /**

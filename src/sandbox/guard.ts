@@ -1,4 +1,4 @@
-import { constantTimeEqual } from '../core/hash/constant-time.js';
+import { constantTimeEqual } from '../internal/hash/constant-time.js';
 
 /*
  * Who may use the controls and the payment page. They carry no signature, and the sandbox runs

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
-import type { Endpoint } from '../core/endpoint.js';
-import { safeParse, toIssues } from '../core/validation.js';
+import type { Endpoint } from '../internal/endpoint.js';
+import { safeParse, toIssues } from '../internal/validation.js';
 import type { ValidationIssue } from '../errors/error.js';
 import { errorFailure } from './answers.js';
 import type { Failure } from './answers.js';

@@ -1,5 +1,5 @@
 import type { z } from 'zod/mini';
-import type { Endpoint } from '../core/endpoint.js';
+import type { Endpoint } from '../internal/endpoint.js';
 import type { ApiEndpoint } from '../endpoint-table.js';
 import type { ValidationIssue } from '../errors/error.js';
 import { validationFailure } from './answers.js';

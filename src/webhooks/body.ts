@@ -1,4 +1,4 @@
-import { decodeWindows1252, decoderOf } from '../core/charset.js';
+import { decodeWindows1252, decoderOf } from '../internal/charset.js';
 import { CallbackVerificationError } from '../errors/error.js';
 
 /** A body the service could plausibly send is under 2 KB; anything past this is refused unread. */

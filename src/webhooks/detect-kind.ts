@@ -1,5 +1,5 @@
-import { assertNever } from '../core/assert-never.js';
-import type { Api } from '../core/endpoint.js';
+import { assertNever } from '../internal/assert-never.js';
+import type { Api } from '../core/api.js';
 import type { TrackingCodeDirection } from '../core/tracking-code.js';
 import type { CallbackKind } from './kinds.js';
 

@@ -75,7 +75,7 @@ export type { CallbackJob } from './job.js';
 export { callbackKeyString } from './key.js';
 export { confirmWithCardStatus } from './confirm-card.js';
 export type { CardStatusSource, ConfirmWithCardStatusOptions } from './confirm-card.js';
-export type { Api } from '../core/endpoint.js';
+export type { Api } from '../core/api.js';
 export type {
   CallbackEventName,
   CallbackOfEvent,
@@ -100,8 +100,5 @@ export type {
 } from './receiver/node.js';
 
 // Logging and tracing
-export type {
-  Logger,
-  LogFunction,
-} from '../core/observability.js';
+export type { Logger, LogFunction } from '../core/observability.js';
 export type { SpanAttributeValue, SpanLike, SpanLinkContext, TracerLike } from '../core/tracing.js';

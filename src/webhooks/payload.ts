@@ -1,5 +1,5 @@
-import { assertNever } from '../core/assert-never.js';
-import { PROTOTYPE_KEYS } from '../core/prototype-keys.js';
+import { assertNever } from '../internal/assert-never.js';
+import { PROTOTYPE_KEYS } from '../internal/prototype-keys.js';
 import type { ValidationIssue } from '../errors/error.js';
 import type { CallbackKind } from './kinds.js';
 

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
-import { lenientObject, object, openEnum, responseBoolean, responseInteger, responseNumber, responseString } from '../core/schema-blocks.js';
-import type { LenientObject } from '../core/schema-blocks.js';
+import { lenientObject, object, openEnum, responseBoolean, responseInteger, responseNumber, responseString } from '../internal/schema-blocks.js';
+import type { LenientObject } from '../internal/schema-blocks.js';
 import {
   CREDIT_CARD_CALLBACK_FIELDS,
   DEALER_CREDIT_CARD_CALLBACK_FIELDS,

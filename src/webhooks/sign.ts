@@ -1,6 +1,6 @@
 import { checkOptions } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
-import { callbackHash } from '../core/signer.js';
+import { callbackHash } from '../internal/signer.js';
 
 /**
  * The body of a callback to sign: the fields of one of the four callbacks of spec 6, without

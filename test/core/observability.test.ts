@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { maskSecret, redactHeaders } from '../../src/core/observability.js';
+import { maskSecret, redactHeaders } from '../../src/internal/observer.js';
 
 describe('maskSecret', () => {
   test('keeps at most the last 4 characters', () => {

@@ -10,7 +10,7 @@ import {
   responseNumber,
   responseString,
   successFlag,
-} from '../../src/core/schema-blocks.js';
+} from '../../src/internal/schema-blocks.js';
 
 describe('answers are lenient', () => {
   test('a loose object keeps fields the spec does not list', () => {

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { ENVIRONMENT_NAMES } from '../../src/core/environment-names.js';
+import { ENVIRONMENT_NAMES } from '../../src/internal/environment-names.js';
 import { exampleEnvironment } from '../../src/sandbox/env.js';
 import { createSandbox } from '../../src/sandbox/index.js';
 

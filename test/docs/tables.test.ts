@@ -23,8 +23,8 @@ import {
   verifyCallback,
 } from '../../src/index.js';
 import type { CallbackErrorDetails, CallbackReceiverOptions, CallbackVerificationReason, CallOutcome, ConnectionFailureReason, MemoryInboxContext } from '../../src/index.js';
-import { connectionFailure } from '../../src/core/connection-failure.js';
-import { MAX_RETRY_AFTER_MS, RETRY_STATUS_CODES, attemptOutcome, backoffDelay, mayResend, retriesConnection, statusRetryDelay } from '../../src/core/retry-policy.js';
+import { connectionFailure } from '../../src/internal/connection-failure.js';
+import { MAX_RETRY_AFTER_MS, RETRY_STATUS_CODES, attemptOutcome, backoffDelay, mayResend, retriesConnection, statusRetryDelay } from '../../src/internal/retry-policy.js';
 import { unsigned } from '../helpers/callbacks.js';
 import { serveNode } from '../helpers/serve.js';
 import { PROVIDER } from '../helpers/wire.js';

@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type * as z from 'zod/mini';
-import type { Endpoint } from '../../src/core/endpoint.js';
+import type { Endpoint } from '../../src/internal/endpoint.js';
 import type { DealerClient, ProviderClient, ProviderRequestOptions } from '../../src/index.js';
 import { dealerCardPaymentEndpoint } from '../../src/dealer/credit-card.js';
 import { eibanListEndpoint } from '../../src/dealer/eibans.js';

@@ -4,7 +4,7 @@ import type * as z from 'zod/mini';
 /*
  * fast-check arbitraries read off payorch's answer schemas: for the property tests of the
  * lenient building blocks (null, absent and present optional fields). Written for the kinds of
- * schema src/core/schema-blocks.ts builds answers from; any other kind fails loudly, so a new building
+ * schema src/internal/schema-blocks.ts builds answers from; any other kind fails loudly, so a new building
  * block cannot slip past the tests unexercised.
  */
 

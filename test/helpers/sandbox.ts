@@ -37,7 +37,7 @@ export interface HandSigned {
 
 /**
  * A request signed by hand exactly as spec 5.1 says, hashed with node:crypto in the test:
- * nothing of src/core/signer.ts is trusted to check itself.
+ * nothing of src/internal/signer.ts is trusted to check itself.
  */
 export function handSigned(url: string, options: HandSigned): Request {
   const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000));

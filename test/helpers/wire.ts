@@ -41,7 +41,7 @@ export function capture(
   return seen;
 }
 
-/** SHA-256 hex of the plain concatenation, computed here independently of src/core/signer.ts. */
+/** SHA-256 hex of the plain concatenation, computed here independently of src/internal/signer.ts. */
 export function sha256(...parts: string[]): string {
   return createHash('sha256').update(parts.join(''), 'utf8').digest('hex');
 }

@@ -5,7 +5,7 @@ import { CALLBACK_KINDS, CALLBACK_STATUSES } from '../../src/webhooks/kinds.js';
 import { API_ENDPOINTS } from '../../src/endpoint-table.js';
 import * as z from 'zod';
 import * as zm from 'zod/mini';
-import { lenientObject, responseBoolean, responseDecimal, responseInteger, responseNumber, responseString, successFlag } from '../../src/core/schema-blocks.js';
+import { lenientObject, responseBoolean, responseDecimal, responseInteger, responseNumber, responseString, successFlag } from '../../src/internal/schema-blocks.js';
 import { openApiDocument, schemaOf } from '../../src/openapi/document.js';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };

@@ -60,3 +60,22 @@ test('the cycle finder finds every cycle of a graph, and nothing in a graph with
   expect(cycles(graph)).toEqual([['a', 'b', 'c'], ['d']]);
   expect(cycles(new Map([['a', ['b', 'c']], ['b', ['c']], ['c', []]]))).toEqual([]);
 });
+
+// src/core is what the entries export; src/internal is what no user sees. The public pieces must
+// not lean on the machinery, or a reader of a public type is sent through the transport.
+test('src/core imports only src/core and src/errors, and no entry point exports a name of src/internal', () => {
+  const files = modules(src);
+  const outOfLayer = files
+    .filter((file) => relative(src, file).startsWith('core/'))
+    .flatMap((file) => importsOf(file).map((target) => [relative(src, file), relative(src, target)] as const))
+    .filter(([, target]) => !target.startsWith('core/') && !target.startsWith('errors/'));
+  expect(outOfLayer).toEqual([]);
+  const entries = ['index.ts', 'webhooks/index.ts', 'sandbox/index.ts', 'postgres/index.ts', 'd1/index.ts', 'durable-object/index.ts'];
+  const reExports = entries.flatMap((entry) =>
+    [...readFileSync(join(src, entry), 'utf8').matchAll(/^export\b[^;]*?from\s*'(\.[^']+)'/gm)]
+      .map(([, specifier]) => relative(src, resolve(dirname(join(src, entry)), specifier!.replace(/\.js$/, '.ts'))))
+      .filter((target) => target.startsWith('internal/'))
+      .map((target) => `${entry} → ${target}`),
+  );
+  expect(reExports).toEqual([]);
+});

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { MAX_CALLBACK_BODY_BYTES, readCallbackBody } from '../../src/webhooks/body.js';
 import { readContentType } from '../../src/webhooks/headers.js';
-import { decodeWindows1252 } from '../../src/core/charset.js';
+import { decodeWindows1252 } from '../../src/internal/charset.js';
 import { refusal } from '../helpers/callbacks.js';
 
 const object = { tracking_code: 'MAN-a1-1763812000', note: 'ğüş' };

@@ -9,7 +9,7 @@ import { arbitraryOf, optionalFields } from '../helpers/arbitrary.js';
 
 /*
  * Every optional field of every answer and callback schema accepts `null` and reads it as absent
- * (`lenientObject`, src/core/schema-blocks.ts), as one property over all of them. The schemas are
+ * (`lenientObject`, src/internal/schema-blocks.ts), as one property over all of them. The schemas are
  * enumerated from the endpoint table and from the callback table, so a new endpoint or callback
  * kind is covered without touching this file.
  */

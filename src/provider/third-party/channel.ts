@@ -1,10 +1,10 @@
 import type { z } from 'zod/mini';
-import type { Endpoint } from '../../core/endpoint.js';
-import { APIResource } from '../../core/resource.js';
-import type { Transport } from '../../core/transport.js';
+import type { Endpoint } from '../../internal/endpoint.js';
+import { APIResource } from '../../internal/resource.js';
+import type { Transport } from '../../internal/transport.js';
 import type { ProviderRequestOptions } from '../request-options.js';
 import type { GatewayList } from './gateways.js';
-import type { NoParams } from '../../core/shared-shapes.js';
+import type { NoParams } from '../../internal/shared-shapes.js';
 
 /** The three endpoints of one third-party channel (bank, crypto or wallet). @internal */
 export interface ChannelEndpoints<DP extends z.ZodMiniType, DR extends z.ZodMiniType, WP extends z.ZodMiniType, WR extends z.ZodMiniType> {

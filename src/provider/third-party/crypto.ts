@@ -1,7 +1,7 @@
 import type * as z from 'zod/mini';
-import { defineEndpoint } from '../../core/endpoint.js';
-import { join, requiredString, strictObject } from '../../core/schema-blocks.js';
-import { NoParams, positiveAmount } from '../../core/shared-shapes.js';
+import { defineEndpoint } from '../../internal/endpoint.js';
+import { join, requiredString, strictObject } from '../../internal/schema-blocks.js';
+import { NoParams, positiveAmount } from '../../internal/shared-shapes.js';
 import { customerParams, gatewayId } from '../shared.js';
 import type { ThirdPartyChannel } from './channel.js';
 import { GatewayList } from './gateways.js';

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
-import { lenientObject, openEnum, responseInteger, responseNumber } from '../../core/schema-blocks.js';
-import { envelope } from '../../core/shared-shapes.js';
+import { lenientObject, openEnum, responseInteger, responseNumber } from '../../internal/schema-blocks.js';
+import { envelope } from '../../internal/shared-shapes.js';
 
 /** The `type` of a third-party record (spec 2.4). */
 export const ThirdPartyType = /* @__PURE__ */ openEnum([

@@ -1,5 +1,5 @@
-import { APIResource } from '../../core/resource.js';
-import type { Transport } from '../../core/transport.js';
+import { APIResource } from '../../internal/resource.js';
+import type { Transport } from '../../internal/transport.js';
 import { bankEndpoints } from './bank.js';
 import type { BankChannel } from './bank.js';
 import { ThirdPartyChannel } from './channel.js';

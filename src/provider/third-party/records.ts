@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
-import { envelope, positiveAmount } from '../../core/shared-shapes.js';
-import { join } from '../../core/schema-blocks.js';
+import { envelope, positiveAmount } from '../../internal/shared-shapes.js';
+import { join } from '../../internal/schema-blocks.js';
 import { DepositStatus, WithdrawalStatus, customerParams, recordCore, recordEcho } from '../shared.js';
 import type { CustomerParamsShape } from '../shared.js';
 import { ThirdPartyPaymentMethod, ThirdPartyType } from './gateways.js';

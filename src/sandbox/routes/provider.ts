@@ -1,5 +1,5 @@
 import type { z } from 'zod/mini';
-import { constantTimeEqual } from '../../core/hash/constant-time.js';
+import { constantTimeEqual } from '../../internal/hash/constant-time.js';
 import { listSitesEndpoint, welcomeEndpoint } from '../../provider/account.js';
 import { cardPaymentEndpoint, cardStatusEndpoint } from '../../provider/credit-card.js';
 import { eibanDepositEndpoint, eibanWithdrawalEndpoint } from '../../provider/eiban.js';

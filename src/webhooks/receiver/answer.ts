@@ -1,5 +1,5 @@
 import type { Logger } from '../../core/observability.js';
-import type { CallbackTrace } from '../../core/tracing.js';
+import type { CallbackTrace } from '../../internal/tracing.js';
 import type { CallbackBody } from '../body.js';
 import type { CallbackHeaders } from '../headers.js';
 import type { Report } from './report.js';

@@ -1,5 +1,5 @@
 import type { Logger } from '../../core/observability.js';
-import type { CallbackApplyTrace, CallbackTrace } from '../../core/tracing.js';
+import type { CallbackApplyTrace, CallbackTrace } from '../../internal/tracing.js';
 import { isPayorchError, CallbackJobError, CallbackRetentionError } from '../../errors/error.js';
 import { eventNamesOf, isCallbackEventName } from '../events.js';
 import type { CallbackEventName, CallbackOfEvent } from '../events.js';

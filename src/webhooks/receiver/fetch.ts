@@ -1,5 +1,5 @@
-import { readLimited } from '../../core/read-limited.js';
-import type { CallbackTrace } from '../../core/tracing.js';
+import { readLimited } from '../../internal/read-limited.js';
+import type { CallbackTrace } from '../../internal/tracing.js';
 import { NOT_APPLIED, NOT_POST, TOO_LARGE_ANSWER, unreadable } from './answer.js';
 import type { CallbackReceiverAnswer, Receiving } from './answer.js';
 

@@ -1,5 +1,5 @@
-import { concatBytes } from '../../core/read-limited.js';
-import type { CallbackTrace } from '../../core/tracing.js';
+import { concatBytes } from '../../internal/read-limited.js';
+import type { CallbackTrace } from '../../internal/tracing.js';
 import type { CallbackBody } from '../body.js';
 import { NOT_POST, TOO_LARGE_ANSWER, unreadable } from './answer.js';
 import type { CallbackReceiverAnswer, Receiving } from './answer.js';

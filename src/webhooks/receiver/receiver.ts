@@ -1,8 +1,9 @@
 import type { Logger } from '../../core/observability.js';
 import { TRACER_OPTION, checkOptions } from '../../core/option-checks.js';
 import type { OptionDeclaration } from '../../core/option-checks.js';
-import { traceCallback, traceCallbackApply } from '../../core/tracing.js';
-import type { CallbackTrace, TracerLike } from '../../core/tracing.js';
+import { traceCallback, traceCallbackApply } from '../../internal/tracing.js';
+import type { CallbackTrace } from '../../internal/tracing.js';
+import type { TracerLike } from '../../core/tracing.js';
 import { CallbackVerificationError } from '../../errors/error.js';
 import { MAX_CALLBACK_BODY_BYTES, readCallbackBody, utf8Length } from '../body.js';
 import type { BodyDecoding, CallbackBody } from '../body.js';

@@ -8,14 +8,15 @@ import type { FailedCall, CallOutcome } from '../errors/error.js';
 import { declaredCharset, decoderOf } from './charset.js';
 import { requestHash } from './signer.js';
 import type { Credentials, Signing } from './signer.js';
-import { DEFAULT_CLIENT_MAX_RESPONSE_BYTES, DEFAULT_CLIENT_MAX_RETRIES, DEFAULT_CLIENT_TIMEOUT_MS, REQUEST_OPTIONS, checkBaseUrl } from './client-options.js';
-import type { ClientOptions } from './client-options.js';
+import { DEFAULT_CLIENT_MAX_RESPONSE_BYTES, DEFAULT_CLIENT_MAX_RETRIES, DEFAULT_CLIENT_TIMEOUT_MS, REQUEST_OPTIONS, checkBaseUrl } from '../core/client-options.js';
+import type { ClientOptions } from '../core/client-options.js';
+import type { RequestOptions } from '../core/request-options.js';
 import type { Endpoint } from './endpoint.js';
-import { Observer, redactHeaders } from './observability.js';
+import { Observer, redactHeaders } from './observer.js';
 import { traceCall } from './tracing.js';
 import type { CallTrace } from './tracing.js';
 import { attemptOutcome, backoffDelay, mayResend, retriesConnection, statusRetryDelay, worstOutcome } from './retry-policy.js';
-import { checkOptions } from './option-checks.js';
+import { checkOptions } from '../core/option-checks.js';
 import { connectionFailure } from './connection-failure.js';
 import { readLimited } from './read-limited.js';
 import { parseRequest, safeParse, toIssues } from './validation.js';
@@ -29,42 +30,6 @@ export interface TransportConfig extends Omit<ClientOptions, 'apiKey' | 'secretK
   readonly owner: string;
   /** The API's name (`provider`), the first part of an operation's name in error messages. */
   readonly api: string;
-}
-
-/**
- * Per-call settings, the second argument of every client method.
- * A per-call value beats the client's.
- */
-export interface RequestOptions {
-  /**
-   * Stops the call, its retries and its body read.
-   * @example
-   * ```ts
-   * await provider.welcome({ signal: AbortSignal.timeout(2_000) });
-   * ```
-   */
-  readonly signal?: AbortSignal | undefined;
-  /**
-   * Milliseconds for the whole call, retries and body included: a finite number from 1 to
-   * 2147483647, else the call fails with a `RequestValidationError` before anything is sent.
-   * @default the client's `timeout` (30000)
-   * @example
-   * ```ts
-   * await provider.creditCard.getStatus({ tracking_code }, { timeout: 5_000 });
-   * ```
-   */
-  readonly timeout?: number | undefined;
-  /**
-   * Retries of a read-only call after a connection failure, 408, 429 or 5xx. Payment-creating
-   * calls are retried only when the connection was refused, so the service cannot have seen them.
-   * An integer from 0 to 10.
-   * @default the client's `maxRetries` (2)
-   * @example
-   * ```ts
-   * await provider.welcome({ maxRetries: 0 });
-   * ```
-   */
-  readonly maxRetries?: number | undefined;
 }
 
 /** One call as a resource describes it; the transport does the rest. */

@@ -1,7 +1,6 @@
 import type { z } from 'zod/mini';
+import type { Api } from '../core/api.js';
 
-/** The two APIs of the service (spec 4.2, 4.13); also which account a callback is for. */
-export type Api = 'provider' | 'dealer';
 
 /** Where an API lives below the base URL: `/api/provider`, `/api/dealer`. Built here only. */
 export const apiPath = (api: Api): string => `/api/${api}`;

@@ -1,6 +1,6 @@
 import { describe, expect, test, vi } from 'vitest';
-import { MAX_RETRY_AFTER_MS, attemptOutcome, backoffDelay, mayResend, retryAfterMs, statusRetryDelay, worstOutcome } from '../../src/core/retry-policy.js';
-import type { AttemptEnd } from '../../src/core/retry-policy.js';
+import { MAX_RETRY_AFTER_MS, attemptOutcome, backoffDelay, mayResend, retryAfterMs, statusRetryDelay, worstOutcome } from '../../src/internal/retry-policy.js';
+import type { AttemptEnd } from '../../src/internal/retry-policy.js';
 import type { CallOutcome } from '../../src/index.js';
 
 const NOW = Date.parse('2026-11-22T10:00:00Z');

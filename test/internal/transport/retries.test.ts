@@ -146,7 +146,7 @@ describe('calls that create a money movement', () => {
   ];
 
   // The transport decides a resend from the endpoint's readOnly flag alone (mayResend in
-  // src/core/retry-policy.ts), so every money-moving call gets one check that it is not resent,
+  // src/internal/retry-policy.ts), so every money-moving call gets one check that it is not resent,
   // and the full set of failure cases runs on one call per client and per hash kind.
   test.each(payments)('%s is sent once when the service answers HTTP 503', async (_name, send) => {
     noBackoff();

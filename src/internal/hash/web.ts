@@ -2,12 +2,12 @@
 // `verifyCallback` stays synchronous on runtimes whose only hash is WebCrypto's async digest.
 // Where node:crypto exists, hash/node.ts hashes instead
 // (package.json `imports`, "#hash"); the choice and its numbers are in docs/decisions.md. Pinned by the FIPS
-// examples, the signing vectors and a property test against node:crypto (test/core/hash.test.ts).
+// examples, the signing vectors and a property test against node:crypto (test/internal/hash.test.ts).
 
 // FIPS 180-4, 4.2.2 and 5.3.3: the round constants are the first 32 bits of the fractional parts
 // of the cube roots of the first 64 primes, the initial hash those of the square roots of the first
 // 8. Computed rather than written out as a table: doubles hold those bits exactly (the FIPS
-// examples in test/core/hash.test.ts fail for any wrong one).
+// examples in test/internal/hash.test.ts fail for any wrong one).
 const PRIMES: number[] = [];
 for (let candidate = 2; PRIMES.length < 64; candidate++) if (PRIMES.every((prime) => candidate % prime !== 0)) PRIMES.push(candidate);
 const fraction32 = (root: number): number => (root - Math.floor(root)) * 0x100000000;

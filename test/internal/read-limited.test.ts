@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { readLimited } from '../../src/core/read-limited.js';
+import { readLimited } from '../../src/internal/read-limited.js';
 
 function streamOf(chunks: readonly string[]): { stream: ReadableStream<Uint8Array>; state: { pulled: number; cancelled: boolean } } {
   const state = { pulled: 0, cancelled: false };

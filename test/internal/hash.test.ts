@@ -1,9 +1,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, test, vi } from 'vitest';
-import * as nodeHash from '../../src/core/hash/node.js';
-import { constantTimeEqual } from '../../src/core/hash/constant-time.js';
-import { sha256Hex } from '../../src/core/hash/web.js';
+import * as nodeHash from '../../src/internal/hash/node.js';
+import { constantTimeEqual } from '../../src/internal/hash/constant-time.js';
+import { sha256Hex } from '../../src/internal/hash/web.js';
 
 const nodeSha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
@@ -35,7 +35,7 @@ describe('sha256Hex (the pure-JS SHA-256 the main entry uses on every runtime)',
     vi.resetModules();
     vi.stubGlobal('process', { ...process, getBuiltinModule });
     try {
-      return (await import('../../src/core/hash/node.js')).sha256Hex;
+      return (await import('../../src/internal/hash/node.js')).sha256Hex;
     } finally {
       vi.unstubAllGlobals();
     }

@@ -2,7 +2,7 @@ import { trace } from '@opentelemetry/api';
 import type { Tracer } from '@opentelemetry/api';
 import { describe, expect, test } from 'vitest';
 import { DealerClient, ProviderClient, RequestValidationError, TimeoutError, UnprocessableEntityError, createCallbackReceiver } from '../../../src/index.js';
-import { traceCall } from '../../../src/core/tracing.js';
+import { traceCall } from '../../../src/internal/tracing.js';
 import { CUSTOMER, DEPOSIT, WELCOME, freePort, json, noBackoff, providerFor, startServer, closeLoopbackServers } from '../../helpers/loopback.js';
 import { transferStatusAnswer } from '../../helpers/dealer-answers.js';
 import { DEALER, PROVIDER } from '../../helpers/wire.js';

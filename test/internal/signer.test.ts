@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { constantTimeEqual } from '../../src/core/hash/constant-time.js';
-import { callbackHash, requestHash } from '../../src/core/signer.js';
-import type { Signing } from '../../src/core/signer.js';
+import { constantTimeEqual } from '../../src/internal/hash/constant-time.js';
+import { callbackHash, requestHash } from '../../src/internal/signer.js';
+import type { Signing } from '../../src/internal/signer.js';
 
 interface RequestVector {
   name: string;

@@ -1,7 +1,8 @@
 import type { z } from 'zod/mini';
 import type { Endpoint } from './endpoint.js';
 import type { Signing } from './signer.js';
-import type { RequestOptions, Transport } from './transport.js';
+import type { RequestOptions } from '../core/request-options.js';
+import type { Transport } from './transport.js';
 import { RequestValidationError } from '../errors/error.js';
 
 /** The options a resource's call takes: those of every call, plus the site key a provider call may act for. */

@@ -3,12 +3,12 @@ import { describe, expect, test } from 'vitest';
 import * as z from 'zod/mini';
 import { CALLBACK_KINDS } from '../../src/webhooks/kinds.js';
 import { CALLBACK_SCHEMAS } from '../../src/webhooks/schemas.js';
-import { lenientObject, object, strictObject } from '../../src/core/schema-blocks.js';
+import { lenientObject, object, strictObject } from '../../src/internal/schema-blocks.js';
 import { API_ENDPOINTS } from '../../src/endpoint-table.js';
 import { arbitraryOf } from '../helpers/arbitrary.js';
 
 /*
- * lenientObject parses through zod's generated object parser (src/core/schema-blocks.ts, fastObject);
+ * lenientObject parses through zod's generated object parser (src/internal/schema-blocks.ts, fastObject);
  * zod/mini's own `z.looseObject` parses through the generic loop. Both must give the same
  * outcome on any input: the same data, or the same issues. The twin is built from the very shape
  * and checks of each answer and callback schema, so only the object's parse differs.

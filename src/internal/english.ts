@@ -4,7 +4,7 @@ import type * as z from 'zod/mini';
  * zod's English messages (`zod/locales` `en`), for the issues payorch's own schemas can raise:
  * the same words, without those of the string formats, sized types and checks no payorch schema
  * uses (e-mail, UUID, files, maps, prefixes, multiples, discriminators), which zod's map would
- * bring into every bundle. test/core/english.test.ts holds each message to zod's own, and walks
+ * bring into every bundle. test/internal/english.test.ts holds each message to zod's own, and walks
  * every schema of the SDK for a type, check or format this map does not word as zod does.
  */
 

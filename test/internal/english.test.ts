@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { en } from 'zod/locales';
 import type { z } from 'zod/mini';
-import { englishMessage, FORMAT_NOUNS, SIZE_UNITS } from '../../src/core/english.js';
+import { englishMessage, FORMAT_NOUNS, SIZE_UNITS } from '../../src/internal/english.js';
 import { TransactionRangeParams } from '../../src/dealer/transactions.js';
 import { API_ENDPOINTS } from '../../src/endpoint-table.js';
 import { SiteListParams } from '../../src/provider/account.js';

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { connectionFailure } from '../../src/core/connection-failure.js';
+import { connectionFailure } from '../../src/internal/connection-failure.js';
 import type { ConnectionFailureReason } from '../../src/index.js';
 
 /*
