@@ -107,23 +107,18 @@ export type { RequestOptions } from './core/request-options.js';
 export type { RawRequest } from './core/raw-request.js';
 
 // Errors (PayorchError, isPayorchError, RequestValidationError and the callback errors come with payorch/webhooks' list, re-exported below)
-export type { CallOutcome } from './errors/error.js';
 export {
   APIError,
   AuthenticationError,
   PermissionDeniedError,
   UnprocessableEntityError,
+  ResponseValidationError,
+  TimeoutError,
+  RequestAbortedError,
 } from './errors/api-error.js';
-export type {
-  AuthFailureReason,
-  DealerErrorCode,
-} from './errors/api-error.js';
-export { ResponseValidationError } from './errors/api-error.js';
+export type { AuthFailureReason, DealerErrorCode } from './errors/api-error.js';
 export { ConnectionError } from './errors/error.js';
-export type { ConnectionFailureReason } from './errors/error.js';
-export type { FailedCall } from './errors/error.js';
-export { TimeoutError } from './errors/api-error.js';
-export { RequestAbortedError } from './errors/api-error.js';
+export type { CallOutcome, ConnectionFailureReason, FailedCall } from './errors/error.js';
 
 // Dealer API
 export { DealerClient } from './dealer/client.js';

@@ -10,17 +10,8 @@ import { checkOptions } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
 import type { CallbackInbox, CallbackInboxOutcome, CallbackKey } from '../webhooks/inbox.js';
 import { recordTimeOf } from '../webhooks/record-time.js';
-import {
-  DEFAULT_SQLITE_INBOX_RETENTION_SECONDS,
-  OLDER_THAN_OPTION,
-  SQLITE_TABLE_OPTION,
-  horizonFor,
-  quoteSqliteTable,
-  readSqliteKeyState,
-  retentionRefusal,
-  sqliteInboxStatements,
-  sqliteInboxTableSql,
-} from '../sqlite/inbox.js';
+// The SQL, the key reads and the retention rules both SQLite inboxes share.
+import * as sqlite from '../sqlite/inbox.js';
 
 /** The parts of a D1 prepared statement the inbox uses; D1's own `D1PreparedStatement` fits. */
 export interface D1PreparedStatementLike {
@@ -88,7 +79,7 @@ const DB_OPTION: OptionDeclaration = {
   rule: { type: 'object', methods: ['prepare', 'batch'], allowed: 'a D1 binding (an object with prepare() and batch()), for example env.DB' },
   required: true,
 };
-const D1_INBOX_OPTIONS: readonly OptionDeclaration[] = [DB_OPTION, SQLITE_TABLE_OPTION];
+const D1_INBOX_OPTIONS: readonly OptionDeclaration[] = [DB_OPTION, sqlite.SQLITE_TABLE_OPTION];
 
 /**
  * The SQL that creates the D1 inbox's table: one row per applied account + tracking_code +
@@ -110,7 +101,7 @@ const D1_INBOX_OPTIONS: readonly OptionDeclaration[] = [DB_OPTION, SQLITE_TABLE_
  * ```
  */
 export function d1InboxTableSql(table?: string): string {
-  return sqliteInboxTableSql(quoteSqliteTable('d1InboxTableSql', table));
+  return sqlite.sqliteInboxTableSql(sqlite.quoteSqliteTable('d1InboxTableSql', table));
 }
 
 /**
@@ -157,11 +148,11 @@ export async function createD1InboxTable(options: D1InboxOptions): Promise<void>
 export function createD1Inbox<TDb extends D1DatabaseLike>(options: D1InboxOptions<TDb>): CallbackInbox<D1InboxContext<TDb>> {
   checkOptions('createD1Inbox', options, D1_INBOX_OPTIONS);
   const { db } = options;
-  const sql = sqliteInboxStatements(quoteSqliteTable('createD1Inbox', options.table));
+  const sql = sqlite.sqliteInboxStatements(sqlite.quoteSqliteTable('createD1Inbox', options.table));
 
-  async function stateOf(key: CallbackKey): Promise<ReturnType<typeof readSqliteKeyState>> {
+  async function stateOf(key: CallbackKey): Promise<ReturnType<typeof sqlite.readSqliteKeyState>> {
     const { results = [] } = await db.prepare(sql.state).bind(key.account, key.trackingCode).all();
-    return readSqliteKeyState(results, key);
+    return sqlite.readSqliteKeyState(results, key);
   }
 
   return {
@@ -170,7 +161,7 @@ export function createD1Inbox<TDb extends D1DatabaseLike>(options: D1InboxOption
       // The key before the horizon: a kept key is a duplicate whatever its age.
       const before = await stateOf(key);
       if (before.present) return 'duplicate';
-      const refused = retentionRefusal(key, recordTime, before.horizon);
+      const refused = sqlite.retentionRefusal(key, recordTime, before.horizon);
       if (refused !== undefined) throw refused;
       const statements: D1StatementOf<TDb>[] = [];
       await apply({ key, appliedStatuses: before.appliedStatuses, db, statements });
@@ -185,7 +176,7 @@ export function createD1Inbox<TDb extends D1DatabaseLike>(options: D1InboxOption
         const after = await stateOf(key).catch(() => undefined);
         if (after === undefined) throw error;
         if (after.present) return 'duplicate';
-        throw retentionRefusal(key, recordTime, after.horizon) ?? error;
+        throw sqlite.retentionRefusal(key, recordTime, after.horizon) ?? error;
       }
     },
   };
@@ -220,9 +211,9 @@ export interface PruneD1InboxOptions extends D1InboxOptions {
  * ```
  */
 export async function pruneD1Inbox(options: PruneD1InboxOptions): Promise<number> {
-  checkOptions('pruneD1Inbox', options, [...D1_INBOX_OPTIONS, OLDER_THAN_OPTION]);
-  const sql = sqliteInboxStatements(quoteSqliteTable('pruneD1Inbox', options.table));
-  const horizon = horizonFor(options.olderThanSeconds ?? DEFAULT_SQLITE_INBOX_RETENTION_SECONDS, Date.now());
+  checkOptions('pruneD1Inbox', options, [...D1_INBOX_OPTIONS, sqlite.OLDER_THAN_OPTION]);
+  const sql = sqlite.sqliteInboxStatements(sqlite.quoteSqliteTable('pruneD1Inbox', options.table));
+  const horizon = sqlite.horizonFor(options.olderThanSeconds ?? sqlite.DEFAULT_SQLITE_INBOX_RETENTION_SECONDS, Date.now());
   const [, deleted] = await options.db.batch([options.db.prepare(sql.raiseHorizon).bind(horizon), options.db.prepare(sql.forget)]);
   const changes = (deleted as { readonly meta?: { readonly changes?: unknown } } | undefined)?.meta?.changes;
   return typeof changes === 'number' ? changes : 0;

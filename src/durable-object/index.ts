@@ -10,17 +10,8 @@ import { checkOptions } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
 import type { CallbackInbox, CallbackInboxOutcome, CallbackKey } from '../webhooks/inbox.js';
 import { recordTimeOf } from '../webhooks/record-time.js';
-import {
-  DEFAULT_SQLITE_INBOX_RETENTION_SECONDS,
-  OLDER_THAN_OPTION,
-  SQLITE_TABLE_OPTION,
-  horizonFor,
-  quoteSqliteTable,
-  readSqliteKeyState,
-  retentionRefusal,
-  sqliteInboxStatements,
-  sqliteInboxTableSql,
-} from '../sqlite/inbox.js';
+// The SQL, the key reads and the retention rules both SQLite inboxes share.
+import * as sqlite from '../sqlite/inbox.js';
 
 /** The parts of a SQL cursor the inbox reads; the storage's `SqlStorageCursor` fits. */
 export interface DurableObjectSqlCursorLike {
@@ -112,19 +103,19 @@ const STORAGE_SQL_OPTION: OptionDeclaration = {
  */
 export function createDurableObjectInbox<TStorage extends DurableObjectStorageLike>(storage: TStorage, options: DurableObjectInboxOptions = {}): CallbackInbox<DurableObjectInboxContext<TStorage>> {
   checkOptions('createDurableObjectInbox', { storage }, [STORAGE_OPTION, STORAGE_SQL_OPTION]);
-  checkOptions('createDurableObjectInbox', options, [SQLITE_TABLE_OPTION]);
-  const table = quoteSqliteTable('createDurableObjectInbox', options.table);
-  const sql = sqliteInboxStatements(table);
-  storage.sql.exec(sqliteInboxTableSql(table));
+  checkOptions('createDurableObjectInbox', options, [sqlite.SQLITE_TABLE_OPTION]);
+  const table = sqlite.quoteSqliteTable('createDurableObjectInbox', options.table);
+  const sql = sqlite.sqliteInboxStatements(table);
+  storage.sql.exec(sqlite.sqliteInboxTableSql(table));
 
   return {
     process(key, apply): Promise<CallbackInboxOutcome> {
       const recordTime = recordTimeOf(key.trackingCode);
       return storage.transaction(async () => {
         // The key before the horizon: a kept key is a duplicate whatever its age.
-        const state = readSqliteKeyState(storage.sql.exec(sql.state, key.account, key.trackingCode).toArray(), key);
+        const state = sqlite.readSqliteKeyState(storage.sql.exec(sql.state, key.account, key.trackingCode).toArray(), key);
         if (state.present) return 'duplicate';
-        const refused = retentionRefusal(key, recordTime, state.horizon);
+        const refused = sqlite.retentionRefusal(key, recordTime, state.horizon);
         if (refused !== undefined) throw refused;
         storage.sql.exec(sql.claim, key.account, key.trackingCode, key.status, recordTime, recordTime);
         await apply({ key, appliedStatuses: state.appliedStatuses, storage });
@@ -161,9 +152,9 @@ export interface PruneDurableObjectInboxOptions extends DurableObjectInboxOption
  */
 export function pruneDurableObjectInbox(storage: DurableObjectStorageLike, options: PruneDurableObjectInboxOptions = {}): Promise<number> {
   checkOptions('pruneDurableObjectInbox', { storage }, [STORAGE_OPTION, STORAGE_SQL_OPTION]);
-  checkOptions('pruneDurableObjectInbox', options, [SQLITE_TABLE_OPTION, OLDER_THAN_OPTION]);
-  const sql = sqliteInboxStatements(quoteSqliteTable('pruneDurableObjectInbox', options.table));
-  const horizon = horizonFor(options.olderThanSeconds ?? DEFAULT_SQLITE_INBOX_RETENTION_SECONDS, Date.now());
+  checkOptions('pruneDurableObjectInbox', options, [sqlite.SQLITE_TABLE_OPTION, sqlite.OLDER_THAN_OPTION]);
+  const sql = sqlite.sqliteInboxStatements(sqlite.quoteSqliteTable('pruneDurableObjectInbox', options.table));
+  const horizon = sqlite.horizonFor(options.olderThanSeconds ?? sqlite.DEFAULT_SQLITE_INBOX_RETENTION_SECONDS, Date.now());
   return storage.transaction(() => {
     storage.sql.exec(sql.raiseHorizon, horizon).toArray();
     const forget = storage.sql.exec(sql.forget);

@@ -47,17 +47,17 @@ export type {
 } from './kinds.js';
 
 // Errors
-export { PayorchError } from '../errors/error.js';
-// One guard for every error class, holding across the ESM and CommonJS copies of payorch where `instanceof` does not.
-export { isPayorchError } from '../errors/error.js';
-export { RequestValidationError } from '../errors/error.js';
-export type { ValidationIssue } from '../errors/error.js';
-export { CallbackVerificationError } from '../errors/error.js';
-export type { CallbackVerificationReason } from '../errors/error.js';
-export { CallbackJobError } from '../errors/error.js';
-export type { CallbackJobField } from '../errors/error.js';
-export { InboxFullError } from '../errors/error.js';
-export { CallbackRetentionError } from '../errors/error.js';
+export {
+  PayorchError,
+  // One guard for every error class, holding across the ESM and CommonJS copies of payorch where `instanceof` does not.
+  isPayorchError,
+  RequestValidationError,
+  CallbackVerificationError,
+  CallbackJobError,
+  InboxFullError,
+  CallbackRetentionError,
+} from '../errors/error.js';
+export type { ValidationIssue, CallbackVerificationReason, CallbackJobField } from '../errors/error.js';
 
 // Receiving: verify, route, apply once, now or from a queue
 export { createCallbackReceiver } from './receiver/receiver.js';
