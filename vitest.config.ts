@@ -6,20 +6,24 @@ import { defineConfig } from 'vitest/config';
 /*
  * Most test files only call functions and open sockets of their own: they share one module
  * graph per worker (isolate: false), so zod, ky and src/ are loaded once per worker instead of
- * once per file (docs/decisions.md, "Test suite"). A file that changes what other files would
- * see (msw's fetch interception, module mocks, stubbed globals or environment, fake timers) gets
- * a fresh graph of its own; it is found by what it calls, so a new file of that kind needs no
- * entry here.
+ * once per file (docs/decisions.md, "The test suite's speed"). Files that intercept fetch with msw
+ * (useMsw()) share a graph among themselves, apart from the others. A file that mocks modules,
+ * stubs globals or the environment, or fakes timers gets a fresh graph of its own. Files are
+ * sorted by what they call, so a new file needs no entry here.
  */
-const SHARED_STATE = /\buseMsw\(|\bvi\.(?:mock|doMock|stubGlobal|stubEnv|useFakeTimers|setSystemTime)\b|process\.env(?:\.\w+|\[[^\]]+\])\s*=[^=]|delete process\.env/;
+const OWN_GRAPH = /\bvi\.(?:mock|doMock|stubGlobal|stubEnv|useFakeTimers|setSystemTime)\b|process\.env(?:\.\w+|\[[^\]]+\])\s*=[^=]|delete process\.env/;
+const MSW = /\buseMsw\(/;
 const UNIT = ['test/**/*.test.ts'];
 const POSTGRES = ['test/**/*.pg.test.ts'];
 const testDirectory = join(import.meta.dirname, 'test');
-const isolated = readdirSync(testDirectory, { recursive: true, encoding: 'utf8' })
+const unitFiles = readdirSync(testDirectory, { recursive: true, encoding: 'utf8' })
   .filter((file) => file.endsWith('.test.ts') && !file.endsWith('.pg.test.ts'))
-  .filter((file) => SHARED_STATE.test(readFileSync(join(testDirectory, file), 'utf8')))
-  .map((file) => `test/${file.replaceAll('\\', '/')}`)
-  .sort();
+  .map((file) => ({ name: `test/${file.replaceAll('\\', '/')}`, text: readFileSync(join(testDirectory, file), 'utf8') }))
+  .sort((a, b) => a.name.localeCompare(b.name));
+const isolated = unitFiles.filter((file) => OWN_GRAPH.test(file.text)).map((file) => file.name);
+const msw = unitFiles.filter((file) => !OWN_GRAPH.test(file.text) && MSW.test(file.text)).map((file) => file.name);
+// A project whose list came out empty matches nothing instead of every file.
+const only = (files: readonly string[]) => (files.length > 0 ? [...files] : ['no-file']);
 
 export default defineConfig({
   // Examples import 'payorch' as users do; tsconfig's paths resolve it to the source in tests too.
@@ -38,17 +42,15 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: UNIT,
-          exclude: [...POSTGRES, ...isolated],
+          exclude: [...POSTGRES, ...msw, ...isolated],
           isolate: false,
           // Only the type tests and what they import: `npm run typecheck` checks the whole
           // project, so tsc does not check it a second time here.
           typecheck: { enabled: true, include: ['test/**/*.test-d.ts'], tsconfig: 'test/typecheck.tsconfig.json' },
         },
       },
-      {
-        extends: true,
-        test: { name: 'unit-isolated', include: isolated.length > 0 ? isolated : ['no-file'] },
-      },
+      { extends: true, test: { name: 'unit-msw', include: only(msw), isolate: false } },
+      { extends: true, test: { name: 'unit-isolated', include: only(isolated) } },
       {
         // Against a real PostgreSQL that the global setup starts once per run, and only when a
         // file of this project is selected.
