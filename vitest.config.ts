@@ -16,10 +16,14 @@ const MSW = /\buseMsw\(/;
 const UNIT = ['test/**/*.test.ts'];
 const POSTGRES = ['test/**/*.pg.test.ts'];
 const testDirectory = join(import.meta.dirname, 'test');
-const unitFiles = readdirSync(testDirectory, { recursive: true, encoding: 'utf8' })
-  .filter((file) => file.endsWith('.test.ts') && !file.endsWith('.pg.test.ts'))
+const testFiles = readdirSync(testDirectory, { recursive: true, encoding: 'utf8' })
+  .filter((file) => file.endsWith('.test.ts'))
   .map((file) => ({ name: `test/${file.replaceAll('\\', '/')}`, text: readFileSync(join(testDirectory, file), 'utf8') }))
   .sort((a, b) => a.name.localeCompare(b.name));
+const unitFiles = testFiles.filter((file) => !file.name.endsWith('.pg.test.ts'));
+// The PostgreSQL files share one cluster (global setup), so they stay one project: it shares a
+// graph while none of them needs one of its own.
+const postgresShares = !testFiles.some((file) => file.name.endsWith('.pg.test.ts') && (OWN_GRAPH.test(file.text) || MSW.test(file.text)));
 const isolated = unitFiles.filter((file) => OWN_GRAPH.test(file.text)).map((file) => file.name);
 const msw = unitFiles.filter((file) => !OWN_GRAPH.test(file.text) && MSW.test(file.text)).map((file) => file.name);
 // A project whose list came out empty matches nothing instead of every file.
@@ -55,7 +59,7 @@ export default defineConfig({
         // Against a real PostgreSQL that the global setup starts once per run, and only when a
         // file of this project is selected.
         extends: true,
-        test: { name: 'postgres', include: POSTGRES, globalSetup: ['test/postgres/global-setup.ts'] },
+        test: { name: 'postgres', include: POSTGRES, isolate: !postgresShares, globalSetup: ['test/postgres/global-setup.ts'] },
       },
     ],
   },
