@@ -1,29 +1,65 @@
+import { availableParallelism } from 'node:os';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
+
+/*
+ * Most test files only call functions and open sockets of their own: they share one module
+ * graph per worker (isolate: false), so zod, ky and src/ are loaded once per worker instead of
+ * once per file (docs/decisions.md, "The test suite's speed"). Files that intercept fetch with msw
+ * (useMsw()) share a graph among themselves, apart from the others. A file that mocks modules,
+ * stubs globals or the environment, or fakes timers gets a fresh graph of its own. Files are
+ * sorted by what they call, so a new file needs no entry here.
+ */
+const OWN_GRAPH = /\bvi\.(?:mock|doMock|stubGlobal|stubEnv|useFakeTimers|setSystemTime)\b|process\.env(?:\.\w+|\[[^\]]+\])\s*=[^=]|delete process\.env/;
+const MSW = /\buseMsw\(/;
+const UNIT = ['test/**/*.test.ts'];
+const POSTGRES = ['test/**/*.pg.test.ts'];
+const testDirectory = join(import.meta.dirname, 'test');
+const testFiles = readdirSync(testDirectory, { recursive: true, encoding: 'utf8' })
+  .filter((file) => file.endsWith('.test.ts'))
+  .map((file) => ({ name: `test/${file.replaceAll('\\', '/')}`, text: readFileSync(join(testDirectory, file), 'utf8') }))
+  .sort((a, b) => a.name.localeCompare(b.name));
+const unitFiles = testFiles.filter((file) => !file.name.endsWith('.pg.test.ts'));
+// The PostgreSQL files share one cluster (global setup), so they stay one project: it shares a
+// graph while none of them needs one of its own.
+const postgresShares = !testFiles.some((file) => file.name.endsWith('.pg.test.ts') && (OWN_GRAPH.test(file.text) || MSW.test(file.text)));
+const isolated = unitFiles.filter((file) => OWN_GRAPH.test(file.text)).map((file) => file.name);
+const msw = unitFiles.filter((file) => !OWN_GRAPH.test(file.text) && MSW.test(file.text)).map((file) => file.name);
+// A project whose list came out empty matches nothing instead of every file.
+const only = (files: readonly string[]) => (files.length > 0 ? [...files] : ['no-file']);
 
 export default defineConfig({
   // Examples import 'payorch' as users do; tsconfig's paths resolve it to the source in tests too.
   resolve: { tsconfigPaths: true },
   test: {
-    // Worker threads start faster than the default child processes: about 25 s of a 145 s run on
-    // two cores (bench/RESULTS.md, "Test suite"). No test changes directory or relies on a
-    // process of its own.
+    // Worker threads start faster than the default child processes. No test changes directory
+    // or relies on a process of its own.
     pool: 'threads',
+    // Vitest's default leaves one core to its main thread, which is a single worker on two cores;
+    // many files wait on sockets, child processes and servers, so two keep both cores busy.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     restoreMocks: true,
     projects: [
       {
         extends: true,
         test: {
           name: 'unit',
-          include: ['test/**/*.test.ts'],
-          exclude: ['test/**/*.pg.test.ts'],
-          typecheck: { enabled: true, include: ['test/**/*.test-d.ts'] },
+          include: UNIT,
+          exclude: [...POSTGRES, ...msw, ...isolated],
+          isolate: false,
+          // Only the type tests and what they import: `npm run typecheck` checks the whole
+          // project, so tsc does not check it a second time here.
+          typecheck: { enabled: true, include: ['test/**/*.test-d.ts'], tsconfig: 'test/typecheck.tsconfig.json' },
         },
       },
+      { extends: true, test: { name: 'unit-msw', include: only(msw), isolate: false } },
+      { extends: true, test: { name: 'unit-isolated', include: only(isolated) } },
       {
         // Against a real PostgreSQL that the global setup starts once per run, and only when a
         // file of this project is selected.
         extends: true,
-        test: { name: 'postgres', include: ['test/**/*.pg.test.ts'], globalSetup: ['test/postgres/global-setup.ts'] },
+        test: { name: 'postgres', include: POSTGRES, isolate: !postgresShares, globalSetup: ['test/postgres/global-setup.ts'] },
       },
     ],
   },

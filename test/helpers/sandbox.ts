@@ -71,15 +71,17 @@ export interface TestReceiver {
 
 /**
  * A callback receiver on loopback that answers the given statuses in turn (the last one
- * repeats) and records every request.
+ * repeats) and records every request. `onReceived` runs as each request has been read, before
+ * the answer (a test moves a fake clock there, so that the next attempt is signed later).
  */
-export async function startReceiver(statuses: readonly number[] = [200]): Promise<TestReceiver> {
+export async function startReceiver(statuses: readonly number[] = [200], onReceived?: () => void): Promise<TestReceiver> {
   const received: ReceivedCallback[] = [];
   const receiver = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       received.push({ headers: request.headers, body: Buffer.concat(chunks).toString('utf8') });
+      onReceived?.();
       const status = statuses[Math.min(received.length, statuses.length) - 1] ?? 200;
       response.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify({ success: status === 200 }));
     });

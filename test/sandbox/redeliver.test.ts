@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, test } from 'vitest';
+import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { CallbackVerificationError, DEFAULT_CALLBACK_MAX_AGE_SECONDS, verifyCallback } from '../../src/index.js';
 import { createSandbox } from '../../src/sandbox/index.js';
 import type { RunningSandbox, Sandbox } from '../../src/sandbox/index.js';
@@ -31,9 +31,25 @@ async function settled(sandbox: Sandbox, status = 'completed') {
 const signatureOf = (request: ReceivedCallback | undefined) => [request?.headers['x-timestamp'], request?.headers['x-hash'], request?.body];
 
 describe('retries with callbackRetry.resign', () => {
+  /*
+   * Signatures carry Unix seconds, so a fresh signature differs from the first only when a second
+   * or more has passed between the attempts. Instead of waiting for it, the clock that signs
+   * (Date) moves two seconds as each attempt arrives; the backoff between attempts stays real.
+   */
+  const AN_ATTEMPT_LATER_MS = 2_000;
+  const laterEachAttempt = () => {
+    vi.setSystemTime(Date.now() + AN_ATTEMPT_LATER_MS);
+  };
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   test('resign: false sends every retry with the first attempt\'s headers and body, byte for byte', async () => {
-    receiver = await startReceiver([500, 500, 200]);
-    const sandbox = createSandbox({ callbackUrls: { deposit: receiver.url }, callbackRetry: { backoffMs: 600, resign: false } });
+    receiver = await startReceiver([500, 500, 200], laterEachAttempt);
+    const sandbox = createSandbox({ callbackUrls: { deposit: receiver.url }, callbackRetry: { backoffMs: 10, resign: false } });
     await settled(sandbox);
     expect(receiver.received).toHaveLength(3);
     const [first, ...retries] = receiver.received.map(signatureOf);
@@ -41,9 +57,8 @@ describe('retries with callbackRetry.resign', () => {
   });
 
   test('by default each retry is signed afresh (today\'s behaviour): its timestamp is its own', async () => {
-    receiver = await startReceiver([500, 200]);
-    // More than a second between the attempts, so that a fresh signature has a later timestamp.
-    const sandbox = createSandbox({ callbackUrls: { deposit: receiver.url }, callbackRetry: { backoffMs: 1100 } });
+    receiver = await startReceiver([500, 200], laterEachAttempt);
+    const sandbox = createSandbox({ callbackUrls: { deposit: receiver.url }, callbackRetry: { backoffMs: 10 } });
     const { callback } = await settled(sandbox);
     const [first, second] = receiver.received.map((request) => Number(request.headers['x-timestamp']));
     expect(second).toBeGreaterThan(first ?? Infinity);
@@ -51,8 +66,8 @@ describe('retries with callbackRetry.resign', () => {
   });
 
   test("settle()'s resign overrides the sandbox's setting for that delivery", async () => {
-    receiver = await startReceiver([500, 200]);
-    const sandbox = createSandbox({ callbackUrls: { deposit: receiver.url }, callbackRetry: { backoffMs: 1100 } });
+    receiver = await startReceiver([500, 200], laterEachAttempt);
+    const sandbox = createSandbox({ callbackUrls: { deposit: receiver.url }, callbackRetry: { backoffMs: 10 } });
     const { data } = await providerOf(sandbox).manual.startDeposit({ ...customer, amount: 250 });
     await sandbox.settle(data.tracking_code, 'completed', { resign: false });
     const [first, second] = receiver.received.map(signatureOf);
