@@ -75,17 +75,25 @@ async function bareJson(fetcher: typeof fetch, url: string, init: RequestInit): 
   return response.json();
 }
 
-/** ky with the options payorch's transport gives it (src/internal/transport.ts), then the body read as text and parsed. */
-const transportKy = ky.create({
-  timeout: false,
-  throwHttpErrors: false,
-  redirect: 'manual',
-  retry: { limit: Number.POSITIVE_INFINITY, methods: ['get', 'post'], shouldRetry: () => false, delay: () => 0 },
-  hooks: { beforeRetry: [() => undefined] },
-});
+/**
+ * ky asked for what payorch's transport asks of it (src/internal/transport.ts): the same options,
+ * no hook, the unsigned headers given to ky and the two signing headers set on ky's Request in the
+ * fetch ky calls, then the body read as text and parsed. What payorch adds beyond this is its own.
+ */
+const transportKy = ky.create({ timeout: false, retry: 0, throwHttpErrors: false, redirect: 'manual' });
 async function kyJson(fetcher: typeof fetch, url: string, method: 'GET' | 'POST', headers: Record<string, string>): Promise<unknown> {
+  const { 'X-Timestamp': timestamp = '', 'X-Hash': hash = '', ...unsigned } = headers;
   const signal = new AbortController().signal;
-  const response = await transportKy(url, { method, headers, fetch: (input, init) => fetcher(input, { ...init, signal }) });
+  const response = await transportKy(url, {
+    method,
+    headers: unsigned,
+    fetch: (input, init) => {
+      const request = input as Request;
+      request.headers.set('X-Timestamp', timestamp);
+      request.headers.set('X-Hash', hash);
+      return fetcher(request, { ...init, signal });
+    },
+  });
   if (!response.ok) throw new Error(`HTTP ${response.status}`);
   return JSON.parse(await response.text()) as unknown;
 }
@@ -182,7 +190,7 @@ runFigure(async ({ quick }): Promise<FigureReport> => {
       '',
       table(['call', 'bare fetch', 'payorch', 'ratio (target ≤ 1.30x)', 'CPU bare', 'CPU payorch', 'CPU added by payorch'], rows),
       notes.length === 0 ? 'Both variants put the same method, path, query, headers (apart from X-Timestamp and X-Hash, which change every second) and body on the wire, and both signatures verified.\n' : `${notes.join('\n\n')}\n`,
-      `The same calls through a stub \`fetch\` that answers at once with the same body (payorch gets it as its \`fetch\` option, the baseline calls it directly): the CPU payorch itself adds per call, free of network, undici and scheduling noise. A third variant makes the same request through ky alone, created and called exactly as payorch's transport does (\`timeout: false\`, \`throwHttpErrors: false\`, \`redirect: 'manual'\`, ky's retry loop left to a \`shouldRetry\` and a \`beforeRetry\` hook, the deadline's signal given to the fetch ky calls) and parses the JSON: payorch minus that variant is payorch's own work beyond ky (signing, validation, the schema, the deadline, the retry policy, typed errors). ${stubSettings.rounds} rounds of ${stubSettings.calls} calls; medians; differences are paired per round.`,
+      `The same calls through a stub \`fetch\` that answers at once with the same body (payorch gets it as its \`fetch\` option, the baseline calls it directly): the CPU payorch itself adds per call, free of network, undici and scheduling noise. A third variant makes the same request through ky alone, created and called exactly as payorch's transport does (\`timeout: false\`, \`retry: 0\`, \`throwHttpErrors: false\`, \`redirect: 'manual'\`, the signing headers set on ky's Request and the deadline's signal given in the fetch ky calls) and parses the JSON: payorch minus that variant is payorch's own work beyond ky (signing, validation, the schema, the deadline, the retry policy, typed errors). ${stubSettings.rounds} rounds of ${stubSettings.calls} calls; medians; differences are paired per round.`,
       '',
       table(['call', 'CPU bare', 'CPU ky alone', 'CPU payorch', 'added by payorch', 'of which ky', "payorch's own beyond ky"], stubRows),
       `Heap still in use after ${format.count(retainedCalls)} calls through the stub fetch, each call complete, after a full collection (a fresh \`node --expose-gc\` process per row): what finished calls leave behind while their deadline's timer is still pending.`,

@@ -67,47 +67,34 @@ const MAX_CLOCK_OFFSET_MS = 24 * 60 * 60 * 1000;
 
 /** What came back from one attempt: an answer read to its end, or a typed failure. */
 type Settled<T> =
-  | { readonly ok: true; readonly status: number; readonly value: T; readonly response: Response }
+  | { readonly ok: true; readonly status: number; readonly value: T }
   | { readonly ok: false; readonly status: number | undefined; readonly error: PayorchError; readonly answer: Answer | undefined };
 
 interface Answer {
   readonly status: number;
   readonly headers: Headers;
   readonly text: string;
-  readonly response: Response;
 }
 
 /** The state of one call across its attempts. */
 interface CallState {
   readonly call: Call<z.ZodMiniType>;
   readonly url: string;
-  /** The call's headers before signing, checked once: each attempt adds its own timestamp and hash. */
-  readonly headers: Readonly<Record<string, string>>;
   readonly timeout: number;
   readonly maxRetries: number;
   readonly started: number;
   readonly userSignal: AbortSignal | undefined;
   /** Aborted for the caller or for the deadline: #toError checks the caller's signal first. */
   readonly signal: AbortSignal;
-  readonly trace: CallTrace | undefined;
   /** Every X-Hash sent, to be kept out of error messages even when the service echoes one. */
   readonly sentHashes: string[];
-  attempts: number;
   retries: number;
   clockCorrected: boolean;
   /** True from the moment the current attempt is handed to fetch: past it, fetch cannot say whether bytes left. */
   onWire: boolean;
   /** The least safe outcome of the attempts made so far: what an abort between attempts reports. */
   outcome: CallOutcome;
-  /** The parsed answer, once an attempt succeeds. */
-  result: { readonly value: unknown } | undefined;
 }
-
-/**
- * The wait before resending, for each failed attempt that may be resent: ky's retry loop hands
- * the thrown error, and only it, to shouldRetry.
- */
-const resends = new WeakMap<Error, { readonly delayMs: number; readonly signal: AbortSignal }>();
 
 /**
  * The only code that speaks HTTP. It signs every attempt afresh, applies one deadline per call
@@ -138,27 +125,11 @@ export class Transport {
   async #loadKy(): Promise<KyInstance> {
     const ky = await loadKy();
     this.#ky ??= ky.create({
-      // ky's timeout covers one attempt up to its headers; the call's one deadline covers every
-      // attempt, the waits between them and the body reads.
-      timeout: false,
-      // Each answer is read and judged in the attempt itself (#attempt), which throws what failed.
+      timeout: false, // one deadline of our own covers retries and the body read
+      retry: 0, // the retry loop below knows which failures may have moved money; ky cannot
       throwHttpErrors: false,
       // A redirect would re-send a payment body to wherever it points: never follow one.
       redirect: 'manual',
-      retry: {
-        // Whether to resend is decided per attempt (#retryDelay), where the money rule, the clock
-        // retry that does not count against maxRetries and the deadline are known.
-        limit: Number.POSITIVE_INFINITY,
-        methods: ['get', 'post'],
-        // The wait is here, where the call's signal can cut it short; ky's own wait does not see it.
-        shouldRetry: async ({ error }) => {
-          const resend = resends.get(error);
-          if (resend === undefined) return false;
-          await sleep(resend.delayMs, resend.signal);
-          return true;
-        },
-        delay: () => 0,
-      },
     });
     return this.#ky;
   }
@@ -226,98 +197,84 @@ export class Transport {
     const state: CallState = {
       call,
       url: this.#url(call),
-      headers: this.#headers(call), // checked before the first attempt: bad keys are never sent
       timeout,
       maxRetries: Math.max(0, options.maxRetries ?? this.#config.maxRetries ?? DEFAULT_MAX_RETRIES),
       started: performance.now(),
       userSignal: options.signal,
       signal,
-      trace,
       sentHashes: [],
-      attempts: 0,
       retries: 0,
       clockCorrected: false,
       onWire: false,
       outcome: 'not_sent',
-      result: undefined,
     };
+    const headers = this.#headers(call); // checked before the first attempt: bad keys are never sent
     if (options.signal?.aborted === true) throw new RequestAbortedError(options.signal.reason, { ...this.#failedCall(call, state.url), outcome: 'not_sent' });
-    try {
-      const client = this.#ky ?? (await this.#loadKy());
-      await client(state.url, {
-        method: call.method,
-        headers: state.headers,
-        ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) }),
-        // The deadline rides on the fetch ky calls, not on ky's `signal` option: given a signal, ky
-        // combines it with its own through AbortSignal.any on every call.
-        fetch: (input, init) => this.#attempt(state, input as Request, init),
+
+    for (let attempt = 1; ; attempt++) {
+      const sentAt = performance.now();
+      const settled: Settled<z.output<S>> = await this.#attempt(state, headers, attempt).then(
+        (answer) => this.#judge(call, answer, state),
+        (error: unknown) => ({ ok: false as const, status: undefined, error: this.#toError(error, state), answer: undefined }),
+      );
+      state.onWire = false;
+      if (!settled.ok) state.outcome = worstOutcome(state.outcome, settled.error.outcome);
+      const retryDelayMs = settled.ok ? undefined : this.#retryDelay(state, settled);
+      if (this.#observed) {
+        this.#observer.response({
+          operation: call.operation,
+          method: call.method,
+          url: state.url,
+          attempt,
+          durationMs: Math.round(performance.now() - sentAt),
+          status: settled.status,
+          error: settled.ok ? undefined : settled.error,
+          outcome: settled.ok ? undefined : settled.error.outcome,
+          retryDelayMs,
+        });
+      }
+      trace?.settled(attempt, settled.status, settled.ok ? undefined : settled.error, retryDelayMs);
+      if (settled.ok) return settled.value;
+      const { outcome } = settled.error;
+      const summary = { operation: call.operation, method: call.method, url: state.url, attempt, status: settled.status, outcome, error: `${settled.error.name}: ${settled.error.message}` };
+      if (retryDelayMs === undefined) {
+        this.#observer.log('error', summary, `payorch ✗ ${call.method} ${state.url} failed after ${attempt} attempt${attempt === 1 ? '' : 's'} (outcome: ${outcome}): ${settled.error.message}`);
+        throw settled.error;
+      }
+      this.#observer.log('warn', { ...summary, retryDelayMs }, `payorch ↻ ${call.method} ${state.url}: ${settled.error.message}; attempt ${attempt + 1} in ${retryDelayMs} ms`);
+      await sleep(retryDelayMs, state.signal).catch((error: unknown) => {
+        throw this.#toError(error, state);
       });
-    } catch (error) {
-      throw this.#toError(error, state);
     }
-    // ky resolves only with what an attempt returned, and an attempt returns only with a result.
-    if (state.result === undefined) throw this.#toError(undefined, state);
-    return state.result.value as z.output<S>;
   }
 
-  /**
-   * One attempt, as ky's fetch: signs `request` afresh, sends it within the call's deadline, reads
-   * and judges the answer, and tells the logger and hooks. Throws the attempt's error when it failed.
-   */
-  async #attempt(state: CallState, request: Request, init: RequestInit | undefined): Promise<Response> {
-    const attempt = ++state.attempts;
-    const sentAt = performance.now();
+  /** Signs and sends one attempt and reads its body, within the call's deadline. */
+  async #attempt(state: CallState, headers: Readonly<Record<string, string>>, attempt: number): Promise<Answer> {
     const { call, url } = state;
     const timestamp = String(Math.floor((this.#now() + this.#clockOffsetMs) / 1000));
     const hash = requestHash(this.#config.credentials, call.signing, timestamp);
     state.sentHashes.push(hash);
-    request.headers.set('X-Timestamp', timestamp);
-    request.headers.set('X-Hash', hash);
-    if (this.#observed) this.#observer.request({ operation: call.operation, method: call.method, url, attempt, headers: redactHeaders({ ...state.headers, 'X-Timestamp': timestamp, 'X-Hash': hash }) });
-    const settled: Settled<unknown> = await this.#send(state, request, init).then(
-      (answer) => this.#judge(call, answer, state),
-      (error: unknown) => ({ ok: false as const, status: undefined, error: this.#toError(error, state), answer: undefined }),
-    );
-    state.onWire = false;
-    if (!settled.ok) state.outcome = worstOutcome(state.outcome, settled.error.outcome);
-    const retryDelayMs = settled.ok ? undefined : this.#retryDelay(state, settled);
-    if (this.#observed) {
-      this.#observer.response({
-        operation: call.operation,
-        method: call.method,
-        url,
-        attempt,
-        durationMs: Math.round(performance.now() - sentAt),
-        status: settled.status,
-        error: settled.ok ? undefined : settled.error,
-        outcome: settled.ok ? undefined : settled.error.outcome,
-        retryDelayMs,
-      });
-    }
-    state.trace?.settled(attempt, settled.status, settled.ok ? undefined : settled.error, retryDelayMs);
-    if (settled.ok) {
-      state.result = settled;
-      return settled.response;
-    }
-    const { outcome } = settled.error;
-    const summary = { operation: call.operation, method: call.method, url, attempt, status: settled.status, outcome, error: `${settled.error.name}: ${settled.error.message}` };
-    if (retryDelayMs === undefined) {
-      this.#observer.log('error', summary, `payorch ✗ ${call.method} ${url} failed after ${attempt} attempt${attempt === 1 ? '' : 's'} (outcome: ${outcome}): ${settled.error.message}`);
-    } else {
-      this.#observer.log('warn', { ...summary, retryDelayMs }, `payorch ↻ ${call.method} ${url}: ${settled.error.message}; attempt ${attempt + 1} in ${retryDelayMs} ms`);
-      resends.set(settled.error, { delayMs: retryDelayMs, signal: state.signal });
-    }
-    throw settled.error;
-  }
-
-  /** Sends one signed attempt and reads its body, within the call's deadline. */
-  async #send(state: CallState, request: Request, init: RequestInit | undefined): Promise<Answer> {
-    const { call, url } = state;
-    // Aborted before this attempt reached fetch: it cannot have been sent (outcome not_sent).
-    state.signal.throwIfAborted();
-    state.onWire = true;
-    // The fetch is read at call time: msw and other test doubles patch globalThis.fetch later.
-    const response = await (this.#config.fetch ?? globalThis.fetch)(request, { ...init, signal: state.signal });
+    if (this.#observed) this.#observer.request({ operation: call.operation, method: call.method, url, attempt, headers: redactHeaders({ ...headers, 'X-Timestamp': timestamp, 'X-Hash': hash }) });
+    const client = this.#ky ?? (await this.#loadKy());
+    const fetcher = this.#config.fetch;
+    const response = await client(url, {
+      method: call.method,
+      // The signing headers are set on ky's Request below: through `headers`, ky would merge two
+      // more headers into its own on every attempt.
+      headers,
+      ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) }),
+      // The deadline rides on the fetch ky calls, not on ky's `signal` option: given a signal, ky
+      // combines it with its own through AbortSignal.any on every call.
+      // The fetch is read at call time: msw and other test doubles patch globalThis.fetch later.
+      fetch: (input, init) => {
+        // Aborted before this attempt reached fetch: it cannot have been sent (outcome not_sent).
+        state.signal.throwIfAborted();
+        (input as Request).headers.set('X-Timestamp', timestamp);
+        (input as Request).headers.set('X-Hash', hash);
+        state.onWire = true;
+        return (fetcher ?? globalThis.fetch)(input, { ...init, signal: state.signal });
+      },
+    });
     const secrets = () => this.#secrets(call, state.sentHashes);
     if (response.redirected) {
       // A custom fetch that rebuilds the request from its URL drops `redirect: 'manual'` and
@@ -327,7 +284,7 @@ export class Transport {
     }
     const limit = this.#config.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     const text = await readCapped(response, limit, { method: call.method, url }, secrets);
-    return { status: response.status, headers: response.headers, text, response };
+    return { status: response.status, headers: response.headers, text };
   }
 
   /** Turns an answer into the call's result or the most specific error. */
@@ -354,7 +311,7 @@ export class Transport {
       const error = new ResponseValidationError(call.operation, { status, issues: toIssues(result.error), body: parsed, rawBody: text, redact: this.#secrets(call, state.sentHashes), outcome });
       return { ok: false, status, error, answer: undefined };
     }
-    return { ok: true, status, value: result.data, response: answer.response };
+    return { ok: true, status, value: result.data };
   }
 
   /**
