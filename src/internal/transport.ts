@@ -54,9 +54,6 @@ export interface Call<S extends z.ZodMiniType> {
   readonly secrets?: readonly string[] | undefined;
 }
 
-const DEFAULT_TIMEOUT_MS = DEFAULT_CLIENT_TIMEOUT_MS;
-const DEFAULT_MAX_RETRIES = DEFAULT_CLIENT_MAX_RETRIES;
-const DEFAULT_MAX_RESPONSE_BYTES = DEFAULT_CLIENT_MAX_RESPONSE_BYTES;
 /** A learned offset this close to the current one would fail again: the call is not resent. */
 const MIN_CLOCK_CORRECTION_MS = 2_000;
 /**
@@ -171,7 +168,7 @@ export class Transport {
 
   async #request<S extends z.ZodMiniType>(call: Call<S>, options: RequestOptions, trace: CallTrace | undefined): Promise<z.output<S>> {
     checkOptions(call.operation, options, REQUEST_OPTIONS);
-    const timeout = options.timeout ?? this.#config.timeout ?? DEFAULT_TIMEOUT_MS;
+    const timeout = options.timeout ?? this.#config.timeout ?? DEFAULT_CLIENT_TIMEOUT_MS;
     // One controller per call, aborted by the deadline or by the caller's signal, and dropped
     // with its timer when the call ends. AbortSignal.timeout() would keep a timer, a signal and
     // what listens to it alive for the whole timeout after the call, and AbortSignal.any() would
@@ -198,7 +195,7 @@ export class Transport {
       call,
       url: this.#url(call),
       timeout,
-      maxRetries: Math.max(0, options.maxRetries ?? this.#config.maxRetries ?? DEFAULT_MAX_RETRIES),
+      maxRetries: Math.max(0, options.maxRetries ?? this.#config.maxRetries ?? DEFAULT_CLIENT_MAX_RETRIES),
       started: performance.now(),
       userSignal: options.signal,
       signal,
@@ -282,7 +279,7 @@ export class Transport {
       await response.body?.cancel().catch(() => undefined);
       throw APIError.generate({ status: response.status, headers: Object.fromEntries(response.headers), body: undefined, request: { method: call.method, url }, redact: secrets(), summary: 'The answer came through a redirect, which payorch never follows: the custom fetch dropped redirect: "manual"', outcome: 'unknown' });
     }
-    const limit = this.#config.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    const limit = this.#config.maxResponseBytes ?? DEFAULT_CLIENT_MAX_RESPONSE_BYTES;
     const text = await readCapped(response, limit, { method: call.method, url }, secrets);
     return { status: response.status, headers: response.headers, text };
   }

@@ -1,3 +1,4 @@
+import { MAX_TIMEOUT_MS } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
 import { CLOCK_RANGE } from './limits.js';
 
@@ -275,8 +276,7 @@ export const SANDBOX_OPTIONS: readonly OptionDeclaration[] = [
   { name: 'dealer.secretKey', rule: { type: 'key' } },
   { name: 'callbackRetry.attempts', rule: { type: 'number', min: 1, max: 20, integer: true }, default: SANDBOX_DEFAULTS.callbackRetry.attempts },
   { name: 'callbackRetry.backoffMs', rule: { type: 'number', min: 0, max: 3_600_000, unit: 'milliseconds' }, default: SANDBOX_DEFAULTS.callbackRetry.backoffMs },
-  // AbortSignal.timeout takes at most 2^31 - 1 ms; Node turns more into 1 ms.
-  { name: 'callbackRetry.timeoutMs', rule: { type: 'number', min: 1, max: 2 ** 31 - 1, integer: true }, default: SANDBOX_DEFAULTS.callbackRetry.timeoutMs },
+  { name: 'callbackRetry.timeoutMs', rule: { type: 'number', min: 1, max: MAX_TIMEOUT_MS, integer: true }, default: SANDBOX_DEFAULTS.callbackRetry.timeoutMs },
   { name: 'callbackRetry.resign', rule: { type: 'boolean' }, default: SANDBOX_DEFAULTS.callbackRetry.resign },
   { name: 'lifetimeSeconds', rule: { type: 'number', min: 0, max: TEN_YEARS_SECONDS, unit: 'seconds' }, default: SANDBOX_DEFAULTS.lifetimeSeconds },
   { name: 'transferCompletionSeconds', rule: { type: 'number', min: 0, max: TEN_YEARS_SECONDS, unit: 'seconds' } },
