@@ -1,14 +1,10 @@
-import { Miniflare } from 'miniflare';
-import { builtinModules } from 'node:module';
-import type { Readable } from 'node:stream';
-import pg from 'pg';
-import { afterAll, beforeAll, expect, inject, test } from 'vitest';
+import { afterAll, beforeAll, expect, test } from 'vitest';
 import { callbackKeyString, signCallback } from '../../src/index.js';
-import { callbackInboxTableSql } from '../../src/postgres/index.js';
 import { unsigned } from '../helpers/callbacks.js';
+import { ledgerDatabase, startPgWorker } from '../helpers/hyperdrive.js';
+import type { LedgerDatabase, PgWorker } from '../helpers/hyperdrive.js';
 import { deferred, deliver, serveFetch } from '../helpers/serve.js';
 import type { Served } from '../helpers/serve.js';
-import { bundleWorker } from '../helpers/worker-bundle.js';
 import { PROVIDER } from '../helpers/wire.js';
 
 // examples/webhooks/cloudflare-queues-hyperdrive.ts in workerd (miniflare) with nodejs_compat, a
@@ -44,11 +40,9 @@ export default {
 };
 `;
 
-let miniflare: Miniflare;
-let url: string;
-let pool: pg.Pool;
+let worker: PgWorker;
+let database: LedgerDatabase;
 let server: Served;
-let printed = '';
 const seconds = Math.floor(Date.now() / 1000);
 
 // The test's server: the order service the example tells of each deposit, and the outcomes.
@@ -72,61 +66,15 @@ beforeAll(async () => {
     orderKeys.set(code, keys);
     return new Response(null, { status: (await orderAnswers.get(code)?.(keys.length)) ?? 200 });
   });
-  // A database of its own: the example's tables are named as other test files' tables are.
-  const admin = new pg.Client({ connectionString: inject('postgresUrl') });
-  await admin.connect();
-  await admin.query('DROP DATABASE IF EXISTS payorch_queues_hyperdrive');
-  await admin.query('CREATE DATABASE payorch_queues_hyperdrive');
-  await admin.end();
-  const database = new URL(inject('postgresUrl'));
-  database.pathname = '/payorch_queues_hyperdrive';
-  pool = new pg.Pool({ connectionString: database.href });
-  await pool.query(callbackInboxTableSql());
-  await pool.query('CREATE TABLE balances (user_id text PRIMARY KEY, amount numeric NOT NULL DEFAULT 0)');
-  await pool.query('CREATE TABLE ledger (tracking_code text PRIMARY KEY, user_id text NOT NULL, amount numeric NOT NULL)');
-  // miniflare wants a password in the URL, even under trust authentication.
-  if (database.password === '') database.password = 'unused';
-  const script = await bundleWorker(WORKER, {
-    external: ['node:*', ...builtinModules],
-    banner: "import { createRequire } from 'node:module'; const require = createRequire('/');",
-  });
-  miniflare = new Miniflare({
-    modules: true,
-    script,
-    compatibilityDate: '2025-09-01',
-    compatibilityFlags: ['nodejs_compat'],
-    hyperdrives: { HYPERDRIVE: database.href },
-    queueProducers: { CALLBACKS: { queueName: 'payorch-callbacks' } },
-    queueConsumers: { 'payorch-callbacks': { maxBatchTimeout: 0, maxRetries: 3, retryDelay: 0 } },
-    bindings: {
-      PAYORCH_PROVIDER_API_KEY: PROVIDER.apiKey,
-      PAYORCH_PROVIDER_SECRET_KEY: PROVIDER.secretKey,
-      ORDERS_URL: server.url,
-      OUTCOMES_URL: new URL('/outcomes', server.url).href,
-    },
-    handleRuntimeStdio(stdout: Readable, stderr: Readable) {
-      for (const stream of [stdout, stderr]) stream.on('data', (chunk: Buffer) => (printed += chunk.toString()));
-    },
-  });
-  url = new URL('/webhooks/payorch', await miniflare.ready).href;
+  database = await ledgerDatabase('payorch_queues_hyperdrive');
+  worker = await startPgWorker(WORKER, database, { bindings: { ORDERS_URL: server.url, OUTCOMES_URL: new URL('/outcomes', server.url).href }, queueProducers: { CALLBACKS: { queueName: 'payorch-callbacks' } }, queueConsumers: { 'payorch-callbacks': { maxBatchTimeout: 0, maxRetries: 3, retryDelay: 0 } } });
 }, 60_000);
 afterAll(async () => {
-  await miniflare.dispose();
-  await pool.end();
+  await worker.dispose();
+  await database.drop();
   await server.close();
-  const admin = new pg.Client({ connectionString: inject('postgresUrl') });
-  await admin.connect();
-  await admin.query('DROP DATABASE IF EXISTS payorch_queues_hyperdrive');
-  await admin.end();
 });
 
-async function ledgerOf(user: string): Promise<unknown[]> {
-  const { rows } = await pool.query<Record<string, unknown>>('SELECT l.tracking_code, l.amount::float AS amount, b.amount::float AS balance FROM ledger l JOIN balances b USING (user_id) WHERE user_id = $1 ORDER BY l.tracking_code', [user]);
-  return rows;
-}
-async function keysOf(code: string): Promise<unknown[]> {
-  return (await pool.query<Record<string, unknown>>('SELECT status FROM payorch_callback_inbox WHERE tracking_code = $1', [code])).rows;
-}
 const deposit = (code: string, user: string, amount: number) => signCallback({ ...unsigned.deposit, tracking_code: code, user_id: user, amount }, PROVIDER);
 const idempotencyKeyOf = (code: string): string => callbackKeyString({ account: PROVIDER.apiKey, trackingCode: code, status: 'completed' });
 const QUEUED = { status: 200, body: { success: true } };
@@ -145,52 +93,52 @@ const acked = (count: number) => (list: readonly Outcome[]) => list.filter((entr
 test('three copies applied side by side in one batch, then a redelivery: the handler runs once, the ledger moves once, one key is kept', async () => {
   const code = `MAN-qhdconc01-${seconds - 60}`;
   const blocker = `MAN-qhdhold01-${seconds - 60}`;
-  await pool.query('INSERT INTO balances (user_id) VALUES ($1)', ['u-qha']);
+  await database.pool.query('INSERT INTO balances (user_id) VALUES ($1)', ['u-qha']);
   // A queue runs one batch at a time: while another callback's apply is held, the three copies
   // wait together, and then run in one batch, side by side.
   const held = deferred();
   orderAnswers.set(blocker, async () => (await held.promise, 200));
-  expect(await deliver(url, deposit(blocker, 'u-qha', 1))).toEqual(QUEUED);
+  expect(await deliver(worker.url, deposit(blocker, 'u-qha', 1))).toEqual(QUEUED);
   expect(await until(() => orderKeys.get(blocker)?.length ?? 0, (count) => count === 1)).toBe(1);
   const delivery = deposit(code, 'u-qha', 250);
-  expect(await Promise.all([deliver(url, delivery), deliver(url, delivery), deliver(url, delivery)])).toEqual([QUEUED, QUEUED, QUEUED]);
+  expect(await Promise.all([deliver(worker.url, delivery), deliver(worker.url, delivery), deliver(worker.url, delivery)])).toEqual([QUEUED, QUEUED, QUEUED]);
   held.resolve();
   expect(await until(() => outcomes.get(code) ?? [], acked(3))).toEqual([1, 2, 3].map(() => ({ outcome: 'ack', attempts: 1, batchSize: 3 })));
   // The copies waited on the key's row lock: the handler, order call included, ran once.
   expect(orderKeys.get(code)).toEqual([idempotencyKeyOf(code)]);
 
-  expect(await deliver(url, delivery)).toEqual(QUEUED);
+  expect(await deliver(worker.url, delivery)).toEqual(QUEUED);
   expect(await until(() => outcomes.get(code) ?? [], acked(4))).toHaveLength(4);
   expect(orderKeys.get(code)).toHaveLength(1);
-  expect(await ledgerOf('u-qha')).toEqual([
+  expect(await database.ledgerOf('u-qha')).toEqual([
     { tracking_code: code, amount: 250, balance: 251 },
     { tracking_code: blocker, amount: 1, balance: 251 },
   ]);
-  expect(await keysOf(code)).toEqual([{ status: 'completed' }]);
+  expect(await database.keysOf(code)).toEqual([{ status: 'completed' }]);
 });
 
 test('a handler that throws rolls its key back; the queue’s retry of the message applies it once, and ending the pools reports nothing', async () => {
   const code = `MAN-qhdfail01-${seconds - 60}`;
-  await pool.query('INSERT INTO balances (user_id) VALUES ($1)', ['u-qhb']);
+  await database.pool.query('INSERT INTO balances (user_id) VALUES ($1)', ['u-qhb']);
   // The order service fails the first call, and holds the second until the test has looked.
   const looked = deferred();
   orderAnswers.set(code, async (call) => (call === 1 ? 503 : (await looked.promise, 200)));
-  expect(await deliver(url, deposit(code, 'u-qhb', 40))).toEqual(QUEUED);
+  expect(await deliver(worker.url, deposit(code, 'u-qhb', 40))).toEqual(QUEUED);
   expect(await until(() => outcomes.get(code) ?? [], (list) => list.length > 0)).toEqual([{ outcome: 'retry', attempts: 1, batchSize: 1 }]);
   expect(await until(() => orderKeys.get(code)?.length ?? 0, (count) => count === 2)).toBe(2);
   // The retry's transaction is open, its key not committed; the failed one rolled its credit back.
-  expect(await keysOf(code)).toEqual([]);
-  expect(await ledgerOf('u-qhb')).toEqual([]);
-  expect((await pool.query('SELECT amount::float AS amount FROM balances WHERE user_id = $1', ['u-qhb'])).rows).toEqual([{ amount: 0 }]);
+  expect(await database.keysOf(code)).toEqual([]);
+  expect(await database.ledgerOf('u-qhb')).toEqual([]);
+  expect((await database.pool.query('SELECT amount::float AS amount FROM balances WHERE user_id = $1', ['u-qhb'])).rows).toEqual([{ amount: 0 }]);
   looked.resolve();
   expect(await until(() => outcomes.get(code) ?? [], acked(1))).toEqual([
     { outcome: 'retry', attempts: 1, batchSize: 1 },
     { outcome: 'ack', attempts: 2, batchSize: 1 },
   ]);
-  expect(await ledgerOf('u-qhb')).toEqual([{ tracking_code: code, amount: 40, balance: 40 }]);
-  expect(await keysOf(code)).toEqual([{ status: 'completed' }]);
+  expect(await database.ledgerOf('u-qhb')).toEqual([{ tracking_code: code, amount: 40, balance: 40 }]);
+  expect(await database.keysOf(code)).toEqual([{ status: 'completed' }]);
   expect(orderKeys.get(code)).toEqual([idempotencyKeyOf(code), idempotencyKeyOf(code)]);
   await new Promise((resolve) => setTimeout(resolve, 200));
-  expect(printed).toContain('(attempt 1) not applied: the order service answered 503');
-  expect(printed).not.toMatch(/idle pooled connection failed|Stream was cancelled/);
+  expect(worker.printed()).toContain('(attempt 1) not applied: the order service answered 503');
+  expect(worker.printed()).not.toMatch(/idle pooled connection failed|Stream was cancelled/);
 });

@@ -1,0 +1,100 @@
+import { Miniflare } from 'miniflare';
+import type { MiniflareOptions } from 'miniflare';
+import { builtinModules } from 'node:module';
+import type { Readable } from 'node:stream';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { callbackInboxTableSql } from '../../src/postgres/index.js';
+import { bundleWorker } from './worker-bundle.js';
+import { PROVIDER } from './wire.js';
+
+/** The PostgreSQL side of a Hyperdrive example test: a database of its own with the example's tables. */
+export interface LedgerDatabase {
+  /** Reaches the database directly, to read what the Worker wrote. */
+  readonly pool: pg.Pool;
+  /** The URL miniflare's Hyperdrive binding connects to. */
+  readonly hyperdriveUrl: string;
+  /** The user's ledger rows, with the balance beside each, by tracking code. */
+  ledgerOf(user: string): Promise<unknown[]>;
+  /** The statuses the inbox keeps for a tracking code. */
+  keysOf(trackingCode: string): Promise<unknown[]>;
+  /** Ends the pool and drops the database. */
+  drop(): Promise<void>;
+}
+
+/**
+ * Creates `name` afresh with the inbox, `balances` and `ledger` tables the Cloudflare examples
+ * write: a database of its own, because other test files use the same table names.
+ */
+export async function ledgerDatabase(name: string): Promise<LedgerDatabase> {
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: inject('postgresUrl') });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`DROP DATABASE IF EXISTS ${name}`);
+  await admin(`CREATE DATABASE ${name}`);
+  const database = new URL(inject('postgresUrl'));
+  database.pathname = `/${name}`;
+  const pool = new pg.Pool({ connectionString: database.href });
+  await pool.query(callbackInboxTableSql());
+  await pool.query('CREATE TABLE balances (user_id text PRIMARY KEY, amount numeric NOT NULL DEFAULT 0)');
+  await pool.query('CREATE TABLE ledger (tracking_code text PRIMARY KEY, user_id text NOT NULL, amount numeric NOT NULL)');
+  // miniflare wants a password in the URL, even under trust authentication.
+  if (database.password === '') database.password = 'unused';
+  return {
+    pool,
+    hyperdriveUrl: database.href,
+    async ledgerOf(user) {
+      const { rows } = await pool.query<Record<string, unknown>>('SELECT l.tracking_code, l.amount::float AS amount, b.amount::float AS balance FROM ledger l JOIN balances b USING (user_id) WHERE user_id = $1 ORDER BY l.tracking_code', [user]);
+      return rows;
+    },
+    async keysOf(trackingCode) {
+      return (await pool.query<Record<string, unknown>>('SELECT status FROM payorch_callback_inbox WHERE tracking_code = $1', [trackingCode])).rows;
+    },
+    async drop() {
+      await pool.end();
+      await admin(`DROP DATABASE IF EXISTS ${name}`);
+    },
+  };
+}
+
+/** A Worker that uses `pg`, in workerd with nodejs_compat and a Hyperdrive binding to `database`. */
+export interface PgWorker {
+  /** Where the example receives callbacks. */
+  readonly url: string;
+  /** Everything workerd printed so far: the examples' logs, and any complaint of an ending pool. */
+  printed(): string;
+  dispose(): Promise<void>;
+}
+
+/**
+ * Bundles `source` as wrangler does (`pg` bundled, Node's built-ins left to workerd's
+ * createRequire) and starts it with the provider keys, `bindings` and `options` added.
+ */
+export async function startPgWorker(source: string, database: LedgerDatabase, options: { readonly bindings?: Readonly<Record<string, string>>; readonly queueProducers?: MiniflareOptions['queueProducers']; readonly queueConsumers?: MiniflareOptions['queueConsumers'] } = {}): Promise<PgWorker> {
+  const script = await bundleWorker(source, {
+    external: ['node:*', ...builtinModules],
+    banner: "import { createRequire } from 'node:module'; const require = createRequire('/');",
+  });
+  let printed = '';
+  const miniflare = new Miniflare({
+    modules: true,
+    script,
+    compatibilityDate: '2025-09-01',
+    compatibilityFlags: ['nodejs_compat'],
+    hyperdrives: { HYPERDRIVE: database.hyperdriveUrl },
+    ...(options.queueProducers === undefined ? {} : { queueProducers: options.queueProducers }),
+    ...(options.queueConsumers === undefined ? {} : { queueConsumers: options.queueConsumers }),
+    bindings: { PAYORCH_PROVIDER_API_KEY: PROVIDER.apiKey, PAYORCH_PROVIDER_SECRET_KEY: PROVIDER.secretKey, ...options.bindings },
+    handleRuntimeStdio(stdout: Readable, stderr: Readable) {
+      for (const stream of [stdout, stderr]) stream.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+    },
+  });
+  const url = new URL('/webhooks/payorch', await miniflare.ready).href;
+  return { url, printed: () => printed, dispose: () => miniflare.dispose() };
+}
