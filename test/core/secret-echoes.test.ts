@@ -62,6 +62,17 @@ function observed(): Observed {
   };
 }
 
+/** Adds to `secrets` every secret a request carries: the hash, the X-Key, the credential key in a header or the body. */
+async function collectSecrets(request: Request, secrets: Set<string>): Promise<void> {
+  for (const name of ['x-hash', 'x-key', 'x-credential-key']) {
+    const value = request.headers.get(name);
+    if (value !== null) secrets.add(value);
+  }
+  const text = await request.text();
+  const bodyKey = text === '' ? undefined : (JSON.parse(text) as { credential_key?: string }).credential_key;
+  if (bodyKey !== undefined) secrets.add(bodyKey);
+}
+
 /**
  * Answers every request under the API with `answer(echo)`, where echo holds every secret seen so
  * far in this test, in several forms; the first `failFirst` answers are a 503 that echoes too (so a
@@ -73,13 +84,7 @@ function echoingService(answer: (echo: string) => Response, failFirst: number): 
   server.use(
     http.all(`${BASE_URL}/api/*`, async ({ request }) => {
       attempts++;
-      for (const name of ['x-hash', 'x-key', 'x-credential-key']) {
-        const value = request.headers.get(name);
-        if (value !== null) secrets.add(value);
-      }
-      const text = await request.text();
-      const bodyKey = text === '' ? undefined : (JSON.parse(text) as { credential_key?: string }).credential_key;
-      if (bodyKey !== undefined) secrets.add(bodyKey);
+      await collectSecrets(request, secrets);
       const all = [...secrets];
       const echo = [...all, ...all.map((secret) => secret.toUpperCase()), JSON.stringify(all)].join(' | ');
       if (attempts <= failFirst) return HttpResponse.json({ success: false, error: 'busy', message: echo }, { status: 503, headers: { 'retry-after': '0' } });
@@ -168,13 +173,7 @@ describe.each([
     const secrets = new Set<string>();
     server.use(
       http.all(`${BASE_URL}/api/*`, async ({ request }) => {
-        for (const name of ['x-hash', 'x-key', 'x-credential-key']) {
-          const value = request.headers.get(name);
-          if (value !== null) secrets.add(value);
-        }
-        const text = await request.text();
-        const bodyKey = text === '' ? undefined : (JSON.parse(text) as { credential_key?: string }).credential_key;
-        if (bodyKey !== undefined) secrets.add(bodyKey);
+        await collectSecrets(request, secrets);
         return answer();
       }),
     );
