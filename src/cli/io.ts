@@ -4,7 +4,7 @@ import type { Api } from '../core/api.js';
 import { ENVIRONMENT_NAMES } from '../internal/environment-names.js';
 import { allowedBy, checkValue } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
-import { RequestValidationError } from '../index.js';
+import { RequestValidationError } from '../errors/error.js';
 import { didYouMean } from './suggest.js';
 
 /*

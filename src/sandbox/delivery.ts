@@ -54,8 +54,6 @@ export interface DeliverOptions {
 
 const DEFAULT_RETRY: Required<{ [K in keyof CallbackRetryOptions]: NonNullable<CallbackRetryOptions[K]> }> = SANDBOX_DEFAULTS.callbackRetry;
 
-const DEFAULT_MAX_DELIVERIES: number = SANDBOX_DEFAULTS.maxDeliveries;
-
 /** A delivery as the log keeps it: its callback, the signature it was first sent with, its attempts. */
 interface Delivery {
   readonly id: string;
@@ -78,7 +76,7 @@ export class Deliverer {
   readonly #inFlight = new Set<Promise<DeliveryResult>>();
   #sequence = 0;
 
-  constructor(retry: CallbackRetryOptions | undefined, maxDeliveries = DEFAULT_MAX_DELIVERIES) {
+  constructor(retry: CallbackRetryOptions | undefined, maxDeliveries: number = SANDBOX_DEFAULTS.maxDeliveries) {
     this.#retry = {
       attempts: retry?.attempts ?? DEFAULT_RETRY.attempts,
       backoffMs: retry?.backoffMs ?? DEFAULT_RETRY.backoffMs,

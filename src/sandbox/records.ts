@@ -35,8 +35,6 @@ export interface NewRecord {
   readonly params: object;
 }
 
-export const DEFAULT_MAX_RECORDS: number = SANDBOX_DEFAULTS.maxRecords;
-
 /**
  * Every record, keyed by tracking code, the newest `maxRecords` of them: past it the oldest is
  * forgotten, so memory stays bounded over a long run. Handlers run synchronously from validation
@@ -56,7 +54,7 @@ export class RecordStore {
    */
   #nextExpiry = Number.POSITIVE_INFINITY;
 
-  constructor(seed: string, clock: RecordClock, lifetimeMs: number, maxRecords = DEFAULT_MAX_RECORDS) {
+  constructor(seed: string, clock: RecordClock, lifetimeMs: number, maxRecords: number = SANDBOX_DEFAULTS.maxRecords) {
     this.#random = new SeededRandom(`${seed}:records`);
     this.#clock = clock;
     this.#lifetimeMs = lifetimeMs;

@@ -14,7 +14,7 @@ import type { CallbackUrls, SandboxOptions } from './options.js';
 import { checkOptions, checkValue } from '../core/option-checks.js';
 import { CLOCK_RANGE, MAX_AMOUNT } from './limits.js';
 import { SANDBOX_DEFAULTS, SANDBOX_OPTIONS } from './options.js';
-import { DEFAULT_MAX_RECORDS, RecordStore } from './records.js';
+import { RecordStore } from './records.js';
 import type { StoredRecord } from './records.js';
 import { SandboxError } from './sandbox-error.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
@@ -95,7 +95,7 @@ export class Service {
     this.callbackUrls = { ...options.callbackUrls };
     this.#historyDays = options.history?.days ?? SANDBOX_DEFAULTS.history.days;
     this.#historyPerDay = options.history?.perDay ?? SANDBOX_DEFAULTS.history.perDay;
-    this.#maxRecords = options.maxRecords ?? DEFAULT_MAX_RECORDS;
+    this.#maxRecords = options.maxRecords ?? SANDBOX_DEFAULTS.maxRecords;
     this.#transferCompletionMs = options.transferCompletionSeconds === undefined ? undefined : options.transferCompletionSeconds * 1000;
   }
 
