@@ -13,6 +13,8 @@ import { isLoopbackHostname } from './loopback.js';
 
 /** Largest delay a timer takes: Node clamps anything larger (or not finite) to 1 ms. */
 export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+/** Largest retention or lifetime an option takes: longer is a typo for a shorter unit, not a plan. */
+export const TEN_YEARS_SECONDS = 10 * 365 * 86_400;
 
 /** What an option's value must be. */
 export type OptionRule =

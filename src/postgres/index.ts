@@ -6,7 +6,7 @@
  * @module payorch/postgres
  */
 import { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS } from '../webhooks/age.js';
-import { checkOptions, checkValue } from '../core/option-checks.js';
+import { checkOptions, checkValue, TEN_YEARS_SECONDS } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
 import { CallbackRetentionError, RequestValidationError, StatementPoolingError } from '../errors/error.js';
 import type { CallbackInbox, CallbackKey, CallbackInboxOutcome } from '../webhooks/inbox.js';
@@ -439,7 +439,7 @@ const PRUNE_OPTIONS: readonly OptionDeclaration[] = [
   POOL_OPTION,
   TABLE_OPTION,
   SCHEMA_OPTION,
-  { name: 'olderThanSeconds', rule: { type: 'number', min: MIN_CALLBACK_INBOX_RETENTION_SECONDS, max: 10 * 365 * 86_400, integer: true }, default: DEFAULT_CALLBACK_INBOX_RETENTION_SECONDS },
+  { name: 'olderThanSeconds', rule: { type: 'number', min: MIN_CALLBACK_INBOX_RETENTION_SECONDS, max: TEN_YEARS_SECONDS, integer: true }, default: DEFAULT_CALLBACK_INBOX_RETENTION_SECONDS },
 ];
 
 /**

@@ -54,8 +54,6 @@ export interface Fixtures {
   readonly gateways: Readonly<Record<Channel, readonly SandboxGateway[]>>;
 }
 
-export const DEFAULT_SEED = SANDBOX_DEFAULTS.seed;
-
 /** A site and the credential key that acts for it. */
 export interface SiteCredentials {
   readonly id: number;
@@ -91,7 +89,7 @@ export function accountsOf({ provider, dealer }: Fixtures): SandboxAccounts {
 /** Resolves the options into fixtures; the seed decides every value the caller left out. */
 export function buildFixtures(options: SandboxOptions, startMs: number): Fixtures {
   // Separate streams, so that overriding one value does not shift the others.
-  const seed = String(options.seed ?? DEFAULT_SEED);
+  const seed = String(options.seed ?? SANDBOX_DEFAULTS.seed);
   const keys = new SeededRandom(`${seed}:keys`);
   const ids = new SeededRandom(`${seed}:ids`);
   const banks = new SeededRandom(`${seed}:ibans`);

@@ -1,4 +1,4 @@
-import { MAX_TIMEOUT_MS } from '../core/option-checks.js';
+import { MAX_TIMEOUT_MS, TEN_YEARS_SECONDS } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
 import { CLOCK_RANGE } from './limits.js';
 
@@ -259,8 +259,6 @@ export const SANDBOX_DEFAULTS = {
   callbackRetry: { attempts: 5, backoffMs: 1000, timeoutMs: 10_000, resign: true },
   history: { days: 30, perDay: 120 },
 } as const;
-
-const TEN_YEARS_SECONDS = 10 * 365 * 86_400;
 
 /** The options of createSandbox() that have a range; the lists (sites, accounts, gateways) are taken as given. @internal */
 export const SANDBOX_OPTIONS: readonly OptionDeclaration[] = [

@@ -4,7 +4,7 @@ import { callbackPayload, signerOf } from './callback-payloads.js';
 import { RecordClock, formatDateTime } from './clock.js';
 import { Deliverer } from './delivery.js';
 import type { DeliverOptions, DeliveryResult } from './delivery.js';
-import { DEFAULT_SEED, buildFixtures, toCents } from './fixtures.js';
+import { buildFixtures, toCents } from './fixtures.js';
 import type { EibanAccount, Fixtures } from './fixtures.js';
 import { generateHistory } from './history.js';
 import type { Transaction } from './history.js';
@@ -84,7 +84,7 @@ export class Service {
 
   constructor(options: SandboxOptions) {
     checkOptions('createSandbox', options, SANDBOX_OPTIONS);
-    this.seed = String(options.seed ?? DEFAULT_SEED);
+    this.seed = String(options.seed ?? SANDBOX_DEFAULTS.seed);
     this.clock = new RecordClock(options.startTime);
     this.#historyEnd = this.clock.now();
     this.fixtures = buildFixtures(options, this.#historyEnd);

@@ -2,7 +2,7 @@
 // (payorch/durable-object): one table, one read, one claim, one prune. Not importable by users:
 // each entry wraps it in the transaction its platform offers.
 import { CallbackRetentionError } from '../errors/error.js';
-import { checkValue } from '../core/option-checks.js';
+import { checkValue, TEN_YEARS_SECONDS } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
 import type { CallbackKey } from '../webhooks/inbox.js';
 
@@ -20,7 +20,7 @@ export const SQLITE_TABLE_OPTION: OptionDeclaration = {
 
 export const OLDER_THAN_OPTION: OptionDeclaration = {
   name: 'olderThanSeconds',
-  rule: { type: 'number', min: 86_400, max: 10 * 365 * 86_400, integer: true, unit: 's' },
+  rule: { type: 'number', min: 86_400, max: TEN_YEARS_SECONDS, integer: true, unit: 's' },
   default: DEFAULT_SQLITE_INBOX_RETENTION_SECONDS,
   note: 'keys are kept by the age of their record, and callbacks of older records are refused, so any retention is safe; a day is the least',
 };
