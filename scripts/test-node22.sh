@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# The Node 22 lane: what needs Node 22.12 or later (msw 3, pg-boss 12) runs here under the
+# registry's node@22, with test/node22's own lock file; `npm test` stays on the machine's Node.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+node scripts/ensure-built.mjs
+npm ci --prefix test/node22 --no-audit --no-fund --loglevel=error
+exec npx -y node@22 node_modules/vitest/vitest.mjs run --config test/node22/vitest.config.ts "$@"
