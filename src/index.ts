@@ -15,7 +15,7 @@
 // - the transport, the endpoint tables and the resources' base (APIResource):
 //   every call goes through a client method (or ProviderClient.request() for a path it lacks);
 // - the generic ThirdPartyChannel (BankChannel, CryptoChannel and WalletChannel name its uses)
-//   and the wire building blocks of src/core (NoParams, envelope, iban, the open enum helper);
+//   and the wire building blocks of src/internal (NoParams, envelope, iban, the open enum helper);
 // - request signing (requestHash, callbackHash, Signing, Credentials): the clients sign every
 //   request and signCallback signs a test callback;
 // - the single-value enums of answer fields (TransactionType, ManualIbanWithdrawalStatus): the
@@ -56,24 +56,18 @@ export {
 export {
   ManualDepositParams,
   ManualWithdrawalParams,
-  // eslint-disable-next-line @typescript-eslint/no-deprecated -- exported until 0.3 (CHANGELOG.md)
-  ManualWithdrawParams,
   ManualDeposit,
   ManualWithdrawal,
 } from './provider/manual.js';
 export {
   EibanDepositParams,
   EibanWithdrawalParams,
-  // eslint-disable-next-line @typescript-eslint/no-deprecated -- exported until 0.3 (CHANGELOG.md)
-  EibanWithdrawParams,
   EibanDeposit,
   EibanWithdrawal,
 } from './provider/eiban.js';
 export {
   CardPaymentParams,
   CardPaymentStatusParams,
-  // eslint-disable-next-line @typescript-eslint/no-deprecated -- exported until 0.3 (CHANGELOG.md)
-  CardStatusParams,
   CardPayment,
   CardPaymentStatus,
   CardPaymentStatusResult,
@@ -139,8 +133,6 @@ export {
 export {
   ManualIbanDepositParams,
   ManualIbanWithdrawalParams,
-  // eslint-disable-next-line @typescript-eslint/no-deprecated -- exported until 0.3 (CHANGELOG.md)
-  ManualIbanWithdrawParams,
   ManualIbanDeposit,
   ManualIbanWithdrawal,
 } from './dealer/manual-iban.js';

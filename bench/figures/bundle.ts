@@ -12,10 +12,10 @@ import type { FigureReport, Headline } from '../lib/figure.js';
 import { format, median } from '../lib/stats.js';
 
 const TITLE = 'Bundle and cold start';
-// Issue 22's goals: cold start at most 1.25x bare node; edge bundles at most 10 KiB (verify alone)
+// The goals: cold start at most 1.25x bare node; edge bundles at most 10 KiB (verify alone)
 // and 25 KiB (both clients, verify and the receiver), min+gz.
 const COLD_TARGET_RATIO = 1.25;
-// Issue 33's goal for payorch/webhooks, which loads neither ky nor zod: at most 1.15x bare node.
+// The goal for payorch/webhooks, which loads neither ky nor zod: at most 1.15x bare node.
 const WEBHOOKS_COLD_TARGET_RATIO = 1.15;
 const VERIFY_TARGET_BYTES = 10 * 1024;
 const BUNDLE_TARGET_BYTES = 25 * 1024;

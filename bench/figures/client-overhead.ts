@@ -20,7 +20,7 @@ import { format } from '../lib/stats.js';
 const TITLE = 'Client overhead';
 const TARGET = 1.3;
 /** CPU payorch may add per `welcome()` beyond ky's own, with a stub fetch. */
-// Issue 22: at most 10 µs (was 15 µs, issue 14).
+// At most 10 µs of payorch's own CPU per call, beyond ky's.
 const OWN_CPU_TARGET_US = 10;
 const QUERY = { wallet_id: 'W-CANNED', start_date: '2025-03-01', end_date: '2025-03-01', page: 1 } as const;
 const CANNED_PAGE = JSON.stringify(transactionsPage(QUERY.wallet_id, QUERY.start_date, QUERY.end_date, 1, 100));

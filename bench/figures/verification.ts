@@ -12,7 +12,7 @@ import { payorch } from '../lib/sdk.js';
 import { format, median } from '../lib/stats.js';
 
 const TITLE = 'Callback verification';
-// Issue 22: at most 1.3x the hand-written check (was 1.5x, issue 14).
+// At most 1.3x a hand-written node:crypto check of the same callback.
 const TARGET = 1.3;
 
 runFigure(({ quick }): FigureReport => {

@@ -148,22 +148,6 @@ function operationUsage(operation: Operation): string {
   ].join('\n');
 }
 
-/** Former operation names a user may have scripted: they still run, with a note on stderr, until 0.3. */
-const FORMER_NAMES: ReadonlyMap<string, string> = new Map([
-  ['manual.startWithdraw', 'manual.startWithdrawal'],
-  ['eiban.startWithdraw', 'eiban.startWithdrawal'],
-]);
-
-/** The current name of a former one (with or without its API prefix), noted on stderr; any other name as it is. */
-function currentName(name: string, io: Io): string {
-  const prefixed = name.startsWith('provider.');
-  const current = FORMER_NAMES.get(prefixed ? name.slice('provider.'.length) : name);
-  if (current === undefined) return name;
-  const renamed = prefixed ? `provider.${current}` : current;
-  io.stderr.write(`payorch: ${name} is deprecated and will be removed in 0.3: use ${renamed}\n`);
-  return renamed;
-}
-
 function find(name: string): Operation {
   const exact = OPERATIONS.find((row) => qualified(row) === name);
   if (exact !== undefined) return exact;
@@ -268,8 +252,7 @@ async function run(args: readonly string[], io: Io): Promise<number> {
     { ...COMMON_OPTIONS, ...CREDENTIAL_OPTIONS, data: { type: 'string' }, 'base-url': { type: 'string' }, 'credential-key': { type: 'string' }, timeout: { type: 'string' }, 'allow-insecure-http': { type: 'boolean', default: false } },
     true,
   );
-  const [given, ...extra] = positionals;
-  const name = given === undefined ? undefined : currentName(given, io);
+  const [name, ...extra] = positionals;
   if (values.help) {
     io.stdout.write(`${name === undefined ? USAGE : operationUsage(find(name))}\n`);
     return EXIT_OK;

@@ -35,10 +35,6 @@ export const ManualIbanWithdrawalParams = /* @__PURE__ */ strictObject(() => ({
   recipient_iban: iban(),
 }));
 export type ManualIbanWithdrawalParams = z.input<typeof ManualIbanWithdrawalParams>;
-/** @deprecated use ManualIbanWithdrawalParams; removed in 0.3 */
-export const ManualIbanWithdrawParams: typeof ManualIbanWithdrawalParams = ManualIbanWithdrawalParams;
-/** @deprecated use ManualIbanWithdrawalParams; removed in 0.3 */
-export type ManualIbanWithdrawParams = z.input<typeof ManualIbanWithdrawalParams>;
 
 /** The IBAN the customer pays into, chosen by the service for the amount (spec 2.7). */
 export const ManualIbanDeposit = /* @__PURE__ */ envelope(() => ({

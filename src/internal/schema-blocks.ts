@@ -239,8 +239,9 @@ export const responseInteger = /* @__PURE__ */ once(() =>
 );
 
 /**
- * A decimal in an answer, handed over as the documented decimal string ("1500.00").
- * A JSON number is accepted and converted without float formatting surprises for integers.
+ * A decimal in an answer, handed over as a string: the documented decimal string as sent
+ * ("1500.00" stays "1500.00"). A JSON number is accepted and becomes `String(value)`: 1500 gives
+ * "1500", not "1500.00", because a number carries no scale to restore.
  */
 export const responseDecimal = /* @__PURE__ */ once(() =>
   wire(z.union([z.string().check(z.trim(), z.regex(NUMERIC)), z.pipe(z.number(), z.transform((value: number) => String(value)))]), {

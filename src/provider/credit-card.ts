@@ -42,10 +42,6 @@ export const CardPaymentStatusParams = /* @__PURE__ */ strictObject(() => ({
   tracking_code: requiredString(),
 }));
 export type CardPaymentStatusParams = z.input<typeof CardPaymentStatusParams>;
-/** @deprecated use CardPaymentStatusParams; removed in 0.3 */
-export const CardStatusParams: typeof CardPaymentStatusParams = CardPaymentStatusParams;
-/** @deprecated use CardPaymentStatusParams; removed in 0.3 */
-export type CardStatusParams = z.input<typeof CardPaymentStatusParams>;
 
 /** A created card payment: redirect the customer to `data.payment_url` (spec 2.6). */
 export const CardPayment = /* @__PURE__ */ envelope(() => ({

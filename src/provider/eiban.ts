@@ -20,10 +20,6 @@ export type EibanWithdrawalShape = PaymentParamsShape & {
 /** Body of an E-IBAN withdrawal (spec 4.7); the IBAN is bounded like the manual one (docs/spec-gaps.md). */
 export const EibanWithdrawalParams = /* @__PURE__ */ strictObject((): EibanWithdrawalShape => ({ ...paymentParams(), iban: iban() }));
 export type EibanWithdrawalParams = z.input<typeof EibanWithdrawalParams>;
-/** @deprecated use EibanWithdrawalParams; removed in 0.3 */
-export const EibanWithdrawParams: typeof EibanWithdrawalParams = EibanWithdrawalParams;
-/** @deprecated use EibanWithdrawalParams; removed in 0.3 */
-export type EibanWithdrawParams = z.input<typeof EibanWithdrawalParams>;
 
 /** The fields of an E-IBAN deposit record. */
 export type EibanDepositRecordShape = RecordCoreShape & RecordEchoShape & DepositStatusShape & {
@@ -90,15 +86,5 @@ export class ProviderEiban extends APIResource {
    */
   startWithdrawal(params: EibanWithdrawalParams, options?: ProviderRequestOptions): Promise<EibanWithdrawal> {
     return this._send(eibanWithdrawalEndpoint, params, options);
-  }
-
-  /**
-   * The former name of `startWithdrawal`, kept for one minor version: the same function.
-   * @deprecated use startWithdrawal; removed in 0.3
-   */
-  get startWithdraw(): (params: EibanWithdrawalParams, options?: ProviderRequestOptions) => Promise<EibanWithdrawal> {
-    // The prototype's method itself, so the two names stay one function; callers call it on this resource.
-    // eslint-disable-next-line @typescript-eslint/unbound-method
-    return this.startWithdrawal;
   }
 }

@@ -20,10 +20,6 @@ export type ManualWithdrawalShape = PaymentParamsShape & {
 /** Body of a manual withdrawal (spec 4.6). */
 export const ManualWithdrawalParams = /* @__PURE__ */ strictObject((): ManualWithdrawalShape => ({ ...paymentParams(), iban: iban() }));
 export type ManualWithdrawalParams = z.input<typeof ManualWithdrawalParams>;
-/** @deprecated use ManualWithdrawalParams; removed in 0.3 */
-export const ManualWithdrawParams: typeof ManualWithdrawalParams = ManualWithdrawalParams;
-/** @deprecated use ManualWithdrawalParams; removed in 0.3 */
-export type ManualWithdrawParams = z.input<typeof ManualWithdrawalParams>;
 
 /** The fields of a manual deposit record. */
 export type ManualDepositRecordShape = RecordCoreShape & RecordEchoShape & DepositStatusShape & {
@@ -92,15 +88,5 @@ export class ProviderManual extends APIResource {
    */
   startWithdrawal(params: ManualWithdrawalParams, options?: ProviderRequestOptions): Promise<ManualWithdrawal> {
     return this._send(manualWithdrawalEndpoint, params, options);
-  }
-
-  /**
-   * The former name of `startWithdrawal`, kept for one minor version: the same function.
-   * @deprecated use startWithdrawal; removed in 0.3
-   */
-  get startWithdraw(): (params: ManualWithdrawalParams, options?: ProviderRequestOptions) => Promise<ManualWithdrawal> {
-    // The prototype's method itself, so the two names stay one function; callers call it on this resource.
-    // eslint-disable-next-line @typescript-eslint/unbound-method
-    return this.startWithdrawal;
   }
 }

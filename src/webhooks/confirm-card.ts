@@ -63,7 +63,7 @@ const cents = (amount: number): number => Math.round(amount * 100);
 export function confirmWithCardStatus(provider: CardStatusSource, options?: ConfirmWithCardStatusOptions): (callback: VerifiedCallback) => Promise<boolean> {
   const source: unknown = provider;
   if (typeof (source as Partial<CardStatusSource> | null)?.creditCard?.getStatus !== 'function') {
-    throw new TypeError('confirmWithCardStatus: pass a provider client (createProviderClient), whose creditCard.getStatus it calls');
+    throw new TypeError('confirmWithCardStatus: pass a provider client (new ProviderClient({ ... })), whose creditCard.getStatus it calls');
   }
   checkOptions(WHERE, options, CONFIRM_CARD_OPTIONS);
   const timeout = options?.timeout ?? DEFAULT_CARD_STATUS_TIMEOUT_MS;

@@ -49,20 +49,6 @@ describe('payorch call', { timeout: 30_000 }, () => {
     expect(jsonOf(fromStdin)).toMatchObject({ data: { tracking_code: expect.stringMatching(/^EIBAN-/) as unknown } });
   });
 
-  test.each([
-    ['manual.startWithdraw', 'manual.startWithdrawal', /^WIT-/],
-    ['provider.manual.startWithdraw', 'provider.manual.startWithdrawal', /^WIT-/],
-    ['eiban.startWithdraw', 'eiban.startWithdrawal', /^EIBAN-/],
-    ['provider.eiban.startWithdraw', 'provider.eiban.startWithdrawal', /^EIBAN-/],
-  ])('the former name %s still runs, with a deprecation note naming %s on stderr', async (former, current, code) => {
-    const run = await payorch(['call', former, '--data', JSON.stringify({ ...deposit, iban: 'TR330006100519786457841326' }), '--json'], sandbox.env);
-    expect(run.code).toBe(0);
-    expect(run.stderr).toBe(`payorch: ${former} is deprecated and will be removed in 0.3: use ${current}\n`);
-    expect(jsonOf(run)).toMatchObject({ data: { tracking_code: expect.stringMatching(code) as unknown, status: 'pending' } });
-    const help = await payorch(['call', former, '--help']);
-    expect(help.stdout).toMatch(new RegExp(`^Usage: payorch call provider\\.${current.replace(/^provider\./, '').replace('.', '\\.')} `));
-  });
-
   test('listSites takes its X-Key from PAYORCH_SITES_KEY; dealer operations use the dealer keys', async () => {
     const sites = await payorch(['call', 'listSites', '--json'], sandbox.env);
     expect(jsonOf(sites)).toMatchObject({ success: true, total_sites: 2 });

@@ -7,7 +7,7 @@ import { freePort, closeLoopbackServers } from '../helpers/loopback.js';
 import { expectNoSecret, expectUsageError, jsonOf, payorch, requireFreshBuild } from './run.js';
 
 /*
- * Issue 19: the secret key can reach the CLI without sitting in /proc/<pid>/cmdline and the shell
+ * The secret key can reach the CLI without sitting in /proc/<pid>/cmdline and the shell
  * history: from the environment, a file or standard input; on the command line it still works,
  * with a warning.
  */

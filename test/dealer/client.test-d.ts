@@ -12,7 +12,6 @@ import type {
   ManualIbanDepositParams,
   ManualIbanWithdrawal,
   ManualIbanWithdrawalParams,
-  ManualIbanWithdrawParams,
   PaymentMethodState,
   RequestOptions,
   SendMoneyParams,
@@ -92,9 +91,4 @@ describe('DealerClient types', () => {
     expectTypeOf<APIError['code']>().toEqualTypeOf<DealerErrorCode | undefined>();
     expectTypeOf<'INSUFFICIENT_BALANCE'>().toExtend<DealerErrorCode>();
   });
-});
-
-test('the former ManualIbanWithdrawParams type is ManualIbanWithdrawalParams until 0.3', () => {
-  // eslint-disable-next-line @typescript-eslint/no-deprecated -- the deprecated name is what this test checks
-  expectTypeOf<ManualIbanWithdrawParams>().toEqualTypeOf<ManualIbanWithdrawalParams>();
 });

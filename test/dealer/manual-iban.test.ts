@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { APIError, DealerClient, ManualIbanWithdrawParams, ManualIbanWithdrawalParams, RequestValidationError } from '../../src/index.js';
+import { APIError, DealerClient, RequestValidationError } from '../../src/index.js';
 import { DEALER_URL, IBAN, manualDepositAnswer, manualWithdrawAnswer } from '../helpers/dealer-answers.js';
 import { BASE_URL, DEALER, capture, expectSigned } from '../helpers/wire.js';
 import { useMsw } from '../mocks/server.js';
@@ -120,9 +120,4 @@ describe('dealer.manualIban.withdraw', () => {
     const error = await dealer.manualIban.withdraw({ ...body, recipient_name: '  ' }).catch((caught: unknown) => caught);
     expect((error as RequestValidationError).issues).toEqual([{ field: 'recipient_name', rule: 'invalid_format', message: 'is required' }]);
   });
-});
-
-test('the former ManualIbanWithdrawParams is ManualIbanWithdrawalParams until 0.3', () => {
-  // eslint-disable-next-line @typescript-eslint/no-deprecated -- the deprecated name is what this test checks
-  expect(ManualIbanWithdrawParams).toBe(ManualIbanWithdrawalParams);
 });

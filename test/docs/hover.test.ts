@@ -18,7 +18,6 @@ let project = '';
 let sampleName = '';
 
 const sample = `import { DealerClient, PayorchError, ProviderClient, createCallbackReceiver } from 'payorch';
-import type { ManualWithdrawParams } from 'payorch';
 declare const provider: ProviderClient;
 declare const dealer: DealerClient;
 declare const error: PayorchError;
@@ -33,8 +32,6 @@ export async function run(): Promise<void> {
   receiver.on('deposit.completed', (callback) => console.log(callback.payload.amount, callback.payload.tracking_code, callback.payload.fullname));
   receiver.on('withdrawal', (callback) => console.log(callback.payload.iban));
   console.log(error.outcome);
-  const former: ManualWithdrawParams = { fullname: 'Ada', username: 'ada', user_id: 'u-3', amount: 100, iban: 'TR330006100519786457841326' };
-  await provider.eiban.startWithdraw(former);
 }
 `;
 
@@ -135,16 +132,6 @@ describe('hovering where the merchant writes code, against the packed declaratio
   ] as const)('%s (occurrence %s) shows its meaning, unit or limits, and spec section', (text, nth, expected) => {
     const { documentation } = hover(text, nth);
     for (const part of expected) expect(documentation.toLowerCase()).toContain(part.toLowerCase());
-  });
-
-  it('a former name is struck through where it is written, and its hover names the new name and the version that removes it', () => {
-    const deprecated = service.getSuggestionDiagnostics(sampleName).filter((diagnostic) => diagnostic.reportsDeprecated === true);
-    expect(deprecated.map((diagnostic) => sample.slice(diagnostic.start, diagnostic.start + diagnostic.length))).toEqual(['ManualWithdrawParams', 'ManualWithdrawParams', 'startWithdraw']);
-    for (const [text, replacement] of [['ManualWithdrawParams =', 'ManualWithdrawalParams'], ['eiban.startWithdraw', 'startWithdrawal']] as const) {
-      const position = sample.indexOf(text) + text.replace(' =', '').length - 1;
-      const tags = service.getQuickInfoAtPosition(sampleName, position)?.tags ?? [];
-      expect(tags.map((tag) => `@${tag.name} ${ts.displayPartsToString(tag.text)}`), text).toContain(`@deprecated use ${replacement}; removed in 0.3`);
-    }
   });
 
   it('error.outcome shows its three values and what each means without a second hover', () => {

@@ -1,5 +1,5 @@
 import { describe, expectTypeOf, test } from 'vitest';
-import type { CardPaymentStatusParams, CardStatusParams, DepositStatus, EibanWithdrawParams, EibanWithdrawalParams, ManualDeposit, ManualWithdrawParams, ManualWithdrawal, ManualWithdrawalParams, ProviderClient, WithdrawalStatus } from '../../src/index.js';
+import type { DepositStatus, ManualDeposit, ManualWithdrawal, ProviderClient, WithdrawalStatus } from '../../src/index.js';
 
 declare const provider: ProviderClient;
 const customer = { fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1' };
@@ -27,19 +27,5 @@ describe('provider.manual types', () => {
     void provider.manual.startWithdrawal({ ...customer, amount: 100 });
     // @ts-expect-error user_id is a string
     void provider.manual.startDeposit({ ...customer, user_id: 1, amount: 250 });
-  });
-});
-
-/* eslint-disable @typescript-eslint/no-deprecated, @typescript-eslint/unbound-method -- the deprecated names are what this block tests */
-describe('former names (removed in 0.3)', () => {
-  test('the former params types are the new ones', () => {
-    expectTypeOf<ManualWithdrawParams>().toEqualTypeOf<ManualWithdrawalParams>();
-    expectTypeOf<EibanWithdrawParams>().toEqualTypeOf<EibanWithdrawalParams>();
-    expectTypeOf<CardStatusParams>().toEqualTypeOf<CardPaymentStatusParams>();
-  });
-
-  test('the former methods have the new ones\' types', () => {
-    expectTypeOf(provider.manual.startWithdraw).toEqualTypeOf(provider.manual.startWithdrawal);
-    expectTypeOf(provider.eiban.startWithdraw).toEqualTypeOf(provider.eiban.startWithdrawal);
   });
 });

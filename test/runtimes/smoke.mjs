@@ -122,7 +122,7 @@ for (const [label, sdk] of [['ESM import', esm], ['CommonJS require', cjs]]) {
   });
 }
 
-// Issue 29: how this runtime's fetch reports a failure before the request could leave (a name
+// How this runtime's fetch reports a failure before the request could leave (a name
 // that does not resolve, a refused connection, a failed TLS handshake) must read as not_sent, and
 // a connection lost after sending as unknown. Real sockets on loopback; `.invalid` never resolves.
 await check('connection failures: not_sent before the request could leave, unknown after, each naming its call', async () => {

@@ -15,7 +15,7 @@ import type { RunningSandbox, Sandbox } from '../../src/sandbox/index.js';
 import { customer } from '../helpers/sandbox.js';
 
 /*
- * Issue 13: the payment page clicked through in a real browser, Debian's Chromium driven by
+ * The payment page clicked through in a real browser, Debian's Chromium driven by
  * playwright-core (which downloads no browser). `.ci/run` installs Chromium where it is missing;
  * on a developer's machine without it the tests are skipped, saying so, but never in CI.
  * `UPDATE_SCREENSHOTS=1` rewrites docs/sandbox-payment-page*.png.

@@ -12,7 +12,7 @@ function signedHeaders(apiKey: string, secretKey: string, between = ''): Record<
 }
 
 /*
- * Issue 10 §7: the controls answer only to the sandbox's own users. Every request here goes over
+ * The controls answer only to the sandbox's own users. Every request here goes over
  * a real socket with the headers an attacker's page would make a browser send.
  */
 

@@ -6,7 +6,7 @@ import { customer, rawRequest, startReceiver } from '../helpers/sandbox.js';
 import type { TestReceiver } from '../helpers/sandbox.js';
 
 /*
- * Issue 13: the payment page at a record's payment_url, over real sockets, as a browser and as
+ * The payment page at a record's payment_url, over real sockets, as a browser and as
  * an attacker's page would reach it. test/sandbox/browser.test.ts clicks it in Chromium.
  */
 

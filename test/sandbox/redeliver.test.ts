@@ -6,7 +6,7 @@ import { customer, providerOf, rawRequest, startReceiver } from '../helpers/sand
 import type { ReceivedCallback, TestReceiver } from '../helpers/sandbox.js';
 
 /*
- * Issue 10 §2: the sandbox can redeliver a callback with its original signature, so that a
+ * The sandbox can redeliver a callback with its original signature, so that a
  * receiver's maximum callback age is testable end to end.
  */
 
@@ -119,7 +119,7 @@ describe('end to end: a callback redelivered with its original signature long af
    */
   function verifyAt(sandbox: Sandbox, request: ReceivedCallback | undefined, apiKey: string, secretKey: string) {
     if (request === undefined) throw new Error('nothing received');
-    // verifyCallback's defaults: a maximum age of 3 days (issue 10 §2).
+    // verifyCallback's defaults: a maximum age of 3 days.
     return verifyCallback({ headers: request.headers, body: request.body }, { apiKey, secretKey, now: () => sandbox.clock.now().getTime() });
   }
 

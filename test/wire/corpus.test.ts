@@ -9,7 +9,7 @@ import { verifyCallback } from '../../src/index.js';
 import { optionalFields, valueAt } from '../helpers/arbitrary.js';
 
 /*
- * Issue 10 §1: answers and callbacks written by hand from the spec (test/fixtures/README.md),
+ * Answers and callbacks written by hand from the spec (test/fixtures/README.md),
  * not produced by payorch's schemas or sandbox, parse with the SDK's schemas; the signed callbacks
  * verify, with hashes recomputed here with node:crypto rather than payorch's signer.
  */

@@ -33,7 +33,7 @@ import type {
 } from '../../src/index.js';
 
 /*
- * Issue 11 §4: answer and callback types list exactly the spec's fields. Each key set is pinned
+ * Answer and callback types list exactly the spec's fields. Each key set is pinned
  * in both directions: a field the spec lists compiles, anything else (a typo, a field of another
  * kind) does not, because the types carry no index signature.
  */

@@ -5,7 +5,7 @@ import { CUSTOMER, providerFor, startServer, closeLoopbackServers } from '../hel
 import { DEALER, PROVIDER } from '../helpers/wire.js';
 
 /*
- * Issue 19: answers a service built on another stack plausibly sends, written by hand
+ * Answers a service built on another stack plausibly sends, written by hand
  * (test/fixtures/answers), served as bytes on a real socket and read through the whole client.
  */
 

@@ -8,7 +8,7 @@ import { CUSTOMER, freePort, noBackoff, providerFor, startServer, closeLoopbackS
 import { DEALER, PROVIDER } from '../../helpers/wire.js';
 
 /*
- * Issue 29: a connection that fails before the request's first byte could leave is `not_sent`,
+ * A connection that fails before the request's first byte could leave is `not_sent`,
  * whatever broke it (the name, the connection, the TLS handshake), on real sockets on loopback;
  * one that fails after is `unknown`. Every such error names its call. The same checks run on Bun
  * and Deno in test/runtimes/smoke.mjs.

@@ -16,7 +16,7 @@ import type { Behaviour } from '../../helpers/loopback.js';
 import { PROVIDER } from '../../helpers/wire.js';
 
 /*
- * Issue 19: every error a call raises says whether the service may have acted on it, for a call
+ * Every error a call raises says whether the service may have acted on it, for a call
  * that creates a money movement and for a read-only one alike, on a real socket.
  */
 

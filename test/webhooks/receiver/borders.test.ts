@@ -1,4 +1,4 @@
-// The receiver at its borders (issue 18): each reproduction against a real socket.
+// The receiver at its borders: each reproduction against a real socket.
 import express5 from 'express';
 import express4 from 'express4';
 import { request as httpRequest } from 'node:http';
