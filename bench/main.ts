@@ -145,7 +145,9 @@ for (const name of only) {
     process.stderr.write(`FAILED\n${message}\n`);
   }
 }
-const findings = complete ? readFileSync(here('findings.md'), 'utf8') : '';
+// The findings (what each profile showed, what was changed, before and after) live in one place,
+// bench/findings.md: the report links to them rather than copying them.
+const findings = complete ? '## Findings and fixes\n\nWhat the profiles showed and what was changed, with before and after figures: [findings.md](findings.md).\n' : '';
 const document = [
   '# payorch benchmarks',
   '',
