@@ -124,7 +124,7 @@ test.each(clients)('new %s takes a reverse proxy\'s path prefix as the service\'
     return Promise.resolve(Response.json({ success: true, message: 'hi', dealer_name: 'd' }));
   };
   const client = make({ ...keys, baseUrl: 'https://gw.example.com/payments/apis/', fetch, maxRetries: 0 });
-  await (client instanceof ProviderClient ? client.welcome() : (client).getSettings()).catch(() => undefined);
+  await (client instanceof ProviderClient ? client.welcome() : client.getSettings()).catch(() => undefined);
   expect(urls[0]).toMatch(/^https:\/\/gw\.example\.com\/payments\/apis\/api\/(provider|dealer)\//);
 });
 
