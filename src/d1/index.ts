@@ -23,13 +23,13 @@ export interface D1PreparedStatementLike {
   /** Binds the `?` values. */
   bind(...values: unknown[]): D1PreparedStatementLike;
   /** Runs it and returns its rows (`results`). */
+  // D1's own signatures, so that `all<Order>()` and `first<Order>()` read as they do on D1.
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters
   all<T = unknown>(): Promise<{ readonly results?: readonly T[] | undefined }>;
   /** Runs it; `meta.changes` counts the rows it changed. */
   run(): Promise<{ readonly meta?: { readonly changes?: number | undefined } | undefined }>;
-  /** Runs it and returns the first row's column `column`, or `null` when there is no row. */
-  first<T = unknown>(column: string): Promise<T | null>;
-  /** Runs it and returns the first row, or `null` when there is no row. */
-  first<T = Record<string, unknown>>(): Promise<T | null>;
+  /** Runs it and returns the first row (or its column `column`), or `null` when there is no row. */
+  first<T = unknown>(column?: string): Promise<T | null>;
 }
 
 /** The parts of a D1 binding (`env.DB`) the inbox uses; D1's own `D1Database` fits. */
