@@ -171,7 +171,7 @@ console.log(`${label}: payorch/postgres loaded`);
 # installed in these consumers), loaded by ESM, CommonJS and TypeScript with a stand-in binding.
 step "consumer: payorch/d1 and payorch/durable-object (ESM, CommonJS, TypeScript)"
 cloudflare_js='
-const statement = { bind: () => statement, all: () => Promise.resolve({ results: [] }), run: () => Promise.resolve({}) };
+const statement = { bind: () => statement, all: () => Promise.resolve({ results: [] }), run: () => Promise.resolve({}), first: () => Promise.resolve(null) };
 const d1 = createD1Inbox({ db: { prepare: () => statement, batch: () => Promise.resolve([]) } });
 const storage = { sql: { exec: () => ({ toArray: () => [], rowsWritten: 0 }) }, transaction: (closure) => closure() };
 const durable = createDurableObjectInbox(storage);
