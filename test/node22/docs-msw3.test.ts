@@ -5,6 +5,7 @@ import { setupServer } from 'msw/node';
 import ts from 'typescript';
 import { expect, test, vi } from 'vitest';
 import { ProviderClient } from '../../src/index.js';
+import { diagnosticsOf } from '../helpers/in-memory-program.js';
 
 /*
  * The guides' msw blocks are written for msw 3, the current major (fenced ```ts msw3): the
@@ -16,20 +17,9 @@ const blocks = guides.flatMap((file) => [...readFileSync(join(root, file), 'utf8
 
 test("every msw block of the guides type-checks on msw 3 (msw's own types, this lane's msw)", () => {
   expect(blocks.length).toBeGreaterThan(0);
-  const config = ts.readConfigFile(join(root, 'tsconfig.json'), (path) => ts.sys.readFile(path));
-  const { options } = ts.parseJsonConfigFileContent(config.config, ts.sys, root);
   // Inside this folder, so that 'msw' resolves to the lane's msw 3.
   const files = new Map(blocks.map((block) => [join(import.meta.dirname, `__msw3_${block.index}_${block.file.replace(/\W/g, '_')}__.ts`), `${block.code}\nexport {};\n`]));
-  const host = ts.createCompilerHost(options);
-  const readFile = host.readFile.bind(host);
-  const fileExists = host.fileExists.bind(host);
-  host.readFile = (path) => files.get(path) ?? readFile(path);
-  host.fileExists = (path) => files.has(path) || fileExists(path);
-  const program = ts.createProgram([...files.keys()], { ...options, noEmit: true }, host);
-  const problems = [...files.keys()].flatMap((name) => {
-    const file = program.getSourceFile(name);
-    return (file === undefined ? [] : [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)]).map((diagnostic) => `${name}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`);
-  });
+  const problems = diagnosticsOf(root, files).map((diagnostic) => `${diagnostic.file?.fileName ?? ''}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`);
   expect(problems).toEqual([]);
 }, 60_000);
 
