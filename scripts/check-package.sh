@@ -138,6 +138,26 @@ node out-node16/main.js "TypeScript node16 ESM"
 node out-node16/cjs.cjs
 node out-bundler/main.js "TypeScript bundler"
 
+# The floor the README states (TypeScript 5.5, zod's own) and the newest release, on the same
+# consumer with skipLibCheck false: the published declarations must compile on both.
+step "consumer: TypeScript 5.5 (the stated floor) and the latest release, node16 and bundler"
+install . "typescript-floor@npm:typescript@~5.5.0" "typescript-latest@npm:typescript@latest"
+for compiler in typescript-floor typescript-latest; do
+  for config in tsconfig.node16.json tsconfig.bundler.json; do
+    node "node_modules/$compiler/bin/tsc" -p "$config" --noEmit
+  done
+  echo "$(node "node_modules/$compiler/bin/tsc" -v): node16 and bundler compile"
+done
+
+# msw 3 is the current major (an optional peer, 2 or 3): installing payorch beside it must need no
+# --legacy-peer-deps. msw 3 runs on Node 22.12 or later; the Node 22 lane runs it (test/node22).
+step "consumer: npm install payorch beside msw@3, without flags"
+mkdir -p "$work/msw3" && cd "$work/msw3"
+echo '{ "name": "consumer-msw3", "private": true, "type": "module" }' > package.json
+install . "$tarball" "msw@^3"
+echo "installed payorch $(node -p 'require("payorch/package.json").version') beside msw $(node -p 'require("msw/package.json").version')"
+cd "$work/ts"
+
 # The bin as npx runs it from an install: its chunks, its shebang, the version it reads, its sandbox.
 step "the payorch command from the installed package, and the README quick start against its sandbox"
 cd "$work/esm"
@@ -150,8 +170,12 @@ npx --no-install payorch sandbox --port 0 --env > sandbox.env &
 sandbox_pid=$!
 for _ in $(seq 100); do [[ -s sandbox.env ]] && break; sleep 0.1; done
 (. ./sandbox.env && node quickstart.mjs) | tee quickstart.out
+# Its second block, receiver.mjs: the merchant's own receiver applies the sandbox's callback.
+awk '/^## Quick start/{q=1} q&&/^```ts/{n++; f=(n==2); next} f&&/^```/{exit} f' "$repo/README.md" > receiver.mjs
+(. ./sandbox.env && node receiver.mjs) | tee receiver.out
 kill "$sandbox_pid"
 grep -qE '^MAN-[A-Za-z0-9]+-[0-9]+ http://127\.0\.0\.1:[0-9]+/' quickstart.out || { echo "the README quick start did not print a tracking code and payment_url"; exit 1; }
+grep -qE '^applied: deposit MAN-[A-Za-z0-9]+-[0-9]+ completed, 250 TRY for u-1$' receiver.out || { echo "the README quick start's receiver did not apply the sandbox's callback"; exit 1; }
 npx --no-install payorch openapi | node -e 'let t="";process.stdin.on("data",(c)=>t+=c).on("end",()=>{const d=JSON.parse(t);if(Object.keys(d.paths).length!==25)process.exit(1);console.log("payorch openapi: 25 paths")})'
 
 # payorch/postgres needs no pg to load (the pool is the user's), and payorch never loads it: none
@@ -171,7 +195,7 @@ console.log(`${label}: payorch/postgres loaded`);
 # installed in these consumers), loaded by ESM, CommonJS and TypeScript with a stand-in binding.
 step "consumer: payorch/d1 and payorch/durable-object (ESM, CommonJS, TypeScript)"
 cloudflare_js='
-const statement = { bind: () => statement, all: () => Promise.resolve({ results: [] }), run: () => Promise.resolve({}) };
+const statement = { bind: () => statement, all: () => Promise.resolve({ results: [] }), run: () => Promise.resolve({}), first: () => Promise.resolve(null) };
 const d1 = createD1Inbox({ db: { prepare: () => statement, batch: () => Promise.resolve([]) } });
 const storage = { sql: { exec: () => ({ toArray: () => [], rowsWritten: 0 }) }, transaction: (closure) => closure() };
 const durable = createDurableObjectInbox(storage);

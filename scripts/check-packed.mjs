@@ -7,6 +7,7 @@ import { dirname, join, relative } from 'node:path';
 const packed = process.argv[2];
 const repo = join(import.meta.dirname, '..');
 const REPOSITORY = 'https://github.com/payorch/payorch';
+const RAW = 'https://raw.githubusercontent.com/payorch/payorch/main/';
 const problems = [];
 const manifest = JSON.parse(readFileSync(join(packed, 'package.json'), 'utf8'));
 
@@ -27,7 +28,8 @@ if (!Array.isArray(manifest.keywords) || manifest.keywords.length === 0) problem
 // package is read: in node_modules, offline, at the installed version. A relative link (images
 // included) must name a file or folder inside the tarball; an absolute repository link must name
 // something in the repository, and never a file that ships (link that relatively, so that it
-// matches the installed version). Every shipped file outside dist/ must be reached from README.md
+// matches the installed version); an image left out of the package is shown from the
+// repository's raw files, and must be there. Every shipped file outside dist/ must be reached from README.md
 // through links (a folder link reaches what is in it) or an example's relative imports.
 const shipped = readdirSync(packed, { recursive: true }).map(String).filter((file) => !file.startsWith('node_modules'));
 const markdown = shipped.filter((file) => file.endsWith('.md'));
@@ -44,6 +46,11 @@ for (const file of markdown) {
       if (!/^(blob|tree)\/main\//.test(rest)) problems.push(`${file}: link ${link} does not point at a file on main`);
       else if (!existsSync(join(repo, path))) problems.push(`${file}: link ${link}: ${path} is not in the repository`);
       else if (existsSync(join(packed, path))) problems.push(`${file}: link ${link} points at GitHub, but ${path} ships: link it relatively so it matches the installed version`);
+    } else if (link.startsWith(RAW)) {
+      // Images the package leaves out (screenshots), shown from the repository.
+      const path = link.slice(RAW.length);
+      if (!existsSync(join(repo, path))) problems.push(`${file}: image ${link}: ${path} is not in the repository`);
+      else if (existsSync(join(packed, path))) problems.push(`${file}: image ${link} points at GitHub, but ${path} ships: link it relatively`);
     } else if (!/^[a-z][a-z0-9+.-]*:/i.test(link)) {
       const target = join(dirname(file), decodeURIComponent(link.replace(/#.*$/, '')));
       if (target.startsWith('..')) problems.push(`${file}: link ${link} leaves the package`);
@@ -74,6 +81,10 @@ for (const file of shipped) {
   if (file.startsWith('dist') || ['package.json', 'LICENSE', 'README.md'].includes(file)) continue;
   if (statSync(join(packed, file)).isDirectory()) continue;
   if (!reachedFromReadme.has(file)) problems.push(`${file} ships, but no link from README.md (or a page it links) reaches it`);
+}
+for (const file of shipped) {
+  // Read by maintainers, not from node_modules: screenshots are linked from the repository.
+  if (file === 'docs/decisions.md' || file.endsWith('.png')) problems.push(`${file} ships: it is for the repository, not for users' node_modules`);
 }
 if (linkCount.all === 0) problems.push('the shipped markdown has no links: did the pattern break?');
 

@@ -8,6 +8,8 @@ import type { Api } from '../core/api.js';
 import { settingsEndpoint } from '../dealer/settings.js';
 import { welcomeEndpoint } from '../provider/account.js';
 import { isLoopbackHostname } from '../core/loopback.js';
+import { checkBaseUrl } from '../core/client-options.js';
+import { RequestValidationError } from '../errors/error.js';
 import { COMMON_OPTIONS, EXIT_FAILED, EXIT_OK, KEY_VARIABLES, colours, emit, fromFlagOrEnv, DEFAULT_WAIT_MS, WAIT_TIMEOUT, numberFlag, parse, rangeOf, requireSetting, accountKeys, secretFromOptions, UsageError } from './io.js';
 import type { AccountKeys, Command, Io } from './io.js';
 
@@ -90,10 +92,11 @@ function causeCode(error: unknown): string | undefined {
   return undefined;
 }
 
-async function checkAccount(account: Api, baseUrl: URL, keys: AccountKeys, timeoutMs: number): Promise<Check[]> {
-  // The cheapest signed call of each API, one that creates nothing.
+async function checkAccount(account: Api, root: string, keys: AccountKeys, timeoutMs: number): Promise<Check[]> {
+  // The cheapest signed call of each API, one that creates nothing, at the URL the clients build.
   const probe = account === 'provider' ? welcomeEndpoint : settingsEndpoint;
-  const url = new URL(`${apiPath(account)}${probe.path}`, baseUrl);
+  const url = new URL(`${root}${apiPath(account)}${probe.path}`);
+  const baseUrl = new URL(root);
   const https = baseUrl.protocol === 'https:';
   const timestamp = String(Math.floor(Date.now() / 1000));
   const headers = { 'X-Api-Key': keys.apiKey, 'X-Timestamp': timestamp, 'X-Hash': requestHash(keys, { hash: 'basic' }, timestamp), 'Content-Type': 'application/json' };
@@ -197,7 +200,17 @@ async function run(args: readonly string[], io: Io): Promise<number> {
   if (!URL.canParse(base) || !/^https?:$/.test(new URL(base).protocol)) {
     return report(io, values.json, [{ account: 'provider', name: 'reachability', outcome: 'fail', detail: `not an http(s) URL: ${base}`, fix: `set ${ENVIRONMENT_NAMES.baseUrl} to the service address, for example https://pay.example.com` }]);
   }
-  const baseUrl = new URL(base);
+  let root: string;
+  try {
+    // Plain http is doctor's warning to give, not a refusal.
+    root = checkBaseUrl('payorch doctor', base, true);
+  } catch (error) {
+    if (!(error instanceof RequestValidationError)) throw error;
+    const problem = error.issues[0]?.message ?? error.message;
+    const root = /; use (\S+)$/.exec(problem)?.[1];
+    const fix = root === undefined ? 'the service address, for example https://pay.example.com' : root;
+    return report(io, values.json, [{ account: 'provider', name: 'reachability', outcome: 'fail', detail: `the base URL ${problem}`, fix: `set ${ENVIRONMENT_NAMES.baseUrl} (or --base-url) to ${fix}` }]);
+  }
   const timeoutMs = numberFlag(values.timeout, '--timeout', WAIT_TIMEOUT) ?? DEFAULT_WAIT_MS;
   if (values['secret-key-stdin'] && values['dealer-secret-key-stdin']) throw new UsageError('standard input carries one secret key: use --dealer-secret-key-file for the other');
   const provider = await accountKeys(values, io, 'provider');
@@ -206,9 +219,9 @@ async function run(args: readonly string[], io: Io): Promise<number> {
   // Both accounts at once, each bounded by --timeout: a host that never answers costs one
   // timeout, not one per account. The report keeps the provider first.
   const accounts = await Promise.all([
-    checkAccount('provider', baseUrl, provider, timeoutMs),
+    checkAccount('provider', root, provider, timeoutMs),
     dealerApiKey !== undefined && dealerSecretKey !== undefined
-      ? checkAccount('dealer', baseUrl, { apiKey: dealerApiKey, secretKey: dealerSecretKey }, timeoutMs)
+      ? checkAccount('dealer', root, { apiKey: dealerApiKey, secretKey: dealerSecretKey }, timeoutMs)
       : [{ account: 'dealer', name: 'authentication', outcome: 'skip', detail: `no dealer keys given (${KEY_VARIABLES.dealer.apiKey}, ${KEY_VARIABLES.dealer.secretKey})` } satisfies Check],
   ]);
   return report(io, values.json, accounts.flat());

@@ -1,7 +1,7 @@
 import { requestHash } from '../internal/signer.js';
 import type { Signing } from '../internal/signer.js';
 import { ENVIRONMENT_NAMES } from '../internal/environment-names.js';
-import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_OK, UsageError, accountKeys, emit, parse, requireSetting, secretKeyHelp } from './io.js';
+import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_OK, KEY_VARIABLES, UsageError, accountKeys, emit, parse, requireSetting, secretKeyHelp } from './io.js';
 import type { Command, Io } from './io.js';
 
 const USAGE = `Usage: payorch sign basic|key|credential [options]
@@ -24,6 +24,10 @@ Example:
   curl -X POST "$PAYORCH_BASE_URL/api/provider/welcome" $(payorch sign basic)`;
 
 const HASHES = ['basic', 'key', 'credential'] as const;
+
+// Tab is the one control character a header value may hold.
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\x00-\x08\x0a-\x1f\x7f]/;
 
 function signing(hash: string | undefined, values: { readonly key?: string | undefined; readonly 'credential-key'?: string | undefined }, io: Io): Signing {
   switch (hash) {
@@ -71,6 +75,16 @@ async function run(args: readonly string[], io: Io): Promise<number> {
     ...(chosen.hash === 'credential' ? { 'X-Credential-Key': chosen.credentialKey } : {}),
     'Content-Type': 'application/json',
   };
+  const sources: Readonly<Record<string, string>> = {
+    'X-Api-Key': `--api-key or ${KEY_VARIABLES[values.dealer ? 'dealer' : 'provider'].apiKey}`,
+    'X-Key': `--key or ${ENVIRONMENT_NAMES.sitesKey}`,
+    'X-Credential-Key': `--credential-key or ${ENVIRONMENT_NAMES.credentialKey}`,
+  };
+  for (const [name, value] of Object.entries(headers)) {
+    // curl would split the line into a header of its own, and the hash would cover a value the
+    // service never sees; the clients refuse the same values before sending.
+    if (CONTROL.test(value)) throw new UsageError(`${name} (from ${sources[name] ?? name}) contains a carriage return, line feed or other control character, which an HTTP header cannot carry: remove it (a file saved with Windows line endings?)`);
+  }
   emit(
     io,
     values.json,

@@ -62,7 +62,8 @@ export function readSets(kind: CallbackKind, entries: readonly string[]): Record
     const value = entry.slice(split + 1);
     if ((SIGNED_FIELDS as readonly string[]).includes(field)) {
       const instead = field === 'tracking_code' ? ' (use --tracking-code or --from-record)' : field === 'status' ? ' (name it in the event, <kind>.<status>)' : '';
-      throw new UsageError(`--set ${field}: the hash covers ${field}, so trigger signs it itself${instead}; a ${kind} callback lets --set change ${allowed}`);
+      const why = field === 'hash' ? 'the hash is computed from the secret key and the signed fields, so trigger computes it itself' : `the hash covers ${field}, so trigger signs it itself${instead}`;
+      throw new UsageError(`--set ${field}: ${why}; a ${kind} callback lets --set change ${allowed}`);
     }
     const spec = Object.hasOwn(table, field) ? table[field] : undefined;
     if (spec === undefined) throw new UsageError(`--set ${field}: a ${kind} callback has no field ${JSON.stringify(field)} (spec 6); --set may change ${allowed}`);

@@ -139,8 +139,16 @@ function serviceUrlProblem(url: URL, insecureAllowed: boolean): string | undefin
     return `must use https unless the host is loopback or allowInsecureHttp is set (signatures do not cover the body); got ${url.protocol}//${url.host}`;
   }
   if (url.search !== '' || url.hash !== '') return `must not have a query or fragment; got ${url.protocol}//${url.host}${url.pathname} with a ${url.search !== '' ? 'query' : 'fragment'}`;
+  const appended = API_SUFFIX.exec(url.pathname);
+  if (appended !== null) {
+    const root = `${url.protocol}//${url.host}${url.pathname.slice(0, appended.index) || '/'}`;
+    return `must be the service's root: payorch appends /api/provider and /api/dealer itself, so ${url.protocol}//${url.host}${url.pathname} would call ${url.pathname.replace(/\/+$/, '')}/api/…; use ${root}`;
+  }
   return undefined;
 }
+
+// The paths the clients append themselves. Any other prefix (a reverse proxy's /payments) is the service's root.
+const API_SUFFIX = /\/api(?:\/provider|\/dealer)?\/*$/;
 
 /** The one refusal of a bad option. A key's value is never shown: only what is wrong with it. */
 function refuse(where: string, declaration: OptionDeclaration, message: string): never {

@@ -13,14 +13,23 @@ import { recordTimeOf } from '../webhooks/record-time.js';
 // The SQL, the key reads and the retention rules both SQLite inboxes share.
 import * as sqlite from '../sqlite/inbox.js';
 
-/** The parts of a D1 prepared statement the inbox uses; D1's own `D1PreparedStatement` fits. */
+/**
+ * The parts of a D1 prepared statement that the inbox and your handlers use; D1's own
+ * `D1PreparedStatement` fits. For all of D1's methods (`raw`, `exec`, sessions), type `db` with
+ * `D1Database` from `@cloudflare/workers-types`: the D1 inbox and its context take it as their
+ * type parameter.
+ */
 export interface D1PreparedStatementLike {
   /** Binds the `?` values. */
   bind(...values: unknown[]): D1PreparedStatementLike;
   /** Runs it and returns its rows (`results`). */
-  all(): Promise<{ readonly results?: readonly unknown[] | undefined }>;
+  // D1's own signatures, so that `all<Order>()` and `first<Order>()` read as they do on D1.
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters
+  all<T = unknown>(): Promise<{ readonly results?: readonly T[] | undefined }>;
   /** Runs it; `meta.changes` counts the rows it changed. */
   run(): Promise<{ readonly meta?: { readonly changes?: number | undefined } | undefined }>;
+  /** Runs it and returns the first row (or its column `column`), or `null` when there is no row. */
+  first<T = unknown>(column?: string): Promise<T | null>;
 }
 
 /** The parts of a D1 binding (`env.DB`) the inbox uses; D1's own `D1Database` fits. */

@@ -34,7 +34,7 @@ function calendarDate() {
 const rangeShape = () => ({
   /** The E-IBAN's `wallet_id`, from `dealer.eibans.list()`. Required (spec 4.13). */
   wallet_id: requiredString(),
-  /** First day, a calendar date `YYYY-MM-DD` in service time. Required (spec 4.13). */
+  /** First day, a calendar date `YYYY-MM-DD` in service time. Required. For `list()` the range is at most 3 days: `end_date` at most 3 days after it (spec 4.13, 7.4, 8); `iterate()` takes any range. */
   start_date: calendarDate(),
   /** Last day, `YYYY-MM-DD`, not before `start_date`. Required. For `list()` at most 3 days after `start_date` (spec 4.13, 7.4, 8); `iterate()` takes any range. */
   end_date: calendarDate(),

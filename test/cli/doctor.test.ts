@@ -115,6 +115,33 @@ describe('payorch doctor', { timeout: 30_000 }, () => {
     }
   });
 
+  test('a base URL ending in /api, a path the clients append themselves, fails with the root to use instead', async () => {
+    const sandbox = await listeningSandbox();
+    try {
+      for (const suffix of ['/api', '/api/provider/']) {
+        const run = await payorch(['doctor'], { ...sandbox.env, PAYORCH_BASE_URL: `${sandbox.url}${suffix}` });
+        expect(run.code).toBe(1);
+        expect(run.stdout).toContain("the base URL must be the service's root: payorch appends /api/provider and /api/dealer itself");
+        expect(run.stdout).toContain(`fix: set PAYORCH_BASE_URL (or --base-url) to ${sandbox.url}/\n`);
+        expect(run.stdout).not.toContain('All checks passed');
+      }
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  test("a reverse proxy's path prefix is the service's root: doctor probes below it, at the URL the clients call", async () => {
+    const paths: string[] = [];
+    const server = await startServer((request, response) => {
+      paths.push(request.url ?? '');
+      if (request.url === '/gateway/api/provider/welcome') json(response, 200, { success: true, message: 'Welcome' });
+      else json(response, 404, { success: false, error: 'Not found' });
+    });
+    const run = await doctor({ PAYORCH_BASE_URL: `${server.url}/gateway/`, PAYORCH_PROVIDER_API_KEY: 'a', PAYORCH_PROVIDER_SECRET_KEY: 'b' });
+    expect(paths).toEqual(['/gateway/api/provider/welcome']);
+    expect(check(run, 'provider', 'authentication')).toMatchObject({ outcome: 'ok', detail: 'signed request accepted: Welcome' });
+  });
+
   test('a base URL that is not http(s) fails; missing keys are bad usage', async () => {
     const bad = await doctor({ PAYORCH_BASE_URL: 'pay.example.com', PAYORCH_PROVIDER_API_KEY: 'a', PAYORCH_PROVIDER_SECRET_KEY: 'b' });
     expect(bad.code).toBe(1);

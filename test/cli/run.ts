@@ -31,7 +31,7 @@ function newest(directory: string): number {
 /** Fails the file at once, with the fix, when dist/cli.js is missing or older than src/ (for the tests of the binary). */
 export function requireFreshBuild(): void {
   beforeAll(() => {
-    let built = 0;
+    let built: number;
     try {
       built = statSync(CLI).mtimeMs;
     } catch {

@@ -52,6 +52,15 @@ describe('payorch sign', { timeout: 30_000 }, () => {
     expect(answer.status).toBe(200);
   });
 
+  test.each([
+    ['an API key from a file with Windows line endings', ['basic'], { PAYORCH_PROVIDER_API_KEY: 'prov_api_1\r\n' }, 'X-Api-Key (from --api-key or PAYORCH_PROVIDER_API_KEY)'],
+    ['a dealer API key with a line feed', ['basic', '--dealer'], { PAYORCH_DEALER_API_KEY: 'dealer_api\nX-Injected: 1' }, 'X-Api-Key (from --api-key or PAYORCH_DEALER_API_KEY)'],
+    ['a sites key with a carriage return', ['key'], { PAYORCH_SITES_KEY: 'sites\rkey' }, 'X-Key (from --key or PAYORCH_SITES_KEY)'],
+    ['a credential key with a line feed', ['credential', '--credential-key', 'cred\nkey'], {}, 'X-Credential-Key (from --credential-key or PAYORCH_CREDENTIAL_KEY)'],
+  ])('%s: refused as the clients refuse it, naming the header and where it came from; nothing printed', async (_case, args, env, named) => {
+    await expectUsageError(['sign', ...args], { ...sandbox.env, ...env }, new RegExp(`${named.replace(/[()]/g, '\\$&')} contains a carriage return, line feed or other control character, which an HTTP header cannot carry`));
+  });
+
   test('--dealer signs with the dealer keys; the Dealer API accepts it', async () => {
     const run = await payorch(['sign', 'basic', '--dealer'], sandbox.env);
     const headers = headersOf(run.stdout);

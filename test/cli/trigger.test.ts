@@ -157,7 +157,7 @@ describe('payorch trigger', { timeout: 60_000 }, () => {
     [['--set', 'tracking_code=MAN-a8Xk29Qp-1763812000'], `--set tracking_code: the hash covers tracking_code, so trigger signs it itself (use --tracking-code or --from-record); a deposit callback lets --set change ${ALLOWED}`],
     [['--set', 'status=completed'], '--set status: the hash covers status'],
     [['--set', 'timestamp=1763812000'], '--set timestamp: the hash covers timestamp'],
-    [['--set', 'hash=abc'], '--set hash: the hash covers hash'],
+    [['--set', 'hash=abc'], `--set hash: the hash is computed from the secret key and the signed fields, so trigger computes it itself; a deposit callback lets --set change ${ALLOWED}`],
     [['--set', 'iban=TR330006100519786457841326'], `--set iban: a deposit callback has no field "iban" (spec 6); --set may change ${ALLOWED}`],
     [['--set', 'user_id'], '--set takes field=value, for example --set user_id=u-42: "user_id"'],
     [['--set', 'site_id=three'], '--set site_id=three: site_id is a whole number'],

@@ -102,6 +102,9 @@ describe.each(clients)('new %s with a baseUrl it refuses', (name, make, keys) =>
     ['a fragment', 'https://pay.example.com/#top', 'must not have a query or fragment'],
     ['another scheme', 'ftp://pay.example.com', 'must use https'],
     ['a number', 443, 'got number'],
+    ['the /api path the clients append', 'https://pay.example.com/api', "must be the service's root: payorch appends /api/provider and /api/dealer itself, so https://pay.example.com/api would call /api/api/…; use https://pay.example.com/"],
+    ['the /api/provider path', 'https://pay.example.com/api/provider/', 'use https://pay.example.com/'],
+    ['/api/dealer behind a proxy prefix', 'https://gw.example.com/payments/api/dealer', 'use https://gw.example.com/payments'],
   ])('%s is a RequestValidationError (invalid_option, not_sent) naming baseUrl', (_case, baseUrl, expected) => {
     const fetch = neverCalled();
     const error = thrownBy(() => make({ ...keys, baseUrl, fetch } as unknown as ClientOptions));
@@ -112,6 +115,17 @@ describe.each(clients)('new %s with a baseUrl it refuses', (name, make, keys) =>
     expect(error.message).not.toMatch(/hunter2|merchant|token=abc/);
     expect(fetch).not.toHaveBeenCalled();
   });
+});
+
+test.each(clients)('new %s takes a reverse proxy\'s path prefix as the service\'s root and calls below it', async (_name, make, keys) => {
+  const urls: string[] = [];
+  const fetch = (input: RequestInfo | URL): Promise<Response> => {
+    urls.push(input instanceof Request ? input.url : String(input));
+    return Promise.resolve(Response.json({ success: true, message: 'hi', dealer_name: 'd' }));
+  };
+  const client = make({ ...keys, baseUrl: 'https://gw.example.com/payments/apis/', fetch, maxRetries: 0 });
+  await (client instanceof ProviderClient ? client.welcome() : client.getSettings()).catch(() => undefined);
+  expect(urls[0]).toMatch(/^https:\/\/gw\.example\.com\/payments\/apis\/api\/(provider|dealer)\//);
 });
 
 describe('per-call options', () => {

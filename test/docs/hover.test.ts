@@ -120,7 +120,7 @@ describe('hovering where the merchant writes code, against the packed declaratio
     ['user_id', 1, ['identifier in your system', 'not blank', 'spec 2.3']],
     ['fullname', 1, ["customer's full name", 'not blank', 'spec 2.3']],
     ['iban', 1, ['15 to 34 characters', 'spec 4.6']],
-    ['start_date', 1, ['YYYY-MM-DD', 'spec 4.13']],
+    ['start_date', 1, ['YYYY-MM-DD', 'at most 3 days after it', 'spec 4.13']],
     ['end_date', 1, ['at most 3 days after `start_date`', 'spec 4.13']],
     ['payment_url', 1, ['payment page', 'spec 4.5']],
     ['expires_at', 1, ['YYYY-MM-DD HH:MM:SS', 'spec 2.4']],

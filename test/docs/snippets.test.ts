@@ -2,10 +2,12 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, test } from 'vitest';
+import { diagnosticsOf } from '../helpers/in-memory-program.js';
 
 // Every ```ts block of README.md and docs/*.md is compiled against the real sources, so a guide
 // cannot drift from the code. A block is its own module; the names guides use without defining
 // them (`provider`, `dealer`, ...) are declared once below, and a block may define its own.
+// Blocks fenced ```ts msw3 are written for msw 3: the Node 22 lane compiles them (test/node22).
 const root = join(import.meta.dirname, '../..');
 const prelude = `
 import type { DealerClient, ProviderClient } from 'payorch';
@@ -39,26 +41,12 @@ const snippets = guides.flatMap(snippetsOf);
 
 describe('code in the guides', () => {
   test('every TypeScript block of README.md and docs/*.md compiles', () => {
-    const config = ts.readConfigFile(join(root, 'tsconfig.json'), (path) => ts.sys.readFile(path));
-    const { options } = ts.parseJsonConfigFileContent(config.config, ts.sys, root);
     const files = new Map<string, string>([[join(root, 'test/docs/__prelude__.ts'), prelude]]);
     snippets.forEach((snippet, index) => {
       // `export {}` makes each block a module, so blocks may reuse names.
       files.set(join(root, `test/docs/__snippet_${index}__.ts`), `${snippet.code}\nexport {};\n`);
     });
-    const host = ts.createCompilerHost(options);
-    const readFile = host.readFile.bind(host);
-    const fileExists = host.fileExists.bind(host);
-    host.readFile = (path) => files.get(path) ?? readFile(path);
-    host.fileExists = (path) => files.has(path) || fileExists(path);
-    const program = ts.createProgram([...files.keys()], { ...options, noEmit: true }, host);
-    // Only the guides' blocks are checked: the sources they import are typed as far as the blocks
-    // use them, and checked whole by `npm run typecheck`.
-    const problems = [...files.keys()]
-      .flatMap((name) => {
-        const file = program.getSourceFile(name);
-        return file === undefined ? [] : [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)];
-      })
+    const problems = diagnosticsOf(root, files)
       .map((diagnostic) => {
         const name = diagnostic.file?.fileName ?? '';
         const index = Number(/__snippet_(\d+)__/.exec(name)?.[1] ?? -1);

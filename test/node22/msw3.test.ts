@@ -7,7 +7,7 @@ import { createSandbox } from '../../src/sandbox/index.js';
 // msw 3 is the current major; `sandbox.mswHandlers(http)` takes its `http` as it takes msw 2's.
 const sandbox = createSandbox();
 const server = setupServer(...sandbox.mswHandlers(http, { baseUrl: 'https://pay.example.test' }));
-beforeAll(() => { server.listen({ onUnhandledRequest: 'error' }); });
+beforeAll(() => { server.listen({ onUnhandledFrame: 'error' }); });
 afterAll(() => { server.close(); });
 
 test('the sandbox answers through msw 3', async () => {
