@@ -64,8 +64,8 @@ export interface InboxContractOptions {
 /** One behaviour of the contract: register it with your runner, `test(c.name, c.run)`. */
 export interface InboxContractCase {
   readonly name: string;
-  /** Resolves when the inbox keeps the behaviour, rejects with what it did instead. */
-  run(): Promise<void>;
+  /** Resolves when the inbox keeps the behaviour, rejects with what it did instead. An arrow: pass it to the runner as it is. */
+  readonly run: () => Promise<void>;
 }
 
 /** The retention the cases prune with: 90 days. */
@@ -160,7 +160,7 @@ export function inboxContract(options: InboxContractOptions): readonly InboxCont
     );
     const { trackingCode, status, recordTime } = delivery.error;
     expectThat(trackingCode === callbackKey.trackingCode && status === callbackKey.status, `${what}: the CallbackRetentionError names ${trackingCode} ${status}`);
-    expectThat(`${callbackKey.trackingCode}`.endsWith(`-${recordTime}`), `${what}: the CallbackRetentionError's recordTime is ${recordTime}`);
+    expectThat(callbackKey.trackingCode.endsWith(`-${recordTime}`), `${what}: the CallbackRetentionError's recordTime is ${recordTime}`);
   }
 
   const cases: [string, (store: InboxContractStore) => Promise<void>][] = [

@@ -65,7 +65,7 @@ export const MEMORY_INBOX_OPTIONS: readonly OptionDeclaration[] = [
  * const receiver = createCallbackReceiver({ apiKey, secretKey, inbox: createMemoryInbox({ maxKeys: 1_000_000 }) });
  * ```
  */
-export function createMemoryInbox(options: MemoryInboxOptions = {}): CallbackInbox<MemoryInboxContext> {
+export function createMemoryInbox(options: MemoryInboxOptions = {}): CallbackInbox {
   checkOptions('createMemoryInbox', options, MEMORY_INBOX_OPTIONS);
   const retentionMs = (options.retentionSeconds ?? DEFAULT_MEMORY_INBOX_RETENTION_SECONDS) * 1000;
   const maxKeys = options.maxKeys ?? DEFAULT_MAX_KEYS;
