@@ -8,7 +8,7 @@
  */
 import { checkOptions } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
-import type { CallbackInbox, CallbackInboxContext, CallbackInboxOutcome, CallbackKey } from '../webhooks/inbox.js';
+import type { CallbackInbox, CallbackInboxContext, CallbackInboxOutcome } from '../webhooks/inbox.js';
 import { recordTimeOf } from '../webhooks/record-time.js';
 // The SQL, the key reads and the retention rules both SQLite inboxes share.
 import * as sqlite from '../sqlite/inbox.js';

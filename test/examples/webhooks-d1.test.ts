@@ -1,5 +1,5 @@
 import { Miniflare } from 'miniflare';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, expect, test } from 'vitest';
 import { CallbackRetentionError, isPayorchError, signCallback } from '../../src/index.js';
 import { createD1Inbox, d1InboxTableSql } from '../../src/d1/index.js';
 import type { D1DatabaseLike } from '../../src/d1/index.js';
