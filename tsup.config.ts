@@ -11,6 +11,8 @@ export default defineConfig([
       // The Cloudflare inboxes (payorch/d1, payorch/durable-object): loaded only by their users.
       'd1/index': 'src/d1/index.ts',
       'durable-object/index': 'src/durable-object/index.ts',
+      // The inbox contract (payorch/testing), for tests of an inbox of one's own.
+      'testing/index': 'src/testing/index.ts',
       // Receiving callbacks only (payorch/webhooks): the same modules as payorch's, in shared
       // chunks, without ky or zod.
       'webhooks/index': 'src/webhooks/index.ts',
@@ -32,6 +34,7 @@ export default defineConfig([
         'postgres/index': 'src/postgres/index.ts',
         'd1/index': 'src/d1/index.ts',
         'durable-object/index': 'src/durable-object/index.ts',
+        'testing/index': 'src/testing/index.ts',
         'webhooks/index': 'src/webhooks/index.ts',
       },
       compilerOptions: { ignoreDeprecations: '6.0' },

@@ -20,7 +20,7 @@ step "publint --strict"
 npx --no-install publint --strict
 
 # The default profile includes node10 resolution (`moduleResolution: "node"`, still common):
-# package.json typesVersions maps payorch/sandbox, payorch/postgres, payorch/webhooks, payorch/d1 and payorch/durable-object to their declarations there.
+# package.json typesVersions maps payorch/sandbox, payorch/postgres, payorch/webhooks, payorch/d1, payorch/durable-object and payorch/testing to their declarations there.
 step "attw --pack . (default profile: node10, node16 CJS and ESM, bundler)"
 npx --no-install attw --pack .
 
@@ -205,6 +205,26 @@ console.log(`${label}: payorch/d1 and payorch/durable-object loaded`);
 (cd "$work/esm" && { echo 'import { createD1Inbox, d1InboxTableSql } from "payorch/d1";'; echo 'import { createDurableObjectInbox } from "payorch/durable-object";'; echo 'const label = "ESM";'; echo "$cloudflare_js"; } > cloudflare.js && node cloudflare.js)
 (cd "$work/cjs" && { echo 'const { createD1Inbox, d1InboxTableSql } = require("payorch/d1");'; echo 'const { createDurableObjectInbox } = require("payorch/durable-object");'; echo 'const label = "CommonJS";'; echo "$cloudflare_js"; } > cloudflare.js && node cloudflare.js)
 (cd "$work/ts" && { echo 'import { createD1Inbox, d1InboxTableSql } from "payorch/d1";'; echo 'import type { D1PreparedStatementLike } from "payorch/d1";'; echo 'import { createDurableObjectInbox } from "payorch/durable-object";'; echo 'const label = "TypeScript node16";'; echo "$cloudflare_js" | sed -e 's/const statement =/const statement: D1PreparedStatementLike =/' -e 's/(closure) =>/<T>(closure: () => Promise<T>) =>/'; } > src/cloudflare.ts && "$tsc" -p tsconfig.node16.json && node out-node16/cloudflare.js)
+
+# payorch/testing: the inbox contract, run as a merchant runs it, with no test runner installed,
+# against the packed in-memory inbox (its clock a retention behind until the prune).
+step "consumer: payorch/testing runs the inbox contract (ESM, CommonJS, TypeScript)"
+testing_js='
+const store = () => {
+  let lag = INBOX_CONTRACT_PRUNE_SECONDS * 1000;
+  const inbox = createMemoryInbox({ retentionSeconds: INBOX_CONTRACT_PRUNE_SECONDS, now: () => Date.now() - lag });
+  return { inbox: () => inbox, prune: async () => { lag = 0; } };
+};
+const run = async () => {
+  const cases = inboxContract({ store });
+  for (const contractCase of cases) await contractCase.run();
+  console.log(`${label}: payorch/testing ran ${cases.length} contract cases on the memory inbox`);
+};
+void run().catch((error) => { console.error(error); process.exit(1); });
+'
+(cd "$work/esm" && { echo 'import { createMemoryInbox } from "payorch";'; echo 'import { inboxContract, INBOX_CONTRACT_PRUNE_SECONDS } from "payorch/testing";'; echo 'const label = "ESM";'; echo "$testing_js"; } > testing.js && node testing.js)
+(cd "$work/cjs" && { echo 'const { createMemoryInbox } = require("payorch");'; echo 'const { inboxContract, INBOX_CONTRACT_PRUNE_SECONDS } = require("payorch/testing");'; echo 'const label = "CommonJS";'; echo "$testing_js"; } > testing.js && node testing.js)
+(cd "$work/ts" && { echo 'import { createMemoryInbox } from "payorch";'; echo 'import { inboxContract, INBOX_CONTRACT_PRUNE_SECONDS } from "payorch/testing";'; echo 'const label = "TypeScript node16";'; echo "$testing_js"; } > src/testing.ts && "$tsc" -p tsconfig.node16.json && node out-node16/testing.js)
 
 # payorch/webhooks: receiving only, without ky or zod; its objects are payorch's own, so an error
 # of one entry is instanceof the other's class, in ESM, CommonJS and TypeScript (node16).

@@ -18,6 +18,7 @@ const GROUPS = [
   ['src/d1/', 'Cloudflare'],
   ['src/durable-object/', 'Cloudflare'],
   ['src/sqlite/', 'Cloudflare'],
+  ['src/testing/', 'Testing an inbox'],
 ];
 
 /** @param {import('typedoc').Application} app */

@@ -8,7 +8,7 @@
  */
 import { checkOptions } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
-import type { CallbackInbox, CallbackInboxOutcome, CallbackKey } from '../webhooks/inbox.js';
+import type { CallbackInbox, CallbackInboxContext, CallbackInboxOutcome, CallbackKey } from '../webhooks/inbox.js';
 import { recordTimeOf } from '../webhooks/record-time.js';
 // The SQL, the key reads and the retention rules both SQLite inboxes share.
 import * as sqlite from '../sqlite/inbox.js';
@@ -49,14 +49,7 @@ export type D1StatementOf<TDb> = TDb extends {
   : D1PreparedStatementLike;
 
 /** What the D1 inbox gives each handler. */
-export interface D1InboxContext<TDb extends D1DatabaseLike = D1DatabaseLike> {
-  readonly key: CallbackKey;
-  /**
-   * The other statuses already applied for this account and tracking code. Every status of
-   * spec 6 ends its record: a non-empty list means a second end was reported, so refund once per
-   * tracking code, not per status.
-   */
-  readonly appliedStatuses: readonly string[];
+export interface D1InboxContext<TDb extends D1DatabaseLike = D1DatabaseLike> extends CallbackInboxContext {
   /** The database, to read from. Writes go into `statements`. */
   readonly db: TDb;
   /**
@@ -104,7 +97,7 @@ const D1_INBOX_OPTIONS: readonly OptionDeclaration[] = [DB_OPTION, sqlite.SQLITE
  * //   tracking_code TEXT NOT NULL,
  * //   status TEXT NOT NULL,
  * //   record_time INTEGER NOT NULL,
- * //   applied_at INTEGER NOT NULL DEFAULT (unixepoch('subsec') * 1000),
+ * //   applied_at INTEGER NOT NULL,
  * //   PRIMARY KEY (account, tracking_code, status)
  * // )
  * ```
@@ -135,6 +128,12 @@ export async function createD1InboxTable(options: D1InboxOptions): Promise<void>
  * - **The statements the handlers return** commit exactly once per account + tracking_code +
  *   status, with the key, across isolates, redeliveries and concurrent copies: the key insert is
  *   a plain INSERT on the primary key, so the batch of a second copy fails as a whole.
+ * - **The statuses of one tracking code** commit one at a time: the batch commits only if the
+ *   statuses the handlers saw in `appliedStatuses` are still all there are. When another status
+ *   (a withdrawal's `failed` beside its `rejected`) committed while the handlers ran, the batch
+ *   fails as a whole, the receiver answers 500, and the redelivery sees that status. D1 holds no
+ *   lock while handlers run, so both handlers may have run: only their returned statements are
+ *   once, in order.
  * - **Anything else a handler does** (a `fetch`, a write it runs itself, an e-mail) happens at
  *   least once, and concurrent copies of one callback may do it at the same time, each in its
  *   own isolate: give the other service `callbackKeyString(key)` as its idempotency key.
@@ -174,18 +173,27 @@ export function createD1Inbox<TDb extends D1DatabaseLike>(options: D1InboxOption
       if (refused !== undefined) throw refused;
       const statements: D1StatementOf<TDb>[] = [];
       await apply({ key, appliedStatuses: before.appliedStatuses, db, statements });
-      const claim = db.prepare(sql.claim).bind(key.account, key.trackingCode, key.status, recordTime, recordTime);
+      const claim = db.prepare(sql.claim).bind(...sqlite.claimValues(key, recordTime, before, Date.now()));
       try {
         await db.batch([claim, ...(statements as D1PreparedStatementLike[])]);
         return 'applied';
       } catch (error) {
         // The batch failed as a whole. Read again rather than parse D1's message: a copy that
-        // committed first is a duplicate, a prune that ran meanwhile a refusal, anything else
-        // (one of the handlers' statements failed, D1 was unreachable) the failure it is.
+        // committed first is a duplicate, a prune that ran meanwhile a refusal, another status
+        // recorded meanwhile a conflict, anything else (one of the handlers' statements failed,
+        // D1 was unreachable) the failure it is.
         const after = await stateOf(key).catch(() => undefined);
         if (after === undefined) throw error;
         if (after.present) return 'duplicate';
-        throw sqlite.retentionRefusal(key, recordTime, after.horizon) ?? error;
+        const refused = sqlite.retentionRefusal(key, recordTime, after.horizon);
+        if (refused !== undefined) throw refused;
+        if (after.appliedStatuses.length !== before.appliedStatuses.length) {
+          throw new Error(
+            `${key.trackingCode}: ${after.appliedStatuses.filter((status) => !before.appliedStatuses.includes(status)).join(', ') || 'another status'} was applied while the handlers of ${key.status} ran; ${key.status} was not recorded, so that its redelivery sees it in appliedStatuses`,
+            { cause: error },
+          );
+        }
+        throw error;
       }
     },
   };
@@ -223,9 +231,9 @@ export async function pruneD1Inbox(options: PruneD1InboxOptions): Promise<number
   checkOptions('pruneD1Inbox', options, [...D1_INBOX_OPTIONS, sqlite.OLDER_THAN_OPTION]);
   const sql = sqlite.sqliteInboxStatements(sqlite.quoteSqliteTable('pruneD1Inbox', options.table));
   const horizon = sqlite.horizonFor(options.olderThanSeconds ?? sqlite.DEFAULT_SQLITE_INBOX_RETENTION_SECONDS, Date.now());
-  const [, deleted] = await options.db.batch([options.db.prepare(sql.raiseHorizon).bind(horizon), options.db.prepare(sql.forget)]);
+  const [, deleted] = await options.db.batch([options.db.prepare(sql.raiseHorizon).bind(horizon, Date.now()), options.db.prepare(sql.forget)]);
   const changes = (deleted as { readonly meta?: { readonly changes?: unknown } } | undefined)?.meta?.changes;
   return typeof changes === 'number' ? changes : 0;
 }
 
-export type { CallbackInbox, CallbackKey, CallbackInboxOutcome } from '../webhooks/inbox.js';
+export type { CallbackInbox, CallbackInboxContext, CallbackKey, CallbackInboxOutcome } from '../webhooks/inbox.js';

@@ -8,7 +8,7 @@
  */
 import { checkOptions } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
-import type { CallbackInbox, CallbackInboxOutcome, CallbackKey } from '../webhooks/inbox.js';
+import type { CallbackInbox, CallbackInboxContext, CallbackInboxOutcome } from '../webhooks/inbox.js';
 import { recordTimeOf } from '../webhooks/record-time.js';
 // The SQL, the key reads and the retention rules both SQLite inboxes share.
 import * as sqlite from '../sqlite/inbox.js';
@@ -33,14 +33,7 @@ export interface DurableObjectStorageLike {
 }
 
 /** What the Durable Object inbox gives each handler. */
-export interface DurableObjectInboxContext<TStorage extends DurableObjectStorageLike = DurableObjectStorageLike> {
-  readonly key: CallbackKey;
-  /**
-   * The other statuses already applied for this account and tracking code. Every status of
-   * spec 6 ends its record: a non-empty list means a second end was reported, so refund once per
-   * tracking code, not per status.
-   */
-  readonly appliedStatuses: readonly string[];
+export interface DurableObjectInboxContext<TStorage extends DurableObjectStorageLike = DurableObjectStorageLike> extends CallbackInboxContext {
   /**
    * The object's storage, inside the transaction that also inserts the callback's key: what you
    * write with `storage.sql.exec` (or its key-value methods) commits with the key, or not at all.
@@ -76,7 +69,8 @@ const STORAGE_SQL_OPTION: OptionDeclaration = {
  * and the object's own SQL commit together exactly once, or not at all.
  *
  * - **Copies at the same time** are serialised by the object: the second sees the first's key
- *   and is a duplicate, or, if the first rolled back, applies the callback itself.
+ *   and is a duplicate, or, if the first rolled back, applies the callback itself. Two statuses
+ *   of one tracking code likewise: the second's handlers see the first in `appliedStatuses`.
  * - **A handler that throws** rolls the transaction back, key included: the receiver answers 500
  *   and the redelivery applies it.
  * - **The transaction blocks the whole object** until the handlers return: while a handler awaits
@@ -117,7 +111,7 @@ export function createDurableObjectInbox<TStorage extends DurableObjectStorageLi
         if (state.present) return 'duplicate';
         const refused = sqlite.retentionRefusal(key, recordTime, state.horizon);
         if (refused !== undefined) throw refused;
-        storage.sql.exec(sql.claim, key.account, key.trackingCode, key.status, recordTime, recordTime);
+        storage.sql.exec(sql.claim, ...sqlite.claimValues(key, recordTime, state, Date.now()));
         await apply({ key, appliedStatuses: state.appliedStatuses, storage });
         return 'applied';
       });
@@ -156,11 +150,11 @@ export function pruneDurableObjectInbox(storage: DurableObjectStorageLike, optio
   const sql = sqlite.sqliteInboxStatements(sqlite.quoteSqliteTable('pruneDurableObjectInbox', options.table));
   const horizon = sqlite.horizonFor(options.olderThanSeconds ?? sqlite.DEFAULT_SQLITE_INBOX_RETENTION_SECONDS, Date.now());
   return storage.transaction(() => {
-    storage.sql.exec(sql.raiseHorizon, horizon).toArray();
+    storage.sql.exec(sql.raiseHorizon, horizon, Date.now()).toArray();
     const forget = storage.sql.exec(sql.forget);
     forget.toArray();
     return Promise.resolve(forget.rowsWritten);
   });
 }
 
-export type { CallbackInbox, CallbackKey, CallbackInboxOutcome } from '../webhooks/inbox.js';
+export type { CallbackInbox, CallbackInboxContext, CallbackKey, CallbackInboxOutcome } from '../webhooks/inbox.js';

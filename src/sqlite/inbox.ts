@@ -45,7 +45,7 @@ export function sqliteInboxTableSql(quoted: string): string {
     '  tracking_code TEXT NOT NULL,',
     '  status TEXT NOT NULL,',
     '  record_time INTEGER NOT NULL,',
-    "  applied_at INTEGER NOT NULL DEFAULT (unixepoch('subsec') * 1000),",
+    '  applied_at INTEGER NOT NULL,',
     '  PRIMARY KEY (account, tracking_code, status)',
     ')',
   ].join('\n');
@@ -56,13 +56,15 @@ export interface SqliteInboxStatements {
   /** What is known of a key: its tracking code's applied statuses (`horizon` 0) and the horizon (`horizon` 1). Binds account, tracking code. */
   readonly state: string;
   /**
-   * Inserts the key, binding account, tracking code, status, record time, record time. A record
-   * at or before the horizon gets a NULL record_time, which NOT NULL refuses: SQLite has no
-   * RAISE outside triggers, and this fails the statement, so the batch or transaction it is in.
-   * A present key fails it on the primary key.
+   * Inserts the key: bind it with {@link claimValues}. A record at or before the horizon, or a
+   * tracking code with a status the caller did not see when it read the state, gets a NULL
+   * record_time, which NOT NULL refuses: SQLite has no RAISE outside triggers, and this fails
+   * the statement, so the batch or transaction it is in. A present key fails it on the primary
+   * key. The count suffices to tell a status added: statuses are only ever added to a tracking
+   * code, and a prune that removed one fails the claim too, which the redelivery settles.
    */
   readonly claim: string;
-  /** Raises the horizon to the bound value, never lowers it. */
+  /** Raises the horizon to the bound value (and applied_at to the second), never lowers it. */
   readonly raiseHorizon: string;
   /** Deletes the keys of records older than the horizon. */
   readonly forget: string;
@@ -74,11 +76,21 @@ export function sqliteInboxStatements(quoted: string): SqliteInboxStatements {
     state: `SELECT 0 AS horizon, status, record_time, applied_at FROM ${quoted} WHERE account = ? AND tracking_code = ?
 UNION ALL SELECT 1, status, record_time, applied_at FROM ${quoted} WHERE ${HORIZON_ROW}
 ORDER BY 1, 4`,
-    claim: `INSERT INTO ${quoted} (account, tracking_code, status, record_time) VALUES (?, ?, ?, CASE WHEN ? > coalesce(${horizon}, -1) THEN ? END)`,
-    raiseHorizon: `INSERT INTO ${quoted} (account, tracking_code, status, record_time) VALUES ('', '', 'payorch:horizon', ?)
+    claim: `INSERT INTO ${quoted} (account, tracking_code, status, record_time, applied_at) VALUES (?1, ?2, ?3,
+  CASE WHEN ?4 > coalesce(${horizon}, -1) AND (SELECT count(*) FROM ${quoted} WHERE account = ?1 AND tracking_code = ?2) = ?5 THEN ?4 END, ?6)`,
+    raiseHorizon: `INSERT INTO ${quoted} (account, tracking_code, status, record_time, applied_at) VALUES ('', '', 'payorch:horizon', ?, ?)
 ON CONFLICT (account, tracking_code, status) DO UPDATE SET record_time = max(record_time, excluded.record_time), applied_at = excluded.applied_at`,
     forget: `DELETE FROM ${quoted} WHERE record_time < coalesce(${horizon}, -1)`,
   };
+}
+
+/**
+ * The values {@link SqliteInboxStatements.claim} binds: the key, its record time, how many
+ * statuses of its tracking code the caller saw, and when, in milliseconds. Explicit rather than
+ * a column default: `unixepoch('subsec')` needs SQLite 3.42, and older ones give NULL.
+ */
+export function claimValues(key: CallbackKey, recordTime: number, seen: SqliteKeyState, nowMs: number): unknown[] {
+  return [key.account, key.trackingCode, key.status, recordTime, seen.appliedStatuses.length, nowMs];
 }
 
 /** What the state read says about one key. */

@@ -24,14 +24,31 @@ export interface CallbackProgress {
   add(step: string): void;
 }
 
+/**
+ * What every inbox gives the handlers, whatever else it adds (a transaction, a database): the key,
+ * and the statuses of the same account and tracking code applied before this one.
+ */
+export interface CallbackInboxContext {
+  readonly key: CallbackKey;
+  /**
+   * The other statuses already applied for this account and tracking code, oldest first. Every
+   * status of spec 6 ends its record, so a non-empty list means the service reported a second
+   * end (a withdrawal `rejected`, then `failed`): refund once per tracking code, not per status.
+   * The inbox applies the statuses of one tracking code one at a time, so this list is complete:
+   * two statuses applied at the same time never both see it empty.
+   */
+  readonly appliedStatuses: readonly string[];
+}
+
 /** What {@link CallbackInbox.process} did: ran the work now, or found it done before. */
 export type CallbackInboxOutcome = 'applied' | 'duplicate';
 
 /**
  * Where a receiver records which callbacks it has applied, so that each is applied once.
- * Implement it over your own store when neither shipped inbox fits: payorch ships the in-memory
- * one ({@link createMemoryInbox}) and a PostgreSQL one (`createPostgresInbox` from
- * `payorch/postgres`).
+ * Implement it over your own store when no shipped inbox fits: payorch ships the in-memory one
+ * ({@link createMemoryInbox}), PostgreSQL (`payorch/postgres`), D1 (`payorch/d1`) and a Durable
+ * Object's storage (`payorch/durable-object`). `inboxContract` from `payorch/testing` checks
+ * your own against the contract below.
  *
  * The contract, which the receiver relies on:
  * - `process` runs `apply` at most once per key that ends in success, and returns `'duplicate'`
@@ -45,13 +62,18 @@ export type CallbackInboxOutcome = 'applied' | 'duplicate';
  * - When `apply` throws, nothing is recorded: `process` rejects, and a later call runs it again.
  * - A call made while another for the same key is under way waits for that one: it returns
  *   `'duplicate'` if that one succeeded, and rejects (or runs `apply` itself) if it failed.
+ * - The statuses of one account and tracking code are applied one at a time, across every
+ *   process and instance sharing the store: `apply` gets in `appliedStatuses` every status
+ *   applied before it. A call may wait for another status's call, or (an inbox that holds no lock
+ *   while `apply` runs) reject when another status was recorded meanwhile, recording nothing, so
+ *   that the redelivery sees it. Calls for other tracking codes never wait for each other.
  * - `apply` gets the context the handlers get (for a database inbox, the open transaction), so
  *   that their changes and the key are committed together. An inbox that cannot roll back passes
  *   a {@link CallbackProgress} as well, kept from one failed attempt to the next.
  *
- * @typeParam TContext what the handlers are given besides the callback
+ * @typeParam TContext what the handlers are given besides the callback: the key, `appliedStatuses`, and the inbox's own
  */
-export interface CallbackInbox<TContext> {
+export interface CallbackInbox<TContext extends CallbackInboxContext = CallbackInboxContext> {
   /**
    * Applies the callback named by `key` once.
    * @returns `'applied'` when `apply` ran and succeeded now, `'duplicate'` when it had before

@@ -90,6 +90,7 @@ export type {
 } from './receiver/memory-inbox.js';
 export type {
   CallbackInbox,
+  CallbackInboxContext,
   CallbackKey,
   CallbackInboxOutcome,
   CallbackProgress,

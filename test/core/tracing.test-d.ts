@@ -1,6 +1,6 @@
 import type { Span, Tracer } from '@opentelemetry/api';
 import { expectTypeOf, test } from 'vitest';
-import type { CallbackReceiverOptions, ClientOptions, SpanLike, TracerLike } from '../../src/index.js';
+import type { CallbackReceiverOptions, ClientOptions, MemoryInboxContext, SpanLike, TracerLike } from '../../src/index.js';
 
 // payorch declares the members it calls instead of importing @opentelemetry/api's types, so
 // users need not install it: the real Tracer and Span must stay assignable to them.
@@ -11,7 +11,7 @@ test('the OpenTelemetry API’s Tracer is a TracerLike, and its Span a SpanLike'
 
 test('the tracer option of the clients and the receiver takes a Tracer', () => {
   expectTypeOf<Tracer>().toExtend<NonNullable<ClientOptions['tracer']>>();
-  expectTypeOf<Tracer>().toExtend<NonNullable<CallbackReceiverOptions<unknown>['tracer']>>();
+  expectTypeOf<Tracer>().toExtend<NonNullable<CallbackReceiverOptions<MemoryInboxContext>['tracer']>>();
 });
 
 test('an object without startActiveSpan, or with another shape of it, is not a TracerLike', () => {

@@ -1,5 +1,5 @@
 import { Miniflare } from 'miniflare';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, expect, test } from 'vitest';
 import { CallbackRetentionError, isPayorchError, signCallback } from '../../src/index.js';
 import { createD1Inbox, d1InboxTableSql } from '../../src/d1/index.js';
 import type { D1DatabaseLike } from '../../src/d1/index.js';
@@ -84,38 +84,8 @@ test('a returned statement that fails fails the batch: no key, no credit, and th
   expect(await ledgerOf('u-d1c')).toEqual([{ tracking_code: code, amount: 75, balance: 75 }]);
 });
 
-describe('createD1Inbox against the same D1, called directly', () => {
-  const key = (code: string) => ({ account: 'direct', trackingCode: code, status: 'completed' });
-
-  test('two copies whose handlers both ran: one batch commits, the other is told duplicate, and only one set of statements lands', async () => {
-    const inbox = createD1Inbox({ db });
-    const code = `MAN-d1race01-${seconds - 60}`;
-    // Both handlers run before either batch: the second batch fails on the key, as a whole.
-    let arrived = 0;
-    let release = (): void => undefined;
-    const bothIn = new Promise<void>((resolve) => (release = resolve));
-    const outcomes = await Promise.all(
-      [1, 2].map((copy) =>
-        inbox.process(key(code), async ({ statements, db: handlerDb }) => {
-          if (++arrived === 2) release();
-          await bothIn;
-          statements.push(handlerDb.prepare('INSERT INTO ledger VALUES (?, ?, ?)').bind(`${code}#${copy}`, 'u-race', copy));
-        }),
-      ),
-    );
-    expect(outcomes.sort()).toEqual(['applied', 'duplicate']);
-    expect(await rows("SELECT count(*) AS n FROM ledger WHERE user_id = 'u-race'")).toEqual([{ n: 1 }]);
-  });
-
-  test('hands the other applied statuses of the tracking code to the handler', async () => {
-    const inbox = createD1Inbox({ db });
-    const code = `WIT-d1two01-${seconds - 60}`;
-    await inbox.process({ ...key(code), status: 'rejected' }, () => Promise.resolve());
-    const seen: (readonly string[])[] = [];
-    expect(await inbox.process({ ...key(code), status: 'failed' }, ({ appliedStatuses }) => Promise.resolve(void seen.push(appliedStatuses)))).toBe('applied');
-    expect(seen).toEqual([['rejected']]);
-  });
-});
+// The inbox's own behaviours (copies racing, statuses in order) are the inbox contract's:
+// test/cloudflare/inbox-contract.test.ts.
 
 // Runs last: the prune raises the horizon for the whole database.
 test('after the example’s daily prune, a callback of a record older than 90 days is refused and not recorded; a kept key is still a duplicate', async () => {

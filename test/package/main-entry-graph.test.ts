@@ -54,7 +54,7 @@ describe.each(['dist/index.d.ts', 'dist/index.d.cts'])('the published types %s',
   });
 });
 
-test.each(['src/d1/index.ts', 'src/durable-object/index.ts'])('the Cloudflare entry %s imports no package, no Node built-in and no zod', async (entry) => {
+test.each(['src/d1/index.ts', 'src/durable-object/index.ts', 'src/testing/index.ts'])('the entry %s (Cloudflare inboxes, the inbox contract) imports no package, no Node built-in and no zod', async (entry) => {
   const { inputs, packages } = await graph(entry);
   expect(inputs.some((file) => file.endsWith(entry))).toBe(true);
   expect(packages).toEqual([]);

@@ -84,18 +84,6 @@ describe('the PostgreSQL inbox, operated', () => {
     expect(rows.map((row) => row.account)).toEqual(['merchant-b', PROVIDER.apiKey]);
   });
 
-  test('tells a handler the end statuses applied before for its tracking code, in the same database', async () => {
-    const seen: (readonly string[])[] = [];
-    const receiver = createCallbackReceiver<Context>({ ...PROVIDER, inbox: createPostgresInbox({ pool: pool(true), table }), onError: () => undefined });
-    receiver.on('withdrawal', (_callback, context) => void seen.push(context.appliedStatuses));
-    const url = await serve(receiver.nodeHandler);
-    const code = 'WIT-ends2-1763812000';
-    for (const status of ['rejected', 'failed']) {
-      expect(await deliver(url, signCallback({ ...unsigned.withdrawal, tracking_code: code, status }, PROVIDER))).toEqual(OK);
-    }
-    expect(seen).toEqual([[], ['rejected']]);
-  });
-
   test('a confirm that refuses rolls back: nothing is recorded, and the genuine delivery applies', async () => {
     let allow = false;
     const handler = vi.fn();

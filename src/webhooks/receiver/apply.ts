@@ -3,7 +3,7 @@ import type { CallbackApplyTrace, CallbackTrace } from '../../internal/tracing.j
 import { isPayorchError, CallbackJobError, CallbackRetentionError } from '../../errors/error.js';
 import { eventNamesOf, isCallbackEventName } from '../events.js';
 import type { CallbackEventName, CallbackOfEvent } from '../events.js';
-import type { CallbackInbox, CallbackInboxOutcome, CallbackKey, CallbackProgress } from '../inbox.js';
+import type { CallbackInbox, CallbackInboxContext, CallbackInboxOutcome, CallbackKey, CallbackProgress } from '../inbox.js';
 import { checkCallbackJob } from '../job.js';
 import type { VerifiedCallback } from '../schemas.js';
 import type { VerifyCallbackOptions } from '../verify.js';
@@ -41,7 +41,7 @@ class UnhandledError extends Error {
 }
 
 /** What applying needs of the receiver's options. */
-export interface ApplySettings<TContext> {
+export interface ApplySettings<TContext extends CallbackInboxContext> {
   readonly inbox: CallbackInbox<TContext>;
   readonly confirm: CallbackConfirm<TContext> | undefined;
   /** The account keys are recorded under (`accountName`, else the API key). */
@@ -68,7 +68,7 @@ export interface Applying<TContext> {
 }
 
 /** The applying path over the receiver's handlers, inbox and `confirm`. */
-export function applying<TContext>(settings: ApplySettings<TContext>): Applying<TContext> {
+export function applying<TContext extends CallbackInboxContext>(settings: ApplySettings<TContext>): Applying<TContext> {
   const { inbox, confirm, account, retryUnhandled, logger, report } = settings;
   type Handler = (callback: VerifiedCallback, context: TContext) => void | Promise<void>;
   const handlers = new Map<string, Handler[]>();
@@ -88,8 +88,8 @@ export function applying<TContext>(settings: ApplySettings<TContext>): Applying<
   }
 
   function warnOtherEnd(callback: VerifiedCallback, context: TContext): void {
-    // Both shipped inboxes say which other statuses of the tracking code were applied before.
-    const applied = (context as Partial<Record<'appliedStatuses', unknown>> | null | undefined)?.appliedStatuses;
+    // An inbox written in JavaScript may still leave it out.
+    const applied = (context as Partial<CallbackInboxContext> | null | undefined)?.appliedStatuses;
     if (!Array.isArray(applied) || applied.length === 0) return;
     logger?.warn(
       { kind: callback.kind, trackingCode: callback.payload.tracking_code, status: callback.payload.status, appliedStatuses: applied },

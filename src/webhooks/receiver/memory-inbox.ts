@@ -1,19 +1,11 @@
 import { CallbackRetentionError, InboxFullError } from '../../errors/error.js';
 import { checkOptions, TEN_YEARS_SECONDS } from '../../core/option-checks.js';
 import type { OptionDeclaration } from '../../core/option-checks.js';
-import type { CallbackInbox, CallbackKey, CallbackProgress } from '../inbox.js';
+import type { CallbackInbox, CallbackInboxContext, CallbackInboxOutcome, CallbackProgress } from '../inbox.js';
 import { recordTimeOf } from '../record-time.js';
 
 /** What the in-memory inbox gives the handlers: the key, and what was applied before; nothing to commit. */
-export interface MemoryInboxContext {
-  readonly key: CallbackKey;
-  /**
-   * The other statuses already applied for this account and tracking code, oldest first. Every
-   * status of spec 6 ends its record, so a non-empty list means the service reported a second
-   * end (a withdrawal `rejected`, then `failed`): refund once per tracking code, not per status.
-   */
-  readonly appliedStatuses: readonly string[];
-}
+export type MemoryInboxContext = CallbackInboxContext;
 
 /** Settings of {@link createMemoryInbox}. */
 export interface MemoryInboxOptions {
@@ -61,6 +53,9 @@ export const MEMORY_INBOX_OPTIONS: readonly OptionDeclaration[] = [
  * Several instances, or once-only across restarts, need a shared, durable inbox: the PostgreSQL
  * one of `payorch/postgres`.
  *
+ * The statuses of one tracking code are applied one at a time: a `failed` that arrives while its
+ * `rejected` is being applied waits for it, and its handlers see `appliedStatuses: ['rejected']`.
+ *
  * Memory is bounded: keys whose record and application are older than `retentionSeconds` are
  * forgotten (and callbacks of records that old refused, see {@link CallbackRetentionError}), and
  * at most `maxKeys` are held.
@@ -70,7 +65,7 @@ export const MEMORY_INBOX_OPTIONS: readonly OptionDeclaration[] = [
  * const receiver = createCallbackReceiver({ apiKey, secretKey, inbox: createMemoryInbox({ maxKeys: 1_000_000 }) });
  * ```
  */
-export function createMemoryInbox(options: MemoryInboxOptions = {}): CallbackInbox<MemoryInboxContext> {
+export function createMemoryInbox(options: MemoryInboxOptions = {}): CallbackInbox {
   checkOptions('createMemoryInbox', options, MEMORY_INBOX_OPTIONS);
   const retentionMs = (options.retentionSeconds ?? DEFAULT_MEMORY_INBOX_RETENTION_SECONDS) * 1000;
   const maxKeys = options.maxKeys ?? DEFAULT_MAX_KEYS;
@@ -82,7 +77,7 @@ export function createMemoryInbox(options: MemoryInboxOptions = {}): CallbackInb
   // may have been applied. Nothing forgotten yet, nothing refused: a fresh inbox knows no more
   // than one that forgot, and refusing would only send genuine callbacks to reconciliation.
   let horizon = -Infinity;
-  const running = new Map<string, Promise<void>>();
+  const running = new Map<string, Promise<unknown>>();
   // Statuses applied per account and tracking code, for `appliedStatuses`.
   const statuses = new Map<string, string[]>();
   // Handlers that completed in attempts that failed later: nothing here rolls back, so a
@@ -113,6 +108,23 @@ export function createMemoryInbox(options: MemoryInboxOptions = {}): CallbackInb
     }
   }
 
+  // The tail of each account + tracking code's queue: its statuses are applied one at a time,
+  // so that `appliedStatuses` lists every status applied before. Settled, never rejected.
+  const turns = new Map<string, Promise<void>>();
+  function inTurn<T>(code: string, work: () => Promise<T>): Promise<T> {
+    const before = turns.get(code);
+    const mine = before === undefined ? work() : before.then(work);
+    const settled = mine.then(
+      () => undefined,
+      () => undefined,
+    );
+    turns.set(code, settled);
+    void settled.then(() => {
+      if (turns.get(code) === settled) turns.delete(code);
+    });
+    return mine;
+  }
+
   return {
     async process(key, apply) {
       // Each part behind its length: the parts stay apart whatever characters they hold.
@@ -131,32 +143,34 @@ export function createMemoryInbox(options: MemoryInboxOptions = {}): CallbackInb
         }
         return 'duplicate';
       }
-      // A key with progress kept is known not applied: it carries on.
-      if (record <= horizon && !partial.has(id)) throw new CallbackRetentionError(key, record, horizon);
       if (applied.size + running.size + partial.size >= maxKeys) {
         throw new InboxFullError(`the in-memory inbox holds ${maxKeys} keys it cannot forget yet (records younger than ${retentionMs / 1000} s); raise maxKeys or use a database inbox`);
       }
-      // Steps done in earlier attempts, and the ones this attempt completes: kept in `partial`
-      // only if the attempt fails, since an applied callback forgets them.
-      const steps = partial.get(id)?.steps ?? new Set<string>();
-      const progress: CallbackProgress = { has: (step) => steps.has(step), add: (step) => void steps.add(step) };
-      const before = statuses.get(code);
-      const work = apply({ key, appliedStatuses: before === undefined ? [] : [...before] }, progress);
+      const work = inTurn(code, async (): Promise<CallbackInboxOutcome> => {
+        // A key with progress kept is known not applied: it carries on. Read in its turn: a
+        // forget may have raised the horizon while it waited.
+        if (record <= horizon && !partial.has(id)) throw new CallbackRetentionError(key, record, horizon);
+        // Steps done in earlier attempts, and the ones this attempt completes: kept in `partial`
+        // only if the attempt fails, since an applied callback forgets them.
+        const steps = partial.get(id)?.steps ?? new Set<string>();
+        const progress: CallbackProgress = { has: (step) => steps.has(step), add: (step) => void steps.add(step) };
+        try {
+          await apply({ key, appliedStatuses: [...(statuses.get(code) ?? [])] }, progress);
+        } catch (error) {
+          if (steps.size > 0 && !partial.has(id)) partial.set(id, { at: now(), record, steps });
+          throw error;
+        }
+        partial.delete(id);
+        applied.set(id, { at: now(), record, code, status: key.status });
+        statuses.set(code, [...(statuses.get(code) ?? []), key.status]);
+        return 'applied';
+      });
       running.set(id, work);
       try {
-        await work;
-      } catch (error) {
-        if (steps.size > 0 && !partial.has(id)) partial.set(id, { at: now(), record, steps });
-        throw error;
+        return await work;
       } finally {
         running.delete(id);
       }
-      partial.delete(id);
-      applied.set(id, { at: now(), record, code, status: key.status });
-      // Read again: another status of the same code may have been applied meanwhile.
-      const appliedNow = statuses.get(code);
-      statuses.set(code, appliedNow === undefined ? [key.status] : [...appliedNow, key.status]);
-      return 'applied';
     },
   };
 }

@@ -10,7 +10,7 @@ import type { BodyDecoding, CallbackBody } from '../body.js';
 import type { CallbackEventName } from '../events.js';
 import { readSignatureHeaders } from '../headers.js';
 import type { CallbackHeaders } from '../headers.js';
-import type { CallbackInbox } from '../inbox.js';
+import type { CallbackInbox, CallbackInboxContext } from '../inbox.js';
 import { callbackJob } from '../job.js';
 import type { CallbackJob } from '../job.js';
 import type { VerifiedCallback } from '../schemas.js';
@@ -40,7 +40,7 @@ import type { CallbackErrorDetails } from './report.js';
  *
  * @typeParam TContext what the inbox gives the handlers
  */
-export interface CallbackReceiverOptions<TContext> extends VerifyCallbackOptions {
+export interface CallbackReceiverOptions<TContext extends CallbackInboxContext> extends VerifyCallbackOptions {
   /**
    * Records which callbacks were applied, so that each is applied once.
    * @default an in-memory inbox ({@link createMemoryInbox}) with its defaults
@@ -234,7 +234,7 @@ export const RECEIVER_OPTIONS: readonly OptionDeclaration[] = [
  * createServer(receiver.nodeHandler).listen(3000);
  * ```
  */
-export function createCallbackReceiver<TContext = MemoryInboxContext>(options: CallbackReceiverOptions<TContext>): CallbackReceiver<TContext> {
+export function createCallbackReceiver<TContext extends CallbackInboxContext = MemoryInboxContext>(options: CallbackReceiverOptions<TContext>): CallbackReceiver<TContext> {
   checkOptions(WHERE, options, RECEIVER_OPTIONS);
   const maxBodyBytes = options.maxBodyBytes ?? MAX_CALLBACK_BODY_BYTES;
   const { logger, onError, tracer, enqueue } = options;

@@ -4,20 +4,32 @@ import type { CallbackErrorDetails } from '../../../src/index.js';
 import { unsigned } from '../../helpers/callbacks.js';
 import { deferred, deliver, serveNode } from '../../helpers/serve.js';
 import { PROVIDER } from '../../helpers/wire.js';
+import { inboxContract, INBOX_CONTRACT_PRUNE_SECONDS } from '../../../src/testing/index.js';
+
+describe('the inbox contract, on the in-memory inbox', () => {
+  // It forgets by its own clock, on the next call: the clock runs a retention behind until the
+  // prune brings it to now, so that keys applied before it are as old as their records.
+  for (const contractCase of inboxContract({
+    store() {
+      let lagMs = INBOX_CONTRACT_PRUNE_SECONDS * 1000;
+      const inbox = createMemoryInbox({ retentionSeconds: INBOX_CONTRACT_PRUNE_SECONDS, now: () => Date.now() - lagMs });
+      return {
+        inbox: () => inbox,
+        prune: (olderThanSeconds) => {
+          expect(olderThanSeconds).toBe(INBOX_CONTRACT_PRUNE_SECONDS);
+          lagMs = 0;
+          return Promise.resolve();
+        },
+      };
+    },
+  })) {
+    test(contractCase.name, contractCase.run);
+  }
+});
 
 const key = (trackingCode: string, status = 'completed') => ({ account: 'acct', trackingCode, status });
 
 describe('createMemoryInbox', () => {
-  test('runs the work once per key and reports later calls as duplicates', async () => {
-    const inbox = createMemoryInbox();
-    const work = vi.fn(() => Promise.resolve());
-    expect(await inbox.process(key('MAN-a-1'), work)).toBe('applied');
-    expect(await inbox.process(key('MAN-a-1'), work)).toBe('duplicate');
-    expect(await inbox.process(key('MAN-a-1', 'canceled'), work)).toBe('applied');
-    expect(work).toHaveBeenCalledTimes(2);
-    expect(work).toHaveBeenCalledWith({ key: key('MAN-a-1'), appliedStatuses: [] }, expect.anything());
-  });
-
   test('keeps tracking code and status apart whatever characters they hold', async () => {
     const inbox = createMemoryInbox();
     expect(await inbox.process({ account: 'x', trackingCode: 'A-1', status: 'x-1y' }, () => Promise.resolve())).toBe('applied');
@@ -28,12 +40,6 @@ describe('createMemoryInbox', () => {
     const work = vi.fn(() => Promise.resolve());
     await expect(createMemoryInbox().process(key('ORDER-42x'), work)).rejects.toThrow(/"ORDER-42x" does not end with the record's Unix seconds/);
     expect(work).not.toHaveBeenCalled();
-  });
-
-  test('records nothing when the work fails, so the next call runs it again', async () => {
-    const inbox = createMemoryInbox();
-    await expect(inbox.process(key('MAN-b-1'), () => Promise.reject(new Error('down')))).rejects.toThrow('down');
-    expect(await inbox.process(key('MAN-b-1'), () => Promise.resolve())).toBe('applied');
   });
 
   test('makes a concurrent call wait for the running one and share its failure without running the work', async () => {
@@ -169,17 +175,38 @@ describe('createMemoryInbox, what it keeps between attempts', () => {
     expect(seen).toEqual([false, true]);
   });
 
-  test('tells the statuses applied before for the same account and tracking code, not another account\'s', async () => {
+});
+
+describe('createMemoryInbox, the statuses of one tracking code', () => {
+  test('a status of another tracking code does not wait for one whose handler is still running', async () => {
     const inbox = createMemoryInbox();
-    const seen: (readonly string[])[] = [];
-    const record = ({ appliedStatuses }: { readonly appliedStatuses: readonly string[] }): Promise<void> => {
-      seen.push(appliedStatuses);
-      return Promise.resolve();
-    };
-    await inbox.process(key('WIT-ends-1', 'rejected'), record);
-    await inbox.process({ ...key('WIT-ends-1', 'completed'), account: 'other' }, record);
-    await inbox.process(key('WIT-ends-1', 'failed'), record);
-    expect(seen).toEqual([[], [], ['rejected']]);
+    const gate = deferred();
+    const blocked = inbox.process(key(`WIT-slow-${Math.floor(Date.now() / 1000)}`, 'rejected'), () => gate.promise);
+    expect(await inbox.process(key(`WIT-fast-${Math.floor(Date.now() / 1000)}`, 'failed'), () => Promise.resolve())).toBe('applied');
+    gate.resolve();
+    expect(await blocked).toBe('applied');
+  });
+
+  test('a receiver given rejected and failed of one withdrawal at once refunds once, with the guide’s handler', async () => {
+    const refunds: string[] = [];
+    const receiver = createCallbackReceiver({ ...PROVIDER, inbox: createMemoryInbox() });
+    const unpaid = (status: string) => status === 'rejected' || status === 'failed' || status === 'canceled';
+    receiver.on('withdrawal', async (callback, { appliedStatuses }) => {
+      if (!unpaid(callback.payload.status) || appliedStatuses.some(unpaid)) return;
+      // An outside call: the other delivery arrives meanwhile.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      refunds.push(callback.payload.status);
+    });
+    const served = await serveNode(receiver.nodeHandler);
+    try {
+      const trackingCode = `WIT-twoends1-${Math.floor(Date.now() / 1000) - 60}`;
+      const end = (status: string) => signCallback({ ...unsigned.withdrawal, tracking_code: trackingCode, status }, PROVIDER);
+      const answers = await Promise.all([deliver(served.url, end('rejected')), deliver(served.url, end('failed'))]);
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
+      expect(refunds).toHaveLength(1);
+    } finally {
+      await served.close();
+    }
   });
 });
 

@@ -88,7 +88,7 @@ describe.each(transports)('a receiver served by %s', (_name, serveReceiver) => {
     // Counts the copies that reached the inbox: the gate opens only once both wait there.
     const memory = createMemoryInbox();
     let reached = 0;
-    const inbox: CallbackInbox<MemoryInboxContext> = {
+    const inbox: CallbackInbox = {
       process: (key, apply) => {
         reached += 1;
         return memory.process(key, apply);
