@@ -117,14 +117,19 @@ describe('rejected and failed of one withdrawal, racing on two instances in two 
       job === undefined ? deliver(url, delivery).then((answer) => answer.status) : applyJob(url, job);
 
     const open = await closeGate();
-    const answerA = send(instances[0], deliveryA, jobA);
-    // The first handler runs, its claim made, and holds its transaction open on the gate.
-    await vi.waitFor(async () => { expect(await waitingIn(`FROM ${gate} FOR SHARE`)).toBe(1); }, { timeout: 10_000 });
-    const answerB = send(instances[1], deliveryB, jobB);
-    // The second status's claim waits for the first's transaction, in the other process.
-    await vi.waitFor(async () => { expect(await waitingIn(`INSERT INTO "public"."${table}"`)).toBe(1); }, { timeout: 10_000 });
-    await open();
-    expect([await answerA, await answerB]).toEqual([200, 200]);
+    let answers: Promise<number>[] = [];
+    try {
+      answers = [send(instances[0], deliveryA, jobA)];
+      // The first handler runs, its claim made, and holds its transaction open on the gate.
+      await vi.waitFor(async () => { expect(await waitingIn(`FROM ${gate} FOR SHARE`)).toBe(1); }, { timeout: 4000 });
+      answers.push(send(instances[1], deliveryB, jobB));
+      // The second status's claim, in the other process, waits for the first's transaction (were
+      // it not to, its handler would reach the gate too, having seen nothing applied).
+      await vi.waitFor(async () => { expect(await waitingIn(`INSERT INTO "public"."${table}"`) + (await waitingIn(`FROM ${gate} FOR SHARE`))).toBe(2); }, { timeout: 4000 });
+    } finally {
+      await open();
+    }
+    expect(await Promise.all(answers)).toEqual([200, 200]);
 
     expect(await ledgerOf(code)).toEqual([
       { status: first, applied_before: [], refunded: true },
