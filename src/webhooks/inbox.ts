@@ -45,6 +45,12 @@ export type CallbackInboxOutcome = 'applied' | 'duplicate';
  * - When `apply` throws, nothing is recorded: `process` rejects, and a later call runs it again.
  * - A call made while another for the same key is under way waits for that one: it returns
  *   `'duplicate'` if that one succeeded, and rejects (or runs `apply` itself) if it failed.
+ * - **One tracking code at a time.** Calls for the same account and tracking code wait for each
+ *   other, whatever their statuses, across every process or Worker that shares the store; a
+ *   context's `appliedStatuses` lists every status applied before this one. So two end statuses
+ *   arriving together (`rejected` and `failed`) never both see an empty list, and a handler that
+ *   refunds once per tracking code refunds once. Calls for other tracking codes never wait. An
+ *   inbox may bound the wait, and then rejects, nothing recorded, so that the callback comes back.
  * - `apply` gets the context the handlers get (for a database inbox, the open transaction), so
  *   that their changes and the key are committed together. An inbox that cannot roll back passes
  *   a {@link CallbackProgress} as well, kept from one failed attempt to the next.
