@@ -15,7 +15,6 @@ import { deferred, deliver } from '../helpers/serve.js';
 import type { Delivery } from '../helpers/serve.js';
 import { PROVIDER } from '../helpers/wire.js';
 
-const OK = { status: 200, body: { success: true } };
 const table = `ordering_${process.pid}`;
 const ledger = `ordering_ledger_${process.pid}`;
 const gate = `ordering_gate_${process.pid}`;
@@ -45,7 +44,8 @@ beforeAll(async () => {
   await createCallbackInboxTable({ pool: admin, table });
   await admin.query(`CREATE TABLE ${ledger} (tracking_code text NOT NULL, status text NOT NULL, applied_before text[] NOT NULL, refunded boolean NOT NULL, instance text NOT NULL)`);
   await admin.query(`CREATE TABLE ${gate} (open boolean); INSERT INTO ${gate} VALUES (true)`);
-  instances = await Promise.all([startInstance('a'), startInstance('b')]) as [string, string];
+  const [a, b] = await Promise.all([startInstance('a'), startInstance('b')]);
+  instances = [a, b];
 }, 30_000);
 afterAll(async () => {
   await Promise.all(children.map((child) => new Promise<void>((resolve) => {
@@ -82,7 +82,10 @@ function withdrawal(trackingCode: string, status: string): Delivery {
 /** The job a deferred receiver hands its queue for this delivery. */
 async function jobOf(delivery: Delivery): Promise<CallbackJob> {
   let job: CallbackJob | undefined;
-  const enqueuing = createCallbackReceiver({ ...PROVIDER, enqueue: (queued) => { job = queued; } });
+  const enqueuing = createCallbackReceiver({ ...PROVIDER, enqueue: (queued) => {
+    job = queued;
+    return Promise.resolve();
+  } });
   expect(await enqueuing.receive({ headers: delivery.headers, body: delivery.body })).toMatchObject({ status: 200 });
   if (job === undefined) throw new Error('nothing was enqueued');
   return job;
