@@ -124,6 +124,12 @@ describe('pruneCallbackInbox', () => {
   });
 });
 
+describe('createPostgresInbox', () => {
+  test.each([0, 60_001, 2.5, Number.NaN])('refuses a lockTimeoutMs of %s, naming the option and the range', (lockTimeoutMs) => {
+    expect(() => createPostgresInbox({ pool: admin, table, lockTimeoutMs })).toThrow(/lockTimeoutMs: must be an integer from 1 to 60000 \(keep it below the senders' patience, a few seconds\); got /);
+  });
+});
+
 describe('a table made by an earlier payorch 0.x', () => {
   const old = `${table}_old`;
 
