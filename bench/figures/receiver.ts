@@ -238,7 +238,7 @@ runFigure(async ({ quick }): Promise<FigureReport> => {
         await pair.hand.stop();
       }
       notes.push(
-        `PostgreSQL: ${cluster === undefined ? 'the server of PAYORCH_BENCH_DATABASE_URL' : 'a throwaway local cluster (fsync off, as the tests run it)'}; each receiver has a pool of ${POOL_SIZE} and its own table of payorch's shape (PRIMARY KEY account, tracking_code, status). payorch's inbox runs BEGIN, the INSERT, a SELECT of the statuses applied before (handlers get them), the handler, COMMIT (ROLLBACK for a duplicate); the hand-written one BEGIN, the INSERT, COMMIT. PostgreSQL's own CPU is in neither CPU column.`,
+        `PostgreSQL: ${cluster === undefined ? 'the server of PAYORCH_BENCH_DATABASE_URL' : 'a throwaway local cluster (fsync off, as the tests run it)'}; each receiver has a pool of ${POOL_SIZE} and its own table. payorch's inbox runs BEGIN (with its lock_timeout), the claim (one INSERT … ON CONFLICT DO UPDATE on the tracking code's row, which returns the statuses applied before), the handler, COMMIT (ROLLBACK for a duplicate); the hand-written one BEGIN, an INSERT … ON CONFLICT DO NOTHING into a table with PRIMARY KEY (account, tracking_code, status), COMMIT. PostgreSQL's own CPU is in neither CPU column.`,
       );
     } finally {
       cluster?.stop();

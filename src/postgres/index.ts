@@ -79,9 +79,11 @@ export type PostgresClientOf<TPool> = TPool extends {
 export interface PostgresInboxContext<TClient> {
   readonly key: CallbackKey;
   /**
-   * The other statuses already applied for this account and tracking code (committed before this
-   * transaction began). Every status of spec 6 ends its record: a non-empty list means a second
-   * end was reported, so refund once per tracking code, not per status.
+   * Every other status applied for this account and tracking code before this one, in the order
+   * they were applied. Callbacks of one tracking code are applied one at a time (a second waits
+   * for the first's transaction), so two end statuses racing on two instances never both see an
+   * empty list. Every status of spec 6 ends its record: a non-empty list means a second end was
+   * reported, so refund once per tracking code, not per status.
    */
   readonly appliedStatuses: readonly string[];
   /**
@@ -122,10 +124,23 @@ export interface PostgresInboxOptions<TPool extends PostgresPool> {
    * @example (error) => logger.warn({ error }, 'database connection lost')
    */
   readonly onPoolError?: ((error: Error) => void) | undefined;
+  /**
+   * How long a callback waits, in milliseconds, for a lock its transaction needs: above all for
+   * another callback of the same account and tracking code being applied (copies, or a second end
+   * status). Past it the callback is not applied: the receiver answers 500 and the service
+   * delivers it again. Keep it below the senders' patience (they give up after 5 to 10 s). It is
+   * the transaction's `lock_timeout`, so it bounds your handlers' lock waits too.
+   * @default 3000
+   * @example 2000
+   */
+  readonly lockTimeoutMs?: number | undefined;
 }
 
 /** The table of applied keys when none is named. */
 export const DEFAULT_CALLBACK_INBOX_TABLE = 'payorch_callback_inbox';
+
+/** How long a callback waits for another of its tracking code by default, in milliseconds (`lockTimeoutMs`). */
+export const DEFAULT_INBOX_LOCK_TIMEOUT_MS = 3000;
 
 const TABLE_OPTION: OptionDeclaration = {
   name: 'table',
@@ -146,7 +161,13 @@ const SCHEMA_OPTION: OptionDeclaration = {
 const POOL_OPTION: OptionDeclaration = { name: 'pool', rule: { type: 'object', methods: ['connect'], allowed: 'a node-postgres Pool (an object with connect())' }, required: true };
 
 /** createPostgresInbox's options. */
-const POSTGRES_INBOX_OPTIONS: readonly OptionDeclaration[] = [POOL_OPTION, TABLE_OPTION, SCHEMA_OPTION, { name: 'onPoolError', rule: { type: 'function' } }];
+const POSTGRES_INBOX_OPTIONS: readonly OptionDeclaration[] = [
+  POOL_OPTION,
+  TABLE_OPTION,
+  SCHEMA_OPTION,
+  { name: 'onPoolError', rule: { type: 'function' } },
+  { name: 'lockTimeoutMs', rule: { type: 'number', min: 1, max: 60_000, integer: true }, default: DEFAULT_INBOX_LOCK_TIMEOUT_MS, note: 'keep it below the senders\' patience, a few seconds' },
+];
 
 // Quoted, so a table name is never read as SQL; checked, so quoting cannot be escaped.
 function quoteTable(where: string, table: string | undefined): string {
@@ -186,19 +207,22 @@ function tableName(where: string, options: { readonly table?: string | undefined
 }
 
 /**
- * The SQL that creates the inbox's table: one row per applied account + tracking_code + status,
- * with when it was applied. Run it in your migrations, or call {@link createCallbackInboxTable}.
- * A table made by payorch 0.x before the account column: docs/decisions.md shows the migration.
+ * The SQL that creates the inbox's table: one row per account + tracking code, with the statuses
+ * applied for it in the order they were applied. The record time (the Unix seconds the tracking
+ * code ends with) leads the primary key, so that {@link pruneCallbackInbox} finds old rows through
+ * it. Run it in your migrations, or call {@link createCallbackInboxTable}. A table made by an
+ * earlier payorch 0.x has another shape: create this one afresh.
  *
  * @example
  * ```ts
  * console.log(callbackInboxTableSql());
  * // CREATE TABLE IF NOT EXISTS "payorch_callback_inbox" (
+ * //   record_time bigint NOT NULL,
  * //   account text NOT NULL,
  * //   tracking_code text NOT NULL,
- * //   status text NOT NULL,
+ * //   statuses text[] NOT NULL,
  * //   applied_at timestamptz NOT NULL DEFAULT now(),
- * //   PRIMARY KEY (account, tracking_code, status)
+ * //   PRIMARY KEY (record_time, account, tracking_code)
  * // )
  * ```
  */
@@ -206,14 +230,17 @@ export function callbackInboxTableSql(table?: string): string {
   return tableSql(quoteTable('callbackInboxTableSql', table));
 }
 
+// The record time is a function of the tracking code, so (record_time, account, tracking_code) is
+// unique exactly when (account, tracking_code) is: one index serves the claim and the prune.
 function tableSql(quoted: string): string {
   return [
     `CREATE TABLE IF NOT EXISTS ${quoted} (`,
+    '  record_time bigint NOT NULL,',
     '  account text NOT NULL,',
     '  tracking_code text NOT NULL,',
-    '  status text NOT NULL,',
+    '  statuses text[] NOT NULL,',
     '  applied_at timestamptz NOT NULL DEFAULT now(),',
-    '  PRIMARY KEY (account, tracking_code, status)',
+    '  PRIMARY KEY (record_time, account, tracking_code)',
     ')',
   ].join('\n');
 }
@@ -236,20 +263,25 @@ export async function createCallbackInboxTable(options: PostgresInboxOptions<Pos
   }
 }
 
-// The sentinel row that holds a table's horizon (see pruneCallbackInbox): no verified callback has
-// an empty tracking code, and `appliedStatuses` reads a real account and tracking code only.
-const HORIZON_ROW = "account = '' AND tracking_code = '' AND status = 'payorch:horizon'";
+// The sentinel row that holds a table's horizon in its applied_at (see pruneCallbackInbox): no
+// verified callback has an empty tracking code, and a claim reads a real one only. Its record time
+// of 0 keeps it first in the primary key, where the claim finds it, and out of every prune batch.
+const HORIZON_ROW = "record_time = 0 AND account = '' AND tracking_code = ''";
 
 /**
  * A callback inbox in PostgreSQL, for any number of receiver instances. For each callback it
- * opens a transaction, inserts the key (`INSERT … ON CONFLICT DO NOTHING`), runs the handlers
- * with that transaction's client, and commits: the key and the handlers' changes are committed
- * together or not at all, so a callback is applied exactly once across instances, crashes and
- * redeliveries.
+ * opens a transaction, claims the key (its status added to the row of its account and tracking
+ * code, `INSERT … ON CONFLICT DO UPDATE`), runs the handlers with that transaction's client, and
+ * commits: the key and the handlers' changes are committed together or not at all, so a callback
+ * is applied exactly once across instances, crashes and redeliveries.
  *
- * - Already applied: the insert inserts nothing, the transaction is rolled back, the answer is 200.
- * - Copies at the same time: the second insert waits on the first transaction's key. If that one
- *   commits, the copy is a duplicate; if it rolls back, the copy applies the callback itself.
+ * - Already applied: the claim changes nothing, the transaction is rolled back, the answer is 200.
+ * - **One tracking code at a time.** Claims of the same account and tracking code wait for each
+ *   other (on its row), whatever their statuses, on any instance, inline or through
+ *   `receiver.apply`; `appliedStatuses` then lists every status applied before this one. A copy
+ *   of a callback under way is a duplicate once that one commits, and applies it itself if that
+ *   one rolls back. Claims of other tracking codes never wait. A wait longer than `lockTimeoutMs`
+ *   fails the callback (answered 500, delivered again).
  * - A handler throws, or the connection or the process dies before COMMIT: PostgreSQL rolls the
  *   transaction back, key included, and the redelivery applies it.
  * - A record at or before the table's horizon (see {@link pruneCallbackInbox}) whose key is not
@@ -275,16 +307,23 @@ const HORIZON_ROW = "account = '' AND tracking_code = '' AND status = 'payorch:h
 export function createPostgresInbox<TPool extends PostgresPool>(options: PostgresInboxOptions<TPool>): CallbackInbox<PostgresInboxContext<PostgresClientOf<TPool>>> {
   checkOptions('createPostgresInbox', options, POSTGRES_INBOX_OPTIONS);
   const name = tableName('createPostgresInbox', options);
-  // The claim in one statement: the horizon, the key's insert when its record is younger, whether
-  // the key was held, and the statuses applied before: one round trip per callback, not one per
-  // step. The parts read the statement's snapshot, taken after the insert's lock on the table:
-  // once a prune has committed (it locks the table against claims), its horizon and deletions are
-  // seen.
+  const lockTimeoutMs = options.lockTimeoutMs ?? DEFAULT_INBOX_LOCK_TIMEOUT_MS;
+  // One round trip with BEGIN: the bound on waiting for another callback of the tracking code.
+  const begin = `BEGIN; SET LOCAL lock_timeout = ${String(lockTimeoutMs)}`;
+  // The claim in one statement: the horizon, the status added to its tracking code's row when the
+  // record is younger, and what that row held. A claim of a tracking code whose row another
+  // transaction holds waits for it, then adds to the row as that one left it (READ COMMITTED
+  // updates the newest version): `claimed` lists every status applied before, its own last. The
+  // horizon and `held` read the statement's snapshot, taken after the statement's lock on the
+  // table; a prune raises the horizon, then waits for every claim holding that lock before it
+  // deletes a row, so no claim that missed the horizon can miss a deleted row.
   const claimSql = (table: string): string => `WITH horizon AS (SELECT extract(epoch FROM applied_at)::bigint AS at FROM ${table} WHERE ${HORIZON_ROW}),
-inserted AS (INSERT INTO ${table} (account, tracking_code, status) SELECT $1::text, $2::text, $3::text
-  WHERE NOT EXISTS (SELECT 1 FROM horizon WHERE $4::bigint <= at) ON CONFLICT DO NOTHING RETURNING 1)
-SELECT EXISTS (SELECT 1 FROM inserted) AS inserted, (SELECT at FROM horizon) AS horizon,
-  ARRAY(SELECT status FROM ${table} WHERE account = $1::text AND tracking_code = $2::text ORDER BY applied_at) AS applied`;
+claimed AS (INSERT INTO ${table} AS inbox (record_time, account, tracking_code, statuses) SELECT $4::bigint, $1::text, $2::text, ARRAY[$3::text]
+  WHERE NOT EXISTS (SELECT 1 FROM horizon WHERE $4::bigint <= at)
+  ON CONFLICT (record_time, account, tracking_code) DO UPDATE SET statuses = inbox.statuses || EXCLUDED.statuses, applied_at = now()
+  WHERE NOT inbox.statuses @> EXCLUDED.statuses RETURNING inbox.statuses)
+SELECT (SELECT statuses FROM claimed) AS claimed, (SELECT at FROM horizon) AS horizon,
+  (SELECT statuses FROM ${table} WHERE record_time = $4::bigint AND account = $1::text AND tracking_code = $2::text) AS held`;
   let claim: { readonly table: string; readonly sql: string; readonly name: string } | undefined;
   // Prepared once per connection under a name made from a digest of its text: a name means one
   // text, on one schema-qualified table, so processes, tables and applications sharing a pooler's
@@ -307,6 +346,7 @@ SELECT EXISTS (SELECT 1 FROM inserted) AS inserted, (SELECT at FROM horizon) AS 
       };
       client.on('error', onError);
       let table = claim?.table ?? '(the inbox table)';
+      let claiming = false;
       try {
         if (claim === undefined) {
           table = await name(client);
@@ -314,7 +354,7 @@ SELECT EXISTS (SELECT 1 FROM inserted) AS inserted, (SELECT at FROM horizon) AS 
           claim = { table, sql, name: `payorch_claim_${sha256Hex(sql).slice(0, 32)}` };
         }
         try {
-          await client.query('BEGIN');
+          await client.query(begin);
         } catch (error) {
           // PgBouncer in statement pooling refuses transaction blocks and closes the connection.
           if (/statement pooling/i.test(error instanceof Error ? error.message : '')) {
@@ -330,28 +370,30 @@ SELECT EXISTS (SELECT 1 FROM inserted) AS inserted, (SELECT at FROM horizon) AS 
         // Read once: copies under way at the same time may each meet the pooler and fall back.
         const byName = named;
         let result: PostgresQueryResult;
+        claiming = true;
         try {
           result = byName ? await client.query({ name: claim.name, text: claim.sql, values }) : await client.query(claim.sql, values);
         } catch (error) {
           if (!byName || !isPreparedStatementError(error)) throw error;
           named = false;
           await client.query('ROLLBACK');
-          await client.query('BEGIN');
+          await client.query(begin);
           result = await client.query(claim.sql, values);
         }
+        claiming = false;
         const { rows = [] } = result;
-        const [claimed] = rows as readonly (Partial<Record<'inserted' | 'horizon' | 'applied', unknown>> | undefined)[];
-        // Every status of the tracking code committed before this statement, its own included.
-        const statuses = Array.isArray(claimed?.applied) ? claimed.applied.map(String) : [];
-        if (claimed?.inserted !== true) {
-          // Not inserted: a duplicate, unless the horizon stopped a key that was not held (the
+        const [row] = rows as readonly (Partial<Record<'claimed' | 'horizon' | 'held', unknown>> | undefined)[];
+        if (!Array.isArray(row?.claimed)) {
+          // Claimed nothing: a duplicate, unless the horizon stopped a key that was not held (the
           // catch below rolls back).
-          const horizon = claimed?.horizon === null || claimed?.horizon === undefined ? undefined : Number(claimed.horizon);
-          if (horizon !== undefined && record <= horizon && !statuses.includes(key.status)) throw new CallbackRetentionError(key, record, horizon);
+          const horizon = row?.horizon === null || row?.horizon === undefined ? undefined : Number(row.horizon);
+          const held = Array.isArray(row?.held) ? row.held.map(String) : [];
+          if (horizon !== undefined && record <= horizon && !held.includes(key.status)) throw new CallbackRetentionError(key, record, horizon);
           await client.query('ROLLBACK');
           return 'duplicate';
         }
-        const appliedStatuses = statuses.filter((status) => status !== key.status);
+        // Every status of the tracking code applied before, in order; this one was added last.
+        const appliedStatuses = row.claimed.slice(0, -1).map(String);
         await apply({ key, appliedStatuses, client: client as PostgresClientOf<TPool> });
         await client.query('COMMIT');
         return 'applied';
@@ -363,9 +405,14 @@ SELECT EXISTS (SELECT 1 FROM inserted) AS inserted, (SELECT at FROM horizon) AS 
         } catch (rollbackError) {
           broken = rollbackError instanceof Error ? rollbackError : new Error('ROLLBACK failed');
         }
-        // 42703 undefined_column: a table made before the account column.
-        if ((error as Partial<Record<'code', unknown>> | null)?.code === '42703') {
-          throw new Error(`payorch/postgres: ${table} has no account column; migrate it as docs/decisions.md ("The account in the inbox key") shows`, { cause: error });
+        const code = (error as Partial<Record<'code', unknown>> | null)?.code;
+        // 42703 undefined_column, 42P10 no unique index for ON CONFLICT: a table of another shape.
+        if (code === '42703' || code === '42P10') {
+          throw new Error(`payorch/postgres: ${table} is not the inbox table this payorch uses (an earlier 0.x made another shape); create it afresh as callbackInboxTableSql() shows`, { cause: error });
+        }
+        // 55P03 lock_not_available, in the claim: another callback of this tracking code held it.
+        if (claiming && code === '55P03') {
+          throw new Error(`payorch/postgres: another callback of ${key.trackingCode} was being applied for longer than lockTimeoutMs (${String(lockTimeoutMs)} ms); not applied, so that it is delivered again`, { cause: error });
         }
         throw error;
       } finally {
@@ -442,15 +489,30 @@ const PRUNE_OPTIONS: readonly OptionDeclaration[] = [
   { name: 'olderThanSeconds', rule: { type: 'number', min: MIN_CALLBACK_INBOX_RETENTION_SECONDS, max: TEN_YEARS_SECONDS, integer: true }, default: DEFAULT_CALLBACK_INBOX_RETENTION_SECONDS },
 ];
 
+/** How many rows one prune transaction deletes: small enough to commit in milliseconds. */
+const PRUNE_BATCH_ROWS = 1000;
+
+/** How often a prune looks again whether the claims under way when it raised the horizon ended. */
+const PRUNE_POLL_MS = 20;
+
 /**
- * Raises the table's horizon to now minus `olderThanSeconds` (never lowers it), and deletes the
- * keys whose record is older than the horizon, in one transaction that locks the table against
- * claims (`SHARE ROW EXCLUSIVE`) while it runs, so that a claim sees both or neither. The horizon
- * is a row of the table itself (account and tracking code empty, status `payorch:horizon`), so
- * every inbox on the table obeys it whatever its settings. Before the first prune nothing is
- * refused. Run it daily; it waits for the callbacks being applied, and they wait for it.
+ * Raises the table's horizon to now minus `olderThanSeconds` (never lowers it), then deletes the
+ * keys whose record is older than the horizon, without ever making a callback wait:
  *
- * @returns how many keys were deleted
+ * 1. It raises the horizon in a short transaction of its own. Claims only read that row.
+ * 2. It waits for the claims that were under way then to end (it watches their transactions in
+ *    `pg_locks`; it takes no lock they would wait for): from then on every claim sees the horizon,
+ *    and refuses a record at or before it whose key is not held, so a deleted key can never let
+ *    a re-signed redelivery apply twice.
+ * 3. It deletes in batches of 1000 rows, one transaction each, found in record-time order through
+ *    the table's primary key. Claims never write rows behind the horizon, so no batch waits for
+ *    a claim and no claim waits for a batch.
+ *
+ * The horizon is a row of the table itself (account and tracking code empty, record time 0), so
+ * every inbox on the table obeys it whatever its settings. Before the first prune nothing is
+ * refused. Run it daily, at any hour.
+ *
+ * @returns how many keys (rows of a tracking code) were deleted
  * @throws {RequestValidationError} (`invalid_option`, `olderThanSeconds`) for a retention shorter than 259500 s or longer than 10 years
  * @example
  * ```ts
@@ -463,27 +525,66 @@ export async function pruneCallbackInbox(options: PruneCallbackInboxOptions): Pr
   const seconds = options.olderThanSeconds ?? DEFAULT_CALLBACK_INBOX_RETENTION_SECONDS;
   const client = await options.pool.connect();
   let broken: Error | undefined;
-  try {
-    const table = await name(client);
+  // One statement in a transaction of its own: a pooler in statement pooling refuses it before
+  // anything changed.
+  const inTransaction = async (text: string, values: unknown[]): Promise<PostgresQueryResult> => {
     await client.query('BEGIN');
     try {
-      await client.query(`LOCK TABLE ${table} IN SHARE ROW EXCLUSIVE MODE`);
-      // The horizon in whole seconds, by the database's clock (the same for every instance).
-      const { rowCount } = await client.query(
-        `WITH raised AS (INSERT INTO ${table} AS inbox (account, tracking_code, status, applied_at)
-  VALUES ('', '', 'payorch:horizon', to_timestamp(floor(extract(epoch FROM now())) - $1::bigint))
-  ON CONFLICT (account, tracking_code, status) DO UPDATE SET applied_at = GREATEST(inbox.applied_at, EXCLUDED.applied_at)
-  RETURNING extract(epoch FROM applied_at)::bigint AS at)
-DELETE FROM ${table} WHERE tracking_code <> '' AND substring(tracking_code FROM '-([0-9]{1,12})$')::bigint < (SELECT at FROM raised)`,
-        [seconds],
-      );
+      const result = await client.query(text, values);
       await client.query('COMMIT');
-      return rowCount ?? 0;
+      return result;
     } catch (error) {
       await client.query('ROLLBACK').catch((rollbackError: unknown) => {
         broken = rollbackError instanceof Error ? rollbackError : new Error('ROLLBACK failed');
       });
       throw error;
+    }
+  };
+  try {
+    const table = await name(client);
+    // The horizon in whole seconds, by the database's clock (the same for every instance).
+    const raised = await inTransaction(
+      `INSERT INTO ${table} AS inbox (record_time, account, tracking_code, statuses, applied_at)
+  VALUES (0, '', '', '{payorch:horizon}', to_timestamp(floor(extract(epoch FROM now())) - $1::bigint))
+  ON CONFLICT (record_time, account, tracking_code) DO UPDATE SET applied_at = GREATEST(inbox.applied_at, EXCLUDED.applied_at)
+  RETURNING extract(epoch FROM applied_at)::bigint AS at`,
+      [seconds],
+    );
+    const horizon = String((raised.rows?.[0] as Partial<Record<'at', unknown>> | undefined)?.at);
+    // Every transaction holding a claim's lock on the table now took it, and its snapshot, before
+    // the horizon was committed, or reads it: wait for the former to end. Each transaction holds
+    // its virtual transaction id until it ends.
+    const { rows: found = [] } = await client.query(
+      `SELECT coalesce(array_agg(DISTINCT virtualtransaction), '{}') AS under_way FROM pg_locks
+  WHERE locktype = 'relation' AND database = (SELECT oid FROM pg_database WHERE datname = current_database()) AND relation = $1::regclass AND mode = 'RowExclusiveLock'`,
+      [table],
+    );
+    let underWay = ((found[0] as Partial<Record<'under_way', unknown>> | undefined)?.under_way as unknown[] | undefined) ?? [];
+    while (underWay.length > 0) {
+      await new Promise((resolve) => setTimeout(resolve, PRUNE_POLL_MS));
+      const { rows = [] } = await client.query(`SELECT coalesce(array_agg(virtualxid), '{}') AS under_way FROM pg_locks WHERE locktype = 'virtualxid' AND virtualxid = ANY($1::text[])`, [underWay]);
+      underWay = ((rows[0] as Partial<Record<'under_way', unknown>> | undefined)?.under_way as unknown[] | undefined) ?? [];
+    }
+    // Each batch starts after the last key of the one before, so that none walks the index
+    // entries its predecessors deleted; the horizon row (record time 0, empty codes) comes first
+    // and is never in a batch.
+    let after: unknown[] = [0, '', ''];
+    let deleted = 0;
+    for (;;) {
+      const { rows = [] } = await inTransaction(
+        `WITH batch AS (SELECT ctid AS row_id, record_time, account, tracking_code FROM ${table}
+    WHERE (record_time, account, tracking_code) > ($2::bigint, $3::text, $4::text) AND record_time < $1::bigint
+    ORDER BY record_time, account, tracking_code LIMIT ${String(PRUNE_BATCH_ROWS)}),
+  deleted AS (DELETE FROM ${table} WHERE ctid = ANY (ARRAY(SELECT row_id FROM batch)) RETURNING 1)
+SELECT (SELECT count(*) FROM deleted) AS deleted, (SELECT count(*) FROM batch) AS found, last.record_time, last.account, last.tracking_code
+  FROM (SELECT record_time, account, tracking_code FROM batch ORDER BY record_time DESC, account DESC, tracking_code DESC LIMIT 1) AS last`,
+        [horizon, ...after],
+      );
+      const [last] = rows as readonly (Partial<Record<'deleted' | 'found' | 'record_time' | 'account' | 'tracking_code', unknown>> | undefined)[];
+      if (last === undefined) return deleted;
+      deleted += Number(last.deleted);
+      if (Number(last.found) < PRUNE_BATCH_ROWS) return deleted;
+      after = [last.record_time, last.account, last.tracking_code];
     }
   } catch (error) {
     if (/statement pooling/i.test(error instanceof Error ? error.message : '')) {

@@ -54,7 +54,7 @@ export async function ledgerDatabase(name: string): Promise<LedgerDatabase> {
       return rows;
     },
     async keysOf(trackingCode) {
-      return (await pool.query<Record<string, unknown>>('SELECT status FROM payorch_callback_inbox WHERE tracking_code = $1', [trackingCode])).rows;
+      return (await pool.query<Record<string, unknown>>('SELECT unnest(statuses) AS status FROM payorch_callback_inbox WHERE tracking_code = $1', [trackingCode])).rows;
     },
     async drop() {
       await pool.end();

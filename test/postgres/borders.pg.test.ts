@@ -112,28 +112,27 @@ describe('pruneCallbackInbox', () => {
   });
 });
 
-describe('a table made before the account column', () => {
+describe('createPostgresInbox', () => {
+  test.each([0, 60_001, 2.5, Number.NaN])('refuses a lockTimeoutMs of %s, naming the option and the range', (lockTimeoutMs) => {
+    expect(() => createPostgresInbox({ pool: admin, table, lockTimeoutMs })).toThrow(/lockTimeoutMs: must be an integer from 1 to 60000 \(keep it below the senders' patience, a few seconds\); got /);
+  });
+});
+
+describe('a table made by an earlier payorch 0.x', () => {
   const old = `${table}_old`;
 
-  test('is refused with a pointer to the migration, and after the migration of docs/decisions.md its keys still count', async () => {
-    await admin.query(`CREATE TABLE ${old} (tracking_code text NOT NULL, status text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (tracking_code, status))`);
-    await admin.query(`INSERT INTO ${old} (tracking_code, status) VALUES ('MAN-before2-1763812000', 'completed')`);
+  test('is refused, each callback answered 500 with nothing applied, with a pointer to the table this version creates', async () => {
+    // The shape of 0.x before one row per tracking code: a row per status.
+    await admin.query(`CREATE TABLE ${old} (account text NOT NULL, tracking_code text NOT NULL, status text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (account, tracking_code, status))`);
     const errors: { error: unknown; details: CallbackErrorDetails }[] = [];
     const handler = vi.fn();
     const receiver = createCallbackReceiver<Context>({ ...PROVIDER, inbox: createPostgresInbox({ pool: pool(true), table: old }), onError: (error, details) => void errors.push({ error, details }) });
     receiver.on('*', handler);
     const url = await serve(receiver.nodeHandler);
     expect(await deliver(url, deposit('MAN-before2-1763812000'))).toMatchObject({ status: 500 });
-    expect(String(errors[0]?.error)).toContain('docs/decisions.md');
-
-    // The migration, as docs/decisions.md writes it, with this receiver's API key as the account.
-    await admin.query(`ALTER TABLE ${old} ADD COLUMN account text NOT NULL DEFAULT '${PROVIDER.apiKey}'`);
-    await admin.query(`ALTER TABLE ${old} ALTER COLUMN account DROP DEFAULT`);
-    await admin.query(`ALTER TABLE ${old} DROP CONSTRAINT ${old}_pkey, ADD PRIMARY KEY (account, tracking_code, status)`);
-
-    expect(await deliver(url, deposit('MAN-before2-1763812000'))).toEqual(OK);
+    expect(String(errors[0]?.error)).toContain('is not the inbox table this payorch uses (an earlier 0.x made another shape); create it afresh as callbackInboxTableSql() shows');
+    expect(errors[0]?.details.phase).toBe('inbox');
     expect(handler).not.toHaveBeenCalled();
-    expect(await deliver(url, deposit('MAN-after2-1763812000'))).toEqual(OK);
-    expect(handler).toHaveBeenCalledTimes(1);
+    expect((await admin.query(`SELECT 1 FROM ${old}`)).rowCount).toBe(0);
   });
 });

@@ -44,7 +44,7 @@ async function balance(user: string): Promise<number | undefined> {
 }
 
 async function keys(trackingCode: string): Promise<string[]> {
-  const { rows } = await admin.query<{ status: string }>(`SELECT status FROM ${table} WHERE tracking_code = $1`, [trackingCode]);
+  const { rows } = await admin.query<{ status: string }>(`SELECT unnest(statuses) AS status FROM ${table} WHERE tracking_code = $1`, [trackingCode]);
   return rows.map((row) => row.status);
 }
 
@@ -196,11 +196,12 @@ describe('the inbox table', () => {
     expect(callbackInboxTableSql()).toBe(
       [
         'CREATE TABLE IF NOT EXISTS "payorch_callback_inbox" (',
+        '  record_time bigint NOT NULL,',
         '  account text NOT NULL,',
         '  tracking_code text NOT NULL,',
-        '  status text NOT NULL,',
+        '  statuses text[] NOT NULL,',
         '  applied_at timestamptz NOT NULL DEFAULT now(),',
-        '  PRIMARY KEY (account, tracking_code, status)',
+        '  PRIMARY KEY (record_time, account, tracking_code)',
         ')',
       ].join('\n'),
     );

@@ -8,7 +8,7 @@ import type { CallbackErrorDetails } from '../../src/index.js';
 import type * as PostgresModule from '../../src/postgres/index.js';
 import type { PostgresInboxContext } from '../../src/postgres/index.js';
 import { unsigned } from '../helpers/callbacks.js';
-import { deliver, serveNode } from '../helpers/serve.js';
+import { deferred, deliver, serveNode } from '../helpers/serve.js';
 import type { Served } from '../helpers/serve.js';
 import { PROVIDER } from '../helpers/wire.js';
 import { startBouncer } from './bouncer.js';
@@ -111,6 +111,38 @@ describe('behind PgBouncer in transaction pooling', () => {
     expect([...answersA, ...answersB].filter((answer) => answer.status !== 200)).toEqual([]);
     expect(answersA[0]).toEqual(OK);
     expect([...a.errors, ...b.errors]).toEqual([]);
+  });
+});
+
+describe('one tracking code at a time, behind PgBouncer in transaction pooling', () => {
+  test('rejected and failed of one withdrawal on two pools: the second waits for the first and sees it', async () => {
+    const entry = await freshEntry();
+    const url = await bouncer('transaction');
+    const table = `order_inbox_${process.pid}`;
+    tables.push(table);
+    await entry.createCallbackInboxTable({ pool: admin, table });
+    const [first, second] = [entry.createPostgresInbox({ pool: pool(url), table }), entry.createPostgresInbox({ pool: pool(url), table })];
+    const code = 'WIT-order01-1763812000';
+    const hold = deferred();
+    const started = deferred();
+    const seen: (readonly string[])[] = [];
+    const applying = first.process({ account: 'acct', trackingCode: code, status: 'rejected' }, async ({ appliedStatuses }) => {
+      seen.push(appliedStatuses);
+      started.resolve();
+      await hold.promise;
+    });
+    await started.promise;
+    const waiting = second.process({ account: 'acct', trackingCode: code, status: 'failed' }, ({ appliedStatuses }) => {
+      seen.push(appliedStatuses);
+      return Promise.resolve();
+    });
+    await vi.waitFor(async () => {
+      const { rows } = await admin.query<{ count: string }>(`SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE $1`, [`%INSERT INTO %"${table}"%`]);
+      expect(Number(rows[0]?.count)).toBe(1);
+    });
+    hold.resolve();
+    expect([await applying, await waiting]).toEqual(['applied', 'applied']);
+    expect(seen).toEqual([[], ['rejected']]);
   });
 });
 

@@ -65,8 +65,8 @@ function deposit(trackingCode: string) {
 const daysAgo = (days: number): number => Math.floor(Date.now() / 1000) - days * DAY;
 
 async function rows(table: string): Promise<string[]> {
-  const { rows: found } = await admin.query<{ tracking_code: string; status: string }>(`SELECT tracking_code, status FROM ${table} ORDER BY tracking_code`);
-  return found.map((row) => `${row.tracking_code} ${row.status}`);
+  const { rows: found } = await admin.query<{ tracking_code: string; statuses: string[] }>(`SELECT tracking_code, statuses FROM ${table} ORDER BY tracking_code`);
+  return found.map((row) => `${row.tracking_code} ${row.statuses.join(',')}`);
 }
 
 describe('pruneCallbackInbox with its defaults, then a re-signed redelivery', () => {
@@ -121,7 +121,7 @@ describe('pruneCallbackInbox with its defaults, then a re-signed redelivery', ()
     const code = `MAN-edge1-${record}`;
     expect(await deliver(url, deposit(code))).toEqual(OK);
     // A horizon exactly at the record: the prune deletes only older records, so the key stays.
-    await admin.query(`INSERT INTO ${table} (account, tracking_code, status, applied_at) VALUES ('', '', 'payorch:horizon', to_timestamp($1))`, [record]);
+    await admin.query(`INSERT INTO ${table} (record_time, account, tracking_code, statuses, applied_at) VALUES (0, '', '', '{payorch:horizon}', to_timestamp($1))`, [record]);
     expect(await pruneCallbackInbox({ pool: admin, table, olderThanSeconds: 300 * DAY })).toBe(0);
     expect(await deliver(url, deposit(code))).toEqual(OK);
     expect(credited).toEqual([code]);
@@ -131,11 +131,11 @@ describe('pruneCallbackInbox with its defaults, then a re-signed redelivery', ()
   test('deletes by the age of the record, never lowers the horizon, and says how many it deleted', async () => {
     const table = await freshTable('retain_e');
     // Read the clock once: the codes and what is expected of them must not straddle a second.
-    const [young, now] = [daysAgo(89), daysAgo(0)];
+    const [old1, old2, young, now] = [daysAgo(120), daysAgo(91), daysAgo(89), daysAgo(0)];
     await admin.query(
-      `INSERT INTO ${table} (account, tracking_code, status) VALUES
-        ('a', 'MAN-old1-${daysAgo(120)}', 'completed'), ('a', 'MAN-old2-${daysAgo(91)}', 'completed'),
-        ('a', 'MAN-young1-${young}', 'completed'), ('b', 'MAN-new1-${now}', 'completed')`,
+      `INSERT INTO ${table} (record_time, account, tracking_code, statuses) VALUES
+        (${old1}, 'a', 'MAN-old1-${old1}', '{completed}'), (${old2}, 'a', 'MAN-old2-${old2}', '{completed}'),
+        (${young}, 'a', 'MAN-young1-${young}', '{completed}'), (${now}, 'b', 'MAN-new1-${now}', '{completed}')`,
     );
     expect(await pruneCallbackInbox({ pool: admin, table })).toBe(2);
     expect(await rows(table)).toEqual([' payorch:horizon', `MAN-new1-${now} completed`, `MAN-young1-${young} completed`]);
@@ -146,17 +146,14 @@ describe('pruneCallbackInbox with its defaults, then a re-signed redelivery', ()
   });
 });
 
-/** A pool whose clients hold `COMMIT` until `gate` opens: a prune paused between its work and its commit. */
-function pausedBeforeCommit(source: pg.Pool, reached: () => void, gate: Promise<void>): PostgresPool {
+/** A pool whose clients tell `before` of each statement, and wait for it, before they send it. */
+function intercepting(source: pg.Pool, before: (text: string, values: readonly unknown[] | undefined) => Promise<void> | void): PostgresPool {
   return {
     async connect(): Promise<PostgresClient> {
       const client = await source.connect();
       return {
         async query(statement: string | { readonly name: string; readonly text: string; readonly values: unknown[] }, values?: unknown[]) {
-          if (statement === 'COMMIT') {
-            reached();
-            await gate;
-          }
+          await before(typeof statement === 'string' ? statement : statement.text, typeof statement === 'string' ? values : statement.values);
           return typeof statement === 'string' ? client.query(statement, values) : client.query({ ...statement });
         },
         release: (error?: Error | boolean) => {
@@ -169,50 +166,94 @@ function pausedBeforeCommit(source: pg.Pool, reached: () => void, gate: Promise<
   };
 }
 
+/** A prune's pool that holds the COMMIT of its first batch (the first transaction that deletes) until `gate` opens. */
+function pausedInBatch(source: pg.Pool, reached: () => void, gate: Promise<void>): PostgresPool {
+  let deleting = false;
+  let paused = false;
+  return intercepting(source, async (text) => {
+    if (text.includes('DELETE FROM')) deleting = true;
+    if (text === 'COMMIT' && deleting && !paused) {
+      paused = true;
+      reached();
+      await gate;
+    }
+  });
+}
+
+const horizonRaised = async (table: string): Promise<boolean> => (await admin.query(`SELECT 1 FROM ${table} WHERE record_time = 0 AND tracking_code = ''`)).rowCount === 1;
+
 describe('a prune and claims at the same time', () => {
-  test('a redelivery that arrives while a prune deletes its key waits for the prune, then is refused, not applied again', async () => {
+  test('claims complete while a prune batch is open: a young callback applies, the key being deleted is a duplicate, an old unheld one is refused; after the commit the key is refused', async () => {
     const table = await freshTable('retain_f');
     const { url, credited, errors } = await receiverOn(table);
     const code = `MAN-race1-${daysAgo(100)}`;
     expect(await deliver(url, deposit(code))).toEqual(OK);
     const gate = deferred();
     const reached = deferred();
-    const pruning = pruneCallbackInbox({ pool: pausedBeforeCommit(admin, reached.resolve, gate.promise), table });
+    const pruning = pruneCallbackInbox({ pool: pausedInBatch(admin, reached.resolve, gate.promise), table });
     await reached.promise;
-    // The prune has deleted the key and raised the horizon, uncommitted. The redelivery's claim
-    // must wait on the prune's lock, not read the table as it was and insert the key again.
-    const redelivery = deliver(url, deposit(code));
-    await vi.waitFor(async () => {
-      const { rows: waiting } = await admin.query<{ count: string }>(`SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO %"${table}"%'`);
-      expect(Number(waiting[0]!.count)).toBe(1);
-    });
+    // The batch has deleted the key, uncommitted, and holds its row. No claim writes a row behind
+    // the horizon, so none waits for the batch: each of these answers while it is open.
+    const young = `MAN-race2-${daysAgo(1)}`;
+    expect(await deliver(url, deposit(young))).toEqual(OK);
+    expect(await deliver(url, deposit(code))).toEqual(OK);
+    expect(await deliver(url, deposit(`MAN-race3-${daysAgo(100)}`))).toEqual(TOO_OLD);
     gate.resolve();
     expect(await pruning).toBe(1);
-    expect(await redelivery).toEqual(TOO_OLD);
-    expect(credited).toEqual([code]);
-    expect(errors.map(({ details }) => details.phase)).toEqual(['retention']);
-    expect(await rows(table)).toEqual([' payorch:horizon']);
+    expect(await deliver(url, deposit(code))).toEqual(TOO_OLD);
+    expect(credited).toEqual([code, young]);
+    expect(errors.map(({ details }) => details.phase)).toEqual(['retention', 'retention']);
+    expect(await rows(table)).toEqual([' payorch:horizon', `${young} completed`]);
   });
 
-  test('a prune waits for a claim under way and deletes its key once committed; the redelivery is then refused', async () => {
+  test('a prune raises the horizon, waits for a claim under way (other claims meanwhile complete), then deletes its key; the redelivery is then refused', async () => {
     const table = await freshTable('retain_g');
     const hold = deferred();
     const started = deferred();
     const inbox = createPostgresInbox({ pool: pool(), table });
-    const key = { account: 'acct', trackingCode: `MAN-race2-${daysAgo(100)}`, status: 'completed' };
+    const key = { account: 'acct', trackingCode: `MAN-race4-${daysAgo(100)}`, status: 'completed' };
     const applying = inbox.process(key, async () => {
       started.resolve();
       await hold.promise;
     });
     await started.promise;
-    const pruning = pruneCallbackInbox({ pool: admin, table });
+    let pruned = false;
+    const pruning = pruneCallbackInbox({ pool: admin, table }).finally(() => (pruned = true));
     await vi.waitFor(async () => {
-      const { rows: waiting } = await admin.query<{ count: string }>(`SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'LOCK TABLE %"${table}"%'`);
-      expect(Number(waiting[0]!.count)).toBe(1);
+      expect(await horizonRaised(table)).toBe(true);
     });
+    // The claim under way read the table before the horizon: the prune may delete nothing until it
+    // ends. Claims that came after see the horizon, and do not wait for the prune.
+    expect(await inbox.process({ ...key, trackingCode: `MAN-race5-${daysAgo(1)}` }, () => Promise.resolve())).toBe('applied');
+    await expect(inbox.process({ ...key, trackingCode: `MAN-race6-${daysAgo(100)}` }, () => Promise.resolve())).rejects.toThrow(CallbackRetentionError);
+    expect(pruned).toBe(false);
     hold.resolve();
     expect(await applying).toBe('applied');
     expect(await pruning).toBe(1);
     await expect(inbox.process(key, () => Promise.resolve())).rejects.toThrow(CallbackRetentionError);
+  });
+
+  test('deletes in bounded batches, each found through the primary key in record-time order, not by reading every row', async () => {
+    const table = await freshTable('retain_h');
+    // 12,000 keys, half of them behind the horizon.
+    await admin.query(
+      `INSERT INTO ${table} (record_time, account, tracking_code, statuses)
+       SELECT r, 'acct', 'MAN-bulk' || i || '-' || r, '{completed}' FROM generate_series(1, 12000) AS i, LATERAL (SELECT $1::bigint - (i % 2) * 20 * ${DAY} - i AS r) AS t`,
+      [daysAgo(80)],
+    );
+    await admin.query(`ANALYZE ${table}`);
+    const batches: { text: string; values: readonly unknown[] }[] = [];
+    const recording = intercepting(admin, (text, values) => {
+      if (text.includes('DELETE FROM')) batches.push({ text, values: values ?? [] });
+    });
+    expect(await pruneCallbackInbox({ pool: recording, table })).toBe(6000);
+    // 1000 rows a batch, and the one that finds fewer ends the prune.
+    expect(batches).toHaveLength(7);
+    const { rows: plan } = await admin.query<{ 'QUERY PLAN': string }>(`EXPLAIN (COSTS OFF) ${batches[3]!.text}`, [...batches[3]!.values]);
+    const text = plan.map((line) => line['QUERY PLAN']).join('\n');
+    expect(text).toMatch(new RegExp(`Index Scan using ${table}_pkey on ${table}\\n +Index Cond: \\(\\(ROW\\(record_time, account, tracking_code\\) > ROW\\(`));
+    // The rows found are deleted where they are, by their tuple ids.
+    expect(text).toMatch(new RegExp(`Tid Scan on ${table}`));
+    expect(text).not.toContain('Seq Scan');
   });
 });
