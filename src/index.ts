@@ -114,6 +114,7 @@ export {
   UnprocessableEntityError,
   ResponseValidationError,
   TimeoutError,
+  TransferWaitTimeoutError,
   RequestAbortedError,
 } from './errors/api-error.js';
 export type { AuthFailureReason, DealerErrorCode } from './errors/api-error.js';
@@ -162,7 +163,11 @@ export {
   TransferStatus,
   SendMoneyResult,
   TransferStatusResult,
+  TRANSFER_END_STATUSES,
 } from './dealer/transfers.js';
+export type { TransferEndStatus, WaitForTransferOptions } from './dealer/transfers.js';
+export { applyTransferStatuses } from './dealer/transfer-sweep.js';
+export type { ApplyTransferStatusesOptions, EndedTransfer, TransferStatusOutcome } from './dealer/transfer-sweep.js';
 export {
   DealerCardPaymentParams,
   DealerCardPayment,

@@ -62,7 +62,12 @@ describe('a receiver given previousSecretKey', () => {
   test('a job queued under the old key applies within the window, and is refused after it, also when it was received within it', async () => {
     const clock = { ms: NOW_SECONDS * 1000 };
     const jobs: CallbackJob[] = [];
-    const { receiver, applied, post } = rotated(clock, { enqueue: (job) => void jobs.push(JSON.parse(JSON.stringify(job)) as CallbackJob) ?? Promise.resolve() });
+    const { receiver, applied, post } = rotated(clock, {
+      enqueue: (job) => {
+        jobs.push(JSON.parse(JSON.stringify(job)) as CallbackJob);
+        return Promise.resolve();
+      },
+    });
     expect(await post(deposit(OLD, 'MAN-rot05-1763812000'))).toBe(200);
     expect(await post(deposit(OLD, 'MAN-rot06-1763812000'))).toBe(200);
     const [first, second] = jobs;
