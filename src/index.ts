@@ -155,7 +155,9 @@ export {
   Transaction,
   TransactionList,
   Pagination,
+  ReadNewTransactionsParams,
 } from './dealer/transactions.js';
+export type { NewTransactions } from './dealer/transactions.js';
 export {
   SendMoneyParams,
   TransferStatusParams,
