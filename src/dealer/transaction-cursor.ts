@@ -18,12 +18,16 @@ export interface CursorState {
   readonly seen: Map<string, number>;
 }
 
-const CursorJson = /* @__PURE__ */ z.object({
-  v: z.literal(1),
-  w: z.string(),
-  t: z.number().check(z.int(), z.nonnegative()),
-  d: z.record(z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/)), z.array(z.string())),
-});
+// Built on first use: importing the package builds no schema.
+function cursorJson() {
+  return z.object({
+    v: z.literal(1),
+    w: z.string(),
+    t: z.number().check(z.int(), z.nonnegative()),
+    d: z.record(z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/)), z.array(z.string())),
+  });
+}
+let cursorSchema: ReturnType<typeof cursorJson> | undefined;
 
 const PREFIX = 'ptx1.';
 
@@ -58,10 +62,10 @@ export function decodeCursor(operation: string, cursor: string, walletId: string
   const refuse = (message: string): never => {
     throw new RequestValidationError(operation, [{ field: 'cursor', rule: 'invalid_option', message }]);
   };
-  let parsed: z.output<typeof CursorJson> | undefined;
+  let parsed: z.output<ReturnType<typeof cursorJson>> | undefined;
   if (cursor.startsWith(PREFIX)) {
     try {
-      const result = z.safeParse(CursorJson, JSON.parse(fromBase64Url(cursor.slice(PREFIX.length))));
+      const result = z.safeParse((cursorSchema ??= cursorJson()), JSON.parse(fromBase64Url(cursor.slice(PREFIX.length))));
       parsed = result.success ? result.data : undefined;
     } catch {
       parsed = undefined;

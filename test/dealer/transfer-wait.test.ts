@@ -54,7 +54,11 @@ describe('dealer.transfers.waitFor', () => {
   test('an abort during a pause rejects at once with RequestAbortedError', async () => {
     const sandbox = createSandbox();
     const controller = new AbortController();
-    const { dealer } = dealerOn(sandbox, () => void setTimeout(() => controller.abort(new Error('shutting down')), 5));
+    const { dealer } = dealerOn(sandbox, () => {
+      setTimeout(() => {
+        controller.abort(new Error('shutting down'));
+      }, 5);
+    });
     const id = await startTransfer(dealer);
     const started = Date.now();
     const error: unknown = await dealer.transfers.waitFor(id, { interval: 60_000, signal: controller.signal }).catch((caught: unknown) => caught);
