@@ -89,14 +89,15 @@ const MAX_PAGES_PER_WINDOW = 1000;
 export const ReadNewTransactionsParams = /* @__PURE__ */ strictObject(() => ({
   /** The E-IBAN's `wallet_id`, from `dealer.eibans.list()`. Required (spec 4.13). */
   wallet_id: requiredString(),
-  /** The `cursor` the previous run returned, as it was. Left out on the first run. */
+  /** The `cursor` the previous run returned, as it was; left out on the first run. The history has no "since" query of its own (spec 4.13). */
   cursor: z.optional(z.string()),
-  /** First day the first run reads (no `cursor`), `YYYY-MM-DD`; ignored with a cursor. @default the day `lookBackSeconds` ago */
+  /** First day the first run reads (no `cursor`), a calendar date `YYYY-MM-DD` in service time (spec 4.13); ignored with a cursor. @default the day `lookBackSeconds` ago */
   start_date: z.optional(calendarDate()),
   /**
    * How far back each run reads again, in seconds, from the time the run before started: records
    * that appear late in the history, or that a page shifting during a read hid, are found by a
-   * later run when they are dated within it. From 0 to 2592000 (30 days). @default 86400 (one day)
+   * later run when they are dated within it (spec 4.13 reads by whole days). From 0 to 2592000
+   * (30 days). @default 86400 (one day)
    */
   lookBackSeconds: z.optional(z.number().check(z.int({ error: 'must be an integer' }), z.gte(0, { error: 'must be at least 0' }), z.lte(2_592_000, { error: 'must be at most 2592000 (30 days)' }))),
 }));

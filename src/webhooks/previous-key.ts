@@ -9,7 +9,7 @@ import { RequestValidationError } from '../errors/error.js';
 /**
  * The secret key in force before a rotation, accepted beside `secretKey` until `until`.
  *
- * @example { secretKey: process.env.PAYORCH_PROVIDER_OLD_SECRET_KEY!, until: '2026-12-01T00:00:00Z' }
+ * @example { secretKey: oldSecretKey, until: '2026-12-01T00:00:00Z' }
  */
 export interface PreviousSecretKey {
   /** The secret key the service signed with before the rotation. Never logged or shown in an error. */

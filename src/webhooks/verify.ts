@@ -63,7 +63,7 @@ export interface VerifyCallbackOptions {
    * neither key is ever logged. A receiver given one needs `accountName`, so that what its inbox
    * recorded never depends on a key.
    * @default none: only `secretKey`
-   * @example { secretKey: process.env.PAYORCH_PROVIDER_OLD_SECRET_KEY!, until: '2026-12-01T00:00:00Z' }
+   * @example { secretKey: oldSecretKey, until: '2026-12-01T00:00:00Z' }
    */
   readonly previousSecretKey?: PreviousSecretKey | undefined;
   /**
