@@ -194,7 +194,7 @@ export class DealerTransfers extends APIResource {
    * `interval` and doubling up to 30 s, until it is `completed`, `failed` or `cancelled`, and
    * resolves with that answer. Transfers have no callback (spec 6.1): this, or a scheduled sweep
    * with `applyTransferStatuses`, is how their end is learnt. Each read keeps the client's retry
-   * rules for reads, and its `timeout` is cut to what is left of the wait. A failed read (after
+   * rules for reads, and its `timeout` is the client's, cut to what is left of the wait. A failed read (after
    * its retries) rejects with its error.
    *
    * @throws {RequestValidationError} for a bad option, naming it and its range, before any read
@@ -226,7 +226,7 @@ export class DealerTransfers extends APIResource {
       if (left <= 0) throw new TransferWaitTimeoutError(transferId, timeout, lastStatus);
       let answer: TransferStatusResult;
       try {
-        answer = await this.getStatus(params, { signal, timeout: left });
+        answer = await this.getStatus(params, { signal, timeout: Math.min(left, this._transport.callTimeout) });
       } catch (error) {
         // The read's own timeout was cut to the deadline: running out is the wait's deadline.
         if (error instanceof TimeoutError && Date.now() >= deadline) throw new TransferWaitTimeoutError(transferId, timeout, lastStatus);
