@@ -113,6 +113,23 @@ describe('applyTransferStatuses', () => {
     expect(refused[0]).toMatchObject({ result: 'failed', error: { outcome: 'refused' } });
   });
 
+  test('a status the SDK does not know is left alone as pending, and a created_at that is not a time applies nothing', async () => {
+    const answers: Record<string, { status: string; created_at: string }> = {
+      'TRF-new1': { status: 'on_hold', created_at: '2026-03-01T10:00:00' },
+      'TRF-bad1': { status: 'completed', created_at: 'yesterday' },
+    };
+    const dealer = {
+      transfers: {
+        getStatus: ({ transfer_id }: { transfer_id: string }) => Promise.resolve({ success: true as const, transfer: { transfer_id, amount: '10.00', ...answers[transfer_id]! } }),
+      },
+    };
+    const applied: string[] = [];
+    const outcomes = await applyTransferStatuses({ dealer, transferIds: ['TRF-new1', 'TRF-bad1'], inbox: createMemoryInbox(), accountName: 'dealer-main', onStatus: (transfer) => void applied.push(transfer.transfer_id) });
+    expect(outcomes.map(({ result, status }) => [result, status])).toEqual([['pending', 'on_hold'], ['failed', 'completed']]);
+    expect(String(outcomes[1]?.error)).toMatch(/created_at "yesterday" is not a time/);
+    expect(applied).toEqual([]);
+  });
+
   test.each([
     [{ transferIds: 'TRF-1' }, 'transferIds'],
     [{ transferIds: [''] }, 'transferIds'],
