@@ -1,8 +1,6 @@
-// Send money: transfer from the dealer's best-funded E-IBAN to a bank account, then poll the
-// transfer's status for a short while until it leaves `pending`.
-import { APIError, DealerClient } from 'payorch';
-import type { TransferStatus } from 'payorch';
-import { setTimeout as sleep } from 'node:timers/promises';
+// Send money: transfer from the dealer's best-funded E-IBAN to a bank account, then wait a short
+// while for the transfer to leave `pending`.
+import { APIError, DealerClient, TransferWaitTimeoutError } from 'payorch';
 import { env } from './env.js';
 
 const dealer = new DealerClient({ baseUrl: env.baseUrl(), ...env.dealer() });
@@ -34,13 +32,13 @@ try {
   throw error;
 }
 
-// A bounded poll: at most 10 reads, 1 second apart. Real systems also get the end status by
-// reconciling transactions; a transfer that is still pending here is not a failure.
-let status: TransferStatus = 'pending';
-for (let attempt = 1; attempt <= 10 && status === 'pending'; attempt++) {
-  await sleep(1_000);
-  const { transfer } = await dealer.transfers.getStatus({ transfer_id: transferId });
-  status = transfer.status;
-  console.log(`  check ${attempt}: ${status}`);
+// Transfers have no callback: wait a short while for the end status. At the deadline the transfer
+// is still pending, not failed: it may complete later (a scheduled sweep, applyTransferStatuses,
+// picks its end up; see examples/webhooks/transfer-sweep.ts).
+try {
+  const { transfer } = await dealer.transfers.waitFor(transferId, { timeout: 10_000 });
+  console.log(`Transfer ${transferId} ended: ${transfer.status}`);
+} catch (error) {
+  if (!(error instanceof TransferWaitTimeoutError)) throw error;
+  console.log(`Still ${error.lastStatus ?? 'pending'} after 10 s: check again later.`);
 }
-console.log(status === 'pending' ? 'Still pending: check again later.' : `Transfer ${transferId} ended: ${status}`);

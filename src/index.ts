@@ -108,6 +108,7 @@ export {
   UnprocessableEntityError,
   ResponseValidationError,
   TimeoutError,
+  TransferWaitTimeoutError,
   RequestAbortedError,
 } from './errors/api-error.js';
 export type { AuthFailureReason, DealerErrorCode } from './errors/api-error.js';
@@ -146,7 +147,9 @@ export {
   Transaction,
   TransactionList,
   Pagination,
+  ReadNewTransactionsParams,
 } from './dealer/transactions.js';
+export type { NewTransactions } from './dealer/transactions.js';
 export {
   SendMoneyParams,
   TransferStatusParams,
@@ -154,7 +157,11 @@ export {
   TransferStatus,
   SendMoneyResult,
   TransferStatusResult,
+  TRANSFER_END_STATUSES,
 } from './dealer/transfers.js';
+export type { TransferEndStatus, WaitForTransferOptions } from './dealer/transfers.js';
+export { applyTransferStatuses } from './dealer/transfer-sweep.js';
+export type { ApplyTransferStatusesOptions, EndedTransfer, TransferStatusOutcome } from './dealer/transfer-sweep.js';
 export {
   DealerCardPaymentParams,
   DealerCardPayment,

@@ -9,7 +9,7 @@
 import { checkOptions } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
 import type { CallbackInbox, CallbackInboxContext, CallbackInboxOutcome, CallbackKey } from '../webhooks/inbox.js';
-import { recordTimeOf } from '../webhooks/record-time.js';
+import { keyRecordTime } from '../webhooks/record-time.js';
 // The SQL, the key reads and the retention rules both SQLite inboxes share.
 import * as sqlite from '../sqlite/inbox.js';
 
@@ -165,7 +165,7 @@ export function createD1Inbox<TDb extends D1DatabaseLike>(options: D1InboxOption
 
   return {
     async process(key, apply): Promise<CallbackInboxOutcome> {
-      const recordTime = recordTimeOf(key.trackingCode);
+      const recordTime = keyRecordTime(key);
       // The key before the horizon: a kept key is a duplicate whatever its age.
       const before = await stateOf(key);
       if (before.present) return 'duplicate';

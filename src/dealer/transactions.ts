@@ -8,7 +8,8 @@ import type { Transport } from '../internal/transport.js';
 import { parseRequest } from '../internal/validation.js';
 import { RequestAbortedError } from '../errors/api-error.js';
 import { APIResource } from '../internal/resource.js';
-import { dateWindows, dayNumber } from './date-windows.js';
+import { dateWindows, dayNumber, dayString } from './date-windows.js';
+import { dayOfDate, decodeCursor, encodeCursor } from './transaction-cursor.js';
 
 /**
  * Calendar days per request of `iterate()`. The service refuses a range "longer than 3 days"
@@ -78,6 +79,37 @@ export type TransactionListParams = z.input<typeof TransactionListParams>;
 /** Range of `iterate()`: any number of days, end not before start. */
 export const TransactionRangeParams = /* @__PURE__ */ strictObject(rangeShape, /* @__PURE__ */ z.superRefine(checkOrder));
 export type TransactionRangeParams = z.input<typeof TransactionRangeParams>;
+
+/** The default look-back of `readNew()`: one day. */
+const DEFAULT_LOOK_BACK_SECONDS = 86_400;
+/** Pages read at most per window by `readNew()`: 100,000 records in 3 days, against an answer that never ends. */
+const MAX_PAGES_PER_WINDOW = 1000;
+
+/** Query of `readNew()`: a wallet, and the cursor of the run before. */
+export const ReadNewTransactionsParams = /* @__PURE__ */ strictObject(() => ({
+  /** The E-IBAN's `wallet_id`, from `dealer.eibans.list()`. Required (spec 4.13). */
+  wallet_id: requiredString(),
+  /** The `cursor` the previous run returned, as it was; left out on the first run. The history has no "since" query of its own (spec 4.13). */
+  cursor: z.optional(z.string()),
+  /** First day the first run reads (no `cursor`), a calendar date `YYYY-MM-DD` in service time (spec 4.13); ignored with a cursor. @default the day `lookBackSeconds` ago */
+  start_date: z.optional(calendarDate()),
+  /**
+   * How far back each run reads again, in seconds, from the time the run before started: records
+   * that appear late in the history, or that a page shifting during a read hid, are found by a
+   * later run when they are dated within it (spec 4.13 reads by whole days). From 0 to 2592000
+   * (30 days). @default 86400 (one day)
+   */
+  lookBackSeconds: z.optional(z.number().check(z.int({ error: 'must be an integer' }), z.gte(0, { error: 'must be at least 0' }), z.lte(2_592_000, { error: 'must be at most 2592000 (30 days)' }))),
+}));
+export type ReadNewTransactionsParams = z.input<typeof ReadNewTransactionsParams>;
+
+/** What `readNew()` returns: the transactions not handed out before, and the cursor to store. */
+export interface NewTransactions {
+  /** Transactions no earlier run with this cursor's line handed out, in the order read. */
+  readonly transactions: Transaction[];
+  /** Give it to the next run. Opaque text; it holds the ids dated within the look-back (about 20 bytes each). */
+  readonly cursor: string;
+}
 
 /** Direction of a transaction; the spec shows `incoming` (spec 2.7). */
 export const TransactionType = /* @__PURE__ */ openEnum(['incoming']);
@@ -293,5 +325,63 @@ export class DealerTransactions extends APIResource {
    */
   iterate(params: TransactionRangeParams, options: RequestOptions = {}): TransactionIterable {
     return new TransactionIterable(this._transport, parseRequest('transactions.iterate', TransactionRangeParams, params), options);
+  }
+
+  /**
+   * Reads the transactions that arrived since the run before, for a job that runs on a schedule.
+   * The history has no "since" query, only days, 3 a request and 100 records a page (spec 4.13),
+   * so each run reads every day from `lookBackSeconds` before the previous run's start to
+   * tomorrow (the service's dates carry no zone) and hands out only the transactions whose
+   * `transactionId` the cursor has not seen. That makes it safe across window and page edges,
+   * against pages that shift while they are read (a record moved onto a page already read is
+   * found by a later run, when dated within the look-back), and after a crash.
+   *
+   * It is at least once, not exactly once: if your process stops after applying a run's
+   * transactions but before storing its `cursor`, the next run hands them out again. Store the
+   * cursor in the same database transaction as what you did with them, and it is exactly once;
+   * otherwise apply each idempotently by `transactionId`. A failed request rejects the whole run
+   * with its error and no cursor: run again with the one you have.
+   *
+   * @throws {RequestValidationError} before sending, for a bad parameter or a cursor that is not one of this wallet's
+   * @example
+   * ```ts
+   * const stored = await db.cursorOf('WLT-1'); // undefined on the first run
+   * const { transactions, cursor } = await dealer.transactions.readNew({ wallet_id: 'WLT-1', cursor: stored });
+   * await db.transaction(async (tx) => {
+   *   for (const t of transactions) await tx.creditDeposit(t.transactionId, t.senderIban, t.amount);
+   *   await tx.saveCursor('WLT-1', cursor); // with what was applied: exactly once
+   * });
+   * ```
+   */
+  async readNew(params: ReadNewTransactionsParams, options: RequestOptions = {}): Promise<NewTransactions> {
+    const operation = 'dealer.transactions.readNew';
+    const { wallet_id, cursor, start_date, lookBackSeconds = DEFAULT_LOOK_BACK_SECONDS } = parseRequest(operation, ReadNewTransactionsParams, params);
+    const readAt = Date.now();
+    const previous = cursor === undefined ? undefined : decodeCursor(operation, cursor, wallet_id);
+    const lookBackMs = lookBackSeconds * 1000;
+    const today = Math.floor(readAt / 86_400_000);
+    const first = previous !== undefined ? Math.floor((Math.min(previous.readAt, readAt) - lookBackMs) / 86_400_000) : start_date !== undefined ? dayNumber(start_date) : Math.floor((readAt - lookBackMs) / 86_400_000);
+    const seen = new Map(previous?.seen);
+    const fresh: Transaction[] = [];
+    for (const window of dateWindows(dayString(Math.min(first, today)), dayString(today + 1), WINDOW_DAYS)) {
+      // Pages may shift while read: read until the service says there is no more, never past the
+      // most pages it announced (an answer that ignores `page` cannot make it loop), and skip ids
+      // already seen.
+      let pages = 1;
+      for (let page = 1; page <= pages && page <= MAX_PAGES_PER_WINDOW; page++) {
+        const answer = await this.list({ wallet_id, ...window, page }, options);
+        for (const transaction of answer.transactions) {
+          if (seen.has(transaction.transactionId)) continue;
+          seen.set(transaction.transactionId, dayOfDate(transaction.date, today));
+          fresh.push(transaction);
+        }
+        if (!answer.pagination.has_more || answer.transactions.length === 0) break;
+        pages = Math.max(pages, answer.pagination.total_pages);
+      }
+    }
+    // The next run starts lookBackSeconds before this one: ids dated before that are never read again.
+    const nextFirst = Math.floor((readAt - lookBackMs) / 86_400_000);
+    for (const [id, day] of seen) if (day < nextFirst) seen.delete(id);
+    return { transactions: fresh, cursor: encodeCursor({ walletId: wallet_id, readAt, seen }) };
   }
 }

@@ -9,7 +9,7 @@
 import { checkOptions } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
 import type { CallbackInbox, CallbackInboxContext, CallbackInboxOutcome } from '../webhooks/inbox.js';
-import { recordTimeOf } from '../webhooks/record-time.js';
+import { keyRecordTime } from '../webhooks/record-time.js';
 // The SQL, the key reads and the retention rules both SQLite inboxes share.
 import * as sqlite from '../sqlite/inbox.js';
 
@@ -104,7 +104,7 @@ export function createDurableObjectInbox<TStorage extends DurableObjectStorageLi
 
   return {
     process(key, apply): Promise<CallbackInboxOutcome> {
-      const recordTime = recordTimeOf(key.trackingCode);
+      const recordTime = keyRecordTime(key);
       return storage.transaction(async () => {
         // The key before the horizon: a kept key is a duplicate whatever its age.
         const state = sqlite.readSqliteKeyState(storage.sql.exec(sql.state, key.account, key.trackingCode).toArray(), key);

@@ -381,3 +381,31 @@ export class RequestAbortedError extends PayorchError {
     this.request = call.request;
   }
 }
+
+/**
+ * `dealer.transfers.waitFor` reached its deadline before the transfer reached an end status.
+ * The transfer goes on at the service: it may still complete, so money may have moved. Do not
+ * send it again; read it later with `getStatus`, or let a scheduled sweep
+ * (`applyTransferStatuses`) apply its end once.
+ */
+export class TransferWaitTimeoutError extends PayorchError {
+  static {
+    brand(this, 'TransferWaitTimeoutError');
+  }
+  /** The transfer waited for (`TRF-...`). */
+  readonly transferId: string;
+  /** The deadline that ran out, in milliseconds: the `timeout` option. */
+  readonly timeout: number;
+  /** The status of the last answer read (`pending`, or one the SDK does not know), or undefined when no read answered in time. */
+  readonly lastStatus: string | undefined;
+  /** Made by `dealer.transfers.waitFor` at its deadline. */
+  constructor(transferId: string, timeout: number, lastStatus: string | undefined) {
+    super(
+      `Transfer ${transferId} did not reach an end status within ${timeout} ms (last status read: ${lastStatus ?? 'none'}); it may still complete, so money may have moved: do not send it again, read its status later`,
+      { outcome: 'unknown' },
+    );
+    this.transferId = transferId;
+    this.timeout = timeout;
+    this.lastStatus = lastStatus;
+  }
+}

@@ -159,6 +159,11 @@ export class Transport {
     );
   }
 
+  /** The client's `timeout` for one call, in milliseconds: a wait made of several calls cuts each to it. */
+  get callTimeout(): number {
+    return this.#config.timeout ?? DEFAULT_CLIENT_TIMEOUT_MS;
+  }
+
   async request<S extends z.ZodMiniType>(call: Call<S>, options: RequestOptions = {}): Promise<z.output<S>> {
     const tracer = this.#config.tracer;
     if (tracer === undefined) return this.#request(call, options, undefined);

@@ -11,7 +11,7 @@ import type { OptionDeclaration } from '../core/option-checks.js';
 import { CallbackRetentionError, RequestValidationError, StatementPoolingError } from '../errors/error.js';
 import type { CallbackInbox, CallbackKey, CallbackInboxOutcome } from '../webhooks/inbox.js';
 import { sha256Hex } from '../internal/hash/web.js';
-import { recordTimeOf } from '../webhooks/record-time.js';
+import { keyRecordTime } from '../webhooks/record-time.js';
 
 /** The parts of a node-postgres result the inbox reads. */
 export interface PostgresQueryResult {
@@ -336,7 +336,7 @@ SELECT (SELECT statuses FROM claimed) AS claimed, (SELECT at FROM horizon) AS ho
 
   return {
     async process(key, apply): Promise<CallbackInboxOutcome> {
-      const record = recordTimeOf(key.trackingCode);
+      const record = keyRecordTime(key);
       const client = await options.pool.connect();
       // A connection that dies while checked out emits 'error' on its client; unheard, that
       // would end the process. The failed query rejects as well, and that is what we act on.

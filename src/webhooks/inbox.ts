@@ -7,8 +7,15 @@
 export interface CallbackKey {
   /** The receiver's `accountName`, or its API key when none is given. */
   readonly account: string;
+  /** The tracking code, or the transfer id (`TRF-...`) of a transfer status. */
   readonly trackingCode: string;
   readonly status: string;
+  /**
+   * The record's creation time in Unix seconds, for a record whose id does not end with it (a
+   * transfer: its `created_at`). Inboxes keep and forget keys by it. Left out, it is the seconds
+   * the tracking code ends with.
+   */
+  readonly recordTime?: number | undefined;
 }
 
 /**
@@ -53,8 +60,8 @@ export type CallbackInboxOutcome = 'applied' | 'duplicate';
  * The contract, which the receiver relies on:
  * - `process` runs `apply` at most once per key that ends in success, and returns `'duplicate'`
  *   without running it when the key was applied before.
- * - An inbox that forgets keys forgets them by the age of their record (the Unix seconds a
- *   tracking code ends with), never by when they were applied, and keeps a horizon covering every
+ * - An inbox that forgets keys forgets them by the age of their record (the key's `recordTime`,
+ *   else the Unix seconds its tracking code ends with), never by when they were applied, and keeps a horizon covering every
  *   record it forgot: a key it does not hold whose record is not younger than the horizon is
  *   refused with a {@link CallbackRetentionError}, `apply` not run, nothing recorded. The service
  *   may redeliver any callback re-signed at any time, so forgetting a key any other way would let

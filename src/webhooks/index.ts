@@ -19,6 +19,7 @@ export type {
   CallbackInput,
   VerifyCallbackOptions,
 } from './verify.js';
+export type { PreviousSecretKey } from './previous-key.js';
 export { verifyCallbackRequest } from './verify.js';
 export { signCallback } from './sign.js';
 export type {

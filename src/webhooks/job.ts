@@ -1,6 +1,7 @@
 import type { CallbackBody } from './body.js';
 import type { VerifiedCallback } from './schemas.js';
 import { DEFAULT_TOLERANCE_SECONDS, verifyCallback } from './verify.js';
+import { previousKeyUntil } from './previous-key.js';
 import type { VerifyCallbackOptions } from './verify.js';
 import { CallbackJobError, CallbackVerificationError } from '../errors/error.js';
 import type { CallbackJobField, CallbackVerificationReason } from '../errors/error.js';
@@ -122,9 +123,13 @@ export function checkCallbackJob(job: unknown, check: JobCheck): VerifiedCallbac
   const body: Record<string, unknown> = { ...payload, timestamp, hash };
   const input: { headers?: Record<string, string>; body: CallbackBody } =
     signedIn === 'headers' ? { headers: { 'X-Api-Key': check.verify.apiKey, 'X-Timestamp': String(timestamp), 'X-Hash': hash }, body } : { body };
+  // The previous key's window is judged now, at apply time: a job queued before the rotation
+  // applies while the window is open, and one signed with a retired key never after it closes.
+  const until = previousKeyUntil('receiver.apply', check.verify);
+  const previousSecretKey = until !== undefined && check.nowMs < until ? check.verify.previousSecretKey : undefined;
   let callback: VerifiedCallback;
   try {
-    callback = verifyCallback(input, { ...check.verify, now: () => receivedAt });
+    callback = verifyCallback(input, { ...check.verify, previousSecretKey, now: () => receivedAt });
   } catch (error) {
     if (!(error instanceof CallbackVerificationError)) throw error;
     throw new CallbackJobError(error.reason, FIELD_OF_REASON[error.reason], `the job does not verify: ${error.message}`, error.issues);

@@ -1,3 +1,5 @@
+import type { CallbackKey } from './inbox.js';
+
 // Every signed tracking code ends with its record's creation time in Unix seconds (spec 2.1), and
 // verification requires it. Inboxes keep keys by this record time, not by when they applied them:
 // a re-signed redelivery verifies at any age, so only the record's age bounds once-only.
@@ -11,4 +13,16 @@ export function recordTimeOf(trackingCode: string): number {
   const digits = RECORD_TIME.exec(trackingCode)?.[1];
   if (digits === undefined) throw new TypeError(`inbox.process: the tracking code ${JSON.stringify(trackingCode.slice(0, 64))} does not end with the record's Unix seconds (spec 2.1)`);
   return Number(digits);
+}
+
+/**
+ * The record time of a key, in Unix seconds: the one it carries (a transfer's, whose id holds no
+ * time), else the one its tracking code ends with.
+ * @throws {TypeError} when it has neither
+ */
+export function keyRecordTime(key: CallbackKey): number {
+  const { recordTime } = key;
+  if (recordTime === undefined) return recordTimeOf(key.trackingCode);
+  if (!Number.isSafeInteger(recordTime) || recordTime < 0) throw new TypeError(`inbox.process: the key's recordTime must be Unix seconds, a non-negative integer; got ${String(recordTime)}`);
+  return recordTime;
 }

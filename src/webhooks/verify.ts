@@ -20,6 +20,8 @@ import { CALLBACK_FIELDS } from './payload.js';
 import { fieldIssue, readField, readPayload } from './payload.js';
 import type { VerifiedCallback } from './schemas.js';
 import type { ValidationIssue } from '../errors/error.js';
+import { previousKeyUntil, secretKeysAt } from './previous-key.js';
+import type { PreviousSecretKey } from './previous-key.js';
 
 /** A received callback: its headers and its body, in whichever form the framework gives them. */
 export interface CallbackInput {
@@ -54,6 +56,16 @@ export interface VerifyCallbackOptions {
    * @example process.env.PAYORCH_PROVIDER_SECRET_KEY
    */
   readonly secretKey: string;
+  /**
+   * After a key rotation, the secret key in force before it, accepted beside `secretKey` until
+   * an absolute time: the callbacks the service signed before the rotation, and their
+   * redeliveries, still verify until then. Hashes are checked with both keys in constant time;
+   * neither key is ever logged. A receiver given one needs `accountName`, so that what its inbox
+   * recorded never depends on a key.
+   * @default none: only `secretKey`
+   * @example { secretKey: oldSecretKey, until: '2026-12-01T00:00:00Z' }
+   */
+  readonly previousSecretKey?: PreviousSecretKey | undefined;
   /**
    * How old, in seconds, the signed timestamp may be. Long enough for the service's
    * redeliveries after an outage of the receiver, which may keep their first signature; a
@@ -261,6 +273,7 @@ export function charsetOf(input: CallbackInput): string | undefined {
  */
 export function verifyCallbackTold(input: CallbackInput, options: VerifyCallbackOptions, onDecoded: ((decoding: BodyDecoding) => void) | undefined): VerifiedCallback {
   checkOptions(WHERE, options, VERIFY_OPTIONS);
+  const previousUntil = previousKeyUntil(WHERE, options);
   const maxAge = options.maxAgeSeconds ?? DEFAULT_CALLBACK_MAX_AGE_SECONDS;
   const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
   const nowMs = readClock(options.now ?? Date.now);
@@ -301,9 +314,10 @@ export function verifyCallbackTold(input: CallbackInput, options: VerifyCallback
     if (HEADER_SECONDS.test(headers.timestamp)) candidates.push(String(Number(headers.timestamp)));
     if (fromBody !== undefined && !candidates.includes(fromBody)) candidates.push(fromBody);
   }
-  // Every candidate is compared, in constant time each: which one matched is not a secret.
-  const matches = candidates.map((timestamp) => constantTimeEqual(hash, callbackHash(options, trackingCode, status, timestamp)));
-  const signed = candidates.find((_, index) => matches[index] === true);
+  // Every candidate with every key is compared, in constant time each: which one matched is not a secret.
+  const keys = secretKeysAt(options, previousUntil, nowMs);
+  const matches = candidates.map((timestamp) => keys.map((secretKey) => constantTimeEqual(hash, callbackHash({ apiKey: options.apiKey, secretKey }, trackingCode, status, timestamp))));
+  const signed = candidates.find((_, index) => matches[index]?.includes(true) === true);
   if (signed === undefined) {
     throw new CallbackVerificationError(
       'invalid_signature',

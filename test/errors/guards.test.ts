@@ -46,6 +46,7 @@ async function errorsOf(sdk: Sdk): Promise<[unknown, ErrorClassName[]][]> {
     [new sdk.ConnectionError({ ...call, cause: new Error('ECONNREFUSED'), reason: 'connection_refused' }), ['PayorchError', 'ConnectionError']],
     [new sdk.TimeoutError(1000, call), ['PayorchError', 'TimeoutError']],
     [new sdk.RequestAbortedError(new Error('stop'), call), ['PayorchError', 'RequestAbortedError']],
+    [new sdk.TransferWaitTimeoutError('TRF-x1', 1000, 'pending'), ['PayorchError', 'TransferWaitTimeoutError']],
     [callback, ['PayorchError', 'CallbackVerificationError']],
     [trackingCode.success ? undefined : trackingCode.error, ['PayorchError', 'TrackingCodeError']],
     [full, ['PayorchError', 'InboxFullError']],

@@ -2,7 +2,7 @@ import { CallbackRetentionError, InboxFullError } from '../../errors/error.js';
 import { checkOptions, TEN_YEARS_SECONDS } from '../../core/option-checks.js';
 import type { OptionDeclaration } from '../../core/option-checks.js';
 import type { CallbackInbox, CallbackInboxContext, CallbackInboxOutcome, CallbackProgress } from '../inbox.js';
-import { recordTimeOf } from '../record-time.js';
+import { keyRecordTime } from '../record-time.js';
 
 /** What the in-memory inbox gives the handlers: the key, and what was applied before; nothing to commit. */
 export type MemoryInboxContext = CallbackInboxContext;
@@ -130,7 +130,7 @@ export function createMemoryInbox(options: MemoryInboxOptions = {}): CallbackInb
       // Each part behind its length: the parts stay apart whatever characters they hold.
       const code = `${key.account.length}:${key.account}${key.trackingCode.length}:${key.trackingCode}`;
       const id = code + key.status;
-      const record = recordTimeOf(key.trackingCode);
+      const record = keyRecordTime(key);
       forgetExpired();
       // The key before the horizon: a callback still held is a duplicate, answered 200 as always.
       if (applied.has(id)) return 'duplicate';

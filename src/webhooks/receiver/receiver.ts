@@ -4,7 +4,7 @@ import type { OptionDeclaration } from '../../core/option-checks.js';
 import { traceCallback, traceCallbackApply } from '../../internal/tracing.js';
 import type { CallbackTrace } from '../../internal/tracing.js';
 import type { TracerLike } from '../../core/tracing.js';
-import { CallbackVerificationError } from '../../errors/error.js';
+import { CallbackVerificationError, RequestValidationError } from '../../errors/error.js';
 import { MAX_CALLBACK_BODY_BYTES, readCallbackBody, utf8Length } from '../body.js';
 import type { BodyDecoding, CallbackBody } from '../body.js';
 import type { CallbackEventName } from '../events.js';
@@ -15,6 +15,7 @@ import { callbackJob } from '../job.js';
 import type { CallbackJob } from '../job.js';
 import type { VerifiedCallback } from '../schemas.js';
 import { VERIFY_OPTIONS, charsetOf, verifyCallbackTold } from '../verify.js';
+import { previousKeyUntil } from '../previous-key.js';
 import type { VerifyCallbackOptions } from '../verify.js';
 import { NOT_APPLIED, NOT_QUEUED, OK, TOO_LARGE_ANSWER, UNREADABLE_PAYLOAD, answer } from './answer.js';
 import type { CallbackReceiverAnswer, ReceivedInput, Receiving } from './answer.js';
@@ -236,6 +237,7 @@ export const RECEIVER_OPTIONS: readonly OptionDeclaration[] = [
  */
 export function createCallbackReceiver<TContext extends CallbackInboxContext = MemoryInboxContext>(options: CallbackReceiverOptions<TContext>): CallbackReceiver<TContext> {
   checkOptions(WHERE, options, RECEIVER_OPTIONS);
+  checkRotation(options);
   const maxBodyBytes = options.maxBodyBytes ?? MAX_CALLBACK_BODY_BYTES;
   const { logger, onError, tracer, enqueue } = options;
   const clock = options.now ?? Date.now;
@@ -340,6 +342,23 @@ export function createCallbackReceiver<TContext extends CallbackInboxContext = M
     apply: (job) => traceCallbackApply(tracer, traceparentOf(job), (trace) => apply.applyJob(job, trace)),
   };
   return receiver;
+}
+
+/**
+ * A rotation needs a stable account: were the inbox's account a key, callbacks applied under the
+ * old one would apply again under the new one.
+ */
+function checkRotation(options: VerifyCallbackOptions & { readonly accountName?: string | undefined }): void {
+  previousKeyUntil(WHERE, options);
+  if (options.previousSecretKey !== undefined && options.accountName === undefined) {
+    throw new RequestValidationError(WHERE, [
+      {
+        field: 'accountName',
+        rule: 'invalid_option',
+        message: 'is required with previousSecretKey, so that the inbox never records callbacks under a key; a receiver that had none recorded them under its apiKey: give that value to keep them',
+      },
+    ]);
+  }
 }
 
 /** The job's `traceparent`, read without trusting the job's shape (it is checked later). */

@@ -1,0 +1,176 @@
+import { checkOptions } from '../core/option-checks.js';
+import type { OptionDeclaration } from '../core/option-checks.js';
+import { APIError } from '../errors/api-error.js';
+import { CallbackRetentionError, RequestValidationError } from '../errors/error.js';
+import type { CallbackInbox, CallbackInboxContext, CallbackKey } from '../webhooks/inbox.js';
+import { isTransferEndStatus } from './transfers.js';
+import type { DealerTransfers, Transfer, TransferEndStatus } from './transfers.js';
+
+/*
+ * Transfers have no callback (spec 6.1): their end is learnt by reading their status. A sweep that
+ * runs on several instances must mark each end once, so it goes through the same inbox as
+ * callbacks, under a key of its own: the account, the transfer id and the status.
+ */
+
+/** A transfer that has ended, as `onStatus` gets it. */
+export interface EndedTransfer extends Transfer {
+  readonly status: TransferEndStatus;
+}
+
+/**
+ * Settings of {@link applyTransferStatuses}.
+ * @typeParam TContext what the inbox gives `onStatus` (with the PostgreSQL inbox, the open transaction)
+ */
+export interface ApplyTransferStatusesOptions<TContext extends CallbackInboxContext> {
+  /** The dealer client that reads each status (`dealer.transfers.getStatus`), with its retry rules for reads. */
+  readonly dealer: { readonly transfers: Pick<DealerTransfers, 'getStatus'> };
+  /** The transfers to read: those your records still hold as pending. At most 1000 a call; repeats are read once. */
+  readonly transferIds: readonly string[];
+  /**
+   * Records which ends were applied, so that each is applied once, across instances and runs: a
+   * shared, durable one (`createPostgresInbox`) when the sweep runs on more than one instance.
+   * It may be the inbox of your callback receiver.
+   */
+  readonly inbox: CallbackInbox<TContext>;
+  /**
+   * The account the keys are recorded under: the same on every instance, and never a key. Use
+   * the receiver's `accountName` when the inbox is shared with it.
+   * @example 'dealer-main'
+   */
+  readonly accountName: string;
+  /**
+   * Applies one end (`completed`, `failed` or `cancelled`): mark the payout paid, or return the
+   * money to the customer's balance. It runs inside the inbox's `process`, so with the PostgreSQL
+   * inbox its changes made through `context.client` commit with the key, or not at all. A throw
+   * records nothing: the next sweep runs it again.
+   */
+  readonly onStatus: (transfer: EndedTransfer, context: TContext) => void | Promise<void>;
+  /**
+   * How many statuses are read at once.
+   * @default 4
+   */
+  readonly concurrency?: number | undefined;
+}
+
+/** What {@link applyTransferStatuses} did with one transfer. */
+export interface TransferStatusOutcome {
+  readonly transferId: string;
+  /**
+   * - `applied`: ended, and `onStatus` ran now.
+   * - `duplicate`: ended, and applied before (by this sweep, another instance or an earlier run).
+   * - `pending`: not ended (or a status the SDK does not know, shown in `status`): left alone.
+   * - `not_found`: the service answered 404: it holds no such transfer.
+   * - `too_old`: ended, but its record is behind the inbox's retention horizon: it may have been applied; check by hand.
+   * - `failed`: the read, the inbox or `onStatus` failed (`error`); nothing was recorded, the next sweep tries again.
+   */
+  readonly result: 'applied' | 'duplicate' | 'pending' | 'not_found' | 'too_old' | 'failed';
+  /** The status read, when one was. */
+  readonly status?: string | undefined;
+  /** The transfer as read, when it was. */
+  readonly transfer?: Transfer | undefined;
+  /** Why it is `failed` or `too_old` (a `PayorchError` with its `outcome`, or what `onStatus` threw). */
+  readonly error?: unknown;
+}
+
+const WHERE = 'applyTransferStatuses';
+const MAX_IDS = 1000;
+
+const SWEEP_OPTIONS: readonly OptionDeclaration[] = [
+  { name: 'dealer', rule: { type: 'object', methods: [], allowed: 'a DealerClient' }, required: true },
+  { name: 'dealer.transfers', rule: { type: 'object', methods: ['getStatus'], allowed: 'a DealerClient (an object with transfers.getStatus)' }, required: true },
+  { name: 'inbox', rule: { type: 'object', methods: ['process'], allowed: 'an object with a process(key, apply) method (CallbackInbox)' }, required: true },
+  { name: 'accountName', rule: { type: 'text', maxLength: 200 }, required: true },
+  { name: 'onStatus', rule: { type: 'function' }, required: true },
+  { name: 'concurrency', rule: { type: 'number', min: 1, max: 32, integer: true }, default: 4 },
+];
+
+// Spec 2.7: ISO 8601 without offset. Read as UTC, the one reading every instance shares
+// (docs/spec-gaps.md); a zone, if the service sends one, is honoured.
+const HAS_ZONE = /(?:Z|[+-]\d{2}:?\d{2})$/i;
+
+/** The transfer's record time in Unix seconds, from `created_at`: a TRF- id carries no time. */
+function recordTimeOfTransfer(transfer: Transfer): number {
+  const createdAt = transfer.created_at;
+  const ms = createdAt === undefined ? Number.NaN : Date.parse(HAS_ZONE.test(createdAt) ? createdAt : `${createdAt}Z`);
+  if (!Number.isFinite(ms) || ms < 0) {
+    throw new TypeError(`transfer ${transfer.transfer_id}: created_at ${JSON.stringify(createdAt ?? null)} is not a time, so its inbox key has no record time; nothing was applied`);
+  }
+  return Math.floor(ms / 1000);
+}
+
+function checkIds(ids: unknown): readonly string[] {
+  const bad = (message: string): never => {
+    throw new RequestValidationError(WHERE, [{ field: 'transferIds', rule: 'invalid_option', message }]);
+  };
+  if (!Array.isArray(ids)) return bad(`must be an array of transfer ids (TRF-...); got ${typeof ids}`);
+  if (ids.length > MAX_IDS) bad(`must hold at most ${MAX_IDS} ids a call; got ${ids.length}`);
+  const index = ids.findIndex((id) => typeof id !== 'string' || id.trim() === '');
+  if (index !== -1) bad(`[${index}] must be a non-empty string`);
+  return [...new Set(ids as string[])];
+}
+
+/**
+ * Reads the status of each pending transfer and applies each end status once, through `inbox`,
+ * under the key (account, transfer id, status) with the transfer's `created_at` as its record
+ * time. Transfers have no callback (spec 6.1), so run it on a schedule (every minute) over the
+ * transfers your records hold as pending: on two instances at once, or again after a crash, each
+ * end is applied once, since the inbox's `process` is the one place that decides.
+ *
+ * It resolves with one outcome per id, in the order given, and never rejects for one transfer's
+ * failure: a 404 is `not_found`; a 401, 403, 5xx or timeout is `failed`, never `not_found`, so
+ * that no paid transfer is taken for unknown.
+ *
+ * @throws {RequestValidationError} for a bad option, naming it, before any read
+ * @example
+ * ```ts
+ * const outcomes = await applyTransferStatuses({
+ *   dealer,
+ *   transferIds: await db.pendingTransferIds(),
+ *   inbox, // createPostgresInbox({ pool }), shared by every instance
+ *   accountName: 'dealer-main',
+ *   onStatus: async (transfer, { client }) => {
+ *     await client.query('update payouts set status = $1 where transfer_id = $2', [transfer.status, transfer.transfer_id]);
+ *   },
+ * });
+ * for (const outcome of outcomes) if (outcome.result === 'failed') console.error(outcome.transferId, outcome.error);
+ * ```
+ */
+export async function applyTransferStatuses<TContext extends CallbackInboxContext>(options: ApplyTransferStatusesOptions<TContext>): Promise<TransferStatusOutcome[]> {
+  checkOptions(WHERE, options, SWEEP_OPTIONS);
+  const ids = checkIds(options.transferIds);
+  const { dealer, inbox, accountName, onStatus } = options;
+
+  async function one(transferId: string): Promise<TransferStatusOutcome> {
+    let transfer: Transfer;
+    try {
+      ({ transfer } = await dealer.transfers.getStatus({ transfer_id: transferId }));
+    } catch (error) {
+      // Only the service's own word that it holds no such transfer; anything else may hide one.
+      if (error instanceof APIError && error.status === 404) return { transferId, result: 'not_found' };
+      return { transferId, result: 'failed', error };
+    }
+    const { status } = transfer;
+    if (!isTransferEndStatus(status)) return { transferId, result: 'pending', status, transfer };
+    const ended = transfer as EndedTransfer;
+    try {
+      const key: CallbackKey = { account: accountName, trackingCode: transferId, status, recordTime: recordTimeOfTransfer(transfer) };
+      const result = await inbox.process(key, async (context) => {
+        await onStatus(ended, context);
+      });
+      return { transferId, result, status, transfer };
+    } catch (error) {
+      return { transferId, result: error instanceof CallbackRetentionError ? 'too_old' : 'failed', status, transfer, error };
+    }
+  }
+
+  const outcomes: TransferStatusOutcome[] = Array.from({ length: ids.length });
+  let next = 0;
+  async function worker(): Promise<void> {
+    while (next < ids.length) {
+      const index = next++;
+      outcomes[index] = await one(ids[index] as string);
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(options.concurrency ?? 4, ids.length) }, worker));
+  return outcomes;
+}
