@@ -120,9 +120,9 @@ describe('rejected and failed of one withdrawal, racing on two instances in two 
       job === undefined ? deliver(url, delivery).then((answer) => answer.status) : applyJob(url, job);
 
     const open = await closeGate();
-    let answers: Promise<number>[] = [];
+    const answers: Promise<number>[] = [];
     try {
-      answers = [send(instances[0], deliveryA, jobA)];
+      answers.push(send(instances[0], deliveryA, jobA));
       // The first handler runs, its claim made, and holds its transaction open on the gate.
       await vi.waitFor(async () => { expect(await waitingIn(`FROM ${gate} FOR SHARE`)).toBe(1); }, { timeout: 4000 });
       answers.push(send(instances[1], deliveryB, jobB));
