@@ -64,6 +64,6 @@ test('a transfer swept by two instances at once, and again a minute later, is ma
 
   const { rows } = await admin.query<{ status: string; marks: number }>(`SELECT status, marks FROM ${payouts} WHERE transfer_id = $1`, [id]);
   expect(rows).toEqual([{ status: 'completed', marks: 1 }]);
-  const keys = await admin.query<{ status: string }>(`SELECT status FROM ${table} WHERE tracking_code = $1`, [id]);
+  const keys = await admin.query<{ status: string }>(`SELECT unnest(statuses) AS status FROM ${table} WHERE tracking_code = $1`, [id]);
   expect(keys.rows).toEqual([{ status: 'completed' }]);
 });
