@@ -1,10 +1,11 @@
-import type { VerifiedCallback } from './schemas.js';
+import type { AppliedCallback } from './status-read.js';
 import { MAX_TIMEOUT_MS, checkOptions } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
 
 /**
- * What {@link confirmWithCardStatus} needs of a provider client: `provider.creditCard.getStatus`.
- * Written out so that a receiver that only verifies does not bundle the provider client.
+ * What {@link confirmWithCardStatus} and `receiver.reconcile` need of a provider client:
+ * `provider.creditCard.getStatus`. Written out so that a receiver that only verifies does not
+ * bundle the provider client.
  */
 export interface CardStatusSource {
   readonly creditCard: {
@@ -12,7 +13,19 @@ export interface CardStatusSource {
     getStatus(
       params: { readonly tracking_code: string },
       options?: { readonly timeout?: number | undefined },
-    ): Promise<{ readonly data: { readonly tracking_code: string; readonly status: string; readonly amount: number } }>;
+    ): Promise<{
+      readonly data: {
+        readonly tracking_code: string;
+        readonly status: string;
+        readonly amount: number;
+        readonly order_id?: string | undefined;
+        readonly currency?: string | undefined;
+        readonly username?: string | undefined;
+        readonly user_id?: string | undefined;
+        readonly created_at?: string | undefined;
+        readonly updated_at?: string | undefined;
+      };
+    }>;
   };
 }
 
@@ -48,7 +61,8 @@ const cents = (amount: number): number => Math.round(amount * 100);
  * genuine delivery still applies). The hash of a callback covers tracking_code, status and
  * timestamp only; the status query is signed both ways over TLS, so a changed amount cannot pass.
  *
- * Other kinds pass unchecked: deposits and withdrawals have no status endpoint in the spec, and
+ * A status read that `receiver.reconcile` applies (`source: 'status'`) passes: it is the
+ * service's own answer, read moments before. Other kinds pass unchecked: deposits and withdrawals have no status endpoint in the spec, and
  * neither have dealer card payments (spec 4.13 lists none), so a dealer card callback passes
  * too: compare those with your own record in a `confirm` of your own. A failing or slow status
  * query (past `timeout`) throws, and the callback is answered 500 and delivered again.
@@ -60,7 +74,7 @@ const cents = (amount: number): number => Math.round(amount * 100);
  * const receiver = createCallbackReceiver({ apiKey, secretKey, account: 'provider', confirm: confirmWithCardStatus(provider) });
  * ```
  */
-export function confirmWithCardStatus(provider: CardStatusSource, options?: ConfirmWithCardStatusOptions): (callback: VerifiedCallback) => Promise<boolean> {
+export function confirmWithCardStatus(provider: CardStatusSource, options?: ConfirmWithCardStatusOptions): (callback: AppliedCallback) => Promise<boolean> {
   const source: unknown = provider;
   if (typeof (source as Partial<CardStatusSource> | null)?.creditCard?.getStatus !== 'function') {
     throw new TypeError('confirmWithCardStatus: pass a provider client (createProviderClient), whose creditCard.getStatus it calls');
@@ -68,7 +82,7 @@ export function confirmWithCardStatus(provider: CardStatusSource, options?: Conf
   checkOptions(WHERE, options, CONFIRM_CARD_OPTIONS);
   const timeout = options?.timeout ?? DEFAULT_CARD_STATUS_TIMEOUT_MS;
   return async (callback) => {
-    if (callback.kind !== 'creditCard') return true;
+    if (callback.kind !== 'creditCard' || callback.source === 'status') return true;
     const { tracking_code: trackingCode, status, amount } = callback.payload;
     const { data } = await provider.creditCard.getStatus({ tracking_code: trackingCode }, { timeout });
     // An answer about another payment (a proxy's cache, a mixed-up gateway) confirms nothing.
