@@ -144,14 +144,12 @@ function invalid(field: string, message: string): never {
   throw new RequestValidationError(WHERE, [{ field, rule: 'invalid_option', message }]);
 }
 
-/** Checks reconcile's options before anything is read. */
-function checkReconcileOptions(options: unknown): { provider: CardStatusSource; codes: readonly string[]; concurrency: number } {
-  if (typeof options !== 'object' || options === null) invalid('(options)', 'must be an object with provider and trackingCodes');
-  const given = options as Partial<Record<keyof ReconcileOptions, unknown>>;
-  for (const declaration of RECONCILE_OPTIONS) checkValue(WHERE, declaration, given[declaration.name as keyof ReconcileOptions]);
-  const provider = given.provider as { readonly creditCard?: { readonly getStatus?: unknown } };
-  if (typeof provider.creditCard?.getStatus !== 'function') invalid('provider', 'must be a provider client (createProviderClient), whose creditCard.getStatus reads each status');
-  const codes = given.trackingCodes;
+/**
+ * Checks a list of provider card tracking codes: 1 to 1000, each a `CC-…` code given once.
+ * @throws {RequestValidationError} naming `trackingCodes` or each bad entry, `trackingCodes[i]`
+ * @internal
+ */
+export function checkTrackingCodes(codes: unknown): readonly string[] {
   if (!Array.isArray(codes)) invalid('trackingCodes', `must be an array of card payment tracking codes (CC-…); got ${codes === null ? 'null' : typeof codes}`);
   if (codes.length === 0 || codes.length > MAX_CODES) invalid('trackingCodes', `must hold from 1 to ${MAX_CODES} tracking codes; got ${codes.length}`);
   const issues: ValidationIssue[] = [];
@@ -168,7 +166,35 @@ function checkReconcileOptions(options: unknown): { provider: CardStatusSource; 
   });
   // Every bad code at once: a sweeper's list is fixed in one go, not one code per run.
   if (issues.length > 0) throw new RequestValidationError(WHERE, issues.slice(0, 20));
-  return { provider: provider as CardStatusSource, codes: codes as string[], concurrency: (given.concurrency as number | undefined) ?? DEFAULT_CONCURRENCY };
+  return codes as string[];
+}
+
+/** Checks reconcile's options before anything is read. */
+function checkReconcileOptions(options: unknown): { provider: CardStatusSource; codes: readonly string[]; concurrency: number } {
+  if (typeof options !== 'object' || options === null) invalid('(options)', 'must be an object with provider and trackingCodes');
+  const given = options as Partial<Record<keyof ReconcileOptions, unknown>>;
+  for (const declaration of RECONCILE_OPTIONS) checkValue(WHERE, declaration, given[declaration.name as keyof ReconcileOptions]);
+  const provider = given.provider as { readonly creditCard?: { readonly getStatus?: unknown } };
+  if (typeof provider.creditCard?.getStatus !== 'function') invalid('provider', 'must be a provider client (createProviderClient), whose creditCard.getStatus reads each status');
+  const codes = checkTrackingCodes(given.trackingCodes);
+  return { provider: provider as CardStatusSource, codes, concurrency: (given.concurrency as number | undefined) ?? DEFAULT_CONCURRENCY };
+}
+
+/**
+ * Runs `work` over `items`, at most `concurrency` at once, and resolves with its results in the
+ * order of `items`. `work` must not reject. @internal
+ */
+export async function eachAtMost<T, R>(items: readonly T[], concurrency: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  let next = 0;
+  async function worker(): Promise<void> {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index] as T);
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+  return results;
 }
 
 /** What an applying failure is for the result: `confirm` said no, the record is too old, or a failure. */
@@ -214,23 +240,15 @@ async function reconcileOne(settings: ReconcileSettings, provider: CardStatusSou
 /** Reconciles every code, `concurrency` at a time; one result per code, in the order given. */
 export async function reconcile(settings: ReconcileSettings, options: ReconcileOptions): Promise<ReconcileResult[]> {
   const { provider, codes, concurrency } = checkReconcileOptions(options);
-  const results: ReconcileResult[] = Array.from({ length: codes.length });
-  let next = 0;
-  async function work(): Promise<void> {
-    while (next < codes.length) {
-      const index = next++;
-      const trackingCode = codes[index] ?? '';
-      let result: ReconcileResult;
-      try {
-        result = await reconcileOne(settings, provider, trackingCode);
-      } catch (error) {
-        // A provider that throws synchronously, an onError that throws: still one result per code.
-        result = failure(trackingCode, undefined, error);
-      }
-      results[index] = result;
-      settings.logger?.debug({ trackingCode, result: result.result, status: result.status }, `payorch: reconcile ${result.result}`);
+  return eachAtMost(codes, concurrency, async (trackingCode) => {
+    let result: ReconcileResult;
+    try {
+      result = await reconcileOne(settings, provider, trackingCode);
+    } catch (error) {
+      // A provider that throws synchronously, an onError that throws: still one result per code.
+      result = failure(trackingCode, undefined, error);
     }
-  }
-  await Promise.all(Array.from({ length: Math.min(concurrency, codes.length) }, work));
-  return results;
+    settings.logger?.debug({ trackingCode, result: result.result, status: result.status }, `payorch: reconcile ${result.result}`);
+    return result;
+  });
 }
