@@ -75,7 +75,7 @@ async function run(args: readonly string[], io: Io): Promise<number> {
   try {
     codes = checkTrackingCodes(positionals);
   } catch (error) {
-    if (error instanceof RequestValidationError) throw new UsageError(error.issues.map((issue) => `${issue.field.replace('trackingCodes', 'code ')}: ${issue.message}`).join('; '));
+    if (error instanceof RequestValidationError) throw new UsageError(error.issues.map((issue) => `${issue.field}: ${issue.message}`).join('; ').replaceAll('trackingCodes', 'code '));
     throw error;
   }
   const baseUrl = requireSetting(values['base-url'], io, '--base-url', ENVIRONMENT_NAMES.baseUrl);
