@@ -172,7 +172,9 @@ export function applying<TContext>(settings: ApplySettings<TContext>): Applying<
       if (error instanceof CallbackJobError) logger?.warn({ reason: error.reason, field: error.field }, error.message);
       throw error;
     }
-    if (typeof provider?.creditCard?.getStatus !== 'function') {
+    // Checked at run time: a worker's options come from code without types too.
+    const given = provider as { readonly creditCard?: { readonly getStatus?: unknown } } | undefined;
+    if (provider === undefined || typeof given?.creditCard?.getStatus !== 'function') {
       throw new TypeError('receiver.apply: a job made by reconcile is applied from a fresh status read; pass the provider client: receiver.apply(job, { provider })');
     }
     const read = await readCardStatus(provider, trackingCode, settings.clock);

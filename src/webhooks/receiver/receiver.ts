@@ -377,7 +377,7 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
     handle: (request) => traceCallback(tracer, (trace) => handleFetch(receiving, request, trace)),
     nodeHandler: (request, response) => traceCallback(tracer, (trace) => handleNode(receiving, request, response, trace)),
     apply: (job, applyOptions) => traceCallbackApply(tracer, traceparentOf(job), (trace) => apply.applyJob(job, trace, applyOptions?.provider)),
-    reconcile: (reconcileOptions) => reconcile({ account, clock, logger, report, applyRead: apply.applyRead, enqueue }, reconcileOptions),
+    reconcile: (reconcileOptions) => reconcile({ account, clock, logger, report, applyRead: (read) => apply.applyRead(read), enqueue }, reconcileOptions),
   };
   return receiver;
 }

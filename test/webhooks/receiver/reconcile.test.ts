@@ -146,7 +146,7 @@ describe('receiver.reconcile', () => {
     const provider: CardStatusSource = { creditCard: { getStatus: () => Promise.resolve({ data: { tracking_code: 'CC-other-1763812000', status: 'success', amount: 150 } }) } };
     const [result] = await receiver.reconcile({ provider, trackingCodes: ['CC-mine1-1763812000'] });
     expect(result?.result).toBe('failed');
-    expect(String((result?.error as Error).message)).toMatch(/another tracking code/);
+    expect((result?.error as Error).message).toMatch(/another tracking code/);
     expect(handler).not.toHaveBeenCalled();
   });
 
