@@ -1,4 +1,7 @@
-import type { AppliedCallback } from './status-read.js';
+import type { AppliedCallback, CardStatusReadPayload } from './status-read.js';
+
+/** The status answer's fields (spec 2.6), its status any text: the service may add statuses. */
+export type CardStatusAnswer = Omit<CardStatusReadPayload, 'status'> & { readonly status: string };
 import { MAX_TIMEOUT_MS, checkOptions } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
 
@@ -13,19 +16,7 @@ export interface CardStatusSource {
     getStatus(
       params: { readonly tracking_code: string },
       options?: { readonly timeout?: number | undefined },
-    ): Promise<{
-      readonly data: {
-        readonly tracking_code: string;
-        readonly status: string;
-        readonly amount: number;
-        readonly order_id?: string | undefined;
-        readonly currency?: string | undefined;
-        readonly username?: string | undefined;
-        readonly user_id?: string | undefined;
-        readonly created_at?: string | undefined;
-        readonly updated_at?: string | undefined;
-      };
-    }>;
+    ): Promise<{ readonly data: CardStatusAnswer }>;
   };
 }
 
