@@ -2,7 +2,7 @@
 // confirm, a refunded payment, bounded concurrency and deferred jobs, over the sandbox and a
 // loopback status server (the PostgreSQL cases, two instances, live in reconcile.pg.test.ts).
 import { describe, expect, test, vi } from 'vitest';
-import { CallbackJobError, createCallbackReceiver, isPayorchError, RequestValidationError } from '../../../src/index.js';
+import { CallbackJobError, CallbackRetentionError, createCallbackReceiver, createMemoryInbox, isPayorchError, RequestValidationError } from '../../../src/index.js';
 import type { AppliedCallback, CallbackJob, CallbackReceiverOptions, CardStatusSource, MemoryInboxContext, ReconcileOptions } from '../../../src/index.js';
 import { createSandbox } from '../../../src/sandbox/index.js';
 import type { Sandbox } from '../../../src/sandbox/index.js';
@@ -148,6 +148,22 @@ describe('receiver.reconcile', () => {
     expect(result?.result).toBe('failed');
     expect((result?.error as Error).message).toMatch(/another tracking code/);
     expect(handler).not.toHaveBeenCalled();
+  });
+
+  test('behind the inbox\'s retention horizon is too_old; with no handler for it, unhandled: nothing applied or recorded either way', async () => {
+    let now = Date.now();
+    const receiver = createCallbackReceiver({ ...PROVIDER, inbox: createMemoryInbox({ retentionSeconds: 60, now: () => now }), onError: () => undefined });
+    const provider: CardStatusSource = { creditCard: { getStatus: ({ tracking_code }) => Promise.resolve({ data: { tracking_code, status: 'success', amount: 150 } }) } };
+    expect((await receiver.reconcile({ provider, trackingCodes: ['CC-old1-1000000000'] }))[0]?.result).toBe('unhandled');
+    const credited: string[] = [];
+    receiver.on('creditCard.success', (callback) => void credited.push(callback.payload.tracking_code));
+    expect((await receiver.reconcile({ provider, trackingCodes: ['CC-old1-1000000000'] }))[0]?.result).toBe('applied');
+    now += 120_000;
+    // The inbox forgets the old key, so a record as old may have been applied: it is not applied again.
+    const [tooOld] = await receiver.reconcile({ provider, trackingCodes: ['CC-old2-1000000000'] });
+    expect(tooOld?.result).toBe('too_old');
+    expect(isPayorchError(tooOld?.error, CallbackRetentionError)).toBe(true);
+    expect(credited).toEqual(['CC-old1-1000000000']);
   });
 
   test('reads at most `concurrency` statuses at once (4 by default)', async () => {
