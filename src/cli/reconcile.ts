@@ -1,9 +1,9 @@
 import { ENVIRONMENT_NAMES } from '../internal/environment-names.js';
 import { REQUEST_OPTIONS } from '../core/client-options.js';
 import { PayorchError, ProviderClient, RequestValidationError } from '../index.js';
-import { checkTrackingCodes, eachAtMost, readCardStatus } from '../webhooks/receiver/reconcile.js';
-import type { StatusReadResult } from '../webhooks/receiver/reconcile.js';
-import { statusesToApply } from '../webhooks/status-read.js';
+import { checkTrackingCodes, eachAtMost } from '../webhooks/receiver/reconcile.js';
+import { readCardStatus, statusesToApply } from '../webhooks/status-read.js';
+import type { StatusReadResult } from '../webhooks/status-read.js';
 import { assertNever } from '../internal/assert-never.js';
 import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_FAILED, EXIT_OK, UsageError, accountKeys, colours, declared, inFlags, numberFlag, parse, rangeOf, requireSetting, secretKeyHelp } from './io.js';
 import type { Command, Io } from './io.js';

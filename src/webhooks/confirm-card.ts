@@ -1,24 +1,6 @@
-import type { AppliedCallback, CardStatusReadPayload } from './status-read.js';
-
-/** The status answer's fields (spec 2.6), its status any text: the service may add statuses. */
-export type CardStatusAnswer = Omit<CardStatusReadPayload, 'status'> & { readonly status: string };
+import type { AppliedCallback, CardStatusSource } from './status-read.js';
 import { MAX_TIMEOUT_MS, checkOptions } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
-
-/**
- * What {@link confirmWithCardStatus} and `receiver.reconcile` need of a provider client:
- * `provider.creditCard.getStatus`. Written out so that a receiver that only verifies does not
- * bundle the provider client.
- */
-export interface CardStatusSource {
-  readonly creditCard: {
-    /** Reads a card payment's status from the service (spec 4.9), signed and over TLS; `timeout` in milliseconds for the whole call. */
-    getStatus(
-      params: { readonly tracking_code: string },
-      options?: { readonly timeout?: number | undefined },
-    ): Promise<{ readonly data: CardStatusAnswer }>;
-  };
-}
 
 /** Settings of {@link confirmWithCardStatus}. */
 export interface ConfirmWithCardStatusOptions {

@@ -76,8 +76,8 @@ export type { CallbackErrorDetails } from './receiver/report.js';
 export type { CallbackJob, SignedCallbackJob, StatusReadJob } from './job.js';
 export { callbackKeyString } from './key.js';
 export { confirmWithCardStatus } from './confirm-card.js';
-export type { CardStatusSource, ConfirmWithCardStatusOptions } from './confirm-card.js';
-export type { AppliedCallback, CardEndStatus, CardStatusRead, CardStatusReadPayload } from './status-read.js';
+export type { ConfirmWithCardStatusOptions } from './confirm-card.js';
+export type { AppliedCallback, CardEndStatus, CardStatusAnswer, CardStatusRead, CardStatusReadPayload, CardStatusSource } from './status-read.js';
 export type { Api } from '../core/api.js';
 export type {
   CallbackEventName,

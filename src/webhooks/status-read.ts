@@ -1,9 +1,11 @@
+import { isPayorchError, PayorchError } from '../errors/error.js';
 import type { VerifiedCallback } from './schemas.js';
 
 /*
  * A card payment's status read from the service (spec 4.9) and applied by `receiver.reconcile`
- * as its callback would have been. Written out by hand, not taken from the provider client's
- * schema: payorch/webhooks loads neither the client nor zod.
+ * as its callback would have been, and the one read that reconcile, `apply` of its jobs and the
+ * CLI share. Written out by hand, not taken from the provider client's schema: payorch/webhooks
+ * loads neither the client nor zod.
  */
 
 /**
@@ -86,3 +88,73 @@ export function isCardEndStatus(status: string): status is CardEndStatus {
 export function statusesToApply(status: CardEndStatus): readonly CardEndStatus[] {
   return status === 'refunded' ? ['success', 'refunded'] : [status];
 }
+
+/** The status answer's fields (spec 2.6), its status any text: the service may add statuses. */
+export type CardStatusAnswer = Omit<CardStatusReadPayload, 'status'> & { readonly status: string };
+
+/**
+ * What `confirmWithCardStatus` and `receiver.reconcile` need of a provider client:
+ * `provider.creditCard.getStatus`. Written out so that a receiver that only verifies does not
+ * bundle the provider client.
+ */
+export interface CardStatusSource {
+  readonly creditCard: {
+    /** Reads a card payment's status from the service (spec 4.9), signed and over TLS; `timeout` in milliseconds for the whole call. */
+    getStatus(
+      params: { readonly tracking_code: string },
+      options?: { readonly timeout?: number | undefined },
+    ): Promise<{ readonly data: CardStatusAnswer }>;
+  };
+}
+
+/** A status as read: an end to apply, or why there is none. */
+export type StatusReadResult =
+  | { readonly result: 'read'; readonly read: CardStatusRead }
+  | { readonly result: 'pending'; readonly status: string }
+  | { readonly result: 'not_found' }
+  | { readonly result: 'failed'; readonly error: unknown; readonly status?: string | undefined };
+
+// The status answer's fields (spec 2.6), copied one by one: nothing else of an answer reaches a handler.
+const PAYLOAD_FIELDS = ['order_id', 'currency', 'username', 'user_id', 'created_at', 'updated_at'] as const;
+
+/**
+ * Whether a failed status read is the service saying the code is unknown. The spec does not show
+ * it: the card error shape (spec 7.2, `{ success: false, message }`) with HTTP 404 is read as
+ * unknown, as the sandbox answers. Anything else (401, 403, a 5xx, a timeout, a proxy's 404
+ * page, the service's own unknown-endpoint answer with its `error` field) is a failure: reading
+ * a paid order as unknown would have it cancelled.
+ */
+function isUnknownCode(error: unknown): boolean {
+  // By name, not class: the client's error classes stay out of payorch/webhooks.
+  if (!isPayorchError(error) || error.name !== 'APIError') return false;
+  const { status, body } = error as PayorchError & { readonly status?: unknown; readonly body?: unknown };
+  if (status !== 404 || typeof body !== 'object' || body === null || Array.isArray(body)) return false;
+  const answer = body as Readonly<Record<string, unknown>>;
+  return answer['success'] === false && typeof answer['message'] === 'string' && !('error' in answer) && !('messages' in answer);
+}
+
+/** Reads one card payment's status; never rejects. */
+export async function readCardStatus(provider: CardStatusSource, trackingCode: string, clock: () => number): Promise<StatusReadResult> {
+  let data: Awaited<ReturnType<CardStatusSource['creditCard']['getStatus']>>['data'];
+  try {
+    ({ data } = await provider.creditCard.getStatus({ tracking_code: trackingCode }));
+  } catch (error) {
+    return isUnknownCode(error) ? { result: 'not_found' } : { result: 'failed', error };
+  }
+  // An answer about another payment (a proxy's cache, a mixed-up gateway) applies nothing.
+  if (data.tracking_code !== trackingCode) {
+    return { result: 'failed', error: new PayorchError(`creditCard.getStatus answered for another tracking code than ${trackingCode}: nothing applied`) };
+  }
+  const { status } = data;
+  if (!isCardEndStatus(status)) return { result: 'pending', status };
+  if (typeof data.amount !== 'number' || !Number.isFinite(data.amount)) {
+    return { result: 'failed', status, error: new PayorchError(`creditCard.getStatus answered ${trackingCode} without a numeric amount: nothing applied`) };
+  }
+  const payload: { -readonly [K in keyof CardStatusReadPayload]: CardStatusReadPayload[K] } = { tracking_code: trackingCode, status, amount: data.amount };
+  for (const field of PAYLOAD_FIELDS) {
+    const value = data[field];
+    if (typeof value === 'string') payload[field] = value;
+  }
+  return { result: 'read', read: { source: 'status', kind: 'creditCard', payload, readStatus: status, readAt: clock() } };
+}
+

@@ -29,7 +29,7 @@ import { reconcile } from './reconcile.js';
 import type { ReconcileOptions, ReconcileResult } from './reconcile.js';
 import { reporter } from './report.js';
 import type { CallbackErrorDetails } from './report.js';
-import type { CardStatusSource } from '../confirm-card.js';
+import type { CardStatusSource } from '../status-read.js';
 
 /*
  * The receiver: its options, the receive path (the adapter read and sized the body once; then

@@ -2,15 +2,14 @@ import type { Logger } from '../../core/observability.js';
 import { checkValue } from '../../core/option-checks.js';
 import type { OptionDeclaration } from '../../core/option-checks.js';
 import { readTrackingCode } from '../../core/tracking-code.js';
-import { CallbackRetentionError, isPayorchError, PayorchError, RequestValidationError } from '../../errors/error.js';
+import { CallbackRetentionError, isPayorchError, RequestValidationError } from '../../errors/error.js';
 import type { CallOutcome, ValidationIssue } from '../../errors/error.js';
 import { assertNever } from '../../internal/assert-never.js';
-import type { CardStatusSource } from '../confirm-card.js';
 import type { CallbackInboxOutcome } from '../inbox.js';
 import { statusReadJob } from '../job.js';
 import type { CallbackJob } from '../job.js';
-import { isCardEndStatus } from '../status-read.js';
-import type { CardStatusRead, CardStatusReadPayload } from '../status-read.js';
+import { readCardStatus } from '../status-read.js';
+import type { CardStatusRead, CardStatusSource } from '../status-read.js';
 import { NotConfirmedError } from './apply.js';
 import type { Report } from './report.js';
 
@@ -68,13 +67,6 @@ export interface ReconcileResult {
   readonly outcome?: CallOutcome | undefined;
 }
 
-/** A status as read: an end to apply, or why there is none. */
-export type StatusReadResult =
-  | { readonly result: 'read'; readonly read: CardStatusRead }
-  | { readonly result: 'pending'; readonly status: string }
-  | { readonly result: 'not_found' }
-  | { readonly result: 'failed'; readonly error: unknown; readonly status?: string | undefined };
-
 const WHERE = 'receiver.reconcile';
 const MAX_CODES = 1000;
 const DEFAULT_CONCURRENCY = 4;
@@ -83,50 +75,6 @@ export const RECONCILE_OPTIONS: readonly OptionDeclaration[] = [
   { name: 'provider', rule: { type: 'object', methods: [], allowed: 'a provider client (createProviderClient), whose creditCard.getStatus reads each status' }, required: true },
   { name: 'concurrency', rule: { type: 'number', min: 1, max: 64, integer: true }, default: DEFAULT_CONCURRENCY },
 ];
-
-// The status answer's fields (spec 2.6), copied one by one: nothing else of an answer reaches a handler.
-const PAYLOAD_FIELDS = ['order_id', 'currency', 'username', 'user_id', 'created_at', 'updated_at'] as const;
-
-/**
- * Whether a failed status read is the service saying the code is unknown. The spec does not show
- * it: the card error shape (spec 7.2, `{ success: false, message }`) with HTTP 404 is read as
- * unknown, as the sandbox answers. Anything else (401, 403, a 5xx, a timeout, a proxy's 404
- * page, the service's own unknown-endpoint answer with its `error` field) is a failure: reading
- * a paid order as unknown would have it cancelled.
- */
-function isUnknownCode(error: unknown): boolean {
-  // By name, not class: the client's error classes stay out of payorch/webhooks.
-  if (!isPayorchError(error) || error.name !== 'APIError') return false;
-  const { status, body } = error as PayorchError & { readonly status?: unknown; readonly body?: unknown };
-  if (status !== 404 || typeof body !== 'object' || body === null || Array.isArray(body)) return false;
-  const answer = body as Readonly<Record<string, unknown>>;
-  return answer['success'] === false && typeof answer['message'] === 'string' && !('error' in answer) && !('messages' in answer);
-}
-
-/** Reads one card payment's status; never rejects. */
-export async function readCardStatus(provider: CardStatusSource, trackingCode: string, clock: () => number): Promise<StatusReadResult> {
-  let data: Awaited<ReturnType<CardStatusSource['creditCard']['getStatus']>>['data'];
-  try {
-    ({ data } = await provider.creditCard.getStatus({ tracking_code: trackingCode }));
-  } catch (error) {
-    return isUnknownCode(error) ? { result: 'not_found' } : { result: 'failed', error };
-  }
-  // An answer about another payment (a proxy's cache, a mixed-up gateway) applies nothing.
-  if (data.tracking_code !== trackingCode) {
-    return { result: 'failed', error: new PayorchError(`creditCard.getStatus answered for another tracking code than ${trackingCode}: nothing applied`) };
-  }
-  const { status } = data;
-  if (!isCardEndStatus(status)) return { result: 'pending', status };
-  if (typeof data.amount !== 'number' || !Number.isFinite(data.amount)) {
-    return { result: 'failed', status, error: new PayorchError(`creditCard.getStatus answered ${trackingCode} without a numeric amount: nothing applied`) };
-  }
-  const payload: { -readonly [K in keyof CardStatusReadPayload]: CardStatusReadPayload[K] } = { tracking_code: trackingCode, status, amount: data.amount };
-  for (const field of PAYLOAD_FIELDS) {
-    const value = data[field];
-    if (typeof value === 'string') payload[field] = value;
-  }
-  return { result: 'read', read: { source: 'status', kind: 'creditCard', payload, readStatus: status, readAt: clock() } };
-}
 
 /** What reconcile needs of the receiver. */
 export interface ReconcileSettings {
