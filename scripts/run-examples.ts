@@ -69,7 +69,7 @@ async function webhookStep(sandbox: ReturnType<typeof createSandbox>, baseUrl: s
     orderOf: orders.orderOf,
     port: 0,
     onCallback: (callback) => {
-      verified.push(callback);
+      if (callback.source === 'callback') verified.push(callback);
     },
   });
   try {

@@ -2,7 +2,7 @@
 // status and timestamp only, so the user and the amount of a callback are compared with your own
 // record of the payment, saved under its tracking code when startDeposit, startWithdrawal or
 // createPayment answered (docs/webhooks.md, "What the hash does not cover").
-import type { VerifiedCallback } from 'payorch';
+import type { AppliedCallback } from 'payorch';
 
 /** Your record of a payment you started, keyed by its tracking code. */
 export interface Order {
@@ -25,7 +25,7 @@ const sameAmount = (a: number, b: number): boolean => Math.round(a * 100) === Ma
  * the handler records the amount paid. `false` answers 409, and a genuine callback refused until
  * the service stops retrying is lost: every refusal reaches `onError`, for someone to look at.
  */
-export function confirmOrder(orderOf: OrderLookup): (callback: VerifiedCallback) => Promise<boolean> {
+export function confirmOrder(orderOf: OrderLookup): (callback: AppliedCallback) => Promise<boolean> {
   return async (callback) => {
     // A kind the SDK does not know yet moves no money in these examples: it is only logged.
     if (callback.kind === 'unknown') return true;

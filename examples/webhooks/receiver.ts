@@ -2,7 +2,7 @@
 // command line: `npx tsx examples/webhooks/express.ts` with the keys in the environment.
 import type { AddressInfo, Server } from 'node:net';
 import { pathToFileURL } from 'node:url';
-import type { VerifiedCallback } from 'payorch';
+import type { AppliedCallback } from 'payorch';
 import { memoryOrders } from './orders.js';
 import type { OrderLookup } from './orders.js';
 
@@ -10,7 +10,7 @@ import type { OrderLookup } from './orders.js';
 export const CALLBACK_PATH = '/webhooks/payorch';
 
 /** Your application's side: what to do with a verified callback, once per tracking_code + status. */
-export type OnCallback = (callback: VerifiedCallback) => void | Promise<void>;
+export type OnCallback = (callback: AppliedCallback) => void | Promise<void>;
 
 export interface ReceiverOptions {
   /** The account's API key: the provider's, or the dealer's for dealer card callbacks. */
@@ -35,7 +35,7 @@ export interface Receiver {
 export type StartReceiver = (options: ReceiverOptions) => Promise<Receiver>;
 
 /** The default action of a receiver run from the command line: say what arrived, with the amount paid. */
-export function logCallback(callback: VerifiedCallback): void {
+export function logCallback(callback: AppliedCallback): void {
   const { tracking_code: trackingCode, status, amount } = callback.payload;
   console.log(`${callback.kind} ${trackingCode} ${status} amount=${String(amount)}`);
 }

@@ -11,6 +11,7 @@ const COMMANDS: Readonly<Record<string, { readonly summary: string; readonly loa
   verify: { summary: 'verify a captured callback, or say why it is refused', load: async () => (await import('./verify.js')).verifyCommand },
   sign: { summary: 'print signed request headers as curl -H arguments', load: async () => (await import('./sign.js')).signCommand },
   call: { summary: 'run any SDK operation by its public name', load: async () => (await import('./call.js')).callCommand },
+  reconcile: { summary: 'read card payments\' status and say what a receiver would apply', load: async () => (await import('./reconcile.js')).reconcileCommand },
   doctor: { summary: 'check reachability, TLS, clock and keys, with fixes', load: async () => (await import('./doctor.js')).doctorCommand },
   openapi: { summary: 'print an OpenAPI 3.1 document of the service', load: async (version) => (await import('./openapi.js')).openapiCommand(version) },
 };

@@ -50,7 +50,12 @@ export interface Callback {
 export interface DeliverOptions {
   /** Sign every attempt afresh (true), or send the first signature again. @default the sandbox's `callbackRetry.resign` */
   readonly resign?: boolean | undefined;
+  /** Fail every attempt as if the receiver were down, without sending it. @default false */
+  readonly failDeliveries?: boolean | undefined;
 }
+
+/** What an attempt of `failDeliveries` records: no answer came, as from an endpoint that is down. */
+export const ENDPOINT_DOWN = 'the endpoint was down (settle with failDeliveries): not sent';
 
 const DEFAULT_RETRY: Required<{ [K in keyof CallbackRetryOptions]: NonNullable<CallbackRetryOptions[K]> }> = SANDBOX_DEFAULTS.callbackRetry;
 
@@ -89,7 +94,7 @@ export class Deliverer {
   /** Delivers one callback; resolves when it was acknowledged or its attempts ran out. Never rejects. */
   deliver(callback: Callback, options: DeliverOptions = {}): Promise<DeliveryResult> {
     const signed = callback.sign();
-    return this.#start(callback, signed, signed, undefined, options.resign);
+    return this.#start(callback, signed, signed, undefined, options.resign, options.failDeliveries);
   }
 
   /**
@@ -124,7 +129,7 @@ export class Deliverer {
     while (this.#inFlight.size > 0) await Promise.all(this.#inFlight);
   }
 
-  #start(callback: Callback, original: SignedCallback, first: SignedCallback, redeliveryOf: string | undefined, resign: boolean | undefined): Promise<DeliveryResult> {
+  #start(callback: Callback, original: SignedCallback, first: SignedCallback, redeliveryOf: string | undefined, resign: boolean | undefined, failDeliveries?: boolean): Promise<DeliveryResult> {
     const delivery: Delivery = { id: `dlv_${++this.#sequence}`, callback, original, redeliveryOf, attempts: [] };
     this.#log.set(delivery.id, delivery);
     // Oldest first: a Map iterates in insertion order.
@@ -132,18 +137,19 @@ export class Deliverer {
       if (this.#log.size <= this.#max) break;
       this.#log.delete(id);
     }
-    const run = this.#run(delivery, first, resign ?? this.#retry.resign);
+    const run = this.#run(delivery, first, resign ?? this.#retry.resign, failDeliveries === true);
     this.#inFlight.add(run);
     void run.finally(() => this.#inFlight.delete(run));
     return run;
   }
 
-  async #run(delivery: Delivery, first: SignedCallback, resign: boolean): Promise<DeliveryResult> {
+  async #run(delivery: Delivery, first: SignedCallback, resign: boolean, down: boolean): Promise<DeliveryResult> {
     const { callback } = delivery;
     for (let attempt = 1; attempt <= this.#retry.attempts; attempt++) {
-      if (attempt > 1) await sleep(this.#retry.backoffMs * 2 ** (attempt - 2));
+      // An endpoint that stays down: every attempt fails at once, so its retries need no waiting.
+      if (attempt > 1 && !down) await sleep(this.#retry.backoffMs * 2 ** (attempt - 2));
       const signed = attempt === 1 || !resign ? first : callback.sign();
-      const outcome = await this.#post(callback.url, signed);
+      const outcome = down ? { httpStatus: undefined, error: ENDPOINT_DOWN } : await this.#post(callback.url, signed);
       const record: DeliveryAttempt = {
         deliveryId: delivery.id,
         callback: callback.kind,

@@ -48,6 +48,13 @@ export interface SettleOptions {
    * @default the sandbox's `callbackRetry.resign` (true)
    */
   readonly resign?: boolean | undefined;
+  /**
+   * Your endpoint stays down until the service stops retrying: every attempt of this callback
+   * fails at once without being sent, as many as `callbackRetry.attempts`. The delivery stays in
+   * the log, so `redeliver()` sends it later; `receiver.reconcile` recovers it from the status.
+   * @default false
+   */
+  readonly failDeliveries?: boolean | undefined;
 }
 
 /** What `settle()` did: the record after the move, and its callback delivery when one was due. */
@@ -145,7 +152,7 @@ export class Service {
         throw new SandboxError('invalid_amount', `The amount must be a positive number of at most ${MAX_AMOUNT}, not ${String(options.amount)}`);
       }
     }
-    return this.#move(record, status, options.amount, false, { resign: options.resign });
+    return this.#move(record, status, options.amount, false, { resign: options.resign, failDeliveries: options.failDeliveries });
   }
 
   /**

@@ -1,20 +1,6 @@
-import type { VerifiedCallback } from './schemas.js';
+import type { AppliedCallback, CardStatusSource } from './status-read.js';
 import { MAX_TIMEOUT_MS, checkOptions } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
-
-/**
- * What {@link confirmWithCardStatus} needs of a provider client: `provider.creditCard.getStatus`.
- * Written out so that a receiver that only verifies does not bundle the provider client.
- */
-export interface CardStatusSource {
-  readonly creditCard: {
-    /** Reads a card payment's status from the service (spec 4.9), signed and over TLS; `timeout` in milliseconds for the whole call. */
-    getStatus(
-      params: { readonly tracking_code: string },
-      options?: { readonly timeout?: number | undefined },
-    ): Promise<{ readonly data: { readonly tracking_code: string; readonly status: string; readonly amount: number } }>;
-  };
-}
 
 /** Settings of {@link confirmWithCardStatus}. */
 export interface ConfirmWithCardStatusOptions {
@@ -48,7 +34,8 @@ const cents = (amount: number): number => Math.round(amount * 100);
  * genuine delivery still applies). The hash of a callback covers tracking_code, status and
  * timestamp only; the status query is signed both ways over TLS, so a changed amount cannot pass.
  *
- * Other kinds pass unchecked: deposits and withdrawals have no status endpoint in the spec, and
+ * A status read that `receiver.reconcile` applies (`source: 'status'`) passes: it is the
+ * service's own answer, read moments before. Other kinds pass unchecked: deposits and withdrawals have no status endpoint in the spec, and
  * neither have dealer card payments (spec 4.13 lists none), so a dealer card callback passes
  * too: compare those with your own record in a `confirm` of your own. A failing or slow status
  * query (past `timeout`) throws, and the callback is answered 500 and delivered again.
@@ -60,7 +47,7 @@ const cents = (amount: number): number => Math.round(amount * 100);
  * const receiver = createCallbackReceiver({ apiKey, secretKey, account: 'provider', confirm: confirmWithCardStatus(provider) });
  * ```
  */
-export function confirmWithCardStatus(provider: CardStatusSource, options?: ConfirmWithCardStatusOptions): (callback: VerifiedCallback) => Promise<boolean> {
+export function confirmWithCardStatus(provider: CardStatusSource, options?: ConfirmWithCardStatusOptions): (callback: AppliedCallback) => Promise<boolean> {
   const source: unknown = provider;
   if (typeof (source as Partial<CardStatusSource> | null)?.creditCard?.getStatus !== 'function') {
     throw new TypeError('confirmWithCardStatus: pass a provider client (new ProviderClient({ ... })), whose creditCard.getStatus it calls');
@@ -68,7 +55,7 @@ export function confirmWithCardStatus(provider: CardStatusSource, options?: Conf
   checkOptions(WHERE, options, CONFIRM_CARD_OPTIONS);
   const timeout = options?.timeout ?? DEFAULT_CARD_STATUS_TIMEOUT_MS;
   return async (callback) => {
-    if (callback.kind !== 'creditCard') return true;
+    if (callback.kind !== 'creditCard' || callback.source === 'status') return true;
     const { tracking_code: trackingCode, status, amount } = callback.payload;
     const { data } = await provider.creditCard.getStatus({ tracking_code: trackingCode }, { timeout });
     // An answer about another payment (a proxy's cache, a mixed-up gateway) confirms nothing.

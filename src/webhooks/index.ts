@@ -65,17 +65,20 @@ export { createCallbackReceiver } from './receiver/receiver.js';
 export type {
   CallbackReceiver,
   CallbackReceiverOptions,
+  CallbackApplyOptions,
 } from './receiver/receiver.js';
+export type { ReconcileOptions, ReconcileResult, ReconcileResultKind } from './receiver/reconcile.js';
 export type { CallbackReceiverAnswer } from './receiver/answer.js';
 export type {
   CallbackHandler,
   CallbackConfirm,
 } from './receiver/apply.js';
 export type { CallbackErrorDetails } from './receiver/report.js';
-export type { CallbackJob } from './job.js';
+export type { CallbackJob, SignedCallbackJob, StatusReadJob } from './job.js';
 export { callbackKeyString } from './key.js';
 export { confirmWithCardStatus } from './confirm-card.js';
-export type { CardStatusSource, ConfirmWithCardStatusOptions } from './confirm-card.js';
+export type { ConfirmWithCardStatusOptions } from './confirm-card.js';
+export type { AppliedCallback, CardEndStatus, CardStatusAnswer, CardStatusRead, CardStatusReadPayload, CardStatusSource } from './status-read.js';
 export type { Api } from '../core/api.js';
 export type {
   CallbackEventName,

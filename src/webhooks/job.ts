@@ -1,5 +1,7 @@
 import type { CallbackBody } from './body.js';
 import type { VerifiedCallback } from './schemas.js';
+import type { CardStatusRead, CardStatusReadPayload } from './status-read.js';
+import { readTrackingCode } from '../core/tracking-code.js';
 import { DEFAULT_TOLERANCE_SECONDS, verifyCallback } from './verify.js';
 import { previousKeyUntil } from './previous-key.js';
 import type { VerifyCallbackOptions } from './verify.js';
@@ -14,18 +16,27 @@ import type { CallbackJobField, CallbackVerificationReason } from '../errors/err
  */
 
 /**
- * A verified callback as `enqueue` gets it, for `receiver.apply(job)` to apply later. A plain
- * object that survives `JSON.stringify` and `JSON.parse`: store it as your queue engine stores
- * data (pg-boss `send(name, job)`, BullMQ `queue.add(name, job)`, Cloudflare `queue.send(job)`).
+ * What `enqueue` gets, for `receiver.apply(job)` to apply later: a verified callback
+ * ({@link SignedCallbackJob}), or a card payment's status read by `receiver.reconcile`
+ * ({@link StatusReadJob}, `source: 'status'`). A plain object that survives `JSON.stringify` and
+ * `JSON.parse`: store it as your queue engine stores data (pg-boss `send(name, job)`, BullMQ
+ * `queue.add(name, job)`, Cloudflare `queue.send(job)`).
  *
  * Opaque but stable: read `kind`, `event` and `payload` to route or log it if you wish, but
- * change nothing. A job holds no key; it holds the service's hash, which `apply` checks again
- * with the receiver's keys, so a job written or changed without the secret key applies nothing.
- * Fields are only added in later versions; a change of meaning gets a new `version`.
+ * change nothing. Fields are only added in later versions; a change of meaning gets a new `version`.
  */
-export interface CallbackJob {
+export type CallbackJob = SignedCallbackJob | StatusReadJob;
+
+/**
+ * A verified callback as `enqueue` gets it. It holds no key; it holds the service's hash, which
+ * `apply` checks again with the receiver's keys, so a job written or changed without the secret
+ * key applies nothing.
+ */
+export interface SignedCallbackJob {
   /** The format of the job: 1. */
   readonly version: 1;
+  /** Absent: a job of a callback. `'status'` is a {@link StatusReadJob}. */
+  readonly source?: undefined;
   /** The receiver's `accountName` (its API key when none is given): `apply` refuses another account's job. */
   readonly account: string;
   /** The callback's kind, as `verifyCallback` told it. */
@@ -46,8 +57,56 @@ export interface CallbackJob {
   readonly signature: { readonly hash: string; readonly timestamp: number; readonly in: 'headers' | 'body' };
 }
 
+/**
+ * A card payment's end status read by `receiver.reconcile`, as `enqueue` gets it. It carries no
+ * signature the worker could check, so it is a request to reconcile, not a payment: `apply` reads
+ * the status from the service again (`apply(job, { provider })`) and applies what that read
+ * says, under the same keys as the callback. A job written into the queue by anyone else applies
+ * only what the service itself answers for this account.
+ */
+export interface StatusReadJob {
+  /** The format of the job: 1. */
+  readonly version: 1;
+  readonly source: 'status';
+  /** The receiver's `accountName` (its API key when none is given): `apply` refuses another account's job. */
+  readonly account: string;
+  readonly kind: 'creditCard';
+  /** `'creditCard.<status read>'`: `apply` reads the status again and applies what it then says. */
+  readonly event: string;
+  /** The status answer's fields (spec 2.6) at the time of `reconcile`. */
+  readonly payload: CardStatusReadPayload;
+  /** When the status was read, in milliseconds since the epoch. */
+  readonly receivedAt: number;
+}
+
+/** The job of a status read. */
+export function statusReadJob(read: CardStatusRead, account: string): StatusReadJob {
+  return { version: 1, source: 'status', account, kind: 'creditCard', event: `creditCard.${read.readStatus}`, payload: read.payload, receivedAt: read.readAt };
+}
+
+/**
+ * Checks a job made by `reconcile` and returns the tracking code to read again: nothing of its
+ * payload is trusted, only that it is this account's and names a card payment.
+ *
+ * @throws {CallbackJobError} naming the field, with nothing applied
+ */
+export function checkStatusReadJob(job: Readonly<Record<string, unknown>>, account: string): string {
+  if (job['version'] !== 1) refuse('malformed_body', 'job', 'the job is not a CallbackJob of version 1');
+  if (job['account'] !== account) refuse('api_key_mismatch', 'account', 'the job is another account’s; this receiver applies its own only');
+  if (job['kind'] !== 'creditCard') refuse('kind_mismatch', 'kind', 'a status read job is of a provider card payment (kind creditCard)');
+  const payload = job['payload'];
+  const code = isRecord(payload) ? payload['tracking_code'] : undefined;
+  if (typeof code !== 'string' || readTrackingCode(code)?.prefix !== 'CC') refuse('invalid_tracking_code', 'payload', 'payload.tracking_code is not a card payment’s tracking code (CC-…-<Unix seconds>)');
+  return code;
+}
+
+/** Whether a job was made by `reconcile` from a status read. */
+export function isStatusReadJob(job: unknown): job is Readonly<Record<string, unknown>> {
+  return isRecord(job) && job['source'] === 'status';
+}
+
 /** The job of a callback that verified. */
-export function callbackJob(callback: VerifiedCallback, signedIn: 'headers' | 'body', account: string, receivedAt: number, traceparent: string | undefined): CallbackJob {
+export function callbackJob(callback: VerifiedCallback, signedIn: 'headers' | 'body', account: string, receivedAt: number, traceparent: string | undefined): SignedCallbackJob {
   const { payload } = callback;
   return {
     version: 1,

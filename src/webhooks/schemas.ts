@@ -154,6 +154,8 @@ export type VerifiedCallback = (
   | { readonly kind: 'dealerCreditCard'; readonly payload: DealerCreditCardCallback }
   | { readonly kind: 'unknown'; readonly payload: UnknownCallback }
 ) & {
+  /** Where it came from: a callback the service POSTed and signed. A status read by `receiver.reconcile` is `'status'` (`CardStatusRead`). */
+  readonly source: 'callback';
   /**
    * Seconds between the signed timestamp and now: how long the delivery took, redeliveries
    * included. Negative (down to `-toleranceSeconds`) when the sender's clock is ahead of ours.

@@ -349,5 +349,5 @@ function readVerified(kind: VerifiedCallback['kind'], body: Readonly<Record<stri
     // Genuine, yet not typeable: 500 (unreadable_payload), so that it is redelivered once fixed.
     throw new CallbackVerificationError('unreadable_payload', `the signature verified, but the body is not a valid ${kind} callback`, result.issues);
   }
-  return { kind, payload: result.data, ageSeconds } as VerifiedCallback;
+  return { kind, source: 'callback', payload: result.data, ageSeconds } as VerifiedCallback;
 }

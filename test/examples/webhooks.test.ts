@@ -6,7 +6,7 @@ import { start as startNodeHttp } from '../../examples/webhooks/node-http.js';
 import type { Order } from '../../examples/webhooks/orders.js';
 import type { Receiver, StartReceiver } from '../../examples/webhooks/receiver.js';
 import { signCallback } from '../../src/index.js';
-import type { VerifiedCallback } from '../../src/index.js';
+import type { AppliedCallback } from '../../src/index.js';
 import { unsigned } from '../helpers/callbacks.js';
 import { PROVIDER } from '../helpers/wire.js';
 
@@ -59,7 +59,7 @@ const orderOf = (trackingCode: string): Order | undefined => {
 
 describe.each(receivers)('the %s receiver', (_name, start) => {
   let receiver: Receiver;
-  const processed: VerifiedCallback[] = [];
+  const processed: AppliedCallback[] = [];
 
   beforeAll(async () => {
     receiver = await start({ ...PROVIDER, port: 0, orderOf, onCallback: (callback) => void processed.push(callback) });

@@ -171,3 +171,23 @@ describe('end to end: a callback redelivered with its original signature long af
     expect((await rawRequest(running.url, '/__sandbox/deliveries/dlv_9/redeliver', { method: 'POST', headers: json, body: '{"resign":"yes"}' })).status).toBe(422);
   });
 });
+
+describe('settle with failDeliveries: an endpoint that stays down until the attempts run out', () => {
+  test('every attempt fails at once without being sent, and the delivery stays in the log for a later redelivery', async () => {
+    receiver = await startReceiver([200]);
+    // A minute between attempts: the test would hang if an endpoint that is down were waited for.
+    const sandbox = createSandbox({ callbackUrls: { deposit: receiver.url }, callbackRetry: { attempts: 4, backoffMs: 60_000 } });
+    running = await sandbox.listen({ port: 0, host: '127.0.0.1' });
+    const { data } = await providerOf(sandbox).manual.startDeposit({ ...customer, amount: 250 });
+    const answer = await rawRequest(running.url, '/__sandbox/settle', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ id: data.tracking_code, status: 'completed', failDeliveries: true }) });
+    expect(answer.status).toBe(200);
+    const { callback } = JSON.parse(answer.text) as { callback: { id: string; delivered: boolean; attempts: { attempt: number; httpStatus?: number; error: string }[] } };
+    expect(callback.delivered).toBe(false);
+    expect(callback.attempts.map(({ attempt, httpStatus, error }) => [attempt, httpStatus ?? null, error])).toEqual(
+      [1, 2, 3, 4].map((attempt) => [attempt, null, 'the endpoint was down (settle with failDeliveries): not sent']),
+    );
+    expect(receiver.received).toEqual([]);
+    const again = await sandbox.redeliver(callback.id);
+    expect([again.delivered, receiver.received.length]).toEqual([true, 1]);
+  });
+});

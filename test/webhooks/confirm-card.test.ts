@@ -57,8 +57,8 @@ describe('confirmWithCardStatus with a provider client', () => {
 
   test('passes its own timeout, 5 s by default (under the delivery timeouts of common senders), to each status call', async () => {
     const getStatus = vi.fn(() => Promise.resolve(statusAnswer()));
-    await confirmWithCardStatus({ creditCard: { getStatus } })({ kind: 'creditCard', payload: { ...unsigned.creditCard, timestamp: 1, hash: 'h' }, ageSeconds: 0 });
-    await confirmWithCardStatus({ creditCard: { getStatus } }, { timeout: 1_500 })({ kind: 'creditCard', payload: { ...unsigned.creditCard, timestamp: 1, hash: 'h' }, ageSeconds: 0 });
+    await confirmWithCardStatus({ creditCard: { getStatus } })({ kind: 'creditCard', source: 'callback', payload: { ...unsigned.creditCard, timestamp: 1, hash: 'h' }, ageSeconds: 0 });
+    await confirmWithCardStatus({ creditCard: { getStatus } }, { timeout: 1_500 })({ kind: 'creditCard', source: 'callback', payload: { ...unsigned.creditCard, timestamp: 1, hash: 'h' }, ageSeconds: 0 });
     expect(getStatus.mock.calls).toEqual([
       [{ tracking_code: CODE }, { timeout: 5_000 }],
       [{ tracking_code: CODE }, { timeout: 1_500 }],

@@ -1,6 +1,6 @@
 import { describe, expectTypeOf, test } from 'vitest';
 import { createCallbackReceiver } from '../../src/index.js';
-import type { CallbackEventName, CreditCardCallback, DealerCreditCardCallback, DepositCallback, MemoryInboxContext, VerifiedCallback, WithdrawalCallback } from '../../src/index.js';
+import type { AppliedCallback, CallbackEventName, CardStatusRead, CardStatusReadPayload, CreditCardCallback, DealerCreditCardCallback, DepositCallback, MemoryInboxContext, VerifiedCallback, WithdrawalCallback } from '../../src/index.js';
 
 const receiver = createCallbackReceiver({ apiKey: 'k', secretKey: 's' });
 
@@ -13,8 +13,9 @@ describe('receiver.on narrows the handler by the event name', () => {
       expectTypeOf(context).toEqualTypeOf<MemoryInboxContext>();
     });
     receiver.on('creditCard.cancelled', (callback) => {
-      expectTypeOf(callback.payload).toExtend<CreditCardCallback>();
       expectTypeOf(callback.payload.status).toEqualTypeOf<'cancelled'>();
+      if (callback.source === 'callback') expectTypeOf(callback.payload).toExtend<CreditCardCallback>();
+      else expectTypeOf(callback.payload).toExtend<CardStatusReadPayload>();
     });
   });
 
@@ -28,10 +29,47 @@ describe('receiver.on narrows the handler by the event name', () => {
     });
   });
 
-  test('"*" gives any callback', () => {
+  test('"*" gives any callback, or a status read', () => {
     receiver.on('*', (callback) => {
-      expectTypeOf(callback).toEqualTypeOf<VerifiedCallback>();
+      expectTypeOf(callback).toEqualTypeOf<AppliedCallback>();
+      if (callback.source === 'callback') expectTypeOf(callback).toEqualTypeOf<VerifiedCallback>();
     });
+  });
+});
+
+describe('a status read (receiver.reconcile) is told from a callback by source', () => {
+  test('a provider card event takes both; only the callback carries what the status answer lacks', () => {
+    receiver.on('creditCard.success', (callback) => {
+      expectTypeOf(callback.source).toEqualTypeOf<'callback' | 'status'>();
+      // A status answer has no site_id, timestamp or signed age (spec 2.6): narrow on source first.
+      expectTypeOf(callback.payload).not.toHaveProperty('site_id');
+      expectTypeOf(callback.payload).not.toHaveProperty('timestamp');
+      expectTypeOf(callback).not.toHaveProperty('ageSeconds');
+      if (callback.source === 'callback') {
+        expectTypeOf(callback.payload.site_id).toEqualTypeOf<number | undefined>();
+        expectTypeOf(callback.payload.hash).toEqualTypeOf<string>();
+        expectTypeOf(callback.ageSeconds).toEqualTypeOf<number>();
+      } else {
+        expectTypeOf(callback).toExtend<CardStatusRead>();
+        expectTypeOf(callback.readStatus).toExtend<string>();
+        expectTypeOf(callback.payload).not.toHaveProperty('customer_email');
+        expectTypeOf(callback.payload).toHaveProperty('updated_at');
+      }
+      expectTypeOf(callback.payload.amount).toEqualTypeOf<number>();
+    });
+  });
+
+  test('creditCard.refunded comes from status reads only; other kinds never see one', () => {
+    receiver.on('creditCard.refunded', (callback) => {
+      expectTypeOf(callback.source).toEqualTypeOf<'status'>();
+      expectTypeOf(callback.payload.status).toEqualTypeOf<'refunded'>();
+    });
+    receiver.on('deposit', (callback) => {
+      expectTypeOf(callback.source).toEqualTypeOf<'callback'>();
+    });
+    expectTypeOf<'creditCard.refunded'>().toExtend<CallbackEventName>();
+    // @ts-expect-error no other kind is refunded
+    receiver.on('dealerCreditCard.refunded', () => undefined);
   });
 
   test('a status of another kind, a misspelt status and an unknown kind do not compile', () => {

@@ -38,7 +38,7 @@ describe('signCallback', () => {
   test('what it signs, verifyCallback accepts, for every kind', () => {
     for (const [kind, payload] of Object.entries(unsigned)) {
       const signed = signCallback(payload, { ...PROVIDER, timestamp: NOW_SECONDS });
-      expect(verifyCallback(signed, { ...PROVIDER, now })).toEqual({ kind, payload: JSON.parse(signed.body), ageSeconds: 0 });
+      expect(verifyCallback(signed, { ...PROVIDER, now })).toEqual({ kind, source: 'callback', payload: JSON.parse(signed.body), ageSeconds: 0 });
     }
   });
 

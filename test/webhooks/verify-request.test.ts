@@ -21,7 +21,7 @@ async function refusal(promise: Promise<unknown>): Promise<CallbackVerificationE
 describe('verifyCallbackRequest', () => {
   test('verifies a Fetch Request and reads its body once', async () => {
     const request = new Request(RECEIVER_URL, { method: 'POST', headers: deposit.headers, body: JSON.stringify(deposit.body) });
-    expect(await verifyCallbackRequest(request, options)).toEqual({ kind: 'deposit', payload: deposit.body, ageSeconds: 0 });
+    expect(await verifyCallbackRequest(request, options)).toEqual({ kind: 'deposit', source: 'callback', payload: deposit.body, ageSeconds: 0 });
     expect(request.bodyUsed).toBe(true);
   });
 

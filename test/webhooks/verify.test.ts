@@ -53,7 +53,7 @@ describe('the signing vectors', () => {
 });
 
 describe('accepted forms', () => {
-  const expected = { kind: 'deposit', payload: deposit.body, ageSeconds: 0 };
+  const expected = { kind: 'deposit', source: 'callback', payload: deposit.body, ageSeconds: 0 };
   const text = JSON.stringify(deposit.body);
 
   test.each([
@@ -112,7 +112,7 @@ describe('accepted forms', () => {
 
 describe('the dealer card callback without headers', () => {
   test('is verified from the body hash and timestamp', () => {
-    expect(verifyCallback({ body: dealerCard.body }, headerlessDealerOptions)).toEqual({ kind: 'dealerCreditCard', payload: dealerCard.body, ageSeconds: 0 });
+    expect(verifyCallback({ body: dealerCard.body }, headerlessDealerOptions)).toEqual({ kind: 'dealerCreditCard', source: 'callback', payload: dealerCard.body, ageSeconds: 0 });
   });
 
   test('is verified from the body when the headers hold none of the three names', () => {

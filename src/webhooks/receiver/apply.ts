@@ -1,11 +1,14 @@
 import type { Logger } from '../../core/observability.js';
+import { assertNever } from '../../internal/assert-never.js';
 import type { CallbackApplyTrace, CallbackTrace } from '../../internal/tracing.js';
 import { isPayorchError, CallbackJobError, CallbackRetentionError } from '../../errors/error.js';
 import { eventNamesOf, isCallbackEventName } from '../events.js';
 import type { CallbackEventName, CallbackOfEvent } from '../events.js';
 import type { CallbackInbox, CallbackInboxContext, CallbackInboxOutcome, CallbackKey, CallbackProgress } from '../inbox.js';
-import { checkCallbackJob } from '../job.js';
+import { checkCallbackJob, checkStatusReadJob, isStatusReadJob } from '../job.js';
 import type { VerifiedCallback } from '../schemas.js';
+import type { AppliedCallback, CardStatusRead, CardStatusSource } from '../status-read.js';
+import { readCardStatus, statusesToApply } from '../status-read.js';
 import type { VerifyCallbackOptions } from '../verify.js';
 import { NOT_APPLIED, NOT_CONFIRMED, NO_HANDLER, OK, RECORD_TOO_OLD } from './answer.js';
 import type { CallbackReceiverAnswer } from './answer.js';
@@ -28,15 +31,15 @@ export type CallbackHandler<E extends CallbackEventName, TContext> = (callback: 
  * ({@link confirmWithCardStatus}). `false` or a throw applies nothing and records nothing; the
  * answer is not 200, so the genuine delivery still applies when it comes.
  */
-export type CallbackConfirm<TContext> = (callback: VerifiedCallback, context: TContext) => boolean | Promise<boolean>;
+export type CallbackConfirm<TContext> = (callback: AppliedCallback, context: TContext) => boolean | Promise<boolean>;
 
 /** `confirm` returned false: the callback disagrees with the record it was checked against. */
-class NotConfirmedError extends Error {
+export class NotConfirmedError extends Error {
   override name = 'NotConfirmedError';
 }
 
 /** No handler takes the callback and `unhandled: 'retry'` asks for it again. */
-class UnhandledError extends Error {
+export class UnhandledError extends Error {
   override name = 'UnhandledError';
 }
 
@@ -63,18 +66,26 @@ export interface Applying<TContext> {
   on(event: string, handler: (callback: never, context: TContext) => void | Promise<void>): void;
   /** Applies a callback before the answer (no `enqueue`), and answers for it. */
   applyNow(callback: VerifiedCallback, trace: CallbackTrace): Promise<CallbackReceiverAnswer>;
-  /** Checks a job as its callback was checked, then applies it (`receiver.apply`). */
-  applyJob(job: unknown, trace: CallbackApplyTrace): Promise<void>;
+  /**
+   * Checks a job as its callback was checked, then applies it (`receiver.apply`); a job made by
+   * `reconcile` is applied from a fresh status read through `provider`.
+   */
+  applyJob(job: unknown, trace: CallbackApplyTrace, provider: CardStatusSource | undefined): Promise<void>;
+  /**
+   * Applies the end status of a status read, a refunded payment's `success` first, each under its
+   * own key; rejects with the first failure, as a callback's does (reported to `onError`).
+   */
+  applyRead(read: CardStatusRead): Promise<CallbackInboxOutcome | 'unhandled'>;
 }
 
 /** The applying path over the receiver's handlers, inbox and `confirm`. */
 export function applying<TContext extends CallbackInboxContext>(settings: ApplySettings<TContext>): Applying<TContext> {
   const { inbox, confirm, account, retryUnhandled, logger, report } = settings;
-  type Handler = (callback: VerifiedCallback, context: TContext) => void | Promise<void>;
+  type Handler = (callback: AppliedCallback, context: TContext) => void | Promise<void>;
   const handlers = new Map<string, Handler[]>();
   // The steps of each kind and status, worked out on its first callback; `on` clears them.
   const steps = new Map<string, readonly { readonly step: string; readonly handler: Handler }[]>();
-  function stepsOf(callback: VerifiedCallback): readonly { readonly step: string; readonly handler: Handler }[] {
+  function stepsOf(callback: AppliedCallback): readonly { readonly step: string; readonly handler: Handler }[] {
     const id = `${callback.kind}.${callback.payload.status}`;
     let found = steps.get(id);
     if (found === undefined) {
@@ -87,7 +98,7 @@ export function applying<TContext extends CallbackInboxContext>(settings: ApplyS
     return found;
   }
 
-  function warnOtherEnd(callback: VerifiedCallback, context: TContext): void {
+  function warnOtherEnd(callback: AppliedCallback, context: TContext): void {
     // An inbox written in JavaScript may still leave it out.
     const applied = (context as Partial<CallbackInboxContext> | null | undefined)?.appliedStatuses;
     if (!Array.isArray(applied) || applied.length === 0) return;
@@ -98,7 +109,7 @@ export function applying<TContext extends CallbackInboxContext>(settings: ApplyS
   }
 
   // Tells onError of a failure and rejects with it.
-  async function applyCallback(callback: VerifiedCallback): Promise<CallbackInboxOutcome | 'unhandled'> {
+  async function applyCallback(callback: AppliedCallback): Promise<CallbackInboxOutcome | 'unhandled'> {
     const matching = stepsOf(callback);
     const { tracking_code: trackingCode, status } = callback.payload;
     if (matching.length === 0) {
@@ -139,7 +150,49 @@ export function applying<TContext extends CallbackInboxContext>(settings: ApplyS
     }
   }
 
+  // In order, each under its own key: a refunded payment's handlers see its success applied first.
+  async function applyRead(read: CardStatusRead): Promise<CallbackInboxOutcome | 'unhandled'> {
+    let result: CallbackInboxOutcome | 'unhandled' = 'unhandled';
+    for (const status of statusesToApply(read.readStatus)) {
+      const outcome = await applyCallback({ ...read, payload: { ...read.payload, status } });
+      if (outcome === 'applied' || (outcome === 'duplicate' && result === 'unhandled')) result = outcome;
+    }
+    return result;
+  }
+
+  // A job made by reconcile holds no signature: nothing in it is trusted but its account and the
+  // code to read again, and what is applied is what the service answers now.
+  async function applyStatusReadJob(job: Readonly<Record<string, unknown>>, trace: CallbackApplyTrace, provider: CardStatusSource | undefined): Promise<CallbackInboxOutcome | 'unhandled'> {
+    let trackingCode: string;
+    try {
+      trackingCode = checkStatusReadJob(job, account);
+    } catch (error) {
+      if (error instanceof CallbackJobError) logger?.warn({ reason: error.reason, field: error.field }, error.message);
+      throw error;
+    }
+    // Checked at run time: a worker's options come from code without types too.
+    const given = provider as { readonly creditCard?: { readonly getStatus?: unknown } } | undefined;
+    if (provider === undefined || typeof given?.creditCard?.getStatus !== 'function') {
+      throw new TypeError('receiver.apply: a job made by reconcile is applied from a fresh status read; pass the provider client: receiver.apply(job, { provider })');
+    }
+    const read = await readCardStatus(provider, trackingCode, settings.clock);
+    switch (read.result) {
+      case 'read':
+        trace.verified(read.read);
+        return applyRead(read.read);
+      case 'pending':
+        throw new CallbackJobError('invalid_status', 'payload', `the service reads ${trackingCode} as ${read.status}, not an end status: nothing applied`);
+      case 'not_found':
+        throw new CallbackJobError('invalid_tracking_code', 'payload', `the service does not know ${trackingCode}: nothing applied`);
+      case 'failed':
+        throw read.error;
+      default:
+        return assertNever(read);
+    }
+  }
+
   return {
+    applyRead,
     on(event, handler) {
       if (!isCallbackEventName(event)) {
         throw new TypeError(`receiver.on: ${JSON.stringify(event)} is not an event; use '*', a kind ('deposit'), or a kind and a status the spec lists ('deposit.completed')`);
@@ -162,7 +215,11 @@ export function applying<TContext extends CallbackInboxContext>(settings: ApplyS
         return isPayorchError(error, CallbackRetentionError) ? RECORD_TOO_OLD : NOT_APPLIED;
       }
     },
-    async applyJob(job, trace) {
+    async applyJob(job, trace, provider) {
+      if (isStatusReadJob(job)) {
+        trace.processed(await applyStatusReadJob(job, trace, provider));
+        return;
+      }
       let callback: VerifiedCallback;
       try {
         callback = checkCallbackJob(job, { verify: settings.verify, account, nowMs: settings.clock() });

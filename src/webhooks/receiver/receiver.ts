@@ -26,8 +26,11 @@ import { createMemoryInbox } from './memory-inbox.js';
 import type { MemoryInboxContext } from './memory-inbox.js';
 import { handleNode } from './node.js';
 import type { NodeRequestLike, NodeResponseLike } from './node.js';
+import { reconcile } from './reconcile.js';
+import type { ReconcileOptions, ReconcileResult } from './reconcile.js';
 import { reporter } from './report.js';
 import type { CallbackErrorDetails } from './report.js';
+import type { CardStatusSource } from '../status-read.js';
 
 /*
  * The receiver: its options, the receive path (the adapter read and sized the body once; then
@@ -185,12 +188,48 @@ export interface CallbackReceiver<TContext> {
    * @returns resolves when the callback was applied now or before (or no handler takes it, with `unhandled: 'acknowledge'`)
    * @throws {CallbackJobError} for a job written or changed without the secret key, another account's job, or one too old at its receipt time: nothing applied; retrying cannot help
    * @throws the error of `confirm` or a handler, or `confirm`'s refusal, or the inbox's failure: let the engine retry it
+   * A job made by {@link CallbackReceiver.reconcile} (`source: 'status'`) holds no signature: it
+   * is applied from a fresh status read through `options.provider`, whatever the job says.
+   *
    * @example
    * ```ts
-   * await boss.work('payorch-callbacks', async ([job]) => receiver.apply(job.data));
+   * await boss.work('payorch-callbacks', async ([job]) => receiver.apply(job.data, { provider }));
    * ```
    */
-  readonly apply: (job: CallbackJob) => Promise<void>;
+  readonly apply: (job: CallbackJob, options?: CallbackApplyOptions) => Promise<void>;
+  /**
+   * Recovers provider card payments whose callback never came (the receiver was down until the
+   * service stopped retrying, every signature failed after a key rotation): reads each status
+   * with `provider.creditCard.getStatus` (spec 4.9), `concurrency` at a time, and applies each
+   * end status through this receiver's `confirm`, inbox and handlers, under the key its callback
+   * has (this account, the tracking code, the status). A callback that arrives later is then a
+   * duplicate, and a status applied before (by its callback or an earlier reconcile) is not
+   * applied again, across instances sharing the inbox. Handlers tell a read from a callback by
+   * `callback.source === 'status'`: it carries only the status answer's fields (spec 2.6).
+   *
+   * A payment read as `refunded` was paid first: its `success` is applied, then `refunded`, in
+   * that order, each under its own key. With `enqueue`, each end status read becomes a job
+   * (result `queued`) that `receiver.apply(job, { provider })` applies after reading the status again.
+   *
+   * @returns one result per code, in the order given; it never rejects for one code's failure
+   * @throws {RequestValidationError} before anything is read, for an empty or overlong list, a code that is not a card payment's or is given twice, a bad `concurrency` or no provider
+   * @example
+   * ```ts
+   * const results = await receiver.reconcile({ provider, trackingCodes: await ordersAwaitingCallback() });
+   * for (const { trackingCode, result, error } of results) if (result === 'failed') console.error(trackingCode, error);
+   * ```
+   */
+  readonly reconcile: (options: ReconcileOptions) => Promise<ReconcileResult[]>;
+}
+
+/** Settings of {@link CallbackReceiver.apply}. */
+export interface CallbackApplyOptions {
+  /**
+   * The provider client that reads again the status of a job made by `reconcile`; needed only
+   * for those jobs.
+   * @example createProviderClient({ baseUrl, apiKey, secretKey })
+   */
+  readonly provider?: CardStatusSource | undefined;
 }
 
 const WHERE = 'createCallbackReceiver';
@@ -339,7 +378,8 @@ export function createCallbackReceiver<TContext extends CallbackInboxContext = M
     receive: (input) => traceCallback(tracer, async (trace) => trace.answered(await receiveParsed(input, trace))),
     handle: (request) => traceCallback(tracer, (trace) => handleFetch(receiving, request, trace)),
     nodeHandler: (request, response) => traceCallback(tracer, (trace) => handleNode(receiving, request, response, trace)),
-    apply: (job) => traceCallbackApply(tracer, traceparentOf(job), (trace) => apply.applyJob(job, trace)),
+    apply: (job, applyOptions) => traceCallbackApply(tracer, traceparentOf(job), (trace) => apply.applyJob(job, trace, applyOptions?.provider)),
+    reconcile: (reconcileOptions) => reconcile({ account, clock, logger, report, applyRead: (read) => apply.applyRead(read), enqueue }, reconcileOptions),
   };
   return receiver;
 }

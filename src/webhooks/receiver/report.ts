@@ -1,10 +1,13 @@
 import type { Logger } from '../../core/observability.js';
-import type { VerifiedCallback } from '../schemas.js';
+import type { AppliedCallback } from '../status-read.js';
 
 /** What `onError` is told besides the error. */
 export interface CallbackErrorDetails {
-  /** The verified callback being applied, or `undefined` when the failure came before it was typed. */
-  readonly callback: VerifiedCallback | undefined;
+  /**
+   * The verified callback being applied (or the status read `reconcile` applies in its place,
+   * `source: 'status'`), or `undefined` when the failure came before it was typed.
+   */
+  readonly callback: AppliedCallback | undefined;
   /**
    * What failed: a handler, the inbox (claiming or committing), reading the request, typing a
    * genuine callback's body (`payload`), `confirm` (refused or threw), or no handler took a

@@ -4,7 +4,7 @@ import express4 from 'express4';
 import { request as httpRequest } from 'node:http';
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { confirmWithCardStatus, createCallbackReceiver, createMemoryInbox, ProviderClient } from '../../../src/index.js';
-import type { CallbackErrorDetails, CallbackReceiver, CallbackReceiverOptions, MemoryInboxContext, VerifiedCallback } from '../../../src/index.js';
+import type { CallbackErrorDetails, CallbackReceiver, CallbackReceiverOptions, MemoryInboxContext, VerifiedCallback, AppliedCallback } from '../../../src/index.js';
 import { NOW_SECONDS, now, sign, unsigned } from '../../helpers/callbacks.js';
 import { serveNode } from '../../helpers/serve.js';
 import type { Served } from '../../helpers/serve.js';
@@ -66,7 +66,7 @@ describe('signed truth decides: unsigned fields never refuse', () => {
     ['a card callback with neither side\'s optional fields', sign({ tracking_code: 'CC-bare1-1763812000', status: 'success', amount: 10 }, PROVIDER), 'creditCard'],
   ] as const)('%s is answered 200 and applied', async (_name, signed, kind) => {
     const { receiver, url } = await start();
-    const applied: VerifiedCallback[] = [];
+    const applied: AppliedCallback[] = [];
     receiver.on('*', (callback) => void applied.push(callback));
     expect(await post(url, signed)).toEqual(OK);
     expect(applied.map((callback) => callback.kind)).toEqual([kind]);
@@ -261,7 +261,7 @@ describe('unhandled', () => {
 describe('confirm', () => {
   // The merchant's own record of what it expects for each tracking code.
   const record = new Map([['MAN-conf1-1763812000', { user: 'u-1', amount: 250 }]]);
-  const confirm = (callback: VerifiedCallback): boolean => {
+  const confirm = (callback: AppliedCallback): boolean => {
     const expected = record.get(callback.payload.tracking_code);
     return callback.kind === 'deposit' && expected !== undefined && expected.amount === callback.payload.amount && expected.user === callback.payload.user_id;
   };

@@ -1,14 +1,14 @@
 import { beforeEach, expect, test } from 'vitest';
 import { createCallbackReceiver, signCallback } from '../../../src/index.js';
-import type { CallbackJob } from '../../../src/index.js';
+import type { CallbackJob, SignedCallbackJob } from '../../../src/index.js';
 import { NOW_SECONDS, unsigned } from '../../helpers/callbacks.js';
 import { SPAN_KIND, STATUS, expectNoSecrets, memoryTracing } from '../../helpers/tracing.js';
 import { PROVIDER } from '../../helpers/wire.js';
 
 /** An enqueue that stores each job as an engine stores it: as JSON text. */
-function store(jobs: CallbackJob[]): (job: CallbackJob) => Promise<void> {
+function store(jobs: SignedCallbackJob[]): (job: CallbackJob) => Promise<void> {
   return (job) => {
-    jobs.push(JSON.parse(JSON.stringify(job)) as CallbackJob);
+    jobs.push(JSON.parse(JSON.stringify(job)) as SignedCallbackJob);
     return Promise.resolve();
   };
 }
@@ -19,7 +19,7 @@ beforeEach(() => {
 });
 
 function receiver() {
-  const jobs: CallbackJob[] = [];
+  const jobs: SignedCallbackJob[] = [];
   const made = createCallbackReceiver({ ...PROVIDER, tracer, now: () => NOW_SECONDS * 1000, enqueue: store(jobs) });
   made.on('deposit', () => undefined);
   return { receiver: made, jobs };

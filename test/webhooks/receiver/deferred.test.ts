@@ -1,15 +1,15 @@
 import { describe, expect, test, vi } from 'vitest';
 import { CallbackJobError, CallbackVerificationError, createCallbackReceiver, signCallback } from '../../../src/index.js';
-import type { CallbackJob, CallbackReceiver, CallbackReceiverOptions, MemoryInboxContext, VerifiedCallback } from '../../../src/index.js';
+import type { CallbackJob, SignedCallbackJob, CallbackReceiver, CallbackReceiverOptions, MemoryInboxContext, VerifiedCallback } from '../../../src/index.js';
 import * as webhooks from '../../../src/webhooks/index.js';
 import { NOW_SECONDS, sign, unsigned } from '../../helpers/callbacks.js';
 import type { Delivery } from '../../helpers/serve.js';
 import { DEALER, PROVIDER } from '../../helpers/wire.js';
 
 /** An enqueue that stores each job as an engine stores it: as JSON text. */
-function store(jobs: CallbackJob[]): (job: CallbackJob) => Promise<void> {
+function store(jobs: SignedCallbackJob[]): (job: CallbackJob) => Promise<void> {
   return (job) => {
-    jobs.push(JSON.parse(JSON.stringify(job)) as CallbackJob);
+    jobs.push(JSON.parse(JSON.stringify(job)) as SignedCallbackJob);
     return Promise.resolve();
   };
 }
@@ -27,7 +27,7 @@ function deposit(trackingCode: string, status = 'completed', timestamp = NOW_SEC
 
 interface Harness {
   readonly receiver: CallbackReceiver<MemoryInboxContext>;
-  readonly jobs: CallbackJob[];
+  readonly jobs: SignedCallbackJob[];
   readonly applied: VerifiedCallback[];
   readonly errors: { phase: string; error: unknown }[];
   readonly clock: { ms: number };
@@ -35,7 +35,7 @@ interface Harness {
 }
 
 function harness(options: Partial<CallbackReceiverOptions<MemoryInboxContext>> = {}): Harness {
-  const jobs: CallbackJob[] = [];
+  const jobs: SignedCallbackJob[] = [];
   const applied: VerifiedCallback[] = [];
   const errors: { phase: string; error: unknown }[] = [];
   const clock = { ms: NOW_MS };
@@ -143,7 +143,7 @@ describe('receiver.apply(job)', () => {
   });
 
   test('applies a dealer card callback that came without headers, as a dealer card callback', async () => {
-    const jobs: CallbackJob[] = [];
+    const jobs: SignedCallbackJob[] = [];
     const receiver = createCallbackReceiver({ ...DEALER, now: () => NOW_MS, dealerCardWithoutHeaders: true, enqueue: store(jobs) });
     const kinds: string[] = [];
     receiver.on('dealerCreditCard.success', (callback) => void kinds.push(callback.kind));
@@ -181,7 +181,7 @@ describe('receiver.apply(job)', () => {
   });
 
   test('rejects, with no handler, when unhandled is retry; resolves when it is acknowledge', async () => {
-    const jobs: CallbackJob[] = [];
+    const jobs: SignedCallbackJob[] = [];
     const make = (unhandled: 'retry' | 'acknowledge') =>
       createCallbackReceiver({ ...PROVIDER, now: () => NOW_MS, unhandled, onError: () => undefined, enqueue: store(jobs) });
     await make('retry').receive({ headers: deposit('MAN-none08-1763812000').headers, body: deposit('MAN-none08-1763812000').body });
@@ -191,7 +191,7 @@ describe('receiver.apply(job)', () => {
 });
 
 describe('receiver.apply refuses a job the receiver would not have accepted as a callback', () => {
-  type Change = (job: CallbackJob) => unknown;
+  type Change = (job: SignedCallbackJob) => unknown;
   const forgedHash = sign({ ...unsigned.deposit, tracking_code: 'MAN-frg09-1763812000' }, { apiKey: PROVIDER.apiKey, secretKey: 'a guessed secret' }).hash;
   test.each<[string, Change, string, string, number?]>([
     ['a status changed in the queue', (job) => ({ ...job, event: 'deposit.canceled', payload: { ...job.payload, status: 'canceled' } }), 'invalid_signature', 'signature'],
