@@ -21,6 +21,13 @@ export const SQLITE_TABLES_SQL: readonly string[] = [
   'CREATE TABLE IF NOT EXISTS ledger (tracking_code TEXT PRIMARY KEY, user_id TEXT NOT NULL, amount_kurus INTEGER NOT NULL)',
 ];
 
+/**
+ * D1: the dead letters of the Cloudflare Queues recipe, kept until replayed or deleted by a person:
+ * a dead-letter queue forgets a message after its retention period (4 days by default, 14 at most).
+ */
+export const D1_DEAD_LETTERS_TABLE_SQL =
+  'CREATE TABLE IF NOT EXISTS payorch_dead_letters (message_id TEXT PRIMARY KEY, job TEXT NOT NULL, dead_at INTEGER NOT NULL)';
+
 /** An amount as PostgreSQL's numeric reads it exactly: two decimals, no float in between. */
 export const decimal = (amount: number): string => (kurus(amount) / 100).toFixed(2);
 
