@@ -49,17 +49,28 @@ function orderOf(row: OrderRow | undefined): Order | undefined {
 
 /** The part of pg's client (or pool) the lookup uses. */
 interface Queryable {
-  query<R extends object>(text: string, values: unknown[]): Promise<{ readonly rows: R[] }>;
+  query(text: string, values: unknown[]): Promise<{ readonly rows: unknown[] }>;
 }
 
 /** Your order row in PostgreSQL, read through `client`: the inbox's transaction in a handler or `confirm`. */
 export async function postgresOrder(client: Queryable, trackingCode: string): Promise<Order | undefined> {
-  const { rows } = await client.query<{ kind: string; user_id: string; amount: string; max_amount: string | null }>(
-    'SELECT kind, user_id, amount, max_amount FROM orders WHERE tracking_code = $1',
-    [trackingCode],
-  );
-  const row = rows[0];
+  const { rows } = await client.query('SELECT kind, user_id, amount, max_amount FROM orders WHERE tracking_code = $1', [trackingCode]);
+  const row = rows[0] as { kind: string; user_id: string; amount: string; max_amount: string | null } | undefined;
   return orderOf(row === undefined ? undefined : { ...row, amount: Number(row.amount), max_amount: row.max_amount === null ? null : Number(row.max_amount) });
+}
+
+/** A row of SQLite's `orders`. */
+/**
+ * Credits a completed deposit through `client`, the inbox's transaction, so that it commits with
+ * the callback's key: the amount paid is recorded with the order, written to the ledger and added
+ * to the balance of the order's user (not the callback's `user_id`, which the hash does not cover).
+ */
+export async function creditDeposit(client: Queryable, trackingCode: string, paid: number): Promise<void> {
+  const order = await postgresOrder(client, trackingCode);
+  if (order === undefined) throw new Error(`confirm found the order of ${trackingCode}`);
+  await client.query('UPDATE orders SET paid_amount = $2 WHERE tracking_code = $1', [trackingCode, decimal(paid)]);
+  await client.query('INSERT INTO ledger (tracking_code, user_id, amount) VALUES ($1, $2, $3)', [trackingCode, order.userId, decimal(paid)]);
+  await client.query('INSERT INTO balances (user_id, amount) VALUES ($1, $2) ON CONFLICT (user_id) DO UPDATE SET amount = balances.amount + EXCLUDED.amount', [order.userId, decimal(paid)]);
 }
 
 /** A row of SQLite's `orders`. */

@@ -7,7 +7,7 @@ import { createServer } from 'node:http';
 import { createCallbackReceiver } from 'payorch';
 import { createCallbackInboxTable, createPostgresInbox, pruneCallbackInbox } from 'payorch/postgres';
 import pg from 'pg';
-import { POSTGRES_TABLES_SQL, decimal, postgresOrder } from './order-tables.js';
+import { POSTGRES_TABLES_SQL, creditDeposit, decimal, postgresOrder } from './order-tables.js';
 import { orderMatches } from './orders.js';
 import { CALLBACK_PATH, handleOf, keysFromEnvironment } from './receiver.js';
 import type { Receiver } from './receiver.js';
@@ -40,15 +40,8 @@ export async function start({ apiKey, secretKey, pool, port = 0, host = '127.0.0
     await client.query('INSERT INTO balances (user_id, amount) VALUES ($1, $2) ON CONFLICT (user_id) DO UPDATE SET amount = balances.amount + EXCLUDED.amount', [userId, decimal(amount)]);
   };
   // `client` is the open transaction: use it, not the pool, for the change to commit with the key.
-  receiver.on('deposit.completed', async (callback, { client }) => {
-    const { tracking_code: trackingCode, amount } = callback.payload;
-    const order = await postgresOrder(client, trackingCode);
-    if (order === undefined) throw new Error(`confirm found the order of ${trackingCode}`);
-    // The amount paid is recorded with the order and credited to the order's user.
-    await client.query('UPDATE orders SET paid_amount = $2 WHERE tracking_code = $1', [trackingCode, decimal(amount)]);
-    await client.query('INSERT INTO ledger (tracking_code, user_id, amount) VALUES ($1, $2, $3)', [trackingCode, order.userId, decimal(amount)]);
-    await credit(client, order.userId, amount);
-  });
+  // The amount paid is recorded with the order and credited to the order's user.
+  receiver.on('deposit.completed', (callback, { client }) => creditDeposit(client, callback.payload.tracking_code, callback.payload.amount));
   // Spec 6.3: a rejected or failed withdrawal gives the customer's balance back; a canceled one
   // ended unpaid too (docs/webhooks.md). Once per tracking code: each status is its own key, so a
   // second one must not refund again, and one reported completed before is left to a person.

@@ -72,8 +72,8 @@ test.each([
   ['a completed deposit above the order’s ceiling', signCallback({ ...unsigned.deposit, tracking_code: 'MAN-pgex09-1763812000', user_id: 'u-pgalt', amount: 100 }, PROVIDER), { amount: 500.01 }],
 ])('refuses with 409 %s, signed genuinely: no ledger row changes, no balance moves', async (_what, genuine, change) => {
   vi.spyOn(console, 'error').mockImplementation(() => undefined);
-  const ledger = async () => (await pools[0]!.query('SELECT * FROM ledger ORDER BY tracking_code')).rows;
-  const balances = async () => (await pools[0]!.query('SELECT * FROM balances ORDER BY user_id')).rows;
+  const ledger = async () => (await pools[0]!.query<Record<string, unknown>>('SELECT * FROM ledger ORDER BY tracking_code')).rows;
+  const balances = async () => (await pools[0]!.query<Record<string, unknown>>('SELECT * FROM balances ORDER BY user_id')).rows;
   const before = [await ledger(), await balances()];
   const changed = { headers: genuine.headers, body: JSON.stringify({ ...(JSON.parse(genuine.body) as object), ...change }) };
   expect(await deliver(receivers[0]!.url, changed)).toEqual({ status: 409, body: { success: false, error: 'not_confirmed' } });
