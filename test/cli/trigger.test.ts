@@ -58,12 +58,12 @@ describe('payorch trigger', { timeout: 60_000 }, () => {
   test('--also sends two end statuses of one withdrawal at the same moment to a real receiver: both handlers run at once, on one record', async () => {
     const receiver = createCallbackReceiver({ apiKey: PROVIDER.PAYORCH_PROVIDER_API_KEY, secretKey: PROVIDER.PAYORCH_PROVIDER_SECRET_KEY });
     // Each handler waits for the other to start: only two deliveries in flight at once get past.
-    const running: { status: string; trackingCode: string; iban: string }[] = [];
+    const running: { status: string; trackingCode: string }[] = [];
     const waits: string[] = [];
     let bothRunning = (): void => undefined;
     const both = new Promise<void>((resolve) => (bothRunning = resolve));
     receiver.on('withdrawal', async (callback) => {
-      running.push({ status: callback.payload.status, trackingCode: callback.payload.tracking_code, iban: callback.payload.iban });
+      running.push({ status: callback.payload.status, trackingCode: callback.payload.tracking_code });
       if (running.length === 2) bothRunning();
       waits.push(await Promise.race([both.then(() => 'together'), new Promise<string>((resolve) => setTimeout(() => { resolve('alone'); }, 5000))]));
     });
