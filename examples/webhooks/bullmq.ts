@@ -8,14 +8,13 @@
 //   REDIS_URL=redis://127.0.0.1:6379 DATABASE_URL=postgres://… PAYORCH_PROVIDER_API_KEY=… PAYORCH_PROVIDER_SECRET_KEY=… npx tsx examples/webhooks/bullmq.ts
 // Redis must keep what it acknowledged: run it with `appendonly yes` and `maxmemory-policy noeviction`.
 import { Queue, Worker } from 'bullmq';
-import { createServer } from 'node:http';
 import pg from 'pg';
 import { createCallbackInboxTable, createPostgresInbox } from 'payorch/postgres';
 import { createCallbackReceiver } from 'payorch/webhooks';
 import type { CallbackJob } from 'payorch/webhooks';
 import { POSTGRES_TABLES_SQL, creditDeposit, postgresOrder } from './order-tables.js';
 import { orderMatches } from './orders.js';
-import { CALLBACK_PATH, handleOf, keysFromEnvironment } from './receiver.js';
+import { keysFromEnvironment, serveNodeHandler } from './receiver.js';
 import type { Receiver } from './receiver.js';
 
 export const QUEUE = 'payorch-callbacks';
@@ -69,15 +68,7 @@ export async function start({ apiKey, secretKey, connectionString, redis, port =
     console.error('bullmq worker:', error.message);
   });
 
-  const server = createServer((request, response) => {
-    if (new URL(request.url ?? '/', 'http://receiver').pathname !== CALLBACK_PATH) {
-      response.writeHead(404).end();
-      return;
-    }
-    void receiver.nodeHandler(request, response);
-  });
-  await new Promise<void>((resolve) => server.listen(port, host, resolve));
-  const handle = handleOf(server);
+  const handle = await serveNodeHandler(receiver.nodeHandler, port, host);
   return {
     url: handle.url,
     queue,

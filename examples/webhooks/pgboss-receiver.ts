@@ -2,14 +2,13 @@
 // 22.12+, pgboss10.ts for pg-boss 10 on Node 20): the receiver, its `confirm` against your order
 // row, the worker, and the dead letters, kept in a table of your own until someone replays or
 // deletes them.
-import { createServer } from 'node:http';
 import pg from 'pg';
 import { createCallbackInboxTable, createPostgresInbox } from 'payorch/postgres';
 import { createCallbackReceiver } from 'payorch/webhooks';
 import type { CallbackJob } from 'payorch/webhooks';
 import { POSTGRES_TABLES_SQL, creditDeposit, postgresOrder } from './order-tables.js';
 import { orderMatches } from './orders.js';
-import { CALLBACK_PATH, handleOf } from './receiver.js';
+import { keysFromEnvironment, serveNodeHandler } from './receiver.js';
 import type { Receiver } from './receiver.js';
 
 /** The queue of verified callbacks, and where pg-boss moves a job whose retries ran out. */
@@ -87,15 +86,7 @@ export async function startOn(boss: Boss, stop: () => Promise<void>, { apiKey, s
     console.error(`callback job ${job.id} is dead: kept in payorch_dead_letters`);
   });
 
-  const server = createServer((request, response) => {
-    if (new URL(request.url ?? '/', 'http://receiver').pathname !== CALLBACK_PATH) {
-      response.writeHead(404).end();
-      return;
-    }
-    void receiver.nodeHandler(request, response);
-  });
-  await new Promise<void>((resolve) => server.listen(port, host, resolve));
-  const handle = handleOf(server);
+  const handle = await serveNodeHandler(receiver.nodeHandler, port, host);
   return {
     url: handle.url,
     pool,
@@ -121,4 +112,13 @@ export async function replayDeadLetters(boss: Boss, pool: pg.Pool): Promise<numb
     await pool.query('DELETE FROM payorch_dead_letters WHERE job_id = $1', [row.job_id]);
   }
   return rows.length;
+}
+
+/** Runs `start` when `moduleUrl` is the script being run, with DATABASE_URL and the keys from the environment. */
+export async function runWhenMain(moduleUrl: string, start: (options: PgBossReceiverOptions) => Promise<Receiver>): Promise<void> {
+  if (process.argv[1] === undefined || moduleUrl !== new URL(`file://${process.argv[1]}`).href) return;
+  const connectionString = process.env['DATABASE_URL'];
+  if (connectionString === undefined || connectionString === '') throw new Error('Set DATABASE_URL to a PostgreSQL database');
+  const receiver = await start({ ...keysFromEnvironment(), connectionString, port: Number(process.env['PAYORCH_WEBHOOK_PORT'] ?? 3000) });
+  console.log(`Receiving callbacks at ${receiver.url}; working the pg-boss queue ${QUEUE}`);
 }

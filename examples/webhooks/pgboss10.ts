@@ -8,9 +8,8 @@
 //   DATABASE_URL=postgres://… PAYORCH_PROVIDER_API_KEY=… PAYORCH_PROVIDER_SECRET_KEY=… npx tsx examples/webhooks/pgboss10.ts
 import PgBoss from 'pg-boss';
 import type pg from 'pg';
-import { keysFromEnvironment } from './receiver.js';
 import type { Receiver } from './receiver.js';
-import { QUEUE, startOn } from './pgboss-receiver.js';
+import { runWhenMain, startOn } from './pgboss-receiver.js';
 import type { PgBossReceiverOptions } from './pgboss-receiver.js';
 
 export { DEAD_LETTERS, QUEUE, replayDeadLetters } from './pgboss-receiver.js';
@@ -25,9 +24,4 @@ export async function start(options: PgBossReceiverOptions): Promise<Receiver & 
   return { ...receiver, boss };
 }
 
-if (process.argv[1] !== undefined && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
-  const connectionString = process.env['DATABASE_URL'];
-  if (connectionString === undefined || connectionString === '') throw new Error('Set DATABASE_URL to a PostgreSQL database');
-  const receiver = await start({ ...keysFromEnvironment(), connectionString, port: Number(process.env['PAYORCH_WEBHOOK_PORT'] ?? 3000) });
-  console.log(`Receiving callbacks at ${receiver.url}; working the pg-boss queue ${QUEUE}`);
-}
+await runWhenMain(import.meta.url, start);

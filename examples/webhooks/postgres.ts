@@ -3,13 +3,12 @@
 // inside the transaction that also records the callback's key, so the balance change and the key
 // commit together or not at all.
 //   DATABASE_URL=postgres://… PAYORCH_PROVIDER_API_KEY=… PAYORCH_PROVIDER_SECRET_KEY=… npx tsx examples/webhooks/postgres.ts
-import { createServer } from 'node:http';
 import { createCallbackReceiver } from 'payorch';
 import { createCallbackInboxTable, createPostgresInbox, pruneCallbackInbox } from 'payorch/postgres';
 import pg from 'pg';
 import { POSTGRES_TABLES_SQL, creditDeposit, decimal, postgresOrder } from './order-tables.js';
 import { orderMatches } from './orders.js';
-import { CALLBACK_PATH, handleOf, keysFromEnvironment } from './receiver.js';
+import { keysFromEnvironment, serveNodeHandler } from './receiver.js';
 import type { Receiver } from './receiver.js';
 
 export interface PostgresReceiverOptions {
@@ -59,15 +58,7 @@ export async function start({ apiKey, secretKey, pool, port = 0, host = '127.0.0
     await credit(client, order.userId, order.amount);
   });
 
-  const server = createServer((request, response) => {
-    if (new URL(request.url ?? '/', 'http://receiver').pathname !== CALLBACK_PATH) {
-      response.writeHead(404).end();
-      return;
-    }
-    void receiver.nodeHandler(request, response);
-  });
-  await new Promise<void>((resolve) => server.listen(port, host, resolve));
-  return handleOf(server);
+  return serveNodeHandler(receiver.nodeHandler, port, host);
 }
 
 if (process.argv[1] !== undefined && import.meta.url === new URL(`file://${process.argv[1]}`).href) {

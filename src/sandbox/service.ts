@@ -162,7 +162,7 @@ export class Service {
     // Every callback is under way before any is awaited: they reach the receiver together.
     const others = also.map((other) => this.#callbackOf({ ...record, status: other }, false, { resign: options.resign }));
     const settled = await this.#move(record, status, options.amount, false, { resign: options.resign });
-    return also.length === 0 ? settled : { ...settled, also: await Promise.all(others) };
+    return also.length === 0 ? settled : { ...settled, also: await Promise.all(others.map((each) => each ?? Promise.resolve(undefined))) };
   }
 
   /**

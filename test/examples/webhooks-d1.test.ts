@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { CallbackRetentionError, isPayorchError, signCallback } from '../../src/index.js';
 import { createD1Inbox, d1InboxTableSql } from '../../src/d1/index.js';
 import type { D1DatabaseLike } from '../../src/d1/index.js';
-import { unsigned } from '../helpers/callbacks.js';
+import { unsigned, withUnsigned } from '../helpers/callbacks.js';
 import { deliver } from '../helpers/serve.js';
 import { SQLITE_TABLES_SQL } from '../../examples/webhooks/order-tables.js';
 import { bundleWorkerFile } from '../helpers/worker-bundle.js';
@@ -101,7 +101,7 @@ test.each([
   await openBalance('u-d1thief');
   await order(code, 'u-d1e', 250, 500);
   const genuine = deposit(code, 'u-d1e', 250);
-  const changed = { headers: genuine.headers, body: JSON.stringify({ ...(JSON.parse(genuine.body) as object), ...change }) };
+  const changed = withUnsigned(genuine, change);
   const before = await rows('SELECT * FROM balances ORDER BY user_id');
   expect(await deliver(url, changed)).toEqual(NOT_CONFIRMED);
   expect(await rows('SELECT * FROM ledger WHERE tracking_code = ?', code)).toEqual([]);

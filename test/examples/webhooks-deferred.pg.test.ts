@@ -3,7 +3,7 @@ import * as bullmqExample from '../../examples/webhooks/bullmq.js';
 import * as pgbossExample from '../../examples/webhooks/pgboss10.js';
 import { signCallback } from '../../src/webhooks/index.js';
 import type { CallbackJob } from '../../src/webhooks/index.js';
-import { unsigned } from '../helpers/callbacks.js';
+import { unsigned, withUnsigned } from '../helpers/callbacks.js';
 import { enqueuingReceiver, waitFor } from '../helpers/deferred.js';
 import { ledgerDatabase } from '../helpers/hyperdrive.js';
 import type { LedgerDatabase } from '../helpers/hyperdrive.js';
@@ -34,10 +34,6 @@ async function balanceOf(user: string): Promise<number | undefined> {
   const { rows } = await database.pool.query<{ amount: string }>('SELECT amount FROM balances WHERE user_id = $1', [user]);
   return rows[0] === undefined ? undefined : Number(rows[0].amount);
 }
-const ledgerAndBalances = async (): Promise<unknown[]> => [
-  (await database.pool.query<Record<string, unknown>>('SELECT * FROM ledger ORDER BY tracking_code')).rows,
-  (await database.pool.query<Record<string, unknown>>('SELECT * FROM balances ORDER BY user_id')).rows,
-];
 const connectionString = (): string => database.hyperdriveUrl;
 
 const examples = [
@@ -72,17 +68,17 @@ test.each(examples)('examples/webhooks/%s queues a genuine signature over a chan
     const user = `u-${tag}alt`;
     const codes = [`MAN-ex${tag}us-${seconds - 60}`, `MAN-ex${tag}am-${seconds - 60}`];
     for (const code of codes) await database.order(code, user, 200, 500);
-    const before = await ledgerAndBalances();
+    const before = await database.moneyRows();
     // The receiver tells of each refusal (no onError here: it logs); seen, the attempt has failed.
     const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
     for (const [code, change] of [[codes[0]!, { user_id: 'u-thief' }], [codes[1]!, { amount: 500.01 }]] as const) {
       const genuine = signCallback({ ...unsigned.deposit, tracking_code: code, user_id: user, amount: 250 }, PROVIDER);
-      const changed = { headers: genuine.headers, body: JSON.stringify({ ...(JSON.parse(genuine.body) as object), ...change }) };
+      const changed = withUnsigned(genuine, change);
       expect(await deliver(receiver.url, changed)).toEqual({ status: 200, body: { success: true } });
     }
     const refused = (code: string) => logged.mock.calls.some((call) => call.some((part) => String(part).includes(`confirm refused deposit.completed ${code}; nothing was applied`)));
     await waitFor(() => codes.every(refused), 10_000, `both jobs to fail an attempt on ${name}`);
-    expect(await ledgerAndBalances()).toEqual(before);
+    expect(await database.moneyRows()).toEqual(before);
     expect(await database.keysOf(codes[0]!)).toEqual([]);
   } finally {
     await receiver.close();

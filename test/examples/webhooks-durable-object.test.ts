@@ -1,7 +1,7 @@
 import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { signCallback } from '../../src/index.js';
-import { unsigned } from '../helpers/callbacks.js';
+import { unsigned, withUnsigned } from '../helpers/callbacks.js';
 import { deliver } from '../helpers/serve.js';
 import { bundleWorker, bundleWorkerFile } from '../helpers/worker-bundle.js';
 import { PROVIDER } from '../helpers/wire.js';
@@ -102,7 +102,7 @@ test.each([
   await order(code, 'u-doe', 250, 500);
   const genuine = deposit(code, 'u-doe', 250);
   const before = await sql('SELECT * FROM balances ORDER BY user_id');
-  expect(await deliver(url, { headers: genuine.headers, body: JSON.stringify({ ...(JSON.parse(genuine.body) as object), ...change }) })).toEqual(NOT_CONFIRMED);
+  expect(await deliver(url, withUnsigned(genuine, change))).toEqual(NOT_CONFIRMED);
   expect(await sql('SELECT * FROM ledger WHERE tracking_code = ?', code)).toEqual([]);
   expect(await sql('SELECT * FROM balances ORDER BY user_id')).toEqual(before);
   expect(await keysOf(code)).toEqual([]);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { signCallback } from '../../src/index.js';
-import { unsigned } from '../helpers/callbacks.js';
+import { unsigned, withUnsigned } from '../helpers/callbacks.js';
 import { ledgerDatabase, startPgWorker } from '../helpers/hyperdrive.js';
 import type { LedgerDatabase, PgWorker } from '../helpers/hyperdrive.js';
 import { deliver } from '../helpers/serve.js';
@@ -62,10 +62,9 @@ test.each([
   await database.pool.query('INSERT INTO balances (user_id) VALUES ($1), ($2) ON CONFLICT DO NOTHING', ['u-hde', 'u-hdthief']);
   await database.order(code, 'u-hde', 250, 500);
   const genuine = deposit(code, 'u-hde', 250);
-  const state = async () => [(await database.pool.query('SELECT * FROM ledger ORDER BY tracking_code')).rows, (await database.pool.query('SELECT * FROM balances ORDER BY user_id')).rows];
-  const before = await state();
-  const changed = { headers: genuine.headers, body: JSON.stringify({ ...(JSON.parse(genuine.body) as object), ...change }) };
+  const before = await database.moneyRows();
+  const changed = withUnsigned(genuine, change);
   expect(await deliver(worker.url, changed)).toEqual({ status: 409, body: { success: false, error: 'not_confirmed' } });
-  expect(await state()).toEqual(before);
+  expect(await database.moneyRows()).toEqual(before);
   expect(await database.keysOf(code)).toEqual([]);
 });

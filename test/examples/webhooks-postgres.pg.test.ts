@@ -3,7 +3,7 @@ import { afterAll, beforeAll, expect, inject, test, vi } from 'vitest';
 import { start } from '../../examples/webhooks/postgres.js';
 import type { Receiver } from '../../examples/webhooks/receiver.js';
 import { signCallback } from '../../src/index.js';
-import { unsigned } from '../helpers/callbacks.js';
+import { unsigned, withUnsigned } from '../helpers/callbacks.js';
 import { deliver } from '../helpers/serve.js';
 import { PROVIDER } from '../helpers/wire.js';
 
@@ -75,7 +75,7 @@ test.each([
   const ledger = async () => (await pools[0]!.query<Record<string, unknown>>('SELECT * FROM ledger ORDER BY tracking_code')).rows;
   const balances = async () => (await pools[0]!.query<Record<string, unknown>>('SELECT * FROM balances ORDER BY user_id')).rows;
   const before = [await ledger(), await balances()];
-  const changed = { headers: genuine.headers, body: JSON.stringify({ ...(JSON.parse(genuine.body) as object), ...change }) };
+  const changed = withUnsigned(genuine, change);
   expect(await deliver(receivers[0]!.url, changed)).toEqual({ status: 409, body: { success: false, error: 'not_confirmed' } });
   expect([await ledger(), await balances()]).toEqual(before);
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { callbackKeyString, signCallback } from '../../src/index.js';
-import { unsigned } from '../helpers/callbacks.js';
+import { unsigned, withUnsigned } from '../helpers/callbacks.js';
 import { ledgerDatabase, startPgWorker } from '../helpers/hyperdrive.js';
 import type { LedgerDatabase, PgWorker } from '../helpers/hyperdrive.js';
 import { deferred, deliver, serveFetch } from '../helpers/serve.js';
@@ -118,13 +118,12 @@ test.each([
   await database.pool.query('INSERT INTO balances (user_id) VALUES ($1), ($2) ON CONFLICT DO NOTHING', ['u-qhe', 'u-qhthief']);
   await database.order(code, 'u-qhe', 250, 500);
   const genuine = deposit(code, 'u-qhe', 250);
-  const state = async () => [(await database.pool.query('SELECT * FROM ledger ORDER BY tracking_code')).rows, (await database.pool.query('SELECT * FROM balances ORDER BY user_id')).rows];
-  const before = await state();
-  const changed = { headers: genuine.headers, body: JSON.stringify({ ...(JSON.parse(genuine.body) as object), ...change }) };
+  const before = await database.moneyRows();
+  const changed = withUnsigned(genuine, change);
   expect(await deliver(worker.url, changed)).toEqual(QUEUED);
   // maxRetries 3: four attempts, each refused, then the dead-letter queue.
   expect(await until(() => worker.printed(), (printed) => printed.includes(`(attempt 4) not applied: confirm refused deposit.completed ${code}`))).toContain(`(attempt 4) not applied: confirm refused deposit.completed ${code}`);
-  expect(await state()).toEqual(before);
+  expect(await database.moneyRows()).toEqual(before);
   expect(orderKeys.get(code)).toBeUndefined();
   expect(await database.keysOf(code)).toEqual([]);
 });

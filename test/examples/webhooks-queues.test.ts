@@ -6,7 +6,7 @@ import type { CallbackJob } from '../../src/index.js';
 import { d1InboxTableSql } from '../../src/d1/index.js';
 import type { D1DatabaseLike } from '../../src/d1/index.js';
 import { D1_DEAD_LETTERS_TABLE_SQL, SQLITE_TABLES_SQL } from '../../examples/webhooks/order-tables.js';
-import { unsigned } from '../helpers/callbacks.js';
+import { unsigned, withUnsigned } from '../helpers/callbacks.js';
 import { deferred, deliver, serveFetch } from '../helpers/serve.js';
 import type { Served } from '../helpers/serve.js';
 import { bundleWorkerFile } from '../helpers/worker-bundle.js';
@@ -214,7 +214,7 @@ test.each([
   await openBalance('u-qthief');
   await order(code, `u-qalt-${field}`, 75, 100);
   const genuine = deposit(code, `u-qalt-${field}`, 75);
-  const changed = { headers: genuine.headers, body: JSON.stringify({ ...(JSON.parse(genuine.body) as object), ...change }) };
+  const changed = withUnsigned(genuine, change);
   expect(await deliver(url, changed)).toEqual(QUEUED);
   expect(await until(() => deadLettersOf(code), (dead) => dead.length === 1)).toHaveLength(1);
   expect(printed).toContain(`(attempt 3) not applied: confirm refused deposit.completed ${code}`);

@@ -19,6 +19,8 @@ export interface LedgerDatabase {
   ledgerOf(user: string): Promise<unknown[]>;
   /** Saves the merchant's order row of a deposit, as when it was started: what `confirm` reads. */
   order(trackingCode: string, user: string, amount: number, maxAmount?: number): Promise<void>;
+  /** Every ledger row and balance, to compare before and after a refused callback. */
+  moneyRows(): Promise<unknown[]>;
   /** The statuses the inbox keeps for a tracking code. */
   keysOf(trackingCode: string): Promise<unknown[]>;
   /** Ends the pool and drops the database. */
@@ -57,6 +59,9 @@ export async function ledgerDatabase(name: string): Promise<LedgerDatabase> {
     },
     async order(trackingCode, user, amount, maxAmount = amount * 2) {
       await pool.query("INSERT INTO orders (tracking_code, kind, user_id, amount, max_amount) VALUES ($1, 'deposit', $2, $3, $4)", [trackingCode, user, amount, maxAmount]);
+    },
+    async moneyRows() {
+      return [(await pool.query<Record<string, unknown>>('SELECT * FROM ledger ORDER BY tracking_code')).rows, (await pool.query<Record<string, unknown>>('SELECT * FROM balances ORDER BY user_id')).rows];
     },
     async keysOf(trackingCode) {
       return (await pool.query<Record<string, unknown>>('SELECT status FROM payorch_callback_inbox WHERE tracking_code = $1', [trackingCode])).rows;
