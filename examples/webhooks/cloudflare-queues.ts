@@ -30,8 +30,9 @@
 //   ORDERS_URL = "https://orders.example/paid"
 //
 // a migration with d1InboxTableSql(), D1_DEAD_LETTERS_TABLE_SQL and SQLITE_TABLES_SQL of
-// order-tables.ts (orders, balances and ledger, amounts in integer kuruş), and the secrets (`wrangler secret put`): PAYORCH_PROVIDER_API_KEY, PAYORCH_PROVIDER_SECRET_KEY,
-// REPLAY_TOKEN (a long random string; without it the replay route answers 404).
+// order-tables.ts (orders, balances and ledger, amounts in integer kuruş), and the secrets
+// (`wrangler secret put`): PAYORCH_PROVIDER_API_KEY, PAYORCH_PROVIDER_SECRET_KEY, REPLAY_TOKEN (a
+// long random string; without it the replay route answers 404).
 import { callbackKeyString, createCallbackReceiver } from 'payorch';
 import type { CallbackJob, CallbackReceiver } from 'payorch';
 import { createD1Inbox } from 'payorch/d1';
@@ -39,8 +40,8 @@ import type { D1DatabaseLike, D1InboxContext } from 'payorch/d1';
 import { d1Order } from './order-tables.js';
 import { kurus, orderMatches } from './orders.js';
 
-// Only the handlers below are exported from this file: workerd takes every named export of a
-// Worker's main module for an entrypoint, and refuses to start on anything else (a string).
+// Only the handlers (and types) are exported from this file: workerd takes every named export of
+// a Worker's main module for an entrypoint, and refuses to start on anything else (a string).
 
 // The few members of @cloudflare/workers-types that this file uses; the real types fit them.
 interface Queue<Body> {
