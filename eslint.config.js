@@ -4,7 +4,8 @@ import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
 export default defineConfig(
-  { ignores: ['dist/', 'docs/api/', 'node_modules/', 'coverage/', 'bench/.build/', 'test/node22/'] },
+  // The pg-boss 12 recipe is typechecked in the Node 22 lane, against pg-boss 12's own types.
+  { ignores: ['dist/', 'docs/api/', 'node_modules/', 'coverage/', 'bench/.build/', 'test/node22/', 'examples/webhooks/pgboss.ts'] },
   js.configs.recommended,
   tseslint.configs.strictTypeChecked,
   {

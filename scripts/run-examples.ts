@@ -76,8 +76,9 @@ async function webhookStep(sandbox: ReturnType<typeof createSandbox>, baseUrl: s
     sandbox.setCallbackUrls({ deposit: receiver.url, withdrawal: receiver.url, creditCard: receiver.url });
     const provider = new ProviderClient({ baseUrl, apiKey, secretKey, credentialKey: sites[0].credentialKey });
     const { data } = await provider.manual.startDeposit({ fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', amount: 250 });
-    // The order row the receiver confirms the callback against; the customer then pays 240.
-    orders.save(data.tracking_code, { userId: 'u-1', kind: 'deposit', amount: 250 });
+    // The order row the receiver confirms the callback against (a deposit of 250, at most 500
+    // credited without a person looking); the customer then pays 240.
+    orders.save(data.tracking_code, { userId: 'u-1', kind: 'deposit', amount: 250, maxAmount: 500 });
     const { callback } = await sandbox.settle(data.tracking_code, 'completed', { amount: 240 });
     const got = verified.find((each) => each.kind === 'deposit' && each.payload.tracking_code === data.tracking_code);
     const lines = [

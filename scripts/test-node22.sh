@@ -5,4 +5,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 node scripts/ensure-built.mjs
 npm ci --prefix test/node22 --no-audit --no-fund --loglevel=error
+# The pg-boss 12 recipe against pg-boss 12's types (the root typecheck has pg-boss 10's).
+npx tsc --noEmit -p test/node22/tsconfig.json
 exec npx -y node@22 node_modules/vitest/vitest.mjs run --config test/node22/vitest.config.ts "$@"

@@ -1,16 +1,20 @@
 // Deferred callbacks on BullMQ (Redis): the receiver answers the service as soon as the verified
 // callback is a BullMQ job, and a Worker applies it with BullMQ's attempts and backoff, exactly
 // once (the PostgreSQL inbox), on any number of instances. A job whose attempts ran out stays in
-// the queue's failed set: your dead letters, replayed with `replayFailed`.
+// the queue's failed set (`removeOnFail: false`): your dead letters, kept until replayed with
+// `replayFailed` or removed by a person (they carry customer data: names, IBANs).
+// BullMQ 6 makes ioredis an optional peer: install it beside BullMQ.
+//   npm install bullmq@6 ioredis pg
 //   REDIS_URL=redis://127.0.0.1:6379 DATABASE_URL=postgres://… PAYORCH_PROVIDER_API_KEY=… PAYORCH_PROVIDER_SECRET_KEY=… npx tsx examples/webhooks/bullmq.ts
 // Redis must keep what it acknowledged: run it with `appendonly yes` and `maxmemory-policy noeviction`.
 import { Queue, Worker } from 'bullmq';
-import { createServer } from 'node:http';
 import pg from 'pg';
 import { createCallbackInboxTable, createPostgresInbox } from 'payorch/postgres';
 import { createCallbackReceiver } from 'payorch/webhooks';
 import type { CallbackJob } from 'payorch/webhooks';
-import { CALLBACK_PATH, handleOf, keysFromEnvironment } from './receiver.js';
+import { POSTGRES_TABLES_SQL, creditDeposit, postgresOrder } from './order-tables.js';
+import { orderMatches } from './orders.js';
+import { keysFromEnvironment, serveNodeHandler } from './receiver.js';
 import type { Receiver } from './receiver.js';
 
 export const QUEUE = 'payorch-callbacks';
@@ -30,8 +34,9 @@ export async function start({ apiKey, secretKey, connectionString, redis, port =
   pool.on('error', (error) => {
     console.error('postgres pool:', error.message);
   });
+  // In a real application these belong to its migrations.
   await createCallbackInboxTable({ pool });
-  await pool.query('CREATE TABLE IF NOT EXISTS balances (user_id text PRIMARY KEY, amount numeric NOT NULL DEFAULT 0)');
+  for (const statement of POSTGRES_TABLES_SQL) await pool.query(statement);
 
   // `enableOfflineQueue: false`: while Redis is down, `add` fails at once and the service gets a
   // 500 (it delivers again), instead of a request held open until Redis returns.
@@ -45,15 +50,17 @@ export async function start({ apiKey, secretKey, connectionString, redis, port =
     secretKey,
     inbox: createPostgresInbox({ pool }),
     enqueue: async (job) => {
-      // Ten attempts with exponential backoff from 5 s (about 85 minutes in all); failed jobs are kept.
+      // Ten attempts with exponential backoff from 5 s: nine waits, 5 s doubling, about 43 minutes
+      // in all. A job whose attempts ran out stays in the failed set (removeOnFail: false).
       await queue.add('callback', job, { attempts: 10, backoff: { type: 'exponential', delay: 5000 }, removeOnComplete: 1000, removeOnFail: false });
     },
+    // The hash covers tracking_code, status and timestamp only: the user and the amount must be
+    // those of your order row (a deposit's at most its ceiling, spec 4.5), read in the inbox's
+    // transaction. A refusal fails the job: retried, then kept in the failed set.
+    confirm: async (callback, { client }) => orderMatches(await postgresOrder(client, callback.payload.tracking_code), callback),
   });
-  receiver.on('deposit.completed', async (callback, { client }) => {
-    const { user_id: userId, amount } = callback.payload;
-    if (userId === undefined) throw new Error('the callback names no user_id');
-    await client.query('INSERT INTO balances (user_id, amount) VALUES ($1, $2) ON CONFLICT (user_id) DO UPDATE SET amount = balances.amount + EXCLUDED.amount', [userId, amount]);
-  });
+  // `client` is the open transaction of the inbox: the credit commits with the callback's key.
+  receiver.on('deposit.completed', (callback, { client }) => creditDeposit(client, callback.payload.tracking_code, callback.payload.amount));
 
   // A worker that dies mid-job loses its lock; BullMQ's stalled-job check gives the job to another.
   const worker = new Worker<CallbackJob>(QUEUE, async (job) => receiver.apply(job.data), { connection: { ...redis, maxRetriesPerRequest: null } });
@@ -61,15 +68,7 @@ export async function start({ apiKey, secretKey, connectionString, redis, port =
     console.error('bullmq worker:', error.message);
   });
 
-  const server = createServer((request, response) => {
-    if (new URL(request.url ?? '/', 'http://receiver').pathname !== CALLBACK_PATH) {
-      response.writeHead(404).end();
-      return;
-    }
-    void receiver.nodeHandler(request, response);
-  });
-  await new Promise<void>((resolve) => server.listen(port, host, resolve));
-  const handle = handleOf(server);
+  const handle = await serveNodeHandler(receiver.nodeHandler, port, host);
   return {
     url: handle.url,
     queue,

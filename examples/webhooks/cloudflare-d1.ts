@@ -6,13 +6,14 @@
 //   binding = "DB"
 //   database_name = "payments"
 //   database_id = "..."
-// and a migration with d1InboxTableSql() (or createD1InboxTable once), plus your own tables:
-//   CREATE TABLE balances (user_id TEXT PRIMARY KEY, amount REAL NOT NULL DEFAULT 0);
-//   CREATE TABLE ledger (tracking_code TEXT PRIMARY KEY, user_id TEXT NOT NULL, amount REAL NOT NULL);
+// and a migration with d1InboxTableSql() (or createD1InboxTable once), plus your own tables
+// (SQLITE_TABLES_SQL of order-tables.ts: orders, balances and ledger, amounts in integer kuruş).
 import { createCallbackReceiver } from 'payorch';
 import type { CallbackReceiver } from 'payorch';
 import { createD1Inbox, pruneD1Inbox } from 'payorch/d1';
 import type { D1DatabaseLike, D1InboxContext } from 'payorch/d1';
+import { d1Order } from './order-tables.js';
+import { kurus, orderMatches } from './orders.js';
 
 export interface Env {
   // D1Database from @cloudflare/workers-types fits here too.
@@ -30,16 +31,22 @@ function receiverFor(env: Env): CallbackReceiver<D1InboxContext> {
     apiKey: env.PAYORCH_PROVIDER_API_KEY,
     secretKey: env.PAYORCH_PROVIDER_SECRET_KEY,
     inbox: createD1Inbox({ db: env.DB }),
+    // The hash covers tracking_code, status and timestamp only: the user and the amount must be
+    // those of your order row (a deposit's at most its ceiling, spec 4.5). `false` answers 409.
+    confirm: async (callback, { db }) => orderMatches(await d1Order(db, callback.payload.tracking_code), callback),
   });
   receiver.on('deposit.completed', async (callback, { db, statements }) => {
-    const { tracking_code: code, user_id: user, amount } = callback.payload;
+    const { tracking_code: code, amount } = callback.payload;
     // Reads run now; throwing answers 500 and records nothing, so the service delivers it again.
-    const { results = [] } = await db.prepare('SELECT 1 FROM balances WHERE user_id = ?').bind(user).all();
-    if (results.length === 0) throw new Error(`no balance for user ${user} yet`);
-    // Writes are returned, not run: they commit in one batch with the callback's key.
+    const order = await d1Order(db, code);
+    if (order === undefined) throw new Error(`confirm found the order of ${code}`);
+    const { results = [] } = await db.prepare('SELECT 1 FROM balances WHERE user_id = ?').bind(order.userId).all();
+    if (results.length === 0) throw new Error(`no balance for user ${order.userId} yet`);
+    // Writes are returned, not run: they commit in one batch with the callback's key. The order's
+    // user is credited with the amount paid, in kuruş.
     statements.push(
-      db.prepare('INSERT INTO ledger (tracking_code, user_id, amount) VALUES (?, ?, ?)').bind(code, user, amount),
-      db.prepare('UPDATE balances SET amount = amount + ? WHERE user_id = ?').bind(amount, user),
+      db.prepare('INSERT INTO ledger (tracking_code, user_id, amount_kurus) VALUES (?, ?, ?)').bind(code, order.userId, kurus(amount)),
+      db.prepare('UPDATE balances SET amount_kurus = amount_kurus + ? WHERE user_id = ?').bind(kurus(amount), order.userId),
     );
   });
   return receiver;

@@ -20,13 +20,16 @@
 //   dead_letter_queue = "payorch-callbacks-dead"
 //   [vars]
 //   ORDERS_URL = "https://orders.example/paid"
-// and, once, in your migrations: callbackInboxTableSql() and your own tables. Keep and replay the
+// and, once, in your migrations: callbackInboxTableSql() and your own tables (POSTGRES_TABLES_SQL
+// of order-tables.ts: orders, balances and ledger, money in numeric). Keep and replay the
 // dead letters as cloudflare-queues.ts does (a table of this database serves as well as D1).
 import pg from 'pg';
 import { callbackKeyString, createCallbackReceiver } from 'payorch';
 import type { CallbackJob, CallbackReceiver } from 'payorch';
 import { createPostgresInbox } from 'payorch/postgres';
 import type { PostgresInboxContext } from 'payorch/postgres';
+import { decimal, postgresOrder } from './order-tables.js';
+import { orderMatches } from './orders.js';
 
 // The few members of @cloudflare/workers-types that this file uses; the real types fit them.
 interface Queue<Body> {
@@ -64,13 +67,21 @@ function receiverFor(env: Env, pool: pg.Pool): Receiver {
     apiKey: env.PAYORCH_PROVIDER_API_KEY,
     secretKey: env.PAYORCH_PROVIDER_SECRET_KEY,
     inbox: createPostgresInbox({ pool }),
+    // The hash covers tracking_code, status and timestamp only: the user and the amount must be
+    // those of your order row, read in the inbox's transaction (a deposit's at most its ceiling,
+    // spec 4.5). `false` answers 409; deferred, the job fails into the dead letters.
+    confirm: async (callback, { client }) => orderMatches(await postgresOrder(client, callback.payload.tracking_code), callback),
     // The 200 waits for this: a job is a plain JSON object, and the queue stores it as it is.
     enqueue: (job) => env.CALLBACKS.send(job),
   });
   // `client` is the transaction that also inserts the key: write through it, never through the pool.
   receiver.on('deposit.completed', async (callback, { client, key }) => {
-    const { tracking_code: code, user_id: user, amount } = callback.payload;
-    const { rowCount } = await client.query('UPDATE balances SET amount = amount + $1 WHERE user_id = $2', [amount, user]);
+    const { tracking_code: code, amount } = callback.payload;
+    const order = await postgresOrder(client, code);
+    if (order === undefined) throw new Error(`confirm found the order of ${code}`);
+    // The order's user is credited with the amount paid.
+    const user = order.userId;
+    const { rowCount } = await client.query('UPDATE balances SET amount = amount + $1 WHERE user_id = $2', [decimal(amount), user]);
     // Throwing rolls back the transaction, key included: the queue delivers the message again.
     if (rowCount === 0) throw new Error(`no balance for user ${user} yet`);
     // Not in the transaction: it runs again if the callback is applied again after a failure,
@@ -81,7 +92,7 @@ function receiverFor(env: Env, pool: pg.Pool): Receiver {
       body: JSON.stringify({ tracking_code: code, paid: amount }),
     });
     if (!told.ok) throw new Error(`the order service answered ${told.status}`);
-    await client.query('INSERT INTO ledger (tracking_code, user_id, amount) VALUES ($1, $2, $3)', [code, user, amount]);
+    await client.query('INSERT INTO ledger (tracking_code, user_id, amount) VALUES ($1, $2, $3)', [code, user, decimal(amount)]);
   });
   return receiver;
 }

@@ -29,15 +29,19 @@
 //   [vars]
 //   ORDERS_URL = "https://orders.example/paid"
 //
-// a migration with d1InboxTableSql(), DEAD_LETTERS_TABLE_SQL and your own tables:
-//   CREATE TABLE balances (user_id TEXT PRIMARY KEY, amount REAL NOT NULL DEFAULT 0);
-//   CREATE TABLE ledger (tracking_code TEXT PRIMARY KEY, user_id TEXT NOT NULL, amount REAL NOT NULL);
-// and the secrets (`wrangler secret put`): PAYORCH_PROVIDER_API_KEY, PAYORCH_PROVIDER_SECRET_KEY,
-// REPLAY_TOKEN (a long random string; without it the replay route answers 404).
+// a migration with d1InboxTableSql(), D1_DEAD_LETTERS_TABLE_SQL and SQLITE_TABLES_SQL of
+// order-tables.ts (orders, balances and ledger, amounts in integer kuruş), and the secrets
+// (`wrangler secret put`): PAYORCH_PROVIDER_API_KEY, PAYORCH_PROVIDER_SECRET_KEY, REPLAY_TOKEN (a
+// long random string; without it the replay route answers 404).
 import { callbackKeyString, createCallbackReceiver } from 'payorch';
 import type { CallbackJob, CallbackReceiver } from 'payorch';
 import { createD1Inbox } from 'payorch/d1';
 import type { D1DatabaseLike, D1InboxContext } from 'payorch/d1';
+import { d1Order } from './order-tables.js';
+import { kurus, orderMatches } from './orders.js';
+
+// Only the handlers (and types) are exported from this file: workerd takes every named export of
+// a Worker's main module for an entrypoint, and refuses to start on anything else (a string).
 
 // The few members of @cloudflare/workers-types that this file uses; the real types fit them.
 interface Queue<Body> {
@@ -68,9 +72,10 @@ export interface Env {
 
 const DEAD_QUEUE = 'payorch-callbacks-dead';
 
-/** Dead jobs, kept until replayed: a dead-letter queue forgets a message after its retention period. */
-export const DEAD_LETTERS_TABLE_SQL =
-  'CREATE TABLE IF NOT EXISTS payorch_dead_letters (message_id TEXT PRIMARY KEY, job TEXT NOT NULL, dead_at INTEGER NOT NULL)';
+/** Cloudflare Queues' limits of one sendBatch: 100 messages and 256 KB (of 1000 bytes) in all, each message counting about 100 bytes more. */
+const MAX_BATCH_MESSAGES = 100;
+const MAX_BATCH_BYTES = 256_000;
+const MESSAGE_OVERHEAD_BYTES = 100;
 
 let receiver: CallbackReceiver<D1InboxContext> | undefined;
 
@@ -83,10 +88,17 @@ function receiverFor(env: Env): CallbackReceiver<D1InboxContext> {
     inbox: createD1Inbox({ db: env.DB }),
     // The 200 waits for this: a job is a plain JSON object, and the queue stores it as it is.
     enqueue: (job) => env.CALLBACKS.send(job),
+    // The hash covers tracking_code, status and timestamp only: the user and the amount must be
+    // those of your order row (a deposit's at most its ceiling, spec 4.5). A refusal rejects
+    // `apply`: the message is retried, then kept in the dead letters for a person to look at.
+    confirm: async (callback, { db }) => orderMatches(await d1Order(db, callback.payload.tracking_code), callback),
   });
   receiver.on('deposit.completed', async (callback, { db, statements, key }) => {
-    const { tracking_code: code, user_id: user, amount } = callback.payload;
+    const { tracking_code: code, amount } = callback.payload;
     // Reads run now; throwing records nothing, and the queue delivers the message again.
+    const order = await d1Order(db, code);
+    if (order === undefined) throw new Error(`confirm found the order of ${code}`);
+    const user = order.userId;
     const { results = [] } = await db.prepare('SELECT 1 FROM balances WHERE user_id = ?').bind(user).all();
     if (results.length === 0) throw new Error(`no balance for user ${user} yet`);
     // Outside the batch, so it runs again on a retry, and possibly at once for two copies: the
@@ -97,10 +109,11 @@ function receiverFor(env: Env): CallbackReceiver<D1InboxContext> {
       body: JSON.stringify({ tracking_code: code, paid: amount }),
     });
     if (!told.ok) throw new Error(`the order service answered ${told.status}`);
-    // Writes are returned, not run: they commit in one batch with the callback's key.
+    // Writes are returned, not run: they commit in one batch with the callback's key. The order's
+    // user is credited with the amount paid, in kuruş.
     statements.push(
-      db.prepare('INSERT INTO ledger (tracking_code, user_id, amount) VALUES (?, ?, ?)').bind(code, user, amount),
-      db.prepare('UPDATE balances SET amount = amount + ? WHERE user_id = ?').bind(amount, user),
+      db.prepare('INSERT INTO ledger (tracking_code, user_id, amount_kurus) VALUES (?, ?, ?)').bind(code, user, kurus(amount)),
+      db.prepare('UPDATE balances SET amount_kurus = amount_kurus + ? WHERE user_id = ?').bind(kurus(amount), user),
     );
   });
   return receiver;
@@ -139,17 +152,31 @@ async function keepDeadLetters(batch: MessageBatch<CallbackJob>, env: Env): Prom
 }
 
 /**
- * Sends every kept dead job to the queue again, and forgets it once sent. A replayed job is
- * checked and applied like any other: applied once, even if a copy of it was applied meanwhile.
+ * Sends the oldest kept dead jobs to the queue again, as many as one sendBatch takes (100
+ * messages, 256 KB in all), and deletes exactly those once sent; call it again while `remaining`
+ * is above 0. A replayed job is checked and applied like any other: applied once, even if a copy of
+ * it was applied meanwhile. One refused again (its record past the inbox's retention, a key
+ * rotated since, `confirm`) fails its retries and is kept here again, under a new message id.
  */
-async function replayDeadLetters(env: Env): Promise<number> {
-  const { results = [] } = await env.DB.prepare('SELECT message_id, job FROM payorch_dead_letters ORDER BY dead_at LIMIT 100').all();
+async function replayDeadLetters(env: Env): Promise<{ readonly replayed: number; readonly remaining: number }> {
+  const { results = [] } = await env.DB.prepare('SELECT message_id, job FROM payorch_dead_letters ORDER BY dead_at, message_id LIMIT ?').bind(MAX_BATCH_MESSAGES).all();
   const rows = results as readonly { readonly message_id: string; readonly job: string }[];
-  if (rows.length === 0) return 0;
-  await env.CALLBACKS.sendBatch(rows.map((row) => ({ body: JSON.parse(row.job) as CallbackJob })));
-  // Sent before deleted: a failure in between replays a job twice, which the inbox makes harmless.
-  await env.DB.batch(rows.map((row) => env.DB.prepare('DELETE FROM payorch_dead_letters WHERE message_id = ?').bind(row.message_id)));
-  return rows.length;
+  const sent: typeof rows[number][] = [];
+  let bytes = 0;
+  for (const row of rows) {
+    const size = new TextEncoder().encode(row.job).length + MESSAGE_OVERHEAD_BYTES;
+    // The first always goes: it was one message before, so it fits in a batch of its own.
+    if (sent.length > 0 && bytes + size > MAX_BATCH_BYTES) break;
+    sent.push(row);
+    bytes += size;
+  }
+  if (sent.length > 0) {
+    await env.CALLBACKS.sendBatch(sent.map((row) => ({ body: JSON.parse(row.job) as CallbackJob })));
+    // Sent before deleted: a failure in between replays a job twice, which the inbox makes harmless.
+    await env.DB.batch(sent.map((row) => env.DB.prepare('DELETE FROM payorch_dead_letters WHERE message_id = ?').bind(row.message_id)));
+  }
+  const left = await env.DB.prepare('SELECT count(*) AS remaining FROM payorch_dead_letters').all();
+  return { replayed: sent.length, remaining: (left.results?.[0] as { remaining: number } | undefined)?.remaining ?? 0 };
 }
 
 // The token compared as digests, in time that does not depend on where they differ.
@@ -167,7 +194,7 @@ export default {
     const { pathname } = new URL(request.url);
     if (pathname === '/webhooks/payorch') return receiverFor(env).handle(request);
     if (pathname === '/dead-letters/replay' && request.method === 'POST' && (await isReplayToken(request.headers.get('authorization'), env.REPLAY_TOKEN))) {
-      return Response.json({ replayed: await replayDeadLetters(env) });
+      return Response.json(await replayDeadLetters(env));
     }
     return new Response(null, { status: 404 });
   },

@@ -3,11 +3,12 @@
 // inside the transaction that also records the callback's key, so the balance change and the key
 // commit together or not at all.
 //   DATABASE_URL=postgres://… PAYORCH_PROVIDER_API_KEY=… PAYORCH_PROVIDER_SECRET_KEY=… npx tsx examples/webhooks/postgres.ts
-import { createServer } from 'node:http';
 import { createCallbackReceiver } from 'payorch';
 import { createCallbackInboxTable, createPostgresInbox, pruneCallbackInbox } from 'payorch/postgres';
 import pg from 'pg';
-import { CALLBACK_PATH, handleOf, keysFromEnvironment } from './receiver.js';
+import { POSTGRES_TABLES_SQL, creditDeposit, decimal, postgresOrder } from './order-tables.js';
+import { orderMatches } from './orders.js';
+import { keysFromEnvironment, serveNodeHandler } from './receiver.js';
 import type { Receiver } from './receiver.js';
 
 export interface PostgresReceiverOptions {
@@ -23,41 +24,23 @@ export async function start({ apiKey, secretKey, pool, port = 0, host = '127.0.0
   // In a real application these belong to its migrations. `orders` holds a row per payment you
   // started, saved with the tracking code that startDeposit or startWithdrawal answered.
   await createCallbackInboxTable({ pool });
-  await pool.query('CREATE TABLE IF NOT EXISTS balances (user_id text PRIMARY KEY, amount numeric NOT NULL DEFAULT 0)');
-  await pool.query(
-    'CREATE TABLE IF NOT EXISTS orders (tracking_code text PRIMARY KEY, kind text NOT NULL, user_id text NOT NULL, amount numeric NOT NULL, paid_amount numeric)',
-  );
+  for (const statement of POSTGRES_TABLES_SQL) await pool.query(statement);
 
-  const orderOf = async (client: pg.PoolClient, trackingCode: string, kind: 'deposit' | 'withdrawal'): Promise<{ userId: string; amount: number } | undefined> => {
-    const { rows } = await client.query<{ user_id: string; amount: string }>('SELECT user_id, amount FROM orders WHERE tracking_code = $1 AND kind = $2', [trackingCode, kind]);
-    return rows[0] === undefined ? undefined : { userId: rows[0].user_id, amount: Number(rows[0].amount) };
-  };
   const receiver = createCallbackReceiver({
     apiKey,
     secretKey,
     inbox: createPostgresInbox({ pool }),
-    // The hash covers tracking_code, status and timestamp only: the user (and a withdrawal's amount)
-    // must be those of your order, read in the same transaction. `false` answers 409.
-    confirm: async (callback, { client }) => {
-      if (callback.kind !== 'deposit' && callback.kind !== 'withdrawal') return true; // only logged here
-      const order = await orderOf(client, callback.payload.tracking_code, callback.kind);
-      if (order === undefined || order.userId !== callback.payload.user_id) return false;
-      // Not a deposit's amount: the customer may change it on the payment page (spec 4.5).
-      return callback.kind === 'deposit' || Math.round(order.amount * 100) === Math.round(callback.payload.amount * 100);
-    },
+    // The hash covers tracking_code, status and timestamp only: the user and the amount (a
+    // withdrawal's as asked, a deposit's at most its ceiling, spec 4.5) must be those of your
+    // order, read in the same transaction. `false` answers 409.
+    confirm: async (callback, { client }) => orderMatches(await postgresOrder(client, callback.payload.tracking_code), callback),
   });
   const credit = async (client: pg.PoolClient, userId: string, amount: number): Promise<void> => {
-    await client.query('INSERT INTO balances (user_id, amount) VALUES ($1, $2) ON CONFLICT (user_id) DO UPDATE SET amount = balances.amount + EXCLUDED.amount', [userId, amount]);
+    await client.query('INSERT INTO balances (user_id, amount) VALUES ($1, $2) ON CONFLICT (user_id) DO UPDATE SET amount = balances.amount + EXCLUDED.amount', [userId, decimal(amount)]);
   };
   // `client` is the open transaction: use it, not the pool, for the change to commit with the key.
-  receiver.on('deposit.completed', async (callback, { client }) => {
-    const { tracking_code: trackingCode, amount } = callback.payload;
-    const order = await orderOf(client, trackingCode, 'deposit');
-    if (order === undefined) throw new Error(`confirm found the order of ${trackingCode}`);
-    // The amount paid is recorded with the order and credited to the order's user.
-    await client.query('UPDATE orders SET paid_amount = $2 WHERE tracking_code = $1', [trackingCode, amount]);
-    await credit(client, order.userId, amount);
-  });
+  // The amount paid is recorded with the order and credited to the order's user.
+  receiver.on('deposit.completed', (callback, { client }) => creditDeposit(client, callback.payload.tracking_code, callback.payload.amount));
   // Spec 6.3: a rejected or failed withdrawal gives the customer's balance back; a canceled one
   // ended unpaid too (docs/webhooks.md). Once per tracking code: each status is its own key, so a
   // second one must not refund again, and one reported completed before is left to a person.
@@ -69,20 +52,13 @@ export async function start({ apiKey, secretKey, pool, port = 0, host = '127.0.0
       console.warn(`withdrawal ${trackingCode} was completed, now ${status}: not refunded automatically`);
       return;
     }
-    const order = await orderOf(client, trackingCode, 'withdrawal');
+    const order = await postgresOrder(client, trackingCode);
     if (order === undefined) throw new Error(`confirm found the order of ${trackingCode}`);
+    await client.query('INSERT INTO ledger (tracking_code, user_id, amount) VALUES ($1, $2, $3)', [trackingCode, order.userId, decimal(order.amount)]);
     await credit(client, order.userId, order.amount);
   });
 
-  const server = createServer((request, response) => {
-    if (new URL(request.url ?? '/', 'http://receiver').pathname !== CALLBACK_PATH) {
-      response.writeHead(404).end();
-      return;
-    }
-    void receiver.nodeHandler(request, response);
-  });
-  await new Promise<void>((resolve) => server.listen(port, host, resolve));
-  return handleOf(server);
+  return serveNodeHandler(receiver.nodeHandler, port, host);
 }
 
 if (process.argv[1] !== undefined && import.meta.url === new URL(`file://${process.argv[1]}`).href) {

@@ -1,5 +1,7 @@
 // What the receiver examples share: their options, their handle, and running one from the
 // command line: `npx tsx examples/webhooks/express.ts` with the keys in the environment.
+import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo, Server } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import type { AppliedCallback } from 'payorch';
@@ -58,6 +60,19 @@ export function handleOf(server: Server): Receiver {
         });
       }),
   };
+}
+
+/** Serves a receiver's `nodeHandler` at CALLBACK_PATH on node:http (404 elsewhere); resolves once it listens. */
+export async function serveNodeHandler(nodeHandler: (request: IncomingMessage, response: ServerResponse) => Promise<void>, port: number, host: string): Promise<Receiver> {
+  const server = createServer((request, response) => {
+    if (new URL(request.url ?? '/', 'http://receiver').pathname !== CALLBACK_PATH) {
+      response.writeHead(404).end();
+      return;
+    }
+    void nodeHandler(request, response);
+  });
+  await new Promise<void>((resolve) => server.listen(port, host, resolve));
+  return handleOf(server);
 }
 
 /** The keys from the environment; refuses to start without them rather than answer 401 to everything. */

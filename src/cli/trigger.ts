@@ -49,6 +49,9 @@ ${secretKeyHelp('$PAYORCH_PROVIDER_SECRET_KEY, or\n                           $P
                            fields being the defaults and --set
   --sandbox-url <url>      the payorch sandbox --from-record reads from (its URL, as printed)
   --amount <n>             the amount (default 250); the same as --set amount=<n>
+  --also <status>          send the same record with <status> too, at the same moment: two end
+                           statuses racing (withdrawal.rejected --also failed), to test that your
+                           handler refunds once; repeat for more; exits 0 when every answer is 2xx
   --timeout <ms>           how long to wait for the receiver (${rangeOf(WAIT_TIMEOUT)})
   --json                   print the sent callback and the answer as JSON
   -h, --help               show this text
@@ -58,7 +61,8 @@ Examples:
   payorch trigger deposit.completed --forward-to http://127.0.0.1:3000/webhooks/payorch \\
     --tracking-code MAN-a8Xk29Qp-1763812000 --set user_id=u-42 --set amount=312.50 --set site_id=3
   payorch trigger withdrawal.completed --forward-to http://127.0.0.1:3000/webhooks/payorch \\
-    --sandbox-url http://127.0.0.1:4010 --from-record WIT-ab120001-1763812000`;
+    --sandbox-url http://127.0.0.1:4010 --from-record WIT-ab120001-1763812000
+  payorch trigger withdrawal.rejected --also failed --forward-to http://127.0.0.1:3000/webhooks/payorch`;
 
 const PREFIX: Record<CallbackKind, string> = { deposit: 'MAN', withdrawal: 'WIT', creditCard: 'CC', dealerCreditCard: 'CC' };
 
@@ -136,6 +140,7 @@ async function run(args: readonly string[], io: Io): Promise<number> {
       'sandbox-url': { type: 'string' },
       amount: { type: 'string' },
       timeout: { type: 'string' },
+      also: { type: 'string', multiple: true, default: [] },
     },
     true,
   );
@@ -145,6 +150,8 @@ async function run(args: readonly string[], io: Io): Promise<number> {
   }
   if (positionals.length > 1) throw new UsageError(`one event at a time: ${positionals.join(' ')}`);
   const { kind, status } = readEvent(positionals[0]);
+  const statuses = [status, ...values.also.map((also) => readEvent(`${kind}.${also}`).status)];
+  if (new Set(statuses).size < statuses.length) throw new UsageError(`--also names a status sent already: ${statuses.join(', ')}; each status once`);
   const target = values['forward-to'];
   if (target === undefined) throw new UsageError('--forward-to <url> is required: where your receiver listens');
   if (!URL.canParse(target) || !/^https?:$/.test(new URL(target).protocol)) throw new UsageError(`--forward-to must be an http or https URL: ${target}`);
@@ -171,35 +178,47 @@ async function run(args: readonly string[], io: Io): Promise<number> {
     fromRecord !== undefined && sandboxUrl !== undefined
       ? await sandboxRecordFields(sandboxUrl, kind, status, fromRecord, timeoutMs)
       : payloadFromFlags(kind, status, trackingCode, 250, now);
-  // --set last: it is what the user asked for in so many words.
-  const signed = signCallback({ ...fields, ...sets, tracking_code: trackingCode, status }, keys);
-  let response: Response;
-  try {
-    response = await fetch(target, { method: 'POST', headers: signed.headers, body: signed.body, signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
-  } catch (error) {
-    const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : error instanceof Error ? `: ${error.message}` : '';
-    throw new OperationError(`Could not deliver the ${kind}.${status} callback to ${target}${cause}`);
-  }
-  const answer = await response.text();
+  // --set last: it is what the user asked for in so many words. With --also, each status is the
+  // same record's: one set of fields, each signed with its own status, all sent at once.
+  const deliveries = await Promise.all(
+    statuses.map(async (each) => {
+      const signed = signCallback({ ...fields, ...sets, tracking_code: trackingCode, status: each }, keys);
+      return { status: each, signed, ...(await send(target, signed, timeoutMs, `${kind}.${each}`)) };
+    }),
+  );
   const c = colours(io.stdout, io.env);
-  const delivered = response.status >= 200 && response.status < 300;
-  emit(
-    io,
-    values.json,
-    () =>
-      [
-        `${c.bold(`${kind}.${status}`)} ${trackingCode} -> ${target}`,
-        `${delivered ? c.green(String(response.status)) : c.red(String(response.status))} ${response.statusText}`,
-        answer === '' ? c.dim('(empty body)') : answer,
-      ].join('\n'),
-    () => ({
-      event: `${kind}.${status}`,
+  const isDelivered = (code: number): boolean => code >= 200 && code < 300;
+  const results = deliveries.map(({ status: each, signed, response, answer }) => ({
+    text: [
+      `${c.bold(`${kind}.${each}`)} ${trackingCode} -> ${target}`,
+      `${isDelivered(response.status) ? c.green(String(response.status)) : c.red(String(response.status))} ${response.statusText}`,
+      answer === '' ? c.dim('(empty body)') : answer,
+    ].join('\n'),
+    json: {
+      event: `${kind}.${each}`,
       target,
       request: { headers: signed.headers, body: JSON.parse(signed.body) as unknown },
       response: { status: response.status, body: answer },
-    }),
+    },
+  }));
+  emit(
+    io,
+    values.json,
+    () => results.map((result) => result.text).join('\n\n'),
+    // One callback: its object, as always; several: one object each, in the order of the statuses.
+    () => (results.length === 1 ? results[0]?.json : results.map((result) => result.json)),
   );
-  return delivered ? EXIT_OK : EXIT_FAILED;
+  return deliveries.every(({ response }) => isDelivered(response.status)) ? EXIT_OK : EXIT_FAILED;
+}
+
+async function send(target: string, signed: { readonly headers: Record<string, string>; readonly body: string }, timeoutMs: number, event: string): Promise<{ response: Response; answer: string }> {
+  try {
+    const response = await fetch(target, { method: 'POST', headers: signed.headers, body: signed.body, signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
+    return { response, answer: await response.text() };
+  } catch (error) {
+    const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : error instanceof Error ? `: ${error.message}` : '';
+    throw new OperationError(`Could not deliver the ${event} callback to ${target}${cause}`);
+  }
 }
 
 export const triggerCommand: Command = { usage: USAGE, run };

@@ -30,6 +30,7 @@ const SettleBody = z.strictObject({
   amount: z.optional(z.number().check(z.positive(), z.maximum(MAX_AMOUNT))),
   resign: z.optional(z.boolean()),
   failDeliveries: z.optional(z.boolean()),
+  also: z.optional(z.array(z.string().check(z.minLength(1), z.maxLength(40))).check(z.maxLength(5))),
 });
 
 const ClockBody = z.union([
@@ -47,7 +48,7 @@ const ENDPOINTS = [
   'GET  /__sandbox/accounts            the credentials of the provider and the dealer',
   'GET  /__sandbox/records             every record, oldest first',
   'GET  /__sandbox/records/{id}        one record by tracking code or transfer id',
-  'POST /__sandbox/settle              {"id", "status", "amount"?, "resign"?, "failDeliveries"?}: move a record to an end status and deliver its callback (failDeliveries: every attempt fails, as to an endpoint that is down)',
+  'POST /__sandbox/settle              {"id", "status", "amount"?, "resign"?, "failDeliveries"?, "also"?}: move a record to an end status and deliver its callback (failDeliveries: every attempt fails, as to an endpoint that is down; also: other end statuses of it at the same moment)',
   'GET  /__sandbox/deliveries          every callback attempt still logged',
   'POST /__sandbox/deliveries/{id}/redeliver  {"resign"?}: deliver a callback again, signed afresh or with its original signature',
   'GET  /__sandbox/clock               the record clock',

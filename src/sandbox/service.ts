@@ -55,6 +55,14 @@ export interface SettleOptions {
    * @default false
    */
   readonly failDeliveries?: boolean | undefined;
+  /**
+   * Further end statuses of the same record whose callbacks go out at the same moment as
+   * `status`'s, as a service that reports one withdrawal both rejected and failed would: to test
+   * that a handler refunds once. Each must be a move section 3 allows from the record's status;
+   * the record ends in `status`.
+   * @example ['failed']
+   */
+  readonly also?: readonly string[] | undefined;
 }
 
 /** What `settle()` did: the record after the move, and its callback delivery when one was due. */
@@ -62,6 +70,8 @@ export interface SettleResult {
   readonly record: SandboxRecord;
   /** Undefined when the move sends no callback or no URL is configured for it. */
   readonly callback: DeliveryResult | undefined;
+  /** The deliveries of `also`'s statuses, in their order; undefined where no URL is configured. */
+  readonly also?: readonly (DeliveryResult | undefined)[];
 }
 
 /**
@@ -152,7 +162,14 @@ export class Service {
         throw new SandboxError('invalid_amount', `The amount must be a positive number of at most ${MAX_AMOUNT}, not ${String(options.amount)}`);
       }
     }
-    return this.#move(record, status, options.amount, false, { resign: options.resign, failDeliveries: options.failDeliveries });
+    const also = options.also ?? [];
+    for (const other of also) {
+      if (other === status || !allowed.includes(other)) throw new SandboxError('refused_move', `also: ${other} is not another end status ${id} (${record.kind}, ${record.status}) may move to: ${allowed.filter((each) => each !== status).join(', ') || 'none'}`);
+    }
+    // Every callback is under way before any is awaited: they reach the receiver together.
+    const others = also.map((other) => this.#callbackOf({ ...record, status: other }, false, { resign: options.resign, failDeliveries: options.failDeliveries }));
+    const settled = await this.#move(record, status, options.amount, false, { resign: options.resign, failDeliveries: options.failDeliveries });
+    return also.length === 0 ? settled : { ...settled, also: await Promise.all(others.map((each) => each ?? Promise.resolve(undefined))) };
   }
 
   /**

@@ -1,5 +1,7 @@
 import { describe, expect, test } from 'vitest';
-import { verifyCallback } from '../../src/index.js';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createCallbackReceiver, verifyCallback } from '../../src/index.js';
 import type { VerifiedCallback } from '../../src/index.js';
 import { CALLBACK_STATUSES } from '../../src/webhooks/kinds.js';
 import type { CallbackKind } from '../../src/webhooks/kinds.js';
@@ -51,6 +53,46 @@ describe('payorch trigger', { timeout: 60_000 }, () => {
     const card = kind === 'creditCard' || kind === 'dealerCreditCard';
     expect('error_code' in body && 'error_message' in body).toBe(card && status === 'failed');
     if (kind === 'dealerCreditCard') expect('completed_at' in body).toBe(status === 'success');
+  });
+
+  test('--also sends two end statuses of one withdrawal at the same moment to a real receiver: both handlers run at once, on one record', async () => {
+    const receiver = createCallbackReceiver({ apiKey: PROVIDER.PAYORCH_PROVIDER_API_KEY, secretKey: PROVIDER.PAYORCH_PROVIDER_SECRET_KEY });
+    // Each handler waits for the other to start: only two deliveries in flight at once get past.
+    const running: { status: string; trackingCode: string }[] = [];
+    const waits: string[] = [];
+    let bothRunning = (): void => undefined;
+    const both = new Promise<void>((resolve) => (bothRunning = resolve));
+    receiver.on('withdrawal', async (callback) => {
+      running.push({ status: callback.payload.status, trackingCode: callback.payload.tracking_code });
+      if (running.length === 2) bothRunning();
+      waits.push(await Promise.race([both.then(() => 'together'), new Promise<string>((resolve) => setTimeout(() => { resolve('alone'); }, 5000))]));
+    });
+    const server = createServer((request, response) => void receiver.nodeHandler(request, response));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks/payorch`;
+      const run = await payorch(['trigger', 'withdrawal.rejected', '--also', 'failed', '--forward-to', url, '--json'], ENV);
+      expect(run.code).toBe(0);
+      const printed = JSON.parse(run.stdout) as { event: string; request: { body: Record<string, unknown> }; response: { status: number } }[];
+      expect(printed.map(({ event, response }) => [event, response.status])).toEqual([['withdrawal.rejected', 200], ['withdrawal.failed', 200]]);
+      const [rejected, failed] = printed.map(({ request }) => request.body);
+      // One record: the same fields, each signed with its own status.
+      expect({ ...failed, status: 'rejected', hash: undefined, timestamp: undefined }).toEqual({ ...rejected, hash: undefined, timestamp: undefined });
+      expect(running.map((each) => each.status).sort()).toEqual(['failed', 'rejected']);
+      expect(new Set(running.map((each) => each.trackingCode)).size).toBe(1);
+      // The second started while the first was still running: the handlers overlapped.
+      expect(waits).toEqual(['together', 'together']);
+      expectNoSecret(run, PROVIDER.PAYORCH_PROVIDER_SECRET_KEY);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  test.each([
+    [['--also', 'rejected'], /--also names a status sent already: rejected, rejected/],
+    [['--also', 'paid'], /a withdrawal callback carries one of the statuses completed, rejected, failed, canceled, not "paid"/],
+  ])('withdrawal.rejected %j is bad usage: exit 2, nothing sent', async (extra, message) => {
+    await expectUsageError(['trigger', 'withdrawal.rejected', '--forward-to', 'http://127.0.0.1:1/', ...extra], ENV, message);
   });
 
   test('--tracking-code is sent as given, and --json prints the callback sent and the answer', async () => {

@@ -15,7 +15,7 @@ beforeAll(async () => {
   vi.stubEnv('PAYORCH_PROVIDER_SECRET_KEY', PROVIDER.secretKey);
   const route = await import('../../examples/webhooks/nextjs-route.js');
   // The order rows the route confirms its callbacks against.
-  for (const code of ['MAN-next01-1763812000', 'MAN-next04-1763812000']) orderTable.save(code, { userId: 'u-1', kind: 'deposit', amount: 200 });
+  for (const code of ['MAN-next01-1763812000', 'MAN-next04-1763812000']) orderTable.save(code, { userId: 'u-1', kind: 'deposit', amount: 200, maxAmount: 1000 });
   for (const code of ['WIT-next02-1763812000', 'WIT-next03-1763812000', 'WIT-next05-1763812000']) orderTable.save(code, { userId: 'u-1', kind: 'withdrawal', amount: unsigned.withdrawal.amount });
   served = await serveFetch((request) => (request.method === 'POST' ? route.POST(request) : new Response(null, { status: 405 })));
 });

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, expect, inject, test, vi } from 'vitest';
 import { start } from '../../examples/webhooks/postgres.js';
 import type { Receiver } from '../../examples/webhooks/receiver.js';
 import { signCallback } from '../../src/index.js';
-import { unsigned } from '../helpers/callbacks.js';
+import { unsigned, withUnsigned } from '../helpers/callbacks.js';
 import { deliver } from '../helpers/serve.js';
 import { PROVIDER } from '../helpers/wire.js';
 
@@ -27,19 +27,21 @@ beforeAll(async () => {
   const first = await start({ ...PROVIDER, pool: pool() });
   receivers = [first, await start({ ...PROVIDER, pool: pool() })];
   // The order rows the callbacks below are for, as saved when each payment was started.
-  const orders: [string, string, string, number][] = [
-    ['MAN-pgex01-1763812000', 'deposit', 'u-pgex', 200],
-    ['MAN-pgex06-1763812000', 'deposit', 'u-pgsix', 100],
-    ['WIT-pgex02-1763812000', 'withdrawal', 'u-pgwd', 40],
-    ['WIT-pgex03-1763812000', 'withdrawal', 'u-pgwd', 99],
-    ['WIT-pgex05-1763812000', 'withdrawal', 'u-pgtwo', 70],
-    ['WIT-pgex07-1763812000', 'withdrawal', 'u-pgcan', 30],
+  const orders: [string, string, string, number, number | null][] = [
+    ['MAN-pgex01-1763812000', 'deposit', 'u-pgex', 200, 500],
+    ['MAN-pgex06-1763812000', 'deposit', 'u-pgsix', 100, 500],
+    ['WIT-pgex02-1763812000', 'withdrawal', 'u-pgwd', 40, null],
+    ['WIT-pgex03-1763812000', 'withdrawal', 'u-pgwd', 99, null],
+    ['WIT-pgex05-1763812000', 'withdrawal', 'u-pgtwo', 70, null],
+    ['WIT-pgex07-1763812000', 'withdrawal', 'u-pgcan', 30, null],
+    ['WIT-pgex08-1763812000', 'withdrawal', 'u-pgalt', 30, null],
+    ['MAN-pgex09-1763812000', 'deposit', 'u-pgalt', 100, 500],
   ];
-  for (const row of orders) await pools[0]!.query('INSERT INTO orders (tracking_code, kind, user_id, amount) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', row);
+  for (const row of orders) await pools[0]!.query('INSERT INTO orders (tracking_code, kind, user_id, amount, max_amount) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING', row);
 });
 afterAll(async () => {
   await Promise.all(receivers.map((receiver) => receiver.close()));
-  await pools[0]!.query('DROP TABLE IF EXISTS balances, orders, payorch_callback_inbox');
+  await pools[0]!.query('DROP TABLE IF EXISTS balances, orders, ledger, payorch_callback_inbox');
   await Promise.all(pools.map((each) => each.end()));
 });
 
@@ -62,6 +64,20 @@ test('refuses with 409 a replayed deposit naming another user, then credits the 
   expect(await deliver(receivers[0]!.url, replay)).toEqual({ status: 409, body: { success: false, error: 'not_confirmed' } });
   expect(await deliver(receivers[1]!.url, genuine)).toEqual({ status: 200, body: { success: true } });
   expect([await balanceOf('attacker'), await balanceOf('u-pgsix')]).toEqual([undefined, 100]);
+});
+
+test.each([
+  ['a rejected withdrawal naming another user', signCallback({ ...unsigned.withdrawal, tracking_code: 'WIT-pgex08-1763812000', status: 'rejected', user_id: 'u-pgalt', amount: 30 }, PROVIDER), { user_id: 'u-pgthief' }],
+  ['a rejected withdrawal of another amount', signCallback({ ...unsigned.withdrawal, tracking_code: 'WIT-pgex08-1763812000', status: 'rejected', user_id: 'u-pgalt', amount: 30 }, PROVIDER), { amount: 3000 }],
+  ['a completed deposit above the order’s ceiling', signCallback({ ...unsigned.deposit, tracking_code: 'MAN-pgex09-1763812000', user_id: 'u-pgalt', amount: 100 }, PROVIDER), { amount: 500.01 }],
+])('refuses with 409 %s, signed genuinely: no ledger row changes, no balance moves', async (_what, genuine, change) => {
+  vi.spyOn(console, 'error').mockImplementation(() => undefined);
+  const ledger = async () => (await pools[0]!.query<Record<string, unknown>>('SELECT * FROM ledger ORDER BY tracking_code')).rows;
+  const balances = async () => (await pools[0]!.query<Record<string, unknown>>('SELECT * FROM balances ORDER BY user_id')).rows;
+  const before = [await ledger(), await balances()];
+  const changed = withUnsigned(genuine, change);
+  expect(await deliver(receivers[0]!.url, changed)).toEqual({ status: 409, body: { success: false, error: 'not_confirmed' } });
+  expect([await ledger(), await balances()]).toEqual(before);
 });
 
 test('refunds a canceled withdrawal once, though a rejection follows', async () => {

@@ -3,7 +3,7 @@ import { Miniflare } from 'miniflare';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { signCallback } from '../../src/index.js';
-import { unsigned } from '../helpers/callbacks.js';
+import { unsigned, withUnsigned } from '../helpers/callbacks.js';
 import { deliver } from '../helpers/serve.js';
 import { PROVIDER } from '../helpers/wire.js';
 
@@ -35,7 +35,7 @@ beforeAll(async () => {
   // The order rows the callbacks below are for, as the application wrote them when it started each payment.
   // Typed here: miniflare's own types need @cloudflare/workers-types, which is not installed.
   const orders = (await miniflare.getKVNamespace('ORDERS')) as unknown as { put(key: string, value: string): Promise<void> };
-  for (const code of ['MAN-worker01-1763812000', 'MAN-worker02-1763812000']) await orders.put(code, JSON.stringify({ userId: 'u-1', kind: 'deposit', amount: 200 }));
+  for (const code of ['MAN-worker01-1763812000', 'MAN-worker02-1763812000', 'MAN-worker04-1763812000']) await orders.put(code, JSON.stringify({ userId: 'u-1', kind: 'deposit', amount: 200, maxAmount: 500 }));
   url = new URL('/webhooks/payorch', await miniflare.ready).href;
 }, 60_000);
 afterAll(async () => {
@@ -50,8 +50,14 @@ test('the worker answers 200 {"success":true} to a signed callback and to its re
 
 test('the worker answers 409 to a replayed deposit naming another user, and 200 to the genuine delivery after it', async () => {
   const genuine = signCallback({ ...unsigned.deposit, tracking_code: 'MAN-worker02-1763812000' }, PROVIDER);
-  const replay = { headers: genuine.headers, body: JSON.stringify({ ...(JSON.parse(genuine.body) as object), user_id: 'attacker', amount: 250_000 }) };
+  const replay = withUnsigned(genuine, { user_id: 'attacker', amount: 250_000 });
   expect(await deliver(url, replay)).toEqual({ status: 409, body: { success: false, error: 'not_confirmed' } });
+  expect(await deliver(url, genuine)).toEqual({ status: 200, body: { success: true } });
+});
+
+test('the worker answers 409 to a genuine signature over an amount past the order’s ceiling', async () => {
+  const genuine = signCallback({ ...unsigned.deposit, tracking_code: 'MAN-worker04-1763812000' }, PROVIDER);
+  expect(await deliver(url, withUnsigned(genuine, { amount: 500.01 }))).toEqual({ status: 409, body: { success: false, error: 'not_confirmed' } });
   expect(await deliver(url, genuine)).toEqual({ status: 200, body: { success: true } });
 });
 

@@ -54,7 +54,7 @@ const receivers: [string, StartReceiver][] = [
 // The order rows the callbacks below are for: the fixtures' user and amounts.
 const orderOf = (trackingCode: string): Order | undefined => {
   if (trackingCode.includes('stranger')) return undefined;
-  return trackingCode.startsWith('WIT') ? { userId: 'u-1', kind: 'withdrawal', amount: unsigned.withdrawal.amount } : { userId: 'u-1', kind: 'deposit', amount: 100 };
+  return trackingCode.startsWith('WIT') ? { userId: 'u-1', kind: 'withdrawal', amount: unsigned.withdrawal.amount } : { userId: 'u-1', kind: 'deposit', amount: 100, maxAmount: 1000 };
 };
 
 describe.each(receivers)('the %s receiver', (_name, start) => {
@@ -123,6 +123,18 @@ describe.each(receivers)('the %s receiver', (_name, start) => {
     expect(await deliver(genuine)).toEqual({ status: 200, body: { success: true } });
     // The amount paid (250) is accepted although the order asked for 100: spec 4.5.
     expect(processed.map((callback) => [callback.payload.tracking_code, callback.payload.amount])).toEqual([['MAN-replay05-1763812000', 250]]);
+  });
+
+  // A genuine signature over a body whose unsigned fields were changed: nothing reaches onCallback.
+  test.each([
+    ['a deposit for another user', () => fresh('MAN-alter07-1763812000'), { user_id: 'attacker' }],
+    ['a deposit above the order’s ceiling', () => fresh('MAN-alter08-1763812000'), { amount: 1000.01 }],
+    ['a withdrawal for another user', () => signCallback({ ...unsigned.withdrawal, tracking_code: 'WIT-alter09-1763812000', status: 'rejected' }, PROVIDER), { user_id: 'attacker' }],
+    ['a withdrawal of another amount', () => signCallback({ ...unsigned.withdrawal, tracking_code: 'WIT-alter10-1763812000', status: 'rejected' }, PROVIDER), { amount: unsigned.withdrawal.amount + 0.01 }],
+  ] as const)('refuses with 409 %s, signed genuinely, and processes nothing', async (_what, genuine, change) => {
+    const { headers, body } = genuine();
+    expect(await deliver({ headers, body: JSON.stringify({ ...(JSON.parse(body) as object), ...change }) })).toEqual({ status: 409, body: { success: false, error: 'not_confirmed' } });
+    expect(processed).toEqual([]);
   });
 
   test('refuses with 409 a genuine callback for a tracking code that is not one of your orders', async () => {

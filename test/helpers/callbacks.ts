@@ -98,3 +98,8 @@ export function refusal(run: () => unknown): CallbackVerificationError {
   }
   throw new Error('accepted what should have been refused');
 }
+
+/** A genuine delivery with unsigned fields changed, as a replayer would send it: its signature still verifies. */
+export function withUnsigned(delivery: { readonly headers: Record<string, string>; readonly body: string }, change: Readonly<Record<string, unknown>>): { headers: Record<string, string>; body: string } {
+  return { headers: delivery.headers, body: JSON.stringify({ ...(JSON.parse(delivery.body) as object), ...change }) };
+}

@@ -5,7 +5,8 @@ import type { Readable } from 'node:stream';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { callbackInboxTableSql } from '../../src/postgres/index.js';
-import { bundleWorker } from './worker-bundle.js';
+import { POSTGRES_TABLES_SQL } from '../../examples/webhooks/order-tables.js';
+import { bundleWorkerFile } from './worker-bundle.js';
 import { PROVIDER } from './wire.js';
 
 /** The PostgreSQL side of a Hyperdrive example test: a database of its own with the example's tables. */
@@ -16,6 +17,10 @@ export interface LedgerDatabase {
   readonly hyperdriveUrl: string;
   /** The user's ledger rows, with the balance beside each, by tracking code. */
   ledgerOf(user: string): Promise<unknown[]>;
+  /** Saves the merchant's order row of a deposit, as when it was started: what `confirm` reads. */
+  order(trackingCode: string, user: string, amount: number, maxAmount?: number): Promise<void>;
+  /** Every ledger row and balance, to compare before and after a refused callback. */
+  moneyRows(): Promise<unknown[]>;
   /** The statuses the inbox keeps for a tracking code. */
   keysOf(trackingCode: string): Promise<unknown[]>;
   /** Ends the pool and drops the database. */
@@ -42,8 +47,7 @@ export async function ledgerDatabase(name: string): Promise<LedgerDatabase> {
   database.pathname = `/${name}`;
   const pool = new pg.Pool({ connectionString: database.href });
   await pool.query(callbackInboxTableSql());
-  await pool.query('CREATE TABLE balances (user_id text PRIMARY KEY, amount numeric NOT NULL DEFAULT 0)');
-  await pool.query('CREATE TABLE ledger (tracking_code text PRIMARY KEY, user_id text NOT NULL, amount numeric NOT NULL)');
+  for (const statement of POSTGRES_TABLES_SQL) await pool.query(statement);
   // miniflare wants a password in the URL, even under trust authentication.
   if (database.password === '') database.password = 'unused';
   return {
@@ -52,6 +56,12 @@ export async function ledgerDatabase(name: string): Promise<LedgerDatabase> {
     async ledgerOf(user) {
       const { rows } = await pool.query<Record<string, unknown>>('SELECT l.tracking_code, l.amount::float AS amount, b.amount::float AS balance FROM ledger l JOIN balances b USING (user_id) WHERE user_id = $1 ORDER BY l.tracking_code', [user]);
       return rows;
+    },
+    async order(trackingCode, user, amount, maxAmount = amount * 2) {
+      await pool.query("INSERT INTO orders (tracking_code, kind, user_id, amount, max_amount) VALUES ($1, 'deposit', $2, $3, $4)", [trackingCode, user, amount, maxAmount]);
+    },
+    async moneyRows() {
+      return [(await pool.query<Record<string, unknown>>('SELECT * FROM ledger ORDER BY tracking_code')).rows, (await pool.query<Record<string, unknown>>('SELECT * FROM balances ORDER BY user_id')).rows];
     },
     async keysOf(trackingCode) {
       return (await pool.query<Record<string, unknown>>('SELECT unnest(statuses) AS status FROM payorch_callback_inbox WHERE tracking_code = $1', [trackingCode])).rows;
@@ -73,11 +83,12 @@ export interface PgWorker {
 }
 
 /**
- * Bundles `source` as wrangler does (`pg` bundled, Node's built-ins left to workerd's
- * createRequire) and starts it with the provider keys, `bindings` and `options` added.
+ * Bundles the recipe `file` as the Worker's main module, as wrangler does (`pg` bundled, Node's
+ * built-ins left to workerd's createRequire), and starts it with the provider keys, `bindings`
+ * and `options` added.
  */
-export async function startPgWorker(source: string, database: LedgerDatabase, options: { readonly bindings?: Readonly<Record<string, string>>; readonly queueProducers?: MiniflareOptions['queueProducers']; readonly queueConsumers?: MiniflareOptions['queueConsumers'] } = {}): Promise<PgWorker> {
-  const script = await bundleWorker(source, {
+export async function startPgWorker(file: string, database: LedgerDatabase, options: { readonly bindings?: Readonly<Record<string, string>>; readonly queueProducers?: MiniflareOptions['queueProducers']; readonly queueConsumers?: MiniflareOptions['queueConsumers'] } = {}): Promise<PgWorker> {
+  const script = await bundleWorkerFile(file, {
     external: ['node:*', ...builtinModules],
     banner: "import { createRequire } from 'node:module'; const require = createRequire('/');",
   });

@@ -1,9 +1,15 @@
 import { build } from 'esbuild';
+import type { StdinOptions } from 'esbuild';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const root = join(import.meta.dirname, '..', '..');
+
+interface BundleOptions {
+  readonly external?: readonly string[];
+  readonly banner?: string;
+}
 
 /**
  * Bundles a Worker as wrangler would, against the built package: `payorch` and its subpaths
@@ -11,7 +17,20 @@ const root = join(import.meta.dirname, '..', '..');
  * tsconfig paths to src/). `contents` is a module in test/; `external` adds to `cloudflare:*`.
  * Fails when dist/ is missing: `npm run build` first (`npm test` does).
  */
-export async function bundleWorker(contents: string, options: { readonly external?: readonly string[]; readonly banner?: string } = {}): Promise<string> {
+export function bundleWorker(contents: string, options: BundleOptions = {}): Promise<string> {
+  return bundle({ stdin: { contents, resolveDir: join(root, 'test'), loader: 'ts', sourcefile: 'worker.ts' } }, options);
+}
+
+/**
+ * Bundles a recipe file as the Worker's main module, exactly as `wrangler deploy` bundles its
+ * `main`: every named export of the file is an export of the Worker, which workerd takes for an
+ * entrypoint. `file` is relative to the repository.
+ */
+export function bundleWorkerFile(file: string, options: BundleOptions = {}): Promise<string> {
+  return bundle({ entryPoints: [join(root, file)] }, options);
+}
+
+async function bundle(input: { readonly stdin: StdinOptions } | { readonly entryPoints: string[] }, options: BundleOptions): Promise<string> {
   if (!existsSync(join(root, 'dist/index.js'))) throw new Error('dist/ is missing: run npm run build');
   const directory = mkdtempSync(join(tmpdir(), 'payorch-worker-'));
   try {
@@ -19,7 +38,7 @@ export async function bundleWorker(contents: string, options: { readonly externa
     symlinkSync(root, join(directory, 'node_modules', 'payorch'), 'dir');
     writeFileSync(join(directory, 'tsconfig.json'), '{ "compilerOptions": { "target": "ES2022" } }');
     const result = await build({
-      stdin: { contents, resolveDir: join(root, 'test'), loader: 'ts', sourcefile: 'worker.ts' },
+      ...input,
       bundle: true,
       write: false,
       metafile: true,
