@@ -226,7 +226,8 @@ export class ConnectionError extends PayorchError {
     brand(this, 'ConnectionError');
   }
   /**
-   * `true` when the connection was refused (`ECONNREFUSED` or the platform's equivalent): nothing
+   * `true` when the connection was refused (`ECONNREFUSED` or the platform's equivalent, or a
+   * reset before the connection was made: `connect ECONNRESET`): nothing
    * reached the service, and payorch resends even a payment-creating call. `false` for every other
    * failure, those that also sent nothing included: read `outcome` and `reason` for them.
    */

@@ -214,6 +214,9 @@ describe('docs/errors-and-retries.md', () => {
       const bunSigns = bun === 'the same codes' ? nodeCodes : quoted(bun).filter((code) => !code.endsWith('Error'));
       const errors: [string, unknown][] = [
         ...nodeCodes.map((code): [string, unknown] => [`node ${code}`, new TypeError('fetch failed', { cause: Object.assign(new Error(code), { code }) })]),
+        // A code only with its syscall (`ECONNRESET with syscall \`connect\``), and a message node:tls gives in quotes.
+        ...[...node.matchAll(/([A-Z][A-Z0-9_]+) with syscall `(\w+)`/g)].map(([, code = '', syscall]): [string, unknown] => [`node ${code} ${syscall}`, new TypeError('fetch failed', { cause: Object.assign(new Error(`${syscall} ${code}`), { code, syscall }) })]),
+        ...[...node.matchAll(/"([^"]+)"/g)].map(([, text = '']): [string, unknown] => [`node "${text}"`, new TypeError('fetch failed', { cause: new Error(text) })]),
         ...(/^[A-Z]+$/.test(bunSigns[0] ?? '') && /"(.+)"/.test(bun)
           ? [[`bun ${bunSigns[0]}`, Object.assign(new TypeError(/"(.+)"/.exec(bun)?.[1]), { code: bunSigns[0] })] as [string, unknown]]
           : bunSigns.map((code): [string, unknown] => [`bun ${code}`, Object.assign(new TypeError('fetch failed'), { code })])),

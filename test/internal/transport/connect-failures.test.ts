@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
 import { ConnectionError, DealerClient, RequestAbortedError, TimeoutError } from '../../../src/index.js';
 import type { ConnectionFailureReason, PayorchError } from '../../../src/index.js';
@@ -41,6 +42,27 @@ async function selfSigned(): Promise<Target> {
   return { url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`, requests: () => requests };
 }
 
+/** A TCP server that resets every connection it accepts: the client's connect ends in ECONNRESET. */
+async function resetOnAccept(): Promise<Target> {
+  const server = createNetServer((socket) => socket.resetAndDestroy());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  tlsServers.push(server);
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests: () => 0 };
+}
+
+/** A TLS server that drops each connection before its handshake completes, so nothing but the handshake could reach it. */
+async function closedInHandshake(): Promise<Target> {
+  let requests = 0;
+  const server = createServer({ key: fixture('loopback-key.pem'), cert: fixture('loopback-cert.pem') }, (_request, response) => {
+    requests++;
+    response.end('{}');
+  });
+  server.on('connection', (socket: Socket) => socket.destroy());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  tlsServers.push({ close: () => { server.closeAllConnections(); server.close(); } });
+  return { url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`, requests: () => requests };
+}
+
 const TARGETS: readonly (readonly [string, () => Promise<Target>, ConnectionFailureReason, number])[] = [
   // .invalid never resolves (RFC 6761): nothing outside this machine is asked to serve it.
   ['a host name that does not resolve', () => Promise.resolve({ url: 'https://payorch-sdk-test.invalid', requests: () => 0 }), 'name_not_resolved', 3],
@@ -50,6 +72,8 @@ const TARGETS: readonly (readonly [string, () => Promise<Target>, ConnectionFail
     const server = await startServer((_request, response) => response.end('{}'));
     return { url: server.url.replace('http:', 'https:'), requests: () => server.seen.length };
   }, 'tls_handshake', 1],
+  ['a server that resets the connection while it is made (connect ECONNRESET)', resetOnAccept, 'connection_refused', 3],
+  ['a TLS server that closes during the handshake', closedInHandshake, 'tls_handshake', 1],
 ];
 
 describe('a connection that fails before the request could leave', () => {
