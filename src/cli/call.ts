@@ -1,6 +1,5 @@
 import * as z from 'zod/mini';
 import { ENVIRONMENT_NAMES } from '../internal/environment-names.js';
-import type { CallOutcome } from '../index.js';
 import { APIError, AuthenticationError, DealerClient, PayorchError, PermissionDeniedError, ProviderClient, RequestValidationError, ResponseValidationError } from '../index.js';
 import type { ValidationIssue } from '../index.js';
 import type { Endpoint } from '../internal/endpoint.js';
@@ -229,13 +228,6 @@ function readable(issues: readonly ValidationIssue[], data: unknown): Validation
   });
 }
 
-/** What each outcome means to the person at the terminal. */
-const OUTCOMES: Readonly<Record<CallOutcome, string>> = {
-  not_sent: 'not_sent (nothing reached the service: safe to run again)',
-  refused: 'refused (the service refused it: nothing was created)',
-  unknown: 'unknown (it may have been processed: do not run a payment again; wait for its callback or read its status)',
-};
-
 /** What a failure says, for a person and for a machine. Messages are already redacted by the SDK. */
 function describeError(error: PayorchError, operation: string, data: unknown): { described: Record<string, unknown>; lines: (paint: (text: string) => string) => string[] } {
   const refused = error instanceof RequestValidationError;
@@ -252,7 +244,8 @@ function describeError(error: PayorchError, operation: string, data: unknown): {
   };
   const lines = (paint: (text: string) => string) => [
     `${paint(error.name)} ${message}`,
-    `outcome  ${OUTCOMES[error.outcome]}`,
+    // The message already says what the outcome means for money (the SDK's one sentence).
+    `outcome  ${error.outcome}`,
     ...(error instanceof APIError ? [`status   ${error.status}`] : []),
     ...(error instanceof APIError && error.code !== undefined ? [`code     ${error.code}`] : []),
     ...(error instanceof AuthenticationError || error instanceof PermissionDeniedError ? [`reason   ${error.reason}`] : []),

@@ -277,10 +277,10 @@ export class Transport {
       // A custom fetch that rebuilds the request from its URL drops `redirect: 'manual'` and
       // follows: the body may have gone to wherever the redirect pointed.
       await response.body?.cancel().catch(() => undefined);
-      throw APIError.generate({ status: response.status, headers: Object.fromEntries(response.headers), body: undefined, request: { method: call.method, url }, redact: secrets(), summary: 'The answer came through a redirect, which payorch never follows: the custom fetch dropped redirect: "manual"', outcome: 'unknown' });
+      throw APIError.generate({ status: response.status, headers: Object.fromEntries(response.headers), body: undefined, request: { method: call.method, url }, redact: secrets(), summary: 'The answer came through a redirect, which payorch never follows: the custom fetch dropped redirect: "manual"', outcome: 'unknown', call: this.#failedCall(call, url) });
     }
     const limit = this.#config.maxResponseBytes ?? DEFAULT_CLIENT_MAX_RESPONSE_BYTES;
-    const text = await readCapped(response, limit, { method: call.method, url }, secrets);
+    const text = await readCapped(response, limit, this.#failedCall(call, url), secrets);
     return { status: response.status, headers: response.headers, text };
   }
 
@@ -299,13 +299,13 @@ export class Transport {
     const refusal = isJson && isFailureFlag(parsed);
     if (status < 200 || status > 299 || !isJson || refusal) {
       const outcome = attemptOutcome({ kind: 'answer', status, refusal });
-      const error = APIError.generate({ status, headers: Object.fromEntries(answer.headers), body: parsed, request: failed, redact: this.#secrets(call, state.sentHashes), outcome });
+      const error = APIError.generate({ status, headers: Object.fromEntries(answer.headers), body: parsed, request: failed, redact: this.#secrets(call, state.sentHashes), outcome, call: this.#failedCall(call, state.url) });
       return { ok: false, status, error, answer };
     }
     const result = safeParse(call.schema, parsed);
     if (!result.success) {
       const outcome = attemptOutcome({ kind: 'answer', status, refusal: false });
-      const error = new ResponseValidationError(call.operation, { status, issues: toIssues(result.error), body: parsed, rawBody: text, redact: this.#secrets(call, state.sentHashes), outcome });
+      const error = new ResponseValidationError(call.operation, { status, issues: toIssues(result.error), body: parsed, rawBody: text, redact: this.#secrets(call, state.sentHashes), outcome, readOnly: call.readOnly });
       return { ok: false, status, error, answer: undefined };
     }
     return { ok: true, status, value: result.data };
@@ -369,7 +369,7 @@ export class Transport {
 
   /** What an error without an answer says about its call: never a header, never a key. */
   #failedCall(call: Call<z.ZodMiniType>, url: string): FailedCall {
-    return { operation: `${this.#config.api}.${call.operation}`, request: { method: call.method, url } };
+    return { operation: `${this.#config.api}.${call.operation}`, request: { method: call.method, url }, readOnly: call.readOnly };
   }
 
   /** What a `RequestAbortedError` raised outside a call (between two pages of a read) names. @internal */
@@ -427,14 +427,15 @@ export class Transport {
 // tab at either end (fetch strips those, so the hash would cover a value the service never sees).
 const HEADER_VALUE = /^(?![\t ])[\t\x20-\x7e\x80-\xff]*(?<![\t ])$/;
 
-async function readCapped(response: Response, limit: number, failed: FailedRequest, secrets: () => readonly string[]): Promise<string> {
+async function readCapped(response: Response, limit: number, failed: FailedCall, secrets: () => readonly string[]): Promise<string> {
   const bytes = await readLimited(response.body, response.headers.get('content-length'), limit);
   if (bytes === undefined) {
     throw APIError.generate({
       status: response.status,
       headers: Object.fromEntries(response.headers),
       body: undefined,
-      request: failed,
+      request: failed.request,
+      call: failed,
       redact: secrets(),
       summary: `The answer is larger than maxResponseBytes (${limit} bytes)`,
       outcome: attemptOutcome({ kind: 'answer', status: response.status, refusal: false }),
