@@ -37,7 +37,7 @@ export function secretForms(secrets: readonly string[]): string[] {
 }
 
 /** `text` with every form of every secret replaced by `[redacted]`. */
-function redactText(text: string, forms: readonly string[]): string {
+export function redactText(text: string, forms: readonly string[]): string {
   let result = text;
   for (const form of forms) {
     if (result.includes(form)) result = result.split(form).join(REDACTED);

@@ -2,7 +2,8 @@ import type { z } from 'zod/mini';
 import type { Endpoint } from './endpoint.js';
 import type { Signing } from './signer.js';
 import type { RequestOptions } from '../core/request-options.js';
-import type { Transport } from './transport.js';
+import type { Answered, Transport } from './transport.js';
+import { APIPromise } from '../core/api-promise.js';
 import { RequestValidationError } from '../errors/error.js';
 
 /** The options a resource's call takes: those of every call, plus the site key a provider call may act for. */
@@ -37,13 +38,24 @@ export class APIResource {
   }
 
   /** Signs one endpoint row as the row says, sends it, and parses the answer. @internal */
-  protected async _send<P extends z.ZodMiniType, R extends z.ZodMiniType>(
+  protected _send<P extends z.ZodMiniType, R extends z.ZodMiniType>(
     endpoint: Endpoint<P, R>,
     params: z.input<P>,
     options: ResourceRequestOptions = {},
     key?: string,
     secrets: readonly string[] = [],
-  ): Promise<z.output<R>> {
+  ): APIPromise<z.output<R>> {
+    return APIPromise.start(() => this._sendAnswered(endpoint, params, options, key, secrets));
+  }
+
+  /** What `_send` wraps: the parsed result with its answer. @internal */
+  protected _sendAnswered<P extends z.ZodMiniType, R extends z.ZodMiniType>(
+    endpoint: Endpoint<P, R>,
+    params: z.input<P>,
+    options: ResourceRequestOptions = {},
+    key?: string,
+    secrets: readonly string[] = [],
+  ): Promise<Answered<z.output<R>>> {
     return this.#transport.send(endpoint, params, this.#signing(endpoint, options, key), options, [...secrets, ...this._credentialKeys(options)]);
   }
 

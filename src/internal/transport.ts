@@ -13,6 +13,7 @@ import type { ClientOptions } from '../core/client-options.js';
 import type { RequestOptions } from '../core/request-options.js';
 import type { Endpoint } from './endpoint.js';
 import { Observer, redactHeaders } from './observer.js';
+import type { LoggedCall } from './observer.js';
 import { traceCall } from './tracing.js';
 import type { CallTrace } from './tracing.js';
 import { attemptOutcome, backoffDelay, mayResend, retriesConnection, statusRetryDelay, worstOutcome } from './retry-policy.js';
@@ -64,13 +65,25 @@ const MAX_CLOCK_OFFSET_MS = 24 * 60 * 60 * 1000;
 
 /** What came back from one attempt: an answer read to its end, or a typed failure. */
 type Settled<T> =
-  | { readonly ok: true; readonly status: number; readonly value: T }
+  | { readonly ok: true; readonly status: number; readonly value: T; readonly answer: Answer }
   | { readonly ok: false; readonly status: number | undefined; readonly error: PayorchError; readonly answer: Answer | undefined };
 
-interface Answer {
+/** An answer read to its end: the `Response` (its body consumed) and the text read from it. */
+export interface Answer {
   readonly status: number;
   readonly headers: Headers;
   readonly text: string;
+  readonly response: Response;
+  /** The URL the attempt was sent to: what `response.url` says, where a custom fetch left it empty. */
+  readonly url: string;
+}
+
+/** A call's parsed result and the answer it came from, for `withResponse()`. */
+export interface Answered<T> {
+  readonly value: T;
+  readonly answer: Answer;
+  /** Values that must not reach the raw answer handed out, even when the service echoes them. */
+  readonly secrets: () => readonly string[];
 }
 
 /** The state of one call across its attempts. */
@@ -101,11 +114,13 @@ interface CallState {
 export class Transport {
   readonly #config: TransportConfig;
   readonly #root: string;
+  /** The root's path (a proxy's prefix included), what log lines name. */
+  readonly #apiPathname: string;
   /** Created on the first call: see {@link loadKy}. */
   #ky: KyInstance | undefined;
   readonly #now: () => number;
   readonly #observer: Observer;
-  /** False when there is no logger and no hook: then no event is built, since no one would read it. */
+  /** False when no hook is set and the log is below `debug`: then no event is built, since no one would read it. */
   readonly #observed: boolean;
   /** Server time minus local time, learned from a "Request timestamp expired" answer. */
   #clockOffsetMs: number;
@@ -113,10 +128,11 @@ export class Transport {
   constructor(config: TransportConfig) {
     this.#config = config;
     this.#root = checkBaseUrl(config.owner, config.baseUrl, config.allowInsecureHttp === true) + config.apiPath;
+    this.#apiPathname = new URL(this.#root).pathname;
     this.#now = config.now ?? Date.now;
     this.#clockOffsetMs = config.clockOffsetMs ?? 0;
     this.#observer = new Observer(config);
-    this.#observed = config.logger !== undefined || config.onRequest !== undefined || config.onResponse !== undefined;
+    this.#observed = this.#observer.observed;
   }
 
   async #loadKy(): Promise<KyInstance> {
@@ -141,7 +157,7 @@ export class Transport {
     signing: Signing,
     options?: RequestOptions,
     secrets?: readonly string[],
-  ): Promise<z.output<R>> {
+  ): Promise<Answered<z.output<R>>> {
     const parsed: unknown = parseRequest(endpoint.operation, endpoint.params, params);
     const inQuery = endpoint.method === 'GET';
     return this.request(
@@ -159,14 +175,14 @@ export class Transport {
     );
   }
 
-  async request<S extends z.ZodMiniType>(call: Call<S>, options: RequestOptions = {}): Promise<z.output<S>> {
+  async request<S extends z.ZodMiniType>(call: Call<S>, options: RequestOptions = {}): Promise<Answered<z.output<S>>> {
     const tracer = this.#config.tracer;
     if (tracer === undefined) return this.#request(call, options, undefined);
     const start = { operation: call.operation, method: call.method, url: this.#url(call) };
     return traceCall(tracer, start, (trace) => this.#request(call, options, trace));
   }
 
-  async #request<S extends z.ZodMiniType>(call: Call<S>, options: RequestOptions, trace: CallTrace | undefined): Promise<z.output<S>> {
+  async #request<S extends z.ZodMiniType>(call: Call<S>, options: RequestOptions, trace: CallTrace | undefined): Promise<Answered<z.output<S>>> {
     checkOptions(call.operation, options, REQUEST_OPTIONS);
     const timeout = options.timeout ?? this.#config.timeout ?? DEFAULT_CLIENT_TIMEOUT_MS;
     // One controller per call, aborted by the deadline or by the caller's signal, and dropped
@@ -190,7 +206,7 @@ export class Transport {
     }
   }
 
-  async #run<S extends z.ZodMiniType>(call: Call<S>, options: RequestOptions, timeout: number, signal: AbortSignal, trace: CallTrace | undefined): Promise<z.output<S>> {
+  async #run<S extends z.ZodMiniType>(call: Call<S>, options: RequestOptions, timeout: number, signal: AbortSignal, trace: CallTrace | undefined): Promise<Answered<z.output<S>>> {
     const state: CallState = {
       call,
       url: this.#url(call),
@@ -218,7 +234,7 @@ export class Transport {
       if (!settled.ok) state.outcome = worstOutcome(state.outcome, settled.error.outcome);
       const retryDelayMs = settled.ok ? undefined : this.#retryDelay(state, settled);
       if (this.#observed) {
-        this.#observer.response({
+        const event = {
           operation: call.operation,
           method: call.method,
           url: state.url,
@@ -228,21 +244,41 @@ export class Transport {
           error: settled.ok ? undefined : settled.error,
           outcome: settled.ok ? undefined : settled.error.outcome,
           retryDelayMs,
-        });
+        };
+        this.#observer.response(event, this.#logged(call));
       }
       trace?.settled(attempt, settled.status, settled.ok ? undefined : settled.error, retryDelayMs);
-      if (settled.ok) return settled.value;
-      const { outcome } = settled.error;
-      const summary = { operation: call.operation, method: call.method, url: state.url, attempt, status: settled.status, outcome, error: `${settled.error.name}: ${settled.error.message}` };
-      if (retryDelayMs === undefined) {
-        this.#observer.log('error', summary, `payorch ✗ ${call.method} ${state.url} failed after ${attempt} attempt${attempt === 1 ? '' : 's'} (outcome: ${outcome}): ${settled.error.message}`);
-        throw settled.error;
-      }
-      this.#observer.log('warn', { ...summary, retryDelayMs }, `payorch ↻ ${call.method} ${state.url}: ${settled.error.message}; attempt ${attempt + 1} in ${retryDelayMs} ms`);
+      if (settled.ok) return { value: settled.value, answer: settled.answer, secrets: () => this.#secrets(call, state.sentHashes) };
+      const level = retryDelayMs === undefined ? 'error' : 'warn';
+      if (this.#observer.enabled(level)) this.#logFailure(level, call, state, settled, attempt, retryDelayMs);
+      if (retryDelayMs === undefined) throw settled.error;
       await sleep(retryDelayMs, state.signal).catch((error: unknown) => {
         throw this.#toError(error, state);
       });
     }
+  }
+
+  /** What a log line names of a call: never its query, a header or a body. */
+  #logged(call: Call<z.ZodMiniType>): LoggedCall {
+    return { operation: `${this.#config.api}.${call.operation}`, method: call.method, path: `${this.#apiPathname}${call.path}` };
+  }
+
+  /**
+   * The line of a failed attempt: `warn` when another follows, `error` when the call fails. The
+   * error's class and outcome, not its message, which may quote the body.
+   */
+  #logFailure(level: 'warn' | 'error', call: Call<z.ZodMiniType>, state: CallState, failure: { readonly status: number | undefined; readonly error: PayorchError }, attempt: number, retryDelayMs: number | undefined): void {
+    const logged = this.#logged(call);
+    const { error, status } = failure;
+    const durationMs = Math.round(performance.now() - state.started);
+    const fields = { ...logged, attempt, status, durationMs, outcome: error.outcome, error: error.name, ...(retryDelayMs === undefined ? {} : { retryDelayMs }) };
+    const answered = status === undefined ? error.name : `${error.name}, HTTP ${status}`;
+    const where = `${logged.method} ${logged.path} (${logged.operation})`;
+    const message =
+      retryDelayMs === undefined
+        ? `payorch ✗ ${where} failed after ${attempt} attempt${attempt === 1 ? '' : 's'} in ${durationMs} ms: ${answered}, outcome ${error.outcome}`
+        : `payorch ↻ ${where}: ${answered}; attempt ${attempt + 1} in ${retryDelayMs} ms`;
+    this.#observer.log(level, fields, message);
   }
 
   /** Signs and sends one attempt and reads its body, within the call's deadline. */
@@ -251,7 +287,7 @@ export class Transport {
     const timestamp = String(Math.floor((this.#now() + this.#clockOffsetMs) / 1000));
     const hash = requestHash(this.#config.credentials, call.signing, timestamp);
     state.sentHashes.push(hash);
-    if (this.#observed) this.#observer.request({ operation: call.operation, method: call.method, url, attempt, headers: redactHeaders({ ...headers, 'X-Timestamp': timestamp, 'X-Hash': hash }) });
+    if (this.#observed) this.#observer.request({ operation: call.operation, method: call.method, url, attempt, headers: redactHeaders({ ...headers, 'X-Timestamp': timestamp, 'X-Hash': hash }) }, this.#logged(call));
     const client = this.#ky ?? (await this.#loadKy());
     const fetcher = this.#config.fetch;
     const response = await client(url, {
@@ -281,7 +317,7 @@ export class Transport {
     }
     const limit = this.#config.maxResponseBytes ?? DEFAULT_CLIENT_MAX_RESPONSE_BYTES;
     const text = await readCapped(response, limit, this.#failedCall(call, url), secrets);
-    return { status: response.status, headers: response.headers, text };
+    return { status: response.status, headers: response.headers, text, response, url };
   }
 
   /** Turns an answer into the call's result or the most specific error. */
@@ -308,7 +344,7 @@ export class Transport {
       const error = new ResponseValidationError(call.operation, { status, issues: toIssues(result.error), body: parsed, rawBody: text, redact: this.#secrets(call, state.sentHashes), outcome, readOnly: call.readOnly });
       return { ok: false, status, error, answer: undefined };
     }
-    return { ok: true, status, value: result.data };
+    return { ok: true, status, value: result.data, answer };
   }
 
   /**
@@ -347,10 +383,10 @@ export class Transport {
     const offset = serverTime - this.#now();
     if (Math.abs(offset - this.#clockOffsetMs) < MIN_CLOCK_CORRECTION_MS) return false;
     if (Math.abs(offset) > MAX_CLOCK_OFFSET_MS) {
-      this.#observer.log('warn', { url, clockOffsetMs: offset, maxClockOffsetMs: MAX_CLOCK_OFFSET_MS }, `payorch: ignored a Date header ${offset} ms away from this machine's clock (more than a day): fix this machine's clock, or pass clockOffsetMs`);
+      this.#observer.log('warn', { path: new URL(url).pathname, clockOffsetMs: offset, maxClockOffsetMs: MAX_CLOCK_OFFSET_MS }, `payorch: ignored a Date header ${offset} ms away from this machine's clock (more than a day): fix this machine's clock, or pass clockOffsetMs`);
       return false;
     }
-    this.#observer.log('info', { url, clockOffsetMs: offset, previousClockOffsetMs: this.#clockOffsetMs }, `payorch: the service's clock is ${offset} ms ahead of this machine's; timestamps are corrected from now on`);
+    this.#observer.log('info', { path: new URL(url).pathname, clockOffsetMs: offset, previousClockOffsetMs: this.#clockOffsetMs }, `payorch: the service's clock is ${offset} ms ahead of this machine's; timestamps are corrected from now on`);
     this.#clockOffsetMs = offset;
     return true;
   }

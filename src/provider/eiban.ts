@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import type { APIPromise } from '../core/api-promise.js';
 import { strictObject } from '../internal/schema-blocks.js';
 import { defineEndpoint } from '../internal/endpoint.js';
 import { APIResource } from '../internal/resource.js';
@@ -74,7 +75,7 @@ export class ProviderEiban extends APIResource {
    * const { data } = await provider.eiban.startDeposit({ fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', amount: 500 });
    * ```
    */
-  startDeposit(params: EibanDepositParams, options?: ProviderRequestOptions): Promise<EibanDeposit> {
+  startDeposit(params: EibanDepositParams, options?: ProviderRequestOptions): APIPromise<EibanDeposit> {
     return this._send(eibanDepositEndpoint, params, options);
   }
 
@@ -88,7 +89,7 @@ export class ProviderEiban extends APIResource {
    * });
    * ```
    */
-  startWithdrawal(params: EibanWithdrawalParams, options?: ProviderRequestOptions): Promise<EibanWithdrawal> {
+  startWithdrawal(params: EibanWithdrawalParams, options?: ProviderRequestOptions): APIPromise<EibanWithdrawal> {
     return this._send(eibanWithdrawalEndpoint, params, options);
   }
 
@@ -96,7 +97,7 @@ export class ProviderEiban extends APIResource {
    * The former name of `startWithdrawal`, kept for one minor version: the same function.
    * @deprecated use startWithdrawal; removed in 0.3
    */
-  get startWithdraw(): (params: EibanWithdrawalParams, options?: ProviderRequestOptions) => Promise<EibanWithdrawal> {
+  get startWithdraw(): (params: EibanWithdrawalParams, options?: ProviderRequestOptions) => APIPromise<EibanWithdrawal> {
     // The prototype's method itself, so the two names stay one function; callers call it on this resource.
     // eslint-disable-next-line @typescript-eslint/unbound-method
     return this.startWithdrawal;

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import type { APIPromise } from '../core/api-promise.js';
 import { strictObject } from '../internal/schema-blocks.js';
 import { defineEndpoint } from '../internal/endpoint.js';
 import { APIResource } from '../internal/resource.js';
@@ -76,7 +77,7 @@ export class ProviderManual extends APIResource {
    * redirect(data.payment_url);
    * ```
    */
-  startDeposit(params: ManualDepositParams, options?: ProviderRequestOptions): Promise<ManualDeposit> {
+  startDeposit(params: ManualDepositParams, options?: ProviderRequestOptions): APIPromise<ManualDeposit> {
     return this._send(manualDepositEndpoint, params, options);
   }
 
@@ -90,7 +91,7 @@ export class ProviderManual extends APIResource {
    * });
    * ```
    */
-  startWithdrawal(params: ManualWithdrawalParams, options?: ProviderRequestOptions): Promise<ManualWithdrawal> {
+  startWithdrawal(params: ManualWithdrawalParams, options?: ProviderRequestOptions): APIPromise<ManualWithdrawal> {
     return this._send(manualWithdrawalEndpoint, params, options);
   }
 
@@ -98,7 +99,7 @@ export class ProviderManual extends APIResource {
    * The former name of `startWithdrawal`, kept for one minor version: the same function.
    * @deprecated use startWithdrawal; removed in 0.3
    */
-  get startWithdraw(): (params: ManualWithdrawalParams, options?: ProviderRequestOptions) => Promise<ManualWithdrawal> {
+  get startWithdraw(): (params: ManualWithdrawalParams, options?: ProviderRequestOptions) => APIPromise<ManualWithdrawal> {
     // The prototype's method itself, so the two names stay one function; callers call it on this resource.
     // eslint-disable-next-line @typescript-eslint/unbound-method
     return this.startWithdrawal;
