@@ -63,6 +63,8 @@ export interface LevelledLogger extends Logger {
   readonly level: LogLevel;
   /** Whether `level` is written: checked before building the fields of a line. */
   enabled(level: Exclude<LogLevel, 'off'>): boolean;
+  /** Writes at `warn` unless the level is `off`: for what must not go unseen (a receiver refusing genuine-looking callbacks). */
+  warnAlways: LogFunction;
 }
 
 /** `logger` (or the console) filtered at `option` (or PAYORCH_LOG, or `warn`). */
@@ -76,7 +78,13 @@ export function levelledLogger(logger: Logger | undefined, option: LogLevel | un
           target[name](fields, message);
         }
       : noop;
-  return { level, enabled: (name) => RANK[name] <= rank, debug: pick('debug'), info: pick('info'), warn: pick('warn'), error: pick('error') };
+  const warnAlways: LogFunction =
+    level === 'off'
+      ? noop
+      : (fields, message) => {
+          target.warn(fields, message);
+        };
+  return { level, enabled: (name) => RANK[name] <= rank, debug: pick('debug'), info: pick('info'), warn: pick('warn'), error: pick('error'), warnAlways };
 }
 
 /** The option declaration of `logLevel`, shared by the clients and the receiver. */

@@ -1,4 +1,7 @@
 import type { Logger } from '../../core/observability.js';
+import { LOG_LEVEL_OPTION, levelledLogger } from '../../core/log-level.js';
+import type { LogLevel } from '../../core/log-level.js';
+import { refusalLog } from './refusals.js';
 import { TRACER_OPTION, checkOptions } from '../../core/option-checks.js';
 import type { OptionDeclaration } from '../../core/option-checks.js';
 import { traceCallback, traceCallbackApply } from '../../internal/tracing.js';
@@ -95,6 +98,16 @@ export interface CallbackReceiverOptions<TContext> extends VerifyCallbackOptions
    * @example console
    */
   readonly logger?: Logger | undefined;
+  /**
+   * How much is logged, to `logger` or, without one, to the console: `'off'`, `'error'`,
+   * `'warn'`, `'info'` or `'debug'`. Without it, the `PAYORCH_LOG` environment variable decides
+   * where the runtime has one; a Worker has none, so set the option. Refused requests are logged
+   * at `debug`, but for well-formed callbacks refused for their hash or API key: those are
+   * warned at most once a minute with a count, at any level but `'off'`.
+   * @default PAYORCH_LOG, else 'warn'
+   * @example 'debug'
+   */
+  readonly logLevel?: LogLevel | undefined;
   /**
    * An OpenTelemetry `Tracer`: each received callback becomes one CONSUMER span named
    * `callback.receive`, active while the handlers run, with the callback's kind, status and
@@ -203,6 +216,7 @@ export const RECEIVER_OPTIONS: readonly OptionDeclaration[] = [
   { name: 'unhandled', rule: { type: 'oneOf', values: ['acknowledge', 'retry'] }, default: 'acknowledge' },
   { name: 'accountName', rule: { type: 'text', maxLength: 200 } },
   TRACER_OPTION,
+  LOG_LEVEL_OPTION,
   { name: 'inbox', rule: { type: 'object', methods: ['process'], allowed: 'an object with a process(key, apply) method (CallbackInbox)' } },
   { name: 'enqueue', rule: { type: 'function' } },
 ];
@@ -237,10 +251,13 @@ export const RECEIVER_OPTIONS: readonly OptionDeclaration[] = [
 export function createCallbackReceiver<TContext = MemoryInboxContext>(options: CallbackReceiverOptions<TContext>): CallbackReceiver<TContext> {
   checkOptions(WHERE, options, RECEIVER_OPTIONS);
   const maxBodyBytes = options.maxBodyBytes ?? MAX_CALLBACK_BODY_BYTES;
-  const { logger, onError, tracer, enqueue } = options;
+  const { onError, tracer, enqueue } = options;
   const clock = options.now ?? Date.now;
+  const logger = levelledLogger(options.logger, options.logLevel);
+  const refused = refusalLog(logger, clock);
   const account = options.accountName ?? options.apiKey;
-  const report = reporter(onError, logger);
+  // Failures keep their own rule (onError, else the logger's error, else console.error): never filtered.
+  const report = reporter(onError, options.logger);
   const apply = applying({
     inbox: options.inbox ?? (createMemoryInbox() as unknown as CallbackInbox<TContext>),
     confirm: options.confirm,
@@ -299,7 +316,7 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
         report(error, { callback: undefined, phase: 'payload', payload: rawPayload(input) });
         return UNREADABLE_PAYLOAD;
       }
-      logger?.warn({ reason: error.reason, status: error.status }, error.message);
+      refused(error);
       return answer(error.status, error.reason);
     }
     trace.verified(callback);
