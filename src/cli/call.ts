@@ -279,7 +279,9 @@ async function run(args: readonly string[], io: Io): Promise<number> {
   const baseUrl = requireSetting(values['base-url'], io, '--base-url', ENVIRONMENT_NAMES.baseUrl);
   const keys = await accountKeys(values, io, api);
   const timeout = numberFlag(values.timeout, '--timeout', TIMEOUT);
-  const settings = { baseUrl, ...keys, ...(timeout === undefined ? {} : { timeout }), allowInsecureHttp: values['allow-insecure-http'] };
+  // The command prints each failure itself: the SDK's own log lines only when PAYORCH_LOG asks for them.
+  const logLevel: 'off' | undefined = io.env['PAYORCH_LOG'] === undefined ? 'off' : undefined;
+  const settings = { baseUrl, ...keys, ...(timeout === undefined ? {} : { timeout }), allowInsecureHttp: values['allow-insecure-http'], logLevel };
   const credentialKey = fromFlagOrEnv(values['credential-key'], io, ENVIRONMENT_NAMES.credentialKey);
   let client: ProviderClient | DealerClient;
   try {

@@ -1,5 +1,19 @@
 import { redactText, secretForms } from '../errors/api-error.js';
-import type { Answered } from '../internal/transport.js';
+
+/** A call's parsed result and the answer it came from, as the transport hands it over. @internal */
+export interface Answered<T> {
+  readonly value: T;
+  readonly answer: {
+    /** The `Response` as received, its body read by payorch. */
+    readonly response: Response;
+    /** The body's text as payorch read it. */
+    readonly text: string;
+    /** The URL the attempt was sent to. */
+    readonly url: string;
+  };
+  /** Values that must not reach the raw answer handed out, even when the service echoes them. */
+  readonly secrets: () => readonly string[];
+}
 
 /** A call's parsed result with the answer it came from: what `withResponse()` resolves to. */
 export interface WithResponse<T> {

@@ -1,7 +1,6 @@
 import * as z from 'zod/mini';
 import { rawResponse } from '../core/api-promise.js';
-import type { APIPromise, WithResponse } from '../core/api-promise.js';
-import type { Answered } from '../internal/transport.js';
+import type { APIPromise, Answered, WithResponse } from '../core/api-promise.js';
 // zod's builder, not `z.iso.date`: reading the `iso` namespace keeps all of it in a bundle.
 import { _isoDate } from 'zod/v4/core';
 import { defineEndpoint } from '../internal/endpoint.js';

@@ -2,7 +2,8 @@ import type { z } from 'zod/mini';
 import type { Endpoint } from './endpoint.js';
 import type { Signing } from './signer.js';
 import type { RequestOptions } from '../core/request-options.js';
-import type { Answered, Transport } from './transport.js';
+import type { Transport } from './transport.js';
+import type { Answered } from '../core/api-promise.js';
 import { APIPromise } from '../core/api-promise.js';
 import { RequestValidationError } from '../errors/error.js';
 

@@ -14,6 +14,7 @@ import type { RequestOptions } from '../core/request-options.js';
 import type { Endpoint } from './endpoint.js';
 import { Observer, redactHeaders } from './observer.js';
 import type { LoggedCall } from './observer.js';
+import type { Answered } from '../core/api-promise.js';
 import { traceCall } from './tracing.js';
 import type { CallTrace } from './tracing.js';
 import { attemptOutcome, backoffDelay, mayResend, retriesConnection, statusRetryDelay, worstOutcome } from './retry-policy.js';
@@ -78,13 +79,6 @@ export interface Answer {
   readonly url: string;
 }
 
-/** A call's parsed result and the answer it came from, for `withResponse()`. */
-export interface Answered<T> {
-  readonly value: T;
-  readonly answer: Answer;
-  /** Values that must not reach the raw answer handed out, even when the service echoes them. */
-  readonly secrets: () => readonly string[];
-}
 
 /** The state of one call across its attempts. */
 interface CallState {

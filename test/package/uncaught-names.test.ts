@@ -56,7 +56,8 @@ async function node(format: 'esm' | 'cjs', body: string): Promise<{ stdout: stri
   const args = format === 'esm' ? ['--input-type=module', '-e', body] : ['-e', body];
   return run(process.execPath, args).then(
     ({ stdout }) => ({ stdout, stderr: '' }),
-    (error: { stdout: string; stderr: string }) => ({ stdout: error.stdout, stderr: error.stderr }),
+    // A process that ends with an uncaught error: execFile rejects with what it printed.
+    (error: unknown) => error as { stdout: string; stderr: string },
   );
 }
 

@@ -280,14 +280,14 @@ export function createCallbackReceiver<TContext = MemoryInboxContext>(options: C
       return NOT_QUEUED;
     }
     trace.processed('queued');
-    logger?.debug({ kind: callback.kind, trackingCode: callback.payload.tracking_code, status: callback.payload.status }, 'payorch: callback queued');
+    logger.debug({ kind: callback.kind, trackingCode: callback.payload.tracking_code, status: callback.payload.status }, 'payorch: callback queued');
     return OK;
   }
 
   // Read, not refused: a genuine callback must apply whatever charset its bytes are in. Logged, so
   // that a sender that mislabels its bodies is seen, and names read in a wrong charset found.
   function warnDecoded(decoding: BodyDecoding): void {
-    logger?.warn({ ...decoding }, `payorch: the callback body was not in the charset its Content-Type declares (${decoding.charset ?? 'none, so UTF-8'}); it was read as ${decoding.decodedAs}`);
+    logger.warn({ ...decoding }, `payorch: the callback body was not in the charset its Content-Type declares (${decoding.charset ?? 'none, so UTF-8'}); it was read as ${decoding.decodedAs}`);
   }
 
   function rawPayload(input: ReceivedInput): Readonly<Record<string, unknown>> | undefined {
