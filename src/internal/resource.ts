@@ -12,6 +12,9 @@ export interface ResourceRequestOptions extends RequestOptions {
   readonly credentialKey?: string | undefined;
 }
 
+/** What `_send` takes: the endpoint row, its parameters, the call's options, an X-Key, and values to keep out of errors. */
+type SendArguments<P extends z.ZodMiniType, R extends z.ZodMiniType> = [endpoint: Endpoint<P, R>, params: z.input<P>, options?: ResourceRequestOptions, key?: string, secrets?: readonly string[]];
+
 /**
  * The base of every resource of both APIs, and of the clients: the transport, and what signing a
  * call needs beyond it (the site credential key a provider client acts for; a dealer client has
@@ -39,14 +42,8 @@ export class APIResource {
   }
 
   /** Signs one endpoint row as the row says, sends it, and parses the answer. @internal */
-  protected _send<P extends z.ZodMiniType, R extends z.ZodMiniType>(
-    endpoint: Endpoint<P, R>,
-    params: z.input<P>,
-    options: ResourceRequestOptions = {},
-    key?: string,
-    secrets: readonly string[] = [],
-  ): APIPromise<z.output<R>> {
-    return APIPromise.start(() => this._sendAnswered(endpoint, params, options, key, secrets));
+  protected _send<P extends z.ZodMiniType, R extends z.ZodMiniType>(...call: SendArguments<P, R>): APIPromise<z.output<R>> {
+    return APIPromise.start(() => this._sendAnswered(...call));
   }
 
   /** What `_send` wraps: the parsed result with its answer. @internal */
