@@ -29,6 +29,7 @@
 export { ProviderClient } from './provider/client.js';
 export type {
   ProviderClientOptions,
+  ProviderClientSettings,
   ProviderRawRequest,
 } from './provider/client.js';
 export type { ProviderRequestOptions } from './provider/request-options.js';
@@ -96,7 +97,10 @@ export {
 } from './provider/third-party/wallet.js';
 
 // Shared settings
-export type { ClientOptions } from './core/client-options.js';
+export type { ClientOptions, ClientSettings } from './core/client-options.js';
+export { APIPromise } from './core/api-promise.js';
+export type { WithResponse } from './core/api-promise.js';
+export type { LogLevel } from './core/log-level.js';
 export type { RequestOptions } from './core/request-options.js';
 export type { RawRequest } from './core/raw-request.js';
 
@@ -106,6 +110,9 @@ export {
   AuthenticationError,
   PermissionDeniedError,
   UnprocessableEntityError,
+  NotFoundError,
+  RateLimitError,
+  InternalServerError,
   ResponseValidationError,
   TimeoutError,
   TransferWaitTimeoutError,

@@ -1,6 +1,5 @@
 import * as z from 'zod/mini';
 import { ENVIRONMENT_NAMES } from '../internal/environment-names.js';
-import type { CallOutcome } from '../index.js';
 import { APIError, AuthenticationError, DealerClient, PayorchError, PermissionDeniedError, ProviderClient, RequestValidationError, ResponseValidationError } from '../index.js';
 import type { ValidationIssue } from '../index.js';
 import type { Endpoint } from '../internal/endpoint.js';
@@ -213,13 +212,6 @@ function readable(issues: readonly ValidationIssue[], data: unknown): Validation
   });
 }
 
-/** What each outcome means to the person at the terminal. */
-const OUTCOMES: Readonly<Record<CallOutcome, string>> = {
-  not_sent: 'not_sent (nothing reached the service: safe to run again)',
-  refused: 'refused (the service refused it: nothing was created)',
-  unknown: 'unknown (it may have been processed: do not run a payment again; wait for its callback or read its status)',
-};
-
 /** What a failure says, for a person and for a machine. Messages are already redacted by the SDK. */
 function describeError(error: PayorchError, operation: string, data: unknown): { described: Record<string, unknown>; lines: (paint: (text: string) => string) => string[] } {
   const refused = error instanceof RequestValidationError;
@@ -236,7 +228,8 @@ function describeError(error: PayorchError, operation: string, data: unknown): {
   };
   const lines = (paint: (text: string) => string) => [
     `${paint(error.name)} ${message}`,
-    `outcome  ${OUTCOMES[error.outcome]}`,
+    // The message already says what the outcome means for money (the SDK's one sentence).
+    `outcome  ${error.outcome}`,
     ...(error instanceof APIError ? [`status   ${error.status}`] : []),
     ...(error instanceof APIError && error.code !== undefined ? [`code     ${error.code}`] : []),
     ...(error instanceof AuthenticationError || error instanceof PermissionDeniedError ? [`reason   ${error.reason}`] : []),
@@ -269,7 +262,9 @@ async function run(args: readonly string[], io: Io): Promise<number> {
   const baseUrl = requireSetting(values['base-url'], io, '--base-url', ENVIRONMENT_NAMES.baseUrl);
   const keys = await accountKeys(values, io, api);
   const timeout = numberFlag(values.timeout, '--timeout', TIMEOUT);
-  const settings = { baseUrl, ...keys, ...(timeout === undefined ? {} : { timeout }), allowInsecureHttp: values['allow-insecure-http'] };
+  // The command prints each failure itself: the SDK's own log lines only when PAYORCH_LOG asks for them.
+  const logLevel: 'off' | undefined = io.env['PAYORCH_LOG'] === undefined ? 'off' : undefined;
+  const settings = { baseUrl, ...keys, ...(timeout === undefined ? {} : { timeout }), allowInsecureHttp: values['allow-insecure-http'], logLevel };
   const credentialKey = fromFlagOrEnv(values['credential-key'], io, ENVIRONMENT_NAMES.credentialKey);
   let client: ProviderClient | DealerClient;
   try {

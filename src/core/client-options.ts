@@ -1,5 +1,8 @@
 import type { Logger, RequestEvent, ResponseEvent } from './observability.js';
-import { MAX_TIMEOUT_MS, TRACER_OPTION, checkValue } from './option-checks.js';
+import { LOG_LEVEL_OPTION } from './log-level.js';
+import type { LogLevel } from './log-level.js';
+import { MAX_TIMEOUT_MS, TRACER_OPTION, checkOptions, checkValue } from './option-checks.js';
+import { RequestValidationError } from '../errors/error.js';
 import type { OptionDeclaration } from './option-checks.js';
 import type { TracerLike } from './tracing.js';
 
@@ -77,16 +80,28 @@ export interface ClientOptions {
    */
   readonly now?: (() => number) | undefined;
   /**
-   * Receives what the client does: every attempt at `debug`, a learned clock offset at `info`,
-   * every retry at `warn`, every failed call at `error`. Called as `logger.level(fields, message)`,
-   * which `console` and pino both accept. Secrets and bodies are never passed.
-   * @default no logging
+   * Receives what the client does, at the levels `logLevel` lets through: every attempt at
+   * `debug`, a learned clock offset at `info`, every retry at `warn`, every failed call at `error`.
+   * Called as `logger.level(fields, message)`, which `console` and pino both accept. Secrets,
+   * bodies and query values are never passed.
+   * @default the console (the message alone), at `logLevel`
    * @example
    * ```ts
    * new ProviderClient({ ...keys, logger: console });
    * ```
    */
   readonly logger?: Logger | undefined;
+  /**
+   * How much is logged, to `logger` or, without one, to the console: `'off'`, `'error'` (failed
+   * calls), `'warn'` (and retries), `'info'` (and a learned clock offset) or `'debug'` (and every
+   * attempt). Without it, the `PAYORCH_LOG` environment variable decides where the runtime has one
+   * (Node, Bun, Deno: `PAYORCH_LOG=debug node app.js`); a Worker has none, so set the option.
+   * A line names the operation, method, path, status and duration: never a body, a key, a hash
+   * or a query value.
+   * @default PAYORCH_LOG, else 'warn'
+   * @example 'debug'
+   */
+  readonly logLevel?: LogLevel | undefined;
   /**
    * Called just before each attempt goes on the wire, retries included. Its headers have every
    * key and the hash cut to the last 4 characters. An exception it throws is logged and ignored.
@@ -152,9 +167,38 @@ export function clientOptions(api: 'PROVIDER' | 'DEALER'): readonly OptionDeclar
     { name: 'clockOffsetMs', rule: { type: 'number', min: -Infinity, max: Infinity }, default: 0 },
     ...['fetch', 'now', 'onRequest', 'onResponse'].map((name): OptionDeclaration => ({ name, rule: { type: 'function' } })),
     TRACER_OPTION,
+    LOG_LEVEL_OPTION,
     { name: 'allowInsecureHttp', rule: { type: 'boolean' }, default: false },
     BASE_URL_OPTION,
   ];
+}
+
+/**
+ * What `withOptions()` changes: the settings of a client, not who it is. Keys, the site key and
+ * the service's address make another client (`new ProviderClient`, `withSite`).
+ */
+export type ClientSettings = Omit<ClientOptions, 'baseUrl' | 'apiKey' | 'secretKey' | 'allowInsecureHttp'>;
+
+/** The options `withOptions()` refuses, and what to use instead. */
+const IDENTITY_OPTIONS: Readonly<Record<string, string>> = {
+  baseUrl: 'the service address belongs to a new client',
+  apiKey: 'keys belong to a new client',
+  secretKey: 'keys belong to a new client',
+  allowInsecureHttp: 'it goes with the service address, which belongs to a new client',
+  credentialKey: 'the site key stays the one this client acts for: use withSite(key) for another',
+};
+
+/**
+ * Checks the options given to `withOptions()`: those of a client's identity are refused, naming
+ * the option; the rest as the constructor checks them.
+ */
+export function checkSettings(owner: string, settings: ClientSettings, declared: readonly OptionDeclaration[]): void {
+  const given = typeof settings === 'object' && (settings as unknown) !== null ? Object.keys(settings) : [];
+  const refused = given.filter((name) => Object.hasOwn(IDENTITY_OPTIONS, name));
+  if (refused.length > 0) {
+    throw new RequestValidationError(owner, refused.map((name) => ({ field: name, rule: 'invalid_option', message: `cannot be changed by withOptions(): ${IDENTITY_OPTIONS[name] ?? ''}` })));
+  }
+  checkOptions(owner, settings, declared.filter((option) => !option.required && option.name !== 'allowInsecureHttp'));
 }
 
 /** The service's root URL, without a trailing slash, once `baseUrl` passed its rule; refuses it otherwise. */

@@ -1,6 +1,8 @@
 import type { ClientOptions } from '../core/client-options.js';
+import { APIPromise } from '../core/api-promise.js';
 import { apiPath } from '../internal/endpoint.js';
-import { clientOptions } from '../core/client-options.js';
+import { checkSettings, clientOptions } from '../core/client-options.js';
+import type { ClientSettings } from '../core/client-options.js';
 import { checkOptions } from '../core/option-checks.js';
 import { checkRawRequest, rawCall } from '../internal/raw-call.js';
 import { APIResource } from '../internal/resource.js';
@@ -52,16 +54,36 @@ export class DealerClient extends APIResource {
    * const dealer = new DealerClient({ baseUrl: 'https://pay.example.com', apiKey, secretKey, timeout: 10_000 });
    * ```
    */
+  readonly #options: ClientOptions;
+
   constructor(options: ClientOptions) {
     checkOptions('new DealerClient', options, DEALER_OPTIONS);
     const transport = new Transport({ ...options, apiPath: apiPath('dealer'), api: 'dealer', owner: 'new DealerClient', credentials: options });
     // No credential key: every dealer row is signed with the basic hash (spec 5.2).
     super(transport);
+    this.#options = options;
     this.manualIban = new DealerManualIban(transport);
     this.eibans = new DealerEibans(transport);
     this.transactions = new DealerTransactions(transport);
     this.transfers = new DealerTransfers(transport);
     this.creditCard = new DealerCreditCard(transport);
+  }
+
+  /**
+   * A client with other settings (timeout, maxRetries, fetch, hooks, logger, logLevel, tracer,
+   * ...) and the same keys and service address, which are refused here: they make a new client.
+   * It has a transport of its own, so the settings of this client are untouched.
+   *
+   * @throws {RequestValidationError} for `apiKey`, `secretKey`, `baseUrl` or `allowInsecureHttp`, or an impossible value
+   * @example
+   * ```ts
+   * const quick = dealer.withOptions({ timeout: 5_000, maxRetries: 0 });
+   * await quick.getSettings();
+   * ```
+   */
+  withOptions(settings: ClientSettings): DealerClient {
+    checkSettings('dealer.withOptions', settings, DEALER_OPTIONS);
+    return new DealerClient({ ...this.#options, ...settings });
   }
 
   /**
@@ -74,7 +96,7 @@ export class DealerClient extends APIResource {
    * if (payment_methods.credit_card !== 'active') console.log(`${dealer_name} cannot take card payments`);
    * ```
    */
-  getSettings(options?: RequestOptions): Promise<DealerSettings> {
+  getSettings(options?: RequestOptions): APIPromise<DealerSettings> {
     return this._send(settingsEndpoint, undefined, options);
   }
 
@@ -91,8 +113,10 @@ export class DealerClient extends APIResource {
    * const answer = await dealer.request({ method: 'POST', path: '/transactions', body: { page: 1 }, readOnly: true });
    * ```
    */
-  async request(params: RawRequest, options?: RequestOptions): Promise<unknown> {
-    checkRawRequest(params);
-    return this._transport.request(rawCall(params, { hash: 'basic' }), options);
+  request(params: RawRequest, options?: RequestOptions): APIPromise<unknown> {
+    return APIPromise.start(() => {
+      checkRawRequest(params);
+      return this._transport.request(rawCall(params, { hash: 'basic' }), options);
+    });
   }
 }

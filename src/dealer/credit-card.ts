@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import type { APIPromise } from '../core/api-promise.js';
 import { defineEndpoint } from '../internal/endpoint.js';
 import { requestAmount, requiredString, responseNumber, responseString, strictObject } from '../internal/schema-blocks.js';
 import type { RequestOptions } from '../core/request-options.js';
@@ -64,7 +65,7 @@ export class DealerCreditCard extends APIResource {
    * redirect(data.payment_url);
    * ```
    */
-  createPayment(params: DealerCardPaymentParams, options?: RequestOptions): Promise<DealerCardPayment> {
+  createPayment(params: DealerCardPaymentParams, options?: RequestOptions): APIPromise<DealerCardPayment> {
     return this._send(dealerCardPaymentEndpoint, params, options);
   }
 }

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import type { APIPromise } from '../core/api-promise.js';
 import { defineEndpoint } from '../internal/endpoint.js';
 import { lenientObject, responseDecimal, responseInteger, successFlag } from '../internal/schema-blocks.js';
 import type { RequestOptions } from '../core/request-options.js';
@@ -60,7 +61,7 @@ export class DealerEibans extends APIResource {
    * for (const account of eibans) console.log(account.wallet_id, account.available_balance);
    * ```
    */
-  list(options?: RequestOptions): Promise<EibanAccountList> {
+  list(options?: RequestOptions): APIPromise<EibanAccountList> {
     return this._send(eibanListEndpoint, undefined, options);
   }
 }

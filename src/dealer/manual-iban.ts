@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import type { APIPromise } from '../core/api-promise.js';
 import { defineEndpoint } from '../internal/endpoint.js';
 import { openEnum, requiredString, responseNumber, responseString, strictObject } from '../internal/schema-blocks.js';
 import type { RequestOptions } from '../core/request-options.js';
@@ -107,7 +108,7 @@ export class DealerManualIban extends APIResource {
    * console.log(`Pay ${data.amount} TRY to ${data.account_name}, ${data.formatted_iban ?? data.iban_no}`);
    * ```
    */
-  deposit(params: ManualIbanDepositParams, options?: RequestOptions): Promise<ManualIbanDeposit> {
+  deposit(params: ManualIbanDepositParams, options?: RequestOptions): APIPromise<ManualIbanDeposit> {
     return this._send(manualIbanDepositEndpoint, params, options);
   }
 
@@ -123,7 +124,7 @@ export class DealerManualIban extends APIResource {
    * console.log(data.tracking_code, data.status); // WDR-..., pending
    * ```
    */
-  withdraw(params: ManualIbanWithdrawalParams, options?: RequestOptions): Promise<ManualIbanWithdrawal> {
+  withdraw(params: ManualIbanWithdrawalParams, options?: RequestOptions): APIPromise<ManualIbanWithdrawal> {
     return this._send(manualIbanWithdrawEndpoint, params, options);
   }
 }

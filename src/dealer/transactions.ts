@@ -1,4 +1,6 @@
 import * as z from 'zod/mini';
+import { rawResponse } from '../core/api-promise.js';
+import type { APIPromise, Answered, WithResponse } from '../core/api-promise.js';
 // zod's builder, not `z.iso.date`: reading the `iso` namespace keeps all of it in a bundle.
 import { _isoDate } from 'zod/v4/core';
 import { defineEndpoint } from '../internal/endpoint.js';
@@ -207,25 +209,48 @@ export class TransactionIterable extends APIResource implements AsyncIterable<Tr
    * ```
    */
   async *[Symbol.asyncIterator](): AsyncGenerator<Transaction, void, undefined> {
-    const { wallet_id, start_date, end_date } = this.#range;
     const signal = this.#options.signal;
+    for await (const { value, next } of this.#pages()) {
+      for (const transaction of value.transactions) {
+        // Records of a page already read are not handed out after an abort either.
+        if (signal?.aborted === true) {
+          const call = this._transport.describeCall(transactionListEndpoint.operation, transactionListEndpoint.method, transactionListEndpoint.path, next);
+          throw new RequestAbortedError(signal.reason, { ...call, outcome: 'not_sent' });
+        }
+        yield transaction;
+      }
+    }
+  }
+
+  /**
+   * The same reading, a page at a time, each with the HTTP answer it came from (as
+   * `withResponse()` gives it): `{ data, response }`, `data` being the page as `list()` returns it.
+   *
+   * @example
+   * ```ts
+   * for await (const { data, response } of dealer.transactions.iterate(range).pages()) {
+   *   console.log(response.status, data.pagination.current_page, data.transactions.length);
+   * }
+   * ```
+   */
+  async *pages(): AsyncGenerator<WithResponse<TransactionList>, void, undefined> {
+    for await (const answered of this.#pages()) yield { data: answered.value, response: rawResponse(answered) };
+  }
+
+  /** Each page of the range in order, with its answer and the query of the page after it. */
+  async *#pages(): AsyncGenerator<Answered<TransactionList> & { readonly next: Readonly<Record<string, string | number>> }, void, undefined> {
+    const { wallet_id, start_date, end_date } = this.#range;
     for (const window of dateWindows(start_date, end_date, WINDOW_DAYS)) {
       let first: WindowTotals | undefined;
       let previous: ReadonlySet<string> = new Set();
       for (let page = 1; ; page++) {
-        const answer = await this._send({ ...transactionListEndpoint, response: pageOf(page, first, previous) }, { wallet_id, ...window, page }, this.#options);
-        first ??= answer.pagination;
-        for (const transaction of answer.transactions) {
-          // Records of a page already read are not handed out after an abort either.
-          if (signal?.aborted === true) {
-            const call = this._transport.describeCall(transactionListEndpoint.operation, transactionListEndpoint.method, transactionListEndpoint.path, { wallet_id, ...window, page: page + 1 });
-            throw new RequestAbortedError(signal.reason, { ...call, outcome: 'not_sent' });
-          }
-          yield transaction;
-        }
+        const answered = await this._sendAnswered({ ...transactionListEndpoint, response: pageOf(page, first, previous) }, { wallet_id, ...window, page }, this.#options);
+        const data = answered.value;
+        first ??= data.pagination;
+        yield { ...answered, next: { wallet_id, ...window, page: page + 1 } };
         // pageOf checked that has_more agrees, and that total_pages is within the ceiling.
-        if (page >= answer.pagination.total_pages) break;
-        previous = new Set(answer.transactions.map((transaction) => transaction.transactionId));
+        if (page >= data.pagination.total_pages) break;
+        previous = new Set(data.transactions.map((transaction) => transaction.transactionId));
       }
     }
   }
@@ -298,7 +323,7 @@ export class DealerTransactions extends APIResource {
    * if (pagination.has_more) console.log('page 3 follows');
    * ```
    */
-  list(params: TransactionListParams, options?: RequestOptions): Promise<TransactionList> {
+  list(params: TransactionListParams, options?: RequestOptions): APIPromise<TransactionList> {
     return this._send(transactionListEndpoint, params, options);
   }
 

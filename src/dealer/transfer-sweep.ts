@@ -4,7 +4,7 @@ import { APIError } from '../errors/api-error.js';
 import { CallbackRetentionError, RequestValidationError } from '../errors/error.js';
 import type { CallbackInbox, CallbackInboxContext, CallbackKey } from '../webhooks/inbox.js';
 import { isTransferEndStatus } from './transfers.js';
-import type { DealerTransfers, Transfer, TransferEndStatus } from './transfers.js';
+import type { Transfer, TransferEndStatus, TransferStatusParams, TransferStatusResult } from './transfers.js';
 
 /*
  * Transfers have no callback (spec 6.1): their end is learnt by reading their status. A sweep that
@@ -23,7 +23,7 @@ export interface EndedTransfer extends Transfer {
  */
 export interface ApplyTransferStatusesOptions<TContext extends CallbackInboxContext> {
   /** The dealer client that reads each status (`dealer.transfers.getStatus`), with its retry rules for reads. */
-  readonly dealer: { readonly transfers: Pick<DealerTransfers, 'getStatus'> };
+  readonly dealer: { readonly transfers: { getStatus(params: TransferStatusParams): PromiseLike<TransferStatusResult> } };
   /** The transfers to read: those your records still hold as pending. At most 1000 a call; repeats are read once. */
   readonly transferIds: readonly string[];
   /**

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import type { APIPromise } from '../core/api-promise.js';
 import { defineEndpoint } from '../internal/endpoint.js';
 import { lenientObject, openEnum, requestAmount, requiredString, responseDecimal, responseString, strictObject, successFlag } from '../internal/schema-blocks.js';
 import type { RequestOptions } from '../core/request-options.js';
@@ -172,7 +173,7 @@ export class DealerTransfers extends APIResource {
    * console.log(transfer.transfer_id, transfer.status); // TRF-..., pending
    * ```
    */
-  send(params: SendMoneyParams, options?: RequestOptions): Promise<SendMoneyResult> {
+  send(params: SendMoneyParams, options?: RequestOptions): APIPromise<SendMoneyResult> {
     return this._send(sendMoneyEndpoint, params, options);
   }
 
@@ -185,7 +186,7 @@ export class DealerTransfers extends APIResource {
    * if (transfer.status === 'completed') console.log('paid at', transfer.completed_at);
    * ```
    */
-  getStatus(params: TransferStatusParams, options?: RequestOptions): Promise<TransferStatusResult> {
+  getStatus(params: TransferStatusParams, options?: RequestOptions): APIPromise<TransferStatusResult> {
     return this._send(transferStatusEndpoint, params, options);
   }
 

@@ -1,4 +1,4 @@
-import { brand, callLabel, PayorchError } from './error.js';
+import { brand, callLabel, outcomeSentence, PayorchError } from './error.js';
 import type { CallOutcome, FailedCall, ValidationIssue } from './error.js';
 
 /*
@@ -37,7 +37,7 @@ export function secretForms(secrets: readonly string[]): string[] {
 }
 
 /** `text` with every form of every secret replaced by `[redacted]`. */
-function redactText(text: string, forms: readonly string[]): string {
+export function redactText(text: string, forms: readonly string[]): string {
   let result = text;
   for (const form of forms) {
     if (result.includes(form)) result = result.split(form).join(REDACTED);
@@ -120,6 +120,8 @@ export interface APIErrorInit {
    * given, a 4xx or a `success: false` answer is `refused`, anything else `unknown`.
    */
   readonly outcome?: CallOutcome | undefined;
+  /** The client method it answered and whether it is a read, for the message's sentence on whether money may have moved. */
+  readonly call?: { readonly operation: string; readonly readOnly?: boolean | undefined } | undefined;
 }
 
 /**
@@ -170,7 +172,7 @@ export class APIError extends PayorchError {
    */
   constructor(message: string, init: APIErrorInit) {
     const forms = secretForms(init.redact ?? []);
-    super(redactText(message, forms), { outcome: init.outcome ?? (init.status >= 400 && init.status <= 499 ? 'refused' : 'unknown') });
+    super(redactText(message, forms), { outcome: defaultOutcome(init) });
     this.status = init.status;
     this.headers = redactValue(init.headers, forms) as Readonly<Record<string, string>>;
     this.body = redactValue(init.body, forms);
@@ -191,7 +193,12 @@ export class APIError extends PayorchError {
     const record = asRecord(init.body);
     const text = init.summary ?? failureSummary(record, init);
     // Redacted by the constructor, with the body and the headers.
-    const message = `${text} (HTTP ${init.status}, ${init.request.method} ${new URL(init.request.url).pathname})`;
+    const message = `${text} (HTTP ${init.status}, ${init.request.method} ${new URL(init.request.url).pathname}). ${outcomeSentence(defaultOutcome(init), init.call ?? {})}`;
+    // These three follow the status alone: a proxy's or a crashed handler's body says nothing
+    // about the service's rules, and a 5xx must never read as a refusal.
+    if (init.status === 404) return new NotFoundError(message, init);
+    if (init.status === 429) return new RateLimitError(message, init);
+    if (init.status >= 500 && init.status <= 599) return new InternalServerError(message, init);
     const reason = authReason(record);
     if (init.status === 403 || reason === 'provider_inactive' || reason === 'ip_not_allowed' || reason === 'credential_key_refused') {
       return new PermissionDeniedError(message, init);
@@ -244,6 +251,41 @@ export class UnprocessableEntityError extends APIError {
   }
   /** The body's `messages` list (spec 7.2), one entry per failed rule: the SDK makes this class only for a body that has one. */
   declare readonly messages: readonly string[];
+}
+
+/**
+ * HTTP 404, whatever the body: usually a `baseUrl` with a path the SDK appends itself
+ * (`…/api`), or a proxy that does not route the path. `outcome` is `refused`.
+ */
+export class NotFoundError extends APIError {
+  static {
+    brand(this, 'NotFoundError');
+  }
+}
+
+/**
+ * HTTP 429, whatever the body: the service asks for fewer calls. Read-only calls are retried
+ * (honouring `Retry-After`); a payment-creating call never is (`outcome` is `refused`: a 429 is an
+ * answer before any processing, but payorch does not bet money on every proxy agreeing).
+ */
+export class RateLimitError extends APIError {
+  static {
+    brand(this, 'RateLimitError');
+  }
+}
+
+/**
+ * Any HTTP 5xx, whatever the body (even `success: false`): the service or a gateway failed,
+ * possibly after it acted, so `outcome` is `unknown` (docs/errors-and-retries.md).
+ */
+export class InternalServerError extends APIError {
+  static {
+    brand(this, 'InternalServerError');
+  }
+}
+
+function defaultOutcome(init: APIErrorInit): CallOutcome {
+  return init.outcome ?? (init.status >= 400 && init.status <= 499 ? 'refused' : 'unknown');
 }
 
 // Texts of spec 7.1, matched loosely: the service may vary case or punctuation.
@@ -322,11 +364,13 @@ export class ResponseValidationError extends PayorchError {
    * lists the values that must not appear anywhere in the error (the secret key, every hash sent,
    * a credential key, an X-Key).
    */
-  constructor(operation: string, init: { status: number; issues: readonly ValidationIssue[]; body: unknown; rawBody: string; redact?: readonly string[] | undefined; outcome?: CallOutcome | undefined }) {
+  constructor(operation: string, init: { status: number; issues: readonly ValidationIssue[]; body: unknown; rawBody: string; redact?: readonly string[] | undefined; outcome?: CallOutcome | undefined; readOnly?: boolean | undefined }) {
     const forms = secretForms(init.redact ?? []);
     const issues = redactValue(init.issues, forms) as readonly ValidationIssue[];
     // A success answer payorch cannot read: the request may well have been processed.
-    super(redactText(`Unexpected answer from ${operation}: ${issues.map((issue) => `${issue.field || '(body)'}: ${issue.message}`).join('; ')}`, forms), { outcome: init.outcome ?? 'unknown' });
+    const outcome = init.outcome ?? 'unknown';
+    const found = issues.map((issue) => `${issue.field || '(body)'}: ${issue.message}`).join('; ');
+    super(redactText(`Unexpected answer from ${operation}: ${found}. ${outcomeSentence(outcome, { operation, readOnly: init.readOnly })}`, forms), { outcome });
     this.status = init.status;
     this.issues = issues;
     this.body = redactValue(init.body, forms);
@@ -351,7 +395,8 @@ export class TimeoutError extends PayorchError {
   readonly request: { readonly method: string; readonly url: string };
   /** Made by the SDK when the call outlived `timeout` milliseconds. */
   constructor(timeout: number, call: FailedCall & { readonly outcome?: CallOutcome | undefined }) {
-    super(`${callLabel(call)} did not complete within ${timeout} ms`, { outcome: call.outcome ?? 'unknown' });
+    const outcome = call.outcome ?? 'unknown';
+    super(`${callLabel(call)} did not complete within ${timeout} ms. ${outcomeSentence(outcome, call)}`, { outcome });
     this.timeout = timeout;
     this.operation = call.operation;
     this.request = call.request;
@@ -376,7 +421,7 @@ export class RequestAbortedError extends PayorchError {
   constructor(cause: unknown, call: FailedCall & { readonly outcome?: CallOutcome | undefined }) {
     const outcome = call.outcome ?? 'unknown';
     const label = callLabel(call);
-    super(outcome === 'unknown' ? `${label} was aborted after it was sent: the service may have received it` : `${label} was aborted before it was sent`, { cause, outcome });
+    super(`${label} was aborted${outcome === 'unknown' ? ' after it was handed to fetch' : ''}. ${outcomeSentence(outcome, call)}`, { cause, outcome });
     this.operation = call.operation;
     this.request = call.request;
   }

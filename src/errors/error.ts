@@ -17,12 +17,15 @@ const OWN_BRAND = Symbol.for('payorch.error');
 type ErrorClass<T extends PayorchError = PayorchError> = abstract new (...args: never[]) => T;
 
 /**
- * Brands an error class: sets `name` on its prototype (a minifier renaming the class cannot change
- * it) and the mark that {@link isPayorchError} recognises. Called once in every error class's
- * static block; test/errors/guards.test.ts fails for an exported class that forgets it.
+ * Brands an error class: sets `name` on its prototype and on the class itself, and the mark that
+ * {@link isPayorchError} recognises. Called once in every error class's static block;
+ * test/errors/guards.test.ts fails for an exported class that forgets it.
  */
 export function brand(errorClass: ErrorClass, name: string): void {
   Object.defineProperty(errorClass.prototype, 'name', { value: name, writable: true, configurable: true });
+  // The bundler renames a class that refers to itself (`class _APIError`), and Node prints an
+  // uncaught error under its constructor's name when that differs from `error.name`.
+  Object.defineProperty(errorClass, 'name', { value: name, configurable: true });
   Object.defineProperty(errorClass.prototype, OWN_BRAND, { value: name });
   Object.defineProperty(errorClass.prototype, markOf(name), { value: true });
 }
@@ -181,6 +184,38 @@ export interface FailedCall {
   readonly operation: string;
   /** The method and the full URL, as `APIError.request` holds them (typed in place, like it). */
   readonly request: { readonly method: string; readonly url: string };
+  /**
+   * True for a call that cannot move money (a read): the message then says a retry is safe
+   * whatever happened. Left out, the message assumes the call may have created a payment.
+   */
+  readonly readOnly?: boolean | undefined;
+}
+
+/**
+ * The sentence every error of a call ends its message with: whether the service may have acted,
+ * and so whether money may have moved. The one place that says it, since most people log
+ * `error.message` and nothing else; the CLI prints it as it is.
+ */
+export function outcomeSentence(outcome: CallOutcome, call: { readonly operation?: string | undefined; readonly readOnly?: boolean | undefined }): string {
+  switch (outcome) {
+    case 'not_sent':
+      return 'Nothing was sent: it is safe to send again.';
+    case 'refused':
+      return 'The service refused it: nothing was created.';
+    case 'unknown':
+      if (call.readOnly === true) return 'The service may have processed it; a read moves no money, so it is safe to retry.';
+      return `The service may have processed it: ${createdThing(call.operation)} may have been created. Do not send it again; wait for its callback or read its status (docs/errors-and-retries.md).`;
+  }
+}
+
+/** What a payment-creating operation makes, for the sentence above: `provider.manual.startDeposit` → the deposit. */
+function createdThing(operation: string | undefined): string {
+  if (operation === undefined) return 'a payment';
+  if (/deposit/i.test(operation)) return 'the deposit';
+  if (/withdraw/i.test(operation)) return 'the withdrawal';
+  if (/transfer/i.test(operation)) return 'the transfer';
+  if (/payment/i.test(operation)) return 'the payment';
+  return 'a payment';
 }
 
 /**
@@ -208,11 +243,11 @@ function pathOf(url: string): string {
 export type ConnectionFailureReason = 'name_not_resolved' | 'connection_refused' | 'connect_timeout' | 'tls_handshake' | 'connection_failed';
 
 const DESCRIPTIONS: Readonly<Record<ConnectionFailureReason, string>> = {
-  name_not_resolved: 'the host name did not resolve; nothing was sent',
-  connection_refused: 'the connection was refused; nothing was sent',
-  connect_timeout: 'the connection was not established in time; nothing was sent',
-  tls_handshake: 'the TLS handshake failed (certificate or protocol); nothing was sent',
-  connection_failed: 'the connection failed; the service may have received the request',
+  name_not_resolved: 'the host name did not resolve',
+  connection_refused: 'the connection was refused',
+  connect_timeout: 'the connection was not established in time',
+  tls_handshake: 'the TLS handshake failed (certificate or protocol)',
+  connection_failed: 'the connection failed after the request may have left',
 };
 
 /**
@@ -226,7 +261,8 @@ export class ConnectionError extends PayorchError {
     brand(this, 'ConnectionError');
   }
   /**
-   * `true` when the connection was refused (`ECONNREFUSED` or the platform's equivalent): nothing
+   * `true` when the connection was refused (`ECONNREFUSED` or the platform's equivalent, or a
+   * reset before the connection was made: `connect ECONNRESET`): nothing
    * reached the service, and payorch resends even a payment-creating call. `false` for every other
    * failure, those that also sent nothing included: read `outcome` and `reason` for them.
    */
@@ -240,7 +276,8 @@ export class ConnectionError extends PayorchError {
   /** Made by the SDK when no answer came back; `reason` says where the connection failed. */
   constructor(options: FailedCall & { readonly cause: unknown; readonly reason: ConnectionFailureReason; readonly outcome?: CallOutcome | undefined }) {
     const sentNothing = options.reason !== 'connection_failed';
-    super(`${callLabel(options)}: ${DESCRIPTIONS[options.reason]}`, { cause: options.cause, outcome: options.outcome ?? (sentNothing ? 'not_sent' : 'unknown') });
+    const outcome = options.outcome ?? (sentNothing ? 'not_sent' : 'unknown');
+    super(`${callLabel(options)}: ${DESCRIPTIONS[options.reason]}. ${outcomeSentence(outcome, options)}`, { cause: options.cause, outcome });
     this.refused = options.reason === 'connection_refused';
     this.reason = options.reason;
     this.operation = options.operation;

@@ -9,7 +9,11 @@ import type { ConnectionFailureReason } from '../errors/error.js';
  *   AggregateError of them when every address refused), UND_ERR_CONNECT_TIMEOUT, and the codes a
  *   handshake ends with: the certificate checks' (DEPTH_ZERO_SELF_SIGNED_CERT,
  *   ERR_TLS_CERT_ALTNAME_INVALID, ...) and OpenSSL's for a server that does not speak TLS
- *   (ERR_SSL_WRONG_VERSION_NUMBER).
+ *   (ERR_SSL_WRONG_VERSION_NUMBER). A reset while connecting (ECONNRESET with syscall `connect`:
+ *   a server that resets what it accepts) and a server that closes during the handshake
+ *   (node:tls's "disconnected before secure TLS connection was established") come before any
+ *   byte too: undici writes nothing before the connection, TLS included, is made. A bare
+ *   "read ECONNRESET" is not among them: it cannot be told from one after sending.
  * - Bun: the same codes on the TypeError itself; `ConnectionRefused` in older releases; EPROTO
  *   with "The TLS handshake failed" for a server that does not speak TLS.
  * - Deno: no code; hyper's "client error (Connect)" (older: "error trying to connect") says the
@@ -35,6 +39,7 @@ const CERTIFICATE_CODES = new Set([
   'ERR_TLS_CERT_ALTNAME_INVALID',
   'ERR_SSL_WRONG_VERSION_NUMBER',
 ]);
+const TLS_CLOSED_IN_HANDSHAKE = /disconnected before secure TLS connection was established/;
 const DENO_CONNECT = /client error \(Connect\)|error trying to connect/;
 const MAX_DEPTH = 5;
 
@@ -48,6 +53,7 @@ export function connectionFailure(error: unknown): ConnectionFailureReason {
     if (code !== undefined && CONNECT_TIMEOUT_CODES.has(code)) return 'connect_timeout';
     if (code !== undefined && CERTIFICATE_CODES.has(code)) return 'tls_handshake';
     if (code === 'EPROTO' && /TLS handshake failed/i.test(current.message)) return 'tls_handshake';
+    if (TLS_CLOSED_IN_HANDSHAKE.test(current.message)) return 'tls_handshake';
     if (DENO_CONNECT.test(current.message)) return denoConnectFailure(current.message);
   }
   return 'connection_failed';
@@ -64,6 +70,8 @@ function denoConnectFailure(message: string): ConnectionFailureReason {
 function isRefused(current: Error): boolean {
   const code = codeOf(current);
   if (code !== undefined && REFUSED_CODES.has(code)) return true;
+  // A reset before the connection was made: the server turned it away, as a refusal does.
+  if (code === 'ECONNRESET' && (current as { syscall?: unknown }).syscall === 'connect') return true;
   if (/ECONNREFUSED|connection refused/i.test(current.message)) return true;
   return current instanceof AggregateError && current.errors.length > 0 && current.errors.every((entry) => causes(entry).some(isRefused));
 }

@@ -3,12 +3,17 @@ import type { Endpoint } from './endpoint.js';
 import type { Signing } from './signer.js';
 import type { RequestOptions } from '../core/request-options.js';
 import type { Transport } from './transport.js';
+import type { Answered } from '../core/api-promise.js';
+import { APIPromise } from '../core/api-promise.js';
 import { RequestValidationError } from '../errors/error.js';
 
 /** The options a resource's call takes: those of every call, plus the site key a provider call may act for. */
 export interface ResourceRequestOptions extends RequestOptions {
   readonly credentialKey?: string | undefined;
 }
+
+/** What `_send` takes: the endpoint row, its parameters, the call's options, an X-Key, and values to keep out of errors. */
+type SendArguments<P extends z.ZodMiniType, R extends z.ZodMiniType> = [endpoint: Endpoint<P, R>, params: z.input<P>, options?: ResourceRequestOptions, key?: string, secrets?: readonly string[]];
 
 /**
  * The base of every resource of both APIs, and of the clients: the transport, and what signing a
@@ -37,13 +42,18 @@ export class APIResource {
   }
 
   /** Signs one endpoint row as the row says, sends it, and parses the answer. @internal */
-  protected async _send<P extends z.ZodMiniType, R extends z.ZodMiniType>(
+  protected _send<P extends z.ZodMiniType, R extends z.ZodMiniType>(...call: SendArguments<P, R>): APIPromise<z.output<R>> {
+    return APIPromise.start(() => this._sendAnswered(...call));
+  }
+
+  /** What `_send` wraps: the parsed result with its answer. @internal */
+  protected _sendAnswered<P extends z.ZodMiniType, R extends z.ZodMiniType>(
     endpoint: Endpoint<P, R>,
     params: z.input<P>,
     options: ResourceRequestOptions = {},
     key?: string,
     secrets: readonly string[] = [],
-  ): Promise<z.output<R>> {
+  ): Promise<Answered<z.output<R>>> {
     return this.#transport.send(endpoint, params, this.#signing(endpoint, options, key), options, [...secrets, ...this._credentialKeys(options)]);
   }
 

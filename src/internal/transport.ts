@@ -13,6 +13,8 @@ import type { ClientOptions } from '../core/client-options.js';
 import type { RequestOptions } from '../core/request-options.js';
 import type { Endpoint } from './endpoint.js';
 import { Observer, redactHeaders } from './observer.js';
+import type { LoggedCall } from './observer.js';
+import type { Answered } from '../core/api-promise.js';
 import { traceCall } from './tracing.js';
 import type { CallTrace } from './tracing.js';
 import { attemptOutcome, backoffDelay, mayResend, retriesConnection, statusRetryDelay, worstOutcome } from './retry-policy.js';
@@ -64,14 +66,19 @@ const MAX_CLOCK_OFFSET_MS = 24 * 60 * 60 * 1000;
 
 /** What came back from one attempt: an answer read to its end, or a typed failure. */
 type Settled<T> =
-  | { readonly ok: true; readonly status: number; readonly value: T }
+  | { readonly ok: true; readonly status: number; readonly value: T; readonly answer: Answer }
   | { readonly ok: false; readonly status: number | undefined; readonly error: PayorchError; readonly answer: Answer | undefined };
 
-interface Answer {
+/** An answer read to its end: the `Response` (its body consumed) and the text read from it. */
+export interface Answer {
   readonly status: number;
   readonly headers: Headers;
   readonly text: string;
+  readonly response: Response;
+  /** The URL the attempt was sent to: what `response.url` says, where a custom fetch left it empty. */
+  readonly url: string;
 }
+
 
 /** The state of one call across its attempts. */
 interface CallState {
@@ -101,11 +108,13 @@ interface CallState {
 export class Transport {
   readonly #config: TransportConfig;
   readonly #root: string;
+  /** The root's path (a proxy's prefix included), what log lines name. */
+  readonly #apiPathname: string;
   /** Created on the first call: see {@link loadKy}. */
   #ky: KyInstance | undefined;
   readonly #now: () => number;
   readonly #observer: Observer;
-  /** False when there is no logger and no hook: then no event is built, since no one would read it. */
+  /** False when no hook is set and the log is below `debug`: then no event is built, since no one would read it. */
   readonly #observed: boolean;
   /** Server time minus local time, learned from a "Request timestamp expired" answer. */
   #clockOffsetMs: number;
@@ -113,10 +122,11 @@ export class Transport {
   constructor(config: TransportConfig) {
     this.#config = config;
     this.#root = checkBaseUrl(config.owner, config.baseUrl, config.allowInsecureHttp === true) + config.apiPath;
+    this.#apiPathname = new URL(this.#root).pathname;
     this.#now = config.now ?? Date.now;
     this.#clockOffsetMs = config.clockOffsetMs ?? 0;
     this.#observer = new Observer(config);
-    this.#observed = config.logger !== undefined || config.onRequest !== undefined || config.onResponse !== undefined;
+    this.#observed = this.#observer.observed;
   }
 
   async #loadKy(): Promise<KyInstance> {
@@ -141,7 +151,7 @@ export class Transport {
     signing: Signing,
     options?: RequestOptions,
     secrets?: readonly string[],
-  ): Promise<z.output<R>> {
+  ): Promise<Answered<z.output<R>>> {
     const parsed: unknown = parseRequest(endpoint.operation, endpoint.params, params);
     const inQuery = endpoint.method === 'GET';
     return this.request(
@@ -164,14 +174,14 @@ export class Transport {
     return this.#config.timeout ?? DEFAULT_CLIENT_TIMEOUT_MS;
   }
 
-  async request<S extends z.ZodMiniType>(call: Call<S>, options: RequestOptions = {}): Promise<z.output<S>> {
+  async request<S extends z.ZodMiniType>(call: Call<S>, options: RequestOptions = {}): Promise<Answered<z.output<S>>> {
     const tracer = this.#config.tracer;
     if (tracer === undefined) return this.#request(call, options, undefined);
     const start = { operation: call.operation, method: call.method, url: this.#url(call) };
     return traceCall(tracer, start, (trace) => this.#request(call, options, trace));
   }
 
-  async #request<S extends z.ZodMiniType>(call: Call<S>, options: RequestOptions, trace: CallTrace | undefined): Promise<z.output<S>> {
+  async #request<S extends z.ZodMiniType>(call: Call<S>, options: RequestOptions, trace: CallTrace | undefined): Promise<Answered<z.output<S>>> {
     checkOptions(call.operation, options, REQUEST_OPTIONS);
     const timeout = options.timeout ?? this.#config.timeout ?? DEFAULT_CLIENT_TIMEOUT_MS;
     // One controller per call, aborted by the deadline or by the caller's signal, and dropped
@@ -195,7 +205,7 @@ export class Transport {
     }
   }
 
-  async #run<S extends z.ZodMiniType>(call: Call<S>, options: RequestOptions, timeout: number, signal: AbortSignal, trace: CallTrace | undefined): Promise<z.output<S>> {
+  async #run<S extends z.ZodMiniType>(call: Call<S>, options: RequestOptions, timeout: number, signal: AbortSignal, trace: CallTrace | undefined): Promise<Answered<z.output<S>>> {
     const state: CallState = {
       call,
       url: this.#url(call),
@@ -223,7 +233,7 @@ export class Transport {
       if (!settled.ok) state.outcome = worstOutcome(state.outcome, settled.error.outcome);
       const retryDelayMs = settled.ok ? undefined : this.#retryDelay(state, settled);
       if (this.#observed) {
-        this.#observer.response({
+        const event = {
           operation: call.operation,
           method: call.method,
           url: state.url,
@@ -233,21 +243,41 @@ export class Transport {
           error: settled.ok ? undefined : settled.error,
           outcome: settled.ok ? undefined : settled.error.outcome,
           retryDelayMs,
-        });
+        };
+        this.#observer.response(event, this.#logged(call));
       }
       trace?.settled(attempt, settled.status, settled.ok ? undefined : settled.error, retryDelayMs);
-      if (settled.ok) return settled.value;
-      const { outcome } = settled.error;
-      const summary = { operation: call.operation, method: call.method, url: state.url, attempt, status: settled.status, outcome, error: `${settled.error.name}: ${settled.error.message}` };
-      if (retryDelayMs === undefined) {
-        this.#observer.log('error', summary, `payorch ✗ ${call.method} ${state.url} failed after ${attempt} attempt${attempt === 1 ? '' : 's'} (outcome: ${outcome}): ${settled.error.message}`);
-        throw settled.error;
-      }
-      this.#observer.log('warn', { ...summary, retryDelayMs }, `payorch ↻ ${call.method} ${state.url}: ${settled.error.message}; attempt ${attempt + 1} in ${retryDelayMs} ms`);
+      if (settled.ok) return { value: settled.value, answer: settled.answer, secrets: () => this.#secrets(call, state.sentHashes) };
+      const level = retryDelayMs === undefined ? 'error' : 'warn';
+      if (this.#observer.enabled(level)) this.#logFailure(level, call, state, settled, attempt, retryDelayMs);
+      if (retryDelayMs === undefined) throw settled.error;
       await sleep(retryDelayMs, state.signal).catch((error: unknown) => {
         throw this.#toError(error, state);
       });
     }
+  }
+
+  /** What a log line names of a call: never its query, a header or a body. */
+  #logged(call: Call<z.ZodMiniType>): LoggedCall {
+    return { operation: `${this.#config.api}.${call.operation}`, method: call.method, path: `${this.#apiPathname}${call.path}` };
+  }
+
+  /**
+   * The line of a failed attempt: `warn` when another follows, `error` when the call fails. The
+   * error's class and outcome, not its message, which may quote the body.
+   */
+  #logFailure(level: 'warn' | 'error', call: Call<z.ZodMiniType>, state: CallState, failure: { readonly status: number | undefined; readonly error: PayorchError }, attempt: number, retryDelayMs: number | undefined): void {
+    const logged = this.#logged(call);
+    const { error, status } = failure;
+    const durationMs = Math.round(performance.now() - state.started);
+    const fields = { ...logged, attempt, status, durationMs, outcome: error.outcome, error: error.name, ...(retryDelayMs === undefined ? {} : { retryDelayMs }) };
+    const answered = status === undefined ? error.name : `${error.name}, HTTP ${status}`;
+    const where = `${logged.method} ${logged.path} (${logged.operation})`;
+    const message =
+      retryDelayMs === undefined
+        ? `payorch ✗ ${where} failed after ${attempt} attempt${attempt === 1 ? '' : 's'} in ${durationMs} ms: ${answered}, outcome ${error.outcome}`
+        : `payorch ↻ ${where}: ${answered}; attempt ${attempt + 1} in ${retryDelayMs} ms`;
+    this.#observer.log(level, fields, message);
   }
 
   /** Signs and sends one attempt and reads its body, within the call's deadline. */
@@ -256,7 +286,7 @@ export class Transport {
     const timestamp = String(Math.floor((this.#now() + this.#clockOffsetMs) / 1000));
     const hash = requestHash(this.#config.credentials, call.signing, timestamp);
     state.sentHashes.push(hash);
-    if (this.#observed) this.#observer.request({ operation: call.operation, method: call.method, url, attempt, headers: redactHeaders({ ...headers, 'X-Timestamp': timestamp, 'X-Hash': hash }) });
+    if (this.#observed) this.#observer.request({ operation: call.operation, method: call.method, url, attempt, headers: redactHeaders({ ...headers, 'X-Timestamp': timestamp, 'X-Hash': hash }) }, this.#logged(call));
     const client = this.#ky ?? (await this.#loadKy());
     const fetcher = this.#config.fetch;
     const response = await client(url, {
@@ -282,11 +312,11 @@ export class Transport {
       // A custom fetch that rebuilds the request from its URL drops `redirect: 'manual'` and
       // follows: the body may have gone to wherever the redirect pointed.
       await response.body?.cancel().catch(() => undefined);
-      throw APIError.generate({ status: response.status, headers: Object.fromEntries(response.headers), body: undefined, request: { method: call.method, url }, redact: secrets(), summary: 'The answer came through a redirect, which payorch never follows: the custom fetch dropped redirect: "manual"', outcome: 'unknown' });
+      throw APIError.generate({ status: response.status, headers: Object.fromEntries(response.headers), body: undefined, request: { method: call.method, url }, redact: secrets(), summary: 'The answer came through a redirect, which payorch never follows: the custom fetch dropped redirect: "manual"', outcome: 'unknown', call: this.#failedCall(call, url) });
     }
     const limit = this.#config.maxResponseBytes ?? DEFAULT_CLIENT_MAX_RESPONSE_BYTES;
-    const text = await readCapped(response, limit, { method: call.method, url }, secrets);
-    return { status: response.status, headers: response.headers, text };
+    const text = await readCapped(response, limit, this.#failedCall(call, url), secrets);
+    return { status: response.status, headers: response.headers, text, response, url };
   }
 
   /** Turns an answer into the call's result or the most specific error. */
@@ -304,16 +334,16 @@ export class Transport {
     const refusal = isJson && isFailureFlag(parsed);
     if (status < 200 || status > 299 || !isJson || refusal) {
       const outcome = attemptOutcome({ kind: 'answer', status, refusal });
-      const error = APIError.generate({ status, headers: Object.fromEntries(answer.headers), body: parsed, request: failed, redact: this.#secrets(call, state.sentHashes), outcome });
+      const error = APIError.generate({ status, headers: Object.fromEntries(answer.headers), body: parsed, request: failed, redact: this.#secrets(call, state.sentHashes), outcome, call: this.#failedCall(call, state.url) });
       return { ok: false, status, error, answer };
     }
     const result = safeParse(call.schema, parsed);
     if (!result.success) {
       const outcome = attemptOutcome({ kind: 'answer', status, refusal: false });
-      const error = new ResponseValidationError(call.operation, { status, issues: toIssues(result.error), body: parsed, rawBody: text, redact: this.#secrets(call, state.sentHashes), outcome });
+      const error = new ResponseValidationError(call.operation, { status, issues: toIssues(result.error), body: parsed, rawBody: text, redact: this.#secrets(call, state.sentHashes), outcome, readOnly: call.readOnly });
       return { ok: false, status, error, answer: undefined };
     }
-    return { ok: true, status, value: result.data };
+    return { ok: true, status, value: result.data, answer };
   }
 
   /**
@@ -352,10 +382,10 @@ export class Transport {
     const offset = serverTime - this.#now();
     if (Math.abs(offset - this.#clockOffsetMs) < MIN_CLOCK_CORRECTION_MS) return false;
     if (Math.abs(offset) > MAX_CLOCK_OFFSET_MS) {
-      this.#observer.log('warn', { url, clockOffsetMs: offset, maxClockOffsetMs: MAX_CLOCK_OFFSET_MS }, `payorch: ignored a Date header ${offset} ms away from this machine's clock (more than a day): fix this machine's clock, or pass clockOffsetMs`);
+      this.#observer.log('warn', { path: new URL(url).pathname, clockOffsetMs: offset, maxClockOffsetMs: MAX_CLOCK_OFFSET_MS }, `payorch: ignored a Date header ${offset} ms away from this machine's clock (more than a day): fix this machine's clock, or pass clockOffsetMs`);
       return false;
     }
-    this.#observer.log('info', { url, clockOffsetMs: offset, previousClockOffsetMs: this.#clockOffsetMs }, `payorch: the service's clock is ${offset} ms ahead of this machine's; timestamps are corrected from now on`);
+    this.#observer.log('info', { path: new URL(url).pathname, clockOffsetMs: offset, previousClockOffsetMs: this.#clockOffsetMs }, `payorch: the service's clock is ${offset} ms ahead of this machine's; timestamps are corrected from now on`);
     this.#clockOffsetMs = offset;
     return true;
   }
@@ -374,7 +404,7 @@ export class Transport {
 
   /** What an error without an answer says about its call: never a header, never a key. */
   #failedCall(call: Call<z.ZodMiniType>, url: string): FailedCall {
-    return { operation: `${this.#config.api}.${call.operation}`, request: { method: call.method, url } };
+    return { operation: `${this.#config.api}.${call.operation}`, request: { method: call.method, url }, readOnly: call.readOnly };
   }
 
   /** What a `RequestAbortedError` raised outside a call (between two pages of a read) names. @internal */
@@ -432,14 +462,15 @@ export class Transport {
 // tab at either end (fetch strips those, so the hash would cover a value the service never sees).
 const HEADER_VALUE = /^(?![\t ])[\t\x20-\x7e\x80-\xff]*(?<![\t ])$/;
 
-async function readCapped(response: Response, limit: number, failed: FailedRequest, secrets: () => readonly string[]): Promise<string> {
+async function readCapped(response: Response, limit: number, failed: FailedCall, secrets: () => readonly string[]): Promise<string> {
   const bytes = await readLimited(response.body, response.headers.get('content-length'), limit);
   if (bytes === undefined) {
     throw APIError.generate({
       status: response.status,
       headers: Object.fromEntries(response.headers),
       body: undefined,
-      request: failed,
+      request: failed.request,
+      call: failed,
       redact: secrets(),
       summary: `The answer is larger than maxResponseBytes (${limit} bytes)`,
       outcome: attemptOutcome({ kind: 'answer', status: response.status, refusal: false }),

@@ -1,7 +1,9 @@
 import type { ClientOptions } from '../core/client-options.js';
+import { APIPromise } from '../core/api-promise.js';
 import { apiPath } from '../internal/endpoint.js';
 import type { Signing } from '../internal/signer.js';
-import { clientOptions } from '../core/client-options.js';
+import { checkSettings, clientOptions } from '../core/client-options.js';
+import type { ClientSettings } from '../core/client-options.js';
 import { checkOptions } from '../core/option-checks.js';
 import { checkRawRequest, rawCall } from '../internal/raw-call.js';
 import { APIResource } from '../internal/resource.js';
@@ -27,6 +29,9 @@ export interface ProviderClientOptions extends ClientOptions {
   readonly credentialKey?: string | undefined;
 }
 
+/** What {@link ProviderClient.withOptions} changes: every setting but the keys, the service address and the site key. */
+export type ProviderClientSettings = ClientSettings;
+
 /** A request to an endpoint the SDK does not wrap yet, signed like every other call. */
 export type ProviderRawRequest = RawRequest &
   (
@@ -45,7 +50,7 @@ const PROVIDER_OPTIONS = /* @__PURE__ */ clientOptions('PROVIDER');
  */
 const parentTransport = Symbol('parentTransport');
 interface SiteOptions extends ProviderClientOptions {
-  readonly [parentTransport]?: Transport;
+  readonly [parentTransport]?: Transport | undefined;
 }
 
 /**
@@ -108,6 +113,26 @@ export class ProviderClient extends APIResource {
   }
 
   /**
+   * A client with other settings (timeout, maxRetries, fetch, hooks, logger, logLevel, tracer,
+   * ...) and the same keys, service address and site key. Keys, `baseUrl` and the site key are
+   * refused: they make another client (`new ProviderClient`, `withSite`). It has a transport of
+   * its own, so the settings of this client are untouched.
+   *
+   * @throws {RequestValidationError} for an option of the client's identity, or an impossible value
+   * @example
+   * ```ts
+   * const patient = provider.withOptions({ timeout: 120_000, maxRetries: 5 });
+   * await patient.creditCard.getStatus({ tracking_code });
+   * ```
+   */
+  withOptions(settings: ProviderClientSettings): ProviderClient {
+    checkSettings('provider.withOptions', settings, PROVIDER_OPTIONS);
+    // Not the parent's transport withSite() shares: the new settings need a transport of their own.
+    const options: SiteOptions = { ...this.#options, ...settings, credentialKey: this._credentialKey, [parentTransport]: undefined };
+    return new ProviderClient(options);
+  }
+
+  /**
    * Connection test: checks the keys, the clock and the IP whitelist (spec 4.3).
    *
    * @example
@@ -116,7 +141,7 @@ export class ProviderClient extends APIResource {
    * console.log(me.name, me.is_active);
    * ```
    */
-  welcome(options?: ProviderRequestOptions): Promise<Welcome> {
+  welcome(options?: ProviderRequestOptions): APIPromise<Welcome> {
     return this._send(welcomeEndpoint, undefined, options);
   }
 
@@ -128,9 +153,11 @@ export class ProviderClient extends APIResource {
    * const { sites } = await provider.listSites({ key: process.env.PAYORCH_SITES_KEY! });
    * ```
    */
-  async listSites(params: SiteListParams, options?: ProviderRequestOptions): Promise<SiteList> {
-    const { key } = parseRequest(listSitesEndpoint.operation, SiteListParams, params);
-    return this._send(listSitesEndpoint, undefined, options, key);
+  listSites(params: SiteListParams, options?: ProviderRequestOptions): APIPromise<SiteList> {
+    return APIPromise.start(() => {
+      const { key } = parseRequest(listSitesEndpoint.operation, SiteListParams, params);
+      return this._sendAnswered(listSitesEndpoint, undefined, options, key);
+    });
   }
 
   /**
@@ -145,15 +172,17 @@ export class ProviderClient extends APIResource {
    * const answer = await provider.request({ method: 'POST', path: '/new-endpoint', hash: 'credential', body: { a: 1 } });
    * ```
    */
-  async request(params: ProviderRawRequest, options: ProviderRequestOptions = {}): Promise<unknown> {
-    checkRawRequest(params);
-    const signing: Signing =
-      params.hash === 'credential'
-        ? { hash: 'credential', credentialKey: params.credentialKey ?? this._requireCredentialKey('request', options) }
-        : params.hash === 'key'
-          ? { hash: 'key', key: params.key }
-          : { hash: 'basic' };
-    return this._transport.request(rawCall(params, signing, this._credentialKeys(options)), options);
+  request(params: ProviderRawRequest, options: ProviderRequestOptions = {}): APIPromise<unknown> {
+    return APIPromise.start(() => {
+      checkRawRequest(params);
+      const signing: Signing =
+        params.hash === 'credential'
+          ? { hash: 'credential', credentialKey: params.credentialKey ?? this._requireCredentialKey('request', options) }
+          : params.hash === 'key'
+            ? { hash: 'key', key: params.key }
+            : { hash: 'basic' };
+      return this._transport.request(rawCall(params, signing, this._credentialKeys(options)), options);
+    });
   }
 
 }

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { APIPromise } from '../core/api-promise.js';
 import { defineEndpoint } from '../internal/endpoint.js';
 import { lenientObject, openEnum, requestAmount, requiredString, responseNumber, responseString, strictObject, successFlag } from '../internal/schema-blocks.js';
 import { APIResource } from '../internal/resource.js';
@@ -123,15 +124,17 @@ export class ProviderCreditCard extends APIResource {
    * });
    * ```
    */
-  async createPayment(params: CardPaymentParams, options: ProviderRequestOptions = {}): Promise<CardPayment> {
-    // Anything but an object goes to the schema as it is, to be refused with a RequestValidationError.
-    const credentialKey: unknown =
-      typeof params === 'object' && (params as unknown) !== null
-        ? (params.credential_key ?? this._requireCredentialKey(cardPaymentEndpoint.operation, options))
-        : undefined;
-    const body: unknown = credentialKey === undefined ? params : { ...params, credential_key: credentialKey };
-    const secrets = typeof credentialKey === 'string' ? [credentialKey] : [];
-    return this._send(cardPaymentEndpoint, body as z.input<typeof CardPaymentParams>, options, undefined, secrets);
+  createPayment(params: CardPaymentParams, options: ProviderRequestOptions = {}): APIPromise<CardPayment> {
+    return APIPromise.start(() => {
+      // Anything but an object goes to the schema as it is, to be refused with a RequestValidationError.
+      const credentialKey: unknown =
+        typeof params === 'object' && (params as unknown) !== null
+          ? (params.credential_key ?? this._requireCredentialKey(cardPaymentEndpoint.operation, options))
+          : undefined;
+      const body: unknown = credentialKey === undefined ? params : { ...params, credential_key: credentialKey };
+      const secrets = typeof credentialKey === 'string' ? [credentialKey] : [];
+      return this._sendAnswered(cardPaymentEndpoint, body as z.input<typeof CardPaymentParams>, options, undefined, secrets);
+    });
   }
 
   /**
@@ -143,7 +146,7 @@ export class ProviderCreditCard extends APIResource {
    * if (data.status === 'success') fulfil();
    * ```
    */
-  getStatus(params: CardPaymentStatusParams, options?: ProviderRequestOptions): Promise<CardPaymentStatusResult> {
+  getStatus(params: CardPaymentStatusParams, options?: ProviderRequestOptions): APIPromise<CardPaymentStatusResult> {
     return this._send(cardStatusEndpoint, params, options);
   }
 }

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import type { APIPromise } from '../core/api-promise.js';
 import { strictObject } from '../internal/schema-blocks.js';
 import { defineEndpoint } from '../internal/endpoint.js';
 import { APIResource } from '../internal/resource.js';
@@ -70,7 +71,7 @@ export class ProviderEiban extends APIResource {
    * const { data } = await provider.eiban.startDeposit({ fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', amount: 500 });
    * ```
    */
-  startDeposit(params: EibanDepositParams, options?: ProviderRequestOptions): Promise<EibanDeposit> {
+  startDeposit(params: EibanDepositParams, options?: ProviderRequestOptions): APIPromise<EibanDeposit> {
     return this._send(eibanDepositEndpoint, params, options);
   }
 
@@ -84,7 +85,7 @@ export class ProviderEiban extends APIResource {
    * });
    * ```
    */
-  startWithdrawal(params: EibanWithdrawalParams, options?: ProviderRequestOptions): Promise<EibanWithdrawal> {
+  startWithdrawal(params: EibanWithdrawalParams, options?: ProviderRequestOptions): APIPromise<EibanWithdrawal> {
     return this._send(eibanWithdrawalEndpoint, params, options);
   }
 }

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import type { APIPromise } from '../core/api-promise.js';
 import { strictObject } from '../internal/schema-blocks.js';
 import { defineEndpoint } from '../internal/endpoint.js';
 import { APIResource } from '../internal/resource.js';
@@ -72,7 +73,7 @@ export class ProviderManual extends APIResource {
    * redirect(data.payment_url);
    * ```
    */
-  startDeposit(params: ManualDepositParams, options?: ProviderRequestOptions): Promise<ManualDeposit> {
+  startDeposit(params: ManualDepositParams, options?: ProviderRequestOptions): APIPromise<ManualDeposit> {
     return this._send(manualDepositEndpoint, params, options);
   }
 
@@ -86,7 +87,7 @@ export class ProviderManual extends APIResource {
    * });
    * ```
    */
-  startWithdrawal(params: ManualWithdrawalParams, options?: ProviderRequestOptions): Promise<ManualWithdrawal> {
+  startWithdrawal(params: ManualWithdrawalParams, options?: ProviderRequestOptions): APIPromise<ManualWithdrawal> {
     return this._send(manualWithdrawalEndpoint, params, options);
   }
 }

@@ -122,7 +122,7 @@ describe('payorch call', { timeout: 30_000 }, () => {
   test('missing fields are each "is required", once; without --data every required field is named', async () => {
     const run = await payorch(['call', 'manual.startDeposit', '--data', JSON.stringify({ fullname: 'Ada', username: 'ada', amount: 250 })], sandbox.env);
     expect(run.code).toBe(1);
-    expect(run.stderr).toBe('RequestValidationError Invalid request to manual.startDeposit: nothing was sent\noutcome  not_sent (nothing reached the service: safe to run again)\n  user_id: is required\n');
+    expect(run.stderr).toBe('RequestValidationError Invalid request to manual.startDeposit: nothing was sent\noutcome  not_sent\n  user_id: is required\n');
     const bare = await payorch(['call', 'manual.startDeposit', '--json'], sandbox.env);
     expect(jsonOf(bare)).toMatchObject({ error: { class: 'RequestValidationError', message: 'Invalid request to manual.startDeposit: fullname: is required; username: is required; user_id: is required; amount: is required' } });
     expect(bare.stdout).not.toContain('received undefined');
@@ -132,7 +132,7 @@ describe('payorch call', { timeout: 30_000 }, () => {
     const env = Object.fromEntries(Object.entries(sandbox.env).filter(([name]) => name !== 'PAYORCH_CREDENTIAL_KEY'));
     const run = await payorch(['call', 'manual.startDeposit', '--data', JSON.stringify(deposit)], env);
     expect(run.code).toBe(1);
-    expect(run.stderr).toBe('RequestValidationError Invalid request to manual.startDeposit: nothing was sent\noutcome  not_sent (nothing reached the service: safe to run again)\n  --credential-key: is required for this operation (or set PAYORCH_CREDENTIAL_KEY)\n');
+    expect(run.stderr).toBe('RequestValidationError Invalid request to manual.startDeposit: nothing was sent\noutcome  not_sent\n  --credential-key: is required for this operation (or set PAYORCH_CREDENTIAL_KEY)\n');
   });
 
   test('transactions.iterate prints every record of a range longer than one request takes, as DealerClient reads them', async () => {

@@ -20,6 +20,9 @@ import {
   signCallback,
   TimeoutError,
   UnprocessableEntityError,
+  NotFoundError,
+  RateLimitError,
+  InternalServerError,
   verifyCallback,
 } from '../../src/index.js';
 import type { CallbackErrorDetails, CallbackReceiverOptions, CallbackVerificationReason, CallOutcome, ConnectionFailureReason, MemoryInboxContext } from '../../src/index.js';
@@ -214,6 +217,9 @@ describe('docs/errors-and-retries.md', () => {
       const bunSigns = bun === 'the same codes' ? nodeCodes : quoted(bun).filter((code) => !code.endsWith('Error'));
       const errors: [string, unknown][] = [
         ...nodeCodes.map((code): [string, unknown] => [`node ${code}`, new TypeError('fetch failed', { cause: Object.assign(new Error(code), { code }) })]),
+        // A code only with its syscall (`ECONNRESET with syscall \`connect\``), and a message node:tls gives in quotes.
+        ...[...node.matchAll(/([A-Z][A-Z0-9_]+) with syscall `(\w+)`/g)].map(([, code = '', syscall]): [string, unknown] => [`node ${code} ${syscall}`, new TypeError('fetch failed', { cause: Object.assign(new Error(`${syscall} ${code}`), { code, syscall }) })]),
+        ...[...node.matchAll(/"([^"]+)"/g)].map(([, text = '']): [string, unknown] => [`node "${text}"`, new TypeError('fetch failed', { cause: new Error(text) })]),
         ...(/^[A-Z]+$/.test(bunSigns[0] ?? '') && /"(.+)"/.test(bun)
           ? [[`bun ${bunSigns[0]}`, Object.assign(new TypeError(/"(.+)"/.exec(bun)?.[1]), { code: bunSigns[0] })] as [string, unknown]]
           : bunSigns.map((code): [string, unknown] => [`bun ${code}`, Object.assign(new TypeError('fetch failed'), { code })])),
@@ -354,6 +360,8 @@ describe('docs/errors-and-retries.md', () => {
       ['a 400', () => failure(() => client().welcome(), json(400, { success: false, error: 'Bad request' }))],
       ['a 2xx success: false', () => failure(() => client().welcome(), json(200, { success: false, error: 'No' }))],
       ['a 500', () => failure(() => client().welcome(), json(500, { success: false, error: 'Server error' }))],
+      ['a 404', () => failure(() => client().welcome(), json(404, { success: false, error: 'Not found' }))],
+      ['a 429', () => failure(() => client().welcome(), json(429, { success: false, error: 'Slow down' }))],
       ['a 302', () => failure(() => client().welcome(), json(302, {}, { location: 'https://elsewhere.test/' }))],
       ['a 2xx that is not JSON', () => failure(() => client().welcome(), (_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end('<html></html>'))],
       ['a 2xx of another shape', () => failure(() => client().welcome(), json(200, { success: true, data: 'no provider here' }))],
@@ -383,6 +391,9 @@ describe('docs/errors-and-retries.md', () => {
       PermissionDeniedError,
       UnprocessableEntityError,
       APIError,
+      NotFoundError,
+      RateLimitError,
+      InternalServerError,
       ResponseValidationError,
       ConnectionError,
       TimeoutError,

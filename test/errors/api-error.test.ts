@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { APIError, AuthenticationError, PayorchError, PermissionDeniedError, UnprocessableEntityError } from '../../src/index.js';
+import { APIError, AuthenticationError, InternalServerError, PayorchError, PermissionDeniedError, UnprocessableEntityError } from '../../src/index.js';
 import type { APIErrorInit } from '../../src/errors/api-error.js';
 
 const request = { method: 'POST', url: 'https://api.payorch.test/api/provider/start-manual-withdraw?x=1' };
@@ -48,7 +48,7 @@ describe('APIError.generate', () => {
     const error = as(APIError.generate(init(422, body)), UnprocessableEntityError);
     expect(error.messages).toEqual(body.messages);
     expect(error.error).toBe('Doğrulama hatası');
-    expect(error.message).toBe('Doğrulama hatası: IBAN zorunludur; Tutar zorunludur (HTTP 422, POST /api/provider/start-manual-withdraw)');
+    expect(error.message).toBe('Doğrulama hatası: IBAN zorunludur; Tutar zorunludur (HTTP 422, POST /api/provider/start-manual-withdraw). The service refused it: nothing was created.');
   });
 
   test('keeps any other failure a plain APIError with every field read from the body', () => {
@@ -59,11 +59,11 @@ describe('APIError.generate', () => {
     expect(error.name).toBe('APIError');
     expect(error).toMatchObject({ status: 409, error: 'Site inactive', messages: undefined, code: undefined, body, request });
     expect(error.headers).toEqual({ 'x-request-id': 'r1' });
-    expect(error.message).toBe('Site inactive: The site is disabled (HTTP 409, POST /api/provider/start-manual-withdraw)');
+    expect(error.message).toBe('Site inactive: The site is disabled (HTTP 409, POST /api/provider/start-manual-withdraw). The service refused it: nothing was created.');
   });
 
   test('does not repeat a message equal to the error text', () => {
-    expect(APIError.generate(init(400, { success: false, error: 'Bad', message: 'Bad' })).message).toBe('Bad (HTTP 400, POST /api/provider/start-manual-withdraw)');
+    expect(APIError.generate(init(400, { success: false, error: 'Bad', message: 'Bad' })).message).toBe('Bad (HTTP 400, POST /api/provider/start-manual-withdraw). The service refused it: nothing was created.');
   });
 
   test.each([
@@ -82,9 +82,9 @@ describe('APIError.generate', () => {
     [[1, 2], 'The service reported a failure'],
   ])('describes a body without texts (%j)', (body, text) => {
     const error = APIError.generate(init(502, body));
-    expect(error.constructor).toBe(APIError);
+    expect(error.constructor).toBe(InternalServerError);
     expect(error.body).toEqual(body);
-    expect(error.message).toBe(`${text} (HTTP 502, POST /api/provider/start-manual-withdraw)`);
+    expect(error.message).toBe(`${text} (HTTP 502, POST /api/provider/start-manual-withdraw). The service may have processed it: a payment may have been created. Do not send it again; wait for its callback or read its status (docs/errors-and-retries.md).`);
   });
 
   test('never puts the query string of the URL into the message', () => {
@@ -94,7 +94,7 @@ describe('APIError.generate', () => {
   test('redacts the given values from the message and the body, and keeps the rest of the body as sent', () => {
     const body = { success: false, error: 'Invalid hash', message: 'got abcd1234 for key SECRETVALUE', extra: [1, { abcd1234: true }] };
     const error = APIError.generate(init(401, body, { redact: ['abcd1234', 'SECRETVALUE', ''] }));
-    expect(error.message).toBe('Invalid hash: got [redacted] for key [redacted] (HTTP 401, POST /api/provider/start-manual-withdraw)');
+    expect(error.message).toBe('Invalid hash: got [redacted] for key [redacted] (HTTP 401, POST /api/provider/start-manual-withdraw). The service refused it: nothing was created.');
     expect(error.body).toEqual({ success: false, error: 'Invalid hash', message: 'got [redacted] for key [redacted]', extra: [1, { '[redacted]': true }] });
   });
 

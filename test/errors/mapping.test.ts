@@ -5,6 +5,7 @@ import {
   APIError,
   AuthenticationError,
   ConnectionError,
+  InternalServerError,
   PermissionDeniedError,
   ProviderClient,
   RequestAbortedError,
@@ -60,7 +61,7 @@ describe('authentication and permission failures (spec 7.1)', () => {
     expect(error.status).toBe(status);
     expect(error.error).toBe(text);
     expect(error.body).toEqual(body);
-    expect(error.message).toBe(`${text}: Request refused (HTTP ${status}, POST /api/provider/start-manual-withdraw)`);
+    expect(error.message).toBe(`${text}: Request refused (HTTP ${status}, POST /api/provider/start-manual-withdraw). The service refused it: nothing was created.`);
   });
 });
 
@@ -85,7 +86,7 @@ describe('errors shown per endpoint (spec 7.3)', () => {
 
     expect(error).toBeInstanceOf(UnprocessableEntityError);
     expect(error.messages).toEqual(['Alıcı IBAN zorunludur', 'Tutar zorunludur']);
-    expect(error.message).toBe('Doğrulama hatası: Alıcı IBAN zorunludur; Tutar zorunludur (HTTP 200, POST /api/provider/start-manual-withdraw)');
+    expect(error.message).toBe('Doğrulama hatası: Alıcı IBAN zorunludur; Tutar zorunludur (HTTP 200, POST /api/provider/start-manual-withdraw). The service refused it: nothing was created.');
   });
 
   test('the card payment\'s "Invalid credential key" is a PermissionDeniedError', async () => {
@@ -105,7 +106,7 @@ describe('errors shown per endpoint (spec 7.3)', () => {
       expect(error.status).toBe(200);
       expect(error.error).toBeUndefined();
       expect(error.messages).toBeUndefined();
-      expect(error.message).toBe(`${text} (HTTP 200, POST /api/provider/credit-card/payment)`);
+      expect(error.message).toBe(`${text} (HTTP 200, POST /api/provider/credit-card/payment). The service refused it: nothing was created.`);
       expect(error.body).toEqual({ success: false, message: text });
     },
   );
@@ -122,15 +123,15 @@ describe('answers that are not a success', () => {
     expect(error.body).toEqual(body);
   });
 
-  test("a proxy's HTML 502 page is an APIError keeping the text", async () => {
+  test("a proxy's HTML 502 page is an InternalServerError keeping the text", async () => {
     const html = '<html><body><h1>502 Bad Gateway</h1></body></html>';
     capture('post', WITHDRAW_URL, () => new HttpResponse(html, { status: 502, headers: { 'Content-Type': 'text/html' } }));
     const error = (await caught(withdraw())) as APIError;
-    expect(error.constructor).toBe(APIError);
+    expect(error.constructor).toBe(InternalServerError);
     expect(error.status).toBe(502);
     expect(error.body).toBe(html);
     expect(error.headers['content-type']).toBe('text/html');
-    expect(error.message).toBe('The service answered with a body that is not JSON (HTTP 502, POST /api/provider/start-manual-withdraw)');
+    expect(error.message).toBe('The service answered with a body that is not JSON (HTTP 502, POST /api/provider/start-manual-withdraw). The service may have processed it: the withdrawal may have been created. Do not send it again; wait for its callback or read its status (docs/errors-and-retries.md).');
   });
 
   test('an HTML page with HTTP 200 is an APIError too', async () => {
@@ -140,10 +141,10 @@ describe('answers that are not a success', () => {
     expect(error.body).toBe('<html>Login</html>');
   });
 
-  test.each([200, 500])('an empty body with HTTP %i is an APIError', async (status) => {
+  test.each([[200, APIError], [500, InternalServerError]] as const)('an empty body with HTTP %i is an %o', async (status, errorClass) => {
     capture('post', WITHDRAW_URL, () => new HttpResponse(null, { status }));
     const error = (await caught(withdraw())) as APIError;
-    expect(error.constructor).toBe(APIError);
+    expect(error.constructor).toBe(errorClass);
     expect(error.status).toBe(status);
     expect(error.body).toBe('');
     expect(error.message).toMatch(/^The service answered with an empty body/);
@@ -219,7 +220,7 @@ describe('secrets stay out of errors', () => {
     const error = (await caught(withdraw())) as AuthenticationError;
     const hash = seen[0]!.headers.get('x-hash') ?? '';
 
-    expect(error.message).toBe('Invalid hash: expected [redacted] for [redacted] with [redacted] (HTTP 401, POST /api/provider/start-manual-withdraw)');
+    expect(error.message).toBe('Invalid hash: expected [redacted] for [redacted] with [redacted] (HTTP 401, POST /api/provider/start-manual-withdraw). The service refused it: nothing was created.');
     expect(hash).toMatch(/^[0-9a-f]{64}$/);
     expect((error.body as { message: string }).message).toBe('expected [redacted] for [redacted] with [redacted]');
   });
@@ -230,7 +231,7 @@ describe('secrets stay out of errors', () => {
       message: `Invalid credential key: ${(JSON.parse(request.body) as { credential_key: string }).credential_key}`,
     }));
     const error = (await caught(payByCard())) as APIError;
-    expect(error.message).toBe('Invalid credential key: [redacted] (HTTP 200, POST /api/provider/credit-card/payment)');
+    expect(error.message).toBe('Invalid credential key: [redacted] (HTTP 200, POST /api/provider/credit-card/payment). The service refused it: nothing was created.');
   });
 
   test('a credential key given in the body of a card payment, or in a raw request, is redacted when echoed', async () => {
@@ -239,9 +240,9 @@ describe('secrets stay out of errors', () => {
       message: `Invalid credential key: ${(JSON.parse(request.body) as { credential_key: string }).credential_key}`,
     }));
     const own = await caught(provider.creditCard.createPayment({ username: 'ada', user_id: 'u-1', firstname: 'Ada', lastname: 'Yılmaz', amount: 150, credential_key: 'site_cred_given_in_body' }));
-    expect((own as APIError).message).toBe('Invalid credential key: [redacted] (HTTP 200, POST /api/provider/credit-card/payment)');
+    expect((own as APIError).message).toBe('Invalid credential key: [redacted] (HTTP 200, POST /api/provider/credit-card/payment). The service refused it: nothing was created.');
     const raw = await caught(provider.request({ method: 'POST', path: '/credit-card/payment', hash: 'basic', body: { credential_key: PROVIDER.credentialKey } }));
-    expect((raw as APIError).message).toBe('Invalid credential key: [redacted] (HTTP 200, POST /api/provider/credit-card/payment)');
+    expect((raw as APIError).message).toBe('Invalid credential key: [redacted] (HTTP 200, POST /api/provider/credit-card/payment). The service refused it: nothing was created.');
   });
 
   test('no error of any kind carries a secret in its message, stack or inspected form', async () => {
@@ -264,7 +265,7 @@ describe('secrets stay out of errors', () => {
 
     expect(errors.map((error) => (error as Error).name)).toEqual([
       'AuthenticationError',
-      'APIError',
+      'InternalServerError',
       'ResponseValidationError',
       'ConnectionError',
       'TimeoutError',

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type * as z from 'zod/mini';
 import type { Endpoint } from '../../src/internal/endpoint.js';
-import type { DealerClient, ProviderClient, ProviderRequestOptions } from '../../src/index.js';
+import type { APIPromise, DealerClient, ProviderClient, ProviderRequestOptions } from '../../src/index.js';
 import { dealerCardPaymentEndpoint } from '../../src/dealer/credit-card.js';
 import { eibanListEndpoint } from '../../src/dealer/eibans.js';
 import { manualIbanDepositEndpoint, manualIbanWithdrawEndpoint } from '../../src/dealer/manual-iban.js';
@@ -23,7 +23,7 @@ export interface ApiCall<C> {
   readonly endpoint: Endpoint<z.ZodMiniType, z.ZodMiniType>;
   /** Valid parameters, or undefined for a call that takes none. */
   readonly valid: Record<string, unknown> | undefined;
-  readonly invoke: (client: C, params: never, options?: ProviderRequestOptions) => Promise<unknown>;
+  readonly invoke: (client: C, params: never, options?: ProviderRequestOptions) => APIPromise<unknown>;
 }
 export type ProviderCall = ApiCall<ProviderClient>;
 export type DealerCall = ApiCall<DealerClient>;

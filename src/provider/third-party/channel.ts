@@ -1,4 +1,5 @@
 import type { z } from 'zod/mini';
+import type { APIPromise } from '../../core/api-promise.js';
 import type { Endpoint } from '../../internal/endpoint.js';
 import { APIResource } from '../../internal/resource.js';
 import type { Transport } from '../../internal/transport.js';
@@ -33,7 +34,7 @@ export class ThirdPartyChannel<DP extends z.ZodMiniType, DR extends z.ZodMiniTyp
    * const { data } = await provider.thirdParty.bank.startDeposit({ fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', amount: 300 });
    * ```
    */
-  startDeposit(params: z.input<DP>, options?: ProviderRequestOptions): Promise<z.output<DR>> {
+  startDeposit(params: z.input<DP>, options?: ProviderRequestOptions): APIPromise<z.output<DR>> {
     return this._send(this.#endpoints.deposit, params, options);
   }
 
@@ -46,7 +47,7 @@ export class ThirdPartyChannel<DP extends z.ZodMiniType, DR extends z.ZodMiniTyp
    * const gateway = data.gateways.find((g) => g.supported_crypto_types?.includes('USDT (TRC20)'));
    * ```
    */
-  listGateways(options?: ProviderRequestOptions): Promise<GatewayList> {
+  listGateways(options?: ProviderRequestOptions): APIPromise<GatewayList> {
     return this._send(this.#endpoints.gateways, undefined, options);
   }
 
@@ -60,7 +61,7 @@ export class ThirdPartyChannel<DP extends z.ZodMiniType, DR extends z.ZodMiniTyp
    * });
    * ```
    */
-  startWithdrawal(params: z.input<WP>, options?: ProviderRequestOptions): Promise<z.output<WR>> {
+  startWithdrawal(params: z.input<WP>, options?: ProviderRequestOptions): APIPromise<z.output<WR>> {
     return this._send(this.#endpoints.withdrawal, params, options);
   }
 }

@@ -1,4 +1,7 @@
 import type { Logger } from '../../core/observability.js';
+import { LOG_LEVEL_OPTION, levelledLogger } from '../../core/log-level.js';
+import type { LogLevel } from '../../core/log-level.js';
+import { refusalLog } from './refusals.js';
 import { TRACER_OPTION, checkOptions } from '../../core/option-checks.js';
 import type { OptionDeclaration } from '../../core/option-checks.js';
 import { traceCallback, traceCallbackApply } from '../../internal/tracing.js';
@@ -99,6 +102,16 @@ export interface CallbackReceiverOptions<TContext extends CallbackInboxContext> 
    * @example console
    */
   readonly logger?: Logger | undefined;
+  /**
+   * How much is logged, to `logger` or, without one, to the console: `'off'`, `'error'`,
+   * `'warn'`, `'info'` or `'debug'`. Without it, the `PAYORCH_LOG` environment variable decides
+   * where the runtime has one; a Worker has none, so set the option. Refused requests are logged
+   * at `debug`, but for well-formed callbacks refused for their hash or API key: those are
+   * warned at most once a minute with a count, at any level but `'off'`.
+   * @default PAYORCH_LOG, else 'warn'
+   * @example 'debug'
+   */
+  readonly logLevel?: LogLevel | undefined;
   /**
    * An OpenTelemetry `Tracer`: each received callback becomes one CONSUMER span named
    * `callback.receive`, active while the handlers run, with the callback's kind, status and
@@ -243,6 +256,7 @@ export const RECEIVER_OPTIONS: readonly OptionDeclaration[] = [
   { name: 'unhandled', rule: { type: 'oneOf', values: ['acknowledge', 'retry'] }, default: 'acknowledge' },
   { name: 'accountName', rule: { type: 'text', maxLength: 200 } },
   TRACER_OPTION,
+  LOG_LEVEL_OPTION,
   { name: 'inbox', rule: { type: 'object', methods: ['process'], allowed: 'an object with a process(key, apply) method (CallbackInbox)' } },
   { name: 'enqueue', rule: { type: 'function' } },
 ];
@@ -278,10 +292,13 @@ export function createCallbackReceiver<TContext extends CallbackInboxContext = M
   checkOptions(WHERE, options, RECEIVER_OPTIONS);
   checkRotation(options);
   const maxBodyBytes = options.maxBodyBytes ?? MAX_CALLBACK_BODY_BYTES;
-  const { logger, onError, tracer, enqueue } = options;
+  const { onError, tracer, enqueue } = options;
   const clock = options.now ?? Date.now;
+  const logger = levelledLogger(options.logger, options.logLevel);
+  const refused = refusalLog(logger, clock);
   const account = options.accountName ?? options.apiKey;
-  const report = reporter(onError, logger);
+  // Failures keep their own rule (onError, else the logger's error, else console.error): never filtered.
+  const report = reporter(onError, options.logger);
   const apply = applying({
     inbox: options.inbox ?? (createMemoryInbox() as unknown as CallbackInbox<TContext>),
     confirm: options.confirm,
@@ -304,14 +321,14 @@ export function createCallbackReceiver<TContext extends CallbackInboxContext = M
       return NOT_QUEUED;
     }
     trace.processed('queued');
-    logger?.debug({ kind: callback.kind, trackingCode: callback.payload.tracking_code, status: callback.payload.status }, 'payorch: callback queued');
+    logger.debug({ kind: callback.kind, trackingCode: callback.payload.tracking_code, status: callback.payload.status }, 'payorch: callback queued');
     return OK;
   }
 
   // Read, not refused: a genuine callback must apply whatever charset its bytes are in. Logged, so
   // that a sender that mislabels its bodies is seen, and names read in a wrong charset found.
   function warnDecoded(decoding: BodyDecoding): void {
-    logger?.warn({ ...decoding }, `payorch: the callback body was not in the charset its Content-Type declares (${decoding.charset ?? 'none, so UTF-8'}); it was read as ${decoding.decodedAs}`);
+    logger.warn({ ...decoding }, `payorch: the callback body was not in the charset its Content-Type declares (${decoding.charset ?? 'none, so UTF-8'}); it was read as ${decoding.decodedAs}`);
   }
 
   function rawPayload(input: ReceivedInput): Readonly<Record<string, unknown>> | undefined {
@@ -340,7 +357,7 @@ export function createCallbackReceiver<TContext extends CallbackInboxContext = M
         report(error, { callback: undefined, phase: 'payload', payload: rawPayload(input) });
         return UNREADABLE_PAYLOAD;
       }
-      logger?.warn({ reason: error.reason, status: error.status }, error.message);
+      refused(error);
       return answer(error.status, error.reason);
     }
     trace.verified(callback);

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
 import { ConnectionError, DealerClient, RequestAbortedError, TimeoutError } from '../../../src/index.js';
 import type { ConnectionFailureReason, PayorchError } from '../../../src/index.js';
@@ -41,6 +42,27 @@ async function selfSigned(): Promise<Target> {
   return { url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`, requests: () => requests };
 }
 
+/** A TCP server that resets every connection it accepts: the client's connect ends in ECONNRESET. */
+async function resetOnAccept(): Promise<Target> {
+  const server = createNetServer((socket) => socket.resetAndDestroy());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  tlsServers.push(server);
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests: () => 0 };
+}
+
+/** A TLS server that drops each connection before its handshake completes, so nothing but the handshake could reach it. */
+async function closedInHandshake(): Promise<Target> {
+  let requests = 0;
+  const server = createServer({ key: fixture('loopback-key.pem'), cert: fixture('loopback-cert.pem') }, (_request, response) => {
+    requests++;
+    response.end('{}');
+  });
+  server.on('connection', (socket: Socket) => socket.destroy());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  tlsServers.push({ close: () => { server.closeAllConnections(); server.close(); } });
+  return { url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`, requests: () => requests };
+}
+
 const TARGETS: readonly (readonly [string, () => Promise<Target>, ConnectionFailureReason, number])[] = [
   // .invalid never resolves (RFC 6761): nothing outside this machine is asked to serve it.
   ['a host name that does not resolve', () => Promise.resolve({ url: 'https://payorch-sdk-test.invalid', requests: () => 0 }), 'name_not_resolved', 3],
@@ -50,6 +72,8 @@ const TARGETS: readonly (readonly [string, () => Promise<Target>, ConnectionFail
     const server = await startServer((_request, response) => response.end('{}'));
     return { url: server.url.replace('http:', 'https:'), requests: () => server.seen.length };
   }, 'tls_handshake', 1],
+  ['a server that resets the connection while it is made (connect ECONNRESET)', resetOnAccept, 'connection_refused', 3],
+  ['a TLS server that closes during the handshake', closedInHandshake, 'tls_handshake', 1],
 ];
 
 describe('a connection that fails before the request could leave', () => {
@@ -64,7 +88,7 @@ describe('a connection that fails before the request could leave', () => {
     expect({ outcome: failure.outcome, reason: failure.reason, refused: failure.refused }).toEqual({ outcome: 'not_sent', reason, refused: reason === 'connection_refused' });
     expect(failure.request).toEqual({ method: 'POST', url: `${url}/api/provider/start-manual-deposit` });
     expect(failure.operation).toBe('provider.manual.startDeposit');
-    expect(failure.message).toMatch(/^POST \/api\/provider\/start-manual-deposit \(provider\.manual\.startDeposit\): .*nothing was sent$/);
+    expect(failure.message).toMatch(/^POST \/api\/provider\/start-manual-deposit \(provider\.manual\.startDeposit\): .*\. Nothing was sent: it is safe to send again\.$/);
     expect(requests()).toBe(0);
     // Name and connection failures are retried, even for a payment (nothing was sent); a failed handshake is not.
     expect(tried).toBe(attempts);
@@ -73,9 +97,9 @@ describe('a connection that fails before the request could leave', () => {
 
 describe('a connection that fails after the request could leave', () => {
   const cases: readonly (readonly [string, (client: ReturnType<typeof providerFor>) => Promise<unknown>, abstract new (...args: never[]) => PayorchError, string])[] = [
-    ['a reset mid-request', (client) => client.manual.startDeposit({ ...CUSTOMER, amount: 250 }), ConnectionError, 'POST /api/provider/start-manual-deposit (provider.manual.startDeposit): the connection failed; the service may have received the request'],
-    ['a timeout after connecting', (client) => client.manual.startDeposit({ ...CUSTOMER, amount: 250 }, { timeout: 300 }), TimeoutError, 'POST /api/provider/start-manual-deposit (provider.manual.startDeposit) did not complete within 300 ms'],
-    ['an abort after sending', (client) => client.manual.startDeposit({ ...CUSTOMER, amount: 250 }, { signal: AbortSignal.timeout(300) }), RequestAbortedError, 'POST /api/provider/start-manual-deposit (provider.manual.startDeposit) was aborted after it was sent: the service may have received it'],
+    ['a reset mid-request', (client) => client.manual.startDeposit({ ...CUSTOMER, amount: 250 }), ConnectionError, 'POST /api/provider/start-manual-deposit (provider.manual.startDeposit): the connection failed after the request may have left. The service may have processed it: the deposit may have been created. Do not send it again; wait for its callback or read its status (docs/errors-and-retries.md).'],
+    ['a timeout after connecting', (client) => client.manual.startDeposit({ ...CUSTOMER, amount: 250 }, { timeout: 300 }), TimeoutError, 'POST /api/provider/start-manual-deposit (provider.manual.startDeposit) did not complete within 300 ms. The service may have processed it: the deposit may have been created. Do not send it again; wait for its callback or read its status (docs/errors-and-retries.md).'],
+    ['an abort after sending', (client) => client.manual.startDeposit({ ...CUSTOMER, amount: 250 }, { signal: AbortSignal.timeout(300) }), RequestAbortedError, 'POST /api/provider/start-manual-deposit (provider.manual.startDeposit) was aborted after it was handed to fetch. The service may have processed it: the deposit may have been created. Do not send it again; wait for its callback or read its status (docs/errors-and-retries.md).'],
   ];
   test.each(cases)('%s stays unknown for a payment, is not resent, and names its call', async (name, call, errorClass, message) => {
     noBackoff();
@@ -95,7 +119,7 @@ describe('a connection that fails after the request could leave', () => {
     const error = await dealer.transfers.getStatus({ transfer_id: 'TRF-8fK2pQ' }, { timeout: 200 }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(TimeoutError);
     expect(error).toMatchObject({
-      message: 'GET /api/dealer/transfer-status (dealer.transfers.getStatus) did not complete within 200 ms',
+      message: 'GET /api/dealer/transfer-status (dealer.transfers.getStatus) did not complete within 200 ms. The service may have processed it; a read moves no money, so it is safe to retry.',
       request: { method: 'GET', url: `${server.url}/api/dealer/transfer-status?transfer_id=TRF-8fK2pQ` },
     });
   });

@@ -21,26 +21,27 @@ function recordingLogger(): { logger: Logger; lines: LogLine[] } {
 }
 
 describe('the logger', () => {
-  test('gets every attempt at debug, each retry at warn and the failed call at error, fields first', async () => {
+  test('gets every attempt at debug, each retry at warn and the failed call at error, fields first; a line names the operation, method, path, status and duration, never the body', async () => {
     noBackoff();
-    const server = await startServer((_request, response) => { json(response, 503, { success: false, error: 'down' }); });
+    const server = await startServer((_request, response) => { json(response, 503, { success: false, error: 'down for Ada Yılmaz' }); });
     const { logger, lines } = recordingLogger();
-    await providerFor(server, { logger, maxRetries: 1 }).welcome().catch(() => undefined);
+    await providerFor(server, { logger, logLevel: 'debug', maxRetries: 1 }).welcome().catch(() => undefined);
     expect(lines.map((line) => line.level)).toEqual(['debug', 'debug', 'warn', 'debug', 'debug', 'error']);
-    const url = `${server.url}/api/provider/welcome`;
-    expect(lines[0]).toEqual({ level: 'debug', fields: expect.objectContaining({ operation: 'welcome', method: 'POST', url, attempt: 1 }), message: `payorch → POST ${url} (attempt 1)` });
-    expect(lines[1]!.fields).toEqual(expect.objectContaining({ attempt: 1, status: 503, durationMs: expect.any(Number), retryDelayMs: 0 }));
-    expect(lines[2]!.message).toBe(`payorch ↻ POST ${url}: down (HTTP 503, POST /api/provider/welcome); attempt 2 in 0 ms`);
-    expect(lines[4]!.message).toBe(`payorch ← POST ${url} HTTP 503 (outcome: unknown) in ${String(lines[4]!.fields['durationMs'])} ms (attempt 2)`);
-    expect(lines[5]!.message).toBe(`payorch ✗ POST ${url} failed after 2 attempts (outcome: unknown): down (HTTP 503, POST /api/provider/welcome)`);
-    expect(lines[5]!.fields).toEqual(expect.objectContaining({ outcome: 'unknown', status: 503 }));
+    const where = 'POST /api/provider/welcome (provider.welcome)';
+    expect(lines[0]).toEqual({ level: 'debug', fields: { operation: 'provider.welcome', method: 'POST', path: '/api/provider/welcome', attempt: 1 }, message: `payorch → ${where} attempt 1` });
+    expect(lines[1]!.fields).toEqual(expect.objectContaining({ attempt: 1, status: 503, durationMs: expect.any(Number) }));
+    expect(lines[2]!.message).toBe(`payorch ↻ ${where}: InternalServerError, HTTP 503; attempt 2 in 0 ms`);
+    expect(lines[4]!.message).toBe(`payorch ← ${where} HTTP 503 (outcome: unknown) in ${String(lines[4]!.fields['durationMs'])} ms (attempt 2)`);
+    expect(lines[5]!.message).toBe(`payorch ✗ ${where} failed after 2 attempts in ${String(lines[5]!.fields['durationMs'])} ms: InternalServerError, HTTP 503, outcome unknown`);
+    expect(lines[5]!.fields).toEqual({ operation: 'provider.welcome', method: 'POST', path: '/api/provider/welcome', attempt: 2, status: 503, durationMs: expect.any(Number), outcome: 'unknown', error: 'InternalServerError' });
+    expect(JSON.stringify(lines)).not.toContain('Ada');
   });
 
   test('gets a learned clock offset at info', async () => {
     const server = await startServer((request, response, n) => (n === 1 ? json(response, 401, { success: false, error: 'Request timestamp expired' }, { date: new Date(Date.now() + 600_000).toUTCString() }) : json(response, 200, WELCOME)),
     );
     const { logger, lines } = recordingLogger();
-    await providerFor(server, { logger }).welcome();
+    await providerFor(server, { logger, logLevel: 'info' }).welcome();
     const info = lines.filter((line) => line.level === 'info');
     expect(info).toHaveLength(1);
     expect(info[0]!.message).toMatch(/^payorch: the service's clock is \d+ ms ahead of this machine's/);
@@ -49,9 +50,9 @@ describe('the logger', () => {
   test('console works as the logger', async () => {
     const server = await startServer((_request, response) => { json(response, 200, WELCOME); });
     const debug = vi.spyOn(console, 'debug').mockImplementation(() => undefined);
-    await providerFor(server, { logger: console }).welcome();
+    await providerFor(server, { logger: console, logLevel: 'debug' }).welcome();
     expect(debug).toHaveBeenCalledTimes(2);
-    expect(debug.mock.calls[0]![1]).toBe(`payorch → POST ${server.url}/api/provider/welcome (attempt 1)`);
+    expect(debug.mock.calls[0]![1]).toBe('payorch → POST /api/provider/welcome (provider.welcome) attempt 1');
   });
 
   test('a logger that throws does not change the result of a payment', async () => {
@@ -156,7 +157,7 @@ describe('secrets', () => {
 
     const { logger, lines } = recordingLogger();
     const events: unknown[] = [];
-    const options = { logger, onRequest: (event: RequestEvent) => events.push(event), onResponse: (event: ResponseEvent) => events.push(event) };
+    const options = { logger, logLevel: 'debug' as const, onRequest: (event: RequestEvent) => events.push(event), onResponse: (event: ResponseEvent) => events.push(event) };
     const client = providerFor(server, { ...options, credentialKey: PROVIDER.credentialKey });
     const errors: unknown[] = [];
     const attempt = async (call: () => Promise<unknown>) => {

@@ -69,7 +69,7 @@ describe('a call with a tracer', () => {
     expect(spanText(span!)).not.toContain('TRF-8fK2pQ');
     expect(span?.events.map((event) => [event.name, event.attributes])).toEqual([1, 2].map((attempt) => [
       'payorch.retry',
-      { 'payorch.attempt': attempt, 'payorch.retry.reason': 'retryable_status', 'payorch.retry.delay_ms': 0, 'http.response.status_code': 503, 'error.type': 'APIError' },
+      { 'payorch.attempt': attempt, 'payorch.retry.reason': 'retryable_status', 'payorch.retry.delay_ms': 0, 'http.response.status_code': 503, 'error.type': 'InternalServerError' },
     ]));
     expect(span?.status).toEqual({ code: STATUS.UNSET });
   });

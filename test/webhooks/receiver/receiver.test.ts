@@ -348,13 +348,13 @@ describe('logging', () => {
 
   test('logs each applied or repeated callback at debug and each refusal at warn, with no key or hash', async () => {
     const log = logger();
-    const receiver = createCallbackReceiver({ ...PROVIDER, logger: log }).on('*', () => undefined);
+    const receiver = createCallbackReceiver({ ...PROVIDER, logger: log, logLevel: 'debug' }).on('*', () => undefined);
     const delivery = deposit('MAN-log19-1763812000');
     await receiver.receive(delivery);
     await receiver.receive(delivery);
     expect(log.debug.mock.calls.map(([fields]) => (fields as { outcome: string }).outcome)).toEqual(['applied', 'duplicate']);
     await receiver.receive(signCallback({ ...unsigned.deposit }, { ...PROVIDER, secretKey: 'wrong' }));
-    expect(log.warn).toHaveBeenCalledWith({ reason: 'invalid_signature', status: 401 }, expect.stringContaining('invalid_signature'));
+    expect(log.warn).toHaveBeenCalledWith({ reason: 'invalid_signature', refused: 1 }, expect.stringContaining('the hash does not match'));
     const written = JSON.stringify([log.debug.mock.calls, log.warn.mock.calls]);
     for (const secret of [PROVIDER.secretKey, PROVIDER.apiKey, JSON.parse(delivery.body).hash as string]) expect(written).not.toContain(secret);
   });

@@ -1,0 +1,85 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, test } from 'vitest';
+
+/*
+ * What Node prints for an error of payorch nobody caught, from the built package: the first line
+ * must start with the class's own name. esbuild renames a class that refers to itself
+ * (`class _APIError`), and Node prints an uncaught error under its constructor's name when that
+ * differs from `error.name`; the names are read from the build, so a class added later is checked
+ * too (an error class without a way to make it here fails the test).
+ */
+const root = join(import.meta.dirname, '..', '..');
+const run = promisify(execFile);
+
+const ENTRIES = ['dist/index', 'dist/sandbox/index', 'dist/webhooks/index'] as const;
+
+// Each class made with arguments its constructor takes; `call` is what a client's error names.
+const MAKERS = `
+const call = { operation: 'provider.welcome', request: { method: 'POST', url: 'https://pay.example.com/api/provider/welcome' } };
+const answer = ['boom', { status: 500, headers: {}, body: '', request: call.request }];
+const makers = {
+  PayorchError: ['boom'],
+  RequestValidationError: ['op', [{ field: 'f', rule: 'required', message: 'is required' }]],
+  ConnectionError: [{ ...call, cause: undefined, reason: 'connection_refused' }],
+  TrackingCodeError: ['nope'],
+  CallbackVerificationError: ['invalid_signature', 'boom'],
+  CallbackJobError: ['invalid_signature', 'hash', 'boom'],
+  CallbackRetentionError: [{ trackingCode: 'MAN-a-1', status: 'completed' }, 1, 2],
+  InboxFullError: [1],
+  ResponseValidationError: ['op', { status: 200, issues: [], body: {}, rawBody: '{}' }],
+  TimeoutError: [1000, call],
+  RequestAbortedError: [undefined, call],
+  SandboxError: ['unknown_record', 'boom'],
+};
+const argsOf = (name, Class) => makers[name] ?? (Class.prototype instanceof sdk.APIError || Class === sdk.APIError ? answer : undefined);
+`;
+
+/** The exported error classes of an entry, listed by a child process of the built package. */
+async function classesOf(entry: string): Promise<string[]> {
+  const { stdout } = await run(process.execPath, ['-e', `const sdk = require(${JSON.stringify(join(root, `${entry}.cjs`))}); const base = sdk.PayorchError ?? require(${JSON.stringify(join(root, 'dist/index.cjs'))}).PayorchError;
+process.stdout.write(JSON.stringify(Object.keys(sdk).filter((name) => typeof sdk[name] === 'function' && (sdk[name] === base || sdk[name].prototype instanceof base))));`]);
+  return JSON.parse(stdout) as string[];
+}
+
+function loader(entry: string, format: 'esm' | 'cjs'): string {
+  const file = join(root, `${entry}.${format === 'esm' ? 'js' : 'cjs'}`);
+  const main = join(root, `dist/index.${format === 'esm' ? 'js' : 'cjs'}`);
+  return format === 'esm'
+    ? `const sdk = { ...(await import(${JSON.stringify(pathToFileURL(main).href)})), ...(await import(${JSON.stringify(pathToFileURL(file).href)})) };`
+    : `const sdk = { ...require(${JSON.stringify(main)}), ...require(${JSON.stringify(file)}) };`;
+}
+
+async function node(format: 'esm' | 'cjs', body: string): Promise<{ stdout: string; stderr: string }> {
+  const args = format === 'esm' ? ['--input-type=module', '-e', body] : ['-e', body];
+  return run(process.execPath, args).then(
+    ({ stdout }) => ({ stdout, stderr: '' }),
+    // A process that ends with an uncaught error: execFile rejects with what it printed.
+    (error: unknown) => error as { stdout: string; stderr: string },
+  );
+}
+
+/** The first line Node prints for the error, below the source excerpt it shows above it. */
+const header = (printed: string): string | undefined => printed.split('\n').find((line) => /^\S+(: | \[)/.test(line) && !line.startsWith('file:') && !line.startsWith('/') && !line.startsWith('[eval'));
+
+describe('an uncaught error of payorch, as Node prints it from the built package', () => {
+  test.each(ENTRIES)('%s: every error class prints its own name, in ESM and CommonJS', async (entry) => {
+    const names = await classesOf(entry);
+    expect(names.length).toBeGreaterThan(0);
+    await Promise.all((['esm', 'cjs'] as const).map(async (format) => {
+      // Every class through util.inspect, which is what Node's printer of an uncaught error uses...
+      const listed = await node(format, `${loader(entry, format)}${MAKERS}const { inspect } = ${format === 'esm' ? 'await import("node:util")' : 'require("node:util")'};
+const out = {};
+for (const name of ${JSON.stringify(names)}) { const Class = sdk[name]; const args = argsOf(name, Class); out[name] = args === undefined ? 'no maker' : inspect(new Class(...args)); }
+process.stdout.write(JSON.stringify(out));`);
+      const printed = JSON.parse(listed.stdout) as Record<string, string>;
+      for (const name of names) expect(header(printed[name] ?? ''), `${format} ${entry} ${name}: ${printed[name] ?? ''}`).toMatch(new RegExp(`^${name}: `));
+      // ...and one thrown for real, uncaught, as a process ends with it.
+      const name = names.includes('APIError') ? 'APIError' : (names.at(-1) ?? '');
+      const thrown = await node(format, `${loader(entry, format)}${MAKERS}const Class = sdk[${JSON.stringify(name)}]; throw new Class(...argsOf(${JSON.stringify(name)}, Class));`);
+      expect(header(thrown.stderr), `${format} ${entry} ${name}: ${thrown.stderr}`).toMatch(new RegExp(`^${name}: `));
+    }));
+  });
+});
