@@ -1,5 +1,4 @@
 import { MAX_TIMEOUT_MS, TEN_YEARS_SECONDS, declareOptions } from '../core/option-checks.js';
-import type { OptionDeclaration } from '../core/option-checks.js';
 import { CLOCK_RANGE } from './limits.js';
 
 /*

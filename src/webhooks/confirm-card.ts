@@ -1,6 +1,5 @@
 import type { VerifiedCallback } from './schemas.js';
 import { MAX_TIMEOUT_MS, checkOptions, declareOptions } from '../core/option-checks.js';
-import type { OptionDeclaration } from '../core/option-checks.js';
 
 /**
  * What {@link confirmWithCardStatus} needs of a provider client: `provider.creditCard.getStatus`.

@@ -1,5 +1,4 @@
 import { checkOptions, declareOptions } from '../core/option-checks.js';
-import type { OptionDeclaration } from '../core/option-checks.js';
 import { callbackHash } from '../internal/signer.js';
 
 /**

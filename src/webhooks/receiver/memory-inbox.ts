@@ -1,6 +1,5 @@
 import { CallbackRetentionError, InboxFullError } from '../../errors/error.js';
 import { checkOptions, declareOptions, TEN_YEARS_SECONDS } from '../../core/option-checks.js';
-import type { OptionDeclaration } from '../../core/option-checks.js';
 import type { CallbackInbox, CallbackInboxContext, CallbackInboxOutcome, CallbackProgress } from '../inbox.js';
 import { recordTimeOf } from '../record-time.js';
 

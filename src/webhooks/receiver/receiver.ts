@@ -1,6 +1,5 @@
 import type { Logger } from '../../core/observability.js';
 import { LOGGER_OPTION, TRACER_OPTION, checkOptions, declareOptions } from '../../core/option-checks.js';
-import type { OptionDeclaration } from '../../core/option-checks.js';
 import { traceCallback, traceCallbackApply } from '../../internal/tracing.js';
 import type { CallbackTrace } from '../../internal/tracing.js';
 import type { TracerLike } from '../../core/tracing.js';
