@@ -62,9 +62,15 @@ interface Guide {
   readonly checks: Readonly<Record<number, (row: ApiEndpoint, cell: string, call: string) => void>>;
 }
 
-const hash = (row: ApiEndpoint, cell: string): void => void expect(cell.split(/[ ,;(]/)[0]).toBe(row.endpoint.hash);
-const method = (row: ApiEndpoint, cell: string): void => void expect(cell.split(/[ ,;(]/)[0]).toBe(row.endpoint.method);
-const retried = (row: ApiEndpoint, cell: string): void => void expect(cell.startsWith('yes')).toBe(row.endpoint.readOnly);
+const hash = (row: ApiEndpoint, cell: string): void => {
+  expect(cell.split(/[ ,;(]/)[0]).toBe(row.endpoint.hash);
+};
+const method = (row: ApiEndpoint, cell: string): void => {
+  expect(cell.split(/[ ,;(]/)[0]).toBe(row.endpoint.method);
+};
+const retried = (row: ApiEndpoint, cell: string): void => {
+  expect(cell.startsWith('yes')).toBe(row.endpoint.readOnly);
+};
 const answer = (row: ApiEndpoint, cell: string, call: string): void => {
   // Another way to call an endpoint answers its own way (`iterate` yields the records of each page).
   if (OTHER_CALLS[call] === undefined) expect(quoted(cell)).toContain(schemaNames.get(row.endpoint.response));
