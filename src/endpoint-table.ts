@@ -66,7 +66,7 @@ const channel = (endpoints: typeof bankEndpoints | typeof cryptoEndpoints | type
   ];
 };
 
-/** The 17 endpoints of the Provider API (spec 4.2) and the 8 of the Dealer API (spec 4.13). */
+/** Every endpoint of the Provider API (spec 4.2) and of the Dealer API (spec 4.13). */
 export const API_ENDPOINTS: readonly ApiEndpoint[] = [
   provider(welcomeEndpoint, EMPTY_BODY_CONTENT_TYPE),
   provider(listSitesEndpoint, EMPTY_BODY_CONTENT_TYPE),

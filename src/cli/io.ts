@@ -190,8 +190,8 @@ export const DEFAULT_WAIT_MS = 10_000;
 /** `--timeout` of the commands that wait of their own (doctor, trigger): its range and default reach their help. */
 export const WAIT_TIMEOUT: OptionDeclaration = { name: 'timeout', rule: { type: 'number', min: 1, max: 600_000, integer: true }, default: DEFAULT_WAIT_MS };
 
-/** The declaration named `name` in `declarations`; a flag is checked by the option it sets. */
-export function declared(declarations: readonly OptionDeclaration[], name: string): OptionDeclaration {
+/** The declaration named `name` in `declarations`; a flag is checked by the option it sets, so a name none declares does not compile. */
+export function declared<TName extends string>(declarations: readonly OptionDeclaration<TName>[], name: NoInfer<TName>): OptionDeclaration<TName> {
   const declaration = declarations.find((each) => each.name === name);
   if (declaration === undefined) throw new Error(`No option ${name} is declared`);
   return declaration;

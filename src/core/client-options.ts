@@ -1,9 +1,10 @@
 import type { Logger, RequestEvent, ResponseEvent } from './observability.js';
 import { LOG_LEVEL_OPTION } from './log-level.js';
 import type { LogLevel } from './log-level.js';
-import { MAX_TIMEOUT_MS, TRACER_OPTION, checkOptions, checkValue } from './option-checks.js';
+import { LOGGER_OPTION, MAX_TIMEOUT_MS, TRACER_OPTION, checkOptions, checkValue, declareOptions } from './option-checks.js';
 import { RequestValidationError } from '../errors/error.js';
-import type { OptionDeclaration } from './option-checks.js';
+import type { OptionDeclaration, OptionName } from './option-checks.js';
+import type { RequestOptions } from './request-options.js';
 import type { TracerLike } from './tracing.js';
 
 /** Settings every client takes. Per-call `RequestOptions` override `timeout` and `maxRetries`. */
@@ -147,30 +148,31 @@ export const DEFAULT_CLIENT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 const MAX_RETRIES_CAP = 10;
 
 /** The options a single call may override: `timeout` and `maxRetries`. Cheap enough for every call. */
-export const REQUEST_OPTIONS: readonly OptionDeclaration[] = [
+export const REQUEST_OPTIONS = declareOptions<RequestOptions>()([
   { name: 'timeout', rule: { type: 'number', min: 1, max: MAX_TIMEOUT_MS, unit: 'milliseconds' }, default: DEFAULT_CLIENT_TIMEOUT_MS },
   { name: 'maxRetries', rule: { type: 'number', min: 0, max: MAX_RETRIES_CAP, integer: true }, default: DEFAULT_CLIENT_MAX_RETRIES },
-];
+], { signal: 'fetch checks its AbortSignal' });
 
-const BASE_URL_OPTION: OptionDeclaration = { name: 'baseUrl', rule: { type: 'serviceUrl', insecureUnless: 'allowInsecureHttp' }, required: true };
+const BASE_URL_OPTION: OptionDeclaration<'baseUrl'> = { name: 'baseUrl', rule: { type: 'serviceUrl', insecureUnless: 'allowInsecureHttp' }, required: true };
 
 /**
  * The options every client takes, checked in its constructor so that a bad value fails at
  * start-up rather than on the first payment. `api` names the environment variables of the keys.
  */
-export function clientOptions(api: 'PROVIDER' | 'DEALER'): readonly OptionDeclaration[] {
-  return [
+export function clientOptions(api: 'PROVIDER' | 'DEALER'): readonly OptionDeclaration<OptionName<ClientOptions>>[] {
+  return declareOptions<ClientOptions>()([
     { name: 'apiKey', rule: { type: 'key' }, required: true, env: `PAYORCH_${api}_API_KEY` },
     { name: 'secretKey', rule: { type: 'key' }, required: true, env: `PAYORCH_${api}_SECRET_KEY` },
     ...REQUEST_OPTIONS,
     { name: 'maxResponseBytes', rule: { type: 'number', min: 1, max: Number.MAX_SAFE_INTEGER, integer: true }, default: DEFAULT_CLIENT_MAX_RESPONSE_BYTES },
     { name: 'clockOffsetMs', rule: { type: 'number', min: -Infinity, max: Infinity }, default: 0 },
-    ...['fetch', 'now', 'onRequest', 'onResponse'].map((name): OptionDeclaration => ({ name, rule: { type: 'function' } })),
+    ...(['fetch', 'now', 'onRequest', 'onResponse'] as const).map((name): OptionDeclaration<typeof name> => ({ name, rule: { type: 'function' } })),
     TRACER_OPTION,
     LOG_LEVEL_OPTION,
+    LOGGER_OPTION,
     { name: 'allowInsecureHttp', rule: { type: 'boolean' }, default: false },
     BASE_URL_OPTION,
-  ];
+  ]);
 }
 
 /**

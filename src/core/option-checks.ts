@@ -38,9 +38,13 @@ export type OptionRule =
   /** A Date or milliseconds since 1970, within [min, max]. */
   | { readonly type: 'time'; readonly min: number; readonly max: number };
 
-/** One option: where it is read (a dotted path for nested options), what it must be, and where it usually comes from. */
-export interface OptionDeclaration {
-  readonly name: string;
+/**
+ * One option: where it is read (a dotted path for nested options), what it must be, and where it
+ * usually comes from. `TName` is the names it may take: `OptionName<TheOptions>` through
+ * `declareOptions`, so that a misspelt name fails to compile rather than check nothing.
+ */
+export interface OptionDeclaration<TName extends string = string> {
+  readonly name: TName;
   readonly rule: OptionRule;
   /**
    * The value used when the option is left out, where one value says it; the code reads it from
@@ -53,6 +57,40 @@ export interface OptionDeclaration {
   readonly env?: string;
   /** Why the range is what it is, when that is not obvious; shown in the refusal. */
   readonly note?: string;
+}
+
+/**
+ * The names an options interface's declarations may take: each key, and `key.inner` for an option
+ * one level down (the sandbox's `callbackRetry.attempts`). Functions are options, not objects of them.
+ */
+export type OptionName<TOptions> = {
+  [TKey in keyof TOptions & string]-?: NonNullable<TOptions[TKey]> extends (...args: never[]) => unknown
+    ? TKey
+    : NonNullable<TOptions[TKey]> extends readonly unknown[]
+      ? TKey
+      : NonNullable<TOptions[TKey]> extends object
+        ? TKey | `${TKey}.${keyof NonNullable<TOptions[TKey]> & string}`
+        : TKey;
+}[keyof TOptions & string];
+
+type TopName<TName extends string> = TName extends `${infer THead}.${string}` ? THead : TName;
+
+/** The keys of `TOptions` that none of the declarations named `TName` reads. */
+type Undeclared<TOptions, TName extends string> = Exclude<keyof TOptions & string, TopName<TName>>;
+
+/**
+ * Declarations held to the options interface they check: `declareOptions<TheOptions>()([...])`.
+ * A name that is not an option of `TOptions` does not compile, and neither does leaving an option
+ * undeclared unless the second argument says why it is taken as given (`{ seed: 'any text or number' }`).
+ * Returns the declarations as they are.
+ */
+export function declareOptions<TOptions>() {
+  return <const TDeclarations extends readonly OptionDeclaration<OptionName<TOptions>>[]>(
+    declarations: TDeclarations,
+    ..._unchecked: [Undeclared<TOptions, TDeclarations[number]['name']>] extends [never]
+      ? []
+      : [whyUnchecked: Readonly<Record<Undeclared<TOptions, TDeclarations[number]['name']>, string>>]
+  ): readonly OptionDeclaration<TDeclarations[number]['name']>[] => declarations;
 }
 
 function shownValueOrType(value: unknown): string {
@@ -205,7 +243,13 @@ export function checkOptions(where: string, options: unknown, declarations: read
 }
 
 /** An OpenTelemetry Tracer, or anything with its `startActiveSpan`. */
-export const TRACER_OPTION: OptionDeclaration = {
+export const TRACER_OPTION: OptionDeclaration<'tracer'> = {
   name: 'tracer',
   rule: { type: 'object', methods: ['startActiveSpan'], allowed: "an OpenTelemetry Tracer (an object with a startActiveSpan method), for example trace.getTracer('my-app')" },
+};
+
+/** A Logger: console, pino or anything with its four methods; checked once, not at the first failure it should report. */
+export const LOGGER_OPTION: OptionDeclaration<'logger'> = {
+  name: 'logger',
+  rule: { type: 'object', methods: ['debug', 'info', 'warn', 'error'], allowed: 'a Logger (an object with debug, info, warn and error methods), for example console' },
 };

@@ -6,7 +6,7 @@
  *
  * @module payorch/d1
  */
-import { checkOptions } from '../core/option-checks.js';
+import { checkOptions, declareOptions } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
 import type { CallbackInbox, CallbackInboxContext, CallbackInboxOutcome, CallbackKey } from '../webhooks/inbox.js';
 import { keyRecordTime } from '../webhooks/record-time.js';
@@ -76,12 +76,12 @@ export interface D1InboxOptions<TDb extends D1DatabaseLike = D1DatabaseLike> {
   readonly table?: string | undefined;
 }
 
-const DB_OPTION: OptionDeclaration = {
+const DB_OPTION: OptionDeclaration<'db'> = {
   name: 'db',
   rule: { type: 'object', methods: ['prepare', 'batch'], allowed: 'a D1 binding (an object with prepare() and batch()), for example env.DB' },
   required: true,
 };
-const D1_INBOX_OPTIONS: readonly OptionDeclaration[] = [DB_OPTION, sqlite.SQLITE_TABLE_OPTION];
+const D1_INBOX_OPTIONS = declareOptions<D1InboxOptions>()([DB_OPTION, sqlite.SQLITE_TABLE_OPTION]);
 
 /**
  * The SQL that creates the D1 inbox's table: one row per applied account + tracking_code +
@@ -212,6 +212,8 @@ export interface PruneD1InboxOptions extends D1InboxOptions {
   readonly olderThanSeconds?: number | undefined;
 }
 
+const PRUNE_D1_OPTIONS = declareOptions<PruneD1InboxOptions>()([...D1_INBOX_OPTIONS, sqlite.OLDER_THAN_OPTION]);
+
 /**
  * Raises the horizon of the D1 inbox and deletes the keys of records older than it, in one batch.
  * Run it from a Cron Trigger, daily.
@@ -228,7 +230,7 @@ export interface PruneD1InboxOptions extends D1InboxOptions {
  * ```
  */
 export async function pruneD1Inbox(options: PruneD1InboxOptions): Promise<number> {
-  checkOptions('pruneD1Inbox', options, [...D1_INBOX_OPTIONS, sqlite.OLDER_THAN_OPTION]);
+  checkOptions('pruneD1Inbox', options, PRUNE_D1_OPTIONS);
   const sql = sqlite.sqliteInboxStatements(sqlite.quoteSqliteTable('pruneD1Inbox', options.table));
   const horizon = sqlite.horizonFor(options.olderThanSeconds ?? sqlite.DEFAULT_SQLITE_INBOX_RETENTION_SECONDS, Date.now());
   const [, deleted] = await options.db.batch([options.db.prepare(sql.raiseHorizon).bind(horizon, Date.now()), options.db.prepare(sql.forget)]);

@@ -6,7 +6,7 @@
  *
  * @module payorch/durable-object
  */
-import { checkOptions } from '../core/option-checks.js';
+import { checkOptions, declareOptions } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
 import type { CallbackInbox, CallbackInboxContext, CallbackInboxOutcome } from '../webhooks/inbox.js';
 import { keyRecordTime } from '../webhooks/record-time.js';
@@ -50,12 +50,12 @@ export interface DurableObjectInboxOptions {
   readonly table?: string | undefined;
 }
 
-const STORAGE_OPTION: OptionDeclaration = {
+const STORAGE_OPTION: OptionDeclaration<'storage'> = {
   name: 'storage',
   rule: { type: 'object', methods: ['transaction'], allowed: "a SQLite-backed Durable Object's storage (ctx.storage)" },
   required: true,
 };
-const STORAGE_SQL_OPTION: OptionDeclaration = {
+const STORAGE_SQL_OPTION: OptionDeclaration<'storage.sql'> = {
   name: 'storage.sql',
   rule: { type: 'object', methods: ['exec'], allowed: 'the SQL API of a SQLite-backed Durable Object (new_sqlite_classes in the migration)' },
   required: true,
@@ -97,7 +97,7 @@ const STORAGE_SQL_OPTION: OptionDeclaration = {
  */
 export function createDurableObjectInbox<TStorage extends DurableObjectStorageLike>(storage: TStorage, options: DurableObjectInboxOptions = {}): CallbackInbox<DurableObjectInboxContext<TStorage>> {
   checkOptions('createDurableObjectInbox', { storage }, [STORAGE_OPTION, STORAGE_SQL_OPTION]);
-  checkOptions('createDurableObjectInbox', options, [sqlite.SQLITE_TABLE_OPTION]);
+  checkOptions('createDurableObjectInbox', options, DURABLE_OBJECT_INBOX_OPTIONS);
   const table = sqlite.quoteSqliteTable('createDurableObjectInbox', options.table);
   const sql = sqlite.sqliteInboxStatements(table);
   storage.sql.exec(sqlite.sqliteInboxTableSql(table));
@@ -130,6 +130,9 @@ export interface PruneDurableObjectInboxOptions extends DurableObjectInboxOption
   readonly olderThanSeconds?: number | undefined;
 }
 
+const DURABLE_OBJECT_INBOX_OPTIONS = declareOptions<DurableObjectInboxOptions>()([sqlite.SQLITE_TABLE_OPTION]);
+const PRUNE_DURABLE_OBJECT_OPTIONS = declareOptions<PruneDurableObjectInboxOptions>()([sqlite.SQLITE_TABLE_OPTION, sqlite.OLDER_THAN_OPTION]);
+
 /**
  * Raises the horizon of the object's inbox and deletes the keys of records older than it, in one
  * transaction. Run it from the object's alarm, daily.
@@ -146,7 +149,7 @@ export interface PruneDurableObjectInboxOptions extends DurableObjectInboxOption
  */
 export function pruneDurableObjectInbox(storage: DurableObjectStorageLike, options: PruneDurableObjectInboxOptions = {}): Promise<number> {
   checkOptions('pruneDurableObjectInbox', { storage }, [STORAGE_OPTION, STORAGE_SQL_OPTION]);
-  checkOptions('pruneDurableObjectInbox', options, [sqlite.SQLITE_TABLE_OPTION, sqlite.OLDER_THAN_OPTION]);
+  checkOptions('pruneDurableObjectInbox', options, PRUNE_DURABLE_OBJECT_OPTIONS);
   const sql = sqlite.sqliteInboxStatements(sqlite.quoteSqliteTable('pruneDurableObjectInbox', options.table));
   const horizon = sqlite.horizonFor(options.olderThanSeconds ?? sqlite.DEFAULT_SQLITE_INBOX_RETENTION_SECONDS, Date.now());
   return storage.transaction(() => {

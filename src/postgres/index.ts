@@ -6,7 +6,7 @@
  * @module payorch/postgres
  */
 import { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS } from '../webhooks/age.js';
-import { checkOptions, checkValue, TEN_YEARS_SECONDS } from '../core/option-checks.js';
+import { checkOptions, checkValue, declareOptions, TEN_YEARS_SECONDS } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
 import { CallbackRetentionError, RequestValidationError, StatementPoolingError } from '../errors/error.js';
 import type { CallbackInbox, CallbackKey, CallbackInboxOutcome } from '../webhooks/inbox.js';
@@ -142,7 +142,7 @@ export const DEFAULT_CALLBACK_INBOX_TABLE = 'payorch_callback_inbox';
 /** How long a callback waits for another of its tracking code by default, in milliseconds (`lockTimeoutMs`). */
 export const DEFAULT_INBOX_LOCK_TIMEOUT_MS = 3000;
 
-const TABLE_OPTION: OptionDeclaration = {
+const TABLE_OPTION: OptionDeclaration<'table'> = {
   name: 'table',
   rule: {
     type: 'text',
@@ -153,21 +153,21 @@ const TABLE_OPTION: OptionDeclaration = {
   default: DEFAULT_CALLBACK_INBOX_TABLE,
 };
 
-const SCHEMA_OPTION: OptionDeclaration = {
+const SCHEMA_OPTION: OptionDeclaration<'schema'> = {
   name: 'schema',
   rule: { type: 'text', maxLength: 63, pattern: /^[A-Za-z_][A-Za-z0-9_]{0,62}$/, allowed: 'a name of letters, digits and _ (up to 63)' },
 };
 
-const POOL_OPTION: OptionDeclaration = { name: 'pool', rule: { type: 'object', methods: ['connect'], allowed: 'a node-postgres Pool (an object with connect())' }, required: true };
+const POOL_OPTION: OptionDeclaration<'pool'> = { name: 'pool', rule: { type: 'object', methods: ['connect'], allowed: 'a node-postgres Pool (an object with connect())' }, required: true };
 
 /** createPostgresInbox's options. */
-const POSTGRES_INBOX_OPTIONS: readonly OptionDeclaration[] = [
+const POSTGRES_INBOX_OPTIONS = declareOptions<PostgresInboxOptions<PostgresPool>>()([
   POOL_OPTION,
   TABLE_OPTION,
   SCHEMA_OPTION,
   { name: 'onPoolError', rule: { type: 'function' } },
   { name: 'lockTimeoutMs', rule: { type: 'number', min: 1, max: 60_000, integer: true }, default: DEFAULT_INBOX_LOCK_TIMEOUT_MS, note: 'keep it below the senders\' patience, a few seconds' },
-];
+]);
 
 // Quoted, so a table name is never read as SQL; checked, so quoting cannot be escaped.
 function quoteTable(where: string, table: string | undefined): string {
@@ -482,12 +482,12 @@ export const MIN_CALLBACK_INBOX_RETENTION_SECONDS = DEFAULT_CALLBACK_MAX_AGE_SEC
 export const DEFAULT_CALLBACK_INBOX_RETENTION_SECONDS = 90 * 86_400;
 
 /** pruneCallbackInbox's options. */
-const PRUNE_OPTIONS: readonly OptionDeclaration[] = [
+const PRUNE_OPTIONS = declareOptions<PruneCallbackInboxOptions>()([
   POOL_OPTION,
   TABLE_OPTION,
   SCHEMA_OPTION,
   { name: 'olderThanSeconds', rule: { type: 'number', min: MIN_CALLBACK_INBOX_RETENTION_SECONDS, max: TEN_YEARS_SECONDS, integer: true }, default: DEFAULT_CALLBACK_INBOX_RETENTION_SECONDS },
-];
+]);
 
 /** How many rows one prune transaction deletes: small enough to commit in milliseconds. */
 const PRUNE_BATCH_ROWS = 1000;

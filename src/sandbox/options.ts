@@ -1,5 +1,4 @@
-import { MAX_TIMEOUT_MS, TEN_YEARS_SECONDS } from '../core/option-checks.js';
-import type { OptionDeclaration } from '../core/option-checks.js';
+import { MAX_TIMEOUT_MS, TEN_YEARS_SECONDS, declareOptions } from '../core/option-checks.js';
 import { CLOCK_RANGE } from './limits.js';
 
 /*
@@ -261,7 +260,7 @@ export const SANDBOX_DEFAULTS = {
 } as const;
 
 /** The options of createSandbox() that have a range; the lists (sites, accounts, gateways) are taken as given. @internal */
-export const SANDBOX_OPTIONS: readonly OptionDeclaration[] = [
+export const SANDBOX_OPTIONS = declareOptions<SandboxOptions>()([
   { name: 'provider.id', rule: { type: 'number', min: 1, max: Number.MAX_SAFE_INTEGER, integer: true } },
   { name: 'provider.name', rule: { type: 'text', maxLength: 200 }, default: SANDBOX_DEFAULTS.provider.name },
   // An empty key would sign every request with nothing of its own.
@@ -285,4 +284,4 @@ export const SANDBOX_OPTIONS: readonly OptionDeclaration[] = [
   { name: 'history.perDay', rule: { type: 'number', min: 0, max: 10_000, integer: true }, default: SANDBOX_DEFAULTS.history.perDay },
   { name: 'publicUrl', rule: { type: 'httpUrl' } },
   { name: 'startTime', rule: { type: 'time', ...CLOCK_RANGE } },
-];
+], { seed: 'any text or number is a seed', gateways: 'a list, taken as given', callbackUrls: 'addresses the sandbox posts to, taken as given' });

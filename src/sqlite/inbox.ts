@@ -12,13 +12,13 @@ const DEFAULT_SQLITE_INBOX_TABLE = 'payorch_callback_inbox';
 /** How old a record's key may grow before a prune forgets it, by default: 90 days. */
 export const DEFAULT_SQLITE_INBOX_RETENTION_SECONDS = 90 * 86_400;
 
-export const SQLITE_TABLE_OPTION: OptionDeclaration = {
+export const SQLITE_TABLE_OPTION: OptionDeclaration<'table'> = {
   name: 'table',
   rule: { type: 'text', maxLength: 63, pattern: /^[A-Za-z_][A-Za-z0-9_]{0,62}$/, allowed: 'a name of letters, digits and _ (up to 63)' },
   default: DEFAULT_SQLITE_INBOX_TABLE,
 };
 
-export const OLDER_THAN_OPTION: OptionDeclaration = {
+export const OLDER_THAN_OPTION: OptionDeclaration<'olderThanSeconds'> = {
   name: 'olderThanSeconds',
   rule: { type: 'number', min: 86_400, max: TEN_YEARS_SECONDS, integer: true, unit: 's' },
   default: DEFAULT_SQLITE_INBOX_RETENTION_SECONDS,

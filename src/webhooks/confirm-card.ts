@@ -1,6 +1,5 @@
 import type { AppliedCallback, CardStatusSource } from './status-read.js';
-import { MAX_TIMEOUT_MS, checkOptions } from '../core/option-checks.js';
-import type { OptionDeclaration } from '../core/option-checks.js';
+import { MAX_TIMEOUT_MS, checkOptions, declareOptions } from '../core/option-checks.js';
 
 /** Settings of {@link confirmWithCardStatus}. */
 export interface ConfirmWithCardStatusOptions {
@@ -20,9 +19,9 @@ const DEFAULT_CARD_STATUS_TIMEOUT_MS = 5_000;
 
 const WHERE = 'confirmWithCardStatus';
 /** @internal */
-export const CONFIRM_CARD_OPTIONS: readonly OptionDeclaration[] = [
+export const CONFIRM_CARD_OPTIONS = declareOptions<ConfirmWithCardStatusOptions>()([
   { name: 'timeout', rule: { type: 'number', min: 1, max: MAX_TIMEOUT_MS, unit: 'milliseconds' }, default: DEFAULT_CARD_STATUS_TIMEOUT_MS, note: 'keep it under the time the service waits for an answer' },
-];
+]);
 
 // Amounts are TRY with kuruş: equal to the cent, whatever float noise the JSON carried.
 const cents = (amount: number): number => Math.round(amount * 100);

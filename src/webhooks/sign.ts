@@ -1,5 +1,4 @@
-import { checkOptions } from '../core/option-checks.js';
-import type { OptionDeclaration } from '../core/option-checks.js';
+import { checkOptions, declareOptions } from '../core/option-checks.js';
 import { callbackHash } from '../internal/signer.js';
 
 /**
@@ -46,11 +45,11 @@ export interface SignedCallback {
 }
 
 /** signCallback's options. @internal */
-export const SIGN_OPTIONS: readonly OptionDeclaration[] = [
+export const SIGN_OPTIONS = declareOptions<SignCallbackOptions>()([
   { name: 'apiKey', rule: { type: 'key' }, required: true, env: 'PAYORCH_PROVIDER_API_KEY or PAYORCH_DEALER_API_KEY' },
   { name: 'secretKey', rule: { type: 'key' }, required: true, env: 'PAYORCH_PROVIDER_SECRET_KEY or PAYORCH_DEALER_SECRET_KEY' },
   { name: 'timestamp', rule: { type: 'number', min: 0, max: Number.MAX_SAFE_INTEGER, integer: true }, note: 'Unix seconds' },
-];
+]);
 
 /**
  * Signs a callback as the service does (spec 5.3): X-Hash = SHA-256(api_key + secret_key +

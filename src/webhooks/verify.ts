@@ -1,4 +1,4 @@
-import { checkOptions, checkValue } from '../core/option-checks.js';
+import { checkOptions, checkValue, declareOptions } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
 import { declaredCharset } from '../internal/charset.js';
 import { constantTimeEqual } from '../internal/hash/constant-time.js';
@@ -120,7 +120,7 @@ export interface VerifyCallbackOptions {
 const WHERE = 'verifyCallback';
 
 /** verifyCallback's options, declared once: the receiver checks the same at start-up. @internal */
-export const VERIFY_OPTIONS: readonly OptionDeclaration[] = [
+export const VERIFY_OPTIONS = declareOptions<VerifyCallbackOptions>()([
   { name: 'apiKey', rule: { type: 'key' }, required: true, env: 'PAYORCH_PROVIDER_API_KEY or PAYORCH_DEALER_API_KEY' },
   { name: 'secretKey', rule: { type: 'key' }, required: true, env: 'PAYORCH_PROVIDER_SECRET_KEY or PAYORCH_DEALER_SECRET_KEY' },
   { name: 'maxAgeSeconds', rule: { type: 'number', min: 0, max: Infinity, unit: 'seconds' }, default: DEFAULT_CALLBACK_MAX_AGE_SECONDS },
@@ -129,7 +129,7 @@ export const VERIFY_OPTIONS: readonly OptionDeclaration[] = [
   { name: 'account', rule: { type: 'oneOf', values: ['provider', 'dealer'] } },
   { name: 'dealerCardWithoutHeaders', rule: { type: 'boolean' }, default: false },
   { name: 'now', rule: { type: 'function' } },
-];
+], { previousSecretKey: 'checked with its parts and the secretKey it must differ from, by previousKeyUntil' });
 
 // A clock that reads NaN would make every timestamp look fresh or every one stale.
 const CLOCK_READING: OptionDeclaration = { name: 'now()', rule: { type: 'number', min: -Infinity, max: Infinity }, required: true };

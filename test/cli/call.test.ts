@@ -17,7 +17,6 @@ const deposit = { fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', amou
 describe('payorch call', { timeout: 30_000 }, () => {
   test('the help lists every operation of the endpoint table, and each names a method of its client', async () => {
     const run = await payorch(['call', '--help']);
-    expect(API_ENDPOINTS).toHaveLength(25);
     const clients = { provider: new ProviderClient({ baseUrl: 'https://pay.example.com', apiKey: 'a', secretKey: 'b' }), dealer: new DealerClient({ baseUrl: 'https://pay.example.com', apiKey: 'a', secretKey: 'b' }) };
     for (const { api, endpoint } of API_ENDPOINTS) {
       expect(run.stdout).toMatch(new RegExp(`^  ${api}\\.${endpoint.operation.replaceAll('.', '\\.')} +${endpoint.method} +/api/${api}${endpoint.path}$`, 'm'));

@@ -29,6 +29,7 @@ import type { CallbackErrorDetails, CallbackReceiverOptions, CallbackVerificatio
 import { connectionFailure } from '../../src/internal/connection-failure.js';
 import { MAX_RETRY_AFTER_MS, RETRY_STATUS_CODES, attemptOutcome, backoffDelay, mayResend, retriesConnection, statusRetryDelay } from '../../src/internal/retry-policy.js';
 import { unsigned } from '../helpers/callbacks.js';
+import { table } from '../helpers/markdown.js';
 import { serveNode } from '../helpers/serve.js';
 import { PROVIDER } from '../helpers/wire.js';
 
@@ -44,32 +45,6 @@ import { PROVIDER } from '../helpers/wire.js';
 const root = join(import.meta.dirname, '../..');
 const webhooksGuide = readFileSync(join(root, 'docs/webhooks.md'), 'utf8');
 const errorsGuide = readFileSync(join(root, 'docs/errors-and-retries.md'), 'utf8');
-
-/** The cells of a Markdown table row; a `|` inside backticks does not split. */
-function cells(line: string): string[] {
-  const out: string[] = [];
-  let cell = '';
-  let code = false;
-  for (const char of line.trim().replace(/^\|/, '').replace(/\|$/, '')) {
-    if (char === '`') code = !code;
-    if (char === '|' && !code) {
-      out.push(cell.trim());
-      cell = '';
-    } else cell += char;
-  }
-  out.push(cell.trim());
-  return out;
-}
-
-/** The body rows of the one table of `guide` whose header row is `header`. */
-function table(guide: string, header: readonly string[]): string[][] {
-  const lines = guide.split('\n');
-  const starts = lines.flatMap((line, index) => (line.startsWith('|') && JSON.stringify(cells(line)) === JSON.stringify(header) ? [index] : []));
-  expect(starts, `one table headed ${header.join(' | ')}`).toHaveLength(1);
-  const rows: string[][] = [];
-  for (let index = (starts[0] ?? 0) + 2; lines[index]?.startsWith('|') === true; index++) rows.push(cells(lines[index] ?? ''));
-  return rows;
-}
 
 /** The texts in backticks of a cell. */
 const quoted = (cell: string): string[] => [...cell.matchAll(/`([^`]+)`/g)].map(([, text]) => text ?? '');

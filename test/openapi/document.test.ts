@@ -59,8 +59,8 @@ describe('docs/openapi.json', () => {
 });
 
 describe('the generated OpenAPI document', () => {
-  test('has the 25 operations of the endpoint table, each with its method, path and a unique operationId', () => {
-    expect(operations).toHaveLength(25);
+  test('has the operations of the endpoint table, each with its method, path and a unique operationId', () => {
+    expect(operations).toHaveLength(API_ENDPOINTS.length);
     for (const { api, endpoint } of API_ENDPOINTS) {
       expect(doc.paths[`/api/${api}${endpoint.path}`]?.[endpoint.method.toLowerCase()]?.operationId).toBe(`${api}.${endpoint.operation}`);
     }

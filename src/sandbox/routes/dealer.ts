@@ -189,5 +189,5 @@ const cardPayment = serve(dealerCardPaymentEndpoint, (context, params) => {
   });
 });
 
-/** The 8 endpoints of the Dealer API (spec 4.13). */
+/** The endpoints of the Dealer API (spec 4.13). */
 export const dealerHandlers: readonly Handler[] = [settings, manualDeposit, manualWithdraw, eibans, transactions, sendMoney, transferStatus, cardPayment];

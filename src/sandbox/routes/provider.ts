@@ -229,7 +229,7 @@ function channelRoutes<DP extends z.ZodMiniType<CustomerParams & { amount: numbe
   ];
 }
 
-/** The 17 endpoints of the Provider API (spec 4.2). */
+/** The endpoints of the Provider API (spec 4.2). */
 export const providerHandlers: readonly Handler[] = [
   welcome,
   listSites,

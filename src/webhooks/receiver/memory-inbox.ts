@@ -1,6 +1,5 @@
 import { CallbackRetentionError, InboxFullError } from '../../errors/error.js';
-import { checkOptions, TEN_YEARS_SECONDS } from '../../core/option-checks.js';
-import type { OptionDeclaration } from '../../core/option-checks.js';
+import { checkOptions, declareOptions, TEN_YEARS_SECONDS } from '../../core/option-checks.js';
 import type { CallbackInbox, CallbackInboxContext, CallbackInboxOutcome, CallbackProgress } from '../inbox.js';
 import { keyRecordTime } from '../record-time.js';
 
@@ -41,11 +40,11 @@ export const DEFAULT_MEMORY_INBOX_RETENTION_SECONDS = 30 * 86_400;
 const DEFAULT_MAX_KEYS = 100_000;
 
 /** The memory inbox's options. @internal */
-export const MEMORY_INBOX_OPTIONS: readonly OptionDeclaration[] = [
+export const MEMORY_INBOX_OPTIONS = declareOptions<MemoryInboxOptions>()([
   { name: 'retentionSeconds', rule: { type: 'number', min: 1, max: TEN_YEARS_SECONDS, integer: true }, default: DEFAULT_MEMORY_INBOX_RETENTION_SECONDS },
   { name: 'maxKeys', rule: { type: 'number', min: 1, max: 100_000_000, integer: true }, default: DEFAULT_MAX_KEYS },
   { name: 'now', rule: { type: 'function' } },
-];
+]);
 
 /**
  * The default inbox: keys in memory, in one process. Use it for a single instance of the

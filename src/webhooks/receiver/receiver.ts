@@ -2,8 +2,7 @@ import type { Logger } from '../../core/observability.js';
 import { LOG_LEVEL_OPTION, levelledLogger } from '../../core/log-level.js';
 import type { LogLevel } from '../../core/log-level.js';
 import { refusalLog } from './refusals.js';
-import { TRACER_OPTION, checkOptions } from '../../core/option-checks.js';
-import type { OptionDeclaration } from '../../core/option-checks.js';
+import { LOGGER_OPTION, TRACER_OPTION, checkOptions, declareOptions } from '../../core/option-checks.js';
 import { traceCallback, traceCallbackApply } from '../../internal/tracing.js';
 import type { CallbackTrace } from '../../internal/tracing.js';
 import type { TracerLike } from '../../core/tracing.js';
@@ -248,7 +247,7 @@ export interface CallbackApplyOptions {
 const WHERE = 'createCallbackReceiver';
 
 /** The receiver's own options, after verifyCallback's: one set of declarations for both. @internal */
-export const RECEIVER_OPTIONS: readonly OptionDeclaration[] = [
+export const RECEIVER_OPTIONS = declareOptions<CallbackReceiverOptions<CallbackInboxContext>>()([
   ...VERIFY_OPTIONS,
   { name: 'maxBodyBytes', rule: { type: 'number', min: 1, max: MAX_CALLBACK_BODY_BYTES, integer: true }, default: MAX_CALLBACK_BODY_BYTES, note: 'verifyCallback refuses more' },
   { name: 'onError', rule: { type: 'function' } },
@@ -257,9 +256,10 @@ export const RECEIVER_OPTIONS: readonly OptionDeclaration[] = [
   { name: 'accountName', rule: { type: 'text', maxLength: 200 } },
   TRACER_OPTION,
   LOG_LEVEL_OPTION,
+  LOGGER_OPTION,
   { name: 'inbox', rule: { type: 'object', methods: ['process'], allowed: 'an object with a process(key, apply) method (CallbackInbox)' } },
   { name: 'enqueue', rule: { type: 'function' } },
-];
+], { previousSecretKey: 'checked with its parts, the secretKey it must differ from and accountName, by previousKeyUntil' });
 
 /**
  * Creates a callback receiver: it reads the body (at most `maxBodyBytes`), verifies it with
