@@ -82,7 +82,8 @@ export interface ClientOptions {
   readonly now?: (() => number) | undefined;
   /**
    * Receives what the client does, at the levels `logLevel` lets through: every attempt at
-   * `debug`, a learned clock offset at `info`, every retry at `warn`, every failed call at `error`.
+   * `debug`, a learned clock offset and every failed call at `info` (the caller has the error), every
+   * retry at `warn`, a hook that threw at `error`.
    * Called as `logger.level(fields, message)`, which `console` and pino both accept. Secrets,
    * bodies and query values are never passed.
    * @default the console (the message alone), at `logLevel`

@@ -248,7 +248,9 @@ export class Transport {
       }
       trace?.settled(attempt, settled.status, settled.ok ? undefined : settled.error, retryDelayMs);
       if (settled.ok) return { value: settled.value, answer: settled.answer, secrets: () => this.#secrets(call, state.sentHashes) };
-      const level = retryDelayMs === undefined ? 'error' : 'warn';
+      // A call that fails is thrown to its caller, who decides: the default logger (warn) says
+      // nothing of it, as stripe-node and openai-node do not. A retry is news the caller never sees.
+      const level = retryDelayMs === undefined ? 'info' : 'warn';
       if (this.#observer.enabled(level)) this.#logFailure(level, call, state, settled, attempt, retryDelayMs);
       if (retryDelayMs === undefined) throw settled.error;
       await sleep(retryDelayMs, state.signal).catch((error: unknown) => {
@@ -263,10 +265,10 @@ export class Transport {
   }
 
   /**
-   * The line of a failed attempt: `warn` when another follows, `error` when the call fails. The
-   * error's class and outcome, not its message, which may quote the body.
+   * The line of a failed attempt: `warn` when another follows, `info` when the call fails (its
+   * caller has the error). The error's class and outcome, not its message, which may quote the body.
    */
-  #logFailure(level: 'warn' | 'error', call: Call<z.ZodMiniType>, state: CallState, failure: { readonly status: number | undefined; readonly error: PayorchError }, attempt: number, retryDelayMs: number | undefined): void {
+  #logFailure(level: 'warn' | 'info', call: Call<z.ZodMiniType>, state: CallState, failure: { readonly status: number | undefined; readonly error: PayorchError }, attempt: number, retryDelayMs: number | undefined): void {
     const logged = this.#logged(call);
     const { error, status } = failure;
     const durationMs = Math.round(performance.now() - state.started);

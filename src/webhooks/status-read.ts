@@ -125,8 +125,9 @@ const PAYLOAD_FIELDS = ['order_id', 'currency', 'username', 'user_id', 'created_
  * a paid order as unknown would have it cancelled.
  */
 function isUnknownCode(error: unknown): boolean {
-  // By name, not class: the client's error classes stay out of payorch/webhooks.
-  if (!isPayorchError(error) || error.name !== 'APIError') return false;
+  // By name, not class: the client's error classes stay out of payorch/webhooks. A 404 is a
+  // NotFoundError whatever its body; the body tells the service's answer from a proxy's page.
+  if (!isPayorchError(error) || error.name !== 'NotFoundError') return false;
   const { status, body } = error as PayorchError & { readonly status?: unknown; readonly body?: unknown };
   if (status !== 404 || typeof body !== 'object' || body === null || Array.isArray(body)) return false;
   const answer = body as Readonly<Record<string, unknown>>;

@@ -74,23 +74,33 @@ describe('logging with no code', () => {
     return startServer((_request, response) => json(response, 503, { success: false, error: 'down for Ada' }));
   };
 
-  test('writes retries and failures to the console at warn by default, each line naming the call but no body', async () => {
+  test('writes retries to the console at warn by default, naming the call but no body; the failed call is its caller\'s to report (info)', async () => {
     const server = await failing();
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
     const error = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const info = vi.spyOn(console, 'info').mockImplementation(() => undefined);
     const debug = vi.spyOn(console, 'debug').mockImplementation(() => undefined);
     await providerFor(server, { maxRetries: 1 }).welcome().catch(() => undefined);
     expect(debug).not.toHaveBeenCalled();
+    expect(info).not.toHaveBeenCalled();
+    expect(error).not.toHaveBeenCalled();
     expect(warn.mock.calls).toEqual([['payorch ↻ POST /api/provider/welcome (provider.welcome): InternalServerError, HTTP 503; attempt 2 in 0 ms']]);
-    expect(error.mock.calls).toEqual([[expect.stringMatching(/^payorch ✗ POST \/api\/provider\/welcome \(provider\.welcome\) failed after 2 attempts in \d+ ms: InternalServerError, HTTP 503, outcome unknown$/)]]);
+  });
+
+  test('at info, the failed call too', async () => {
+    const server = await failing();
+    const info = vi.spyOn(console, 'info').mockImplementation(() => undefined);
+    vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    await providerFor(server, { maxRetries: 1, logLevel: 'info' }).welcome().catch(() => undefined);
+    expect(info.mock.calls).toEqual([[expect.stringMatching(/^payorch ✗ POST \/api\/provider\/welcome \(provider\.welcome\) failed after 2 attempts in \d+ ms: InternalServerError, HTTP 503, outcome unknown$/)]]);
   });
 
   test.each([
-    ['PAYORCH_LOG=debug', { env: 'debug' }, ['debug', 'warn', 'error']],
+    ['PAYORCH_LOG=debug', { env: 'debug' }, ['debug', 'warn', 'info']],
     ['PAYORCH_LOG=off', { env: 'off' }, []],
-    ["logLevel 'error'", { option: 'error' }, ['error']],
+    ["logLevel 'error'", { option: 'error' }, []],
     ["logLevel 'off' over PAYORCH_LOG=debug", { env: 'debug', option: 'off' }, []],
-    ['PAYORCH_LOG naming no level: the default', { env: 'loud' }, ['warn', 'error']],
+    ['PAYORCH_LOG naming no level: the default', { env: 'loud' }, ['warn']],
   ] as const)('%s', async (_name, given, levels) => {
     const server = await failing();
     if ('env' in given) vi.stubEnv('PAYORCH_LOG', given.env);

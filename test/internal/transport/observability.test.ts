@@ -21,12 +21,12 @@ function recordingLogger(): { logger: Logger; lines: LogLine[] } {
 }
 
 describe('the logger', () => {
-  test('gets every attempt at debug, each retry at warn and the failed call at error, fields first; a line names the operation, method, path, status and duration, never the body', async () => {
+  test('gets every attempt at debug, each retry at warn and the failed call at info, fields first; a line names the operation, method, path, status and duration, never the body', async () => {
     noBackoff();
     const server = await startServer((_request, response) => { json(response, 503, { success: false, error: 'down for Ada Yılmaz' }); });
     const { logger, lines } = recordingLogger();
     await providerFor(server, { logger, logLevel: 'debug', maxRetries: 1 }).welcome().catch(() => undefined);
-    expect(lines.map((line) => line.level)).toEqual(['debug', 'debug', 'warn', 'debug', 'debug', 'error']);
+    expect(lines.map((line) => line.level)).toEqual(['debug', 'debug', 'warn', 'debug', 'debug', 'info']);
     const where = 'POST /api/provider/welcome (provider.welcome)';
     expect(lines[0]).toEqual({ level: 'debug', fields: { operation: 'provider.welcome', method: 'POST', path: '/api/provider/welcome', attempt: 1 }, message: `payorch → ${where} attempt 1` });
     expect(lines[1]!.fields).toEqual(expect.objectContaining({ attempt: 1, status: 503, durationMs: expect.any(Number) }));

@@ -114,9 +114,9 @@ describe('receiver.reconcile', () => {
   test.each([
     ['401 Invalid hash', 401, { success: false, error: 'Invalid hash', message: 'Hash verification failed' }, 'AuthenticationError', 'refused'],
     ['403 IP address not allowed', 403, { success: false, error: 'IP address not allowed', message: 'Your IP is not whitelisted' }, 'PermissionDeniedError', 'refused'],
-    ['503 from a proxy', 503, { success: false, message: 'Service Unavailable' }, 'APIError', 'unknown'],
-    ['a 404 page of a proxy, not JSON', 404, '<html>Not Found</html>', 'APIError', 'refused'],
-    ['404 of an unknown endpoint (a wrong base URL path)', 404, { success: false, error: 'Not Found', message: 'No endpoint at POST /credit-card/status' }, 'APIError', 'refused'],
+    ['503 from a proxy', 503, { success: false, message: 'Service Unavailable' }, 'InternalServerError', 'unknown'],
+    ['a 404 page of a proxy, not JSON', 404, '<html>Not Found</html>', 'NotFoundError', 'refused'],
+    ['404 of an unknown endpoint (a wrong base URL path)', 404, { success: false, error: 'Not Found', message: 'No endpoint at POST /credit-card/status' }, 'NotFoundError', 'refused'],
   ] as const)('%s is failed, with the error and its outcome, never not_found', async (_name, status, body, name, outcome) => {
     const server = await startServer((_request, response) => (typeof body === 'string' ? response.writeHead(status, { 'content-type': 'text/html' }).end(body) : json(response, status, body)));
     const receiver = createCallbackReceiver({ ...PROVIDER, onError: () => undefined });
