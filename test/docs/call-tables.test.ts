@@ -16,7 +16,11 @@ const root = join(import.meta.dirname, '../..');
 const read = (file: string): string => readFileSync(join(root, file), 'utf8');
 
 /** Rows that list a call no endpoint row is: the same endpoint, called another way. */
-const OTHER_CALLS: Readonly<Record<string, string>> = { 'dealer.transactions.iterate': 'dealer.transactions.list' };
+const OTHER_CALLS: Readonly<Record<string, string>> = {
+  'dealer.transactions.iterate': 'dealer.transactions.list',
+  'dealer.transactions.readNew': 'dealer.transactions.list',
+  'dealer.transfers.waitFor': 'dealer.transfers.getStatus',
+};
 
 /** The texts in backticks of a cell. */
 const quoted = (cell: string): string[] => [...cell.matchAll(/`([^`]+)`/g)].map(([, text]) => text ?? '');

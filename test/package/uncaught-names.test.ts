@@ -33,6 +33,7 @@ const makers = {
   TimeoutError: [1000, call],
   RequestAbortedError: [undefined, call],
   SandboxError: ['unknown_record', 'boom'],
+  TransferWaitTimeoutError: ['TRF-1', 1000, 'pending'],
 };
 const argsOf = (name, Class) => makers[name] ?? (Class.prototype instanceof sdk.APIError || Class === sdk.APIError ? answer : undefined);
 `;
