@@ -9,7 +9,7 @@ import { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS } from '../
 import { checkOptions, checkValue, declareOptions, TEN_YEARS_SECONDS } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
 import { CallbackRetentionError, RequestValidationError, StatementPoolingError } from '../errors/error.js';
-import type { CallbackInbox, CallbackKey, CallbackInboxOutcome } from '../webhooks/inbox.js';
+import type { CallbackInbox, CallbackInboxContext, CallbackInboxOutcome } from '../webhooks/inbox.js';
 import { sha256Hex } from '../internal/hash/web.js';
 import { keyRecordTime } from '../webhooks/record-time.js';
 
@@ -76,8 +76,7 @@ export type PostgresClientOf<TPool> = TPool extends {
     : PostgresClient;
 
 /** What the PostgreSQL inbox gives each handler: the key, the client of the open transaction, what was applied before. */
-export interface PostgresInboxContext<TClient> {
-  readonly key: CallbackKey;
+export interface PostgresInboxContext<TClient> extends CallbackInboxContext {
   /**
    * Every other status applied for this account and tracking code before this one, in the order
    * they were applied. Callbacks of one tracking code are applied one at a time (a second waits
@@ -598,4 +597,4 @@ SELECT (SELECT count(*) FROM deleted) AS deleted, (SELECT count(*) FROM batch) A
 }
 
 export { CallbackRetentionError, StatementPoolingError } from '../errors/error.js';
-export type { CallbackInbox, CallbackKey, CallbackInboxOutcome } from '../webhooks/inbox.js';
+export type { CallbackInbox, CallbackInboxContext, CallbackKey, CallbackInboxOutcome } from '../webhooks/inbox.js';
