@@ -184,12 +184,12 @@ step "consumer: payorch/postgres without pg installed (ESM, CommonJS, TypeScript
 for dir in esm cjs ts; do [[ ! -e "$work/$dir/node_modules/pg" ]] || { echo "pg was installed in $dir"; exit 1; }; done
 postgres_js='
 const receiver = createCallbackReceiver({ apiKey: "api", secretKey: "secret", inbox: createPostgresInbox({ pool: { connect: () => Promise.reject(new Error("no database")) } }) });
-if (typeof receiver.handle !== "function" || !callbackInboxTableSql().startsWith("CREATE TABLE IF NOT EXISTS \"payorch_callback_inbox\"")) throw new Error("payorch/postgres");
+if (typeof receiver.handle !== "function" || !postgresInboxTableSql().startsWith("CREATE TABLE IF NOT EXISTS \"payorch_callback_inbox\"")) throw new Error("payorch/postgres");
 console.log(`${label}: payorch/postgres loaded`);
 '
-(cd "$work/esm" && { echo 'import { createCallbackReceiver } from "payorch";'; echo 'import { callbackInboxTableSql, createPostgresInbox } from "payorch/postgres";'; echo 'const label = "ESM";'; echo "$postgres_js"; } > postgres.js && node postgres.js)
-(cd "$work/cjs" && { echo 'const { createCallbackReceiver } = require("payorch");'; echo 'const { callbackInboxTableSql, createPostgresInbox } = require("payorch/postgres");'; echo 'const label = "CommonJS";'; echo "$postgres_js"; } > postgres.js && node postgres.js)
-(cd "$work/ts" && { echo 'import { createCallbackReceiver } from "payorch";'; echo 'import { callbackInboxTableSql, createPostgresInbox } from "payorch/postgres";'; echo 'const label = "TypeScript node16";'; echo "$postgres_js"; } > src/postgres.ts && "$tsc" -p tsconfig.node16.json && node out-node16/postgres.js)
+(cd "$work/esm" && { echo 'import { createCallbackReceiver } from "payorch";'; echo 'import { postgresInboxTableSql, createPostgresInbox } from "payorch/postgres";'; echo 'const label = "ESM";'; echo "$postgres_js"; } > postgres.js && node postgres.js)
+(cd "$work/cjs" && { echo 'const { createCallbackReceiver } = require("payorch");'; echo 'const { postgresInboxTableSql, createPostgresInbox } = require("payorch/postgres");'; echo 'const label = "CommonJS";'; echo "$postgres_js"; } > postgres.js && node postgres.js)
+(cd "$work/ts" && { echo 'import { createCallbackReceiver } from "payorch";'; echo 'import { postgresInboxTableSql, createPostgresInbox } from "payorch/postgres";'; echo 'const label = "TypeScript node16";'; echo "$postgres_js"; } > src/postgres.ts && "$tsc" -p tsconfig.node16.json && node out-node16/postgres.js)
 
 # payorch/d1 and payorch/durable-object: structural types of their own (no @cloudflare/workers-types
 # installed in these consumers), loaded by ESM, CommonJS and TypeScript with a stand-in binding.
@@ -198,7 +198,7 @@ cloudflare_js='
 const statement = { bind: () => statement, all: () => Promise.resolve({ results: [] }), run: () => Promise.resolve({}), first: () => Promise.resolve(null) };
 const d1 = createD1Inbox({ db: { prepare: () => statement, batch: () => Promise.resolve([]) } });
 const storage = { sql: { exec: () => ({ toArray: () => [], rowsWritten: 0 }) }, transaction: (closure) => closure() };
-const durable = createDurableObjectInbox(storage);
+const durable = createDurableObjectInbox({ storage });
 if (typeof d1.process !== "function" || typeof durable.process !== "function" || !d1InboxTableSql().startsWith("CREATE TABLE IF NOT EXISTS \"payorch_callback_inbox\"")) throw new Error("payorch/d1 or payorch/durable-object");
 console.log(`${label}: payorch/d1 and payorch/durable-object loaded`);
 '

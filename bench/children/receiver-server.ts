@@ -50,8 +50,8 @@ async function payorchListener(): Promise<RequestListener> {
     receiver.on('deposit', count);
     return (request, response) => void receiver.nodeHandler(request, response);
   }
-  const { createCallbackInboxTable, createPostgresInbox } = await import('payorch/postgres');
-  await createCallbackInboxTable({ pool, table: table! });
+  const { createPostgresInboxTable, createPostgresInbox } = await import('payorch/postgres');
+  await createPostgresInboxTable({ pool, table: table! });
   const receiver = createCallbackReceiver({ ...options, inbox: createPostgresInbox({ pool, table: table! }) });
   receiver.on('deposit', count);
   return (request, response) => void receiver.nodeHandler(request, response);

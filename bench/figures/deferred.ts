@@ -41,7 +41,7 @@ function deliveries(count: number): Delivery[] {
 
 runFigure(async ({ quick }): Promise<FigureReport> => {
   const { createCallbackReceiver } = await import('payorch/webhooks');
-  const { createCallbackInboxTable, createPostgresInbox } = await import('payorch/postgres');
+  const { createPostgresInboxTable, createPostgresInbox } = await import('payorch/postgres');
   const given = process.env['PAYORCH_BENCH_DATABASE_URL'];
   const cluster = given === undefined || given === '' ? await startCluster() : undefined;
   const url = cluster?.url ?? given ?? '';
@@ -50,7 +50,7 @@ runFigure(async ({ quick }): Promise<FigureReport> => {
   const boss = new PgBoss({ connectionString: url, max: POOL_SIZE, supervise: false, schedule: false });
   boss.on('error', () => undefined);
   try {
-    await createCallbackInboxTable({ pool });
+    await createPostgresInboxTable({ pool });
     await boss.start();
     await boss.createQueue(QUEUE);
     const deferred = createCallbackReceiver({ ...PROVIDER, enqueue: async (job) => {

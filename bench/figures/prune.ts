@@ -1,6 +1,6 @@
 /**
  * The prune beside deliveries: the 99th percentile of claims (`inbox.process`, what each delivery
- * waits for) while `pruneCallbackInbox` deletes half of a large table, paired with the same claims
+ * waits for) while `prunePostgresInbox` deletes half of a large table, paired with the same claims
  * without a prune, in one run on one table. The prune raises the horizon, waits for the claims
  * under way, then deletes in batches that no claim waits for: the target is a p99 during the prune
  * no more than 100 ms above the p99 without.
@@ -41,9 +41,9 @@ runFigure(async ({ quick }) => {
   const pool = new pg.Pool({ connectionString: url, max: CONCURRENCY + 2 });
   pool.on('error', () => undefined);
   try {
-    const { createCallbackInboxTable, createPostgresInbox, pruneCallbackInbox } = await import('payorch/postgres');
+    const { createPostgresInboxTable, createPostgresInbox, prunePostgresInbox } = await import('payorch/postgres');
     await pool.query(`DROP TABLE IF EXISTS ${TABLE}`);
-    await createCallbackInboxTable({ pool, table: TABLE });
+    await createPostgresInboxTable({ pool, table: TABLE });
     const seedStart = performance.now();
     const now = Math.floor(Date.now() / 1000);
     // Even rows 100 days old (behind the horizon), odd rows 10 days old; a second apart within each.
@@ -82,7 +82,7 @@ runFigure(async ({ quick }) => {
     await claims(new Promise((resolve) => setTimeout(resolve, 1000)));
     const without = await claims(new Promise((resolve) => setTimeout(resolve, baselineMs)));
     const pruneStart = performance.now();
-    const pruning = pruneCallbackInbox({ pool, table: TABLE });
+    const pruning = prunePostgresInbox({ pool, table: TABLE });
     const during = await claims(pruning);
     const deleted = await pruning;
     const pruneSeconds = (performance.now() - pruneStart) / 1000;
@@ -99,7 +99,7 @@ runFigure(async ({ quick }) => {
       format.ms(Math.max(...values)),
     ];
     const markdown = [
-      `${format.count(keys)} keys in one inbox table, seeded in SQL in ${seedSeconds.toFixed(1)} s (generate_series, then VACUUM ANALYZE): half with records 100 days old, behind the default 90-day horizon, half 10 days old, interleaved. ${CONCURRENCY} workers in this process claim new keys back to back (\`inbox.process\` with a handler that does nothing: BEGIN, the claim, COMMIT), first for ${String(baselineMs / 1000)} s without a prune, then while \`pruneCallbackInbox\` runs on the same table, from its start to its end. Latencies are per claim; p99 is the nearest rank. A throwaway local cluster (fsync off, as the tests run it), pool of ${CONCURRENCY + 2}.`,
+      `${format.count(keys)} keys in one inbox table, seeded in SQL in ${seedSeconds.toFixed(1)} s (generate_series, then VACUUM ANALYZE): half with records 100 days old, behind the default 90-day horizon, half 10 days old, interleaved. ${CONCURRENCY} workers in this process claim new keys back to back (\`inbox.process\` with a handler that does nothing: BEGIN, the claim, COMMIT), first for ${String(baselineMs / 1000)} s without a prune, then while \`prunePostgresInbox\` runs on the same table, from its start to its end. Latencies are per claim; p99 is the nearest rank. A throwaway local cluster (fsync off, as the tests run it), pool of ${CONCURRENCY + 2}.`,
       '',
       table(['claims', 'count', 'p50', 'p99', 'max'], [row('without a prune', without), row('during the prune', during)]),
       `The prune deleted ${format.count(deleted)} keys in ${pruneSeconds.toFixed(1)} s. p99 during it minus p99 without: **${format.ms(added)}** (target ≤ ${TARGET_MS} ms: ${met ? 'met' : '**not met**'}).`,

@@ -9,7 +9,7 @@
 // Redis must keep what it acknowledged: run it with `appendonly yes` and `maxmemory-policy noeviction`.
 import { Queue, Worker } from 'bullmq';
 import pg from 'pg';
-import { createCallbackInboxTable, createPostgresInbox } from 'payorch/postgres';
+import { createPostgresInboxTable, createPostgresInbox } from 'payorch/postgres';
 import { createCallbackReceiver } from 'payorch/webhooks';
 import type { CallbackJob } from 'payorch/webhooks';
 import { POSTGRES_TABLES_SQL, creditDeposit, postgresOrder } from './order-tables.js';
@@ -35,7 +35,7 @@ export async function start({ apiKey, secretKey, connectionString, redis, port =
     console.error('postgres pool:', error.message);
   });
   // In a real application these belong to its migrations.
-  await createCallbackInboxTable({ pool });
+  await createPostgresInboxTable({ pool });
   for (const statement of POSTGRES_TABLES_SQL) await pool.query(statement);
 
   // `enableOfflineQueue: false`: while Redis is down, `add` fails at once and the service gets a

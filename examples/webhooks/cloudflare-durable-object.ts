@@ -47,7 +47,7 @@ export class PayorchAccount {
     this.receiver = createCallbackReceiver({
       apiKey: env.PAYORCH_PROVIDER_API_KEY,
       secretKey: env.PAYORCH_PROVIDER_SECRET_KEY,
-      inbox: createDurableObjectInbox(state.storage),
+      inbox: createDurableObjectInbox({ storage: state.storage }),
       // The hash covers tracking_code, status and timestamp only: the user and the amount must be
       // those of your order row (a deposit's at most its ceiling, spec 4.5). `false` answers 409.
       confirm: (callback, { storage }) => Promise.resolve(orderMatches(this.orderOf(storage, callback.payload.tracking_code), callback)),
@@ -85,7 +85,7 @@ export class PayorchAccount {
   // Daily: keys of records older than 90 days go, and callbacks of such records are refused from
   // then on, never applied twice. Schedule the first alarm once (setAlarm) when the object starts.
   async alarm(): Promise<void> {
-    await pruneDurableObjectInbox(this.state.storage);
+    await pruneDurableObjectInbox({ storage: this.state.storage });
     await this.state.storage.setAlarm(Date.now() + 86_400_000);
   }
 }

@@ -7,7 +7,7 @@
 //   [[hyperdrive]]
 //   binding = "HYPERDRIVE"
 //   id = "..."
-// and, once, in your migrations: callbackInboxTableSql() and your own tables (POSTGRES_TABLES_SQL
+// and, once, in your migrations: postgresInboxTableSql() and your own tables (POSTGRES_TABLES_SQL
 // of order-tables.ts: orders, balances and ledger, money in numeric).
 import pg from 'pg';
 import { createCallbackReceiver } from 'payorch';

@@ -20,7 +20,7 @@
 //   dead_letter_queue = "payorch-callbacks-dead"
 //   [vars]
 //   ORDERS_URL = "https://orders.example/paid"
-// and, once, in your migrations: callbackInboxTableSql() and your own tables (POSTGRES_TABLES_SQL
+// and, once, in your migrations: postgresInboxTableSql() and your own tables (POSTGRES_TABLES_SQL
 // of order-tables.ts: orders, balances and ledger, money in numeric). Keep and replay the
 // dead letters as cloudflare-queues.ts does (a table of this database serves as well as D1).
 import pg from 'pg';

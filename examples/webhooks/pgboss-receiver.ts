@@ -3,7 +3,7 @@
 // row, the worker, and the dead letters, kept in a table of your own until someone replays or
 // deletes them.
 import pg from 'pg';
-import { createCallbackInboxTable, createPostgresInbox } from 'payorch/postgres';
+import { createPostgresInboxTable, createPostgresInbox } from 'payorch/postgres';
 import { createCallbackReceiver } from 'payorch/webhooks';
 import type { CallbackJob } from 'payorch/webhooks';
 import { POSTGRES_TABLES_SQL, creditDeposit, postgresOrder } from './order-tables.js';
@@ -50,7 +50,7 @@ export async function startOn(boss: Boss, stop: () => Promise<void>, { apiKey, s
     console.error('postgres pool:', error.message);
   });
   // In a real application these belong to its migrations.
-  await createCallbackInboxTable({ pool });
+  await createPostgresInboxTable({ pool });
   for (const statement of [...POSTGRES_TABLES_SQL, DEAD_LETTERS_TABLE_SQL]) await pool.query(statement);
 
   await boss.createQueue(DEAD_LETTERS);

@@ -4,7 +4,7 @@
 // commit together or not at all.
 //   DATABASE_URL=postgres://… PAYORCH_PROVIDER_API_KEY=… PAYORCH_PROVIDER_SECRET_KEY=… npx tsx examples/webhooks/postgres.ts
 import { createCallbackReceiver } from 'payorch';
-import { createCallbackInboxTable, createPostgresInbox, pruneCallbackInbox } from 'payorch/postgres';
+import { createPostgresInboxTable, createPostgresInbox, prunePostgresInbox } from 'payorch/postgres';
 import pg from 'pg';
 import { POSTGRES_TABLES_SQL, creditDeposit, decimal, postgresOrder } from './order-tables.js';
 import { orderMatches } from './orders.js';
@@ -23,7 +23,7 @@ export interface PostgresReceiverOptions {
 export async function start({ apiKey, secretKey, pool, port = 0, host = '127.0.0.1' }: PostgresReceiverOptions): Promise<Receiver> {
   // In a real application these belong to its migrations. `orders` holds a row per payment you
   // started, saved with the tracking code that startDeposit or startWithdrawal answered.
-  await createCallbackInboxTable({ pool });
+  await createPostgresInboxTable({ pool });
   for (const statement of POSTGRES_TABLES_SQL) await pool.query(statement);
 
   const receiver = createCallbackReceiver({
@@ -73,7 +73,7 @@ if (process.argv[1] !== undefined && import.meta.url === new URL(`file://${proce
   // Keys of records older than 90 days go, and callbacks of such records are refused from then on
   // (422, onError phase 'retention'; docs/webhooks.md, Retention): once a day.
   setInterval(() => {
-    pruneCallbackInbox({ pool }).then(
+    prunePostgresInbox({ pool }).then(
       (deleted) => {
         console.log(`pruned ${deleted} callback keys`);
       },

@@ -7,7 +7,7 @@
 import PgBoss from 'pg-boss';
 import pg from 'pg';
 import { DealerClient, applyTransferStatuses } from 'payorch';
-import { createCallbackInboxTable, createPostgresInbox } from 'payorch/postgres';
+import { createPostgresInboxTable, createPostgresInbox } from 'payorch/postgres';
 
 export const SWEEP_QUEUE = 'payorch-transfer-sweep';
 
@@ -24,7 +24,7 @@ export async function start({ dealer, connectionString, accountName }: TransferS
     console.error('postgres pool:', error.message);
   });
   // In a real application these belong to its migrations; `payouts` stands for your own records.
-  await createCallbackInboxTable({ pool });
+  await createPostgresInboxTable({ pool });
   await pool.query("CREATE TABLE IF NOT EXISTS payouts (transfer_id text PRIMARY KEY, status text NOT NULL DEFAULT 'pending')");
   const inbox = createPostgresInbox({ pool });
 

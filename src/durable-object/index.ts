@@ -42,7 +42,12 @@ export interface DurableObjectInboxContext<TStorage extends DurableObjectStorage
 }
 
 /** Settings of {@link createDurableObjectInbox}. */
-export interface DurableObjectInboxOptions {
+export interface DurableObjectInboxOptions<TStorage extends DurableObjectStorageLike = DurableObjectStorageLike> {
+  /**
+   * The object's storage: SQLite-backed (`new_sqlite_classes` in the migration).
+   * @example this.ctx.storage
+   */
+  readonly storage: TStorage;
   /**
    * The table of applied keys in the object's database. Letters, digits and `_` only.
    * @default 'payorch_callback_inbox'
@@ -60,6 +65,7 @@ const STORAGE_SQL_OPTION: OptionDeclaration<'storage.sql'> = {
   rule: { type: 'object', methods: ['exec'], allowed: 'the SQL API of a SQLite-backed Durable Object (new_sqlite_classes in the migration)' },
   required: true,
 };
+const DURABLE_OBJECT_INBOX_OPTIONS = declareOptions<DurableObjectInboxOptions>()([STORAGE_OPTION, STORAGE_SQL_OPTION, sqlite.SQLITE_TABLE_OPTION]);
 
 /**
  * A callback inbox in a Durable Object's SQLite storage: create it in the object's constructor,
@@ -88,16 +94,16 @@ const STORAGE_SQL_OPTION: OptionDeclaration<'storage.sql'> = {
  * import { createDurableObjectInbox } from 'payorch/durable-object';
  *
  * export class PayorchAccount extends DurableObject<Env> {
- *   readonly receiver = createCallbackReceiver({ apiKey: this.env.API_KEY, secretKey: this.env.SECRET_KEY, inbox: createDurableObjectInbox(this.ctx.storage) });
+ *   readonly receiver = createCallbackReceiver({ apiKey: this.env.API_KEY, secretKey: this.env.SECRET_KEY, inbox: createDurableObjectInbox({ storage: this.ctx.storage }) });
  *   fetch(request: Request): Promise<Response> {
  *     return this.receiver.handle(request);
  *   }
  * }
  * ```
  */
-export function createDurableObjectInbox<TStorage extends DurableObjectStorageLike>(storage: TStorage, options: DurableObjectInboxOptions = {}): CallbackInbox<DurableObjectInboxContext<TStorage>> {
-  checkOptions('createDurableObjectInbox', { storage }, [STORAGE_OPTION, STORAGE_SQL_OPTION]);
+export function createDurableObjectInbox<TStorage extends DurableObjectStorageLike>(options: DurableObjectInboxOptions<TStorage>): CallbackInbox<DurableObjectInboxContext<TStorage>> {
   checkOptions('createDurableObjectInbox', options, DURABLE_OBJECT_INBOX_OPTIONS);
+  const { storage } = options;
   const table = sqlite.quoteSqliteTable('createDurableObjectInbox', options.table);
   const sql = sqlite.sqliteInboxStatements(table);
   storage.sql.exec(sqlite.sqliteInboxTableSql(table));
@@ -130,8 +136,7 @@ export interface PruneDurableObjectInboxOptions extends DurableObjectInboxOption
   readonly olderThanSeconds?: number | undefined;
 }
 
-const DURABLE_OBJECT_INBOX_OPTIONS = declareOptions<DurableObjectInboxOptions>()([sqlite.SQLITE_TABLE_OPTION]);
-const PRUNE_DURABLE_OBJECT_OPTIONS = declareOptions<PruneDurableObjectInboxOptions>()([sqlite.SQLITE_TABLE_OPTION, sqlite.OLDER_THAN_OPTION]);
+const PRUNE_DURABLE_OBJECT_OPTIONS = declareOptions<PruneDurableObjectInboxOptions>()([...DURABLE_OBJECT_INBOX_OPTIONS, sqlite.OLDER_THAN_OPTION]);
 
 /**
  * Raises the horizon of the object's inbox and deletes the keys of records older than it, in one
@@ -142,14 +147,14 @@ const PRUNE_DURABLE_OBJECT_OPTIONS = declareOptions<PruneDurableObjectInboxOptio
  * @example
  * ```ts
  * async alarm(): Promise<void> {
- *   await pruneDurableObjectInbox(this.ctx.storage);
+ *   await pruneDurableObjectInbox({ storage: this.ctx.storage });
  *   await this.ctx.storage.setAlarm(Date.now() + 86_400_000);
  * }
  * ```
  */
-export function pruneDurableObjectInbox(storage: DurableObjectStorageLike, options: PruneDurableObjectInboxOptions = {}): Promise<number> {
-  checkOptions('pruneDurableObjectInbox', { storage }, [STORAGE_OPTION, STORAGE_SQL_OPTION]);
+export function pruneDurableObjectInbox(options: PruneDurableObjectInboxOptions): Promise<number> {
   checkOptions('pruneDurableObjectInbox', options, PRUNE_DURABLE_OBJECT_OPTIONS);
+  const { storage } = options;
   const sql = sqlite.sqliteInboxStatements(sqlite.quoteSqliteTable('pruneDurableObjectInbox', options.table));
   const horizon = sqlite.horizonFor(options.olderThanSeconds ?? sqlite.DEFAULT_SQLITE_INBOX_RETENTION_SECONDS, Date.now());
   return storage.transaction(() => {

@@ -9,7 +9,7 @@ import { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS } from '../
 import { checkOptions, checkValue, declareOptions, TEN_YEARS_SECONDS } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
 import { CallbackRetentionError, RequestValidationError, StatementPoolingError } from '../errors/error.js';
-import type { CallbackInbox, CallbackKey, CallbackInboxOutcome } from '../webhooks/inbox.js';
+import type { CallbackInbox, CallbackInboxContext, CallbackInboxOutcome } from '../webhooks/inbox.js';
 import { sha256Hex } from '../internal/hash/web.js';
 import { keyRecordTime } from '../webhooks/record-time.js';
 
@@ -76,8 +76,7 @@ export type PostgresClientOf<TPool> = TPool extends {
     : PostgresClient;
 
 /** What the PostgreSQL inbox gives each handler: the key, the client of the open transaction, what was applied before. */
-export interface PostgresInboxContext<TClient> {
-  readonly key: CallbackKey;
+export interface PostgresInboxContext<TClient> extends CallbackInboxContext {
   /**
    * Every other status applied for this account and tracking code before this one, in the order
    * they were applied. Callbacks of one tracking code are applied one at a time (a second waits
@@ -93,7 +92,7 @@ export interface PostgresInboxContext<TClient> {
   readonly client: TClient;
 }
 
-/** Settings of {@link createPostgresInbox} and {@link createCallbackInboxTable}. */
+/** Settings of {@link createPostgresInbox} and {@link createPostgresInboxTable}. */
 export interface PostgresInboxOptions<TPool extends PostgresPool> {
   /**
    * The node-postgres pool to take a client from for each callback.
@@ -137,10 +136,10 @@ export interface PostgresInboxOptions<TPool extends PostgresPool> {
 }
 
 /** The table of applied keys when none is named. */
-export const DEFAULT_CALLBACK_INBOX_TABLE = 'payorch_callback_inbox';
+export const DEFAULT_POSTGRES_INBOX_TABLE = 'payorch_callback_inbox';
 
 /** How long a callback waits for another of its tracking code by default, in milliseconds (`lockTimeoutMs`). */
-export const DEFAULT_INBOX_LOCK_TIMEOUT_MS = 3000;
+export const DEFAULT_POSTGRES_INBOX_LOCK_TIMEOUT_MS = 3000;
 
 const TABLE_OPTION: OptionDeclaration<'table'> = {
   name: 'table',
@@ -150,7 +149,7 @@ const TABLE_OPTION: OptionDeclaration<'table'> = {
     pattern: /^[A-Za-z_][A-Za-z0-9_]{0,62}(?:\.[A-Za-z_][A-Za-z0-9_]{0,62})?$/,
     allowed: 'a name of letters, digits and _ (up to 63), optionally schema.table',
   },
-  default: DEFAULT_CALLBACK_INBOX_TABLE,
+  default: DEFAULT_POSTGRES_INBOX_TABLE,
 };
 
 const SCHEMA_OPTION: OptionDeclaration<'schema'> = {
@@ -166,12 +165,12 @@ const POSTGRES_INBOX_OPTIONS = declareOptions<PostgresInboxOptions<PostgresPool>
   TABLE_OPTION,
   SCHEMA_OPTION,
   { name: 'onPoolError', rule: { type: 'function' } },
-  { name: 'lockTimeoutMs', rule: { type: 'number', min: 1, max: 60_000, integer: true }, default: DEFAULT_INBOX_LOCK_TIMEOUT_MS, note: 'keep it below the senders\' patience, a few seconds' },
+  { name: 'lockTimeoutMs', rule: { type: 'number', min: 1, max: 60_000, integer: true }, default: DEFAULT_POSTGRES_INBOX_LOCK_TIMEOUT_MS, note: 'keep it below the senders\' patience, a few seconds' },
 ]);
 
 // Quoted, so a table name is never read as SQL; checked, so quoting cannot be escaped.
 function quoteTable(where: string, table: string | undefined): string {
-  const name = table ?? DEFAULT_CALLBACK_INBOX_TABLE;
+  const name = table ?? DEFAULT_POSTGRES_INBOX_TABLE;
   checkValue(where, TABLE_OPTION, name);
   return name.split('.').map((part) => `"${part}"`).join('.');
 }
@@ -179,7 +178,7 @@ function quoteTable(where: string, table: string | undefined): string {
 /**
  * The table, named with its schema once it is known: from `schema` or a qualified `table` at
  * once, otherwise from `current_schema()` on the first connection (before any handler runs). The
- * inbox, createCallbackInboxTable and pruneCallbackInbox resolve it the same way.
+ * inbox, createPostgresInboxTable and prunePostgresInbox resolve it the same way.
  */
 function tableName(where: string, options: { readonly table?: string | undefined; readonly schema?: string | undefined }): (client: PostgresClient) => Promise<string> {
   const table = quoteTable(where, options.table);
@@ -209,13 +208,13 @@ function tableName(where: string, options: { readonly table?: string | undefined
 /**
  * The SQL that creates the inbox's table: one row per account + tracking code, with the statuses
  * applied for it in the order they were applied. The record time (the Unix seconds the tracking
- * code ends with) leads the primary key, so that {@link pruneCallbackInbox} finds old rows through
- * it. Run it in your migrations, or call {@link createCallbackInboxTable}. A table made by an
+ * code ends with) leads the primary key, so that {@link prunePostgresInbox} finds old rows through
+ * it. Run it in your migrations, or call {@link createPostgresInboxTable}. A table made by an
  * earlier payorch 0.x has another shape: create this one afresh.
  *
  * @example
  * ```ts
- * console.log(callbackInboxTableSql());
+ * console.log(postgresInboxTableSql());
  * // CREATE TABLE IF NOT EXISTS "payorch_callback_inbox" (
  * //   record_time bigint NOT NULL,
  * //   account text NOT NULL,
@@ -226,8 +225,8 @@ function tableName(where: string, options: { readonly table?: string | undefined
  * // )
  * ```
  */
-export function callbackInboxTableSql(table?: string): string {
-  return tableSql(quoteTable('callbackInboxTableSql', table));
+export function postgresInboxTableSql(table?: string): string {
+  return tableSql(quoteTable('postgresInboxTableSql', table));
 }
 
 // The record time is a function of the tracking code, so (record_time, account, tracking_code) is
@@ -246,15 +245,15 @@ function tableSql(quoted: string): string {
 }
 
 /**
- * Creates the inbox's table if it does not exist ({@link callbackInboxTableSql}).
+ * Creates the inbox's table if it does not exist ({@link postgresInboxTableSql}).
  *
  * @example
  * ```ts
- * await createCallbackInboxTable({ pool });
+ * await createPostgresInboxTable({ pool });
  * ```
  */
-export async function createCallbackInboxTable(options: PostgresInboxOptions<PostgresPool>): Promise<void> {
-  const name = tableName('createCallbackInboxTable', options);
+export async function createPostgresInboxTable(options: PostgresInboxOptions<PostgresPool>): Promise<void> {
+  const name = tableName('createPostgresInboxTable', options);
   const client = await options.pool.connect();
   try {
     await client.query(tableSql(await name(client)));
@@ -263,7 +262,7 @@ export async function createCallbackInboxTable(options: PostgresInboxOptions<Pos
   }
 }
 
-// The sentinel row that holds a table's horizon in its applied_at (see pruneCallbackInbox): no
+// The sentinel row that holds a table's horizon in its applied_at (see prunePostgresInbox): no
 // verified callback has an empty tracking code, and a claim reads a real one only. Its record time
 // of 0 keeps it first in the primary key, where the claim finds it, and out of every prune batch.
 const HORIZON_ROW = "record_time = 0 AND account = '' AND tracking_code = ''";
@@ -284,7 +283,7 @@ const HORIZON_ROW = "record_time = 0 AND account = '' AND tracking_code = ''";
  *   fails the callback (answered 500, delivered again).
  * - A handler throws, or the connection or the process dies before COMMIT: PostgreSQL rolls the
  *   transaction back, key included, and the redelivery applies it.
- * - A record at or before the table's horizon (see {@link pruneCallbackInbox}) whose key is not
+ * - A record at or before the table's horizon (see {@link prunePostgresInbox}) whose key is not
  *   held: refused with a `CallbackRetentionError`, nothing recorded (the receiver answers 422).
  * - Behind a pooler: transaction and session pooling work (the claim is named by a digest of its
  *   text, and made unnamed where the pooler loses the name); statement pooling refuses
@@ -294,10 +293,10 @@ const HORIZON_ROW = "record_time = 0 AND account = '' AND tracking_code = ''";
  * ```ts
  * import { Pool } from 'pg';
  * import { createCallbackReceiver } from 'payorch';
- * import { createCallbackInboxTable, createPostgresInbox } from 'payorch/postgres';
+ * import { createPostgresInboxTable, createPostgresInbox } from 'payorch/postgres';
  *
  * const pool = new Pool({ connectionString: process.env.DATABASE_URL });
- * await createCallbackInboxTable({ pool });
+ * await createPostgresInboxTable({ pool });
  * const receiver = createCallbackReceiver({ apiKey, secretKey, inbox: createPostgresInbox({ pool }) });
  * receiver.on('deposit.completed', async (callback, { client }) => {
  *   await client.query('UPDATE balances SET amount = amount + $1 WHERE user_id = $2', [callback.payload.amount, callback.payload.user_id]);
@@ -307,7 +306,7 @@ const HORIZON_ROW = "record_time = 0 AND account = '' AND tracking_code = ''";
 export function createPostgresInbox<TPool extends PostgresPool>(options: PostgresInboxOptions<TPool>): CallbackInbox<PostgresInboxContext<PostgresClientOf<TPool>>> {
   checkOptions('createPostgresInbox', options, POSTGRES_INBOX_OPTIONS);
   const name = tableName('createPostgresInbox', options);
-  const lockTimeoutMs = options.lockTimeoutMs ?? DEFAULT_INBOX_LOCK_TIMEOUT_MS;
+  const lockTimeoutMs = options.lockTimeoutMs ?? DEFAULT_POSTGRES_INBOX_LOCK_TIMEOUT_MS;
   // One round trip with BEGIN: the bound on waiting for another callback of the tracking code.
   const begin = `BEGIN; SET LOCAL lock_timeout = ${String(lockTimeoutMs)}`;
   // The claim in one statement: the horizon, the status added to its tracking code's row when the
@@ -408,7 +407,7 @@ SELECT (SELECT statuses FROM claimed) AS claimed, (SELECT at FROM horizon) AS ho
         const code = (error as Partial<Record<'code', unknown>> | null)?.code;
         // 42703 undefined_column, 42P10 no unique index for ON CONFLICT: a table of another shape.
         if (code === '42703' || code === '42P10') {
-          throw new Error(`payorch/postgres: ${table} is not the inbox table this payorch uses (an earlier 0.x made another shape); create it afresh as callbackInboxTableSql() shows`, { cause: error });
+          throw new Error(`payorch/postgres: ${table} is not the inbox table this payorch uses (an earlier 0.x made another shape); create it afresh as postgresInboxTableSql() shows`, { cause: error });
         }
         // 55P03 lock_not_available, in the claim: another callback of this tracking code held it.
         if (claiming && code === '55P03') {
@@ -449,8 +448,8 @@ function guardPool(pool: object, onPoolError: ((error: Error) => void) | undefin
   });
 }
 
-/** Settings of {@link pruneCallbackInbox}. */
-export interface PruneCallbackInboxOptions {
+/** Settings of {@link prunePostgresInbox}. */
+export interface PrunePostgresInboxOptions {
   /** The pool of the inbox. */
   readonly pool: PostgresPool;
   /**
@@ -475,18 +474,18 @@ export interface PruneCallbackInboxOptions {
   readonly olderThanSeconds?: number | undefined;
 }
 
-/** The shortest retention {@link pruneCallbackInbox} accepts, in seconds: a record age of 3 days and 300 s. */
-export const MIN_CALLBACK_INBOX_RETENTION_SECONDS = DEFAULT_CALLBACK_MAX_AGE_SECONDS + DEFAULT_TOLERANCE_SECONDS;
+/** The shortest retention {@link prunePostgresInbox} accepts, in seconds: a record age of 3 days and 300 s. */
+export const MIN_POSTGRES_INBOX_RETENTION_SECONDS = DEFAULT_CALLBACK_MAX_AGE_SECONDS + DEFAULT_TOLERANCE_SECONDS;
 
-/** The record age {@link pruneCallbackInbox} prunes by default, in seconds: 90 days. */
-export const DEFAULT_CALLBACK_INBOX_RETENTION_SECONDS = 90 * 86_400;
+/** The record age {@link prunePostgresInbox} prunes by default, in seconds: 90 days. */
+export const DEFAULT_POSTGRES_INBOX_RETENTION_SECONDS = 90 * 86_400;
 
-/** pruneCallbackInbox's options. */
-const PRUNE_OPTIONS = declareOptions<PruneCallbackInboxOptions>()([
+/** prunePostgresInbox's options. */
+const PRUNE_OPTIONS = declareOptions<PrunePostgresInboxOptions>()([
   POOL_OPTION,
   TABLE_OPTION,
   SCHEMA_OPTION,
-  { name: 'olderThanSeconds', rule: { type: 'number', min: MIN_CALLBACK_INBOX_RETENTION_SECONDS, max: TEN_YEARS_SECONDS, integer: true }, default: DEFAULT_CALLBACK_INBOX_RETENTION_SECONDS },
+  { name: 'olderThanSeconds', rule: { type: 'number', min: MIN_POSTGRES_INBOX_RETENTION_SECONDS, max: TEN_YEARS_SECONDS, integer: true }, default: DEFAULT_POSTGRES_INBOX_RETENTION_SECONDS },
 ]);
 
 /** How many rows one prune transaction deletes: small enough to commit in milliseconds. */
@@ -516,13 +515,13 @@ const PRUNE_POLL_MS = 20;
  * @throws {RequestValidationError} (`invalid_option`, `olderThanSeconds`) for a retention shorter than 259500 s or longer than 10 years
  * @example
  * ```ts
- * setInterval(() => void pruneCallbackInbox({ pool }).catch(console.error), 86_400_000).unref();
+ * setInterval(() => void prunePostgresInbox({ pool }).catch(console.error), 86_400_000).unref();
  * ```
  */
-export async function pruneCallbackInbox(options: PruneCallbackInboxOptions): Promise<number> {
-  checkOptions('pruneCallbackInbox', options, PRUNE_OPTIONS);
-  const name = tableName('pruneCallbackInbox', options);
-  const seconds = options.olderThanSeconds ?? DEFAULT_CALLBACK_INBOX_RETENTION_SECONDS;
+export async function prunePostgresInbox(options: PrunePostgresInboxOptions): Promise<number> {
+  checkOptions('prunePostgresInbox', options, PRUNE_OPTIONS);
+  const name = tableName('prunePostgresInbox', options);
+  const seconds = options.olderThanSeconds ?? DEFAULT_POSTGRES_INBOX_RETENTION_SECONDS;
   const client = await options.pool.connect();
   let broken: Error | undefined;
   // One statement in a transaction of its own: a pooler in statement pooling refuses it before
@@ -589,7 +588,7 @@ SELECT (SELECT count(*) FROM deleted) AS deleted, (SELECT count(*) FROM batch) A
   } catch (error) {
     if (/statement pooling/i.test(error instanceof Error ? error.message : '')) {
       broken = error as Error;
-      throw new StatementPoolingError('payorch/postgres: pruneCallbackInbox needs a transaction, which a pooler in statement pooling refuses; use transaction or session pooling, or connect directly', { cause: error });
+      throw new StatementPoolingError('payorch/postgres: prunePostgresInbox needs a transaction, which a pooler in statement pooling refuses; use transaction or session pooling, or connect directly', { cause: error });
     }
     throw error;
   } finally {
@@ -598,4 +597,4 @@ SELECT (SELECT count(*) FROM deleted) AS deleted, (SELECT count(*) FROM batch) A
 }
 
 export { CallbackRetentionError, StatementPoolingError } from '../errors/error.js';
-export type { CallbackInbox, CallbackKey, CallbackInboxOutcome } from '../webhooks/inbox.js';
+export type { CallbackInbox, CallbackInboxContext, CallbackKey, CallbackInboxOutcome } from '../webhooks/inbox.js';

@@ -40,8 +40,8 @@ export class Account {
   }
   async fetch(request) {
     const body = await request.json();
-    if (body.op === 'prune') return Response.json({ deleted: await pruneDurableObjectInbox(this.state.storage, { table: body.table, olderThanSeconds: body.olderThanSeconds }) });
-    return run(createDurableObjectInbox(this.state.storage, { table: body.table }), body);
+    if (body.op === 'prune') return Response.json({ deleted: await pruneDurableObjectInbox({ storage: this.state.storage, table: body.table, olderThanSeconds: body.olderThanSeconds }) });
+    return run(createDurableObjectInbox({ storage: this.state.storage, table: body.table }), body);
   }
 }
 

@@ -25,7 +25,7 @@ test('a D1 handler gets the binding’s own types: its database, and an array of
 });
 
 test('a Durable Object handler gets the object’s own storage type', () => {
-  const receiver = createCallbackReceiver({ apiKey: 'k', secretKey: 's', inbox: createDurableObjectInbox(storage) });
+  const receiver = createCallbackReceiver({ apiKey: 'k', secretKey: 's', inbox: createDurableObjectInbox({ storage }) });
   receiver.on('deposit.completed', (_callback, context) => {
     expectTypeOf(context.storage).toEqualTypeOf<DurableObjectStorage>();
     expectTypeOf(context.key.status).toEqualTypeOf<string>();

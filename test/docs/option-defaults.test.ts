@@ -6,7 +6,7 @@ import { REQUEST_OPTIONS, clientOptions } from '../../src/core/client-options.js
 import { allowedBy } from '../../src/core/option-checks.js';
 import type { OptionDeclaration } from '../../src/core/option-checks.js';
 import { declared, rangeOf } from '../../src/cli/io.js';
-import { DEFAULT_CALLBACK_INBOX_RETENTION_SECONDS, DEFAULT_CALLBACK_INBOX_TABLE, DEFAULT_INBOX_LOCK_TIMEOUT_MS } from '../../src/postgres/index.js';
+import { DEFAULT_POSTGRES_INBOX_RETENTION_SECONDS, DEFAULT_POSTGRES_INBOX_TABLE, DEFAULT_POSTGRES_INBOX_LOCK_TIMEOUT_MS } from '../../src/postgres/index.js';
 import { SANDBOX_DEFAULTS, SANDBOX_OPTIONS } from '../../src/sandbox/options.js';
 import { OLDER_THAN_OPTION, SQLITE_TABLE_OPTION } from '../../src/sqlite/inbox.js';
 import { CONFIRM_CARD_OPTIONS } from '../../src/webhooks/confirm-card.js';
@@ -48,8 +48,8 @@ const interfaces: [file: string, name: string, prefix: string, defaults: Default
   ['src/durable-object/index.ts', 'DurableObjectInboxOptions', '', defaultsOf([SQLITE_TABLE_OPTION])],
   ['src/durable-object/index.ts', 'PruneDurableObjectInboxOptions', '', defaultsOf([SQLITE_TABLE_OPTION, OLDER_THAN_OPTION])],
   // payorch/postgres keeps its declarations private; they take their defaults from these exports.
-  ['src/postgres/index.ts', 'PostgresInboxOptions', '', new Map<string, unknown>([['table', DEFAULT_CALLBACK_INBOX_TABLE], ['lockTimeoutMs', DEFAULT_INBOX_LOCK_TIMEOUT_MS]])],
-  ['src/postgres/index.ts', 'PruneCallbackInboxOptions', '', new Map<string, unknown>([['table', DEFAULT_CALLBACK_INBOX_TABLE], ['olderThanSeconds', DEFAULT_CALLBACK_INBOX_RETENTION_SECONDS]])],
+  ['src/postgres/index.ts', 'PostgresInboxOptions', '', new Map<string, unknown>([['table', DEFAULT_POSTGRES_INBOX_TABLE], ['lockTimeoutMs', DEFAULT_POSTGRES_INBOX_LOCK_TIMEOUT_MS]])],
+  ['src/postgres/index.ts', 'PrunePostgresInboxOptions', '', new Map<string, unknown>([['table', DEFAULT_POSTGRES_INBOX_TABLE], ['olderThanSeconds', DEFAULT_POSTGRES_INBOX_RETENTION_SECONDS]])],
 ];
 
 /** A `@default` that states a value (a number, a quoted string, a boolean, or an object of them); undefined for prose. */

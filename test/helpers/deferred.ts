@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type pg from 'pg';
 import { createCallbackReceiver } from '../../src/webhooks/index.js';
 import type { CallbackJob, CallbackReceiver } from '../../src/webhooks/index.js';
-import { createCallbackInboxTable, createPostgresInbox } from '../../src/postgres/index.js';
+import { createPostgresInboxTable, createPostgresInbox } from '../../src/postgres/index.js';
 import type { PostgresInboxContext } from '../../src/postgres/index.js';
 import { PROVIDER } from './wire.js';
 
@@ -18,7 +18,7 @@ import { PROVIDER } from './wire.js';
 
 /** Creates the inbox table and an empty ledger named `table`. */
 export async function createLedger(pool: pg.Pool, table: string): Promise<void> {
-  await createCallbackInboxTable({ pool });
+  await createPostgresInboxTable({ pool });
   await pool.query(`DROP TABLE IF EXISTS ${table}`);
   await pool.query(`CREATE TABLE ${table} (tracking_code text NOT NULL, status text NOT NULL, amount numeric NOT NULL, worker text NOT NULL)`);
 }

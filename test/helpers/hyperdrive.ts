@@ -4,7 +4,7 @@ import { builtinModules } from 'node:module';
 import type { Readable } from 'node:stream';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { callbackInboxTableSql } from '../../src/postgres/index.js';
+import { postgresInboxTableSql } from '../../src/postgres/index.js';
 import { POSTGRES_TABLES_SQL } from '../../examples/webhooks/order-tables.js';
 import { bundleWorkerFile } from './worker-bundle.js';
 import { PROVIDER } from './wire.js';
@@ -46,7 +46,7 @@ export async function ledgerDatabase(name: string): Promise<LedgerDatabase> {
   const database = new URL(inject('postgresUrl'));
   database.pathname = `/${name}`;
   const pool = new pg.Pool({ connectionString: database.href });
-  await pool.query(callbackInboxTableSql());
+  await pool.query(postgresInboxTableSql());
   for (const statement of POSTGRES_TABLES_SQL) await pool.query(statement);
   // miniflare wants a password in the URL, even under trust authentication.
   if (database.password === '') database.password = 'unused';

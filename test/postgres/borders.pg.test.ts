@@ -3,7 +3,7 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, test, vi } from 'vitest';
 import { createCallbackReceiver, RequestValidationError, signCallback } from '../../src/index.js';
 import type { CallbackErrorDetails } from '../../src/index.js';
-import { createCallbackInboxTable, createPostgresInbox, MIN_CALLBACK_INBOX_RETENTION_SECONDS, pruneCallbackInbox } from '../../src/postgres/index.js';
+import { createPostgresInboxTable, createPostgresInbox, MIN_POSTGRES_INBOX_RETENTION_SECONDS, prunePostgresInbox } from '../../src/postgres/index.js';
 import type { PostgresInboxContext } from '../../src/postgres/index.js';
 import { unsigned } from '../helpers/callbacks.js';
 import { deliver, serveNode } from '../helpers/serve.js';
@@ -30,7 +30,7 @@ function pool(withListener: boolean): pg.Pool {
 beforeAll(async () => {
   admin = new pg.Pool({ connectionString: inject('postgresUrl'), max: 1 });
   admin.on('error', () => undefined);
-  await createCallbackInboxTable({ pool: admin, table });
+  await createPostgresInboxTable({ pool: admin, table });
 });
 afterAll(async () => {
   await admin.query(`DROP TABLE IF EXISTS ${table}, ${table}_old`);
@@ -100,14 +100,14 @@ describe('the PostgreSQL inbox, operated', () => {
   });
 });
 
-describe('pruneCallbackInbox', () => {
+describe('prunePostgresInbox', () => {
   // What it deletes and the horizon it keeps: test/postgres/retention.pg.test.ts.
-  test.each([3600, MIN_CALLBACK_INBOX_RETENTION_SECONDS - 1, 1.5e6 + 0.5, Number.NaN])('refuses a retention of %s before touching the table, naming the option and the range', async (olderThanSeconds) => {
+  test.each([3600, MIN_POSTGRES_INBOX_RETENTION_SECONDS - 1, 1.5e6 + 0.5, Number.NaN])('refuses a retention of %s before touching the table, naming the option and the range', async (olderThanSeconds) => {
     const connect = vi.fn();
-    const error = await pruneCallbackInbox({ pool: { connect }, table, olderThanSeconds }).catch((caught: unknown) => caught);
+    const error = await prunePostgresInbox({ pool: { connect }, table, olderThanSeconds }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(RequestValidationError);
     expect((error as RequestValidationError).issues[0]).toMatchObject({ field: 'olderThanSeconds', rule: 'invalid_option' });
-    expect((error as Error).message).toContain(`an integer from ${MIN_CALLBACK_INBOX_RETENTION_SECONDS} to`);
+    expect((error as Error).message).toContain(`an integer from ${MIN_POSTGRES_INBOX_RETENTION_SECONDS} to`);
     expect(connect).not.toHaveBeenCalled();
   });
 });
@@ -130,7 +130,7 @@ describe('a table made by an earlier payorch 0.x', () => {
     receiver.on('*', handler);
     const url = await serve(receiver.nodeHandler);
     expect(await deliver(url, deposit('MAN-before2-1763812000'))).toMatchObject({ status: 500 });
-    expect(String(errors[0]?.error)).toContain('is not the inbox table this payorch uses (an earlier 0.x made another shape); create it afresh as callbackInboxTableSql() shows');
+    expect(String(errors[0]?.error)).toContain('is not the inbox table this payorch uses (an earlier 0.x made another shape); create it afresh as postgresInboxTableSql() shows');
     expect(errors[0]?.details.phase).toBe('inbox');
     expect(handler).not.toHaveBeenCalled();
     expect((await admin.query(`SELECT 1 FROM ${old}`)).rowCount).toBe(0);

@@ -3,7 +3,7 @@
 // race them, so what keeps order is the database, not anything in this process.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, inject, test } from 'vitest';
-import { createCallbackInboxTable, createPostgresInbox, pruneCallbackInbox } from '../../src/postgres/index.js';
+import { createPostgresInboxTable, createPostgresInbox, prunePostgresInbox } from '../../src/postgres/index.js';
 import { inboxContract } from '../../src/testing/index.js';
 
 const tables: string[] = [];
@@ -28,11 +28,11 @@ describe('the inbox contract, on the PostgreSQL inbox', () => {
       made += 1;
       const table = `contract_${process.pid}_${made}`;
       tables.push(table);
-      await createCallbackInboxTable({ pool: instances[0], table });
+      await createPostgresInboxTable({ pool: instances[0], table });
       let next = 0;
       return {
         inbox: () => createPostgresInbox({ pool: instances[(next += 1) % 2] as pg.Pool, table }),
-        prune: (olderThanSeconds) => pruneCallbackInbox({ pool: instances[0], table, olderThanSeconds }),
+        prune: (olderThanSeconds) => prunePostgresInbox({ pool: instances[0], table, olderThanSeconds }),
       };
     },
   })) {

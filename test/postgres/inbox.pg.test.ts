@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, test, vi } from 'vitest';
 import { createCallbackReceiver, signCallback } from '../../src/index.js';
 import type { CallbackReceiver } from '../../src/index.js';
-import { callbackInboxTableSql, createCallbackInboxTable, createPostgresInbox } from '../../src/postgres/index.js';
+import { postgresInboxTableSql, createPostgresInboxTable, createPostgresInbox } from '../../src/postgres/index.js';
 import type { PostgresInboxContext } from '../../src/postgres/index.js';
 import { unsigned } from '../helpers/callbacks.js';
 import { deferred, deliver, serveNode } from '../helpers/serve.js';
@@ -58,7 +58,7 @@ function deposit(trackingCode: string, user: string) {
 
 beforeAll(async () => {
   admin = pool();
-  await createCallbackInboxTable({ pool: admin, table });
+  await createPostgresInboxTable({ pool: admin, table });
   await admin.query(`CREATE TABLE ${balances} (user_id text PRIMARY KEY, amount numeric NOT NULL)`);
 });
 afterAll(async () => {
@@ -169,7 +169,7 @@ describe('the PostgreSQL inbox', () => {
 
   test('prepares its claim once per connection, named by a digest of its text: one name per table, the same in every process', async () => {
     const other = `inbox_other_${process.pid}`;
-    await createCallbackInboxTable({ pool: admin, table: other });
+    await createPostgresInboxTable({ pool: admin, table: other });
     const names = async (onTable: string): Promise<string[]> => {
       const one = new pg.Pool({ connectionString: inject('postgresUrl'), max: 1 });
       try {
@@ -192,8 +192,8 @@ describe('the PostgreSQL inbox', () => {
 });
 
 describe('the inbox table', () => {
-  test('callbackInboxTableSql gives the documented table', () => {
-    expect(callbackInboxTableSql()).toBe(
+  test('postgresInboxTableSql gives the documented table', () => {
+    expect(postgresInboxTableSql()).toBe(
       [
         'CREATE TABLE IF NOT EXISTS "payorch_callback_inbox" (',
         '  record_time bigint NOT NULL,',
@@ -205,12 +205,12 @@ describe('the inbox table', () => {
         ')',
       ].join('\n'),
     );
-    expect(callbackInboxTableSql('billing.inbox')).toMatch(/^CREATE TABLE IF NOT EXISTS "billing"."inbox" \(/);
+    expect(postgresInboxTableSql('billing.inbox')).toMatch(/^CREATE TABLE IF NOT EXISTS "billing"."inbox" \(/);
   });
 
-  test('createCallbackInboxTable may run more than once', async () => {
-    await createCallbackInboxTable({ pool: admin, table });
-    await createCallbackInboxTable({ pool: admin, table });
+  test('createPostgresInboxTable may run more than once', async () => {
+    await createPostgresInboxTable({ pool: admin, table });
+    await createPostgresInboxTable({ pool: admin, table });
     expect(await keys('nothing')).toEqual([]);
   });
 

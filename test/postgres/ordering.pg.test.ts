@@ -9,7 +9,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, test, vi } from 'vitest';
 import { createCallbackReceiver, signCallback } from '../../src/index.js';
 import type { CallbackJob } from '../../src/webhooks/index.js';
-import { createCallbackInboxTable, createPostgresInbox } from '../../src/postgres/index.js';
+import { createPostgresInboxTable, createPostgresInbox } from '../../src/postgres/index.js';
 import { unsigned } from '../helpers/callbacks.js';
 import { deferred, deliver } from '../helpers/serve.js';
 import type { Delivery } from '../helpers/serve.js';
@@ -41,7 +41,7 @@ function startInstance(name: string): Promise<string> {
 beforeAll(async () => {
   admin = new pg.Pool({ connectionString: inject('postgresUrl'), max: 3 });
   admin.on('error', () => undefined);
-  await createCallbackInboxTable({ pool: admin, table });
+  await createPostgresInboxTable({ pool: admin, table });
   await admin.query(`CREATE TABLE ${ledger} (tracking_code text NOT NULL, status text NOT NULL, applied_before text[] NOT NULL, refunded boolean NOT NULL, instance text NOT NULL)`);
   await admin.query(`CREATE TABLE ${gate} (open boolean); INSERT INTO ${gate} VALUES (true)`);
   const [a, b] = await Promise.all([startInstance('a'), startInstance('b')]);

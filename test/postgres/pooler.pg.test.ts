@@ -50,7 +50,7 @@ async function application(name: string, url: string) {
   const table = `${name}_inbox_${process.pid}`;
   const ledger = `${name}_ledger_${process.pid}`;
   tables.push(table, ledger);
-  await entry.createCallbackInboxTable({ pool: admin, table });
+  await entry.createPostgresInboxTable({ pool: admin, table });
   await admin.query(`CREATE TABLE ${ledger} (tracking_code text NOT NULL)`);
   const errors: { error: unknown; details: CallbackErrorDetails }[] = [];
   const receiver = createCallbackReceiver<Context>({ ...PROVIDER, inbox: entry.createPostgresInbox({ pool: pool(url), table }), onError: (error, details) => void errors.push({ error, details }) });
@@ -120,7 +120,7 @@ describe('one tracking code at a time, behind PgBouncer in transaction pooling',
     const url = await bouncer('transaction');
     const table = `order_inbox_${process.pid}`;
     tables.push(table);
-    await entry.createCallbackInboxTable({ pool: admin, table });
+    await entry.createPostgresInboxTable({ pool: admin, table });
     const [first, second] = [entry.createPostgresInbox({ pool: pool(url), table }), entry.createPostgresInbox({ pool: pool(url), table })];
     const code = 'WIT-order01-1763812000';
     const hold = deferred();
@@ -171,12 +171,12 @@ describe('behind PgBouncer in statement pooling', () => {
     expect(await a.keys()).toEqual([]);
   });
 
-  test('pruneCallbackInbox refuses with the same error', async () => {
+  test('prunePostgresInbox refuses with the same error', async () => {
     const entry = await freshEntry();
     const table = `stmt_prune_${process.pid}`;
     tables.push(table);
-    await entry.createCallbackInboxTable({ pool: admin, table });
-    const error = await entry.pruneCallbackInbox({ pool: pool(await bouncer('statement')), table }).catch((caught: unknown) => caught);
+    await entry.createPostgresInboxTable({ pool: admin, table });
+    const error = await entry.prunePostgresInbox({ pool: pool(await bouncer('statement')), table }).catch((caught: unknown) => caught);
     expect(isPayorchError(error, entry.StatementPoolingError)).toBe(true);
     expect(String(error)).toContain('statement pooling');
   });

@@ -5,7 +5,7 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, test, vi } from 'vitest';
 import { CallbackRetentionError, createCallbackReceiver, isPayorchError, signCallback } from '../../src/index.js';
 import type { CallbackErrorDetails } from '../../src/index.js';
-import { createCallbackInboxTable, createPostgresInbox, pruneCallbackInbox } from '../../src/postgres/index.js';
+import { createPostgresInboxTable, createPostgresInbox, prunePostgresInbox } from '../../src/postgres/index.js';
 import type { PostgresClient, PostgresInboxContext, PostgresPool } from '../../src/postgres/index.js';
 import { unsigned } from '../helpers/callbacks.js';
 import { deferred, deliver, serveNode } from '../helpers/serve.js';
@@ -31,7 +31,7 @@ function pool(): pg.Pool {
 async function freshTable(name: string): Promise<string> {
   const table = `${name}_${process.pid}`;
   tables.push(table);
-  await createCallbackInboxTable({ pool: admin, table });
+  await createPostgresInboxTable({ pool: admin, table });
   return table;
 }
 
@@ -69,7 +69,7 @@ async function rows(table: string): Promise<string[]> {
   return found.map((row) => `${row.tracking_code} ${row.statuses.join(',')}`);
 }
 
-describe('pruneCallbackInbox with its defaults, then a re-signed redelivery', () => {
+describe('prunePostgresInbox with its defaults, then a re-signed redelivery', () => {
   test('a deposit applied, pruned once the time passed, and delivered again re-signed is refused 422 record_too_old and not applied again', async () => {
     const table = await freshTable('retain_a');
     const { url, credited, errors } = await receiverOn(table);
@@ -78,7 +78,7 @@ describe('pruneCallbackInbox with its defaults, then a re-signed redelivery', ()
     expect(await deliver(url, deposit(code))).toEqual(OK);
     // Time passes: the key was applied four days ago, its record is a hundred days old.
     await admin.query(`UPDATE ${table} SET applied_at = now() - interval '4 days'`);
-    expect(await pruneCallbackInbox({ pool: admin, table })).toBe(1);
+    expect(await prunePostgresInbox({ pool: admin, table })).toBe(1);
 
     expect(await deliver(url, deposit(code))).toEqual(TOO_OLD);
     expect(credited).toEqual([code]);
@@ -93,7 +93,7 @@ describe('pruneCallbackInbox with its defaults, then a re-signed redelivery', ()
 
   test('a callback of a record older than the horizon that was never applied is refused, and nothing is recorded; a younger one applies', async () => {
     const table = await freshTable('retain_b');
-    await pruneCallbackInbox({ pool: admin, table });
+    await prunePostgresInbox({ pool: admin, table });
     const { url, credited, errors } = await receiverOn(table);
     const old = `MAN-late1-${daysAgo(91)}`;
     expect(await deliver(url, deposit(old))).toEqual(TOO_OLD);
@@ -122,7 +122,7 @@ describe('pruneCallbackInbox with its defaults, then a re-signed redelivery', ()
     expect(await deliver(url, deposit(code))).toEqual(OK);
     // A horizon exactly at the record: the prune deletes only older records, so the key stays.
     await admin.query(`INSERT INTO ${table} (record_time, account, tracking_code, statuses, applied_at) VALUES (0, '', '', '{payorch:horizon}', to_timestamp($1))`, [record]);
-    expect(await pruneCallbackInbox({ pool: admin, table, olderThanSeconds: 300 * DAY })).toBe(0);
+    expect(await prunePostgresInbox({ pool: admin, table, olderThanSeconds: 300 * DAY })).toBe(0);
     expect(await deliver(url, deposit(code))).toEqual(OK);
     expect(credited).toEqual([code]);
     expect(await deliver(url, deposit(`MAN-edge2-${record}`))).toEqual(TOO_OLD);
@@ -137,10 +137,10 @@ describe('pruneCallbackInbox with its defaults, then a re-signed redelivery', ()
         (${old1}, 'a', 'MAN-old1-${old1}', '{completed}'), (${old2}, 'a', 'MAN-old2-${old2}', '{completed}'),
         (${young}, 'a', 'MAN-young1-${young}', '{completed}'), (${now}, 'b', 'MAN-new1-${now}', '{completed}')`,
     );
-    expect(await pruneCallbackInbox({ pool: admin, table })).toBe(2);
+    expect(await prunePostgresInbox({ pool: admin, table })).toBe(2);
     expect(await rows(table)).toEqual([' payorch:horizon', `MAN-new1-${now} completed`, `MAN-young1-${young} completed`]);
     // A longer retention afterwards keeps more rows from now on, but cannot bring back the refused.
-    expect(await pruneCallbackInbox({ pool: admin, table, olderThanSeconds: 365 * DAY })).toBe(0);
+    expect(await prunePostgresInbox({ pool: admin, table, olderThanSeconds: 365 * DAY })).toBe(0);
     const { url } = await receiverOn(table);
     expect(await deliver(url, deposit(`MAN-old3-${daysAgo(100)}`))).toEqual(TOO_OLD);
   });
@@ -190,7 +190,7 @@ describe('a prune and claims at the same time', () => {
     expect(await deliver(url, deposit(code))).toEqual(OK);
     const gate = deferred();
     const reached = deferred();
-    const pruning = pruneCallbackInbox({ pool: pausedInBatch(admin, reached.resolve, gate.promise), table });
+    const pruning = prunePostgresInbox({ pool: pausedInBatch(admin, reached.resolve, gate.promise), table });
     await reached.promise;
     // The batch has deleted the key, uncommitted, and holds its row. No claim writes a row behind
     // the horizon, so none waits for the batch: each of these answers while it is open.
@@ -218,7 +218,7 @@ describe('a prune and claims at the same time', () => {
     });
     await started.promise;
     let pruned = false;
-    const pruning = pruneCallbackInbox({ pool: admin, table }).finally(() => (pruned = true));
+    const pruning = prunePostgresInbox({ pool: admin, table }).finally(() => (pruned = true));
     await vi.waitFor(async () => {
       expect(await horizonRaised(table)).toBe(true);
     });
@@ -246,7 +246,7 @@ describe('a prune and claims at the same time', () => {
     const recording = intercepting(admin, (text, values) => {
       if (text.includes('DELETE FROM')) batches.push({ text, values: values ?? [] });
     });
-    expect(await pruneCallbackInbox({ pool: recording, table })).toBe(6000);
+    expect(await prunePostgresInbox({ pool: recording, table })).toBe(6000);
     // 1000 rows a batch, and the one that finds fewer ends the prune.
     expect(batches).toHaveLength(7);
     const { rows: plan } = await admin.query<{ 'QUERY PLAN': string }>(`EXPLAIN (COSTS OFF) ${batches[3]!.text}`, [...batches[3]!.values]);

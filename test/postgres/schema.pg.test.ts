@@ -3,7 +3,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, test, vi } from 'vitest';
 import { createCallbackReceiver, RequestValidationError, signCallback } from '../../src/index.js';
-import { createCallbackInboxTable, createPostgresInbox, pruneCallbackInbox } from '../../src/postgres/index.js';
+import { createPostgresInboxTable, createPostgresInbox, prunePostgresInbox } from '../../src/postgres/index.js';
 import type { PostgresInboxContext } from '../../src/postgres/index.js';
 import { unsigned } from '../helpers/callbacks.js';
 import { deliver, serveNode } from '../helpers/serve.js';
@@ -32,7 +32,7 @@ beforeAll(async () => {
   admin = new pg.Pool({ connectionString: inject('postgresUrl'), max: 1 });
   await admin.query(`CREATE SCHEMA ${tenantA}; CREATE SCHEMA ${tenantB}`);
   // Tenant A's table made as an application makes it: unqualified, in the current schema.
-  await createCallbackInboxTable({ pool: tenantPool(1) });
+  await createPostgresInboxTable({ pool: tenantPool(1) });
   await admin.query(`CREATE TABLE ${tenantB}.payorch_callback_inbox (LIKE ${tenantA}.payorch_callback_inbox INCLUDING ALL)`);
 });
 afterAll(async () => {
@@ -63,14 +63,14 @@ describe('a handler that runs SET search_path on its client', () => {
     }
   });
 
-  test('schema names the table\'s schema whatever search_path says, and createCallbackInboxTable and pruneCallbackInbox with the same options resolve that table', async () => {
+  test('schema names the table\'s schema whatever search_path says, and createPostgresInboxTable and prunePostgresInbox with the same options resolve that table', async () => {
     const pool = tenantPool(1);
-    await createCallbackInboxTable({ pool, schema: tenantB });
+    await createPostgresInboxTable({ pool, schema: tenantB });
     const inbox = createPostgresInbox({ pool, schema: tenantB });
     const key = { account: 'acct', trackingCode: 'MAN-tenant3-1000', status: 'completed' };
     expect(await inbox.process(key, () => Promise.resolve())).toBe('applied');
     expect(await keysIn(tenantB)).toEqual(['MAN-tenant3-1000']);
-    expect(await pruneCallbackInbox({ pool, schema: tenantB })).toBe(1);
+    expect(await prunePostgresInbox({ pool, schema: tenantB })).toBe(1);
     expect(await keysIn(tenantB)).toEqual([]);
     expect(await keysIn(tenantA)).not.toEqual([]);
   });

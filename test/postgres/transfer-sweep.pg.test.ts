@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, expect, inject, test } from 'vitest';
 import { DealerClient, applyTransferStatuses } from '../../src/index.js';
 import type { TransferStatusOutcome } from '../../src/index.js';
-import { createCallbackInboxTable, createPostgresInbox } from '../../src/postgres/index.js';
+import { createPostgresInboxTable, createPostgresInbox } from '../../src/postgres/index.js';
 import type { PostgresInboxContext } from '../../src/postgres/index.js';
 import { createSandbox } from '../../src/sandbox/index.js';
 import { IBAN, SANDBOX_BASE_URL } from '../helpers/sandbox.js';
@@ -25,7 +25,7 @@ function pool(): pg.Pool {
 let admin: pg.Pool;
 beforeAll(async () => {
   admin = pool();
-  await createCallbackInboxTable({ pool: admin, table });
+  await createPostgresInboxTable({ pool: admin, table });
   await admin.query(`CREATE TABLE ${payouts} (transfer_id text PRIMARY KEY, status text NOT NULL, marks integer NOT NULL DEFAULT 0)`);
 });
 afterAll(async () => {

@@ -5,7 +5,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { createCallbackReceiver, ProviderClient } from '../../../src/index.js';
 import type { CallbackReceiver, ReconcileResult } from '../../../src/index.js';
-import { createCallbackInboxTable, createPostgresInbox } from '../../../src/postgres/index.js';
+import { createPostgresInboxTable, createPostgresInbox } from '../../../src/postgres/index.js';
 import type { PostgresInboxContext } from '../../../src/postgres/index.js';
 import { createSandbox } from '../../../src/sandbox/index.js';
 import type { RunningSandbox, Sandbox } from '../../../src/sandbox/index.js';
@@ -35,7 +35,7 @@ beforeAll(async () => {
     pool.on('error', () => undefined);
     pools.push(pool);
     if (name === 'a') {
-      await createCallbackInboxTable({ pool, table });
+      await createPostgresInboxTable({ pool, table });
       await pool.query(`DROP TABLE IF EXISTS ${ledger}`);
       await pool.query(`CREATE TABLE ${ledger} (id serial PRIMARY KEY, tracking_code text NOT NULL, status text NOT NULL, source text NOT NULL, instance text NOT NULL)`);
     }
