@@ -47,15 +47,16 @@ export class DealerClient extends APIResource {
   /** Card payments. */
   readonly creditCard: DealerCreditCard;
 
+  readonly #options: ClientOptions;
+
   /**
+   * Makes a client; nothing is sent until the first call.
    * @param options the keys of the dealer account and the settings every client takes
    * @example
    * ```ts
    * const dealer = new DealerClient({ baseUrl: 'https://pay.example.com', apiKey, secretKey, timeout: 10_000 });
    * ```
    */
-  readonly #options: ClientOptions;
-
   constructor(options: ClientOptions) {
     checkOptions('new DealerClient', options, DEALER_OPTIONS);
     const transport = new Transport({ ...options, apiPath: apiPath('dealer'), api: 'dealer', owner: 'new DealerClient', credentials: options });

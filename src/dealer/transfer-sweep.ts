@@ -23,7 +23,12 @@ export interface EndedTransfer extends Transfer {
  */
 export interface ApplyTransferStatusesOptions<TContext extends CallbackInboxContext> {
   /** The dealer client that reads each status (`dealer.transfers.getStatus`), with its retry rules for reads. */
-  readonly dealer: { readonly transfers: { getStatus(params: TransferStatusParams): PromiseLike<TransferStatusResult> } };
+  readonly dealer: {
+    readonly transfers: {
+      /** Reads one transfer's status, as `DealerClient.transfers.getStatus` does. */
+      getStatus(params: TransferStatusParams): PromiseLike<TransferStatusResult>;
+    };
+  };
   /** The transfers to read: those your records still hold as pending. At most 1000 a call; repeats are read once. */
   readonly transferIds: readonly string[];
   /**
