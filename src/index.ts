@@ -9,7 +9,8 @@
  * @module payorch
  */
 
-// The public surface of payorch, one name per line, grouped by what a user does with it.
+// The public surface of payorch, one name per line, grouped by what a user does with it. Each name
+// is declared, with the reason a user imports it, in test/package/main-entry-names.test.ts.
 //
 // Deliberately left out, internal and free to change without notice:
 // - the transport, the endpoint tables and the resources' base (APIResource):
@@ -18,8 +19,12 @@
 //   and the wire building blocks of src/internal (NoParams, envelope, iban, the open enum helper);
 // - request signing (requestHash, callbackHash, Signing, Credentials): the clients sign every
 //   request and signCallback signs a test callback;
-// - the single-value enums of answer fields (TransactionType, ManualIbanWithdrawalStatus): the
-//   answer's type names their values;
+// - the building blocks of answers (Customer, SiteRef, Pagination, the enums of one field such as
+//   PaymentMethodState, ThirdPartyType or TransactionType, the callback status enums): the
+//   answer's type names their fields and values, and CallbackStatus<K> a callback's statuses;
+// - tables of values and defaults (CALLBACK_STATUSES, TRANSFER_END_STATUSES, the DEFAULT_*
+//   constants but the callback age limit): the option docs give each default, and
+//   TransferEndStatus names the end statuses;
 // - the run-time checks isCallbackKind and isCallbackStatus (verifyCallback applies them);
 // - the sandbox, which has its own entry point, payorch/sandbox (Node only);
 // - the PostgreSQL inbox, in its own entry point payorch/postgres, so that `pg` is never loaded here;
@@ -29,7 +34,6 @@
 export { ProviderClient } from './provider/client.js';
 export type {
   ProviderClientOptions,
-  ProviderClientSettings,
   ProviderRawRequest,
 } from './provider/client.js';
 export type { ProviderRequestOptions } from './provider/request-options.js';
@@ -49,8 +53,6 @@ export {
   SiteListParams,
 } from './provider/account.js';
 export {
-  Customer,
-  SiteRef,
   DepositStatus,
   WithdrawalStatus,
 } from './provider/shared.js';
@@ -76,8 +78,6 @@ export {
 export {
   Gateway,
   GatewayList,
-  ThirdPartyType,
-  ThirdPartyPaymentMethod,
 } from './provider/third-party/gateways.js';
 export {
   ThirdPartyDeposit,
@@ -134,10 +134,7 @@ export type { DealerTransfers } from './dealer/transfers.js';
 export type { DealerCreditCard } from './dealer/credit-card.js';
 
 // Dealer schemas: each is a zod schema and the type of the same name.
-export {
-  DealerSettings,
-  PaymentMethodState,
-} from './dealer/settings.js';
+export { DealerSettings } from './dealer/settings.js';
 export {
   ManualIbanDepositParams,
   ManualIbanWithdrawalParams,
@@ -153,7 +150,6 @@ export {
   TransactionRangeParams,
   Transaction,
   TransactionList,
-  Pagination,
   ReadNewTransactionsParams,
 } from './dealer/transactions.js';
 export type { NewTransactions } from './dealer/transactions.js';
@@ -164,7 +160,6 @@ export {
   TransferStatus,
   SendMoneyResult,
   TransferStatusResult,
-  TRANSFER_END_STATUSES,
 } from './dealer/transfers.js';
 export type { TransferEndStatus, WaitForTransferOptions } from './dealer/transfers.js';
 export { applyTransferStatuses } from './dealer/transfer-sweep.js';
@@ -185,10 +180,6 @@ export {
   CreditCardCallback,
   DealerCreditCardCallback,
   UnknownCallback,
-  DepositCallbackStatus,
-  WithdrawalCallbackStatus,
-  CreditCardCallbackStatus,
-  DealerCreditCardCallbackStatus,
 } from './webhooks/schemas.js';
 export {
   parseTrackingCode,

@@ -29,9 +29,6 @@ export interface ProviderClientOptions extends ClientOptions {
   readonly credentialKey?: string | undefined;
 }
 
-/** What {@link ProviderClient.withOptions} changes: every setting but the keys, the service address and the site key. */
-export type ProviderClientSettings = ClientSettings;
-
 /** A request to an endpoint the SDK does not wrap yet, signed like every other call. */
 export type ProviderRawRequest = RawRequest &
   (
@@ -125,7 +122,7 @@ export class ProviderClient extends APIResource {
    * await patient.creditCard.getStatus({ tracking_code });
    * ```
    */
-  withOptions(settings: ProviderClientSettings): ProviderClient {
+  withOptions(settings: ClientSettings): ProviderClient {
     checkSettings('provider.withOptions', settings, PROVIDER_OPTIONS);
     // Not the parent's transport withSite() shares: the new settings need a transport of their own.
     const options: SiteOptions = { ...this.#options, ...settings, credentialKey: this._credentialKey, [parentTransport]: undefined };

@@ -36,12 +36,7 @@ export type {
   CreditCardCallback,
   DealerCreditCardCallback,
   UnknownCallback,
-  DepositCallbackStatus,
-  WithdrawalCallbackStatus,
-  CreditCardCallbackStatus,
-  DealerCreditCardCallbackStatus,
 } from './schemas.js';
-export { CALLBACK_STATUSES } from './kinds.js';
 export type {
   CallbackKind,
   CallbackStatus,
@@ -79,15 +74,11 @@ export { callbackKeyString } from './key.js';
 export { confirmWithCardStatus } from './confirm-card.js';
 export type { ConfirmWithCardStatusOptions } from './confirm-card.js';
 export type { AppliedCallback, CardEndStatus, CardStatusAnswer, CardStatusRead, CardStatusReadPayload, CardStatusSource } from './status-read.js';
-export type { Api } from '../core/api.js';
 export type {
   CallbackEventName,
   CallbackOfEvent,
 } from './events.js';
-export {
-  createMemoryInbox,
-  DEFAULT_MEMORY_INBOX_RETENTION_SECONDS,
-} from './receiver/memory-inbox.js';
+export { createMemoryInbox } from './receiver/memory-inbox.js';
 export type {
   MemoryInboxContext,
   MemoryInboxOptions,
@@ -106,4 +97,4 @@ export type {
 
 // Logging and tracing
 export type { Logger, LogFunction } from '../core/observability.js';
-export type { SpanAttributeValue, SpanLike, SpanLinkContext, TracerLike } from '../core/tracing.js';
+export type { SpanLike, SpanLinkContext, TracerLike } from '../core/tracing.js';

@@ -1,5 +1,6 @@
 import { describe, expectTypeOf, test } from 'vitest';
 import { DealerClient } from '../../src/index.js';
+import type { PaymentMethodState } from '../../src/dealer/settings.js';
 import type {
   APIError,
   DealerCardPayment,
@@ -12,7 +13,6 @@ import type {
   ManualIbanDepositParams,
   ManualIbanWithdrawal,
   ManualIbanWithdrawalParams,
-  PaymentMethodState,
   RequestOptions,
   SendMoneyParams,
   SendMoneyResult,

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { CALLBACK_KINDS, CALLBACK_STATUSES, isCallbackKind, isCallbackStatus } from '../../src/webhooks/kinds.js';
-import { CreditCardCallbackStatus, DealerCreditCardCallbackStatus, DepositCallbackStatus, WithdrawalCallbackStatus } from '../../src/index.js';
+import { CreditCardCallbackStatus, DealerCreditCardCallbackStatus, DepositCallbackStatus, WithdrawalCallbackStatus } from '../../src/webhooks/schemas.js';
 
 describe('callback kinds and statuses', () => {
   test('the kinds are the four of spec 6, in its order', () => {

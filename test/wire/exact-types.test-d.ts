@@ -17,7 +17,6 @@ import type {
   ManualIbanDeposit,
   ManualIbanWithdrawal,
   ManualWithdrawal,
-  Pagination,
   SendMoneyResult,
   Site,
   SiteList,
@@ -31,6 +30,7 @@ import type {
   Welcome,
   WithdrawalCallback,
 } from '../../src/index.js';
+import type { Pagination } from '../../src/dealer/transactions.js';
 
 /*
  * Answer and callback types list exactly the spec's fields. Each key set is pinned

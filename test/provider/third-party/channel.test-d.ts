@@ -1,5 +1,6 @@
 import { describe, expectTypeOf, test } from 'vitest';
-import type { Gateway, GatewayList, ProviderClient, ThirdPartyDeposit, ThirdPartyPaymentMethod, ThirdPartyType, ThirdPartyWithdrawal } from '../../../src/index.js';
+import type { Gateway, GatewayList, ProviderClient, ThirdPartyDeposit, ThirdPartyWithdrawal } from '../../../src/index.js';
+import type { ThirdPartyPaymentMethod, ThirdPartyType } from '../../../src/provider/third-party/gateways.js';
 
 declare const provider: ProviderClient;
 const base = { fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', amount: 300, gateway_id: 1 };

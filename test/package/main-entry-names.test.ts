@@ -1,0 +1,153 @@
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import ts from 'typescript5';
+import { describe, expect, test } from 'vitest';
+
+/*
+ * The names `payorch` exports, each group with the reason a user gives for importing it. A name
+ * enters the main entry only with such a reason; anything else (building blocks of a schema,
+ * defaults, internal constants) stays in its module. `values` exist at run time; `types` are
+ * types only. A schema's name is both: the zod schema and the type of what it parses.
+ */
+interface Group {
+  readonly reason: string;
+  readonly values?: readonly string[];
+  readonly types?: readonly string[];
+}
+
+const DECLARED: readonly Group[] = [
+  { reason: 'I call the Provider API and the Dealer API', values: ['ProviderClient', 'DealerClient'] },
+  {
+    reason: 'I configure a client, once or per call',
+    types: ['ClientOptions', 'ProviderClientOptions', 'ClientSettings', 'RequestOptions', 'ProviderRequestOptions', 'LogLevel'],
+  },
+  { reason: 'I call an endpoint the SDK does not wrap yet, signed like the others', types: ['RawRequest', 'ProviderRawRequest'] },
+  { reason: 'I read the HTTP response beside the parsed answer', values: ['APIPromise'], types: ['WithResponse'] },
+  {
+    reason: 'I pass one part of a client to my own code, and read its methods in the reference',
+    types: ['ProviderManual', 'ProviderEiban', 'ProviderCreditCard', 'ProviderThirdParty', 'BankChannel', 'CryptoChannel', 'WalletChannel'],
+  },
+  { reason: 'I pass one part of the dealer client to my own code', types: ['DealerManualIban', 'DealerEibans', 'DealerTransactions', 'DealerTransfers', 'DealerCreditCard'] },
+  {
+    reason: 'I validate or build a provider request myself before sending it',
+    values: [
+      'SiteListParams', 'ManualDepositParams', 'ManualWithdrawalParams', 'EibanDepositParams', 'EibanWithdrawalParams', 'CardPaymentParams',
+      'CardPaymentStatusParams', 'BankDepositParams', 'BankWithdrawalParams', 'CryptoDepositParams', 'CryptoWithdrawalParams',
+      'WalletDepositParams', 'WalletWithdrawalParams',
+    ],
+  },
+  {
+    reason: 'I type or parse again a provider answer I keep',
+    values: [
+      'Welcome', 'Site', 'SiteList', 'ManualDeposit', 'ManualWithdrawal', 'EibanDeposit', 'EibanWithdrawal', 'CardPayment',
+      'CardPaymentStatusResult', 'Gateway', 'GatewayList', 'ThirdPartyDeposit', 'ThirdPartyWithdrawal',
+    ],
+  },
+  { reason: 'I branch on the status of a record', values: ['DepositStatus', 'WithdrawalStatus', 'CardPaymentStatus', 'TransferStatus'], types: ['TransferEndStatus'] },
+  {
+    reason: 'I validate or build a dealer request myself before sending it',
+    values: [
+      'ManualIbanDepositParams', 'ManualIbanWithdrawalParams', 'TransactionListParams', 'TransactionRangeParams', 'ReadNewTransactionsParams',
+      'SendMoneyParams', 'TransferStatusParams', 'DealerCardPaymentParams',
+    ],
+  },
+  {
+    reason: 'I type or parse again a dealer answer I keep',
+    values: ['DealerSettings', 'ManualIbanDeposit', 'ManualIbanWithdrawal', 'EibanAccount', 'EibanAccountList', 'Transaction', 'TransactionList', 'Transfer', 'SendMoneyResult', 'TransferStatusResult', 'DealerCardPayment'],
+  },
+  { reason: 'I page through transactions, or read only the new ones', types: ['TransactionIterable', 'NewTransactions'] },
+  { reason: 'I wait for a transfer to end', types: ['WaitForTransferOptions'] },
+  { reason: 'I sweep my pending transfers and apply their end statuses once', values: ['applyTransferStatuses'], types: ['ApplyTransferStatusesOptions', 'EndedTransfer', 'TransferStatusOutcome'] },
+  {
+    reason: 'I catch what a call throws and tell whether money may have moved',
+    values: [
+      'PayorchError', 'isPayorchError', 'APIError', 'AuthenticationError', 'PermissionDeniedError', 'NotFoundError', 'UnprocessableEntityError',
+      'RateLimitError', 'InternalServerError', 'ResponseValidationError', 'RequestValidationError', 'TimeoutError', 'TransferWaitTimeoutError',
+      'RequestAbortedError', 'ConnectionError',
+    ],
+    types: ['CallOutcome', 'FailedCall', 'ValidationIssue', 'AuthFailureReason', 'DealerErrorCode', 'ConnectionFailureReason'],
+  },
+  { reason: 'I read a tracking code: which record it names and which way the money moves', values: ['parseTrackingCode', 'safeParseTrackingCode', 'TrackingCodeError'], types: ['ParsedTrackingCode', 'TrackingCodePrefix', 'TrackingCodeDirection', 'RecordKind'] },
+  { reason: 'I log, hook and trace calls with my own logger and tracer', types: ['Logger', 'LogFunction', 'RequestEvent', 'ResponseEvent', 'TracerLike', 'SpanLike', 'SpanLinkContext'] },
+  {
+    reason: 'I verify a callback the service POSTs to me, in any framework',
+    values: ['verifyCallback', 'verifyCallbackRequest', 'CallbackVerificationError', 'DEFAULT_CALLBACK_MAX_AGE_SECONDS'],
+    types: ['VerifyCallbackOptions', 'CallbackInput', 'CallbackHeaders', 'CallbackBody', 'PreviousSecretKey', 'VerifiedCallback', 'CallbackVerificationReason'],
+  },
+  { reason: 'I sign a test callback for my own receiver', values: ['signCallback'], types: ['SignCallbackPayload', 'SignCallbackOptions', 'SignedCallback'] },
+  {
+    reason: 'I parse a callback body again, from my queue or my logs',
+    values: ['DepositCallback', 'WithdrawalCallback', 'CreditCardCallback', 'DealerCreditCardCallback', 'UnknownCallback'],
+  },
+  { reason: 'I write a handler for one kind and status of callback', types: ['CallbackKind', 'CallbackStatus', 'CallbackEventName', 'CallbackOfEvent', 'CallbackHandler', 'CallbackConfirm', 'AppliedCallback'] },
+  {
+    reason: 'I receive callbacks and apply each once, now or from my queue',
+    values: ['createCallbackReceiver', 'CallbackJobError'],
+    types: [
+      'CallbackReceiver', 'CallbackReceiverOptions', 'CallbackApplyOptions', 'CallbackReceiverAnswer', 'CallbackErrorDetails', 'NodeRequestLike',
+      'NodeResponseLike', 'CallbackJob', 'SignedCallbackJob', 'StatusReadJob', 'CallbackJobField',
+    ],
+  },
+  { reason: 'I recover a callback that never came from the service\'s status', types: ['ReconcileOptions', 'ReconcileResult', 'ReconcileResultKind'] },
+  {
+    reason: 'I confirm a card callback against the service before moving money',
+    values: ['confirmWithCardStatus'],
+    types: ['ConfirmWithCardStatusOptions', 'CardStatusRead', 'CardStatusReadPayload', 'CardStatusSource', 'CardStatusAnswer', 'CardEndStatus'],
+  },
+  { reason: 'I give an external call of my handler an idempotency key per callback', values: ['callbackKeyString'] },
+  { reason: 'I keep applied callbacks in memory, on one instance', values: ['createMemoryInbox', 'InboxFullError'], types: ['MemoryInboxOptions', 'MemoryInboxContext'] },
+  {
+    reason: 'I write my own inbox for my own database',
+    values: ['CallbackRetentionError'],
+    types: ['CallbackInbox', 'CallbackInboxContext', 'CallbackKey', 'CallbackInboxOutcome', 'CallbackProgress'],
+  },
+];
+
+const root = join(import.meta.dirname, '..', '..');
+// npm test builds dist/ first (pretest); these checks are of dist/, so without it they fail, never skip.
+if (!existsSync(join(root, 'dist/index.d.ts'))) throw new Error('dist/ is missing: run npm run build (npm test builds it first)');
+
+const declaredValues = DECLARED.flatMap((group) => group.values ?? []);
+const declared = [...declaredValues, ...DECLARED.flatMap((group) => group.types ?? [])];
+const sorted = (names: Iterable<string>): string[] => [...names].sort();
+
+/** Every name the declarations of an entry export, types and values alike, as TypeScript sees them. */
+function exportedNames(declarations: string): string[] {
+  const program = ts.createProgram([declarations], { noEmit: true, skipLibCheck: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, types: [] });
+  const checker = program.getTypeChecker();
+  const file = program.getSourceFile(declarations);
+  const module = file && checker.getSymbolAtLocation(file);
+  if (!module) throw new Error(`${declarations} declares no module`);
+  return checker.getExportsOfModule(module).map((symbol) => symbol.name);
+}
+
+describe('the declared list', () => {
+  test('names each export once, each group with a one-line reason', () => {
+    expect(declared.filter((name, index) => declared.indexOf(name) !== index)).toEqual([]);
+    for (const group of DECLARED) expect(group.reason).toMatch(/^I [^\n]{10,100}$/);
+  });
+});
+
+describe('payorch, the main entry', () => {
+  test.each([
+    ['ESM', 'dist/index.d.ts'],
+    ['CommonJS', 'dist/index.d.cts'],
+  ])('its %s declarations export exactly the declared names', (_label, file) => {
+    expect(sorted(exportedNames(join(root, file)))).toEqual(sorted(declared));
+  }, 60_000);
+
+  test('its ESM and CommonJS builds hold exactly the declared values at run time', async () => {
+    const esm = (await import(pathToFileURL(join(root, 'dist/index.js')).href)) as Record<string, unknown>;
+    const cjs = createRequire(import.meta.url)(join(root, 'dist/index.cjs')) as Record<string, unknown>;
+    expect(sorted(Object.keys(esm))).toEqual(sorted(declaredValues));
+    expect(sorted(Object.keys(cjs).filter((name) => name !== '__esModule'))).toEqual(sorted(declaredValues));
+  });
+
+  test('payorch/webhooks exports only names the main entry declares, the same objects under the same names', () => {
+    const names = exportedNames(join(root, 'dist/webhooks/index.d.ts'));
+    expect(names.length).toBeGreaterThan(10);
+    expect(names.filter((name) => !declared.includes(name))).toEqual([]);
+  }, 60_000);
+});
