@@ -92,7 +92,7 @@ export function statusReadJob(read: CardStatusRead, account: string): StatusRead
  */
 export function checkStatusReadJob(job: Readonly<Record<string, unknown>>, account: string): string {
   if (job['version'] !== 1) refuse('malformed_body', 'job', 'the job is not a CallbackJob of version 1');
-  if (job['account'] !== account) refuse('api_key_mismatch', 'account', 'the job is another account’s; this receiver applies its own only');
+  if (job['account'] !== account) refuse('account_mismatch', 'account', 'the job is another account’s; this receiver applies its own only');
   if (job['kind'] !== 'creditCard') refuse('kind_mismatch', 'kind', 'a status read job is of a provider card payment (kind creditCard)');
   const payload = job['payload'];
   const code = isRecord(payload) ? payload['tracking_code'] : undefined;
@@ -132,7 +132,10 @@ function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
 const FIELD_OF_REASON = {
   missing_header: 'signature',
   invalid_signature: 'signature',
+  repeated_header: 'signature',
+  empty_header: 'signature',
   api_key_mismatch: 'signature',
+  account_mismatch: 'account',
   timestamp_out_of_tolerance: 'receivedAt',
   malformed_body: 'payload',
   unreadable_payload: 'payload',
@@ -171,7 +174,7 @@ export function checkCallbackJob(job: unknown, check: JobCheck): VerifiedCallbac
     refuse('malformed_body', 'signature', 'signature is not { hash, timestamp, in }');
   }
   // Before the hash: a job of another account that shares this one's inbox must not even be tried.
-  if (account !== check.account) refuse('api_key_mismatch', 'account', 'the job is another account’s; this receiver applies its own only');
+  if (account !== check.account) refuse('account_mismatch', 'account', 'the job is another account’s; this receiver applies its own only');
   const tolerance = check.verify.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
   if (receivedAt - check.nowMs > tolerance * 1000) {
     refuse('timestamp_out_of_tolerance', 'receivedAt', `receivedAt is ${Math.round((receivedAt - check.nowMs) / 1000)} s in the future; at most ${tolerance} s (toleranceSeconds) is accepted`);

@@ -91,14 +91,14 @@ export interface VerifyCallbackOptions {
    */
   readonly kind?: CallbackKind | undefined;
   /**
-   * Whose keys these are: the provider's or the dealer's. It tells a provider card callback from
+   * Which API's keys these are: the Provider API's or the Dealer API's. It tells a provider card callback from
    * a dealer one (both carry `CC` tracking codes, spec 2.1) from what is signed, the keys. Left
    * out, the body's unsigned fields are a hint (a `status_message`, `customer_phone` or
    * `completed_at` without provider fields reads as a dealer card callback), which never refuses.
    * @default told from the body
    * @example 'dealer'
    */
-  readonly account?: Api | undefined;
+  readonly api?: Api | undefined;
   /**
    * Accept a dealer card callback that arrives without X-Api-Key, X-Timestamp and X-Hash, verified
    * from the body's `hash` and `timestamp` (spec 6.5 says the receiver verifies "the payload
@@ -126,7 +126,7 @@ export const VERIFY_OPTIONS = declareOptions<VerifyCallbackOptions>()([
   { name: 'maxAgeSeconds', rule: { type: 'number', min: 0, max: Infinity, unit: 'seconds' }, default: DEFAULT_CALLBACK_MAX_AGE_SECONDS },
   { name: 'toleranceSeconds', rule: { type: 'number', min: 0, max: Infinity, unit: 'seconds' }, default: DEFAULT_TOLERANCE_SECONDS },
   { name: 'kind', rule: { type: 'oneOf', values: CALLBACK_KINDS } },
-  { name: 'account', rule: { type: 'oneOf', values: ['provider', 'dealer'] } },
+  { name: 'api', rule: { type: 'oneOf', values: ['provider', 'dealer'] } },
   { name: 'dealerCardWithoutHeaders', rule: { type: 'boolean' }, default: false },
   { name: 'now', rule: { type: 'function' } },
 ], { previousSecretKey: 'checked with its parts and the secretKey it must differ from, by previousKeyUntil' });
