@@ -2,16 +2,14 @@ import type { CallbackBody } from './body.js';
 import type { VerifiedCallback } from './schemas.js';
 import type { CardStatusRead, CardStatusReadPayload } from './status-read.js';
 import { readTrackingCode } from '../core/tracking-code.js';
-import { DEFAULT_TOLERANCE_SECONDS, verifyCallback } from './verify.js';
-import { previousKeyUntil } from './previous-key.js';
-import type { VerifyCallbackOptions } from './verify.js';
+import type { Verifier } from './verify.js';
 import { CallbackJobError, CallbackVerificationError } from '../errors/error.js';
 import type { CallbackJobField, CallbackVerificationReason } from '../errors/error.js';
 
 /*
  * A verified callback put on the merchant's queue, and its check when it comes back. The job
  * carries the service's own signature, never a key: `apply` verifies it again with the receiver's
- * keys through verifyCallback itself, with the clock set to the receipt time, so that a job is
+ * keys through the receiver's own verifier, with the clock set to the receipt time, so that a job is
  * trusted exactly as far as the callback it came from (docs/decisions.md).
  */
 
@@ -144,9 +142,9 @@ const FIELD_OF_REASON = {
   kind_mismatch: 'kind',
 } as const satisfies Record<CallbackVerificationReason, CallbackJobField>;
 
-/** What checking a job needs: the receiver's verification options, its account and the clock. */
+/** What checking a job needs: the receiver's verifier, its account and the clock. */
 export interface JobCheck {
-  readonly verify: VerifyCallbackOptions;
+  readonly verifier: Verifier;
   readonly account: string;
   readonly nowMs: number;
 }
@@ -175,7 +173,7 @@ export function checkCallbackJob(job: unknown, check: JobCheck): VerifiedCallbac
   }
   // Before the hash: a job of another account that shares this one's inbox must not even be tried.
   if (account !== check.account) refuse('account_mismatch', 'account', 'the job is another account’s; this receiver applies its own only');
-  const tolerance = check.verify.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+  const tolerance = check.verifier.toleranceSeconds;
   if (receivedAt - check.nowMs > tolerance * 1000) {
     refuse('timestamp_out_of_tolerance', 'receivedAt', `receivedAt is ${Math.round((receivedAt - check.nowMs) / 1000)} s in the future; at most ${tolerance} s (toleranceSeconds) is accepted`);
   }
@@ -184,14 +182,13 @@ export function checkCallbackJob(job: unknown, check: JobCheck): VerifiedCallbac
   // the one verifier with the clock at the receipt time.
   const body: Record<string, unknown> = { ...payload, timestamp, hash };
   const input: { headers?: Record<string, string>; body: CallbackBody } =
-    signedIn === 'headers' ? { headers: { 'X-Api-Key': check.verify.apiKey, 'X-Timestamp': String(timestamp), 'X-Hash': hash }, body } : { body };
-  // The previous key's window is judged now, at apply time: a job queued before the rotation
-  // applies while the window is open, and one signed with a retired key never after it closes.
-  const until = previousKeyUntil('receiver.apply', check.verify);
-  const previousSecretKey = until !== undefined && check.nowMs < until ? check.verify.previousSecretKey : undefined;
+    signedIn === 'headers' ? { headers: { 'X-Api-Key': check.verifier.apiKey, 'X-Timestamp': String(timestamp), 'X-Hash': hash }, body } : { body };
   let callback: VerifiedCallback;
   try {
-    callback = verifyCallback(input, { ...check.verify, previousSecretKey, now: () => receivedAt });
+    // The age at the receipt time; the previous key's window judged at apply time too: a job
+    // queued before the rotation applies while the window is open, and one signed with a
+    // retired key never after it closes.
+    callback = check.verifier.verify(input, { nowMs: receivedAt, keysAtMs: check.nowMs }).callback;
   } catch (error) {
     if (!(error instanceof CallbackVerificationError)) throw error;
     throw new CallbackJobError(error.reason, FIELD_OF_REASON[error.reason], `the job does not verify: ${error.message}`, error.issues);

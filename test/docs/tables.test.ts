@@ -28,6 +28,7 @@ import {
 import type { CallbackErrorDetails, CallbackReceiverOptions, CallbackVerificationReason, CallOutcome, ConnectionFailureReason, MemoryInboxContext } from '../../src/index.js';
 import { connectionFailure } from '../../src/internal/connection-failure.js';
 import { checkCallbackJob } from '../../src/webhooks/job.js';
+import { createVerifier } from '../../src/webhooks/verify.js';
 import { MAX_RETRY_AFTER_MS, RETRY_STATUS_CODES, attemptOutcome, backoffDelay, mayResend, retriesConnection, statusRetryDelay } from '../../src/internal/retry-policy.js';
 import { unsigned } from '../helpers/callbacks.js';
 import { table } from '../helpers/markdown.js';
@@ -73,7 +74,7 @@ describe('docs/webhooks.md', () => {
     },
     timestamp_out_of_tolerance: () => verifyCallback(fresh(), { ...PROVIDER, now: () => Date.now() + 10 * 86_400_000 }),
     api_key_mismatch: () => verifyCallback(fresh(), { ...PROVIDER, apiKey: 'someone-else' }),
-    account_mismatch: () => checkCallbackJob({ ...SOME_JOB, account: 'someone-else' }, { verify: PROVIDER, account: PROVIDER.apiKey, nowMs: Date.now() }),
+    account_mismatch: () => checkCallbackJob({ ...SOME_JOB, account: 'someone-else' }, { verifier: createVerifier(PROVIDER), account: PROVIDER.apiKey, nowMs: Date.now() }),
     malformed_body: () => verifyCallback({ headers: fresh().headers, body: '[1, 2]' }, PROVIDER),
     unreadable_payload: () => verifyCallback(fresh({ amount: '1.500,00 TL' }), PROVIDER),
     invalid_tracking_code: () => verifyCallback(fresh({ tracking_code: 'not a code' }), PROVIDER),
