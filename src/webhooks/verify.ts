@@ -325,7 +325,7 @@ export function verifierOf(options: VerifyCallbackOptions, previousUntil: number
     if (typeof inputObject !== 'object' || inputObject === null) throw new CallbackVerificationError('malformed_body', 'there is no body');
     // Content-Type matters only to bytes: a text or parsed body never reads it.
     const given = input.body;
-    const charset = typeof given === 'object' && given !== null && (given instanceof ArrayBuffer || ArrayBuffer.isView(given)) ? charsetOf(input) : undefined;
+    const charset = given instanceof ArrayBuffer || ArrayBuffer.isView(given) ? charsetOf(input) : undefined;
     const body = readCallbackBody(given, charset, at.onDecoded, at.sized === true);
     const { trackingCode, status } = readTrackedFields(body);
     // Read once: the kind is told from the same tracking code below.

@@ -1,7 +1,6 @@
 import type { Logger } from '../../core/observability.js';
 import { LOG_LEVEL_OPTION, levelledLogger } from '../../core/log-level.js';
 import type { LogLevel } from '../../core/log-level.js';
-import { refusalLog } from './refusals.js';
 import { LOGGER_OPTION, TRACER_OPTION, checkOptions, declareOptions } from '../../core/option-checks.js';
 import { traceCallback, traceCallbackApply } from '../../internal/tracing.js';
 import type { CallbackTrace } from '../../internal/tracing.js';
@@ -14,7 +13,6 @@ import type { CallbackHeaders } from '../headers.js';
 import type { CallbackInbox, CallbackInboxContext } from '../inbox.js';
 import { callbackJob } from '../job.js';
 import type { CallbackJob } from '../job.js';
-import type { VerifiedCallback } from '../schemas.js';
 import { VERIFY_OPTIONS, charsetOf, verifierOf } from '../verify.js';
 import { previousKeyUntil } from '../previous-key.js';
 import type { Verified, VerifyCallbackOptions } from '../verify.js';
@@ -22,21 +20,20 @@ import { NOT_APPLIED, NOT_QUEUED, OK, TOO_LARGE_ANSWER, UNREADABLE_PAYLOAD, answ
 import type { CallbackReceiverAnswer, ReceivedInput, Receiving } from './answer.js';
 import { applying } from './apply.js';
 import type { CallbackConfirm, CallbackHandler } from './apply.js';
-import { handleFetch } from './fetch.js';
 import { createMemoryInbox } from './memory-inbox.js';
 import type { MemoryInboxContext } from './memory-inbox.js';
-import { handleNode } from './node.js';
+import { handleFetch, handleNode } from './node.js';
 import type { NodeRequestLike, NodeResponseLike } from './node.js';
 import { reconcile } from './reconcile.js';
 import type { ReconcileOptions, ReconcileResult } from './reconcile.js';
-import { reporter } from './report.js';
+import { refusalLog, reporter } from './report.js';
 import type { CallbackErrorDetails } from './report.js';
 import type { CardStatusSource } from '../status-read.js';
 
 /*
  * The receiver: its options, the receive path (the adapter read and sized the body once; then
  * verify, then enqueue or apply) and the wiring of the applying path (apply.ts) and the framework
- * adapters (fetch.ts, node.ts).
+ * adapters (node.ts).
  */
 
 /**
