@@ -176,8 +176,8 @@ describe('the kind', () => {
   test.each([
     ['a provider card callback that also carries success: true', { ...unsigned.creditCard, success: true }, undefined, 'creditCard'],
     ['a provider card callback with neither side\'s optional fields', { tracking_code: 'CC-a1-1763812000', status: 'success', amount: 10 }, undefined, 'creditCard'],
-    ['a dealer card callback read by a provider-account receiver', unsigned.dealerCreditCard, 'provider', 'creditCard'],
-    ['a provider-looking card callback read by a dealer-account receiver', unsigned.creditCard, 'dealer', 'dealerCreditCard'],
+    ['a dealer card callback read by a receiver of Provider API keys', unsigned.dealerCreditCard, 'provider', 'creditCard'],
+    ['a provider-looking card callback read by a receiver of Dealer API keys', unsigned.creditCard, 'dealer', 'dealerCreditCard'],
     ['a dealer card callback without api', unsigned.dealerCreditCard, undefined, 'dealerCreditCard'],
   ] as const)('%s is verified as %s… from the keys\' API, never refused for its unsigned fields', (_name, body, account, kind) => {
     expect(verifyCallback(sign(body, PROVIDER), { ...options, api: account }).kind).toBe(kind);
