@@ -7,7 +7,8 @@
  *   `createPostgresInbox` from `payorch/postgres` on a `pg` pool.
  * - variant `hand`: what a careful receiver writes by hand with node:http and node:crypto: read the
  *   body, JSON.parse, SHA-256 of the keys and the signed fields (spec 5.3), constant-time compare,
- *   then apply once: a Set of tracking_code + status (`memory`), or BEGIN; INSERT … ON CONFLICT
+ *   then apply once, one status of a tracking code at a time: a Set of tracking_code + status
+ *   with a synchronous handler (`memory`), or BEGIN; a per-code transaction lock and INSERT … ON CONFLICT
  *   DO NOTHING; COMMIT on the same pool and the same table shape as payorch's (`postgres`).
  *
  * Besides the CPU question of `announce`, it answers `{ type: 'applied' }` with how many distinct
@@ -71,7 +72,8 @@ function verified(request: IncomingMessage, raw: string): { trackingCode: string
 
 async function handListener(): Promise<RequestListener> {
   const seen = new Set<string>();
-  // Synchronous with the Set: no promise on the baseline's path.
+  // Synchronous with the Set: no promise on the baseline's path. Its handler (a count) is
+  // synchronous too, so the statuses of one tracking code are already applied one at a time.
   let apply = (key: { trackingCode: string; status: string }): Promise<void> | undefined => {
     const id = `${key.trackingCode}\n${key.status}`;
     if (!seen.has(id)) {
@@ -84,7 +86,9 @@ async function handListener(): Promise<RequestListener> {
     await pool.query(
       `CREATE TABLE IF NOT EXISTS ${table!} (account text NOT NULL, tracking_code text NOT NULL, status text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (account, tracking_code, status))`,
     );
-    const insert = `INSERT INTO ${table!} (account, tracking_code, status) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`;
+    // One status of a tracking code at a time, as payorch's inbox gives: a transaction lock on
+    // the code, taken in the same statement as the insert (no extra round trip).
+    const insert = `WITH locked AS (SELECT pg_advisory_xact_lock(hashtext($2))) INSERT INTO ${table!} (account, tracking_code, status) SELECT $1, $2, $3 FROM locked ON CONFLICT DO NOTHING`;
     apply = async (key) => {
       const client = await pool.connect();
       try {

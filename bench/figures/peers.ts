@@ -20,6 +20,7 @@ import { payorch } from '../lib/sdk.js';
 import { format, median } from '../lib/stats.js';
 
 const TITLE = 'Peers: payorch beside stripe, openai, @octokit/webhooks and standardwebhooks';
+const WEBHOOKS_ESM = 'payorch/webhooks ESM';
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const peers = `${root}bench/peers`;
 
@@ -156,12 +157,19 @@ runFigure(async ({ quick }): Promise<FigureReport> => {
     { name: `${sdk.name} ESM`, args: esmImport(sdk.specifier), cwd: sdk.cwd },
     { name: `${sdk.name} CJS`, args: cjsRequire(sdk.specifier), cwd: sdk.cwd },
   ]);
+  // A webhooks-only app imports the webhooks entry: the peer to @octokit/webhooks.
+  commands.push({ name: WEBHOOKS_ESM, args: esmImport('payorch/webhooks'), cwd: root });
   const runs = quick ? 3 : 21;
   const cold = addedByImport(commands, runs);
   const added = (name: string) => `+${format.ms(median(cold.get(name)!.wall))} (+${format.ms(median(cold.get(name)!.cpu))} CPU)`;
   const over = (name: string) => overBare(cold.get(name)!);
   const ratioCell = (name: string) => `**${format.ratio(over(name).judged)}** (wall ${format.ratio(over(name).wall)}, CPU ${format.ratio(over(name).cpu)})`;
   const coldRows = list.map((sdk) => [sdk.name, ratioCell(`${sdk.name} ESM`), ratioCell(`${sdk.name} CJS`), added(`${sdk.name} ESM`), added(`${sdk.name} CJS`)]);
+  const octokit = list.find((sdk) => sdk.specifier === '@octokit/webhooks')!;
+  const webhooksRows = [
+    ['`payorch/webhooks`', ratioCell(WEBHOOKS_ESM), added(WEBHOOKS_ESM)],
+    [octokit.name, ratioCell(`${octokit.name} ESM`), added(`${octokit.name} ESM`)],
+  ];
 
   const bundleRows: string[][] = [];
   const sizes = new Map<string, { client: number; verify: number }>();
@@ -185,12 +193,21 @@ runFigure(async ({ quick }): Promise<FigureReport> => {
     { figure: `Peers: cold \`require()\` over bare node (${names})`, payorch: list.map((sdk) => format.ratio(over(`${sdk.name} CJS`).judged)).join(' / '), baseline: 'same run' },
     { figure: `Peers: edge bundle of verification alone, min+gz (${names})`, payorch: list.map((sdk) => format.bytes(sizes.get(sdk.name)!.verify)).join(' / '), baseline: 'same run' },
     { figure: `Peers: edge bundle of the whole client with verification, min+gz (${names})`, payorch: list.map((sdk) => format.bytes(sizes.get(sdk.name)!.client)).join(' / '), baseline: 'same run' },
+    {
+      figure: 'Peers: cold `import()` of the webhooks entry over bare node (`payorch/webhooks` / @octokit/webhooks)',
+      payorch: `${format.ratio(over(WEBHOOKS_ESM).judged)} / ${format.ratio(over(`${octokit.name} ESM`).judged)}`,
+      baseline: 'same run',
+      target: { text: '≤ 1.10x and ≤ @octokit/webhooks', met: over(WEBHOOKS_ESM).judged <= 1.1 && over(WEBHOOKS_ESM).judged <= over(`${octokit.name} ESM`).judged },
+    },
     { figure: 'Peers: verify over its hand-written check (payorch / stripe)', payorch: `${format.ratio(ratio(ours))} / ${format.ratio(ratio(stripe))}`, baseline: 'same run' },
   ];
   const markdown = [
     `The peers come from bench/peers (own package.json and lock file, installed by \`npm run bench:peers\`); payorch is this checkout's dist/. Cold start as in the bundle figure: ${runs} interleaved process pairs per command, each against a bare \`node -e ""\` started right before or after it, from the package's folder, all SDKs in the same run. "Over bare node" is the median of each pair's (bare + added) / bare in wall and in CPU time, the lower of the two in bold (payorch's target: at most 1.25x); "added" is the median of the pairs' differences.`,
     '',
     table(['SDK', 'cold `import()` over bare node (ESM)', 'cold `require()` over bare node (CommonJS)', '`import()` added', '`require()` added'], coldRows),
+    `A receiver that only verifies and applies callbacks imports the webhooks entry: \`import('payorch/webhooks')\` against @octokit/webhooks, in the same ${runs} interleaved pairs (target: at most 1.10x bare node, and at or below @octokit/webhooks).`,
+    '',
+    table(['entry', 'cold `import()` over bare node (ESM)', '`import()` added'], webhooksRows),
     `Edge bundles: esbuild \`--bundle --minify --platform=neutral\` with the edge conditions (workerd, worker, edge-light, browser; main fields module, main), ESM, gzipped at level 9, of the whole client an app imports with webhook verification, and of verification alone (payorch's targets: at most 25 KiB and 10 KiB).`,
     '',
     table(['SDK', 'whole client + verify, min+gz', 'verify alone, min+gz', 'bundled (client / verify)', 'note'], bundleRows),

@@ -38,13 +38,17 @@ Example:
   payorch verify --header "X-Api-Key: $KEY" --header 'X-Timestamp: 1763812345' \\
     --header 'X-Hash: 9f2c…' --body callback.json`;
 
-function readHeaders(entries: readonly string[]): Record<string, string> {
-  const headers: Record<string, string> = {};
+// A header given twice stays twice, as a server would see it: the receiver refuses it as repeated_header.
+function readHeaders(entries: readonly string[]): Record<string, string | string[]> {
+  const headers: Record<string, string | string[]> = {};
   for (const entry of entries) {
     const colon = entry.indexOf(':');
     const name = entry.slice(0, colon).trim();
     if (colon < 1 || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new UsageError(`--header takes 'Name: value': ${entry}`);
-    headers[name.toLowerCase()] = entry.slice(colon + 1).trim();
+    const key = name.toLowerCase();
+    const value = entry.slice(colon + 1).trim();
+    const before = headers[key];
+    headers[key] = before === undefined ? value : [...(typeof before === 'string' ? [before] : before), value];
   }
   return headers;
 }

@@ -319,13 +319,16 @@ export class TrackingCodeError extends PayorchError {
 /**
  * Why a callback was refused.
  *
- * - `missing_header`: X-Api-Key, X-Timestamp or X-Hash is absent, empty, given more than once,
- *   or not text; or a callback that must carry them (every kind but the dealer card) came without.
+ * - `missing_header`: X-Api-Key, X-Timestamp or X-Hash is absent; or a callback that must carry
+ *   them (every kind but the dealer card) came without.
+ * - `repeated_header`: X-Api-Key, X-Timestamp or X-Hash is given more than once.
+ * - `empty_header`: X-Api-Key, X-Timestamp or X-Hash is empty, or not text.
  * - `invalid_signature`: the hash does not match, or the body's `hash` / `timestamp` disagree
  *   with X-Hash / X-Timestamp.
  * - `timestamp_out_of_tolerance`: the signed timestamp is older than `maxAgeSeconds` (3 days by
  *   default) or further in the future than `toleranceSeconds` (300 s by default).
  * - `api_key_mismatch`: X-Api-Key is not the API key this receiver was given.
+ * - `account_mismatch`: a job given to `receiver.apply` is another account's (`accountName`).
  * - `malformed_body`: the body is not a JSON object of sane size, or lacks a signed field; nothing
  *   was verified.
  * - `unreadable_payload`: the hash verified, but the body still does not fit the schema of its
@@ -339,9 +342,12 @@ export class TrackingCodeError extends PayorchError {
  */
 export type CallbackVerificationReason =
   | 'missing_header'
+  | 'repeated_header'
+  | 'empty_header'
   | 'invalid_signature'
   | 'timestamp_out_of_tolerance'
   | 'api_key_mismatch'
+  | 'account_mismatch'
   | 'malformed_body'
   | 'unreadable_payload'
   | 'invalid_tracking_code'
@@ -357,9 +363,12 @@ export type CallbackVerificationReason =
  */
 const STATUS = {
   missing_header: 401,
+  repeated_header: 401,
+  empty_header: 401,
   invalid_signature: 401,
   timestamp_out_of_tolerance: 401,
   api_key_mismatch: 401,
+  account_mismatch: 401,
   malformed_body: 400,
   unreadable_payload: 500,
   invalid_tracking_code: 400,
@@ -418,7 +427,7 @@ export type CallbackJobField = 'job' | 'account' | 'kind' | 'event' | 'payload' 
  * `receiver.apply(job)` refused a job: it was written or changed without the secret key, it is
  * another account's, or it is too old at its receipt time. Nothing was applied or recorded. A
  * {@link CallbackVerificationError}: `reason` is the check that failed, as for a received
- * callback (`invalid_signature`, `timestamp_out_of_tolerance`, `api_key_mismatch` for another
+ * callback (`invalid_signature`, `timestamp_out_of_tolerance`, `account_mismatch` for another
  * account, `kind_mismatch`, `malformed_body`), and `field` names the job's field. Let the queue
  * engine move it to its dead letters: retrying cannot make it verify.
  *

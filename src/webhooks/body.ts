@@ -39,7 +39,7 @@ function tryRead(decode: () => string, undecodable: string): { readonly value: u
     return malformed(undecodable);
   }
   try {
-    return { value: parseJson(text, false) };
+    return { value: parseJson(text, true) };
   } catch (error) {
     if (error instanceof CallbackVerificationError) return error;
     throw error;
@@ -51,8 +51,8 @@ function tryRead(decode: () => string, undecodable: string): { readonly value: u
  * bytes are read in the declared charset (UTF-8 when none), else UTF-8, else windows-1252, and
  * the first that gives JSON is the body. A label this runtime does not know skips the first step.
  */
-function readBytes(bytes: Uint8Array, label: string | undefined, onDecoded: ((decoding: BodyDecoding) => void) | undefined): unknown {
-  if (bytes.byteLength > MAX_CALLBACK_BODY_BYTES) throw bodyTooLargeError(bytes.byteLength);
+function readBytes(bytes: Uint8Array, label: string | undefined, onDecoded: ((decoding: BodyDecoding) => void) | undefined, sized: boolean): unknown {
+  if (!sized && bytes.byteLength > MAX_CALLBACK_BODY_BYTES) throw bodyTooLargeError(bytes.byteLength);
   const declaredUtf8 = label === undefined || UTF8_LABEL.test(label.trim());
   const declared = declaredUtf8 ? undefined : decoderOf(label, true);
   // The label is the sender's text and goes to a log line: no real label is longer than this.
@@ -87,10 +87,10 @@ export function utf8Length(text: string): number {
   return bytes;
 }
 
-function parseJson(text: string, sized = true): unknown {
+function parseJson(text: string, sized: boolean): unknown {
   // A UTF-16 unit is at most 3 UTF-8 bytes: only a long text needs counting. Decoded bytes were
   // counted as bytes.
-  if (sized && text.length * 3 > MAX_CALLBACK_BODY_BYTES) {
+  if (!sized && text.length * 3 > MAX_CALLBACK_BODY_BYTES) {
     const bytes = utf8Length(text);
     if (bytes > MAX_CALLBACK_BODY_BYTES) throw bodyTooLargeError(bytes);
   }
@@ -104,16 +104,18 @@ function parseJson(text: string, sized = true): unknown {
 
 /**
  * Turns any accepted body form into the JSON object it holds. Bytes are read in `charset` (the
- * label Content-Type declares); `onDecoded` hears when they could not be and were read otherwise.
+ * label Content-Type declares); `onDecoded` hears when they could not be and were
+ * read otherwise. `sized`: the caller already sized the body (a receiver reads at most
+ * `maxBodyBytes`), so it is not sized again.
  *
  * @throws {CallbackVerificationError} `malformed_body` for anything that is not a JSON object
  * of at most {@link MAX_CALLBACK_BODY_BYTES} bytes
  */
-export function readCallbackBody(body: unknown, charset?: string, onDecoded?: (decoding: BodyDecoding) => void): Record<string, unknown> {
+export function readCallbackBody(body: unknown, charset?: string, onDecoded?: (decoding: BodyDecoding) => void, sized = false): Record<string, unknown> {
   let value: unknown = body;
-  if (typeof body === 'string') value = parseJson(body);
-  else if (body instanceof ArrayBuffer) value = readBytes(new Uint8Array(body), charset, onDecoded);
-  else if (ArrayBuffer.isView(body)) value = readBytes(new Uint8Array(body.buffer, body.byteOffset, body.byteLength), charset, onDecoded);
+  if (typeof body === 'string') value = parseJson(body, sized);
+  else if (body instanceof ArrayBuffer) value = readBytes(new Uint8Array(body), charset, onDecoded, sized);
+  else if (ArrayBuffer.isView(body)) value = readBytes(new Uint8Array(body.buffer, body.byteOffset, body.byteLength), charset, onDecoded, sized);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw malformed(value === undefined || value === null ? 'there is no body' : 'the body is not a JSON object');
   }

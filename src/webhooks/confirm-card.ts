@@ -43,7 +43,7 @@ const cents = (amount: number): number => Math.round(amount * 100);
  * @throws {RequestValidationError} for an impossible option, naming it
  * @example
  * ```ts
- * const receiver = createCallbackReceiver({ apiKey, secretKey, account: 'provider', confirm: confirmWithCardStatus(provider) });
+ * const receiver = createCallbackReceiver({ apiKey, secretKey, api: 'provider', confirm: confirmWithCardStatus(provider) });
  * ```
  */
 export function confirmWithCardStatus(provider: CardStatusSource, options?: ConfirmWithCardStatusOptions): (callback: AppliedCallback) => Promise<boolean> {

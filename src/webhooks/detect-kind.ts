@@ -15,7 +15,7 @@ export const DIRECTION_OF_KIND = {
 } as const satisfies Record<CallbackKind, TrackingCodeDirection>;
 
 // CC codes name provider and dealer card payments alike (spec 2.1); their bodies differ
-// (spec 6.4, 6.5). Which account the receiver's keys belong to decides; without it, a field of
+// (spec 6.4, 6.5). Which API the receiver's keys belong to decides; without it, a field of
 // one side only is a hint. The fields are unsigned: they may choose between the two card kinds,
 // never refuse a callback whose hash verified.
 const DEALER_ONLY = ['status_message', 'customer_phone', 'completed_at'] as const;
@@ -25,8 +25,8 @@ function hasAny(body: Readonly<Record<string, unknown>>, fields: readonly string
   return fields.some((field) => Object.hasOwn(body, field) && body[field] !== undefined && body[field] !== null);
 }
 
-function cardKind(body: Readonly<Record<string, unknown>>, account: Api | undefined): CallbackKind {
-  if (account !== undefined) return account === 'dealer' ? 'dealerCreditCard' : 'creditCard';
+function cardKind(body: Readonly<Record<string, unknown>>, api: Api | undefined): CallbackKind {
+  if (api !== undefined) return api === 'dealer' ? 'dealerCreditCard' : 'creditCard';
   // `success` is left out: a provider body that carries it is still a provider body. A body with
   // fields of neither side (or both) reads as the provider's, whose schema asks no more.
   return hasAny(body, DEALER_ONLY) && !hasAny(body, PROVIDER_ONLY) ? 'dealerCreditCard' : 'creditCard';
@@ -36,13 +36,13 @@ function cardKind(body: Readonly<Record<string, unknown>>, account: Api | undefi
  * The kind of a callback whose signature verified. A prefix spec 2.1 does not list is `unknown`;
  * a callback verified from its body alone is a dealer card callback (only the receiver's word lets
  * it through); else the receiver's `kind`, else the tracking code's direction and, for cards, the
- * account or the body's fields.
+ * API or the body's fields.
  */
 export function kindOfCallback(
   direction: Exclude<TrackingCodeDirection, 'transfer'> | 'unknown',
   signedInBody: boolean,
   body: Readonly<Record<string, unknown>>,
-  told: { readonly kind?: CallbackKind | undefined; readonly account?: Api | undefined },
+  told: { readonly kind?: CallbackKind | undefined; readonly api?: Api | undefined },
 ): CallbackKind | 'unknown' {
   if (direction === 'unknown') return 'unknown';
   if (signedInBody) return 'dealerCreditCard';
@@ -53,7 +53,7 @@ export function kindOfCallback(
     case 'withdrawal':
       return 'withdrawal';
     case 'card':
-      return cardKind(body, told.account);
+      return cardKind(body, told.api);
     default:
       return assertNever(direction);
   }

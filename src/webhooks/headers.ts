@@ -56,9 +56,9 @@ function valuesOfNames(headers: object): unknown[][] {
 
 function single(name: string, values: readonly unknown[]): string {
   const [value] = values;
-  if (values.length > 1) throw new CallbackVerificationError('missing_header', `${name} is given ${values.length} times; exactly one is required`);
-  if (typeof value !== 'string') throw new CallbackVerificationError('missing_header', `${name} is not text`);
-  if (value === '') throw new CallbackVerificationError('missing_header', `${name} is empty`);
+  if (values.length > 1) throw new CallbackVerificationError('repeated_header', `${name} is given ${values.length} times; exactly one is required`);
+  if (typeof value !== 'string') throw new CallbackVerificationError('empty_header', `${name} is not text`);
+  if (value === '') throw new CallbackVerificationError('empty_header', `${name} is empty`);
   return value;
 }
 
@@ -66,8 +66,8 @@ function single(name: string, values: readonly unknown[]): string {
  * Reads X-Api-Key, X-Timestamp and X-Hash. Returns `undefined` when none of them is present
  * (the dealer card callback may be verified from its body alone, spec 6.5).
  *
- * @throws {CallbackVerificationError} `missing_header` when only some are present, or one is
- * empty, repeated or not text
+ * @throws {CallbackVerificationError} `missing_header` when only some are present,
+ * `repeated_header` when one is given more than once, `empty_header` when one is empty or not text
  */
 export function readSignatureHeaders(headers: unknown): SignatureHeaders | undefined {
   if (headers === undefined || headers === null) return undefined;

@@ -2,16 +2,14 @@ import type { CallbackBody } from './body.js';
 import type { VerifiedCallback } from './schemas.js';
 import type { CardStatusRead, CardStatusReadPayload } from './status-read.js';
 import { readTrackingCode } from '../core/tracking-code.js';
-import { DEFAULT_TOLERANCE_SECONDS, verifyCallback } from './verify.js';
-import { previousKeyUntil } from './previous-key.js';
-import type { VerifyCallbackOptions } from './verify.js';
+import type { Verifier } from './verify.js';
 import { CallbackJobError, CallbackVerificationError } from '../errors/error.js';
 import type { CallbackJobField, CallbackVerificationReason } from '../errors/error.js';
 
 /*
  * A verified callback put on the merchant's queue, and its check when it comes back. The job
  * carries the service's own signature, never a key: `apply` verifies it again with the receiver's
- * keys through verifyCallback itself, with the clock set to the receipt time, so that a job is
+ * keys through the receiver's own verifier, with the clock set to the receipt time, so that a job is
  * trusted exactly as far as the callback it came from (docs/decisions.md).
  */
 
@@ -92,7 +90,7 @@ export function statusReadJob(read: CardStatusRead, account: string): StatusRead
  */
 export function checkStatusReadJob(job: Readonly<Record<string, unknown>>, account: string): string {
   if (job['version'] !== 1) refuse('malformed_body', 'job', 'the job is not a CallbackJob of version 1');
-  if (job['account'] !== account) refuse('api_key_mismatch', 'account', 'the job is another account’s; this receiver applies its own only');
+  if (job['account'] !== account) refuse('account_mismatch', 'account', 'the job is another account’s; this receiver applies its own only');
   if (job['kind'] !== 'creditCard') refuse('kind_mismatch', 'kind', 'a status read job is of a provider card payment (kind creditCard)');
   const payload = job['payload'];
   const code = isRecord(payload) ? payload['tracking_code'] : undefined;
@@ -132,7 +130,10 @@ function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
 const FIELD_OF_REASON = {
   missing_header: 'signature',
   invalid_signature: 'signature',
+  repeated_header: 'signature',
+  empty_header: 'signature',
   api_key_mismatch: 'signature',
+  account_mismatch: 'account',
   timestamp_out_of_tolerance: 'receivedAt',
   malformed_body: 'payload',
   unreadable_payload: 'payload',
@@ -141,9 +142,9 @@ const FIELD_OF_REASON = {
   kind_mismatch: 'kind',
 } as const satisfies Record<CallbackVerificationReason, CallbackJobField>;
 
-/** What checking a job needs: the receiver's verification options, its account and the clock. */
+/** What checking a job needs: the receiver's verifier, its account and the clock. */
 export interface JobCheck {
-  readonly verify: VerifyCallbackOptions;
+  readonly verifier: Verifier;
   readonly account: string;
   readonly nowMs: number;
 }
@@ -171,8 +172,8 @@ export function checkCallbackJob(job: unknown, check: JobCheck): VerifiedCallbac
     refuse('malformed_body', 'signature', 'signature is not { hash, timestamp, in }');
   }
   // Before the hash: a job of another account that shares this one's inbox must not even be tried.
-  if (account !== check.account) refuse('api_key_mismatch', 'account', 'the job is another account’s; this receiver applies its own only');
-  const tolerance = check.verify.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+  if (account !== check.account) refuse('account_mismatch', 'account', 'the job is another account’s; this receiver applies its own only');
+  const tolerance = check.verifier.toleranceSeconds;
   if (receivedAt - check.nowMs > tolerance * 1000) {
     refuse('timestamp_out_of_tolerance', 'receivedAt', `receivedAt is ${Math.round((receivedAt - check.nowMs) / 1000)} s in the future; at most ${tolerance} s (toleranceSeconds) is accepted`);
   }
@@ -181,14 +182,13 @@ export function checkCallbackJob(job: unknown, check: JobCheck): VerifiedCallbac
   // the one verifier with the clock at the receipt time.
   const body: Record<string, unknown> = { ...payload, timestamp, hash };
   const input: { headers?: Record<string, string>; body: CallbackBody } =
-    signedIn === 'headers' ? { headers: { 'X-Api-Key': check.verify.apiKey, 'X-Timestamp': String(timestamp), 'X-Hash': hash }, body } : { body };
-  // The previous key's window is judged now, at apply time: a job queued before the rotation
-  // applies while the window is open, and one signed with a retired key never after it closes.
-  const until = previousKeyUntil('receiver.apply', check.verify);
-  const previousSecretKey = until !== undefined && check.nowMs < until ? check.verify.previousSecretKey : undefined;
+    signedIn === 'headers' ? { headers: { 'X-Api-Key': check.verifier.apiKey, 'X-Timestamp': String(timestamp), 'X-Hash': hash }, body } : { body };
   let callback: VerifiedCallback;
   try {
-    callback = verifyCallback(input, { ...check.verify, previousSecretKey, now: () => receivedAt });
+    // The age at the receipt time; the previous key's window judged at apply time too: a job
+    // queued before the rotation applies while the window is open, and one signed with a
+    // retired key never after it closes.
+    callback = check.verifier.verify(input, { nowMs: receivedAt, keysAtMs: check.nowMs }).callback;
   } catch (error) {
     if (!(error instanceof CallbackVerificationError)) throw error;
     throw new CallbackJobError(error.reason, FIELD_OF_REASON[error.reason], `the job does not verify: ${error.message}`, error.issues);

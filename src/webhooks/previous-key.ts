@@ -51,8 +51,3 @@ export function previousKeyUntil(where: string, options: { readonly secretKey: s
   }
   return ms;
 }
-
-/** The secret keys a signature may be made with at `nowMs`: the current one, then the previous one while its window is open. */
-export function secretKeysAt(options: { readonly secretKey: string; readonly previousSecretKey?: PreviousSecretKey | undefined }, untilMs: number | undefined, nowMs: number): readonly string[] {
-  return untilMs !== undefined && nowMs < untilMs && options.previousSecretKey !== undefined ? [options.secretKey, options.previousSecretKey.secretKey] : [options.secretKey];
-}

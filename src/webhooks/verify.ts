@@ -20,7 +20,7 @@ import { CALLBACK_FIELDS } from './payload.js';
 import { fieldIssue, readField, readPayload } from './payload.js';
 import type { VerifiedCallback } from './schemas.js';
 import type { ValidationIssue } from '../errors/error.js';
-import { previousKeyUntil, secretKeysAt } from './previous-key.js';
+import { previousKeyUntil } from './previous-key.js';
 import type { PreviousSecretKey } from './previous-key.js';
 
 /** A received callback: its headers and its body, in whichever form the framework gives them. */
@@ -91,14 +91,14 @@ export interface VerifyCallbackOptions {
    */
   readonly kind?: CallbackKind | undefined;
   /**
-   * Whose keys these are: the provider's or the dealer's. It tells a provider card callback from
+   * Which API's keys these are: the Provider API's or the Dealer API's. It tells a provider card callback from
    * a dealer one (both carry `CC` tracking codes, spec 2.1) from what is signed, the keys. Left
    * out, the body's unsigned fields are a hint (a `status_message`, `customer_phone` or
    * `completed_at` without provider fields reads as a dealer card callback), which never refuses.
    * @default told from the body
    * @example 'dealer'
    */
-  readonly account?: Api | undefined;
+  readonly api?: Api | undefined;
   /**
    * Accept a dealer card callback that arrives without X-Api-Key, X-Timestamp and X-Hash, verified
    * from the body's `hash` and `timestamp` (spec 6.5 says the receiver verifies "the payload
@@ -126,7 +126,7 @@ export const VERIFY_OPTIONS = declareOptions<VerifyCallbackOptions>()([
   { name: 'maxAgeSeconds', rule: { type: 'number', min: 0, max: Infinity, unit: 'seconds' }, default: DEFAULT_CALLBACK_MAX_AGE_SECONDS },
   { name: 'toleranceSeconds', rule: { type: 'number', min: 0, max: Infinity, unit: 'seconds' }, default: DEFAULT_TOLERANCE_SECONDS },
   { name: 'kind', rule: { type: 'oneOf', values: CALLBACK_KINDS } },
-  { name: 'account', rule: { type: 'oneOf', values: ['provider', 'dealer'] } },
+  { name: 'api', rule: { type: 'oneOf', values: ['provider', 'dealer'] } },
   { name: 'dealerCardWithoutHeaders', rule: { type: 'boolean' }, default: false },
   { name: 'now', rule: { type: 'function' } },
 ], { previousSecretKey: 'checked with its parts and the secretKey it must differ from, by previousKeyUntil' });
@@ -222,7 +222,7 @@ function bodySeconds(body: Readonly<Record<string, unknown>>): string | undefine
  * ```
  */
 export function verifyCallback(input: CallbackInput, options: VerifyCallbackOptions): VerifiedCallback {
-  return verifyCallbackTold(input, options, undefined);
+  return createVerifier(options).verify(input).callback;
 }
 
 /**
@@ -255,11 +255,12 @@ export async function verifyCallbackRequest(request: Request, options: VerifyCal
     );
   }
   if (request.bodyUsed) throw new TypeError('verifyCallbackRequest: the request body was already read; pass the request before anything reads it');
+  const verifier = createVerifier(options);
   const body = await readLimited(request.body, request.headers.get('content-length'), MAX_CALLBACK_BODY_BYTES);
   if (body === undefined) {
     throw new CallbackVerificationError('malformed_body', `the body is larger than the ${MAX_CALLBACK_BODY_BYTES} bytes a callback can be`);
   }
-  return verifyCallback({ headers: request.headers, body }, options);
+  return verifier.verify({ headers: request.headers, body }, { sized: true }).callback;
 }
 
 /** The charset of a body given as bytes: what its Content-Type declares. @internal */
@@ -267,75 +268,138 @@ export function charsetOf(input: CallbackInput): string | undefined {
   return declaredCharset(readContentType(input.headers));
 }
 
+/** What one verification may be told besides its input. @internal */
+export interface VerifyAt {
+  /** Hears when the body's bytes were not read in the charset they declared (the receiver logs it). */
+  readonly onDecoded?: ((decoding: BodyDecoding) => void) | undefined;
+  /** The body was sized by its reader (a receiver reads at most `maxBodyBytes`): not sized again. */
+  readonly sized?: boolean | undefined;
+  /** The time the age is measured at, instead of the clock (a job's receipt time). */
+  readonly nowMs?: number | undefined;
+  /** A second moment the previous key's window must still be open at (a job's apply time). */
+  readonly keysAtMs?: number | undefined;
+}
+
+/** A verified callback, and where its signature came (what a job records). @internal */
+export interface Verified {
+  readonly callback: VerifiedCallback;
+  readonly signedIn: 'headers' | 'body';
+}
+
+/** verifyCallback's options, checked and resolved once, with the per-message check. @internal */
+export interface Verifier {
+  readonly apiKey: string;
+  readonly toleranceSeconds: number;
+  /** The clock's reading, checked to be a number. */
+  now(): number;
+  verify(input: CallbackInput, at?: VerifyAt): Verified;
+}
+
 /**
- * {@link verifyCallback}, telling `onDecoded` when the body's bytes were not read in the charset
- * they declared (the receiver logs it). @internal
+ * Checks and resolves verifyCallback's options once: a receiver builds one at creation, and each
+ * delivery then does only per-message work.
+ * @throws {RequestValidationError} when an option is impossible
+ * @internal
  */
-export function verifyCallbackTold(input: CallbackInput, options: VerifyCallbackOptions, onDecoded: ((decoding: BodyDecoding) => void) | undefined): VerifiedCallback {
+export function createVerifier(options: VerifyCallbackOptions): Verifier {
   checkOptions(WHERE, options, VERIFY_OPTIONS);
-  const previousUntil = previousKeyUntil(WHERE, options);
+  return verifierOf(options, previousKeyUntil(WHERE, options));
+}
+
+/**
+ * A verifier of options already checked (the receiver checks its own, verifyCallback's among
+ * them), with the previous key's end `previousUntil` already read. @internal
+ */
+export function verifierOf(options: VerifyCallbackOptions, previousUntil: number | undefined): Verifier {
+  const { apiKey, secretKey, kind: toldKind, dealerCardWithoutHeaders = false } = options;
   const maxAge = options.maxAgeSeconds ?? DEFAULT_CALLBACK_MAX_AGE_SECONDS;
   const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
-  const nowMs = readClock(options.now ?? Date.now);
-  const inputObject: unknown = input;
-  if (typeof inputObject !== 'object' || inputObject === null) throw new CallbackVerificationError('malformed_body', 'there is no body');
-  const body = readCallbackBody(input.body, charsetOf(input), onDecoded);
-  const { trackingCode, status } = readTrackedFields(body);
-  // Read once: the kind is told from the same tracking code below.
-  const direction = checkSignedShape(trackingCode, status, options.kind);
-  const fromBody = bodySeconds(body);
+  const now = options.now ?? Date.now;
+  const previousKey = previousUntil === undefined ? undefined : options.previousSecretKey?.secretKey;
+  const told = { kind: toldKind, api: options.api };
+  const keys = { apiKey, secretKey };
 
-  const headers = readSignatureHeaders(input.headers);
-  // The hash to check and the timestamps it may sign. Spec 5.3 signs X-Timestamp; 6.5 says "the
-  // payload timestamp": either verifies, and the age is the one that matched. The body's `hash`
-  // is an unsigned copy of X-Hash: with the headers, it is not read at all.
-  let hash: string;
-  const candidates: string[] = [];
-  if (headers === undefined) {
-    // Only on the receiver's word, never guessed from unsigned fields: stripped of its headers,
-    // a provider card callback must not become a dealer one.
-    if (options.dealerCardWithoutHeaders !== true) {
-      throw new CallbackVerificationError('missing_header', 'X-Api-Key, X-Timestamp and X-Hash are missing (a dealer card receiver may accept that with dealerCardWithoutHeaders)');
-    }
-    if (options.kind !== undefined && options.kind !== 'dealerCreditCard') {
-      throw new CallbackVerificationError('missing_header', `X-Api-Key, X-Timestamp and X-Hash are missing; only a dealer card callback may come without them, not a ${options.kind} callback`);
-    }
-    const bodyHash = body['hash'];
-    if (typeof bodyHash !== 'string' || fromBody === undefined) {
-      throw new CallbackVerificationError('malformed_body', 'without headers, the body must carry hash (text) and timestamp (Unix seconds)');
-    }
-    hash = bodyHash;
-    candidates.push(fromBody);
-  } else {
-    if (!constantTimeEqual(headers.apiKey, options.apiKey)) {
-      throw new CallbackVerificationError('api_key_mismatch', 'X-Api-Key is not the API key this receiver was given');
-    }
-    hash = headers.hash;
-    if (HEADER_SECONDS.test(headers.timestamp)) candidates.push(String(Number(headers.timestamp)));
-    if (fromBody !== undefined && !candidates.includes(fromBody)) candidates.push(fromBody);
-  }
-  // Every candidate with every key is compared, in constant time each: which one matched is not a secret.
-  const keys = secretKeysAt(options, previousUntil, nowMs);
-  const matches = candidates.map((timestamp) => keys.map((secretKey) => constantTimeEqual(hash, callbackHash({ apiKey: options.apiKey, secretKey }, trackingCode, status, timestamp))));
-  const signed = candidates.find((_, index) => matches[index]?.includes(true) === true);
-  if (signed === undefined) {
-    throw new CallbackVerificationError(
-      'invalid_signature',
-      candidates.length > 1 ? 'the hash matches tracking_code and status with neither X-Timestamp nor the body timestamp' : 'the hash does not match tracking_code, status and timestamp',
-    );
-  }
-  const timestamp = Number(signed);
+  function verify(input: CallbackInput, at: VerifyAt = {}): Verified {
+    const nowMs = at.nowMs ?? readClock(now);
+    const inputObject: unknown = input;
+    if (typeof inputObject !== 'object' || inputObject === null) throw new CallbackVerificationError('malformed_body', 'there is no body');
+    // Content-Type matters only to bytes: a text or parsed body never reads it.
+    const given = input.body;
+    const charset = given instanceof ArrayBuffer || ArrayBuffer.isView(given) ? charsetOf(input) : undefined;
+    const body = readCallbackBody(given, charset, at.onDecoded, at.sized === true);
+    const { trackingCode, status } = readTrackedFields(body);
+    // Read once: the kind is told from the same tracking code below.
+    const direction = checkSignedShape(trackingCode, status, toldKind);
+    const fromBody = bodySeconds(body);
 
-  const ageSeconds = Math.floor(nowMs / 1000) - timestamp;
-  if (ageSeconds > maxAge) {
-    throw new CallbackVerificationError('timestamp_out_of_tolerance', `the timestamp is ${ageSeconds} s old; at most ${maxAge} s (maxAgeSeconds) is accepted`);
-  }
-  if (-ageSeconds > tolerance) {
-    throw new CallbackVerificationError('timestamp_out_of_tolerance', `the timestamp is ${-ageSeconds} s in the future; at most ${tolerance} s (toleranceSeconds) is accepted`);
+    const headers = readSignatureHeaders(input.headers);
+    // The hash to check and the timestamps it may sign. Spec 5.3 signs X-Timestamp; 6.5 says "the
+    // payload timestamp": either verifies, and the age is the one that matched. The body's `hash`
+    // is an unsigned copy of X-Hash: with the headers, it is not read at all.
+    let hash: string;
+    let first: string | undefined;
+    let second: string | undefined;
+    if (headers === undefined) {
+      // Only on the receiver's word, never guessed from unsigned fields: stripped of its headers,
+      // a provider card callback must not become a dealer one.
+      if (!dealerCardWithoutHeaders) {
+        throw new CallbackVerificationError('missing_header', 'X-Api-Key, X-Timestamp and X-Hash are missing (a dealer card receiver may accept that with dealerCardWithoutHeaders)');
+      }
+      if (toldKind !== undefined && toldKind !== 'dealerCreditCard') {
+        throw new CallbackVerificationError('missing_header', `X-Api-Key, X-Timestamp and X-Hash are missing; only a dealer card callback may come without them, not a ${toldKind} callback`);
+      }
+      const bodyHash = body['hash'];
+      if (typeof bodyHash !== 'string' || fromBody === undefined) {
+        throw new CallbackVerificationError('malformed_body', 'without headers, the body must carry hash (text) and timestamp (Unix seconds)');
+      }
+      hash = bodyHash;
+      first = fromBody;
+    } else {
+      if (!constantTimeEqual(headers.apiKey, apiKey)) {
+        throw new CallbackVerificationError('api_key_mismatch', 'X-Api-Key is not the API key this receiver was given');
+      }
+      hash = headers.hash;
+      if (HEADER_SECONDS.test(headers.timestamp)) first = String(Number(headers.timestamp));
+      if (first === undefined) first = fromBody;
+      else if (fromBody !== first) second = fromBody;
+    }
+    // The previous key while its window is open, at the message's time and at `keysAtMs` (a job
+    // signed before a rotation applies only while the window is still open when it is applied).
+    const withPrevious = previousKey !== undefined && previousUntil !== undefined && nowMs < previousUntil && (at.keysAtMs ?? nowMs) < previousUntil ? previousKey : undefined;
+    // Every candidate with every key is compared, in constant time each: which one matched is not a secret.
+    const firstSigned = matching(hash, trackingCode, status, first, withPrevious);
+    const secondSigned = matching(hash, trackingCode, status, second, withPrevious);
+    const signed = firstSigned ? first : secondSigned ? second : undefined;
+    if (signed === undefined) {
+      throw new CallbackVerificationError(
+        'invalid_signature',
+        second !== undefined ? 'the hash matches tracking_code and status with neither X-Timestamp nor the body timestamp' : 'the hash does not match tracking_code, status and timestamp',
+      );
+    }
+    const timestamp = Number(signed);
+
+    const ageSeconds = Math.floor(nowMs / 1000) - timestamp;
+    if (ageSeconds > maxAge) {
+      throw new CallbackVerificationError('timestamp_out_of_tolerance', `the timestamp is ${ageSeconds} s old; at most ${maxAge} s (maxAgeSeconds) is accepted`);
+    }
+    if (-ageSeconds > tolerance) {
+      throw new CallbackVerificationError('timestamp_out_of_tolerance', `the timestamp is ${-ageSeconds} s in the future; at most ${tolerance} s (toleranceSeconds) is accepted`);
+    }
+
+    const kind = kindOfCallback(direction, headers === undefined, body, told);
+    return { callback: readVerified(kind, body, timestamp, hash, ageSeconds), signedIn: headers === undefined ? 'body' : 'headers' };
   }
 
-  const kind = kindOfCallback(direction, headers === undefined, body, options);
-  return readVerified(kind, body, timestamp, hash, ageSeconds);
+  // Whether `hash` signs the fields at `timestamp` with the secret key or the previous one; both
+  // are compared, in constant time each.
+  function matching(hash: string, trackingCode: string, status: string, timestamp: string | undefined, previous: string | undefined): boolean {
+    if (timestamp === undefined) return false;
+    const current = constantTimeEqual(hash, callbackHash(keys, trackingCode, status, timestamp));
+    const before = previous !== undefined && constantTimeEqual(hash, callbackHash({ apiKey, secretKey: previous }, trackingCode, status, timestamp));
+    return current || before;
+  }
+
+  return { apiKey, toleranceSeconds: tolerance, now: () => readClock(now), verify };
 }
 
 /**

@@ -53,6 +53,17 @@ describe('payorch verify', { timeout: 30_000 }, () => {
     expectNoSecret(run, secretKey);
   });
 
+  test.each([
+    ['an empty X-Hash', ['--header', 'X-Hash: '], 'empty_header'],
+    ['X-Hash given twice', ['--header', 'X-Hash: 00', '--header', 'X-Hash: 11'], 'repeated_header'],
+  ])('%s is refused as %s, as the receiver answers it', async (_name, extra, reason) => {
+    const { file, args } = captured(1);
+    // The signed X-Hash is the last pair of flags: replaced by the test's own.
+    const run = await payorch(['verify', ...args.slice(0, -2), ...extra, '--body', file, '--json'], ENV);
+    expect(run.code).toBe(1);
+    expect(jsonOf(run)).toMatchObject({ verified: false, reason, status: 401 });
+  });
+
   test('a refusal in text names the reason and the status to answer', async () => {
     const { file, args } = captured(1);
     const run = await payorch(['verify', ...args, '--body', file], { ...ENV, PAYORCH_PROVIDER_API_KEY: 'another_api_key' });

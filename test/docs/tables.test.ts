@@ -27,6 +27,8 @@ import {
 } from '../../src/index.js';
 import type { CallbackErrorDetails, CallbackReceiverOptions, CallbackVerificationReason, CallOutcome, ConnectionFailureReason, MemoryInboxContext } from '../../src/index.js';
 import { connectionFailure } from '../../src/internal/connection-failure.js';
+import { checkCallbackJob } from '../../src/webhooks/job.js';
+import { createVerifier } from '../../src/webhooks/verify.js';
 import { MAX_RETRY_AFTER_MS, RETRY_STATUS_CODES, attemptOutcome, backoffDelay, mayResend, retriesConnection, statusRetryDelay } from '../../src/internal/retry-policy.js';
 import { unsigned } from '../helpers/callbacks.js';
 import { table } from '../helpers/markdown.js';
@@ -60,14 +62,19 @@ describe('docs/webhooks.md', () => {
     const signed = signCallback({ ...unsigned.deposit, ...fields }, PROVIDER);
     return { headers: { ...signed.headers }, body: signed.body };
   };
+  // A job of the right shape: only its account is wrong.
+  const SOME_JOB = { version: 1, account: PROVIDER.apiKey, kind: 'deposit', event: 'deposit.completed', payload: {}, receivedAt: Date.now(), signature: { hash: '0'.repeat(64), timestamp: 1, in: 'headers' } };
   const refusals: Record<CallbackVerificationReason, () => unknown> = {
     missing_header: () => verifyCallback({ headers: {}, body: fresh().body }, PROVIDER),
+    repeated_header: () => verifyCallback({ headers: { ...fresh().headers, 'x-hash': ['a', 'b'] }, body: fresh().body }, PROVIDER),
+    empty_header: () => verifyCallback({ headers: { ...fresh().headers, 'X-Hash': '' }, body: fresh().body }, PROVIDER),
     invalid_signature: () => {
       const { headers, body } = fresh();
       return verifyCallback({ headers: { ...headers, 'X-Hash': '0'.repeat(64) }, body }, PROVIDER);
     },
     timestamp_out_of_tolerance: () => verifyCallback(fresh(), { ...PROVIDER, now: () => Date.now() + 10 * 86_400_000 }),
     api_key_mismatch: () => verifyCallback(fresh(), { ...PROVIDER, apiKey: 'someone-else' }),
+    account_mismatch: () => checkCallbackJob({ ...SOME_JOB, account: 'someone-else' }, { verifier: createVerifier(PROVIDER), account: PROVIDER.apiKey, nowMs: Date.now() }),
     malformed_body: () => verifyCallback({ headers: fresh().headers, body: '[1, 2]' }, PROVIDER),
     unreadable_payload: () => verifyCallback(fresh({ amount: '1.500,00 TL' }), PROVIDER),
     invalid_tracking_code: () => verifyCallback(fresh({ tracking_code: 'not a code' }), PROVIDER),
@@ -75,7 +82,7 @@ describe('docs/webhooks.md', () => {
     kind_mismatch: () => verifyCallback(fresh(), { ...PROVIDER, kind: 'withdrawal' }),
   };
 
-  test('the table of verification reasons lists exactly the reasons verifyCallback refuses with', () => {
+  test('the table of verification reasons lists exactly the reasons verifyCallback and receiver.apply refuse with', () => {
     expect([...reasonStatus.keys()].sort()).toEqual(Object.keys(refusals).sort());
   });
 

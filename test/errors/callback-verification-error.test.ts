@@ -5,9 +5,12 @@ import type { CallbackVerificationReason } from '../../src/index.js';
 describe('CallbackVerificationError', () => {
   test.each<[CallbackVerificationReason, number]>([
     ['missing_header', 401],
+    ['repeated_header', 401],
+    ['empty_header', 401],
     ['invalid_signature', 401],
     ['timestamp_out_of_tolerance', 401],
     ['api_key_mismatch', 401],
+    ['account_mismatch', 401],
     ['malformed_body', 400],
     ['invalid_tracking_code', 400],
     ['invalid_status', 400],

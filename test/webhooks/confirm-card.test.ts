@@ -22,7 +22,7 @@ const statusAnswer = (data: Record<string, unknown> = {}) => ({ success: true, d
 function receiverWith(confirm: ReturnType<typeof confirmWithCardStatus>) {
   const errors: { error: unknown; details: CallbackErrorDetails }[] = [];
   const applied: string[] = [];
-  const receiver = createCallbackReceiver({ ...PROVIDER, account: 'provider', confirm, onError: (error, details) => errors.push({ error, details }) });
+  const receiver = createCallbackReceiver({ ...PROVIDER, api: 'provider', confirm, onError: (error, details) => errors.push({ error, details }) });
   receiver.on('creditCard', (callback) => void applied.push(callback.payload.tracking_code));
   const deliver = () => receiver.receive(signCallback(unsigned.creditCard, PROVIDER));
   return { deliver, errors, applied };

@@ -31,15 +31,15 @@ describe('readSignatureHeaders', () => {
   });
 
   test.each([
-    ['a header given twice in an array', { 'x-api-key': 'key', 'x-timestamp': '1763812345', 'x-hash': ['abc', 'abc'] }, 'X-Hash is given 2 times'],
-    ['a header given under two letter cases', { 'x-api-key': 'key', 'X-API-KEY': 'key', 'x-timestamp': '1763812345', 'x-hash': 'abc' }, 'X-Api-Key is given 2 times'],
-    ['an empty header', { 'x-api-key': 'key', 'x-timestamp': '', 'x-hash': 'abc' }, 'X-Timestamp is empty'],
-    ['a header that is a number', { 'x-api-key': 'key', 'x-timestamp': 1763812345, 'x-hash': 'abc' }, 'X-Timestamp is not text'],
-    ['an array with a non-string', { 'x-api-key': [42], 'x-timestamp': '1763812345', 'x-hash': 'abc' }, 'X-Api-Key is not text'],
-    ['headers that are not an object', 'x-hash: abc', 'the headers are not an object'],
-  ])('refuses %s as missing_header', (_name, headers, message) => {
+    ['a header given twice in an array', { 'x-api-key': 'key', 'x-timestamp': '1763812345', 'x-hash': ['abc', 'abc'] }, 'repeated_header', 'X-Hash is given 2 times'],
+    ['a header given under two letter cases', { 'x-api-key': 'key', 'X-API-KEY': 'key', 'x-timestamp': '1763812345', 'x-hash': 'abc' }, 'repeated_header', 'X-Api-Key is given 2 times'],
+    ['an empty header', { 'x-api-key': 'key', 'x-timestamp': '', 'x-hash': 'abc' }, 'empty_header', 'X-Timestamp is empty'],
+    ['a header that is a number', { 'x-api-key': 'key', 'x-timestamp': 1763812345, 'x-hash': 'abc' }, 'empty_header', 'X-Timestamp is not text'],
+    ['an array with a non-string', { 'x-api-key': [42], 'x-timestamp': '1763812345', 'x-hash': 'abc' }, 'empty_header', 'X-Api-Key is not text'],
+    ['headers that are not an object', 'x-hash: abc', 'missing_header', 'the headers are not an object'],
+  ])('refuses %s as %s', (_name, headers, reason, message) => {
     const error = refusal(() => readSignatureHeaders(headers));
-    expect(error.reason).toBe('missing_header');
+    expect(error.reason).toBe(reason);
     expect(error.message).toContain(message);
   });
 });

@@ -170,22 +170,22 @@ describe('the kind', () => {
     const both = sign({ ...unsigned.creditCard, customer_phone: '+90555' }, PROVIDER);
     expect(verifyCallback(both, options).kind).toBe('creditCard');
     expect(verifyCallback(both, { ...options, kind: 'dealerCreditCard' }).kind).toBe('dealerCreditCard');
-    expect(verifyCallback(both, { ...options, account: 'dealer' }).kind).toBe('dealerCreditCard');
+    expect(verifyCallback(both, { ...options, api: 'dealer' }).kind).toBe('dealerCreditCard');
   });
 
   test.each([
     ['a provider card callback that also carries success: true', { ...unsigned.creditCard, success: true }, undefined, 'creditCard'],
     ['a provider card callback with neither side\'s optional fields', { tracking_code: 'CC-a1-1763812000', status: 'success', amount: 10 }, undefined, 'creditCard'],
-    ['a dealer card callback read by a provider-account receiver', unsigned.dealerCreditCard, 'provider', 'creditCard'],
-    ['a provider-looking card callback read by a dealer-account receiver', unsigned.creditCard, 'dealer', 'dealerCreditCard'],
-    ['a dealer card callback without account', unsigned.dealerCreditCard, undefined, 'dealerCreditCard'],
-  ] as const)('%s is verified as %s… from the keys\' account, never refused for its unsigned fields', (_name, body, account, kind) => {
-    expect(verifyCallback(sign(body, PROVIDER), { ...options, account }).kind).toBe(kind);
+    ['a dealer card callback read by a receiver of Provider API keys', unsigned.dealerCreditCard, 'provider', 'creditCard'],
+    ['a provider-looking card callback read by a receiver of Dealer API keys', unsigned.creditCard, 'dealer', 'dealerCreditCard'],
+    ['a dealer card callback without api', unsigned.dealerCreditCard, undefined, 'dealerCreditCard'],
+  ] as const)('%s is verified as %s… from the keys\' API, never refused for its unsigned fields', (_name, body, account, kind) => {
+    expect(verifyCallback(sign(body, PROVIDER), { ...options, api: account }).kind).toBe(kind);
   });
 
-  test('an account that is neither provider nor dealer is a programming error', () => {
-    // @ts-expect-error 'merchant' is not an account
-    expect(() => verifyCallback(deposit, { ...options, account: 'merchant' })).toThrow(/account: must be 'provider' or 'dealer'/);
+  test('an api that is neither provider nor dealer is a programming error', () => {
+    // @ts-expect-error 'merchant' is not an API
+    expect(() => verifyCallback(deposit, { ...options, api: 'merchant' })).toThrow(/api: must be 'provider' or 'dealer'/);
   });
 
   test.each(['NEWPFX-a1-1763812000', 'APPLE-PAY-x9Y8-1763812000', 'TPXD-Zz1-1763812000'])(
@@ -215,12 +215,12 @@ describe('refusals', () => {
     ['X-Api-Key is missing', { headers: withoutHeader('X-Api-Key'), body: deposit.body }, 'missing_header'],
     ['X-Timestamp is missing', { headers: withoutHeader('X-Timestamp'), body: deposit.body }, 'missing_header'],
     ['X-Hash is missing', { headers: withoutHeader('X-Hash'), body: deposit.body }, 'missing_header'],
-    ['X-Hash is empty', { headers: { ...deposit.headers, 'X-Hash': '' }, body: deposit.body }, 'missing_header'],
-    ['X-Hash is given twice in an array', { headers: { ...deposit.headers, 'X-Hash': [deposit.hash, deposit.hash] }, body: deposit.body }, 'missing_header'],
-    ['X-Hash is given twice under two letter cases', { headers: { ...deposit.headers, 'x-hash': deposit.hash }, body: deposit.body }, 'missing_header'],
+    ['X-Hash is empty', { headers: { ...deposit.headers, 'X-Hash': '' }, body: deposit.body }, 'empty_header'],
+    ['X-Hash is given twice in an array', { headers: { ...deposit.headers, 'X-Hash': [deposit.hash, deposit.hash] }, body: deposit.body }, 'repeated_header'],
+    ['X-Hash is given twice under two letter cases', { headers: { ...deposit.headers, 'x-hash': deposit.hash }, body: deposit.body }, 'repeated_header'],
     ['X-Timestamp is an empty array', { headers: { ...deposit.headers, 'X-Timestamp': [] }, body: deposit.body }, 'missing_header'],
     // A caller's object may hold a number where Node would give text.
-    ['X-Timestamp is a number, not text', { headers: { ...deposit.headers, 'X-Timestamp': NOW_SECONDS as unknown as string }, body: deposit.body }, 'missing_header'],
+    ['X-Timestamp is a number, not text', { headers: { ...deposit.headers, 'X-Timestamp': NOW_SECONDS as unknown as string }, body: deposit.body }, 'empty_header'],
     ['the headers are a string', { headers: 'X-Hash: abc' as unknown as Headers, body: deposit.body }, 'missing_header'],
     ['X-Hash is wrong', { headers: { ...deposit.headers, 'X-Hash': other.hash }, body: { ...deposit.body, hash: other.hash } }, 'invalid_signature'],
     ['the body hash is right but X-Hash differs', { headers: { ...deposit.headers, 'X-Hash': other.hash }, body: deposit.body }, 'invalid_signature'],
@@ -330,7 +330,7 @@ describe('properties', () => {
         if (field === 'hash') headers['X-Hash'] = value;
         const error = refusal(() => verifyCallback({ headers, body: { ...signed.body, [field]: value } }, options));
         // An emptied X-Hash is refused as missing: still refused, still 401.
-        expect(error.reason).toBe(field === 'hash' && value === '' ? 'missing_header' : 'invalid_signature');
+        expect(error.reason).toBe(field === 'hash' && value === '' ? 'empty_header' : 'invalid_signature');
         expect(error.status).toBe(401);
       }),
     );

@@ -5,7 +5,7 @@ import type { CallbackHeaders } from '../headers.js';
 import type { Report } from './report.js';
 
 /*
- * What the receive path answers, and what a framework adapter (fetch.ts, node.ts) gets of it: the
+ * What the receive path answers, and what a framework adapter (node.ts) gets of it: the
  * adapters read the body once and size it once, then hand it to the receive path.
  */
 

@@ -1,4 +1,4 @@
-import type { Logger } from '../../core/observability.js';
+import type { LevelledLogger } from '../../core/log-level.js';
 import { assertNever } from '../../internal/assert-never.js';
 import type { CallbackApplyTrace, CallbackTrace } from '../../internal/tracing.js';
 import { isPayorchError, CallbackJobError, CallbackRetentionError } from '../../errors/error.js';
@@ -9,7 +9,7 @@ import { checkCallbackJob, checkStatusReadJob, isStatusReadJob } from '../job.js
 import type { VerifiedCallback } from '../schemas.js';
 import type { AppliedCallback, CardStatusRead, CardStatusSource } from '../status-read.js';
 import { readCardStatus, statusesToApply } from '../status-read.js';
-import type { VerifyCallbackOptions } from '../verify.js';
+import type { Verifier } from '../verify.js';
 import { NOT_APPLIED, NOT_CONFIRMED, NO_HANDLER, OK, RECORD_TOO_OLD } from './answer.js';
 import type { CallbackReceiverAnswer } from './answer.js';
 import type { Report } from './report.js';
@@ -50,10 +50,10 @@ export interface ApplySettings<TContext extends CallbackInboxContext> {
   /** The account keys are recorded under (`accountName`, else the API key). */
   readonly account: string;
   readonly retryUnhandled: boolean;
-  /** The receiver's options: a job is verified with them. */
-  readonly verify: VerifyCallbackOptions;
+  /** The receiver's verifier: a job is verified with it. */
+  readonly verifier: Verifier;
   readonly clock: () => number;
-  readonly logger: Logger | undefined;
+  readonly logger: LevelledLogger;
   readonly report: Report;
 }
 
@@ -102,7 +102,7 @@ export function applying<TContext extends CallbackInboxContext>(settings: ApplyS
     // An inbox written in JavaScript may still leave it out.
     const applied = (context as Partial<CallbackInboxContext> | null | undefined)?.appliedStatuses;
     if (!Array.isArray(applied) || applied.length === 0) return;
-    logger?.warn(
+    logger.warn(
       { kind: callback.kind, trackingCode: callback.payload.tracking_code, status: callback.payload.status, appliedStatuses: applied },
       'payorch: a second end status for one tracking code; handlers see context.appliedStatuses (refund once per tracking code)',
     );
@@ -113,7 +113,7 @@ export function applying<TContext extends CallbackInboxContext>(settings: ApplyS
     const matching = stepsOf(callback);
     const { tracking_code: trackingCode, status } = callback.payload;
     if (matching.length === 0) {
-      logger?.warn({ kind: callback.kind, trackingCode, status, unhandled: retryUnhandled ? 'retry' : 'acknowledge' }, 'payorch: no handler takes this callback');
+      logger.warn({ kind: callback.kind, trackingCode, status, unhandled: retryUnhandled ? 'retry' : 'acknowledge' }, 'payorch: no handler takes this callback');
       if (!retryUnhandled) return 'unhandled';
       const error = new UnhandledError(`no handler is registered for ${callback.kind}.${status}; not applied, so that it is delivered again (unhandled: 'retry')`);
       report(error, { callback, phase: 'unhandled' });
@@ -140,7 +140,7 @@ export function applying<TContext extends CallbackInboxContext>(settings: ApplyS
         }
         failed.phase = undefined;
       });
-      logger?.debug({ kind: callback.kind, trackingCode, status, outcome, handlers: matching.length }, `payorch: callback ${outcome}`);
+      if (logger.enabled('debug')) logger.debug({ kind: callback.kind, trackingCode, status, outcome, handlers: matching.length }, `payorch: callback ${outcome}`);
       return outcome;
     } catch (error) {
       // Refused by the inbox's retention before any work ran: a phase of its own, to reconcile by hand.
@@ -167,7 +167,7 @@ export function applying<TContext extends CallbackInboxContext>(settings: ApplyS
     try {
       trackingCode = checkStatusReadJob(job, account);
     } catch (error) {
-      if (error instanceof CallbackJobError) logger?.warn({ reason: error.reason, field: error.field }, error.message);
+      if (error instanceof CallbackJobError) logger.warn({ reason: error.reason, field: error.field }, error.message);
       throw error;
     }
     // Checked at run time: a worker's options come from code without types too.
@@ -222,9 +222,9 @@ export function applying<TContext extends CallbackInboxContext>(settings: ApplyS
       }
       let callback: VerifiedCallback;
       try {
-        callback = checkCallbackJob(job, { verify: settings.verify, account, nowMs: settings.clock() });
+        callback = checkCallbackJob(job, { verifier: settings.verifier, account, nowMs: settings.clock() });
       } catch (error) {
-        if (error instanceof CallbackJobError) logger?.warn({ reason: error.reason, field: error.field }, error.message);
+        if (error instanceof CallbackJobError) logger.warn({ reason: error.reason, field: error.field }, error.message);
         throw error;
       }
       trace.verified(callback);

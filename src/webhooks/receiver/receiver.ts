@@ -1,7 +1,6 @@
 import type { Logger } from '../../core/observability.js';
 import { LOG_LEVEL_OPTION, levelledLogger } from '../../core/log-level.js';
 import type { LogLevel } from '../../core/log-level.js';
-import { refusalLog } from './refusals.js';
 import { LOGGER_OPTION, TRACER_OPTION, checkOptions, declareOptions } from '../../core/option-checks.js';
 import { traceCallback, traceCallbackApply } from '../../internal/tracing.js';
 import type { CallbackTrace } from '../../internal/tracing.js';
@@ -10,34 +9,31 @@ import { CallbackVerificationError, RequestValidationError } from '../../errors/
 import { MAX_CALLBACK_BODY_BYTES, readCallbackBody, utf8Length } from '../body.js';
 import type { BodyDecoding, CallbackBody } from '../body.js';
 import type { CallbackEventName } from '../events.js';
-import { readSignatureHeaders } from '../headers.js';
 import type { CallbackHeaders } from '../headers.js';
 import type { CallbackInbox, CallbackInboxContext } from '../inbox.js';
 import { callbackJob } from '../job.js';
 import type { CallbackJob } from '../job.js';
-import type { VerifiedCallback } from '../schemas.js';
-import { VERIFY_OPTIONS, charsetOf, verifyCallbackTold } from '../verify.js';
+import { VERIFY_OPTIONS, charsetOf, verifierOf } from '../verify.js';
 import { previousKeyUntil } from '../previous-key.js';
-import type { VerifyCallbackOptions } from '../verify.js';
+import type { Verified, VerifyCallbackOptions } from '../verify.js';
 import { NOT_APPLIED, NOT_QUEUED, OK, TOO_LARGE_ANSWER, UNREADABLE_PAYLOAD, answer } from './answer.js';
 import type { CallbackReceiverAnswer, ReceivedInput, Receiving } from './answer.js';
 import { applying } from './apply.js';
 import type { CallbackConfirm, CallbackHandler } from './apply.js';
-import { handleFetch } from './fetch.js';
 import { createMemoryInbox } from './memory-inbox.js';
 import type { MemoryInboxContext } from './memory-inbox.js';
-import { handleNode } from './node.js';
+import { handleFetch, handleNode } from './node.js';
 import type { NodeRequestLike, NodeResponseLike } from './node.js';
 import { reconcile } from './reconcile.js';
 import type { ReconcileOptions, ReconcileResult } from './reconcile.js';
-import { reporter } from './report.js';
+import { refusalLog, reporter } from './report.js';
 import type { CallbackErrorDetails } from './report.js';
 import type { CardStatusSource } from '../status-read.js';
 
 /*
  * The receiver: its options, the receive path (the adapter read and sized the body once; then
  * verify, then enqueue or apply) and the wiring of the applying path (apply.ts) and the framework
- * adapters (fetch.ts, node.ts).
+ * adapters (node.ts).
  */
 
 /**
@@ -290,7 +286,8 @@ export const RECEIVER_OPTIONS = declareOptions<CallbackReceiverOptions<CallbackI
  */
 export function createCallbackReceiver<TContext extends CallbackInboxContext = MemoryInboxContext>(options: CallbackReceiverOptions<TContext>): CallbackReceiver<TContext> {
   checkOptions(WHERE, options, RECEIVER_OPTIONS);
-  checkRotation(options);
+  // Checked and resolved once: each delivery does only its own work.
+  const verifier = verifierOf(options, checkRotation(options));
   const maxBodyBytes = options.maxBodyBytes ?? MAX_CALLBACK_BODY_BYTES;
   const { onError, tracer, enqueue } = options;
   const clock = options.now ?? Date.now;
@@ -304,16 +301,15 @@ export function createCallbackReceiver<TContext extends CallbackInboxContext = M
     confirm: options.confirm,
     account,
     retryUnhandled: options.unhandled === 'retry',
-    verify: options,
+    verifier,
     clock,
     logger,
     report,
   });
 
   /** Hands a verified callback to `enqueue`, and answers 200 once it is stored. */
-  async function enqueueNow(queue: (job: CallbackJob) => Promise<void>, callback: VerifiedCallback, headers: CallbackHeaders, receivedAt: number, trace: CallbackTrace): Promise<CallbackReceiverAnswer> {
-    // Verified, so the three headers are all there or (a dealer card callback) all absent.
-    const job = callbackJob(callback, readSignatureHeaders(headers) === undefined ? 'body' : 'headers', account, receivedAt, trace.traceparent());
+  async function enqueueNow(queue: (job: CallbackJob) => Promise<void>, { callback, signedIn }: Verified, receivedAt: number, trace: CallbackTrace): Promise<CallbackReceiverAnswer> {
+    const job = callbackJob(callback, signedIn, account, receivedAt, trace.traceparent());
     try {
       await queue(job);
     } catch (error) {
@@ -321,7 +317,7 @@ export function createCallbackReceiver<TContext extends CallbackInboxContext = M
       return NOT_QUEUED;
     }
     trace.processed('queued');
-    logger.debug({ kind: callback.kind, trackingCode: callback.payload.tracking_code, status: callback.payload.status }, 'payorch: callback queued');
+    if (logger.enabled('debug')) logger.debug({ kind: callback.kind, trackingCode: callback.payload.tracking_code, status: callback.payload.status }, 'payorch: callback queued');
     return OK;
   }
 
@@ -343,10 +339,13 @@ export function createCallbackReceiver<TContext extends CallbackInboxContext = M
 
   // ── receive: the adapter read and sized the body once; then verify, then enqueue or apply.
   async function receive(input: ReceivedInput, trace: CallbackTrace): Promise<CallbackReceiverAnswer> {
-    const receivedAt = clock();
-    let callback: VerifiedCallback;
+    let receivedAt: number;
+    let verified: Verified;
     try {
-      callback = verifyCallbackTold(input, options, warnDecoded);
+      // One clock reading: the age is measured at the receipt time a job records.
+      receivedAt = verifier.now();
+      // Sized already: by the adapter as it read the body, or by receiveParsed.
+      verified = verifier.verify(input, { onDecoded: warnDecoded, sized: true, nowMs: receivedAt });
     } catch (error) {
       if (!(error instanceof CallbackVerificationError)) {
         report(error, { callback: undefined, phase: 'request' });
@@ -360,8 +359,8 @@ export function createCallbackReceiver<TContext extends CallbackInboxContext = M
       refused(error);
       return answer(error.status, error.reason);
     }
-    trace.verified(callback);
-    return enqueue === undefined ? apply.applyNow(callback, trace) : enqueueNow(enqueue, callback, input.headers, receivedAt, trace);
+    trace.verified(verified.callback);
+    return enqueue === undefined ? apply.applyNow(verified.callback, trace) : enqueueNow(enqueue, verified, receivedAt, trace);
   }
 
   function isBodyTooLarge(body: CallbackBody): boolean {
@@ -405,8 +404,8 @@ export function createCallbackReceiver<TContext extends CallbackInboxContext = M
  * A rotation needs a stable account: were the inbox's account a key, callbacks applied under the
  * old one would apply again under the new one.
  */
-function checkRotation(options: VerifyCallbackOptions & { readonly accountName?: string | undefined }): void {
-  previousKeyUntil(WHERE, options);
+function checkRotation(options: VerifyCallbackOptions & { readonly accountName?: string | undefined }): number | undefined {
+  const until = previousKeyUntil(WHERE, options);
   if (options.previousSecretKey !== undefined && options.accountName === undefined) {
     throw new RequestValidationError(WHERE, [
       {
@@ -416,6 +415,7 @@ function checkRotation(options: VerifyCallbackOptions & { readonly accountName?:
       },
     ]);
   }
+  return until;
 }
 
 /** The job's `traceparent`, read without trusting the job's shape (it is checked later). */

@@ -106,7 +106,7 @@ describe('either timestamp', () => {
   });
 
   test('a dealer card callback hashed with its payload timestamp but another X-Timestamp is applied', async () => {
-    const { receiver, url } = await start({ apiKey: DEALER.apiKey, secretKey: DEALER.secretKey, account: 'dealer' });
+    const { receiver, url } = await start({ apiKey: DEALER.apiKey, secretKey: DEALER.secretKey, api: 'dealer' });
     const handler = vi.fn();
     receiver.on('dealerCreditCard.success', handler);
     const signed = sign(unsigned.dealerCreditCard, DEALER, NOW_SECONDS - 2);
@@ -296,7 +296,7 @@ describe('confirm', () => {
       ['the amount differs', card('success', 15), { status: 409, body: { success: false, error: 'not_confirmed' } }, 0],
       ['the status differs', card('failed', 150), { status: 409, body: { success: false, error: 'not_confirmed' } }, 0],
     ] as const)('a provider card callback is applied only when %s', async (_name, source, expected, applications) => {
-      const { receiver, url } = await start({ account: 'provider', confirm: confirmWithCardStatus(source) });
+      const { receiver, url } = await start({ api: 'provider', confirm: confirmWithCardStatus(source) });
       const handler = vi.fn();
       receiver.on('creditCard', handler);
       expect(await post(url, sign(unsigned.creditCard, PROVIDER))).toEqual(expected);
@@ -315,7 +315,7 @@ describe('confirm', () => {
       ['a dealer card payment (the dealer API has no status endpoint)', unsigned.dealerCreditCard, 'dealer'],
     ] as const)('%s passes without a status query', async (_name, body, account) => {
       const source = card('failed', 1);
-      const { receiver, url } = await start({ account, confirm: confirmWithCardStatus(source) });
+      const { receiver, url } = await start({ api: account, confirm: confirmWithCardStatus(source) });
       receiver.on('*', () => undefined);
       expect(await post(url, sign(body, PROVIDER))).toEqual(OK);
       expect(source.creditCard.getStatus).not.toHaveBeenCalled();
@@ -334,7 +334,7 @@ describe('new options are checked at start-up', () => {
     ['confirm', { confirm: 'yes' }, /confirm: must be a function/],
     ['unhandled', { unhandled: 'drop' }, /unhandled: must be 'acknowledge' or 'retry'; got "drop"/],
     ['accountName', { accountName: ' ' }, /accountName: must be a non-empty string/],
-    ['account', { account: 'merchant' }, /account: must be 'provider' or 'dealer'/],
+    ['api', { api: 'merchant' }, /api: must be 'provider' or 'dealer'/],
   ])('a bad %s is refused naming it', (_name, options, message) => {
     expect(() => createCallbackReceiver({ ...provider, ...(options as object) })).toThrow(message);
   });

@@ -50,7 +50,7 @@ test('a refused job’s span has status ERROR with the reason, and no hash', asy
   await made.receive({ headers: delivery.headers, body: delivery.body });
   await expect(made.apply({ ...jobs[0]!, account: 'someone-else' })).rejects.toThrow(/another account/);
   const applied = spans().find((span) => span.name === 'callback.apply');
-  expect(applied?.status).toEqual({ code: STATUS.ERROR, message: 'api_key_mismatch' });
+  expect(applied?.status).toEqual({ code: STATUS.ERROR, message: 'account_mismatch' });
   expect(applied?.attributes['payorch.callback.result']).toBe('failed');
   expectNoSecrets(spans(), [PROVIDER.secretKey, jobs[0]!.signature.hash]);
 });

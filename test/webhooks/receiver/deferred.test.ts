@@ -198,7 +198,7 @@ describe('receiver.apply refuses a job the receiver would not have accepted as a
     ['a tracking code changed in the queue', (job) => ({ ...job, payload: { ...job.payload, tracking_code: 'MAN-other99-1763812000' } }), 'invalid_signature', 'signature'],
     ['a signed timestamp moved', (job) => ({ ...job, signature: { ...job.signature, timestamp: job.signature.timestamp + 1 } }), 'invalid_signature', 'signature'],
     ['a job forged without the secret key', (job) => ({ ...job, payload: { ...job.payload, tracking_code: 'MAN-frg09-1763812000', hash: forgedHash }, signature: { ...job.signature, hash: forgedHash } }), 'invalid_signature', 'signature'],
-    ['another account’s job', (job) => ({ ...job, account: 'merchant-2' }), 'api_key_mismatch', 'account'],
+    ['another account’s job', (job) => ({ ...job, account: 'merchant-2' }), 'account_mismatch', 'account'],
     ['a kind changed in the queue', (job) => ({ ...job, kind: 'withdrawal', event: 'withdrawal.completed' }), 'kind_mismatch', 'kind'],
     ['an event changed in the queue', (job) => ({ ...job, event: 'deposit.canceled' }), 'kind_mismatch', 'event'],
     // Applied four days later too: only the receipt time is moved, past the 3-day age limit.
@@ -230,7 +230,7 @@ describe('receiver.apply refuses a job the receiver would not have accepted as a
     const second = harness({ accountName: 'merchant-2' });
     await first.post(deposit('MAN-acct10-1763812000'));
     const error = await refusalOf(second.receiver.apply(first.jobs[0]!));
-    expect([error.reason, error.field]).toEqual(['api_key_mismatch', 'account']);
+    expect([error.reason, error.field]).toEqual(['account_mismatch', 'account']);
     expect(second.applied).toEqual([]);
   });
 

@@ -241,7 +241,7 @@ describe('receiver.reconcile with enqueue', () => {
     const forged = (code: string, account = 'shop'): CallbackJob => ({ version: 1, source: 'status', account, kind: 'creditCard', event: 'creditCard.success', payload: { tracking_code: code, status: 'success', amount: 1_000_000 }, receivedAt: Date.now() });
     const refusals = await Promise.all([forged(pending, 'another-shop'), forged(pending), forged('CC-nope2-1763812000')].map((job) => worker.apply(job, { provider }).then(() => undefined, (error: unknown) => error)));
     expect(refusals.map((error) => (error instanceof CallbackJobError ? [error.reason, error.field] : error))).toEqual([
-      ['api_key_mismatch', 'account'],
+      ['account_mismatch', 'account'],
       ['invalid_status', 'payload'],
       ['invalid_tracking_code', 'payload'],
     ]);
