@@ -1,6 +1,4 @@
 import { describe, expect, test } from 'vitest';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createCallbackReceiver, verifyCallback } from '../../src/index.js';
 import type { VerifiedCallback } from '../../src/index.js';
 import { CALLBACK_STATUSES } from '../../src/webhooks/kinds.js';
@@ -8,6 +6,7 @@ import type { CallbackKind } from '../../src/webhooks/kinds.js';
 import { freePort, json, startServer, closeLoopbackServers } from '../helpers/loopback.js';
 import type { SeenRequest } from '../helpers/loopback.js';
 import { providerOf } from '../helpers/sandbox.js';
+import { serveRefundOnce } from '../helpers/serve.js';
 import { expectNoSecret, jsonOf, listeningSandbox, payorch, expectUsageError } from './run.js';
 
 closeLoopbackServers();
@@ -56,41 +55,24 @@ describe('payorch trigger', { timeout: 60_000 }, () => {
   });
 
   test('--also sends two end statuses of one withdrawal at the same moment to a real receiver: both in flight together, one record, refunded once', async () => {
-    const receiver = createCallbackReceiver({ apiKey: PROVIDER.PAYORCH_PROVIDER_API_KEY, secretKey: PROVIDER.PAYORCH_PROVIDER_SECRET_KEY });
-    const seen: { status: string; trackingCode: string; appliedStatuses: readonly string[] }[] = [];
-    let refunds = 0;
-    receiver.on('withdrawal', async (callback, { appliedStatuses }) => {
-      // Slow enough that the other delivery arrives while this one is applied.
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      seen.push({ status: callback.payload.status, trackingCode: callback.payload.tracking_code, appliedStatuses });
-      if (appliedStatuses.length === 0) refunds += 1;
-    });
-    let inFlight = 0;
-    let mostInFlight = 0;
-    const server = createServer((request, response) => {
-      mostInFlight = Math.max(mostInFlight, ++inFlight);
-      response.on('close', () => { inFlight -= 1; });
-      void receiver.nodeHandler(request, response);
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const served = await serveRefundOnce(createCallbackReceiver({ apiKey: PROVIDER.PAYORCH_PROVIDER_API_KEY, secretKey: PROVIDER.PAYORCH_PROVIDER_SECRET_KEY }));
     try {
-      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks/payorch`;
-      const run = await payorch(['trigger', 'withdrawal.rejected', '--also', 'failed', '--forward-to', url, '--json'], ENV);
+      const run = await payorch(['trigger', 'withdrawal.rejected', '--also', 'failed', '--forward-to', served.url, '--json'], ENV);
       expect(run.code).toBe(0);
       const printed = JSON.parse(run.stdout) as { event: string; request: { body: Record<string, unknown> }; response: { status: number } }[];
       expect(printed.map(({ event, response }) => [event, response.status])).toEqual([['withdrawal.rejected', 200], ['withdrawal.failed', 200]]);
       const [rejected, failed] = printed.map(({ request }) => request.body);
       // One record: the same fields, each signed with its own status.
       expect({ ...failed, status: 'rejected', hash: undefined, timestamp: undefined }).toEqual({ ...rejected, hash: undefined, timestamp: undefined });
-      expect(seen.map((each) => each.status).sort()).toEqual(['failed', 'rejected']);
-      expect(new Set(seen.map((each) => each.trackingCode)).size).toBe(1);
+      expect(served.seen.map((each) => each.status).sort()).toEqual(['failed', 'rejected']);
+      expect(new Set(served.seen.map((each) => each.trackingCode)).size).toBe(1);
       // Both were in flight at once; the inbox applied them one at a time, the second seeing the first.
-      expect(mostInFlight).toBe(2);
-      expect(refunds).toBe(1);
-      expect(seen.map((each) => each.appliedStatuses)).toEqual([[], [seen[0]?.status]]);
+      expect(served.mostInFlight()).toBe(2);
+      expect(served.refunds()).toBe(1);
+      expect(served.seen.map((each) => each.appliedStatuses)).toEqual([[], [served.seen[0]?.status]]);
       expectNoSecret(run, PROVIDER.PAYORCH_PROVIDER_SECRET_KEY);
     } finally {
-      await new Promise((resolve) => server.close(resolve));
+      await served.close();
     }
   });
 

@@ -61,3 +61,38 @@ export function deferred(): { promise: Promise<void>; resolve: () => void } {
   const promise = new Promise<void>((settle) => (resolve = settle));
   return { promise, resolve };
 }
+
+/** A receiver with the guide's refund-once withdrawal handler, served on a real socket, counting deliveries in flight. */
+export interface RefundOnceReceiver extends Served {
+  /** Each withdrawal handled, in the order applied, with what was applied before it. */
+  readonly seen: readonly { readonly status: string; readonly trackingCode: string; readonly appliedStatuses: readonly string[] }[];
+  /** How many refunds the handler made. */
+  refunds(): number;
+  /** The most deliveries the server held at once. */
+  mostInFlight(): number;
+}
+
+/**
+ * Serves `receiver` with the guide's handler: refund when no other status was applied before.
+ * Each handler waits 100 ms, so a second delivery of the same moment arrives while the first is applied.
+ */
+export async function serveRefundOnce(receiver: {
+  on(event: 'withdrawal', handler: (callback: { readonly payload: { readonly status: string; readonly tracking_code: string } }, context: { readonly appliedStatuses: readonly string[] }) => Promise<void>): unknown;
+  nodeHandler(request: IncomingMessage, response: ServerResponse): unknown;
+}): Promise<RefundOnceReceiver> {
+  const seen: { status: string; trackingCode: string; appliedStatuses: readonly string[] }[] = [];
+  let refunds = 0;
+  receiver.on('withdrawal', async (callback, { appliedStatuses }) => {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    seen.push({ status: callback.payload.status, trackingCode: callback.payload.tracking_code, appliedStatuses });
+    if (appliedStatuses.length === 0) refunds += 1;
+  });
+  let inFlight = 0;
+  let mostInFlight = 0;
+  const server = await serveNode((request, response) => {
+    mostInFlight = Math.max(mostInFlight, ++inFlight);
+    response.on('close', () => { inFlight -= 1; });
+    return receiver.nodeHandler(request, response);
+  });
+  return { ...server, seen, refunds: () => refunds, mostInFlight: () => mostInFlight };
+}

@@ -1,9 +1,8 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { expect, test } from 'vitest';
 import { createCallbackReceiver } from '../../src/index.js';
 import { SandboxError, createSandbox } from '../../src/sandbox/index.js';
 import { IBAN, customer, providerOf } from '../helpers/sandbox.js';
+import { serveRefundOnce } from '../helpers/serve.js';
 
 // settle(id, status, { also }): two end statuses of one withdrawal reach a merchant's receiver at
 // the same moment, over a real socket, as a service that reports it rejected and failed at once;
@@ -11,36 +10,20 @@ import { IBAN, customer, providerOf } from '../helpers/sandbox.js';
 test('settle with also delivers rejected and failed of one withdrawal at once: both requests in flight together, refunded once, the record ends rejected', async () => {
   const sandbox = createSandbox();
   const { apiKey, secretKey } = sandbox.accounts.provider;
-  const receiver = createCallbackReceiver({ apiKey, secretKey });
-  const seen: { status: string; appliedStatuses: readonly string[] }[] = [];
-  let refunds = 0;
-  receiver.on('withdrawal', async (callback, { appliedStatuses }) => {
-    // Slow enough that the other delivery arrives while this one is applied.
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    seen.push({ status: callback.payload.status, appliedStatuses });
-    if (appliedStatuses.length === 0) refunds += 1;
-  });
-  let inFlight = 0;
-  let mostInFlight = 0;
-  const server = createServer((request, response) => {
-    mostInFlight = Math.max(mostInFlight, ++inFlight);
-    response.on('close', () => { inFlight -= 1; });
-    void receiver.nodeHandler(request, response);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const served = await serveRefundOnce(createCallbackReceiver({ apiKey, secretKey }));
   try {
-    sandbox.setCallbackUrls({ withdrawal: `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks/payorch` });
+    sandbox.setCallbackUrls({ withdrawal: served.url });
     const { data } = await providerOf(sandbox).manual.startWithdrawal({ ...customer, iban: IBAN, amount: 100 });
     const settled = await sandbox.settle(data.tracking_code, 'rejected', { also: ['failed'] });
     expect(settled.record.status).toBe('rejected');
     expect([settled.callback, ...(settled.also ?? [])].map((delivery) => delivery?.delivered)).toEqual([true, true]);
-    expect(mostInFlight).toBe(2);
-    expect(refunds).toBe(1);
-    const [first, second] = seen;
-    expect(seen.map((each) => each.status).sort()).toEqual(['failed', 'rejected']);
+    expect(served.mostInFlight()).toBe(2);
+    expect(served.refunds()).toBe(1);
+    const [first, second] = served.seen;
+    expect(served.seen.map((each) => each.status).sort()).toEqual(['failed', 'rejected']);
     expect([first?.appliedStatuses, second?.appliedStatuses]).toEqual([[], [first?.status]]);
   } finally {
-    await new Promise((resolve) => server.close(resolve));
+    await served.close();
   }
 });
 
