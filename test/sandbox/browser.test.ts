@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import type { BrowserContext } from 'playwright-core';
-import { afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { ProviderClient, verifyCallback } from '../../src/index.js';
 import type { VerifiedCallback } from '../../src/index.js';
 import { createSandbox } from '../../src/sandbox/index.js';
@@ -92,7 +92,8 @@ async function depositPage(): Promise<{ sandbox: Sandbox; paymentUrl: string; tr
 }
 
 describe('the payment page in Chromium', () => {
-  beforeAll(() => {
+  // Each test fails, not skips, without the browser.
+  beforeEach(() => {
     if (MISSING !== undefined) throw new Error(MISSING);
   });
 
