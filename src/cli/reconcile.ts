@@ -1,7 +1,8 @@
 import { ENVIRONMENT_NAMES } from '../internal/environment-names.js';
 import { REQUEST_OPTIONS } from '../core/client-options.js';
 import { PayorchError, ProviderClient, RequestValidationError } from '../index.js';
-import { checkTrackingCodes, eachAtMost } from '../webhooks/receiver/reconcile.js';
+import { eachAtMost } from '../internal/each-at-most.js';
+import { checkTrackingCodes } from '../webhooks/receiver/reconcile.js';
 import { readCardStatus, statusesToApply } from '../webhooks/status-read.js';
 import type { StatusReadResult } from '../webhooks/status-read.js';
 import { assertNever } from '../internal/assert-never.js';

@@ -1,3 +1,4 @@
+import { eachAtMost } from '../internal/each-at-most.js';
 import { checkOptions } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
 import { APIError } from '../errors/api-error.js';
@@ -168,14 +169,5 @@ export async function applyTransferStatuses<TContext extends CallbackInboxContex
     }
   }
 
-  const outcomes: TransferStatusOutcome[] = Array.from({ length: ids.length });
-  let next = 0;
-  async function worker(): Promise<void> {
-    while (next < ids.length) {
-      const index = next++;
-      outcomes[index] = await one(ids[index] as string);
-    }
-  }
-  await Promise.all(Array.from({ length: Math.min(options.concurrency ?? 4, ids.length) }, worker));
-  return outcomes;
+  return eachAtMost(ids, options.concurrency ?? 4, one);
 }

@@ -1,3 +1,4 @@
+import { eachAtMost } from '../../internal/each-at-most.js';
 import type { Logger } from '../../core/observability.js';
 import { checkValue } from '../../core/option-checks.js';
 import type { OptionDeclaration } from '../../core/option-checks.js';
@@ -126,23 +127,6 @@ function checkReconcileOptions(options: unknown): { provider: CardStatusSource; 
   if (typeof provider.creditCard?.getStatus !== 'function') invalid('provider', 'must be a provider client (createProviderClient), whose creditCard.getStatus reads each status');
   const codes = checkTrackingCodes(given.trackingCodes);
   return { provider: provider as CardStatusSource, codes, concurrency: (given.concurrency as number | undefined) ?? DEFAULT_CONCURRENCY };
-}
-
-/**
- * Runs `work` over `items`, at most `concurrency` at once, and resolves with its results in the
- * order of `items`. `work` must not reject. @internal
- */
-export async function eachAtMost<T, R>(items: readonly T[], concurrency: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = [];
-  let next = 0;
-  async function worker(): Promise<void> {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index] as T);
-    }
-  }
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
-  return results;
 }
 
 /** What an applying failure is for the result: `confirm` said no, the record is too old, or a failure. */
