@@ -1,9 +1,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, test, vi } from 'vitest';
-import * as nodeHash from '../../src/internal/hash/node.js';
+import * as nodeHash from '../../src/internal/hash/sha256.js';
 import { constantTimeEqual } from '../../src/internal/hash/constant-time.js';
-import { sha256Hex } from '../../src/internal/hash/web.js';
+import { sha256Hex } from '../../src/internal/hash/pure-sha256.js';
 
 const nodeSha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
@@ -29,13 +29,13 @@ describe('sha256Hex (the pure-JS SHA-256 the main entry uses on every runtime)',
     for (const text of ['', 'abc', 'smoke_secret_ğüş_0001', 'x'.repeat(200)]) expect(nodeHash.sha256Hex(text)).toBe(sha256Hex(text));
   });
 
-  // A fresh copy of hash/node.ts for each case, under a `process` whose getBuiltinModule is the
+  // A fresh copy of hash/sha256.ts for each case, under a `process` whose getBuiltinModule is the
   // case's: it takes node:crypto once, on its first hash.
   async function freshNodeHash(getBuiltinModule: ((id: string) => unknown) | undefined): Promise<(text: string) => string> {
     vi.resetModules();
     vi.stubGlobal('process', { ...process, getBuiltinModule });
     try {
-      return (await import('../../src/internal/hash/node.js')).sha256Hex;
+      return (await import('../../src/internal/hash/sha256.js')).sha256Hex;
     } finally {
       vi.unstubAllGlobals();
     }

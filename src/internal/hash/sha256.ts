@@ -1,11 +1,11 @@
-// SHA-256 where node:crypto exists (Node, Bun, Deno: the `node` condition of package.json
-// `imports`, "#hash"). node:crypto is taken on the first hash, through the synchronous
-// `process.getBuiltinModule` (Node 20.16+), not imported: a serverless receiver's cold start then
-// does not pay for loading it. Without it, the pure-JS hash answers the same. The one-shot `hash()`
-// (Node 20.12+) rather than a createHash chain: it builds no Hash object for the short strings
-// payorch signs (docs/decisions.md).
+// SHA-256 on every runtime: node:crypto where the runtime offers it (Node, Bun, Deno, workerd with
+// nodejs_compat), the pure-JS hash elsewhere (edge runtimes, browsers). node:crypto is taken on the
+// first hash, through the synchronous `process.getBuiltinModule` (Node 20.16+), never imported: the
+// main entry then names no Node built-in for a bundler to resolve, and a serverless receiver's cold
+// start does not pay for loading it. The one-shot `hash()` (Node 20.12+) rather than a createHash
+// chain: it builds no Hash object for the short strings payorch signs (docs/decisions.md).
 import type * as NodeCrypto from 'node:crypto';
-import { sha256Hex as pureSha256Hex } from './web.js';
+import { sha256Hex as pureSha256Hex } from './pure-sha256.js';
 
 type HashText = (text: string) => string;
 
