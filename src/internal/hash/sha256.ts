@@ -11,8 +11,14 @@ type HashText = (text: string) => string;
 
 function load(): HashText {
   const host = (globalThis as { readonly process?: { readonly getBuiltinModule?: (id: string) => unknown } }).process;
-  const crypto = host?.getBuiltinModule?.('node:crypto') as typeof NodeCrypto | undefined;
-  if (crypto === undefined) return pureSha256Hex;
+  let crypto: typeof NodeCrypto | undefined;
+  try {
+    crypto = host?.getBuiltinModule?.('node:crypto') as typeof NodeCrypto | undefined;
+  } catch {
+    // Next.js's edge runtime puts every function of `process` behind one that throws "not
+    // supported in the Edge Runtime": no node:crypto there.
+  }
+  if (crypto === undefined || (typeof crypto.hash !== 'function' && typeof crypto.createHash !== 'function')) return pureSha256Hex;
   const oneShot = typeof crypto.hash === 'function' ? crypto.hash : undefined;
   return oneShot === undefined ? (text) => crypto.createHash('sha256').update(text, 'utf8').digest('hex') : (text) => oneShot('sha256', text, 'hex');
 }
