@@ -1,6 +1,52 @@
+import { dirname, relative, resolve } from 'node:path';
 import { defineConfig } from 'tsup';
+import type { Options } from 'tsup';
+
+type EsbuildPlugin = NonNullable<Options['esbuildPlugins']>[number];
+type TsupPlugin = NonNullable<Options['plugins']>[number];
+
+// payorch/webhooks is one file: a receiver's cold start then loads one module, not the seven that
+// code splitting cut it into. It also holds the package's only copy of the error classes
+// (src/errors/error.ts), so that an error from any entry is `instanceof` the class of every other:
+// the other entries import those classes, and everything payorch/webhooks exports, from that file.
+// What else they share with it (stateless helpers) they carry as copies of their own.
+const WEBHOOKS_SOURCES = new Set(['src/webhooks/index.ts', 'src/errors/error.ts'].map((file) => resolve(file)));
+// The specifier those imports leave the bundler with, made relative to each output file below.
+const WEBHOOKS_PLACEHOLDER = 'payorch:webhooks-entry';
+
+const importWebhooksEntry: EsbuildPlugin = {
+  name: 'import-webhooks-entry',
+  setup(build) {
+    build.onResolve({ filter: /^\.\.?\// }, (args) => {
+      const target = resolve(args.resolveDir, args.path).replace(/\.js$/, '.ts');
+      return WEBHOOKS_SOURCES.has(target) ? { path: WEBHOOKS_PLACEHOLDER, external: true } : undefined;
+    });
+  },
+};
+
+const linkWebhooksEntry: TsupPlugin = {
+  name: 'link-webhooks-entry',
+  renderChunk(code, chunk) {
+    if (!code.includes(WEBHOOKS_PLACEHOLDER)) return undefined;
+    const file = resolve('dist/webhooks', this.format === 'cjs' ? 'index.cjs' : 'index.js');
+    const path = relative(dirname(chunk.path), file).replaceAll('\\', '/');
+    return { code: code.replaceAll(WEBHOOKS_PLACEHOLDER, path.startsWith('.') ? path : `./${path}`) };
+  },
+};
 
 export default defineConfig([
+  {
+    // See WEBHOOKS_SOURCES. No code splitting: everything it needs is inlined.
+    entry: { 'webhooks/index': 'src/webhooks/index.ts' },
+    format: ['esm', 'cjs'],
+    target: 'node20',
+    platform: 'neutral',
+    // Its declarations come with the other entries' below, which share their type chunks.
+    dts: false,
+    sourcemap: false,
+    splitting: false,
+    treeshake: true,
+  },
   {
     entry: {
       index: 'src/index.ts',
@@ -13,16 +59,9 @@ export default defineConfig([
       'durable-object/index': 'src/durable-object/index.ts',
       // The inbox contract (payorch/testing), for tests of an inbox of one's own.
       'testing/index': 'src/testing/index.ts',
-      // Receiving callbacks only (payorch/webhooks): the same modules as payorch's, in shared
-      // chunks, without ky or zod.
-      'webhooks/index': 'src/webhooks/index.ts',
-      // SHA-256 for the `#hash` import, chosen by package.json `imports` conditions: node:crypto
-      // where it exists, pure JS on edge runtimes (docs/decisions.md). Kept external so the choice
-      // is made where the package runs or is bundled, not here.
-      'hash/node': 'src/internal/hash/node.ts',
-      'hash/web': 'src/internal/hash/web.ts',
     },
-    external: ['#hash'],
+    esbuildPlugins: [importWebhooksEntry],
+    plugins: [linkWebhooksEntry],
     format: ['esm', 'cjs'],
     target: 'node20',
     platform: 'neutral',
@@ -42,7 +81,6 @@ export default defineConfig([
     // No source maps in the package: the output is not minified, so stack traces already point at
     // readable code, and maps (with the sources inlined) would double what users install.
     sourcemap: false,
-    clean: true,
     // Code splitting for CommonJS too (tsup splits ESM only by default): payorch/sandbox and
     // payorch/postgres then require the chunk that holds the SDK instead of inlining their own
     // copy, so a CommonJS app loading two entries runs one SDK (one set of error classes, one zod).
@@ -57,7 +95,6 @@ export default defineConfig([
     // The `payorch` command (package.json bin), ESM only: nothing requires it. src/cli/index.ts
     // starts with its shebang; each command is its own chunk, loaded when it runs.
     entry: { cli: 'src/cli/index.ts' },
-    external: ['#hash'],
     format: ['esm'],
     target: 'node20',
     platform: 'node',

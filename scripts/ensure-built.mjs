@@ -18,5 +18,5 @@ const newestSource = Math.max(
   mtime('tsup.config.ts'),
   mtime('package.json'),
 );
-const built = Math.min(mtime('dist/index.js'), mtime('dist/index.cjs'), mtime('dist/hash/web.js'));
+const built = Math.min(mtime('dist/index.js'), mtime('dist/index.cjs'), mtime('dist/webhooks/index.js'));
 if (built < newestSource) execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' });

@@ -119,7 +119,6 @@ export {
   RequestAbortedError,
 } from './errors/api-error.js';
 export type { AuthFailureReason, DealerErrorCode } from './errors/api-error.js';
-export { ConnectionError } from './errors/error.js';
 export type { CallOutcome, ConnectionFailureReason, FailedCall } from './errors/error.js';
 
 // Dealer API
@@ -191,7 +190,6 @@ export type {
   TrackingCodeDirection,
   RecordKind,
 } from './core/tracking-code.js';
-export { TrackingCodeError } from './errors/error.js';
 
 // Reliability: logging and hooks (retries, clock skew, proxies and the https rule are client options)
 export type { RequestEvent, ResponseEvent } from './core/observability.js';

@@ -13,7 +13,7 @@ export interface Size {
  * what the code adds to a user's bundle. Imports resolve from `resolveDir`.
  */
 export async function bundleSize(contents: string, resolveDir: string, platform: 'node' | 'neutral' | 'edge' = 'node'): Promise<Size> {
-  // 'edge': what a Cloudflare Worker or Vercel Edge build resolves (the pure-JS hash of `#hash`).
+  // 'edge': what a Cloudflare Worker or Vercel Edge build resolves (the conditions below).
   const edge = platform === 'edge' ? { mainFields: ['module', 'main'], conditions: ['workerd', 'worker', 'edge-light', 'browser'] } : {};
   const result = await build({
     stdin: { contents, resolveDir, loader: 'js' },

@@ -3,6 +3,7 @@ import { checkOptions } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
 import { APIError } from '../errors/api-error.js';
 import { CallbackRetentionError, RequestValidationError } from '../errors/error.js';
+import type { ValidationIssue } from '../errors/error.js';
 import type { CallbackInbox, CallbackInboxContext, CallbackKey } from '../webhooks/inbox.js';
 import { isTransferEndStatus } from './transfers.js';
 import type { Transfer, TransferEndStatus, TransferStatusParams, TransferStatusResult } from './transfers.js';
@@ -30,7 +31,7 @@ export interface ApplyTransferStatusesOptions<TContext extends CallbackInboxCont
       getStatus(params: TransferStatusParams): PromiseLike<TransferStatusResult>;
     };
   };
-  /** The transfers to read: those your records still hold as pending. At most 1000 a call; repeats are read once. */
+  /** The transfers to read: those your records still hold as pending. At most 1000 a call, each given once. */
   readonly transferIds: readonly string[];
   /**
    * Records which ends were applied, so that each is applied once, across instances and runs: a
@@ -110,9 +111,18 @@ function checkIds(ids: unknown): readonly string[] {
   };
   if (!Array.isArray(ids)) return bad(`must be an array of transfer ids (TRF-...); got ${typeof ids}`);
   if (ids.length > MAX_IDS) bad(`must hold at most ${MAX_IDS} ids a call; got ${ids.length}`);
-  const index = ids.findIndex((id) => typeof id !== 'string' || id.trim() === '');
-  if (index !== -1) bad(`[${index}] must be a non-empty string`);
-  return [...new Set(ids as string[])];
+  // Every bad entry at once, as reconcile reports its tracking codes: a repeat is refused, not
+  // read once, since a list that names a transfer twice is a bug in the query that built it.
+  const issues: ValidationIssue[] = [];
+  const seen = new Map<string, number>();
+  ids.forEach((id: unknown, index) => {
+    const field = `transferIds[${index}]`;
+    if (typeof id !== 'string' || id.trim() === '') issues.push({ field, rule: 'invalid_option', message: `must be a non-empty transfer id (TRF-...); got ${typeof id === 'string' ? '""' : typeof id}` });
+    else if (seen.has(id)) issues.push({ field, rule: 'invalid_option', message: `repeats transferIds[${String(seen.get(id))}]: give each transfer once` });
+    else seen.set(id, index);
+  });
+  if (issues.length > 0) throw new RequestValidationError(WHERE, issues.slice(0, 20));
+  return ids as string[];
 }
 
 /**

@@ -1,5 +1,8 @@
-import { brand, callLabel, outcomeSentence, PayorchError } from './error.js';
-import type { CallOutcome, FailedCall, ValidationIssue } from './error.js';
+import { brand } from './brand.js';
+import { callLabel, outcomeSentence } from './call-message.js';
+import type { CallOutcome, FailedCall } from './call-message.js';
+import { PayorchError } from './error.js';
+import type { ValidationIssue } from './error.js';
 
 /*
  * What a call through the transport ends in: the errors made from a failed or unreadable answer

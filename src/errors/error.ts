@@ -1,34 +1,17 @@
 /*
- * Every error payorch throws but those only a client's call needs (api-error.ts): the brand that
- * recognises them across copies of the package, the base class and its `outcome`, and each
- * subclass. Nothing here imports anything, so every entry point (payorch/webhooks included) can
- * load it without the transport or zod.
+ * Every error payorch throws but those only a client's call needs (api-error.ts) and the
+ * PostgreSQL inbox's (payorch/postgres): the base class and its `outcome`, each subclass, and the
+ * guard that recognises them across copies of the package. It imports neither the transport nor
+ * zod, so every entry point (payorch/webhooks included) can load it. The package holds one copy of
+ * these classes: every other entry imports them from payorch/webhooks' file (tsup.config.ts).
  */
 
-// `instanceof` fails across copies of payorch: an app whose code `import`s it while a dependency
-// `require`s it loads the ESM and the CommonJS build side by side, each with its own classes (two
-// installed versions do the same). Each error class therefore marks its prototype under a
-// `Symbol.for` key, which lives in one registry per realm and so is shared by every copy; a
-// subclass's instances carry the marks of all their ancestors through the prototype chain.
-const markOf = (name: string): symbol => Symbol.for(`payorch.error.${name}`);
-/** Where a class's prototype holds its own brand, read by {@link isPayorchError} to find the mark to look for. */
-const OWN_BRAND = Symbol.for('payorch.error');
+import { brand, markOf, OWN_BRAND } from './brand.js';
+import type { ErrorClass } from './brand.js';
+import { callLabel, outcomeSentence } from './call-message.js';
+import type { CallOutcome, FailedCall } from './call-message.js';
 
-type ErrorClass<T extends PayorchError = PayorchError> = abstract new (...args: never[]) => T;
-
-/**
- * Brands an error class: sets `name` on its prototype and on the class itself, and the mark that
- * {@link isPayorchError} recognises. Called once in every error class's static block;
- * test/errors/guards.test.ts fails for an exported class that forgets it.
- */
-export function brand(errorClass: ErrorClass, name: string): void {
-  Object.defineProperty(errorClass.prototype, 'name', { value: name, writable: true, configurable: true });
-  // The bundler renames a class that refers to itself (`class _APIError`), and Node prints an
-  // uncaught error under its constructor's name when that differs from `error.name`.
-  Object.defineProperty(errorClass, 'name', { value: name, configurable: true });
-  Object.defineProperty(errorClass.prototype, OWN_BRAND, { value: name });
-  Object.defineProperty(errorClass.prototype, markOf(name), { value: true });
-}
+export type { CallOutcome, FailedCall } from './call-message.js';
 
 /**
  * Whether `value` is an error payorch throws, or, given `errorClass`, an instance of that class or
@@ -62,24 +45,6 @@ function ownBrand(errorClass: ErrorClass): string {
   if (typeof name !== 'string') throw new TypeError(`isPayorchError: ${errorClass.name || 'the class given'} is not an error class of payorch`);
   return name;
 }
-
-/**
- * What a failed call tells about whether the service acted on it, and so whether money may
- * have moved:
- *
- * - `not_sent`: nothing reached the service, or it cannot have received it: input refused before
- *   sending, the connection refused, the call aborted or out of time before an attempt went on
- *   the wire. Sending it again cannot create a second record.
- * - `refused`: the service answered with a refusal (spec 7.1 to 7.4 bodies, a 4xx status,
- *   `success: false`): nothing was created.
- * - `unknown`: it may have been processed: a timeout, reset or abort after the attempt went on
- *   the wire, a 5xx or 3xx, an answer payorch cannot read. Do not send a payment again: wait for
- *   its callback, or read its status where the service has an endpoint for it
- *   (docs/errors-and-retries.md).
- *
- * Read-only calls report it too; for them nothing can be created, so every outcome is safe to retry.
- */
-export type CallOutcome = 'not_sent' | 'refused' | 'unknown';
 
 /**
  * Base class of every error payorch throws. Catch this to handle any SDK failure, and read
@@ -172,66 +137,6 @@ export class RequestValidationError extends PayorchError {
     const subject = issues.length > 0 && issues.every((issue) => issue.rule === 'invalid_option') ? 'Invalid option for' : 'Invalid request to';
     super(`${subject} ${operation}: ${issues.map((issue) => `${issue.field || '(body)'}: ${issue.message}`).join('; ')}`, { outcome: 'not_sent' });
     this.issues = issues;
-  }
-}
-
-/**
- * The call an error without an answer is about: which method of which client, and the request it
- * sent. Never a header: the keys travel there.
- */
-export interface FailedCall {
-  /** The client method, its API first: `provider.manual.startDeposit`, `dealer.transactions.list`. */
-  readonly operation: string;
-  /** The method and the full URL, as `APIError.request` holds them (typed in place, like it). */
-  readonly request: { readonly method: string; readonly url: string };
-  /**
-   * True for a call that cannot move money (a read): the message then says a retry is safe
-   * whatever happened. Left out, the message assumes the call may have created a payment.
-   */
-  readonly readOnly?: boolean | undefined;
-}
-
-/**
- * The sentence every error of a call ends its message with: whether the service may have acted,
- * and so whether money may have moved. The one place that says it, since most people log
- * `error.message` and nothing else; the CLI prints it as it is.
- */
-export function outcomeSentence(outcome: CallOutcome, call: { readonly operation?: string | undefined; readonly readOnly?: boolean | undefined }): string {
-  switch (outcome) {
-    case 'not_sent':
-      return 'Nothing was sent: it is safe to send again.';
-    case 'refused':
-      return 'The service refused it: nothing was created.';
-    case 'unknown':
-      if (call.readOnly === true) return 'The service may have processed it; a read moves no money, so it is safe to retry.';
-      return `The service may have processed it: ${createdThing(call.operation)} may have been created. Do not send it again; wait for its callback or read its status (docs/errors-and-retries.md).`;
-  }
-}
-
-/** What a payment-creating operation makes, for the sentence above: `provider.manual.startDeposit` → the deposit. */
-function createdThing(operation: string | undefined): string {
-  if (operation === undefined) return 'a payment';
-  if (/deposit/i.test(operation)) return 'the deposit';
-  if (/withdraw/i.test(operation)) return 'the withdrawal';
-  if (/transfer/i.test(operation)) return 'the transfer';
-  if (/payment/i.test(operation)) return 'the payment';
-  return 'a payment';
-}
-
-/**
- * How an error message names its call: `POST /api/provider/start-manual-deposit
- * (provider.manual.startDeposit)`. The path only: a query's values (wallet and transfer ids) stay
- * in `request.url`, not in a text that travels to logs and alerts.
- */
-export function callLabel(call: FailedCall): string {
-  return `${call.request.method} ${pathOf(call.request.url)} (${call.operation})`;
-}
-
-function pathOf(url: string): string {
-  try {
-    return new URL(url).pathname;
-  } catch {
-    return url.split('?')[0] ?? url;
   }
 }
 

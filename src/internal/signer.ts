@@ -1,6 +1,6 @@
 import { assertNever } from './assert-never.js';
 // node:crypto on Node, Bun and Deno, pure JS elsewhere: package.json `imports` (docs/decisions.md).
-import { sha256Hex } from '#hash';
+import { sha256Hex } from './hash/sha256.js';
 
 /**
  * Which hash of spec 5.1 a request carries, with the extra value it covers.

@@ -1,4 +1,5 @@
-import { brand, PayorchError } from '../errors/error.js';
+import { brand } from '../errors/brand.js';
+import { PayorchError } from '../errors/error.js';
 
 /**
  * Why the sandbox refused: the record or delivery is unknown, section 3 does not allow the move,

@@ -52,6 +52,9 @@ export {
   CallbackJobError,
   InboxFullError,
   CallbackRetentionError,
+  // Errors of the calls a receiver's reconcile makes and of the tracking codes it reads.
+  ConnectionError,
+  TrackingCodeError,
 } from '../errors/error.js';
 export type { ValidationIssue, CallbackVerificationReason, CallbackJobField } from '../errors/error.js';
 

@@ -1,4 +1,4 @@
-import { sha256Hex } from '#hash';
+import { sha256Hex } from '../internal/hash/sha256.js';
 import type { CallbackKey } from './inbox.js';
 
 /**

@@ -92,7 +92,7 @@ describe('applyTransferStatuses', () => {
     const sweep = () =>
       applyTransferStatuses<MemoryInboxContext>({
         dealer,
-        transferIds: [done, open, 'TRF-unknown1', done],
+        transferIds: [done, open, 'TRF-unknown1'],
         inbox,
         accountName: 'dealer-main',
         onStatus: (transfer, { key }) => void applied.push(`${transfer.transfer_id} ${transfer.status} ${key.recordTime ?? 'none'}`),
@@ -132,7 +132,8 @@ describe('applyTransferStatuses', () => {
 
   test.each([
     [{ transferIds: 'TRF-1' }, 'transferIds'],
-    [{ transferIds: [''] }, 'transferIds'],
+    [{ transferIds: [''] }, 'transferIds[0]'],
+    [{ transferIds: ['TRF-1', 'TRF-2', 'TRF-1'] }, 'transferIds[2]'],
     [{ accountName: undefined }, 'accountName'],
     [{ concurrency: 0 }, 'concurrency'],
     [{ dealer: {} }, 'dealer.transfers'],

@@ -48,8 +48,8 @@ const interfaces: [file: string, name: string, prefix: string, defaults: Default
   ['src/durable-object/index.ts', 'DurableObjectInboxOptions', '', defaultsOf([SQLITE_TABLE_OPTION])],
   ['src/durable-object/index.ts', 'PruneDurableObjectInboxOptions', '', defaultsOf([SQLITE_TABLE_OPTION, OLDER_THAN_OPTION])],
   // payorch/postgres keeps its declarations private; they take their defaults from these exports.
-  ['src/postgres/index.ts', 'PostgresInboxOptions', '', new Map<string, unknown>([['table', DEFAULT_POSTGRES_INBOX_TABLE], ['lockTimeoutMs', DEFAULT_POSTGRES_INBOX_LOCK_TIMEOUT_MS]])],
-  ['src/postgres/index.ts', 'PrunePostgresInboxOptions', '', new Map<string, unknown>([['table', DEFAULT_POSTGRES_INBOX_TABLE], ['olderThanSeconds', DEFAULT_POSTGRES_INBOX_RETENTION_SECONDS]])],
+  ['src/postgres/table.ts', 'PostgresInboxOptions', '', new Map<string, unknown>([['table', DEFAULT_POSTGRES_INBOX_TABLE], ['lockTimeoutMs', DEFAULT_POSTGRES_INBOX_LOCK_TIMEOUT_MS]])],
+  ['src/postgres/prune.ts', 'PrunePostgresInboxOptions', '', new Map<string, unknown>([['table', DEFAULT_POSTGRES_INBOX_TABLE], ['olderThanSeconds', DEFAULT_POSTGRES_INBOX_RETENTION_SECONDS]])],
 ];
 
 /** A `@default` that states a value (a number, a quoted string, a boolean, or an object of them); undefined for prose. */

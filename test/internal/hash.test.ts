@@ -1,9 +1,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, test, vi } from 'vitest';
-import * as nodeHash from '../../src/internal/hash/node.js';
+import * as nodeHash from '../../src/internal/hash/sha256.js';
 import { constantTimeEqual } from '../../src/internal/hash/constant-time.js';
-import { sha256Hex } from '../../src/internal/hash/web.js';
+import { sha256Hex } from '../../src/internal/hash/pure-sha256.js';
 
 const nodeSha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
@@ -25,17 +25,17 @@ describe('sha256Hex (the pure-JS SHA-256 the main entry uses on every runtime)',
     for (const length of [3, 1000, 2000, 10, 5000, 300, 64]) expect(sha256Hex('ab'.repeat(length))).toBe(nodeSha256('ab'.repeat(length)));
   });
 
-  test('the node:crypto path (package.json `imports`, condition "node") gives the same hashes', () => {
+  test('the node:crypto path gives the same hashes', () => {
     for (const text of ['', 'abc', 'smoke_secret_ğüş_0001', 'x'.repeat(200)]) expect(nodeHash.sha256Hex(text)).toBe(sha256Hex(text));
   });
 
-  // A fresh copy of hash/node.ts for each case, under a `process` whose getBuiltinModule is the
+  // A fresh copy of hash/sha256.ts for each case, under a `process` whose getBuiltinModule is the
   // case's: it takes node:crypto once, on its first hash.
   async function freshNodeHash(getBuiltinModule: ((id: string) => unknown) | undefined): Promise<(text: string) => string> {
     vi.resetModules();
     vi.stubGlobal('process', { ...process, getBuiltinModule });
     try {
-      return (await import('../../src/internal/hash/node.js')).sha256Hex;
+      return (await import('../../src/internal/hash/sha256.js')).sha256Hex;
     } finally {
       vi.unstubAllGlobals();
     }
@@ -58,6 +58,19 @@ describe('sha256Hex (the pure-JS SHA-256 the main entry uses on every runtime)',
   test('the node:crypto path hashes in plain JavaScript where process.getBuiltinModule is missing (Node before 20.16)', async () => {
     const hash = await freshNodeHash(undefined);
     vi.stubGlobal('process', { ...process, getBuiltinModule: undefined });
+    try {
+      expect(hash('smoke_secret_ğüş_0001')).toBe(nodeSha256('smoke_secret_ğüş_0001'));
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+
+  test('hashes in plain JavaScript where process.getBuiltinModule throws (Next.js edge runtime)', async () => {
+    const refuse = (): never => {
+      throw new Error('A Node.js API is used (process.getBuiltinModule) which is not supported in the Edge Runtime.');
+    };
+    const hash = await freshNodeHash(refuse);
+    vi.stubGlobal('process', { ...process, getBuiltinModule: refuse });
     try {
       expect(hash('smoke_secret_ğüş_0001')).toBe(nodeSha256('smoke_secret_ğüş_0001'));
     } finally {

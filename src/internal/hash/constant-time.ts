@@ -1,4 +1,4 @@
-// One comparison for both SHA-256 paths (hash/node.ts, hash/web.ts): no Buffer, no node:crypto.
+// One comparison for both SHA-256 paths (node:crypto and pure JS): no Buffer, no node:crypto.
 
 /**
  * Whether two strings are equal, in time that depends only on their lengths: every code unit is

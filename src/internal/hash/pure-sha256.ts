@@ -1,19 +1,31 @@
 // SHA-256 (FIPS 180-4) in plain JavaScript, so that the main entry needs no Node built-in and
 // `verifyCallback` stays synchronous on runtimes whose only hash is WebCrypto's async digest.
-// Where node:crypto exists, hash/node.ts hashes instead
-// (package.json `imports`, "#hash"); the choice and its numbers are in docs/decisions.md. Pinned by the FIPS
-// examples, the signing vectors and a property test against node:crypto (test/internal/hash.test.ts).
+// Where node:crypto exists, hash/sha256.ts hashes with it instead; the choice and its numbers are
+// in docs/decisions.md. Pinned by the FIPS examples, the signing vectors and a property test against node:crypto (test/internal/hash.test.ts).
 
 // FIPS 180-4, 4.2.2 and 5.3.3: the round constants are the first 32 bits of the fractional parts
 // of the cube roots of the first 64 primes, the initial hash those of the square roots of the first
 // 8. Computed rather than written out as a table: doubles hold those bits exactly (the FIPS
-// examples in test/internal/hash.test.ts fail for any wrong one).
-const PRIMES: number[] = [];
-for (let candidate = 2; PRIMES.length < 64; candidate++) if (PRIMES.every((prime) => candidate % prime !== 0)) PRIMES.push(candidate);
-const fraction32 = (root: number): number => (root - Math.floor(root)) * 0x100000000;
-const K = Int32Array.from(PRIMES, (prime) => fraction32(Math.cbrt(prime)));
-const INITIAL = Int32Array.from(PRIMES.slice(0, 8), (prime) => fraction32(Math.sqrt(prime)));
-const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
+// examples in test/internal/hash.test.ts fail for any wrong one). Computed on the first hash, not
+// at load: where node:crypto hashes, this is only the fallback, and the tables cost more than all
+// the rest of payorch/webhooks does when it loads.
+interface Tables {
+  readonly K: Int32Array;
+  readonly INITIAL: Int32Array;
+  readonly HEX: readonly string[];
+}
+let tables: Tables | undefined;
+
+function computeTables(): Tables {
+  const primes: number[] = [];
+  for (let candidate = 2; primes.length < 64; candidate++) if (primes.every((prime) => candidate % prime !== 0)) primes.push(candidate);
+  const fraction32 = (root: number): number => (root - Math.floor(root)) * 0x100000000;
+  return {
+    K: Int32Array.from(primes, (prime) => fraction32(Math.cbrt(prime))),
+    INITIAL: Int32Array.from(primes.slice(0, 8), (prime) => fraction32(Math.sqrt(prime))),
+    HEX: Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0')),
+  };
+}
 
 // Indexes below are in range by construction; `as number` says so without a run-time check.
 // Scratch space reused by every call: hashing is synchronous, so no two calls share it at once.
@@ -23,7 +35,7 @@ let scratch = new Uint8Array(256);
 let scratchView = new DataView(scratch.buffer);
 const encoder = /* @__PURE__ */ new TextEncoder();
 
-function compress(view: DataView, offset: number): void {
+function compress(K: Int32Array, view: DataView, offset: number): void {
   for (let i = 0; i < 16; i++) W[i] = view.getInt32(offset + i * 4);
   for (let i = 16; i < 64; i++) {
     const w15 = (W[i - 15] as number);
@@ -66,6 +78,7 @@ function compress(view: DataView, offset: number): void {
 
 /** Lowercase hex SHA-256 of the UTF-8 encoding of `text`. */
 export function sha256Hex(text: string): string {
+  const { K, INITIAL, HEX } = (tables ??= computeTables());
   // UTF-8 takes at most 3 bytes per UTF-16 code unit; 72 more leave room for the padding.
   const room = text.length * 3 + 72;
   let buffer = scratch;
@@ -92,7 +105,7 @@ export function sha256Hex(text: string): string {
   buffer[padded - 2] = bits >>> 8;
   buffer[padded - 1] = bits;
   H.set(INITIAL);
-  for (let offset = 0; offset < padded; offset += 64) compress(view, offset);
+  for (let offset = 0; offset < padded; offset += 64) compress(K, view, offset);
   let hex = '';
   for (let i = 0; i < 8; i++) {
     const word = (H[i] as number);

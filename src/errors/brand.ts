@@ -1,0 +1,28 @@
+// The brand that recognises payorch's errors across copies of the package, apart from the classes
+// (error.ts) so that code which only brands a class of its own entry (api-error.ts, the sandbox's
+// SandboxError) does not import the classes with it.
+
+// `instanceof` fails across copies of payorch: an app whose code `import`s it while a dependency
+// `require`s it loads the ESM and the CommonJS build side by side, each with its own classes (two
+// installed versions do the same). Each error class therefore marks its prototype under a
+// `Symbol.for` key, which lives in one registry per realm and so is shared by every copy; a
+// subclass's instances carry the marks of all their ancestors through the prototype chain.
+export const markOf = (name: string): symbol => Symbol.for(`payorch.error.${name}`);
+/** Where a class's prototype holds its own brand, read by {@link isPayorchError} to find the mark to look for. */
+export const OWN_BRAND = Symbol.for('payorch.error');
+
+export type ErrorClass<T extends Error = Error> = abstract new (...args: never[]) => T;
+
+/**
+ * Brands an error class: sets `name` on its prototype and on the class itself, and the mark that
+ * {@link isPayorchError} recognises. Called once in every error class's static block;
+ * test/errors/guards.test.ts fails for an exported class that forgets it.
+ */
+export function brand(errorClass: ErrorClass, name: string): void {
+  Object.defineProperty(errorClass.prototype, 'name', { value: name, writable: true, configurable: true });
+  // The bundler renames a class that refers to itself (`class _APIError`), and Node prints an
+  // uncaught error under its constructor's name when that differs from `error.name`.
+  Object.defineProperty(errorClass, 'name', { value: name, configurable: true });
+  Object.defineProperty(errorClass.prototype, OWN_BRAND, { value: name });
+  Object.defineProperty(errorClass.prototype, markOf(name), { value: true });
+}
