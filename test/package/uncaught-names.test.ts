@@ -14,7 +14,7 @@ import { describe, expect, test } from 'vitest';
 const root = join(import.meta.dirname, '..', '..');
 const run = promisify(execFile);
 
-const ENTRIES = ['dist/index', 'dist/sandbox/index', 'dist/webhooks/index'] as const;
+const ENTRIES = ['dist/index', 'dist/sandbox/index', 'dist/webhooks/index', 'dist/postgres/index'] as const;
 
 // Each class made with arguments its constructor takes; `call` is what a client's error names.
 const MAKERS = `
@@ -29,6 +29,7 @@ const makers = {
   CallbackJobError: ['invalid_signature', 'hash', 'boom'],
   CallbackRetentionError: [{ trackingCode: 'MAN-a-1', status: 'completed' }, 1, 2],
   InboxFullError: [1],
+  StatementPoolingError: ['boom'],
   ResponseValidationError: ['op', { status: 200, issues: [], body: {}, rawBody: '{}' }],
   TimeoutError: [1000, call],
   RequestAbortedError: [undefined, call],
