@@ -16,6 +16,8 @@ export default defineConfig([
       // Receiving callbacks only (payorch/webhooks): the same modules as payorch's, in shared
       // chunks, without ky or zod.
       'webhooks/index': 'src/webhooks/index.ts',
+      // The zod schemas as values (payorch/schemas); payorch exports their types only.
+      'schemas/index': 'src/schemas/index.ts',
       // SHA-256 for the `#hash` import, chosen by package.json `imports` conditions: node:crypto
       // where it exists, pure JS on edge runtimes (docs/decisions.md). Kept external so the choice
       // is made where the package runs or is bundled, not here.
@@ -36,6 +38,7 @@ export default defineConfig([
         'durable-object/index': 'src/durable-object/index.ts',
         'testing/index': 'src/testing/index.ts',
         'webhooks/index': 'src/webhooks/index.ts',
+        'schemas/index': 'src/schemas/index.ts',
       },
       compilerOptions: { ignoreDeprecations: '6.0' },
     },

@@ -45,53 +45,53 @@ export type { BankChannel } from './provider/third-party/bank.js';
 export type { CryptoChannel } from './provider/third-party/crypto.js';
 export type { WalletChannel } from './provider/third-party/wallet.js';
 
-// Provider schemas: each is a zod schema and the type of the same name.
-export {
+// Provider requests and answers, as types (their zod schemas are payorch/schemas').
+export type {
   Welcome,
   Site,
   SiteList,
   SiteListParams,
 } from './provider/account.js';
-export {
+export type {
   DepositStatus,
   WithdrawalStatus,
 } from './provider/shared.js';
-export {
+export type {
   ManualDepositParams,
   ManualWithdrawalParams,
   ManualDeposit,
   ManualWithdrawal,
 } from './provider/manual.js';
-export {
+export type {
   EibanDepositParams,
   EibanWithdrawalParams,
   EibanDeposit,
   EibanWithdrawal,
 } from './provider/eiban.js';
-export {
+export type {
   CardPaymentParams,
   CardPaymentStatusParams,
   CardPayment,
   CardPaymentStatus,
   CardPaymentStatusResult,
 } from './provider/credit-card.js';
-export {
+export type {
   Gateway,
   GatewayList,
 } from './provider/third-party/gateways.js';
-export {
+export type {
   ThirdPartyDeposit,
   ThirdPartyWithdrawal,
 } from './provider/third-party/records.js';
-export {
+export type {
   BankDepositParams,
   BankWithdrawalParams,
 } from './provider/third-party/bank.js';
-export {
+export type {
   CryptoDepositParams,
   CryptoWithdrawalParams,
 } from './provider/third-party/crypto.js';
-export {
+export type {
   WalletDepositParams,
   WalletWithdrawalParams,
 } from './provider/third-party/wallet.js';
@@ -133,19 +133,19 @@ export type {
 export type { DealerTransfers } from './dealer/transfers.js';
 export type { DealerCreditCard } from './dealer/credit-card.js';
 
-// Dealer schemas: each is a zod schema and the type of the same name.
-export { DealerSettings } from './dealer/settings.js';
-export {
+// Dealer requests and answers, as types (their zod schemas are payorch/schemas').
+export type { DealerSettings } from './dealer/settings.js';
+export type {
   ManualIbanDepositParams,
   ManualIbanWithdrawalParams,
   ManualIbanDeposit,
   ManualIbanWithdrawal,
 } from './dealer/manual-iban.js';
-export {
+export type {
   EibanAccount,
   EibanAccountList,
 } from './dealer/eibans.js';
-export {
+export type {
   TransactionListParams,
   TransactionRangeParams,
   Transaction,
@@ -153,7 +153,7 @@ export {
   ReadNewTransactionsParams,
 } from './dealer/transactions.js';
 export type { NewTransactions } from './dealer/transactions.js';
-export {
+export type {
   SendMoneyParams,
   TransferStatusParams,
   Transfer,
@@ -164,7 +164,7 @@ export {
 export type { TransferEndStatus, WaitForTransferOptions } from './dealer/transfers.js';
 export { applyTransferStatuses } from './dealer/transfer-sweep.js';
 export type { ApplyTransferStatusesOptions, EndedTransfer, TransferStatusOutcome } from './dealer/transfer-sweep.js';
-export {
+export type {
   DealerCardPaymentParams,
   DealerCardPayment,
 } from './dealer/credit-card.js';
@@ -173,14 +173,6 @@ export {
 // of these names is payorch/webhooks' (src/webhooks/index.ts): the same objects under the same
 // names, so the two entries cannot drift apart.
 export * from './webhooks/index.js';
-// The callback schemas as values (payorch/webhooks exports their types only: it loads no zod).
-export {
-  DepositCallback,
-  WithdrawalCallback,
-  CreditCardCallback,
-  DealerCreditCardCallback,
-  UnknownCallback,
-} from './webhooks/schemas.js';
 export {
   parseTrackingCode,
   safeParseTrackingCode,
