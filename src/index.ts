@@ -1,6 +1,7 @@
 /**
- * The Provider API and Dealer API clients, callback verification and signing, the wire schemas
- * (each a zod schema and the type of the same name) and the errors. Runs on every runtime.
+ * The Provider API and Dealer API clients, callback verification and signing, the types of every
+ * request, answer and callback body, and the errors. Runs on every runtime. The zod schemas of
+ * those bodies, under the same names, are in `payorch/schemas`.
  *
  * Answer and callback types list exactly the spec's fields, so a misspelt field does not compile.
  * `null` in an optional field reads as absent (`undefined`). Fields the service sends beyond the
@@ -26,6 +27,7 @@
 //   constants but the callback age limit): the option docs give each default, and
 //   TransferEndStatus names the end statuses;
 // - the run-time checks isCallbackKind and isCallbackStatus (verifyCallback applies them);
+// - the zod schemas as values: payorch/schemas exports them, under the names of their types here;
 // - the sandbox, which has its own entry point, payorch/sandbox (Node only);
 // - the PostgreSQL inbox, in its own entry point payorch/postgres, so that `pg` is never loaded here;
 // - the Cloudflare inboxes, in payorch/d1 and payorch/durable-object, loaded only by their users.
