@@ -47,56 +47,9 @@ export type { BankChannel } from './provider/third-party/bank.js';
 export type { CryptoChannel } from './provider/third-party/crypto.js';
 export type { WalletChannel } from './provider/third-party/wallet.js';
 
-// Provider requests and answers, as types (their zod schemas are payorch/schemas').
-export type {
-  Welcome,
-  Site,
-  SiteList,
-  SiteListParams,
-} from './provider/account.js';
-export type {
-  DepositStatus,
-  WithdrawalStatus,
-} from './provider/shared.js';
-export type {
-  ManualDepositParams,
-  ManualWithdrawalParams,
-  ManualDeposit,
-  ManualWithdrawal,
-} from './provider/manual.js';
-export type {
-  EibanDepositParams,
-  EibanWithdrawalParams,
-  EibanDeposit,
-  EibanWithdrawal,
-} from './provider/eiban.js';
-export type {
-  CardPaymentParams,
-  CardPaymentStatusParams,
-  CardPayment,
-  CardPaymentStatus,
-  CardPaymentStatusResult,
-} from './provider/credit-card.js';
-export type {
-  Gateway,
-  GatewayList,
-} from './provider/third-party/gateways.js';
-export type {
-  ThirdPartyDeposit,
-  ThirdPartyWithdrawal,
-} from './provider/third-party/records.js';
-export type {
-  BankDepositParams,
-  BankWithdrawalParams,
-} from './provider/third-party/bank.js';
-export type {
-  CryptoDepositParams,
-  CryptoWithdrawalParams,
-} from './provider/third-party/crypto.js';
-export type {
-  WalletDepositParams,
-  WalletWithdrawalParams,
-} from './provider/third-party/wallet.js';
+// The type of every request, answer and callback body, under the name of its zod schema in
+// payorch/schemas; here as types only, so that the schemas stay out of this entry's names.
+export type * from './schemas/index.js';
 
 // Shared settings
 export type { ClientOptions, ClientSettings } from './core/client-options.js';
@@ -134,42 +87,10 @@ export type {
 } from './dealer/transactions.js';
 export type { DealerTransfers } from './dealer/transfers.js';
 export type { DealerCreditCard } from './dealer/credit-card.js';
-
-// Dealer requests and answers, as types (their zod schemas are payorch/schemas').
-export type { DealerSettings } from './dealer/settings.js';
-export type {
-  ManualIbanDepositParams,
-  ManualIbanWithdrawalParams,
-  ManualIbanDeposit,
-  ManualIbanWithdrawal,
-} from './dealer/manual-iban.js';
-export type {
-  EibanAccount,
-  EibanAccountList,
-} from './dealer/eibans.js';
-export type {
-  TransactionListParams,
-  TransactionRangeParams,
-  Transaction,
-  TransactionList,
-  ReadNewTransactionsParams,
-} from './dealer/transactions.js';
 export type { NewTransactions } from './dealer/transactions.js';
-export type {
-  SendMoneyParams,
-  TransferStatusParams,
-  Transfer,
-  TransferStatus,
-  SendMoneyResult,
-  TransferStatusResult,
-} from './dealer/transfers.js';
 export type { TransferEndStatus, WaitForTransferOptions } from './dealer/transfers.js';
 export { applyTransferStatuses } from './dealer/transfer-sweep.js';
 export type { ApplyTransferStatusesOptions, EndedTransfer, TransferStatusOutcome } from './dealer/transfer-sweep.js';
-export type {
-  DealerCardPaymentParams,
-  DealerCardPayment,
-} from './dealer/credit-card.js';
 
 // Callbacks: verifying, signing, receiving and applying once, now or from a queue. The one list
 // of these names is payorch/webhooks' (src/webhooks/index.ts): the same objects under the same
