@@ -10,8 +10,8 @@ import { describe, expect, test } from 'vitest';
  * enters the main entry only with such a reason; anything else (building blocks of a schema,
  * defaults, internal constants) stays in its module. `values` exist at run time; `types` are
  * types only. `schemas` are types on the main entry too: the type of each request, answer and
- * callback body. Their zod schemas, under the same names, are `payorch/schemas`' values, the way
- * stripe-node and openai-node keep types on the main entry and the rest in subpaths.
+ * callback body. Their zod schemas, under the same names, are `payorch/schemas`' values: a user
+ * who writes code against a body imports its type from here, one who parses imports the schema.
  */
 interface Group {
   readonly reason: string;
