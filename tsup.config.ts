@@ -59,6 +59,8 @@ export default defineConfig([
       'durable-object/index': 'src/durable-object/index.ts',
       // The inbox contract (payorch/testing), for tests of an inbox of one's own.
       'testing/index': 'src/testing/index.ts',
+      // The zod schemas as values (payorch/schemas); payorch exports their types only.
+      'schemas/index': 'src/schemas/index.ts',
     },
     esbuildPlugins: [importWebhooksEntry],
     plugins: [linkWebhooksEntry],
@@ -75,6 +77,7 @@ export default defineConfig([
         'durable-object/index': 'src/durable-object/index.ts',
         'testing/index': 'src/testing/index.ts',
         'webhooks/index': 'src/webhooks/index.ts',
+        'schemas/index': 'src/schemas/index.ts',
       },
       compilerOptions: { ignoreDeprecations: '6.0' },
     },

@@ -20,7 +20,7 @@ step "publint --strict"
 npx --no-install publint --strict
 
 # The default profile includes node10 resolution (`moduleResolution: "node"`, still common):
-# package.json typesVersions maps payorch/sandbox, payorch/postgres, payorch/webhooks, payorch/d1, payorch/durable-object and payorch/testing to their declarations there.
+# package.json typesVersions maps payorch/schemas, payorch/sandbox, payorch/postgres, payorch/webhooks, payorch/d1, payorch/durable-object and payorch/testing to their declarations there.
 step "attw --pack . (default profile: node10, node16 CJS and ESM, bundler)"
 npx --no-install attw --pack .
 
@@ -227,6 +227,27 @@ void run().catch((error) => { console.error(error); process.exit(1); });
 (cd "$work/esm" && { echo 'import { createMemoryInbox } from "payorch";'; echo 'import { inboxContract, INBOX_CONTRACT_PRUNE_SECONDS } from "payorch/testing";'; echo 'const label = "ESM";'; echo "$testing_js"; } > testing.js && node testing.js)
 (cd "$work/cjs" && { echo 'const { createMemoryInbox } = require("payorch");'; echo 'const { inboxContract, INBOX_CONTRACT_PRUNE_SECONDS } = require("payorch/testing");'; echo 'const label = "CommonJS";'; echo "$testing_js"; } > testing.js && node testing.js)
 (cd "$work/ts" && { echo 'import { createMemoryInbox } from "payorch";'; echo 'import { inboxContract, INBOX_CONTRACT_PRUNE_SECONDS } from "payorch/testing";'; echo 'const label = "TypeScript node16";'; echo "$testing_js"; } > src/testing.ts && "$tsc" -p tsconfig.node16.json && node out-node16/testing.js)
+
+# payorch/schemas: the zod schemas as values, the objects the clients parse with; payorch exports
+# the same names as types only, and a consumer's compiler refuses them there as values.
+step "consumer: payorch/schemas (ESM, CommonJS, TypeScript); payorch has their types only"
+schemas_js='
+const parsed = Welcome.parse({ success: "true", message: null, provider: { id: "7", name: "P", is_active: 1 } });
+if (parsed.provider.id !== 7 || "Welcome" in main || ManualDepositParams.safeParse({ amount: 1 }).success) throw new Error("payorch/schemas");
+console.log(`${label}: payorch/schemas parses; payorch exports no schema value`);
+'
+(cd "$work/esm" && { echo 'import { ManualDepositParams, Welcome } from "payorch/schemas";'; echo 'import * as main from "payorch";'; echo 'const label = "ESM";'; echo "$schemas_js"; } > schemas.js && node schemas.js)
+(cd "$work/cjs" && { echo 'const { ManualDepositParams, Welcome } = require("payorch/schemas");'; echo 'const main = require("payorch");'; echo 'const label = "CommonJS";'; echo "$schemas_js"; } > schemas.js && node schemas.js)
+(cd "$work/ts" && {
+  echo 'import { ManualDepositParams, Welcome } from "payorch/schemas";'
+  echo 'import * as main from "payorch";'
+  echo 'import type { Welcome as WelcomeType } from "payorch";'
+  echo 'export const typed: WelcomeType = Welcome.parse({ success: true, provider: { id: 1, name: "P", is_active: true } });'
+  echo '// @ts-expect-error payorch exports Welcome as a type only: its schema is payorch/schemas'"'"'.'
+  echo 'export const refused = main.Welcome;'
+  echo 'const label = "TypeScript node16";'
+  echo "$schemas_js"
+} > src/schemas.ts && "$tsc" -p tsconfig.node16.json && node out-node16/schemas.js)
 
 # payorch/webhooks: receiving only, without ky or zod; its objects are payorch's own, so an error
 # of one entry is instanceof the other's class, in ESM, CommonJS and TypeScript (node16).

@@ -1,6 +1,7 @@
 /**
- * The Provider API and Dealer API clients, callback verification and signing, the wire schemas
- * (each a zod schema and the type of the same name) and the errors. Runs on every runtime.
+ * The Provider API and Dealer API clients, callback verification and signing, the types of every
+ * request, answer and callback body, and the errors. Runs on every runtime. The zod schemas of
+ * those bodies, under the same names, are in `payorch/schemas`.
  *
  * Answer and callback types list exactly the spec's fields, so a misspelt field does not compile.
  * `null` in an optional field reads as absent (`undefined`). Fields the service sends beyond the
@@ -26,6 +27,7 @@
 //   constants but the callback age limit): the option docs give each default, and
 //   TransferEndStatus names the end statuses;
 // - the run-time checks isCallbackKind and isCallbackStatus (verifyCallback applies them);
+// - the zod schemas as values: payorch/schemas exports them, under the names of their types here;
 // - the sandbox, which has its own entry point, payorch/sandbox (Node only);
 // - the PostgreSQL inbox, in its own entry point payorch/postgres, so that `pg` is never loaded here;
 // - the Cloudflare inboxes, in payorch/d1 and payorch/durable-object, loaded only by their users.
@@ -45,56 +47,9 @@ export type { BankChannel } from './provider/third-party/bank.js';
 export type { CryptoChannel } from './provider/third-party/crypto.js';
 export type { WalletChannel } from './provider/third-party/wallet.js';
 
-// Provider schemas: each is a zod schema and the type of the same name.
-export {
-  Welcome,
-  Site,
-  SiteList,
-  SiteListParams,
-} from './provider/account.js';
-export {
-  DepositStatus,
-  WithdrawalStatus,
-} from './provider/shared.js';
-export {
-  ManualDepositParams,
-  ManualWithdrawalParams,
-  ManualDeposit,
-  ManualWithdrawal,
-} from './provider/manual.js';
-export {
-  EibanDepositParams,
-  EibanWithdrawalParams,
-  EibanDeposit,
-  EibanWithdrawal,
-} from './provider/eiban.js';
-export {
-  CardPaymentParams,
-  CardPaymentStatusParams,
-  CardPayment,
-  CardPaymentStatus,
-  CardPaymentStatusResult,
-} from './provider/credit-card.js';
-export {
-  Gateway,
-  GatewayList,
-} from './provider/third-party/gateways.js';
-export {
-  ThirdPartyDeposit,
-  ThirdPartyWithdrawal,
-} from './provider/third-party/records.js';
-export {
-  BankDepositParams,
-  BankWithdrawalParams,
-} from './provider/third-party/bank.js';
-export {
-  CryptoDepositParams,
-  CryptoWithdrawalParams,
-} from './provider/third-party/crypto.js';
-export {
-  WalletDepositParams,
-  WalletWithdrawalParams,
-} from './provider/third-party/wallet.js';
+// The type of every request, answer and callback body, under the name of its zod schema in
+// payorch/schemas; here as types only, so that the schemas stay out of this entry's names.
+export type * from './schemas/index.js';
 
 // Shared settings
 export type { ClientOptions, ClientSettings } from './core/client-options.js';
@@ -131,55 +86,15 @@ export type {
 } from './dealer/transactions.js';
 export type { DealerTransfers } from './dealer/transfers.js';
 export type { DealerCreditCard } from './dealer/credit-card.js';
-
-// Dealer schemas: each is a zod schema and the type of the same name.
-export { DealerSettings } from './dealer/settings.js';
-export {
-  ManualIbanDepositParams,
-  ManualIbanWithdrawalParams,
-  ManualIbanDeposit,
-  ManualIbanWithdrawal,
-} from './dealer/manual-iban.js';
-export {
-  EibanAccount,
-  EibanAccountList,
-} from './dealer/eibans.js';
-export {
-  TransactionListParams,
-  TransactionRangeParams,
-  Transaction,
-  TransactionList,
-  ReadNewTransactionsParams,
-} from './dealer/transactions.js';
 export type { NewTransactions } from './dealer/transactions.js';
-export {
-  SendMoneyParams,
-  TransferStatusParams,
-  Transfer,
-  TransferStatus,
-  SendMoneyResult,
-  TransferStatusResult,
-} from './dealer/transfers.js';
 export type { TransferEndStatus, WaitForTransferOptions } from './dealer/transfers.js';
 export { applyTransferStatuses } from './dealer/transfer-sweep.js';
 export type { ApplyTransferStatusesOptions, EndedTransfer, TransferStatusOutcome } from './dealer/transfer-sweep.js';
-export {
-  DealerCardPaymentParams,
-  DealerCardPayment,
-} from './dealer/credit-card.js';
 
 // Callbacks: verifying, signing, receiving and applying once, now or from a queue. The one list
 // of these names is payorch/webhooks' (src/webhooks/index.ts): the same objects under the same
 // names, so the two entries cannot drift apart.
 export * from './webhooks/index.js';
-// The callback schemas as values (payorch/webhooks exports their types only: it loads no zod).
-export {
-  DepositCallback,
-  WithdrawalCallback,
-  CreditCardCallback,
-  DealerCreditCardCallback,
-  UnknownCallback,
-} from './webhooks/schemas.js';
 export {
   parseTrackingCode,
   safeParseTrackingCode,

@@ -1,13 +1,14 @@
 /**
- * Schema cost: what validating an answer costs per call, for every response schema of the public
- * surface, next to `JSON.parse` of the same body (which every client pays anyway).
+ * Schema cost: what validating an answer costs per call, for every response schema of
+ * payorch/schemas, next to `JSON.parse` of the same body (which every client pays anyway).
  */
+// The built package through its exports map, as bench/lib/sdk.ts loads payorch.
+import * as schemas from 'payorch/schemas';
 import type { z } from 'zod';
 import { responseBodies } from '../fixtures/bodies.js';
 import { runFigure, table } from '../lib/figure.js';
 import type { FigureReport, Headline } from '../lib/figure.js';
 import { compareSync } from '../lib/measure.js';
-import { optionalExport, payorch } from '../lib/sdk.js';
 import { format, median } from '../lib/stats.js';
 
 const TITLE = 'Schema cost';
@@ -23,7 +24,7 @@ runFigure(({ quick }): FigureReport => {
   const missing: string[] = [];
   const costs: number[] = [];
   for (const [name, body] of Object.entries(responseBodies)) {
-    const schema = optionalExport(name);
+    const schema: unknown = (schemas as Readonly<Record<string, unknown>>)[name];
     if (!isSchema(schema)) {
       missing.push(name);
       continue;
@@ -46,7 +47,7 @@ runFigure(({ quick }): FigureReport => {
   }
   for (const name of missing) rows.push([`\`${name}\``, '', '', 'not available yet', '']);
 
-  const unmeasured = Object.entries(payorch)
+  const unmeasured = Object.entries(schemas)
     .filter(([name, value]) => isSchema(value) && !name.endsWith('Params') && !PARTS.has(name) && !(name in responseBodies))
     .map(([name]) => `\`${name}\``);
   const headlines: Headline[] = [

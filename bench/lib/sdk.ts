@@ -6,6 +6,3 @@ import * as payorch from 'payorch';
 import * as sandbox from 'payorch/sandbox';
 
 export { payorch, sandbox };
-
-/** An export of `payorch` by name, or undefined. */
-export const optionalExport = (name: string): unknown => (payorch as Readonly<Record<string, unknown>>)[name];

@@ -6,7 +6,7 @@
  * `instanceof` the class of the other.
  *
  * The callback types are exported as types only: their zod schemas (`DepositCallback.parse`)
- * live in `payorch`.
+ * live in `payorch/schemas`.
  * @module payorch/webhooks
  */
 

@@ -5,26 +5,29 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, test } from 'vitest';
 
 /*
- * Importing payorch builds no field schema: each exported object is built empty and its fields on
- * first use (core/schema-blocks.ts, deferShape). Counted in a fresh node process through zod's
- * post-construction hook (`globalThis.__zod_globalConfig.postProcessor`, read by every schema
- * constructor, zod's own included), by schema type, right after the import and after first use.
+ * Importing payorch and payorch/schemas builds no field schema: each exported object is built empty
+ * and its fields on first use (core/schema-blocks.ts, deferShape). Counted in a fresh node process
+ * through zod's post-construction hook (`globalThis.__zod_globalConfig.postProcessor`, read by
+ * every schema constructor, zod's own included), by schema type, right after the imports and after
+ * first use.
  */
 const root = join(import.meta.dirname, '..', '..');
 
-const script = (load: string) => `
+const script = (load: (entry: string) => string) => `
 const built = {};
 globalThis.__zod_globalConfig = { postProcessor: (schema) => { const type = schema._zod.def.type ?? 'check'; built[type] = (built[type] ?? 0) + 1; } };
-const sdk = ${load};
+const sdk = ${load('index')};
+const schemas = ${load('schemas/index')};
 const atImport = { ...built };
-const shapeKeys = Object.keys(sdk.ManualDeposit.shape.data.shape);
-const parsed = sdk.Welcome.parse({ success: 'true', message: null, provider: { id: '7', name: 'P', is_active: 1 } });
+if (typeof sdk.ProviderClient !== 'function') throw new Error('payorch did not load');
+const shapeKeys = Object.keys(schemas.ManualDeposit.shape.data.shape);
+const parsed = schemas.Welcome.parse({ success: 'true', message: null, provider: { id: '7', name: 'P', is_active: 1 } });
 process.stdout.write(JSON.stringify({ atImport, afterUse: built, shapeKeys, parsed }));
 `;
 
 const builds = [
-  ['ESM', 'dist/index.js', ['--input-type=module', '-e', script(`await import(${JSON.stringify(pathToFileURL(join(root, 'dist/index.js')).href)})`)]],
-  ['CommonJS', 'dist/index.cjs', ['-e', script(`require(${JSON.stringify(join(root, 'dist/index.cjs'))})`)]],
+  ['ESM', 'dist/schemas/index.js', ['--input-type=module', '-e', script((entry) => `await import(${JSON.stringify(pathToFileURL(join(root, `dist/${entry}.js`)).href)})`)]],
+  ['CommonJS', 'dist/schemas/index.cjs', ['-e', script((entry) => `require(${JSON.stringify(join(root, `dist/${entry}.cjs`))})`)]],
 ] as const;
 
 // What an import may build: the exported objects themselves (fields not built), the exported

@@ -5,19 +5,20 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, expectTypeOf, test } from 'vitest';
 import * as z from 'zod';
 import type { Welcome } from '../../src/index.js';
+import type { Welcome as WelcomeSchema } from '../../src/schemas/index.js';
 
-// The exported schemas are zod/mini schemas (zod's core, bundled into dist/): an app that uses
+// payorch/schemas exports zod/mini schemas (zod's core, bundled into dist/): an app that uses
 // classic zod composes them, parses with them and infers their types, from either build.
 const root = join(import.meta.dirname, '..', '..');
 const builds = [
-  ['ESM', () => import(pathToFileURL(join(root, 'dist/index.js')).href)],
-  ['CommonJS', () => Promise.resolve(createRequire(import.meta.url)(join(root, 'dist/index.cjs')))],
+  ['ESM', () => import(pathToFileURL(join(root, 'dist/schemas/index.js')).href)],
+  ['CommonJS', () => Promise.resolve(createRequire(import.meta.url)(join(root, 'dist/schemas/index.cjs')))],
 ] as const;
 
 const welcome = { success: true, message: null, provider: { id: '1', name: 'Compose', is_active: true }, new_field: 'kept' };
 
 describe.each(builds)('the %s build', (_label, load) => {
-  test.skipIf(!existsSync(join(root, 'dist/index.cjs')))('an app’s classic zod composes Welcome, and parse, safeParse and the refusal work across both', async () => {
+  test.skipIf(!existsSync(join(root, 'dist/schemas/index.cjs')))('an app’s classic zod composes Welcome, and parse, safeParse and the refusal work across both', async () => {
     const sdk = (await load()) as { Welcome: z.core.$ZodType & { parse(input: unknown): unknown; safeParse(input: unknown): { success: boolean } } };
     const Order = z.object({ id: z.string(), answer: sdk.Welcome });
     const parsed = Order.parse({ id: 'o-1', answer: welcome }) as { answer: Record<string, unknown> };
@@ -33,8 +34,8 @@ describe.each(builds)('the %s build', (_label, load) => {
   });
 });
 
-test('z.infer of a composed payorch schema is the payorch type', () => {
-  type Order = z.ZodObject<{ answer: typeof Welcome }>;
+test('z.infer of a composed payorch/schemas schema is the type payorch exports', () => {
+  type Order = z.ZodObject<{ answer: typeof WelcomeSchema }>;
   expectTypeOf<z.infer<Order>['answer']>().toEqualTypeOf<Welcome>();
-  expectTypeOf<z.infer<typeof Welcome>>().toEqualTypeOf<Welcome>();
+  expectTypeOf<z.infer<typeof WelcomeSchema>>().toEqualTypeOf<Welcome>();
 });

@@ -97,3 +97,17 @@ describe('an edge bundle of the built package', () => {
     expect(await edgeBundle('ProviderClient')).toContain('$ZodType');
   });
 });
+
+// payorch/schemas is the schemas alone: a module that only validates or parses loads no client,
+// no transport, no ky and no Node built-in, on every runtime. zod is bundled into dist/, so the
+// built entry imports no package at all (ky would show here if the transport were reached).
+test.each([
+  ['src/schemas/index.ts', ['zod/mini', 'zod/v4/core']],
+  ['dist/schemas/index.js', []],
+  ['dist/schemas/index.cjs', []],
+])('the entry %s imports no package but zod, and no client', async (entry, packages) => {
+  const graphOf = await graph(entry);
+  expect([...new Set(graphOf.packages)].sort()).toEqual(packages);
+  expect(graphOf.inputs.filter((file) => /client|transport/.test(file))).toEqual([]);
+  expect(graphOf.code).toContain('tracking_code');
+});

@@ -9,12 +9,15 @@ import { describe, expect, test } from 'vitest';
  * The names `payorch` exports, each group with the reason a user gives for importing it. A name
  * enters the main entry only with such a reason; anything else (building blocks of a schema,
  * defaults, internal constants) stays in its module. `values` exist at run time; `types` are
- * types only. A schema's name is both: the zod schema and the type of what it parses.
+ * types only. `schemas` are types on the main entry too: the type of each request, answer and
+ * callback body. Their zod schemas, under the same names, are `payorch/schemas`' values: a user
+ * who writes code against a body imports its type from here, one who parses imports the schema.
  */
 interface Group {
   readonly reason: string;
   readonly values?: readonly string[];
   readonly types?: readonly string[];
+  readonly schemas?: readonly string[];
 }
 
 const DECLARED: readonly Group[] = [
@@ -31,31 +34,31 @@ const DECLARED: readonly Group[] = [
   },
   { reason: 'I pass one part of the dealer client to my own code', types: ['DealerManualIban', 'DealerEibans', 'DealerTransactions', 'DealerTransfers', 'DealerCreditCard'] },
   {
-    reason: 'I validate or build a provider request myself before sending it',
-    values: [
+    reason: 'I type the provider requests I build (payorch/schemas checks them before I send)',
+    schemas: [
       'SiteListParams', 'ManualDepositParams', 'ManualWithdrawalParams', 'EibanDepositParams', 'EibanWithdrawalParams', 'CardPaymentParams',
       'CardPaymentStatusParams', 'BankDepositParams', 'BankWithdrawalParams', 'CryptoDepositParams', 'CryptoWithdrawalParams',
       'WalletDepositParams', 'WalletWithdrawalParams',
     ],
   },
   {
-    reason: 'I type or parse again a provider answer I keep',
-    values: [
+    reason: 'I type a provider answer I keep (payorch/schemas parses it again)',
+    schemas: [
       'Welcome', 'Site', 'SiteList', 'ManualDeposit', 'ManualWithdrawal', 'EibanDeposit', 'EibanWithdrawal', 'CardPayment',
       'CardPaymentStatusResult', 'Gateway', 'GatewayList', 'ThirdPartyDeposit', 'ThirdPartyWithdrawal',
     ],
   },
-  { reason: 'I branch on the status of a record', values: ['DepositStatus', 'WithdrawalStatus', 'CardPaymentStatus', 'TransferStatus'], types: ['TransferEndStatus'] },
+  { reason: 'I branch on the status of a record', schemas: ['DepositStatus', 'WithdrawalStatus', 'CardPaymentStatus', 'TransferStatus'], types: ['TransferEndStatus'] },
   {
-    reason: 'I validate or build a dealer request myself before sending it',
-    values: [
+    reason: 'I type the dealer requests I build (payorch/schemas checks them before I send)',
+    schemas: [
       'ManualIbanDepositParams', 'ManualIbanWithdrawalParams', 'TransactionListParams', 'TransactionRangeParams', 'ReadNewTransactionsParams',
       'SendMoneyParams', 'TransferStatusParams', 'DealerCardPaymentParams',
     ],
   },
   {
-    reason: 'I type or parse again a dealer answer I keep',
-    values: ['DealerSettings', 'ManualIbanDeposit', 'ManualIbanWithdrawal', 'EibanAccount', 'EibanAccountList', 'Transaction', 'TransactionList', 'Transfer', 'SendMoneyResult', 'TransferStatusResult', 'DealerCardPayment'],
+    reason: 'I type a dealer answer I keep (payorch/schemas parses it again)',
+    schemas: ['DealerSettings', 'ManualIbanDeposit', 'ManualIbanWithdrawal', 'EibanAccount', 'EibanAccountList', 'Transaction', 'TransactionList', 'Transfer', 'SendMoneyResult', 'TransferStatusResult', 'DealerCardPayment'],
   },
   { reason: 'I page through transactions, or read only the new ones', types: ['TransactionIterable', 'NewTransactions'] },
   { reason: 'I wait for a transfer to end', types: ['WaitForTransferOptions'] },
@@ -78,8 +81,8 @@ const DECLARED: readonly Group[] = [
   },
   { reason: 'I sign a test callback for my own receiver', values: ['signCallback'], types: ['SignCallbackPayload', 'SignCallbackOptions', 'SignedCallback'] },
   {
-    reason: 'I parse a callback body again, from my queue or my logs',
-    values: ['DepositCallback', 'WithdrawalCallback', 'CreditCardCallback', 'DealerCreditCardCallback', 'UnknownCallback'],
+    reason: 'I type a callback body I keep (payorch/schemas parses it again, from my queue or logs)',
+    schemas: ['DepositCallback', 'WithdrawalCallback', 'CreditCardCallback', 'DealerCreditCardCallback', 'UnknownCallback'],
   },
   { reason: 'I write a handler for one kind and status of callback', types: ['CallbackKind', 'CallbackStatus', 'CallbackEventName', 'CallbackOfEvent', 'CallbackHandler', 'CallbackConfirm', 'AppliedCallback'] },
   {
@@ -110,17 +113,29 @@ const root = join(import.meta.dirname, '..', '..');
 if (!existsSync(join(root, 'dist/index.d.ts'))) throw new Error('dist/ is missing: run npm run build (npm test builds it first)');
 
 const declaredValues = DECLARED.flatMap((group) => group.values ?? []);
-const declared = [...declaredValues, ...DECLARED.flatMap((group) => group.types ?? [])];
+const declaredSchemas = DECLARED.flatMap((group) => group.schemas ?? []);
+const declared = [...declaredValues, ...DECLARED.flatMap((group) => group.types ?? []), ...declaredSchemas];
 const sorted = (names: Iterable<string>): string[] => [...names].sort();
 
-/** Every name the declarations of an entry export, types and values alike, as TypeScript sees them. */
-function exportedNames(declarations: string): string[] {
+/**
+ * Every name the declarations of an entry export, types and values alike, as TypeScript sees them,
+ * and those a user may import as a value (exported without `type`, declared with a value).
+ */
+function exportsOf(declarations: string): { names: string[]; values: string[] } {
   const program = ts.createProgram([declarations], { noEmit: true, skipLibCheck: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, types: [] });
   const checker = program.getTypeChecker();
   const file = program.getSourceFile(declarations);
   const module = file && checker.getSymbolAtLocation(file);
   if (!module) throw new Error(`${declarations} declares no module`);
-  return checker.getExportsOfModule(module).map((symbol) => symbol.name);
+  const symbols = checker.getExportsOfModule(module);
+  const typeOnly = (symbol: ts.Symbol): boolean =>
+    symbol.declarations?.some((declaration) => ts.isExportSpecifier(declaration) && (declaration.isTypeOnly || declaration.parent.parent.isTypeOnly)) ?? false;
+  const value = (symbol: ts.Symbol): boolean => {
+    if (typeOnly(symbol)) return false;
+    const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
+    return (target.flags & ts.SymbolFlags.Value) !== 0;
+  };
+  return { names: symbols.map((symbol) => symbol.name), values: symbols.filter(value).map((symbol) => symbol.name) };
 }
 
 describe('the declared list', () => {
@@ -134,8 +149,12 @@ describe('payorch, the main entry', () => {
   test.each([
     ['ESM', 'dist/index.d.ts'],
     ['CommonJS', 'dist/index.d.cts'],
-  ])('its %s declarations export exactly the declared names', (_label, file) => {
-    expect(sorted(exportedNames(join(root, file)))).toEqual(sorted(declared));
+  ])('its %s declarations export exactly the declared names, values only where the build has them', (_label, file) => {
+    const { names, values } = exportsOf(join(root, file));
+    expect(sorted(names)).toEqual(sorted(declared));
+    // A schema's name is a value in the source module; on this entry it must stay a type, or
+    // `Welcome.parse()` imported from payorch compiles and is undefined at run time.
+    expect(sorted(values)).toEqual(sorted(declaredValues));
   }, 60_000);
 
   test('its ESM and CommonJS builds hold exactly the declared values at run time', async () => {
@@ -145,9 +164,33 @@ describe('payorch, the main entry', () => {
     expect(sorted(Object.keys(cjs).filter((name) => name !== '__esModule'))).toEqual(sorted(declaredValues));
   });
 
-  test('payorch/webhooks exports only names the main entry declares, the same objects under the same names', () => {
-    const names = exportedNames(join(root, 'dist/webhooks/index.d.ts'));
+  test('payorch/webhooks exports only names the main entry declares, values only where its build has them', async () => {
+    const { names, values } = exportsOf(join(root, 'dist/webhooks/index.d.ts'));
     expect(names.length).toBeGreaterThan(10);
     expect(names.filter((name) => !declared.includes(name))).toEqual([]);
+    // The callback types (DepositCallback...) are types there: their schemas are payorch/schemas'.
+    const runtime = Object.keys((await import(pathToFileURL(join(root, 'dist/webhooks/index.js')).href)) as Record<string, unknown>);
+    expect(sorted(values)).toEqual(sorted(runtime));
+  }, 60_000);
+});
+
+describe('payorch/schemas', () => {
+  const builds = [
+    ['ESM', 'dist/schemas/index.d.ts', async () => (await import(pathToFileURL(join(root, 'dist/schemas/index.js')).href)) as Record<string, unknown>],
+    ['CommonJS', 'dist/schemas/index.d.cts', () => Promise.resolve(createRequire(import.meta.url)(join(root, 'dist/schemas/index.cjs')) as Record<string, unknown>)],
+  ] as const;
+
+  test.each(builds)('its %s build exports, as values and types, exactly the schemas whose types payorch exports', async (_label, declarations, load) => {
+    const { names, values } = exportsOf(join(root, declarations));
+    expect(sorted(names)).toEqual(sorted(declaredSchemas));
+    expect(sorted(values)).toEqual(sorted(declaredSchemas));
+    const module = await load();
+    expect(sorted(Object.keys(module).filter((name) => name !== '__esModule'))).toEqual(sorted(declaredSchemas));
+    // Each a zod schema: zod's core marks every schema with `_zod`, and parse is its own.
+    const notSchemas = declaredSchemas.filter((name) => {
+      const schema = module[name];
+      return typeof schema !== 'object' || schema === null || !('_zod' in schema) || !('safeParse' in schema);
+    });
+    expect(notSchemas).toEqual([]);
   }, 60_000);
 });

@@ -13,6 +13,8 @@ const runtime =
 
 const esm = await import(new URL('dist/index.js', root).href);
 const cjs = createRequire(import.meta.url)(new URL('dist/index.cjs', root).pathname);
+const schemasEsm = await import(new URL('dist/schemas/index.js', root).href);
+const schemasCjs = createRequire(import.meta.url)(new URL('dist/schemas/index.cjs', root).pathname);
 
 const KEYS = { apiKey: 'smoke_api_key_0001', secretKey: 'smoke_secret_ğüş_0001' };
 const CREDENTIAL = 'smoke_site_credential_01';
@@ -174,12 +176,12 @@ await check('ESM and CommonJS builds agree on the error classes they export', ()
   assert(names(esm) === names(cjs), `${names(esm)} != ${names(cjs)}`);
 });
 
-// dist/ carries its own (bundled) copy of zod's runtime: an app's zod must still compose payorch's
-// exported schemas, recognise them and their errors (docs/decisions.md, Dependencies).
-await check("an app's own zod composes payorch's exported schemas", async () => {
+// dist/ carries its own (bundled) copy of zod's runtime: an app's zod must still compose the
+// schemas of payorch/schemas, recognise them and their errors (docs/decisions.md, Dependencies).
+await check("an app's own zod composes the schemas of payorch/schemas", async () => {
   const z = await import('zod');
   const welcome = { success: true, message: 'Welcome', provider: { id: 1, name: 'Smoke', is_active: true } };
-  for (const [label, sdk] of [['ESM', esm], ['CommonJS', cjs]]) {
+  for (const [label, sdk] of [['ESM', schemasEsm], ['CommonJS', schemasCjs]]) {
     // zod/mini schemas: zod's core types to the app's classic zod, with parse and safeParse of their own.
     assert(sdk.Welcome instanceof z.core.$ZodType && sdk.Welcome instanceof z.core.$ZodObject, `${label}: Welcome is not a zod object to the app's zod`);
     assert(z.object({ answer: sdk.Welcome }).parse({ answer: welcome }).answer.provider.name === 'Smoke', `${label}: z.object({ answer: Welcome })`);

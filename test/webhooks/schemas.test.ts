@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { CreditCardCallback, DealerCreditCardCallback, DepositCallback, WithdrawalCallback } from '../../src/index.js';
+import { CreditCardCallback, DealerCreditCardCallback, DepositCallback, WithdrawalCallback } from '../../src/schemas/index.js';
 import { unsigned } from '../helpers/callbacks.js';
 
 const signedPart = { timestamp: 1763812345, hash: 'c90d4cbba82957e22a62eeec98db27ae0ff4aa2e80351d3cb90858b12c79940e' };

@@ -246,6 +246,6 @@ test('payorch/webhooks exports the same objects as payorch', async () => {
   const main = await import('../../../src/index.js');
   const names = Object.keys(webhooks);
   expect(names.length).toBeGreaterThan(10);
-  for (const name of names) expect(webhooks[name as keyof typeof webhooks], name).toBe(main[name as keyof typeof main]);
+  for (const name of names) expect(webhooks[name as keyof typeof webhooks], name).toBe((main as Readonly<Record<string, unknown>>)[name]);
   expect(names).toEqual(expect.arrayContaining(['verifyCallback', 'signCallback', 'createCallbackReceiver', 'createMemoryInbox', 'CallbackJobError', 'CallbackVerificationError']));
 });
