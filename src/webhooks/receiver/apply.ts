@@ -119,8 +119,9 @@ export interface PipelineSettings<TContext extends CallbackInboxContext> {
   readonly enqueue: ((job: CallbackJob) => Promise<void>) | undefined;
   /** The receiver's logger, at its level. */
   readonly logger: LevelledLogger;
-  /** Where failures go: `onError`, else the logger as given (never filtered by level), else `console.error`. */
+  /** The receiver's `onError`: told of every callback that could not be applied. */
   readonly onError: Report | undefined;
+  /** Without `onError`, failures go to this logger as given (never filtered by level), else to `console.error`. */
   readonly failureLogger: Logger | undefined;
 }
 

@@ -1,4 +1,4 @@
-import type { Logger } from '../../core/observability.js';
+import type { LevelledLogger } from '../../core/log-level.js';
 import { concatBytes, readLimited } from '../../internal/read-limited.js';
 import type { CallbackSpans, CallbackTrace } from '../../internal/tracing.js';
 import { utf8Length } from '../body.js';
@@ -142,8 +142,8 @@ export interface Receiving {
   /** The receive path for a body read and sized: verify, then enqueue or apply. Never rejects. */
   readonly receive: (input: ReceivedInput, trace: CallbackTrace) => Promise<CallbackReceiverAnswer>;
   readonly report: Report;
-  /** The logger as given: a body that could not be read is told at warn. */
-  readonly logger: Logger | undefined;
+  /** The receiver's logger, at its level: a body that could not be read is told at warn. */
+  readonly logger: LevelledLogger;
   readonly spans: CallbackSpans;
 }
 
@@ -158,7 +158,7 @@ export interface EntryPoints {
 export function entryPoints({ maxBodyBytes, receive, report, logger, spans }: Receiving): EntryPoints {
   // The client went away mid-body: nobody reads this answer, and nothing was applied.
   function unreadable(error: unknown): CallbackReceiverAnswer {
-    logger?.warn({ error }, 'payorch: the callback body could not be read');
+    logger.warn({ error }, 'payorch: the callback body could not be read');
     return answer(400, 'malformed_body');
   }
 

@@ -297,7 +297,7 @@ export function createCallbackReceiver<TContext extends CallbackInboxContext = M
   const account = options.accountName ?? options.apiKey;
   const logger = levelledLogger(options.logger, options.logLevel);
   const spans = callbackSpans(options.tracer);
-  const receiving = pipeline({
+  const pipe = pipeline({
     verifier,
     account,
     inbox: options.inbox ?? (createMemoryInbox() as unknown as CallbackInbox<TContext>),
@@ -308,18 +308,18 @@ export function createCallbackReceiver<TContext extends CallbackInboxContext = M
     onError: options.onError,
     failureLogger: options.logger,
   });
-  const reconciler = reconciling({ account, clock: verifier.now, logger, report: receiving.report, applyRead: receiving.applyRead, enqueue: options.enqueue });
-  const entries = entryPoints({ maxBodyBytes: options.maxBodyBytes ?? MAX_CALLBACK_BODY_BYTES, receive: receiving.receive, report: receiving.report, logger: options.logger, spans });
+  const reconciler = reconciling({ account, clock: verifier.now, logger, report: pipe.report, applyRead: pipe.applyRead, enqueue: options.enqueue });
+  const entries = entryPoints({ maxBodyBytes: options.maxBodyBytes ?? MAX_CALLBACK_BODY_BYTES, receive: pipe.receive, report: pipe.report, logger, spans });
 
   const receiver: CallbackReceiver<TContext> = {
     on(event, handler) {
-      receiving.on(event, handler);
+      pipe.on(event, handler);
       return receiver;
     },
     ...entries,
     // A job made by reconcile is applied from a fresh status read; any other is checked as its callback was.
     apply: (job, applyOptions) =>
-      spans.apply(traceparentOf(job), (trace) => (isStatusReadJob(job) ? reconciler.applyJob(job, trace, applyOptions?.provider) : receiving.applyJob(job, trace))),
+      spans.apply(traceparentOf(job), (trace) => (isStatusReadJob(job) ? reconciler.applyJob(job, trace, applyOptions?.provider) : pipe.applyJob(job, trace))),
     reconcile: (reconcileOptions) => reconciler.reconcile(reconcileOptions),
   };
   return receiver;
