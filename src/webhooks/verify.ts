@@ -346,8 +346,8 @@ export interface Verifier {
 }
 
 /**
- * Checks and resolves verifyCallback's options once: `verifyCallback` builds one per call, and
- * each delivery then does only per-message work.
+ * Checks and resolves verifyCallback's options, for one call of `verifyCallback`. A receiver
+ * checks its options itself and builds its one verifier with {@link verifierOf}.
  * @throws {RequestValidationError} when an option is impossible
  * @internal
  */
