@@ -1,6 +1,6 @@
 import { safeParseTrackingCode } from '../index.js';
 import type { SignCallbackPayload } from '../index.js';
-import { DIRECTION_OF_KIND } from '../webhooks/detect-kind.js';
+import { DIRECTION_OF_KIND } from '../webhooks/payload.js';
 import type { CallbackKind } from '../webhooks/kinds.js';
 import { callbackPayload } from '../sandbox/callback-payloads.js';
 import { KINDS } from '../sandbox/record-kinds.js';

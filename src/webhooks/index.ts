@@ -19,7 +19,7 @@ export type {
   CallbackInput,
   VerifyCallbackOptions,
 } from './verify.js';
-export type { PreviousSecretKey } from './previous-key.js';
+export type { PreviousSecretKey } from './verify.js';
 export { verifyCallbackRequest } from './verify.js';
 export { signCallback } from './sign.js';
 export type {
@@ -66,12 +66,12 @@ export type {
   CallbackApplyOptions,
 } from './receiver/receiver.js';
 export type { ReconcileOptions, ReconcileResult, ReconcileResultKind } from './receiver/reconcile.js';
-export type { CallbackReceiverAnswer } from './receiver/answer.js';
+export type { CallbackReceiverAnswer } from './receiver/apply.js';
 export type {
   CallbackHandler,
   CallbackConfirm,
 } from './receiver/apply.js';
-export type { CallbackErrorDetails } from './receiver/report.js';
+export type { CallbackErrorDetails } from './receiver/apply.js';
 export type { CallbackJob, SignedCallbackJob, StatusReadJob } from './job.js';
 export { callbackKeyString } from './key.js';
 export { confirmWithCardStatus } from './confirm-card.js';

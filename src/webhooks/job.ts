@@ -1,7 +1,6 @@
 import type { CallbackBody } from './body.js';
 import type { VerifiedCallback } from './schemas.js';
-import type { CardStatusRead, CardStatusReadPayload } from './status-read.js';
-import { readTrackingCode } from '../core/tracking-code.js';
+import type { CardStatusReadPayload } from './status-read.js';
 import type { Verifier } from './verify.js';
 import { CallbackJobError, CallbackVerificationError } from '../errors/error.js';
 import type { CallbackJobField, CallbackVerificationReason } from '../errors/error.js';
@@ -75,27 +74,6 @@ export interface StatusReadJob {
   readonly payload: CardStatusReadPayload;
   /** When the status was read, in milliseconds since the epoch. */
   readonly receivedAt: number;
-}
-
-/** The job of a status read. */
-export function statusReadJob(read: CardStatusRead, account: string): StatusReadJob {
-  return { version: 1, source: 'status', account, kind: 'creditCard', event: `creditCard.${read.readStatus}`, payload: read.payload, receivedAt: read.readAt };
-}
-
-/**
- * Checks a job made by `reconcile` and returns the tracking code to read again: nothing of its
- * payload is trusted, only that it is this account's and names a card payment.
- *
- * @throws {CallbackJobError} naming the field, with nothing applied
- */
-export function checkStatusReadJob(job: Readonly<Record<string, unknown>>, account: string): string {
-  if (job['version'] !== 1) refuse('malformed_body', 'job', 'the job is not a CallbackJob of version 1');
-  if (job['account'] !== account) refuse('account_mismatch', 'account', 'the job is another account’s; this receiver applies its own only');
-  if (job['kind'] !== 'creditCard') refuse('kind_mismatch', 'kind', 'a status read job is of a provider card payment (kind creditCard)');
-  const payload = job['payload'];
-  const code = isRecord(payload) ? payload['tracking_code'] : undefined;
-  if (typeof code !== 'string' || readTrackingCode(code)?.prefix !== 'CC') refuse('invalid_tracking_code', 'payload', 'payload.tracking_code is not a card payment’s tracking code (CC-…-<Unix seconds>)');
-  return code;
 }
 
 /** Whether a job was made by `reconcile` from a status read. */

@@ -6,22 +6,18 @@ import { callbackHash } from '../internal/signer.js';
 import { readLimited } from '../internal/read-limited.js';
 import { readTrackingCode } from '../core/tracking-code.js';
 import type { TrackingCodeDirection } from '../core/tracking-code.js';
-import { CallbackVerificationError } from '../errors/error.js';
+import { CallbackVerificationError, RequestValidationError } from '../errors/error.js';
 import { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS } from './age.js';
 import { MAX_CALLBACK_BODY_BYTES, readCallbackBody } from './body.js';
 import type { BodyDecoding, CallbackBody } from './body.js';
 import type { Api } from '../core/api.js';
-import { DIRECTION_OF_KIND, kindOfCallback } from './detect-kind.js';
 import { CALLBACK_KINDS } from './kinds.js';
 import type { CallbackKind } from './kinds.js';
 import { readContentType, readSignatureHeaders } from './headers.js';
 import type { CallbackHeaders } from './headers.js';
-import { CALLBACK_FIELDS } from './payload.js';
-import { fieldIssue, readField, readPayload } from './payload.js';
+import { CALLBACK_FIELDS, DIRECTION_OF_KIND, fieldIssue, kindOfCallback, readField, readPayload } from './payload.js';
 import type { VerifiedCallback } from './schemas.js';
 import type { ValidationIssue } from '../errors/error.js';
-import { previousKeyUntil } from './previous-key.js';
-import type { PreviousSecretKey } from './previous-key.js';
 
 /** A received callback: its headers and its body, in whichever form the framework gives them. */
 export interface CallbackInput {
@@ -129,7 +125,59 @@ export const VERIFY_OPTIONS = declareOptions<VerifyCallbackOptions>()([
   { name: 'api', rule: { type: 'oneOf', values: ['provider', 'dealer'] } },
   { name: 'dealerCardWithoutHeaders', rule: { type: 'boolean' }, default: false },
   { name: 'now', rule: { type: 'function' } },
-], { previousSecretKey: 'checked with its parts and the secretKey it must differ from, by previousKeyUntil' });
+], { previousSecretKey: 'checked with its parts and the secretKey it must differ from, by previousKeyUntil (below)' });
+
+/*
+ * The secret key a receiver still accepts after a rotation, until an absolute time. Absolute, not
+ * "for an hour from start-up": every instance, and every restart of one, must close the window at
+ * the same moment, or an instance started late keeps a leaked key alive.
+ */
+
+/**
+ * The secret key in force before a rotation, accepted beside `secretKey` until `until`.
+ *
+ * @example { secretKey: oldSecretKey, until: '2026-12-01T00:00:00Z' }
+ */
+export interface PreviousSecretKey {
+  /** The secret key the service signed with before the rotation. Never logged or shown in an error. */
+  readonly secretKey: string;
+  /**
+   * The moment it stops being accepted: a `Date`, or an ISO 8601 text with a zone (`Z` or
+   * `+03:00`), so that every instance reads the same moment. A moment in the past leaves it unused.
+   */
+  readonly until: Date | string;
+}
+
+// A zone is required: a local time would be another moment on an instance in another zone.
+const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})$/i;
+
+function refuseOption(where: string, field: string, message: string): never {
+  throw new RequestValidationError(where, [{ field, rule: 'invalid_option', message }]);
+}
+
+/**
+ * Checks `previousSecretKey` and returns the moment it ends, in milliseconds since 1970, or
+ * undefined when none is given. Neither key is ever shown.
+ * @throws {RequestValidationError} naming `previousSecretKey`, `previousSecretKey.secretKey` or `previousSecretKey.until`
+ */
+function previousKeyUntil(where: string, options: VerifyCallbackOptions): number | undefined {
+  const previous: unknown = options.previousSecretKey;
+  if (previous === undefined) return undefined;
+  if (typeof previous !== 'object' || previous === null) refuseOption(where, 'previousSecretKey', `must be { secretKey, until }; got ${previous === null ? 'null' : typeof previous}`);
+  const { secretKey, until } = previous as { readonly secretKey?: unknown; readonly until?: unknown };
+  if (typeof secretKey !== 'string' || secretKey === '') {
+    refuseOption(where, 'previousSecretKey.secretKey', `must be a non-empty string; got ${secretKey === '' ? 'an empty string' : typeof secretKey}`);
+  }
+  if (secretKey === options.secretKey) refuseOption(where, 'previousSecretKey.secretKey', 'must differ from secretKey: it is the key in force before the rotation');
+  let ms = Number.NaN;
+  if (until instanceof Date) ms = until.getTime();
+  else if (typeof until === 'string' && ISO_WITH_ZONE.test(until)) ms = Date.parse(until);
+  if (!Number.isFinite(ms)) {
+    const got = until instanceof Date ? 'an invalid Date' : typeof until === 'string' ? JSON.stringify(until.slice(0, 40)) : typeof until;
+    refuseOption(where, 'previousSecretKey.until', `must be a Date or an ISO 8601 time with a zone, for example '2026-12-01T00:00:00Z' (the same moment on every instance); got ${got}`);
+  }
+  return ms;
+}
 
 // A clock that reads NaN would make every timestamp look fresh or every one stale.
 const CLOCK_READING: OptionDeclaration = { name: 'now()', rule: { type: 'number', min: -Infinity, max: Infinity }, required: true };
@@ -284,43 +332,48 @@ export interface VerifyAt {
 export interface Verified {
   readonly callback: VerifiedCallback;
   readonly signedIn: 'headers' | 'body';
+  /** The time the age was measured at: the clock's reading, or the `nowMs` given. */
+  readonly receivedAt: number;
 }
 
 /** verifyCallback's options, checked and resolved once, with the per-message check. @internal */
 export interface Verifier {
   readonly apiKey: string;
   readonly toleranceSeconds: number;
-  /** The clock's reading, checked to be a number. */
-  now(): number;
+  /** The clock's reading, checked to be a number: the receiver's one clock. */
+  readonly now: () => number;
   verify(input: CallbackInput, at?: VerifyAt): Verified;
 }
 
 /**
- * Checks and resolves verifyCallback's options once: a receiver builds one at creation, and each
- * delivery then does only per-message work.
+ * Checks and resolves verifyCallback's options, for one call of `verifyCallback`. A receiver
+ * checks its options itself and builds its one verifier with {@link verifierOf}.
  * @throws {RequestValidationError} when an option is impossible
  * @internal
  */
 export function createVerifier(options: VerifyCallbackOptions): Verifier {
   checkOptions(WHERE, options, VERIFY_OPTIONS);
-  return verifierOf(options, previousKeyUntil(WHERE, options));
+  return verifierOf(WHERE, options);
 }
 
 /**
- * A verifier of options already checked (the receiver checks its own, verifyCallback's among
- * them), with the previous key's end `previousUntil` already read. @internal
+ * A verifier of options already checked one by one (a receiver checks its own, verifyCallback's
+ * among them): what remains is the previous key, checked with the key it must differ from, then
+ * the defaults, applied here once. `where` names the caller in an error. @internal
  */
-export function verifierOf(options: VerifyCallbackOptions, previousUntil: number | undefined): Verifier {
+export function verifierOf(where: string, options: VerifyCallbackOptions): Verifier {
+  const previousUntil = previousKeyUntil(where, options);
   const { apiKey, secretKey, kind: toldKind, dealerCardWithoutHeaders = false } = options;
   const maxAge = options.maxAgeSeconds ?? DEFAULT_CALLBACK_MAX_AGE_SECONDS;
   const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
   const now = options.now ?? Date.now;
+  const clock = (): number => readClock(now);
   const previousKey = previousUntil === undefined ? undefined : options.previousSecretKey?.secretKey;
   const told = { kind: toldKind, api: options.api };
   const keys = { apiKey, secretKey };
 
   function verify(input: CallbackInput, at: VerifyAt = {}): Verified {
-    const nowMs = at.nowMs ?? readClock(now);
+    const nowMs = at.nowMs ?? clock();
     const inputObject: unknown = input;
     if (typeof inputObject !== 'object' || inputObject === null) throw new CallbackVerificationError('malformed_body', 'there is no body');
     // Content-Type matters only to bytes: a text or parsed body never reads it.
@@ -386,8 +439,16 @@ export function verifierOf(options: VerifyCallbackOptions, previousUntil: number
       throw new CallbackVerificationError('timestamp_out_of_tolerance', `the timestamp is ${-ageSeconds} s in the future; at most ${tolerance} s (toleranceSeconds) is accepted`);
     }
 
+    // The kind, then the body typed by its kind's table (the one place a payload is read), with
+    // the values that verified rather than their unsigned copies.
     const kind = kindOfCallback(direction, headers === undefined, body, told);
-    return { callback: readVerified(kind, body, timestamp, hash, ageSeconds), signedIn: headers === undefined ? 'body' : 'headers' };
+    const result = readPayload(CALLBACK_FIELDS[kind], body, { timestamp, hash });
+    if (!result.success) {
+      // Genuine, yet not typeable: 500 (unreadable_payload), so that it is redelivered once fixed.
+      throw new CallbackVerificationError('unreadable_payload', `the signature verified, but the body is not a valid ${kind} callback`, result.issues);
+    }
+    const callback = { kind, source: 'callback', payload: result.data, ageSeconds } as VerifiedCallback;
+    return { callback, signedIn: headers === undefined ? 'body' : 'headers', receivedAt: nowMs };
   }
 
   // Whether `hash` signs the fields at `timestamp` with the secret key or the previous one; both
@@ -399,19 +460,5 @@ export function verifierOf(options: VerifyCallbackOptions, previousUntil: number
     return current || before;
   }
 
-  return { apiKey, toleranceSeconds: tolerance, now: () => readClock(now), verify };
-}
-
-/**
- * Types the body of a verified callback by its kind's table: the one place a payload is read.
- * The payload carries the values that verified, not their unsigned copies. schemas.ts makes each
- * payload type from the same table.
- */
-function readVerified(kind: VerifiedCallback['kind'], body: Readonly<Record<string, unknown>>, timestamp: number, hash: string, ageSeconds: number): VerifiedCallback {
-  const result = readPayload(CALLBACK_FIELDS[kind], body, { timestamp, hash });
-  if (!result.success) {
-    // Genuine, yet not typeable: 500 (unreadable_payload), so that it is redelivered once fixed.
-    throw new CallbackVerificationError('unreadable_payload', `the signature verified, but the body is not a valid ${kind} callback`, result.issues);
-  }
-  return { kind, source: 'callback', payload: result.data, ageSeconds } as VerifiedCallback;
+  return { apiKey, toleranceSeconds: tolerance, now: clock, verify };
 }

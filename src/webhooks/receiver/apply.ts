@@ -1,23 +1,59 @@
+import type { Logger } from '../../core/observability.js';
 import type { LevelledLogger } from '../../core/log-level.js';
-import { assertNever } from '../../internal/assert-never.js';
 import type { CallbackApplyTrace, CallbackTrace } from '../../internal/tracing.js';
-import { isPayorchError, CallbackJobError, CallbackRetentionError } from '../../errors/error.js';
+import { isPayorchError, CallbackJobError, CallbackRetentionError, CallbackVerificationError } from '../../errors/error.js';
+import { readCallbackBody } from '../body.js';
+import type { BodyDecoding, CallbackBody } from '../body.js';
 import { eventNamesOf, isCallbackEventName } from '../events.js';
 import type { CallbackEventName, CallbackOfEvent } from '../events.js';
+import type { CallbackHeaders } from '../headers.js';
 import type { CallbackInbox, CallbackInboxContext, CallbackInboxOutcome, CallbackKey, CallbackProgress } from '../inbox.js';
-import { checkCallbackJob, checkStatusReadJob, isStatusReadJob } from '../job.js';
+import { callbackJob, checkCallbackJob } from '../job.js';
+import type { CallbackJob } from '../job.js';
 import type { VerifiedCallback } from '../schemas.js';
-import type { AppliedCallback, CardStatusRead, CardStatusSource } from '../status-read.js';
-import { readCardStatus, statusesToApply } from '../status-read.js';
-import type { Verifier } from '../verify.js';
-import { NOT_APPLIED, NOT_CONFIRMED, NO_HANDLER, OK, RECORD_TOO_OLD } from './answer.js';
-import type { CallbackReceiverAnswer } from './answer.js';
-import type { Report } from './report.js';
+import type { AppliedCallback, CardStatusRead } from '../status-read.js';
+import { statusesToApply } from '../status-read.js';
+import { charsetOf } from '../verify.js';
+import type { Verified, Verifier } from '../verify.js';
 
 /*
- * The applying path: confirm, then the inbox, then the handlers. The inline answer (no `enqueue`)
- * and `receiver.apply(job)` share it; a job is first checked as its callback was.
+ * The receive path after the adapter read and sized the body: verify, then enqueue or apply
+ * (confirm, then the inbox, then the handlers), and the answer. `receiver.apply(job)` of a
+ * signed job shares the applying; a job is first checked as its callback was. What could not be
+ * applied, and what was refused, is told here too.
  */
+
+/** An answer of {@link CallbackReceiver.receive}: the status, headers and body to send. */
+export interface CallbackReceiverAnswer {
+  /** 200 applied, already applied or (with `enqueue`) queued; 400 malformed; 401 not genuine; 405 not POST; 409 refused by `confirm`; 413 too large; 422 record older than the inbox's retention; 500 not applied or not queued. */
+  readonly status: 200 | 400 | 401 | 405 | 409 | 413 | 422 | 500;
+  readonly headers: Readonly<Record<string, string>>;
+  /** JSON: `{"success":true}` (spec 6.1), or `{"success":false,"error":"<reason>"}`. */
+  readonly body: string;
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json' } as const;
+
+/** The answer of a status, with the reason of a refusal. */
+export function answer(status: CallbackReceiverAnswer['status'], error?: string, extraHeaders?: Record<string, string>): CallbackReceiverAnswer {
+  const body = error === undefined ? '{"success":true}' : JSON.stringify({ success: false, error });
+  // The length known, node:http sends the answer in one piece instead of chunks.
+  return { status, headers: { ...JSON_HEADERS, 'content-length': String(new TextEncoder().encode(body).byteLength), ...extraHeaders }, body };
+}
+
+export const OK = /* @__PURE__ */ answer(200);
+export const NOT_APPLIED = /* @__PURE__ */ answer(500, 'not_applied');
+const NOT_CONFIRMED = /* @__PURE__ */ answer(409, 'not_confirmed');
+const RECORD_TOO_OLD = /* @__PURE__ */ answer(422, 'record_too_old');
+const NO_HANDLER = /* @__PURE__ */ answer(500, 'no_handler');
+const UNREADABLE_PAYLOAD = /* @__PURE__ */ answer(500, 'unreadable_payload');
+const NOT_QUEUED = /* @__PURE__ */ answer(500, 'not_queued');
+
+/** A callback as an adapter hands it to the receive path, its body read and sized. */
+export interface ReceivedInput {
+  readonly headers: CallbackHeaders;
+  readonly body: CallbackBody;
+}
 
 /**
  * A handler of one event: applies the callback, or throws to have it delivered again. It gets
@@ -43,44 +79,122 @@ export class UnhandledError extends Error {
   override name = 'UnhandledError';
 }
 
-/** What applying needs of the receiver's options. */
-export interface ApplySettings<TContext extends CallbackInboxContext> {
-  readonly inbox: CallbackInbox<TContext>;
-  readonly confirm: CallbackConfirm<TContext> | undefined;
-  /** The account keys are recorded under (`accountName`, else the API key). */
-  readonly account: string;
-  readonly retryUnhandled: boolean;
-  /** The receiver's verifier: a job is verified with it. */
-  readonly verifier: Verifier;
-  readonly clock: () => number;
-  readonly logger: LevelledLogger;
-  readonly report: Report;
+/** What `onError` is told besides the error. */
+export interface CallbackErrorDetails {
+  /**
+   * The verified callback being applied (or the status read `reconcile` applies in its place,
+   * `source: 'status'`), or `undefined` when the failure came before it was typed.
+   */
+  readonly callback: AppliedCallback | undefined;
+  /**
+   * What failed: a handler, the inbox (claiming or committing), reading the request, typing a
+   * genuine callback's body (`payload`), `confirm` (refused or threw), or no handler took a
+   * callback that `unhandled: 'retry'` sends back (`unhandled`), `enqueue` threw (`enqueue`), or
+   * the inbox refused a callback whose record is older than its retention (`retention`, a
+   * {@link CallbackRetentionError}: reconcile it by hand).
+   */
+  readonly phase: 'handler' | 'inbox' | 'request' | 'payload' | 'confirm' | 'unhandled' | 'enqueue' | 'retention';
+  /**
+   * For `payload`: the body as received, without its `hash`, so that you can see what could not
+   * be typed.
+   */
+  readonly payload?: Readonly<Record<string, unknown>> | undefined;
 }
 
-/** The applying path of one receiver. */
-export interface Applying<TContext> {
+/** Tells of a callback that was not applied. */
+export type Report = (error: unknown, details: CallbackErrorDetails) => void;
+
+/** At most one warning a minute per receiver: a wrong key refuses every callback, and each would say the same. */
+const WARN_INTERVAL_MS = 60_000;
+
+/** What the receive path needs of the receiver's options, each checked and resolved once. */
+export interface PipelineSettings<TContext extends CallbackInboxContext> {
+  /** The receiver's verifier: a callback, and a job, is verified with it; its clock is the receiver's. */
+  readonly verifier: Verifier;
+  /** The account keys are recorded under (`accountName`, else the API key). */
+  readonly account: string;
+  readonly inbox: CallbackInbox<TContext>;
+  readonly confirm: CallbackConfirm<TContext> | undefined;
+  readonly retryUnhandled: boolean;
+  readonly enqueue: ((job: CallbackJob) => Promise<void>) | undefined;
+  /** The receiver's logger, at its level. */
+  readonly logger: LevelledLogger;
+  /** The receiver's `onError`: told of every callback that could not be applied. */
+  readonly onError: Report | undefined;
+  /** Without `onError`, failures go to this logger as given (never filtered by level), else to `console.error`. */
+  readonly failureLogger: Logger | undefined;
+}
+
+/** The receive path of one receiver. */
+export interface Pipeline<TContext> {
   /**
    * Registers a handler (`receiver.on`), checked at run time for callers without types.
    * @throws {TypeError} for an event name or a handler that is not one
    */
   on(event: string, handler: (callback: never, context: TContext) => void | Promise<void>): void;
-  /** Applies a callback before the answer (no `enqueue`), and answers for it. */
-  applyNow(callback: VerifiedCallback, trace: CallbackTrace): Promise<CallbackReceiverAnswer>;
-  /**
-   * Checks a job as its callback was checked, then applies it (`receiver.apply`); a job made by
-   * `reconcile` is applied from a fresh status read through `provider`.
-   */
-  applyJob(job: unknown, trace: CallbackApplyTrace, provider: CardStatusSource | undefined): Promise<void>;
+  /** Verifies a body its adapter read and sized, then enqueues or applies it, and answers for it. Never rejects. */
+  readonly receive: (input: ReceivedInput, trace: CallbackTrace) => Promise<CallbackReceiverAnswer>;
+  /** Checks a signed job as its callback was checked, then applies it (`receiver.apply`). */
+  applyJob(job: unknown, trace: CallbackApplyTrace): Promise<void>;
   /**
    * Applies the end status of a status read, a refunded payment's `success` first, each under its
    * own key; rejects with the first failure, as a callback's does (reported to `onError`).
    */
-  applyRead(read: CardStatusRead): Promise<CallbackInboxOutcome | 'unhandled'>;
+  readonly applyRead: (read: CardStatusRead) => Promise<CallbackInboxOutcome | 'unhandled'>;
+  /** Tells of a callback that was not applied: `onError`, else the logger's `error`, else `console.error`. */
+  readonly report: Report;
 }
 
-/** The applying path over the receiver's handlers, inbox and `confirm`. */
-export function applying<TContext extends CallbackInboxContext>(settings: ApplySettings<TContext>): Applying<TContext> {
-  const { inbox, confirm, account, retryUnhandled, logger, report } = settings;
+/** The receive path over the receiver's verifier, handlers, inbox, `confirm` and `enqueue`. */
+export function pipeline<TContext extends CallbackInboxContext>(settings: PipelineSettings<TContext>): Pipeline<TContext> {
+  const { verifier, account, inbox, confirm, retryUnhandled, enqueue, logger, onError, failureLogger } = settings;
+
+  // Failures keep their own rule (onError, else the logger's error, else console.error): never filtered.
+  const report: Report = (error, details) => {
+    try {
+      if (onError !== undefined) onError(error, details);
+      else if (failureLogger !== undefined) failureLogger.error({ phase: details.phase, trackingCode: details.callback?.payload.tracking_code, status: details.callback?.payload.status, error }, 'payorch: a callback was not applied');
+      else console.error('payorch: a callback was not applied', error);
+    } catch (reportError) {
+      // A failing onError must not take the answer (or the process) down with it.
+      console.error('payorch: onError threw', reportError);
+    }
+  };
+
+  /*
+   * How the requests refused are told. A well-formed callback (it read as a callback of a known
+   * kind, and carried a signature) refused for its hash or its API key is most likely a genuine
+   * one under a wrong or rotated key: warned on the console even without a `logger`, at most once
+   * a minute with the count, since the service stops retrying in the end and the callbacks are
+   * lost. Everything else (scanners' junk, a stale timestamp) is logged at `debug`. Only
+   * `logLevel: 'off'` (or PAYORCH_LOG=off) silences the warning. No key is ever named.
+   */
+  let windowStart: number | undefined;
+  let unwarned = 0;
+  function refused(error: CallbackVerificationError): void {
+    const keyRefusal = error.reason === 'invalid_signature' || error.reason === 'api_key_mismatch';
+    if (!keyRefusal) {
+      if (logger.enabled('debug')) logger.debug({ reason: error.reason, status: error.status }, `payorch: refused a callback request (${error.reason}): ${error.message}`);
+      return;
+    }
+    unwarned++;
+    const now = verifier.now();
+    if (windowStart !== undefined && now - windowStart < WARN_INTERVAL_MS) return;
+    const count = unwarned;
+    windowStart = now;
+    unwarned = 0;
+    const cause = error.reason === 'api_key_mismatch' ? 'X-Api-Key is not this receiver\'s API key' : 'the hash does not match';
+    try {
+      // Written at warn whatever the level but off: a receiver refusing genuine callbacks loses them.
+      logger.warnAlways(
+        { reason: error.reason, refused: count },
+        `payorch: refused ${count} well-formed callback${count === 1 ? '' : 's'} ${count === 1 ? '' : 'in the last minute '}(${cause}): the receiver's keys are probably wrong or were rotated. Check apiKey and secretKey against the service's panel; genuine callbacks are lost once the service stops retrying.`,
+      );
+    } catch {
+      // A broken logger is the user's to notice; the answer goes out.
+    }
+  }
+
   type Handler = (callback: AppliedCallback, context: TContext) => void | Promise<void>;
   const handlers = new Map<string, Handler[]>();
   // The steps of each kind and status, worked out on its first callback; `on` clears them.
@@ -160,39 +274,74 @@ export function applying<TContext extends CallbackInboxContext>(settings: ApplyS
     return result;
   }
 
-  // A job made by reconcile holds no signature: nothing in it is trusted but its account and the
-  // code to read again, and what is applied is what the service answers now.
-  async function applyStatusReadJob(job: Readonly<Record<string, unknown>>, trace: CallbackApplyTrace, provider: CardStatusSource | undefined): Promise<CallbackInboxOutcome | 'unhandled'> {
-    let trackingCode: string;
+  async function applyNow(callback: VerifiedCallback, trace: CallbackTrace): Promise<CallbackReceiverAnswer> {
     try {
-      trackingCode = checkStatusReadJob(job, account);
+      const outcome = await applyCallback(callback);
+      if (outcome !== 'unhandled') trace.processed(outcome);
+      return OK;
+    } catch (error) {
+      if (error instanceof NotConfirmedError) return NOT_CONFIRMED;
+      if (error instanceof UnhandledError) return NO_HANDLER;
+      return isPayorchError(error, CallbackRetentionError) ? RECORD_TOO_OLD : NOT_APPLIED;
+    }
+  }
+
+  // Deferred: a verified callback becomes a job, and the job comes back through the same verifier.
+  async function enqueueNow(queue: (job: CallbackJob) => Promise<void>, { callback, signedIn, receivedAt }: Verified, trace: CallbackTrace): Promise<CallbackReceiverAnswer> {
+    const job = callbackJob(callback, signedIn, account, receivedAt, trace.traceparent());
+    try {
+      await queue(job);
+    } catch (error) {
+      report(error, { callback, phase: 'enqueue' });
+      return NOT_QUEUED;
+    }
+    trace.processed('queued');
+    if (logger.enabled('debug')) logger.debug({ kind: callback.kind, trackingCode: callback.payload.tracking_code, status: callback.payload.status }, 'payorch: callback queued');
+    return OK;
+  }
+
+  async function applyJob(job: unknown, trace: CallbackApplyTrace): Promise<void> {
+    let callback: VerifiedCallback;
+    try {
+      callback = checkCallbackJob(job, { verifier, account, nowMs: verifier.now() });
     } catch (error) {
       if (error instanceof CallbackJobError) logger.warn({ reason: error.reason, field: error.field }, error.message);
       throw error;
     }
-    // Checked at run time: a worker's options come from code without types too.
-    const given = provider as { readonly creditCard?: { readonly getStatus?: unknown } } | undefined;
-    if (provider === undefined || typeof given?.creditCard?.getStatus !== 'function') {
-      throw new TypeError('receiver.apply: a job made by reconcile is applied from a fresh status read; pass the provider client: receiver.apply(job, { provider })');
+    trace.verified(callback);
+    trace.processed(await applyCallback(callback));
+  }
+
+  // Read, not refused: a genuine callback must apply whatever charset its bytes are in. Logged, so
+  // that a sender that mislabels its bodies is seen, and names read in a wrong charset found.
+  function warnDecoded(decoding: BodyDecoding): void {
+    logger.warn({ ...decoding }, `payorch: the callback body was not in the charset its Content-Type declares (${decoding.charset ?? 'none, so UTF-8'}); it was read as ${decoding.decodedAs}`);
+  }
+
+  // Sized already, by its adapter: verified once (its headers parsed once, the clock read once),
+  // then enqueued or applied.
+  async function receive(input: ReceivedInput, trace: CallbackTrace): Promise<CallbackReceiverAnswer> {
+    let verified: Verified;
+    try {
+      verified = verifier.verify(input, { onDecoded: warnDecoded, sized: true });
+    } catch (error) {
+      if (!(error instanceof CallbackVerificationError)) {
+        report(error, { callback: undefined, phase: 'request' });
+        return NOT_APPLIED;
+      }
+      if (error.signatureVerified) {
+        // Genuine: never dropped. 500 brings it back once the SDK or the service is fixed.
+        report(error, { callback: undefined, phase: 'payload', payload: rawPayload(input) });
+        return UNREADABLE_PAYLOAD;
+      }
+      refused(error);
+      return answer(error.status, error.reason);
     }
-    const read = await readCardStatus(provider, trackingCode, settings.clock);
-    switch (read.result) {
-      case 'read':
-        trace.verified(read.read);
-        return applyRead(read.read);
-      case 'pending':
-        throw new CallbackJobError('invalid_status', 'payload', `the service reads ${trackingCode} as ${read.status}, not an end status: nothing applied`);
-      case 'not_found':
-        throw new CallbackJobError('invalid_tracking_code', 'payload', `the service does not know ${trackingCode}: nothing applied`);
-      case 'failed':
-        throw read.error;
-      default:
-        return assertNever(read);
-    }
+    trace.verified(verified.callback);
+    return enqueue === undefined ? applyNow(verified.callback, trace) : enqueueNow(enqueue, verified, trace);
   }
 
   return {
-    applyRead,
     on(event, handler) {
       if (!isCallbackEventName(event)) {
         throw new TypeError(`receiver.on: ${JSON.stringify(event)} is not an event; use '*', a kind ('deposit'), or a kind and a status the spec lists ('deposit.completed')`);
@@ -204,31 +353,28 @@ export function applying<TContext extends CallbackInboxContext>(settings: ApplyS
       handlers.set(event, list);
       steps.clear();
     },
-    async applyNow(callback, trace) {
+    // Never rejects: whatever throws past the answers above is reported and answered 500.
+    receive: async (input, trace) => {
       try {
-        const outcome = await applyCallback(callback);
-        if (outcome !== 'unhandled') trace.processed(outcome);
-        return OK;
+        return await receive(input, trace);
       } catch (error) {
-        if (error instanceof NotConfirmedError) return NOT_CONFIRMED;
-        if (error instanceof UnhandledError) return NO_HANDLER;
-        return isPayorchError(error, CallbackRetentionError) ? RECORD_TOO_OLD : NOT_APPLIED;
+        report(error, { callback: undefined, phase: 'request' });
+        return NOT_APPLIED;
       }
     },
-    async applyJob(job, trace, provider) {
-      if (isStatusReadJob(job)) {
-        trace.processed(await applyStatusReadJob(job, trace, provider));
-        return;
-      }
-      let callback: VerifiedCallback;
-      try {
-        callback = checkCallbackJob(job, { verifier: settings.verifier, account, nowMs: settings.clock() });
-      } catch (error) {
-        if (error instanceof CallbackJobError) logger.warn({ reason: error.reason, field: error.field }, error.message);
-        throw error;
-      }
-      trace.verified(callback);
-      trace.processed(await applyCallback(callback));
-    },
+    applyJob,
+    applyRead,
+    report,
   };
+}
+
+/** The body of a genuine callback that could not be typed, without its `hash`, for `onError`. */
+function rawPayload(input: ReceivedInput): Readonly<Record<string, unknown>> | undefined {
+  try {
+    const fields = readCallbackBody(input.body, charsetOf(input));
+    delete fields['hash'];
+    return fields;
+  } catch {
+    return undefined;
+  }
 }

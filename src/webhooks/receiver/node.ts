@@ -1,13 +1,17 @@
+import type { LevelledLogger } from '../../core/log-level.js';
 import { concatBytes, readLimited } from '../../internal/read-limited.js';
-import type { CallbackTrace } from '../../internal/tracing.js';
+import type { CallbackSpans, CallbackTrace } from '../../internal/tracing.js';
+import { utf8Length } from '../body.js';
 import type { CallbackBody } from '../body.js';
-import { NOT_APPLIED, NOT_POST, TOO_LARGE_ANSWER, unreadable } from './answer.js';
-import type { CallbackReceiverAnswer, Receiving } from './answer.js';
+import type { CallbackHeaders } from '../headers.js';
+import { NOT_APPLIED, answer } from './apply.js';
+import type { CallbackReceiverAnswer, Report, ReceivedInput } from './apply.js';
 
 /*
- * The framework adapters: `receiver.handle` (Fetch API) and `receiver.nodeHandler` (node:http,
- * Express, Fastify's raw request). Each reads the body once, sizes it as it reads, and hands it
- * to the receive path.
+ * The receiver's entry points, each one span: `receiver.handle` (Fetch API),
+ * `receiver.nodeHandler` (node:http, Express, Fastify's raw request) and `receiver.receive` (a
+ * body you already have). Each reads the body once and sizes it once (as it reads, or whole when
+ * a parser read it before), and hands it to the receive path.
  */
 
 
@@ -127,45 +131,89 @@ function readNodeBody(request: NodeRequestLike, limit: number): Promise<Uint8Arr
   });
 }
 
-/**
- * `receiver.nodeHandler`: answers a request of node:http, Express or any framework that gives
- * Node's request and response. A body a parser left is sized whole; otherwise the stream is read
- * once, sized as it is read.
- */
-export async function handleNode(receiving: Receiving, request: NodeRequestLike, response: NodeResponseLike, trace: CallbackTrace): Promise<void> {
-  let reply: CallbackReceiverAnswer;
-  const parsed = request.method === 'POST' ? bodyLeftByParser(request) : undefined;
-  if (request.method !== 'POST') reply = NOT_POST;
-  else if (parsed !== undefined) reply = await receiving.receiveParsed({ headers: request.headers, body: parsed }, trace);
-  else {
-    const body = await readNodeBody(request, receiving.maxBodyBytes).catch((error: unknown) => unreadable(receiving.logger, error));
-    reply = body === TOO_LARGE ? TOO_LARGE_ANSWER : body instanceof Uint8Array ? await receiving.receiveSized({ headers: request.headers, body }, trace) : body;
-  }
-  trace.answered(reply);
-  try {
-    if (!response.headersSent) {
-      response.writeHead(reply.status, { ...reply.headers });
-      response.end(reply.body);
-    }
-  } catch {
-    // The connection is gone; the service counts the delivery as failed and sends it again.
-  }
+const NOT_POST = /* @__PURE__ */ answer(405, 'method_not_allowed', { allow: 'POST' });
+// Sent before the body was read to its end: the connection cannot carry another request.
+const TOO_LARGE_ANSWER = /* @__PURE__ */ answer(413, 'body_too_large', { connection: 'close' });
+
+/** What the entry points get of the receiver. */
+export interface Receiving {
+  /** The largest body read, in bytes (`maxBodyBytes`). */
+  readonly maxBodyBytes: number;
+  /** The receive path for a body read and sized: verify, then enqueue or apply. Never rejects. */
+  readonly receive: (input: ReceivedInput, trace: CallbackTrace) => Promise<CallbackReceiverAnswer>;
+  readonly report: Report;
+  /** The receiver's logger, at its level: a body that could not be read is told at warn. */
+  readonly logger: LevelledLogger;
+  readonly spans: CallbackSpans;
 }
 
-/**
- * `receiver.handle`: answers a Fetch API `Request` (Hono, Next.js, Workers, Bun, Deno). The body
- * is read once, sized as it is read, and handed to the receive path.
- */
-export async function handleFetch(receiving: Receiving, request: Request, trace: CallbackTrace): Promise<Response> {
-  let reply: CallbackReceiverAnswer;
-  if (request.method !== 'POST') reply = NOT_POST;
-  else if (request.bodyUsed) {
-    receiving.report(new TypeError('receiver.handle: the request body was already read; pass the request before anything reads it'), { callback: undefined, phase: 'request' });
-    reply = NOT_APPLIED;
-  } else {
-    const body = await readLimited(request.body, request.headers.get('content-length'), receiving.maxBodyBytes).catch((error: unknown) => unreadable(receiving.logger, error));
-    reply = body === undefined ? TOO_LARGE_ANSWER : body instanceof Uint8Array ? await receiving.receiveSized({ headers: request.headers, body }, trace) : body;
+/** The entry points of a receiver, `receiver.receive`, `handle` and `nodeHandler`: none of them rejects. */
+export interface EntryPoints {
+  readonly receive: (input: { readonly headers: CallbackHeaders; readonly body: CallbackBody }) => Promise<CallbackReceiverAnswer>;
+  readonly handle: (request: Request) => Promise<Response>;
+  readonly nodeHandler: (request: NodeRequestLike, response: NodeResponseLike) => Promise<void>;
+}
+
+/** The entry points over the receive path, each one span: every answer, refusals before verification included. */
+export function entryPoints({ maxBodyBytes, receive, report, logger, spans }: Receiving): EntryPoints {
+  // The client went away mid-body: nobody reads this answer, and nothing was applied.
+  function unreadable(error: unknown): CallbackReceiverAnswer {
+    logger.warn({ error }, 'payorch: the callback body could not be read');
+    return answer(400, 'malformed_body');
   }
-  trace.answered(reply);
-  return new Response(reply.body, { status: reply.status, headers: reply.headers });
+
+  // A body given whole (receive(), a framework's parser) is sized here; one read from a stream was
+  // sized as it was read. A UTF-16 unit is at most 3 UTF-8 bytes: most strings are sized without
+  // encoding them.
+  function receiveWhole(input: ReceivedInput, trace: CallbackTrace): Promise<CallbackReceiverAnswer> {
+    const { body } = input;
+    const tooLarge =
+      typeof body === 'string' ? body.length * 3 > maxBodyBytes && utf8Length(body) > maxBodyBytes : (body instanceof ArrayBuffer || ArrayBuffer.isView(body)) && body.byteLength > maxBodyBytes;
+    return tooLarge ? Promise.resolve(TOO_LARGE_ANSWER) : receive(input, trace);
+  }
+
+  /**
+   * `receiver.nodeHandler`: a body a parser left is sized whole; otherwise the stream is read
+   * once, sized as it is read.
+   */
+  async function handleNode(request: NodeRequestLike, response: NodeResponseLike, trace: CallbackTrace): Promise<void> {
+    let reply: CallbackReceiverAnswer;
+    const parsed = request.method === 'POST' ? bodyLeftByParser(request) : undefined;
+    if (request.method !== 'POST') reply = NOT_POST;
+    else if (parsed !== undefined) reply = await receiveWhole({ headers: request.headers, body: parsed }, trace);
+    else {
+      const body = await readNodeBody(request, maxBodyBytes).catch(unreadable);
+      reply = body === TOO_LARGE ? TOO_LARGE_ANSWER : body instanceof Uint8Array ? await receive({ headers: request.headers, body }, trace) : body;
+    }
+    trace.answered(reply);
+    try {
+      if (!response.headersSent) {
+        response.writeHead(reply.status, { ...reply.headers });
+        response.end(reply.body);
+      }
+    } catch {
+      // The connection is gone; the service counts the delivery as failed and sends it again.
+    }
+  }
+
+  /** `receiver.handle`: the body is read once, sized as it is read. */
+  async function handleFetch(request: Request, trace: CallbackTrace): Promise<Response> {
+    let reply: CallbackReceiverAnswer;
+    if (request.method !== 'POST') reply = NOT_POST;
+    else if (request.bodyUsed) {
+      report(new TypeError('receiver.handle: the request body was already read; pass the request before anything reads it'), { callback: undefined, phase: 'request' });
+      reply = NOT_APPLIED;
+    } else {
+      const body = await readLimited(request.body, request.headers.get('content-length'), maxBodyBytes).catch(unreadable);
+      reply = body === undefined ? TOO_LARGE_ANSWER : body instanceof Uint8Array ? await receive({ headers: request.headers, body }, trace) : body;
+    }
+    trace.answered(reply);
+    return new Response(reply.body, { status: reply.status, headers: reply.headers });
+  }
+
+  return {
+    receive: (input) => spans.receive(async (trace) => trace.answered(await receiveWhole(input, trace))),
+    handle: (request) => spans.receive((trace) => handleFetch(request, trace)),
+    nodeHandler: (request, response) => spans.receive((trace) => handleNode(request, response, trace)),
+  };
 }

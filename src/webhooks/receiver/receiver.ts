@@ -2,38 +2,32 @@ import type { Logger } from '../../core/observability.js';
 import { LOG_LEVEL_OPTION, levelledLogger } from '../../core/log-level.js';
 import type { LogLevel } from '../../core/log-level.js';
 import { LOGGER_OPTION, TRACER_OPTION, checkOptions, declareOptions } from '../../core/option-checks.js';
-import { traceCallback, traceCallbackApply } from '../../internal/tracing.js';
-import type { CallbackTrace } from '../../internal/tracing.js';
+import { callbackSpans } from '../../internal/tracing.js';
 import type { TracerLike } from '../../core/tracing.js';
-import { CallbackVerificationError, RequestValidationError } from '../../errors/error.js';
-import { MAX_CALLBACK_BODY_BYTES, readCallbackBody, utf8Length } from '../body.js';
-import type { BodyDecoding, CallbackBody } from '../body.js';
+import { RequestValidationError } from '../../errors/error.js';
+import { MAX_CALLBACK_BODY_BYTES } from '../body.js';
+import type { CallbackBody } from '../body.js';
 import type { CallbackEventName } from '../events.js';
 import type { CallbackHeaders } from '../headers.js';
 import type { CallbackInbox, CallbackInboxContext } from '../inbox.js';
-import { callbackJob } from '../job.js';
+import { isStatusReadJob } from '../job.js';
 import type { CallbackJob } from '../job.js';
-import { VERIFY_OPTIONS, charsetOf, verifierOf } from '../verify.js';
-import { previousKeyUntil } from '../previous-key.js';
-import type { Verified, VerifyCallbackOptions } from '../verify.js';
-import { NOT_APPLIED, NOT_QUEUED, OK, TOO_LARGE_ANSWER, UNREADABLE_PAYLOAD, answer } from './answer.js';
-import type { CallbackReceiverAnswer, ReceivedInput, Receiving } from './answer.js';
-import { applying } from './apply.js';
-import type { CallbackConfirm, CallbackHandler } from './apply.js';
+import type { CardStatusSource } from '../status-read.js';
+import { VERIFY_OPTIONS, verifierOf } from '../verify.js';
+import type { VerifyCallbackOptions } from '../verify.js';
+import { pipeline } from './apply.js';
+import type { CallbackConfirm, CallbackErrorDetails, CallbackHandler, CallbackReceiverAnswer } from './apply.js';
 import { createMemoryInbox } from './memory-inbox.js';
 import type { MemoryInboxContext } from './memory-inbox.js';
-import { handleFetch, handleNode } from './node.js';
+import { entryPoints } from './node.js';
 import type { NodeRequestLike, NodeResponseLike } from './node.js';
-import { reconcile } from './reconcile.js';
+import { reconciling } from './reconcile.js';
 import type { ReconcileOptions, ReconcileResult } from './reconcile.js';
-import { refusalLog, reporter } from './report.js';
-import type { CallbackErrorDetails } from './report.js';
-import type { CardStatusSource } from '../status-read.js';
 
 /*
- * The receiver: its options, the receive path (the adapter read and sized the body once; then
- * verify, then enqueue or apply) and the wiring of the applying path (apply.ts) and the framework
- * adapters (node.ts).
+ * The receiver: its options, checked and resolved once, and the wiring of its parts: the receive
+ * path (apply.ts: verify, then enqueue or apply, and the answer), reconciling (reconcile.ts) and
+ * the entry points that read and size the body (node.ts).
  */
 
 /**
@@ -255,7 +249,7 @@ export const RECEIVER_OPTIONS = declareOptions<CallbackReceiverOptions<CallbackI
   LOGGER_OPTION,
   { name: 'inbox', rule: { type: 'object', methods: ['process'], allowed: 'an object with a process(key, apply) method (CallbackInbox)' } },
   { name: 'enqueue', rule: { type: 'function' } },
-], { previousSecretKey: 'checked with its parts, the secretKey it must differ from and accountName, by previousKeyUntil' });
+], { previousSecretKey: 'checked with its parts and the secretKey it must differ from by verifierOf, and with accountName below' });
 
 /**
  * Creates a callback receiver: it reads the body (at most `maxBodyBytes`), verifies it with
@@ -285,128 +279,13 @@ export const RECEIVER_OPTIONS = declareOptions<CallbackReceiverOptions<CallbackI
  * ```
  */
 export function createCallbackReceiver<TContext extends CallbackInboxContext = MemoryInboxContext>(options: CallbackReceiverOptions<TContext>): CallbackReceiver<TContext> {
+  // Checked and resolved once, in the order trust is established (the keys, then who is told
+  // what, then where callbacks go): each delivery does only its own work.
   checkOptions(WHERE, options, RECEIVER_OPTIONS);
-  // Checked and resolved once: each delivery does only its own work.
-  const verifier = verifierOf(options, checkRotation(options));
-  const maxBodyBytes = options.maxBodyBytes ?? MAX_CALLBACK_BODY_BYTES;
-  const { onError, tracer, enqueue } = options;
-  const clock = options.now ?? Date.now;
-  const logger = levelledLogger(options.logger, options.logLevel);
-  const refused = refusalLog(logger, clock);
-  const account = options.accountName ?? options.apiKey;
-  // Failures keep their own rule (onError, else the logger's error, else console.error): never filtered.
-  const report = reporter(onError, options.logger);
-  const apply = applying({
-    inbox: options.inbox ?? (createMemoryInbox() as unknown as CallbackInbox<TContext>),
-    confirm: options.confirm,
-    account,
-    retryUnhandled: options.unhandled === 'retry',
-    verifier,
-    clock,
-    logger,
-    report,
-  });
-
-  /** Hands a verified callback to `enqueue`, and answers 200 once it is stored. */
-  async function enqueueNow(queue: (job: CallbackJob) => Promise<void>, { callback, signedIn }: Verified, receivedAt: number, trace: CallbackTrace): Promise<CallbackReceiverAnswer> {
-    const job = callbackJob(callback, signedIn, account, receivedAt, trace.traceparent());
-    try {
-      await queue(job);
-    } catch (error) {
-      report(error, { callback, phase: 'enqueue' });
-      return NOT_QUEUED;
-    }
-    trace.processed('queued');
-    if (logger.enabled('debug')) logger.debug({ kind: callback.kind, trackingCode: callback.payload.tracking_code, status: callback.payload.status }, 'payorch: callback queued');
-    return OK;
-  }
-
-  // Read, not refused: a genuine callback must apply whatever charset its bytes are in. Logged, so
-  // that a sender that mislabels its bodies is seen, and names read in a wrong charset found.
-  function warnDecoded(decoding: BodyDecoding): void {
-    logger.warn({ ...decoding }, `payorch: the callback body was not in the charset its Content-Type declares (${decoding.charset ?? 'none, so UTF-8'}); it was read as ${decoding.decodedAs}`);
-  }
-
-  function rawPayload(input: ReceivedInput): Readonly<Record<string, unknown>> | undefined {
-    try {
-      const fields = readCallbackBody(input.body, charsetOf(input));
-      delete fields['hash'];
-      return fields;
-    } catch {
-      return undefined;
-    }
-  }
-
-  // ── receive: the adapter read and sized the body once; then verify, then enqueue or apply.
-  async function receive(input: ReceivedInput, trace: CallbackTrace): Promise<CallbackReceiverAnswer> {
-    let receivedAt: number;
-    let verified: Verified;
-    try {
-      // One clock reading: the age is measured at the receipt time a job records.
-      receivedAt = verifier.now();
-      // Sized already: by the adapter as it read the body, or by receiveParsed.
-      verified = verifier.verify(input, { onDecoded: warnDecoded, sized: true, nowMs: receivedAt });
-    } catch (error) {
-      if (!(error instanceof CallbackVerificationError)) {
-        report(error, { callback: undefined, phase: 'request' });
-        return NOT_APPLIED;
-      }
-      if (error.signatureVerified) {
-        // Genuine: never dropped. 500 brings it back once the SDK or the service is fixed.
-        report(error, { callback: undefined, phase: 'payload', payload: rawPayload(input) });
-        return UNREADABLE_PAYLOAD;
-      }
-      refused(error);
-      return answer(error.status, error.reason);
-    }
-    trace.verified(verified.callback);
-    return enqueue === undefined ? apply.applyNow(verified.callback, trace) : enqueueNow(enqueue, verified, receivedAt, trace);
-  }
-
-  function isBodyTooLarge(body: CallbackBody): boolean {
-    // A UTF-16 unit is at most 3 UTF-8 bytes: most strings are sized without encoding them.
-    if (typeof body === 'string') return body.length * 3 > maxBodyBytes && utf8Length(body) > maxBodyBytes;
-    return (body instanceof ArrayBuffer || ArrayBuffer.isView(body)) && body.byteLength > maxBodyBytes;
-  }
-
-  // Each entry point answers every failure itself: none of them rejects. A body the adapter read
-  // was sized as it was read; one given whole (receive(), a framework's parser) is sized here.
-  async function receiveSized(input: ReceivedInput, trace: CallbackTrace): Promise<CallbackReceiverAnswer> {
-    try {
-      return await receive(input, trace);
-    } catch (error) {
-      report(error, { callback: undefined, phase: 'request' });
-      return NOT_APPLIED;
-    }
-  }
-
-  function receiveParsed(input: ReceivedInput, trace: CallbackTrace): Promise<CallbackReceiverAnswer> {
-    return isBodyTooLarge(input.body) ? Promise.resolve(TOO_LARGE_ANSWER) : receiveSized(input, trace);
-  }
-
-  const receiving: Receiving = { maxBodyBytes, receiveSized, receiveParsed, report, logger };
-  const receiver: CallbackReceiver<TContext> = {
-    on(event, handler) {
-      apply.on(event, handler);
-      return receiver;
-    },
-    // Each entry point is one span: every answer, refusals before verification included.
-    receive: (input) => traceCallback(tracer, async (trace) => trace.answered(await receiveParsed(input, trace))),
-    handle: (request) => traceCallback(tracer, (trace) => handleFetch(receiving, request, trace)),
-    nodeHandler: (request, response) => traceCallback(tracer, (trace) => handleNode(receiving, request, response, trace)),
-    apply: (job, applyOptions) => traceCallbackApply(tracer, traceparentOf(job), (trace) => apply.applyJob(job, trace, applyOptions?.provider)),
-    reconcile: (reconcileOptions) => reconcile({ account, clock, logger, report, applyRead: (read) => apply.applyRead(read), enqueue }, reconcileOptions),
-  };
-  return receiver;
-}
-
-/**
- * A rotation needs a stable account: were the inbox's account a key, callbacks applied under the
- * old one would apply again under the new one.
- */
-function checkRotation(options: VerifyCallbackOptions & { readonly accountName?: string | undefined }): number | undefined {
-  const until = previousKeyUntil(WHERE, options);
+  const verifier = verifierOf(WHERE, options);
   if (options.previousSecretKey !== undefined && options.accountName === undefined) {
+    // A rotation needs a stable account: were the inbox's account a key, callbacks applied under
+    // the old one would apply again under the new one.
     throw new RequestValidationError(WHERE, [
       {
         field: 'accountName',
@@ -415,7 +294,35 @@ function checkRotation(options: VerifyCallbackOptions & { readonly accountName?:
       },
     ]);
   }
-  return until;
+  const account = options.accountName ?? options.apiKey;
+  const logger = levelledLogger(options.logger, options.logLevel);
+  const spans = callbackSpans(options.tracer);
+  const pipe = pipeline({
+    verifier,
+    account,
+    inbox: options.inbox ?? (createMemoryInbox() as unknown as CallbackInbox<TContext>),
+    confirm: options.confirm,
+    retryUnhandled: options.unhandled === 'retry',
+    enqueue: options.enqueue,
+    logger,
+    onError: options.onError,
+    failureLogger: options.logger,
+  });
+  const reconciler = reconciling({ account, clock: verifier.now, logger, report: pipe.report, applyRead: pipe.applyRead, enqueue: options.enqueue });
+  const entries = entryPoints({ maxBodyBytes: options.maxBodyBytes ?? MAX_CALLBACK_BODY_BYTES, receive: pipe.receive, report: pipe.report, logger, spans });
+
+  const receiver: CallbackReceiver<TContext> = {
+    on(event, handler) {
+      pipe.on(event, handler);
+      return receiver;
+    },
+    ...entries,
+    // A job made by reconcile is applied from a fresh status read; any other is checked as its callback was.
+    apply: (job, applyOptions) =>
+      spans.apply(traceparentOf(job), (trace) => (isStatusReadJob(job) ? reconciler.applyJob(job, trace, applyOptions?.provider) : pipe.applyJob(job, trace))),
+    reconcile: (reconcileOptions) => reconciler.reconcile(reconcileOptions),
+  };
+  return receiver;
 }
 
 /** The job's `traceparent`, read without trusting the job's shape (it is checked later). */

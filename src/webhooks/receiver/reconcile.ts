@@ -1,23 +1,23 @@
 import { eachAtMost } from '../../internal/each-at-most.js';
-import type { Logger } from '../../core/observability.js';
+import type { LevelledLogger } from '../../core/log-level.js';
 import { checkValue } from '../../core/option-checks.js';
 import type { OptionDeclaration } from '../../core/option-checks.js';
 import { readTrackingCode } from '../../core/tracking-code.js';
-import { CallbackRetentionError, isPayorchError, RequestValidationError } from '../../errors/error.js';
+import { CallbackJobError, CallbackRetentionError, isPayorchError, RequestValidationError } from '../../errors/error.js';
 import type { CallOutcome, ValidationIssue } from '../../errors/error.js';
 import { assertNever } from '../../internal/assert-never.js';
 import type { CallbackInboxOutcome } from '../inbox.js';
-import { statusReadJob } from '../job.js';
-import type { CallbackJob } from '../job.js';
+import type { CallbackJob, StatusReadJob } from '../job.js';
 import { readCardStatus } from '../status-read.js';
-import type { CardStatusRead, CardStatusSource } from '../status-read.js';
+import type { CardStatusRead, CardStatusSource, StatusReadResult } from '../status-read.js';
+import type { CallbackApplyTrace } from '../../internal/tracing.js';
 import { NotConfirmedError } from './apply.js';
-import type { Report } from './report.js';
+import type { Report } from './apply.js';
 
 /*
  * `receiver.reconcile`: the callback that never came, recovered from the service's status
  * (spec 4.9) and applied through the receiver's own confirm, inbox and handlers, under the key
- * its callback has. Also the one status read that `apply` repeats for a job made from a read.
+ * its callback has. Also `receiver.apply` of a job made from a read, which reads the status again.
  */
 
 /** Settings of {@link CallbackReceiver.reconcile}. */
@@ -81,7 +81,7 @@ export const RECONCILE_OPTIONS: readonly OptionDeclaration[] = [
 export interface ReconcileSettings {
   readonly account: string;
   readonly clock: () => number;
-  readonly logger: Logger | undefined;
+  readonly logger: LevelledLogger;
   readonly report: Report;
   /** Applies a status read now (no `enqueue`). */
   readonly applyRead: (read: CardStatusRead) => Promise<CallbackInboxOutcome | 'unhandled'>;
@@ -136,51 +136,114 @@ function failure(trackingCode: string, status: string | undefined, error: unknow
   return { trackingCode, result: 'failed', status, error, outcome: isPayorchError(error) ? error.outcome : undefined };
 }
 
-/** Reads and applies (or queues) one code; never rejects. */
-async function reconcileOne(settings: ReconcileSettings, provider: CardStatusSource, trackingCode: string): Promise<ReconcileResult> {
-  const read = await readCardStatus(provider, trackingCode, settings.clock);
-  switch (read.result) {
-    case 'pending':
-      return { trackingCode, result: 'pending', status: read.status };
-    case 'not_found':
-      return { trackingCode, result: 'not_found' };
-    case 'failed':
-      return failure(trackingCode, read.status, read.error);
-    case 'read':
-      break;
-    default:
-      return assertNever(read);
-  }
-  const status = read.read.readStatus;
-  const { enqueue } = settings;
-  try {
-    if (enqueue !== undefined) {
-      try {
-        await enqueue(statusReadJob(read.read, settings.account));
-      } catch (error) {
-        settings.report(error, { callback: read.read, phase: 'enqueue' });
-        throw error;
-      }
-      return { trackingCode, result: 'queued', status };
-    }
-    return { trackingCode, result: await settings.applyRead(read.read), status };
-  } catch (error) {
-    return failure(trackingCode, status, error);
-  }
+/** Reconciling of one receiver: `receiver.reconcile`, and `receiver.apply` of the jobs it queues. */
+export interface Reconciling {
+  reconcile(options: ReconcileOptions): Promise<ReconcileResult[]>;
+  /** Applies a job made by `reconcile` from a fresh status read through `provider`. */
+  applyJob(job: Readonly<Record<string, unknown>>, trace: CallbackApplyTrace, provider: CardStatusSource | undefined): Promise<void>;
 }
 
-/** Reconciles every code, `concurrency` at a time; one result per code, in the order given. */
-export async function reconcile(settings: ReconcileSettings, options: ReconcileOptions): Promise<ReconcileResult[]> {
-  const { provider, codes, concurrency } = checkReconcileOptions(options);
-  return eachAtMost(codes, concurrency, async (trackingCode) => {
-    let result: ReconcileResult;
-    try {
-      result = await reconcileOne(settings, provider, trackingCode);
-    } catch (error) {
-      // A provider that throws synchronously, an onError that throws: still one result per code.
-      result = failure(trackingCode, undefined, error);
+/** Reconciling over the receiver's account, clock, applying and `enqueue`. */
+export function reconciling(settings: ReconcileSettings): Reconciling {
+  const { account, clock, logger, report, applyRead, enqueue } = settings;
+
+  // This account's jobs of a status read: a request to read it again, not a payment (it carries no signature).
+  const jobOf = (read: CardStatusRead): StatusReadJob => ({ version: 1, source: 'status', account, kind: 'creditCard', event: `creditCard.${read.readStatus}`, payload: read.payload, receivedAt: read.readAt });
+  // Nothing of a job's payload is trusted: only that it is this account's and names a card
+  // payment, whose tracking code is read again. Throws CallbackJobError naming the field.
+  function codeOf(job: Readonly<Record<string, unknown>>): string {
+    if (job['version'] !== 1) throw new CallbackJobError('malformed_body', 'job', 'the job is not a CallbackJob of version 1');
+    if (job['account'] !== account) throw new CallbackJobError('account_mismatch', 'account', 'the job is another account’s; this receiver applies its own only');
+    if (job['kind'] !== 'creditCard') throw new CallbackJobError('kind_mismatch', 'kind', 'a status read job is of a provider card payment (kind creditCard)');
+    const payload = job['payload'];
+    const code = typeof payload === 'object' && payload !== null ? (payload as Readonly<Record<string, unknown>>)['tracking_code'] : undefined;
+    if (typeof code !== 'string' || readTrackingCode(code)?.prefix !== 'CC') {
+      throw new CallbackJobError('invalid_tracking_code', 'payload', 'payload.tracking_code is not a card payment’s tracking code (CC-…-<Unix seconds>)');
     }
-    settings.logger?.debug({ trackingCode, result: result.result, status: result.status }, `payorch: reconcile ${result.result}`);
-    return result;
-  });
+    return code;
+  }
+  // The one status read of both: each code reconciled, and each job of a read applied again.
+  const readStatus = (provider: CardStatusSource, trackingCode: string): Promise<StatusReadResult> => readCardStatus(provider, trackingCode, clock);
+
+  /** Reads and applies (or queues) one code; never rejects. */
+  async function reconcileOne(provider: CardStatusSource, trackingCode: string): Promise<ReconcileResult> {
+    const read = await readStatus(provider, trackingCode);
+    switch (read.result) {
+      case 'pending':
+        return { trackingCode, result: 'pending', status: read.status };
+      case 'not_found':
+        return { trackingCode, result: 'not_found' };
+      case 'failed':
+        return failure(trackingCode, read.status, read.error);
+      case 'read':
+        break;
+      default:
+        return assertNever(read);
+    }
+    const status = read.read.readStatus;
+    try {
+      if (enqueue !== undefined) {
+        try {
+          await enqueue(jobOf(read.read));
+        } catch (error) {
+          report(error, { callback: read.read, phase: 'enqueue' });
+          throw error;
+        }
+        return { trackingCode, result: 'queued', status };
+      }
+      return { trackingCode, result: await applyRead(read.read), status };
+    } catch (error) {
+      return failure(trackingCode, status, error);
+    }
+  }
+
+  // A job made by reconcile holds no signature: nothing in it is trusted but its account and the
+  // code to read again, and what is applied is what the service answers now.
+  async function applyJob(job: Readonly<Record<string, unknown>>, trace: CallbackApplyTrace, provider: CardStatusSource | undefined): Promise<void> {
+    let trackingCode: string;
+    try {
+      trackingCode = codeOf(job);
+    } catch (error) {
+      if (error instanceof CallbackJobError) logger.warn({ reason: error.reason, field: error.field }, error.message);
+      throw error;
+    }
+    // Checked at run time: a worker's options come from code without types too.
+    const given = provider as { readonly creditCard?: { readonly getStatus?: unknown } } | undefined;
+    if (provider === undefined || typeof given?.creditCard?.getStatus !== 'function') {
+      throw new TypeError('receiver.apply: a job made by reconcile is applied from a fresh status read; pass the provider client: receiver.apply(job, { provider })');
+    }
+    const read = await readStatus(provider, trackingCode);
+    switch (read.result) {
+      case 'read':
+        trace.verified(read.read);
+        trace.processed(await applyRead(read.read));
+        return;
+      case 'pending':
+        throw new CallbackJobError('invalid_status', 'payload', `the service reads ${trackingCode} as ${read.status}, not an end status: nothing applied`);
+      case 'not_found':
+        throw new CallbackJobError('invalid_tracking_code', 'payload', `the service does not know ${trackingCode}: nothing applied`);
+      case 'failed':
+        throw read.error;
+      default:
+        return assertNever(read);
+    }
+  }
+
+  /** Reconciles every code, `concurrency` at a time; one result per code, in the order given. */
+  async function reconcile(options: ReconcileOptions): Promise<ReconcileResult[]> {
+    const { provider, codes, concurrency } = checkReconcileOptions(options);
+    return eachAtMost(codes, concurrency, async (trackingCode) => {
+      let result: ReconcileResult;
+      try {
+        result = await reconcileOne(provider, trackingCode);
+      } catch (error) {
+        // A provider that throws synchronously, an onError that throws: still one result per code.
+        result = failure(trackingCode, undefined, error);
+      }
+      if (logger.enabled('debug')) logger.debug({ trackingCode, result: result.result, status: result.status }, `payorch: reconcile ${result.result}`);
+      return result;
+    });
+  }
+
+  return { reconcile, applyJob };
 }
