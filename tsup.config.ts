@@ -1,47 +1,66 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
+import { buildSync } from 'esbuild';
 import { defineConfig } from 'tsup';
 import type { Options } from 'tsup';
 
 type EsbuildPlugin = NonNullable<Options['esbuildPlugins']>[number];
 type TsupPlugin = NonNullable<Options['plugins']>[number];
 
-// payorch/webhooks is one file: a receiver's cold start then loads one module, not the seven that
-// code splitting cut it into. It also holds the package's only copy of the error classes
-// (src/errors/error.ts), so that an error from any entry is `instanceof` the class of every other:
-// the other entries import those classes, and everything payorch/webhooks exports, from that file.
-// What else they share with it (stateless helpers) they carry as copies of their own.
-const WEBHOOKS_SOURCES = new Set(['src/webhooks/index.ts', 'src/errors/error.ts'].map((file) => resolve(file)));
-// The specifier those imports leave the bundler with, made relative to each output file below.
-const WEBHOOKS_PLACEHOLDER = 'payorch:webhooks-entry';
+// The modules payorch/webhooks is made of (errors, verification, the receiver, their helpers) are
+// built first into one file, dist/webhooks/core.js, exporting every name of every one of them.
+// Every entry, payorch/webhooks included, then imports them from that file instead of carrying
+// them in chunks of its own. So a receiver's cold start loads two modules, not the seven that code
+// splitting cut them into; the package holds one copy of the error classes, `instanceof` across
+// every entry; and nothing is bundled twice.
+const WEBHOOKS_ENTRY = resolve('src/webhooks/index.ts');
+const CORE_SOURCES = new Set(
+  Object.keys(buildSync({ entryPoints: [WEBHOOKS_ENTRY], bundle: true, write: false, metafile: true, platform: 'neutral', format: 'esm', logLevel: 'silent' }).metafile.inputs)
+    .map((file) => resolve(file))
+    .filter((file) => file !== WEBHOOKS_ENTRY),
+);
+// Generated, so that no list of those modules is kept by hand.
+const CORE_ENTRY = resolve('node_modules/.cache/payorch-build/webhooks-core.ts');
+mkdirSync(dirname(CORE_ENTRY), { recursive: true });
+writeFileSync(CORE_ENTRY, [...CORE_SOURCES].map((file) => `export * from ${JSON.stringify(file)};\n`).join(''));
+// The specifiers those imports leave the bundler with, made relative to each output file below.
+// payorch re-exports payorch/webhooks' names from its built file too, so that file stays a list of
+// names over the core rather than a chunk shared with payorch.
+const PLACEHOLDERS = { 'payorch:webhooks-core': 'core', 'payorch:webhooks-entry': 'index' } as const;
 
-const importWebhooksEntry: EsbuildPlugin = {
-  name: 'import-webhooks-entry',
+const importCore: EsbuildPlugin = {
+  name: 'import-webhooks-core',
   setup(build) {
     build.onResolve({ filter: /^\.\.?\// }, (args) => {
+      if (args.kind === 'entry-point') return undefined;
       const target = resolve(args.resolveDir, args.path).replace(/\.js$/, '.ts');
-      return WEBHOOKS_SOURCES.has(target) ? { path: WEBHOOKS_PLACEHOLDER, external: true } : undefined;
+      if (target === WEBHOOKS_ENTRY) return { path: 'payorch:webhooks-entry', external: true };
+      return CORE_SOURCES.has(target) ? { path: 'payorch:webhooks-core', external: true } : undefined;
     });
   },
 };
 
-const linkWebhooksEntry: TsupPlugin = {
-  name: 'link-webhooks-entry',
+const linkCore: TsupPlugin = {
+  name: 'link-webhooks-core',
   renderChunk(code, chunk) {
-    if (!code.includes(WEBHOOKS_PLACEHOLDER)) return undefined;
-    const file = resolve('dist/webhooks', this.format === 'cjs' ? 'index.cjs' : 'index.js');
-    const path = relative(dirname(chunk.path), file).replaceAll('\\', '/');
-    return { code: code.replaceAll(WEBHOOKS_PLACEHOLDER, path.startsWith('.') ? path : `./${path}`) };
+    let linked = code;
+    for (const [placeholder, name] of Object.entries(PLACEHOLDERS)) {
+      const file = resolve('dist/webhooks', `${name}.${this.format === 'cjs' ? 'cjs' : 'js'}`);
+      const path = relative(dirname(chunk.path), file).replaceAll('\\', '/');
+      linked = linked.replaceAll(placeholder, path.startsWith('.') ? path : `./${path}`);
+    }
+    return linked === code ? undefined : { code: linked };
   },
 };
 
 export default defineConfig([
   {
-    // See WEBHOOKS_SOURCES. No code splitting: everything it needs is inlined.
-    entry: { 'webhooks/index': 'src/webhooks/index.ts' },
+    // See CORE_SOURCES. One file, no code splitting, nothing external.
+    entry: { 'webhooks/core': CORE_ENTRY },
     format: ['esm', 'cjs'],
     target: 'node20',
     platform: 'neutral',
-    // Its declarations come with the other entries' below, which share their type chunks.
+    // Internal: no declarations, and no path of package.json `exports` names it.
     dts: false,
     sourcemap: false,
     splitting: false,
@@ -61,9 +80,12 @@ export default defineConfig([
       'testing/index': 'src/testing/index.ts',
       // The zod schemas as values (payorch/schemas); payorch exports their types only.
       'schemas/index': 'src/schemas/index.ts',
+      // Receiving callbacks only (payorch/webhooks): its names from dist/webhooks/core.js, without
+      // ky or zod.
+      'webhooks/index': 'src/webhooks/index.ts',
     },
-    esbuildPlugins: [importWebhooksEntry],
-    plugins: [linkWebhooksEntry],
+    esbuildPlugins: [importCore],
+    plugins: [linkCore],
     format: ['esm', 'cjs'],
     target: 'node20',
     platform: 'neutral',

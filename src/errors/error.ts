@@ -3,7 +3,8 @@
  * PostgreSQL inbox's (payorch/postgres): the base class and its `outcome`, each subclass, and the
  * guard that recognises them across copies of the package. It imports neither the transport nor
  * zod, so every entry point (payorch/webhooks included) can load it. The package holds one copy of
- * these classes: every other entry imports them from payorch/webhooks' file (tsup.config.ts).
+ * these classes, in the one file every entry imports payorch/webhooks' modules from
+ * (tsup.config.ts).
  */
 
 import { brand, markOf, OWN_BRAND } from './brand.js';

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, test, vi } from 'vitest';
 import * as nodeHash from '../../src/internal/hash/sha256.js';
 import { constantTimeEqual } from '../../src/internal/hash/constant-time.js';
-import { sha256Hex } from '../../src/internal/hash/pure-sha256.js';
+import { pureSha256Hex as sha256Hex } from '../../src/internal/hash/pure-sha256.js';
 
 const nodeSha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 

@@ -77,7 +77,7 @@ function compress(K: Int32Array, view: DataView, offset: number): void {
 }
 
 /** Lowercase hex SHA-256 of the UTF-8 encoding of `text`. */
-export function sha256Hex(text: string): string {
+export function pureSha256Hex(text: string): string {
   const { K, INITIAL, HEX } = (tables ??= computeTables());
   // UTF-8 takes at most 3 bytes per UTF-16 code unit; 72 more leave room for the padding.
   const room = text.length * 3 + 72;

@@ -5,7 +5,7 @@
 // start does not pay for loading it. The one-shot `hash()` (Node 20.12+) rather than a createHash
 // chain: it builds no Hash object for the short strings payorch signs (docs/decisions.md).
 import type * as NodeCrypto from 'node:crypto';
-import { sha256Hex as pureSha256Hex } from './pure-sha256.js';
+import { pureSha256Hex } from './pure-sha256.js';
 
 type HashText = (text: string) => string;
 
