@@ -55,22 +55,15 @@ describe('sha256Hex (the pure-JS SHA-256 the main entry uses on every runtime)',
     expect(asked).toEqual(['node:crypto']);
   });
 
-  test('the node:crypto path hashes in plain JavaScript where process.getBuiltinModule is missing (Node before 20.16)', async () => {
-    const hash = await freshNodeHash(undefined);
-    vi.stubGlobal('process', { ...process, getBuiltinModule: undefined });
-    try {
-      expect(hash('smoke_secret_ğüş_0001')).toBe(nodeSha256('smoke_secret_ğüş_0001'));
-    } finally {
-      vi.unstubAllGlobals();
-    }
-  });
-
-  test('hashes in plain JavaScript where process.getBuiltinModule throws (Next.js edge runtime)', async () => {
-    const refuse = (): never => {
-      throw new Error('A Node.js API is used (process.getBuiltinModule) which is not supported in the Edge Runtime.');
-    };
-    const hash = await freshNodeHash(refuse);
-    vi.stubGlobal('process', { ...process, getBuiltinModule: refuse });
+  const refuse = (): never => {
+    throw new Error('A Node.js API is used (process.getBuiltinModule) which is not supported in the Edge Runtime.');
+  };
+  test.each([
+    ['is missing (Node before 20.16, edge runtimes)', undefined],
+    ['throws (Next.js edge runtime)', refuse],
+  ])('hashes in plain JavaScript where process.getBuiltinModule %s', async (_where, getBuiltinModule) => {
+    const hash = await freshNodeHash(getBuiltinModule);
+    vi.stubGlobal('process', { ...process, getBuiltinModule });
     try {
       expect(hash('smoke_secret_ğüş_0001')).toBe(nodeSha256('smoke_secret_ğüş_0001'));
     } finally {
