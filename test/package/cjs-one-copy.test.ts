@@ -1,14 +1,13 @@
-import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
+import { repoRoot as root, requireBuilt } from '../helpers/dist.js';
 
 // A CommonJS app that requires `payorch` and `payorch/sandbox` must run one SDK: the sandbox's
 // errors are then the app's classes. When each CommonJS entry inlined its own copy, a SandboxError
 // was not `instanceof` the PayorchError of `payorch`. scripts/check-package.sh checks the same from
 // the packed tarball.
-const root = join(import.meta.dirname, '..', '..');
-const built = existsSync(join(root, 'dist/index.cjs')) && existsSync(join(root, 'dist/sandbox/index.cjs'));
+requireBuilt('dist/index.cjs', 'dist/sandbox/index.cjs');
 
 interface Main {
   readonly PayorchError: abstract new (...args: never[]) => Error;
@@ -19,7 +18,7 @@ interface SandboxEntry {
   readonly createSandbox: () => { settle(id: string, status: string): Promise<unknown> };
 }
 
-test.skipIf(!built)('the CommonJS payorch/sandbox throws errors that are instances of the CommonJS payorch’s classes', async () => {
+test('the CommonJS payorch/sandbox throws errors that are instances of the CommonJS payorch’s classes', async () => {
   const require = createRequire(import.meta.url);
   const main = require(join(root, 'dist/index.cjs')) as Main;
   const sandbox = require(join(root, 'dist/sandbox/index.cjs')) as SandboxEntry;

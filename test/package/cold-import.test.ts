@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { requireBuilt } from '../helpers/dist.js';
 import { describe, expect, test } from 'vitest';
 
 /*
@@ -34,8 +34,10 @@ const builds = [
 // open status enums, the no-parameters schema and the shared catch-all of lenient objects.
 const AT_IMPORT = ['object', 'custom', 'undefined', 'unknown', 'never', 'check'];
 
-describe.each(builds)('the %s build', (_label, file, args) => {
-  test.skipIf(!existsSync(join(root, file)))('builds no field schema at import, and builds them on first use with the same fields and results', () => {
+requireBuilt(...builds.map(([, file]) => file));
+
+describe.each(builds)('the %s build', (_label, _file, args) => {
+  test('builds no field schema at import, and builds them on first use with the same fields and results', () => {
     const out = JSON.parse(execFileSync(process.execPath, args, { cwd: root, encoding: 'utf8' })) as {
       atImport: Record<string, number>;
       afterUse: Record<string, number>;

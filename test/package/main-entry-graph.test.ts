@@ -1,13 +1,13 @@
 import { build } from 'esbuild';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { requireBuilt } from '../helpers/dist.js';
 import { describe, expect, test } from 'vitest';
 
 // `pg` is an optional peer of payorch/postgres: importing `payorch` must never load it, nor the
 // inbox module that is written for it. Bundled as a user's bundler would, packages left external.
 const root = join(import.meta.dirname, '..', '..');
-// npm test builds dist/ first (pretest); these checks are of dist/, so without it they fail, never skip.
-if (!existsSync(join(root, 'dist/index.js'))) throw new Error('dist/ is missing: run npm run build (npm test builds it first)');
+requireBuilt('dist/index.js');
 
 async function graph(entry: string): Promise<{ inputs: string[]; packages: string[]; code: string }> {
   const result = await build({ entryPoints: [join(root, entry)], bundle: true, write: false, metafile: true, platform: 'neutral', packages: 'external', logLevel: 'silent' });

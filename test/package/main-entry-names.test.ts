@@ -1,8 +1,8 @@
-import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import ts from 'typescript5';
+import { requireBuilt } from '../helpers/dist.js';
 import { describe, expect, test } from 'vitest';
 
 /*
@@ -109,8 +109,7 @@ const DECLARED: readonly Group[] = [
 ];
 
 const root = join(import.meta.dirname, '..', '..');
-// npm test builds dist/ first (pretest); these checks are of dist/, so without it they fail, never skip.
-if (!existsSync(join(root, 'dist/index.d.ts'))) throw new Error('dist/ is missing: run npm run build (npm test builds it first)');
+requireBuilt('dist/index.d.ts');
 
 const declaredValues = DECLARED.flatMap((group) => group.values ?? []);
 const declaredSchemas = DECLARED.flatMap((group) => group.schemas ?? []);

@@ -1,15 +1,14 @@
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { requireBuilt } from '../helpers/dist.js';
 import { describe, expect, test } from 'vitest';
 
 // payorch/webhooks: a function that only receives callbacks loads neither ky nor zod, and gets
 // the very objects payorch exports (one class per error, ESM and CommonJS alike).
 const root = join(import.meta.dirname, '..', '..');
-// npm test builds dist/ first (pretest); these checks are of dist/, so without it they fail, never skip.
-if (!existsSync(join(root, 'dist/webhooks/index.cjs'))) throw new Error('dist/ is missing: run npm run build (npm test builds it first)');
+requireBuilt('dist/webhooks/index.cjs');
 
 async function graph(entry: string): Promise<{ packages: string[]; code: string }> {
   const result = await build({ entryPoints: [join(root, entry)], bundle: true, write: false, metafile: true, platform: 'neutral', packages: 'external', logLevel: 'silent' });
