@@ -4,13 +4,12 @@
 // `Welcome.parse()` imported from 'payorch' compiled and was undefined at run time. Each entry's
 // declarations are rewritten so that a name its built module does not export at run time is
 // exported with `type`: the compiler then refuses it as a value, as the source does.
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
 
-const dist = join(import.meta.dirname, '..', 'dist');
 const require = createRequire(import.meta.url);
 
 /** Inserts `type ` before each exported name of `text` that `values` lacks; returns the new text and the names. */
@@ -28,23 +27,18 @@ function markTypeOnly(text, values) {
   return { text: out, names: edits.map(({ name }) => name) };
 }
 
-const entries = ['index', ...readdirSync(dist, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => `${entry.name}/index`)];
+// The entries are package.json's `exports`: each condition's declarations beside its module.
+const root = join(import.meta.dirname, '..');
+const { exports } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const conditions = Object.values(exports).flatMap((target) => (typeof target === 'object' ? [['import', target.import], ['require', target.require]] : []));
 let marked = 0;
-for (const entry of entries) {
-  for (const [declarations, runtime] of [
-    [`${entry}.d.ts`, async () => Object.keys(await import(pathToFileURL(join(dist, `${entry}.js`)).href))],
-    [`${entry}.d.cts`, async () => Object.keys(require(join(dist, `${entry}.cjs`)))],
-  ]) {
-    let text;
-    try {
-      text = readFileSync(join(dist, declarations), 'utf8');
-    } catch {
-      continue; // not an entry with declarations (the hash module)
-    }
-    const result = markTypeOnly(text, new Set(await runtime()));
-    if (result.names.length === 0) continue;
-    writeFileSync(join(dist, declarations), result.text);
-    marked += result.names.length;
-  }
+for (const [condition, { types, default: module }] of conditions) {
+  // A missing file throws: every entry of the package must have been built.
+  const text = readFileSync(join(root, types), 'utf8');
+  const values = Object.keys(condition === 'import' ? await import(pathToFileURL(join(root, module)).href) : require(join(root, module)));
+  const result = markTypeOnly(text, new Set(values));
+  if (result.names.length === 0) continue;
+  writeFileSync(join(root, types), result.text);
+  marked += result.names.length;
 }
 console.log(`declarations: ${marked} names marked type-only where the module exports no value of that name`);
