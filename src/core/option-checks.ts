@@ -1,4 +1,5 @@
 import { RequestValidationError } from '../errors/error.js';
+import type { ValidationIssue } from '../errors/error.js';
 import { isLoopbackHostname } from './loopback.js';
 
 /*
@@ -240,6 +241,43 @@ export function checkOptions(where: string, options: unknown, declarations: read
     ]);
   }
   for (const declaration of declarations) checkValue(where, declaration, read(options, declaration.name), options);
+}
+
+/** A list option's rule: its length, what its entries are, and what makes one bad. */
+export interface ListRule {
+  readonly min: number;
+  readonly max: number;
+  /** The entries, for messages: `card payment tracking codes (CC-…)`. */
+  readonly items: string;
+  /** One entry, for the repeat message: `code`. */
+  readonly item: string;
+  /** Why one entry is refused, or undefined when it is accepted. */
+  readonly problem: (value: unknown) => string | undefined;
+}
+
+/**
+ * A list option (tracking codes, transfer ids): an array of `min` to `max` entries, each accepted
+ * by the rule and given once. Every bad entry is named at once (the first 20), so that a list built
+ * by a query is fixed in one go, not one entry per run; a repeat is refused, not read once, since
+ * it is a bug in the query that built the list.
+ */
+export function checkList(where: string, field: string, values: unknown, rule: ListRule): readonly string[] {
+  const refuseList = (message: string): never => {
+    throw new RequestValidationError(where, [{ field, rule: 'invalid_option', message }]);
+  };
+  if (!Array.isArray(values)) return refuseList(`must be an array of ${rule.items}; got ${shownValueOrType(values)}`);
+  if (values.length < rule.min || values.length > rule.max) refuseList(`must hold from ${rule.min} to ${rule.max} ${rule.items}; got ${values.length}`);
+  const issues: ValidationIssue[] = [];
+  const seen = new Map<unknown, number>();
+  values.forEach((value: unknown, index) => {
+    const problem = rule.problem(value);
+    const first = seen.get(value);
+    if (problem !== undefined) issues.push({ field: `${field}[${index}]`, rule: 'invalid_option', message: problem });
+    else if (first !== undefined) issues.push({ field: `${field}[${index}]`, rule: 'invalid_option', message: `repeats ${field}[${first}]: give each ${rule.item} once` });
+    else seen.set(value, index);
+  });
+  if (issues.length > 0) throw new RequestValidationError(where, issues.slice(0, 20));
+  return values as string[];
 }
 
 /** An OpenTelemetry Tracer, or anything with its `startActiveSpan`. */

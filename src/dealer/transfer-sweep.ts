@@ -1,9 +1,8 @@
 import { eachAtMost } from '../internal/each-at-most.js';
-import { checkOptions } from '../core/option-checks.js';
+import { checkList, checkOptions } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
 import { APIError } from '../errors/api-error.js';
-import { CallbackRetentionError, RequestValidationError } from '../errors/error.js';
-import type { ValidationIssue } from '../errors/error.js';
+import { CallbackRetentionError } from '../errors/error.js';
 import type { CallbackInbox, CallbackInboxContext, CallbackKey } from '../webhooks/inbox.js';
 import { isTransferEndStatus } from './transfers.js';
 import type { Transfer, TransferEndStatus, TransferStatusParams, TransferStatusResult } from './transfers.js';
@@ -106,23 +105,13 @@ function recordTimeOfTransfer(transfer: Transfer): number {
 }
 
 function checkIds(ids: unknown): readonly string[] {
-  const bad = (message: string): never => {
-    throw new RequestValidationError(WHERE, [{ field: 'transferIds', rule: 'invalid_option', message }]);
-  };
-  if (!Array.isArray(ids)) return bad(`must be an array of transfer ids (TRF-...); got ${typeof ids}`);
-  if (ids.length > MAX_IDS) bad(`must hold at most ${MAX_IDS} ids a call; got ${ids.length}`);
-  // Every bad entry at once, as reconcile reports its tracking codes: a repeat is refused, not
-  // read once, since a list that names a transfer twice is a bug in the query that built it.
-  const issues: ValidationIssue[] = [];
-  const seen = new Map<string, number>();
-  ids.forEach((id: unknown, index) => {
-    const field = `transferIds[${index}]`;
-    if (typeof id !== 'string' || id.trim() === '') issues.push({ field, rule: 'invalid_option', message: `must be a non-empty transfer id (TRF-...); got ${typeof id === 'string' ? '""' : typeof id}` });
-    else if (seen.has(id)) issues.push({ field, rule: 'invalid_option', message: `repeats transferIds[${String(seen.get(id))}]: give each transfer once` });
-    else seen.set(id, index);
+  return checkList(WHERE, 'transferIds', ids, {
+    min: 0,
+    max: MAX_IDS,
+    items: 'transfer ids (TRF-…)',
+    item: 'transfer',
+    problem: (id) => (typeof id === 'string' && id.trim() !== '' ? undefined : `must be a non-empty transfer id (TRF-…); got ${typeof id === 'string' ? '""' : typeof id}`),
   });
-  if (issues.length > 0) throw new RequestValidationError(WHERE, issues.slice(0, 20));
-  return ids as string[];
 }
 
 /**

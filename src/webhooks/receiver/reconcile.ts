@@ -1,10 +1,10 @@
 import { eachAtMost } from '../../internal/each-at-most.js';
 import type { LevelledLogger } from '../../core/log-level.js';
-import { checkValue } from '../../core/option-checks.js';
+import { checkList, checkValue } from '../../core/option-checks.js';
 import type { OptionDeclaration } from '../../core/option-checks.js';
 import { readTrackingCode } from '../../core/tracking-code.js';
 import { CallbackJobError, CallbackRetentionError, isPayorchError, RequestValidationError } from '../../errors/error.js';
-import type { CallOutcome, ValidationIssue } from '../../errors/error.js';
+import type { CallOutcome } from '../../errors/error.js';
 import { assertNever } from '../../internal/assert-never.js';
 import type { CallbackInboxOutcome } from '../inbox.js';
 import type { CallbackJob, StatusReadJob } from '../job.js';
@@ -99,23 +99,16 @@ function invalid(field: string, message: string): never {
  * @internal
  */
 export function checkTrackingCodes(codes: unknown): readonly string[] {
-  if (!Array.isArray(codes)) invalid('trackingCodes', `must be an array of card payment tracking codes (CC-…); got ${codes === null ? 'null' : typeof codes}`);
-  if (codes.length === 0 || codes.length > MAX_CODES) invalid('trackingCodes', `must hold from 1 to ${MAX_CODES} tracking codes; got ${codes.length}`);
-  const issues: ValidationIssue[] = [];
-  const seen = new Map<string, number>();
-  codes.forEach((code: unknown, index) => {
-    const field = `trackingCodes[${index}]`;
-    if (typeof code !== 'string' || readTrackingCode(code)?.prefix !== 'CC') {
-      issues.push({ field, rule: 'invalid_option', message: `must be a provider card payment's tracking code (CC-<segment>-<Unix seconds>, spec 2.1); got ${typeof code === 'string' ? JSON.stringify(code.slice(0, 64)) : typeof code}` });
-      return;
-    }
-    const first = seen.get(code);
-    if (first !== undefined) issues.push({ field, rule: 'invalid_option', message: `repeats trackingCodes[${first}]: give each code once` });
-    else seen.set(code, index);
+  return checkList(WHERE, 'trackingCodes', codes, {
+    min: 1,
+    max: MAX_CODES,
+    items: 'card payment tracking codes (CC-…)',
+    item: 'code',
+    problem: (code) =>
+      typeof code === 'string' && readTrackingCode(code)?.prefix === 'CC'
+        ? undefined
+        : `must be a provider card payment's tracking code (CC-<segment>-<Unix seconds>, spec 2.1); got ${typeof code === 'string' ? JSON.stringify(code.slice(0, 64)) : typeof code}`,
   });
-  // Every bad code at once: a sweeper's list is fixed in one go, not one code per run.
-  if (issues.length > 0) throw new RequestValidationError(WHERE, issues.slice(0, 20));
-  return codes as string[];
 }
 
 /** Checks reconcile's options before anything is read. */
