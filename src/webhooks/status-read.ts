@@ -71,13 +71,13 @@ export interface CardStatusRead {
 export type AppliedCallback = VerifiedCallback | CardStatusRead;
 
 /** The statuses of a card payment that end it (spec 3.1): what reconcile applies. */
-export const CARD_END_STATUSES = ['success', 'failed', 'cancelled', 'refunded'] as const satisfies readonly CardEndStatus[];
+const CARD_END_STATUSES = ['success', 'failed', 'cancelled', 'refunded'] as const satisfies readonly CardEndStatus[];
 
 /** A status that ends a provider card payment (spec 3.1); `pending` does not. */
 export type CardEndStatus = 'success' | 'failed' | 'cancelled' | 'refunded';
 
 /** Whether `status` ends a card payment. */
-export function isCardEndStatus(status: string): status is CardEndStatus {
+function isCardEndStatus(status: string): status is CardEndStatus {
   return (CARD_END_STATUSES as readonly string[]).includes(status);
 }
 

@@ -75,7 +75,7 @@ export class NotConfirmedError extends Error {
 }
 
 /** No handler takes the callback and `unhandled: 'retry'` asks for it again. */
-export class UnhandledError extends Error {
+class UnhandledError extends Error {
   override name = 'UnhandledError';
 }
 

@@ -72,7 +72,7 @@ const WHERE = 'receiver.reconcile';
 const MAX_CODES = 1000;
 const DEFAULT_CONCURRENCY = 4;
 /** @internal */
-export const RECONCILE_OPTIONS: readonly OptionDeclaration[] = [
+const RECONCILE_OPTIONS: readonly OptionDeclaration[] = [
   { name: 'provider', rule: { type: 'object', methods: [], allowed: 'a provider client (createProviderClient), whose creditCard.getStatus reads each status' }, required: true },
   { name: 'concurrency', rule: { type: 'number', min: 1, max: 64, integer: true }, default: DEFAULT_CONCURRENCY },
 ];
