@@ -4,8 +4,7 @@ import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
 export default defineConfig(
-  // The pg-boss 12 recipe is typechecked in the Node 22 lane, against pg-boss 12's own types.
-  { ignores: ['dist/', 'docs/api/', 'node_modules/', 'coverage/', 'bench/.build/', 'test/node22/', 'examples/webhooks/pgboss.ts'] },
+  { ignores: ['dist/', 'docs/api/', 'node_modules/', 'coverage/', 'bench/.build/'] },
   js.configs.recommended,
   tseslint.configs.strictTypeChecked,
   {

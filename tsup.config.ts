@@ -58,7 +58,7 @@ export default defineConfig([
     // See CORE_SOURCES. One file, no code splitting, nothing external.
     entry: { 'webhooks/core': CORE_ENTRY },
     format: ['esm', 'cjs'],
-    target: 'node20',
+    target: 'node22',
     platform: 'neutral',
     // Internal: no declarations, and no path of package.json `exports` names it.
     dts: false,
@@ -87,7 +87,7 @@ export default defineConfig([
     esbuildPlugins: [importCore],
     plugins: [linkCore],
     format: ['esm', 'cjs'],
-    target: 'node20',
+    target: 'node22',
     platform: 'neutral',
     // TypeScript 6 deprecates `baseUrl`, which tsup 8's dts build sets internally (TS5101).
     dts: {
@@ -121,7 +121,7 @@ export default defineConfig([
     // starts with its shebang; each command is its own chunk, loaded when it runs.
     entry: { cli: 'src/cli/index.ts' },
     format: ['esm'],
-    target: 'node20',
+    target: 'node22',
     platform: 'node',
     sourcemap: false,
     treeshake: true,

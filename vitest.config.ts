@@ -14,12 +14,10 @@ import { defineConfig } from 'vitest/config';
 const OWN_GRAPH = /\bvi\.(?:mock|doMock|stubGlobal|stubEnv|useFakeTimers|setSystemTime)\b|process\.env(?:\.\w+|\[[^\]]+\])\s*=[^=]|delete process\.env/;
 const MSW = /\buseMsw\(/;
 const UNIT = ['test/**/*.test.ts'];
-const NODE22 = 'test/node22/**';
 const POSTGRES = ['test/**/*.pg.test.ts'];
 const testDirectory = join(import.meta.dirname, 'test');
-// test/node22 is the Node 22 lane (scripts/test-node22.sh), with node_modules of its own.
 const testFiles = readdirSync(testDirectory, { recursive: true, encoding: 'utf8' })
-  .filter((file) => file.endsWith('.test.ts') && !file.startsWith('node22'))
+  .filter((file) => file.endsWith('.test.ts'))
   .map((file) => ({ name: `test/${file.replaceAll('\\', '/')}`, text: readFileSync(join(testDirectory, file), 'utf8') }))
   .sort((a, b) => a.name.localeCompare(b.name));
 const unitFiles = testFiles.filter((file) => !file.name.endsWith('.pg.test.ts'));
@@ -48,7 +46,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: UNIT,
-          exclude: [...POSTGRES, ...msw, ...isolated, NODE22],
+          exclude: [...POSTGRES, ...msw, ...isolated],
           isolate: false,
           // Only the type tests and what they import: `npm run typecheck` checks the whole
           // project, so tsc does not check it a second time here.

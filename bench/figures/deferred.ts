@@ -11,7 +11,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Agent, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import PgBoss from 'pg-boss';
+import { PgBoss } from 'pg-boss';
 import pg from 'pg';
 import { PROVIDER } from '../fixtures/accounts.js';
 import { responseBodies } from '../fixtures/bodies.js';
@@ -81,7 +81,7 @@ runFigure(async ({ quick }): Promise<FigureReport> => {
         rps[index as 0 | 1].push(settings.requests / (result.ms / 1000));
       }
     }
-    const queued = await boss.getQueueSize(QUEUE);
+    const queued = Number((await pool.query<{ count: string }>('SELECT count(*) FROM pgboss.job WHERE name = $1', [QUEUE])).rows[0]?.count);
     const expected = settings.warmup + settings.rounds * settings.requests;
     if (queued !== expected) throw new Error(`the queue holds ${queued} jobs; ${expected} callbacks were answered 200`);
     agent.destroy();
@@ -91,7 +91,7 @@ runFigure(async ({ quick }): Promise<FigureReport> => {
     return {
       title: TITLE,
       markdown: [
-        `Both receivers in one process with the load generator: ${CONCURRENCY} keep-alive connections on loopback, ${settings.rounds} rounds of ${settings.requests} distinct signed deposit callbacks each after ${settings.warmup} of warm-up, alternating which goes first; medians. Deferred: \`enqueue\` is \`boss.send\` into pg-boss 10 (pool of ${POOL_SIZE}); inline: the PostgreSQL inbox (pool of ${POOL_SIZE}) with one handler that does nothing. The queue must hold one job per 200.`,
+        `Both receivers in one process with the load generator: ${CONCURRENCY} keep-alive connections on loopback, ${settings.rounds} rounds of ${settings.requests} distinct signed deposit callbacks each after ${settings.warmup} of warm-up, alternating which goes first; medians. Deferred: \`enqueue\` is \`boss.send\` into pg-boss 12 (pool of ${POOL_SIZE}); inline: the PostgreSQL inbox (pool of ${POOL_SIZE}) with one handler that does nothing. The queue must hold one job per 200.`,
         '',
         table(
           ['receiver', 'answers/s', 'ratio to inline'],
@@ -104,7 +104,7 @@ runFigure(async ({ quick }): Promise<FigureReport> => {
       headlines: [{ figure: 'Deferred: answers/s with `enqueue` into pg-boss, to inline with the PostgreSQL inbox', payorch: format.perSecond(deferredRps), baseline: `${format.perSecond(inlineRps)} inline`, ratio: median(ratios) }],
     };
   } finally {
-    await boss.stop({ graceful: false, wait: true }).catch(() => undefined);
+    await boss.stop({ graceful: false }).catch(() => undefined);
     await pool.end();
     cluster?.stop();
   }

@@ -1,7 +1,6 @@
-// What the pg-boss recipes share, whichever major you install (pgboss.ts for pg-boss 12 on Node
-// 22.12+, pgboss10.ts for pg-boss 10 on Node 20): the receiver, its `confirm` against your order
-// row, the worker, and the dead letters, kept in a table of your own until someone replays or
-// deletes them.
+// The pg-boss recipe's parts (pgboss.ts starts them on pg-boss 12): the receiver, its `confirm`
+// against your order row, the worker, and the dead letters, kept in a table of your own until
+// someone replays or deletes them.
 import pg from 'pg';
 import { createPostgresInboxTable, createPostgresInbox } from 'payorch/postgres';
 import { createCallbackReceiver } from 'payorch/webhooks';
@@ -24,7 +23,7 @@ export const DEAD_LETTERS = 'payorch-callbacks-dead';
 export const DEAD_LETTERS_TABLE_SQL =
   'CREATE TABLE IF NOT EXISTS payorch_dead_letters (job_id text PRIMARY KEY, job jsonb NOT NULL, dead_at timestamptz NOT NULL DEFAULT now())';
 
-/** The parts of a started PgBoss this file uses: pg-boss 10's and 12's both fit. */
+/** The parts of a started PgBoss this file uses. */
 export interface Boss {
   createQueue(name: string, options?: { deadLetter?: string; retryLimit?: number; retryDelay?: number; retryBackoff?: boolean; expireInSeconds?: number }): Promise<void>;
   send(name: string, data: object): Promise<string | null>;
@@ -41,8 +40,8 @@ export interface PgBossReceiverOptions {
 }
 
 /**
- * Starts the receiving server and the workers on a started `boss`; `stop` stops pg-boss (its
- * signature differs between majors). Resolves with the receiver and the pool its tables live in.
+ * Starts the receiving server and the workers on a started `boss`; `stop` stops pg-boss.
+ * Resolves with the receiver and the pool its tables live in.
  */
 export async function startOn(boss: Boss, stop: () => Promise<void>, { apiKey, secretKey, connectionString, port = 0, host = '127.0.0.1' }: PgBossReceiverOptions): Promise<Receiver & { readonly pool: pg.Pool }> {
   const pool = new pg.Pool({ connectionString });

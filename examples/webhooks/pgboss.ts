@@ -1,4 +1,4 @@
-// Deferred callbacks on pg-boss 12 (Node 22.12 or later; on Node 20, pgboss10.ts). The receiver
+// Deferred callbacks on pg-boss 12. The receiver
 // answers the service as soon as the verified callback is stored as a pg-boss job in your
 // PostgreSQL, and a worker applies it with pg-boss's retries, backoff and dead-letter queue,
 // exactly once (the PostgreSQL inbox), on any number of instances. Dead letters are copied into a

@@ -4,7 +4,7 @@
 // through the PostgreSQL inbox: a second sweep, on another instance or after a crash, finds the
 // end applied and changes nothing.
 //   DATABASE_URL=postgres://… PAYORCH_BASE_URL=… PAYORCH_DEALER_API_KEY=… PAYORCH_DEALER_SECRET_KEY=… npx tsx examples/webhooks/transfer-sweep.ts
-import PgBoss from 'pg-boss';
+import { PgBoss } from 'pg-boss';
 import pg from 'pg';
 import { DealerClient, applyTransferStatuses } from 'payorch';
 import { createPostgresInboxTable, createPostgresInbox } from 'payorch/postgres';
@@ -64,7 +64,8 @@ export async function start({ dealer, connectionString, accountName }: TransferS
     pool,
     sweep,
     async close() {
-      await boss.stop({ graceful: true, wait: true });
+      // pg-boss 12's stop() waits for active jobs (graceful by default).
+      await boss.stop();
       await pool.end();
     },
   };

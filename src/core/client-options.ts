@@ -48,7 +48,7 @@ export interface ClientOptions {
    * @default globalThis.fetch
    * @example
    * ```ts
-   * import { ProxyAgent } from 'undici';
+   * import { ProxyAgent } from 'undici'; // undici 7: its agents fit the fetch of Node 22, 24 and 26
    * const dispatcher = new ProxyAgent('http://egress.internal:3128');
    * new ProviderClient({ ...keys, fetch: (input, init) => fetch(input, { ...init, dispatcher } as RequestInit) });
    * ```

@@ -86,3 +86,32 @@ function codeOf(error: Error): string | undefined {
   const code = (error as { code?: unknown }).code;
   return typeof code === 'string' ? code : undefined;
 }
+
+/** What a runtime's network error says of where the connection broke: kept in the copy below. */
+const KEPT_FIELDS = ['code', 'errno', 'syscall', 'address', 'port', 'hostname'] as const;
+
+/**
+ * A copy of what fetch threw, and of its causes, made of plain errors that hold their name,
+ * message, stack and the fields above, every text passed through `redact`. The original may hold
+ * the signed request: ky 2 wraps a network failure with its `Request` (X-Hash, X-Key and
+ * X-Credential-Key among its headers), and an agent may keep sockets and buffers. The copy is
+ * what a `ConnectionError` keeps as its cause, so nothing of the request is reachable from it.
+ */
+export function detachedCause(error: unknown, redact: (text: string) => string, depth = 0): Error | undefined {
+  if (!(error instanceof Error) || depth >= MAX_DEPTH) return undefined;
+  const cause = detachedCause(error.cause, redact, depth + 1);
+  const message = redact(error.message);
+  const copy =
+    error instanceof AggregateError
+      ? new AggregateError(error.errors.map((entry: unknown) => detachedCause(entry, redact, depth + 1)).filter((entry) => entry !== undefined), message, { cause })
+      : new Error(message, { cause });
+  if (cause === undefined) delete copy.cause;
+  copy.name = redact(error.name);
+  copy.stack = redact(error.stack ?? `${error.name}: ${error.message}`);
+  for (const field of KEPT_FIELDS) {
+    const value: unknown = Reflect.get(error, field);
+    if (typeof value === 'string') Object.defineProperty(copy, field, { value: redact(value), enumerable: true, writable: true, configurable: true });
+    else if (typeof value === 'number') Object.defineProperty(copy, field, { value, enumerable: true, writable: true, configurable: true });
+  }
+  return copy;
+}

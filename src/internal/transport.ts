@@ -1,7 +1,7 @@
 import type * as kyModuleType from 'ky';
 import type { KyInstance } from 'ky';
 import type { z } from 'zod/mini';
-import { APIError, RequestAbortedError, ResponseValidationError, TimeoutError } from '../errors/api-error.js';
+import { APIError, RequestAbortedError, ResponseValidationError, TimeoutError, redactText, secretForms } from '../errors/api-error.js';
 import type { FailedRequest } from '../errors/api-error.js';
 import { ConnectionError, PayorchError, RequestValidationError } from '../errors/error.js';
 import type { FailedCall, CallOutcome } from '../errors/error.js';
@@ -19,7 +19,7 @@ import { traceCall } from './tracing.js';
 import type { CallTrace } from './tracing.js';
 import { attemptOutcome, backoffDelay, mayResend, retriesConnection, statusRetryDelay, worstOutcome } from './retry-policy.js';
 import { checkOptions } from '../core/option-checks.js';
-import { connectionFailure } from './connection-failure.js';
+import { connectionFailure, detachedCause } from './connection-failure.js';
 import { readLimited } from './read-limited.js';
 import { parseRequest, safeParse, toIssues } from './validation.js';
 
@@ -96,6 +96,8 @@ interface CallState {
   clockCorrected: boolean;
   /** True from the moment the current attempt is handed to fetch: past it, fetch cannot say whether bytes left. */
   onWire: boolean;
+  /** What fetch itself threw for the current attempt, before ky wrapped it (with the signed request). */
+  fetchError: unknown;
   /** The least safe outcome of the attempts made so far: what an abort between attempts reports. */
   outcome: CallOutcome;
 }
@@ -218,6 +220,7 @@ export class Transport {
       retries: 0,
       clockCorrected: false,
       onWire: false,
+      fetchError: undefined,
       outcome: 'not_sent',
     };
     const headers = this.#headers(call); // checked before the first attempt: bad keys are never sent
@@ -230,6 +233,7 @@ export class Transport {
         (error: unknown) => ({ ok: false as const, status: undefined, error: this.#toError(error, state), answer: undefined }),
       );
       state.onWire = false;
+      state.fetchError = undefined;
       if (!settled.ok) state.outcome = worstOutcome(state.outcome, settled.error.outcome);
       const retryDelayMs = settled.ok ? undefined : this.#retryDelay(state, settled);
       if (this.#observed) {
@@ -306,7 +310,10 @@ export class Transport {
         (input as Request).headers.set('X-Timestamp', timestamp);
         (input as Request).headers.set('X-Hash', hash);
         state.onWire = true;
-        return (fetcher ?? globalThis.fetch)(input, { ...init, signal: state.signal });
+        return (fetcher ?? globalThis.fetch)(input, { ...init, signal: state.signal }).catch((error: unknown) => {
+          state.fetchError = error;
+          throw error;
+        });
       },
     });
     const secrets = () => this.#secrets(call, state.sentHashes);
@@ -400,8 +407,12 @@ export class Transport {
     const call = this.#failedCall(state.call, state.url);
     if (state.userSignal?.aborted === true) return new RequestAbortedError(state.userSignal.reason, { ...call, outcome });
     if (state.signal.aborted) return new TimeoutError(state.timeout, { ...call, outcome });
-    const reason = connectionFailure(error);
-    return new ConnectionError({ ...call, cause: error, reason, outcome: attemptOutcome({ kind: 'no_answer', reason }) });
+    // fetch's own error, not ky's wrapper of it, which holds the signed request.
+    const thrown = state.fetchError ?? error;
+    const reason = connectionFailure(thrown);
+    const forms = secretForms(this.#secrets(state.call, state.sentHashes));
+    const cause = detachedCause(thrown, (text) => redactText(text, forms));
+    return new ConnectionError({ ...call, cause, reason, outcome: attemptOutcome({ kind: 'no_answer', reason }) });
   }
 
   /** What an error without an answer says about its call: never a header, never a key. */

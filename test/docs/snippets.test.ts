@@ -7,7 +7,6 @@ import { diagnosticsOf } from '../helpers/in-memory-program.js';
 // Every ```ts block of README.md and docs/*.md is compiled against the real sources, so a guide
 // cannot drift from the code. A block is its own module; the names guides use without defining
 // them (`provider`, `dealer`, ...) are declared once below, and a block may define its own.
-// Blocks fenced ```ts msw3 are written for msw 3: the Node 22 lane compiles them (test/node22).
 const root = join(import.meta.dirname, '../..');
 const prelude = `
 import type { DealerClient, ProviderClient } from 'payorch';

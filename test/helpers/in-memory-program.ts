@@ -4,7 +4,7 @@ import ts from 'typescript';
 /**
  * The diagnostics of `files` (path to source, none on disk), compiled with the repository's
  * tsconfig.json as one program: what a guide's code blocks are checked with. Files they import
- * resolve from each path as on disk, so a path inside test/node22 reaches that lane's packages.
+ * resolve from each path as on disk.
  */
 export function diagnosticsOf(root: string, files: ReadonlyMap<string, string>): ts.Diagnostic[] {
   const config = ts.readConfigFile(join(root, 'tsconfig.json'), (path) => ts.sys.readFile(path));

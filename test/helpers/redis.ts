@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor } from './deferred.js';
 
-/** A redis-server of the test's own: Debian's package (.ci/run installs it), a temp dir, a free loopback port. */
+/** A redis-server of the test's own: Debian's package (npm test installs it), a temp dir, a free loopback port. */
 export interface RedisServer {
   readonly port: number;
   /** SIGTERM, and wait for it to exit: clients see Redis down. */
@@ -29,7 +29,7 @@ export async function startRedisServer(): Promise<RedisServer> {
     let output = '';
     started.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
     const failed = new Promise<never>((_, reject) => {
-      started.once('error', (error) => { reject(new Error(`redis-server could not start (apt-get install -y redis-server; .ci/run does): ${error.message}`)); });
+      started.once('error', (error) => { reject(new Error(`redis-server could not start (apt-get install -y redis-server; npm test does): ${error.message}`)); });
       started.once('exit', (code) => { reject(new Error(`redis-server exited with ${code}: ${output}`)); });
     });
     failed.catch(() => undefined);

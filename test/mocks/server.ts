@@ -2,7 +2,7 @@ import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 
 // No default answers: every test states the exact answer it needs with server.use(), and any
-// request a test did not expect fails it (onUnhandledRequest: 'error').
+// request a test did not expect fails it (onUnhandledFrame: 'error').
 export const server = setupServer();
 
 let listening = false;
@@ -14,7 +14,7 @@ let listening = false;
  */
 export function useMsw(): void {
   beforeAll(() => {
-    server.listen({ onUnhandledRequest: 'error' });
+    server.listen({ onUnhandledFrame: 'error' });
     listening = true;
   });
   afterEach(() => {

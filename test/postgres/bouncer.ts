@@ -39,7 +39,7 @@ function listening(port: number): Promise<boolean> {
 }
 
 export async function startBouncer(options: BouncerOptions): Promise<Bouncer> {
-  if (!existsSync(PGBOUNCER)) throw new Error(`${PGBOUNCER} not found: apt-get install -y pgbouncer (.ci/run does)`);
+  if (!existsSync(PGBOUNCER)) throw new Error(`${PGBOUNCER} not found: apt-get install -y pgbouncer (npm test does)`);
   const server = new URL(options.serverUrl);
   const asRoot = process.getuid?.() === 0;
   const directory = mkdtempSync(join(tmpdir(), 'payorch-bouncer-'));

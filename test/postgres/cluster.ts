@@ -26,7 +26,7 @@ export function postgresBinDirectory(): string | undefined {
 
 export async function startCluster(): Promise<Cluster> {
   const bin = postgresBinDirectory();
-  if (bin === undefined) throw new Error('PostgreSQL server binaries not found under /usr/lib/postgresql: apt-get install -y postgresql (.ci/run does)');
+  if (bin === undefined) throw new Error('PostgreSQL server binaries not found under /usr/lib/postgresql: apt-get install -y postgresql (npm test does)');
   const asRoot = process.getuid?.() === 0;
   const directory = mkdtempSync(join(tmpdir(), 'payorch-pg-'));
   const run = (command: string, args: string[]): void => {

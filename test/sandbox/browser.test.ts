@@ -23,7 +23,7 @@ import { customer } from '../helpers/sandbox.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 // Read once: every test below fails with the same instruction when the browser is missing.
-const MISSING = existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is absent: apt-get install -y chromium (.ci/run installs it)`;
+const MISSING = existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is absent: apt-get install -y chromium (npm test installs it)`;
 
 /** The flags of a headless Chromium on a closed network, started as root (docs/sandbox.md). */
 const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];

@@ -5,7 +5,7 @@ import { startRedisServer } from '../../helpers/redis.js';
 import type { RedisServer } from '../../helpers/redis.js';
 
 // Deferred callbacks on BullMQ 6 with a real Redis (Debian's redis-server, started here on a free
-// loopback port; .ci/run installs it) and the PostgreSQL inbox, so that once-only holds across
+// loopback port; npm test installs it) and the PostgreSQL inbox, so that once-only holds across
 // the worker processes.
 const QUEUE = 'payorch-callbacks';
 const KILL_QUEUE = 'payorch-callbacks-kill';

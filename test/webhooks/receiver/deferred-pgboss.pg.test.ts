@@ -1,11 +1,11 @@
-import PgBoss from 'pg-boss';
+import { PgBoss } from 'pg-boss';
 import pg from 'pg';
 import { inject } from 'vitest';
 import type { CallbackJob } from '../../../src/webhooks/index.js';
 import { tcpProxy } from '../../helpers/deferred.js';
 import { deferredScenarios } from '../../helpers/deferred-scenarios.js';
 
-// Deferred callbacks on pg-boss 10: the receiver's pg-boss reaches PostgreSQL through a proxy the
+// Deferred callbacks on pg-boss: the receiver's pg-boss reaches PostgreSQL through a proxy the
 // test can take down; the workers' pg-boss expires a job whose worker vanished.
 const QUEUE = 'payorch-callbacks';
 const KILL_QUEUE = 'payorch-callbacks-kill';
@@ -27,8 +27,8 @@ deferredScenarios({
   async start(apply, killCode) {
     inspect = new pg.Pool({ connectionString: url, max: 1 });
     inspect.on('error', () => undefined);
-    // Maintenance every second, so that a job whose worker vanished expires within the test.
-    workerBoss = new PgBoss({ connectionString: url, schema: SCHEMA, schedule: false, maintenanceIntervalSeconds: 1, monitorStateIntervalSeconds: 60 });
+    // Supervision every second, so that a job whose worker vanished expires within the test.
+    workerBoss = new PgBoss({ connectionString: url, schema: SCHEMA, schedule: false, superviseIntervalSeconds: 1, monitorIntervalSeconds: 1 });
     workerBoss.on('error', () => undefined);
     await workerBoss.start();
     for (const name of [QUEUE, KILL_QUEUE]) await workerBoss.createQueue(name);
@@ -44,14 +44,14 @@ deferredScenarios({
     };
   },
   async stop() {
-    await senderBoss.stop({ graceful: false, wait: true }).catch(() => undefined);
-    await workerBoss.stop({ graceful: false, wait: true }).catch(() => undefined);
+    await senderBoss.stop({ graceful: false }).catch(() => undefined);
+    await workerBoss.stop({ graceful: false }).catch(() => undefined);
     await proxy.close();
     await inspect.end();
   },
   async drained() {
     const { rows } = await inspect.query<{ count: string }>(`SELECT count(*) FROM ${SCHEMA}.job WHERE name = $1 AND state IN ('active', 'retry', 'created')`, [QUEUE]);
-    return (await workerBoss.getQueueSize(QUEUE)) === 0 && Number(rows[0]?.count ?? 0) === 0;
+    return Number(rows[0]?.count ?? 0) === 0;
   },
   down: () => proxy.down(),
   up: () => proxy.up(),
