@@ -62,8 +62,10 @@ export type { RawRequest } from './core/raw-request.js';
 // Errors (PayorchError, isPayorchError, RequestValidationError and the callback errors come with payorch/webhooks' list, re-exported below)
 export {
   APIError,
+  BadRequestError,
   AuthenticationError,
   PermissionDeniedError,
+  ConflictError,
   UnprocessableEntityError,
   NotFoundError,
   RateLimitError,

@@ -132,7 +132,7 @@ export const DEALER_CODE_FIELD: SpecGap = {
 export const DEALER_CODE_STATUS: SpecGap = {
   spec: '7.4',
   gap: 'HTTP status of a dealer code',
-  assumes: 'Any: a 4xx, or 200 with `success: false`. Under 403 the error is a `PermissionDeniedError`, still an `APIError` with `code`.',
+  assumes: 'Any: a 4xx, or 200 with `success: false`. Under 400 the error is a `BadRequestError`, under 409 a `ConflictError`, under 403 a `PermissionDeniedError`: each an `APIError` with `code`.',
   override: '`error.status`, `error.body`',
   tests: 'test/dealer/transfers.test.ts, test/dealer/transactions.test.ts',
 };

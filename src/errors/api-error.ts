@@ -212,6 +212,9 @@ export class APIError extends PayorchError {
     if (stringList(record?.['messages']) !== undefined) {
       return new UnprocessableEntityError(message, init);
     }
+    // Spec 7.4 shows no status for the other refusals: the body rules above decide first.
+    if (init.status === 400) return new BadRequestError(message, init);
+    if (init.status === 409) return new ConflictError(message, init);
     return new APIError(message, init);
   }
 }
@@ -254,6 +257,28 @@ export class UnprocessableEntityError extends APIError {
   }
   /** The body's `messages` list (spec 7.2), one entry per failed rule: the SDK makes this class only for a body that has one. */
   declare readonly messages: readonly string[];
+}
+
+/**
+ * HTTP 400 whose body is neither an authentication refusal (spec 7.1 texts) nor a validation
+ * failure with `messages` (spec 7.2): the service refused the request as it was. `outcome` is
+ * `refused`; `code` holds a dealer code (spec 7.4) when the body carries one.
+ */
+export class BadRequestError extends APIError {
+  static {
+    brand(this, 'BadRequestError');
+  }
+}
+
+/**
+ * HTTP 409, unless the body is an authentication refusal or lists `messages`: the service refused
+ * the request because of the state of what it names (spec 7.4 shows no status; a duplicate
+ * request is the usual cause). `outcome` is `refused`: this request moved nothing.
+ */
+export class ConflictError extends APIError {
+  static {
+    brand(this, 'ConflictError');
+  }
 }
 
 /**

@@ -53,13 +53,13 @@ describe('APIError.generate', () => {
 
   test('keeps any other failure a plain APIError with every field read from the body', () => {
     const body = { success: false, error: 'Site inactive', message: 'The site is disabled', extra: [1] };
-    const error = APIError.generate(init(409, body, { headers: { 'x-request-id': 'r1' } }));
+    const error = APIError.generate(init(410, body, { headers: { 'x-request-id': 'r1' } }));
     expect(error.constructor).toBe(APIError);
     expect(error).toBeInstanceOf(PayorchError);
     expect(error.name).toBe('APIError');
-    expect(error).toMatchObject({ status: 409, error: 'Site inactive', messages: undefined, code: undefined, body, request });
+    expect(error).toMatchObject({ status: 410, error: 'Site inactive', messages: undefined, code: undefined, body, request });
     expect(error.headers).toEqual({ 'x-request-id': 'r1' });
-    expect(error.message).toBe('Site inactive: The site is disabled (HTTP 409, POST /api/provider/start-manual-withdraw). The service refused it: nothing was created.');
+    expect(error.message).toBe('Site inactive: The site is disabled (HTTP 410, POST /api/provider/start-manual-withdraw). The service refused it: nothing was created.');
   });
 
   test('does not repeat a message equal to the error text', () => {

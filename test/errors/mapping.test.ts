@@ -4,6 +4,8 @@ import { describe, expect, test } from 'vitest';
 import {
   APIError,
   AuthenticationError,
+  BadRequestError,
+  ConflictError,
   ConnectionError,
   InternalServerError,
   PermissionDeniedError,
@@ -148,6 +150,27 @@ describe('answers that are not a success', () => {
     expect(error.status).toBe(status);
     expect(error.body).toBe('');
     expect(error.message).toMatch(/^The service answered with an empty body/);
+  });
+
+  // Spec 7.4 shows no status for most refusals: the body rules decide first (a 7.1 text, then a
+  // `messages` list), and only then does a 400 or a 409 name its own class.
+  test.each([
+    [400, { success: false, error: 'MIN_AMOUNT_ERROR', message: 'Amount below 10.00' }, BadRequestError],
+    [409, { success: false, error: 'Duplicate request', message: 'A withdrawal for this order is under way' }, ConflictError],
+    [400, { success: false, error: 'Doğrulama hatası', messages: ['iban is required'] }, UnprocessableEntityError],
+    [409, { success: false, error: 'Doğrulama hatası', messages: ['amount must be at least 1'] }, UnprocessableEntityError],
+    [400, { success: false, error: 'Missing required headers' }, AuthenticationError],
+    [409, { success: false, error: 'Yetkisiz Credential Key', message: 'not yours' }, PermissionDeniedError],
+  ] as const)('HTTP %i with %o is a %o, an APIError whose outcome is refused and whose message says nothing was created', async (status, body, errorClass) => {
+    capture('post', WITHDRAW_URL, () => HttpResponse.json(body, { status }));
+    const error = (await caught(withdraw())) as APIError;
+    expect(error.constructor).toBe(errorClass);
+    expect(error).toBeInstanceOf(APIError);
+    expect(error.status).toBe(status);
+    expect(error.outcome).toBe('refused');
+    expect(error.body).toEqual(body);
+    expect(error.message).toContain(`(HTTP ${status}, POST /api/provider/start-manual-withdraw)`);
+    expect(error.message).toMatch(/The service refused it/);
   });
 
   test('a success answer that misses a field the caller needs is a ResponseValidationError keeping body and raw text', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { APIError, AuthenticationError, InternalServerError, NotFoundError, PermissionDeniedError, RateLimitError, TimeoutError, UnprocessableEntityError } from '../../src/index.js';
+import { APIError, AuthenticationError, BadRequestError, ConflictError, InternalServerError, NotFoundError, PermissionDeniedError, RateLimitError, TimeoutError, UnprocessableEntityError } from '../../src/index.js';
 import type { CallOutcome, PayorchError } from '../../src/index.js';
 import { CUSTOMER, closeLoopbackServers, json, noBackoff, providerFor, startServer } from '../helpers/loopback.js';
 import { PROVIDER } from '../helpers/wire.js';
@@ -32,7 +32,9 @@ const STATUS_ROWS: readonly (readonly [number, unknown, ErrorClass, CallOutcome]
   [403, { success: false, error: 'IP address not allowed' }, PermissionDeniedError, 'refused'],
   [200, { success: false, error: 'Yetkisiz Credential Key' }, PermissionDeniedError, 'refused'],
   [422, { success: false, messages: ['amount is required'] }, UnprocessableEntityError, 'refused'],
-  [400, { success: false, error: 'Bad request' }, APIError, 'refused'],
+  [400, { success: false, error: 'Bad request' }, BadRequestError, 'refused'],
+  [409, { success: false, error: 'Duplicate' }, ConflictError, 'refused'],
+  [418, { success: false, error: 'Teapot' }, APIError, 'refused'],
 ];
 
 describe('the class of a failed answer', () => {

@@ -66,7 +66,7 @@ const DECLARED: readonly Group[] = [
   {
     reason: 'I catch what a call throws and tell whether money may have moved',
     values: [
-      'PayorchError', 'isPayorchError', 'APIError', 'AuthenticationError', 'PermissionDeniedError', 'NotFoundError', 'UnprocessableEntityError',
+      'PayorchError', 'isPayorchError', 'APIError', 'BadRequestError', 'AuthenticationError', 'PermissionDeniedError', 'NotFoundError', 'ConflictError', 'UnprocessableEntityError',
       'RateLimitError', 'InternalServerError', 'ResponseValidationError', 'RequestValidationError', 'TimeoutError', 'TransferWaitTimeoutError',
       'RequestAbortedError', 'ConnectionError',
     ],
