@@ -6,7 +6,7 @@ import type { Endpoint } from '../internal/endpoint.js';
 import { TransactionRangeParams } from '../dealer/transactions.js';
 import { API_ENDPOINTS, fullPath } from '../endpoint-table.js';
 import type { Api } from '../core/api.js';
-import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_FAILED, EXIT_OK, UsageError, accountKeys, colours, fromFlagOrEnv, declared, inFlags, numberFlag, parse, rangeOf, readInput, requireSetting, secretKeyHelp } from './io.js';
+import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_FAILED, EXIT_OK, UsageError, accountKeys, colours, fromFlagOrEnv, declared, inFlags, numberFlag, parse, printable, rangeOf, readInput, requireSetting, secretKeyHelp } from './io.js';
 import type { Command, Io } from './io.js';
 import { closest } from './suggest.js';
 import { REQUEST_OPTIONS } from '../core/client-options.js';
@@ -226,15 +226,16 @@ function describeError(error: PayorchError, operation: string, data: unknown): {
     ...(error instanceof AuthenticationError || error instanceof PermissionDeniedError ? { reason: error.reason } : {}),
     ...(refused || error instanceof ResponseValidationError ? { fields } : {}),
   };
+  // The service's text is escaped: it cannot add lines of its own.
   const lines = (paint: (text: string) => string) => [
-    `${paint(error.name)} ${message}`,
+    `${paint(error.name)} ${printable(message)}`,
     // The message already says what the outcome means for money (the SDK's one sentence).
     `outcome  ${error.outcome}`,
     ...(error instanceof APIError ? [`status   ${error.status}`] : []),
-    ...(error instanceof APIError && error.code !== undefined ? [`code     ${error.code}`] : []),
+    ...(error instanceof APIError && error.code !== undefined ? [`code     ${printable(error.code)}`] : []),
     ...(error instanceof AuthenticationError || error instanceof PermissionDeniedError ? [`reason   ${error.reason}`] : []),
-    ...(error instanceof APIError && error.messages !== undefined ? error.messages.map((text) => `  ${text}`) : []),
-    ...fields.map((issue) => `  ${issue.field || '(body)'}: ${issue.message}`),
+    ...(error instanceof APIError && error.messages !== undefined ? error.messages.map((text) => `  ${printable(text)}`) : []),
+    ...fields.map((issue) => `  ${printable(issue.field || '(body)')}: ${printable(issue.message)}`),
   ];
   return { described, lines };
 }

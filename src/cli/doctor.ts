@@ -10,7 +10,7 @@ import { welcomeEndpoint } from '../provider/account.js';
 import { isLoopbackHostname } from '../core/loopback.js';
 import { checkBaseUrl } from '../core/client-options.js';
 import { RequestValidationError } from '../errors/error.js';
-import { COMMON_OPTIONS, EXIT_FAILED, EXIT_OK, KEY_VARIABLES, colours, emit, fromFlagOrEnv, DEFAULT_WAIT_MS, WAIT_TIMEOUT, numberFlag, parse, rangeOf, requireSetting, accountKeys, secretFromOptions, UsageError } from './io.js';
+import { COMMON_OPTIONS, EXIT_FAILED, EXIT_OK, KEY_VARIABLES, colours, emit, fromFlagOrEnv, DEFAULT_WAIT_MS, WAIT_TIMEOUT, numberFlag, parse, printable, rangeOf, requireSetting, accountKeys, secretFromOptions, UsageError } from './io.js';
 import type { AccountKeys, Command, Io } from './io.js';
 
 const USAGE = `Usage: payorch doctor [options]
@@ -236,7 +236,7 @@ function report(io: Io, json: boolean, checks: readonly Check[]): number {
     json,
     () =>
       [
-        ...checks.flatMap((check) => [`${mark[check.outcome]}  ${check.account.padEnd(8)} ${check.name.padEnd(14)} ${check.detail}`, ...(check.fix === undefined ? [] : [`      ${c.dim('fix:')} ${check.fix}`])]),
+        ...checks.flatMap((check) => [`${mark[check.outcome]}  ${check.account.padEnd(8)} ${check.name.padEnd(14)} ${printable(check.detail)}`, ...(check.fix === undefined ? [] : [`      ${c.dim('fix:')} ${check.fix}`])]),
         failed ? c.red('Some checks failed.') : c.green('All checks passed.'),
       ].join('\n'),
     () => ({ ok: !failed, checks }),

@@ -1,7 +1,7 @@
 // The `payorch` command line without its process: what index.ts runs with the real streams, and
 // what the tests run in-process with their own. Each command lives in its own file and is loaded
 // only when it runs, so that `payorch --version` does not pay for the sandbox or zod.
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, OperationError, UsageError } from './io.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, OperationError, UsageError, printable } from './io.js';
 import type { Command, Io } from './io.js';
 import { didYouMean } from './suggest.js';
 
@@ -71,15 +71,15 @@ export async function main(argv: readonly string[], io: Io, version: string): Pr
   } catch (error) {
     const who = running === undefined ? 'payorch' : `payorch ${running}`;
     if (error instanceof UsageError) {
-      io.stderr.write(`${who}: ${error.message}\nSee ${who} --help.\n`);
+      io.stderr.write(`${who}: ${printable(error.message)}\nSee ${who} --help.\n`);
       return EXIT_USAGE;
     }
     if (error instanceof OperationError) {
-      io.stderr.write(`${who}: ${error.message}\n`);
+      io.stderr.write(`${who}: ${printable(error.message)}\n`);
       return EXIT_FAILED;
     }
     // A bug or an unexpected failure: say what it was, without a stack full of bundle paths.
-    io.stderr.write(`${who}: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}\n`);
+    io.stderr.write(`${who}: ${printable(error instanceof Error ? `${error.name}: ${error.message}` : String(error))}\n`);
     return EXIT_FAILED;
   }
 }

@@ -6,7 +6,7 @@ import { checkTrackingCodes } from '../webhooks/receiver/reconcile.js';
 import { readCardStatus, statusesToApply } from '../webhooks/status-read.js';
 import type { StatusReadResult } from '../webhooks/status-read.js';
 import { assertNever } from '../internal/assert-never.js';
-import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_FAILED, EXIT_OK, UsageError, accountKeys, colours, declared, inFlags, numberFlag, parse, rangeOf, requireSetting, secretKeyHelp } from './io.js';
+import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_FAILED, EXIT_OK, UsageError, accountKeys, colours, declared, inFlags, numberFlag, parse, printable, rangeOf, requireSetting, secretKeyHelp } from './io.js';
 import type { Command, Io } from './io.js';
 
 const TIMEOUT = declared(REQUEST_OPTIONS, 'timeout');
@@ -95,7 +95,8 @@ async function run(args: readonly string[], io: Io): Promise<number> {
     io.stdout.write(`${JSON.stringify(described.map((each) => each.value), null, 2)}\n`);
   } else {
     const c = colours(io.stdout, io.env);
-    for (const each of described) io.stdout.write(`${each.failed ? c.red(each.line) : each.line}\n`);
+    // The service's text (a status payorch does not know, an error's body) is escaped: one line per code.
+    for (const each of described) io.stdout.write(`${each.failed ? c.red(printable(each.line)) : printable(each.line)}\n`);
   }
   return described.some((each) => each.failed) ? EXIT_FAILED : EXIT_OK;
 }

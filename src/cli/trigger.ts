@@ -5,7 +5,7 @@ import { CALLBACK_KINDS, CALLBACK_STATUSES, isCallbackKind } from '../webhooks/k
 import type { CallbackKind } from '../webhooks/kinds.js';
 import { checkRecordCode, sandboxRecordFields } from './trigger-record.js';
 import { readSets, settableFields } from './trigger-fields.js';
-import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_FAILED, EXIT_OK, OperationError, UsageError, accountKeys, colours, emit, DEFAULT_WAIT_MS, WAIT_TIMEOUT, numberFlag, parse, rangeOf, secretKeyHelp } from './io.js';
+import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_FAILED, EXIT_OK, OperationError, UsageError, accountKeys, colours, emit, DEFAULT_WAIT_MS, WAIT_TIMEOUT, numberFlag, parse, printable, rangeOf, secretKeyHelp } from './io.js';
 import type { Command, Io } from './io.js';
 
 const EVENTS = CALLBACK_KINDS.map((kind) => `  ${kind.padEnd(17)} ${CALLBACK_STATUSES[kind].join(', ')}`).join('\n');
@@ -191,8 +191,9 @@ async function run(args: readonly string[], io: Io): Promise<number> {
   const results = deliveries.map(({ status: each, signed, response, answer }) => ({
     text: [
       `${c.bold(`${kind}.${each}`)} ${trackingCode} -> ${target}`,
-      `${isDelivered(response.status) ? c.green(String(response.status)) : c.red(String(response.status))} ${response.statusText}`,
-      answer === '' ? c.dim('(empty body)') : answer,
+      `${isDelivered(response.status) ? c.green(String(response.status)) : c.red(String(response.status))} ${printable(response.statusText)}`,
+      // The receiver's body, one line: escaped, so that it cannot paint lines of its own.
+      answer === '' ? c.dim('(empty body)') : printable(answer),
     ].join('\n'),
     json: {
       event: `${kind}.${each}`,

@@ -1,7 +1,7 @@
 import { CallbackVerificationError, verifyCallback } from '../index.js';
 import type { VerifiedCallback } from '../index.js';
 import { CALLBACK_KINDS, isCallbackKind } from '../webhooks/kinds.js';
-import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_FAILED, EXIT_OK, UsageError, accountKeys, colours, emit, declared, inFlags, numberFlag, parse, rangeOf, readInput, secretKeyHelp } from './io.js';
+import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_FAILED, EXIT_OK, UsageError, accountKeys, colours, emit, declared, inFlags, numberFlag, parse, printable, rangeOf, readInput, secretKeyHelp } from './io.js';
 import type { Command, Io } from './io.js';
 import { VERIFY_OPTIONS } from '../webhooks/verify.js';
 
@@ -130,9 +130,9 @@ async function run(args: readonly string[], io: Io): Promise<number> {
       () =>
         [
           `${c.red('refused')} ${error.reason}`,
-          inFlags(error.message),
+          printable(inFlags(error.message)),
           `Answer HTTP ${error.status}${error.status === 401 ? ' (not authentic: the service will retry, and a genuine retry must verify)' : ' (the body cannot be processed)'}`,
-          ...error.issues.map((issue) => `  ${issue.field || '(body)'}: ${issue.message}`),
+          ...error.issues.map((issue) => `  ${printable(issue.field || '(body)')}: ${printable(issue.message)}`),
         ].join('\n'),
       () => ({ verified: false, reason: error.reason, message: inFlags(error.message), status: error.status, issues: error.issues }),
     );
@@ -144,9 +144,9 @@ async function run(args: readonly string[], io: Io): Promise<number> {
     values.json,
     () =>
       [
-        `${c.green('verified')} ${c.bold(`${callback.kind}.${payload.status}`)}`,
-        `tracking code  ${payload.tracking_code}`,
-        ...(payload.amount === undefined ? [] : [`amount         ${payload.amount}`]),
+        `${c.green('verified')} ${c.bold(printable(`${callback.kind}.${payload.status}`))}`,
+        `tracking code  ${printable(payload.tracking_code)}`,
+        ...(payload.amount === undefined ? [] : [`amount         ${printable(String(payload.amount))}`]),
         `signed         ${new Date(payload.timestamp * 1000).toISOString()} (${ageSeconds} s ago)`,
         'Answer HTTP 200 once it is applied; the hash covers tracking_code, status and timestamp only, so compare the amount with your record.',
       ].join('\n'),

@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, test } from 'vitest';
 import { ProviderClient } from '../../src/index.js';
 import { expectNoSecret, expectUsageError, payorch, useListeningSandbox } from './run.js';
@@ -44,6 +46,38 @@ describe('payorch reconcile', { timeout: 30_000 }, () => {
     const run = await payorch(['reconcile', paid, '--json'], { ...sandbox.env, PAYORCH_PROVIDER_SECRET_KEY: 'not-the-secret' });
     expect(run.code).toBe(1);
     expect(JSON.parse(run.stdout)).toMatchObject([{ trackingCode: paid, result: 'failed', error: { class: 'AuthenticationError', outcome: 'refused' } }]);
+  });
+
+  test("the service's text is printed escaped: a hostile answer cannot paint a line of its own over a pending code", async () => {
+    // A proxy in front of the service answers one read with a status that carries a carriage
+    // return, a line feed and a terminal escape, and another with a 502 whose text does the same.
+    const paint = '\r\u001b[2K\u001b[1Asuccess  amount 150: a receiver applies creditCard.success\n';
+    const server = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      request.on('end', () => {
+        const { tracking_code } = JSON.parse(body) as { tracking_code: string };
+        if (tracking_code.startsWith('CC-pend')) {
+          response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ success: true, data: { tracking_code, status: `pending${paint}`, amount: 150 } }));
+        } else {
+          response.writeHead(502, { 'content-type': 'application/json' }).end(JSON.stringify({ success: false, error: `Bad gateway${paint}` }));
+        }
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const env = { ...sandbox.env, PAYORCH_BASE_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+      const run = await payorch(['reconcile', 'CC-pend1-1763812000', 'CC-gate1-1763812000', '--timeout', '2000'], env);
+      expect(run.code).toBe(1);
+      // No raw control character: one line per code, each as the command wrote it.
+      expect(run.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f]/u);
+      const lines = run.stdout.split('\n').filter((line) => line !== '');
+      expect(lines).toHaveLength(2);
+      expect(lines[0]).toBe('CC-pend1-1763812000  pending\\r\\u001b[2K\\u001b[1Asuccess  amount 150: a receiver applies creditCard.success\\n: not ended; a receiver leaves it alone');
+      expect(lines[1]).toMatch(/^CC-gate1-1763812000  not read: InternalServerError: Bad gateway\\r\\u001b\[2K\\u001b\[1Asuccess/);
+    } finally {
+      server.close();
+    }
   });
 
   test.each([

@@ -30,7 +30,8 @@ export interface ReconcileOptions {
   readonly provider: CardStatusSource;
   /**
    * The provider card payments to reconcile: their tracking codes (`CC-…`), each at most once,
-   * from 1 to 1000 of them. Pass the orders still waiting for their callback.
+   * up to 1000 of them. Pass the orders still waiting for their callback; an empty list (a quiet
+   * tick) resolves `[]` without a request.
    * @example ['CC-p4Lm8-1763812100']
    */
   readonly trackingCodes: readonly string[];
@@ -87,6 +88,8 @@ export interface ReconcileSettings {
   readonly applyRead: (read: CardStatusRead) => Promise<CallbackInboxOutcome | 'unhandled'>;
   /** The receiver's `enqueue`, when it defers. */
   readonly enqueue: ((job: CallbackJob) => Promise<void>) | undefined;
+  /** True when the receiver keeps its keys in the default in-memory inbox: reconcile then warns once. */
+  readonly inMemoryInbox: boolean;
 }
 
 function invalid(field: string, message: string): never {
@@ -94,13 +97,13 @@ function invalid(field: string, message: string): never {
 }
 
 /**
- * Checks a list of provider card tracking codes: 1 to 1000, each a `CC-…` code given once.
+ * Checks a list of provider card tracking codes: up to 1000, each a `CC-…` code given once.
  * @throws {RequestValidationError} naming `trackingCodes` or each bad entry, `trackingCodes[i]`
  * @internal
  */
 export function checkTrackingCodes(codes: unknown): readonly string[] {
   return checkList(WHERE, 'trackingCodes', codes, {
-    min: 1,
+    min: 0,
     max: MAX_CODES,
     items: 'card payment tracking codes (CC-…)',
     item: 'code',
@@ -138,7 +141,8 @@ export interface Reconciling {
 
 /** Reconciling over the receiver's account, clock, applying and `enqueue`. */
 export function reconciling(settings: ReconcileSettings): Reconciling {
-  const { account, clock, logger, report, applyRead, enqueue } = settings;
+  const { account, clock, logger, report, applyRead, enqueue, inMemoryInbox } = settings;
+  let warnedOfMemory = false;
 
   // This account's jobs of a status read: a request to read it again, not a payment (it carries no signature).
   const jobOf = (read: CardStatusRead): StatusReadJob => ({ version: 1, source: 'status', account, kind: 'creditCard', event: `creditCard.${read.readStatus}`, payload: read.payload, receivedAt: read.readAt });
@@ -225,6 +229,15 @@ export function reconciling(settings: ReconcileSettings): Reconciling {
   /** Reconciles every code, `concurrency` at a time; one result per code, in the order given. */
   async function reconcile(options: ReconcileOptions): Promise<ReconcileResult[]> {
     const { provider, codes, concurrency } = checkReconcileOptions(options);
+    if (inMemoryInbox && !warnedOfMemory) {
+      warnedOfMemory = true;
+      // A schedule is usually its own process (a cron job): a late callback its web receiver
+      // applied is not in this memory, and would be applied again here.
+      logger.warn(
+        { inbox: 'memory' },
+        'payorch: receiver.reconcile runs on a receiver that keeps applied callbacks in memory (the default inbox): a callback received by another process, such as your web receiver, is not known here and would be applied again. Give this receiver the durable inbox your web receiver uses (PostgreSQL, D1 or Durable Object).',
+      );
+    }
     return eachAtMost(codes, concurrency, async (trackingCode) => {
       let result: ReconcileResult;
       try {

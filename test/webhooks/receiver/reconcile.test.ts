@@ -193,7 +193,6 @@ describe('receiver.reconcile', () => {
     ['no options', undefined, '(options)'],
     ['no provider', { trackingCodes: ['CC-a1-1763812000'] }, 'provider'],
     ['a provider without creditCard.getStatus', { provider: { creditCard: {} }, trackingCodes: ['CC-a1-1763812000'] }, 'provider'],
-    ['an empty list', { provider, trackingCodes: [] }, 'trackingCodes'],
     ['a list that is not an array', { provider, trackingCodes: 'CC-a1-1763812000' }, 'trackingCodes'],
     ['1001 codes', { provider, trackingCodes: Array.from({ length: 1001 }, (_, index) => `CC-m${index}-1763812000`) }, 'trackingCodes'],
     ['a deposit\'s code', { provider, trackingCodes: ['CC-a1-1763812000', 'MAN-a1-1763812000'] }, 'trackingCodes[1]'],
@@ -208,6 +207,30 @@ describe('receiver.reconcile', () => {
     expect(isPayorchError(error, RequestValidationError)).toBe(true);
     expect((error as RequestValidationError).issues.map((issue) => issue.field)).toContain(field);
     expect(getStatus).not.toHaveBeenCalled();
+  });
+});
+
+describe('receiver.reconcile on a quiet tick and on the default inbox', () => {
+  test('an empty list resolves [] without a request, as a schedule passes it when no order waits', async () => {
+    const getStatus = vi.fn();
+    const receiver = createCallbackReceiver({ ...PROVIDER, inbox: createMemoryInbox(), onError: () => undefined });
+    await expect(receiver.reconcile({ provider: { creditCard: { getStatus } }, trackingCodes: [] })).resolves.toEqual([]);
+    expect(getStatus).not.toHaveBeenCalled();
+  });
+
+  test('warns once that the default in-memory inbox knows nothing of what another process applied; a receiver given an inbox does not', async () => {
+    const warned = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const provider: CardStatusSource = { creditCard: { getStatus: vi.fn() } };
+    const defaulted = createCallbackReceiver({ ...PROVIDER, onError: () => undefined });
+    await defaulted.reconcile({ provider, trackingCodes: [] });
+    await defaulted.reconcile({ provider, trackingCodes: [] });
+    const lines = warned.mock.calls.map((call) => call.map(String).join(' '));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('keeps applied callbacks in memory (the default inbox): a callback received by another process, such as your web receiver, is not known here and would be applied again');
+    expect(lines[0]).toContain('PostgreSQL, D1 or Durable Object');
+    warned.mockClear();
+    await createCallbackReceiver({ ...PROVIDER, inbox: createMemoryInbox(), onError: () => undefined }).reconcile({ provider, trackingCodes: [] });
+    expect(warned).not.toHaveBeenCalled();
   });
 });
 
