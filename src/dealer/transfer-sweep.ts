@@ -52,6 +52,15 @@ export interface ApplyTransferStatusesOptions<TContext extends CallbackInboxCont
    */
   readonly onStatus: (transfer: EndedTransfer, context: TContext) => void | Promise<void>;
   /**
+   * Told of an end that was applied before (by this sweep, another instance or an earlier run),
+   * so that you can mark your row as ended: a row put back to pending (restored from a backup, a
+   * failed update) would otherwise be read on every sweep. It runs outside the inbox, with no
+   * transaction, and must move no money: `onStatus` did that once. A throw makes the outcome
+   * `failed`; the next sweep tells it again.
+   * @example (transfer) => db.query("update payouts set status = $1 where transfer_id = $2 and status = 'pending'", [transfer.status, transfer.transfer_id])
+   */
+  readonly onDuplicate?: ((transfer: EndedTransfer) => void | Promise<void>) | undefined;
+  /**
    * How many statuses are read at once.
    * @default 4
    */
@@ -63,7 +72,7 @@ export interface TransferStatusOutcome {
   readonly transferId: string;
   /**
    * - `applied`: ended, and `onStatus` ran now.
-   * - `duplicate`: ended, and applied before (by this sweep, another instance or an earlier run).
+   * - `duplicate`: ended, and applied before (by this sweep, another instance or an earlier run); `onDuplicate` was told.
    * - `pending`: not ended (or a status the SDK does not know, shown in `status`): left alone.
    * - `not_found`: the service answered 404: it holds no such transfer.
    * - `too_old`: ended, but its record is behind the inbox's retention horizon: it may have been applied; check by hand.
@@ -87,6 +96,7 @@ const SWEEP_OPTIONS: readonly OptionDeclaration[] = [
   { name: 'inbox', rule: { type: 'object', methods: ['process'], allowed: 'an object with a process(key, apply) method (CallbackInbox)' }, required: true },
   { name: 'accountName', rule: { type: 'text', maxLength: 200 }, required: true },
   { name: 'onStatus', rule: { type: 'function' }, required: true },
+  { name: 'onDuplicate', rule: { type: 'function' } },
   { name: 'concurrency', rule: { type: 'number', min: 1, max: 32, integer: true }, default: 4 },
 ];
 
@@ -143,7 +153,7 @@ function checkIds(ids: unknown): readonly string[] {
 export async function applyTransferStatuses<TContext extends CallbackInboxContext>(options: ApplyTransferStatusesOptions<TContext>): Promise<TransferStatusOutcome[]> {
   checkOptions(WHERE, options, SWEEP_OPTIONS);
   const ids = checkIds(options.transferIds);
-  const { dealer, inbox, accountName, onStatus } = options;
+  const { dealer, inbox, accountName, onStatus, onDuplicate } = options;
 
   async function one(transferId: string): Promise<TransferStatusOutcome> {
     let transfer: Transfer;
@@ -162,6 +172,7 @@ export async function applyTransferStatuses<TContext extends CallbackInboxContex
       const result = await inbox.process(key, async (context) => {
         await onStatus(ended, context);
       });
+      if (result === 'duplicate') await onDuplicate?.(ended);
       return { transferId, result, status, transfer };
     } catch (error) {
       return { transferId, result: error instanceof CallbackRetentionError ? 'too_old' : 'failed', status, transfer, error };

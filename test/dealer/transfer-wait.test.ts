@@ -113,6 +113,28 @@ describe('applyTransferStatuses', () => {
     expect(refused[0]).toMatchObject({ result: 'failed', error: { outcome: 'refused' } });
   });
 
+  test('tells onDuplicate of every end applied before, so a row put back to pending can be marked; onStatus runs once', async () => {
+    const sandbox = createSandbox();
+    const { dealer } = dealerOn(sandbox);
+    const done = await startTransfer(dealer);
+    await sandbox.settle(done, 'failed');
+    const inbox = createMemoryInbox();
+    const refunds: string[] = [];
+    const marked: string[] = [];
+    const sweep = (onDuplicate: (transfer: { transfer_id: string; status: string }) => void) =>
+      applyTransferStatuses({ dealer, transferIds: [done], inbox, accountName: 'dealer-main', onStatus: (transfer) => void refunds.push(transfer.transfer_id), onDuplicate });
+    expect((await sweep((transfer) => void marked.push(transfer.transfer_id)))[0]?.result).toBe('applied');
+    expect(marked).toEqual([]);
+    // The merchant's row was put back to pending: every later sweep reads it, and is told it ended.
+    expect((await sweep((transfer) => void marked.push(`${transfer.transfer_id} ${transfer.status}`)))[0]?.result).toBe('duplicate');
+    expect(marked).toEqual([`${done} failed`]);
+    const failing = await sweep(() => {
+      throw new Error('the payouts table is locked');
+    });
+    expect(failing[0]).toMatchObject({ result: 'failed', status: 'failed', error: new Error('the payouts table is locked') });
+    expect(refunds).toEqual([done]);
+  });
+
   test('a status the SDK does not know is left alone as pending, and a created_at that is not a time applies nothing', async () => {
     const answers: Record<string, { status: string; created_at: string }> = {
       'TRF-new1': { status: 'on_hold', created_at: '2026-03-01T10:00:00' },
@@ -137,6 +159,7 @@ describe('applyTransferStatuses', () => {
     [{ accountName: undefined }, 'accountName'],
     [{ concurrency: 0 }, 'concurrency'],
     [{ dealer: {} }, 'dealer.transfers'],
+    [{ onDuplicate: 'mark' }, 'onDuplicate'],
   ])('refuses %o, naming the option', async (bad, field) => {
     const options = { dealer: dealerOn(createSandbox()).dealer, transferIds: ['TRF-1'], inbox: createMemoryInbox(), accountName: 'dealer-main', onStatus: () => undefined, ...bad };
     const error: unknown = await applyTransferStatuses(options as Parameters<typeof applyTransferStatuses>[0]).catch((caught: unknown) => caught);
