@@ -12,9 +12,9 @@
  * - `refused`: the service answered with a refusal (spec 7.1 to 7.4 bodies, a 4xx status,
  *   `success: false`): nothing was created.
  * - `unknown`: it may have been processed: a timeout, reset or abort after the attempt went on
- *   the wire, a 5xx or 3xx, an answer payorch cannot read. Do not send a payment again: wait for
- *   its callback, or read its status where the service has an endpoint for it
- *   (docs/errors-and-retries.md).
+ *   the wire, a 5xx or 3xx, an answer payorch cannot read. Do not send a payment again: the
+ *   message says how to learn what became of it for that call (its callback, a status read where
+ *   the spec has one, or the panel; docs/errors-and-retries.md).
  *
  * Read-only calls report it too; for them nothing can be created, so every outcome is safe to retry.
  */
@@ -49,7 +49,7 @@ export function outcomeSentence(outcome: CallOutcome, call: { readonly operation
       return 'The service refused it: nothing was created.';
     case 'unknown':
       if (call.readOnly === true) return 'The service may have processed it; a read moves no money, so it is safe to retry.';
-      return `The service may have processed it: ${createdThing(call.operation)} may have been created. Do not send it again; wait for its callback or read its status (docs/errors-and-retries.md).`;
+      return `The service may have processed it: ${createdThing(call.operation)} may have been created. Do not send it again; ${nextStep(call.operation)} (docs/errors-and-retries.md).`;
   }
 }
 
@@ -61,6 +61,27 @@ function createdThing(operation: string | undefined): string {
   if (/transfer/i.test(operation)) return 'the transfer';
   if (/payment/i.test(operation)) return 'the payment';
   return 'a payment';
+}
+
+/**
+ * How to learn what became of a payment whose outcome is unknown, naming only what exists for that
+ * call (the errors guide's table): the spec gives a status endpoint to provider card payments
+ * (4.9) and dealer transfers (4.13) only, a callback to the provider's deposits, withdrawals and
+ * card payments and to dealer card payments (6.1), and neither to dealer manual IBAN records.
+ */
+function nextStep(operation: string | undefined): string {
+  switch (operation) {
+    case 'provider.creditCard.createPayment':
+      return 'wait for its callback, or read its status (creditCard.getStatus) once you hold its tracking code';
+    case 'dealer.transfers.send':
+      return 'transfers have no callback: read its status (transfers.getStatus) once you know its transfer_id, or check the dealer panel';
+    case 'dealer.manualIban.deposit':
+    case 'dealer.manualIban.withdraw':
+      return 'it has no callback and no status endpoint: check the dealer panel';
+    default:
+      // Every other payment of the spec ends with a callback; a raw request() may be anything.
+      return operation !== undefined && /^(provider|dealer)\.request /.test(operation) ? "wait for its callback, if it has one, or check the service's panel" : 'wait for its callback';
+  }
 }
 
 /**

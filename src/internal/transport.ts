@@ -349,7 +349,7 @@ export class Transport {
     const result = safeParse(call.schema, parsed);
     if (!result.success) {
       const outcome = attemptOutcome({ kind: 'answer', status, refusal: false });
-      const error = new ResponseValidationError(call.operation, { status, issues: toIssues(result.error), body: parsed, rawBody: text, redact: this.#secrets(call, state.sentHashes), outcome, readOnly: call.readOnly });
+      const error = new ResponseValidationError(`${this.#config.api}.${call.operation}`, { status, issues: toIssues(result.error), body: parsed, rawBody: text, redact: this.#secrets(call, state.sentHashes), outcome, readOnly: call.readOnly });
       return { ok: false, status, error, answer: undefined };
     }
     return { ok: true, status, value: result.data, answer };

@@ -84,7 +84,7 @@ describe('APIError.generate', () => {
     const error = APIError.generate(init(502, body));
     expect(error.constructor).toBe(InternalServerError);
     expect(error.body).toEqual(body);
-    expect(error.message).toBe(`${text} (HTTP 502, POST /api/provider/start-manual-withdraw). The service may have processed it: a payment may have been created. Do not send it again; wait for its callback or read its status (docs/errors-and-retries.md).`);
+    expect(error.message).toBe(`${text} (HTTP 502, POST /api/provider/start-manual-withdraw). The service may have processed it: a payment may have been created. Do not send it again; wait for its callback (docs/errors-and-retries.md).`);
   });
 
   test('never puts the query string of the URL into the message', () => {

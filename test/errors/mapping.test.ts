@@ -133,7 +133,7 @@ describe('answers that are not a success', () => {
     expect(error.status).toBe(502);
     expect(error.body).toBe(html);
     expect(error.headers['content-type']).toBe('text/html');
-    expect(error.message).toBe('The service answered with a body that is not JSON (HTTP 502, POST /api/provider/start-manual-withdraw). The service may have processed it: the withdrawal may have been created. Do not send it again; wait for its callback or read its status (docs/errors-and-retries.md).');
+    expect(error.message).toBe('The service answered with a body that is not JSON (HTTP 502, POST /api/provider/start-manual-withdraw). The service may have processed it: the withdrawal may have been created. Do not send it again; wait for its callback (docs/errors-and-retries.md).');
   });
 
   test('an HTML page with HTTP 200 is an APIError too', async () => {
@@ -183,7 +183,7 @@ describe('answers that are not a success', () => {
     expect(error.rawBody).toBe(rawBody);
     expect(error.body).toEqual(JSON.parse(rawBody));
     expect(error.issues.map((issue) => issue.field)).toEqual(['data.amount']);
-    expect(error.message).toMatch(/^Unexpected answer from manual.startWithdrawal: data.amount/);
+    expect(error.message).toMatch(/^Unexpected answer from provider.manual.startWithdrawal: data.amount/);
   });
 });
 

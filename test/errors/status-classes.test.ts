@@ -13,7 +13,7 @@ import { PROVIDER } from '../helpers/wire.js';
 closeLoopbackServers();
 
 const DEPOSIT = { ...CUSTOMER, amount: 250 };
-const MAY_EXIST = 'The service may have processed it: the deposit may have been created. Do not send it again; wait for its callback or read its status (docs/errors-and-retries.md).';
+const MAY_EXIST = 'The service may have processed it: the deposit may have been created. Do not send it again; wait for its callback (docs/errors-and-retries.md).';
 const REFUSED = 'The service refused it: nothing was created.';
 
 type ErrorClass = abstract new (...args: never[]) => APIError;
@@ -70,13 +70,19 @@ describe('the message of a call that failed', () => {
     expect((read as Error).message).toBe('POST /api/provider/credit-card/status (provider.creditCard.getStatus) did not complete within 200 ms. The service may have processed it; a read moves no money, so it is safe to retry.');
   });
 
+  // Only what exists for that call is offered: the spec gives a status endpoint to provider card
+  // payments and dealer transfers only, and dealer manual IBAN records neither that nor a callback.
   test.each([
-    ['manual.startWithdrawal', 'the withdrawal'],
-    ['creditCard.createPayment', 'the payment'],
-    ['transfers.send', 'the transfer'],
-  ])('a 5xx to %s names what may have been created: %s', (operation, thing) => {
+    ['provider.manual.startWithdrawal', 'the withdrawal', 'wait for its callback'],
+    ['provider.thirdParty.crypto.startDeposit', 'the deposit', 'wait for its callback'],
+    ['provider.creditCard.createPayment', 'the payment', 'wait for its callback, or read its status (creditCard.getStatus) once you hold its tracking code'],
+    ['dealer.creditCard.createPayment', 'the payment', 'wait for its callback'],
+    ['dealer.transfers.send', 'the transfer', 'transfers have no callback: read its status (transfers.getStatus) once you know its transfer_id, or check the dealer panel'],
+    ['dealer.manualIban.withdraw', 'the withdrawal', 'it has no callback and no status endpoint: check the dealer panel'],
+    ['provider.request /new-endpoint', 'a payment', "wait for its callback, if it has one, or check the service's panel"],
+  ])('a 5xx to %s names what may have been created (%s) and only what can be done for it', (operation, thing, step) => {
     const error = APIError.generate({ status: 500, headers: {}, body: '', request: { method: 'POST', url: 'https://pay.example.com/x' }, call: { operation, readOnly: false } });
     expect(error).toBeInstanceOf(InternalServerError);
-    expect(error.message).toContain(`${thing} may have been created`);
+    expect(error.message).toContain(`The service may have processed it: ${thing} may have been created. Do not send it again; ${step} (docs/errors-and-retries.md).`);
   });
 });

@@ -96,7 +96,7 @@ describe('error.outcome', () => {
   test('an abort says in its message which call it stopped and which side of the wire it happened on', () => {
     const call = { operation: 'provider.manual.startDeposit', request: { method: 'POST', url: 'https://pay.example.com/api/provider/start-manual-deposit' } };
     expect(new RequestAbortedError(undefined, { ...call, outcome: 'not_sent' }).message).toBe('POST /api/provider/start-manual-deposit (provider.manual.startDeposit) was aborted. Nothing was sent: it is safe to send again.');
-    expect(new RequestAbortedError(undefined, { ...call, outcome: 'unknown' }).message).toBe('POST /api/provider/start-manual-deposit (provider.manual.startDeposit) was aborted after it was handed to fetch. The service may have processed it: the deposit may have been created. Do not send it again; wait for its callback or read its status (docs/errors-and-retries.md).');
+    expect(new RequestAbortedError(undefined, { ...call, outcome: 'unknown' }).message).toBe('POST /api/provider/start-manual-deposit (provider.manual.startDeposit) was aborted after it was handed to fetch. The service may have processed it: the deposit may have been created. Do not send it again; wait for its callback (docs/errors-and-retries.md).');
   });
 
   test('an abort while waiting to retry a refused connection is not_sent, and nothing was resent', async () => {
