@@ -78,9 +78,11 @@ function nextStep(operation: string | undefined): string {
     case 'dealer.manualIban.deposit':
     case 'dealer.manualIban.withdraw':
       return 'it has no callback and no status endpoint: check the dealer panel';
+    case undefined:
+      return 'wait for its callback';
     default:
       // Every other payment of the spec ends with a callback; a raw request() may be anything.
-      return operation !== undefined && /^(provider|dealer)\.request /.test(operation) ? "wait for its callback, if it has one, or check the service's panel" : 'wait for its callback';
+      return /^(provider|dealer)\.request /.test(operation) ? "wait for its callback, if it has one, or check the service's panel" : 'wait for its callback';
   }
 }
 

@@ -70,11 +70,12 @@ describe('payorch reconcile', { timeout: 30_000 }, () => {
       const run = await payorch(['reconcile', 'CC-pend1-1763812000', 'CC-gate1-1763812000', '--timeout', '2000'], env);
       expect(run.code).toBe(1);
       // No raw control character: one line per code, each as the command wrote it.
+      // eslint-disable-next-line no-control-regex -- looking for control characters is the point
       expect(run.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f]/u);
       const lines = run.stdout.split('\n').filter((line) => line !== '');
       expect(lines).toHaveLength(2);
       expect(lines[0]).toBe('CC-pend1-1763812000  pending\\r\\u001b[2K\\u001b[1Asuccess  amount 150: a receiver applies creditCard.success\\n: not ended; a receiver leaves it alone');
-      expect(lines[1]).toMatch(/^CC-gate1-1763812000  not read: InternalServerError: Bad gateway\\r\\u001b\[2K\\u001b\[1Asuccess/);
+      expect(lines[1]).toMatch(/^CC-gate1-1763812000 {2}not read: InternalServerError: Bad gateway\\r\\u001b\[2K\\u001b\[1Asuccess/);
     } finally {
       server.close();
     }
