@@ -41,7 +41,7 @@ export default defineConfig(
     files: ['**/*.mjs', '**/*.cjs', 'test/runtimes/edge/next/**/*.js'],
     extends: [tseslint.configs.disableTypeChecked],
     languageOptions: {
-      globals: { console: 'readonly', process: 'readonly', Buffer: 'readonly', URL: 'readonly', fetch: 'readonly', Response: 'readonly', addEventListener: 'readonly' },
+      globals: { console: 'readonly', process: 'readonly', Buffer: 'readonly', URL: 'readonly', AbortController: 'readonly', AggregateError: 'readonly', fetch: 'readonly', Response: 'readonly', addEventListener: 'readonly' },
     },
   },
   {

@@ -1,11 +1,14 @@
-// Smoke test of the BUILT package (dist/), run by scripts/test-runtimes.sh on Node 20, 22 and 24,
-// Bun and Deno. Plain JavaScript, so that every runtime runs it as it is. Each client makes real
-// calls to a node:http server on 127.0.0.1 that recomputes every hash with node:crypto.
+// Smoke test of the BUILT package (dist/), run by scripts/test-runtimes.sh on Node 22.12 (the
+// floor), the newest 22, 24 and 26, Bun and Deno. Plain JavaScript, so that every runtime runs it
+// as it is. Each client makes real calls to a node:http server on 127.0.0.1 that recomputes every
+// hash with node:crypto; ./secrets.mjs makes every failure kind happen and reads each error for a
+// key or a hash.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { createRequire } from 'node:module';
+import { openSecretChecks } from './secrets.mjs';
 
 const root = new URL('../../', import.meta.url);
 const runtime =
@@ -218,6 +221,16 @@ for (const [label, load] of [
       await running.close();
     }
   });
+}
+
+const secretChecks = await openSecretChecks(root);
+try {
+  await check(...secretChecks.selfCheck);
+  for (const [label, sdk] of [['ESM import', esm], ['CommonJS require', cjs]]) {
+    for (const [name, run] of secretChecks.checks(sdk)) await check(`${label}: ${name}`, run);
+  }
+} finally {
+  secretChecks.close();
 }
 
 server.close();
