@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Checks the package as users get it: publint and attw on the packed files; the tarball's manifest,
-# licence, README links and files (scripts/check-packed.mjs); bundlers (esbuild for the edge and for
-# Node) on the installed package; then the `npm pack` tarball installed into fresh consumer projects (ESM, CommonJS, TypeScript with node16 and
-# bundler resolution under strict + exactOptionalPropertyTypes) that compile and call welcome()
-# against a local server. Last, the edge bundle sizes and cold start are reported against their
-# targets (not asserted).
+# licence, README links and files (scripts/check-packed.mjs); `engines` as npm applies it (refused on
+# Node 20, installed on Node 22.12.0); one ky beside an app's ky 2; bundlers (esbuild for the edge
+# and for Node) on the installed package; then the `npm pack` tarball installed into fresh consumer
+# projects (ESM, CommonJS, TypeScript with node16 and bundler resolution under strict +
+# exactOptionalPropertyTypes, at the TypeScript floor and the latest, and with the oldest zod that
+# `dependencies` admits) that compile and call welcome() against a local server. Last, the edge
+# bundle sizes and cold start are reported against their targets (not asserted).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -97,6 +99,35 @@ if grep -qE "$node_import" edge.js || ! grep -q 'computeTables' edge.js; then ec
 if grep -qE "$node_import" node-bundle.js || ! grep -q "getBuiltinModule" node-bundle.js; then echo "a Node bundle should take node:crypto through process.getBuiltinModule, not an import"; exit 1; fi
 echo "edge bundle: $(wc -c < edge.js) bytes, no node: import; node:crypto taken where the runtime has it"
 
+# `engines` as npm applies it with --engine-strict, under npm itself run by each Node: Node 20 must
+# be refused with payorch named in the error, Node 22.12.0 (the floor) must install. Both Nodes come
+# from the registry, whatever node this machine has.
+step "engines: npm install --engine-strict refuses Node 20 and installs on Node 22.12.0"
+npm_cli=${npm_execpath:-$(dirname "$(readlink -f "$(command -v npm)")")/npm-cli.js}
+engine_install() { # dir, node version
+  mkdir -p "$1" && cd "$1"
+  echo '{ "name": "consumer-engines", "private": true }' > package.json
+  npx -y "node@$2" "$npm_cli" install --engine-strict --no-audit --no-fund --prefer-offline --loglevel=error "$tarball" 2>&1
+}
+if refused=$(engine_install "$work/engines20" 20); then
+  echo "$refused"; echo "npm install --engine-strict installed payorch on Node 20"; exit 1
+fi
+if ! grep -q EBADENGINE <<< "$refused" || ! grep -q 'Not compatible with your version of node/npm: payorch@' <<< "$refused"; then
+  echo "$refused"; echo "npm install --engine-strict failed on Node 20, but not with payorch's engine error"; exit 1
+fi
+grep -E 'EBADENGINE|: payorch@|Required:' <<< "$refused" | sort -u
+engine_install "$work/engines22" 22.12.0
+echo "Node 22.12.0: installed payorch $(node -p 'require("payorch/package.json").version') with --engine-strict"
+
+# An app that uses ky 2 itself shares payorch's copy: two would double what it loads.
+step "consumer: npm install payorch beside ky@^2 keeps one ky"
+mkdir -p "$work/ky" && cd "$work/ky"
+echo '{ "name": "consumer-ky", "private": true, "type": "module" }' > package.json
+install . "$tarball" "ky@^2"
+npm ls ky
+copies=$(npm ls ky --all --parseable | sort -u | wc -l)
+[[ $copies == 1 ]] || { echo "$copies copies of ky are installed"; exit 1; }
+
 step "consumer: CommonJS (require)"
 mkdir -p "$work/cjs" && cd "$work/cjs"
 echo '{ "name": "consumer-cjs", "private": true }' > package.json
@@ -119,7 +150,7 @@ createSandbox().settle("MAN-none0001-1795435499", "completed").then(
 step "consumer: TypeScript (node16 ESM and CommonJS, bundler), strict + exactOptionalPropertyTypes"
 mkdir -p "$work/ts/src" && cd "$work/ts"
 echo '{ "name": "consumer-ts", "private": true, "type": "module" }' > package.json
-install . "$tarball" "@types/node@^20"
+install . "$tarball" "@types/node@^22"
 header='import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ProviderClient, RequestValidationError } from "payorch";
@@ -140,19 +171,8 @@ node out-node16/main.js "TypeScript node16 ESM"
 node out-node16/cjs.cjs
 node out-bundler/main.js "TypeScript bundler"
 
-# The floor the README states (TypeScript 5.5, zod's own) and the newest release, on the same
-# consumer with skipLibCheck false: the published declarations must compile on both.
-step "consumer: TypeScript 5.5 (the stated floor) and the latest release, node16 and bundler"
-install . "typescript-floor@npm:typescript@~5.5.0" "typescript-latest@npm:typescript@latest"
-for compiler in typescript-floor typescript-latest; do
-  for config in tsconfig.node16.json tsconfig.bundler.json; do
-    node "node_modules/$compiler/bin/tsc" -p "$config" --noEmit
-  done
-  echo "$(node "node_modules/$compiler/bin/tsc" -v): node16 and bundler compile"
-done
-
 # msw 3 is the current major (an optional peer, 2 or 3): installing payorch beside it must need no
-# --legacy-peer-deps. msw 3 runs on Node 22.12 or later; the Node 22 lane runs it (test/node22).
+# --legacy-peer-deps. The tests run the sandbox's handlers under both majors (msw and msw2).
 step "consumer: npm install payorch beside msw@3, without flags"
 mkdir -p "$work/msw3" && cd "$work/msw3"
 echo '{ "name": "consumer-msw3", "private": true, "type": "module" }' > package.json
@@ -262,6 +282,51 @@ console.log(`${label}: payorch/webhooks shares payorch'"'"'s objects`);
 (cd "$work/esm" && { echo 'import * as webhooks from "payorch/webhooks";'; echo 'import * as main from "payorch";'; echo 'const { createCallbackReceiver } = webhooks;'; echo 'const label = "ESM";'; echo "$webhooks_js"; } > webhooks.js && node webhooks.js)
 (cd "$work/cjs" && { echo 'const webhooks = require("payorch/webhooks");'; echo 'const main = require("payorch");'; echo 'const { createCallbackReceiver } = webhooks;'; echo 'const label = "CommonJS";'; echo "$webhooks_js"; } > webhooks.js && node webhooks.js)
 (cd "$work/ts" && { echo 'import * as webhooks from "payorch/webhooks";'; echo 'import * as main from "payorch";'; echo 'import type { CallbackJob } from "payorch/webhooks";'; echo 'const { createCallbackReceiver } = webhooks;'; echo 'export const typedJob: CallbackJob | undefined = undefined;'; echo 'const label = "TypeScript node16";'; echo "$webhooks_js" | sed -e 's/(error) {/(error: unknown) {/' -e 's/let refused;/let refused: unknown;/'; } > src/webhooks.ts && "$tsc" -p tsconfig.node16.json && node out-node16/webhooks.js)
+
+# The floor the README states (TypeScript 5.5, zod's own) and the newest release, on the same
+# consumer (every file above) with skipLibCheck false: the published declarations must compile on both.
+step "consumer: TypeScript 5.5 (the stated floor) and the latest release, node16 and bundler"
+cd "$work/ts"
+install . "typescript-floor@npm:typescript@~5.5.0" "typescript-latest@npm:typescript@latest"
+compilers=("$repo/node_modules/typescript/bin/tsc" "$work/ts/node_modules/typescript-floor/bin/tsc" "$work/ts/node_modules/typescript-latest/bin/tsc")
+for compiler in "${compilers[@]:1}"; do
+  for config in tsconfig.node16.json tsconfig.bundler.json; do
+    node "$compiler" -p "$config" --noEmit
+  done
+  echo "$(node "$compiler" -v): node16 and bundler compile"
+done
+
+# zod's runtime is bundled, so the app's zod meets payorch only through the published types: the
+# oldest zod that `dependencies` admits must compile the same consumer on every compiler above,
+# and compose payorch/schemas with the app's own zod, typed and at run time.
+zod_floor=$(node -p 'require("'"$repo"'/package.json").dependencies.zod.replace(/^\^/, "")')
+step "consumer: TypeScript beside zod $zod_floor (the oldest that dependencies admit), node16 and bundler"
+mkdir -p "$work/zod-floor" && cd "$work/zod-floor"
+echo '{ "name": "consumer-zod-floor", "private": true, "type": "module" }' > package.json
+cp -R "$work/ts/src" "$work/ts/tsconfig.node16.json" "$work/ts/tsconfig.bundler.json" .
+cat > src/compose.ts <<'TS'
+import * as z from "zod";
+import { Welcome } from "payorch/schemas";
+const Answer = z.object({ answer: Welcome, order: z.string() });
+const parsed: { answer: { provider: { name: string } }; order: string } = Answer.parse({ answer: { success: true, provider: { id: 1, name: "P", is_active: true } }, order: "o-1" });
+const refused = Answer.safeParse({ answer: { success: true }, order: "o-2" });
+if (parsed.answer.provider.name !== "P" || refused.success || !(refused.error instanceof z.ZodError)) throw new Error("the app's zod does not compose payorch/schemas");
+console.log(`zod ${z.core.version.major}.${z.core.version.minor}.${z.core.version.patch}: the app's zod composes payorch/schemas`);
+TS
+install . "$tarball" "zod@$zod_floor" "@types/node@^22"
+npm ls zod
+if [[ $(npm ls zod --all --parseable | sort -u | wc -l) != 1 || $(node -p 'require("zod/package.json").version') != "$zod_floor" ]]; then
+  echo "the consumer does not have one zod at $zod_floor"; exit 1
+fi
+for compiler in "${compilers[@]}"; do
+  for config in tsconfig.node16.json tsconfig.bundler.json; do
+    node "$compiler" -p "$config" --noEmit
+  done
+  echo "$(node "$compiler" -v) with zod $zod_floor: node16 and bundler compile"
+done
+node "${compilers[0]}" -p tsconfig.node16.json
+node out-node16/compose.js
+node out-node16/main.js "TypeScript node16 ESM, zod $zod_floor"
 
 cd "$repo"
 # Size and start-up as users meet them, reported beside their targets (edge bundle of verifyCallback
