@@ -308,7 +308,7 @@ export function createCallbackReceiver<TContext extends CallbackInboxContext = M
     onError: options.onError,
     failureLogger: options.logger,
   });
-  const reconciler = reconciling({ account, clock: verifier.now, logger, report: pipe.report, applyRead: pipe.applyRead, enqueue: options.enqueue });
+  const reconciler = reconciling({ account, verifier, logger, report: pipe.report, applyRead: pipe.applyRead, enqueue: options.enqueue });
   const entries = entryPoints({ maxBodyBytes: options.maxBodyBytes ?? MAX_CALLBACK_BODY_BYTES, receive: pipe.receive, report: pipe.report, logger, spans });
 
   const receiver: CallbackReceiver<TContext> = {
