@@ -84,8 +84,6 @@ function sealOf(job: Readonly<Record<string, unknown>>): JobSeal {
   return { keyId: seal['keyId'], mac: seal['mac'] };
 }
 
-const macOf = (secretKey: string, text: string): string => hmacSha256Hex(secretKey, text);
-
 const CHANGED = 'the job’s seal does not match: it was changed in the queue, or written there without the secret key';
 
 /** The keys that seal and check a receiver's jobs. @internal */
@@ -108,19 +106,19 @@ export function jobSealer(secretKey: string, previous: { readonly secretKey: str
 
   return {
     seal(job) {
-      const seal: JobSeal = { keyId: keyIds().current, mac: macOf(secretKey, sealedText(job)) };
+      const seal: JobSeal = { keyId: keyIds().current, mac: hmacSha256Hex(secretKey, sealedText(job)) };
       return { ...job, seal };
     },
     check(job, nowMs) {
       const seal = sealOf(job);
       const { current, previous: previousId } = keyIds();
       if (seal.keyId === current) {
-        if (!constantTimeEqual(seal.mac, macOf(secretKey, sealedText(job)))) refuse('invalid_signature', CHANGED);
+        if (!constantTimeEqual(seal.mac, hmacSha256Hex(secretKey, sealedText(job)))) refuse('invalid_signature', CHANGED);
         return;
       }
       if (previous !== undefined && seal.keyId === previousId) {
         // Checked before the window: a changed job is refused as changed, whenever it comes.
-        if (!constantTimeEqual(seal.mac, macOf(previous.secretKey, sealedText(job)))) refuse('invalid_signature', CHANGED);
+        if (!constantTimeEqual(seal.mac, hmacSha256Hex(previous.secretKey, sealedText(job)))) refuse('invalid_signature', CHANGED);
         if (nowMs >= previous.untilMs) {
           refuse(
             'seal_key_expired',
@@ -180,10 +178,10 @@ export function resealCallbackJob<TJob extends { readonly seal: JobSeal }>(job: 
   if (!isRecord(found)) refuse('malformed_body', 'the job is not an object (a CallbackJob, as enqueue got it)', 'job');
   const seal = sealOf(found);
   const text = sealedText(found);
-  const sealedWith = (key: string) => seal.keyId === keyIdOf(key) && constantTimeEqual(seal.mac, macOf(key, text));
+  const sealedWith = (key: string) => seal.keyId === keyIdOf(key) && constantTimeEqual(seal.mac, hmacSha256Hex(key, text));
   if (sealedWith(secretKey as string)) return job;
   if (!sealedWith(oldSecretKey as string)) {
     refuse('invalid_signature', 'the job’s seal does not verify with oldSecretKey: it was changed or written in the queue, or sealed with another key. Nothing was re-sealed');
   }
-  return { ...withoutSeal(found), seal: { keyId: keyIdOf(secretKey as string), mac: macOf(secretKey as string, text) } } as unknown as TJob;
+  return { ...withoutSeal(found), seal: { keyId: keyIdOf(secretKey as string), mac: hmacSha256Hex(secretKey as string, text) } } as unknown as TJob;
 }

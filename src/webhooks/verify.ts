@@ -3,6 +3,7 @@ import type { OptionDeclaration } from '../core/option-checks.js';
 import { declaredCharset } from '../internal/charset.js';
 import { constantTimeEqual } from '../internal/hash/constant-time.js';
 import { callbackHash } from '../internal/signer.js';
+import type { Credentials } from '../internal/signer.js';
 import { readLimited } from '../internal/read-limited.js';
 import { readTrackingCode } from '../core/tracking-code.js';
 import type { TrackingCodeDirection } from '../core/tracking-code.js';
@@ -161,9 +162,7 @@ export interface PreviousSecretKey {
 }
 
 /** `previousSecretKey`, checked: the keys and the moment they end, in milliseconds since 1970. */
-interface PreviousKeys {
-  readonly apiKey: string;
-  readonly secretKey: string;
+interface PreviousKeys extends Credentials {
   readonly untilMs: number;
 }
 
@@ -396,8 +395,7 @@ export function verifierOf(where: string, options: VerifyCallbackOptions): Verif
   const now = options.now ?? Date.now;
   const clock = (): number => readClock(now);
   const told = { kind: toldKind, api: options.api };
-  const keys = { apiKey, secretKey };
-  const previousPair = previous === undefined ? undefined : { apiKey: previous.apiKey, secretKey: previous.secretKey };
+  const keys: Credentials = { apiKey, secretKey };
 
   function verify(input: CallbackInput, at: VerifyAt = {}): Verified {
     const nowMs = at.nowMs ?? clock();
@@ -415,7 +413,7 @@ export function verifierOf(where: string, options: VerifyCallbackOptions): Verif
     const headers = readSignatureHeaders(input.headers);
     // The key pairs the hash may be made with: the current one, and the previous one while its
     // window is open at the message's time (a job's receipt time, which its seal vouches for).
-    let pairs: readonly (typeof keys)[] = previousPair !== undefined && previous !== undefined && nowMs < previous.untilMs ? [keys, previousPair] : [keys];
+    let pairs: readonly Credentials[] = previous !== undefined && nowMs < previous.untilMs ? [keys, previous] : [keys];
     // The hash to check and the timestamps it may sign. Spec 5.3 signs X-Timestamp; 6.5 says "the
     // payload timestamp": either verifies, and the age is the one that matched. The body's `hash`
     // is an unsigned copy of X-Hash: with the headers, it is not read at all.
@@ -482,7 +480,7 @@ export function verifierOf(where: string, options: VerifyCallbackOptions): Verif
 
   // Whether `hash` signs the fields at `timestamp` with one of the key pairs; every pair is
   // compared, in constant time each, with no early exit.
-  function matching(hash: string, trackingCode: string, status: string, timestamp: string | undefined, candidates: readonly (typeof keys)[]): boolean {
+  function matching(hash: string, trackingCode: string, status: string, timestamp: string | undefined, candidates: readonly Credentials[]): boolean {
     if (timestamp === undefined) return false;
     let matched = false;
     for (const pair of candidates) matched = constantTimeEqual(hash, callbackHash(pair, trackingCode, status, timestamp)) || matched;
