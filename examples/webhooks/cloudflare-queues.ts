@@ -128,8 +128,10 @@ async function applyAll(batch: MessageBatch<CallbackJob>, env: Env): Promise<voi
         await apply(message.body);
         message.ack();
       } catch (error) {
-        // A CallbackJobError (a job written or changed without the secret key) retries in vain
-        // and ends in the dead letters too: look at who wrote it before you replay it.
+        // A CallbackJobError retries in vain and ends in the dead letters too: invalid_signature (a
+        // job written or changed without the secret key), look at who wrote it before you replay
+        // it; seal_key_expired (sealed before a key rotation whose window closed), re-seal it with
+        // resealCallbackJob first (docs/webhooks.md, "Rotating the keys").
         console.error(`callback job ${message.id} (attempt ${message.attempts}) not applied:`, error instanceof Error ? error.message : error);
         // The consumer's retry_delay; past max_retries the message goes to the dead-letter queue.
         message.retry();
@@ -155,8 +157,8 @@ async function keepDeadLetters(batch: MessageBatch<CallbackJob>, env: Env): Prom
  * Sends the oldest kept dead jobs to the queue again, as many as one sendBatch takes (100
  * messages, 256 KB in all), and deletes exactly those once sent; call it again while `remaining`
  * is above 0. A replayed job is checked and applied like any other: applied once, even if a copy of
- * it was applied meanwhile. One refused again (its record past the inbox's retention, a key
- * rotated since, `confirm`) fails its retries and is kept here again, under a new message id.
+ * it was applied meanwhile. One refused again (its record past the inbox's retention, a job
+ * sealed before a key rotation whose window closed: re-seal it, `confirm`) fails its retries and is kept here again, under a new message id.
  */
 async function replayDeadLetters(env: Env): Promise<{ readonly replayed: number; readonly remaining: number }> {
   const { results = [] } = await env.DB.prepare('SELECT message_id, job FROM payorch_dead_letters ORDER BY dead_at, message_id LIMIT ?').bind(MAX_BATCH_MESSAGES).all();

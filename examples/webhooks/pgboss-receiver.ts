@@ -99,9 +99,9 @@ export async function startOn(boss: Boss, stop: () => Promise<void>, { apiKey, s
 
 /**
  * Replays the kept dead letters, oldest first: each goes back on the queue as it was (its
- * signature still verifies, its age is measured at its first receipt) and its row is deleted once
+ * seal and signature still verify, its age is measured at its first receipt) and its row is deleted once
  * sent. It is applied once, or acknowledged if it was. One refused again (its record past the
- * inbox's retention, a key rotated since, `confirm`) fails its retries and is kept here again.
+ * inbox's retention, a job sealed before a key rotation whose window closed: re-seal it, `confirm`) fails its retries and is kept here again.
  */
 export async function replayDeadLetters(boss: Boss, pool: pg.Pool): Promise<number> {
   const { rows } = await pool.query<{ job_id: string; job: CallbackJob }>('SELECT job_id, job FROM payorch_dead_letters ORDER BY dead_at, job_id');

@@ -7,6 +7,7 @@ import { SANDBOX_OPTIONS } from '../sandbox/options.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
 import { COMMON_OPTIONS, EXIT_OK, OperationError, UsageError, colours, declared, emit, numberFlag, parse, rangeOf } from './io.js';
 import type { Command, Io } from './io.js';
+import { rotateKeys } from './sandbox-rotate.js';
 
 // A fixed port by default, so that scripts and the docs' examples can name it.
 const DEFAULT_PORT = 4010;
@@ -15,9 +16,11 @@ const ATTEMPTS = declared(SANDBOX_OPTIONS, 'callbackRetry.attempts');
 const ATTEMPT_TIMEOUT = declared(SANDBOX_OPTIONS, 'callbackRetry.timeoutMs');
 
 const USAGE = `Usage: payorch sandbox [options]
+       payorch sandbox rotate-keys --account <provider|dealer> --window <seconds> [options]
 
 Serves a local Payment Orchestration Service (Provider and Dealer APIs) over HTTP, with
-controls to settle payments and deliver their callbacks, until Ctrl+C.
+controls to settle payments and deliver their callbacks, until Ctrl+C. rotate-keys gives an
+account of a running sandbox new keys (payorch sandbox rotate-keys --help).
 
 Options:
   --port <n>                  TCP port; 0 picks a free one (${rangeOf(PORT)})
@@ -67,6 +70,7 @@ async function listen(port: number, host: string, start: (port: number) => Promi
 }
 
 async function run(args: readonly string[], io: Io): Promise<number> {
+  if (args[0] === 'rotate-keys') return rotateKeys(args.slice(1), io);
   const { values } = parse(args, {
     ...COMMON_OPTIONS,
     port: { type: 'string', default: '4010' },
@@ -138,7 +142,7 @@ async function run(args: readonly string[], io: Io): Promise<number> {
           ...CALLBACK_KINDS.map((kind) => `  ${kind.padEnd(17)} ${urls[kind] ?? c.yellow(nowhere)}`),
           ...(configured.length === 0 ? [c.yellow('Warning: no callback URL is configured, so settling a payment delivers no callback.')] : []),
           '',
-          `Controls: GET ${running.url}/__sandbox lists them (settle, deliveries, clock, callback URLs).`,
+          `Controls: GET ${running.url}/__sandbox lists them (settle, deliveries, clock, callback URLs, key rotation).`,
           '',
           'Try it in another terminal, after running the export lines above:',
           '  npx payorch doctor',

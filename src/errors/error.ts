@@ -235,6 +235,10 @@ export class TrackingCodeError extends PayorchError {
  *   default) or further in the future than `toleranceSeconds` (300 s by default).
  * - `api_key_mismatch`: X-Api-Key is not the API key this receiver was given.
  * - `account_mismatch`: a job given to `receiver.apply` is another account's (`accountName`).
+ * - `seal_key_expired`: a job given to `receiver.apply` was sealed with a key past its window:
+ *   `previousSecretKey` after its `until`, or a key the receiver does not hold. Not a forgery's
+ *   reason (a changed or forged job is `invalid_signature`): re-seal it with the key that sealed it
+ *   (`resealCallbackJob`, which refuses a job that key did not seal).
  * - `malformed_body`: the body is not a JSON object of sane size, or lacks a signed field; nothing
  *   was verified.
  * - `unreadable_payload`: the hash verified, but the body still does not fit the schema of its
@@ -254,6 +258,7 @@ export type CallbackVerificationReason =
   | 'timestamp_out_of_tolerance'
   | 'api_key_mismatch'
   | 'account_mismatch'
+  | 'seal_key_expired'
   | 'malformed_body'
   | 'unreadable_payload'
   | 'invalid_tracking_code'
@@ -275,6 +280,7 @@ const STATUS = {
   timestamp_out_of_tolerance: 401,
   api_key_mismatch: 401,
   account_mismatch: 401,
+  seal_key_expired: 401,
   malformed_body: 400,
   unreadable_payload: 500,
   invalid_tracking_code: 400,
@@ -321,21 +327,25 @@ export class CallbackVerificationError extends PayorchError {
 }
 
 /**
- * The field of a {@link CallbackJob} that `receiver.apply` refused: `signature` (the hash does not
- * verify with this receiver's keys, or the signed fields were changed), `receivedAt` (too old
- * for the age limit, or in the future), `account` (another account's job), `kind` and `event`
- * (they disagree with what the signed fields and the body say), `payload` (not a callback body),
- * or `job` (not a job at all).
+ * The field of a {@link CallbackJob} that `receiver.apply` refused: `seal` (the receiver's seal
+ * does not match: the job was changed or written in the queue; or it was sealed with a key past
+ * its window), `signature` (the service's hash does not verify with this receiver's keys),
+ * `receivedAt` (too old for the age limit, or in the future), `account` (another account's job),
+ * `kind` and `event` (they disagree with what the signed fields and the body say), `payload` (not
+ * a callback body), or `job` (not a job at all).
  */
-export type CallbackJobField = 'job' | 'account' | 'kind' | 'event' | 'payload' | 'receivedAt' | 'signature';
+export type CallbackJobField = 'job' | 'account' | 'kind' | 'event' | 'payload' | 'receivedAt' | 'signature' | 'seal';
 
 /**
- * `receiver.apply(job)` refused a job: it was written or changed without the secret key, it is
- * another account's, or it is too old at its receipt time. Nothing was applied or recorded. A
- * {@link CallbackVerificationError}: `reason` is the check that failed, as for a received
- * callback (`invalid_signature`, `timestamp_out_of_tolerance`, `account_mismatch` for another
- * account, `kind_mismatch`, `malformed_body`), and `field` names the job's field. Let the queue
- * engine move it to its dead letters: retrying cannot make it verify.
+ * `receiver.apply(job)` refused a job: it was written or changed without the secret key, it was
+ * sealed with a key past its window, it is another account's, or it is too old at its receipt
+ * time. Nothing was applied or recorded. A {@link CallbackVerificationError}: `reason` is the
+ * check that failed, as for a received callback (`invalid_signature`, `timestamp_out_of_tolerance`,
+ * `account_mismatch` for another account, `kind_mismatch`, `malformed_body`), or
+ * `seal_key_expired` for a genuine-looking job that waited past a key rotation's window, and
+ * `field` names the job's field. Let the queue engine move it to its dead letters: retrying cannot
+ * make it verify. A `seal_key_expired` job is re-sealed with `resealCallbackJob` and applied;
+ * an `invalid_signature` one was changed or written in the queue: find out by whom.
  *
  * @example
  * ```ts
@@ -343,7 +353,7 @@ export type CallbackJobField = 'job' | 'account' | 'kind' | 'event' | 'payload' 
  *   try {
  *     await receiver.apply(job.data);
  *   } catch (error) {
- *     if (error instanceof CallbackJobError) logger.error({ field: error.field, reason: error.reason }, 'forged callback job');
+ *     if (error instanceof CallbackJobError) logger.error({ field: error.field, reason: error.reason }, error.reason === 'seal_key_expired' ? 'callback job sealed before a key rotation: re-seal it' : 'forged callback job');
  *     throw error;
  *   }
  * });

@@ -2,6 +2,8 @@ import { constantTimeEqual } from '../internal/hash/constant-time.js';
 import { requestHash } from '../internal/signer.js';
 import type { Credentials, Signing } from '../internal/signer.js';
 import type { AuthFailure } from './answers.js';
+import { acceptedKeys } from './keys.js';
+import type { RotatingAccount } from './keys.js';
 
 /** Spec 5.1 and 5.2: X-Timestamp must lie within 5 minutes of the service's time. */
 const TIMESTAMP_TOLERANCE_SECONDS = 300;
@@ -48,6 +50,21 @@ export function checkSignature(headers: Headers, account: SignedAccount, hash: S
 }
 
 const fail = (failure: AuthFailure): SignatureCheck => ({ ok: false, failure });
+
+/**
+ * {@link checkSignature} with each key pair the account accepts at `nowMs`: its keys, and after a
+ * rotation the pair before it until its window ends. A refusal is the one of a pair whose API key
+ * matched, when one did: a right API key with a wrong hash is `invalid_hash`.
+ */
+export function checkAccountSignature(headers: Headers, account: SignedAccount & RotatingAccount, hash: Signing['hash'], nowMs: number): SignatureCheck {
+  let refusal: SignatureCheck | undefined;
+  for (const pair of acceptedKeys(account, nowMs)) {
+    const check = checkSignature(headers, { ...account, ...pair }, hash, nowMs);
+    if (check.ok) return check;
+    if (refusal === undefined || (!refusal.ok && refusal.failure === 'invalid_api_key')) refusal = check;
+  }
+  return refusal ?? fail('invalid_api_key');
+}
 
 /** True when `address` is whitelisted; an IPv4 address in IPv6 form (`::ffff:127.0.0.1`) matches its IPv4 entry. */
 export function isWhitelisted(address: string, whitelist: readonly string[]): boolean {

@@ -43,6 +43,9 @@ const CallbackUrlsBody = z.strictObject(Object.fromEntries(CALLBACK_KINDS.map((k
 
 const RedeliverBody = z.strictObject({ resign: z.optional(z.boolean()) });
 
+// The window's range is checked by rotateKeys itself, and refused as every option is (422).
+const RotateKeysBody = z.strictObject({ account: z.enum(['provider', 'dealer']), windowSeconds: z.number(), keepApiKey: z.optional(z.boolean()) });
+
 /** The control endpoints, as the index lists them. */
 const ENDPOINTS = [
   'GET  /__sandbox/accounts            the credentials of the provider and the dealer',
@@ -54,6 +57,7 @@ const ENDPOINTS = [
   'GET  /__sandbox/clock               the record clock',
   'POST /__sandbox/clock               {"advanceSeconds"} or {"set": ISO 8601}: move the record clock, expiring what runs out',
   `PUT  /__sandbox/callback-urls       {${CALLBACK_KINDS.map((kind) => `"${kind}"?`).join(', ')}}: where callbacks go`,
+  'POST /__sandbox/rotate-keys         {"account", "windowSeconds", "keepApiKey"?}: new keys for the provider or the dealer; the ones before stay valid for windowSeconds',
 ];
 
 /** The HTTP status of each refusal, for the controls and the payment page. */
@@ -103,6 +107,12 @@ export async function control(service: Service, request: Request, url: URL): Pro
         if (!body.ok) return body.failure;
         const expired = 'set' in body.value ? await service.setClock(Date.parse(body.value.set)) : await service.advanceClock(body.value.advanceSeconds * 1000);
         return success({ success: true, now: new Date(service.clock.now()).toISOString(), expired });
+      }
+      case 'POST /rotate-keys': {
+        const body = await parseBody(request, RotateKeysBody);
+        if (!body.ok) return body.failure;
+        const { account, ...options } = body.value;
+        return success({ success: true, ...service.rotateKeys(account, options) });
       }
       case 'PUT /callback-urls': {
         const body = await parseBody(request, CallbackUrlsBody);

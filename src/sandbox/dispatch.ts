@@ -2,7 +2,7 @@ import { constantTimeEqual } from '../internal/hash/constant-time.js';
 import { fullPath } from '../endpoint-table.js';
 import { authFailure, errorFailure } from './answers.js';
 import type { Reply } from './answers.js';
-import { checkSignature, isWhitelisted } from './auth.js';
+import { checkAccountSignature, isWhitelisted } from './auth.js';
 import { control, decodePath, isLoopbackAddress } from './control.js';
 import type { Caller } from './guard.js';
 import { hostRefusal } from './guard.js';
@@ -58,7 +58,7 @@ async function controls(service: Service, request: Request, url: URL, caller: Ca
 async function answer(service: Service, route: Route, request: Request, origin: string, clientAddress: string): Promise<Reply<unknown>> {
   const { provider, dealer } = service.fixtures;
   // Signatures are checked against real time, never the record clock (see RecordClock).
-  const signature = checkSignature(request.headers, route.api === 'provider' ? provider : dealer, route.endpoint.hash, Date.now());
+  const signature = checkAccountSignature(request.headers, route.api === 'provider' ? provider : dealer, route.endpoint.hash, Date.now());
   if (!signature.ok) return authFailure(signature.failure);
   let site: SiteAccount | undefined;
   if (route.api === 'provider') {

@@ -1,4 +1,5 @@
 import { turkishIban } from './iban.js';
+import type { PreviousKeys, RotatingAccount } from './keys.js';
 import { SANDBOX_DEFAULTS } from './options.js';
 import type { SandboxGateway, SandboxManualIban, SandboxOptions, SandboxPaymentMethods, SandboxSite } from './options.js';
 import { SeededRandom } from './random.js';
@@ -12,12 +13,10 @@ export interface SiteAccount {
   readonly createdAt: number;
 }
 
-/** The provider as the sandbox holds it: every option resolved. */
-export interface ProviderAccount {
+/** The provider as the sandbox holds it: every option resolved; its keys change when rotated. */
+export interface ProviderAccount extends RotatingAccount {
   readonly id: number;
   readonly name: string;
-  readonly apiKey: string;
-  readonly secretKey: string;
   readonly key: string;
   readonly active: boolean;
   readonly ipWhitelist: readonly string[];
@@ -36,10 +35,9 @@ export interface EibanAccount {
   availableCents: number;
 }
 
-export interface DealerAccount {
+/** The dealer as the sandbox holds it; its keys change when rotated. */
+export interface DealerAccount extends RotatingAccount {
   readonly name: string;
-  readonly apiKey: string;
-  readonly secretKey: string;
   readonly paymentMethods: Readonly<SandboxPaymentMethods>;
   readonly eibans: readonly EibanAccount[];
   readonly manualIbans: readonly SandboxManualIban[];
@@ -61,6 +59,14 @@ export interface SiteCredentials {
   readonly credentialKey: string;
 }
 
+/** The keys an account had before its last rotation, while they are still valid. */
+export interface SandboxPreviousKeys {
+  readonly apiKey: string;
+  readonly secretKey: string;
+  /** When they stop being accepted (real time). */
+  readonly until: Date;
+}
+
 /** The credentials of the sandbox's accounts, to configure the clients under test. */
 export interface SandboxAccounts {
   readonly provider: {
@@ -70,19 +76,32 @@ export interface SandboxAccounts {
     readonly key: string;
     /** At least one; the first is a good default for `credentialKey`. */
     readonly sites: readonly [SiteCredentials, ...SiteCredentials[]];
+    /** After `rotateKeys`, the keys before it, while they are still accepted. */
+    readonly previous?: SandboxPreviousKeys | undefined;
   };
-  readonly dealer: { readonly apiKey: string; readonly secretKey: string };
+  readonly dealer: {
+    readonly apiKey: string;
+    readonly secretKey: string;
+    /** After `rotateKeys`, the keys before it, while they are still accepted. */
+    readonly previous?: SandboxPreviousKeys | undefined;
+  };
 }
 
-export function accountsOf({ provider, dealer }: Fixtures): SandboxAccounts {
+/** The previous keys while their window is open (real time), for the accounts' view. */
+function previousOf(previous: PreviousKeys | undefined, nowMs: number): { previous?: SandboxPreviousKeys } {
+  return previous === undefined || nowMs >= previous.untilMs ? {} : { previous: { apiKey: previous.apiKey, secretKey: previous.secretKey, until: new Date(previous.untilMs) } };
+}
+
+export function accountsOf({ provider, dealer }: Fixtures, nowMs: number = Date.now()): SandboxAccounts {
   return {
     provider: {
       apiKey: provider.apiKey,
       secretKey: provider.secretKey,
       key: provider.key,
       sites: mapNonEmpty(provider.sites, ({ id, name, credentialKey }) => ({ id, name, credentialKey })),
+      ...previousOf(provider.previousKeys, nowMs),
     },
-    dealer: { apiKey: dealer.apiKey, secretKey: dealer.secretKey },
+    dealer: { apiKey: dealer.apiKey, secretKey: dealer.secretKey, ...previousOf(dealer.previousKeys, nowMs) },
   };
 }
 
@@ -115,6 +134,7 @@ export function buildFixtures(options: SandboxOptions, startMs: number): Fixture
       name: provider.name ?? SANDBOX_DEFAULTS.provider.name,
       apiKey: provider.apiKey ?? providerKeys.apiKey,
       secretKey: provider.secretKey ?? providerKeys.secretKey,
+      previousKeys: undefined,
       key: provider.key ?? providerKeys.key,
       active: provider.active ?? SANDBOX_DEFAULTS.provider.active,
       ipWhitelist: provider.ipWhitelist ?? ['127.0.0.1', '::1'],
@@ -132,6 +152,7 @@ export function buildFixtures(options: SandboxOptions, startMs: number): Fixture
       name: dealer.name ?? SANDBOX_DEFAULTS.dealer.name,
       apiKey: dealer.apiKey ?? dealerKeys.apiKey,
       secretKey: dealer.secretKey ?? dealerKeys.secretKey,
+      previousKeys: undefined,
       paymentMethods: { credit_card: 'active', eiban: 'active', manual_iban: 'active', ...dealer.paymentMethods },
       eibans: (
         dealer.eibans ?? [

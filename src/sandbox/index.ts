@@ -21,7 +21,8 @@ export type {
   CallbackUrls,
   CallbackRetryOptions,
 } from './options.js';
-export type { SandboxAccounts, SiteCredentials } from './fixtures.js';
+export type { SandboxAccounts, SandboxPreviousKeys, SiteCredentials } from './fixtures.js';
+export type { RotateKeysOptions, RotatedKeys } from './keys.js';
 export type { SandboxRecord, SettleOptions, SettleResult } from './service.js';
 export type { SandboxRecordKind } from './record-kinds.js';
 export type { DeliveryAttempt, DeliveryResult } from './delivery.js';

@@ -2,6 +2,8 @@ import type { DeliveryAttempt, DeliveryResult } from './delivery.js';
 import { dispatch } from './dispatch.js';
 import { accountsOf } from './fixtures.js';
 import type { SandboxAccounts } from './fixtures.js';
+import type { RotateKeysOptions, RotatedKeys } from './keys.js';
+import type { Api } from '../core/api.js';
 import { serveHttp } from './listen.js';
 import type { ListenOptions, RunningSandbox } from './listen.js';
 import { mswHandlers } from './msw.js';
@@ -68,8 +70,6 @@ export interface SandboxClock {
  * memory with seeded fixtures. Made by {@link createSandbox}.
  */
 export class Sandbox {
-  /** The credentials of the provider and the dealer, to configure the clients under test. */
-  readonly accounts: SandboxAccounts;
   readonly clock: SandboxClock;
   readonly #service: Service;
   readonly #publicUrl: string | undefined;
@@ -82,12 +82,39 @@ export class Sandbox {
     const service = new Service(options);
     this.#service = service;
     this.#publicUrl = options.publicUrl;
-    this.accounts = accountsOf(service.fixtures);
     this.clock = {
       now: () => new Date(service.clock.now()),
       advance: (milliseconds) => service.advanceClock(milliseconds),
       set: (time) => service.setClock(time),
     };
+  }
+
+  /**
+   * The credentials of the provider and the dealer, to configure the clients under test: the
+   * keys in force now (after {@link Sandbox.rotateKeys}, the new ones, with the previous ones while
+   * they are still accepted).
+   */
+  get accounts(): SandboxAccounts {
+    return accountsOf(this.#service.fixtures);
+  }
+
+  /**
+   * Rotates an account's keys, as the service's panel would, to rehearse a rotation: a new secret
+   * key, and a new API key unless `keepApiKey`. Requests signed with the keys before stay valid
+   * for `windowSeconds` (real time, as signatures are); callbacks are signed with the new keys
+   * from now on, their retries and redeliveries re-signed too, but a delivery sent again with its
+   * first signature (`resign: false`) still carries the old ones. `POST /__sandbox/rotate-keys`
+   * and `payorch sandbox rotate-keys` do the same for a running sandbox.
+   *
+   * @throws {RequestValidationError} (`invalid_option`) for a window out of range (0 to 30 days)
+   * @example
+   * ```ts
+   * const { apiKey, secretKey, previous } = sandbox.rotateKeys('provider', { windowSeconds: 3600 });
+   * const receiver = createCallbackReceiver({ apiKey, secretKey, accountName: 'shop', previousSecretKey: previous });
+   * ```
+   */
+  rotateKeys(account: Api, options: RotateKeysOptions): RotatedKeys {
+    return this.#service.rotateKeys(account, options);
   }
 
   /**

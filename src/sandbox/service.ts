@@ -7,6 +7,10 @@ import type { DeliverOptions, DeliveryResult } from './delivery.js';
 import { buildFixtures, toCents } from './fixtures.js';
 import type { EibanAccount, Fixtures } from './fixtures.js';
 import { generateHistory } from './history.js';
+import { rotateAccountKeys } from './keys.js';
+import type { RotateKeysOptions, RotatedKeys } from './keys.js';
+import { SeededRandom } from './random.js';
+import type { Api } from '../core/api.js';
 import type { Transaction } from './history.js';
 import { KINDS } from './record-kinds.js';
 import type { KindRule, SandboxRecordKind } from './record-kinds.js';
@@ -98,6 +102,8 @@ export class Service {
   readonly #historyPerDay: number;
   readonly #transferCompletionMs: number | undefined;
   readonly #maxRecords: number;
+  /** The seed's stream of rotated keys, apart from the others: a rotation shifts no id. */
+  readonly #rotations: SeededRandom;
 
   constructor(options: SandboxOptions) {
     checkOptions('createSandbox', options, SANDBOX_OPTIONS);
@@ -114,6 +120,12 @@ export class Service {
     this.#historyPerDay = options.history?.perDay ?? SANDBOX_DEFAULTS.history.perDay;
     this.#maxRecords = options.maxRecords ?? SANDBOX_DEFAULTS.maxRecords;
     this.#transferCompletionMs = options.transferCompletionSeconds === undefined ? undefined : options.transferCompletionSeconds * 1000;
+    this.#rotations = new SeededRandom(`${this.seed}:rotations`);
+  }
+
+  /** Gives an account new keys; the ones before stay valid for requests for the window, in real time. */
+  rotateKeys(account: Api, options: RotateKeysOptions): RotatedKeys {
+    return rotateAccountKeys(account, this.fixtures[account], options, this.#rotations, Date.now());
   }
 
   /** The record clock as `YYYY-MM-DD HH:MM:SS`, for the `timestamp` of provider answers. */
@@ -258,6 +270,8 @@ export class Service {
     const url = this.callbackUrls[kind];
     if (url === undefined) return undefined;
     const payload = callbackPayload(kind, record, expired);
+    // The account itself, not a copy of its keys: each attempt is signed with the keys in force
+    // when it is sent, the new ones after a rotation, as a service re-signing its retries would.
     const credentials = signerOf(kind, this.fixtures);
     return this.deliverer.deliver({ kind, trackingCode: record.code, status: record.status, url, sign: () => signCallback(payload, credentials) }, delivery);
   }

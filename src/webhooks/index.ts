@@ -73,6 +73,8 @@ export type {
 } from './receiver/apply.js';
 export type { CallbackErrorDetails } from './receiver/apply.js';
 export type { CallbackJob, SignedCallbackJob, StatusReadJob } from './job.js';
+export { resealCallbackJob } from './seal.js';
+export type { JobSeal, ResealKeys } from './seal.js';
 export { callbackKeyString } from './key.js';
 export { confirmWithCardStatus } from './confirm-card.js';
 export type { ConfirmWithCardStatusOptions } from './confirm-card.js';

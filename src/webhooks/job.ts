@@ -1,5 +1,6 @@
 import type { CallbackBody } from './body.js';
 import type { VerifiedCallback } from './schemas.js';
+import type { JobSeal } from './seal.js';
 import type { CardStatusReadPayload } from './status-read.js';
 import type { Verifier } from './verify.js';
 import { CallbackJobError, CallbackVerificationError } from '../errors/error.js';
@@ -7,9 +8,10 @@ import type { CallbackJobField, CallbackVerificationReason } from '../errors/err
 
 /*
  * A verified callback put on the merchant's queue, and its check when it comes back. The job
- * carries the service's own signature, never a key: `apply` verifies it again with the receiver's
- * keys through the receiver's own verifier, with the clock set to the receipt time, so that a job is
- * trusted exactly as far as the callback it came from (docs/decisions.md).
+ * carries the receiver's seal over all of it and the service's own signature, never a secret key:
+ * `apply` checks the seal, then verifies the signature again with the receiver's keys through the
+ * receiver's own verifier, with the clock set to the receipt time the seal vouches for, so that a
+ * job is trusted exactly as far as the callback it came from (docs/decisions.md).
  */
 
 /**
@@ -20,18 +22,20 @@ import type { CallbackJobField, CallbackVerificationReason } from '../errors/err
  * `queue.add(name, job)`, Cloudflare `queue.send(job)`).
  *
  * Opaque but stable: read `kind`, `event` and `payload` to route or log it if you wish, but
- * change nothing. Fields are only added in later versions; a change of meaning gets a new `version`.
+ * change nothing: the receiver's `seal` covers every field, and `apply` refuses a job whose seal
+ * does not match. Fields are only added in later versions; a change of meaning gets a new `version`.
  */
 export type CallbackJob = SignedCallbackJob | StatusReadJob;
 
 /**
- * A verified callback as `enqueue` gets it. It holds no key; it holds the service's hash, which
- * `apply` checks again with the receiver's keys, so a job written or changed without the secret
- * key applies nothing.
+ * A verified callback as `enqueue` gets it. It holds no secret key; it holds the receiver's seal
+ * over the whole job (payload and receipt time included) and the service's hash, which `apply`
+ * both checks again with the receiver's keys, so a job written or changed without the secret key
+ * applies nothing.
  */
 export interface SignedCallbackJob {
-  /** The format of the job: 1. */
-  readonly version: 1;
+  /** The format of the job: 2 (sealed). */
+  readonly version: 2;
   /** Absent: a job of a callback. `'status'` is a {@link StatusReadJob}. */
   readonly source?: undefined;
   /** The receiver's `accountName` (its API key when none is given): `apply` refuses another account's job. */
@@ -52,18 +56,20 @@ export interface SignedCallbackJob {
    * spec 6.5).
    */
   readonly signature: { readonly hash: string; readonly timestamp: number; readonly in: 'headers' | 'body' };
+  /** The receiver's seal over every other field, made with its secret key at receipt. */
+  readonly seal: JobSeal;
 }
 
 /**
  * A card payment's end status read by `receiver.reconcile`, as `enqueue` gets it. It carries no
- * signature the worker could check, so it is a request to reconcile, not a payment: `apply` reads
+ * service signature, so it is a request to reconcile, not a payment: `apply` checks its seal, reads
  * the status from the service again (`apply(job, { provider })`) and applies what that read
- * says, under the same keys as the callback. A job written into the queue by anyone else applies
+ * says, under the same keys as the callback. Even a job sealed with the receiver's key applies
  * only what the service itself answers for this account.
  */
 export interface StatusReadJob {
-  /** The format of the job: 1. */
-  readonly version: 1;
+  /** The format of the job: 2 (sealed). */
+  readonly version: 2;
   readonly source: 'status';
   /** The receiver's `accountName` (its API key when none is given): `apply` refuses another account's job. */
   readonly account: string;
@@ -74,6 +80,8 @@ export interface StatusReadJob {
   readonly payload: CardStatusReadPayload;
   /** When the status was read, in milliseconds since the epoch. */
   readonly receivedAt: number;
+  /** The receiver's seal over every other field, made with its secret key when the job was made. */
+  readonly seal: JobSeal;
 }
 
 /** Whether a job was made by `reconcile` from a status read. */
@@ -81,11 +89,11 @@ export function isStatusReadJob(job: unknown): job is Readonly<Record<string, un
   return isRecord(job) && job['source'] === 'status';
 }
 
-/** The job of a callback that verified. */
-export function callbackJob(callback: VerifiedCallback, signedIn: 'headers' | 'body', account: string, receivedAt: number, traceparent: string | undefined): SignedCallbackJob {
+/** The job of a callback that verified, before its seal. */
+export function callbackJob(callback: VerifiedCallback, signedIn: 'headers' | 'body', account: string, receivedAt: number, traceparent: string | undefined): Omit<SignedCallbackJob, 'seal'> {
   const { payload } = callback;
   return {
-    version: 1,
+    version: 2,
     account,
     kind: callback.kind,
     event: `${callback.kind}.${payload.status}`,
@@ -118,6 +126,7 @@ const FIELD_OF_REASON = {
   invalid_tracking_code: 'payload',
   invalid_status: 'payload',
   kind_mismatch: 'kind',
+  seal_key_expired: 'seal',
 } as const satisfies Record<CallbackVerificationReason, CallbackJobField>;
 
 /** What checking a job needs: the receiver's verifier, its account and the clock. */
@@ -128,18 +137,34 @@ export interface JobCheck {
 }
 
 /**
- * Checks a job as the receiver checked its callback and returns the callback it holds: the
- * signature with this receiver's keys (verifyCallback, constant-time), the age limit at the
- * receipt time, a receipt time not in the future, this receiver's account, and the kind and
- * event told again from the signed fields and the body rather than taken from the job.
+ * The checks every job passes before anything in it is trusted: an object of this version, this
+ * receiver's account, and a seal of this receiver's keys (constant-time), `previousSecretKey`'s
+ * only until its `until` at `nowMs`.
+ * @throws {CallbackJobError} naming the field, with nothing applied
+ */
+export function checkJobSeal(job: unknown, check: JobCheck): asserts job is Readonly<Record<string, unknown>> {
+  if (!isRecord(job)) refuse('malformed_body', 'job', 'the job is not an object (a CallbackJob, as enqueue got it)');
+  // Unpublished versions are not read: a job of version 1 carried no seal.
+  if (job['version'] !== 2) refuse('malformed_body', 'job', 'the job is not a CallbackJob of version 2 (sealed)');
+  // Before the seal: a job of another account that shares this one's inbox must not even be tried.
+  if (job['account'] !== check.account) {
+    if (typeof job['account'] !== 'string') refuse('malformed_body', 'account', 'account is not text');
+    refuse('account_mismatch', 'account', 'the job is another account’s; this receiver applies its own only');
+  }
+  check.verifier.seals.check(job, check.nowMs);
+}
+
+/**
+ * Checks a job as the receiver checked its callback and returns the callback it holds: its seal
+ * (checkJobSeal), then the signature with this receiver's keys (verifyCallback, constant-time) and
+ * the age limit at the receipt time, a receipt time not in the future, and the kind and event
+ * told again from the signed fields and the body rather than taken from the job.
  *
  * @throws {CallbackJobError} naming the field, with nothing applied
  */
 export function checkCallbackJob(job: unknown, check: JobCheck): VerifiedCallback {
-  if (!isRecord(job)) refuse('malformed_body', 'job', 'the job is not an object (a CallbackJob, as enqueue got it)');
-  if (job['version'] !== 1) refuse('malformed_body', 'job', 'the job is not a CallbackJob of version 1');
-  const { account, kind, event, payload, receivedAt, signature } = job;
-  if (typeof account !== 'string') refuse('malformed_body', 'account', 'account is not text');
+  checkJobSeal(job, check);
+  const { kind, event, payload, receivedAt, signature } = job;
   if (typeof kind !== 'string') refuse('malformed_body', 'kind', 'kind is not text');
   if (typeof event !== 'string') refuse('malformed_body', 'event', 'event is not text');
   if (!isRecord(payload)) refuse('malformed_body', 'payload', 'payload is not an object');
@@ -149,27 +174,25 @@ export function checkCallbackJob(job: unknown, check: JobCheck): VerifiedCallbac
   if (typeof hash !== 'string' || typeof timestamp !== 'number' || !Number.isSafeInteger(timestamp) || timestamp < 0 || (signedIn !== 'headers' && signedIn !== 'body')) {
     refuse('malformed_body', 'signature', 'signature is not { hash, timestamp, in }');
   }
-  // Before the hash: a job of another account that shares this one's inbox must not even be tried.
-  if (account !== check.account) refuse('account_mismatch', 'account', 'the job is another account’s; this receiver applies its own only');
   const tolerance = check.verifier.toleranceSeconds;
   if (receivedAt - check.nowMs > tolerance * 1000) {
     refuse('timestamp_out_of_tolerance', 'receivedAt', `receivedAt is ${Math.round((receivedAt - check.nowMs) / 1000)} s in the future; at most ${tolerance} s (toleranceSeconds) is accepted`);
   }
 
   // The callback rebuilt as it arrived, its signed values from the signature, and verified by
-  // the one verifier with the clock at the receipt time.
+  // the one verifier with the clock at the receipt time: its age, and the previous key's window,
+  // as they were when it was received and answered 200.
   const body: Record<string, unknown> = { ...payload, timestamp, hash };
   const input: { headers?: Record<string, string>; body: CallbackBody } =
     signedIn === 'headers' ? { headers: { 'X-Api-Key': check.verifier.apiKey, 'X-Timestamp': String(timestamp), 'X-Hash': hash }, body } : { body };
   let callback: VerifiedCallback;
   try {
-    // The age at the receipt time; the previous key's window judged at apply time too: a job
-    // queued before the rotation applies while the window is open, and one signed with a
-    // retired key never after it closes.
-    callback = check.verifier.verify(input, { nowMs: receivedAt, keysAtMs: check.nowMs }).callback;
+    callback = check.verifier.verify(input, { nowMs: receivedAt, rebuilt: true }).callback;
   } catch (error) {
     if (!(error instanceof CallbackVerificationError)) throw error;
-    throw new CallbackJobError(error.reason, FIELD_OF_REASON[error.reason], `the job does not verify: ${error.message}`, error.issues);
+    // The seal is this receiver's: a hash that no longer matches was made with a key it dropped.
+    const hint = error.reason === 'invalid_signature' ? '. Its seal is this receiver’s, so the callback was signed with a secret key the receiver no longer holds: give it previousSecretKey again, with an until after the job’s receipt' : '';
+    throw new CallbackJobError(error.reason, FIELD_OF_REASON[error.reason], `the job does not verify: ${error.message}${hint}`, error.issues);
   }
   if (callback.kind !== kind) refuse('kind_mismatch', 'kind', `the job says ${kind}, its signed fields and body say ${callback.kind}`);
   if (`${callback.kind}.${callback.payload.status}` !== event) refuse('kind_mismatch', 'event', `the job says ${event}, its signed fields say ${callback.kind}.${callback.payload.status}`);

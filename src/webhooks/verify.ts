@@ -3,6 +3,7 @@ import type { OptionDeclaration } from '../core/option-checks.js';
 import { declaredCharset } from '../internal/charset.js';
 import { constantTimeEqual } from '../internal/hash/constant-time.js';
 import { callbackHash } from '../internal/signer.js';
+import type { Credentials } from '../internal/signer.js';
 import { readLimited } from '../internal/read-limited.js';
 import { readTrackingCode } from '../core/tracking-code.js';
 import type { TrackingCodeDirection } from '../core/tracking-code.js';
@@ -16,6 +17,8 @@ import type { CallbackKind } from './kinds.js';
 import { readContentType, readSignatureHeaders } from './headers.js';
 import type { CallbackHeaders } from './headers.js';
 import { CALLBACK_FIELDS, DIRECTION_OF_KIND, fieldIssue, kindOfCallback, readField, readPayload } from './payload.js';
+import { jobSealer } from './seal.js';
+import type { JobSealer } from './seal.js';
 import type { VerifiedCallback } from './schemas.js';
 import type { ValidationIssue } from '../errors/error.js';
 
@@ -53,11 +56,14 @@ export interface VerifyCallbackOptions {
    */
   readonly secretKey: string;
   /**
-   * After a key rotation, the secret key in force before it, accepted beside `secretKey` until
-   * an absolute time: the callbacks the service signed before the rotation, and their
-   * redeliveries, still verify until then. Hashes are checked with both keys in constant time;
-   * neither key is ever logged. A receiver given one needs `accountName`, so that what its inbox
-   * recorded never depends on a key.
+   * After a key rotation, the secret key in force before it (and its API key, when that changed
+   * too), accepted beside `secretKey` until an absolute time: the callbacks the service signed
+   * before the rotation, and their redeliveries, still verify when they arrive before then, and
+   * a receiver's jobs sealed with it apply until then. Hashes are checked with both keys in
+   * constant time; neither key is ever logged. A receiver given one needs `accountName`, so that
+   * what its inbox recorded never depends on a key. Keep it after `until` while jobs received
+   * before `until` may still be applied: it then verifies only those (docs/webhooks.md,
+   * "Rotating the keys").
    * @default none: only `secretKey`
    * @example { secretKey: oldSecretKey, until: '2026-12-01T00:00:00Z' }
    */
@@ -125,7 +131,7 @@ export const VERIFY_OPTIONS = declareOptions<VerifyCallbackOptions>()([
   { name: 'api', rule: { type: 'oneOf', values: ['provider', 'dealer'] } },
   { name: 'dealerCardWithoutHeaders', rule: { type: 'boolean' }, default: false },
   { name: 'now', rule: { type: 'function' } },
-], { previousSecretKey: 'checked with its parts and the secretKey it must differ from, by previousKeyUntil (below)' });
+], { previousSecretKey: 'checked with its parts and the secretKey it must differ from, by previousKeysOf (below)' });
 
 /*
  * The secret key a receiver still accepts after a rotation, until an absolute time. Absolute, not
@@ -143,9 +149,21 @@ export interface PreviousSecretKey {
   readonly secretKey: string;
   /**
    * The moment it stops being accepted: a `Date`, or an ISO 8601 text with a zone (`Z` or
-   * `+03:00`), so that every instance reads the same moment. A moment in the past leaves it unused.
+   * `+03:00`), so that every instance reads the same moment. Past it, the key verifies only the
+   * callbacks of jobs received before it, and seals nothing new.
    */
   readonly until: Date | string;
+  /**
+   * The API key that went with it, when the rotation changed the API key too: a callback whose
+   * X-Api-Key is this one verifies with the previous secret key only, until `until`.
+   * @default apiKey: the rotation changed the secret key only
+   */
+  readonly apiKey?: string | undefined;
+}
+
+/** `previousSecretKey`, checked: the keys and the moment they end, in milliseconds since 1970. */
+interface PreviousKeys extends Credentials {
+  readonly untilMs: number;
 }
 
 // A zone is required: a local time would be another moment on an instance in another zone.
@@ -156,19 +174,22 @@ function refuseOption(where: string, field: string, message: string): never {
 }
 
 /**
- * Checks `previousSecretKey` and returns the moment it ends, in milliseconds since 1970, or
- * undefined when none is given. Neither key is ever shown.
- * @throws {RequestValidationError} naming `previousSecretKey`, `previousSecretKey.secretKey` or `previousSecretKey.until`
+ * Checks `previousSecretKey` and returns its keys and the moment it ends, or undefined when none
+ * is given. No key is ever shown.
+ * @throws {RequestValidationError} naming `previousSecretKey` or the part of it that is wrong
  */
-function previousKeyUntil(where: string, options: VerifyCallbackOptions): number | undefined {
+function previousKeysOf(where: string, options: VerifyCallbackOptions): PreviousKeys | undefined {
   const previous: unknown = options.previousSecretKey;
   if (previous === undefined) return undefined;
   if (typeof previous !== 'object' || previous === null) refuseOption(where, 'previousSecretKey', `must be { secretKey, until }; got ${previous === null ? 'null' : typeof previous}`);
-  const { secretKey, until } = previous as { readonly secretKey?: unknown; readonly until?: unknown };
+  const { secretKey, until, apiKey = options.apiKey } = previous as { readonly secretKey?: unknown; readonly until?: unknown; readonly apiKey?: unknown };
   if (typeof secretKey !== 'string' || secretKey === '') {
     refuseOption(where, 'previousSecretKey.secretKey', `must be a non-empty string; got ${secretKey === '' ? 'an empty string' : typeof secretKey}`);
   }
   if (secretKey === options.secretKey) refuseOption(where, 'previousSecretKey.secretKey', 'must differ from secretKey: it is the key in force before the rotation');
+  if (typeof apiKey !== 'string' || apiKey === '') {
+    refuseOption(where, 'previousSecretKey.apiKey', `must be a non-empty string, or left out when the API key did not change; got ${apiKey === '' ? 'an empty string' : typeof apiKey}`);
+  }
   let ms = Number.NaN;
   if (until instanceof Date) ms = until.getTime();
   else if (typeof until === 'string' && ISO_WITH_ZONE.test(until)) ms = Date.parse(until);
@@ -176,7 +197,7 @@ function previousKeyUntil(where: string, options: VerifyCallbackOptions): number
     const got = until instanceof Date ? 'an invalid Date' : typeof until === 'string' ? JSON.stringify(until.slice(0, 40)) : typeof until;
     refuseOption(where, 'previousSecretKey.until', `must be a Date or an ISO 8601 time with a zone, for example '2026-12-01T00:00:00Z' (the same moment on every instance); got ${got}`);
   }
-  return ms;
+  return { apiKey, secretKey, untilMs: ms };
 }
 
 // A clock that reads NaN would make every timestamp look fresh or every one stale.
@@ -322,10 +343,13 @@ export interface VerifyAt {
   readonly onDecoded?: ((decoding: BodyDecoding) => void) | undefined;
   /** The body was sized by its reader (a receiver reads at most `maxBodyBytes`): not sized again. */
   readonly sized?: boolean | undefined;
-  /** The time the age is measured at, instead of the clock (a job's receipt time). */
+  /** The time the age, and the previous key's window, are measured at, instead of the clock (a job's receipt time). */
   readonly nowMs?: number | undefined;
-  /** A second moment the previous key's window must still be open at (a job's apply time). */
-  readonly keysAtMs?: number | undefined;
+  /**
+   * The headers were rebuilt from a sealed job, whose X-Api-Key was checked at receipt: the hash
+   * is tried with every key pair, the previous API key's included.
+   */
+  readonly rebuilt?: boolean | undefined;
 }
 
 /** A verified callback, and where its signature came (what a job records). @internal */
@@ -343,6 +367,8 @@ export interface Verifier {
   /** The clock's reading, checked to be a number: the receiver's one clock. */
   readonly now: () => number;
   verify(input: CallbackInput, at?: VerifyAt): Verified;
+  /** The same keys, sealing the receiver's jobs and checking their seals. */
+  readonly seals: JobSealer;
 }
 
 /**
@@ -362,15 +388,14 @@ export function createVerifier(options: VerifyCallbackOptions): Verifier {
  * the defaults, applied here once. `where` names the caller in an error. @internal
  */
 export function verifierOf(where: string, options: VerifyCallbackOptions): Verifier {
-  const previousUntil = previousKeyUntil(where, options);
+  const previous = previousKeysOf(where, options);
   const { apiKey, secretKey, kind: toldKind, dealerCardWithoutHeaders = false } = options;
   const maxAge = options.maxAgeSeconds ?? DEFAULT_CALLBACK_MAX_AGE_SECONDS;
   const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
   const now = options.now ?? Date.now;
   const clock = (): number => readClock(now);
-  const previousKey = previousUntil === undefined ? undefined : options.previousSecretKey?.secretKey;
   const told = { kind: toldKind, api: options.api };
-  const keys = { apiKey, secretKey };
+  const keys: Credentials = { apiKey, secretKey };
 
   function verify(input: CallbackInput, at: VerifyAt = {}): Verified {
     const nowMs = at.nowMs ?? clock();
@@ -386,6 +411,9 @@ export function verifierOf(where: string, options: VerifyCallbackOptions): Verif
     const fromBody = bodySeconds(body);
 
     const headers = readSignatureHeaders(input.headers);
+    // The key pairs the hash may be made with: the current one, and the previous one while its
+    // window is open at the message's time (a job's receipt time, which its seal vouches for).
+    let pairs: readonly Credentials[] = previous !== undefined && nowMs < previous.untilMs ? [keys, previous] : [keys];
     // The hash to check and the timestamps it may sign. Spec 5.3 signs X-Timestamp; 6.5 says "the
     // payload timestamp": either verifies, and the age is the one that matched. The body's `hash`
     // is an unsigned copy of X-Hash: with the headers, it is not read at all.
@@ -408,7 +436,9 @@ export function verifierOf(where: string, options: VerifyCallbackOptions): Verif
       hash = bodyHash;
       first = fromBody;
     } else {
-      if (!constantTimeEqual(headers.apiKey, apiKey)) {
+      // Each pair's API key compared, in constant time each; a job's headers were checked at receipt.
+      if (at.rebuilt !== true) pairs = pairs.filter((pair) => constantTimeEqual(headers.apiKey, pair.apiKey));
+      if (pairs.length === 0) {
         throw new CallbackVerificationError('api_key_mismatch', 'X-Api-Key is not the API key this receiver was given');
       }
       hash = headers.hash;
@@ -416,12 +446,9 @@ export function verifierOf(where: string, options: VerifyCallbackOptions): Verif
       if (first === undefined) first = fromBody;
       else if (fromBody !== first) second = fromBody;
     }
-    // The previous key while its window is open, at the message's time and at `keysAtMs` (a job
-    // signed before a rotation applies only while the window is still open when it is applied).
-    const withPrevious = previousKey !== undefined && previousUntil !== undefined && nowMs < previousUntil && (at.keysAtMs ?? nowMs) < previousUntil ? previousKey : undefined;
     // Every candidate with every key is compared, in constant time each: which one matched is not a secret.
-    const firstSigned = matching(hash, trackingCode, status, first, withPrevious);
-    const secondSigned = matching(hash, trackingCode, status, second, withPrevious);
+    const firstSigned = matching(hash, trackingCode, status, first, pairs);
+    const secondSigned = matching(hash, trackingCode, status, second, pairs);
     const signed = firstSigned ? first : secondSigned ? second : undefined;
     if (signed === undefined) {
       throw new CallbackVerificationError(
@@ -451,14 +478,15 @@ export function verifierOf(where: string, options: VerifyCallbackOptions): Verif
     return { callback, signedIn: headers === undefined ? 'body' : 'headers', receivedAt: nowMs };
   }
 
-  // Whether `hash` signs the fields at `timestamp` with the secret key or the previous one; both
-  // are compared, in constant time each.
-  function matching(hash: string, trackingCode: string, status: string, timestamp: string | undefined, previous: string | undefined): boolean {
+  // Whether `hash` signs the fields at `timestamp` with one of the key pairs; every pair is
+  // compared, in constant time each, with no early exit.
+  function matching(hash: string, trackingCode: string, status: string, timestamp: string | undefined, candidates: readonly Credentials[]): boolean {
     if (timestamp === undefined) return false;
-    const current = constantTimeEqual(hash, callbackHash(keys, trackingCode, status, timestamp));
-    const before = previous !== undefined && constantTimeEqual(hash, callbackHash({ apiKey, secretKey: previous }, trackingCode, status, timestamp));
-    return current || before;
+    let matched = false;
+    for (const pair of candidates) matched = constantTimeEqual(hash, callbackHash(pair, trackingCode, status, timestamp)) || matched;
+    return matched;
   }
 
-  return { apiKey, toleranceSeconds: tolerance, now: clock, verify };
+  const seals = jobSealer(secretKey, previous);
+  return { apiKey, toleranceSeconds: tolerance, now: clock, verify, seals };
 }

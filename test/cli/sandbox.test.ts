@@ -162,7 +162,50 @@ describe('payorch sandbox', { timeout: 60_000 }, () => {
     [['sandbox', '--env', '--json'], /choose one/],
     [['sandbox', '--verbose'], /payorch sandbox: unknown option --verbose/],
     [['sandbox', '--callbacks', 'deposit=http://127.0.0.1:1/'], /payorch sandbox: unknown option --callbacks; did you mean --callback\?/],
+    [['sandbox', 'rotate-keys', '--window', '60'], /--account must be provider or dealer$/m],
+    [['sandbox', 'rotate-keys', '--account', 'merchant', '--window', '60'], /--account must be provider or dealer, not "merchant"/],
+    [['sandbox', 'rotate-keys', '--account', 'provider'], /--window is required: how long the keys before stay valid, in seconds \(0 to 2592000\)/],
+    [['sandbox', 'rotate-keys', '--account', 'provider', '--window', '2592001'], /--window must be an integer from 0 to 2592000 \(at most 30 days\); got 2592001/],
+    [['sandbox', 'rotate-keys', '--account', 'provider', '--window', '60'], /--sandbox-url is required \(or set PAYORCH_BASE_URL\)/],
   ])('payorch %j is bad usage: exit 2', async (args, message) => {
     await expectUsageError(args, {}, message);
+  });
+});
+
+describe('payorch sandbox rotate-keys', { timeout: 60_000 }, () => {
+  test('gives an account of the running sandbox new keys, prints them as export lines with the keys before, and the keys before still sign', async () => {
+    const { command, printed } = await sandbox([]);
+    const url = value(printed, 'PAYORCH_BASE_URL');
+    const before = { apiKey: value(printed, 'PAYORCH_PROVIDER_API_KEY'), secretKey: value(printed, 'PAYORCH_PROVIDER_SECRET_KEY') };
+    const rotated = await payorch(['sandbox', 'rotate-keys', '--account', 'provider', '--window', '600'], { PAYORCH_BASE_URL: url });
+    expect(rotated.code).toBe(0);
+    expect(rotated.stdout).toMatch(/^Rotated the provider's keys\. The keys before stay valid for requests until \d{4}-\d\d-\d\dT[\d:.]+Z\.$/m);
+    const after = { apiKey: value(rotated.stdout, 'PAYORCH_PROVIDER_API_KEY'), secretKey: value(rotated.stdout, 'PAYORCH_PROVIDER_SECRET_KEY') };
+    expect(after.apiKey).toMatch(/^prov_api_/);
+    expect(after.apiKey).not.toBe(before.apiKey);
+    expect(rotated.stdout).toContain(`  secret key  ${before.secretKey}`);
+    const welcome = async (keys: typeof before) => (await fetch(`${url}/api/provider/welcome`, { method: 'POST', headers: signedHeaders(keys.apiKey, keys.secretKey) })).status;
+    expect([await welcome(after), await welcome(before)]).toEqual([200, 200]);
+
+    // --env: the dealer's new keys only, for eval; --json: one object.
+    const env = await payorch(['sandbox', 'rotate-keys', '--account', 'dealer', '--window', '0', '--env', '--sandbox-url', url]);
+    expect(env.stdout).toMatch(/^export PAYORCH_DEALER_API_KEY='dealer_api_[0-9a-f]{12}'\nexport PAYORCH_DEALER_SECRET_KEY='dealer_secret_\w{24}'\n$/);
+    const json = await payorch(['sandbox', 'rotate-keys', '--account', 'provider', '--window', '60', '--keep-api-key', '--json'], { PAYORCH_BASE_URL: url });
+    expect(JSON.parse(json.stdout)).toMatchObject({ account: 'provider', apiKey: after.apiKey, previous: { apiKey: after.apiKey, secretKey: after.secretKey } });
+    await command.stop();
+  });
+
+  test('fails with exit 1 when nothing answers at the URL, or something that is not a sandbox does', async () => {
+    const other = await startServer((_request, response) => json(response, 404, { message: 'not here' }));
+    const refused = await payorch(['sandbox', 'rotate-keys', '--account', 'provider', '--window', '60', '--sandbox-url', other.url]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/did not rotate the keys \(is it a payorch sandbox\?\): HTTP 404/);
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const { port } = holder.address() as AddressInfo;
+    await new Promise<void>((resolve) => holder.close(() => { resolve(); }));
+    const nobody = await payorch(['sandbox', 'rotate-keys', '--account', 'provider', '--window', '60', '--sandbox-url', `http://127.0.0.1:${port}`]);
+    expect(nobody.code).toBe(1);
+    expect(nobody.stderr).toMatch(/Could not reach the sandbox at http:\/\/127\.0\.0\.1:\d+ \(--sandbox-url or PAYORCH_BASE_URL\)/);
   });
 });

@@ -7,6 +7,7 @@ import { allowedBy } from '../../src/core/option-checks.js';
 import type { OptionDeclaration } from '../../src/core/option-checks.js';
 import { declared, rangeOf } from '../../src/cli/io.js';
 import { DEFAULT_POSTGRES_INBOX_RETENTION_SECONDS, DEFAULT_POSTGRES_INBOX_TABLE, DEFAULT_POSTGRES_INBOX_LOCK_TIMEOUT_MS } from '../../src/postgres/index.js';
+import { ROTATE_KEYS_OPTIONS } from '../../src/sandbox/keys.js';
 import { SANDBOX_DEFAULTS, SANDBOX_OPTIONS } from '../../src/sandbox/options.js';
 import { OLDER_THAN_OPTION, SQLITE_TABLE_OPTION } from '../../src/sqlite/inbox.js';
 import { CONFIRM_CARD_OPTIONS } from '../../src/webhooks/confirm-card.js';
@@ -43,6 +44,7 @@ const interfaces: [file: string, name: string, prefix: string, defaults: Default
   ['src/sandbox/options.ts', 'CallbackRetryOptions', 'callbackRetry.', defaultsOf(SANDBOX_OPTIONS)],
   ['src/sandbox/options.ts', 'SandboxProviderOptions', 'provider.', defaultsOf(SANDBOX_OPTIONS)],
   ['src/sandbox/options.ts', 'SandboxDealerOptions', 'dealer.', defaultsOf(SANDBOX_OPTIONS)],
+  ['src/sandbox/keys.ts', 'RotateKeysOptions', '', defaultsOf(ROTATE_KEYS_OPTIONS)],
   ['src/d1/index.ts', 'D1InboxOptions', '', defaultsOf([SQLITE_TABLE_OPTION])],
   ['src/d1/index.ts', 'PruneD1InboxOptions', '', defaultsOf([SQLITE_TABLE_OPTION, OLDER_THAN_OPTION])],
   ['src/durable-object/index.ts', 'DurableObjectInboxOptions', '', defaultsOf([SQLITE_TABLE_OPTION])],

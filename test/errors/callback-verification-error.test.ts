@@ -11,6 +11,7 @@ describe('CallbackVerificationError', () => {
     ['timestamp_out_of_tolerance', 401],
     ['api_key_mismatch', 401],
     ['account_mismatch', 401],
+    ['seal_key_expired', 401],
     ['malformed_body', 400],
     ['invalid_tracking_code', 400],
     ['invalid_status', 400],

@@ -128,11 +128,12 @@ test('the BullMQ recipe keeps failed jobs and replays its failed set: a job that
   const receiver = await bullmqExample.start({ ...PROVIDER, connectionString: connectionString(), redis: { host: '127.0.0.1', port: redis.port }, port: 0 });
   try {
     const delivery = signCallback({ ...unsigned.deposit, tracking_code: `MAN-exdead-${seconds - 60}`, user_id: 'u-dead', amount: 40 }, PROVIDER);
-    // A job as a broken producer wrote it: the signature of another callback. It fails every attempt.
+    // A job as a producer without the secret key wrote it: a seal it could not make. It fails every attempt.
     const genuine = JSON.parse(delivery.body) as Record<string, unknown>;
     const job = await receiver.queue.add('callback', {
-      version: 1, account: PROVIDER.apiKey, kind: 'deposit', event: 'deposit.completed', payload: genuine, receivedAt: Date.now(),
-      signature: { hash: '0'.repeat(64), timestamp: genuine['timestamp'] as number, in: 'headers' },
+      version: 2, account: PROVIDER.apiKey, kind: 'deposit', event: 'deposit.completed', payload: genuine, receivedAt: Date.now(),
+      signature: { hash: genuine['hash'] as string, timestamp: genuine['timestamp'] as number, in: 'headers' },
+      seal: { keyId: '0'.repeat(16), mac: '0'.repeat(64) },
     }, { attempts: 1 });
     await waitFor(async () => (await job.getState()) === 'failed', 8000, 'the forged job to fail');
     expect(await bullmqExample.replayFailed(receiver.queue)).toBe(1);

@@ -1,9 +1,9 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, test, vi } from 'vitest';
 import * as nodeHash from '../../src/internal/hash/sha256.js';
 import { constantTimeEqual } from '../../src/internal/hash/constant-time.js';
-import { pureSha256Hex as sha256Hex } from '../../src/internal/hash/pure-sha256.js';
+import { pureHmacSha256Hex, pureSha256Hex as sha256Hex } from '../../src/internal/hash/pure-sha256.js';
 
 const nodeSha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
@@ -79,6 +79,45 @@ describe('sha256Hex (the pure-JS SHA-256 the main entry uses on every runtime)',
     fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 200 }), (text) => sha256Hex(text) === nodeSha256(text)), { numRuns: 300 });
     // Generous: a loaded machine must not turn a correct property into a timeout.
   }, 60_000);
+});
+
+describe('hmacSha256Hex (a job\'s seal, on every runtime)', () => {
+  const nodeHmac = (key: string, text: string) => createHmac('sha256', key).update(text, 'utf8').digest('hex');
+
+  // RFC 4231, the cases whose keys are text: 1 (twenty 0x0b) and 2 ("Jefe").
+  test.each([
+    ['\u000b'.repeat(20), 'Hi There', 'b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7'],
+    ['Jefe', 'what do ya want for nothing?', '5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843'],
+  ])('RFC 4231: key %j', (key, text, expected) => {
+    expect(pureHmacSha256Hex(key, text)).toBe(expected);
+    expect(nodeHash.hmacSha256Hex(key, text)).toBe(expected);
+  });
+
+  test('keys shorter than, equal to and longer than the 64-byte block, and long texts, equal node:crypto', () => {
+    for (const key of ['', 'k', 'k'.repeat(63), 'k'.repeat(64), 'k'.repeat(65), 'ğ'.repeat(40), 'secret'.repeat(50)]) {
+      for (const text of ['', 'payorch job seal\n{}', 'x'.repeat(5000), 'ğüş'.repeat(700)]) expect(pureHmacSha256Hex(key, text), `${key.length}/${text.length}`).toBe(nodeHmac(key, text));
+    }
+    // The SHA-256 sharing its scratch space still hashes right after an HMAC.
+    expect(sha256Hex('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+  });
+
+  test('equals node:crypto on any key and text, including non-ASCII and lone surrogates', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 100 }), fc.string({ unit: 'binary', maxLength: 300 }), (key, text) => pureHmacSha256Hex(key, text) === nodeHmac(key, text)),
+      { numRuns: 300 },
+    );
+  }, 60_000);
+
+  test('hashes in plain JavaScript where node:crypto has no createHmac', async () => {
+    vi.resetModules();
+    vi.stubGlobal('process', { ...process, getBuiltinModule: () => ({ hash: () => 'unused' }) });
+    try {
+      const { hmacSha256Hex } = await import('../../src/internal/hash/sha256.js');
+      expect(hmacSha256Hex('Jefe', 'what do ya want for nothing?')).toBe('5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843');
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
 });
 
 describe('constantTimeEqual', () => {

@@ -93,6 +93,7 @@ const DECLARED: readonly Group[] = [
       'NodeResponseLike', 'CallbackJob', 'SignedCallbackJob', 'StatusReadJob', 'CallbackJobField',
     ],
   },
+  { reason: 'I re-seal a dead letter queued before a key rotation whose window closed', values: ['resealCallbackJob'], types: ['JobSeal', 'ResealKeys'] },
   { reason: 'I recover a callback that never came from the service\'s status', types: ['ReconcileOptions', 'ReconcileResult', 'ReconcileResultKind'] },
   {
     reason: 'I confirm a card callback against the service before moving money',

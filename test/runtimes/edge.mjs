@@ -5,10 +5,11 @@
 // with `next start`; `--no-next` skips it; Next.js is installed once into node_modules/.cache). In each: a signed ProviderClient call to a
 // loopback server (its exact signed headers asserted here), a refused wrong secret,
 // verifyCallbackRequest and verifyCallback of a callback signed here by hand with node:crypto,
-// and a refused wrong secret for the callback. Also asserts that the main entry's bundle holds no
+// a refused wrong secret for the callback, and a deferred job sealed there (its HMAC checked here
+// with node:crypto) applied once and refused when changed. Also asserts that the main entry's bundle holds no
 // `node:` import and picks the pure-JS SHA-256. Exits 1 on any failure.
 import { execFileSync, spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -23,6 +24,13 @@ if (!existsSync(join(root, 'dist/index.js'))) throw new Error('dist/ is missing:
 
 const KEYS = { apiKey: 'edge_api_key_0001', secretKey: 'edge_secret_ğüş_0001', credentialKey: 'edge_site_credential_01' };
 const sha256 = (text) => createHash('sha256').update(text, 'utf8').digest('hex');
+/** A job's canonical form (src/webhooks/seal.ts): members sorted, no spaces, undefined left out. */
+const canonical = (value) =>
+  Array.isArray(value)
+    ? `[${value.map(canonical).join(',')}]`
+    : typeof value === 'object' && value !== null
+      ? `{${Object.keys(value).filter((name) => value[name] !== undefined).sort().map((name) => `${JSON.stringify(name)}:${canonical(value[name])}`).join(',')}}`
+      : JSON.stringify(value);
 /** The edge conditions of the bundlers that build workers (wrangler, Next.js, Vercel). */
 const CONDITIONS = ['workerd', 'worker', 'edge-light', 'browser'];
 
@@ -143,6 +151,14 @@ async function runIn(label, dispatch) {
     'verifyCallback refuses a wrong secret (CallbackVerificationError, invalid_signature, 401)',
     report.wrongSecretCallback.isCallbackVerificationError && report.wrongSecretCallback.reason === 'invalid_signature' && report.wrongSecretCallback.status === 401,
     JSON.stringify(report.wrongSecretCallback),
+  );
+  const { job, ...sealed } = report.sealedJob ?? {};
+  const { seal, ...fields } = job ?? {};
+  const mac = createHmac('sha256', KEYS.secretKey).update(`payorch job seal\n${canonical(fields)}`, 'utf8').digest('hex');
+  check(
+    'a deferred job is sealed with the HMAC node:crypto computes, applied once, and refused when changed in the queue',
+    sealed.status === 200 && seal?.mac === mac && JSON.stringify(sealed.applied) === '[250]' && sealed.changed?.reason === 'invalid_signature',
+    JSON.stringify({ sealed, seal, mac }),
   );
   check('signCallback computes the hash node:crypto computes', report.signCallbackHash === callback.hash, `${report.signCallbackHash} != ${callback.hash}`);
 }

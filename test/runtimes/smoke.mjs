@@ -3,7 +3,7 @@
 // as it is. Each client makes real calls to a node:http server on 127.0.0.1 that recomputes every
 // hash with node:crypto; ./secrets.mjs makes every failure kind happen and reads each error for a
 // key or a hash.
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -22,6 +22,13 @@ const schemasCjs = createRequire(import.meta.url)(new URL('dist/schemas/index.cj
 const KEYS = { apiKey: 'smoke_api_key_0001', secretKey: 'smoke_secret_ğüş_0001' };
 const CREDENTIAL = 'smoke_site_credential_01';
 const sha256 = (...parts) => createHash('sha256').update(parts.join(''), 'utf8').digest('hex');
+/** A job's canonical form (src/webhooks/seal.ts): members sorted, no spaces, undefined left out. */
+const canonical = (value) =>
+  Array.isArray(value)
+    ? `[${value.map(canonical).join(',')}]`
+    : typeof value === 'object' && value !== null
+      ? `{${Object.keys(value).filter((name) => value[name] !== undefined).sort().map((name) => `${JSON.stringify(name)}:${canonical(value[name])}`).join(',')}}`
+      : JSON.stringify(value);
 
 const ANSWERS = {
   'POST /api/provider/welcome': { success: true, message: 'Welcome', provider: { id: 1, name: 'Smoke', is_active: true } },
@@ -124,6 +131,24 @@ for (const [label, sdk] of [['ESM import', esm], ['CommonJS require', cjs]]) {
       refused = error;
     }
     assert(refused instanceof sdk.PayorchError, 'a changed callback was accepted');
+  });
+
+  await check(`${label}: a deferred job is sealed with the HMAC node:crypto computes, applied once, and refused when its amount changed`, async () => {
+    const timestamp = Math.floor(Date.now() / 1000);
+    const fields = { tracking_code: 'MAN-smoke2-1763812000', tx_id: 'tx-2', status: 'completed', amount: 250, username: 'ada', fullname: 'Ada', user_id: 'u-1', site_id: 7 };
+    const hash = sha256(KEYS.apiKey, KEYS.secretKey, fields.tracking_code, fields.status, String(timestamp));
+    const jobs = [];
+    const applied = [];
+    const receiver = sdk.createCallbackReceiver({ ...KEYS, logLevel: 'off', enqueue: async (job) => void jobs.push(JSON.parse(JSON.stringify(job))) });
+    receiver.on('*', (callback) => void applied.push(callback.payload.amount));
+    const answer = await receiver.receive({ headers: { 'x-api-key': KEYS.apiKey, 'x-timestamp': String(timestamp), 'x-hash': hash }, body: JSON.stringify({ ...fields, timestamp, hash }) });
+    const [job] = jobs;
+    const { seal, ...unsealed } = job;
+    const mac = createHmac('sha256', KEYS.secretKey).update(`payorch job seal\n${canonical(unsealed)}`, 'utf8').digest('hex');
+    assert(answer.status === 200 && seal.mac === mac, `seal ${JSON.stringify(seal)} != ${mac}`);
+    await receiver.apply(job);
+    const changed = await receiver.apply({ ...job, payload: { ...job.payload, amount: 999999 } }).then(() => undefined, (error) => error);
+    assert(changed?.reason === 'invalid_signature' && JSON.stringify(applied) === '[250]', `changed: ${changed?.message}, applied: ${JSON.stringify(applied)}`);
   });
 }
 

@@ -1,7 +1,8 @@
-// SHA-256 (FIPS 180-4) in plain JavaScript, so that the main entry needs no Node built-in and
-// `verifyCallback` stays synchronous on runtimes whose only hash is WebCrypto's async digest.
-// Where node:crypto exists, hash/sha256.ts hashes with it instead; the choice and its numbers are
-// in docs/decisions.md. Pinned by the FIPS examples, the signing vectors and a property test against node:crypto (test/internal/hash.test.ts).
+// SHA-256 (FIPS 180-4) and HMAC-SHA256 (RFC 2104) in plain JavaScript, so that the main entry
+// needs no Node built-in and `verifyCallback` and a job's seal stay synchronous on runtimes whose
+// only hash is WebCrypto's async digest. Where node:crypto exists, hash/sha256.ts hashes with it
+// instead; the choice and its numbers are in docs/decisions.md. Pinned by the FIPS and RFC 4231
+// examples, the signing vectors and property tests against node:crypto (test/internal/hash.test.ts).
 
 // FIPS 180-4, 4.2.2 and 5.3.3: the round constants are the first 32 bits of the fractional parts
 // of the cube roots of the first 64 primes, the initial hash those of the square roots of the first
@@ -76,20 +77,18 @@ function compress(K: Int32Array, view: DataView, offset: number): void {
   H[7] = ((H[7] as number) + h) | 0;
 }
 
-/** Lowercase hex SHA-256 of the UTF-8 encoding of `text`. */
-export function pureSha256Hex(text: string): string {
-  const { K, INITIAL, HEX } = (tables ??= computeTables());
-  // UTF-8 takes at most 3 bytes per UTF-16 code unit; 72 more leave room for the padding.
-  const room = text.length * 3 + 72;
-  let buffer = scratch;
-  let view = scratchView;
-  if (buffer.length < room) {
-    buffer = new Uint8Array(room);
-    view = new DataView(buffer.buffer);
-    // Keep only a small scratch buffer: the hashed strings are keys and short codes, not bodies.
-    if (room <= 4096) [scratch, scratchView] = [buffer, view];
-  }
-  const length = encoder.encodeInto(text, buffer).written;
+/** Scratch space of at least `room` bytes: the shared one, grown when small texts need more. */
+function scratchOf(room: number): { readonly buffer: Uint8Array; readonly view: DataView } {
+  if (scratch.length >= room) return { buffer: scratch, view: scratchView };
+  const buffer = new Uint8Array(room);
+  const view = new DataView(buffer.buffer);
+  // Keep only a small scratch buffer: the hashed strings are keys, short codes and jobs, not bodies.
+  if (room <= 4096) [scratch, scratchView] = [buffer, view];
+  return { buffer, view };
+}
+
+/** Hashes the first `length` bytes of `buffer` into H, padding them in place (the buffer has 72 bytes of room past them). */
+function hashBytes(K: Int32Array, INITIAL: Int32Array, buffer: Uint8Array, view: DataView, length: number): void {
   // Padding: 0x80, zeros to 56 mod 64, then the bit length as a 64-bit big-endian number.
   const padded = (((length + 8) >>> 6) + 1) << 6;
   buffer.fill(0, length, padded);
@@ -106,10 +105,54 @@ export function pureSha256Hex(text: string): string {
   buffer[padded - 1] = bits;
   H.set(INITIAL);
   for (let offset = 0; offset < padded; offset += 64) compress(K, view, offset);
+}
+
+function hexOfH(HEX: readonly string[]): string {
   let hex = '';
   for (let i = 0; i < 8; i++) {
     const word = (H[i] as number);
     hex += (HEX[word >>> 24] as string) + (HEX[(word >>> 16) & 0xff] as string) + (HEX[(word >>> 8) & 0xff] as string) + (HEX[word & 0xff] as string);
   }
   return hex;
+}
+
+/** Writes H, big-endian, at `offset` of `view`. */
+function writeH(view: DataView, offset: number): void {
+  for (let i = 0; i < 8; i++) view.setInt32(offset + i * 4, H[i] as number);
+}
+
+/** Lowercase hex SHA-256 of the UTF-8 encoding of `text`. */
+export function pureSha256Hex(text: string): string {
+  const { K, INITIAL, HEX } = (tables ??= computeTables());
+  // UTF-8 takes at most 3 bytes per UTF-16 code unit; 72 more leave room for the padding.
+  const { buffer, view } = scratchOf(text.length * 3 + 72);
+  hashBytes(K, INITIAL, buffer, view, encoder.encodeInto(text, buffer).written);
+  return hexOfH(HEX);
+}
+
+// RFC 2104: HMAC(K, m) = H((K' ^ opad) || H((K' ^ ipad) || m)), K' the key padded to the block.
+const BLOCK = 64;
+
+/**
+ * Lowercase hex HMAC-SHA256 (RFC 2104) of the UTF-8 encoding of `text`, keyed with the UTF-8
+ * encoding of `key`.
+ */
+export function pureHmacSha256Hex(key: string, text: string): string {
+  const { K, INITIAL, HEX } = (tables ??= computeTables());
+  // A key longer than the block is hashed first (RFC 2104, 2).
+  let keyBytes = encoder.encode(key);
+  if (keyBytes.length > BLOCK) {
+    const { buffer, view } = scratchOf(keyBytes.length + 72);
+    buffer.set(keyBytes);
+    hashBytes(K, INITIAL, buffer, view, keyBytes.length);
+    keyBytes = new Uint8Array(32);
+    writeH(new DataView(keyBytes.buffer), 0);
+  }
+  const { buffer, view } = scratchOf(BLOCK + text.length * 3 + 72);
+  for (let i = 0; i < BLOCK; i++) buffer[i] = (keyBytes[i] ?? 0) ^ 0x36;
+  hashBytes(K, INITIAL, buffer, view, BLOCK + encoder.encodeInto(text, buffer.subarray(BLOCK)).written);
+  for (let i = 0; i < BLOCK; i++) buffer[i] = (keyBytes[i] ?? 0) ^ 0x5c;
+  writeH(view, BLOCK);
+  hashBytes(K, INITIAL, buffer, view, BLOCK + 32);
+  return hexOfH(HEX);
 }

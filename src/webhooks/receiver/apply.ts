@@ -288,7 +288,8 @@ export function pipeline<TContext extends CallbackInboxContext>(settings: Pipeli
 
   // Deferred: a verified callback becomes a job, and the job comes back through the same verifier.
   async function enqueueNow(queue: (job: CallbackJob) => Promise<void>, { callback, signedIn, receivedAt }: Verified, trace: CallbackTrace): Promise<CallbackReceiverAnswer> {
-    const job = callbackJob(callback, signedIn, account, receivedAt, trace.traceparent());
+    // Sealed at receipt with the current key: it applies whenever it runs, whatever the window.
+    const job = verifier.seals.seal(callbackJob(callback, signedIn, account, receivedAt, trace.traceparent()));
     try {
       await queue(job);
     } catch (error) {

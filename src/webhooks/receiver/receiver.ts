@@ -112,7 +112,7 @@ export interface CallbackReceiverOptions<TContext extends CallbackInboxContext> 
   readonly tracer?: TracerLike | undefined;
   /**
    * Defers applying to your own queue engine. Given, a callback that verifies becomes a
-   * {@link CallbackJob} handed to `enqueue`, and is answered 200 as soon as `enqueue` resolves:
+   * {@link CallbackJob}, sealed with the secret key, handed to `enqueue`, and is answered 200 as soon as `enqueue` resolves:
    * `confirm` and the handlers do not run then, `receiver.apply(job)` runs them from your
    * worker, with the engine's retries and dead letters. If `enqueue` throws, the answer is 500,
    * nothing is recorded and `onError` is told (phase `enqueue`), so that the service delivers it
@@ -181,14 +181,15 @@ export interface CallbackReceiver<TContext> {
   readonly receive: (input: { readonly headers: CallbackHeaders; readonly body: CallbackBody }) => Promise<CallbackReceiverAnswer>;
   /**
    * Applies a job that `enqueue` was given, from your queue worker, after any round-trip through
-   * JSON. It first checks the job as the receiver checked the callback: the hash with this
-   * receiver's keys, the age limit at the job's receipt time, this receiver's account, the kind
-   * and event told again from the signed fields. Then it runs `confirm`, the inbox and the
-   * handlers, once per account + tracking_code + status, as a received callback. A plain
+   * JSON. It first checks the job's seal with this receiver's secret key (`previousSecretKey`'s
+   * until its `until`), then the job as the receiver checked the callback: the hash with this
+   * receiver's keys and the age limit, both at the job's receipt time, this receiver's account,
+   * the kind and event told again from the signed fields. Then it runs `confirm`, the inbox and
+   * the handlers, once per account + tracking_code + status, as a received callback. A plain
    * function: pass it detached.
    *
    * @returns resolves when the callback was applied now or before (or no handler takes it, with `unhandled: 'acknowledge'`)
-   * @throws {CallbackJobError} for a job written or changed without the secret key, another account's job, or one too old at its receipt time: nothing applied; retrying cannot help
+   * @throws {CallbackJobError} for a job changed or written in the queue without the secret key (`invalid_signature`), one sealed with a key past its window (`seal_key_expired`: re-seal it with `resealCallbackJob`), another account's job, or one too old at its receipt time: nothing applied; retrying cannot help
    * @throws the error of `confirm` or a handler, or `confirm`'s refusal, or the inbox's failure: let the engine retry it
    * A job made by {@link CallbackReceiver.reconcile} (`source: 'status'`) holds no signature: it
    * is applied from a fresh status read through `options.provider`, whatever the job says.
@@ -308,7 +309,7 @@ export function createCallbackReceiver<TContext extends CallbackInboxContext = M
     onError: options.onError,
     failureLogger: options.logger,
   });
-  const reconciler = reconciling({ account, clock: verifier.now, logger, report: pipe.report, applyRead: pipe.applyRead, enqueue: options.enqueue, inMemoryInbox: options.inbox === undefined });
+  const reconciler = reconciling({ account, verifier, logger, report: pipe.report, applyRead: pipe.applyRead, enqueue: options.enqueue, inMemoryInbox: options.inbox === undefined });
   const entries = entryPoints({ maxBodyBytes: options.maxBodyBytes ?? MAX_CALLBACK_BODY_BYTES, receive: pipe.receive, report: pipe.report, logger, spans });
 
   const receiver: CallbackReceiver<TContext> = {

@@ -7,7 +7,9 @@ import { CallbackJobError, CallbackRetentionError, isPayorchError, RequestValida
 import type { CallOutcome } from '../../errors/error.js';
 import { assertNever } from '../../internal/assert-never.js';
 import type { CallbackInboxOutcome } from '../inbox.js';
+import { checkJobSeal } from '../job.js';
 import type { CallbackJob, StatusReadJob } from '../job.js';
+import type { Verifier } from '../verify.js';
 import { readCardStatus } from '../status-read.js';
 import type { CardStatusRead, CardStatusSource, StatusReadResult } from '../status-read.js';
 import type { CallbackApplyTrace } from '../../internal/tracing.js';
@@ -81,7 +83,8 @@ const RECONCILE_OPTIONS: readonly OptionDeclaration[] = [
 /** What reconcile needs of the receiver. */
 export interface ReconcileSettings {
   readonly account: string;
-  readonly clock: () => number;
+  /** The receiver's verifier: its clock, and the keys that seal and check jobs. */
+  readonly verifier: Verifier;
   readonly logger: LevelledLogger;
   readonly report: Report;
   /** Applies a status read now (no `enqueue`). */
@@ -141,16 +144,18 @@ export interface Reconciling {
 
 /** Reconciling over the receiver's account, clock, applying and `enqueue`. */
 export function reconciling(settings: ReconcileSettings): Reconciling {
-  const { account, clock, logger, report, applyRead, enqueue, inMemoryInbox } = settings;
+  const { account, verifier, logger, report, applyRead, enqueue, inMemoryInbox } = settings;
+  const clock = verifier.now;
   let warnedOfMemory = false;
 
-  // This account's jobs of a status read: a request to read it again, not a payment (it carries no signature).
-  const jobOf = (read: CardStatusRead): StatusReadJob => ({ version: 1, source: 'status', account, kind: 'creditCard', event: `creditCard.${read.readStatus}`, payload: read.payload, receivedAt: read.readAt });
-  // Nothing of a job's payload is trusted: only that it is this account's and names a card
-  // payment, whose tracking code is read again. Throws CallbackJobError naming the field.
+  // This account's jobs of a status read, sealed: a request to read it again, not a payment (it carries no signature).
+  const jobOf = (read: CardStatusRead): StatusReadJob =>
+    verifier.seals.seal({ version: 2, source: 'status', account, kind: 'creditCard', event: `creditCard.${read.readStatus}`, payload: read.payload, receivedAt: read.readAt } as const);
+  // Nothing of a job's payload is trusted but what its seal and a fresh read vouch for: that it is
+  // this account's and names a card payment, whose tracking code is read again. Throws
+  // CallbackJobError naming the field.
   function codeOf(job: Readonly<Record<string, unknown>>): string {
-    if (job['version'] !== 1) throw new CallbackJobError('malformed_body', 'job', 'the job is not a CallbackJob of version 1');
-    if (job['account'] !== account) throw new CallbackJobError('account_mismatch', 'account', 'the job is another account’s; this receiver applies its own only');
+    checkJobSeal(job, { verifier, account, nowMs: clock() });
     if (job['kind'] !== 'creditCard') throw new CallbackJobError('kind_mismatch', 'kind', 'a status read job is of a provider card payment (kind creditCard)');
     const payload = job['payload'];
     const code = typeof payload === 'object' && payload !== null ? (payload as Readonly<Record<string, unknown>>)['tracking_code'] : undefined;
@@ -194,8 +199,8 @@ export function reconciling(settings: ReconcileSettings): Reconciling {
     }
   }
 
-  // A job made by reconcile holds no signature: nothing in it is trusted but its account and the
-  // code to read again, and what is applied is what the service answers now.
+  // A job made by reconcile holds no service signature: nothing in it is trusted but its sealed
+  // account and code to read again, and what is applied is what the service answers now.
   async function applyJob(job: Readonly<Record<string, unknown>>, trace: CallbackApplyTrace, provider: CardStatusSource | undefined): Promise<void> {
     let trackingCode: string;
     try {

@@ -6,6 +6,7 @@
 import {
   CallbackVerificationError,
   AuthenticationError,
+  createCallbackReceiver,
   ProviderClient,
   parseTrackingCode,
   signCallback,
@@ -50,6 +51,18 @@ export async function runChecks(request) {
   const declared = verifyCallback({ headers: headersWith('application/json; charset=windows-1254'), body: bytes }, { apiKey, secretKey });
   const undeclared = verifyCallback({ headers: headersWith('application/json'), body: bytes }, { apiKey, secretKey });
   report.charset = { declared: declared.payload.fullname, undeclared: undeclared.payload.fullname };
+
+  // A deferred receiver seals its job here (HMAC-SHA256 without node:crypto): the host checks the
+  // seal with node:crypto, and `apply` here applies it once and refuses it with a raised amount.
+  const jobs = [];
+  const applied = [];
+  const receiver = createCallbackReceiver({ apiKey, secretKey, logLevel: 'off', enqueue: async (job) => void jobs.push(JSON.parse(JSON.stringify(job))) });
+  receiver.on('*', (each) => void applied.push(each.payload.amount));
+  const queued = await receiver.receive({ headers: Object.fromEntries(request.headers), body: raw });
+  const [job] = jobs;
+  await receiver.apply(job);
+  const changed = await receiver.apply({ ...job, payload: { ...job.payload, amount: 999999 } }).then(() => undefined, (error) => error);
+  report.sealedJob = { status: queued.status, job, applied, changed: describe(changed) };
 
   // signCallback here must produce what the host computed with node:crypto.
   const signed = signCallback({ tracking_code: callback.tracking_code, status: callback.status }, { apiKey, secretKey, timestamp: callback.timestamp });

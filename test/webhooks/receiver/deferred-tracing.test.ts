@@ -41,16 +41,16 @@ test('the callback.apply span links to the callback.receive span through the job
   expect(applied?.attributes).toMatchObject({ 'payorch.callback.kind': 'deposit', 'payorch.callback.status': 'completed', 'payorch.tracking_code': 'MAN-span01-1763812000', 'payorch.callback.result': 'applied' });
   await made.apply(jobs[0]!);
   expect(spans()[2]?.attributes['payorch.callback.result']).toBe('duplicate');
-  expectNoSecrets(spans(), [PROVIDER.secretKey, jobs[0]!.signature.hash]);
+  expectNoSecrets(spans(), [PROVIDER.secretKey, jobs[0]!.signature.hash, jobs[0]!.seal.mac]);
 });
 
 test('a refused job’s span has status ERROR with the reason, and no hash', async () => {
   const { receiver: made, jobs } = receiver();
   const delivery = signCallback({ ...unsigned.deposit, tracking_code: 'MAN-span02-1763812000' }, { ...PROVIDER, timestamp: NOW_SECONDS });
   await made.receive({ headers: delivery.headers, body: delivery.body });
-  await expect(made.apply({ ...jobs[0]!, account: 'someone-else' })).rejects.toThrow(/another account/);
+  await expect(made.apply({ ...jobs[0]!, payload: { ...jobs[0]!.payload, amount: 999_999 } })).rejects.toThrow(/changed in the queue/);
   const applied = spans().find((span) => span.name === 'callback.apply');
-  expect(applied?.status).toEqual({ code: STATUS.ERROR, message: 'account_mismatch' });
+  expect(applied?.status).toEqual({ code: STATUS.ERROR, message: 'invalid_signature' });
   expect(applied?.attributes['payorch.callback.result']).toBe('failed');
-  expectNoSecrets(spans(), [PROVIDER.secretKey, jobs[0]!.signature.hash]);
+  expectNoSecrets(spans(), [PROVIDER.secretKey, jobs[0]!.signature.hash, jobs[0]!.seal.mac]);
 });

@@ -2,6 +2,7 @@ import { describe, expect, test, vi } from 'vitest';
 import { CallbackJobError, CallbackVerificationError, createCallbackReceiver, signCallback } from '../../../src/index.js';
 import type { CallbackJob, SignedCallbackJob, CallbackReceiver, CallbackReceiverOptions, MemoryInboxContext, VerifiedCallback } from '../../../src/index.js';
 import * as webhooks from '../../../src/webhooks/index.js';
+import { createVerifier } from '../../../src/webhooks/verify.js';
 import { NOW_SECONDS, sign, unsigned } from '../../helpers/callbacks.js';
 import type { Delivery } from '../../helpers/serve.js';
 import { DEALER, PROVIDER } from '../../helpers/wire.js';
@@ -64,7 +65,7 @@ async function refusalOf(promise: Promise<unknown>): Promise<CallbackJobError> {
 }
 
 describe('a receiver with enqueue', () => {
-  test('answers 200 once enqueue resolves, with a job that holds the callback, its signature and no key, and runs neither confirm nor a handler', async () => {
+  test('answers 200 once enqueue resolves, with a sealed job that holds the callback, its signature and no secret key, and runs neither confirm nor a handler', async () => {
     const confirm = vi.fn(() => true);
     const { jobs, applied, post } = harness({ confirm });
     const delivery = deposit('MAN-job01-1763812000');
@@ -74,13 +75,14 @@ describe('a receiver with enqueue', () => {
     const hash = delivery.headers['X-Hash'];
     expect(jobs).toEqual([
       {
-        version: 1,
+        version: 2,
         account: PROVIDER.apiKey,
         kind: 'deposit',
         event: 'deposit.completed',
         payload: { ...unsigned.deposit, tracking_code: 'MAN-job01-1763812000', timestamp: NOW_SECONDS, hash },
         receivedAt: NOW_MS,
         signature: { hash, timestamp: NOW_SECONDS, in: 'headers' },
+        seal: { keyId: expect.stringMatching(/^[0-9a-f]{16}$/), mac: expect.stringMatching(/^[0-9a-f]{64}$/) },
       },
     ]);
     expect(JSON.stringify(jobs)).not.toContain(PROVIDER.secretKey);
@@ -190,39 +192,56 @@ describe('receiver.apply(job)', () => {
   });
 });
 
-describe('receiver.apply refuses a job the receiver would not have accepted as a callback', () => {
+describe('receiver.apply refuses a job changed or written in the queue', () => {
   type Change = (job: SignedCallbackJob) => unknown;
+  const payload = (job: SignedCallbackJob, fields: Record<string, unknown>): SignedCallbackJob => ({ ...job, payload: { ...job.payload, ...fields } });
   const forgedHash = sign({ ...unsigned.deposit, tracking_code: 'MAN-frg09-1763812000' }, { apiKey: PROVIDER.apiKey, secretKey: 'a guessed secret' }).hash;
-  test.each<[string, Change, string, string, number?]>([
-    ['a status changed in the queue', (job) => ({ ...job, event: 'deposit.canceled', payload: { ...job.payload, status: 'canceled' } }), 'invalid_signature', 'signature'],
-    ['a tracking code changed in the queue', (job) => ({ ...job, payload: { ...job.payload, tracking_code: 'MAN-other99-1763812000' } }), 'invalid_signature', 'signature'],
-    ['a signed timestamp moved', (job) => ({ ...job, signature: { ...job.signature, timestamp: job.signature.timestamp + 1 } }), 'invalid_signature', 'signature'],
-    ['a job forged without the secret key', (job) => ({ ...job, payload: { ...job.payload, tracking_code: 'MAN-frg09-1763812000', hash: forgedHash }, signature: { ...job.signature, hash: forgedHash } }), 'invalid_signature', 'signature'],
-    ['another account’s job', (job) => ({ ...job, account: 'merchant-2' }), 'account_mismatch', 'account'],
-    ['a kind changed in the queue', (job) => ({ ...job, kind: 'withdrawal', event: 'withdrawal.completed' }), 'kind_mismatch', 'kind'],
-    ['an event changed in the queue', (job) => ({ ...job, event: 'deposit.canceled' }), 'kind_mismatch', 'event'],
-    // Applied four days later too: only the receipt time is moved, past the 3-day age limit.
-    ['a receipt time past the age limit', (job) => ({ ...job, receivedAt: job.receivedAt + 4 * DAY_MS }), 'timestamp_out_of_tolerance', 'receivedAt', 4 * DAY_MS],
-    ['a receipt time in the future', (job) => ({ ...job, receivedAt: job.receivedAt + 301_000 }), 'timestamp_out_of_tolerance', 'receivedAt'],
-    ['a signature carried nowhere', (job) => ({ ...job, signature: { ...job.signature, in: 'query' } }), 'malformed_body', 'signature'],
-    ['a body without headers on a receiver that does not take one', (job) => ({ ...job, signature: { ...job.signature, in: 'body' } }), 'missing_header', 'signature'],
-    ['a payload that is not an object', (job) => ({ ...job, payload: 'MAN-x' }), 'malformed_body', 'payload'],
-    ['a job of no version', ({ version: _version, ...job }) => job, 'malformed_body', 'job'],
+  test.each<[string, Change, string, string]>([
+    ['an amount raised from 250 to 999999', (job) => payload(job, { amount: 999_999 }), 'invalid_signature', 'seal'],
+    ['another user', (job) => payload(job, { user_id: 'u-attacker' }), 'invalid_signature', 'seal'],
+    ['a receipt time moved', (job) => ({ ...job, receivedAt: job.receivedAt - 60_000 }), 'invalid_signature', 'seal'],
+    ['an event changed', (job) => ({ ...job, event: 'deposit.canceled' }), 'invalid_signature', 'seal'],
+    ['a kind changed', (job) => ({ ...job, kind: 'withdrawal', event: 'withdrawal.completed' }), 'invalid_signature', 'seal'],
+    ['a status changed', (job) => ({ ...payload(job, { status: 'canceled' }), event: 'deposit.canceled' }), 'invalid_signature', 'seal'],
+    ['a tracking code changed', (job) => payload(job, { tracking_code: 'MAN-other99-1763812000' }), 'invalid_signature', 'seal'],
+    ['a signed timestamp moved', (job) => ({ ...job, signature: { ...job.signature, timestamp: job.signature.timestamp + 1 } }), 'invalid_signature', 'seal'],
+    ['a trace context changed', (job) => ({ ...job, traceContext: { traceparent: 'not-a-traceparent' } }), 'invalid_signature', 'seal'],
+    ['a job forged without the secret key', (job) => ({ ...payload(job, { tracking_code: 'MAN-frg09-1763812000', hash: forgedHash }), signature: { ...job.signature, hash: forgedHash }, seal: { ...job.seal, mac: 'ab'.repeat(32) } }), 'invalid_signature', 'seal'],
+    ['its seal removed', ({ seal: _seal, ...job }) => job, 'malformed_body', 'seal'],
+    ['another account', (job) => ({ ...job, account: 'merchant-2' }), 'account_mismatch', 'account'],
+    ['a job of version 1', (job) => ({ ...job, version: 1 }), 'malformed_body', 'job'],
     ['a string', () => 'MAN-str-1763812000', 'malformed_body', 'job'],
-  ])('%s: rejects with CallbackJobError and applies nothing', async (_name, change, reason, field, laterMs = 0) => {
-    const { receiver, jobs, applied, clock, post } = harness();
+  ])('%s: rejects with CallbackJobError and applies nothing', async (_name, change, reason, field) => {
+    const { receiver, jobs, applied, post } = harness();
     await post(deposit('MAN-frg09-1763812000'));
     const job = jobs[0]!;
-    clock.ms += laterMs;
     const error = await refusalOf(receiver.apply(change(job) as CallbackJob));
     expect([error.reason, error.field]).toEqual([reason, field]);
     expect(error).toBeInstanceOf(CallbackVerificationError);
     expect(error.name).toBe('CallbackJobError');
     expect(error.message).not.toContain(job.signature.hash);
+    expect(error.message).not.toContain(job.seal.mac);
     expect(applied).toEqual([]);
     // Nothing was recorded: the genuine job still applies.
     await receiver.apply(job);
     expect(applied).toHaveLength(1);
+  });
+
+  test('a job whose members the engine reordered (as jsonb does) applies', async () => {
+    const { receiver, jobs, applied, post } = harness();
+    await post(deposit('MAN-ord10-1763812000'));
+    const reversed = (value: object): object => Object.fromEntries(Object.entries(value).reverse().map(([name, member]: [string, unknown]) => [name, typeof member === 'object' && member !== null ? reversed(member) : member]));
+    await receiver.apply(reversed(jobs[0]!) as CallbackJob);
+    expect(applied.map((callback) => callback.payload.amount)).toEqual([250]);
+  });
+
+  test('refuses the job of a receiver with other keys under the same accountName: its seal is of a key this receiver does not hold', async () => {
+    const { receiver, jobs, applied, post } = harness({ accountName: 'merchant-1' });
+    await post(deposit('MAN-acct11-1763812000'));
+    const theirs = createVerifier({ ...PROVIDER, secretKey: 'another account’s secret' }).seals.seal({ ...jobs[0]!, seal: undefined });
+    const error = await refusalOf(receiver.apply(theirs));
+    expect([error.reason, error.field]).toEqual(['seal_key_expired', 'seal']);
+    expect(applied).toEqual([]);
   });
 
   test('refuses the job of a receiver with the same keys under another accountName', async () => {
@@ -233,11 +252,55 @@ describe('receiver.apply refuses a job the receiver would not have accepted as a
     expect([error.reason, error.field]).toEqual(['account_mismatch', 'account']);
     expect(second.applied).toEqual([]);
   });
+});
 
-  test('applies a job whose trace context is not a W3C traceparent: it is unsigned and decides nothing', async () => {
+describe('receiver.apply checks a sealed job as the callback was checked', () => {
+  // Sealed again with the receiver's own key, as only a holder of the secret key can: the
+  // service's hash still refuses what it covers, and the job's fields must still agree with it.
+  const resealed = (job: SignedCallbackJob): CallbackJob => createVerifier(PROVIDER).seals.seal({ ...job, seal: undefined });
+  type Change = (job: SignedCallbackJob) => SignedCallbackJob;
+  test.each<[string, Change, string, string]>([
+    ['a status changed', (job) => ({ ...job, event: 'deposit.canceled', payload: { ...job.payload, status: 'canceled' } }), 'invalid_signature', 'signature'],
+    ['a tracking code changed', (job) => ({ ...job, payload: { ...job.payload, tracking_code: 'MAN-other99-1763812000' } }), 'invalid_signature', 'signature'],
+    ['a signed timestamp moved', (job) => ({ ...job, signature: { ...job.signature, timestamp: job.signature.timestamp + 1 } }), 'invalid_signature', 'signature'],
+    ['a kind that disagrees with the signed fields', (job) => ({ ...job, kind: 'withdrawal', event: 'withdrawal.completed' }) as unknown as SignedCallbackJob, 'kind_mismatch', 'kind'],
+    ['an event that disagrees with the signed status', (job) => ({ ...job, event: 'deposit.canceled' }), 'kind_mismatch', 'event'],
+    ['a signature carried nowhere', (job) => ({ ...job, signature: { ...job.signature, in: 'query' } }) as unknown as SignedCallbackJob, 'malformed_body', 'signature'],
+    ['a body without headers on a receiver that does not take one', (job) => ({ ...job, signature: { ...job.signature, in: 'body' } }), 'missing_header', 'signature'],
+    ['a payload that is not an object', (job) => ({ ...job, payload: 'MAN-x' }) as unknown as SignedCallbackJob, 'malformed_body', 'payload'],
+  ])('%s: rejects with CallbackJobError and applies nothing', async (_name, change, reason, field) => {
     const { receiver, jobs, applied, post } = harness();
-    await post(deposit('MAN-trc11-1763812000'));
-    await receiver.apply({ ...jobs[0]!, traceContext: { traceparent: 'not-a-traceparent' } });
+    await post(deposit('MAN-frg12-1763812000'));
+    const error = await refusalOf(receiver.apply(resealed(change(jobs[0]!))));
+    expect([error.reason, error.field]).toEqual([reason, field]);
+    expect(applied).toEqual([]);
+  });
+
+  test('refuses a job whose receipt time was past the age limit, sealed by a receiver that allowed more', async () => {
+    const lenient = harness({ maxAgeSeconds: 5 * 86_400 });
+    const { receiver, applied } = harness();
+    await lenient.post(deposit('MAN-age13-1763812000', 'completed', NOW_SECONDS - 4 * 86_400));
+    const error = await refusalOf(receiver.apply(lenient.jobs[0]!));
+    expect([error.reason, error.field]).toEqual(['timestamp_out_of_tolerance', 'receivedAt']);
+    expect(applied).toEqual([]);
+  });
+
+  test('refuses a job received by an instance whose clock ran more than toleranceSeconds ahead, until the worker’s clock catches up', async () => {
+    const ahead = harness();
+    ahead.clock.ms = NOW_MS + 301_000;
+    await ahead.post(deposit('MAN-fut14-1763812000', 'completed', NOW_SECONDS + 301));
+    const { receiver, applied, clock } = harness();
+    const error = await refusalOf(receiver.apply(ahead.jobs[0]!));
+    expect([error.reason, error.field]).toEqual(['timestamp_out_of_tolerance', 'receivedAt']);
+    clock.ms += 2_000;
+    await receiver.apply(ahead.jobs[0]!);
+    expect(applied).toHaveLength(1);
+  });
+
+  test('applies a job whose trace context is not a W3C traceparent: it decides nothing', async () => {
+    const { receiver, jobs, applied, post } = harness();
+    await post(deposit('MAN-trc15-1763812000'));
+    await receiver.apply(resealed({ ...jobs[0]!, traceContext: { traceparent: 'not-a-traceparent' } }));
     expect(applied).toHaveLength(1);
   });
 });

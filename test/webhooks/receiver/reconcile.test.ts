@@ -3,7 +3,8 @@
 // loopback status server (the PostgreSQL cases, two instances, live in reconcile.pg.test.ts).
 import { describe, expect, test, vi } from 'vitest';
 import { CallbackJobError, CallbackRetentionError, createCallbackReceiver, createMemoryInbox, isPayorchError, RequestValidationError } from '../../../src/index.js';
-import type { AppliedCallback, CallbackJob, CallbackReceiverOptions, CardStatusSource, MemoryInboxContext, ReconcileOptions } from '../../../src/index.js';
+import type { AppliedCallback, CallbackJob, CallbackReceiverOptions, CardStatusSource, MemoryInboxContext, ReconcileOptions, StatusReadJob } from '../../../src/index.js';
+import { createVerifier } from '../../../src/webhooks/verify.js';
 import { createSandbox } from '../../../src/sandbox/index.js';
 import type { Sandbox } from '../../../src/sandbox/index.js';
 import { closeLoopbackServers, json, providerFor, startServer } from '../../helpers/loopback.js';
@@ -235,7 +236,7 @@ describe('receiver.reconcile on a quiet tick and on the default inbox', () => {
 });
 
 describe('receiver.reconcile with enqueue', () => {
-  test('queues a job that carries no signature; apply reads the status again and applies it once, and a late callback is a duplicate', async () => {
+  test('queues a sealed job that carries no service signature; apply reads the status again and applies it once, and a late callback is a duplicate', async () => {
     const jobs: CallbackJob[] = [];
     const enqueuing = setup({ enqueue: (job) => Promise.resolve(void jobs.push(JSON.parse(JSON.stringify(job)) as CallbackJob)) });
     const { sandbox, provider } = enqueuing;
@@ -246,8 +247,9 @@ describe('receiver.reconcile with enqueue', () => {
     expect(await enqueuing.receiver.reconcile({ provider, trackingCodes: [code] })).toEqual([{ trackingCode: code, result: 'queued', status: 'success' }]);
     expect(enqueuing.seen).toEqual([]);
     const [job] = jobs;
-    expect(job).toMatchObject({ version: 1, source: 'status', kind: 'creditCard', event: 'creditCard.success', payload: { tracking_code: code, status: 'success' } });
-    expect(JSON.stringify(job)).not.toMatch(/hash|signature|secret/i);
+    expect(job).toMatchObject({ version: 2, source: 'status', kind: 'creditCard', event: 'creditCard.success', payload: { tracking_code: code, status: 'success' }, seal: { keyId: expect.any(String), mac: expect.any(String) } });
+    expect(JSON.stringify({ ...job, seal: undefined })).not.toMatch(/hash|signature|secret/i);
+    expect(JSON.stringify(job)).not.toContain(sandbox.accounts.provider.secretKey);
 
     await expect(worker.apply(job!)).rejects.toThrow(/pass the provider client/);
     await worker.apply(job!, { provider });
@@ -255,19 +257,36 @@ describe('receiver.reconcile with enqueue', () => {
     expect(applied.map((callback) => [callback.source, callback.payload.status])).toEqual([['status', 'success']]);
   });
 
-  test('a job written by someone else pays nothing: another account\'s, a pending payment\'s, an unknown code\'s', async () => {
+  test('a job written by someone else pays nothing: unsealed, another account\'s, and even sealed with the key, a pending payment\'s or an unknown code\'s', async () => {
     const { sandbox, provider } = setup();
     const worker = createCallbackReceiver({ ...sandbox.accounts.provider, accountName: 'shop', onError: () => undefined });
     const handler = vi.fn();
     worker.on('*', handler);
     const pending = await cardPayment(sandbox);
-    const forged = (code: string, account = 'shop'): CallbackJob => ({ version: 1, source: 'status', account, kind: 'creditCard', event: 'creditCard.success', payload: { tracking_code: code, status: 'success', amount: 1_000_000 }, receivedAt: Date.now() });
-    const refusals = await Promise.all([forged(pending, 'another-shop'), forged(pending), forged('CC-nope2-1763812000')].map((job) => worker.apply(job, { provider }).then(() => undefined, (error: unknown) => error)));
+    const unsealed = (code: string, account = 'shop') => ({ version: 2, source: 'status', account, kind: 'creditCard', event: 'creditCard.success', payload: { tracking_code: code, status: 'success', amount: 1_000_000 }, receivedAt: Date.now() }) as const;
+    // Sealed with the receiver's own key, as only a holder of it can: the status read still decides.
+    const sealed = (code: string): CallbackJob => createVerifier(sandbox.accounts.provider).seals.seal(unsealed(code));
+    const forged: CallbackJob[] = [{ ...unsealed(pending), seal: { ...sealed(pending).seal, mac: '0'.repeat(64) } }, { ...sealed(pending), account: 'another-shop' }, sealed(pending), sealed('CC-nope2-1763812000')];
+    const refusals = await Promise.all(forged.map((job) => worker.apply(job, { provider }).then(() => undefined, (error: unknown) => error)));
     expect(refusals.map((error) => (error instanceof CallbackJobError ? [error.reason, error.field] : error))).toEqual([
+      ['invalid_signature', 'seal'],
       ['account_mismatch', 'account'],
       ['invalid_status', 'payload'],
       ['invalid_tracking_code', 'payload'],
     ]);
     expect(handler).not.toHaveBeenCalled();
+  });
+
+  test('a status-read job changed in the queue is refused by its seal before the service is asked', async () => {
+    const jobs: CallbackJob[] = [];
+    const { sandbox, provider, receiver } = setup({ enqueue: (job) => Promise.resolve(void jobs.push(job)) });
+    const code = await cardPayment(sandbox, 'success');
+    await receiver.reconcile({ provider, trackingCodes: [code] });
+    const other = await cardPayment(sandbox, 'success');
+    const job = jobs[0] as StatusReadJob;
+    const reads = vi.spyOn(provider.creditCard, 'getStatus');
+    const error: unknown = await receiver.apply({ ...job, payload: { ...job.payload, tracking_code: other } }, { provider }).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ name: 'CallbackJobError', reason: 'invalid_signature', field: 'seal' });
+    expect(reads).not.toHaveBeenCalled();
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
-import { CallbackJobError, RequestValidationError, createCallbackReceiver, signCallback, verifyCallback } from '../../../src/index.js';
-import type { CallbackJob, CallbackReceiverOptions, MemoryInboxContext } from '../../../src/index.js';
+import { CallbackJobError, RequestValidationError, createCallbackReceiver, resealCallbackJob, signCallback, verifyCallback } from '../../../src/index.js';
+import type { CallbackJob, CallbackReceiverOptions, MemoryInboxContext, SignedCallbackJob } from '../../../src/index.js';
+import { jobSealer } from '../../../src/webhooks/seal.js';
 import { NOW_SECONDS, unsigned } from '../../helpers/callbacks.js';
 import type { Delivery } from '../../helpers/serve.js';
 import { PROVIDER } from '../../helpers/wire.js';
@@ -13,8 +14,16 @@ const NEW = { apiKey: PROVIDER.apiKey, secretKey: PROVIDER.secretKey };
 const UNTIL = '2025-11-22T12:52:25Z'; // an hour after the tests' clock
 const UNTIL_MS = Date.parse(UNTIL);
 
-function deposit(keys: typeof OLD, trackingCode = 'MAN-rot01-1763812000', timestamp = NOW_SECONDS): Delivery {
+function deposit(keys: { readonly apiKey: string; readonly secretKey: string }, trackingCode = 'MAN-rot01-1763812000', timestamp = NOW_SECONDS): Delivery {
   return signCallback({ ...unsigned.deposit, tracking_code: trackingCode }, { ...keys, timestamp });
+}
+
+/** An enqueue that stores each job as an engine stores it: as JSON text. */
+function queue(jobs: CallbackJob[]): (job: CallbackJob) => Promise<void> {
+  return (job) => {
+    jobs.push(JSON.parse(JSON.stringify(job)) as CallbackJob);
+    return Promise.resolve();
+  };
 }
 
 function rotated(clock: { ms: number }, options: Partial<CallbackReceiverOptions<MemoryInboxContext>> = {}) {
@@ -59,31 +68,102 @@ describe('a receiver given previousSecretKey', () => {
     expect(applied).toEqual(['MAN-rot01-1763812000 completed']);
   });
 
-  test('a job queued under the old key applies within the window, and is refused after it, also when it was received within it', async () => {
-    const clock = { ms: NOW_SECONDS * 1000 };
+  test('a previous-key callback acknowledged one second before `until` is applied by a retry after `until`, and by a worker whose clock runs 2 s ahead', async () => {
+    const clock = { ms: UNTIL_MS - 1000 };
     const jobs: CallbackJob[] = [];
-    const { receiver, applied, post } = rotated(clock, {
-      enqueue: (job) => {
-        jobs.push(JSON.parse(JSON.stringify(job)) as CallbackJob);
-        return Promise.resolve();
-      },
+    let failing = true;
+    const { receiver, applied, post } = rotated(clock, { enqueue: queue(jobs) });
+    receiver.on('deposit', () => {
+      if (failing) throw new Error('deadlock detected');
     });
-    expect(await post(deposit(OLD, 'MAN-rot05-1763812000'))).toBe(200);
-    expect(await post(deposit(OLD, 'MAN-rot06-1763812000'))).toBe(200);
+    expect(await post(deposit(OLD, 'MAN-rot05-1763812000', Math.floor(clock.ms / 1000)))).toBe(200);
+    expect(await post(deposit(OLD, 'MAN-rot06-1763812000', Math.floor(clock.ms / 1000)))).toBe(200);
     const [first, second] = jobs;
     if (first === undefined || second === undefined) throw new Error('two jobs were expected');
+    // The first attempt fails before `until`; the engine retries after it.
+    await expect(receiver.apply(first)).rejects.toThrow(/deadlock/);
+    failing = false;
+    clock.ms = UNTIL_MS + 60_000;
+    await receiver.apply(first);
+    // Another instance, its clock 2 s ahead of the one that answered 200.
+    const ahead = rotated({ ms: UNTIL_MS + 1000 });
+    await ahead.receiver.apply(second);
+    expect([...applied, ...ahead.applied]).toEqual(['MAN-rot05-1763812000 completed', 'MAN-rot06-1763812000 completed']);
+  });
+
+  test('a job queued before the rotation applies until `until`; past it, it is refused as seal_key_expired, not as a forgery, and applies once re-sealed', async () => {
+    const before = { ms: NOW_SECONDS * 1000 };
+    const jobs: CallbackJob[] = [];
+    // The receiver before the rotation: the old key is its secret key.
+    const old = createCallbackReceiver({ ...OLD, accountName: 'merchant-1', maxAgeSeconds: 86_400, now: () => before.ms, enqueue: queue(jobs) });
+    for (const code of ['MAN-rot07-1763812000', 'MAN-rot08-1763812000']) expect((await old.receive(deposit(OLD, code))).status).toBe(200);
+    const [first, second] = jobs;
+    if (first === undefined || second === undefined) throw new Error('two jobs were expected');
+    const clock = { ms: UNTIL_MS - 1 };
+    const { receiver, applied } = rotated(clock);
     await receiver.apply(first);
     clock.ms = UNTIL_MS;
     const refused: unknown = await receiver.apply(second).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(CallbackJobError);
+    expect(refused).toMatchObject({ reason: 'seal_key_expired', field: 'seal' });
+    expect((refused as Error).message).toMatch(/^Callback refused \(seal_key_expired\): the job was sealed with previousSecretKey, whose window closed/);
+    expect((refused as Error).message).not.toContain(OLD.secretKey);
+    // Given the old key on purpose, the dead-letter tool seals it again with the current one.
+    await receiver.apply(resealCallbackJob(second, { oldSecretKey: OLD.secretKey, secretKey: NEW.secretKey }));
+    expect(applied).toEqual(['MAN-rot07-1763812000 completed', 'MAN-rot08-1763812000 completed']);
+  });
+
+  test('a job forged with the previous key after `until` pays nothing', async () => {
+    const clock = { ms: NOW_SECONDS * 1000 };
+    const jobs: CallbackJob[] = [];
+    const { receiver, applied, post } = rotated(clock, { enqueue: queue(jobs) });
+    await post(deposit(NEW, 'MAN-rot09-1763812000'));
+    const genuine = jobs[0] as SignedCallbackJob;
+    // Whoever holds the old key can seal what they like with it.
+    const forged = jobSealer(OLD.secretKey, undefined).seal({ ...genuine, payload: { ...genuine.payload, amount: 999_999 } });
+    clock.ms = UNTIL_MS + 1;
+    const refused: unknown = await receiver.apply(forged).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ reason: 'seal_key_expired', field: 'seal' });
+    expect(applied).toEqual([]);
+    await receiver.apply(genuine);
+    expect(applied).toEqual(['MAN-rot09-1763812000 completed']);
+  });
+
+  test('a job received before `until` with a hash of the previous key applies while previousSecretKey is given; without it, the refusal says the seal is this receiver\'s', async () => {
+    const clock = { ms: NOW_SECONDS * 1000 };
+    const jobs: CallbackJob[] = [];
+    const { post } = rotated(clock, { enqueue: queue(jobs) });
+    await post(deposit(OLD, 'MAN-rot10-1763812000'));
+    const dropped = createCallbackReceiver({ ...NEW, accountName: 'merchant-1', now: () => UNTIL_MS + 86_400_000, onError: () => undefined });
+    const refused: unknown = await dropped.apply(jobs[0]!).catch((error: unknown) => error);
     expect(refused).toMatchObject({ reason: 'invalid_signature', field: 'signature' });
-    expect(applied).toEqual(['MAN-rot05-1763812000 completed']);
+    expect((refused as Error).message).toMatch(/seal is this receiver’s.*give it previousSecretKey again/);
+    const kept = rotated({ ms: UNTIL_MS + 86_400_000 });
+    await kept.receiver.apply(jobs[0]!);
+    expect(kept.applied).toEqual(['MAN-rot10-1763812000 completed']);
+  });
+
+  test('with the API key rotated too, callbacks and jobs of the previous API key verify until `until`, and jobs received before it apply after it', async () => {
+    const before = { apiKey: 'prov_api_before_rotation', secretKey: OLD.secretKey };
+    const clock = { ms: NOW_SECONDS * 1000 };
+    const jobs: CallbackJob[] = [];
+    const { receiver, applied, post } = rotated(clock, { previousSecretKey: { ...before, until: UNTIL }, enqueue: queue(jobs) });
+    expect(await post(deposit(before, 'MAN-rot11-1763812000'))).toBe(200);
+    expect(await post(deposit(NEW, 'MAN-rot12-1763812000'))).toBe(200);
+    // The new API key with the old secret key, and the old one with the new secret key, are no pair.
+    expect(await post(deposit({ apiKey: NEW.apiKey, secretKey: before.secretKey }, 'MAN-rot13-1763812000'))).toBe(401);
+    expect(await post(deposit({ apiKey: before.apiKey, secretKey: NEW.secretKey }, 'MAN-rot13-1763812000'))).toBe(401);
+    clock.ms = UNTIL_MS;
+    expect(await post(deposit(before, 'MAN-rot14-1763812000', Math.floor(clock.ms / 1000)))).toBe(401);
+    for (const job of jobs) await receiver.apply(job);
+    expect(applied).toEqual(['MAN-rot11-1763812000 completed', 'MAN-rot12-1763812000 completed']);
   });
 
   test.each([
     ['without accountName', { accountName: undefined }, 'accountName'],
     ['with the same key as secretKey', { previousSecretKey: { secretKey: NEW.secretKey, until: UNTIL } }, 'previousSecretKey.secretKey'],
     ['with an empty key', { previousSecretKey: { secretKey: '', until: UNTIL } }, 'previousSecretKey.secretKey'],
+    ['with an empty API key', { previousSecretKey: { secretKey: OLD.secretKey, until: UNTIL, apiKey: '' } }, 'previousSecretKey.apiKey'],
     ['with a local time', { previousSecretKey: { secretKey: OLD.secretKey, until: '2025-11-22T12:52:25' } }, 'previousSecretKey.until'],
     ['with an invalid Date', { previousSecretKey: { secretKey: OLD.secretKey, until: new Date(Number.NaN) } }, 'previousSecretKey.until'],
     ['with no until', { previousSecretKey: { secretKey: OLD.secretKey } as unknown as { secretKey: string; until: string } }, 'previousSecretKey.until'],
