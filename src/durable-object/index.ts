@@ -7,6 +7,7 @@
  * @module payorch/durable-object
  */
 import { checkOptions, declareOptions } from '../core/option-checks.js';
+import { InboxCommitError } from '../errors/error.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
 import type { CallbackInbox, CallbackInboxContext, CallbackInboxOutcome } from '../webhooks/inbox.js';
 import { keyRecordTime } from '../webhooks/record-time.js';
@@ -109,18 +110,26 @@ export function createDurableObjectInbox<TStorage extends DurableObjectStorageLi
   storage.sql.exec(sqlite.sqliteInboxTableSql(table));
 
   return {
-    process(key, apply): Promise<CallbackInboxOutcome> {
+    async process(key, apply): Promise<CallbackInboxOutcome> {
       const recordTime = keyRecordTime(key);
-      return storage.transaction(async () => {
-        // The key before the horizon: a kept key is a duplicate whatever its age.
-        const state = sqlite.readSqliteKeyState(storage.sql.exec(sql.state, key.account, key.trackingCode).toArray(), key);
-        if (state.present) return 'duplicate';
-        const refused = sqlite.retentionRefusal(key, recordTime, state.horizon);
-        if (refused !== undefined) throw refused;
-        storage.sql.exec(sql.claim, ...sqlite.claimValues(key, recordTime, state, Date.now()));
-        await apply({ key, appliedStatuses: state.appliedStatuses, storage });
-        return 'applied';
-      });
+      let done = false;
+      try {
+        return await storage.transaction(async () => {
+          // The key before the horizon: a kept key is a duplicate whatever its age.
+          const state = sqlite.readSqliteKeyState(storage.sql.exec(sql.state, key.account, key.trackingCode).toArray(), key);
+          if (state.present) return 'duplicate';
+          const refused = sqlite.retentionRefusal(key, recordTime, state);
+          if (refused !== undefined) throw refused;
+          storage.sql.exec(sql.claim, ...sqlite.claimValues(key, recordTime, state, Date.now()));
+          await apply({ key, appliedStatuses: state.appliedStatuses, storage });
+          done = true;
+          return 'applied';
+        });
+      } catch (error) {
+        // The work was done and the transaction still failed: nothing of it was committed.
+        if (done) throw new InboxCommitError(`payorch/durable-object: the transaction of ${key.trackingCode} (${key.status}) failed after its handlers returned, and committed nothing; not applied, so that it is delivered again`, { cause: error });
+        throw error;
+      }
     },
   };
 }
