@@ -7,7 +7,6 @@
  * @module payorch/durable-object
  */
 import { checkOptions, declareOptions } from '../core/option-checks.js';
-import { InboxCommitError } from '../errors/error.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
 import type { CallbackInbox, CallbackInboxContext, CallbackInboxOutcome } from '../webhooks/inbox.js';
 import { keyRecordTime } from '../webhooks/record-time.js';
@@ -110,26 +109,21 @@ export function createDurableObjectInbox<TStorage extends DurableObjectStorageLi
   storage.sql.exec(sqlite.sqliteInboxTableSql(table));
 
   return {
-    async process(key, apply): Promise<CallbackInboxOutcome> {
+    process(key, apply): Promise<CallbackInboxOutcome> {
       const recordTime = keyRecordTime(key);
-      let done = false;
-      try {
-        return await storage.transaction(async () => {
-          // The key before the horizon: a kept key is a duplicate whatever its age.
-          const state = sqlite.readSqliteKeyState(storage.sql.exec(sql.state, key.account, key.trackingCode).toArray(), key);
-          if (state.present) return 'duplicate';
-          const refused = sqlite.retentionRefusal(key, recordTime, state);
-          if (refused !== undefined) throw refused;
-          storage.sql.exec(sql.claim, ...sqlite.claimValues(key, recordTime, state, Date.now()));
-          await apply({ key, appliedStatuses: state.appliedStatuses, storage });
-          done = true;
-          return 'applied';
-        });
-      } catch (error) {
-        // The work was done and the transaction still failed: nothing of it was committed.
-        if (done) throw new InboxCommitError(`payorch/durable-object: the transaction of ${key.trackingCode} (${key.status}) failed after its handlers returned, and committed nothing; not applied, so that it is delivered again`, { cause: error });
-        throw error;
-      }
+      // A transaction that rejects, the handlers' error or its own, rejects the callback (500,
+      // onError). One that cannot commit once its closure resolved (a deferred foreign key) fails
+      // the whole request in the runtime, which resets the object: no 200 either way.
+      return storage.transaction(async () => {
+        // The key before the horizon: a kept key is a duplicate whatever its age.
+        const state = sqlite.readSqliteKeyState(storage.sql.exec(sql.state, key.account, key.trackingCode).toArray(), key);
+        if (state.present) return 'duplicate';
+        const refused = sqlite.retentionRefusal(key, recordTime, state);
+        if (refused !== undefined) throw refused;
+        storage.sql.exec(sql.claim, ...sqlite.claimValues(key, recordTime, state, Date.now()));
+        await apply({ key, appliedStatuses: state.appliedStatuses, storage });
+        return 'applied';
+      });
     },
   };
 }

@@ -71,10 +71,9 @@ export type CallbackInboxOutcome = 'applied' | 'duplicate';
  *   status: the same key given with another `recordTime` is a duplicate.
  * - `process` resolves `'applied'` only once what `apply` changed in the store and the key are
  *   durable together: a commit that fails after `apply` resolved (PostgreSQL answering COMMIT
- *   with ROLLBACK because a handler caught a failed statement, a D1 batch that failed, a Durable
- *   Object transaction that rejected) rejects (payorch's inboxes with an `InboxCommitError`),
- *   records nothing, and a later call applies it. The receiver answers 500 to a rejection and
- *   tells `onError`: a 200 is a promise.
+ *   with ROLLBACK because a handler caught a failed statement, a D1 batch that failed) rejects
+ *   (payorch's with an `InboxCommitError`), records nothing, and a later call applies it. The
+ *   receiver answers 500 to a rejection and tells `onError`: a 200 is a promise.
  * - An inbox that forgets keys forgets them by the age of their record (the key's `recordTime`,
  *   else the Unix seconds its tracking code ends with), never by when they were applied, and keeps a horizon covering every
  *   record it forgot: a key it does not hold whose record is not younger than the horizon is
