@@ -169,7 +169,7 @@ SELECT (SELECT statuses FROM claimed) AS claimed, (SELECT at FROM horizon) AS ho
           // The transaction is over either way: nothing is left to roll back.
           ended = true;
           throw new InboxCommitError(
-            `payorch/postgres: PostgreSQL answered the COMMIT of ${key.trackingCode} (${key.status}) with ${String(command)}: a statement of the transaction failed, and a handler caught its error (a lock_timeout, a constraint). Nothing was committed, the key included; not applied, so that it is delivered again`,
+            `payorch/postgres: PostgreSQL answered the COMMIT of ${key.trackingCode} (${key.status}) with ${command}: a statement of the transaction failed, and a handler caught its error (a lock_timeout, a constraint). Nothing was committed, the key included; not applied, so that it is delivered again`,
           );
         }
         return 'applied';

@@ -190,7 +190,12 @@ export function inboxContract<TContext extends CallbackInboxContext = CallbackIn
     const ledger: string[] = [];
     let fail = true;
     const steps: readonly Step[] = [
-      ['money#0', (context, moved) => money(context.key.status, context, moved)],
+      [
+        'money#0',
+        (context, moved) => {
+          money(context.key.status, context, moved);
+        },
+      ],
       [
         'audit#1',
         () => {

@@ -191,14 +191,19 @@ describe.each(['d1', 'durable-object'] as const)('the inbox contract, on the %s 
 
 test('a D1 receiver whose batch fails on a handler\'s statement answers 500 and tells onError, and the redelivery credits once', async () => {
   const heard: unknown[] = [];
-  handlers.set('errors', async (report) => void heard.push(report));
+  handlers.set('errors', (report) => {
+    heard.push(report);
+    return Promise.resolve();
+  });
   const trackingCode = `MAN-d1batch01-${Math.floor(Date.now() / 1000) - 60}`;
   const delivery = signCallback({ ...unsigned.deposit, tracking_code: trackingCode, amount: 250 }, PROVIDER);
   const url = `${origin}/webhooks`;
   try {
     // The credits table is not there yet: the batch of the key and the credit fails whole.
     expect(await deliver(url, delivery)).toEqual({ status: 500, body: { success: false, error: 'not_applied' } });
-    await vi.waitFor(() => expect(heard).toEqual([{ name: 'InboxCommitError', phase: 'inbox' }]));
+    await vi.waitFor(() => {
+      expect(heard).toEqual([{ name: 'InboxCommitError', phase: 'inbox' }]);
+    });
     await db.prepare('CREATE TABLE credits (tracking_code TEXT NOT NULL, amount REAL NOT NULL)').run();
     expect(await deliver(url, delivery)).toEqual({ status: 200, body: { success: true } });
     expect(await deliver(url, delivery)).toEqual({ status: 200, body: { success: true } });
