@@ -139,6 +139,8 @@ export async function createD1InboxTable(options: D1InboxOptions): Promise<void>
  *   least once, and concurrent copies of one callback may do it at the same time, each in its
  *   own isolate: give the other service `callbackKeyString(key)` as its idempotency key.
  * - A handler that throws records nothing; the receiver answers 500 and the redelivery applies it.
+ *   A batch that fails (a statement a handler pushed breaks a constraint, D1 is unreachable)
+ *   commits nothing either: the inbox rejects with an `InboxCommitError`, answered 500.
  * - Retention follows the record's age, as every payorch inbox: {@link pruneD1Inbox} raises the
  *   table's horizon, and a callback whose record time is at or before it is not applied (a
  *   `CallbackRetentionError`), unless its key is still there (a duplicate).

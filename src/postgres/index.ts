@@ -46,6 +46,11 @@ const HORIZON_ROW = "record_time = 0 AND account = '' AND tracking_code = ''";
  *   fails the callback (answered 500, delivered again).
  * - A handler throws, or the connection or the process dies before COMMIT: PostgreSQL rolls the
  *   transaction back, key included, and the redelivery applies it.
+ * - A statement failed and a handler caught its error: PostgreSQL aborted the transaction anyway,
+ *   and answers COMMIT with ROLLBACK. The inbox reads that answer and rejects with an
+ *   `InboxCommitError` (the receiver answers 500 and tells `onError`); a failed COMMIT too.
+ * - The row is keyed by account and tracking code alone: a key given with another record time (a
+ *   transfer's `created_at` in another form) is the same key, and the row keeps the first.
  * - A record at or before the table's horizon (see {@link prunePostgresInbox}) whose key is not
  *   held: refused with a `CallbackRetentionError`, nothing recorded (the receiver answers 422).
  * - Behind a pooler: transaction and session pooling work (the claim is named by a digest of its

@@ -54,6 +54,9 @@ export const MEMORY_INBOX_OPTIONS = declareOptions<MemoryInboxOptions>()([
  *
  * The statuses of one tracking code are applied one at a time: a `failed` that arrives while its
  * `rejected` is being applied waits for it, and its handlers see `appliedStatuses: ['rejected']`.
+ * Nothing here rolls back, so a handler that completed is not run again for its key, and its
+ * status counts as applied for the statuses after it even when a later handler threw: a
+ * `rejected` whose refund completed is in the `appliedStatuses` of the `failed` that follows.
  *
  * Memory is bounded: keys whose record and application are older than `retentionSeconds` are
  * forgotten (and callbacks of records that old refused, see {@link CallbackRetentionError}), and
