@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { afterAll, beforeAll, expect, inject, test } from 'vitest';
+import { afterAll, beforeAll, expect, inject, onTestFinished, test } from 'vitest';
 import { DealerClient, applyTransferStatuses } from '../../src/index.js';
 import type { TransferStatusOutcome } from '../../src/index.js';
 import { createPostgresInboxTable, createPostgresInbox } from '../../src/postgres/index.js';
@@ -70,7 +70,7 @@ test('a transfer swept by two instances at once, and again a minute later, is ma
   expect(keys.rows).toEqual([{ status: 'completed' }]);
 });
 
-/** The sandbox as a service node that writes `created_at` with the offset of its zone (+03:00), as another node of a rolling upgrade may. */
+/** A fetch through which the service writes `created_at` with the offset of its zone (+03:00), as one node of a rolling upgrade may. */
 function withOffset(fetch: typeof globalThis.fetch): typeof globalThis.fetch {
   return async (input, init) => {
     const response = await fetch(input, init);
@@ -83,10 +83,12 @@ function withOffset(fetch: typeof globalThis.fetch): typeof globalThis.fetch {
 }
 
 test('a failed transfer whose created_at is written with an offset on one read and without on another, swept by two instances, is refunded once', async () => {
-  // A seed of its own: a transfer id the other test does not use.
+  // A seed of its own: a transfer id the other test does not use. The service on a real socket.
   const sandbox = createSandbox({ seed: 'created-at-forms' });
-  const dealerOf = (fetch: typeof globalThis.fetch) => new DealerClient({ baseUrl: SANDBOX_BASE_URL, ...sandbox.accounts.dealer, fetch, maxRetries: 0 });
-  const dealer = dealerOf(sandbox.fetch);
+  const running = await sandbox.listen({ port: 0, host: '127.0.0.1' });
+  onTestFinished(() => running.close());
+  const dealerOf = (fetch: typeof globalThis.fetch) => new DealerClient({ baseUrl: running.url, ...sandbox.accounts.dealer, fetch, maxRetries: 0 });
+  const dealer = dealerOf(globalThis.fetch);
   const { eibans } = await dealer.eibans.list();
   const { transfer } = await dealer.transfers.send({ wallet_id: eibans[0]!.wallet_id, recipient_iban: IBAN, recipient_name: 'Ada Yılmaz', amount: 40 });
   const id = transfer.transfer_id;
@@ -109,7 +111,7 @@ test('a failed transfer whose created_at is written with an offset on one read a
         },
       });
   };
-  const [plain, offset] = [instance(sandbox.fetch), instance(withOffset(sandbox.fetch))];
+  const [plain, offset] = [instance(globalThis.fetch), instance(withOffset(globalThis.fetch))];
   const results = (outcomes: TransferStatusOutcome[][]) => outcomes.map((list) => list[0]?.result);
 
   expect(results(await Promise.all([plain(), offset()])).sort()).toEqual(['applied', 'duplicate']);
