@@ -7,6 +7,7 @@
  * @module payorch/d1
  */
 import { checkOptions, declareOptions } from '../core/option-checks.js';
+import { InboxCommitError } from '../errors/error.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
 import type { CallbackInbox, CallbackInboxContext, CallbackInboxOutcome, CallbackKey } from '../webhooks/inbox.js';
 import { keyRecordTime } from '../webhooks/record-time.js';
@@ -138,6 +139,8 @@ export async function createD1InboxTable(options: D1InboxOptions): Promise<void>
  *   least once, and concurrent copies of one callback may do it at the same time, each in its
  *   own isolate: give the other service `callbackKeyString(key)` as its idempotency key.
  * - A handler that throws records nothing; the receiver answers 500 and the redelivery applies it.
+ *   A batch that fails (a statement a handler pushed breaks a constraint, D1 is unreachable)
+ *   commits nothing either: the inbox rejects with an `InboxCommitError`, answered 500.
  * - Retention follows the record's age, as every payorch inbox: {@link pruneD1Inbox} raises the
  *   table's horizon, and a callback whose record time is at or before it is not applied (a
  *   `CallbackRetentionError`), unless its key is still there (a duplicate).
@@ -169,7 +172,7 @@ export function createD1Inbox<TDb extends D1DatabaseLike>(options: D1InboxOption
       // The key before the horizon: a kept key is a duplicate whatever its age.
       const before = await stateOf(key);
       if (before.present) return 'duplicate';
-      const refused = sqlite.retentionRefusal(key, recordTime, before.horizon);
+      const refused = sqlite.retentionRefusal(key, recordTime, before);
       if (refused !== undefined) throw refused;
       const statements: D1StatementOf<TDb>[] = [];
       await apply({ key, appliedStatuses: before.appliedStatuses, db, statements });
@@ -181,19 +184,18 @@ export function createD1Inbox<TDb extends D1DatabaseLike>(options: D1InboxOption
         // The batch failed as a whole. Read again rather than parse D1's message: a copy that
         // committed first is a duplicate, a prune that ran meanwhile a refusal, another status
         // recorded meanwhile a conflict, anything else (one of the handlers' statements failed,
-        // D1 was unreachable) the failure it is.
+        // D1 was unreachable) the failure it is. None of them committed anything.
         const after = await stateOf(key).catch(() => undefined);
-        if (after === undefined) throw error;
-        if (after.present) return 'duplicate';
-        const refused = sqlite.retentionRefusal(key, recordTime, after.horizon);
+        if (after?.present === true) return 'duplicate';
+        const refused = after === undefined ? undefined : sqlite.retentionRefusal(key, recordTime, after);
         if (refused !== undefined) throw refused;
-        if (after.appliedStatuses.length !== before.appliedStatuses.length) {
-          throw new Error(
-            `${key.trackingCode}: ${after.appliedStatuses.filter((status) => !before.appliedStatuses.includes(status)).join(', ') || 'another status'} was applied while the handlers of ${key.status} ran; ${key.status} was not recorded, so that its redelivery sees it in appliedStatuses`,
+        if (after !== undefined && after.appliedStatuses.length !== before.appliedStatuses.length) {
+          throw new InboxCommitError(
+            `payorch/d1: ${key.trackingCode}: ${after.appliedStatuses.filter((status) => !before.appliedStatuses.includes(status)).join(', ') || 'another status'} was applied while the handlers of ${key.status} ran; ${key.status} was not recorded, so that its redelivery sees it in appliedStatuses`,
             { cause: error },
           );
         }
-        throw error;
+        throw new InboxCommitError(`payorch/d1: the batch of ${key.trackingCode} (${key.status}) and its handlers' statements failed, and D1 committed none of it; not applied, so that it is delivered again`, { cause: error });
       }
     },
   };

@@ -111,11 +111,14 @@ export function createDurableObjectInbox<TStorage extends DurableObjectStorageLi
   return {
     process(key, apply): Promise<CallbackInboxOutcome> {
       const recordTime = keyRecordTime(key);
+      // A transaction that rejects, the handlers' error or its own, rejects the callback (500,
+      // onError). One that cannot commit once its closure resolved (a deferred foreign key) fails
+      // the whole request in the runtime, which resets the object: no 200 either way.
       return storage.transaction(async () => {
         // The key before the horizon: a kept key is a duplicate whatever its age.
         const state = sqlite.readSqliteKeyState(storage.sql.exec(sql.state, key.account, key.trackingCode).toArray(), key);
         if (state.present) return 'duplicate';
-        const refused = sqlite.retentionRefusal(key, recordTime, state.horizon);
+        const refused = sqlite.retentionRefusal(key, recordTime, state);
         if (refused !== undefined) throw refused;
         storage.sql.exec(sql.claim, ...sqlite.claimValues(key, recordTime, state, Date.now()));
         await apply({ key, appliedStatuses: state.appliedStatuses, storage });

@@ -426,6 +426,30 @@ export class InboxFullError extends PayorchError {
 }
 
 /**
+ * The handlers returned, but the inbox could not commit their changes with the callback's key:
+ * PostgreSQL answered the inbox's `COMMIT` with a rollback (a statement of a handler failed, a
+ * `lock_timeout` for example, and the handler caught the error), the COMMIT itself failed, or a
+ * D1 batch failed (a statement a handler pushed broke a constraint, or another status of the
+ * tracking code was applied meanwhile). Nothing is recorded as applied, so the receiver answers
+ * 500 and tells `onError` (phase `'inbox'`), and the service's redelivery applies the callback
+ * once. What the handlers did outside the transaction
+ * (a `fetch`, an e-mail) happened, and happens again on the redelivery: give it
+ * `callbackKeyString(key)` as its idempotency key.
+ *
+ * @example
+ * ```ts
+ * onError: (error, { callback }) => {
+ *   if (isPayorchError(error, InboxCommitError)) metrics.increment('callbacks.rolled_back', { kind: callback?.kind });
+ * }
+ * ```
+ */
+export class InboxCommitError extends PayorchError {
+  static {
+    brand(this, 'InboxCommitError');
+  }
+}
+
+/**
  * The PostgreSQL inbox runs behind a pooler in statement pooling (PgBouncer's
  * `pool_mode = statement`), which refuses every transaction block: no callback can be applied
  * together with its key there. Nothing was applied or recorded; the receiver answers 500 and tells

@@ -6,7 +6,7 @@
  * @module payorch/postgres
  */
 import { checkOptions } from '../core/option-checks.js';
-import { CallbackRetentionError } from '../errors/error.js';
+import { CallbackRetentionError, InboxCommitError, isPayorchError } from '../errors/error.js';
 import type { CallbackInbox, CallbackInboxOutcome } from '../webhooks/inbox.js';
 import { sha256Hex } from '../internal/hash/sha256.js';
 import { keyRecordTime } from '../webhooks/record-time.js';
@@ -25,8 +25,9 @@ function isErrorEmitter(value: object): value is ErrorEmitter {
 }
 
 // The sentinel row that holds a table's horizon in its applied_at (see prunePostgresInbox): no
-// verified callback has an empty tracking code, and a claim reads a real one only. Its record time
-// of 0 keeps it first in the primary key, where the claim finds it, and out of every prune batch.
+// verified callback has an empty tracking code, and a claim reads a real one only. The claim finds
+// it through the primary key; its record time of 0 keeps it first in the record-time index, and
+// out of every prune batch.
 const HORIZON_ROW = "record_time = 0 AND account = '' AND tracking_code = ''";
 
 /**
@@ -45,6 +46,11 @@ const HORIZON_ROW = "record_time = 0 AND account = '' AND tracking_code = ''";
  *   fails the callback (answered 500, delivered again).
  * - A handler throws, or the connection or the process dies before COMMIT: PostgreSQL rolls the
  *   transaction back, key included, and the redelivery applies it.
+ * - A statement failed and a handler caught its error: PostgreSQL aborted the transaction anyway,
+ *   and answers COMMIT with ROLLBACK. The inbox reads that answer and rejects with an
+ *   `InboxCommitError` (the receiver answers 500 and tells `onError`); a failed COMMIT too.
+ * - The row is keyed by account and tracking code alone: a key given with another record time (a
+ *   transfer's `created_at` in another form) is the same key, and the row keeps the first.
  * - A record at or before the table's horizon (see {@link prunePostgresInbox}) whose key is not
  *   held: refused with a `CallbackRetentionError`, nothing recorded (the receiver answers 422).
  * - Behind a pooler: transaction and session pooling work (the claim is named by a digest of its
@@ -75,16 +81,19 @@ export function createPostgresInbox<TPool extends PostgresPool>(options: Postgre
   // record is younger, and what that row held. A claim of a tracking code whose row another
   // transaction holds waits for it, then adds to the row as that one left it (READ COMMITTED
   // updates the newest version): `claimed` lists every status applied before, its own last. The
-  // horizon and `held` read the statement's snapshot, taken after the statement's lock on the
-  // table; a prune raises the horizon, then waits for every claim holding that lock before it
-  // deletes a row, so no claim that missed the horizon can miss a deleted row.
+  // row is found by account and tracking code alone; a held row keeps the record time first
+  // given, and the horizon is judged by it. The horizon and `held` read the statement's snapshot,
+  // taken after the statement's lock on the table; a prune raises the horizon, then waits for
+  // every claim holding that lock before it deletes a row, so no claim that missed the horizon
+  // can miss a deleted row.
   const claimSql = (table: string): string => `WITH horizon AS (SELECT extract(epoch FROM applied_at)::bigint AS at FROM ${table} WHERE ${HORIZON_ROW}),
-claimed AS (INSERT INTO ${table} AS inbox (record_time, account, tracking_code, statuses) SELECT $4::bigint, $1::text, $2::text, ARRAY[$3::text]
-  WHERE NOT EXISTS (SELECT 1 FROM horizon WHERE $4::bigint <= at)
-  ON CONFLICT (record_time, account, tracking_code) DO UPDATE SET statuses = inbox.statuses || EXCLUDED.statuses, applied_at = now()
+held AS (SELECT record_time, statuses FROM ${table} WHERE account = $1::text AND tracking_code = $2::text),
+claimed AS (INSERT INTO ${table} AS inbox (account, tracking_code, statuses, record_time) SELECT $1::text, $2::text, ARRAY[$3::text], $4::bigint
+  WHERE NOT EXISTS (SELECT 1 FROM horizon WHERE coalesce((SELECT record_time FROM held), $4::bigint) <= at)
+  ON CONFLICT (account, tracking_code) DO UPDATE SET statuses = inbox.statuses || EXCLUDED.statuses, applied_at = now()
   WHERE NOT inbox.statuses @> EXCLUDED.statuses RETURNING inbox.statuses)
-SELECT (SELECT statuses FROM claimed) AS claimed, (SELECT at FROM horizon) AS horizon,
-  (SELECT statuses FROM ${table} WHERE record_time = $4::bigint AND account = $1::text AND tracking_code = $2::text) AS held`;
+SELECT (SELECT statuses FROM claimed) AS claimed, (SELECT at FROM horizon) AS horizon, (SELECT statuses FROM held) AS held,
+  coalesce((SELECT record_time FROM held), $4::bigint) AS record_time`;
   let claim: { readonly table: string; readonly sql: string; readonly name: string } | undefined;
   // Prepared once per connection under a name made from a digest of its text: a name means one
   // text, on one schema-qualified table, so processes, tables and applications sharing a pooler's
@@ -108,6 +117,8 @@ SELECT (SELECT statuses FROM claimed) AS claimed, (SELECT at FROM horizon) AS ho
       client.on('error', onError);
       let table = claim?.table ?? '(the inbox table)';
       let claiming = false;
+      let committing = false;
+      let ended = false;
       try {
         if (claim === undefined) {
           table = await name(client);
@@ -143,26 +154,35 @@ SELECT (SELECT statuses FROM claimed) AS claimed, (SELECT at FROM horizon) AS ho
         }
         claiming = false;
         const { rows = [] } = result;
-        const [row] = rows as readonly (Partial<Record<'claimed' | 'horizon' | 'held', unknown>> | undefined)[];
+        const [row] = rows as readonly (Partial<Record<'claimed' | 'horizon' | 'held' | 'record_time', unknown>> | undefined)[];
         if (!Array.isArray(row?.claimed)) {
           // Claimed nothing: a duplicate, unless the horizon stopped a key that was not held (the
           // catch below rolls back).
           const horizon = row?.horizon === null || row?.horizon === undefined ? undefined : Number(row.horizon);
           const held = Array.isArray(row?.held) ? row.held.map(String) : [];
-          if (horizon !== undefined && record <= horizon && !held.includes(key.status)) throw new CallbackRetentionError(key, record, horizon);
+          const kept = row?.record_time === null || row?.record_time === undefined ? record : Number(row.record_time);
+          if (horizon !== undefined && kept <= horizon && !held.includes(key.status)) throw new CallbackRetentionError(key, kept, horizon);
           await client.query('ROLLBACK');
           return 'duplicate';
         }
         // Every status of the tracking code applied before, in order; this one was added last.
         const appliedStatuses = row.claimed.slice(0, -1).map(String);
         await apply({ key, appliedStatuses, client: client as PostgresClientOf<TPool> });
-        await client.query('COMMIT');
+        committing = true;
+        const { command } = await client.query('COMMIT');
+        if (command !== 'COMMIT') {
+          // The transaction is over either way: nothing is left to roll back.
+          ended = true;
+          throw new InboxCommitError(
+            `payorch/postgres: PostgreSQL answered the COMMIT of ${key.trackingCode} (${key.status}) with ${command}: a statement of the transaction failed, and a handler caught its error (a lock_timeout, a constraint). Nothing was committed, the key included; not applied, so that it is delivered again`,
+          );
+        }
         return 'applied';
       } catch (error) {
         // Rolled back by PostgreSQL anyway if the connection is gone; said explicitly otherwise,
         // so that the client goes back to the pool clean.
         try {
-          if (broken === undefined) await client.query('ROLLBACK');
+          if (broken === undefined && !ended) await client.query('ROLLBACK');
         } catch (rollbackError) {
           broken = rollbackError instanceof Error ? rollbackError : new Error('ROLLBACK failed');
         }
@@ -170,6 +190,11 @@ SELECT (SELECT statuses FROM claimed) AS claimed, (SELECT at FROM horizon) AS ho
         // 42703 undefined_column, 42P10 no unique index for ON CONFLICT: a table of another shape.
         if (code === '42703' || code === '42P10') {
           throw new Error(`payorch/postgres: ${table} is not the inbox table this payorch uses (an earlier 0.x made another shape); create it afresh as postgresInboxTableSql() shows`, { cause: error });
+        }
+        if (committing && !isPayorchError(error, InboxCommitError)) {
+          // A COMMIT that failed (a deferred constraint, a serialization failure) committed nothing;
+          // one whose connection was lost may have: the redelivery then finds the key, a duplicate.
+          throw new InboxCommitError(`payorch/postgres: the COMMIT of ${key.trackingCode} (${key.status}) failed; not applied, so that it is delivered again (a duplicate then, if it committed before the connection was lost)`, { cause: error });
         }
         // 55P03 lock_not_available, in the claim: another callback of this tracking code held it.
         if (claiming && code === '55P03') {
@@ -215,5 +240,5 @@ export { createPostgresInboxTable, postgresInboxTableSql, DEFAULT_POSTGRES_INBOX
 export type { PostgresQueryResult, PostgresClient, PostgresPool, PostgresClientOf, PostgresInboxContext, PostgresInboxOptions } from './table.js';
 export { prunePostgresInbox, MIN_POSTGRES_INBOX_RETENTION_SECONDS, DEFAULT_POSTGRES_INBOX_RETENTION_SECONDS } from './prune.js';
 export type { PrunePostgresInboxOptions } from './prune.js';
-export { CallbackRetentionError } from '../errors/error.js';
+export { CallbackRetentionError, InboxCommitError } from '../errors/error.js';
 export type { CallbackInbox, CallbackInboxContext, CallbackKey, CallbackInboxOutcome } from '../webhooks/inbox.js';

@@ -60,7 +60,7 @@ const PRUNE_POLL_MS = 20;
  *    and refuses a record at or before it whose key is not held, so a deleted key can never let
  *    a re-signed redelivery apply twice.
  * 3. It deletes in batches of 1000 rows, one transaction each, found in record-time order through
- *    the table's primary key. Claims never write rows behind the horizon, so no batch waits for
+ *    the table's record-time index. Claims never write rows behind the horizon, so no batch waits for
  *    a claim and no claim waits for a batch.
  *
  * The horizon is a row of the table itself (account and tracking code empty, record time 0), so
@@ -101,7 +101,7 @@ export async function prunePostgresInbox(options: PrunePostgresInboxOptions): Pr
     const raised = await inTransaction(
       `INSERT INTO ${table} AS inbox (record_time, account, tracking_code, statuses, applied_at)
   VALUES (0, '', '', '{payorch:horizon}', to_timestamp(floor(extract(epoch FROM now())) - $1::bigint))
-  ON CONFLICT (record_time, account, tracking_code) DO UPDATE SET applied_at = GREATEST(inbox.applied_at, EXCLUDED.applied_at)
+  ON CONFLICT (account, tracking_code) DO UPDATE SET applied_at = GREATEST(inbox.applied_at, EXCLUDED.applied_at)
   RETURNING extract(epoch FROM applied_at)::bigint AS at`,
       [seconds],
     );
@@ -120,9 +120,9 @@ export async function prunePostgresInbox(options: PrunePostgresInboxOptions): Pr
       const { rows = [] } = await client.query(`SELECT coalesce(array_agg(virtualxid), '{}') AS under_way FROM pg_locks WHERE locktype = 'virtualxid' AND virtualxid = ANY($1::text[])`, [underWay]);
       underWay = ((rows[0] as Partial<Record<'under_way', unknown>> | undefined)?.under_way as unknown[] | undefined) ?? [];
     }
-    // Each batch starts after the last key of the one before, so that none walks the index
-    // entries its predecessors deleted; the horizon row (record time 0, empty codes) comes first
-    // and is never in a batch.
+    // Each batch starts after the last row of the one before in the record-time index, so that
+    // none walks the index entries its predecessors deleted; the horizon row (record time 0,
+    // empty codes) comes first and is never in a batch.
     let after: unknown[] = [0, '', ''];
     let deleted = 0;
     for (;;) {

@@ -8,6 +8,12 @@ import type { CallbackInboxContext } from '../webhooks/inbox.js';
 
 /** The parts of a node-postgres result the inbox reads. */
 export interface PostgresQueryResult {
+  /**
+   * The command tag PostgreSQL answered with (pg's `command`). The inbox reads it on its COMMIT,
+   * which PostgreSQL answers with `ROLLBACK`, not an error, when a statement of the transaction
+   * failed; anything but `COMMIT` fails the callback.
+   */
+  readonly command: string;
   readonly rowCount: number | null;
   /** The rows of a SELECT. */
   readonly rows?: readonly unknown[] | undefined;
@@ -188,22 +194,24 @@ export function tableName(where: string, options: { readonly table?: string | un
 }
 
 /**
- * The SQL that creates the inbox's table: one row per account + tracking code, with the statuses
- * applied for it in the order they were applied. The record time (the Unix seconds the tracking
- * code ends with) leads the primary key, so that {@link prunePostgresInbox} finds old rows through
- * it. Run it in your migrations, or call {@link createPostgresInboxTable}. A table made by an
- * earlier payorch 0.x has another shape: create this one afresh.
+ * The SQL that creates the inbox's table: one row per account + tracking code, its key, with the
+ * statuses applied for it in the order they were applied, and the record time first given for it
+ * (the Unix seconds the tracking code ends with, or a transfer's `created_at`), which only
+ * {@link prunePostgresInbox} reads, through the second index. Run it in your migrations, or call
+ * {@link createPostgresInboxTable}. A table made by an earlier payorch 0.x has another shape:
+ * create this one afresh.
  *
  * @example
  * ```ts
  * console.log(postgresInboxTableSql());
  * // CREATE TABLE IF NOT EXISTS "payorch_callback_inbox" (
- * //   record_time bigint NOT NULL,
  * //   account text NOT NULL,
  * //   tracking_code text NOT NULL,
  * //   statuses text[] NOT NULL,
+ * //   record_time bigint NOT NULL,
  * //   applied_at timestamptz NOT NULL DEFAULT now(),
- * //   PRIMARY KEY (record_time, account, tracking_code)
+ * //   PRIMARY KEY (account, tracking_code),
+ * //   UNIQUE (record_time, account, tracking_code)
  * // )
  * ```
  */
@@ -211,17 +219,20 @@ export function postgresInboxTableSql(table?: string): string {
   return tableSql(quoteTable('postgresInboxTableSql', table));
 }
 
-// The record time is a function of the tracking code, so (record_time, account, tracking_code) is
-// unique exactly when (account, tracking_code) is: one index serves the claim and the prune.
+// The key is the account and tracking code alone: a record time read from an unsigned field (a
+// transfer's created_at) may be written in another form on the next read, and must not make a
+// second row. The UNIQUE constraint is the prune's index in record-time order (unique because the
+// key is), declared in the one statement, so that the table and its indexes come and go together.
 function tableSql(quoted: string): string {
   return [
     `CREATE TABLE IF NOT EXISTS ${quoted} (`,
-    '  record_time bigint NOT NULL,',
     '  account text NOT NULL,',
     '  tracking_code text NOT NULL,',
     '  statuses text[] NOT NULL,',
+    '  record_time bigint NOT NULL,',
     '  applied_at timestamptz NOT NULL DEFAULT now(),',
-    '  PRIMARY KEY (record_time, account, tracking_code)',
+    '  PRIMARY KEY (account, tracking_code),',
+    '  UNIQUE (record_time, account, tracking_code)',
     ')',
   ].join('\n');
 }

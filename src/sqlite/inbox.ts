@@ -56,12 +56,15 @@ export interface SqliteInboxStatements {
   /** What is known of a key: its tracking code's applied statuses (`horizon` 0) and the horizon (`horizon` 1). Binds account, tracking code. */
   readonly state: string;
   /**
-   * Inserts the key: bind it with {@link claimValues}. A record at or before the horizon, or a
-   * tracking code with a status the caller did not see when it read the state, gets a NULL
-   * record_time, which NOT NULL refuses: SQLite has no RAISE outside triggers, and this fails
-   * the statement, so the batch or transaction it is in. A present key fails it on the primary
-   * key. The count suffices to tell a status added: statuses are only ever added to a tracking
-   * code, and a prune that removed one fails the claim too, which the redelivery settles.
+   * Inserts the key: bind it with {@link claimValues}. Its record time is the one its tracking
+   * code's rows hold, else the one bound: a record time read from an unsigned field (a transfer's
+   * `created_at`) may come in another form, and the rows of one tracking code are kept and
+   * forgotten together. A record at or before the horizon, or a tracking code with a status the
+   * caller did not see when it read the state, gets a NULL record_time, which NOT NULL refuses:
+   * SQLite has no RAISE outside triggers, and this fails the statement, so the batch or
+   * transaction it is in. A present key fails it on the primary key. The count suffices to tell a
+   * status added: statuses are only ever added to a tracking code, and a prune that removed one
+   * fails the claim too, which the redelivery settles.
    */
   readonly claim: string;
   /** Raises the horizon to the bound value (and applied_at to the second), never lowers it. */
@@ -76,8 +79,9 @@ export function sqliteInboxStatements(quoted: string): SqliteInboxStatements {
     state: `SELECT 0 AS horizon, status, record_time, applied_at FROM ${quoted} WHERE account = ? AND tracking_code = ?
 UNION ALL SELECT 1, status, record_time, applied_at FROM ${quoted} WHERE ${HORIZON_ROW}
 ORDER BY 1, 4`,
-    claim: `INSERT INTO ${quoted} (account, tracking_code, status, record_time, applied_at) VALUES (?1, ?2, ?3,
-  CASE WHEN ?4 > coalesce(${horizon}, -1) AND (SELECT count(*) FROM ${quoted} WHERE account = ?1 AND tracking_code = ?2) = ?5 THEN ?4 END, ?6)`,
+    claim: `INSERT INTO ${quoted} (account, tracking_code, status, record_time, applied_at)
+SELECT ?1, ?2, ?3, CASE WHEN kept > coalesce(${horizon}, -1) AND seen = ?5 THEN kept END, ?6
+  FROM (SELECT coalesce(min(record_time), ?4) AS kept, count(*) AS seen FROM ${quoted} WHERE account = ?1 AND tracking_code = ?2)`,
     raiseHorizon: `INSERT INTO ${quoted} (account, tracking_code, status, record_time, applied_at) VALUES ('', '', 'payorch:horizon', ?, ?)
 ON CONFLICT (account, tracking_code, status) DO UPDATE SET record_time = max(record_time, excluded.record_time), applied_at = excluded.applied_at`,
     forget: `DELETE FROM ${quoted} WHERE record_time < coalesce(${horizon}, -1)`,
@@ -98,6 +102,8 @@ export interface SqliteKeyState {
   readonly present: boolean;
   /** The other statuses applied for the account and tracking code. */
   readonly appliedStatuses: readonly string[];
+  /** The record time its tracking code's rows hold (the first given), or undefined when it has none. */
+  readonly recordTime: number | undefined;
   /** Unix seconds, or undefined before any prune. */
   readonly horizon: number | undefined;
 }
@@ -106,20 +112,29 @@ export interface SqliteKeyState {
 export function readSqliteKeyState(rows: readonly unknown[], key: CallbackKey): SqliteKeyState {
   let present = false;
   let horizon: number | undefined;
+  let recordTime: number | undefined;
   const appliedStatuses: string[] = [];
   for (const row of rows) {
-    const { horizon: isHorizon, status, record_time: recordTime } = row as Partial<Record<'horizon' | 'status' | 'record_time', unknown>>;
-    if (Number(isHorizon) === 1) horizon = Number(recordTime);
-    else if (status === key.status) present = true;
+    const { horizon: isHorizon, status, record_time: time } = row as Partial<Record<'horizon' | 'status' | 'record_time', unknown>>;
+    if (Number(isHorizon) === 1) {
+      horizon = Number(time);
+      continue;
+    }
+    recordTime = Math.min(recordTime ?? Infinity, Number(time));
+    if (status === key.status) present = true;
     else appliedStatuses.push(String(status));
   }
-  return { present, appliedStatuses, horizon };
+  return { present, appliedStatuses, recordTime, horizon };
 }
 
-/** The refusal of a record at or before the horizon, or undefined when it may be applied. */
-export function retentionRefusal(key: CallbackKey, recordTime: number, horizon: number | undefined): CallbackRetentionError | undefined {
-  if (horizon === undefined || recordTime > horizon) return undefined;
-  return new CallbackRetentionError(key, recordTime, horizon);
+/**
+ * The refusal of a record at or before the horizon, or undefined when it may be applied: judged by
+ * the record time its tracking code holds, else the one given.
+ */
+export function retentionRefusal(key: CallbackKey, given: number, state: SqliteKeyState): CallbackRetentionError | undefined {
+  const recordTime = state.recordTime ?? given;
+  if (state.horizon === undefined || recordTime > state.horizon) return undefined;
+  return new CallbackRetentionError(key, recordTime, state.horizon);
 }
 
 /** The horizon a prune sets: the record time `olderThanSeconds` before now, Unix seconds. */

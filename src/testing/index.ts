@@ -9,10 +9,14 @@
  * import { test } from 'vitest'; // or node:test, jest, mocha
  * import { inboxContract } from 'payorch/testing';
  *
- * for (const contractCase of inboxContract({
+ * for (const contractCase of inboxContract<MyInboxContext>({
  *   store: async () => {
  *     const table = await createEmptyTable();
  *     return { inbox: () => createMyInbox({ table }), prune: (olderThanSeconds) => pruneMyInbox({ table, olderThanSeconds }) };
+ *   },
+ *   // A handler that catches the error of a failed statement: the commit that follows must fail.
+ *   failCommit: async ({ client }) => {
+ *     await client.query('SELECT 1 / 0').catch(() => undefined);
  *   },
  * })) {
  *   test(contractCase.name, contractCase.run);
@@ -22,16 +26,19 @@
  * @module payorch/testing
  */
 import { CallbackRetentionError, isPayorchError } from '../errors/error.js';
-import type { CallbackInbox, CallbackInboxContext, CallbackKey } from '../webhooks/inbox.js';
+import type { CallbackInbox, CallbackInboxContext, CallbackKey, CallbackProgress } from '../webhooks/inbox.js';
 
-/** One store of the inbox under test, empty when the case gets it. */
-export interface InboxContractStore {
+/**
+ * One store of the inbox under test, empty when the case gets it.
+ * @typeParam TContext what the inbox gives the handlers
+ */
+export interface InboxContractStore<TContext extends CallbackInboxContext = CallbackInboxContext> {
   /**
    * An instance of the inbox over this store. Called again, it gives another instance over the
    * same store, as another process or Worker would have one: the cases race them. An inbox whose
    * state lives in one object (the in-memory one) gives that object each time.
    */
-  inbox(): CallbackInbox;
+  inbox(): CallbackInbox<TContext>;
   /**
    * Your prune: forgets the keys of records (the Unix seconds a tracking code ends with) older
    * than `olderThanSeconds` before now, and raises the horizon over them. The cases call it with
@@ -40,13 +47,27 @@ export interface InboxContractStore {
   prune(olderThanSeconds: number): Promise<unknown>;
 }
 
-/** What {@link inboxContract} runs against. */
-export interface InboxContractOptions {
+/**
+ * What {@link inboxContract} runs against.
+ * @typeParam TContext what the inbox gives the handlers
+ */
+export interface InboxContractOptions<TContext extends CallbackInboxContext = CallbackInboxContext> {
   /**
    * A store of its own for each case (a new table, database, or object), so that one case's
    * prune does not reach another's keys.
    */
-  store(): InboxContractStore | Promise<InboxContractStore>;
+  store(): InboxContractStore<TContext> | Promise<InboxContractStore<TContext>>;
+  /**
+   * Run inside `apply`, with its context: makes the commit that follows fail while `apply`
+   * resolves, as a handler does that catches the error of a failed statement (PostgreSQL: a
+   * statement that fails on `context.client`, its error caught, so that COMMIT answers ROLLBACK;
+   * D1: a statement pushed into `context.statements` that fails in the batch; a Durable Object: a
+   * write that breaks a deferred foreign key). A case then holds the inbox to a 200 only for what
+   * it committed: `process` rejects, nothing is recorded, and the redelivery applies once. `null`
+   * for an inbox that commits nothing after `apply` resolves (the in-memory one), and only then.
+   * @example async ({ client }) => { await client.query('SELECT 1 / 0').catch(() => undefined); }
+   */
+  readonly failCommit: ((context: TContext) => Promise<void>) | null;
   /**
    * The clock the record times of the cases are counted from, in milliseconds since the epoch.
    * @default Date.now
@@ -106,7 +127,7 @@ const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  * for (const c of inboxContract({ store })) test(c.name, c.run);
  * ```
  */
-export function inboxContract(options: InboxContractOptions): readonly InboxContractCase[] {
+export function inboxContract<TContext extends CallbackInboxContext = CallbackInboxContext>(options: InboxContractOptions<TContext>): readonly InboxContractCase[] {
   const now = options.now ?? Date.now;
   const redeliveries = options.redeliveries ?? 3;
   const nonce = Math.random().toString(36).slice(2, 10);
@@ -119,12 +140,12 @@ export function inboxContract(options: InboxContractOptions): readonly InboxCont
   const key = (trackingCode: string, status: string, account = ACCOUNT): CallbackKey => ({ account, trackingCode, status });
 
   /** Calls `process` once, running `work` as the handlers would. */
-  async function deliver(inbox: CallbackInbox, callbackKey: CallbackKey, work: (context: CallbackInboxContext) => Promise<void> = () => Promise.resolve()): Promise<Delivery> {
+  async function deliver(inbox: CallbackInbox<TContext>, callbackKey: CallbackKey, work: (context: TContext, progress?: CallbackProgress) => Promise<void> = () => Promise.resolve()): Promise<Delivery> {
     const seen: CallbackInboxContext[] = [];
     try {
-      const outcome = await inbox.process(callbackKey, async (context) => {
+      const outcome = await inbox.process(callbackKey, async (context, progress) => {
         seen.push({ key: context.key, appliedStatuses: [...context.appliedStatuses] });
-        await work(context);
+        await work(context, progress);
       });
       return { outcome, seen };
     } catch (error) {
@@ -133,10 +154,66 @@ export function inboxContract(options: InboxContractOptions): readonly InboxCont
   }
 
   /** Delivers until `process` resolves, as the service redelivers a callback answered 500. */
-  async function deliverUntilSettled(inbox: CallbackInbox, callbackKey: CallbackKey, work?: (context: CallbackInboxContext) => Promise<void>): Promise<Delivery> {
+  async function deliverUntilSettled(inbox: CallbackInbox<TContext>, callbackKey: CallbackKey, work?: (context: TContext, progress?: CallbackProgress) => Promise<void>): Promise<Delivery> {
     let delivery = await deliver(inbox, callbackKey, work);
     for (let attempt = 0; attempt < redeliveries && delivery.outcome === 'rejected'; attempt += 1) delivery = await deliver(inbox, callbackKey, work);
     return delivery;
+  }
+
+  /*
+   * Money moved by handlers, as the receiver runs them: one step after another, each skipped when
+   * the inbox's progress says it completed in an earlier attempt. What a step moves is kept as
+   * the inbox keeps it: at once when the inbox passes progress (it cannot roll back), else with
+   * the attempt, only when `process` resolves 'applied' (its transaction committed).
+   */
+  type Step = readonly [name: string, run: (context: TContext, moved: string[]) => void];
+  async function deliverSteps(inbox: CallbackInbox<TContext>, callbackKey: CallbackKey, steps: readonly Step[], ledger: string[]): Promise<Delivery> {
+    const attempt: string[] = [];
+    const delivery = await deliver(inbox, callbackKey, async (context, progress) => {
+      for (const [name, run] of steps) {
+        if (progress?.has(name) === true) continue;
+        run(context, progress === undefined ? attempt : ledger);
+        progress?.add(name);
+        // A turn between handlers, as the receiver awaits each.
+        await Promise.resolve();
+      }
+    });
+    if (delivery.outcome === 'applied') ledger.push(...attempt);
+    return delivery;
+  }
+
+  /**
+   * The first end status, whose second handler throws once, then the other end, then the first
+   * again until it applies: what `ledger` holds afterwards is the money moved.
+   */
+  async function endsWithAThrow(store: InboxContractStore<TContext>, [first, second]: readonly [CallbackKey, CallbackKey], money: (status: string, context: TContext, moved: string[]) => void): Promise<string[]> {
+    const ledger: string[] = [];
+    let fail = true;
+    const steps: readonly Step[] = [
+      [
+        'money#0',
+        (context, moved) => {
+          money(context.key.status, context, moved);
+        },
+      ],
+      [
+        'audit#1',
+        () => {
+          if (fail) throw new Error('the second handler failed');
+        },
+      ],
+    ];
+    const thrown = await deliverSteps(store.inbox(), first, steps, ledger);
+    expectThat(thrown.outcome === 'rejected', `${first.status} whose second handler threw should reject, got ${thrown.outcome}`);
+    fail = false;
+    let other = await deliverSteps(store.inbox(), second, steps, ledger);
+    for (let attempt = 0; attempt < redeliveries && other.outcome === 'rejected'; attempt += 1) other = await deliverSteps(store.inbox(), second, steps, ledger);
+    expectThat(other.outcome === 'applied', `${second.status} after it should apply, got ${other.outcome}${other.outcome === 'rejected' ? ` (${String(other.error)})` : ''}`);
+    let again = await deliverSteps(store.inbox(), first, steps, ledger);
+    for (let attempt = 0; attempt < redeliveries && again.outcome === 'rejected'; attempt += 1) again = await deliverSteps(store.inbox(), first, steps, ledger);
+    expectThat(again.outcome === 'applied', `${first.status} delivered again should apply, got ${again.outcome}${again.outcome === 'rejected' ? ` (${String(again.error)})` : ''}`);
+    expectDuplicate(await deliverSteps(store.inbox(), second, steps, ledger), `${second.status} once more`);
+    return ledger;
   }
 
   function expectApplied(delivery: Delivery, callbackKey: CallbackKey, appliedStatuses: readonly string[], what: string): void {
@@ -163,7 +240,9 @@ export function inboxContract(options: InboxContractOptions): readonly InboxCont
     expectThat(callbackKey.trackingCode.endsWith(`-${recordTime}`), `${what}: the CallbackRetentionError's recordTime is ${recordTime}`);
   }
 
-  const cases: [string, (store: InboxContractStore) => Promise<void>][] = [
+  const { failCommit } = options;
+  const unpaid = (status: string): boolean => status === 'rejected' || status === 'failed' || status === 'canceled';
+  const cases: [string, (store: InboxContractStore<TContext>) => Promise<void>][] = [
     [
       'applies a callback once: a later call for its key is a duplicate and runs nothing, on every instance',
       async (store) => {
@@ -183,12 +262,12 @@ export function inboxContract(options: InboxContractOptions): readonly InboxCont
         const copy = key(code(60), 'completed');
         const deliveries = await Promise.all(
           [0, 1, 2, 3].map((index) =>
-            deliverUntilSettled(instances[index % 2] as CallbackInbox, copy, () => pause(20)),
+            deliverUntilSettled(instances[index % 2] as CallbackInbox<TContext>, copy, () => pause(20)),
           ),
         );
         const outcomes = deliveries.map((delivery) => delivery.outcome).sort();
         expectThat(show(outcomes) === show(['applied', 'duplicate', 'duplicate', 'duplicate']), `four copies at once should resolve one 'applied' and three 'duplicate', got ${show(outcomes)}`);
-        expectDuplicate(await deliver(instances[0] as CallbackInbox, copy), 'a copy after the race');
+        expectDuplicate(await deliver(instances[0] as CallbackInbox<TContext>, copy), 'a copy after the race');
       },
     ],
     [
@@ -231,6 +310,84 @@ export function inboxContract(options: InboxContractOptions): readonly InboxCont
         expectApplied(await deliver(store.inbox(), failed), failed, [], 'another status after the failure');
         expectApplied(await deliver(inbox, rejected), rejected, ['failed'], 'the failed callback, delivered again');
         expectDuplicate(await deliver(inbox, rejected), 'the same key once applied');
+      },
+    ],
+    ...(failCommit === null
+      ? []
+      : ([
+          [
+            'answers applied only for what it committed: a commit that fails after apply resolved rejects, records nothing, and the redelivery applies once',
+            async (store) => {
+              const inbox = store.inbox();
+              const trackingCode = code(60);
+              const [rejected, failed] = [key(trackingCode, 'rejected'), key(trackingCode, 'failed')];
+              const spoiled = await deliver(inbox, rejected, failCommit);
+              expectThat(spoiled.seen.length === 1, 'apply did not run');
+              expectThat(spoiled.outcome === 'rejected', `a call whose commit failed should reject (the receiver answers 500), got ${spoiled.outcome}`);
+              expectApplied(await deliver(store.inbox(), failed), failed, [], 'another status after the failed commit');
+              expectApplied(await deliverUntilSettled(store.inbox(), rejected), rejected, ['failed'], 'the callback whose commit failed, delivered again');
+              expectDuplicate(await deliver(inbox, rejected), 'the same key once applied');
+            },
+          ],
+        ] satisfies [string, (store: InboxContractStore<TContext>) => Promise<void>][])),
+    [
+      'refunds a withdrawal once when the second handler of its first end status throws, whichever end comes first',
+      async (store) => {
+        for (const [first, second] of [['rejected', 'failed'], ['failed', 'rejected']] as const) {
+          const trackingCode = code(60);
+          // The guide's handler: refund unless another unpaid end was applied before.
+          const ledger = await endsWithAThrow(store, [key(trackingCode, first), key(trackingCode, second)], (status, context, moved) => {
+            if (unpaid(status) && !context.appliedStatuses.some(unpaid)) moved.push(`refund on ${status}`);
+          });
+          expectThat(ledger.length === 1, `${first} (its second handler threw), then ${second}: one refund expected, got ${show(ledger)}`);
+        }
+      },
+    ],
+    [
+      'takes back a card payment\'s credit once when it is refunded and the second handler of its first status throws, whichever comes first',
+      async (store) => {
+        for (const [first, second] of [['success', 'refunded'], ['refunded', 'success']] as const) {
+          const trackingCode = code(60);
+          // Credit a success unless its refund was applied before; take it back on a refund once it was credited.
+          const ledger = await endsWithAThrow(store, [key(trackingCode, first), key(trackingCode, second)], (status, context, moved) => {
+            if (status === 'success' && !context.appliedStatuses.includes('refunded')) moved.push('credit');
+            if (status === 'refunded' && context.appliedStatuses.includes('success')) moved.push('take back');
+          });
+          const [credits, takeBacks] = [ledger.filter((entry) => entry === 'credit').length, ledger.filter((entry) => entry === 'take back').length];
+          expectThat(credits === takeBacks && credits <= 1, `${first} (its second handler threw), then ${second}: the credit should be taken back once, got ${show(ledger)}`);
+        }
+      },
+    ],
+    [
+      'holds one key per account, tracking code and status whatever record time it is given, on every instance',
+      async (store) => {
+        serial += 1;
+        // A transfer: its id carries no time, and its record time is read from an unsigned field.
+        const trackingCode = `TRF-${nonce}${serial}`;
+        const seconds = Math.floor(now() / 1000) - 3600;
+        const failed: CallbackKey = { ...key(trackingCode, 'failed'), recordTime: seconds };
+        expectApplied(await deliver(store.inbox(), failed), failed, [], 'the first end');
+        // The same instant written with an offset (+03:00), and read without it, on other instances.
+        for (const recordTime of [seconds - 3 * 3600, seconds + 3 * 3600]) {
+          expectDuplicate(await deliver(store.inbox(), { ...failed, recordTime }), `the same key with the record time ${recordTime - seconds} s off`);
+        }
+        const completed: CallbackKey = { ...key(trackingCode, 'completed'), recordTime: seconds + 3 * 3600 };
+        expectApplied(await deliver(store.inbox(), completed), completed, ['failed'], 'another status of it with another record time');
+      },
+    ],
+    [
+      'keeps a tracking code by the first record time given: after a prune its keys stay duplicates and take new statuses, whatever record time they come with',
+      async (store) => {
+        serial += 1;
+        const trackingCode = `TRF-${nonce}${serial}`;
+        const young = Math.floor(now() / 1000) - 10 * DAY;
+        const old = Math.floor(now() / 1000) - 100 * DAY;
+        const completed: CallbackKey = { ...key(trackingCode, 'completed'), recordTime: young };
+        expectApplied(await deliver(store.inbox(), completed), completed, [], 'a record 10 days old');
+        await store.prune(INBOX_CONTRACT_PRUNE_SECONDS);
+        expectDuplicate(await deliver(store.inbox(), { ...completed, recordTime: old }), 'its key, given a record time behind the horizon');
+        const failed: CallbackKey = { ...key(trackingCode, 'failed'), recordTime: old };
+        expectApplied(await deliver(store.inbox(), failed), failed, ['completed'], 'another status of it, given a record time behind the horizon');
       },
     ],
     [

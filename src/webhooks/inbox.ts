@@ -12,8 +12,10 @@ export interface CallbackKey {
   readonly status: string;
   /**
    * The record's creation time in Unix seconds, for a record whose id does not end with it (a
-   * transfer: its `created_at`). Inboxes keep and forget keys by it. Left out, it is the seconds
-   * the tracking code ends with.
+   * transfer: its `created_at`). Left out, it is the seconds the tracking code ends with. It is
+   * kept for retention only, never part of the key: the same account, tracking code and status
+   * given with another record time (a `created_at` written in another form) is the same key, and
+   * an inbox keeps and forgets a tracking code by the first record time it was given.
    */
   readonly recordTime?: number | undefined;
 }
@@ -22,7 +24,9 @@ export interface CallbackKey {
  * Which steps of a callback's work (the receiver's handlers) completed in an earlier attempt that
  * failed later. An inbox that cannot roll back what the handlers did (the in-memory one) keeps it,
  * so that a redelivery runs only the handlers that did not complete; a transactional inbox passes
- * none, because its rollback undid them all.
+ * none, because its rollback undid them all. A status one of whose steps completed is partly
+ * applied: it takes its place among its tracking code's statuses at once (see
+ * {@link CallbackInboxContext.appliedStatuses}).
  */
 export interface CallbackProgress {
   /** Whether `step` completed in an earlier attempt. */
@@ -42,7 +46,11 @@ export interface CallbackInboxContext {
    * status of spec 6 ends its record, so a non-empty list means the service reported a second
    * end (a withdrawal `rejected`, then `failed`): refund once per tracking code, not per status.
    * The inbox applies the statuses of one tracking code one at a time, so this list is complete:
-   * two statuses applied at the same time never both see it empty.
+   * two statuses applied at the same time never both see it empty. An inbox that cannot roll back
+   * (the in-memory one) also lists a status partly applied (an attempt that failed after some of
+   * its handlers completed: a refund made stays made), and that status's own redeliveries see
+   * only the statuses before it; a transactional inbox lists none, since its rollback undid the
+   * attempt whole.
    */
   readonly appliedStatuses: readonly string[];
 }
@@ -59,7 +67,13 @@ export type CallbackInboxOutcome = 'applied' | 'duplicate';
  *
  * The contract, which the receiver relies on:
  * - `process` runs `apply` at most once per key that ends in success, and returns `'duplicate'`
- *   without running it when the key was applied before.
+ *   without running it when the key was applied before. A key is its account, tracking code and
+ *   status: the same key given with another `recordTime` is a duplicate.
+ * - `process` resolves `'applied'` only once what `apply` changed in the store and the key are
+ *   durable together: a commit that fails after `apply` resolved (PostgreSQL answering COMMIT
+ *   with ROLLBACK because a handler caught a failed statement, a D1 batch that failed) rejects
+ *   (payorch's with an `InboxCommitError`), records nothing, and a later call applies it. The
+ *   receiver answers 500 to a rejection and tells `onError`: a 200 is a promise.
  * - An inbox that forgets keys forgets them by the age of their record (the key's `recordTime`,
  *   else the Unix seconds its tracking code ends with), never by when they were applied, and keeps a horizon covering every
  *   record it forgot: a key it does not hold whose record is not younger than the horizon is
@@ -76,7 +90,9 @@ export type CallbackInboxOutcome = 'applied' | 'duplicate';
  *   that the redelivery sees it. Calls for other tracking codes never wait for each other.
  * - `apply` gets the context the handlers get (for a database inbox, the open transaction), so
  *   that their changes and the key are committed together. An inbox that cannot roll back passes
- *   a {@link CallbackProgress} as well, kept from one failed attempt to the next.
+ *   a {@link CallbackProgress} as well, kept from one failed attempt to the next, and lists a
+ *   partly applied status in the `appliedStatuses` of every status after it: either way, a
+ *   refund whose callback's second handler threw is made once, whichever end comes first.
  *
  * @typeParam TContext what the handlers are given besides the callback: the key, `appliedStatuses`, and the inbox's own
  */

@@ -51,6 +51,7 @@ export {
   CallbackVerificationError,
   CallbackJobError,
   InboxFullError,
+  InboxCommitError,
   CallbackRetentionError,
   // Errors of the calls a receiver's reconcile makes and of the tracking codes it reads.
   ConnectionError,

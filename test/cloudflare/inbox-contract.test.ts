@@ -1,6 +1,6 @@
 import { Miniflare } from 'miniflare';
 import type { Request as WorkerRequest } from 'miniflare';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { CallbackRetentionError, signCallback } from '../../src/index.js';
 import type { CallbackInbox, CallbackInboxContext, CallbackInboxOutcome } from '../../src/index.js';
 import { d1InboxTableSql } from '../../src/d1/index.js';
@@ -16,19 +16,24 @@ import { PROVIDER } from '../helpers/wire.js';
 // (miniflare), bundled from dist/ as wrangler would. Each `process` is its own request to
 // workerd, so the cases' races are requests racing on one database or one object, as two
 // Workers' would. The handlers stay in the test: the inbox's `apply` calls back over HTTP
-// (miniflare's outboundService), so what they see is what the inbox handed them in workerd.
+// (miniflare's outboundService), so what they see is what the inbox handed them in workerd. A
+// handler of the test that asks to spoil the commit has the Worker make a write of its backend
+// that cannot commit, and swallow nothing: the D1 batch or the object's transaction then fails.
 const worker = `
 import { createCallbackReceiver } from 'payorch';
 import { createD1Inbox, createD1InboxTable, pruneD1Inbox } from 'payorch/d1';
 import { createDurableObjectInbox, pruneDurableObjectInbox } from 'payorch/durable-object';
 
-async function applyInTest(applyUrl, { key, appliedStatuses }) {
+async function applyInTest(applyUrl, context, spoil) {
+  const { key, appliedStatuses } = context;
   const response = await fetch(applyUrl, { method: 'POST', body: JSON.stringify({ key, appliedStatuses }) });
-  if (!response.ok) throw new Error(await response.text());
+  const text = await response.text();
+  if (!response.ok) throw new Error(text);
+  if (text === 'spoil') spoil(context);
 }
-async function run(inbox, { key, applyUrl }) {
+async function run(inbox, { key, applyUrl }, spoil) {
   try {
-    return Response.json({ outcome: await inbox.process(key, (context) => applyInTest(applyUrl, context)) });
+    return Response.json({ outcome: await inbox.process(key, (context) => applyInTest(applyUrl, context, spoil)) });
   } catch (error) {
     return Response.json({ name: error.name, message: error.message, recordTime: error.recordTime, horizon: error.horizon }, { status: 500 });
   }
@@ -41,14 +46,25 @@ export class Account {
   async fetch(request) {
     const body = await request.json();
     if (body.op === 'prune') return Response.json({ deleted: await pruneDurableObjectInbox({ storage: this.state.storage, table: body.table, olderThanSeconds: body.olderThanSeconds }) });
-    return run(createDurableObjectInbox({ storage: this.state.storage, table: body.table }), body);
+    // A row whose parent is missing, under a deferred foreign key: the transaction cannot commit.
+    return run(createDurableObjectInbox({ storage: this.state.storage, table: body.table }), body, ({ storage }) => {
+      storage.sql.exec('CREATE TABLE IF NOT EXISTS spoil_parent (id INTEGER PRIMARY KEY)');
+      storage.sql.exec('CREATE TABLE IF NOT EXISTS spoil_child (parent INTEGER REFERENCES spoil_parent (id) DEFERRABLE INITIALLY DEFERRED)');
+      storage.sql.exec('INSERT INTO spoil_child (parent) VALUES (1)');
+    });
   }
 }
 
 // A receiver on D1 with the guide's refund-once handler; the refund is a statement of the batch.
+// A deposit is credited into a table the test creates late, as a migration not yet run. What
+// onError hears goes to the test.
 const unpaid = (status) => status === 'rejected' || status === 'failed' || status === 'canceled';
-function receiverOf(env) {
-  const receiver = createCallbackReceiver({ apiKey: env.API_KEY, secretKey: env.SECRET_KEY, inbox: createD1Inbox({ db: env.DB }), onError: () => undefined });
+function receiverOf(env, ctx) {
+  const onError = (error, { phase }) => ctx.waitUntil(fetch('http://handlers.test/errors', { method: 'POST', body: JSON.stringify({ name: error.name, phase }) }));
+  const receiver = createCallbackReceiver({ apiKey: env.API_KEY, secretKey: env.SECRET_KEY, inbox: createD1Inbox({ db: env.DB }), onError });
+  receiver.on('deposit.completed', (callback, { db, statements }) => {
+    statements.push(db.prepare('INSERT INTO credits (tracking_code, amount) VALUES (?, ?)').bind(callback.payload.tracking_code, callback.payload.amount));
+  });
   receiver.on('withdrawal', async (callback, { appliedStatuses, db, statements }) => {
     if (!unpaid(callback.payload.status) || appliedStatuses.some(unpaid)) return;
     // An outside call: the other status arrives meanwhile.
@@ -59,8 +75,8 @@ function receiverOf(env) {
 }
 
 export default {
-  async fetch(request, env) {
-    if (new URL(request.url).pathname === '/webhooks') return receiverOf(env).handle(request);
+  async fetch(request, env, ctx) {
+    if (new URL(request.url).pathname === '/webhooks') return receiverOf(env, ctx).handle(request);
     const body = await request.clone().json();
     if (body.backend === 'durable-object') return env.ACCOUNTS.get(env.ACCOUNTS.idFromName(body.table)).fetch(request);
     if (body.op === 'create') {
@@ -68,7 +84,10 @@ export default {
       return Response.json({});
     }
     if (body.op === 'prune') return Response.json({ deleted: await pruneD1Inbox({ db: env.DB, table: body.table, olderThanSeconds: body.olderThanSeconds }) });
-    return run(createD1Inbox({ db: env.DB, table: body.table }), body);
+    // A statement of the batch that breaks a NOT NULL column.
+    return run(createD1Inbox({ db: env.DB, table: body.table }), body, ({ db, statements }) => {
+      statements.push(db.prepare('INSERT INTO refunds (tracking_code, status) VALUES (?, NULL)').bind(body.key.trackingCode));
+    });
   },
 };
 `;
@@ -80,6 +99,8 @@ let origin: string;
 let db: D1DatabaseLike;
 // The handlers of the requests under way, by the id in their apply URL.
 const handlers = new Map<string, (context: CallbackInboxContext) => Promise<void>>();
+// The contexts whose commit a handler asked to spoil (the contract's failCommit).
+const spoiled = new WeakSet<CallbackInboxContext>();
 let serial = 0;
 
 beforeAll(async () => {
@@ -94,8 +115,9 @@ beforeAll(async () => {
       const handler = handlers.get(new URL(request.url).pathname.slice(1));
       if (handler === undefined) return new Response('no handler', { status: 404 });
       try {
-        await handler((await request.json()) as CallbackInboxContext);
-        return new Response('applied');
+        const context = (await request.json()) as CallbackInboxContext;
+        await handler(context);
+        return new Response(spoiled.has(context) ? 'spoil' : 'applied');
       } catch (error) {
         return new Response(String(error), { status: 500 });
       }
@@ -111,7 +133,13 @@ afterAll(async () => {
 
 async function call(body: Record<string, unknown>): Promise<{ ok: boolean; body: Record<string, unknown> }> {
   const response = await fetch(origin, { method: 'POST', body: JSON.stringify(body) });
-  return { ok: response.ok, body: (await response.json()) as Record<string, unknown> };
+  const text = await response.text();
+  try {
+    return { ok: response.ok, body: JSON.parse(text) as Record<string, unknown> };
+  } catch {
+    // Not the Worker's answer: the runtime's own, for a request it failed (an object reset).
+    return { ok: false, body: { name: 'RuntimeError', message: `${response.status} ${text.slice(0, 200)}` } };
+  }
 }
 
 /** The inbox in workerd, seen from here: each call one request, its handler run here. */
@@ -150,7 +178,40 @@ function storeIn(backend: Backend): () => Promise<InboxContractStore> {
 }
 
 describe.each(['d1', 'durable-object'] as const)('the inbox contract, on the %s inbox in workerd', (backend) => {
-  for (const contractCase of inboxContract({ store: storeIn(backend) })) test(contractCase.name, contractCase.run);
+  for (const contractCase of inboxContract({
+    store: storeIn(backend),
+    failCommit: (context) => {
+      spoiled.add(context);
+      return Promise.resolve();
+    },
+  })) {
+    test(contractCase.name, contractCase.run);
+  }
+});
+
+test('a D1 receiver whose batch fails on a handler\'s statement answers 500 and tells onError, and the redelivery credits once', async () => {
+  const heard: unknown[] = [];
+  handlers.set('errors', (report) => {
+    heard.push(report);
+    return Promise.resolve();
+  });
+  const trackingCode = `MAN-d1batch01-${Math.floor(Date.now() / 1000) - 60}`;
+  const delivery = signCallback({ ...unsigned.deposit, tracking_code: trackingCode, amount: 250 }, PROVIDER);
+  const url = `${origin}/webhooks`;
+  try {
+    // The credits table is not there yet: the batch of the key and the credit fails whole.
+    expect(await deliver(url, delivery)).toEqual({ status: 500, body: { success: false, error: 'not_applied' } });
+    await vi.waitFor(() => {
+      expect(heard).toEqual([{ name: 'InboxCommitError', phase: 'inbox' }]);
+    });
+    await db.prepare('CREATE TABLE credits (tracking_code TEXT NOT NULL, amount REAL NOT NULL)').run();
+    expect(await deliver(url, delivery)).toEqual({ status: 200, body: { success: true } });
+    expect(await deliver(url, delivery)).toEqual({ status: 200, body: { success: true } });
+    expect((await db.prepare('SELECT tracking_code, amount FROM credits').all()).results).toEqual([{ tracking_code: trackingCode, amount: 250 }]);
+    expect(heard).toHaveLength(1);
+  } finally {
+    handlers.delete('errors');
+  }
 });
 
 test('a D1 receiver given rejected and failed of one withdrawal at once refunds once: the loser answers 500, and its redelivery sees the other', async () => {

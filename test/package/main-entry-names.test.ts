@@ -104,7 +104,7 @@ const DECLARED: readonly Group[] = [
   { reason: 'I keep applied callbacks in memory, on one instance', values: ['createMemoryInbox', 'InboxFullError'], types: ['MemoryInboxOptions', 'MemoryInboxContext'] },
   {
     reason: 'I write my own inbox for my own database',
-    values: ['CallbackRetentionError'],
+    values: ['CallbackRetentionError', 'InboxCommitError'],
     types: ['CallbackInbox', 'CallbackInboxContext', 'CallbackKey', 'CallbackInboxOutcome', 'CallbackProgress'],
   },
 ];

@@ -29,6 +29,7 @@ const makers = {
   CallbackJobError: ['invalid_signature', 'hash', 'boom'],
   CallbackRetentionError: [{ trackingCode: 'MAN-a-1', status: 'completed' }, 1, 2],
   InboxFullError: [1],
+  InboxCommitError: ['boom'],
   StatementPoolingError: ['boom'],
   ResponseValidationError: ['op', { status: 200, issues: [], body: {}, rawBody: '{}' }],
   TimeoutError: [1000, call],

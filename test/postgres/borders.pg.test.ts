@@ -33,7 +33,7 @@ beforeAll(async () => {
   await createPostgresInboxTable({ pool: admin, table });
 });
 afterAll(async () => {
-  await admin.query(`DROP TABLE IF EXISTS ${table}, ${table}_old`);
+  await admin.query(`DROP TABLE IF EXISTS ${table}, ${table}_before2, ${table}_before3`);
   await Promise.all([admin, ...pools].map((each) => each.end()));
 });
 afterEach(async () => {
@@ -119,17 +119,20 @@ describe('createPostgresInbox', () => {
 });
 
 describe('a table made by an earlier payorch 0.x', () => {
-  const old = `${table}_old`;
-
-  test('is refused, each callback answered 500 with nothing applied, with a pointer to the table this version creates', async () => {
-    // The shape of 0.x before one row per tracking code: a row per status.
-    await admin.query(`CREATE TABLE ${old} (account text NOT NULL, tracking_code text NOT NULL, status text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (account, tracking_code, status))`);
+  test.each([
+    // Before one row per tracking code: a row per status.
+    ['a row per status', 'account text NOT NULL, tracking_code text NOT NULL, status text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (account, tracking_code, status)', 'before2'],
+    // Before the record time left the key: a transfer's created_at in another form made a second row.
+    ['the record time in the primary key', 'record_time bigint NOT NULL, account text NOT NULL, tracking_code text NOT NULL, statuses text[] NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (record_time, account, tracking_code)', 'before3'],
+  ])('with %s is refused, each callback answered 500 with nothing applied, with a pointer to the table this version creates', async (_shape, columns, name) => {
+    const old = `${table}_${name}`;
+    await admin.query(`CREATE TABLE ${old} (${columns})`);
     const errors: { error: unknown; details: CallbackErrorDetails }[] = [];
     const handler = vi.fn();
     const receiver = createCallbackReceiver<Context>({ ...PROVIDER, inbox: createPostgresInbox({ pool: pool(true), table: old }), onError: (error, details) => void errors.push({ error, details }) });
     receiver.on('*', handler);
     const url = await serve(receiver.nodeHandler);
-    expect(await deliver(url, deposit('MAN-before2-1763812000'))).toMatchObject({ status: 500 });
+    expect(await deliver(url, deposit(`MAN-${name}-1763812000`))).toMatchObject({ status: 500 });
     expect(String(errors[0]?.error)).toContain('is not the inbox table this payorch uses (an earlier 0.x made another shape); create it afresh as postgresInboxTableSql() shows');
     expect(errors[0]?.details.phase).toBe('inbox');
     expect(handler).not.toHaveBeenCalled();

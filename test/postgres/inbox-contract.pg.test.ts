@@ -4,6 +4,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, inject, test } from 'vitest';
 import { createPostgresInboxTable, createPostgresInbox, prunePostgresInbox } from '../../src/postgres/index.js';
+import type { PostgresInboxContext } from '../../src/postgres/index.js';
 import { inboxContract } from '../../src/testing/index.js';
 
 const tables: string[] = [];
@@ -23,7 +24,7 @@ afterAll(async () => {
 
 describe('the inbox contract, on the PostgreSQL inbox', () => {
   let made = 0;
-  for (const contractCase of inboxContract({
+  for (const contractCase of inboxContract<PostgresInboxContext<pg.PoolClient>>({
     async store() {
       made += 1;
       const table = `contract_${process.pid}_${made}`;
@@ -34,6 +35,10 @@ describe('the inbox contract, on the PostgreSQL inbox', () => {
         inbox: () => createPostgresInbox({ pool: instances[(next += 1) % 2] as pg.Pool, table }),
         prune: (olderThanSeconds) => prunePostgresInbox({ pool: instances[0], table, olderThanSeconds }),
       };
+    },
+    // A handler that swallows a failed statement: PostgreSQL then answers COMMIT with ROLLBACK.
+    failCommit: async ({ client }) => {
+      await client.query('SELECT 1 / 0').catch(() => undefined);
     },
   })) {
     test(contractCase.name, contractCase.run);

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, test, vi } from 'vitest';
-import { createCallbackReceiver, signCallback } from '../../src/index.js';
-import type { CallbackReceiver } from '../../src/index.js';
+import { createCallbackReceiver, InboxCommitError, isPayorchError, signCallback } from '../../src/index.js';
+import type { CallbackErrorDetails, CallbackReceiver } from '../../src/index.js';
 import { postgresInboxTableSql, createPostgresInboxTable, createPostgresInbox } from '../../src/postgres/index.js';
 import type { PostgresInboxContext } from '../../src/postgres/index.js';
 import { unsigned } from '../helpers/callbacks.js';
@@ -146,6 +146,55 @@ describe('the PostgreSQL inbox', () => {
     expect(await balance('u-crash')).toBe(250);
   });
 
+  test('a handler that swallows a statement failed on lock_timeout gets a 500 and onError, never a 200, and the redelivery to another instance applies once', async () => {
+    await account('u-swallow');
+    const audit = `audit_${process.pid}`;
+    await admin.query(`CREATE TABLE ${audit} (tracking_code text PRIMARY KEY)`);
+    const heard: { error: unknown; details: CallbackErrorDetails }[] = [];
+    // The audit row is not essential, so the handler catches its failure: PostgreSQL still
+    // aborted the transaction, credit and key included, and answers the inbox's COMMIT with ROLLBACK.
+    const creditAndAudit = async (callback: Parameters<typeof creditBalance>[0] & { payload: { tracking_code: string } }, context: Context) => {
+      await creditBalance(callback, context);
+      await context.client.query(`INSERT INTO ${audit} (tracking_code) VALUES ($1)`, [callback.payload.tracking_code]).catch(() => undefined);
+    };
+    const urls: string[] = [];
+    for (let instance = 0; instance < 2; instance += 1) {
+      const receiver: CallbackReceiver<Context> = createCallbackReceiver({
+        ...PROVIDER,
+        inbox: createPostgresInbox({ pool: pool(), table, lockTimeoutMs: 200 }),
+        onError: (error, details) => void heard.push({ error, details }),
+      });
+      receiver.on('deposit.completed', creditAndAudit);
+      const listening = await serveNode(receiver.nodeHandler);
+      served.push(listening);
+      urls.push(listening.url);
+    }
+    const trackingCode = 'MAN-swallow08-1763812000';
+    const delivery = deposit(trackingCode, 'u-swallow');
+    // Another transaction of the application holds the audit row, under load, past lockTimeoutMs.
+    const holder = await admin.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query(`INSERT INTO ${audit} (tracking_code) VALUES ($1)`, [trackingCode]);
+      expect(await deliver(urls[0]!, delivery)).toEqual(NOT_APPLIED);
+      await holder.query('ROLLBACK');
+    } finally {
+      holder.release();
+    }
+    expect(heard).toHaveLength(1);
+    expect(heard[0]?.details.phase).toBe('inbox');
+    expect(isPayorchError(heard[0]?.error, InboxCommitError)).toBe(true);
+    expect(String(heard[0]?.error)).toContain(`PostgreSQL answered the COMMIT of ${trackingCode} (completed) with ROLLBACK`);
+    expect(await balance('u-swallow')).toBe(0);
+    expect(await keys(trackingCode)).toEqual([]);
+    expect(await deliver(urls[1]!, delivery)).toEqual(OK);
+    expect(await deliver(urls[0]!, delivery)).toEqual(OK);
+    expect(await balance('u-swallow')).toBe(250);
+    expect((await admin.query(`SELECT tracking_code FROM ${audit}`)).rows).toEqual([{ tracking_code: trackingCode }]);
+    expect(heard).toHaveLength(1);
+    await admin.query(`DROP TABLE ${audit}`);
+  });
+
   test('another instance answers 200 to a redelivery applied by the first, without running its handlers', async () => {
     await account('u-later');
     const secondHandler = vi.fn(creditBalance);
@@ -196,12 +245,13 @@ describe('the inbox table', () => {
     expect(postgresInboxTableSql()).toBe(
       [
         'CREATE TABLE IF NOT EXISTS "payorch_callback_inbox" (',
-        '  record_time bigint NOT NULL,',
         '  account text NOT NULL,',
         '  tracking_code text NOT NULL,',
         '  statuses text[] NOT NULL,',
+        '  record_time bigint NOT NULL,',
         '  applied_at timestamptz NOT NULL DEFAULT now(),',
-        '  PRIMARY KEY (record_time, account, tracking_code)',
+        '  PRIMARY KEY (account, tracking_code),',
+        '  UNIQUE (record_time, account, tracking_code)',
         ')',
       ].join('\n'),
     );

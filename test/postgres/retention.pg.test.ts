@@ -233,7 +233,7 @@ describe('a prune and claims at the same time', () => {
     await expect(inbox.process(key, () => Promise.resolve())).rejects.toThrow(CallbackRetentionError);
   });
 
-  test('deletes in bounded batches, each found through the primary key in record-time order, not by reading every row', async () => {
+  test('deletes in bounded batches, each found through the record-time index in record-time order, not by reading every row', async () => {
     const table = await freshTable('retain_h');
     // 12,000 keys, half of them behind the horizon.
     await admin.query(
@@ -251,7 +251,7 @@ describe('a prune and claims at the same time', () => {
     expect(batches).toHaveLength(7);
     const { rows: plan } = await admin.query<{ 'QUERY PLAN': string }>(`EXPLAIN (COSTS OFF) ${batches[3]!.text}`, [...batches[3]!.values]);
     const text = plan.map((line) => line['QUERY PLAN']).join('\n');
-    expect(text).toMatch(new RegExp(`Index Scan using ${table}_pkey on ${table}\\n +Index Cond: \\(\\(ROW\\(record_time, account, tracking_code\\) > ROW\\(`));
+    expect(text).toMatch(new RegExp(`Index Scan using ${table}_record_time_account_tracking_code_key on ${table}\\n +Index Cond: \\(\\(ROW\\(record_time, account, tracking_code\\) > ROW\\(`));
     // The rows found are deleted where they are, by their tuple ids.
     expect(text).toMatch(new RegExp(`Tid Scan on ${table}`));
     expect(text).not.toContain('Seq Scan');

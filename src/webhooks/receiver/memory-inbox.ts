@@ -54,6 +54,9 @@ export const MEMORY_INBOX_OPTIONS = declareOptions<MemoryInboxOptions>()([
  *
  * The statuses of one tracking code are applied one at a time: a `failed` that arrives while its
  * `rejected` is being applied waits for it, and its handlers see `appliedStatuses: ['rejected']`.
+ * Nothing here rolls back, so a handler that completed is not run again for its key, and its
+ * status counts as applied for the statuses after it even when a later handler threw: a
+ * `rejected` whose refund completed is in the `appliedStatuses` of the `failed` that follows.
  *
  * Memory is bounded: keys whose record and application are older than `retentionSeconds` are
  * forgotten (and callbacks of records that old refused, see {@link CallbackRetentionError}), and
@@ -77,33 +80,45 @@ export function createMemoryInbox(options: MemoryInboxOptions = {}): CallbackInb
   // than one that forgot, and refusing would only send genuine callbacks to reconciliation.
   let horizon = -Infinity;
   const running = new Map<string, Promise<unknown>>();
-  // Statuses applied per account and tracking code, for `appliedStatuses`.
-  const statuses = new Map<string, string[]>();
+  // Per account and tracking code: the statuses that took their place, in order (applied, or
+  // partly applied: see `partial`), for `appliedStatuses`; and the first record time given for
+  // it, which its keys are kept by. A record time is no part of a key's identity: a transfer's is
+  // read from an unsigned field whose form may change between reads.
+  const codes = new Map<string, { readonly record: number; statuses: string[] }>();
   // Handlers that completed in attempts that failed later: nothing here rolls back, so a
-  // redelivery must not run them again. Dropped once the callback is applied, or with age.
-  const partial = new Map<string, { readonly at: number; readonly record: number; readonly steps: Set<string> }>();
+  // redelivery must not run them again. Such a status has taken its place among its tracking
+  // code's statuses: every status applied after it sees it (a refund it made is not made again),
+  // and its own redeliveries see only the statuses placed before it (`before`). Dropped once the
+  // callback is applied, or with age.
+  const partial = new Map<string, { readonly at: number; readonly record: number; readonly code: string; readonly status: string; readonly steps: Set<string>; readonly before: readonly string[] }>();
+
+  function place(code: string, record: number, status: string): void {
+    const held = codes.get(code);
+    if (held === undefined) codes.set(code, { record, statuses: [status] });
+    else held.statuses.push(status);
+  }
+
+  function unplace(code: string, status: string): void {
+    const held = codes.get(code);
+    if (held === undefined) return;
+    held.statuses = held.statuses.filter((each) => each !== status);
+    if (held.statuses.length === 0) codes.delete(code);
+  }
 
   function forgetExpired(): void {
     const oldest = now() - retentionMs;
     // In the order applied, so the loop stops at the first key applied within the retention. A key
     // is forgotten by its record's age; one applied long ago whose record is still young (a clock
-    // ahead of ours) waits for its record.
-    for (const [id, entry] of applied) {
-      if (entry.at > oldest) break;
-      if (entry.record * 1000 > oldest) continue;
-      applied.delete(id);
-      horizon = Math.max(horizon, entry.record);
-      const left = (statuses.get(entry.code) ?? []).filter((status) => status !== entry.status);
-      if (left.length === 0) statuses.delete(entry.code);
-      else statuses.set(entry.code, left);
-    }
-    // Forgetting what a failed attempt completed could run a crediting handler twice: the same
-    // horizon covers it.
-    for (const [id, entry] of partial) {
-      if (entry.at > oldest) break;
-      if (entry.record * 1000 > oldest) continue;
-      partial.delete(id);
-      horizon = Math.max(horizon, entry.record);
+    // ahead of ours) waits for its record. Forgetting what a failed attempt completed could run a
+    // crediting handler twice: the same horizon covers it.
+    for (const keys of [applied, partial]) {
+      for (const [id, entry] of keys) {
+        if (entry.at > oldest) break;
+        if (entry.record * 1000 > oldest) continue;
+        keys.delete(id);
+        horizon = Math.max(horizon, entry.record);
+        unplace(entry.code, entry.status);
+      }
     }
   }
 
@@ -129,7 +144,7 @@ export function createMemoryInbox(options: MemoryInboxOptions = {}): CallbackInb
       // Each part behind its length: the parts stay apart whatever characters they hold.
       const code = `${key.account.length}:${key.account}${key.trackingCode.length}:${key.trackingCode}`;
       const id = code + key.status;
-      const record = keyRecordTime(key);
+      const given = keyRecordTime(key);
       forgetExpired();
       // The key before the horizon: a callback still held is a duplicate, answered 200 as always.
       if (applied.has(id)) return 'duplicate';
@@ -146,22 +161,29 @@ export function createMemoryInbox(options: MemoryInboxOptions = {}): CallbackInb
         throw new InboxFullError(`the in-memory inbox holds ${maxKeys} keys it cannot forget yet (records younger than ${retentionMs / 1000} s); raise maxKeys or use a database inbox`);
       }
       const work = inTurn(code, async (): Promise<CallbackInboxOutcome> => {
-        // A key with progress kept is known not applied: it carries on. Read in its turn: a
-        // forget may have raised the horizon while it waited.
-        if (record <= horizon && !partial.has(id)) throw new CallbackRetentionError(key, record, horizon);
+        // Read in its turn: a forget may have raised the horizon, and another status placed the
+        // tracking code, while it waited. A tracking code held keeps the record time first given.
+        const record = codes.get(code)?.record ?? given;
+        const earlier = partial.get(id);
+        // A key with progress kept is known not applied: it carries on.
+        if (record <= horizon && earlier === undefined) throw new CallbackRetentionError(key, record, horizon);
         // Steps done in earlier attempts, and the ones this attempt completes: kept in `partial`
         // only if the attempt fails, since an applied callback forgets them.
-        const steps = partial.get(id)?.steps ?? new Set<string>();
+        const steps = earlier?.steps ?? new Set<string>();
         const progress: CallbackProgress = { has: (step) => steps.has(step), add: (step) => void steps.add(step) };
+        const before = earlier?.before ?? [...(codes.get(code)?.statuses ?? [])];
         try {
-          await apply({ key, appliedStatuses: [...(statuses.get(code) ?? [])] }, progress);
+          await apply({ key, appliedStatuses: [...before] }, progress);
         } catch (error) {
-          if (steps.size > 0 && !partial.has(id)) partial.set(id, { at: now(), record, steps });
+          if (steps.size > 0 && earlier === undefined) {
+            partial.set(id, { at: now(), record, code, status: key.status, steps, before });
+            place(code, record, key.status);
+          }
           throw error;
         }
         partial.delete(id);
         applied.set(id, { at: now(), record, code, status: key.status });
-        statuses.set(code, [...(statuses.get(code) ?? []), key.status]);
+        if (earlier === undefined) place(code, record, key.status);
         return 'applied';
       });
       running.set(id, work);

@@ -22,6 +22,8 @@ describe('the inbox contract, on the in-memory inbox', () => {
         },
       };
     },
+    // Nothing is committed after apply resolves: what the handlers did is all there is.
+    failCommit: null,
   })) {
     test(contractCase.name, contractCase.run);
   }
@@ -204,6 +206,74 @@ describe('createMemoryInbox, the statuses of one tracking code', () => {
       const answers = await Promise.all([deliver(served.url, end('rejected')), deliver(served.url, end('failed'))]);
       expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
       expect(refunds).toHaveLength(1);
+    } finally {
+      await served.close();
+    }
+  });
+
+  /** A receiver whose withdrawal handlers are `handlers`, in order, on a real socket; `end` signs one end status of a fresh withdrawal. */
+  async function withdrawals(name: string, ...handlers: ((status: string, appliedStatuses: readonly string[]) => void)[]) {
+    const receiver = createCallbackReceiver({ ...PROVIDER, inbox: createMemoryInbox(), onError: () => undefined });
+    for (const handler of handlers) {
+      receiver.on('withdrawal', (callback, { appliedStatuses }) => {
+        handler(callback.payload.status, appliedStatuses);
+      });
+    }
+    const served = await serveNode(receiver.nodeHandler);
+    const trackingCode = `WIT-${name}-${Math.floor(Date.now() / 1000) - 60}`;
+    return { served, end: (status: string) => signCallback({ ...unsigned.withdrawal, tracking_code: trackingCode, status }, PROVIDER) };
+  }
+  const unpaid = (status: string) => status === 'rejected' || status === 'failed' || status === 'canceled';
+  const NOT_APPLIED = { status: 500, body: { success: false, error: 'not_applied' } };
+  const OK = { status: 200, body: { success: true } };
+
+  test.each([
+    ['rejected', 'failed'],
+    ['failed', 'rejected'],
+  ])('a withdrawal ended %s whose second handler threw after the refund, then %s, is refunded once: the refund made is not undone, and the other end sees it', async (first, second) => {
+    const refunds: string[] = [];
+    let fail = true;
+    const { served, end } = await withdrawals(
+      `second${first}`,
+      (status, appliedStatuses) => {
+        if (unpaid(status) && !appliedStatuses.some(unpaid)) refunds.push(status);
+      },
+      () => {
+        if (fail) throw new Error('the audit service is down');
+      },
+    );
+    try {
+      expect(await deliver(served.url, end(first))).toEqual(NOT_APPLIED);
+      fail = false;
+      expect(await deliver(served.url, end(second))).toEqual(OK);
+      expect(await deliver(served.url, end(first))).toEqual(OK);
+      expect(refunds).toEqual([first]);
+    } finally {
+      await served.close();
+    }
+  });
+
+  test('a withdrawal end whose refund handler threw after an audit handler completed takes its place: the next end sees it, and its own redelivery refunds once', async () => {
+    const refunds: string[] = [];
+    const seen: (readonly string[])[] = [];
+    let fail = true;
+    const { served, end } = await withdrawals(
+      'auditfirst',
+      () => undefined,
+      (status, appliedStatuses) => {
+        seen.push(appliedStatuses);
+        if (fail) throw new Error('the payout service is down');
+        if (unpaid(status) && !appliedStatuses.some(unpaid)) refunds.push(status);
+      },
+    );
+    try {
+      expect(await deliver(served.url, end('rejected'))).toEqual(NOT_APPLIED);
+      fail = false;
+      // The rejected status took its place when the audit completed: failed comes after it.
+      expect(await deliver(served.url, end('failed'))).toEqual(OK);
+      expect(await deliver(served.url, end('rejected'))).toEqual(OK);
+      expect(seen).toEqual([[], ['rejected'], []]);
+      expect(refunds).toEqual(['rejected']);
     } finally {
       await served.close();
     }
