@@ -23,10 +23,38 @@ const CORE_SOURCES = new Set(
 const CORE_ENTRY = resolve('node_modules/.cache/payorch-build/webhooks-core.ts');
 mkdirSync(dirname(CORE_ENTRY), { recursive: true });
 writeFileSync(CORE_ENTRY, [...CORE_SOURCES].map((file) => `export * from ${JSON.stringify(file)};\n`).join(''));
-// The specifiers those imports leave the bundler with, made relative to each output file below.
-// payorch re-exports payorch/webhooks' names from its built file too, so that file stays a list of
-// names over the core rather than a chunk shared with payorch.
-const PLACEHOLDERS = { 'payorch:webhooks-core': 'core', 'payorch:webhooks-entry': 'index' } as const;
+// The specifiers those imports (and the command's, see importLibrary) leave the bundler with, made
+// relative to each output file below by linkBuilt. payorch re-exports payorch/webhooks' names from
+// its built file too, so that file stays a list of names over the core rather than a chunk shared
+// with payorch.
+const PLACEHOLDERS = { 'payorch:webhooks-core': 'webhooks/core', 'payorch:webhooks-entry': 'webhooks/index', 'payorch:cli-internals': 'internal/cli' } as const;
+
+// The library's entries (payorch, payorch/sandbox, …), each named in package.json `exports`.
+const ENTRIES = {
+  index: 'src/index.ts',
+  // The sandbox is its own entry (payorch/sandbox), so that the SDK never loads it.
+  'sandbox/index': 'src/sandbox/index.ts',
+  // The PostgreSQL inbox (payorch/postgres): only its users need `pg`, an optional peer.
+  'postgres/index': 'src/postgres/index.ts',
+  // The Cloudflare inboxes (payorch/d1, payorch/durable-object): loaded only by their users.
+  'd1/index': 'src/d1/index.ts',
+  'durable-object/index': 'src/durable-object/index.ts',
+  // The inbox contract (payorch/testing), for tests of an inbox of one's own.
+  'testing/index': 'src/testing/index.ts',
+  // The zod schemas as values (payorch/schemas); payorch exports their types only.
+  'schemas/index': 'src/schemas/index.ts',
+  // Receiving callbacks only (payorch/webhooks): its names from dist/webhooks/core.js, without
+  // ky or zod.
+  'webhooks/index': 'src/webhooks/index.ts',
+};
+// What the `payorch` command needs of the library that no entry exports, built with the ESM entries
+// into dist/internal/cli.js so that it shares their chunks. No declarations, no `exports` path.
+const CLI_INTERNALS = resolve('src/cli-internals.ts');
+// Every module the library is built from. The command imports them from the built files, never
+// bundles a copy: see importLibrary.
+const LIBRARY_SOURCES = new Set(
+  Object.keys(buildSync({ entryPoints: [...Object.values(ENTRIES), CLI_INTERNALS], bundle: true, write: false, metafile: true, outdir: 'unused', platform: 'neutral', format: 'esm', packages: 'external', logLevel: 'silent' }).metafile.inputs).map((file) => resolve(file)),
+);
 
 const importCore: EsbuildPlugin = {
   name: 'import-webhooks-core',
@@ -40,18 +68,60 @@ const importCore: EsbuildPlugin = {
   },
 };
 
-const linkCore: TsupPlugin = {
-  name: 'link-webhooks-core',
+// The command (src/cli) imports the library as a user's program does, by the package's own name
+// (`payorch`, `payorch/sandbox`, …), which Node resolves through package.json `exports` to the
+// built entries; the modules of dist/webhooks/core.js from there, as every entry does; and what no
+// entry exports from dist/internal/cli.js. So each library module is in the package once per
+// format. A module the library is built from and none of these provides stops the build rather
+// than be bundled a second time; modules only the command uses (src/cli, src/openapi) are its own.
+const importLibrary: EsbuildPlugin = {
+  name: 'import-library',
+  setup(build) {
+    build.onResolve({ filter: /^payorch(?:\/|$)/ }, (args) => ({ path: args.path, external: true }));
+    build.onResolve({ filter: /^\.\.?\// }, (args) => {
+      if (args.kind === 'entry-point') return undefined;
+      const target = resolve(args.resolveDir, args.path).replace(/\.js$/, '.ts');
+      if (target === CLI_INTERNALS) return { path: 'payorch:cli-internals', external: true };
+      if (CORE_SOURCES.has(target)) return { path: 'payorch:webhooks-core', external: true };
+      if (!LIBRARY_SOURCES.has(target)) return undefined;
+      const text = `${relative('.', target)} is part of the library: import it from the entry that exports it (payorch, payorch/webhooks, …), or add it to src/cli-internals.ts`;
+      return { errors: [{ text }] };
+    });
+  },
+};
+
+const linkBuilt: TsupPlugin = {
+  name: 'link-built-files',
   renderChunk(code, chunk) {
     let linked = code;
     for (const [placeholder, name] of Object.entries(PLACEHOLDERS)) {
-      const file = resolve('dist/webhooks', `${name}.${this.format === 'cjs' ? 'cjs' : 'js'}`);
+      const file = resolve('dist', `${name}.${this.format === 'cjs' ? 'cjs' : 'js'}`);
       const path = relative(dirname(chunk.path), file).replaceAll('\\', '/');
       linked = linked.replaceAll(placeholder, path.startsWith('.') ? path : `./${path}`);
     }
     return linked === code ? undefined : { code: linked };
   },
 };
+
+// The settings of the library's builds (ESM, CommonJS, declarations).
+const LIBRARY = {
+  esbuildPlugins: [importCore],
+  plugins: [linkBuilt],
+  target: 'node22',
+  platform: 'neutral',
+  // No source maps in the package: the output is not minified, so stack traces already point at
+  // readable code, and maps (with the sources inlined) would double what users install.
+  sourcemap: false,
+  // Code splitting for CommonJS too (tsup splits ESM only by default): payorch/sandbox and
+  // payorch/postgres then require the chunk that holds the SDK instead of inlining their own
+  // copy, so a CommonJS app loading two entries runs one SDK (one set of error classes, one zod).
+  splitting: true,
+  treeshake: true,
+  // zod's runtime is bundled, tree-shaken: `import('zod')` evaluates about 95 files (every locale
+  // included), most of payorch's cold start (bench/RESULTS.md, docs/decisions.md). zod stays a
+  // dependency for the type declarations, which import its types. ky stays external.
+  noExternal: ['zod'],
+} satisfies Options;
 
 export default defineConfig([
   {
@@ -67,54 +137,21 @@ export default defineConfig([
     treeshake: true,
   },
   {
-    entry: {
-      index: 'src/index.ts',
-      // The sandbox is its own entry (payorch/sandbox), so that the SDK never loads it.
-      'sandbox/index': 'src/sandbox/index.ts',
-      // The PostgreSQL inbox (payorch/postgres): only its users need `pg`, an optional peer.
-      'postgres/index': 'src/postgres/index.ts',
-      // The Cloudflare inboxes (payorch/d1, payorch/durable-object): loaded only by their users.
-      'd1/index': 'src/d1/index.ts',
-      'durable-object/index': 'src/durable-object/index.ts',
-      // The inbox contract (payorch/testing), for tests of an inbox of one's own.
-      'testing/index': 'src/testing/index.ts',
-      // The zod schemas as values (payorch/schemas); payorch exports their types only.
-      'schemas/index': 'src/schemas/index.ts',
-      // Receiving callbacks only (payorch/webhooks): its names from dist/webhooks/core.js, without
-      // ky or zod.
-      'webhooks/index': 'src/webhooks/index.ts',
-    },
-    esbuildPlugins: [importCore],
-    plugins: [linkCore],
+    // The ESM entries, and what the command needs of them besides (CLI_INTERNALS), in one build so
+    // that they share chunks. Declarations come from the build below.
+    ...LIBRARY,
+    entry: { ...ENTRIES, 'internal/cli': CLI_INTERNALS },
+    format: ['esm'],
+  },
+  // The CommonJS entries: nothing requires CLI_INTERNALS.
+  { ...LIBRARY, entry: ENTRIES, format: ['cjs'] },
+  {
+    // Declarations of both formats, in one pass over the sources.
+    ...LIBRARY,
+    entry: ENTRIES,
     format: ['esm', 'cjs'],
-    target: 'node22',
-    platform: 'neutral',
     // TypeScript 6 deprecates `baseUrl`, which tsup 8's dts build sets internally (TS5101).
-    dts: {
-      entry: {
-        index: 'src/index.ts',
-        'sandbox/index': 'src/sandbox/index.ts',
-        'postgres/index': 'src/postgres/index.ts',
-        'd1/index': 'src/d1/index.ts',
-        'durable-object/index': 'src/durable-object/index.ts',
-        'testing/index': 'src/testing/index.ts',
-        'webhooks/index': 'src/webhooks/index.ts',
-        'schemas/index': 'src/schemas/index.ts',
-      },
-      compilerOptions: { ignoreDeprecations: '6.0' },
-    },
-    // No source maps in the package: the output is not minified, so stack traces already point at
-    // readable code, and maps (with the sources inlined) would double what users install.
-    sourcemap: false,
-    // Code splitting for CommonJS too (tsup splits ESM only by default): payorch/sandbox and
-    // payorch/postgres then require the chunk that holds the SDK instead of inlining their own
-    // copy, so a CommonJS app loading two entries runs one SDK (one set of error classes, one zod).
-    splitting: true,
-    treeshake: true,
-    // zod's runtime is bundled, tree-shaken: `import('zod')` evaluates about 95 files (every locale
-    // included), most of payorch's cold start (bench/RESULTS.md, docs/decisions.md). zod stays a
-    // dependency for the type declarations, which import its types. ky stays external.
-    noExternal: ['zod'],
+    dts: { only: true, compilerOptions: { ignoreDeprecations: '6.0' } },
   },
   {
     // The `payorch` command (package.json bin), ESM only: nothing requires it. src/cli/index.ts
@@ -125,6 +162,8 @@ export default defineConfig([
     platform: 'node',
     sourcemap: false,
     treeshake: true,
+    esbuildPlugins: [importLibrary],
+    plugins: [linkBuilt],
     esbuildOptions(options) {
       options.chunkNames = 'cli/[name]-[hash]';
     },

@@ -1,15 +1,16 @@
-import * as z from 'zod/mini';
-import { ENVIRONMENT_NAMES } from '../internal/environment-names.js';
-import { APIError, AuthenticationError, DealerClient, PayorchError, PermissionDeniedError, ProviderClient, RequestValidationError, ResponseValidationError } from '../index.js';
-import type { ValidationIssue } from '../index.js';
+import type * as z from 'zod/mini';
+import { APIError, AuthenticationError, DealerClient, PayorchError, PermissionDeniedError, ProviderClient, RequestValidationError, ResponseValidationError } from 'payorch';
+import type { ValidationIssue } from 'payorch';
+import { TransactionRangeParams } from 'payorch/schemas';
 import type { Endpoint } from '../internal/endpoint.js';
-import { TransactionRangeParams } from '../dealer/transactions.js';
-import { API_ENDPOINTS, fullPath } from '../endpoint-table.js';
 import type { Api } from '../core/api.js';
-import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_FAILED, EXIT_OK, UsageError, accountKeys, colours, fromFlagOrEnv, declared, inFlags, numberFlag, parse, printable, rangeOf, readInput, requireSetting, secretKeyHelp } from './io.js';
+import { REQUEST_OPTIONS } from '../core/option-checks.js';
+import { API_ENDPOINTS, fullPath } from '../cli-internals.js';
+import { ENVIRONMENT_NAMES } from './environment.js';
+import { declared, numberFlag, rangeOf } from './flags.js';
+import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_FAILED, EXIT_OK, UsageError, accountKeys, colours, fromFlagOrEnv, inFlags, parse, printable, readInput, requireSetting, secretKeyHelp } from './io.js';
 import type { Command, Io } from './io.js';
 import { closest } from './suggest.js';
-import { REQUEST_OPTIONS } from '../core/client-options.js';
 
 // The SDK's own option: the flag takes what a client's `timeout` takes, with its default.
 const TIMEOUT = declared(REQUEST_OPTIONS, 'timeout');
@@ -114,12 +115,15 @@ function limitsOf(schema: JsonSchema): string[] {
 }
 
 /** The fields of --data, from the operation's request schema (the one the SDK validates with). */
-function fieldsOf(operation: Operation): string[] {
+async function fieldsOf(operation: Operation): Promise<string[]> {
   if (operation.endpoint.hash === 'key') {
     return ['  key'.padEnd(20) + 'string, required, the X-Key of the site list (default $PAYORCH_SITES_KEY)'];
   }
   if (operation.params.safeParse(undefined).success) return [];
-  const schema = z.toJSONSchema(operation.params, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+  // zod's own copy (the library bundles the one its schemas are built with) costs more start-up
+  // than the rest of the command: only the help of one operation loads it.
+  const { toJSONSchema } = await import('zod/mini');
+  const schema = toJSONSchema(operation.params, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
   const required = new Set(schema.required ?? []);
   const entries = Object.entries(schema.properties ?? {});
   const width = Math.max(18, ...entries.map(([name]) => name.length + 2));
@@ -131,9 +135,9 @@ function fieldsOf(operation: Operation): string[] {
   });
 }
 
-function operationUsage(operation: Operation): string {
+async function operationUsage(operation: Operation): Promise<string> {
   const name = qualified(operation);
-  const fields = fieldsOf(operation);
+  const fields = await fieldsOf(operation);
   const note = NOTES[name];
   return [
     `Usage: payorch call ${name}${fields.length === 0 ? '' : ' --data <json|@file|@->'} [options]`,
@@ -248,7 +252,7 @@ async function run(args: readonly string[], io: Io): Promise<number> {
   );
   const [name, ...extra] = positionals;
   if (values.help) {
-    io.stdout.write(`${name === undefined ? USAGE : operationUsage(find(name))}\n`);
+    io.stdout.write(`${name === undefined ? USAGE : await operationUsage(find(name))}\n`);
     return EXIT_OK;
   }
   if (name === undefined) throw new UsageError('name the operation, for example payorch call welcome (payorch call --help lists them)');

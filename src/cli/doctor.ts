@@ -1,16 +1,14 @@
-import { APIError, AuthenticationError, PermissionDeniedError } from '../index.js';
+import { APIError, AuthenticationError, PermissionDeniedError, RequestValidationError } from 'payorch';
+import type { AuthFailureReason } from 'payorch';
 import { requestHash } from '../internal/signer.js';
-import { ENVIRONMENT_NAMES } from '../internal/environment-names.js';
-import type { AuthFailureReason } from '../index.js';
 import { assertNever } from '../internal/assert-never.js';
-import { apiPath } from '../internal/endpoint.js';
 import type { Api } from '../core/api.js';
-import { settingsEndpoint } from '../dealer/settings.js';
-import { welcomeEndpoint } from '../provider/account.js';
 import { isLoopbackHostname } from '../core/loopback.js';
-import { checkBaseUrl } from '../core/client-options.js';
-import { RequestValidationError } from '../errors/error.js';
-import { COMMON_OPTIONS, EXIT_FAILED, EXIT_OK, KEY_VARIABLES, colours, emit, fromFlagOrEnv, DEFAULT_WAIT_MS, WAIT_TIMEOUT, numberFlag, parse, printable, rangeOf, requireSetting, accountKeys, secretFromOptions, UsageError } from './io.js';
+import { checkBaseUrl } from '../core/option-checks.js';
+import { apiPath, settingsEndpoint, welcomeEndpoint } from '../cli-internals.js';
+import { ENVIRONMENT_NAMES } from './environment.js';
+import { DEFAULT_WAIT_MS, WAIT_TIMEOUT, numberFlag, rangeOf } from './flags.js';
+import { COMMON_OPTIONS, EXIT_FAILED, EXIT_OK, KEY_VARIABLES, colours, emit, fromFlagOrEnv, parse, printable, requireSetting, accountKeys, secretFromOptions, UsageError } from './io.js';
 import type { AccountKeys, Command, Io } from './io.js';
 
 const USAGE = `Usage: payorch doctor [options]

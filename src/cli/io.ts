@@ -1,15 +1,13 @@
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
 import type { Api } from '../core/api.js';
-import { ENVIRONMENT_NAMES } from '../internal/environment-names.js';
-import { allowedBy, checkValue } from '../core/option-checks.js';
-import type { OptionDeclaration } from '../core/option-checks.js';
-import { RequestValidationError } from '../errors/error.js';
+import { ENVIRONMENT_NAMES } from './environment.js';
 import { didYouMean } from './suggest.js';
 
 /*
  * What every command shares: its exit codes, argument parsing that turns a mistake into a usage
- * error, output as text or JSON, colour, and credentials from flags or the environment.
+ * error, output as text or JSON, colour, and credentials from flags or the environment. It loads
+ * nothing of the library, so that `payorch --version` and `payorch --help` do not either.
  */
 
 /** Exit codes: 0 the operation succeeded, 1 it failed, 2 the command line was wrong. */
@@ -200,42 +198,6 @@ export async function accountKeys(values: SecretValues & { readonly 'api-key'?: 
   const secretKey = await secretFromOptions(values, io, 'secret-key', names.secretKey);
   if (secretKey === undefined) throw new UsageError(`--secret-key-file, --secret-key-stdin or --secret-key is required (or set ${names.secretKey})`);
   return { apiKey, secretKey };
-}
-
-/** How long `doctor` waits for each account and `trigger` for the receiver, by default. */
-export const DEFAULT_WAIT_MS = 10_000;
-/** `--timeout` of the commands that wait of their own (doctor, trigger): its range and default reach their help. */
-export const WAIT_TIMEOUT: OptionDeclaration = { name: 'timeout', rule: { type: 'number', min: 1, max: 600_000, integer: true }, default: DEFAULT_WAIT_MS };
-
-/** The declaration named `name` in `declarations`; a flag is checked by the option it sets, so a name none declares does not compile. */
-export function declared<TName extends string>(declarations: readonly OptionDeclaration<TName>[], name: NoInfer<TName>): OptionDeclaration<TName> {
-  const declaration = declarations.find((each) => each.name === name);
-  if (declaration === undefined) throw new Error(`No option ${name} is declared`);
-  return declaration;
-}
-
-/** A flag's range and default as its help and docs/cli.md show them: `1 to 20, default 5`. */
-export function rangeOf(declaration: OptionDeclaration): string {
-  const { rule } = declaration;
-  const range = rule.type !== 'number' ? allowedBy(rule) : rule.max === Infinity ? `${rule.min} or more` : `${rule.min} to ${rule.max}`;
-  return declaration.default === undefined ? range : `${range}, default ${String(declaration.default)}`;
-}
-
-/**
- * A number from a flag, checked by the declaration of the option it sets, as the SDK checks that
- * option; a usage error naming the flag, the range and the text given otherwise.
- */
-export function numberFlag(value: string | undefined, flag: string, declaration: OptionDeclaration): number | undefined {
-  if (value === undefined) return undefined;
-  const number = value.trim() === '' ? Number.NaN : Number(value);
-  try {
-    // Text that is no number is checked as text: the refusal then quotes what was typed.
-    checkValue(flag, declaration, Number.isNaN(number) ? value : number);
-  } catch (error) {
-    if (error instanceof RequestValidationError) throw new UsageError(`${flag} ${error.issues[0]?.message ?? ''}`);
-    throw error;
-  }
-  return number;
 }
 
 /** Reads a file, or standard input for `-`. */

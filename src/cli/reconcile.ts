@@ -1,12 +1,13 @@
-import { ENVIRONMENT_NAMES } from '../internal/environment-names.js';
-import { REQUEST_OPTIONS } from '../core/client-options.js';
-import { PayorchError, ProviderClient, RequestValidationError } from '../index.js';
+import { PayorchError, ProviderClient, RequestValidationError } from 'payorch';
 import { eachAtMost } from '../internal/each-at-most.js';
 import { checkTrackingCodes } from '../webhooks/receiver/reconcile.js';
 import { readCardStatus, statusesToApply } from '../webhooks/status-read.js';
 import type { StatusReadResult } from '../webhooks/status-read.js';
 import { assertNever } from '../internal/assert-never.js';
-import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_FAILED, EXIT_OK, UsageError, accountKeys, colours, declared, inFlags, numberFlag, parse, printable, rangeOf, requireSetting, secretKeyHelp } from './io.js';
+import { REQUEST_OPTIONS } from '../core/option-checks.js';
+import { ENVIRONMENT_NAMES } from './environment.js';
+import { declared, numberFlag, rangeOf } from './flags.js';
+import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_FAILED, EXIT_OK, UsageError, accountKeys, colours, inFlags, parse, printable, requireSetting, secretKeyHelp } from './io.js';
 import type { Command, Io } from './io.js';
 
 const TIMEOUT = declared(REQUEST_OPTIONS, 'timeout');

@@ -1,11 +1,12 @@
-import { createSandbox } from '../sandbox/index.js';
-import { exampleEnvironment } from '../sandbox/env.js';
-import type { CallbackRetryOptions, CallbackUrls, RunningSandbox } from '../sandbox/index.js';
+import { createSandbox } from 'payorch/sandbox';
+import type { CallbackRetryOptions, CallbackUrls, RunningSandbox } from 'payorch/sandbox';
+import type { CallbackKind } from 'payorch/webhooks';
 import { CALLBACK_KINDS, isCallbackKind } from '../webhooks/kinds.js';
-import type { CallbackKind } from '../webhooks/kinds.js';
-import { SANDBOX_OPTIONS } from '../sandbox/options.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
-import { COMMON_OPTIONS, EXIT_OK, OperationError, UsageError, colours, declared, emit, numberFlag, parse, rangeOf } from './io.js';
+import { SANDBOX_OPTIONS } from '../cli-internals.js';
+import { exampleEnvironment } from './environment.js';
+import { declared, numberFlag, rangeOf } from './flags.js';
+import { COMMON_OPTIONS, EXIT_OK, OperationError, UsageError, colours, emit, parse } from './io.js';
 import type { Command, Io } from './io.js';
 import { rotateKeys } from './sandbox-rotate.js';
 

@@ -1,6 +1,6 @@
 import { requestHash } from '../internal/signer.js';
 import type { Signing } from '../internal/signer.js';
-import { ENVIRONMENT_NAMES } from '../internal/environment-names.js';
+import { ENVIRONMENT_NAMES } from './environment.js';
 import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_OK, KEY_VARIABLES, UsageError, accountKeys, emit, parse, requireSetting, secretKeyHelp } from './io.js';
 import type { Command, Io } from './io.js';
 

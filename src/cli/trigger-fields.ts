@@ -1,7 +1,7 @@
 import { assertNever } from '../internal/assert-never.js';
 import { CALLBACK_FIELDS } from '../webhooks/payload.js';
 import type { FieldSpec } from '../webhooks/payload.js';
-import type { CallbackKind } from '../webhooks/kinds.js';
+import type { CallbackKind } from 'payorch/webhooks';
 import { UsageError } from './io.js';
 
 /*

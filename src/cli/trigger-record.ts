@@ -1,12 +1,10 @@
-import { safeParseTrackingCode } from '../index.js';
-import type { SignCallbackPayload } from '../index.js';
+import { safeParseTrackingCode } from 'payorch';
+import type { CallbackKind, SignCallbackPayload } from 'payorch/webhooks';
+import type { SandboxRecordKind } from 'payorch/sandbox';
 import { DIRECTION_OF_KIND } from '../webhooks/payload.js';
-import type { CallbackKind } from '../webhooks/kinds.js';
-import { callbackPayload } from '../sandbox/callback-payloads.js';
-import { KINDS } from '../sandbox/record-kinds.js';
-import type { KindRule, SandboxRecordKind } from '../sandbox/record-kinds.js';
+import type { KindRule } from '../sandbox/record-kinds.js';
 import type { StoredRecord } from '../sandbox/records.js';
-import { CONTROL_PREFIX } from '../sandbox/route.js';
+import { CONTROL_PREFIX, KINDS, callbackPayload } from '../cli-internals.js';
 import { OperationError, UsageError } from './io.js';
 
 /*

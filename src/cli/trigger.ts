@@ -1,11 +1,12 @@
-import { safeParseTrackingCode, signCallback } from '../index.js';
-import type { SignCallbackPayload } from '../index.js';
+import { safeParseTrackingCode } from 'payorch';
+import { signCallback } from 'payorch/webhooks';
+import type { CallbackKind, SignCallbackPayload } from 'payorch/webhooks';
 import { assertNever } from '../internal/assert-never.js';
 import { CALLBACK_KINDS, CALLBACK_STATUSES, isCallbackKind } from '../webhooks/kinds.js';
-import type { CallbackKind } from '../webhooks/kinds.js';
 import { checkRecordCode, sandboxRecordFields } from './trigger-record.js';
 import { readSets, settableFields } from './trigger-fields.js';
-import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_FAILED, EXIT_OK, OperationError, UsageError, accountKeys, colours, emit, DEFAULT_WAIT_MS, WAIT_TIMEOUT, numberFlag, parse, printable, rangeOf, secretKeyHelp } from './io.js';
+import { DEFAULT_WAIT_MS, WAIT_TIMEOUT, numberFlag, rangeOf } from './flags.js';
+import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_FAILED, EXIT_OK, OperationError, UsageError, accountKeys, colours, emit, parse, printable, secretKeyHelp } from './io.js';
 import type { Command, Io } from './io.js';
 
 const EVENTS = CALLBACK_KINDS.map((kind) => `  ${kind.padEnd(17)} ${CALLBACK_STATUSES[kind].join(', ')}`).join('\n');

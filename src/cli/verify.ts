@@ -1,9 +1,10 @@
-import { CallbackVerificationError, verifyCallback } from '../index.js';
-import type { VerifiedCallback } from '../index.js';
+import { CallbackVerificationError, verifyCallback } from 'payorch/webhooks';
+import type { VerifiedCallback } from 'payorch/webhooks';
 import { CALLBACK_KINDS, isCallbackKind } from '../webhooks/kinds.js';
-import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_FAILED, EXIT_OK, UsageError, accountKeys, colours, emit, declared, inFlags, numberFlag, parse, printable, rangeOf, readInput, secretKeyHelp } from './io.js';
-import type { Command, Io } from './io.js';
 import { VERIFY_OPTIONS } from '../webhooks/verify.js';
+import { declared, numberFlag, rangeOf } from './flags.js';
+import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_FAILED, EXIT_OK, UsageError, accountKeys, colours, emit, inFlags, parse, printable, readInput, secretKeyHelp } from './io.js';
+import type { Command, Io } from './io.js';
 
 // verifyCallback's own options: the flags take what they take, with their defaults.
 const MAX_AGE = declared(VERIFY_OPTIONS, 'maxAgeSeconds');

@@ -1,10 +1,9 @@
 import type { Logger, RequestEvent, ResponseEvent } from './observability.js';
 import { LOG_LEVEL_OPTION } from './log-level.js';
 import type { LogLevel } from './log-level.js';
-import { LOGGER_OPTION, MAX_TIMEOUT_MS, TRACER_OPTION, checkOptions, checkValue, declareOptions } from './option-checks.js';
+import { BASE_URL_OPTION, LOGGER_OPTION, REQUEST_OPTIONS, TRACER_OPTION, checkOptions, declareOptions } from './option-checks.js';
 import { RequestValidationError } from '../errors/error.js';
 import type { OptionDeclaration, OptionName } from './option-checks.js';
-import type { RequestOptions } from './request-options.js';
 import type { TracerLike } from './tracing.js';
 
 /** Settings every client takes. Per-call `RequestOptions` override `timeout` and `maxRetries`. */
@@ -139,22 +138,9 @@ export interface ClientOptions {
   readonly tracer?: TracerLike | undefined;
 }
 
-// The values the options of ClientOptions take when left out; the transport reads them here.
-// Each its own constant, not one object: a bundler inlines a constant number where it is read.
-export const DEFAULT_CLIENT_TIMEOUT_MS = 30_000;
-export const DEFAULT_CLIENT_MAX_RETRIES = 2;
+// The value `maxResponseBytes` takes when left out; the transport reads it here. (The per-call
+// options and the base URL are declared in option-checks.ts.)
 export const DEFAULT_CLIENT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
-
-/** Retries beyond this only lengthen an outage; the backoff reaches its 8 s cap by then. */
-const MAX_RETRIES_CAP = 10;
-
-/** The options a single call may override: `timeout` and `maxRetries`. Cheap enough for every call. */
-export const REQUEST_OPTIONS = declareOptions<RequestOptions>()([
-  { name: 'timeout', rule: { type: 'number', min: 1, max: MAX_TIMEOUT_MS, unit: 'milliseconds' }, default: DEFAULT_CLIENT_TIMEOUT_MS },
-  { name: 'maxRetries', rule: { type: 'number', min: 0, max: MAX_RETRIES_CAP, integer: true }, default: DEFAULT_CLIENT_MAX_RETRIES },
-], { signal: 'fetch checks its AbortSignal' });
-
-const BASE_URL_OPTION: OptionDeclaration<'baseUrl'> = { name: 'baseUrl', rule: { type: 'serviceUrl', insecureUnless: 'allowInsecureHttp' }, required: true };
 
 /**
  * The options every client takes, checked in its constructor so that a bad value fails at
@@ -202,10 +188,4 @@ export function checkSettings(owner: string, settings: ClientSettings, declared:
     throw new RequestValidationError(owner, refused.map((name) => ({ field: name, rule: 'invalid_option', message: `cannot be changed by withOptions(): ${IDENTITY_OPTIONS[name] ?? ''}` })));
   }
   checkOptions(owner, settings, declared.filter((option) => !option.required && option.name !== 'allowInsecureHttp'));
-}
-
-/** The service's root URL, without a trailing slash, once `baseUrl` passed its rule; refuses it otherwise. */
-export function checkBaseUrl(owner: string, baseUrl: unknown, allowInsecureHttp: boolean): string {
-  checkValue(owner, BASE_URL_OPTION, baseUrl, { allowInsecureHttp });
-  return new URL(baseUrl as string).href.replace(/\/+$/, '');
 }

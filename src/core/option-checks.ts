@@ -1,6 +1,7 @@
 import { RequestValidationError } from '../errors/error.js';
 import type { ValidationIssue } from '../errors/error.js';
 import { isLoopbackHostname } from './loopback.js';
+import type { RequestOptions } from './request-options.js';
 
 /*
  * The options a user gives a client, a call, verifyCallback, signCallback, a receiver, an inbox or
@@ -291,3 +292,30 @@ export const LOGGER_OPTION: OptionDeclaration<'logger'> = {
   name: 'logger',
   rule: { type: 'object', methods: ['debug', 'info', 'warn', 'error'], allowed: 'a Logger (an object with debug, info, warn and error methods), for example console' },
 };
+
+// The clients' per-call options and base URL are declared here rather than beside ClientOptions
+// (client-options.ts) because the `payorch` command checks its flags by them too: this module is
+// in the file every entry shares (dist/webhooks/core.js), where the command finds them without
+// the main entry's own files being cut into one more chunk (docs/decisions.md, "The CLI uses the
+// public surfaces"). Each default its own constant, not one object: a bundler inlines a constant
+// number where it is read.
+export const DEFAULT_CLIENT_TIMEOUT_MS = 30_000;
+export const DEFAULT_CLIENT_MAX_RETRIES = 2;
+
+/** Retries beyond this only lengthen an outage; the backoff reaches its 8 s cap by then. */
+const MAX_RETRIES_CAP = 10;
+
+/** The options a single call may override: `timeout` and `maxRetries`. Cheap enough for every call. */
+export const REQUEST_OPTIONS = declareOptions<RequestOptions>()([
+  { name: 'timeout', rule: { type: 'number', min: 1, max: MAX_TIMEOUT_MS, unit: 'milliseconds' }, default: DEFAULT_CLIENT_TIMEOUT_MS },
+  { name: 'maxRetries', rule: { type: 'number', min: 0, max: MAX_RETRIES_CAP, integer: true }, default: DEFAULT_CLIENT_MAX_RETRIES },
+], { signal: 'fetch checks its AbortSignal' });
+
+/** The service's address every client is given. */
+export const BASE_URL_OPTION: OptionDeclaration<'baseUrl'> = { name: 'baseUrl', rule: { type: 'serviceUrl', insecureUnless: 'allowInsecureHttp' }, required: true };
+
+/** The service's root URL, without a trailing slash, once `baseUrl` passed its rule; refuses it otherwise. */
+export function checkBaseUrl(owner: string, baseUrl: unknown, allowInsecureHttp: boolean): string {
+  checkValue(owner, BASE_URL_OPTION, baseUrl, { allowInsecureHttp });
+  return new URL(baseUrl as string).href.replace(/\/+$/, '');
+}

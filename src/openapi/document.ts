@@ -1,10 +1,8 @@
 import * as z from 'zod/mini';
-import { CreditCardCallback, DealerCreditCardCallback, DepositCallback, WithdrawalCallback } from '../webhooks/schemas.js';
-import type { CallbackKind } from '../webhooks/kinds.js';
+import { CreditCardCallback, DealerCreditCardCallback, DepositCallback, WithdrawalCallback } from 'payorch/schemas';
+import type { CallbackKind, DealerErrorCode } from 'payorch';
 import { assertNever } from '../internal/assert-never.js';
-import { wireTypes } from '../internal/schema-blocks.js';
-import type { DealerErrorCode } from '../errors/api-error.js';
-import { API_ENDPOINTS, fullPath } from '../endpoint-table.js';
+import { API_ENDPOINTS, fullPath, wireTypes } from '../cli-internals.js';
 import type { ApiEndpoint } from '../endpoint-table.js';
 import { SPEC_GAPS } from './notes.js';
 

@@ -5,7 +5,7 @@ import type { MemoryInboxOptions } from '../../src/webhooks/receiver/memory-inbo
 import type { SandboxOptions } from '../../src/sandbox/options.js';
 import { MEMORY_INBOX_OPTIONS } from '../../src/webhooks/receiver/memory-inbox.js';
 import { VERIFY_OPTIONS } from '../../src/webhooks/verify.js';
-import { declared } from '../../src/cli/io.js';
+import { declared } from '../../src/cli/flags.js';
 
 // Declarations are held to their options interface by the compiler: a test that parses the
 // sources is needed only for what it cannot see (defaults written in JSDoc, docs and CLI help).

@@ -1,8 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { ENVIRONMENT_NAMES } from '../../src/internal/environment-names.js';
-import { exampleEnvironment } from '../../src/sandbox/env.js';
+import { ENVIRONMENT_NAMES, exampleEnvironment } from '../../src/cli/environment.js';
 import { createSandbox } from '../../src/sandbox/index.js';
 
 const root = join(import.meta.dirname, '../..');
