@@ -15,3 +15,4 @@ export { SANDBOX_OPTIONS } from './sandbox/options.js';
 export { KINDS } from './sandbox/record-kinds.js';
 export { callbackPayload } from './sandbox/callback-payloads.js';
 export { CONTROL_PREFIX } from './sandbox/route.js';
+export { ROTATE_KEYS_OPTIONS } from './sandbox/keys.js';

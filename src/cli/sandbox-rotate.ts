@@ -1,7 +1,7 @@
-import { ENVIRONMENT_NAMES } from '../internal/environment-names.js';
-import { ROTATE_KEYS_OPTIONS } from '../sandbox/keys.js';
-import { CONTROL_PREFIX } from '../sandbox/route.js';
-import { COMMON_OPTIONS, EXIT_OK, KEY_VARIABLES, OperationError, UsageError, declared, emit, numberFlag, parse, rangeOf, requireSetting } from './io.js';
+import { CONTROL_PREFIX, ROTATE_KEYS_OPTIONS } from '../cli-internals.js';
+import { ENVIRONMENT_NAMES } from './environment.js';
+import { declared, numberFlag, rangeOf } from './flags.js';
+import { COMMON_OPTIONS, EXIT_OK, KEY_VARIABLES, OperationError, UsageError, emit, parse, requireSetting } from './io.js';
 import type { Io } from './io.js';
 
 /*
