@@ -80,6 +80,13 @@ class UnhandledError extends Error {
   override name = 'UnhandledError';
 }
 
+/** The answer to a callback whose applying failed with `error` (reported already). */
+export function failureAnswer(error: unknown): CallbackReceiverAnswer {
+  if (error instanceof NotConfirmedError) return NOT_CONFIRMED;
+  if (error instanceof UnhandledError) return NO_HANDLER;
+  return isPayorchError(error, CallbackRetentionError) ? RECORD_TOO_OLD : NOT_APPLIED;
+}
+
 /** What `onError` is told besides the error. */
 export interface CallbackErrorDetails {
   /**
@@ -129,6 +136,8 @@ export interface PipelineSettings<TContext extends CallbackInboxContext> {
   readonly onError: Report | undefined;
   /** Without `onError`, failures go to this logger as given (never filtered by level), else to `console.error`. */
   readonly failureLogger: Logger | undefined;
+  /** Checks how full the in-memory inbox is after each callback it took or refused (capacity.ts); undefined for any other inbox. */
+  readonly watchFill: (() => void) | undefined;
 }
 
 /** The receive path of one receiver. */
@@ -153,7 +162,7 @@ export interface Pipeline<TContext> {
 
 /** The receive path over the receiver's verifier, handlers, inbox, `confirm` and `enqueue`. */
 export function pipeline<TContext extends CallbackInboxContext>(settings: PipelineSettings<TContext>): Pipeline<TContext> {
-  const { verifier, account, inbox, confirm, retryUnhandled, enqueue, logger, onError, failureLogger } = settings;
+  const { verifier, account, inbox, confirm, retryUnhandled, enqueue, logger, onError, failureLogger, watchFill } = settings;
 
   // Failures keep their own rule (onError, else the logger's error, else console.error): never filtered.
   const report: Report = (error, details) => {
@@ -240,6 +249,8 @@ export function pipeline<TContext extends CallbackInboxContext>(settings: Pipeli
       const retention = failed.phase === undefined && isPayorchError(error, CallbackRetentionError);
       report(error, { callback, phase: retention ? 'retention' : (failed.phase ?? 'inbox') });
       throw error;
+    } finally {
+      watchFill?.();
     }
   }
 
@@ -259,9 +270,7 @@ export function pipeline<TContext extends CallbackInboxContext>(settings: Pipeli
       if (outcome !== 'unhandled') trace.processed(outcome);
       return OK;
     } catch (error) {
-      if (error instanceof NotConfirmedError) return NOT_CONFIRMED;
-      if (error instanceof UnhandledError) return NO_HANDLER;
-      return isPayorchError(error, CallbackRetentionError) ? RECORD_TOO_OLD : NOT_APPLIED;
+      return failureAnswer(error);
     }
   }
 

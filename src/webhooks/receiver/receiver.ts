@@ -1,8 +1,9 @@
 import type { Logger } from '../../core/observability.js';
 import { LOG_LEVEL_OPTION, levelledLogger } from '../../core/log-level.js';
 import type { LogLevel } from '../../core/log-level.js';
-import { LOGGER_OPTION, TRACER_OPTION, checkOptions, declareOptions } from '../../core/option-checks.js';
+import { LOGGER_OPTION, METER_OPTION, TRACER_OPTION, checkOptions, declareOptions } from '../../core/option-checks.js';
 import { callbackSpans } from '../../internal/tracing.js';
+import type { MeterLike } from '../../core/metrics.js';
 import type { TracerLike } from '../../core/tracing.js';
 import { RequestValidationError } from '../../errors/error.js';
 import { MAX_CALLBACK_BODY_BYTES } from '../body.js';
@@ -17,7 +18,9 @@ import { VERIFY_OPTIONS, verifierOf } from '../verify.js';
 import type { VerifyCallbackOptions } from '../verify.js';
 import { pipeline } from './apply.js';
 import type { CallbackConfirm, CallbackErrorDetails, CallbackHandler, CallbackReceiverAnswer } from './apply.js';
-import { createMemoryInbox } from './memory-inbox.js';
+import { capacityWarnings } from './capacity.js';
+import { createMemoryInbox, memoryInboxFill } from './memory-inbox.js';
+import { meterInboxFill, meteredSpans } from './meter.js';
 import type { MemoryInboxContext } from './memory-inbox.js';
 import { entryPoints } from './node.js';
 import type { NodeRequestLike, NodeResponseLike } from './node.js';
@@ -110,6 +113,18 @@ export interface CallbackReceiverOptions<TContext extends CallbackInboxContext> 
    * @example trace.getTracer('my-app')
    */
   readonly tracer?: TracerLike | undefined;
+  /**
+   * An OpenTelemetry `Meter`: the receiver counts each callback in `payorch.callbacks` with
+   * `payorch.outcome` (`applied`, `duplicate`, `queued`, `refused`, `failed`), `payorch.reason`
+   * (for refusals and failures: `invalid_signature`, `timestamp_out_of_tolerance`, `not_applied`,
+   * …) and `payorch.kind` (once verified), and times each verified one in
+   * `payorch.callback.duration` (seconds). With the in-memory inbox, `payorch.inbox.key.count`
+   * and `payorch.inbox.key.limit` read how full it is. No tracking code, body field or key
+   * becomes an attribute. See docs/observability.md.
+   * @default no metrics
+   * @example metrics.getMeter('my-app')
+   */
+  readonly meter?: MeterLike | undefined;
   /**
    * Defers applying to your own queue engine. Given, a callback that verifies becomes a
    * {@link CallbackJob} handed to `enqueue`, and is answered 200 as soon as `enqueue` resolves:
@@ -245,6 +260,7 @@ export const RECEIVER_OPTIONS = declareOptions<CallbackReceiverOptions<CallbackI
   { name: 'unhandled', rule: { type: 'oneOf', values: ['acknowledge', 'retry'] }, default: 'acknowledge' },
   { name: 'accountName', rule: { type: 'text', maxLength: 200 } },
   TRACER_OPTION,
+  METER_OPTION,
   LOG_LEVEL_OPTION,
   LOGGER_OPTION,
   { name: 'inbox', rule: { type: 'object', methods: ['process'], allowed: 'an object with a process(key, apply) method (CallbackInbox)' } },
@@ -296,17 +312,22 @@ export function createCallbackReceiver<TContext extends CallbackInboxContext = M
   }
   const account = options.accountName ?? options.apiKey;
   const logger = levelledLogger(options.logger, options.logLevel);
-  const spans = callbackSpans(options.tracer);
+  const spans = meteredSpans(callbackSpans(options.tracer), options.meter);
+  const inbox = options.inbox ?? (createMemoryInbox() as unknown as CallbackInbox<TContext>);
+  // The in-memory inbox refuses once full: the receiver warns before, and meters its fill.
+  const fill = memoryInboxFill(inbox);
+  meterInboxFill(options.meter, fill);
   const pipe = pipeline({
     verifier,
     account,
-    inbox: options.inbox ?? (createMemoryInbox() as unknown as CallbackInbox<TContext>),
+    inbox,
     confirm: options.confirm,
     retryUnhandled: options.unhandled === 'retry',
     enqueue: options.enqueue,
     logger,
     onError: options.onError,
     failureLogger: options.logger,
+    watchFill: fill === undefined ? undefined : capacityWarnings(fill, logger, verifier.now),
   });
   const reconciler = reconciling({ account, clock: verifier.now, logger, report: pipe.report, applyRead: pipe.applyRead, enqueue: options.enqueue });
   const entries = entryPoints({ maxBodyBytes: options.maxBodyBytes ?? MAX_CALLBACK_BODY_BYTES, receive: pipe.receive, report: pipe.report, logger, spans });
