@@ -22,7 +22,10 @@ export interface MemoryInboxOptions {
    * How many keys it holds at most, applied, under way, and partly applied. When it is full of keys it
    * cannot forget yet (see `retentionSeconds`), a new callback is refused (the receiver answers 500 and the service
    * redelivers later) rather than forgetting a key early, which could apply a callback twice.
-   * About 200 bytes each.
+   * The receiver warns on the console once 80% are held, and again once full.
+   * A key costs about 600 bytes of heap (measured: 100,000 keys hold about 57 MiB). The defaults
+   * carry about `maxKeys` / 30 callbacks a day (3,300); past that, or with several instances, use a
+   * durable inbox: `createPostgresInbox` (`payorch/postgres`), D1 or a Durable Object.
    * @default 100000
    * @example 1_000_000
    */

@@ -56,8 +56,11 @@ export interface CallbackReceiverOptions<TContext extends CallbackInboxContext> 
   readonly maxBodyBytes?: number | undefined;
   /**
    * Told of every callback that could not be applied (the answer was 500, so the service
-   * delivers it again): a handler threw, or the inbox failed.
-   * @default the logger's `error`, or `console.error` when there is no logger
+   * delivers it again): a handler threw, or the inbox failed. Told too of well-formed callbacks
+   * refused for their keys, their clock or their kind (phase `verify`, the
+   * `CallbackVerificationError` with its `reason`), at most once a minute per reason with
+   * the `count` since the last report.
+   * @default failures: the logger's `error`, or `console.error` when there is no logger; refusals: the console warning alone
    * @example (error, { callback }) => Sentry.captureException(error, { extra: { trackingCode: callback?.payload.tracking_code } })
    */
   readonly onError?: ((error: unknown, details: CallbackErrorDetails) => void) | undefined;
@@ -89,8 +92,9 @@ export interface CallbackReceiverOptions<TContext extends CallbackInboxContext> 
   readonly unhandled?: 'acknowledge' | 'retry' | undefined;
   /**
    * Where the receiver writes what it does: `debug` for each callback applied or acknowledged as
-   * a duplicate, `warn` for each refused request (with the reason, never a key or hash), `error`
-   * for failures when there is no `onError`.
+   * a duplicate and for each refused request (with the reason, never a key or hash), `warn` once a
+   * minute for well-formed callbacks refused (each cause with its count) and for an in-memory
+   * inbox nearly full or full, `error` for failures when there is no `onError`.
    * @example console
    */
   readonly logger?: Logger | undefined;
@@ -98,8 +102,9 @@ export interface CallbackReceiverOptions<TContext extends CallbackInboxContext> 
    * How much is logged, to `logger` or, without one, to the console: `'off'`, `'error'`,
    * `'warn'`, `'info'` or `'debug'`. Without it, the `PAYORCH_LOG` environment variable decides
    * where the runtime has one; a Worker has none, so set the option. Refused requests are logged
-   * at `debug`, but for well-formed callbacks refused for their hash or API key: those are
-   * warned at most once a minute with a count, at any level but `'off'`.
+   * at `debug`, but for well-formed callbacks refused for their hash, API key, clock or kind:
+   * those are warned at most once a minute, each cause with its count, at any level but `'off'`;
+   * and so is an in-memory inbox that is nearly full or full.
    * @default PAYORCH_LOG, else 'warn'
    * @example 'debug'
    */
