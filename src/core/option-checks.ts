@@ -287,6 +287,16 @@ export const TRACER_OPTION: OptionDeclaration<'tracer'> = {
   rule: { type: 'object', methods: ['startActiveSpan'], allowed: "an OpenTelemetry Tracer (an object with a startActiveSpan method), for example trace.getTracer('my-app')" },
 };
 
+/** An OpenTelemetry Meter, or anything with the three instruments a receiver creates. */
+export const METER_OPTION: OptionDeclaration<'meter'> = {
+  name: 'meter',
+  rule: {
+    type: 'object',
+    methods: ['createCounter', 'createHistogram', 'createObservableUpDownCounter'],
+    allowed: "an OpenTelemetry Meter (an object with createCounter, createHistogram and createObservableUpDownCounter methods), for example metrics.getMeter('my-app')",
+  },
+};
+
 /** A Logger: console, pino or anything with its four methods; checked once, not at the first failure it should report. */
 export const LOGGER_OPTION: OptionDeclaration<'logger'> = {
   name: 'logger',

@@ -312,17 +312,22 @@ export class CallbackVerificationError extends PayorchError {
   readonly reason: CallbackVerificationReason;
   /** The HTTP status to answer: 401 for authentication failures, 400 for an unusable body, 500 for a genuine callback that cannot be typed. */
   readonly status: 400 | 401 | 500;
-  /** True when the hash verified before the refusal (`unreadable_payload`): the callback is genuine, do not drop it. */
+  /**
+   * True when the hash verified with this receiver's keys before the refusal: the service sent
+   * it. Always for `unreadable_payload` (do not drop it: answer 500) and
+   * `timestamp_out_of_tolerance` (the age is judged after the hash: look at this machine's clock);
+   * for `kind_mismatch` when its hash verifies (a genuine callback of another kind at this URL).
+   */
   readonly signatureVerified: boolean;
   /** For `malformed_body` and `unreadable_payload`: each field and rule that failed; empty otherwise. */
   readonly issues: readonly ValidationIssue[];
-  /** Made by the verifier; `reason` says which check failed. */
-  constructor(reason: CallbackVerificationReason, message: string, issues: readonly ValidationIssue[] = []) {
+  /** Made by the verifier; `reason` says which check failed, `signatureVerified` whether the hash had verified. */
+  constructor(reason: CallbackVerificationReason, message: string, issues: readonly ValidationIssue[] = [], signatureVerified = reason === 'unreadable_payload') {
     super(`Callback refused (${reason}): ${message}`);
     this.reason = reason;
     this.status = STATUS[reason];
     this.issues = issues;
-    this.signatureVerified = reason === 'unreadable_payload';
+    this.signatureVerified = signatureVerified;
   }
 }
 

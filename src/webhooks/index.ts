@@ -104,3 +104,4 @@ export type {
 // Logging and tracing
 export type { Logger, LogFunction } from '../core/observability.js';
 export type { SpanLike, SpanLinkContext, TracerLike } from '../core/tracing.js';
+export type { MeterLike } from '../core/metrics.js';

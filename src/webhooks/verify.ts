@@ -218,12 +218,18 @@ const STATUS_WORD = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 // The seconds must end the code, so a status moved into it (the credential-key split) fails.
 const ANY_TRACKING_CODE = /^([A-Z][A-Z0-9]{0,15}(?:-[A-Z][A-Z0-9]{0,15})?)-[A-Za-z0-9]{1,64}-\d{1,12}$/;
 
+/** What the signed fields' shape tells before the hash is trusted: the direction, and the prefix when spec 2.1 lists it. */
+interface SignedShape {
+  readonly direction: Exclude<TrackingCodeDirection, 'transfer'> | 'unknown';
+  readonly prefix: string | undefined;
+}
+
 /**
  * The signed fields must have their shape before the hash is trusted: with an empty tracking
  * code and status the callback hash is exactly the X-Hash of a basic-signed request, which passes
  * through proxies and logs. A prefix spec 2.1 does not list is read as `unknown`.
  */
-function checkSignedShape(trackingCode: string, status: string, kind: CallbackKind | undefined): Exclude<TrackingCodeDirection, 'transfer'> | 'unknown' {
+function checkSignedShape(trackingCode: string, status: string): SignedShape {
   const parsed = readTrackingCode(trackingCode);
   const unlistedPrefix = parsed === undefined ? ANY_TRACKING_CODE.exec(trackingCode)?.[1] : undefined;
   // TRF ids name transfers, which have no callback (spec 6.1), whatever follows them.
@@ -231,11 +237,7 @@ function checkSignedShape(trackingCode: string, status: string, kind: CallbackKi
     throw new CallbackVerificationError('invalid_tracking_code', 'tracking_code is not a tracking code of spec 2.1 (PREFIX-segment-seconds)');
   }
   if (!STATUS_WORD.test(status)) throw new CallbackVerificationError('invalid_status', 'status is not a status word');
-  if (parsed === undefined) return 'unknown';
-  if (kind !== undefined && DIRECTION_OF_KIND[kind] !== parsed.direction) {
-    throw new CallbackVerificationError('kind_mismatch', `a ${parsed.prefix} tracking code is not a ${kind} callback`);
-  }
-  return parsed.direction;
+  return parsed === undefined ? { direction: 'unknown', prefix: undefined } : { direction: parsed.direction, prefix: parsed.prefix };
 }
 
 // X-Timestamp as the service sends it: the decimal text of Unix seconds.
@@ -397,19 +399,21 @@ export function verifierOf(where: string, options: VerifyCallbackOptions): Verif
   const told = { kind: toldKind, api: options.api };
   const keys: Credentials = { apiKey, secretKey };
 
-  function verify(input: CallbackInput, at: VerifyAt = {}): Verified {
-    const nowMs = at.nowMs ?? clock();
-    const inputObject: unknown = input;
-    if (typeof inputObject !== 'object' || inputObject === null) throw new CallbackVerificationError('malformed_body', 'there is no body');
-    // Content-Type matters only to bytes: a text or parsed body never reads it.
-    const given = input.body;
-    const charset = given instanceof ArrayBuffer || ArrayBuffer.isView(given) ? charsetOf(input) : undefined;
-    const body = readCallbackBody(given, charset, at.onDecoded, at.sized === true);
-    const { trackingCode, status } = readTrackedFields(body);
-    // Read once: the kind is told from the same tracking code below.
-    const direction = checkSignedShape(trackingCode, status, toldKind);
+  /**
+   * The signature's check: the headers (or, only with `dealerCardWithoutHeaders`, none), the API
+   * key, and the hash against either timestamp with either key. Returns the timestamp that
+   * verified, the hash and where it was signed; throws `missing_header`, `api_key_mismatch`,
+   * `invalid_signature` and the other refusals of the headers.
+   */
+  function signature(
+    input: CallbackInput,
+    body: Readonly<Record<string, unknown>>,
+    trackingCode: string,
+    status: string,
+    nowMs: number,
+    at: VerifyAt,
+  ): { readonly timestamp: number; readonly hash: string; readonly inBody: boolean } {
     const fromBody = bodySeconds(body);
-
     const headers = readSignatureHeaders(input.headers);
     // The key pairs the hash may be made with: the current one, and the previous one while its
     // window is open at the message's time (a job's receipt time, which its seal vouches for).
@@ -456,26 +460,54 @@ export function verifierOf(where: string, options: VerifyCallbackOptions): Verif
         second !== undefined ? 'the hash matches tracking_code and status with neither X-Timestamp nor the body timestamp' : 'the hash does not match tracking_code, status and timestamp',
       );
     }
-    const timestamp = Number(signed);
+    return { timestamp: Number(signed), hash, inBody: headers === undefined };
+  }
 
+  function verify(input: CallbackInput, at: VerifyAt = {}): Verified {
+    const nowMs = at.nowMs ?? clock();
+    const inputObject: unknown = input;
+    if (typeof inputObject !== 'object' || inputObject === null) throw new CallbackVerificationError('malformed_body', 'there is no body');
+    // Content-Type matters only to bytes: a text or parsed body never reads it.
+    const given = input.body;
+    const charset = given instanceof ArrayBuffer || ArrayBuffer.isView(given) ? charsetOf(input) : undefined;
+    const body = readCallbackBody(given, charset, at.onDecoded, at.sized === true);
+    const { trackingCode, status } = readTrackedFields(body);
+    // Read once: the kind is told from the same tracking code below.
+    const { direction, prefix } = checkSignedShape(trackingCode, status);
+    if (toldKind !== undefined && direction !== 'unknown' && DIRECTION_OF_KIND[toldKind] !== direction) {
+      // Refused whatever its hash, before its age is judged; whether the hash verified is told,
+      // since a genuine callback of another kind at this URL is a setting to fix, not junk.
+      let genuine = false;
+      try {
+        signature(input, body, trackingCode, status, nowMs, at);
+        genuine = true;
+      } catch {
+        // Not signed with this receiver's keys.
+      }
+      throw new CallbackVerificationError('kind_mismatch', `a ${prefix ?? direction} tracking code is not a ${toldKind} callback`, [], genuine);
+    }
+    const { timestamp, hash, inBody } = signature(input, body, trackingCode, status, nowMs, at);
+
+    // The hash verified: a refusal for the time is a genuine callback refused, most often by a
+    // clock that is off.
     const ageSeconds = Math.floor(nowMs / 1000) - timestamp;
     if (ageSeconds > maxAge) {
-      throw new CallbackVerificationError('timestamp_out_of_tolerance', `the timestamp is ${ageSeconds} s old; at most ${maxAge} s (maxAgeSeconds) is accepted`);
+      throw new CallbackVerificationError('timestamp_out_of_tolerance', `the timestamp is ${ageSeconds} s old; at most ${maxAge} s (maxAgeSeconds) is accepted`, [], true);
     }
     if (-ageSeconds > tolerance) {
-      throw new CallbackVerificationError('timestamp_out_of_tolerance', `the timestamp is ${-ageSeconds} s in the future; at most ${tolerance} s (toleranceSeconds) is accepted`);
+      throw new CallbackVerificationError('timestamp_out_of_tolerance', `the timestamp is ${-ageSeconds} s in the future; at most ${tolerance} s (toleranceSeconds) is accepted`, [], true);
     }
 
     // The kind, then the body typed by its kind's table (the one place a payload is read), with
     // the values that verified rather than their unsigned copies.
-    const kind = kindOfCallback(direction, headers === undefined, body, told);
+    const kind = kindOfCallback(direction, inBody, body, told);
     const result = readPayload(CALLBACK_FIELDS[kind], body, { timestamp, hash });
     if (!result.success) {
       // Genuine, yet not typeable: 500 (unreadable_payload), so that it is redelivered once fixed.
       throw new CallbackVerificationError('unreadable_payload', `the signature verified, but the body is not a valid ${kind} callback`, result.issues);
     }
     const callback = { kind, source: 'callback', payload: result.data, ageSeconds } as VerifiedCallback;
-    return { callback, signedIn: headers === undefined ? 'body' : 'headers', receivedAt: nowMs };
+    return { callback, signedIn: inBody ? 'body' : 'headers', receivedAt: nowMs };
   }
 
   // Whether `hash` signs the fields at `timestamp` with one of the key pairs; every pair is

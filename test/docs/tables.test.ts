@@ -103,7 +103,7 @@ describe('docs/webhooks.md', () => {
   });
 
   test('the onError phases the guide lists are exactly those CallbackErrorDetails allows', () => {
-    const phases: Record<CallbackErrorDetails['phase'], true> = { handler: true, inbox: true, request: true, payload: true, confirm: true, unhandled: true, enqueue: true, retention: true };
+    const phases: Record<CallbackErrorDetails['phase'], true> = { verify: true, handler: true, inbox: true, request: true, payload: true, confirm: true, unhandled: true, enqueue: true, retention: true };
     const listed = /\(phases ([^)]*)\)/.exec(webhooksGuide.replace(/\s+/g, ' '))?.[1] ?? '';
     expect(quoted(listed).sort()).toEqual(Object.keys(phases).sort());
   });

@@ -74,6 +74,7 @@ const DECLARED: readonly Group[] = [
   },
   { reason: 'I read a tracking code: which record it names and which way the money moves', values: ['parseTrackingCode', 'safeParseTrackingCode', 'TrackingCodeError'], types: ['ParsedTrackingCode', 'TrackingCodePrefix', 'TrackingCodeDirection', 'RecordKind'] },
   { reason: 'I log, hook and trace calls with my own logger and tracer', types: ['Logger', 'LogFunction', 'RequestEvent', 'ResponseEvent', 'TracerLike', 'SpanLike', 'SpanLinkContext'] },
+  { reason: 'I count and time the callbacks my receiver takes with my own meter', types: ['MeterLike'] },
   {
     reason: 'I verify a callback the service POSTs to me, in any framework',
     values: ['verifyCallback', 'verifyCallbackRequest', 'CallbackVerificationError', 'DEFAULT_CALLBACK_MAX_AGE_SECONDS'],

@@ -257,7 +257,8 @@ describe('refusals', () => {
     const error = refusal(() => verifyCallback(input, { ...options, ...extra }));
     expect(error.reason).toBe(reason);
     expect(error.status).toBe(reason === 'unreadable_payload' ? 500 : ['malformed_body', 'invalid_tracking_code', 'invalid_status', 'kind_mismatch'].includes(reason) ? 400 : 401);
-    expect(error.signatureVerified).toBe(reason === 'unreadable_payload');
+    // The age is judged after the hash: a refusal for the time is of a genuine callback.
+    expect(error.signatureVerified).toBe(reason === 'unreadable_payload' || reason === 'timestamp_out_of_tolerance');
     expect(error.name).toBe('CallbackVerificationError');
   });
 
@@ -504,7 +505,16 @@ describe('signature confusion', () => {
   ] as const)('a %s receiver refuses a callback with the tracking code %s as kind_mismatch', (kind, trackingCode) => {
     const signed = sign({ ...unsigned.deposit, tracking_code: trackingCode }, PROVIDER);
     const error = refusal(() => verifyCallback(signed, { ...options, kind }));
-    expect([error.reason, error.status]).toEqual(['kind_mismatch', 400]);
+    expect([error.reason, error.status, error.signatureVerified]).toEqual(['kind_mismatch', 400, true]);
+  });
+
+  test.each([
+    ['signed with another secret key', sign({ ...unsigned.deposit, tracking_code: 'WIT-a1-1763812000' }, { ...PROVIDER, secretKey: 'prov_secret_other_9' })],
+    ['with another API key', sign({ ...unsigned.deposit, tracking_code: 'WIT-a1-1763812000' }, { ...PROVIDER, apiKey: 'prov_api_other_9' })],
+    ['without its headers', { body: sign({ ...unsigned.deposit, tracking_code: 'WIT-a1-1763812000' }, PROVIDER).body }],
+  ])('a callback of another kind %s is still kind_mismatch, its hash not verified', (_name, input) => {
+    const error = refusal(() => verifyCallback(input, { ...options, kind: 'deposit' }));
+    expect([error.reason, error.status, error.signatureVerified]).toEqual(['kind_mismatch', 400, false]);
   });
 
   test.each([

@@ -15,6 +15,7 @@ import type { AppliedCallback, CardStatusRead } from '../status-read.js';
 import { statusesToApply } from '../status-read.js';
 import { charsetOf } from '../verify.js';
 import type { Verified, Verifier } from '../verify.js';
+import { refusalHearing } from './refusals.js';
 
 /*
  * The receive path after the adapter read and sized the body: verify, then enqueue or apply
@@ -79,6 +80,13 @@ class UnhandledError extends Error {
   override name = 'UnhandledError';
 }
 
+/** The answer to a callback whose applying failed with `error` (reported already). */
+export function failureAnswer(error: unknown): CallbackReceiverAnswer {
+  if (error instanceof NotConfirmedError) return NOT_CONFIRMED;
+  if (error instanceof UnhandledError) return NO_HANDLER;
+  return isPayorchError(error, CallbackRetentionError) ? RECORD_TOO_OLD : NOT_APPLIED;
+}
+
 /** What `onError` is told besides the error. */
 export interface CallbackErrorDetails {
   /**
@@ -91,9 +99,17 @@ export interface CallbackErrorDetails {
    * genuine callback's body (`payload`), `confirm` (refused or threw), or no handler took a
    * callback that `unhandled: 'retry'` sends back (`unhandled`), `enqueue` threw (`enqueue`), or
    * the inbox refused a callback whose record is older than its retention (`retention`, a
-   * {@link CallbackRetentionError}: reconcile it by hand).
+   * {@link CallbackRetentionError}: reconcile it by hand). `verify`: a well-formed callback was
+   * refused (a {@link CallbackVerificationError}) for its hash or API key, for its time although
+   * its hash verified (this machine's clock), or for its kind although its hash verified; told at
+   * most once a minute per `reason`, with `count`.
    */
-  readonly phase: 'handler' | 'inbox' | 'request' | 'payload' | 'confirm' | 'unhandled' | 'enqueue' | 'retention';
+  readonly phase: 'verify' | 'handler' | 'inbox' | 'request' | 'payload' | 'confirm' | 'unhandled' | 'enqueue' | 'retention';
+  /**
+   * For `verify`: how many callbacks were refused for this `error.reason` since the last report,
+   * this one included.
+   */
+  readonly count?: number | undefined;
   /**
    * For `payload`: the body as received, without its `hash`, so that you can see what could not
    * be typed.
@@ -103,9 +119,6 @@ export interface CallbackErrorDetails {
 
 /** Tells of a callback that was not applied. */
 export type Report = (error: unknown, details: CallbackErrorDetails) => void;
-
-/** At most one warning a minute per receiver: a wrong key refuses every callback, and each would say the same. */
-const WARN_INTERVAL_MS = 60_000;
 
 /** What the receive path needs of the receiver's options, each checked and resolved once. */
 export interface PipelineSettings<TContext extends CallbackInboxContext> {
@@ -123,6 +136,8 @@ export interface PipelineSettings<TContext extends CallbackInboxContext> {
   readonly onError: Report | undefined;
   /** Without `onError`, failures go to this logger as given (never filtered by level), else to `console.error`. */
   readonly failureLogger: Logger | undefined;
+  /** Checks how full the in-memory inbox is after each callback it took or refused (capacity.ts); undefined for any other inbox. */
+  readonly watchFill: (() => void) | undefined;
 }
 
 /** The receive path of one receiver. */
@@ -147,7 +162,7 @@ export interface Pipeline<TContext> {
 
 /** The receive path over the receiver's verifier, handlers, inbox, `confirm` and `enqueue`. */
 export function pipeline<TContext extends CallbackInboxContext>(settings: PipelineSettings<TContext>): Pipeline<TContext> {
-  const { verifier, account, inbox, confirm, retryUnhandled, enqueue, logger, onError, failureLogger } = settings;
+  const { verifier, account, inbox, confirm, retryUnhandled, enqueue, logger, onError, failureLogger, watchFill } = settings;
 
   // Failures keep their own rule (onError, else the logger's error, else console.error): never filtered.
   const report: Report = (error, details) => {
@@ -161,39 +176,12 @@ export function pipeline<TContext extends CallbackInboxContext>(settings: Pipeli
     }
   };
 
-  /*
-   * How the requests refused are told. A well-formed callback (it read as a callback of a known
-   * kind, and carried a signature) refused for its hash or its API key is most likely a genuine
-   * one under a wrong or rotated key: warned on the console even without a `logger`, at most once
-   * a minute with the count, since the service stops retrying in the end and the callbacks are
-   * lost. Everything else (scanners' junk, a stale timestamp) is logged at `debug`. Only
-   * `logLevel: 'off'` (or PAYORCH_LOG=off) silences the warning. No key is ever named.
-   */
-  let windowStart: number | undefined;
-  let unwarned = 0;
-  function refused(error: CallbackVerificationError): void {
-    const keyRefusal = error.reason === 'invalid_signature' || error.reason === 'api_key_mismatch';
-    if (!keyRefusal) {
-      if (logger.enabled('debug')) logger.debug({ reason: error.reason, status: error.status }, `payorch: refused a callback request (${error.reason}): ${error.message}`);
-      return;
-    }
-    unwarned++;
-    const now = verifier.now();
-    if (windowStart !== undefined && now - windowStart < WARN_INTERVAL_MS) return;
-    const count = unwarned;
-    windowStart = now;
-    unwarned = 0;
-    const cause = error.reason === 'api_key_mismatch' ? 'X-Api-Key is not this receiver\'s API key' : 'the hash does not match';
-    try {
-      // Written at warn whatever the level but off: a receiver refusing genuine callbacks loses them.
-      logger.warnAlways(
-        { reason: error.reason, refused: count },
-        `payorch: refused ${count} well-formed callback${count === 1 ? '' : 's'} ${count === 1 ? '' : 'in the last minute '}(${cause}): the receiver's keys are probably wrong or were rotated. Check apiKey and secretKey against the service's panel; genuine callbacks are lost once the service stops retrying.`,
-      );
-    } catch {
-      // A broken logger is the user's to notice; the answer goes out.
-    }
-  }
+  // Refusals of genuine-looking callbacks reach onError (when given) and the console: refusals.ts.
+  const refused = refusalHearing({
+    logger,
+    now: verifier.now,
+    report: onError === undefined ? undefined : (error, count) => { report(error, { callback: undefined, phase: 'verify', count }); },
+  });
 
   type Handler = (callback: AppliedCallback, context: TContext) => void | Promise<void>;
   const handlers = new Map<string, Handler[]>();
@@ -261,6 +249,8 @@ export function pipeline<TContext extends CallbackInboxContext>(settings: Pipeli
       const retention = failed.phase === undefined && isPayorchError(error, CallbackRetentionError);
       report(error, { callback, phase: retention ? 'retention' : (failed.phase ?? 'inbox') });
       throw error;
+    } finally {
+      watchFill?.();
     }
   }
 
@@ -280,9 +270,7 @@ export function pipeline<TContext extends CallbackInboxContext>(settings: Pipeli
       if (outcome !== 'unhandled') trace.processed(outcome);
       return OK;
     } catch (error) {
-      if (error instanceof NotConfirmedError) return NOT_CONFIRMED;
-      if (error instanceof UnhandledError) return NO_HANDLER;
-      return isPayorchError(error, CallbackRetentionError) ? RECORD_TOO_OLD : NOT_APPLIED;
+      return failureAnswer(error);
     }
   }
 
@@ -330,7 +318,7 @@ export function pipeline<TContext extends CallbackInboxContext>(settings: Pipeli
         report(error, { callback: undefined, phase: 'request' });
         return NOT_APPLIED;
       }
-      if (error.signatureVerified) {
+      if (error.reason === 'unreadable_payload') {
         // Genuine: never dropped. 500 brings it back once the SDK or the service is fixed.
         report(error, { callback: undefined, phase: 'payload', payload: rawPayload(input) });
         return UNREADABLE_PAYLOAD;

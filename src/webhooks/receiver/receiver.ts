@@ -1,8 +1,9 @@
 import type { Logger } from '../../core/observability.js';
 import { LOG_LEVEL_OPTION, levelledLogger } from '../../core/log-level.js';
 import type { LogLevel } from '../../core/log-level.js';
-import { LOGGER_OPTION, TRACER_OPTION, checkOptions, declareOptions } from '../../core/option-checks.js';
+import { LOGGER_OPTION, METER_OPTION, TRACER_OPTION, checkOptions, declareOptions } from '../../core/option-checks.js';
 import { callbackSpans } from '../../internal/tracing.js';
+import type { MeterLike } from '../../core/metrics.js';
 import type { TracerLike } from '../../core/tracing.js';
 import { RequestValidationError } from '../../errors/error.js';
 import { MAX_CALLBACK_BODY_BYTES } from '../body.js';
@@ -17,7 +18,9 @@ import { VERIFY_OPTIONS, verifierOf } from '../verify.js';
 import type { VerifyCallbackOptions } from '../verify.js';
 import { pipeline } from './apply.js';
 import type { CallbackConfirm, CallbackErrorDetails, CallbackHandler, CallbackReceiverAnswer } from './apply.js';
-import { createMemoryInbox } from './memory-inbox.js';
+import { capacityWarnings } from './capacity.js';
+import { createMemoryInbox, memoryInboxFill } from './memory-inbox.js';
+import { meterInboxFill, meteredSpans } from './meter.js';
 import type { MemoryInboxContext } from './memory-inbox.js';
 import { entryPoints } from './node.js';
 import type { NodeRequestLike, NodeResponseLike } from './node.js';
@@ -53,8 +56,11 @@ export interface CallbackReceiverOptions<TContext extends CallbackInboxContext> 
   readonly maxBodyBytes?: number | undefined;
   /**
    * Told of every callback that could not be applied (the answer was 500, so the service
-   * delivers it again): a handler threw, or the inbox failed.
-   * @default the logger's `error`, or `console.error` when there is no logger
+   * delivers it again): a handler threw, or the inbox failed. Told too of well-formed callbacks
+   * refused for their keys, their clock or their kind (phase `verify`, the
+   * `CallbackVerificationError` with its `reason`), at most once a minute per reason with
+   * the `count` since the last report.
+   * @default failures: the logger's `error`, or `console.error` when there is no logger; refusals: the console warning alone
    * @example (error, { callback }) => Sentry.captureException(error, { extra: { trackingCode: callback?.payload.tracking_code } })
    */
   readonly onError?: ((error: unknown, details: CallbackErrorDetails) => void) | undefined;
@@ -86,8 +92,9 @@ export interface CallbackReceiverOptions<TContext extends CallbackInboxContext> 
   readonly unhandled?: 'acknowledge' | 'retry' | undefined;
   /**
    * Where the receiver writes what it does: `debug` for each callback applied or acknowledged as
-   * a duplicate, `warn` for each refused request (with the reason, never a key or hash), `error`
-   * for failures when there is no `onError`.
+   * a duplicate and for each refused request (with the reason, never a key or hash), `warn` once a
+   * minute for well-formed callbacks refused (each cause with its count) and for an in-memory
+   * inbox nearly full or full, `error` for failures when there is no `onError`.
    * @example console
    */
   readonly logger?: Logger | undefined;
@@ -95,8 +102,9 @@ export interface CallbackReceiverOptions<TContext extends CallbackInboxContext> 
    * How much is logged, to `logger` or, without one, to the console: `'off'`, `'error'`,
    * `'warn'`, `'info'` or `'debug'`. Without it, the `PAYORCH_LOG` environment variable decides
    * where the runtime has one; a Worker has none, so set the option. Refused requests are logged
-   * at `debug`, but for well-formed callbacks refused for their hash or API key: those are
-   * warned at most once a minute with a count, at any level but `'off'`.
+   * at `debug`, but for well-formed callbacks refused for their hash, API key, clock or kind:
+   * those are warned at most once a minute, each cause with its count, at any level but `'off'`;
+   * and so is an in-memory inbox that is nearly full or full.
    * @default PAYORCH_LOG, else 'warn'
    * @example 'debug'
    */
@@ -110,6 +118,18 @@ export interface CallbackReceiverOptions<TContext extends CallbackInboxContext> 
    * @example trace.getTracer('my-app')
    */
   readonly tracer?: TracerLike | undefined;
+  /**
+   * An OpenTelemetry `Meter`: the receiver counts each callback in `payorch.callbacks` with
+   * `payorch.outcome` (`applied`, `duplicate`, `queued`, `refused`, `failed`), `payorch.reason`
+   * (for refusals and failures: `invalid_signature`, `timestamp_out_of_tolerance`, `not_applied`,
+   * …) and `payorch.kind` (once verified), and times each verified one in
+   * `payorch.callback.duration` (seconds). With the in-memory inbox, `payorch.inbox.key.count`
+   * and `payorch.inbox.key.limit` read how full it is. No tracking code, body field or key
+   * becomes an attribute. See docs/observability.md.
+   * @default no metrics
+   * @example metrics.getMeter('my-app')
+   */
+  readonly meter?: MeterLike | undefined;
   /**
    * Defers applying to your own queue engine. Given, a callback that verifies becomes a
    * {@link CallbackJob}, sealed with the secret key, handed to `enqueue`, and is answered 200 as soon as `enqueue` resolves:
@@ -246,6 +266,7 @@ export const RECEIVER_OPTIONS = declareOptions<CallbackReceiverOptions<CallbackI
   { name: 'unhandled', rule: { type: 'oneOf', values: ['acknowledge', 'retry'] }, default: 'acknowledge' },
   { name: 'accountName', rule: { type: 'text', maxLength: 200 } },
   TRACER_OPTION,
+  METER_OPTION,
   LOG_LEVEL_OPTION,
   LOGGER_OPTION,
   { name: 'inbox', rule: { type: 'object', methods: ['process'], allowed: 'an object with a process(key, apply) method (CallbackInbox)' } },
@@ -297,17 +318,22 @@ export function createCallbackReceiver<TContext extends CallbackInboxContext = M
   }
   const account = options.accountName ?? options.apiKey;
   const logger = levelledLogger(options.logger, options.logLevel);
-  const spans = callbackSpans(options.tracer);
+  const spans = meteredSpans(callbackSpans(options.tracer), options.meter);
+  const inbox = options.inbox ?? (createMemoryInbox() as unknown as CallbackInbox<TContext>);
+  // The in-memory inbox refuses once full: the receiver warns before, and meters its fill.
+  const fill = memoryInboxFill(inbox);
+  meterInboxFill(options.meter, fill);
   const pipe = pipeline({
     verifier,
     account,
-    inbox: options.inbox ?? (createMemoryInbox() as unknown as CallbackInbox<TContext>),
+    inbox,
     confirm: options.confirm,
     retryUnhandled: options.unhandled === 'retry',
     enqueue: options.enqueue,
     logger,
     onError: options.onError,
     failureLogger: options.logger,
+    watchFill: fill === undefined ? undefined : capacityWarnings(fill, logger, verifier.now),
   });
   const reconciler = reconciling({ account, verifier, logger, report: pipe.report, applyRead: pipe.applyRead, enqueue: options.enqueue, inMemoryInbox: options.inbox === undefined });
   const entries = entryPoints({ maxBodyBytes: options.maxBodyBytes ?? MAX_CALLBACK_BODY_BYTES, receive: pipe.receive, report: pipe.report, logger, spans });

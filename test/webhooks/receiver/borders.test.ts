@@ -86,11 +86,12 @@ describe('signed truth decides: unsigned fields never refuse', () => {
     expect(errors[0]?.error).toMatchObject({ reason: 'unreadable_payload', signatureVerified: true });
   });
 
-  test('a forgery is still refused 401 and does not reach onError', async () => {
+  test('a forgery is still refused 401 and reaches onError only as a refusal, with no callback or payload', async () => {
     const { url } = await start();
     const forged = sign({ ...unsigned.deposit, amount: 'lots' }, { apiKey: PROVIDER.apiKey, secretKey: 'not-the-secret' });
     expect(await post(url, forged)).toMatchObject({ status: 401 });
-    expect(errors).toEqual([]);
+    // It cannot be told from a genuine callback under a wrong key: heard, never typed.
+    expect(errors.map(({ error, details }) => [(error as { reason?: unknown }).reason, details])).toEqual([['invalid_signature', { callback: undefined, phase: 'verify', count: 1 }]]);
   });
 });
 

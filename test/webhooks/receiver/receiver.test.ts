@@ -169,14 +169,14 @@ describe.each(transports)('a receiver served by %s', (_name, serveReceiver) => {
     expect(handler).not.toHaveBeenCalled();
   });
 
-  test('answers 401 with the reason to a callback signed with another secret, and applies nothing', async () => {
+  test('answers 401 with the reason to a callback signed with another secret, applies nothing, and tells onError of the refusal', async () => {
     const { receiver, url } = await start();
     const handler = vi.fn();
     receiver.on('*', handler);
     const forged = signCallback({ ...unsigned.deposit }, { apiKey: PROVIDER.apiKey, secretKey: 'guessed' });
     expect(await deliver(url, forged)).toEqual({ status: 401, body: { success: false, error: 'invalid_signature' } });
     expect(handler).not.toHaveBeenCalled();
-    expect(errors).toEqual([]);
+    expect(errors.map((entry) => [(entry.error as { reason?: unknown }).reason, entry.phase])).toEqual([['invalid_signature', 'verify']]);
   });
 
   test('answers 401 to a deposit callback without its signature headers', async () => {
@@ -346,7 +346,7 @@ describe('receive', () => {
 describe('logging', () => {
   const logger = () => ({ debug: vi.fn(), info: vi.fn(), warn: vi.fn(), error: vi.fn() });
 
-  test('logs each applied or repeated callback at debug and each refusal at warn, with no key or hash', async () => {
+  test('logs each applied or repeated callback at debug and a refused well-formed callback at warn, with no key or hash', async () => {
     const log = logger();
     const receiver = createCallbackReceiver({ ...PROVIDER, logger: log, logLevel: 'debug' }).on('*', () => undefined);
     const delivery = deposit('MAN-log19-1763812000');
@@ -354,7 +354,7 @@ describe('logging', () => {
     await receiver.receive(delivery);
     expect(log.debug.mock.calls.map(([fields]) => (fields as { outcome: string }).outcome)).toEqual(['applied', 'duplicate']);
     await receiver.receive(signCallback({ ...unsigned.deposit }, { ...PROVIDER, secretKey: 'wrong' }));
-    expect(log.warn).toHaveBeenCalledWith({ reason: 'invalid_signature', refused: 1 }, expect.stringContaining('the hash does not match'));
+    expect(log.warn).toHaveBeenCalledWith({ refused: 1, reasons: { invalid_signature: 1 } }, expect.stringContaining('the hash does not match'));
     const written = JSON.stringify([log.debug.mock.calls, log.warn.mock.calls]);
     for (const secret of [PROVIDER.secretKey, PROVIDER.apiKey, JSON.parse(delivery.body).hash as string]) expect(written).not.toContain(secret);
   });

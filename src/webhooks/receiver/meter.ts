@@ -1,0 +1,136 @@
+import type { MeterLike } from '../../core/metrics.js';
+import { isPayorchError, CallbackJobError } from '../../errors/error.js';
+import type { CallbackApplyTrace, CallbackSpans, CallbackTrace } from '../../internal/tracing.js';
+import { failureAnswer } from './apply.js';
+import type { MemoryInboxFill } from './memory-inbox.js';
+
+/*
+ * The receiver's metrics, through the user's own OpenTelemetry Meter: each callback counted by
+ * its outcome, reason and kind, and timed once verified; the in-memory inbox's fill read when the
+ * SDK collects. They ride on the trace of each callback, which the receive path tells already:
+ * without a meter, nothing here runs. Attributes are codes only: never a tracking code, a field
+ * of the body, or a key. A meter that throws changes no answer.
+ */
+
+/** What a callback came to, as `payorch.outcome` records it. */
+type Outcome = 'applied' | 'duplicate' | 'queued' | 'refused' | 'failed';
+
+// The bounds OpenTelemetry's semantic conventions advise for durations in seconds.
+const DURATION_BOUNDS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
+
+// What an answer's `error` looks like: the receiver writes it itself, but it is read back as text.
+const REASON = /^[a-z][a-z0-9_]{0,63}$/;
+
+/** The reason a failure answer gives, `{"success":false,"error":"<reason>"}`. */
+function reasonOf(answer: { readonly status: number; readonly body: string }): string {
+  try {
+    const reason = (JSON.parse(answer.body) as { error?: unknown }).error;
+    if (typeof reason === 'string' && REASON.test(reason)) return reason;
+  } catch {
+    // Not written by the receiver: named by its status below.
+  }
+  return `http_${answer.status}`;
+}
+
+function attempt(action: () => void): void {
+  try {
+    action();
+  } catch {
+    // The meter's failure is its own; the callback goes on.
+  }
+}
+
+/** The receiver's instruments, made once; undefined when the meter cannot make them. */
+function instruments(meter: MeterLike): ((outcome: Outcome, reason: string | undefined, kind: string | undefined, startedMs: number | undefined) => void) | undefined {
+  try {
+    const callbacks = meter.createCounter('payorch.callbacks', { description: 'Callbacks received or applied, by outcome, reason and kind', unit: '{callback}' });
+    const duration = meter.createHistogram('payorch.callback.duration', {
+      description: 'From receiving a verified callback to its answer, or the whole of receiver.apply(job)',
+      unit: 's',
+      advice: { explicitBucketBoundaries: DURATION_BOUNDS },
+    });
+    return (outcome, reason, kind, startedMs) => {
+      const attributes: Record<string, string> = { 'payorch.outcome': outcome };
+      if (reason !== undefined) attributes['payorch.reason'] = reason;
+      if (kind !== undefined) attributes['payorch.kind'] = kind;
+      attempt(() => { callbacks.add(1, attributes); });
+      // Timed once verified: what a refusal before that costs says nothing of applying.
+      if (kind !== undefined && startedMs !== undefined) attempt(() => { duration.record((performance.now() - startedMs) / 1000, attributes); });
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/** `spans`, with each callback also counted and timed through `meter`; `spans` itself without one. */
+export function meteredSpans(spans: CallbackSpans, meter: MeterLike | undefined): CallbackSpans {
+  const record = meter === undefined ? undefined : instruments(meter);
+  if (record === undefined) return spans;
+  return {
+    receive: (run) =>
+      spans.receive((trace) => {
+        const startedMs = performance.now();
+        let kind: string | undefined;
+        let processed: string | undefined;
+        const metered: CallbackTrace = {
+          verified(callback) {
+            kind = callback.kind;
+            trace.verified(callback);
+          },
+          processed(outcome) {
+            processed = outcome;
+            trace.processed(outcome);
+          },
+          answered(answer) {
+            if (answer.status === 200) record(processed === 'duplicate' || processed === 'queued' ? processed : 'applied', undefined, kind, startedMs);
+            else record(answer.status >= 500 ? 'failed' : 'refused', reasonOf(answer), kind, startedMs);
+            return trace.answered(answer);
+          },
+          traceparent: () => trace.traceparent(),
+        };
+        return run(metered);
+      }),
+    apply: (traceparent, run) =>
+      spans.apply(traceparent, async (trace) => {
+        const startedMs = performance.now();
+        let kind: string | undefined;
+        let processed: string | undefined;
+        const metered: CallbackApplyTrace = {
+          verified(callback) {
+            kind = callback.kind;
+            trace.verified(callback);
+          },
+          processed(outcome) {
+            processed = outcome;
+            trace.processed(outcome);
+          },
+        };
+        try {
+          const value = await run(metered);
+          record(processed === 'duplicate' ? 'duplicate' : 'applied', undefined, kind, startedMs);
+          return value;
+        } catch (error) {
+          // A job that does not verify is refused as its callback would have been; a failure is answered as a callback's.
+          if (isPayorchError(error, CallbackJobError)) record('refused', error.reason, kind, startedMs);
+          else {
+            const answer = failureAnswer(error);
+            record(answer.status >= 500 ? 'failed' : 'refused', reasonOf(answer), kind, startedMs);
+          }
+          throw error;
+        }
+      }),
+  };
+}
+
+/** Reads the in-memory inbox's fill when the SDK collects: the keys it holds, and its limit. */
+export function meterInboxFill(meter: MeterLike | undefined, fill: MemoryInboxFill | undefined): void {
+  if (meter === undefined || fill === undefined) return;
+  attempt(() => {
+    meter
+      .createObservableUpDownCounter('payorch.inbox.key.count', { description: 'Keys the in-memory inbox holds: applied, under way and partly applied', unit: '{key}' })
+      .addCallback((result) => { result.observe(fill.keys()); });
+    meter
+      .createObservableUpDownCounter('payorch.inbox.key.limit', { description: 'The most keys the in-memory inbox holds (maxKeys); past it, new callbacks are answered 500', unit: '{key}' })
+      .addCallback((result) => { result.observe(fill.maxKeys); });
+  });
+}

@@ -1,0 +1,122 @@
+import type { LevelledLogger } from '../../core/log-level.js';
+import type { CallbackVerificationError } from '../../errors/error.js';
+import { assertNever } from '../../internal/assert-never.js';
+
+/*
+ * How the receiver tells of the requests it refuses. A well-formed callback (a tracking code and
+ * a status of the spec's shape, with a signature) refused for its keys, for its time although its
+ * hash verified, or for its kind although its hash verified, is most likely a genuine one lost to
+ * a setting: a wrong or rotated key, a clock that is off, a URL given to another kind. Each is
+ * heard: by `onError` (phase `verify`), at most once a minute per reason with the count since the
+ * last report, so that a scanner cannot flood an error tracker; and on the console even without a
+ * `logger`, in at most one line a minute that names each cause with its own count. Everything
+ * else (scanners' junk, a forged callback of another kind) is logged at `debug`. Only
+ * `logLevel: 'off'` silences the console; no key is ever named.
+ */
+
+/** The reasons of a refusal that is heard. */
+type HeardReason = 'invalid_signature' | 'api_key_mismatch' | 'timestamp_out_of_tolerance' | 'kind_mismatch';
+
+/** The cause each heard reason most likely has, as the console line names it. */
+const CAUSES: Readonly<Record<HeardReason, string>> = {
+  invalid_signature: 'the hash does not match: the secret key is probably wrong, or was rotated',
+  api_key_mismatch: "X-Api-Key is not this receiver's API key: a wrong apiKey, or another account's callbacks at this URL",
+  timestamp_out_of_tolerance: "the hash verified but the time did not: this machine's clock is probably off (check NTP)",
+  kind_mismatch: "a callback of another kind at this URL: its hash verified, but the receiver's kind option names another",
+};
+
+/** At most one report a minute per reason, and one console line a minute: a wrong key refuses every callback, and each would say the same. */
+const INTERVAL_MS = 60_000;
+
+function heardReason(error: CallbackVerificationError): HeardReason | undefined {
+  switch (error.reason) {
+    case 'invalid_signature':
+    case 'api_key_mismatch':
+      return error.reason;
+    case 'timestamp_out_of_tolerance':
+    case 'kind_mismatch':
+      // A forged callback of another kind, or one whose hash does not verify, is junk.
+      return error.signatureVerified ? error.reason : undefined;
+    // Not a well-formed callback; (unreadable_payload) told by the pipeline as a failure; or
+    // (seal_key_expired) a queued job's seal, whose rejection by `apply` reaches the engine and `onError`.
+    case 'missing_header':
+    case 'repeated_header':
+    case 'empty_header':
+    case 'malformed_body':
+    case 'invalid_tracking_code':
+    case 'invalid_status':
+    case 'account_mismatch':
+    case 'unreadable_payload':
+    case 'seal_key_expired':
+      return undefined;
+    default:
+      return assertNever(error.reason);
+  }
+}
+
+export interface RefusalSettings {
+  /** The receiver's logger, at its level. */
+  readonly logger: LevelledLogger;
+  /** The receiver's clock, in milliseconds. */
+  readonly now: () => number;
+  /** Tells `onError` of a reason's refusals, `count` of them since the last report; undefined without `onError`. */
+  readonly report: ((error: CallbackVerificationError, count: number) => void) | undefined;
+}
+
+/** Hears each refusal of a request: counted and told when it is a genuine-looking callback's, logged at debug otherwise. */
+export function refusalHearing({ logger, now, report }: RefusalSettings): (error: CallbackVerificationError) => void {
+  // Per reason: when its last report went out, and how many came since.
+  const reports = new Map<HeardReason, { since: number; count: number }>();
+  // The console line: when the last one was written, and the count of each cause since.
+  let lineAt: number | undefined;
+  const unwritten = new Map<HeardReason, number>();
+
+  function tell(error: CallbackVerificationError, reason: HeardReason, at: number): void {
+    if (report === undefined) return;
+    const last = reports.get(reason);
+    if (last !== undefined && at - last.since < INTERVAL_MS) {
+      last.count++;
+      return;
+    }
+    reports.set(reason, { since: at, count: 0 });
+    report(error, (last?.count ?? 0) + 1);
+  }
+
+  function write(at: number): void {
+    if (lineAt !== undefined && at - lineAt < INTERVAL_MS) return;
+    const minutes = lineAt === undefined ? 0 : Math.max(1, Math.round((at - lineAt) / 60_000));
+    lineAt = at;
+    let total = 0;
+    const reasons: Partial<Record<HeardReason, number>> = {};
+    const causes: string[] = [];
+    for (const [reason, count] of unwritten) {
+      total += count;
+      reasons[reason] = count;
+      causes.push(`${count} because ${CAUSES[reason]}`);
+    }
+    unwritten.clear();
+    const plural = total === 1 ? '' : 's';
+    const span = minutes === 0 ? '' : ` in the last ${minutes === 1 ? 'minute' : `${minutes} minutes`}`;
+    try {
+      // Written at warn whatever the level but off: a receiver refusing genuine callbacks loses them.
+      logger.warnAlways(
+        { refused: total, reasons },
+        `payorch: refused ${total} well-formed callback${plural}${span}: ${causes.join('; ')}. Genuine callbacks are lost once the service stops retrying: see "Refused callbacks" in the receiver guide (docs/webhooks.md).`,
+      );
+    } catch {
+      // A broken logger is the user's to notice; the answer goes out.
+    }
+  }
+
+  return (error) => {
+    const reason = heardReason(error);
+    if (reason === undefined) {
+      if (logger.enabled('debug')) logger.debug({ reason: error.reason, status: error.status }, `payorch: refused a callback request (${error.reason}): ${error.message}`);
+      return;
+    }
+    const at = now();
+    tell(error, reason, at);
+    unwritten.set(reason, (unwritten.get(reason) ?? 0) + 1);
+    write(at);
+  };
+}
