@@ -210,9 +210,9 @@ export function tableName(where: string, options: { readonly table?: string | un
  * //   statuses text[] NOT NULL,
  * //   record_time bigint NOT NULL,
  * //   applied_at timestamptz NOT NULL DEFAULT now(),
- * //   PRIMARY KEY (account, tracking_code),
- * //   UNIQUE (record_time, account, tracking_code)
- * // )
+ * //   PRIMARY KEY (account, tracking_code)
+ * // );
+ * // CREATE INDEX IF NOT EXISTS "payorch_callback_inbox_record_time" ON "payorch_callback_inbox" (record_time, account, tracking_code)
  * ```
  */
 export function postgresInboxTableSql(table?: string): string {
@@ -221,9 +221,11 @@ export function postgresInboxTableSql(table?: string): string {
 
 // The key is the account and tracking code alone: a record time read from an unsigned field (a
 // transfer's created_at) may be written in another form on the next read, and must not make a
-// second row. The UNIQUE constraint is the prune's index in record-time order (unique because the
-// key is), declared in the one statement, so that the table and its indexes come and go together.
+// second row. The prune's index in record-time order is a plain one: a second UNIQUE index is no
+// arbiter of the claim's ON CONFLICT, so two copies claimed at the same time would fail on it with
+// a unique violation instead of one waiting for the other.
 function tableSql(quoted: string): string {
+  const table = quoted.slice(quoted.lastIndexOf('."') + 1).slice(1, -1);
   return [
     `CREATE TABLE IF NOT EXISTS ${quoted} (`,
     '  account text NOT NULL,',
@@ -231,9 +233,9 @@ function tableSql(quoted: string): string {
     '  statuses text[] NOT NULL,',
     '  record_time bigint NOT NULL,',
     '  applied_at timestamptz NOT NULL DEFAULT now(),',
-    '  PRIMARY KEY (account, tracking_code),',
-    '  UNIQUE (record_time, account, tracking_code)',
-    ')',
+    '  PRIMARY KEY (account, tracking_code)',
+    ');',
+    `CREATE INDEX IF NOT EXISTS "${table}_record_time" ON ${quoted} (record_time, account, tracking_code)`,
   ].join('\n');
 }
 

@@ -250,12 +250,13 @@ describe('the inbox table', () => {
         '  statuses text[] NOT NULL,',
         '  record_time bigint NOT NULL,',
         '  applied_at timestamptz NOT NULL DEFAULT now(),',
-        '  PRIMARY KEY (account, tracking_code),',
-        '  UNIQUE (record_time, account, tracking_code)',
-        ')',
+        '  PRIMARY KEY (account, tracking_code)',
+        ');',
+        'CREATE INDEX IF NOT EXISTS "payorch_callback_inbox_record_time" ON "payorch_callback_inbox" (record_time, account, tracking_code)',
       ].join('\n'),
     );
     expect(postgresInboxTableSql('billing.inbox')).toMatch(/^CREATE TABLE IF NOT EXISTS "billing"."inbox" \(/);
+    expect(postgresInboxTableSql('billing.inbox')).toMatch(/\nCREATE INDEX IF NOT EXISTS "inbox_record_time" ON "billing"."inbox" \(record_time, account, tracking_code\)$/);
   });
 
   test('createPostgresInboxTable may run more than once', async () => {
