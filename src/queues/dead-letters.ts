@@ -1,0 +1,145 @@
+import type { CallbackJob } from '../webhooks/job.js';
+import type { ResealKeys } from '../webhooks/seal.js';
+
+/*
+ * What every queue adapter (payorch/pg-boss, payorch/bullmq, payorch/cloudflare-queues) gives,
+ * under the same names and meanings on every engine: `enqueue` for the receiver, and the dead
+ * letters a person lists, replays and purges. Each adapter adds its own way to start applying
+ * jobs (the engine's worker, or a Worker's `queue` handler), since that is the engine's.
+ */
+
+/**
+ * A job whose retries ran out, as {@link DeadLetters.list} shows it: what a person needs to decide
+ * whether to replay or purge it. It holds no key, no hash and no customer data beyond the job's
+ * tracking code; {@link DeadLetters.get} gives the job itself.
+ */
+export interface DeadLetter {
+  /** The engine's id of the dead letter: what `get`, `replay` and `purge` take. */
+  readonly id: string;
+  /** The callback's kind (`deposit`, `withdrawal`, `creditCard`, `dealerCreditCard`). */
+  readonly kind: string;
+  /** The tracking code, or the transfer id, the job is about. */
+  readonly trackingCode: string;
+  /** The status the job applies. */
+  readonly status: string;
+  /** The receiver's account the job belongs to (its `accountName`, or its API key). */
+  readonly account: string;
+  /** When the receiver first got the callback (the job's `receivedAt`). */
+  readonly receivedAt: Date;
+  /** How many times the engine ran the job before it gave up. */
+  readonly attempts: number;
+  /** The last attempt's error, as `name: message` (a `CallbackJobError`'s reason is its name's field). */
+  readonly lastError: string;
+  /** When the job became a dead letter. */
+  readonly deadAt: Date;
+}
+
+/** One page of {@link DeadLetters.list}. */
+export interface DeadLetterPage {
+  /** Oldest first. */
+  readonly deadLetters: readonly DeadLetter[];
+  /** Pass it as `cursor` to read the next page; absent on the last page. */
+  readonly cursor?: string | undefined;
+}
+
+/** Settings of {@link DeadLetters.list}. */
+export interface ListDeadLettersOptions {
+  /**
+   * How many dead letters a page holds at most.
+   * @default 50
+   */
+  readonly limit?: number | undefined;
+  /** The `cursor` of the page before; left out, the first page. */
+  readonly cursor?: string | undefined;
+}
+
+/** Settings of {@link DeadLetters.replay}. */
+export interface ReplayDeadLettersOptions {
+  /** The dead letters to replay, by id; left out, the oldest, as many as one engine batch holds. */
+  readonly ids?: readonly string[] | undefined;
+  /**
+   * Re-seals each job before it is sent again (`resealCallbackJob`): give the key that sealed jobs
+   * before a rotation on purpose, after `until` (docs/webhooks.md, "Rotating the keys").
+   */
+  readonly reseal?: ResealKeys | undefined;
+}
+
+/** What {@link DeadLetters.replay} did. */
+export interface ReplayedDeadLetters {
+  /** How many jobs were sent to the queue again, and deleted from the dead letters. */
+  readonly replayed: number;
+  /** How many dead letters are left: call `replay` again while it is above 0. */
+  readonly remaining: number;
+}
+
+/** Which dead letters {@link DeadLetters.purge} deletes: some by id, or every one dead before a time. */
+export type PurgeDeadLettersOptions = { readonly ids: readonly string[] } | { readonly before: Date };
+
+/**
+ * The dead letters of a queue: kept until a person replays or purges them, past every retention
+ * of the engine's own.
+ */
+export interface DeadLetters {
+  /** A page of dead letters, oldest first. */
+  list(options?: ListDeadLettersOptions): Promise<DeadLetterPage>;
+  /** One dead letter with its job, or `undefined` when there is none of that id. */
+  get(id: string): Promise<(DeadLetter & { readonly job: CallbackJob }) | undefined>;
+  /**
+   * Sends dead letters to the queue again, within one batch of the engine's, each sent before it
+   * is deleted; two replays at once send each at most once more, and the inbox applies it once.
+   */
+  replay(options?: ReplayDeadLettersOptions): Promise<ReplayedDeadLetters>;
+  /** Deletes dead letters for good: those named, or every one dead before `before`. */
+  purge(options: PurgeDeadLettersOptions): Promise<{ readonly purged: number }>;
+}
+
+/**
+ * What every queue adapter's factory returns, whatever the engine: give `enqueue` to
+ * `createCallbackReceiver`, and let a person see and act on `deadLetters`.
+ */
+export interface CallbackQueue {
+  /** Puts a job on the queue; resolves once the engine holds it durably, so that the receiver may answer 200. */
+  enqueue(job: CallbackJob): Promise<void>;
+  readonly deadLetters: DeadLetters;
+}
+
+/** What a dead letter's engine record adds to its job. @internal */
+export interface DeadLetterRecord {
+  readonly id: string;
+  readonly attempts: number;
+  readonly lastError: string;
+  readonly deadAt: Date;
+}
+
+/**
+ * The dead letter of a job as every adapter shows it: the job's own fields read without trusting
+ * its shape (a dead letter may be a job someone wrote into the queue), and the engine's record.
+ * @internal
+ */
+export function deadLetterOf(job: unknown, record: DeadLetterRecord): DeadLetter {
+  const fields = typeof job === 'object' && job !== null ? (job as Readonly<Record<string, unknown>>) : {};
+  const payload = typeof fields['payload'] === 'object' && fields['payload'] !== null ? (fields['payload'] as Readonly<Record<string, unknown>>) : {};
+  const text = (value: unknown): string => (typeof value === 'string' ? value : '');
+  const receivedAt = typeof fields['receivedAt'] === 'number' ? fields['receivedAt'] : Number.NaN;
+  return {
+    id: record.id,
+    kind: text(fields['kind']),
+    trackingCode: text(payload['tracking_code']) || text(payload['transfer_id']),
+    status: text(payload['status']),
+    account: text(fields['account']),
+    receivedAt: new Date(receivedAt),
+    attempts: record.attempts,
+    lastError: record.lastError,
+    deadAt: record.deadAt,
+  };
+}
+
+/**
+ * The last error of a job as a dead letter keeps it: `name: message`, at most 1000 characters. The
+ * receiver's errors name no key; a handler's own error is the merchant's.
+ * @internal
+ */
+export function lastErrorOf(error: unknown): string {
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return text.length > 1000 ? `${text.slice(0, 999)}…` : text;
+}
