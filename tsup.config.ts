@@ -39,6 +39,8 @@ const ENTRIES = {
   // The Cloudflare inboxes (payorch/d1, payorch/durable-object): loaded only by their users.
   'd1/index': 'src/d1/index.ts',
   'durable-object/index': 'src/durable-object/index.ts',
+  // Deferred callbacks on Cloudflare Queues with dead letters in D1 (payorch/cloudflare-queues).
+  'cloudflare-queues/index': 'src/cloudflare-queues/index.ts',
   // The inbox contract (payorch/testing), for tests of an inbox of one's own.
   'testing/index': 'src/testing/index.ts',
   // The zod schemas as values (payorch/schemas); payorch exports their types only.

@@ -22,7 +22,7 @@ step "publint --strict"
 npx --no-install publint --strict
 
 # The default profile includes node10 resolution (`moduleResolution: "node"`, still common):
-# package.json typesVersions maps payorch/schemas, payorch/sandbox, payorch/postgres, payorch/webhooks, payorch/d1, payorch/durable-object and payorch/testing to their declarations there.
+# package.json typesVersions maps payorch/schemas, payorch/sandbox, payorch/postgres, payorch/webhooks, payorch/d1, payorch/durable-object, payorch/cloudflare-queues and payorch/testing to their declarations there.
 step "attw --pack . (default profile: node10, node16 CJS and ESM, bundler)"
 npx --no-install attw --pack .
 
@@ -213,20 +213,24 @@ console.log(`${label}: payorch/postgres loaded`);
 (cd "$work/cjs" && { echo 'const { createCallbackReceiver } = require("payorch");'; echo 'const { postgresInboxTableSql, createPostgresInbox } = require("payorch/postgres");'; echo 'const label = "CommonJS";'; echo "$postgres_js"; } > postgres.js && node postgres.js)
 (cd "$work/ts" && { echo 'import { createCallbackReceiver } from "payorch";'; echo 'import { postgresInboxTableSql, createPostgresInbox } from "payorch/postgres";'; echo 'const label = "TypeScript node16";'; echo "$postgres_js"; } > src/postgres.ts && "$tsc" -p tsconfig.node16.json && node out-node16/postgres.js)
 
-# payorch/d1 and payorch/durable-object: structural types of their own (no @cloudflare/workers-types
-# installed in these consumers), loaded by ESM, CommonJS and TypeScript with a stand-in binding.
-step "consumer: payorch/d1 and payorch/durable-object (ESM, CommonJS, TypeScript)"
+# payorch/d1, payorch/durable-object and payorch/cloudflare-queues: structural types of their own (no
+# @cloudflare/workers-types installed in these consumers), loaded by ESM, CommonJS and TypeScript
+# with stand-in bindings.
+step "consumer: payorch/d1, payorch/durable-object and payorch/cloudflare-queues (ESM, CommonJS, TypeScript)"
 cloudflare_js='
 const statement = { bind: () => statement, all: () => Promise.resolve({ results: [] }), run: () => Promise.resolve({}), first: () => Promise.resolve(null) };
-const d1 = createD1Inbox({ db: { prepare: () => statement, batch: () => Promise.resolve([]) } });
+const db = { prepare: () => statement, batch: () => Promise.resolve([]) };
+const d1 = createD1Inbox({ db });
 const storage = { sql: { exec: () => ({ toArray: () => [], rowsWritten: 0 }) }, transaction: (closure) => closure() };
 const durable = createDurableObjectInbox({ storage });
+const queue = createCloudflareQueue({ queue: { send: () => Promise.resolve(), sendBatch: () => Promise.resolve() }, db });
 if (typeof d1.process !== "function" || typeof durable.process !== "function" || !d1InboxTableSql().startsWith("CREATE TABLE IF NOT EXISTS \"payorch_callback_inbox\"")) throw new Error("payorch/d1 or payorch/durable-object");
-console.log(`${label}: payorch/d1 and payorch/durable-object loaded`);
+if (typeof queue.work({ apply: () => Promise.resolve() }) !== "function" || !d1DeadLettersTableSql().startsWith("CREATE TABLE IF NOT EXISTS \"payorch_dead_letters\"")) throw new Error("payorch/cloudflare-queues");
+console.log(`${label}: payorch/d1, payorch/durable-object and payorch/cloudflare-queues loaded`);
 '
-(cd "$work/esm" && { echo 'import { createD1Inbox, d1InboxTableSql } from "payorch/d1";'; echo 'import { createDurableObjectInbox } from "payorch/durable-object";'; echo 'const label = "ESM";'; echo "$cloudflare_js"; } > cloudflare.js && node cloudflare.js)
-(cd "$work/cjs" && { echo 'const { createD1Inbox, d1InboxTableSql } = require("payorch/d1");'; echo 'const { createDurableObjectInbox } = require("payorch/durable-object");'; echo 'const label = "CommonJS";'; echo "$cloudflare_js"; } > cloudflare.js && node cloudflare.js)
-(cd "$work/ts" && { echo 'import { createD1Inbox, d1InboxTableSql } from "payorch/d1";'; echo 'import type { D1PreparedStatementLike } from "payorch/d1";'; echo 'import { createDurableObjectInbox } from "payorch/durable-object";'; echo 'const label = "TypeScript node16";'; echo "$cloudflare_js" | sed -e 's/const statement =/const statement: D1PreparedStatementLike =/' -e 's/(closure) =>/<T>(closure: () => Promise<T>) =>/'; } > src/cloudflare.ts && "$tsc" -p tsconfig.node16.json && node out-node16/cloudflare.js)
+(cd "$work/esm" && { echo 'import { createD1Inbox, d1InboxTableSql } from "payorch/d1";'; echo 'import { createDurableObjectInbox } from "payorch/durable-object";'; echo 'import { createCloudflareQueue, d1DeadLettersTableSql } from "payorch/cloudflare-queues";'; echo 'const label = "ESM";'; echo "$cloudflare_js"; } > cloudflare.js && node cloudflare.js)
+(cd "$work/cjs" && { echo 'const { createD1Inbox, d1InboxTableSql } = require("payorch/d1");'; echo 'const { createDurableObjectInbox } = require("payorch/durable-object");'; echo 'const { createCloudflareQueue, d1DeadLettersTableSql } = require("payorch/cloudflare-queues");'; echo 'const label = "CommonJS";'; echo "$cloudflare_js"; } > cloudflare.js && node cloudflare.js)
+(cd "$work/ts" && { echo 'import { createD1Inbox, d1InboxTableSql } from "payorch/d1";'; echo 'import type { D1PreparedStatementLike } from "payorch/d1";'; echo 'import { createDurableObjectInbox } from "payorch/durable-object";'; echo 'import { createCloudflareQueue, d1DeadLettersTableSql } from "payorch/cloudflare-queues";'; echo 'const label = "TypeScript node16";'; echo "$cloudflare_js" | sed -e 's/const statement =/const statement: D1PreparedStatementLike =/' -e 's/(closure) =>/<T>(closure: () => Promise<T>) =>/'; } > src/cloudflare.ts && "$tsc" -p tsconfig.node16.json && node out-node16/cloudflare.js)
 
 # payorch/testing: the inbox contract, run as a merchant runs it, with no test runner installed,
 # against the packed in-memory inbox (its clock a retention behind until the prune).

@@ -1,0 +1,390 @@
+/**
+ * payorch/cloudflare-queues: deferred callbacks on Cloudflare Queues, with dead letters kept in
+ * D1. The Worker's `fetch` answers the service once a verified callback is on the queue
+ * (`enqueue`); its `queue` handler (`work`) applies each message with `receiver.apply`, retries
+ * what fails with a growing delay, and keeps what the dead-letter queue delivers in a D1 table,
+ * where a person lists, replays and purges it (`deadLetters`). Runs without `nodejs_compat`, and
+ * needs no `@cloudflare/workers-types`: the types below are the parts of Queues it uses.
+ *
+ * wrangler.toml:
+ * ```toml
+ * [[queues.producers]]
+ * binding = "CALLBACKS"
+ * queue = "payorch-callbacks"
+ *
+ * [[queues.consumers]]
+ * queue = "payorch-callbacks"
+ * max_retries = 10
+ * dead_letter_queue = "payorch-callbacks-dead"
+ *
+ * [[queues.consumers]]
+ * queue = "payorch-callbacks-dead"
+ * max_retries = 100   # while D1 is down; a dead-letter queue has no dead letters of its own
+ * ```
+ *
+ * @module payorch/cloudflare-queues
+ */
+import { checkOptions, declareOptions } from '../core/option-checks.js';
+import type { OptionDeclaration } from '../core/option-checks.js';
+import { RequestValidationError } from '../errors/error.js';
+import { constantTimeEqual } from '../internal/hash/constant-time.js';
+import { sha256Hex } from '../internal/hash/sha256.js';
+import type { D1DatabaseLike } from '../d1/index.js';
+import { lastErrorOf } from '../queues/dead-letters.js';
+import type { CallbackQueue } from '../queues/dead-letters.js';
+import type { CallbackJob } from '../webhooks/job.js';
+import type { CallbackApplyOptions } from '../webhooks/receiver/receiver.js';
+import { DEAD_LETTERS_TABLE_OPTION, deadLetterTable, deadLettersTableSql, jobId, jobText, quoteDeadLettersTable } from './dead-letters.js';
+import type { QueueProducerLike } from './dead-letters.js';
+
+/** A message of a batch, as the `queue` handler gets it; Cloudflare's `Message` fits. */
+export interface QueueMessageLike {
+  readonly id: string;
+  readonly body: unknown;
+  /** How many times it was delivered, this time included: 1 the first time. */
+  readonly attempts: number;
+  ack(): void;
+  retry(options?: { readonly delaySeconds?: number }): void;
+}
+
+/** A batch of messages, as the `queue` handler gets it; Cloudflare's `MessageBatch` fits. */
+export interface QueueBatchLike {
+  /** The name of the queue it came from, as wrangler.toml names it. */
+  readonly queue: string;
+  readonly messages: readonly QueueMessageLike[];
+}
+
+/** Settings of {@link createCloudflareQueue}. */
+export interface CloudflareQueueOptions {
+  /**
+   * The producer binding of the callbacks' queue.
+   * @example env.CALLBACKS
+   */
+  readonly queue: QueueProducerLike;
+  /**
+   * The D1 binding that keeps the dead letters (it may be the D1 inbox's database).
+   * @example env.DB
+   */
+  readonly db: D1DatabaseLike;
+  /**
+   * The callbacks' queue as wrangler.toml names it: `work` applies the batches of this queue.
+   * @default 'payorch-callbacks'
+   * @example 'billing-callbacks'
+   */
+  readonly queueName?: string | undefined;
+  /**
+   * The consumer's `dead_letter_queue` in wrangler.toml: `work` keeps the batches of this queue
+   * in D1. A batch of any other queue is refused (thrown, so the runtime retries it), never
+   * applied or kept by mistake.
+   * @default 'payorch-callbacks-dead'
+   * @example 'billing-callbacks-dead'
+   */
+  readonly deadLetterQueueName?: string | undefined;
+  /**
+   * The D1 table of the dead letters ({@link d1DeadLettersTableSql}). Letters, digits and `_` only.
+   * @default 'payorch_dead_letters'
+   * @example 'billing_dead_letters'
+   */
+  readonly table?: string | undefined;
+  /**
+   * The delay before the first retry of a job that failed, in seconds; each retry waits twice as
+   * long as the one before, up to `maxRetryDelaySeconds`. It replaces the consumer's
+   * `retry_delay`; the consumer's `max_retries` still says how many retries there are.
+   * @default 5
+   * @example 30
+   */
+  readonly retryDelaySeconds?: number | undefined;
+  /**
+   * The longest delay between two attempts, in seconds (Queues takes at most 43200, 12 hours).
+   * With the defaults and `max_retries = 10`, a job is retried for about 85 minutes before it
+   * becomes a dead letter.
+   * @default 3600
+   * @example 600
+   */
+  readonly maxRetryDelaySeconds?: number | undefined;
+}
+
+const DEFAULT_QUEUE_NAME = 'payorch-callbacks';
+const DEFAULT_DEAD_LETTER_QUEUE_NAME = 'payorch-callbacks-dead';
+const DEFAULT_RETRY_DELAY_SECONDS = 5;
+const DEFAULT_MAX_RETRY_DELAY_SECONDS = 3600;
+/** Queues' longest delay (`retry({ delaySeconds })`). */
+const MAX_DELAY_SECONDS = 43_200;
+
+const queueName = (name: 'queueName' | 'deadLetterQueueName', value: string): OptionDeclaration<typeof name> => ({
+  name,
+  rule: { type: 'text', maxLength: 63, pattern: /^[A-Za-z0-9_-]+$/, allowed: 'a queue name as wrangler.toml gives it (letters, digits, - and _, up to 63)' },
+  default: value,
+});
+const delay = (name: 'retryDelaySeconds' | 'maxRetryDelaySeconds', value: number): OptionDeclaration<typeof name> => ({
+  name,
+  rule: { type: 'number', min: 0, max: MAX_DELAY_SECONDS, integer: true, unit: 's' },
+  default: value,
+  note: 'Queues delays a retry by at most 12 hours',
+});
+
+const DB_OPTION: OptionDeclaration<'db'> = {
+  name: 'db',
+  rule: { type: 'object', methods: ['prepare', 'batch'], allowed: 'a D1 binding (an object with prepare() and batch()), for example env.DB' },
+  required: true,
+};
+
+const CLOUDFLARE_QUEUE_OPTIONS = declareOptions<CloudflareQueueOptions>()([
+  { name: 'queue', rule: { type: 'object', methods: ['send', 'sendBatch'], allowed: 'a Queues producer binding (an object with send() and sendBatch()), for example env.CALLBACKS' }, required: true },
+  DB_OPTION,
+  queueName('queueName', DEFAULT_QUEUE_NAME),
+  queueName('deadLetterQueueName', DEFAULT_DEAD_LETTER_QUEUE_NAME),
+  DEAD_LETTERS_TABLE_OPTION,
+  delay('retryDelaySeconds', DEFAULT_RETRY_DELAY_SECONDS),
+  delay('maxRetryDelaySeconds', DEFAULT_MAX_RETRY_DELAY_SECONDS),
+]);
+
+/** What `work` needs of a receiver: its `apply`. */
+export interface JobApplier {
+  readonly apply: (job: CallbackJob, options?: CallbackApplyOptions) => Promise<void>;
+}
+
+/** Settings of {@link CloudflareQueue.work}. */
+export interface CloudflareWorkOptions {
+  /**
+   * The provider client that reads again the status of a job made by `receiver.reconcile`
+   * (`receiver.apply(job, { provider })`); needed only when the receiver reconciles.
+   * @example new ProviderClient({ baseUrl, apiKey, secretKey, credentialKey })
+   */
+  readonly provider?: CallbackApplyOptions['provider'];
+}
+
+const WORK_OPTIONS = declareOptions<CloudflareWorkOptions>()([{ name: 'provider', rule: { type: 'object', methods: [], allowed: 'a ProviderClient' } }]);
+
+/** Settings of {@link CloudflareQueue.replayRoute}. */
+export interface ReplayRouteOptions {
+  /**
+   * The bearer token the route asks for: a random secret of at least 32 characters
+   * (`wrangler secret put REPLAY_TOKEN`). Left out, the route answers 404 to every request.
+   * @example env.REPLAY_TOKEN
+   */
+  readonly token: string | undefined;
+}
+
+const REPLAY_ROUTE_OPTIONS = declareOptions<ReplayRouteOptions>()([
+  { name: 'token', rule: { type: 'text', maxLength: 1000, pattern: /^\S{32,}$/, allowed: 'a random string of at least 32 characters without spaces (openssl rand -hex 32)' } },
+]);
+
+/** What {@link createCloudflareQueue} returns. */
+export interface CloudflareQueue extends CallbackQueue {
+  /**
+   * The Worker's `queue` handler. For a batch of `queueName`, it applies each message with
+   * `receiver.apply`, side by side: acknowledged once applied (or applied before), retried when
+   * `apply` rejects, after `retryDelaySeconds` doubled at each attempt (at most
+   * `maxRetryDelaySeconds`), with the attempt and its error kept in D1 for the dead letter it may
+   * become. For a batch of `deadLetterQueueName`, it keeps each message in D1 on its first
+   * delivery and acknowledges it once written (a dead-letter queue forgets a message after its
+   * retention, 14 days at most); when D1 fails, the batch is retried.
+   *
+   * @throws {RequestValidationError} at once for a receiver without `apply`
+   * @example
+   * ```ts
+   * export default {
+   *   queue: (batch, env) => setup(env).queue.work(setup(env).receiver)(batch),
+   * };
+   * ```
+   */
+  work(receiver: JobApplier, options?: CloudflareWorkOptions): (batch: QueueBatchLike) => Promise<void>;
+  /**
+   * A Fetch API handler for the Worker to mount (`POST /dead-letters/replay`): with
+   * `Authorization: Bearer <token>`, it replays the oldest dead letters, as many as one
+   * `sendBatch` takes, and answers `{ replayed, remaining }` (call it again while `remaining` is
+   * above 0); anything else, a wrong token and every method but POST, is answered 404. The token is
+   * compared in constant time.
+   *
+   * @throws {RequestValidationError} at once for a token shorter than 32 characters
+   * @example
+   * ```ts
+   * if (pathname === '/dead-letters/replay') return queue.replayRoute({ token: env.REPLAY_TOKEN })(request);
+   * ```
+   */
+  replayRoute(options: ReplayRouteOptions): (request: Request) => Promise<Response>;
+}
+
+/**
+ * The SQL that creates the dead letters' D1 table: a row per job that failed an attempt (its
+ * attempts and last error), which becomes a dead letter (`dead_at`) when the dead-letter queue
+ * delivers it. Run it in a migration (`wrangler d1 migrations`), or call
+ * {@link createD1DeadLettersTable}.
+ *
+ * @example
+ * ```ts
+ * console.log(d1DeadLettersTableSql());
+ * // CREATE TABLE IF NOT EXISTS "payorch_dead_letters" (
+ * //   id TEXT PRIMARY KEY,
+ * //   job TEXT NOT NULL,
+ * //   attempts INTEGER NOT NULL,
+ * //   last_error TEXT NOT NULL,
+ * //   failed_at INTEGER NOT NULL,
+ * //   dead_at INTEGER,
+ * //   replay_claim TEXT,
+ * //   replay_claimed_at INTEGER
+ * // )
+ * ```
+ */
+export function d1DeadLettersTableSql(table?: string): string {
+  return deadLettersTableSql(quoteDeadLettersTable('d1DeadLettersTableSql', table));
+}
+
+/** Settings of {@link createD1DeadLettersTable}. */
+export interface D1DeadLettersTableOptions {
+  /**
+   * The D1 binding.
+   * @example env.DB
+   */
+  readonly db: D1DatabaseLike;
+  /**
+   * The dead letters' table. Letters, digits and `_` only.
+   * @default 'payorch_dead_letters'
+   * @example 'billing_dead_letters'
+   */
+  readonly table?: string | undefined;
+}
+
+const TABLE_OPTIONS = declareOptions<D1DeadLettersTableOptions>()([DB_OPTION, DEAD_LETTERS_TABLE_OPTION]);
+
+/**
+ * Creates the dead letters' table if it does not exist ({@link d1DeadLettersTableSql}).
+ * @example
+ * ```ts
+ * await createD1DeadLettersTable({ db: env.DB });
+ * ```
+ */
+export async function createD1DeadLettersTable(options: D1DeadLettersTableOptions): Promise<void> {
+  checkOptions('createD1DeadLettersTable', options, TABLE_OPTIONS);
+  await options.db.prepare(d1DeadLettersTableSql(options.table)).run();
+}
+
+/**
+ * Deferred callbacks on a Cloudflare Queue, with the dead letters in D1. Give `enqueue` to
+ * `createCallbackReceiver`, export `work(receiver)` as the Worker's `queue` handler (it consumes
+ * the callbacks' queue and its dead-letter queue), and let a person act on `deadLetters`:
+ * `list`, `get`, `replay` (the oldest, or those named, as many as one `sendBatch` takes: 100
+ * messages and 256 KB; each sent before it is deleted; two replays at once take none of the same)
+ * and `purge`. A dead letter is kept until it is replayed or purged.
+ *
+ * What the queue makes once, and what it does not: a message is delivered at least once, and
+ * copies of one callback may be applied side by side; the inbox applies each once. A job changed
+ * in the queue is refused by `apply` (its seal) on every attempt, and ends in the dead letters
+ * with that error: look at who wrote it before you replay it.
+ *
+ * @throws {RequestValidationError} at once for a missing binding or an impossible setting, naming it
+ * @example
+ * ```ts
+ * import { createCallbackReceiver } from 'payorch';
+ * import { createD1Inbox } from 'payorch/d1';
+ * import { createCloudflareQueue } from 'payorch/cloudflare-queues';
+ *
+ * function setup(env: Env) {
+ *   const queue = createCloudflareQueue({ queue: env.CALLBACKS, db: env.DB });
+ *   const receiver = createCallbackReceiver({ apiKey: env.API_KEY, secretKey: env.SECRET_KEY, inbox: createD1Inbox({ db: env.DB }), enqueue: queue.enqueue });
+ *   return { queue, receiver };
+ * }
+ * export default {
+ *   fetch: (request: Request, env: Env) => setup(env).receiver.handle(request),
+ *   queue: (batch: MessageBatch, env: Env) => { const { queue, receiver } = setup(env); return queue.work(receiver)(batch); },
+ * };
+ * ```
+ */
+export function createCloudflareQueue(options: CloudflareQueueOptions): CloudflareQueue {
+  const where = 'createCloudflareQueue';
+  checkOptions(where, options, CLOUDFLARE_QUEUE_OPTIONS);
+  const name = options.queueName ?? DEFAULT_QUEUE_NAME;
+  const deadName = options.deadLetterQueueName ?? DEFAULT_DEAD_LETTER_QUEUE_NAME;
+  const firstDelay = options.retryDelaySeconds ?? DEFAULT_RETRY_DELAY_SECONDS;
+  const longestDelay = options.maxRetryDelaySeconds ?? DEFAULT_MAX_RETRY_DELAY_SECONDS;
+  if (name === deadName) {
+    throw new RequestValidationError(where, [{ field: 'deadLetterQueueName', rule: 'invalid_option', message: `must differ from queueName ("${name}"): a dead letter would be applied again, and lost after its retries` }]);
+  }
+  if (longestDelay < firstDelay) {
+    throw new RequestValidationError(where, [{ field: 'maxRetryDelaySeconds', rule: 'invalid_option', message: `must be at least retryDelaySeconds (${firstDelay}); got ${longestDelay}` }]);
+  }
+  const { queue, db } = options;
+  const table = deadLetterTable(db, quoteDeadLettersTable(where, options.table), queue);
+  const delayOf = (attempts: number): number => Math.min(longestDelay, firstDelay * 2 ** Math.min(Math.max(attempts - 1, 0), 16));
+
+  async function applyEach(batch: QueueBatchLike, receiver: JobApplier, applyOptions: CallbackApplyOptions): Promise<void> {
+    await Promise.all(
+      batch.messages.map(async (message) => {
+        try {
+          await receiver.apply(message.body as CallbackJob, applyOptions);
+        } catch (error) {
+          const delaySeconds = delayOf(message.attempts);
+          const lastError = lastErrorOf(error);
+          console.error(`payorch/cloudflare-queues: job ${message.id} (attempt ${message.attempts}) not applied, retried in ${delaySeconds} s: ${lastError}`);
+          await table.failed(jobText(message.body), message.attempts, lastError).catch((recordError: unknown) => {
+            console.error(`payorch/cloudflare-queues: the failure of job ${message.id} was not recorded in D1, so its dead letter will not show it: ${lastErrorOf(recordError)}`);
+          });
+          message.retry({ delaySeconds });
+          return;
+        }
+        // Its failed attempts are kept no longer; a first attempt has none to forget.
+        if (message.attempts > 1) await table.applied(jobText(message.body)).catch(() => undefined);
+        message.ack();
+      }),
+    );
+  }
+
+  async function keepDead(batch: QueueBatchLike): Promise<void> {
+    const texts = batch.messages.map((message) => jobText(message.body));
+    try {
+      await table.dead(texts);
+    } catch (error) {
+      for (const message of batch.messages) message.retry({ delaySeconds: delayOf(message.attempts) });
+      console.error(`payorch/cloudflare-queues: ${batch.messages.length} dead letters not kept in D1, retried: ${lastErrorOf(error)}`);
+      return;
+    }
+    batch.messages.forEach((message, index) => {
+      console.error(`payorch/cloudflare-queues: job ${message.id} is dead letter ${jobId(texts[index] ?? '')}, kept in D1 until replayed or purged`);
+      message.ack();
+    });
+  }
+
+  return {
+    // JSON: a job is plain JSON, and Queues then counts its size as a replay does.
+    enqueue: async (job) => {
+      await queue.send(job, { contentType: 'json' });
+    },
+    deadLetters: table.deadLetters,
+    work(receiver, workOptions = {}) {
+      if (typeof (receiver as Partial<JobApplier> | undefined)?.apply !== 'function') {
+        throw new RequestValidationError('work', [{ field: 'receiver', rule: 'invalid_option', message: 'must be a callback receiver (an object with apply()), for example createCallbackReceiver(…)' }]);
+      }
+      checkOptions('work', workOptions, WORK_OPTIONS);
+      const applyOptions: CallbackApplyOptions = workOptions.provider === undefined ? {} : { provider: workOptions.provider };
+      return async (batch) => {
+        if (batch.queue === name) return applyEach(batch, receiver, applyOptions);
+        if (batch.queue === deadName) return keepDead(batch);
+        // Thrown: the runtime retries the batch, and it is heard, rather than applied or kept by mistake.
+        throw new Error(`payorch/cloudflare-queues: a batch of queue "${batch.queue}" reached work(), which consumes "${name}" (queueName) and "${deadName}" (deadLetterQueueName): route other queues yourself, or give the names wrangler.toml uses`);
+      };
+    },
+    replayRoute(routeOptions) {
+      checkOptions('replayRoute', routeOptions, REPLAY_ROUTE_OPTIONS);
+      const { token } = routeOptions;
+      const expected = token === undefined ? undefined : sha256Hex(`Bearer ${token}`);
+      return async (request) => {
+        const authorization = request.headers.get('authorization');
+        // Digests of equal length, compared in time that does not depend on where they differ.
+        if (expected === undefined || request.method !== 'POST' || authorization === null || !constantTimeEqual(sha256Hex(authorization), expected)) {
+          return new Response(null, { status: 404 });
+        }
+        try {
+          return Response.json(await table.deadLetters.replay());
+        } catch (error) {
+          console.error(`payorch/cloudflare-queues: replay failed: ${lastErrorOf(error)}`);
+          return Response.json({ error: 'not_replayed', message: lastErrorOf(error) }, { status: 500 });
+        }
+      };
+    },
+  };
+}
+
+export type { QueueProducerLike } from './dead-letters.js';
+export type { CallbackQueue, DeadLetter, DeadLetterPage, DeadLetters, ListDeadLettersOptions, PurgeDeadLettersOptions, ReplayDeadLettersOptions, ReplayedDeadLetters } from '../queues/dead-letters.js';
+export type { D1DatabaseLike } from '../d1/index.js';
