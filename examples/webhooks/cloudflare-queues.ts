@@ -1,207 +1,99 @@
-// Deferred callbacks on Cloudflare Queues with a D1 inbox. The Worker's `fetch` answers the service
-// as soon as the verified callback is on the queue; its `queue` handler applies each message with
-// `receiver.apply(job)`: the callback's key and the statements the handlers return commit in one
-// db.batch, exactly once, however often the queue delivers the message. A message whose apply
-// fails is retried by the queue, then goes to the dead-letter queue, whose consumer keeps it in D1
-// until you replay it. No nodejs_compat.
-//
-// wrangler.toml:
-//   [[queues.producers]]
-//   binding = "CALLBACKS"
-//   queue = "payorch-callbacks"
-//
-//   [[queues.consumers]]
-//   queue = "payorch-callbacks"
-//   max_retries = 10
-//   retry_delay = 60
-//   dead_letter_queue = "payorch-callbacks-dead"
-//
-//   [[queues.consumers]]
-//   queue = "payorch-callbacks-dead"
-//   max_retries = 100      # a dead-letter queue has no dead letters of its own: past this, a job is gone
-//   retry_delay = 300
-//
-//   [[d1_databases]]
-//   binding = "DB"
-//   database_name = "payments"
-//   database_id = "..."
-//
-//   [vars]
-//   ORDERS_URL = "https://orders.example/paid"
-//
-// a migration with d1InboxTableSql(), D1_DEAD_LETTERS_TABLE_SQL and SQLITE_TABLES_SQL of
-// order-tables.ts (orders, balances and ledger, amounts in integer kuruş), and the secrets
-// (`wrangler secret put`): PAYORCH_PROVIDER_API_KEY, PAYORCH_PROVIDER_SECRET_KEY, REPLAY_TOKEN (a
-// long random string; without it the replay route answers 404).
-import { callbackKeyString, createCallbackReceiver } from 'payorch';
-import type { CallbackJob, CallbackReceiver } from 'payorch';
+// Deferred callbacks on Cloudflare Queues with a D1 inbox, through payorch/cloudflare-queues:
+// `fetch` answers the service once the verified callback is on the queue; `queue` applies each
+// message once (its key and your statements commit in one db.batch), retries what fails and keeps
+// dead letters in D1 until you replay (POST /dead-letters/replay, with the token) or purge them.
+// Every minute a Cron Trigger sweeps pending transfers and reconciles card payments whose callback
+// never came. No nodejs_compat. wrangler.toml: the queues of payorch/cloudflare-queues' docs, a D1
+// binding DB, `[triggers] crons = ["* * * * *"]`, the vars PAYORCH_BASE_URL and ORDERS_URL; a
+// migration with d1InboxTableSql(), d1DeadLettersTableSql() and SQLITE_TABLES_SQL (order-tables.ts);
+// secrets: the provider's and dealer's keys, REPLAY_TOKEN (openssl rand -hex 32; unset, no route).
+import { DealerClient, ProviderClient, applyTransferStatuses, callbackKeyString, createCallbackReceiver } from 'payorch';
+import { createCloudflareQueue } from 'payorch/cloudflare-queues';
+import type { QueueBatchLike, QueueProducerLike } from 'payorch/cloudflare-queues';
 import { createD1Inbox } from 'payorch/d1';
 import type { D1DatabaseLike, D1InboxContext } from 'payorch/d1';
 import { d1Order } from './order-tables.js';
 import { kurus, orderMatches } from './orders.js';
 
-// Only the handlers (and types) are exported from this file: workerd takes every named export of
-// a Worker's main module for an entrypoint, and refuses to start on anything else (a string).
-
-// The few members of @cloudflare/workers-types that this file uses; the real types fit them.
-interface Queue<Body> {
-  send(body: Body): Promise<void>;
-  sendBatch(messages: readonly { readonly body: Body }[]): Promise<void>;
-}
-interface Message<Body> {
-  readonly id: string;
-  readonly body: Body;
-  readonly attempts: number;
-  ack(): void;
-  retry(): void;
-}
-interface MessageBatch<Body> {
-  readonly queue: string;
-  readonly messages: readonly Message<Body>[];
-}
-
+// Only handlers and types are exported: workerd takes any other named export for an entrypoint, and fails.
 export interface Env {
-  readonly CALLBACKS: Queue<CallbackJob>;
+  readonly CALLBACKS: QueueProducerLike;
   readonly DB: D1DatabaseLike;
+  readonly PAYORCH_BASE_URL: string;
   readonly PAYORCH_PROVIDER_API_KEY: string;
   readonly PAYORCH_PROVIDER_SECRET_KEY: string;
+  readonly PAYORCH_PROVIDER_CREDENTIAL_KEY: string;
+  readonly PAYORCH_DEALER_API_KEY: string;
+  readonly PAYORCH_DEALER_SECRET_KEY: string;
   readonly REPLAY_TOKEN?: string;
-  // Where the order service is told of a deposit: outside D1, so at least once.
   readonly ORDERS_URL: string;
 }
 
-const DEAD_QUEUE = 'payorch-callbacks-dead';
+// The order's user (not the unsigned user_id) is credited with the amount paid, with the callback's key.
+async function credit(code: string, amount: number, { db, statements }: D1InboxContext): Promise<void> {
+  const order = await d1Order(db, code);
+  if (order === undefined) throw new Error(`confirm found the order of ${code}`);
+  statements.push(
+    db.prepare('INSERT INTO ledger (tracking_code, user_id, amount_kurus) VALUES (?, ?, ?)').bind(code, order.userId, kurus(amount)),
+    db.prepare('INSERT INTO balances (user_id, amount_kurus) VALUES (?, ?) ON CONFLICT (user_id) DO UPDATE SET amount_kurus = amount_kurus + excluded.amount_kurus').bind(order.userId, kurus(amount)),
+  );
+}
 
-/** Cloudflare Queues' limits of one sendBatch: 100 messages and 256 KB (of 1000 bytes) in all, each message counting about 100 bytes more. */
-const MAX_BATCH_MESSAGES = 100;
-const MAX_BATCH_BYTES = 256_000;
-const MESSAGE_OVERHEAD_BYTES = 100;
-
-let receiver: CallbackReceiver<D1InboxContext> | undefined;
-
-// Workers get their bindings with the first event: the receiver is made then, once per isolate.
-function receiverFor(env: Env): CallbackReceiver<D1InboxContext> {
-  if (receiver !== undefined) return receiver;
-  receiver = createCallbackReceiver({
-    apiKey: env.PAYORCH_PROVIDER_API_KEY,
-    secretKey: env.PAYORCH_PROVIDER_SECRET_KEY,
-    inbox: createD1Inbox({ db: env.DB }),
-    // The 200 waits for this: a job is a plain JSON object, and the queue stores it as it is.
-    enqueue: (job) => env.CALLBACKS.send(job),
-    // The hash covers tracking_code, status and timestamp only: the user and the amount must be
-    // those of your order row (a deposit's at most its ceiling, spec 4.5). A refusal rejects
-    // `apply`: the message is retried, then kept in the dead letters for a person to look at.
-    confirm: async (callback, { db }) => orderMatches(await d1Order(db, callback.payload.tracking_code), callback),
-  });
-  receiver.on('deposit.completed', async (callback, { db, statements, key }) => {
-    const { tracking_code: code, amount } = callback.payload;
-    // Reads run now; throwing records nothing, and the queue delivers the message again.
-    const order = await d1Order(db, code);
-    if (order === undefined) throw new Error(`confirm found the order of ${code}`);
-    const user = order.userId;
-    const { results = [] } = await db.prepare('SELECT 1 FROM balances WHERE user_id = ?').bind(user).all();
-    if (results.length === 0) throw new Error(`no balance for user ${user} yet`);
-    // Outside the batch, so it runs again on a retry, and possibly at once for two copies: the
-    // callback's key makes it one order update at the order service.
+// Workers get their bindings with the first event: made then, once per isolate.
+let made: ReturnType<typeof setup> | undefined;
+function setup(env: Env) {
+  const { PAYORCH_BASE_URL: baseUrl, PAYORCH_PROVIDER_API_KEY: apiKey, PAYORCH_PROVIDER_SECRET_KEY: secretKey } = env;
+  const queue = createCloudflareQueue({ queue: env.CALLBACKS, db: env.DB });
+  // The hash covers tracking_code, status and timestamp only: `confirm` holds the user and the amount to
+  // your order row's. A refusal fails the job, which ends in the dead letters for a person to see.
+  const receiver = createCallbackReceiver({ apiKey, secretKey, inbox: createD1Inbox({ db: env.DB }), enqueue: queue.enqueue, confirm: async (callback, { db }) => orderMatches(await d1Order(db, callback.payload.tracking_code), callback) });
+  receiver.on('deposit.completed', async (callback, context) => {
+    // The order service, outside D1: at least once, maybe twice at once; the callback's key makes it one update.
     const told = await fetch(env.ORDERS_URL, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'idempotency-key': callbackKeyString(key) },
-      body: JSON.stringify({ tracking_code: code, paid: amount }),
+      headers: { 'content-type': 'application/json', 'idempotency-key': callbackKeyString(context.key) },
+      body: JSON.stringify({ tracking_code: callback.payload.tracking_code, paid: callback.payload.amount }),
     });
     if (!told.ok) throw new Error(`the order service answered ${told.status}`);
-    // Writes are returned, not run: they commit in one batch with the callback's key. The order's
-    // user is credited with the amount paid, in kuruş.
-    statements.push(
-      db.prepare('INSERT INTO ledger (tracking_code, user_id, amount_kurus) VALUES (?, ?, ?)').bind(code, user, kurus(amount)),
-      db.prepare('UPDATE balances SET amount_kurus = amount_kurus + ? WHERE user_id = ?').bind(kurus(amount), user),
-    );
+    await credit(callback.payload.tracking_code, callback.payload.amount, context);
   });
-  return receiver;
+  // A card payment's end, from its callback or from a status read of the schedule.
+  receiver.on('creditCard', async ({ payload }, context) => {
+    if (payload.status === 'success') await credit(payload.tracking_code, payload.amount, context);
+    context.statements.push(context.db.prepare('UPDATE orders SET status = ? WHERE tracking_code = ?').bind(payload.status, payload.tracking_code));
+  });
+  const provider = new ProviderClient({ baseUrl, apiKey, secretKey, credentialKey: env.PAYORCH_PROVIDER_CREDENTIAL_KEY });
+  const dealer = new DealerClient({ baseUrl, apiKey: env.PAYORCH_DEALER_API_KEY, secretKey: env.PAYORCH_DEALER_SECRET_KEY });
+  return { queue, receiver, provider, dealer };
 }
 
-// Each message acknowledged or retried on its own; the messages of a batch apply side by side.
-async function applyAll(batch: MessageBatch<CallbackJob>, env: Env): Promise<void> {
-  const { apply } = receiverFor(env);
-  await Promise.all(
-    batch.messages.map(async (message) => {
-      try {
-        await apply(message.body);
-        message.ack();
-      } catch (error) {
-        // A CallbackJobError retries in vain and ends in the dead letters too: invalid_signature (a
-        // job written or changed without the secret key), look at who wrote it before you replay
-        // it; seal_key_expired (sealed before a key rotation whose window closed), re-seal it with
-        // resealCallbackJob first (docs/webhooks.md, "Rotating the keys").
-        console.error(`callback job ${message.id} (attempt ${message.attempts}) not applied:`, error instanceof Error ? error.message : error);
-        // The consumer's retry_delay; past max_retries the message goes to the dead-letter queue.
-        message.retry();
-      }
-    }),
-  );
-}
-
-// The dead-letter queue's consumer: each dead job is kept in D1 (`SELECT * FROM payorch_dead_letters`).
-async function keepDeadLetters(batch: MessageBatch<CallbackJob>, env: Env): Promise<void> {
-  await env.DB.batch(
-    batch.messages.map((message) =>
-      env.DB.prepare('INSERT OR IGNORE INTO payorch_dead_letters (message_id, job, dead_at) VALUES (?, ?, ?)').bind(message.id, JSON.stringify(message.body), Date.now()),
-    ),
-  );
-  for (const message of batch.messages) {
-    console.error(`callback job ${message.id} is dead: kept in payorch_dead_letters`);
-    message.ack();
-  }
-}
-
-/**
- * Sends the oldest kept dead jobs to the queue again, as many as one sendBatch takes (100
- * messages, 256 KB in all), and deletes exactly those once sent; call it again while `remaining`
- * is above 0. A replayed job is checked and applied like any other: applied once, even if a copy of
- * it was applied meanwhile. One refused again (its record past the inbox's retention, a job
- * sealed before a key rotation whose window closed: re-seal it, `confirm`) fails its retries and is kept here again, under a new message id.
- */
-async function replayDeadLetters(env: Env): Promise<{ readonly replayed: number; readonly remaining: number }> {
-  const { results = [] } = await env.DB.prepare('SELECT message_id, job FROM payorch_dead_letters ORDER BY dead_at, message_id LIMIT ?').bind(MAX_BATCH_MESSAGES).all();
-  const rows = results as readonly { readonly message_id: string; readonly job: string }[];
-  const sent: typeof rows[number][] = [];
-  let bytes = 0;
-  for (const row of rows) {
-    const size = new TextEncoder().encode(row.job).length + MESSAGE_OVERHEAD_BYTES;
-    // The first always goes: it was one message before, so it fits in a batch of its own.
-    if (sent.length > 0 && bytes + size > MAX_BATCH_BYTES) break;
-    sent.push(row);
-    bytes += size;
-  }
-  if (sent.length > 0) {
-    await env.CALLBACKS.sendBatch(sent.map((row) => ({ body: JSON.parse(row.job) as CallbackJob })));
-    // Sent before deleted: a failure in between replays a job twice, which the inbox makes harmless.
-    await env.DB.batch(sent.map((row) => env.DB.prepare('DELETE FROM payorch_dead_letters WHERE message_id = ?').bind(row.message_id)));
-  }
-  const left = await env.DB.prepare('SELECT count(*) AS remaining FROM payorch_dead_letters').all();
-  return { replayed: sent.length, remaining: (left.results?.[0] as { remaining: number } | undefined)?.remaining ?? 0 };
-}
-
-// The token compared as digests, in time that does not depend on where they differ.
-async function isReplayToken(authorization: string | null, token: string | undefined): Promise<boolean> {
-  if (token === undefined || token === '' || authorization === null) return false;
-  const digest = async (text: string) => new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
-  const [given, expected] = await Promise.all([digest(authorization), digest(`Bearer ${token}`)]);
-  let difference = 0;
-  for (let index = 0; index < expected.length; index += 1) difference |= given[index]! ^ expected[index]!;
-  return difference === 0;
-}
+const ids = async (db: D1DatabaseLike, sql: string) => ((await db.prepare(sql).all<{ id: string }>()).results ?? []).map((row) => row.id);
 
 export default {
   async fetch(request: Request, env: Env): Promise<Response> {
+    const { queue, receiver } = (made ??= setup(env));
     const { pathname } = new URL(request.url);
-    if (pathname === '/webhooks/payorch') return receiverFor(env).handle(request);
-    if (pathname === '/dead-letters/replay' && request.method === 'POST' && (await isReplayToken(request.headers.get('authorization'), env.REPLAY_TOKEN))) {
-      return Response.json(await replayDeadLetters(env));
-    }
+    if (pathname === '/webhooks/payorch') return receiver.handle(request);
+    if (pathname === '/dead-letters/replay') return queue.replayRoute({ token: env.REPLAY_TOKEN })(request);
     return new Response(null, { status: 404 });
   },
-
-  async queue(batch: MessageBatch<CallbackJob>, env: Env): Promise<void> {
-    await (batch.queue === DEAD_QUEUE ? keepDeadLetters(batch, env) : applyAll(batch, env));
+  queue(batch: QueueBatchLike, env: Env): Promise<void> {
+    const { queue, receiver, provider } = (made ??= setup(env));
+    // The provider reads again the status of a job the schedule's reconcile queued.
+    return queue.work(receiver, { provider })(batch);
+  },
+  // Every minute. A tick that fails is the next one's work: nothing is recorded for it.
+  async scheduled(_controller: unknown, env: Env): Promise<void> {
+    const { receiver, provider, dealer } = (made ??= setup(env));
+    // Transfers have no callback: each end read is applied once, through the inbox, with the payout's update.
+    await applyTransferStatuses({
+      dealer,
+      transferIds: await ids(env.DB, "SELECT transfer_id AS id FROM payouts WHERE status = 'pending' LIMIT 1000"),
+      inbox: createD1Inbox({ db: env.DB }),
+      accountName: 'dealer',
+      onStatus: (transfer, { db, statements }) => void statements.push(db.prepare('UPDATE payouts SET status = ? WHERE transfer_id = ?').bind(transfer.status, transfer.transfer_id)),
+    });
+    // Card payments still waiting: each end read becomes a job, applied by `queue` under its callback's key.
+    await receiver.reconcile({ provider, trackingCodes: await ids(env.DB, "SELECT tracking_code AS id FROM orders WHERE kind = 'creditCard' AND status = 'pending' LIMIT 1000") });
   },
 };

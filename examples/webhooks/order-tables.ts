@@ -14,19 +14,16 @@ export const POSTGRES_TABLES_SQL: readonly string[] = [
   'CREATE TABLE IF NOT EXISTS ledger (tracking_code text PRIMARY KEY, user_id text NOT NULL, amount numeric(14, 2) NOT NULL)',
 ];
 
-/** SQLite (D1, a Durable Object): the same tables, amounts in integer kuruş. */
+/**
+ * SQLite (D1, a Durable Object): the same tables, amounts in integer kuruş; an order's end status
+ * as applied, and your payouts (dealer transfers) with theirs, which the schedules read.
+ */
 export const SQLITE_TABLES_SQL: readonly string[] = [
-  'CREATE TABLE IF NOT EXISTS orders (tracking_code TEXT PRIMARY KEY, kind TEXT NOT NULL, user_id TEXT NOT NULL, amount_kurus INTEGER NOT NULL, max_amount_kurus INTEGER)',
+  "CREATE TABLE IF NOT EXISTS orders (tracking_code TEXT PRIMARY KEY, kind TEXT NOT NULL, user_id TEXT NOT NULL, amount_kurus INTEGER NOT NULL, max_amount_kurus INTEGER, status TEXT NOT NULL DEFAULT 'pending')",
   'CREATE TABLE IF NOT EXISTS balances (user_id TEXT PRIMARY KEY, amount_kurus INTEGER NOT NULL DEFAULT 0)',
   'CREATE TABLE IF NOT EXISTS ledger (tracking_code TEXT PRIMARY KEY, user_id TEXT NOT NULL, amount_kurus INTEGER NOT NULL)',
+  "CREATE TABLE IF NOT EXISTS payouts (transfer_id TEXT PRIMARY KEY, status TEXT NOT NULL DEFAULT 'pending')",
 ];
-
-/**
- * D1: the dead letters of the Cloudflare Queues recipe, kept until replayed or deleted by a person:
- * a dead-letter queue forgets a message after its retention period (4 days by default, 14 at most).
- */
-export const D1_DEAD_LETTERS_TABLE_SQL =
-  'CREATE TABLE IF NOT EXISTS payorch_dead_letters (message_id TEXT PRIMARY KEY, job TEXT NOT NULL, dead_at INTEGER NOT NULL)';
 
 /** An amount as PostgreSQL's numeric reads it exactly: two decimals, no float in between. */
 export const decimal = (amount: number): string => (kurus(amount) / 100).toFixed(2);

@@ -243,6 +243,8 @@ function resealed(row: Row, reseal: ReplayDeadLettersOptions['reseal']): Callbac
     return resealCallbackJob(job, reseal);
   } catch (error) {
     if (!isPayorchError(error, CallbackJobError)) throw error;
-    throw new CallbackJobError(error.reason, error.field, `dead letter ${row.id}: ${error.message}. Nothing was replayed: purge it, or replay the others by id`);
+    // Its own words, without the prefix the new error adds again.
+    const why = error.message.replace(`Callback refused (${error.reason}): `, '').replace(/\.$/, '');
+    throw new CallbackJobError(error.reason, error.field, `dead letter ${row.id}: ${why}. Nothing was replayed: purge it, or replay the others by id`);
   }
 }

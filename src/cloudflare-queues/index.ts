@@ -316,7 +316,7 @@ export function createCloudflareQueue(options: CloudflareQueueOptions): Cloudfla
         } catch (error) {
           const delaySeconds = delayOf(message.attempts);
           const lastError = lastErrorOf(error);
-          console.error(`payorch/cloudflare-queues: job ${message.id} (attempt ${message.attempts}) not applied, retried in ${delaySeconds} s: ${lastError}`);
+          console.error(`payorch/cloudflare-queues: job ${message.id} (attempt ${message.attempts}) not applied: ${lastError}; retried in ${delaySeconds} s, or a dead letter past max_retries`);
           await table.failed(jobText(message.body), message.attempts, lastError).catch((recordError: unknown) => {
             console.error(`payorch/cloudflare-queues: the failure of job ${message.id} was not recorded in D1, so its dead letter will not show it: ${lastErrorOf(recordError)}`);
           });

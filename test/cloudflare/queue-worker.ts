@@ -8,7 +8,7 @@ import type { CallbackReceiver } from 'payorch';
 import { createD1Inbox } from 'payorch/d1';
 import type { D1DatabaseLike, D1InboxContext } from 'payorch/d1';
 import { createCloudflareQueue } from 'payorch/cloudflare-queues';
-import type { CloudflareQueue, QueueBatchLike, QueueProducerLike } from 'payorch/cloudflare-queues';
+import type { CloudflareQueue, ListDeadLettersOptions, QueueBatchLike, QueueProducerLike, ReplayDeadLettersOptions } from 'payorch/cloudflare-queues';
 
 interface Env {
   readonly CALLBACKS: QueueProducerLike;
@@ -56,11 +56,11 @@ async function deadLetters(queue: CloudflareQueue, request: Request): Promise<Re
   try {
     switch (op) {
       case 'list':
-        return Response.json(await queue.deadLetters.list(args));
+        return Response.json(await queue.deadLetters.list(args as ListDeadLettersOptions));
       case 'get':
         return Response.json((await queue.deadLetters.get(args.id as string)) ?? null);
       case 'replay':
-        return Response.json(await queue.deadLetters.replay(args));
+        return Response.json(await queue.deadLetters.replay(args as ReplayDeadLettersOptions));
       case 'purge':
         return Response.json(await queue.deadLetters.purge(args.before === undefined ? (args as { ids: string[] }) : { before: new Date(args.before) }));
       default:

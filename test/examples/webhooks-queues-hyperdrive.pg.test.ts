@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { callbackKeyString, signCallback } from '../../src/index.js';
+import { d1DeadLettersTableSql } from '../../src/cloudflare-queues/index.js';
 import { unsigned, withUnsigned } from '../helpers/callbacks.js';
 import { ledgerDatabase, startPgWorker } from '../helpers/hyperdrive.js';
 import type { LedgerDatabase, PgWorker } from '../helpers/hyperdrive.js';
@@ -8,9 +9,10 @@ import type { Served } from '../helpers/serve.js';
 import { PROVIDER } from '../helpers/wire.js';
 
 // examples/webhooks/cloudflare-queues-hyperdrive.ts in workerd (miniflare) with nodejs_compat, a
-// local Queue and miniflare's Hyperdrive binding to the test PostgreSQL, the recipe file bundled as
-// the Worker's main module as wrangler does (`pg` bundled), reached over real HTTP. The test
-// watches the database, the order service's calls and what workerd prints.
+// local Queue with its dead-letter queue, D1 for the dead letters and miniflare's Hyperdrive
+// binding to the test PostgreSQL, the recipe file bundled as the Worker's main module as wrangler
+// does (`pg` bundled), reached over real HTTP. A message is retried once (after the adapter's 5 s),
+// then kept in D1. The test watches the database, the order service's calls and what workerd prints.
 let worker: PgWorker;
 let database: LedgerDatabase;
 let server: Served;
@@ -28,7 +30,13 @@ beforeAll(async () => {
     return new Response(null, { status: (await orderAnswers.get(code)?.(keys.length)) ?? 200 });
   });
   database = await ledgerDatabase('payorch_queues_hyperdrive');
-  worker = await startPgWorker('examples/webhooks/cloudflare-queues-hyperdrive.ts', database, { bindings: { ORDERS_URL: server.url }, queueProducers: { CALLBACKS: { queueName: 'payorch-callbacks' } }, queueConsumers: { 'payorch-callbacks': { maxBatchTimeout: 0, maxRetries: 3, retryDelay: 0 } } });
+  worker = await startPgWorker('examples/webhooks/cloudflare-queues-hyperdrive.ts', database, {
+    bindings: { ORDERS_URL: server.url },
+    queueProducers: { CALLBACKS: { queueName: 'payorch-callbacks' } },
+    queueConsumers: { 'payorch-callbacks': { maxBatchTimeout: 0, maxRetries: 1, deadLetterQueue: 'payorch-callbacks-dead' }, 'payorch-callbacks-dead': { maxBatchTimeout: 0 } },
+    d1: true,
+  });
+  await (await worker.db()).prepare(d1DeadLettersTableSql()).run();
 }, 60_000);
 afterAll(async () => {
   await worker.dispose();
@@ -40,9 +48,9 @@ const deposit = (code: string, user: string, amount: number) => signCallback({ .
 const idempotencyKeyOf = (code: string): string => callbackKeyString({ account: PROVIDER.apiKey, trackingCode: code, status: 'completed' });
 const QUEUED = { status: 200, body: { success: true } };
 
-/** Polls `read` until `done` holds of its value, for at most 5 s; returns the last value. */
+/** Polls `read` until `done` holds of its value, for at most 20 s (a retry waits 5 s); returns the last value. */
 async function until<T>(read: () => T | Promise<T>, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 5000;
+  const deadline = Date.now() + 20_000;
   for (;;) {
     const value = await read();
     if (done(value) || Date.now() > deadline) return value;
@@ -88,7 +96,7 @@ test('three copies applied side by side, then a redelivery: the handler runs onc
   expect(await database.keysOf(code)).toEqual([{ status: 'completed' }]);
 });
 
-test('a handler that throws rolls its key back; the queue’s retry of the message applies it once, and ending the pools reports nothing', async () => {
+test('a handler that throws rolls its key back; the queue’s retry of the message, 5 s later, applies it once, and ending the pools reports nothing', async () => {
   const code = `MAN-qhdfail01-${seconds - 60}`;
   await database.pool.query('INSERT INTO balances (user_id) VALUES ($1)', ['u-qhb']);
   await database.order(code, 'u-qhb', 40);
@@ -106,14 +114,14 @@ test('a handler that throws rolls its key back; the queue’s retry of the messa
   expect(await database.keysOf(code)).toEqual([{ status: 'completed' }]);
   expect(orderKeys.get(code)).toEqual([idempotencyKeyOf(code), idempotencyKeyOf(code)]);
   await new Promise((resolve) => setTimeout(resolve, 200));
-  expect(worker.printed()).toContain('(attempt 1) not applied: the order service answered 503');
+  expect(worker.printed()).toContain('(attempt 1) not applied: Error: the order service answered 503; retried in 5 s');
   expect(worker.printed()).not.toMatch(/idle pooled connection failed|Stream was cancelled/);
-});
+}, 30_000);
 
 test.each([
   ['user_id', 'us', { user_id: 'u-qhthief' }],
   ['amount, above the order’s ceiling', 'am', { amount: 500.01 }],
-])('a genuine signature over a changed %s is queued and refused by confirm on every attempt: the ledger does not move, the order service is not told', async (_field, tag, change) => {
+])('a genuine signature over a changed %s is queued, refused by confirm on every attempt and kept as a dead letter in D1: the ledger does not move, the order service is not told', async (_field, tag, change) => {
   const code = `MAN-qhdalt${tag}-${seconds - 60}`;
   await database.pool.query('INSERT INTO balances (user_id) VALUES ($1), ($2) ON CONFLICT DO NOTHING', ['u-qhe', 'u-qhthief']);
   await database.order(code, 'u-qhe', 250, 500);
@@ -121,9 +129,11 @@ test.each([
   const before = await database.moneyRows();
   const changed = withUnsigned(genuine, change);
   expect(await deliver(worker.url, changed)).toEqual(QUEUED);
-  // maxRetries 3: four attempts, each refused, then the dead-letter queue.
-  expect(await until(() => worker.printed(), (printed) => printed.includes(`(attempt 4) not applied: confirm refused deposit.completed ${code}`))).toContain(`(attempt 4) not applied: confirm refused deposit.completed ${code}`);
+  // maxRetries 1: two attempts, each refused, then the dead-letter queue, whose consumer keeps it in D1.
+  const db = await worker.db();
+  const deadLetter = async () => (await db.prepare("SELECT attempts, last_error FROM payorch_dead_letters WHERE dead_at IS NOT NULL AND json_extract(job, '$.payload.tracking_code') = ?").bind(code).all()).results;
+  expect(await until(deadLetter, (rows) => rows?.length === 1)).toEqual([{ attempts: 2, last_error: `NotConfirmedError: confirm refused deposit.completed ${code}; nothing was applied` }]);
   expect(await database.moneyRows()).toEqual(before);
   expect(orderKeys.get(code)).toBeUndefined();
   expect(await database.keysOf(code)).toEqual([]);
-});
+}, 30_000);

@@ -4,6 +4,7 @@ import { builtinModules } from 'node:module';
 import type { Readable } from 'node:stream';
 import pg from 'pg';
 import { inject } from 'vitest';
+import type { D1DatabaseLike } from '../../src/d1/index.js';
 import { postgresInboxTableSql } from '../../src/postgres/index.js';
 import { POSTGRES_TABLES_SQL } from '../../examples/webhooks/order-tables.js';
 import { bundleWorkerFile } from './worker-bundle.js';
@@ -79,6 +80,8 @@ export interface PgWorker {
   readonly url: string;
   /** Everything workerd printed so far: the examples' logs, and any complaint of an ending pool. */
   printed(): string;
+  /** The Worker's D1 database `DB`, when it has one (the dead letters of payorch/cloudflare-queues). */
+  db(): Promise<D1DatabaseLike>;
   dispose(): Promise<void>;
 }
 
@@ -87,7 +90,11 @@ export interface PgWorker {
  * built-ins left to workerd's createRequire), and starts it with the provider keys, `bindings`
  * and `options` added.
  */
-export async function startPgWorker(file: string, database: LedgerDatabase, options: { readonly bindings?: Readonly<Record<string, string>>; readonly queueProducers?: MiniflareOptions['queueProducers']; readonly queueConsumers?: MiniflareOptions['queueConsumers'] } = {}): Promise<PgWorker> {
+export async function startPgWorker(
+  file: string,
+  database: LedgerDatabase,
+  options: { readonly bindings?: Readonly<Record<string, string>>; readonly queueProducers?: MiniflareOptions['queueProducers']; readonly queueConsumers?: MiniflareOptions['queueConsumers']; readonly d1?: boolean } = {},
+): Promise<PgWorker> {
   const script = await bundleWorkerFile(file, {
     external: ['node:*', ...builtinModules],
     banner: "import { createRequire } from 'node:module'; const require = createRequire('/');",
@@ -101,11 +108,12 @@ export async function startPgWorker(file: string, database: LedgerDatabase, opti
     hyperdrives: { HYPERDRIVE: database.hyperdriveUrl },
     ...(options.queueProducers === undefined ? {} : { queueProducers: options.queueProducers }),
     ...(options.queueConsumers === undefined ? {} : { queueConsumers: options.queueConsumers }),
+    ...(options.d1 === true ? { d1Databases: { DB: 'dead-letters' } } : {}),
     bindings: { PAYORCH_PROVIDER_API_KEY: PROVIDER.apiKey, PAYORCH_PROVIDER_SECRET_KEY: PROVIDER.secretKey, ...options.bindings },
     handleRuntimeStdio(stdout: Readable, stderr: Readable) {
       for (const stream of [stdout, stderr]) stream.on('data', (chunk: Buffer) => (printed += chunk.toString()));
     },
   });
   const url = new URL('/webhooks/payorch', await miniflare.ready).href;
-  return { url, printed: () => printed, dispose: () => miniflare.dispose() };
+  return { url, printed: () => printed, db: () => miniflare.getD1Database('DB'), dispose: () => miniflare.dispose() };
 }
