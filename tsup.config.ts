@@ -36,6 +36,8 @@ const ENTRIES = {
   'sandbox/index': 'src/sandbox/index.ts',
   // The PostgreSQL inbox (payorch/postgres): only its users need `pg`, an optional peer.
   'postgres/index': 'src/postgres/index.ts',
+  // Deferred callbacks on BullMQ (payorch/bullmq): only its users need bullmq and ioredis, optional peers.
+  'bullmq/index': 'src/bullmq/index.ts',
   // The Cloudflare inboxes (payorch/d1, payorch/durable-object): loaded only by their users.
   'd1/index': 'src/d1/index.ts',
   'durable-object/index': 'src/durable-object/index.ts',

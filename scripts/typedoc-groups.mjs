@@ -15,6 +15,8 @@ const GROUPS = [
   ['src/core/', 'Options, signing and tracking codes'],
   ['src/sandbox/', 'Sandbox'],
   ['src/postgres/', 'PostgreSQL'],
+  ['src/queues/', 'Queue adapters'],
+  ['src/bullmq/', 'Queue adapters'],
   ['src/d1/', 'Cloudflare'],
   ['src/durable-object/', 'Cloudflare'],
   ['src/sqlite/', 'Cloudflare'],
