@@ -22,7 +22,7 @@ step "publint --strict"
 npx --no-install publint --strict
 
 # The default profile includes node10 resolution (`moduleResolution: "node"`, still common):
-# package.json typesVersions maps payorch/schemas, payorch/sandbox, payorch/postgres, payorch/webhooks, payorch/d1, payorch/durable-object and payorch/testing to their declarations there.
+# package.json typesVersions maps payorch/schemas, payorch/sandbox, payorch/postgres, payorch/bullmq, payorch/webhooks, payorch/d1, payorch/durable-object and payorch/testing to their declarations there.
 step "attw --pack . (default profile: node10, node16 CJS and ESM, bundler)"
 npx --no-install attw --pack .
 
@@ -212,6 +212,25 @@ console.log(`${label}: payorch/postgres loaded`);
 (cd "$work/esm" && { echo 'import { createCallbackReceiver } from "payorch";'; echo 'import { postgresInboxTableSql, createPostgresInbox } from "payorch/postgres";'; echo 'const label = "ESM";'; echo "$postgres_js"; } > postgres.js && node postgres.js)
 (cd "$work/cjs" && { echo 'const { createCallbackReceiver } = require("payorch");'; echo 'const { postgresInboxTableSql, createPostgresInbox } = require("payorch/postgres");'; echo 'const label = "CommonJS";'; echo "$postgres_js"; } > postgres.js && node postgres.js)
 (cd "$work/ts" && { echo 'import { createCallbackReceiver } from "payorch";'; echo 'import { postgresInboxTableSql, createPostgresInbox } from "payorch/postgres";'; echo 'const label = "TypeScript node16";'; echo "$postgres_js"; } > src/postgres.ts && "$tsc" -p tsconfig.node16.json && node out-node16/postgres.js)
+
+# payorch/bullmq: bullmq and ioredis are optional peers, which npm installs with none of the
+# consumers above (where payorch and payorch/webhooks ran). Beside them, the entry loads in ESM,
+# CommonJS and TypeScript (its types name BullMQ's), and refuses a bad option with payorch's error.
+step "consumer: payorch/bullmq beside bullmq and ioredis (ESM, CommonJS, TypeScript); the others have neither"
+for dir in esm cjs ts; do for peer in bullmq ioredis; do [[ ! -e "$work/$dir/node_modules/$peer" ]] || { echo "$peer was installed in $dir"; exit 1; }; done; done
+mkdir -p "$work/bullmq/src" && cd "$work/bullmq"
+echo '{ "name": "consumer-bullmq", "private": true, "type": "module" }' > package.json
+install . "$tarball" "bullmq@^6.7.0" "ioredis@^5" "@types/node@^22"
+cp "$work/ts/tsconfig.node16.json" .
+bullmq_js='
+let refused;
+try { createBullMQQueue({ connection: { host: "127.0.0.1", port: 6379 }, attempts: 0 }); } catch (error) { refused = error; }
+if (!(refused instanceof RequestValidationError) || !String(refused.message).includes("attempts")) throw new Error("payorch/bullmq");
+console.log(`${label}: payorch/bullmq loaded`);
+'
+{ echo 'import { createBullMQQueue } from "payorch/bullmq";'; echo 'import { RequestValidationError } from "payorch";'; echo 'const label = "ESM";'; echo "$bullmq_js"; } > bullmq.js && node bullmq.js
+{ echo 'const { createBullMQQueue } = require("payorch/bullmq");'; echo 'const { RequestValidationError } = require("payorch");'; echo 'const label = "CommonJS";'; echo "$bullmq_js"; } > bullmq.cjs && node bullmq.cjs
+{ echo 'import { createBullMQQueue } from "payorch/bullmq";'; echo 'import type { BullMQCallbackQueue, DeadLetter } from "payorch/bullmq";'; echo 'import { RequestValidationError } from "payorch";'; echo 'export const typed: [BullMQCallbackQueue, DeadLetter] | undefined = undefined;'; echo 'const label = "TypeScript node16";'; echo "$bullmq_js" | sed -e 's/(error) {/(error: unknown) {/' -e 's/let refused;/let refused: unknown;/'; } > src/bullmq.ts && "$tsc" -p tsconfig.node16.json && node out-node16/bullmq.js
 
 # payorch/d1 and payorch/durable-object: structural types of their own (no @cloudflare/workers-types
 # installed in these consumers), loaded by ESM, CommonJS and TypeScript with a stand-in binding.

@@ -21,7 +21,8 @@ import { resealCallbackJob } from '../webhooks/seal.js';
 export const BULLMQ_REPLAY_BATCH = 100;
 const MAX_PAGE = 1000;
 
-const LIST_OPTIONS = declareOptions<ListDeadLettersOptions>()([
+/** @internal */
+export const LIST_OPTIONS = declareOptions<ListDeadLettersOptions>()([
   { name: 'limit', rule: { type: 'number', min: 1, max: MAX_PAGE, integer: true }, default: 50 },
   { name: 'cursor', rule: { type: 'text', maxLength: 200, pattern: /^\d+:.+$/, allowed: 'the cursor of the page before, as list returned it' } },
 ]);
