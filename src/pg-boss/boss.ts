@@ -3,6 +3,7 @@
 
 /** A database pg-boss can run a statement on: pg-boss's `db` option, here a client inside a transaction. */
 export interface PgBossDatabase {
+  /** Runs one statement with its `$1`, `$2`… values and resolves with its rows. */
   executeSql(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
 }
 
@@ -47,9 +48,14 @@ export interface PgBossWorkerOptions {
  * calls. pg-boss's own `PgBoss` fits it.
  */
 export interface PgBossLike {
+  /** Creates a queue with its policy; a queue that exists is left as it is. */
   createQueue(name: string, options?: PgBossPolicy): Promise<void>;
+  /** Sets the policy of a queue that exists. */
   updateQueue(name: string, options?: PgBossPolicy): Promise<void>;
+  /** Puts a job on a queue; resolves with its id once committed, `null` when pg-boss took nothing. */
   send(name: string, data: object, options?: PgBossSendOptions): Promise<string | null>;
+  /** Starts a worker of a queue; resolves with its id. */
   work(name: string, options: PgBossWorkerOptions, handler: (jobs: PgBossJob[]) => Promise<void>): Promise<string>;
+  /** Stops a worker, by its id. */
   offWork(name: string, options?: { readonly id?: string }): Promise<void>;
 }
