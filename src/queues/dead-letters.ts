@@ -98,8 +98,11 @@ export interface DeadLetters {
  * `createCallbackReceiver`, and let a person see and act on `deadLetters`.
  */
 export interface CallbackQueue {
-  /** Puts a job on the queue; resolves once the engine holds it durably, so that the receiver may answer 200. */
-  enqueue(job: CallbackJob): Promise<void>;
+  /**
+   * Puts a job on the queue; resolves once the engine holds it durably, so that the receiver may
+   * answer 200. A plain function: pass it detached (`enqueue: queue.enqueue`).
+   */
+  readonly enqueue: (job: CallbackJob) => Promise<void>;
   readonly deadLetters: DeadLetters;
 }
 
