@@ -312,12 +312,18 @@ step "consumer: TypeScript 5.5 (the stated floor) and the latest release, node16
 cd "$work/ts"
 install . "typescript-floor@npm:typescript@~5.5.0" "typescript-latest@npm:typescript@latest"
 compilers=("$repo/node_modules/typescript/bin/tsc" "$work/ts/node_modules/typescript-floor/bin/tsc" "$work/ts/node_modules/typescript-latest/bin/tsc")
-for compiler in "${compilers[@]:1}"; do
-  for config in tsconfig.node16.json tsconfig.bundler.json; do
-    node "$compiler" -p "$config" --noEmit
+# Compiles the consumer in this folder with each compiler given, node16 and bundler; $label ends the line.
+compile_each() {
+  local label=$1
+  shift
+  for compiler in "$@"; do
+    for config in tsconfig.node16.json tsconfig.bundler.json; do
+      node "$compiler" -p "$config" --noEmit
+    done
+    echo "$(node "$compiler" -v)$label: node16 and bundler compile"
   done
-  echo "$(node "$compiler" -v): node16 and bundler compile"
-done
+}
+compile_each "" "${compilers[@]:1}"
 
 # zod's runtime is bundled, so the app's zod meets payorch only through the published types: the
 # oldest zod that `dependencies` admits must compile the same consumer on every compiler above,
@@ -341,12 +347,7 @@ npm ls zod
 if [[ $(npm ls zod --all --parseable | sort -u | wc -l) != 1 || $(node -p 'require("zod/package.json").version') != "$zod_floor" ]]; then
   echo "the consumer does not have one zod at $zod_floor"; exit 1
 fi
-for compiler in "${compilers[@]}"; do
-  for config in tsconfig.node16.json tsconfig.bundler.json; do
-    node "$compiler" -p "$config" --noEmit
-  done
-  echo "$(node "$compiler" -v) with zod $zod_floor: node16 and bundler compile"
-done
+compile_each " with zod $zod_floor" "${compilers[@]}"
 node "${compilers[0]}" -p tsconfig.node16.json
 node out-node16/compose.js
 node out-node16/main.js "TypeScript node16 ESM, zod $zod_floor"
