@@ -41,8 +41,10 @@ const ENTRIES = {
   // The Cloudflare inboxes (payorch/d1, payorch/durable-object): loaded only by their users.
   'd1/index': 'src/d1/index.ts',
   'durable-object/index': 'src/durable-object/index.ts',
-  // The inbox contract (payorch/testing), for tests of an inbox of one's own.
+  // The inbox and queue contracts (payorch/testing), for tests of an inbox or queue of one's own.
   'testing/index': 'src/testing/index.ts',
+  // Deferred callbacks on pg-boss (payorch/pg-boss): only its users need pg-boss and pg.
+  'pg-boss/index': 'src/pg-boss/index.ts',
   // The zod schemas as values (payorch/schemas); payorch exports their types only.
   'schemas/index': 'src/schemas/index.ts',
   // Receiving callbacks only (payorch/webhooks): its names from dist/webhooks/core.js, without

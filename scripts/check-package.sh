@@ -22,7 +22,7 @@ step "publint --strict"
 npx --no-install publint --strict
 
 # The default profile includes node10 resolution (`moduleResolution: "node"`, still common):
-# package.json typesVersions maps payorch/schemas, payorch/sandbox, payorch/postgres, payorch/bullmq, payorch/webhooks, payorch/d1, payorch/durable-object and payorch/testing to their declarations there.
+# package.json typesVersions maps payorch/schemas, payorch/sandbox, payorch/postgres, payorch/webhooks, payorch/d1, payorch/durable-object, payorch/testing, payorch/pg-boss and payorch/bullmq to their declarations there.
 step "attw --pack . (default profile: node10, node16 CJS and ESM, bundler)"
 npx --no-install attw --pack .
 
@@ -212,6 +212,29 @@ console.log(`${label}: payorch/postgres loaded`);
 (cd "$work/esm" && { echo 'import { createCallbackReceiver } from "payorch";'; echo 'import { postgresInboxTableSql, createPostgresInbox } from "payorch/postgres";'; echo 'const label = "ESM";'; echo "$postgres_js"; } > postgres.js && node postgres.js)
 (cd "$work/cjs" && { echo 'const { createCallbackReceiver } = require("payorch");'; echo 'const { postgresInboxTableSql, createPostgresInbox } = require("payorch/postgres");'; echo 'const label = "CommonJS";'; echo "$postgres_js"; } > postgres.js && node postgres.js)
 (cd "$work/ts" && { echo 'import { createCallbackReceiver } from "payorch";'; echo 'import { postgresInboxTableSql, createPostgresInbox } from "payorch/postgres";'; echo 'const label = "TypeScript node16";'; echo "$postgres_js"; } > src/postgres.ts && "$tsc" -p tsconfig.node16.json && node out-node16/postgres.js)
+
+# payorch/pg-boss needs neither pg-boss nor pg to load (the PgBoss and the pool are the user's): none
+# of these consumers installed them. Stand-ins record what the adapter asks of pg-boss.
+step "consumer: payorch/pg-boss without pg-boss or pg installed (ESM, CommonJS, TypeScript)"
+for dir in esm cjs ts; do [[ ! -e "$work/$dir/node_modules/pg-boss" ]] || { echo "pg-boss was installed in $dir"; exit 1; }; done
+pgboss_js='
+const asked = [];
+const boss = {
+  createQueue: (name) => Promise.resolve(void asked.push(`createQueue ${name}`)),
+  updateQueue: (name) => Promise.resolve(void asked.push(`updateQueue ${name}`)),
+  send: (name) => Promise.resolve(String(asked.push(`send ${name}`))),
+  work: (name) => Promise.resolve(String(asked.push(`work ${name}`))),
+  offWork: () => Promise.resolve(),
+};
+const queue = createPgBossQueue({ boss, pool: { connect: () => Promise.reject(new Error("no database")) } });
+void queue.enqueue({ version: 2 } as never).then(() => {
+  if (asked.join() !== "createQueue payorch-callbacks-dead,updateQueue payorch-callbacks-dead,createQueue payorch-callbacks,updateQueue payorch-callbacks,send payorch-callbacks" || !pgBossDeadLetterTableSql().startsWith("CREATE TABLE IF NOT EXISTS \"payorch_dead_letters\"")) throw new Error("payorch/pg-boss");
+  console.log(`${label}: payorch/pg-boss loaded`);
+});
+'
+(cd "$work/esm" && { echo 'import { createPgBossQueue, pgBossDeadLetterTableSql } from "payorch/pg-boss";'; echo 'const label = "ESM";'; echo "$pgboss_js" | sed 's/ as never//'; } > pgboss.js && node pgboss.js)
+(cd "$work/cjs" && { echo 'const { createPgBossQueue, pgBossDeadLetterTableSql } = require("payorch/pg-boss");'; echo 'const label = "CommonJS";'; echo "$pgboss_js" | sed 's/ as never//'; } > pgboss.js && node pgboss.js)
+(cd "$work/ts" && { echo 'import { createPgBossQueue, pgBossDeadLetterTableSql } from "payorch/pg-boss";'; echo 'const label = "TypeScript node16";'; echo "$pgboss_js" | sed -e 's/const asked = \[\];/const asked: string[] = [];/' -e 's/(name) =>/(name: string) =>/'; } > src/pgboss.ts && "$tsc" -p tsconfig.node16.json && node out-node16/pgboss.js)
 
 # payorch/bullmq: bullmq and ioredis are optional peers, which npm installs with none of the
 # consumers above (where payorch and payorch/webhooks ran). Beside them, the entry loads in ESM,

@@ -15,12 +15,13 @@ const GROUPS = [
   ['src/core/', 'Options, signing and tracking codes'],
   ['src/sandbox/', 'Sandbox'],
   ['src/postgres/', 'PostgreSQL'],
-  ['src/queues/', 'Queue adapters'],
-  ['src/bullmq/', 'Queue adapters'],
   ['src/d1/', 'Cloudflare'],
   ['src/durable-object/', 'Cloudflare'],
   ['src/sqlite/', 'Cloudflare'],
-  ['src/testing/', 'Testing an inbox'],
+  ['src/pg-boss/', 'Queues'],
+  ['src/bullmq/', 'Queues'],
+  ['src/queues/', 'Queues'],
+  ['src/testing/', 'Testing inboxes and queues'],
 ];
 
 /** @param {import('typedoc').Application} app */

@@ -100,7 +100,7 @@ export interface DeadLetters {
 export interface CallbackQueue {
   /**
    * Puts a job on the queue; resolves once the engine holds it durably, so that the receiver may
-   * answer 200. A plain function: pass it detached (`enqueue: callbacks.enqueue`).
+   * answer 200. A plain function: pass it detached (`enqueue: queue.enqueue`).
    */
   readonly enqueue: (job: CallbackJob) => Promise<void>;
   readonly deadLetters: DeadLetters;

@@ -8,6 +8,8 @@ import type { OptionDeclaration } from '../../src/core/option-checks.js';
 import { declared, rangeOf } from '../../src/cli/flags.js';
 import { LIST_OPTIONS } from '../../src/bullmq/dead-letters.js';
 import { QUEUE_OPTIONS, WORK_OPTIONS } from '../../src/bullmq/queue.js';
+import { PGBOSS_QUEUE_OPTIONS, PGBOSS_WORK_OPTIONS } from '../../src/pg-boss/options.js';
+import { DEAD_LETTER_TABLE_OPTION } from '../../src/pg-boss/table.js';
 import { DEFAULT_POSTGRES_INBOX_RETENTION_SECONDS, DEFAULT_POSTGRES_INBOX_TABLE, DEFAULT_POSTGRES_INBOX_LOCK_TIMEOUT_MS } from '../../src/postgres/index.js';
 import { ROTATE_KEYS_OPTIONS } from '../../src/sandbox/keys.js';
 import { SANDBOX_DEFAULTS, SANDBOX_OPTIONS } from '../../src/sandbox/options.js';
@@ -56,6 +58,9 @@ const interfaces: [file: string, name: string, prefix: string, defaults: Default
   ['src/queues/dead-letters.ts', 'ListDeadLettersOptions', '', defaultsOf(LIST_OPTIONS)],
   // payorch/postgres keeps its declarations private; they take their defaults from these exports.
   ['src/postgres/table.ts', 'PostgresInboxOptions', '', new Map<string, unknown>([['table', DEFAULT_POSTGRES_INBOX_TABLE], ['lockTimeoutMs', DEFAULT_POSTGRES_INBOX_LOCK_TIMEOUT_MS]])],
+  ['src/pg-boss/options.ts', 'PgBossQueueOptions', '', defaultsOf(PGBOSS_QUEUE_OPTIONS)],
+  ['src/pg-boss/options.ts', 'PgBossWorkOptions', '', defaultsOf(PGBOSS_WORK_OPTIONS)],
+  ['src/pg-boss/table.ts', 'PgBossDeadLetterTableOptions', '', defaultsOf([DEAD_LETTER_TABLE_OPTION])],
   ['src/postgres/prune.ts', 'PrunePostgresInboxOptions', '', new Map<string, unknown>([['table', DEFAULT_POSTGRES_INBOX_TABLE], ['olderThanSeconds', DEFAULT_POSTGRES_INBOX_RETENTION_SECONDS]])],
 ];
 

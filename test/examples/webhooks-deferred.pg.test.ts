@@ -85,40 +85,38 @@ test.each(examples)('examples/webhooks/%s queues a genuine signature over a chan
   }
 }, 20_000);
 
-test('a pg-boss dead letter is kept past pg-boss’s retention: its rows backdated a month and pg-boss’s maintenance run, it is still replayed and applied once', async () => {
+test('a pg-boss dead letter is kept past pg-boss’s retention: its rows aged past every retention and pg-boss’s maintenance run, it is still replayed and applied once', async () => {
   const receiver = await pgbossExample.start({ ...PROVIDER, connectionString: connectionString(), port: 0 });
   try {
     const code = `MAN-expbdead-${seconds - 60}`;
     // A genuine job, as the recipe's receiver queues it, for a deposit whose order row is missing
-    // (saved late): confirm refuses it, and without retries it is a dead letter at once.
+    // (saved late): confirm refuses it, and sent without retries it is a dead letter at once.
     const jobs: CallbackJob[] = [];
     const delivery = signCallback({ ...unsigned.deposit, tracking_code: code, user_id: 'u-pbdead', amount: 75 }, PROVIDER);
     await enqueuingReceiver((job) => Promise.resolve(void jobs.push(job))).handle(new Request('https://receiver.test/', { method: 'POST', headers: delivery.headers, body: delivery.body }));
-    await receiver.boss.send(pgbossExample.QUEUE, jobs[0], { retryLimit: 0 });
-    const kept = async () => (await database.pool.query<{ job_id: string }>("SELECT job_id FROM payorch_dead_letters WHERE job->'payload'->>'tracking_code' = $1", [code])).rows;
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    await receiver.boss.send('payorch-callbacks', jobs[0] as CallbackJob, { retryLimit: 0 });
+    const kept = async () => (await receiver.queue.deadLetters.list()).deadLetters.filter((deadLetter) => deadLetter.trackingCode === code);
     await waitFor(async () => (await kept()).length === 1, 10_000, 'the dead letter to be kept');
-    const deadJob = async () => (await database.pool.query<{ state: string }>("SELECT state FROM pgboss.job WHERE name = $1 AND data->'payload'->>'tracking_code' = $2", [pgbossExample.DEAD_LETTERS, code])).rows;
-    await waitFor(async () => (await deadJob())[0]?.state === 'completed', 10_000, 'pg-boss to complete the dead letter it handed over');
+    expect((await kept())[0]).toMatchObject({ attempts: 1, lastError: expect.stringContaining(`confirm refused deposit.completed ${code}`) as unknown });
 
-    // A month on: every row pg-boss has of it is a month older, and pg-boss's own supervision
-    // (its maintenance: retention and deletion) runs on both queues.
-    const month = "interval '31 days'";
+    // A year on: every row pg-boss has of it is that much older, and pg-boss's own maintenance
+    // (retention and deletion) runs on both queues. pg-boss's rows are gone; the table's is not.
+    const year = "interval '400 days'";
     await database.pool.query(
-      `UPDATE pgboss.job SET created_on = created_on - ${month}, start_after = start_after - ${month}, keep_until = keep_until - ${month}, completed_on = completed_on - ${month}, started_on = started_on - ${month} WHERE data->'payload'->>'tracking_code' = $1`,
+      `UPDATE pgboss.job SET created_on = created_on - ${year}, start_after = start_after - ${year}, keep_until = keep_until - ${year}, completed_on = completed_on - ${year}, started_on = started_on - ${year} WHERE data->'payload'->>'tracking_code' = $1`,
       [code],
     );
-    await database.pool.query(`UPDATE payorch_dead_letters SET dead_at = dead_at - ${month}`);
-    for (const queue of [pgbossExample.QUEUE, pgbossExample.DEAD_LETTERS]) await receiver.boss.supervise(queue);
-    // pg-boss's own copy is gone with its retention; the table's is not.
+    for (const queue of ['payorch-callbacks', 'payorch-callbacks-dead']) await receiver.boss.supervise(queue);
     expect((await database.pool.query("SELECT 1 FROM pgboss.job WHERE data->'payload'->>'tracking_code' = $1", [code])).rows).toEqual([]);
     expect(await kept()).toHaveLength(1);
 
-    // The order row is there now: the replay applies it once, and the row is gone once sent.
+    // The order row is there now: the replay applies it once, and the dead letter is gone.
     await database.order(code, 'u-pbdead', 75);
-    expect(await pgbossExample.replayDeadLetters(receiver.boss, receiver.pool)).toBe(1);
+    expect(await receiver.queue.deadLetters.replay()).toEqual({ replayed: 1, remaining: 0 });
     await waitFor(async () => (await balanceOf('u-pbdead')) === 75, 8000, 'the replayed dead letter to be credited');
     expect(await kept()).toEqual([]);
-    expect(await pgbossExample.replayDeadLetters(receiver.boss, receiver.pool)).toBe(0);
+    expect(await receiver.queue.deadLetters.replay()).toEqual({ replayed: 0, remaining: 0 });
   } finally {
     await receiver.close();
   }
