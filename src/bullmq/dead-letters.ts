@@ -22,7 +22,7 @@ export const BULLMQ_REPLAY_BATCH = 100;
 const MAX_PAGE = 1000;
 
 /** @internal */
-export const LIST_OPTIONS = declareOptions<ListDeadLettersOptions>()([
+export const BULLMQ_LIST_OPTIONS = declareOptions<ListDeadLettersOptions>()([
   { name: 'limit', rule: { type: 'number', min: 1, max: MAX_PAGE, integer: true }, default: 50 },
   { name: 'cursor', rule: { type: 'text', maxLength: 200, pattern: /^\d+:.+$/, allowed: 'the cursor of the page before, as list returned it' } },
 ]);
@@ -83,12 +83,13 @@ function isGone(error: unknown): boolean {
 /** A job of the queue as BullMQ reads it. */
 type QueueJob = NonNullable<Awaited<ReturnType<Queue<CallbackJob>['getJob']>>>;
 
+/** A failed job as a dead letter: BullMQ's attempts, its failed reason (`name: message`, as the worker words it) and the time it failed. */
+export const deadLetterOfJob = (job: { readonly id?: string | undefined; readonly data: unknown; readonly attemptsMade: number; readonly failedReason: string; readonly finishedOn?: number | undefined }): DeadLetter =>
+  deadLetterOf(job.data, { id: String(job.id), attempts: job.attemptsMade, lastError: job.failedReason, deadAt: new Date(job.finishedOn ?? Number.NaN) });
+
 /** The failed set of `queue` as the dead letters every adapter gives. */
 export function bullMQDeadLetters(queue: Queue<CallbackJob>): DeadLetters {
   const where = (method: string) => `deadLetters.${method}`;
-
-  const letterOf = (job: QueueJob): DeadLetter =>
-    deadLetterOf(job.data, { id: String(job.id), attempts: job.attemptsMade, lastError: job.failedReason, deadAt: new Date(job.finishedOn ?? Number.NaN) });
 
   /** The job of a dead letter, or undefined when `id` names none (never was, replayed, purged). */
   async function failedJob(id: string): Promise<QueueJob | undefined> {
@@ -108,7 +109,7 @@ export function bullMQDeadLetters(queue: Queue<CallbackJob>): DeadLetters {
 
   return {
     async list(options) {
-      checkOptions(where('list'), options, LIST_OPTIONS);
+      checkOptions(where('list'), options, BULLMQ_LIST_OPTIONS);
       const limit = options?.limit ?? 50;
       const cursor = options?.cursor;
       const split = cursor === undefined ? -1 : cursor.indexOf(':');
@@ -120,7 +121,7 @@ export function bullMQDeadLetters(queue: Queue<CallbackJob>): DeadLetters {
       const last = shown.at(-1);
       const result: DeadLetterPage = {
         // A job purged or replayed between the two reads is not shown.
-        deadLetters: jobs.filter((job): job is QueueJob => job?.finishedOn !== undefined).map(letterOf),
+        deadLetters: jobs.filter((job): job is QueueJob => job?.finishedOn !== undefined).map(deadLetterOfJob),
         ...(ids.length > limit && last !== undefined ? { cursor: `${last.score}:${last.id}` } : {}),
       };
       return result;
@@ -129,7 +130,7 @@ export function bullMQDeadLetters(queue: Queue<CallbackJob>): DeadLetters {
     async get(id) {
       checkValue(where('get'), { name: 'id', rule: { type: 'text', maxLength: 200 }, required: true }, id);
       const job = await failedJob(id);
-      return job === undefined ? undefined : { ...letterOf(job), job: job.data };
+      return job === undefined ? undefined : { ...deadLetterOfJob(job), job: job.data };
     },
 
     async replay(options) {

@@ -3,13 +3,13 @@ import { Queue, UnrecoverableError, Worker } from 'bullmq';
 import type { RedisOptions } from 'bullmq';
 import { MAX_TIMEOUT_MS, checkOptions, declareOptions } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
-import { CallbackJobError, RequestValidationError, isPayorchError } from '../errors/error.js';
+import { CallbackJobError, CallbackRetentionError, RequestValidationError, isPayorchError } from '../errors/error.js';
 import { lastErrorOf } from '../queues/dead-letters.js';
-import type { CallbackQueue } from '../queues/dead-letters.js';
+import type { CallbackQueue, DeadLetter } from '../queues/dead-letters.js';
 import type { CallbackJob } from '../webhooks/job.js';
 import type { CallbackReceiver } from '../webhooks/receiver/receiver.js';
 import type { CardStatusSource } from '../webhooks/status-read.js';
-import { bullMQDeadLetters } from './dead-letters.js';
+import { bullMQDeadLetters, deadLetterOfJob } from './dead-letters.js';
 
 /** Settings of {@link createBullMQQueue}. */
 export interface BullMQQueueOptions {
@@ -35,9 +35,9 @@ export interface BullMQQueueOptions {
    */
   readonly prefix?: string | undefined;
   /**
-   * How many times a job is run before it is a dead letter. A job whose check fails
-   * (`CallbackJobError`: changed in the queue, another account's, sealed with a key past its
-   * window) is a dead letter at once: retrying cannot help it.
+   * How many times a job is run before it is a dead letter. A job that can never apply (a
+   * `CallbackJobError`: changed in the queue, another account's, sealed with a key past its
+   * window; a `CallbackRetentionError`) is a dead letter at once: retrying cannot help it.
    * @default 10
    * @example 20
    */
@@ -97,6 +97,14 @@ export interface BullMQWorkOptions {
    * @example 3
    */
   readonly maxStalledCount?: number | undefined;
+  /**
+   * Told of each job as it becomes a dead letter (its attempts ran out, it could never apply, or
+   * it stalled too often): alert on it. A dead letter is kept until a person replays or purges
+   * it; `deadLetter.lastError` says why it died.
+   * @default a console.error line with its id, kind, tracking code, attempts and last error
+   * @example (deadLetter) => logger.error({ deadLetter }, 'a callback job is a dead letter')
+   */
+  readonly onDeadLetter?: ((deadLetter: DeadLetter) => void) | undefined;
 }
 
 /** What {@link createBullMQQueue} gives: the queue's `enqueue` and `deadLetters`, and its worker. */
@@ -123,7 +131,7 @@ const NAME = /^[A-Za-z0-9_.-]{1,100}$/;
 const DEFAULT_NAME = 'payorch-callbacks';
 
 /** @internal */
-export const QUEUE_OPTIONS = declareOptions<BullMQQueueOptions>()([
+export const BULLMQ_QUEUE_OPTIONS = declareOptions<BullMQQueueOptions>()([
   { name: 'connection', rule: { type: 'object', methods: [], allowed: 'ioredis options, for example { host, port } or { url }' }, required: true },
   { name: 'name', rule: { type: 'text', maxLength: 100, pattern: NAME, allowed: 'letters, digits, _, . and - (at most 100)' }, default: DEFAULT_NAME },
   { name: 'prefix', rule: { type: 'text', maxLength: 100, pattern: /^[A-Za-z0-9_.:{}-]{1,100}$/, allowed: 'letters, digits, _, ., :, {, } and - (at most 100)' }, default: 'bull' },
@@ -133,12 +141,13 @@ export const QUEUE_OPTIONS = declareOptions<BullMQQueueOptions>()([
 ]);
 
 /** @internal */
-export const WORK_OPTIONS = declareOptions<BullMQWorkOptions>()([
+export const BULLMQ_WORK_OPTIONS = declareOptions<BullMQWorkOptions>()([
   { name: 'provider', rule: { type: 'object', methods: [], allowed: 'a ProviderClient' } },
   { name: 'concurrency', rule: { type: 'number', min: 1, max: 1000, integer: true }, default: 1 },
   { name: 'lockDurationMs', rule: { type: 'number', min: 100, max: MAX_TIMEOUT_MS, integer: true, unit: 'milliseconds' }, default: 30_000 },
   { name: 'stalledIntervalMs', rule: { type: 'number', min: 100, max: MAX_TIMEOUT_MS, integer: true, unit: 'milliseconds' }, default: 30_000 },
   { name: 'maxStalledCount', rule: { type: 'number', min: 0, max: 100, integer: true }, default: 1 },
+  { name: 'onDeadLetter', rule: { type: 'function' } },
 ]);
 
 const defaultOf = (declarations: readonly OptionDeclaration[], name: string): number | string => declarations.find((each) => each.name === name)?.default as number | string;
@@ -179,17 +188,17 @@ const defaultOf = (declarations: readonly OptionDeclaration[], name: string): nu
  */
 export function createBullMQQueue(options: BullMQQueueOptions): BullMQCallbackQueue {
   const where = 'createBullMQQueue';
-  checkOptions(where, options, QUEUE_OPTIONS);
+  checkOptions(where, options, BULLMQ_QUEUE_OPTIONS);
   if (typeof (options.connection as Partial<Record<'duplicate', unknown>>).duplicate === 'function') {
     throw new RequestValidationError(where, [
       { field: 'connection', rule: 'invalid_option', message: 'must be ioredis options ({ host, port } or { url }), not a client: the adapter opens its own connections with the settings BullMQ needs; got a client' },
     ]);
   }
-  const name = options.name ?? (defaultOf(QUEUE_OPTIONS, 'name') as string);
-  const prefix = options.prefix ?? (defaultOf(QUEUE_OPTIONS, 'prefix') as string);
+  const name = options.name ?? (defaultOf(BULLMQ_QUEUE_OPTIONS, 'name') as string);
+  const prefix = options.prefix ?? (defaultOf(BULLMQ_QUEUE_OPTIONS, 'prefix') as string);
   const jobOptions = {
-    attempts: options.attempts ?? (defaultOf(QUEUE_OPTIONS, 'attempts') as number),
-    backoff: { type: 'exponential', delay: options.backoffMs ?? (defaultOf(QUEUE_OPTIONS, 'backoffMs') as number) },
+    attempts: options.attempts ?? (defaultOf(BULLMQ_QUEUE_OPTIONS, 'attempts') as number),
+    backoff: { type: 'exponential', delay: options.backoffMs ?? (defaultOf(BULLMQ_QUEUE_OPTIONS, 'backoffMs') as number) },
     removeOnComplete: true,
     removeOnFail: false,
   } as const;
@@ -218,7 +227,7 @@ export function createBullMQQueue(options: BullMQQueueOptions): BullMQCallbackQu
       await queue.add('callback', job, jobOptions);
     },
     work(receiver, workOptions) {
-      checkOptions('work', workOptions, WORK_OPTIONS);
+      checkOptions('work', workOptions, BULLMQ_WORK_OPTIONS);
       const provider = workOptions?.provider;
       const worker = new Worker<CallbackJob>(
         name,
@@ -232,13 +241,30 @@ export function createBullMQQueue(options: BullMQQueueOptions): BullMQCallbackQu
         {
           connection: options.connection,
           prefix,
-          concurrency: workOptions?.concurrency ?? (defaultOf(WORK_OPTIONS, 'concurrency') as number),
-          lockDuration: workOptions?.lockDurationMs ?? (defaultOf(WORK_OPTIONS, 'lockDurationMs') as number),
-          stalledInterval: workOptions?.stalledIntervalMs ?? (defaultOf(WORK_OPTIONS, 'stalledIntervalMs') as number),
-          maxStalledCount: workOptions?.maxStalledCount ?? (defaultOf(WORK_OPTIONS, 'maxStalledCount') as number),
+          concurrency: workOptions?.concurrency ?? (defaultOf(BULLMQ_WORK_OPTIONS, 'concurrency') as number),
+          lockDuration: workOptions?.lockDurationMs ?? (defaultOf(BULLMQ_WORK_OPTIONS, 'lockDurationMs') as number),
+          stalledInterval: workOptions?.stalledIntervalMs ?? (defaultOf(BULLMQ_WORK_OPTIONS, 'stalledIntervalMs') as number),
+          maxStalledCount: workOptions?.maxStalledCount ?? (defaultOf(BULLMQ_WORK_OPTIONS, 'maxStalledCount') as number),
         },
       );
       worker.on('error', hear);
+      const onDeadLetter =
+        workOptions?.onDeadLetter ??
+        ((deadLetter: DeadLetter) => {
+          console.error(`payorch/bullmq: the job ${deadLetter.id} (${deadLetter.kind} ${deadLetter.trackingCode} ${deadLetter.status}) is a dead letter after ${String(deadLetter.attempts)} attempt(s): ${deadLetter.lastError}. Kept until replayed or purged (deadLetters)`);
+        });
+      const tell = (job: Parameters<typeof deadLetterOfJob>[0]): void => {
+        try {
+          onDeadLetter(deadLetterOfJob(job));
+        } catch (error) {
+          console.error('payorch/bullmq: onDeadLetter threw', error);
+        }
+      };
+      // BullMQ sets finishedOn only when a failure is final: a retry has none. A job that stalled
+      // more than maxStalledCount times fails here too, when a worker next takes it.
+      worker.on('failed', (job) => {
+        if (job?.finishedOn !== undefined) tell(job);
+      });
       workers.add(worker);
       return worker;
     },
@@ -252,12 +278,13 @@ export function createBullMQQueue(options: BullMQQueueOptions): BullMQCallbackQu
 
 /**
  * The error BullMQ keeps for a failed attempt: `name: message` as its `failedReason` (BullMQ keeps
- * the message only), the original stack, and for a job whose check failed an
- * `UnrecoverableError`, which BullMQ does not retry.
+ * the message only), the original stack, and for a job that retrying cannot help (its check
+ * failed, its record is past the inbox's retention) an `UnrecoverableError`, which BullMQ does not
+ * retry.
  */
 function failureOf(error: unknown): Error {
   const text = lastErrorOf(error);
-  const failure = isPayorchError(error, CallbackJobError) ? new UnrecoverableError(text) : new Error(text);
+  const failure = isPayorchError(error, CallbackJobError) || isPayorchError(error, CallbackRetentionError) ? new UnrecoverableError(text) : new Error(text);
   if (error instanceof Error && error.stack !== undefined) failure.stack = error.stack;
   return failure;
 }

@@ -1,7 +1,8 @@
-import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest';
 import { createBullMQQueue } from '../../src/bullmq/index.js';
 import type { BullMQCallbackQueue, BullMQQueueOptions } from '../../src/bullmq/index.js';
 import { RequestValidationError } from '../../src/errors/error.js';
+import type { DeadLetter } from '../../src/queues/dead-letters.js';
 import { createCallbackReceiver, signCallback } from '../../src/webhooks/index.js';
 import type { CallbackJob, CallbackReceiverOptions } from '../../src/webhooks/index.js';
 import { unsigned } from '../helpers/callbacks.js';
@@ -22,6 +23,11 @@ let queues = 0;
 beforeAll(async () => {
   redis = await startRedisServer();
 }, 20_000);
+// Each dead letter is told on the console unless onDeadLetter is given: the tests read them from
+// the dead letters instead, and one test reads the console.
+beforeEach(() => {
+  vi.spyOn(console, 'error').mockImplementation(() => undefined);
+});
 afterEach(async () => {
   await Promise.all(opened.splice(0).map((callbacks) => callbacks.close()));
 });
@@ -124,6 +130,47 @@ test('a job whose attempts ran out is a dead letter: list shows its kind, tracki
   const kept = await callbacks.deadLetters.get(letter?.id ?? '');
   expect(kept).toMatchObject({ ...letter, job: { version: 2, kind: 'deposit', payload: { tracking_code: code('dead03') } } });
   expect(await callbacks.deadLetters.get('no-such-job')).toBeUndefined();
+});
+
+test('work tells onDeadLetter of each job once, as it becomes a dead letter and not at its retries; without it, the console', async () => {
+  const callbacks = await queueOf({ attempts: 3 });
+  const told: DeadLetter[] = [];
+  const { receiver } = applying(() => false);
+  callbacks.work(receiver, { onDeadLetter: (deadLetter) => void told.push(deadLetter) });
+  await deliver(callbacks, code('told14'));
+  await waitFor(() => told.length === 1, 8000, 'onDeadLetter to be told');
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  expect(told).toEqual((await callbacks.deadLetters.list()).deadLetters);
+  expect(told[0]).toMatchObject({ trackingCode: code('told14'), attempts: 3 });
+
+  const quiet = await queueOf({ attempts: 1 });
+  const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+  quiet.work(receiver);
+  await deliver(quiet, code('told15'));
+  await waitFor(() => logged.mock.calls.length > 0, 8000, 'the console to be told');
+  const [letter] = (await quiet.deadLetters.list()).deadLetters;
+  expect(logged.mock.calls).toEqual([
+    [`payorch/bullmq: the job ${letter?.id ?? ''} (deposit ${code('told15')} completed) is a dead letter after 1 attempt(s): NotConfirmedError: confirm refused deposit.completed ${code('told15')}; nothing was applied. Kept until replayed or purged (deadLetters)`],
+  ]);
+});
+
+test('a job whose worker stopped mid-job and that stalled more than maxStalledCount times is a dead letter, told to onDeadLetter and never applied', async () => {
+  const callbacks = await queueOf({ attempts: 5 });
+  let release = (): void => undefined;
+  const hung = { apply: () => new Promise<void>((resolve) => (release = resolve)) };
+  const first = callbacks.work(hung, { lockDurationMs: 300, stalledIntervalMs: 100 });
+  await deliver(callbacks, code('stall16'));
+  await waitFor(async () => (await callbacks.queue.getActiveCount()) === 1, 8000, 'the job to run');
+  // Stops renewing the job's lock, as a worker that died would.
+  await first.close(true);
+  const told: DeadLetter[] = [];
+  const { receiver, applied } = applying();
+  callbacks.work(receiver, { lockDurationMs: 300, stalledIntervalMs: 100, maxStalledCount: 0, onDeadLetter: (deadLetter) => void told.push(deadLetter) });
+  await waitFor(() => told.length === 1, 8000, 'the stalled job to be a dead letter');
+  release();
+  expect(told[0]).toMatchObject({ trackingCode: code('stall16'), lastError: 'job stalled more than allowable limit' });
+  expect(applied).toEqual([]);
+  expect((await callbacks.deadLetters.list()).deadLetters.map((letter) => letter.id)).toEqual([told[0]?.id]);
 });
 
 test('a job changed in the queue is a dead letter after one attempt, though attempts remain, and moves nothing', async () => {
