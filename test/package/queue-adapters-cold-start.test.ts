@@ -11,7 +11,11 @@ import { requireBuilt } from '../helpers/dist.js';
  * last, shows that the record sees it.
  */
 const root = join(import.meta.dirname, '..', '..');
-const ADAPTERS = ['pg-boss'] as const;
+// Each adapter with the engine packages its users install.
+const ADAPTERS = [
+  ['pg-boss', ['pg-boss', 'pg']],
+  ['bullmq', ['bullmq', 'ioredis']],
+] as const;
 const url = (file: string) => JSON.stringify(pathToFileURL(join(root, file)).href);
 
 const esm = (adapter: string) => `
@@ -31,15 +35,15 @@ const atStart = Object.keys(require.cache);
 require(${JSON.stringify(join(root, `dist/${adapter}/index.cjs`))});
 process.stdout.write(JSON.stringify({ atStart, after: Object.keys(require.cache) }));`;
 
-requireBuilt(...ADAPTERS.flatMap((adapter) => [`dist/${adapter}/index.js`, `dist/${adapter}/index.cjs`]));
+requireBuilt(...ADAPTERS.flatMap(([adapter]) => [`dist/${adapter}/index.js`, `dist/${adapter}/index.cjs`]));
 
-describe.each(ADAPTERS)('payorch/%s', (adapter) => {
+describe.each(ADAPTERS)('payorch/%s', (adapter, engines) => {
   test.each([
     ['ESM', ['--input-type=module', '-e', esm(adapter)]],
     ['CommonJS', ['-e', cjs(adapter)]],
   ] as const)('is not loaded when a process starts with payorch and payorch/webhooks (%s)', (_label, args) => {
     const { atStart, after } = JSON.parse(execFileSync(process.execPath, args, { cwd: root, encoding: 'utf8' })) as { atStart: string[]; after: string[] };
-    const ofAdapter = (files: readonly string[]) => files.filter((file) => file.includes(`/dist/${adapter}/`) || file.includes(`/node_modules/${adapter}/`) || /\/node_modules\/pg\//.test(file));
+    const ofAdapter = (files: readonly string[]) => files.filter((file) => file.includes(`/dist/${adapter}/`) || engines.some((engine) => file.includes(`/node_modules/${engine}/`)));
     expect(atStart.length).toBeGreaterThan(1);
     expect(ofAdapter(atStart)).toEqual([]);
     expect(ofAdapter(after).length).toBeGreaterThan(0);
