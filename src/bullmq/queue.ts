@@ -23,11 +23,11 @@ export interface BullMQQueueOptions {
    */
   readonly connection: RedisOptions;
   /**
-   * The BullMQ queue the jobs go to. Letters, digits, `_`, `.` and `-`.
+   * The name of the BullMQ queue the jobs go to. Letters, digits, `_`, `.` and `-`.
    * @default 'payorch-callbacks'
    * @example 'billing-callbacks'
    */
-  readonly name?: string | undefined;
+  readonly queue?: string | undefined;
   /**
    * BullMQ's prefix of the queue's Redis keys: give the same on every process of the queue.
    * @default 'bull'
@@ -133,7 +133,7 @@ const DEFAULT_NAME = 'payorch-callbacks';
 /** @internal */
 export const BULLMQ_QUEUE_OPTIONS = declareOptions<BullMQQueueOptions>()([
   { name: 'connection', rule: { type: 'object', methods: [], allowed: 'ioredis options, for example { host, port } or { url }' }, required: true },
-  { name: 'name', rule: { type: 'text', maxLength: 100, pattern: NAME, allowed: 'letters, digits, _, . and - (at most 100)' }, default: DEFAULT_NAME },
+  { name: 'queue', rule: { type: 'text', maxLength: 100, pattern: NAME, allowed: 'letters, digits, _, . and - (at most 100)' }, default: DEFAULT_NAME },
   { name: 'prefix', rule: { type: 'text', maxLength: 100, pattern: /^[A-Za-z0-9_.:{}-]{1,100}$/, allowed: 'letters, digits, _, ., :, {, } and - (at most 100)' }, default: 'bull' },
   { name: 'attempts', rule: { type: 'number', min: 1, max: 100, integer: true }, default: 10 },
   { name: 'backoffMs', rule: { type: 'number', min: 0, max: 3_600_000, integer: true, unit: 'milliseconds' }, default: 5000 },
@@ -194,7 +194,7 @@ export function createBullMQQueue(options: BullMQQueueOptions): BullMQCallbackQu
       { field: 'connection', rule: 'invalid_option', message: 'must be ioredis options ({ host, port } or { url }), not a client: the adapter opens its own connections with the settings BullMQ needs; got a client' },
     ]);
   }
-  const name = options.name ?? (defaultOf(BULLMQ_QUEUE_OPTIONS, 'name') as string);
+  const name = options.queue ?? (defaultOf(BULLMQ_QUEUE_OPTIONS, 'queue') as string);
   const prefix = options.prefix ?? (defaultOf(BULLMQ_QUEUE_OPTIONS, 'prefix') as string);
   const jobOptions = {
     attempts: options.attempts ?? (defaultOf(BULLMQ_QUEUE_OPTIONS, 'attempts') as number),

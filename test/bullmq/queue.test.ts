@@ -40,7 +40,7 @@ const connection = () => ({ host: '127.0.0.1', port: redis.port, retryStrategy: 
 
 async function queueOf(options: Partial<BullMQQueueOptions> = {}): Promise<BullMQCallbackQueue> {
   queues += 1;
-  const callbacks = createBullMQQueue({ connection: connection(), name: `test-${String(queues)}-${String(seconds)}`, attempts: 2, backoffMs: 10, onError: () => undefined, ...options });
+  const callbacks = createBullMQQueue({ connection: connection(), queue: `test-${String(queues)}-${String(seconds)}`, attempts: 2, backoffMs: 10, onError: () => undefined, ...options });
   opened.push(callbacks);
   await callbacks.queue.waitUntilReady();
   return callbacks;
@@ -349,7 +349,7 @@ test('dead letters of one time are paged by id, each once', async () => {
 describe('options', () => {
   test.each([
     [{ connection: undefined }, 'connection: must be ioredis options, for example { host, port } or { url }; got undefined'],
-    [{ name: 'payorch:callbacks' }, 'name: must be letters, digits, _, . and - (at most 100); got "payorch:callbacks"'],
+    [{ queue: 'payorch:callbacks' }, 'queue: must be letters, digits, _, . and - (at most 100); got "payorch:callbacks"'],
     [{ attempts: 0 }, 'attempts: must be an integer from 1 to 100; got 0'],
     [{ backoffMs: -1 }, 'backoffMs: must be an integer from 0 to 3600000; got -1'],
   ] as const)('createBullMQQueue refuses %j, naming the option, its problem and the range', (options, message) => {
