@@ -2,7 +2,6 @@
 import { Queue, UnrecoverableError, Worker } from 'bullmq';
 import type { RedisOptions } from 'bullmq';
 import { MAX_TIMEOUT_MS, checkOptions, declareOptions } from '../core/option-checks.js';
-import type { OptionDeclaration } from '../core/option-checks.js';
 import { CallbackJobError, CallbackRetentionError, RequestValidationError, isPayorchError } from '../errors/error.js';
 import { lastErrorOf } from '../queues/dead-letters.js';
 import type { CallbackQueue, DeadLetter } from '../queues/dead-letters.js';
@@ -127,30 +126,28 @@ export interface BullMQCallbackQueue extends CallbackQueue {
   close(): Promise<void>;
 }
 
-const NAME = /^[A-Za-z0-9_.-]{1,100}$/;
-const DEFAULT_NAME = 'payorch-callbacks';
+// Each default once, read by the declarations (and so by the @default tags' test) and the code.
+const DEFAULTS = { queue: 'payorch-callbacks', prefix: 'bull', attempts: 10, backoffMs: 5000, concurrency: 1, lockDurationMs: 30_000, stalledIntervalMs: 30_000, maxStalledCount: 1 } as const;
 
 /** @internal */
 export const BULLMQ_QUEUE_OPTIONS = declareOptions<BullMQQueueOptions>()([
   { name: 'connection', rule: { type: 'object', methods: [], allowed: 'ioredis options, for example { host, port } or { url }' }, required: true },
-  { name: 'queue', rule: { type: 'text', maxLength: 100, pattern: NAME, allowed: 'letters, digits, _, . and - (at most 100)' }, default: DEFAULT_NAME },
-  { name: 'prefix', rule: { type: 'text', maxLength: 100, pattern: /^[A-Za-z0-9_.:{}-]{1,100}$/, allowed: 'letters, digits, _, ., :, {, } and - (at most 100)' }, default: 'bull' },
-  { name: 'attempts', rule: { type: 'number', min: 1, max: 100, integer: true }, default: 10 },
-  { name: 'backoffMs', rule: { type: 'number', min: 0, max: 3_600_000, integer: true, unit: 'milliseconds' }, default: 5000 },
+  { name: 'queue', rule: { type: 'text', maxLength: 100, pattern: /^[A-Za-z0-9_.-]+$/, allowed: 'letters, digits, _, . and - (at most 100)' }, default: DEFAULTS.queue },
+  { name: 'prefix', rule: { type: 'text', maxLength: 100, pattern: /^[A-Za-z0-9_.:{}-]+$/, allowed: 'letters, digits, _, ., :, {, } and - (at most 100)' }, default: DEFAULTS.prefix },
+  { name: 'attempts', rule: { type: 'number', min: 1, max: 100, integer: true }, default: DEFAULTS.attempts },
+  { name: 'backoffMs', rule: { type: 'number', min: 0, max: 3_600_000, integer: true, unit: 'milliseconds' }, default: DEFAULTS.backoffMs },
   { name: 'onError', rule: { type: 'function' } },
 ]);
 
 /** @internal */
 export const BULLMQ_WORK_OPTIONS = declareOptions<BullMQWorkOptions>()([
   { name: 'provider', rule: { type: 'object', methods: [], allowed: 'a ProviderClient' } },
-  { name: 'concurrency', rule: { type: 'number', min: 1, max: 1000, integer: true }, default: 1 },
-  { name: 'lockDurationMs', rule: { type: 'number', min: 100, max: MAX_TIMEOUT_MS, integer: true, unit: 'milliseconds' }, default: 30_000 },
-  { name: 'stalledIntervalMs', rule: { type: 'number', min: 100, max: MAX_TIMEOUT_MS, integer: true, unit: 'milliseconds' }, default: 30_000 },
-  { name: 'maxStalledCount', rule: { type: 'number', min: 0, max: 100, integer: true }, default: 1 },
+  { name: 'concurrency', rule: { type: 'number', min: 1, max: 1000, integer: true }, default: DEFAULTS.concurrency },
+  { name: 'lockDurationMs', rule: { type: 'number', min: 100, max: MAX_TIMEOUT_MS, integer: true, unit: 'milliseconds' }, default: DEFAULTS.lockDurationMs },
+  { name: 'stalledIntervalMs', rule: { type: 'number', min: 100, max: MAX_TIMEOUT_MS, integer: true, unit: 'milliseconds' }, default: DEFAULTS.stalledIntervalMs },
+  { name: 'maxStalledCount', rule: { type: 'number', min: 0, max: 100, integer: true }, default: DEFAULTS.maxStalledCount },
   { name: 'onDeadLetter', rule: { type: 'function' } },
 ]);
-
-const defaultOf = (declarations: readonly OptionDeclaration[], name: string): number | string => declarations.find((each) => each.name === name)?.default as number | string;
 
 /**
  * A callback queue on BullMQ: `enqueue` adds each verified callback as a job (its retries and
@@ -194,11 +191,11 @@ export function createBullMQQueue(options: BullMQQueueOptions): BullMQCallbackQu
       { field: 'connection', rule: 'invalid_option', message: 'must be ioredis options ({ host, port } or { url }), not a client: the adapter opens its own connections with the settings BullMQ needs; got a client' },
     ]);
   }
-  const name = options.queue ?? (defaultOf(BULLMQ_QUEUE_OPTIONS, 'queue') as string);
-  const prefix = options.prefix ?? (defaultOf(BULLMQ_QUEUE_OPTIONS, 'prefix') as string);
+  const name = options.queue ?? DEFAULTS.queue;
+  const prefix = options.prefix ?? DEFAULTS.prefix;
   const jobOptions = {
-    attempts: options.attempts ?? (defaultOf(BULLMQ_QUEUE_OPTIONS, 'attempts') as number),
-    backoff: { type: 'exponential', delay: options.backoffMs ?? (defaultOf(BULLMQ_QUEUE_OPTIONS, 'backoffMs') as number) },
+    attempts: options.attempts ?? DEFAULTS.attempts,
+    backoff: { type: 'exponential', delay: options.backoffMs ?? DEFAULTS.backoffMs },
     removeOnComplete: true,
     removeOnFail: false,
   } as const;
@@ -241,10 +238,10 @@ export function createBullMQQueue(options: BullMQQueueOptions): BullMQCallbackQu
         {
           connection: options.connection,
           prefix,
-          concurrency: workOptions?.concurrency ?? (defaultOf(BULLMQ_WORK_OPTIONS, 'concurrency') as number),
-          lockDuration: workOptions?.lockDurationMs ?? (defaultOf(BULLMQ_WORK_OPTIONS, 'lockDurationMs') as number),
-          stalledInterval: workOptions?.stalledIntervalMs ?? (defaultOf(BULLMQ_WORK_OPTIONS, 'stalledIntervalMs') as number),
-          maxStalledCount: workOptions?.maxStalledCount ?? (defaultOf(BULLMQ_WORK_OPTIONS, 'maxStalledCount') as number),
+          concurrency: workOptions?.concurrency ?? DEFAULTS.concurrency,
+          lockDuration: workOptions?.lockDurationMs ?? DEFAULTS.lockDurationMs,
+          stalledInterval: workOptions?.stalledIntervalMs ?? DEFAULTS.stalledIntervalMs,
+          maxStalledCount: workOptions?.maxStalledCount ?? DEFAULTS.maxStalledCount,
         },
       );
       worker.on('error', hear);
