@@ -17,7 +17,7 @@ import { resealCallbackJob } from '../webhooks/seal.js';
  * replays at once only one moves each job.
  */
 
-/** How many dead letters one `replay` moves at most, and how many ids `replay` and `purge` take. */
+/** How many dead letters one `replay` moves at most, and how many ids it takes. */
 export const BULLMQ_REPLAY_BATCH = 100;
 const MAX_PAGE = 1000;
 
@@ -74,7 +74,7 @@ interface ScriptClient {
 }
 const defined = new WeakSet<object>();
 
-/** BullMQ's codes for a job that is not in the set `retry` expected (-3) or no longer exists (-1). */
+/** BullMQ's codes for a job that is not in the set `retry` expected (-3) or no longer exists (-1, also of `updateData`). */
 function isGone(error: unknown): boolean {
   const code = (error as Partial<Record<'code', unknown>> | null)?.code;
   return code === -3 || code === -1;
@@ -169,14 +169,15 @@ export function bullMQDeadLetters(queue: Queue<CallbackJob>): DeadLetters {
     },
 
     async purge(options: PurgeDeadLettersOptions) {
-      if (typeof options === 'object' && 'ids' in options) {
+      const given: unknown = options;
+      if (typeof given !== 'object' || given === null || (!('ids' in given) && !('before' in given))) {
+        throw new RequestValidationError(where('purge'), [{ field: '(options)', rule: 'invalid_option', message: 'must be { ids } or { before }' }]);
+      }
+      if ('ids' in options) {
         const ids = checkList(where('purge'), 'ids', options.ids, idsRule(MAX_PAGE));
         // Only a job still in the failed set: a dead letter replayed meanwhile is a live job again.
         const removed = await Promise.all(ids.map(async (id) => ((await failedJob(id)) === undefined ? 0 : queue.remove(id))));
         return { purged: removed.filter((count) => count === 1).length };
-      }
-      if (typeof options !== 'object' || !('before' in options)) {
-        throw new RequestValidationError(where('purge'), [{ field: '(options)', rule: 'invalid_option', message: 'must be { ids } or { before }' }]);
       }
       checkOptions(where('purge'), options, [BEFORE_OPTION]);
       // BullMQ's clean takes an age: every job failed at or before now minus it, in batches.

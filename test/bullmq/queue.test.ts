@@ -372,6 +372,7 @@ describe('options', () => {
     await expect(callbacks.deadLetters.replay({ ids: Array.from({ length: 101 }, (_, index) => String(index)) })).rejects.toThrow('ids: must hold from 1 to 100 dead letter ids; got 101');
     await expect(callbacks.deadLetters.purge({ ids: ['1', '1'] })).rejects.toThrow('ids[1]: repeats ids[0]: give each id once');
     await expect(callbacks.deadLetters.purge({ before: new Date(Number.NaN) })).rejects.toThrow('before: must be a Date or milliseconds since 1970');
+    await expect(callbacks.deadLetters.purge(null as never)).rejects.toThrow('Invalid option for deadLetters.purge: (options): must be { ids } or { before }');
   });
 });
 
