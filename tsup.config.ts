@@ -36,13 +36,17 @@ const ENTRIES = {
   'sandbox/index': 'src/sandbox/index.ts',
   // The PostgreSQL inbox (payorch/postgres): only its users need `pg`, an optional peer.
   'postgres/index': 'src/postgres/index.ts',
+  // Deferred callbacks on BullMQ (payorch/bullmq): only its users need bullmq and ioredis, optional peers.
+  'bullmq/index': 'src/bullmq/index.ts',
   // The Cloudflare inboxes (payorch/d1, payorch/durable-object): loaded only by their users.
   'd1/index': 'src/d1/index.ts',
   'durable-object/index': 'src/durable-object/index.ts',
   // Deferred callbacks on Cloudflare Queues with dead letters in D1 (payorch/cloudflare-queues).
   'cloudflare-queues/index': 'src/cloudflare-queues/index.ts',
-  // The inbox contract (payorch/testing), for tests of an inbox of one's own.
+  // The inbox and queue contracts (payorch/testing), for tests of an inbox or queue of one's own.
   'testing/index': 'src/testing/index.ts',
+  // Deferred callbacks on pg-boss (payorch/pg-boss): only its users need pg-boss and pg.
+  'pg-boss/index': 'src/pg-boss/index.ts',
   // The zod schemas as values (payorch/schemas); payorch exports their types only.
   'schemas/index': 'src/schemas/index.ts',
   // Receiving callbacks only (payorch/webhooks): its names from dist/webhooks/core.js, without

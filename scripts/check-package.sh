@@ -22,7 +22,7 @@ step "publint --strict"
 npx --no-install publint --strict
 
 # The default profile includes node10 resolution (`moduleResolution: "node"`, still common):
-# package.json typesVersions maps payorch/schemas, payorch/sandbox, payorch/postgres, payorch/webhooks, payorch/d1, payorch/durable-object, payorch/cloudflare-queues and payorch/testing to their declarations there.
+# package.json typesVersions maps payorch/schemas, payorch/sandbox, payorch/postgres, payorch/webhooks, payorch/d1, payorch/durable-object, payorch/testing, payorch/pg-boss, payorch/bullmq and payorch/cloudflare-queues to their declarations there.
 step "attw --pack . (default profile: node10, node16 CJS and ESM, bundler)"
 npx --no-install attw --pack .
 
@@ -213,6 +213,48 @@ console.log(`${label}: payorch/postgres loaded`);
 (cd "$work/cjs" && { echo 'const { createCallbackReceiver } = require("payorch");'; echo 'const { postgresInboxTableSql, createPostgresInbox } = require("payorch/postgres");'; echo 'const label = "CommonJS";'; echo "$postgres_js"; } > postgres.js && node postgres.js)
 (cd "$work/ts" && { echo 'import { createCallbackReceiver } from "payorch";'; echo 'import { postgresInboxTableSql, createPostgresInbox } from "payorch/postgres";'; echo 'const label = "TypeScript node16";'; echo "$postgres_js"; } > src/postgres.ts && "$tsc" -p tsconfig.node16.json && node out-node16/postgres.js)
 
+# payorch/pg-boss needs neither pg-boss nor pg to load (the PgBoss and the pool are the user's): none
+# of these consumers installed them. Stand-ins record what the adapter asks of pg-boss.
+step "consumer: payorch/pg-boss without pg-boss or pg installed (ESM, CommonJS, TypeScript)"
+for dir in esm cjs ts; do [[ ! -e "$work/$dir/node_modules/pg-boss" ]] || { echo "pg-boss was installed in $dir"; exit 1; }; done
+pgboss_js='
+const asked = [];
+const boss = {
+  createQueue: (name) => Promise.resolve(void asked.push(`createQueue ${name}`)),
+  updateQueue: (name) => Promise.resolve(void asked.push(`updateQueue ${name}`)),
+  send: (name) => Promise.resolve(String(asked.push(`send ${name}`))),
+  work: (name) => Promise.resolve(String(asked.push(`work ${name}`))),
+  offWork: () => Promise.resolve(),
+};
+const queue = createPgBossQueue({ boss, pool: { connect: () => Promise.reject(new Error("no database")) } });
+void queue.enqueue({ version: 2 } as never).then(() => {
+  if (asked.join() !== "createQueue payorch-callbacks-dead,updateQueue payorch-callbacks-dead,createQueue payorch-callbacks,updateQueue payorch-callbacks,send payorch-callbacks" || !pgBossDeadLetterTableSql().startsWith("CREATE TABLE IF NOT EXISTS \"payorch_dead_letters\"")) throw new Error("payorch/pg-boss");
+  console.log(`${label}: payorch/pg-boss loaded`);
+});
+'
+(cd "$work/esm" && { echo 'import { createPgBossQueue, pgBossDeadLetterTableSql } from "payorch/pg-boss";'; echo 'const label = "ESM";'; echo "$pgboss_js" | sed 's/ as never//'; } > pgboss.js && node pgboss.js)
+(cd "$work/cjs" && { echo 'const { createPgBossQueue, pgBossDeadLetterTableSql } = require("payorch/pg-boss");'; echo 'const label = "CommonJS";'; echo "$pgboss_js" | sed 's/ as never//'; } > pgboss.js && node pgboss.js)
+(cd "$work/ts" && { echo 'import { createPgBossQueue, pgBossDeadLetterTableSql } from "payorch/pg-boss";'; echo 'const label = "TypeScript node16";'; echo "$pgboss_js" | sed -e 's/const asked = \[\];/const asked: string[] = [];/' -e 's/(name) =>/(name: string) =>/'; } > src/pgboss.ts && "$tsc" -p tsconfig.node16.json && node out-node16/pgboss.js)
+
+# payorch/bullmq: bullmq and ioredis are optional peers, which npm installs with none of the
+# consumers above (where payorch and payorch/webhooks ran). Beside them, the entry loads in ESM,
+# CommonJS and TypeScript (its types name BullMQ's), and refuses a bad option with payorch's error.
+step "consumer: payorch/bullmq beside bullmq and ioredis (ESM, CommonJS, TypeScript); the others have neither"
+for dir in esm cjs ts; do for peer in bullmq ioredis; do [[ ! -e "$work/$dir/node_modules/$peer" ]] || { echo "$peer was installed in $dir"; exit 1; }; done; done
+mkdir -p "$work/bullmq/src" && cd "$work/bullmq"
+echo '{ "name": "consumer-bullmq", "private": true, "type": "module" }' > package.json
+install . "$tarball" "bullmq@^6.7.0" "ioredis@^5" "@types/node@^22"
+cp "$work/ts/tsconfig.node16.json" .
+bullmq_js='
+let refused;
+try { createBullMQQueue({ connection: { host: "127.0.0.1", port: 6379 }, attempts: 0 }); } catch (error) { refused = error; }
+if (!(refused instanceof RequestValidationError) || !String(refused.message).includes("attempts")) throw new Error("payorch/bullmq");
+console.log(`${label}: payorch/bullmq loaded`);
+'
+{ echo 'import { createBullMQQueue } from "payorch/bullmq";'; echo 'import { RequestValidationError } from "payorch";'; echo 'const label = "ESM";'; echo "$bullmq_js"; } > bullmq.js && node bullmq.js
+{ echo 'const { createBullMQQueue } = require("payorch/bullmq");'; echo 'const { RequestValidationError } = require("payorch");'; echo 'const label = "CommonJS";'; echo "$bullmq_js"; } > bullmq.cjs && node bullmq.cjs
+{ echo 'import { createBullMQQueue } from "payorch/bullmq";'; echo 'import type { BullMQCallbackQueue, DeadLetter } from "payorch/bullmq";'; echo 'import { RequestValidationError } from "payorch";'; echo 'export const typed: [BullMQCallbackQueue, DeadLetter] | undefined = undefined;'; echo 'const label = "TypeScript node16";'; echo "$bullmq_js" | sed -e 's/(error) {/(error: unknown) {/' -e 's/let refused;/let refused: unknown;/'; } > src/bullmq.ts && "$tsc" -p tsconfig.node16.json && node out-node16/bullmq.js
+
 # payorch/d1, payorch/durable-object and payorch/cloudflare-queues: structural types of their own (no
 # @cloudflare/workers-types installed in these consumers), loaded by ESM, CommonJS and TypeScript
 # with stand-in bindings.
@@ -293,12 +335,18 @@ step "consumer: TypeScript 5.5 (the stated floor) and the latest release, node16
 cd "$work/ts"
 install . "typescript-floor@npm:typescript@~5.5.0" "typescript-latest@npm:typescript@latest"
 compilers=("$repo/node_modules/typescript/bin/tsc" "$work/ts/node_modules/typescript-floor/bin/tsc" "$work/ts/node_modules/typescript-latest/bin/tsc")
-for compiler in "${compilers[@]:1}"; do
-  for config in tsconfig.node16.json tsconfig.bundler.json; do
-    node "$compiler" -p "$config" --noEmit
+# Compiles the consumer in this folder with each compiler given, node16 and bundler; $label ends the line.
+compile_each() {
+  local label=$1
+  shift
+  for compiler in "$@"; do
+    for config in tsconfig.node16.json tsconfig.bundler.json; do
+      node "$compiler" -p "$config" --noEmit
+    done
+    echo "$(node "$compiler" -v)$label: node16 and bundler compile"
   done
-  echo "$(node "$compiler" -v): node16 and bundler compile"
-done
+}
+compile_each "" "${compilers[@]:1}"
 
 # zod's runtime is bundled, so the app's zod meets payorch only through the published types: the
 # oldest zod that `dependencies` admits must compile the same consumer on every compiler above,
@@ -322,12 +370,7 @@ npm ls zod
 if [[ $(npm ls zod --all --parseable | sort -u | wc -l) != 1 || $(node -p 'require("zod/package.json").version') != "$zod_floor" ]]; then
   echo "the consumer does not have one zod at $zod_floor"; exit 1
 fi
-for compiler in "${compilers[@]}"; do
-  for config in tsconfig.node16.json tsconfig.bundler.json; do
-    node "$compiler" -p "$config" --noEmit
-  done
-  echo "$(node "$compiler" -v) with zod $zod_floor: node16 and bundler compile"
-done
+compile_each " with zod $zod_floor" "${compilers[@]}"
 node "${compilers[0]}" -p tsconfig.node16.json
 node out-node16/compose.js
 node out-node16/main.js "TypeScript node16 ESM, zod $zod_floor"

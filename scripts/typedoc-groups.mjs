@@ -18,7 +18,10 @@ const GROUPS = [
   ['src/d1/', 'Cloudflare'],
   ['src/durable-object/', 'Cloudflare'],
   ['src/sqlite/', 'Cloudflare'],
-  ['src/testing/', 'Testing an inbox'],
+  ['src/pg-boss/', 'Queues'],
+  ['src/bullmq/', 'Queues'],
+  ['src/queues/', 'Queues'],
+  ['src/testing/', 'Testing inboxes and queues'],
 ];
 
 /** @param {import('typedoc').Application} app */

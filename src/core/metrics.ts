@@ -24,12 +24,32 @@ interface InstrumentOptionsLike {
  */
 export interface MeterLike {
   /** A monotonic sum: `payorch.callbacks`. */
-  createCounter(name: string, options?: InstrumentOptionsLike): { add(value: number, attributes?: MetricAttributesLike): void };
+  createCounter(
+    name: string,
+    options?: InstrumentOptionsLike,
+  ): {
+    /** Adds `value` to the sum of the series `attributes` name. */
+    add(value: number, attributes?: MetricAttributesLike): void;
+  };
   /** A distribution: `payorch.callback.duration`, in seconds. */
-  createHistogram(name: string, options?: InstrumentOptionsLike): { record(value: number, attributes?: MetricAttributesLike): void };
+  createHistogram(
+    name: string,
+    options?: InstrumentOptionsLike,
+  ): {
+    /** Records one measurement in the series `attributes` name. */
+    record(value: number, attributes?: MetricAttributesLike): void;
+  };
   /** A sum read when the SDK collects: the in-memory inbox's keys and its limit. */
   createObservableUpDownCounter(
     name: string,
     options?: InstrumentOptionsLike,
-  ): { addCallback(callback: (result: { observe(value: number, attributes?: MetricAttributesLike): void }) => void): void };
+  ): {
+    /** Registers what the SDK calls when it collects, to observe the current value. */
+    addCallback(
+      callback: (result: {
+        /** The value now, for the series `attributes` name. */
+        observe(value: number, attributes?: MetricAttributesLike): void;
+      }) => void,
+    ): void;
+  };
 }

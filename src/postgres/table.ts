@@ -157,8 +157,8 @@ export const POSTGRES_INBOX_OPTIONS = declareOptions<PostgresInboxOptions<Postgr
 ]);
 
 // Quoted, so a table name is never read as SQL; checked, so quoting cannot be escaped.
-function quoteTable(where: string, table: string | undefined): string {
-  const name = table ?? DEFAULT_POSTGRES_INBOX_TABLE;
+export function quoteTable(where: string, table: string | undefined, defaultTable = DEFAULT_POSTGRES_INBOX_TABLE): string {
+  const name = table ?? defaultTable;
   checkValue(where, TABLE_OPTION, name);
   return name.split('.').map((part) => `"${part}"`).join('.');
 }
@@ -168,8 +168,8 @@ function quoteTable(where: string, table: string | undefined): string {
  * once, otherwise from `current_schema()` on the first connection (before any handler runs). The
  * inbox, createPostgresInboxTable and prunePostgresInbox resolve it the same way.
  */
-export function tableName(where: string, options: { readonly table?: string | undefined; readonly schema?: string | undefined }): (client: PostgresClient) => Promise<string> {
-  const table = quoteTable(where, options.table);
+export function tableName(where: string, options: { readonly table?: string | undefined; readonly schema?: string | undefined }, defaultTable?: string): (client: PostgresClient) => Promise<string> {
+  const table = quoteTable(where, options.table, defaultTable);
   checkValue(where, SCHEMA_OPTION, options.schema);
   if (options.schema !== undefined && table.includes('.')) {
     throw new RequestValidationError(where, [{ field: 'schema', rule: 'invalid_option', message: 'must be left out when `table` names its schema (schema.table): give the schema once' }]);

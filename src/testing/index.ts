@@ -1,8 +1,9 @@
 /**
- * payorch/testing: the contract every callback inbox keeps, as a table of cases you run against
- * your own inbox with the test runner you use. payorch runs the same table against each of its
- * inboxes (memory, PostgreSQL, D1, Durable Object). It needs no test runner: each case throws on
- * failure.
+ * payorch/testing: the contracts every callback inbox and every queue adapter keep, as tables of
+ * cases you run against your own with the test runner you use. payorch runs the inbox table
+ * against each of its inboxes (memory, PostgreSQL, D1, Durable Object) and the queue table
+ * ({@link queueContract}) against each of its queue adapters (pg-boss, BullMQ, Cloudflare Queues).
+ * Neither needs a test runner: each case throws on failure.
  *
  * @example
  * ```ts
@@ -431,3 +432,7 @@ export function inboxContract<TContext extends CallbackInboxContext = CallbackIn
 }
 
 export type { CallbackInbox, CallbackInboxContext, CallbackKey } from '../webhooks/inbox.js';
+
+export { queueContract } from './queue-contract.js';
+export type { QueueContractCase, QueueContractEngine, QueueContractOptions, QueueContractReceiver } from './queue-contract.js';
+export type { CallbackQueue, DeadLetter, DeadLetterPage, DeadLetters, ListDeadLettersOptions, PurgeDeadLettersOptions, ReplayDeadLettersOptions, ReplayedDeadLetters } from '../queues/dead-letters.js';

@@ -6,6 +6,10 @@ import { clientOptions } from '../../src/core/client-options.js';
 import { REQUEST_OPTIONS, allowedBy } from '../../src/core/option-checks.js';
 import type { OptionDeclaration } from '../../src/core/option-checks.js';
 import { declared, rangeOf } from '../../src/cli/flags.js';
+import { BULLMQ_LIST_OPTIONS } from '../../src/bullmq/dead-letters.js';
+import { BULLMQ_QUEUE_OPTIONS, BULLMQ_WORK_OPTIONS } from '../../src/bullmq/queue.js';
+import { PGBOSS_QUEUE_OPTIONS, PGBOSS_WORK_OPTIONS } from '../../src/pg-boss/options.js';
+import { DEAD_LETTER_TABLE_OPTION } from '../../src/pg-boss/table.js';
 import { DEFAULT_POSTGRES_INBOX_RETENTION_SECONDS, DEFAULT_POSTGRES_INBOX_TABLE, DEFAULT_POSTGRES_INBOX_LOCK_TIMEOUT_MS } from '../../src/postgres/index.js';
 import { ROTATE_KEYS_OPTIONS } from '../../src/sandbox/keys.js';
 import { SANDBOX_DEFAULTS, SANDBOX_OPTIONS } from '../../src/sandbox/options.js';
@@ -49,8 +53,14 @@ const interfaces: [file: string, name: string, prefix: string, defaults: Default
   ['src/d1/index.ts', 'PruneD1InboxOptions', '', defaultsOf([SQLITE_TABLE_OPTION, OLDER_THAN_OPTION])],
   ['src/durable-object/index.ts', 'DurableObjectInboxOptions', '', defaultsOf([SQLITE_TABLE_OPTION])],
   ['src/durable-object/index.ts', 'PruneDurableObjectInboxOptions', '', defaultsOf([SQLITE_TABLE_OPTION, OLDER_THAN_OPTION])],
+  ['src/bullmq/queue.ts', 'BullMQQueueOptions', '', defaultsOf(BULLMQ_QUEUE_OPTIONS)],
+  ['src/bullmq/queue.ts', 'BullMQWorkOptions', '', defaultsOf(BULLMQ_WORK_OPTIONS)],
+  ['src/queues/dead-letters.ts', 'ListDeadLettersOptions', '', defaultsOf(BULLMQ_LIST_OPTIONS)],
   // payorch/postgres keeps its declarations private; they take their defaults from these exports.
   ['src/postgres/table.ts', 'PostgresInboxOptions', '', new Map<string, unknown>([['table', DEFAULT_POSTGRES_INBOX_TABLE], ['lockTimeoutMs', DEFAULT_POSTGRES_INBOX_LOCK_TIMEOUT_MS]])],
+  ['src/pg-boss/options.ts', 'PgBossQueueOptions', '', defaultsOf(PGBOSS_QUEUE_OPTIONS)],
+  ['src/pg-boss/options.ts', 'PgBossWorkOptions', '', defaultsOf(PGBOSS_WORK_OPTIONS)],
+  ['src/pg-boss/table.ts', 'PgBossDeadLetterTableOptions', '', defaultsOf([DEAD_LETTER_TABLE_OPTION])],
   ['src/postgres/prune.ts', 'PrunePostgresInboxOptions', '', new Map<string, unknown>([['table', DEFAULT_POSTGRES_INBOX_TABLE], ['olderThanSeconds', DEFAULT_POSTGRES_INBOX_RETENTION_SECONDS]])],
 ];
 

@@ -85,60 +85,65 @@ test.each(examples)('examples/webhooks/%s queues a genuine signature over a chan
   }
 }, 20_000);
 
-test('a pg-boss dead letter is kept past pg-boss’s retention: its rows backdated a month and pg-boss’s maintenance run, it is still replayed and applied once', async () => {
+test('a pg-boss dead letter is kept past pg-boss’s retention: its rows aged past every retention and pg-boss’s maintenance run, it is still replayed and applied once', async () => {
   const receiver = await pgbossExample.start({ ...PROVIDER, connectionString: connectionString(), port: 0 });
   try {
     const code = `MAN-expbdead-${seconds - 60}`;
     // A genuine job, as the recipe's receiver queues it, for a deposit whose order row is missing
-    // (saved late): confirm refuses it, and without retries it is a dead letter at once.
+    // (saved late): confirm refuses it, and sent without retries it is a dead letter at once.
     const jobs: CallbackJob[] = [];
     const delivery = signCallback({ ...unsigned.deposit, tracking_code: code, user_id: 'u-pbdead', amount: 75 }, PROVIDER);
     await enqueuingReceiver((job) => Promise.resolve(void jobs.push(job))).handle(new Request('https://receiver.test/', { method: 'POST', headers: delivery.headers, body: delivery.body }));
-    await receiver.boss.send(pgbossExample.QUEUE, jobs[0], { retryLimit: 0 });
-    const kept = async () => (await database.pool.query<{ job_id: string }>("SELECT job_id FROM payorch_dead_letters WHERE job->'payload'->>'tracking_code' = $1", [code])).rows;
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    await receiver.boss.send('payorch-callbacks', jobs[0] as CallbackJob, { retryLimit: 0 });
+    const kept = async () => (await receiver.queue.deadLetters.list()).deadLetters.filter((deadLetter) => deadLetter.trackingCode === code);
     await waitFor(async () => (await kept()).length === 1, 10_000, 'the dead letter to be kept');
-    const deadJob = async () => (await database.pool.query<{ state: string }>("SELECT state FROM pgboss.job WHERE name = $1 AND data->'payload'->>'tracking_code' = $2", [pgbossExample.DEAD_LETTERS, code])).rows;
-    await waitFor(async () => (await deadJob())[0]?.state === 'completed', 10_000, 'pg-boss to complete the dead letter it handed over');
+    expect((await kept())[0]).toMatchObject({ attempts: 1, lastError: expect.stringContaining(`confirm refused deposit.completed ${code}`) as unknown });
 
-    // A month on: every row pg-boss has of it is a month older, and pg-boss's own supervision
-    // (its maintenance: retention and deletion) runs on both queues.
-    const month = "interval '31 days'";
+    // A year on: every row pg-boss has of it is that much older, and pg-boss's own maintenance
+    // (retention and deletion) runs on both queues. pg-boss's rows are gone; the table's is not.
+    const year = "interval '400 days'";
     await database.pool.query(
-      `UPDATE pgboss.job SET created_on = created_on - ${month}, start_after = start_after - ${month}, keep_until = keep_until - ${month}, completed_on = completed_on - ${month}, started_on = started_on - ${month} WHERE data->'payload'->>'tracking_code' = $1`,
+      `UPDATE pgboss.job SET created_on = created_on - ${year}, start_after = start_after - ${year}, keep_until = keep_until - ${year}, completed_on = completed_on - ${year}, started_on = started_on - ${year} WHERE data->'payload'->>'tracking_code' = $1`,
       [code],
     );
-    await database.pool.query(`UPDATE payorch_dead_letters SET dead_at = dead_at - ${month}`);
-    for (const queue of [pgbossExample.QUEUE, pgbossExample.DEAD_LETTERS]) await receiver.boss.supervise(queue);
-    // pg-boss's own copy is gone with its retention; the table's is not.
+    for (const queue of ['payorch-callbacks', 'payorch-callbacks-dead']) await receiver.boss.supervise(queue);
     expect((await database.pool.query("SELECT 1 FROM pgboss.job WHERE data->'payload'->>'tracking_code' = $1", [code])).rows).toEqual([]);
     expect(await kept()).toHaveLength(1);
 
-    // The order row is there now: the replay applies it once, and the row is gone once sent.
+    // The order row is there now: the replay applies it once, and the dead letter is gone.
     await database.order(code, 'u-pbdead', 75);
-    expect(await pgbossExample.replayDeadLetters(receiver.boss, receiver.pool)).toBe(1);
+    expect(await receiver.queue.deadLetters.replay()).toEqual({ replayed: 1, remaining: 0 });
     await waitFor(async () => (await balanceOf('u-pbdead')) === 75, 8000, 'the replayed dead letter to be credited');
     expect(await kept()).toEqual([]);
-    expect(await pgbossExample.replayDeadLetters(receiver.boss, receiver.pool)).toBe(0);
+    expect(await receiver.queue.deadLetters.replay()).toEqual({ replayed: 0, remaining: 0 });
   } finally {
     await receiver.close();
   }
 }, 30_000);
 
-test('the BullMQ recipe keeps failed jobs and replays its failed set: a job that failed for good runs again, and a forged one still applies nothing', async () => {
+test('the BullMQ recipe keeps a dead letter until it is replayed: a deposit whose order row came late is credited once, and a copy changed in the queue still applies nothing', async () => {
   const receiver = await bullmqExample.start({ ...PROVIDER, connectionString: connectionString(), redis: { host: '127.0.0.1', port: redis.port }, port: 0 });
   try {
-    const delivery = signCallback({ ...unsigned.deposit, tracking_code: `MAN-exdead-${seconds - 60}`, user_id: 'u-dead', amount: 40 }, PROVIDER);
-    // A job as a producer without the secret key wrote it: a seal it could not make. It fails every attempt.
-    const genuine = JSON.parse(delivery.body) as Record<string, unknown>;
-    const job = await receiver.queue.add('callback', {
-      version: 2, account: PROVIDER.apiKey, kind: 'deposit', event: 'deposit.completed', payload: genuine, receivedAt: Date.now(),
-      signature: { hash: genuine['hash'] as string, timestamp: genuine['timestamp'] as number, in: 'headers' },
-      seal: { keyId: '0'.repeat(16), mac: '0'.repeat(64) },
-    }, { attempts: 1 });
-    await waitFor(async () => (await job.getState()) === 'failed', 8000, 'the forged job to fail');
-    expect(await bullmqExample.replayFailed(receiver.queue)).toBe(1);
-    await waitFor(async () => (await job.getState()) === 'failed' && (await receiver.queue.getJob(job.id ?? ''))?.attemptsMade === 2, 8000, 'the replayed job to fail again');
-    expect(await balanceOf('u-dead')).toBeUndefined();
+    const code = `MAN-exdead-${seconds - 60}`;
+    // A genuine job, as the recipe's receiver queues it, for a deposit whose order row is missing
+    // (saved late): confirm refuses it. Added with one attempt, as if its retries had run out.
+    const jobs: CallbackJob[] = [];
+    const delivery = signCallback({ ...unsigned.deposit, tracking_code: code, user_id: 'u-dead', amount: 40 }, PROVIDER);
+    await enqueuingReceiver((job) => Promise.resolve(void jobs.push(job))).handle(new Request('https://receiver.test/', { method: 'POST', headers: delivery.headers, body: delivery.body }));
+    const genuine = jobs[0] as CallbackJob;
+    await receiver.callbacks.queue.add('callback', genuine, { attempts: 1, removeOnFail: false });
+    // A copy whose amount was raised in Redis: its seal no longer matches, and it is a dead letter
+    // after one attempt, whatever the attempts left.
+    await receiver.callbacks.enqueue({ ...genuine, payload: { ...genuine.payload, amount: 4000 } } as CallbackJob);
+    const dead = async () => (await receiver.callbacks.deadLetters.list()).deadLetters;
+    await waitFor(async () => (await dead()).length === 2, 8000, 'both jobs to be dead letters');
+
+    await database.order(code, 'u-dead', 40);
+    expect(await receiver.callbacks.deadLetters.replay()).toEqual({ replayed: 2, remaining: 0 });
+    await waitFor(async () => (await balanceOf('u-dead')) === 40 && (await dead()).length === 1, 8000, 'the genuine job to be credited and the changed one to be a dead letter again');
+    expect((await dead())[0]).toMatchObject({ trackingCode: code, attempts: 1, lastError: expect.stringContaining('CallbackJobError') as string });
+    expect(await database.ledgerOf('u-dead')).toEqual([{ tracking_code: code, amount: 40, balance: 40 }]);
   } finally {
     await receiver.close();
   }

@@ -61,6 +61,33 @@ test.each(['src/d1/index.ts', 'src/durable-object/index.ts', 'src/testing/index.
   expect(inputs.filter((file) => file.includes('zod') || file.includes('schemas'))).toEqual([]);
 });
 
+// Deferred callbacks on a queue engine are an entry of their own: a receiver that applies at once,
+// or enqueues to a queue of its own, loads none of the adapters.
+describe.each([...entries, 'src/webhooks/index.ts', 'dist/webhooks/index.js', 'dist/webhooks/index.cjs'])('the entry %s', (entry) => {
+  test('reaches no queue adapter: neither pg-boss, bullmq, ioredis, payorch/pg-boss nor payorch/bullmq', async () => {
+    const { inputs, packages, code } = await graph(entry);
+    expect(inputs.length).toBeGreaterThan(0);
+    expect(packages.filter((name) => /^(?:pg-boss|bullmq|ioredis)(?:\/|$)/.test(name))).toEqual([]);
+    expect(inputs.filter((file) => /(?:src|dist)\/(?:pg-boss|bullmq|queues)\//.test(file))).toEqual([]);
+    expect(code).not.toMatch(/createPgBossQueue|createBullMQQueue|payorch_dead_letters|FOR UPDATE SKIP LOCKED/);
+  });
+});
+
+test('the BullMQ entry imports bullmq and no other package: BullMQ loads ioredis itself, when it connects', async () => {
+  for (const entry of ['src/bullmq/index.ts', 'dist/bullmq/index.js', 'dist/bullmq/index.cjs']) {
+    const { packages, code } = await graph(entry);
+    expect([...new Set(packages)], entry).toEqual(['bullmq']);
+    expect(code, entry).toContain('createBullMQQueue');
+  }
+});
+
+test('the pg-boss entry imports no package, neither pg-boss nor pg: the PgBoss and the pool are the user’s', async () => {
+  const { inputs, packages, code } = await graph('src/pg-boss/index.ts');
+  expect(inputs.some((file) => file.endsWith('src/pg-boss/index.ts'))).toBe(true);
+  expect(packages).toEqual([]);
+  expect(code).toContain('FOR UPDATE SKIP LOCKED');
+});
+
 test('the PostgreSQL entry itself imports no pg either: the pool is the user’s', async () => {
   const { inputs, packages } = await graph('src/postgres/index.ts');
   expect(inputs.some((file) => file.endsWith('src/postgres/index.ts'))).toBe(true);

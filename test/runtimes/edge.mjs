@@ -18,19 +18,13 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { EdgeRuntime } from 'edge-runtime';
 import { Miniflare } from 'miniflare';
+import { canonical } from './canonical.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 if (!existsSync(join(root, 'dist/index.js'))) throw new Error('dist/ is missing: run `npm run build` first');
 
 const KEYS = { apiKey: 'edge_api_key_0001', secretKey: 'edge_secret_ğüş_0001', credentialKey: 'edge_site_credential_01' };
 const sha256 = (text) => createHash('sha256').update(text, 'utf8').digest('hex');
-/** A job's canonical form (src/webhooks/seal.ts): members sorted, no spaces, undefined left out. */
-const canonical = (value) =>
-  Array.isArray(value)
-    ? `[${value.map(canonical).join(',')}]`
-    : typeof value === 'object' && value !== null
-      ? `{${Object.keys(value).filter((name) => value[name] !== undefined).sort().map((name) => `${JSON.stringify(name)}:${canonical(value[name])}`).join(',')}}`
-      : JSON.stringify(value);
 /** The edge conditions of the bundlers that build workers (wrangler, Next.js, Vercel). */
 const CONDITIONS = ['workerd', 'worker', 'edge-light', 'browser'];
 

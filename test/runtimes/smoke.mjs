@@ -9,6 +9,7 @@ import { createServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { createRequire } from 'node:module';
 import { openSecretChecks } from './secrets.mjs';
+import { canonical } from './canonical.mjs';
 
 const root = new URL('../../', import.meta.url);
 const runtime =
@@ -22,13 +23,6 @@ const schemasCjs = createRequire(import.meta.url)(new URL('dist/schemas/index.cj
 const KEYS = { apiKey: 'smoke_api_key_0001', secretKey: 'smoke_secret_ğüş_0001' };
 const CREDENTIAL = 'smoke_site_credential_01';
 const sha256 = (...parts) => createHash('sha256').update(parts.join(''), 'utf8').digest('hex');
-/** A job's canonical form (src/webhooks/seal.ts): members sorted, no spaces, undefined left out. */
-const canonical = (value) =>
-  Array.isArray(value)
-    ? `[${value.map(canonical).join(',')}]`
-    : typeof value === 'object' && value !== null
-      ? `{${Object.keys(value).filter((name) => value[name] !== undefined).sort().map((name) => `${JSON.stringify(name)}:${canonical(value[name])}`).join(',')}}`
-      : JSON.stringify(value);
 
 const ANSWERS = {
   'POST /api/provider/welcome': { success: true, message: 'Welcome', provider: { id: 1, name: 'Smoke', is_active: true } },

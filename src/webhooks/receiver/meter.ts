@@ -1,6 +1,6 @@
 import type { MeterLike } from '../../core/metrics.js';
 import { isPayorchError, CallbackJobError } from '../../errors/error.js';
-import type { CallbackApplyTrace, CallbackSpans, CallbackTrace } from '../../internal/tracing.js';
+import type { CallbackApplyTrace, CallbackSpans } from '../../internal/tracing.js';
 import { failureAnswer } from './apply.js';
 import type { MemoryInboxFill } from './memory-inbox.js';
 
@@ -62,6 +62,27 @@ function instruments(meter: MeterLike): ((outcome: Outcome, reason: string | und
   }
 }
 
+/** What one callback's trace told, for its count: its kind once verified, and what the inbox did. */
+interface Told {
+  readonly startedMs: number;
+  kind: string | undefined;
+  processed: string | undefined;
+}
+
+/** `trace`'s `verified` and `processed`, also told to `told`. */
+function telling(trace: CallbackApplyTrace, told: Told): CallbackApplyTrace {
+  return {
+    verified(callback) {
+      told.kind = callback.kind;
+      trace.verified(callback);
+    },
+    processed(outcome) {
+      told.processed = outcome;
+      trace.processed(outcome);
+    },
+  };
+}
+
 /** `spans`, with each callback also counted and timed through `meter`; `spans` itself without one. */
 export function meteredSpans(spans: CallbackSpans, meter: MeterLike | undefined): CallbackSpans {
   const record = meter === undefined ? undefined : instruments(meter);
@@ -69,52 +90,30 @@ export function meteredSpans(spans: CallbackSpans, meter: MeterLike | undefined)
   return {
     receive: (run) =>
       spans.receive((trace) => {
-        const startedMs = performance.now();
-        let kind: string | undefined;
-        let processed: string | undefined;
-        const metered: CallbackTrace = {
-          verified(callback) {
-            kind = callback.kind;
-            trace.verified(callback);
-          },
-          processed(outcome) {
-            processed = outcome;
-            trace.processed(outcome);
-          },
+        const told: Told = { startedMs: performance.now(), kind: undefined, processed: undefined };
+        return run({
+          ...telling(trace, told),
           answered(answer) {
-            if (answer.status === 200) record(processed === 'duplicate' || processed === 'queued' ? processed : 'applied', undefined, kind, startedMs);
-            else record(answer.status >= 500 ? 'failed' : 'refused', reasonOf(answer), kind, startedMs);
+            if (answer.status === 200) record(told.processed === 'duplicate' || told.processed === 'queued' ? told.processed : 'applied', undefined, told.kind, told.startedMs);
+            else record(answer.status >= 500 ? 'failed' : 'refused', reasonOf(answer), told.kind, told.startedMs);
             return trace.answered(answer);
           },
           traceparent: () => trace.traceparent(),
-        };
-        return run(metered);
+        });
       }),
     apply: (traceparent, run) =>
       spans.apply(traceparent, async (trace) => {
-        const startedMs = performance.now();
-        let kind: string | undefined;
-        let processed: string | undefined;
-        const metered: CallbackApplyTrace = {
-          verified(callback) {
-            kind = callback.kind;
-            trace.verified(callback);
-          },
-          processed(outcome) {
-            processed = outcome;
-            trace.processed(outcome);
-          },
-        };
+        const told: Told = { startedMs: performance.now(), kind: undefined, processed: undefined };
         try {
-          const value = await run(metered);
-          record(processed === 'duplicate' ? 'duplicate' : 'applied', undefined, kind, startedMs);
+          const value = await run(telling(trace, told));
+          record(told.processed === 'duplicate' ? 'duplicate' : 'applied', undefined, told.kind, told.startedMs);
           return value;
         } catch (error) {
           // A job that does not verify is refused as its callback would have been; a failure is answered as a callback's.
-          if (isPayorchError(error, CallbackJobError)) record('refused', error.reason, kind, startedMs);
+          if (isPayorchError(error, CallbackJobError)) record('refused', error.reason, told.kind, told.startedMs);
           else {
             const answer = failureAnswer(error);
-            record(answer.status >= 500 ? 'failed' : 'refused', reasonOf(answer), kind, startedMs);
+            record(answer.status >= 500 ? 'failed' : 'refused', reasonOf(answer), told.kind, told.startedMs);
           }
           throw error;
         }

@@ -1,28 +1,25 @@
-import { Queue, Worker } from 'bullmq';
+import { createBullMQQueue } from '../../../src/bullmq/index.js';
+import type { BullMQCallbackQueue } from '../../../src/bullmq/index.js';
 import type { CallbackJob } from '../../../src/webhooks/index.js';
 import { deferredScenarios } from '../../helpers/deferred-scenarios.js';
 import { startRedisServer } from '../../helpers/redis.js';
 import type { RedisServer } from '../../helpers/redis.js';
 
-// Deferred callbacks on BullMQ 6 with a real Redis (Debian's redis-server, started here on a free
-// loopback port; npm test installs it) and the PostgreSQL inbox, so that once-only holds across
-// the worker processes.
+// Deferred callbacks on payorch/bullmq with a real Redis (Debian's redis-server, started here on a
+// free loopback port; npm test installs it) and the PostgreSQL inbox, so that once-only holds across
+// the worker processes: the adapter's queues and workers, a worker process of the built adapter
+// killed mid-handler, and BullMQ's stalled-job check with a short lock.
 const QUEUE = 'payorch-callbacks';
 const KILL_QUEUE = 'payorch-callbacks-kill';
+const STALLED = { lockDurationMs: 1000, stalledIntervalMs: 500 };
 
 let redis: RedisServer;
-let queue: Queue<CallbackJob>;
-let killQueue: Queue<CallbackJob>;
-const workers: Worker<CallbackJob>[] = [];
+let callbacks: BullMQCallbackQueue;
+let killCallbacks: BullMQCallbackQueue;
 
-const connection = () => ({ host: '127.0.0.1', port: redis.port, maxRetriesPerRequest: null, retryStrategy: () => 100 });
-
-async function work(name: string, apply: (job: CallbackJob) => Promise<unknown>): Promise<void> {
-  const worker = new Worker<CallbackJob>(name, async (job) => apply(job.data), { connection: connection(), lockDuration: 1000, stalledInterval: 500 });
-  worker.on('error', () => undefined);
-  workers.push(worker);
-  await worker.waitUntilReady();
-}
+// Reconnects every 100 ms, so that the outage scenario is over quickly.
+const connection = () => ({ host: '127.0.0.1', port: redis.port, retryStrategy: () => 100 });
+const receiverOf = (apply: (job: CallbackJob) => Promise<unknown>) => ({ apply: async (job: CallbackJob) => { await apply(job); } });
 
 deferredScenarios({
   name: 'BullMQ',
@@ -31,25 +28,27 @@ deferredScenarios({
   recovers: 'finds the job stalled',
   async start(apply, killCode) {
     redis = await startRedisServer();
-    // The receiving side's queues fail at once while Redis is down, instead of holding the answer.
-    queue = new Queue<CallbackJob>(QUEUE, { connection: { ...connection(), enableOfflineQueue: false } });
-    killQueue = new Queue<CallbackJob>(KILL_QUEUE, { connection: { ...connection(), enableOfflineQueue: false } });
-    for (const each of [queue, killQueue]) each.on('error', () => undefined);
-    await Promise.all([queue.waitUntilReady(), killQueue.waitUntilReady()]);
-    await work(QUEUE, apply);
+    // Five attempts, none waiting: the retry scenario counts them.
+    callbacks = createBullMQQueue({ connection: connection(), queue: QUEUE, attempts: 5, backoffMs: 0, onError: () => undefined });
+    killCallbacks = createBullMQQueue({ connection: connection(), queue: KILL_QUEUE, attempts: 5, backoffMs: 0, onError: () => undefined });
+    await Promise.all([callbacks.queue.waitUntilReady(), killCallbacks.queue.waitUntilReady()]);
+    await callbacks.work(receiverOf(apply), STALLED).waitUntilReady();
     return async (job) => {
-      const target = job.payload['tracking_code'] === killCode ? killQueue : queue;
-      await target.add('callback', job, { attempts: 5, backoff: { type: 'fixed', delay: 0 } });
+      await (job.payload['tracking_code'] === killCode ? killCallbacks : callbacks).enqueue(job);
     };
   },
   async stop() {
-    await Promise.all(workers.map((worker) => worker.close(true)));
-    await Promise.all([queue.close(), killQueue.close()]);
+    await Promise.all([callbacks.close(), killCallbacks.close()]);
     await redis.close();
   },
-  drained: async () => (await queue.getJobCounts('wait', 'active', 'delayed')).wait === 0 && (await queue.getActiveCount()) === 0,
+  drained: async () => {
+    const counts = await callbacks.queue.getJobCounts('wait', 'active', 'delayed');
+    return counts['wait'] === 0 && counts['active'] === 0 && counts['delayed'] === 0;
+  },
   down: () => redis.stop(),
   up: () => redis.start(),
   killWorker: () => ({ WORKER_ENGINE: 'bullmq', WORKER_QUEUE: KILL_QUEUE, WORKER_REDIS_PORT: String(redis.port) }),
-  workKillQueue: (apply) => work(KILL_QUEUE, apply),
+  workKillQueue: async (apply) => {
+    await killCallbacks.work(receiverOf(apply), STALLED).waitUntilReady();
+  },
 });

@@ -1,0 +1,84 @@
+import { describe, expect, test } from 'vitest';
+import { RequestValidationError } from '../../src/errors/error.js';
+import { createPgBossDeadLetterTable, createPgBossQueue, pgBossDeadLetterTableSql } from '../../src/pg-boss/index.js';
+import type { PgBossLike } from '../../src/pg-boss/index.js';
+import type { PostgresPool } from '../../src/postgres/index.js';
+
+// What payorch/pg-boss refuses before it touches pg-boss or PostgreSQL: each bad setting named,
+// with its range. The pool and the boss below fail the test if anything reaches them.
+const untouched = (): never => {
+  throw new Error('reached the database');
+};
+const pool: PostgresPool = { connect: untouched };
+const boss: PgBossLike = { createQueue: untouched, updateQueue: untouched, send: untouched, work: untouched, offWork: untouched };
+
+function refusal(run: () => unknown): { field: string; message: string } | undefined {
+  try {
+    run();
+  } catch (error) {
+    if (!(error instanceof RequestValidationError)) throw error;
+    return { field: error.issues[0]?.field ?? '', message: error.message };
+  }
+  return undefined;
+}
+
+async function refusalOf(run: () => Promise<unknown>): Promise<{ field: string; message: string } | undefined> {
+  const error: unknown = await run().then(() => undefined, (caught: unknown) => caught);
+  if (error === undefined) return undefined;
+  if (!(error instanceof RequestValidationError)) throw error as Error;
+  return { field: error.issues[0]?.field ?? '', message: error.message };
+}
+
+describe('createPgBossQueue', () => {
+  test.each([
+    ['no boss', { pool }, 'boss', /must be a started PgBoss of pg-boss 12/],
+    ['a boss without work', { boss: { ...boss, work: undefined }, pool }, 'boss', /must be a started PgBoss/],
+    ['no pool', { boss }, 'pool', /must be a node-postgres Pool/],
+    ['a queue name pg-boss refuses', { boss, pool, queue: 'payorch callbacks' }, 'queue', /letters, digits, _, -, \. and \//],
+    ['a table name that is SQL', { boss, pool, table: 'dead; DROP TABLE x' }, 'table', /letters, digits and _/],
+    ['a negative retryLimit', { boss, pool, retryLimit: -1 }, 'retryLimit', /an integer from 0 to 100; got -1/],
+    ['a fractional retryDelaySeconds', { boss, pool, retryDelaySeconds: 1.5 }, 'retryDelaySeconds', /an integer from 0 to 86400; got 1.5/],
+    ['a retryBackoff that is text', { boss, pool, retryBackoff: 'yes' }, 'retryBackoff', /true or false/],
+    ['an expireInSeconds of 0', { boss, pool, expireInSeconds: 0 }, 'expireInSeconds', /an integer from 1 to 86400/],
+    ['a retentionSeconds under an hour', { boss, pool, retentionSeconds: 60 }, 'retentionSeconds', /from 3600/],
+  ])('refuses %s, naming the option', (_name, options, field, message) => {
+    const refused = refusal(() => createPgBossQueue(options as never));
+    expect(refused?.field).toBe(field);
+    expect(refused?.message).toMatch(message);
+  });
+
+  test('refuses work options and dead-letter calls it cannot carry out, before reaching pg-boss or PostgreSQL', async () => {
+    const queue = createPgBossQueue({ boss, pool });
+    const receiver = { apply: () => Promise.resolve() };
+    expect(await refusalOf(() => queue.work(receiver, { pollingIntervalSeconds: 0.1 }))).toMatchObject({ field: 'pollingIntervalSeconds', message: expect.stringMatching(/from 0.5 to 600/) as unknown });
+    expect(await refusalOf(() => queue.work(receiver, { localConcurrency: 0 }))).toMatchObject({ field: 'localConcurrency' });
+    expect(await refusalOf(() => queue.deadLetters.list({ limit: 0 }))).toMatchObject({ field: 'limit' });
+    expect(await refusalOf(() => queue.deadLetters.list({ cursor: 'page-2' }))).toMatchObject({ field: 'cursor', message: expect.stringMatching(/the cursor of the page before/) as unknown });
+    expect(await refusalOf(() => queue.deadLetters.get(''))).toMatchObject({ field: 'id' });
+    expect(await refusalOf(() => queue.deadLetters.replay({ ids: [] }))).toMatchObject({ field: 'ids', message: expect.stringMatching(/from 1 to 1000 dead letter ids/) as unknown });
+    expect(await refusalOf(() => queue.deadLetters.replay({ ids: ['a', 'a'] }))).toMatchObject({ field: 'ids[1]', message: expect.stringMatching(/repeats ids\[0\]/) as unknown });
+    expect(await refusalOf(() => queue.deadLetters.purge({} as never))).toMatchObject({ field: '(options)', message: expect.stringMatching(/\{ ids: \[\.\.\.\] \}.*or \{ before: Date \}/) as unknown });
+    expect(await refusalOf(() => queue.deadLetters.purge({ before: new Date(Number.NaN) }))).toMatchObject({ field: '(options)' });
+    expect(await refusalOf(() => queue.deadLetters.purge({ ids: ['a'], before: new Date() }))).toMatchObject({ field: '(options)' });
+    expect(await refusalOf(() => createPgBossDeadLetterTable({ pool, schema: 'bad schema' }))).toMatchObject({ field: 'schema' });
+  });
+});
+
+test('pgBossDeadLetterTableSql creates the table and its index, quoted, in the schema given', () => {
+  expect(pgBossDeadLetterTableSql()).toBe(
+    [
+      'CREATE TABLE IF NOT EXISTS "payorch_dead_letters" (',
+      '  seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,',
+      '  id text NOT NULL UNIQUE,',
+      '  queue text NOT NULL,',
+      '  job jsonb NOT NULL,',
+      '  attempts integer NOT NULL,',
+      '  last_error text NOT NULL,',
+      '  dead_at timestamptz NOT NULL DEFAULT now()',
+      ');',
+      'CREATE INDEX IF NOT EXISTS "payorch_dead_letters_queue" ON "payorch_dead_letters" (queue, seq)',
+    ].join('\n'),
+  );
+  expect(pgBossDeadLetterTableSql('billing.dead')).toContain('CREATE INDEX IF NOT EXISTS "dead_queue" ON "billing"."dead" (queue, seq)');
+  expect(refusal(() => pgBossDeadLetterTableSql('"; DROP'))?.field).toBe('table');
+});

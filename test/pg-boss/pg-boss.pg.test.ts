@@ -1,0 +1,236 @@
+// payorch/pg-boss against pg-boss 12 on a real PostgreSQL, beyond the contract: dead letters past
+// pg-boss's own maintenance, a job whose worker died on its last attempt, a job that can never
+// apply, replays of jobs sealed before a key rotation, and paging.
+import { PgBoss } from 'pg-boss';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, test, vi } from 'vitest';
+import { CallbackJobError, createPgBossDeadLetterTable, createPgBossQueue } from '../../src/pg-boss/index.js';
+import type { DeadLetter, PgBossQueue } from '../../src/pg-boss/index.js';
+import { createCallbackReceiver, signCallback } from '../../src/webhooks/index.js';
+import type { CallbackJob, CallbackReceiver } from '../../src/webhooks/index.js';
+import { unsigned } from '../helpers/callbacks.js';
+import { waitFor } from '../helpers/deferred.js';
+import { PROVIDER } from '../helpers/wire.js';
+import { expireQueues, pgBossRows } from './helpers.js';
+
+const url = inject('postgresUrl');
+const seconds = Math.floor(Date.now() / 1000);
+let pool: pg.Pool;
+// pg-boss's maintenance is claimed per queue and interval: the boss that runs it by hand has a
+// schema of its own, where no background supervision claims it first.
+let quiet: PgBoss;
+// Supervision every second, so that an attempt whose worker vanished expires within the test.
+let supervised: PgBoss;
+const tables: string[] = [];
+let made = 0;
+
+beforeAll(async () => {
+  pool = new pg.Pool({ connectionString: url, max: 6 });
+  pool.on('error', () => undefined);
+  quiet = new PgBoss({ connectionString: url, schema: 'pgboss_adapter_quiet', schedule: false, supervise: false });
+  supervised = new PgBoss({ connectionString: url, schema: 'pgboss_adapter_supervised', schedule: false, superviseIntervalSeconds: 1, monitorIntervalSeconds: 1 });
+  for (const boss of [quiet, supervised]) {
+    boss.on('error', () => undefined);
+    await boss.start();
+  }
+}, 30_000);
+afterAll(async () => {
+  for (const boss of [quiet, supervised]) await boss.stop({ graceful: false });
+  if (tables.length > 0) await pool.query(`DROP TABLE IF EXISTS ${tables.join(', ')}`);
+  await pool.end();
+});
+
+/** A queue and a dead letters' table of the test's own, with three attempts and no delay. */
+async function fresh(boss: PgBoss, options: { retryLimit?: number; expireInSeconds?: number } = {}) {
+  made += 1;
+  const queue = `adapter-${process.pid}-${made}`;
+  const table = `dead_letters_adapter_${process.pid}_${made}`;
+  tables.push(table);
+  await createPgBossDeadLetterTable({ pool, table });
+  const adapter = createPgBossQueue({ boss, pool, queue, table, retryLimit: options.retryLimit ?? 2, retryDelaySeconds: 0, retryBackoff: false, ...(options.expireInSeconds === undefined ? {} : { expireInSeconds: options.expireInSeconds }) });
+  return { adapter, queue, table };
+}
+
+/** A receiver whose deposit handler credits `ledger`, or throws while `failing` holds the code. */
+function receiverOf(adapter: PgBossQueue, options: Partial<Parameters<typeof createCallbackReceiver>[0]> = {}) {
+  const ledger: string[] = [];
+  const failing = new Set<string>();
+  const receiver: CallbackReceiver<unknown> = createCallbackReceiver({ ...PROVIDER, accountName: 'merchant-pgboss', enqueue: adapter.enqueue, onError: () => undefined, logLevel: 'off', ...options });
+  receiver.on('deposit.completed', (callback) => {
+    if (failing.has(callback.payload.tracking_code)) throw new Error('the ledger is locked');
+    ledger.push(callback.payload.tracking_code);
+  });
+  const deliver = async (code: string) => {
+    const { headers, body } = signCallback({ ...unsigned.deposit, tracking_code: code }, PROVIDER);
+    return (await receiver.handle(new Request('https://receiver.test/', { method: 'POST', headers, body }))).status;
+  };
+  return { receiver, ledger, failing, deliver };
+}
+
+async function deadLetterOf(adapter: PgBossQueue, code: string): Promise<DeadLetter> {
+  let found: DeadLetter | undefined;
+  await waitFor(async () => (found = (await adapter.deadLetters.list()).deadLetters.find((each) => each.trackingCode === code)) !== undefined, 15_000, `a dead letter of ${code}`);
+  return found as DeadLetter;
+}
+
+describe('payorch/pg-boss on pg-boss 12', () => {
+  test('dead letters survive pg-boss 12’s maintenance run over aged rows: pg-boss deletes every row of the job, the table keeps it, and its replay applies it once', async () => {
+    const { adapter, queue, table } = await fresh(quiet);
+    const { receiver, ledger, failing, deliver } = receiverOf(adapter);
+    const workers = await adapter.work(receiver, { pollingIntervalSeconds: 0.5, onDeadLetter: () => undefined });
+    try {
+      const code = `MAN-pbaged-${seconds - 60}`;
+      failing.add(code);
+      expect(await deliver(code)).toBe(200);
+      const deadLetter = await deadLetterOf(adapter, code);
+      expect(deadLetter).toMatchObject({ kind: 'deposit', trackingCode: code, status: 'completed', account: 'merchant-pgboss', attempts: 3, lastError: 'Error: the ledger is locked' });
+      expect(await pgBossRows(pool, 'pgboss_adapter_quiet', [queue])).toBe(1);
+
+      // 400 days on: every row pg-boss has of the queues is that much older, past the queue's
+      // retentionSeconds and pg-boss's deleteAfterSeconds, and pg-boss's maintenance runs.
+      await pool.query(`UPDATE ${table} SET dead_at = dead_at - interval '400 days'`);
+      await expireQueues(quiet, pool, 'pgboss_adapter_quiet', [queue, `${queue}-dead`]);
+      expect(await pgBossRows(pool, 'pgboss_adapter_quiet', [queue, `${queue}-dead`])).toBe(0);
+      const [kept] = (await adapter.deadLetters.list()).deadLetters;
+      expect(kept).toMatchObject({ id: deadLetter.id, trackingCode: code, attempts: 3 });
+
+      failing.delete(code);
+      expect(await adapter.deadLetters.replay()).toEqual({ replayed: 1, remaining: 0 });
+      await waitFor(() => ledger.includes(code), 10_000, 'the replayed dead letter to be credited');
+      expect(ledger).toEqual([code]);
+    } finally {
+      await workers.stop();
+    }
+  }, 60_000);
+
+  test('a job whose worker died on its last attempt is kept as a dead letter once pg-boss expires it, through pg-boss’s dead-letter queue', async () => {
+    const { adapter, queue } = await fresh(supervised, { retryLimit: 0, expireInSeconds: 1 });
+    const jobs: CallbackJob[] = [];
+    const maker = createCallbackReceiver({ ...PROVIDER, accountName: 'merchant-pgboss', enqueue: (job) => Promise.resolve(void jobs.push(job)) });
+    const code = `MAN-pbdied-${seconds - 60}`;
+    const { headers, body } = signCallback({ ...unsigned.deposit, tracking_code: code }, PROVIDER);
+    await maker.handle(new Request('https://receiver.test/', { method: 'POST', headers, body }));
+    await adapter.enqueue(jobs[0] as CallbackJob);
+    // A worker that took the job and died without a word: pg-boss holds it active until it expires.
+    const [taken] = await supervised.fetch(queue);
+    expect(taken?.data).toEqual(jobs[0]);
+    const told: DeadLetter[] = [];
+    const { receiver } = receiverOf(adapter);
+    const workers = await adapter.work(receiver, { pollingIntervalSeconds: 0.5, onDeadLetter: (deadLetter) => void told.push(deadLetter) });
+    try {
+      const deadLetter = await deadLetterOf(adapter, code);
+      expect(deadLetter).toMatchObject({ id: taken?.id, attempts: 1, lastError: 'Error: pg-boss: the last attempt timed out (expireInSeconds): its worker stopped or hung' });
+      expect(told).toEqual([deadLetter]);
+      expect((await adapter.deadLetters.get(deadLetter.id))?.job).toEqual(jobs[0]);
+    } finally {
+      await workers.stop();
+    }
+  }, 60_000);
+
+  test('a handler that runs past expireInSeconds on its last attempt is kept as a dead letter with pg-boss’s timeout as its last error', async () => {
+    const { adapter } = await fresh(supervised, { retryLimit: 0, expireInSeconds: 1 });
+    let release: () => void = () => undefined;
+    const hung = new Promise<void>((resolve) => (release = resolve));
+    const workers = await adapter.work({ apply: () => hung }, { pollingIntervalSeconds: 0.5, onDeadLetter: () => undefined });
+    try {
+      const jobs: CallbackJob[] = [];
+      const maker = createCallbackReceiver({ ...PROVIDER, accountName: 'merchant-pgboss', enqueue: (job) => Promise.resolve(void jobs.push(job)) });
+      const code = `MAN-pbhung-${seconds - 60}`;
+      const { headers, body } = signCallback({ ...unsigned.deposit, tracking_code: code }, PROVIDER);
+      await maker.handle(new Request('https://receiver.test/', { method: 'POST', headers, body }));
+      await adapter.enqueue(jobs[0] as CallbackJob);
+      const deadLetter = await deadLetterOf(adapter, code);
+      expect(deadLetter).toMatchObject({ attempts: 1, lastError: 'Error: handler execution exceeded 1s' });
+    } finally {
+      release();
+      await workers.stop();
+    }
+  }, 60_000);
+
+  test('a job that can never apply is a dead letter at its first attempt, with the refusal as its last error, told on the console by default', async () => {
+    const { adapter } = await fresh(quiet, { retryLimit: 5 });
+    const { receiver } = receiverOf(adapter);
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const workers = await adapter.work(receiver, { pollingIntervalSeconds: 0.5 });
+    try {
+      const jobs: CallbackJob[] = [];
+      // A job of another account that shares the queue.
+      const other = createCallbackReceiver({ ...PROVIDER, accountName: 'merchant-other', enqueue: (job) => Promise.resolve(void jobs.push(job)) });
+      const code = `MAN-pbother-${seconds - 60}`;
+      const { headers, body } = signCallback({ ...unsigned.deposit, tracking_code: code }, PROVIDER);
+      await other.handle(new Request('https://receiver.test/', { method: 'POST', headers, body }));
+      await adapter.enqueue(jobs[0] as CallbackJob);
+      const deadLetter = await deadLetterOf(adapter, code);
+      expect(deadLetter).toMatchObject({ attempts: 1, account: 'merchant-other' });
+      expect(deadLetter.lastError).toMatch(/^CallbackJobError: .*another account/);
+      await waitFor(() => logged.mock.calls.some(([line]) => String(line).includes(`the job ${deadLetter.id} (deposit ${code} completed) is a dead letter after 1 attempt(s): CallbackJobError`)), 5000, 'the dead letter on the console');
+    } finally {
+      await workers.stop();
+    }
+  }, 60_000);
+
+  test('a replay re-seals jobs sealed before a key rotation with the keys given; a dead letter the old key did not seal stops it, and nothing is sent', async () => {
+    const OLD = 'old-secret-key-rotated-away';
+    const { adapter } = await fresh(quiet);
+    // The receiver after the rotation, its clock an hour on: the previous key's window has closed.
+    const { receiver, ledger } = receiverOf(adapter, { secretKey: PROVIDER.secretKey, previousSecretKey: { secretKey: OLD, until: new Date(Date.now() + 1_800_000) }, now: () => Date.now() + 3_600_000 });
+    const workers = await adapter.work(receiver, { pollingIntervalSeconds: 0.5, onDeadLetter: () => undefined });
+    try {
+      // Jobs queued before the rotation: sealed with the old key, the callback signed with it.
+      const before = createCallbackReceiver({ ...PROVIDER, secretKey: OLD, accountName: 'merchant-pgboss', enqueue: adapter.enqueue });
+      const code = `MAN-pbrot-${seconds - 60}`;
+      const { headers, body } = signCallback({ ...unsigned.deposit, tracking_code: code }, { ...PROVIDER, secretKey: OLD });
+      expect((await before.handle(new Request('https://receiver.test/', { method: 'POST', headers, body }))).status).toBe(200);
+      const sealedBefore = await deadLetterOf(adapter, code);
+      expect(sealedBefore.lastError).toMatch(/^CallbackJobError: .*previousSecretKey, whose window closed/);
+      // A job written in the queue with a seal no key made.
+      const forgedCode = `MAN-pbforged-${seconds - 60}`;
+      const kept = await adapter.deadLetters.get(sealedBefore.id);
+      await adapter.enqueue({ ...(kept?.job as CallbackJob), payload: { ...kept?.job.payload, tracking_code: forgedCode }, seal: { keyId: '0'.repeat(16), mac: '0'.repeat(64) } } as CallbackJob);
+      const forged = await deadLetterOf(adapter, forgedCode);
+
+      const reseal = { oldSecretKey: OLD, secretKey: PROVIDER.secretKey };
+      const refused: unknown = await adapter.deadLetters.replay({ reseal }).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(CallbackJobError);
+      expect((refused as Error).message).toContain(`dead letter ${forged.id} was not re-sealed, and nothing was replayed`);
+      expect((refused as Error).message).not.toContain(OLD);
+      expect((await adapter.deadLetters.list()).deadLetters).toHaveLength(2);
+
+      expect(await adapter.deadLetters.purge({ ids: [forged.id] })).toEqual({ purged: 1 });
+      expect(await adapter.deadLetters.replay({ reseal })).toEqual({ replayed: 1, remaining: 0 });
+      await waitFor(() => ledger.includes(code), 10_000, 'the re-sealed dead letter to be credited');
+      expect(ledger).toEqual([code]);
+    } finally {
+      await workers.stop();
+    }
+  }, 60_000);
+
+  test('work refuses to start without the dead letters’ table, naming it and how to create it, before it takes a job', async () => {
+    made += 1;
+    const queue = `adapter-${process.pid}-${made}`;
+    const adapter = createPgBossQueue({ boss: quiet, pool, queue, table: `missing_dead_letters_${process.pid}` });
+    const refused: unknown = await adapter.work({ apply: () => Promise.resolve() }).catch((error: unknown) => error);
+    expect((refused as Error).message).toMatch(/^payorch\/pg-boss: "public"\."missing_dead_letters_\d+" is not the dead letters' table \(it does not exist\): create it with createPgBossDeadLetterTable/);
+    expect(await quiet.getQueue(queue)).toBeNull();
+  });
+
+  test('list pages oldest first with a cursor, never reads a job’s customer fields, and each adapter sees only its own queue’s dead letters in a shared table', async () => {
+    const { adapter, queue, table } = await fresh(quiet);
+    const neighbour = createPgBossQueue({ boss: quiet, pool, queue: `${queue}-neighbour`, table });
+    const job = (code: string) => JSON.stringify({ version: 2, kind: 'deposit', account: 'merchant-pgboss', receivedAt: 1_763_812_345_000, payload: { ...unsigned.deposit, tracking_code: code } });
+    for (const [index, name] of [queue, queue, queue, `${queue}-neighbour`].entries()) {
+      await pool.query(`INSERT INTO ${table} (id, queue, job, attempts, last_error) VALUES ($1, $2, $3::jsonb, 3, 'Error: x')`, [`id-${made}-${index}`, name, job(`MAN-pbpage${index}-${seconds}`)]);
+    }
+    const first = await adapter.deadLetters.list({ limit: 2 });
+    expect(first.deadLetters.map((each) => each.trackingCode)).toEqual([`MAN-pbpage0-${seconds}`, `MAN-pbpage1-${seconds}`]);
+    expect(first.deadLetters[0]?.receivedAt).toEqual(new Date(1_763_812_345_000));
+    expect(JSON.stringify(first)).not.toContain(unsigned.deposit.fullname);
+    const second = await adapter.deadLetters.list({ limit: 2, cursor: first.cursor });
+    expect(second.deadLetters.map((each) => each.trackingCode)).toEqual([`MAN-pbpage2-${seconds}`]);
+    expect(second.cursor).toBeUndefined();
+    expect((await neighbour.deadLetters.list()).deadLetters.map((each) => each.trackingCode)).toEqual([`MAN-pbpage3-${seconds}`]);
+    expect(await adapter.deadLetters.get(`id-${made}-3`)).toBeUndefined();
+    expect(await adapter.deadLetters.purge({ before: new Date(Date.now() + 60_000) })).toEqual({ purged: 3 });
+    expect((await neighbour.deadLetters.list()).deadLetters).toHaveLength(1);
+  });
+});
