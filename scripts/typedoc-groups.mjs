@@ -20,6 +20,7 @@ const GROUPS = [
   ['src/sqlite/', 'Cloudflare'],
   ['src/pg-boss/', 'Queues'],
   ['src/bullmq/', 'Queues'],
+  ['src/cloudflare-queues/', 'Queues'],
   ['src/queues/', 'Queues'],
   ['src/testing/', 'Testing inboxes and queues'],
 ];

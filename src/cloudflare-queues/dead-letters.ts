@@ -72,6 +72,9 @@ function statements(table: string) {
     // The dead-letter queue's delivery: the row of its failures becomes a dead letter; without
     // one (D1 failed when the attempt failed) the job is kept all the same.
     dead: `INSERT INTO ${table} (id, job, attempts, last_error, failed_at, dead_at) VALUES (?1, ?2, 0, ?3, ?4, ?4) ON CONFLICT (id) DO UPDATE SET dead_at = excluded.dead_at WHERE dead_at IS NULL`,
+    // A job that can never apply, dead at its first failure: its attempt and error are the dead letter's.
+    deadNow: `INSERT INTO ${table} (id, job, attempts, last_error, failed_at, dead_at) VALUES (?1, ?2, ?3, ?4, ?5, ?5) ON CONFLICT (id) DO UPDATE SET attempts = excluded.attempts, last_error = excluded.last_error, failed_at = excluded.failed_at, dead_at = excluded.dead_at, replay_claim = NULL, replay_claimed_at = NULL`,
+    some: `SELECT id, job, attempts, last_error, dead_at FROM ${table} WHERE ${dead} AND id IN (SELECT value FROM json_each(?1)) ORDER BY dead_at, id`,
     page: `SELECT id, job, attempts, last_error, dead_at FROM ${table} WHERE ${dead} AND (dead_at > ?1 OR (dead_at = ?1 AND id > ?2)) ORDER BY dead_at, id LIMIT ?3`,
     get: `SELECT id, job, attempts, last_error, dead_at FROM ${table} WHERE id = ?1 AND ${dead}`,
     // One statement, so that two replays at once take none of the same rows: the oldest dead
@@ -150,8 +153,10 @@ export interface DeadLetterTable {
   failed(text: string, attempts: number, lastError: string): Promise<void>;
   /** The job was applied after failed attempts: forgets them. */
   applied(text: string): Promise<void>;
-  /** The dead-letter queue delivered these jobs: keeps them all, in one batch, or none. */
-  dead(texts: readonly string[]): Promise<void>;
+  /** The dead-letter queue delivered these jobs: keeps them all, in one batch, or none; returns them as dead letters. */
+  dead(texts: readonly string[]): Promise<DeadLetter[]>;
+  /** A job that can never apply: a dead letter at once, with this attempt and its error. */
+  deadNow(text: string, attempts: number, lastError: string): Promise<DeadLetter[]>;
   readonly deadLetters: DeadLetters;
 }
 
@@ -225,10 +230,24 @@ export function deadLetterTable(db: D1DatabaseLike, table: string, queue: QueueP
     },
     async dead(texts) {
       const now = Date.now();
-      await db.batch(texts.map((text) => db.prepare(sql.dead).bind(jobId(text), text, 'not recorded: D1 failed when its last attempt failed', now)));
+      const ids = texts.map(jobId);
+      const results = await db.batch([
+        ...texts.map((text, index) => db.prepare(sql.dead).bind(ids[index], text, 'not recorded: D1 failed when its last attempt failed', now)),
+        db.prepare(sql.some).bind(JSON.stringify(ids)),
+      ]);
+      return rowsOf(results.at(-1)).map(deadLetterOfRow);
+    },
+    async deadNow(text, attempts, lastError) {
+      const id = jobId(text);
+      const results = await db.batch([db.prepare(sql.deadNow).bind(id, text, attempts, lastError, Date.now()), db.prepare(sql.some).bind(JSON.stringify([id]))]);
+      return rowsOf(results.at(-1)).map(deadLetterOfRow);
     },
     deadLetters,
   };
+}
+
+function rowsOf(result: unknown): readonly Row[] {
+  return (result as { readonly results?: readonly Row[] } | undefined)?.results ?? [];
 }
 
 function changes(result: { readonly meta?: { readonly changes?: number | undefined } | undefined }): number {

@@ -26,15 +26,15 @@
  */
 import { checkOptions, declareOptions } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
-import { RequestValidationError } from '../errors/error.js';
+import { CallbackJobError, CallbackRetentionError, RequestValidationError, isPayorchError } from '../errors/error.js';
 import { constantTimeEqual } from '../internal/hash/constant-time.js';
 import { sha256Hex } from '../internal/hash/sha256.js';
 import type { D1DatabaseLike } from '../d1/index.js';
 import { lastErrorOf } from '../queues/dead-letters.js';
-import type { CallbackQueue } from '../queues/dead-letters.js';
+import type { CallbackQueue, DeadLetter } from '../queues/dead-letters.js';
 import type { CallbackJob } from '../webhooks/job.js';
 import type { CallbackApplyOptions } from '../webhooks/receiver/receiver.js';
-import { DEAD_LETTERS_TABLE_OPTION, deadLetterTable, deadLettersTableSql, jobId, jobText, quoteDeadLettersTable } from './dead-letters.js';
+import { DEAD_LETTERS_TABLE_OPTION, deadLetterTable, deadLettersTableSql, jobText, quoteDeadLettersTable } from './dead-letters.js';
 import type { QueueProducerLike } from './dead-letters.js';
 
 /** A message of a batch, as the `queue` handler gets it; Cloudflare's `Message` fits. */
@@ -152,9 +152,18 @@ export interface CloudflareWorkOptions {
    * @example new ProviderClient({ baseUrl, apiKey, secretKey, credentialKey })
    */
   readonly provider?: CallbackApplyOptions['provider'];
+  /**
+   * Told of each job as it becomes a dead letter, once it is kept in D1: alert on it.
+   * @default a console.error line with its id, kind, tracking code, attempts and last error
+   * @example (deadLetter) => console.error(JSON.stringify({ deadLetter }))
+   */
+  readonly onDeadLetter?: ((deadLetter: DeadLetter) => void) | undefined;
 }
 
-const WORK_OPTIONS = declareOptions<CloudflareWorkOptions>()([{ name: 'provider', rule: { type: 'object', methods: [], allowed: 'a ProviderClient' } }]);
+const WORK_OPTIONS = declareOptions<CloudflareWorkOptions>()([
+  { name: 'provider', rule: { type: 'object', methods: [], allowed: 'a ProviderClient' } },
+  { name: 'onDeadLetter', rule: { type: 'function' } },
+]);
 
 /** Settings of {@link CloudflareQueue.replayRoute}. */
 export interface ReplayRouteOptions {
@@ -174,18 +183,24 @@ const REPLAY_ROUTE_OPTIONS = declareOptions<ReplayRouteOptions>()([
 export interface CloudflareQueue extends CallbackQueue {
   /**
    * The Worker's `queue` handler. For a batch of `queueName`, it applies each message with
-   * `receiver.apply`, side by side: acknowledged once applied (or applied before), retried when
+   * `receiver.apply`, side by side: acknowledged once applied (or applied before); retried when
    * `apply` rejects, after `retryDelaySeconds` doubled at each attempt (at most
    * `maxRetryDelaySeconds`), with the attempt and its error kept in D1 for the dead letter it may
-   * become. For a batch of `deadLetterQueueName`, it keeps each message in D1 on its first
+   * become past the consumer's `max_retries`. A job that can never apply (a `CallbackJobError`:
+   * changed in the queue, sealed with a key past its window; a `CallbackRetentionError`) is a dead
+   * letter at once. For a batch of `deadLetterQueueName`, it keeps each message in D1 on its first
    * delivery and acknowledges it once written (a dead-letter queue forgets a message after its
-   * retention, 14 days at most); when D1 fails, the batch is retried.
+   * retention, 14 days at most); while D1 fails, the batch is retried. Each new dead letter is told
+   * to `onDeadLetter`.
    *
-   * @throws {RequestValidationError} at once for a receiver without `apply`
+   * @throws {RequestValidationError} at once for a receiver without `apply`, or an impossible option
    * @example
    * ```ts
    * export default {
-   *   queue: (batch, env) => setup(env).queue.work(setup(env).receiver)(batch),
+   *   queue(batch: MessageBatch, env: Env) {
+   *     const { queue, receiver } = setup(env);
+   *     return queue.work(receiver, { provider })(batch);
+   *   },
    * };
    * ```
    */
@@ -308,41 +323,50 @@ export function createCloudflareQueue(options: CloudflareQueueOptions): Cloudfla
   const table = deadLetterTable(db, quoteDeadLettersTable(where, options.table), queue);
   const delayOf = (attempts: number): number => Math.min(longestDelay, firstDelay * 2 ** Math.min(Math.max(attempts - 1, 0), 16));
 
-  async function applyEach(batch: QueueBatchLike, receiver: JobApplier, applyOptions: CallbackApplyOptions): Promise<void> {
+  async function applyEach(batch: QueueBatchLike, receiver: JobApplier, applyOptions: CallbackApplyOptions, tell: (deadLetters: readonly DeadLetter[]) => void): Promise<void> {
     await Promise.all(
       batch.messages.map(async (message) => {
+        const text = jobText(message.body);
         try {
           await receiver.apply(message.body as CallbackJob, applyOptions);
         } catch (error) {
-          const delaySeconds = delayOf(message.attempts);
           const lastError = lastErrorOf(error);
+          // Retrying cannot make it apply (changed in the queue, sealed with a key past its
+          // window, older than the inbox's retention): a dead letter at once.
+          if (isPayorchError(error, CallbackJobError) || isPayorchError(error, CallbackRetentionError)) {
+            const kept = await table.deadNow(text, message.attempts, lastError).catch(() => undefined);
+            if (kept !== undefined) {
+              message.ack();
+              tell(kept);
+              return;
+            }
+          }
+          const delaySeconds = delayOf(message.attempts);
           console.error(`payorch/cloudflare-queues: job ${message.id} (attempt ${message.attempts}) not applied: ${lastError}; retried in ${delaySeconds} s, or a dead letter past max_retries`);
-          await table.failed(jobText(message.body), message.attempts, lastError).catch((recordError: unknown) => {
+          await table.failed(text, message.attempts, lastError).catch((recordError: unknown) => {
             console.error(`payorch/cloudflare-queues: the failure of job ${message.id} was not recorded in D1, so its dead letter will not show it: ${lastErrorOf(recordError)}`);
           });
           message.retry({ delaySeconds });
           return;
         }
         // Its failed attempts are kept no longer; a first attempt has none to forget.
-        if (message.attempts > 1) await table.applied(jobText(message.body)).catch(() => undefined);
+        if (message.attempts > 1) await table.applied(text).catch(() => undefined);
         message.ack();
       }),
     );
   }
 
-  async function keepDead(batch: QueueBatchLike): Promise<void> {
-    const texts = batch.messages.map((message) => jobText(message.body));
+  async function keepDead(batch: QueueBatchLike, tell: (deadLetters: readonly DeadLetter[]) => void): Promise<void> {
+    let kept: readonly DeadLetter[];
     try {
-      await table.dead(texts);
+      kept = await table.dead(batch.messages.map((message) => jobText(message.body)));
     } catch (error) {
       for (const message of batch.messages) message.retry({ delaySeconds: delayOf(message.attempts) });
       console.error(`payorch/cloudflare-queues: ${batch.messages.length} dead letters not kept in D1, retried: ${lastErrorOf(error)}`);
       return;
     }
-    batch.messages.forEach((message, index) => {
-      console.error(`payorch/cloudflare-queues: job ${message.id} is dead letter ${jobId(texts[index] ?? '')}, kept in D1 until replayed or purged`);
-      message.ack();
-    });
+    for (const message of batch.messages) message.ack();
+    tell(kept);
   }
 
   return {
@@ -357,9 +381,24 @@ export function createCloudflareQueue(options: CloudflareQueueOptions): Cloudfla
       }
       checkOptions('work', workOptions, WORK_OPTIONS);
       const applyOptions: CallbackApplyOptions = workOptions.provider === undefined ? {} : { provider: workOptions.provider };
+      const onDeadLetter =
+        workOptions.onDeadLetter ??
+        ((deadLetter: DeadLetter) => {
+          console.error(`payorch/cloudflare-queues: the job ${deadLetter.id} (${deadLetter.kind} ${deadLetter.trackingCode} ${deadLetter.status}) is a dead letter after ${deadLetter.attempts} attempt(s): ${deadLetter.lastError}. Kept in D1 until replayed or purged (deadLetters)`);
+        });
+      const tell = (deadLetters: readonly DeadLetter[]): void => {
+        for (const deadLetter of deadLetters) {
+          try {
+            onDeadLetter(deadLetter);
+          } catch (error) {
+            // Kept already: a throwing listener must not have the message retried.
+            console.error('payorch/cloudflare-queues: onDeadLetter threw', error);
+          }
+        }
+      };
       return async (batch) => {
-        if (batch.queue === name) return applyEach(batch, receiver, applyOptions);
-        if (batch.queue === deadName) return keepDead(batch);
+        if (batch.queue === name) return applyEach(batch, receiver, applyOptions, tell);
+        if (batch.queue === deadName) return keepDead(batch, tell);
         // Thrown: the runtime retries the batch, and it is heard, rather than applied or kept by mistake.
         throw new Error(`payorch/cloudflare-queues: a batch of queue "${batch.queue}" reached work(), which consumes "${name}" (queueName) and "${deadName}" (deadLetterQueueName): route other queues yourself, or give the names wrangler.toml uses`);
       };

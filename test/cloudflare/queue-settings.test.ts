@@ -1,7 +1,8 @@
 import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, beforeEach, expect, test } from 'vitest';
-import { CallbackJobError, RequestValidationError, createCallbackReceiver, isPayorchError, resealCallbackJob, signCallback } from '../../src/index.js';
+import { CallbackJobError, CallbackRetentionError, RequestValidationError, createCallbackReceiver, isPayorchError, resealCallbackJob, signCallback } from '../../src/index.js';
 import type { CallbackJob } from '../../src/index.js';
+import type { DeadLetter } from '../../src/cloudflare-queues/index.js';
 import { createCloudflareQueue, createD1DeadLettersTable } from '../../src/cloudflare-queues/index.js';
 import type { QueueBatchLike, QueueMessageLike, QueueProducerLike } from '../../src/cloudflare-queues/index.js';
 import type { D1DatabaseLike } from '../../src/d1/index.js';
@@ -244,4 +245,25 @@ test.each<[string, (queue: ReturnType<typeof createCloudflareQueue>) => Promise<
   const refused = await asyncRefusal(() => run(createCloudflareQueue({ queue: sent, db })));
   expect(isPayorchError(refused, RequestValidationError) && refused.message).toContain(message);
   expect(sent.batches).toEqual([]);
+});
+
+test('a job that can never apply is a dead letter at its first refusal, told to onDeadLetter; a throwing onDeadLetter has nothing retried', async () => {
+  const queue = createCloudflareQueue({ queue: producer(), db });
+  const [genuine, expired] = await jobs(2, 'qnever');
+  const changed = message({ ...genuine!, payload: { ...genuine!.payload, amount: 1 } });
+  const receiver = createCallbackReceiver({ ...PROVIDER, enqueue: () => Promise.resolve() });
+  const told: DeadLetter[] = [];
+  await queue.work(receiver, { onDeadLetter: (deadLetter) => void told.push(deadLetter) })(batch('payorch-callbacks', [changed]));
+  expect(changed.decided).toBe('ack');
+  expect(told).toEqual([expect.objectContaining({ trackingCode: genuine!.payload['tracking_code'], attempts: 1, lastError: expect.stringMatching(/^CallbackJobError: Callback refused \(invalid_signature\): /) })]);
+  expect((await queue.deadLetters.list()).deadLetters).toEqual(told);
+
+  // Refused by the inbox's retention: its record is older than the horizon, and its key is gone.
+  const tooOld = message(expired, 2);
+  const failingAlert = (): void => {
+    throw new Error('the alert is down');
+  };
+  await queue.work({ apply: () => Promise.reject(new CallbackRetentionError({ trackingCode: String(expired!.payload['tracking_code']), status: 'completed' }, 1, 2)) }, { onDeadLetter: failingAlert })(batch('payorch-callbacks', [tooOld]));
+  expect(tooOld.decided).toBe('ack');
+  expect((await queue.deadLetters.list()).deadLetters.map((deadLetter) => deadLetter.lastError)).toEqual([expect.stringMatching(/^CallbackJobError/), expect.stringMatching(/^CallbackRetentionError: /)]);
 });

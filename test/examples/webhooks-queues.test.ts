@@ -195,7 +195,7 @@ test('past max_retries the job is a dead letter, kept in D1; replayed with the t
   expect(await keysOf(code)).toEqual([]);
   expect(await ledgerOf('u-qc')).toEqual([]);
   expect(printed).toMatch(/job \w+ \(attempt 2\) not applied: Error: the order service answered 503/);
-  expect(printed).toMatch(/job \w+ is dead letter [0-9a-f]{32}, kept in D1 until replayed or purged/);
+  expect(printed).toMatch(new RegExp(`the job [0-9a-f]{32} \\(deposit ${code} completed\\) is a dead letter after 2 attempt\\(s\\): Error: the order service answered 503`));
 
   // Without the token, or with another, the route is not there.
   expect((await replay()).status).toBe(404);
