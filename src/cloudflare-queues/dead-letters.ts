@@ -133,7 +133,7 @@ function parsed(text: string): unknown {
 const deadLetterOfRow = (row: Row): DeadLetter => deadLetterOf(parsed(row.job), { id: row.id, attempts: row.attempts, lastError: row.last_error, deadAt: new Date(row.dead_at) });
 
 const DEFAULT_LIST_LIMIT = 50;
-const LIST_OPTIONS = declareOptions<ListDeadLettersOptions>()([
+export const CLOUDFLARE_LIST_OPTIONS = declareOptions<ListDeadLettersOptions>()([
   { name: 'limit', rule: { type: 'number', min: 1, max: 1000, integer: true }, default: DEFAULT_LIST_LIMIT },
   { name: 'cursor', rule: { type: 'text', maxLength: 100, pattern: /^\d{1,16}\.[0-9a-f]{32}$/, allowed: 'the cursor of the page before, as list returned it' } },
 ]);
@@ -167,7 +167,7 @@ export function deadLetterTable(db: D1DatabaseLike, table: string, queue: QueueP
 
   const deadLetters: DeadLetters = {
     async list(options = {}) {
-      checkOptions('deadLetters.list', options, LIST_OPTIONS);
+      checkOptions('deadLetters.list', options, CLOUDFLARE_LIST_OPTIONS);
       const limit = options.limit ?? DEFAULT_LIST_LIMIT;
       const [deadAt, id] = options.cursor === undefined ? [-1, ''] : [Number(options.cursor.split('.')[0]), options.cursor.split('.')[1] ?? ''];
       const { results = [] } = await db.prepare(sql.page).bind(deadAt, id, limit + 1).all<Row>();

@@ -102,7 +102,7 @@ async function engine() {
   const origin = await miniflare.ready;
   async function call(op: string, body: Record<string, unknown> = {}): Promise<unknown> {
     const answer = (await (await fetch(origin, { method: 'POST', body: JSON.stringify({ op, ...body }) })).json()) as { error?: { name: string; message: string } } | null;
-    if (answer !== null && typeof answer === 'object' && 'error' in answer && answer.error !== undefined) throw Object.assign(new Error(answer.error.message), { name: answer.error.name });
+    if (answer?.error !== undefined) throw Object.assign(new Error(answer.error.message), { name: answer.error.name });
     return answer;
   }
   await call('table');

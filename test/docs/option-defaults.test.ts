@@ -8,6 +8,8 @@ import type { OptionDeclaration } from '../../src/core/option-checks.js';
 import { declared, rangeOf } from '../../src/cli/flags.js';
 import { BULLMQ_LIST_OPTIONS } from '../../src/bullmq/dead-letters.js';
 import { BULLMQ_QUEUE_OPTIONS, BULLMQ_WORK_OPTIONS } from '../../src/bullmq/queue.js';
+import { CLOUDFLARE_LIST_OPTIONS } from '../../src/cloudflare-queues/dead-letters.js';
+import { CLOUDFLARE_QUEUE_OPTIONS, D1_DEAD_LETTERS_TABLE_OPTIONS } from '../../src/cloudflare-queues/options.js';
 import { PGBOSS_QUEUE_OPTIONS, PGBOSS_WORK_OPTIONS } from '../../src/pg-boss/options.js';
 import { DEAD_LETTER_TABLE_OPTION } from '../../src/pg-boss/table.js';
 import { DEFAULT_POSTGRES_INBOX_RETENTION_SECONDS, DEFAULT_POSTGRES_INBOX_TABLE, DEFAULT_POSTGRES_INBOX_LOCK_TIMEOUT_MS } from '../../src/postgres/index.js';
@@ -56,6 +58,9 @@ const interfaces: [file: string, name: string, prefix: string, defaults: Default
   ['src/bullmq/queue.ts', 'BullMQQueueOptions', '', defaultsOf(BULLMQ_QUEUE_OPTIONS)],
   ['src/bullmq/queue.ts', 'BullMQWorkOptions', '', defaultsOf(BULLMQ_WORK_OPTIONS)],
   ['src/queues/dead-letters.ts', 'ListDeadLettersOptions', '', defaultsOf(BULLMQ_LIST_OPTIONS)],
+  ['src/queues/dead-letters.ts', 'ListDeadLettersOptions', '', defaultsOf(CLOUDFLARE_LIST_OPTIONS)],
+  ['src/cloudflare-queues/options.ts', 'CloudflareQueueOptions', '', defaultsOf(CLOUDFLARE_QUEUE_OPTIONS)],
+  ['src/cloudflare-queues/options.ts', 'D1DeadLettersTableOptions', '', defaultsOf(D1_DEAD_LETTERS_TABLE_OPTIONS)],
   // payorch/postgres keeps its declarations private; they take their defaults from these exports.
   ['src/postgres/table.ts', 'PostgresInboxOptions', '', new Map<string, unknown>([['table', DEFAULT_POSTGRES_INBOX_TABLE], ['lockTimeoutMs', DEFAULT_POSTGRES_INBOX_LOCK_TIMEOUT_MS]])],
   ['src/pg-boss/options.ts', 'PgBossQueueOptions', '', defaultsOf(PGBOSS_QUEUE_OPTIONS)],

@@ -54,7 +54,7 @@ describe.each(['dist/index.d.ts', 'dist/index.d.cts'])('the published types %s',
   });
 });
 
-test.each(['src/d1/index.ts', 'src/durable-object/index.ts', 'src/testing/index.ts'])('the entry %s (Cloudflare inboxes, the inbox contract) imports no package, no Node built-in and no zod', async (entry) => {
+test.each(['src/d1/index.ts', 'src/durable-object/index.ts', 'src/cloudflare-queues/index.ts', 'src/testing/index.ts'])('the entry %s (Cloudflare inboxes and queue, the contracts) imports no package, no Node built-in and no zod', async (entry) => {
   const { inputs, packages } = await graph(entry);
   expect(inputs.some((file) => file.endsWith(entry))).toBe(true);
   expect(packages).toEqual([]);
@@ -64,12 +64,12 @@ test.each(['src/d1/index.ts', 'src/durable-object/index.ts', 'src/testing/index.
 // Deferred callbacks on a queue engine are an entry of their own: a receiver that applies at once,
 // or enqueues to a queue of its own, loads none of the adapters.
 describe.each([...entries, 'src/webhooks/index.ts', 'dist/webhooks/index.js', 'dist/webhooks/index.cjs'])('the entry %s', (entry) => {
-  test('reaches no queue adapter: neither pg-boss, bullmq, ioredis, payorch/pg-boss nor payorch/bullmq', async () => {
+  test('reaches no queue adapter: neither pg-boss, bullmq, ioredis, payorch/pg-boss, payorch/bullmq nor payorch/cloudflare-queues', async () => {
     const { inputs, packages, code } = await graph(entry);
     expect(inputs.length).toBeGreaterThan(0);
     expect(packages.filter((name) => /^(?:pg-boss|bullmq|ioredis)(?:\/|$)/.test(name))).toEqual([]);
-    expect(inputs.filter((file) => /(?:src|dist)\/(?:pg-boss|bullmq|queues)\//.test(file))).toEqual([]);
-    expect(code).not.toMatch(/createPgBossQueue|createBullMQQueue|payorch_dead_letters|FOR UPDATE SKIP LOCKED/);
+    expect(inputs.filter((file) => /(?:src|dist)\/(?:pg-boss|bullmq|cloudflare-queues|queues)\//.test(file))).toEqual([]);
+    expect(code).not.toMatch(/createPgBossQueue|createBullMQQueue|createCloudflareQueue|payorch_dead_letters|FOR UPDATE SKIP LOCKED|payorch-callbacks-dead/);
   });
 });
 

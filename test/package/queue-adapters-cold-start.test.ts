@@ -15,6 +15,8 @@ const root = join(import.meta.dirname, '..', '..');
 const ADAPTERS = [
   ['pg-boss', ['pg-boss', 'pg']],
   ['bullmq', ['bullmq', 'ioredis']],
+  // Its engine is the Worker's runtime: no package.
+  ['cloudflare-queues', []],
 ] as const;
 const url = (file: string) => JSON.stringify(pathToFileURL(join(root, file)).href);
 
