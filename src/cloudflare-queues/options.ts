@@ -12,11 +12,15 @@ import type { QueueProducerLike } from './dead-letters.js';
 
 /** A message of a batch, as the `queue` handler gets it; Cloudflare's `Message` fits. */
 export interface QueueMessageLike {
+  /** The queue's id of the message. */
   readonly id: string;
+  /** What the producer sent: a job, for the callbacks' queues. */
   readonly body: unknown;
   /** How many times it was delivered, this time included: 1 the first time. */
   readonly attempts: number;
+  /** Marks it done: the queue deletes it once the handler returns. */
   ack(): void;
+  /** Marks it for another delivery after `delaySeconds`; past `max_retries`, the dead-letter queue. */
   retry(options?: { readonly delaySeconds?: number }): void;
 }
 
@@ -114,6 +118,7 @@ export const CLOUDFLARE_QUEUE_OPTIONS = declareOptions<CloudflareQueueOptions>()
 
 /** What `work` needs of a receiver: its `apply`. */
 export interface JobApplier {
+  /** `receiver.apply`: resolves once the job is applied (now or before), rejects to have it retried. */
   readonly apply: (job: CallbackJob, options?: CallbackApplyOptions) => Promise<void>;
 }
 
