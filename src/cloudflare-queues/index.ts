@@ -92,8 +92,9 @@ export async function createD1DeadLettersTable(options: D1DeadLettersTableOption
  *
  * What the queue makes once, and what it does not: a message is delivered at least once, and
  * copies of one callback may be applied side by side; the inbox applies each once. A job changed
- * in the queue is refused by `apply` (its seal) on every attempt, and ends in the dead letters
- * with that error: look at who wrote it before you replay it.
+ * in the queue is refused by `apply` (its seal) and is a dead letter at once, with that error: look
+ * at who wrote it before you replay it. The replay route is `replayRoute`; tell a person of each
+ * new dead letter with `work`'s `onDeadLetter`.
  *
  * @throws {RequestValidationError} at once for a missing binding or an impossible setting, naming it
  * @example
@@ -109,7 +110,7 @@ export async function createD1DeadLettersTable(options: D1DeadLettersTableOption
  * }
  * export default {
  *   fetch: (request: Request, env: Env) => setup(env).receiver.handle(request),
- *   queue: (batch: MessageBatch, env: Env) => { const { queue, receiver } = setup(env); return queue.work(receiver)(batch); },
+ *   queue: (batch: QueueBatchLike, env: Env) => { const { queue, receiver } = setup(env); return queue.work(receiver)(batch); },
  * };
  * ```
  */
