@@ -2,7 +2,7 @@ import type { Job, Queue } from 'bullmq';
 import { checkList, checkOptions, checkValue, declareOptions } from '../core/option-checks.js';
 import type { ListRule } from '../core/option-checks.js';
 import { CallbackJobError, RequestValidationError, isPayorchError } from '../errors/error.js';
-import { deadLetterOf } from '../queues/dead-letters.js';
+import { DEAD_LETTER_PAGE_LIMIT, DEFAULT_DEAD_LETTER_PAGE, deadLetterOf } from '../queues/dead-letters.js';
 import type { DeadLetter, DeadLetterPage, DeadLetters, ListDeadLettersOptions, PurgeDeadLettersOptions, ReplayDeadLettersOptions } from '../queues/dead-letters.js';
 import type { CallbackJob } from '../webhooks/job.js';
 import { resealCallbackJob } from '../webhooks/seal.js';
@@ -17,13 +17,21 @@ import { resealCallbackJob } from '../webhooks/seal.js';
  * replays at once only one moves each job.
  */
 
+/**
+ * Each default of payorch/bullmq once, read by the declarations (and so by the @default tags' test)
+ * and the code. Here rather than beside the factory: `payorch dead-letters` reads the queue's and
+ * the prefix's without loading bullmq, which the factory's module imports.
+ * @internal
+ */
+export const BULLMQ_DEFAULTS = { queue: 'payorch-callbacks', prefix: 'bull', attempts: 10, backoffMs: 5000, concurrency: 1, lockDurationMs: 30_000, stalledIntervalMs: 30_000, maxStalledCount: 1 } as const;
+
 /** How many dead letters one `replay` moves at most, and how many ids it takes. */
 export const BULLMQ_REPLAY_BATCH = 100;
 const MAX_PAGE = 1000;
 
 /** @internal */
 export const BULLMQ_LIST_OPTIONS = declareOptions<ListDeadLettersOptions>()([
-  { name: 'limit', rule: { type: 'number', min: 1, max: MAX_PAGE, integer: true }, default: 50 },
+  DEAD_LETTER_PAGE_LIMIT,
   { name: 'cursor', rule: { type: 'text', maxLength: 200, pattern: /^\d+:.+$/, allowed: 'the cursor of the page before, as list returned it' } },
 ]);
 const REPLAY_OPTIONS = declareOptions<ReplayDeadLettersOptions>()([{ name: 'reseal', rule: { type: 'object', methods: [], allowed: 'the keys { oldSecretKey, secretKey } (resealCallbackJob)' } }], {
@@ -110,7 +118,7 @@ export function bullMQDeadLetters(queue: Queue<CallbackJob>): DeadLetters {
   return {
     async list(options) {
       checkOptions(where('list'), options, BULLMQ_LIST_OPTIONS);
-      const limit = options?.limit ?? 50;
+      const limit = options?.limit ?? DEFAULT_DEAD_LETTER_PAGE;
       const cursor = options?.cursor;
       const split = cursor === undefined ? -1 : cursor.indexOf(':');
       const rows = await page(cursor === undefined ? '-inf' : cursor.slice(0, split), cursor === undefined ? '' : cursor.slice(split + 1), limit + 1);

@@ -8,7 +8,7 @@ import type { CallbackQueue, DeadLetter } from '../queues/dead-letters.js';
 import type { CallbackJob } from '../webhooks/job.js';
 import type { CallbackReceiver } from '../webhooks/receiver/receiver.js';
 import type { CardStatusSource } from '../webhooks/status-read.js';
-import { bullMQDeadLetters, deadLetterOfJob } from './dead-letters.js';
+import { BULLMQ_DEFAULTS as DEFAULTS, bullMQDeadLetters, deadLetterOfJob } from './dead-letters.js';
 
 /** Settings of {@link createBullMQQueue}. */
 export interface BullMQQueueOptions {
@@ -125,9 +125,6 @@ export interface BullMQCallbackQueue extends CallbackQueue {
   /** Closes every worker `work` started (each lets its running job finish), then the queue's connection. */
   close(): Promise<void>;
 }
-
-// Each default once, read by the declarations (and so by the @default tags' test) and the code.
-const DEFAULTS = { queue: 'payorch-callbacks', prefix: 'bull', attempts: 10, backoffMs: 5000, concurrency: 1, lockDurationMs: 30_000, stalledIntervalMs: 30_000, maxStalledCount: 1 } as const;
 
 /** @internal */
 export const BULLMQ_QUEUE_OPTIONS = declareOptions<BullMQQueueOptions>()([

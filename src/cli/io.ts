@@ -32,6 +32,12 @@ export interface Io {
   readonly stdin: NodeJS.ReadableStream;
   readonly env: NodeJS.ProcessEnv;
   /**
+   * The directory the command runs in: the merchant's project, whose node_modules hold the
+   * packages a command loads from it (`payorch dead-letters` loads pg-boss or bullmq). The
+   * executable leaves it out (the process's own); tests running a command in-process pass one.
+   */
+  readonly cwd?: string;
+  /**
    * Ends a long-running command (the sandbox) as Ctrl+C does; the executable leaves it out and
    * relies on SIGINT and SIGTERM, tests running a command in-process pass one.
    */
@@ -165,11 +171,11 @@ export interface SecretValues {
 
 /**
  * A secret from exactly one of `--<flag>-file`, `--<flag>-stdin` or `--<flag>`, else the
- * environment variable; undefined when none is set. A secret on the command line still works,
- * but is in /proc/<pid>/cmdline (every local user's `ps`) for the whole run and in the shell's
- * history: it gets a warning on stderr.
+ * environment variable (none for a key given only on purpose); undefined when none is set. A
+ * secret on the command line still works, but is in /proc/<pid>/cmdline (every local user's `ps`)
+ * for the whole run and in the shell's history: it gets a warning on stderr.
  */
-export async function secretFromOptions(values: SecretValues, io: Io, flag: string, envName: string): Promise<string | undefined> {
+export async function secretFromOptions(values: SecretValues, io: Io, flag: string, envName: string | undefined): Promise<string | undefined> {
   const inline = values[flag];
   const file = values[`${flag}-file`];
   const stdin = values[`${flag}-stdin`] === true;
@@ -179,9 +185,9 @@ export async function secretFromOptions(values: SecretValues, io: Io, flag: stri
   if (typeof file === 'string') value = dropNewline(await readInput(file, io));
   else if (stdin) value = dropNewline(await readInput('-', io));
   else if (typeof inline === 'string') {
-    io.stderr.write(`payorch: warning: --${flag} on the command line can be read by other local users (ps, /proc) and stays in your shell history; use --${flag}-file, --${flag}-stdin or ${envName}\n`);
+    io.stderr.write(`payorch: warning: --${flag} on the command line can be read by other local users (ps, /proc) and stays in your shell history; use --${flag}-file${envName === undefined ? ' or' : ','} --${flag}-stdin${envName === undefined ? '' : ` or ${envName}`}\n`);
     value = inline;
-  } else value = io.env[envName];
+  } else value = envName === undefined ? undefined : io.env[envName];
   if ((typeof file === 'string' || stdin) && value === '') throw new UsageError(`the secret key read from ${stdin ? 'standard input' : String(file)} is empty`);
   return value === undefined || value === '' ? undefined : value;
 }

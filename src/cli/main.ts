@@ -12,6 +12,7 @@ const COMMANDS: Readonly<Record<string, { readonly summary: string; readonly loa
   sign: { summary: 'print signed request headers as curl -H arguments', load: async () => (await import('./sign.js')).signCommand },
   call: { summary: 'run any SDK operation by its public name', load: async () => (await import('./call.js')).callCommand },
   reconcile: { summary: 'read card payments\' status and say what a receiver would apply', load: async () => (await import('./reconcile.js')).reconcileCommand },
+  'dead-letters': { summary: 'list, show, replay or purge the dead letters of a pg-boss or BullMQ queue', load: async () => (await import('./dead-letters.js')).deadLettersCommand },
   doctor: { summary: 'check reachability, TLS, clock and keys, with fixes', load: async () => (await import('./doctor.js')).doctorCommand },
   openapi: { summary: 'print an OpenAPI 3.1 document of the service', load: async (version) => (await import('./openapi.js')).openapiCommand(version) },
 };
@@ -20,7 +21,7 @@ const USAGE = `Usage: payorch <command> [options]
 
 Commands:
 ${Object.entries(COMMANDS)
-  .map(([name, { summary }]) => `  ${name.padEnd(10)} ${summary}`)
+  .map(([name, { summary }]) => `  ${name.padEnd(12)} ${summary}`)
   .join('\n')}
 
 Options:

@@ -2,21 +2,19 @@
 // worker, listed, replayed and purged by a person. No pg-boss retention reaches the table.
 import { checkList, checkOptions, declareOptions } from '../core/option-checks.js';
 import { CallbackJobError, RequestValidationError, isPayorchError } from '../errors/error.js';
-import { deadLetterOf } from '../queues/dead-letters.js';
+import { DEAD_LETTER_PAGE_LIMIT, DEFAULT_DEAD_LETTER_PAGE, deadLetterOf } from '../queues/dead-letters.js';
 import type { DeadLetter, DeadLetters, ListDeadLettersOptions, PurgeDeadLettersOptions, ReplayDeadLettersOptions } from '../queues/dead-letters.js';
 import type { PostgresClient, PostgresPool } from '../postgres/table.js';
 import type { CallbackJob } from '../webhooks/job.js';
 import { resealCallbackJob } from '../webhooks/seal.js';
 import type { PgBossDatabase } from './boss.js';
 
-/** How many dead letters a page holds when no `limit` is given. */
-export const DEFAULT_DEAD_LETTER_PAGE = 50;
 /** How many dead letters one replay sends at most: one transaction of PostgreSQL's, kept short. */
 export const PGBOSS_REPLAY_BATCH = 100;
 const MAX_IDS = 1000;
 
 const LIST_OPTIONS = declareOptions<ListDeadLettersOptions>()([
-  { name: 'limit', rule: { type: 'number', min: 1, max: 1000, integer: true }, default: DEFAULT_DEAD_LETTER_PAGE },
+  DEAD_LETTER_PAGE_LIMIT,
   { name: 'cursor', rule: { type: 'text', maxLength: 19, pattern: /^\d+$/, allowed: 'the cursor of the page before, as list returned it' } },
 ]);
 

@@ -1,3 +1,4 @@
+import type { OptionDeclaration } from '../core/option-checks.js';
 import type { CallbackJob } from '../webhooks/job.js';
 import type { ResealKeys } from '../webhooks/seal.js';
 
@@ -52,6 +53,16 @@ export interface ListDeadLettersOptions {
   /** The `cursor` of the page before; left out, the first page. */
   readonly cursor?: string | undefined;
 }
+
+/** How many dead letters a page holds when no `limit` is given, on every engine. @internal */
+export const DEFAULT_DEAD_LETTER_PAGE = 50;
+
+/**
+ * `limit` of {@link ListDeadLettersOptions}, one range and default on every engine: the adapters
+ * check it, and `payorch dead-letters list --limit` with it.
+ * @internal
+ */
+export const DEAD_LETTER_PAGE_LIMIT: OptionDeclaration<'limit'> = { name: 'limit', rule: { type: 'number', min: 1, max: 1000, integer: true }, default: DEFAULT_DEAD_LETTER_PAGE };
 
 /** Settings of {@link DeadLetters.replay}. */
 export interface ReplayDeadLettersOptions {

@@ -5,6 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { closeLoopbackServers } from '../helpers/loopback.js';
+import { temporaryProject } from '../helpers/project.js';
+import { startRedisServer } from '../helpers/redis.js';
 import { exited, jsonOf, listeningSandbox, outputUntil, requireFreshBuild, root, spawnPayorch, start, version } from './run.js';
 
 /*
@@ -109,6 +111,23 @@ describe('payorch, the built binary', { timeout: 30_000 }, () => {
       expect(refused.stderr).toMatch(/^AuthenticationError Invalid hash/);
     } finally {
       await sandbox.close();
+    }
+  });
+
+  test('payorch dead-letters loads bullmq from the project it runs in: it lists that project’s queue, and names the npm install in a project without it', async () => {
+    const redis = await startRedisServer();
+    const shop = temporaryProject(['bullmq', 'ioredis']);
+    const bare = temporaryProject();
+    try {
+      const env = { REDIS_URL: `redis://127.0.0.1:${String(redis.port)}` };
+      expect(await spawnPayorch(['dead-letters', 'list', '--json'], env, '', shop.directory)).toEqual({ code: 0, stdout: `${JSON.stringify({ deadLetters: [] }, null, 2)}\n`, stderr: '' });
+      const missing = await spawnPayorch(['dead-letters', 'list'], env, '', bare.directory);
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toContain(`bullmq is not installed in ${bare.directory}: payorch dead-letters uses your project's own bullmq, as your workers do. Run npm install bullmq ioredis there`);
+    } finally {
+      shop.close();
+      bare.close();
+      await redis.close();
     }
   });
 });

@@ -88,13 +88,14 @@ afterEach(async () => {
 
 /**
  * Starts `payorch ...args` in this process with only the given environment (no PAYORCH_* of the
- * machine leaks in, no NO_COLOR unless given), reading `stdin`; neither output is a terminal.
+ * machine leaks in, no NO_COLOR unless given), reading `stdin`, in the directory `cwd` (the
+ * process's own when left out); neither output is a terminal.
  */
-export function run(args: readonly string[], env: Record<string, string> = {}, stdin = ''): InProcess {
+export function run(args: readonly string[], env: Record<string, string> = {}, stdin = '', cwd?: string): InProcess {
   const stdout = new Capture();
   const stderr = new Capture();
   const controller = new AbortController();
-  const done = main(args, { stdout, stderr, stdin: Readable.from([stdin]), env, signal: controller.signal }, version);
+  const done = main(args, { stdout, stderr, stdin: Readable.from([stdin]), env, signal: controller.signal, ...(cwd === undefined ? {} : { cwd }) }, version);
   const command: InProcess = {
     stdout,
     stderr,
@@ -110,8 +111,8 @@ export function run(args: readonly string[], env: Record<string, string> = {}, s
 }
 
 /** Runs `payorch ...args` in this process to its end. */
-export async function payorch(args: readonly string[], env: Record<string, string> = {}, stdin = ''): Promise<Run> {
-  const command = run(args, env, stdin);
+export async function payorch(args: readonly string[], env: Record<string, string> = {}, stdin = '', cwd?: string): Promise<Run> {
+  const command = run(args, env, stdin, cwd);
   const code = await command.done;
   return { code, stdout: command.stdout.text, stderr: command.stderr.text };
 }
@@ -124,10 +125,10 @@ afterEach(() => {
 
 /**
  * Starts the built binary, `node dist/cli.js ...args`, with only the given environment,
- * writing `stdin` to it.
+ * writing `stdin` to it, in the directory `cwd` (the repository when left out).
  */
-export function start(args: readonly string[], env: Record<string, string> = {}, stdin = ''): ChildProcessWithoutNullStreams {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: root, env: { PATH: process.env['PATH'] ?? '', ...env } });
+export function start(args: readonly string[], env: Record<string, string> = {}, stdin = '', cwd = root): ChildProcessWithoutNullStreams {
+  const child = spawn(process.execPath, [CLI, ...args], { cwd, env: { PATH: process.env['PATH'] ?? '', ...env } });
   running.add(child);
   child.on('exit', () => running.delete(child));
   child.stdin.end(stdin);
@@ -135,8 +136,8 @@ export function start(args: readonly string[], env: Record<string, string> = {},
 }
 
 /** Runs the built binary to its end. */
-export function spawnPayorch(args: readonly string[], env: Record<string, string> = {}, stdin = ''): Promise<Run> {
-  const child = start(args, env, stdin);
+export function spawnPayorch(args: readonly string[], env: Record<string, string> = {}, stdin = '', cwd = root): Promise<Run> {
+  const child = start(args, env, stdin, cwd);
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
@@ -178,6 +179,13 @@ export function expectNoSecret(run: Run, ...secrets: string[]): void {
     expect(run.stderr).not.toContain(secret);
   }
 }
+
+/**
+ * What a terminal acts on besides a line end: C0 and C1 controls, DEL, the line and paragraph
+ * separators and the bidirectional overrides. Text from outside must reach a text line escaped.
+ */
+// eslint-disable-next-line no-control-regex -- looking for control characters is the point
+export const TERMINAL_CONTROLS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
 
 /** The parsed JSON of stdout. */
 export const jsonOf = (run: Run): Record<string, unknown> => JSON.parse(run.stdout) as Record<string, unknown>;

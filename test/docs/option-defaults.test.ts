@@ -7,6 +7,7 @@ import { REQUEST_OPTIONS, allowedBy } from '../../src/core/option-checks.js';
 import type { OptionDeclaration } from '../../src/core/option-checks.js';
 import { declared, rangeOf } from '../../src/cli/flags.js';
 import { BULLMQ_LIST_OPTIONS } from '../../src/bullmq/dead-letters.js';
+import { DEAD_LETTER_PAGE_LIMIT } from '../../src/queues/dead-letters.js';
 import { BULLMQ_QUEUE_OPTIONS, BULLMQ_WORK_OPTIONS } from '../../src/bullmq/queue.js';
 import { CLOUDFLARE_LIST_OPTIONS } from '../../src/cloudflare-queues/dead-letters.js';
 import { CLOUDFLARE_QUEUE_OPTIONS, D1_DEAD_LETTERS_TABLE_OPTIONS } from '../../src/cloudflare-queues/options.js';
@@ -175,6 +176,7 @@ describe('a CLI flag that is a setting shows the range and default of its declar
     ['verify', '--max-age', rangeOf(declared(VERIFY_OPTIONS, 'maxAgeSeconds')), false],
     ['doctor', '--timeout', '1 to 600000, default 10000', false],
     ['trigger', '--timeout', '1 to 600000, default 10000', false],
+    ['dead-letters', '--limit', rangeOf(DEAD_LETTER_PAGE_LIMIT), false],
   ];
   const sandboxTable = tableRows('docs/cli.md', '`payorch sandbox`');
 
@@ -192,6 +194,7 @@ describe('a CLI flag that is a setting shows the range and default of its declar
     ['verify', ['--body', '-', '--tolerance=-1'], '--tolerance must be a finite number of seconds, 0 or more; got -1'],
     ['doctor', ['--timeout', '600001'], '--timeout must be an integer from 1 to 600000; got 600001'],
     ['trigger', ['deposit.completed', '--forward-to', 'http://127.0.0.1:1/', '--timeout', '0'], '--timeout must be an integer from 1 to 600000; got 0'],
+    ['dead-letters', ['list', '--redis-url', 'redis://127.0.0.1:1', '--limit', '1001'], '--limit must be an integer from 1 to 1000; got 1001'],
   ])('payorch %s %j is bad usage naming the flag, its range and what was typed', async (command, args, message) => {
     const run = await payorch([command, ...args], { PAYORCH_PROVIDER_API_KEY: 'k', PAYORCH_PROVIDER_SECRET_KEY: 's', PAYORCH_DEALER_API_KEY: 'k', PAYORCH_DEALER_SECRET_KEY: 's', PAYORCH_BASE_URL: 'http://127.0.0.1:1' });
     expect(run.code).toBe(2);

@@ -1,0 +1,162 @@
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Queue } from 'bullmq';
+import { DEFAULT_PGBOSS_DEAD_LETTER_TABLE } from 'payorch/pg-boss';
+import type { CallbackJob, DeadLetters, PgBossDatabase, PgBossLike, PostgresPool } from 'payorch/pg-boss';
+import { BULLMQ_REPLAY_BATCH, PGBOSS_REPLAY_BATCH, bullMQDeadLetters, checkDeadLetterTable, deadLettersIn, deadLetterTableName } from '../cli-internals.js';
+import { UsageError, printable } from './io.js';
+import type { Io } from './io.js';
+
+/*
+ * The queues `payorch dead-letters` works on, opened with the engine's packages of the merchant's
+ * project (resolved from the directory the command runs in, as the merchant's workers resolve
+ * them), never with packages of payorch's own: the merchant's engine is the one that wrote the
+ * jobs, and `npx payorch` may run from a cache that has none. Over them, the adapters' own dead
+ * letters (their modules import no engine).
+ */
+
+/** Where the dead letters are, as the command line named them. */
+export type QueueSettings =
+  | { readonly engine: 'pg-boss'; readonly url: string; readonly queue: string; readonly table: string | undefined; readonly bossSchema: string | undefined }
+  | { readonly engine: 'bullmq'; readonly url: string; readonly queue: string; readonly prefix: string };
+
+/** A queue opened for its dead letters. */
+export interface OpenQueue {
+  readonly deadLetters: DeadLetters;
+  /** The queue as messages name it, without the URL's credentials. */
+  readonly name: string;
+  /** How many dead letters one `replay` sends at most on this engine. */
+  readonly batch: number;
+  close(): Promise<void>;
+}
+
+/** How long opening a connection may take before the command gives up. */
+const CONNECT_TIMEOUT_MS = 10_000;
+
+/** A URL without its user, password and query: what a message may show of a database's address. */
+export function safeAddress(url: string): string {
+  if (!URL.canParse(url)) return 'the URL given';
+  const { protocol, host, pathname } = new URL(url);
+  return `${protocol}//${host}${pathname === '/' ? '' : pathname}`;
+}
+
+/**
+ * A package of the merchant's project, by its name, as `import` there would load it (its main
+ * file as `require` resolves it: a package with no `require` export is not one these engines
+ * ship). A package the project lacks is a usage error naming what to install.
+ */
+async function fromProject(cwd: string, name: string, install: string): Promise<Readonly<Record<string, unknown>>> {
+  const require = createRequire(join(cwd, 'package.json'));
+  let path: string;
+  try {
+    path = require.resolve(name);
+  } catch (error) {
+    if ((error as Partial<Record<'code', unknown>> | null)?.code !== 'MODULE_NOT_FOUND') throw error;
+    throw new UsageError(`${name} is not installed in ${cwd}: payorch dead-letters uses your project's own ${name}, as your workers do. Run npm install ${install} there, or run the command from the project's directory`);
+  }
+  return (await import(pathToFileURL(path).href)) as Readonly<Record<string, unknown>>;
+}
+
+/** A class a package exports, by name (a CommonJS package's exports are its default export's members). */
+function exported(module: Readonly<Record<string, unknown>>, name: string, wanted: string): unknown {
+  const inDefault = module['default'];
+  const found = module[name] ?? (typeof inDefault === 'object' && inDefault !== null ? (inDefault as Readonly<Record<string, unknown>>)[name] : undefined);
+  if (typeof found !== 'function') throw new UsageError(`the project's package exports no ${name}: payorch dead-letters needs ${wanted}, as payorch's adapter does`);
+  return found;
+}
+
+/** What the command uses of node-postgres' Pool. */
+type Pool = PostgresPool & { end(): Promise<void>; on(event: 'error', listener: (error: Error) => void): unknown };
+type PoolClass = new (config: { readonly connectionString: string; readonly max: number; readonly connectionTimeoutMillis: number }) => Pool;
+
+/** What the command uses of pg-boss 12's PgBoss: no supervision, schedules, migration or registry of its own. */
+type PgBoss = Pick<PgBossLike, 'send'> & { start(): Promise<unknown>; stop(options?: { readonly graceful?: boolean }): Promise<void>; on(event: 'error', listener: (error: Error) => void): unknown };
+type PgBossClass = new (config: {
+  readonly connectionString: string;
+  readonly schema?: string;
+  readonly supervise: false;
+  readonly schedule: false;
+  readonly migrate: false;
+  readonly registerInstance: false;
+  readonly max: number;
+}) => PgBoss;
+
+type QueueClass = typeof Queue<CallbackJob>;
+
+async function openPgBoss(settings: Extract<QueueSettings, { engine: 'pg-boss' }>, cwd: string, replay: boolean, io: Io): Promise<OpenQueue> {
+  // The table's name is checked before anything is loaded or opened.
+  const table = deadLetterTableName('--table', { table: settings.table });
+  const Pool = exported(await fromProject(cwd, 'pg', 'pg'), 'Pool', 'node-postgres (pg 8)') as PoolClass;
+  // Only a replay sends to pg-boss; the dead letters are rows of a table.
+  const PgBossClass = replay ? (exported(await fromProject(cwd, 'pg-boss', 'pg-boss'), 'PgBoss', 'pg-boss 12') as PgBossClass) : undefined;
+  const pool = new Pool({ connectionString: settings.url, max: 2, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  // An idle connection's error: the query in progress, if any, reports its own.
+  pool.on('error', () => undefined);
+  let boss: PgBoss | undefined;
+  const close = async (): Promise<void> => {
+    await boss?.stop({ graceful: false });
+    await pool.end();
+  };
+  try {
+    if (PgBossClass !== undefined) {
+      boss = new PgBossClass({ connectionString: settings.url, ...(settings.bossSchema === undefined ? {} : { schema: settings.bossSchema }), supervise: false, schedule: false, migrate: false, registerInstance: false, max: 2 });
+      boss.on('error', (error) => io.stderr.write(`payorch dead-letters: pg-boss: ${printable(error.message)}\n`));
+      await boss.start();
+    }
+    const running = boss;
+    const store = {
+      pool,
+      table,
+      queue: settings.queue,
+      send: async (job: unknown, db: PgBossDatabase) => {
+        if (running === undefined) throw new Error('payorch dead-letters: pg-boss was not started for a replay');
+        // No policy of its own: pg-boss gives the job the queue's, which the merchant's
+        // createPgBossQueue set (retries, expiry, its dead-letter queue). The adapter's defaults
+        // here would override the merchant's settings for every job replayed.
+        if ((await running.send(settings.queue, job as object, { db })) === null) throw new Error(`pg-boss did not take the replayed job on ${settings.queue}; nothing was replayed`);
+      },
+    };
+    await checkDeadLetterTable(store);
+    return { deadLetters: deadLettersIn(store), name: `queue ${settings.queue} (pg-boss, ${settings.table ?? DEFAULT_PGBOSS_DEAD_LETTER_TABLE} on ${safeAddress(settings.url)})`, batch: PGBOSS_REPLAY_BATCH, close };
+  } catch (error) {
+    await close().catch(() => undefined);
+    throw error;
+  }
+}
+
+async function openBullMQ(settings: Extract<QueueSettings, { engine: 'bullmq' }>, cwd: string): Promise<OpenQueue> {
+  const bullmq = await fromProject(cwd, 'bullmq', 'bullmq ioredis');
+  // BullMQ 6 leaves ioredis to the project (an optional peer): say so before bullmq fails on it.
+  await fromProject(cwd, 'ioredis', 'ioredis');
+  const QueueClass = exported(bullmq, 'Queue', 'BullMQ 6') as QueueClass;
+  let lastError: Error | undefined;
+  const queue = new QueueClass(settings.queue, {
+    prefix: settings.prefix,
+    // A few tries, then the command fails rather than wait for Redis forever, as a worker would.
+    connection: { url: settings.url, connectTimeout: CONNECT_TIMEOUT_MS, maxRetriesPerRequest: 1, retryStrategy: (times: number) => (times > 3 ? null : 200) },
+  });
+  // Unheard, a connection error would end the process; it is the reason a command below fails.
+  queue.on('error', (error) => {
+    lastError = error;
+  });
+  try {
+    await queue.waitUntilReady();
+    // waitUntilReady can resolve while Redis is still unreachable; a command cannot.
+    await queue.getFailedCount();
+  } catch (error) {
+    await queue.close().catch(() => undefined);
+    throw lastError ?? error;
+  }
+  return { deadLetters: bullMQDeadLetters(queue), name: `queue ${settings.queue} (BullMQ, prefix ${settings.prefix}, on ${safeAddress(settings.url)})`, batch: BULLMQ_REPLAY_BATCH, close: () => queue.close() };
+}
+
+/**
+ * Opens the queue's dead letters with the engine's packages of the project in `io.cwd` (pg, and
+ * pg-boss for a replay; bullmq and ioredis).
+ * @throws {UsageError} when the project lacks a package, naming the `npm install` to run
+ */
+export function openQueue(settings: QueueSettings, io: Io, options: { readonly replay: boolean }): Promise<OpenQueue> {
+  const cwd = io.cwd ?? process.cwd();
+  return settings.engine === 'pg-boss' ? openPgBoss(settings, cwd, options.replay, io) : openBullMQ(settings, cwd);
+}
