@@ -22,7 +22,7 @@ export interface Env {
   readonly PAYORCH_BASE_URL: string;
   readonly PAYORCH_PROVIDER_API_KEY: string;
   readonly PAYORCH_PROVIDER_SECRET_KEY: string;
-  readonly PAYORCH_PROVIDER_CREDENTIAL_KEY: string;
+  readonly PAYORCH_CREDENTIAL_KEY: string;
   readonly PAYORCH_DEALER_API_KEY: string;
   readonly PAYORCH_DEALER_SECRET_KEY: string;
   readonly REPLAY_TOKEN?: string;
@@ -62,7 +62,7 @@ function setup(env: Env) {
     if (payload.status === 'success') await credit(payload.tracking_code, payload.amount, context);
     context.statements.push(context.db.prepare('UPDATE orders SET status = ? WHERE tracking_code = ?').bind(payload.status, payload.tracking_code));
   });
-  const provider = new ProviderClient({ baseUrl, apiKey, secretKey, credentialKey: env.PAYORCH_PROVIDER_CREDENTIAL_KEY });
+  const provider = new ProviderClient({ baseUrl, apiKey, secretKey, credentialKey: env.PAYORCH_CREDENTIAL_KEY });
   const dealer = new DealerClient({ baseUrl, apiKey: env.PAYORCH_DEALER_API_KEY, secretKey: env.PAYORCH_DEALER_SECRET_KEY });
   return { queue, receiver, provider, dealer };
 }

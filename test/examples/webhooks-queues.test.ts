@@ -68,7 +68,7 @@ beforeAll(async () => {
       PAYORCH_BASE_URL: running.url,
       PAYORCH_PROVIDER_API_KEY: PROVIDER.apiKey,
       PAYORCH_PROVIDER_SECRET_KEY: PROVIDER.secretKey,
-      PAYORCH_PROVIDER_CREDENTIAL_KEY: sandbox.accounts.provider.sites[0].credentialKey,
+      PAYORCH_CREDENTIAL_KEY: sandbox.accounts.provider.sites[0].credentialKey,
       PAYORCH_DEALER_API_KEY: sandbox.accounts.dealer.apiKey,
       PAYORCH_DEALER_SECRET_KEY: sandbox.accounts.dealer.secretKey,
       REPLAY_TOKEN,
