@@ -36,9 +36,10 @@ export default defineConfig({
     // Worker threads start faster than the default child processes. No test changes directory
     // or relies on a process of its own.
     pool: 'threads',
-    // Vitest's default leaves one core to its main thread, which is a single worker on two cores;
-    // many files wait on sockets, child processes and servers, so two keep both cores busy.
-    maxWorkers: Math.max(2, availableParallelism() - 1),
+    // Vitest's default leaves one core to its main thread, which is a single worker on two cores.
+    // Many files wait on sockets, child processes, servers and queue engines' polling, so one
+    // worker more than the cores keeps both busy.
+    maxWorkers: Math.max(3, availableParallelism() + 1),
     restoreMocks: true,
     projects: [
       {

@@ -188,10 +188,27 @@ export function bullMQDeadLetters(queue: Queue<CallbackJob>): DeadLetters {
         return { purged: removed.filter((count) => count === 1).length };
       }
       checkOptions(where('purge'), options, [BEFORE_OPTION]);
-      // BullMQ's clean takes an age: every job failed at or before now minus it, in batches.
+      // Read through the failed set in the order jobs failed (its score), not BullMQ's `clean`,
+      // which takes an age counted from its own clock a moment later: a job that failed at
+      // `before` itself could go too.
       const before = options.before instanceof Date ? options.before.getTime() : (options.before as number);
-      const purged = await queue.clean(Date.now() - before + 1, 0, 'failed');
-      return { purged: purged.length };
+      let purged = 0;
+      let after = '-inf';
+      let afterId = '';
+      for (;;) {
+        const rows = await page(after, afterId, MAX_PAGE);
+        const older: string[] = [];
+        for (let index = 0; index + 1 < rows.length; index += 2) {
+          if (Number(rows[index + 1]) >= before) break;
+          older.push(rows[index] ?? '');
+        }
+        const removed = await Promise.all(older.map(async (id) => ((await failedJob(id)) === undefined ? 0 : queue.remove(id))));
+        purged += removed.filter((count) => count === 1).length;
+        // A page cut short by a newer job, or the last page: nothing older is left.
+        if (older.length < MAX_PAGE || rows.length < MAX_PAGE * 2) return { purged };
+        after = rows[rows.length - 1] ?? '-inf';
+        afterId = rows[rows.length - 2] ?? '';
+      }
     },
   };
 }

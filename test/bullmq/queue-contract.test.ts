@@ -35,6 +35,7 @@ describe('the queue-adapter contract, on BullMQ 6', () => {
       };
     },
   })) {
-    test(contractCase.name, contractCase.run, 120_000);
+    // Each case has an engine of its own: they run side by side.
+    test.concurrent(contractCase.name, contractCase.run, 120_000);
   }
 });

@@ -137,6 +137,7 @@ async function engine() {
 
 describe('the queue-adapter contract, on Cloudflare Queues and D1 in workerd', () => {
   for (const contractCase of queueContract({ setup: engine })) {
-    test(contractCase.name, contractCase.run, 120_000);
+    // Each case has an engine of its own: they run side by side.
+    test.concurrent(contractCase.name, contractCase.run, 120_000);
   }
 });

@@ -51,6 +51,7 @@ describe('the queue-adapter contract, on pg-boss 12', () => {
       };
     },
   })) {
-    test(contractCase.name, contractCase.run, 120_000);
+    // Each case has an engine of its own: they run side by side.
+    test.concurrent(contractCase.name, contractCase.run, 120_000);
   }
 });
