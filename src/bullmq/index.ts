@@ -27,5 +27,3 @@ export type {
   ReplayDeadLettersOptions,
   ReplayedDeadLetters,
 } from '../queues/dead-letters.js';
-export type { CallbackJob } from '../webhooks/job.js';
-export type { ResealKeys } from '../webhooks/seal.js';

@@ -1,6 +1,7 @@
 import { DEFAULT_PGBOSS_DEAD_LETTER_TABLE, DEFAULT_PGBOSS_QUEUE } from 'payorch/pg-boss';
-import type { DeadLetter, ResealKeys } from 'payorch/bullmq';
+import type { DeadLetter } from 'payorch/bullmq';
 import { RequestValidationError } from 'payorch/webhooks';
+import type { ResealKeys } from 'payorch/webhooks';
 import { BULLMQ_DEFAULTS, DEAD_LETTER_PAGE_LIMIT } from '../cli-internals.js';
 import { openQueue, safeAddress } from './dead-letter-queues.js';
 import type { OpenQueue, QueueSettings } from './dead-letter-queues.js';

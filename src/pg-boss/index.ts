@@ -203,5 +203,4 @@ export type { PgBossQueueOptions, PgBossWorkOptions } from './options.js';
 export type { PgBossDatabase, PgBossJob, PgBossLike, PgBossPolicy, PgBossSendOptions, PgBossWorkerOptions } from './boss.js';
 export type { PostgresClient, PostgresPool, PostgresQueryResult } from '../postgres/table.js';
 export type { CallbackQueue, DeadLetter, DeadLetterPage, DeadLetters, ListDeadLettersOptions, PurgeDeadLettersOptions, ReplayDeadLettersOptions, ReplayedDeadLetters } from '../queues/dead-letters.js';
-export type { CallbackJob } from '../webhooks/job.js';
 export { CallbackJobError, CallbackRetentionError } from '../errors/error.js';
