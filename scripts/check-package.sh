@@ -284,7 +284,7 @@ const store = () => {
   return { inbox: () => inbox, prune: async () => { lag = 0; } };
 };
 const run = async () => {
-  const cases = inboxContract({ store });
+  const cases = inboxContract({ store, failCommit: null });
   for (const contractCase of cases) await contractCase.run();
   console.log(`${label}: payorch/testing ran ${cases.length} contract cases on the memory inbox`);
 };

@@ -26,7 +26,7 @@
  *
  * @module payorch/testing
  */
-import { CallbackRetentionError, isPayorchError } from '../errors/error.js';
+import { CallbackRetentionError, RequestValidationError, isPayorchError } from '../errors/error.js';
 import type { CallbackInbox, CallbackInboxContext, CallbackKey, CallbackProgress } from '../webhooks/inbox.js';
 
 /**
@@ -242,6 +242,13 @@ export function inboxContract<TContext extends CallbackInboxContext = CallbackIn
   }
 
   const { failCommit } = options;
+  // Required, and asked for by name: left out (from JavaScript), the commit case would fail with
+  // a message about the inbox rather than about its own options.
+  if (failCommit !== null && typeof failCommit !== 'function') {
+    throw new RequestValidationError('inboxContract', [
+      { field: 'failCommit', rule: 'invalid_option', message: 'must be a function that makes the commit after apply fail, or null for an inbox that commits nothing after apply (the in-memory one)' },
+    ]);
+  }
   const unpaid = (status: string): boolean => status === 'rejected' || status === 'failed' || status === 'canceled';
   const cases: [string, (store: InboxContractStore<TContext>) => Promise<void>][] = [
     [

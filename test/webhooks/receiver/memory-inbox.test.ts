@@ -27,6 +27,19 @@ describe('the inbox contract, on the in-memory inbox', () => {
   })) {
     test(contractCase.name, contractCase.run);
   }
+
+  test('asks for failCommit by name when it is left out, as a JavaScript caller can', () => {
+    const options = { store: () => ({ inbox: () => createMemoryInbox(), prune: () => Promise.resolve() }) } as unknown as Parameters<typeof inboxContract>[0];
+    const error: unknown = (() => {
+      try {
+        return inboxContract(options);
+      } catch (caught) {
+        return caught;
+      }
+    })();
+    expect(isPayorchError(error, RequestValidationError)).toBe(true);
+    expect((error as RequestValidationError).issues[0]).toMatchObject({ field: 'failCommit', rule: 'invalid_option' });
+  });
 });
 
 const key = (trackingCode: string, status = 'completed') => ({ account: 'acct', trackingCode, status });
