@@ -1,11 +1,8 @@
 import type { Job, Queue } from 'bullmq';
-import { checkList, checkOptions, checkValue, declareOptions } from '../core/option-checks.js';
-import type { ListRule } from '../core/option-checks.js';
-import { CallbackJobError, RequestValidationError, isPayorchError } from '../errors/error.js';
-import { DEAD_LETTER_PAGE_LIMIT, DEFAULT_DEAD_LETTER_PAGE, deadLetterOf } from '../queues/dead-letters.js';
-import type { DeadLetter, DeadLetterPage, DeadLetters, ListDeadLettersOptions, PurgeDeadLettersOptions, ReplayDeadLettersOptions } from '../queues/dead-letters.js';
+import { checkOptions, declareOptions } from '../core/option-checks.js';
+import { DEAD_LETTER_PAGE_LIMIT, DEFAULT_DEAD_LETTER_PAGE, checkDeadLetterId, checkPurgeOptions, checkReplayOptions, deadLetterOf, resealDeadLetter } from '../queues/dead-letters.js';
+import type { DeadLetter, DeadLetterPage, DeadLetters, ListDeadLettersOptions, PurgeDeadLettersOptions } from '../queues/dead-letters.js';
 import type { CallbackJob } from '../webhooks/job.js';
-import { resealCallbackJob } from '../webhooks/seal.js';
 
 /*
  * The dead letters of a BullMQ queue are its failed set: a job lands there when its attempts ran
@@ -34,18 +31,6 @@ export const BULLMQ_LIST_OPTIONS = declareOptions<ListDeadLettersOptions>()([
   DEAD_LETTER_PAGE_LIMIT,
   { name: 'cursor', rule: { type: 'text', maxLength: 200, pattern: /^\d+:.+$/, allowed: 'the cursor of the page before, as list returned it' } },
 ]);
-const REPLAY_OPTIONS = declareOptions<ReplayDeadLettersOptions>()([{ name: 'reseal', rule: { type: 'object', methods: [], allowed: 'the keys { oldSecretKey, secretKey } (resealCallbackJob)' } }], {
-  ids: 'checked as a list below',
-});
-const BEFORE_OPTION = { name: 'before', rule: { type: 'time', min: 0, max: 8.64e15 }, required: true } as const;
-
-const idsRule = (max: number): ListRule => ({
-  min: 1,
-  max,
-  items: 'dead letter ids',
-  item: 'id',
-  problem: (value) => (typeof value === 'string' && value !== '' && value.length <= 200 ? undefined : 'must be a dead letter id (non-empty text, as list returned it)'),
-});
 
 // A page of the failed set in BullMQ's order (the time each job failed, then its id as Redis
 // orders members of one score: bytewise), after the job the cursor names. Keyset paging: a replay
@@ -136,31 +121,19 @@ export function bullMQDeadLetters(queue: Queue<CallbackJob>): DeadLetters {
     },
 
     async get(id) {
-      checkValue(where('get'), { name: 'id', rule: { type: 'text', maxLength: 200 }, required: true }, id);
-      const job = await failedJob(id);
+      const job = await failedJob(checkDeadLetterId(where('get'), id));
       return job === undefined ? undefined : { ...deadLetterOfJob(job), job: job.data };
     },
 
     async replay(options) {
-      checkOptions(where('replay'), options, REPLAY_OPTIONS);
-      const ids = options?.ids === undefined ? undefined : checkList(where('replay'), 'ids', options.ids, idsRule(BULLMQ_REPLAY_BATCH));
+      const { ids, reseal } = checkReplayOptions(options, BULLMQ_REPLAY_BATCH);
       const jobs =
         ids === undefined
           ? await queue.getJobs(['failed'], 0, BULLMQ_REPLAY_BATCH - 1, true)
           : (await Promise.all(ids.map((id) => failedJob(id)))).filter((job): job is QueueJob => job !== undefined);
-      const { reseal } = options ?? {};
       // Re-sealed before anything moves: a job the old key did not seal stops the replay whole,
       // naming it, rather than after half the batch went.
-      const resealed = jobs.map((job) => {
-        if (reseal === undefined) return undefined;
-        try {
-          return resealCallbackJob(job.data, reseal);
-        } catch (error) {
-          if (!isPayorchError(error, CallbackJobError)) throw error;
-          const refusal = error.message.slice(`Callback refused (${error.reason}): `.length);
-          throw new CallbackJobError(error.reason, error.field, `dead letter ${String(job.id)}: ${refusal}; purge it, or replay the others by id`);
-        }
-      });
+      const resealed = jobs.map((job) => (reseal === undefined ? undefined : resealDeadLetter(String(job.id), job.data, reseal)));
       const moved = await Promise.allSettled(
         jobs.map(async (job, index) => {
           const data = resealed[index];
@@ -177,21 +150,15 @@ export function bullMQDeadLetters(queue: Queue<CallbackJob>): DeadLetters {
     },
 
     async purge(options: PurgeDeadLettersOptions) {
-      const given: unknown = options;
-      if (typeof given !== 'object' || given === null || (!('ids' in given) && !('before' in given))) {
-        throw new RequestValidationError(where('purge'), [{ field: '(options)', rule: 'invalid_option', message: 'must be { ids } or { before }' }]);
-      }
-      if ('ids' in options) {
-        const ids = checkList(where('purge'), 'ids', options.ids, idsRule(MAX_PAGE));
-        // Only a job still in the failed set: a dead letter replayed meanwhile is a live job again.
-        const removed = await Promise.all(ids.map(async (id) => ((await failedJob(id)) === undefined ? 0 : queue.remove(id))));
-        return { purged: removed.filter((count) => count === 1).length };
-      }
-      checkOptions(where('purge'), options, [BEFORE_OPTION]);
+      const which = checkPurgeOptions(options);
+      // Only a job still in the failed set: a dead letter replayed meanwhile is a live job again.
+      const remove = async (ids: readonly string[]): Promise<number> =>
+        (await Promise.all(ids.map(async (id) => ((await failedJob(id)) === undefined ? 0 : queue.remove(id))))).filter((count) => count === 1).length;
+      if ('ids' in which) return { purged: await remove(which.ids) };
       // Read through the failed set in the order jobs failed (its score), not BullMQ's `clean`,
       // which takes an age counted from its own clock a moment later: a job that failed at
       // `before` itself could go too.
-      const before = options.before instanceof Date ? options.before.getTime() : (options.before as number);
+      const { before } = which;
       let purged = 0;
       let after = '-inf';
       let afterId = '';
@@ -202,8 +169,7 @@ export function bullMQDeadLetters(queue: Queue<CallbackJob>): DeadLetters {
           if (Number(rows[index + 1]) >= before) break;
           older.push(rows[index] ?? '');
         }
-        const removed = await Promise.all(older.map(async (id) => ((await failedJob(id)) === undefined ? 0 : queue.remove(id))));
-        purged += removed.filter((count) => count === 1).length;
+        purged += await remove(older);
         // A page cut short by a newer job, or the last page: nothing older is left.
         if (older.length < MAX_PAGE || rows.length < MAX_PAGE * 2) return { purged };
         after = rows[rows.length - 1] ?? '-inf';

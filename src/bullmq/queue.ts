@@ -2,8 +2,8 @@
 import { Queue, UnrecoverableError, Worker } from 'bullmq';
 import type { RedisOptions } from 'bullmq';
 import { MAX_TIMEOUT_MS, checkOptions, declareOptions } from '../core/option-checks.js';
-import { CallbackJobError, CallbackRetentionError, RequestValidationError, isPayorchError } from '../errors/error.js';
-import { lastErrorOf } from '../queues/dead-letters.js';
+import { RequestValidationError } from '../errors/error.js';
+import { lastErrorOf, retryCannotHelp } from '../queues/dead-letters.js';
 import type { CallbackQueue, DeadLetter } from '../queues/dead-letters.js';
 import type { CallbackJob } from '../webhooks/job.js';
 import type { CallbackReceiver } from '../webhooks/receiver/receiver.js';
@@ -278,7 +278,7 @@ export function createBullMQQueue(options: BullMQQueueOptions): BullMQCallbackQu
  */
 function failureOf(error: unknown): Error {
   const text = lastErrorOf(error);
-  const failure = isPayorchError(error, CallbackJobError) || isPayorchError(error, CallbackRetentionError) ? new UnrecoverableError(text) : new Error(text);
+  const failure = retryCannotHelp(error) ? new UnrecoverableError(text) : new Error(text);
   if (error instanceof Error && error.stack !== undefined) failure.stack = error.stack;
   return failure;
 }

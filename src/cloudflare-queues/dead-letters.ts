@@ -3,15 +3,13 @@
 // becomes a dead letter when the dead-letter queue's consumer delivers it. Its id is a digest of
 // the job: every copy of one job is one row, whichever queue or message it came in, since
 // Cloudflare does not say that a message keeps its id in the dead-letter queue.
-import { checkList, checkOptions, checkValue, declareOptions } from '../core/option-checks.js';
+import { checkOptions, checkValue, declareOptions } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
-import { CallbackJobError, RequestValidationError, isPayorchError } from '../errors/error.js';
 import { sha256Hex } from '../internal/hash/sha256.js';
 import type { D1DatabaseLike } from '../d1/index.js';
-import { deadLetterOf } from '../queues/dead-letters.js';
+import { DEAD_LETTER_PAGE_LIMIT, DEFAULT_DEAD_LETTER_PAGE, checkDeadLetterId, checkPurgeOptions, checkReplayOptions, deadLetterOf, resealDeadLetter } from '../queues/dead-letters.js';
 import type { DeadLetter, DeadLetters, ListDeadLettersOptions, ReplayDeadLettersOptions } from '../queues/dead-letters.js';
 import type { CallbackJob } from '../webhooks/job.js';
-import { resealCallbackJob } from '../webhooks/seal.js';
 
 /** The parts of a Queues producer binding (`env.CALLBACKS`) the adapter uses; Cloudflare's `Queue` fits. */
 export interface QueueProducerLike {
@@ -132,20 +130,10 @@ function parsed(text: string): unknown {
 
 const deadLetterOfRow = (row: Row): DeadLetter => deadLetterOf(parsed(row.job), { id: row.id, attempts: row.attempts, lastError: row.last_error, deadAt: new Date(row.dead_at) });
 
-const DEFAULT_LIST_LIMIT = 50;
 export const CLOUDFLARE_LIST_OPTIONS = declareOptions<ListDeadLettersOptions>()([
-  { name: 'limit', rule: { type: 'number', min: 1, max: 1000, integer: true }, default: DEFAULT_LIST_LIMIT },
+  DEAD_LETTER_PAGE_LIMIT,
   { name: 'cursor', rule: { type: 'text', maxLength: 100, pattern: /^\d{1,16}\.[0-9a-f]{32}$/, allowed: 'the cursor of the page before, as list returned it' } },
 ]);
-const REPLAY_OPTIONS = declareOptions<ReplayDeadLettersOptions>()(
-  [{ name: 'reseal', rule: { type: 'object', methods: [], allowed: 'the keys { oldSecretKey, secretKey } (resealCallbackJob checks them)' } }],
-  { ids: 'checked as a list below' },
-);
-const ID_LIST = {
-  items: "dead letters' ids",
-  item: 'id',
-  problem: (value: unknown) => (typeof value === 'string' && value !== '' ? undefined : `must be a dead letter's id, as list returns it; got ${typeof value}`),
-};
 
 /** The table's writes of the queue handler, and the dead letters a person reads and acts on. */
 export interface DeadLetterTable {
@@ -168,7 +156,7 @@ export function deadLetterTable(db: D1DatabaseLike, table: string, queue: QueueP
   const deadLetters: DeadLetters = {
     async list(options = {}) {
       checkOptions('deadLetters.list', options, CLOUDFLARE_LIST_OPTIONS);
-      const limit = options.limit ?? DEFAULT_LIST_LIMIT;
+      const limit = options.limit ?? DEFAULT_DEAD_LETTER_PAGE;
       const [deadAt, id] = options.cursor === undefined ? [-1, ''] : [Number(options.cursor.split('.')[0]), options.cursor.split('.')[1] ?? ''];
       const { results = [] } = await db.prepare(sql.page).bind(deadAt, id, limit + 1).all<Row>();
       const rows = results.slice(0, limit);
@@ -177,22 +165,21 @@ export function deadLetterTable(db: D1DatabaseLike, table: string, queue: QueueP
     },
 
     async get(id) {
-      if (typeof id !== 'string') throw new RequestValidationError('deadLetters.get', [{ field: 'id', rule: 'invalid_option', message: `must be a dead letter's id, as list returns it; got ${typeof id}` }]);
-      const row = await db.prepare(sql.get).bind(id).first<Row>();
+      const row = await db.prepare(sql.get).bind(checkDeadLetterId('deadLetters.get', id)).first<Row>();
       // A dead letter may be anything a producer wrote: `apply` checks it before it pays anything.
       return row === null ? undefined : { ...deadLetterOfRow(row), job: parsed(row.job) as CallbackJob };
     },
 
     async replay(options = {}) {
-      checkOptions('deadLetters.replay', options, REPLAY_OPTIONS);
-      const ids = options.ids === undefined ? null : JSON.stringify(checkList('deadLetters.replay', 'ids', options.ids, { min: 1, max: MAX_BATCH_MESSAGES, ...ID_LIST }));
+      const checked = checkReplayOptions(options, MAX_BATCH_MESSAGES);
+      const ids = checked.ids === undefined ? null : JSON.stringify(checked.ids);
       const claim = crypto.randomUUID();
       const now = Date.now();
       const { results = [] } = await db.prepare(sql.claim).bind(claim, now, now - REPLAY_CLAIM_MS, ids).all<Row>();
       const rows = [...results].sort((a, b) => a.dead_at - b.dead_at || (a.id < b.id ? -1 : 1));
       if (rows.length === 0) return { replayed: 0, remaining: await remaining() };
       try {
-        const jobs = rows.map((row) => resealed(row, options.reseal));
+        const jobs = rows.map((row) => resealed(row, checked.reseal));
         await queue.sendBatch(jobs.map((body) => ({ body, contentType: 'json' as const })));
       } catch (error) {
         // Nothing was sent: the next replay may take them at once.
@@ -206,18 +193,9 @@ export function deadLetterTable(db: D1DatabaseLike, table: string, queue: QueueP
     },
 
     async purge(options) {
-      const given: unknown = options;
-      const fields = typeof given === 'object' && given !== null ? (given as Readonly<Record<string, unknown>>) : {};
-      if ('ids' in fields) {
-        const ids = checkList('deadLetters.purge', 'ids', fields['ids'], { min: 1, max: 1000, ...ID_LIST });
-        return { purged: changes(await db.prepare(sql.purgeIds).bind(JSON.stringify(ids)).run()) };
-      }
-      if ('before' in fields) {
-        checkValue('deadLetters.purge', { name: 'before', rule: { type: 'time', min: 0, max: 8.64e15 }, required: true }, fields['before']);
-        const before = fields['before'] instanceof Date ? fields['before'].getTime() : Number(fields['before']);
-        return { purged: changes(await db.prepare(sql.purgeBefore).bind(before).run()) };
-      }
-      throw new RequestValidationError('deadLetters.purge', [{ field: '(options)', rule: 'invalid_option', message: 'must be { ids } (the dead letters to delete) or { before } (a Date: every one dead before it)' }]);
+      const which = checkPurgeOptions(options);
+      if ('ids' in which) return { purged: changes(await db.prepare(sql.purgeIds).bind(JSON.stringify(which.ids)).run()) };
+      return { purged: changes(await db.prepare(sql.purgeBefore).bind(which.before).run()) };
     },
   };
 
@@ -257,13 +235,5 @@ function changes(result: { readonly meta?: { readonly changes?: number | undefin
 /** A dead letter's job as it is sent again: re-sealed when asked, its failure naming the dead letter. */
 function resealed(row: Row, reseal: ReplayDeadLettersOptions['reseal']): CallbackJob {
   const job = parsed(row.job) as CallbackJob;
-  if (reseal === undefined) return job;
-  try {
-    return resealCallbackJob(job, reseal);
-  } catch (error) {
-    if (!isPayorchError(error, CallbackJobError)) throw error;
-    // Its own words, without the prefix the new error adds again.
-    const why = error.message.replace(`Callback refused (${error.reason}): `, '').replace(/\.$/, '');
-    throw new CallbackJobError(error.reason, error.field, `dead letter ${row.id}: ${why}. Nothing was replayed: purge it, or replay the others by id`);
-  }
+  return reseal === undefined ? job : resealDeadLetter(row.id, job, reseal);
 }

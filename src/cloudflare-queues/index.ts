@@ -25,10 +25,10 @@
  * @module payorch/cloudflare-queues
  */
 import { checkOptions } from '../core/option-checks.js';
-import { CallbackJobError, CallbackRetentionError, RequestValidationError, isPayorchError } from '../errors/error.js';
+import { RequestValidationError } from '../errors/error.js';
 import { constantTimeEqual } from '../internal/hash/constant-time.js';
 import { sha256Hex } from '../internal/hash/sha256.js';
-import { lastErrorOf } from '../queues/dead-letters.js';
+import { lastErrorOf, retryCannotHelp } from '../queues/dead-letters.js';
 import type { DeadLetter } from '../queues/dead-letters.js';
 import type { CallbackJob } from '../webhooks/job.js';
 import type { CallbackApplyOptions } from '../webhooks/receiver/receiver.js';
@@ -141,7 +141,7 @@ export function createCloudflareQueue(options: CloudflareQueueOptions): Cloudfla
           const lastError = lastErrorOf(error);
           // Retrying cannot make it apply (changed in the queue, sealed with a key past its
           // window, older than the inbox's retention): a dead letter at once.
-          if (isPayorchError(error, CallbackJobError) || isPayorchError(error, CallbackRetentionError)) {
+          if (retryCannotHelp(error)) {
             const kept = await table.deadNow(text, message.attempts, lastError).catch(() => undefined);
             if (kept !== undefined) {
               message.ack();

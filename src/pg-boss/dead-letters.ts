@@ -1,17 +1,14 @@
 // The dead letters of one pg-boss queue, in a table of the merchant's PostgreSQL: kept by the
 // worker, listed, replayed and purged by a person. No pg-boss retention reaches the table.
-import { checkList, checkOptions, declareOptions } from '../core/option-checks.js';
-import { CallbackJobError, RequestValidationError, isPayorchError } from '../errors/error.js';
-import { DEAD_LETTER_PAGE_LIMIT, DEFAULT_DEAD_LETTER_PAGE, deadLetterOf } from '../queues/dead-letters.js';
+import { checkOptions, declareOptions } from '../core/option-checks.js';
+import { DEAD_LETTER_PAGE_LIMIT, DEFAULT_DEAD_LETTER_PAGE, checkDeadLetterId, checkPurgeOptions, checkReplayOptions, deadLetterOf, resealDeadLetter } from '../queues/dead-letters.js';
 import type { DeadLetter, DeadLetters, ListDeadLettersOptions, PurgeDeadLettersOptions, ReplayDeadLettersOptions } from '../queues/dead-letters.js';
 import type { PostgresClient, PostgresPool } from '../postgres/table.js';
 import type { CallbackJob } from '../webhooks/job.js';
-import { resealCallbackJob } from '../webhooks/seal.js';
 import type { PgBossDatabase } from './boss.js';
 
 /** How many dead letters one replay sends at most: one transaction of PostgreSQL's, kept short. */
 export const PGBOSS_REPLAY_BATCH = 100;
-const MAX_IDS = 1000;
 
 const LIST_OPTIONS = declareOptions<ListDeadLettersOptions>()([
   DEAD_LETTER_PAGE_LIMIT,
@@ -97,16 +94,6 @@ export async function checkDeadLetterTable(store: DeadLetterStore): Promise<void
   });
 }
 
-function checkIds(where: string, ids: unknown): readonly string[] {
-  return checkList(where, 'ids', ids, {
-    min: 1,
-    max: MAX_IDS,
-    items: 'dead letter ids',
-    item: 'id',
-    problem: (value) => (typeof value === 'string' && value !== '' && value.length <= 200 ? undefined : 'must be a dead letter id, as list gives it'),
-  });
-}
-
 /** The dead letters of one queue, over its table. */
 export function deadLettersIn(store: DeadLetterStore): DeadLetters {
   return {
@@ -125,7 +112,7 @@ export function deadLettersIn(store: DeadLetterStore): DeadLetters {
     },
 
     async get(id) {
-      if (typeof id !== 'string' || id === '') throw new RequestValidationError('deadLetters.get', [{ field: 'id', rule: 'invalid_option', message: 'must be a dead letter id, as list gives it' }]);
+      checkDeadLetterId('deadLetters.get', id);
       return withClient(store, async (client, table) => {
         const result = await client.query(`SELECT seq::text, id, job, attempts, last_error, dead_at FROM ${table} WHERE queue = $1 AND id = $2`, [store.queue, id]);
         const [row] = rowsOf(result);
@@ -133,8 +120,8 @@ export function deadLettersIn(store: DeadLetterStore): DeadLetters {
       });
     },
 
-    async replay(options: ReplayDeadLettersOptions = {}) {
-      const ids = options.ids === undefined ? undefined : checkIds('deadLetters.replay', options.ids);
+    async replay(options?: ReplayDeadLettersOptions) {
+      const { ids, reseal } = checkReplayOptions(options, PGBOSS_REPLAY_BATCH);
       const which = ids === undefined ? '' : ' AND id = ANY($2::text[])';
       const values = ids === undefined ? [store.queue] : [store.queue, ids];
       return withClient(store, async (client, table) => {
@@ -144,7 +131,7 @@ export function deadLettersIn(store: DeadLetterStore): DeadLetters {
           // Claimed for this transaction: a replay running at once skips them, and a purge waits.
           const claimed = rowsOf(await client.query(`SELECT seq::text, id, job FROM ${table} WHERE queue = $1${which} ORDER BY seq LIMIT ${PGBOSS_REPLAY_BATCH} FOR UPDATE SKIP LOCKED`, values));
           // Every job re-sealed before any is sent: a refusal sends nothing.
-          const jobs = claimed.map((row) => (options.reseal === undefined ? row.job : resealed(row, options.reseal)));
+          const jobs = claimed.map((row) => (reseal === undefined ? row.job : resealDeadLetter(row.id, row.job, reseal)));
           // Sent in the transaction that deletes them: both are committed, or neither.
           const db: PgBossDatabase = { executeSql: async (text, sqlValues) => ({ rows: [...((await client.query(text, sqlValues)).rows ?? [])] }) };
           for (const job of jobs) await store.send(job, db);
@@ -161,26 +148,12 @@ export function deadLettersIn(store: DeadLetterStore): DeadLetters {
     },
 
     async purge(options: PurgeDeadLettersOptions) {
-      const given: unknown = options;
-      const fields = (typeof given === 'object' && given !== null ? given : {}) as Partial<Record<'ids' | 'before', unknown>>;
-      let condition: { readonly sql: string; readonly value: unknown };
-      if (fields.ids !== undefined && fields.before === undefined) condition = { sql: 'id = ANY($2::text[])', value: checkIds('deadLetters.purge', fields.ids) };
-      else if (fields.before instanceof Date && Number.isFinite(fields.before.getTime()) && fields.ids === undefined) condition = { sql: 'dead_at < $2', value: fields.before };
-      else throw new RequestValidationError('deadLetters.purge', [{ field: '(options)', rule: 'invalid_option', message: 'must be { ids: [...] } (dead letter ids, as list gives them) or { before: Date } (a valid Date)' }]);
+      const which = checkPurgeOptions(options);
+      const condition = 'ids' in which ? { sql: 'id = ANY($2::text[])', value: which.ids } : { sql: 'dead_at < $2', value: new Date(which.before) };
       return withClient(store, async (client, table) => {
         const { rowCount } = await client.query(`DELETE FROM ${table} WHERE queue = $1 AND ${condition.sql}`, [store.queue, condition.value]);
         return { purged: rowCount ?? 0 };
       });
     },
   };
-}
-
-/** A dead letter's job re-sealed; a refusal names the dead letter, and the replay sends nothing. */
-function resealed(row: Pick<Row, 'id' | 'job'>, keys: NonNullable<ReplayDeadLettersOptions['reseal']>): unknown {
-  try {
-    return resealCallbackJob(row.job as CallbackJob, keys);
-  } catch (error) {
-    if (!isPayorchError(error, CallbackJobError)) throw error;
-    throw new CallbackJobError(error.reason, error.field, `dead letter ${row.id} was not re-sealed, and nothing was replayed: ${error.message}. Purge it, or replay the others by id`, error.issues);
-  }
 }

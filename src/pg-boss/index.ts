@@ -25,8 +25,7 @@
  * @module payorch/pg-boss
  */
 import { checkOptions } from '../core/option-checks.js';
-import { CallbackJobError, CallbackRetentionError, isPayorchError } from '../errors/error.js';
-import { lastErrorOf } from '../queues/dead-letters.js';
+import { lastErrorOf, retryCannotHelp } from '../queues/dead-letters.js';
 import type { CallbackQueue, DeadLetter } from '../queues/dead-letters.js';
 import type { CallbackJob } from '../webhooks/job.js';
 import type { CallbackReceiver } from '../webhooks/receiver/receiver.js';
@@ -175,7 +174,7 @@ export function createPgBossQueue(options: PgBossQueueOptions): PgBossQueue {
           try {
             await receiver.apply(job.data as CallbackJob, applyOptions);
           } catch (error) {
-            const hopeless = isPayorchError(error, CallbackJobError) || isPayorchError(error, CallbackRetentionError);
+            const hopeless = retryCannotHelp(error);
             // Thrown: pg-boss retries it. A failure to keep it fails the last attempt too, and
             // pg-boss's dead-letter queue brings it to the table.
             if (job.retryCount < job.retryLimit && !hopeless) throw error;

@@ -2,8 +2,7 @@
 // and client shapes, the options, and the error a statement pooler earns.
 import { checkValue, declareOptions } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
-import { brand } from '../errors/brand.js';
-import { PayorchError, RequestValidationError } from '../errors/error.js';
+import { RequestValidationError } from '../errors/error.js';
 import type { CallbackInboxContext } from '../webhooks/inbox.js';
 
 /** The parts of a node-postgres result the inbox reads. */
@@ -257,16 +256,5 @@ export async function createPostgresInboxTable(options: PostgresInboxOptions<Pos
   }
 }
 
-
-/**
- * The PostgreSQL inbox runs behind a pooler in statement pooling (PgBouncer's
- * `pool_mode = statement`), which refuses every transaction block: no callback can be applied
- * together with its key there. Nothing was applied or recorded; the receiver answers 500 and tells
- * `onError` (phase `'inbox'`). Connect the inbox's pool in transaction or session pooling, or
- * directly (docs/webhooks.md, "Poolers").
- */
-export class StatementPoolingError extends PayorchError {
-  static {
-    brand(this, 'StatementPoolingError');
-  }
-}
+// Defined with the other errors, so that there is one class of that name in the package.
+export { StatementPoolingError } from '../errors/error.js';

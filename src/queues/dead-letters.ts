@@ -1,5 +1,8 @@
+import { checkList, checkOptions, checkValue, declareOptions } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
+import { CallbackJobError, CallbackRetentionError, RequestValidationError, isPayorchError } from '../errors/error.js';
 import type { CallbackJob } from '../webhooks/job.js';
+import { resealCallbackJob } from '../webhooks/seal.js';
 import type { ResealKeys } from '../webhooks/seal.js';
 
 /*
@@ -156,4 +159,79 @@ export function deadLetterOf(job: unknown, record: DeadLetterRecord): DeadLetter
 export function lastErrorOf(error: unknown): string {
   const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   return text.length > 1000 ? `${text.slice(0, 999)}…` : text;
+}
+
+/**
+ * Whether a job's failure ends its retries at once, on every engine: a job that does not verify
+ * (changed in the queue, another account's, sealed past its key's window) or whose record is past
+ * the inbox's retention fails the same way on every attempt.
+ * @internal
+ */
+export function retryCannotHelp(error: unknown): boolean {
+  return isPayorchError(error, CallbackJobError) || isPayorchError(error, CallbackRetentionError);
+}
+
+/** The most ids `purge` takes, and a page of `list` holds. */
+const MAX_IDS = 1000;
+const ID = 'must be a dead letter\'s id, as list gives it';
+
+/** Checks the id `get` is given. @internal */
+export function checkDeadLetterId(where: string, id: unknown): string {
+  checkValue(where, { name: 'id', rule: { type: 'text', maxLength: 200, allowed: 'a dead letter\'s id, as list gives it' }, required: true }, id);
+  return id as string;
+}
+
+/** Checks a list of dead letters' ids: 1 to `max`, each an id given once. */
+function checkIds(where: string, ids: unknown, max: number): readonly string[] {
+  return checkList(where, 'ids', ids, {
+    min: 1,
+    max,
+    items: "dead letters' ids",
+    item: 'id',
+    problem: (value) => (typeof value === 'string' && value !== '' && value.length <= 200 ? undefined : `${ID}; got ${typeof value === 'string' ? JSON.stringify(value.slice(0, 64)) : typeof value}`),
+  });
+}
+
+const REPLAY_OPTIONS = declareOptions<ReplayDeadLettersOptions>()([{ name: 'reseal', rule: { type: 'object', methods: [], allowed: 'the keys { oldSecretKey, secretKey } (resealCallbackJob checks them)' } }], {
+  ids: 'checked as a list of ids',
+});
+
+/**
+ * Checks `replay`'s options: ids at most one engine batch (`batch`), and the keys to re-seal with.
+ * @internal
+ */
+export function checkReplayOptions(options: ReplayDeadLettersOptions | undefined, batch: number): { readonly ids: readonly string[] | undefined; readonly reseal: ResealKeys | undefined } {
+  checkOptions('deadLetters.replay', options, REPLAY_OPTIONS);
+  return { ids: options?.ids === undefined ? undefined : checkIds('deadLetters.replay', options.ids, batch), reseal: options?.reseal };
+}
+
+/**
+ * Checks `purge`'s options: `{ ids }` (1 to 1000) or `{ before }` (a Date, or milliseconds since 1970).
+ * @internal
+ */
+export function checkPurgeOptions(options: unknown): { readonly ids: readonly string[] } | { readonly before: number } {
+  const fields = typeof options === 'object' && options !== null ? (options as Readonly<Record<string, unknown>>) : {};
+  if ('ids' in fields && !('before' in fields)) return { ids: checkIds('deadLetters.purge', fields['ids'], MAX_IDS) };
+  if ('before' in fields && !('ids' in fields)) {
+    const before = fields['before'];
+    checkValue('deadLetters.purge', { name: 'before', rule: { type: 'time', min: 0, max: 8.64e15 }, required: true }, before);
+    return { before: before instanceof Date ? before.getTime() : Number(before) };
+  }
+  throw new RequestValidationError('deadLetters.purge', [{ field: '(options)', rule: 'invalid_option', message: 'must be { ids } (the dead letters to delete) or { before } (a Date: every one dead before it)' }]);
+}
+
+/**
+ * A dead letter's job re-sealed for a replay (`reseal`): a job the old key did not seal stops the
+ * replay whole, naming the dead letter, before anything is sent.
+ * @internal
+ */
+export function resealDeadLetter(id: string, job: unknown, keys: ResealKeys): CallbackJob {
+  try {
+    return resealCallbackJob(job as CallbackJob, keys);
+  } catch (error) {
+    if (!isPayorchError(error, CallbackJobError)) throw error;
+    // Its own words, without the prefix the new error adds again.
+    const why = error.message.replace(`Callback refused (${error.reason}): `, '').replace(/\.$/, '');
+    throw new CallbackJobError(error.reason, error.field, `dead letter ${id}: ${why}. Nothing was replayed: purge it, or replay the others by id`, error.issues);
+  }
 }

@@ -369,10 +369,10 @@ describe('options', () => {
     expect(() => callbacks.work(receiver, { lockDurationMs: 0 })).toThrow('Invalid option for work: lockDurationMs: must be an integer from 100 to 2147483647');
     await expect(callbacks.deadLetters.list({ limit: 1001 })).rejects.toThrow('limit: must be an integer from 1 to 1000; got 1001');
     await expect(callbacks.deadLetters.list({ cursor: 'page-2' })).rejects.toThrow('cursor: must be the cursor of the page before, as list returned it');
-    await expect(callbacks.deadLetters.replay({ ids: Array.from({ length: 101 }, (_, index) => String(index)) })).rejects.toThrow('ids: must hold from 1 to 100 dead letter ids; got 101');
+    await expect(callbacks.deadLetters.replay({ ids: Array.from({ length: 101 }, (_, index) => String(index)) })).rejects.toThrow("ids: must hold from 1 to 100 dead letters' ids; got 101");
     await expect(callbacks.deadLetters.purge({ ids: ['1', '1'] })).rejects.toThrow('ids[1]: repeats ids[0]: give each id once');
     await expect(callbacks.deadLetters.purge({ before: new Date(Number.NaN) })).rejects.toThrow('before: must be a Date or milliseconds since 1970');
-    await expect(callbacks.deadLetters.purge(null as never)).rejects.toThrow('Invalid option for deadLetters.purge: (options): must be { ids } or { before }');
+    await expect(callbacks.deadLetters.purge(null as never)).rejects.toThrow('Invalid option for deadLetters.purge: (options): must be { ids } (the dead letters to delete) or { before }');
   });
 });
 

@@ -239,7 +239,7 @@ test.each<[string, (queue: ReturnType<typeof createCloudflareQueue>) => Promise<
   ['replay, more ids than one batch', (queue) => queue.deadLetters.replay({ ids: Array.from({ length: 101 }, (_, index) => `id${index}`) }), "Invalid option for deadLetters.replay: ids: must hold from 1 to 100 dead letters' ids; got 101"],
   ['replay, an id given twice', (queue) => queue.deadLetters.replay({ ids: ['a', 'a'] }), 'Invalid option for deadLetters.replay: ids[1]: repeats ids[0]: give each id once'],
   ['purge, a time that is not one', (queue) => queue.deadLetters.purge({ before: new Date(Number.NaN) }), 'Invalid option for deadLetters.purge: before: must be a Date or milliseconds since 1970'],
-  ['get, an id that is not text', (queue) => queue.deadLetters.get(7 as unknown as string), "Invalid option for deadLetters.get: id: must be a dead letter's id, as list returns it; got number"],
+  ['get, an id that is not text', (queue) => queue.deadLetters.get(7 as unknown as string), "Invalid option for deadLetters.get: id: must be a dead letter's id, as list gives it; got 7"],
 ])('the dead letters refuse bad input by name: %s', async (_case, run, message) => {
   const sent = producer();
   const refused = await asyncRefusal(() => run(createCloudflareQueue({ queue: sent, db })));

@@ -192,7 +192,7 @@ describe('payorch/pg-boss on pg-boss 12', () => {
       const reseal = { oldSecretKey: OLD, secretKey: PROVIDER.secretKey };
       const refused: unknown = await adapter.deadLetters.replay({ reseal }).catch((error: unknown) => error);
       expect(refused).toBeInstanceOf(CallbackJobError);
-      expect((refused as Error).message).toContain(`dead letter ${forged.id} was not re-sealed, and nothing was replayed`);
+      expect((refused as Error).message).toContain(`dead letter ${forged.id}: the job’s seal does not verify with oldSecretKey`);
       expect((refused as Error).message).not.toContain(OLD);
       expect((await adapter.deadLetters.list()).deadLetters).toHaveLength(2);
 
