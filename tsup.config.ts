@@ -33,20 +33,20 @@ const PLACEHOLDERS = { 'payorch:webhooks-core': 'webhooks/core', 'payorch:webhoo
 const ENTRIES = {
   index: 'src/index.ts',
   // The sandbox is its own entry (payorch/sandbox), so that the SDK never loads it.
-  'sandbox/index': 'src/sandbox/index.ts',
+  'sandbox/index': 'src/tools/sandbox/index.ts',
   // The PostgreSQL inbox (payorch/postgres): only its users need `pg`, an optional peer.
-  'postgres/index': 'src/postgres/index.ts',
+  'postgres/index': 'src/inboxes/postgres/index.ts',
   // Deferred callbacks on BullMQ (payorch/bullmq): only its users need bullmq and ioredis, optional peers.
-  'bullmq/index': 'src/bullmq/index.ts',
+  'bullmq/index': 'src/queues/bullmq/index.ts',
   // The Cloudflare inboxes (payorch/d1, payorch/durable-object): loaded only by their users.
-  'd1/index': 'src/d1/index.ts',
-  'durable-object/index': 'src/durable-object/index.ts',
+  'd1/index': 'src/inboxes/d1/index.ts',
+  'durable-object/index': 'src/inboxes/durable-object/index.ts',
   // Deferred callbacks on Cloudflare Queues with dead letters in D1 (payorch/cloudflare-queues).
-  'cloudflare-queues/index': 'src/cloudflare-queues/index.ts',
+  'cloudflare-queues/index': 'src/queues/cloudflare-queues/index.ts',
   // The inbox and queue contracts (payorch/testing), for tests of an inbox or queue of one's own.
   'testing/index': 'src/testing/index.ts',
   // Deferred callbacks on pg-boss (payorch/pg-boss): only its users need pg-boss and pg.
-  'pg-boss/index': 'src/pg-boss/index.ts',
+  'pg-boss/index': 'src/queues/pg-boss/index.ts',
   // The zod schemas as values (payorch/schemas); payorch exports their types only.
   'schemas/index': 'src/schemas/index.ts',
   // Receiving callbacks only (payorch/webhooks): its names from dist/webhooks/core.js, without
@@ -55,7 +55,7 @@ const ENTRIES = {
 };
 // What the `payorch` command needs of the library that no entry exports, built with the ESM entries
 // into dist/internal/cli.js so that it shares their chunks. No declarations, no `exports` path.
-const CLI_INTERNALS = resolve('src/cli-internals.ts');
+const CLI_INTERNALS = resolve('src/tools/cli-internals.ts');
 // Every module the library is built from. The command imports them from the built files, never
 // bundles a copy: see importLibrary.
 const LIBRARY_SOURCES = new Set(
@@ -74,12 +74,12 @@ const importCore: EsbuildPlugin = {
   },
 };
 
-// The command (src/cli) imports the library as a user's program does, by the package's own name
+// The command (src/tools/cli) imports the library as a user's program does, by the package's own name
 // (`payorch`, `payorch/sandbox`, …), which Node resolves through package.json `exports` to the
 // built entries; the modules of dist/webhooks/core.js from there, as every entry does; and what no
 // entry exports from dist/internal/cli.js. So each library module is in the package once per
 // format. A module the library is built from and none of these provides stops the build rather
-// than be bundled a second time; modules only the command uses (src/cli, src/openapi) are its own.
+// than be bundled a second time; modules only the command uses (src/tools/cli, src/tools/openapi) are its own.
 const importLibrary: EsbuildPlugin = {
   name: 'import-library',
   setup(build) {
@@ -90,7 +90,7 @@ const importLibrary: EsbuildPlugin = {
       if (target === CLI_INTERNALS) return { path: 'payorch:cli-internals', external: true };
       if (CORE_SOURCES.has(target)) return { path: 'payorch:webhooks-core', external: true };
       if (!LIBRARY_SOURCES.has(target)) return undefined;
-      const text = `${relative('.', target)} is part of the library: import it from the entry that exports it (payorch, payorch/webhooks, …), or add it to src/cli-internals.ts`;
+      const text = `${relative('.', target)} is part of the library: import it from the entry that exports it (payorch, payorch/webhooks, …), or add it to src/tools/cli-internals.ts`;
       return { errors: [{ text }] };
     });
   },
@@ -160,9 +160,9 @@ export default defineConfig([
     dts: { only: true, compilerOptions: { ignoreDeprecations: '6.0' } },
   },
   {
-    // The `payorch` command (package.json bin), ESM only: nothing requires it. src/cli/index.ts
+    // The `payorch` command (package.json bin), ESM only: nothing requires it. src/tools/cli/index.ts
     // starts with its shebang; each command is its own chunk, loaded when it runs.
-    entry: { cli: 'src/cli/index.ts' },
+    entry: { cli: 'src/tools/cli/index.ts' },
     format: ['esm'],
     target: 'node22',
     platform: 'node',

@@ -65,10 +65,10 @@ console.log(`${label}: welcome() answered ${welcome.provider.name}`);
 '
 strip_types() { sed -e 's/ as AddressInfo//' -e 's/(error: unknown)/(error)/'; }
 
-# Once the sandbox is in the package (src/sandbox), every consumer also loads payorch/sandbox and
+# Once the sandbox is in the package (src/tools/sandbox), every consumer also loads payorch/sandbox and
 # calls welcome() through it.
 sandbox_js=''
-if [[ -d src/sandbox ]]; then
+if [[ -d src/tools/sandbox ]]; then
   sandbox_js='
 const sandbox = createSandbox();
 const running = await sandbox.listen();

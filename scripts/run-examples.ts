@@ -12,7 +12,7 @@ import type { VerifiedCallback } from 'payorch';
 import { createSandbox } from 'payorch/sandbox';
 import { start as startReceiver } from '../examples/webhooks/node-http.js';
 import { memoryOrders } from '../examples/webhooks/orders.js';
-import { exampleEnvironment } from '../src/cli/environment.js';
+import { exampleEnvironment } from '../src/tools/cli/environment.js';
 
 const root = join(import.meta.dirname, '..');
 const TIMEOUT_MS = 60_000;

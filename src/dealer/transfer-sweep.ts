@@ -3,7 +3,7 @@ import { checkList, checkOptions } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
 import { APIError } from '../errors/api-error.js';
 import { CallbackRetentionError } from '../errors/error.js';
-import type { CallbackInbox, CallbackInboxContext, CallbackKey } from '../webhooks/inbox.js';
+import type { CallbackInbox, CallbackInboxContext, CallbackKey } from '../inboxes/inbox.js';
 import { isTransferEndStatus } from './transfers.js';
 import type { Transfer, TransferEndStatus, TransferStatusParams, TransferStatusResult } from './transfers.js';
 

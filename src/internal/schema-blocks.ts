@@ -15,7 +15,7 @@ import { PROTOTYPE_KEYS } from './prototype-keys.js';
 
 /**
  * What a lenient building block is on the wire by the spec, and what payorch accepts besides.
- * Metadata only, for the OpenAPI document (src/openapi/document.ts), which shows `spec` as the
+ * Metadata only, for the OpenAPI document (src/tools/openapi/document.ts), which shows `spec` as the
  * field's type and writes `tolerates` in prose; parsing never reads it. Kept beside the schema,
  * not in it, and read through a clone's parents, so it survives a clone.
  */

@@ -84,18 +84,18 @@ export type {
   CallbackEventName,
   CallbackOfEvent,
 } from './events.js';
-export { createMemoryInbox } from './receiver/memory-inbox.js';
+export { createMemoryInbox } from '../inboxes/memory.js';
 export type {
   MemoryInboxContext,
   MemoryInboxOptions,
-} from './receiver/memory-inbox.js';
+} from '../inboxes/memory.js';
 export type {
   CallbackInbox,
   CallbackInboxContext,
   CallbackKey,
   CallbackInboxOutcome,
   CallbackProgress,
-} from './inbox.js';
+} from '../inboxes/inbox.js';
 export type {
   NodeRequestLike,
   NodeResponseLike,

@@ -1,5 +1,5 @@
 import { sha256Hex } from '../internal/hash/sha256.js';
-import type { CallbackKey } from './inbox.js';
+import type { CallbackKey } from '../inboxes/inbox.js';
 
 /**
  * The one string form of a callback's key (account, tracking code, status), for use as the

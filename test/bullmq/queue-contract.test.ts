@@ -4,7 +4,7 @@
 // is added with removeOnFail: false), so `expire` has nothing to run; the Redis restart that keeps
 // them is test/bullmq/queue.test.ts's.
 import { afterAll, beforeAll, describe, test } from 'vitest';
-import { createBullMQQueue } from '../../src/bullmq/index.js';
+import { createBullMQQueue } from '../../src/queues/bullmq/index.js';
 import { queueContract } from '../../src/testing/index.js';
 import { startRedisServer } from '../helpers/redis.js';
 import type { RedisServer } from '../helpers/redis.js';

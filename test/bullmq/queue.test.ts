@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest';
-import { createBullMQQueue } from '../../src/bullmq/index.js';
-import type { BullMQCallbackQueue, BullMQQueueOptions } from '../../src/bullmq/index.js';
+import { createBullMQQueue } from '../../src/queues/bullmq/index.js';
+import type { BullMQCallbackQueue, BullMQQueueOptions } from '../../src/queues/bullmq/index.js';
 import { RequestValidationError } from '../../src/errors/error.js';
 import type { DeadLetter } from '../../src/queues/dead-letters.js';
 import { createCallbackReceiver, signCallback } from '../../src/webhooks/index.js';

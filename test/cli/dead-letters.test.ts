@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { createBullMQQueue } from '../../src/bullmq/index.js';
-import type { BullMQCallbackQueue } from '../../src/bullmq/index.js';
+import { createBullMQQueue } from '../../src/queues/bullmq/index.js';
+import type { BullMQCallbackQueue } from '../../src/queues/bullmq/index.js';
 import { createCallbackReceiver, signCallback } from '../../src/webhooks/index.js';
 import type { CallbackReceiverOptions, SignedCallbackJob } from '../../src/webhooks/index.js';
 import { unsigned } from '../helpers/callbacks.js';

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { colours } from '../../src/cli/io.js';
-import type { Io } from '../../src/cli/io.js';
+import { colours } from '../../src/tools/cli/io.js';
+import type { Io } from '../../src/tools/cli/io.js';
 
 const stream = (isTTY: boolean) => ({ isTTY }) as unknown as Io['stdout'];
 

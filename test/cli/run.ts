@@ -4,12 +4,12 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
-import { main } from '../../src/cli/main.js';
-import { createSandbox } from '../../src/sandbox/index.js';
-import type { Sandbox, SandboxOptions } from '../../src/sandbox/index.js';
+import { main } from '../../src/tools/cli/main.js';
+import { createSandbox } from '../../src/tools/sandbox/index.js';
+import type { Sandbox, SandboxOptions } from '../../src/tools/sandbox/index.js';
 
 /*
- * The CLI's tests run its commands in-process through their injected Io (src/cli/main.ts): the
+ * The CLI's tests run its commands in-process through their injected Io (src/tools/cli/main.ts): the
  * same code, without starting node for each case. What is about the process itself (the
  * shebang, exit codes, a closed pipe, signals, variables node reads at start-up) runs the built
  * binary, `node dist/cli.js`, as `npx payorch` runs it: test/cli/binary.test.ts.

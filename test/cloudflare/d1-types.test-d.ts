@@ -2,8 +2,8 @@ import type { D1Database, D1PreparedStatement } from '@cloudflare/workers-types'
 import { expectTypeOf, test } from 'vitest';
 import { createCallbackReceiver } from '../../src/index.js';
 import type { CallbackReceiver } from '../../src/index.js';
-import { createD1Inbox } from '../../src/d1/index.js';
-import type { D1DatabaseLike, D1InboxContext, D1PreparedStatementLike } from '../../src/d1/index.js';
+import { createD1Inbox } from '../../src/inboxes/d1/index.js';
+import type { D1DatabaseLike, D1InboxContext, D1PreparedStatementLike } from '../../src/inboxes/d1/index.js';
 
 test('D1Database and D1PreparedStatement of @cloudflare/workers-types fit the structural types', () => {
   expectTypeOf<D1Database>().toExtend<D1DatabaseLike>();

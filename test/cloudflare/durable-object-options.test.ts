@@ -1,7 +1,7 @@
 import { expect, test } from 'vitest';
 import { RequestValidationError } from '../../src/index.js';
-import { createDurableObjectInbox, pruneDurableObjectInbox } from '../../src/durable-object/index.js';
-import type { DurableObjectStorageLike } from '../../src/durable-object/index.js';
+import { createDurableObjectInbox, pruneDurableObjectInbox } from '../../src/inboxes/durable-object/index.js';
+import type { DurableObjectStorageLike } from '../../src/inboxes/durable-object/index.js';
 
 // A key-value-backed object's storage: transactions, but no SQL.
 const keyValueOnly = { transaction: <T>(closure: () => Promise<T>): Promise<T> => closure() } as unknown as DurableObjectStorageLike;

@@ -1,9 +1,9 @@
 import type { Miniflare } from 'miniflare';
 import { expectTypeOf, test } from 'vitest';
 import { createCallbackReceiver } from '../../src/index.js';
-import { createD1Inbox } from '../../src/d1/index.js';
-import { createDurableObjectInbox } from '../../src/durable-object/index.js';
-import type { DurableObjectStorageLike } from '../../src/durable-object/index.js';
+import { createD1Inbox } from '../../src/inboxes/d1/index.js';
+import { createDurableObjectInbox } from '../../src/inboxes/durable-object/index.js';
+import type { DurableObjectStorageLike } from '../../src/inboxes/durable-object/index.js';
 
 // miniflare's D1Database is a copy of @cloudflare/workers-types' own.
 type D1Database = Awaited<ReturnType<Miniflare['getD1Database']>>;

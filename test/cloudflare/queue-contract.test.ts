@@ -11,8 +11,8 @@
 import { Miniflare } from 'miniflare';
 import type { Request as WorkerRequest } from 'miniflare';
 import { beforeAll, describe, test } from 'vitest';
-import { d1DeadLettersTableSql } from '../../src/cloudflare-queues/index.js';
-import type { CallbackQueue, DeadLetter, DeadLetters } from '../../src/cloudflare-queues/index.js';
+import { d1DeadLettersTableSql } from '../../src/queues/cloudflare-queues/index.js';
+import type { CallbackQueue, DeadLetter, DeadLetters } from '../../src/queues/cloudflare-queues/index.js';
 import type { CallbackJob } from '../../src/index.js';
 import { queueContract } from '../../src/testing/index.js';
 import type { QueueContractReceiver } from '../../src/testing/index.js';

@@ -2,10 +2,10 @@ import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, beforeEach, expect, test } from 'vitest';
 import { CallbackJobError, CallbackRetentionError, RequestValidationError, createCallbackReceiver, isPayorchError, resealCallbackJob, signCallback } from '../../src/index.js';
 import type { CallbackJob } from '../../src/index.js';
-import type { DeadLetter } from '../../src/cloudflare-queues/index.js';
-import { createCloudflareQueue, createD1DeadLettersTable } from '../../src/cloudflare-queues/index.js';
-import type { QueueBatchLike, QueueMessageLike, QueueProducerLike } from '../../src/cloudflare-queues/index.js';
-import type { D1DatabaseLike } from '../../src/d1/index.js';
+import type { DeadLetter } from '../../src/queues/cloudflare-queues/index.js';
+import { createCloudflareQueue, createD1DeadLettersTable } from '../../src/queues/cloudflare-queues/index.js';
+import type { QueueBatchLike, QueueMessageLike, QueueProducerLike } from '../../src/queues/cloudflare-queues/index.js';
+import type { D1DatabaseLike } from '../../src/inboxes/d1/index.js';
 import { unsigned } from '../helpers/callbacks.js';
 import { PROVIDER } from '../helpers/wire.js';
 

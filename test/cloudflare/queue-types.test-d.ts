@@ -2,9 +2,9 @@ import type { D1Database, ExportedHandler, MessageBatch, Queue } from '@cloudfla
 import { expectTypeOf, test } from 'vitest';
 import { createCallbackReceiver } from '../../src/index.js';
 import type { CallbackJob } from '../../src/index.js';
-import { createCloudflareQueue } from '../../src/cloudflare-queues/index.js';
-import type { CallbackQueue, JobApplier, QueueBatchLike, QueueProducerLike } from '../../src/cloudflare-queues/index.js';
-import { createD1Inbox } from '../../src/d1/index.js';
+import { createCloudflareQueue } from '../../src/queues/cloudflare-queues/index.js';
+import type { CallbackQueue, JobApplier, QueueBatchLike, QueueProducerLike } from '../../src/queues/cloudflare-queues/index.js';
+import { createD1Inbox } from '../../src/inboxes/d1/index.js';
 
 test('the bindings of @cloudflare/workers-types fit the structural types', () => {
   expectTypeOf<Queue<CallbackJob>>().toExtend<QueueProducerLike>();

@@ -14,11 +14,11 @@ import {
   verifyCallback,
 } from '../../src/index.js';
 import type { ClientOptions } from '../../src/index.js';
-import { MEMORY_INBOX_OPTIONS } from '../../src/webhooks/receiver/memory-inbox.js';
+import { MEMORY_INBOX_OPTIONS } from '../../src/inboxes/memory.js';
 import { CONFIRM_CARD_OPTIONS, confirmWithCardStatus } from '../../src/webhooks/confirm-card.js';
 import { RECEIVER_OPTIONS } from '../../src/webhooks/receiver/receiver.js';
-import { SANDBOX_OPTIONS } from '../../src/sandbox/options.js';
-import { createSandbox } from '../../src/sandbox/index.js';
+import { SANDBOX_OPTIONS } from '../../src/tools/sandbox/options.js';
+import { createSandbox } from '../../src/tools/sandbox/index.js';
 import { BASE_URL, DEALER, PROVIDER } from '../helpers/wire.js';
 
 // A fetch that must never be called: every refusal here happens before anything is sent.

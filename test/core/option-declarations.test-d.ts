@@ -1,11 +1,11 @@
 import { expectTypeOf, test } from 'vitest';
 import { declareOptions } from '../../src/core/option-checks.js';
 import type { OptionDeclaration, OptionName } from '../../src/core/option-checks.js';
-import type { MemoryInboxOptions } from '../../src/webhooks/receiver/memory-inbox.js';
-import type { SandboxOptions } from '../../src/sandbox/options.js';
-import { MEMORY_INBOX_OPTIONS } from '../../src/webhooks/receiver/memory-inbox.js';
+import type { MemoryInboxOptions } from '../../src/inboxes/memory.js';
+import type { SandboxOptions } from '../../src/tools/sandbox/options.js';
+import { MEMORY_INBOX_OPTIONS } from '../../src/inboxes/memory.js';
 import { VERIFY_OPTIONS } from '../../src/webhooks/verify.js';
-import { declared } from '../../src/cli/flags.js';
+import { declared } from '../../src/tools/cli/flags.js';
 
 // Declarations are held to their options interface by the compiler: a test that parses the
 // sources is needed only for what it cannot see (defaults written in JSDoc, docs and CLI help).

@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'vitest';
 import { DealerClient, RequestAbortedError, RequestValidationError, TransferWaitTimeoutError, applyTransferStatuses, createMemoryInbox } from '../../src/index.js';
 import type { MemoryInboxContext } from '../../src/index.js';
-import { createSandbox } from '../../src/sandbox/index.js';
-import type { Sandbox } from '../../src/sandbox/index.js';
+import { createSandbox } from '../../src/tools/sandbox/index.js';
+import type { Sandbox } from '../../src/tools/sandbox/index.js';
 import { IBAN, SANDBOX_BASE_URL } from '../helpers/sandbox.js';
 
 // Transfers have no callback: waitFor and applyTransferStatuses read the sandbox's transfer status

@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { ENVIRONMENT_NAMES, exampleEnvironment } from '../../src/cli/environment.js';
-import { createSandbox } from '../../src/sandbox/index.js';
+import { ENVIRONMENT_NAMES, exampleEnvironment } from '../../src/tools/cli/environment.js';
+import { createSandbox } from '../../src/tools/sandbox/index.js';
 
 const root = join(import.meta.dirname, '../..');
 /** The one set of names: code imports them; README, guides, examples and help texts write them out. */

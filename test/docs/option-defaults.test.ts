@@ -5,20 +5,20 @@ import { describe, expect, test } from 'vitest';
 import { clientOptions } from '../../src/core/client-options.js';
 import { REQUEST_OPTIONS, allowedBy } from '../../src/core/option-checks.js';
 import type { OptionDeclaration } from '../../src/core/option-checks.js';
-import { declared, rangeOf } from '../../src/cli/flags.js';
-import { BULLMQ_LIST_OPTIONS } from '../../src/bullmq/dead-letters.js';
+import { declared, rangeOf } from '../../src/tools/cli/flags.js';
+import { BULLMQ_LIST_OPTIONS } from '../../src/queues/bullmq/dead-letters.js';
 import { DEAD_LETTER_PAGE_LIMIT } from '../../src/queues/dead-letters.js';
-import { BULLMQ_QUEUE_OPTIONS, BULLMQ_WORK_OPTIONS } from '../../src/bullmq/queue.js';
-import { CLOUDFLARE_LIST_OPTIONS } from '../../src/cloudflare-queues/dead-letters.js';
-import { CLOUDFLARE_QUEUE_OPTIONS, D1_DEAD_LETTERS_TABLE_OPTIONS } from '../../src/cloudflare-queues/options.js';
-import { PGBOSS_QUEUE_OPTIONS, PGBOSS_WORK_OPTIONS } from '../../src/pg-boss/options.js';
-import { DEAD_LETTER_TABLE_OPTION } from '../../src/pg-boss/table.js';
-import { DEFAULT_POSTGRES_INBOX_RETENTION_SECONDS, DEFAULT_POSTGRES_INBOX_TABLE, DEFAULT_POSTGRES_INBOX_LOCK_TIMEOUT_MS } from '../../src/postgres/index.js';
-import { ROTATE_KEYS_OPTIONS } from '../../src/sandbox/keys.js';
-import { SANDBOX_DEFAULTS, SANDBOX_OPTIONS } from '../../src/sandbox/options.js';
-import { OLDER_THAN_OPTION, SQLITE_TABLE_OPTION } from '../../src/sqlite/inbox.js';
+import { BULLMQ_QUEUE_OPTIONS, BULLMQ_WORK_OPTIONS } from '../../src/queues/bullmq/queue.js';
+import { CLOUDFLARE_LIST_OPTIONS } from '../../src/queues/cloudflare-queues/dead-letters.js';
+import { CLOUDFLARE_QUEUE_OPTIONS, D1_DEAD_LETTERS_TABLE_OPTIONS } from '../../src/queues/cloudflare-queues/options.js';
+import { PGBOSS_QUEUE_OPTIONS, PGBOSS_WORK_OPTIONS } from '../../src/queues/pg-boss/options.js';
+import { DEAD_LETTER_TABLE_OPTION } from '../../src/queues/pg-boss/table.js';
+import { DEFAULT_POSTGRES_INBOX_RETENTION_SECONDS, DEFAULT_POSTGRES_INBOX_TABLE, DEFAULT_POSTGRES_INBOX_LOCK_TIMEOUT_MS } from '../../src/inboxes/postgres/index.js';
+import { ROTATE_KEYS_OPTIONS } from '../../src/tools/sandbox/keys.js';
+import { SANDBOX_DEFAULTS, SANDBOX_OPTIONS } from '../../src/tools/sandbox/options.js';
+import { OLDER_THAN_OPTION, SQLITE_TABLE_OPTION } from '../../src/inboxes/sqlite.js';
 import { CONFIRM_CARD_OPTIONS } from '../../src/webhooks/confirm-card.js';
-import { MEMORY_INBOX_OPTIONS } from '../../src/webhooks/receiver/memory-inbox.js';
+import { MEMORY_INBOX_OPTIONS } from '../../src/inboxes/memory.js';
 import { RECEIVER_OPTIONS } from '../../src/webhooks/receiver/receiver.js';
 import { VERIFY_OPTIONS } from '../../src/webhooks/verify.js';
 import { payorch } from '../cli/run.js';
@@ -44,30 +44,30 @@ const interfaces: [file: string, name: string, prefix: string, defaults: Default
   ['src/core/client-options.ts', 'ClientOptions', '', defaultsOf(clientOptions('PROVIDER'))],
   ['src/webhooks/verify.ts', 'VerifyCallbackOptions', '', defaultsOf(VERIFY_OPTIONS)],
   ['src/webhooks/receiver/receiver.ts', 'CallbackReceiverOptions', '', defaultsOf(RECEIVER_OPTIONS)],
-  ['src/webhooks/receiver/memory-inbox.ts', 'MemoryInboxOptions', '', defaultsOf(MEMORY_INBOX_OPTIONS)],
+  ['src/inboxes/memory.ts', 'MemoryInboxOptions', '', defaultsOf(MEMORY_INBOX_OPTIONS)],
   ['src/webhooks/confirm-card.ts', 'ConfirmWithCardStatusOptions', '', defaultsOf(CONFIRM_CARD_OPTIONS)],
   // Any text or number is a seed: it has a default but no range to declare.
-  ['src/sandbox/options.ts', 'SandboxOptions', '', defaultsOf(SANDBOX_OPTIONS, { seed: SANDBOX_DEFAULTS.seed })],
-  ['src/sandbox/options.ts', 'CallbackRetryOptions', 'callbackRetry.', defaultsOf(SANDBOX_OPTIONS)],
-  ['src/sandbox/options.ts', 'SandboxProviderOptions', 'provider.', defaultsOf(SANDBOX_OPTIONS)],
-  ['src/sandbox/options.ts', 'SandboxDealerOptions', 'dealer.', defaultsOf(SANDBOX_OPTIONS)],
-  ['src/sandbox/keys.ts', 'RotateKeysOptions', '', defaultsOf(ROTATE_KEYS_OPTIONS)],
-  ['src/d1/index.ts', 'D1InboxOptions', '', defaultsOf([SQLITE_TABLE_OPTION])],
-  ['src/d1/index.ts', 'PruneD1InboxOptions', '', defaultsOf([SQLITE_TABLE_OPTION, OLDER_THAN_OPTION])],
-  ['src/durable-object/index.ts', 'DurableObjectInboxOptions', '', defaultsOf([SQLITE_TABLE_OPTION])],
-  ['src/durable-object/index.ts', 'PruneDurableObjectInboxOptions', '', defaultsOf([SQLITE_TABLE_OPTION, OLDER_THAN_OPTION])],
-  ['src/bullmq/queue.ts', 'BullMQQueueOptions', '', defaultsOf(BULLMQ_QUEUE_OPTIONS)],
-  ['src/bullmq/queue.ts', 'BullMQWorkOptions', '', defaultsOf(BULLMQ_WORK_OPTIONS)],
+  ['src/tools/sandbox/options.ts', 'SandboxOptions', '', defaultsOf(SANDBOX_OPTIONS, { seed: SANDBOX_DEFAULTS.seed })],
+  ['src/tools/sandbox/options.ts', 'CallbackRetryOptions', 'callbackRetry.', defaultsOf(SANDBOX_OPTIONS)],
+  ['src/tools/sandbox/options.ts', 'SandboxProviderOptions', 'provider.', defaultsOf(SANDBOX_OPTIONS)],
+  ['src/tools/sandbox/options.ts', 'SandboxDealerOptions', 'dealer.', defaultsOf(SANDBOX_OPTIONS)],
+  ['src/tools/sandbox/keys.ts', 'RotateKeysOptions', '', defaultsOf(ROTATE_KEYS_OPTIONS)],
+  ['src/inboxes/d1/index.ts', 'D1InboxOptions', '', defaultsOf([SQLITE_TABLE_OPTION])],
+  ['src/inboxes/d1/index.ts', 'PruneD1InboxOptions', '', defaultsOf([SQLITE_TABLE_OPTION, OLDER_THAN_OPTION])],
+  ['src/inboxes/durable-object/index.ts', 'DurableObjectInboxOptions', '', defaultsOf([SQLITE_TABLE_OPTION])],
+  ['src/inboxes/durable-object/index.ts', 'PruneDurableObjectInboxOptions', '', defaultsOf([SQLITE_TABLE_OPTION, OLDER_THAN_OPTION])],
+  ['src/queues/bullmq/queue.ts', 'BullMQQueueOptions', '', defaultsOf(BULLMQ_QUEUE_OPTIONS)],
+  ['src/queues/bullmq/queue.ts', 'BullMQWorkOptions', '', defaultsOf(BULLMQ_WORK_OPTIONS)],
   ['src/queues/dead-letters.ts', 'ListDeadLettersOptions', '', defaultsOf(BULLMQ_LIST_OPTIONS)],
   ['src/queues/dead-letters.ts', 'ListDeadLettersOptions', '', defaultsOf(CLOUDFLARE_LIST_OPTIONS)],
-  ['src/cloudflare-queues/options.ts', 'CloudflareQueueOptions', '', defaultsOf(CLOUDFLARE_QUEUE_OPTIONS)],
-  ['src/cloudflare-queues/options.ts', 'D1DeadLettersTableOptions', '', defaultsOf(D1_DEAD_LETTERS_TABLE_OPTIONS)],
+  ['src/queues/cloudflare-queues/options.ts', 'CloudflareQueueOptions', '', defaultsOf(CLOUDFLARE_QUEUE_OPTIONS)],
+  ['src/queues/cloudflare-queues/options.ts', 'D1DeadLettersTableOptions', '', defaultsOf(D1_DEAD_LETTERS_TABLE_OPTIONS)],
   // payorch/postgres keeps its declarations private; they take their defaults from these exports.
-  ['src/postgres/table.ts', 'PostgresInboxOptions', '', new Map<string, unknown>([['table', DEFAULT_POSTGRES_INBOX_TABLE], ['lockTimeoutMs', DEFAULT_POSTGRES_INBOX_LOCK_TIMEOUT_MS]])],
-  ['src/pg-boss/options.ts', 'PgBossQueueOptions', '', defaultsOf(PGBOSS_QUEUE_OPTIONS)],
-  ['src/pg-boss/options.ts', 'PgBossWorkOptions', '', defaultsOf(PGBOSS_WORK_OPTIONS)],
-  ['src/pg-boss/table.ts', 'PgBossDeadLetterTableOptions', '', defaultsOf([DEAD_LETTER_TABLE_OPTION])],
-  ['src/postgres/prune.ts', 'PrunePostgresInboxOptions', '', new Map<string, unknown>([['table', DEFAULT_POSTGRES_INBOX_TABLE], ['olderThanSeconds', DEFAULT_POSTGRES_INBOX_RETENTION_SECONDS]])],
+  ['src/inboxes/postgres/table.ts', 'PostgresInboxOptions', '', new Map<string, unknown>([['table', DEFAULT_POSTGRES_INBOX_TABLE], ['lockTimeoutMs', DEFAULT_POSTGRES_INBOX_LOCK_TIMEOUT_MS]])],
+  ['src/queues/pg-boss/options.ts', 'PgBossQueueOptions', '', defaultsOf(PGBOSS_QUEUE_OPTIONS)],
+  ['src/queues/pg-boss/options.ts', 'PgBossWorkOptions', '', defaultsOf(PGBOSS_WORK_OPTIONS)],
+  ['src/queues/pg-boss/table.ts', 'PgBossDeadLetterTableOptions', '', defaultsOf([DEAD_LETTER_TABLE_OPTION])],
+  ['src/inboxes/postgres/prune.ts', 'PrunePostgresInboxOptions', '', new Map<string, unknown>([['table', DEFAULT_POSTGRES_INBOX_TABLE], ['olderThanSeconds', DEFAULT_POSTGRES_INBOX_RETENTION_SECONDS]])],
 ];
 
 /** A `@default` that states a value (a number, a quoted string, a boolean, or an object of them); undefined for prose. */

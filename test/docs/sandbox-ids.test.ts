@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { DealerClient } from '../../src/index.js';
-import { createSandbox } from '../../src/sandbox/index.js';
+import { createSandbox } from '../../src/tools/sandbox/index.js';
 
 // A guide's wallet id must work when its snippet is pasted against `npx payorch sandbox` (default
 // seed): an id the sandbox does not have answers WALLET_NOT_ASSIGNED, the first thing a newcomer sees.

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { describe, expect, expectTypeOf, test } from 'vitest';
 import * as source from '../../src/index.js';
-import { SandboxError } from '../../src/sandbox/index.js';
+import { SandboxError } from '../../src/tools/sandbox/index.js';
 import type { AuthFailureReason } from '../../src/index.js';
 
 type Sdk = typeof source;

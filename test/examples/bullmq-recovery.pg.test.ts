@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import * as bullmqExample from '../../examples/webhooks/bullmq.js';
 import { scheduleRecovery } from '../../examples/webhooks/bullmq-recovery.js';
-import { createSandbox } from '../../src/sandbox/index.js';
+import { createSandbox } from '../../src/tools/sandbox/index.js';
 import { waitFor } from '../helpers/deferred.js';
 import { ledgerDatabase } from '../helpers/hyperdrive.js';
 import type { LedgerDatabase } from '../helpers/hyperdrive.js';

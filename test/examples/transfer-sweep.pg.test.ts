@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { start } from '../../examples/webhooks/pgboss.js';
 import { RECONCILE_QUEUE, SWEEP_QUEUE, scheduleRecovery } from '../../examples/webhooks/transfer-sweep.js';
 import { DealerClient, ProviderClient } from '../../src/index.js';
-import { createSandbox } from '../../src/sandbox/index.js';
+import { createSandbox } from '../../src/tools/sandbox/index.js';
 import { waitFor } from '../helpers/deferred.js';
 import { ledgerDatabase } from '../helpers/hyperdrive.js';
 import type { LedgerDatabase } from '../helpers/hyperdrive.js';

@@ -1,8 +1,8 @@
 import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { CallbackRetentionError, isPayorchError, signCallback } from '../../src/index.js';
-import { createD1Inbox, d1InboxTableSql } from '../../src/d1/index.js';
-import type { D1DatabaseLike } from '../../src/d1/index.js';
+import { createD1Inbox, d1InboxTableSql } from '../../src/inboxes/d1/index.js';
+import type { D1DatabaseLike } from '../../src/inboxes/d1/index.js';
 import { unsigned, withUnsigned } from '../helpers/callbacks.js';
 import { deliver } from '../helpers/serve.js';
 import { SQLITE_TABLES_SQL } from '../../examples/webhooks/order-tables.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { callbackKeyString, signCallback } from '../../src/index.js';
-import { d1DeadLettersTableSql } from '../../src/cloudflare-queues/index.js';
+import { d1DeadLettersTableSql } from '../../src/queues/cloudflare-queues/index.js';
 import { unsigned, withUnsigned } from '../helpers/callbacks.js';
 import { ledgerDatabase, startPgWorker } from '../helpers/hyperdrive.js';
 import type { LedgerDatabase, PgWorker } from '../helpers/hyperdrive.js';

@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import type pg from 'pg';
 import { createCallbackReceiver } from '../../src/webhooks/index.js';
 import type { CallbackJob, CallbackReceiver } from '../../src/webhooks/index.js';
-import { createPostgresInboxTable, createPostgresInbox } from '../../src/postgres/index.js';
-import type { PostgresInboxContext } from '../../src/postgres/index.js';
+import { createPostgresInboxTable, createPostgresInbox } from '../../src/inboxes/postgres/index.js';
+import type { PostgresInboxContext } from '../../src/inboxes/postgres/index.js';
 import { PROVIDER } from './wire.js';
 
 /*

@@ -1,8 +1,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DealerClient, ProviderClient } from '../../src/index.js';
-import { SANDBOX_BASE_URL } from '../../src/sandbox/index.js';
-import type { Sandbox } from '../../src/sandbox/index.js';
+import { SANDBOX_BASE_URL } from '../../src/tools/sandbox/index.js';
+import type { Sandbox } from '../../src/tools/sandbox/index.js';
 import { sha256 } from './wire.js';
 
 export { SANDBOX_BASE_URL };

@@ -6,7 +6,7 @@ import { API_ENDPOINTS } from '../../src/endpoint-table.js';
 import * as z from 'zod';
 import * as zm from 'zod/mini';
 import { lenientObject, responseBoolean, responseDecimal, responseInteger, responseNumber, responseString, successFlag } from '../../src/internal/schema-blocks.js';
-import { openApiDocument, schemaOf } from '../../src/openapi/document.js';
+import { openApiDocument, schemaOf } from '../../src/tools/openapi/document.js';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 const committed = readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8');

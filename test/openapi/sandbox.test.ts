@@ -6,7 +6,7 @@ import { describe, expect, test } from 'vitest';
 import { DealerClient, ProviderClient } from '../../src/index.js';
 import { API_ENDPOINTS, fullPath } from '../../src/endpoint-table.js';
 import type { ApiEndpoint } from '../../src/endpoint-table.js';
-import { createSandbox } from '../../src/sandbox/index.js';
+import { createSandbox } from '../../src/tools/sandbox/index.js';
 import { DEALER_CALLS, PROVIDER_CALLS } from '../helpers/api-calls.js';
 import type { ApiCall } from '../helpers/api-calls.js';
 import { SANDBOX_BASE_URL, handSigned } from '../helpers/sandbox.js';

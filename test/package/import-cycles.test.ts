@@ -70,7 +70,7 @@ test('src/core imports only src/core and src/errors, and no entry point exports 
     .flatMap((file) => importsOf(file).map((target) => [relative(src, file), relative(src, target)] as const))
     .filter(([, target]) => !target.startsWith('core/') && !target.startsWith('errors/'));
   expect(outOfLayer).toEqual([]);
-  const entries = ['index.ts', 'schemas/index.ts', 'webhooks/index.ts', 'sandbox/index.ts', 'postgres/index.ts', 'd1/index.ts', 'durable-object/index.ts', 'testing/index.ts', 'pg-boss/index.ts', 'cloudflare-queues/index.ts'];
+  const entries = ['index.ts', 'schemas/index.ts', 'webhooks/index.ts', 'tools/sandbox/index.ts', 'inboxes/postgres/index.ts', 'inboxes/d1/index.ts', 'inboxes/durable-object/index.ts', 'testing/index.ts', 'queues/pg-boss/index.ts', 'queues/bullmq/index.ts', 'queues/cloudflare-queues/index.ts'];
   const reExports = entries.flatMap((entry) =>
     [...readFileSync(join(src, entry), 'utf8').matchAll(/^export\b[^;]*?from\s*'(\.[^']+)'/gm)]
       .map(([, specifier]) => relative(src, resolve(dirname(join(src, entry)), specifier!.replace(/\.js$/, '.ts'))))

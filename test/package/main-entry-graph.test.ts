@@ -54,7 +54,7 @@ describe.each(['dist/index.d.ts', 'dist/index.d.cts'])('the published types %s',
   });
 });
 
-test.each(['src/d1/index.ts', 'src/durable-object/index.ts', 'src/cloudflare-queues/index.ts', 'src/testing/index.ts'])('the entry %s (Cloudflare inboxes and queue, the contracts) imports no package, no Node built-in and no zod', async (entry) => {
+test.each(['src/inboxes/d1/index.ts', 'src/inboxes/durable-object/index.ts', 'src/queues/cloudflare-queues/index.ts', 'src/testing/index.ts'])('the entry %s (Cloudflare inboxes and queue, the contracts) imports no package, no Node built-in and no zod', async (entry) => {
   const { inputs, packages } = await graph(entry);
   expect(inputs.some((file) => file.endsWith(entry))).toBe(true);
   expect(packages).toEqual([]);
@@ -74,7 +74,7 @@ describe.each([...entries, 'src/webhooks/index.ts', 'dist/webhooks/index.js', 'd
 });
 
 test('the BullMQ entry imports bullmq and no other package: BullMQ loads ioredis itself, when it connects', async () => {
-  for (const entry of ['src/bullmq/index.ts', 'dist/bullmq/index.js', 'dist/bullmq/index.cjs']) {
+  for (const entry of ['src/queues/bullmq/index.ts', 'dist/bullmq/index.js', 'dist/bullmq/index.cjs']) {
     const { packages, code } = await graph(entry);
     expect([...new Set(packages)], entry).toEqual(['bullmq']);
     expect(code, entry).toContain('createBullMQQueue');
@@ -82,15 +82,15 @@ test('the BullMQ entry imports bullmq and no other package: BullMQ loads ioredis
 });
 
 test('the pg-boss entry imports no package, neither pg-boss nor pg: the PgBoss and the pool are the user’s', async () => {
-  const { inputs, packages, code } = await graph('src/pg-boss/index.ts');
-  expect(inputs.some((file) => file.endsWith('src/pg-boss/index.ts'))).toBe(true);
+  const { inputs, packages, code } = await graph('src/queues/pg-boss/index.ts');
+  expect(inputs.some((file) => file.endsWith('src/queues/pg-boss/index.ts'))).toBe(true);
   expect(packages).toEqual([]);
   expect(code).toContain('FOR UPDATE SKIP LOCKED');
 });
 
 test('the PostgreSQL entry itself imports no pg either: the pool is the user’s', async () => {
-  const { inputs, packages } = await graph('src/postgres/index.ts');
-  expect(inputs.some((file) => file.endsWith('src/postgres/index.ts'))).toBe(true);
+  const { inputs, packages } = await graph('src/inboxes/postgres/index.ts');
+  expect(inputs.some((file) => file.endsWith('src/inboxes/postgres/index.ts'))).toBe(true);
   expect(packages).toEqual([]);
 });
 

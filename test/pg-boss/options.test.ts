@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'vitest';
 import { RequestValidationError } from '../../src/errors/error.js';
-import { createPgBossDeadLetterTable, createPgBossQueue, pgBossDeadLetterTableSql } from '../../src/pg-boss/index.js';
-import type { PgBossLike } from '../../src/pg-boss/index.js';
-import type { PostgresPool } from '../../src/postgres/index.js';
+import { createPgBossDeadLetterTable, createPgBossQueue, pgBossDeadLetterTableSql } from '../../src/queues/pg-boss/index.js';
+import type { PgBossLike } from '../../src/queues/pg-boss/index.js';
+import type { PostgresPool } from '../../src/inboxes/postgres/index.js';
 
 // What payorch/pg-boss refuses before it touches pg-boss or PostgreSQL: each bad setting named,
 // with its range. The pool and the boss below fail the test if anything reaches them.

@@ -4,8 +4,8 @@
 import { PgBoss } from 'pg-boss';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, test, vi } from 'vitest';
-import { CallbackJobError, createPgBossDeadLetterTable, createPgBossQueue } from '../../src/pg-boss/index.js';
-import type { DeadLetter, PgBossQueue } from '../../src/pg-boss/index.js';
+import { CallbackJobError, createPgBossDeadLetterTable, createPgBossQueue } from '../../src/queues/pg-boss/index.js';
+import type { DeadLetter, PgBossQueue } from '../../src/queues/pg-boss/index.js';
 import { createCallbackReceiver, signCallback } from '../../src/webhooks/index.js';
 import type { CallbackJob, CallbackReceiver } from '../../src/webhooks/index.js';
 import { unsigned } from '../helpers/callbacks.js';

@@ -3,7 +3,7 @@
 import { PgBoss } from 'pg-boss';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, inject, test } from 'vitest';
-import { createPgBossDeadLetterTable, createPgBossQueue } from '../../src/pg-boss/index.js';
+import { createPgBossDeadLetterTable, createPgBossQueue } from '../../src/queues/pg-boss/index.js';
 import { queueContract } from '../../src/testing/index.js';
 import { expireQueues } from './helpers.js';
 

@@ -3,8 +3,8 @@
 // race them, so what keeps order is the database, not anything in this process.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, inject, test } from 'vitest';
-import { createPostgresInboxTable, createPostgresInbox, prunePostgresInbox } from '../../src/postgres/index.js';
-import type { PostgresInboxContext } from '../../src/postgres/index.js';
+import { createPostgresInboxTable, createPostgresInbox, prunePostgresInbox } from '../../src/inboxes/postgres/index.js';
+import type { PostgresInboxContext } from '../../src/inboxes/postgres/index.js';
 import { inboxContract } from '../../src/testing/index.js';
 
 const tables: string[] = [];

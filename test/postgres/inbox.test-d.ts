@@ -1,8 +1,8 @@
 import type pg from 'pg';
 import { expectTypeOf, test } from 'vitest';
 import { createCallbackReceiver } from '../../src/index.js';
-import { createPostgresInbox } from '../../src/postgres/index.js';
-import type { PostgresClientOf } from '../../src/postgres/index.js';
+import { createPostgresInbox } from '../../src/inboxes/postgres/index.js';
+import type { PostgresClientOf } from '../../src/inboxes/postgres/index.js';
 
 declare const pool: pg.Pool;
 

@@ -9,7 +9,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, test, vi } from 'vitest';
 import { createCallbackReceiver, signCallback } from '../../src/index.js';
 import type { CallbackJob } from '../../src/webhooks/index.js';
-import { createPostgresInboxTable, createPostgresInbox } from '../../src/postgres/index.js';
+import { createPostgresInboxTable, createPostgresInbox } from '../../src/inboxes/postgres/index.js';
 import { unsigned } from '../helpers/callbacks.js';
 import { deferred, deliver } from '../helpers/serve.js';
 import type { Delivery } from '../helpers/serve.js';

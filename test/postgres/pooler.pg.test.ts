@@ -5,8 +5,8 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, test, vi } from 'vitest';
 import { createCallbackReceiver, isPayorchError, signCallback } from '../../src/index.js';
 import type { CallbackErrorDetails } from '../../src/index.js';
-import type * as PostgresModule from '../../src/postgres/index.js';
-import type { PostgresInboxContext } from '../../src/postgres/index.js';
+import type * as PostgresModule from '../../src/inboxes/postgres/index.js';
+import type { PostgresInboxContext } from '../../src/inboxes/postgres/index.js';
 import { unsigned } from '../helpers/callbacks.js';
 import { deferred, deliver, serveNode } from '../helpers/serve.js';
 import type { Served } from '../helpers/serve.js';
@@ -41,7 +41,7 @@ async function bouncer(poolMode: 'session' | 'transaction' | 'statement'): Promi
 /** Each application loads payorch/postgres afresh, as a process of its own does. */
 async function freshEntry(): Promise<PostgresEntry> {
   vi.resetModules();
-  return import('../../src/postgres/index.js');
+  return import('../../src/inboxes/postgres/index.js');
 }
 
 /** An application: its own inbox table, its own ledger, its own pool, its own receiver. */

@@ -3,8 +3,8 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, test, vi } from 'vitest';
 import { createCallbackReceiver, RequestValidationError, signCallback } from '../../src/index.js';
-import { createPostgresInboxTable, createPostgresInbox, prunePostgresInbox } from '../../src/postgres/index.js';
-import type { PostgresInboxContext } from '../../src/postgres/index.js';
+import { createPostgresInboxTable, createPostgresInbox, prunePostgresInbox } from '../../src/inboxes/postgres/index.js';
+import type { PostgresInboxContext } from '../../src/inboxes/postgres/index.js';
 import { unsigned } from '../helpers/callbacks.js';
 import { deliver, serveNode } from '../helpers/serve.js';
 import { PROVIDER } from '../helpers/wire.js';

@@ -2,9 +2,9 @@ import pg from 'pg';
 import { afterAll, beforeAll, expect, inject, onTestFinished, test } from 'vitest';
 import { DealerClient, applyTransferStatuses } from '../../src/index.js';
 import type { TransferStatusOutcome } from '../../src/index.js';
-import { createPostgresInboxTable, createPostgresInbox } from '../../src/postgres/index.js';
-import type { PostgresInboxContext } from '../../src/postgres/index.js';
-import { createSandbox } from '../../src/sandbox/index.js';
+import { createPostgresInboxTable, createPostgresInbox } from '../../src/inboxes/postgres/index.js';
+import type { PostgresInboxContext } from '../../src/inboxes/postgres/index.js';
+import { createSandbox } from '../../src/tools/sandbox/index.js';
 import { IBAN, SANDBOX_BASE_URL } from '../helpers/sandbox.js';
 
 // Two instances of a merchant's scheduled sweep (two pools, two inboxes over one table) read the

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { AuthenticationError, PermissionDeniedError, ProviderClient } from '../../src/index.js';
-import { createSandbox } from '../../src/sandbox/index.js';
+import { createSandbox } from '../../src/tools/sandbox/index.js';
 import { SANDBOX_BASE_URL, customer, handSigned, providerOf, read } from '../helpers/sandbox.js';
 
 const sandbox = createSandbox();

@@ -10,8 +10,8 @@ import type { BrowserContext } from 'playwright-core';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { ProviderClient, verifyCallback } from '../../src/index.js';
 import type { VerifiedCallback } from '../../src/index.js';
-import { createSandbox } from '../../src/sandbox/index.js';
-import type { RunningSandbox, Sandbox } from '../../src/sandbox/index.js';
+import { createSandbox } from '../../src/tools/sandbox/index.js';
+import type { RunningSandbox, Sandbox } from '../../src/tools/sandbox/index.js';
 import { customer } from '../helpers/sandbox.js';
 
 /*

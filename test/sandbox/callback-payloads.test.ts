@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { callbackPayload } from '../../src/sandbox/callback-payloads.js';
-import type { StoredRecord } from '../../src/sandbox/records.js';
+import { callbackPayload } from '../../src/tools/sandbox/callback-payloads.js';
+import type { StoredRecord } from '../../src/tools/sandbox/records.js';
 import { CALLBACK_KINDS, CALLBACK_STATUSES } from '../../src/webhooks/kinds.js';
 import { CALLBACK_FIELDS } from '../../src/webhooks/payload.js';
 

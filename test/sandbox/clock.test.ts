@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { RecordClock, formatDate, formatDateTime, formatIsoLocal, formatIsoOffset, unixSeconds } from '../../src/sandbox/clock.js';
+import { RecordClock, formatDate, formatDateTime, formatIsoLocal, formatIsoOffset, unixSeconds } from '../../src/tools/sandbox/clock.js';
 
 const T = Date.UTC(2026, 0, 5, 7, 8, 9);
 

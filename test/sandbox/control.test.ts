@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from 'vitest';
-import { createSandbox } from '../../src/sandbox/index.js';
-import type { Sandbox } from '../../src/sandbox/index.js';
+import { createSandbox } from '../../src/tools/sandbox/index.js';
+import type { Sandbox } from '../../src/tools/sandbox/index.js';
 import { SANDBOX_BASE_URL, customer, providerOf, read, startReceiver } from '../helpers/sandbox.js';
 import type { TestReceiver } from '../helpers/sandbox.js';
 

@@ -1,9 +1,9 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
-import { Deliverer } from '../../src/sandbox/delivery.js';
-import type { Callback } from '../../src/sandbox/delivery.js';
-import { createSandbox } from '../../src/sandbox/index.js';
+import { Deliverer } from '../../src/tools/sandbox/delivery.js';
+import type { Callback } from '../../src/tools/sandbox/delivery.js';
+import { createSandbox } from '../../src/tools/sandbox/index.js';
 import { customer, providerOf, startReceiver } from '../helpers/sandbox.js';
 import type { TestReceiver } from '../helpers/sandbox.js';
 

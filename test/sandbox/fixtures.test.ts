@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
-import { buildFixtures, centsToDecimal, toCents } from '../../src/sandbox/fixtures.js';
-import { isValidIban } from '../../src/sandbox/iban.js';
-import { createSandbox } from '../../src/sandbox/index.js';
+import { buildFixtures, centsToDecimal, toCents } from '../../src/tools/sandbox/fixtures.js';
+import { isValidIban } from '../../src/tools/sandbox/iban.js';
+import { createSandbox } from '../../src/tools/sandbox/index.js';
 
 describe('seeded fixtures', () => {
   test('the same seed gives the same accounts; another seed other keys', () => {

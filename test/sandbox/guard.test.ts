@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { ProviderClient, RequestValidationError } from '../../src/index.js';
-import { createSandbox } from '../../src/sandbox/index.js';
-import type { RunningSandbox, Sandbox } from '../../src/sandbox/index.js';
+import { createSandbox } from '../../src/tools/sandbox/index.js';
+import type { RunningSandbox, Sandbox } from '../../src/tools/sandbox/index.js';
 import { customer, providerOf, rawRequest } from '../helpers/sandbox.js';
 import { sha256 } from '../helpers/wire.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { generateHistory, transactionDate } from '../../src/sandbox/history.js';
-import { isValidIban } from '../../src/sandbox/iban.js';
+import { generateHistory, transactionDate } from '../../src/tools/sandbox/history.js';
+import { isValidIban } from '../../src/tools/sandbox/iban.js';
 
 const END = Date.UTC(2026, 0, 15, 12, 0, 0);
 

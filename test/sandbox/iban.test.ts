@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { formatIban, isValidIban, turkishIban } from '../../src/sandbox/iban.js';
-import { SeededRandom } from '../../src/sandbox/random.js';
+import { formatIban, isValidIban, turkishIban } from '../../src/tools/sandbox/iban.js';
+import { SeededRandom } from '../../src/tools/sandbox/random.js';
 
 describe('IBANs', () => {
   test('a valid IBAN passes, with or without spaces and in any case', () => {

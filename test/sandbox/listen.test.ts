@@ -1,8 +1,8 @@
 import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, test } from 'vitest';
 import { DealerClient, PermissionDeniedError, ProviderClient } from '../../src/index.js';
-import { createSandbox } from '../../src/sandbox/index.js';
-import type { RunningSandbox, Sandbox } from '../../src/sandbox/index.js';
+import { createSandbox } from '../../src/tools/sandbox/index.js';
+import type { RunningSandbox, Sandbox } from '../../src/tools/sandbox/index.js';
 import { customer, handSigned, read } from '../helpers/sandbox.js';
 
 let running: RunningSandbox | undefined;

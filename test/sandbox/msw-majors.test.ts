@@ -4,7 +4,7 @@ import { http as http2 } from 'msw2';
 import { setupServer as setupServer2 } from 'msw2/node';
 import { expect, test, vi } from 'vitest';
 import { ProviderClient } from '../../src/index.js';
-import { createSandbox } from '../../src/sandbox/index.js';
+import { createSandbox } from '../../src/tools/sandbox/index.js';
 
 // payorch's msw peer range is `^2.15 || ^3`: the sandbox's handlers serve the client through both
 // majors, each listening as the sandbox guide says (msw 3 renamed the option for unhandled requests).

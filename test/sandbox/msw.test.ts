@@ -2,7 +2,7 @@ import { http } from 'msw';
 import { describe, expect, expectTypeOf, test } from 'vitest';
 import type { HttpHandler } from 'msw';
 import { DealerClient, ProviderClient } from '../../src/index.js';
-import { SANDBOX_BASE_URL, createSandbox } from '../../src/sandbox/index.js';
+import { SANDBOX_BASE_URL, createSandbox } from '../../src/tools/sandbox/index.js';
 import { customer } from '../helpers/sandbox.js';
 import { server, useMsw } from '../mocks/server.js';
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { ProviderClient, verifyCallback } from '../../src/index.js';
-import { createSandbox } from '../../src/sandbox/index.js';
-import type { RunningSandbox } from '../../src/sandbox/index.js';
+import { createSandbox } from '../../src/tools/sandbox/index.js';
+import type { RunningSandbox } from '../../src/tools/sandbox/index.js';
 import { customer, rawRequest, startReceiver } from '../helpers/sandbox.js';
 import type { TestReceiver } from '../helpers/sandbox.js';
 

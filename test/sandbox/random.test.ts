@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { SeededRandom } from '../../src/sandbox/random.js';
+import { SeededRandom } from '../../src/tools/sandbox/random.js';
 
 describe('SeededRandom', () => {
   test('the same seed draws the same sequence; another seed another', () => {

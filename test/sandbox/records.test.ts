@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'vitest';
-import { RecordClock } from '../../src/sandbox/clock.js';
-import { KINDS } from '../../src/sandbox/record-kinds.js';
-import type { SandboxRecordKind } from '../../src/sandbox/record-kinds.js';
-import { RecordStore } from '../../src/sandbox/records.js';
+import { RecordClock } from '../../src/tools/sandbox/clock.js';
+import { KINDS } from '../../src/tools/sandbox/record-kinds.js';
+import type { SandboxRecordKind } from '../../src/tools/sandbox/record-kinds.js';
+import { RecordStore } from '../../src/tools/sandbox/records.js';
 import { parseTrackingCode } from '../../src/index.js';
 
 const T = Date.UTC(2026, 0, 15, 9, 0, 0);

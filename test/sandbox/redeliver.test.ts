@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { CallbackVerificationError, DEFAULT_CALLBACK_MAX_AGE_SECONDS, verifyCallback } from '../../src/index.js';
-import { createSandbox } from '../../src/sandbox/index.js';
-import type { RunningSandbox, Sandbox } from '../../src/sandbox/index.js';
+import { createSandbox } from '../../src/tools/sandbox/index.js';
+import type { RunningSandbox, Sandbox } from '../../src/tools/sandbox/index.js';
 import { customer, providerOf, rawRequest, startReceiver } from '../helpers/sandbox.js';
 import type { ReceivedCallback, TestReceiver } from '../helpers/sandbox.js';
 

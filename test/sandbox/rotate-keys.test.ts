@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { RequestValidationError, verifyCallback } from '../../src/index.js';
-import { createSandbox } from '../../src/sandbox/index.js';
-import type { Sandbox } from '../../src/sandbox/index.js';
+import { createSandbox } from '../../src/tools/sandbox/index.js';
+import type { Sandbox } from '../../src/tools/sandbox/index.js';
 import { SANDBOX_BASE_URL, customer, dealerOf, handSigned, providerOf, read, startReceiver } from '../helpers/sandbox.js';
 import type { TestReceiver } from '../helpers/sandbox.js';
 

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { verifyCallback } from '../../src/index.js';
-import { SandboxError, createSandbox } from '../../src/sandbox/index.js';
-import type { Sandbox, SandboxOptions } from '../../src/sandbox/index.js';
+import { SandboxError, createSandbox } from '../../src/tools/sandbox/index.js';
+import type { Sandbox, SandboxOptions } from '../../src/tools/sandbox/index.js';
 import { IBAN, customer, dealerOf, providerOf, startReceiver } from '../helpers/sandbox.js';
 import type { TestReceiver } from '../helpers/sandbox.js';
 import { sha256 } from '../helpers/wire.js';

@@ -1,6 +1,6 @@
 import { expect, test } from 'vitest';
 import { createCallbackReceiver } from '../../src/index.js';
-import { SandboxError, createSandbox } from '../../src/sandbox/index.js';
+import { SandboxError, createSandbox } from '../../src/tools/sandbox/index.js';
 import { IBAN, customer, providerOf } from '../helpers/sandbox.js';
 import { serveRefundOnce } from '../helpers/serve.js';
 

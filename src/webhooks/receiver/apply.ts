@@ -7,7 +7,7 @@ import type { BodyDecoding, CallbackBody } from '../body.js';
 import { eventNamesOf, isCallbackEventName } from '../events.js';
 import type { CallbackEventName, CallbackOfEvent } from '../events.js';
 import type { CallbackHeaders } from '../headers.js';
-import type { CallbackInbox, CallbackInboxContext, CallbackInboxOutcome, CallbackKey, CallbackProgress } from '../inbox.js';
+import type { CallbackInbox, CallbackInboxContext, CallbackInboxOutcome, CallbackKey, CallbackProgress } from '../../inboxes/inbox.js';
 import { callbackJob, checkCallbackJob } from '../job.js';
 import type { CallbackJob } from '../job.js';
 import type { VerifiedCallback } from '../schemas.js';

@@ -2,7 +2,7 @@ import type { MeterLike } from '../../core/metrics.js';
 import { isPayorchError, CallbackJobError } from '../../errors/error.js';
 import type { CallbackApplyTrace, CallbackSpans } from '../../internal/tracing.js';
 import { failureAnswer } from './apply.js';
-import type { MemoryInboxFill } from './memory-inbox.js';
+import type { MemoryInboxFill } from '../../inboxes/memory.js';
 
 /*
  * The receiver's metrics, through the user's own OpenTelemetry Meter: each callback counted by

@@ -6,7 +6,7 @@ import { readTrackingCode } from '../../core/tracking-code.js';
 import { CallbackJobError, CallbackRetentionError, isPayorchError, RequestValidationError } from '../../errors/error.js';
 import type { CallOutcome } from '../../errors/error.js';
 import { assertNever } from '../../internal/assert-never.js';
-import type { CallbackInboxOutcome } from '../inbox.js';
+import type { CallbackInboxOutcome } from '../../inboxes/inbox.js';
 import { checkJobSeal } from '../job.js';
 import type { CallbackJob, StatusReadJob } from '../job.js';
 import type { Verifier } from '../verify.js';

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { APIError, UnprocessableEntityError } from '../../../src/index.js';
-import { createSandbox } from '../../../src/sandbox/index.js';
-import type { Sandbox } from '../../../src/sandbox/index.js';
+import { createSandbox } from '../../../src/tools/sandbox/index.js';
+import type { Sandbox } from '../../../src/tools/sandbox/index.js';
 import { IBAN, SANDBOX_BASE_URL, dealerOf, handSigned, read } from '../../helpers/sandbox.js';
 
 const START = Date.UTC(2026, 0, 15, 9, 0, 0);

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { APIError, UnprocessableEntityError } from '../../../src/index.js';
-import { createSandbox } from '../../../src/sandbox/index.js';
+import { createSandbox } from '../../../src/tools/sandbox/index.js';
 import { IBAN, SANDBOX_BASE_URL, customer, handSigned, providerOf, read } from '../../helpers/sandbox.js';
 
 // A pinned start freezes the record clock: every time below is exact.

@@ -1,7 +1,7 @@
 import { expect, test } from 'vitest';
 import { API_ENDPOINTS } from '../../../src/endpoint-table.js';
-import { dealerHandlers } from '../../../src/sandbox/routes/dealer.js';
-import { providerHandlers } from '../../../src/sandbox/routes/provider.js';
+import { dealerHandlers } from '../../../src/tools/sandbox/routes/dealer.js';
+import { providerHandlers } from '../../../src/tools/sandbox/routes/provider.js';
 
 // The sandbox routes by the endpoint rows; a row needs exactly one handler of its own API.
 test('every endpoint row has exactly one handler of its API, and every handler serves a row', () => {

@@ -1,5 +1,5 @@
 // Uses payorch/sandbox in a process where msw cannot be imported; prints what happened as JSON.
-import { createSandbox } from '../../../src/sandbox/index.js';
+import { createSandbox } from '../../../src/tools/sandbox/index.js';
 
 const sandbox = createSandbox();
 const inProcess = await sandbox.fetch('https://sandbox.payorch.test/__sandbox/accounts');

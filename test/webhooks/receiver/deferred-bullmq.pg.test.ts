@@ -1,5 +1,5 @@
-import { createBullMQQueue } from '../../../src/bullmq/index.js';
-import type { BullMQCallbackQueue } from '../../../src/bullmq/index.js';
+import { createBullMQQueue } from '../../../src/queues/bullmq/index.js';
+import type { BullMQCallbackQueue } from '../../../src/queues/bullmq/index.js';
 import type { CallbackJob } from '../../../src/webhooks/index.js';
 import { deferredScenarios } from '../../helpers/deferred-scenarios.js';
 import { startRedisServer } from '../../helpers/redis.js';

@@ -5,10 +5,10 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { createCallbackReceiver, ProviderClient } from '../../../src/index.js';
 import type { CallbackReceiver, ReconcileResult } from '../../../src/index.js';
-import { createPostgresInboxTable, createPostgresInbox } from '../../../src/postgres/index.js';
-import type { PostgresInboxContext } from '../../../src/postgres/index.js';
-import { createSandbox } from '../../../src/sandbox/index.js';
-import type { RunningSandbox, Sandbox } from '../../../src/sandbox/index.js';
+import { createPostgresInboxTable, createPostgresInbox } from '../../../src/inboxes/postgres/index.js';
+import type { PostgresInboxContext } from '../../../src/inboxes/postgres/index.js';
+import { createSandbox } from '../../../src/tools/sandbox/index.js';
+import type { RunningSandbox, Sandbox } from '../../../src/tools/sandbox/index.js';
 import { serveNode } from '../../helpers/serve.js';
 import type { Served } from '../../helpers/serve.js';
 

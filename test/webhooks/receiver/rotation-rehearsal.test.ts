@@ -1,8 +1,8 @@
 import { afterEach, expect, test } from 'vitest';
 import { ProviderClient, createCallbackReceiver, createMemoryInbox, resealCallbackJob } from '../../../src/index.js';
 import type { CallbackJob, CallbackReceiver, MemoryInboxContext } from '../../../src/index.js';
-import { createSandbox } from '../../../src/sandbox/index.js';
-import type { Sandbox } from '../../../src/sandbox/index.js';
+import { createSandbox } from '../../../src/tools/sandbox/index.js';
+import type { Sandbox } from '../../../src/tools/sandbox/index.js';
 import { SANDBOX_BASE_URL, customer } from '../../helpers/sandbox.js';
 import { serveNode } from '../../helpers/serve.js';
 import type { Served } from '../../helpers/serve.js';

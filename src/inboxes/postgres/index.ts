@@ -1,0 +1,244 @@
+/**
+ * payorch/postgres: the transactional callback inbox, for receivers that run as several instances
+ * or must apply each callback once across restarts (Node, with `pg` as an optional peer). It never
+ * imports `pg`: the pool is yours.
+ *
+ * @module payorch/postgres
+ */
+import { checkOptions } from '../../core/option-checks.js';
+import { CallbackRetentionError, InboxCommitError, isPayorchError } from '../../errors/error.js';
+import type { CallbackInbox, CallbackInboxOutcome } from '../inbox.js';
+import { sha256Hex } from '../../internal/hash/sha256.js';
+import { keyRecordTime } from '../../webhooks/record-time.js';
+import { DEFAULT_POSTGRES_INBOX_LOCK_TIMEOUT_MS, POSTGRES_INBOX_OPTIONS, StatementPoolingError, tableName } from './table.js';
+import type { PostgresClientOf, PostgresInboxContext, PostgresInboxOptions, PostgresPool, PostgresQueryResult } from './table.js';
+
+/** A pool that emits `'error'` for its idle clients, as pg's `Pool` does. */
+interface ErrorEmitter {
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  listenerCount(event: 'error'): number;
+}
+
+function isErrorEmitter(value: object): value is ErrorEmitter {
+  const candidate = value as Partial<Record<'on' | 'listenerCount', unknown>>;
+  return typeof candidate.on === 'function' && typeof candidate.listenerCount === 'function';
+}
+
+// The sentinel row that holds a table's horizon in its applied_at (see prunePostgresInbox): no
+// verified callback has an empty tracking code, and a claim reads a real one only. The claim finds
+// it through the primary key; its record time of 0 keeps it first in the record-time index, and
+// out of every prune batch.
+const HORIZON_ROW = "record_time = 0 AND account = '' AND tracking_code = ''";
+
+/**
+ * A callback inbox in PostgreSQL, for any number of receiver instances. For each callback it
+ * opens a transaction, claims the key (its status added to the row of its account and tracking
+ * code, `INSERT … ON CONFLICT DO UPDATE`), runs the handlers with that transaction's client, and
+ * commits: the key and the handlers' changes are committed together or not at all, so a callback
+ * is applied exactly once across instances, crashes and redeliveries.
+ *
+ * - Already applied: the claim changes nothing, the transaction is rolled back, the answer is 200.
+ * - **One tracking code at a time.** Claims of the same account and tracking code wait for each
+ *   other (on its row), whatever their statuses, on any instance, inline or through
+ *   `receiver.apply`; `appliedStatuses` then lists every status applied before this one. A copy
+ *   of a callback under way is a duplicate once that one commits, and applies it itself if that
+ *   one rolls back. Claims of other tracking codes never wait. A wait longer than `lockTimeoutMs`
+ *   fails the callback (answered 500, delivered again).
+ * - A handler throws, or the connection or the process dies before COMMIT: PostgreSQL rolls the
+ *   transaction back, key included, and the redelivery applies it.
+ * - A statement failed and a handler caught its error: PostgreSQL aborted the transaction anyway,
+ *   and answers COMMIT with ROLLBACK. The inbox reads that answer and rejects with an
+ *   `InboxCommitError` (the receiver answers 500 and tells `onError`); a failed COMMIT too.
+ * - The row is keyed by account and tracking code alone: a key given with another record time (a
+ *   transfer's `created_at` in another form) is the same key, and the row keeps the first.
+ * - A record at or before the table's horizon (see {@link prunePostgresInbox}) whose key is not
+ *   held: refused with a `CallbackRetentionError`, nothing recorded (the receiver answers 422).
+ * - Behind a pooler: transaction and session pooling work (the claim is named by a digest of its
+ *   text, and made unnamed where the pooler loses the name); statement pooling refuses
+ *   transactions, and the inbox refuses with a `StatementPoolingError`.
+ *
+ * @example
+ * ```ts
+ * import { Pool } from 'pg';
+ * import { createCallbackReceiver } from 'payorch';
+ * import { createPostgresInboxTable, createPostgresInbox } from 'payorch/postgres';
+ *
+ * const pool = new Pool({ connectionString: process.env.DATABASE_URL });
+ * await createPostgresInboxTable({ pool });
+ * const receiver = createCallbackReceiver({ apiKey, secretKey, inbox: createPostgresInbox({ pool }) });
+ * receiver.on('deposit.completed', async (callback, { client }) => {
+ *   await client.query('UPDATE balances SET amount = amount + $1 WHERE user_id = $2', [callback.payload.amount, callback.payload.user_id]);
+ * });
+ * ```
+ */
+export function createPostgresInbox<TPool extends PostgresPool>(options: PostgresInboxOptions<TPool>): CallbackInbox<PostgresInboxContext<PostgresClientOf<TPool>>> {
+  checkOptions('createPostgresInbox', options, POSTGRES_INBOX_OPTIONS);
+  const name = tableName('createPostgresInbox', options);
+  const lockTimeoutMs = options.lockTimeoutMs ?? DEFAULT_POSTGRES_INBOX_LOCK_TIMEOUT_MS;
+  // One round trip with BEGIN: the bound on waiting for another callback of the tracking code.
+  const begin = `BEGIN; SET LOCAL lock_timeout = ${String(lockTimeoutMs)}`;
+  // The claim in one statement: the horizon, the status added to its tracking code's row when the
+  // record is younger, and what that row held. A claim of a tracking code whose row another
+  // transaction holds waits for it, then adds to the row as that one left it (READ COMMITTED
+  // updates the newest version): `claimed` lists every status applied before, its own last. The
+  // row is found by account and tracking code alone; a held row keeps the record time first
+  // given, and the horizon is judged by it. The horizon and `held` read the statement's snapshot,
+  // taken after the statement's lock on the table; a prune raises the horizon, then waits for
+  // every claim holding that lock before it deletes a row, so no claim that missed the horizon
+  // can miss a deleted row.
+  const claimSql = (table: string): string => `WITH horizon AS (SELECT extract(epoch FROM applied_at)::bigint AS at FROM ${table} WHERE ${HORIZON_ROW}),
+held AS (SELECT record_time, statuses FROM ${table} WHERE account = $1::text AND tracking_code = $2::text),
+claimed AS (INSERT INTO ${table} AS inbox (account, tracking_code, statuses, record_time) SELECT $1::text, $2::text, ARRAY[$3::text], $4::bigint
+  WHERE NOT EXISTS (SELECT 1 FROM horizon WHERE coalesce((SELECT record_time FROM held), $4::bigint) <= at)
+  ON CONFLICT (account, tracking_code) DO UPDATE SET statuses = inbox.statuses || EXCLUDED.statuses, applied_at = now()
+  WHERE NOT inbox.statuses @> EXCLUDED.statuses RETURNING inbox.statuses)
+SELECT (SELECT statuses FROM claimed) AS claimed, (SELECT at FROM horizon) AS horizon, (SELECT statuses FROM held) AS held,
+  coalesce((SELECT record_time FROM held), $4::bigint) AS record_time`;
+  let claim: { readonly table: string; readonly sql: string; readonly name: string } | undefined;
+  // Prepared once per connection under a name made from a digest of its text: a name means one
+  // text, on one schema-qualified table, so processes, tables and applications sharing a pooler's
+  // server connections can never run each other's claim. A pooler that moves a client between
+  // server connections (PgBouncer's transaction pooling before 1.21) answers that the name is
+  // unknown or taken: the claim is then rolled back, before any handler ran, and made again
+  // unnamed, as every claim of this inbox is from then on.
+  let named = true;
+  guardPool(options.pool, options.onPoolError);
+
+  return {
+    async process(key, apply): Promise<CallbackInboxOutcome> {
+      const record = keyRecordTime(key);
+      const client = await options.pool.connect();
+      // A connection that dies while checked out emits 'error' on its client; unheard, that
+      // would end the process. The failed query rejects as well, and that is what we act on.
+      let broken: Error | undefined;
+      const onError = (error: Error): void => {
+        broken = error;
+      };
+      client.on('error', onError);
+      let table = claim?.table ?? '(the inbox table)';
+      let claiming = false;
+      let committing = false;
+      let ended = false;
+      try {
+        if (claim === undefined) {
+          table = await name(client);
+          const sql = claimSql(table);
+          claim = { table, sql, name: `payorch_claim_${sha256Hex(sql).slice(0, 32)}` };
+        }
+        try {
+          await client.query(begin);
+        } catch (error) {
+          // PgBouncer in statement pooling refuses transaction blocks and closes the connection.
+          if (/statement pooling/i.test(error instanceof Error ? error.message : '')) {
+            broken = error as Error;
+            throw new StatementPoolingError(
+              'payorch/postgres: the pool connects through a pooler in statement pooling, which refuses transactions; the callback was not applied. Use transaction or session pooling, or connect directly (docs/webhooks.md, "Poolers")',
+              { cause: error },
+            );
+          }
+          throw error;
+        }
+        const values = [key.account, key.trackingCode, key.status, record];
+        // Read once: copies under way at the same time may each meet the pooler and fall back.
+        const byName = named;
+        let result: PostgresQueryResult;
+        claiming = true;
+        try {
+          result = byName ? await client.query({ name: claim.name, text: claim.sql, values }) : await client.query(claim.sql, values);
+        } catch (error) {
+          if (!byName || !isPreparedStatementError(error)) throw error;
+          named = false;
+          await client.query('ROLLBACK');
+          await client.query(begin);
+          result = await client.query(claim.sql, values);
+        }
+        claiming = false;
+        const { rows = [] } = result;
+        const [row] = rows as readonly (Partial<Record<'claimed' | 'horizon' | 'held' | 'record_time', unknown>> | undefined)[];
+        if (!Array.isArray(row?.claimed)) {
+          // Claimed nothing: a duplicate, unless the horizon stopped a key that was not held (the
+          // catch below rolls back).
+          const horizon = row?.horizon === null || row?.horizon === undefined ? undefined : Number(row.horizon);
+          const held = Array.isArray(row?.held) ? row.held.map(String) : [];
+          const kept = row?.record_time === null || row?.record_time === undefined ? record : Number(row.record_time);
+          if (horizon !== undefined && kept <= horizon && !held.includes(key.status)) throw new CallbackRetentionError(key, kept, horizon);
+          await client.query('ROLLBACK');
+          return 'duplicate';
+        }
+        // Every status of the tracking code applied before, in order; this one was added last.
+        const appliedStatuses = row.claimed.slice(0, -1).map(String);
+        await apply({ key, appliedStatuses, client: client as PostgresClientOf<TPool> });
+        committing = true;
+        const { command } = await client.query('COMMIT');
+        if (command !== 'COMMIT') {
+          // The transaction is over either way: nothing is left to roll back.
+          ended = true;
+          throw new InboxCommitError(
+            `payorch/postgres: PostgreSQL answered the COMMIT of ${key.trackingCode} (${key.status}) with ${command}: a statement of the transaction failed, and a handler caught its error (a lock_timeout, a constraint). Nothing was committed, the key included; not applied, so that it is delivered again`,
+          );
+        }
+        return 'applied';
+      } catch (error) {
+        // Rolled back by PostgreSQL anyway if the connection is gone; said explicitly otherwise,
+        // so that the client goes back to the pool clean.
+        try {
+          if (broken === undefined && !ended) await client.query('ROLLBACK');
+        } catch (rollbackError) {
+          broken = rollbackError instanceof Error ? rollbackError : new Error('ROLLBACK failed');
+        }
+        const code = (error as Partial<Record<'code', unknown>> | null)?.code;
+        // 42703 undefined_column, 42P10 no unique index for ON CONFLICT: a table of another shape.
+        if (code === '42703' || code === '42P10') {
+          throw new Error(`payorch/postgres: ${table} is not the inbox table this payorch uses (an earlier 0.x made another shape); create it afresh as postgresInboxTableSql() shows`, { cause: error });
+        }
+        if (committing && !isPayorchError(error, InboxCommitError)) {
+          // A COMMIT that failed (a deferred constraint, a serialization failure) committed nothing;
+          // one whose connection was lost may have: the redelivery then finds the key, a duplicate.
+          throw new InboxCommitError(`payorch/postgres: the COMMIT of ${key.trackingCode} (${key.status}) failed; not applied, so that it is delivered again (a duplicate then, if it committed before the connection was lost)`, { cause: error });
+        }
+        // 55P03 lock_not_available, in the claim: another callback of this tracking code held it.
+        if (claiming && code === '55P03') {
+          throw new Error(`payorch/postgres: another callback of ${key.trackingCode} was being applied for longer than lockTimeoutMs (${String(lockTimeoutMs)} ms); not applied, so that it is delivered again`, { cause: error });
+        }
+        throw error;
+      } finally {
+        client.removeListener('error', onError);
+        client.release(broken ?? false);
+      }
+    },
+  };
+}
+
+// 26000 invalid_sql_statement_name, 42P05 duplicate_prepared_statement: the server connection
+// under the client is not the one the name was prepared on.
+function isPreparedStatementError(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as Partial<Record<'code' | 'message', unknown>>;
+  return code === '26000' || code === '42P05' || (typeof message === 'string' && /prepared statement/i.test(message));
+}
+
+// One listener per pool, however many inboxes share it.
+const guarded = new WeakSet<object>();
+
+function guardPool(pool: object, onPoolError: ((error: Error) => void) | undefined): void {
+  if (!isErrorEmitter(pool) || guarded.has(pool) || pool.listenerCount('error') > 0) return;
+  guarded.add(pool);
+  pool.on('error', (error) => {
+    // A pool being ended closes its idle connections on purpose; on Workers (pg-cloudflare) each
+    // close emits "Stream was cancelled", once per request with a pool per request. Not a failure.
+    if ((pool as Partial<Record<'ending', unknown>>).ending === true) return;
+    try {
+      if (onPoolError !== undefined) onPoolError(error);
+      else console.warn(`payorch/postgres: an idle pooled connection failed (${error.message}); the pool opens a new one`);
+    } catch {
+      // A listener that throws would end the process just the same.
+    }
+  });
+}
+
+
+export { createPostgresInboxTable, postgresInboxTableSql, DEFAULT_POSTGRES_INBOX_TABLE, DEFAULT_POSTGRES_INBOX_LOCK_TIMEOUT_MS, StatementPoolingError } from './table.js';
+export type { PostgresQueryResult, PostgresClient, PostgresPool, PostgresClientOf, PostgresInboxContext, PostgresInboxOptions } from './table.js';
+export { prunePostgresInbox, MIN_POSTGRES_INBOX_RETENTION_SECONDS, DEFAULT_POSTGRES_INBOX_RETENTION_SECONDS } from './prune.js';
+export type { PrunePostgresInboxOptions } from './prune.js';
+export { CallbackRetentionError, InboxCommitError } from '../../errors/error.js';
+export type { CallbackInbox, CallbackInboxContext, CallbackKey, CallbackInboxOutcome } from '../inbox.js';

@@ -1,0 +1,260 @@
+// The inbox's table, how it is named and created, and what every operation on it shares: the pool
+// and client shapes, the options, and the error a statement pooler earns.
+import { checkValue, declareOptions } from '../../core/option-checks.js';
+import type { OptionDeclaration } from '../../core/option-checks.js';
+import { RequestValidationError } from '../../errors/error.js';
+import type { CallbackInboxContext } from '../inbox.js';
+
+/** The parts of a node-postgres result the inbox reads. */
+export interface PostgresQueryResult {
+  /**
+   * The command tag PostgreSQL answered with (pg's `command`). The inbox reads it on its COMMIT,
+   * which PostgreSQL answers with `ROLLBACK`, not an error, when a statement of the transaction
+   * failed; anything but `COMMIT` fails the callback.
+   */
+  readonly command: string;
+  readonly rowCount: number | null;
+  /** The rows of a SELECT. */
+  readonly rows?: readonly unknown[] | undefined;
+}
+
+/**
+ * The parts of a node-postgres `PoolClient` the inbox uses; pg's own `PoolClient` fits, and the
+ * handlers get yours with all its methods.
+ */
+export interface PostgresClient {
+  /** Runs one statement with its `$1`, `$2`… values. */
+  query(text: string, values?: unknown[]): Promise<PostgresQueryResult>;
+  /**
+   * Runs a named statement, prepared once per connection (pg's `QueryConfig`). The inbox names its
+   * claim by a digest of its text, so a name always means the same statement on the same table.
+   */
+  query(config: { readonly name: string; readonly text: string; readonly values: unknown[] }): Promise<PostgresQueryResult>;
+  /** Returns the client to its pool; an error destroys it instead (a broken connection). */
+  release(error?: Error | boolean): void;
+  /** Listens for the connection failing while the inbox holds the client. */
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  /** Stops listening, before the client goes back to its pool. */
+  removeListener(event: 'error', listener: (error: Error) => void): unknown;
+}
+
+/** A node-postgres `Pool` (or anything that hands out clients the same way). */
+export interface PostgresPool {
+  /** Takes a client from the pool, for one transaction. */
+  connect(): Promise<PostgresClient>;
+}
+
+/**
+ * The client type a pool hands out: pg's `PoolClient` for a pg `Pool`. Its `connect` is
+ * overloaded (promise and callback forms), hence the first branch.
+ */
+export type PostgresClientOf<TPool> = TPool extends {
+  /** The promise form. */
+  connect(): Promise<infer C>;
+  /** The callback form. */
+  connect(callback: never): void;
+}
+  ? C
+  : TPool extends {
+        /** The promise form alone. */
+        connect(): Promise<infer C>;
+      }
+    ? C
+    : PostgresClient;
+
+/** What the PostgreSQL inbox gives each handler: the key, the client of the open transaction, what was applied before. */
+export interface PostgresInboxContext<TClient> extends CallbackInboxContext {
+  /**
+   * Every other status applied for this account and tracking code before this one, in the order
+   * they were applied. Callbacks of one tracking code are applied one at a time (a second waits
+   * for the first's transaction), so two end statuses racing on two instances never both see an
+   * empty list. Every status of spec 6 ends its record: a non-empty list means a second end was
+   * reported, so refund once per tracking code, not per status.
+   */
+  readonly appliedStatuses: readonly string[];
+  /**
+   * The client whose transaction also inserts the callback's key: run your own changes on it,
+   * and they commit together with the key, or not at all. Do not COMMIT or ROLLBACK it yourself.
+   */
+  readonly client: TClient;
+}
+
+/** Settings of {@link createPostgresInbox} and {@link createPostgresInboxTable}. */
+export interface PostgresInboxOptions<TPool extends PostgresPool> {
+  /**
+   * The node-postgres pool to take a client from for each callback.
+   * @example new Pool({ connectionString: process.env.DATABASE_URL })
+   */
+  readonly pool: TPool;
+  /**
+   * The table of applied keys, optionally schema-qualified. Letters, digits and `_` only.
+   * @default 'payorch_callback_inbox'
+   * @example 'billing.payorch_callback_inbox'
+   */
+  readonly table?: string | undefined;
+  /**
+   * The schema of `table` (or give `table` as `schema.table`). Without either, the schema is the
+   * one current (`SELECT current_schema()`) on the first connection used, before any handler
+   * runs, and it stays fixed: a handler's `SET search_path` (a schema per tenant) does not move
+   * the table. Set it when other code of yours changes `search_path` on the pool's connections.
+   * @default the current schema at first use
+   * @example 'billing'
+   */
+  readonly schema?: string | undefined;
+  /**
+   * Told when an idle client of the pool fails (PostgreSQL restarted, a connection was
+   * terminated). pg's `Pool` emits `'error'` for it, and an `'error'` nobody listens to ends the
+   * process: when the pool has no listener of its own, the inbox adds one that calls this. The
+   * pool replaces the client; the next callback gets a fresh connection.
+   * @default a console.warn line with the error's message
+   * @example (error) => logger.warn({ error }, 'database connection lost')
+   */
+  readonly onPoolError?: ((error: Error) => void) | undefined;
+  /**
+   * How long a callback waits, in milliseconds, for a lock its transaction needs: above all for
+   * another callback of the same account and tracking code being applied (copies, or a second end
+   * status). Past it the callback is not applied: the receiver answers 500 and the service
+   * delivers it again. Keep it below the senders' patience (they give up after 5 to 10 s). It is
+   * the transaction's `lock_timeout`, so it bounds your handlers' lock waits too.
+   * @default 3000
+   * @example 2000
+   */
+  readonly lockTimeoutMs?: number | undefined;
+}
+
+/** The table of applied keys when none is named. */
+export const DEFAULT_POSTGRES_INBOX_TABLE = 'payorch_callback_inbox';
+
+/** How long a callback waits for another of its tracking code by default, in milliseconds (`lockTimeoutMs`). */
+export const DEFAULT_POSTGRES_INBOX_LOCK_TIMEOUT_MS = 3000;
+
+export const TABLE_OPTION: OptionDeclaration<'table'> = {
+  name: 'table',
+  rule: {
+    type: 'text',
+    maxLength: 127,
+    pattern: /^[A-Za-z_][A-Za-z0-9_]{0,62}(?:\.[A-Za-z_][A-Za-z0-9_]{0,62})?$/,
+    allowed: 'a name of letters, digits and _ (up to 63), optionally schema.table',
+  },
+  default: DEFAULT_POSTGRES_INBOX_TABLE,
+};
+
+export const SCHEMA_OPTION: OptionDeclaration<'schema'> = {
+  name: 'schema',
+  rule: { type: 'text', maxLength: 63, pattern: /^[A-Za-z_][A-Za-z0-9_]{0,62}$/, allowed: 'a name of letters, digits and _ (up to 63)' },
+};
+
+export const POOL_OPTION: OptionDeclaration<'pool'> = { name: 'pool', rule: { type: 'object', methods: ['connect'], allowed: 'a node-postgres Pool (an object with connect())' }, required: true };
+
+/** createPostgresInbox's options. */
+export const POSTGRES_INBOX_OPTIONS = declareOptions<PostgresInboxOptions<PostgresPool>>()([
+  POOL_OPTION,
+  TABLE_OPTION,
+  SCHEMA_OPTION,
+  { name: 'onPoolError', rule: { type: 'function' } },
+  { name: 'lockTimeoutMs', rule: { type: 'number', min: 1, max: 60_000, integer: true }, default: DEFAULT_POSTGRES_INBOX_LOCK_TIMEOUT_MS, note: 'keep it below the senders\' patience, a few seconds' },
+]);
+
+// Quoted, so a table name is never read as SQL; checked, so quoting cannot be escaped.
+export function quoteTable(where: string, table: string | undefined, defaultTable = DEFAULT_POSTGRES_INBOX_TABLE): string {
+  const name = table ?? defaultTable;
+  checkValue(where, TABLE_OPTION, name);
+  return name.split('.').map((part) => `"${part}"`).join('.');
+}
+
+/**
+ * The table, named with its schema once it is known: from `schema` or a qualified `table` at
+ * once, otherwise from `current_schema()` on the first connection (before any handler runs). The
+ * inbox, createPostgresInboxTable and prunePostgresInbox resolve it the same way.
+ */
+export function tableName(where: string, options: { readonly table?: string | undefined; readonly schema?: string | undefined }, defaultTable?: string): (client: PostgresClient) => Promise<string> {
+  const table = quoteTable(where, options.table, defaultTable);
+  checkValue(where, SCHEMA_OPTION, options.schema);
+  if (options.schema !== undefined && table.includes('.')) {
+    throw new RequestValidationError(where, [{ field: 'schema', rule: 'invalid_option', message: 'must be left out when `table` names its schema (schema.table): give the schema once' }]);
+  }
+  if (table.includes('.')) return () => Promise.resolve(table);
+  if (options.schema !== undefined) return () => Promise.resolve(`"${options.schema}".${table}`);
+  let resolved: Promise<string> | undefined;
+  return (client) => {
+    if (resolved === undefined) {
+      resolved = client.query('SELECT current_schema() AS schema').then(({ rows = [] }) => {
+        const schema = (rows[0] as Partial<Record<'schema', unknown>> | undefined)?.schema;
+        if (typeof schema !== 'string') throw new Error(`payorch/postgres: no schema of search_path exists, so ${table} has none; set the inbox's \`schema\``);
+        return `"${schema.replaceAll('"', '""')}".${table}`;
+      });
+      // A failed look-up is tried again by the next callback.
+      resolved.catch(() => {
+        resolved = undefined;
+      });
+    }
+    return resolved;
+  };
+}
+
+/**
+ * The SQL that creates the inbox's table: one row per account + tracking code, its key, with the
+ * statuses applied for it in the order they were applied, and the record time first given for it
+ * (the Unix seconds the tracking code ends with, or a transfer's `created_at`), which only
+ * {@link prunePostgresInbox} reads, through the second index. Run it in your migrations, or call
+ * {@link createPostgresInboxTable}. A table made by an earlier payorch 0.x has another shape:
+ * create this one afresh.
+ *
+ * @example
+ * ```ts
+ * console.log(postgresInboxTableSql());
+ * // CREATE TABLE IF NOT EXISTS "payorch_callback_inbox" (
+ * //   account text NOT NULL,
+ * //   tracking_code text NOT NULL,
+ * //   statuses text[] NOT NULL,
+ * //   record_time bigint NOT NULL,
+ * //   applied_at timestamptz NOT NULL DEFAULT now(),
+ * //   PRIMARY KEY (account, tracking_code)
+ * // );
+ * // CREATE INDEX IF NOT EXISTS "payorch_callback_inbox_record_time" ON "payorch_callback_inbox" (record_time, account, tracking_code)
+ * ```
+ */
+export function postgresInboxTableSql(table?: string): string {
+  return tableSql(quoteTable('postgresInboxTableSql', table));
+}
+
+// The key is the account and tracking code alone: a record time read from an unsigned field (a
+// transfer's created_at) may be written in another form on the next read, and must not make a
+// second row. The prune's index in record-time order is a plain one: a second UNIQUE index is no
+// arbiter of the claim's ON CONFLICT, so two copies claimed at the same time would fail on it with
+// a unique violation instead of one waiting for the other.
+function tableSql(quoted: string): string {
+  const table = quoted.slice(quoted.lastIndexOf('."') + 1).slice(1, -1);
+  return [
+    `CREATE TABLE IF NOT EXISTS ${quoted} (`,
+    '  account text NOT NULL,',
+    '  tracking_code text NOT NULL,',
+    '  statuses text[] NOT NULL,',
+    '  record_time bigint NOT NULL,',
+    '  applied_at timestamptz NOT NULL DEFAULT now(),',
+    '  PRIMARY KEY (account, tracking_code)',
+    ');',
+    `CREATE INDEX IF NOT EXISTS "${table}_record_time" ON ${quoted} (record_time, account, tracking_code)`,
+  ].join('\n');
+}
+
+/**
+ * Creates the inbox's table if it does not exist ({@link postgresInboxTableSql}).
+ *
+ * @example
+ * ```ts
+ * await createPostgresInboxTable({ pool });
+ * ```
+ */
+export async function createPostgresInboxTable(options: PostgresInboxOptions<PostgresPool>): Promise<void> {
+  const name = tableName('createPostgresInboxTable', options);
+  const client = await options.pool.connect();
+  try {
+    await client.query(tableSql(await name(client)));
+  } finally {
+    client.release();
+  }
+}
+
+// Defined with the other errors, so that there is one class of that name in the package.
+export { StatementPoolingError } from '../../errors/error.js';

@@ -1,0 +1,284 @@
+// The factory of payorch/bullmq, its settings and its worker.
+import { Queue, UnrecoverableError, Worker } from 'bullmq';
+import type { RedisOptions } from 'bullmq';
+import { MAX_TIMEOUT_MS, checkOptions, declareOptions } from '../../core/option-checks.js';
+import { RequestValidationError } from '../../errors/error.js';
+import { lastErrorOf, retryCannotHelp } from '../dead-letters.js';
+import type { CallbackQueue, DeadLetter } from '../dead-letters.js';
+import type { CallbackJob } from '../../webhooks/job.js';
+import type { CallbackReceiver } from '../../webhooks/receiver/receiver.js';
+import type { CardStatusSource } from '../../webhooks/status-read.js';
+import { BULLMQ_DEFAULTS as DEFAULTS, bullMQDeadLetters, deadLetterOfJob } from './dead-letters.js';
+
+/** Settings of {@link createBullMQQueue}. */
+export interface BullMQQueueOptions {
+  /**
+   * Where Redis is, as ioredis options (`host`, `port`, `password`, `tls`, `db`, `retryStrategy`)
+   * or `{ url }`. The adapter opens its own connections from them: one for the queue, on which
+   * `enqueue` fails at once while Redis is down (`enableOfflineQueue: false`, so the receiver
+   * answers 500 and the service delivers again, instead of holding the request), and BullMQ's own
+   * for each worker. A client object is refused: BullMQ needs connections of its own settings.
+   * @example { url: process.env.REDIS_URL }
+   */
+  readonly connection: RedisOptions;
+  /**
+   * The name of the BullMQ queue the jobs go to. Letters, digits, `_`, `.` and `-`.
+   * @default 'payorch-callbacks'
+   * @example 'billing-callbacks'
+   */
+  readonly queue?: string | undefined;
+  /**
+   * BullMQ's prefix of the queue's Redis keys: give the same on every process of the queue.
+   * @default 'bull'
+   * @example '{payorch}' (a Redis Cluster hash tag)
+   */
+  readonly prefix?: string | undefined;
+  /**
+   * How many times a job is run before it is a dead letter. A job that can never apply (a
+   * `CallbackJobError`: changed in the queue, another account's, sealed with a key past its
+   * window; a `CallbackRetentionError`) is a dead letter at once: retrying cannot help it.
+   * @default 10
+   * @example 20
+   */
+  readonly attempts?: number | undefined;
+  /**
+   * The wait before the first retry, in milliseconds; each retry waits twice the one before
+   * (BullMQ's exponential backoff). With the defaults, 10 attempts from 5 s: nine waits, about
+   * 43 minutes from the first attempt to the dead letter.
+   * @default 5000
+   * @example 30_000
+   */
+  readonly backoffMs?: number | undefined;
+  /**
+   * Told of the errors BullMQ's queue and workers emit, above all a lost Redis connection (which
+   * they retry). Unheard, such an error would end the process.
+   * @default a console.error line with the error's message
+   * @example (error) => logger.warn({ error }, 'bullmq')
+   */
+  readonly onError?: ((error: Error) => void) | undefined;
+}
+
+/** Settings of {@link BullMQCallbackQueue.work}. */
+export interface BullMQWorkOptions {
+  /**
+   * The provider client that reads again the status of a job made by `receiver.reconcile`
+   * (`receiver.apply(job, { provider })`); needed only for those jobs.
+   * @example new ProviderClient({ baseUrl, apiKey, secretKey })
+   */
+  readonly provider?: CardStatusSource | undefined;
+  /**
+   * How many jobs the worker runs at once. With the PostgreSQL inbox each holds a connection of
+   * the pool while it runs.
+   * @default 1
+   * @example 4
+   */
+  readonly concurrency?: number | undefined;
+  /**
+   * How long a running job's lock lasts, in milliseconds; the worker renews it while the job runs.
+   * A worker that dies (SIGKILL, a lost machine) stops renewing it, and once it lapses the
+   * stalled-job check gives the job to another worker: with the PostgreSQL inbox the dead worker's
+   * transaction rolled back, and the job is applied once.
+   * @default 30000
+   * @example 60_000
+   */
+  readonly lockDurationMs?: number | undefined;
+  /**
+   * How often the worker looks for stalled jobs (whose lock lapsed), in milliseconds. A dead
+   * worker's job runs again within about `lockDurationMs` plus this.
+   * @default 30000
+   * @example 10_000
+   */
+  readonly stalledIntervalMs?: number | undefined;
+  /**
+   * How many times a job may stall before it is a dead letter instead of being run again (a job
+   * that takes its worker down each time it runs).
+   * @default 1
+   * @example 3
+   */
+  readonly maxStalledCount?: number | undefined;
+  /**
+   * Told of each job as it becomes a dead letter (its attempts ran out, it could never apply, or
+   * it stalled too often): alert on it. A dead letter is kept until a person replays or purges
+   * it; `deadLetter.lastError` says why it died.
+   * @default a console.error line with its id, kind, tracking code, attempts and last error
+   * @example (deadLetter) => logger.error({ deadLetter }, 'a callback job is a dead letter')
+   */
+  readonly onDeadLetter?: ((deadLetter: DeadLetter) => void) | undefined;
+}
+
+/** What {@link createBullMQQueue} gives: the queue's `enqueue` and `deadLetters`, and its worker. */
+export interface BullMQCallbackQueue extends CallbackQueue {
+  /**
+   * Starts a BullMQ worker of the queue that applies each job with `receiver.apply`, with the
+   * queue's attempts and backoff. Call it on each process that applies callbacks (any number):
+   * the inbox applies each callback once across them. A job whose attempts ran out is a dead letter.
+   * @returns the BullMQ `Worker`, running (`close()` stops it; {@link BullMQCallbackQueue.close} stops every one)
+   * @throws {RequestValidationError} for an impossible option, naming it
+   * @example
+   * ```ts
+   * const worker = callbacks.work(receiver, { provider });
+   * ```
+   */
+  work(receiver: Pick<CallbackReceiver<never>, 'apply'>, options?: BullMQWorkOptions): Worker<CallbackJob>;
+  /** The BullMQ `Queue` itself: for Bull Board, metrics, `waitUntilReady()`. Add no job to it yourself: `enqueue` sets the retries and keeps dead letters. */
+  readonly queue: Queue<CallbackJob>;
+  /** Closes every worker `work` started (each lets its running job finish), then the queue's connection. */
+  close(): Promise<void>;
+}
+
+/** @internal */
+export const BULLMQ_QUEUE_OPTIONS = declareOptions<BullMQQueueOptions>()([
+  { name: 'connection', rule: { type: 'object', methods: [], allowed: 'ioredis options, for example { host, port } or { url }' }, required: true },
+  { name: 'queue', rule: { type: 'text', maxLength: 100, pattern: /^[A-Za-z0-9_.-]+$/, allowed: 'letters, digits, _, . and - (at most 100)' }, default: DEFAULTS.queue },
+  { name: 'prefix', rule: { type: 'text', maxLength: 100, pattern: /^[A-Za-z0-9_.:{}-]+$/, allowed: 'letters, digits, _, ., :, {, } and - (at most 100)' }, default: DEFAULTS.prefix },
+  { name: 'attempts', rule: { type: 'number', min: 1, max: 100, integer: true }, default: DEFAULTS.attempts },
+  { name: 'backoffMs', rule: { type: 'number', min: 0, max: 3_600_000, integer: true, unit: 'milliseconds' }, default: DEFAULTS.backoffMs },
+  { name: 'onError', rule: { type: 'function' } },
+]);
+
+/** @internal */
+export const BULLMQ_WORK_OPTIONS = declareOptions<BullMQWorkOptions>()([
+  { name: 'provider', rule: { type: 'object', methods: [], allowed: 'a ProviderClient' } },
+  { name: 'concurrency', rule: { type: 'number', min: 1, max: 1000, integer: true }, default: DEFAULTS.concurrency },
+  { name: 'lockDurationMs', rule: { type: 'number', min: 100, max: MAX_TIMEOUT_MS, integer: true, unit: 'milliseconds' }, default: DEFAULTS.lockDurationMs },
+  { name: 'stalledIntervalMs', rule: { type: 'number', min: 100, max: MAX_TIMEOUT_MS, integer: true, unit: 'milliseconds' }, default: DEFAULTS.stalledIntervalMs },
+  { name: 'maxStalledCount', rule: { type: 'number', min: 0, max: 100, integer: true }, default: DEFAULTS.maxStalledCount },
+  { name: 'onDeadLetter', rule: { type: 'function' } },
+]);
+
+/**
+ * A callback queue on BullMQ: `enqueue` adds each verified callback as a job (its retries and
+ * backoff set, kept in the failed set once they ran out), `work(receiver)` applies them, and
+ * `deadLetters` lists, replays and purges the failed set.
+ *
+ * - **Retries:** `attempts` runs, waiting `backoffMs` and then twice as long each time. A worker
+ *   that dies mid-job loses its lock, and BullMQ's stalled-job check gives the job to another
+ *   (`lockDurationMs`, `stalledIntervalMs`).
+ * - **Dead letters** are the queue's failed set, kept with `removeOnFail: false`: BullMQ deletes
+ *   none of them, and Redis keeps them as long as it keeps anything (see the module's Redis
+ *   settings). A completed job is removed at once: the inbox remembers what was applied.
+ * - **Replay** moves dead letters back to the queue with BullMQ's `retry`, which takes a job out of
+ *   the failed set in the same Lua script that queues it: nothing is deleted before it is sent,
+ *   two replays at once move each job once, and the job has the queue's attempts again. At most
+ *   100 per call; call again while `remaining` is above 0.
+ * - **Purge** deletes dead letters by id (only while they are dead letters: a job replayed
+ *   meanwhile is left alone), or every one that failed before a date.
+ *
+ * @throws {RequestValidationError} for an impossible option, naming it
+ * @example
+ * ```ts
+ * import { createCallbackReceiver } from 'payorch/webhooks';
+ * import { createPostgresInbox } from 'payorch/postgres';
+ * import { createBullMQQueue } from 'payorch/bullmq';
+ *
+ * const callbacks = createBullMQQueue({ connection: { url: process.env.REDIS_URL } });
+ * const receiver = createCallbackReceiver({ apiKey, secretKey, inbox: createPostgresInbox({ pool }), enqueue: callbacks.enqueue });
+ * receiver.on('deposit.completed', async (callback, { client }) => credit(client, callback.payload));
+ * callbacks.work(receiver);
+ *
+ * const { deadLetters } = await callbacks.deadLetters.list();
+ * await callbacks.deadLetters.replay({ ids: deadLetters.map((letter) => letter.id) });
+ * ```
+ */
+export function createBullMQQueue(options: BullMQQueueOptions): BullMQCallbackQueue {
+  const where = 'createBullMQQueue';
+  checkOptions(where, options, BULLMQ_QUEUE_OPTIONS);
+  if (typeof (options.connection as Partial<Record<'duplicate', unknown>>).duplicate === 'function') {
+    throw new RequestValidationError(where, [
+      { field: 'connection', rule: 'invalid_option', message: 'must be ioredis options ({ host, port } or { url }), not a client: the adapter opens its own connections with the settings BullMQ needs; got a client' },
+    ]);
+  }
+  const name = options.queue ?? DEFAULTS.queue;
+  const prefix = options.prefix ?? DEFAULTS.prefix;
+  const jobOptions = {
+    attempts: options.attempts ?? DEFAULTS.attempts,
+    backoff: { type: 'exponential', delay: options.backoffMs ?? DEFAULTS.backoffMs },
+    removeOnComplete: true,
+    removeOnFail: false,
+  } as const;
+  const onError =
+    options.onError ??
+    ((error: Error) => {
+      console.error(`payorch/bullmq: ${name}: ${error.message}`);
+    });
+  const hear = (error: Error): void => {
+    try {
+      onError(error);
+    } catch (listenerError) {
+      // A listener that throws would end the process just the same.
+      console.error('payorch/bullmq: onError threw', listenerError);
+    }
+  };
+
+  const queue = new Queue<CallbackJob>(name, { connection: { ...options.connection, enableOfflineQueue: false }, prefix });
+  queue.on('error', hear);
+  const workers = new Set<Worker<CallbackJob>>();
+
+  return {
+    queue,
+    deadLetters: bullMQDeadLetters(queue),
+    async enqueue(job) {
+      await queue.add('callback', job, jobOptions);
+    },
+    work(receiver, workOptions) {
+      checkOptions('work', workOptions, BULLMQ_WORK_OPTIONS);
+      const provider = workOptions?.provider;
+      const worker = new Worker<CallbackJob>(
+        name,
+        async (job) => {
+          try {
+            await receiver.apply(job.data, { provider });
+          } catch (error) {
+            throw failureOf(error);
+          }
+        },
+        {
+          connection: options.connection,
+          prefix,
+          concurrency: workOptions?.concurrency ?? DEFAULTS.concurrency,
+          lockDuration: workOptions?.lockDurationMs ?? DEFAULTS.lockDurationMs,
+          stalledInterval: workOptions?.stalledIntervalMs ?? DEFAULTS.stalledIntervalMs,
+          maxStalledCount: workOptions?.maxStalledCount ?? DEFAULTS.maxStalledCount,
+        },
+      );
+      worker.on('error', hear);
+      const onDeadLetter =
+        workOptions?.onDeadLetter ??
+        ((deadLetter: DeadLetter) => {
+          console.error(`payorch/bullmq: the job ${deadLetter.id} (${deadLetter.kind} ${deadLetter.trackingCode} ${deadLetter.status}) is a dead letter after ${String(deadLetter.attempts)} attempt(s): ${deadLetter.lastError}. Kept until replayed or purged (deadLetters)`);
+        });
+      const tell = (job: Parameters<typeof deadLetterOfJob>[0]): void => {
+        try {
+          onDeadLetter(deadLetterOfJob(job));
+        } catch (error) {
+          console.error('payorch/bullmq: onDeadLetter threw', error);
+        }
+      };
+      // BullMQ sets finishedOn only when a failure is final: a retry has none. A job that stalled
+      // more than maxStalledCount times fails here too, when a worker next takes it.
+      worker.on('failed', (job) => {
+        if (job?.finishedOn !== undefined) tell(job);
+      });
+      workers.add(worker);
+      return worker;
+    },
+    async close() {
+      await Promise.all([...workers].map((worker) => worker.close()));
+      workers.clear();
+      await queue.close();
+    },
+  };
+}
+
+/**
+ * The error BullMQ keeps for a failed attempt: `name: message` as its `failedReason` (BullMQ keeps
+ * the message only), the original stack, and for a job that retrying cannot help (its check
+ * failed, its record is past the inbox's retention) an `UnrecoverableError`, which BullMQ does not
+ * retry.
+ */
+function failureOf(error: unknown): Error {
+  const text = lastErrorOf(error);
+  const failure = retryCannotHelp(error) ? new UnrecoverableError(text) : new Error(text);
+  if (error instanceof Error && error.stack !== undefined) failure.stack = error.stack;
+  return failure;
+}

@@ -1,0 +1,457 @@
+import type { CallbackQueue, DeadLetter } from './dead-letters.js';
+import type { CallbackJob } from '../webhooks/job.js';
+import { createCallbackReceiver } from '../webhooks/receiver/receiver.js';
+import type { CallbackApplyOptions, CallbackReceiver } from '../webhooks/receiver/receiver.js';
+import { canonicalJson } from '../webhooks/seal.js';
+import { signCallback } from '../webhooks/sign.js';
+
+/*
+ * The contract of a queue adapter (payorch/pg-boss, payorch/bullmq, payorch/cloudflare-queues, or
+ * a merchant's own over SQS or RabbitMQ): what a receiver with `enqueue` relies on once it has
+ * answered 200. Every case runs real signed callbacks (signCallback) through a real receiver
+ * (createCallbackReceiver with the adapter's `enqueue`), so that jobs are sealed as in production
+ * and a job changed in the queue is refused by `receiver.apply`, not by a stand-in.
+ */
+
+/** What the cases give your adapter's way to start applying jobs: the receiver's `apply`. */
+export type QueueContractReceiver = Pick<CallbackReceiver<unknown>, 'apply'>;
+
+/**
+ * One engine under test, set up afresh for each case: your adapter over queues of its own and an
+ * empty dead-letter store, whose retries come fast.
+ */
+export interface QueueContractEngine {
+  /**
+   * Your adapter over this case's queues. Its retry policy gives a job a few attempts (3 to 5)
+   * with little or no delay between them, so that a job whose handler always fails is a dead
+   * letter within seconds.
+   */
+  readonly queue: CallbackQueue;
+  /**
+   * Starts applying jobs with `receiver`, as your adapter's `work(receiver)` does in production
+   * (for a Worker: its `queue` handler calling `receiver.apply`). Resolve once the workers run.
+   * @example (receiver) => adapter.work(receiver, { pollingIntervalSeconds: 0.5 })
+   */
+  work(receiver: QueueContractReceiver): unknown;
+  /**
+   * Puts `job` on the queue the workers read, as it is, the way anyone with access to the queue
+   * could: not through `enqueue`. The cases send a job again (as the engine redelivers one) and
+   * jobs changed in the queue.
+   * @example (job) => boss.send(queueName, job)
+   */
+  send(job: unknown): Promise<unknown>;
+  /**
+   * Makes the engine's own retention pass as if all of its retention periods had gone by: ages
+   * what the engine keeps of this case's jobs past every retention it has, then runs the
+   * maintenance that deletes by them (pg-boss: backdate the job rows, then `supervise`). Do
+   * nothing for an engine with no retention of its own.
+   */
+  expire(): Promise<unknown>;
+  /** Stops the workers and closes what `setup` opened; called once the case is over, passed or failed. */
+  close(): Promise<unknown>;
+}
+
+/** What {@link queueContract} runs against. */
+export interface QueueContractOptions {
+  /** A fresh engine for each case: queues and a dead-letter store that no other case uses. */
+  setup(): QueueContractEngine | Promise<QueueContractEngine>;
+  /**
+   * How long a case waits for the engine to do something (apply a job, make a dead letter), in
+   * milliseconds, before it fails. Register each case with a test timeout above four times this.
+   * @default 20000
+   */
+  readonly timeoutMs?: number | undefined;
+  /**
+   * How long a case waits, in milliseconds, after what it expected happened, for what must not
+   * happen (a second application, a second replay): longer than your workers' polling interval.
+   * @default 1500
+   */
+  readonly quietMs?: number | undefined;
+}
+
+/** One behaviour of the contract: register it with your runner, `test(c.name, c.run, 120_000)`. */
+export interface QueueContractCase {
+  readonly name: string;
+  /** Resolves when the adapter keeps the behaviour, rejects with what it did instead. An arrow: pass it to the runner as it is. */
+  readonly run: () => Promise<void>;
+}
+
+/** The keys and account of the cases' receiver: a test account of the contract's own. */
+const API_KEY = 'payorch_contract_api_key';
+const SECRET_KEY = 'payorch_contract_secret_key';
+const ACCOUNT = 'payorch-queue-contract';
+/** An id no engine gives a dead letter, in the shape of a UUID for engines whose ids are UUIDs. */
+const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
+const FAILURE = 'the ledger is locked (queue contract)';
+
+class ContractViolation extends Error {
+  override name = 'QueueContractViolation';
+}
+
+function expectThat(condition: boolean, message: string): asserts condition {
+  if (!condition) throw new ContractViolation(message);
+}
+
+const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The tracking code a job is about, read without trusting its shape (a job may be one written in the queue). */
+function codeOf(job: unknown): string {
+  const payload = typeof job === 'object' && job !== null ? (job as Readonly<Record<string, unknown>>)['payload'] : undefined;
+  const code = typeof payload === 'object' && payload !== null ? (payload as Readonly<Record<string, unknown>>)['tracking_code'] : undefined;
+  return typeof code === 'string' ? code : '';
+}
+
+/** How the handler treats a tracking code: fail this many attempts first, or every one. */
+type Failing = number | 'always';
+
+/**
+ * The cases of the queue-adapter contract (see `CallbackQueue`): a job applied once through the
+ * service's and the engine's redeliveries; a failing handler retried, then kept as a dead letter
+ * (its kind, tracking code, status, account, receipt, attempts and last error) past the engine's
+ * retention; a replay that applies once, even when two replays run at once; a purge by ids and by
+ * time; and a job changed in the queue that pays nothing. Each case gets a fresh engine and
+ * tracking codes of its own. It needs no test runner: each case throws on failure.
+ *
+ * @example
+ * ```ts
+ * import { test } from 'vitest'; // or node:test, jest, mocha
+ * import { queueContract } from 'payorch/testing';
+ *
+ * for (const c of queueContract({
+ *   async setup() {
+ *     const queues = await freshQueues(); // queue names of their own, an empty dead-letter table
+ *     const adapter = createMyQueue({ ...queues, retryLimit: 3, retryDelaySeconds: 0 });
+ *     return {
+ *       queue: adapter,
+ *       work: (receiver) => adapter.work(receiver),
+ *       send: (job) => queues.sendRaw(job),
+ *       expire: () => queues.ageAndRunMaintenance(),
+ *       close: () => queues.close(),
+ *     };
+ *   },
+ * })) {
+ *   test(c.name, c.run, 120_000);
+ * }
+ * ```
+ */
+export function queueContract(options: QueueContractOptions): readonly QueueContractCase[] {
+  const timeoutMs = options.timeoutMs ?? 20_000;
+  const quietMs = options.quietMs ?? 1500;
+  const nonce = Math.random().toString(36).slice(2, 10);
+  let serial = 0;
+
+  /** Everything one case observes of its engine. */
+  interface Run {
+    readonly engine: QueueContractEngine;
+    /** The receiver the service delivers to: it verifies, seals and enqueues with the adapter's `enqueue`. */
+    readonly receiver: CallbackReceiver<unknown>;
+    /** Every job the receiver enqueued, in order. */
+    readonly enqueued: CallbackJob[];
+    /** How the handler treats each tracking code; absent, it succeeds. */
+    readonly failing: Map<string, Failing>;
+    /** How many times the handler ran, per tracking code. */
+    readonly runs: Map<string, number>;
+    /** What the handler moved: one entry per application, per tracking code. */
+    readonly ledger: Map<string, { readonly amount: unknown; readonly user: unknown }[]>;
+    /** How many times the workers called `apply`, per tracking code. */
+    readonly applied: Map<string, number>;
+    /** A new tracking code of a deposit, its record a minute old. */
+    code(): string;
+    /** Delivers a signed deposit callback to the receiver; resolves with the job it enqueued. */
+    deliver(code: string, fields?: Readonly<Record<string, unknown>>): Promise<CallbackJob>;
+    /** Polls `check` until it holds, or fails after `timeoutMs` naming `what`. */
+    until(check: () => boolean | Promise<boolean>, what: string): Promise<void>;
+    /** Every dead letter, across pages. */
+    deadLetters(): Promise<DeadLetter[]>;
+    /** Waits until the dead letters hold one of `code`, and returns it. */
+    deadLetterOf(code: string): Promise<DeadLetter>;
+  }
+
+  async function start(): Promise<Run> {
+    const engine = await options.setup();
+    const enqueued: CallbackJob[] = [];
+    const failing = new Map<string, Failing>();
+    const runs = new Map<string, number>();
+    const ledger = new Map<string, { amount: unknown; user: unknown }[]>();
+    const applied = new Map<string, number>();
+    const bump = (counts: Map<string, number>, code: string): number => {
+      const count = (counts.get(code) ?? 0) + 1;
+      counts.set(code, count);
+      return count;
+    };
+    // Taken detached, as a merchant passes it: an adapter's enqueue must not need `this`.
+    const { enqueue } = engine.queue;
+    const receiver = createCallbackReceiver({
+      apiKey: API_KEY,
+      secretKey: SECRET_KEY,
+      accountName: ACCOUNT,
+      logLevel: 'off',
+      // The failures the cases cause are expected; the cases read them from the dead letters.
+      onError: () => undefined,
+      enqueue: async (job) => {
+        await enqueue(job);
+        enqueued.push(job);
+      },
+    });
+    receiver.on('deposit.completed', (callback) => {
+      const code = callback.payload.tracking_code;
+      const run = bump(runs, code);
+      const fails = failing.get(code) ?? 0;
+      if (fails === 'always' || run <= fails) throw new Error(`${FAILURE}, attempt ${run}`);
+      ledger.set(code, [...(ledger.get(code) ?? []), { amount: callback.payload.amount, user: callback.payload.user_id }]);
+    });
+    await engine.work({
+      apply: (job: CallbackJob, applyOptions?: CallbackApplyOptions) => {
+        bump(applied, codeOf(job));
+        return receiver.apply(job, applyOptions);
+      },
+    });
+
+    async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
+      const deadline = Date.now() + timeoutMs;
+      while (!(await check())) {
+        if (Date.now() > deadline) throw new ContractViolation(`waited ${timeoutMs} ms (timeoutMs) for ${what}`);
+        await pause(50);
+      }
+    }
+    async function deadLetters(): Promise<DeadLetter[]> {
+      const all: DeadLetter[] = [];
+      let cursor: string | undefined;
+      for (let page = 0; page < 100; page += 1) {
+        const found = await engine.queue.deadLetters.list(cursor === undefined ? { limit: 50 } : { limit: 50, cursor });
+        all.push(...found.deadLetters);
+        cursor = found.cursor;
+        if (cursor === undefined) return all;
+      }
+      throw new ContractViolation('deadLetters.list gave 100 pages of 50 and a cursor still: a cursor that does not move on');
+    }
+    async function deadLetterOf(code: string): Promise<DeadLetter> {
+      let found: DeadLetter | undefined;
+      await until(async () => (found = (await deadLetters()).find((deadLetter) => deadLetter.trackingCode === code)) !== undefined, `a dead letter of ${code} in deadLetters.list`);
+      return found as DeadLetter;
+    }
+    return {
+      engine,
+      receiver,
+      enqueued,
+      failing,
+      runs,
+      ledger,
+      applied,
+      code() {
+        serial += 1;
+        return `MAN-q${nonce}${serial}-${Math.floor(Date.now() / 1000) - 60}`;
+      },
+      async deliver(code, fields = {}) {
+        const before = enqueued.length;
+        const { headers, body } = signCallback(
+          { tracking_code: code, tx_id: `tx-${code}`, status: 'completed', amount: 250, username: 'ada', fullname: 'Ada Yılmaz', user_id: 'u-contract', site_id: 7, ...fields },
+          { apiKey: API_KEY, secretKey: SECRET_KEY },
+        );
+        const response = await receiver.handle(new Request('https://receiver.test/callbacks', { method: 'POST', headers, body }));
+        expectThat(response.status === 200, `the receiver should answer 200 once enqueue resolved, got ${response.status} ${await response.text()}`);
+        const job = enqueued[before];
+        expectThat(job !== undefined && enqueued.length === before + 1, 'the receiver answered 200 without enqueuing one job');
+        return job;
+      },
+      until,
+      deadLetters,
+      deadLetterOf,
+    };
+  }
+
+  /** Waits `quietMs`, then checks that the handler moved exactly `expected` entries for `code`. */
+  async function expectLedger(run: Run, code: string, expected: number, what: string): Promise<void> {
+    await run.until(() => (run.ledger.get(code)?.length ?? 0) >= expected, `${what}: ${expected} application(s) of ${code}`);
+    await pause(quietMs);
+    const entries = run.ledger.get(code) ?? [];
+    expectThat(entries.length === expected, `${what}: ${code} should be applied ${expected} time(s), was ${entries.length}`);
+  }
+
+  function expectNoKey(value: unknown, what: string): void {
+    const text = JSON.stringify(value);
+    expectThat(!text.includes(SECRET_KEY) && !text.includes(API_KEY), `${what} shows a key`);
+  }
+
+  /** Makes `count` dead letters of new tracking codes whose handler always fails, oldest first. */
+  async function deadLettersOf(run: Run, count: number, spacingMs = 0): Promise<DeadLetter[]> {
+    const made: DeadLetter[] = [];
+    for (let index = 0; index < count; index += 1) {
+      if (index > 0) await pause(spacingMs);
+      const code = run.code();
+      run.failing.set(code, 'always');
+      await run.deliver(code);
+      made.push(await run.deadLetterOf(code));
+    }
+    return made;
+  }
+
+  const cases: [string, (run: Run) => Promise<void>][] = [
+    [
+      'applies a queued callback once, though the service delivers it twice and the engine delivers its job again',
+      async (run) => {
+        const code = run.code();
+        const first = await run.deliver(code);
+        await run.deliver(code);
+        await expectLedger(run, code, 1, 'two deliveries of one callback');
+        // The engine's own redelivery: the same job on the queue again, as after a worker that
+        // applied it and died before acknowledging.
+        await run.engine.send(first);
+        await run.until(() => (run.applied.get(code) ?? 0) >= 3, `the job of ${code}, sent again, to reach apply`);
+        await expectLedger(run, code, 1, 'the job sent again');
+        expectThat(run.runs.get(code) === 1, `the handler ran ${run.runs.get(code) ?? 0} times for one callback`);
+        expectThat(!(await run.deadLetters()).some((deadLetter) => deadLetter.trackingCode === code), 'a job that applied, then was a duplicate, was kept as a dead letter');
+      },
+    ],
+    [
+      'retries a job whose handler fails, and applies it once when an attempt succeeds',
+      async (run) => {
+        const code = run.code();
+        run.failing.set(code, 1);
+        await run.deliver(code);
+        await expectLedger(run, code, 1, 'a handler that failed its first attempt');
+        expectThat(run.runs.get(code) === 2, `the handler should run twice (one failure, one success), ran ${run.runs.get(code) ?? 0} times`);
+        expectThat(!(await run.deadLetters()).some((deadLetter) => deadLetter.trackingCode === code), 'a job whose retry succeeded was kept as a dead letter');
+      },
+    ],
+    [
+      'keeps a job whose attempts ran out as a dead letter past the engine’s retention, with its kind, tracking code, status, account, receipt, attempts and last error, and its replay applies it once',
+      async (run) => {
+        const code = run.code();
+        run.failing.set(code, 'always');
+        const startedAt = Date.now();
+        const job = await run.deliver(code);
+        const deadLetter = await run.deadLetterOf(code);
+        const runs = run.runs.get(code) ?? 0;
+        expectThat(runs >= 2, `the handler should be retried before the job is a dead letter, ran ${runs} time(s)`);
+        const shown = { kind: deadLetter.kind, trackingCode: deadLetter.trackingCode, status: deadLetter.status, account: deadLetter.account, receivedAt: deadLetter.receivedAt.getTime(), attempts: deadLetter.attempts };
+        const expected = { kind: 'deposit', trackingCode: code, status: 'completed', account: ACCOUNT, receivedAt: job.receivedAt, attempts: runs };
+        expectThat(canonicalJson(shown) === canonicalJson(expected), `the dead letter shows ${JSON.stringify(shown)}, expected ${JSON.stringify(expected)}`);
+        expectThat(deadLetter.lastError.includes(FAILURE), `the dead letter's lastError should be the handler's error, got ${JSON.stringify(deadLetter.lastError)}`);
+        expectThat(typeof deadLetter.id === 'string' && deadLetter.id !== '', 'the dead letter has no id');
+        const deadAt = deadLetter.deadAt.getTime();
+        expectThat(deadAt >= startedAt - 60_000 && deadAt <= Date.now() + 60_000, `the dead letter's deadAt is ${deadLetter.deadAt.toISOString()}, not the time it died`);
+        expectNoKey(await run.engine.queue.deadLetters.list(), 'deadLetters.list');
+
+        const kept = await run.engine.queue.deadLetters.get(deadLetter.id);
+        expectThat(kept !== undefined && canonicalJson(kept.job) === canonicalJson(job), 'deadLetters.get should give the job as enqueue got it');
+        expectThat((await run.engine.queue.deadLetters.get(UNKNOWN_ID)) === undefined, 'deadLetters.get of an unknown id should be undefined');
+
+        await run.engine.expire();
+        const after = await run.deadLetterOf(code);
+        expectThat(after.id === deadLetter.id && after.attempts === deadLetter.attempts, 'the dead letter changed through the engine’s retention');
+        expectThat(run.ledger.get(code) === undefined, 'a dead letter was applied');
+
+        run.failing.delete(code);
+        const replayed = await run.engine.queue.deadLetters.replay({ ids: [deadLetter.id] });
+        expectThat(replayed.replayed === 1 && replayed.remaining === 0, `replay of its id should replay 1 and leave 0, gave ${JSON.stringify(replayed)}`);
+        await expectLedger(run, code, 1, 'the replayed dead letter');
+        expectThat(run.runs.get(code) === runs + 1, `the replay should run the handler once more, ran it ${(run.runs.get(code) ?? 0) - runs} times`);
+        expectThat((await run.engine.queue.deadLetters.get(deadLetter.id)) === undefined, 'a replayed dead letter is still there');
+        expectThat(!(await run.deadLetters()).some((each) => each.trackingCode === code), 'a replayed dead letter is still listed');
+      },
+    ],
+    [
+      'replays each dead letter once, even when two replays run at once',
+      async (run) => {
+        const dead = await deadLettersOf(run, 3);
+        const codes = dead.map((deadLetter) => deadLetter.trackingCode);
+        const runsBefore = codes.map((code) => run.applied.get(code) ?? 0);
+        for (const code of codes) run.failing.delete(code);
+        const racing = await Promise.all([run.engine.queue.deadLetters.replay(), run.engine.queue.deadLetters.replay()]);
+        let replayed = racing[0].replayed + racing[1].replayed;
+        let remaining = Math.min(racing[0].remaining, racing[1].remaining);
+        // Three are within any engine's batch, but a replay that met the other's claimed rows may
+        // leave them to a later call.
+        for (let call = 0; call < 5 && remaining > 0; call += 1) {
+          const more = await run.engine.queue.deadLetters.replay();
+          replayed += more.replayed;
+          remaining = more.remaining;
+        }
+        expectThat(replayed === 3 && remaining === 0, `the replays should send the 3 dead letters once in all and leave none, sent ${replayed}, left ${remaining}`);
+        for (const code of codes) await expectLedger(run, code, 1, 'two replays at once');
+        codes.forEach((code, index) => {
+          const sent = (run.applied.get(code) ?? 0) - (runsBefore[index] ?? 0);
+          expectThat(sent === 1, `the dead letter of ${code} reached apply ${sent} times after two replays at once, expected once`);
+        });
+        expectThat((await run.deadLetters()).length === 0, 'dead letters are left after every one was replayed');
+        const again = await run.engine.queue.deadLetters.replay();
+        expectThat(again.replayed === 0 && again.remaining === 0, `a replay with no dead letters should replay 0 and leave 0, gave ${JSON.stringify(again)}`);
+      },
+    ],
+    [
+      'purges dead letters by id and those dead before a time, and never replays a purged one',
+      async (run) => {
+        // Over a second apart, for engines that keep deadAt in seconds.
+        const [first, second, third] = (await deadLettersOf(run, 3, 1100)) as [DeadLetter, DeadLetter, DeadLetter];
+        expectThat(first.deadAt.getTime() < second.deadAt.getTime() && second.deadAt.getTime() < third.deadAt.getTime(), 'dead letters made over a second apart should have deadAt in that order');
+        const purgedNone = await run.engine.queue.deadLetters.purge({ ids: [UNKNOWN_ID] });
+        expectThat(purgedNone.purged === 0, `purging an unknown id should purge 0, purged ${purgedNone.purged}`);
+        const byId = await run.engine.queue.deadLetters.purge({ ids: [first.id] });
+        expectThat(byId.purged === 1, `purging one id should purge 1, purged ${byId.purged}`);
+        expectThat((await run.engine.queue.deadLetters.get(first.id)) === undefined, 'a purged dead letter is still there');
+        const byTime = await run.engine.queue.deadLetters.purge({ before: third.deadAt });
+        expectThat(byTime.purged === 1, `purging those dead before the third should purge the second only, purged ${byTime.purged}`);
+        const left = await run.deadLetters();
+        expectThat(left.length === 1 && left[0]?.id === third.id, `the third dead letter alone should be left, found ${JSON.stringify(left.map((each) => each.trackingCode))}`);
+
+        for (const deadLetter of [first, second, third]) run.failing.delete(deadLetter.trackingCode);
+        const replayed = await run.engine.queue.deadLetters.replay();
+        expectThat(replayed.replayed === 1 && replayed.remaining === 0, `a replay after the purges should send the one left, gave ${JSON.stringify(replayed)}`);
+        await expectLedger(run, third.trackingCode, 1, 'the dead letter left after the purges, replayed');
+        expectThat(run.ledger.get(first.trackingCode) === undefined && run.ledger.get(second.trackingCode) === undefined, 'a purged dead letter was applied');
+      },
+    ],
+    [
+      'applies nothing of a job changed in the queue (its amount, its user), keeps it as a dead letter, and applies the genuine job once',
+      async (run) => {
+        // A genuine job, made as the receiver makes one, that no worker got: another receiver of
+        // the same keys, which hands it to the case instead of the queue.
+        const genuine: CallbackJob[] = [];
+        const keep = (job: CallbackJob): Promise<void> => {
+          genuine.push(job);
+          return Promise.resolve();
+        };
+        const maker = createCallbackReceiver({ apiKey: API_KEY, secretKey: SECRET_KEY, accountName: ACCOUNT, logLevel: 'off', onError: () => undefined, enqueue: keep });
+        const changes: Readonly<Record<string, unknown>>[] = [{ amount: 25_000 }, { user_id: 'u-thief' }];
+        const codes: string[] = [];
+        for (const change of changes) {
+          const code = run.code();
+          codes.push(code);
+          const { headers, body } = signCallback({ tracking_code: code, tx_id: `tx-${code}`, status: 'completed', amount: 250, username: 'ada', fullname: 'Ada Yılmaz', user_id: 'u-contract', site_id: 7 }, { apiKey: API_KEY, secretKey: SECRET_KEY });
+          const answer = await maker.handle(new Request('https://receiver.test/callbacks', { method: 'POST', headers, body }));
+          expectThat(answer.status === 200 && genuine.length === codes.length, 'the job maker should enqueue the genuine callback');
+          const job = genuine[genuine.length - 1] as CallbackJob;
+          await run.engine.send({ ...job, payload: { ...job.payload, ...change } });
+        }
+        for (const code of codes) {
+          const deadLetter = await run.deadLetterOf(code);
+          expectThat(deadLetter.lastError.includes('seal'), `the dead letter of a changed job should say its seal does not match, says ${JSON.stringify(deadLetter.lastError)}`);
+        }
+        for (const code of codes) {
+          expectThat(run.runs.get(code) === undefined && run.ledger.get(code) === undefined, `a job of ${code} changed in the queue ran the handler`);
+          expectThat((run.applied.get(code) ?? 0) >= 1, `the changed job of ${code} never reached apply`);
+        }
+        // Nothing was recorded of the changed jobs: the genuine ones still apply, once, as signed.
+        for (const job of genuine) await run.engine.send(job);
+        for (const code of codes) {
+          await expectLedger(run, code, 1, 'the genuine job after its changed copy');
+          const [entry] = run.ledger.get(code) ?? [];
+          expectThat(entry?.amount === 250 && entry.user === 'u-contract', `the genuine job of ${code} applied ${JSON.stringify(entry)}, not its signed amount and user`);
+        }
+      },
+    ],
+  ];
+
+  return cases.map(([name, body]) => ({
+    name,
+    run: async () => {
+      const run = await start();
+      try {
+        await body(run);
+      } finally {
+        await run.engine.close();
+      }
+    },
+  }));
+}

@@ -1,0 +1,23 @@
+/*
+ * What the `payorch` command needs of the library that no entry exports: the endpoint table, the
+ * wire types the OpenAPI document shows, the sandbox's option declarations and its own view of
+ * its records, and the queue adapters' dead letters over an engine the command loads from the
+ * merchant's project (none of these modules imports an engine). Built with the library's ESM entries into
+ * dist/internal/cli.js, which shares their chunks, so the command runs the same modules as the
+ * entries it imports instead of copies. Internal: no path of package.json `exports` names it, and
+ * it may change in any release.
+ */
+export { API_ENDPOINTS, fullPath } from '../endpoint-table.js';
+export { wireTypes } from '../internal/schema-blocks.js';
+export { apiPath } from '../internal/endpoint.js';
+export { welcomeEndpoint } from '../provider/account.js';
+export { settingsEndpoint } from '../dealer/settings.js';
+export { SANDBOX_OPTIONS } from './sandbox/options.js';
+export { KINDS } from './sandbox/record-kinds.js';
+export { callbackPayload } from './sandbox/callback-payloads.js';
+export { CONTROL_PREFIX } from './sandbox/route.js';
+export { ROTATE_KEYS_OPTIONS } from './sandbox/keys.js';
+export { DEAD_LETTER_PAGE_LIMIT } from '../queues/dead-letters.js';
+export { PGBOSS_REPLAY_BATCH, checkDeadLetterTable, deadLettersIn } from '../queues/pg-boss/dead-letters.js';
+export { DEAD_LETTER_TABLE_OPTION, deadLetterTableName } from '../queues/pg-boss/table.js';
+export { BULLMQ_DEFAULTS, BULLMQ_REPLAY_BATCH, bullMQDeadLetters } from '../queues/bullmq/dead-letters.js';
