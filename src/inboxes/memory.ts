@@ -1,7 +1,7 @@
 import { CallbackRetentionError, InboxFullError } from '../errors/error.js';
 import { checkOptions, declareOptions, TEN_YEARS_SECONDS } from '../core/option-checks.js';
 import type { CallbackInbox, CallbackInboxContext, CallbackInboxOutcome, CallbackProgress } from './inbox.js';
-import { keyRecordTime } from '../webhooks/record-time.js';
+import { keyRecordTime } from './record-time.js';
 
 /** What the in-memory inbox gives the handlers: the key, and what was applied before; nothing to commit. */
 export type MemoryInboxContext = CallbackInboxContext;

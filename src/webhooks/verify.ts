@@ -8,7 +8,7 @@ import { readLimited } from '../internal/read-limited.js';
 import { readTrackingCode } from '../core/tracking-code.js';
 import type { TrackingCodeDirection } from '../core/tracking-code.js';
 import { CallbackVerificationError, RequestValidationError } from '../errors/error.js';
-import { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS } from './age.js';
+import { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS } from '../core/callback-age.js';
 import { MAX_CALLBACK_BODY_BYTES, readCallbackBody } from './body.js';
 import type { BodyDecoding, CallbackBody } from './body.js';
 import type { Api } from '../core/api.js';
@@ -40,7 +40,7 @@ export interface CallbackInput {
   readonly body: CallbackBody;
 }
 
-export { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS } from './age.js';
+export { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS } from '../core/callback-age.js';
 
 /** How to verify a callback. */
 export interface VerifyCallbackOptions {

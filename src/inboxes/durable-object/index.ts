@@ -9,7 +9,7 @@
 import { checkOptions, declareOptions } from '../../core/option-checks.js';
 import type { OptionDeclaration } from '../../core/option-checks.js';
 import type { CallbackInbox, CallbackInboxContext, CallbackInboxOutcome } from '../inbox.js';
-import { keyRecordTime } from '../../webhooks/record-time.js';
+import { keyRecordTime } from '../record-time.js';
 // The SQL, the key reads and the retention rules both SQLite inboxes share.
 import * as sqlite from '../sqlite.js';
 

@@ -9,7 +9,7 @@ import { checkOptions } from '../../core/option-checks.js';
 import { CallbackRetentionError, InboxCommitError, isPayorchError } from '../../errors/error.js';
 import type { CallbackInbox, CallbackInboxOutcome } from '../inbox.js';
 import { sha256Hex } from '../../internal/hash/sha256.js';
-import { keyRecordTime } from '../../webhooks/record-time.js';
+import { keyRecordTime } from '../record-time.js';
 import { DEFAULT_POSTGRES_INBOX_LOCK_TIMEOUT_MS, POSTGRES_INBOX_OPTIONS, StatementPoolingError, tableName } from './table.js';
 import type { PostgresClientOf, PostgresInboxContext, PostgresInboxOptions, PostgresPool, PostgresQueryResult } from './table.js';
 

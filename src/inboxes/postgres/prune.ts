@@ -1,5 +1,5 @@
 // Pruning the inbox's table: raise its horizon, wait for the claims under way, delete in batches.
-import { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS } from '../../webhooks/age.js';
+import { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS } from '../../core/callback-age.js';
 import { checkOptions, declareOptions, TEN_YEARS_SECONDS } from '../../core/option-checks.js';
 import { POOL_OPTION, SCHEMA_OPTION, StatementPoolingError, TABLE_OPTION, tableName } from './table.js';
 import type { PostgresPool, PostgresQueryResult } from './table.js';

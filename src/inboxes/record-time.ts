@@ -1,4 +1,4 @@
-import type { CallbackKey } from '../inboxes/inbox.js';
+import type { CallbackKey } from './inbox.js';
 
 // Every signed tracking code ends with its record's creation time in Unix seconds (spec 2.1), and
 // verification requires it. Inboxes keep keys by this record time, not by when they applied them:
