@@ -16,21 +16,27 @@ import type { CallbackJob } from '../job.js';
 import type { CardStatusSource } from '../status-read.js';
 import { VERIFY_OPTIONS, verifierOf } from '../verify.js';
 import type { VerifyCallbackOptions } from '../verify.js';
-import { pipeline } from './apply.js';
-import type { CallbackConfirm, CallbackErrorDetails, CallbackHandler, CallbackReceiverAnswer } from './apply.js';
+import type { CallbackReceiverAnswer } from './answers.js';
+import type { CallbackConfirm } from './apply-once.js';
+import { fetchHandler } from './fetch-handler.js';
+import { nodeHandler } from './node-handler.js';
+import type { NodeRequestLike, NodeResponseLike } from './node-handler.js';
+import { pipeline } from './pipeline.js';
+import { receiveBody } from './receive-body.js';
+import type { EntrySettings } from './receive-body.js';
+import type { CallbackErrorDetails } from './report.js';
+import type { CallbackHandler } from './routes.js';
 import { capacityWarnings } from '../../inboxes/capacity.js';
 import { createMemoryInbox, memoryInboxFill } from '../../inboxes/memory.js';
 import { meterInboxFill, meteredSpans } from './meter.js';
 import type { MemoryInboxContext } from '../../inboxes/memory.js';
-import { entryPoints } from './node.js';
-import type { NodeRequestLike, NodeResponseLike } from './node.js';
 import { reconciling } from './reconcile.js';
 import type { ReconcileOptions, ReconcileResult } from './reconcile.js';
 
 /*
- * The receiver: its options, checked and resolved once, and the wiring of its parts: the receive
- * path (apply.ts: verify, then enqueue or apply, and the answer), reconciling (reconcile.ts) and
- * the entry points that read and size the body (node.ts).
+ * The receiver: its options, checked and resolved once, and the wiring of its parts: the entry
+ * points that read and size the body (receive-body.ts, node-handler.ts, fetch-handler.ts), the
+ * receive path (pipeline.ts: verify, route, apply once, answer), and reconciling (reconcile.ts).
  */
 
 /**
@@ -65,13 +71,13 @@ export interface CallbackReceiverOptions<TContext extends CallbackInboxContext> 
    */
   readonly onError?: ((error: unknown, details: CallbackErrorDetails) => void) | undefined;
   /**
-   * The account name this receiver's keys are recorded under in the inbox, so that receivers of
-   * several accounts can share one inbox (a platform with several merchants, a provider and a
-   * dealer account). Keep it stable: a new name forgets what was applied under the old one.
+   * The merchant this receiver's keys are recorded under in the inbox, so that receivers of
+   * several merchants can share one inbox (a platform with several merchants, a provider and a
+   * dealer account). Keep it stable: a new id forgets what was applied under the old one.
    * @default the `apiKey` (an identifier, not a secret)
    * @example 'merchant-42'
    */
-  readonly accountName?: string | undefined;
+  readonly merchantId?: string | undefined;
   /**
    * Checks a verified callback against your own record before any handler runs (the hash covers
    * tracking_code, status and timestamp only). Return `false` to refuse it: nothing is applied or
@@ -161,7 +167,7 @@ export interface CallbackReceiver<TContext> {
    * handlers that did not complete.
    *
    * @returns the receiver, to chain calls
-   * @throws {TypeError} for an event name that is not one of the above
+   * @throws {RequestValidationError} (rule `invalid_argument`) for an event name that is not one of the above, or a handler that is not a function
    * @example
    * ```ts
    * receiver.on('deposit.completed', async (callback) => credit(callback.payload.user_id, callback.payload.amount));
@@ -264,14 +270,14 @@ export const RECEIVER_OPTIONS = declareOptions<CallbackReceiverOptions<CallbackI
   { name: 'onError', rule: { type: 'function' } },
   { name: 'confirm', rule: { type: 'function' } },
   { name: 'unhandled', rule: { type: 'oneOf', values: ['acknowledge', 'retry'] }, default: 'acknowledge' },
-  { name: 'accountName', rule: { type: 'text', maxLength: 200 } },
+  { name: 'merchantId', rule: { type: 'text', maxLength: 200 } },
   TRACER_OPTION,
   METER_OPTION,
   LOG_LEVEL_OPTION,
   LOGGER_OPTION,
   { name: 'inbox', rule: { type: 'object', methods: ['process'], allowed: 'an object with a process(key, apply) method (CallbackInbox)' } },
   { name: 'enqueue', rule: { type: 'function' } },
-], { previousSecretKey: 'checked with its parts and the secretKey it must differ from by verifierOf, and with accountName below' });
+], { previousSecretKey: 'checked with its parts and the secretKey it must differ from by verifierOf, and with merchantId below' });
 
 /**
  * Creates a callback receiver: it reads the body (at most `maxBodyBytes`), verifies it with
@@ -305,18 +311,18 @@ export function createCallbackReceiver<TContext extends CallbackInboxContext = M
   // what, then where callbacks go): each delivery does only its own work.
   checkOptions(WHERE, options, RECEIVER_OPTIONS);
   const verifier = verifierOf(WHERE, options);
-  if (options.previousSecretKey !== undefined && options.accountName === undefined) {
-    // A rotation needs a stable account: were the inbox's account a key, callbacks applied under
-    // the old one would apply again under the new one.
+  if (options.previousSecretKey !== undefined && options.merchantId === undefined) {
+    // A rotation needs a stable merchant id: were the inbox's merchant a key, callbacks applied
+    // under the old one would apply again under the new one.
     throw new RequestValidationError(WHERE, [
       {
-        field: 'accountName',
+        field: 'merchantId',
         rule: 'invalid_option',
         message: 'is required with previousSecretKey, so that the inbox never records callbacks under a key; a receiver that had none recorded them under its apiKey: give that value to keep them',
       },
     ]);
   }
-  const account = options.accountName ?? options.apiKey;
+  const merchantId = options.merchantId ?? options.apiKey;
   const logger = levelledLogger(options.logger, options.logLevel);
   const spans = meteredSpans(callbackSpans(options.tracer), options.meter);
   const inbox = options.inbox ?? (createMemoryInbox() as unknown as CallbackInbox<TContext>);
@@ -325,7 +331,7 @@ export function createCallbackReceiver<TContext extends CallbackInboxContext = M
   meterInboxFill(options.meter, fill);
   const pipe = pipeline({
     verifier,
-    account,
+    merchantId,
     inbox,
     confirm: options.confirm,
     retryUnhandled: options.unhandled === 'retry',
@@ -335,18 +341,20 @@ export function createCallbackReceiver<TContext extends CallbackInboxContext = M
     failureLogger: options.logger,
     watchFill: fill === undefined ? undefined : capacityWarnings(fill, logger, verifier.now),
   });
-  const reconciler = reconciling({ account, verifier, logger, report: pipe.report, applyRead: pipe.applyRead, enqueue: options.enqueue, inMemoryInbox: options.inbox === undefined });
-  const entries = entryPoints({ maxBodyBytes: options.maxBodyBytes ?? MAX_CALLBACK_BODY_BYTES, receive: pipe.receive, report: pipe.report, logger, spans });
+  const reconciler = reconciling({ merchantId, verifier, logger, report: pipe.report, applyRead: pipe.applyRead, enqueue: options.enqueue, inMemoryInbox: options.inbox === undefined });
+  const entry: EntrySettings = { maxBodyBytes: options.maxBodyBytes ?? MAX_CALLBACK_BODY_BYTES, verifyAndApply: pipe.verifyAndApply, report: pipe.report, logger, spans };
 
   const receiver: CallbackReceiver<TContext> = {
     on(event, handler) {
       pipe.on(event, handler);
       return receiver;
     },
-    ...entries,
+    receive: (input) => spans.inReceiveSpan(async (trace) => trace.answered(await receiveBody(entry, input, trace))),
+    handle: fetchHandler(entry),
+    nodeHandler: nodeHandler(entry),
     // A job made by reconcile is applied from a fresh status read; any other is checked as its callback was.
     apply: (job, applyOptions) =>
-      spans.apply(traceparentOf(job), (trace) => (isStatusReadJob(job) ? reconciler.applyJob(job, trace, applyOptions?.provider) : pipe.applyJob(job, trace))),
+      spans.inApplySpan(traceparentOf(job), (trace) => (isStatusReadJob(job) ? reconciler.applyJob(job, trace, applyOptions?.provider) : pipe.applyJob(job, trace))),
     reconcile: (reconcileOptions) => reconciler.reconcile(reconcileOptions),
   };
   return receiver;

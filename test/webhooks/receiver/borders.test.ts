@@ -199,8 +199,8 @@ describe('keys per account', () => {
     }
   });
 
-  test('accountName replaces the API key in the key', async () => {
-    const { receiver, url } = await start({ accountName: 'merchant-42' });
+  test('merchantId replaces the API key in the key', async () => {
+    const { receiver, url } = await start({ merchantId: 'merchant-42' });
     const handler = vi.fn();
     receiver.on('*', handler);
     expect(await post(url, sign(unsigned.deposit, PROVIDER))).toEqual(OK);
@@ -334,7 +334,7 @@ describe('new options are checked at start-up', () => {
   test.each([
     ['confirm', { confirm: 'yes' }, /confirm: must be a function/],
     ['unhandled', { unhandled: 'drop' }, /unhandled: must be 'acknowledge' or 'retry'; got "drop"/],
-    ['accountName', { accountName: ' ' }, /accountName: must be a non-empty string/],
+    ['merchantId', { merchantId: ' ' }, /merchantId: must be a non-empty string/],
     ['api', { api: 'merchant' }, /api: must be 'provider' or 'dealer'/],
   ])('a bad %s is refused naming it', (_name, options, message) => {
     expect(() => createCallbackReceiver({ ...provider, ...(options as object) })).toThrow(message);
