@@ -7,7 +7,7 @@ import type { RouteStep } from './routes.js';
 
 /*
  * The apply-once step: a verified callback and the handlers it was routed to run inside the
- * inbox, once per account + tracking code + status: `confirm` first, then each handler. A
+ * inbox, once per merchant + tracking code + status: `confirm` first, then each handler. A
  * failure is reported with what failed and thrown again, for the answer (or the queue engine).
  */
 

@@ -80,7 +80,7 @@ export function pipeline<TContext extends CallbackInboxContext>(settings: Pipeli
   const applying: ApplyOnceSettings<TContext> = { ...settings, report };
   const routeAndApply = (callback: AppliedCallback): Promise<CallbackInboxOutcome | 'unhandled'> => applyOnce(applying, callback, routes.routeOf(callback));
 
-  // Verify, then (deferred) enqueue, or route and apply once; each way ends in its answer.
+  // Verify (a refusal ends in its answer); then, deferred, enqueue; else route and apply once; answer.
   async function verifyAndApply(input: ReceivedInput, trace: CallbackTrace): Promise<CallbackReceiverAnswer> {
     const verified = verifyReceived(verifying, input);
     if (isAnswer(verified)) return verified;

@@ -153,7 +153,7 @@ export interface CallbackReceiverOptions<TContext extends CallbackInboxContext> 
 /**
  * A callback receiver: register handlers with {@link CallbackReceiver.on}, then serve it with
  * {@link CallbackReceiver.handle} (Fetch API) or {@link CallbackReceiver.nodeHandler} (node:http,
- * Express). Each callback is applied once per account + tracking_code + status; a redelivery is answered
+ * Express). Each callback is applied once per merchant + tracking_code + status; a redelivery is answered
  * 200 without running the handlers again.
  */
 export interface CallbackReceiver<TContext> {
@@ -177,7 +177,9 @@ export interface CallbackReceiver<TContext> {
   on<E extends CallbackEventName>(event: E, handler: CallbackHandler<E, TContext>): CallbackReceiver<TContext>;
   /**
    * Answers a callback given as a Fetch API `Request`: Hono, Next.js route handlers, Cloudflare
-   * Workers, Bun, Deno. A plain function: pass it detached. Never rejects.
+   * Workers, Bun, Deno. A plain function: pass it detached. Never rejects: a request whose body
+   * was already read is answered 500 and `onError` is told (phase `request`, a
+   * {@link RequestValidationError}), so that the service delivers the callback again.
    * @example
    * ```ts
    * export const POST = (request: Request) => receiver.handle(request);
@@ -209,16 +211,18 @@ export interface CallbackReceiver<TContext> {
    * Applies a job that `enqueue` was given, from your queue worker, after any round-trip through
    * JSON. It first checks the job's seal with this receiver's secret key (`previousSecretKey`'s
    * until its `until`), then the job as the receiver checked the callback: the hash with this
-   * receiver's keys and the age limit, both at the job's receipt time, this receiver's account,
+   * receiver's keys and the age limit, both at the job's receipt time, this receiver's `merchantId`,
    * the kind and event told again from the signed fields. Then it runs `confirm`, the inbox and
-   * the handlers, once per account + tracking_code + status, as a received callback. A plain
+   * the handlers, once per merchant + tracking_code + status, as a received callback. A plain
    * function: pass it detached.
    *
-   * @returns resolves when the callback was applied now or before (or no handler takes it, with `unhandled: 'acknowledge'`)
-   * @throws {CallbackJobError} for a job changed or written in the queue without the secret key (`invalid_signature`), one sealed with a key past its window (`seal_key_expired`: re-seal it with `resealCallbackJob`), another account's job, or one too old at its receipt time: nothing applied; retrying cannot help
-   * @throws the error of `confirm` or a handler, or `confirm`'s refusal, or the inbox's failure: let the engine retry it
    * A job made by {@link CallbackReceiver.reconcile} (`source: 'status'`) holds no signature: it
    * is applied from a fresh status read through `options.provider`, whatever the job says.
+   *
+   * @returns resolves when the callback was applied now or before (or no handler takes it, with `unhandled: 'acknowledge'`)
+   * @throws {CallbackJobError} for a job changed or written in the queue without the secret key (`invalid_signature`), one sealed with a key past its window (`seal_key_expired`: re-seal it with `resealCallbackJob`), another merchant's job, or one too old at its receipt time: nothing applied; retrying cannot help
+   * @throws {RequestValidationError} (option `provider`) for a job made by `reconcile` when no provider client is given: nothing read or applied
+   * @throws the error of `confirm` or a handler, or `confirm`'s refusal, or the inbox's failure: let the engine retry it
    *
    * @example
    * ```ts
@@ -231,7 +235,7 @@ export interface CallbackReceiver<TContext> {
    * service stopped retrying, every signature failed after a key rotation): reads each status
    * with `provider.creditCard.getStatus` (spec 4.9), `concurrency` at a time, and applies each
    * end status through this receiver's `confirm`, inbox and handlers, under the key its callback
-   * has (this account, the tracking code, the status). A callback that arrives later is then a
+   * has (this merchant, the tracking code, the status). A callback that arrives later is then a
    * duplicate, and a status applied before (by its callback or an earlier reconcile) is not
    * applied again, across instances sharing the inbox. Handlers tell a read from a callback by
    * `callback.source === 'status'`: it carries only the status answer's fields (spec 2.6).
@@ -282,7 +286,7 @@ export const RECEIVER_OPTIONS = declareOptions<CallbackReceiverOptions<CallbackI
 /**
  * Creates a callback receiver: it reads the body (at most `maxBodyBytes`), verifies it with
  * `verifyCallback`, runs `confirm` and then the handlers registered for its kind and status once
- * per account + tracking_code + status (the `inbox` remembers), and answers as spec 6.1 expects:
+ * per merchant + tracking_code + status (the `inbox` remembers), and answers as spec 6.1 expects:
  * 200 `{"success":true}` when applied or already applied, 401 when not genuine, 400 when
  * malformed before its hash is trusted, 409 when `confirm` refused it, 413 when too large, 422
  * when its record is older than the inbox's retention (`record_too_old`), 405

@@ -201,7 +201,7 @@ export function reconciling(settings: ReconcileSettings): Reconciling {
   }
 
   // A job made by reconcile holds no service signature: nothing in it is trusted but its sealed
-  // account and code to read again, and what is applied is what the service answers now.
+  // merchant and code to read again, and what is applied is what the service answers now.
   async function applyJob(job: Readonly<Record<string, unknown>>, trace: CallbackApplyTrace, provider: CardStatusSource | undefined): Promise<void> {
     let trackingCode: string;
     try {
