@@ -103,8 +103,9 @@ export interface ValidationIssue {
   /**
    * The rule that failed, for code to branch on: a zod issue code for a schema rule (for example
    * `invalid_type`, `too_small`, `too_big`, `invalid_format`, `invalid_value`, `unrecognized_keys`,
-   * `custom`), or one of payorch's own: `required`, `invalid_option`, `invalid_path`,
-   * `not_allowed`, `header_name`, `header_value`.
+   * `custom`), or one of payorch's own: `required`, `invalid_option`, `invalid_argument` (an
+   * argument a call was given, such as `receiver.on`'s event), `invalid_path`, `not_allowed`,
+   * `header_name`, `header_value`.
    */
   readonly rule: string;
   /** What is wrong and what is allowed, in English, for people (`must be at least 10`); it names no secret. */
@@ -115,7 +116,8 @@ export interface ValidationIssue {
  * The SDK refused a request before sending anything (`outcome` is always `not_sent`): a field is missing, has the wrong
  * type, or breaks a rule of the spec (minimum amount, IBAN length, date range); or an option given to
  * a constructor or a call is impossible (rule `invalid_option`, `baseUrl` included: the message then
- * reads "Invalid option for new ProviderClient: …").
+ * reads "Invalid option for new ProviderClient: …"); or an argument is not one the call takes (rule
+ * `invalid_argument`: "Invalid argument to receiver.on: …").
  *
  * @example
  * ```ts
@@ -134,8 +136,8 @@ export class RequestValidationError extends PayorchError {
   readonly issues: readonly ValidationIssue[];
   /** Made by the SDK when a request breaks its schema; `operation` names the call. */
   constructor(operation: string, issues: readonly ValidationIssue[]) {
-    // A refused option is no fault of the request's fields: the message says which it is.
-    const subject = issues.length > 0 && issues.every((issue) => issue.rule === 'invalid_option') ? 'Invalid option for' : 'Invalid request to';
+    // A refused option or argument is no fault of the request's fields: the message says which it is.
+    const subject = issues.length === 0 ? 'Invalid request to' : issues.every((issue) => issue.rule === 'invalid_option') ? 'Invalid option for' : issues.every((issue) => issue.rule === 'invalid_argument') ? 'Invalid argument to' : 'Invalid request to';
     super(`${subject} ${operation}: ${issues.map((issue) => `${issue.field || '(body)'}: ${issue.message}`).join('; ')}`, { outcome: 'not_sent' });
     this.issues = issues;
   }

@@ -184,7 +184,7 @@ export function queueContract(options: QueueContractOptions): readonly QueueCont
     const receiver = createCallbackReceiver({
       apiKey: API_KEY,
       secretKey: SECRET_KEY,
-      accountName: ACCOUNT,
+      merchantId: ACCOUNT,
       logLevel: 'off',
       // The failures the cases cause are expected; the cases read them from the dead letters.
       onError: () => undefined,
@@ -412,7 +412,7 @@ export function queueContract(options: QueueContractOptions): readonly QueueCont
           genuine.push(job);
           return Promise.resolve();
         };
-        const maker = createCallbackReceiver({ apiKey: API_KEY, secretKey: SECRET_KEY, accountName: ACCOUNT, logLevel: 'off', onError: () => undefined, enqueue: keep });
+        const maker = createCallbackReceiver({ apiKey: API_KEY, secretKey: SECRET_KEY, merchantId: ACCOUNT, logLevel: 'off', onError: () => undefined, enqueue: keep });
         const changes: Readonly<Record<string, unknown>>[] = [{ amount: 25_000 }, { user_id: 'u-thief' }];
         const codes: string[] = [];
         for (const change of changes) {

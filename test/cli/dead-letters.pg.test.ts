@@ -60,7 +60,7 @@ async function deadQueue() {
   const adapter: PgBossQueue = createPgBossQueue({ boss, pool, queue, table, retryLimit: 3, retryDelaySeconds: 0, retryBackoff: false });
   const failing = { on: true };
   const applied: string[] = [];
-  const receiver = createCallbackReceiver({ ...PROVIDER, accountName: 'shop', onError: () => undefined, logLevel: 'off' });
+  const receiver = createCallbackReceiver({ ...PROVIDER, merchantId: 'shop', onError: () => undefined, logLevel: 'off' });
   receiver.on('deposit', (callback) => {
     if (failing.on) throw new Error('the ledger is locked');
     applied.push(callback.payload.tracking_code);
@@ -80,7 +80,7 @@ async function deadQueue() {
     /** Jobs of genuine deposit callbacks of each code, sealed by the merchant's receiver. */
     async jobs(codes: readonly string[], fields: Record<string, unknown> = {}): Promise<CallbackJob[]> {
       const jobs: CallbackJob[] = [];
-      const sender = createCallbackReceiver({ ...PROVIDER, accountName: 'shop', enqueue: (job) => Promise.resolve(void jobs.push(job)), onError: () => undefined, logLevel: 'off' });
+      const sender = createCallbackReceiver({ ...PROVIDER, merchantId: 'shop', enqueue: (job) => Promise.resolve(void jobs.push(job)), onError: () => undefined, logLevel: 'off' });
       for (const each of codes) {
         const { headers, body } = signCallback({ ...unsigned.deposit, ...fields, tracking_code: each }, PROVIDER);
         expect((await sender.handle(new Request('https://shop.test/callbacks', { method: 'POST', headers, body }))).status).toBe(200);

@@ -52,7 +52,7 @@ function deadQueue(receiverOptions: Partial<CallbackReceiverOptions<never>> = {}
   opened.push(callbacks);
   const failing = { on: true, error: 'the ledger is locked' };
   const applied: string[] = [];
-  const receiver = createCallbackReceiver({ ...PROVIDER, accountName: 'shop', onError: () => undefined, logLevel: 'off', ...receiverOptions });
+  const receiver = createCallbackReceiver({ ...PROVIDER, merchantId: 'shop', onError: () => undefined, logLevel: 'off', ...receiverOptions });
   receiver.on('deposit', (callback) => {
     if (failing.on) throw new Error(failing.error);
     applied.push(callback.payload.tracking_code);
@@ -66,7 +66,7 @@ function deadQueue(receiverOptions: Partial<CallbackReceiverOptions<never>> = {}
     worker,
     /** Receives a genuine deposit callback of each code, signed and sealed with `secretKey`, through a receiver that enqueues. */
     async deliver(codes: readonly string[], secretKey: string = PROVIDER.secretKey, fields: Record<string, unknown> = {}) {
-      const sender = createCallbackReceiver({ ...PROVIDER, secretKey, accountName: 'shop', enqueue: callbacks.enqueue, onError: () => undefined, logLevel: 'off' });
+      const sender = createCallbackReceiver({ ...PROVIDER, secretKey, merchantId: 'shop', enqueue: callbacks.enqueue, onError: () => undefined, logLevel: 'off' });
       for (const each of codes) {
         const { headers, body } = signCallback({ ...unsigned.deposit, ...fields, tracking_code: each }, { ...PROVIDER, secretKey });
         expect((await sender.handle(new Request('https://shop.test/callbacks', { method: 'POST', headers, body }))).status).toBe(200);

@@ -55,7 +55,7 @@ async function fresh(boss: PgBoss, options: { retryLimit?: number; expireInSecon
 function receiverOf(adapter: PgBossQueue, options: Partial<Parameters<typeof createCallbackReceiver>[0]> = {}) {
   const ledger: string[] = [];
   const failing = new Set<string>();
-  const receiver: CallbackReceiver<unknown> = createCallbackReceiver({ ...PROVIDER, accountName: 'merchant-pgboss', enqueue: adapter.enqueue, onError: () => undefined, logLevel: 'off', ...options });
+  const receiver: CallbackReceiver<unknown> = createCallbackReceiver({ ...PROVIDER, merchantId: 'merchant-pgboss', enqueue: adapter.enqueue, onError: () => undefined, logLevel: 'off', ...options });
   receiver.on('deposit.completed', (callback) => {
     if (failing.has(callback.payload.tracking_code)) throw new Error('the ledger is locked');
     ledger.push(callback.payload.tracking_code);
@@ -106,7 +106,7 @@ describe('payorch/pg-boss on pg-boss 12', () => {
   test('a job whose worker died on its last attempt is kept as a dead letter once pg-boss expires it, through pg-boss’s dead-letter queue', async () => {
     const { adapter, queue } = await fresh(supervised, { retryLimit: 0, expireInSeconds: 1 });
     const jobs: CallbackJob[] = [];
-    const maker = createCallbackReceiver({ ...PROVIDER, accountName: 'merchant-pgboss', enqueue: (job) => Promise.resolve(void jobs.push(job)) });
+    const maker = createCallbackReceiver({ ...PROVIDER, merchantId: 'merchant-pgboss', enqueue: (job) => Promise.resolve(void jobs.push(job)) });
     const code = `MAN-pbdied-${seconds - 60}`;
     const { headers, body } = signCallback({ ...unsigned.deposit, tracking_code: code }, PROVIDER);
     await maker.handle(new Request('https://receiver.test/', { method: 'POST', headers, body }));
@@ -134,7 +134,7 @@ describe('payorch/pg-boss on pg-boss 12', () => {
     const workers = await adapter.work({ apply: () => hung }, { pollingIntervalSeconds: 0.5, onDeadLetter: () => undefined });
     try {
       const jobs: CallbackJob[] = [];
-      const maker = createCallbackReceiver({ ...PROVIDER, accountName: 'merchant-pgboss', enqueue: (job) => Promise.resolve(void jobs.push(job)) });
+      const maker = createCallbackReceiver({ ...PROVIDER, merchantId: 'merchant-pgboss', enqueue: (job) => Promise.resolve(void jobs.push(job)) });
       const code = `MAN-pbhung-${seconds - 60}`;
       const { headers, body } = signCallback({ ...unsigned.deposit, tracking_code: code }, PROVIDER);
       await maker.handle(new Request('https://receiver.test/', { method: 'POST', headers, body }));
@@ -155,7 +155,7 @@ describe('payorch/pg-boss on pg-boss 12', () => {
     try {
       const jobs: CallbackJob[] = [];
       // A job of another account that shares the queue.
-      const other = createCallbackReceiver({ ...PROVIDER, accountName: 'merchant-other', enqueue: (job) => Promise.resolve(void jobs.push(job)) });
+      const other = createCallbackReceiver({ ...PROVIDER, merchantId: 'merchant-other', enqueue: (job) => Promise.resolve(void jobs.push(job)) });
       const code = `MAN-pbother-${seconds - 60}`;
       const { headers, body } = signCallback({ ...unsigned.deposit, tracking_code: code }, PROVIDER);
       await other.handle(new Request('https://receiver.test/', { method: 'POST', headers, body }));
@@ -177,7 +177,7 @@ describe('payorch/pg-boss on pg-boss 12', () => {
     const workers = await adapter.work(receiver, { pollingIntervalSeconds: 0.5, onDeadLetter: () => undefined });
     try {
       // Jobs queued before the rotation: sealed with the old key, the callback signed with it.
-      const before = createCallbackReceiver({ ...PROVIDER, secretKey: OLD, accountName: 'merchant-pgboss', enqueue: adapter.enqueue });
+      const before = createCallbackReceiver({ ...PROVIDER, secretKey: OLD, merchantId: 'merchant-pgboss', enqueue: adapter.enqueue });
       const code = `MAN-pbrot-${seconds - 60}`;
       const { headers, body } = signCallback({ ...unsigned.deposit, tracking_code: code }, { ...PROVIDER, secretKey: OLD });
       expect((await before.handle(new Request('https://receiver.test/', { method: 'POST', headers, body }))).status).toBe(200);

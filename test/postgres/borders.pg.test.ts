@@ -74,7 +74,7 @@ describe('the PostgreSQL inbox, operated', () => {
     const shared = pool(true);
     const appliedB = vi.fn();
     const a = createCallbackReceiver<Context>({ ...PROVIDER, inbox: createPostgresInbox({ pool: shared, table }), onError: () => undefined }).on('*', () => undefined);
-    const b = createCallbackReceiver<Context>({ ...ACCOUNT_B, accountName: 'merchant-b', inbox: createPostgresInbox({ pool: shared, table }), onError: () => undefined }).on('*', appliedB);
+    const b = createCallbackReceiver<Context>({ ...ACCOUNT_B, merchantId: 'merchant-b', inbox: createPostgresInbox({ pool: shared, table }), onError: () => undefined }).on('*', appliedB);
     const [urlA, urlB] = await Promise.all([serve(a.nodeHandler), serve(b.nodeHandler)]);
     const code = 'MAN-shared1-1763812000';
     expect(await deliver(urlA, deposit(code))).toEqual(OK);

@@ -235,8 +235,8 @@ describe('receiver.apply refuses a job changed or written in the queue', () => {
     expect(applied.map((callback) => callback.payload.amount)).toEqual([250]);
   });
 
-  test('refuses the job of a receiver with other keys under the same accountName: its seal is of a key this receiver does not hold', async () => {
-    const { receiver, jobs, applied, post } = harness({ accountName: 'merchant-1' });
+  test('refuses the job of a receiver with other keys under the same merchantId: its seal is of a key this receiver does not hold', async () => {
+    const { receiver, jobs, applied, post } = harness({ merchantId: 'merchant-1' });
     await post(deposit('MAN-acct11-1763812000'));
     const theirs = createVerifier({ ...PROVIDER, secretKey: 'another account’s secret' }).seals.seal({ ...jobs[0]!, seal: undefined });
     const error = await refusalOf(receiver.apply(theirs));
@@ -244,9 +244,9 @@ describe('receiver.apply refuses a job changed or written in the queue', () => {
     expect(applied).toEqual([]);
   });
 
-  test('refuses the job of a receiver with the same keys under another accountName', async () => {
-    const first = harness({ accountName: 'merchant-1' });
-    const second = harness({ accountName: 'merchant-2' });
+  test('refuses the job of a receiver with the same keys under another merchantId', async () => {
+    const first = harness({ merchantId: 'merchant-1' });
+    const second = harness({ merchantId: 'merchant-2' });
     await first.post(deposit('MAN-acct10-1763812000'));
     const error = await refusalOf(second.receiver.apply(first.jobs[0]!));
     expect([error.reason, error.field]).toEqual(['account_mismatch', 'account']);

@@ -252,6 +252,7 @@ describe('receiver.reconcile with enqueue', () => {
     expect(JSON.stringify(job)).not.toContain(sandbox.accounts.provider.secretKey);
 
     await expect(worker.apply(job!)).rejects.toThrow(/pass the provider client/);
+    await expect(worker.apply(job!)).rejects.toMatchObject({ name: 'RequestValidationError', outcome: 'not_sent', issues: [{ field: 'provider', rule: 'invalid_option' }] });
     await worker.apply(job!, { provider });
     await worker.apply(job!, { provider });
     expect(applied.map((callback) => [callback.source, callback.payload.status])).toEqual([['status', 'success']]);
@@ -259,7 +260,7 @@ describe('receiver.reconcile with enqueue', () => {
 
   test('a job written by someone else pays nothing: unsealed, another account\'s, and even sealed with the key, a pending payment\'s or an unknown code\'s', async () => {
     const { sandbox, provider } = setup();
-    const worker = createCallbackReceiver({ ...sandbox.accounts.provider, accountName: 'shop', onError: () => undefined });
+    const worker = createCallbackReceiver({ ...sandbox.accounts.provider, merchantId: 'shop', onError: () => undefined });
     const handler = vi.fn();
     worker.on('*', handler);
     const pending = await cardPayment(sandbox);
