@@ -34,7 +34,7 @@ const iban = 'TR330006100519786457841326';
 /** Every call of the ProviderClient; `definedOperations('provider')` proves that none is missing. */
 export const PROVIDER_CALLS: readonly ProviderCall[] = [
   { endpoint: welcomeEndpoint, valid: undefined, invoke: (client, _params, options) => client.welcome(options) },
-  { endpoint: listSitesEndpoint, valid: { key: 'x-key-0123456789' }, invoke: (client, params, options) => client.listSites(params, options) },
+  { endpoint: listSitesEndpoint, valid: { key: 'x-key-0123456789' }, invoke: (client, params, options) => client.sites.list(params, options) },
   { endpoint: manualDepositEndpoint, valid: { ...customer, amount: 250 }, invoke: (client, params, options) => client.manual.startDeposit(params, options) },
   { endpoint: manualWithdrawalEndpoint, valid: { ...customer, iban, amount: 100 }, invoke: (client, params, options) => client.manual.startWithdrawal(params, options) },
   { endpoint: eibanDepositEndpoint, valid: { ...customer, amount: 250 }, invoke: (client, params, options) => client.eiban.startDeposit(params, options) },
@@ -46,21 +46,21 @@ export const PROVIDER_CALLS: readonly ProviderCall[] = [
   },
   { endpoint: cardStatusEndpoint, valid: { tracking_code: 'CC-k3J9x-1763812000' }, invoke: (client, params, options) => client.creditCard.getStatus(params, options) },
   { endpoint: bankEndpoints.deposit, valid: { ...customer, amount: 300 }, invoke: (client, params, options) => client.thirdParty.bank.startDeposit(params, options) },
-  { endpoint: bankEndpoints.gateways, valid: undefined, invoke: (client, _params, options) => client.thirdParty.bank.listGateways(options) },
+  { endpoint: bankEndpoints.gateways, valid: undefined, invoke: (client, _params, options) => client.thirdParty.bank.gateways.list(options) },
   {
     endpoint: bankEndpoints.withdrawal,
     valid: { ...customer, amount: 300, gateway_id: 1, iban },
     invoke: (client, params, options) => client.thirdParty.bank.startWithdrawal(params, options),
   },
   { endpoint: cryptoEndpoints.deposit, valid: { ...customer, amount: 300 }, invoke: (client, params, options) => client.thirdParty.crypto.startDeposit(params, options) },
-  { endpoint: cryptoEndpoints.gateways, valid: undefined, invoke: (client, _params, options) => client.thirdParty.crypto.listGateways(options) },
+  { endpoint: cryptoEndpoints.gateways, valid: undefined, invoke: (client, _params, options) => client.thirdParty.crypto.gateways.list(options) },
   {
     endpoint: cryptoEndpoints.withdrawal,
     valid: { ...customer, amount: 300, gateway_id: 2, crypto_type: 'USDT (TRC20)', wallet_address: 'TXyz' },
     invoke: (client, params, options) => client.thirdParty.crypto.startWithdrawal(params, options),
   },
   { endpoint: walletEndpoints.deposit, valid: { ...customer, amount: 300 }, invoke: (client, params, options) => client.thirdParty.wallet.startDeposit(params, options) },
-  { endpoint: walletEndpoints.gateways, valid: undefined, invoke: (client, _params, options) => client.thirdParty.wallet.listGateways(options) },
+  { endpoint: walletEndpoints.gateways, valid: undefined, invoke: (client, _params, options) => client.thirdParty.wallet.gateways.list(options) },
   {
     endpoint: walletEndpoints.withdrawal,
     valid: { ...customer, amount: 300, gateway_id: 3, wallet_number: 'W-1' },
@@ -70,16 +70,16 @@ export const PROVIDER_CALLS: readonly ProviderCall[] = [
 
 /** Every call of the DealerClient; `definedOperations('dealer')` proves that none is missing. */
 export const DEALER_CALLS: readonly DealerCall[] = [
-  { endpoint: settingsEndpoint, valid: undefined, invoke: (client, _params, options) => client.getSettings(options) },
+  { endpoint: settingsEndpoint, valid: undefined, invoke: (client, _params, options) => client.settings.get(options) },
   {
     endpoint: manualIbanDepositEndpoint,
     valid: { username: 'ada', userid: 'u-1', fullname: 'Ada Yılmaz', amount: 250 },
-    invoke: (client, params, options) => client.manualIban.deposit(params, options),
+    invoke: (client, params, options) => client.manualIban.startDeposit(params, options),
   },
   {
     endpoint: manualIbanWithdrawEndpoint,
     valid: { username: 'ada', userid: 'u-1', amount: 100, recipient_name: 'Ada Yılmaz', recipient_iban: iban },
-    invoke: (client, params, options) => client.manualIban.withdraw(params, options),
+    invoke: (client, params, options) => client.manualIban.startWithdrawal(params, options),
   },
   { endpoint: eibanListEndpoint, valid: undefined, invoke: (client, _params, options) => client.eibans.list(options) },
   {

@@ -143,7 +143,7 @@ const fixture = (folder: 'answers' | 'callbacks', name: string): unknown => JSON
 // The corpus's answers written with the spec's types (the others are its tolerant variants).
 const SPEC_ANSWERS: readonly (readonly [string, string])[] = [
   ['provider--welcome.json', 'provider.welcome'],
-  ['provider--sites.json', 'provider.listSites'],
+  ['provider--sites.json', 'provider.sites.list'],
   ['provider--start-manual-deposit.json', 'provider.manual.startDeposit'],
   ['provider--start-eiban-deposit.json', 'provider.eiban.startDeposit'],
   ['provider--credit-card-payment.json', 'provider.creditCard.createPayment'],
@@ -152,8 +152,8 @@ const SPEC_ANSWERS: readonly (readonly [string, string])[] = [
   ['provider--third-party-crypto-start-deposit.json', 'provider.thirdParty.crypto.startDeposit'],
   ['provider--third-party-crypto-start-withdrawal.json', 'provider.thirdParty.crypto.startWithdrawal'],
   ['provider--third-party-wallet-start-withdrawal.json', 'provider.thirdParty.wallet.startWithdrawal'],
-  ['dealer--settings.json', 'dealer.getSettings'],
-  ['dealer--manual-iban-deposit.json', 'dealer.manualIban.deposit'],
+  ['dealer--settings.json', 'dealer.settings.get'],
+  ['dealer--manual-iban-deposit.json', 'dealer.manualIban.startDeposit'],
   ['dealer--transactions.json', 'dealer.transactions.list'],
   ['dealer--send-money.json', 'dealer.transfers.send'],
   ['dealer--transfer-status.json', 'dealer.transfers.getStatus'],
@@ -192,12 +192,12 @@ const WRITTEN_ANSWERS: readonly (readonly [string, string, unknown])[] = [
   ],
   [
     'a dealer manual withdrawal (4.13)',
-    'dealer.manualIban.withdraw',
+    'dealer.manualIban.startWithdrawal',
     { success: true, message: 'Withdrawal request created', data: { tracking_code: 'WDR-5T6Y7U-1763812345', status: 'pending', amount: 750.5, recipient_name: 'Mehmet Demir', recipient_iban: 'TR330006100519786457841326' } },
   ],
   [
     'the bank gateways (2.5)',
-    'provider.thirdParty.bank.listGateways',
+    'provider.thirdParty.bank.gateways.list',
     { success: true, data: { gateways: [{ id: 4, name: 'Papara Havale', code: 'papara', min_amount: 100, max_amount: 50000, required_fields: ['iban', 'account_holder'], description: 'Bank transfer' }], count: 1 } },
   ],
 ];
@@ -315,6 +315,6 @@ describe('the success responses and webhooks (Ajv 2020) have the spec types', ()
     const variants = corpus('.variants.json').filter((name) => name !== 'dealer--settings.variants.json');
     expect(variants.length).toBeGreaterThanOrEqual(6);
     for (const name of variants) expect(responseValidator(corpusOperation(name), '200')!(fixture('answers', name)), name).toBe(false);
-    expect(errorsOf(responseValidator('dealer.getSettings', '200')!, fixture('answers', 'dealer--settings.variants.json'))).toEqual([]);
+    expect(errorsOf(responseValidator('dealer.settings.get', '200')!, fixture('answers', 'dealer--settings.variants.json'))).toEqual([]);
   });
 });

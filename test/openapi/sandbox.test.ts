@@ -96,7 +96,7 @@ const rowOf = (operationId: string): ApiEndpoint => {
 const idOf = (row: Pick<ApiEndpoint, 'api' | 'endpoint'>): string => `${row.api}.${row.endpoint.operation}`;
 
 // Values the sandbox knows, read through the clients before the table runs.
-const [{ eibans }, bank, crypto, wallet] = await Promise.all([dealer.eibans.list(), provider.thirdParty.bank.listGateways(), provider.thirdParty.crypto.listGateways(), provider.thirdParty.wallet.listGateways()]);
+const [{ eibans }, bank, crypto, wallet] = await Promise.all([dealer.eibans.list(), provider.thirdParty.bank.gateways.list(), provider.thirdParty.crypto.gateways.list(), provider.thirdParty.wallet.gateways.list()]);
 const walletId = eibans[0]?.wallet_id ?? '';
 const card = await provider.creditCard.createPayment({ username: 'ada', user_id: 'u-1', firstname: 'Ada', lastname: 'Yılmaz', amount: 150 });
 const transfer = await dealer.transfers.send({ wallet_id: walletId, recipient_iban: 'TR330006100519786457841326', recipient_name: 'Ada Yılmaz', amount: 10, description: 'refund' });
@@ -104,7 +104,7 @@ const today = new Date().toISOString().slice(0, 10);
 
 /** The valid parameters of each call, with the ids the sandbox gave out. */
 const PARAMS: Readonly<Record<string, Record<string, unknown>>> = {
-  'provider.listSites': { key: providerAccount.key },
+  'provider.sites.list': { key: providerAccount.key },
   'provider.creditCard.getStatus': { tracking_code: card.data.tracking_code },
   'provider.thirdParty.bank.startWithdrawal': { fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', amount: 300, gateway_id: bank.data.gateways[0]?.id ?? 0, iban: 'TR330006100519786457841326', account_holder: 'Ada Yılmaz' },
   'provider.thirdParty.crypto.startWithdrawal': { fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', amount: 300, gateway_id: crypto.data.gateways[0]?.id ?? 0, crypto_type: 'USDT (TRC20)', wallet_address: 'TXyz' },

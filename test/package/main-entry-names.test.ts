@@ -30,9 +30,9 @@ const DECLARED: readonly Group[] = [
   { reason: 'I read the HTTP response beside the parsed answer', values: ['APIPromise'], types: ['WithResponse'] },
   {
     reason: 'I pass one part of a client to my own code, and read its methods in the reference',
-    types: ['ProviderManual', 'ProviderEiban', 'ProviderCreditCard', 'ProviderThirdParty', 'BankChannel', 'CryptoChannel', 'WalletChannel'],
+    types: ['ProviderManual', 'ProviderEiban', 'ProviderCreditCard', 'ProviderThirdParty', 'ProviderSites', 'BankChannel', 'CryptoChannel', 'WalletChannel'],
   },
-  { reason: 'I pass one part of the dealer client to my own code', types: ['DealerManualIban', 'DealerEibans', 'DealerTransactions', 'DealerTransfers', 'DealerCreditCard'] },
+  { reason: 'I pass one part of the dealer client to my own code', types: ['DealerManualIban', 'DealerEibans', 'DealerTransactions', 'DealerTransfers', 'DealerCreditCard', 'DealerSettingsResource'] },
   {
     reason: 'I type the provider requests I build (payorch/schemas checks them before I send)',
     schemas: [

@@ -173,11 +173,11 @@ describe('every provider call', () => {
 
   const readOnly: [string, string, () => Promise<unknown>, object][] = [
     ['welcome', '/welcome', () => provider.welcome(), welcome],
-    ['listSites', '/sites', () => provider.listSites({ key: 'k' }), sites],
+    ['sites.list', '/sites', () => provider.sites.list({ key: 'k' }), sites],
     ['creditCard.getStatus', '/credit-card/status', () => provider.creditCard.getStatus({ tracking_code: 'CC-1-1' }), cardStatus],
-    ['thirdParty.bank.listGateways', '/third-party/bank/gateways', () => provider.thirdParty.bank.listGateways(), gateways],
-    ['thirdParty.crypto.listGateways', '/third-party/crypto/gateways', () => provider.thirdParty.crypto.listGateways(), gateways],
-    ['thirdParty.wallet.listGateways', '/third-party/wallet/gateways', () => provider.thirdParty.wallet.listGateways(), gateways],
+    ['thirdParty.bank.gateways.list', '/third-party/bank/gateways', () => provider.thirdParty.bank.gateways.list(), gateways],
+    ['thirdParty.crypto.gateways.list', '/third-party/crypto/gateways', () => provider.thirdParty.crypto.gateways.list(), gateways],
+    ['thirdParty.wallet.gateways.list', '/third-party/wallet/gateways', () => provider.thirdParty.wallet.gateways.list(), gateways],
   ];
   const moneyMoving: [string, string, () => Promise<unknown>][] = [
     ['manual.startDeposit', '/start-manual-deposit', () => provider.manual.startDeposit(base)],

@@ -105,7 +105,7 @@ describe('the same sandbox three ways', () => {
   // One call to each endpoint, in an order where each may use what one before made.
   const script = async ({ provider, dealer, key }: Clients) => {
     const out: unknown[] = [];
-    out.push(await provider.welcome(), await provider.listSites({ key }));
+    out.push(await provider.welcome(), await provider.sites.list({ key }));
     out.push(await provider.manual.startDeposit({ ...customer, amount: 250 }));
     out.push(await provider.manual.startWithdrawal({ ...customer, iban: IBAN, amount: 100 }));
     out.push(await provider.eiban.startDeposit({ ...customer, amount: 250 }));
@@ -113,17 +113,17 @@ describe('the same sandbox three ways', () => {
     const card = await provider.creditCard.createPayment({ username: 'ada', user_id: 'u-1', firstname: 'Ada', lastname: 'Yılmaz', amount: 150 });
     out.push(card, await provider.creditCard.getStatus({ tracking_code: card.data.tracking_code }));
     for (const channel of ['bank', 'crypto', 'wallet'] as const) {
-      out.push(await provider.thirdParty[channel].listGateways(), await provider.thirdParty[channel].startDeposit({ ...customer, amount: 300 }));
+      out.push(await provider.thirdParty[channel].gateways.list(), await provider.thirdParty[channel].startDeposit({ ...customer, amount: 300 }));
     }
     out.push(await provider.thirdParty.bank.startWithdrawal({ ...customer, amount: 300, gateway_id: 1, iban: IBAN, account_holder: 'Ada Yılmaz' }));
     out.push(await provider.thirdParty.crypto.startWithdrawal({ ...customer, amount: 300, gateway_id: 11, crypto_type: 'BTC', wallet_address: 'bc1q' }));
     out.push(await provider.thirdParty.wallet.startWithdrawal({ ...customer, amount: 300, gateway_id: 21, wallet_number: '5551234' }));
-    out.push(await dealer.getSettings());
+    out.push(await dealer.settings.get());
     const eibans = await dealer.eibans.list();
     const walletId = eibans.eibans[0]?.wallet_id ?? '';
     out.push(eibans, await dealer.transactions.list({ wallet_id: walletId, start_date: '2026-01-13', end_date: '2026-01-15', page: 2 }));
-    out.push(await dealer.manualIban.deposit({ username: 'ada', userid: 'u-1', fullname: 'Ada Yılmaz', amount: 500 }));
-    out.push(await dealer.manualIban.withdraw({ username: 'ada', userid: 'u-1', amount: 500, recipient_name: 'Ada Yılmaz', recipient_iban: IBAN }));
+    out.push(await dealer.manualIban.startDeposit({ username: 'ada', userid: 'u-1', fullname: 'Ada Yılmaz', amount: 500 }));
+    out.push(await dealer.manualIban.startWithdrawal({ username: 'ada', userid: 'u-1', amount: 500, recipient_name: 'Ada Yılmaz', recipient_iban: IBAN }));
     const sent = await dealer.transfers.send({ wallet_id: walletId, recipient_iban: IBAN, recipient_name: 'Ada Yılmaz', amount: 25 });
     out.push(sent, await dealer.transfers.getStatus({ transfer_id: sent.transfer.transfer_id }));
     out.push(await dealer.creditCard.createPayment({ username: 'ada', firstname: 'Ada', lastname: 'Yılmaz', email: 'ada@example.test', phone: '+905550000000', amount: 200 }));

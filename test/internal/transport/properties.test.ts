@@ -58,8 +58,8 @@ function inputsFor(valid: Record<string, unknown>): fc.Arbitrary<unknown> {
 
 /** The schema a call's input must pass, and the input as the client completes it. */
 function oracle(subject: Subject, input: unknown): { schema: z.ZodMiniType; effective: unknown } {
-  // listSites checks its own parameters: the key travels as X-Key, not in the body.
-  if (subject.name === 'provider.listSites') return { schema: SiteListParams, effective: input };
+  // sites.list checks its own parameters: the key travels as X-Key, not in the body.
+  if (subject.name === 'provider.sites.list') return { schema: SiteListParams, effective: input };
   if (subject.name === 'provider.creditCard.createPayment' && typeof input === 'object' && input !== null) {
     // The provider card payment takes the client's credential key when the body has none.
     const record = input as Record<string, unknown>;
@@ -72,7 +72,7 @@ function oracle(subject: Subject, input: unknown): { schema: z.ZodMiniType; effe
 const HEADER_SAFE = /^(?:[\x21-\x7e\x80-\xff](?:[\t\x20-\x7e\x80-\xff]*[\x21-\x7e\x80-\xff])?)?$/;
 
 const EXAMPLES: Record<string, unknown[][]> = {
-  'provider.listSites': [[{ key: ' ' }], [{ key: 'k\n' }], [{ key: 'ключ' }]],
+  'provider.sites.list': [[{ key: ' ' }], [{ key: 'k\n' }], [{ key: 'ключ' }]],
   'provider.creditCard.createPayment': [[null], [undefined], ['text']],
 };
 
@@ -88,7 +88,7 @@ describe('any input to any call', () => {
         );
         const { schema, effective } = oracle(subject, input);
         const expected = schema.safeParse(effective);
-        const headerSafe = subject.name !== 'provider.listSites' || !expected.success || HEADER_SAFE.test((expected.data as { key: string }).key);
+        const headerSafe = subject.name !== 'provider.sites.list' || !expected.success || HEADER_SAFE.test((expected.data as { key: string }).key);
         if (!expected.success || !headerSafe) {
           expect(outcome).toBeInstanceOf(RequestValidationError);
           expect(sent).toHaveLength(0);
@@ -97,7 +97,7 @@ describe('any input to any call', () => {
         expect(outcome).toBeInstanceOf(APIError);
         expect(sent).toHaveLength(1);
         const wire = sent[0]!;
-        if (subject.name === 'provider.listSites') {
+        if (subject.name === 'provider.sites.list') {
           expect(wire.headers.get('x-key')).toBe((expected.data as { key: string }).key);
           expect(wire.body).toBe('');
         } else if (subject.call.endpoint.method === 'GET') {

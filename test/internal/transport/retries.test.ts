@@ -117,7 +117,7 @@ describe('calls that create a money movement', () => {
   test('the tables of calls hold every call of both clients', async () => {
     expect(PROVIDER_CALLS.map((call) => call.endpoint.operation).sort()).toEqual(await definedOperations('provider'));
     expect(DEALER_CALLS.map((call) => call.endpoint.operation).sort()).toEqual(await definedOperations('dealer'));
-    expect(DEALER_PAYMENT_CALLS.map((call) => call.endpoint.operation)).toEqual(['manualIban.deposit', 'manualIban.withdraw', 'transfers.send', 'creditCard.createPayment']);
+    expect(DEALER_PAYMENT_CALLS.map((call) => call.endpoint.operation)).toEqual(['manualIban.startDeposit', 'manualIban.startWithdrawal', 'transfers.send', 'creditCard.createPayment']);
     expect(PAYMENT_CALLS.map((call) => call.endpoint.operation)).toEqual([
       'manual.startDeposit',
       'manual.startWithdrawal',

@@ -61,7 +61,7 @@ const welcome = serve(welcomeEndpoint, ({ service }) => {
   });
 });
 
-const listSites = serve(listSitesEndpoint, ({ service }) => {
+const sites = serve(listSitesEndpoint, ({ service }) => {
   const { provider } = service.fixtures;
   return success({
     success: true,
@@ -232,7 +232,7 @@ function channelRoutes<DP extends z.ZodMiniType<CustomerParams & { amount: numbe
 /** The endpoints of the Provider API (spec 4.2). */
 export const providerHandlers: readonly Handler[] = [
   welcome,
-  listSites,
+  sites,
   manualDeposit,
   manualWithdrawal,
   eibanDeposit,
