@@ -236,7 +236,7 @@ export class TrackingCodeError extends PayorchError {
  * - `timestamp_out_of_tolerance`: the signed timestamp is older than `maxAgeSeconds` (3 days by
  *   default) or further in the future than `toleranceSeconds` (300 s by default).
  * - `api_key_mismatch`: X-Api-Key is not the API key this receiver was given.
- * - `account_mismatch`: a job given to `receiver.apply` is another account's (`accountName`).
+ * - `merchant_mismatch`: a job given to `receiver.apply` is another merchant's (`merchantId`).
  * - `seal_key_expired`: a job given to `receiver.apply` was sealed with a key past its window:
  *   `previousSecretKey` after its `until`, or a key the receiver does not hold. Not a forgery's
  *   reason (a changed or forged job is `invalid_signature`): re-seal it with the key that sealed it
@@ -259,7 +259,7 @@ export type CallbackVerificationReason =
   | 'invalid_signature'
   | 'timestamp_out_of_tolerance'
   | 'api_key_mismatch'
-  | 'account_mismatch'
+  | 'merchant_mismatch'
   | 'seal_key_expired'
   | 'malformed_body'
   | 'unreadable_payload'
@@ -281,7 +281,7 @@ const STATUS = {
   invalid_signature: 401,
   timestamp_out_of_tolerance: 401,
   api_key_mismatch: 401,
-  account_mismatch: 401,
+  merchant_mismatch: 401,
   seal_key_expired: 401,
   malformed_body: 400,
   unreadable_payload: 500,
@@ -337,18 +337,18 @@ export class CallbackVerificationError extends PayorchError {
  * The field of a {@link CallbackJob} that `receiver.apply` refused: `seal` (the receiver's seal
  * does not match: the job was changed or written in the queue; or it was sealed with a key past
  * its window), `signature` (the service's hash does not verify with this receiver's keys),
- * `receivedAt` (too old for the age limit, or in the future), `account` (another account's job),
+ * `receivedAt` (too old for the age limit, or in the future), `merchantId` (another merchant's job),
  * `kind` and `event` (they disagree with what the signed fields and the body say), `payload` (not
  * a callback body), or `job` (not a job at all).
  */
-export type CallbackJobField = 'job' | 'account' | 'kind' | 'event' | 'payload' | 'receivedAt' | 'signature' | 'seal';
+export type CallbackJobField = 'job' | 'merchantId' | 'kind' | 'event' | 'payload' | 'receivedAt' | 'signature' | 'seal';
 
 /**
  * `receiver.apply(job)` refused a job: it was written or changed without the secret key, it was
- * sealed with a key past its window, it is another account's, or it is too old at its receipt
+ * sealed with a key past its window, it is another merchant's, or it is too old at its receipt
  * time. Nothing was applied or recorded. A {@link CallbackVerificationError}: `reason` is the
  * check that failed, as for a received callback (`invalid_signature`, `timestamp_out_of_tolerance`,
- * `account_mismatch` for another account, `kind_mismatch`, `malformed_body`), or
+ * `merchant_mismatch` for another merchant, `kind_mismatch`, `malformed_body`), or
  * `seal_key_expired` for a genuine-looking job that waited past a key rotation's window, and
  * `field` names the job's field. Let the queue engine move it to its dead letters: retrying cannot
  * make it verify. A `seal_key_expired` job is re-sealed with `resealCallbackJob` and applied;
@@ -385,8 +385,8 @@ export class CallbackJobError extends CallbackVerificationError {
  * The receiver answers 422 `record_too_old` and tells `onError` (phase `'retention'`) with the
  * callback: reconcile it by hand against your own record (docs/webhooks.md, "Retention").
  *
- * It carries the tracking code and status, not the key's account: that is the receiver's API key
- * when no `accountName` is given, and no error carries a key.
+ * It carries the tracking code and status, not the key's merchant id: that is the receiver's API
+ * key when no `merchantId` is given, and no error carries a key.
  *
  * @example
  * ```ts
@@ -408,7 +408,7 @@ export class CallbackRetentionError extends PayorchError {
   /** The inbox's horizon, Unix seconds: records created at or before it are not applied unless their key is held. */
   readonly horizon: number;
 
-  /** Made by the inboxes, from the callback's key (a `CallbackKey`; its account is not kept). */
+  /** Made by the inboxes, from the callback's key (a `CallbackKey`; its merchant id is not kept). */
   constructor(key: { readonly trackingCode: string; readonly status: string }, recordTime: number, horizon: number) {
     super(
       `${key.trackingCode} (${key.status}) was not applied: its record (${new Date(recordTime * 1000).toISOString()}) is not younger than the inbox's horizon ` +

@@ -6,7 +6,7 @@ import { CallbackJobError, RequestValidationError } from '../errors/error.js';
  * A job's seal: the receiver's own MAC over the whole job, made with its secret key when the job
  * is made, and checked by `apply` before anything in the job is read as true. The service's hash
  * covers tracking_code, status and timestamp only; the seal covers the rest (amount, user_id,
- * receivedAt, account, kind, event), so that a job changed or written in the queue applies nothing
+ * receivedAt, merchantId, kind, event), so that a job changed or written in the queue applies nothing
  * (docs/decisions.md, "Deferred: a sealed job").
  */
 

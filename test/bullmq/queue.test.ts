@@ -99,7 +99,7 @@ test('a failed attempt is retried after the backoff, and the callback is applied
   expect(await deadCount(callbacks)).toBe(0);
 });
 
-test('a job whose attempts ran out is a dead letter: list shows its kind, tracking code, status, account, receipt, attempts and last error, and no key', async () => {
+test('a job whose attempts ran out is a dead letter: list shows its kind, tracking code, status, merchant, receipt, attempts and last error, and no key', async () => {
   const callbacks = await queueOf({ attempts: 2 });
   const { receiver, runs } = applying(() => false);
   callbacks.work(receiver);
@@ -114,7 +114,7 @@ test('a job whose attempts ran out is a dead letter: list shows its kind, tracki
       kind: 'deposit',
       trackingCode: code('dead03'),
       status: 'completed',
-      account: PROVIDER.apiKey,
+      merchantId: PROVIDER.apiKey,
       receivedAt: expect.any(Date) as Date,
       attempts: 2,
       lastError: `NotConfirmedError: confirm refused deposit.completed ${code('dead03')}; nothing was applied`,

@@ -30,7 +30,7 @@ async function errorsOf(sdk: Sdk): Promise<[unknown, ErrorClassName[]][]> {
     }
   })();
   const inbox = sdk.createMemoryInbox({ maxKeys: 1 });
-  const key = (trackingCode: string) => ({ account: 'provider', trackingCode, status: 'completed' });
+  const key = (trackingCode: string) => ({ merchantId: 'provider', trackingCode, status: 'completed' });
   await inbox.process(key('MAN-a-1'), () => Promise.resolve());
   const full = await inbox.process(key('MAN-b-1'), () => Promise.resolve()).catch((error: unknown) => error);
   const trackingCode = sdk.safeParseTrackingCode('nope');

@@ -83,7 +83,7 @@ describe('payorch/pg-boss on pg-boss 12', () => {
       failing.add(code);
       expect(await deliver(code)).toBe(200);
       const deadLetter = await deadLetterOf(adapter, code);
-      expect(deadLetter).toMatchObject({ kind: 'deposit', trackingCode: code, status: 'completed', account: 'merchant-pgboss', attempts: 3, lastError: 'Error: the ledger is locked' });
+      expect(deadLetter).toMatchObject({ kind: 'deposit', trackingCode: code, status: 'completed', merchantId: 'merchant-pgboss', attempts: 3, lastError: 'Error: the ledger is locked' });
       expect(await pgBossRows(pool, 'pgboss_adapter_quiet', [queue])).toBe(1);
 
       // 400 days on: every row pg-boss has of the queues is that much older, past the queue's
@@ -154,15 +154,15 @@ describe('payorch/pg-boss on pg-boss 12', () => {
     const workers = await adapter.work(receiver, { pollingIntervalSeconds: 0.5 });
     try {
       const jobs: CallbackJob[] = [];
-      // A job of another account that shares the queue.
+      // A job of another merchant that shares the queue.
       const other = createCallbackReceiver({ ...PROVIDER, merchantId: 'merchant-other', enqueue: (job) => Promise.resolve(void jobs.push(job)) });
       const code = `MAN-pbother-${seconds - 60}`;
       const { headers, body } = signCallback({ ...unsigned.deposit, tracking_code: code }, PROVIDER);
       await other.handle(new Request('https://receiver.test/', { method: 'POST', headers, body }));
       await adapter.enqueue(jobs[0] as CallbackJob);
       const deadLetter = await deadLetterOf(adapter, code);
-      expect(deadLetter).toMatchObject({ attempts: 1, account: 'merchant-other' });
-      expect(deadLetter.lastError).toMatch(/^CallbackJobError: .*another account/);
+      expect(deadLetter).toMatchObject({ attempts: 1, merchantId: 'merchant-other' });
+      expect(deadLetter.lastError).toMatch(/^CallbackJobError: .*another merchant/);
       await waitFor(() => logged.mock.calls.some(([line]) => String(line).includes(`the job ${deadLetter.id} (deposit ${code} completed) is a dead letter after 1 attempt(s): CallbackJobError`)), 5000, 'the dead letter on the console');
     } finally {
       await workers.stop();
@@ -217,7 +217,7 @@ describe('payorch/pg-boss on pg-boss 12', () => {
   test('list pages oldest first with a cursor, never reads a job’s customer fields, and each adapter sees only its own queue’s dead letters in a shared table', async () => {
     const { adapter, queue, table } = await fresh(quiet);
     const neighbour = createPgBossQueue({ boss: quiet, pool, queue: `${queue}-neighbour`, table });
-    const job = (code: string) => JSON.stringify({ version: 2, kind: 'deposit', account: 'merchant-pgboss', receivedAt: 1_763_812_345_000, payload: { ...unsigned.deposit, tracking_code: code } });
+    const job = (code: string) => JSON.stringify({ version: 2, kind: 'deposit', merchantId: 'merchant-pgboss', receivedAt: 1_763_812_345_000, payload: { ...unsigned.deposit, tracking_code: code } });
     for (const [index, name] of [queue, queue, queue, `${queue}-neighbour`].entries()) {
       await pool.query(`INSERT INTO ${table} (id, queue, job, attempts, last_error) VALUES ($1, $2, $3::jsonb, 3, 'Error: x')`, [`id-${made}-${index}`, name, job(`MAN-pbpage${index}-${seconds}`)]);
     }

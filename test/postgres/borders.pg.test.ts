@@ -80,8 +80,8 @@ describe('the PostgreSQL inbox, operated', () => {
     expect(await deliver(urlA, deposit(code))).toEqual(OK);
     expect(await deliver(urlB, deposit(code, ACCOUNT_B))).toEqual(OK);
     expect(appliedB).toHaveBeenCalledTimes(1);
-    const { rows } = await admin.query<{ account: string }>(`SELECT account FROM ${table} WHERE tracking_code = $1 ORDER BY account`, [code]);
-    expect(rows.map((row) => row.account)).toEqual(['merchant-b', PROVIDER.apiKey]);
+    const { rows } = await admin.query<{ merchant_id: string }>(`SELECT merchant_id FROM ${table} WHERE tracking_code = $1 ORDER BY merchant_id`, [code]);
+    expect(rows.map((row) => row.merchant_id)).toEqual(['merchant-b', PROVIDER.apiKey]);
   });
 
   test('a confirm that refuses rolls back: nothing is recorded, and the genuine delivery applies', async () => {

@@ -47,7 +47,7 @@ interface Row {
 const shown = (row: Row): DeadLetter => deadLetterOf(row.job, { id: row.id, attempts: row.attempts, lastError: row.last_error, deadAt: new Date(row.dead_at) });
 
 // What list reads of a job: the fields a dead letter shows, never the payload's names or IBANs.
-const LISTED_JOB = `jsonb_build_object('kind', job->'kind', 'account', job->'account', 'receivedAt', job->'receivedAt',
+const LISTED_JOB = `jsonb_build_object('kind', job->'kind', 'merchantId', job->'merchantId', 'receivedAt', job->'receivedAt',
   'payload', jsonb_build_object('tracking_code', job->'payload'->'tracking_code', 'transfer_id', job->'payload'->'transfer_id', 'status', job->'payload'->'status')) AS job`;
 
 async function withClient<T>(store: DeadLetterStore, use: (client: PostgresClient, table: string) => Promise<T>): Promise<T> {

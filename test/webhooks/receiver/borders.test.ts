@@ -193,7 +193,7 @@ describe('keys per account', () => {
       expect(await post(urlA, sign({ ...unsigned.deposit, tracking_code: trackingCode }, PROVIDER))).toEqual(OK);
       expect(await post(servedB.url, sign({ ...unsigned.deposit, tracking_code: trackingCode }, { apiKey: 'prov_api_B', secretKey: 'prov_secret_B' }))).toEqual(OK);
       expect([appliedA.mock.calls.length, appliedB.mock.calls.length]).toEqual([1, 1]);
-      expect(appliedB.mock.calls[0]?.[1]).toMatchObject({ key: { account: 'prov_api_B', trackingCode, status: 'completed' } });
+      expect(appliedB.mock.calls[0]?.[1]).toMatchObject({ key: { merchantId: 'prov_api_B', trackingCode, status: 'completed' } });
     } finally {
       await servedB.close();
     }
@@ -204,7 +204,7 @@ describe('keys per account', () => {
     const handler = vi.fn();
     receiver.on('*', handler);
     expect(await post(url, sign(unsigned.deposit, PROVIDER))).toEqual(OK);
-    expect(handler.mock.calls[0]?.[1]).toMatchObject({ key: { account: 'merchant-42' } });
+    expect(handler.mock.calls[0]?.[1]).toMatchObject({ key: { merchantId: 'merchant-42' } });
   });
 });
 

@@ -42,13 +42,13 @@ describe('the inbox contract, on the in-memory inbox', () => {
   });
 });
 
-const key = (trackingCode: string, status = 'completed') => ({ account: 'acct', trackingCode, status });
+const key = (trackingCode: string, status = 'completed') => ({ merchantId: 'acct', trackingCode, status });
 
 describe('createMemoryInbox', () => {
   test('keeps tracking code and status apart whatever characters they hold', async () => {
     const inbox = createMemoryInbox();
-    expect(await inbox.process({ account: 'x', trackingCode: 'A-1', status: 'x-1y' }, () => Promise.resolve())).toBe('applied');
-    expect(await inbox.process({ account: 'x', trackingCode: 'A-1x-1', status: 'y' }, () => Promise.resolve())).toBe('applied');
+    expect(await inbox.process({ merchantId: 'x', trackingCode: 'A-1', status: 'x-1y' }, () => Promise.resolve())).toBe('applied');
+    expect(await inbox.process({ merchantId: 'x', trackingCode: 'A-1x-1', status: 'y' }, () => Promise.resolve())).toBe('applied');
   });
 
   test('refuses a key whose tracking code does not end with the record\'s Unix seconds, running nothing', async () => {
