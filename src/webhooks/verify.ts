@@ -60,7 +60,7 @@ export interface VerifyCallbackOptions {
    * too), accepted beside `secretKey` until an absolute time: the callbacks the service signed
    * before the rotation, and their redeliveries, still verify when they arrive before then, and
    * a receiver's jobs sealed with it apply until then. Hashes are checked with both keys in
-   * constant time; neither key is ever logged. A receiver given one needs `accountName`, so that
+   * constant time; neither key is ever logged. A receiver given one needs `merchantId`, so that
    * what its inbox recorded never depends on a key. Keep it after `until` while jobs received
    * before `until` may still be applied: it then verifies only those (docs/webhooks.md,
    * "Rotating the keys").
