@@ -1,7 +1,7 @@
 import { eachAtMost } from '../internal/each-at-most.js';
 import { checkList, checkOptions } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
-import { APIError } from '../errors/api-error.js';
+import { APIError, ResponseValidationError } from '../errors/api-error.js';
 import { CallbackRetentionError } from '../errors/error.js';
 import type { CallbackInbox, CallbackInboxContext, CallbackKey } from '../inboxes/inbox.js';
 import { isTransferEndStatus } from './transfers.js';
@@ -109,7 +109,14 @@ function recordTimeOfTransfer(transfer: Transfer): number {
   const createdAt = transfer.created_at;
   const ms = createdAt === undefined ? Number.NaN : Date.parse(HAS_ZONE.test(createdAt) ? createdAt : `${createdAt}Z`);
   if (!Number.isFinite(ms) || ms < 0) {
-    throw new TypeError(`transfer ${transfer.transfer_id}: created_at ${JSON.stringify(createdAt ?? null)} is not a time, so its inbox key has no record time; nothing was applied`);
+    // The service's answer, read without fault by getStatus, lacks what the inbox key needs.
+    throw new ResponseValidationError('dealer.transfers.getStatus', {
+      status: 200,
+      issues: [{ field: 'transfer.created_at', rule: 'invalid_format', message: `${JSON.stringify(createdAt ?? null)} is not a time, so the inbox key of ${transfer.transfer_id} has no record time; nothing was applied` }],
+      body: { transfer },
+      rawBody: JSON.stringify({ transfer }),
+      readOnly: true,
+    });
   }
   return Math.floor(ms / 1000);
 }

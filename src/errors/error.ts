@@ -43,7 +43,9 @@ function ownBrand(errorClass: ErrorClass): string {
   const prototype = errorClass.prototype as Partial<Record<symbol, unknown>>;
   const name = Object.hasOwn(prototype, OWN_BRAND) ? prototype[OWN_BRAND] : undefined;
   // A class of the caller's own, even one extending PayorchError, carries no mark of its own.
-  if (typeof name !== 'string') throw new TypeError(`isPayorchError: ${errorClass.name || 'the class given'} is not an error class of payorch`);
+  if (typeof name !== 'string') {
+    throw new RequestValidationError('isPayorchError', [{ field: 'errorClass', rule: 'invalid_argument', message: `${errorClass.name || 'the class given'} is not an error class of payorch` }]);
+  }
   return name;
 }
 
@@ -422,11 +424,32 @@ export class CallbackRetentionError extends PayorchError {
 }
 
 /**
+ * An inbox could not apply a callback with its key, and recorded nothing: its table has another
+ * shape, another copy of the callback held the lock past `lockTimeoutMs`, a copy delivered at the
+ * same time failed, or one of the cases its subclasses name ({@link InboxFullError},
+ * {@link InboxCommitError}, {@link StatementPoolingError}). The receiver answers 500, so that the
+ * service delivers the callback again, and tells `onError` (phase `'inbox'`). An error of the
+ * database driver is its `cause`.
+ *
+ * @example
+ * ```ts
+ * onError: (error, { phase }) => {
+ *   if (isPayorchError(error, InboxError)) alerts.page(`callback inbox (${phase}): ${error.message}`);
+ * }
+ * ```
+ */
+export class InboxError extends PayorchError {
+  static {
+    brand(this, 'InboxError');
+  }
+}
+
+/**
  * The in-memory inbox holds its `maxKeys` keys, none old enough to forget: the callback was not
  * applied, and the receiver answered 500 so that the service delivers it again later. Raise
  * `maxKeys` or use a database inbox (`payorch/postgres`).
  */
-export class InboxFullError extends PayorchError {
+export class InboxFullError extends InboxError {
   static {
     brand(this, 'InboxFullError');
   }
@@ -450,7 +473,7 @@ export class InboxFullError extends PayorchError {
  * }
  * ```
  */
-export class InboxCommitError extends PayorchError {
+export class InboxCommitError extends InboxError {
   static {
     brand(this, 'InboxCommitError');
   }
@@ -463,8 +486,31 @@ export class InboxCommitError extends PayorchError {
  * `onError` (phase `'inbox'`). Connect the inbox's pool in transaction or session pooling, or
  * directly (docs/webhooks.md, "Poolers").
  */
-export class StatementPoolingError extends PayorchError {
+export class StatementPoolingError extends InboxError {
   static {
     brand(this, 'StatementPoolingError');
+  }
+}
+
+/**
+ * A queue adapter (`payorch/pg-boss`, `payorch/bullmq`, `payorch/cloudflare-queues`) could not do
+ * what it was asked: the engine did not take a job (pg-boss answers `null` under a singleton
+ * policy), a batch of another queue reached its consumer, or its dead letters' table has another
+ * shape. Nothing was queued or replayed; the engine's own error, if any, is its `cause`. A
+ * receiver whose `enqueue` rejects with it answers 500, so the service delivers the callback again.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await queue.deadLetters.replay({ ids });
+ * } catch (error) {
+ *   if (isPayorchError(error, QueueError)) console.error('not replayed:', error.message);
+ *   else throw error;
+ * }
+ * ```
+ */
+export class QueueError extends PayorchError {
+  static {
+    brand(this, 'QueueError');
   }
 }

@@ -1,4 +1,4 @@
-import { CallbackRetentionError, InboxFullError } from '../errors/error.js';
+import { CallbackRetentionError, InboxError, InboxFullError } from '../errors/error.js';
 import { checkOptions, declareOptions, TEN_YEARS_SECONDS } from '../core/option-checks.js';
 import type { CallbackInbox, CallbackInboxContext, CallbackInboxOutcome, CallbackProgress } from './inbox.js';
 import { keyRecordTime } from './record-time.js';
@@ -187,7 +187,7 @@ export function createMemoryInbox(options: MemoryInboxOptions = {}): CallbackInb
         try {
           await current;
         } catch (error) {
-          throw new Error('a copy of this callback delivered at the same time failed; this one was not applied either', { cause: error });
+          throw new InboxError('a copy of this callback delivered at the same time failed; this one was not applied either', { cause: error });
         }
         return 'duplicate';
       }

@@ -50,8 +50,10 @@ export {
   RequestValidationError,
   CallbackVerificationError,
   CallbackJobError,
+  InboxError,
   InboxFullError,
   InboxCommitError,
+  QueueError,
   CallbackRetentionError,
   // Errors of the calls a receiver's reconcile makes and of the tracking codes it reads.
   ConnectionError,

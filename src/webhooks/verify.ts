@@ -321,11 +321,17 @@ export async function verifyCallbackRequest(request: Request, options: VerifyCal
   const given: unknown = request;
   if (typeof (given as { headers?: { get?: unknown } } | null)?.headers?.get !== 'function') {
     // A Node IncomingMessage (node:http, Express, Fastify's req.raw) has plain-object headers and no Fetch API body.
-    throw new TypeError(
-      'verifyCallbackRequest takes a Fetch API Request (Hono, Next.js route handlers, workers, Bun, Deno); this looks like a Node IncomingMessage (node:http, Express, Fastify). Use verifyCallback({ headers: req.headers, body: rawBody }, options) there.',
-    );
+    throw new RequestValidationError('verifyCallbackRequest', [
+      {
+        field: 'request',
+        rule: 'invalid_argument',
+        message: 'must be a Fetch API Request (Hono, Next.js route handlers, workers, Bun, Deno); this looks like a Node IncomingMessage (node:http, Express, Fastify). Use verifyCallback({ headers: req.headers, body: rawBody }, options) there',
+      },
+    ]);
   }
-  if (request.bodyUsed) throw new TypeError('verifyCallbackRequest: the request body was already read; pass the request before anything reads it');
+  if (request.bodyUsed) {
+    throw new RequestValidationError('verifyCallbackRequest', [{ field: 'request', rule: 'invalid_argument', message: 'its body was already read; pass the request before anything reads it' }]);
+  }
   const verifier = createVerifier(options);
   const body = await readLimited(request.body, request.headers.get('content-length'), MAX_CALLBACK_BODY_BYTES);
   if (body === undefined) {

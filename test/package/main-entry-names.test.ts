@@ -108,6 +108,8 @@ const DECLARED: readonly Group[] = [
     values: ['CallbackRetentionError', 'InboxCommitError'],
     types: ['CallbackInbox', 'CallbackInboxContext', 'CallbackKey', 'CallbackInboxOutcome', 'CallbackProgress'],
   },
+  { reason: 'I tell an inbox\'s failure (its table, its lock, a copy that failed) apart from my handler\'s', values: ['InboxError'] },
+  { reason: 'I tell a queue adapter\'s failure (a job the engine did not take) apart from my handler\'s', values: ['QueueError'] },
 ];
 
 const root = join(import.meta.dirname, '..', '..');

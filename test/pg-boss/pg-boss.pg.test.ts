@@ -4,7 +4,7 @@
 import { PgBoss } from 'pg-boss';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, test, vi } from 'vitest';
-import { CallbackJobError, createPgBossDeadLetterTable, createPgBossQueue } from '../../src/queues/pg-boss/index.js';
+import { CallbackJobError, QueueError, createPgBossDeadLetterTable, createPgBossQueue } from '../../src/queues/pg-boss/index.js';
 import type { DeadLetter, PgBossQueue } from '../../src/queues/pg-boss/index.js';
 import { createCallbackReceiver, signCallback } from '../../src/webhooks/index.js';
 import type { CallbackJob, CallbackReceiver } from '../../src/webhooks/index.js';
@@ -205,11 +205,31 @@ describe('payorch/pg-boss on pg-boss 12', () => {
     }
   }, 60_000);
 
+  test('a job pg-boss does not take (a queue made with the short policy, a job already waiting) is refused with a QueueError, and the receiver answers 500', async () => {
+    made += 1;
+    const queue = `adapter-${process.pid}-${made}`;
+    const table = `dead_letters_adapter_${process.pid}_${made}`;
+    tables.push(table);
+    await createPgBossDeadLetterTable({ pool, table });
+    // Made beforehand by someone else: pg-boss keeps a queue's policy, whatever createQueue asks later.
+    await quiet.createQueue(`${queue}-dead`);
+    await quiet.createQueue(queue, { policy: 'short', deadLetter: `${queue}-dead` });
+    const adapter = createPgBossQueue({ boss: quiet, pool, queue, table });
+    const heard: unknown[] = [];
+    const { deliver } = receiverOf(adapter, { onError: (error) => void heard.push(error) });
+    expect(await deliver(`MAN-short1-${seconds}`)).toBe(200);
+    expect(await deliver(`MAN-short2-${seconds}`)).toBe(500);
+    expect(heard).toHaveLength(1);
+    expect(heard[0]).toBeInstanceOf(QueueError);
+    expect(heard[0]).toMatchObject({ name: 'QueueError', message: `payorch/pg-boss: pg-boss did not take the job on ${queue} (is the queue's policy 'standard'?); not queued` });
+  });
+
   test('work refuses to start without the dead letters’ table, naming it and how to create it, before it takes a job', async () => {
     made += 1;
     const queue = `adapter-${process.pid}-${made}`;
     const adapter = createPgBossQueue({ boss: quiet, pool, queue, table: `missing_dead_letters_${process.pid}` });
     const refused: unknown = await adapter.work({ apply: () => Promise.resolve() }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(QueueError);
     expect((refused as Error).message).toMatch(/^payorch\/pg-boss: "public"\."missing_dead_letters_\d+" is not the dead letters' table \(it does not exist\): create it with createPgBossDeadLetterTable/);
     expect(await quiet.getQueue(queue)).toBeNull();
   });

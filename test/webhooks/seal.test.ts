@@ -56,8 +56,9 @@ describe('canonicalJson', () => {
     );
   });
 
-  test('refuses what JSON cannot hold', () => {
-    expect(() => canonicalJson({ amount: 10n })).toThrow(TypeError);
+  test('refuses what JSON cannot hold as a malformed job', () => {
+    expect(() => canonicalJson({ amount: 10n })).toThrow(CallbackJobError);
+    expect(() => canonicalJson({ amount: 10n })).toThrow(/the job is not JSON data \(it holds a bigint\)/);
   });
 });
 

@@ -6,7 +6,7 @@
  * @module payorch/postgres
  */
 import { checkOptions } from '../../core/option-checks.js';
-import { CallbackRetentionError, InboxCommitError, isPayorchError } from '../../errors/error.js';
+import { CallbackRetentionError, InboxCommitError, InboxError, isPayorchError } from '../../errors/error.js';
 import type { CallbackInbox, CallbackInboxOutcome } from '../inbox.js';
 import { sha256Hex } from '../../internal/hash/sha256.js';
 import { keyRecordTime } from '../record-time.js';
@@ -189,7 +189,7 @@ SELECT (SELECT statuses FROM claimed) AS claimed, (SELECT at FROM horizon) AS ho
         const code = (error as Partial<Record<'code', unknown>> | null)?.code;
         // 42703 undefined_column, 42P10 no unique index for ON CONFLICT: a table of another shape.
         if (code === '42703' || code === '42P10') {
-          throw new Error(`payorch/postgres: ${table} is not the inbox table this payorch uses (an earlier 0.x made another shape); create it afresh as postgresInboxTableSql() shows`, { cause: error });
+          throw new InboxError(`payorch/postgres: ${table} is not the inbox table this payorch uses (an earlier 0.x made another shape); create it afresh as postgresInboxTableSql() shows`, { cause: error });
         }
         if (committing && !isPayorchError(error, InboxCommitError)) {
           // A COMMIT that failed (a deferred constraint, a serialization failure) committed nothing;
@@ -198,7 +198,7 @@ SELECT (SELECT statuses FROM claimed) AS claimed, (SELECT at FROM horizon) AS ho
         }
         // 55P03 lock_not_available, in the claim: another callback of this tracking code held it.
         if (claiming && code === '55P03') {
-          throw new Error(`payorch/postgres: another callback of ${key.trackingCode} was being applied for longer than lockTimeoutMs (${String(lockTimeoutMs)} ms); not applied, so that it is delivered again`, { cause: error });
+          throw new InboxError(`payorch/postgres: another callback of ${key.trackingCode} was being applied for longer than lockTimeoutMs (${String(lockTimeoutMs)} ms); not applied, so that it is delivered again`, { cause: error });
         }
         throw error;
       } finally {
@@ -240,5 +240,5 @@ export { createPostgresInboxTable, postgresInboxTableSql, DEFAULT_POSTGRES_INBOX
 export type { PostgresQueryResult, PostgresClient, PostgresPool, PostgresClientOf, PostgresInboxContext, PostgresInboxOptions } from './table.js';
 export { prunePostgresInbox, MIN_POSTGRES_INBOX_RETENTION_SECONDS, DEFAULT_POSTGRES_INBOX_RETENTION_SECONDS } from './prune.js';
 export type { PrunePostgresInboxOptions } from './prune.js';
-export { CallbackRetentionError, InboxCommitError } from '../../errors/error.js';
+export { CallbackRetentionError, InboxCommitError, InboxError } from '../../errors/error.js';
 export type { CallbackInbox, CallbackInboxContext, CallbackKey, CallbackInboxOutcome } from '../inbox.js';

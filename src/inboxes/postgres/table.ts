@@ -180,7 +180,8 @@ export function tableName(where: string, options: { readonly table?: string | un
     if (resolved === undefined) {
       resolved = client.query('SELECT current_schema() AS schema').then(({ rows = [] }) => {
         const schema = (rows[0] as Partial<Record<'schema', unknown>> | undefined)?.schema;
-        if (typeof schema !== 'string') throw new Error(`payorch/postgres: no schema of search_path exists, so ${table} has none; set the inbox's \`schema\``);
+        // The fix is the option: a schema named outright, whatever the connection's search_path.
+        if (typeof schema !== 'string') throw new RequestValidationError(where, [{ field: 'schema', rule: 'invalid_option', message: `must be given: no schema of search_path exists, so ${table} has none` }]);
         return `"${schema.replaceAll('"', '""')}".${table}`;
       });
       // A failed look-up is tried again by the next callback.

@@ -2,7 +2,7 @@
 import { Queue, UnrecoverableError, Worker } from 'bullmq';
 import type { RedisOptions } from 'bullmq';
 import { MAX_TIMEOUT_MS, checkOptions, declareOptions } from '../../core/option-checks.js';
-import { RequestValidationError } from '../../errors/error.js';
+import { QueueError, RequestValidationError } from '../../errors/error.js';
 import { lastErrorOf, retryCannotHelp } from '../dead-letters.js';
 import type { CallbackQueue, DeadLetter } from '../dead-letters.js';
 import type { CallbackJob } from '../../webhooks/job.js';
@@ -274,11 +274,12 @@ export function createBullMQQueue(options: BullMQQueueOptions): BullMQCallbackQu
  * The error BullMQ keeps for a failed attempt: `name: message` as its `failedReason` (BullMQ keeps
  * the message only), the original stack, and for a job that retrying cannot help (its check
  * failed, its record is past the inbox's retention) an `UnrecoverableError`, which BullMQ does not
- * retry.
+ * retry. Any other is a `QueueError` whose `cause` is the error as thrown, for a listener of the
+ * worker's `failed` event.
  */
 function failureOf(error: unknown): Error {
   const text = lastErrorOf(error);
-  const failure = retryCannotHelp(error) ? new UnrecoverableError(text) : new Error(text);
+  const failure = retryCannotHelp(error) ? new UnrecoverableError(text) : new QueueError(text, { cause: error });
   if (error instanceof Error && error.stack !== undefined) failure.stack = error.stack;
   return failure;
 }

@@ -6,6 +6,7 @@ import type { DeadLetter, DeadLetters, ListDeadLettersOptions, PurgeDeadLettersO
 import type { PostgresClient, PostgresPool } from '../../inboxes/postgres/table.js';
 import type { CallbackJob } from '../../webhooks/job.js';
 import type { PgBossDatabase } from './boss.js';
+import { QueueError } from '../../errors/error.js';
 
 /** How many dead letters one replay sends at most: one transaction of PostgreSQL's, kept short. */
 export const PGBOSS_REPLAY_BATCH = 100;
@@ -79,7 +80,7 @@ export async function keepDeadJob(store: DeadLetterStore, dead: DeadJob): Promis
 
 /**
  * Checks that the dead letters' table exists with the columns this payorch writes.
- * @throws {Error} naming the table and how to create it
+ * @throws {QueueError} naming the table and how to create it
  */
 export async function checkDeadLetterTable(store: DeadLetterStore): Promise<void> {
   await withClient(store, async (client, table) => {
@@ -89,7 +90,7 @@ export async function checkDeadLetterTable(store: DeadLetterStore): Promise<void
       const code = (error as Partial<Record<'code', unknown>> | null)?.code;
       // 42P01 undefined_table, 42703 undefined_column.
       if (code !== '42P01' && code !== '42703') throw error;
-      throw new Error(`payorch/pg-boss: ${table} is not the dead letters' table (${code === '42P01' ? 'it does not exist' : 'it has another shape'}): create it with createPgBossDeadLetterTable, or pgBossDeadLetterTableSql() in your migrations, before starting the workers`, { cause: error });
+      throw new QueueError(`payorch/pg-boss: ${table} is not the dead letters' table (${code === '42P01' ? 'it does not exist' : 'it has another shape'}): create it with createPgBossDeadLetterTable, or pgBossDeadLetterTableSql() in your migrations, before starting the workers`, { cause: error });
     }
   });
 }
