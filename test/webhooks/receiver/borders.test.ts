@@ -3,7 +3,7 @@ import express5 from 'express';
 import express4 from 'express4';
 import { request as httpRequest } from 'node:http';
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
-import { confirmWithCardStatus, createCallbackReceiver, createMemoryInbox, isPayorchError, ProviderClient } from '../../../src/index.js';
+import { confirmWithCardStatus, createCallbackReceiver, createMemoryInbox, isPayorchError, ProviderClient, RequestValidationError } from '../../../src/index.js';
 import type { CallbackErrorDetails, CallbackReceiver, CallbackReceiverOptions, MemoryInboxContext, VerifiedCallback, AppliedCallback } from '../../../src/index.js';
 import { NOW_SECONDS, now, sign, unsigned } from '../../helpers/callbacks.js';
 import { serveNode } from '../../helpers/serve.js';
@@ -338,7 +338,7 @@ describe('confirm', () => {
     test('takes the provider client itself, and refuses anything without creditCard.getStatus', () => {
       const client = new ProviderClient({ apiKey: PROVIDER.apiKey, secretKey: PROVIDER.secretKey, baseUrl: 'https://api.payorch.test' });
       expect(typeof confirmWithCardStatus(client)).toBe('function');
-      expect(() => confirmWithCardStatus({} as never)).toThrow(TypeError);
+      expect(() => confirmWithCardStatus({} as never)).toThrow(RequestValidationError);
     });
   });
 });
