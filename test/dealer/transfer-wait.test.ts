@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { DealerClient, RequestAbortedError, RequestValidationError, TransferWaitTimeoutError, applyTransferStatuses, createMemoryInbox } from '../../src/index.js';
+import { DealerClient, RequestAbortedError, RequestValidationError, ResponseValidationError, TransferWaitTimeoutError, applyTransferStatuses, createMemoryInbox } from '../../src/index.js';
 import type { MemoryInboxContext } from '../../src/index.js';
 import { createSandbox } from '../../src/tools/sandbox/index.js';
 import type { Sandbox } from '../../src/tools/sandbox/index.js';
@@ -135,7 +135,7 @@ describe('applyTransferStatuses', () => {
     expect(refunds).toEqual([done]);
   });
 
-  test('a status the SDK does not know is left alone as pending, and a created_at that is not a time applies nothing', async () => {
+  test('a status the SDK does not know is left alone as pending, and a created_at that is not a time applies nothing and fails with a ResponseValidationError naming the field', async () => {
     const answers: Record<string, { status: string; created_at: string }> = {
       'TRF-new1': { status: 'on_hold', created_at: '2026-03-01T10:00:00' },
       'TRF-bad1': { status: 'completed', created_at: 'yesterday' },
@@ -148,7 +148,9 @@ describe('applyTransferStatuses', () => {
     const applied: string[] = [];
     const outcomes = await applyTransferStatuses({ dealer, transferIds: ['TRF-new1', 'TRF-bad1'], inbox: createMemoryInbox(), merchantId: 'dealer-main', onStatus: (transfer) => void applied.push(transfer.transfer_id) });
     expect(outcomes.map(({ result, status }) => [result, status])).toEqual([['pending', 'on_hold'], ['failed', 'completed']]);
-    expect(String(outcomes[1]?.error)).toMatch(/created_at "yesterday" is not a time/);
+    expect(outcomes[1]?.error).toBeInstanceOf(ResponseValidationError);
+    expect(outcomes[1]?.error).toMatchObject({ issues: [{ field: 'transfer.created_at', rule: 'invalid_format' }] });
+    expect(String(outcomes[1]?.error)).toMatch(/^ResponseValidationError: Unexpected answer from dealer\.transfers\.getStatus: transfer\.created_at: "yesterday" is not a time, so the inbox key of TRF-bad1 has no record time; nothing was applied/);
     expect(applied).toEqual([]);
   });
 
