@@ -65,7 +65,7 @@ export async function applyOnce<TContext extends CallbackInboxContext>(
     report(error, { callback, phase: 'unhandled' });
     throw error;
   }
-  const key: CallbackKey = { account: merchantId, trackingCode, status };
+  const key: CallbackKey = { merchantId, trackingCode, status };
   // Set inside the inbox's work: tells a handler's or confirm's failure from the inbox's own.
   const failed: { phase: 'handler' | 'confirm' | undefined } = { phase: undefined };
   try {

@@ -113,7 +113,7 @@ export function pipeline<TContext extends CallbackInboxContext>(settings: Pipeli
   async function applyJob(job: unknown, trace: CallbackApplyTrace): Promise<void> {
     let callback: VerifiedCallback;
     try {
-      callback = checkCallbackJob(job, { verifier, account: merchantId, nowMs: verifier.now() });
+      callback = checkCallbackJob(job, { verifier, merchantId, nowMs: verifier.now() });
     } catch (error) {
       if (error instanceof CallbackJobError) logger.warn({ reason: error.reason, field: error.field }, error.message);
       throw error;

@@ -151,12 +151,12 @@ export function reconciling(settings: ReconcileSettings): Reconciling {
 
   // This merchant's jobs of a status read, sealed: a request to read it again, not a payment (it carries no signature).
   const jobOf = (read: CardStatusRead): StatusReadJob =>
-    verifier.seals.seal({ version: 2, source: 'status', account: merchantId, kind: 'creditCard', event: `creditCard.${read.readStatus}`, payload: read.payload, receivedAt: read.readAt } as const);
+    verifier.seals.seal({ version: 2, source: 'status', merchantId, kind: 'creditCard', event: `creditCard.${read.readStatus}`, payload: read.payload, receivedAt: read.readAt } as const);
   // Nothing of a job's payload is trusted but what its seal and a fresh read vouch for: that it is
   // this merchant's and names a card payment, whose tracking code is read again. Throws
   // CallbackJobError naming the field.
   function codeOf(job: Readonly<Record<string, unknown>>): string {
-    checkJobSeal(job, { verifier, account: merchantId, nowMs: clock() });
+    checkJobSeal(job, { verifier, merchantId, nowMs: clock() });
     if (job['kind'] !== 'creditCard') throw new CallbackJobError('kind_mismatch', 'kind', 'a status read job is of a provider card payment (kind creditCard)');
     const payload = job['payload'];
     const code = typeof payload === 'object' && payload !== null ? (payload as Readonly<Record<string, unknown>>)['tracking_code'] : undefined;
