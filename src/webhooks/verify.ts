@@ -5,7 +5,7 @@ import { constantTimeEqual } from '../internal/hash/constant-time.js';
 import { callbackHash } from '../internal/signer.js';
 import type { Credentials } from '../internal/signer.js';
 import { readLimited } from '../internal/read-limited.js';
-import { readTrackingCode } from '../core/tracking-code.js';
+import { recordOfTrackingCode } from '../core/tracking-code.js';
 import type { TrackingCodeDirection } from '../core/tracking-code.js';
 import { CallbackVerificationError, RequestValidationError } from '../errors/error.js';
 import { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS } from '../core/callback-age.js';
@@ -205,6 +205,8 @@ const CLOCK_READING: OptionDeclaration = { name: 'now()', rule: { type: 'number'
 
 function readClock(now: () => number): number {
   const reading: unknown = now();
+  // Every verification reads the clock: the declaration's check (and its message) only for a bad reading.
+  if (typeof reading === 'number' && Number.isFinite(reading)) return reading;
   checkValue(WHERE, CLOCK_READING, reading);
   return reading as number;
 }
@@ -230,14 +232,14 @@ interface SignedShape {
  * through proxies and logs. A prefix spec 2.1 does not list is read as `unknown`.
  */
 function checkSignedShape(trackingCode: string, status: string): SignedShape {
-  const parsed = readTrackingCode(trackingCode);
+  const parsed = recordOfTrackingCode(trackingCode);
   const unlistedPrefix = parsed === undefined ? ANY_TRACKING_CODE.exec(trackingCode)?.[1] : undefined;
   // TRF ids name transfers, which have no callback (spec 6.1), whatever follows them.
-  if (parsed?.direction === 'transfer' || (parsed === undefined && (unlistedPrefix === undefined || unlistedPrefix === 'TRF'))) {
+  if (parsed === undefined && (unlistedPrefix === undefined || unlistedPrefix === 'TRF')) {
     throw new CallbackVerificationError('invalid_tracking_code', 'tracking_code is not a tracking code of spec 2.1 (PREFIX-segment-seconds)');
   }
   if (!STATUS_WORD.test(status)) throw new CallbackVerificationError('invalid_status', 'status is not a status word');
-  return parsed === undefined ? { direction: 'unknown', prefix: undefined } : { direction: parsed.direction, prefix: parsed.prefix };
+  return parsed ?? { direction: 'unknown', prefix: undefined };
 }
 
 // X-Timestamp as the service sends it: the decimal text of Unix seconds.
@@ -469,7 +471,7 @@ export function verifierOf(where: string, options: VerifyCallbackOptions): Verif
     if (typeof inputObject !== 'object' || inputObject === null) throw new CallbackVerificationError('malformed_body', 'there is no body');
     // Content-Type matters only to bytes: a text or parsed body never reads it.
     const given = input.body;
-    const charset = given instanceof ArrayBuffer || ArrayBuffer.isView(given) ? charsetOf(input) : undefined;
+    const charset = typeof given !== 'string' && (given instanceof ArrayBuffer || ArrayBuffer.isView(given)) ? charsetOf(input) : undefined;
     const body = readCallbackBody(given, charset, at.onDecoded, at.sized === true);
     const { trackingCode, status } = readTrackedFields(body);
     // Read once: the kind is told from the same tracking code below.
