@@ -295,7 +295,24 @@ function bodySeconds(body: Readonly<Record<string, unknown>>): string | undefine
  * ```
  */
 export function verifyCallback(input: CallbackInput, options: VerifyCallbackOptions): VerifiedCallback {
-  return createVerifier(options).verify(input).callback;
+  return verifierFor(options).verify(input).callback;
+}
+
+// A route calls verifyCallback with a new options object of the same values for every callback.
+// The verifier of the last values is kept, and used again while every declared option holds the
+// same value: checking and resolving them gives the same verifier (a changed value makes a new
+// one). Not with previousSecretKey, an object whose parts could change under the same reference.
+let last: { readonly values: readonly unknown[]; readonly verifier: Verifier } | undefined;
+
+function verifierFor(options: VerifyCallbackOptions): Verifier {
+  const given: unknown = options;
+  if (typeof given !== 'object' || given === null || options.previousSecretKey !== undefined) return createVerifier(options);
+  const read = (name: string): unknown => (given as Readonly<Record<string, unknown>>)[name];
+  const cached = last;
+  if (cached !== undefined && VERIFY_OPTIONS.every((declaration, index) => read(declaration.name) === cached.values[index])) return cached.verifier;
+  const verifier = createVerifier(options);
+  last = { values: VERIFY_OPTIONS.map((declaration) => read(declaration.name)), verifier };
+  return verifier;
 }
 
 /**
@@ -396,7 +413,9 @@ export function verifierOf(where: string, options: VerifyCallbackOptions): Verif
   const { apiKey, secretKey, kind: toldKind, dealerCardWithoutHeaders = false } = options;
   const maxAge = options.maxAgeSeconds ?? DEFAULT_CALLBACK_MAX_AGE_SECONDS;
   const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
-  const now = options.now ?? Date.now;
+  // Read at each call, not kept: a verifier outlives the call that made it (verifierFor), and a
+  // test's fake clock replaces Date.now after it was made.
+  const now = options.now ?? ((): number => Date.now());
   const clock = (): number => readClock(now);
   const told = { kind: toldKind, api: options.api };
   const keys: Credentials = { apiKey, secretKey };
