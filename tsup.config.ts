@@ -3,6 +3,7 @@ import { dirname, relative, resolve } from 'node:path';
 import { buildSync } from 'esbuild';
 import { defineConfig } from 'tsup';
 import type { Options } from 'tsup';
+import { ENTRIES as PACKAGE_ENTRIES, entry } from './scripts/entries.mjs';
 
 type EsbuildPlugin = NonNullable<Options['esbuildPlugins']>[number];
 type TsupPlugin = NonNullable<Options['plugins']>[number];
@@ -13,7 +14,7 @@ type TsupPlugin = NonNullable<Options['plugins']>[number];
 // them in chunks of its own. So a receiver's cold start loads two modules, not the seven that code
 // splitting cut them into; the package holds one copy of the error classes, `instanceof` across
 // every entry; and nothing is bundled twice.
-const WEBHOOKS_ENTRY = resolve('src/webhooks/index.ts');
+const WEBHOOKS_ENTRY = resolve(entry('payorch/webhooks').source);
 const CORE_SOURCES = new Set(
   Object.keys(buildSync({ entryPoints: [WEBHOOKS_ENTRY], bundle: true, write: false, metafile: true, platform: 'neutral', format: 'esm', logLevel: 'silent' }).metafile.inputs)
     .map((file) => resolve(file))
@@ -27,32 +28,14 @@ writeFileSync(CORE_ENTRY, [...CORE_SOURCES].map((file) => `export * from ${JSON.
 // relative to each output file below by linkBuilt. payorch re-exports payorch/webhooks' names from
 // its built file too, so that file stays a list of names over the core rather than a chunk shared
 // with payorch.
-const PLACEHOLDERS = { 'payorch:webhooks-core': 'webhooks/core', 'payorch:webhooks-entry': 'webhooks/index', 'payorch:cli-internals': 'internal/cli' } as const;
+const PLACEHOLDERS = { 'payorch:webhooks-core': 'webhooks/core', 'payorch:webhooks-entry': entry('payorch/webhooks').out, 'payorch:cli-internals': 'internal/cli' } as const;
 
-// The library's entries (payorch, payorch/sandbox, …), each named in package.json `exports`.
-const ENTRIES = {
-  index: 'src/index.ts',
-  // The sandbox is its own entry (payorch/sandbox), so that the SDK never loads it.
-  'sandbox/index': 'src/tools/sandbox/index.ts',
-  // The PostgreSQL inbox (payorch/postgres): only its users need `pg`, an optional peer.
-  'postgres/index': 'src/inboxes/postgres/index.ts',
-  // Deferred callbacks on BullMQ (payorch/bullmq): only its users need bullmq and ioredis, optional peers.
-  'bullmq/index': 'src/queues/bullmq/index.ts',
-  // The Cloudflare inboxes (payorch/d1, payorch/durable-object): loaded only by their users.
-  'd1/index': 'src/inboxes/d1/index.ts',
-  'durable-object/index': 'src/inboxes/durable-object/index.ts',
-  // Deferred callbacks on Cloudflare Queues with dead letters in D1 (payorch/cloudflare-queues).
-  'cloudflare-queues/index': 'src/queues/cloudflare-queues/index.ts',
-  // The inbox and queue contracts (payorch/testing), for tests of an inbox or queue of one's own.
-  'testing/index': 'src/testing/index.ts',
-  // Deferred callbacks on pg-boss (payorch/pg-boss): only its users need pg-boss and pg.
-  'pg-boss/index': 'src/queues/pg-boss/index.ts',
-  // The zod schemas as values (payorch/schemas); payorch exports their types only.
-  'schemas/index': 'src/schemas/index.ts',
-  // Receiving callbacks only (payorch/webhooks): its names from dist/webhooks/core.js, without
-  // ky or zod.
-  'webhooks/index': 'src/webhooks/index.ts',
-};
+// The library's entries (payorch, payorch/sandbox, …): package.json `exports`, the one list of them
+// (scripts/entries.mjs). dist/ mirrors src/, so each is built to the path `exports` names from
+// the source at the same path under src/. Each is its own entry so that a program loads only what
+// it imports: the SDK never loads the sandbox, an inbox or a queue adapter, nor `pg`, bullmq or
+// pg-boss, which are optional peers; payorch/webhooks loads neither ky nor zod.
+const ENTRIES = Object.fromEntries(PACKAGE_ENTRIES.map((each) => [each.out, each.source]));
 // What the `payorch` command needs of the library that no entry exports, built with the ESM entries
 // into dist/internal/cli.js so that it shares their chunks. No declarations, no `exports` path.
 const CLI_INTERNALS = resolve('src/tools/cli-internals.ts');
@@ -109,14 +92,21 @@ const linkBuilt: TsupPlugin = {
   },
 };
 
+// Cold start is mostly V8 compiling the modules an import loads, in proportion to their bytes:
+// whitespace and syntax minified, names kept, so that a stack trace still names payorch's own
+// functions and classes (bench/findings.md, docs/decisions.md). No identifier is renamed: errors
+// are told apart by `name`, and `constructor.name` is what Node prints for an uncaught one.
+const MINIFIED = { minifyWhitespace: true, minifySyntax: true } satisfies Options;
+
 // The settings of the library's builds (ESM, CommonJS, declarations).
 const LIBRARY = {
+  ...MINIFIED,
   esbuildPlugins: [importCore],
   plugins: [linkBuilt],
   target: 'node22',
   platform: 'neutral',
-  // No source maps in the package: the output is not minified, so stack traces already point at
-  // readable code, and maps (with the sources inlined) would double what users install.
+  // No source maps in the package: the names a stack trace shows are the source's own, and maps
+  // (with the sources inlined) would double what users install.
   sourcemap: false,
   // Code splitting for CommonJS too (tsup splits ESM only by default): payorch/sandbox and
   // payorch/postgres then require the chunk that holds the SDK instead of inlining their own
@@ -133,6 +123,7 @@ export default defineConfig([
   {
     // See CORE_SOURCES. One file, no code splitting, nothing external.
     entry: { 'webhooks/core': CORE_ENTRY },
+    ...MINIFIED,
     format: ['esm', 'cjs'],
     target: 'node22',
     platform: 'neutral',

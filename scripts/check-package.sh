@@ -22,7 +22,8 @@ step "publint --strict"
 npx --no-install publint --strict
 
 # The default profile includes node10 resolution (`moduleResolution: "node"`, still common):
-# package.json typesVersions maps payorch/schemas, payorch/sandbox, payorch/postgres, payorch/webhooks, payorch/d1, payorch/durable-object, payorch/testing, payorch/pg-boss, payorch/bullmq and payorch/cloudflare-queues to their declarations there.
+# package.json typesVersions finds every subpath's declarations there, in dist/ or one of its rooms
+# (dist/ mirrors src/), so it names no entry: attw checks each entry of `exports` through it.
 step "attw --pack . (default profile: node10, node16 CJS and ESM, bundler)"
 npx --no-install attw --pack .
 

@@ -2,7 +2,7 @@
 // Dealer API, callbacks and receiver, errors, ...) instead of by kind (Classes, Interfaces, ...).
 // The group comes from the folder a name is declared in, so the source needs no @group tag on each
 // of its 200-odd exports and a new export lands in the right group by itself. A @group tag written
-// in a doc comment still wins. Documents (typedoc.json projectDocuments) are titled by their first
+// in a doc comment still wins. Documents (typedoc.config.mjs projectDocuments) are titled by their first
 // heading ("Receiving callbacks"), not their path ("docs/webhooks").
 import { Comment, CommentTag, Converter, ReflectionKind } from 'typedoc';
 

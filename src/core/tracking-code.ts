@@ -120,6 +120,19 @@ export function readTrackingCode(code: string): ParsedTrackingCode | undefined {
 }
 
 /**
+ * The prefix of a tracking code of spec 2.1 and the direction it names, or undefined (a transfer
+ * id included): what verification reads of every callback, without building the `Date` it does not
+ * need. @internal
+ */
+export function recordOfTrackingCode(code: string): { readonly prefix: TrackingCodePrefix; readonly direction: Exclude<TrackingCodeDirection, 'transfer'> } | undefined {
+  const text: unknown = code;
+  if (typeof text !== 'string' || text.length > MAX_LENGTH) return undefined;
+  // The pattern's first group is one of RECORDS' keys (trackingCodePattern): no lookup to check it.
+  const prefix = trackingCodePattern().exec(text)?.[1] as TrackingCodePrefix | undefined;
+  return prefix === undefined ? undefined : { prefix, direction: RECORDS[prefix].direction };
+}
+
+/**
  * Splits a tracking code (spec 2.1) into its prefix, record kind, direction, segment and
  * creation time; also reads dealer transfer ids (`TRF-...`).
  *

@@ -17,11 +17,6 @@ export interface Credentials {
   readonly secretKey: string;
 }
 
-/** Lowercase hex SHA-256 of the UTF-8 concatenation of `parts`, with no separator (spec 5.1). */
-function sha256HexJoined(...parts: readonly string[]): string {
-  return sha256Hex(parts.join(''));
-}
-
 /**
  * The X-Hash of a request: basic = api_key + secret_key + timestamp; key and credential
  * put their value between the secret and the timestamp.
@@ -34,11 +29,11 @@ function sha256HexJoined(...parts: readonly string[]): string {
 export function requestHash(credentials: Credentials, signing: Signing, timestamp: string): string {
   switch (signing.hash) {
     case 'basic':
-      return sha256HexJoined(credentials.apiKey, credentials.secretKey, timestamp);
+      return sha256Hex(credentials.apiKey + credentials.secretKey + timestamp);
     case 'key':
-      return sha256HexJoined(credentials.apiKey, credentials.secretKey, signing.key, timestamp);
+      return sha256Hex(credentials.apiKey + credentials.secretKey + signing.key + timestamp);
     case 'credential':
-      return sha256HexJoined(credentials.apiKey, credentials.secretKey, signing.credentialKey, timestamp);
+      return sha256Hex(credentials.apiKey + credentials.secretKey + signing.credentialKey + timestamp);
     default:
       return assertNever(signing);
   }
@@ -46,5 +41,5 @@ export function requestHash(credentials: Credentials, signing: Signing, timestam
 
 /** The X-Hash of a callback: api_key + secret_key + tracking_code + status + timestamp (spec 5.3). */
 export function callbackHash(credentials: Credentials, trackingCode: string, status: string, timestamp: string): string {
-  return sha256HexJoined(credentials.apiKey, credentials.secretKey, trackingCode, status, timestamp);
+  return sha256Hex(credentials.apiKey + credentials.secretKey + trackingCode + status + timestamp);
 }

@@ -73,10 +73,13 @@ export function readSignatureHeaders(headers: unknown): SignatureHeaders | undef
   if (headers === undefined || headers === null) return undefined;
   if (typeof headers !== 'object') throw new CallbackVerificationError('missing_header', 'the headers are not an object');
   const found = valuesOfNames(headers);
-  if (found.every((values) => values.length === 0)) return undefined;
   const [apiKey = [], timestamp = [], hash = []] = found;
-  const missing = NAMES.filter((_, index) => found[index]?.length === 0).map(([, name]) => name);
-  if (missing.length > 0) throw new CallbackVerificationError('missing_header', `${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} missing`);
+  if (apiKey.length === 0 && timestamp.length === 0 && hash.length === 0) return undefined;
+  // Listed only when one is missing: every delivery reads the headers.
+  if (apiKey.length === 0 || timestamp.length === 0 || hash.length === 0) {
+    const missing = NAMES.filter((_, index) => found[index]?.length === 0).map(([, name]) => name);
+    throw new CallbackVerificationError('missing_header', `${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} missing`);
+  }
   return { apiKey: single('X-Api-Key', apiKey), timestamp: single('X-Timestamp', timestamp), hash: single('X-Hash', hash) };
 }
 

@@ -5,7 +5,7 @@ import { constantTimeEqual } from '../internal/hash/constant-time.js';
 import { callbackHash } from '../internal/signer.js';
 import type { Credentials } from '../internal/signer.js';
 import { readLimited } from '../internal/read-limited.js';
-import { readTrackingCode } from '../core/tracking-code.js';
+import { recordOfTrackingCode } from '../core/tracking-code.js';
 import type { TrackingCodeDirection } from '../core/tracking-code.js';
 import { CallbackVerificationError, RequestValidationError } from '../errors/error.js';
 import { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS } from '../core/callback-age.js';
@@ -205,6 +205,8 @@ const CLOCK_READING: OptionDeclaration = { name: 'now()', rule: { type: 'number'
 
 function readClock(now: () => number): number {
   const reading: unknown = now();
+  // Every verification reads the clock: the declaration's check (and its message) only for a bad reading.
+  if (typeof reading === 'number' && Number.isFinite(reading)) return reading;
   checkValue(WHERE, CLOCK_READING, reading);
   return reading as number;
 }
@@ -230,14 +232,14 @@ interface SignedShape {
  * through proxies and logs. A prefix spec 2.1 does not list is read as `unknown`.
  */
 function checkSignedShape(trackingCode: string, status: string): SignedShape {
-  const parsed = readTrackingCode(trackingCode);
+  const parsed = recordOfTrackingCode(trackingCode);
   const unlistedPrefix = parsed === undefined ? ANY_TRACKING_CODE.exec(trackingCode)?.[1] : undefined;
   // TRF ids name transfers, which have no callback (spec 6.1), whatever follows them.
-  if (parsed?.direction === 'transfer' || (parsed === undefined && (unlistedPrefix === undefined || unlistedPrefix === 'TRF'))) {
+  if (parsed === undefined && (unlistedPrefix === undefined || unlistedPrefix === 'TRF')) {
     throw new CallbackVerificationError('invalid_tracking_code', 'tracking_code is not a tracking code of spec 2.1 (PREFIX-segment-seconds)');
   }
   if (!STATUS_WORD.test(status)) throw new CallbackVerificationError('invalid_status', 'status is not a status word');
-  return parsed === undefined ? { direction: 'unknown', prefix: undefined } : { direction: parsed.direction, prefix: parsed.prefix };
+  return parsed ?? { direction: 'unknown', prefix: undefined };
 }
 
 // X-Timestamp as the service sends it: the decimal text of Unix seconds.
@@ -293,7 +295,24 @@ function bodySeconds(body: Readonly<Record<string, unknown>>): string | undefine
  * ```
  */
 export function verifyCallback(input: CallbackInput, options: VerifyCallbackOptions): VerifiedCallback {
-  return createVerifier(options).verify(input).callback;
+  return verifierFor(options).verify(input).callback;
+}
+
+// A route calls verifyCallback with a new options object of the same values for every callback.
+// The verifier of the last values is kept, and used again while every declared option holds the
+// same value: checking and resolving them gives the same verifier (a changed value makes a new
+// one). Not with previousSecretKey, an object whose parts could change under the same reference.
+let last: { readonly values: readonly unknown[]; readonly verifier: Verifier } | undefined;
+
+function verifierFor(options: VerifyCallbackOptions): Verifier {
+  const given: unknown = options;
+  if (typeof given !== 'object' || given === null || options.previousSecretKey !== undefined) return createVerifier(options);
+  const read = (name: string): unknown => (given as Readonly<Record<string, unknown>>)[name];
+  const cached = last;
+  if (cached !== undefined && VERIFY_OPTIONS.every((declaration, index) => read(declaration.name) === cached.values[index])) return cached.verifier;
+  const verifier = createVerifier(options);
+  last = { values: VERIFY_OPTIONS.map((declaration) => read(declaration.name)), verifier };
+  return verifier;
 }
 
 /**
@@ -400,7 +419,9 @@ export function verifierOf(where: string, options: VerifyCallbackOptions): Verif
   const { apiKey, secretKey, kind: toldKind, dealerCardWithoutHeaders = false } = options;
   const maxAge = options.maxAgeSeconds ?? DEFAULT_CALLBACK_MAX_AGE_SECONDS;
   const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
-  const now = options.now ?? Date.now;
+  // Read at each call, not kept: a verifier outlives the call that made it (verifierFor), and a
+  // test's fake clock replaces Date.now after it was made.
+  const now = options.now ?? ((): number => Date.now());
   const clock = (): number => readClock(now);
   const told = { kind: toldKind, api: options.api };
   const keys: Credentials = { apiKey, secretKey };
@@ -475,7 +496,7 @@ export function verifierOf(where: string, options: VerifyCallbackOptions): Verif
     if (typeof inputObject !== 'object' || inputObject === null) throw new CallbackVerificationError('malformed_body', 'there is no body');
     // Content-Type matters only to bytes: a text or parsed body never reads it.
     const given = input.body;
-    const charset = given instanceof ArrayBuffer || ArrayBuffer.isView(given) ? charsetOf(input) : undefined;
+    const charset = typeof given !== 'string' && (given instanceof ArrayBuffer || ArrayBuffer.isView(given)) ? charsetOf(input) : undefined;
     const body = readCallbackBody(given, charset, at.onDecoded, at.sized === true);
     const { trackingCode, status } = readTrackedFields(body);
     // Read once: the kind is told from the same tracking code below.

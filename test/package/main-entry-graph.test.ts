@@ -2,12 +2,14 @@ import { build } from 'esbuild';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { requireBuilt } from '../helpers/dist.js';
+import { entry } from '../../scripts/entries.mjs';
 import { describe, expect, test } from 'vitest';
 
 // `pg` is an optional peer of payorch/postgres: importing `payorch` must never load it, nor the
 // inbox module that is written for it. Bundled as a user's bundler would, packages left external.
 const root = join(import.meta.dirname, '..', '..');
-requireBuilt('dist/index.js');
+const main = entry('payorch');
+requireBuilt(main.esm);
 
 async function graph(entry: string): Promise<{ inputs: string[]; packages: string[]; code: string }> {
   const result = await build({ entryPoints: [join(root, entry)], bundle: true, write: false, metafile: true, platform: 'neutral', packages: 'external', logLevel: 'silent' });
@@ -16,7 +18,7 @@ async function graph(entry: string): Promise<{ inputs: string[]; packages: strin
   return { inputs, packages, code: result.outputFiles[0]?.text ?? '' };
 }
 
-const entries = ['src/index.ts', 'dist/index.js', 'dist/index.cjs'];
+const entries = [main.source, main.esm, main.cjs];
 
 describe.each(entries)('the main entry %s', (entry) => {
   test('reaches neither pg nor the PostgreSQL inbox', async () => {
@@ -30,7 +32,7 @@ describe.each(entries)('the main entry %s', (entry) => {
   // is in no module the main entry reaches, whether the sources or the built chunks.
   test('reaches neither Cloudflare inbox', async () => {
     const { inputs, code } = await graph(entry);
-    expect(inputs.filter((file) => /src\/(d1|durable-object|sqlite)\//.test(file))).toEqual([]);
+    expect(inputs.filter((file) => /(?:src|dist)\/inboxes\/(?:d1|durable-object|sqlite)\b/.test(file))).toEqual([]);
     expect(code).toContain('payorch-cb1-');
     expect(code).not.toMatch(/payorch:horizon|createD1Inbox|createDurableObjectInbox/);
   });
@@ -40,12 +42,12 @@ describe.each(entries)('the main entry %s', (entry) => {
   test('reaches no @opentelemetry package', async () => {
     const { inputs, packages } = await graph(entry);
     // From the sources, the module that makes the spans is in the graph: the check is not vacuous.
-    if (entry === 'src/index.ts') expect(inputs.some((file) => file.endsWith('src/internal/tracing.ts'))).toBe(true);
+    if (entry === main.source) expect(inputs.some((file) => file.endsWith('src/internal/tracing.ts'))).toBe(true);
     expect(packages.filter((name) => name.includes('@opentelemetry'))).toEqual([]);
   });
 });
 
-describe.each(['dist/index.d.ts', 'dist/index.d.cts'])('the published types %s', (file) => {
+describe.each([main.types, main.ctypes])('the published types %s', (file) => {
   test('name no @opentelemetry package: users need not install one to compile', () => {
     // Comments may show how to get a Tracer; the code must not import one.
     const types = readFileSync(join(root, file), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '');
@@ -54,7 +56,7 @@ describe.each(['dist/index.d.ts', 'dist/index.d.cts'])('the published types %s',
   });
 });
 
-test.each(['src/inboxes/d1/index.ts', 'src/inboxes/durable-object/index.ts', 'src/queues/cloudflare-queues/index.ts', 'src/testing/index.ts'])('the entry %s (Cloudflare inboxes and queue, the contracts) imports no package, no Node built-in and no zod', async (entry) => {
+test.each(['payorch/d1', 'payorch/durable-object', 'payorch/cloudflare-queues', 'payorch/testing'].map((name) => entry(name).source))('the entry %s (Cloudflare inboxes and queue, the contracts) imports no package, no Node built-in and no zod', async (entry) => {
   const { inputs, packages } = await graph(entry);
   expect(inputs.some((file) => file.endsWith(entry))).toBe(true);
   expect(packages).toEqual([]);
@@ -63,7 +65,8 @@ test.each(['src/inboxes/d1/index.ts', 'src/inboxes/durable-object/index.ts', 'sr
 
 // Deferred callbacks on a queue engine are an entry of their own: a receiver that applies at once,
 // or enqueues to a queue of its own, loads none of the adapters.
-describe.each([...entries, 'src/webhooks/index.ts', 'dist/webhooks/index.js', 'dist/webhooks/index.cjs'])('the entry %s', (entry) => {
+const webhooks = entry('payorch/webhooks');
+describe.each([...entries, webhooks.source, webhooks.esm, webhooks.cjs])('the entry %s', (entry) => {
   test('reaches no queue adapter: neither pg-boss, bullmq, ioredis, payorch/pg-boss, payorch/bullmq nor payorch/cloudflare-queues', async () => {
     const { inputs, packages, code } = await graph(entry);
     expect(inputs.length).toBeGreaterThan(0);
@@ -74,23 +77,26 @@ describe.each([...entries, 'src/webhooks/index.ts', 'dist/webhooks/index.js', 'd
 });
 
 test('the BullMQ entry imports bullmq and no other package: BullMQ loads ioredis itself, when it connects', async () => {
-  for (const entry of ['src/queues/bullmq/index.ts', 'dist/bullmq/index.js', 'dist/bullmq/index.cjs']) {
-    const { packages, code } = await graph(entry);
-    expect([...new Set(packages)], entry).toEqual(['bullmq']);
-    expect(code, entry).toContain('createBullMQQueue');
+  const bullmq = entry('payorch/bullmq');
+  for (const file of [bullmq.source, bullmq.esm, bullmq.cjs]) {
+    const { packages, code } = await graph(file);
+    expect([...new Set(packages)], file).toEqual(['bullmq']);
+    expect(code, file).toContain('createBullMQQueue');
   }
 });
 
 test('the pg-boss entry imports no package, neither pg-boss nor pg: the PgBoss and the pool are the user’s', async () => {
-  const { inputs, packages, code } = await graph('src/queues/pg-boss/index.ts');
-  expect(inputs.some((file) => file.endsWith('src/queues/pg-boss/index.ts'))).toBe(true);
+  const { source } = entry('payorch/pg-boss');
+  const { inputs, packages, code } = await graph(source);
+  expect(inputs.some((file) => file.endsWith(source))).toBe(true);
   expect(packages).toEqual([]);
   expect(code).toContain('FOR UPDATE SKIP LOCKED');
 });
 
 test('the PostgreSQL entry itself imports no pg either: the pool is the user’s', async () => {
-  const { inputs, packages } = await graph('src/inboxes/postgres/index.ts');
-  expect(inputs.some((file) => file.endsWith('src/inboxes/postgres/index.ts'))).toBe(true);
+  const { source } = entry('payorch/postgres');
+  const { inputs, packages } = await graph(source);
+  expect(inputs.some((file) => file.endsWith(source))).toBe(true);
   expect(packages).toEqual([]);
 });
 
@@ -100,7 +106,7 @@ test('the PostgreSQL entry itself imports no pg either: the pool is the user’s
 // bench/figures/bundle.ts measures it; zod's constructor names survive minifying.
 async function edgeBundle(names: string): Promise<string> {
   const result = await build({
-    stdin: { contents: `export { ${names} } from ${JSON.stringify(join(root, 'dist/index.js'))};`, resolveDir: root, loader: 'js' },
+    stdin: { contents: `export { ${names} } from ${JSON.stringify(join(root, main.esm))};`, resolveDir: root, loader: 'js' },
     bundle: true,
     minify: true,
     write: false,
@@ -128,10 +134,11 @@ describe('an edge bundle of the built package', () => {
 // payorch/schemas is the schemas alone: a module that only validates or parses loads no client,
 // no transport, no ky and no Node built-in, on every runtime. zod is bundled into dist/, so the
 // built entry imports no package at all (ky would show here if the transport were reached).
+const schemas = entry('payorch/schemas');
 test.each([
-  ['src/schemas/index.ts', ['zod/mini', 'zod/v4/core']],
-  ['dist/schemas/index.js', []],
-  ['dist/schemas/index.cjs', []],
+  [schemas.source, ['zod/mini', 'zod/v4/core']],
+  [schemas.esm, []],
+  [schemas.cjs, []],
 ])('the entry %s imports no package but zod, and no client', async (entry, packages) => {
   const graphOf = await graph(entry);
   expect([...new Set(graphOf.packages)].sort()).toEqual(packages);

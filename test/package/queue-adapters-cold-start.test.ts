@@ -1,8 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { requireBuilt } from '../helpers/dist.js';
+import { entry } from '../../scripts/entries.mjs';
 
 /*
  * The queue adapters are optional: starting a process that imports payorch and payorch/webhooks
@@ -24,20 +25,20 @@ const esm = (adapter: string) => `
 import { registerHooks } from 'node:module';
 const loaded = [];
 registerHooks({ resolve(specifier, context, next) { const found = next(specifier, context); loaded.push(found.url); return found; } });
-await import(${url('dist/index.js')});
-await import(${url('dist/webhooks/index.js')});
+await import(${url(entry('payorch').esm)});
+await import(${url(entry('payorch/webhooks').esm)});
 const atStart = [...loaded];
-await import(${url(`dist/${adapter}/index.js`)});
+await import(${url(entry(`payorch/${adapter}`).esm)});
 process.stdout.write(JSON.stringify({ atStart, after: loaded }));`;
 
 const cjs = (adapter: string) => `
-require(${JSON.stringify(join(root, 'dist/index.cjs'))});
-require(${JSON.stringify(join(root, 'dist/webhooks/index.cjs'))});
+require(${JSON.stringify(join(root, entry('payorch').cjs))});
+require(${JSON.stringify(join(root, entry('payorch/webhooks').cjs))});
 const atStart = Object.keys(require.cache);
-require(${JSON.stringify(join(root, `dist/${adapter}/index.cjs`))});
+require(${JSON.stringify(join(root, entry(`payorch/${adapter}`).cjs))});
 process.stdout.write(JSON.stringify({ atStart, after: Object.keys(require.cache) }));`;
 
-requireBuilt(...ADAPTERS.flatMap(([adapter]) => [`dist/${adapter}/index.js`, `dist/${adapter}/index.cjs`]));
+requireBuilt(...ADAPTERS.flatMap(([adapter]) => [entry(`payorch/${adapter}`).esm, entry(`payorch/${adapter}`).cjs]));
 
 describe.each(ADAPTERS)('payorch/%s', (adapter, engines) => {
   test.each([
@@ -45,7 +46,7 @@ describe.each(ADAPTERS)('payorch/%s', (adapter, engines) => {
     ['CommonJS', ['-e', cjs(adapter)]],
   ] as const)('is not loaded when a process starts with payorch and payorch/webhooks (%s)', (_label, args) => {
     const { atStart, after } = JSON.parse(execFileSync(process.execPath, args, { cwd: root, encoding: 'utf8' })) as { atStart: string[]; after: string[] };
-    const ofAdapter = (files: readonly string[]) => files.filter((file) => file.includes(`/dist/${adapter}/`) || engines.some((engine) => file.includes(`/node_modules/${engine}/`)));
+    const ofAdapter = (files: readonly string[]) => files.filter((file) => file.includes(`/${dirname(entry(`payorch/${adapter}`).esm)}/`) || engines.some((engine) => file.includes(`/node_modules/${engine}/`)));
     expect(atStart.length).toBeGreaterThan(1);
     expect(ofAdapter(atStart)).toEqual([]);
     expect(ofAdapter(after).length).toBeGreaterThan(0);

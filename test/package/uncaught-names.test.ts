@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, test } from 'vitest';
+import { entry } from '../../scripts/entries.mjs';
 
 /*
  * What Node prints for an error of payorch nobody caught, from the built package: the first line
@@ -14,7 +15,7 @@ import { describe, expect, test } from 'vitest';
 const root = join(import.meta.dirname, '..', '..');
 const run = promisify(execFile);
 
-const ENTRIES = ['dist/index', 'dist/sandbox/index', 'dist/webhooks/index', 'dist/postgres/index'] as const;
+const ENTRIES = ['payorch', 'payorch/sandbox', 'payorch/webhooks', 'payorch/postgres'].map((name) => `dist/${entry(name).out}`);
 
 // Each class made with arguments its constructor takes; `call` is what a client's error names.
 const MAKERS = `

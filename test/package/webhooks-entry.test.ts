@@ -3,12 +3,15 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { requireBuilt } from '../helpers/dist.js';
+import { entry } from '../../scripts/entries.mjs';
 import { describe, expect, test } from 'vitest';
 
 // payorch/webhooks: a function that only receives callbacks loads neither ky nor zod, and gets
 // the very objects payorch exports (one class per error, ESM and CommonJS alike).
 const root = join(import.meta.dirname, '..', '..');
-requireBuilt('dist/webhooks/index.cjs');
+const webhooks = entry('payorch/webhooks');
+const payorch = entry('payorch');
+requireBuilt(webhooks.cjs);
 
 async function graph(entry: string): Promise<{ packages: string[]; code: string }> {
   const result = await build({ entryPoints: [join(root, entry)], bundle: true, write: false, metafile: true, platform: 'neutral', packages: 'external', logLevel: 'silent' });
@@ -16,8 +19,8 @@ async function graph(entry: string): Promise<{ packages: string[]; code: string 
   return { packages, code: result.outputFiles[0]?.text ?? '' };
 }
 
-describe.each(['src/webhooks/index.ts', 'dist/webhooks/index.js', 'dist/webhooks/index.cjs', 'dist/index.js'])('the module graph of %s', (entry) => {
-  const main = entry === 'dist/index.js';
+describe.each([webhooks.source, webhooks.esm, webhooks.cjs, payorch.esm])('the module graph of %s', (entry) => {
+  const main = entry === payorch.esm;
   test(main ? 'holds ky and zod (the checks of payorch/webhooks are not vacuous)' : 'reaches neither ky nor zod', async () => {
     const { packages, code } = await graph(entry);
     const ky = packages.some((name) => name === 'ky' || name.startsWith('ky/'));
@@ -28,12 +31,12 @@ describe.each(['src/webhooks/index.ts', 'dist/webhooks/index.js', 'dist/webhooks
 });
 
 const esm = `
-const webhooks = await import(${JSON.stringify(pathToFileURL(join(root, 'dist/webhooks/index.js')).href)});
-const main = await import(${JSON.stringify(pathToFileURL(join(root, 'dist/index.js')).href)});
+const webhooks = await import(${JSON.stringify(pathToFileURL(join(root, webhooks.esm)).href)});
+const main = await import(${JSON.stringify(pathToFileURL(join(root, payorch.esm)).href)});
 check(webhooks, main);`;
 const cjs = `
-const webhooks = require(${JSON.stringify(join(root, 'dist/webhooks/index.cjs'))});
-const main = require(${JSON.stringify(join(root, 'dist/index.cjs'))});
+const webhooks = require(${JSON.stringify(join(root, webhooks.cjs))});
+const main = require(${JSON.stringify(join(root, payorch.cjs))});
 check(webhooks, main);`;
 const check = `
 function check(webhooks, main) {

@@ -10,6 +10,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import { createRequire } from 'node:module';
 import { openSecretChecks } from './secrets.mjs';
 import { canonical } from './canonical.mjs';
+import { entry } from '../../scripts/entries.mjs';
 
 const root = new URL('../../', import.meta.url);
 const runtime =
@@ -219,8 +220,8 @@ await check("an app's own zod composes the schemas of payorch/schemas", async ()
 });
 
 for (const [label, load] of [
-  ['ESM import', () => import(new URL('dist/sandbox/index.js', root).href)],
-  ['CommonJS require', () => createRequire(import.meta.url)(new URL('dist/sandbox/index.cjs', root).pathname)],
+  ['ESM import', () => import(new URL(entry('payorch/sandbox').esm, root).href)],
+  ['CommonJS require', () => createRequire(import.meta.url)(new URL(entry('payorch/sandbox').cjs, root).pathname)],
 ]) {
   await check(`${label}: payorch/sandbox listens and answers both clients`, async () => {
     const { createSandbox } = await load();

@@ -34,7 +34,8 @@ const W = new Int32Array(64);
 const H = new Int32Array(8);
 let scratch = new Uint8Array(256);
 let scratchView = new DataView(scratch.buffer);
-const encoder = /* @__PURE__ */ new TextEncoder();
+// Made by the first pure hash: where node:crypto hashes, no TextEncoder is built at import.
+let encoder: TextEncoder | undefined;
 
 function compress(K: Int32Array, view: DataView, offset: number): void {
   for (let i = 0; i < 16; i++) W[i] = view.getInt32(offset + i * 4);
@@ -126,7 +127,7 @@ export function pureSha256Hex(text: string): string {
   const { K, INITIAL, HEX } = (tables ??= computeTables());
   // UTF-8 takes at most 3 bytes per UTF-16 code unit; 72 more leave room for the padding.
   const { buffer, view } = scratchOf(text.length * 3 + 72);
-  hashBytes(K, INITIAL, buffer, view, encoder.encodeInto(text, buffer).written);
+  hashBytes(K, INITIAL, buffer, view, (encoder ??= new TextEncoder()).encodeInto(text, buffer).written);
   return hexOfH(HEX);
 }
 
@@ -140,7 +141,7 @@ const BLOCK = 64;
 export function pureHmacSha256Hex(key: string, text: string): string {
   const { K, INITIAL, HEX } = (tables ??= computeTables());
   // A key longer than the block is hashed first (RFC 2104, 2).
-  let keyBytes = encoder.encode(key);
+  let keyBytes = (encoder ??= new TextEncoder()).encode(key);
   if (keyBytes.length > BLOCK) {
     const { buffer, view } = scratchOf(keyBytes.length + 72);
     buffer.set(keyBytes);
@@ -150,7 +151,7 @@ export function pureHmacSha256Hex(key: string, text: string): string {
   }
   const { buffer, view } = scratchOf(BLOCK + text.length * 3 + 72);
   for (let i = 0; i < BLOCK; i++) buffer[i] = (keyBytes[i] ?? 0) ^ 0x36;
-  hashBytes(K, INITIAL, buffer, view, BLOCK + encoder.encodeInto(text, buffer.subarray(BLOCK)).written);
+  hashBytes(K, INITIAL, buffer, view, BLOCK + (encoder ??= new TextEncoder()).encodeInto(text, buffer.subarray(BLOCK)).written);
   for (let i = 0; i < BLOCK; i++) buffer[i] = (keyBytes[i] ?? 0) ^ 0x5c;
   writeH(view, BLOCK);
   hashBytes(K, INITIAL, buffer, view, BLOCK + 32);

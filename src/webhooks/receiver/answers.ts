@@ -1,5 +1,6 @@
 import { isPayorchError, CallbackRetentionError } from '../../errors/error.js';
 import { NotConfirmedError, UnhandledError } from './apply-once.js';
+import { utf8Length } from '../body.js';
 
 /*
  * The answer step: every answer the receiver sends the service (spec 6.1), on one screen. A 200
@@ -21,8 +22,9 @@ const JSON_HEADERS = { 'content-type': 'application/json' } as const;
 /** The answer of a status, with the reason of a refusal. */
 export function answer(status: CallbackReceiverAnswer['status'], error?: string, extraHeaders?: Record<string, string>): CallbackReceiverAnswer {
   const body = error === undefined ? '{"success":true}' : JSON.stringify({ success: false, error });
-  // The length known, node:http sends the answer in one piece instead of chunks.
-  return { status, headers: { ...JSON_HEADERS, 'content-length': String(new TextEncoder().encode(body).byteLength), ...extraHeaders }, body };
+  // The length known, node:http sends the answer in one piece instead of chunks. Counted without a
+  // TextEncoder: the answers below are made at import, and JSON.stringify leaves no lone surrogate.
+  return { status, headers: { ...JSON_HEADERS, 'content-length': String(utf8Length(body)), ...extraHeaders }, body };
 }
 
 export const OK = /* @__PURE__ */ answer(200);

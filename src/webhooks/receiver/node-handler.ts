@@ -72,7 +72,8 @@ function bodyLeftByParser(request: NodeRequestLike): CallbackBody | undefined {
 /** The body was longer than the cap; it was not read further. */
 const PAST_LIMIT = Symbol('past the limit');
 
-const encoder = /* @__PURE__ */ new TextEncoder();
+// Made by the first body given as text (rare: Node's streams give bytes), not at import.
+let encoder: TextEncoder | undefined;
 
 /**
  * Reads a Node request body chunk by chunk and stops at the first chunk that takes it past
@@ -95,7 +96,7 @@ function readNodeBody(request: NodeRequestLike, limit: number): Promise<Uint8Arr
       request.removeListener('close', onClose);
     };
     const onData = (chunk: unknown): void => {
-      const bytes = typeof chunk === 'string' ? encoder.encode(chunk) : chunk instanceof Uint8Array ? chunk : undefined;
+      const bytes = typeof chunk === 'string' ? (encoder ??= new TextEncoder()).encode(chunk) : chunk instanceof Uint8Array ? chunk : undefined;
       if (bytes === undefined) return;
       size += bytes.byteLength;
       if (size > limit) {
