@@ -95,7 +95,7 @@ export const sendMoneyEndpoint = /* @__PURE__ */ defineEndpoint({
   method: 'POST',
   path: '/send-money',
   hash: 'basic',
-  readOnly: false,
+  resendable: false,
   params: SendMoneyParams,
   response: SendMoneyResult,
 });
@@ -105,7 +105,7 @@ export const transferStatusEndpoint = /* @__PURE__ */ defineEndpoint({
   method: 'GET',
   path: '/transfer-status',
   hash: 'basic',
-  readOnly: true,
+  resendable: true,
   params: TransferStatusParams,
   response: TransferStatusResult,
 });

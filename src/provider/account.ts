@@ -72,7 +72,7 @@ export const welcomeEndpoint = /* @__PURE__ */ defineEndpoint({
   method: 'POST',
   path: '/welcome',
   hash: 'basic',
-  readOnly: true,
+  resendable: true,
   params: NoParams,
   response: Welcome,
 });
@@ -82,7 +82,7 @@ export const listSitesEndpoint = /* @__PURE__ */ defineEndpoint({
   method: 'POST',
   path: '/sites',
   hash: 'key',
-  readOnly: true,
+  resendable: true,
   // The key travels in the X-Key header and the hash; the body is empty.
   params: NoParams,
   response: SiteList,

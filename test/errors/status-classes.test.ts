@@ -81,7 +81,7 @@ describe('the message of a call that failed', () => {
     ['dealer.manualIban.withdraw', 'the withdrawal', 'it has no callback and no status endpoint: check the dealer panel'],
     ['provider.request /new-endpoint', 'a payment', "wait for its callback, if it has one, or check the service's panel"],
   ])('a 5xx to %s names what may have been created (%s) and only what can be done for it', (operation, thing, step) => {
-    const error = APIError.generate({ status: 500, headers: {}, body: '', request: { method: 'POST', url: 'https://pay.example.com/x' }, call: { operation, readOnly: false } });
+    const error = APIError.generate({ status: 500, headers: {}, body: '', request: { method: 'POST', url: 'https://pay.example.com/x' }, call: { operation, resendable: false } });
     expect(error).toBeInstanceOf(InternalServerError);
     expect(error.message).toContain(`The service may have processed it: ${thing} may have been created. Do not send it again; ${step} (docs/errors-and-retries.md).`);
   });

@@ -119,5 +119,5 @@ export async function definedOperations(area: 'provider' | 'dealer'): Promise<st
 }
 
 /** Calls that create a money movement: never resent once the service may have seen them. */
-export const PAYMENT_CALLS = PROVIDER_CALLS.filter((call) => !call.endpoint.readOnly);
-export const DEALER_PAYMENT_CALLS = DEALER_CALLS.filter((call) => !call.endpoint.readOnly);
+export const PAYMENT_CALLS = PROVIDER_CALLS.filter((call) => !call.endpoint.resendable);
+export const DEALER_PAYMENT_CALLS = DEALER_CALLS.filter((call) => !call.endpoint.resendable);

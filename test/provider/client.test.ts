@@ -149,7 +149,7 @@ describe('provider.request', () => {
     expect((error as APIError).error).toBe('Not supported');
   });
 
-  test('is treated as payment-creating unless readOnly is set: sent once on a 500, retried when read-only', async () => {
+  test('is sent at most once unless resendable is set: sent once on a 500, retried when resendable', async () => {
     const retrying = new ProviderClient({ ...keys, maxRetries: 1 });
     const answer = (attempt: number) => (attempt === 1 ? HttpResponse.json({ error: 'boom' }, { status: 500 }) : { success: true });
     const once = capture('post', FUTURE_URL, answer);
@@ -157,7 +157,7 @@ describe('provider.request', () => {
     expect(once).toHaveLength(1);
 
     const twice = capture('post', FUTURE_URL, answer);
-    await expect(retrying.request({ method: 'POST', path: '/future-endpoint', hash: 'basic', readOnly: true })).resolves.toEqual({ success: true });
+    await expect(retrying.request({ method: 'POST', path: '/future-endpoint', hash: 'basic', resendable: true })).resolves.toEqual({ success: true });
     expect(twice).toHaveLength(2);
   });
 });
@@ -171,7 +171,7 @@ describe('every provider call', () => {
   const cardStatus = { success: true, data: { tracking_code: 'CC-1-1', status: 'pending', amount: 10 } };
   const sites = { success: true, provider: { id: 1, name: 'A' }, total_sites: 0, sites: [] };
 
-  const readOnly: [string, string, () => Promise<unknown>, object][] = [
+  const resendable: [string, string, () => Promise<unknown>, object][] = [
     ['welcome', '/welcome', () => provider.welcome(), welcome],
     ['listSites', '/sites', () => provider.listSites({ key: 'k' }), sites],
     ['creditCard.getStatus', '/credit-card/status', () => provider.creditCard.getStatus({ tracking_code: 'CC-1-1' }), cardStatus],
@@ -198,10 +198,10 @@ describe('every provider call', () => {
   ];
 
   test('covers every provider endpoint of the endpoint table', () => {
-    expect([...readOnly, ...moneyMoving].map(([operation]) => operation).sort()).toEqual(API_ENDPOINTS.filter((row) => row.api === 'provider').map((row) => row.endpoint.operation).sort());
+    expect([...resendable, ...moneyMoving].map(([operation]) => operation).sort()).toEqual(API_ENDPOINTS.filter((row) => row.api === 'provider').map((row) => row.endpoint.operation).sort());
   });
 
-  test.each(readOnly)('%s is read-only: retried after a 500', async (_name, path, call, answer) => {
+  test.each(resendable)('%s is resendable: retried after a 500', async (_name, path, call, answer) => {
     const seen = capture('post', `${BASE_URL}/api/provider${path}`, (attempt) => (attempt === 1 ? HttpResponse.json({}, { status: 500 }) : answer));
     await call();
     expect(seen).toHaveLength(2);

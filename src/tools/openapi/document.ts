@@ -261,7 +261,7 @@ function errorResponses(row: ApiEndpoint): Record<string, unknown> {
 }
 
 function description(row: ApiEndpoint): string {
-  const retry = row.endpoint.readOnly ? 'Read-only: payorch retries it after transient failures.' : 'Moves money: payorch never sends it twice unless the service cannot have received the first attempt.';
+  const retry = row.endpoint.resendable ? 'Resendable (receiving it twice cannot move money twice): payorch retries it after transient failures.' : 'Moves money: payorch never sends it twice unless the service cannot have received the first attempt.';
   return [`payorch: \`${row.api === 'provider' ? 'ProviderClient' : 'DealerClient'}.${row.endpoint.operation}\`. Signed with the ${row.endpoint.hash} hash. ${retry}`, ...row.gaps.map(({ spec, gap, assumes, override }) => `Not shown in the spec (${spec}): ${gap}. payorch assumes: ${assumes} Override: ${override}`)].join('\n\n');
 }
 

@@ -10,7 +10,7 @@ closeLoopbackServers();
 
 const TRANSIENT = [408, 429, 500, 502, 503, 504];
 
-describe('read-only calls', () => {
+describe('resendable calls', () => {
   test('are retried after the connection is reset before an answer', async () => {
     noBackoff();
     const server = await startServer((request, response, n) => (n === 1 ? request.socket.resetAndDestroy() : json(response, 200, WELCOME)));
@@ -145,7 +145,7 @@ describe('calls that create a money movement', () => {
     ]),
   ];
 
-  // The transport decides a resend from the endpoint's readOnly flag alone (mayResend in
+  // The transport decides a resend from the endpoint's resendable flag alone (mayResend in
   // src/internal/retry-policy.ts), so every money-moving call gets one check that it is not resent,
   // and the full set of failure cases runs on one call per client and per hash kind.
   test.each(payments)('%s is sent once when the service answers HTTP 503', async (_name, send) => {
@@ -239,13 +239,13 @@ describe('calls that create a money movement', () => {
     }
   });
 
-  test('a raw request is treated as a payment unless it says readOnly: true', async () => {
+  test('a raw request is sent at most once unless it says resendable: true', async () => {
     noBackoff();
     const server = await startServer((_request, response) => { json(response, 503, {}); });
     const client = providerFor(server);
     await client.request({ method: 'POST', path: '/new', hash: 'basic' }).catch(() => undefined);
     expect(server.seen).toHaveLength(1);
-    await client.request({ method: 'POST', path: '/new', hash: 'basic', readOnly: true }).catch(() => undefined);
+    await client.request({ method: 'POST', path: '/new', hash: 'basic', resendable: true }).catch(() => undefined);
     expect(server.seen).toHaveLength(4);
   });
 });
