@@ -90,7 +90,8 @@ const site = { id: 7, name: 'shop.example' };
 const iban = 'TR330006100519786457841326';
 /** The gaps of crypto and wallet that the bank samples fill (spec 4.11, 4.12). */
 const GUESSED = [CRYPTO_WALLET_HASH, CRYPTO_WALLET_MINIMUM];
-const THIRD_PARTY_WITHDRAWAL = [EIBAN_THIRD_PARTY_METHOD, GATEWAY_ID_RANGE, GATEWAY_BOUNDS];
+/** The gaps of every third-party withdrawal, after those a channel's samples leave (spec 2.5, 4.10 to 4.12). */
+const GATEWAY_GAPS = [GATEWAY_ID_RANGE, GATEWAY_BOUNDS];
 
 /** Every endpoint of the Provider API (spec 4.2) and of the Dealer API (spec 4.13). */
 export const API_ENDPOINTS: readonly ApiEndpoint[] = [
@@ -229,7 +230,7 @@ export const API_ENDPOINTS: readonly ApiEndpoint[] = [
     },
   }),
   provider(bankEndpoints.withdrawal, {
-    gaps: [...THIRD_PARTY_WITHDRAWAL, RECIPIENT_IBAN_LENGTH, BANK_ACCOUNT_HOLDER],
+    gaps: [EIBAN_THIRD_PARTY_METHOD, ...GATEWAY_GAPS, RECIPIENT_IBAN_LENGTH, BANK_ACCOUNT_HOLDER],
     params: { ...customer, amount: 300, gateway_id: 1, iban, account_holder: 'Ada Yılmaz' },
     answer: {
       success: true,
@@ -286,7 +287,7 @@ export const API_ENDPOINTS: readonly ApiEndpoint[] = [
     },
   }),
   provider(cryptoEndpoints.withdrawal, {
-    gaps: [...THIRD_PARTY_WITHDRAWAL, ...GUESSED],
+    gaps: [EIBAN_THIRD_PARTY_METHOD, ...GUESSED, ...GATEWAY_GAPS],
     params: { ...customer, amount: 250, gateway_id: 11, crypto_type: 'USDT (TRC20)', wallet_address: 'TXyz8kP2cWq4rVb9mN3sL6tH1gF5dA7eJ0' },
     answer: {
       success: true,
@@ -324,7 +325,7 @@ export const API_ENDPOINTS: readonly ApiEndpoint[] = [
     },
   }),
   provider(walletEndpoints.withdrawal, {
-    gaps: [...THIRD_PARTY_WITHDRAWAL, ...GUESSED, WALLET_ACCOUNT_HOLDER],
+    gaps: [EIBAN_THIRD_PARTY_METHOD, ...GUESSED, ...GATEWAY_GAPS, WALLET_ACCOUNT_HOLDER],
     params: { ...customer, amount: 60, gateway_id: 21, wallet_number: '5551234567' },
     answer: {
       success: true,
