@@ -73,6 +73,14 @@ export async function definedOperations(area: 'provider' | 'dealer'): Promise<st
   return [...operations].sort();
 }
 
+/**
+ * A call's example parameters with the values only a running sandbox can give (the ids it gave
+ * out, dates it has records on) in place of the example's: the fields named in `values`.
+ */
+export function withValues(valid: Record<string, unknown> | undefined, values: Readonly<Record<string, unknown>>): Record<string, unknown> | undefined {
+  return valid && Object.fromEntries(Object.entries(valid).map(([name, value]) => [name, values[name] ?? value]));
+}
+
 /** Calls that are not resendable: sent at most once once the service may have seen them. */
 export const PAYMENT_CALLS = PROVIDER_CALLS.filter((call) => !call.endpoint.resendable);
 export const DEALER_PAYMENT_CALLS = DEALER_CALLS.filter((call) => !call.endpoint.resendable);
