@@ -67,7 +67,7 @@ describe('the message of a call that failed', () => {
     expect(deposit).toBeInstanceOf(TimeoutError);
     expect((deposit as Error).message).toBe(`POST /api/provider/start-manual-deposit (provider.manual.startDeposit) did not complete within 200 ms. ${MAY_EXIST}`);
     const read = await client.creditCard.getStatus({ tracking_code: 'CC-k3J9x-1700000000' }, { timeout: 200 }).catch((caught: unknown) => caught);
-    expect((read as Error).message).toBe('POST /api/provider/credit-card/status (provider.creditCard.getStatus) did not complete within 200 ms. The service may have processed it; a read moves no money, so it is safe to retry.');
+    expect((read as Error).message).toBe('POST /api/provider/credit-card/status (provider.creditCard.getStatus) did not complete within 200 ms. The service may have processed it; receiving it twice moves no money, so it is safe to retry.');
   });
 
   // Only what exists for that call is offered: the spec gives a status endpoint to provider card
