@@ -5,7 +5,7 @@ import { env } from './env.js';
 
 const dealer = new DealerClient({ baseUrl: env.baseUrl(), ...env.dealer() });
 
-const { payment_methods } = await dealer.getSettings();
+const { payment_methods } = await dealer.settings.get();
 if (payment_methods.credit_card !== 'active') throw new Error('Card payments are not active for this dealer');
 
 const { data } = await dealer.creditCard.createPayment({

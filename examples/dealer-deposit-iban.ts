@@ -5,7 +5,7 @@ import { env } from './env.js';
 const dealer = new DealerClient({ baseUrl: env.baseUrl(), ...env.dealer() });
 
 // The dealer API spells the customer id `userid`.
-const { data } = await dealer.manualIban.deposit({ username: 'ada', userid: 'u-1001', fullname: 'Ada Yılmaz', amount: 1500 });
+const { data } = await dealer.manualIban.startDeposit({ username: 'ada', userid: 'u-1001', fullname: 'Ada Yılmaz', amount: 1500 });
 
 console.log(`Deposit ${data.tracking_code}: please transfer ${data.amount} TRY to`);
 console.log(`  ${data.account_name}, ${data.bank_name}`);

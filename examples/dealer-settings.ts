@@ -5,7 +5,7 @@ import { env } from './env.js';
 
 const dealer = new DealerClient({ baseUrl: env.baseUrl(), ...env.dealer() });
 
-const { dealer_name, payment_methods } = await dealer.getSettings();
+const { dealer_name, payment_methods } = await dealer.settings.get();
 console.log(`Dealer: ${dealer_name}`);
 console.log(`  credit card: ${payment_methods.credit_card}`);
 console.log(`  E-IBAN:      ${payment_methods.eiban}`);

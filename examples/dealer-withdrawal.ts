@@ -6,7 +6,7 @@ import { env } from './env.js';
 const dealer = new DealerClient({ baseUrl: env.baseUrl(), ...env.dealer() });
 
 try {
-  const { data } = await dealer.manualIban.withdraw({
+  const { data } = await dealer.manualIban.startWithdrawal({
     username: 'ada',
     userid: 'u-1001',
     amount: 750,

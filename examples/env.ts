@@ -11,7 +11,7 @@ export const env = {
   provider: () => ({
     apiKey: required('PAYORCH_PROVIDER_API_KEY'),
     secretKey: required('PAYORCH_PROVIDER_SECRET_KEY'),
-    /** The additional verification key of listSites (X-Key). */
+    /** The additional verification key of sites.list (X-Key). */
     key: required('PAYORCH_SITES_KEY'),
     /** A site credential key. */
     credentialKey: required('PAYORCH_CREDENTIAL_KEY'),

@@ -6,7 +6,7 @@ import { env } from './env.js';
 const { apiKey, secretKey, key, credentialKey } = env.provider();
 const provider = new ProviderClient({ baseUrl: env.baseUrl(), apiKey, secretKey });
 
-const list = await provider.listSites({ key });
+const list = await provider.sites.list({ key });
 console.log(`${list.provider.name} has ${list.total_sites} site(s):`);
 for (const site of list.sites) console.log(`  #${site.id} ${site.name} ${site.is_active ? 'active' : 'inactive'} since ${site.created_at}`);
 

@@ -1,5 +1,5 @@
 // Third-party bank (spec 4.10): deposits go through a tracking page where the customer picks how
-// to pay; withdrawals go through a gateway you choose from listGateways(), within its bounds and
+// to pay; withdrawals go through a gateway you choose from gateways.list(), within its bounds and
 // with the fields it requires. Deposit and withdrawal callbacks bring the end status.
 import { ProviderClient } from 'payorch';
 import { env } from './env.js';
@@ -14,7 +14,7 @@ console.log(`Bank deposit ${deposit.data.tracking_code}: ${deposit.data.status};
 
 // The service enforces each gateway's bounds; checking them first saves a refused request.
 const amount = 750;
-const { data } = await bank.listGateways();
+const { data } = await bank.gateways.list();
 for (const g of data.gateways) console.log(`  gateway ${g.id} ${g.name}: ${g.min_amount}..${g.max_amount}, needs ${g.required_fields.join(', ')}`);
 const gateway = data.gateways.find((g) => g.min_amount <= amount && amount <= g.max_amount);
 if (gateway === undefined) throw new Error(`no bank gateway accepts ${amount}`);

@@ -13,7 +13,7 @@ console.log(`Crypto deposit ${deposit.data.tracking_code}: ${deposit.data.status
 
 const amount = 2500;
 const coin = 'USDT (TRC20)';
-const { data } = await crypto.listGateways();
+const { data } = await crypto.gateways.list();
 const gateway = data.gateways.find((g) => (g.supported_crypto_types ?? []).includes(coin) && g.min_amount <= amount && amount <= g.max_amount);
 if (gateway === undefined) throw new Error(`no crypto gateway pays ${amount} in ${coin}`);
 console.log(`Gateway ${gateway.name}: ${(gateway.supported_crypto_types ?? []).join(', ')}`);

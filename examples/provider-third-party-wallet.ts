@@ -14,7 +14,7 @@ console.log(`Wallet deposit ${deposit.data.tracking_code}: ${deposit.data.status
 
 const amount = 200;
 const fits = (g: Gateway) => g.min_amount <= amount && amount <= g.max_amount;
-const { data } = await wallet.listGateways();
+const { data } = await wallet.gateways.list();
 // Prefer a gateway that needs only the wallet number; fall back to one that also wants the holder.
 const gateway = data.gateways.find((g) => fits(g) && g.required_fields.length === 1) ?? data.gateways.find(fits);
 if (gateway === undefined) throw new Error(`no wallet gateway accepts ${amount}`);

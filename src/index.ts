@@ -43,6 +43,7 @@ export type { ProviderManual } from './provider/manual.js';
 export type { ProviderEiban } from './provider/eiban.js';
 export type { ProviderCreditCard } from './provider/credit-card.js';
 export type { ProviderThirdParty } from './provider/third-party/index.js';
+export type { ProviderSites } from './provider/account.js';
 export type { BankChannel } from './provider/third-party/bank.js';
 export type { CryptoChannel } from './provider/third-party/crypto.js';
 export type { WalletChannel } from './provider/third-party/wallet.js';
@@ -88,6 +89,7 @@ export type {
 } from './dealer/transactions.js';
 export type { DealerTransfers } from './dealer/transfers.js';
 export type { DealerCreditCard } from './dealer/credit-card.js';
+export type { DealerSettingsResource } from './dealer/settings.js';
 export type { NewTransactions } from './dealer/transactions.js';
 export type { TransferEndStatus, WaitForTransferOptions } from './dealer/transfers.js';
 export { applyTransferStatuses } from './dealer/transfer-sweep.js';

@@ -67,7 +67,7 @@ runFigure(async ({ quick }) => {
       await Promise.all(
         Array.from({ length: CONCURRENCY }, async () => {
           while (!done) {
-            const key = { account: 'bench-account', trackingCode: `MAN-${tag}${(sequence++).toString(36)}-${String(Math.floor(Date.now() / 1000) - 600)}`, status: 'completed' };
+            const key = { merchantId: 'bench-merchant', trackingCode: `MAN-${tag}${(sequence++).toString(36)}-${String(Math.floor(Date.now() / 1000) - 600)}`, status: 'completed' };
             const start = performance.now();
             const outcome = await inbox.process(key, () => Promise.resolve());
             latencies.push(performance.now() - start);

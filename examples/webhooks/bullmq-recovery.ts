@@ -18,11 +18,11 @@ export interface RecoveryOptions {
   readonly redis: RedisOptions;
   readonly provider: ProviderClient;
   readonly dealer: DealerClient;
-  /** The account the inbox records transfer ends under: the same on every instance. */
-  readonly accountName: string;
+  /** The merchant the inbox keeps transfer ends under: the same on every instance. */
+  readonly merchantId: string;
 }
 
-export async function scheduleRecovery({ receiving: { pool, receiver }, redis, provider, dealer, accountName }: RecoveryOptions) {
+export async function scheduleRecovery({ receiving: { pool, receiver }, redis, provider, dealer, merchantId }: RecoveryOptions) {
   // `payouts` stands for your own records of the transfers you sent; in your migrations.
   await pool.query("CREATE TABLE IF NOT EXISTS payouts (transfer_id text PRIMARY KEY, status text NOT NULL DEFAULT 'pending')");
   const inbox = createPostgresInbox({ pool });
@@ -33,7 +33,7 @@ export async function scheduleRecovery({ receiving: { pool, receiver }, redis, p
     const reconciled = await receiver.reconcile({ provider, trackingCodes: cards.rows.map((row) => row.tracking_code) });
     const payouts = await pool.query<{ transfer_id: string }>("SELECT transfer_id FROM payouts WHERE status = 'pending' ORDER BY transfer_id LIMIT 1000");
     const swept = await applyTransferStatuses({
-      dealer, transferIds: payouts.rows.map((row) => row.transfer_id), inbox, accountName,
+      dealer, transferIds: payouts.rows.map((row) => row.transfer_id), inbox, merchantId,
       // completed: paid; failed or cancelled: give the amount back to the customer here too.
       onStatus: async (transfer, { client }) => { await client.query('UPDATE payouts SET status = $1 WHERE transfer_id = $2', [transfer.status, transfer.transfer_id]); },
     });

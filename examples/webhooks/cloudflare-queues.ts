@@ -90,7 +90,7 @@ export default {
       dealer,
       transferIds: await ids(env.DB, "SELECT transfer_id AS id FROM payouts WHERE status = 'pending' LIMIT 1000"),
       inbox: createD1Inbox({ db: env.DB }),
-      accountName: 'dealer',
+      merchantId: 'dealer',
       onStatus: (transfer, { db, statements }) => void statements.push(db.prepare('UPDATE payouts SET status = ? WHERE transfer_id = ?').bind(transfer.status, transfer.transfer_id)),
     });
     // Card payments still waiting: each end read becomes a job, applied by `queue` under its callback's key.

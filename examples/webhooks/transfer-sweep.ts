@@ -25,11 +25,11 @@ export interface RecoveryOptions {
   readonly receiver: Pick<CallbackReceiver<unknown>, 'reconcile'>;
   readonly provider: ProviderClient;
   readonly dealer: DealerClient;
-  /** The account the inbox records transfer ends under: the same on every instance. */
-  readonly accountName: string;
+  /** The merchant the inbox keeps transfer ends under: the same on every instance. */
+  readonly merchantId: string;
 }
 
-export async function scheduleRecovery({ boss, pool, receiver, provider, dealer, accountName }: RecoveryOptions) {
+export async function scheduleRecovery({ boss, pool, receiver, provider, dealer, merchantId }: RecoveryOptions) {
   // `payouts` stands for your own records; in a real application it belongs to its migrations.
   await pool.query("CREATE TABLE IF NOT EXISTS payouts (transfer_id text PRIMARY KEY, status text NOT NULL DEFAULT 'pending')");
   const inbox = createPostgresInbox({ pool });
@@ -41,7 +41,7 @@ export async function scheduleRecovery({ boss, pool, receiver, provider, dealer,
       dealer,
       transferIds: rows.map((row) => row.transfer_id),
       inbox,
-      accountName,
+      merchantId,
       // completed: paid; failed or cancelled: give the amount back to the customer here too.
       onStatus: async (transfer, { client }) => {
         await client.query('UPDATE payouts SET status = $1 WHERE transfer_id = $2', [transfer.status, transfer.transfer_id]);
@@ -77,6 +77,6 @@ if (process.argv[1] !== undefined && import.meta.url === new URL(`file://${proce
   const provider = new ProviderClient({ baseUrl: env.baseUrl(), apiKey, secretKey, credentialKey });
   const dealer = new DealerClient({ baseUrl: env.baseUrl(), ...env.dealer() });
   const receiver = await start({ apiKey, secretKey, connectionString, provider, port: Number(process.env['PAYORCH_WEBHOOK_PORT'] ?? 3000) });
-  await scheduleRecovery({ ...receiver, provider, dealer, accountName: 'dealer-main' });
+  await scheduleRecovery({ ...receiver, provider, dealer, merchantId: 'dealer-main' });
   console.log(`Receiving callbacks at ${receiver.url}; sweeping pending transfers every minute and reconciling card payments every five`);
 }

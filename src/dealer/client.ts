@@ -12,8 +12,7 @@ import type { RequestOptions } from '../core/request-options.js';
 import { DealerCreditCard } from './credit-card.js';
 import { DealerEibans } from './eibans.js';
 import { DealerManualIban } from './manual-iban.js';
-import { settingsEndpoint } from './settings.js';
-import type { DealerSettings } from './settings.js';
+import { DealerSettingsResource } from './settings.js';
 import { DealerTransactions } from './transactions.js';
 import { DealerTransfers } from './transfers.js';
 
@@ -46,6 +45,8 @@ export class DealerClient extends APIResource {
   readonly transfers: DealerTransfers;
   /** Card payments. */
   readonly creditCard: DealerCreditCard;
+  /** The dealer's name and which payment methods are active. */
+  readonly settings: DealerSettingsResource;
 
   readonly #options: ClientOptions;
 
@@ -68,6 +69,7 @@ export class DealerClient extends APIResource {
     this.transactions = new DealerTransactions(transport);
     this.transfers = new DealerTransfers(transport);
     this.creditCard = new DealerCreditCard(transport);
+    this.settings = new DealerSettingsResource(transport);
   }
 
   /**
@@ -79,26 +81,12 @@ export class DealerClient extends APIResource {
    * @example
    * ```ts
    * const quick = dealer.withOptions({ timeout: 5_000, maxRetries: 0 });
-   * await quick.getSettings();
+   * await quick.settings.get();
    * ```
    */
   withOptions(settings: ClientSettings): DealerClient {
     checkSettings('dealer.withOptions', settings, DEALER_OPTIONS);
     return new DealerClient({ ...this.#options, ...settings });
-  }
-
-  /**
-   * Reads the dealer's name and which payment methods are active. Safe to repeat, so it retries
-   * on transient failures; also a quick check of the keys and the clock.
-   *
-   * @example
-   * ```ts
-   * const { dealer_name, payment_methods } = await dealer.getSettings();
-   * if (payment_methods.credit_card !== 'active') console.log(`${dealer_name} cannot take card payments`);
-   * ```
-   */
-  getSettings(options?: RequestOptions): APIPromise<DealerSettings> {
-    return this._send(settingsEndpoint, undefined, options);
   }
 
   /**

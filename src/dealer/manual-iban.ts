@@ -74,7 +74,7 @@ export const ManualIbanWithdrawal = /* @__PURE__ */ envelope(() => ({
 export interface ManualIbanWithdrawal extends z.infer<typeof ManualIbanWithdrawal> {}
 
 export const manualIbanDepositEndpoint = /* @__PURE__ */ defineEndpoint({
-  operation: 'manualIban.deposit',
+  operation: 'manualIban.startDeposit',
   // Spec 4.13: method not shown. POST, as every body-carrying sample of the spec (docs/spec-gaps.md).
   method: 'POST',
   path: '/manual-iban/deposit',
@@ -86,7 +86,7 @@ export const manualIbanDepositEndpoint = /* @__PURE__ */ defineEndpoint({
 });
 
 export const manualIbanWithdrawEndpoint = /* @__PURE__ */ defineEndpoint({
-  operation: 'manualIban.withdraw',
+  operation: 'manualIban.startWithdrawal',
   method: 'POST',
   path: '/manual-iban/withdraw',
   hash: 'basic',
@@ -104,11 +104,11 @@ export class DealerManualIban extends APIResource {
    *
    * @example
    * ```ts
-   * const { data } = await dealer.manualIban.deposit({ username: 'ada', userid: 'u-1', fullname: 'Ada Yılmaz', amount: 1500 });
+   * const { data } = await dealer.manualIban.startDeposit({ username: 'ada', userid: 'u-1', fullname: 'Ada Yılmaz', amount: 1500 });
    * console.log(`Pay ${data.amount} TRY to ${data.account_name}, ${data.formatted_iban ?? data.iban_no}`);
    * ```
    */
-  deposit(params: ManualIbanDepositParams, options?: RequestOptions): APIPromise<ManualIbanDeposit> {
+  startDeposit(params: ManualIbanDepositParams, options?: RequestOptions): APIPromise<ManualIbanDeposit> {
     return this._send(manualIbanDepositEndpoint, params, options);
   }
 
@@ -118,13 +118,13 @@ export class DealerManualIban extends APIResource {
    *
    * @example
    * ```ts
-   * const { data } = await dealer.manualIban.withdraw({
+   * const { data } = await dealer.manualIban.startWithdrawal({
    *   username: 'ada', userid: 'u-1', amount: 750, recipient_name: 'Ada Yılmaz', recipient_iban: 'TR330006100519786457841326',
    * });
    * console.log(data.tracking_code, data.status); // WDR-..., pending
    * ```
    */
-  withdraw(params: ManualIbanWithdrawalParams, options?: RequestOptions): APIPromise<ManualIbanWithdrawal> {
+  startWithdrawal(params: ManualIbanWithdrawalParams, options?: RequestOptions): APIPromise<ManualIbanWithdrawal> {
     return this._send(manualIbanWithdrawEndpoint, params, options);
   }
 }

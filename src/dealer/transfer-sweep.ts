@@ -1,7 +1,7 @@
 import { eachAtMost } from '../internal/each-at-most.js';
 import { checkList, checkOptions } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
-import { APIError } from '../errors/api-error.js';
+import { APIError, ResponseValidationError } from '../errors/api-error.js';
 import { CallbackRetentionError } from '../errors/error.js';
 import type { CallbackInbox, CallbackInboxContext, CallbackKey } from '../inboxes/inbox.js';
 import { isTransferEndStatus } from './transfers.js';
@@ -10,7 +10,7 @@ import type { Transfer, TransferEndStatus, TransferStatusParams, TransferStatusR
 /*
  * Transfers have no callback (spec 6.1): their end is learnt by reading their status. A sweep that
  * runs on several instances must mark each end once, so it goes through the same inbox as
- * callbacks, under a key of its own: the account, the transfer id and the status.
+ * callbacks, under a key of its own: the merchant id, the transfer id and the status.
  */
 
 /** A transfer that has ended, as `onStatus` gets it. */
@@ -39,11 +39,11 @@ export interface ApplyTransferStatusesOptions<TContext extends CallbackInboxCont
    */
   readonly inbox: CallbackInbox<TContext>;
   /**
-   * The account the keys are recorded under: the same on every instance, and never a key. Use
-   * the receiver's `accountName` when the inbox is shared with it.
+   * The merchant the keys are kept under: the same on every instance, and never a key. Use the
+   * receiver's `merchantId` when the inbox is shared with it.
    * @example 'dealer-main'
    */
-  readonly accountName: string;
+  readonly merchantId: string;
   /**
    * Applies one end (`completed`, `failed` or `cancelled`): mark the payout paid, or return the
    * money to the customer's balance. It runs inside the inbox's `process`, so with the PostgreSQL
@@ -94,7 +94,7 @@ const SWEEP_OPTIONS: readonly OptionDeclaration[] = [
   { name: 'dealer', rule: { type: 'object', methods: [], allowed: 'a DealerClient' }, required: true },
   { name: 'dealer.transfers', rule: { type: 'object', methods: ['getStatus'], allowed: 'a DealerClient (an object with transfers.getStatus)' }, required: true },
   { name: 'inbox', rule: { type: 'object', methods: ['process'], allowed: 'an object with a process(key, apply) method (CallbackInbox)' }, required: true },
-  { name: 'accountName', rule: { type: 'text', maxLength: 200 }, required: true },
+  { name: 'merchantId', rule: { type: 'text', maxLength: 200 }, required: true },
   { name: 'onStatus', rule: { type: 'function' }, required: true },
   { name: 'onDuplicate', rule: { type: 'function' } },
   { name: 'concurrency', rule: { type: 'number', min: 1, max: 32, integer: true }, default: 4 },
@@ -109,7 +109,14 @@ function recordTimeOfTransfer(transfer: Transfer): number {
   const createdAt = transfer.created_at;
   const ms = createdAt === undefined ? Number.NaN : Date.parse(HAS_ZONE.test(createdAt) ? createdAt : `${createdAt}Z`);
   if (!Number.isFinite(ms) || ms < 0) {
-    throw new TypeError(`transfer ${transfer.transfer_id}: created_at ${JSON.stringify(createdAt ?? null)} is not a time, so its inbox key has no record time; nothing was applied`);
+    // The service's answer, read without fault by getStatus, lacks what the inbox key needs.
+    throw new ResponseValidationError('dealer.transfers.getStatus', {
+      status: 200,
+      issues: [{ field: 'transfer.created_at', rule: 'invalid_format', message: `${JSON.stringify(createdAt ?? null)} is not a time, so the inbox key of ${transfer.transfer_id} has no record time; nothing was applied` }],
+      body: { transfer },
+      rawBody: JSON.stringify({ transfer }),
+      resendable: true,
+    });
   }
   return Math.floor(ms / 1000);
 }
@@ -126,7 +133,7 @@ function checkIds(ids: unknown): readonly string[] {
 
 /**
  * Reads the status of each pending transfer and applies each end status once, through `inbox`,
- * under the key (account, transfer id, status) with the transfer's `created_at` as its record
+ * under the key (merchant id, transfer id, status) with the transfer's `created_at` as its record
  * time. Transfers have no callback (spec 6.1), so run it on a schedule (every minute) over the
  * transfers your records hold as pending: on two instances at once, or again after a crash, each
  * end is applied once, since the inbox's `process` is the one place that decides.
@@ -142,7 +149,7 @@ function checkIds(ids: unknown): readonly string[] {
  *   dealer,
  *   transferIds: await db.pendingTransferIds(),
  *   inbox, // createPostgresInbox({ pool }), shared by every instance
- *   accountName: 'dealer-main',
+ *   merchantId: 'dealer-main',
  *   onStatus: async (transfer, { client }) => {
  *     await client.query('update payouts set status = $1 where transfer_id = $2', [transfer.status, transfer.transfer_id]);
  *   },
@@ -153,7 +160,7 @@ function checkIds(ids: unknown): readonly string[] {
 export async function applyTransferStatuses<TContext extends CallbackInboxContext>(options: ApplyTransferStatusesOptions<TContext>): Promise<TransferStatusOutcome[]> {
   checkOptions(WHERE, options, SWEEP_OPTIONS);
   const ids = checkIds(options.transferIds);
-  const { dealer, inbox, accountName, onStatus, onDuplicate } = options;
+  const { dealer, inbox, merchantId, onStatus, onDuplicate } = options;
 
   async function one(transferId: string): Promise<TransferStatusOutcome> {
     let transfer: Transfer;
@@ -168,7 +175,7 @@ export async function applyTransferStatuses<TContext extends CallbackInboxContex
     if (!isTransferEndStatus(status)) return { transferId, result: 'pending', status, transfer };
     const ended = transfer as EndedTransfer;
     try {
-      const key: CallbackKey = { account: accountName, trackingCode: transferId, status, recordTime: recordTimeOfTransfer(transfer) };
+      const key: CallbackKey = { merchantId, trackingCode: transferId, status, recordTime: recordTimeOfTransfer(transfer) };
       const result = await inbox.process(key, async (context) => {
         await onStatus(ended, context);
       });

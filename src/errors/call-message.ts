@@ -76,8 +76,8 @@ function nextStep(operation: string | undefined): string {
       return 'wait for its callback, or read its status (creditCard.getStatus) once you hold its tracking code';
     case 'dealer.transfers.send':
       return 'transfers have no callback: read its status (transfers.getStatus) once you know its transfer_id, or check the dealer panel';
-    case 'dealer.manualIban.deposit':
-    case 'dealer.manualIban.withdraw':
+    case 'dealer.manualIban.startDeposit':
+    case 'dealer.manualIban.startWithdrawal':
       return 'it has no callback and no status endpoint: check the dealer panel';
     case undefined:
       return 'wait for its callback';

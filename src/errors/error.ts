@@ -43,7 +43,9 @@ function ownBrand(errorClass: ErrorClass): string {
   const prototype = errorClass.prototype as Partial<Record<symbol, unknown>>;
   const name = Object.hasOwn(prototype, OWN_BRAND) ? prototype[OWN_BRAND] : undefined;
   // A class of the caller's own, even one extending PayorchError, carries no mark of its own.
-  if (typeof name !== 'string') throw new TypeError(`isPayorchError: ${errorClass.name || 'the class given'} is not an error class of payorch`);
+  if (typeof name !== 'string') {
+    throw new RequestValidationError('isPayorchError', [{ field: 'errorClass', rule: 'invalid_argument', message: `${errorClass.name || 'the class given'} is not an error class of payorch` }]);
+  }
   return name;
 }
 
@@ -103,8 +105,9 @@ export interface ValidationIssue {
   /**
    * The rule that failed, for code to branch on: a zod issue code for a schema rule (for example
    * `invalid_type`, `too_small`, `too_big`, `invalid_format`, `invalid_value`, `unrecognized_keys`,
-   * `custom`), or one of payorch's own: `required`, `invalid_option`, `invalid_path`,
-   * `not_allowed`, `header_name`, `header_value`.
+   * `custom`), or one of payorch's own: `required`, `invalid_option`, `invalid_argument` (an
+   * argument a call was given, such as `receiver.on`'s event), `invalid_path`, `not_allowed`,
+   * `header_name`, `header_value`.
    */
   readonly rule: string;
   /** What is wrong and what is allowed, in English, for people (`must be at least 10`); it names no secret. */
@@ -115,7 +118,8 @@ export interface ValidationIssue {
  * The SDK refused a request before sending anything (`outcome` is always `not_sent`): a field is missing, has the wrong
  * type, or breaks a rule of the spec (minimum amount, IBAN length, date range); or an option given to
  * a constructor or a call is impossible (rule `invalid_option`, `baseUrl` included: the message then
- * reads "Invalid option for new ProviderClient: …").
+ * reads "Invalid option for new ProviderClient: …"); or an argument is not one the call takes (rule
+ * `invalid_argument`: "Invalid argument to receiver.on: …").
  *
  * @example
  * ```ts
@@ -134,8 +138,8 @@ export class RequestValidationError extends PayorchError {
   readonly issues: readonly ValidationIssue[];
   /** Made by the SDK when a request breaks its schema; `operation` names the call. */
   constructor(operation: string, issues: readonly ValidationIssue[]) {
-    // A refused option is no fault of the request's fields: the message says which it is.
-    const subject = issues.length > 0 && issues.every((issue) => issue.rule === 'invalid_option') ? 'Invalid option for' : 'Invalid request to';
+    // A refused option or argument is no fault of the request's fields: the message says which it is.
+    const subject = issues.length === 0 ? 'Invalid request to' : issues.every((issue) => issue.rule === 'invalid_option') ? 'Invalid option for' : issues.every((issue) => issue.rule === 'invalid_argument') ? 'Invalid argument to' : 'Invalid request to';
     super(`${subject} ${operation}: ${issues.map((issue) => `${issue.field || '(body)'}: ${issue.message}`).join('; ')}`, { outcome: 'not_sent' });
     this.issues = issues;
   }
@@ -234,7 +238,7 @@ export class TrackingCodeError extends PayorchError {
  * - `timestamp_out_of_tolerance`: the signed timestamp is older than `maxAgeSeconds` (3 days by
  *   default) or further in the future than `toleranceSeconds` (300 s by default).
  * - `api_key_mismatch`: X-Api-Key is not the API key this receiver was given.
- * - `account_mismatch`: a job given to `receiver.apply` is another account's (`accountName`).
+ * - `merchant_mismatch`: a job given to `receiver.apply` is another merchant's (`merchantId`).
  * - `seal_key_expired`: a job given to `receiver.apply` was sealed with a key past its window:
  *   `previousSecretKey` after its `until`, or a key the receiver does not hold. Not a forgery's
  *   reason (a changed or forged job is `invalid_signature`): re-seal it with the key that sealed it
@@ -257,7 +261,7 @@ export type CallbackVerificationReason =
   | 'invalid_signature'
   | 'timestamp_out_of_tolerance'
   | 'api_key_mismatch'
-  | 'account_mismatch'
+  | 'merchant_mismatch'
   | 'seal_key_expired'
   | 'malformed_body'
   | 'unreadable_payload'
@@ -279,7 +283,7 @@ const STATUS = {
   invalid_signature: 401,
   timestamp_out_of_tolerance: 401,
   api_key_mismatch: 401,
-  account_mismatch: 401,
+  merchant_mismatch: 401,
   seal_key_expired: 401,
   malformed_body: 400,
   unreadable_payload: 500,
@@ -335,18 +339,18 @@ export class CallbackVerificationError extends PayorchError {
  * The field of a {@link CallbackJob} that `receiver.apply` refused: `seal` (the receiver's seal
  * does not match: the job was changed or written in the queue; or it was sealed with a key past
  * its window), `signature` (the service's hash does not verify with this receiver's keys),
- * `receivedAt` (too old for the age limit, or in the future), `account` (another account's job),
+ * `receivedAt` (too old for the age limit, or in the future), `merchantId` (another merchant's job),
  * `kind` and `event` (they disagree with what the signed fields and the body say), `payload` (not
  * a callback body), or `job` (not a job at all).
  */
-export type CallbackJobField = 'job' | 'account' | 'kind' | 'event' | 'payload' | 'receivedAt' | 'signature' | 'seal';
+export type CallbackJobField = 'job' | 'merchantId' | 'kind' | 'event' | 'payload' | 'receivedAt' | 'signature' | 'seal';
 
 /**
  * `receiver.apply(job)` refused a job: it was written or changed without the secret key, it was
- * sealed with a key past its window, it is another account's, or it is too old at its receipt
+ * sealed with a key past its window, it is another merchant's, or it is too old at its receipt
  * time. Nothing was applied or recorded. A {@link CallbackVerificationError}: `reason` is the
  * check that failed, as for a received callback (`invalid_signature`, `timestamp_out_of_tolerance`,
- * `account_mismatch` for another account, `kind_mismatch`, `malformed_body`), or
+ * `merchant_mismatch` for another merchant, `kind_mismatch`, `malformed_body`), or
  * `seal_key_expired` for a genuine-looking job that waited past a key rotation's window, and
  * `field` names the job's field. Let the queue engine move it to its dead letters: retrying cannot
  * make it verify. A `seal_key_expired` job is re-sealed with `resealCallbackJob` and applied;
@@ -383,8 +387,8 @@ export class CallbackJobError extends CallbackVerificationError {
  * The receiver answers 422 `record_too_old` and tells `onError` (phase `'retention'`) with the
  * callback: reconcile it by hand against your own record (docs/webhooks.md, "Retention").
  *
- * It carries the tracking code and status, not the key's account: that is the receiver's API key
- * when no `accountName` is given, and no error carries a key.
+ * It carries the tracking code and status, not the key's merchant id: that is the receiver's API
+ * key when no `merchantId` is given, and no error carries a key.
  *
  * @example
  * ```ts
@@ -406,7 +410,7 @@ export class CallbackRetentionError extends PayorchError {
   /** The inbox's horizon, Unix seconds: records created at or before it are not applied unless their key is held. */
   readonly horizon: number;
 
-  /** Made by the inboxes, from the callback's key (a `CallbackKey`; its account is not kept). */
+  /** Made by the inboxes, from the callback's key (a `CallbackKey`; its merchant id is not kept). */
   constructor(key: { readonly trackingCode: string; readonly status: string }, recordTime: number, horizon: number) {
     super(
       `${key.trackingCode} (${key.status}) was not applied: its record (${new Date(recordTime * 1000).toISOString()}) is not younger than the inbox's horizon ` +
@@ -420,11 +424,32 @@ export class CallbackRetentionError extends PayorchError {
 }
 
 /**
+ * An inbox could not apply a callback with its key, and recorded nothing: its table has another
+ * shape, another copy of the callback held the lock past `lockTimeoutMs`, a copy delivered at the
+ * same time failed, or one of the cases its subclasses name ({@link InboxFullError},
+ * {@link InboxCommitError}, {@link StatementPoolingError}). The receiver answers 500, so that the
+ * service delivers the callback again, and tells `onError` (phase `'inbox'`). An error of the
+ * database driver is its `cause`.
+ *
+ * @example
+ * ```ts
+ * onError: (error, { phase }) => {
+ *   if (isPayorchError(error, InboxError)) alerts.page(`callback inbox (${phase}): ${error.message}`);
+ * }
+ * ```
+ */
+export class InboxError extends PayorchError {
+  static {
+    brand(this, 'InboxError');
+  }
+}
+
+/**
  * The in-memory inbox holds its `maxKeys` keys, none old enough to forget: the callback was not
  * applied, and the receiver answered 500 so that the service delivers it again later. Raise
  * `maxKeys` or use a database inbox (`payorch/postgres`).
  */
-export class InboxFullError extends PayorchError {
+export class InboxFullError extends InboxError {
   static {
     brand(this, 'InboxFullError');
   }
@@ -448,7 +473,7 @@ export class InboxFullError extends PayorchError {
  * }
  * ```
  */
-export class InboxCommitError extends PayorchError {
+export class InboxCommitError extends InboxError {
   static {
     brand(this, 'InboxCommitError');
   }
@@ -461,8 +486,33 @@ export class InboxCommitError extends PayorchError {
  * `onError` (phase `'inbox'`). Connect the inbox's pool in transaction or session pooling, or
  * directly (docs/webhooks.md, "Poolers").
  */
-export class StatementPoolingError extends PayorchError {
+export class StatementPoolingError extends InboxError {
   static {
     brand(this, 'StatementPoolingError');
+  }
+}
+
+/**
+ * A queue adapter (`payorch/pg-boss`, `payorch/bullmq`, `payorch/cloudflare-queues`) could not do
+ * what it was asked: the engine did not take a job (pg-boss answers `null` on a queue whose policy
+ * is not `standard`), a batch of another queue reached its consumer, or its dead letters' table
+ * has another shape. Nothing was queued or replayed; the engine's own error, if any, is its
+ * `cause`. A receiver whose `enqueue` rejects with it answers 500, so the service delivers the
+ * callback again. A failed attempt of a BullMQ worker reaches BullMQ as one too, whose `cause` is
+ * the error as the handler threw it.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await queue.deadLetters.replay({ ids });
+ * } catch (error) {
+ *   if (isPayorchError(error, QueueError)) console.error('not replayed:', error.message);
+ *   else throw error;
+ * }
+ * ```
+ */
+export class QueueError extends PayorchError {
+  static {
+    brand(this, 'QueueError');
   }
 }

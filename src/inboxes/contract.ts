@@ -70,7 +70,7 @@ export interface InboxContractCase {
 export const INBOX_CONTRACT_PRUNE_SECONDS = 90 * 86_400;
 
 const DAY = 86_400;
-const ACCOUNT = 'payorch-contract';
+const MERCHANT_ID = 'payorch-contract';
 
 /** What one `process` call did, as the cases observe it. */
 interface Delivery {
@@ -114,7 +114,7 @@ export function inboxContract<TContext extends CallbackInboxContext = CallbackIn
     serial += 1;
     return `CON-${nonce}${serial}-${Math.floor(now() / 1000) - ageSeconds}`;
   }
-  const key = (trackingCode: string, status: string, account = ACCOUNT): CallbackKey => ({ account, trackingCode, status });
+  const key = (trackingCode: string, status: string, merchantId = MERCHANT_ID): CallbackKey => ({ merchantId, trackingCode, status });
 
   /** Calls `process` once, running `work` as the handlers would. */
   async function deliver(inbox: CallbackInbox<TContext>, callbackKey: CallbackKey, work: (context: TContext, progress?: CallbackProgress) => Promise<void> = () => Promise.resolve()): Promise<Delivery> {
@@ -235,8 +235,8 @@ export function inboxContract<TContext extends CallbackInboxContext = CallbackIn
         expectApplied(await deliver(first, done), done, [], 'the first call');
         expectDuplicate(await deliver(first, done), 'the same key again');
         expectDuplicate(await deliver(second, done), 'the same key on another instance');
-        const otherAccount = key(done.trackingCode, done.status, `${ACCOUNT}-other`);
-        expectApplied(await deliver(second, otherAccount), otherAccount, [], 'the same tracking code and status for another account');
+        const otherMerchant = key(done.trackingCode, done.status, `${MERCHANT_ID}-other`);
+        expectApplied(await deliver(second, otherMerchant), otherMerchant, [], 'the same tracking code and status for another merchant');
       },
     ],
     [
@@ -343,7 +343,7 @@ export function inboxContract<TContext extends CallbackInboxContext = CallbackIn
       },
     ],
     [
-      'holds one key per account, tracking code and status whatever record time it is given, on every instance',
+      'holds one key per merchant, tracking code and status whatever record time it is given, on every instance',
       async (store) => {
         serial += 1;
         // A transfer: its id carries no time, and its record time is read from an unsigned field.

@@ -1,19 +1,19 @@
 /**
- * What makes a callback the same callback: the account it is for, its record and the status it
- * reports. The account keeps receivers of several accounts that share an inbox apart: whoever
- * holds one account's keys cannot sign a callback that makes another account's genuine one a
- * duplicate.
+ * What makes a callback the same callback: the merchant it is kept under, its record and the
+ * status it reports. The merchant id keeps receivers of several merchants that share an inbox
+ * apart: whoever holds one merchant's keys cannot sign a callback that makes another merchant's
+ * genuine one a duplicate.
  */
 export interface CallbackKey {
-  /** The receiver's `accountName`, or its API key when none is given. */
-  readonly account: string;
+  /** The receiver's `merchantId`, or its API key when none is given. */
+  readonly merchantId: string;
   /** The tracking code, or the transfer id (`TRF-...`) of a transfer status. */
   readonly trackingCode: string;
   readonly status: string;
   /**
    * The record's creation time in Unix seconds, for a record whose id does not end with it (a
    * transfer: its `created_at`). Left out, it is the seconds the tracking code ends with. It is
-   * kept for retention only, never part of the key: the same account, tracking code and status
+   * kept for retention only, never part of the key: the same merchant, tracking code and status
    * given with another record time (a `created_at` written in another form) is the same key, and
    * an inbox keeps and forgets a tracking code by the first record time it was given.
    */
@@ -37,12 +37,12 @@ export interface CallbackProgress {
 
 /**
  * What every inbox gives the handlers, whatever else it adds (a transaction, a database): the key,
- * and the statuses of the same account and tracking code applied before this one.
+ * and the statuses of the same merchant and tracking code applied before this one.
  */
 export interface CallbackInboxContext {
   readonly key: CallbackKey;
   /**
-   * The other statuses already applied for this account and tracking code, oldest first. Every
+   * The other statuses already applied for this merchant and tracking code, oldest first. Every
    * status of spec 6 ends its record, so a non-empty list means the service reported a second
    * end (a withdrawal `rejected`, then `failed`): refund once per tracking code, not per status.
    * The inbox applies the statuses of one tracking code one at a time, so this list is complete:
@@ -67,7 +67,7 @@ export type CallbackInboxOutcome = 'applied' | 'duplicate';
  *
  * The contract, which the receiver relies on:
  * - `process` runs `apply` at most once per key that ends in success, and returns `'duplicate'`
- *   without running it when the key was applied before. A key is its account, tracking code and
+ *   without running it when the key was applied before. A key is its merchant id, tracking code and
  *   status: the same key given with another `recordTime` is a duplicate.
  * - `process` resolves `'applied'` only once what `apply` changed in the store and the key are
  *   durable together: a commit that fails after `apply` resolved (PostgreSQL answering COMMIT
@@ -83,7 +83,7 @@ export type CallbackInboxOutcome = 'applied' | 'duplicate';
  * - When `apply` throws, nothing is recorded: `process` rejects, and a later call runs it again.
  * - A call made while another for the same key is under way waits for that one: it returns
  *   `'duplicate'` if that one succeeded, and rejects (or runs `apply` itself) if it failed.
- * - The statuses of one account and tracking code are applied one at a time, across every
+ * - The statuses of one merchant and tracking code are applied one at a time, across every
  *   process and instance sharing the store: `apply` gets in `appliedStatuses` every status
  *   applied before it. A call may wait for another status's call, or (an inbox that holds no lock
  *   while `apply` runs) reject when another status was recorded meanwhile, recording nothing, so

@@ -1,7 +1,7 @@
-import { CallbackRetentionError, InboxFullError } from '../errors/error.js';
+import { CallbackRetentionError, InboxError, InboxFullError } from '../errors/error.js';
 import { checkOptions, declareOptions, TEN_YEARS_SECONDS } from '../core/option-checks.js';
 import type { CallbackInbox, CallbackInboxContext, CallbackInboxOutcome, CallbackProgress } from './inbox.js';
-import { keyRecordTime } from '../webhooks/record-time.js';
+import { keyRecordTime } from './record-time.js';
 
 /** What the in-memory inbox gives the handlers: the key, and what was applied before; nothing to commit. */
 export type MemoryInboxContext = CallbackInboxContext;
@@ -101,7 +101,7 @@ export function createMemoryInbox(options: MemoryInboxOptions = {}): CallbackInb
   // than one that forgot, and refusing would only send genuine callbacks to reconciliation.
   let horizon = -Infinity;
   const running = new Map<string, Promise<unknown>>();
-  // Per account and tracking code: the statuses that took their place, in order (applied, or
+  // Per merchant and tracking code: the statuses that took their place, in order (applied, or
   // partly applied: see `partial`), for `appliedStatuses`; and the first record time given for
   // it, which its keys are kept by. A record time is no part of a key's identity: a transfer's is
   // read from an unsigned field whose form may change between reads.
@@ -143,7 +143,7 @@ export function createMemoryInbox(options: MemoryInboxOptions = {}): CallbackInb
     }
   }
 
-  // The tail of each account + tracking code's queue: its statuses are applied one at a time,
+  // The tail of each merchant + tracking code's queue: its statuses are applied one at a time,
   // so that `appliedStatuses` lists every status applied before. Settled, never rejected.
   const turns = new Map<string, Promise<void>>();
   function inTurn<T>(code: string, work: () => Promise<T>): Promise<T> {
@@ -176,7 +176,7 @@ export function createMemoryInbox(options: MemoryInboxOptions = {}): CallbackInb
   const inbox: CallbackInbox = {
     async process(key, apply) {
       // Each part behind its length: the parts stay apart whatever characters they hold.
-      const code = `${key.account.length}:${key.account}${key.trackingCode.length}:${key.trackingCode}`;
+      const code = `${key.merchantId.length}:${key.merchantId}${key.trackingCode.length}:${key.trackingCode}`;
       const id = code + key.status;
       const given = keyRecordTime(key);
       forgetExpired();
@@ -187,7 +187,7 @@ export function createMemoryInbox(options: MemoryInboxOptions = {}): CallbackInb
         try {
           await current;
         } catch (error) {
-          throw new Error('a copy of this callback delivered at the same time failed; this one was not applied either', { cause: error });
+          throw new InboxError('a copy of this callback delivered at the same time failed; this one was not applied either', { cause: error });
         }
         return 'duplicate';
       }

@@ -25,10 +25,10 @@ export const OLDER_THAN_OPTION: OptionDeclaration<'olderThanSeconds'> = {
   note: 'keys are kept by the age of their record, and callbacks of older records are refused, so any retention is safe; a day is the least',
 };
 
-// The horizon lives in the table as one row no callback can have: no account is empty (the
-// receiver refuses a blank accountName and API key) and no tracking code is. Its record_time is
+// The horizon lives in the table as one row no callback can have: no merchant id is empty (the
+// receiver refuses a blank merchantId and API key) and no tracking code is. Its record_time is
 // the horizon. A second table would need a second migration and a second thing to back up.
-const HORIZON_ROW = `account = '' AND tracking_code = '' AND status = 'payorch:horizon'`;
+const HORIZON_ROW = `merchant_id = '' AND tracking_code = '' AND status = 'payorch:horizon'`;
 
 /** The table's name, checked and quoted: checked, so quoting cannot be escaped. */
 export function quoteSqliteTable(where: string, table: string | undefined): string {
@@ -41,19 +41,19 @@ export function quoteSqliteTable(where: string, table: string | undefined): stri
 export function sqliteInboxTableSql(quoted: string): string {
   return [
     `CREATE TABLE IF NOT EXISTS ${quoted} (`,
-    '  account TEXT NOT NULL,',
+    '  merchant_id TEXT NOT NULL,',
     '  tracking_code TEXT NOT NULL,',
     '  status TEXT NOT NULL,',
     '  record_time INTEGER NOT NULL,',
     '  applied_at INTEGER NOT NULL,',
-    '  PRIMARY KEY (account, tracking_code, status)',
+    '  PRIMARY KEY (merchant_id, tracking_code, status)',
     ')',
   ].join('\n');
 }
 
 /** The statements of one inbox table. */
 export interface SqliteInboxStatements {
-  /** What is known of a key: its tracking code's applied statuses (`horizon` 0) and the horizon (`horizon` 1). Binds account, tracking code. */
+  /** What is known of a key: its tracking code's applied statuses (`horizon` 0) and the horizon (`horizon` 1). Binds merchant id, tracking code. */
   readonly state: string;
   /**
    * Inserts the key: bind it with {@link claimValues}. Its record time is the one its tracking
@@ -76,14 +76,14 @@ export interface SqliteInboxStatements {
 export function sqliteInboxStatements(quoted: string): SqliteInboxStatements {
   const horizon = `(SELECT record_time FROM ${quoted} WHERE ${HORIZON_ROW})`;
   return {
-    state: `SELECT 0 AS horizon, status, record_time, applied_at FROM ${quoted} WHERE account = ? AND tracking_code = ?
+    state: `SELECT 0 AS horizon, status, record_time, applied_at FROM ${quoted} WHERE merchant_id = ? AND tracking_code = ?
 UNION ALL SELECT 1, status, record_time, applied_at FROM ${quoted} WHERE ${HORIZON_ROW}
 ORDER BY 1, 4`,
-    claim: `INSERT INTO ${quoted} (account, tracking_code, status, record_time, applied_at)
+    claim: `INSERT INTO ${quoted} (merchant_id, tracking_code, status, record_time, applied_at)
 SELECT ?1, ?2, ?3, CASE WHEN kept > coalesce(${horizon}, -1) AND seen = ?5 THEN kept END, ?6
-  FROM (SELECT coalesce(min(record_time), ?4) AS kept, count(*) AS seen FROM ${quoted} WHERE account = ?1 AND tracking_code = ?2)`,
-    raiseHorizon: `INSERT INTO ${quoted} (account, tracking_code, status, record_time, applied_at) VALUES ('', '', 'payorch:horizon', ?, ?)
-ON CONFLICT (account, tracking_code, status) DO UPDATE SET record_time = max(record_time, excluded.record_time), applied_at = excluded.applied_at`,
+  FROM (SELECT coalesce(min(record_time), ?4) AS kept, count(*) AS seen FROM ${quoted} WHERE merchant_id = ?1 AND tracking_code = ?2)`,
+    raiseHorizon: `INSERT INTO ${quoted} (merchant_id, tracking_code, status, record_time, applied_at) VALUES ('', '', 'payorch:horizon', ?, ?)
+ON CONFLICT (merchant_id, tracking_code, status) DO UPDATE SET record_time = max(record_time, excluded.record_time), applied_at = excluded.applied_at`,
     forget: `DELETE FROM ${quoted} WHERE record_time < coalesce(${horizon}, -1)`,
   };
 }
@@ -94,13 +94,13 @@ ON CONFLICT (account, tracking_code, status) DO UPDATE SET record_time = max(rec
  * a column default: `unixepoch('subsec')` needs SQLite 3.42, and older ones give NULL.
  */
 export function claimValues(key: CallbackKey, recordTime: number, seen: SqliteKeyState, nowMs: number): unknown[] {
-  return [key.account, key.trackingCode, key.status, recordTime, seen.appliedStatuses.length, nowMs];
+  return [key.merchantId, key.trackingCode, key.status, recordTime, seen.appliedStatuses.length, nowMs];
 }
 
 /** What the state read says about one key. */
 export interface SqliteKeyState {
   readonly present: boolean;
-  /** The other statuses applied for the account and tracking code. */
+  /** The other statuses applied for the merchant and tracking code. */
   readonly appliedStatuses: readonly string[];
   /** The record time its tracking code's rows hold (the first given), or undefined when it has none. */
   readonly recordTime: number | undefined;

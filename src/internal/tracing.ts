@@ -257,16 +257,16 @@ export interface CallbackSpans {
    * the result (`applied`, `duplicate`, `refused` with the reason, `failed`), and status ERROR
    * for every answer but 200.
    */
-  receive<T>(run: (trace: CallbackTrace) => Promise<T>): Promise<T>;
+  inReceiveSpan<T>(run: (trace: CallbackTrace) => Promise<T>): Promise<T>;
   /**
    * One span named `callback.apply` per `receiver.apply(job)`, linked to the span that received
    * the callback (the job's `traceparent`; a link, not a parent: the queue may deliver it much
    * later, in another trace). Active while the handlers run; status ERROR when `apply` rejects.
    */
-  apply<T>(traceparent: unknown, run: (trace: CallbackApplyTrace) => Promise<T>): Promise<T>;
+  inApplySpan<T>(traceparent: unknown, run: (trace: CallbackApplyTrace) => Promise<T>): Promise<T>;
 }
 
-const NO_CALLBACK_SPANS: CallbackSpans = { receive: (run) => run(NO_CALLBACK_TRACE), apply: (_traceparent, run) => run(NO_CALLBACK_TRACE) };
+const NO_CALLBACK_SPANS: CallbackSpans = { inReceiveSpan: (run) => run(NO_CALLBACK_TRACE), inApplySpan: (_traceparent, run) => run(NO_CALLBACK_TRACE) };
 
 /** A receiver's spans, through `tracer`; without one, none, and nothing is checked per callback. */
 export function callbackSpans(tracer: TracerLike | undefined): CallbackSpans {
@@ -274,8 +274,8 @@ export function callbackSpans(tracer: TracerLike | undefined): CallbackSpans {
   const consumer = <T>(operation: string, link: SpanLinkContext | undefined, run: (span: GuardedSpan) => Promise<T>): Promise<T> =>
     withSpan(tracer, operation, SPAN_KIND_CONSUMER, { 'payorch.operation': operation }, run, link);
   return {
-    receive: (run) => consumer('callback.receive', undefined, (span) => receiveIn(span, run)),
-    apply: (traceparent, run) => consumer('callback.apply', parseTraceparent(traceparent), (span) => applyIn(span, run)),
+    inReceiveSpan: (run) => consumer('callback.receive', undefined, (span) => receiveIn(span, run)),
+    inApplySpan: (traceparent, run) => consumer('callback.apply', parseTraceparent(traceparent), (span) => applyIn(span, run)),
   };
 }
 

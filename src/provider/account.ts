@@ -1,7 +1,11 @@
 import * as z from 'zod/mini';
+import { APIPromise } from '../core/api-promise.js';
 import { defineEndpoint } from '../internal/endpoint.js';
+import { APIResource } from '../internal/resource.js';
+import { parseRequest } from '../internal/validation.js';
 import { lenientObject, requiredString, responseBoolean, responseInteger, strictObject, successFlag } from '../internal/schema-blocks.js';
 import { NoParams } from '../internal/shared-shapes.js';
+import type { ProviderRequestOptions } from './request-options.js';
 
 /** The answer of the connection test (spec 4.3). */
 export const Welcome = /* @__PURE__ */ lenientObject(() => ({
@@ -60,7 +64,7 @@ export const SiteList = /* @__PURE__ */ lenientObject(() => ({
 }));
 export interface SiteList extends z.infer<typeof SiteList> {}
 
-/** Parameters of `listSites()`: the additional verification key sent as X-Key. */
+/** Parameters of `sites.list()`: the additional verification key sent as X-Key. */
 export const SiteListParams = /* @__PURE__ */ strictObject(() => ({
   /** The additional verification key, sent as X-Key and hashed with the key hash (spec 4.4, 5.1). Required. */
   key: requiredString(),
@@ -78,7 +82,7 @@ export const welcomeEndpoint = /* @__PURE__ */ defineEndpoint({
 });
 
 export const listSitesEndpoint = /* @__PURE__ */ defineEndpoint({
-  operation: 'listSites',
+  operation: 'sites.list',
   method: 'POST',
   path: '/sites',
   hash: 'key',
@@ -87,3 +91,21 @@ export const listSitesEndpoint = /* @__PURE__ */ defineEndpoint({
   params: NoParams,
   response: SiteList,
 });
+
+/** The provider's sites (spec 4.4). */
+export class ProviderSites extends APIResource {
+  /**
+   * Lists the provider's sites; `key` is the additional verification key, sent as X-Key (spec 4.4).
+   *
+   * @example
+   * ```ts
+   * const { sites } = await provider.sites.list({ key: process.env.PAYORCH_SITES_KEY! });
+   * ```
+   */
+  list(params: SiteListParams, options?: ProviderRequestOptions): APIPromise<SiteList> {
+    return APIPromise.start(() => {
+      const { key } = parseRequest(listSitesEndpoint.operation, SiteListParams, params);
+      return this._sendAnswered(listSitesEndpoint, undefined, options, key);
+    });
+  }
+}

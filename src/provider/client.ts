@@ -9,14 +9,13 @@ import { checkRawRequest, rawCall } from '../internal/raw-call.js';
 import { APIResource } from '../internal/resource.js';
 import type { RawRequest } from '../core/raw-request.js';
 import { Transport } from '../internal/transport.js';
-import { SiteListParams, listSitesEndpoint, welcomeEndpoint } from './account.js';
-import type { SiteList, Welcome } from './account.js';
+import { ProviderSites, welcomeEndpoint } from './account.js';
+import type { Welcome } from './account.js';
 import type { ProviderRequestOptions } from './request-options.js';
 import { ProviderCreditCard } from './credit-card.js';
 import { ProviderEiban } from './eiban.js';
 import { ProviderManual } from './manual.js';
 import { ProviderThirdParty } from './third-party/index.js';
-import { parseRequest } from '../internal/validation.js';
 
 /** Settings of a {@link ProviderClient}. */
 export interface ProviderClientOptions extends ClientOptions {
@@ -76,6 +75,8 @@ export class ProviderClient extends APIResource {
   readonly creditCard: ProviderCreditCard;
   /** Third-party bank, crypto and wallet gateways (spec 4.10 to 4.12). */
   readonly thirdParty: ProviderThirdParty;
+  /** The provider's sites (spec 4.4). */
+  readonly sites: ProviderSites;
 
   readonly #options: ProviderClientOptions;
 
@@ -92,6 +93,7 @@ export class ProviderClient extends APIResource {
     this.eiban = new ProviderEiban(transport, options.credentialKey);
     this.creditCard = new ProviderCreditCard(transport, options.credentialKey);
     this.thirdParty = new ProviderThirdParty(transport, options.credentialKey);
+    this.sites = new ProviderSites(transport, options.credentialKey);
   }
 
   /**
@@ -140,21 +142,6 @@ export class ProviderClient extends APIResource {
    */
   welcome(options?: ProviderRequestOptions): APIPromise<Welcome> {
     return this._send(welcomeEndpoint, undefined, options);
-  }
-
-  /**
-   * Lists the provider's sites; `key` is the additional verification key, sent as X-Key (spec 4.4).
-   *
-   * @example
-   * ```ts
-   * const { sites } = await provider.listSites({ key: process.env.PAYORCH_SITES_KEY! });
-   * ```
-   */
-  listSites(params: SiteListParams, options?: ProviderRequestOptions): APIPromise<SiteList> {
-    return APIPromise.start(() => {
-      const { key } = parseRequest(listSitesEndpoint.operation, SiteListParams, params);
-      return this._sendAnswered(listSitesEndpoint, undefined, options, key);
-    });
   }
 
   /**

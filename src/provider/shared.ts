@@ -72,7 +72,7 @@ export const paymentParams = (): PaymentParamsShape => ({
   amount: requestAmount(1),
 });
 
-/** A gateway id: a positive integer from `listGateways()` (spec 2.5). */
+/** A gateway id: a positive integer from `gateways.list()` (spec 2.5). */
 // @__NO_SIDE_EFFECTS__
 export function gatewayId() {
   return z.number().check(z.int({ error: 'must be an integer' }), z.positive({ error: 'must be positive' }));

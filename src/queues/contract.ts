@@ -76,10 +76,10 @@ export interface QueueContractCase {
   readonly run: () => Promise<void>;
 }
 
-/** The keys and account of the cases' receiver: a test account of the contract's own. */
+/** The keys and merchant id of the cases' receiver: a test merchant of the contract's own. */
 const API_KEY = 'payorch_contract_api_key';
 const SECRET_KEY = 'payorch_contract_secret_key';
-const ACCOUNT = 'payorch-queue-contract';
+const MERCHANT_ID = 'payorch-queue-contract';
 /** An id no engine gives a dead letter, in the shape of a UUID for engines whose ids are UUIDs. */
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 const FAILURE = 'the ledger is locked (queue contract)';
@@ -107,7 +107,7 @@ type Failing = number | 'always';
 /**
  * The cases of the queue-adapter contract (see `CallbackQueue`): a job applied once through the
  * service's and the engine's redeliveries; a failing handler retried, then kept as a dead letter
- * (its kind, tracking code, status, account, receipt, attempts and last error) past the engine's
+ * (its kind, tracking code, status, merchant id, receipt, attempts and last error) past the engine's
  * retention; a replay that applies once, even when two replays run at once; a purge by ids and by
  * time; and a job changed in the queue that pays nothing. Each case gets a fresh engine and
  * tracking codes of its own. It needs no test runner: each case throws on failure.
@@ -184,7 +184,7 @@ export function queueContract(options: QueueContractOptions): readonly QueueCont
     const receiver = createCallbackReceiver({
       apiKey: API_KEY,
       secretKey: SECRET_KEY,
-      accountName: ACCOUNT,
+      merchantId: MERCHANT_ID,
       logLevel: 'off',
       // The failures the cases cause are expected; the cases read them from the dead letters.
       onError: () => undefined,
@@ -315,7 +315,7 @@ export function queueContract(options: QueueContractOptions): readonly QueueCont
       },
     ],
     [
-      'keeps a job whose attempts ran out as a dead letter past the engine’s retention, with its kind, tracking code, status, account, receipt, attempts and last error, and its replay applies it once',
+      'keeps a job whose attempts ran out as a dead letter past the engine’s retention, with its kind, tracking code, status, merchant id, receipt, attempts and last error, and its replay applies it once',
       async (run) => {
         const code = run.code();
         run.failing.set(code, 'always');
@@ -324,8 +324,8 @@ export function queueContract(options: QueueContractOptions): readonly QueueCont
         const deadLetter = await run.deadLetterOf(code);
         const runs = run.runs.get(code) ?? 0;
         expectThat(runs >= 2, `the handler should be retried before the job is a dead letter, ran ${runs} time(s)`);
-        const shown = { kind: deadLetter.kind, trackingCode: deadLetter.trackingCode, status: deadLetter.status, account: deadLetter.account, receivedAt: deadLetter.receivedAt.getTime(), attempts: deadLetter.attempts };
-        const expected = { kind: 'deposit', trackingCode: code, status: 'completed', account: ACCOUNT, receivedAt: job.receivedAt, attempts: runs };
+        const shown = { kind: deadLetter.kind, trackingCode: deadLetter.trackingCode, status: deadLetter.status, merchantId: deadLetter.merchantId, receivedAt: deadLetter.receivedAt.getTime(), attempts: deadLetter.attempts };
+        const expected = { kind: 'deposit', trackingCode: code, status: 'completed', merchantId: MERCHANT_ID, receivedAt: job.receivedAt, attempts: runs };
         expectThat(canonicalJson(shown) === canonicalJson(expected), `the dead letter shows ${JSON.stringify(shown)}, expected ${JSON.stringify(expected)}`);
         expectThat(deadLetter.lastError.includes(FAILURE), `the dead letter's lastError should be the handler's error, got ${JSON.stringify(deadLetter.lastError)}`);
         expectThat(typeof deadLetter.id === 'string' && deadLetter.id !== '', 'the dead letter has no id');
@@ -412,7 +412,7 @@ export function queueContract(options: QueueContractOptions): readonly QueueCont
           genuine.push(job);
           return Promise.resolve();
         };
-        const maker = createCallbackReceiver({ apiKey: API_KEY, secretKey: SECRET_KEY, accountName: ACCOUNT, logLevel: 'off', onError: () => undefined, enqueue: keep });
+        const maker = createCallbackReceiver({ apiKey: API_KEY, secretKey: SECRET_KEY, merchantId: MERCHANT_ID, logLevel: 'off', onError: () => undefined, enqueue: keep });
         const changes: Readonly<Record<string, unknown>>[] = [{ amount: 25_000 }, { user_id: 'u-thief' }];
         const codes: string[] = [];
         for (const change of changes) {

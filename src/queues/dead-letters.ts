@@ -26,8 +26,8 @@ export interface DeadLetter {
   readonly trackingCode: string;
   /** The status the job applies. */
   readonly status: string;
-  /** The receiver's account the job belongs to (its `accountName`, or its API key). */
-  readonly account: string;
+  /** The merchant the job is kept under (the receiver's `merchantId`, or its API key). */
+  readonly merchantId: string;
   /** When the receiver first got the callback (the job's `receivedAt`). */
   readonly receivedAt: Date;
   /** How many times the engine ran the job before it gave up. */
@@ -143,7 +143,7 @@ export function deadLetterOf(job: unknown, record: DeadLetterRecord): DeadLetter
     kind: text(fields['kind']),
     trackingCode: text(payload['tracking_code']) || text(payload['transfer_id']),
     status: text(payload['status']),
-    account: text(fields['account']),
+    merchantId: text(fields['merchantId']),
     receivedAt: new Date(receivedAt),
     attempts: record.attempts,
     lastError: record.lastError,
@@ -163,7 +163,7 @@ export function lastErrorOf(error: unknown): string {
 
 /**
  * Whether a job's failure ends its retries at once, on every engine: a job that does not verify
- * (changed in the queue, another account's, sealed past its key's window) or whose record is past
+ * (changed in the queue, another merchant's, sealed past its key's window) or whose record is past
  * the inbox's retention fails the same way on every attempt.
  * @internal
  */

@@ -1,5 +1,6 @@
 import type { AppliedCallback, CardStatusSource } from './status-read.js';
 import { MAX_TIMEOUT_MS, checkOptions, declareOptions } from '../core/option-checks.js';
+import { RequestValidationError } from '../errors/error.js';
 
 /** Settings of {@link confirmWithCardStatus}. */
 export interface ConfirmWithCardStatusOptions {
@@ -49,7 +50,7 @@ const cents = (amount: number): number => Math.round(amount * 100);
 export function confirmWithCardStatus(provider: CardStatusSource, options?: ConfirmWithCardStatusOptions): (callback: AppliedCallback) => Promise<boolean> {
   const source: unknown = provider;
   if (typeof (source as Partial<CardStatusSource> | null)?.creditCard?.getStatus !== 'function') {
-    throw new TypeError('confirmWithCardStatus: pass a provider client (new ProviderClient({ ... })), whose creditCard.getStatus it calls');
+    throw new RequestValidationError('confirmWithCardStatus', [{ field: 'provider', rule: 'invalid_argument', message: 'must be a provider client (new ProviderClient({ ... })), whose creditCard.getStatus it calls' }]);
   }
   checkOptions(WHERE, options, CONFIRM_CARD_OPTIONS);
   const timeout = options?.timeout ?? DEFAULT_CARD_STATUS_TIMEOUT_MS;

@@ -50,8 +50,10 @@ export {
   RequestValidationError,
   CallbackVerificationError,
   CallbackJobError,
+  InboxError,
   InboxFullError,
   InboxCommitError,
+  QueueError,
   CallbackRetentionError,
   // Errors of the calls a receiver's reconcile makes and of the tracking codes it reads.
   ConnectionError,
@@ -67,12 +69,10 @@ export type {
   CallbackApplyOptions,
 } from './receiver/receiver.js';
 export type { ReconcileOptions, ReconcileResult, ReconcileResultKind } from './receiver/reconcile.js';
-export type { CallbackReceiverAnswer } from './receiver/apply.js';
-export type {
-  CallbackHandler,
-  CallbackConfirm,
-} from './receiver/apply.js';
-export type { CallbackErrorDetails } from './receiver/apply.js';
+export type { CallbackReceiverAnswer } from './receiver/answers.js';
+export type { CallbackHandler } from './receiver/routes.js';
+export type { CallbackConfirm } from './receiver/apply-once.js';
+export type { CallbackErrorDetails } from './receiver/report.js';
 export type { CallbackJob, SignedCallbackJob, StatusReadJob } from './job.js';
 export { resealCallbackJob } from './seal.js';
 export type { JobSeal, ResealKeys } from './seal.js';
@@ -99,7 +99,7 @@ export type {
 export type {
   NodeRequestLike,
   NodeResponseLike,
-} from './receiver/node.js';
+} from './receiver/node-handler.js';
 
 // Logging and tracing
 export type { Logger, LogFunction } from '../core/observability.js';

@@ -38,8 +38,8 @@ export interface SignedCallbackJob {
   readonly version: 2;
   /** Absent: a job of a callback. `'status'` is a {@link StatusReadJob}. */
   readonly source?: undefined;
-  /** The receiver's `accountName` (its API key when none is given): `apply` refuses another account's job. */
-  readonly account: string;
+  /** The receiver's `merchantId` (its API key when none is given): `apply` refuses another merchant's job. */
+  readonly merchantId: string;
   /** The callback's kind, as `verifyCallback` told it. */
   readonly kind: VerifiedCallback['kind'];
   /** The handlers' event: `'<kind>.<status>'`. */
@@ -65,14 +65,14 @@ export interface SignedCallbackJob {
  * service signature, so it is a request to reconcile, not a payment: `apply` checks its seal, reads
  * the status from the service again (`apply(job, { provider })`) and applies what that read
  * says, under the same keys as the callback. Even a job sealed with the receiver's key applies
- * only what the service itself answers for this account.
+ * only what the service itself answers for this merchant.
  */
 export interface StatusReadJob {
   /** The format of the job: 2 (sealed). */
   readonly version: 2;
   readonly source: 'status';
-  /** The receiver's `accountName` (its API key when none is given): `apply` refuses another account's job. */
-  readonly account: string;
+  /** The receiver's `merchantId` (its API key when none is given): `apply` refuses another merchant's job. */
+  readonly merchantId: string;
   readonly kind: 'creditCard';
   /** `'creditCard.<status read>'`: `apply` reads the status again and applies what it then says. */
   readonly event: string;
@@ -90,11 +90,11 @@ export function isStatusReadJob(job: unknown): job is Readonly<Record<string, un
 }
 
 /** The job of a callback that verified, before its seal. */
-export function callbackJob(callback: VerifiedCallback, signedIn: 'headers' | 'body', account: string, receivedAt: number, traceparent: string | undefined): Omit<SignedCallbackJob, 'seal'> {
+export function callbackJob(callback: VerifiedCallback, signedIn: 'headers' | 'body', merchantId: string, receivedAt: number, traceparent: string | undefined): Omit<SignedCallbackJob, 'seal'> {
   const { payload } = callback;
   return {
     version: 2,
-    account,
+    merchantId,
     kind: callback.kind,
     event: `${callback.kind}.${payload.status}`,
     payload,
@@ -119,7 +119,7 @@ const FIELD_OF_REASON = {
   repeated_header: 'signature',
   empty_header: 'signature',
   api_key_mismatch: 'signature',
-  account_mismatch: 'account',
+  merchant_mismatch: 'merchantId',
   timestamp_out_of_tolerance: 'receivedAt',
   malformed_body: 'payload',
   unreadable_payload: 'payload',
@@ -129,16 +129,16 @@ const FIELD_OF_REASON = {
   seal_key_expired: 'seal',
 } as const satisfies Record<CallbackVerificationReason, CallbackJobField>;
 
-/** What checking a job needs: the receiver's verifier, its account and the clock. */
+/** What checking a job needs: the receiver's verifier, its merchant id and the clock. */
 export interface JobCheck {
   readonly verifier: Verifier;
-  readonly account: string;
+  readonly merchantId: string;
   readonly nowMs: number;
 }
 
 /**
  * The checks every job passes before anything in it is trusted: an object of this version, this
- * receiver's account, and a seal of this receiver's keys (constant-time), `previousSecretKey`'s
+ * receiver's merchant id, and a seal of this receiver's keys (constant-time), `previousSecretKey`'s
  * only until its `until` at `nowMs`.
  * @throws {CallbackJobError} naming the field, with nothing applied
  */
@@ -146,10 +146,10 @@ export function checkJobSeal(job: unknown, check: JobCheck): asserts job is Read
   if (!isRecord(job)) refuse('malformed_body', 'job', 'the job is not an object (a CallbackJob, as enqueue got it)');
   // Unpublished versions are not read: a job of version 1 carried no seal.
   if (job['version'] !== 2) refuse('malformed_body', 'job', 'the job is not a CallbackJob of version 2 (sealed)');
-  // Before the seal: a job of another account that shares this one's inbox must not even be tried.
-  if (job['account'] !== check.account) {
-    if (typeof job['account'] !== 'string') refuse('malformed_body', 'account', 'account is not text');
-    refuse('account_mismatch', 'account', 'the job is another account’s; this receiver applies its own only');
+  // Before the seal: a job of another merchant that shares this one's inbox must not even be tried.
+  if (job['merchantId'] !== check.merchantId) {
+    if (typeof job['merchantId'] !== 'string') refuse('malformed_body', 'merchantId', 'merchantId is not text');
+    refuse('merchant_mismatch', 'merchantId', 'the job is another merchant’s; this receiver applies its own only');
   }
   check.verifier.seals.check(job, check.nowMs);
 }

@@ -2,16 +2,16 @@ import { sha256Hex } from '../internal/hash/sha256.js';
 import type { CallbackKey } from '../inboxes/inbox.js';
 
 /**
- * The one string form of a callback's key (account, tracking code, status), for use as the
+ * The one string form of a callback's key (merchant id, tracking code, status), for use as the
  * idempotency key of an external API that a handler calls: a refund, a payout, an e-mail. A
  * handler that runs again for the same callback (a redelivery after a failure, a concurrent copy
  * on D1) then sends the same key, and the other service does the work once.
  *
  * It is `payorch-cb1-` followed by the hex SHA-256 of the UTF-8 bytes of
- * `JSON.stringify([account, trackingCode, status])`: 76 ASCII characters whatever the parts hold,
+ * `JSON.stringify([merchantId, trackingCode, status])`: 76 ASCII characters whatever the parts hold,
  * within the idempotency key limits of the usual APIs. JSON keeps the parts apart (no two keys
- * share a string), and the digest keeps the account out of it: the account is the receiver's API
- * key when no `accountName` is given, and an API key must not reach another company's logs. The
+ * share a string), and the digest keeps the merchant id out of it: it is the receiver's API key
+ * when no `merchantId` is given, and an API key must not reach another company's logs. The
  * form is stable: every later version of payorch returns the same string for the same key, so
  * keys stay valid across upgrades (a new form would get a new prefix and a new function).
  *
@@ -23,5 +23,5 @@ import type { CallbackKey } from '../inboxes/inbox.js';
  * ```
  */
 export function callbackKeyString(key: CallbackKey): string {
-  return `payorch-cb1-${sha256Hex(JSON.stringify([key.account, key.trackingCode, key.status]))}`;
+  return `payorch-cb1-${sha256Hex(JSON.stringify([key.merchantId, key.trackingCode, key.status]))}`;
 }

@@ -6,7 +6,7 @@ import { CallbackJobError, RequestValidationError } from '../errors/error.js';
  * A job's seal: the receiver's own MAC over the whole job, made with its secret key when the job
  * is made, and checked by `apply` before anything in the job is read as true. The service's hash
  * covers tracking_code, status and timestamp only; the seal covers the rest (amount, user_id,
- * receivedAt, account, kind, event), so that a job changed or written in the queue applies nothing
+ * receivedAt, merchantId, kind, event), so that a job changed or written in the queue applies nothing
  * (docs/decisions.md, "Deferred: a sealed job").
  */
 
@@ -47,7 +47,7 @@ export function canonicalJson(value: unknown): string {
       .sort();
     return `{${names.map((name) => `${JSON.stringify(name)}:${canonicalJson(members[name])}`).join(',')}}`;
   }
-  throw new TypeError(`a job holds JSON data only, not a ${typeof value}`);
+  throw new CallbackJobError('malformed_body', 'job', `the job is not JSON data (it holds a ${typeof value})`);
 }
 
 function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
@@ -67,12 +67,7 @@ function withoutSeal(job: Readonly<Record<string, unknown>>): Record<string, unk
 
 /** The text a seal signs: the job without its seal, in canonical form. */
 function sealedText(job: Readonly<Record<string, unknown>>): string {
-  const fields = withoutSeal(job);
-  try {
-    return MAC_PREFIX + canonicalJson(fields);
-  } catch (error) {
-    return refuse('malformed_body', `the job is not JSON data (${(error as Error).message})`, 'job');
-  }
+  return MAC_PREFIX + canonicalJson(withoutSeal(job));
 }
 
 /** The job's seal, checked for shape only. */

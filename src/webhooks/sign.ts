@@ -1,5 +1,6 @@
 import { checkOptions, declareOptions } from '../core/option-checks.js';
 import { callbackHash } from '../internal/signer.js';
+import { RequestValidationError } from '../errors/error.js';
 
 /**
  * The body of a callback to sign: the fields of one of the four callbacks of spec 6, without
@@ -75,7 +76,10 @@ export function signCallback(payload: SignCallbackPayload, options: SignCallback
   const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000);
   checkOptions('signCallback', options, SIGN_OPTIONS);
   const { tracking_code: trackingCode, status } = payload;
-  if (typeof trackingCode !== 'string' || typeof status !== 'string') throw new TypeError('signCallback: tracking_code and status must be strings');
+  if (typeof trackingCode !== 'string' || typeof status !== 'string') {
+    const wrong = Object.entries({ tracking_code: trackingCode, status }).filter(([, value]) => typeof value !== 'string');
+    throw new RequestValidationError('signCallback', wrong.map(([field]) => ({ field: `payload.${field}`, rule: 'invalid_argument', message: 'must be a string' })));
+  }
   const hash = callbackHash({ apiKey, secretKey }, trackingCode, status, String(timestamp));
   return {
     headers: { 'Content-Type': 'application/json', 'X-Api-Key': apiKey, 'X-Timestamp': String(timestamp), 'X-Hash': hash },

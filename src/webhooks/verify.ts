@@ -8,7 +8,7 @@ import { readLimited } from '../internal/read-limited.js';
 import { readTrackingCode } from '../core/tracking-code.js';
 import type { TrackingCodeDirection } from '../core/tracking-code.js';
 import { CallbackVerificationError, RequestValidationError } from '../errors/error.js';
-import { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS } from './age.js';
+import { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS } from '../core/callback-age.js';
 import { MAX_CALLBACK_BODY_BYTES, readCallbackBody } from './body.js';
 import type { BodyDecoding, CallbackBody } from './body.js';
 import type { Api } from '../core/api.js';
@@ -40,7 +40,7 @@ export interface CallbackInput {
   readonly body: CallbackBody;
 }
 
-export { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS } from './age.js';
+export { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS } from '../core/callback-age.js';
 
 /** How to verify a callback. */
 export interface VerifyCallbackOptions {
@@ -60,7 +60,7 @@ export interface VerifyCallbackOptions {
    * too), accepted beside `secretKey` until an absolute time: the callbacks the service signed
    * before the rotation, and their redeliveries, still verify when they arrive before then, and
    * a receiver's jobs sealed with it apply until then. Hashes are checked with both keys in
-   * constant time; neither key is ever logged. A receiver given one needs `accountName`, so that
+   * constant time; neither key is ever logged. A receiver given one needs `merchantId`, so that
    * what its inbox recorded never depends on a key. Keep it after `until` while jobs received
    * before `until` may still be applied: it then verifies only those (docs/webhooks.md,
    * "Rotating the keys").
@@ -321,11 +321,17 @@ export async function verifyCallbackRequest(request: Request, options: VerifyCal
   const given: unknown = request;
   if (typeof (given as { headers?: { get?: unknown } } | null)?.headers?.get !== 'function') {
     // A Node IncomingMessage (node:http, Express, Fastify's req.raw) has plain-object headers and no Fetch API body.
-    throw new TypeError(
-      'verifyCallbackRequest takes a Fetch API Request (Hono, Next.js route handlers, workers, Bun, Deno); this looks like a Node IncomingMessage (node:http, Express, Fastify). Use verifyCallback({ headers: req.headers, body: rawBody }, options) there.',
-    );
+    throw new RequestValidationError('verifyCallbackRequest', [
+      {
+        field: 'request',
+        rule: 'invalid_argument',
+        message: 'must be a Fetch API Request (Hono, Next.js route handlers, workers, Bun, Deno); this looks like a Node IncomingMessage (node:http, Express, Fastify). Use verifyCallback({ headers: req.headers, body: rawBody }, options) there',
+      },
+    ]);
   }
-  if (request.bodyUsed) throw new TypeError('verifyCallbackRequest: the request body was already read; pass the request before anything reads it');
+  if (request.bodyUsed) {
+    throw new RequestValidationError('verifyCallbackRequest', [{ field: 'request', rule: 'invalid_argument', message: 'its body was already read; pass the request before anything reads it' }]);
+  }
   const verifier = createVerifier(options);
   const body = await readLimited(request.body, request.headers.get('content-length'), MAX_CALLBACK_BODY_BYTES);
   if (body === undefined) {

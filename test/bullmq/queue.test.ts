@@ -99,7 +99,7 @@ test('a failed attempt is retried after the backoff, and the callback is applied
   expect(await deadCount(callbacks)).toBe(0);
 });
 
-test('a job whose attempts ran out is a dead letter: list shows its kind, tracking code, status, account, receipt, attempts and last error, and no key', async () => {
+test('a job whose attempts ran out is a dead letter: list shows its kind, tracking code, status, merchant, receipt, attempts and last error, and no key', async () => {
   const callbacks = await queueOf({ attempts: 2 });
   const { receiver, runs } = applying(() => false);
   callbacks.work(receiver);
@@ -114,7 +114,7 @@ test('a job whose attempts ran out is a dead letter: list shows its kind, tracki
       kind: 'deposit',
       trackingCode: code('dead03'),
       status: 'completed',
-      account: PROVIDER.apiKey,
+      merchantId: PROVIDER.apiKey,
       receivedAt: expect.any(Date) as Date,
       attempts: 2,
       lastError: `NotConfirmedError: confirm refused deposit.completed ${code('dead03')}; nothing was applied`,
@@ -246,14 +246,14 @@ test('two replays at once move each dead letter once: every job runs once more a
 describe('replay with reseal', () => {
   const OLD = 'prov_secret_old_R2d2';
   // The worker's keys after a rotation whose window has closed by the time the job runs.
-  const rotated = (until: Date) => ({ accountName: 'provider-main', secretKey: PROVIDER.secretKey, previousSecretKey: { secretKey: OLD, until } });
+  const rotated = (until: Date) => ({ merchantId: 'provider-main', secretKey: PROVIDER.secretKey, previousSecretKey: { secretKey: OLD, until } });
 
   test('applies a job sealed with the previous key after its window closed, which without it is a dead letter at once', async () => {
     const callbacks = await queueOf({ attempts: 5 });
     const until = new Date(Date.now() + 1500);
     const { receiver, applied } = applying(() => true, rotated(until));
     // Received and sealed before the rotation, with the key of then.
-    expect(await deliver(callbacks, code('reseal08'), { accountName: 'provider-main', secretKey: OLD })).toBe(200);
+    expect(await deliver(callbacks, code('reseal08'), { merchantId: 'provider-main', secretKey: OLD })).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, until.getTime() - Date.now() + 50));
     callbacks.work(receiver);
     await waitFor(async () => (await deadCount(callbacks)) === 1, 8000, 'the job to be a dead letter');

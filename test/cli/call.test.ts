@@ -48,10 +48,10 @@ describe('payorch call', { timeout: 30_000 }, () => {
     expect(jsonOf(fromStdin)).toMatchObject({ data: { tracking_code: expect.stringMatching(/^EIBAN-/) as unknown } });
   });
 
-  test('listSites takes its X-Key from PAYORCH_SITES_KEY; dealer operations use the dealer keys', async () => {
-    const sites = await payorch(['call', 'listSites', '--json'], sandbox.env);
+  test('sites.list takes its X-Key from PAYORCH_SITES_KEY; dealer operations use the dealer keys', async () => {
+    const sites = await payorch(['call', 'sites.list', '--json'], sandbox.env);
     expect(jsonOf(sites)).toMatchObject({ success: true, total_sites: 2 });
-    const settings = await payorch(['call', 'getSettings', '--json'], sandbox.env);
+    const settings = await payorch(['call', 'settings.get', '--json'], sandbox.env);
     expect(jsonOf(settings)).toMatchObject({ success: true, dealer_name: 'Sandbox Dealer' });
     const card = await payorch(['call', 'dealer.creditCard.createPayment', '--data', JSON.stringify({ username: 'ada', firstname: 'Ada', lastname: 'Y', email: 'ada@example.com', phone: '+905551112233', amount: 200 }), '--json'], sandbox.env);
     expect(jsonOf(card)).toMatchObject({ data: { tracking_code: expect.stringMatching(/^CC-/) as unknown, currency: 'TRY' } });

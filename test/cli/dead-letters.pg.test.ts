@@ -60,7 +60,7 @@ async function deadQueue() {
   const adapter: PgBossQueue = createPgBossQueue({ boss, pool, queue, table, retryLimit: 3, retryDelaySeconds: 0, retryBackoff: false });
   const failing = { on: true };
   const applied: string[] = [];
-  const receiver = createCallbackReceiver({ ...PROVIDER, accountName: 'shop', onError: () => undefined, logLevel: 'off' });
+  const receiver = createCallbackReceiver({ ...PROVIDER, merchantId: 'shop', onError: () => undefined, logLevel: 'off' });
   receiver.on('deposit', (callback) => {
     if (failing.on) throw new Error('the ledger is locked');
     applied.push(callback.payload.tracking_code);
@@ -80,7 +80,7 @@ async function deadQueue() {
     /** Jobs of genuine deposit callbacks of each code, sealed by the merchant's receiver. */
     async jobs(codes: readonly string[], fields: Record<string, unknown> = {}): Promise<CallbackJob[]> {
       const jobs: CallbackJob[] = [];
-      const sender = createCallbackReceiver({ ...PROVIDER, accountName: 'shop', enqueue: (job) => Promise.resolve(void jobs.push(job)), onError: () => undefined, logLevel: 'off' });
+      const sender = createCallbackReceiver({ ...PROVIDER, merchantId: 'shop', enqueue: (job) => Promise.resolve(void jobs.push(job)), onError: () => undefined, logLevel: 'off' });
       for (const each of codes) {
         const { headers, body } = signCallback({ ...unsigned.deposit, ...fields, tracking_code: each }, PROVIDER);
         expect((await sender.handle(new Request('https://shop.test/callbacks', { method: 'POST', headers, body }))).status).toBe(200);
@@ -103,7 +103,7 @@ const ISO = '\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z';
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 describe('payorch dead-letters on pg-boss 12', { timeout: 60_000 }, () => {
-  test('list prints the dead letters the worker kept, oldest first, with their kind, tracking code, status, account, attempts and last error; --json the page ($DATABASE_URL chose pg-boss)', async () => {
+  test('list prints the dead letters the worker kept, oldest first, with their kind, tracking code, status, merchant, attempts and last error; --json the page ($DATABASE_URL chose pg-boss)', async () => {
     const queue = await deadQueue();
     await queue.work();
     for (const job of await queue.jobs([code('pglist01a'), code('pglist01b')])) await queue.adapter.enqueue(job);
@@ -113,14 +113,14 @@ describe('payorch dead-letters on pg-boss 12', { timeout: 60_000 }, () => {
     const text = await queue.cli(['list']);
     expect(text.stderr).toBe('');
     expect(text.code).toBe(0);
-    const letter = (id = '', name = '') => `${id}  deposit ${code(name)} completed\n  account shop, received ${ISO}, died ${ISO} after 4 attempt\\(s\\)\n  last error: Error: the ledger is locked\n`;
+    const letter = (id = '', name = '') => `${id}  deposit ${code(name)} completed\n  merchant shop, received ${ISO}, died ${ISO} after 4 attempt\\(s\\)\n  last error: Error: the ledger is locked\n`;
     // Which of the two died first is the worker's: the table's order is the command's.
     const [a, b] = (await queue.adapter.deadLetters.list()).deadLetters.map((each) => each.trackingCode.split('-')[1] ?? '');
     expect(text.stdout).toMatch(new RegExp(`^2 dead letter\\(s\\) of ${escape(queue.where)}, oldest first:\n${letter(first, a)}${letter(second, b)}$`));
 
     const json = await queue.cli(['list', '--json', '--limit', '1']);
     const page = JSON.parse(json.stdout) as { deadLetters: Record<string, unknown>[]; cursor: string };
-    expect(page.deadLetters).toEqual([{ id: first, kind: 'deposit', trackingCode: code(a ?? ''), status: 'completed', account: 'shop', receivedAt: expect.stringMatching(new RegExp(`^${ISO}$`)) as unknown, attempts: 4, lastError: 'Error: the ledger is locked', deadAt: expect.stringMatching(new RegExp(`^${ISO}$`)) as unknown }]);
+    expect(page.deadLetters).toEqual([{ id: first, kind: 'deposit', trackingCode: code(a ?? ''), status: 'completed', merchantId: 'shop', receivedAt: expect.stringMatching(new RegExp(`^${ISO}$`)) as unknown, attempts: 4, lastError: 'Error: the ledger is locked', deadAt: expect.stringMatching(new RegExp(`^${ISO}$`)) as unknown }]);
     const next = JSON.parse((await queue.cli(['list', '--json', '--limit', '1', '--cursor', page.cursor])).stdout) as { deadLetters: { id: string }[]; cursor?: string };
     expect(next.deadLetters.map((each) => each.id)).toEqual([second]);
     expect(next.cursor).toBeUndefined();

@@ -52,7 +52,7 @@ function deadQueue(receiverOptions: Partial<CallbackReceiverOptions<never>> = {}
   opened.push(callbacks);
   const failing = { on: true, error: 'the ledger is locked' };
   const applied: string[] = [];
-  const receiver = createCallbackReceiver({ ...PROVIDER, accountName: 'shop', onError: () => undefined, logLevel: 'off', ...receiverOptions });
+  const receiver = createCallbackReceiver({ ...PROVIDER, merchantId: 'shop', onError: () => undefined, logLevel: 'off', ...receiverOptions });
   receiver.on('deposit', (callback) => {
     if (failing.on) throw new Error(failing.error);
     applied.push(callback.payload.tracking_code);
@@ -66,7 +66,7 @@ function deadQueue(receiverOptions: Partial<CallbackReceiverOptions<never>> = {}
     worker,
     /** Receives a genuine deposit callback of each code, signed and sealed with `secretKey`, through a receiver that enqueues. */
     async deliver(codes: readonly string[], secretKey: string = PROVIDER.secretKey, fields: Record<string, unknown> = {}) {
-      const sender = createCallbackReceiver({ ...PROVIDER, secretKey, accountName: 'shop', enqueue: callbacks.enqueue, onError: () => undefined, logLevel: 'off' });
+      const sender = createCallbackReceiver({ ...PROVIDER, secretKey, merchantId: 'shop', enqueue: callbacks.enqueue, onError: () => undefined, logLevel: 'off' });
       for (const each of codes) {
         const { headers, body } = signCallback({ ...unsigned.deposit, ...fields, tracking_code: each }, { ...PROVIDER, secretKey });
         expect((await sender.handle(new Request('https://shop.test/callbacks', { method: 'POST', headers, body }))).status).toBe(200);
@@ -83,7 +83,7 @@ const ISO = '\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z';
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 describe('payorch dead-letters on BullMQ', { timeout: 60_000 }, () => {
-  test('list prints each dead letter, oldest first, with its kind, tracking code, status, account, receipt, death, attempts and last error; --json the page', async () => {
+  test('list prints each dead letter, oldest first, with its kind, tracking code, status, merchant, receipt, death, attempts and last error; --json the page', async () => {
     const queue = deadQueue();
     await queue.deliver([code('list01a'), code('list01b')]);
     await queue.dead(2);
@@ -93,12 +93,12 @@ describe('payorch dead-letters on BullMQ', { timeout: 60_000 }, () => {
     expect(text.stderr).toBe('');
     expect(text.code).toBe(0);
     const where = `queue ${queue.name} (BullMQ, prefix bull, on ${url})`;
-    const letter = (id = '', name = '') => `${id}  deposit ${code(name)} completed\n  account shop, received ${ISO}, died ${ISO} after 1 attempt\\(s\\)\n  last error: Error: the ledger is locked\n`;
+    const letter = (id = '', name = '') => `${id}  deposit ${code(name)} completed\n  merchant shop, received ${ISO}, died ${ISO} after 1 attempt\\(s\\)\n  last error: Error: the ledger is locked\n`;
     expect(text.stdout).toMatch(new RegExp(`^2 dead letter\\(s\\) of ${escape(where)}, oldest first:\n${letter(first, 'list01a')}${letter(second, 'list01b')}$`));
 
     const json = await queue.cli(['list', '--json']);
     expect(json.code).toBe(0);
-    const shown = { kind: 'deposit', status: 'completed', account: 'shop', receivedAt: expect.stringMatching(new RegExp(`^${ISO}$`)) as unknown, attempts: 1, lastError: 'Error: the ledger is locked', deadAt: expect.stringMatching(new RegExp(`^${ISO}$`)) as unknown };
+    const shown = { kind: 'deposit', status: 'completed', merchantId: 'shop', receivedAt: expect.stringMatching(new RegExp(`^${ISO}$`)) as unknown, attempts: 1, lastError: 'Error: the ledger is locked', deadAt: expect.stringMatching(new RegExp(`^${ISO}$`)) as unknown };
     expect(JSON.parse(json.stdout)).toEqual({ deadLetters: [{ id: first, trackingCode: code('list01a'), ...shown }, { id: second, trackingCode: code('list01b'), ...shown }] });
   });
 

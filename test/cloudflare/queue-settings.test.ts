@@ -1,6 +1,6 @@
 import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, beforeEach, expect, test } from 'vitest';
-import { CallbackJobError, CallbackRetentionError, RequestValidationError, createCallbackReceiver, isPayorchError, resealCallbackJob, signCallback } from '../../src/index.js';
+import { CallbackJobError, CallbackRetentionError, QueueError, RequestValidationError, createCallbackReceiver, isPayorchError, resealCallbackJob, signCallback } from '../../src/index.js';
 import type { CallbackJob } from '../../src/index.js';
 import type { DeadLetter } from '../../src/queues/cloudflare-queues/index.js';
 import { createCloudflareQueue, createD1DeadLettersTable } from '../../src/queues/cloudflare-queues/index.js';
@@ -153,8 +153,9 @@ test('a batch of another queue is refused, naming both queues, and no message is
   const queue = createCloudflareQueue({ queue: producer(), db, queueName: 'billing-callbacks', deadLetterQueueName: 'billing-callbacks-dead' });
   const stray = message({ not: 'ours' });
   const refused = await asyncRefusal(() => queue.work({ apply: () => Promise.resolve() })(batch('payorch-callbacks', [stray])));
+  expect(isPayorchError(refused, QueueError)).toBe(true);
   expect(String(refused)).toBe(
-    'Error: payorch/cloudflare-queues: a batch of queue "payorch-callbacks" reached work(), which consumes "billing-callbacks" (queueName) and "billing-callbacks-dead" (deadLetterQueueName): route other queues yourself, or give the names wrangler.toml uses',
+    'QueueError: payorch/cloudflare-queues: a batch of queue "payorch-callbacks" reached work(), which consumes "billing-callbacks" (queueName) and "billing-callbacks-dead" (deadLetterQueueName): route other queues yourself, or give the names wrangler.toml uses',
   );
   expect(stray.decided).toBeUndefined();
 });

@@ -143,7 +143,7 @@ test('a job that fails every attempt is kept in D1 on the dead-letter queue’s 
     kind: 'deposit',
     trackingCode: dead,
     status: 'completed',
-    account: PROVIDER.apiKey,
+    merchantId: PROVIDER.apiKey,
     receivedAt: expect.any(String),
     attempts: 3,
     lastError: `Error: told to fail ${dead}`,

@@ -36,7 +36,7 @@ describe('withOptions', () => {
     const seen: string[] = [];
     const dealer = new DealerClient({ baseUrl: 'https://pay.example.com', ...DEALER, maxRetries: 0 });
     const stubbed = dealer.withOptions({ fetch: (input) => { seen.push((input as Request).url); return Promise.resolve(Response.json({ success: true, dealer_name: 'D', payment_methods: {} })); } });
-    await stubbed.getSettings().catch(() => undefined);
+    await stubbed.settings.get().catch(() => undefined);
     expect(seen).toEqual(['https://pay.example.com/api/dealer/settings']);
   });
 

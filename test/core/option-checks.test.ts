@@ -124,7 +124,7 @@ test.each(clients)('new %s takes a reverse proxy\'s path prefix as the service\'
     return Promise.resolve(Response.json({ success: true, message: 'hi', dealer_name: 'd' }));
   };
   const client = make({ ...keys, baseUrl: 'https://gw.example.com/payments/apis/', fetch, maxRetries: 0 });
-  await (client instanceof ProviderClient ? client.welcome() : client.getSettings()).catch(() => undefined);
+  await (client instanceof ProviderClient ? client.welcome() : client.settings.get()).catch(() => undefined);
   expect(urls[0]).toMatch(/^https:\/\/gw\.example\.com\/payments\/apis\/api\/(provider|dealer)\//);
 });
 
@@ -135,7 +135,7 @@ describe('per-call options', () => {
       const fetch = neverCalled();
       const provider = new ProviderClient({ baseUrl: BASE_URL, ...PROVIDER, fetch });
       const dealer = new DealerClient({ baseUrl: BASE_URL, ...DEALER, fetch });
-      for (const call of [() => provider.welcome({ [option]: value }), () => dealer.getSettings({ [option]: value })]) {
+      for (const call of [() => provider.welcome({ [option]: value }), () => dealer.settings.get({ [option]: value })]) {
         const error: unknown = await call().catch((caught: unknown) => caught);
         expect(error).toBeInstanceOf(RequestValidationError);
         expect((error as RequestValidationError).issues[0]).toMatchObject({ field: option, message: expect.stringContaining(expected) as string });

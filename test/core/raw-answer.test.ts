@@ -38,7 +38,7 @@ describe('withResponse() and asResponse()', () => {
     expect(response.headers.get('x-request-id')).toBe('req-42');
     expect(response.url).toBe(`${SANDBOX_BASE_URL}/api/provider/start-manual-deposit`);
     expect(JSON.parse(await response.text())).toEqual(data);
-    const plain = await dealer.getSettings().asResponse();
+    const plain = await dealer.settings.get().asResponse();
     expect(plain.status).toBe(200);
     expect(JSON.parse(await plain.text())).toMatchObject({ success: true });
   });

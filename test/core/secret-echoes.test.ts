@@ -142,11 +142,11 @@ describe.each(scenarios)('when the service echoes every secret in %s', (_name, e
     expectNoSecret(error, events, [PROVIDER.secretKey, ...secrets]);
   });
 
-  test('listSites: the X-Key and every hash of a retried read-only call reach no error, hook or log', async () => {
+  test('sites.list: the X-Key and every hash of a retried read-only call reach no error, hook or log', async () => {
     const { events, options } = observed();
     const { secrets } = echoingService(answer, 2);
     const provider = new ProviderClient({ baseUrl: BASE_URL, ...PROVIDER, ...options });
-    const error = await failure(() => provider.listSites({ key: X_KEY }));
+    const error = await failure(() => provider.sites.list({ key: X_KEY }));
     expect(error).toBeInstanceOf(expected);
     expect(secrets).toContain(X_KEY);
     expect(secrets.size).toBeGreaterThanOrEqual(3); // the X-Key and a hash per attempt
@@ -157,7 +157,7 @@ describe.each(scenarios)('when the service echoes every secret in %s', (_name, e
     const { events, options } = observed();
     const { secrets } = echoingService((echo) => answer(`${echo} | ${DEALER.secretKey}`), 1);
     const dealer = new DealerClient({ baseUrl: BASE_URL, ...DEALER, ...options });
-    const error = await failure(() => dealer.getSettings());
+    const error = await failure(() => dealer.settings.get());
     expect(error).toBeInstanceOf(expected);
     expect(secrets.size).toBeGreaterThanOrEqual(2); // a hash per attempt
     expectNoSecret(error, events, [DEALER.secretKey, ...secrets]);
@@ -183,7 +183,7 @@ describe.each([
   test.each([
     ['a credential-signed payment', (provider: ProviderClient) => provider.manual.startDeposit({ ...customer, amount: 250 }, callOptions()), 'provider.manual.startDeposit'],
     ['a card payment (credential key in the body)', (provider: ProviderClient) => provider.creditCard.createPayment({ username: 'ada', user_id: 'u-1', firstname: 'Ada', lastname: 'Yılmaz', amount: 150 }, callOptions()), 'provider.creditCard.createPayment'],
-    ['an X-Key-signed read', (provider: ProviderClient) => provider.listSites({ key: X_KEY }, callOptions()), 'provider.listSites'],
+    ['an X-Key-signed read', (provider: ProviderClient) => provider.sites.list({ key: X_KEY }, callOptions()), 'provider.sites.list'],
   ] as const)('%s: the error names its call and holds no secret key, hash, credential key or X-Key', async (_call, run, operation) => {
     const { events, options } = observed();
     const secrets = recordingService();

@@ -38,9 +38,9 @@ describe('DealerClient types', () => {
   });
 
   test('each call resolves to its answer type', () => {
-    expectTypeOf(dealer.getSettings()).resolves.toEqualTypeOf<DealerSettings>();
-    expectTypeOf(dealer.manualIban.deposit(deposit)).resolves.toEqualTypeOf<ManualIbanDeposit>();
-    expectTypeOf(dealer.manualIban.withdraw(withdrawal)).resolves.toEqualTypeOf<ManualIbanWithdrawal>();
+    expectTypeOf(dealer.settings.get()).resolves.toEqualTypeOf<DealerSettings>();
+    expectTypeOf(dealer.manualIban.startDeposit(deposit)).resolves.toEqualTypeOf<ManualIbanDeposit>();
+    expectTypeOf(dealer.manualIban.startWithdrawal(withdrawal)).resolves.toEqualTypeOf<ManualIbanWithdrawal>();
     expectTypeOf(dealer.eibans.list()).resolves.toEqualTypeOf<EibanAccountList>();
     expectTypeOf(dealer.transactions.list(range)).resolves.toEqualTypeOf<TransactionList>();
     expectTypeOf(dealer.transfers.send(transfer)).resolves.toEqualTypeOf<SendMoneyResult>();
@@ -49,9 +49,9 @@ describe('DealerClient types', () => {
   });
 
   test('every call takes RequestOptions as its last argument', () => {
-    expectTypeOf<Parameters<DealerClient['getSettings']>[0]>().toEqualTypeOf<RequestOptions | undefined>();
+    expectTypeOf<Parameters<DealerClient['settings']['get']>[0]>().toEqualTypeOf<RequestOptions | undefined>();
     expectTypeOf<Parameters<DealerClient['eibans']['list']>[0]>().toEqualTypeOf<RequestOptions | undefined>();
-    expectTypeOf<Parameters<DealerClient['manualIban']['withdraw']>[1]>().toEqualTypeOf<RequestOptions | undefined>();
+    expectTypeOf<Parameters<DealerClient['manualIban']['startWithdrawal']>[1]>().toEqualTypeOf<RequestOptions | undefined>();
     expectTypeOf<Parameters<DealerClient['transfers']['send']>[1]>().toEqualTypeOf<RequestOptions | undefined>();
     expectTypeOf<Parameters<DealerClient['transactions']['iterate']>[1]>().toEqualTypeOf<RequestOptions | undefined>();
   });
@@ -75,7 +75,7 @@ describe('DealerClient types', () => {
     // @ts-expect-error amounts are JSON numbers
     void dealer.transfers.send({ wallet_id: 'W', recipient_iban: 'TR', recipient_name: 'A', amount: '250.00' });
     // @ts-expect-error the dealer API spells it userid
-    void dealer.manualIban.deposit({ username: 'a', user_id: 'u', fullname: 'A', amount: 1 });
+    void dealer.manualIban.startDeposit({ username: 'a', user_id: 'u', fullname: 'A', amount: 1 });
     // @ts-expect-error page belongs to list(), not to iterate()
     void dealer.transactions.iterate({ ...range, page: 2 });
   });

@@ -13,7 +13,7 @@ const dealer = new DealerClient({ baseUrl: BASE_URL, ...DEALER, maxRetries: 0 })
 describe('new DealerClient', () => {
   test('puts /api/dealer after a base URL with a path and a trailing slash', async () => {
     const seen = capture('get', `${BASE_URL}/gateway/api/dealer/settings`, settingsAnswer);
-    await new DealerClient({ baseUrl: `${BASE_URL}/gateway/`, ...DEALER }).getSettings();
+    await new DealerClient({ baseUrl: `${BASE_URL}/gateway/`, ...DEALER }).settings.get();
     expect(seen[0]!.url.pathname).toBe('/gateway/api/dealer/settings');
     expectSigned(seen[0]!, DEALER);
   });
@@ -25,7 +25,7 @@ describe('new DealerClient', () => {
       return globalThis.fetch(input, init);
     };
     capture('get', `${DEALER_URL}/settings`, settingsAnswer);
-    await new DealerClient({ baseUrl: BASE_URL, ...DEALER, fetch }).getSettings();
+    await new DealerClient({ baseUrl: BASE_URL, ...DEALER, fetch }).settings.get();
     expect(calls).toEqual([`${DEALER_URL}/settings`]);
   });
 
@@ -53,7 +53,7 @@ describe('dealer authentication failures', () => {
     ['Invalid API key under HTTP 200', 200, { success: false, error: 'Invalid API key' }, AuthenticationError, 'invalid_api_key'],
   ])('maps %s (HTTP %i) to the 7.1 error class and reason', async (_label, status, body, errorClass, reason) => {
     capture('get', `${DEALER_URL}/settings`, () => (typeof body === 'string' ? new Response(body, { status }) : Response.json(body, { status })));
-    const error = await dealer.getSettings().catch((caught: unknown) => caught);
+    const error = await dealer.settings.get().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(errorClass);
     expect((error as AuthenticationError).reason).toBe(reason);
     expect((error as AuthenticationError).status).toBe(status);

@@ -8,10 +8,10 @@ useMsw();
 
 const dealer = new DealerClient({ baseUrl: BASE_URL, ...DEALER, maxRetries: 0 });
 
-describe('dealer.manualIban.deposit', () => {
+describe('dealer.manualIban.startDeposit', () => {
   test('POSTs the exact body, with the wire name userid, to /api/dealer/manual-iban/deposit', async () => {
     const seen = capture('post', `${DEALER_URL}/manual-iban/deposit`, manualDepositAnswer);
-    const result = await dealer.manualIban.deposit({ amount: 1500, fullname: 'Ada Yılmaz', userid: 'u-1', username: 'ada' });
+    const result = await dealer.manualIban.startDeposit({ amount: 1500, fullname: 'Ada Yılmaz', userid: 'u-1', username: 'ada' });
 
     expect(seen).toHaveLength(1);
     const request = seen[0]!;
@@ -24,13 +24,13 @@ describe('dealer.manualIban.deposit', () => {
 
   test('sends a decimal amount as a JSON number', async () => {
     const seen = capture('post', `${DEALER_URL}/manual-iban/deposit`, manualDepositAnswer);
-    await dealer.manualIban.deposit({ username: 'ada', userid: 'u-1', fullname: 'Ada Yılmaz', amount: 1500.75 });
+    await dealer.manualIban.startDeposit({ username: 'ada', userid: 'u-1', fullname: 'Ada Yılmaz', amount: 1500.75 });
     expect(seen[0]!.body).toBe('{"username":"ada","userid":"u-1","fullname":"Ada Yılmaz","amount":1500.75}');
   });
 
   test('hands the offered amount over as a number when the service sends a decimal string', async () => {
     capture('post', `${DEALER_URL}/manual-iban/deposit`, { ...manualDepositAnswer, data: { ...manualDepositAnswer.data, amount: '1500.00' } });
-    const { data } = await dealer.manualIban.deposit({ username: 'ada', userid: 'u-1', fullname: 'Ada Yılmaz', amount: 1500 });
+    const { data } = await dealer.manualIban.startDeposit({ username: 'ada', userid: 'u-1', fullname: 'Ada Yılmaz', amount: 1500 });
     expect(data.amount).toBe(1500);
     expect(data.formatted_iban).toBe('TR33 0006 1005 1978 6457 8413 26');
   });
@@ -39,7 +39,7 @@ describe('dealer.manualIban.deposit', () => {
     const seen = capture('post', `${DEALER_URL}/manual-iban/deposit`, manualDepositAnswer);
     const error = await dealer.manualIban
       // @ts-expect-error the dealer API spells it userid
-      .deposit({ username: 'ada', user_id: 'u-1', fullname: 'Ada Yılmaz', amount: 1500 })
+      .startDeposit({ username: 'ada', user_id: 'u-1', fullname: 'Ada Yılmaz', amount: 1500 })
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(RequestValidationError);
     expect((error as RequestValidationError).issues.map((issue) => [issue.field, issue.rule])).toEqual([
@@ -53,20 +53,20 @@ describe('dealer.manualIban.deposit', () => {
     ['zero', 0],
     ['a negative amount', -5],
   ])('refuses %s: the minimum is not shown, so any positive amount is sent', async (_label, amount) => {
-    const error = await dealer.manualIban.deposit({ username: 'ada', userid: 'u-1', fullname: 'Ada Yılmaz', amount }).catch((caught: unknown) => caught);
+    const error = await dealer.manualIban.startDeposit({ username: 'ada', userid: 'u-1', fullname: 'Ada Yılmaz', amount }).catch((caught: unknown) => caught);
     expect((error as RequestValidationError).issues).toEqual([{ field: 'amount', rule: 'too_small', message: 'must be greater than 0' }]);
   });
 
   test('sends an amount as small as 0.01, leaving the unshown minimum to the service', async () => {
     const seen = capture('post', `${DEALER_URL}/manual-iban/deposit`, manualDepositAnswer);
-    await dealer.manualIban.deposit({ username: 'ada', userid: 'u-1', fullname: 'Ada Yılmaz', amount: 0.01 });
+    await dealer.manualIban.startDeposit({ username: 'ada', userid: 'u-1', fullname: 'Ada Yılmaz', amount: 0.01 });
     expect(seen).toHaveLength(1);
   });
 
   test('is sent once only when the service answers 503: an IBAN may have been reserved', async () => {
     const seen = capture('post', `${DEALER_URL}/manual-iban/deposit`, () => Response.json({ success: false }, { status: 503 }));
     const retrying = new DealerClient({ baseUrl: BASE_URL, ...DEALER, maxRetries: 2 });
-    const error = await retrying.manualIban.deposit({ username: 'ada', userid: 'u-1', fullname: 'Ada Yılmaz', amount: 10 }).catch((caught: unknown) => caught);
+    const error = await retrying.manualIban.startDeposit({ username: 'ada', userid: 'u-1', fullname: 'Ada Yılmaz', amount: 10 }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(APIError);
     expect(seen).toHaveLength(1);
   });
@@ -74,18 +74,18 @@ describe('dealer.manualIban.deposit', () => {
   test('refuses an amount given as a string', async () => {
     const error = await dealer.manualIban
       // @ts-expect-error amounts are JSON numbers in requests (spec 4.1)
-      .deposit({ username: 'ada', userid: 'u-1', fullname: 'Ada Yılmaz', amount: '1500.00' })
+      .startDeposit({ username: 'ada', userid: 'u-1', fullname: 'Ada Yılmaz', amount: '1500.00' })
       .catch((caught: unknown) => caught);
     expect((error as RequestValidationError).issues.map((issue) => [issue.field, issue.rule])).toEqual([['amount', 'invalid_type']]);
   });
 });
 
-describe('dealer.manualIban.withdraw', () => {
+describe('dealer.manualIban.startWithdrawal', () => {
   const body = { username: 'ada', userid: 'u-1', amount: 750, recipient_name: 'Ada Yılmaz', recipient_iban: IBAN };
 
   test('POSTs the exact body to /api/dealer/manual-iban/withdraw and returns the pending request', async () => {
     const seen = capture('post', `${DEALER_URL}/manual-iban/withdraw`, manualWithdrawAnswer);
-    const result = await dealer.manualIban.withdraw({ recipient_iban: IBAN, recipient_name: 'Ada Yılmaz', amount: 750, userid: 'u-1', username: 'ada' });
+    const result = await dealer.manualIban.startWithdrawal({ recipient_iban: IBAN, recipient_name: 'Ada Yılmaz', amount: 750, userid: 'u-1', username: 'ada' });
 
     const request = seen[0]!;
     expect(request.method).toBe('POST');
@@ -101,7 +101,7 @@ describe('dealer.manualIban.withdraw', () => {
     ['35 characters', 'TR3300061005197864578413261234567890'],
   ])('refuses a recipient IBAN of %s and sends nothing', async (_label, recipientIban) => {
     const seen = capture('post', `${DEALER_URL}/manual-iban/withdraw`, manualWithdrawAnswer);
-    const error = await dealer.manualIban.withdraw({ ...body, recipient_iban: recipientIban }).catch((caught: unknown) => caught);
+    const error = await dealer.manualIban.startWithdrawal({ ...body, recipient_iban: recipientIban }).catch((caught: unknown) => caught);
     expect((error as RequestValidationError).issues).toEqual([
       { field: 'recipient_iban', rule: expect.stringMatching(/too_(small|big)/), message: 'must be 15 to 34 characters' },
     ]);
@@ -111,13 +111,13 @@ describe('dealer.manualIban.withdraw', () => {
   test('is sent once only when the service answers 503: the withdrawal may have been recorded', async () => {
     const seen = capture('post', `${DEALER_URL}/manual-iban/withdraw`, () => Response.json({ success: false }, { status: 503 }));
     const retrying = new DealerClient({ baseUrl: BASE_URL, ...DEALER, maxRetries: 2 });
-    const error = await retrying.manualIban.withdraw(body).catch((caught: unknown) => caught);
+    const error = await retrying.manualIban.startWithdrawal(body).catch((caught: unknown) => caught);
     expect((error as APIError).status).toBe(503);
     expect(seen).toHaveLength(1);
   });
 
   test('refuses a blank recipient name', async () => {
-    const error = await dealer.manualIban.withdraw({ ...body, recipient_name: '  ' }).catch((caught: unknown) => caught);
+    const error = await dealer.manualIban.startWithdrawal({ ...body, recipient_name: '  ' }).catch((caught: unknown) => caught);
     expect((error as RequestValidationError).issues).toEqual([{ field: 'recipient_name', rule: 'invalid_format', message: 'is required' }]);
   });
 });

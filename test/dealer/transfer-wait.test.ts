@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { DealerClient, RequestAbortedError, RequestValidationError, TransferWaitTimeoutError, applyTransferStatuses, createMemoryInbox } from '../../src/index.js';
+import { DealerClient, RequestAbortedError, RequestValidationError, ResponseValidationError, TransferWaitTimeoutError, applyTransferStatuses, createMemoryInbox } from '../../src/index.js';
 import type { MemoryInboxContext } from '../../src/index.js';
 import { createSandbox } from '../../src/tools/sandbox/index.js';
 import type { Sandbox } from '../../src/tools/sandbox/index.js';
@@ -94,7 +94,7 @@ describe('applyTransferStatuses', () => {
         dealer,
         transferIds: [done, open, 'TRF-unknown1'],
         inbox,
-        accountName: 'dealer-main',
+        merchantId: 'dealer-main',
         onStatus: (transfer, { key }) => void applied.push(`${transfer.transfer_id} ${transfer.status} ${key.recordTime ?? 'none'}`),
       });
     const first = await sweep();
@@ -109,7 +109,7 @@ describe('applyTransferStatuses', () => {
 
     // A refused read is a failure, never "not found".
     const stranger = new DealerClient({ baseUrl: SANDBOX_BASE_URL, apiKey: sandbox.accounts.dealer.apiKey, secretKey: 'wrong-secret', fetch: sandbox.fetch, maxRetries: 0 });
-    const refused = await applyTransferStatuses({ dealer: stranger, transferIds: [open], inbox, accountName: 'dealer-main', onStatus: () => undefined });
+    const refused = await applyTransferStatuses({ dealer: stranger, transferIds: [open], inbox, merchantId: 'dealer-main', onStatus: () => undefined });
     expect(refused[0]).toMatchObject({ result: 'failed', error: { outcome: 'refused' } });
   });
 
@@ -122,7 +122,7 @@ describe('applyTransferStatuses', () => {
     const refunds: string[] = [];
     const marked: string[] = [];
     const sweep = (onDuplicate: (transfer: { transfer_id: string; status: string }) => void) =>
-      applyTransferStatuses({ dealer, transferIds: [done], inbox, accountName: 'dealer-main', onStatus: (transfer) => void refunds.push(transfer.transfer_id), onDuplicate });
+      applyTransferStatuses({ dealer, transferIds: [done], inbox, merchantId: 'dealer-main', onStatus: (transfer) => void refunds.push(transfer.transfer_id), onDuplicate });
     expect((await sweep((transfer) => void marked.push(transfer.transfer_id)))[0]?.result).toBe('applied');
     expect(marked).toEqual([]);
     // The merchant's row was put back to pending: every later sweep reads it, and is told it ended.
@@ -135,7 +135,7 @@ describe('applyTransferStatuses', () => {
     expect(refunds).toEqual([done]);
   });
 
-  test('a status the SDK does not know is left alone as pending, and a created_at that is not a time applies nothing', async () => {
+  test('a status the SDK does not know is left alone as pending, and a created_at that is not a time applies nothing and fails with a ResponseValidationError naming the field', async () => {
     const answers: Record<string, { status: string; created_at: string }> = {
       'TRF-new1': { status: 'on_hold', created_at: '2026-03-01T10:00:00' },
       'TRF-bad1': { status: 'completed', created_at: 'yesterday' },
@@ -146,9 +146,11 @@ describe('applyTransferStatuses', () => {
       },
     };
     const applied: string[] = [];
-    const outcomes = await applyTransferStatuses({ dealer, transferIds: ['TRF-new1', 'TRF-bad1'], inbox: createMemoryInbox(), accountName: 'dealer-main', onStatus: (transfer) => void applied.push(transfer.transfer_id) });
+    const outcomes = await applyTransferStatuses({ dealer, transferIds: ['TRF-new1', 'TRF-bad1'], inbox: createMemoryInbox(), merchantId: 'dealer-main', onStatus: (transfer) => void applied.push(transfer.transfer_id) });
     expect(outcomes.map(({ result, status }) => [result, status])).toEqual([['pending', 'on_hold'], ['failed', 'completed']]);
-    expect(String(outcomes[1]?.error)).toMatch(/created_at "yesterday" is not a time/);
+    expect(outcomes[1]?.error).toBeInstanceOf(ResponseValidationError);
+    expect(outcomes[1]?.error).toMatchObject({ issues: [{ field: 'transfer.created_at', rule: 'invalid_format' }] });
+    expect(String(outcomes[1]?.error)).toMatch(/^ResponseValidationError: Unexpected answer from dealer\.transfers\.getStatus: transfer\.created_at: "yesterday" is not a time, so the inbox key of TRF-bad1 has no record time; nothing was applied/);
     expect(applied).toEqual([]);
   });
 
@@ -156,12 +158,12 @@ describe('applyTransferStatuses', () => {
     [{ transferIds: 'TRF-1' }, 'transferIds'],
     [{ transferIds: [''] }, 'transferIds[0]'],
     [{ transferIds: ['TRF-1', 'TRF-2', 'TRF-1'] }, 'transferIds[2]'],
-    [{ accountName: undefined }, 'accountName'],
+    [{ merchantId: undefined }, 'merchantId'],
     [{ concurrency: 0 }, 'concurrency'],
     [{ dealer: {} }, 'dealer.transfers'],
     [{ onDuplicate: 'mark' }, 'onDuplicate'],
   ])('refuses %o, naming the option', async (bad, field) => {
-    const options = { dealer: dealerOn(createSandbox()).dealer, transferIds: ['TRF-1'], inbox: createMemoryInbox(), accountName: 'dealer-main', onStatus: () => undefined, ...bad };
+    const options = { dealer: dealerOn(createSandbox()).dealer, transferIds: ['TRF-1'], inbox: createMemoryInbox(), merchantId: 'dealer-main', onStatus: () => undefined, ...bad };
     const error: unknown = await applyTransferStatuses(options as Parameters<typeof applyTransferStatuses>[0]).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(RequestValidationError);
     expect((error as RequestValidationError).issues[0]?.field).toBe(field);

@@ -66,7 +66,7 @@ describe('docs/webhooks.md', () => {
   };
   // A job of the right shape: only its account is wrong.
   const SOME_JOB = { version: 2, account: PROVIDER.apiKey, kind: 'deposit', event: 'deposit.completed', payload: {}, receivedAt: Date.now(), signature: { hash: '0'.repeat(64), timestamp: 1, in: 'headers' } };
-  const jobCheck = { verifier: createVerifier(PROVIDER), account: PROVIDER.apiKey, nowMs: Date.now() };
+  const jobCheck = { verifier: createVerifier(PROVIDER), merchantId: PROVIDER.apiKey, nowMs: Date.now() };
   const refusals: Record<CallbackVerificationReason, () => unknown> = {
     missing_header: () => verifyCallback({ headers: {}, body: fresh().body }, PROVIDER),
     repeated_header: () => verifyCallback({ headers: { ...fresh().headers, 'x-hash': ['a', 'b'] }, body: fresh().body }, PROVIDER),
@@ -77,7 +77,7 @@ describe('docs/webhooks.md', () => {
     },
     timestamp_out_of_tolerance: () => verifyCallback(fresh(), { ...PROVIDER, now: () => Date.now() + 10 * 86_400_000 }),
     api_key_mismatch: () => verifyCallback(fresh(), { ...PROVIDER, apiKey: 'someone-else' }),
-    account_mismatch: () => checkCallbackJob({ ...SOME_JOB, account: 'someone-else' }, jobCheck),
+    merchant_mismatch: () => checkCallbackJob({ ...SOME_JOB, merchantId: 'someone-else' }, jobCheck),
     // Sealed by the receiver before a rotation: its key is no longer this receiver's.
     seal_key_expired: () => checkCallbackJob(createVerifier({ ...PROVIDER, secretKey: 'the key before the rotation' }).seals.seal(SOME_JOB), jobCheck),
     malformed_body: () => verifyCallback({ headers: fresh().headers, body: '[1, 2]' }, PROVIDER),

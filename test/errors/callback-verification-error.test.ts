@@ -10,7 +10,7 @@ describe('CallbackVerificationError', () => {
     ['invalid_signature', 401],
     ['timestamp_out_of_tolerance', 401],
     ['api_key_mismatch', 401],
-    ['account_mismatch', 401],
+    ['merchant_mismatch', 401],
     ['seal_key_expired', 401],
     ['malformed_body', 400],
     ['invalid_tracking_code', 400],

@@ -30,7 +30,7 @@ async function errorsOf(sdk: Sdk): Promise<[unknown, ErrorClassName[]][]> {
     }
   })();
   const inbox = sdk.createMemoryInbox({ maxKeys: 1 });
-  const key = (trackingCode: string) => ({ account: 'provider', trackingCode, status: 'completed' });
+  const key = (trackingCode: string) => ({ merchantId: 'provider', trackingCode, status: 'completed' });
   await inbox.process(key('MAN-a-1'), () => Promise.resolve());
   const full = await inbox.process(key('MAN-b-1'), () => Promise.resolve()).catch((error: unknown) => error);
   const trackingCode = sdk.safeParseTrackingCode('nope');
@@ -54,7 +54,9 @@ async function errorsOf(sdk: Sdk): Promise<[unknown, ErrorClassName[]][]> {
     [new sdk.TransferWaitTimeoutError('TRF-x1', 1000, 'pending'), ['PayorchError', 'TransferWaitTimeoutError']],
     [callback, ['PayorchError', 'CallbackVerificationError']],
     [trackingCode.success ? undefined : trackingCode.error, ['PayorchError', 'TrackingCodeError']],
-    [full, ['PayorchError', 'InboxFullError']],
+    [full, ['PayorchError', 'InboxError', 'InboxFullError']],
+    [new sdk.InboxError('the table has another shape'), ['PayorchError', 'InboxError']],
+    [new sdk.QueueError('pg-boss did not take the job'), ['PayorchError', 'QueueError']],
     [new sdk.CallbackRetentionError(key('MAN-c-1'), 1, 2), ['PayorchError', 'CallbackRetentionError']],
   ];
 }
@@ -106,7 +108,16 @@ describe('isPayorchError (src/errors/error.ts)', () => {
   test('refuses a class that is not one of payorch, naming it, rather than answer false for every value', () => {
     class AppError extends source.PayorchError {}
     expect(source.isPayorchError(new AppError('x'))).toBe(true);
-    expect(() => source.isPayorchError(new AppError('x'), AppError)).toThrow(new TypeError('isPayorchError: AppError is not an error class of payorch'));
+    const refusal = (() => {
+      try {
+        source.isPayorchError(new AppError('x'), AppError);
+      } catch (error) {
+        return error;
+      }
+      return undefined;
+    })();
+    expect(refusal).toBeInstanceOf(source.RequestValidationError);
+    expect(refusal).toMatchObject({ outcome: 'not_sent', message: 'Invalid argument to isPayorchError: errorClass: AppError is not an error class of payorch', issues: [{ field: 'errorClass', rule: 'invalid_argument' }] });
   });
 
   test('narrows to the class given, so its own fields need no cast', () => {

@@ -78,7 +78,7 @@ describe('the message of a call that failed', () => {
     ['provider.creditCard.createPayment', 'the payment', 'wait for its callback, or read its status (creditCard.getStatus) once you hold its tracking code'],
     ['dealer.creditCard.createPayment', 'the payment', 'wait for its callback'],
     ['dealer.transfers.send', 'the transfer', 'transfers have no callback: read its status (transfers.getStatus) once you know its transfer_id, or check the dealer panel'],
-    ['dealer.manualIban.withdraw', 'the withdrawal', 'it has no callback and no status endpoint: check the dealer panel'],
+    ['dealer.manualIban.startWithdrawal', 'the withdrawal', 'it has no callback and no status endpoint: check the dealer panel'],
     ['provider.request /new-endpoint', 'a payment', "wait for its callback, if it has one, or check the service's panel"],
   ])('a 5xx to %s names what may have been created (%s) and only what can be done for it', (operation, thing, step) => {
     const error = APIError.generate({ status: 500, headers: {}, body: '', request: { method: 'POST', url: 'https://pay.example.com/x' }, call: { operation, resendable: false } });

@@ -32,7 +32,7 @@ test('examples/webhooks/bullmq-recovery.ts runs a job every minute that credits 
   const dealer = dealerOf(sandbox);
   const redisOptions = { host: '127.0.0.1', port: redis.port };
   const receiving = await bullmqExample.start({ ...sandbox.accounts.provider, connectionString: database.hyperdriveUrl, redis: redisOptions, provider, port: 0 });
-  const recovery = await scheduleRecovery({ receiving, redis: redisOptions, provider, dealer, accountName: 'dealer-example' });
+  const recovery = await scheduleRecovery({ receiving, redis: redisOptions, provider, dealer, merchantId: 'dealer-example' });
   try {
     expect(await recovery.queue.getJobScheduler('every-minute')).toMatchObject({ every: 60_000 });
 

@@ -28,7 +28,7 @@ test('examples/webhooks/transfer-sweep.ts schedules a transfer sweep every minut
   const provider = new ProviderClient({ baseUrl: SANDBOX_BASE_URL, apiKey, secretKey, credentialKey: sites[0].credentialKey, fetch: sandbox.fetch, maxRetries: 0 });
   const dealer = new DealerClient({ baseUrl: SANDBOX_BASE_URL, ...sandbox.accounts.dealer, fetch: sandbox.fetch, maxRetries: 0 });
   const receiver = await start({ apiKey, secretKey, connectionString: database.hyperdriveUrl, provider });
-  const recovery = await scheduleRecovery({ ...receiver, provider, dealer, accountName: 'dealer-example' });
+  const recovery = await scheduleRecovery({ ...receiver, provider, dealer, merchantId: 'dealer-example' });
   try {
     const schedules = await receiver.boss.getSchedules();
     expect(schedules.filter((schedule) => schedule.name === SWEEP_QUEUE || schedule.name === RECONCILE_QUEUE).map(({ name, cron }) => ({ name, cron }))).toEqual([

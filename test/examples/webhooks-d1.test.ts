@@ -129,7 +129,7 @@ test('after the example’s daily prune, a callback of a record older than 90 da
   // miniflare's Fetcher runs scheduled(); its types (no @cloudflare/workers-types here) do not say so.
   const worker = (await miniflare.getWorker()) as unknown as { scheduled(options: { cron: string }): Promise<unknown> };
   await worker.scheduled({ cron: '17 3 * * *' });
-  const [horizon] = (await rows("SELECT record_time FROM payorch_callback_inbox WHERE account = ''")) as [{ record_time: number }];
+  const [horizon] = (await rows("SELECT record_time FROM payorch_callback_inbox WHERE merchant_id = ''")) as [{ record_time: number }];
   expect(horizon.record_time).toBeGreaterThanOrEqual(seconds - 90 * 86_400);
   expect(horizon.record_time).toBeLessThan(seconds - 90 * 86_400 + 60);
   expect(await keysOf(old)).toEqual([]);
@@ -142,7 +142,7 @@ test('after the example’s daily prune, a callback of a record older than 90 da
   expect(await keysOf(old)).toEqual([]);
 
   const refused = await createD1Inbox({ db })
-    .process({ account: PROVIDER.apiKey, trackingCode: old, status: 'completed' }, () => Promise.reject(new Error('must not run')))
+    .process({ merchantId: PROVIDER.apiKey, trackingCode: old, status: 'completed' }, () => Promise.reject(new Error('must not run')))
     .then(() => undefined, (error: unknown) => error);
   expect(isPayorchError(refused, CallbackRetentionError)).toBe(true);
   expect(refused).toMatchObject({ trackingCode: old, status: 'completed', recordTime: seconds - 100 * 86_400, horizon: horizon.record_time });

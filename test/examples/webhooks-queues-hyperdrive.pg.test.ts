@@ -45,7 +45,7 @@ afterAll(async () => {
 });
 
 const deposit = (code: string, user: string, amount: number) => signCallback({ ...unsigned.deposit, tracking_code: code, user_id: user, amount }, PROVIDER);
-const idempotencyKeyOf = (code: string): string => callbackKeyString({ account: PROVIDER.apiKey, trackingCode: code, status: 'completed' });
+const idempotencyKeyOf = (code: string): string => callbackKeyString({ merchantId: PROVIDER.apiKey, trackingCode: code, status: 'completed' });
 const QUEUED = { status: 200, body: { success: true } };
 
 /** Polls `read` until `done` holds of its value, for at most 20 s (a retry waits 5 s); returns the last value. */

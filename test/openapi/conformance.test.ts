@@ -201,12 +201,12 @@ const WRITTEN_ANSWERS: readonly (readonly [string, string, unknown])[] = [
   ],
   [
     'a dealer manual withdrawal (4.13)',
-    'dealer.manualIban.withdraw',
+    'dealer.manualIban.startWithdrawal',
     { success: true, message: 'Withdrawal request created', data: { tracking_code: 'WDR-5T6Y7U-1763812345', status: 'pending', amount: 750.5, recipient_name: 'Mehmet Demir', recipient_iban: 'TR330006100519786457841326' } },
   ],
   [
     'the bank gateways (2.5)',
-    'provider.thirdParty.bank.listGateways',
+    'provider.thirdParty.bank.gateways.list',
     { success: true, data: { gateways: [{ id: 4, name: 'Papara Havale', code: 'papara', min_amount: 100, max_amount: 50000, required_fields: ['iban', 'account_holder'], description: 'Bank transfer' }], count: 1 } },
   ],
 ];
@@ -324,6 +324,6 @@ describe('the success responses and webhooks (Ajv 2020) have the spec types', ()
     const variants = corpus('.variants.json').filter((name) => name !== 'dealer--settings.variants.json');
     expect(variants.length).toBeGreaterThanOrEqual(6);
     for (const name of variants) expect(responseValidator(corpusOperation(name), '200')!(fixture('answers', name)), name).toBe(false);
-    expect(errorsOf(responseValidator('dealer.getSettings', '200')!, fixture('answers', 'dealer--settings.variants.json'))).toEqual([]);
+    expect(errorsOf(responseValidator('dealer.settings.get', '200')!, fixture('answers', 'dealer--settings.variants.json'))).toEqual([]);
   });
 });

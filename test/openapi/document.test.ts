@@ -90,7 +90,7 @@ describe('the generated OpenAPI document', () => {
 
   test('signs each operation with the headers of its hash, and describes the hash rule', () => {
     expect(operation('provider.welcome').security).toEqual([{ ApiKey: [], Hash: [], Timestamp: [] }]);
-    expect(operation('provider.listSites').security).toEqual([{ ApiKey: [], Hash: [], Timestamp: [], Key: [] }]);
+    expect(operation('provider.sites.list').security).toEqual([{ ApiKey: [], Hash: [], Timestamp: [], Key: [] }]);
     expect(operation('provider.manual.startDeposit').security).toEqual([{ ApiKey: [], Hash: [], Timestamp: [], CredentialKey: [] }]);
     const names = Object.values(doc.components.securitySchemes).map((scheme) => scheme.name);
     expect(names).toEqual(['X-Api-Key', 'X-Hash', 'X-Timestamp', 'X-Key', 'X-Credential-Key', 'X-Hash', 'X-Timestamp']);
@@ -111,7 +111,7 @@ describe('the generated OpenAPI document', () => {
   test.each([
     ['dealer.transactions.list', ['DATE_RANGE_EXCEEDED', 'INVALID_DATE_RANGE', 'WALLET_NOT_ASSIGNED']],
     ['dealer.transfers.send', ['WALLET_NOT_ASSIGNED', 'INSUFFICIENT_BALANCE', 'INVALID_IBAN', 'MIN_AMOUNT_ERROR']],
-    ['dealer.getSettings', []],
+    ['dealer.settings.get', []],
   ])('%s names the codes spec 7.4 gives it in its 4XX answer: %j', (id, codes) => {
     const refusal = operation(id).responses['4XX']!;
     const schema = refusal.content!['application/json'].schema as { anyOf: { properties?: Record<string, { examples?: string[] }> }[] };
@@ -137,7 +137,7 @@ describe('the generated OpenAPI document', () => {
     for (const { operationId } of operations) expect(answer(operationId).required, operationId).toContain('success');
     expect(answer('provider.welcome').properties?.['success']).toEqual({ type: 'boolean', const: true });
     expect(answer('provider.manual.startDeposit').properties?.['data']?.properties?.['amount']).toEqual({ type: 'number' });
-    expect(answer('provider.listSites').properties?.['sites']).toMatchObject({ items: { properties: { id: { type: 'integer' }, is_active: { type: 'boolean' } } } });
+    expect(answer('provider.sites.list').properties?.['sites']).toMatchObject({ items: { properties: { id: { type: 'integer' }, is_active: { type: 'boolean' } } } });
     expect(answer('dealer.eibans.list').properties?.['eibans']).toMatchObject({ items: { properties: { balance: { type: 'string' }, available_balance: { type: 'string' } } } });
     expect(operation('provider.manual.startDeposit').responses['200']?.description).toContain('a number as a numeric string ("250.00")');
     expect(operation('dealer.eibans.list').responses['200']?.description).toContain('a decimal string as a JSON number');
@@ -172,7 +172,7 @@ describe('the generated OpenAPI document', () => {
   test('notes the choices payorch makes where the spec says "not shown"', () => {
     expect(JSON.stringify(operation('provider.creditCard.getStatus'))).toContain('Not shown in the spec (5.1 rule 5): Hash of /credit-card/status');
     expect(JSON.stringify(operation('provider.thirdParty.crypto.startDeposit'))).toContain('Not shown in the spec (4.1): Body of the crypto and wallet start-deposit');
-    expect(JSON.stringify(operation('dealer.getSettings'))).toContain('Not shown in the spec (4.13): Method of /settings and /eibans');
+    expect(JSON.stringify(operation('dealer.settings.get'))).toContain('Not shown in the spec (4.13): Method of /settings and /eibans');
   });
 });
 

@@ -44,9 +44,9 @@ const DECLARED: readonly Group[] = [
   { reason: 'I read the HTTP response beside the parsed answer', values: ['APIPromise'], types: ['WithResponse'] },
   {
     reason: 'I pass one part of a client to my own code, and read its methods in the reference',
-    types: ['ProviderManual', 'ProviderEiban', 'ProviderCreditCard', 'ProviderThirdParty', 'BankChannel', 'CryptoChannel', 'WalletChannel'],
+    types: ['ProviderManual', 'ProviderEiban', 'ProviderCreditCard', 'ProviderThirdParty', 'ProviderSites', 'BankChannel', 'CryptoChannel', 'WalletChannel'],
   },
-  { reason: 'I pass one part of the dealer client to my own code', types: ['DealerManualIban', 'DealerEibans', 'DealerTransactions', 'DealerTransfers', 'DealerCreditCard'] },
+  { reason: 'I pass one part of the dealer client to my own code', types: ['DealerManualIban', 'DealerEibans', 'DealerTransactions', 'DealerTransfers', 'DealerCreditCard', 'DealerSettingsResource'] },
   {
     reason: 'I type the requests I build and the answers I keep of every endpoint (payorch/schemas parses them)',
     schemas: ENDPOINT_SCHEMAS,
@@ -104,6 +104,8 @@ const DECLARED: readonly Group[] = [
     values: ['CallbackRetentionError', 'InboxCommitError'],
     types: ['CallbackInbox', 'CallbackInboxContext', 'CallbackKey', 'CallbackInboxOutcome', 'CallbackProgress'],
   },
+  { reason: 'I tell an inbox\'s failure (its table, its lock, a copy that failed) apart from my handler\'s', values: ['InboxError'] },
+  { reason: 'I tell a queue adapter\'s failure (a job the engine did not take) apart from my handler\'s', values: ['QueueError'] },
 ];
 
 const root = join(import.meta.dirname, '..', '..');

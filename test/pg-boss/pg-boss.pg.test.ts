@@ -4,7 +4,7 @@
 import { PgBoss } from 'pg-boss';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, test, vi } from 'vitest';
-import { CallbackJobError, createPgBossDeadLetterTable, createPgBossQueue } from '../../src/queues/pg-boss/index.js';
+import { CallbackJobError, QueueError, createPgBossDeadLetterTable, createPgBossQueue } from '../../src/queues/pg-boss/index.js';
 import type { DeadLetter, PgBossQueue } from '../../src/queues/pg-boss/index.js';
 import { createCallbackReceiver, signCallback } from '../../src/webhooks/index.js';
 import type { CallbackJob, CallbackReceiver } from '../../src/webhooks/index.js';
@@ -55,7 +55,7 @@ async function fresh(boss: PgBoss, options: { retryLimit?: number; expireInSecon
 function receiverOf(adapter: PgBossQueue, options: Partial<Parameters<typeof createCallbackReceiver>[0]> = {}) {
   const ledger: string[] = [];
   const failing = new Set<string>();
-  const receiver: CallbackReceiver<unknown> = createCallbackReceiver({ ...PROVIDER, accountName: 'merchant-pgboss', enqueue: adapter.enqueue, onError: () => undefined, logLevel: 'off', ...options });
+  const receiver: CallbackReceiver<unknown> = createCallbackReceiver({ ...PROVIDER, merchantId: 'merchant-pgboss', enqueue: adapter.enqueue, onError: () => undefined, logLevel: 'off', ...options });
   receiver.on('deposit.completed', (callback) => {
     if (failing.has(callback.payload.tracking_code)) throw new Error('the ledger is locked');
     ledger.push(callback.payload.tracking_code);
@@ -83,7 +83,7 @@ describe('payorch/pg-boss on pg-boss 12', () => {
       failing.add(code);
       expect(await deliver(code)).toBe(200);
       const deadLetter = await deadLetterOf(adapter, code);
-      expect(deadLetter).toMatchObject({ kind: 'deposit', trackingCode: code, status: 'completed', account: 'merchant-pgboss', attempts: 3, lastError: 'Error: the ledger is locked' });
+      expect(deadLetter).toMatchObject({ kind: 'deposit', trackingCode: code, status: 'completed', merchantId: 'merchant-pgboss', attempts: 3, lastError: 'Error: the ledger is locked' });
       expect(await pgBossRows(pool, 'pgboss_adapter_quiet', [queue])).toBe(1);
 
       // 400 days on: every row pg-boss has of the queues is that much older, past the queue's
@@ -106,7 +106,7 @@ describe('payorch/pg-boss on pg-boss 12', () => {
   test('a job whose worker died on its last attempt is kept as a dead letter once pg-boss expires it, through pg-boss’s dead-letter queue', async () => {
     const { adapter, queue } = await fresh(supervised, { retryLimit: 0, expireInSeconds: 1 });
     const jobs: CallbackJob[] = [];
-    const maker = createCallbackReceiver({ ...PROVIDER, accountName: 'merchant-pgboss', enqueue: (job) => Promise.resolve(void jobs.push(job)) });
+    const maker = createCallbackReceiver({ ...PROVIDER, merchantId: 'merchant-pgboss', enqueue: (job) => Promise.resolve(void jobs.push(job)) });
     const code = `MAN-pbdied-${seconds - 60}`;
     const { headers, body } = signCallback({ ...unsigned.deposit, tracking_code: code }, PROVIDER);
     await maker.handle(new Request('https://receiver.test/', { method: 'POST', headers, body }));
@@ -134,7 +134,7 @@ describe('payorch/pg-boss on pg-boss 12', () => {
     const workers = await adapter.work({ apply: () => hung }, { pollingIntervalSeconds: 0.5, onDeadLetter: () => undefined });
     try {
       const jobs: CallbackJob[] = [];
-      const maker = createCallbackReceiver({ ...PROVIDER, accountName: 'merchant-pgboss', enqueue: (job) => Promise.resolve(void jobs.push(job)) });
+      const maker = createCallbackReceiver({ ...PROVIDER, merchantId: 'merchant-pgboss', enqueue: (job) => Promise.resolve(void jobs.push(job)) });
       const code = `MAN-pbhung-${seconds - 60}`;
       const { headers, body } = signCallback({ ...unsigned.deposit, tracking_code: code }, PROVIDER);
       await maker.handle(new Request('https://receiver.test/', { method: 'POST', headers, body }));
@@ -154,15 +154,15 @@ describe('payorch/pg-boss on pg-boss 12', () => {
     const workers = await adapter.work(receiver, { pollingIntervalSeconds: 0.5 });
     try {
       const jobs: CallbackJob[] = [];
-      // A job of another account that shares the queue.
-      const other = createCallbackReceiver({ ...PROVIDER, accountName: 'merchant-other', enqueue: (job) => Promise.resolve(void jobs.push(job)) });
+      // A job of another merchant that shares the queue.
+      const other = createCallbackReceiver({ ...PROVIDER, merchantId: 'merchant-other', enqueue: (job) => Promise.resolve(void jobs.push(job)) });
       const code = `MAN-pbother-${seconds - 60}`;
       const { headers, body } = signCallback({ ...unsigned.deposit, tracking_code: code }, PROVIDER);
       await other.handle(new Request('https://receiver.test/', { method: 'POST', headers, body }));
       await adapter.enqueue(jobs[0] as CallbackJob);
       const deadLetter = await deadLetterOf(adapter, code);
-      expect(deadLetter).toMatchObject({ attempts: 1, account: 'merchant-other' });
-      expect(deadLetter.lastError).toMatch(/^CallbackJobError: .*another account/);
+      expect(deadLetter).toMatchObject({ attempts: 1, merchantId: 'merchant-other' });
+      expect(deadLetter.lastError).toMatch(/^CallbackJobError: .*another merchant/);
       await waitFor(() => logged.mock.calls.some(([line]) => String(line).includes(`the job ${deadLetter.id} (deposit ${code} completed) is a dead letter after 1 attempt(s): CallbackJobError`)), 5000, 'the dead letter on the console');
     } finally {
       await workers.stop();
@@ -177,7 +177,7 @@ describe('payorch/pg-boss on pg-boss 12', () => {
     const workers = await adapter.work(receiver, { pollingIntervalSeconds: 0.5, onDeadLetter: () => undefined });
     try {
       // Jobs queued before the rotation: sealed with the old key, the callback signed with it.
-      const before = createCallbackReceiver({ ...PROVIDER, secretKey: OLD, accountName: 'merchant-pgboss', enqueue: adapter.enqueue });
+      const before = createCallbackReceiver({ ...PROVIDER, secretKey: OLD, merchantId: 'merchant-pgboss', enqueue: adapter.enqueue });
       const code = `MAN-pbrot-${seconds - 60}`;
       const { headers, body } = signCallback({ ...unsigned.deposit, tracking_code: code }, { ...PROVIDER, secretKey: OLD });
       expect((await before.handle(new Request('https://receiver.test/', { method: 'POST', headers, body }))).status).toBe(200);
@@ -205,11 +205,31 @@ describe('payorch/pg-boss on pg-boss 12', () => {
     }
   }, 60_000);
 
+  test('a job pg-boss does not take (a queue made with the short policy, a job already waiting) is refused with a QueueError, and the receiver answers 500', async () => {
+    made += 1;
+    const queue = `adapter-${process.pid}-${made}`;
+    const table = `dead_letters_adapter_${process.pid}_${made}`;
+    tables.push(table);
+    await createPgBossDeadLetterTable({ pool, table });
+    // Made beforehand by someone else: pg-boss keeps a queue's policy, whatever createQueue asks later.
+    await quiet.createQueue(`${queue}-dead`);
+    await quiet.createQueue(queue, { policy: 'short', deadLetter: `${queue}-dead` });
+    const adapter = createPgBossQueue({ boss: quiet, pool, queue, table });
+    const heard: unknown[] = [];
+    const { deliver } = receiverOf(adapter, { onError: (error) => void heard.push(error) });
+    expect(await deliver(`MAN-short1-${seconds}`)).toBe(200);
+    expect(await deliver(`MAN-short2-${seconds}`)).toBe(500);
+    expect(heard).toHaveLength(1);
+    expect(heard[0]).toBeInstanceOf(QueueError);
+    expect(heard[0]).toMatchObject({ name: 'QueueError', message: `payorch/pg-boss: pg-boss did not take the job on ${queue} (is the queue's policy 'standard'?); not queued` });
+  });
+
   test('work refuses to start without the dead letters’ table, naming it and how to create it, before it takes a job', async () => {
     made += 1;
     const queue = `adapter-${process.pid}-${made}`;
     const adapter = createPgBossQueue({ boss: quiet, pool, queue, table: `missing_dead_letters_${process.pid}` });
     const refused: unknown = await adapter.work({ apply: () => Promise.resolve() }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(QueueError);
     expect((refused as Error).message).toMatch(/^payorch\/pg-boss: "public"\."missing_dead_letters_\d+" is not the dead letters' table \(it does not exist\): create it with createPgBossDeadLetterTable/);
     expect(await quiet.getQueue(queue)).toBeNull();
   });
@@ -217,7 +237,7 @@ describe('payorch/pg-boss on pg-boss 12', () => {
   test('list pages oldest first with a cursor, never reads a job’s customer fields, and each adapter sees only its own queue’s dead letters in a shared table', async () => {
     const { adapter, queue, table } = await fresh(quiet);
     const neighbour = createPgBossQueue({ boss: quiet, pool, queue: `${queue}-neighbour`, table });
-    const job = (code: string) => JSON.stringify({ version: 2, kind: 'deposit', account: 'merchant-pgboss', receivedAt: 1_763_812_345_000, payload: { ...unsigned.deposit, tracking_code: code } });
+    const job = (code: string) => JSON.stringify({ version: 2, kind: 'deposit', merchantId: 'merchant-pgboss', receivedAt: 1_763_812_345_000, payload: { ...unsigned.deposit, tracking_code: code } });
     for (const [index, name] of [queue, queue, queue, `${queue}-neighbour`].entries()) {
       await pool.query(`INSERT INTO ${table} (id, queue, job, attempts, last_error) VALUES ($1, $2, $3::jsonb, 3, 'Error: x')`, [`id-${made}-${index}`, name, job(`MAN-pbpage${index}-${seconds}`)]);
     }

@@ -1,7 +1,7 @@
 // The PostgreSQL inbox as it is operated (a server restart, two accounts in one table, rollback, the prune's options, an old table), against a real server (test/postgres/global-setup.ts).
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, test, vi } from 'vitest';
-import { createCallbackReceiver, RequestValidationError, signCallback } from '../../src/index.js';
+import { createCallbackReceiver, InboxError, RequestValidationError, signCallback } from '../../src/index.js';
 import type { CallbackErrorDetails } from '../../src/index.js';
 import { createPostgresInboxTable, createPostgresInbox, MIN_POSTGRES_INBOX_RETENTION_SECONDS, prunePostgresInbox } from '../../src/inboxes/postgres/index.js';
 import type { PostgresInboxContext } from '../../src/inboxes/postgres/index.js';
@@ -74,14 +74,14 @@ describe('the PostgreSQL inbox, operated', () => {
     const shared = pool(true);
     const appliedB = vi.fn();
     const a = createCallbackReceiver<Context>({ ...PROVIDER, inbox: createPostgresInbox({ pool: shared, table }), onError: () => undefined }).on('*', () => undefined);
-    const b = createCallbackReceiver<Context>({ ...ACCOUNT_B, accountName: 'merchant-b', inbox: createPostgresInbox({ pool: shared, table }), onError: () => undefined }).on('*', appliedB);
+    const b = createCallbackReceiver<Context>({ ...ACCOUNT_B, merchantId: 'merchant-b', inbox: createPostgresInbox({ pool: shared, table }), onError: () => undefined }).on('*', appliedB);
     const [urlA, urlB] = await Promise.all([serve(a.nodeHandler), serve(b.nodeHandler)]);
     const code = 'MAN-shared1-1763812000';
     expect(await deliver(urlA, deposit(code))).toEqual(OK);
     expect(await deliver(urlB, deposit(code, ACCOUNT_B))).toEqual(OK);
     expect(appliedB).toHaveBeenCalledTimes(1);
-    const { rows } = await admin.query<{ account: string }>(`SELECT account FROM ${table} WHERE tracking_code = $1 ORDER BY account`, [code]);
-    expect(rows.map((row) => row.account)).toEqual(['merchant-b', PROVIDER.apiKey]);
+    const { rows } = await admin.query<{ merchant_id: string }>(`SELECT merchant_id FROM ${table} WHERE tracking_code = $1 ORDER BY merchant_id`, [code]);
+    expect(rows.map((row) => row.merchant_id)).toEqual(['merchant-b', PROVIDER.apiKey]);
   });
 
   test('a confirm that refuses rolls back: nothing is recorded, and the genuine delivery applies', async () => {
@@ -124,7 +124,9 @@ describe('a table made by an earlier payorch 0.x', () => {
     ['a row per status', 'account text NOT NULL, tracking_code text NOT NULL, status text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (account, tracking_code, status)', 'before2'],
     // Before the record time left the key: a transfer's created_at in another form made a second row.
     ['the record time in the primary key', 'record_time bigint NOT NULL, account text NOT NULL, tracking_code text NOT NULL, statuses text[] NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (record_time, account, tracking_code)', 'before3'],
-  ])('with %s is refused, each callback answered 500 with nothing applied, with a pointer to the table this version creates', async (_shape, columns, name) => {
+    // Before the merchant's column was named merchant_id.
+    ['the merchant kept as account', 'account text NOT NULL, tracking_code text NOT NULL, statuses text[] NOT NULL, record_time bigint NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (account, tracking_code)', 'before4'],
+  ])('with %s is refused with an InboxError, each callback answered 500 with nothing applied, with a pointer to the table this version creates', async (_shape, columns, name) => {
     const old = `${table}_${name}`;
     await admin.query(`CREATE TABLE ${old} (${columns})`);
     const errors: { error: unknown; details: CallbackErrorDetails }[] = [];
@@ -133,6 +135,7 @@ describe('a table made by an earlier payorch 0.x', () => {
     receiver.on('*', handler);
     const url = await serve(receiver.nodeHandler);
     expect(await deliver(url, deposit(`MAN-${name}-1763812000`))).toMatchObject({ status: 500 });
+    expect(errors[0]?.error).toBeInstanceOf(InboxError);
     expect(String(errors[0]?.error)).toContain('is not the inbox table this payorch uses (an earlier 0.x made another shape); create it afresh as postgresInboxTableSql() shows');
     expect(errors[0]?.details.phase).toBe('inbox');
     expect(handler).not.toHaveBeenCalled();

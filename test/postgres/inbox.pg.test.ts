@@ -210,9 +210,9 @@ describe('the PostgreSQL inbox', () => {
   test('each pool client goes back to its pool, also after failures', async () => {
     const own = pool();
     const inbox = createPostgresInbox({ pool: own, table });
-    await inbox.process({ account: 'acct', trackingCode: 'MAN-pool05-1', status: 'completed' }, () => Promise.resolve());
-    await inbox.process({ account: 'acct', trackingCode: 'MAN-pool05-1', status: 'completed' }, () => Promise.resolve());
-    await expect(inbox.process({ account: 'acct', trackingCode: 'MAN-pool05-2', status: 'completed' }, () => Promise.reject(new Error('no')))).rejects.toThrow('no');
+    await inbox.process({ merchantId: 'acct', trackingCode: 'MAN-pool05-1', status: 'completed' }, () => Promise.resolve());
+    await inbox.process({ merchantId: 'acct', trackingCode: 'MAN-pool05-1', status: 'completed' }, () => Promise.resolve());
+    await expect(inbox.process({ merchantId: 'acct', trackingCode: 'MAN-pool05-2', status: 'completed' }, () => Promise.reject(new Error('no')))).rejects.toThrow('no');
     expect(own.totalCount - own.idleCount).toBe(0);
   });
 
@@ -223,7 +223,7 @@ describe('the PostgreSQL inbox', () => {
       const one = new pg.Pool({ connectionString: inject('postgresUrl'), max: 1 });
       try {
         const inbox = createPostgresInbox({ pool: one, table: onTable });
-        for (const code of ['MAN-named06-1763812000', 'MAN-named07-1763812000']) await inbox.process({ account: 'acct', trackingCode: code, status: 'completed' }, () => Promise.resolve());
+        for (const code of ['MAN-named06-1763812000', 'MAN-named07-1763812000']) await inbox.process({ merchantId: 'acct', trackingCode: code, status: 'completed' }, () => Promise.resolve());
         const { rows } = await one.query<{ name: string }>('SELECT name FROM pg_prepared_statements');
         return rows.map((row) => row.name);
       } finally {
@@ -245,18 +245,18 @@ describe('the inbox table', () => {
     expect(postgresInboxTableSql()).toBe(
       [
         'CREATE TABLE IF NOT EXISTS "payorch_callback_inbox" (',
-        '  account text NOT NULL,',
+        '  merchant_id text NOT NULL,',
         '  tracking_code text NOT NULL,',
         '  statuses text[] NOT NULL,',
         '  record_time bigint NOT NULL,',
         '  applied_at timestamptz NOT NULL DEFAULT now(),',
-        '  PRIMARY KEY (account, tracking_code)',
+        '  PRIMARY KEY (merchant_id, tracking_code)',
         ');',
-        'CREATE INDEX IF NOT EXISTS "payorch_callback_inbox_record_time" ON "payorch_callback_inbox" (record_time, account, tracking_code)',
+        'CREATE INDEX IF NOT EXISTS "payorch_callback_inbox_record_time" ON "payorch_callback_inbox" (record_time, merchant_id, tracking_code)',
       ].join('\n'),
     );
     expect(postgresInboxTableSql('billing.inbox')).toMatch(/^CREATE TABLE IF NOT EXISTS "billing"."inbox" \(/);
-    expect(postgresInboxTableSql('billing.inbox')).toMatch(/\nCREATE INDEX IF NOT EXISTS "inbox_record_time" ON "billing"."inbox" \(record_time, account, tracking_code\)$/);
+    expect(postgresInboxTableSql('billing.inbox')).toMatch(/\nCREATE INDEX IF NOT EXISTS "inbox_record_time" ON "billing"."inbox" \(record_time, merchant_id, tracking_code\)$/);
   });
 
   test('createPostgresInboxTable may run more than once', async () => {

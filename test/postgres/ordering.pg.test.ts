@@ -7,7 +7,7 @@ import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, test, vi } from 'vitest';
-import { createCallbackReceiver, signCallback } from '../../src/index.js';
+import { createCallbackReceiver, InboxError, signCallback } from '../../src/index.js';
 import type { CallbackJob } from '../../src/webhooks/index.js';
 import { createPostgresInboxTable, createPostgresInbox } from '../../src/inboxes/postgres/index.js';
 import { unsigned } from '../helpers/callbacks.js';
@@ -151,14 +151,14 @@ describe('claims of one tracking code wait for each other; of other codes, never
     const hold = deferred();
     const started = deferred();
     const [code, other] = [freshCode(), freshCode()];
-    const first = inbox.process({ account: 'acct', trackingCode: code, status: 'rejected' }, async () => {
+    const first = inbox.process({ merchantId: 'acct', trackingCode: code, status: 'rejected' }, async () => {
       started.resolve();
       await hold.promise;
     });
     await started.promise;
     const seen: (readonly string[])[] = [];
-    expect(await inbox.process({ account: 'acct', trackingCode: other, status: 'failed' }, ({ appliedStatuses }) => { seen.push(appliedStatuses); return Promise.resolve(); })).toBe('applied');
-    const second = inbox.process({ account: 'acct', trackingCode: code, status: 'failed' }, ({ appliedStatuses }) => { seen.push(appliedStatuses); return Promise.resolve(); });
+    expect(await inbox.process({ merchantId: 'acct', trackingCode: other, status: 'failed' }, ({ appliedStatuses }) => { seen.push(appliedStatuses); return Promise.resolve(); })).toBe('applied');
+    const second = inbox.process({ merchantId: 'acct', trackingCode: code, status: 'failed' }, ({ appliedStatuses }) => { seen.push(appliedStatuses); return Promise.resolve(); });
     await vi.waitFor(async () => { expect(await waitingIn(`INSERT INTO "public"."${table}"`)).toBe(1); });
     hold.resolve();
     expect([await first, await second]).toEqual(['applied', 'applied']);
@@ -172,14 +172,17 @@ describe('claims of one tracking code wait for each other; of other codes, never
       const hold = deferred();
       const started = deferred();
       const code = freshCode();
-      const first = inbox.process({ account: 'acct', trackingCode: code, status: 'rejected' }, async () => {
+      const first = inbox.process({ merchantId: 'acct', trackingCode: code, status: 'rejected' }, async () => {
         started.resolve();
         await hold.promise;
       });
       await started.promise;
       const apply = vi.fn(() => Promise.resolve());
-      const key = { account: 'acct', trackingCode: code, status: 'failed' };
-      await expect(inbox.process(key, apply)).rejects.toThrow(`another callback of ${code} was being applied for longer than lockTimeoutMs (50 ms); not applied, so that it is delivered again`);
+      const key = { merchantId: 'acct', trackingCode: code, status: 'failed' };
+      const refused = await inbox.process(key, apply).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(InboxError);
+      expect((refused as InboxError).message).toBe(`payorch/postgres: another callback of ${code} was being applied for longer than lockTimeoutMs (50 ms); not applied, so that it is delivered again`);
+      expect((refused as InboxError).cause).toMatchObject({ code: '55P03' });
       expect(apply).not.toHaveBeenCalled();
       hold.resolve();
       expect(await first).toBe('applied');

@@ -43,7 +43,7 @@ beforeAll(async () => {
       await createPostgresInboxTable({ pool, table });
       await pool.query(`CREATE TABLE ${money} (id serial PRIMARY KEY, tracking_code text NOT NULL, move text NOT NULL)`);
     }
-    const receiver = createCallbackReceiver<Context>({ apiKey, secretKey, accountName: 'shop', inbox: createPostgresInbox({ pool, table }), onError: () => undefined });
+    const receiver = createCallbackReceiver<Context>({ apiKey, secretKey, merchantId: 'shop', inbox: createPostgresInbox({ pool, table }), onError: () => undefined });
     const move = (client: pg.PoolClient, trackingCode: string, what: string) => client.query(`INSERT INTO ${money} (tracking_code, move) VALUES ($1, $2)`, [trackingCode, what]);
     // The guide's refund-once handler, then a second handler (an audit, a notification) that may throw.
     receiver.on('withdrawal', async (callback, { appliedStatuses, client }) => {

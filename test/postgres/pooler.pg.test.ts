@@ -126,13 +126,13 @@ describe('one tracking code at a time, behind PgBouncer in transaction pooling',
     const hold = deferred();
     const started = deferred();
     const seen: (readonly string[])[] = [];
-    const applying = first.process({ account: 'acct', trackingCode: code, status: 'rejected' }, async ({ appliedStatuses }) => {
+    const applying = first.process({ merchantId: 'acct', trackingCode: code, status: 'rejected' }, async ({ appliedStatuses }) => {
       seen.push(appliedStatuses);
       started.resolve();
       await hold.promise;
     });
     await started.promise;
-    const waiting = second.process({ account: 'acct', trackingCode: code, status: 'failed' }, ({ appliedStatuses }) => {
+    const waiting = second.process({ merchantId: 'acct', trackingCode: code, status: 'failed' }, ({ appliedStatuses }) => {
       seen.push(appliedStatuses);
       return Promise.resolve();
     });

@@ -121,7 +121,7 @@ describe('prunePostgresInbox with its defaults, then a re-signed redelivery', ()
     const code = `MAN-edge1-${record}`;
     expect(await deliver(url, deposit(code))).toEqual(OK);
     // A horizon exactly at the record: the prune deletes only older records, so the key stays.
-    await admin.query(`INSERT INTO ${table} (record_time, account, tracking_code, statuses, applied_at) VALUES (0, '', '', '{payorch:horizon}', to_timestamp($1))`, [record]);
+    await admin.query(`INSERT INTO ${table} (record_time, merchant_id, tracking_code, statuses, applied_at) VALUES (0, '', '', '{payorch:horizon}', to_timestamp($1))`, [record]);
     expect(await prunePostgresInbox({ pool: admin, table, olderThanSeconds: 300 * DAY })).toBe(0);
     expect(await deliver(url, deposit(code))).toEqual(OK);
     expect(credited).toEqual([code]);
@@ -133,7 +133,7 @@ describe('prunePostgresInbox with its defaults, then a re-signed redelivery', ()
     // Read the clock once: the codes and what is expected of them must not straddle a second.
     const [old1, old2, young, now] = [daysAgo(120), daysAgo(91), daysAgo(89), daysAgo(0)];
     await admin.query(
-      `INSERT INTO ${table} (record_time, account, tracking_code, statuses) VALUES
+      `INSERT INTO ${table} (record_time, merchant_id, tracking_code, statuses) VALUES
         (${old1}, 'a', 'MAN-old1-${old1}', '{completed}'), (${old2}, 'a', 'MAN-old2-${old2}', '{completed}'),
         (${young}, 'a', 'MAN-young1-${young}', '{completed}'), (${now}, 'b', 'MAN-new1-${now}', '{completed}')`,
     );
@@ -211,7 +211,7 @@ describe('a prune and claims at the same time', () => {
     const hold = deferred();
     const started = deferred();
     const inbox = createPostgresInbox({ pool: pool(), table });
-    const key = { account: 'acct', trackingCode: `MAN-race4-${daysAgo(100)}`, status: 'completed' };
+    const key = { merchantId: 'acct', trackingCode: `MAN-race4-${daysAgo(100)}`, status: 'completed' };
     const applying = inbox.process(key, async () => {
       started.resolve();
       await hold.promise;
@@ -237,7 +237,7 @@ describe('a prune and claims at the same time', () => {
     const table = await freshTable('retain_h');
     // 12,000 keys, half of them behind the horizon.
     await admin.query(
-      `INSERT INTO ${table} (record_time, account, tracking_code, statuses)
+      `INSERT INTO ${table} (record_time, merchant_id, tracking_code, statuses)
        SELECT r, 'acct', 'MAN-bulk' || i || '-' || r, '{completed}' FROM generate_series(1, 12000) AS i, LATERAL (SELECT $1::bigint - (i % 2) * 20 * ${DAY} - i AS r) AS t`,
       [daysAgo(80)],
     );
@@ -251,7 +251,7 @@ describe('a prune and claims at the same time', () => {
     expect(batches).toHaveLength(7);
     const { rows: plan } = await admin.query<{ 'QUERY PLAN': string }>(`EXPLAIN (COSTS OFF) ${batches[3]!.text}`, [...batches[3]!.values]);
     const text = plan.map((line) => line['QUERY PLAN']).join('\n');
-    expect(text).toMatch(new RegExp(`Index Scan using ${table}_record_time on ${table}\\n +Index Cond: \\(\\(ROW\\(record_time, account, tracking_code\\) > ROW\\(`));
+    expect(text).toMatch(new RegExp(`Index Scan using ${table}_record_time on ${table}\\n +Index Cond: \\(\\(ROW\\(record_time, merchant_id, tracking_code\\) > ROW\\(`));
     // The rows found are deleted where they are, by their tuple ids.
     expect(text).toMatch(new RegExp(`Tid Scan on ${table}`));
     expect(text).not.toContain('Seq Scan');

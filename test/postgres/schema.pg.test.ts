@@ -67,7 +67,7 @@ describe('a handler that runs SET search_path on its client', () => {
     const pool = tenantPool(1);
     await createPostgresInboxTable({ pool, schema: tenantB });
     const inbox = createPostgresInbox({ pool, schema: tenantB });
-    const key = { account: 'acct', trackingCode: 'MAN-tenant3-1000', status: 'completed' };
+    const key = { merchantId: 'acct', trackingCode: 'MAN-tenant3-1000', status: 'completed' };
     expect(await inbox.process(key, () => Promise.resolve())).toBe('applied');
     expect(await keysIn(tenantB)).toEqual(['MAN-tenant3-1000']);
     expect(await prunePostgresInbox({ pool, schema: tenantB })).toBe(1);

@@ -50,7 +50,7 @@ test('a transfer swept by two instances at once, and again a minute later, is ma
         dealer,
         transferIds: [id],
         inbox,
-        accountName: 'dealer-main',
+        merchantId: 'dealer-main',
         onStatus: async (ended, { client }) => {
           await client.query(`UPDATE ${payouts} SET status = $1, marks = marks + 1 WHERE transfer_id = $2`, [ended.status, ended.transfer_id]);
         },
@@ -103,7 +103,7 @@ test('a failed transfer whose created_at is written with an offset on one read a
         dealer: dealerOf(fetch),
         transferIds: [id],
         inbox,
-        accountName: 'dealer-main',
+        merchantId: 'dealer-main',
         onStatus: async (ended, { client }) => {
           seen.push(ended.created_at ?? '');
           // The refund: the amount goes back to the customer's balance.

@@ -41,7 +41,7 @@ describe('provider.welcome', () => {
   });
 });
 
-describe('provider.listSites', () => {
+describe('provider.sites.list', () => {
   const answer = {
     success: true,
     provider: { id: 12, name: 'Acme Payments' },
@@ -55,7 +55,7 @@ describe('provider.listSites', () => {
 
   test('POSTs no body to /api/provider/sites with the key hash and the X-Key header', async () => {
     const seen = capture('post', `${BASE_URL}/api/provider/sites`, answer);
-    const result = await provider.listSites({ key: X_KEY });
+    const result = await provider.sites.list({ key: X_KEY });
 
     expect(seen).toHaveLength(1);
     expectProviderRequest(seen[0]!, { path: '/sites', signing: { hash: 'key', key: X_KEY }, body: '' });
@@ -64,7 +64,7 @@ describe('provider.listSites', () => {
 
   test('signs with the key even when a credential key is set on the client', async () => {
     const seen = capture('post', `${BASE_URL}/api/provider/sites`, answer);
-    await provider.withSite(PROVIDER.credentialKey).listSites({ key: X_KEY });
+    await provider.withSite(PROVIDER.credentialKey).sites.list({ key: X_KEY });
     expectProviderRequest(seen[0]!, { path: '/sites', signing: { hash: 'key', key: X_KEY }, body: '' });
   });
 
@@ -75,7 +75,7 @@ describe('provider.listSites', () => {
   ])('refuses %s and sends nothing', async (_label, params, issues) => {
     const seen = capture('post', `${BASE_URL}/api/provider/sites`, answer);
     // @ts-expect-error each case breaks the parameter type on purpose
-    const error = await provider.listSites(params).catch((caught: unknown) => caught);
+    const error = await provider.sites.list(params).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(RequestValidationError);
     expect((error as RequestValidationError).issues.map((issue) => [issue.field, issue.rule])).toEqual(issues);
     expect(seen).toHaveLength(0);

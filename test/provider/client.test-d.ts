@@ -5,20 +5,20 @@ import type { ProviderRequestOptions, Site, SiteList, Welcome } from '../../src/
 declare const provider: ProviderClient;
 
 describe('ProviderClient types', () => {
-  test('welcome and listSites return the shapes of spec 4.3 and 4.4', () => {
+  test('welcome and sites.list return the shapes of spec 4.3 and 4.4', () => {
     expectTypeOf(provider.welcome()).resolves.toEqualTypeOf<Welcome>();
     expectTypeOf<Welcome['provider']['id']>().toEqualTypeOf<number>();
     expectTypeOf<Welcome['provider']['is_active']>().toEqualTypeOf<boolean>();
-    expectTypeOf(provider.listSites({ key: 'k' })).resolves.toEqualTypeOf<SiteList>();
+    expectTypeOf(provider.sites.list({ key: 'k' })).resolves.toEqualTypeOf<SiteList>();
     expectTypeOf<SiteList['sites']>().toEqualTypeOf<Site[]>();
     expectTypeOf<Site['created_at']>().toEqualTypeOf<string>();
   });
 
-  test('listSites needs the key and nothing else', () => {
+  test('sites.list needs the key and nothing else', () => {
     // @ts-expect-error key is required
-    void provider.listSites({});
+    void provider.sites.list({});
     // @ts-expect-error unknown parameter
-    void provider.listSites({ key: 'k', page: 1 });
+    void provider.sites.list({ key: 'k', page: 1 });
   });
 
   test('the constructor needs the keys; credentialKey is optional', () => {

@@ -161,7 +161,7 @@ export async function openSecretChecks(root) {
     })),
   ];
   const calls = [
-    ['listSites (X-Key)', (client, options) => client.listSites({ key: X_KEY }, options)],
+    ['sites.list (X-Key)', (client, options) => client.sites.list({ key: X_KEY }, options)],
     ['manual.startDeposit (X-Credential-Key)', (client, options) => client.manual.startDeposit({ fullname: 'Ada', username: 'ada', user_id: 'u-1', amount: 250 }, options)],
   ];
 

@@ -102,10 +102,10 @@ for (const [label, sdk] of [['ESM import', esm], ['CommonJS require', cjs]]) {
     assert(refused instanceof sdk.ConnectionError && refused.refused === true, `got ${refused?.name}: ${refused?.message} (refused: ${refused?.refused})`);
   });
 
-  await check(`${label}: DealerClient.getSettings()`, async () => {
+  await check(`${label}: DealerClient.settings.get()`, async () => {
     assert(typeof sdk.DealerClient === 'function', 'DealerClient is not exported');
     const dealer = new sdk.DealerClient({ baseUrl, ...KEYS });
-    const settings = await dealer.getSettings();
+    const settings = await dealer.settings.get();
     assert(settings.dealer_name === 'Smoke Dealer', `settings: ${JSON.stringify(settings)}`);
   });
 
@@ -234,7 +234,7 @@ for (const [label, load] of [
       const deposit = await provider.manual.startDeposit({ fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', amount: 250 });
       assert(deposit.data.status === 'showing', `deposit: ${JSON.stringify(deposit)}`);
       const dealer = new esm.DealerClient({ baseUrl: running.url, ...sandbox.accounts.dealer });
-      const settings = await dealer.getSettings();
+      const settings = await dealer.settings.get();
       assert(typeof settings.dealer_name === 'string', `settings: ${JSON.stringify(settings)}`);
     } finally {
       await running.close();

@@ -26,7 +26,7 @@ describe('sandbox.listen()', () => {
     const { url, provider, dealer } = await serve(createSandbox());
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect((await provider.welcome()).provider.name).toBe('Sandbox Provider');
-    expect((await dealer.getSettings()).dealer_name).toBe('Sandbox Dealer');
+    expect((await dealer.settings.get()).dealer_name).toBe('Sandbox Dealer');
   });
 
   test('payment URLs point at the listening sandbox', async () => {

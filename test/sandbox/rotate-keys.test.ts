@@ -55,7 +55,7 @@ describe('sandbox.rotateKeys', () => {
     const rotated = sandbox.rotateKeys('dealer', { windowSeconds: 60, keepApiKey: true });
     expect(rotated.apiKey).toBe(before.apiKey);
     expect(rotated.secretKey).toMatch(/^dealer_secret_/);
-    await expect(dealerOf(sandbox).getSettings()).resolves.toMatchObject({ success: true });
+    await expect(dealerOf(sandbox).settings.get()).resolves.toMatchObject({ success: true });
     const old = await sandbox.handle(handSigned(`${SANDBOX_BASE_URL}/api/dealer/settings`, { method: 'GET', ...before }));
     expect(old.status).toBe(200);
     const wrong = await read(await sandbox.handle(handSigned(`${SANDBOX_BASE_URL}/api/dealer/settings`, { method: 'GET', apiKey: before.apiKey, secretKey: 'guessed' })));

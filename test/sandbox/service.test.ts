@@ -80,13 +80,13 @@ const KINDS: readonly { kind: string; create: Create; from: string; ends: readon
     kind: 'dealer manual deposit',
     from: 'pending',
     ends: [],
-    create: async (s) => (await dealerOf(s).manualIban.deposit({ username: 'ada', userid: 'u-1', fullname: 'Ada', amount: 100 })).data.tracking_code,
+    create: async (s) => (await dealerOf(s).manualIban.startDeposit({ username: 'ada', userid: 'u-1', fullname: 'Ada', amount: 100 })).data.tracking_code,
   },
   {
     kind: 'dealer manual withdrawal',
     from: 'pending',
     ends: [],
-    create: async (s) => (await dealerOf(s).manualIban.withdraw({ username: 'ada', userid: 'u-1', amount: 100, recipient_name: 'Ada', recipient_iban: IBAN })).data.tracking_code,
+    create: async (s) => (await dealerOf(s).manualIban.startWithdrawal({ username: 'ada', userid: 'u-1', amount: 100, recipient_name: 'Ada', recipient_iban: IBAN })).data.tracking_code,
   },
 ];
 

@@ -65,6 +65,18 @@ describe('confirmWithCardStatus with a provider client', () => {
     ]);
   });
 
+  test('refuses something other than a provider client with a RequestValidationError naming the argument', () => {
+    let error: unknown;
+    try {
+      confirmWithCardStatus({ creditCard: {} } as never);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(RequestValidationError);
+    expect(error).toMatchObject({ outcome: 'not_sent', issues: [{ field: 'provider', rule: 'invalid_argument' }] });
+    expect((error as Error).message).toMatch(/^Invalid argument to confirmWithCardStatus: provider: must be a provider client/);
+  });
+
   test.each([
     [{ timeout: 0 }, 'must be a finite number of milliseconds from 1 to 2147483647'],
     [{ timeout: Infinity }, 'got Infinity'],

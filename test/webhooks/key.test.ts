@@ -5,7 +5,7 @@ import { callbackKeyString } from '../../src/index.js';
 import type { CallbackKey } from '../../src/index.js';
 
 const PINNED = 'payorch-cb1-63d9078865d5681a9cb0f90aa527335d288be81d197a346d67d5d232c2eeca18';
-const key = (account: string, trackingCode: string, status: string): CallbackKey => ({ account, trackingCode, status });
+const key = (merchantId: string, trackingCode: string, status: string): CallbackKey => ({ merchantId, trackingCode, status });
 
 // Pinned: merchants store these strings at other services, so a change of form is a breaking change.
 test('gives the documented string for a known key, the same in every version', () => {

@@ -13,7 +13,7 @@ const UNTIL_MS = Date.parse('2025-11-22T12:52:25Z');
 
 const UNSEALED = {
   version: 2,
-  account: 'merchant-1',
+  merchantId: 'merchant-1',
   kind: 'deposit',
   event: 'deposit.completed',
   payload: { tracking_code: 'MAN-seal01-1763812000', status: 'completed', amount: 250, user_id: 'u-1', fullname: 'Ada Yılmaz', timestamp: 1763812345, hash: 'ab'.repeat(32) },
@@ -56,8 +56,9 @@ describe('canonicalJson', () => {
     );
   });
 
-  test('refuses what JSON cannot hold', () => {
-    expect(() => canonicalJson({ amount: 10n })).toThrow(TypeError);
+  test('refuses what JSON cannot hold as a malformed job', () => {
+    expect(() => canonicalJson({ amount: 10n })).toThrow(CallbackJobError);
+    expect(() => canonicalJson({ amount: 10n })).toThrow(/the job is not JSON data \(it holds a bigint\)/);
   });
 });
 
@@ -84,7 +85,7 @@ describe('a job sealer', () => {
     ['the receipt time', (job) => ({ ...job, receivedAt: (job['receivedAt'] as number) + 1 })],
     ['the event', (job) => ({ ...job, event: 'deposit.canceled' })],
     ['the kind', (job) => ({ ...job, kind: 'withdrawal' })],
-    ['the account', (job) => ({ ...job, account: 'merchant-2' })],
+    ['the account', (job) => ({ ...job, merchantId: 'merchant-2' })],
     ['the version', (job) => ({ ...job, version: 3 })],
     ['the signature', (job) => ({ ...job, signature: { ...(job['signature'] as object), in: 'body' } })],
     ['a field added to the job', (job) => ({ ...job, traceContext: { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' } })],

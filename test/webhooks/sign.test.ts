@@ -63,7 +63,9 @@ describe('signCallback', () => {
     expect(sign).toThrow(/signCallback: (timestamp|secretKey): must be /);
   });
 
-  test('refuses a payload whose status is not a string', () => {
-    expect(() => signCallback({ tracking_code: 'MAN-a1-1763812000', status: 1 as unknown as string }, PROVIDER)).toThrow(TypeError);
+  test('refuses a payload whose status is not a string with a RequestValidationError naming the argument\'s field', () => {
+    const sign = () => signCallback({ tracking_code: 'MAN-a1-1763812000', status: 1 as unknown as string }, PROVIDER);
+    expect(sign).toThrow(RequestValidationError);
+    expect(sign).toThrow('Invalid argument to signCallback: payload.status: must be a string');
   });
 });

@@ -1,7 +1,7 @@
 import { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
 import { describe, expect, test } from 'vitest';
-import { CallbackVerificationError, verifyCallbackRequest } from '../../src/index.js';
+import { CallbackVerificationError, RequestValidationError, verifyCallbackRequest } from '../../src/index.js';
 import { now, sign, unsigned } from '../helpers/callbacks.js';
 import { DEALER, PROVIDER } from '../helpers/wire.js';
 
@@ -94,18 +94,22 @@ describe('verifyCallbackRequest', () => {
     expect(pulled).toBeLessThan(10);
   });
 
-  test('refuses a request whose body was already read, as a programming error', async () => {
+  test('refuses a request whose body was already read with a RequestValidationError naming the argument', async () => {
     const request = new Request(RECEIVER_URL, { method: 'POST', headers: deposit.headers, body: JSON.stringify(deposit.body) });
     await request.text();
-    await expect(verifyCallbackRequest(request, options)).rejects.toThrow(TypeError);
+    const error = await verifyCallbackRequest(request, options).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(RequestValidationError);
+    expect(error).toMatchObject({ outcome: 'not_sent', issues: [{ field: 'request', rule: 'invalid_argument' }] });
+    expect((error as Error).message).toBe('Invalid argument to verifyCallbackRequest: request: its body was already read; pass the request before anything reads it');
   });
 
   test('given a Node IncomingMessage, says to use verifyCallback instead of failing inside it', async () => {
     const message = new IncomingMessage(new Socket());
     message.headers = { 'x-api-key': PROVIDER.apiKey, 'content-type': 'application/json' };
     const error = await verifyCallbackRequest(message as unknown as Request, options).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(TypeError);
-    expect((error as TypeError).message).toMatch(/looks like a Node IncomingMessage.*Use verifyCallback\(\{ headers: req\.headers, body: rawBody \}/);
-    await expect(verifyCallbackRequest(undefined as unknown as Request, options)).rejects.toThrow(/takes a Fetch API Request/);
+    expect(error).toBeInstanceOf(RequestValidationError);
+    expect((error as RequestValidationError).issues).toMatchObject([{ field: 'request', rule: 'invalid_argument' }]);
+    expect((error as RequestValidationError).message).toMatch(/^Invalid argument to verifyCallbackRequest: request: must be a Fetch API Request.*looks like a Node IncomingMessage.*Use verifyCallback\(\{ headers: req\.headers, body: rawBody \}/);
+    await expect(verifyCallbackRequest(undefined as unknown as Request, options)).rejects.toThrow(/must be a Fetch API Request/);
   });
 });

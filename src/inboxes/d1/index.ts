@@ -10,7 +10,7 @@ import { checkOptions, declareOptions } from '../../core/option-checks.js';
 import { InboxCommitError } from '../../errors/error.js';
 import type { OptionDeclaration } from '../../core/option-checks.js';
 import type { CallbackInbox, CallbackInboxContext, CallbackInboxOutcome, CallbackKey } from '../inbox.js';
-import { keyRecordTime } from '../../webhooks/record-time.js';
+import { keyRecordTime } from '../record-time.js';
 // The SQL, the key reads and the retention rules both SQLite inboxes share.
 import * as sqlite from '../sqlite.js';
 
@@ -85,7 +85,7 @@ const DB_OPTION: OptionDeclaration<'db'> = {
 const D1_INBOX_OPTIONS = declareOptions<D1InboxOptions>()([DB_OPTION, sqlite.SQLITE_TABLE_OPTION]);
 
 /**
- * The SQL that creates the D1 inbox's table: one row per applied account + tracking_code +
+ * The SQL that creates the D1 inbox's table: one row per applied merchant_id + tracking_code +
  * status, with the record time read from the tracking code, and one row that holds the horizon
  * of {@link pruneD1Inbox}. Run it in a migration (`wrangler d1 migrations`), or call
  * {@link createD1InboxTable}.
@@ -94,12 +94,12 @@ const D1_INBOX_OPTIONS = declareOptions<D1InboxOptions>()([DB_OPTION, sqlite.SQL
  * ```ts
  * console.log(d1InboxTableSql());
  * // CREATE TABLE IF NOT EXISTS "payorch_callback_inbox" (
- * //   account TEXT NOT NULL,
+ * //   merchant_id TEXT NOT NULL,
  * //   tracking_code TEXT NOT NULL,
  * //   status TEXT NOT NULL,
  * //   record_time INTEGER NOT NULL,
  * //   applied_at INTEGER NOT NULL,
- * //   PRIMARY KEY (account, tracking_code, status)
+ * //   PRIMARY KEY (merchant_id, tracking_code, status)
  * // )
  * ```
  */
@@ -126,7 +126,7 @@ export async function createD1InboxTable(options: D1InboxOptions): Promise<void>
  * `db.batch`, which D1 commits atomically.
  *
  * What is exactly once, and what is not (D1 has no transaction a handler could hold open):
- * - **The statements the handlers return** commit exactly once per account + tracking_code +
+ * - **The statements the handlers return** commit exactly once per merchant_id + tracking_code +
  *   status, with the key, across isolates, redeliveries and concurrent copies: the key insert is
  *   a plain INSERT on the primary key, so the batch of a second copy fails as a whole.
  * - **The statuses of one tracking code** commit one at a time: the batch commits only if the
@@ -162,7 +162,7 @@ export function createD1Inbox<TDb extends D1DatabaseLike>(options: D1InboxOption
   const sql = sqlite.sqliteInboxStatements(sqlite.quoteSqliteTable('createD1Inbox', options.table));
 
   async function stateOf(key: CallbackKey): Promise<ReturnType<typeof sqlite.readSqliteKeyState>> {
-    const { results = [] } = await db.prepare(sql.state).bind(key.account, key.trackingCode).all();
+    const { results = [] } = await db.prepare(sql.state).bind(key.merchantId, key.trackingCode).all();
     return sqlite.readSqliteKeyState(results, key);
   }
 

@@ -1,6 +1,6 @@
 /**
  * payorch/durable-object: a callback inbox in the SQLite storage of a Cloudflare Durable Object,
- * for a receiver that runs inside the object (one object per account). The key and the object's
+ * for a receiver that runs inside the object (one object per merchant). The key and the object's
  * own SQL commit in one `storage.transaction`. Runs without `nodejs_compat`, and needs no
  * `@cloudflare/workers-types`: the types below are the parts of the storage it uses.
  *
@@ -9,7 +9,7 @@
 import { checkOptions, declareOptions } from '../../core/option-checks.js';
 import type { OptionDeclaration } from '../../core/option-checks.js';
 import type { CallbackInbox, CallbackInboxContext, CallbackInboxOutcome } from '../inbox.js';
-import { keyRecordTime } from '../../webhooks/record-time.js';
+import { keyRecordTime } from '../record-time.js';
 // The SQL, the key reads and the retention rules both SQLite inboxes share.
 import * as sqlite from '../sqlite.js';
 
@@ -69,8 +69,8 @@ const DURABLE_OBJECT_INBOX_OPTIONS = declareOptions<DurableObjectInboxOptions>()
 
 /**
  * A callback inbox in a Durable Object's SQLite storage: create it in the object's constructor,
- * with the receiver, and route each account's callbacks to one object
- * (`env.PAYORCH.idFromName(account)`). It creates its table when missing. For each callback it
+ * with the receiver, and route each merchant's callbacks to one object
+ * (`env.PAYORCH.idFromName(merchantId)`). It creates its table when missing. For each callback it
  * opens `storage.transaction`, reads the key, inserts it, runs the handlers, and commits: the key
  * and the object's own SQL commit together exactly once, or not at all.
  *
@@ -80,7 +80,7 @@ const DURABLE_OBJECT_INBOX_OPTIONS = declareOptions<DurableObjectInboxOptions>()
  * - **A handler that throws** rolls the transaction back, key included: the receiver answers 500
  *   and the redelivery applies it.
  * - **The transaction blocks the whole object** until the handlers return: while a handler awaits
- *   an outside call (`fetch`), no other request of this account runs. Keep handlers to the
+ *   an outside call (`fetch`), no other request of this merchant runs. Keep handlers to the
  *   object's own storage, and call other services after the answer (`ctx.waitUntil`) with
  *   `callbackKeyString(key)` as their idempotency key: such calls are at least once.
  * - Retention follows the record's age, as every payorch inbox: {@link pruneDurableObjectInbox}
@@ -116,7 +116,7 @@ export function createDurableObjectInbox<TStorage extends DurableObjectStorageLi
       // the whole request in the runtime, which resets the object: no 200 either way.
       return storage.transaction(async () => {
         // The key before the horizon: a kept key is a duplicate whatever its age.
-        const state = sqlite.readSqliteKeyState(storage.sql.exec(sql.state, key.account, key.trackingCode).toArray(), key);
+        const state = sqlite.readSqliteKeyState(storage.sql.exec(sql.state, key.merchantId, key.trackingCode).toArray(), key);
         if (state.present) return 'duplicate';
         const refused = sqlite.retentionRefusal(key, recordTime, state);
         if (refused !== undefined) throw refused;

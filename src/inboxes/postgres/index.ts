@@ -6,10 +6,10 @@
  * @module payorch/postgres
  */
 import { checkOptions } from '../../core/option-checks.js';
-import { CallbackRetentionError, InboxCommitError, isPayorchError } from '../../errors/error.js';
+import { CallbackRetentionError, InboxCommitError, InboxError, isPayorchError } from '../../errors/error.js';
 import type { CallbackInbox, CallbackInboxOutcome } from '../inbox.js';
 import { sha256Hex } from '../../internal/hash/sha256.js';
-import { keyRecordTime } from '../../webhooks/record-time.js';
+import { keyRecordTime } from '../record-time.js';
 import { DEFAULT_POSTGRES_INBOX_LOCK_TIMEOUT_MS, POSTGRES_INBOX_OPTIONS, StatementPoolingError, tableName } from './table.js';
 import type { PostgresClientOf, PostgresInboxContext, PostgresInboxOptions, PostgresPool, PostgresQueryResult } from './table.js';
 
@@ -28,17 +28,17 @@ function isErrorEmitter(value: object): value is ErrorEmitter {
 // verified callback has an empty tracking code, and a claim reads a real one only. The claim finds
 // it through the primary key; its record time of 0 keeps it first in the record-time index, and
 // out of every prune batch.
-const HORIZON_ROW = "record_time = 0 AND account = '' AND tracking_code = ''";
+const HORIZON_ROW = "record_time = 0 AND merchant_id = '' AND tracking_code = ''";
 
 /**
  * A callback inbox in PostgreSQL, for any number of receiver instances. For each callback it
- * opens a transaction, claims the key (its status added to the row of its account and tracking
+ * opens a transaction, claims the key (its status added to the row of its merchant and tracking
  * code, `INSERT … ON CONFLICT DO UPDATE`), runs the handlers with that transaction's client, and
  * commits: the key and the handlers' changes are committed together or not at all, so a callback
  * is applied exactly once across instances, crashes and redeliveries.
  *
  * - Already applied: the claim changes nothing, the transaction is rolled back, the answer is 200.
- * - **One tracking code at a time.** Claims of the same account and tracking code wait for each
+ * - **One tracking code at a time.** Claims of the same merchant and tracking code wait for each
  *   other (on its row), whatever their statuses, on any instance, inline or through
  *   `receiver.apply`; `appliedStatuses` then lists every status applied before this one. A copy
  *   of a callback under way is a duplicate once that one commits, and applies it itself if that
@@ -49,7 +49,7 @@ const HORIZON_ROW = "record_time = 0 AND account = '' AND tracking_code = ''";
  * - A statement failed and a handler caught its error: PostgreSQL aborted the transaction anyway,
  *   and answers COMMIT with ROLLBACK. The inbox reads that answer and rejects with an
  *   `InboxCommitError` (the receiver answers 500 and tells `onError`); a failed COMMIT too.
- * - The row is keyed by account and tracking code alone: a key given with another record time (a
+ * - The row is keyed by merchant and tracking code alone: a key given with another record time (a
  *   transfer's `created_at` in another form) is the same key, and the row keeps the first.
  * - A record at or before the table's horizon (see {@link prunePostgresInbox}) whose key is not
  *   held: refused with a `CallbackRetentionError`, nothing recorded (the receiver answers 422).
@@ -81,16 +81,16 @@ export function createPostgresInbox<TPool extends PostgresPool>(options: Postgre
   // record is younger, and what that row held. A claim of a tracking code whose row another
   // transaction holds waits for it, then adds to the row as that one left it (READ COMMITTED
   // updates the newest version): `claimed` lists every status applied before, its own last. The
-  // row is found by account and tracking code alone; a held row keeps the record time first
+  // row is found by merchant and tracking code alone; a held row keeps the record time first
   // given, and the horizon is judged by it. The horizon and `held` read the statement's snapshot,
   // taken after the statement's lock on the table; a prune raises the horizon, then waits for
   // every claim holding that lock before it deletes a row, so no claim that missed the horizon
   // can miss a deleted row.
   const claimSql = (table: string): string => `WITH horizon AS (SELECT extract(epoch FROM applied_at)::bigint AS at FROM ${table} WHERE ${HORIZON_ROW}),
-held AS (SELECT record_time, statuses FROM ${table} WHERE account = $1::text AND tracking_code = $2::text),
-claimed AS (INSERT INTO ${table} AS inbox (account, tracking_code, statuses, record_time) SELECT $1::text, $2::text, ARRAY[$3::text], $4::bigint
+held AS (SELECT record_time, statuses FROM ${table} WHERE merchant_id = $1::text AND tracking_code = $2::text),
+claimed AS (INSERT INTO ${table} AS inbox (merchant_id, tracking_code, statuses, record_time) SELECT $1::text, $2::text, ARRAY[$3::text], $4::bigint
   WHERE NOT EXISTS (SELECT 1 FROM horizon WHERE coalesce((SELECT record_time FROM held), $4::bigint) <= at)
-  ON CONFLICT (account, tracking_code) DO UPDATE SET statuses = inbox.statuses || EXCLUDED.statuses, applied_at = now()
+  ON CONFLICT (merchant_id, tracking_code) DO UPDATE SET statuses = inbox.statuses || EXCLUDED.statuses, applied_at = now()
   WHERE NOT inbox.statuses @> EXCLUDED.statuses RETURNING inbox.statuses)
 SELECT (SELECT statuses FROM claimed) AS claimed, (SELECT at FROM horizon) AS horizon, (SELECT statuses FROM held) AS held,
   coalesce((SELECT record_time FROM held), $4::bigint) AS record_time`;
@@ -138,7 +138,7 @@ SELECT (SELECT statuses FROM claimed) AS claimed, (SELECT at FROM horizon) AS ho
           }
           throw error;
         }
-        const values = [key.account, key.trackingCode, key.status, record];
+        const values = [key.merchantId, key.trackingCode, key.status, record];
         // Read once: copies under way at the same time may each meet the pooler and fall back.
         const byName = named;
         let result: PostgresQueryResult;
@@ -189,7 +189,7 @@ SELECT (SELECT statuses FROM claimed) AS claimed, (SELECT at FROM horizon) AS ho
         const code = (error as Partial<Record<'code', unknown>> | null)?.code;
         // 42703 undefined_column, 42P10 no unique index for ON CONFLICT: a table of another shape.
         if (code === '42703' || code === '42P10') {
-          throw new Error(`payorch/postgres: ${table} is not the inbox table this payorch uses (an earlier 0.x made another shape); create it afresh as postgresInboxTableSql() shows`, { cause: error });
+          throw new InboxError(`payorch/postgres: ${table} is not the inbox table this payorch uses (an earlier 0.x made another shape); create it afresh as postgresInboxTableSql() shows`, { cause: error });
         }
         if (committing && !isPayorchError(error, InboxCommitError)) {
           // A COMMIT that failed (a deferred constraint, a serialization failure) committed nothing;
@@ -198,7 +198,7 @@ SELECT (SELECT statuses FROM claimed) AS claimed, (SELECT at FROM horizon) AS ho
         }
         // 55P03 lock_not_available, in the claim: another callback of this tracking code held it.
         if (claiming && code === '55P03') {
-          throw new Error(`payorch/postgres: another callback of ${key.trackingCode} was being applied for longer than lockTimeoutMs (${String(lockTimeoutMs)} ms); not applied, so that it is delivered again`, { cause: error });
+          throw new InboxError(`payorch/postgres: another callback of ${key.trackingCode} was being applied for longer than lockTimeoutMs (${String(lockTimeoutMs)} ms); not applied, so that it is delivered again`, { cause: error });
         }
         throw error;
       } finally {
@@ -240,5 +240,5 @@ export { createPostgresInboxTable, postgresInboxTableSql, DEFAULT_POSTGRES_INBOX
 export type { PostgresQueryResult, PostgresClient, PostgresPool, PostgresClientOf, PostgresInboxContext, PostgresInboxOptions } from './table.js';
 export { prunePostgresInbox, MIN_POSTGRES_INBOX_RETENTION_SECONDS, DEFAULT_POSTGRES_INBOX_RETENTION_SECONDS } from './prune.js';
 export type { PrunePostgresInboxOptions } from './prune.js';
-export { CallbackRetentionError, InboxCommitError } from '../../errors/error.js';
+export { CallbackRetentionError, InboxCommitError, InboxError } from '../../errors/error.js';
 export type { CallbackInbox, CallbackInboxContext, CallbackKey, CallbackInboxOutcome } from '../inbox.js';

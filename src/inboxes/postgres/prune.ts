@@ -1,5 +1,5 @@
 // Pruning the inbox's table: raise its horizon, wait for the claims under way, delete in batches.
-import { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS } from '../../webhooks/age.js';
+import { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS } from '../../core/callback-age.js';
 import { checkOptions, declareOptions, TEN_YEARS_SECONDS } from '../../core/option-checks.js';
 import { POOL_OPTION, SCHEMA_OPTION, StatementPoolingError, TABLE_OPTION, tableName } from './table.js';
 import type { PostgresPool, PostgresQueryResult } from './table.js';
@@ -63,7 +63,7 @@ const PRUNE_POLL_MS = 20;
  *    the table's record-time index. Claims never write rows behind the horizon, so no batch waits for
  *    a claim and no claim waits for a batch.
  *
- * The horizon is a row of the table itself (account and tracking code empty, record time 0), so
+ * The horizon is a row of the table itself (merchant id and tracking code empty, record time 0), so
  * every inbox on the table obeys it whatever its settings. Before the first prune nothing is
  * refused. Run it daily, at any hour.
  *
@@ -99,9 +99,9 @@ export async function prunePostgresInbox(options: PrunePostgresInboxOptions): Pr
     const table = await name(client);
     // The horizon in whole seconds, by the database's clock (the same for every instance).
     const raised = await inTransaction(
-      `INSERT INTO ${table} AS inbox (record_time, account, tracking_code, statuses, applied_at)
+      `INSERT INTO ${table} AS inbox (record_time, merchant_id, tracking_code, statuses, applied_at)
   VALUES (0, '', '', '{payorch:horizon}', to_timestamp(floor(extract(epoch FROM now())) - $1::bigint))
-  ON CONFLICT (account, tracking_code) DO UPDATE SET applied_at = GREATEST(inbox.applied_at, EXCLUDED.applied_at)
+  ON CONFLICT (merchant_id, tracking_code) DO UPDATE SET applied_at = GREATEST(inbox.applied_at, EXCLUDED.applied_at)
   RETURNING extract(epoch FROM applied_at)::bigint AS at`,
       [seconds],
     );
@@ -127,19 +127,19 @@ export async function prunePostgresInbox(options: PrunePostgresInboxOptions): Pr
     let deleted = 0;
     for (;;) {
       const { rows = [] } = await inTransaction(
-        `WITH batch AS (SELECT ctid AS row_id, record_time, account, tracking_code FROM ${table}
-    WHERE (record_time, account, tracking_code) > ($2::bigint, $3::text, $4::text) AND record_time < $1::bigint
-    ORDER BY record_time, account, tracking_code LIMIT ${String(PRUNE_BATCH_ROWS)}),
+        `WITH batch AS (SELECT ctid AS row_id, record_time, merchant_id, tracking_code FROM ${table}
+    WHERE (record_time, merchant_id, tracking_code) > ($2::bigint, $3::text, $4::text) AND record_time < $1::bigint
+    ORDER BY record_time, merchant_id, tracking_code LIMIT ${String(PRUNE_BATCH_ROWS)}),
   deleted AS (DELETE FROM ${table} WHERE ctid = ANY (ARRAY(SELECT row_id FROM batch)) RETURNING 1)
-SELECT (SELECT count(*) FROM deleted) AS deleted, (SELECT count(*) FROM batch) AS found, last.record_time, last.account, last.tracking_code
-  FROM (SELECT record_time, account, tracking_code FROM batch ORDER BY record_time DESC, account DESC, tracking_code DESC LIMIT 1) AS last`,
+SELECT (SELECT count(*) FROM deleted) AS deleted, (SELECT count(*) FROM batch) AS found, last.record_time, last.merchant_id, last.tracking_code
+  FROM (SELECT record_time, merchant_id, tracking_code FROM batch ORDER BY record_time DESC, merchant_id DESC, tracking_code DESC LIMIT 1) AS last`,
         [horizon, ...after],
       );
-      const [last] = rows as readonly (Partial<Record<'deleted' | 'found' | 'record_time' | 'account' | 'tracking_code', unknown>> | undefined)[];
+      const [last] = rows as readonly (Partial<Record<'deleted' | 'found' | 'record_time' | 'merchant_id' | 'tracking_code', unknown>> | undefined)[];
       if (last === undefined) return deleted;
       deleted += Number(last.deleted);
       if (Number(last.found) < PRUNE_BATCH_ROWS) return deleted;
-      after = [last.record_time, last.account, last.tracking_code];
+      after = [last.record_time, last.merchant_id, last.tracking_code];
     }
   } catch (error) {
     if (/statement pooling/i.test(error instanceof Error ? error.message : '')) {

@@ -65,7 +65,7 @@ export type PostgresClientOf<TPool> = TPool extends {
 /** What the PostgreSQL inbox gives each handler: the key, the client of the open transaction, what was applied before. */
 export interface PostgresInboxContext<TClient> extends CallbackInboxContext {
   /**
-   * Every other status applied for this account and tracking code before this one, in the order
+   * Every other status applied for this merchant and tracking code before this one, in the order
    * they were applied. Callbacks of one tracking code are applied one at a time (a second waits
    * for the first's transaction), so two end statuses racing on two instances never both see an
    * empty list. Every status of spec 6 ends its record: a non-empty list means a second end was
@@ -112,7 +112,7 @@ export interface PostgresInboxOptions<TPool extends PostgresPool> {
   readonly onPoolError?: ((error: Error) => void) | undefined;
   /**
    * How long a callback waits, in milliseconds, for a lock its transaction needs: above all for
-   * another callback of the same account and tracking code being applied (copies, or a second end
+   * another callback of the same merchant and tracking code being applied (copies, or a second end
    * status). Past it the callback is not applied: the receiver answers 500 and the service
    * delivers it again. Keep it below the senders' patience (they give up after 5 to 10 s). It is
    * the transaction's `lock_timeout`, so it bounds your handlers' lock waits too.
@@ -180,7 +180,8 @@ export function tableName(where: string, options: { readonly table?: string | un
     if (resolved === undefined) {
       resolved = client.query('SELECT current_schema() AS schema').then(({ rows = [] }) => {
         const schema = (rows[0] as Partial<Record<'schema', unknown>> | undefined)?.schema;
-        if (typeof schema !== 'string') throw new Error(`payorch/postgres: no schema of search_path exists, so ${table} has none; set the inbox's \`schema\``);
+        // The fix is the option: a schema named outright, whatever the connection's search_path.
+        if (typeof schema !== 'string') throw new RequestValidationError(where, [{ field: 'schema', rule: 'invalid_option', message: `must be given: no schema of search_path exists, so ${table} has none` }]);
         return `"${schema.replaceAll('"', '""')}".${table}`;
       });
       // A failed look-up is tried again by the next callback.
@@ -193,7 +194,7 @@ export function tableName(where: string, options: { readonly table?: string | un
 }
 
 /**
- * The SQL that creates the inbox's table: one row per account + tracking code, its key, with the
+ * The SQL that creates the inbox's table: one row per merchant + tracking code, its key, with the
  * statuses applied for it in the order they were applied, and the record time first given for it
  * (the Unix seconds the tracking code ends with, or a transfer's `created_at`), which only
  * {@link prunePostgresInbox} reads, through the second index. Run it in your migrations, or call
@@ -204,21 +205,21 @@ export function tableName(where: string, options: { readonly table?: string | un
  * ```ts
  * console.log(postgresInboxTableSql());
  * // CREATE TABLE IF NOT EXISTS "payorch_callback_inbox" (
- * //   account text NOT NULL,
+ * //   merchant_id text NOT NULL,
  * //   tracking_code text NOT NULL,
  * //   statuses text[] NOT NULL,
  * //   record_time bigint NOT NULL,
  * //   applied_at timestamptz NOT NULL DEFAULT now(),
- * //   PRIMARY KEY (account, tracking_code)
+ * //   PRIMARY KEY (merchant_id, tracking_code)
  * // );
- * // CREATE INDEX IF NOT EXISTS "payorch_callback_inbox_record_time" ON "payorch_callback_inbox" (record_time, account, tracking_code)
+ * // CREATE INDEX IF NOT EXISTS "payorch_callback_inbox_record_time" ON "payorch_callback_inbox" (record_time, merchant_id, tracking_code)
  * ```
  */
 export function postgresInboxTableSql(table?: string): string {
   return tableSql(quoteTable('postgresInboxTableSql', table));
 }
 
-// The key is the account and tracking code alone: a record time read from an unsigned field (a
+// The key is the merchant and tracking code alone: a record time read from an unsigned field (a
 // transfer's created_at) may be written in another form on the next read, and must not make a
 // second row. The prune's index in record-time order is a plain one: a second UNIQUE index is no
 // arbiter of the claim's ON CONFLICT, so two copies claimed at the same time would fail on it with
@@ -227,14 +228,14 @@ function tableSql(quoted: string): string {
   const table = quoted.slice(quoted.lastIndexOf('."') + 1).slice(1, -1);
   return [
     `CREATE TABLE IF NOT EXISTS ${quoted} (`,
-    '  account text NOT NULL,',
+    '  merchant_id text NOT NULL,',
     '  tracking_code text NOT NULL,',
     '  statuses text[] NOT NULL,',
     '  record_time bigint NOT NULL,',
     '  applied_at timestamptz NOT NULL DEFAULT now(),',
-    '  PRIMARY KEY (account, tracking_code)',
+    '  PRIMARY KEY (merchant_id, tracking_code)',
     ');',
-    `CREATE INDEX IF NOT EXISTS "${table}_record_time" ON ${quoted} (record_time, account, tracking_code)`,
+    `CREATE INDEX IF NOT EXISTS "${table}_record_time" ON ${quoted} (record_time, merchant_id, tracking_code)`,
   ].join('\n');
 }
 

@@ -16,7 +16,7 @@ export type BankDepositParams = z.input<typeof BankDepositParams>;
  * their `required_fields` (spec 2.5) although 4.10 does not, so it may be given (docs/spec-gaps.md).
  */
 export const BankWithdrawalParams = /* @__PURE__ */ strictObject(() => join(paymentParams(), {
-  /** The `id` of a bank gateway from `listGateways()`. Required; a positive integer. Check its `min_amount` and `max_amount` (spec 2.5, 4.10). */
+  /** The `id` of a bank gateway from `gateways.list()`. Required; a positive integer. Check its `min_amount` and `max_amount` (spec 2.5, 4.10). */
   gateway_id: gatewayId(),
   /** The recipient's IBAN. Required; 15 to 34 characters (spec 4.10). */
   iban: iban(),
@@ -36,7 +36,7 @@ export const bankEndpoints = {
     response: ThirdPartyDeposit,
   }),
   gateways: defineEndpoint({
-    operation: 'thirdParty.bank.listGateways',
+    operation: 'thirdParty.bank.gateways.list',
     method: 'POST',
     path: '/third-party/bank/gateways',
     hash: 'basic',

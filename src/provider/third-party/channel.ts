@@ -14,16 +14,42 @@ export interface ChannelEndpoints<DP extends z.ZodMiniType, DR extends z.ZodMini
   readonly withdrawal: Endpoint<WP, WR>;
 }
 
+/** The gateways of one third-party channel (spec 2.5). */
+export class ThirdPartyGateways extends APIResource {
+  readonly #endpoint: Endpoint<typeof NoParams, typeof GatewayList>;
+  /** @internal */
+  constructor(transport: Transport, credentialKey: string | undefined, endpoint: Endpoint<typeof NoParams, typeof GatewayList>) {
+    super(transport, credentialKey);
+    this.#endpoint = endpoint;
+  }
+
+  /**
+   * Lists the gateways a withdrawal may use, with their amount bounds and required fields.
+   *
+   * @example
+   * ```ts
+   * const { data } = await provider.thirdParty.crypto.gateways.list();
+   * const gateway = data.gateways.find((g) => g.supported_crypto_types?.includes('USDT (TRC20)'));
+   * ```
+   */
+  list(options?: ProviderRequestOptions): APIPromise<GatewayList> {
+    return this._send(this.#endpoint, undefined, options);
+  }
+}
+
 /**
  * A third-party channel: deposits through a tracking page where the customer picks a gateway,
- * and withdrawals through a gateway chosen from `listGateways()` (spec 4.10 to 4.12).
+ * and withdrawals through a gateway chosen from `gateways.list()` (spec 4.10 to 4.12).
  */
 export class ThirdPartyChannel<DP extends z.ZodMiniType, DR extends z.ZodMiniType, WP extends z.ZodMiniType, WR extends z.ZodMiniType> extends APIResource {
+  /** The gateways a withdrawal may use (spec 2.5). */
+  readonly gateways: ThirdPartyGateways;
   readonly #endpoints: ChannelEndpoints<DP, DR, WP, WR>;
   /** @internal */
   constructor(transport: Transport, credentialKey: string | undefined, endpoints: ChannelEndpoints<DP, DR, WP, WR>) {
     super(transport, credentialKey);
     this.#endpoints = endpoints;
+    this.gateways = new ThirdPartyGateways(transport, credentialKey, endpoints.gateways);
   }
 
   /**
@@ -39,20 +65,7 @@ export class ThirdPartyChannel<DP extends z.ZodMiniType, DR extends z.ZodMiniTyp
   }
 
   /**
-   * Lists the gateways a withdrawal may use, with their amount bounds and required fields.
-   *
-   * @example
-   * ```ts
-   * const { data } = await provider.thirdParty.crypto.listGateways();
-   * const gateway = data.gateways.find((g) => g.supported_crypto_types?.includes('USDT (TRC20)'));
-   * ```
-   */
-  listGateways(options?: ProviderRequestOptions): APIPromise<GatewayList> {
-    return this._send(this.#endpoints.gateways, undefined, options);
-  }
-
-  /**
-   * Starts a withdrawal through a gateway of `listGateways()`.
+   * Starts a withdrawal through a gateway of `gateways.list()`.
    *
    * @example
    * ```ts

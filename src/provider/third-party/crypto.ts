@@ -15,7 +15,7 @@ export type CryptoDepositParams = z.input<typeof CryptoDepositParams>;
 export const CryptoWithdrawalParams = /* @__PURE__ */ strictObject(() => join(customerParams(), {
   /** The amount, a JSON number. Required; greater than 0 (the spec states no minimum: the gateway's `min_amount` and `max_amount` apply) (spec 4.11, 8). */
   amount: positiveAmount(),
-  /** The `id` of a crypto gateway from `listGateways()`. Required; a positive integer (spec 2.5, 4.11). */
+  /** The `id` of a crypto gateway from `gateways.list()`. Required; a positive integer (spec 2.5, 4.11). */
   gateway_id: gatewayId(),
   /** The coin and network, one of the gateway's `supported_crypto_types` (for example `USDT (TRC20)`). Required (spec 2.5, 4.11). */
   crypto_type: requiredString(),
@@ -37,7 +37,7 @@ export const cryptoEndpoints = {
     response: ThirdPartyDeposit,
   }),
   gateways: defineEndpoint({
-    operation: 'thirdParty.crypto.listGateways',
+    operation: 'thirdParty.crypto.gateways.list',
     method: 'POST',
     path: '/third-party/crypto/gateways',
     hash: 'basic',

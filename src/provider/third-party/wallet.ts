@@ -18,7 +18,7 @@ export type WalletDepositParams = z.input<typeof WalletDepositParams>;
 export const WalletWithdrawalParams = /* @__PURE__ */ strictObject(() => join(customerParams(), {
   /** The amount, a JSON number. Required; greater than 0 (the spec states no minimum: the gateway's `min_amount` and `max_amount` apply) (spec 4.12, 8). */
   amount: positiveAmount(),
-  /** The `id` of a wallet gateway from `listGateways()`. Required; a positive integer (spec 2.5, 4.12). */
+  /** The `id` of a wallet gateway from `gateways.list()`. Required; a positive integer (spec 2.5, 4.12). */
   gateway_id: gatewayId(),
   /** The customer's wallet number at that gateway. Required (spec 4.12). */
   wallet_number: requiredString(),
@@ -39,7 +39,7 @@ export const walletEndpoints = {
     response: ThirdPartyDeposit,
   }),
   gateways: defineEndpoint({
-    operation: 'thirdParty.wallet.listGateways',
+    operation: 'thirdParty.wallet.gateways.list',
     method: 'POST',
     path: '/third-party/wallet/gateways',
     hash: 'basic',

@@ -2,7 +2,7 @@
 import { Queue, UnrecoverableError, Worker } from 'bullmq';
 import type { RedisOptions } from 'bullmq';
 import { MAX_TIMEOUT_MS, checkOptions, declareOptions } from '../../core/option-checks.js';
-import { RequestValidationError } from '../../errors/error.js';
+import { QueueError, RequestValidationError } from '../../errors/error.js';
 import { lastErrorOf, retryCannotHelp } from '../dead-letters.js';
 import type { CallbackQueue, DeadLetter } from '../dead-letters.js';
 import type { CallbackJob } from '../../webhooks/job.js';
@@ -35,7 +35,7 @@ export interface BullMQQueueOptions {
   readonly prefix?: string | undefined;
   /**
    * How many times a job is run before it is a dead letter. A job that can never apply (a
-   * `CallbackJobError`: changed in the queue, another account's, sealed with a key past its
+   * `CallbackJobError`: changed in the queue, another merchant's, sealed with a key past its
    * window; a `CallbackRetentionError`) is a dead letter at once: retrying cannot help it.
    * @default 10
    * @example 20
@@ -274,11 +274,12 @@ export function createBullMQQueue(options: BullMQQueueOptions): BullMQCallbackQu
  * The error BullMQ keeps for a failed attempt: `name: message` as its `failedReason` (BullMQ keeps
  * the message only), the original stack, and for a job that retrying cannot help (its check
  * failed, its record is past the inbox's retention) an `UnrecoverableError`, which BullMQ does not
- * retry.
+ * retry. Any other is a `QueueError` whose `cause` is the error as thrown, for a listener of the
+ * worker's `failed` event.
  */
 function failureOf(error: unknown): Error {
   const text = lastErrorOf(error);
-  const failure = retryCannotHelp(error) ? new UnrecoverableError(text) : new Error(text);
+  const failure = retryCannotHelp(error) ? new UnrecoverableError(text) : new QueueError(text, { cause: error });
   if (error instanceof Error && error.stack !== undefined) failure.stack = error.stack;
   return failure;
 }

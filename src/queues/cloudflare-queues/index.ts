@@ -25,7 +25,7 @@
  * @module payorch/cloudflare-queues
  */
 import { checkOptions } from '../../core/option-checks.js';
-import { RequestValidationError } from '../../errors/error.js';
+import { QueueError, RequestValidationError } from '../../errors/error.js';
 import { constantTimeEqual } from '../../internal/hash/constant-time.js';
 import { sha256Hex } from '../../internal/hash/sha256.js';
 import { lastErrorOf, retryCannotHelp } from '../dead-letters.js';
@@ -208,7 +208,7 @@ export function createCloudflareQueue(options: CloudflareQueueOptions): Cloudfla
         if (batch.queue === name) return applyEach(batch, receiver, applyOptions, tell);
         if (batch.queue === deadName) return keepDead(batch, tell);
         // Thrown: the runtime retries the batch, and it is heard, rather than applied or kept by mistake.
-        throw new Error(`payorch/cloudflare-queues: a batch of queue "${batch.queue}" reached work(), which consumes "${name}" (queueName) and "${deadName}" (deadLetterQueueName): route other queues yourself, or give the names wrangler.toml uses`);
+        throw new QueueError(`payorch/cloudflare-queues: a batch of queue "${batch.queue}" reached work(), which consumes "${name}" (queueName) and "${deadName}" (deadLetterQueueName): route other queues yourself, or give the names wrangler.toml uses`);
       };
     },
     replayRoute(routeOptions) {

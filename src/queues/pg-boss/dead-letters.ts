@@ -6,6 +6,7 @@ import type { DeadLetter, DeadLetters, ListDeadLettersOptions, PurgeDeadLettersO
 import type { PostgresClient, PostgresPool } from '../../inboxes/postgres/table.js';
 import type { CallbackJob } from '../../webhooks/job.js';
 import type { PgBossDatabase } from './boss.js';
+import { QueueError } from '../../errors/error.js';
 
 /** How many dead letters one replay sends at most: one transaction of PostgreSQL's, kept short. */
 export const PGBOSS_REPLAY_BATCH = 100;
@@ -47,7 +48,7 @@ interface Row {
 const shown = (row: Row): DeadLetter => deadLetterOf(row.job, { id: row.id, attempts: row.attempts, lastError: row.last_error, deadAt: new Date(row.dead_at) });
 
 // What list reads of a job: the fields a dead letter shows, never the payload's names or IBANs.
-const LISTED_JOB = `jsonb_build_object('kind', job->'kind', 'account', job->'account', 'receivedAt', job->'receivedAt',
+const LISTED_JOB = `jsonb_build_object('kind', job->'kind', 'merchantId', job->'merchantId', 'receivedAt', job->'receivedAt',
   'payload', jsonb_build_object('tracking_code', job->'payload'->'tracking_code', 'transfer_id', job->'payload'->'transfer_id', 'status', job->'payload'->'status')) AS job`;
 
 async function withClient<T>(store: DeadLetterStore, use: (client: PostgresClient, table: string) => Promise<T>): Promise<T> {
@@ -79,7 +80,7 @@ export async function keepDeadJob(store: DeadLetterStore, dead: DeadJob): Promis
 
 /**
  * Checks that the dead letters' table exists with the columns this payorch writes.
- * @throws {Error} naming the table and how to create it
+ * @throws {QueueError} naming the table and how to create it
  */
 export async function checkDeadLetterTable(store: DeadLetterStore): Promise<void> {
   await withClient(store, async (client, table) => {
@@ -89,7 +90,7 @@ export async function checkDeadLetterTable(store: DeadLetterStore): Promise<void
       const code = (error as Partial<Record<'code', unknown>> | null)?.code;
       // 42P01 undefined_table, 42703 undefined_column.
       if (code !== '42P01' && code !== '42703') throw error;
-      throw new Error(`payorch/pg-boss: ${table} is not the dead letters' table (${code === '42P01' ? 'it does not exist' : 'it has another shape'}): create it with createPgBossDeadLetterTable, or pgBossDeadLetterTableSql() in your migrations, before starting the workers`, { cause: error });
+      throw new QueueError(`payorch/pg-boss: ${table} is not the dead letters' table (${code === '42P01' ? 'it does not exist' : 'it has another shape'}): create it with createPgBossDeadLetterTable, or pgBossDeadLetterTableSql() in your migrations, before starting the workers`, { cause: error });
     }
   });
 }

@@ -25,6 +25,7 @@
  * @module payorch/pg-boss
  */
 import { checkOptions } from '../../core/option-checks.js';
+import { QueueError } from '../../errors/error.js';
 import { lastErrorOf, retryCannotHelp } from '../dead-letters.js';
 import type { CallbackQueue, DeadLetter } from '../dead-letters.js';
 import type { CallbackJob } from '../../webhooks/job.js';
@@ -63,8 +64,8 @@ function pgBossError(output: object | null | undefined): string {
   const { value } = (output ?? {}) as { readonly value?: unknown };
   const error = (typeof value === 'object' && value !== null ? value : output ?? {}) as Partial<Record<'name' | 'message', unknown>>;
   const message = typeof error.message === 'string' ? error.message : 'no error was recorded';
-  if (message === 'job timed out') return lastErrorOf(new Error('pg-boss: the last attempt timed out (expireInSeconds): its worker stopped or hung'));
-  return lastErrorOf(Object.assign(new Error(message), { name: typeof error.name === 'string' ? error.name : 'Error' }));
+  if (message === 'job timed out') return 'Error: pg-boss: the last attempt timed out (expireInSeconds): its worker stopped or hung';
+  return lastErrorOf(`${typeof error.name === 'string' ? error.name : 'Error'}: ${message}`);
 }
 
 /**
@@ -135,7 +136,7 @@ export function createPgBossQueue(options: PgBossQueueOptions): PgBossQueue {
     queue,
     send: async (job, db) => {
       await ready();
-      if ((await boss.send(queue, job as object, { ...jobPolicy, db })) === null) throw new Error(`payorch/pg-boss: pg-boss did not take the replayed job on ${queue}; nothing was replayed`);
+      if ((await boss.send(queue, job as object, { ...jobPolicy, db })) === null) throw new QueueError(`payorch/pg-boss: pg-boss did not take the replayed job on ${queue}; nothing was replayed`);
     },
   };
   const deadLetters = deadLettersIn(store);
@@ -144,7 +145,7 @@ export function createPgBossQueue(options: PgBossQueueOptions): PgBossQueue {
     async enqueue(job) {
       await ready();
       // null: pg-boss took nothing (a singleton policy on the queue). Not queued: the receiver answers 500.
-      if ((await boss.send(queue, job, jobPolicy)) === null) throw new Error(`payorch/pg-boss: pg-boss did not take the job on ${queue} (is the queue's policy 'standard'?); not queued`);
+      if ((await boss.send(queue, job, jobPolicy)) === null) throw new QueueError(`payorch/pg-boss: pg-boss did not take the job on ${queue} (is the queue's policy 'standard'?); not queued`);
     },
     deadLetters,
     async work(receiver, workOptions = {}) {
@@ -202,4 +203,4 @@ export type { PgBossQueueOptions, PgBossWorkOptions } from './options.js';
 export type { PgBossDatabase, PgBossJob, PgBossLike, PgBossPolicy, PgBossSendOptions, PgBossWorkerOptions } from './boss.js';
 export type { PostgresClient, PostgresPool, PostgresQueryResult } from '../../inboxes/postgres/table.js';
 export type { CallbackQueue, DeadLetter, DeadLetterPage, DeadLetters, ListDeadLettersOptions, PurgeDeadLettersOptions, ReplayDeadLettersOptions, ReplayedDeadLetters } from '../dead-letters.js';
-export { CallbackJobError, CallbackRetentionError } from '../../errors/error.js';
+export { CallbackJobError, CallbackRetentionError, QueueError } from '../../errors/error.js';

@@ -62,7 +62,7 @@ ${secretKeyHelp('$PAYORCH_PROVIDER_SECRET_KEY or $PAYORCH_DEALER_SECRET_KEY')}
 Examples:
   payorch call welcome
   payorch call manual.startDeposit --data '{"fullname":"Ada Yılmaz","username":"ada","user_id":"u-1","amount":250}'
-  payorch call listSites                      (X-Key from $PAYORCH_SITES_KEY, or --data '{"key":"…"}')
+  payorch call sites.list                     (X-Key from $PAYORCH_SITES_KEY, or --data '{"key":"…"}')
   payorch call transactions.iterate --data '{"wallet_id":"…","start_date":"2026-03-01","end_date":"2026-03-31"}'`;
 
 /** What the schema cannot say about a field, where the CLI has more to say than the type and limits. */
@@ -279,7 +279,7 @@ async function run(args: readonly string[], io: Io): Promise<number> {
     if (error instanceof PayorchError) throw new UsageError(inFlags(error.message));
     throw error;
   }
-  // listSites carries its X-Key as a parameter although the endpoint has no body (spec 4.4). Other
+  // sites.list carries its X-Key as a parameter although the endpoint has no body (spec 4.4). Other
   // operations get an empty object when --data is left out, so that each missing field is named.
   const params = endpoint.hash === 'key' ? (data ?? { key: requireSetting(undefined, io, '--data {"key":…}', ENVIRONMENT_NAMES.sitesKey) }) : (data ?? {});
 

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Queue } from 'bullmq';
-import { DEFAULT_PGBOSS_DEAD_LETTER_TABLE } from 'payorch/pg-boss';
+import { DEFAULT_PGBOSS_DEAD_LETTER_TABLE, QueueError } from 'payorch/pg-boss';
 import type { DeadLetters, PgBossDatabase, PgBossLike, PostgresPool } from 'payorch/pg-boss';
 import type { CallbackJob } from 'payorch/webhooks';
 import { BULLMQ_REPLAY_BATCH, PGBOSS_REPLAY_BATCH, bullMQDeadLetters, checkDeadLetterTable, deadLettersIn, deadLetterTableName } from '../cli-internals.js';
@@ -111,11 +111,11 @@ async function openPgBoss(settings: Extract<QueueSettings, { engine: 'pg-boss' }
       table,
       queue: settings.queue,
       send: async (job: unknown, db: PgBossDatabase) => {
-        if (running === undefined) throw new Error('payorch dead-letters: pg-boss was not started for a replay');
+        if (running === undefined) throw new QueueError('payorch dead-letters: pg-boss was not started for a replay');
         // No policy of its own: pg-boss gives the job the queue's, which the merchant's
         // createPgBossQueue set (retries, expiry, its dead-letter queue). The adapter's defaults
         // here would override the merchant's settings for every job replayed.
-        if ((await running.send(settings.queue, job as object, { db })) === null) throw new Error(`pg-boss did not take the replayed job on ${settings.queue}; nothing was replayed`);
+        if ((await running.send(settings.queue, job as object, { db })) === null) throw new QueueError(`pg-boss did not take the replayed job on ${settings.queue}; nothing was replayed`);
       },
     };
     await checkDeadLetterTable(store);

@@ -18,7 +18,7 @@ loaded from the current directory as your workers load them (pg, and pg-boss to 
 and ioredis). A job's text is printed with its control characters escaped, and its hashes left out.
 
   list                      a page of dead letters, oldest first: id, kind, tracking code,
-                            status, account, attempts, when it died, its last error
+                            status, merchant id, attempts, when it died, its last error
   show <id>                 one dead letter and its job
   replay <id>... | --all    send dead letters to the queue again, each once, then delete them;
                             --all replays every one there is, a batch (100) at a time
@@ -175,7 +175,7 @@ const timeText = (time: Date): string => (Number.isNaN(time.getTime()) ? 'unknow
 function deadLetterLines(letter: DeadLetter): string[] {
   return [
     `${printable(letter.id)}  ${printable(letter.kind)} ${printable(letter.trackingCode)} ${printable(letter.status)}`,
-    `  account ${printable(letter.account)}, received ${timeText(letter.receivedAt)}, died ${timeText(letter.deadAt)} after ${String(letter.attempts)} attempt(s)`,
+    `  merchant ${printable(letter.merchantId)}, received ${timeText(letter.receivedAt)}, died ${timeText(letter.deadAt)} after ${String(letter.attempts)} attempt(s)`,
     `  last error: ${printable(letter.lastError)}`,
   ];
 }

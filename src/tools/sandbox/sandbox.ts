@@ -110,7 +110,7 @@ export class Sandbox {
    * @example
    * ```ts
    * const { apiKey, secretKey, previous } = sandbox.rotateKeys('provider', { windowSeconds: 3600 });
-   * const receiver = createCallbackReceiver({ apiKey, secretKey, accountName: 'shop', previousSecretKey: previous });
+   * const receiver = createCallbackReceiver({ apiKey, secretKey, merchantId: 'shop', previousSecretKey: previous });
    * ```
    */
   rotateKeys(account: Api, options: RotateKeysOptions): RotatedKeys {

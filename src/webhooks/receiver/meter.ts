@@ -1,7 +1,7 @@
 import type { MeterLike } from '../../core/metrics.js';
 import { isPayorchError, CallbackJobError } from '../../errors/error.js';
 import type { CallbackApplyTrace, CallbackSpans } from '../../internal/tracing.js';
-import { failureAnswer } from './apply.js';
+import { failureAnswer } from './answers.js';
 import type { MemoryInboxFill } from '../../inboxes/memory.js';
 
 /*
@@ -88,8 +88,8 @@ export function meteredSpans(spans: CallbackSpans, meter: MeterLike | undefined)
   const record = meter === undefined ? undefined : instruments(meter);
   if (record === undefined) return spans;
   return {
-    receive: (run) =>
-      spans.receive((trace) => {
+    inReceiveSpan: (run) =>
+      spans.inReceiveSpan((trace) => {
         const told: Told = { startedMs: performance.now(), kind: undefined, processed: undefined };
         return run({
           ...telling(trace, told),
@@ -101,8 +101,8 @@ export function meteredSpans(spans: CallbackSpans, meter: MeterLike | undefined)
           traceparent: () => trace.traceparent(),
         });
       }),
-    apply: (traceparent, run) =>
-      spans.apply(traceparent, async (trace) => {
+    inApplySpan: (traceparent, run) =>
+      spans.inApplySpan(traceparent, async (trace) => {
         const told: Told = { startedMs: performance.now(), kind: undefined, processed: undefined };
         try {
           const value = await run(telling(trace, told));

@@ -16,21 +16,27 @@ import type { CallbackJob } from '../job.js';
 import type { CardStatusSource } from '../status-read.js';
 import { VERIFY_OPTIONS, verifierOf } from '../verify.js';
 import type { VerifyCallbackOptions } from '../verify.js';
-import { pipeline } from './apply.js';
-import type { CallbackConfirm, CallbackErrorDetails, CallbackHandler, CallbackReceiverAnswer } from './apply.js';
+import type { CallbackReceiverAnswer } from './answers.js';
+import type { CallbackConfirm } from './apply-once.js';
+import { fetchHandler } from './fetch-handler.js';
+import { nodeHandler } from './node-handler.js';
+import type { NodeRequestLike, NodeResponseLike } from './node-handler.js';
+import { pipeline } from './pipeline.js';
+import { receiveBody } from './receive-body.js';
+import type { EntrySettings } from './receive-body.js';
+import type { CallbackErrorDetails } from './report.js';
+import type { CallbackHandler } from './routes.js';
 import { capacityWarnings } from '../../inboxes/capacity.js';
 import { createMemoryInbox, memoryInboxFill } from '../../inboxes/memory.js';
 import { meterInboxFill, meteredSpans } from './meter.js';
 import type { MemoryInboxContext } from '../../inboxes/memory.js';
-import { entryPoints } from './node.js';
-import type { NodeRequestLike, NodeResponseLike } from './node.js';
 import { reconciling } from './reconcile.js';
 import type { ReconcileOptions, ReconcileResult } from './reconcile.js';
 
 /*
- * The receiver: its options, checked and resolved once, and the wiring of its parts: the receive
- * path (apply.ts: verify, then enqueue or apply, and the answer), reconciling (reconcile.ts) and
- * the entry points that read and size the body (node.ts).
+ * The receiver: its options, checked and resolved once, and the wiring of its parts: the entry
+ * points that read and size the body (receive-body.ts, node-handler.ts, fetch-handler.ts), the
+ * receive path (pipeline.ts: verify, route, apply once, answer), and reconciling (reconcile.ts).
  */
 
 /**
@@ -65,13 +71,13 @@ export interface CallbackReceiverOptions<TContext extends CallbackInboxContext> 
    */
   readonly onError?: ((error: unknown, details: CallbackErrorDetails) => void) | undefined;
   /**
-   * The account name this receiver's keys are recorded under in the inbox, so that receivers of
-   * several accounts can share one inbox (a platform with several merchants, a provider and a
-   * dealer account). Keep it stable: a new name forgets what was applied under the old one.
+   * The merchant this receiver's keys are recorded under in the inbox, so that receivers of
+   * several merchants can share one inbox (a platform with several merchants, a provider and a
+   * dealer account). Keep it stable: a new id forgets what was applied under the old one.
    * @default the `apiKey` (an identifier, not a secret)
    * @example 'merchant-42'
    */
-  readonly accountName?: string | undefined;
+  readonly merchantId?: string | undefined;
   /**
    * Checks a verified callback against your own record before any handler runs (the hash covers
    * tracking_code, status and timestamp only). Return `false` to refuse it: nothing is applied or
@@ -147,7 +153,7 @@ export interface CallbackReceiverOptions<TContext extends CallbackInboxContext> 
 /**
  * A callback receiver: register handlers with {@link CallbackReceiver.on}, then serve it with
  * {@link CallbackReceiver.handle} (Fetch API) or {@link CallbackReceiver.nodeHandler} (node:http,
- * Express). Each callback is applied once per account + tracking_code + status; a redelivery is answered
+ * Express). Each callback is applied once per merchant + tracking_code + status; a redelivery is answered
  * 200 without running the handlers again.
  */
 export interface CallbackReceiver<TContext> {
@@ -161,7 +167,7 @@ export interface CallbackReceiver<TContext> {
    * handlers that did not complete.
    *
    * @returns the receiver, to chain calls
-   * @throws {TypeError} for an event name that is not one of the above
+   * @throws {RequestValidationError} (rule `invalid_argument`) for an event name that is not one of the above, or a handler that is not a function
    * @example
    * ```ts
    * receiver.on('deposit.completed', async (callback) => credit(callback.payload.user_id, callback.payload.amount));
@@ -171,7 +177,9 @@ export interface CallbackReceiver<TContext> {
   on<E extends CallbackEventName>(event: E, handler: CallbackHandler<E, TContext>): CallbackReceiver<TContext>;
   /**
    * Answers a callback given as a Fetch API `Request`: Hono, Next.js route handlers, Cloudflare
-   * Workers, Bun, Deno. A plain function: pass it detached. Never rejects.
+   * Workers, Bun, Deno. A plain function: pass it detached. Never rejects: a request whose body
+   * was already read is answered 500 and `onError` is told (phase `request`, a
+   * {@link RequestValidationError}), so that the service delivers the callback again.
    * @example
    * ```ts
    * export const POST = (request: Request) => receiver.handle(request);
@@ -203,16 +211,18 @@ export interface CallbackReceiver<TContext> {
    * Applies a job that `enqueue` was given, from your queue worker, after any round-trip through
    * JSON. It first checks the job's seal with this receiver's secret key (`previousSecretKey`'s
    * until its `until`), then the job as the receiver checked the callback: the hash with this
-   * receiver's keys and the age limit, both at the job's receipt time, this receiver's account,
+   * receiver's keys and the age limit, both at the job's receipt time, this receiver's `merchantId`,
    * the kind and event told again from the signed fields. Then it runs `confirm`, the inbox and
-   * the handlers, once per account + tracking_code + status, as a received callback. A plain
+   * the handlers, once per merchant + tracking_code + status, as a received callback. A plain
    * function: pass it detached.
    *
-   * @returns resolves when the callback was applied now or before (or no handler takes it, with `unhandled: 'acknowledge'`)
-   * @throws {CallbackJobError} for a job changed or written in the queue without the secret key (`invalid_signature`), one sealed with a key past its window (`seal_key_expired`: re-seal it with `resealCallbackJob`), another account's job, or one too old at its receipt time: nothing applied; retrying cannot help
-   * @throws the error of `confirm` or a handler, or `confirm`'s refusal, or the inbox's failure: let the engine retry it
    * A job made by {@link CallbackReceiver.reconcile} (`source: 'status'`) holds no signature: it
    * is applied from a fresh status read through `options.provider`, whatever the job says.
+   *
+   * @returns resolves when the callback was applied now or before (or no handler takes it, with `unhandled: 'acknowledge'`)
+   * @throws {CallbackJobError} for a job changed or written in the queue without the secret key (`invalid_signature`), one sealed with a key past its window (`seal_key_expired`: re-seal it with `resealCallbackJob`), another merchant's job, or one too old at its receipt time: nothing applied; retrying cannot help
+   * @throws {RequestValidationError} (option `provider`) for a job made by `reconcile` when no provider client is given: nothing read or applied
+   * @throws the error of `confirm` or a handler, or `confirm`'s refusal, or the inbox's failure: let the engine retry it
    *
    * @example
    * ```ts
@@ -225,7 +235,7 @@ export interface CallbackReceiver<TContext> {
    * service stopped retrying, every signature failed after a key rotation): reads each status
    * with `provider.creditCard.getStatus` (spec 4.9), `concurrency` at a time, and applies each
    * end status through this receiver's `confirm`, inbox and handlers, under the key its callback
-   * has (this account, the tracking code, the status). A callback that arrives later is then a
+   * has (this merchant, the tracking code, the status). A callback that arrives later is then a
    * duplicate, and a status applied before (by its callback or an earlier reconcile) is not
    * applied again, across instances sharing the inbox. Handlers tell a read from a callback by
    * `callback.source === 'status'`: it carries only the status answer's fields (spec 2.6).
@@ -264,19 +274,19 @@ export const RECEIVER_OPTIONS = declareOptions<CallbackReceiverOptions<CallbackI
   { name: 'onError', rule: { type: 'function' } },
   { name: 'confirm', rule: { type: 'function' } },
   { name: 'unhandled', rule: { type: 'oneOf', values: ['acknowledge', 'retry'] }, default: 'acknowledge' },
-  { name: 'accountName', rule: { type: 'text', maxLength: 200 } },
+  { name: 'merchantId', rule: { type: 'text', maxLength: 200 } },
   TRACER_OPTION,
   METER_OPTION,
   LOG_LEVEL_OPTION,
   LOGGER_OPTION,
   { name: 'inbox', rule: { type: 'object', methods: ['process'], allowed: 'an object with a process(key, apply) method (CallbackInbox)' } },
   { name: 'enqueue', rule: { type: 'function' } },
-], { previousSecretKey: 'checked with its parts and the secretKey it must differ from by verifierOf, and with accountName below' });
+], { previousSecretKey: 'checked with its parts and the secretKey it must differ from by verifierOf, and with merchantId below' });
 
 /**
  * Creates a callback receiver: it reads the body (at most `maxBodyBytes`), verifies it with
  * `verifyCallback`, runs `confirm` and then the handlers registered for its kind and status once
- * per account + tracking_code + status (the `inbox` remembers), and answers as spec 6.1 expects:
+ * per merchant + tracking_code + status (the `inbox` remembers), and answers as spec 6.1 expects:
  * 200 `{"success":true}` when applied or already applied, 401 when not genuine, 400 when
  * malformed before its hash is trusted, 409 when `confirm` refused it, 413 when too large, 422
  * when its record is older than the inbox's retention (`record_too_old`), 405
@@ -305,18 +315,18 @@ export function createCallbackReceiver<TContext extends CallbackInboxContext = M
   // what, then where callbacks go): each delivery does only its own work.
   checkOptions(WHERE, options, RECEIVER_OPTIONS);
   const verifier = verifierOf(WHERE, options);
-  if (options.previousSecretKey !== undefined && options.accountName === undefined) {
-    // A rotation needs a stable account: were the inbox's account a key, callbacks applied under
-    // the old one would apply again under the new one.
+  if (options.previousSecretKey !== undefined && options.merchantId === undefined) {
+    // A rotation needs a stable merchant id: were the inbox's merchant a key, callbacks applied
+    // under the old one would apply again under the new one.
     throw new RequestValidationError(WHERE, [
       {
-        field: 'accountName',
+        field: 'merchantId',
         rule: 'invalid_option',
         message: 'is required with previousSecretKey, so that the inbox never records callbacks under a key; a receiver that had none recorded them under its apiKey: give that value to keep them',
       },
     ]);
   }
-  const account = options.accountName ?? options.apiKey;
+  const merchantId = options.merchantId ?? options.apiKey;
   const logger = levelledLogger(options.logger, options.logLevel);
   const spans = meteredSpans(callbackSpans(options.tracer), options.meter);
   const inbox = options.inbox ?? (createMemoryInbox() as unknown as CallbackInbox<TContext>);
@@ -325,7 +335,7 @@ export function createCallbackReceiver<TContext extends CallbackInboxContext = M
   meterInboxFill(options.meter, fill);
   const pipe = pipeline({
     verifier,
-    account,
+    merchantId,
     inbox,
     confirm: options.confirm,
     retryUnhandled: options.unhandled === 'retry',
@@ -335,18 +345,20 @@ export function createCallbackReceiver<TContext extends CallbackInboxContext = M
     failureLogger: options.logger,
     watchFill: fill === undefined ? undefined : capacityWarnings(fill, logger, verifier.now),
   });
-  const reconciler = reconciling({ account, verifier, logger, report: pipe.report, applyRead: pipe.applyRead, enqueue: options.enqueue, inMemoryInbox: options.inbox === undefined });
-  const entries = entryPoints({ maxBodyBytes: options.maxBodyBytes ?? MAX_CALLBACK_BODY_BYTES, receive: pipe.receive, report: pipe.report, logger, spans });
+  const reconciler = reconciling({ merchantId, verifier, logger, report: pipe.report, applyRead: pipe.applyRead, enqueue: options.enqueue, inMemoryInbox: options.inbox === undefined });
+  const entry: EntrySettings = { maxBodyBytes: options.maxBodyBytes ?? MAX_CALLBACK_BODY_BYTES, verifyAndApply: pipe.verifyAndApply, report: pipe.report, logger, spans };
 
   const receiver: CallbackReceiver<TContext> = {
     on(event, handler) {
       pipe.on(event, handler);
       return receiver;
     },
-    ...entries,
+    receive: (input) => spans.inReceiveSpan(async (trace) => trace.answered(await receiveBody(entry, input, trace))),
+    handle: fetchHandler(entry),
+    nodeHandler: nodeHandler(entry),
     // A job made by reconcile is applied from a fresh status read; any other is checked as its callback was.
     apply: (job, applyOptions) =>
-      spans.apply(traceparentOf(job), (trace) => (isStatusReadJob(job) ? reconciler.applyJob(job, trace, applyOptions?.provider) : pipe.applyJob(job, trace))),
+      spans.inApplySpan(traceparentOf(job), (trace) => (isStatusReadJob(job) ? reconciler.applyJob(job, trace, applyOptions?.provider) : pipe.applyJob(job, trace))),
     reconcile: (reconcileOptions) => reconciler.reconcile(reconcileOptions),
   };
   return receiver;

@@ -13,8 +13,8 @@ import type { Verifier } from '../verify.js';
 import { readCardStatus } from '../status-read.js';
 import type { CardStatusRead, CardStatusSource, StatusReadResult } from '../status-read.js';
 import type { CallbackApplyTrace } from '../../internal/tracing.js';
-import { NotConfirmedError } from './apply.js';
-import type { Report } from './apply.js';
+import { NotConfirmedError } from './apply-once.js';
+import type { Report } from './report.js';
 
 /*
  * `receiver.reconcile`: the callback that never came, recovered from the service's status
@@ -82,7 +82,8 @@ const RECONCILE_OPTIONS: readonly OptionDeclaration[] = [
 
 /** What reconcile needs of the receiver. */
 export interface ReconcileSettings {
-  readonly account: string;
+  /** The merchant keys are recorded under (`merchantId`, else the API key). */
+  readonly merchantId: string;
   /** The receiver's verifier: its clock, and the keys that seal and check jobs. */
   readonly verifier: Verifier;
   readonly logger: LevelledLogger;
@@ -142,20 +143,20 @@ export interface Reconciling {
   applyJob(job: Readonly<Record<string, unknown>>, trace: CallbackApplyTrace, provider: CardStatusSource | undefined): Promise<void>;
 }
 
-/** Reconciling over the receiver's account, clock, applying and `enqueue`. */
+/** Reconciling over the receiver's merchant id, clock, applying and `enqueue`. */
 export function reconciling(settings: ReconcileSettings): Reconciling {
-  const { account, verifier, logger, report, applyRead, enqueue, inMemoryInbox } = settings;
+  const { merchantId, verifier, logger, report, applyRead, enqueue, inMemoryInbox } = settings;
   const clock = verifier.now;
   let warnedOfMemory = false;
 
-  // This account's jobs of a status read, sealed: a request to read it again, not a payment (it carries no signature).
+  // This merchant's jobs of a status read, sealed: a request to read it again, not a payment (it carries no signature).
   const jobOf = (read: CardStatusRead): StatusReadJob =>
-    verifier.seals.seal({ version: 2, source: 'status', account, kind: 'creditCard', event: `creditCard.${read.readStatus}`, payload: read.payload, receivedAt: read.readAt } as const);
+    verifier.seals.seal({ version: 2, source: 'status', merchantId, kind: 'creditCard', event: `creditCard.${read.readStatus}`, payload: read.payload, receivedAt: read.readAt } as const);
   // Nothing of a job's payload is trusted but what its seal and a fresh read vouch for: that it is
-  // this account's and names a card payment, whose tracking code is read again. Throws
+  // this merchant's and names a card payment, whose tracking code is read again. Throws
   // CallbackJobError naming the field.
   function codeOf(job: Readonly<Record<string, unknown>>): string {
-    checkJobSeal(job, { verifier, account, nowMs: clock() });
+    checkJobSeal(job, { verifier, merchantId, nowMs: clock() });
     if (job['kind'] !== 'creditCard') throw new CallbackJobError('kind_mismatch', 'kind', 'a status read job is of a provider card payment (kind creditCard)');
     const payload = job['payload'];
     const code = typeof payload === 'object' && payload !== null ? (payload as Readonly<Record<string, unknown>>)['tracking_code'] : undefined;
@@ -200,7 +201,7 @@ export function reconciling(settings: ReconcileSettings): Reconciling {
   }
 
   // A job made by reconcile holds no service signature: nothing in it is trusted but its sealed
-  // account and code to read again, and what is applied is what the service answers now.
+  // merchant and code to read again, and what is applied is what the service answers now.
   async function applyJob(job: Readonly<Record<string, unknown>>, trace: CallbackApplyTrace, provider: CardStatusSource | undefined): Promise<void> {
     let trackingCode: string;
     try {
@@ -212,7 +213,9 @@ export function reconciling(settings: ReconcileSettings): Reconciling {
     // Checked at run time: a worker's options come from code without types too.
     const given = provider as { readonly creditCard?: { readonly getStatus?: unknown } } | undefined;
     if (provider === undefined || typeof given?.creditCard?.getStatus !== 'function') {
-      throw new TypeError('receiver.apply: a job made by reconcile is applied from a fresh status read; pass the provider client: receiver.apply(job, { provider })');
+      throw new RequestValidationError('receiver.apply', [
+        { field: 'provider', rule: 'invalid_option', message: 'a job made by reconcile is applied from a fresh status read; pass the provider client: receiver.apply(job, { provider })' },
+      ]);
     }
     const read = await readStatus(provider, trackingCode);
     switch (read.result) {

@@ -45,7 +45,7 @@ function heardReason(error: CallbackVerificationError): HeardReason | undefined 
     case 'malformed_body':
     case 'invalid_tracking_code':
     case 'invalid_status':
-    case 'account_mismatch':
+    case 'merchant_mismatch':
     case 'unreadable_payload':
     case 'seal_key_expired':
       return undefined;

@@ -133,7 +133,7 @@ describe('secrets', () => {
     // One answer per request, in order: the calls below walk through every outcome.
     const script: ((respond: (status: number, body: unknown, headers?: Record<string, string>) => void, destroy: () => void) => void)[] = [
       (respond) => { respond(200, WELCOME); }, // welcome
-      (respond) => { respond(200, { success: true, provider: { id: 1, name: 'Acme' }, total_sites: 0, sites: [] }); }, // listSites
+      (respond) => { respond(200, { success: true, provider: { id: 1, name: 'Acme' }, total_sites: 0, sites: [] }); }, // sites.list
       (respond) => { respond(200, DEPOSIT); }, // manual.startDeposit
       (respond) => { respond(200, CARD_PAYMENT); }, // creditCard.createPayment
       (respond) => { respond(503, { success: false, error: 'busy' }); }, // getStatus, retried
@@ -165,7 +165,7 @@ describe('secrets', () => {
     };
 
     await attempt(() => client.welcome());
-    await attempt(() => client.listSites({ key: X_KEY }));
+    await attempt(() => client.sites.list({ key: X_KEY }));
     await attempt(() => client.manual.startDeposit({ ...CUSTOMER, amount: 250 }));
     await attempt(() => client.creditCard.createPayment(CARD));
     await attempt(() => client.creditCard.getStatus({ tracking_code: 'CC-1' }));
@@ -173,7 +173,7 @@ describe('secrets', () => {
     await attempt(() => client.welcome());
     await attempt(() => client.manual.startWithdrawal({ ...CUSTOMER, iban: 'TR330006100519786457841326', amount: 100 }));
     await attempt(() => client.manual.startWithdrawal({ ...CUSTOMER, iban: 'TR330006100519786457841326', amount: 100 }));
-    await attempt(() => client.thirdParty.bank.listGateways());
+    await attempt(() => client.thirdParty.bank.gateways.list());
     await attempt(() => client.eiban.startDeposit({ ...CUSTOMER, amount: 250 }));
     await attempt(() => client.eiban.startDeposit({ ...CUSTOMER, amount: 250 }, { timeout: 200 }));
     await attempt(() => client.manual.startDeposit({ ...CUSTOMER, amount: 0 })); // RequestValidationError

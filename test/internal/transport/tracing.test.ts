@@ -163,7 +163,7 @@ describe('no secret reaches a span', () => {
 
   test.each([
     { name: 'a credential-signed payment', secret: PROVIDER.credentialKey, run: (client: ProviderClient) => client.manual.startDeposit({ ...CUSTOMER, amount: 250 }) },
-    { name: 'a key-signed read, retried', secret: 'x-key-0123456789', run: (client: ProviderClient) => client.listSites({ key: 'x-key-0123456789' }) },
+    { name: 'a key-signed read, retried', secret: 'x-key-0123456789', run: (client: ProviderClient) => client.sites.list({ key: 'x-key-0123456789' }) },
   ])('for $name, whatever the service echoes', async ({ secret, run }) => {
     noBackoff();
     const server = await echo();

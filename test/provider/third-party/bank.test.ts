@@ -52,7 +52,7 @@ describe('provider.thirdParty.bank.startDeposit', () => {
   });
 });
 
-describe('provider.thirdParty.bank.listGateways', () => {
+describe('provider.thirdParty.bank.gateways.list', () => {
   const answer = {
     success: true,
     data: {
@@ -73,7 +73,7 @@ describe('provider.thirdParty.bank.listGateways', () => {
 
   test('POSTs no body to /gateways with the basic hash and returns the gateways', async () => {
     const seen = capture('post', URL_OF('/gateways'), answer);
-    const result = await provider.thirdParty.bank.listGateways();
+    const result = await provider.thirdParty.bank.gateways.list();
 
     expect(seen).toHaveLength(1);
     expectProviderRequest(seen[0]!, { path: '/third-party/bank/gateways', signing: { hash: 'basic' }, body: '' });
@@ -83,7 +83,7 @@ describe('provider.thirdParty.bank.listGateways', () => {
   test('normalises bounds sent as numeric strings', async () => {
     const gateway = { ...answer.data.gateways[0], id: '1', min_amount: '100.00', max_amount: '50000' };
     capture('post', URL_OF('/gateways'), { success: true, data: { gateways: [gateway], count: '1' } });
-    const { data } = await provider.thirdParty.bank.listGateways();
+    const { data } = await provider.thirdParty.bank.gateways.list();
     expect(data.gateways[0]).toMatchObject({ id: 1, min_amount: 100, max_amount: 50000 });
     expect(data.count).toBe(1);
   });

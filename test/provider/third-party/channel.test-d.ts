@@ -8,7 +8,7 @@ const base = { fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', amount:
 describe('third-party channel types', () => {
   test('every channel lists gateways with numeric bounds and required fields', () => {
     for (const channel of [provider.thirdParty.bank, provider.thirdParty.crypto, provider.thirdParty.wallet]) {
-      expectTypeOf(channel.listGateways()).resolves.toEqualTypeOf<GatewayList>();
+      expectTypeOf(channel.gateways.list()).resolves.toEqualTypeOf<GatewayList>();
     }
     expectTypeOf<GatewayList['data']['gateways']>().toEqualTypeOf<Gateway[]>();
     expectTypeOf<Gateway['min_amount']>().toEqualTypeOf<number>();

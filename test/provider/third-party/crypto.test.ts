@@ -55,7 +55,7 @@ describe('provider.thirdParty.crypto.startDeposit', () => {
   });
 });
 
-describe('provider.thirdParty.crypto.listGateways', () => {
+describe('provider.thirdParty.crypto.gateways.list', () => {
   const answer = {
     success: true,
     data: {
@@ -77,7 +77,7 @@ describe('provider.thirdParty.crypto.listGateways', () => {
 
   test('POSTs no body to /gateways with the basic hash and returns the gateways with their coins', async () => {
     const seen = capture('post', URL_OF('/gateways'), answer);
-    const result = await provider.thirdParty.crypto.listGateways();
+    const result = await provider.thirdParty.crypto.gateways.list();
 
     expect(seen).toHaveLength(1);
     expectProviderRequest(seen[0]!, { path: '/third-party/crypto/gateways', signing: { hash: 'basic' }, body: '' });

@@ -42,7 +42,7 @@ describe('provider.thirdParty.wallet.startDeposit', () => {
   });
 });
 
-describe('provider.thirdParty.wallet.listGateways', () => {
+describe('provider.thirdParty.wallet.gateways.list', () => {
   const answer = {
     success: true,
     data: {
@@ -56,7 +56,7 @@ describe('provider.thirdParty.wallet.listGateways', () => {
 
   test('POSTs no body to /gateways with the basic hash and returns the gateways', async () => {
     const seen = capture('post', URL_OF('/gateways'), answer);
-    const result = await provider.thirdParty.wallet.listGateways();
+    const result = await provider.thirdParty.wallet.gateways.list();
 
     expect(seen).toHaveLength(1);
     expectProviderRequest(seen[0]!, { path: '/third-party/wallet/gateways', signing: { hash: 'basic' }, body: '' });

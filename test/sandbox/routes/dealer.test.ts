@@ -21,7 +21,7 @@ const code = (status: number, error: string, message: string) => ({ status, body
 describe('settings and E-IBANs', () => {
   test('the settings name the dealer and its payment methods', async () => {
     const dealer = dealerOf(createSandbox({ dealer: { name: 'Acme', paymentMethods: { eiban: 'inactive' } } }));
-    expect(await dealer.getSettings()).toEqual({ success: true, message: 'Welcome, Acme', dealer_name: 'Acme', payment_methods: { credit_card: 'active', eiban: 'inactive', manual_iban: 'active' } });
+    expect(await dealer.settings.get()).toEqual({ success: true, message: 'Welcome, Acme', dealer_name: 'Acme', payment_methods: { credit_card: 'active', eiban: 'inactive', manual_iban: 'active' } });
   });
 
   test('two E-IBANs are listed with their balances as decimal strings', async () => {
@@ -48,8 +48,8 @@ describe('manual IBAN (spec 4.13)', () => {
   const person = { username: 'ada', userid: 'u-1', fullname: 'Ada Yılmaz' };
 
   test('a deposit gets the IBAN whose bounds hold the amount, formatted in groups of four', async () => {
-    const small = await dealer.manualIban.deposit({ ...person, amount: 500 });
-    const large = await dealer.manualIban.deposit({ ...person, amount: 20_000 });
+    const small = await dealer.manualIban.startDeposit({ ...person, amount: 500 });
+    const large = await dealer.manualIban.startDeposit({ ...person, amount: 20_000 });
     expect(small.data.tracking_code).toMatch(new RegExp(`^DEP-[A-Za-z0-9]{8,}-${SECONDS}$`));
     expect(small.data).toMatchObject({ bank_name: 'Akbank', amount: 500 });
     expect(large.data.bank_name).toBe('İş Bankası');
@@ -63,7 +63,7 @@ describe('manual IBAN (spec 4.13)', () => {
   });
 
   test('a withdrawal request is pending', async () => {
-    const { data } = await dealer.manualIban.withdraw({ username: 'ada', userid: 'u-1', amount: 750, recipient_name: 'Ada Yılmaz', recipient_iban: IBAN });
+    const { data } = await dealer.manualIban.startWithdrawal({ username: 'ada', userid: 'u-1', amount: 750, recipient_name: 'Ada Yılmaz', recipient_iban: IBAN });
     expect(data).toEqual({ tracking_code: expect.stringMatching(new RegExp(`^WDR-[A-Za-z0-9]{8,}-${SECONDS}$`)), status: 'pending', amount: 750, recipient_name: 'Ada Yılmaz', recipient_iban: IBAN });
   });
 });

@@ -22,7 +22,7 @@ describe('account endpoints', () => {
   });
 
   test('the site list has both sites with their creation dates', async () => {
-    const answer = await provider.listSites({ key: sandbox.accounts.provider.key });
+    const answer = await provider.sites.list({ key: sandbox.accounts.provider.key });
     expect(answer.total_sites).toBe(2);
     expect(answer.sites).toEqual([
       { id: site.id, name: 'Sandbox Store', is_active: true, created_at: '2025-12-16 09:00:00' },
@@ -175,9 +175,9 @@ describe('third-party channels (spec 4.10 to 4.12)', () => {
   });
 
   test('each channel lists its gateways with bounds and required fields', async () => {
-    const bank = await provider.thirdParty.bank.listGateways();
-    const crypto = await provider.thirdParty.crypto.listGateways();
-    const wallet = await provider.thirdParty.wallet.listGateways();
+    const bank = await provider.thirdParty.bank.gateways.list();
+    const crypto = await provider.thirdParty.crypto.gateways.list();
+    const wallet = await provider.thirdParty.wallet.gateways.list();
     expect(bank.data.count).toBe(2);
     expect(bank.data.gateways[0]).toEqual({ id: 1, name: 'Havale Express', code: 'havale_express', min_amount: 100, max_amount: 50_000, required_fields: ['iban', 'account_holder'], description: 'Bank transfer, same day' });
     expect(crypto.data.gateways[0]?.supported_crypto_types).toEqual(['BTC', 'ETH', 'USDT (TRC20)', 'USDT (ERC20)']);
@@ -237,8 +237,8 @@ describe('third-party channels (spec 4.10 to 4.12)', () => {
 
   test('gateways given as options replace the defaults', async () => {
     const local = createSandbox({ gateways: { wallet: [{ id: 99, name: 'Test', code: 'test', min_amount: 1, max_amount: 2, required_fields: [], description: '' }] } });
-    const { data } = await providerOf(local).thirdParty.wallet.listGateways();
+    const { data } = await providerOf(local).thirdParty.wallet.gateways.list();
     expect(data.gateways.map((gateway) => gateway.id)).toEqual([99]);
-    expect((await providerOf(local).thirdParty.bank.listGateways()).data.count).toBe(2);
+    expect((await providerOf(local).thirdParty.bank.gateways.list()).data.count).toBe(2);
   });
 });

@@ -3,7 +3,7 @@ import express5 from 'express';
 import express4 from 'express4';
 import { request as httpRequest } from 'node:http';
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
-import { confirmWithCardStatus, createCallbackReceiver, createMemoryInbox, ProviderClient } from '../../../src/index.js';
+import { confirmWithCardStatus, createCallbackReceiver, createMemoryInbox, isPayorchError, ProviderClient, RequestValidationError } from '../../../src/index.js';
 import type { CallbackErrorDetails, CallbackReceiver, CallbackReceiverOptions, MemoryInboxContext, VerifiedCallback, AppliedCallback } from '../../../src/index.js';
 import { NOW_SECONDS, now, sign, unsigned } from '../../helpers/callbacks.js';
 import { serveNode } from '../../helpers/serve.js';
@@ -193,18 +193,18 @@ describe('keys per account', () => {
       expect(await post(urlA, sign({ ...unsigned.deposit, tracking_code: trackingCode }, PROVIDER))).toEqual(OK);
       expect(await post(servedB.url, sign({ ...unsigned.deposit, tracking_code: trackingCode }, { apiKey: 'prov_api_B', secretKey: 'prov_secret_B' }))).toEqual(OK);
       expect([appliedA.mock.calls.length, appliedB.mock.calls.length]).toEqual([1, 1]);
-      expect(appliedB.mock.calls[0]?.[1]).toMatchObject({ key: { account: 'prov_api_B', trackingCode, status: 'completed' } });
+      expect(appliedB.mock.calls[0]?.[1]).toMatchObject({ key: { merchantId: 'prov_api_B', trackingCode, status: 'completed' } });
     } finally {
       await servedB.close();
     }
   });
 
-  test('accountName replaces the API key in the key', async () => {
-    const { receiver, url } = await start({ accountName: 'merchant-42' });
+  test('merchantId replaces the API key in the key', async () => {
+    const { receiver, url } = await start({ merchantId: 'merchant-42' });
     const handler = vi.fn();
     receiver.on('*', handler);
     expect(await post(url, sign(unsigned.deposit, PROVIDER))).toEqual(OK);
-    expect(handler.mock.calls[0]?.[1]).toMatchObject({ key: { account: 'merchant-42' } });
+    expect(handler.mock.calls[0]?.[1]).toMatchObject({ key: { merchantId: 'merchant-42' } });
   });
 });
 
@@ -289,6 +289,19 @@ describe('confirm', () => {
     expect(errors.map(({ details }) => details.phase)).toEqual(['confirm']);
   });
 
+  test('onError is told of a refusal by confirm, or of a callback no handler takes under retry, with a PayorchError; a throw of confirm reaches it unwrapped', async () => {
+    const own = new Error('ledger down');
+    const { receiver, url } = await start({ unhandled: 'retry', confirm: (callback) => (callback.payload.tracking_code === unsigned.withdrawal.tracking_code ? Promise.reject(own) : callback.kind === 'deposit') });
+    receiver.on('deposit', () => undefined).on('withdrawal', () => undefined);
+    expect(await post(url, sign(unsigned.creditCard, PROVIDER))).toEqual({ status: 500, body: { success: false, error: 'no_handler' } });
+    receiver.on('creditCard', () => undefined);
+    expect(await post(url, sign({ ...unsigned.creditCard, tracking_code: 'CC-own2-1763812000' }, PROVIDER))).toEqual({ status: 409, body: { success: false, error: 'not_confirmed' } });
+    expect(await post(url, sign(unsigned.withdrawal, PROVIDER))).toMatchObject({ status: 500 });
+    const told = errors.map(({ error, details }) => [details.phase, isPayorchError(error), (error as Error).name]);
+    expect(told).toEqual([['unhandled', true, 'UnhandledError'], ['confirm', true, 'NotConfirmedError'], ['confirm', false, 'Error']]);
+    expect(errors[2]?.error).toBe(own);
+  });
+
   describe('confirmWithCardStatus', () => {
     const card = (status: string, amount: number) => ({ creditCard: { getStatus: vi.fn(() => Promise.resolve({ data: { tracking_code: unsigned.creditCard.tracking_code, status, amount } })) } });
 
@@ -325,7 +338,7 @@ describe('confirm', () => {
     test('takes the provider client itself, and refuses anything without creditCard.getStatus', () => {
       const client = new ProviderClient({ apiKey: PROVIDER.apiKey, secretKey: PROVIDER.secretKey, baseUrl: 'https://api.payorch.test' });
       expect(typeof confirmWithCardStatus(client)).toBe('function');
-      expect(() => confirmWithCardStatus({} as never)).toThrow(TypeError);
+      expect(() => confirmWithCardStatus({} as never)).toThrow(RequestValidationError);
     });
   });
 });
@@ -334,7 +347,7 @@ describe('new options are checked at start-up', () => {
   test.each([
     ['confirm', { confirm: 'yes' }, /confirm: must be a function/],
     ['unhandled', { unhandled: 'drop' }, /unhandled: must be 'acknowledge' or 'retry'; got "drop"/],
-    ['accountName', { accountName: ' ' }, /accountName: must be a non-empty string/],
+    ['merchantId', { merchantId: ' ' }, /merchantId: must be a non-empty string/],
     ['api', { api: 'merchant' }, /api: must be 'provider' or 'dealer'/],
   ])('a bad %s is refused naming it', (_name, options, message) => {
     expect(() => createCallbackReceiver({ ...provider, ...(options as object) })).toThrow(message);

@@ -76,7 +76,7 @@ describe('a receiver with enqueue', () => {
     expect(jobs).toEqual([
       {
         version: 2,
-        account: PROVIDER.apiKey,
+        merchantId: PROVIDER.apiKey,
         kind: 'deposit',
         event: 'deposit.completed',
         payload: { ...unsigned.deposit, tracking_code: 'MAN-job01-1763812000', timestamp: NOW_SECONDS, hash },
@@ -208,7 +208,7 @@ describe('receiver.apply refuses a job changed or written in the queue', () => {
     ['a trace context changed', (job) => ({ ...job, traceContext: { traceparent: 'not-a-traceparent' } }), 'invalid_signature', 'seal'],
     ['a job forged without the secret key', (job) => ({ ...payload(job, { tracking_code: 'MAN-frg09-1763812000', hash: forgedHash }), signature: { ...job.signature, hash: forgedHash }, seal: { ...job.seal, mac: 'ab'.repeat(32) } }), 'invalid_signature', 'seal'],
     ['its seal removed', ({ seal: _seal, ...job }) => job, 'malformed_body', 'seal'],
-    ['another account', (job) => ({ ...job, account: 'merchant-2' }), 'account_mismatch', 'account'],
+    ['another account', (job) => ({ ...job, merchantId: 'merchant-2' }), 'merchant_mismatch', 'merchantId'],
     ['a job of version 1', (job) => ({ ...job, version: 1 }), 'malformed_body', 'job'],
     ['a string', () => 'MAN-str-1763812000', 'malformed_body', 'job'],
   ])('%s: rejects with CallbackJobError and applies nothing', async (_name, change, reason, field) => {
@@ -235,8 +235,8 @@ describe('receiver.apply refuses a job changed or written in the queue', () => {
     expect(applied.map((callback) => callback.payload.amount)).toEqual([250]);
   });
 
-  test('refuses the job of a receiver with other keys under the same accountName: its seal is of a key this receiver does not hold', async () => {
-    const { receiver, jobs, applied, post } = harness({ accountName: 'merchant-1' });
+  test('refuses the job of a receiver with other keys under the same merchantId: its seal is of a key this receiver does not hold', async () => {
+    const { receiver, jobs, applied, post } = harness({ merchantId: 'merchant-1' });
     await post(deposit('MAN-acct11-1763812000'));
     const theirs = createVerifier({ ...PROVIDER, secretKey: 'another account’s secret' }).seals.seal({ ...jobs[0]!, seal: undefined });
     const error = await refusalOf(receiver.apply(theirs));
@@ -244,12 +244,12 @@ describe('receiver.apply refuses a job changed or written in the queue', () => {
     expect(applied).toEqual([]);
   });
 
-  test('refuses the job of a receiver with the same keys under another accountName', async () => {
-    const first = harness({ accountName: 'merchant-1' });
-    const second = harness({ accountName: 'merchant-2' });
+  test('refuses the job of a receiver with the same keys under another merchantId', async () => {
+    const first = harness({ merchantId: 'merchant-1' });
+    const second = harness({ merchantId: 'merchant-2' });
     await first.post(deposit('MAN-acct10-1763812000'));
     const error = await refusalOf(second.receiver.apply(first.jobs[0]!));
-    expect([error.reason, error.field]).toEqual(['account_mismatch', 'account']);
+    expect([error.reason, error.field]).toEqual(['merchant_mismatch', 'merchantId']);
     expect(second.applied).toEqual([]);
   });
 });

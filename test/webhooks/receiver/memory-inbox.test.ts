@@ -1,5 +1,5 @@
 import { describe, expect, test, vi } from 'vitest';
-import { CallbackRetentionError, createCallbackReceiver, createMemoryInbox, InboxFullError, isPayorchError, RequestValidationError, signCallback } from '../../../src/index.js';
+import { CallbackRetentionError, createCallbackReceiver, createMemoryInbox, InboxError, InboxFullError, isPayorchError, RequestValidationError, signCallback } from '../../../src/index.js';
 import type { CallbackErrorDetails } from '../../../src/index.js';
 import { unsigned } from '../../helpers/callbacks.js';
 import { deferred, deliver, serveNode } from '../../helpers/serve.js';
@@ -42,18 +42,21 @@ describe('the inbox contract, on the in-memory inbox', () => {
   });
 });
 
-const key = (trackingCode: string, status = 'completed') => ({ account: 'acct', trackingCode, status });
+const key = (trackingCode: string, status = 'completed') => ({ merchantId: 'acct', trackingCode, status });
 
 describe('createMemoryInbox', () => {
   test('keeps tracking code and status apart whatever characters they hold', async () => {
     const inbox = createMemoryInbox();
-    expect(await inbox.process({ account: 'x', trackingCode: 'A-1', status: 'x-1y' }, () => Promise.resolve())).toBe('applied');
-    expect(await inbox.process({ account: 'x', trackingCode: 'A-1x-1', status: 'y' }, () => Promise.resolve())).toBe('applied');
+    expect(await inbox.process({ merchantId: 'x', trackingCode: 'A-1', status: 'x-1y' }, () => Promise.resolve())).toBe('applied');
+    expect(await inbox.process({ merchantId: 'x', trackingCode: 'A-1x-1', status: 'y' }, () => Promise.resolve())).toBe('applied');
   });
 
-  test('refuses a key whose tracking code does not end with the record\'s Unix seconds, running nothing', async () => {
+  test('refuses a key whose tracking code does not end with the record\'s Unix seconds with a RequestValidationError naming it, running nothing', async () => {
     const work = vi.fn(() => Promise.resolve());
-    await expect(createMemoryInbox().process(key('ORDER-42x'), work)).rejects.toThrow(/"ORDER-42x" does not end with the record's Unix seconds/);
+    const refused = await createMemoryInbox().process(key('ORDER-42x'), work).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(RequestValidationError);
+    expect(refused).toMatchObject({ outcome: 'not_sent', issues: [{ field: 'key.trackingCode', rule: 'invalid_argument' }] });
+    expect((refused as Error).message).toBe('Invalid argument to inbox.process: key.trackingCode: "ORDER-42x" does not end with the record\'s Unix seconds (spec 2.1)');
     expect(work).not.toHaveBeenCalled();
   });
 
@@ -68,7 +71,9 @@ describe('createMemoryInbox', () => {
     const waiting = inbox.process(key('MAN-c-1'), second);
     gate.resolve();
     await expect(first).rejects.toThrow('down');
-    await expect(waiting).rejects.toThrow(/a copy of this callback delivered at the same time failed/);
+    const shared = await waiting.catch((error: unknown) => error);
+    expect(shared).toBeInstanceOf(InboxError);
+    expect(shared).toMatchObject({ message: 'a copy of this callback delivered at the same time failed; this one was not applied either', cause: new Error('down') });
     expect(second).not.toHaveBeenCalled();
   });
 

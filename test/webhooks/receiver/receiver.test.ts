@@ -324,10 +324,51 @@ describe('createCallbackReceiver refuses impossible settings at start-up', () =>
     expect(create).toThrow(message);
   });
 
-  test('an event name that is not a kind, a listed status or "*"', () => {
+  test('receiver.on refuses an event name that is not a kind, a listed status or "*", naming the argument', () => {
     const receiver = createCallbackReceiver({ ...PROVIDER });
     expect(() => receiver.on('deposit.refunded' as 'deposit', () => undefined)).toThrow(/"deposit.refunded" is not an event/);
-    expect(() => receiver.on('deposits' as 'deposit', () => undefined)).toThrow(TypeError);
+    const error = catchError(() => receiver.on('deposits' as 'deposit', () => undefined));
+    expect(error).toBeInstanceOf(RequestValidationError);
+    expect(error).toMatchObject({ outcome: 'not_sent', issues: [{ field: 'event', rule: 'invalid_argument' }] });
+    expect((error as Error).message).toMatch(/^Invalid argument to receiver\.on: event: "deposits" is not an event; use '\*'/);
+  });
+
+  test('receiver.on refuses a handler that is not a function, naming the argument', () => {
+    const receiver = createCallbackReceiver({ ...PROVIDER });
+    const error = catchError(() => receiver.on('deposit', 'credit' as unknown as () => void));
+    expect(error).toBeInstanceOf(RequestValidationError);
+    expect(error).toMatchObject({ issues: [{ field: 'handler', rule: 'invalid_argument' }] });
+    expect((error as Error).message).toBe("Invalid argument to receiver.on: handler: must be a function for 'deposit'; got string");
+  });
+});
+
+function catchError(run: () => unknown): unknown {
+  try {
+    run();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a throw');
+}
+
+describe('handle', () => {
+  test('answers 500 to a request whose body was already read, applies nothing, and tells onError of the misuse', async () => {
+    const errors: { error: unknown; phase: string }[] = [];
+    const receiver = createCallbackReceiver({ ...PROVIDER, onError: (error, { phase }) => errors.push({ error, phase }) });
+    const applied = vi.fn();
+    receiver.on('*', applied);
+    const { headers, body } = deposit('MAN-bodyused1-1763812000');
+    const request = new Request('http://127.0.0.1/webhooks', { method: 'POST', headers, body });
+    await request.text();
+    const answer = await receiver.handle(request);
+    expect(answer.status).toBe(500);
+    expect(await answer.json()).toEqual({ success: false, error: 'not_applied' });
+    expect(applied).not.toHaveBeenCalled();
+    expect(errors).toHaveLength(1);
+    expect(errors[0]?.phase).toBe('request');
+    expect(errors[0]?.error).toBeInstanceOf(RequestValidationError);
+    expect(errors[0]?.error).toMatchObject({ issues: [{ field: 'request', rule: 'invalid_argument' }] });
+    expect((errors[0]?.error as Error).message).toBe('Invalid argument to receiver.handle: request: its body was already read; pass the request before anything reads it');
   });
 });
 

@@ -39,7 +39,7 @@ beforeAll(async () => {
       await pool.query(`DROP TABLE IF EXISTS ${ledger}`);
       await pool.query(`CREATE TABLE ${ledger} (id serial PRIMARY KEY, tracking_code text NOT NULL, status text NOT NULL, source text NOT NULL, instance text NOT NULL)`);
     }
-    const receiver = createCallbackReceiver<Context>({ apiKey, secretKey, accountName: 'shop', inbox: createPostgresInbox({ pool, table }), onError: () => undefined });
+    const receiver = createCallbackReceiver<Context>({ apiKey, secretKey, merchantId: 'shop', inbox: createPostgresInbox({ pool, table }), onError: () => undefined });
     // Slow enough for the other instance's copy to arrive while this one holds the key.
     receiver.on('creditCard', async (callback, { client }) => {
       await client.query(`INSERT INTO ${ledger} (tracking_code, status, source, instance) VALUES ($1, $2, $3, $4)`, [callback.payload.tracking_code, callback.payload.status, callback.source, name]);

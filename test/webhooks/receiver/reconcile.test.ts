@@ -252,6 +252,7 @@ describe('receiver.reconcile with enqueue', () => {
     expect(JSON.stringify(job)).not.toContain(sandbox.accounts.provider.secretKey);
 
     await expect(worker.apply(job!)).rejects.toThrow(/pass the provider client/);
+    await expect(worker.apply(job!)).rejects.toMatchObject({ name: 'RequestValidationError', outcome: 'not_sent', issues: [{ field: 'provider', rule: 'invalid_option' }] });
     await worker.apply(job!, { provider });
     await worker.apply(job!, { provider });
     expect(applied.map((callback) => [callback.source, callback.payload.status])).toEqual([['status', 'success']]);
@@ -259,18 +260,18 @@ describe('receiver.reconcile with enqueue', () => {
 
   test('a job written by someone else pays nothing: unsealed, another account\'s, and even sealed with the key, a pending payment\'s or an unknown code\'s', async () => {
     const { sandbox, provider } = setup();
-    const worker = createCallbackReceiver({ ...sandbox.accounts.provider, accountName: 'shop', onError: () => undefined });
+    const worker = createCallbackReceiver({ ...sandbox.accounts.provider, merchantId: 'shop', onError: () => undefined });
     const handler = vi.fn();
     worker.on('*', handler);
     const pending = await cardPayment(sandbox);
-    const unsealed = (code: string, account = 'shop') => ({ version: 2, source: 'status', account, kind: 'creditCard', event: 'creditCard.success', payload: { tracking_code: code, status: 'success', amount: 1_000_000 }, receivedAt: Date.now() }) as const;
+    const unsealed = (code: string, merchantId = 'shop') => ({ version: 2, source: 'status', merchantId, kind: 'creditCard', event: 'creditCard.success', payload: { tracking_code: code, status: 'success', amount: 1_000_000 }, receivedAt: Date.now() }) as const;
     // Sealed with the receiver's own key, as only a holder of it can: the status read still decides.
     const sealed = (code: string): CallbackJob => createVerifier(sandbox.accounts.provider).seals.seal(unsealed(code));
-    const forged: CallbackJob[] = [{ ...unsealed(pending), seal: { ...sealed(pending).seal, mac: '0'.repeat(64) } }, { ...sealed(pending), account: 'another-shop' }, sealed(pending), sealed('CC-nope2-1763812000')];
+    const forged: CallbackJob[] = [{ ...unsealed(pending), seal: { ...sealed(pending).seal, mac: '0'.repeat(64) } }, { ...sealed(pending), merchantId: 'another-shop' }, sealed(pending), sealed('CC-nope2-1763812000')];
     const refusals = await Promise.all(forged.map((job) => worker.apply(job, { provider }).then(() => undefined, (error: unknown) => error)));
     expect(refusals.map((error) => (error instanceof CallbackJobError ? [error.reason, error.field] : error))).toEqual([
       ['invalid_signature', 'seal'],
-      ['account_mismatch', 'account'],
+      ['merchant_mismatch', 'merchantId'],
       ['invalid_status', 'payload'],
       ['invalid_tracking_code', 'payload'],
     ]);

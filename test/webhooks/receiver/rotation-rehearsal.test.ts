@@ -70,7 +70,7 @@ test('a key rotation rehearsed on the sandbox while deposits are settled loses n
     const receiver = createCallbackReceiver({
       ...keys,
       ...(previous === undefined ? {} : { previousSecretKey: { apiKey: previous.apiKey, secretKey: previous.secretKey, until: previous.until } }),
-      accountName: 'shop',
+      merchantId: 'shop',
       inbox,
       enqueue: engine.send,
       now: () => Date.now() + offsetMs + aheadMs,

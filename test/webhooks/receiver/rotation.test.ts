@@ -31,7 +31,7 @@ function rotated(clock: { ms: number }, options: Partial<CallbackReceiverOptions
   const receiver = createCallbackReceiver({
     ...NEW,
     previousSecretKey: { secretKey: OLD.secretKey, until: UNTIL },
-    accountName: 'merchant-1',
+    merchantId: 'merchant-1',
     maxAgeSeconds: 86_400,
     now: () => clock.ms,
     onError: () => undefined,
@@ -95,7 +95,7 @@ describe('a receiver given previousSecretKey', () => {
     const before = { ms: NOW_SECONDS * 1000 };
     const jobs: CallbackJob[] = [];
     // The receiver before the rotation: the old key is its secret key.
-    const old = createCallbackReceiver({ ...OLD, accountName: 'merchant-1', maxAgeSeconds: 86_400, now: () => before.ms, enqueue: queue(jobs) });
+    const old = createCallbackReceiver({ ...OLD, merchantId: 'merchant-1', maxAgeSeconds: 86_400, now: () => before.ms, enqueue: queue(jobs) });
     for (const code of ['MAN-rot07-1763812000', 'MAN-rot08-1763812000']) expect((await old.receive(deposit(OLD, code))).status).toBe(200);
     const [first, second] = jobs;
     if (first === undefined || second === undefined) throw new Error('two jobs were expected');
@@ -134,7 +134,7 @@ describe('a receiver given previousSecretKey', () => {
     const jobs: CallbackJob[] = [];
     const { post } = rotated(clock, { enqueue: queue(jobs) });
     await post(deposit(OLD, 'MAN-rot10-1763812000'));
-    const dropped = createCallbackReceiver({ ...NEW, accountName: 'merchant-1', now: () => UNTIL_MS + 86_400_000, onError: () => undefined });
+    const dropped = createCallbackReceiver({ ...NEW, merchantId: 'merchant-1', now: () => UNTIL_MS + 86_400_000, onError: () => undefined });
     const refused: unknown = await dropped.apply(jobs[0]!).catch((error: unknown) => error);
     expect(refused).toMatchObject({ reason: 'invalid_signature', field: 'signature' });
     expect((refused as Error).message).toMatch(/seal is this receiver’s.*give it previousSecretKey again/);
@@ -160,7 +160,7 @@ describe('a receiver given previousSecretKey', () => {
   });
 
   test.each([
-    ['without accountName', { accountName: undefined }, 'accountName'],
+    ['without merchantId', { merchantId: undefined }, 'merchantId'],
     ['with the same key as secretKey', { previousSecretKey: { secretKey: NEW.secretKey, until: UNTIL } }, 'previousSecretKey.secretKey'],
     ['with an empty key', { previousSecretKey: { secretKey: '', until: UNTIL } }, 'previousSecretKey.secretKey'],
     ['with an empty API key', { previousSecretKey: { secretKey: OLD.secretKey, until: UNTIL, apiKey: '' } }, 'previousSecretKey.apiKey'],

@@ -1,0 +1,34 @@
+import { RequestValidationError } from '../../errors/error.js';
+import { readLimited } from '../../internal/read-limited.js';
+import { NOT_APPLIED, NOT_POST, TOO_LARGE } from './answers.js';
+import type { CallbackReceiverAnswer } from './answers.js';
+import { unreadableBody } from './receive-body.js';
+import type { EntrySettings } from './receive-body.js';
+
+/*
+ * `receiver.handle`, the entry point for a Fetch API `Request` (Hono, Next.js route handlers,
+ * Cloudflare Workers, Bun, Deno): the body is read once, sized as it is read.
+ */
+
+/** `receiver.handle`: one span per request. Never rejects. */
+export function fetchHandler(entry: EntrySettings): (request: Request) => Promise<Response> {
+  const { maxBodyBytes, verifyAndApply, report, logger, spans } = entry;
+  return (request) =>
+    spans.inReceiveSpan(async (trace) => {
+      let reply: CallbackReceiverAnswer;
+      if (request.method !== 'POST') reply = NOT_POST;
+      else if (request.bodyUsed) {
+        // The caller's mistake, not the service's: told as misuse, and answered 500 so that the callback comes again.
+        report(
+          new RequestValidationError('receiver.handle', [{ field: 'request', rule: 'invalid_argument', message: 'its body was already read; pass the request before anything reads it' }]),
+          { callback: undefined, phase: 'request' },
+        );
+        reply = NOT_APPLIED;
+      } else {
+        const body = await readLimited(request.body, request.headers.get('content-length'), maxBodyBytes).catch((error: unknown) => unreadableBody(logger, error));
+        reply = body === undefined ? TOO_LARGE : body instanceof Uint8Array ? await verifyAndApply({ headers: request.headers, body }, trace) : body;
+      }
+      trace.answered(reply);
+      return new Response(reply.body, { status: reply.status, headers: reply.headers });
+    });
+}

@@ -1,0 +1,58 @@
+import type { Logger } from '../../core/observability.js';
+import type { AppliedCallback } from '../status-read.js';
+
+/*
+ * How the receiver tells of a callback it could not apply: `onError`, else the logger's `error`,
+ * else `console.error`. Failures keep this rule whatever the log level: never filtered. Refusals
+ * of requests are told by refusals.ts.
+ */
+
+/** What `onError` is told besides the error. */
+export interface CallbackErrorDetails {
+  /**
+   * The verified callback being applied (or the status read `reconcile` applies in its place,
+   * `source: 'status'`), or `undefined` when the failure came before it was typed.
+   */
+  readonly callback: AppliedCallback | undefined;
+  /**
+   * What failed: a handler, the inbox (claiming or committing), reading the request, typing a
+   * genuine callback's body (`payload`), `confirm` (refused or threw), or no handler took a
+   * callback that `unhandled: 'retry'` sends back (`unhandled`), `enqueue` threw (`enqueue`), or
+   * the inbox refused a callback whose record is older than its retention (`retention`, a
+   * {@link CallbackRetentionError}: reconcile it by hand). `verify`: a well-formed callback was
+   * refused (a {@link CallbackVerificationError}) for its hash or API key, for its time although
+   * its hash verified (this machine's clock), or for its kind although its hash verified; told at
+   * most once a minute per `reason`, with `count`.
+   */
+  readonly phase: 'verify' | 'handler' | 'inbox' | 'request' | 'payload' | 'confirm' | 'unhandled' | 'enqueue' | 'retention';
+  /**
+   * For `verify`: how many callbacks were refused for this `error.reason` since the last report,
+   * this one included.
+   */
+  readonly count?: number | undefined;
+  /**
+   * For `payload`: the body as received, without its `hash`, so that you can see what could not
+   * be typed.
+   */
+  readonly payload?: Readonly<Record<string, unknown>> | undefined;
+}
+
+/** Tells of a callback that was not applied. */
+export type Report = (error: unknown, details: CallbackErrorDetails) => void;
+
+/**
+ * The receiver's report: to `onError` when given; else to `failureLogger` (the logger as given,
+ * never filtered by level); else to `console.error`.
+ */
+export function failureReport(onError: Report | undefined, failureLogger: Logger | undefined): Report {
+  return (error, details) => {
+    try {
+      if (onError !== undefined) onError(error, details);
+      else if (failureLogger !== undefined) failureLogger.error({ phase: details.phase, trackingCode: details.callback?.payload.tracking_code, status: details.callback?.payload.status, error }, 'payorch: a callback was not applied');
+      else console.error('payorch: a callback was not applied', error);
+    } catch (reportError) {
+      // A failing onError must not take the answer (or the process) down with it.
+      console.error('payorch: onError threw', reportError);
+    }
+  };
+}
