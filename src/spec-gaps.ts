@@ -109,7 +109,7 @@ export const DEALER_GET: SpecGap = {
   spec: '4.13',
   gap: 'Method of /settings and /eibans',
   assumes: 'GET: reads without parameters.',
-  override: "`dealer.request({ method: 'POST', path: '/settings', readOnly: true })`",
+  override: "`dealer.request({ method: 'POST', path: '/settings', resendable: true })`",
   tests: 'test/dealer/settings.test.ts, test/dealer/eibans.test.ts',
 };
 

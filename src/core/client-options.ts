@@ -34,8 +34,8 @@ export interface ClientOptions {
    */
   readonly timeout?: number | undefined;
   /**
-   * Retries of read-only calls after a connection failure, 408, 429 or 5xx. Payment-creating
-   * calls are only retried when the connection was refused. The one resend after a refused
+   * Retries of resendable calls after a connection failure, 408, 429 or 5xx. Other calls are
+   * only retried when the connection was refused. The one resend after a refused
    * timestamp (clock skew) does not count. An integer from 0 to 10.
    * @default 2
    * @example 0

@@ -22,8 +22,9 @@ export interface RawRequest {
    */
   readonly headers?: Readonly<Record<string, string>>;
   /**
-   * True only when sending it twice cannot move money twice; then ambiguous failures are retried.
+   * True only when the service receiving it twice cannot move money twice: then it may be resent
+   * after an ambiguous failure. Otherwise it is sent at most once once it may have reached the service.
    * @default false
    */
-  readonly readOnly?: boolean;
+  readonly resendable?: boolean;
 }

@@ -22,8 +22,8 @@ export interface RequestOptions {
    */
   readonly timeout?: number | undefined;
   /**
-   * Retries of a read-only call after a connection failure, 408, 429 or 5xx. Payment-creating
-   * calls are retried only when the connection was refused, so the service cannot have seen them.
+   * Retries of a resendable call after a connection failure, 408, 429 or 5xx. Other calls
+   * are retried only when the connection was refused, so the service cannot have seen them.
    * An integer from 0 to 10.
    * @default the client's `maxRetries` (2)
    * @example

@@ -93,13 +93,13 @@ export class DealerClient extends APIResource {
    * Signs (basic hash, spec 5.2) and sends a request to a Dealer API path the SDK does not wrap,
    * or overrides a choice the spec leaves open (docs/spec-gaps.md). The answer is checked for
    * failure like any other and returned as parsed JSON. Treated as payment-creating (never
-   * resent after an ambiguous failure) unless `readOnly` is set.
+   * resent after an ambiguous failure) unless `resendable` is set.
    *
    * @throws {RequestValidationError} before sending, for a path that leaves `/api/dealer`, a
    * header name that is not an HTTP token, or a GET with a body
    * @example
    * ```ts
-   * const answer = await dealer.request({ method: 'POST', path: '/transactions', body: { page: 1 }, readOnly: true });
+   * const answer = await dealer.request({ method: 'POST', path: '/transactions', body: { page: 1 }, resendable: true });
    * ```
    */
   request(params: RawRequest, options?: RequestOptions): APIPromise<unknown> {

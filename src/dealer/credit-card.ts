@@ -46,7 +46,7 @@ export const dealerCardPaymentEndpoint = /* @__PURE__ */ defineEndpoint({
   method: 'POST',
   path: '/credit-card/payment',
   hash: 'basic',
-  readOnly: false,
+  resendable: false,
   params: DealerCardPaymentParams,
   response: DealerCardPayment,
 });

@@ -44,7 +44,7 @@ export const eibanListEndpoint = /* @__PURE__ */ defineEndpoint({
   method: 'GET',
   path: '/eibans',
   hash: 'basic',
-  readOnly: true,
+  resendable: true,
   params: NoParams,
   response: EibanAccountList,
 });

@@ -80,7 +80,7 @@ export const manualIbanDepositEndpoint = /* @__PURE__ */ defineEndpoint({
   path: '/manual-iban/deposit',
   hash: 'basic',
   // Each call may reserve an IBAN and a tracking code for the amount: never repeated blindly.
-  readOnly: false,
+  resendable: false,
   params: ManualIbanDepositParams,
   response: ManualIbanDeposit,
 });
@@ -90,7 +90,7 @@ export const manualIbanWithdrawEndpoint = /* @__PURE__ */ defineEndpoint({
   method: 'POST',
   path: '/manual-iban/withdraw',
   hash: 'basic',
-  readOnly: false,
+  resendable: false,
   params: ManualIbanWithdrawalParams,
   response: ManualIbanWithdrawal,
 });

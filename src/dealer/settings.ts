@@ -36,7 +36,7 @@ export const settingsEndpoint = /* @__PURE__ */ defineEndpoint({
   method: 'GET',
   path: '/settings',
   hash: 'basic',
-  readOnly: true,
+  resendable: true,
   params: NoParams,
   response: DealerSettings,
 });

@@ -180,7 +180,7 @@ export const transactionListEndpoint = /* @__PURE__ */ defineEndpoint({
   method: 'GET',
   path: '/transactions',
   hash: 'basic',
-  readOnly: true,
+  resendable: true,
   params: TransactionListParams,
   response: TransactionList,
 });

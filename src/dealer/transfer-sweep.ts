@@ -115,7 +115,7 @@ function recordTimeOfTransfer(transfer: Transfer): number {
       issues: [{ field: 'transfer.created_at', rule: 'invalid_format', message: `${JSON.stringify(createdAt ?? null)} is not a time, so the inbox key of ${transfer.transfer_id} has no record time; nothing was applied` }],
       body: { transfer },
       rawBody: JSON.stringify({ transfer }),
-      readOnly: true,
+      resendable: true,
     });
   }
   return Math.floor(ms / 1000);

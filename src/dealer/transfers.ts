@@ -6,8 +6,7 @@ import type { RequestOptions } from '../core/request-options.js';
 import { iban } from '../internal/shared-shapes.js';
 import { APIResource } from '../internal/resource.js';
 import { parseRequest } from '../internal/validation.js';
-import { MAX_TIMEOUT_MS, checkOptions } from '../core/option-checks.js';
-import type { OptionDeclaration } from '../core/option-checks.js';
+import { MAX_TIMEOUT_MS, checkOptions, declareOptions } from '../core/option-checks.js';
 import { RequestAbortedError, TimeoutError, TransferWaitTimeoutError } from '../errors/api-error.js';
 
 /** Body of a transfer from an E-IBAN to a bank account (spec 4.13): at least 10.00 TRY. */
@@ -95,7 +94,7 @@ export const sendMoneyEndpoint = /* @__PURE__ */ defineEndpoint({
   method: 'POST',
   path: '/send-money',
   hash: 'basic',
-  readOnly: false,
+  resendable: false,
   params: SendMoneyParams,
   response: SendMoneyResult,
 });
@@ -105,7 +104,7 @@ export const transferStatusEndpoint = /* @__PURE__ */ defineEndpoint({
   method: 'GET',
   path: '/transfer-status',
   hash: 'basic',
-  readOnly: true,
+  resendable: true,
   params: TransferStatusParams,
   response: TransferStatusResult,
 });
@@ -136,11 +135,11 @@ const DEFAULT_WAIT_MS = 300_000;
 const DEFAULT_INTERVAL_MS = 1_000;
 const MAX_PAUSE_MS = 30_000;
 
-const WAIT_OPTIONS: readonly OptionDeclaration[] = [
+export const WAIT_OPTIONS = /* @__PURE__ */ declareOptions<WaitForTransferOptions>()([
   { name: 'timeout', rule: { type: 'number', min: 1, max: MAX_TIMEOUT_MS, integer: true, unit: 'milliseconds' }, default: DEFAULT_WAIT_MS },
   { name: 'interval', rule: { type: 'number', min: 10, max: 3_600_000, integer: true, unit: 'milliseconds' }, default: DEFAULT_INTERVAL_MS },
   { name: 'signal', rule: { type: 'object', methods: ['addEventListener', 'removeEventListener'], allowed: 'an AbortSignal' } },
-];
+]);
 
 /** A pause that ends early, rejecting, when `signal` fires. */
 function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {

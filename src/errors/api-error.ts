@@ -123,8 +123,8 @@ export interface APIErrorInit {
    * given, a 4xx or a `success: false` answer is `refused`, anything else `unknown`.
    */
   readonly outcome?: CallOutcome | undefined;
-  /** The client method it answered and whether it is a read, for the message's sentence on whether money may have moved. */
-  readonly call?: { readonly operation: string; readonly readOnly?: boolean | undefined } | undefined;
+  /** The client method it answered and whether it is resendable, for the message's sentence on whether money may have moved. */
+  readonly call?: { readonly operation: string; readonly resendable?: boolean | undefined } | undefined;
 }
 
 /**
@@ -292,7 +292,7 @@ export class NotFoundError extends APIError {
 }
 
 /**
- * HTTP 429, whatever the body: the service asks for fewer calls. Read-only calls are retried
+ * HTTP 429, whatever the body: the service asks for fewer calls. Resendable calls are retried
  * (honouring `Retry-After`); a payment-creating call never is (`outcome` is `refused`: a 429 is an
  * answer before any processing, but payorch does not bet money on every proxy agreeing).
  */
@@ -392,13 +392,13 @@ export class ResponseValidationError extends PayorchError {
    * lists the values that must not appear anywhere in the error (the secret key, every hash sent,
    * a credential key, an X-Key).
    */
-  constructor(operation: string, init: { status: number; issues: readonly ValidationIssue[]; body: unknown; rawBody: string; redact?: readonly string[] | undefined; outcome?: CallOutcome | undefined; readOnly?: boolean | undefined }) {
+  constructor(operation: string, init: { status: number; issues: readonly ValidationIssue[]; body: unknown; rawBody: string; redact?: readonly string[] | undefined; outcome?: CallOutcome | undefined; resendable?: boolean | undefined }) {
     const forms = secretForms(init.redact ?? []);
     const issues = redactValue(init.issues, forms) as readonly ValidationIssue[];
     // A success answer payorch cannot read: the request may well have been processed.
     const outcome = init.outcome ?? 'unknown';
     const found = issues.map((issue) => `${issue.field || '(body)'}: ${issue.message}`).join('; ');
-    super(redactText(`Unexpected answer from ${operation}: ${found}. ${outcomeSentence(outcome, { operation, readOnly: init.readOnly })}`, forms), { outcome });
+    super(redactText(`Unexpected answer from ${operation}: ${found}. ${outcomeSentence(outcome, { operation, resendable: init.resendable })}`, forms), { outcome });
     this.status = init.status;
     this.issues = issues;
     this.body = redactValue(init.body, forms);

@@ -16,7 +16,7 @@
  *   message says how to learn what became of it for that call (its callback, a status read where
  *   the spec has one, or the panel; docs/errors-and-retries.md).
  *
- * Read-only calls report it too; for them nothing can be created, so every outcome is safe to retry.
+ * Resendable calls report it too; receiving them twice moves no money, so every outcome is safe to retry.
  */
 export type CallOutcome = 'not_sent' | 'refused' | 'unknown';
 
@@ -30,10 +30,11 @@ export interface FailedCall {
   /** The method and the full URL, as `APIError.request` holds them (typed in place, like it). */
   readonly request: { readonly method: string; readonly url: string };
   /**
-   * True for a call that cannot move money (a read): the message then says a retry is safe
-   * whatever happened. Left out, the message assumes the call may have created a payment.
+   * True for a resendable call (the service receiving it twice cannot move money twice): the
+   * message then says a retry is safe whatever happened. Left out, the message assumes the call
+   * may have created a payment.
    */
-  readonly readOnly?: boolean | undefined;
+  readonly resendable?: boolean | undefined;
 }
 
 /**
@@ -41,14 +42,14 @@ export interface FailedCall {
  * and so whether money may have moved. The one place that says it, since most people log
  * `error.message` and nothing else; the CLI prints it as it is.
  */
-export function outcomeSentence(outcome: CallOutcome, call: { readonly operation?: string | undefined; readonly readOnly?: boolean | undefined }): string {
+export function outcomeSentence(outcome: CallOutcome, call: { readonly operation?: string | undefined; readonly resendable?: boolean | undefined }): string {
   switch (outcome) {
     case 'not_sent':
       return 'Nothing was sent: it is safe to send again.';
     case 'refused':
       return 'The service refused it: nothing was created.';
     case 'unknown':
-      if (call.readOnly === true) return 'The service may have processed it; a read moves no money, so it is safe to retry.';
+      if (call.resendable === true) return 'The service may have processed it; receiving it twice moves no money, so it is safe to retry.';
       return `The service may have processed it: ${createdThing(call.operation)} may have been created. Do not send it again; ${nextStep(call.operation)} (docs/errors-and-retries.md).`;
   }
 }

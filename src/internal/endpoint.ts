@@ -7,7 +7,7 @@ export const apiPath = (api: Api): string => `/api/${api}`;
 
 /**
  * One endpoint of the spec as data: where it lives, how it is signed, whether it may be
- * retried, and the schemas of what goes in and comes out. Clients send it; the sandbox
+ * resent, and the schemas of what goes in and comes out. Clients send it; the sandbox
  * serves it. One table, two users.
  */
 export interface Endpoint<P extends z.ZodMiniType, R extends z.ZodMiniType> {
@@ -18,8 +18,11 @@ export interface Endpoint<P extends z.ZodMiniType, R extends z.ZodMiniType> {
   readonly path: string;
   /** Hash of spec 5.1; the dealer API always uses `basic`. */
   readonly hash: 'basic' | 'key' | 'credential';
-  /** True when sending it twice cannot move money twice. */
-  readonly readOnly: boolean;
+  /**
+   * True when the service receiving it twice cannot move money twice. The transport may resend
+   * only such a call; every other call is sent at most once once it may have reached the service.
+   */
+  readonly resendable: boolean;
   /** Strict schema of the request's parameters (body for POST, query for GET). */
   readonly params: P;
   /** Lenient schema of the success answer. */

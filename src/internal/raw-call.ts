@@ -58,7 +58,7 @@ export function rawCall(params: RawRequest, signing: Signing, secrets?: readonly
     method: params.method,
     path: params.path,
     signing,
-    readOnly: params.readOnly ?? false,
+    resendable: params.resendable ?? false,
     body: params.body,
     ...(params.query === undefined ? {} : { query: params.query }),
     ...(params.headers === undefined ? {} : { headers: params.headers }),

@@ -102,10 +102,11 @@ export function retriesConnection(reason: ConnectionFailureReason): boolean {
 }
 
 /**
- * The money rule: a read-only call may be resent after any transient failure; a call that creates
- * a money movement only when the service cannot have received it. (A timestamp refusal is resent
+ * The money rule: a resendable call (one the service receiving twice cannot move money twice)
+ * may be resent after any transient failure; any other call only when the service cannot have
+ * received it. (A timestamp refusal is resent
  * once with a corrected clock by the transport: the service refused it, so it did nothing.)
  */
-export function mayResend(readOnly: boolean, outcome: CallOutcome): boolean {
-  return readOnly || outcome === 'not_sent';
+export function mayResend(resendable: boolean, outcome: CallOutcome): boolean {
+  return resendable || outcome === 'not_sent';
 }

@@ -43,7 +43,7 @@ export interface Call<S extends z.ZodMiniType> {
   readonly path: string;
   readonly signing: Signing;
   /** True when sending it twice cannot move money twice; only then are ambiguous failures retried. */
-  readonly readOnly: boolean;
+  readonly resendable: boolean;
   readonly body?: unknown;
   readonly query?: Readonly<Record<string, string | number | undefined>>;
   readonly headers?: Readonly<Record<string, string>>;
@@ -162,7 +162,7 @@ export class Transport {
         method: endpoint.method,
         path: endpoint.path,
         signing,
-        readOnly: endpoint.readOnly,
+        resendable: endpoint.resendable,
         ...(parsed === undefined ? {} : inQuery ? { query: parsed as Record<string, string | number> } : { body: parsed }),
         schema: endpoint.response,
         secrets,
@@ -349,7 +349,7 @@ export class Transport {
     const result = safeParse(call.schema, parsed);
     if (!result.success) {
       const outcome = attemptOutcome({ kind: 'answer', status, refusal: false });
-      const error = new ResponseValidationError(`${this.#config.api}.${call.operation}`, { status, issues: toIssues(result.error), body: parsed, rawBody: text, redact: this.#secrets(call, state.sentHashes), outcome, readOnly: call.readOnly });
+      const error = new ResponseValidationError(`${this.#config.api}.${call.operation}`, { status, issues: toIssues(result.error), body: parsed, rawBody: text, redact: this.#secrets(call, state.sentHashes), outcome, resendable: call.resendable });
       return { ok: false, status, error, answer: undefined };
     }
     return { ok: true, status, value: result.data, answer };
@@ -370,7 +370,7 @@ export class Transport {
       state.clockCorrected = true;
       return 0;
     }
-    if (state.retries >= state.maxRetries || !mayResend(state.call.readOnly, error.outcome)) return undefined;
+    if (state.retries >= state.maxRetries || !mayResend(state.call.resendable, error.outcome)) return undefined;
     let delay: number | undefined;
     if (error instanceof ConnectionError) {
       delay = retriesConnection(error.reason) ? backoffDelay(state.retries + 1) : undefined;
@@ -417,7 +417,7 @@ export class Transport {
 
   /** What an error without an answer says about its call: never a header, never a key. */
   #failedCall(call: Call<z.ZodMiniType>, url: string): FailedCall {
-    return { operation: `${this.#config.api}.${call.operation}`, request: { method: call.method, url }, readOnly: call.readOnly };
+    return { operation: `${this.#config.api}.${call.operation}`, request: { method: call.method, url }, resendable: call.resendable };
   }
 
   /** What a `RequestAbortedError` raised outside a call (between two pages of a read) names. @internal */

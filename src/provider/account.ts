@@ -76,7 +76,7 @@ export const welcomeEndpoint = /* @__PURE__ */ defineEndpoint({
   method: 'POST',
   path: '/welcome',
   hash: 'basic',
-  readOnly: true,
+  resendable: true,
   params: NoParams,
   response: Welcome,
 });
@@ -86,7 +86,7 @@ export const listSitesEndpoint = /* @__PURE__ */ defineEndpoint({
   method: 'POST',
   path: '/sites',
   hash: 'key',
-  readOnly: true,
+  resendable: true,
   // The key travels in the X-Key header and the hash; the body is empty.
   params: NoParams,
   response: SiteList,

@@ -95,7 +95,7 @@ export const cardPaymentEndpoint = /* @__PURE__ */ defineEndpoint({
   method: 'POST',
   path: '/credit-card/payment',
   hash: 'basic',
-  readOnly: false,
+  resendable: false,
   params: CardPaymentParams,
   response: CardPayment,
 });
@@ -106,7 +106,7 @@ export const cardStatusEndpoint = /* @__PURE__ */ defineEndpoint({
   path: '/credit-card/status',
   // Spec 5.1 rule 5: not shown. The basic hash, as for card payments (docs/spec-gaps.md).
   hash: 'basic',
-  readOnly: true,
+  resendable: true,
   params: CardPaymentStatusParams,
   response: CardPaymentStatusResult,
 });

@@ -46,7 +46,7 @@ export const eibanDepositEndpoint = /* @__PURE__ */ defineEndpoint({
   method: 'POST',
   path: '/start-eiban-deposit',
   hash: 'credential',
-  readOnly: false,
+  resendable: false,
   params: EibanDepositParams,
   response: EibanDeposit,
 });
@@ -56,7 +56,7 @@ export const eibanWithdrawalEndpoint = /* @__PURE__ */ defineEndpoint({
   method: 'POST',
   path: '/start-eiban-withdraw',
   hash: 'credential',
-  readOnly: false,
+  resendable: false,
   params: EibanWithdrawalParams,
   response: EibanWithdrawal,
 });

@@ -46,7 +46,7 @@ export const manualDepositEndpoint = /* @__PURE__ */ defineEndpoint({
   method: 'POST',
   path: '/start-manual-deposit',
   hash: 'credential',
-  readOnly: false,
+  resendable: false,
   params: ManualDepositParams,
   response: ManualDeposit,
 });
@@ -56,7 +56,7 @@ export const manualWithdrawalEndpoint = /* @__PURE__ */ defineEndpoint({
   method: 'POST',
   path: '/start-manual-withdraw',
   hash: 'credential',
-  readOnly: false,
+  resendable: false,
   params: ManualWithdrawalParams,
   response: ManualWithdrawal,
 });

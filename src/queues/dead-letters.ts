@@ -192,7 +192,7 @@ function checkIds(where: string, ids: unknown, max: number): readonly string[] {
   });
 }
 
-const REPLAY_OPTIONS = declareOptions<ReplayDeadLettersOptions>()([{ name: 'reseal', rule: { type: 'object', methods: [], allowed: 'the keys { oldSecretKey, secretKey } (resealCallbackJob checks them)' } }], {
+export const REPLAY_OPTIONS = declareOptions<ReplayDeadLettersOptions>()([{ name: 'reseal', rule: { type: 'object', methods: [], allowed: 'the keys { oldSecretKey, secretKey } (resealCallbackJob checks them)' } }], {
   ids: 'checked as a list of ids',
 });
 

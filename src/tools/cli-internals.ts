@@ -14,7 +14,7 @@ export { welcomeEndpoint } from '../provider/account.js';
 export { settingsEndpoint } from '../dealer/settings.js';
 export { SANDBOX_OPTIONS } from './sandbox/options.js';
 export { KINDS } from './sandbox/record-kinds.js';
-export { callbackPayload } from './sandbox/callback-payloads.js';
+export { callbackBody, callbackFields, callbackPayload } from './sandbox/callback-payloads.js';
 export { CONTROL_PREFIX } from './sandbox/route.js';
 export { ROTATE_KEYS_OPTIONS } from './sandbox/keys.js';
 export { DEAD_LETTER_PAGE_LIMIT } from '../queues/dead-letters.js';

@@ -25,46 +25,54 @@ import type { CallbackKind } from './kinds.js';
  */
 export type FieldType = 'text' | 'status' | 'id' | 'number' | 'integer' | 'boolean';
 
-/** One field of a callback body: its type, and whether the body may leave it out (or send `null`). */
+/**
+ * One field of a callback body: its type, whether the body may leave it out (or send `null`), a
+ * value a real callback could carry (what the sandbox and `payorch trigger` send when they have
+ * none of their own), and the one status it comes with, where the spec sends it with one only.
+ */
 export interface FieldSpec {
   readonly type: FieldType;
   readonly optional?: true;
+  readonly example: string | number | boolean;
+  readonly only?: string;
 }
 
 /** The fields of one callback kind, in the order of the spec's table. */
 export type FieldTable = Readonly<Record<string, FieldSpec>>;
 
-const TEXT = { type: 'text' } as const;
-const STATUS = { type: 'status' } as const;
-const NUMBER = { type: 'number' } as const;
-const INTEGER = { type: 'integer' } as const;
-const OPTIONAL_ID = { type: 'id', optional: true } as const;
-const OPTIONAL_NUMBER = { type: 'number', optional: true } as const;
-const OPTIONAL_INTEGER = { type: 'integer', optional: true } as const;
-const OPTIONAL_BOOLEAN = { type: 'boolean', optional: true } as const;
+/** SHA-256 of nothing: the shape of a hash, for the examples. */
+const HASH_EXAMPLE = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
+const text = (example: string) => ({ type: 'text', example }) as const;
+const status = (example: string) => ({ type: 'status', example }) as const;
+const number = (example: number) => ({ type: 'number', example }) as const;
+const integer = (example: number) => ({ type: 'integer', example }) as const;
+const optionalId = (example: string, only?: string) => ({ type: 'id', optional: true, example, ...(only === undefined ? {} : { only }) }) as const;
+const optionalNumber = (example: number) => ({ type: 'number', optional: true, example }) as const;
+const optionalInteger = (example: number) => ({ type: 'integer', optional: true, example }) as const;
+const optionalBoolean = (example: boolean) => ({ type: 'boolean', optional: true, example }) as const;
 
 // The fields of deposit and withdrawal callbacks, in the order of spec 6.2.
 const PROVIDER_TRANSACTION_FIELDS = {
   /** The record's tracking code; the hash covers it (spec 5.3, 6). Its prefix tells the kind of record (spec 2.1). */
-  tracking_code: TEXT,
+  tracking_code: text('MAN-a8Xk29Qp-1763812000'),
   /** The service's internal transaction id (spec 6.2). Not covered by the hash: it decides nothing on its own. */
-  tx_id: OPTIONAL_ID,
+  tx_id: optionalId('TX1763812000'),
   /** The end status; the hash covers it (spec 5.3, 6.2, 6.3). */
-  status: STATUS,
+  status: status('completed'),
   /** The final approved or rejected amount in TRY, a number (spec 6.2). Not covered by the hash: compare it with your record before acting on it. */
-  amount: NUMBER,
+  amount: number(250),
   /** The customer's username (spec 6.2). Not covered by the hash: it decides nothing on its own. */
-  username: OPTIONAL_ID,
+  username: optionalId('ada'),
   /** The customer's full name (spec 6.2). Not covered by the hash: it decides nothing on its own. */
-  fullname: OPTIONAL_ID,
+  fullname: optionalId('Ada Yılmaz'),
   /** The customer's identifier in your system (spec 6.2). Not covered by the hash: it decides nothing on its own. */
-  user_id: OPTIONAL_ID,
+  user_id: optionalId('u-1001'),
   /** The site's id, an integer (spec 6.2). Not covered by the hash: it decides nothing on its own. */
-  site_id: OPTIONAL_INTEGER,
+  site_id: optionalInteger(1),
   /** Unix seconds; the hash covers it (spec 5.3). The value that verified. */
-  timestamp: INTEGER,
+  timestamp: integer(1763812345),
   /** The body's hash, the same value as X-Hash (spec 5.3). */
-  hash: TEXT,
+  hash: text(HASH_EXAMPLE),
 } as const;
 
 /** The fields of `DepositCallback` (spec 6.2). */
@@ -74,88 +82,88 @@ export const DEPOSIT_CALLBACK_FIELDS = PROVIDER_TRANSACTION_FIELDS satisfies Fie
 export const WITHDRAWAL_CALLBACK_FIELDS = {
   ...PROVIDER_TRANSACTION_FIELDS,
   /** The recipient's IBAN: manual, E-IBAN and bank withdrawals (spec 6.3). Not covered by the hash: it decides nothing on its own. */
-  iban: OPTIONAL_ID,
+  iban: optionalId('TR330006100519786457841326'),
 } as const satisfies FieldTable;
 
 const CARD_FAILURE_FIELDS = {
   /** The failure's code; only when the payment failed (spec 6.4, 6.5). Not covered by the hash: it decides nothing on its own. */
-  error_code: OPTIONAL_ID,
+  error_code: optionalId('CARD_DECLINED', 'failed'),
   /** The failure's text; only when the payment failed (spec 6.4, 6.5). Not covered by the hash: it decides nothing on its own. */
-  error_message: OPTIONAL_ID,
+  error_message: optionalId('The card was declined by the issuer', 'failed'),
 } as const;
 
 /** The fields of `CreditCardCallback` (spec 6.4). */
 export const CREDIT_CARD_CALLBACK_FIELDS = {
   /** The record's tracking code; the hash covers it (spec 5.3, 6). Its prefix tells the kind of record (spec 2.1). */
-  tracking_code: TEXT,
+  tracking_code: text('CC-k3J9x-1763812000'),
   /** The payment gateway's order id (spec 6.4). Not covered by the hash: it decides nothing on its own. */
-  order_id: OPTIONAL_ID,
+  order_id: optionalId('ORD-55'),
   /** `success`, `failed` or `cancelled`; the hash covers it (spec 5.3, 6.4). */
-  status: STATUS,
+  status: status('success'),
   /** The amount in TRY, a number (spec 6.4, 6.5). Not covered by the hash: compare it with your record before acting on it. */
-  amount: NUMBER,
+  amount: number(150),
   /** The currency: `TRY` (spec 6.4). Not covered by the hash: it decides nothing on its own. */
-  currency: OPTIONAL_ID,
+  currency: optionalId('TRY'),
   /** The customer's username (spec 6.2). Not covered by the hash: it decides nothing on its own. */
-  username: OPTIONAL_ID,
+  username: optionalId('ada'),
   /** The customer's identifier in your system (spec 6.2). Not covered by the hash: it decides nothing on its own. */
-  user_id: OPTIONAL_ID,
+  user_id: optionalId('u-1001'),
   /** The site's id, an integer (spec 6.2). Not covered by the hash: it decides nothing on its own. */
-  site_id: OPTIONAL_INTEGER,
+  site_id: optionalInteger(1),
   /** The customer's name (spec 6.4). Not covered by the hash: it decides nothing on its own. */
-  customer_name: OPTIONAL_ID,
+  customer_name: optionalId('Ada Yılmaz'),
   /** The customer's email address (spec 6.4). Not covered by the hash: it decides nothing on its own. */
-  customer_email: OPTIONAL_ID,
+  customer_email: optionalId('ada@example.com'),
   /** Unix seconds; the hash covers it (spec 5.3). The value that verified. */
-  timestamp: INTEGER,
+  timestamp: integer(1763812345),
   /** The body's hash, the same value as X-Hash (spec 5.3). */
-  hash: TEXT,
+  hash: text(HASH_EXAMPLE),
   ...CARD_FAILURE_FIELDS,
 } as const satisfies FieldTable;
 
 /** The fields of `DealerCreditCardCallback` (spec 6.5), whose doc says why most are optional. */
 export const DEALER_CREDIT_CARD_CALLBACK_FIELDS = {
   /** Whether the payment succeeded (spec 6.5). Not covered by the hash: it decides nothing on its own. */
-  success: OPTIONAL_BOOLEAN,
+  success: optionalBoolean(true),
   /** The record's tracking code; the hash covers it (spec 5.3, 6). Its prefix tells the kind of record (spec 2.1). */
-  tracking_code: TEXT,
+  tracking_code: text('CC-k3J9x-1763812400'),
   /** The payment gateway's order id (spec 6.4, 6.5). Not covered by the hash: it decides nothing on its own. */
-  order_id: OPTIONAL_ID,
+  order_id: optionalId('ORD-77'),
   /** `success` or `failed` (an expired payment is reported as `failed`); the hash covers it (spec 5.3, 6.5). */
-  status: STATUS,
+  status: status('success'),
   /** The amount in TRY, a number (spec 6.4, 6.5). Not covered by the hash: compare it with your record before acting on it. */
-  amount: OPTIONAL_NUMBER,
+  amount: optionalNumber(450),
   /** The currency: `TRY` (spec 6.4). Not covered by the hash: it decides nothing on its own. */
-  currency: OPTIONAL_ID,
+  currency: optionalId('TRY'),
   /** The customer's name (spec 6.4). Not covered by the hash: it decides nothing on its own. */
-  customer_name: OPTIONAL_ID,
+  customer_name: optionalId('Ada Yılmaz'),
   /** The customer's email address (spec 6.4). Not covered by the hash: it decides nothing on its own. */
-  customer_email: OPTIONAL_ID,
+  customer_email: optionalId('ada@example.com'),
   /** The customer's phone number (spec 6.5). Not covered by the hash: it decides nothing on its own. */
-  customer_phone: OPTIONAL_ID,
+  customer_phone: optionalId('+905551112233'),
   /** Text about the status (spec 6.5). Not covered by the hash: it decides nothing on its own. */
-  status_message: OPTIONAL_ID,
+  status_message: optionalId('Payment completed'),
   /** When the payment completed, ISO 8601 (spec 6.5). Not covered by the hash: it decides nothing on its own. */
-  completed_at: OPTIONAL_ID,
+  completed_at: optionalId('2025-11-22T11:56:10+00:00', 'success'),
   /** Unix seconds; the hash covers it (spec 5.3). The value that verified. */
-  timestamp: INTEGER,
+  timestamp: integer(1763812345),
   /** The body's hash, the same value as X-Hash (spec 5.3). */
-  hash: TEXT,
+  hash: text(HASH_EXAMPLE),
   ...CARD_FAILURE_FIELDS,
 } as const satisfies FieldTable;
 
 /** The fields of `UnknownCallback`: a tracking code prefix spec 2.1 does not list. */
 export const UNKNOWN_CALLBACK_FIELDS = {
   /** The record's tracking code; the hash covers it (spec 5.3, 6). Its prefix tells the kind of record (spec 2.1). */
-  tracking_code: TEXT,
+  tracking_code: text('XYZ-a8Xk29Qp-1763812000'),
   /** The end status; the hash covers it (spec 5.3, 6). */
-  status: STATUS,
+  status: status('completed'),
   /** The amount, a number: every kind of spec 6 carries one; not required of a kind nobody has described. Not covered by the hash: compare it with your record before acting on it. */
-  amount: OPTIONAL_NUMBER,
+  amount: optionalNumber(250),
   /** Unix seconds; the hash covers it (spec 5.3). The value that verified. */
-  timestamp: INTEGER,
+  timestamp: integer(1763812345),
   /** The body's hash, the same value as X-Hash (spec 5.3). */
-  hash: TEXT,
+  hash: text(HASH_EXAMPLE),
 } as const satisfies FieldTable;
 
 /**

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { APIPromise, AuthenticationError, DealerClient, ProviderClient } from '../../src/index.js';
 import { SANDBOX_BASE_URL, createSandbox } from '../../src/tools/sandbox/index.js';
+import { API_ENDPOINTS } from '../../src/endpoint-table.js';
 import { DEALER_CALLS, PROVIDER_CALLS } from '../helpers/api-calls.js';
 import { BASE_URL, DEALER, PROVIDER } from '../helpers/wire.js';
 
@@ -74,17 +75,17 @@ describe('withResponse() and asResponse()', () => {
     }
   });
 
-  // A stub that refuses every request: each of the 25 calls then rejects the same way, however read.
+  // A stub that refuses every request: each call of the registry then rejects the same way, however read.
   const refusing: typeof fetch = () => Promise.resolve(Response.json({ success: false, error: 'Invalid hash' }, { status: 401 }));
   const refusedProvider = new ProviderClient({ baseUrl: BASE_URL, ...PROVIDER, fetch: refusing, maxRetries: 0 });
   const refusedDealer = new DealerClient({ baseUrl: BASE_URL, ...DEALER, fetch: refusing, maxRetries: 0 });
   const calls = [
-    ...PROVIDER_CALLS.map((call) => ({ id: `provider.${call.endpoint.operation}`, make: () => call.invoke(refusedProvider, call.valid as never) })),
-    ...DEALER_CALLS.map((call) => ({ id: `dealer.${call.endpoint.operation}`, make: () => call.invoke(refusedDealer, call.valid as never) })),
+    ...PROVIDER_CALLS.map((call) => ({ id: call.id, make: () => call.invoke(refusedProvider, call.valid as never) })),
+    ...DEALER_CALLS.map((call) => ({ id: call.id, make: () => call.invoke(refusedDealer, call.valid as never) })),
   ];
 
-  test('are on every one of the 25 calls, and a failure rejects each reading with the same typed error', async () => {
-    expect(calls).toHaveLength(25);
+  test('are on every call of the registry, and a failure rejects each reading with the same typed error', async () => {
+    expect(calls).toHaveLength(API_ENDPOINTS.length);
     for (const { id, make } of calls) {
       const call = make();
       expect(call, id).toBeInstanceOf(APIPromise);

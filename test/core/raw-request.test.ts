@@ -102,14 +102,14 @@ describe('dealer.request', () => {
     expect(seen).toHaveLength(0);
   });
 
-  test('is payment-creating unless readOnly is set: sent once on a 500, retried when read-only', async () => {
+  test('is sent at most once unless resendable is set: sent once on a 500, retried when resendable', async () => {
     const retrying = new DealerClient({ baseUrl: BASE_URL, ...DEALER, maxRetries: 1 });
     const answer = (attempt: number) => (attempt === 1 ? Response.json({ error: 'boom' }, { status: 500 }) : { success: true });
     const once = capture('post', FUTURE_URL, answer);
     await expect(retrying.request({ method: 'POST', path: '/future-endpoint' })).rejects.toThrow();
     expect(once).toHaveLength(1);
     const twice = capture('post', FUTURE_URL, answer);
-    await expect(retrying.request({ method: 'POST', path: '/future-endpoint', readOnly: true })).resolves.toEqual({ success: true });
+    await expect(retrying.request({ method: 'POST', path: '/future-endpoint', resendable: true })).resolves.toEqual({ success: true });
     expect(twice).toHaveLength(2);
   });
 });
@@ -126,7 +126,7 @@ describe('escape hatches for what the spec does not show', () => {
   test('dealer.request overrides a method the spec leaves open: /settings read with POST', async () => {
     const seen = capture('post', `${BASE_URL}/api/dealer/settings`, { success: true, dealer_name: 'D' });
     const dealer = new DealerClient({ baseUrl: BASE_URL, ...DEALER });
-    await dealer.request({ method: 'POST', path: '/settings', readOnly: true });
+    await dealer.request({ method: 'POST', path: '/settings', resendable: true });
     expect(seen[0]!.method).toBe('POST');
     expectSigned(seen[0]!, DEALER);
   });

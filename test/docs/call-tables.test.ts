@@ -73,7 +73,7 @@ const method = (row: ApiEndpoint, cell: string): void => {
   expect(cell.split(/[ ,;(]/)[0]).toBe(row.endpoint.method);
 };
 const retried = (row: ApiEndpoint, cell: string): void => {
-  expect(cell.startsWith('yes')).toBe(row.endpoint.readOnly);
+  expect(cell.startsWith('yes')).toBe(row.endpoint.resendable);
 };
 const answer = (row: ApiEndpoint, cell: string, call: string): void => {
   // Another way to call an endpoint answers its own way (`iterate` yields the records of each page).

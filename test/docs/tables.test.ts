@@ -216,7 +216,7 @@ describe('docs/errors-and-retries.md', () => {
       for (const [sign, error] of errors) expect(connectionFailure(error), sign).toBe(reason);
       expect(new ConnectionError({ operation: 'o', request: { method: 'POST', url: 'https://x.test/' }, cause: undefined, reason }).outcome, failure).toBe(outcome);
       expect(attemptOutcome({ kind: 'no_answer', reason }), failure).toBe(outcome);
-      const resent = (readOnly: boolean): boolean => retriesConnection(reason) && mayResend(readOnly, outcome);
+      const resent = (resendable: boolean): boolean => retriesConnection(reason) && mayResend(resendable, outcome);
       const expected = { 'yes, even a payment': [true, true], no: [false, false], 'read-only calls only': [true, false] }[plain(retried)];
       expect([resent(true), resent(false)], failure).toEqual(expected);
     }
@@ -230,14 +230,14 @@ describe('docs/errors-and-retries.md', () => {
       if (word !== 'retried' && word !== 'never') throw new Error(`"${cell}" is neither retried nor never`);
       return word === 'retried';
     };
-    const byConnection = (reasons: readonly ConnectionFailureReason[]) => (readOnly: boolean): boolean[] =>
-      reasons.map((reason) => retriesConnection(reason) && mayResend(readOnly, attemptOutcome({ kind: 'no_answer', reason })));
-    const byStatus = (statuses: readonly number[]) => (readOnly: boolean): boolean[] =>
-      statuses.map((status) => statusRetryDelay(status, new Headers(), 1, 0) !== undefined && mayResend(readOnly, attemptOutcome({ kind: 'answer', status, refusal: false })));
+    const byConnection = (reasons: readonly ConnectionFailureReason[]) => (resendable: boolean): boolean[] =>
+      reasons.map((reason) => retriesConnection(reason) && mayResend(resendable, attemptOutcome({ kind: 'no_answer', reason })));
+    const byStatus = (statuses: readonly number[]) => (resendable: boolean): boolean[] =>
+      statuses.map((status) => statusRetryDelay(status, new Headers(), 1, 0) !== undefined && mayResend(resendable, attemptOutcome({ kind: 'answer', status, refusal: false })));
     const listed = rows.find(([label]) => /^\d{3}(, \d{3})*$/.test(label ?? ''))?.[0] ?? '';
     const transient = listed.split(', ').map(Number);
     const others = Array.from({ length: 500 }, (_, index) => index + 100).filter((status) => !RETRY_STATUS_CODES.has(status));
-    const checks: Record<string, ((readOnly: boolean) => boolean[]) | 'by the transport'> = {
+    const checks: Record<string, ((resendable: boolean) => boolean[]) | 'by the transport'> = {
       'Connection refused, name not resolved, never connected': byConnection(['connection_refused', 'name_not_resolved', 'connect_timeout']),
       'TLS handshake failed': byConnection(['tls_handshake']),
       'Reset, closed mid-answer': byConnection(['connection_failed']),
@@ -249,10 +249,10 @@ describe('docs/errors-and-retries.md', () => {
     };
     expect(new Set(transient)).toEqual(RETRY_STATUS_CODES);
     const outcomes: CallOutcome[] = ['not_sent', 'refused', 'unknown'];
-    for (const [label = '', readOnlyCell = '', paymentCell = ''] of rows) {
+    for (const [label = '', resendableCell = '', paymentCell = ''] of rows) {
       if (label === 'Which') continue;
       if (label === 'Which outcome allows a resend') {
-        expect([plain(readOnlyCell), plain(paymentCell)]).toEqual(['any transient failure', '`not_sent` only (the same classification as `error.outcome`)']);
+        expect([plain(resendableCell), plain(paymentCell)]).toEqual(['any transient failure', '`not_sent` only (the same classification as `error.outcome`)']);
         expect(outcomes.map((outcome) => mayResend(true, outcome))).toEqual([true, true, true]);
         expect(outcomes.map((outcome) => mayResend(false, outcome))).toEqual([true, false, false]);
         continue;
@@ -260,8 +260,8 @@ describe('docs/errors-and-retries.md', () => {
       const check = checks[label];
       if (check === undefined) throw new Error(`the retry table's row "${label}" is not checked here`);
       if (check === 'by the transport') continue;
-      for (const [readOnly, cell] of [[true, readOnlyCell], [false, paymentCell]] as const) {
-        expect(new Set(check(readOnly)), `${label}, ${readOnly ? 'read-only' : 'payment'}`).toEqual(new Set([retried(cell)]));
+      for (const [resendable, cell] of [[true, resendableCell], [false, paymentCell]] as const) {
+        expect(new Set(check(resendable)), `${label}, ${resendable ? 'read-only' : 'payment'}`).toEqual(new Set([retried(cell)]));
       }
     }
     expect(rows.map(([label]) => label).sort()).toEqual(['Which', 'Which outcome allows a resend', ...Object.keys(checks)].sort());

@@ -67,7 +67,7 @@ describe('the message of a call that failed', () => {
     expect(deposit).toBeInstanceOf(TimeoutError);
     expect((deposit as Error).message).toBe(`POST /api/provider/start-manual-deposit (provider.manual.startDeposit) did not complete within 200 ms. ${MAY_EXIST}`);
     const read = await client.creditCard.getStatus({ tracking_code: 'CC-k3J9x-1700000000' }, { timeout: 200 }).catch((caught: unknown) => caught);
-    expect((read as Error).message).toBe('POST /api/provider/credit-card/status (provider.creditCard.getStatus) did not complete within 200 ms. The service may have processed it; a read moves no money, so it is safe to retry.');
+    expect((read as Error).message).toBe('POST /api/provider/credit-card/status (provider.creditCard.getStatus) did not complete within 200 ms. The service may have processed it; receiving it twice moves no money, so it is safe to retry.');
   });
 
   // Only what exists for that call is offered: the spec gives a status endpoint to provider card
@@ -81,7 +81,7 @@ describe('the message of a call that failed', () => {
     ['dealer.manualIban.startWithdrawal', 'the withdrawal', 'it has no callback and no status endpoint: check the dealer panel'],
     ['provider.request /new-endpoint', 'a payment', "wait for its callback, if it has one, or check the service's panel"],
   ])('a 5xx to %s names what may have been created (%s) and only what can be done for it', (operation, thing, step) => {
-    const error = APIError.generate({ status: 500, headers: {}, body: '', request: { method: 'POST', url: 'https://pay.example.com/x' }, call: { operation, readOnly: false } });
+    const error = APIError.generate({ status: 500, headers: {}, body: '', request: { method: 'POST', url: 'https://pay.example.com/x' }, call: { operation, resendable: false } });
     expect(error).toBeInstanceOf(InternalServerError);
     expect(error.message).toContain(`The service may have processed it: ${thing} may have been created. Do not send it again; ${step} (docs/errors-and-retries.md).`);
   });

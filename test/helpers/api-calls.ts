@@ -4,101 +4,56 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type * as z from 'zod/mini';
 import type { Endpoint } from '../../src/internal/endpoint.js';
 import type { APIPromise, DealerClient, ProviderClient, ProviderRequestOptions } from '../../src/index.js';
-import { dealerCardPaymentEndpoint } from '../../src/dealer/credit-card.js';
-import { eibanListEndpoint } from '../../src/dealer/eibans.js';
-import { manualIbanDepositEndpoint, manualIbanWithdrawEndpoint } from '../../src/dealer/manual-iban.js';
-import { settingsEndpoint } from '../../src/dealer/settings.js';
-import { transactionListEndpoint } from '../../src/dealer/transactions.js';
-import { sendMoneyEndpoint, transferStatusEndpoint } from '../../src/dealer/transfers.js';
-import { welcomeEndpoint, listSitesEndpoint } from '../../src/provider/account.js';
-import { cardPaymentEndpoint, cardStatusEndpoint } from '../../src/provider/credit-card.js';
-import { eibanDepositEndpoint, eibanWithdrawalEndpoint } from '../../src/provider/eiban.js';
-import { manualDepositEndpoint, manualWithdrawalEndpoint } from '../../src/provider/manual.js';
-import { bankEndpoints } from '../../src/provider/third-party/bank.js';
-import { cryptoEndpoints } from '../../src/provider/third-party/crypto.js';
-import { walletEndpoints } from '../../src/provider/third-party/wallet.js';
+import { API_ENDPOINTS, exampleArguments, operationId } from '../../src/endpoint-table.js';
+import type { ApiEndpoint } from '../../src/endpoint-table.js';
 
-/** One public call of a client: its endpoint row, a valid input, and how to make it. */
+/*
+ * The public calls of both clients, one per row of the registry (src/endpoint-table.ts): each
+ * made by its operation name, which is its method's path on the client, with the row's example.
+ * No list of calls is kept here.
+ */
+
+/** One public call of a client: its registry row, a valid input, and how to make it. */
 export interface ApiCall<C> {
+  readonly row: ApiEndpoint;
+  /** Its API and operation name: `provider.manual.startDeposit`. */
+  readonly id: string;
   readonly endpoint: Endpoint<z.ZodMiniType, z.ZodMiniType>;
-  /** Valid parameters, or undefined for a call that takes none. */
+  /** The row's example parameters as the method takes them, or undefined for a call that takes none. */
   readonly valid: Record<string, unknown> | undefined;
   readonly invoke: (client: C, params: never, options?: ProviderRequestOptions) => APIPromise<unknown>;
 }
 export type ProviderCall = ApiCall<ProviderClient>;
 export type DealerCall = ApiCall<DealerClient>;
 
-const customer = { fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1' };
-const iban = 'TR330006100519786457841326';
+type Method = (...args: unknown[]) => APIPromise<unknown>;
+
+/** The client's method of an operation name: `manual.startDeposit` is `client.manual.startDeposit`. */
+export function methodOf(client: object, operation: string): Method {
+  const names = operation.split('.');
+  const last = names.pop() ?? '';
+  const target = names.reduce<unknown>((object, name) => (object as Record<string, unknown>)[name], client) as Record<string, unknown>;
+  const method = target[last];
+  if (typeof method !== 'function') throw new Error(`The client has no method ${operation}`);
+  return (...args) => (method as Method).apply(target, args);
+}
+
+function callOf<C extends object>(row: ApiEndpoint): ApiCall<C> {
+  const [valid] = exampleArguments(row) as [Record<string, unknown> | undefined];
+  const takesArguments = valid !== undefined;
+  return {
+    row,
+    id: operationId(row),
+    endpoint: row.endpoint,
+    valid,
+    invoke: (client, params, options) => (takesArguments ? methodOf(client, row.endpoint.operation)(params, options) : methodOf(client, row.endpoint.operation)(options)),
+  };
+}
 
 /** Every call of the ProviderClient; `definedOperations('provider')` proves that none is missing. */
-export const PROVIDER_CALLS: readonly ProviderCall[] = [
-  { endpoint: welcomeEndpoint, valid: undefined, invoke: (client, _params, options) => client.welcome(options) },
-  { endpoint: listSitesEndpoint, valid: { key: 'x-key-0123456789' }, invoke: (client, params, options) => client.sites.list(params, options) },
-  { endpoint: manualDepositEndpoint, valid: { ...customer, amount: 250 }, invoke: (client, params, options) => client.manual.startDeposit(params, options) },
-  { endpoint: manualWithdrawalEndpoint, valid: { ...customer, iban, amount: 100 }, invoke: (client, params, options) => client.manual.startWithdrawal(params, options) },
-  { endpoint: eibanDepositEndpoint, valid: { ...customer, amount: 250 }, invoke: (client, params, options) => client.eiban.startDeposit(params, options) },
-  { endpoint: eibanWithdrawalEndpoint, valid: { ...customer, iban, amount: 100 }, invoke: (client, params, options) => client.eiban.startWithdrawal(params, options) },
-  {
-    endpoint: cardPaymentEndpoint,
-    valid: { username: 'ada', user_id: 'u-1', firstname: 'Ada', lastname: 'Yılmaz', amount: 150 },
-    invoke: (client, params, options) => client.creditCard.createPayment(params, options),
-  },
-  { endpoint: cardStatusEndpoint, valid: { tracking_code: 'CC-k3J9x-1763812000' }, invoke: (client, params, options) => client.creditCard.getStatus(params, options) },
-  { endpoint: bankEndpoints.deposit, valid: { ...customer, amount: 300 }, invoke: (client, params, options) => client.thirdParty.bank.startDeposit(params, options) },
-  { endpoint: bankEndpoints.gateways, valid: undefined, invoke: (client, _params, options) => client.thirdParty.bank.gateways.list(options) },
-  {
-    endpoint: bankEndpoints.withdrawal,
-    valid: { ...customer, amount: 300, gateway_id: 1, iban },
-    invoke: (client, params, options) => client.thirdParty.bank.startWithdrawal(params, options),
-  },
-  { endpoint: cryptoEndpoints.deposit, valid: { ...customer, amount: 300 }, invoke: (client, params, options) => client.thirdParty.crypto.startDeposit(params, options) },
-  { endpoint: cryptoEndpoints.gateways, valid: undefined, invoke: (client, _params, options) => client.thirdParty.crypto.gateways.list(options) },
-  {
-    endpoint: cryptoEndpoints.withdrawal,
-    valid: { ...customer, amount: 300, gateway_id: 2, crypto_type: 'USDT (TRC20)', wallet_address: 'TXyz' },
-    invoke: (client, params, options) => client.thirdParty.crypto.startWithdrawal(params, options),
-  },
-  { endpoint: walletEndpoints.deposit, valid: { ...customer, amount: 300 }, invoke: (client, params, options) => client.thirdParty.wallet.startDeposit(params, options) },
-  { endpoint: walletEndpoints.gateways, valid: undefined, invoke: (client, _params, options) => client.thirdParty.wallet.gateways.list(options) },
-  {
-    endpoint: walletEndpoints.withdrawal,
-    valid: { ...customer, amount: 300, gateway_id: 3, wallet_number: 'W-1' },
-    invoke: (client, params, options) => client.thirdParty.wallet.startWithdrawal(params, options),
-  },
-];
-
+export const PROVIDER_CALLS: readonly ProviderCall[] = API_ENDPOINTS.filter((row) => row.api === 'provider').map((row) => callOf<ProviderClient>(row));
 /** Every call of the DealerClient; `definedOperations('dealer')` proves that none is missing. */
-export const DEALER_CALLS: readonly DealerCall[] = [
-  { endpoint: settingsEndpoint, valid: undefined, invoke: (client, _params, options) => client.settings.get(options) },
-  {
-    endpoint: manualIbanDepositEndpoint,
-    valid: { username: 'ada', userid: 'u-1', fullname: 'Ada Yılmaz', amount: 250 },
-    invoke: (client, params, options) => client.manualIban.startDeposit(params, options),
-  },
-  {
-    endpoint: manualIbanWithdrawEndpoint,
-    valid: { username: 'ada', userid: 'u-1', amount: 100, recipient_name: 'Ada Yılmaz', recipient_iban: iban },
-    invoke: (client, params, options) => client.manualIban.startWithdrawal(params, options),
-  },
-  { endpoint: eibanListEndpoint, valid: undefined, invoke: (client, _params, options) => client.eibans.list(options) },
-  {
-    endpoint: transactionListEndpoint,
-    valid: { wallet_id: 'W-1', start_date: '2026-11-20', end_date: '2026-11-22', page: 2 },
-    invoke: (client, params, options) => client.transactions.list(params, options),
-  },
-  {
-    endpoint: sendMoneyEndpoint,
-    valid: { wallet_id: 'W-1', recipient_iban: iban, recipient_name: 'Ada Yılmaz', amount: 10, description: 'refund' },
-    invoke: (client, params, options) => client.transfers.send(params, options),
-  },
-  { endpoint: transferStatusEndpoint, valid: { transfer_id: 'TRF-a1b2' }, invoke: (client, params, options) => client.transfers.getStatus(params, options) },
-  {
-    endpoint: dealerCardPaymentEndpoint,
-    valid: { username: 'ada', firstname: 'Ada', lastname: 'Yılmaz', email: 'ada@example.com', phone: '+905551112233', amount: 200 },
-    invoke: (client, params, options) => client.creditCard.createPayment(params, options),
-  },
-];
+export const DEALER_CALLS: readonly DealerCall[] = API_ENDPOINTS.filter((row) => row.api === 'dealer').map((row) => callOf<DealerClient>(row));
 
 /** The operation names of every endpoint row the modules of `src/<area>/` export, found by reading them. */
 export async function definedOperations(area: 'provider' | 'dealer'): Promise<string[]> {
@@ -118,6 +73,14 @@ export async function definedOperations(area: 'provider' | 'dealer'): Promise<st
   return [...operations].sort();
 }
 
-/** Calls that create a money movement: never resent once the service may have seen them. */
-export const PAYMENT_CALLS = PROVIDER_CALLS.filter((call) => !call.endpoint.readOnly);
-export const DEALER_PAYMENT_CALLS = DEALER_CALLS.filter((call) => !call.endpoint.readOnly);
+/**
+ * A call's example parameters with the values only a running sandbox can give (the ids it gave
+ * out, dates it has records on) in place of the example's: the fields named in `values`.
+ */
+export function withValues(valid: Record<string, unknown> | undefined, values: Readonly<Record<string, unknown>>): Record<string, unknown> | undefined {
+  return valid && Object.fromEntries(Object.entries(valid).map(([name, value]) => [name, values[name] ?? value]));
+}
+
+/** Calls that are not resendable: sent at most once once the service may have seen them. */
+export const PAYMENT_CALLS = PROVIDER_CALLS.filter((call) => !call.endpoint.resendable);
+export const DEALER_PAYMENT_CALLS = DEALER_CALLS.filter((call) => !call.endpoint.resendable);

@@ -89,8 +89,8 @@ describe('attemptOutcome, the one classification of what may have arrived', () =
     [true, 'not_sent', true],
     [true, 'refused', true],
     [true, 'unknown', true],
-  ])('mayResend(readOnly %s, %s) is %s: a payment only when it cannot have arrived', (readOnly, outcome, expected) => {
-    expect(mayResend(readOnly, outcome)).toBe(expected);
+  ])('mayResend(resendable %s, %s) is %s: a payment only when it cannot have arrived', (resendable, outcome, expected) => {
+    expect(mayResend(resendable, outcome)).toBe(expected);
   });
 
   test('the outcome of several attempts is the least safe one, in either order', () => {

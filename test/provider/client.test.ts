@@ -1,6 +1,7 @@
 import { HttpResponse } from 'msw';
 import { describe, expect, test } from 'vitest';
-import { API_ENDPOINTS } from '../../src/endpoint-table.js';
+import { fullPath } from '../../src/endpoint-table.js';
+import { PROVIDER_CALLS } from '../helpers/api-calls.js';
 import { APIError, ProviderClient, RequestValidationError } from '../../src/index.js';
 import { expectProviderRequest } from '../helpers/provider.js';
 import { BASE_URL, PROVIDER, capture, sha256 } from '../helpers/wire.js';
@@ -149,7 +150,7 @@ describe('provider.request', () => {
     expect((error as APIError).error).toBe('Not supported');
   });
 
-  test('is treated as payment-creating unless readOnly is set: sent once on a 500, retried when read-only', async () => {
+  test('is sent at most once unless resendable is set: sent once on a 500, retried when resendable', async () => {
     const retrying = new ProviderClient({ ...keys, maxRetries: 1 });
     const answer = (attempt: number) => (attempt === 1 ? HttpResponse.json({ error: 'boom' }, { status: 500 }) : { success: true });
     const once = capture('post', FUTURE_URL, answer);
@@ -157,61 +158,27 @@ describe('provider.request', () => {
     expect(once).toHaveLength(1);
 
     const twice = capture('post', FUTURE_URL, answer);
-    await expect(retrying.request({ method: 'POST', path: '/future-endpoint', hash: 'basic', readOnly: true })).resolves.toEqual({ success: true });
+    await expect(retrying.request({ method: 'POST', path: '/future-endpoint', hash: 'basic', resendable: true })).resolves.toEqual({ success: true });
     expect(twice).toHaveLength(2);
   });
 });
 
 describe('every provider call', () => {
   const provider = new ProviderClient({ ...keys, credentialKey: PROVIDER.credentialKey, maxRetries: 1 });
-  const gateways = { success: true, data: { gateways: [], count: 0 } };
-  const iban = 'TR330006100519786457841326';
-  const base = { ...customer, amount: 10 };
-  const card = { username: 'ada', user_id: 'u-1', firstname: 'Ada', lastname: 'Yılmaz', amount: 10 };
-  const cardStatus = { success: true, data: { tracking_code: 'CC-1-1', status: 'pending', amount: 10 } };
-  const sites = { success: true, provider: { id: 1, name: 'A' }, total_sites: 0, sites: [] };
+  const resendable = PROVIDER_CALLS.filter((call) => call.endpoint.resendable);
+  const moneyMoving = PROVIDER_CALLS.filter((call) => !call.endpoint.resendable);
 
-  const readOnly: [string, string, () => Promise<unknown>, object][] = [
-    ['welcome', '/welcome', () => provider.welcome(), welcome],
-    ['sites.list', '/sites', () => provider.sites.list({ key: 'k' }), sites],
-    ['creditCard.getStatus', '/credit-card/status', () => provider.creditCard.getStatus({ tracking_code: 'CC-1-1' }), cardStatus],
-    ['thirdParty.bank.gateways.list', '/third-party/bank/gateways', () => provider.thirdParty.bank.gateways.list(), gateways],
-    ['thirdParty.crypto.gateways.list', '/third-party/crypto/gateways', () => provider.thirdParty.crypto.gateways.list(), gateways],
-    ['thirdParty.wallet.gateways.list', '/third-party/wallet/gateways', () => provider.thirdParty.wallet.gateways.list(), gateways],
-  ];
-  const moneyMoving: [string, string, () => Promise<unknown>][] = [
-    ['manual.startDeposit', '/start-manual-deposit', () => provider.manual.startDeposit(base)],
-    ['manual.startWithdrawal', '/start-manual-withdraw', () => provider.manual.startWithdrawal({ ...base, iban })],
-    ['eiban.startDeposit', '/start-eiban-deposit', () => provider.eiban.startDeposit(base)],
-    ['eiban.startWithdrawal', '/start-eiban-withdraw', () => provider.eiban.startWithdrawal({ ...base, iban })],
-    ['creditCard.createPayment', '/credit-card/payment', () => provider.creditCard.createPayment(card)],
-    ['thirdParty.bank.startDeposit', '/third-party/bank/start-deposit', () => provider.thirdParty.bank.startDeposit(base)],
-    ['thirdParty.bank.startWithdrawal', '/third-party/bank/start-withdrawal', () => provider.thirdParty.bank.startWithdrawal({ ...base, gateway_id: 1, iban })],
-    ['thirdParty.crypto.startDeposit', '/third-party/crypto/start-deposit', () => provider.thirdParty.crypto.startDeposit(base)],
-    [
-      'thirdParty.crypto.startWithdrawal',
-      '/third-party/crypto/start-withdrawal',
-      () => provider.thirdParty.crypto.startWithdrawal({ ...base, gateway_id: 1, crypto_type: 'BTC', wallet_address: 'bc1q' }),
-    ],
-    ['thirdParty.wallet.startDeposit', '/third-party/wallet/start-deposit', () => provider.thirdParty.wallet.startDeposit(base)],
-    ['thirdParty.wallet.startWithdrawal', '/third-party/wallet/start-withdrawal', () => provider.thirdParty.wallet.startWithdrawal({ ...base, gateway_id: 1, wallet_number: '1' })],
-  ];
-
-  test('covers every provider endpoint of the endpoint table', () => {
-    expect([...readOnly, ...moneyMoving].map(([operation]) => operation).sort()).toEqual(API_ENDPOINTS.filter((row) => row.api === 'provider').map((row) => row.endpoint.operation).sort());
-  });
-
-  test.each(readOnly)('%s is read-only: retried after a 500', async (_name, path, call, answer) => {
-    const seen = capture('post', `${BASE_URL}/api/provider${path}`, (attempt) => (attempt === 1 ? HttpResponse.json({}, { status: 500 }) : answer));
-    await call();
+  test.each(resendable.map((call) => [call.id, call] as const))('%s is resendable: retried after a 500', async (_id, call) => {
+    const seen = capture('post', `${BASE_URL}${fullPath(call.row)}`, (attempt) => (attempt === 1 ? HttpResponse.json({}, { status: 500 }) : (call.row.example.answer as object)));
+    await call.invoke(provider, call.valid as never);
     expect(seen).toHaveLength(2);
   });
 
-  test.each(moneyMoving)('%s moves money: sent once on a 500, never again', async (name, path, call) => {
-    const seen = capture('post', `${BASE_URL}/api/provider${path}`, () => HttpResponse.json({}, { status: 500 }));
-    const error = await call().catch((caught: unknown) => caught);
+  test.each(moneyMoving.map((call) => [call.id, call] as const))('%s is not resendable: sent once on a 500, never again', async (id, call) => {
+    const seen = capture('post', `${BASE_URL}${fullPath(call.row)}`, () => HttpResponse.json({}, { status: 500 }));
+    const error = await call.invoke(provider, call.valid as never).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(APIError);
     expect((error as APIError).status).toBe(500);
-    expect(seen, name).toHaveLength(1);
+    expect(seen, id).toHaveLength(1);
   });
 });

@@ -50,10 +50,12 @@ function expectNullsAbsent(schema: z.ZodMiniType, input: unknown, output: unknow
 describe('hand-written answers (test/fixtures/answers)', () => {
   const files = jsonFiles('answers/');
 
-  test('cover every endpoint of spec 4.2 and 4.13, and name only endpoints that exist', () => {
+  // Each endpoint's spec-typed answer is its registry row's example (test/openapi/conformance.test.ts);
+  // the corpus adds what a looser service sends, for the endpoints where it differs.
+  test('name only endpoints that exist', () => {
     const named = new Set(files.map((file) => file.split('.')[0]!));
+    expect(named.size).toBeGreaterThan(0);
     expect([...named].filter((key) => !schemas.has(key))).toEqual([]);
-    expect([...schemas.keys()].filter((key) => !named.has(key))).toEqual([]);
   });
 
   test.each(files)('%s parses, keeps every field and reads nulls as absent', (file) => {

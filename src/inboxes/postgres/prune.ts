@@ -37,7 +37,7 @@ export const MIN_POSTGRES_INBOX_RETENTION_SECONDS = DEFAULT_CALLBACK_MAX_AGE_SEC
 export const DEFAULT_POSTGRES_INBOX_RETENTION_SECONDS = 90 * 86_400;
 
 /** prunePostgresInbox's options. */
-const PRUNE_OPTIONS = declareOptions<PrunePostgresInboxOptions>()([
+export const PRUNE_OPTIONS = declareOptions<PrunePostgresInboxOptions>()([
   POOL_OPTION,
   TABLE_OPTION,
   SCHEMA_OPTION,

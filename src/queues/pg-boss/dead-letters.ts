@@ -11,7 +11,7 @@ import { QueueError } from '../../errors/error.js';
 /** How many dead letters one replay sends at most: one transaction of PostgreSQL's, kept short. */
 export const PGBOSS_REPLAY_BATCH = 100;
 
-const LIST_OPTIONS = declareOptions<ListDeadLettersOptions>()([
+export const LIST_OPTIONS = declareOptions<ListDeadLettersOptions>()([
   DEAD_LETTER_PAGE_LIMIT,
   { name: 'cursor', rule: { type: 'text', maxLength: 19, pattern: /^\d+$/, allowed: 'the cursor of the page before, as list returned it' } },
 ]);

@@ -34,7 +34,7 @@ export interface PgBossDeadLetterTableOptions {
 export const DEAD_LETTER_TABLE_OPTION: OptionDeclaration<'table'> = { ...TABLE_OPTION, default: DEFAULT_PGBOSS_DEAD_LETTER_TABLE };
 
 /** createPgBossDeadLetterTable's options. */
-const TABLE_OPTIONS = declareOptions<PgBossDeadLetterTableOptions>()([POOL_OPTION, DEAD_LETTER_TABLE_OPTION, SCHEMA_OPTION]);
+export const TABLE_OPTIONS = declareOptions<PgBossDeadLetterTableOptions>()([POOL_OPTION, DEAD_LETTER_TABLE_OPTION, SCHEMA_OPTION]);
 
 /** The table's name with its schema, resolved as the PostgreSQL inbox resolves its own. */
 export const deadLetterTableName = (where: string, options: Omit<PgBossDeadLetterTableOptions, 'pool'>) => tableName(where, options, DEFAULT_PGBOSS_DEAD_LETTER_TABLE);

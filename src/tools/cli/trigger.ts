@@ -1,7 +1,7 @@
 import { safeParseTrackingCode } from 'payorch';
 import { signCallback } from 'payorch/webhooks';
 import type { CallbackKind, SignCallbackPayload } from 'payorch/webhooks';
-import { assertNever } from '../../internal/assert-never.js';
+import { callbackBody } from '../cli-internals.js';
 import { CALLBACK_KINDS, CALLBACK_STATUSES, isCallbackKind } from '../../webhooks/kinds.js';
 import { checkRecordCode, sandboxRecordFields } from './trigger-record.js';
 import { readSets, settableFields } from './trigger-fields.js';
@@ -73,50 +73,20 @@ function randomText(length: number): string {
   return Array.from(bytes, (byte) => ALPHANUMERIC[byte % ALPHANUMERIC.length]).join('');
 }
 
-/** A callback of `kind` with every field of its section of the spec, as a real payment would carry. */
+/**
+ * A callback of `kind` with every field its table gives that status (spec 6.2 to 6.5): fresh
+ * ids, the time, and each other field's example.
+ */
 function payloadFromFlags(kind: CallbackKind, status: string, trackingCode: string, amount: number, now: Date): SignCallbackPayload {
-  const customer = { username: 'ada', fullname: 'Ada Yılmaz', user_id: 'u-1001' };
-  const failed = status === 'failed';
-  switch (kind) {
-    case 'deposit':
-      return { tracking_code: trackingCode, tx_id: `TX${randomText(10)}`, status, amount, ...customer, site_id: 1 };
-    case 'withdrawal':
-      return { tracking_code: trackingCode, tx_id: `TX${randomText(10)}`, status, amount, ...customer, site_id: 1, iban: 'TR330006100519786457841326' };
-    case 'creditCard':
-      return {
-        tracking_code: trackingCode,
-        order_id: `ORD-${randomText(10)}`,
-        status,
-        amount,
-        currency: 'TRY',
-        username: customer.username,
-        user_id: customer.user_id,
-        site_id: 1,
-        customer_name: customer.fullname,
-        customer_email: 'ada@example.com',
-        // Spec 6.4: only when failed.
-        ...(failed ? { error_code: 'CARD_DECLINED', error_message: 'The card was declined by the issuer' } : {}),
-      };
-    case 'dealerCreditCard':
-      return {
-        success: status === 'success',
-        tracking_code: trackingCode,
-        order_id: `ORD-${randomText(10)}`,
-        status,
-        amount,
-        currency: 'TRY',
-        customer_name: customer.fullname,
-        customer_email: 'ada@example.com',
-        customer_phone: '+905551112233',
-        status_message: status === 'success' ? 'Payment completed' : 'Payment failed',
-        // Spec 6.5: on failure the error fields replace the success-only completed_at.
-        ...(status === 'success'
-          ? { completed_at: now.toISOString().replace(/\.\d{3}Z$/, '+00:00') }
-          : { error_code: 'CARD_DECLINED', error_message: 'The card was declined by the issuer' }),
-      };
-    default:
-      return assertNever(kind);
-  }
+  return callbackBody(kind, status, {
+    tracking_code: trackingCode,
+    amount,
+    tx_id: `TX${randomText(10)}`,
+    order_id: `ORD-${randomText(10)}`,
+    success: status === 'success',
+    status_message: status === 'success' ? 'Payment completed' : 'Payment failed',
+    completed_at: now.toISOString().replace(/\.\d{3}Z$/, '+00:00'),
+  });
 }
 
 function readEvent(event: string | undefined): { kind: CallbackKind; status: string } {

@@ -182,7 +182,7 @@ const ERROR_SCHEMAS = {
   },
 } as const;
 
-const json = (schema: unknown) => ({ 'application/json': { schema } });
+const json = (schema: unknown, example?: unknown) => ({ 'application/json': { schema, ...(example === undefined ? {} : { example }) } });
 const ref = (name: keyof typeof ERROR_SCHEMAS) => ({ $ref: `#/components/schemas/${name}` });
 
 const OTHER_FAILURE = {
@@ -208,15 +208,8 @@ const DEALER_CODES = {
 } as const satisfies Partial<Record<DealerErrorCode, string>>;
 type DealerCode = keyof typeof DEALER_CODES;
 
-/** Which dealer operation answers which code of spec 7.4 (its table's Endpoint column). */
-const CODES_OF: Readonly<Record<string, readonly DealerCode[]>> = {
-  'transactions.list': ['DATE_RANGE_EXCEEDED', 'INVALID_DATE_RANGE', 'WALLET_NOT_ASSIGNED'],
-  'transfers.send': ['WALLET_NOT_ASSIGNED', 'INSUFFICIENT_BALANCE', 'INVALID_IBAN', 'MIN_AMOUNT_ERROR'],
-};
-
-/** The dealer refusal of one operation, naming its 7.4 codes where it has any. */
-function dealerRefusal(operation: string): Record<string, unknown> {
-  const codes = CODES_OF[operation] ?? [];
+/** The dealer refusal of one operation, naming its 7.4 codes (the row's) where it has any. */
+function dealerRefusal(codes: readonly DealerCode[]): Record<string, unknown> {
   const codeNote = codes.length === 0 ? '' : ` This operation's codes (spec 7.4): ${codes.map((code) => `${code} (${DEALER_CODES[code]})`).join('; ')}.`;
   const body =
     codes.length === 0
@@ -254,21 +247,31 @@ function errorResponses(row: ApiEndpoint): Record<string, unknown> {
         default: OTHER_FAILURE,
       };
     case 'dealer':
-      return { '4XX': dealerRefusal(row.endpoint.operation), default: OTHER_FAILURE };
+      return { '4XX': dealerRefusal(row.codes.filter((code): code is DealerCode => Object.hasOwn(DEALER_CODES, code))), default: OTHER_FAILURE };
     default:
       return assertNever(row.api);
   }
 }
 
 function description(row: ApiEndpoint): string {
-  const retry = row.endpoint.readOnly ? 'Read-only: payorch retries it after transient failures.' : 'Moves money: payorch never sends it twice unless the service cannot have received the first attempt.';
+  const retry = row.endpoint.resendable ? 'Resendable (receiving it twice cannot move money twice): payorch retries it after transient failures.' : 'Moves money: payorch never sends it twice unless the service cannot have received the first attempt.';
   return [`payorch: \`${row.api === 'provider' ? 'ProviderClient' : 'DealerClient'}.${row.endpoint.operation}\`. Signed with the ${row.endpoint.hash} hash. ${retry}`, ...row.gaps.map(({ spec, gap, assumes, override }) => `Not shown in the spec (${spec}): ${gap}. payorch assumes: ${assumes} Override: ${override}`)].join('\n\n');
 }
 
-function queryParameters(schema: JsonSchema): Record<string, unknown>[] {
+function queryParameters(schema: JsonSchema, example: Readonly<Record<string, unknown>>): Record<string, unknown>[] {
   const properties = (schema['properties'] ?? {}) as Record<string, JsonSchema>;
   const required = new Set((schema['required'] ?? []) as string[]);
-  return Object.entries(properties).map(([name, property]) => ({ name, in: 'query', required: required.has(name), schema: property }));
+  return Object.entries(properties).map(([name, property]) => ({ name, in: 'query', required: required.has(name), schema: property, ...(example[name] === undefined ? {} : { example: example[name] }) }));
+}
+
+/**
+ * The row's example request as it goes on the wire: the client method's parameters, with the
+ * site credential key a card payment's client fills (spec 5.1 rule 2) written as a placeholder.
+ */
+function wireExample(row: ApiEndpoint, schema: JsonSchema): Readonly<Record<string, unknown>> {
+  const params = (row.example.params ?? {}) as Readonly<Record<string, unknown>>;
+  const required = (schema['required'] ?? []) as string[];
+  return required.includes('credential_key') && params['credential_key'] === undefined ? { credential_key: 'your-site-credential-key', ...params } : params;
 }
 
 function operation(row: ApiEndpoint): Record<string, unknown> {
@@ -283,9 +286,9 @@ function operation(row: ApiEndpoint): Record<string, unknown> {
     description: description(row),
     tags: [row.api],
     security: security(endpoint.hash),
-    ...(params !== undefined && endpoint.method === 'GET' ? { parameters: queryParameters(params) } : {}),
-    ...(params !== undefined && endpoint.method === 'POST' ? { requestBody: { required: true, content: json(params) } } : {}),
-    responses: { '200': { description: `Success (\`success: true\`). ${lenience(answer)}`, content: json(answer.schema) }, ...errorResponses(row) },
+    ...(params !== undefined && endpoint.method === 'GET' ? { parameters: queryParameters(params, wireExample(row, params)) } : {}),
+    ...(params !== undefined && endpoint.method === 'POST' ? { requestBody: { required: true, content: json(params, wireExample(row, params)) } } : {}),
+    responses: { '200': { description: `Success (\`success: true\`). ${lenience(answer)}`, content: json(answer.schema, row.example.answer) }, ...errorResponses(row) },
   };
 }
 

