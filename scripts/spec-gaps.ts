@@ -1,17 +1,17 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Api } from '../src/core/api.js';
-import { API_ENDPOINTS } from '../src/endpoint-table.js';
+import { API_ENDPOINTS } from '../src/tools/registry/index.js';
 
 /*
  * The endpoint tables of docs/spec-gaps.md are made from the gaps on the endpoint rows of
- * src/endpoint-table.ts; test/docs/spec-gaps.test.ts fails when the document is behind. Run
+ * src/tools/registry/index.ts; test/docs/spec-gaps.test.ts fails when the document is behind. Run
  * `npx tsx scripts/spec-gaps.ts` to rewrite them.
  */
 
 export const SPEC_GAPS_FILE = join(import.meta.dirname, '../docs/spec-gaps.md');
 
-const begin = (api: Api) => `<!-- ${api} endpoint gaps: generated from src/endpoint-table.ts by scripts/spec-gaps.ts -->`;
+const begin = (api: Api) => `<!-- ${api} endpoint gaps: generated from src/tools/registry/index.ts by scripts/spec-gaps.ts -->`;
 const END = '<!-- end of generated gaps -->';
 
 /** One table row per gap of the API's endpoint rows, in the order they first appear. */

@@ -1,6 +1,6 @@
 /*
  * What the spec does not show about one endpoint or a few, and the choice payorch makes: one
- * object per gap, attached to the endpoint rows of src/endpoint-table.ts that it concerns. The
+ * object per gap, attached to the endpoint rows of src/tools/registry/index.ts that it concerns. The
  * OpenAPI document's per-operation notes and the endpoint tables of docs/spec-gaps.md are made
  * from these rows (test/docs/spec-gaps.test.ts keeps the document in step).
  */

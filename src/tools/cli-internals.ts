@@ -7,7 +7,7 @@
  * entries it imports instead of copies. Internal: no path of package.json `exports` names it, and
  * it may change in any release.
  */
-export { API_ENDPOINTS, fullPath } from '../endpoint-table.js';
+export { API_ENDPOINTS, fullPath } from './registry/index.js';
 export { wireTypes } from '../internal/schema-blocks.js';
 export { apiPath } from '../internal/endpoint.js';
 export { welcomeEndpoint } from '../provider/account.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { z } from 'zod';
 import { DealerClient, ProviderClient } from '../../src/index.js';
-import { API_ENDPOINTS } from '../../src/endpoint-table.js';
+import { API_ENDPOINTS } from '../../src/tools/registry/index.js';
 import { freePort, closeLoopbackServers } from '../helpers/loopback.js';
 import { expectNoSecret, jsonOf, useListeningSandbox, payorch, expectUsageError } from './run.js';
 

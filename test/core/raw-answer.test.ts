@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { APIPromise, AuthenticationError, DealerClient, ProviderClient } from '../../src/index.js';
 import { SANDBOX_BASE_URL, createSandbox } from '../../src/tools/sandbox/index.js';
-import { API_ENDPOINTS } from '../../src/endpoint-table.js';
+import { API_ENDPOINTS } from '../../src/tools/registry/index.js';
 import { DEALER_CALLS, PROVIDER_CALLS } from '../helpers/api-calls.js';
 import { BASE_URL, DEALER, PROVIDER } from '../helpers/wire.js';
 

@@ -1,8 +1,8 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { API_ENDPOINTS } from '../../src/endpoint-table.js';
-import type { ApiEndpoint } from '../../src/endpoint-table.js';
+import { API_ENDPOINTS } from '../../src/tools/registry/index.js';
+import type { ApiEndpoint } from '../../src/tools/registry/index.js';
 import { table } from '../helpers/markdown.js';
 
 /*

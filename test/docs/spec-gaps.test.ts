@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { SPEC_GAPS_FILE, withGeneratedTables } from '../../scripts/spec-gaps.js';
-import { API_ENDPOINTS } from '../../src/endpoint-table.js';
+import { API_ENDPOINTS } from '../../src/tools/registry/index.js';
 
 // docs/spec-gaps.md promises that every choice payorch makes where the spec is silent is pinned by
 // a test, and that the gaps of single endpoints are the ones on the endpoint rows.

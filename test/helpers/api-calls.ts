@@ -4,11 +4,11 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type * as z from 'zod/mini';
 import type { Endpoint } from '../../src/internal/endpoint.js';
 import type { APIPromise, DealerClient, ProviderClient, ProviderRequestOptions } from '../../src/index.js';
-import { API_ENDPOINTS, exampleArguments, operationId } from '../../src/endpoint-table.js';
-import type { ApiEndpoint } from '../../src/endpoint-table.js';
+import { API_ENDPOINTS, exampleArguments, operationId } from '../../src/tools/registry/index.js';
+import type { ApiEndpoint } from '../../src/tools/registry/index.js';
 
 /*
- * The public calls of both clients, one per row of the registry (src/endpoint-table.ts): each
+ * The public calls of both clients, one per row of the registry (src/tools/registry/index.ts): each
  * made by its operation name, which is its method's path on the client, with the row's example.
  * No list of calls is kept here.
  */

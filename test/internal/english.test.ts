@@ -3,7 +3,7 @@ import { en } from 'zod/locales';
 import type { z } from 'zod/mini';
 import { englishMessage, FORMAT_NOUNS, SIZE_UNITS } from '../../src/internal/english.js';
 import { TransactionRangeParams } from '../../src/dealer/transactions.js';
-import { API_ENDPOINTS } from '../../src/endpoint-table.js';
+import { API_ENDPOINTS } from '../../src/tools/registry/index.js';
 import { SiteListParams } from '../../src/provider/account.js';
 import * as callbackSchemas from '../../src/webhooks/schemas.js';
 

@@ -4,7 +4,7 @@ import * as z from 'zod/mini';
 import { CALLBACK_KINDS } from '../../src/webhooks/kinds.js';
 import { CALLBACK_SCHEMAS } from '../../src/webhooks/schemas.js';
 import { lenientObject, object, strictObject } from '../../src/internal/schema-blocks.js';
-import { API_ENDPOINTS } from '../../src/endpoint-table.js';
+import { API_ENDPOINTS } from '../../src/tools/registry/index.js';
 import { arbitraryOf } from '../helpers/arbitrary.js';
 
 /*

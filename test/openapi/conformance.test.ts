@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { afterAll, describe, expect, test } from 'vitest';
-import { API_ENDPOINTS, operationId } from '../../src/endpoint-table.js';
+import { API_ENDPOINTS, operationId } from '../../src/tools/registry/index.js';
 
 /*
  * docs/openapi.json checked from outside payorch: Redocly's recommended ruleset, and Ajv

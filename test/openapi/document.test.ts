@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { validate } from '@readme/openapi-parser';
 import { describe, expect, test } from 'vitest';
 import { CALLBACK_KINDS, CALLBACK_STATUSES } from '../../src/webhooks/kinds.js';
-import { API_ENDPOINTS } from '../../src/endpoint-table.js';
+import { API_ENDPOINTS } from '../../src/tools/registry/index.js';
 import * as z from 'zod';
 import * as zm from 'zod/mini';
 import { lenientObject, responseBoolean, responseDecimal, responseInteger, responseNumber, responseString, successFlag } from '../../src/internal/schema-blocks.js';

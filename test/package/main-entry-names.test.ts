@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import ts from 'typescript5';
-import { API_ENDPOINTS, operationId } from '../../src/endpoint-table.js';
+import { API_ENDPOINTS, operationId } from '../../src/tools/registry/index.js';
 import { requireBuilt } from '../helpers/dist.js';
 import { describe, expect, test } from 'vitest';
 
@@ -23,7 +23,7 @@ interface Group {
 
 /**
  * The name each endpoint's request and answer schema has in payorch/schemas, read from the
- * registry (src/endpoint-table.ts): an endpoint added there is in the lists below without a line
+ * registry (src/tools/registry/index.ts): an endpoint added there is in the lists below without a line
  * here. A call that takes no parameters has no request schema to name.
  */
 const schemaModule = (await import('../../src/schemas/index.js')) as Record<string, unknown>;

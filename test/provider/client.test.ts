@@ -1,6 +1,6 @@
 import { HttpResponse } from 'msw';
 import { describe, expect, test } from 'vitest';
-import { fullPath } from '../../src/endpoint-table.js';
+import { fullPath } from '../../src/tools/registry/index.js';
 import { PROVIDER_CALLS } from '../helpers/api-calls.js';
 import { APIError, ProviderClient, RequestValidationError } from '../../src/index.js';
 import { expectProviderRequest } from '../helpers/provider.js';

@@ -1,7 +1,7 @@
 import { http, passthrough } from 'msw';
 import { describe, expect, test } from 'vitest';
 import { DealerClient, ProviderClient } from '../../src/index.js';
-import { API_ENDPOINTS, fullPath } from '../../src/endpoint-table.js';
+import { API_ENDPOINTS, fullPath } from '../../src/tools/registry/index.js';
 import { createSandbox } from '../../src/tools/sandbox/index.js';
 import type { Sandbox } from '../../src/tools/sandbox/index.js';
 import { IBAN, SANDBOX_BASE_URL, customer, handSigned, providerOf, read } from '../helpers/sandbox.js';

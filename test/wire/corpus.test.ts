@@ -3,7 +3,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import type * as z from 'zod/mini';
 import { CALLBACK_KINDS, CALLBACK_STATUSES, isCallbackKind } from '../../src/webhooks/kinds.js';
-import { API_ENDPOINTS } from '../../src/endpoint-table.js';
+import { API_ENDPOINTS } from '../../src/tools/registry/index.js';
 import { CALLBACK_SCHEMAS } from '../../src/webhooks/schemas.js';
 import { verifyCallback } from '../../src/index.js';
 import { optionalFields, valueAt } from '../helpers/arbitrary.js';

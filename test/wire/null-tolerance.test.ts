@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import type * as z from 'zod/mini';
 import { CALLBACK_KINDS, CALLBACK_STATUSES } from '../../src/webhooks/kinds.js';
-import { API_ENDPOINTS } from '../../src/endpoint-table.js';
+import { API_ENDPOINTS } from '../../src/tools/registry/index.js';
 import { CALLBACK_SCHEMAS } from '../../src/webhooks/schemas.js';
 import { signCallback, verifyCallback } from '../../src/index.js';
 import { arbitraryOf, optionalFields } from '../helpers/arbitrary.js';

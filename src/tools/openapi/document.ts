@@ -3,7 +3,7 @@ import { CreditCardCallback, DealerCreditCardCallback, DepositCallback, Withdraw
 import type { CallbackKind, DealerErrorCode } from 'payorch';
 import { assertNever } from '../../internal/assert-never.js';
 import { API_ENDPOINTS, fullPath, wireTypes } from '../cli-internals.js';
-import type { ApiEndpoint } from '../../endpoint-table.js';
+import type { ApiEndpoint } from '../registry/index.js';
 import { SPEC_GAPS } from './notes.js';
 
 /*

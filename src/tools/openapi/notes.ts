@@ -1,6 +1,6 @@
 /*
  * What the spec does not show about the whole service. What it does not show about one
- * operation lives on the operation's row in src/endpoint-table.ts (`gaps`).
+ * operation lives on the operation's row in src/tools/registry/index.ts (`gaps`).
  */
 
 /** Gaps that concern the whole service rather than one operation. */

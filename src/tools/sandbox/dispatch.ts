@@ -1,6 +1,6 @@
 import { constantTimeEqual } from '../../internal/hash/constant-time.js';
-import { API_ENDPOINTS, fullPath } from '../../endpoint-table.js';
-import type { ApiEndpoint } from '../../endpoint-table.js';
+import { API_ENDPOINTS, fullPath } from '../registry/index.js';
+import type { ApiEndpoint } from '../registry/index.js';
 import { authFailure, errorFailure } from './answers.js';
 import type { Reply } from './answers.js';
 import { checkAccountSignature, isWhitelisted } from './auth.js';

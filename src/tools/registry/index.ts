@@ -1,15 +1,15 @@
-import { apiPath } from './internal/endpoint.js';
-import { DEALER_ENDPOINTS } from './registry/dealer.js';
-import { PROVIDER_ENDPOINTS } from './registry/provider.js';
-import type { ApiEndpoint } from './registry/row.js';
+import { apiPath } from '../../internal/endpoint.js';
+import { DEALER_ENDPOINTS } from './dealer.js';
+import { PROVIDER_ENDPOINTS } from './provider.js';
+import type { ApiEndpoint } from './row.js';
 
-export type { ApiEndpoint, EndpointExample, RowSpec } from './registry/row.js';
+export type { ApiEndpoint, EndpointExample, RowSpec } from './row.js';
 
 /*
  * The registry: every endpoint of the spec, in the order of its sections (4.2, 4.13). Each row
  * joins the endpoint its client sends (src/provider, src/dealer: operation name, method, path,
  * hash, `resendable`, schemas) to a valid example, the gaps of the spec it meets, its dealer error
- * codes and how the sandbox answers it (src/registry/). The sandbox routes by it, `payorch call`
+ * codes and how the sandbox answers it (its rows, beside it). The sandbox routes by it, `payorch call`
  * runs it, the OpenAPI document and docs/spec-gaps.md are generated from it, and every test that
  * needs "every endpoint" iterates it: a new endpoint is one row. The clients do not import it
  * (each resource sends its own endpoint), so the main entry carries none of it.

@@ -1,14 +1,14 @@
 import type { z } from 'zod/mini';
-import { constantTimeEqual } from '../internal/hash/constant-time.js';
-import { listSitesEndpoint, welcomeEndpoint } from '../provider/account.js';
-import { cardPaymentEndpoint, cardStatusEndpoint } from '../provider/credit-card.js';
-import { eibanDepositEndpoint, eibanWithdrawalEndpoint } from '../provider/eiban.js';
-import { manualDepositEndpoint, manualWithdrawalEndpoint } from '../provider/manual.js';
-import { bankEndpoints } from '../provider/third-party/bank.js';
-import { cryptoEndpoints } from '../provider/third-party/crypto.js';
-import type { GatewayList } from '../provider/third-party/gateways.js';
-import type { ThirdPartyDeposit, ThirdPartyWithdrawal } from '../provider/third-party/records.js';
-import { walletEndpoints } from '../provider/third-party/wallet.js';
+import { constantTimeEqual } from '../../internal/hash/constant-time.js';
+import { listSitesEndpoint, welcomeEndpoint } from '../../provider/account.js';
+import { cardPaymentEndpoint, cardStatusEndpoint } from '../../provider/credit-card.js';
+import { eibanDepositEndpoint, eibanWithdrawalEndpoint } from '../../provider/eiban.js';
+import { manualDepositEndpoint, manualWithdrawalEndpoint } from '../../provider/manual.js';
+import { bankEndpoints } from '../../provider/third-party/bank.js';
+import { cryptoEndpoints } from '../../provider/third-party/crypto.js';
+import type { GatewayList } from '../../provider/third-party/gateways.js';
+import type { ThirdPartyDeposit, ThirdPartyWithdrawal } from '../../provider/third-party/records.js';
+import { walletEndpoints } from '../../provider/third-party/wallet.js';
 import {
   BANK_ACCOUNT_HOLDER,
   CARD_STATUS_HASH,
@@ -21,15 +21,15 @@ import {
   GATEWAY_ID_RANGE,
   RECIPIENT_IBAN_LENGTH,
   WALLET_ACCOUNT_HOLDER,
-} from '../spec-gaps.js';
-import { cardFailure, success, validationFailure } from '../tools/sandbox/answers.js';
-import type { Failure, Reply } from '../tools/sandbox/answers.js';
-import { formatDateTime, formatIsoOffset } from '../tools/sandbox/clock.js';
-import type { Channel, SiteAccount } from '../tools/sandbox/fixtures.js';
-import type { SandboxRecordKind } from '../tools/sandbox/record-kinds.js';
-import type { StoredRecord } from '../tools/sandbox/records.js';
-import { paymentUrl, siteOf } from '../tools/sandbox/route.js';
-import type { RouteContext } from '../tools/sandbox/route.js';
+} from '../../spec-gaps.js';
+import { cardFailure, success, validationFailure } from '../sandbox/answers.js';
+import type { Failure, Reply } from '../sandbox/answers.js';
+import { formatDateTime, formatIsoOffset } from '../sandbox/clock.js';
+import type { Channel, SiteAccount } from '../sandbox/fixtures.js';
+import type { SandboxRecordKind } from '../sandbox/record-kinds.js';
+import type { StoredRecord } from '../sandbox/records.js';
+import { paymentUrl, siteOf } from '../sandbox/route.js';
+import type { RouteContext } from '../sandbox/route.js';
 import { provider } from './row.js';
 import type { ApiEndpoint } from './row.js';
 

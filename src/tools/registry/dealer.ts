@@ -1,11 +1,11 @@
-import { dealerCardPaymentEndpoint } from '../dealer/credit-card.js';
-import { eibanListEndpoint } from '../dealer/eibans.js';
-import { manualIbanDepositEndpoint, manualIbanWithdrawEndpoint } from '../dealer/manual-iban.js';
-import { settingsEndpoint } from '../dealer/settings.js';
-import { transactionListEndpoint } from '../dealer/transactions.js';
-import { sendMoneyEndpoint, transferStatusEndpoint } from '../dealer/transfers.js';
-import type { DealerErrorCode } from '../errors/api-error.js';
-import type { ValidationIssue } from '../errors/error.js';
+import { dealerCardPaymentEndpoint } from '../../dealer/credit-card.js';
+import { eibanListEndpoint } from '../../dealer/eibans.js';
+import { manualIbanDepositEndpoint, manualIbanWithdrawEndpoint } from '../../dealer/manual-iban.js';
+import { settingsEndpoint } from '../../dealer/settings.js';
+import { transactionListEndpoint } from '../../dealer/transactions.js';
+import { sendMoneyEndpoint, transferStatusEndpoint } from '../../dealer/transfers.js';
+import type { DealerErrorCode } from '../../errors/api-error.js';
+import type { ValidationIssue } from '../../errors/error.js';
 import {
   DEALER_CARD_CONTACT,
   DEALER_CODE_FIELD,
@@ -15,14 +15,14 @@ import {
   DEALER_POST,
   DEALER_RECIPIENT_IBAN,
   TRANSACTION_RANGE,
-} from '../spec-gaps.js';
-import { cardFailure, dealerFailure, errorFailure, success } from '../tools/sandbox/answers.js';
-import type { Failure } from '../tools/sandbox/answers.js';
-import { formatIsoLocal } from '../tools/sandbox/clock.js';
-import { centsToDecimal, toCents } from '../tools/sandbox/fixtures.js';
-import { transactionDate } from '../tools/sandbox/history.js';
-import { formatIban, isValidIban } from '../tools/sandbox/iban.js';
-import { paymentUrl } from '../tools/sandbox/route.js';
+} from '../../spec-gaps.js';
+import { cardFailure, dealerFailure, errorFailure, success } from '../sandbox/answers.js';
+import type { Failure } from '../sandbox/answers.js';
+import { formatIsoLocal } from '../sandbox/clock.js';
+import { centsToDecimal, toCents } from '../sandbox/fixtures.js';
+import { transactionDate } from '../sandbox/history.js';
+import { formatIban, isValidIban } from '../sandbox/iban.js';
+import { paymentUrl } from '../sandbox/route.js';
 import { dealer } from './row.js';
 import type { ApiEndpoint } from './row.js';
 

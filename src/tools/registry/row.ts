@@ -1,15 +1,15 @@
 import type { z } from 'zod/mini';
-import type { Api } from '../core/api.js';
-import type { DealerErrorCode } from '../errors/api-error.js';
-import type { ValidationIssue } from '../errors/error.js';
-import type { Endpoint } from '../internal/endpoint.js';
-import type { SpecGap } from '../spec-gaps.js';
-import type { Failure, Reply } from '../tools/sandbox/answers.js';
-import { serve } from '../tools/sandbox/route.js';
-import type { RouteContext, Serve } from '../tools/sandbox/route.js';
+import type { Api } from '../../core/api.js';
+import type { DealerErrorCode } from '../../errors/api-error.js';
+import type { ValidationIssue } from '../../errors/error.js';
+import type { Endpoint } from '../../internal/endpoint.js';
+import type { SpecGap } from '../../spec-gaps.js';
+import type { Failure, Reply } from '../sandbox/answers.js';
+import { serve } from '../sandbox/route.js';
+import type { RouteContext, Serve } from '../sandbox/route.js';
 
 /*
- * What one row of the registry (src/endpoint-table.ts) holds, and how a row is written. Each
+ * What one row of the registry (src/tools/registry/index.ts) holds, and how a row is written. Each
  * row joins an endpoint of a client (src/provider, src/dealer: its operation name, method, path,
  * hash, `resendable` and schemas) to what the other readers need of it: a valid example, the
  * gaps of the spec it meets, its dealer error codes, and how the sandbox answers it.
