@@ -1,6 +1,5 @@
 import { eachAtMost } from '../internal/each-at-most.js';
-import { checkList, checkOptions } from '../core/option-checks.js';
-import type { OptionDeclaration } from '../core/option-checks.js';
+import { checkList, checkOptions, declareOptions } from '../core/option-checks.js';
 import { APIError, ResponseValidationError } from '../errors/api-error.js';
 import { CallbackRetentionError } from '../errors/error.js';
 import type { CallbackInbox, CallbackInboxContext, CallbackKey } from '../inboxes/inbox.js';
@@ -90,7 +89,8 @@ export interface TransferStatusOutcome {
 const WHERE = 'applyTransferStatuses';
 const MAX_IDS = 1000;
 
-const SWEEP_OPTIONS: readonly OptionDeclaration[] = [
+export const SWEEP_OPTIONS = declareOptions<ApplyTransferStatusesOptions<CallbackInboxContext>>()(
+  [
   { name: 'dealer', rule: { type: 'object', methods: [], allowed: 'a DealerClient' }, required: true },
   { name: 'dealer.transfers', rule: { type: 'object', methods: ['getStatus'], allowed: 'a DealerClient (an object with transfers.getStatus)' }, required: true },
   { name: 'inbox', rule: { type: 'object', methods: ['process'], allowed: 'an object with a process(key, apply) method (CallbackInbox)' }, required: true },
@@ -98,7 +98,9 @@ const SWEEP_OPTIONS: readonly OptionDeclaration[] = [
   { name: 'onStatus', rule: { type: 'function' }, required: true },
   { name: 'onDuplicate', rule: { type: 'function' } },
   { name: 'concurrency', rule: { type: 'number', min: 1, max: 32, integer: true }, default: 4 },
-];
+  ],
+  { transferIds: 'a list, checked id by id by checkList' },
+);
 
 // Spec 2.7: ISO 8601 without offset. Read as UTC, the one reading every instance shares
 // (docs/spec-gaps.md); a zone, if the service sends one, is honoured.

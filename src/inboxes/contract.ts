@@ -2,6 +2,7 @@
  * The contract every callback inbox keeps, as a table of cases (payorch/testing exports it): payorch
  * runs it against each of its inboxes, and a merchant against an inbox of their own.
  */
+import { checkOptions, declareOptions } from '../core/option-checks.js';
 import { CallbackRetentionError, RequestValidationError, isPayorchError } from '../errors/error.js';
 import type { CallbackInbox, CallbackInboxContext, CallbackKey, CallbackProgress } from './inbox.js';
 
@@ -94,6 +95,16 @@ function show(value: unknown): string {
 
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+const DEFAULT_REDELIVERIES = 3;
+export const INBOX_CONTRACT_OPTIONS = declareOptions<InboxContractOptions>()(
+  [
+    { name: 'store', rule: { type: 'function' }, required: true },
+    { name: 'now', rule: { type: 'function' } },
+    { name: 'redeliveries', rule: { type: 'number', min: 0, max: 100, integer: true }, default: DEFAULT_REDELIVERIES },
+  ],
+  { failCommit: 'a function or null, checked by name below' },
+);
+
 /**
  * The cases of the inbox contract (see `CallbackInbox`): once only, concurrent copies, the
  * statuses of one tracking code one at a time, a failed `apply` rolled back, the retention
@@ -105,8 +116,9 @@ const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  * ```
  */
 export function inboxContract<TContext extends CallbackInboxContext = CallbackInboxContext>(options: InboxContractOptions<TContext>): readonly InboxContractCase[] {
+  checkOptions('inboxContract', options, INBOX_CONTRACT_OPTIONS);
   const now = options.now ?? Date.now;
-  const redeliveries = options.redeliveries ?? 3;
+  const redeliveries = options.redeliveries ?? DEFAULT_REDELIVERIES;
   const nonce = Math.random().toString(36).slice(2, 10);
   let serial = 0;
   /** A tracking code of its own, whose record is `ageSeconds` old. */

@@ -1,3 +1,4 @@
+import { checkOptions, declareOptions, MAX_TIMEOUT_MS } from '../core/option-checks.js';
 import type { CallbackQueue, DeadLetter } from './dead-letters.js';
 import type { CallbackJob } from '../webhooks/job.js';
 import { createCallbackReceiver } from '../webhooks/receiver/receiver.js';
@@ -134,9 +135,18 @@ type Failing = number | 'always';
  * }
  * ```
  */
+const DEFAULT_TIMEOUT_MS = 20_000;
+const DEFAULT_QUIET_MS = 1500;
+export const QUEUE_CONTRACT_OPTIONS = declareOptions<QueueContractOptions>()([
+  { name: 'setup', rule: { type: 'function' }, required: true },
+  { name: 'timeoutMs', rule: { type: 'number', min: 1, max: MAX_TIMEOUT_MS, integer: true, unit: 'milliseconds' }, default: DEFAULT_TIMEOUT_MS },
+  { name: 'quietMs', rule: { type: 'number', min: 0, max: MAX_TIMEOUT_MS, integer: true, unit: 'milliseconds' }, default: DEFAULT_QUIET_MS },
+]);
+
 export function queueContract(options: QueueContractOptions): readonly QueueContractCase[] {
-  const timeoutMs = options.timeoutMs ?? 20_000;
-  const quietMs = options.quietMs ?? 1500;
+  checkOptions('queueContract', options, QUEUE_CONTRACT_OPTIONS);
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const quietMs = options.quietMs ?? DEFAULT_QUIET_MS;
   const nonce = Math.random().toString(36).slice(2, 10);
   let serial = 0;
 

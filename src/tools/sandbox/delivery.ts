@@ -48,9 +48,9 @@ export interface Callback {
 
 /** How one delivery signs its attempts. */
 export interface DeliverOptions {
-  /** Sign every attempt afresh (true), or send the first signature again. @default the sandbox's `callbackRetry.resign` */
+  /** Sign every attempt afresh (true), or send the first signature again; the sandbox's `callbackRetry.resign` when left out. */
   readonly resign?: boolean | undefined;
-  /** Fail every attempt as if the receiver were down, without sending it. @default false */
+  /** Fail every attempt as if the receiver were down, without sending it (SettleOptions.failDeliveries). */
   readonly failDeliveries?: boolean | undefined;
 }
 

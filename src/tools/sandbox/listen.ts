@@ -1,3 +1,4 @@
+import { declareOptions } from '../../core/option-checks.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Caller } from './guard.js';
@@ -19,6 +20,11 @@ export interface ListenOptions {
    */
   readonly host?: string | undefined;
 }
+
+export const LISTEN_OPTIONS = declareOptions<ListenOptions>()([
+  { name: 'port', rule: { type: 'number', min: 0, max: 65_535, integer: true }, default: 0 },
+  { name: 'host', rule: { type: 'text', maxLength: 253 }, default: '127.0.0.1' },
+]);
 
 /** A sandbox served over HTTP. */
 export interface RunningSandbox {

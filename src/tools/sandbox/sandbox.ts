@@ -4,12 +4,13 @@ import { accountsOf } from './fixtures.js';
 import type { SandboxAccounts } from './fixtures.js';
 import type { RotateKeysOptions, RotatedKeys } from './keys.js';
 import type { Api } from '../../core/api.js';
-import { serveHttp } from './listen.js';
+import { LISTEN_OPTIONS, serveHttp } from './listen.js';
 import type { ListenOptions, RunningSandbox } from './listen.js';
 import { mswHandlers } from './msw.js';
 import type { MswHttp } from './msw.js';
 import type { CallbackUrls, SandboxOptions } from './options.js';
-import { Service, snapshot } from './service.js';
+import { SETTLE_OPTIONS, Service, snapshot } from './service.js';
+import { checkOptions, declareOptions } from '../../core/option-checks.js';
 import type { SandboxRecord, SettleOptions, SettleResult } from './service.js';
 
 /** Options of {@link Sandbox.redeliver}. */
@@ -22,6 +23,8 @@ export interface RedeliverOptions {
   readonly resign?: boolean | undefined;
 }
 
+export const REDELIVER_OPTIONS = declareOptions<RedeliverOptions>()([{ name: 'resign', rule: { type: 'boolean' } }]);
+
 /** The base URL `mswHandlers()` answers when none is given. `.test` is reserved: it never resolves. */
 export const SANDBOX_BASE_URL = 'https://sandbox.payorch.test';
 
@@ -33,6 +36,8 @@ export interface HandleOptions {
    */
   readonly clientAddress?: string | undefined;
 }
+
+export const HANDLE_OPTIONS = declareOptions<HandleOptions>()([{ name: 'clientAddress', rule: { type: 'text', maxLength: 45 }, default: '127.0.0.1' }]);
 
 /** The record clock: it dates records and decides when deposits expire. */
 export interface SandboxClock {
@@ -137,6 +142,7 @@ export class Sandbox {
    * ```
    */
   handle(request: Request, options: HandleOptions = {}): Promise<Response> {
+    checkOptions('sandbox.handle', options, HANDLE_OPTIONS);
     return dispatch(this.#service, request, { clientAddress: options.clientAddress ?? '127.0.0.1' });
   }
 
@@ -152,6 +158,7 @@ export class Sandbox {
    * ```
    */
   listen(options: ListenOptions = {}): Promise<RunningSandbox> {
+    checkOptions('sandbox.listen', options, LISTEN_OPTIONS);
     return serveHttp(
       (request, caller) => dispatch(this.#service, request, caller),
       () => void this.#service.tick(),
@@ -191,6 +198,7 @@ export class Sandbox {
    * ```
    */
   settle(id: string, status: string, options: SettleOptions = {}): Promise<SettleResult> {
+    checkOptions('sandbox.settle', options, SETTLE_OPTIONS);
     return this.#service.settle(id, status, options);
   }
 
@@ -208,6 +216,7 @@ export class Sandbox {
    * ```
    */
   redeliver(deliveryId: string, options: RedeliverOptions = {}): Promise<DeliveryResult> {
+    checkOptions('sandbox.redeliver', options, REDELIVER_OPTIONS);
     return this.#service.redeliver(deliveryId, options);
   }
 

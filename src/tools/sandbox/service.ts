@@ -15,7 +15,7 @@ import type { Transaction } from './history.js';
 import { KINDS } from './record-kinds.js';
 import type { KindRule, SandboxRecordKind } from './record-kinds.js';
 import type { CallbackUrls, SandboxOptions } from './options.js';
-import { checkOptions, checkValue } from '../../core/option-checks.js';
+import { checkOptions, checkValue, declareOptions } from '../../core/option-checks.js';
 import { CLOCK_RANGE, MAX_AMOUNT } from './limits.js';
 import { SANDBOX_DEFAULTS, SANDBOX_OPTIONS } from './options.js';
 import { RecordStore } from './records.js';
@@ -68,6 +68,14 @@ export interface SettleOptions {
    */
   readonly also?: readonly string[] | undefined;
 }
+
+export const SETTLE_OPTIONS = declareOptions<SettleOptions>()(
+  [
+    { name: 'resign', rule: { type: 'boolean' } },
+    { name: 'failDeliveries', rule: { type: 'boolean' }, default: false },
+  ],
+  { amount: "checked by settle against the deposit's limits", also: 'statuses, checked by settle against the moves section 3 allows' },
+);
 
 /** What `settle()` did: the record after the move, and its callback delivery when one was due. */
 export interface SettleResult {

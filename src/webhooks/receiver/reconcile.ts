@@ -1,7 +1,6 @@
 import { eachAtMost } from '../../internal/each-at-most.js';
 import type { LevelledLogger } from '../../core/log-level.js';
-import { checkList, checkValue } from '../../core/option-checks.js';
-import type { OptionDeclaration } from '../../core/option-checks.js';
+import { checkList, checkValue, declareOptions } from '../../core/option-checks.js';
 import { readTrackingCode } from '../../core/tracking-code.js';
 import { CallbackJobError, CallbackRetentionError, isPayorchError, RequestValidationError } from '../../errors/error.js';
 import type { CallOutcome } from '../../errors/error.js';
@@ -75,10 +74,13 @@ const WHERE = 'receiver.reconcile';
 const MAX_CODES = 1000;
 const DEFAULT_CONCURRENCY = 4;
 /** @internal */
-const RECONCILE_OPTIONS: readonly OptionDeclaration[] = [
-  { name: 'provider', rule: { type: 'object', methods: [], allowed: 'a provider client (createProviderClient), whose creditCard.getStatus reads each status' }, required: true },
-  { name: 'concurrency', rule: { type: 'number', min: 1, max: 64, integer: true }, default: DEFAULT_CONCURRENCY },
-];
+export const RECONCILE_OPTIONS = declareOptions<ReconcileOptions>()(
+  [
+    { name: 'provider', rule: { type: 'object', methods: [], allowed: 'a provider client (createProviderClient), whose creditCard.getStatus reads each status' }, required: true },
+    { name: 'concurrency', rule: { type: 'number', min: 1, max: 64, integer: true }, default: DEFAULT_CONCURRENCY },
+  ],
+  { trackingCodes: 'a list, checked code by code by checkTrackingCodes' },
+);
 
 /** What reconcile needs of the receiver. */
 export interface ReconcileSettings {
@@ -122,7 +124,7 @@ export function checkTrackingCodes(codes: unknown): readonly string[] {
 function checkReconcileOptions(options: unknown): { provider: CardStatusSource; codes: readonly string[]; concurrency: number } {
   if (typeof options !== 'object' || options === null) invalid('(options)', 'must be an object with provider and trackingCodes');
   const given = options as Partial<Record<keyof ReconcileOptions, unknown>>;
-  for (const declaration of RECONCILE_OPTIONS) checkValue(WHERE, declaration, given[declaration.name as keyof ReconcileOptions]);
+  for (const declaration of RECONCILE_OPTIONS) checkValue(WHERE, declaration, given[declaration.name]);
   const provider = given.provider as { readonly creditCard?: { readonly getStatus?: unknown } };
   if (typeof provider.creditCard?.getStatus !== 'function') invalid('provider', 'must be a provider client (createProviderClient), whose creditCard.getStatus reads each status');
   const codes = checkTrackingCodes(given.trackingCodes);
