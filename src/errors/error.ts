@@ -385,7 +385,7 @@ export class CallbackJobError extends CallbackVerificationError {
  * A callback's record is not younger than the inbox's horizon, and its key is not held: the inbox
  * may have forgotten that it applied it, so it does not apply it (again). Nothing was recorded.
  * The receiver answers 422 `record_too_old` and tells `onError` (phase `'retention'`) with the
- * callback: reconcile it by hand against your own record (docs/webhooks.md, "Retention").
+ * callback: reconcile it by hand against your own record (docs/inboxes.md, "Retention").
  *
  * It carries the tracking code and status, not the key's merchant id: that is the receiver's API
  * key when no `merchantId` is given, and no error carries a key.
@@ -484,7 +484,7 @@ export class InboxCommitError extends InboxError {
  * `pool_mode = statement`), which refuses every transaction block: no callback can be applied
  * together with its key there. Nothing was applied or recorded; the receiver answers 500 and tells
  * `onError` (phase `'inbox'`). Connect the inbox's pool in transaction or session pooling, or
- * directly (docs/webhooks.md, "Poolers").
+ * directly (docs/inboxes.md, "Poolers").
  */
 export class StatementPoolingError extends InboxError {
   static {

@@ -62,8 +62,7 @@ export interface VerifyCallbackOptions {
    * a receiver's jobs sealed with it apply until then. Hashes are checked with both keys in
    * constant time; neither key is ever logged. A receiver given one needs `merchantId`, so that
    * what its inbox recorded never depends on a key. Keep it after `until` while jobs received
-   * before `until` may still be applied: it then verifies only those (docs/webhooks.md,
-   * "Rotating the keys").
+   * before `until` may still be applied: it then verifies only those (docs/rotating-keys.md).
    * @default none: only `secretKey`
    * @example { secretKey: oldSecretKey, until: '2026-12-01T00:00:00Z' }
    */

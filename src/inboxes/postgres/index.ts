@@ -132,7 +132,7 @@ SELECT (SELECT statuses FROM claimed) AS claimed, (SELECT at FROM horizon) AS ho
           if (/statement pooling/i.test(error instanceof Error ? error.message : '')) {
             broken = error as Error;
             throw new StatementPoolingError(
-              'payorch/postgres: the pool connects through a pooler in statement pooling, which refuses transactions; the callback was not applied. Use transaction or session pooling, or connect directly (docs/webhooks.md, "Poolers")',
+              'payorch/postgres: the pool connects through a pooler in statement pooling, which refuses transactions; the callback was not applied. Use transaction or session pooling, or connect directly (docs/inboxes.md, "Poolers")',
               { cause: error },
             );
           }
