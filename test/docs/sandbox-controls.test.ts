@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
-import { ENDPOINTS } from '../../src/sandbox/control.js';
+import { ENDPOINTS } from '../../src/tools/sandbox/control.js';
 
 // The controls are read from the list `GET /__sandbox` serves, so that a control or a body field
 // added there and not to the guide fails here.
