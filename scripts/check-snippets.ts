@@ -4,7 +4,7 @@ import ts from 'typescript';
 
 /*
  * Every ```ts block of README.md and docs/**\/*.md, and every @example of the published
- * declarations (dist/**\/*.d.ts), compiled as a user's module against the built package: `payorch`
+ * declarations (dist/**\/*.d.ts, reported at its line in src/), compiled as a user's module against the built package: `payorch`
  * and its subpaths resolve through this package.json's exports (a symlink in the cache), the
  * peers' types from node_modules, strict. A block gets nothing it does not write itself, so it
  * shows the reader everything it needs. Run by `npm run docs:snippets`, after `npm run build`.
@@ -54,11 +54,14 @@ function exampleBlocks(file: string): Snippet[] {
 }
 
 const guides = ['README.md', ...filesUnder('docs', '.md')].flatMap(markdownBlocks);
+// An example is compiled as published (dist), and reported where it is written (src).
+const written = new Map(filesUnder('src', '.ts').flatMap(exampleBlocks).map((snippet) => [snippet.code, snippet]));
 // Each chunk's declarations appear once per format; the ESM declarations are enough.
 const seen = new Set<string>();
 const examples = filesUnder('dist', '.d.ts')
   .flatMap(exampleBlocks)
-  .filter(({ code }) => !seen.has(code) && seen.add(code));
+  .filter(({ code }) => !seen.has(code) && seen.add(code))
+  .map((snippet) => written.get(snippet.code) ?? snippet);
 const snippets = [...guides, ...examples];
 
 rmSync(cache, { recursive: true, force: true });
