@@ -44,6 +44,8 @@ function ignore(): void {
  *
  * @example
  * ```ts
+ * import type { ProviderClient } from 'payorch';
+ * declare const provider: ProviderClient;
  * const { data, response } = await provider.manual.startDeposit(params).withResponse();
  * console.log(response.status, response.headers.get('date'), data.data.tracking_code);
  * ```

@@ -14,6 +14,8 @@ export type LogFunction = (fields: Readonly<Record<string, unknown>>, message: s
  *
  * @example
  * ```ts
+ * import { ProviderClient } from 'payorch';
+ * declare const keys: { baseUrl: string; apiKey: string; secretKey: string };
  * new ProviderClient({ ...keys, logger: console });
  * new ProviderClient({ ...keys, logger: pino({ level: 'debug' }) });
  * ```

@@ -59,6 +59,8 @@ export class DealerCreditCard extends APIResource {
    *
    * @example
    * ```ts
+   * import type { DealerClient } from 'payorch';
+   * declare const dealer: DealerClient;
    * const { data } = await dealer.creditCard.createPayment({
    *   username: 'ada', firstname: 'Ada', lastname: 'Yılmaz', email: 'ada@example.com', phone: '+905551112233', amount: 450,
    * });

@@ -145,6 +145,10 @@ function checkIds(ids: unknown): readonly string[] {
  * @throws {RequestValidationError} for a bad option, naming it, before any read
  * @example
  * ```ts
+ * import { applyTransferStatuses } from 'payorch';
+ * import type { CallbackInbox, DealerClient } from 'payorch';
+ * declare const dealer: DealerClient;
+ * declare const inbox: CallbackInbox;
  * const outcomes = await applyTransferStatuses({
  *   dealer,
  *   transferIds: await db.pendingTransferIds(),

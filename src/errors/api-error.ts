@@ -133,6 +133,9 @@ export interface APIErrorInit {
  *
  * @example
  * ```ts
+ * import { APIError } from 'payorch';
+ * import type { ProviderClient } from 'payorch';
+ * declare const provider: ProviderClient;
  * try {
  *   await provider.manual.startWithdrawal(body);
  * } catch (error) {

@@ -22,6 +22,9 @@ export type { CallOutcome, FailedCall } from './call-message.js';
  *
  * @example
  * ```ts
+ * import { APIError, AuthenticationError, isPayorchError } from 'payorch';
+ * import type { ProviderClient } from 'payorch';
+ * declare const provider: ProviderClient;
  * try {
  *   await provider.manual.startDeposit(params);
  * } catch (error) {
@@ -58,6 +61,9 @@ function ownBrand(errorClass: ErrorClass): string {
  *
  * @example
  * ```ts
+ * import { PayorchError } from 'payorch';
+ * import type { ProviderClient } from 'payorch';
+ * declare const provider: ProviderClient;
  * try {
  *   await provider.manual.startDeposit(params);
  * } catch (error) {
@@ -123,6 +129,9 @@ export interface ValidationIssue {
  *
  * @example
  * ```ts
+ * import { RequestValidationError } from 'payorch';
+ * import type { ProviderClient } from 'payorch';
+ * declare const provider: ProviderClient;
  * try {
  *   await provider.manual.startWithdrawal({ ...body, iban: 'TR12' });
  * } catch (error) {
@@ -201,6 +210,7 @@ export class ConnectionError extends PayorchError {
  *
  * @example
  * ```ts
+ * import { parseTrackingCode, TrackingCodeError } from 'payorch';
  * try {
  *   parseTrackingCode('ORDER-42');
  * } catch (error) {
@@ -298,6 +308,9 @@ const STATUS = {
  *
  * @example
  * ```ts
+ * import { CallbackVerificationError, verifyCallback } from 'payorch';
+ * declare const apiKey: string;
+ * declare const secretKey: string;
  * try {
  *   const callback = verifyCallback({ headers: req.headers, body: rawBody }, { apiKey, secretKey });
  *   await process(callback);
@@ -358,6 +371,9 @@ export type CallbackJobField = 'job' | 'merchantId' | 'kind' | 'event' | 'payloa
  *
  * @example
  * ```ts
+ * import { CallbackJobError } from 'payorch';
+ * import type { CallbackInboxContext, CallbackReceiver } from 'payorch';
+ * declare const receiver: CallbackReceiver<CallbackInboxContext>;
  * await boss.work('payorch-callbacks', async ([job]) => {
  *   try {
  *     await receiver.apply(job.data);
@@ -392,6 +408,7 @@ export class CallbackJobError extends CallbackVerificationError {
  *
  * @example
  * ```ts
+ * import { CallbackRetentionError, isPayorchError } from 'payorch';
  * onError: (error, { callback }) => {
  *   if (isPayorchError(error, CallbackRetentionError)) reconcileByHand(callback, error.recordTime);
  * }
@@ -468,6 +485,7 @@ export class InboxFullError extends InboxError {
  *
  * @example
  * ```ts
+ * import { InboxCommitError, isPayorchError } from 'payorch';
  * onError: (error, { callback }) => {
  *   if (isPayorchError(error, InboxCommitError)) metrics.increment('callbacks.rolled_back', { kind: callback?.kind });
  * }

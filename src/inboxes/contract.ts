@@ -101,6 +101,7 @@ const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  *
  * @example
  * ```ts
+ * import { inboxContract } from 'payorch/testing';
  * for (const c of inboxContract({ store })) test(c.name, c.run);
  * ```
  */

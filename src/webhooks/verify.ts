@@ -284,6 +284,9 @@ function bodySeconds(body: Readonly<Record<string, unknown>>): string | undefine
  * @throws {RequestValidationError} when an option is impossible (a programming error, not a refusal)
  * @example
  * ```ts
+ * import { verifyCallback } from 'payorch';
+ * declare const apiKey: string;
+ * declare const secretKey: string;
  * const callback = verifyCallback({ headers: req.headers, body: rawBody }, { apiKey, secretKey });
  * switch (callback.kind) {
  *   case 'deposit': creditDeposit(callback.payload); break;
@@ -323,6 +326,9 @@ function verifierFor(options: VerifyCallbackOptions): Verifier {
  *   (use {@link verifyCallback} with `req.headers` and the raw body there)
  * @example
  * ```ts
+ * import { CallbackVerificationError, verifyCallbackRequest } from 'payorch';
+ * declare const apiKey: string;
+ * declare const secretKey: string;
  * export async function POST(request: Request): Promise<Response> {
  *   try {
  *     const callback = await verifyCallbackRequest(request, { apiKey, secretKey });

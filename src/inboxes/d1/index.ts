@@ -92,6 +92,7 @@ const D1_INBOX_OPTIONS = declareOptions<D1InboxOptions>()([DB_OPTION, sqlite.SQL
  *
  * @example
  * ```ts
+ * import { d1InboxTableSql } from 'payorch/d1';
  * console.log(d1InboxTableSql());
  * // CREATE TABLE IF NOT EXISTS "payorch_callback_inbox" (
  * //   merchant_id TEXT NOT NULL,
@@ -112,6 +113,7 @@ export function d1InboxTableSql(table?: string): string {
  *
  * @example
  * ```ts
+ * import { createD1InboxTable } from 'payorch/d1';
  * await createD1InboxTable({ db: env.DB });
  * ```
  */
@@ -147,6 +149,8 @@ export async function createD1InboxTable(options: D1InboxOptions): Promise<void>
  *
  * @example
  * ```ts
+ * declare const apiKey: string;
+ * declare const secretKey: string;
  * import { createCallbackReceiver } from 'payorch';
  * import { createD1Inbox } from 'payorch/d1';
  *
@@ -224,6 +228,7 @@ const PRUNE_D1_OPTIONS = declareOptions<PruneD1InboxOptions>()([...D1_INBOX_OPTI
  * @throws {RequestValidationError} (`invalid_option`, `olderThanSeconds`) for a retention shorter than a day or longer than 10 years
  * @example
  * ```ts
+ * import { pruneD1Inbox } from 'payorch/d1';
  * export default {
  *   async scheduled(controller, env) {
  *     await pruneD1Inbox({ db: env.DB });

@@ -59,6 +59,8 @@ const HORIZON_ROW = "record_time = 0 AND merchant_id = '' AND tracking_code = ''
  *
  * @example
  * ```ts
+ * declare const apiKey: string;
+ * declare const secretKey: string;
  * import { Pool } from 'pg';
  * import { createCallbackReceiver } from 'payorch';
  * import { createPostgresInboxTable, createPostgresInbox } from 'payorch/postgres';

@@ -116,6 +116,9 @@ export interface BullMQCallbackQueue extends CallbackQueue {
    * @throws {RequestValidationError} for an impossible option, naming it
    * @example
    * ```ts
+   * import type { CallbackInboxContext, CallbackReceiver, ProviderClient } from 'payorch';
+   * declare const receiver: CallbackReceiver<CallbackInboxContext>;
+   * declare const provider: ProviderClient;
    * const worker = callbacks.work(receiver, { provider });
    * ```
    */
@@ -167,6 +170,10 @@ export const BULLMQ_WORK_OPTIONS = declareOptions<BullMQWorkOptions>()([
  * @throws {RequestValidationError} for an impossible option, naming it
  * @example
  * ```ts
+ * import type pg from 'pg';
+ * declare const apiKey: string;
+ * declare const secretKey: string;
+ * declare const pool: pg.Pool;
  * import { createCallbackReceiver } from 'payorch/webhooks';
  * import { createPostgresInbox } from 'payorch/postgres';
  * import { createBullMQQueue } from 'payorch/bullmq';

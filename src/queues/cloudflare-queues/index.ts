@@ -53,6 +53,7 @@ import type { CloudflareQueue, CloudflareQueueOptions, D1DeadLettersTableOptions
  *
  * @example
  * ```ts
+ * import { d1DeadLettersTableSql } from 'payorch/cloudflare-queues';
  * console.log(d1DeadLettersTableSql());
  * // CREATE TABLE IF NOT EXISTS "payorch_dead_letters" (
  * //   id TEXT PRIMARY KEY,
@@ -74,6 +75,7 @@ export function d1DeadLettersTableSql(table?: string): string {
  * Creates the dead letters' table if it does not exist ({@link d1DeadLettersTableSql}).
  * @example
  * ```ts
+ * import { createD1DeadLettersTable } from 'payorch/cloudflare-queues';
  * await createD1DeadLettersTable({ db: env.DB });
  * ```
  */
@@ -99,6 +101,7 @@ export async function createD1DeadLettersTable(options: D1DeadLettersTableOption
  * @throws {RequestValidationError} at once for a missing binding or an impossible setting, naming it
  * @example
  * ```ts
+ * import type { QueueBatchLike } from 'payorch/cloudflare-queues';
  * import { createCallbackReceiver } from 'payorch';
  * import { createD1Inbox } from 'payorch/d1';
  * import { createCloudflareQueue } from 'payorch/cloudflare-queues';

@@ -174,6 +174,8 @@ export interface CloudflareQueue extends CallbackQueue {
    * @throws {RequestValidationError} at once for a receiver without `apply`, or an impossible option
    * @example
    * ```ts
+   * import type { ProviderClient } from 'payorch';
+   * declare const provider: ProviderClient;
    * export default {
    *   queue(batch: MessageBatch, env: Env) {
    *     const { queue, receiver } = setup(env);

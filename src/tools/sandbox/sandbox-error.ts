@@ -14,6 +14,9 @@ export type SandboxErrorCode = 'unknown_record' | 'unknown_delivery' | 'refused_
  *
  * @example
  * ```ts
+ * import { SandboxError } from 'payorch/sandbox';
+ * import type { Sandbox } from 'payorch/sandbox';
+ * declare const sandbox: Sandbox;
  * try {
  *   await sandbox.settle(code, 'completed');
  * } catch (error) {

@@ -40,6 +40,8 @@ export interface SandboxClock {
    * The record clock's time.
    * @example
    * ```ts
+   * import type { Sandbox } from 'payorch/sandbox';
+   * declare const sandbox: Sandbox;
    * sandbox.clock.now().toISOString();
    * ```
    */
@@ -50,6 +52,8 @@ export interface SandboxClock {
    * @throws {RequestValidationError} (`invalid_option`, at once) for a negative or non-finite time or one past 9999-12-31
    * @example
    * ```ts
+   * import type { Sandbox } from 'payorch/sandbox';
+   * declare const sandbox: Sandbox;
    * const expired = await sandbox.clock.advance(31 * 60_000); // past the 30-minute lifetime
    * ```
    */
@@ -59,6 +63,8 @@ export interface SandboxClock {
    * @throws {RequestValidationError} (`invalid_option`, at once) for a time outside 1970-01-01 to 9999-12-31
    * @example
    * ```ts
+   * import type { Sandbox } from 'payorch/sandbox';
+   * declare const sandbox: Sandbox;
    * await sandbox.clock.set(new Date('2026-01-15T10:00:00Z'));
    * ```
    */
@@ -109,6 +115,9 @@ export class Sandbox {
    * @throws {RequestValidationError} (`invalid_option`) for a window out of range (0 to 30 days)
    * @example
    * ```ts
+   * import { createCallbackReceiver } from 'payorch';
+   * import type { Sandbox } from 'payorch/sandbox';
+   * declare const sandbox: Sandbox;
    * const { apiKey, secretKey, previous } = sandbox.rotateKeys('provider', { windowSeconds: 3600 });
    * const receiver = createCallbackReceiver({ apiKey, secretKey, merchantId: 'shop', previousSecretKey: previous });
    * ```
@@ -123,6 +132,9 @@ export class Sandbox {
    *
    * @example
    * ```ts
+   * import { ProviderClient } from 'payorch';
+   * import type { Sandbox } from 'payorch/sandbox';
+   * declare const sandbox: Sandbox;
    * const provider = new ProviderClient({ baseUrl: 'https://sandbox.payorch.test', ...sandbox.accounts.provider, fetch: sandbox.fetch });
    * ```
    */
@@ -133,6 +145,8 @@ export class Sandbox {
    *
    * @example
    * ```ts
+   * import type { Sandbox } from 'payorch/sandbox';
+   * declare const sandbox: Sandbox;
    * const response = await sandbox.handle(request, { clientAddress: '203.0.113.7' }); // 403 IP address not allowed
    * ```
    */
@@ -146,6 +160,9 @@ export class Sandbox {
    *
    * @example
    * ```ts
+   * import { ProviderClient } from 'payorch';
+   * import type { Sandbox } from 'payorch/sandbox';
+   * declare const sandbox: Sandbox;
    * const { url, close } = await sandbox.listen({ port: 4010 });
    * const provider = new ProviderClient({ baseUrl: url, ...sandbox.accounts.provider });
    * await close();
@@ -167,6 +184,8 @@ export class Sandbox {
    *
    * @example
    * ```ts
+   * import type { Sandbox } from 'payorch/sandbox';
+   * declare const sandbox: Sandbox;
    * import { http } from 'msw';
    * import { setupServer } from 'msw/node';
    *
@@ -185,6 +204,10 @@ export class Sandbox {
    *
    * @example
    * ```ts
+   * import type { ProviderClient } from 'payorch';
+   * import type { Sandbox } from 'payorch/sandbox';
+   * declare const provider: ProviderClient;
+   * declare const sandbox: Sandbox;
    * const { data } = await provider.manual.startDeposit({ fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', amount: 250 });
    * const { callback } = await sandbox.settle(data.tracking_code, 'completed', { amount: 240 });
    * console.log(callback?.delivered);
@@ -202,6 +225,8 @@ export class Sandbox {
    *
    * @example
    * ```ts
+   * import type { Sandbox } from 'payorch/sandbox';
+   * declare const sandbox: Sandbox;
    * const { callback } = await sandbox.settle(code, 'completed');
    * await sandbox.clock.advance(2 * 86_400_000);
    * const again = await sandbox.redeliver(callback!.id, { resign: false }); // the 2-day-old signature
@@ -216,6 +241,8 @@ export class Sandbox {
    *
    * @example
    * ```ts
+   * import type { Sandbox } from 'payorch/sandbox';
+   * declare const sandbox: Sandbox;
    * expect(sandbox.deliveries().map((attempt) => attempt.httpStatus)).toEqual([500, 200]);
    * ```
    */
@@ -228,6 +255,8 @@ export class Sandbox {
    *
    * @example
    * ```ts
+   * import type { Sandbox } from 'payorch/sandbox';
+   * declare const sandbox: Sandbox;
    * const pending = sandbox.records().filter((record) => record.status === 'pending');
    * ```
    */
@@ -240,6 +269,8 @@ export class Sandbox {
    *
    * @example
    * ```ts
+   * import type { Sandbox } from 'payorch/sandbox';
+   * declare const sandbox: Sandbox;
    * sandbox.record('MAN-ab120001-1763812000')?.status; // 'showing'
    * ```
    */
@@ -253,6 +284,8 @@ export class Sandbox {
    *
    * @example
    * ```ts
+   * import type { Sandbox } from 'payorch/sandbox';
+   * declare const sandbox: Sandbox;
    * sandbox.setCallbackUrls({ deposit: `${receiverUrl}/deposit`, withdrawal: `${receiverUrl}/withdrawal` });
    * ```
    */
@@ -266,6 +299,8 @@ export class Sandbox {
    *
    * @example
    * ```ts
+   * import type { Sandbox } from 'payorch/sandbox';
+   * declare const sandbox: Sandbox;
    * await sandbox.idle();
    * ```
    */

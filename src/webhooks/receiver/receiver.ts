@@ -170,6 +170,8 @@ export interface CallbackReceiver<TContext> {
    * @throws {RequestValidationError} (rule `invalid_argument`) for an event name that is not one of the above, or a handler that is not a function
    * @example
    * ```ts
+   * import type { CallbackInboxContext, CallbackReceiver } from 'payorch';
+   * declare const receiver: CallbackReceiver<CallbackInboxContext>;
    * receiver.on('deposit.completed', async (callback) => credit(callback.payload.user_id, callback.payload.amount));
    * receiver.on('withdrawal', async (callback) => settle(callback.payload));
    * ```
@@ -182,6 +184,8 @@ export interface CallbackReceiver<TContext> {
    * {@link RequestValidationError}), so that the service delivers the callback again.
    * @example
    * ```ts
+   * import type { CallbackInboxContext, CallbackReceiver } from 'payorch';
+   * declare const receiver: CallbackReceiver<CallbackInboxContext>;
    * export const POST = (request: Request) => receiver.handle(request);
    * ```
    */
@@ -192,6 +196,8 @@ export interface CallbackReceiver<TContext> {
    * any framework that gives Node's request and response. A plain function: pass it detached. Never rejects.
    * @example
    * ```ts
+   * import type { CallbackInboxContext, CallbackReceiver } from 'payorch';
+   * declare const receiver: CallbackReceiver<CallbackInboxContext>;
    * app.post('/webhooks/payorch', receiver.nodeHandler);
    * createServer(receiver.nodeHandler).listen(3000);
    * ```
@@ -202,6 +208,8 @@ export interface CallbackReceiver<TContext> {
    * message): returns the answer to send instead of sending it. Never rejects.
    * @example
    * ```ts
+   * import type { CallbackInboxContext, CallbackReceiver } from 'payorch';
+   * declare const receiver: CallbackReceiver<CallbackInboxContext>;
    * const answer = await receiver.receive({ headers: request.headers, body: request.body });
    * reply.code(answer.status).headers(answer.headers).send(answer.body);
    * ```
@@ -226,6 +234,9 @@ export interface CallbackReceiver<TContext> {
    *
    * @example
    * ```ts
+   * import type { CallbackInboxContext, CallbackReceiver, ProviderClient } from 'payorch';
+   * declare const receiver: CallbackReceiver<CallbackInboxContext>;
+   * declare const provider: ProviderClient;
    * await boss.work('payorch-callbacks', async ([job]) => receiver.apply(job.data, { provider }));
    * ```
    */
@@ -248,6 +259,9 @@ export interface CallbackReceiver<TContext> {
    * @throws {RequestValidationError} before anything is read, for an empty or overlong list, a code that is not a card payment's or is given twice, a bad `concurrency` or no provider
    * @example
    * ```ts
+   * import type { CallbackInboxContext, CallbackReceiver, ProviderClient } from 'payorch';
+   * declare const receiver: CallbackReceiver<CallbackInboxContext>;
+   * declare const provider: ProviderClient;
    * const results = await receiver.reconcile({ provider, trackingCodes: await ordersAwaitingCallback() });
    * for (const { trackingCode, result, error } of results) if (result === 'failed') console.error(trackingCode, error);
    * ```
