@@ -46,6 +46,7 @@ function ignore(): void {
  * ```ts
  * import type { ProviderClient } from 'payorch';
  * declare const provider: ProviderClient;
+ * const params = { fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', amount: 250 };
  * const { data, response } = await provider.manual.startDeposit(params).withResponse();
  * console.log(response.status, response.headers.get('date'), data.data.tracking_code);
  * ```

@@ -115,6 +115,7 @@ export interface ClientOptions {
    * ```ts
    * import { ProviderClient } from 'payorch';
    * declare const keys: { baseUrl: string; apiKey: string; secretKey: string };
+   * declare const metrics: { count(name: string, attributes: object): void };
    * new ProviderClient({ ...keys, onRequest: ({ method, url, attempt }) => metrics.count('payorch.request', { method, url, attempt }) });
    * ```
    */
@@ -127,6 +128,7 @@ export interface ClientOptions {
    * ```ts
    * import { ProviderClient } from 'payorch';
    * declare const keys: { baseUrl: string; apiKey: string; secretKey: string };
+   * declare const histogram: { observe(attributes: object, value: number): void };
    * new ProviderClient({ ...keys, onResponse: ({ url, status, durationMs }) => histogram.observe({ url, status }, durationMs) });
    * ```
    */

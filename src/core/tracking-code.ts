@@ -88,6 +88,8 @@ function isPrefix(value: string): value is TrackingCodePrefix {
  * @example
  * ```ts
  * import { safeParseTrackingCode } from 'payorch';
+ * declare const row: { reference: string }; // a column that may hold anything
+ * declare function audit(code: { readonly kind: string; readonly createdAt?: Date }): void;
  * const result = safeParseTrackingCode(row.reference);
  * if (result.success && result.data.direction === 'withdrawal') audit(result.data);
  * ```

@@ -385,6 +385,11 @@ export class DealerTransactions extends APIResource {
    * ```ts
    * import type { DealerClient } from 'payorch';
    * declare const dealer: DealerClient;
+   * interface Tx {
+   *   creditDeposit(id: string, from: string | undefined, amount: string): Promise<void>;
+   *   saveCursor(wallet: string, cursor: string): Promise<void>;
+   * }
+   * declare const db: { cursorOf(wallet: string): Promise<string | undefined>; transaction(work: (tx: Tx) => Promise<void>): Promise<void> };
    * const stored = await db.cursorOf('WLT-1'); // undefined on the first run
    * const { transactions, cursor } = await dealer.transactions.readNew({ wallet_id: 'WLT-1', cursor: stored });
    * await db.transaction(async (tx) => {

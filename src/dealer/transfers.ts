@@ -211,6 +211,7 @@ export class DealerTransfers extends APIResource {
    * declare const wallet_id: string;
    * declare const recipient_iban: string;
    * declare const recipient_name: string;
+   * declare function markPaid(transferId: string): Promise<void>;
    * const { transfer } = await dealer.transfers.send({ wallet_id, recipient_iban, recipient_name, amount: 250 });
    * const ended = await dealer.transfers.waitFor(transfer.transfer_id, { timeout: 120_000 });
    * if (ended.transfer.status === 'completed') await markPaid(transfer.transfer_id);

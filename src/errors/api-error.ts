@@ -137,7 +137,7 @@ export interface APIErrorInit {
  * import type { ProviderClient } from 'payorch';
  * declare const provider: ProviderClient;
  * try {
- *   await provider.manual.startWithdrawal(body);
+ *   await provider.manual.startWithdrawal({ fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', iban: 'TR330006100519786457841326', amount: 100 });
  * } catch (error) {
  *   if (error instanceof APIError) console.error(error.status, error.error, error.messages);
  *   throw error;

@@ -26,7 +26,7 @@ export type { CallOutcome, FailedCall } from './call-message.js';
  * import type { ProviderClient } from 'payorch';
  * declare const provider: ProviderClient;
  * try {
- *   await provider.manual.startDeposit(params);
+ *   await provider.manual.startDeposit({ fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', amount: 250 });
  * } catch (error) {
  *   if (isPayorchError(error, AuthenticationError)) console.error('check the keys:', error.reason);
  *   else if (isPayorchError(error, APIError)) console.error(error.status, error.error);
@@ -65,7 +65,7 @@ function ownBrand(errorClass: ErrorClass): string {
  * import type { ProviderClient } from 'payorch';
  * declare const provider: ProviderClient;
  * try {
- *   await provider.manual.startDeposit(params);
+ *   await provider.manual.startDeposit({ fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', amount: 250 });
  * } catch (error) {
  *   if (error instanceof PayorchError && error.outcome === 'unknown') console.error('the deposit may exist: wait for its callback');
  *   throw error;
@@ -133,7 +133,7 @@ export interface ValidationIssue {
  * import type { ProviderClient } from 'payorch';
  * declare const provider: ProviderClient;
  * try {
- *   await provider.manual.startWithdrawal({ ...body, iban: 'TR12' });
+ *   await provider.manual.startWithdrawal({ fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', amount: 100, iban: 'TR12' });
  * } catch (error) {
  *   if (error instanceof RequestValidationError) console.log(error.issues); // [{ field: 'iban', rule: 'too_small', ... }]
  * }
@@ -308,12 +308,18 @@ const STATUS = {
  *
  * @example
  * ```ts
+ * import type { IncomingMessage, ServerResponse } from 'node:http';
  * import { CallbackVerificationError, verifyCallback } from 'payorch';
+ * import type { VerifiedCallback } from 'payorch';
  * declare const apiKey: string;
  * declare const secretKey: string;
+ * declare const req: IncomingMessage;
+ * declare const res: ServerResponse;
+ * declare const rawBody: Buffer;
+ * declare function applyOnce(callback: VerifiedCallback): Promise<void>;
  * try {
  *   const callback = verifyCallback({ headers: req.headers, body: rawBody }, { apiKey, secretKey });
- *   await process(callback);
+ *   await applyOnce(callback);
  *   res.writeHead(200).end('{"success":true}');
  * } catch (error) {
  *   if (!(error instanceof CallbackVerificationError)) throw error;
@@ -371,10 +377,14 @@ export type CallbackJobField = 'job' | 'merchantId' | 'kind' | 'event' | 'payloa
  *
  * @example
  * ```ts
+ * import type { PgBoss } from 'pg-boss';
  * import { CallbackJobError } from 'payorch';
- * import type { CallbackInboxContext, CallbackReceiver } from 'payorch';
+ * import type { CallbackInboxContext, CallbackJob, CallbackReceiver, Logger } from 'payorch';
  * declare const receiver: CallbackReceiver<CallbackInboxContext>;
- * await boss.work('payorch-callbacks', async ([job]) => {
+ * declare const boss: PgBoss;
+ * declare const logger: Logger;
+ * await boss.work<CallbackJob>('payorch-callbacks', async ([job]) => {
+ *   if (job === undefined) return;
  *   try {
  *     await receiver.apply(job.data);
  *   } catch (error) {
@@ -408,10 +418,16 @@ export class CallbackJobError extends CallbackVerificationError {
  *
  * @example
  * ```ts
- * import { CallbackRetentionError, isPayorchError } from 'payorch';
- * onError: (error, { callback }) => {
- *   if (isPayorchError(error, CallbackRetentionError)) reconcileByHand(callback, error.recordTime);
- * }
+ * import { CallbackRetentionError, createCallbackReceiver, isPayorchError } from 'payorch';
+ * import type { AppliedCallback } from 'payorch';
+ * declare function reconcileByHand(callback: AppliedCallback | undefined, recordTime: number): void;
+ * createCallbackReceiver({
+ *   apiKey: 'api',
+ *   secretKey: 'secret',
+ *   onError: (error, { callback }) => {
+ *     if (isPayorchError(error, CallbackRetentionError)) reconcileByHand(callback, error.recordTime);
+ *   },
+ * });
  * ```
  */
 export class CallbackRetentionError extends PayorchError {
@@ -485,10 +501,15 @@ export class InboxFullError extends InboxError {
  *
  * @example
  * ```ts
- * import { InboxCommitError, isPayorchError } from 'payorch';
- * onError: (error, { callback }) => {
- *   if (isPayorchError(error, InboxCommitError)) metrics.increment('callbacks.rolled_back', { kind: callback?.kind });
- * }
+ * import { createCallbackReceiver, InboxCommitError, isPayorchError } from 'payorch';
+ * declare const metrics: { increment(name: string, attributes: object): void };
+ * createCallbackReceiver({
+ *   apiKey: 'api',
+ *   secretKey: 'secret',
+ *   onError: (error, { callback }) => {
+ *     if (isPayorchError(error, InboxCommitError)) metrics.increment('callbacks.rolled_back', { kind: callback?.kind });
+ *   },
+ * });
  * ```
  */
 export class InboxCommitError extends InboxError {

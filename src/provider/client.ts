@@ -103,7 +103,7 @@ export class ProviderClient extends APIResource {
    * @example
    * ```ts
    * const shop = provider.withSite(process.env.PAYORCH_CREDENTIAL_KEY!);
-   * await shop.manual.startDeposit(body);
+   * await shop.manual.startDeposit({ fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', amount: 250 });
    * ```
    */
   withSite(credentialKey: string): ProviderClient {

@@ -146,6 +146,7 @@ export class ProviderCreditCard extends APIResource {
    * ```ts
    * import type { ProviderClient } from 'payorch';
    * declare const provider: ProviderClient;
+   * declare function fulfil(): Promise<void>;
    * const { data } = await provider.creditCard.getStatus({ tracking_code: 'CC-k3J9x-1700000000' });
    * if (data.status === 'success') fulfil();
    * ```

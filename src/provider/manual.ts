@@ -71,6 +71,7 @@ export class ProviderManual extends APIResource {
    * ```ts
    * import type { ProviderClient } from 'payorch';
    * declare const provider: ProviderClient;
+   * declare function redirect(url: string): void; // your framework's
    * const { data } = await provider.manual.startDeposit({ fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', amount: 250 });
    * redirect(data.payment_url);
    * ```

@@ -20,6 +20,7 @@ import type { CallbackKey } from '../inboxes/inbox.js';
  * import { callbackKeyString } from 'payorch';
  * import type { CallbackInboxContext, CallbackReceiver } from 'payorch';
  * declare const receiver: CallbackReceiver<CallbackInboxContext>;
+ * declare const payouts: { refund(input: { user: string | undefined; amount: number }, options: { idempotencyKey: string }): Promise<void> };
  * receiver.on('withdrawal.rejected', async (callback, { key }) => {
  *   await payouts.refund({ user: callback.payload.user_id, amount: callback.payload.amount }, { idempotencyKey: callbackKeyString(key) });
  * });

@@ -284,9 +284,16 @@ function bodySeconds(body: Readonly<Record<string, unknown>>): string | undefine
  * @throws {RequestValidationError} when an option is impossible (a programming error, not a refusal)
  * @example
  * ```ts
+ * import type { IncomingMessage } from 'node:http';
  * import { verifyCallback } from 'payorch';
+ * import type { CreditCardCallback, DealerCreditCardCallback, DepositCallback, WithdrawalCallback } from 'payorch';
  * declare const apiKey: string;
  * declare const secretKey: string;
+ * declare const req: IncomingMessage;
+ * declare const rawBody: Buffer;
+ * declare function creditDeposit(deposit: DepositCallback): void;
+ * declare function settleWithdrawal(withdrawal: WithdrawalCallback): void;
+ * declare function settleCard(card: CreditCardCallback | DealerCreditCardCallback): void;
  * const callback = verifyCallback({ headers: req.headers, body: rawBody }, { apiKey, secretKey });
  * switch (callback.kind) {
  *   case 'deposit': creditDeposit(callback.payload); break;
@@ -327,8 +334,10 @@ function verifierFor(options: VerifyCallbackOptions): Verifier {
  * @example
  * ```ts
  * import { CallbackVerificationError, verifyCallbackRequest } from 'payorch';
+ * import type { VerifiedCallback } from 'payorch';
  * declare const apiKey: string;
  * declare const secretKey: string;
+ * declare function processOnce(callback: VerifiedCallback): Promise<void>;
  * export async function POST(request: Request): Promise<Response> {
  *   try {
  *     const callback = await verifyCallbackRequest(request, { apiKey, secretKey });

@@ -114,6 +114,8 @@ export function d1InboxTableSql(table?: string): string {
  * @example
  * ```ts
  * import { createD1InboxTable } from 'payorch/d1';
+ * import type { D1DatabaseLike } from 'payorch/d1';
+ * declare const env: { readonly DB: D1DatabaseLike };
  * await createD1InboxTable({ db: env.DB });
  * ```
  */
@@ -149,10 +151,12 @@ export async function createD1InboxTable(options: D1InboxOptions): Promise<void>
  *
  * @example
  * ```ts
- * declare const apiKey: string;
- * declare const secretKey: string;
  * import { createCallbackReceiver } from 'payorch';
  * import { createD1Inbox } from 'payorch/d1';
+ * import type { D1DatabaseLike } from 'payorch/d1';
+ * declare const env: { readonly DB: D1DatabaseLike };
+ * declare const apiKey: string;
+ * declare const secretKey: string;
  *
  * const receiver = createCallbackReceiver({ apiKey, secretKey, inbox: createD1Inbox({ db: env.DB }) });
  * receiver.on('deposit.completed', (callback, { db, statements }) => {
@@ -229,8 +233,9 @@ const PRUNE_D1_OPTIONS = declareOptions<PruneD1InboxOptions>()([...D1_INBOX_OPTI
  * @example
  * ```ts
  * import { pruneD1Inbox } from 'payorch/d1';
+ * import type { D1DatabaseLike } from 'payorch/d1';
  * export default {
- *   async scheduled(controller, env) {
+ *   async scheduled(_controller: unknown, env: { readonly DB: D1DatabaseLike }) {
  *     await pruneD1Inbox({ db: env.DB });
  *   },
  * };

@@ -117,8 +117,10 @@ export interface BullMQCallbackQueue extends CallbackQueue {
    * @example
    * ```ts
    * import type { CallbackInboxContext, CallbackReceiver, ProviderClient } from 'payorch';
+   * import type { BullMQCallbackQueue } from 'payorch/bullmq';
    * declare const receiver: CallbackReceiver<CallbackInboxContext>;
    * declare const provider: ProviderClient;
+   * declare const callbacks: BullMQCallbackQueue;
    * const worker = callbacks.work(receiver, { provider });
    * ```
    */
@@ -171,14 +173,17 @@ export const BULLMQ_WORK_OPTIONS = declareOptions<BullMQWorkOptions>()([
  * @example
  * ```ts
  * import type pg from 'pg';
+ * import { createCallbackReceiver } from 'payorch/webhooks';
+ * import type { DepositCallback } from 'payorch/webhooks';
+ * import { createPostgresInbox } from 'payorch/postgres';
+ * import type { PostgresClient } from 'payorch/postgres';
+ * import { createBullMQQueue } from 'payorch/bullmq';
  * declare const apiKey: string;
  * declare const secretKey: string;
  * declare const pool: pg.Pool;
- * import { createCallbackReceiver } from 'payorch/webhooks';
- * import { createPostgresInbox } from 'payorch/postgres';
- * import { createBullMQQueue } from 'payorch/bullmq';
+ * declare function credit(client: PostgresClient, deposit: DepositCallback): Promise<void>;
  *
- * const callbacks = createBullMQQueue({ connection: { url: process.env.REDIS_URL } });
+ * const callbacks = createBullMQQueue({ connection: { url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' } });
  * const receiver = createCallbackReceiver({ apiKey, secretKey, inbox: createPostgresInbox({ pool }), enqueue: callbacks.enqueue });
  * receiver.on('deposit.completed', async (callback, { client }) => credit(client, callback.payload));
  * callbacks.work(receiver);

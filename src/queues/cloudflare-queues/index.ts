@@ -76,6 +76,8 @@ export function d1DeadLettersTableSql(table?: string): string {
  * @example
  * ```ts
  * import { createD1DeadLettersTable } from 'payorch/cloudflare-queues';
+ * import type { D1DatabaseLike } from 'payorch/d1';
+ * declare const env: { readonly DB: D1DatabaseLike };
  * await createD1DeadLettersTable({ db: env.DB });
  * ```
  */
@@ -101,10 +103,18 @@ export async function createD1DeadLettersTable(options: D1DeadLettersTableOption
  * @throws {RequestValidationError} at once for a missing binding or an impossible setting, naming it
  * @example
  * ```ts
- * import type { QueueBatchLike } from 'payorch/cloudflare-queues';
  * import { createCallbackReceiver } from 'payorch';
  * import { createD1Inbox } from 'payorch/d1';
+ * import type { D1DatabaseLike } from 'payorch/d1';
  * import { createCloudflareQueue } from 'payorch/cloudflare-queues';
+ * import type { QueueBatchLike, QueueProducerLike } from 'payorch/cloudflare-queues';
+ *
+ * interface Env {
+ *   readonly CALLBACKS: QueueProducerLike;
+ *   readonly DB: D1DatabaseLike;
+ *   readonly API_KEY: string;
+ *   readonly SECRET_KEY: string;
+ * }
  *
  * function setup(env: Env) {
  *   const queue = createCloudflareQueue({ queue: env.CALLBACKS, db: env.DB });

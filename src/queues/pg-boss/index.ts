@@ -53,8 +53,10 @@ export interface PgBossQueue extends CallbackQueue {
    * @example
    * ```ts
    * import type { CallbackInboxContext, CallbackReceiver, ProviderClient } from 'payorch';
+   * import type { PgBossQueue } from 'payorch/pg-boss';
    * declare const receiver: CallbackReceiver<CallbackInboxContext>;
    * declare const provider: ProviderClient;
+   * declare const queue: PgBossQueue;
    * const workers = await queue.work(receiver, { provider });
    * process.on('SIGTERM', () => void workers.stop());
    * ```
@@ -97,7 +99,9 @@ function pgBossError(output: object | null | undefined): string {
  * import { createCallbackReceiver } from 'payorch';
  * import { createPostgresInbox } from 'payorch/postgres';
  * import type pg from 'pg';
+ * import type { PgBoss } from 'pg-boss';
  * declare const pool: pg.Pool;
+ * declare const boss: PgBoss;
  * declare const apiKey: string;
  * declare const secretKey: string;
  * const queue = createPgBossQueue({ boss, pool, retryLimit: 5 });

@@ -147,6 +147,7 @@ export class Sandbox {
    * ```ts
    * import type { Sandbox } from 'payorch/sandbox';
    * declare const sandbox: Sandbox;
+   * declare const request: Request; // a signed request of a client
    * const response = await sandbox.handle(request, { clientAddress: '203.0.113.7' }); // 403 IP address not allowed
    * ```
    */
@@ -227,6 +228,7 @@ export class Sandbox {
    * ```ts
    * import type { Sandbox } from 'payorch/sandbox';
    * declare const sandbox: Sandbox;
+   * declare const code: string; // a tracking code the sandbox gave
    * const { callback } = await sandbox.settle(code, 'completed');
    * await sandbox.clock.advance(2 * 86_400_000);
    * const again = await sandbox.redeliver(callback!.id, { resign: false }); // the 2-day-old signature
@@ -242,6 +244,7 @@ export class Sandbox {
    * @example
    * ```ts
    * import type { Sandbox } from 'payorch/sandbox';
+   * import { expect } from 'vitest';
    * declare const sandbox: Sandbox;
    * expect(sandbox.deliveries().map((attempt) => attempt.httpStatus)).toEqual([500, 200]);
    * ```
@@ -286,6 +289,7 @@ export class Sandbox {
    * ```ts
    * import type { Sandbox } from 'payorch/sandbox';
    * declare const sandbox: Sandbox;
+   * declare const receiverUrl: string; // your receiver, for example http://127.0.0.1:3000/webhooks
    * sandbox.setCallbackUrls({ deposit: `${receiverUrl}/deposit`, withdrawal: `${receiverUrl}/withdrawal` });
    * ```
    */

@@ -171,7 +171,10 @@ export interface CallbackReceiver<TContext> {
    * @example
    * ```ts
    * import type { CallbackInboxContext, CallbackReceiver } from 'payorch';
+   * import type { WithdrawalCallback } from 'payorch';
    * declare const receiver: CallbackReceiver<CallbackInboxContext>;
+   * declare function credit(userId: string | undefined, amount: number): Promise<void>;
+   * declare function settle(withdrawal: WithdrawalCallback): Promise<void>;
    * receiver.on('deposit.completed', async (callback) => credit(callback.payload.user_id, callback.payload.amount));
    * receiver.on('withdrawal', async (callback) => settle(callback.payload));
    * ```
@@ -197,7 +200,10 @@ export interface CallbackReceiver<TContext> {
    * @example
    * ```ts
    * import type { CallbackInboxContext, CallbackReceiver } from 'payorch';
+   * import { createServer } from 'node:http';
+   * import express from 'express';
    * declare const receiver: CallbackReceiver<CallbackInboxContext>;
+   * const app = express();
    * app.post('/webhooks/payorch', receiver.nodeHandler);
    * createServer(receiver.nodeHandler).listen(3000);
    * ```
@@ -209,7 +215,10 @@ export interface CallbackReceiver<TContext> {
    * @example
    * ```ts
    * import type { CallbackInboxContext, CallbackReceiver } from 'payorch';
+   * import type { FastifyReply, FastifyRequest } from 'fastify';
    * declare const receiver: CallbackReceiver<CallbackInboxContext>;
+   * declare const request: FastifyRequest<{ Body: string }>; // with a string parser for every content type
+   * declare const reply: FastifyReply;
    * const answer = await receiver.receive({ headers: request.headers, body: request.body });
    * reply.code(answer.status).headers(answer.headers).send(answer.body);
    * ```
@@ -236,8 +245,13 @@ export interface CallbackReceiver<TContext> {
    * ```ts
    * import type { CallbackInboxContext, CallbackReceiver, ProviderClient } from 'payorch';
    * declare const receiver: CallbackReceiver<CallbackInboxContext>;
+   * import type { PgBoss } from 'pg-boss';
+   * import type { CallbackJob } from 'payorch';
    * declare const provider: ProviderClient;
-   * await boss.work('payorch-callbacks', async ([job]) => receiver.apply(job.data, { provider }));
+   * declare const boss: PgBoss;
+   * await boss.work<CallbackJob>('payorch-callbacks', async ([job]) => {
+   *   if (job !== undefined) await receiver.apply(job.data, { provider });
+   * });
    * ```
    */
   readonly apply: (job: CallbackJob, options?: CallbackApplyOptions) => Promise<void>;
@@ -262,6 +276,7 @@ export interface CallbackReceiver<TContext> {
    * import type { CallbackInboxContext, CallbackReceiver, ProviderClient } from 'payorch';
    * declare const receiver: CallbackReceiver<CallbackInboxContext>;
    * declare const provider: ProviderClient;
+   * declare function ordersAwaitingCallback(): Promise<string[]>;
    * const results = await receiver.reconcile({ provider, trackingCodes: await ordersAwaitingCallback() });
    * for (const { trackingCode, result, error } of results) if (result === 'failed') console.error(trackingCode, error);
    * ```
@@ -312,8 +327,10 @@ export const RECEIVER_OPTIONS = declareOptions<CallbackReceiverOptions<CallbackI
  * @throws {RequestValidationError} at once for a missing key or an impossible option, naming it
  * @example
  * ```ts
+ * import { createServer } from 'node:http';
  * import { createCallbackReceiver } from 'payorch';
  *
+ * declare function creditBalance(userId: string | undefined, amount: number): Promise<void>;
  * const receiver = createCallbackReceiver({
  *   apiKey: process.env.PAYORCH_PROVIDER_API_KEY!,
  *   secretKey: process.env.PAYORCH_PROVIDER_SECRET_KEY!,
