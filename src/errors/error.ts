@@ -466,9 +466,15 @@ export class CallbackRetentionError extends PayorchError {
  *
  * @example
  * ```ts
- * onError: (error, { phase }) => {
- *   if (isPayorchError(error, InboxError)) alerts.page(`callback inbox (${phase}): ${error.message}`);
- * }
+ * import { createCallbackReceiver, InboxError, isPayorchError } from 'payorch';
+ * declare const alerts: { page(message: string): void };
+ * createCallbackReceiver({
+ *   apiKey: 'api',
+ *   secretKey: 'secret',
+ *   onError: (error, { phase }) => {
+ *     if (isPayorchError(error, InboxError)) alerts.page(`callback inbox (${phase}): ${error.message}`);
+ *   },
+ * });
  * ```
  */
 export class InboxError extends PayorchError {
@@ -542,6 +548,10 @@ export class StatementPoolingError extends InboxError {
  *
  * @example
  * ```ts
+ * import { isPayorchError, QueueError } from 'payorch';
+ * import type { PgBossQueue } from 'payorch/pg-boss';
+ * declare const queue: PgBossQueue;
+ * declare const ids: string[]; // dead letters to send again
  * try {
  *   await queue.deadLetters.replay({ ids });
  * } catch (error) {
