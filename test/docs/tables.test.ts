@@ -64,8 +64,8 @@ describe('docs/receiving-callbacks.md', () => {
     const signed = signCallback({ ...unsigned.deposit, ...fields }, PROVIDER);
     return { headers: { ...signed.headers }, body: signed.body };
   };
-  // A job of the right shape: only its account is wrong.
-  const SOME_JOB = { version: 2, account: PROVIDER.apiKey, kind: 'deposit', event: 'deposit.completed', payload: {}, receivedAt: Date.now(), signature: { hash: '0'.repeat(64), timestamp: 1, in: 'headers' } };
+  // A job of the right shape, for this receiver's merchant.
+  const SOME_JOB = { version: 2, merchantId: PROVIDER.apiKey, kind: 'deposit', event: 'deposit.completed', payload: {}, receivedAt: Date.now(), signature: { hash: '0'.repeat(64), timestamp: 1, in: 'headers' } };
   const jobCheck = { verifier: createVerifier(PROVIDER), merchantId: PROVIDER.apiKey, nowMs: Date.now() };
   const refusals: Record<CallbackVerificationReason, () => unknown> = {
     missing_header: () => verifyCallback({ headers: {}, body: fresh().body }, PROVIDER),
