@@ -59,7 +59,7 @@ export const CRYPTO_WALLET_MINIMUM: SpecGap = {
 export const RECIPIENT_IBAN_LENGTH: SpecGap = {
   spec: '4.7, 4.10, 8',
   gap: 'Length of the E-IBAN and third-party bank recipient IBAN (stated for manual withdrawals only)',
-  assumes: '15 to 34 characters, as for manual withdrawals; the value is sent unchanged (no space removal).',
+  assumes: '15 to 34 characters, as for manual withdrawals, sent unchanged.',
   override: '`provider.request()`',
   tests: 'test/provider/eiban.test.ts, test/provider/third-party/bank.test.ts',
 };
@@ -67,9 +67,8 @@ export const RECIPIENT_IBAN_LENGTH: SpecGap = {
 export const GATEWAY_BOUNDS: SpecGap = {
   spec: '8, 2.5',
   gap: "Whether the client checks a gateway's min_amount, max_amount and required_fields",
-  assumes:
-    'Not checked client-side: the SDK would need a list call per withdrawal and could act on stale bounds. The service\'s refusal arrives as an `APIError` (usually `UnprocessableEntityError`). The examples check the bounds before withdrawing.',
-  override: 'Check `listGateways()` yourself',
+  assumes: 'Not checked: the bounds may be stale, and the service refuses (usually `UnprocessableEntityError`). The examples check them first.',
+  override: 'Check `gateways.list()` yourself',
   tests: 'test/provider/third-party/bank.test.ts (an amount above the maximum is sent)',
 };
 
@@ -92,7 +91,7 @@ export const WALLET_ACCOUNT_HOLDER: SpecGap = {
 export const GATEWAY_ID_RANGE: SpecGap = {
   spec: '2.5, 4.10-4.12',
   gap: 'Range of `gateway_id`',
-  assumes: 'A positive integer, as the `id` of a gateway in the list (2.5): `0`, negatives and fractions are refused before sending.',
+  assumes: 'A positive integer, as a gateway `id` (2.5); anything else is refused before sending.',
   override: '`provider.request()`',
   tests: 'test/provider/third-party/bank.test.ts, test/provider/third-party/crypto.test.ts',
 };
@@ -132,7 +131,7 @@ export const DEALER_CODE_FIELD: SpecGap = {
 export const DEALER_CODE_STATUS: SpecGap = {
   spec: '7.4',
   gap: 'HTTP status of a dealer code',
-  assumes: 'Any: a 4xx, or 200 with `success: false`. Under 400 the error is a `BadRequestError`, under 409 a `ConflictError`, under 403 a `PermissionDeniedError`: each an `APIError` with `code`.',
+  assumes: 'Any: a 4xx, or 200 with `success: false`; the error is the status\'s `APIError` subclass, with `code`.',
   override: '`error.status`, `error.body`',
   tests: 'test/dealer/transfers.test.ts, test/dealer/transactions.test.ts',
 };
@@ -148,7 +147,7 @@ export const DEALER_MANUAL_MINIMUM: SpecGap = {
 export const DEALER_RECIPIENT_IBAN: SpecGap = {
   spec: '4.13',
   gap: 'Rules of the dealer recipient IBAN',
-  assumes: "15 to 34 characters, as the provider's (4.6); the checksum is left to the service (`INVALID_IBAN`).",
+  assumes: "15 to 34 characters, as the provider's (4.6); the service checks the checksum.",
   override: '`dealer.request()` with any body',
   tests: 'test/dealer/manual-iban.test.ts, test/dealer/transfers.test.ts',
 };
@@ -164,8 +163,7 @@ export const DEALER_CARD_CONTACT: SpecGap = {
 export const TRANSACTION_RANGE: SpecGap = {
   spec: '7.4, 8',
   gap: 'What "at most 3 days" counts',
-  assumes:
-    '`list()` refuses before sending only an `end_date` more than 3 days after `start_date`, which every reading refuses; a range of four days covered is sent and the service decides, so the SDK never refuses a range the service accepts. `iterate()` asks for 3 calendar days (start..start+2), which every reading accepts.',
+  assumes: '`list()` refuses only an `end_date` more than 3 days after `start_date`, which every reading refuses; `iterate()` asks for 3 calendar days, which every reading accepts.',
   override: 'Call `list()` per range yourself.',
   tests: 'test/dealer/transactions.test.ts, test/dealer/date-windows.test.ts',
 };

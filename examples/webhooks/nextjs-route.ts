@@ -33,7 +33,7 @@ async function orderOf(trackingCode: string): Promise<Order> {
 }
 
 receiver.on('deposit.completed', async (callback) => creditDeposit(await orderOf(callback.payload.tracking_code), callback.payload));
-// Spec 6.3 refunds rejected and failed withdrawals; canceled ends one unpaid too (docs/webhooks.md).
+// Spec 6.3 refunds rejected and failed withdrawals; canceled ends one unpaid too (docs/receiving-callbacks.md).
 // Each status is its own key: refund once per tracking code.
 const unpaid = (status: string): boolean => status === 'rejected' || status === 'failed' || status === 'canceled';
 receiver.on('withdrawal', async (callback, { appliedStatuses }) => {

@@ -13,7 +13,7 @@ export async function start(options: ReceiverOptions): Promise<Receiver> {
   // Checks the keys now: a missing one fails here, not as a 401 on every callback.
   // confirm: the user and amount, which the hash does not cover, are checked against your order first.
   const receiver = createCallbackReceiver({ apiKey, secretKey, confirm: confirmOrder(orderOf) });
-  // One handler for everything here; narrow ones are receiver.on('deposit.completed', …) (docs/webhooks.md).
+  // One handler for everything here; narrow ones are receiver.on('deposit.completed', …) (docs/receiving-callbacks.md).
   receiver.on('*', onCallback);
 
   const server = createServer((request, response) => {

@@ -1,7 +1,7 @@
 // What every receiver example checks before it applies a callback: the hash covers tracking_code,
 // status and timestamp only, so the user and the amount of a callback are compared with your own
 // record of the payment, saved under its tracking code when startDeposit, startWithdrawal or
-// createPayment answered (docs/webhooks.md, "What the hash does not cover").
+// createPayment answered (docs/receiving-callbacks.md, "What the hash does not cover").
 import type { AppliedCallback } from 'payorch';
 
 /** Your record of a payment you started, keyed by its tracking code. */

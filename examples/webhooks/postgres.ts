@@ -42,7 +42,7 @@ export async function start({ apiKey, secretKey, pool, port = 0, host = '127.0.0
   // The amount paid is recorded with the order and credited to the order's user.
   receiver.on('deposit.completed', (callback, { client }) => creditDeposit(client, callback.payload.tracking_code, callback.payload.amount));
   // Spec 6.3: a rejected or failed withdrawal gives the customer's balance back; a canceled one
-  // ended unpaid too (docs/webhooks.md). Once per tracking code: each status is its own key, so a
+  // ended unpaid too (docs/receiving-callbacks.md). Once per tracking code: each status is its own key, so a
   // second one must not refund again, and one reported completed before is left to a person.
   const unpaid = new Set(['rejected', 'failed', 'canceled']);
   receiver.on('withdrawal', async (callback, { client, appliedStatuses }) => {
@@ -71,7 +71,7 @@ if (process.argv[1] !== undefined && import.meta.url === new URL(`file://${proce
   });
   const receiver = await start({ ...keysFromEnvironment(), pool, port: Number(process.env['PAYORCH_WEBHOOK_PORT'] ?? 3000) });
   // Keys of records older than 90 days go, and callbacks of such records are refused from then on
-  // (422, onError phase 'retention'; docs/webhooks.md, Retention): once a day.
+  // (422, onError phase 'retention'; docs/inboxes.md, Retention): once a day.
   setInterval(() => {
     prunePostgresInbox({ pool }).then(
       (deleted) => {

@@ -44,6 +44,9 @@ function ignore(): void {
  *
  * @example
  * ```ts
+ * import type { ProviderClient } from 'payorch';
+ * declare const provider: ProviderClient;
+ * const params = { fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', amount: 250 };
  * const { data, response } = await provider.manual.startDeposit(params).withResponse();
  * console.log(response.status, response.headers.get('date'), data.data.tracking_code);
  * ```

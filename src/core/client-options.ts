@@ -47,6 +47,8 @@ export interface ClientOptions {
    * @default globalThis.fetch
    * @example
    * ```ts
+   * import { ProviderClient } from 'payorch';
+   * declare const keys: { baseUrl: string; apiKey: string; secretKey: string };
    * import { ProxyAgent } from 'undici'; // undici 7: its agents fit the fetch of Node 22, 24 and 26
    * const dispatcher = new ProxyAgent('http://egress.internal:3128');
    * new ProviderClient({ ...keys, fetch: (input, init) => fetch(input, { ...init, dispatcher } as RequestInit) });
@@ -88,6 +90,8 @@ export interface ClientOptions {
    * @default the console (the message alone), at `logLevel`
    * @example
    * ```ts
+   * import { ProviderClient } from 'payorch';
+   * declare const keys: { baseUrl: string; apiKey: string; secretKey: string };
    * new ProviderClient({ ...keys, logger: console });
    * ```
    */
@@ -109,6 +113,9 @@ export interface ClientOptions {
    * @default none
    * @example
    * ```ts
+   * import { ProviderClient } from 'payorch';
+   * declare const keys: { baseUrl: string; apiKey: string; secretKey: string };
+   * declare const metrics: { count(name: string, attributes: object): void };
    * new ProviderClient({ ...keys, onRequest: ({ method, url, attempt }) => metrics.count('payorch.request', { method, url, attempt }) });
    * ```
    */
@@ -119,6 +126,9 @@ export interface ClientOptions {
    * @default none
    * @example
    * ```ts
+   * import { ProviderClient } from 'payorch';
+   * declare const keys: { baseUrl: string; apiKey: string; secretKey: string };
+   * declare const histogram: { observe(attributes: object, value: number): void };
    * new ProviderClient({ ...keys, onResponse: ({ url, status, durationMs }) => histogram.observe({ url, status }, durationMs) });
    * ```
    */
@@ -131,6 +141,8 @@ export interface ClientOptions {
    * @default no spans
    * @example
    * ```ts
+   * import { ProviderClient } from 'payorch';
+   * declare const keys: { baseUrl: string; apiKey: string; secretKey: string };
    * import { trace } from '@opentelemetry/api';
    * new ProviderClient({ ...keys, tracer: trace.getTracer('my-app') });
    * ```

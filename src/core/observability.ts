@@ -14,6 +14,10 @@ export type LogFunction = (fields: Readonly<Record<string, unknown>>, message: s
  *
  * @example
  * ```ts
+ * import { ProviderClient } from 'payorch';
+ * import type { Logger } from 'payorch';
+ * declare const keys: { baseUrl: string; apiKey: string; secretKey: string };
+ * declare function pino(options: { level: string }): Logger; // or pino itself
  * new ProviderClient({ ...keys, logger: console });
  * new ProviderClient({ ...keys, logger: pino({ level: 'debug' }) });
  * ```

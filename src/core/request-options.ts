@@ -7,6 +7,8 @@ export interface RequestOptions {
    * Stops the call, its retries and its body read.
    * @example
    * ```ts
+   * import type { ProviderClient } from 'payorch';
+   * declare const provider: ProviderClient;
    * await provider.welcome({ signal: AbortSignal.timeout(2_000) });
    * ```
    */
@@ -17,6 +19,9 @@ export interface RequestOptions {
    * @default the client's `timeout` (30000)
    * @example
    * ```ts
+   * import type { ProviderClient } from 'payorch';
+   * declare const provider: ProviderClient;
+   * declare const tracking_code: string;
    * await provider.creditCard.getStatus({ tracking_code }, { timeout: 5_000 });
    * ```
    */
@@ -28,6 +33,8 @@ export interface RequestOptions {
    * @default the client's `maxRetries` (2)
    * @example
    * ```ts
+   * import type { ProviderClient } from 'payorch';
+   * declare const provider: ProviderClient;
    * await provider.welcome({ maxRetries: 0 });
    * ```
    */

@@ -87,6 +87,9 @@ function isPrefix(value: string): value is TrackingCodePrefix {
  *
  * @example
  * ```ts
+ * import { safeParseTrackingCode } from 'payorch';
+ * declare const row: { reference: string }; // a column that may hold anything
+ * declare function audit(code: { readonly kind: string; readonly createdAt?: Date }): void;
  * const result = safeParseTrackingCode(row.reference);
  * if (result.success && result.data.direction === 'withdrawal') audit(result.data);
  * ```
@@ -139,6 +142,7 @@ export function recordOfTrackingCode(code: string): { readonly prefix: TrackingC
  * @throws {TrackingCodeError} when `code` is neither
  * @example
  * ```ts
+ * import { parseTrackingCode } from 'payorch';
  * const code = parseTrackingCode('EIBAN-WIT-7hQ2mZ-1763811111');
  * code.kind;      // 'eibanWithdrawal'
  * code.direction; // 'withdrawal'

@@ -55,6 +55,9 @@ export class DealerClient extends APIResource {
    * @param options the keys of the dealer account and the settings every client takes
    * @example
    * ```ts
+   * import { DealerClient } from 'payorch';
+   * declare const apiKey: string;
+   * declare const secretKey: string;
    * const dealer = new DealerClient({ baseUrl: 'https://pay.example.com', apiKey, secretKey, timeout: 10_000 });
    * ```
    */
@@ -80,6 +83,8 @@ export class DealerClient extends APIResource {
    * @throws {RequestValidationError} for `apiKey`, `secretKey`, `baseUrl` or `allowInsecureHttp`, or an impossible value
    * @example
    * ```ts
+   * import type { DealerClient } from 'payorch';
+   * declare const dealer: DealerClient;
    * const quick = dealer.withOptions({ timeout: 5_000, maxRetries: 0 });
    * await quick.settings.get();
    * ```
@@ -99,6 +104,8 @@ export class DealerClient extends APIResource {
    * header name that is not an HTTP token, or a GET with a body
    * @example
    * ```ts
+   * import type { DealerClient } from 'payorch';
+   * declare const dealer: DealerClient;
    * const answer = await dealer.request({ method: 'POST', path: '/transactions', body: { page: 1 }, resendable: true });
    * ```
    */

@@ -59,6 +59,9 @@ export class DealerCreditCard extends APIResource {
    *
    * @example
    * ```ts
+   * import type { DealerClient } from 'payorch';
+   * declare const dealer: DealerClient;
+   * declare function redirect(url: string): void; // your framework's
    * const { data } = await dealer.creditCard.createPayment({
    *   username: 'ada', firstname: 'Ada', lastname: 'Yılmaz', email: 'ada@example.com', phone: '+905551112233', amount: 450,
    * });

@@ -57,6 +57,8 @@ export class DealerEibans extends APIResource {
    *
    * @example
    * ```ts
+   * import type { DealerClient } from 'payorch';
+   * declare const dealer: DealerClient;
    * const { eibans } = await dealer.eibans.list();
    * for (const account of eibans) console.log(account.wallet_id, account.available_balance);
    * ```

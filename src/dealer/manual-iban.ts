@@ -104,6 +104,8 @@ export class DealerManualIban extends APIResource {
    *
    * @example
    * ```ts
+   * import type { DealerClient } from 'payorch';
+   * declare const dealer: DealerClient;
    * const { data } = await dealer.manualIban.startDeposit({ username: 'ada', userid: 'u-1', fullname: 'Ada Yılmaz', amount: 1500 });
    * console.log(`Pay ${data.amount} TRY to ${data.account_name}, ${data.formatted_iban ?? data.iban_no}`);
    * ```
@@ -118,6 +120,8 @@ export class DealerManualIban extends APIResource {
    *
    * @example
    * ```ts
+   * import type { DealerClient } from 'payorch';
+   * declare const dealer: DealerClient;
    * const { data } = await dealer.manualIban.startWithdrawal({
    *   username: 'ada', userid: 'u-1', amount: 750, recipient_name: 'Ada Yılmaz', recipient_iban: 'TR330006100519786457841326',
    * });

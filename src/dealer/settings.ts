@@ -49,6 +49,8 @@ export class DealerSettingsResource extends APIResource {
    *
    * @example
    * ```ts
+   * import type { DealerClient } from 'payorch';
+   * declare const dealer: DealerClient;
    * const { dealer_name, payment_methods } = await dealer.settings.get();
    * if (payment_methods.credit_card !== 'active') console.log(`${dealer_name} cannot take card payments`);
    * ```

@@ -205,6 +205,9 @@ export class TransactionIterable extends APIResource implements AsyncIterable<Tr
    *
    * @example
    * ```ts
+   * import type { DealerClient } from 'payorch';
+   * declare const dealer: DealerClient;
+   * declare const range: { wallet_id: string; start_date: string; end_date: string };
    * for await (const tx of dealer.transactions.iterate(range)) console.log(tx.transactionId);
    * ```
    */
@@ -228,6 +231,9 @@ export class TransactionIterable extends APIResource implements AsyncIterable<Tr
    *
    * @example
    * ```ts
+   * import type { DealerClient } from 'payorch';
+   * declare const dealer: DealerClient;
+   * declare const range: { wallet_id: string; start_date: string; end_date: string };
    * for await (const { data, response } of dealer.transactions.iterate(range).pages()) {
    *   console.log(response.status, data.pagination.current_page, data.transactions.length);
    * }
@@ -261,6 +267,9 @@ export class TransactionIterable extends APIResource implements AsyncIterable<Tr
    *
    * @example
    * ```ts
+   * import type { DealerClient } from 'payorch';
+   * declare const dealer: DealerClient;
+   * declare const wallet_id: string;
    * const all = await dealer.transactions.iterate({ wallet_id, start_date: '2026-03-01', end_date: '2026-03-31' }).toArray();
    * ```
    */
@@ -317,6 +326,8 @@ export class DealerTransactions extends APIResource {
    *
    * @example
    * ```ts
+   * import type { DealerClient } from 'payorch';
+   * declare const dealer: DealerClient;
    * const { transactions, pagination } = await dealer.transactions.list({
    *   wallet_id: 'WLT-1', start_date: '2026-03-01', end_date: '2026-03-03', page: 2,
    * });
@@ -342,6 +353,8 @@ export class DealerTransactions extends APIResource {
    *
    * @example
    * ```ts
+   * import type { DealerClient } from 'payorch';
+   * declare const dealer: DealerClient;
    * for await (const tx of dealer.transactions.iterate({ wallet_id: 'WLT-1', start_date: '2026-03-01', end_date: '2026-03-31' })) {
    *   console.log(tx.date, tx.amount, tx.senderName);
    * }
@@ -370,6 +383,13 @@ export class DealerTransactions extends APIResource {
    * @throws {RequestValidationError} before sending, for a bad parameter or a cursor that is not one of this wallet's
    * @example
    * ```ts
+   * import type { DealerClient } from 'payorch';
+   * declare const dealer: DealerClient;
+   * interface Tx {
+   *   creditDeposit(id: string, from: string | undefined, amount: string): Promise<void>;
+   *   saveCursor(wallet: string, cursor: string): Promise<void>;
+   * }
+   * declare const db: { cursorOf(wallet: string): Promise<string | undefined>; transaction(work: (tx: Tx) => Promise<void>): Promise<void> };
    * const stored = await db.cursorOf('WLT-1'); // undefined on the first run
    * const { transactions, cursor } = await dealer.transactions.readNew({ wallet_id: 'WLT-1', cursor: stored });
    * await db.transaction(async (tx) => {

@@ -147,10 +147,17 @@ function checkIds(ids: unknown): readonly string[] {
  * @throws {RequestValidationError} for a bad option, naming it, before any read
  * @example
  * ```ts
+ * import { applyTransferStatuses } from 'payorch';
+ * import type { CallbackInbox, DealerClient } from 'payorch';
+ * import type { PostgresInboxContext } from 'payorch/postgres';
+ * import type pg from 'pg';
+ * declare const dealer: DealerClient;
+ * declare const inbox: CallbackInbox<PostgresInboxContext<pg.PoolClient>>; // createPostgresInbox({ pool }), shared by every instance
+ * declare const db: { pendingTransferIds(): Promise<string[]> };
  * const outcomes = await applyTransferStatuses({
  *   dealer,
  *   transferIds: await db.pendingTransferIds(),
- *   inbox, // createPostgresInbox({ pool }), shared by every instance
+ *   inbox,
  *   merchantId: 'dealer-main',
  *   onStatus: async (transfer, { client }) => {
  *     await client.query('update payouts set status = $1 where transfer_id = $2', [transfer.status, transfer.transfer_id]);

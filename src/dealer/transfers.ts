@@ -166,6 +166,8 @@ export class DealerTransfers extends APIResource {
    *
    * @example
    * ```ts
+   * import type { DealerClient } from 'payorch';
+   * declare const dealer: DealerClient;
    * const { transfer } = await dealer.transfers.send({
    *   wallet_id: 'WLT-1', recipient_iban: 'TR330006100519786457841326', recipient_name: 'Ada Yılmaz', amount: 250,
    * });
@@ -181,6 +183,8 @@ export class DealerTransfers extends APIResource {
    *
    * @example
    * ```ts
+   * import type { DealerClient } from 'payorch';
+   * declare const dealer: DealerClient;
    * const { transfer } = await dealer.transfers.getStatus({ transfer_id: 'TRF-8fK2pQ' });
    * if (transfer.status === 'completed') console.log('paid at', transfer.completed_at);
    * ```
@@ -202,6 +206,12 @@ export class DealerTransfers extends APIResource {
    * @throws {RequestAbortedError} promptly when `signal` fires
    * @example
    * ```ts
+   * import type { DealerClient } from 'payorch';
+   * declare const dealer: DealerClient;
+   * declare const wallet_id: string;
+   * declare const recipient_iban: string;
+   * declare const recipient_name: string;
+   * declare function markPaid(transferId: string): Promise<void>;
    * const { transfer } = await dealer.transfers.send({ wallet_id, recipient_iban, recipient_name, amount: 250 });
    * const ended = await dealer.transfers.waitFor(transfer.transfer_id, { timeout: 120_000 });
    * if (ended.transfer.status === 'completed') await markPaid(transfer.transfer_id);

@@ -133,8 +133,11 @@ export interface APIErrorInit {
  *
  * @example
  * ```ts
+ * import { APIError } from 'payorch';
+ * import type { ProviderClient } from 'payorch';
+ * declare const provider: ProviderClient;
  * try {
- *   await provider.manual.startWithdrawal(body);
+ *   await provider.manual.startWithdrawal({ fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', iban: 'TR330006100519786457841326', amount: 100 });
  * } catch (error) {
  *   if (error instanceof APIError) console.error(error.status, error.error, error.messages);
  *   throw error;

@@ -22,8 +22,11 @@ export type { CallOutcome, FailedCall } from './call-message.js';
  *
  * @example
  * ```ts
+ * import { APIError, AuthenticationError, isPayorchError } from 'payorch';
+ * import type { ProviderClient } from 'payorch';
+ * declare const provider: ProviderClient;
  * try {
- *   await provider.manual.startDeposit(params);
+ *   await provider.manual.startDeposit({ fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', amount: 250 });
  * } catch (error) {
  *   if (isPayorchError(error, AuthenticationError)) console.error('check the keys:', error.reason);
  *   else if (isPayorchError(error, APIError)) console.error(error.status, error.error);
@@ -58,8 +61,11 @@ function ownBrand(errorClass: ErrorClass): string {
  *
  * @example
  * ```ts
+ * import { PayorchError } from 'payorch';
+ * import type { ProviderClient } from 'payorch';
+ * declare const provider: ProviderClient;
  * try {
- *   await provider.manual.startDeposit(params);
+ *   await provider.manual.startDeposit({ fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', amount: 250 });
  * } catch (error) {
  *   if (error instanceof PayorchError && error.outcome === 'unknown') console.error('the deposit may exist: wait for its callback');
  *   throw error;
@@ -123,8 +129,11 @@ export interface ValidationIssue {
  *
  * @example
  * ```ts
+ * import { RequestValidationError } from 'payorch';
+ * import type { ProviderClient } from 'payorch';
+ * declare const provider: ProviderClient;
  * try {
- *   await provider.manual.startWithdrawal({ ...body, iban: 'TR12' });
+ *   await provider.manual.startWithdrawal({ fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', amount: 100, iban: 'TR12' });
  * } catch (error) {
  *   if (error instanceof RequestValidationError) console.log(error.issues); // [{ field: 'iban', rule: 'too_small', ... }]
  * }
@@ -201,6 +210,7 @@ export class ConnectionError extends PayorchError {
  *
  * @example
  * ```ts
+ * import { parseTrackingCode, TrackingCodeError } from 'payorch';
  * try {
  *   parseTrackingCode('ORDER-42');
  * } catch (error) {
@@ -298,9 +308,18 @@ const STATUS = {
  *
  * @example
  * ```ts
+ * import type { IncomingMessage, ServerResponse } from 'node:http';
+ * import { CallbackVerificationError, verifyCallback } from 'payorch';
+ * import type { VerifiedCallback } from 'payorch';
+ * declare const apiKey: string;
+ * declare const secretKey: string;
+ * declare const req: IncomingMessage;
+ * declare const res: ServerResponse;
+ * declare const rawBody: Buffer;
+ * declare function applyOnce(callback: VerifiedCallback): Promise<void>;
  * try {
  *   const callback = verifyCallback({ headers: req.headers, body: rawBody }, { apiKey, secretKey });
- *   await process(callback);
+ *   await applyOnce(callback);
  *   res.writeHead(200).end('{"success":true}');
  * } catch (error) {
  *   if (!(error instanceof CallbackVerificationError)) throw error;
@@ -358,7 +377,14 @@ export type CallbackJobField = 'job' | 'merchantId' | 'kind' | 'event' | 'payloa
  *
  * @example
  * ```ts
- * await boss.work('payorch-callbacks', async ([job]) => {
+ * import type { PgBoss } from 'pg-boss';
+ * import { CallbackJobError } from 'payorch';
+ * import type { CallbackInboxContext, CallbackJob, CallbackReceiver, Logger } from 'payorch';
+ * declare const receiver: CallbackReceiver<CallbackInboxContext>;
+ * declare const boss: PgBoss;
+ * declare const logger: Logger;
+ * await boss.work<CallbackJob>('payorch-callbacks', async ([job]) => {
+ *   if (job === undefined) return;
  *   try {
  *     await receiver.apply(job.data);
  *   } catch (error) {
@@ -385,16 +411,23 @@ export class CallbackJobError extends CallbackVerificationError {
  * A callback's record is not younger than the inbox's horizon, and its key is not held: the inbox
  * may have forgotten that it applied it, so it does not apply it (again). Nothing was recorded.
  * The receiver answers 422 `record_too_old` and tells `onError` (phase `'retention'`) with the
- * callback: reconcile it by hand against your own record (docs/webhooks.md, "Retention").
+ * callback: reconcile it by hand against your own record (docs/inboxes.md, "Retention").
  *
  * It carries the tracking code and status, not the key's merchant id: that is the receiver's API
  * key when no `merchantId` is given, and no error carries a key.
  *
  * @example
  * ```ts
- * onError: (error, { callback }) => {
- *   if (isPayorchError(error, CallbackRetentionError)) reconcileByHand(callback, error.recordTime);
- * }
+ * import { CallbackRetentionError, createCallbackReceiver, isPayorchError } from 'payorch';
+ * import type { AppliedCallback } from 'payorch';
+ * declare function reconcileByHand(callback: AppliedCallback | undefined, recordTime: number): void;
+ * createCallbackReceiver({
+ *   apiKey: 'api',
+ *   secretKey: 'secret',
+ *   onError: (error, { callback }) => {
+ *     if (isPayorchError(error, CallbackRetentionError)) reconcileByHand(callback, error.recordTime);
+ *   },
+ * });
  * ```
  */
 export class CallbackRetentionError extends PayorchError {
@@ -433,9 +466,15 @@ export class CallbackRetentionError extends PayorchError {
  *
  * @example
  * ```ts
- * onError: (error, { phase }) => {
- *   if (isPayorchError(error, InboxError)) alerts.page(`callback inbox (${phase}): ${error.message}`);
- * }
+ * import { createCallbackReceiver, InboxError, isPayorchError } from 'payorch';
+ * declare const alerts: { page(message: string): void };
+ * createCallbackReceiver({
+ *   apiKey: 'api',
+ *   secretKey: 'secret',
+ *   onError: (error, { phase }) => {
+ *     if (isPayorchError(error, InboxError)) alerts.page(`callback inbox (${phase}): ${error.message}`);
+ *   },
+ * });
  * ```
  */
 export class InboxError extends PayorchError {
@@ -468,9 +507,15 @@ export class InboxFullError extends InboxError {
  *
  * @example
  * ```ts
- * onError: (error, { callback }) => {
- *   if (isPayorchError(error, InboxCommitError)) metrics.increment('callbacks.rolled_back', { kind: callback?.kind });
- * }
+ * import { createCallbackReceiver, InboxCommitError, isPayorchError } from 'payorch';
+ * declare const metrics: { increment(name: string, attributes: object): void };
+ * createCallbackReceiver({
+ *   apiKey: 'api',
+ *   secretKey: 'secret',
+ *   onError: (error, { callback }) => {
+ *     if (isPayorchError(error, InboxCommitError)) metrics.increment('callbacks.rolled_back', { kind: callback?.kind });
+ *   },
+ * });
  * ```
  */
 export class InboxCommitError extends InboxError {
@@ -484,7 +529,7 @@ export class InboxCommitError extends InboxError {
  * `pool_mode = statement`), which refuses every transaction block: no callback can be applied
  * together with its key there. Nothing was applied or recorded; the receiver answers 500 and tells
  * `onError` (phase `'inbox'`). Connect the inbox's pool in transaction or session pooling, or
- * directly (docs/webhooks.md, "Poolers").
+ * directly (docs/inboxes.md, "Poolers").
  */
 export class StatementPoolingError extends InboxError {
   static {
@@ -503,6 +548,10 @@ export class StatementPoolingError extends InboxError {
  *
  * @example
  * ```ts
+ * import { isPayorchError, QueueError } from 'payorch';
+ * import type { PgBossQueue } from 'payorch/pg-boss';
+ * declare const queue: PgBossQueue;
+ * declare const ids: string[]; // dead letters to send again
  * try {
  *   await queue.deadLetters.replay({ ids });
  * } catch (error) {

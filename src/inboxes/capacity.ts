@@ -15,7 +15,7 @@ const HOUR_MS = 3_600_000;
 const MINUTE_MS = 60_000;
 
 const WAY_OUT =
-  'Use a durable inbox (PostgreSQL: createPostgresInbox from payorch/postgres; on Cloudflare, D1: payorch/d1, or a Durable Object: payorch/durable-object) or a larger maxKeys: see "In memory (the default)" in the receiver guide (docs/webhooks.md).';
+  'Use a durable inbox (PostgreSQL: createPostgresInbox from payorch/postgres; on Cloudflare, D1: payorch/d1, or a Durable Object: payorch/durable-object) or a larger maxKeys: see "In memory (the default)" in the inbox guide (docs/inboxes.md).';
 
 /** Checks the inbox's fill after each callback it took or refused, and warns as above. */
 export function capacityWarnings(fill: MemoryInboxFill, logger: LevelledLogger, now: () => number): () => void {

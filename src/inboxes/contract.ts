@@ -112,7 +112,12 @@ export const INBOX_CONTRACT_OPTIONS = declareOptions<InboxContractOptions>()(
  *
  * @example
  * ```ts
- * for (const c of inboxContract({ store })) test(c.name, c.run);
+ * import { test } from 'vitest'; // or node:test, jest, mocha
+ * import type { CallbackInboxContext } from 'payorch';
+ * import { inboxContract } from 'payorch/testing';
+ * import type { InboxContractOptions } from 'payorch/testing';
+ * declare const store: InboxContractOptions<CallbackInboxContext>['store']; // a fresh store of your inbox per case
+ * for (const c of inboxContract({ store, failCommit: null })) test(c.name, c.run);
  * ```
  */
 export function inboxContract<TContext extends CallbackInboxContext = CallbackInboxContext>(options: InboxContractOptions<TContext>): readonly InboxContractCase[] {

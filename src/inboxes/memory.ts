@@ -85,6 +85,9 @@ export function memoryInboxFill(inbox: object): MemoryInboxFill | undefined {
  *
  * @example
  * ```ts
+ * import { createCallbackReceiver, createMemoryInbox } from 'payorch';
+ * declare const apiKey: string;
+ * declare const secretKey: string;
  * const receiver = createCallbackReceiver({ apiKey, secretKey, inbox: createMemoryInbox({ maxKeys: 1_000_000 }) });
  * ```
  */

@@ -99,6 +99,8 @@ export class ProviderSites extends APIResource {
    *
    * @example
    * ```ts
+   * import type { ProviderClient } from 'payorch';
+   * declare const provider: ProviderClient;
    * const { sites } = await provider.sites.list({ key: process.env.PAYORCH_SITES_KEY! });
    * ```
    */

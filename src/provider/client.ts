@@ -102,8 +102,10 @@ export class ProviderClient extends APIResource {
    *
    * @example
    * ```ts
+   * import type { ProviderClient } from 'payorch';
+   * declare const provider: ProviderClient;
    * const shop = provider.withSite(process.env.PAYORCH_CREDENTIAL_KEY!);
-   * await shop.manual.startDeposit(body);
+   * await shop.manual.startDeposit({ fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', amount: 250 });
    * ```
    */
   withSite(credentialKey: string): ProviderClient {
@@ -120,6 +122,9 @@ export class ProviderClient extends APIResource {
    * @throws {RequestValidationError} for an option of the client's identity, or an impossible value
    * @example
    * ```ts
+   * import type { ProviderClient } from 'payorch';
+   * declare const provider: ProviderClient;
+   * declare const tracking_code: string;
    * const patient = provider.withOptions({ timeout: 120_000, maxRetries: 5 });
    * await patient.creditCard.getStatus({ tracking_code });
    * ```
@@ -136,6 +141,8 @@ export class ProviderClient extends APIResource {
    *
    * @example
    * ```ts
+   * import type { ProviderClient } from 'payorch';
+   * declare const provider: ProviderClient;
    * const { provider: me } = await provider.welcome();
    * console.log(me.name, me.is_active);
    * ```
@@ -153,6 +160,8 @@ export class ProviderClient extends APIResource {
    * with a body
    * @example
    * ```ts
+   * import type { ProviderClient } from 'payorch';
+   * declare const provider: ProviderClient;
    * const answer = await provider.request({ method: 'POST', path: '/new-endpoint', hash: 'credential', body: { a: 1 } });
    * ```
    */

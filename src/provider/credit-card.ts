@@ -119,6 +119,8 @@ export class ProviderCreditCard extends APIResource {
    *
    * @example
    * ```ts
+   * import type { ProviderClient } from 'payorch';
+   * declare const provider: ProviderClient;
    * const { data } = await provider.creditCard.createPayment({
    *   username: 'ada', user_id: 'u-1', firstname: 'Ada', lastname: 'Yılmaz', amount: 150,
    * });
@@ -142,6 +144,9 @@ export class ProviderCreditCard extends APIResource {
    *
    * @example
    * ```ts
+   * import type { ProviderClient } from 'payorch';
+   * declare const provider: ProviderClient;
+   * declare function fulfil(): Promise<void>;
    * const { data } = await provider.creditCard.getStatus({ tracking_code: 'CC-k3J9x-1700000000' });
    * if (data.status === 'success') fulfil();
    * ```

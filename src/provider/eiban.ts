@@ -68,6 +68,8 @@ export class ProviderEiban extends APIResource {
    *
    * @example
    * ```ts
+   * import type { ProviderClient } from 'payorch';
+   * declare const provider: ProviderClient;
    * const { data } = await provider.eiban.startDeposit({ fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', amount: 500 });
    * ```
    */
@@ -80,6 +82,8 @@ export class ProviderEiban extends APIResource {
    *
    * @example
    * ```ts
+   * import type { ProviderClient } from 'payorch';
+   * declare const provider: ProviderClient;
    * const { data } = await provider.eiban.startWithdrawal({
    *   fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', iban: 'TR330006100519786457841326', amount: 100,
    * });

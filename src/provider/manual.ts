@@ -69,6 +69,9 @@ export class ProviderManual extends APIResource {
    *
    * @example
    * ```ts
+   * import type { ProviderClient } from 'payorch';
+   * declare const provider: ProviderClient;
+   * declare function redirect(url: string): void; // your framework's
    * const { data } = await provider.manual.startDeposit({ fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', amount: 250 });
    * redirect(data.payment_url);
    * ```
@@ -82,6 +85,8 @@ export class ProviderManual extends APIResource {
    *
    * @example
    * ```ts
+   * import type { ProviderClient } from 'payorch';
+   * declare const provider: ProviderClient;
    * const { data } = await provider.manual.startWithdrawal({
    *   fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', iban: 'TR330006100519786457841326', amount: 100,
    * });

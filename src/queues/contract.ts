@@ -117,6 +117,10 @@ type Failing = number | 'always';
  * ```ts
  * import { test } from 'vitest'; // or node:test, jest, mocha
  * import { queueContract } from 'payorch/testing';
+ * import type { QueueContractEngine } from 'payorch/testing';
+ * interface TestQueues { sendRaw(job: unknown): Promise<void>; ageAndRunMaintenance(): Promise<void>; close(): Promise<void> }
+ * declare function freshQueues(): Promise<TestQueues>;
+ * declare function createMyQueue(options: TestQueues & { retryLimit: number; retryDelaySeconds: number }): QueueContractEngine['queue'] & { work: QueueContractEngine['work'] };
  *
  * for (const c of queueContract({
  *   async setup() {

@@ -73,7 +73,7 @@ export interface ReplayDeadLettersOptions {
   readonly ids?: readonly string[] | undefined;
   /**
    * Re-seals each job before it is sent again (`resealCallbackJob`): give the key that sealed jobs
-   * before a rotation on purpose, after `until` (docs/webhooks.md, "Rotating the keys").
+   * before a rotation on purpose, after `until` (docs/rotating-keys.md).
    */
   readonly reseal?: ResealKeys | undefined;
 }

@@ -44,6 +44,11 @@ const cents = (amount: number): number => Math.round(amount * 100);
  * @throws {RequestValidationError} for an impossible option, naming it
  * @example
  * ```ts
+ * import { confirmWithCardStatus, createCallbackReceiver } from 'payorch';
+ * import type { ProviderClient } from 'payorch';
+ * declare const apiKey: string;
+ * declare const secretKey: string;
+ * declare const provider: ProviderClient;
  * const receiver = createCallbackReceiver({ apiKey, secretKey, api: 'provider', confirm: confirmWithCardStatus(provider) });
  * ```
  */

@@ -17,6 +17,10 @@ import type { CallbackKey } from '../inboxes/inbox.js';
  *
  * @example
  * ```ts
+ * import { callbackKeyString } from 'payorch';
+ * import type { CallbackInboxContext, CallbackReceiver } from 'payorch';
+ * declare const receiver: CallbackReceiver<CallbackInboxContext>;
+ * declare const payouts: { refund(input: { user: string | undefined; amount: number }, options: { idempotencyKey: string }): Promise<void> };
  * receiver.on('withdrawal.rejected', async (callback, { key }) => {
  *   await payouts.refund({ user: callback.payload.user_id, amount: callback.payload.amount }, { idempotencyKey: callbackKeyString(key) });
  * });

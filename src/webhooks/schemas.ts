@@ -144,6 +144,9 @@ export const CALLBACK_SCHEMAS = {
  *
  * @example
  * ```ts
+ * import type { VerifiedCallback, WithdrawalCallback } from 'payorch';
+ * declare const callback: VerifiedCallback;
+ * declare function refund(withdrawal: WithdrawalCallback): void;
  * if (callback.kind === 'withdrawal' && callback.payload.status === 'rejected') refund(callback.payload);
  * ```
  */

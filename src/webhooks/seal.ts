@@ -155,7 +155,11 @@ export interface ResealKeys {
  * @throws {RequestValidationError} for a key that is not a non-empty string
  * @example
  * ```ts
+ * import type { PgBoss } from 'pg-boss';
  * import { resealCallbackJob } from 'payorch/webhooks';
+ * import type { CallbackJob } from 'payorch/webhooks';
+ * declare const boss: PgBoss;
+ * declare const deadLetter: { data: CallbackJob }; // a job refused as seal_key_expired
  *
  * const job = resealCallbackJob(deadLetter.data, { oldSecretKey: process.env.OLD_SECRET_KEY!, secretKey: process.env.PAYORCH_PROVIDER_SECRET_KEY! });
  * await boss.send('payorch-callbacks', job);

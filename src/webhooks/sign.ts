@@ -64,6 +64,9 @@ export const SIGN_OPTIONS = declareOptions<SignCallbackOptions>()([
  * @throws {TypeError} when the signed fields are not strings
  * @example
  * ```ts
+ * import { signCallback } from 'payorch';
+ * declare const apiKey: string;
+ * declare const secretKey: string;
  * const { headers, body } = signCallback(
  *   { tracking_code: 'MAN-a8Xk29Qp-1763812000', status: 'completed', amount: 250, site_id: 7 },
  *   { apiKey, secretKey },

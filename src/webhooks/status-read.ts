@@ -62,6 +62,9 @@ export interface CardStatusRead {
  *
  * @example
  * ```ts
+ * import type { CallbackInboxContext, CallbackReceiver } from 'payorch';
+ * declare const receiver: CallbackReceiver<CallbackInboxContext>;
+ * declare function markPaid(trackingCode: string, amount: number, siteId: number | undefined): Promise<void>;
  * receiver.on('creditCard.success', async (callback) => {
  *   const site = callback.source === 'callback' ? callback.payload.site_id : undefined;
  *   await markPaid(callback.payload.tracking_code, callback.payload.amount, site);

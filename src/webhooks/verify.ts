@@ -62,8 +62,7 @@ export interface VerifyCallbackOptions {
    * a receiver's jobs sealed with it apply until then. Hashes are checked with both keys in
    * constant time; neither key is ever logged. A receiver given one needs `merchantId`, so that
    * what its inbox recorded never depends on a key. Keep it after `until` while jobs received
-   * before `until` may still be applied: it then verifies only those (docs/webhooks.md,
-   * "Rotating the keys").
+   * before `until` may still be applied: it then verifies only those (docs/rotating-keys.md).
    * @default none: only `secretKey`
    * @example { secretKey: oldSecretKey, until: '2026-12-01T00:00:00Z' }
    */
@@ -285,6 +284,16 @@ function bodySeconds(body: Readonly<Record<string, unknown>>): string | undefine
  * @throws {RequestValidationError} when an option is impossible (a programming error, not a refusal)
  * @example
  * ```ts
+ * import type { IncomingMessage } from 'node:http';
+ * import { verifyCallback } from 'payorch';
+ * import type { CreditCardCallback, DealerCreditCardCallback, DepositCallback, WithdrawalCallback } from 'payorch';
+ * declare const apiKey: string;
+ * declare const secretKey: string;
+ * declare const req: IncomingMessage;
+ * declare const rawBody: Buffer;
+ * declare function creditDeposit(deposit: DepositCallback): void;
+ * declare function settleWithdrawal(withdrawal: WithdrawalCallback): void;
+ * declare function settleCard(card: CreditCardCallback | DealerCreditCardCallback): void;
  * const callback = verifyCallback({ headers: req.headers, body: rawBody }, { apiKey, secretKey });
  * switch (callback.kind) {
  *   case 'deposit': creditDeposit(callback.payload); break;
@@ -324,6 +333,11 @@ function verifierFor(options: VerifyCallbackOptions): Verifier {
  *   (use {@link verifyCallback} with `req.headers` and the raw body there)
  * @example
  * ```ts
+ * import { CallbackVerificationError, verifyCallbackRequest } from 'payorch';
+ * import type { VerifiedCallback } from 'payorch';
+ * declare const apiKey: string;
+ * declare const secretKey: string;
+ * declare function processOnce(callback: VerifiedCallback): Promise<void>;
  * export async function POST(request: Request): Promise<Response> {
  *   try {
  *     const callback = await verifyCallbackRequest(request, { apiKey, secretKey });

@@ -28,7 +28,8 @@ const quoted = (cell: string): string[] => [...cell.matchAll(/`([^`]+)`/g)].map(
 /** The calls of a cell: `provider.thirdParty.bank.startDeposit(body)`, `.crypto`, `.wallet` names three. */
 function callsOf(cell: string): string[] {
   const [first = '', ...others] = quoted(cell).map((text) => text.replace(/\(.*$/, ''));
-  const family = /^(.*\.)(\w+)(\.\w+)$/.exec(first);
+  // The family is the segment the others replace: the channel of `thirdParty.<channel>.…`, else the one before the method.
+  const family = /^(.*\.thirdParty\.)(\w+)(\..+)$/.exec(first) ?? /^(.*\.)(\w+)(\.\w+)$/.exec(first);
   return [first, ...others.map((other) => (family === null ? other : `${family[1]}${other.slice(1)}${family[3]}`))];
 }
 

@@ -8,7 +8,7 @@ import { unsigned } from '../helpers/callbacks.js';
 import { PROVIDER } from '../helpers/wire.js';
 
 /*
- * The first example of docs/webhooks.md ("The receiver") is the code most users copy: it is run
+ * The first example of docs/receiving-callbacks.md ("The receiver") is the code most users copy: it is run
  * here as written, against a ledger of its declared functions, with the attacks it must survive.
  * The hash covers tracking_code, status and timestamp only: anyone who saw one genuine callback
  * can replay it with other unsigned fields.
@@ -22,10 +22,10 @@ afterAll(() => {
 
 /** The guide's first TypeScript block under "## The receiver", as a module exporting its receiver. */
 function guideExample(): string {
-  const guide = readFileSync(join(root, 'docs/webhooks.md'), 'utf8');
+  const guide = readFileSync(join(root, 'docs/receiving-callbacks.md'), 'utf8');
   const section = guide.slice(guide.indexOf('\n## The receiver\n'));
   const code = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
-  if (code === undefined) throw new Error('docs/webhooks.md has no TypeScript block under "## The receiver"');
+  if (code === undefined) throw new Error('docs/receiving-callbacks.md has no TypeScript block under "## The receiver"');
   const served = /^createServer\(receiver\.nodeHandler\)\.listen\(\d+\);$/m;
   expect(code).toMatch(served);
   return `${code.replaceAll("from 'payorch'", `from '${join(root, 'src/index.ts')}'`).replace(served, '')}\nexport { receiver };\n`;

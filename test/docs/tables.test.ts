@@ -38,7 +38,7 @@ import { serveNode } from '../helpers/serve.js';
 import { PROVIDER } from '../helpers/wire.js';
 
 /*
- * The tables of docs/webhooks.md and docs/errors-and-retries.md are what users act on: which answer
+ * The tables of docs/receiving-callbacks.md and docs/errors-and-retries.md are what users act on: which answer
  * a receiver gives, which reason a refusal names, what an error's outcome means, what is retried.
  * Each row is read from the Markdown and held to what the code does (a real callback through a
  * real receiver, a real client against a real socket, or the retry policy's own functions), and
@@ -47,14 +47,14 @@ import { PROVIDER } from '../helpers/wire.js';
  */
 
 const root = join(import.meta.dirname, '../..');
-const webhooksGuide = readFileSync(join(root, 'docs/webhooks.md'), 'utf8');
+const webhooksGuide = readFileSync(join(root, 'docs/receiving-callbacks.md'), 'utf8');
 const errorsGuide = readFileSync(join(root, 'docs/errors-and-retries.md'), 'utf8');
 
 /** The texts in backticks of a cell. */
 const quoted = (cell: string): string[] => [...cell.matchAll(/`([^`]+)`/g)].map(([, text]) => text ?? '');
 const plain = (cell: string): string => cell.replace(/\*\*/g, '').trim();
 
-describe('docs/webhooks.md', () => {
+describe('docs/receiving-callbacks.md', () => {
   const reasonRows = table(webhooksGuide, ['`error.reason`', '`error.status`', 'Meaning']);
   const reasonStatus = new Map(reasonRows.map(([reason = '', status = '']) => [quoted(reason)[0] ?? '', Number(status)]));
 
@@ -64,8 +64,8 @@ describe('docs/webhooks.md', () => {
     const signed = signCallback({ ...unsigned.deposit, ...fields }, PROVIDER);
     return { headers: { ...signed.headers }, body: signed.body };
   };
-  // A job of the right shape: only its account is wrong.
-  const SOME_JOB = { version: 2, account: PROVIDER.apiKey, kind: 'deposit', event: 'deposit.completed', payload: {}, receivedAt: Date.now(), signature: { hash: '0'.repeat(64), timestamp: 1, in: 'headers' } };
+  // A job of the right shape, for this receiver's merchant.
+  const SOME_JOB = { version: 2, merchantId: PROVIDER.apiKey, kind: 'deposit', event: 'deposit.completed', payload: {}, receivedAt: Date.now(), signature: { hash: '0'.repeat(64), timestamp: 1, in: 'headers' } };
   const jobCheck = { verifier: createVerifier(PROVIDER), merchantId: PROVIDER.apiKey, nowMs: Date.now() };
   const refusals: Record<CallbackVerificationReason, () => unknown> = {
     missing_header: () => verifyCallback({ headers: {}, body: fresh().body }, PROVIDER),

@@ -8,7 +8,7 @@ import { ledgerDatabase } from '../helpers/hyperdrive.js';
 import type { LedgerDatabase } from '../helpers/hyperdrive.js';
 import { IBAN, SANDBOX_BASE_URL } from '../helpers/sandbox.js';
 
-// The scheduled recovery of docs/webhooks.md as it is written (examples/webhooks/transfer-sweep.ts,
+// The scheduled recovery of docs/recovering-callbacks.md as it is written (examples/webhooks/transfer-sweep.ts,
 // beside the pg-boss receiver of pgboss.ts), on a real PostgreSQL and pg-boss, against the sandbox:
 // both schedules are registered; a run of each (sent as the schedule sends it, rather than waiting
 // for the tick) marks the ended transfer and credits the card payment whose callback never came;

@@ -12,7 +12,7 @@ import type { RedisServer } from '../helpers/redis.js';
 import { deliver } from '../helpers/serve.js';
 import { PROVIDER } from '../helpers/wire.js';
 
-// The deferred recipes of docs/webhooks.md as they are written (examples/webhooks/pgboss.ts and
+// The deferred recipes of docs/deferred.md as they are written (examples/webhooks/pgboss.ts and
 // bullmq.ts), against real PostgreSQL and a real Redis: a callback answered 200, then credited
 // once, its duplicate too; a genuine signature over a changed user or amount moves nothing; a dead
 // letter is kept until replayed. The servers are why this runs here and not in `npm run examples`.

@@ -19,7 +19,7 @@ const NPM_TIMEOUT_MS = 60_000;
 test('the package carries what users read, not the screenshots (linked from the repository) or the maintainers\' decision record', () => {
   const files = packed();
   expect(files.filter((file) => file.endsWith('.png') || file === 'docs/decisions.md')).toEqual([]);
-  expect(files).toEqual(expect.arrayContaining(['README.md', 'docs/webhooks.md', 'docs/openapi.json', 'examples/webhooks/node-http.ts', 'dist/index.d.ts', 'dist/schemas/index.d.ts']));
+  expect(files).toEqual(expect.arrayContaining(['README.md', 'docs/receiving-callbacks.md', 'docs/openapi.json', 'examples/webhooks/node-http.ts', 'dist/index.d.ts', 'dist/schemas/index.d.ts']));
 }, NPM_TIMEOUT_MS);
 
 test('no runtime message of the built package points to a guide the package does not carry', () => {

@@ -1,5 +1,5 @@
 // The end statuses of one tracking code are applied one at a time, across OS processes
-// (docs/webhooks.md, "PostgreSQL"): two receiver instances, each a process of its own
+// (docs/inboxes.md, "PostgreSQL"): two receiver instances, each a process of its own
 // (fixtures/refund-instance.ts), race `rejected` and `failed` of one fresh withdrawal with the
 // guide's refund-once handler, inline and through `receiver.apply` of deferred jobs.
 import { spawn } from 'node:child_process';

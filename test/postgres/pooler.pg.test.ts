@@ -1,5 +1,5 @@
 // The PostgreSQL inbox behind a real PgBouncer (test/postgres/bouncer.ts) in each pooling mode
-// (docs/webhooks.md, "Poolers"): transaction and session pooling apply each callback once; statement
+// (docs/inboxes.md, "Poolers"): transaction and session pooling apply each callback once; statement
 // pooling, which refuses every transaction block, is refused with a StatementPoolingError.
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, test, vi } from 'vitest';

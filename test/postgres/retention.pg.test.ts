@@ -1,4 +1,4 @@
-// Retention of the PostgreSQL inbox (docs/webhooks.md, "Retention"): keys are pruned by the age of
+// Retention of the PostgreSQL inbox (docs/inboxes.md, "Retention"): keys are pruned by the age of
 // their record, and a callback of a record at or before the stored horizon whose key is not held is
 // refused, never applied again. Against a real server (test/postgres/global-setup.ts).
 import pg from 'pg';

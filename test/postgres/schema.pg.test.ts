@@ -1,4 +1,4 @@
-// The inbox's table does not move (docs/webhooks.md): named with its schema when first used, so that
+// The inbox's table does not move (docs/inboxes.md): named with its schema when first used, so that
 // a handler's `SET search_path` (a schema per tenant) changes nothing. Against a real server.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, test, vi } from 'vitest';

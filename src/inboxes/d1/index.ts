@@ -92,6 +92,7 @@ const D1_INBOX_OPTIONS = declareOptions<D1InboxOptions>()([DB_OPTION, sqlite.SQL
  *
  * @example
  * ```ts
+ * import { d1InboxTableSql } from 'payorch/d1';
  * console.log(d1InboxTableSql());
  * // CREATE TABLE IF NOT EXISTS "payorch_callback_inbox" (
  * //   merchant_id TEXT NOT NULL,
@@ -112,6 +113,9 @@ export function d1InboxTableSql(table?: string): string {
  *
  * @example
  * ```ts
+ * import { createD1InboxTable } from 'payorch/d1';
+ * import type { D1DatabaseLike } from 'payorch/d1';
+ * declare const env: { readonly DB: D1DatabaseLike };
  * await createD1InboxTable({ db: env.DB });
  * ```
  */
@@ -149,6 +153,10 @@ export async function createD1InboxTable(options: D1InboxOptions): Promise<void>
  * ```ts
  * import { createCallbackReceiver } from 'payorch';
  * import { createD1Inbox } from 'payorch/d1';
+ * import type { D1DatabaseLike } from 'payorch/d1';
+ * declare const env: { readonly DB: D1DatabaseLike };
+ * declare const apiKey: string;
+ * declare const secretKey: string;
  *
  * const receiver = createCallbackReceiver({ apiKey, secretKey, inbox: createD1Inbox({ db: env.DB }) });
  * receiver.on('deposit.completed', (callback, { db, statements }) => {
@@ -224,8 +232,10 @@ const PRUNE_D1_OPTIONS = declareOptions<PruneD1InboxOptions>()([...D1_INBOX_OPTI
  * @throws {RequestValidationError} (`invalid_option`, `olderThanSeconds`) for a retention shorter than a day or longer than 10 years
  * @example
  * ```ts
+ * import { pruneD1Inbox } from 'payorch/d1';
+ * import type { D1DatabaseLike } from 'payorch/d1';
  * export default {
- *   async scheduled(controller, env) {
+ *   async scheduled(_controller: unknown, env: { readonly DB: D1DatabaseLike }) {
  *     await pruneD1Inbox({ db: env.DB });
  *   },
  * };

@@ -89,12 +89,15 @@ const DURABLE_OBJECT_INBOX_OPTIONS = declareOptions<DurableObjectInboxOptions>()
  *
  * @example
  * ```ts
- * import { DurableObject } from 'cloudflare:workers';
  * import { createCallbackReceiver } from 'payorch';
  * import { createDurableObjectInbox } from 'payorch/durable-object';
+ * import type { DurableObjectStorageLike } from 'payorch/durable-object';
  *
- * export class PayorchAccount extends DurableObject<Env> {
- *   readonly receiver = createCallbackReceiver({ apiKey: this.env.API_KEY, secretKey: this.env.SECRET_KEY, inbox: createDurableObjectInbox({ storage: this.ctx.storage }) });
+ * export class PayorchMerchant {
+ *   readonly receiver;
+ *   constructor(ctx: { readonly storage: DurableObjectStorageLike }, env: { readonly API_KEY: string; readonly SECRET_KEY: string }) {
+ *     this.receiver = createCallbackReceiver({ apiKey: env.API_KEY, secretKey: env.SECRET_KEY, inbox: createDurableObjectInbox({ storage: ctx.storage }) });
+ *   }
  *   fetch(request: Request): Promise<Response> {
  *     return this.receiver.handle(request);
  *   }
@@ -149,9 +152,15 @@ const PRUNE_DURABLE_OBJECT_OPTIONS = declareOptions<PruneDurableObjectInboxOptio
  * @throws {RequestValidationError} (`invalid_option`, `olderThanSeconds`) for a retention shorter than a day or longer than 10 years
  * @example
  * ```ts
- * async alarm(): Promise<void> {
- *   await pruneDurableObjectInbox({ storage: this.ctx.storage });
- *   await this.ctx.storage.setAlarm(Date.now() + 86_400_000);
+ * import { pruneDurableObjectInbox } from 'payorch/durable-object';
+ * import type { DurableObjectStorageLike } from 'payorch/durable-object';
+ *
+ * export class PayorchMerchant {
+ *   constructor(readonly ctx: { readonly storage: DurableObjectStorageLike & { setAlarm(time: number): Promise<void> } }) {}
+ *   async alarm(): Promise<void> {
+ *     await pruneDurableObjectInbox({ storage: this.ctx.storage });
+ *     await this.ctx.storage.setAlarm(Date.now() + 86_400_000);
+ *   }
  * }
  * ```
  */

@@ -59,6 +59,8 @@ const HORIZON_ROW = "record_time = 0 AND merchant_id = '' AND tracking_code = ''
  *
  * @example
  * ```ts
+ * declare const apiKey: string;
+ * declare const secretKey: string;
  * import { Pool } from 'pg';
  * import { createCallbackReceiver } from 'payorch';
  * import { createPostgresInboxTable, createPostgresInbox } from 'payorch/postgres';
@@ -132,7 +134,7 @@ SELECT (SELECT statuses FROM claimed) AS claimed, (SELECT at FROM horizon) AS ho
           if (/statement pooling/i.test(error instanceof Error ? error.message : '')) {
             broken = error as Error;
             throw new StatementPoolingError(
-              'payorch/postgres: the pool connects through a pooler in statement pooling, which refuses transactions; the callback was not applied. Use transaction or session pooling, or connect directly (docs/webhooks.md, "Poolers")',
+              'payorch/postgres: the pool connects through a pooler in statement pooling, which refuses transactions; the callback was not applied. Use transaction or session pooling, or connect directly (docs/inboxes.md, "Poolers")',
               { cause: error },
             );
           }

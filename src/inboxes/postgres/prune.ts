@@ -71,6 +71,9 @@ const PRUNE_POLL_MS = 20;
  * @throws {RequestValidationError} (`invalid_option`, `olderThanSeconds`) for a retention shorter than 259500 s or longer than 10 years
  * @example
  * ```ts
+ * import { prunePostgresInbox } from 'payorch/postgres';
+ * import type pg from 'pg';
+ * declare const pool: pg.Pool;
  * setInterval(() => void prunePostgresInbox({ pool }).catch(console.error), 86_400_000).unref();
  * ```
  */

@@ -203,6 +203,7 @@ export function tableName(where: string, options: { readonly table?: string | un
  *
  * @example
  * ```ts
+ * import { postgresInboxTableSql } from 'payorch/postgres';
  * console.log(postgresInboxTableSql());
  * // CREATE TABLE IF NOT EXISTS "payorch_callback_inbox" (
  * //   merchant_id text NOT NULL,
@@ -244,6 +245,9 @@ function tableSql(quoted: string): string {
  *
  * @example
  * ```ts
+ * import { createPostgresInboxTable } from 'payorch/postgres';
+ * import type pg from 'pg';
+ * declare const pool: pg.Pool;
  * await createPostgresInboxTable({ pool });
  * ```
  */

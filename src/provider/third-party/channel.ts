@@ -28,6 +28,8 @@ export class ThirdPartyGateways extends APIResource {
    *
    * @example
    * ```ts
+   * import type { ProviderClient } from 'payorch';
+   * declare const provider: ProviderClient;
    * const { data } = await provider.thirdParty.crypto.gateways.list();
    * const gateway = data.gateways.find((g) => g.supported_crypto_types?.includes('USDT (TRC20)'));
    * ```
@@ -57,6 +59,8 @@ export class ThirdPartyChannel<DP extends z.ZodMiniType, DR extends z.ZodMiniTyp
    *
    * @example
    * ```ts
+   * import type { ProviderClient } from 'payorch';
+   * declare const provider: ProviderClient;
    * const { data } = await provider.thirdParty.bank.startDeposit({ fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', amount: 300 });
    * ```
    */
@@ -69,6 +73,8 @@ export class ThirdPartyChannel<DP extends z.ZodMiniType, DR extends z.ZodMiniTyp
    *
    * @example
    * ```ts
+   * import type { ProviderClient } from 'payorch';
+   * declare const provider: ProviderClient;
    * const { data } = await provider.thirdParty.bank.startWithdrawal({
    *   fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', amount: 300, gateway_id: 1, iban: 'TR330006100519786457841326',
    * });

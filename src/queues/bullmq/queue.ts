@@ -116,6 +116,11 @@ export interface BullMQCallbackQueue extends CallbackQueue {
    * @throws {RequestValidationError} for an impossible option, naming it
    * @example
    * ```ts
+   * import type { CallbackInboxContext, CallbackReceiver, ProviderClient } from 'payorch';
+   * import type { BullMQCallbackQueue } from 'payorch/bullmq';
+   * declare const receiver: CallbackReceiver<CallbackInboxContext>;
+   * declare const provider: ProviderClient;
+   * declare const callbacks: BullMQCallbackQueue;
    * const worker = callbacks.work(receiver, { provider });
    * ```
    */
@@ -167,11 +172,18 @@ export const BULLMQ_WORK_OPTIONS = declareOptions<BullMQWorkOptions>()([
  * @throws {RequestValidationError} for an impossible option, naming it
  * @example
  * ```ts
+ * import type pg from 'pg';
  * import { createCallbackReceiver } from 'payorch/webhooks';
+ * import type { DepositCallback } from 'payorch/webhooks';
  * import { createPostgresInbox } from 'payorch/postgres';
+ * import type { PostgresClient } from 'payorch/postgres';
  * import { createBullMQQueue } from 'payorch/bullmq';
+ * declare const apiKey: string;
+ * declare const secretKey: string;
+ * declare const pool: pg.Pool;
+ * declare function credit(client: PostgresClient, deposit: DepositCallback): Promise<void>;
  *
- * const callbacks = createBullMQQueue({ connection: { url: process.env.REDIS_URL } });
+ * const callbacks = createBullMQQueue({ connection: { url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' } });
  * const receiver = createCallbackReceiver({ apiKey, secretKey, inbox: createPostgresInbox({ pool }), enqueue: callbacks.enqueue });
  * receiver.on('deposit.completed', async (callback, { client }) => credit(client, callback.payload));
  * callbacks.work(receiver);

@@ -53,6 +53,7 @@ import type { CloudflareQueue, CloudflareQueueOptions, D1DeadLettersTableOptions
  *
  * @example
  * ```ts
+ * import { d1DeadLettersTableSql } from 'payorch/cloudflare-queues';
  * console.log(d1DeadLettersTableSql());
  * // CREATE TABLE IF NOT EXISTS "payorch_dead_letters" (
  * //   id TEXT PRIMARY KEY,
@@ -74,6 +75,9 @@ export function d1DeadLettersTableSql(table?: string): string {
  * Creates the dead letters' table if it does not exist ({@link d1DeadLettersTableSql}).
  * @example
  * ```ts
+ * import { createD1DeadLettersTable } from 'payorch/cloudflare-queues';
+ * import type { D1DatabaseLike } from 'payorch/d1';
+ * declare const env: { readonly DB: D1DatabaseLike };
  * await createD1DeadLettersTable({ db: env.DB });
  * ```
  */
@@ -101,7 +105,16 @@ export async function createD1DeadLettersTable(options: D1DeadLettersTableOption
  * ```ts
  * import { createCallbackReceiver } from 'payorch';
  * import { createD1Inbox } from 'payorch/d1';
+ * import type { D1DatabaseLike } from 'payorch/d1';
  * import { createCloudflareQueue } from 'payorch/cloudflare-queues';
+ * import type { QueueBatchLike, QueueProducerLike } from 'payorch/cloudflare-queues';
+ *
+ * interface Env {
+ *   readonly CALLBACKS: QueueProducerLike;
+ *   readonly DB: D1DatabaseLike;
+ *   readonly API_KEY: string;
+ *   readonly SECRET_KEY: string;
+ * }
  *
  * function setup(env: Env) {
  *   const queue = createCloudflareQueue({ queue: env.CALLBACKS, db: env.DB });

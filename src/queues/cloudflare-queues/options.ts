@@ -174,8 +174,13 @@ export interface CloudflareQueue extends CallbackQueue {
    * @throws {RequestValidationError} at once for a receiver without `apply`, or an impossible option
    * @example
    * ```ts
+   * import type { CallbackInboxContext, CallbackReceiver, ProviderClient } from 'payorch';
+   * import type { CloudflareQueue, QueueBatchLike } from 'payorch/cloudflare-queues';
+   * interface Env { readonly DB: unknown }
+   * declare const provider: ProviderClient;
+   * declare function setup(env: Env): { queue: CloudflareQueue; receiver: CallbackReceiver<CallbackInboxContext> };
    * export default {
-   *   queue(batch: MessageBatch, env: Env) {
+   *   queue(batch: QueueBatchLike, env: Env) {
    *     const { queue, receiver } = setup(env);
    *     return queue.work(receiver, { provider })(batch);
    *   },
@@ -193,7 +198,13 @@ export interface CloudflareQueue extends CallbackQueue {
    * @throws {RequestValidationError} at once for a token shorter than 32 characters
    * @example
    * ```ts
-   * if (pathname === '/dead-letters/replay') return queue.replayRoute({ token: env.REPLAY_TOKEN })(request);
+   * import type { CloudflareQueue } from 'payorch/cloudflare-queues';
+   * declare const queue: CloudflareQueue;
+   * export function fetch(request: Request, env: { readonly REPLAY_TOKEN?: string }): Promise<Response> | Response {
+   *   const { pathname } = new URL(request.url);
+   *   if (pathname === '/dead-letters/replay') return queue.replayRoute({ token: env.REPLAY_TOKEN })(request);
+   *   return new Response(null, { status: 404 });
+   * }
    * ```
    */
   replayRoute(options: ReplayRouteOptions): (request: Request) => Promise<Response>;

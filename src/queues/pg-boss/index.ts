@@ -52,6 +52,11 @@ export interface PgBossQueue extends CallbackQueue {
    * in the same table. Run it on as many instances as you like.
    * @example
    * ```ts
+   * import type { CallbackInboxContext, CallbackReceiver, ProviderClient } from 'payorch';
+   * import type { PgBossQueue } from 'payorch/pg-boss';
+   * declare const receiver: CallbackReceiver<CallbackInboxContext>;
+   * declare const provider: ProviderClient;
+   * declare const queue: PgBossQueue;
    * const workers = await queue.work(receiver, { provider });
    * process.on('SIGTERM', () => void workers.stop());
    * ```
@@ -90,6 +95,15 @@ function pgBossError(output: object | null | undefined): string {
  * @throws {RequestValidationError} at once for a missing `boss` or `pool` or an impossible option, naming it
  * @example
  * ```ts
+ * import { createPgBossQueue } from 'payorch/pg-boss';
+ * import { createCallbackReceiver } from 'payorch';
+ * import { createPostgresInbox } from 'payorch/postgres';
+ * import type pg from 'pg';
+ * import type { PgBoss } from 'pg-boss';
+ * declare const pool: pg.Pool;
+ * declare const boss: PgBoss;
+ * declare const apiKey: string;
+ * declare const secretKey: string;
  * const queue = createPgBossQueue({ boss, pool, retryLimit: 5 });
  * const receiver = createCallbackReceiver({ apiKey, secretKey, inbox: createPostgresInbox({ pool }), enqueue: queue.enqueue });
  * await queue.work(receiver);

@@ -47,6 +47,7 @@ export const deadLetterTableName = (where: string, options: Omit<PgBossDeadLette
  *
  * @example
  * ```ts
+ * import { pgBossDeadLetterTableSql } from 'payorch/pg-boss';
  * console.log(pgBossDeadLetterTableSql());
  * // CREATE TABLE IF NOT EXISTS "payorch_dead_letters" (
  * //   seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
@@ -85,6 +86,9 @@ function tableSql(quoted: string): string {
  *
  * @example
  * ```ts
+ * import { createPgBossDeadLetterTable } from 'payorch/pg-boss';
+ * import type pg from 'pg';
+ * declare const pool: pg.Pool;
  * await createPgBossDeadLetterTable({ pool });
  * ```
  */

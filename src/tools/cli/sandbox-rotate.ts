@@ -6,8 +6,7 @@ import type { Io } from './io.js';
 
 /*
  * `payorch sandbox rotate-keys`: rotates an account's keys on a running sandbox through its
- * control route, so that a key rotation can be rehearsed end to end (docs/webhooks.md, "Rotating
- * the keys"). A client of the sandbox's own controls: it signs nothing.
+ * control route, so that a key rotation can be rehearsed end to end (docs/rotating-keys.md). A client of the sandbox's own controls: it signs nothing.
  */
 
 const WINDOW = declared(ROTATE_KEYS_OPTIONS, 'windowSeconds');
@@ -19,7 +18,7 @@ export const ROTATE_USAGE = `Usage: payorch sandbox rotate-keys --account <provi
 Rotates the keys of an account of a running payorch sandbox, as the service's panel would: a new
 secret key and a new API key. Requests signed with the keys before stay valid for --window
 seconds; callbacks are signed with the new keys from now on. Rehearse a rotation with it:
-docs/webhooks.md, "Rotating the keys".
+docs/rotating-keys.md.
 
 Options:
   --account <name>        provider or dealer

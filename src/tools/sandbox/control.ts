@@ -46,8 +46,8 @@ const RedeliverBody = z.strictObject({ resign: z.optional(z.boolean()) });
 // The window's range is checked by rotateKeys itself, and refused as every option is (422).
 const RotateKeysBody = z.strictObject({ account: z.enum(['provider', 'dealer']), windowSeconds: z.number(), keepApiKey: z.optional(z.boolean()) });
 
-/** The control endpoints, as the index lists them. */
-const ENDPOINTS = [
+/** The control endpoints, as the index lists them: method, path, body fields, what it does (docs/sandbox.md lists each). */
+export const ENDPOINTS = [
   'GET  /__sandbox/accounts            the credentials of the provider and the dealer',
   'GET  /__sandbox/records             every record, oldest first',
   'GET  /__sandbox/records/{id}        one record by tracking code or transfer id',

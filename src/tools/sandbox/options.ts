@@ -25,6 +25,7 @@ export interface SandboxSite {
  *
  * @example
  * ```ts
+ * import { createSandbox } from 'payorch/sandbox';
  * createSandbox({ provider: { active: false } }); // every provider call answers 403 "Provider account is inactive"
  * ```
  */
@@ -83,6 +84,7 @@ export interface SandboxManualIban {
  *
  * @example
  * ```ts
+ * import { createSandbox } from 'payorch/sandbox';
  * createSandbox({ dealer: { paymentMethods: { credit_card: 'inactive' } } });
  * ```
  */
@@ -122,6 +124,7 @@ export interface SandboxGateway {
  *
  * @example
  * ```ts
+ * import { createSandbox } from 'payorch/sandbox';
  * createSandbox({ callbackUrls: { deposit: 'http://127.0.0.1:3000/callbacks/deposit' } });
  * ```
  */
@@ -142,6 +145,7 @@ export interface CallbackUrls {
  *
  * @example
  * ```ts
+ * import { createSandbox } from 'payorch/sandbox';
  * createSandbox({ callbackRetry: { attempts: 3, backoffMs: 10 } }); // fast retries in tests
  * ```
  */
@@ -167,6 +171,7 @@ export interface CallbackRetryOptions {
  *
  * @example
  * ```ts
+ * import { createSandbox } from 'payorch/sandbox';
  * const sandbox = createSandbox({
  *   seed: 'my-tests',
  *   startTime: new Date('2026-01-15T09:00:00Z'),

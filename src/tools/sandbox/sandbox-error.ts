@@ -14,6 +14,10 @@ export type SandboxErrorCode = 'unknown_record' | 'unknown_delivery' | 'refused_
  *
  * @example
  * ```ts
+ * import { SandboxError } from 'payorch/sandbox';
+ * import type { Sandbox } from 'payorch/sandbox';
+ * declare const sandbox: Sandbox;
+ * declare const code: string; // a tracking code the sandbox gave
  * try {
  *   await sandbox.settle(code, 'completed');
  * } catch (error) {

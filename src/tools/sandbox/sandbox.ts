@@ -45,6 +45,8 @@ export interface SandboxClock {
    * The record clock's time.
    * @example
    * ```ts
+   * import type { Sandbox } from 'payorch/sandbox';
+   * declare const sandbox: Sandbox;
    * sandbox.clock.now().toISOString();
    * ```
    */
@@ -55,6 +57,8 @@ export interface SandboxClock {
    * @throws {RequestValidationError} (`invalid_option`, at once) for a negative or non-finite time or one past 9999-12-31
    * @example
    * ```ts
+   * import type { Sandbox } from 'payorch/sandbox';
+   * declare const sandbox: Sandbox;
    * const expired = await sandbox.clock.advance(31 * 60_000); // past the 30-minute lifetime
    * ```
    */
@@ -64,6 +68,8 @@ export interface SandboxClock {
    * @throws {RequestValidationError} (`invalid_option`, at once) for a time outside 1970-01-01 to 9999-12-31
    * @example
    * ```ts
+   * import type { Sandbox } from 'payorch/sandbox';
+   * declare const sandbox: Sandbox;
    * await sandbox.clock.set(new Date('2026-01-15T10:00:00Z'));
    * ```
    */
@@ -114,6 +120,9 @@ export class Sandbox {
    * @throws {RequestValidationError} (`invalid_option`) for a window out of range (0 to 30 days)
    * @example
    * ```ts
+   * import { createCallbackReceiver } from 'payorch';
+   * import type { Sandbox } from 'payorch/sandbox';
+   * declare const sandbox: Sandbox;
    * const { apiKey, secretKey, previous } = sandbox.rotateKeys('provider', { windowSeconds: 3600 });
    * const receiver = createCallbackReceiver({ apiKey, secretKey, merchantId: 'shop', previousSecretKey: previous });
    * ```
@@ -128,6 +137,9 @@ export class Sandbox {
    *
    * @example
    * ```ts
+   * import { ProviderClient } from 'payorch';
+   * import type { Sandbox } from 'payorch/sandbox';
+   * declare const sandbox: Sandbox;
    * const provider = new ProviderClient({ baseUrl: 'https://sandbox.payorch.test', ...sandbox.accounts.provider, fetch: sandbox.fetch });
    * ```
    */
@@ -138,6 +150,9 @@ export class Sandbox {
    *
    * @example
    * ```ts
+   * import type { Sandbox } from 'payorch/sandbox';
+   * declare const sandbox: Sandbox;
+   * declare const request: Request; // a signed request of a client
    * const response = await sandbox.handle(request, { clientAddress: '203.0.113.7' }); // 403 IP address not allowed
    * ```
    */
@@ -152,6 +167,9 @@ export class Sandbox {
    *
    * @example
    * ```ts
+   * import { ProviderClient } from 'payorch';
+   * import type { Sandbox } from 'payorch/sandbox';
+   * declare const sandbox: Sandbox;
    * const { url, close } = await sandbox.listen({ port: 4010 });
    * const provider = new ProviderClient({ baseUrl: url, ...sandbox.accounts.provider });
    * await close();
@@ -174,6 +192,8 @@ export class Sandbox {
    *
    * @example
    * ```ts
+   * import type { Sandbox } from 'payorch/sandbox';
+   * declare const sandbox: Sandbox;
    * import { http } from 'msw';
    * import { setupServer } from 'msw/node';
    *
@@ -192,6 +212,10 @@ export class Sandbox {
    *
    * @example
    * ```ts
+   * import type { ProviderClient } from 'payorch';
+   * import type { Sandbox } from 'payorch/sandbox';
+   * declare const provider: ProviderClient;
+   * declare const sandbox: Sandbox;
    * const { data } = await provider.manual.startDeposit({ fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', amount: 250 });
    * const { callback } = await sandbox.settle(data.tracking_code, 'completed', { amount: 240 });
    * console.log(callback?.delivered);
@@ -210,6 +234,9 @@ export class Sandbox {
    *
    * @example
    * ```ts
+   * import type { Sandbox } from 'payorch/sandbox';
+   * declare const sandbox: Sandbox;
+   * declare const code: string; // a tracking code the sandbox gave
    * const { callback } = await sandbox.settle(code, 'completed');
    * await sandbox.clock.advance(2 * 86_400_000);
    * const again = await sandbox.redeliver(callback!.id, { resign: false }); // the 2-day-old signature
@@ -225,6 +252,9 @@ export class Sandbox {
    *
    * @example
    * ```ts
+   * import type { Sandbox } from 'payorch/sandbox';
+   * import { expect } from 'vitest';
+   * declare const sandbox: Sandbox;
    * expect(sandbox.deliveries().map((attempt) => attempt.httpStatus)).toEqual([500, 200]);
    * ```
    */
@@ -237,6 +267,8 @@ export class Sandbox {
    *
    * @example
    * ```ts
+   * import type { Sandbox } from 'payorch/sandbox';
+   * declare const sandbox: Sandbox;
    * const pending = sandbox.records().filter((record) => record.status === 'pending');
    * ```
    */
@@ -249,6 +281,8 @@ export class Sandbox {
    *
    * @example
    * ```ts
+   * import type { Sandbox } from 'payorch/sandbox';
+   * declare const sandbox: Sandbox;
    * sandbox.record('MAN-ab120001-1763812000')?.status; // 'showing'
    * ```
    */
@@ -262,6 +296,9 @@ export class Sandbox {
    *
    * @example
    * ```ts
+   * import type { Sandbox } from 'payorch/sandbox';
+   * declare const sandbox: Sandbox;
+   * declare const receiverUrl: string; // your receiver, for example http://127.0.0.1:3000/webhooks
    * sandbox.setCallbackUrls({ deposit: `${receiverUrl}/deposit`, withdrawal: `${receiverUrl}/withdrawal` });
    * ```
    */
@@ -275,6 +312,8 @@ export class Sandbox {
    *
    * @example
    * ```ts
+   * import type { Sandbox } from 'payorch/sandbox';
+   * declare const sandbox: Sandbox;
    * await sandbox.idle();
    * ```
    */

@@ -49,7 +49,7 @@ export interface NodeResponseLike {
  * - a string (`express.text()`) or bytes (`express.raw()`), exact;
  * - the single-key object `express.urlencoded()` makes of a JSON text sent as a form: the key is
  *   the JSON text, decoded as a form field ('+' read as a space, `%XX` decoded), so an unsigned
- *   field holding those characters may differ; the signed fields cannot (docs/webhooks.md);
+ *   field holding those characters may differ; the signed fields cannot (docs/receiving-callbacks.md);
  * - any other object (`express.json()`): the fields as parsed.
  */
 function bodyLeftByParser(request: NodeRequestLike): CallbackBody | undefined {

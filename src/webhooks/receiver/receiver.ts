@@ -170,6 +170,11 @@ export interface CallbackReceiver<TContext> {
    * @throws {RequestValidationError} (rule `invalid_argument`) for an event name that is not one of the above, or a handler that is not a function
    * @example
    * ```ts
+   * import type { CallbackInboxContext, CallbackReceiver } from 'payorch';
+   * import type { WithdrawalCallback } from 'payorch';
+   * declare const receiver: CallbackReceiver<CallbackInboxContext>;
+   * declare function credit(userId: string | undefined, amount: number): Promise<void>;
+   * declare function settle(withdrawal: WithdrawalCallback): Promise<void>;
    * receiver.on('deposit.completed', async (callback) => credit(callback.payload.user_id, callback.payload.amount));
    * receiver.on('withdrawal', async (callback) => settle(callback.payload));
    * ```
@@ -182,6 +187,8 @@ export interface CallbackReceiver<TContext> {
    * {@link RequestValidationError}), so that the service delivers the callback again.
    * @example
    * ```ts
+   * import type { CallbackInboxContext, CallbackReceiver } from 'payorch';
+   * declare const receiver: CallbackReceiver<CallbackInboxContext>;
    * export const POST = (request: Request) => receiver.handle(request);
    * ```
    */
@@ -192,6 +199,11 @@ export interface CallbackReceiver<TContext> {
    * any framework that gives Node's request and response. A plain function: pass it detached. Never rejects.
    * @example
    * ```ts
+   * import type { CallbackInboxContext, CallbackReceiver } from 'payorch';
+   * import { createServer } from 'node:http';
+   * import express from 'express';
+   * declare const receiver: CallbackReceiver<CallbackInboxContext>;
+   * const app = express();
    * app.post('/webhooks/payorch', receiver.nodeHandler);
    * createServer(receiver.nodeHandler).listen(3000);
    * ```
@@ -202,6 +214,11 @@ export interface CallbackReceiver<TContext> {
    * message): returns the answer to send instead of sending it. Never rejects.
    * @example
    * ```ts
+   * import type { CallbackInboxContext, CallbackReceiver } from 'payorch';
+   * import type { FastifyReply, FastifyRequest } from 'fastify';
+   * declare const receiver: CallbackReceiver<CallbackInboxContext>;
+   * declare const request: FastifyRequest<{ Body: string }>; // with a string parser for every content type
+   * declare const reply: FastifyReply;
    * const answer = await receiver.receive({ headers: request.headers, body: request.body });
    * reply.code(answer.status).headers(answer.headers).send(answer.body);
    * ```
@@ -226,7 +243,15 @@ export interface CallbackReceiver<TContext> {
    *
    * @example
    * ```ts
-   * await boss.work('payorch-callbacks', async ([job]) => receiver.apply(job.data, { provider }));
+   * import type { CallbackInboxContext, CallbackReceiver, ProviderClient } from 'payorch';
+   * declare const receiver: CallbackReceiver<CallbackInboxContext>;
+   * import type { PgBoss } from 'pg-boss';
+   * import type { CallbackJob } from 'payorch';
+   * declare const provider: ProviderClient;
+   * declare const boss: PgBoss;
+   * await boss.work<CallbackJob>('payorch-callbacks', async ([job]) => {
+   *   if (job !== undefined) await receiver.apply(job.data, { provider });
+   * });
    * ```
    */
   readonly apply: (job: CallbackJob, options?: CallbackApplyOptions) => Promise<void>;
@@ -248,6 +273,10 @@ export interface CallbackReceiver<TContext> {
    * @throws {RequestValidationError} before anything is read, for an empty or overlong list, a code that is not a card payment's or is given twice, a bad `concurrency` or no provider
    * @example
    * ```ts
+   * import type { CallbackInboxContext, CallbackReceiver, ProviderClient } from 'payorch';
+   * declare const receiver: CallbackReceiver<CallbackInboxContext>;
+   * declare const provider: ProviderClient;
+   * declare function ordersAwaitingCallback(): Promise<string[]>;
    * const results = await receiver.reconcile({ provider, trackingCodes: await ordersAwaitingCallback() });
    * for (const { trackingCode, result, error } of results) if (result === 'failed') console.error(trackingCode, error);
    * ```
@@ -298,8 +327,10 @@ export const RECEIVER_OPTIONS = declareOptions<CallbackReceiverOptions<CallbackI
  * @throws {RequestValidationError} at once for a missing key or an impossible option, naming it
  * @example
  * ```ts
+ * import { createServer } from 'node:http';
  * import { createCallbackReceiver } from 'payorch';
  *
+ * declare function creditBalance(userId: string | undefined, amount: number): Promise<void>;
  * const receiver = createCallbackReceiver({
  *   apiKey: process.env.PAYORCH_PROVIDER_API_KEY!,
  *   secretKey: process.env.PAYORCH_PROVIDER_SECRET_KEY!,

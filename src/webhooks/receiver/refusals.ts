@@ -101,7 +101,7 @@ export function refusalHearing({ logger, now, report }: RefusalSettings): (error
       // Written at warn whatever the level but off: a receiver refusing genuine callbacks loses them.
       logger.warnAlways(
         { refused: total, reasons },
-        `payorch: refused ${total} well-formed callback${plural}${span}: ${causes.join('; ')}. Genuine callbacks are lost once the service stops retrying: see "Refused callbacks" in the receiver guide (docs/webhooks.md).`,
+        `payorch: refused ${total} well-formed callback${plural}${span}: ${causes.join('; ')}. Genuine callbacks are lost once the service stops retrying: see "Refused callbacks" in the receiver guide (docs/receiving-callbacks.md).`,
       );
     } catch {
       // A broken logger is the user's to notice; the answer goes out.

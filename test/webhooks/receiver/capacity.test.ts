@@ -72,7 +72,7 @@ describe('an in-memory inbox of 10 keys behind a receiver', () => {
     // The oldest key is forgotten 30 days after it was applied (its record is older still).
     expect(nearly?.text).toContain(`until ${new Date(NOW_SECONDS * 1000 + 30 * 86_400_000).toISOString()} (30 days, retentionSeconds, after their record)`);
     expect(nearly?.text).toContain('Use a durable inbox (PostgreSQL: createPostgresInbox from payorch/postgres');
-    expect(nearly?.text).toContain('or a larger maxKeys: see "In memory (the default)" in the receiver guide');
+    expect(nearly?.text).toContain('or a larger maxKeys: see "In memory (the default)" in the inbox guide');
     expect(full?.level).toBe('warn');
     expect(full?.text).toContain('the in-memory inbox is full: it holds 10 keys (maxKeys 10)');
     expect(full?.text).toContain('every new callback is answered 500 (InboxFullError, told to onError)');

@@ -8,8 +8,7 @@ import { serveNode } from '../../helpers/serve.js';
 import type { Served } from '../../helpers/serve.js';
 
 /*
- * A key rotation rehearsed on the sandbox, in the order of the runbook (docs/webhooks.md,
- * "Rotating the keys"): the panel rotates, the receivers and workers are deployed with the new
+ * A key rotation rehearsed on the sandbox, in the order of the runbook (docs/rotating-keys.md): the panel rotates, the receivers and workers are deployed with the new
  * keys and the old one as previousSecretKey, the API client moves over, the queue drains, the
  * window closes, and a dead letter sealed before the rotation is re-sealed. Deposits are settled
  * and their callbacks delivered over a real socket all along, applied from an in-process queue.
