@@ -45,6 +45,7 @@ export type { ProviderCreditCard } from './provider/credit-card.js';
 export type { ProviderThirdParty } from './provider/third-party/index.js';
 export type { ProviderSites } from './provider/account.js';
 export type { BankChannel } from './provider/third-party/bank.js';
+export type { ThirdPartyGateways } from './provider/third-party/channel.js';
 export type { CryptoChannel } from './provider/third-party/crypto.js';
 export type { WalletChannel } from './provider/third-party/wallet.js';
 
