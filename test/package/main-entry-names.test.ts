@@ -44,7 +44,7 @@ const DECLARED: readonly Group[] = [
   { reason: 'I read the HTTP response beside the parsed answer', values: ['APIPromise'], types: ['WithResponse'] },
   {
     reason: 'I pass one part of a client to my own code, and read its methods in the reference',
-    types: ['ProviderManual', 'ProviderEiban', 'ProviderCreditCard', 'ProviderThirdParty', 'ProviderSites', 'BankChannel', 'CryptoChannel', 'WalletChannel'],
+    types: ['ProviderManual', 'ProviderEiban', 'ProviderCreditCard', 'ProviderThirdParty', 'ProviderSites', 'BankChannel', 'CryptoChannel', 'WalletChannel', 'ThirdPartyGateways'],
   },
   { reason: 'I pass one part of the dealer client to my own code', types: ['DealerManualIban', 'DealerEibans', 'DealerTransactions', 'DealerTransfers', 'DealerCreditCard', 'DealerSettingsResource'] },
   {
