@@ -25,6 +25,7 @@ import {
 import { cardFailure, success, validationFailure } from '../sandbox/answers.js';
 import type { Failure, Reply } from '../sandbox/answers.js';
 import { formatDateTime, formatIsoOffset } from '../sandbox/clock.js';
+import { DEFAULT_GATEWAYS } from '../sandbox/fixtures.js';
 import type { Channel, SiteAccount } from '../sandbox/fixtures.js';
 import type { SandboxRecordKind } from '../sandbox/record-kinds.js';
 import type { StoredRecord } from '../sandbox/records.js';
@@ -166,6 +167,16 @@ const crypto = channelHandlers('crypto', cryptoEndpoints.withdrawal.params);
 const wallet = channelHandlers('wallet', walletEndpoints.withdrawal.params);
 
 /** Every endpoint of the Provider API (spec 4.2), in its order, each with how the sandbox answers it. */
+/** A gateways answer of the sandbox's own gateways of the channel (spec 2.5). */
+function gatewaysAnswer(channel: Channel): z.input<typeof GatewayList> {
+  const gateways = DEFAULT_GATEWAYS[channel].map(({ required_fields: required, supported_crypto_types: coins, ...gateway }) => ({
+    ...gateway,
+    required_fields: [...required],
+    ...(coins === undefined ? {} : { supported_crypto_types: [...coins] }),
+  }));
+  return { success: true, data: { gateways, count: gateways.length } };
+}
+
 export const PROVIDER_ENDPOINTS: readonly ApiEndpoint[] = [
   provider(welcomeEndpoint, {
     gaps: [EMPTY_BODY_CONTENT_TYPE],
@@ -312,19 +323,19 @@ export const PROVIDER_ENDPOINTS: readonly ApiEndpoint[] = [
   }),
   provider(cardStatusEndpoint, {
     gaps: [CARD_STATUS_HASH],
-    params: { tracking_code: 'CC-p4Lm8-1763812100' },
+    params: { tracking_code: 'CC-r7Qw2-1763812300' },
     answer: {
       success: true,
       data: {
-        tracking_code: 'CC-p4Lm8-1763812100',
-        order_id: 'ORD-55',
+        tracking_code: 'CC-r7Qw2-1763812300',
+        order_id: 'ORD-56',
         status: 'success',
-        amount: 150,
+        amount: 90,
         currency: 'TRY',
-        username: 'ada',
-        user_id: 'u-1',
-        created_at: '2025-11-22T11:55:00+00:00',
-        updated_at: '2025-11-22T11:56:10+00:00',
+        username: 'can',
+        user_id: 'u-2',
+        created_at: '2025-11-22T11:58:20+00:00',
+        updated_at: '2025-11-22T11:59:05+00:00',
       },
     },
     handle: ({ service }, params) => {
@@ -371,16 +382,8 @@ export const PROVIDER_ENDPOINTS: readonly ApiEndpoint[] = [
   }),
   provider(bankEndpoints.gateways, {
     gaps: [EIBAN_THIRD_PARTY_METHOD, EMPTY_BODY_CONTENT_TYPE],
-    answer: {
-      success: true,
-      data: {
-        gateways: [
-          { id: 1, name: 'Havale Express', code: 'havale_x', min_amount: 100, max_amount: 50000, required_fields: ['iban', 'account_holder'], description: 'Same-day bank transfers' },
-          { id: 2, name: 'FAST Bridge', code: 'fast_bridge', min_amount: 50, max_amount: 25000, required_fields: ['iban', 'account_holder'] },
-        ],
-        count: 2,
-      },
-    },
+    // What the sandbox answers: its own gateways of the channel.
+    answer: gatewaysAnswer('bank'),
     handle: bank.gateways,
   }),
   provider(bankEndpoints.withdrawal, {
@@ -423,24 +426,8 @@ export const PROVIDER_ENDPOINTS: readonly ApiEndpoint[] = [
   }),
   provider(cryptoEndpoints.gateways, {
     gaps: [EIBAN_THIRD_PARTY_METHOD, EMPTY_BODY_CONTENT_TYPE],
-    answer: {
-      success: true,
-      data: {
-        gateways: [
-          {
-            id: 11,
-            name: 'CoinPay',
-            code: 'coinpay',
-            min_amount: 10,
-            max_amount: 100000,
-            required_fields: ['crypto_type', 'wallet_address'],
-            supported_crypto_types: ['BTC', 'ETH', 'USDT (TRC20)', 'USDT (ERC20)'],
-            description: 'Crypto payouts',
-          },
-        ],
-        count: 1,
-      },
-    },
+    // What the sandbox answers: its own gateways of the channel.
+    answer: gatewaysAnswer('crypto'),
     handle: crypto.gateways,
   }),
   provider(cryptoEndpoints.withdrawal, {
@@ -472,16 +459,8 @@ export const PROVIDER_ENDPOINTS: readonly ApiEndpoint[] = [
   }),
   provider(walletEndpoints.gateways, {
     gaps: [EIBAN_THIRD_PARTY_METHOD, EMPTY_BODY_CONTENT_TYPE],
-    answer: {
-      success: true,
-      data: {
-        gateways: [
-          { id: 21, name: 'PapelWallet', code: 'papel', min_amount: 1, max_amount: 20000, required_fields: ['wallet_number'], description: 'Wallet payouts' },
-          { id: 22, name: 'PepWallet', code: 'pep', min_amount: 5, max_amount: 10000, required_fields: ['wallet_number', 'account_holder'] },
-        ],
-        count: 2,
-      },
-    },
+    // What the sandbox answers: its own gateways of the channel.
+    answer: gatewaysAnswer('wallet'),
     handle: wallet.gateways,
   }),
   provider(walletEndpoints.withdrawal, {

@@ -196,7 +196,7 @@ export const centsToDecimal = (cents: number): string => {
   return `${sign}${Math.floor(absolute / 100)}.${String(absolute % 100).padStart(2, '0')}`;
 };
 
-const DEFAULT_GATEWAYS: Readonly<Record<Channel, readonly SandboxGateway[]>> = {
+export const DEFAULT_GATEWAYS: Readonly<Record<Channel, readonly SandboxGateway[]>> = {
   bank: [
     { id: 1, name: 'Havale Express', code: 'havale_express', min_amount: 100, max_amount: 50_000, required_fields: ['iban', 'account_holder'], description: 'Bank transfer, same day' },
     { id: 2, name: 'FAST Transfer', code: 'fast', min_amount: 10, max_amount: 20_000, required_fields: ['iban', 'account_holder'], description: 'Instant transfer over FAST' },

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { ProviderClient, RequestValidationError } from '../../../src/index.js';
+import { exampleAnswer } from '../../helpers/api-calls.js';
 import { expectProviderRequest } from '../../helpers/provider.js';
 import { BASE_URL, PROVIDER, capture } from '../../helpers/wire.js';
 import { useMsw } from '../../mocks/server.js';
@@ -56,24 +57,8 @@ describe('provider.thirdParty.crypto.startDeposit', () => {
 });
 
 describe('provider.thirdParty.crypto.gateways.list', () => {
-  const answer = {
-    success: true,
-    data: {
-      gateways: [
-        {
-          id: 4,
-          name: 'CoinPay',
-          code: 'coinpay',
-          min_amount: 50,
-          max_amount: 100000,
-          required_fields: ['crypto_type', 'wallet_address'],
-          supported_crypto_types: ['BTC', 'ETH', 'USDT (TRC20)', 'USDT (ERC20)'],
-          description: 'Stablecoins and majors',
-        },
-      ],
-      count: 1,
-    },
-  };
+  // The registry's example: what the service answers, with the spec's types.
+  const answer = exampleAnswer('provider.thirdParty.crypto.gateways.list');
 
   test('POSTs no body to /gateways with the basic hash and returns the gateways with their coins', async () => {
     const seen = capture('post', URL_OF('/gateways'), answer);

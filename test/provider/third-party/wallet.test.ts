@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { ProviderClient, RequestValidationError } from '../../../src/index.js';
+import { exampleAnswer } from '../../helpers/api-calls.js';
 import { expectProviderRequest } from '../../helpers/provider.js';
 import { BASE_URL, PROVIDER, capture } from '../../helpers/wire.js';
 import { useMsw } from '../../mocks/server.js';
@@ -43,16 +44,8 @@ describe('provider.thirdParty.wallet.startDeposit', () => {
 });
 
 describe('provider.thirdParty.wallet.gateways.list', () => {
-  const answer = {
-    success: true,
-    data: {
-      gateways: [
-        { id: 9, name: 'Papara', code: 'papara', min_amount: 10, max_amount: 20000, required_fields: ['wallet_number'], description: 'Papara wallets' },
-        { id: 10, name: 'Payfix', code: 'payfix', min_amount: 20, max_amount: 15000, required_fields: ['wallet_number', 'account_holder'] },
-      ],
-      count: 2,
-    },
-  };
+  // The registry's example: what the service answers, with the spec's types.
+  const answer = exampleAnswer('provider.thirdParty.wallet.gateways.list');
 
   test('POSTs no body to /gateways with the basic hash and returns the gateways', async () => {
     const seen = capture('post', URL_OF('/gateways'), answer);
