@@ -180,46 +180,37 @@ function deferShape<D extends object>(def: D, build: () => z.core.$ZodLooseShape
   return def as D & z.core.$ZodObjectDef;
 }
 
-/** The objects built by `initOnFirstUse` that nothing has touched yet, each with what initialises it. */
-const UNINITIALISED = /* @__PURE__ */ new WeakMap<object, () => void>();
-/** One stand-in prototype per zod class, made with its first object built on first use. */
-const STAND_INS = /* @__PURE__ */ new WeakMap<object, object>();
-
 /**
  * `new Schema(def())`, with zod's work of building the object (its def, internals, checks,
  * prototype methods) done when the object is first touched rather than here. Importing payorch
  * builds a schema for every body of every endpoint; zod's constructor was most of what the import
  * ran (bench/findings.md). The object is the one a caller keeps, so identity (`WeakMap` keys such
- * as the wire types) holds; until it is touched its prototype is a stand-in whose every read or
- * write initialises it, puts the real prototype back and goes on, so no reader can tell.
+ * as the wire types) holds. Until it is touched its prototype is a stand-in of its own: any read,
+ * write or `in` that reaches it builds the object, puts the real prototype back and asks again,
+ * so no reader can tell.
  */
 // @__NO_SIDE_EFFECTS__
 export function initOnFirstUse<T extends z.core.$ZodType>(Schema: $constructor<T>, def: () => object): T {
   const prototype = Schema.prototype as object;
-  let standIn = STAND_INS.get(prototype);
-  if (standIn === undefined) {
-    const first = (receiver: unknown): boolean => {
-      const init = typeof receiver === 'object' && receiver !== null ? UNINITIALISED.get(receiver) : undefined;
-      if (init === undefined) return false;
-      init();
-      return true;
-    };
-    standIn = new Proxy(prototype, {
-      get: (target, key, receiver): unknown => (first(receiver) ? Reflect.get(receiver as object, key) : Reflect.get(target, key, receiver)),
-      set: (target, key, value, receiver) => (first(receiver) ? Reflect.set(receiver as object, key, value) : Reflect.set(target, key, value, receiver)),
-    });
-    STAND_INS.set(prototype, standIn);
-  }
-  const inst = Object.create(standIn) as T;
-  // `_zod` is what zod and `instanceof` read first: an own accessor, so that `'_zod' in schema` holds too.
-  Object.defineProperty(inst, '_zod', { configurable: true, get: () => (UNINITIALISED.get(inst)?.(), inst._zod as unknown) });
-  UNINITIALISED.set(inst, () => {
-    UNINITIALISED.delete(inst);
-    Reflect.deleteProperty(inst, '_zod');
-    Object.setPrototypeOf(inst, prototype);
-    // zod's constructor run on the object itself: what `new` does, with this object as `this`.
-    Reflect.apply(Schema as unknown as (this: T, def: object) => T, inst, [def()]);
+  let pending = true;
+  const built = (): T => {
+    if (pending) {
+      pending = false;
+      Reflect.deleteProperty(inst, '_zod');
+      Object.setPrototypeOf(inst, prototype);
+      // zod's constructor run on the object itself: what `new` does, with this object as `this`.
+      Reflect.apply(Schema as unknown as (this: T, def: object) => T, inst, [def()]);
+    }
+    return inst;
+  };
+  const standIn = new Proxy(prototype, {
+    get: (_target, key): unknown => Reflect.get(built(), key),
+    set: (_target, key, value): boolean => Reflect.set(built(), key, value),
+    has: (_target, key): boolean => Reflect.has(built(), key),
   });
+  const inst = Object.create(standIn) as T;
+  // `_zod` is what zod and `instanceof` read first: an own accessor, as zod's own is an own property.
+  Object.defineProperty(inst, '_zod', { configurable: true, get: (): unknown => built()._zod });
   return inst;
 }
 
