@@ -114,9 +114,9 @@ export function lenientObject<const S extends z.core.$ZodShape>(shape: S | (() =
     return value;
   };
   // The step goes in the def rather than through `.check()`, whose copy of the def would read (and build) the shape.
-  const def = deferShape({ type: 'object', catchall: (unknownField ??= z.unknown()), checks: [z.overwrite(nullAsAbsent)] }, build);
+  const def = () => deferShape({ type: 'object', catchall: (unknownField ??= z.unknown()), checks: [z.overwrite(nullAsAbsent)] }, build);
   // A loose object at run time, typed as a stripping one: the cast is the whole trick, in one place.
-  return new (fastObject())(def) as unknown as LenientObject<S>;
+  return initOnFirstUse(fastObject(), def) as unknown as LenientObject<S>;
 }
 
 /*
@@ -145,14 +145,14 @@ export function strictObject<T extends z.core.$ZodShape>(
   shape: () => T,
   ...checks: z.core.$ZodCheck<z.output<z.ZodMiniObject<T, z.core.$strict>>>[]
 ): z.ZodMiniObject<T, z.core.$strict> {
-  const def = deferShape({ type: 'object', catchall: (neverField ??= z.never()), checks }, shape);
-  return new z.ZodMiniObject(def) as z.ZodMiniObject<T, z.core.$strict>;
+  const def = () => deferShape({ type: 'object', catchall: (neverField ??= z.never()), checks }, shape);
+  return initOnFirstUse(z.ZodMiniObject, def) as z.ZodMiniObject<T, z.core.$strict>;
 }
 
 /** `z.object` (unknown fields dropped) whose fields are built on first use. */
 // @__NO_SIDE_EFFECTS__
 export function object<T extends z.core.$ZodShape>(shape: () => T): z.ZodMiniObject<T> {
-  return new z.ZodMiniObject(deferShape({ type: 'object' }, shape)) as z.ZodMiniObject<T>;
+  return initOnFirstUse(z.ZodMiniObject, () => deferShape({ type: 'object' }, shape)) as z.ZodMiniObject<T>;
 }
 
 // One catch-all schema for every object that needs it, built with the first such object.
@@ -178,6 +178,40 @@ function deferShape<D extends object>(def: D, build: () => z.core.$ZodLooseShape
     configurable: true,
   });
   return def as D & z.core.$ZodObjectDef;
+}
+
+/**
+ * `new Schema(def())`, with zod's work of building the object (its def, internals, checks,
+ * prototype methods) done when the object is first touched rather than here. Importing payorch
+ * builds a schema for every body of every endpoint; zod's constructor was most of what the import
+ * ran (bench/findings.md). The object is the one a caller keeps, so identity (`WeakMap` keys such
+ * as the wire types) holds. Until it is touched its prototype is a stand-in of its own: any read,
+ * write or `in` that reaches it builds the object, puts the real prototype back and asks again,
+ * so no reader can tell.
+ */
+// @__NO_SIDE_EFFECTS__
+export function initOnFirstUse<T extends z.core.$ZodType>(Schema: $constructor<T>, def: () => object): T {
+  const prototype = Schema.prototype as object;
+  let pending = true;
+  const built = (): T => {
+    if (pending) {
+      pending = false;
+      Reflect.deleteProperty(inst, '_zod');
+      Object.setPrototypeOf(inst, prototype);
+      // zod's constructor run on the object itself: what `new` does, with this object as `this`.
+      Reflect.apply(Schema as unknown as (this: T, def: object) => T, inst, [def()]);
+    }
+    return inst;
+  };
+  const standIn = new Proxy(prototype, {
+    get: (_target, key): unknown => Reflect.get(built(), key),
+    set: (_target, key, value): boolean => Reflect.set(built(), key, value),
+    has: (_target, key): boolean => Reflect.has(built(), key),
+  });
+  const inst = Object.create(standIn) as T;
+  // `_zod` is what zod and `instanceof` read first: an own accessor, as zod's own is an own property.
+  Object.defineProperty(inst, '_zod', { configurable: true, get: (): unknown => built()._zod });
+  return inst;
 }
 
 let FastObject: $constructor<z.ZodMiniObject> | undefined;
@@ -270,11 +304,13 @@ export const responseBoolean = /* @__PURE__ */ once(() =>
  */
 // @__NO_SIDE_EFFECTS__
 export function openEnum<const T extends readonly string[]>(options: T) {
-  return Object.assign(
-    z.custom<T[number] | (string & {})>((value) => typeof value === 'string', { error: 'expected a string' }),
-    { options },
-  );
+  // `z.custom(isString, { error: 'expected a string' })`, built on first use: its def as zod's `custom` makes it.
+  const schema = initOnFirstUse(z.ZodMiniCustom, () => ({ type: 'custom', check: 'custom', fn: isString, error: expectedString, abort: true })) as z.ZodMiniCustom<T[number] | (string & {})>;
+  // Defined, not assigned: an assignment would go through the stand-in prototype and build the schema.
+  return Object.defineProperty(schema, 'options', { value: options, enumerable: true, writable: true, configurable: true }) as typeof schema & { options: T };
 }
+const isString = (value: unknown): boolean => typeof value === 'string';
+const expectedString = (): string => 'expected a string';
 
 /**
  * `success: true` of every success body (spec 2.1), also as other stacks write it (`"true"`, `1`).

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { lenientObject, successFlag } from './schema-blocks.js';
+import { initOnFirstUse, lenientObject, successFlag } from './schema-blocks.js';
 import type { LenientObject } from './schema-blocks.js';
 
 /*
@@ -8,7 +8,7 @@ import type { LenientObject } from './schema-blocks.js';
  */
 
 /** A request with no parameters. */
-export const NoParams = /* @__PURE__ */ z.undefined();
+export const NoParams = /* @__PURE__ */ initOnFirstUse(z.ZodMiniUndefined, () => ({ type: 'undefined' }));
 
 /**
  * The top level of most answers (spec 2.1), around the record's fields `S`. Named, so that the
