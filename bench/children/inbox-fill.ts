@@ -75,7 +75,7 @@ async function store(): Promise<Store> {
   if (variant === 'set') {
     const keysHeld = new Set<string>();
     return {
-      // The key as the receiver makes it: account, tracking code and status.
+      // The key as the receiver makes it: merchant id, tracking code and status.
       fill: (index) => {
         const code = trackingCode('FILL', index);
         keysHeld.add(`${PROVIDER.apiKey.length}:${PROVIDER.apiKey}${code.length}:${code}completed`);

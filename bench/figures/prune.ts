@@ -48,8 +48,8 @@ runFigure(async ({ quick }) => {
     const now = Math.floor(Date.now() / 1000);
     // Even rows 100 days old (behind the horizon), odd rows 10 days old; a second apart within each.
     await pool.query(
-      `INSERT INTO ${TABLE} (record_time, account, tracking_code, statuses)
-       SELECT r, 'bench-account', 'MAN-SEED' || i || '-' || r, '{completed}'
+      `INSERT INTO ${TABLE} (record_time, merchant_id, tracking_code, statuses)
+       SELECT r, 'bench-merchant', 'MAN-SEED' || i || '-' || r, '{completed}'
        FROM generate_series(1, $1::int) AS i, LATERAL (SELECT $2::bigint - (CASE WHEN i % 2 = 0 THEN 100 ELSE 10 END) * 86400 - i / 2 AS r) AS t`,
       [keys, now],
     );
