@@ -1,3 +1,4 @@
+import '../helpers/miniflare-proxy.js';
 import { Miniflare } from 'miniflare';
 import type { Request as WorkerRequest } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';

@@ -1,3 +1,4 @@
+import '../helpers/miniflare-proxy.js';
 import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, beforeEach, expect, test } from 'vitest';
 import { CallbackJobError, CallbackRetentionError, QueueError, RequestValidationError, createCallbackReceiver, isPayorchError, resealCallbackJob, signCallback } from '../../src/index.js';

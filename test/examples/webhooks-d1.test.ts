@@ -1,3 +1,4 @@
+import '../helpers/miniflare-proxy.js';
 import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { CallbackRetentionError, isPayorchError, signCallback } from '../../src/index.js';

@@ -1,3 +1,4 @@
+import '../helpers/miniflare-proxy.js';
 import { Miniflare } from 'miniflare';
 import type { Readable } from 'node:stream';
 import { afterAll, beforeAll, expect, test } from 'vitest';

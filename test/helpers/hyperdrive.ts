@@ -1,3 +1,4 @@
+import './miniflare-proxy.js';
 import { Miniflare } from 'miniflare';
 import type { MiniflareOptions } from 'miniflare';
 import { builtinModules } from 'node:module';
