@@ -55,12 +55,15 @@ export const PROVIDER_CALLS: readonly ProviderCall[] = API_ENDPOINTS.filter((row
 /** Every call of the DealerClient; `definedOperations('dealer')` proves that none is missing. */
 export const DEALER_CALLS: readonly DealerCall[] = API_ENDPOINTS.filter((row) => row.api === 'dealer').map((row) => callOf<DealerClient>(row));
 
-/** The success answer of a row's example (`provider.thirdParty.crypto.gateways.list`), as the service sends it. */
-export function exampleAnswer(id: string): Record<string, unknown> {
+/** The registry's row of an operation (`provider.thirdParty.crypto.gateways.list`). */
+export function rowOf(id: string): ApiEndpoint {
   const row = API_ENDPOINTS.find((each) => operationId(each) === id);
   if (row === undefined) throw new Error(`no registry row ${id}`);
-  return row.example.answer as Record<string, unknown>;
+  return row;
 }
+
+/** The success answer of a row's example, as the service sends it. */
+export const exampleAnswer = (id: string): Record<string, unknown> => rowOf(id).example.answer as Record<string, unknown>;
 
 /** The operation names of every endpoint row the modules of `src/<area>/` export, found by reading them. */
 export async function definedOperations(area: 'provider' | 'dealer'): Promise<string[]> {

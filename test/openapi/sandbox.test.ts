@@ -7,7 +7,7 @@ import { DealerClient, ProviderClient } from '../../src/index.js';
 import { API_ENDPOINTS, fullPath, operationId } from '../../src/tools/registry/index.js';
 import type { ApiEndpoint } from '../../src/tools/registry/index.js';
 import { createSandbox } from '../../src/tools/sandbox/index.js';
-import { DEALER_CALLS, PROVIDER_CALLS, withValues } from '../helpers/api-calls.js';
+import { DEALER_CALLS, PROVIDER_CALLS, rowOf, withValues } from '../helpers/api-calls.js';
 import type { ApiCall } from '../helpers/api-calls.js';
 import { SANDBOX_BASE_URL, handSigned } from '../helpers/sandbox.js';
 
@@ -88,11 +88,6 @@ async function raw(row: ApiEndpoint, params: Record<string, string | number>, se
   return answer;
 }
 
-const rowOf = (id: string): ApiEndpoint => {
-  const row = API_ENDPOINTS.find((candidate) => operationId(candidate) === id);
-  if (row === undefined) throw new Error(`no operation ${id}`);
-  return row;
-};
 const idOf = operationId;
 
 // Values the sandbox knows, read through the clients before the table runs.
