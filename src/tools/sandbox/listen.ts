@@ -21,9 +21,13 @@ export interface ListenOptions {
   readonly host?: string | undefined;
 }
 
+/** Where the sandbox listens, and whom an in-process request comes from, when nothing says. */
+export const LOOPBACK = '127.0.0.1';
+const ANY_FREE_PORT = 0;
+
 export const LISTEN_OPTIONS = declareOptions<ListenOptions>()([
-  { name: 'port', rule: { type: 'number', min: 0, max: 65_535, integer: true }, default: 0 },
-  { name: 'host', rule: { type: 'text', maxLength: 253 }, default: '127.0.0.1' },
+  { name: 'port', rule: { type: 'number', min: 0, max: 65_535, integer: true }, default: ANY_FREE_PORT },
+  { name: 'host', rule: { type: 'text', maxLength: 253 }, default: LOOPBACK },
 ]);
 
 /** A sandbox served over HTTP. */
@@ -50,7 +54,7 @@ export async function serveHttp(handle: Handle, tick: () => void, options: Liste
   // Imported here, not at the top: a bundler hoists a top-level import into the sandbox entry,
   // and the sandbox must load where node:http does not exist (msw in a browser).
   const { createServer } = await import('node:http');
-  const host = options.host ?? '127.0.0.1';
+  const host = options.host ?? LOOPBACK;
   const allowedHosts = [host, ...(publicUrl === undefined ? [] : [new URL(publicUrl).host])]
     .filter((name) => WILDCARD[name] === undefined)
     .flatMap((name) => hostnameOf(name.includes(':') && !name.startsWith('[') ? `[${name}]` : name) ?? []);
@@ -63,7 +67,7 @@ export async function serveHttp(handle: Handle, tick: () => void, options: Liste
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
+    server.listen(options.port ?? ANY_FREE_PORT, host, () => {
       server.off('error', reject);
       resolve();
     });

@@ -4,7 +4,7 @@ import { accountsOf } from './fixtures.js';
 import type { SandboxAccounts } from './fixtures.js';
 import type { RotateKeysOptions, RotatedKeys } from './keys.js';
 import type { Api } from '../../core/api.js';
-import { LISTEN_OPTIONS, serveHttp } from './listen.js';
+import { LISTEN_OPTIONS, LOOPBACK, serveHttp } from './listen.js';
 import type { ListenOptions, RunningSandbox } from './listen.js';
 import { mswHandlers } from './msw.js';
 import type { MswHttp } from './msw.js';
@@ -37,7 +37,7 @@ export interface HandleOptions {
   readonly clientAddress?: string | undefined;
 }
 
-export const HANDLE_OPTIONS = declareOptions<HandleOptions>()([{ name: 'clientAddress', rule: { type: 'text', maxLength: 45 }, default: '127.0.0.1' }]);
+export const HANDLE_OPTIONS = declareOptions<HandleOptions>()([{ name: 'clientAddress', rule: { type: 'text', maxLength: 45 }, default: LOOPBACK }]);
 
 /** The record clock: it dates records and decides when deposits expire. */
 export interface SandboxClock {
@@ -158,7 +158,7 @@ export class Sandbox {
    */
   handle(request: Request, options: HandleOptions = {}): Promise<Response> {
     checkOptions('sandbox.handle', options, HANDLE_OPTIONS);
-    return dispatch(this.#service, request, { clientAddress: options.clientAddress ?? '127.0.0.1' });
+    return dispatch(this.#service, request, { clientAddress: options.clientAddress ?? LOOPBACK });
   }
 
   /**
