@@ -1,10 +1,16 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, test, vi } from 'vitest';
 import { json, startServer, closeLoopbackServers } from '../helpers/loopback.js';
 import { CALLBACK_KINDS } from '../../src/webhooks/kinds.js';
+import { SANDBOX_OPTIONS } from '../../src/tools/sandbox/options.js';
+import { rangeOf } from '../../src/tools/cli/flags.js';
+import { sandboxSettings, settingFlag } from '../../src/tools/cli/sandbox-settings.js';
 import { payorch, run, expectUsageError } from './run.js';
 
 closeLoopbackServers();
@@ -184,6 +190,10 @@ describe('payorch sandbox rotate-keys', { timeout: 60_000 }, () => {
     expect(after.apiKey).toMatch(/^prov_api_/);
     expect(after.apiKey).not.toBe(before.apiKey);
     expect(rotated.stdout).toContain(`  secret key  ${before.secretKey}`);
+    // Receivers keep the secret key before through the redeliveries, not the panel's 10 minutes.
+    const until = Date.parse(/^ {2}until {7}(\S+)$/m.exec(rotated.stdout)?.[1] ?? '');
+    expect(until - Date.now()).toBeGreaterThan(4 * 86_400_000 - 60_000);
+    expect(until - Date.now()).toBeLessThanOrEqual(4 * 86_400_000);
     const welcome = async (keys: typeof before) => (await fetch(`${url}/api/provider/welcome`, { method: 'POST', headers: signedHeaders(keys.apiKey, keys.secretKey) })).status;
     expect([await welcome(after), await welcome(before)]).toEqual([200, 200]);
 
@@ -191,7 +201,9 @@ describe('payorch sandbox rotate-keys', { timeout: 60_000 }, () => {
     const env = await payorch(['sandbox', 'rotate-keys', '--account', 'dealer', '--window', '0', '--env', '--sandbox-url', url]);
     expect(env.stdout).toMatch(/^export PAYORCH_DEALER_API_KEY='dealer_api_[0-9a-f]{12}'\nexport PAYORCH_DEALER_SECRET_KEY='dealer_secret_\w{24}'\n$/);
     const json = await payorch(['sandbox', 'rotate-keys', '--account', 'provider', '--window', '60', '--keep-api-key', '--json'], { PAYORCH_BASE_URL: url });
-    expect(JSON.parse(json.stdout)).toMatchObject({ account: 'provider', apiKey: after.apiKey, previous: { apiKey: after.apiKey, secretKey: after.secretKey } });
+    const parsed = JSON.parse(json.stdout) as { previous: { requestsUntil: string; receiversUntil: string } };
+    expect(parsed).toMatchObject({ account: 'provider', apiKey: after.apiKey, previous: { apiKey: after.apiKey, secretKey: after.secretKey } });
+    expect(Date.parse(parsed.previous.receiversUntil) - Date.parse(parsed.previous.requestsUntil)).toBeGreaterThan(4 * 86_400_000 - 120_000);
     await command.stop();
   });
 
@@ -207,5 +219,63 @@ describe('payorch sandbox rotate-keys', { timeout: 60_000 }, () => {
     const nobody = await payorch(['sandbox', 'rotate-keys', '--account', 'provider', '--window', '60', '--sandbox-url', `http://127.0.0.1:${port}`]);
     expect(nobody.code).toBe(1);
     expect(nobody.stderr).toMatch(/Could not reach the sandbox at http:\/\/127\.0\.0\.1:\d+ \(--sandbox-url or PAYORCH_BASE_URL\)/);
+  });
+});
+
+describe('payorch sandbox: every createSandbox() option is reachable', { timeout: 60_000 }, () => {
+  const sample = (declaration: (typeof SANDBOX_OPTIONS)[number]): [text: string, value: unknown] => {
+    const { rule } = declaration;
+    switch (rule.type) {
+      case 'number':
+        return [String(rule.max === Infinity ? rule.min + 1 : rule.max), rule.max === Infinity ? rule.min + 1 : rule.max];
+      case 'boolean':
+        return ['false', false];
+      case 'time':
+        return ['2026-01-15T09:00:00.000Z', new Date('2026-01-15T09:00:00.000Z')];
+      case 'httpUrl':
+      case 'serviceUrl':
+        return ['https://sandbox.example.test', 'https://sandbox.example.test'];
+      case 'key':
+      case 'text':
+      case 'oneOf':
+      case 'function':
+      case 'object':
+        return ['k-1', 'k-1'];
+    }
+  };
+  const at = (options: object, path: string): unknown => path.split('.').reduce<unknown>((value, part) => (value as Record<string, unknown> | undefined)?.[part], options);
+
+  test.each(SANDBOX_OPTIONS.map((declaration) => [declaration.name, declaration] as const))('%s has a flag in the help, and the flag sets it', async (name, declaration) => {
+    const [text, value] = sample(declaration);
+    if (name === 'callbackRetry.resign') {
+      expect(at(sandboxSettings({}, undefined, true), name)).toBe(false);
+      return;
+    }
+    const flag = settingFlag(name);
+    expect(at(sandboxSettings({ [flag.slice(2)]: text }, undefined, false), name)).toEqual(value);
+    const help = await payorch(['sandbox', '--help']);
+    expect(help.stdout.split('\n').some((line) => line.trimStart().startsWith(`${flag} `) && line.includes(rangeOf(declaration)))).toBe(true);
+  });
+
+  test('--config sets any option, a flag wins over it, and what it sets reaches the running sandbox', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'payorch-sandbox-config-'));
+    const file = join(directory, 'sandbox.json');
+    writeFileSync(file, JSON.stringify({ provider: { name: 'From The File', active: false }, transferCompletionSeconds: 5, startTime: '2026-01-15T09:00:00Z' }));
+    const { command, printed } = await sandbox(['--config', file, '--provider-active', 'true', '--json'], /^\}$/m);
+    const { credentials } = JSON.parse(printed) as { credentials: Record<string, string> };
+    const url = credentials['PAYORCH_BASE_URL'] ?? '';
+    const welcome = await fetch(`${url}/api/provider/welcome`, { method: 'POST', headers: signedHeaders(credentials['PAYORCH_PROVIDER_API_KEY'] ?? '', credentials['PAYORCH_PROVIDER_SECRET_KEY'] ?? '') });
+    expect(welcome.status).toBe(200);
+    expect(JSON.stringify(await welcome.json())).toContain('From The File');
+    await command.stop();
+    expect(sandboxSettings({}, file, false)).toMatchObject({ transferCompletionSeconds: 5, startTime: new Date('2026-01-15T09:00:00Z') });
+  });
+
+  test.each([
+    [['--transfer-completion-seconds', 'soon'], /--transfer-completion-seconds must be a finite number of seconds from 0 to \d+; got "soon"/],
+    [['--provider-active', 'yes'], /--provider-active must be true or false; got "yes"/],
+    [['--config', '/nonexistent/sandbox.json'], /--config \/nonexistent\/sandbox\.json cannot be read: ENOENT/],
+  ])('payorch sandbox %j is bad usage naming the flag', async (args, message) => {
+    await expectUsageError(['sandbox', ...args], {}, message);
   });
 });

@@ -1,3 +1,4 @@
+import { DEFAULT_CALLBACK_MAX_AGE_SECONDS } from '../../core/callback-age.js';
 import { CONTROL_PREFIX, ROTATE_KEYS_OPTIONS } from '../cli-internals.js';
 import { ENVIRONMENT_NAMES } from './environment.js';
 import { declared, numberFlag, rangeOf } from './flags.js';
@@ -27,7 +28,8 @@ Options:
   --sandbox-url <url>     the running sandbox, as payorch sandbox printed it
                           (default $PAYORCH_BASE_URL)
   --env                   print only the new keys, as sh export lines (eval them)
-  --json                  print the new keys and the ones before as one JSON object
+  --json                  print the new keys and the ones before as one JSON object, with
+                          requestsUntil (the window) and receiversUntil (4 days on)
   -h, --help              show this text
 
 Examples:
@@ -45,6 +47,18 @@ function isRotated(value: unknown): value is Rotated {
   const answer = value as Partial<Record<keyof Rotated, unknown>> | null;
   const previous = answer?.previous as Partial<Record<keyof Rotated['previous'], unknown>> | null | undefined;
   return typeof answer?.apiKey === 'string' && typeof answer.secretKey === 'string' && typeof previous?.secretKey === 'string' && typeof previous.until === 'string';
+}
+
+/**
+ * The receivers' `until` for the secret key before: what was signed with it can come back for
+ * `maxAgeSeconds` (3 days) of the service's redeliveries, and a day more covers the engines' retry
+ * schedules and a dead-letter replay (docs/rotating-keys.md, "Choose until"). The panel's window is
+ * for requests only: a receiver given it refuses old-signature redeliveries once it ends.
+ */
+const RECEIVER_MARGIN_SECONDS = 86_400;
+export function receiverUntil(rotatedAt: number, requestsUntil: string): string {
+  const after = rotatedAt + (DEFAULT_CALLBACK_MAX_AGE_SECONDS + RECEIVER_MARGIN_SECONDS) * 1000;
+  return new Date(Math.max(after, Date.parse(requestsUntil))).toISOString();
 }
 
 /** Single quotes for a shell, so that any value survives `eval`. */
@@ -72,6 +86,7 @@ export async function rotateKeys(args: readonly string[], io: Io): Promise<numbe
   if (!URL.canParse(base)) throw new UsageError(`--sandbox-url is not a URL: ${base}`);
   const url = new URL(`${CONTROL_PREFIX}/rotate-keys`, base);
 
+  const rotatedAt = Date.now();
   let response: Response;
   try {
     response = await fetch(url, {
@@ -102,6 +117,7 @@ export async function rotateKeys(args: readonly string[], io: Io): Promise<numbe
     return EXIT_OK;
   }
   const { previous } = answer;
+  const until = receiverUntil(rotatedAt, previous.until);
   emit(
     io,
     values.json,
@@ -112,12 +128,13 @@ export async function rotateKeys(args: readonly string[], io: Io): Promise<numbe
         'The new keys (run these lines in your shell, and give them to your receivers and API clients):',
         ...exports,
         '',
-        'The keys before (your receivers take them as previousSecretKey, with until):',
+        'The keys before. Your receivers and workers take them as previousSecretKey, with this until',
+        '(3 days of redeliveries and a day for retries and replays; docs/rotating-keys.md):',
         `  API key     ${previous.apiKey}`,
         `  secret key  ${previous.secretKey}`,
-        `  until       ${previous.until}`,
+        `  until       ${until}`,
       ].join('\n'),
-    () => ({ account, apiKey: answer.apiKey, secretKey: answer.secretKey, previous }),
+    () => ({ account, apiKey: answer.apiKey, secretKey: answer.secretKey, previous: { apiKey: previous.apiKey, secretKey: previous.secretKey, requestsUntil: previous.until, receiversUntil: until } }),
   );
   return EXIT_OK;
 }

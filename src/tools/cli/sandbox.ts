@@ -1,11 +1,13 @@
 import { createSandbox } from 'payorch/sandbox';
-import type { CallbackRetryOptions, CallbackUrls, RunningSandbox } from 'payorch/sandbox';
+import type { CallbackUrls, RunningSandbox } from 'payorch/sandbox';
 import type { CallbackKind } from 'payorch/webhooks';
+import { RequestValidationError } from 'payorch/webhooks';
 import { CALLBACK_KINDS, isCallbackKind } from '../../webhooks/kinds.js';
 import type { OptionDeclaration } from '../../core/option-checks.js';
 import { SANDBOX_OPTIONS } from '../cli-internals.js';
 import { exampleEnvironment } from './environment.js';
 import { declared, numberFlag, rangeOf } from './flags.js';
+import { SETTING_PARSE_OPTIONS, sandboxSettings, settingsUsage } from './sandbox-settings.js';
 import { COMMON_OPTIONS, EXIT_OK, OperationError, UsageError, colours, emit, parse } from './io.js';
 import type { Command, Io } from './io.js';
 import { rotateKeys } from './sandbox-rotate.js';
@@ -33,6 +35,13 @@ Options:
   --callback-timeout <ms>     time one delivery attempt may take (${rangeOf(ATTEMPT_TIMEOUT)})
   --callback-keep-signature   redeliver a callback with its first signature instead of re-signing
                               it, as a service that does not re-sign would (tests maximum-age rules)
+  --config <file.json>        any createSandbox() options as one JSON object (sites, gateways,
+                              accounts, startTime as an ISO time); the flags win over it
+
+Every other createSandbox() option is a flag of its own (the option it sets, its range):
+${settingsUsage(28).join('\n')}
+
+Output:
   --env                       print only the credentials, as sh export lines (eval them)
   --json                      print one JSON object: url, credentials (by variable name), sites
                               and callbackUrls
@@ -41,7 +50,8 @@ Options:
 Examples:
   payorch sandbox --port 0
   payorch sandbox --port 0 --env > sandbox.env & sleep 1; . ./sandbox.env   # in a script
-  payorch sandbox --callback deposit=http://127.0.0.1:3000/webhooks --callback-retries 3`;
+  payorch sandbox --callback deposit=http://127.0.0.1:3000/webhooks --callback-retries 3
+  payorch sandbox --transfer-completion-seconds 60 --config sandbox.json`;
 
 function callbackUrls(entries: readonly string[]): CallbackUrls {
   const urls: Partial<Record<CallbackKind, string>> = {};
@@ -78,9 +88,9 @@ async function run(args: readonly string[], io: Io): Promise<number> {
     host: { type: 'string', default: '127.0.0.1' },
     seed: { type: 'string' },
     callback: { type: 'string', multiple: true, default: [] },
-    'callback-retries': { type: 'string' },
-    'callback-timeout': { type: 'string' },
+    ...SETTING_PARSE_OPTIONS,
     'callback-keep-signature': { type: 'boolean', default: false },
+    config: { type: 'string' },
     env: { type: 'boolean', default: false },
   });
   if (values.help) {
@@ -89,16 +99,16 @@ async function run(args: readonly string[], io: Io): Promise<number> {
   }
   if (values.env && values.json) throw new UsageError('--env and --json are two formats of the same output: choose one');
   const port = numberFlag(values.port, '--port', PORT) ?? DEFAULT_PORT;
-  const attempts = numberFlag(values['callback-retries'], '--callback-retries', ATTEMPTS);
-  const timeoutMs = numberFlag(values['callback-timeout'], '--callback-timeout', ATTEMPT_TIMEOUT);
-  const callbackRetry: CallbackRetryOptions = {
-    ...(attempts === undefined ? {} : { attempts }),
-    ...(timeoutMs === undefined ? {} : { timeoutMs }),
-    ...(values['callback-keep-signature'] ? { resign: false } : {}),
-  };
-
-  const urls = callbackUrls(values.callback);
-  const sandbox = createSandbox({ seed: values.seed, callbackUrls: urls, callbackRetry });
+  const settings = sandboxSettings(values, values.config, values['callback-keep-signature']);
+  const urls: CallbackUrls = { ...settings.callbackUrls, ...callbackUrls(values.callback) };
+  let sandbox: ReturnType<typeof createSandbox>;
+  try {
+    sandbox = createSandbox({ ...settings, seed: values.seed ?? settings.seed, callbackUrls: urls });
+  } catch (error) {
+    // The flags were checked one by one; what is left came from the file.
+    if (error instanceof RequestValidationError) throw new UsageError(`--config ${values.config ?? ''}: ${error.issues.map((issue) => `${issue.field} ${issue.message}`).join('; ')}`);
+    throw error;
+  }
   const running = await listen(port, values.host, (chosen) => sandbox.listen({ port: chosen, host: values.host }));
   // Listen for Ctrl+C before printing: whoever reads the output may signal at once.
   const stopped = new Promise<void>((resolve) => {
