@@ -181,6 +181,37 @@ install . "$tarball" "msw@^3"
 echo "installed payorch $(node -p 'require("payorch/package.json").version') beside msw $(node -p 'require("msw/package.json").version')"
 cd "$work/ts"
 
+# The OpenTelemetry versions docs/observability.md names, installed beside the packed package as
+# its install line says: they must resolve together, and a receiver's span and count reach them.
+step "consumer: the OpenTelemetry packages the observability guide names"
+mkdir -p "$work/otel" && cd "$work/otel"
+echo '{ "name": "consumer-otel", "private": true, "type": "module" }' > package.json
+otel=$(grep -m1 -E '^npm install @opentelemetry/' "$repo/docs/observability.md" | sed 's/^npm install //')
+[[ -n "$otel" ]] || { echo "docs/observability.md has no 'npm install @opentelemetry/...' line"; exit 1; }
+# shellcheck disable=SC2086 # the guide's packages, one word each
+install . "$tarball" $otel
+cat > otel.mjs <<'JS'
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
+import { createCallbackReceiver, signCallback } from 'payorch';
+class Reader extends MetricReader { onShutdown() { return Promise.resolve(); } onForceFlush() { return Promise.resolve(); } }
+const spans = new InMemorySpanExporter();
+const tracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] }).getTracer('consumer');
+const reader = new Reader();
+const meter = new MeterProvider({ readers: [reader] }).getMeter('consumer');
+const keys = { apiKey: 'api', secretKey: 'secret' };
+const receiver = createCallbackReceiver({ ...keys, merchantId: 'consumer', tracer, meter });
+receiver.on('deposit.completed', async () => undefined);
+const { headers, body } = signCallback({ tracking_code: 'MAN-otel-1', tx_id: 'tx-1', status: 'completed', user_id: 'u-1', amount: 250, fullname: 'A B', username: 'ab', site_id: 1 }, keys);
+const answer = await receiver.receive({ headers, body });
+const { resourceMetrics } = await reader.collect();
+const counted = resourceMetrics.scopeMetrics.flatMap((scope) => scope.metrics).some((metric) => metric.descriptor.name === 'payorch.callbacks');
+const span = spans.getFinishedSpans().find((each) => each.name === 'callback.receive');
+if (answer.status !== 200 || span === undefined || !counted) { console.error('OpenTelemetry consumer:', answer.status, span?.name, counted); process.exit(1); }
+console.log(`OpenTelemetry ${process.env.otel}: span ${span.name}, metric payorch.callbacks`);
+JS
+otel="$otel" node otel.mjs
+
 # The bin as npx runs it from an install: its chunks, its shebang, the version it reads, its sandbox.
 step "the payorch command from the installed package, and the README quick start against its sandbox"
 cd "$work/esm"
@@ -189,14 +220,15 @@ version=$(node -p 'require("'"$repo"'/package.json").version')
 # The README's quick start as a merchant runs it after `npm install payorch`: the sandbox's
 # export lines, then the first TypeScript block of the README (plain JavaScript too) as quickstart.mjs.
 awk '/^## Quick start/{q=1} q&&/^```ts/{f=1;next} f&&/^```/{exit} f' "$repo/README.md" > quickstart.mjs
-npx --no-install payorch sandbox --port 0 --env > sandbox.env &
+# A process group of its own: killing npx alone would leave the sandbox it started serving.
+setsid npx --no-install payorch sandbox --port 0 --env > sandbox.env &
 sandbox_pid=$!
 for _ in $(seq 100); do [[ -s sandbox.env ]] && break; sleep 0.1; done
 (. ./sandbox.env && node quickstart.mjs) | tee quickstart.out
 # Its second block, receiver.mjs: the merchant's own receiver applies the sandbox's callback.
 awk '/^## Quick start/{q=1} q&&/^```ts/{n++; f=(n==2); next} f&&/^```/{exit} f' "$repo/README.md" > receiver.mjs
 (. ./sandbox.env && node receiver.mjs) | tee receiver.out
-kill "$sandbox_pid"
+kill -- "-$sandbox_pid"
 grep -qE '^MAN-[A-Za-z0-9]+-[0-9]+ http://127\.0\.0\.1:[0-9]+/' quickstart.out || { echo "the README quick start did not print a tracking code and payment_url"; exit 1; }
 grep -qE '^applied: deposit MAN-[A-Za-z0-9]+-[0-9]+ completed, 250 TRY for u-1$' receiver.out || { echo "the README quick start's receiver did not apply the sandbox's callback"; exit 1; }
 npx --no-install payorch openapi | node -e 'let t="";process.stdin.on("data",(c)=>t+=c).on("end",()=>{const d=JSON.parse(t);if(Object.keys(d.paths).length!==25)process.exit(1);console.log("payorch openapi: 25 paths")})'
