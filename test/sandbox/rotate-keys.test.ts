@@ -71,12 +71,15 @@ describe('sandbox.rotateKeys', () => {
   });
 
   test('the same seed rotates to the same keys, and a rotation shifts no record id', async () => {
-    const one = createSandbox({ seed: 'rotation' });
-    const two = createSandbox({ seed: 'rotation' });
+    // A stopped record clock: tracking codes end with the record time's second, which must not
+    // tick between the two sandboxes compared.
+    const startTime = new Date('2026-01-15T09:00:00Z');
+    const one = createSandbox({ seed: 'rotation', startTime });
+    const two = createSandbox({ seed: 'rotation', startTime });
     const keysOne = one.rotateKeys('provider', { windowSeconds: 60 });
     const keysTwo = two.rotateKeys('provider', { windowSeconds: 60 });
     expect([keysOne.apiKey, keysOne.secretKey]).toEqual([keysTwo.apiKey, keysTwo.secretKey]);
-    const unrotated = createSandbox({ seed: 'rotation' });
+    const unrotated = createSandbox({ seed: 'rotation', startTime });
     const code = async (sandbox: Sandbox) => (await providerOf(sandbox).manual.startDeposit({ ...customer, amount: 100 })).data.tracking_code;
     expect(await code(one)).toBe(await code(unrotated));
   });
