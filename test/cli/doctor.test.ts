@@ -73,6 +73,13 @@ describe('payorch doctor', { timeout: 30_000 }, () => {
     expect(check(run, 'dealer', 'authentication')).toMatchObject({ outcome: 'skip', detail: expect.stringContaining('PAYORCH_DEALER_API_KEY') as unknown });
   });
 
+  test('a receiver clock ten minutes fast, which callbacks alone never show, fails the clock check', async () => {
+    const server = await startServer((_request, response) => json(response, 200, { success: true, provider: { id: 1, name: 'P', is_active: true } }, { date: new Date(Date.now() - 600_000).toUTCString() }));
+    const run = await doctor({ PAYORCH_BASE_URL: server.url, PAYORCH_PROVIDER_API_KEY: 'a', PAYORCH_PROVIDER_SECRET_KEY: 'b' });
+    expect(run.code).toBe(1);
+    expect(check(run, 'provider', 'clock')).toMatchObject({ outcome: 'fail', detail: expect.stringMatching(/this machine is (59\d|60\d) s ahead of the service/) as unknown });
+  });
+
   test('a host that accepts and never answers: both accounts are checked at once, each bounded by --timeout, so the run takes one timeout, not the sum', async () => {
     const timeoutMs = 2000;
     const arrivals: number[] = [];
