@@ -163,6 +163,33 @@ describe('createMemoryInbox', () => {
     expect(await inbox.process(key(`MAN-f-${at + 5}`), work)).toBe('duplicate');
   });
 
+  test('full, still takes the redelivery of a key it holds partly applied: the refund that threw runs, the audit that completed does not', async () => {
+    const inbox = createMemoryInbox({ maxKeys: 2 });
+    const ran: string[] = [];
+    let refundFails = true;
+    // The receiver's two handlers of a withdrawal end: an audit, then the refund.
+    const handlers = async (_context: unknown, progress?: { has(step: string): boolean; add(step: string): void }): Promise<void> => {
+      for (const step of ['audit', 'refund']) {
+        if (progress?.has(step) === true) continue;
+        if (step === 'refund' && refundFails) throw new Error('the payout service is down');
+        ran.push(step);
+        progress?.add(step);
+        await Promise.resolve();
+      }
+    };
+    const withdrawal = key('WIT-fullpartial-1763812000', 'rejected');
+    await expect(inbox.process(withdrawal, handlers)).rejects.toThrow('the payout service is down');
+    expect(await inbox.process(key('MAN-fullother-1763812000'), () => Promise.resolve())).toBe('applied');
+    const fresh = vi.fn(() => Promise.resolve());
+    await expect(inbox.process(key('MAN-fullnew-1763812000'), fresh)).rejects.toThrow(InboxFullError);
+    expect(fresh).not.toHaveBeenCalled();
+    refundFails = false;
+    expect(await inbox.process(withdrawal, handlers)).toBe('applied');
+    expect(ran).toEqual(['audit', 'refund']);
+    expect(await inbox.process(withdrawal, handlers)).toBe('duplicate');
+    await expect(inbox.process(key('MAN-fullnew-1763812000'), fresh)).rejects.toThrow(InboxFullError);
+  });
+
   test.each([
     [{ maxKeys: 0 }, /createMemoryInbox: maxKeys: must be an integer from 1/],
     [{ maxKeys: 1.5 }, /maxKeys: .*got 1.5/],
