@@ -40,6 +40,17 @@ describe('the inbox contract, on the in-memory inbox', () => {
     expect(isPayorchError(error, RequestValidationError)).toBe(true);
     expect((error as RequestValidationError).issues[0]).toMatchObject({ field: 'failCommit', rule: 'invalid_option' });
   });
+
+  test.each([
+    ['no way of rolling back', { rollback: {}, commit: () => Promise.resolve() }],
+    ['no commit', { rollback: { 'a ROLLBACK': () => Promise.resolve() } }],
+    ['a way that is no function', { rollback: { 'a ROLLBACK': 'ROLLBACK' }, commit: () => Promise.resolve() }],
+    ['null', null],
+  ])('asks for endTransaction by name when it has %s', (_what, endTransaction) => {
+    const options = { store: () => ({ inbox: () => createMemoryInbox(), prune: () => Promise.resolve() }), failCommit: null, endTransaction } as unknown as Parameters<typeof inboxContract>[0];
+    expect(() => inboxContract(options)).toThrow(RequestValidationError);
+    expect(() => inboxContract(options)).toThrow(/endTransaction: must be \{ rollback: \{ \[way\]: function, … \}, commit: function \}/);
+  });
 });
 
 const key = (trackingCode: string, status = 'completed') => ({ merchantId: 'acct', trackingCode, status });
