@@ -496,12 +496,13 @@ export class InboxFullError extends InboxError {
 
 /**
  * The handlers returned, but the inbox could not commit their changes with the callback's key:
- * PostgreSQL answered the inbox's `COMMIT` with a rollback (a statement of a handler failed, a
- * `lock_timeout` for example, and the handler caught the error), the COMMIT itself failed, or a
- * D1 batch failed (a statement a handler pushed broke a constraint, or another status of the
- * tracking code was applied meanwhile). Nothing is recorded as applied, so the receiver answers
- * 500 and tells `onError` (phase `'inbox'`), and the service's redelivery applies the callback
- * once. What the handlers did outside the transaction
+ * PostgreSQL aborted the inbox's transaction (a statement of a handler failed, a `lock_timeout`
+ * for example, and the handler caught the error), the COMMIT itself failed, a handler ended the
+ * transaction itself (its own ROLLBACK or COMMIT on the client), or a D1 batch failed (a statement
+ * a handler pushed broke a constraint, or another status of the tracking code was applied
+ * meanwhile). Nothing is recorded as applied, so the receiver answers 500 and tells `onError`,
+ * and the service's redelivery applies the callback once; except after a handler's own COMMIT,
+ * which recorded the key: the redelivery is then a duplicate, as the message says. What the handlers did outside the transaction
  * (a `fetch`, an e-mail) happened, and happens again on the redelivery: give it
  * `callbackKeyString(key)` as its idempotency key.
  *

@@ -47,6 +47,25 @@ export interface InboxContractOptions<TContext extends CallbackInboxContext = Ca
    */
   readonly failCommit: ((context: TContext) => Promise<void>) | null;
   /**
+   * For an inbox that hands the handlers its open transaction (PostgreSQL's `client`): ends that
+   * transaction from inside `apply`, as a helper does that runs its own `BEGIN` and `COMMIT` or
+   * `ROLLBACK` on the client it is given. The cases then hold the inbox to `'applied'` only when
+   * the transaction that holds the key is the one that commits. After each way of `rollback`
+   * (named, for the messages), `process` rejects, nothing is recorded, and the redelivery applies
+   * once; after `commit`, which commits the key with it, `process` rejects and the redelivery is a
+   * duplicate. Left out for an inbox whose handlers cannot end its transaction (D1's statements,
+   * a Durable Object's storage, the in-memory one).
+   * @example { rollback: { 'a ROLLBACK of its own': async ({ client }) => { await client.query('ROLLBACK'); } }, commit: async ({ client }) => { await client.query('COMMIT'); } }
+   */
+  readonly endTransaction?:
+    | {
+        /** Ways of ending the transaction undone, by name. */
+        readonly rollback: Readonly<Record<string, (context: TContext) => Promise<void>>>;
+        /** Ends the transaction committed, key included. */
+        readonly commit: (context: TContext) => Promise<void>;
+      }
+    | undefined;
+  /**
    * The clock the record times of the cases are counted from, in milliseconds since the epoch.
    * @default Date.now
    */
@@ -102,12 +121,13 @@ export const INBOX_CONTRACT_OPTIONS = declareOptions<InboxContractOptions>()(
     { name: 'now', rule: { type: 'function' } },
     { name: 'redeliveries', rule: { type: 'number', min: 0, max: 100, integer: true }, default: DEFAULT_REDELIVERIES },
   ],
-  { failCommit: 'a function or null, checked by name below' },
+  { failCommit: 'a function or null, checked by name below', endTransaction: 'an object of functions, checked by name below' },
 );
 
 /**
  * The cases of the inbox contract (see `CallbackInbox`): once only, concurrent copies, the
- * statuses of one tracking code one at a time, a failed `apply` rolled back, the retention
+ * statuses of one tracking code one at a time, a failed `apply` rolled back, a failed commit and
+ * (with `endTransaction`) a transaction a handler ended never `'applied'`, the retention
  * horizon, and prune. Each case gets an empty store and runs on tracking codes of its own.
  *
  * @example
@@ -242,6 +262,15 @@ export function inboxContract<TContext extends CallbackInboxContext = CallbackIn
       { field: 'failCommit', rule: 'invalid_option', message: 'must be a function that makes the commit after apply fail, or null for an inbox that commits nothing after apply (the in-memory one)' },
     ]);
   }
+  const { endTransaction } = options;
+  // Checked as JavaScript may pass it: the cases would otherwise fail on a malformed option.
+  const given = endTransaction as Partial<Record<'rollback' | 'commit', unknown>> | null | undefined;
+  const ways = typeof given?.rollback === 'object' && given.rollback !== null ? Object.values(given.rollback) : [];
+  if (given !== undefined && (typeof given?.commit !== 'function' || ways.length === 0 || !ways.every((way) => typeof way === 'function'))) {
+    throw new RequestValidationError('inboxContract', [
+      { field: 'endTransaction', rule: 'invalid_option', message: 'must be { rollback: { [way]: function, … }, commit: function }, with at least one way of rolling back, or left out for an inbox whose handlers cannot end its transaction' },
+    ]);
+  }
   const unpaid = (status: string): boolean => status === 'rejected' || status === 'failed' || status === 'canceled';
   const cases: [string, (store: InboxContractStore<TContext>) => Promise<void>][] = [
     [
@@ -328,6 +357,49 @@ export function inboxContract<TContext extends CallbackInboxContext = CallbackIn
               expectApplied(await deliver(store.inbox(), failed), failed, [], 'another status after the failed commit');
               expectApplied(await deliverUntilSettled(store.inbox(), rejected), rejected, ['failed'], 'the callback whose commit failed, delivered again');
               expectDuplicate(await deliver(inbox, rejected), 'the same key once applied');
+            },
+          ],
+        ] satisfies [string, (store: InboxContractStore<TContext>) => Promise<void>][])),
+    ...(endTransaction === undefined
+      ? []
+      : ([
+          [
+            'answers applied only when the transaction holding the key commits: a handler that ends it undone gets a rejection, with or without a throw after, nothing is recorded, and the redelivery applies once',
+            async (store) => {
+              for (const [way, end] of Object.entries(endTransaction.rollback)) {
+                for (const thenThrows of [false, true]) {
+                  const what = `${way}${thenThrows ? ', then a throw' : ''}`;
+                  const trackingCode = code(60);
+                  const [rejected, failed] = [key(trackingCode, 'rejected'), key(trackingCode, 'failed')];
+                  const ended = await deliver(store.inbox(), rejected, async (context) => {
+                    await end(context);
+                    if (thenThrows) throw new Error('the handler failed after it');
+                  });
+                  expectThat(ended.seen.length === 1, `${what}: apply did not run`);
+                  expectThat(ended.outcome === 'rejected', `${what}: process should reject (the receiver answers 500), got ${ended.outcome}`);
+                  expectApplied(await deliver(store.inbox(), failed), failed, [], `${what}: another status after it`);
+                  expectApplied(await deliverUntilSettled(store.inbox(), rejected), rejected, ['failed'], `${what}: the callback delivered again`);
+                  expectDuplicate(await deliver(store.inbox(), rejected), `${what}: the same key once applied`);
+                }
+              }
+            },
+          ],
+          [
+            'a handler that commits the transaction holding the key itself gets a rejection, with or without a throw after: the key is recorded, and the redelivery is a duplicate',
+            async (store) => {
+              for (const thenThrows of [false, true]) {
+                const what = `a handler's own commit${thenThrows ? ', then a throw' : ''}`;
+                const trackingCode = code(60);
+                const [completed, refunded] = [key(trackingCode, 'completed'), key(trackingCode, 'refunded')];
+                const committed = await deliver(store.inbox(), completed, async (context) => {
+                  await endTransaction.commit(context);
+                  if (thenThrows) throw new Error('the handler failed after it');
+                });
+                expectThat(committed.seen.length === 1, `${what}: apply did not run`);
+                expectThat(committed.outcome === 'rejected', `${what}: process should reject (the receiver answers 500), got ${committed.outcome}`);
+                expectDuplicate(await deliver(store.inbox(), completed), `${what}: the redelivery, whose key it committed`);
+                expectApplied(await deliver(store.inbox(), refunded), refunded, ['completed'], `${what}: another status after it`);
+              }
             },
           ],
         ] satisfies [string, (store: InboxContractStore<TContext>) => Promise<void>][])),

@@ -73,7 +73,9 @@ export type CallbackInboxOutcome = 'applied' | 'duplicate';
  *   durable together: a commit that fails after `apply` resolved (PostgreSQL answering COMMIT
  *   with ROLLBACK because a handler caught a failed statement, a D1 batch that failed) rejects
  *   (payorch's with an `InboxCommitError`), records nothing, and a later call applies it. The
- *   receiver answers 500 to a rejection and tells `onError`: a 200 is a promise.
+ *   receiver answers 500 to a rejection and tells `onError`: a 200 is a promise. An inbox that
+ *   hands the handlers its transaction resolves `'applied'` only when that transaction, the one
+ *   holding the key, is the one that commits: a handler that ended it itself gets a rejection.
  * - An inbox that forgets keys forgets them by the age of their record (the key's `recordTime`,
  *   else the Unix seconds its tracking code ends with), never by when they were applied, and keeps a horizon covering every
  *   record it forgot: a key it does not hold whose record is not younger than the horizon is

@@ -194,7 +194,9 @@ export function createMemoryInbox(options: MemoryInboxOptions = {}): CallbackInb
         }
         return 'duplicate';
       }
-      if (applied.size + running.size + partial.size >= maxKeys) {
+      // Only a new key is refused for want of room: one partly applied is held already, and its
+      // redelivery (a refund whose first handler completed) must run what is left of it.
+      if (!partial.has(id) && applied.size + running.size + partial.size >= maxKeys) {
         throw new InboxFullError(`the in-memory inbox holds ${maxKeys} keys it cannot forget yet (records younger than ${retentionMs / 1000} s); raise maxKeys or use a database inbox`);
       }
       const work = inTurn(code, async (): Promise<CallbackInboxOutcome> => {

@@ -1,46 +1,105 @@
 // The inbox contract (payorch/testing) on the PostgreSQL inbox, against a real server
-// (test/postgres/global-setup.ts). Two pools stand for two instances of the receiver: the cases
-// race them, so what keeps order is the database, not anything in this process.
+// (test/postgres/global-setup.ts), directly and behind a real PgBouncer in transaction pooling
+// (test/postgres/bouncer.ts). Two pools stand for two instances of the receiver: the cases race
+// them, so what keeps order is the database, not anything in this process.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, inject, test } from 'vitest';
 import { createPostgresInboxTable, createPostgresInbox, prunePostgresInbox } from '../../src/inboxes/postgres/index.js';
 import type { PostgresInboxContext } from '../../src/inboxes/postgres/index.js';
 import { inboxContract } from '../../src/testing/index.js';
+import { startBouncer } from './bouncer.js';
+import type { Bouncer } from './bouncer.js';
 
+type Context = PostgresInboxContext<pg.PoolClient>;
 const tables: string[] = [];
-let instances: [pg.Pool, pg.Pool];
+// What handlers write on their own after they ended the inbox's transaction.
+const writes = `contract_writes_${process.pid}`;
+let admin: pg.Pool;
+let bouncer: Bouncer | undefined;
+const pools: pg.Pool[] = [];
 
-beforeAll(() => {
-  instances = [0, 1].map(() => {
-    const pool = new pg.Pool({ connectionString: inject('postgresUrl'), max: 4 });
-    pool.on('error', () => undefined);
-    return pool;
-  }) as [pg.Pool, pg.Pool];
+function pool(url: string): pg.Pool {
+  const created = new pg.Pool({ connectionString: url, max: 4 });
+  created.on('error', () => undefined);
+  pools.push(created);
+  return created;
+}
+
+beforeAll(async () => {
+  admin = pool(inject('postgresUrl'));
+  await admin.query(`CREATE TABLE ${writes} (note text NOT NULL)`);
 });
 afterAll(async () => {
-  if (tables.length > 0) await instances[0].query(`DROP TABLE IF EXISTS ${tables.join(', ')}`);
-  await Promise.all(instances.map((pool) => pool.end()));
+  await admin.query(`DROP TABLE IF EXISTS ${[...tables, writes].join(', ')}`);
+  await Promise.all(pools.map((each) => each.end()));
+  await bouncer?.stop();
 });
 
-describe('the inbox contract, on the PostgreSQL inbox', () => {
+function contract(where: string, url: () => Promise<string>): void {
+  let instances: [pg.Pool, pg.Pool] | undefined;
   let made = 0;
-  for (const contractCase of inboxContract<PostgresInboxContext<pg.PoolClient>>({
+  for (const contractCase of inboxContract<Context>({
     async store() {
+      if (instances === undefined) {
+        const at = await url();
+        instances = [pool(at), pool(at)];
+      }
+      const [one, two] = instances;
       made += 1;
-      const table = `contract_${process.pid}_${made}`;
+      const table = `contract_${where}_${process.pid}_${made}`;
       tables.push(table);
-      await createPostgresInboxTable({ pool: instances[0], table });
+      await createPostgresInboxTable({ pool: admin, table });
       let next = 0;
       return {
-        inbox: () => createPostgresInbox({ pool: instances[(next += 1) % 2] as pg.Pool, table }),
-        prune: (olderThanSeconds) => prunePostgresInbox({ pool: instances[0], table, olderThanSeconds }),
+        inbox: () => createPostgresInbox({ pool: (next += 1) % 2 === 0 ? one : two, table }),
+        prune: (olderThanSeconds) => prunePostgresInbox({ pool: one, table, olderThanSeconds }),
       };
     },
-    // A handler that swallows a failed statement: PostgreSQL then answers COMMIT with ROLLBACK.
+    // A handler that swallows a failed statement: PostgreSQL aborts the transaction anyway.
     failCommit: async ({ client }) => {
       await client.query('SELECT 1 / 0').catch(() => undefined);
+    },
+    // A shop's helper that opens and closes a transaction of its own on the client it is given.
+    endTransaction: {
+      rollback: {
+        "a helper's BEGIN, a failed statement caught, and its ROLLBACK": async ({ client }) => {
+          await client.query('BEGIN');
+          await client.query('SELECT 1 / 0').catch(() => undefined);
+          await client.query('ROLLBACK');
+        },
+        'a PREPARE TRANSACTION that failed, its error caught': async ({ client }) => {
+          // max_prepared_transactions is 0: the PREPARE fails, and becomes a ROLLBACK.
+          await client.query("PREPARE TRANSACTION 'payorch_contract'").catch(() => undefined);
+        },
+        'a ROLLBACK, then a write of its own': async ({ client }) => {
+          await client.query('ROLLBACK');
+          await client.query(`INSERT INTO ${writes} (note) VALUES ('after a rollback')`);
+        },
+        'a ROLLBACK, then a BEGIN and a write left open': async ({ client }) => {
+          await client.query('ROLLBACK');
+          await client.query('BEGIN');
+          await client.query(`INSERT INTO ${writes} (note) VALUES ('in a transaction of its own')`);
+        },
+      },
+      commit: async ({ client }) => {
+        await client.query('BEGIN');
+        await client.query(`INSERT INTO ${writes} (note) VALUES ('committed by a handler')`);
+        await client.query('COMMIT');
+      },
     },
   })) {
     test(contractCase.name, contractCase.run);
   }
+}
+
+describe('the inbox contract, on the PostgreSQL inbox', () => {
+  contract('direct', () => Promise.resolve(inject('postgresUrl')));
+});
+
+describe('the inbox contract, on the PostgreSQL inbox behind PgBouncer in transaction pooling', () => {
+  contract('bouncer', async () => {
+    // Fewer server connections than clients, so that clients share them between transactions.
+    bouncer ??= await startBouncer({ serverUrl: inject('postgresUrl'), poolMode: 'transaction', poolSize: 2 });
+    return bouncer.url;
+  });
 });

@@ -152,7 +152,7 @@ describe('the PostgreSQL inbox', () => {
     await admin.query(`CREATE TABLE ${audit} (tracking_code text PRIMARY KEY)`);
     const heard: { error: unknown; details: CallbackErrorDetails }[] = [];
     // The audit row is not essential, so the handler catches its failure: PostgreSQL still
-    // aborted the transaction, credit and key included, and answers the inbox's COMMIT with ROLLBACK.
+    // aborted the transaction, credit and key included, so the inbox's COMMIT cannot commit it.
     const creditAndAudit = async (callback: Parameters<typeof creditBalance>[0] & { payload: { tracking_code: string } }, context: Context) => {
       await creditBalance(callback, context);
       await context.client.query(`INSERT INTO ${audit} (tracking_code) VALUES ($1)`, [callback.payload.tracking_code]).catch(() => undefined);
@@ -184,7 +184,7 @@ describe('the PostgreSQL inbox', () => {
     expect(heard).toHaveLength(1);
     expect(heard[0]?.details.phase).toBe('inbox');
     expect(isPayorchError(heard[0]?.error, InboxCommitError)).toBe(true);
-    expect(String(heard[0]?.error)).toContain(`PostgreSQL answered the COMMIT of ${trackingCode} (completed) with ROLLBACK`);
+    expect(String(heard[0]?.error)).toContain(`a statement of the transaction of ${trackingCode} (completed) failed, and a handler caught its error`);
     expect(await balance('u-swallow')).toBe(0);
     expect(await keys(trackingCode)).toEqual([]);
     expect(await deliver(urls[1]!, delivery)).toEqual(OK);
@@ -193,6 +193,91 @@ describe('the PostgreSQL inbox', () => {
     expect((await admin.query(`SELECT tracking_code FROM ${audit}`)).rows).toEqual([{ tracking_code: trackingCode }]);
     expect(heard).toHaveLength(1);
     await admin.query(`DROP TABLE ${audit}`);
+  });
+
+  test('a shop’s helper that runs BEGIN … ROLLBACK on the handler’s client after a failure it caught gets a 500 and onError, never a 200; the redelivery, through a savepoint, credits 250 once', async () => {
+    await account('u-helper');
+    const audit = `helper_audit_${process.pid}`;
+    await admin.query(`CREATE TABLE ${audit} (tracking_code text PRIMARY KEY)`);
+    await admin.query(`INSERT INTO ${audit} VALUES ('MAN-helper09-1763812000')`);
+    const heard: { error: unknown; details: CallbackErrorDetails }[] = [];
+    // The shop's existing helper, given the handler's client: its own transaction, rolled back on a
+    // failure it catches and logs. Its ROLLBACK ends the inbox's transaction, credit and key.
+    const ownTransaction = async (client: pg.PoolClient, work: () => Promise<void>): Promise<void> => {
+      await client.query('BEGIN');
+      try {
+        await work();
+        await client.query('COMMIT');
+      } catch {
+        await client.query('ROLLBACK');
+      }
+    };
+    // The pattern the guide teaches: a savepoint inside the inbox's transaction.
+    const savepoint = async (client: pg.PoolClient, work: () => Promise<void>): Promise<void> => {
+      await client.query('SAVEPOINT helper');
+      try {
+        await work();
+        await client.query('RELEASE SAVEPOINT helper');
+      } catch {
+        await client.query('ROLLBACK TO SAVEPOINT helper');
+      }
+    };
+    let helper = ownTransaction;
+    const receiver: CallbackReceiver<Context> = createCallbackReceiver({ ...PROVIDER, inbox: createPostgresInbox({ pool: pool(), table }), onError: (error, details) => void heard.push({ error, details }) });
+    receiver.on('deposit.completed', async (callback, context) => {
+      await creditBalance(callback, context);
+      await helper(context.client, async () => {
+        await context.client.query(`INSERT INTO ${audit} (tracking_code) VALUES ($1)`, [callback.payload.tracking_code]);
+      });
+    });
+    const listening = await serveNode(receiver.nodeHandler);
+    served.push(listening);
+    const trackingCode = 'MAN-helper09-1763812000';
+    const delivery = deposit(trackingCode, 'u-helper');
+    expect(await deliver(listening.url, delivery)).toEqual(NOT_APPLIED);
+    expect(await balance('u-helper')).toBe(0);
+    expect(await keys(trackingCode)).toEqual([]);
+    expect(heard).toHaveLength(1);
+    expect(heard[0]?.details.phase).toBe('inbox');
+    expect(isPayorchError(heard[0]?.error, InboxCommitError)).toBe(true);
+    expect(String(heard[0]?.error)).toContain(`a handler ended the transaction of ${trackingCode} (completed) before the inbox's COMMIT`);
+    expect(String(heard[0]?.error)).toContain('not applied, so that it is delivered again');
+    helper = savepoint;
+    expect(await deliver(listening.url, delivery)).toEqual(OK);
+    expect(await deliver(listening.url, delivery)).toEqual(OK);
+    expect(await balance('u-helper')).toBe(250);
+    expect(await keys(trackingCode)).toEqual(['completed']);
+    expect(heard).toHaveLength(1);
+    await admin.query(`DROP TABLE ${audit}`);
+  });
+
+  test('a handler that commits the key itself and then throws gets a 500 saying the key is recorded and the handlers after it did not run; its redelivery is a duplicate', async () => {
+    await account('u-selfcommit');
+    const heard: { error: unknown; details: CallbackErrorDetails }[] = [];
+    const receiver: CallbackReceiver<Context> = createCallbackReceiver({ ...PROVIDER, inbox: createPostgresInbox({ pool: pool(), table }), onError: (error, details) => void heard.push({ error, details }) });
+    const after = vi.fn(() => Promise.resolve());
+    receiver.on('deposit.completed', async (callback, context) => {
+      await context.client.query('BEGIN');
+      await creditBalance(callback, context);
+      await context.client.query('COMMIT');
+      throw new Error('the notification service is down');
+    });
+    receiver.on('deposit.completed', after);
+    const listening = await serveNode(receiver.nodeHandler);
+    served.push(listening);
+    const trackingCode = 'MAN-selfcommit10-1763812000';
+    const delivery = deposit(trackingCode, 'u-selfcommit');
+    expect(await deliver(listening.url, delivery)).toEqual(NOT_APPLIED);
+    expect(heard).toHaveLength(1);
+    expect(isPayorchError(heard[0]?.error, InboxCommitError)).toBe(true);
+    expect(String(heard[0]?.error)).toContain(`a handler committed the transaction of ${trackingCode} (completed) itself`);
+    expect(String(heard[0]?.error)).toContain('the key is recorded and the handlers after it did not run. The redelivery is a duplicate and runs nothing');
+    expect((heard[0]?.error as Error).cause).toEqual(new Error('the notification service is down'));
+    expect(await keys(trackingCode)).toEqual(['completed']);
+    expect(await balance('u-selfcommit')).toBe(250);
+    expect(await deliver(listening.url, delivery)).toEqual(OK);
+    expect(after).not.toHaveBeenCalled();
+    expect(await balance('u-selfcommit')).toBe(250);
   });
 
   test('another instance answers 200 to a redelivery applied by the first, without running its handlers', async () => {

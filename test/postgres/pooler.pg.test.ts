@@ -114,6 +114,51 @@ describe('behind PgBouncer in transaction pooling', () => {
   });
 });
 
+describe('a handler that ends the inbox\'s transaction, behind PgBouncer in transaction pooling', () => {
+  test('a helper\'s own BEGIN … ROLLBACK, or a PREPARE TRANSACTION that failed, gets a 500 and an InboxCommitError, never a 200: the deposit of 250 is credited once, by the redelivery', async () => {
+    const entry = await freshEntry();
+    const url = await bouncer('transaction');
+    const table = `ended_inbox_${process.pid}`;
+    const balances = `ended_balances_${process.pid}`;
+    tables.push(table, balances);
+    await entry.createPostgresInboxTable({ pool: admin, table });
+    await admin.query(`CREATE TABLE ${balances} (user_id text PRIMARY KEY, amount numeric NOT NULL)`);
+    await admin.query(`INSERT INTO ${balances} VALUES ('u-ended', 0)`);
+    const errors: unknown[] = [];
+    const receiver = createCallbackReceiver<Context>({ ...PROVIDER, inbox: entry.createPostgresInbox({ pool: pool(url), table }), onError: (error) => void errors.push(error) });
+    const ends: ((client: pg.PoolClient) => Promise<void>)[] = [
+      // The shop's helper: a transaction of its own, rolled back on a failure it catches.
+      async (client) => {
+        await client.query('BEGIN');
+        await client.query('SELECT 1 / 0').catch(() => client.query('ROLLBACK'));
+      },
+      // max_prepared_transactions is 0: the PREPARE fails, and becomes a ROLLBACK.
+      async (client) => {
+        await client.query("PREPARE TRANSACTION 'payorch_pooler'").catch(() => undefined);
+      },
+    ];
+    receiver.on('deposit.completed', async (callback, { client }) => {
+      await client.query(`UPDATE ${balances} SET amount = amount + $1 WHERE user_id = $2`, [callback.payload.amount, callback.payload.user_id]);
+      await ends.shift()?.(client);
+    });
+    const instance = await serveNode(receiver.nodeHandler);
+    served.push(instance);
+    const code = 'MAN-ended01-1763812000';
+    const delivery = signCallback({ ...unsigned.deposit, tracking_code: code, user_id: 'u-ended', amount: 250 }, PROVIDER);
+    const balance = async (): Promise<number> => Number((await admin.query<{ amount: string }>(`SELECT amount FROM ${balances}`)).rows[0]?.amount);
+    for (let attempt = 0; attempt < 2; attempt++) {
+      expect(await deliver(instance.url, delivery)).toEqual({ status: 500, body: { success: false, error: 'not_applied' } });
+      expect(await balance()).toBe(0);
+    }
+    expect(errors).toHaveLength(2);
+    expect(errors.every((error) => isPayorchError(error, entry.InboxCommitError) && error.message.includes(`a handler ended the transaction of ${code} (completed)`))).toBe(true);
+    expect(await deliver(instance.url, delivery)).toEqual(OK);
+    expect(await deliver(instance.url, delivery)).toEqual(OK);
+    expect(await balance()).toBe(250);
+    expect((await admin.query(`SELECT statuses FROM ${table}`)).rows).toEqual([{ statuses: ['completed'] }]);
+  });
+});
+
 describe('one tracking code at a time, behind PgBouncer in transaction pooling', () => {
   test('rejected and failed of one withdrawal on two pools: the second waits for the first and sees it', async () => {
     const entry = await freshEntry();

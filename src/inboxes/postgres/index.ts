@@ -46,9 +46,13 @@ const HORIZON_ROW = "record_time = 0 AND merchant_id = '' AND tracking_code = ''
  *   fails the callback (answered 500, delivered again).
  * - A handler throws, or the connection or the process dies before COMMIT: PostgreSQL rolls the
  *   transaction back, key included, and the redelivery applies it.
- * - A statement failed and a handler caught its error: PostgreSQL aborted the transaction anyway,
- *   and answers COMMIT with ROLLBACK. The inbox reads that answer and rejects with an
- *   `InboxCommitError` (the receiver answers 500 and tells `onError`); a failed COMMIT too.
+ * - A statement failed and a handler caught its error: PostgreSQL aborted the transaction anyway.
+ *   The inbox rejects with an `InboxCommitError` (the receiver answers 500 and tells `onError`); a
+ *   failed COMMIT too.
+ * - It commits only the transaction that claimed the key, checked in the COMMIT's round trip: a
+ *   handler that ended it (its own ROLLBACK, or `BEGIN` … `COMMIT` of a helper, a failed
+ *   `PREPARE TRANSACTION`) gets an `InboxCommitError` too. After a handler's own COMMIT the key is
+ *   recorded, and the error says that its redelivery is a duplicate.
  * - The row is keyed by merchant and tracking code alone: a key given with another record time (a
  *   transfer's `created_at` in another form) is the same key, and the row keeps the first.
  * - A record at or before the table's horizon (see {@link prunePostgresInbox}) whose key is not
@@ -93,8 +97,8 @@ held AS (SELECT record_time, statuses FROM ${table} WHERE merchant_id = $1::text
 claimed AS (INSERT INTO ${table} AS inbox (merchant_id, tracking_code, statuses, record_time) SELECT $1::text, $2::text, ARRAY[$3::text], $4::bigint
   WHERE NOT EXISTS (SELECT 1 FROM horizon WHERE coalesce((SELECT record_time FROM held), $4::bigint) <= at)
   ON CONFLICT (merchant_id, tracking_code) DO UPDATE SET statuses = inbox.statuses || EXCLUDED.statuses, applied_at = now()
-  WHERE NOT inbox.statuses @> EXCLUDED.statuses RETURNING inbox.statuses)
-SELECT (SELECT statuses FROM claimed) AS claimed, (SELECT at FROM horizon) AS horizon, (SELECT statuses FROM held) AS held,
+  WHERE NOT inbox.statuses @> EXCLUDED.statuses RETURNING inbox.statuses, txid_current()::text AS txid)
+SELECT (SELECT statuses FROM claimed) AS claimed, (SELECT txid FROM claimed) AS txid, (SELECT at FROM horizon) AS horizon, (SELECT statuses FROM held) AS held,
   coalesce((SELECT record_time FROM held), $4::bigint) AS record_time`;
   let claim: { readonly table: string; readonly sql: string; readonly name: string } | undefined;
   // Prepared once per connection under a name made from a digest of its text: a name means one
@@ -121,6 +125,9 @@ SELECT (SELECT statuses FROM claimed) AS claimed, (SELECT at FROM horizon) AS ho
       let claiming = false;
       let committing = false;
       let ended = false;
+      // The id of the transaction that holds the claimed key, once a handler may have ended it.
+      let txid: string | undefined;
+      let applying = false;
       try {
         if (claim === undefined) {
           table = await name(client);
@@ -156,7 +163,7 @@ SELECT (SELECT statuses FROM claimed) AS claimed, (SELECT at FROM horizon) AS ho
         }
         claiming = false;
         const { rows = [] } = result;
-        const [row] = rows as readonly (Partial<Record<'claimed' | 'horizon' | 'held' | 'record_time', unknown>> | undefined)[];
+        const [row] = rows as readonly (Partial<Record<'claimed' | 'txid' | 'horizon' | 'held' | 'record_time', unknown>> | undefined)[];
         if (!Array.isArray(row?.claimed)) {
           // Claimed nothing: a duplicate, unless the horizon stopped a key that was not held (the
           // catch below rolls back).
@@ -169,9 +176,14 @@ SELECT (SELECT statuses FROM claimed) AS claimed, (SELECT at FROM horizon) AS ho
         }
         // Every status of the tracking code applied before, in order; this one was added last.
         const appliedStatuses = row.claimed.slice(0, -1).map(String);
+        // Digits only: it is written into the COMMIT's text below.
+        if (typeof row.txid !== 'string' || !/^\d+$/.test(row.txid)) throw new InboxError(`payorch/postgres: the claim of ${key.trackingCode} (${key.status}) returned no transaction id; not applied, so that it is delivered again`);
+        txid = row.txid;
+        applying = true;
         await apply({ key, appliedStatuses, client: client as PostgresClientOf<TPool> });
+        applying = false;
         committing = true;
-        const { command } = await client.query('COMMIT');
+        const { command } = lastResult(await client.query(commitSql(txid)));
         if (command !== 'COMMIT') {
           // The transaction is over either way: nothing is left to roll back.
           ended = true;
@@ -182,13 +194,49 @@ SELECT (SELECT statuses FROM claimed) AS claimed, (SELECT at FROM horizon) AS ho
         return 'applied';
       } catch (error) {
         // Rolled back by PostgreSQL anyway if the connection is gone; said explicitly otherwise,
-        // so that the client goes back to the pool clean.
+        // so that the client goes back to the pool clean. Once the handlers had the client, the
+        // same round trip reads how the claiming transaction ended: a handler may have ended it.
+        let fate: unknown;
         try {
-          if (broken === undefined && !ended) await client.query('ROLLBACK');
+          if (broken === undefined && !ended) {
+            if (txid === undefined) await client.query('ROLLBACK');
+            else fate = (lastResult(await client.query(`ROLLBACK; SELECT txid_status(${txid}) AS fate`)).rows?.[0] as Partial<Record<'fate', unknown>> | undefined)?.fate;
+          }
         } catch (rollbackError) {
           broken = rollbackError instanceof Error ? rollbackError : new Error('ROLLBACK failed');
         }
         const code = (error as Partial<Record<'code', unknown>> | null)?.code;
+        const callback = `${key.trackingCode} (${key.status})`;
+        // A handler's failure, or the check before COMMIT: then how the claiming transaction ended
+        // is a handler's doing (a COMMIT that failed yet committed is the connection's, below).
+        const byHandler = applying || (committing && (code === ENDED_BY_A_HANDLER || code === '25P02'));
+        if (byHandler && fate === 'committed') {
+          throw new InboxCommitError(
+            applying
+              ? `payorch/postgres: a handler committed the transaction of ${callback} itself (a COMMIT of its own on the client), key included, then threw: the key is recorded and the handlers after it did not run. The redelivery is a duplicate and runs nothing, so apply what is missing by hand. A handler's own transaction is a SAVEPOINT on the client (docs/inboxes.md, "PostgreSQL")`
+              : `payorch/postgres: a handler committed the transaction of ${callback} itself (a COMMIT of its own on the client), key included: what ran after that COMMIT committed on its own, or not at all. The redelivery is a duplicate and runs nothing. A handler's own transaction is a SAVEPOINT on the client (docs/inboxes.md, "PostgreSQL")`,
+            { cause: error },
+          );
+        }
+        if (byHandler && fate === 'in progress') {
+          throw new InboxCommitError(
+            `payorch/postgres: a handler prepared the transaction of ${callback} (PREPARE TRANSACTION): it holds the key uncommitted until COMMIT PREPARED or ROLLBACK PREPARED ends it; not applied, and its redelivery waits for it (docs/inboxes.md, "PostgreSQL")`,
+            { cause: error },
+          );
+        }
+        if (byHandler && code === ENDED_BY_A_HANDLER) {
+          throw new InboxCommitError(
+            `payorch/postgres: a handler ended the transaction of ${callback} before the inbox's COMMIT (a ROLLBACK or BEGIN … COMMIT of its own on the client, a PREPARE TRANSACTION that failed, its error caught). Nothing of that transaction was committed, the key included; not applied, so that it is delivered again. What a handler wrote on the client after it ended ran on its own and runs again with the redelivery: a handler's own transaction is a SAVEPOINT on the client (docs/inboxes.md, "PostgreSQL")`,
+            { cause: error },
+          );
+        }
+        // 25P02 in_failed_sql_transaction: the check before COMMIT met an aborted transaction.
+        if (byHandler && code === '25P02') {
+          throw new InboxCommitError(
+            `payorch/postgres: a statement of the transaction of ${callback} failed, and a handler caught its error (a lock_timeout, a constraint): PostgreSQL aborted the transaction. Nothing was committed, the key included; not applied, so that it is delivered again`,
+            { cause: error },
+          );
+        }
         // 42703 undefined_column, 42P10 no unique index for ON CONFLICT: a table of another shape.
         if (code === '42703' || code === '42P10') {
           throw new InboxError(`payorch/postgres: ${table} is not the inbox table this payorch uses (an earlier 0.x made another shape); create it afresh as postgresInboxTableSql() shows`, { cause: error });
@@ -209,6 +257,29 @@ SELECT (SELECT statuses FROM claimed) AS claimed, (SELECT at FROM horizon) AS ho
       }
     },
   };
+}
+
+// Raised by the check before COMMIT when the transaction under way is not the claim's.
+const ENDED_BY_A_HANDLER = 'PYO01';
+
+/*
+ * The COMMIT of the claiming transaction, and only of it, in one round trip: a handler that ran
+ * its own ROLLBACK or COMMIT (a helper's BEGIN … COMMIT on the client it is given) ended that
+ * transaction, and PostgreSQL answers a COMMIT outside any transaction with the tag COMMIT. So the
+ * transaction under way is checked against the claim's id first, in the same query string: a
+ * failed check skips the COMMIT that follows it. A query string without parameters goes by the
+ * simple protocol and prepares nothing, so poolers (PgBouncer, Hyperdrive) pass it as it is, and
+ * the check runs in the transaction it checks, or, once it ended, in one of its own that a
+ * transaction pooler may give any server connection: either way not the claim's.
+ */
+function commitSql(txid: string): string {
+  return `DO $payorch$ BEGIN IF txid_current_if_assigned() IS DISTINCT FROM ${txid} THEN RAISE EXCEPTION 'payorch: the transaction under way is not the one that claimed the callback' USING ERRCODE = '${ENDED_BY_A_HANDLER}'; END IF; END $payorch$; COMMIT`;
+}
+
+/** The result of the last statement of a query string: pg answers one of several statements with an array. */
+function lastResult(answer: PostgresQueryResult | readonly PostgresQueryResult[]): PostgresQueryResult {
+  const results: readonly PostgresQueryResult[] = Array.isArray(answer) ? (answer as readonly PostgresQueryResult[]) : [answer as PostgresQueryResult];
+  return results.at(-1) ?? { command: '', rowCount: null };
 }
 
 // 26000 invalid_sql_statement_name, 42P05 duplicate_prepared_statement: the server connection

@@ -74,7 +74,9 @@ export interface PostgresInboxContext<TClient> extends CallbackInboxContext {
   readonly appliedStatuses: readonly string[];
   /**
    * The client whose transaction also inserts the callback's key: run your own changes on it,
-   * and they commit together with the key, or not at all. Do not COMMIT or ROLLBACK it yourself.
+   * and they commit together with the key, or not at all. Do not COMMIT or ROLLBACK it yourself
+   * (the callback then fails with an `InboxCommitError`): a helper's own transaction on it is a
+   * SAVEPOINT.
    */
   readonly client: TClient;
 }

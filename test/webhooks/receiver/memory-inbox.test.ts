@@ -40,6 +40,17 @@ describe('the inbox contract, on the in-memory inbox', () => {
     expect(isPayorchError(error, RequestValidationError)).toBe(true);
     expect((error as RequestValidationError).issues[0]).toMatchObject({ field: 'failCommit', rule: 'invalid_option' });
   });
+
+  test.each([
+    ['no way of rolling back', { rollback: {}, commit: () => Promise.resolve() }],
+    ['no commit', { rollback: { 'a ROLLBACK': () => Promise.resolve() } }],
+    ['a way that is no function', { rollback: { 'a ROLLBACK': 'ROLLBACK' }, commit: () => Promise.resolve() }],
+    ['null', null],
+  ])('asks for endTransaction by name when it has %s', (_what, endTransaction) => {
+    const options = { store: () => ({ inbox: () => createMemoryInbox(), prune: () => Promise.resolve() }), failCommit: null, endTransaction } as unknown as Parameters<typeof inboxContract>[0];
+    expect(() => inboxContract(options)).toThrow(RequestValidationError);
+    expect(() => inboxContract(options)).toThrow(/endTransaction: must be \{ rollback: \{ \[way\]: function, … \}, commit: function \}/);
+  });
 });
 
 const key = (trackingCode: string, status = 'completed') => ({ merchantId: 'acct', trackingCode, status });
@@ -161,6 +172,33 @@ describe('createMemoryInbox', () => {
     now += 5000;
     expect(await inbox.process(key(`MAN-f-${at + 10}`), work)).toBe('applied');
     expect(await inbox.process(key(`MAN-f-${at + 5}`), work)).toBe('duplicate');
+  });
+
+  test('full, still takes the redelivery of a key it holds partly applied: the refund that threw runs, the audit that completed does not', async () => {
+    const inbox = createMemoryInbox({ maxKeys: 2 });
+    const ran: string[] = [];
+    let refundFails = true;
+    // The receiver's two handlers of a withdrawal end: an audit, then the refund.
+    const handlers = async (_context: unknown, progress?: { has(step: string): boolean; add(step: string): void }): Promise<void> => {
+      for (const step of ['audit', 'refund']) {
+        if (progress?.has(step) === true) continue;
+        if (step === 'refund' && refundFails) throw new Error('the payout service is down');
+        ran.push(step);
+        progress?.add(step);
+        await Promise.resolve();
+      }
+    };
+    const withdrawal = key('WIT-fullpartial-1763812000', 'rejected');
+    await expect(inbox.process(withdrawal, handlers)).rejects.toThrow('the payout service is down');
+    expect(await inbox.process(key('MAN-fullother-1763812000'), () => Promise.resolve())).toBe('applied');
+    const fresh = vi.fn(() => Promise.resolve());
+    await expect(inbox.process(key('MAN-fullnew-1763812000'), fresh)).rejects.toThrow(InboxFullError);
+    expect(fresh).not.toHaveBeenCalled();
+    refundFails = false;
+    expect(await inbox.process(withdrawal, handlers)).toBe('applied');
+    expect(ran).toEqual(['audit', 'refund']);
+    expect(await inbox.process(withdrawal, handlers)).toBe('duplicate');
+    await expect(inbox.process(key('MAN-fullnew-1763812000'), fresh)).rejects.toThrow(InboxFullError);
   });
 
   test.each([
