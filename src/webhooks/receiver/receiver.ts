@@ -63,7 +63,8 @@ export interface CallbackReceiverOptions<TContext extends CallbackInboxContext> 
   /**
    * Told of every callback that could not be applied (the answer was 500, so the service
    * delivers it again): a handler threw, or the inbox failed. Told too of well-formed callbacks
-   * refused for their keys, their clock or their kind (phase `verify`, the
+   * refused for their keys, their clock or their kind, or signed in their body without headers
+   * at a receiver not set for dealer cards (phase `verify`, the
    * `CallbackVerificationError` with its `reason`), at most once a minute per reason with
    * the `count` since the last report.
    * @default failures: the logger's `error`, or `console.error` when there is no logger; refusals: the console warning alone
