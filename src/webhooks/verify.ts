@@ -480,7 +480,7 @@ export function verifierOf(where: string, options: VerifyCallbackOptions): Verif
         const genuine = typeof bodyHash === 'string' && matching(bodyHash, trackingCode, status, fromBody, pairs);
         const message =
           toldKind === undefined
-            ? "X-Api-Key, X-Timestamp and X-Hash are missing (a dealer card receiver takes that with kind: 'dealerCreditCard')"
+            ? "X-Api-Key, X-Timestamp and X-Hash are missing (a dealer card receiver takes that with kind: 'dealerCreditCard' or dealerCardWithoutHeaders)"
             : `X-Api-Key, X-Timestamp and X-Hash are missing; only a dealer card callback may come without them, not a ${toldKind} callback`;
         throw new CallbackVerificationError('missing_header', `${message}${genuine ? "; the body's own hash verified with this receiver's keys" : ''}`, [], genuine);
       }

@@ -531,7 +531,7 @@ describe('signature confusion', () => {
   test('without dealerCardWithoutHeaders or its kind, a dealer card callback without headers is refused as missing_header, its own hash verified', () => {
     const error = refusal(() => verifyCallback({ body: dealerCard.body }, dealerOptions));
     expect([error.reason, error.status, error.signatureVerified]).toEqual(['missing_header', 401, true]);
-    expect(error.message).toContain("kind: 'dealerCreditCard'");
+    expect(error.message).toContain("kind: 'dealerCreditCard' or dealerCardWithoutHeaders");
     const forged = refusal(() => verifyCallback({ body: { ...dealerCard.body, hash: 'f'.repeat(64) } }, dealerOptions));
     expect([forged.reason, forged.signatureVerified]).toEqual(['missing_header', false]);
   });
