@@ -325,7 +325,7 @@ export const RECEIVER_OPTIONS = declareOptions<CallbackReceiverOptions<CallbackI
  * With `enqueue`, a verified callback is answered 200 once it is on your queue (500 `not_queued`
  * when `enqueue` throws), and your worker applies it with {@link CallbackReceiver.apply}.
  *
- * @throws {RequestValidationError} at once for a missing key or an impossible option, naming it
+ * @throws {RequestValidationError} at once for a missing key, an impossible option or one it does not have (`accountName` names `merchantId`, its new name), naming it
  * @example
  * ```ts
  * import { createServer } from 'node:http';
@@ -345,7 +345,7 @@ export const RECEIVER_OPTIONS = declareOptions<CallbackReceiverOptions<CallbackI
 export function createCallbackReceiver<TContext extends CallbackInboxContext = MemoryInboxContext>(options: CallbackReceiverOptions<TContext>): CallbackReceiver<TContext> {
   // Checked and resolved once, in the order trust is established (the keys, then who is told
   // what, then where callbacks go): each delivery does only its own work.
-  checkOptions(WHERE, options, RECEIVER_OPTIONS);
+  checkOptions(WHERE, options, RECEIVER_OPTIONS, true);
   const verifier = verifierOf(WHERE, options);
   if (options.previousSecretKey !== undefined && options.merchantId === undefined) {
     // A rotation needs a stable merchant id: were the inbox's merchant a key, callbacks applied
