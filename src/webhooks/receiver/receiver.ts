@@ -119,7 +119,7 @@ export interface CallbackReceiverOptions<TContext extends CallbackInboxContext> 
   /**
    * An OpenTelemetry `Tracer`: each received callback becomes one CONSUMER span named
    * `callback.receive`, active while the handlers run, with the callback's kind, status and
-   * tracking code once verified, the result (`applied`, `duplicate`, `refused` and why, `failed`)
+   * tracking code once verified, the result (`applied`, `duplicate`, `queued`, `unhandled`, `refused` and why, `failed`)
    * and status ERROR for every answer but 200. See docs/observability.md.
    * @default no spans
    * @example trace.getTracer('my-app')
@@ -127,7 +127,7 @@ export interface CallbackReceiverOptions<TContext extends CallbackInboxContext> 
   readonly tracer?: TracerLike | undefined;
   /**
    * An OpenTelemetry `Meter`: the receiver counts each callback in `payorch.callbacks` with
-   * `payorch.outcome` (`applied`, `duplicate`, `queued`, `refused`, `failed`), `payorch.reason`
+   * `payorch.outcome` (`applied`, `duplicate`, `queued`, `unhandled`, `refused`, `failed`), `payorch.reason`
    * (for refusals and failures: `invalid_signature`, `timestamp_out_of_tolerance`, `not_applied`,
    * …) and `payorch.kind` (once verified), and times each verified one in
    * `payorch.callback.duration` (seconds). With the in-memory inbox, `payorch.inbox.key.count`
