@@ -89,10 +89,48 @@ type Undeclared<TOptions, TName extends string> = Exclude<keyof TOptions & strin
 export function declareOptions<TOptions>() {
   return <const TDeclarations extends readonly OptionDeclaration<OptionName<TOptions>>[]>(
     declarations: TDeclarations,
-    ..._unchecked: [Undeclared<TOptions, TDeclarations[number]['name']>] extends [never]
+    ...unchecked: [Undeclared<TOptions, TDeclarations[number]['name']>] extends [never]
       ? []
       : [whyUnchecked: Readonly<Record<Undeclared<TOptions, TDeclarations[number]['name']>, string>>]
-  ): readonly OptionDeclaration<TDeclarations[number]['name']>[] => declarations;
+  ): readonly OptionDeclaration<TDeclarations[number]['name']>[] => {
+    // Declared and unchecked, these are every option of the interface: checkOptions refuses any other.
+    const names = declarations.map((declaration) => declaration.name.split('.')[0] ?? declaration.name);
+    OPTION_NAMES.set(declarations, new Set([...names, ...Object.keys(unchecked[0] ?? {})]));
+    return declarations;
+  };
+}
+
+/** Every option name of the interface each `declareOptions` result checks. */
+const OPTION_NAMES = new WeakMap<readonly OptionDeclaration[], ReadonlySet<string>>();
+
+/**
+ * Options renamed before this release (CHANGELOG.md), by their old name: given the old one, an
+ * upgrade would otherwise run without it (a receiver recording under its API key instead of
+ * `merchantId`).
+ */
+const RENAMED_OPTIONS: Readonly<Record<string, string>> = { accountName: 'merchantId', readOnly: 'resendable' };
+
+/**
+ * Not refused where unknown: the account's third key. One keys object (`{ apiKey, secretKey,
+ * credentialKey }`) is commonly given to the client and to the receiver or signCallback, which
+ * need two of them; it names nothing they could mean instead.
+ */
+const SHARED_KEY_NAMES: ReadonlySet<string> = new Set(['credentialKey']);
+
+/**
+ * Refuses an option `names` does not hold that was renamed to one it holds, naming the new name;
+ * with `exact`, any option it does not hold.
+ */
+function refuseUnknown(where: string, options: object, names: ReadonlySet<string>, exact: boolean): void {
+  for (const [name, value] of Object.entries(options)) {
+    if (names.has(name) || value === undefined) continue;
+    const renamed = Object.hasOwn(RENAMED_OPTIONS, name) ? RENAMED_OPTIONS[name] : undefined;
+    let message: string;
+    if (renamed !== undefined && names.has(renamed)) message = `was renamed ${renamed}: pass its value as ${renamed}`;
+    else if (exact && !SHARED_KEY_NAMES.has(name)) message = `is not an option of ${where} (misspelt, or removed?); its options are ${[...names].join(', ')}`;
+    else continue;
+    throw new RequestValidationError(where, [{ field: name, rule: 'invalid_option', message }]);
+  }
 }
 
 function shownValueOrType(value: unknown): string {
@@ -231,9 +269,12 @@ function read(options: object, path: string): unknown {
 
 /**
  * Checks `options` against its declarations, in their order; the first bad one is refused.
- * `undefined` options count as `{}` only when no declaration is required.
+ * `undefined` options count as `{}` only when no declaration is required. Declarations made by
+ * `declareOptions` know every option of their interface: a name renamed to one of them is refused
+ * first, and with `exact` (a factory, whose options object is written for it) any other name too.
+ * Without `exact`, a wider object passes (the sandbox's account given to verifyCallback).
  */
-export function checkOptions(where: string, options: unknown, declarations: readonly OptionDeclaration[]): void {
+export function checkOptions(where: string, options: unknown, declarations: readonly OptionDeclaration[], exact = false): void {
   if (typeof options !== 'object' || options === null) {
     if (options === undefined && !declarations.some((declaration) => declaration.required === true)) return;
     const required = declarations.filter((declaration) => declaration.required === true).map((declaration) => declaration.name);
@@ -241,6 +282,8 @@ export function checkOptions(where: string, options: unknown, declarations: read
       { field: '(options)', rule: 'invalid_option', message: `must be an object${required.length === 0 ? '' : ` with ${required.join(' and ')}`}; got ${shownValueOrType(options)}` },
     ]);
   }
+  const names = OPTION_NAMES.get(declarations);
+  if (names !== undefined) refuseUnknown(where, options, names, exact);
   for (const declaration of declarations) checkValue(where, declaration, read(options, declaration.name), options);
 }
 

@@ -339,7 +339,9 @@ export class CallbackVerificationError extends PayorchError {
    * True when the hash verified with this receiver's keys before the refusal: the service sent
    * it. Always for `unreadable_payload` (do not drop it: answer 500) and
    * `timestamp_out_of_tolerance` (the age is judged after the hash: look at this machine's clock);
-   * for `kind_mismatch` when its hash verifies (a genuine callback of another kind at this URL).
+   * for `kind_mismatch` when its hash verifies (a genuine callback of another kind at this URL);
+   * for `missing_header` when a body without headers verifies by its own hash and timestamp (a
+   * dealer card callback, spec 6.5, at a receiver not set for it).
    */
   readonly signatureVerified: boolean;
   /** For `malformed_body` and `unreadable_payload`: each field and rule that failed; empty otherwise. */

@@ -231,7 +231,7 @@ export function traceCall<T>(tracer: TracerLike | undefined, start: CallSpanStar
 export interface CallbackTrace {
   /** The callback verified: its kind, status and tracking code may be recorded. */
   verified(callback: { readonly kind: string; readonly payload: { readonly tracking_code: string; readonly status: string } }): void;
-  /** What the inbox did with it: `applied` or `duplicate`. */
+  /** What the inbox did with it: `applied` or `duplicate` (or `unhandled` when no handler took it, `queued` with `enqueue`). */
   processed(outcome: string): void;
   /** The answer sent back, returned as it is. */
   answered<A extends { readonly status: number; readonly body: string }>(answer: A): A;
@@ -254,7 +254,7 @@ export interface CallbackSpans {
   /**
    * One span named `callback.receive` per received callback, active while the handlers run: its
    * kind, status and tracking code once verified (never before: unverified fields are anyone's),
-   * the result (`applied`, `duplicate`, `refused` with the reason, `failed`), and status ERROR
+   * the result (`applied`, `duplicate`, `queued`, `unhandled`, `refused` with the reason, `failed`), and status ERROR
    * for every answer but 200.
    */
   inReceiveSpan<T>(run: (trace: CallbackTrace) => Promise<T>): Promise<T>;

@@ -25,8 +25,9 @@ import type { ValidationIssue } from '../errors/error.js';
 /** A received callback: its headers and its body, in whichever form the framework gives them. */
 export interface CallbackInput {
   /**
-   * The request headers. Left out, only a dealer card callback verifies, and only with
-   * `dealerCardWithoutHeaders`: its body's `hash` and `timestamp` are then verified (spec 6.5).
+   * The request headers. Left out, only a dealer card callback verifies, and only with `kind:
+   * 'dealerCreditCard'` or `dealerCardWithoutHeaders`: its body's `hash` and `timestamp` are then
+   * verified (spec 6.5).
    * @example req.headers
    */
   readonly headers?: CallbackHeaders | undefined;
@@ -86,7 +87,8 @@ export interface VerifyCallbackOptions {
   /**
    * Which callback this receiver takes. Left out, it is told from the tracking code prefix and,
    * for card payments, the body's fields. Given, it must agree with the tracking code prefix.
-   * Set it on a URL that receives one kind only.
+   * Set it on a URL that receives one kind only. `'dealerCreditCard'` also takes a dealer card
+   * callback without headers, verified from its body's `hash` and `timestamp` (spec 6.5).
    * @default detected
    * @example 'withdrawal'
    */
@@ -103,9 +105,10 @@ export interface VerifyCallbackOptions {
   /**
    * Accept a dealer card callback that arrives without X-Api-Key, X-Timestamp and X-Hash, verified
    * from the body's `hash` and `timestamp` (spec 6.5 says the receiver verifies "the payload
-   * timestamp"). Only a callback without any of the three headers takes this path, and it is then
-   * always read as a dealer card callback, whatever its fields say. Set it only on the URL that
-   * receives the dealer's card callbacks.
+   * timestamp"), when `kind` is not given (`kind: 'dealerCreditCard'` does the same by itself).
+   * Only a callback without any of the three headers takes this path, and it is then always read
+   * as a dealer card callback, whatever its fields say. Set it only on the URL that receives the
+   * dealer's card callbacks.
    * @default false
    * @example true
    */
@@ -269,7 +272,7 @@ function bodySeconds(body: Readonly<Record<string, unknown>>): string | undefine
  * Verifies a callback and returns its kind, its parsed body and its age. Checks, in this order:
  * the body is a JSON object with the signed fields; `tracking_code` is a tracking code (spec
  * 2.1) that agrees with `kind` when one is given, and `status` is a status word; X-Api-Key,
- * X-Timestamp and X-Hash are each present once (or, only with `dealerCardWithoutHeaders`, all
+ * X-Timestamp and X-Hash are each present once (or, only for a dealer card receiver, all
  * absent); X-Api-Key is ours; the body's `timestamp` and `hash` equal X-Timestamp and X-Hash; the
  * hash equals SHA-256(api_key + secret_key + tracking_code + status + timestamp), compared in
  * constant time (spec 5.3); the timestamp is at most `maxAgeSeconds` old and at most
@@ -438,10 +441,12 @@ export function verifierOf(where: string, options: VerifyCallbackOptions): Verif
   const now = options.now ?? ((): number => Date.now());
   const clock = (): number => readClock(now);
   const told = { kind: toldKind, api: options.api };
+  // A body without headers is a dealer card's (spec 6.5) only where the receiver says so.
+  const headerlessTaken = toldKind === 'dealerCreditCard' || (dealerCardWithoutHeaders && toldKind === undefined);
   const keys: Credentials = { apiKey, secretKey };
 
   /**
-   * The signature's check: the headers (or, only with `dealerCardWithoutHeaders`, none), the API
+   * The signature's check: the headers (or, only for a dealer card receiver, none), the API
    * key, and the hash against either timestamp with either key. Returns the timestamp that
    * verified, the hash and where it was signed; throws `missing_header`, `api_key_mismatch`,
    * `invalid_signature` and the other refusals of the headers.
@@ -466,15 +471,19 @@ export function verifierOf(where: string, options: VerifyCallbackOptions): Verif
     let first: string | undefined;
     let second: string | undefined;
     if (headers === undefined) {
-      // Only on the receiver's word, never guessed from unsigned fields: stripped of its headers,
-      // a provider card callback must not become a dealer one.
-      if (!dealerCardWithoutHeaders) {
-        throw new CallbackVerificationError('missing_header', 'X-Api-Key, X-Timestamp and X-Hash are missing (a dealer card receiver may accept that with dealerCardWithoutHeaders)');
-      }
-      if (toldKind !== undefined && toldKind !== 'dealerCreditCard') {
-        throw new CallbackVerificationError('missing_header', `X-Api-Key, X-Timestamp and X-Hash are missing; only a dealer card callback may come without them, not a ${toldKind} callback`);
-      }
       const bodyHash = body['hash'];
+      // Only on the receiver's word (its kind, or dealerCardWithoutHeaders), never guessed from
+      // unsigned fields: stripped of its headers, a provider card callback must not become a dealer one.
+      if (!headerlessTaken) {
+        // Spec 6.5 describes a dealer card body signed in itself: one whose own hash verifies is
+        // the service's, lost unless someone hears of it (refusals.ts).
+        const genuine = typeof bodyHash === 'string' && matching(bodyHash, trackingCode, status, fromBody, pairs);
+        const message =
+          toldKind === undefined
+            ? "X-Api-Key, X-Timestamp and X-Hash are missing (a dealer card receiver takes that with kind: 'dealerCreditCard' or dealerCardWithoutHeaders)"
+            : `X-Api-Key, X-Timestamp and X-Hash are missing; only a dealer card callback may come without them, not a ${toldKind} callback`;
+        throw new CallbackVerificationError('missing_header', `${message}${genuine ? "; the body's own hash verified with this receiver's keys" : ''}`, [], genuine);
+      }
       if (typeof bodyHash !== 'string' || fromBody === undefined) {
         throw new CallbackVerificationError('malformed_body', 'without headers, the body must carry hash (text) and timestamp (Unix seconds)');
       }

@@ -82,18 +82,21 @@ describe('payorch verify', { timeout: 30_000 }, () => {
     expect(jsonOf(refused)).toMatchObject({ verified: false, reason: 'timestamp_out_of_tolerance', status: 401 });
   });
 
-  test('a dealer card callback without headers verifies only with --dealer-card-without-headers, with the dealer keys', async () => {
+  test('a dealer card callback without headers verifies only with --kind dealerCreditCard or --dealer-card-without-headers, with the dealer keys', async () => {
     const dealer = { PAYORCH_DEALER_API_KEY: 'dealer_api_cli', PAYORCH_DEALER_SECRET_KEY: 'dealer_secret_never_printed' };
     const { body } = signCallback(
       { success: true, tracking_code: 'CC-a8Xk29Qp-1763812000', order_id: 'ORD-1', status: 'success', amount: 250, currency: 'TRY', customer_phone: '+905551112233', status_message: 'Payment completed' },
       { apiKey: dealer.PAYORCH_DEALER_API_KEY, secretKey: dealer.PAYORCH_DEALER_SECRET_KEY },
     );
-    const refused = await payorch(['verify', '--body', '-', '--json', '--kind', 'dealerCreditCard'], dealer, body);
+    // Read with the provider's keys (the same values here): refused, whatever its hash.
+    const refused = await payorch(['verify', '--body', '-', '--json'], { ...dealer, PAYORCH_PROVIDER_API_KEY: dealer.PAYORCH_DEALER_API_KEY, PAYORCH_PROVIDER_SECRET_KEY: dealer.PAYORCH_DEALER_SECRET_KEY }, body);
     expect(jsonOf(refused)).toMatchObject({ verified: false, reason: 'missing_header', status: 401 });
-    const accepted = await payorch(['verify', '--body', '-', '--json', '--dealer-card-without-headers'], dealer, body);
-    expect(accepted.code).toBe(0);
-    expect(jsonOf(accepted)).toMatchObject({ verified: true, kind: 'dealerCreditCard', status: 'success' });
-    expectNoSecret(accepted, dealer.PAYORCH_DEALER_SECRET_KEY);
+    for (const flags of [['--dealer-card-without-headers'], ['--kind', 'dealerCreditCard']]) {
+      const accepted = await payorch(['verify', '--body', '-', '--json', ...flags], dealer, body);
+      expect(accepted.code).toBe(0);
+      expect(jsonOf(accepted)).toMatchObject({ verified: true, kind: 'dealerCreditCard', status: 'success' });
+      expectNoSecret(accepted, dealer.PAYORCH_DEALER_SECRET_KEY);
+    }
   });
 
   test.each([
@@ -118,7 +121,7 @@ describe('payorch verify', { timeout: 30_000 }, () => {
 
   test('a refusal names the CLI flag, not the SDK option', async () => {
     const { body } = signCallback({ success: true, tracking_code: 'CC-a8Xk29Qp-1763812000', order_id: 'ORD-1', status: 'success', amount: 250, currency: 'TRY', customer_phone: '+905551112233', status_message: 'Payment completed' }, { apiKey: 'dealer_api_cli', secretKey: 'dealer_secret_never_printed' });
-    const run = await payorch(['verify', '--body', '-', '--kind', 'dealerCreditCard'], { PAYORCH_DEALER_API_KEY: 'dealer_api_cli', PAYORCH_DEALER_SECRET_KEY: 'dealer_secret_never_printed' }, body);
+    const run = await payorch(['verify', '--body', '-'], { PAYORCH_PROVIDER_API_KEY: 'dealer_api_cli', PAYORCH_PROVIDER_SECRET_KEY: 'dealer_secret_never_printed' }, body);
     expect(run.stdout).toContain('--dealer-card-without-headers');
     expect(run.stdout).not.toContain('dealerCardWithoutHeaders');
   });

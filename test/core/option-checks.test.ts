@@ -257,3 +257,33 @@ describe('values that were taken silently before are refused now', () => {
     expect(error.message).toBe(`Invalid option for ${where}: ${field}: must be ${expected}`);
   });
 });
+
+describe('an option the factory does not have', () => {
+  test('createCallbackReceiver refuses accountName, renamed merchantId, rather than record under its API key', () => {
+    const error = thrownBy(() => createCallbackReceiver({ ...PROVIDER, accountName: 'merchant-42' } as unknown as Parameters<typeof createCallbackReceiver>[0]));
+    expect(error.issues).toEqual([{ field: 'accountName', rule: 'invalid_option', message: 'was renamed merchantId: pass its value as merchantId' }]);
+  });
+
+  test('applyTransferStatuses refuses accountName too, though it takes wider objects', async () => {
+    const { applyTransferStatuses } = await import('../../src/dealer/transfer-sweep.js');
+    const refused = await applyTransferStatuses({ accountName: 'm' } as unknown as Parameters<typeof applyTransferStatuses>[0]).then(() => undefined, (error: unknown) => error);
+    expect(refused).toBeInstanceOf(RequestValidationError);
+    expect((refused as RequestValidationError).issues[0]).toMatchObject({ field: 'accountName', rule: 'invalid_option', message: 'was renamed merchantId: pass its value as merchantId' });
+  });
+
+  test.each([
+    ['createCallbackReceiver', 'onerror', () => createCallbackReceiver({ ...PROVIDER, onerror: () => undefined } as unknown as Parameters<typeof createCallbackReceiver>[0])],
+    ['createMemoryInbox', 'maxKey', () => createMemoryInbox({ maxKey: 10 } as unknown as Parameters<typeof createMemoryInbox>[0])],
+  ])('%s refuses a misspelt %s, naming the options it has from its declarations', (where, field, run) => {
+    const error = thrownBy(run);
+    expect(error.issues).toHaveLength(1);
+    expect(error.issues[0]).toMatchObject({ field, rule: 'invalid_option' });
+    const declared = where === 'createMemoryInbox' ? MEMORY_INBOX_OPTIONS : RECEIVER_OPTIONS;
+    for (const { name } of declared) expect(error.issues[0]?.message).toContain(name);
+  });
+
+  test('the account keys object as the client has it, and an option given as undefined, are taken', () => {
+    expect(() => createCallbackReceiver({ ...PROVIDER, merchantId: undefined, ...({ accountName: undefined } as object) })).not.toThrow();
+    expect(() => verifyCallback({ headers: {}, body: '{}' }, { ...PROVIDER, sites: [] } as unknown as Parameters<typeof verifyCallback>[1])).not.toThrow(RequestValidationError);
+  });
+});

@@ -31,6 +31,7 @@ import type { CallbackErrorDetails, CallbackReceiverOptions, CallbackVerificatio
 import { connectionFailure } from '../../src/internal/connection-failure.js';
 import { checkCallbackJob } from '../../src/webhooks/job.js';
 import { createVerifier } from '../../src/webhooks/verify.js';
+import { CALLBACK_OUTCOMES } from '../../src/webhooks/receiver/meter.js';
 import { MAX_RETRY_AFTER_MS, RETRY_STATUS_CODES, attemptOutcome, backoffDelay, mayResend, retriesConnection, statusRetryDelay } from '../../src/internal/retry-policy.js';
 import { unsigned } from '../helpers/callbacks.js';
 import { table } from '../helpers/markdown.js';
@@ -181,6 +182,15 @@ describe('docs/receiving-callbacks.md', () => {
     } finally {
       await served.close();
     }
+  });
+});
+
+describe('docs/observability.md', () => {
+  test('the payorch.outcome row lists exactly the outcomes the receiver counts', () => {
+    const guide = readFileSync(join(root, 'docs/observability.md'), 'utf8');
+    const row = table(guide, ['Attribute', 'Values']).find(([attribute]) => attribute === '`payorch.outcome`');
+    // Each value is in backticks, what it means in parentheses.
+    expect(quoted((row?.[1] ?? '').replace(/\([^)]*\)/g, '')).sort()).toEqual([...CALLBACK_OUTCOMES].sort());
   });
 });
 

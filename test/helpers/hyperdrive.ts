@@ -8,7 +8,7 @@ import { inject } from 'vitest';
 import type { D1DatabaseLike } from '../../src/inboxes/d1/index.js';
 import { postgresInboxTableSql } from '../../src/inboxes/postgres/index.js';
 import { POSTGRES_TABLES_SQL } from '../../examples/webhooks/order-tables.js';
-import { bundleWorkerFile } from './worker-bundle.js';
+import { bundleWorker, bundleWorkerFile } from './worker-bundle.js';
 import { PROVIDER } from './wire.js';
 
 /** The PostgreSQL side of a Hyperdrive example test: a database of its own with the example's tables. */
@@ -87,19 +87,20 @@ export interface PgWorker {
 }
 
 /**
- * Bundles the recipe `file` as the Worker's main module, as wrangler does (`pg` bundled, Node's
- * built-ins left to workerd's createRequire), and starts it with the provider keys, `bindings`
- * and `options` added.
+ * Bundles the recipe `file` (or a module's `source`, resolved from test/) as the Worker's main
+ * module, as wrangler does (`pg` bundled, Node's built-ins left to workerd's createRequire), and
+ * starts it with the provider keys, `bindings` and `options` added.
  */
 export async function startPgWorker(
-  file: string,
+  file: string | { readonly source: string },
   database: LedgerDatabase,
   options: { readonly bindings?: Readonly<Record<string, string>>; readonly queueProducers?: MiniflareOptions['queueProducers']; readonly queueConsumers?: MiniflareOptions['queueConsumers']; readonly d1?: boolean } = {},
 ): Promise<PgWorker> {
-  const script = await bundleWorkerFile(file, {
+  const bundling = {
     external: ['node:*', ...builtinModules],
     banner: "import { createRequire } from 'node:module'; const require = createRequire('/');",
-  });
+  };
+  const script = typeof file === 'string' ? await bundleWorkerFile(file, bundling) : await bundleWorker(file.source, bundling);
   let printed = '';
   const miniflare = new Miniflare({
     modules: true,

@@ -25,3 +25,11 @@ export function table(guide: string, header: readonly string[]): string[][] {
   for (let index = (starts[0] ?? 0) + 2; lines[index]?.startsWith('|') === true; index++) rows.push(cells(lines[index] ?? ''));
   return rows;
 }
+
+/** The first ```ts block under the heading line `heading` (`### D1`) of `guide`. */
+export function codeBlock(guide: string, heading: string): string {
+  const at = guide.indexOf(`\n${heading}\n`);
+  const block = at < 0 ? undefined : /```ts\n([\s\S]*?)```/.exec(guide.slice(at))?.[1];
+  if (block === undefined) throw new Error(`no TypeScript block under ${heading}`);
+  return block;
+}

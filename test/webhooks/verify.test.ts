@@ -528,10 +528,17 @@ describe('signature confusion', () => {
     }
   });
 
-  test('without dealerCardWithoutHeaders, a dealer card callback without headers is refused as missing_header', () => {
+  test('without dealerCardWithoutHeaders or its kind, a dealer card callback without headers is refused as missing_header, its own hash verified', () => {
     const error = refusal(() => verifyCallback({ body: dealerCard.body }, dealerOptions));
-    expect([error.reason, error.status]).toEqual(['missing_header', 401]);
-    expect(error.message).toContain('dealerCardWithoutHeaders');
+    expect([error.reason, error.status, error.signatureVerified]).toEqual(['missing_header', 401, true]);
+    expect(error.message).toContain("kind: 'dealerCreditCard' or dealerCardWithoutHeaders");
+    const forged = refusal(() => verifyCallback({ body: { ...dealerCard.body, hash: 'f'.repeat(64) } }, dealerOptions));
+    expect([forged.reason, forged.signatureVerified]).toEqual(['missing_header', false]);
+  });
+
+  test("a receiver whose kind is 'dealerCreditCard' takes a dealer card callback without headers: the receiver's word decides", () => {
+    expect(verifyCallback({ body: dealerCard.body }, { ...dealerOptions, kind: 'dealerCreditCard' }).kind).toBe('dealerCreditCard');
+    expect(refusal(() => verifyCallback({ body: { ...dealerCard.body, hash: 'f'.repeat(64) } }, { ...dealerOptions, kind: 'dealerCreditCard' })).reason).toBe('invalid_signature');
   });
 
   test('a provider card callback stripped of its headers does not become a dealer one, even with dealer-looking fields', () => {

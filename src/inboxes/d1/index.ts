@@ -165,7 +165,7 @@ export async function createD1InboxTable(options: D1InboxOptions): Promise<void>
  * ```
  */
 export function createD1Inbox<TDb extends D1DatabaseLike>(options: D1InboxOptions<TDb>): CallbackInbox<D1InboxContext<TDb>> {
-  checkOptions('createD1Inbox', options, D1_INBOX_OPTIONS);
+  checkOptions('createD1Inbox', options, D1_INBOX_OPTIONS, true);
   const { db } = options;
   const sql = sqlite.sqliteInboxStatements(sqlite.quoteSqliteTable('createD1Inbox', options.table));
 

@@ -105,7 +105,7 @@ const DURABLE_OBJECT_INBOX_OPTIONS = declareOptions<DurableObjectInboxOptions>()
  * ```
  */
 export function createDurableObjectInbox<TStorage extends DurableObjectStorageLike>(options: DurableObjectInboxOptions<TStorage>): CallbackInbox<DurableObjectInboxContext<TStorage>> {
-  checkOptions('createDurableObjectInbox', options, DURABLE_OBJECT_INBOX_OPTIONS);
+  checkOptions('createDurableObjectInbox', options, DURABLE_OBJECT_INBOX_OPTIONS, true);
   const { storage } = options;
   const table = sqlite.quoteSqliteTable('createDurableObjectInbox', options.table);
   const sql = sqlite.sqliteInboxStatements(table);

@@ -12,8 +12,15 @@ import type { MemoryInboxFill } from '../../inboxes/memory.js';
  * of the body, or a key. A meter that throws changes no answer.
  */
 
-/** What a callback came to, as `payorch.outcome` records it. */
-type Outcome = 'applied' | 'duplicate' | 'queued' | 'refused' | 'failed';
+/** What a callback came to, as `payorch.outcome` records it (docs/observability.md lists them). @internal */
+export const CALLBACK_OUTCOMES = ['applied', 'duplicate', 'queued', 'unhandled', 'refused', 'failed'] as const;
+type Outcome = (typeof CALLBACK_OUTCOMES)[number];
+
+/** What a 200 (or an `apply` that resolved) came to: `applied` unless the trace was told otherwise. */
+function settled(processed: string | undefined): Outcome {
+  // 'unhandled': acknowledged with no handler run, so nothing was applied.
+  return processed === 'duplicate' || processed === 'queued' || processed === 'unhandled' ? processed : 'applied';
+}
 
 // The bounds OpenTelemetry's semantic conventions advise for durations in seconds.
 const DURATION_BOUNDS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
@@ -94,7 +101,7 @@ export function meteredSpans(spans: CallbackSpans, meter: MeterLike | undefined)
         return run({
           ...telling(trace, told),
           answered(answer) {
-            if (answer.status === 200) record(told.processed === 'duplicate' || told.processed === 'queued' ? told.processed : 'applied', undefined, told.kind, told.startedMs);
+            if (answer.status === 200) record(settled(told.processed), undefined, told.kind, told.startedMs);
             else record(answer.status >= 500 ? 'failed' : 'refused', reasonOf(answer), told.kind, told.startedMs);
             return trace.answered(answer);
           },
@@ -106,7 +113,7 @@ export function meteredSpans(spans: CallbackSpans, meter: MeterLike | undefined)
         const told: Told = { startedMs: performance.now(), kind: undefined, processed: undefined };
         try {
           const value = await run(telling(trace, told));
-          record(told.processed === 'duplicate' ? 'duplicate' : 'applied', undefined, told.kind, told.startedMs);
+          record(settled(told.processed), undefined, told.kind, told.startedMs);
           return value;
         } catch (error) {
           // A job that does not verify is refused as its callback would have been; a failure is answered as a callback's.

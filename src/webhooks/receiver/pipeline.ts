@@ -13,7 +13,7 @@ import { NOT_APPLIED, NOT_QUEUED, OK, failureAnswer } from './answers.js';
 import type { CallbackReceiverAnswer } from './answers.js';
 import { applyOnce } from './apply-once.js';
 import type { ApplyOnceSettings, CallbackConfirm } from './apply-once.js';
-import { refusalHearing } from './refusals.js';
+import { eachReasonOnceAMinute, refusalHearing } from './refusals.js';
 import { failureReport } from './report.js';
 import type { Report } from './report.js';
 import { handlerRoutes } from './routes.js';
@@ -75,7 +75,7 @@ export function pipeline<TContext extends CallbackInboxContext>(settings: Pipeli
     now: verifier.now,
     report: onError === undefined ? undefined : (error, count) => { report(error, { callback: undefined, phase: 'verify', count }); },
   });
-  const verifying: VerifySettings = { verifier, logger, report, refused };
+  const verifying: VerifySettings = { verifier, logger, report, refused, now: verifier.now, payloadReports: eachReasonOnceAMinute() };
   const routes = handlerRoutes<TContext>();
   const applying: ApplyOnceSettings<TContext> = { ...settings, report };
   const routeAndApply = (callback: AppliedCallback): Promise<CallbackInboxOutcome | 'unhandled'> => applyOnce(applying, callback, routes.routeOf(callback));
@@ -87,8 +87,7 @@ export function pipeline<TContext extends CallbackInboxContext>(settings: Pipeli
     trace.verified(verified.callback);
     if (enqueue !== undefined) return enqueueVerified(enqueue, verified, trace);
     try {
-      const outcome = await routeAndApply(verified.callback);
-      if (outcome !== 'unhandled') trace.processed(outcome);
+      trace.processed(await routeAndApply(verified.callback));
       return OK;
     } catch (error) {
       return failureAnswer(error);

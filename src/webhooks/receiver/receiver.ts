@@ -63,7 +63,8 @@ export interface CallbackReceiverOptions<TContext extends CallbackInboxContext> 
   /**
    * Told of every callback that could not be applied (the answer was 500, so the service
    * delivers it again): a handler threw, or the inbox failed. Told too of well-formed callbacks
-   * refused for their keys, their clock or their kind (phase `verify`, the
+   * refused for their keys, their clock or their kind, or signed in their body without headers
+   * at a receiver not set for dealer cards (phase `verify`, the
    * `CallbackVerificationError` with its `reason`), at most once a minute per reason with
    * the `count` since the last report.
    * @default failures: the logger's `error`, or `console.error` when there is no logger; refusals: the console warning alone
@@ -118,7 +119,7 @@ export interface CallbackReceiverOptions<TContext extends CallbackInboxContext> 
   /**
    * An OpenTelemetry `Tracer`: each received callback becomes one CONSUMER span named
    * `callback.receive`, active while the handlers run, with the callback's kind, status and
-   * tracking code once verified, the result (`applied`, `duplicate`, `refused` and why, `failed`)
+   * tracking code once verified, the result (`applied`, `duplicate`, `queued`, `unhandled`, `refused` and why, `failed`)
    * and status ERROR for every answer but 200. See docs/observability.md.
    * @default no spans
    * @example trace.getTracer('my-app')
@@ -126,7 +127,7 @@ export interface CallbackReceiverOptions<TContext extends CallbackInboxContext> 
   readonly tracer?: TracerLike | undefined;
   /**
    * An OpenTelemetry `Meter`: the receiver counts each callback in `payorch.callbacks` with
-   * `payorch.outcome` (`applied`, `duplicate`, `queued`, `refused`, `failed`), `payorch.reason`
+   * `payorch.outcome` (`applied`, `duplicate`, `queued`, `unhandled`, `refused`, `failed`), `payorch.reason`
    * (for refusals and failures: `invalid_signature`, `timestamp_out_of_tolerance`, `not_applied`,
    * …) and `payorch.kind` (once verified), and times each verified one in
    * `payorch.callback.duration` (seconds). With the in-memory inbox, `payorch.inbox.key.count`
@@ -324,7 +325,7 @@ export const RECEIVER_OPTIONS = declareOptions<CallbackReceiverOptions<CallbackI
  * With `enqueue`, a verified callback is answered 200 once it is on your queue (500 `not_queued`
  * when `enqueue` throws), and your worker applies it with {@link CallbackReceiver.apply}.
  *
- * @throws {RequestValidationError} at once for a missing key or an impossible option, naming it
+ * @throws {RequestValidationError} at once for a missing key, an impossible option or one it does not have (`accountName` names `merchantId`, its new name), naming it
  * @example
  * ```ts
  * import { createServer } from 'node:http';
@@ -344,7 +345,7 @@ export const RECEIVER_OPTIONS = declareOptions<CallbackReceiverOptions<CallbackI
 export function createCallbackReceiver<TContext extends CallbackInboxContext = MemoryInboxContext>(options: CallbackReceiverOptions<TContext>): CallbackReceiver<TContext> {
   // Checked and resolved once, in the order trust is established (the keys, then who is told
   // what, then where callbacks go): each delivery does only its own work.
-  checkOptions(WHERE, options, RECEIVER_OPTIONS);
+  checkOptions(WHERE, options, RECEIVER_OPTIONS, true);
   const verifier = verifierOf(WHERE, options);
   if (options.previousSecretKey !== undefined && options.merchantId === undefined) {
     // A rotation needs a stable merchant id: were the inbox's merchant a key, callbacks applied

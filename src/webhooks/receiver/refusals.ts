@@ -6,7 +6,8 @@ import { assertNever } from '../../internal/assert-never.js';
  * How the receiver tells of the requests it refuses. A well-formed callback (a tracking code and
  * a status of the spec's shape, with a signature) refused for its keys, for its time although its
  * hash verified, or for its kind although its hash verified, is most likely a genuine one lost to
- * a setting: a wrong or rotated key, a clock that is off, a URL given to another kind. Each is
+ * a setting: a wrong or rotated key, a clock that is off, a URL given to another kind. So is a
+ * body without headers whose own hash verifies (a dealer card callback, spec 6.5). Each is
  * heard: by `onError` (phase `verify`), at most once a minute per reason with the count since the
  * last report, so that a scanner cannot flood an error tracker; and on the console even without a
  * `logger`, in at most one line a minute that names each cause with its own count. Everything
@@ -15,7 +16,7 @@ import { assertNever } from '../../internal/assert-never.js';
  */
 
 /** The reasons of a refusal that is heard. */
-type HeardReason = 'invalid_signature' | 'api_key_mismatch' | 'timestamp_out_of_tolerance' | 'kind_mismatch';
+type HeardReason = 'invalid_signature' | 'api_key_mismatch' | 'timestamp_out_of_tolerance' | 'kind_mismatch' | 'missing_header';
 
 /** The cause each heard reason most likely has, as the console line names it. */
 const CAUSES: Readonly<Record<HeardReason, string>> = {
@@ -23,6 +24,7 @@ const CAUSES: Readonly<Record<HeardReason, string>> = {
   api_key_mismatch: "X-Api-Key is not this receiver's API key: a wrong apiKey, or another account's callbacks at this URL",
   timestamp_out_of_tolerance: "the hash verified but the time did not: this machine's clock is probably off (check NTP)",
   kind_mismatch: "a callback of another kind at this URL: its hash verified, but the receiver's kind option names another",
+  missing_header: "a body signed in itself (a dealer card callback, spec 6.5) came without headers and its hash verified: give the receiver of dealer card callbacks kind: 'dealerCreditCard'",
 };
 
 /** At most one report a minute per reason, and one console line a minute: a wrong key refuses every callback, and each would say the same. */
@@ -35,11 +37,11 @@ function heardReason(error: CallbackVerificationError): HeardReason | undefined 
       return error.reason;
     case 'timestamp_out_of_tolerance':
     case 'kind_mismatch':
+    case 'missing_header':
       // A forged callback of another kind, or one whose hash does not verify, is junk.
       return error.signatureVerified ? error.reason : undefined;
     // Not a well-formed callback; (unreadable_payload) told by the pipeline as a failure; or
     // (seal_key_expired) a queued job's seal, whose rejection by `apply` reaches the engine and `onError`.
-    case 'missing_header':
     case 'repeated_header':
     case 'empty_header':
     case 'malformed_body':
@@ -63,23 +65,33 @@ export interface RefusalSettings {
   readonly report: ((error: CallbackVerificationError, count: number) => void) | undefined;
 }
 
-/** Hears each refusal of a request: counted and told when it is a genuine-looking callback's, logged at debug otherwise. */
-export function refusalHearing({ logger, now, report }: RefusalSettings): (error: CallbackVerificationError) => void {
+/**
+ * At most one report a minute per reason: `tell` runs for the first of a minute with the count of
+ * the reason's refusals since the last report, this one included; the others are only counted.
+ */
+export function eachReasonOnceAMinute(): (reason: string, at: number, tell: (count: number) => void) => void {
   // Per reason: when its last report went out, and how many came since.
-  const reports = new Map<HeardReason, { since: number; count: number }>();
-  // The console line: when the last one was written, and the count of each cause since.
-  let lineAt: number | undefined;
-  const unwritten = new Map<HeardReason, number>();
-
-  function tell(error: CallbackVerificationError, reason: HeardReason, at: number): void {
-    if (report === undefined) return;
+  const reports = new Map<string, { since: number; count: number }>();
+  return (reason, at, tell) => {
     const last = reports.get(reason);
     if (last !== undefined && at - last.since < INTERVAL_MS) {
       last.count++;
       return;
     }
     reports.set(reason, { since: at, count: 0 });
-    report(error, (last?.count ?? 0) + 1);
+    tell((last?.count ?? 0) + 1);
+  };
+}
+
+/** Hears each refusal of a request: counted and told when it is a genuine-looking callback's, logged at debug otherwise. */
+export function refusalHearing({ logger, now, report }: RefusalSettings): (error: CallbackVerificationError) => void {
+  const reports = eachReasonOnceAMinute();
+  // The console line: when the last one was written, and the count of each cause since.
+  let lineAt: number | undefined;
+  const unwritten = new Map<HeardReason, number>();
+
+  function tell(error: CallbackVerificationError, reason: HeardReason, at: number): void {
+    if (report !== undefined) reports(reason, at, (count) => { report(error, count); });
   }
 
   function write(at: number): void {

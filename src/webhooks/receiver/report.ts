@@ -22,17 +22,18 @@ export interface CallbackErrorDetails {
    * {@link CallbackRetentionError}: reconcile it by hand). `verify`: a well-formed callback was
    * refused (a {@link CallbackVerificationError}) for its hash or API key, for its time although
    * its hash verified (this machine's clock), or for its kind although its hash verified; told at
-   * most once a minute per `reason`, with `count`.
+   * most once a minute per `reason`, with `count`, as `payload` is.
    */
   readonly phase: 'verify' | 'handler' | 'inbox' | 'request' | 'payload' | 'confirm' | 'unhandled' | 'enqueue' | 'retention';
   /**
-   * For `verify`: how many callbacks were refused for this `error.reason` since the last report,
-   * this one included.
+   * For `verify` and `payload` (each told at most once a minute per `error.reason`): how many
+   * callbacks were refused for this reason since the last report, this one included.
    */
   readonly count?: number | undefined;
   /**
-   * For `payload`: the body as received, without its `hash`, so that you can see what could not
-   * be typed.
+   * For `payload`: the body as received, so that you can see what could not be typed: without its
+   * `hash`, each name and text cut to 100 characters, nested values as their JSON cut alike, and
+   * the fields past about 500 characters of JSON left out (counted under `'…'`).
    */
   readonly payload?: Readonly<Record<string, unknown>> | undefined;
 }

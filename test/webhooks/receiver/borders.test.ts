@@ -86,6 +86,24 @@ describe('signed truth decides: unsigned fields never refuse', () => {
     expect(errors[0]?.error).toMatchObject({ reason: 'unreadable_payload', signatureVerified: true });
   });
 
+  test('a genuine body of 60 KiB that cannot be typed reaches onError cut to about 500 characters, at most once a minute with the count', async () => {
+    let nowMs = NOW_SECONDS * 1000;
+    const { url } = await start({ now: () => nowMs });
+    const filler = Object.fromEntries(Array.from({ length: 60 }, (_, index) => [`note_${index}`, 'x'.repeat(1000)]));
+    const signed = sign({ ...unsigned.deposit, amount: `1.500,00 TL ${'y'.repeat(1000)}`, ...filler }, PROVIDER);
+    expect(JSON.stringify(signed.body).length).toBeGreaterThan(60_000);
+    for (let index = 0; index < 3; index++) expect((await post(url, signed)).status).toBe(500);
+    expect(errors.map(({ details }) => [details.phase, details.count])).toEqual([['payload', 1]]);
+    const payload = errors[0]?.details.payload ?? {};
+    expect(JSON.stringify(payload).length).toBeLessThanOrEqual(600);
+    expect(payload).toMatchObject({ tracking_code: unsigned.deposit.tracking_code, status: 'completed', amount: expect.stringMatching(/^1\.500,00 TL y+…$/) as unknown });
+    expect(String(payload['amount'])).toHaveLength(100);
+    expect(payload['…']).toMatch(/^\d+ more fields left out$/);
+    nowMs += 60_000;
+    expect((await post(url, signed)).status).toBe(500);
+    expect(errors.map(({ details }) => [details.phase, details.count])).toEqual([['payload', 1], ['payload', 3]]);
+  });
+
   test('a forgery is still refused 401 and reaches onError only as a refusal, with no callback or payload', async () => {
     const { url } = await start();
     const forged = sign({ ...unsigned.deposit, amount: 'lots' }, { apiKey: PROVIDER.apiKey, secretKey: 'not-the-secret' });

@@ -107,6 +107,13 @@ describe.each(entries)('a receiver with a meter, served by %s', (_entry, post) =
     for (const secret of [PROVIDER.apiKey, PROVIDER.secretKey, 'MAN-meter01-1763812000', JSON.parse(delivery.body).hash as string]) expect(written).not.toContain(secret);
   });
 
+  test('counts an acknowledged callback no handler takes as unhandled, not applied', async () => {
+    const { meter, collect } = sdkMeter();
+    const receiver = receiverWith(meter).on('withdrawal', () => undefined);
+    expect(await post(receiver, deposit('MAN-meter06-1763812000'))).toBe(200);
+    expect(counted(await collect())).toEqual(['unhandled - deposit: 1']);
+  });
+
   test('counts a handler\'s failure as failed, not_applied; a callback confirm refuses as refused, not_confirmed', async () => {
     const { meter, collect } = sdkMeter();
     const receiver = receiverWith(meter, { confirm: (callback) => callback.payload.tracking_code !== 'MAN-meter04-1763812000' }).on('deposit', () => {

@@ -240,7 +240,7 @@ describe('receiver.reconcile with enqueue', () => {
     const jobs: CallbackJob[] = [];
     const enqueuing = setup({ enqueue: (job) => Promise.resolve(void jobs.push(JSON.parse(JSON.stringify(job)) as CallbackJob)) });
     const { sandbox, provider } = enqueuing;
-    const worker = createCallbackReceiver({ ...sandbox.accounts.provider, onError: () => undefined });
+    const worker = createCallbackReceiver({ apiKey: sandbox.accounts.provider.apiKey, secretKey: sandbox.accounts.provider.secretKey, onError: () => undefined });
     const applied: AppliedCallback[] = [];
     worker.on('creditCard', (callback) => void applied.push(callback));
     const code = await cardPayment(sandbox, 'success');
@@ -260,7 +260,7 @@ describe('receiver.reconcile with enqueue', () => {
 
   test('a job written by someone else pays nothing: unsealed, another account\'s, and even sealed with the key, a pending payment\'s or an unknown code\'s', async () => {
     const { sandbox, provider } = setup();
-    const worker = createCallbackReceiver({ ...sandbox.accounts.provider, merchantId: 'shop', onError: () => undefined });
+    const worker = createCallbackReceiver({ apiKey: sandbox.accounts.provider.apiKey, secretKey: sandbox.accounts.provider.secretKey, merchantId: 'shop', onError: () => undefined });
     const handler = vi.fn();
     worker.on('*', handler);
     const pending = await cardPayment(sandbox);

@@ -67,7 +67,8 @@ test('a key rotation rehearsed on the sandbox while deposits are settled loses n
 
   const receiverOf = (keys: Keys, previous?: Keys & { until: Date }, aheadMs = 0): CallbackReceiver<MemoryInboxContext> => {
     const receiver = createCallbackReceiver({
-      ...keys,
+      apiKey: keys.apiKey,
+      secretKey: keys.secretKey,
       ...(previous === undefined ? {} : { previousSecretKey: { apiKey: previous.apiKey, secretKey: previous.secretKey, until: previous.until } }),
       merchantId: 'shop',
       inbox,

@@ -1,0 +1,84 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type pg from 'pg';
+import { afterAll, describe, expect, test } from 'vitest';
+import { signCallback } from '../../src/index.js';
+import { unsigned } from '../helpers/callbacks.js';
+import { ledgerDatabase, startPgWorker } from '../helpers/hyperdrive.js';
+import { codeBlock } from '../helpers/markdown.js';
+import { deliver, serveNode } from '../helpers/serve.js';
+import { PROVIDER } from '../helpers/wire.js';
+
+/*
+ * The PostgreSQL blocks of docs/inboxes.md, run as printed on the test PostgreSQL: the first in
+ * Node, the Hyperdrive one in workerd through miniflare's Hyperdrive binding. An UPDATE that
+ * matches no row succeeds: each block's handler must fail the callback then, its key included,
+ * rather than record a credit that did not happen.
+ */
+
+const root = join(import.meta.dirname, '../..');
+const guide = readFileSync(join(root, 'docs/inboxes.md'), 'utf8');
+const work = mkdtempSync(join(tmpdir(), 'payorch-guide-inboxes-'));
+afterAll(() => {
+  rmSync(work, { recursive: true, force: true });
+});
+
+const seconds = Math.floor(Date.now() / 1000);
+const OK = { status: 200, body: { success: true } };
+const NOT_APPLIED = { status: 500, body: { success: false, error: 'not_applied' } };
+const deposit = (code: string, user: string, amount: number) => signCallback({ ...unsigned.deposit, tracking_code: code, user_id: user, amount }, PROVIDER);
+
+describe('the PostgreSQL block, in Node', () => {
+  test('a deposit whose user has no balance row is a 500 with no key and no payment recorded; once the row exists it is credited once', async () => {
+    const database = await ledgerDatabase('payorch_guide_pg');
+    const env: Readonly<Record<string, string>> = { DATABASE_URL: new URL(database.hyperdriveUrl).href, PAYORCH_PROVIDER_API_KEY: PROVIDER.apiKey, PAYORCH_PROVIDER_SECRET_KEY: PROVIDER.secretKey };
+    // The block as printed, its imports resolved to this checkout and its environment given.
+    const module = `${codeBlock(guide, '## PostgreSQL')
+      .replace("from 'pg'", `from '${createRequire(import.meta.url).resolve('pg')}'`)
+      .replace("from 'payorch/postgres'", `from '${join(root, 'src/inboxes/postgres/index.ts')}'`)
+      .replace("from 'payorch'", `from '${join(root, 'src/index.ts')}'`)
+      .replace(/process\.env\['(\w+)'\]/g, (_match, name: string) => JSON.stringify(env[name]))}\nexport { receiver, pool };\n`;
+    const file = join(work, 'postgres.ts');
+    writeFileSync(file, module);
+    const { receiver, pool } = (await import(file)) as { receiver: { nodeHandler: Parameters<typeof serveNode>[0] }; pool: pg.Pool };
+    const served = await serveNode(receiver.nodeHandler);
+    try {
+      const code = `MAN-gpg01-${seconds - 60}`;
+      await database.order(code, 'u-gpg', 250);
+      const delivery = deposit(code, 'u-gpg', 250);
+      expect(await deliver(served.url, delivery)).toEqual(NOT_APPLIED);
+      expect(await database.keysOf(code)).toEqual([]);
+      expect((await database.pool.query('SELECT paid_amount FROM orders WHERE tracking_code = $1', [code])).rows).toEqual([{ paid_amount: null }]);
+      await database.pool.query('INSERT INTO balances (user_id) VALUES ($1)', ['u-gpg']);
+      expect(await Promise.all([deliver(served.url, delivery), deliver(served.url, delivery)])).toEqual([OK, OK]);
+      expect((await database.pool.query('SELECT amount::float AS amount FROM balances WHERE user_id = $1', ['u-gpg'])).rows).toEqual([{ amount: 250 }]);
+      expect(await database.keysOf(code)).toEqual([{ status: 'completed' }]);
+    } finally {
+      await served.close();
+      await pool.end();
+      await database.drop();
+    }
+  });
+});
+
+describe('the Hyperdrive block, in workerd', () => {
+  test('a deposit whose user has no balance row is a 500 with no key; once the row exists it is credited once', async () => {
+    const database = await ledgerDatabase('payorch_guide_hyperdrive');
+    const worker = await startPgWorker({ source: codeBlock(guide, '### PostgreSQL through Hyperdrive') }, database);
+    try {
+      const code = `MAN-ghd01-${seconds - 60}`;
+      const delivery = deposit(code, 'u-ghd', 40);
+      expect(await deliver(worker.url, delivery)).toEqual(NOT_APPLIED);
+      expect(await database.keysOf(code)).toEqual([]);
+      await database.pool.query('INSERT INTO balances (user_id) VALUES ($1)', ['u-ghd']);
+      expect(await Promise.all([deliver(worker.url, delivery), deliver(worker.url, delivery)])).toEqual([OK, OK]);
+      expect((await database.pool.query('SELECT amount::float AS amount FROM balances WHERE user_id = $1', ['u-ghd'])).rows).toEqual([{ amount: 40 }]);
+      expect(await database.keysOf(code)).toEqual([{ status: 'completed' }]);
+    } finally {
+      await worker.dispose();
+      await database.drop();
+    }
+  }, 60_000);
+});
