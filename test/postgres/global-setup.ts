@@ -1,5 +1,7 @@
 // Starts one PostgreSQL cluster for the whole run of the postgres project (test/**/*.pg.test.ts)
-// and stops it at the end. PAYORCH_TEST_DATABASE_URL points the tests at a server you run instead.
+// and stops it at the end (test/postgres/cluster.ts). PAYORCH_TEST_DATABASE_URL points the tests at
+// a server you run instead: a superuser's URL, since the tests create databases and end backends.
+// Every test reaches PostgreSQL through the URL provided here (inject('postgresUrl')).
 import type { TestProject } from 'vitest/node';
 import { startCluster } from './cluster.js';
 
