@@ -47,6 +47,8 @@ export async function main(argv: readonly string[], io: Io, version: string): Pr
   const [first, ...rest] = argv;
   // The command a usage error belongs to, once it is known to be one.
   let running: string | undefined;
+  // Once per run; doctor reports it among its checks instead.
+  if (io.unsupportedRuntime !== undefined && first !== 'doctor') io.stderr.write(`payorch: warning: ${io.unsupportedRuntime.problem}; ${io.unsupportedRuntime.fix}\n`);
   try {
     if (first === undefined || first === '--help' || first === '-h') {
       io.stdout.write(`${USAGE}\n`);
