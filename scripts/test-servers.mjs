@@ -151,5 +151,6 @@ export function installCommand(tools) {
 /** Why a test cannot start `tool` here, and the one thing to do about it. */
 export function missingMessage(tool, purpose = tool.needed) {
   const where = tool.docker === undefined ? '' : ' and no Docker daemon answers';
-  return `${tool.name} not found (${purpose})${where}: ${installCommand([tool])}, or set ${tool.variable}=${tool.example}`;
+  const variable = `set ${tool.variable}=${tool.example}`;
+  return `${tool.name} not found (${purpose})${where}: ${packageManager() === 'none' ? variable : `${installCommand([tool])}, or ${variable}`}`;
 }
