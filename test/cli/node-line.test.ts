@@ -54,6 +54,11 @@ describe('the Node line payorch runs on', () => {
       expect(json.ok).toBe(false);
       expect(json.checks[0]).toMatchObject({ account: 'local', name: 'runtime', outcome: 'fail' });
       expect(json.checks.filter((check) => check.outcome === 'fail')).toHaveLength(1);
+      // Stopped before its report by a usage error, doctor says it on stderr, once, as the others do.
+      const usage = await onNode20(['doctor']);
+      expect(usage.code).toBe(2);
+      expect(usage.stderr.match(/not supported/g)).toHaveLength(1);
+      expect(usage.stderr).toMatch(/^payorch: warning: Node 20\.20\.0 is not supported[^\n]*\npayorch doctor: --base-url is required/);
     } finally {
       await sandbox.close();
     }
