@@ -1,43 +1,32 @@
-// Before `npm test`: the servers and the browser the tests start, installed from Debian's packages
-// where they are missing, so that the README's test command passes on a fresh machine with nothing
-// done by hand. As root it installs them with apt-get, a line for each; otherwise it prints the
-// command to run and fails: a missing tool fails the run, never skips a test.
+// Before `npm test`: the servers and the browser the tests start (scripts/test-servers.mjs), so
+// that the README's test command passes on a fresh machine with nothing done by hand. A tool is
+// there when its variable gives it, when it is installed, or (PostgreSQL, Redis) when Docker
+// answers. On Debian or Ubuntu as root the missing ones are installed with apt-get; anywhere else
+// this prints the one command for the machine (apt, Homebrew, or the variables) and fails: a
+// missing tool fails the run, never skips a test.
+// `--install-command` prints that command (nothing when all are here) and exits 0, for CI.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { TOOLS, dockerWorks, given, installCommand, packageManager } from './test-servers.mjs';
 
-const onPath = (command) => (process.env.PATH ?? '').split(':').some((directory) => directory !== '' && existsSync(join(directory, command)));
-const postgresServer = () => {
-  const root = '/usr/lib/postgresql';
-  return existsSync(root) && readdirSync(root).some((version) => existsSync(join(root, version, 'bin', 'initdb')));
-};
+const present = (tool) => given(tool) !== undefined || tool.find() !== undefined || (tool.docker !== undefined && dockerWorks());
+const missing = Object.values(TOOLS).filter((tool) => !present(tool));
 
-/** What the tests start, how to tell it is here, and Debian's package for it. */
-const TOOLS = [
-  { name: 'PostgreSQL server', needed: 'the PostgreSQL inbox and the deferred engines (test/**/*.pg.test.ts)', present: postgresServer, package: 'postgresql', recommends: false },
-  { name: 'PgBouncer', needed: "the PostgreSQL inbox's pooler tests", present: () => existsSync('/usr/sbin/pgbouncer'), package: 'pgbouncer', recommends: false, service: 'pgbouncer' },
-  { name: 'Redis', needed: 'the BullMQ tests', present: () => onPath('redis-server'), package: 'redis-server', recommends: false },
-  // Chromium's recommended packages (fonts among them) are what the payment page's screenshot needs.
-  { name: 'Chromium', needed: "the sandbox payment page's browser test", present: () => existsSync('/usr/bin/chromium'), package: 'chromium', recommends: true },
-];
+if (process.argv.includes('--install-command')) {
+  if (missing.length > 0) console.log(installCommand(missing));
+  process.exit(0);
+}
 
-const missing = TOOLS.filter((tool) => !tool.present());
 if (missing.length > 0) {
-  const packages = missing.map((tool) => tool.package);
-  for (const tool of missing) console.log(`payorch tests: ${tool.name} is missing (${tool.needed}); Debian's package: ${tool.package}`);
-  const asRoot = process.getuid?.() === 0;
-  if (!asRoot) {
-    console.error(
-      `payorch tests: installing needs root. Run this, then npm test again:\n  sudo apt-get update && sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y ${packages.join(' ')}`,
-    );
+  for (const tool of missing) console.log(`payorch tests: ${tool.name} is missing (${tool.needed}); or set ${tool.variable}=${tool.example}`);
+  if (packageManager() !== 'apt' || process.getuid?.() !== 0) {
+    console.error(`payorch tests: run this, then npm test again:\n  ${installCommand(missing)}`);
     process.exit(1);
   }
   const apt = (args) => execFileSync('apt-get', args, { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
   apt(['update', '-qq']);
   for (const tool of missing) {
-    console.log(`payorch tests: installing ${tool.package} with apt-get`);
-    apt(['install', '-y', '-qq', ...(tool.recommends ? [] : ['--no-install-recommends']), tool.package]);
-    // Debian starts the package's own service; the tests start servers of their own.
+    console.log(`payorch tests: installing ${tool.apt} with apt-get`);
+    apt(['install', '-y', '-qq', ...(tool.aptRecommends === true ? [] : ['--no-install-recommends']), tool.apt]);
     if (tool.service !== undefined) {
       try {
         execFileSync('service', [tool.service, 'stop'], { stdio: 'ignore' });
@@ -45,10 +34,10 @@ if (missing.length > 0) {
         // No service manager here, or the service never started: nothing to stop.
       }
     }
-    if (!tool.present()) {
-      console.error(`payorch tests: ${tool.package} installed, but ${tool.name} is still not found`);
+    if (!present(tool)) {
+      console.error(`payorch tests: ${tool.apt} installed, but ${tool.name} is still not found`);
       process.exit(1);
     }
-    console.log(`payorch tests: installed ${tool.name} (${tool.package})`);
+    console.log(`payorch tests: installed ${tool.name} (${tool.apt})`);
   }
 }

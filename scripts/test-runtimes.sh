@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs test/runtimes/smoke.mjs against the built package (dist/) on Node 22.12.0 (the floor of
-# `engines`), the newest Node 22, 24 and 26, Bun and Deno. Every runtime runs even when one fails;
-# the script fails if any did.
+# `engines`), the newest Node 22, 24 and 26, Bun and Deno; and the CLI on Node 20, which it names
+# unsupported. Every runtime runs even when one fails; the script fails if any did.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -32,6 +32,16 @@ run "bun" npx -y bun
 deno_dir=$(mktemp -d)
 trap 'rm -rf "$deno_dir"' EXIT
 run "deno" env DENO_DIR="$deno_dir" npx -y deno run --allow-net=127.0.0.1,payorch-sdk-test.invalid --allow-read=. --allow-env --allow-sys --quiet
+
+# Below the floor: the CLI still runs, and says once, on stderr, that this Node is not supported.
+runs=$((runs + 1))
+printf '\n==> node 20: the CLI names the unsupported Node once\n'
+below_out=$(npx -y node@20 dist/cli.js --version 2>"${deno_dir}/stderr") || true
+below_err=$(cat "${deno_dir}/stderr")
+echo "$below_err"
+if [[ $below_out != "payorch $(node -p 'require("./package.json").version')" || $below_err != "payorch: warning: Node 20."*" is not supported: payorch needs Node 22.12 or later; "* || $(grep -c . <<<"$below_err") != 1 ]]; then
+  failures+=("node 20 (the CLI's warning)")
+fi
 
 echo
 if ((${#failures[@]} > 0)); then

@@ -36,7 +36,7 @@ afterAll(async () => {
 });
 
 // Reconnects every 100 ms, so that a restart of Redis is over quickly.
-const connection = () => ({ host: '127.0.0.1', port: redis.port, retryStrategy: () => 100 });
+const connection = () => ({ ...redis.connection, retryStrategy: () => 100 });
 
 async function queueOf(options: Partial<BullMQQueueOptions> = {}): Promise<BullMQCallbackQueue> {
   queues += 1;

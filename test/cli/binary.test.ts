@@ -119,7 +119,7 @@ describe('payorch, the built binary', { timeout: 30_000 }, () => {
     const shop = temporaryProject(['bullmq', 'ioredis']);
     const bare = temporaryProject();
     try {
-      const env = { REDIS_URL: `redis://127.0.0.1:${String(redis.port)}` };
+      const env = { REDIS_URL: redis.url };
       expect(await spawnPayorch(['dead-letters', 'list', '--json'], env, '', shop.directory)).toEqual({ code: 0, stdout: `${JSON.stringify({ deadLetters: [] }, null, 2)}\n`, stderr: '' });
       const missing = await spawnPayorch(['dead-letters', 'list'], env, '', bare.directory);
       expect(missing.code).toBe(2);

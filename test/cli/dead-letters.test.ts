@@ -28,7 +28,7 @@ let queues = 0;
 
 beforeAll(async () => {
   redis = await startRedisServer();
-  url = `redis://127.0.0.1:${String(redis.port)}`;
+  url = redis.url;
   project = temporaryProject(['bullmq', 'ioredis']);
 }, 20_000);
 afterEach(async () => {

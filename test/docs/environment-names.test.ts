@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { TOOLS } from '../../scripts/test-servers.mjs';
 import { ENVIRONMENT_NAMES, exampleEnvironment } from '../../src/tools/cli/environment.js';
 import { createSandbox } from '../../src/tools/sandbox/index.js';
 
@@ -9,8 +10,8 @@ const root = join(import.meta.dirname, '../..');
 const CREDENTIALS: readonly string[] = Object.values(ENVIRONMENT_NAMES);
 /** Where the example webhook receiver listens: settings of the example, not credentials. */
 const EXAMPLE_SETTINGS = ['PAYORCH_WEBHOOK_HOST', 'PAYORCH_WEBHOOK_PORT'];
-/** Settings of payorch's own test suite, named in the contributor docs. */
-const TEST_SETTINGS = ['PAYORCH_TEST_DATABASE_URL'];
+/** Settings of payorch's own test suite (the servers it starts), named in the contributor docs. */
+const TEST_SETTINGS: readonly string[] = Object.values(TOOLS).map((tool) => tool.variable);
 /** What the SDK reads itself where the runtime has environment variables: the log level. */
 const SDK_SETTINGS = ['PAYORCH_LOG'];
 

@@ -30,7 +30,7 @@ test('examples/webhooks/bullmq-recovery.ts runs a job every minute that credits 
   const sandbox = createSandbox();
   const provider = providerOf(sandbox);
   const dealer = dealerOf(sandbox);
-  const redisOptions = { host: '127.0.0.1', port: redis.port };
+  const redisOptions = redis.connection;
   const receiving = await bullmqExample.start({ ...sandbox.accounts.provider, connectionString: database.hyperdriveUrl, redis: redisOptions, provider, port: 0 });
   const recovery = await scheduleRecovery({ receiving, redis: redisOptions, provider, dealer, merchantId: 'dealer-example' });
   try {

@@ -38,7 +38,7 @@ const connectionString = (): string => database.hyperdriveUrl;
 
 const examples = [
   ['pgboss.ts', 'pb', () => pgbossExample.start({ ...PROVIDER, connectionString: connectionString(), port: 0 })],
-  ['bullmq.ts', 'bq', () => bullmqExample.start({ ...PROVIDER, connectionString: connectionString(), redis: { host: '127.0.0.1', port: redis.port }, port: 0 })],
+  ['bullmq.ts', 'bq', () => bullmqExample.start({ ...PROVIDER, connectionString: connectionString(), redis: redis.connection, port: 0 })],
 ] as const;
 
 test.each(examples)('examples/webhooks/%s answers 200 at once and credits a deposit once, though it is delivered twice', async (_name, tag, start) => {
@@ -123,7 +123,7 @@ test('a pg-boss dead letter is kept past pg-boss’s retention: its rows aged pa
 }, 30_000);
 
 test('the BullMQ recipe keeps a dead letter until it is replayed: a deposit whose order row came late is credited once, and a copy changed in the queue still applies nothing', async () => {
-  const receiver = await bullmqExample.start({ ...PROVIDER, connectionString: connectionString(), redis: { host: '127.0.0.1', port: redis.port }, port: 0 });
+  const receiver = await bullmqExample.start({ ...PROVIDER, connectionString: connectionString(), redis: redis.connection, port: 0 });
   try {
     const code = `MAN-exdead-${seconds - 60}`;
     // A genuine job, as the recipe's receiver queues it, for a deposit whose order row is missing

@@ -1,14 +1,16 @@
-// A throwaway PgBouncer in front of the test cluster: Debian's /usr/sbin/pgbouncer, a temporary
-// directory, a free loopback port, trust authentication. PgBouncer refuses to run as root, so as
-// root it runs as the `postgres` user (setpriv). It stops with the test process at the latest.
+// A throwaway PgBouncer in front of the test cluster: $PAYORCH_TEST_PGBOUNCER, or the machine's
+// (Debian's /usr/sbin/pgbouncer, Homebrew's, PATH's: scripts/test-servers.mjs), a temporary
+// directory, a free loopback port, trust authentication towards the tests, the server URL's user
+// and password towards the server. PgBouncer refuses to run as root, so as root it runs as the
+// `postgres` user (setpriv). It stops with the test process at the latest. No Docker fallback: a
+// pooler test needs the program here.
 import { execFileSync, spawn } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
+import { TOOLS, given, missingMessage } from '../../scripts/test-servers.mjs';
 import { freePort } from '../helpers/free-port.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-
-export const PGBOUNCER = '/usr/sbin/pgbouncer';
 
 export interface Bouncer {
   /** `postgres://postgres@127.0.0.1:<port>/postgres`, through the bouncer. */
@@ -39,18 +41,24 @@ function listening(port: number): Promise<boolean> {
 }
 
 export async function startBouncer(options: BouncerOptions): Promise<Bouncer> {
-  if (!existsSync(PGBOUNCER)) throw new Error(`${PGBOUNCER} not found: apt-get install -y pgbouncer (npm test does)`);
+  const named = given(TOOLS.pgbouncer);
+  if (named !== undefined && !existsSync(named)) throw new Error(`${TOOLS.pgbouncer.variable}=${named}: no such file`);
+  const pgbouncer = named ?? TOOLS.pgbouncer.find();
+  if (pgbouncer === undefined) throw new Error(missingMessage(TOOLS.pgbouncer));
   const server = new URL(options.serverUrl);
+  const user = decodeURIComponent(server.username) || 'postgres';
+  const quoted = (text: string) => `"${text.replaceAll('"', '""')}"`;
   const asRoot = process.getuid?.() === 0;
   const directory = mkdtempSync(join(tmpdir(), 'payorch-bouncer-'));
   const port = await freePort();
   const ini = join(directory, 'pgbouncer.ini');
-  writeFileSync(join(directory, 'users.txt'), '"postgres" ""\n');
+  // Trust lets the tests in; PgBouncer logs in to the server with the password listed here.
+  writeFileSync(join(directory, 'users.txt'), `${quoted(user)} ${quoted(decodeURIComponent(server.password))}\n`);
   writeFileSync(
     ini,
     [
       '[databases]',
-      `* = host=${server.hostname} port=${server.port}`,
+      `* = host=${server.hostname} port=${server.port || '5432'}`,
       '[pgbouncer]',
       'listen_addr = 127.0.0.1',
       `listen_port = ${port}`,
@@ -65,14 +73,14 @@ export async function startBouncer(options: BouncerOptions): Promise<Bouncer> {
       '',
     ].join('\n'),
   );
-  let command = PGBOUNCER;
+  let command = pgbouncer;
   let args = [ini];
   if (asRoot) {
     const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
     const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
     for (const file of ['', 'pgbouncer.ini', 'users.txt']) chownSync(join(directory, file), uid, gid);
     command = 'setpriv';
-    args = ['--reuid=postgres', '--regid=postgres', '--init-groups', PGBOUNCER, ini];
+    args = ['--reuid=postgres', '--regid=postgres', '--init-groups', pgbouncer, ini];
   }
   const child = spawn(command, args, { stdio: 'ignore' });
   const exited = new Promise<void>((resolve) => {
@@ -92,7 +100,7 @@ export async function startBouncer(options: BouncerOptions): Promise<Bouncer> {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return {
-    url: `postgres://postgres@127.0.0.1:${port}/${server.pathname.slice(1) || 'postgres'}`,
+    url: `postgres://${encodeURIComponent(user)}@127.0.0.1:${port}/${server.pathname.slice(1) || 'postgres'}`,
     async stop() {
       process.removeListener('exit', kill);
       kill();

@@ -12,18 +12,20 @@ import { ProviderClient, verifyCallback } from '../../src/index.js';
 import type { VerifiedCallback } from '../../src/index.js';
 import { createSandbox } from '../../src/tools/sandbox/index.js';
 import type { RunningSandbox, Sandbox } from '../../src/tools/sandbox/index.js';
+import { TOOLS, given, missingMessage } from '../../scripts/test-servers.mjs';
 import { customer } from '../helpers/sandbox.js';
 
 /*
- * The payment page clicked through in a real browser, Debian's Chromium driven by
- * playwright-core (which downloads no browser). `.ci/run` installs Chromium where it is missing;
- * without it the tests fail, saying how to install it: they never pass by skipping.
+ * The payment page clicked through in a real browser driven by playwright-core (which downloads
+ * no browser): $PAYORCH_TEST_CHROMIUM, else the machine's Chromium (scripts/test-servers.mjs;
+ * `npm test` installs Debian's where it is missing). Without one the tests fail, naming the command
+ * for this machine: they never pass by skipping.
  * `UPDATE_SCREENSHOTS=1` rewrites docs/sandbox-payment-page*.png.
  */
 
-const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM = given(TOOLS.chromium) ?? TOOLS.chromium.find() ?? '';
 // Read once: every test below fails with the same instruction when the browser is missing.
-const MISSING = existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is absent: apt-get install -y chromium (npm test installs it)`;
+const MISSING = CHROMIUM === '' ? missingMessage(TOOLS.chromium) : existsSync(CHROMIUM) ? undefined : `${TOOLS.chromium.variable}=${CHROMIUM}: no such file`;
 
 /** The flags of a headless Chromium on a closed network, started as root (docs/sandbox.md). */
 const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];

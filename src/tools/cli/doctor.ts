@@ -13,11 +13,12 @@ import type { AccountKeys, Command, Io } from './io.js';
 
 const USAGE = `Usage: payorch doctor [options]
 
-Checks what breaks integrations, for the provider account and, when its keys are given, the
-dealer account: is the service reachable (and its TLS certificate valid), how far this
-machine's clock is from the service's (the Date header; signatures allow 5 minutes), and
-whether a signed request is accepted, or which refusal of spec 7.1 came back, with its likely
-fix. Exits 0 when every check passes, 1 otherwise. Sends one read-only request per account;
+Checks what breaks integrations: whether payorch supports the Node running it, then for the
+provider account and, when its keys are given, the dealer account: is the service reachable
+(and its TLS certificate valid), how far this machine's clock is from the service's (the Date
+header; signatures allow 5 minutes), and whether a signed request is accepted, or which refusal
+of spec 7.1 came back, with its likely fix. Exits 0 when every check passes, 1 otherwise. Sends
+one read-only request per account;
 the accounts are checked at the same time, so a host that never answers costs one --timeout.
 
 Options:
@@ -39,8 +40,9 @@ type Outcome = 'ok' | 'warn' | 'fail' | 'skip';
 
 /** One line of the report: what was checked, how it went, and what to do about it. */
 interface Check {
-  readonly account: Api;
-  readonly name: 'reachability' | 'tls' | 'clock' | 'authentication';
+  /** `local`: this machine, not an account. */
+  readonly account: Api | 'local';
+  readonly name: 'runtime' | 'reachability' | 'tls' | 'clock' | 'authentication';
   readonly outcome: Outcome;
   readonly detail: string;
   readonly fix?: string;
@@ -225,7 +227,10 @@ async function run(args: readonly string[], io: Io): Promise<number> {
   return report(io, values.json, accounts.flat());
 }
 
-function report(io: Io, json: boolean, checks: readonly Check[]): number {
+function report(io: Io, json: boolean, accountChecks: readonly Check[]): number {
+  const runtime: readonly Check[] =
+    io.unsupportedRuntime === undefined ? [] : [{ account: 'local', name: 'runtime', outcome: 'fail', detail: io.unsupportedRuntime.problem, fix: io.unsupportedRuntime.fix }];
+  const checks = [...runtime, ...accountChecks];
   const c = colours(io.stdout, io.env);
   const mark: Record<Outcome, string> = { ok: c.green('ok  '), warn: c.yellow('warn'), fail: c.red('FAIL'), skip: c.dim('skip') };
   const failed = checks.some((check) => check.outcome === 'fail');

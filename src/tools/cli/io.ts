@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
 import type { Api } from '../../core/api.js';
 import { ENVIRONMENT_NAMES } from './environment.js';
+import type { RuntimeProblem } from './node-line.js';
 import { didYouMean } from './suggest.js';
 
 /*
@@ -42,6 +43,11 @@ export interface Io {
    * relies on SIGINT and SIGTERM, tests running a command in-process pass one.
    */
   readonly signal?: AbortSignal;
+  /**
+   * Why the runtime is not supported (a Node below package.json `engines`, src/tools/cli/node-line.ts),
+   * found by the executable: main() says it once on stderr; `payorch doctor` reports it as a check.
+   */
+  readonly unsupportedRuntime?: RuntimeProblem;
 }
 
 /** One command: its usage text (for --help and `payorch help <command>`) and how it runs. */

@@ -47,6 +47,11 @@ export async function main(argv: readonly string[], io: Io, version: string): Pr
   const [first, ...rest] = argv;
   // The command a usage error belongs to, once it is known to be one.
   let running: string | undefined;
+  // Once per run; doctor reports it among its checks instead, unless it stops before its report.
+  const warnRuntime = (): void => {
+    if (io.unsupportedRuntime !== undefined) io.stderr.write(`payorch: warning: ${io.unsupportedRuntime.problem}; ${io.unsupportedRuntime.fix}\n`);
+  };
+  if (first !== 'doctor') warnRuntime();
   try {
     if (first === undefined || first === '--help' || first === '-h') {
       io.stdout.write(`${USAGE}\n`);
@@ -70,6 +75,7 @@ export async function main(argv: readonly string[], io: Io, version: string): Pr
     running = first;
     return await loaded.run(rest, io);
   } catch (error) {
+    if (first === 'doctor') warnRuntime();
     const who = running === undefined ? 'payorch' : `payorch ${running}`;
     if (error instanceof UsageError) {
       io.stderr.write(`${who}: ${printable(error.message)}\nSee ${who} --help.\n`);

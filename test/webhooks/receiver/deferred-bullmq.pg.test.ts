@@ -18,7 +18,7 @@ let callbacks: BullMQCallbackQueue;
 let killCallbacks: BullMQCallbackQueue;
 
 // Reconnects every 100 ms, so that the outage scenario is over quickly.
-const connection = () => ({ host: '127.0.0.1', port: redis.port, retryStrategy: () => 100 });
+const connection = () => ({ ...redis.connection, retryStrategy: () => 100 });
 const receiverOf = (apply: (job: CallbackJob) => Promise<unknown>) => ({ apply: async (job: CallbackJob) => { await apply(job); } });
 
 deferredScenarios({
@@ -47,7 +47,7 @@ deferredScenarios({
   },
   down: () => redis.stop(),
   up: () => redis.start(),
-  killWorker: () => ({ WORKER_ENGINE: 'bullmq', WORKER_QUEUE: KILL_QUEUE, WORKER_REDIS_PORT: String(redis.port) }),
+  killWorker: () => ({ WORKER_ENGINE: 'bullmq', WORKER_QUEUE: KILL_QUEUE, WORKER_REDIS_URL: redis.url }),
   workKillQueue: async (apply) => {
     await killCallbacks.work(receiverOf(apply), STALLED).waitUntilReady();
   },
