@@ -1,4 +1,5 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
 import { buildSync } from 'esbuild';
 import { defineConfig } from 'tsup';
@@ -79,6 +80,21 @@ const importLibrary: EsbuildPlugin = {
   },
 };
 
+// `declareOptions<T>()([...])` returns its argument: it is there for the compiler. Marked pure where
+// a module declares its options, so that a bundle drops the declarations of what it does not use
+// (dist/webhooks/core.js holds every option table of payorch/webhooks in one file, where a
+// bundler keeps any top-level call it cannot prove pure). Marks the source as written, once.
+const pureDeclarations: EsbuildPlugin = {
+  name: 'pure-option-declarations',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]src[\\/].*\.ts$/ }, async (args) => {
+      const source = await readFile(args.path, 'utf8');
+      if (!source.includes('= declareOptions<')) return undefined;
+      return { contents: source.replaceAll('= declareOptions<', '= /* @__PURE__ */ declareOptions<'), loader: 'ts' };
+    });
+  },
+};
+
 const linkBuilt: TsupPlugin = {
   name: 'link-built-files',
   renderChunk(code, chunk) {
@@ -92,16 +108,15 @@ const linkBuilt: TsupPlugin = {
   },
 };
 
-// Cold start is mostly V8 compiling the modules an import loads, in proportion to their bytes:
-// whitespace and syntax minified, names kept, so that a stack trace still names payorch's own
-// functions and classes (bench/findings.md, docs/decisions.md). No identifier is renamed: errors
-// are told apart by `name`, and `constructor.name` is what Node prints for an uncaught one.
-const MINIFIED = { minifyWhitespace: true, minifySyntax: true } satisfies Options;
+// Not minified: Node prints the whole source line an uncaught error was thrown from, so a
+// misconfiguration thrown from a minified line printed tens of KB of code before its message, and
+// stack frames pointed into lines nobody could read. Minifying saved no start-up time we could
+// measure (docs/decisions.md, bench/findings.md); what an import does not need is loaded later.
+
 
 // The settings of the library's builds (ESM, CommonJS, declarations).
 const LIBRARY = {
-  ...MINIFIED,
-  esbuildPlugins: [importCore],
+  esbuildPlugins: [pureDeclarations, importCore],
   plugins: [linkBuilt],
   target: 'node22',
   platform: 'neutral',
@@ -123,7 +138,7 @@ export default defineConfig([
   {
     // See CORE_SOURCES. One file, no code splitting, nothing external.
     entry: { 'webhooks/core': CORE_ENTRY },
-    ...MINIFIED,
+    esbuildPlugins: [pureDeclarations],
     format: ['esm', 'cjs'],
     target: 'node22',
     platform: 'neutral',

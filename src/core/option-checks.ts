@@ -36,7 +36,7 @@ export type OptionRule =
    * The service's address: https, or plain http on a loopback host or when the boolean option
    * `insecureUnless` is true; no user name, password, query or fragment.
    */
-  | { readonly type: 'serviceUrl'; readonly insecureUnless: string }
+  | { readonly type: 'serviceUrl'; readonly insecureUnless: string; readonly problem: ServiceUrlCheck }
   /** A Date or milliseconds since 1970, within [min, max]. */
   | { readonly type: 'time'; readonly min: number; readonly max: number };
 
@@ -205,6 +205,13 @@ function accepts(rule: OptionRule, value: unknown): boolean {
 }
 
 /**
+ * What is wrong with a URL that parses; undefined when nothing is. Carried by the rule rather than
+ * called by name, so that a bundle that checks no service address (verifyCallback alone) leaves
+ * this check out.
+ */
+export type ServiceUrlCheck = (url: URL, insecureAllowed: boolean) => string | undefined;
+
+/**
  * What is wrong with a URL that parses, for the service's address; undefined when nothing is.
  * The value itself is never quoted: a URL may carry a user name and password.
  */
@@ -251,7 +258,7 @@ export function checkValue(where: string, declaration: OptionDeclaration, value:
     refuse(where, declaration, `must be ${allowedBy(rule)}${notes.length === 0 ? '' : ` (${notes.join('; ')})`}; got ${shownGot(rule, value)}`);
   }
   if (rule.type === 'serviceUrl') {
-    const problem = serviceUrlProblem(new URL(value as string), options !== undefined && read(options, rule.insecureUnless) === true);
+    const problem = rule.problem(new URL(value as string), options !== undefined && read(options, rule.insecureUnless) === true);
     if (problem !== undefined) refuse(where, declaration, problem);
   }
 }
@@ -365,7 +372,7 @@ export const REQUEST_OPTIONS = declareOptions<RequestOptions>()([
 ], { signal: 'fetch checks its AbortSignal' });
 
 /** The service's address every client is given. */
-export const BASE_URL_OPTION: OptionDeclaration<'baseUrl'> = { name: 'baseUrl', rule: { type: 'serviceUrl', insecureUnless: 'allowInsecureHttp' }, required: true };
+export const BASE_URL_OPTION: OptionDeclaration<'baseUrl'> = { name: 'baseUrl', rule: { type: 'serviceUrl', insecureUnless: 'allowInsecureHttp', problem: serviceUrlProblem }, required: true };
 
 /** The service's root URL, without a trailing slash, once `baseUrl` passed its rule; refuses it otherwise. */
 export function checkBaseUrl(owner: string, baseUrl: unknown, allowInsecureHttp: boolean): string {

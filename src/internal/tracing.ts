@@ -29,8 +29,9 @@ const NO_SPAN: GuardedSpan = { set() {}, event() {}, fail() {}, end() {}, tracep
 
 // W3C trace context: version 00, 16-byte trace id, 8-byte span id, flags; all-zero ids are invalid.
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
-const ZERO_TRACE = '0'.repeat(32);
-const ZERO_SPAN = '0'.repeat(16);
+// Written out rather than built with repeat(): a bundler keeps a top-level call it cannot prove pure.
+const ZERO_TRACE = '00000000000000000000000000000000';
+const ZERO_SPAN = '0000000000000000';
 
 /** A span context as a W3C `traceparent`, or undefined when it is not a valid one. */
 function formatTraceparent(context: { readonly traceId: string; readonly spanId: string; readonly traceFlags: number }): string | undefined {

@@ -25,16 +25,17 @@ export type CallbackOfEvent<E extends CallbackEventName> = E extends '*'
       ? Extract<AppliedCallback, { readonly kind: K }> & { readonly payload: { readonly status: S } }
       : Extract<AppliedCallback, { readonly kind: E }>;
 
-/** Every event name, for the run-time check of `on()`. */
-const EVENT_NAMES: ReadonlySet<string> = new Set<string>([
-  '*',
-  ...CALLBACK_KINDS.flatMap((kind) => [kind, ...CALLBACK_STATUSES[kind].map((status) => `${kind}.${status}`)]),
-  'creditCard.refunded',
-]);
+/** Every event name, for the run-time check of `on()`; made on first use, so that a bundle without a receiver leaves it out. */
+let eventNames: ReadonlySet<string> | undefined;
 
 /** True when `name` is one of the event names `on()` accepts. */
 export function isCallbackEventName(name: unknown): name is CallbackEventName {
-  return typeof name === 'string' && EVENT_NAMES.has(name);
+  eventNames ??= new Set<string>([
+    '*',
+    ...CALLBACK_KINDS.flatMap((kind) => [kind, ...CALLBACK_STATUSES[kind].map((status) => `${kind}.${status}`)]),
+    'creditCard.refunded',
+  ]);
+  return typeof name === 'string' && eventNames.has(name);
 }
 
 /** The event names a callback is delivered to, most specific first. */

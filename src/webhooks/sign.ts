@@ -49,7 +49,7 @@ export interface SignedCallback {
 export const SIGN_OPTIONS = declareOptions<SignCallbackOptions>()([
   { name: 'apiKey', rule: { type: 'key' }, required: true, env: 'PAYORCH_PROVIDER_API_KEY or PAYORCH_DEALER_API_KEY' },
   { name: 'secretKey', rule: { type: 'key' }, required: true, env: 'PAYORCH_PROVIDER_SECRET_KEY or PAYORCH_DEALER_SECRET_KEY' },
-  { name: 'timestamp', rule: { type: 'number', min: 0, max: Number.MAX_SAFE_INTEGER, integer: true }, note: 'Unix seconds' },
+  { name: 'timestamp', rule: { type: 'number', min: 0, max: 9_007_199_254_740_991, integer: true }, note: 'Unix seconds' },
 ]);
 
 /**

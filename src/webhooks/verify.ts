@@ -314,15 +314,15 @@ export function verifyCallback(input: CallbackInput, options: VerifyCallbackOpti
 // The verifier of the last values is kept, and used again while every declared option holds the
 // same value: checking and resolving them gives the same verifier (a changed value makes a new
 // one). Not with previousSecretKey, an object whose parts could change under the same reference.
-let last: { readonly values: readonly unknown[]; readonly verifier: Verifier } | undefined;
+let last: { readonly values: readonly unknown[]; readonly verifier: CallbackChecker } | undefined;
 
-function verifierFor(options: VerifyCallbackOptions): Verifier {
+function verifierFor(options: VerifyCallbackOptions): CallbackChecker {
   const given: unknown = options;
-  if (typeof given !== 'object' || given === null || options.previousSecretKey !== undefined) return createVerifier(options);
+  if (typeof given !== 'object' || given === null || options.previousSecretKey !== undefined) return createChecker(options);
   const read = (name: string): unknown => (given as Readonly<Record<string, unknown>>)[name];
   const cached = last;
   if (cached !== undefined && VERIFY_OPTIONS.every((declaration, index) => read(declaration.name) === cached.values[index])) return cached.verifier;
-  const verifier = createVerifier(options);
+  const verifier = createChecker(options);
   last = { values: VERIFY_OPTIONS.map((declaration) => read(declaration.name)), verifier };
   return verifier;
 }
@@ -368,7 +368,7 @@ export async function verifyCallbackRequest(request: Request, options: VerifyCal
   if (request.bodyUsed) {
     throw new RequestValidationError('verifyCallbackRequest', [{ field: 'request', rule: 'invalid_argument', message: 'its body was already read; pass the request before anything reads it' }]);
   }
-  const verifier = createVerifier(options);
+  const verifier = createChecker(options);
   const body = await readLimited(request.body, request.headers.get('content-length'), MAX_CALLBACK_BODY_BYTES);
   if (body === undefined) {
     throw new CallbackVerificationError('malformed_body', `the body is larger than the ${MAX_CALLBACK_BODY_BYTES} bytes a callback can be`);
@@ -405,12 +405,16 @@ export interface Verified {
 }
 
 /** verifyCallback's options, checked and resolved once, with the per-message check. @internal */
-export interface Verifier {
+export interface CallbackChecker {
   readonly apiKey: string;
   readonly toleranceSeconds: number;
   /** The clock's reading, checked to be a number: the receiver's one clock. */
   readonly now: () => number;
   verify(input: CallbackInput, at?: VerifyAt): Verified;
+}
+
+/** A receiver's checker, with what seals its jobs. @internal */
+export interface Verifier extends CallbackChecker {
   /** The same keys, sealing the receiver's jobs and checking their seals. */
   readonly seals: JobSealer;
 }
@@ -426,6 +430,13 @@ export function createVerifier(options: VerifyCallbackOptions): Verifier {
   return verifierOf(WHERE, options);
 }
 
+// What verifyCallback needs: no job sealer, so that a bundle of verifyCallback alone leaves the
+// sealing code (a receiver's) out.
+function createChecker(options: VerifyCallbackOptions): CallbackChecker {
+  checkOptions(WHERE, options, VERIFY_OPTIONS);
+  return checkerOf(WHERE, options, previousKeysOf(WHERE, options));
+}
+
 /**
  * A verifier of options already checked one by one (a receiver checks its own, verifyCallback's
  * among them): what remains is the previous key, checked with the key it must differ from, then
@@ -433,6 +444,11 @@ export function createVerifier(options: VerifyCallbackOptions): Verifier {
  */
 export function verifierOf(where: string, options: VerifyCallbackOptions): Verifier {
   const previous = previousKeysOf(where, options);
+  return { ...checkerOf(where, options, previous), seals: jobSealer(options.secretKey, previous) };
+}
+
+// The check itself, of options and a previous key already checked.
+function checkerOf(where: string, options: VerifyCallbackOptions, previous: PreviousKeys | undefined): CallbackChecker {
   const { apiKey, secretKey, kind: toldKind, dealerCardWithoutHeaders = false } = options;
   const maxAge = options.maxAgeSeconds ?? DEFAULT_CALLBACK_MAX_AGE_SECONDS;
   const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
@@ -569,6 +585,5 @@ export function verifierOf(where: string, options: VerifyCallbackOptions): Verif
     return matched;
   }
 
-  const seals = jobSealer(secretKey, previous);
-  return { apiKey, toleranceSeconds: tolerance, now: clock, verify, seals };
+  return { apiKey, toleranceSeconds: tolerance, now: clock, verify };
 }

@@ -8,36 +8,37 @@
 import type * as NodeCrypto from 'node:crypto';
 import { pureHmacSha256Hex, pureSha256Hex } from './pure-sha256.js';
 
-interface Hashes {
-  readonly sha256: (text: string) => string;
-  readonly hmac: (key: string, text: string) => string;
-}
-
-const PURE: Hashes = { sha256: pureSha256Hex, hmac: pureHmacSha256Hex };
-
-function load(): Hashes {
+// SHA-256 and HMAC are resolved apart, so that a bundle that never signs a job (verifyCallback
+// alone) leaves the pure-JS HMAC out.
+function nodeCrypto(): typeof NodeCrypto | undefined {
   const host = (globalThis as { readonly process?: { readonly getBuiltinModule?: (id: string) => unknown } }).process;
-  let crypto: typeof NodeCrypto | undefined;
   try {
-    crypto = host?.getBuiltinModule?.('node:crypto') as typeof NodeCrypto | undefined;
+    return host?.getBuiltinModule?.('node:crypto') as typeof NodeCrypto | undefined;
   } catch {
     // Next.js's edge runtime puts every function of `process` behind one that throws "not
     // supported in the Edge Runtime": no node:crypto there.
+    return undefined;
   }
-  if (crypto === undefined) return PURE;
-  const oneShot = typeof crypto.hash === 'function' ? crypto.hash : undefined;
-  const chain = typeof crypto.createHash === 'function' ? crypto.createHash : undefined;
-  const createHmac = typeof crypto.createHmac === 'function' ? crypto.createHmac : undefined;
-  return {
-    sha256: oneShot !== undefined ? (text) => oneShot('sha256', text, 'hex') : chain !== undefined ? (text) => chain('sha256').update(text, 'utf8').digest('hex') : pureSha256Hex,
-    hmac: createHmac === undefined ? pureHmacSha256Hex : (key, text) => createHmac('sha256', key).update(text, 'utf8').digest('hex'),
-  };
 }
 
-let hashes: Hashes | undefined;
+function loadSha256(): (text: string) => string {
+  const crypto = nodeCrypto();
+  const oneShot = typeof crypto?.hash === 'function' ? crypto.hash : undefined;
+  const chain = typeof crypto?.createHash === 'function' ? crypto.createHash : undefined;
+  return oneShot !== undefined ? (text) => oneShot('sha256', text, 'hex') : chain !== undefined ? (text) => chain('sha256').update(text, 'utf8').digest('hex') : pureSha256Hex;
+}
+
+function loadHmac(): (key: string, text: string) => string {
+  const crypto = nodeCrypto();
+  const createHmac = typeof crypto?.createHmac === 'function' ? crypto.createHmac : undefined;
+  return createHmac === undefined ? pureHmacSha256Hex : (key, text) => createHmac('sha256', key).update(text, 'utf8').digest('hex');
+}
+
+let sha256: ((text: string) => string) | undefined;
+let hmac: ((key: string, text: string) => string) | undefined;
 
 /** Lowercase hex SHA-256 of the UTF-8 encoding of `text`. */
-export const sha256Hex = (text: string): string => (hashes ??= load()).sha256(text);
+export const sha256Hex = (text: string): string => (sha256 ??= loadSha256())(text);
 
 /** Lowercase hex HMAC-SHA256 of the UTF-8 encoding of `text`, keyed with the UTF-8 encoding of `key`. */
-export const hmacSha256Hex = (key: string, text: string): string => (hashes ??= load()).hmac(key, text);
+export const hmacSha256Hex = (key: string, text: string): string => (hmac ??= loadHmac())(key, text);
