@@ -10,6 +10,7 @@ import { waitFor } from '../helpers/deferred.js';
 import { startRedisServer } from '../helpers/redis.js';
 import type { RedisServer } from '../helpers/redis.js';
 import { PROVIDER } from '../helpers/wire.js';
+import { merchantIdOf } from '../../src/webhooks/job.js';
 
 // payorch/bullmq against a real redis-server (Debian's; test/helpers/redis.ts starts it with an
 // append-only file, appendfsync always, noeviction): the receiver enqueues, the adapter's worker
@@ -114,7 +115,7 @@ test('a job whose attempts ran out is a dead letter: list shows its kind, tracki
       kind: 'deposit',
       trackingCode: code('dead03'),
       status: 'completed',
-      merchantId: PROVIDER.apiKey,
+      merchantId: merchantIdOf(PROVIDER.apiKey, undefined),
       receivedAt: expect.any(Date) as Date,
       attempts: 2,
       lastError: `NotConfirmedError: confirm refused deposit.completed ${code('dead03')}; nothing was applied`,

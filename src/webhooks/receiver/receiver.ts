@@ -11,7 +11,7 @@ import type { CallbackBody } from '../body.js';
 import type { CallbackEventName } from '../events.js';
 import type { CallbackHeaders } from '../headers.js';
 import type { CallbackInbox, CallbackInboxContext } from '../../inboxes/inbox.js';
-import { isStatusReadJob } from '../job.js';
+import { isStatusReadJob, merchantIdOf } from '../job.js';
 import type { CallbackJob } from '../job.js';
 import type { CardStatusSource } from '../status-read.js';
 import { VERIFY_OPTIONS, verifierOf } from '../verify.js';
@@ -73,8 +73,9 @@ export interface CallbackReceiverOptions<TContext extends CallbackInboxContext> 
   /**
    * The merchant this receiver's keys are recorded under in the inbox, so that receivers of
    * several merchants can share one inbox (a platform with several merchants, a provider and a
-   * dealer account). Keep it stable: a new id forgets what was applied under the old one.
-   * @default the `apiKey` (an identifier, not a secret)
+   * dealer account). Keep it stable: a new id forgets what was applied under the old one. No key
+   * is written into a job or an inbox: the API key itself is replaced by its digest.
+   * @default a digest of the `apiKey` (`payorch-ak1-` and 32 hex digits)
    * @example 'merchant-42'
    */
   readonly merchantId?: string | undefined;
@@ -353,11 +354,11 @@ export function createCallbackReceiver<TContext extends CallbackInboxContext = M
       {
         field: 'merchantId',
         rule: 'invalid_option',
-        message: 'is required with previousSecretKey, so that the inbox never records callbacks under a key; a receiver that had none recorded them under its apiKey: give that value to keep them',
+        message: 'is required with previousSecretKey, so that the inbox never records callbacks under a key: choose a stable name, and move what the inbox recorded under the old one (docs/rotating-keys.md)',
       },
     ]);
   }
-  const merchantId = options.merchantId ?? options.apiKey;
+  const merchantId = merchantIdOf(options.apiKey, options.merchantId);
   const logger = levelledLogger(options.logger, options.logLevel);
   const spans = meteredSpans(callbackSpans(options.tracer), options.meter);
   const inbox = options.inbox ?? (createMemoryInbox() as unknown as CallbackInbox<TContext>);
