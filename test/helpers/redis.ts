@@ -11,19 +11,31 @@ export interface RedisServer {
   readonly port: number;
   /** SIGTERM, and wait for it to exit: clients see Redis down. */
   stop(): Promise<void>;
-  /** Starts it again on the same port and directory: what it acknowledged before is there (append-only, fsync always). */
+  /** Starts it again on the same port and directory: what it acknowledged before is there when durable (append-only, fsync always). */
   start(): Promise<void>;
   /** Stops it and removes its directory. */
   close(): Promise<void>;
 }
 
 
-export async function startRedisServer(): Promise<RedisServer> {
+/** How the server keeps what it acknowledged. */
+export interface RedisServerSettings {
+  /**
+   * `'durable'`: append-only, fsync always, noeviction. `'volatile'`: Redis' own defaults (no
+   * append-only file) with snapshots off, as a default install without persistence: a restart
+   * loses everything. Extra `args` follow either (`['--maxmemory-policy', 'allkeys-lru']`).
+   */
+  readonly persistence?: 'durable' | 'volatile';
+  readonly args?: readonly string[];
+}
+
+export async function startRedisServer(settings: RedisServerSettings = {}): Promise<RedisServer> {
   const directory = mkdtempSync(join(tmpdir(), 'payorch-redis-'));
   const port = await freePort();
   let child: ChildProcess | undefined;
   const start = async (): Promise<void> => {
-    const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', directory, '--daemonize', 'no', '--appendonly', 'yes', '--appendfsync', 'always', '--save', '', '--maxmemory-policy', 'noeviction'];
+    const kept = settings.persistence === 'volatile' ? ['--appendonly', 'no', '--save', ''] : ['--appendonly', 'yes', '--appendfsync', 'always', '--save', '', '--maxmemory-policy', 'noeviction'];
+    const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', directory, '--daemonize', 'no', ...kept, ...(settings.args ?? [])];
     const started = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
     child = started;
     let output = '';
