@@ -103,7 +103,7 @@ export interface DeadLetters {
    * is deleted; two replays at once send each at most once more, and the inbox applies it once.
    */
   replay(options?: ReplayDeadLettersOptions): Promise<ReplayedDeadLetters>;
-  /** Deletes dead letters for good: those named, or every one dead before `before`. */
+  /** Deletes dead letters for good: those named, or every one dead before `before`; one a replay is sending at that moment is the replay's. */
   purge(options: PurgeDeadLettersOptions): Promise<{ readonly purged: number }>;
 }
 
