@@ -159,8 +159,7 @@ export function checkJobSeal(job: unknown, check: JobCheck): asserts job is Read
   // Unpublished versions are not read: a job of version 1 carried no seal.
   if (job['version'] !== 2) refuse('malformed_body', 'job', 'the job is not a CallbackJob of version 2 (sealed)');
   // Before the seal: a job of another merchant that shares this one's inbox must not even be tried.
-  // A job queued by an earlier version under the API key itself is this receiver's still.
-  if (job['merchantId'] !== check.merchantId && !(job['merchantId'] === check.verifier.apiKey && check.merchantId === merchantIdOf(check.verifier.apiKey, undefined))) {
+  if (job['merchantId'] !== check.merchantId) {
     if (typeof job['merchantId'] !== 'string') refuse('malformed_body', 'merchantId', 'merchantId is not text');
     refuse('merchant_mismatch', 'merchantId', 'the job is another merchant’s; this receiver applies its own only');
   }

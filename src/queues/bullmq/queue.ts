@@ -35,8 +35,8 @@ export interface BullMQQueueOptions {
   readonly prefix?: string | undefined;
   /**
    * How many times a job is run before it is a dead letter. A job that can never apply (a
-   * `CallbackJobError`: changed in the queue, another merchant's, sealed with a key past its
-   * window; a `CallbackRetentionError`) is a dead letter at once: retrying cannot help it.
+   * `CallbackJobError`: changed in the queue, another merchant's, sealed with the previous key past
+   * its `until`; a `CallbackRetentionError`) is a dead letter at once: retrying cannot help it.
    * @default 10
    * @example 20
    */

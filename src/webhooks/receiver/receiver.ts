@@ -238,7 +238,7 @@ export interface CallbackReceiver<TContext> {
    * is applied from a fresh status read through `options.provider`, whatever the job says.
    *
    * @returns resolves when the callback was applied now or before (or no handler takes it, with `unhandled: 'acknowledge'`)
-   * @throws {CallbackJobError} for a job changed or written in the queue without the secret key (`invalid_signature`), one sealed with a key past its window (`seal_key_expired`: re-seal it with `resealCallbackJob`), another merchant's job, or one too old at its receipt time: nothing applied; retrying cannot help
+   * @throws {CallbackJobError} for a job changed or written in the queue without the secret key (`invalid_signature`), one sealed with the previous key past its `until` (`seal_key_expired`: re-seal it with `resealCallbackJob`), another merchant’s job, or one too old at its receipt time: nothing applied, retrying cannot help; one sealed with a key this receiver does not hold (`seal_key_unknown`) or received in its future: `retryable`
    * @throws {RequestValidationError} (option `provider`) for a job made by `reconcile` when no provider client is given: nothing read or applied
    * @throws the error of `confirm` or a handler, or `confirm`'s refusal, or the inbox's failure: let the engine retry it
    *
