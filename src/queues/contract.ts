@@ -117,7 +117,9 @@ type Failing = number | 'always';
  * service's and the engine's redeliveries; a failing handler retried, then kept as a dead letter
  * (its kind, tracking code, status, merchant id, receipt, attempts and last error) past the engine's
  * retention; a replay that applies once, even when two replays run at once; a purge by ids and by
- * time; and a job changed in the queue that pays nothing. Each case gets a fresh engine and
+ * time, never both purging and replaying one dead letter; a job changed in the queue that pays
+ * nothing; a job retried past a worker on old keys (a rolling deploy of a rotation) or a clock
+ * behind; and no API key in jobs or dead letters. Each case gets a fresh engine and
  * tracking codes of its own. It needs no test runner: each case throws on failure.
  *
  * @example
@@ -501,6 +503,8 @@ export function queueContract(options: QueueContractOptions): readonly QueueCont
         for (const code of codes) {
           const deadLetter = await run.deadLetterOf(code);
           expectThat(deadLetter.lastError.includes('seal'), `the dead letter of a changed job should say its seal does not match, says ${JSON.stringify(deadLetter.lastError)}`);
+          // Retrying cannot make it verify: a dead letter at its first attempt.
+          expectThat(deadLetter.attempts === 1, `a changed job should be a dead letter at its first attempt, was after ${deadLetter.attempts}`);
         }
         for (const code of codes) {
           expectThat(run.runs.get(code) === undefined && run.ledger.get(code) === undefined, `a job of ${code} changed in the queue ran the handler`);
