@@ -427,8 +427,8 @@ export class CallbackJobError extends CallbackVerificationError {
  * The receiver answers 422 `record_too_old` and tells `onError` (phase `'retention'`) with the
  * callback: reconcile it by hand against your own record (docs/inboxes.md, "Retention").
  *
- * It carries the tracking code and status, not the key's merchant id: that is the receiver's API
- * key when no `merchantId` is given, and no error carries a key.
+ * It carries the tracking code and status, not the key's merchant id (the receiver's own setting,
+ * or a digest of its API key).
  *
  * @example
  * ```ts
