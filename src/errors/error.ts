@@ -249,10 +249,12 @@ export class TrackingCodeError extends PayorchError {
  *   default) or further in the future than `toleranceSeconds` (300 s by default).
  * - `api_key_mismatch`: X-Api-Key is not the API key this receiver was given.
  * - `merchant_mismatch`: a job given to `receiver.apply` is another merchant's (`merchantId`).
- * - `seal_key_expired`: a job given to `receiver.apply` was sealed with a key past its window:
- *   `previousSecretKey` after its `until`, or a key the receiver does not hold. Not a forgery's
- *   reason (a changed or forged job is `invalid_signature`): re-seal it with the key that sealed it
- *   (`resealCallbackJob`, which refuses a job that key did not seal).
+ * - `seal_key_expired`: a job given to `receiver.apply` was sealed with `previousSecretKey` after
+ *   its `until`. Not a forgery's reason (a changed or forged job is `invalid_signature`): re-seal it
+ *   with the key that sealed it (`resealCallbackJob`, which refuses a job that key did not seal).
+ * - `seal_key_unknown`: a job given to `receiver.apply` was sealed with a key this receiver does
+ *   not hold: a newer one (a worker not yet deployed with a rotation's keys) or one it dropped.
+ *   Retried, so that a worker holding that key applies it (`CallbackJobError.retryable`).
  * - `malformed_body`: the body is not a JSON object of sane size, or lacks a signed field; nothing
  *   was verified.
  * - `unreadable_payload`: the hash verified, but the body still does not fit the schema of its
@@ -273,6 +275,7 @@ export type CallbackVerificationReason =
   | 'api_key_mismatch'
   | 'merchant_mismatch'
   | 'seal_key_expired'
+  | 'seal_key_unknown'
   | 'malformed_body'
   | 'unreadable_payload'
   | 'invalid_tracking_code'
@@ -295,6 +298,7 @@ const STATUS = {
   api_key_mismatch: 401,
   merchant_mismatch: 401,
   seal_key_expired: 401,
+  seal_key_unknown: 401,
   malformed_body: 400,
   unreadable_payload: 500,
   invalid_tracking_code: 400,
@@ -368,14 +372,15 @@ export type CallbackJobField = 'job' | 'merchantId' | 'kind' | 'event' | 'payloa
 
 /**
  * `receiver.apply(job)` refused a job: it was written or changed without the secret key, it was
- * sealed with a key past its window, it is another merchant's, or it is too old at its receipt
- * time. Nothing was applied or recorded. A {@link CallbackVerificationError}: `reason` is the
- * check that failed, as for a received callback (`invalid_signature`, `timestamp_out_of_tolerance`,
- * `merchant_mismatch` for another merchant, `kind_mismatch`, `malformed_body`), or
- * `seal_key_expired` for a genuine-looking job that waited past a key rotation's window, and
- * `field` names the job's field. Let the queue engine move it to its dead letters: retrying cannot
- * make it verify. A `seal_key_expired` job is re-sealed with `resealCallbackJob` and applied;
- * an `invalid_signature` one was changed or written in the queue: find out by whom.
+ * sealed with a key past its window or one this receiver does not hold, it is another merchant's,
+ * or its receipt time is too old or in this worker's future. Nothing was applied or recorded. A
+ * {@link CallbackVerificationError}: `reason` is the check that failed, as for a received callback
+ * (`invalid_signature`, `timestamp_out_of_tolerance`, `merchant_mismatch` for another merchant,
+ * `kind_mismatch`, `malformed_body`), or `seal_key_expired` / `seal_key_unknown` for the seal's key,
+ * and `field` names the job's field. When `retryable` is false retrying cannot make it verify: let
+ * the engine move it to its dead letters. A `seal_key_expired` job is re-sealed with
+ * `resealCallbackJob` and applied; an `invalid_signature` one was changed or written in the queue:
+ * find out by whom.
  *
  * @example
  * ```ts
@@ -402,10 +407,19 @@ export class CallbackJobError extends CallbackVerificationError {
   }
   /** Which field of the job failed its check. */
   readonly field: CallbackJobField;
-  /** Made by `receiver.apply`; `reason` and `field` say which check failed. */
-  constructor(reason: CallbackVerificationReason, field: CallbackJobField, message: string, issues: readonly ValidationIssue[] = []) {
+  /**
+   * True when another worker, or this one later, may apply the job: it was sealed with a key this
+   * worker does not hold (`seal_key_unknown`: a rolling deploy of a key rotation), or received in
+   * this worker's future (`timestamp_out_of_tolerance` of `receivedAt`: a clock behind the
+   * receiver's). The queue adapters retry it as any passing failure; every other refusal is a dead
+   * letter at once.
+   */
+  readonly retryable: boolean;
+  /** Made by `receiver.apply`; `reason` and `field` say which check failed, `retryable` whether another attempt may pass it. */
+  constructor(reason: CallbackVerificationReason, field: CallbackJobField, message: string, issues: readonly ValidationIssue[] = [], retryable = reason === 'seal_key_unknown') {
     super(reason, message, issues);
     this.field = field;
+    this.retryable = retryable;
   }
 }
 
@@ -415,8 +429,8 @@ export class CallbackJobError extends CallbackVerificationError {
  * The receiver answers 422 `record_too_old` and tells `onError` (phase `'retention'`) with the
  * callback: reconcile it by hand against your own record (docs/inboxes.md, "Retention").
  *
- * It carries the tracking code and status, not the key's merchant id: that is the receiver's API
- * key when no `merchantId` is given, and no error carries a key.
+ * It carries the tracking code and status, not the key's merchant id (the receiver's own setting,
+ * or a digest of its API key).
  *
  * @example
  * ```ts

@@ -5,7 +5,7 @@
  * genuine one a duplicate.
  */
 export interface CallbackKey {
-  /** The receiver's `merchantId`, or its API key when none is given. */
+  /** The receiver's `merchantId`, or a digest of its API key when none is given (never a key). */
   readonly merchantId: string;
   /** The tracking code, or the transfer id (`TRF-...`) of a transfer status. */
   readonly trackingCode: string;

@@ -1,8 +1,10 @@
 import { checkOptions, declareOptions, MAX_TIMEOUT_MS } from '../core/option-checks.js';
 import type { CallbackQueue, DeadLetter } from './dead-letters.js';
 import type { CallbackJob } from '../webhooks/job.js';
+import { createMemoryInbox } from '../inboxes/memory.js';
 import { createCallbackReceiver } from '../webhooks/receiver/receiver.js';
-import type { CallbackApplyOptions, CallbackReceiver } from '../webhooks/receiver/receiver.js';
+import type { CallbackApplyOptions, CallbackReceiver, CallbackReceiverOptions } from '../webhooks/receiver/receiver.js';
+import type { MemoryInboxContext } from '../inboxes/memory.js';
 import { canonicalJson } from '../webhooks/seal.js';
 import { signCallback } from '../webhooks/sign.js';
 
@@ -31,6 +33,9 @@ export interface QueueContractEngine {
   /**
    * Starts applying jobs with `receiver`, as your adapter's `work(receiver)` does in production
    * (for a Worker: its `queue` handler calling `receiver.apply`). Resolve once the workers run.
+   * A case may call it again, for workers on other keys beside the first (a rolling deploy):
+   * `close` stops them all. Where one consumer is all there is (a Worker), the last call's
+   * receiver may take over.
    * @example (receiver) => adapter.work(receiver, { pollingIntervalSeconds: 0.5 })
    */
   work(receiver: QueueContractReceiver): unknown;
@@ -80,6 +85,8 @@ export interface QueueContractCase {
 /** The keys and merchant id of the cases' receiver: a test merchant of the contract's own. */
 const API_KEY = 'payorch_contract_api_key';
 const SECRET_KEY = 'payorch_contract_secret_key';
+/** The secret key after a rotation: SECRET_KEY is then the previous one. */
+const NEW_SECRET_KEY = 'payorch_contract_secret_key_rotated';
 const MERCHANT_ID = 'payorch-queue-contract';
 /** An id no engine gives a dead letter, in the shape of a UUID for engines whose ids are UUIDs. */
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
@@ -110,7 +117,9 @@ type Failing = number | 'always';
  * service's and the engine's redeliveries; a failing handler retried, then kept as a dead letter
  * (its kind, tracking code, status, merchant id, receipt, attempts and last error) past the engine's
  * retention; a replay that applies once, even when two replays run at once; a purge by ids and by
- * time; and a job changed in the queue that pays nothing. Each case gets a fresh engine and
+ * time, never both purging and replaying one dead letter; a job changed in the queue that pays
+ * nothing; a job retried past a worker on old keys (a rolling deploy of a rotation) or a clock
+ * behind; and no API key in jobs or dead letters. Each case gets a fresh engine and
  * tracking codes of its own. It needs no test runner: each case throws on failure.
  *
  * @example
@@ -169,10 +178,20 @@ export function queueContract(options: QueueContractOptions): readonly QueueCont
     readonly ledger: Map<string, { readonly amount: unknown; readonly user: unknown }[]>;
     /** How many times the workers called `apply`, per tracking code. */
     readonly applied: Map<string, number>;
+    /**
+     * What the first worker (`engine.work` in `start`) applies with: the run's receiver, unless a
+     * case replaces it (a worker on other keys, or whose clock is off, then deployed again).
+     */
+    worker: QueueContractReceiver;
+    /** A receiver with the cases' handler and inbox (shared by every receiver of the run), on other settings. */
+    receiverWith(settings: Partial<CallbackReceiverOptions<MemoryInboxContext>>): CallbackReceiver<MemoryInboxContext>;
     /** A new tracking code of a deposit, its record a minute old. */
     code(): string;
-    /** Delivers a signed deposit callback to the receiver; resolves with the job it enqueued. */
-    deliver(code: string, fields?: Readonly<Record<string, unknown>>): Promise<CallbackJob>;
+    /**
+     * Delivers a deposit callback signed with `secretKey` (the run's by default) to `receiver` (the
+     * run's by default); resolves with the job it enqueued.
+     */
+    deliver(code: string, fields?: Readonly<Record<string, unknown>>, to?: { readonly receiver: CallbackReceiver<MemoryInboxContext>; readonly secretKey: string }): Promise<CallbackJob>;
     /** Polls `check` until it holds, or fails after `timeoutMs` naming `what`. */
     until(check: () => boolean | Promise<boolean>, what: string): Promise<void>;
     /** Every dead letter, across pages. */
@@ -195,29 +214,38 @@ export function queueContract(options: QueueContractOptions): readonly QueueCont
     };
     // Taken detached, as a merchant passes it: an adapter's enqueue must not need `this`.
     const { enqueue } = engine.queue;
-    const receiver = createCallbackReceiver({
-      apiKey: API_KEY,
-      secretKey: SECRET_KEY,
-      merchantId: MERCHANT_ID,
-      logLevel: 'off',
-      // The failures the cases cause are expected; the cases read them from the dead letters.
-      onError: () => undefined,
-      enqueue: async (job) => {
-        await enqueue(job);
-        enqueued.push(job);
-      },
-    });
-    receiver.on('deposit.completed', (callback) => {
-      const code = callback.payload.tracking_code;
-      const run = bump(runs, code);
-      const fails = failing.get(code) ?? 0;
-      if (fails === 'always' || run <= fails) throw new Error(`${FAILURE}, attempt ${run}`);
-      ledger.set(code, [...(ledger.get(code) ?? []), { amount: callback.payload.amount, user: callback.payload.user_id }]);
-    });
+    // One inbox for every receiver of the run: the workers of a rolling deploy share the merchant's.
+    const inbox = createMemoryInbox();
+    function receiverWith(settings: Partial<CallbackReceiverOptions<MemoryInboxContext>>): CallbackReceiver<MemoryInboxContext> {
+      const made = createCallbackReceiver({
+        apiKey: API_KEY,
+        secretKey: SECRET_KEY,
+        merchantId: MERCHANT_ID,
+        logLevel: 'off',
+        // The failures the cases cause are expected; the cases read them from the dead letters.
+        onError: () => undefined,
+        inbox,
+        enqueue: async (job) => {
+          await enqueue(job);
+          enqueued.push(job);
+        },
+        ...settings,
+      });
+      made.on('deposit.completed', (callback) => {
+        const code = callback.payload.tracking_code;
+        const run = bump(runs, code);
+        const fails = failing.get(code) ?? 0;
+        if (fails === 'always' || run <= fails) throw new Error(`${FAILURE}, attempt ${run}`);
+        ledger.set(code, [...(ledger.get(code) ?? []), { amount: callback.payload.amount, user: callback.payload.user_id }]);
+      });
+      return made;
+    }
+    const receiver = receiverWith({});
+    const current: { worker: QueueContractReceiver } = { worker: receiver };
     await engine.work({
       apply: (job: CallbackJob, applyOptions?: CallbackApplyOptions) => {
         bump(applied, codeOf(job));
-        return receiver.apply(job, applyOptions);
+        return current.worker.apply(job, applyOptions);
       },
     });
 
@@ -252,17 +280,24 @@ export function queueContract(options: QueueContractOptions): readonly QueueCont
       runs,
       ledger,
       applied,
+      get worker() {
+        return current.worker;
+      },
+      set worker(worker) {
+        current.worker = worker;
+      },
+      receiverWith,
       code() {
         serial += 1;
         return `MAN-q${nonce}${serial}-${Math.floor(Date.now() / 1000) - 60}`;
       },
-      async deliver(code, fields = {}) {
+      async deliver(code, fields = {}, to = { receiver, secretKey: SECRET_KEY }) {
         const before = enqueued.length;
         const { headers, body } = signCallback(
           { tracking_code: code, tx_id: `tx-${code}`, status: 'completed', amount: 250, username: 'ada', fullname: 'Ada Yılmaz', user_id: 'u-contract', site_id: 7, ...fields },
-          { apiKey: API_KEY, secretKey: SECRET_KEY },
+          { apiKey: API_KEY, secretKey: to.secretKey },
         );
-        const response = await receiver.handle(new Request('https://receiver.test/callbacks', { method: 'POST', headers, body }));
+        const response = await to.receiver.handle(new Request('https://receiver.test/callbacks', { method: 'POST', headers, body }));
         expectThat(response.status === 200, `the receiver should answer 200 once enqueue resolved, got ${response.status} ${await response.text()}`);
         const job = enqueued[before];
         expectThat(job !== undefined && enqueued.length === before + 1, 'the receiver answered 200 without enqueuing one job');
@@ -285,6 +320,33 @@ export function queueContract(options: QueueContractOptions): readonly QueueCont
   function expectNoKey(value: unknown, what: string): void {
     const text = JSON.stringify(value);
     expectThat(!text.includes(SECRET_KEY) && !text.includes(API_KEY), `${what} shows a key`);
+  }
+
+  /**
+   * A worker that applies with `before` until it has refused one job, then with `after`: a worker
+   * whose settings are wrong for the job (old keys, a clock behind), deployed again once it showed
+   * it. What it refused, in order.
+   */
+  function deployedAfterRefusal(run: Run, before: QueueContractReceiver, after: QueueContractReceiver): unknown[] {
+    const refusals: unknown[] = [];
+    run.worker = {
+      apply: async (job, applyOptions) => {
+        try {
+          await before.apply(job, applyOptions);
+        } catch (error) {
+          refusals.push(error);
+          run.worker = after;
+          throw error;
+        }
+      },
+    };
+    return refusals;
+  }
+
+  /** The reason and whether it is retryable of a refusal by `apply`, as text for a message. */
+  function refusalOf(error: unknown): { readonly reason: unknown; readonly retryable: unknown; readonly text: string } {
+    const fields = typeof error === 'object' && error !== null ? (error as Readonly<Record<string, unknown>>) : {};
+    return { reason: fields['reason'], retryable: fields['retryable'], text: error instanceof Error ? error.message : String(error) };
   }
 
   /** Makes `count` dead letters of new tracking codes whose handler always fails, oldest first. */
@@ -441,6 +503,8 @@ export function queueContract(options: QueueContractOptions): readonly QueueCont
         for (const code of codes) {
           const deadLetter = await run.deadLetterOf(code);
           expectThat(deadLetter.lastError.includes('seal'), `the dead letter of a changed job should say its seal does not match, says ${JSON.stringify(deadLetter.lastError)}`);
+          // Retrying cannot make it verify: a dead letter at its first attempt.
+          expectThat(deadLetter.attempts === 1, `a changed job should be a dead letter at its first attempt, was after ${deadLetter.attempts}`);
         }
         for (const code of codes) {
           expectThat(run.runs.get(code) === undefined && run.ledger.get(code) === undefined, `a job of ${code} changed in the queue ran the handler`);
@@ -453,6 +517,89 @@ export function queueContract(options: QueueContractOptions): readonly QueueCont
           const [entry] = run.ledger.get(code) ?? [];
           expectThat(entry?.amount === 250 && entry.user === 'u-contract', `the genuine job of ${code} applied ${JSON.stringify(entry)}, not its signed amount and user`);
         }
+      },
+    ],
+    [
+      'in a rolling deploy of a key rotation, retries a job sealed with the new key that a worker still on the old keys took first, and a worker on the new keys applies it once, never as a dead letter',
+      async (run) => {
+        const rotated = { secretKey: NEW_SECRET_KEY, previousSecretKey: { secretKey: SECRET_KEY, until: new Date(Date.now() + 3_600_000) } };
+        // Receivers on the new keys seal the job; the first worker is still on the old ones.
+        const receiverOnNewKeys = run.receiverWith(rotated);
+        const refusals = deployedAfterRefusal(run, run.receiver, run.receiverWith(rotated));
+        const code = run.code();
+        await run.deliver(code, {}, { receiver: receiverOnNewKeys, secretKey: NEW_SECRET_KEY });
+        await run.until(() => refusals.length >= 1, `the worker on the old keys to take the job of ${code} first`);
+        const refused = refusalOf(refusals[0]);
+        expectThat(refused.reason === 'seal_key_unknown' && refused.retryable === true, `a worker on the old keys should refuse a job sealed with the new key as seal_key_unknown, retryable; refused it with ${JSON.stringify(refused)}`);
+        // A worker on the new keys, beside it.
+        const workerOnNewKeys = run.receiverWith(rotated);
+        await run.engine.work({ apply: (job: CallbackJob, applyOptions?: CallbackApplyOptions) => workerOnNewKeys.apply(job, applyOptions) });
+        await expectLedger(run, code, 1, 'a job sealed with the new key, refused by a worker on the old keys');
+        expectThat(run.runs.get(code) === 1, `the handler ran ${run.runs.get(code) ?? 0} times for one callback`);
+        expectThat(!(await run.deadLetters()).some((deadLetter) => deadLetter.trackingCode === code), 'a job sealed with a key the first worker did not hold yet was kept as a dead letter');
+      },
+    ],
+    [
+      'retries a job received in a worker’s future (the receiver’s clock ahead of the worker’s) rather than keeping it as a dead letter at once',
+      async (run) => {
+        // The worker's clock ten minutes behind the receiver's, then set right (NTP).
+        const behind = run.receiverWith({ now: () => Date.now() - 600_000 });
+        const refusals = deployedAfterRefusal(run, behind, run.receiver);
+        const code = run.code();
+        await run.deliver(code);
+        await run.until(() => refusals.length >= 1, `the worker whose clock is behind to take the job of ${code} first`);
+        const refused = refusalOf(refusals[0]);
+        expectThat(refused.reason === 'timestamp_out_of_tolerance' && refused.retryable === true, `a worker whose clock is behind should refuse a job received in its future as timestamp_out_of_tolerance, retryable; refused it with ${JSON.stringify(refused)}`);
+        await expectLedger(run, code, 1, 'a job received in the worker’s future');
+        expectThat(!(await run.deadLetters()).some((deadLetter) => deadLetter.trackingCode === code), 'a job received in a worker’s future was kept as a dead letter');
+      },
+    ],
+    [
+      'writes no API key into a job or a dead letter of a receiver given no merchantId',
+      async (run) => {
+        const receiverOfApiKey = run.receiverWith({ merchantId: undefined });
+        run.worker = receiverOfApiKey;
+        const code = run.code();
+        run.failing.set(code, 'always');
+        const job = await run.deliver(code, {}, { receiver: receiverOfApiKey, secretKey: SECRET_KEY });
+        expectNoKey(job, 'the job enqueue got');
+        const deadLetter = await run.deadLetterOf(code);
+        expectThat(deadLetter.merchantId !== '' && deadLetter.merchantId !== API_KEY, `the dead letter's merchantId should be a digest of the API key, is ${JSON.stringify(deadLetter.merchantId)}`);
+        expectNoKey(await run.deadLetters(), 'deadLetters.list');
+        const kept = await run.engine.queue.deadLetters.get(deadLetter.id);
+        expectThat(kept !== undefined, 'deadLetters.get gave nothing for a listed dead letter');
+        expectNoKey(kept, 'deadLetters.get');
+        run.failing.delete(code);
+        await run.engine.queue.deadLetters.replay({ ids: [deadLetter.id] });
+        await expectLedger(run, code, 1, 'the replayed job of a receiver given no merchantId');
+      },
+    ],
+    [
+      'replays or purges a dead letter that a replay and a purge take at once, never both: a replayed job is applied, none is lost while queued',
+      async (run) => {
+        const codes = Array.from({ length: 8 }, () => run.code());
+        for (const code of codes) run.failing.set(code, 'always');
+        for (const code of codes) await run.deliver(code);
+        const dead = await Promise.all(codes.map((code) => run.deadLetterOf(code)));
+        for (const code of codes) run.failing.delete(code);
+        // All at once, each purge a few turns of the event loop after its replay (a check and a
+        // removal in two steps lose a job replayed between them), while the workers are busy with
+        // one replayed job and the others wait, queued.
+        const turns = async (count: number): Promise<void> => {
+          for (let turn = 0; turn < count; turn += 1) await new Promise((resolve) => setTimeout(resolve, 0));
+        };
+        const outcomes = await Promise.all(
+          dead.map(async (deadLetter, index) => {
+            const [replayed, purged] = await Promise.all([run.engine.queue.deadLetters.replay({ ids: [deadLetter.id] }), turns(index).then(() => run.engine.queue.deadLetters.purge({ ids: [deadLetter.id] }))]);
+            return { deadLetter, replayed: replayed.replayed, purged: purged.purged };
+          }),
+        );
+        for (const { deadLetter, replayed, purged } of outcomes) {
+          expectThat(replayed + purged === 1, `a replay and a purge of one dead letter at once should do one of them, replayed ${replayed} and purged ${purged}`);
+          if (replayed === 1) await expectLedger(run, deadLetter.trackingCode, 1, 'a dead letter replayed while a purge took it');
+          else expectThat(run.ledger.get(deadLetter.trackingCode) === undefined, `the purged dead letter of ${deadLetter.trackingCode} was applied`);
+        }
+        expectThat((await run.deadLetters()).length === 0, 'a dead letter replayed or purged is still listed');
       },
     ],
   ];

@@ -26,7 +26,7 @@ export interface DeadLetter {
   readonly trackingCode: string;
   /** The status the job applies. */
   readonly status: string;
-  /** The merchant the job is kept under (the receiver's `merchantId`, or its API key). */
+  /** The merchant the job is kept under: the receiver's `merchantId`, or a digest of its API key (never a key). */
   readonly merchantId: string;
   /** When the receiver first got the callback (the job's `receivedAt`). */
   readonly receivedAt: Date;
@@ -103,7 +103,7 @@ export interface DeadLetters {
    * is deleted; two replays at once send each at most once more, and the inbox applies it once.
    */
   replay(options?: ReplayDeadLettersOptions): Promise<ReplayedDeadLetters>;
-  /** Deletes dead letters for good: those named, or every one dead before `before`. */
+  /** Deletes dead letters for good: those named, or every one dead before `before`; one a replay is sending at that moment is the replay's. */
   purge(options: PurgeDeadLettersOptions): Promise<{ readonly purged: number }>;
 }
 
@@ -163,12 +163,14 @@ export function lastErrorOf(error: unknown): string {
 
 /**
  * Whether a job's failure ends its retries at once, on every engine: a job that does not verify
- * (changed in the queue, another merchant's, sealed past its key's window) or whose record is past
- * the inbox's retention fails the same way on every attempt.
+ * (changed in the queue, another merchant's, sealed with a previous key past its `until`) or whose
+ * record is past the inbox's retention fails the same way on every attempt. A refusal another
+ * worker or a later attempt may pass (`CallbackJobError.retryable`: a seal of a key this worker does
+ * not hold, a receipt time in its future) is retried like any passing failure.
  * @internal
  */
 export function retryCannotHelp(error: unknown): boolean {
-  return isPayorchError(error, CallbackJobError) || isPayorchError(error, CallbackRetentionError);
+  return (isPayorchError(error, CallbackJobError) && !error.retryable) || isPayorchError(error, CallbackRetentionError);
 }
 
 /** The most ids `purge` takes, and a page of `list` holds. */
@@ -232,6 +234,6 @@ export function resealDeadLetter(id: string, job: unknown, keys: ResealKeys): Ca
     if (!isPayorchError(error, CallbackJobError)) throw error;
     // Its own words, without the prefix the new error adds again.
     const why = error.message.replace(`Callback refused (${error.reason}): `, '').replace(/\.$/, '');
-    throw new CallbackJobError(error.reason, error.field, `dead letter ${id}: ${why}. Nothing was replayed: purge it, or replay the others by id`, error.issues);
+    throw new CallbackJobError(error.reason, error.field, `dead letter ${id}: ${why}. Nothing was replayed: purge it, or replay the others by id`, error.issues, error.retryable);
   }
 }

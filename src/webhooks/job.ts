@@ -4,6 +4,7 @@ import type { JobSeal } from './seal.js';
 import type { CardStatusReadPayload } from './status-read.js';
 import type { Verifier } from './verify.js';
 import { CallbackJobError, CallbackVerificationError } from '../errors/error.js';
+import { sha256Hex } from '../internal/hash/sha256.js';
 import type { CallbackJobField, CallbackVerificationReason } from '../errors/error.js';
 
 /*
@@ -38,7 +39,7 @@ export interface SignedCallbackJob {
   readonly version: 2;
   /** Absent: a job of a callback. `'status'` is a {@link StatusReadJob}. */
   readonly source?: undefined;
-  /** The receiver's `merchantId` (its API key when none is given): `apply` refuses another merchant's job. */
+  /** The receiver's `merchantId` (a digest of its API key when none is given): `apply` refuses another merchant's job. */
   readonly merchantId: string;
   /** The callback's kind, as `verifyCallback` told it. */
   readonly kind: VerifiedCallback['kind'];
@@ -71,7 +72,7 @@ export interface StatusReadJob {
   /** The format of the job: 2 (sealed). */
   readonly version: 2;
   readonly source: 'status';
-  /** The receiver's `merchantId` (its API key when none is given): `apply` refuses another merchant's job. */
+  /** The receiver's `merchantId` (a digest of its API key when none is given): `apply` refuses another merchant's job. */
   readonly merchantId: string;
   readonly kind: 'creditCard';
   /** `'creditCard.<status read>'`: `apply` reads the status again and applies what it then says. */
@@ -82,6 +83,16 @@ export interface StatusReadJob {
   readonly receivedAt: number;
   /** The receiver's seal over every other field, made with its secret key when the job was made. */
   readonly seal: JobSeal;
+}
+
+/**
+ * The merchant a receiver's keys and jobs are kept under: its `merchantId`, or with none (or one
+ * equal to the API key) a digest of the API key, `payorch-ak1-` and 32 hex digits of a SHA-256.
+ * The API key identifies the merchant to the service only: written into every job, inbox row and
+ * dead-letter listing, it would reach whoever reads the queue or the database.
+ */
+export function merchantIdOf(apiKey: string, merchantId: string | undefined): string {
+  return merchantId === undefined || merchantId === apiKey ? `payorch-ak1-${sha256Hex(`payorch merchant\n${apiKey}`).slice(0, 32)}` : merchantId;
 }
 
 /** Whether a job was made by `reconcile` from a status read. */
@@ -104,8 +115,8 @@ export function callbackJob(callback: VerifiedCallback, signedIn: 'headers' | 'b
   };
 }
 
-function refuse(reason: CallbackVerificationReason, field: CallbackJobField, message: string): never {
-  throw new CallbackJobError(reason, field, message);
+function refuse(reason: CallbackVerificationReason, field: CallbackJobField, message: string, retryable?: boolean): never {
+  throw new CallbackJobError(reason, field, message, [], retryable);
 }
 
 function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
@@ -127,6 +138,7 @@ const FIELD_OF_REASON = {
   invalid_status: 'payload',
   kind_mismatch: 'kind',
   seal_key_expired: 'seal',
+  seal_key_unknown: 'seal',
 } as const satisfies Record<CallbackVerificationReason, CallbackJobField>;
 
 /** What checking a job needs: the receiver's verifier, its merchant id and the clock. */
@@ -176,7 +188,9 @@ export function checkCallbackJob(job: unknown, check: JobCheck): VerifiedCallbac
   }
   const tolerance = check.verifier.toleranceSeconds;
   if (receivedAt - check.nowMs > tolerance * 1000) {
-    refuse('timestamp_out_of_tolerance', 'receivedAt', `receivedAt is ${Math.round((receivedAt - check.nowMs) / 1000)} s in the future; at most ${tolerance} s (toleranceSeconds) is accepted`);
+    // Retryable: the receiver's clock is ahead of this worker's, and a later attempt (or another
+    // worker) sees the job in its past.
+    refuse('timestamp_out_of_tolerance', 'receivedAt', `receivedAt is ${Math.round((receivedAt - check.nowMs) / 1000)} s in this worker's future; at most ${tolerance} s (toleranceSeconds) is accepted: the receiver's clock is ahead of the worker's (check NTP); it is retried`, true);
   }
 
   // The callback rebuilt as it arrived, its signed values from the signature, and verified by

@@ -54,7 +54,7 @@ function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function refuse(reason: 'malformed_body' | 'invalid_signature' | 'seal_key_expired', message: string, field: 'job' | 'seal' = 'seal'): never {
+function refuse(reason: 'malformed_body' | 'invalid_signature' | 'seal_key_expired' | 'seal_key_unknown', message: string, field: 'job' | 'seal' = 'seal'): never {
   throw new CallbackJobError(reason, field, message);
 }
 
@@ -88,7 +88,7 @@ export interface JobSealer {
   /**
    * Checks a job's seal at `nowMs` (the worker's clock): one made with `secretKey` always, one
    * made with `previousSecretKey` until its `until`.
-   * @throws {CallbackJobError} `malformed_body` (no seal), `invalid_signature` (changed or forged), `seal_key_expired` (a genuine-looking seal of a key past its window)
+   * @throws {CallbackJobError} `malformed_body` (no seal), `invalid_signature` (changed or forged), `seal_key_expired` (a genuine seal of `previousSecretKey` past its `until`), `seal_key_unknown` (a seal of a key not held: retryable, another worker may hold it)
    */
   check(job: Readonly<Record<string, unknown>>, nowMs: number): void;
 }
@@ -122,9 +122,11 @@ export function jobSealer(secretKey: string, previous: { readonly secretKey: str
         }
         return;
       }
+      // Not a dead letter at once: in a rolling deploy of a rotation, a worker still on the old
+      // keys takes jobs sealed with the new one, and the engine must give them to another.
       refuse(
-        'seal_key_expired',
-        'the job was sealed with a secret key this receiver does not hold (neither secretKey nor previousSecretKey): one past its window, or a newer one this worker does not have yet. Nothing was applied; apply it where that key is held, or re-seal it with that key (resealCallbackJob, which refuses a job the key did not seal)',
+        'seal_key_unknown',
+        'the job was sealed with a secret key this receiver does not hold (neither secretKey nor previousSecretKey): a newer one this worker does not have yet, or one it dropped. Nothing was applied; it is retried, so that a worker holding that key applies it; a dead letter of it is re-sealed with that key (resealCallbackJob, which refuses a job the key did not seal)',
       );
     },
   };

@@ -10,6 +10,7 @@ import { waitFor } from '../helpers/deferred.js';
 import { startRedisServer } from '../helpers/redis.js';
 import type { RedisServer } from '../helpers/redis.js';
 import { PROVIDER } from '../helpers/wire.js';
+import { merchantIdOf } from '../../src/webhooks/job.js';
 
 // payorch/bullmq against a real redis-server (Debian's; test/helpers/redis.ts starts it with an
 // append-only file, appendfsync always, noeviction): the receiver enqueues, the adapter's worker
@@ -114,7 +115,7 @@ test('a job whose attempts ran out is a dead letter: list shows its kind, tracki
       kind: 'deposit',
       trackingCode: code('dead03'),
       status: 'completed',
-      merchantId: PROVIDER.apiKey,
+      merchantId: merchantIdOf(PROVIDER.apiKey, undefined),
       receivedAt: expect.any(Date) as Date,
       attempts: 2,
       lastError: `NotConfirmedError: confirm refused deposit.completed ${code('dead03')}; nothing was applied`,
@@ -376,20 +377,74 @@ describe('options', () => {
   });
 });
 
-test('BullMQ itself warns on the console when Redis’s maxmemory-policy is not noeviction, so the adapter does not repeat it', async () => {
-  const admin = await queueOf();
-  const client = await admin.queue.getBackend().client;
-  const setPolicy = (policy: string) => (client as unknown as { call(...args: string[]): Promise<unknown> }).call('CONFIG', 'SET', 'maxmemory-policy', policy);
-  const warned = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
-  try {
-    await setPolicy('allkeys-lru');
-    await queueOf();
-    expect(warned.mock.calls.flat().join('\n')).toContain('Eviction policy is allkeys-lru. It should be "noeviction"');
-  } finally {
-    await setPolicy('noeviction');
+describe('a Redis that may lose jobs', () => {
+  // A default install without persistence (appendonly no), evicting under memory pressure.
+  let volatile: RedisServer;
+  beforeAll(async () => {
+    volatile = await startRedisServer({ persistence: 'volatile', args: ['--maxmemory-policy', 'allkeys-lru'] });
+  }, 20_000);
+  afterAll(async () => {
+    await volatile.close();
+  });
+
+  /** A queue on `port` whose onError is recorded, its console warnings too. */
+  async function watched(port: number, options: Partial<BullMQQueueOptions> = {}) {
+    const errors: Error[] = [];
+    const callbacks = await queueOf({ connection: { host: '127.0.0.1', port, retryStrategy: () => 100 }, onError: (error) => void errors.push(error), ...options });
+    return { callbacks, errors };
   }
-  // The check is not vacuous: with noeviction nothing is said.
-  warned.mockClear();
-  await queueOf();
-  expect(warned).not.toHaveBeenCalled();
+  /** Resolves once the start-up check of a queue made before has read INFO and said what it found: its INFO went first on the one connection. */
+  async function checked(callbacks: BullMQCallbackQueue): Promise<void> {
+    await new Promise((resolve) => setImmediate(resolve));
+    await (await callbacks.queue.getBackend().client).info();
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+
+  test('loses a job answered 200 when it restarts: what the check at start is for', async () => {
+    const { callbacks } = await watched(volatile.port, { acceptVolatileRedis: true });
+    expect(await deliver(callbacks, code('volatile20'))).toBe(200);
+    expect(await callbacks.queue.getWaitingCount()).toBe(1);
+    await volatile.stop();
+    await volatile.start();
+    await waitFor(async () => (await callbacks.queue.getWaitingCount().catch(() => -1)) >= 0, 10_000, 'the queue to reach Redis again');
+    expect(await callbacks.queue.getWaitingCount()).toBe(0);
+  });
+
+  test('says at start, on the console and to onError, that Redis keeps no append-only file and evicts, each with the line that fixes it, and still enqueues', async () => {
+    const warned = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const { callbacks, errors } = await watched(volatile.port);
+    await waitFor(() => errors.length >= 2, 10_000, 'the two warnings');
+    await checked(callbacks);
+    expect(errors.map((error) => error.name)).toEqual(['QueueError', 'QueueError']);
+    const [persistence, eviction] = errors.map((error) => error.message);
+    expect(persistence).toMatch(/Redis keeps no append-only file \(appendonly no\): a restart loses every queued job and dead letter.*Fix: redis-cli CONFIG SET appendonly yes, and the line "appendonly yes" in redis.conf; or, to accept losing them, acceptVolatileRedis: true/);
+    expect(eviction).toMatch(/maxmemory-policy is allkeys-lru, not noeviction.*Fix: redis-cli CONFIG SET maxmemory-policy noeviction, and the line "maxmemory-policy noeviction" in redis.conf/);
+    const printed = warned.mock.calls.flat().join('\n');
+    expect(printed).toContain(persistence);
+    expect(printed).toContain(eviction);
+    expect(await deliver(callbacks, code('volatile21'))).toBe(200);
+  });
+
+  test('says nothing of a durable Redis with noeviction, nor with acceptVolatileRedis: true', async () => {
+    const warned = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const durable = await watched(redis.port);
+    const accepted = await watched(volatile.port, { acceptVolatileRedis: true });
+    // The check is not vacuous: the same volatile Redis without the option is told.
+    const told = await watched(volatile.port);
+    await waitFor(() => told.errors.length >= 2, 10_000, 'the warnings of the queue without the option');
+    await Promise.all([checked(durable.callbacks), checked(accepted.callbacks)]);
+    expect([...durable.errors, ...accepted.errors]).toEqual([]);
+    expect(warned.mock.calls.flat().filter((line) => String(line).includes('payorch/bullmq'))).toHaveLength(2);
+  });
+
+  test('where INFO is refused (a managed Redis), says once that it could not check, and never refuses to run', async () => {
+    const admin = await watched(volatile.port, { acceptVolatileRedis: true });
+    const client = (await admin.callbacks.queue.getBackend().client) as unknown as { call(...args: string[]): Promise<unknown> };
+    await client.call('ACL', 'SETUSER', 'managed', 'on', '>managed-password', '~*', '&*', '+@all', '-info');
+    vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const { callbacks, errors } = await watched(volatile.port, { connection: { host: '127.0.0.1', port: volatile.port, username: 'managed', password: 'managed-password', skipVersionCheck: true } });
+    await waitFor(() => errors.length >= 1, 10_000, 'the warning');
+    expect(await deliver(callbacks, code('managed22'))).toBe(200);
+    expect(errors.map((error) => error.message)).toEqual([expect.stringMatching(/could not read Redis' INFO \(NOPERM.*neither persistence nor the eviction policy was checked/)]);
+  });
 });

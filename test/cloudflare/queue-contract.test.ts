@@ -19,14 +19,17 @@ import type { QueueContractReceiver } from '../../src/testing/index.js';
 import { bundleWorker } from '../helpers/worker-bundle.js';
 
 const worker = `
+import { CallbackJobError } from 'payorch';
 import { createCloudflareQueue } from 'payorch/cloudflare-queues';
 
-// The receiver's apply, in the test: its refusal comes back as the error it was.
+// The receiver's apply, in the test: its refusal comes back as the error it was, a refusal of the
+// job as a CallbackJobError of this realm, which the adapter tells apart as it would in production.
 const receiver = {
   async apply(job) {
     const answer = await fetch('http://contract.test/apply', { method: 'POST', body: JSON.stringify(job) });
     if (answer.ok) return;
-    const { name, message } = await answer.json();
+    const { name, message, reason, field, retryable } = await answer.json();
+    if (name === 'CallbackJobError') throw new CallbackJobError(reason, field, message.replace('Callback refused (' + reason + '): ', ''), [], retryable);
     throw Object.assign(new Error(message), { name });
   },
 };
@@ -94,8 +97,8 @@ async function engine() {
         await applying.apply((await request.json()) as CallbackJob);
         return new Response(null, { status: 204 });
       } catch (error) {
-        const { name, message } = error as Error;
-        return Response.json({ name, message }, { status: 500 });
+        const { name, message, reason, field, retryable } = error as Error & Partial<Record<'reason' | 'field' | 'retryable', unknown>>;
+        return Response.json({ name, message, reason, field, retryable }, { status: 500 });
       }
     },
   });
@@ -126,6 +129,7 @@ async function engine() {
   };
   return {
     queue,
+    // One consumer: a later call's receiver takes over (a worker deployed again).
     work: (receiver: QueueContractReceiver) => {
       applying = receiver;
     },

@@ -9,6 +9,7 @@ import { unsigned } from '../helpers/callbacks.js';
 import { deliver } from '../helpers/serve.js';
 import { bundleWorkerFile } from '../helpers/worker-bundle.js';
 import { PROVIDER } from '../helpers/wire.js';
+import { merchantIdOf } from '../../src/webhooks/job.js';
 
 // payorch/cloudflare-queues as it runs: test/cloudflare/queue-worker.ts is the Worker's main
 // module, bundled from dist/ as wrangler bundles it, in workerd (miniflare) with a local Queue, its
@@ -143,7 +144,7 @@ test('a job that fails every attempt is kept in D1 on the dead-letter queue’s 
     kind: 'deposit',
     trackingCode: dead,
     status: 'completed',
-    merchantId: PROVIDER.apiKey,
+    merchantId: merchantIdOf(PROVIDER.apiKey, undefined),
     receivedAt: expect.any(String),
     attempts: 3,
     lastError: `Error: told to fail ${dead}`,

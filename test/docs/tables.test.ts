@@ -79,8 +79,14 @@ describe('docs/receiving-callbacks.md', () => {
     timestamp_out_of_tolerance: () => verifyCallback(fresh(), { ...PROVIDER, now: () => Date.now() + 10 * 86_400_000 }),
     api_key_mismatch: () => verifyCallback(fresh(), { ...PROVIDER, apiKey: 'someone-else' }),
     merchant_mismatch: () => checkCallbackJob({ ...SOME_JOB, merchantId: 'someone-else' }, jobCheck),
-    // Sealed by the receiver before a rotation: its key is no longer this receiver's.
-    seal_key_expired: () => checkCallbackJob(createVerifier({ ...PROVIDER, secretKey: 'the key before the rotation' }).seals.seal(SOME_JOB), jobCheck),
+    // Sealed by the receiver before a rotation, checked after its window closed.
+    seal_key_expired: () =>
+      checkCallbackJob(createVerifier({ ...PROVIDER, secretKey: 'the key before the rotation' }).seals.seal(SOME_JOB), {
+        ...jobCheck,
+        verifier: createVerifier({ ...PROVIDER, previousSecretKey: { secretKey: 'the key before the rotation', until: new Date(Date.now() - 1000) } }),
+      }),
+    // Sealed with a key this worker does not hold (yet).
+    seal_key_unknown: () => checkCallbackJob(createVerifier({ ...PROVIDER, secretKey: 'the key after the rotation' }).seals.seal(SOME_JOB), jobCheck),
     malformed_body: () => verifyCallback({ headers: fresh().headers, body: '[1, 2]' }, PROVIDER),
     unreadable_payload: () => verifyCallback(fresh({ amount: '1.500,00 TL' }), PROVIDER),
     invalid_tracking_code: () => verifyCallback(fresh({ tracking_code: 'not a code' }), PROVIDER),

@@ -12,6 +12,7 @@ describe('CallbackVerificationError', () => {
     ['api_key_mismatch', 401],
     ['merchant_mismatch', 401],
     ['seal_key_expired', 401],
+    ['seal_key_unknown', 401],
     ['malformed_body', 400],
     ['invalid_tracking_code', 400],
     ['invalid_status', 400],

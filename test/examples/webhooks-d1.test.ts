@@ -9,6 +9,7 @@ import { deliver } from '../helpers/serve.js';
 import { SQLITE_TABLES_SQL } from '../../examples/webhooks/order-tables.js';
 import { bundleWorkerFile } from '../helpers/worker-bundle.js';
 import { PROVIDER } from '../helpers/wire.js';
+import { merchantIdOf } from '../../src/webhooks/job.js';
 
 // examples/webhooks/cloudflare-d1.ts in workerd (miniflare) with a local D1, bundled from dist/ as
 // wrangler bundles it (the recipe file is the main module), without nodejs_compat, reached over real HTTP. The test reads and seeds the
@@ -143,7 +144,7 @@ test('after the example’s daily prune, a callback of a record older than 90 da
   expect(await keysOf(old)).toEqual([]);
 
   const refused = await createD1Inbox({ db })
-    .process({ merchantId: PROVIDER.apiKey, trackingCode: old, status: 'completed' }, () => Promise.reject(new Error('must not run')))
+    .process({ merchantId: merchantIdOf(PROVIDER.apiKey, undefined), trackingCode: old, status: 'completed' }, () => Promise.reject(new Error('must not run')))
     .then(() => undefined, (error: unknown) => error);
   expect(isPayorchError(refused, CallbackRetentionError)).toBe(true);
   expect(refused).toMatchObject({ trackingCode: old, status: 'completed', recordTime: seconds - 100 * 86_400, horizon: horizon.record_time });

@@ -7,6 +7,7 @@ import type { LedgerDatabase, PgWorker } from '../helpers/hyperdrive.js';
 import { deferred, deliver, serveFetch } from '../helpers/serve.js';
 import type { Served } from '../helpers/serve.js';
 import { PROVIDER } from '../helpers/wire.js';
+import { merchantIdOf } from '../../src/webhooks/job.js';
 
 // examples/webhooks/cloudflare-queues-hyperdrive.ts in workerd (miniflare) with nodejs_compat, a
 // local Queue with its dead-letter queue, D1 for the dead letters and miniflare's Hyperdrive
@@ -45,7 +46,7 @@ afterAll(async () => {
 });
 
 const deposit = (code: string, user: string, amount: number) => signCallback({ ...unsigned.deposit, tracking_code: code, user_id: user, amount }, PROVIDER);
-const idempotencyKeyOf = (code: string): string => callbackKeyString({ merchantId: PROVIDER.apiKey, trackingCode: code, status: 'completed' });
+const idempotencyKeyOf = (code: string): string => callbackKeyString({ merchantId: merchantIdOf(PROVIDER.apiKey, undefined), trackingCode: code, status: 'completed' });
 const QUEUED = { status: 200, body: { success: true } };
 
 /** Polls `read` until `done` holds of its value, for at most 20 s (a retry waits 5 s); returns the last value. */

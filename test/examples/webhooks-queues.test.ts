@@ -15,6 +15,7 @@ import { deferred, deliver, serveFetch } from '../helpers/serve.js';
 import type { Served } from '../helpers/serve.js';
 import { bundleWorkerFile } from '../helpers/worker-bundle.js';
 import { PROVIDER } from '../helpers/wire.js';
+import { merchantIdOf } from '../../src/webhooks/job.js';
 
 // examples/webhooks/cloudflare-queues.ts in workerd (miniflare) with local Cloudflare Queues and
 // D1, bundled from dist/ as wrangler bundles it: the recipe file itself is the Worker's main
@@ -102,7 +103,7 @@ const ledgerOf = (user: string): Promise<unknown[]> =>
   rows('SELECT l.tracking_code, l.amount_kurus, b.amount_kurus AS balance FROM ledger l JOIN balances b USING (user_id) WHERE user_id = ? ORDER BY l.rowid', user);
 const deadLettersOf = (code: string): Promise<unknown[]> => rows("SELECT attempts, last_error FROM payorch_dead_letters WHERE dead_at IS NOT NULL AND json_extract(job, '$.payload.tracking_code') = ?", code);
 const deposit = (code: string, user: string, amount: number) => signCallback({ ...unsigned.deposit, tracking_code: code, user_id: user, amount }, PROVIDER);
-const idempotencyKeyOf = (code: string): string => callbackKeyString({ merchantId: PROVIDER.apiKey, trackingCode: code, status: 'completed' });
+const idempotencyKeyOf = (code: string): string => callbackKeyString({ merchantId: merchantIdOf(PROVIDER.apiKey, undefined), trackingCode: code, status: 'completed' });
 const QUEUED = { status: 200, body: { success: true } };
 
 /** Polls `read` until `done` holds of its value, for at most 20 s (a retry waits 5 s); returns the last value. */

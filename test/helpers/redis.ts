@@ -31,7 +31,7 @@ export interface RedisServer {
   readonly url: string;
   /** SIGTERM, and wait for it to exit: clients see Redis down. */
   stop(): Promise<void>;
-  /** Starts it again on the same port and directory: what it acknowledged before is there (append-only, fsync always). */
+  /** Starts it again on the same port and directory: what it acknowledged before is there when durable (append-only, fsync always). */
   start(): Promise<void>;
   /** Stops it and removes its directory. */
   close(): Promise<void>;
@@ -47,12 +47,27 @@ function urlOf(connection: RedisConnection): string {
   return url.href;
 }
 
-export async function startRedisServer(): Promise<RedisServer> {
+/** How the server keeps what it acknowledged. */
+export interface RedisServerSettings {
+  /**
+   * `'durable'`: append-only, fsync always, noeviction. `'volatile'`: Redis' own defaults (no
+   * append-only file) with snapshots off, as a default install without persistence: a restart
+   * loses everything. Extra `args` follow either (`['--maxmemory-policy', 'allkeys-lru']`).
+   */
+  readonly persistence?: 'durable' | 'volatile';
+  readonly args?: readonly string[];
+}
+
+const argsOf = (settings: RedisServerSettings): string[] => [...(settings.persistence === 'volatile' ? ['--appendonly', 'no', '--save', ''] : SERVER_ARGS), ...(settings.args ?? [])];
+
+export async function startRedisServer(settings: RedisServerSettings = {}): Promise<RedisServer> {
   const url = given(TOOLS.redis);
-  if (url !== undefined) return givenRedis(url);
+  // A server given by URL has its own configuration: a test that needs another starts its own.
+  const configured = settings.persistence === 'volatile' || settings.args !== undefined;
+  if (url !== undefined && !configured) return givenRedis(url);
   const program = TOOLS.redis.find();
-  if (program !== undefined) return localRedis(program);
-  if (dockerWorks()) return dockerRedis();
+  if (program !== undefined) return localRedis(program, settings);
+  if (dockerWorks()) return dockerRedis(settings);
   throw new Error(missingMessage(TOOLS.redis));
 }
 
@@ -86,12 +101,12 @@ async function givenRedis(url: string): Promise<RedisServer> {
   return { connection, url: urlOf(connection), stop: cannot, start: cannot, close: () => Promise.resolve() };
 }
 
-async function localRedis(program: string): Promise<RedisServer> {
+async function localRedis(program: string, settings: RedisServerSettings): Promise<RedisServer> {
   const directory = mkdtempSync(join(tmpdir(), 'payorch-redis-'));
   const port = await freePort();
   let child: ChildProcess | undefined;
   const start = async (): Promise<void> => {
-    const started = spawn(program, ['--port', String(port), '--bind', '127.0.0.1', '--dir', directory, '--daemonize', 'no', ...SERVER_ARGS], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const started = spawn(program, ['--port', String(port), '--bind', '127.0.0.1', '--dir', directory, '--daemonize', 'no', ...argsOf(settings)], { stdio: ['ignore', 'pipe', 'pipe'] });
     child = started;
     let output = '';
     started.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
@@ -142,9 +157,9 @@ function pong(port: number): Promise<boolean> {
 }
 
 /** The official image on a loopback port; `docker stop` and `docker start` keep its append-only file. */
-async function dockerRedis(): Promise<RedisServer> {
+async function dockerRedis(settings: RedisServerSettings): Promise<RedisServer> {
   const port = await freePort();
-  const id = execFileSync('docker', ['run', '-d', '-p', `127.0.0.1:${String(port)}:6379`, TOOLS.redis.docker, 'redis-server', ...SERVER_ARGS], { encoding: 'utf8' }).trim();
+  const id = execFileSync('docker', ['run', '-d', '-p', `127.0.0.1:${String(port)}:6379`, TOOLS.redis.docker, 'redis-server', ...argsOf(settings)], { encoding: 'utf8' }).trim();
   const ready = () => waitFor(() => pong(port), 30_000, 'Redis in Docker to answer PING');
   await ready();
   const connection: RedisConnection = { host: '127.0.0.1', port, db: 0 };

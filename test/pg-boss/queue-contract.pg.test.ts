@@ -37,17 +37,18 @@ describe('the queue-adapter contract, on pg-boss 12', () => {
       await createPgBossDeadLetterTable({ pool, table });
       // Fast retries: three attempts, no delay.
       const adapter = createPgBossQueue({ boss, pool, queue, table, retryLimit: 2, retryDelaySeconds: 0, retryBackoff: false });
-      let stop: (() => Promise<void>) | undefined;
+      // A case may start workers on other keys beside the first: close stops them all.
+      const stops: (() => Promise<void>)[] = [];
       return {
         queue: adapter,
         async work(receiver) {
           const workers = await adapter.work(receiver, { pollingIntervalSeconds: 0.5, onDeadLetter: () => undefined });
-          stop = () => workers.stop();
+          stops.push(() => workers.stop());
         },
         // As anyone with access to the queue: the queue's own policy, not enqueue's.
         send: (job) => boss.send(queue, job as object),
         expire: () => expireQueues(boss, pool, SCHEMA, [queue, `${queue}-dead`]),
-        close: async () => stop?.(),
+        close: () => Promise.all(stops.map((stop) => stop())),
       };
     },
   })) {

@@ -131,12 +131,19 @@ describe('a job sealer', () => {
     }
   });
 
-  test('refuses a seal of a key it does not hold as seal_key_expired, naming both explanations', () => {
+  test('refuses a seal of a key it does not hold as seal_key_unknown, retryable, naming both explanations', () => {
     const error = refusal(() => {
       sealer.check(jobSealer('a key from two rotations ago', undefined).seal(UNSEALED), 0);
     });
-    expect([error.reason, error.field]).toEqual(['seal_key_expired', 'seal']);
-    expect(error.message).toMatch(/does not hold.*past its window, or a newer one/);
+    expect([error.reason, error.field, error.retryable]).toEqual(['seal_key_unknown', 'seal', true]);
+    expect(error.message).toMatch(/does not hold.*a newer one this worker does not have yet, or one it dropped/);
+  });
+
+  test('refuses a seal of the previous key past `until` and a changed job as not retryable', () => {
+    const rotated = jobSealer(NEW_KEY, { secretKey: OLD_KEY, untilMs: UNTIL_MS });
+    const old = jobSealer(OLD_KEY, undefined).seal(UNSEALED);
+    expect(refusal(() => { rotated.check(old, UNTIL_MS); }).retryable).toBe(false);
+    expect(refusal(() => { rotated.check({ ...old, receivedAt: 1 }, 0); }).retryable).toBe(false);
   });
 });
 

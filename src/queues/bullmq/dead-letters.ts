@@ -60,6 +60,25 @@ end
 return page`;
 const PAGE_COMMAND = 'payorchDeadLetterPage';
 
+// Deletes a job only while it is in the failed set, in one step: a replay between a check and a
+// removal would otherwise delete a job just queued again. It removes what BullMQ's own removeJob
+// removes of a job in no flow (the adapter's jobs have no parent and no children): the set's
+// member, the job's keys, its deduplication key when it still names it, and a 'removed' event.
+const PURGE_SCRIPT = `
+local failed, jobKey, events, meta = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local jobId, base = ARGV[1], ARGV[2]
+if not redis.call('ZSCORE', failed, jobId) then return 0 end
+redis.call('ZREM', failed, jobId)
+local deduplicationId = redis.call('HGET', jobKey, 'deid')
+if deduplicationId and redis.call('GET', base .. 'de:' .. deduplicationId) == jobId then
+  redis.call('DEL', base .. 'de:' .. deduplicationId, base .. 'dn:' .. deduplicationId)
+end
+redis.call('DEL', jobKey, jobKey .. ':logs', jobKey .. ':dependencies', jobKey .. ':processed', jobKey .. ':failed', jobKey .. ':unsuccessful')
+local maxEvents = redis.call('HGET', meta, 'opts.maxLenEvents') or 10000
+redis.call('XADD', events, 'MAXLEN', '~', maxEvents, '*', 'event', 'removed', 'jobId', jobId, 'prev', 'failed')
+return 1`;
+const PURGE_COMMAND = 'payorchPurgeDeadLetter';
+
 /** The parts of a BullMQ client the page script needs: BullMQ's `IRedisClient`. */
 interface ScriptClient {
   defineCommand(name: string, definition: { numberOfKeys: number; lua: string; readOnly?: boolean }): void;
@@ -90,13 +109,19 @@ export function bullMQDeadLetters(queue: Queue<CallbackJob>): DeadLetters {
     return job !== undefined && (await job.isFailed()) ? job : undefined;
   }
 
-  async function page(after: string, afterId: string, want: number): Promise<string[]> {
+  /** The queue's client, with the adapter's scripts defined on it. */
+  async function scripts(): Promise<ScriptClient> {
     const client = (await queue.getBackend().client) as unknown as ScriptClient;
     if (!defined.has(client)) {
       client.defineCommand(PAGE_COMMAND, { numberOfKeys: 1, lua: PAGE_SCRIPT, readOnly: true });
+      client.defineCommand(PURGE_COMMAND, { numberOfKeys: 4, lua: PURGE_SCRIPT });
       defined.add(client);
     }
-    const rows = await client.runCommand(PAGE_COMMAND, [queue.keys['failed'], after, afterId, want]);
+    return client;
+  }
+
+  async function page(after: string, afterId: string, want: number): Promise<string[]> {
+    const rows = await (await scripts()).runCommand(PAGE_COMMAND, [queue.keys['failed'], after, afterId, want]);
     return Array.isArray(rows) ? rows.map(String) : [];
   }
 
@@ -151,9 +176,14 @@ export function bullMQDeadLetters(queue: Queue<CallbackJob>): DeadLetters {
 
     async purge(options: PurgeDeadLettersOptions) {
       const which = checkPurgeOptions(options);
-      // Only a job still in the failed set: a dead letter replayed meanwhile is a live job again.
-      const remove = async (ids: readonly string[]): Promise<number> =>
-        (await Promise.all(ids.map(async (id) => ((await failedJob(id)) === undefined ? 0 : queue.remove(id))))).filter((count) => count === 1).length;
+      // Only a job still in the failed set, checked in the step that deletes it: a dead letter
+      // replayed meanwhile is a live job again.
+      const base = queue.keys[''] ?? '';
+      const remove = async (ids: readonly string[]): Promise<number> => {
+        const client = await scripts();
+        const removed = await Promise.all(ids.map((id) => client.runCommand(PURGE_COMMAND, [queue.keys['failed'], `${base}${id}`, queue.keys['events'], queue.keys['meta'], id, base])));
+        return removed.filter((count) => Number(count) === 1).length;
+      };
       if ('ids' in which) return { purged: await remove(which.ids) };
       // Read through the failed set in the order jobs failed (its score), not BullMQ's `clean`,
       // which takes an age counted from its own clock a moment later: a job that failed at

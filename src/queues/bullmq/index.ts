@@ -6,11 +6,12 @@
  * this entry, BullMQ or ioredis.
  *
  * **The Redis it needs.** BullMQ keeps every job, dead letters included, in Redis only. Run Redis
- * with `maxmemory-policy noeviction` (another policy may delete jobs under memory pressure; BullMQ
- * warns on the console when it finds one) and with an append-only file (`appendonly yes`): with
- * `appendfsync everysec` a job acknowledged with 200 survives a Redis crash, with
- * `appendfsync always` the machine's too. Without persistence a restart loses every queued job and
- * every dead letter, after the service was told 200.
+ * with `maxmemory-policy noeviction` (another policy may delete jobs under memory pressure) and with
+ * an append-only file (`appendonly yes`): with `appendfsync everysec` a job acknowledged with 200
+ * survives a Redis crash, with `appendfsync always` the machine's too. Without persistence a
+ * restart loses every queued job and every dead letter, after the service was told 200. The
+ * adapter reads `INFO` at start and says what is missing, on the console and to `onError`, unless
+ * `acceptVolatileRedis` is true.
  *
  * @module payorch/bullmq
  */

@@ -35,8 +35,8 @@ export interface BullMQQueueOptions {
   readonly prefix?: string | undefined;
   /**
    * How many times a job is run before it is a dead letter. A job that can never apply (a
-   * `CallbackJobError`: changed in the queue, another merchant's, sealed with a key past its
-   * window; a `CallbackRetentionError`) is a dead letter at once: retrying cannot help it.
+   * `CallbackJobError`: changed in the queue, another merchant's, sealed with the previous key past
+   * its `until`; a `CallbackRetentionError`) is a dead letter at once: retrying cannot help it.
    * @default 10
    * @example 20
    */
@@ -51,11 +51,22 @@ export interface BullMQQueueOptions {
   readonly backoffMs?: number | undefined;
   /**
    * Told of the errors BullMQ's queue and workers emit, above all a lost Redis connection (which
-   * they retry). Unheard, such an error would end the process.
+   * they retry), and once at start of a Redis that may lose jobs (see `acceptVolatileRedis`).
+   * Unheard, such an error would end the process.
    * @default a console.error line with the error's message
    * @example (error) => logger.warn({ error }, 'bullmq')
    */
   readonly onError?: ((error: Error) => void) | undefined;
+  /**
+   * Accepts on purpose a Redis that may lose jobs after the service was told 200: one without an
+   * append-only file (`appendonly no`: a restart loses every queued job and dead letter) or whose
+   * `maxmemory-policy` is not `noeviction`. At start the adapter reads `INFO` and, unless this is
+   * true, says so on the console and to `onError`, with the line that fixes it; it never refuses to
+   * run. Where `INFO` is refused (a managed Redis), it says once that it could not check.
+   * @default false
+   * @example true (a test or a cache-only deployment)
+   */
+  readonly acceptVolatileRedis?: boolean | undefined;
 }
 
 /** Settings of {@link BullMQCallbackQueue.work}. */
@@ -139,6 +150,7 @@ export const BULLMQ_QUEUE_OPTIONS = declareOptions<BullMQQueueOptions>()([
   { name: 'attempts', rule: { type: 'number', min: 1, max: 100, integer: true }, default: DEFAULTS.attempts },
   { name: 'backoffMs', rule: { type: 'number', min: 0, max: 3_600_000, integer: true, unit: 'milliseconds' }, default: DEFAULTS.backoffMs },
   { name: 'onError', rule: { type: 'function' } },
+  { name: 'acceptVolatileRedis', rule: { type: 'boolean' }, default: false },
 ]);
 
 /** @internal */
@@ -225,6 +237,20 @@ export function createBullMQQueue(options: BullMQQueueOptions): BullMQCallbackQu
   const queue = new Queue<CallbackJob>(name, { connection: { ...options.connection, enableOfflineQueue: false }, prefix });
   queue.on('error', hear);
   const workers = new Set<Worker<CallbackJob>>();
+  let closed = false;
+  if (options.acceptVolatileRedis !== true) {
+    // Not awaited: enqueue works meanwhile; a Redis that is down is told by the queue's own errors.
+    void checkRedis(queue, () => closed).then(
+      (problems) => {
+        for (const problem of problems) {
+          const error = new QueueError(`payorch/bullmq: ${name}: ${problem}`);
+          console.warn(error.message);
+          hear(error);
+        }
+      },
+      () => undefined,
+    );
+  }
 
   return {
     queue,
@@ -275,11 +301,48 @@ export function createBullMQQueue(options: BullMQQueueOptions): BullMQCallbackQu
       return worker;
     },
     async close() {
+      closed = true;
       await Promise.all([...workers].map((worker) => worker.close()));
       workers.clear();
       await queue.close();
     },
   };
+}
+
+const ACCEPT = 'or, to accept losing them, acceptVolatileRedis: true';
+
+/**
+ * What may lose the queue's jobs in the Redis it is connected to, read from `INFO` (persistence
+ * and memory sections; `CONFIG` is refused more often): each problem with the line that fixes it.
+ * A Redis that refuses `INFO` is one problem: unchecked, said once.
+ */
+async function checkRedis(queue: Queue<CallbackJob>, isClosed: () => boolean): Promise<string[]> {
+  let info: string;
+  try {
+    await queue.waitUntilReady();
+    if (isClosed()) return [];
+    info = await queue.getBackend().client.then((client) => client.info());
+  } catch (error) {
+    if (isClosed()) return [];
+    return [
+      `could not read Redis' INFO (${error instanceof Error ? error.message : String(error)}), so neither persistence nor the eviction policy was checked. Make sure this Redis keeps an append-only file and uses maxmemory-policy noeviction, ${ACCEPT}`,
+    ];
+  }
+  const field = (name: string): string | undefined => new RegExp(`^${name}:(.*)$`, 'm').exec(info)?.[1]?.trim();
+  const problems: string[] = [];
+  const aof = field('aof_enabled');
+  if (aof !== '1') {
+    problems.push(
+      `Redis keeps no append-only file (${aof === undefined ? 'INFO persistence shows no aof_enabled' : 'appendonly no'}): a restart loses every queued job and dead letter, after the service was told 200. Fix: redis-cli CONFIG SET appendonly yes, and the line "appendonly yes" in redis.conf; ${ACCEPT}`,
+    );
+  }
+  const policy = field('maxmemory_policy');
+  if (policy !== 'noeviction') {
+    problems.push(
+      `Redis' maxmemory-policy is ${policy ?? 'not shown by INFO memory'}, not noeviction: under memory pressure Redis deletes jobs. Fix: redis-cli CONFIG SET maxmemory-policy noeviction, and the line "maxmemory-policy noeviction" in redis.conf; ${ACCEPT}`,
+    );
+  }
+  return problems;
 }
 
 /**

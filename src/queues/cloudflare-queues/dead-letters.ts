@@ -93,8 +93,10 @@ function statements(table: string) {
     // Only rows still held by this claim and still dead: one that failed again meanwhile is kept.
     sent: `DELETE FROM ${table} WHERE replay_claim = ?1 AND ${dead}`,
     count: `SELECT count(*) AS n FROM ${table} WHERE ${dead}`,
-    purgeIds: `DELETE FROM ${table} WHERE ${dead} AND id IN (SELECT value FROM json_each(?1))`,
-    purgeBefore: `DELETE FROM ${table} WHERE ${dead} AND dead_at < ?1`,
+    // Not a row a live replay holds: it is being sent, and deleting it would report purged a job
+    // that the replay sends all the same.
+    purgeIds: `DELETE FROM ${table} WHERE ${dead} AND (replay_claim IS NULL OR replay_claimed_at < ?2) AND id IN (SELECT value FROM json_each(?1))`,
+    purgeBefore: `DELETE FROM ${table} WHERE ${dead} AND (replay_claim IS NULL OR replay_claimed_at < ?2) AND dead_at < ?1`,
   };
 }
 
@@ -194,8 +196,9 @@ export function deadLetterTable(db: D1DatabaseLike, table: string, queue: QueueP
 
     async purge(options) {
       const which = checkPurgeOptions(options);
-      if ('ids' in which) return { purged: changes(await db.prepare(sql.purgeIds).bind(JSON.stringify(which.ids)).run()) };
-      return { purged: changes(await db.prepare(sql.purgeBefore).bind(which.before).run()) };
+      const claimedBefore = Date.now() - REPLAY_CLAIM_MS;
+      if ('ids' in which) return { purged: changes(await db.prepare(sql.purgeIds).bind(JSON.stringify(which.ids), claimedBefore).run()) };
+      return { purged: changes(await db.prepare(sql.purgeBefore).bind(which.before, claimedBefore).run()) };
     },
   };
 

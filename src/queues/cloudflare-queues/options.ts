@@ -165,7 +165,7 @@ export interface CloudflareQueue extends CallbackQueue {
    * `apply` rejects, after `retryDelaySeconds` doubled at each attempt (at most
    * `maxRetryDelaySeconds`), with the attempt and its error kept in D1 for the dead letter it may
    * become past the consumer's `max_retries`. A job that can never apply (a `CallbackJobError`:
-   * changed in the queue, sealed with a key past its window; a `CallbackRetentionError`) is a dead
+   * changed in the queue, sealed with the previous key past its `until`; a `CallbackRetentionError`) is a dead
    * letter at once. For a batch of `deadLetterQueueName`, it keeps each message in D1 on its first
    * delivery and acknowledges it once written (a dead-letter queue forgets a message after its
    * retention, 14 days at most); while D1 fails, the batch is retried. Each new dead letter is told

@@ -42,7 +42,7 @@ export interface PgBossQueueOptions {
   /**
    * How many times pg-boss retries a job after its first attempt fails; then it is a dead letter.
    * A job that can never apply (a `CallbackJobError`: changed in the queue, another merchant's,
-   * sealed with a key past its window; a `CallbackRetentionError`) is a dead letter at once.
+   * sealed with the previous key past its `until`; a `CallbackRetentionError`) is a dead letter at once.
    * @default 10
    * @example 5
    */

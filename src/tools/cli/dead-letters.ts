@@ -42,7 +42,7 @@ Options:
   --all                    replay: every dead letter there is when it starts
   --reseal <account>       replay: re-seal each job with the account's secret key now (provider
                            or dealer), after checking it with the key before a rotation: for
-                           jobs sealed with a key past its window (seal_key_expired)
+                           jobs sealed with the previous key past until (seal_key_expired)
   --old-secret-key-file <path>  replay --reseal: the secret key before the rotation, from a file
   --old-secret-key-stdin   replay --reseal: ... from standard input
   --old-secret-key <key>   replay --reseal: ... itself: avoid it, as --secret-key; never printed

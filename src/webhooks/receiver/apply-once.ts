@@ -35,7 +35,7 @@ export class UnhandledError extends PayorchError {
 
 /** What applying once needs of the receiver's options, each checked and resolved once. */
 export interface ApplyOnceSettings<TContext extends CallbackInboxContext> {
-  /** The merchant keys are recorded under (`merchantId`, else the API key). */
+  /** The merchant keys are recorded under (`merchantId`, else a digest of the API key). */
   readonly merchantId: string;
   readonly inbox: CallbackInbox<TContext>;
   readonly confirm: CallbackConfirm<TContext> | undefined;

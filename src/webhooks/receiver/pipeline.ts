@@ -32,7 +32,7 @@ import type { ReceivedInput, VerifySettings } from './verify-received.js';
 export interface PipelineSettings<TContext extends CallbackInboxContext> {
   /** The receiver's verifier: a callback, and a job, is verified with it; its clock is the receiver's. */
   readonly verifier: Verifier;
-  /** The merchant keys are recorded under (`merchantId`, else the API key). */
+  /** The merchant keys are recorded under (`merchantId`, else a digest of the API key). */
   readonly merchantId: string;
   readonly inbox: CallbackInbox<TContext>;
   readonly confirm: CallbackConfirm<TContext> | undefined;

@@ -11,7 +11,7 @@ import type { CallbackBody } from '../body.js';
 import type { CallbackEventName } from '../events.js';
 import type { CallbackHeaders } from '../headers.js';
 import type { CallbackInbox, CallbackInboxContext } from '../../inboxes/inbox.js';
-import { isStatusReadJob } from '../job.js';
+import { isStatusReadJob, merchantIdOf } from '../job.js';
 import type { CallbackJob } from '../job.js';
 import type { CardStatusSource } from '../status-read.js';
 import { VERIFY_OPTIONS, verifierOf } from '../verify.js';
@@ -74,8 +74,9 @@ export interface CallbackReceiverOptions<TContext extends CallbackInboxContext> 
   /**
    * The merchant this receiver's keys are recorded under in the inbox, so that receivers of
    * several merchants can share one inbox (a platform with several merchants, a provider and a
-   * dealer account). Keep it stable: a new id forgets what was applied under the old one.
-   * @default the `apiKey` (an identifier, not a secret)
+   * dealer account). Keep it stable: a new id forgets what was applied under the old one. No key
+   * is written into a job or an inbox: the API key itself is replaced by its digest.
+   * @default a digest of the `apiKey` (`payorch-ak1-` and 32 hex digits)
    * @example 'merchant-42'
    */
   readonly merchantId?: string | undefined;
@@ -238,7 +239,7 @@ export interface CallbackReceiver<TContext> {
    * is applied from a fresh status read through `options.provider`, whatever the job says.
    *
    * @returns resolves when the callback was applied now or before (or no handler takes it, with `unhandled: 'acknowledge'`)
-   * @throws {CallbackJobError} for a job changed or written in the queue without the secret key (`invalid_signature`), one sealed with a key past its window (`seal_key_expired`: re-seal it with `resealCallbackJob`), another merchant's job, or one too old at its receipt time: nothing applied; retrying cannot help
+   * @throws {CallbackJobError} for a job changed or written in the queue without the secret key (`invalid_signature`), one sealed with the previous key past its `until` (`seal_key_expired`: re-seal it with `resealCallbackJob`), another merchant’s job, or one too old at its receipt time: nothing applied, retrying cannot help; one sealed with a key this receiver does not hold (`seal_key_unknown`) or received in its future: `retryable`
    * @throws {RequestValidationError} (option `provider`) for a job made by `reconcile` when no provider client is given: nothing read or applied
    * @throws the error of `confirm` or a handler, or `confirm`'s refusal, or the inbox's failure: let the engine retry it
    *
@@ -354,11 +355,11 @@ export function createCallbackReceiver<TContext extends CallbackInboxContext = M
       {
         field: 'merchantId',
         rule: 'invalid_option',
-        message: 'is required with previousSecretKey, so that the inbox never records callbacks under a key; a receiver that had none recorded them under its apiKey: give that value to keep them',
+        message: 'is required with previousSecretKey, so that the inbox never records callbacks under a key: choose a stable name, and move what the inbox recorded under the old one (docs/rotating-keys.md)',
       },
     ]);
   }
-  const merchantId = options.merchantId ?? options.apiKey;
+  const merchantId = merchantIdOf(options.apiKey, options.merchantId);
   const logger = levelledLogger(options.logger, options.logLevel);
   const spans = meteredSpans(callbackSpans(options.tracer), options.meter);
   const inbox = options.inbox ?? (createMemoryInbox() as unknown as CallbackInbox<TContext>);

@@ -84,7 +84,7 @@ export const RECONCILE_OPTIONS = declareOptions<ReconcileOptions>()(
 
 /** What reconcile needs of the receiver. */
 export interface ReconcileSettings {
-  /** The merchant keys are recorded under (`merchantId`, else the API key). */
+  /** The merchant keys are recorded under (`merchantId`, else a digest of the API key). */
   readonly merchantId: string;
   /** The receiver's verifier: its clock, and the keys that seal and check jobs. */
   readonly verifier: Verifier;

@@ -41,7 +41,7 @@ function heardReason(error: CallbackVerificationError): HeardReason | undefined 
       // A forged callback of another kind, or one whose hash does not verify, is junk.
       return error.signatureVerified ? error.reason : undefined;
     // Not a well-formed callback; (unreadable_payload) told by the pipeline as a failure; or
-    // (seal_key_expired) a queued job's seal, whose rejection by `apply` reaches the engine and `onError`.
+    // (seal_key_expired, seal_key_unknown) a queued job's seal, whose rejection by `apply` reaches the engine and `onError`.
     case 'repeated_header':
     case 'empty_header':
     case 'malformed_body':
@@ -50,6 +50,7 @@ function heardReason(error: CallbackVerificationError): HeardReason | undefined 
     case 'merchant_mismatch':
     case 'unreadable_payload':
     case 'seal_key_expired':
+    case 'seal_key_unknown':
       return undefined;
     default:
       return assertNever(error.reason);

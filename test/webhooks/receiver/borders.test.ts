@@ -9,6 +9,7 @@ import { NOW_SECONDS, now, sign, unsigned } from '../../helpers/callbacks.js';
 import { serveNode } from '../../helpers/serve.js';
 import type { Served } from '../../helpers/serve.js';
 import { DEALER, PROVIDER } from '../../helpers/wire.js';
+import { merchantIdOf } from '../../../src/webhooks/job.js';
 
 type Signed = ReturnType<typeof sign>;
 interface Answer {
@@ -211,13 +212,13 @@ describe('keys per account', () => {
       expect(await post(urlA, sign({ ...unsigned.deposit, tracking_code: trackingCode }, PROVIDER))).toEqual(OK);
       expect(await post(servedB.url, sign({ ...unsigned.deposit, tracking_code: trackingCode }, { apiKey: 'prov_api_B', secretKey: 'prov_secret_B' }))).toEqual(OK);
       expect([appliedA.mock.calls.length, appliedB.mock.calls.length]).toEqual([1, 1]);
-      expect(appliedB.mock.calls[0]?.[1]).toMatchObject({ key: { merchantId: 'prov_api_B', trackingCode, status: 'completed' } });
+      expect(appliedB.mock.calls[0]?.[1]).toMatchObject({ key: { merchantId: merchantIdOf('prov_api_B', undefined), trackingCode, status: 'completed' } });
     } finally {
       await servedB.close();
     }
   });
 
-  test('merchantId replaces the API key in the key', async () => {
+  test('merchantId replaces the digest of the API key in the key', async () => {
     const { receiver, url } = await start({ merchantId: 'merchant-42' });
     const handler = vi.fn();
     receiver.on('*', handler);

@@ -6,6 +6,7 @@ import { createVerifier } from '../../../src/webhooks/verify.js';
 import { NOW_SECONDS, sign, unsigned } from '../../helpers/callbacks.js';
 import type { Delivery } from '../../helpers/serve.js';
 import { DEALER, PROVIDER } from '../../helpers/wire.js';
+import { merchantIdOf } from '../../../src/webhooks/job.js';
 
 /** An enqueue that stores each job as an engine stores it: as JSON text. */
 function store(jobs: SignedCallbackJob[]): (job: CallbackJob) => Promise<void> {
@@ -76,7 +77,7 @@ describe('a receiver with enqueue', () => {
     expect(jobs).toEqual([
       {
         version: 2,
-        merchantId: PROVIDER.apiKey,
+        merchantId: merchantIdOf(PROVIDER.apiKey, undefined),
         kind: 'deposit',
         event: 'deposit.completed',
         payload: { ...unsigned.deposit, tracking_code: 'MAN-job01-1763812000', timestamp: NOW_SECONDS, hash },
@@ -240,8 +241,19 @@ describe('receiver.apply refuses a job changed or written in the queue', () => {
     await post(deposit('MAN-acct11-1763812000'));
     const theirs = createVerifier({ ...PROVIDER, secretKey: 'another account’s secret' }).seals.seal({ ...jobs[0]!, seal: undefined });
     const error = await refusalOf(receiver.apply(theirs));
-    expect([error.reason, error.field]).toEqual(['seal_key_expired', 'seal']);
+    expect([error.reason, error.field]).toEqual(['seal_key_unknown', 'seal']);
     expect(applied).toEqual([]);
+  });
+
+  test('writes no API key into a job, whether merchantId is left out or given as the API key, and applies the job', async () => {
+    for (const options of [{}, { merchantId: PROVIDER.apiKey }]) {
+      const { receiver, jobs, applied, post } = harness(options);
+      await post(deposit('MAN-nokey15-1763812000'));
+      expect(jobs[0]?.merchantId).toBe(merchantIdOf(PROVIDER.apiKey, undefined));
+      expect(JSON.stringify(jobs)).not.toContain(PROVIDER.apiKey);
+      await receiver.apply(jobs[0]!);
+      expect(applied).toHaveLength(1);
+    }
   });
 
   test('refuses the job of a receiver with the same keys under another merchantId', async () => {
@@ -281,7 +293,7 @@ describe('receiver.apply checks a sealed job as the callback was checked', () =>
     const { receiver, applied } = harness();
     await lenient.post(deposit('MAN-age13-1763812000', 'completed', NOW_SECONDS - 4 * 86_400));
     const error = await refusalOf(receiver.apply(lenient.jobs[0]!));
-    expect([error.reason, error.field]).toEqual(['timestamp_out_of_tolerance', 'receivedAt']);
+    expect([error.reason, error.field, error.retryable]).toEqual(['timestamp_out_of_tolerance', 'receivedAt', false]);
     expect(applied).toEqual([]);
   });
 
@@ -291,7 +303,8 @@ describe('receiver.apply checks a sealed job as the callback was checked', () =>
     await ahead.post(deposit('MAN-fut14-1763812000', 'completed', NOW_SECONDS + 301));
     const { receiver, applied, clock } = harness();
     const error = await refusalOf(receiver.apply(ahead.jobs[0]!));
-    expect([error.reason, error.field]).toEqual(['timestamp_out_of_tolerance', 'receivedAt']);
+    // Retryable: the engine tries it again rather than keeping it as a dead letter at once.
+    expect([error.reason, error.field, error.retryable]).toEqual(['timestamp_out_of_tolerance', 'receivedAt', true]);
     clock.ms += 2_000;
     await receiver.apply(ahead.jobs[0]!);
     expect(applied).toHaveLength(1);
