@@ -387,10 +387,10 @@ describe('a Redis that may lose jobs', () => {
     await volatile.close();
   });
 
-  /** A queue on `port` whose onError is recorded, its console warnings too. */
-  async function watched(port: number, options: Partial<BullMQQueueOptions> = {}) {
+  /** A queue on `server` whose onError is recorded, its console warnings too. */
+  async function watched(server: RedisServer, options: Partial<BullMQQueueOptions> = {}) {
     const errors: Error[] = [];
-    const callbacks = await queueOf({ connection: { host: '127.0.0.1', port, retryStrategy: () => 100 }, onError: (error) => void errors.push(error), ...options });
+    const callbacks = await queueOf({ connection: { ...server.connection, retryStrategy: () => 100 }, onError: (error) => void errors.push(error), ...options });
     return { callbacks, errors };
   }
   /** Resolves once the start-up check of a queue made before has read INFO and said what it found: its INFO went first on the one connection. */
@@ -401,7 +401,7 @@ describe('a Redis that may lose jobs', () => {
   }
 
   test('loses a job answered 200 when it restarts: what the check at start is for', async () => {
-    const { callbacks } = await watched(volatile.port, { acceptVolatileRedis: true });
+    const { callbacks } = await watched(volatile, { acceptVolatileRedis: true });
     expect(await deliver(callbacks, code('volatile20'))).toBe(200);
     expect(await callbacks.queue.getWaitingCount()).toBe(1);
     await volatile.stop();
@@ -412,7 +412,7 @@ describe('a Redis that may lose jobs', () => {
 
   test('says at start, on the console and to onError, that Redis keeps no append-only file and evicts, each with the line that fixes it, and still enqueues', async () => {
     const warned = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
-    const { callbacks, errors } = await watched(volatile.port);
+    const { callbacks, errors } = await watched(volatile);
     await waitFor(() => errors.length >= 2, 10_000, 'the two warnings');
     await checked(callbacks);
     expect(errors.map((error) => error.name)).toEqual(['QueueError', 'QueueError']);
@@ -427,10 +427,10 @@ describe('a Redis that may lose jobs', () => {
 
   test('says nothing of a durable Redis with noeviction, nor with acceptVolatileRedis: true', async () => {
     const warned = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
-    const durable = await watched(redis.port);
-    const accepted = await watched(volatile.port, { acceptVolatileRedis: true });
+    const durable = await watched(redis);
+    const accepted = await watched(volatile, { acceptVolatileRedis: true });
     // The check is not vacuous: the same volatile Redis without the option is told.
-    const told = await watched(volatile.port);
+    const told = await watched(volatile);
     await waitFor(() => told.errors.length >= 2, 10_000, 'the warnings of the queue without the option');
     await Promise.all([checked(durable.callbacks), checked(accepted.callbacks)]);
     expect([...durable.errors, ...accepted.errors]).toEqual([]);
@@ -438,11 +438,11 @@ describe('a Redis that may lose jobs', () => {
   });
 
   test('where INFO is refused (a managed Redis), says once that it could not check, and never refuses to run', async () => {
-    const admin = await watched(volatile.port, { acceptVolatileRedis: true });
+    const admin = await watched(volatile, { acceptVolatileRedis: true });
     const client = (await admin.callbacks.queue.getBackend().client) as unknown as { call(...args: string[]): Promise<unknown> };
     await client.call('ACL', 'SETUSER', 'managed', 'on', '>managed-password', '~*', '&*', '+@all', '-info');
     vi.spyOn(console, 'warn').mockImplementation(() => undefined);
-    const { callbacks, errors } = await watched(volatile.port, { connection: { host: '127.0.0.1', port: volatile.port, username: 'managed', password: 'managed-password', skipVersionCheck: true } });
+    const { callbacks, errors } = await watched(volatile, { connection: { ...volatile.connection, username: 'managed', password: 'managed-password', skipVersionCheck: true } });
     await waitFor(() => errors.length >= 1, 10_000, 'the warning');
     expect(await deliver(callbacks, code('managed22'))).toBe(200);
     expect(errors.map((error) => error.message)).toEqual([expect.stringMatching(/could not read Redis' INFO \(NOPERM.*neither persistence nor the eviction policy was checked/)]);
