@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { buildSync } from 'esbuild';
 import { defineConfig } from 'tsup';
@@ -98,9 +98,14 @@ const linkBuilt: TsupPlugin = {
 // are told apart by `name`, and `constructor.name` is what Node prints for an uncaught one.
 const MINIFIED = { minifyWhitespace: true, minifySyntax: true } satisfies Options;
 
+// The version every request names in its User-Agent (src/internal/user-agent.ts): the library runs
+// where package.json cannot be read (a Worker, a bundle), so it is written in here.
+const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
+
 // The settings of the library's builds (ESM, CommonJS, declarations).
 const LIBRARY = {
   ...MINIFIED,
+  define: { __PAYORCH_VERSION__: JSON.stringify(version) },
   esbuildPlugins: [importCore],
   plugins: [linkBuilt],
   target: 'node22',

@@ -21,6 +21,7 @@ import { attemptOutcome, backoffDelay, mayResend, retriesConnection, statusRetry
 import { DEFAULT_CLIENT_MAX_RETRIES, DEFAULT_CLIENT_TIMEOUT_MS, REQUEST_OPTIONS, checkBaseUrl, checkOptions } from '../core/option-checks.js';
 import { connectionFailure, detachedCause } from './connection-failure.js';
 import { readLimited } from './read-limited.js';
+import { userAgent } from './user-agent.js';
 import { parseRequest, safeParse, toIssues } from './validation.js';
 
 /** Settings shared by every call of a client: the client's options, minus the keys, plus where the API lives. */
@@ -120,6 +121,7 @@ export class Transport {
   readonly #observed: boolean;
   /** Server time minus local time, learned from a "Request timestamp expired" answer. */
   #clockOffsetMs: number;
+  readonly #userAgent = userAgent();
 
   constructor(config: TransportConfig) {
     this.#config = config;
@@ -463,7 +465,10 @@ export class Transport {
   }
 
   #headers(call: Call<z.ZodMiniType>): Record<string, string> {
+    // A User-Agent of the caller's (request({ headers })) wins, whatever its case.
+    const ownAgent = call.headers !== undefined && Object.keys(call.headers).some((name) => name.toLowerCase() === 'user-agent');
     const headers: Record<string, string> = {
+      ...(ownAgent ? {} : { 'User-Agent': this.#userAgent }),
       ...call.headers,
       Accept: 'application/json',
       'Content-Type': 'application/json',
