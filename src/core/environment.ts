@@ -68,7 +68,7 @@ export function withEnvironmentKeys<T extends { readonly apiKey?: string | undef
   const secretKey = given.secretKey ?? environmentVariable(names.secretKey);
   const missing = (['apiKey', 'secretKey'] as const).filter((name) => (name === 'apiKey' ? apiKey : secretKey) === undefined);
   if (missing.length > 0) {
-    const issues = missing.map((name): ValidationIssue => ({ field: name, rule: 'invalid_option', message: `is missing: give the ${name} option, or set ${names[name]} where the runtime has environment variables (Node, Bun, Deno)` }));
+    const issues = missing.map((name): ValidationIssue => ({ field: name, rule: 'invalid_option', message: `is missing: give the ${name} option, or set ${names[name]} where the runtime has environment variables (Node, Bun, Deno with --allow-env)` }));
     throw new RequestValidationError(where, issues);
   }
   return (given.apiKey === apiKey && given.secretKey === secretKey ? options : { ...options, apiKey, secretKey }) as T & Keys;

@@ -78,8 +78,8 @@ describe('the clients', () => {
     expect(error.outcome).toBe('not_sent');
     expect(error.issues.map((issue) => [issue.field, issue.rule])).toEqual([['apiKey', 'invalid_option'], ['secretKey', 'invalid_option']]);
     expect(error.message).toBe(
-      `Invalid option for ${where}: apiKey: is missing: give the apiKey option, or set ${prefix}_API_KEY where the runtime has environment variables (Node, Bun, Deno); ` +
-        `secretKey: is missing: give the secretKey option, or set ${prefix}_SECRET_KEY where the runtime has environment variables (Node, Bun, Deno)`,
+      `Invalid option for ${where}: apiKey: is missing: give the apiKey option, or set ${prefix}_API_KEY where the runtime has environment variables (Node, Bun, Deno with --allow-env); ` +
+        `secretKey: is missing: give the secretKey option, or set ${prefix}_SECRET_KEY where the runtime has environment variables (Node, Bun, Deno with --allow-env)`,
     );
   });
 });
