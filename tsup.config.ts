@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
 import { buildSync } from 'esbuild';
@@ -114,8 +114,14 @@ const linkBuilt: TsupPlugin = {
 // measure (docs/decisions.md, bench/findings.md); what an import does not need is loaded later.
 
 
+// The version every request names in its User-Agent (src/internal/user-agent.ts): the library runs
+// where package.json cannot be read (a Worker, a bundle), so it is written in here.
+const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
+const VERSION = { __PAYORCH_VERSION__: JSON.stringify(version) };
+
 // The settings of the library's builds (ESM, CommonJS, declarations).
 const LIBRARY = {
+  define: VERSION,
   esbuildPlugins: [pureDeclarations, importCore],
   plugins: [linkBuilt],
   target: 'node22',
@@ -138,6 +144,7 @@ export default defineConfig([
   {
     // See CORE_SOURCES. One file, no code splitting, nothing external.
     entry: { 'webhooks/core': CORE_ENTRY },
+    define: VERSION,
     esbuildPlugins: [pureDeclarations],
     format: ['esm', 'cjs'],
     target: 'node22',

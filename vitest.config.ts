@@ -32,6 +32,8 @@ const only = (files: readonly string[]) => (files.length > 0 ? [...files] : ['no
 export default defineConfig({
   // Examples import 'payorch' as users do; tsconfig's paths resolve it to the source in tests too.
   resolve: { tsconfigPaths: true },
+  // What tsup.config.ts writes into the build: the version the User-Agent names.
+  define: { __PAYORCH_VERSION__: JSON.stringify((JSON.parse(readFileSync(join(import.meta.dirname, 'package.json'), 'utf8')) as { version: string }).version) },
   test: {
     // Worker threads start faster than the default child processes. No test changes directory
     // or relies on a process of its own.

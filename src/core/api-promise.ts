@@ -15,10 +15,14 @@ export interface Answered<T> {
   readonly secrets: () => readonly string[];
 }
 
-/** A call's parsed result with the answer it came from: what `withResponse()` resolves to. */
+/**
+ * A call's parsed result with the answer it came from: what `withResponse()` resolves to. The
+ * result is `body`, as an `APIError`'s is: `data` is a field of the service's answer
+ * (`const { data } = await call`), so it names nothing else.
+ */
 export interface WithResponse<T> {
-  /** The parsed, validated result: what awaiting the call gives. */
-  readonly data: T;
+  /** The parsed, validated body of the answer: what awaiting the call gives. */
+  readonly body: T;
   /**
    * The answer as received: `status`, `statusText`, `headers`, `url`, and a body that reads the
    * text payorch parsed. Never the request: its signing headers (X-Api-Key, X-Hash, X-Key,
@@ -36,7 +40,7 @@ function ignore(): void {
  * more ways to read the answer, as openai's SDK has them.
  *
  * - `await call` gives the parsed result.
- * - `await call.withResponse()` gives `{ data, response }`: the result and the HTTP answer.
+ * - `await call.withResponse()` gives `{ body, response }`: the result and the HTTP answer.
  * - `await call.asResponse()` gives the HTTP answer alone.
  *
  * All three are the same call, sent once, with the same retries, errors and money rules: a
@@ -47,8 +51,8 @@ function ignore(): void {
  * import type { ProviderClient } from 'payorch';
  * declare const provider: ProviderClient;
  * const params = { fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', amount: 250 };
- * const { data, response } = await provider.manual.startDeposit(params).withResponse();
- * console.log(response.status, response.headers.get('date'), data.data.tracking_code);
+ * const { body, response } = await provider.manual.startDeposit(params).withResponse();
+ * console.log(response.status, response.headers.get('date'), body.data.tracking_code);
  * ```
  */
 export class APIPromise<T> extends Promise<T> {
@@ -86,7 +90,7 @@ export class APIPromise<T> extends Promise<T> {
 
   /** The parsed result and the HTTP answer, once the call succeeded. */
   withResponse(): Promise<WithResponse<T>> {
-    return this.#answered.then((answered) => ({ data: answered.value, response: rawResponse(answered) }));
+    return this.#answered.then((answered) => ({ body: answered.value, response: rawResponse(answered) }));
   }
 
   override then<R1 = T, R2 = never>(onfulfilled?: ((value: T) => R1 | PromiseLike<R1>) | null, onrejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null): Promise<R1 | R2> {

@@ -4,6 +4,8 @@ import type { LogLevel } from './log-level.js';
 import { BASE_URL_OPTION, LOGGER_OPTION, REQUEST_OPTIONS, TRACER_OPTION, checkOptions, declareOptions } from './option-checks.js';
 import { RequestValidationError } from '../errors/error.js';
 import type { OptionDeclaration, OptionName } from './option-checks.js';
+import { keyNames } from './environment.js';
+import type { Api } from './api.js';
 import type { TracerLike } from './tracing.js';
 
 /** Settings every client takes. Per-call `RequestOptions` override `timeout` and `maxRetries`. */
@@ -15,17 +17,19 @@ export interface ClientOptions {
    */
   readonly baseUrl: string;
   /**
-   * API key, sent as X-Api-Key. A non-empty string: an empty or missing one fails in the
-   * constructor with a `RequestValidationError`.
-   * @example process.env.PAYORCH_PROVIDER_API_KEY!
+   * API key, sent as X-Api-Key, a non-empty string. Left out, it is read from
+   * `PAYORCH_PROVIDER_API_KEY` (`PAYORCH_DEALER_API_KEY` for a `DealerClient`) where the runtime
+   * has environment variables; missing from both, the constructor throws a `RequestValidationError`.
+   * @example 'prov_api_b019ec636752'
    */
-  readonly apiKey: string;
+  readonly apiKey?: string | undefined;
   /**
    * Secret key, a non-empty string. It only enters the hash; it is never sent, logged or put into
-   * an error, even when the service echoes it back.
-   * @example process.env.PAYORCH_PROVIDER_SECRET_KEY!
+   * an error, even when the service echoes it back. Left out, it is read from
+   * `PAYORCH_PROVIDER_SECRET_KEY` (`PAYORCH_DEALER_SECRET_KEY`), as `apiKey` is.
+   * @example process.env.PAYORCH_PROVIDER_SECRET_KEY
    */
-  readonly secretKey: string;
+  readonly secretKey?: string | undefined;
   /**
    * Milliseconds for a whole call, retries and body included: a finite number from 1 to
    * 2147483647 (2^31-1), checked in the constructor.
@@ -156,12 +160,14 @@ export const DEFAULT_CLIENT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 
 /**
  * The options every client takes, checked in its constructor so that a bad value fails at
- * start-up rather than on the first payment. `api` names the environment variables of the keys.
+ * start-up rather than on the first payment, once the keys left out were read from the
+ * environment ({@link withEnvironmentKeys}). `api` names the environment variables of the keys.
  */
-export function clientOptions(api: 'PROVIDER' | 'DEALER'): readonly OptionDeclaration<OptionName<ClientOptions>>[] {
+export function clientOptions(api: Api): readonly OptionDeclaration<OptionName<ClientOptions>>[] {
+  const names = keyNames(api);
   return declareOptions<ClientOptions>()([
-    { name: 'apiKey', rule: { type: 'key' }, required: true, env: `PAYORCH_${api}_API_KEY` },
-    { name: 'secretKey', rule: { type: 'key' }, required: true, env: `PAYORCH_${api}_SECRET_KEY` },
+    { name: 'apiKey', rule: { type: 'key' }, required: true, env: names.apiKey },
+    { name: 'secretKey', rule: { type: 'key' }, required: true, env: names.secretKey },
     ...REQUEST_OPTIONS,
     { name: 'maxResponseBytes', rule: { type: 'number', min: 1, max: Number.MAX_SAFE_INTEGER, integer: true }, default: DEFAULT_CLIENT_MAX_RESPONSE_BYTES },
     { name: 'clockOffsetMs', rule: { type: 'number', min: -Infinity, max: Infinity }, default: 0 },

@@ -1,3 +1,4 @@
+import { environmentVariable } from './environment.js';
 import type { LogFunction, Logger } from './observability.js';
 
 /*
@@ -23,9 +24,7 @@ function isLogLevel(value: unknown): value is LogLevel {
 
 /** PAYORCH_LOG, where the runtime has environment variables; `undefined` where not, or when it names no level. */
 function environmentLevel(): LogLevel | undefined {
-  // Read through globalThis: no Node built-in or global is assumed in the main entry.
-  const environment = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
-  const value = environment?.['PAYORCH_LOG']?.trim().toLowerCase();
+  const value = environmentVariable('PAYORCH_LOG')?.trim().toLowerCase();
   return isLogLevel(value) ? value : undefined;
 }
 

@@ -2,6 +2,7 @@ import type { ClientOptions } from '../core/client-options.js';
 import { APIPromise } from '../core/api-promise.js';
 import { apiPath } from '../internal/endpoint.js';
 import { checkSettings, clientOptions } from '../core/client-options.js';
+import { keyNames, withEnvironmentKeys } from '../core/environment.js';
 import type { ClientSettings } from '../core/client-options.js';
 import { checkOptions } from '../core/option-checks.js';
 import { checkRawRequest, rawCall } from '../internal/raw-call.js';
@@ -16,7 +17,8 @@ import { DealerSettingsResource } from './settings.js';
 import { DealerTransactions } from './transactions.js';
 import { DealerTransfers } from './transfers.js';
 
-const DEALER_OPTIONS = /* @__PURE__ */ clientOptions('DEALER');
+const DEALER_OPTIONS = /* @__PURE__ */ clientOptions('dealer');
+const DEALER_KEYS = /* @__PURE__ */ keyNames('dealer');
 
 /**
  * Client of the Dealer API (`{baseUrl}/api/dealer`): every endpoint of spec 4.13, each request
@@ -26,11 +28,8 @@ const DEALER_OPTIONS = /* @__PURE__ */ clientOptions('DEALER');
  * ```ts
  * import { DealerClient } from 'payorch';
  *
- * const dealer = new DealerClient({
- *   baseUrl: 'https://pay.example.com',
- *   apiKey: process.env.PAYORCH_DEALER_API_KEY!,
- *   secretKey: process.env.PAYORCH_DEALER_SECRET_KEY!,
- * });
+ * // The keys are read from PAYORCH_DEALER_API_KEY and PAYORCH_DEALER_SECRET_KEY.
+ * const dealer = new DealerClient({ baseUrl: 'https://pay.example.com' });
  * const { eibans } = await dealer.eibans.list();
  * ```
  */
@@ -61,11 +60,13 @@ export class DealerClient extends APIResource {
    * const dealer = new DealerClient({ baseUrl: 'https://pay.example.com', apiKey, secretKey, timeout: 10_000 });
    * ```
    */
-  constructor(options: ClientOptions) {
+  constructor(given: ClientOptions) {
+    const options = withEnvironmentKeys('new DealerClient', given, DEALER_KEYS);
     checkOptions('new DealerClient', options, DEALER_OPTIONS);
     const transport = new Transport({ ...options, apiPath: apiPath('dealer'), api: 'dealer', owner: 'new DealerClient', credentials: options });
     // No credential key: every dealer row is signed with the basic hash (spec 5.2).
     super(transport);
+    // With the keys it was given or read: withOptions() makes its client with them.
     this.#options = options;
     this.manualIban = new DealerManualIban(transport);
     this.eibans = new DealerEibans(transport);

@@ -227,20 +227,20 @@ export class TransactionIterable extends APIResource implements AsyncIterable<Tr
 
   /**
    * The same reading, a page at a time, each with the HTTP answer it came from (as
-   * `withResponse()` gives it): `{ data, response }`, `data` being the page as `list()` returns it.
+   * `withResponse()` gives it): `{ body, response }`, `body` being the page as `list()` returns it.
    *
    * @example
    * ```ts
    * import type { DealerClient } from 'payorch';
    * declare const dealer: DealerClient;
    * declare const range: { wallet_id: string; start_date: string; end_date: string };
-   * for await (const { data, response } of dealer.transactions.iterate(range).pages()) {
-   *   console.log(response.status, data.pagination.current_page, data.transactions.length);
+   * for await (const { body, response } of dealer.transactions.iterate(range).pages()) {
+   *   console.log(response.status, body.pagination.current_page, body.transactions.length);
    * }
    * ```
    */
   async *pages(): AsyncGenerator<WithResponse<TransactionList>, void, undefined> {
-    for await (const answered of this.#pages()) yield { data: answered.value, response: rawResponse(answered) };
+    for await (const answered of this.#pages()) yield { body: answered.value, response: rawResponse(answered) };
   }
 
   /** Each page of the range in order, with its answer and the query of the page after it. */

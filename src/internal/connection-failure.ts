@@ -43,9 +43,23 @@ const TLS_CLOSED_IN_HANDSHAKE = /disconnected before secure TLS connection was e
 const DENO_CONNECT = /client error \(Connect\)|error trying to connect/;
 const MAX_DEPTH = 5;
 
-/** Where `error`, thrown by fetch, says the connection failed. */
-export function connectionFailure(error: unknown): ConnectionFailureReason {
-  const chain = causes(error);
+/**
+ * Where `error`, thrown by fetch, says the connection failed.
+ *
+ * `destination` is given for a custom fetch, which may have followed a redirect whatever it was
+ * told: a failure to connect to the redirect's target comes after the service read the request.
+ * There, a failure before sending counts only when the error names the request's own destination
+ * (the host name that did not resolve; the address and port refused or not reached when the host
+ * is an IP address); anything else is `connection_failed`. The platform's fetch never follows a
+ * redirect payorch asks it not to, so without `destination` the signs are taken as they are.
+ */
+export function connectionFailure(error: unknown, destination?: URL): ConnectionFailureReason {
+  const reason = beforeOrAfter(causes(error));
+  if (destination === undefined || reason === 'connection_failed') return reason;
+  return namesDestination(error, destination, 0) ? reason : 'connection_failed';
+}
+
+function beforeOrAfter(chain: readonly Error[]): ConnectionFailureReason {
   if (chain.some(isRefused)) return 'connection_refused';
   for (const current of chain) {
     const code = codeOf(current);
@@ -57,6 +71,22 @@ export function connectionFailure(error: unknown): ConnectionFailureReason {
     if (DENO_CONNECT.test(current.message)) return denoConnectFailure(current.message);
   }
   return 'connection_failed';
+}
+
+/**
+ * Whether `error`, a cause of it or an entry of an AggregateError among them names the host of
+ * `destination` (`hostname`, for a name that did not resolve) or its IP address and port
+ * (`address` and `port`, where undici and Bun put them).
+ */
+function namesDestination(error: unknown, destination: URL, depth: number): boolean {
+  if (!(error instanceof Error) || depth >= MAX_DEPTH) return false;
+  const host = destination.hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  const port = Number(destination.port || (destination.protocol === 'https:' ? 443 : 80));
+  const { hostname, address, port: errorPort } = error as { hostname?: unknown; address?: unknown; port?: unknown };
+  if (typeof hostname === 'string' && hostname.toLowerCase() === host) return true;
+  if (typeof address === 'string' && address.toLowerCase() === host && Number(errorPort) === port) return true;
+  if (error instanceof AggregateError && error.errors.some((entry: unknown) => namesDestination(entry, destination, depth + 1))) return true;
+  return namesDestination(error.cause, destination, depth + 1);
 }
 
 function denoConnectFailure(message: string): ConnectionFailureReason {

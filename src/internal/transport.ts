@@ -3,8 +3,8 @@ import type { KyInstance } from 'ky';
 import type { z } from 'zod/mini';
 import { APIError, RequestAbortedError, ResponseValidationError, TimeoutError, redactText, secretForms } from '../errors/api-error.js';
 import type { FailedRequest } from '../errors/api-error.js';
-import { ConnectionError, PayorchError, RequestValidationError } from '../errors/error.js';
-import type { FailedCall, CallOutcome } from '../errors/error.js';
+import { ConnectionError, RequestValidationError } from '../errors/error.js';
+import type { CallOutcome, FailedCall, PayorchError } from '../errors/error.js';
 import { declaredCharset, decoderOf } from './charset.js';
 import { requestHash } from './signer.js';
 import type { Credentials, Signing } from './signer.js';
@@ -21,6 +21,7 @@ import { attemptOutcome, backoffDelay, mayResend, retriesConnection, statusRetry
 import { DEFAULT_CLIENT_MAX_RETRIES, DEFAULT_CLIENT_TIMEOUT_MS, REQUEST_OPTIONS, checkBaseUrl, checkOptions } from '../core/option-checks.js';
 import { connectionFailure, detachedCause } from './connection-failure.js';
 import { readLimited } from './read-limited.js';
+import { userAgent } from './user-agent.js';
 import { parseRequest, safeParse, toIssues } from './validation.js';
 
 /** Settings shared by every call of a client: the client's options, minus the keys, plus where the API lives. */
@@ -120,6 +121,7 @@ export class Transport {
   readonly #observed: boolean;
   /** Server time minus local time, learned from a "Request timestamp expired" answer. */
   #clockOffsetMs: number;
+  readonly #userAgent = userAgent();
 
   constructor(config: TransportConfig) {
     this.#config = config;
@@ -229,7 +231,7 @@ export class Transport {
     for (let attempt = 1; ; attempt++) {
       const sentAt = performance.now();
       const settled: Settled<z.output<S>> = await this.#attempt(state, headers, attempt).then(
-        (answer) => this.#judge(call, answer, state),
+        (answer) => (answer instanceof APIError ? { ok: false as const, status: answer.status, error: answer, answer: undefined } : this.#judge(call, answer, state)),
         (error: unknown) => ({ ok: false as const, status: undefined, error: this.#toError(error, state), answer: undefined }),
       );
       state.onWire = false;
@@ -286,8 +288,13 @@ export class Transport {
     this.#observer.log(level, fields, message);
   }
 
-  /** Signs and sends one attempt and reads its body, within the call's deadline. */
-  async #attempt(state: CallState, headers: Readonly<Record<string, string>>, attempt: number): Promise<Answer> {
+  /**
+   * Signs and sends one attempt and reads its body, within the call's deadline. An answer payorch
+   * refuses to read (too large, or reached through a redirect) is returned as its error: what
+   * this throws is what fetch, the body read or the signal threw, which #toError classifies, and
+   * never passes on as it is (an abort reason may be another call's error).
+   */
+  async #attempt(state: CallState, headers: Readonly<Record<string, string>>, attempt: number): Promise<Answer | APIError> {
     const { call, url } = state;
     const timestamp = String(Math.floor((this.#now() + this.#clockOffsetMs) / 1000));
     const hash = requestHash(this.#config.credentials, call.signing, timestamp);
@@ -310,7 +317,9 @@ export class Transport {
         (input as Request).headers.set('X-Timestamp', timestamp);
         (input as Request).headers.set('X-Hash', hash);
         state.onWire = true;
-        return (fetcher ?? globalThis.fetch)(input, { ...init, signal: state.signal }).catch((error: unknown) => {
+        // ky 2 puts `redirect` on the Request only; a fetch that builds its own request from the
+        // URL and this init finds it here too.
+        return (fetcher ?? globalThis.fetch)(input, { ...init, redirect: 'manual', signal: state.signal }).catch((error: unknown) => {
           state.fetchError = error;
           throw error;
         });
@@ -321,11 +330,11 @@ export class Transport {
       // A custom fetch that rebuilds the request from its URL drops `redirect: 'manual'` and
       // follows: the body may have gone to wherever the redirect pointed.
       await response.body?.cancel().catch(() => undefined);
-      throw APIError.generate({ status: response.status, headers: Object.fromEntries(response.headers), body: undefined, request: { method: call.method, url }, redact: secrets(), summary: 'The answer came through a redirect, which payorch never follows: the custom fetch dropped redirect: "manual"', outcome: 'unknown', call: this.#failedCall(call, url) });
+      return APIError.generate({ status: response.status, headers: Object.fromEntries(response.headers), body: undefined, request: { method: call.method, url }, redact: secrets(), summary: 'The answer came through a redirect, which payorch never follows: the custom fetch dropped redirect: "manual"', outcome: 'unknown', call: this.#failedCall(call, url) });
     }
     const limit = this.#config.maxResponseBytes ?? DEFAULT_CLIENT_MAX_RESPONSE_BYTES;
     const text = await readCapped(response, limit, this.#failedCall(call, url), secrets);
-    return { status: response.status, headers: response.headers, text, response, url };
+    return typeof text === 'string' ? { status: response.status, headers: response.headers, text, response, url } : text;
   }
 
   /** Turns an answer into the call's result or the most specific error. */
@@ -399,8 +408,12 @@ export class Transport {
     return true;
   }
 
+  /**
+   * What a thrown failure of an attempt means for the call. Its outcome comes from where the
+   * attempt stood, never from the error object: an abort's reason (another call's error, when a
+   * batch is cancelled with it) or what a custom fetch threw is only kept as the cause.
+   */
   #toError(error: unknown, state: CallState): PayorchError {
-    if (error instanceof PayorchError) return error;
     // Stopped with no attempt in fetch's hands (before the first, or between two): the call is
     // where its earlier attempts left it.
     const outcome = state.onWire ? 'unknown' : state.outcome;
@@ -409,7 +422,8 @@ export class Transport {
     if (state.signal.aborted) return new TimeoutError(state.timeout, { ...call, outcome });
     // fetch's own error, not ky's wrapper of it, which holds the signed request.
     const thrown = state.fetchError ?? error;
-    const reason = connectionFailure(thrown);
+    // A custom fetch may follow a redirect whatever it is told: see connectionFailure.
+    const reason = connectionFailure(thrown, this.#config.fetch === undefined ? undefined : new URL(state.url));
     const forms = secretForms(this.#secrets(state.call, state.sentHashes));
     const cause = detachedCause(thrown, (text) => redactText(text, forms));
     return new ConnectionError({ ...call, cause, reason, outcome: attemptOutcome({ kind: 'no_answer', reason }) });
@@ -451,7 +465,10 @@ export class Transport {
   }
 
   #headers(call: Call<z.ZodMiniType>): Record<string, string> {
+    // A User-Agent of the caller's (request({ headers })) wins, whatever its case.
+    const ownAgent = call.headers !== undefined && Object.keys(call.headers).some((name) => name.toLowerCase() === 'user-agent');
     const headers: Record<string, string> = {
+      ...(ownAgent ? {} : { 'User-Agent': this.#userAgent }),
       ...call.headers,
       Accept: 'application/json',
       'Content-Type': 'application/json',
@@ -475,10 +492,11 @@ export class Transport {
 // tab at either end (fetch strips those, so the hash would cover a value the service never sees).
 const HEADER_VALUE = /^(?![\t ])[\t\x20-\x7e\x80-\xff]*(?<![\t ])$/;
 
-async function readCapped(response: Response, limit: number, failed: FailedCall, secrets: () => readonly string[]): Promise<string> {
+/** The answer's text, or the error of an answer larger than `limit`. */
+async function readCapped(response: Response, limit: number, failed: FailedCall, secrets: () => readonly string[]): Promise<string | APIError> {
   const bytes = await readLimited(response.body, response.headers.get('content-length'), limit);
   if (bytes === undefined) {
-    throw APIError.generate({
+    return APIError.generate({
       status: response.status,
       headers: Object.fromEntries(response.headers),
       body: undefined,

@@ -3,6 +3,7 @@ import { APIPromise } from '../core/api-promise.js';
 import { apiPath } from '../internal/endpoint.js';
 import type { Signing } from '../internal/signer.js';
 import { checkSettings, clientOptions } from '../core/client-options.js';
+import { keyNames, withEnvironmentKeys } from '../core/environment.js';
 import type { ClientSettings } from '../core/client-options.js';
 import { checkOptions } from '../core/option-checks.js';
 import { checkRawRequest, rawCall } from '../internal/raw-call.js';
@@ -38,7 +39,8 @@ export type ProviderRawRequest = RawRequest &
     | { readonly hash: 'credential'; readonly credentialKey?: string }
   );
 
-const PROVIDER_OPTIONS = /* @__PURE__ */ clientOptions('PROVIDER');
+const PROVIDER_OPTIONS = /* @__PURE__ */ clientOptions('provider');
+const PROVIDER_KEYS = /* @__PURE__ */ keyNames('provider');
 
 /**
  * The key under which withSite() hands its transport to the client it makes. Not exported, so no
@@ -84,7 +86,9 @@ export class ProviderClient extends APIResource {
    * Makes a client; nothing is sent until the first call.
    * @param options keys, service address and transport settings; see {@link ProviderClientOptions}
    */
-  constructor(options: ProviderClientOptions) {
+  constructor(given: ProviderClientOptions) {
+    // With the keys it was given or read: withSite() and withOptions() make their clients with them.
+    const options = withEnvironmentKeys('new ProviderClient', given, PROVIDER_KEYS);
     checkOptions('new ProviderClient', options, PROVIDER_OPTIONS);
     const transport = (options as SiteOptions)[parentTransport] ?? new Transport({ ...options, apiPath: apiPath('provider'), api: 'provider', owner: 'new ProviderClient', credentials: options });
     super(transport, options.credentialKey);

@@ -10,7 +10,7 @@ describe('the conventions of the anchors, at the call site', () => {
     expectTypeOf(call).toEqualTypeOf<APIPromise<ManualDeposit>>();
     expectTypeOf(call).resolves.toEqualTypeOf<ManualDeposit>();
     expectTypeOf(call.withResponse()).resolves.toEqualTypeOf<WithResponse<ManualDeposit>>();
-    expectTypeOf<WithResponse<ManualDeposit>>().toEqualTypeOf<{ readonly data: ManualDeposit; readonly response: Response }>();
+    expectTypeOf<WithResponse<ManualDeposit>>().toEqualTypeOf<{ readonly body: ManualDeposit; readonly response: Response }>();
     expectTypeOf(call.asResponse()).resolves.toEqualTypeOf<Response>();
     expectTypeOf(dealer.transfers.getStatus({ transfer_id: 'TRF-1' }).withResponse()).resolves.toEqualTypeOf<WithResponse<TransferStatusResult>>();
     expectTypeOf(provider.request({ method: 'POST', path: '/x', hash: 'basic' }).asResponse()).resolves.toEqualTypeOf<Response>();

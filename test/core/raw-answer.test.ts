@@ -31,13 +31,15 @@ const dealer = new DealerClient({ baseUrl: SANDBOX_BASE_URL, ...dealerAccount, f
 
 describe('withResponse() and asResponse()', () => {
   test('give the parsed result and the answer it came from: status, headers, URL and the body as read', async () => {
-    const { data, response } = await provider.manual.startDeposit({ fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', amount: 250 }).withResponse();
-    expect(data.success).toBe(true);
+    const { body, response } = await provider.manual.startDeposit({ fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', amount: 250 }).withResponse();
+    expect(body.success).toBe(true);
+    // The whole answer, as awaiting gives it: its own `data` is body.data.
+    expect(body.data.tracking_code).toMatch(/^MAN-/);
     expect(response).toBeInstanceOf(Response);
     expect(response.status).toBe(200);
     expect(response.headers.get('x-request-id')).toBe('req-42');
     expect(response.url).toBe(`${SANDBOX_BASE_URL}/api/provider/start-manual-deposit`);
-    expect(JSON.parse(await response.text())).toEqual(data);
+    expect(JSON.parse(await response.text())).toEqual(body);
     const plain = await dealer.settings.get().asResponse();
     expect(plain.status).toBe(200);
     expect(JSON.parse(await plain.text())).toMatchObject({ success: true });
@@ -56,9 +58,10 @@ describe('withResponse() and asResponse()', () => {
     let sent = 0;
     const counting = new DealerClient({ baseUrl: SANDBOX_BASE_URL, ...dealerAccount, maxRetries: 0, fetch: (input, init) => { sent++; return sandbox.fetch(input, init); } });
     const call = counting.eibans.list();
-    const [data, { response }, raw] = await Promise.all([call, call.withResponse(), call.asResponse()]);
+    const [awaited, { body, response }, raw] = await Promise.all([call, call.withResponse(), call.asResponse()]);
     expect(sent).toBe(1);
-    expect(data.success).toBe(true);
+    expect(awaited.success).toBe(true);
+    expect(body).toEqual(awaited);
     expect(response.status).toBe(200);
     expect(raw.status).toBe(200);
   });
@@ -69,9 +72,9 @@ describe('withResponse() and asResponse()', () => {
     const pages = [];
     for await (const page of dealer.transactions.iterate({ wallet_id: eibans[0]?.wallet_id ?? '', start_date: today, end_date: today }).pages()) pages.push(page);
     expect(pages.length).toBeGreaterThan(0);
-    for (const { data, response } of pages) {
+    for (const { body, response } of pages) {
       expect(response.status).toBe(200);
-      expect(new URL(response.url).searchParams.get('page')).toBe(String(data.pagination.current_page));
+      expect(new URL(response.url).searchParams.get('page')).toBe(String(body.pagination.current_page));
     }
   });
 

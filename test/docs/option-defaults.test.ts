@@ -232,7 +232,7 @@ function tableRows(file: string, heading: string): [string, string][] {
 }
 
 describe("docs/errors-and-retries.md's table of options states each declared range", () => {
-  const declarations = clientOptions('PROVIDER');
+  const declarations = clientOptions('provider');
   const table = tableRows('docs/errors-and-retries.md', 'Options are checked where they are given');
   const numeric = declarations.filter((declaration) => declaration.rule.type === 'number' || declaration.rule.type === 'boolean');
 

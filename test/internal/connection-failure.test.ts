@@ -48,3 +48,22 @@ describe('connectionFailure', () => {
     expect(connectionFailure(error)).toBe(reason);
   });
 });
+
+describe('connectionFailure through a custom fetch, which may have followed a redirect', () => {
+  const refusedAt = (address: string, port: number) => new TypeError('fetch failed', { cause: Object.assign(withCode(`connect ECONNREFUSED ${address}:${port}`, 'ECONNREFUSED'), { address, port }) });
+  const unresolved = (hostname: string) => new TypeError('fetch failed', { cause: Object.assign(withCode(`getaddrinfo ENOTFOUND ${hostname}`, 'ENOTFOUND'), { hostname }) });
+  const DESTINATION_ROWS: readonly (readonly [string, string, unknown, ConnectionFailureReason])[] = [
+    ['a refusal by the service itself', 'http://127.0.0.1:4010/api/provider/welcome', refusedAt('127.0.0.1', 4010), 'connection_refused'],
+    ['a refusal by the service on IPv6', 'http://[::1]:4010/api/provider/welcome', refusedAt('::1', 4010), 'connection_refused'],
+    ['a refusal on the default port', 'https://10.0.0.5/api/provider/welcome', refusedAt('10.0.0.5', 443), 'connection_refused'],
+    ['a refusal by another port (a redirect target)', 'http://127.0.0.1:4010/api/provider/welcome', refusedAt('127.0.0.1', 4011), 'connection_failed'],
+    ['a refusal that names no address', 'http://127.0.0.1:4010/api/provider/welcome', node('ECONNREFUSED', 'connect ECONNREFUSED'), 'connection_failed'],
+    ['a refusal for a named host (its address cannot be told from a redirect target)', 'https://pay.example.com/api/provider/welcome', refusedAt('93.184.216.34', 443), 'connection_failed'],
+    ['the service name not resolving', 'https://pay.example.com/api/provider/welcome', unresolved('pay.example.com'), 'name_not_resolved'],
+    ['another name not resolving (a redirect target)', 'https://pay.example.com/api/provider/welcome', unresolved('elsewhere.example.com'), 'connection_failed'],
+    ['a failure after sending', 'http://127.0.0.1:4010/api/provider/welcome', node('UND_ERR_SOCKET', 'other side closed'), 'connection_failed'],
+  ];
+  test.each(DESTINATION_ROWS)('%s (%s) reads as %s', (_name, url, error, reason) => {
+    expect(connectionFailure(error, new URL(url))).toBe(reason);
+  });
+});

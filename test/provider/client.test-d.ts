@@ -21,10 +21,11 @@ describe('ProviderClient types', () => {
     void provider.sites.list({ key: 'k', page: 1 });
   });
 
-  test('the constructor needs the keys; credentialKey is optional', () => {
+  test('the constructor needs the address; the keys may come from the environment, credentialKey is optional', () => {
     expectTypeOf(new ProviderClient({ baseUrl: 'https://x', apiKey: 'a', secretKey: 's' })).toEqualTypeOf<ProviderClient>();
-    // @ts-expect-error secretKey is required
-    expectTypeOf(new ProviderClient({ baseUrl: 'https://x', apiKey: 'a' })).toEqualTypeOf<ProviderClient>();
+    expectTypeOf(new ProviderClient({ baseUrl: 'https://x' })).toEqualTypeOf<ProviderClient>();
+    // @ts-expect-error baseUrl is required
+    expectTypeOf(new ProviderClient({ apiKey: 'a', secretKey: 's' })).toEqualTypeOf<ProviderClient>();
   });
 
   test('withSite returns a full client', () => {

@@ -1,4 +1,5 @@
 import type { Logger } from '../../core/observability.js';
+import { keyNames, withEnvironmentKeys } from '../../core/environment.js';
 import { LOG_LEVEL_OPTION, levelledLogger } from '../../core/log-level.js';
 import type { LogLevel } from '../../core/log-level.js';
 import { LOGGER_OPTION, METER_OPTION, TRACER_OPTION, checkOptions, declareOptions } from '../../core/option-checks.js';
@@ -45,7 +46,20 @@ import type { ReconcileOptions, ReconcileResult } from './reconcile.js';
  *
  * @typeParam TContext what the inbox gives the handlers
  */
-export interface CallbackReceiverOptions<TContext extends CallbackInboxContext> extends VerifyCallbackOptions {
+export interface CallbackReceiverOptions<TContext extends CallbackInboxContext> extends Omit<VerifyCallbackOptions, 'apiKey' | 'secretKey'> {
+  /**
+   * The API key of the account the callbacks are for. Left out, it is read from
+   * `PAYORCH_PROVIDER_API_KEY`, or `PAYORCH_DEALER_API_KEY` when `api` is `'dealer'` or `kind` is
+   * `'dealerCreditCard'`, where the runtime has environment variables.
+   * @example 'prov_api_b019ec636752'
+   */
+  readonly apiKey?: string | undefined;
+  /**
+   * The secret key of the same account; left out, read from `PAYORCH_PROVIDER_SECRET_KEY` or
+   * `PAYORCH_DEALER_SECRET_KEY`, as `apiKey` is.
+   * @example process.env.PAYORCH_PROVIDER_SECRET_KEY
+   */
+  readonly secretKey?: string | undefined;
   /**
    * Records which callbacks were applied, so that each is applied once.
    * @default an in-memory inbox ({@link createMemoryInbox}) with its defaults
@@ -343,9 +357,13 @@ export const RECEIVER_OPTIONS = declareOptions<CallbackReceiverOptions<CallbackI
  * createServer(receiver.nodeHandler).listen(3000);
  * ```
  */
-export function createCallbackReceiver<TContext extends CallbackInboxContext = MemoryInboxContext>(options: CallbackReceiverOptions<TContext>): CallbackReceiver<TContext> {
+export function createCallbackReceiver<TContext extends CallbackInboxContext = MemoryInboxContext>(given: CallbackReceiverOptions<TContext> = {}): CallbackReceiver<TContext> {
   // Checked and resolved once, in the order trust is established (the keys, then who is told
-  // what, then where callbacks go): each delivery does only its own work.
+  // what, then where callbacks go): each delivery does only its own work. Keys left out come
+  // from the environment: the dealer's for the Dealer API or its card callbacks.
+  const told = given as { readonly api?: unknown; readonly kind?: unknown } | null;
+  const dealer = told?.api === 'dealer' || told?.kind === 'dealerCreditCard';
+  const options = withEnvironmentKeys(WHERE, given, keyNames(dealer ? 'dealer' : 'provider'));
   checkOptions(WHERE, options, RECEIVER_OPTIONS, true);
   const verifier = verifierOf(WHERE, options);
   if (options.previousSecretKey !== undefined && options.merchantId === undefined) {

@@ -78,6 +78,7 @@ describe('onRequest and onResponse', () => {
       ['welcome', 'POST', url, 2],
     ]);
     expect(requests[0]!.headers).toEqual({
+      'User-Agent': server.seen[0]!.headers['user-agent'],
       Accept: 'application/json',
       'Content-Type': 'application/json',
       'X-Api-Key': `…${PROVIDER.apiKey.slice(-4)}`,

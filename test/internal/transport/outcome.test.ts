@@ -108,6 +108,47 @@ describe('error.outcome', () => {
     expect((error as RequestAbortedError).outcome).toBe('not_sent');
   });
 
+  // A batch cancelled with its first failure as the reason (controller.abort(error)): the reason is
+  // another call's error, whose outcome says nothing of this one.
+  const REASONS = [
+    ['a plain Error', new Error('user left')],
+    ["a sibling's RequestValidationError (not_sent)", new RequestValidationError('provider.manual.startWithdrawal', [{ field: 'iban', rule: 'too_small', message: 'too short' }])],
+    ["a sibling's ConnectionError (not_sent)", new ConnectionError({ operation: 'provider.welcome', request: { method: 'POST', url: 'http://127.0.0.1:1/api/provider/welcome' }, cause: undefined, reason: 'connection_refused' })],
+    ['a string', 'stop'],
+  ] as const;
+
+  test.each(REASONS)('an abort once the service read the payment is RequestAbortedError, unknown, whatever its reason: %s', async (_name, reason) => {
+    const controller = new AbortController();
+    const server = await startServer(() => { controller.abort(reason); });
+    const error = await providerFor(server, { credentialKey: PROVIDER.credentialKey, maxRetries: 5 })
+      .manual.startWithdrawal({ ...CUSTOMER, amount: 100, iban: 'TR330006100519786457841326' }, { signal: controller.signal })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(RequestAbortedError);
+    expect((error as RequestAbortedError).outcome).toBe('unknown');
+    expect((error as RequestAbortedError).cause).toBe(reason);
+    expect((error as RequestAbortedError).message).toMatch(/the withdrawal may have been created\. Do not send it again/);
+    expect(server.seen).toHaveLength(1);
+  });
+
+  test.each(REASONS)('an abort before sending is RequestAbortedError, not_sent, whatever its reason: %s', async (_name, reason) => {
+    const server = await startServer(never);
+    const error = await providerFor(server, { credentialKey: PROVIDER.credentialKey }).manual.startDeposit({ ...CUSTOMER, amount: 250 }, { signal: AbortSignal.abort(reason) }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(RequestAbortedError);
+    expect((error as RequestAbortedError).outcome).toBe('not_sent');
+    expect(server.seen).toHaveLength(0);
+  });
+
+  test("an abort with a sibling's error while waiting to resend a 503 of a read keeps the read's unknown", async () => {
+    noBackoff();
+    const controller = new AbortController();
+    const sibling = new RequestValidationError('provider.manual.startDeposit', [{ field: 'amount', rule: 'too_small', message: 'too small' }]);
+    const server = await startServer(refusal(503, { success: false, message: 'busy' }));
+    const client = providerFor(server, { maxRetries: 5, onResponse: () => { controller.abort(sibling); } });
+    const error = await client.creditCard.getStatus({ tracking_code: 'CC-k3J9x-1763812000' }, { signal: controller.signal }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(RequestAbortedError);
+    expect((error as RequestAbortedError).outcome).toBe('unknown');
+  });
+
   test('a payment is resent only while the outcome is not_sent: after a 503 (unknown) it is not', async () => {
     noBackoff();
     const server = await startServer(refusal(503, { success: false, message: 'busy' }));

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { APIError, PayorchError, ProviderClient, RequestValidationError } from '../../../src/index.js';
-import { CUSTOMER, DEPOSIT, WELCOME, json, providerFor, startServer, closeLoopbackServers } from '../../helpers/loopback.js';
+import { APIError, ConnectionError, PayorchError, ProviderClient, RequestValidationError } from '../../../src/index.js';
+import { CUSTOMER, DEPOSIT, WELCOME, freePort, json, noBackoff, providerFor, startServer, closeLoopbackServers } from '../../helpers/loopback.js';
 import { PROVIDER } from '../../helpers/wire.js';
 
 closeLoopbackServers();
@@ -88,6 +88,57 @@ describe('a custom fetch that follows redirects', () => {
     expect(error).toBeInstanceOf(APIError);
     expect((error as APIError).message).toMatch(/came through a redirect, which payorch never follows/);
     expect((error as APIError).outcome).toBe('unknown');
+  });
+});
+
+describe('a custom fetch that follows redirects whatever it is told', () => {
+  /** Follows every redirect itself, with the body, as a hand-written fetch wrapper might. */
+  const following = (seen: RequestInit[]): typeof fetch => async (input, init) => {
+    seen.push({ ...init });
+    const request = input as Request;
+    const body = await request.text();
+    let url = request.url;
+    for (let hop = 0; hop < 5; hop++) {
+      const response = await fetch(url, { method: request.method, headers: request.headers, body, redirect: 'manual', signal: init?.signal ?? null });
+      const location = response.headers.get('location');
+      if (response.status < 300 || response.status > 399 || location === null) return response;
+      url = new URL(location, url).href;
+    }
+    throw new TypeError('too many redirects');
+  };
+
+  test.each([
+    ['refuses the connection', async () => `http://127.0.0.1:${await freePort()}`],
+    ['does not resolve', () => Promise.resolve('http://payorch-test.invalid')],
+  ])('a payment redirected to a host that %s was read by the service: unknown, sent once', async (_name, target) => {
+    noBackoff();
+    const elsewhere = await target();
+    const server = await startServer((_request, response) => {
+      response.writeHead(307, { location: `${elsewhere}/api/provider/start-manual-withdrawal` });
+      response.end();
+    });
+    const given: RequestInit[] = [];
+    const error = await providerFor(server, { credentialKey: PROVIDER.credentialKey, maxRetries: 5, fetch: following(given) })
+      .manual.startWithdrawal({ ...CUSTOMER, amount: 100, iban: 'TR330006100519786457841326' })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect((error as ConnectionError).outcome).toBe('unknown');
+    expect((error as ConnectionError).message).toMatch(/the withdrawal may have been created\. Do not send it again/);
+    expect(server.seen).toHaveLength(1);
+    // What fetch was told, for one that honours it.
+    expect(given.map((init) => init.redirect)).toEqual(['manual']);
+  });
+
+  test('a refused connection that names the service itself is still not_sent, and resent', async () => {
+    noBackoff();
+    const port = await freePort();
+    let attempts = 0;
+    const error = await providerFor({ url: `http://127.0.0.1:${port}` }, { credentialKey: PROVIDER.credentialKey, maxRetries: 2, fetch: following([]), onRequest: () => attempts++ })
+      .manual.startDeposit({ ...CUSTOMER, amount: 250 })
+      .catch((caught: unknown) => caught);
+    expect((error as ConnectionError).refused).toBe(true);
+    expect((error as ConnectionError).outcome).toBe('not_sent');
+    expect(attempts).toBe(3);
   });
 });
 

@@ -309,7 +309,7 @@ describe('nodeHandler inside Express', () => {
 describe('createCallbackReceiver refuses impossible settings at start-up', () => {
   test.each([
     ['an empty apiKey', { apiKey: '' }, /createCallbackReceiver: apiKey: must be a non-empty string \(for example from PAYORCH_PROVIDER_API_KEY.*got an empty string/],
-    ['a missing secretKey', { secretKey: undefined }, /secretKey: must be a non-empty string \(for example from PAYORCH_PROVIDER_SECRET_KEY.*got undefined/],
+    ['a secretKey of the wrong type', { secretKey: 42 }, /secretKey: must be a non-empty string \(for example from PAYORCH_PROVIDER_SECRET_KEY.*got number/],
     ['maxBodyBytes 0', { maxBodyBytes: 0 }, /maxBodyBytes: must be an integer from 1 to 65536 .*; got 0/],
     ['maxBodyBytes NaN', { maxBodyBytes: Number.NaN }, /maxBodyBytes: .* got NaN/],
     ['maxBodyBytes past verifyCallback’s cap', { maxBodyBytes: 65537 }, /maxBodyBytes: .* got 65537/],

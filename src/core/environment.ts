@@ -1,0 +1,75 @@
+import { RequestValidationError } from '../errors/error.js';
+import type { ValidationIssue } from '../errors/error.js';
+import type { Api } from './api.js';
+
+/*
+ * The environment variables payorch reads itself where the runtime has them: the keys of a client
+ * or receiver built without them, and PAYORCH_LOG. Read at construction, never at import, and
+ * defensively: a Worker or a browser has no `process`, Deno without --allow-env throws on a read,
+ * and the main entry and payorch/webhooks load no Node built-in.
+ */
+
+/** The runtimes' two ways to the environment, as far as payorch reads them. */
+interface Runtime {
+  readonly process?: { readonly env?: Readonly<Record<string, string | undefined>> };
+  readonly Deno?: { readonly env?: { get?(name: string): string | undefined } };
+}
+
+/**
+ * The value of the environment variable `name`: from `process.env` (Node, Bun, Deno 2, a Worker
+ * with `nodejs_compat`), else `Deno.env`. `undefined` where there is no environment, where reading
+ * it is not allowed, or when it is empty.
+ */
+export function environmentVariable(name: string): string | undefined {
+  const runtime = globalThis as Runtime;
+  let value: string | undefined;
+  try {
+    value = runtime.process?.env?.[name];
+  } catch {
+    // A process.env that refuses the read (Deno without --allow-env).
+  }
+  if (value === undefined || value === '') {
+    try {
+      value = runtime.Deno?.env?.get?.(name);
+    } catch {
+      // Deno without --allow-env: NotCapable.
+    }
+  }
+  return value === '' ? undefined : value;
+}
+
+/** The environment variables of a pair of keys. */
+export interface KeyNames {
+  readonly apiKey: string;
+  readonly secretKey: string;
+}
+
+/** Where an API's keys are read from when not given: the names the CLI and the examples use. */
+export function keyNames(api: Api): KeyNames {
+  return api === 'provider' ? { apiKey: 'PAYORCH_PROVIDER_API_KEY', secretKey: 'PAYORCH_PROVIDER_SECRET_KEY' } : { apiKey: 'PAYORCH_DEALER_API_KEY', secretKey: 'PAYORCH_DEALER_SECRET_KEY' };
+}
+
+/** A client's or receiver's keys, once given or read. */
+interface Keys {
+  readonly apiKey: string;
+  readonly secretKey: string;
+}
+
+/**
+ * `options` with each key it leaves out (or sets to `undefined`) read from its environment
+ * variable: a key given wins. A key in neither place is refused, naming the option and the
+ * variable. Anything but an object is returned as it is, for the option check to refuse.
+ */
+export function withEnvironmentKeys<T extends { readonly apiKey?: string | undefined; readonly secretKey?: string | undefined }>(where: string, options: T, names: KeyNames): T & Keys {
+  // Not an object: the option check refuses it, naming what it must be.
+  if (typeof options !== 'object' || (options as unknown) === null) return options as T & Keys;
+  const given = options as { readonly apiKey?: unknown; readonly secretKey?: unknown };
+  const apiKey = given.apiKey ?? environmentVariable(names.apiKey);
+  const secretKey = given.secretKey ?? environmentVariable(names.secretKey);
+  const missing = (['apiKey', 'secretKey'] as const).filter((name) => (name === 'apiKey' ? apiKey : secretKey) === undefined);
+  if (missing.length > 0) {
+    const issues = missing.map((name): ValidationIssue => ({ field: name, rule: 'invalid_option', message: `is missing: give the ${name} option, or set ${names[name]} where the runtime has environment variables (Node, Bun, Deno with --allow-env)` }));
+    throw new RequestValidationError(where, issues);
+  }
+  return (given.apiKey === apiKey && given.secretKey === secretKey ? options : { ...options, apiKey, secretKey }) as T & Keys;
+}
