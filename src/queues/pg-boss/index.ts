@@ -63,7 +63,8 @@ export interface PgBossQueue extends CallbackQueue {
    * Starts this process's workers: one applies each job with `receiver.apply`, with pg-boss's
    * retries, and keeps a job whose attempts ran out in the dead letters' table; the other keeps
    * the jobs pg-boss itself gave up on (an attempt that expired on the last try: its worker died)
-   * in the same table. Run it on as many instances as you like.
+   * in the same table. Each runs `localConcurrency` pg-boss workers fetching `batchSize` jobs,
+   * again at once while batches come back full. Run it on as many instances as you like.
    * @example
    * ```ts
    * import type { CallbackInboxContext, CallbackReceiver, ProviderClient } from 'payorch';
@@ -153,9 +154,9 @@ function watchBacklog(boss: PgBossLike, queue: string, seconds: number, tell: (b
  * - A failed attempt is retried by pg-boss (`retryLimit`, `retryDelaySeconds`, `retryBackoff`).
  *   The last failure, or a job that can never apply (`CallbackJobError`, `CallbackRetentionError`),
  *   is kept in the dead letters' table with its attempts and last error, and told to
- *   `onDeadLetter`; pg-boss then completes it. An attempt whose worker died is retried once it
- *   expires (`expireInSeconds`); on the last attempt, pg-boss's dead-letter queue brings it to the
- *   table.
+ *   `onDeadLetter`; pg-boss then completes it. An attempt whose worker died is retried once its
+ *   heartbeat stops (`heartbeatSeconds`), one that hangs once it expires (`expireInSeconds`); on
+ *   the last attempt, pg-boss's dead-letter queue brings it to the table.
  * - The table has no clock: a dead letter stays past pg-boss's `retentionSeconds` and
  *   `deleteAfterSeconds` until it is replayed or purged.
  * - `deadLetters.replay` claims the rows (`FOR UPDATE SKIP LOCKED`), sends their jobs to pg-boss in
@@ -164,7 +165,7 @@ function watchBacklog(boss: PgBossLike, queue: string, seconds: number, tell: (b
  *
  * The queues are created, and their policy set, on the first `enqueue`, `work` or replay.
  *
- * @throws {RequestValidationError} at once for a missing `boss` or `pool` or an impossible option, naming it
+ * @throws {RequestValidationError} at once for a missing `boss` or `pool` or an impossible option, naming it, and for a `retentionSeconds` its retries outlast
  * @example
  * ```ts
  * import { createPgBossQueue } from 'payorch/pg-boss';
@@ -189,15 +190,16 @@ export function createPgBossQueue(options: PgBossQueueOptions): PgBossQueue {
   const { boss, pool } = options;
   const queue = options.queue ?? DEFAULT_PGBOSS_QUEUE;
   const deadQueue = `${queue}-dead`;
-  const policy: PgBossPolicy = {
+  const retries = {
     retryLimit: options.retryLimit ?? DEFAULT_PGBOSS_RETRY_LIMIT,
     retryDelay: options.retryDelaySeconds ?? DEFAULT_PGBOSS_RETRY_DELAY_SECONDS,
     retryBackoff: options.retryBackoff ?? true,
     expireInSeconds: options.expireInSeconds ?? DEFAULT_PGBOSS_EXPIRE_IN_SECONDS,
-    heartbeatSeconds: options.heartbeatSeconds ?? DEFAULT_PGBOSS_HEARTBEAT_SECONDS,
     retentionSeconds: options.retentionSeconds ?? DEFAULT_PGBOSS_RETENTION_SECONDS,
   };
-  checkRetention({ retryLimit: policy.retryLimit ?? 0, retryDelay: policy.retryDelay ?? 0, retryBackoff: policy.retryBackoff ?? false, expireInSeconds: policy.expireInSeconds ?? 0, retentionSeconds: policy.retentionSeconds ?? 0 });
+  // A job leaves pg-boss applied or as a dead letter, never deleted while it waits for a retry.
+  checkRetention(retries);
+  const policy: PgBossPolicy = { ...retries, heartbeatSeconds: options.heartbeatSeconds ?? DEFAULT_PGBOSS_HEARTBEAT_SECONDS };
   // Each job carries the policy, whatever the queue row says; the queue's own applies to a job
   // sent there without it.
   const jobPolicy: PgBossPolicy = { ...policy, deadLetter: deadQueue };
