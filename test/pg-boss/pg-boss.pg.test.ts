@@ -304,7 +304,7 @@ describe('payorch/pg-boss on pg-boss 12', () => {
     }
   }, 90_000);
 
-  test('the meter counts the jobs waiting, and onBacklog is told when they keep growing', async () => {
+  test('the meter counts the jobs waiting, and onBacklog (by default the console) is told when they keep growing', async () => {
     const { adapter, queue } = await fresh(supervised);
     const { deliver } = receiverOf(adapter);
     const observed: { value: number; attributes: unknown }[] = [];
@@ -323,13 +323,17 @@ describe('payorch/pg-boss on pg-boss 12', () => {
     const hung = new Promise<void>((resolve) => (release = resolve));
     // One job at a time, and it never ends: every callback delivered after it waits.
     const workers = await adapter.work({ apply: () => hung }, { localConcurrency: 1, batchSize: 1, backlogCheckSeconds: 1, meter, onBacklog: (backlog) => void told.push(backlog), onDeadLetter: () => undefined });
+    // A second process of workers, told the default way.
+    const warned = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const others = await adapter.work({ apply: () => hung }, { localConcurrency: 1, batchSize: 1, backlogCheckSeconds: 1, onDeadLetter: () => undefined });
+    const warning = () => warned.mock.calls.find(([line]) => String(line).includes(`jobs wait on ${queue}, up from`));
     try {
       let delivered = 0;
       await waitFor(
         async () => {
           delivered += 1;
           expect(await deliver(`MAN-pbpile${delivered}-${seconds - 60}`)).toBe(200);
-          return told.length > 0;
+          return told.length > 0 && warning() !== undefined;
         },
         45_000,
         'onBacklog, while callbacks pile up',
@@ -340,9 +344,11 @@ describe('payorch/pg-boss on pg-boss 12', () => {
       collect?.({ observe: (value, attributes) => void observed.push({ value, attributes }) });
       expect(observed[0]?.value).toBeGreaterThan(0);
       expect(observed[0]?.attributes).toEqual({ 'payorch.queue': queue });
+      expect(String(warning()?.[0])).toMatch(/^payorch\/pg-boss: \d+ jobs wait on \S+, up from \d+ 3 s before: the workers do not keep up\. Run more worker processes, or raise localConcurrency or batchSize \(docs\/deferred\.md, On pg-boss\)$/);
     } finally {
       release();
-      await workers.stop();
+      warned.mockRestore();
+      await Promise.all([workers.stop(), others.stop()]);
     }
   }, 90_000);
 
