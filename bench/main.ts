@@ -18,7 +18,7 @@ import { table } from './lib/figure.js';
 import { summarizeProfiles } from './lib/profile.js';
 import { format } from './lib/stats.js';
 
-const FIGURES = ['client-overhead', 'verification', 'schema-cost', 'iteration', 'bundle', 'peers', 'sandbox', 'receiver', 'deferred', 'prune', 'memory-inbox'] as const;
+const FIGURES = ['client-overhead', 'verification', 'schema-cost', 'iteration', 'bundle', 'peers', 'sandbox', 'receiver', 'deferred', 'deferred-soak', 'prune', 'memory-inbox'] as const;
 const FIGURE_TIMEOUT_MS = 10 * 60_000;
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));

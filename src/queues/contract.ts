@@ -5,6 +5,7 @@ import { createMemoryInbox } from '../inboxes/memory.js';
 import { createCallbackReceiver } from '../webhooks/receiver/receiver.js';
 import type { CallbackApplyOptions, CallbackReceiver, CallbackReceiverOptions } from '../webhooks/receiver/receiver.js';
 import type { MemoryInboxContext } from '../inboxes/memory.js';
+import { MAX_CALLBACK_BODY_BYTES } from '../webhooks/body.js';
 import { canonicalJson } from '../webhooks/seal.js';
 import { signCallback } from '../webhooks/sign.js';
 
@@ -109,12 +110,35 @@ function codeOf(job: unknown): string {
   return typeof code === 'string' ? code : '';
 }
 
+/** The fields of a deposit callback of `code`, as the cases sign it. */
+const depositOf = (code: string) => ({ tracking_code: code, tx_id: `tx-${code}`, status: 'completed', amount: 250, username: 'ada', fullname: 'Ada Yılmaz', user_id: 'u-contract', site_id: 7 });
+
+/**
+ * A `fullname` that makes the signed deposit of `code` exactly the largest body a receiver
+ * accepts, of names with a NUL each and letters of two bytes.
+ */
+function largestFullname(code: string): string {
+  const base = signCallback({ ...depositOf(code), fullname: '' }, { apiKey: API_KEY, secretKey: SECRET_KEY }).body;
+  // Each is 14 bytes of JSON: the NUL is written \u0000.
+  const name = 'Yılmaz\u0000 ';
+  const room = MAX_CALLBACK_BODY_BYTES - new TextEncoder().encode(base).length;
+  return name.repeat(Math.floor(room / 14)) + 'x'.repeat(room % 14);
+}
+
+/** One application the handler made: what it read of the callback. */
+interface LedgerEntry {
+  readonly amount: unknown;
+  readonly user: unknown;
+  readonly fullname: unknown;
+}
+
 /** How the handler treats a tracking code: fail this many attempts first, or every one. */
 type Failing = number | 'always';
 
 /**
  * The cases of the queue-adapter contract (see `CallbackQueue`): a job applied once through the
- * service's and the engine's redeliveries; a failing handler retried, then kept as a dead letter
+ * service's and the engine's redeliveries; every callback that verifies (a NUL in a name, lone
+ * surrogates, the largest body) queued, kept and replayed unchanged; a failing handler retried, then kept as a dead letter
  * (its kind, tracking code, status, merchant id, receipt, attempts and last error) past the engine's
  * retention; a replay that applies once, even when two replays run at once; a purge by ids and by
  * time, never both purging and replaying one dead letter; a job changed in the queue that pays
@@ -175,7 +199,7 @@ export function queueContract(options: QueueContractOptions): readonly QueueCont
     /** How many times the handler ran, per tracking code. */
     readonly runs: Map<string, number>;
     /** What the handler moved: one entry per application, per tracking code. */
-    readonly ledger: Map<string, { readonly amount: unknown; readonly user: unknown }[]>;
+    readonly ledger: Map<string, LedgerEntry[]>;
     /** How many times the workers called `apply`, per tracking code. */
     readonly applied: Map<string, number>;
     /**
@@ -205,7 +229,7 @@ export function queueContract(options: QueueContractOptions): readonly QueueCont
     const enqueued: CallbackJob[] = [];
     const failing = new Map<string, Failing>();
     const runs = new Map<string, number>();
-    const ledger = new Map<string, { amount: unknown; user: unknown }[]>();
+    const ledger = new Map<string, LedgerEntry[]>();
     const applied = new Map<string, number>();
     const bump = (counts: Map<string, number>, code: string): number => {
       const count = (counts.get(code) ?? 0) + 1;
@@ -236,7 +260,7 @@ export function queueContract(options: QueueContractOptions): readonly QueueCont
         const run = bump(runs, code);
         const fails = failing.get(code) ?? 0;
         if (fails === 'always' || run <= fails) throw new Error(`${FAILURE}, attempt ${run}`);
-        ledger.set(code, [...(ledger.get(code) ?? []), { amount: callback.payload.amount, user: callback.payload.user_id }]);
+        ledger.set(code, [...(ledger.get(code) ?? []), { amount: callback.payload.amount, user: callback.payload.user_id, fullname: callback.payload.fullname }]);
       });
       return made;
     }
@@ -293,10 +317,7 @@ export function queueContract(options: QueueContractOptions): readonly QueueCont
       },
       async deliver(code, fields = {}, to = { receiver, secretKey: SECRET_KEY }) {
         const before = enqueued.length;
-        const { headers, body } = signCallback(
-          { tracking_code: code, tx_id: `tx-${code}`, status: 'completed', amount: 250, username: 'ada', fullname: 'Ada Yılmaz', user_id: 'u-contract', site_id: 7, ...fields },
-          { apiKey: API_KEY, secretKey: to.secretKey },
-        );
+        const { headers, body } = signCallback({ ...depositOf(code), ...fields }, { apiKey: API_KEY, secretKey: to.secretKey });
         const response = await to.receiver.handle(new Request('https://receiver.test/callbacks', { method: 'POST', headers, body }));
         expectThat(response.status === 200, `the receiver should answer 200 once enqueue resolved, got ${response.status} ${await response.text()}`);
         const job = enqueued[before];
@@ -388,6 +409,36 @@ export function queueContract(options: QueueContractOptions): readonly QueueCont
         await expectLedger(run, code, 1, 'a handler that failed its first attempt');
         expectThat(run.runs.get(code) === 2, `the handler should run twice (one failure, one success), ran ${run.runs.get(code) ?? 0} times`);
         expectThat(!(await run.deadLetters()).some((deadLetter) => deadLetter.trackingCode === code), 'a job whose retry succeeded was kept as a dead letter');
+      },
+    ],
+    [
+      'queues, keeps and replays unchanged every callback that verifies: a name with a NUL, one with lone surrogates, the largest body the receiver accepts',
+      async (run) => {
+        const names = new Map<string, string>();
+        for (const fullname of ['Ada\u0000Yılmaz', 'Ada \ud800Yıl\udfffmaz\udc00'] as const) names.set(run.code(), fullname);
+        const largest = run.code();
+        names.set(largest, largestFullname(largest));
+        // Dead letters first, so that the job goes through every place the engine keeps one.
+        const jobs = new Map<string, CallbackJob>();
+        for (const [code, fullname] of names) {
+          run.failing.set(code, 'always');
+          jobs.set(code, await run.deliver(code, { fullname }));
+        }
+        const dead = new Map<string, DeadLetter>();
+        for (const code of names.keys()) dead.set(code, await run.deadLetterOf(code));
+        for (const [code, deadLetter] of dead) {
+          // The handler ran: the seal and the signature checked on each attempt.
+          expectThat((run.runs.get(code) ?? 0) >= 2, `the job of ${code} should reach the handler on each attempt, ran ${run.runs.get(code) ?? 0} time(s)`);
+          const kept = await run.engine.queue.deadLetters.get(deadLetter.id);
+          expectThat(kept !== undefined && canonicalJson(kept.job) === canonicalJson(jobs.get(code)), `deadLetters.get of ${code} should give the job as enqueue got it`);
+          run.failing.delete(code);
+        }
+        const replayed = await run.engine.queue.deadLetters.replay({ ids: [...dead.values()].map((deadLetter) => deadLetter.id) });
+        expectThat(replayed.replayed === names.size && replayed.remaining === 0, `the replay should send the ${names.size} dead letters, gave ${JSON.stringify(replayed)}`);
+        for (const [code, fullname] of names) {
+          await expectLedger(run, code, 1, 'the replayed dead letter');
+          expectThat(run.ledger.get(code)?.[0]?.fullname === fullname, `the job of ${code} applied another name than the one signed`);
+        }
       },
     ],
     [

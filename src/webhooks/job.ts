@@ -19,8 +19,9 @@ import type { CallbackJobField, CallbackVerificationReason } from '../errors/err
  * What `enqueue` gets, for `receiver.apply(job)` to apply later: a verified callback
  * ({@link SignedCallbackJob}), or a card payment's status read by `receiver.reconcile`
  * ({@link StatusReadJob}, `source: 'status'`). A plain object that survives `JSON.stringify` and
- * `JSON.parse`: store it as your queue engine stores data (pg-boss `send(name, job)`, BullMQ
- * `queue.add(name, job)`, Cloudflare `queue.send(job)`).
+ * `JSON.parse`: store it as your queue engine stores data (BullMQ `queue.add(name, job)`,
+ * Cloudflare `queue.send(job)`), in PostgreSQL as JSON text (pg-boss `send(name, { job:
+ * JSON.stringify(job) })`): jsonb refuses a `\u0000` or a lone surrogate, which a name may hold.
  *
  * Opaque but stable: read `kind`, `event` and `payload` to route or log it if you wish, but
  * change nothing: the receiver's `seal` covers every field, and `apply` refuses a job whose seal

@@ -184,7 +184,7 @@ describe('payorch dead-letters on pg-boss 12', { timeout: 60_000 }, () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toEqual({ replayed: 130, remaining: 0 });
-    const { rows } = await pool.query<{ code: string }>(`SELECT data->'payload'->>'tracking_code' AS code FROM ${SCHEMA}.job WHERE name = $1`, [queue.queue]);
+    const { rows } = await pool.query<{ code: string }>(`SELECT (data->>'job')::jsonb->'payload'->>'tracking_code' AS code FROM ${SCHEMA}.job WHERE name = $1`, [queue.queue]);
     expect(rows.map((row) => row.code).sort()).toEqual([...codes].sort());
     await waitFor(() => queue.applied.length >= codes.length, 40_000, 'every replayed job to be applied');
     expect([...queue.applied].sort()).toEqual([...codes].sort());

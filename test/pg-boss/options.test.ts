@@ -10,7 +10,7 @@ const untouched = (): never => {
   throw new Error('reached the database');
 };
 const pool: PostgresPool = { connect: untouched };
-const boss: PgBossLike = { createQueue: untouched, updateQueue: untouched, send: untouched, work: untouched, offWork: untouched };
+const boss: PgBossLike = { createQueue: untouched, updateQueue: untouched, send: untouched, work: untouched, offWork: untouched, getQueue: untouched };
 
 function refusal(run: () => unknown): { field: string; message: string } | undefined {
   try {
@@ -41,10 +41,22 @@ describe('createPgBossQueue', () => {
     ['a retryBackoff that is text', { boss, pool, retryBackoff: 'yes' }, 'retryBackoff', /true or false/],
     ['an expireInSeconds of 0', { boss, pool, expireInSeconds: 0 }, 'expireInSeconds', /an integer from 1 to 86400/],
     ['a retentionSeconds under an hour', { boss, pool, retentionSeconds: 60 }, 'retentionSeconds', /from 3600/],
+    ['a heartbeatSeconds pg-boss refuses', { boss, pool, heartbeatSeconds: 5 }, 'heartbeatSeconds', /an integer from 10 to 3600/],
   ])('refuses %s, naming the option', (_name, options, field, message) => {
     const refused = refusal(() => createPgBossQueue(options as never));
     expect(refused?.field).toBe(field);
     expect(refused?.message).toMatch(message);
+  });
+
+  test('refuses a retention its retries outlast, naming both options and the least retention they allow', () => {
+    // The defaults' ten retries from 5 s, doubling: 10,230 s of delays at most, and 360 s for each of the 11 attempts.
+    const refused = refusal(() => createPgBossQueue({ boss, pool, retentionSeconds: 3600 }));
+    expect(refused?.field).toBe('retentionSeconds, retryLimit');
+    expect(refused?.message).toMatch(/retentionSeconds must outlast the retries of retryLimit.*at least 14190 \(retryLimit 10, retryDelaySeconds 5 doubling, expireInSeconds 300\) up to 315360000; got 3600\. Raise retentionSeconds or lower retryLimit/);
+    expect(refusal(() => createPgBossQueue({ boss, pool, retentionSeconds: 14_190 }))).toBeUndefined();
+    expect(refusal(() => createPgBossQueue({ boss, pool, retentionSeconds: 3600, retryLimit: 5 }))).toBeUndefined();
+    expect(refusal(() => createPgBossQueue({ boss, pool, retryLimit: 100, retryDelaySeconds: 86_400 }))?.message).toMatch(/past the 315360000 allowed: lower retryLimit/);
+    expect(refusal(() => createPgBossQueue({ boss, pool, retentionSeconds: 3600, retryLimit: 3, retryBackoff: false, retryDelaySeconds: 600, expireInSeconds: 600 }))?.message).toMatch(/at least 4440 \(retryLimit 3, retryDelaySeconds 600, expireInSeconds 600\)/);
   });
 
   test('refuses work options and dead-letter calls it cannot carry out, before reaching pg-boss or PostgreSQL', async () => {
@@ -52,6 +64,9 @@ describe('createPgBossQueue', () => {
     const receiver = { apply: () => Promise.resolve() };
     expect(await refusalOf(() => queue.work(receiver, { pollingIntervalSeconds: 0.1 }))).toMatchObject({ field: 'pollingIntervalSeconds', message: expect.stringMatching(/from 0.5 to 600/) as unknown });
     expect(await refusalOf(() => queue.work(receiver, { localConcurrency: 0 }))).toMatchObject({ field: 'localConcurrency' });
+    expect(await refusalOf(() => queue.work(receiver, { batchSize: 101 }))).toMatchObject({ field: 'batchSize', message: expect.stringMatching(/from 1 to 100/) as unknown });
+    expect(await refusalOf(() => queue.work(receiver, { backlogCheckSeconds: 0 }))).toMatchObject({ field: 'backlogCheckSeconds' });
+    expect(await refusalOf(() => queue.work(receiver, { meter: {} as never }))).toMatchObject({ field: 'meter' });
     expect(await refusalOf(() => queue.deadLetters.list({ limit: 0 }))).toMatchObject({ field: 'limit' });
     expect(await refusalOf(() => queue.deadLetters.list({ cursor: 'page-2' }))).toMatchObject({ field: 'cursor', message: expect.stringMatching(/the cursor of the page before/) as unknown });
     expect(await refusalOf(() => queue.deadLetters.get(''))).toMatchObject({ field: 'id' });
@@ -71,7 +86,7 @@ test('pgBossDeadLetterTableSql creates the table and its index, quoted, in the s
       '  seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,',
       '  id text NOT NULL UNIQUE,',
       '  queue text NOT NULL,',
-      '  job jsonb NOT NULL,',
+      '  job text NOT NULL,',
       '  attempts integer NOT NULL,',
       '  last_error text NOT NULL,',
       '  dead_at timestamptz NOT NULL DEFAULT now()',

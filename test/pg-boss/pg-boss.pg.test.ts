@@ -5,7 +5,7 @@ import { PgBoss } from 'pg-boss';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, test, vi } from 'vitest';
 import { CallbackJobError, QueueError, createPgBossDeadLetterTable, createPgBossQueue } from '../../src/queues/pg-boss/index.js';
-import type { DeadLetter, PgBossQueue } from '../../src/queues/pg-boss/index.js';
+import type { DeadLetter, PgBossBacklog, PgBossQueue } from '../../src/queues/pg-boss/index.js';
 import { createCallbackReceiver, signCallback } from '../../src/webhooks/index.js';
 import type { CallbackJob, CallbackReceiver } from '../../src/webhooks/index.js';
 import { unsigned } from '../helpers/callbacks.js';
@@ -41,13 +41,23 @@ afterAll(async () => {
 });
 
 /** A queue and a dead letters' table of the test's own, with three attempts and no delay. */
-async function fresh(boss: PgBoss, options: { retryLimit?: number; expireInSeconds?: number } = {}) {
+async function fresh(boss: PgBoss, options: { retryLimit?: number; expireInSeconds?: number; heartbeatSeconds?: number; retryDelaySeconds?: number } = {}) {
   made += 1;
   const queue = `adapter-${process.pid}-${made}`;
   const table = `dead_letters_adapter_${process.pid}_${made}`;
   tables.push(table);
   await createPgBossDeadLetterTable({ pool, table });
-  const adapter = createPgBossQueue({ boss, pool, queue, table, retryLimit: options.retryLimit ?? 2, retryDelaySeconds: 0, retryBackoff: false, ...(options.expireInSeconds === undefined ? {} : { expireInSeconds: options.expireInSeconds }) });
+  const adapter = createPgBossQueue({
+    boss,
+    pool,
+    queue,
+    table,
+    retryLimit: options.retryLimit ?? 2,
+    retryDelaySeconds: options.retryDelaySeconds ?? 0,
+    retryBackoff: false,
+    ...(options.expireInSeconds === undefined ? {} : { expireInSeconds: options.expireInSeconds }),
+    ...(options.heartbeatSeconds === undefined ? {} : { heartbeatSeconds: options.heartbeatSeconds }),
+  });
   return { adapter, queue, table };
 }
 
@@ -113,7 +123,7 @@ describe('payorch/pg-boss on pg-boss 12', () => {
     await adapter.enqueue(jobs[0] as CallbackJob);
     // A worker that took the job and died without a word: pg-boss holds it active until it expires.
     const [taken] = await supervised.fetch(queue);
-    expect(taken?.data).toEqual(jobs[0]);
+    expect(taken?.data).toEqual({ job: JSON.stringify(jobs[0]) });
     const told: DeadLetter[] = [];
     const { receiver } = receiverOf(adapter);
     const workers = await adapter.work(receiver, { pollingIntervalSeconds: 0.5, onDeadLetter: (deadLetter) => void told.push(deadLetter) });
@@ -239,7 +249,7 @@ describe('payorch/pg-boss on pg-boss 12', () => {
     const neighbour = createPgBossQueue({ boss: quiet, pool, queue: `${queue}-neighbour`, table });
     const job = (code: string) => JSON.stringify({ version: 2, kind: 'deposit', merchantId: 'merchant-pgboss', receivedAt: 1_763_812_345_000, payload: { ...unsigned.deposit, tracking_code: code } });
     for (const [index, name] of [queue, queue, queue, `${queue}-neighbour`].entries()) {
-      await pool.query(`INSERT INTO ${table} (id, queue, job, attempts, last_error) VALUES ($1, $2, $3::jsonb, 3, 'Error: x')`, [`id-${made}-${index}`, name, job(`MAN-pbpage${index}-${seconds}`)]);
+      await pool.query(`INSERT INTO ${table} (id, queue, job, attempts, last_error) VALUES ($1, $2, $3, 3, 'Error: x')`, [`id-${made}-${index}`, name, job(`MAN-pbpage${index}-${seconds}`)]);
     }
     const first = await adapter.deadLetters.list({ limit: 2 });
     expect(first.deadLetters.map((each) => each.trackingCode)).toEqual([`MAN-pbpage0-${seconds}`, `MAN-pbpage1-${seconds}`]);
@@ -253,4 +263,114 @@ describe('payorch/pg-boss on pg-boss 12', () => {
     expect(await adapter.deadLetters.purge({ before: new Date(Date.now() + 60_000) })).toEqual({ purged: 3 });
     expect((await neighbour.deadLetters.list()).deadLetters).toHaveLength(1);
   });
+  test('a worker fetches its next batch at once while batches come back full, and settles each job of a batch on its own', async () => {
+    const { adapter } = await fresh(quiet);
+    const { receiver, ledger, failing, deliver } = receiverOf(adapter);
+    const codes = Array.from({ length: 7 }, (_, index) => `MAN-pbburst${index}-${seconds - 60}`);
+    failing.add(codes[3] as string);
+    for (const code of codes) expect(await deliver(code)).toBe(200);
+    let runs = 0;
+    const counting = { apply: (job: CallbackJob, options?: Parameters<typeof receiver.apply>[1]) => ((runs += 1), receiver.apply(job, options)) };
+    // One worker, two jobs a fetch, and an interval no test waits for: only fetching again after a
+    // full batch applies the seven.
+    const workers = await adapter.work(counting, { pollingIntervalSeconds: 600, localConcurrency: 1, batchSize: 2, onDeadLetter: () => undefined });
+    try {
+      const others = codes.filter((code) => code !== codes[3]);
+      await waitFor(() => others.every((code) => ledger.includes(code)), 20_000, 'the six that succeed, applied in one burst');
+      // The failing job's batch-mate was applied once: its failure failed nothing else.
+      expect([...ledger].sort()).toEqual([...others].sort());
+      expect(runs).toBeGreaterThanOrEqual(7);
+    } finally {
+      await workers.stop();
+    }
+  }, 60_000);
+
+  test('the jobs of a worker killed while applying them are applied again once its heartbeat stops, long before expireInSeconds', async () => {
+    const { adapter, queue } = await fresh(supervised, { heartbeatSeconds: 10 });
+    const { receiver, ledger, deliver } = receiverOf(adapter);
+    const codes = [`MAN-pbkilled1-${seconds - 60}`, `MAN-pbkilled2-${seconds - 60}`];
+    for (const code of codes) expect(await deliver(code)).toBe(200);
+    // A worker that took both and died without a word: no heartbeat, and 300 s of expireInSeconds.
+    const taken = await supervised.fetch(queue, { batchSize: 2 });
+    expect(taken).toHaveLength(2);
+    const started = Date.now();
+    const workers = await adapter.work(receiver, { pollingIntervalSeconds: 0.5, onDeadLetter: () => undefined });
+    try {
+      await waitFor(() => codes.every((code) => ledger.includes(code)), 60_000, 'the killed worker’s jobs, applied by another');
+      expect(Date.now() - started).toBeLessThan(300_000);
+      expect([...ledger].sort()).toEqual([...codes].sort());
+    } finally {
+      await workers.stop();
+    }
+  }, 90_000);
+
+  test('the meter counts the jobs waiting, and onBacklog (by default the console) is told when they keep growing', async () => {
+    const { adapter, queue } = await fresh(supervised);
+    const { deliver } = receiverOf(adapter);
+    const observed: { value: number; attributes: unknown }[] = [];
+    let collect: ((result: { observe(value: number, attributes?: Readonly<Record<string, string>>): void }) => void) | undefined;
+    const meter = {
+      createCounter: () => ({ add: () => undefined }),
+      createHistogram: () => ({ record: () => undefined }),
+      createObservableUpDownCounter: (name: string) => ({
+        addCallback: (callback: NonNullable<typeof collect>) => {
+          if (name === 'payorch.queue.backlog') collect = callback;
+        },
+      }),
+    };
+    const told: PgBossBacklog[] = [];
+    let release: () => void = () => undefined;
+    const hung = new Promise<void>((resolve) => (release = resolve));
+    // One job at a time, and it never ends: every callback delivered after it waits.
+    const workers = await adapter.work({ apply: () => hung }, { localConcurrency: 1, batchSize: 1, backlogCheckSeconds: 1, meter, onBacklog: (backlog) => void told.push(backlog), onDeadLetter: () => undefined });
+    // A second process of workers, told the default way.
+    const warned = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const others = await adapter.work({ apply: () => hung }, { localConcurrency: 1, batchSize: 1, backlogCheckSeconds: 1, onDeadLetter: () => undefined });
+    const warning = () => warned.mock.calls.find(([line]) => String(line).includes(`jobs wait on ${queue}, up from`));
+    try {
+      let delivered = 0;
+      await waitFor(
+        async () => {
+          delivered += 1;
+          expect(await deliver(`MAN-pbpile${delivered}-${seconds - 60}`)).toBe(200);
+          return told.length > 0 && warning() !== undefined;
+        },
+        45_000,
+        'onBacklog, while callbacks pile up',
+      );
+      const [backlog] = told;
+      expect(backlog?.queue).toBe(queue);
+      expect(backlog?.ready).toBeGreaterThan(backlog?.readyBefore ?? Number.POSITIVE_INFINITY);
+      collect?.({ observe: (value, attributes) => void observed.push({ value, attributes }) });
+      expect(observed[0]?.value).toBeGreaterThan(0);
+      expect(observed[0]?.attributes).toEqual({ 'payorch.queue': queue });
+      expect(String(warning()?.[0])).toMatch(/^payorch\/pg-boss: \d+ jobs wait on \S+, up from \d+ 3 s before: the workers do not keep up\. Run more worker processes, or raise localConcurrency or batchSize \(docs\/deferred\.md, On pg-boss\)$/);
+    } finally {
+      release();
+      warned.mockRestore();
+      await Promise.all([workers.stop(), others.stop()]);
+    }
+  }, 90_000);
+
+  test('pg-boss deletes a job waiting for a retry once its retention, counted from its sending, passes, with no dead letter: the retention must outlast the retries', async () => {
+    const { adapter, queue, table } = await fresh(quiet, { retryLimit: 1, retryDelaySeconds: 3000 });
+    const { receiver, failing, deliver } = receiverOf(adapter);
+    const code = `MAN-pbretained-${seconds - 60}`;
+    failing.add(code);
+    const keptFor = async () => (await pool.query<{ seconds: number; state: string }>(`SELECT extract(epoch FROM keep_until - created_on)::int AS seconds, state FROM pgboss_adapter_quiet.job WHERE name = $1`, [queue])).rows[0];
+    expect(await deliver(code)).toBe(200);
+    expect(await keptFor()).toEqual({ seconds: 90 * 86_400, state: 'created' });
+    const workers = await adapter.work(receiver, { pollingIntervalSeconds: 0.5, onDeadLetter: () => undefined });
+    try {
+      await waitFor(async () => (await keptFor())?.state === 'retry', 15_000, 'the job waiting for its retry');
+    } finally {
+      await workers.stop();
+    }
+    // A retry does not move the deadline.
+    expect(await keptFor()).toEqual({ seconds: 90 * 86_400, state: 'retry' });
+    await expireQueues(quiet, pool, 'pgboss_adapter_quiet', [queue, `${queue}-dead`]);
+    expect(await pgBossRows(pool, 'pgboss_adapter_quiet', [queue, `${queue}-dead`])).toBe(0);
+    expect((await pool.query(`SELECT id FROM ${table}`)).rows).toEqual([]);
+    expect(() => createPgBossQueue({ boss: quiet, pool, queue, table, retentionSeconds: 3600 })).toThrow(/retentionSeconds must outlast the retries of retryLimit/);
+  }, 60_000);
 });

@@ -13,6 +13,7 @@ export interface PgBossPolicy {
   readonly retryDelay?: number;
   readonly retryBackoff?: boolean;
   readonly expireInSeconds?: number;
+  readonly heartbeatSeconds?: number;
   readonly retentionSeconds?: number;
   readonly deadLetter?: string;
 }
@@ -35,12 +36,31 @@ export interface PgBossJob {
   readonly sourceOutput?: object | null;
 }
 
-/** What a worker of the adapter's is started with. */
+/**
+ * What a worker of the adapter's is started with: batches settled job by job, fetched again at
+ * once while they come back full.
+ */
 export interface PgBossWorkerOptions {
   readonly includeMetadata: true;
+  readonly perJobResults: true;
+  readonly burstWhenBatchFull: true;
   readonly batchSize: number;
   readonly pollingIntervalSeconds: number;
   readonly localConcurrency: number;
+}
+
+/** How a worker settles one job of its batch (pg-boss's `JobResult`). */
+export interface PgBossJobResult {
+  readonly id: string;
+  readonly status: 'completed' | 'failed';
+  /** Kept on the job: the error of a failed attempt. */
+  readonly output?: object;
+}
+
+/** What `getQueue` tells of a queue, as pg-boss's supervision last counted it. */
+export interface PgBossQueueCounts {
+  /** Jobs ready to be taken now. */
+  readonly readyCount: number;
 }
 
 /**
@@ -55,7 +75,9 @@ export interface PgBossLike {
   /** Puts a job on a queue; resolves with its id once committed, `null` when pg-boss took nothing. */
   send(name: string, data: object, options?: PgBossSendOptions): Promise<string | null>;
   /** Starts a worker of a queue; resolves with its id. */
-  work(name: string, options: PgBossWorkerOptions, handler: (jobs: PgBossJob[]) => Promise<void>): Promise<string>;
+  work(name: string, options: PgBossWorkerOptions, handler: (jobs: PgBossJob[]) => Promise<PgBossJobResult[]>): Promise<string>;
+  /** A queue's counts, or `null` when there is no such queue. */
+  getQueue(name: string): Promise<PgBossQueueCounts | null>;
   /** Stops a worker, by its id. */
   offWork(name: string, options?: { readonly id?: string }): Promise<void>;
 }

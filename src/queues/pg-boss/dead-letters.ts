@@ -23,8 +23,11 @@ export interface DeadLetterStore {
   readonly table: (client: PostgresClient) => Promise<string>;
   /** The pg-boss queue the dead letters died on, and are replayed to. */
   readonly queue: string;
-  /** Sends a job to `queue` inside the transaction of `db` (pg-boss's `send` with its `db` option). */
-  readonly send: (job: unknown, db: PgBossDatabase) => Promise<unknown>;
+  /**
+   * Sends a job to `queue` inside the transaction of `db` (pg-boss's `send` with its `db` option),
+   * as pg-boss keeps it: `data` is {@link pgBossJobData}'s.
+   */
+  readonly send: (data: object, db: PgBossDatabase) => Promise<unknown>;
 }
 
 /** A dead job as the worker keeps it. */
@@ -36,20 +39,64 @@ export interface DeadJob {
   readonly lastError: string;
 }
 
+/**
+ * A job as payorch keeps it in pg-boss: its JSON text in a string. pg-boss keeps data in `jsonb`,
+ * which refuses `\u0000` and lone surrogates even inside a string, while a callback's free-text
+ * fields (a name) may hold them and still verify. Escaped once more inside a string, the JSON
+ * holds neither, and comes back to the worker as the receiver made it.
+ */
+export interface PgBossJobData {
+  /** The job's JSON (`JSON.stringify`). */
+  readonly job: string;
+}
+
+/**
+ * Text PostgreSQL can keep in a text or jsonb column: each NUL and lone surrogate made U+FFFD. For
+ * what payorch writes of its own (an error), never for a job, which must stay as it was sealed.
+ */
+export const storable = (text: string): string => text.replace(/\0|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
+
+/** The data pg-boss keeps of `job`. */
+export const pgBossJobData = (job: unknown): PgBossJobData => ({ job: JSON.stringify(job) });
+
+/**
+ * The job a pg-boss job's data holds. Data of another shape (a job sent to the queue as it is) is
+ * the job itself, and text that is not JSON is given as it is: `apply` refuses both unless sealed.
+ */
+export function jobOf(data: unknown): unknown {
+  if (typeof data !== 'object' || data === null || typeof (data as Partial<PgBossJobData>).job !== 'string') return data;
+  const text = (data as PgBossJobData).job;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
 interface Row {
   readonly seq: string;
   readonly id: string;
+  /** The job's JSON; what list reads of it, as an object. */
   readonly job: unknown;
   readonly attempts: number;
   readonly last_error: string;
   readonly dead_at: Date;
 }
 
-const shown = (row: Row): DeadLetter => deadLetterOf(row.job, { id: row.id, attempts: row.attempts, lastError: row.last_error, deadAt: new Date(row.dead_at) });
+/** The job of a row: parsed from its JSON text, or as list read it. */
+const jobIn = (job: unknown): unknown => (typeof job === 'string' ? jobOf({ job }) : job);
+
+const shown = (row: Row): DeadLetter => deadLetterOf(jobIn(row.job), { id: row.id, attempts: row.attempts, lastError: row.last_error, deadAt: new Date(row.dead_at) });
 
 // What list reads of a job: the fields a dead letter shows, never the payload's names or IBANs.
-const LISTED_JOB = `jsonb_build_object('kind', job->'kind', 'merchantId', job->'merchantId', 'receivedAt', job->'receivedAt',
-  'payload', jsonb_build_object('tracking_code', job->'payload'->'tracking_code', 'transfer_id', job->'payload'->'transfer_id', 'status', job->'payload'->'status')) AS job`;
+// The column is text, since jsonb refuses some of what a callback may hold; read as jsonb here
+// with each \u0000 and surrogate escape ($4) made U+FFFD, which leaves the JSON valid and touches
+// none of the fields shown.
+const LISTED_JOB = `(SELECT jsonb_build_object('kind', j->'kind', 'merchantId', j->'merchantId', 'receivedAt', j->'receivedAt',
+  'payload', jsonb_build_object('tracking_code', j->'payload'->'tracking_code', 'transfer_id', j->'payload'->'transfer_id', 'status', j->'payload'->'status'))
+  FROM (SELECT regexp_replace(job, $4, $5, 'g')::jsonb AS j) AS parsed) AS job`;
+/** The escapes jsonb refuses, and what the listing reads instead ($4 and $5 of `LISTED_JOB`). */
+const UNREADABLE_ESCAPES = ['\\\\u(0000|[dD][89a-fA-F][0-9a-fA-F]{2})', '\\\\ufffd'] as const;
 
 async function withClient<T>(store: DeadLetterStore, use: (client: PostgresClient, table: string) => Promise<T>): Promise<T> {
   const client = await store.pool.connect();
@@ -70,8 +117,8 @@ const rowsOf = (result: { readonly rows?: readonly unknown[] | undefined }): Row
 export async function keepDeadJob(store: DeadLetterStore, dead: DeadJob): Promise<DeadLetter | undefined> {
   return withClient(store, async (client, table) => {
     const result = await client.query(
-      `INSERT INTO ${table} (id, queue, job, attempts, last_error) VALUES ($1, $2, $3::jsonb, $4, $5) ON CONFLICT (id) DO NOTHING RETURNING seq::text, id, job, attempts, last_error, dead_at`,
-      [dead.id, store.queue, JSON.stringify(dead.job), dead.attempts, dead.lastError],
+      `INSERT INTO ${table} (id, queue, job, attempts, last_error) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING RETURNING seq::text, id, job, attempts, last_error, dead_at`,
+      [dead.id, store.queue, JSON.stringify(dead.job), dead.attempts, storable(dead.lastError)],
     );
     const [row] = rowsOf(result);
     return row === undefined ? undefined : shown(row);
@@ -104,7 +151,7 @@ export function deadLettersIn(store: DeadLetterStore): DeadLetters {
       return withClient(store, async (client, table) => {
         const result = await client.query(
           `SELECT seq::text, id, ${LISTED_JOB}, attempts, last_error, dead_at FROM ${table} WHERE queue = $1 AND seq > $2::bigint ORDER BY seq LIMIT $3`,
-          [store.queue, options.cursor ?? '0', limit + 1],
+          [store.queue, options.cursor ?? '0', limit + 1, ...UNREADABLE_ESCAPES],
         );
         const rows = rowsOf(result);
         const page = rows.slice(0, limit);
@@ -117,7 +164,7 @@ export function deadLettersIn(store: DeadLetterStore): DeadLetters {
       return withClient(store, async (client, table) => {
         const result = await client.query(`SELECT seq::text, id, job, attempts, last_error, dead_at FROM ${table} WHERE queue = $1 AND id = $2`, [store.queue, id]);
         const [row] = rowsOf(result);
-        return row === undefined ? undefined : { ...shown(row), job: row.job as CallbackJob };
+        return row === undefined ? undefined : { ...shown(row), job: jobIn(row.job) as CallbackJob };
       });
     },
 
@@ -132,7 +179,7 @@ export function deadLettersIn(store: DeadLetterStore): DeadLetters {
           // Claimed for this transaction: a replay running at once skips them, and a purge waits.
           const claimed = rowsOf(await client.query(`SELECT seq::text, id, job FROM ${table} WHERE queue = $1${which} ORDER BY seq LIMIT ${PGBOSS_REPLAY_BATCH} FOR UPDATE SKIP LOCKED`, values));
           // Every job re-sealed before any is sent: a refusal sends nothing.
-          const jobs = claimed.map((row) => (reseal === undefined ? row.job : resealDeadLetter(row.id, row.job, reseal)));
+          const jobs = claimed.map((row) => (reseal === undefined ? { job: row.job as string } : pgBossJobData(resealDeadLetter(row.id, jobIn(row.job), reseal))));
           // Sent in the transaction that deletes them: both are committed, or neither.
           const db: PgBossDatabase = { executeSql: async (text, sqlValues) => ({ rows: [...((await client.query(text, sqlValues)).rows ?? [])] }) };
           for (const job of jobs) await store.send(job, db);

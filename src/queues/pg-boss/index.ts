@@ -30,11 +30,25 @@ import { lastErrorOf, retryCannotHelp } from '../dead-letters.js';
 import type { CallbackQueue, DeadLetter } from '../dead-letters.js';
 import type { CallbackJob } from '../../webhooks/job.js';
 import type { CallbackReceiver } from '../../webhooks/receiver/receiver.js';
-import type { PgBossPolicy } from './boss.js';
-import { checkDeadLetterTable, deadLettersIn, keepDeadJob } from './dead-letters.js';
+import type { PgBossJob, PgBossJobResult, PgBossLike, PgBossPolicy } from './boss.js';
+import { checkDeadLetterTable, deadLettersIn, jobOf, keepDeadJob, pgBossJobData, storable } from './dead-letters.js';
 import type { DeadLetterStore } from './dead-letters.js';
-import { DEFAULT_PGBOSS_EXPIRE_IN_SECONDS, DEFAULT_PGBOSS_POLLING_INTERVAL_SECONDS, DEFAULT_PGBOSS_QUEUE, DEFAULT_PGBOSS_RETENTION_SECONDS, DEFAULT_PGBOSS_RETRY_DELAY_SECONDS, DEFAULT_PGBOSS_RETRY_LIMIT, PGBOSS_QUEUE_OPTIONS, PGBOSS_WORK_OPTIONS } from './options.js';
-import type { PgBossQueueOptions, PgBossWorkOptions } from './options.js';
+import {
+  DEFAULT_PGBOSS_BACKLOG_CHECK_SECONDS,
+  DEFAULT_PGBOSS_BATCH_SIZE,
+  DEFAULT_PGBOSS_EXPIRE_IN_SECONDS,
+  DEFAULT_PGBOSS_HEARTBEAT_SECONDS,
+  DEFAULT_PGBOSS_LOCAL_CONCURRENCY,
+  DEFAULT_PGBOSS_POLLING_INTERVAL_SECONDS,
+  DEFAULT_PGBOSS_QUEUE,
+  DEFAULT_PGBOSS_RETENTION_SECONDS,
+  DEFAULT_PGBOSS_RETRY_DELAY_SECONDS,
+  DEFAULT_PGBOSS_RETRY_LIMIT,
+  PGBOSS_QUEUE_OPTIONS,
+  PGBOSS_WORK_OPTIONS,
+  checkRetention,
+} from './options.js';
+import type { PgBossBacklog, PgBossQueueOptions, PgBossWorkOptions } from './options.js';
 import { deadLetterTableName } from './table.js';
 
 /** The workers {@link PgBossQueue.work} started. */
@@ -49,7 +63,8 @@ export interface PgBossQueue extends CallbackQueue {
    * Starts this process's workers: one applies each job with `receiver.apply`, with pg-boss's
    * retries, and keeps a job whose attempts ran out in the dead letters' table; the other keeps
    * the jobs pg-boss itself gave up on (an attempt that expired on the last try: its worker died)
-   * in the same table. Run it on as many instances as you like.
+   * in the same table. Each runs `localConcurrency` pg-boss workers fetching `batchSize` jobs,
+   * again at once while batches come back full. Run it on as many instances as you like.
    * @example
    * ```ts
    * import type { CallbackInboxContext, CallbackReceiver, ProviderClient } from 'payorch';
@@ -70,7 +85,65 @@ function pgBossError(output: object | null | undefined): string {
   const error = (typeof value === 'object' && value !== null ? value : output ?? {}) as Partial<Record<'name' | 'message', unknown>>;
   const message = typeof error.message === 'string' ? error.message : 'no error was recorded';
   if (message === 'job timed out') return 'Error: pg-boss: the last attempt timed out (expireInSeconds): its worker stopped or hung';
+  if (message === 'job heartbeat timeout') return 'Error: pg-boss: the last attempt\'s worker stopped telling pg-boss it held the job (heartbeatSeconds): it died';
   return lastErrorOf(`${typeof error.name === 'string' ? error.name : 'Error'}: ${message}`);
+}
+
+/** A failed attempt's error as pg-boss keeps it, in jsonb: a handler's message may quote a name. */
+function failedAttempt(id: string, error: unknown): PgBossJobResult {
+  const { name, message } = error instanceof Error ? error : { name: 'Error', message: String(error) };
+  return { id, status: 'failed', output: { name: storable(name), message: storable(message) } };
+}
+
+/** How many readings in a row must grow before `onBacklog` is told, and how many pass before it is told again. */
+const GROWING_READINGS = 3;
+const BACKLOG_QUIET_READINGS = 10;
+
+/**
+ * Reads the jobs ready and not taken every `seconds`, for the meter and `tell`: told when they
+ * grew over the last readings. pg-boss refreshes the counts in its supervision, so equal readings
+ * in a row do not end a growth. Returns what stops it.
+ */
+function watchBacklog(boss: PgBossLike, queue: string, seconds: number, tell: (backlog: PgBossBacklog) => void, meter: PgBossWorkOptions['meter']): () => void {
+  const readings: number[] = [];
+  let quiet = 0;
+  try {
+    meter
+      ?.createObservableUpDownCounter('payorch.queue.backlog', { description: 'Jobs ready on the queue and not taken by a worker, as last read', unit: '{job}' })
+      .addCallback((result) => {
+        const last = readings.at(-1);
+        if (last !== undefined) result.observe(last, { 'payorch.queue': queue });
+      });
+  } catch {
+    // A meter that throws changes nothing.
+  }
+  const timer = setInterval(() => {
+    void boss.getQueue(queue).then(
+      (counts) => {
+        if (counts === null) return;
+        readings.push(counts.readyCount);
+        if (readings.length > GROWING_READINGS + 1) readings.shift();
+        quiet = Math.max(0, quiet - 1);
+        const first = readings[0] ?? 0;
+        const ready = readings.at(-1) ?? 0;
+        const growing = readings.length > GROWING_READINGS && ready > first && readings.every((value, index) => index === 0 || value >= (readings[index - 1] ?? 0));
+        if (!growing || quiet > 0) return;
+        quiet = BACKLOG_QUIET_READINGS;
+        try {
+          tell({ queue, ready, readyBefore: first, seconds: GROWING_READINGS * seconds });
+        } catch (error) {
+          console.error('payorch/pg-boss: onBacklog threw', error);
+        }
+      },
+      // pg-boss reports its own failures (its 'error' event); the next reading tries again.
+      () => undefined,
+    );
+  }, seconds * 1000);
+  // A reading never keeps the process alive.
+  timer.unref();
+  return () => {
+    clearInterval(timer);
+  };
 }
 
 /**
@@ -81,9 +154,9 @@ function pgBossError(output: object | null | undefined): string {
  * - A failed attempt is retried by pg-boss (`retryLimit`, `retryDelaySeconds`, `retryBackoff`).
  *   The last failure, or a job that can never apply (`CallbackJobError`, `CallbackRetentionError`),
  *   is kept in the dead letters' table with its attempts and last error, and told to
- *   `onDeadLetter`; pg-boss then completes it. An attempt whose worker died is retried once it
- *   expires (`expireInSeconds`); on the last attempt, pg-boss's dead-letter queue brings it to the
- *   table.
+ *   `onDeadLetter`; pg-boss then completes it. An attempt whose worker died is retried once its
+ *   heartbeat stops (`heartbeatSeconds`), one that hangs once it expires (`expireInSeconds`); on
+ *   the last attempt, pg-boss's dead-letter queue brings it to the table.
  * - The table has no clock: a dead letter stays past pg-boss's `retentionSeconds` and
  *   `deleteAfterSeconds` until it is replayed or purged.
  * - `deadLetters.replay` claims the rows (`FOR UPDATE SKIP LOCKED`), sends their jobs to pg-boss in
@@ -92,7 +165,7 @@ function pgBossError(output: object | null | undefined): string {
  *
  * The queues are created, and their policy set, on the first `enqueue`, `work` or replay.
  *
- * @throws {RequestValidationError} at once for a missing `boss` or `pool` or an impossible option, naming it
+ * @throws {RequestValidationError} at once for a missing `boss` or `pool` or an impossible option, naming it, and for a `retentionSeconds` its retries outlast
  * @example
  * ```ts
  * import { createPgBossQueue } from 'payorch/pg-boss';
@@ -117,13 +190,16 @@ export function createPgBossQueue(options: PgBossQueueOptions): PgBossQueue {
   const { boss, pool } = options;
   const queue = options.queue ?? DEFAULT_PGBOSS_QUEUE;
   const deadQueue = `${queue}-dead`;
-  const policy: PgBossPolicy = {
+  const retries = {
     retryLimit: options.retryLimit ?? DEFAULT_PGBOSS_RETRY_LIMIT,
     retryDelay: options.retryDelaySeconds ?? DEFAULT_PGBOSS_RETRY_DELAY_SECONDS,
     retryBackoff: options.retryBackoff ?? true,
     expireInSeconds: options.expireInSeconds ?? DEFAULT_PGBOSS_EXPIRE_IN_SECONDS,
     retentionSeconds: options.retentionSeconds ?? DEFAULT_PGBOSS_RETENTION_SECONDS,
   };
+  // A job leaves pg-boss applied or as a dead letter, never deleted while it waits for a retry.
+  checkRetention(retries);
+  const policy: PgBossPolicy = { ...retries, heartbeatSeconds: options.heartbeatSeconds ?? DEFAULT_PGBOSS_HEARTBEAT_SECONDS };
   // Each job carries the policy, whatever the queue row says; the queue's own applies to a job
   // sent there without it.
   const jobPolicy: PgBossPolicy = { ...policy, deadLetter: deadQueue };
@@ -148,9 +224,9 @@ export function createPgBossQueue(options: PgBossQueueOptions): PgBossQueue {
     pool,
     table: deadLetterTableName('createPgBossQueue', options),
     queue,
-    send: async (job, db) => {
+    send: async (data, db) => {
       await ready();
-      if ((await boss.send(queue, job as object, { ...jobPolicy, db })) === null) throw new QueueError(`payorch/pg-boss: pg-boss did not take the replayed job on ${queue}; nothing was replayed`);
+      if ((await boss.send(queue, data, { ...jobPolicy, db })) === null) throw new QueueError(`payorch/pg-boss: pg-boss did not take the replayed job on ${queue}; nothing was replayed`);
     },
   };
   const deadLetters = deadLettersIn(store);
@@ -159,7 +235,7 @@ export function createPgBossQueue(options: PgBossQueueOptions): PgBossQueue {
     async enqueue(job) {
       await ready();
       // null: pg-boss took nothing (a singleton policy on the queue). Not queued: the receiver answers 500.
-      if ((await boss.send(queue, job, jobPolicy)) === null) throw new QueueError(`payorch/pg-boss: pg-boss did not take the job on ${queue} (is the queue's policy 'standard'?); not queued`);
+      if ((await boss.send(queue, pgBossJobData(job), jobPolicy)) === null) throw new QueueError(`payorch/pg-boss: pg-boss did not take the job on ${queue} (is the queue's policy 'standard'?); not queued`);
     },
     deadLetters,
     async work(receiver, workOptions = {}) {
@@ -180,29 +256,51 @@ export function createPgBossQueue(options: PgBossQueueOptions): PgBossQueue {
           console.error('payorch/pg-boss: onDeadLetter threw', error);
         }
       };
-      const worker = { includeMetadata: true, batchSize: 1, pollingIntervalSeconds: workOptions.pollingIntervalSeconds ?? DEFAULT_PGBOSS_POLLING_INTERVAL_SECONDS, localConcurrency: workOptions.localConcurrency ?? 1 } as const;
+      // Batches settled job by job, and fetched again at once while they come back full: a
+      // backlog drains at the speed of the applications, not one batch per polling interval.
+      const worker = {
+        includeMetadata: true,
+        perJobResults: true,
+        burstWhenBatchFull: true,
+        batchSize: workOptions.batchSize ?? DEFAULT_PGBOSS_BATCH_SIZE,
+        pollingIntervalSeconds: workOptions.pollingIntervalSeconds ?? DEFAULT_PGBOSS_POLLING_INTERVAL_SECONDS,
+        localConcurrency: workOptions.localConcurrency ?? DEFAULT_PGBOSS_LOCAL_CONCURRENCY,
+      } as const;
       // Before any job is taken: a job that died with nowhere to be kept would wait in pg-boss.
       await checkDeadLetterTable(store);
       await ready();
-      const applying = await boss.work(queue, worker, async (jobs) => {
-        for (const job of jobs) {
+      const settle = (jobs: PgBossJob[], one: (job: PgBossJob) => Promise<void>): Promise<PgBossJobResult[]> =>
+        Promise.all(jobs.map(async (job) => one(job).then(() => ({ id: job.id, status: 'completed' as const }), (error: unknown) => failedAttempt(job.id, error))));
+      const applying = await boss.work(queue, worker, (jobs) =>
+        settle(jobs, async (job) => {
+          const callbackJob = jobOf(job.data);
           try {
-            await receiver.apply(job.data as CallbackJob, applyOptions);
+            await receiver.apply(callbackJob as CallbackJob, applyOptions);
           } catch (error) {
-            const hopeless = retryCannotHelp(error);
-            // Thrown: pg-boss retries it. A failure to keep it fails the last attempt too, and
+            // Failed: pg-boss retries it. A failure to keep it fails the last attempt too, and
             // pg-boss's dead-letter queue brings it to the table.
-            if (job.retryCount < job.retryLimit && !hopeless) throw error;
-            await keep(job.id, job.data, job.retryCount + 1, lastErrorOf(error));
+            if (job.retryCount < job.retryLimit && !retryCannotHelp(error)) throw error;
+            await keep(job.id, callbackJob, job.retryCount + 1, lastErrorOf(error));
           }
-        }
-      });
-      const keeping = await boss.work(deadQueue, { ...worker, localConcurrency: 1 }, async (jobs) => {
-        // Under the id of the job that died: kept once, whichever worker kept it first.
-        for (const job of jobs) await keep(job.sourceId ?? job.id, job.data, (job.sourceRetryCount ?? 0) + 1, pgBossError(job.sourceOutput));
-      });
+        }),
+      );
+      // Under the id of the job that died: kept once, whichever worker kept it first.
+      const keeping = await boss.work(deadQueue, { ...worker, localConcurrency: 1 }, (jobs) =>
+        settle(jobs, (job) => keep(job.sourceId ?? job.id, jobOf(job.data), (job.sourceRetryCount ?? 0) + 1, pgBossError(job.sourceOutput))),
+      );
+      const stopWatching = watchBacklog(
+        boss,
+        queue,
+        workOptions.backlogCheckSeconds ?? DEFAULT_PGBOSS_BACKLOG_CHECK_SECONDS,
+        workOptions.onBacklog ??
+          ((backlog) => {
+            console.warn(`payorch/pg-boss: ${backlog.ready} jobs wait on ${backlog.queue}, up from ${backlog.readyBefore} ${backlog.seconds} s before: the workers do not keep up. Run more worker processes, or raise localConcurrency or batchSize (docs/deferred.md, On pg-boss)`);
+          }),
+        workOptions.meter,
+      );
       return {
         async stop() {
+          stopWatching();
           await Promise.all([boss.offWork(queue, { id: applying }), boss.offWork(deadQueue, { id: keeping })]);
         },
       };
@@ -213,8 +311,9 @@ export function createPgBossQueue(options: PgBossQueueOptions): PgBossQueue {
 export { createPgBossDeadLetterTable, pgBossDeadLetterTableSql, DEFAULT_PGBOSS_DEAD_LETTER_TABLE } from './table.js';
 export { DEFAULT_PGBOSS_QUEUE } from './options.js';
 export type { PgBossDeadLetterTableOptions } from './table.js';
-export type { PgBossQueueOptions, PgBossWorkOptions } from './options.js';
-export type { PgBossDatabase, PgBossJob, PgBossLike, PgBossPolicy, PgBossSendOptions, PgBossWorkerOptions } from './boss.js';
+export type { PgBossBacklog, PgBossQueueOptions, PgBossWorkOptions } from './options.js';
+export type { PgBossDatabase, PgBossJob, PgBossJobResult, PgBossLike, PgBossPolicy, PgBossQueueCounts, PgBossSendOptions, PgBossWorkerOptions } from './boss.js';
+export type { PgBossJobData } from './dead-letters.js';
 export type { PostgresClient, PostgresPool, PostgresQueryResult } from '../../inboxes/postgres/table.js';
 export type { CallbackQueue, DeadLetter, DeadLetterPage, DeadLetters, ListDeadLettersOptions, PurgeDeadLettersOptions, ReplayDeadLettersOptions, ReplayedDeadLetters } from '../dead-letters.js';
 export { CallbackJobError, CallbackRetentionError, QueueError } from '../../errors/error.js';

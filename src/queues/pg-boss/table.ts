@@ -41,7 +41,8 @@ export const deadLetterTableName = (where: string, options: Omit<PgBossDeadLette
 
 /**
  * The SQL that creates the dead letters' table: one row per dead job, with the queue it died on,
- * the job as it was, how many attempts it had, its last error, and when it died. `seq` orders
+ * the job as it was (its JSON, as text: `jsonb` refuses a `\u0000` or a lone surrogate a callback
+ * may hold), how many attempts it had, its last error, and when it died. `seq` orders
  * them (oldest first) and pages them. Run it in your migrations, or call
  * {@link createPgBossDeadLetterTable}.
  *
@@ -53,7 +54,7 @@ export const deadLetterTableName = (where: string, options: Omit<PgBossDeadLette
  * //   seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
  * //   id text NOT NULL UNIQUE,
  * //   queue text NOT NULL,
- * //   job jsonb NOT NULL,
+ * //   job text NOT NULL,
  * //   attempts integer NOT NULL,
  * //   last_error text NOT NULL,
  * //   dead_at timestamptz NOT NULL DEFAULT now()
@@ -72,7 +73,7 @@ function tableSql(quoted: string): string {
     '  seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,',
     '  id text NOT NULL UNIQUE,',
     '  queue text NOT NULL,',
-    '  job jsonb NOT NULL,',
+    '  job text NOT NULL,',
     '  attempts integer NOT NULL,',
     '  last_error text NOT NULL,',
     '  dead_at timestamptz NOT NULL DEFAULT now()',

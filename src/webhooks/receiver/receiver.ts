@@ -265,8 +265,9 @@ export interface CallbackReceiver<TContext> {
    * import type { CallbackJob } from 'payorch';
    * declare const provider: ProviderClient;
    * declare const boss: PgBoss;
-   * await boss.work<CallbackJob>('payorch-callbacks', async ([job]) => {
-   *   if (job !== undefined) await receiver.apply(job.data, { provider });
+   * // Sent as JSON text, send('my-callbacks', { job: JSON.stringify(job) }): jsonb refuses some names.
+   * await boss.work<{ job: string }>('my-callbacks', async ([job]) => {
+   *   if (job !== undefined) await receiver.apply(JSON.parse(job.data.job) as CallbackJob, { provider });
    * });
    * ```
    */
