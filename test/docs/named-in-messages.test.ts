@@ -3,13 +3,14 @@ import { join } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, test } from 'vitest';
 import { ENTRIES } from '../../scripts/entries.mjs';
+import { requireBuilt } from '../helpers/dist.js';
 
 /*
  * A message tells its reader what to write: `must be a provider client (new ProviderClient({ ... }))`.
  * Each name a string of src/ shows as code a reader writes (`createX`, `new X`, `x(`) must be one
- * they can reach: an entry's export (read from the entries' sources, as the declarations are
- * built from them), a peer's export, a global, or a method of an object payorch is given (a
- * member declared in src/: `boss.createQueue`). A renamed or imagined function fails here.
+ * they can reach: an entry's export (read from its built declarations), a peer's export, a global,
+ * or a method of an object payorch is given (a member declared in src/: `boss.createQueue`). A
+ * renamed or imagined function fails here.
  */
 
 const root = join(import.meta.dirname, '../..');
@@ -20,7 +21,8 @@ const peerFiles = Object.keys(peerDependencies).flatMap((peer) => {
   const resolved = ts.resolveModuleName(peer, join(root, 'index.ts'), compilerOptions, ts.sys).resolvedModule;
   return resolved === undefined ? [] : [resolved.resolvedFileName];
 });
-const entryFiles = ENTRIES.map(({ source }) => join(root, source));
+requireBuilt(...ENTRIES.map(({ types }) => types));
+const entryFiles = ENTRIES.map(({ types }) => join(root, types));
 const program = ts.createProgram([...entryFiles, ...peerFiles], compilerOptions);
 const checker = program.getTypeChecker();
 
