@@ -48,12 +48,12 @@ export interface VerifyCallbackOptions {
   /**
    * The API key of the account the callback is for: the provider's, or the dealer's for dealer
    * card callbacks. X-Api-Key must equal it.
-   * @example process.env.PAYORCH_PROVIDER_API_KEY
+   * @example process.env.PAYORCH_PROVIDER_API_KEY!
    */
   readonly apiKey: string;
   /**
    * The secret key of the same account.
-   * @example process.env.PAYORCH_PROVIDER_SECRET_KEY
+   * @example process.env.PAYORCH_PROVIDER_SECRET_KEY!
    */
   readonly secretKey: string;
   /**

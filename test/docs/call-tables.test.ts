@@ -93,7 +93,7 @@ describe.each(guides)('the call table of $file ($api API)', ({ file, api, header
 
   test('lists each endpoint of its API once, by the name of its operation', () => {
     const listed = rows.filter(({ call }) => OTHER_CALLS[call] === undefined).map(({ call }) => call);
-    expect(listed.sort()).toEqual(API_ENDPOINTS.filter((row) => row.api === api).map((row) => `${api}.${row.endpoint.operation}`).sort());
+    expect(listed.sort(), `the calls of ${file}'s table (${header.join(' | ')}) are not the ${api} endpoints of the registry: add a row for each missing call, remove each that no endpoint is`).toEqual(API_ENDPOINTS.filter((row) => row.api === api).map((row) => `${api}.${row.endpoint.operation}`).sort());
   });
 
   test.each(rows.map((listed) => [listed.call, listed] as const))('the row of %s says what its endpoint is', (call, { path, row, cells }) => {

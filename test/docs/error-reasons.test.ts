@@ -10,7 +10,7 @@ test('docs/errors-and-retries.md names every AuthFailureReason of src/errors/api
   const source = readFileSync(join(root, 'src/errors/api-error.ts'), 'utf8');
   const union = /export type AuthFailureReason =([^;]+);/.exec(source)?.[1] ?? '';
   const reasons = [...union.matchAll(/'([a-z_]+)'/g)].map(([, reason]) => reason);
-  expect(reasons).toHaveLength(8);
+  expect(reasons.length, 'AuthFailureReason is no longer a union of quoted strings: read it here as it is written now').toBeGreaterThan(1);
   const guide = readFileSync(join(root, 'docs/errors-and-retries.md'), 'utf8');
-  expect(reasons.filter((reason) => !guide.includes(`\`${reason}\``))).toEqual([]);
+  expect(reasons.filter((reason) => !guide.includes(`\`${reason}\``)), 'reasons docs/errors-and-retries.md does not name: add each, in backticks, to its table of reasons').toEqual([]);
 });

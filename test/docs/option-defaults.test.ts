@@ -72,40 +72,66 @@ for (const [file, source] of parsed) {
   visit(source);
 }
 
+/** The file a relative import of `file` names (`../sqlite.js` is ../sqlite.ts). */
+const importedFile = (file: string, specifier: string): string => join(dirname(file), specifier.replace(/\.js$/, '.ts'));
+
+/** `name` as `file` has it: its own declaration, or the module and name it imports it as (named or namespace). */
+function bindingOf(file: string, name: string): { file: string; name: string } | { namespace: string } | undefined {
+  const source = parsed.get(file);
+  if (source === undefined) throw new Error(`${file} is not a source under src/`);
+  for (const statement of source.statements.filter(ts.isImportDeclaration)) {
+    const from = importedFile(file, (statement.moduleSpecifier as ts.StringLiteral).text);
+    const bindings = statement.importClause?.namedBindings;
+    if (bindings === undefined) continue;
+    if (ts.isNamespaceImport(bindings) && bindings.name.text === name) return { namespace: from };
+    if (ts.isNamedImports(bindings)) {
+      const element = bindings.elements.find((each) => each.name.text === name);
+      if (element !== undefined) return { file: from, name: (element.propertyName ?? element.name).getText() };
+    }
+  }
+  const local = source.statements.filter(ts.isVariableStatement).flatMap((each) => [...each.declarationList.declarations]).some((each) => each.name.getText() === name);
+  return local ? { file, name } : undefined;
+}
+
+/** What `file` exports as `name` at run time (re-exports included), or undefined. */
+async function exported(file: string, name: string): Promise<unknown> {
+  return ((await import(join(root, file))) as Record<string, unknown>)[name];
+}
+
 /**
  * The declarations a holder keeps: its module's export (a function makes a client's, for the
- * provider), or, for an entry module that keeps them to itself, the exported declarations its
- * list is made of.
+ * provider), or, for an entry module that keeps them to itself, those its list is made of,
+ * followed through named and namespace imports and re-exports.
  */
 async function declarationsOf(file: string, holder: string): Promise<readonly OptionDeclaration[]> {
-  const module = (await import(join(root, file))) as Record<string, unknown>;
-  const value = module[holder];
+  const value = await exported(file, holder);
   if (Array.isArray(value)) return value as OptionDeclaration[];
   if (typeof value === 'function') return (value as (api: string) => OptionDeclaration[])('PROVIDER');
   const source = parsed.get(file)!;
   const statement = source.statements.filter(ts.isVariableStatement).flatMap((each) => [...each.declarationList.declarations]).find((each) => each.name.getText() === holder);
   const call = statement?.initializer;
   const list = call !== undefined && ts.isCallExpression(call) ? call.arguments[0] : undefined;
-  if (list === undefined || !ts.isArrayLiteralExpression(list)) throw new Error(`${file}: export ${holder}, or build it from exported declarations`);
+  if (list === undefined || !ts.isArrayLiteralExpression(list)) throw new Error(`${file}: ${holder} is neither an exported list of option declarations nor a declareOptions([...]) of this file: export it`);
   const found: OptionDeclaration[] = [];
   for (const element of list.elements) {
     const spread = ts.isSpreadElement(element);
     const expression = spread ? element.expression : element;
-    if (spread && ts.isIdentifier(expression)) {
-      found.push(...(await declarationsOf(file, expression.text)));
+    // `sqlite.SQLITE_TABLE_OPTION`: a namespace import's export; `DB_OPTION`: an import or this file's own.
+    const binding = ts.isPropertyAccessExpression(expression) && ts.isIdentifier(expression.expression) ? bindingOf(file, expression.expression.text) : ts.isIdentifier(expression) ? bindingOf(file, expression.text) : undefined;
+    const target = binding !== undefined && 'namespace' in binding && ts.isPropertyAccessExpression(expression) ? { file: binding.namespace, name: expression.name.text } : binding !== undefined && !('namespace' in binding) ? binding : undefined;
+    if (target === undefined) throw new Error(`${file}: ${holder} lists ${expression.getText()}; list declarations by name (a constant of this file or an imported one) so that their defaults can be checked`);
+    if (spread) {
+      found.push(...(await declarationsOf(target.file, target.name)));
       continue;
     }
-    // `sqlite.SQLITE_TABLE_OPTION`: an export of a module this one imports under a namespace.
-    if (ts.isPropertyAccessExpression(expression) && ts.isIdentifier(expression.expression)) {
-      const namespace = expression.expression.text;
-      const from = source.statements.filter(ts.isImportDeclaration).find((each) => each.importClause?.namedBindings !== undefined && ts.isNamespaceImport(each.importClause.namedBindings) && each.importClause.namedBindings.name.text === namespace);
-      const path = join(dirname(file), (from?.moduleSpecifier as ts.StringLiteral).text.replace(/\.js$/, '.ts'));
-      found.push((await import(join(root, path)) as Record<string, OptionDeclaration>)[expression.name.text]!);
+    const declaration = (await exported(target.file, target.name)) as OptionDeclaration | undefined;
+    if (declaration !== undefined) {
+      found.push(declaration);
       continue;
     }
-    // A declaration of this module's own: only one without a default may stay unexported.
-    const local = ts.isIdentifier(expression) ? source.statements.filter(ts.isVariableStatement).flatMap((each) => [...each.declarationList.declarations]).find((each) => each.name.getText() === expression.text) : undefined;
-    if (local?.initializer?.getText().includes('default:') !== false) throw new Error(`${file}: ${expression.getText()} declares a default; export it so that its default can be checked`);
+    // A declaration this file keeps to itself cannot be read here: only one without a default may.
+    const local = parsed.get(target.file)!.statements.filter(ts.isVariableStatement).flatMap((each) => [...each.declarationList.declarations]).find((each) => each.name.getText() === target.name);
+    if (local?.initializer?.getText().includes('default:') !== false) throw new Error(`${target.file}: ${target.name} declares a default that nothing can read: export it (export const ${target.name} = …) so that its default is checked against the @default of its interface`);
   }
   return found;
 }
@@ -129,7 +155,7 @@ for (const { file, name } of optionInterfaces) {
   if (jsDocDefaults(file, name).size === 0) continue;
   const found = checkedBy(name);
   if (found === undefined) {
-    undeclared.push(`${file}: ${name} documents a @default, and no declareOptions<${name}>() declares its options`);
+    undeclared.push(`${file}: ${name} documents a @default, and no declareOptions<${name}>() declares its options: declare them beside the interface, and check them where the options are taken (checkOptions)`);
     continue;
   }
   for (const { file: declaredIn, holder, unchecked } of found.holders) interfaces.push([file, name, found.prefix, defaultsOf(await declarationsOf(declaredIn, holder)), unchecked]);
@@ -188,7 +214,7 @@ describe("an interface's JSDoc @default states the defaults its declarations hol
     const members = jsDocDefaults(file, name);
     const here = rows.filter((row) => row.name === name);
     // Prose ("Date.now", "none") names no value: then the option must declare none either.
-    expect(Object.fromEntries(here.map((row) => [row.option, row.stated]))).toEqual(Object.fromEntries(here.map((row) => [row.option, row.declared])));
+    expect(Object.fromEntries(here.map((row) => [row.option, row.stated])), `${file}: make each @default of ${name} state the default its declareOptions declares (expected), or fix the declaration`).toEqual(Object.fromEntries(here.map((row) => [row.option, row.declared])));
     // A nested option is this interface's to state when its member's @default is an object of them;
     // otherwise the nested interface states it (SandboxProviderOptions for `provider.name`).
     const ownedHere = (path: string): boolean => {
@@ -197,7 +223,7 @@ describe("an interface's JSDoc @default states the defaults its declarations hol
     };
     const stated = new Set(here.filter((row) => row.stated !== undefined).map((row) => row.option));
     const own = [...defaults.keys()].filter((option) => option.startsWith(prefix) && ownedHere(option.slice(prefix.length)));
-    expect(own.filter((option) => !stated.has(option))).toEqual([]);
+    expect(own.filter((option) => !stated.has(option)), `${file}: these options of ${name} have a declared default: write it as their @default`).toEqual([]);
   });
 });
 

@@ -16,5 +16,5 @@ test('every wallet id the guides use is a wallet of the default sandbox', async 
   const wallets = eibans.map((eiban) => eiban.wallet_id);
   const used = guides.flatMap((file) => [...readFileSync(join(root, file), 'utf8').matchAll(/wallet_id: '([^']+)'/g)].map(([, id]) => `${file}: ${id}`));
   expect(used.length).toBeGreaterThan(0);
-  expect(used.filter((entry) => !wallets.some((wallet) => entry.endsWith(`: ${wallet}`)))).toEqual([]);
+  expect(used.filter((entry) => !wallets.some((wallet) => entry.endsWith(`: ${wallet}`))), `wallet ids the default sandbox does not have (it has ${wallets.join(', ')}): use one of those`).toEqual([]);
 });

@@ -30,17 +30,17 @@ describe('docs/spec-gaps.md', () => {
     expect(rows.length).toBeGreaterThan(60);
     const unpinned = rows.filter(({ tests }) => (tests.match(TEST_FILE) ?? []).length === 0).map(({ line, gap }) => `line ${line}: ${gap}`);
     const missing = rows.flatMap(({ line, tests }) => (tests.match(TEST_FILE) ?? []).filter((path) => !exists(path)).map((path) => `line ${line}: ${path}`));
-    expect(unpinned).toEqual([]);
-    expect(missing).toEqual([]);
+    expect(unpinned, 'rows of docs/spec-gaps.md that name no test: add the test that pins the choice to its row in src/spec-gaps.ts, then npx tsx scripts/spec-gaps.ts').toEqual([]);
+    expect(missing, 'test files docs/spec-gaps.md names that do not exist: fix the path in src/spec-gaps.ts, then npx tsx scripts/spec-gaps.ts').toEqual([]);
   });
 
   test('its endpoint tables are the gaps on the endpoint rows (npx tsx scripts/spec-gaps.ts rewrites them)', () => {
-    expect(text).toBe(withGeneratedTables(text));
+    expect(text, 'docs/spec-gaps.md is stale: run npx tsx scripts/spec-gaps.ts').toBe(withGeneratedTables(text));
   });
 
   test('every gap on an endpoint row appears in it exactly once', () => {
     const gaps = [...new Set(API_ENDPOINTS.flatMap((row) => row.gaps))];
     expect(gaps.length).toBeGreaterThan(15);
-    expect(gaps.filter(({ gap }) => rows.filter((row) => row.gap === gap).length !== 1).map(({ gap }) => gap)).toEqual([]);
+    expect(gaps.filter(({ gap }) => rows.filter((row) => row.gap === gap).length !== 1).map(({ gap }) => gap), 'gaps of the endpoint rows missing from docs/spec-gaps.md, or in it twice: run npx tsx scripts/spec-gaps.ts').toEqual([]);
   });
 });

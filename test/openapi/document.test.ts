@@ -134,7 +134,7 @@ describe('the generated OpenAPI document', () => {
       expect(description, name).toContain('payorch also accepts, and normalises to it: fields the spec does not list');
     }
     const answer = (id: string) => operation(id).responses['200']!.content!['application/json'].schema;
-    for (const { operationId } of operations) expect(answer(operationId).required, operationId).toContain('success');
+    for (const { operationId } of operations) expect(answer(operationId).required, `${operationId}: give its answer schema success: successFlag() (every success of the spec carries it)`).toContain('success');
     expect(answer('provider.welcome').properties?.['success']).toEqual({ type: 'boolean', const: true });
     expect(answer('provider.manual.startDeposit').properties?.['data']?.properties?.['amount']).toEqual({ type: 'number' });
     expect(answer('provider.sites.list').properties?.['sites']).toMatchObject({ items: { properties: { id: { type: 'integer' }, is_active: { type: 'boolean' } } } });

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { requireBuilt } from '../helpers/dist.js';
 import { describe, expect, expectTypeOf, test } from 'vitest';
 import * as z from 'zod';
@@ -33,6 +34,21 @@ describe.each(builds)('the %s build', (_label, load) => {
     expect(refused.success).toBe(false);
     expect(refused.error).toBeInstanceOf(z.ZodError);
     expect(z.prettifyError(refused.error!)).toContain('answer.provider');
+  });
+});
+
+describe.each(builds)('the %s build, read by the app’s own zod', (_label, load) => {
+  // The bundled zod builds the schemas; the app's zod walks them (zod 4's defs, not its classes):
+  // the JSON Schema of what each accepts, its open enums (custom types) left open.
+  test('z.toJSONSchema gives every payorch/schemas schema the JSON Schema of what it accepts', async () => {
+    const sdk = (await load()) as Record<string, z.core.$ZodType>;
+    const schemas = Object.entries(sdk).filter(([, value]) => typeof value === 'object' && '_zod' in value);
+    expect(schemas.length, 'payorch/schemas exports zod schemas').toBeGreaterThan(0);
+    for (const [name, schema] of schemas) expect(() => z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }), name).not.toThrow();
+    const validate = new Ajv2020({ strict: false }).compile(z.toJSONSchema(sdk['Welcome']!, { io: 'input', unrepresentable: 'any' }));
+    // What Welcome parses (a numeric string id, a null message, an unknown field) its JSON Schema accepts, and not an answer without its provider.
+    expect(validate(welcome), JSON.stringify(validate.errors)).toBe(true);
+    expect(validate({ success: true })).toBe(false);
   });
 });
 

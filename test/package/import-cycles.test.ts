@@ -47,7 +47,7 @@ test('no module of src reaches itself through its imports, type imports included
   expect(files.length).toBeGreaterThan(50);
   const graph = new Map(files.map((file) => [relative(src, file), importsOf(file).map((target) => relative(src, target))]));
   expect(graph.get('errors/api-error.ts')).toEqual(['errors/brand.ts', 'errors/call-message.ts', 'errors/error.ts']);
-  expect(cycles(graph)).toEqual([]);
+  expect(cycles(graph), 'import cycles: move what both modules need into a third that imports neither').toEqual([]);
 });
 
 test('the cycle finder finds every cycle of a graph, and nothing in a graph without one', () => {
@@ -70,7 +70,7 @@ test('src/core imports only src/core and src/errors, and no entry point exports 
     .filter((file) => relative(src, file).startsWith('core/'))
     .flatMap((file) => importsOf(file).map((target) => [relative(src, file), relative(src, target)] as const))
     .filter(([, target]) => !target.startsWith('core/') && !target.startsWith('errors/'));
-  expect(outOfLayer).toEqual([]);
+  expect(outOfLayer, 'src/core imports outside src/core and src/errors: move the piece into src/core, or the import out of it').toEqual([]);
   const entries = ENTRIES.map((each) => relative(src, join(src, '..', each.source)));
   const reExports = entries.flatMap((entry) =>
     [...readFileSync(join(src, entry), 'utf8').matchAll(/^export\b[^;]*?from\s*'(\.[^']+)'/gm)]
@@ -78,5 +78,5 @@ test('src/core imports only src/core and src/errors, and no entry point exports 
       .filter((target) => target.startsWith('internal/'))
       .map((target) => `${entry} → ${target}`),
   );
-  expect(reExports).toEqual([]);
+  expect(reExports, 'entries that re-export src/internal: move what users see into src/core').toEqual([]);
 });

@@ -18,7 +18,7 @@ export interface BullMQQueueOptions {
    * `enqueue` fails at once while Redis is down (`enableOfflineQueue: false`, so the receiver
    * answers 500 and the service delivers again, instead of holding the request), and BullMQ's own
    * for each worker. A client object is refused: BullMQ needs connections of its own settings.
-   * @example { url: process.env.REDIS_URL }
+   * @example { url: process.env.REDIS_URL! }
    */
   readonly connection: RedisOptions;
   /**
@@ -28,9 +28,10 @@ export interface BullMQQueueOptions {
    */
   readonly queue?: string | undefined;
   /**
-   * BullMQ's prefix of the queue's Redis keys: give the same on every process of the queue.
+   * BullMQ's prefix of the queue's Redis keys: give the same on every process of the queue (a
+   * Redis Cluster needs a hash tag, `{…}`, to keep them in one slot).
    * @default 'bull'
-   * @example '{payorch}' (a Redis Cluster hash tag)
+   * @example '{payorch}'
    */
   readonly prefix?: string | undefined;
   /**

@@ -96,7 +96,7 @@ export interface PgBossWorkOptions {
   /**
    * The provider client that reads again the status of a job made by `receiver.reconcile`;
    * needed only for those jobs (`receiver.apply(job, { provider })`).
-   * @example createProviderClient({ baseUrl, apiKey, secretKey })
+   * @example new ProviderClient({ baseUrl, apiKey, secretKey })
    */
   readonly provider?: CardStatusSource | undefined;
   /**
@@ -226,7 +226,7 @@ export function checkRetention(policy: Parameters<typeof longestRetrySeconds>[0]
 
 /** work's options. */
 export const PGBOSS_WORK_OPTIONS = declareOptions<PgBossWorkOptions>()([
-  { name: 'provider', rule: { type: 'object', methods: [], allowed: 'a provider client (createProviderClient), whose creditCard.getStatus reads each status' } },
+  { name: 'provider', rule: { type: 'object', methods: [], allowed: 'a provider client (new ProviderClient({ ... })), whose creditCard.getStatus reads each status' } },
   // pg-boss refuses less than half a second.
   { name: 'pollingIntervalSeconds', rule: { type: 'number', min: 0.5, max: 600, unit: 'seconds' }, default: DEFAULT_PGBOSS_POLLING_INTERVAL_SECONDS },
   { name: 'localConcurrency', rule: { type: 'number', min: 1, max: 100, integer: true }, default: DEFAULT_PGBOSS_LOCAL_CONCURRENCY },

@@ -306,7 +306,7 @@ export interface CallbackApplyOptions {
   /**
    * The provider client that reads again the status of a job made by `reconcile`; needed only
    * for those jobs.
-   * @example createProviderClient({ baseUrl, apiKey, secretKey })
+   * @example new ProviderClient({ baseUrl, apiKey, secretKey })
    */
   readonly provider?: CardStatusSource | undefined;
 }

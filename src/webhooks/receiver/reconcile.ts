@@ -26,7 +26,7 @@ export interface ReconcileOptions {
   /**
    * The provider client whose `creditCard.getStatus` reads each status (its own retries of
    * reads, timeout and tracing apply). Any object with that method will do.
-   * @example createProviderClient({ baseUrl, apiKey, secretKey })
+   * @example new ProviderClient({ baseUrl, apiKey, secretKey })
    */
   readonly provider: CardStatusSource;
   /**
@@ -76,7 +76,7 @@ const DEFAULT_CONCURRENCY = 4;
 /** @internal */
 export const RECONCILE_OPTIONS = declareOptions<ReconcileOptions>()(
   [
-    { name: 'provider', rule: { type: 'object', methods: [], allowed: 'a provider client (createProviderClient), whose creditCard.getStatus reads each status' }, required: true },
+    { name: 'provider', rule: { type: 'object', methods: [], allowed: 'a provider client (new ProviderClient({ ... })), whose creditCard.getStatus reads each status' }, required: true },
     { name: 'concurrency', rule: { type: 'number', min: 1, max: 64, integer: true }, default: DEFAULT_CONCURRENCY },
   ],
   { trackingCodes: 'a list, checked code by code by checkTrackingCodes' },
@@ -126,7 +126,7 @@ function checkReconcileOptions(options: unknown): { provider: CardStatusSource; 
   const given = options as Partial<Record<keyof ReconcileOptions, unknown>>;
   for (const declaration of RECONCILE_OPTIONS) checkValue(WHERE, declaration, given[declaration.name]);
   const provider = given.provider as { readonly creditCard?: { readonly getStatus?: unknown } };
-  if (typeof provider.creditCard?.getStatus !== 'function') invalid('provider', 'must be a provider client (createProviderClient), whose creditCard.getStatus reads each status');
+  if (typeof provider.creditCard?.getStatus !== 'function') invalid('provider', 'must be a provider client (new ProviderClient({ ... })), whose creditCard.getStatus reads each status');
   const codes = checkTrackingCodes(given.trackingCodes);
   return { provider: provider as CardStatusSource, codes, concurrency: (given.concurrency as number | undefined) ?? DEFAULT_CONCURRENCY };
 }
