@@ -1,6 +1,6 @@
 import { afterEach, expect, test } from 'vitest';
 import { ProviderClient, createCallbackReceiver, createMemoryInbox, resealCallbackJob } from '../../../src/index.js';
-import type { CallbackJob, CallbackReceiver, MemoryInboxContext } from '../../../src/index.js';
+import type { CallbackJob, CallbackReceiver, CardStatusSource, MemoryInboxContext } from '../../../src/index.js';
 import { retryCannotHelp } from '../../../src/queues/dead-letters.js';
 import { receiverUntil } from '../../../src/tools/cli/sandbox-rotate.js';
 import { createSandbox } from '../../../src/tools/sandbox/index.js';
@@ -11,11 +11,13 @@ import { serveNode } from '../../helpers/serve.js';
 import type { Served } from '../../helpers/serve.js';
 
 /*
- * A key rotation rehearsed on the sandbox, in the order of the runbook (docs/rotating-keys.md): the panel rotates, the receivers and workers are deployed with the new
- * keys and the old one as previousSecretKey, the API client moves over, the queue drains, the
- * window closes, and a dead letter sealed before the rotation is re-sealed. Deposits are settled
- * and their callbacks delivered over a real socket all along, applied from an in-process queue.
- * Nothing may be lost, and nothing applied twice.
+ * Key rotations rehearsed on the sandbox in the order of the runbook (docs/rotating-keys.md): the
+ * panel rotates, workers and receivers are deployed with the new keys and the old one as
+ * previousSecretKey (all at once, then rolled out beside the old ones through the gap, then ahead
+ * of the panel where it shows the new keys first), the API client moves over, the queue drains,
+ * the window closes, and a dead letter sealed before the rotation is re-sealed. Deposits are
+ * settled and their callbacks delivered over a real socket all along, applied from an in-process
+ * queue. Nothing may be lost, and nothing applied twice.
  */
 
 interface Keys {
@@ -40,12 +42,12 @@ class Engine {
   };
 
   /** Gives every waiting job to a worker, once; a failure waits for the next drain, or becomes a dead letter. */
-  async drain(workers: readonly CallbackReceiver<MemoryInboxContext>[], attempts = 3): Promise<void> {
+  async drain(workers: readonly CallbackReceiver<MemoryInboxContext>[], attempts = 3, provider?: CardStatusSource): Promise<void> {
     for (const entry of this.waiting.splice(0)) {
       const worker = workers[entry.worker % workers.length];
       if (worker === undefined) throw new Error('no worker');
       try {
-        await worker.apply(JSON.parse(entry.text) as CallbackJob);
+        await worker.apply(JSON.parse(entry.text) as CallbackJob, { provider });
       } catch (error) {
         this.refusals.push((error as { reason?: unknown }).reason);
         entry.tries++;
@@ -93,10 +95,15 @@ function receiverOf(site: Site, keys: Keys, previous?: Keys & { until: Date }, a
     logLevel: 'off',
     onError: () => undefined,
   });
-  receiver.on('deposit.completed', (callback) => {
-    const code = callback.payload.tracking_code;
+  const record = (code: string): void => {
     if (site.failing.has(code)) throw new Error('the ledger is down');
     site.ledger.set(code, (site.ledger.get(code) ?? 0) + 1);
+  };
+  receiver.on('deposit.completed', (callback) => {
+    record(callback.payload.tracking_code);
+  });
+  receiver.on('creditCard.success', (callback) => {
+    record(callback.payload.tracking_code);
   });
   return receiver;
 }
@@ -192,7 +199,7 @@ test('a key rotation rehearsed on the sandbox while deposits are settled loses n
   expect(Object.fromEntries(ledger)).toEqual(Object.fromEntries([d1, d2, d3, d4, d5, d6, d7, d8].map((code) => [code, 1])));
 }, 60_000);
 
-test("the runbook's steps hold through a rolling deploy: old and new receivers and workers side by side, the gap's callback applied by the service's last retry, each payment once, nothing dead-lettered", async () => {
+test("the runbook's steps hold through a rolling deploy: old and new receivers and workers side by side, the gap's callback applied by the service's last retry, a lost card payment by its status read, each payment once, nothing dead-lettered", async () => {
   // The sandbox's schedule, its waits shortened: the gap ends after all attempts but the last are refused.
   const { attempts } = SANDBOX_DEFAULTS.callbackRetry;
   const sandbox = createSandbox({ callbackRetry: { attempts, backoffMs: 10 } });
@@ -218,8 +225,9 @@ test("the runbook's steps hold through a rolling deploy: old and new receivers a
     });
     return receivers[turn++ % receivers.length]!.nodeHandler(request, response);
   });
-  sandbox.setCallbackUrls({ deposit: served.url });
+  sandbox.setCallbackUrls({ deposit: served.url, creditCard: served.url });
   const [p1, p2, p3, p4] = [await deposit(oldClient), await deposit(oldClient), await deposit(oldClient), await deposit(oldClient)];
+  const card = (await oldClient.creditCard.createPayment({ username: 'ada', user_id: 'u-1', firstname: 'Ada', lastname: 'Yılmaz', amount: 150 })).data.tracking_code;
 
   // 1. Before (every receiver has its merchantId): p1 applies; p2's job waits, sealed with the old key.
   const first = await sandbox.settle(p1, 'completed');
@@ -233,6 +241,8 @@ test("the runbook's steps hold through a rolling deploy: old and new receivers a
   // 3. Workers, then receivers, rolled out: the first new ones come up beside the old ones.
   const newReceiver = receiverOf(site, rotated, previous);
   const newWorker = receiverOf(site, rotated, previous);
+  // A card payment settled early in the gap: every attempt refused, its callback is lost.
+  expect(statusesOf(await sandbox.settle(card, 'success'))).toEqual(Array.from({ length: attempts }, () => 401));
   endGap = () => {
     workers = [oldWorker, newWorker];
     receivers = [newReceiver, oldReceiver];
@@ -254,16 +264,18 @@ test("the runbook's steps hold through a rolling deploy: old and new receivers a
   receivers = [newReceiver];
   workers = [newWorker];
 
-  // 4. The API client moves to the new keys.
-  const p5 = await deposit(providerWith(sandbox, { apiKey: rotated.apiKey, secretKey: rotated.secretKey }));
+  // 4. The API client moves to the new keys; the lost card payment comes back by its status read.
+  const newClient = providerWith(sandbox, { apiKey: rotated.apiKey, secretKey: rotated.secretKey });
+  const p5 = await deposit(newClient);
   expect(statusesOf(await sandbox.settle(p5, 'completed'))).toEqual([200]);
+  expect(await newReceiver.reconcile({ provider: newClient, trackingCodes: [card] })).toEqual([{ trackingCode: card, result: 'queued', status: 'success' }]);
   // 5. Drain before `until`.
-  await engine.drain(workers);
+  await engine.drain(workers, 3, newClient);
 
   expect(engine.waiting).toEqual([]);
   expect(engine.dead).toEqual([]);
   expect(new Set(engine.refusals)).toEqual(new Set(['seal_key_unknown']));
-  expect(Object.fromEntries(ledger)).toEqual(Object.fromEntries([p1, p2, p3, p4, p5].map((code) => [code, 1])));
+  expect(Object.fromEntries(ledger)).toEqual(Object.fromEntries([p1, p2, p3, p4, p5, card].map((code) => [code, 1])));
 }, 60_000);
 
 test('where the panel shows the new keys before it activates them, receivers and workers deployed with them first refuse no callback', async () => {
