@@ -1,7 +1,10 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { RequestValidationError, verifyCallback } from '../../src/index.js';
 import { createSandbox } from '../../src/tools/sandbox/index.js';
 import type { Sandbox } from '../../src/tools/sandbox/index.js';
+import { SANDBOX_DEFAULTS } from '../../src/tools/sandbox/options.js';
 import { SANDBOX_BASE_URL, customer, dealerOf, handSigned, providerOf, read, startReceiver } from '../helpers/sandbox.js';
 import type { TestReceiver } from '../helpers/sandbox.js';
 
@@ -12,6 +15,7 @@ import type { TestReceiver } from '../helpers/sandbox.js';
 let receiver: TestReceiver | undefined;
 afterEach(async () => {
   vi.useRealTimers();
+  vi.unstubAllGlobals();
   await receiver?.close();
   receiver = undefined;
 });
@@ -148,5 +152,25 @@ describe('POST /__sandbox/rotate-keys', () => {
     expect(await call(sandbox, { account: 'merchant', windowSeconds: 60 })).toMatchObject({ status: 422, body: { messages: [expect.stringMatching(/^account /)] } });
     expect(await call(sandbox, { account: 'provider', windowSeconds: 99_999_999 })).toMatchObject({ status: 422, body: { error: 'invalid_option', message: expect.stringMatching(/windowSeconds/) } });
     expect(sandbox.accounts).toEqual(before);
+  });
+});
+
+describe("the runbook's gap (docs/rotating-keys.md)", () => {
+  test("states the sandbox's default retry schedule: how many attempts, the first wait, and when the last attempt comes", async () => {
+    const { attempts, backoffMs } = SANDBOX_DEFAULTS.callbackRetry;
+    // Every attempt refused, as by receivers still on the old keys; the waits run on a fake clock.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'Date'] });
+    vi.stubGlobal('fetch', () => Promise.resolve(new Response(null, { status: 401 })));
+    const sandbox = createSandbox({ callbackUrls: { deposit: 'http://receiver.test/callbacks' } });
+    const { data } = await providerOf(sandbox).manual.startDeposit({ ...customer, amount: 100 });
+    const settling = sandbox.settle(data.tracking_code, 'completed');
+    await vi.runAllTimersAsync();
+    const times = (await settling).callback!.attempts.map((attempt) => attempt.at.getTime());
+    expect(times).toHaveLength(attempts);
+    expect(times[1]! - times[0]!).toBe(backoffMs);
+    const lastSeconds = (times.at(-1)! - times[0]!) / 1000;
+
+    const runbook = readFileSync(join(import.meta.dirname, '../../docs/rotating-keys.md'), 'utf8').replace(/\s+/g, ' ');
+    expect(runbook).toContain(`The sandbox's ${attempts} attempts, ${backoffMs / 1000} s apart and doubling, end **${lastSeconds} s** after the first`);
   });
 });
