@@ -162,6 +162,7 @@ export async function createD1InboxTable(options: D1InboxOptions): Promise<void>
  *   apiKey,
  *   secretKey,
  *   inbox: createD1Inbox({ db: env.DB }),
+ *   kind: 'deposit',
  *   // The user and the amount against your order row: the hash does not cover them.
  *   confirm: async (callback, { db }) => {
  *     const order = await db.prepare('SELECT user_id, max_amount FROM orders WHERE tracking_code = ?').bind(callback.payload.tracking_code).first<{ user_id: string; max_amount: number }>();

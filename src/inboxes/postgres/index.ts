@@ -75,6 +75,7 @@ const HORIZON_ROW = "record_time = 0 AND merchant_id = '' AND tracking_code = ''
  *   apiKey,
  *   secretKey,
  *   inbox: createPostgresInbox({ pool }),
+ *   kind: 'deposit',
  *   // The user and the amount against your order row: the hash does not cover them.
  *   confirm: async (callback, { client }) => {
  *     const { rows } = await client.query<{ user_id: string; max_amount: string }>('SELECT user_id, max_amount FROM orders WHERE tracking_code = $1', [callback.payload.tracking_code]);

@@ -342,6 +342,7 @@ export const RECEIVER_OPTIONS = declareOptions<CallbackReceiverOptions<CallbackI
  * const receiver = createCallbackReceiver({
  *   apiKey: process.env.PAYORCH_PROVIDER_API_KEY!,
  *   secretKey: process.env.PAYORCH_PROVIDER_SECRET_KEY!,
+ *   kind: 'deposit',
  *   confirm: async (callback) => {
  *     const order = await orderOf(callback.payload.tracking_code);
  *     return callback.kind === 'deposit' && order !== undefined && order.userId === callback.payload.user_id && callback.payload.amount <= order.maxAmount;
