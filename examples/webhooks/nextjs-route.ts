@@ -2,7 +2,6 @@
 // POST with the Fetch API Request and answers 405 to other methods itself. The receiver is made
 // once per server instance, when the route is first loaded: a missing key fails there, loudly.
 import { createCallbackReceiver } from 'payorch';
-import type { DepositCallback } from 'payorch';
 import { confirmOrder, orderTable } from './orders.js';
 import type { Order } from './orders.js';
 
@@ -16,9 +15,9 @@ const receiver = createCallbackReceiver({
 
 // Your application's side. Each runs once per tracking_code + status; throwing answers 500 and
 // the service delivers the callback again.
-async function creditDeposit(order: Order, payload: DepositCallback): Promise<void> {
+async function creditDeposit(order: Order, trackingCode: string, paid: number): Promise<void> {
   // The amount paid, which the customer may have changed on the payment page (spec 4.5), recorded and credited.
-  console.log(`credit ${order.userId} with ${payload.amount} for ${payload.tracking_code}`);
+  console.log(`credit ${order.userId} with ${String(paid)} for ${trackingCode}`);
   await Promise.resolve();
 }
 async function refundWithdrawal(order: Order, trackingCode: string, status: string): Promise<void> {
@@ -32,7 +31,7 @@ async function orderOf(trackingCode: string): Promise<Order> {
   return order;
 }
 
-receiver.on('deposit.completed', async (callback) => creditDeposit(await orderOf(callback.payload.tracking_code), callback.payload));
+receiver.on('deposit.completed', async (callback) => creditDeposit(await orderOf(callback.payload.tracking_code), callback.payload.tracking_code, callback.payload.amount));
 // Spec 6.3 refunds rejected and failed withdrawals; canceled ends one unpaid too (docs/receiving-callbacks.md).
 // Each status is its own key: refund once per tracking code.
 const unpaid = (status: string): boolean => status === 'rejected' || status === 'failed' || status === 'canceled';

@@ -20,9 +20,12 @@ import type { CallbackKey } from '../inboxes/inbox.js';
  * import { callbackKeyString } from 'payorch';
  * import type { CallbackInboxContext, CallbackReceiver } from 'payorch';
  * declare const receiver: CallbackReceiver<CallbackInboxContext>;
- * declare const payouts: { refund(input: { user: string | undefined; amount: number }, options: { idempotencyKey: string }): Promise<void> };
+ * declare const payouts: { refund(input: { user: string; amount: number }, options: { idempotencyKey: string }): Promise<void> };
+ * // Your order row, saved when startWithdrawal answered: the hash covers neither user nor amount.
+ * declare function orderOf(trackingCode: string): Promise<{ readonly userId: string; readonly amount: number }>;
  * receiver.on('withdrawal.rejected', async (callback, { key }) => {
- *   await payouts.refund({ user: callback.payload.user_id, amount: callback.payload.amount }, { idempotencyKey: callbackKeyString(key) });
+ *   const order = await orderOf(callback.payload.tracking_code);
+ *   await payouts.refund({ user: order.userId, amount: order.amount }, { idempotencyKey: callbackKeyString(key) });
  * });
  * ```
  */

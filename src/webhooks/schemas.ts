@@ -144,10 +144,11 @@ export const CALLBACK_SCHEMAS = {
  *
  * @example
  * ```ts
- * import type { VerifiedCallback, WithdrawalCallback } from 'payorch';
+ * import type { VerifiedCallback } from 'payorch';
  * declare const callback: VerifiedCallback;
- * declare function refund(withdrawal: WithdrawalCallback): void;
- * if (callback.kind === 'withdrawal' && callback.payload.status === 'rejected') refund(callback.payload);
+ * // Refunds the user and the amount of your order row: the hash covers neither of the callback's.
+ * declare function refundOrder(trackingCode: string): void;
+ * if (callback.kind === 'withdrawal' && callback.payload.status === 'rejected') refundOrder(callback.payload.tracking_code);
  * ```
  */
 export type VerifiedCallback = (

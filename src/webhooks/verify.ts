@@ -294,12 +294,14 @@ function bodySeconds(body: Readonly<Record<string, unknown>>): string | undefine
  * declare const secretKey: string;
  * declare const req: IncomingMessage;
  * declare const rawBody: Buffer;
- * declare function creditDeposit(deposit: DepositCallback): void;
+ * // Yours: each compares the callback with your order row of its tracking code, and moves money for
+ * // that row's user only (the hash covers tracking_code, status and timestamp, not user or amount).
+ * declare function settleDeposit(deposit: DepositCallback): void;
  * declare function settleWithdrawal(withdrawal: WithdrawalCallback): void;
  * declare function settleCard(card: CreditCardCallback | DealerCreditCardCallback): void;
  * const callback = verifyCallback({ headers: req.headers, body: rawBody }, { apiKey, secretKey });
  * switch (callback.kind) {
- *   case 'deposit': creditDeposit(callback.payload); break;
+ *   case 'deposit': settleDeposit(callback.payload); break;
  *   case 'withdrawal': settleWithdrawal(callback.payload); break;
  *   case 'creditCard':
  *   case 'dealerCreditCard': settleCard(callback.payload); break;

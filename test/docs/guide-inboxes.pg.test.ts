@@ -15,7 +15,8 @@ import { PROVIDER } from '../helpers/wire.js';
  * The PostgreSQL blocks of docs/inboxes.md, run as printed on the test PostgreSQL: the first in
  * Node, the Hyperdrive one in workerd through miniflare's Hyperdrive binding. An UPDATE that
  * matches no row succeeds: each block's handler must fail the callback then, its key included,
- * rather than record a credit that did not happen.
+ * rather than record a credit that did not happen. And the hash does not cover the user or the
+ * amount: each block credits the user of the merchant's order row, never the callback's.
  */
 
 const root = join(import.meta.dirname, '../..');
@@ -28,6 +29,7 @@ afterAll(() => {
 const seconds = Math.floor(Date.now() / 1000);
 const OK = { status: 200, body: { success: true } };
 const NOT_APPLIED = { status: 500, body: { success: false, error: 'not_applied' } };
+const NOT_CONFIRMED = { status: 409, body: { success: false, error: 'not_confirmed' } };
 const deposit = (code: string, user: string, amount: number) => signCallback({ ...unsigned.deposit, tracking_code: code, user_id: user, amount }, PROVIDER);
 
 describe('the PostgreSQL block, in Node', () => {
@@ -52,8 +54,12 @@ describe('the PostgreSQL block, in Node', () => {
       expect(await database.keysOf(code)).toEqual([]);
       expect((await database.pool.query('SELECT paid_amount FROM orders WHERE tracking_code = $1', [code])).rows).toEqual([{ paid_amount: null }]);
       await database.pool.query('INSERT INTO balances (user_id) VALUES ($1)', ['u-gpg']);
+      // The hash does not cover the user or the amount: a replay naming another user, or above the ceiling, is refused.
+      await database.pool.query('INSERT INTO balances (user_id) VALUES ($1)', ['u-thief']);
+      expect(await deliver(served.url, deposit(code, 'u-thief', 250))).toEqual(NOT_CONFIRMED);
+      expect(await deliver(served.url, deposit(code, 'u-gpg', 501))).toEqual(NOT_CONFIRMED);
       expect(await Promise.all([deliver(served.url, delivery), deliver(served.url, delivery)])).toEqual([OK, OK]);
-      expect((await database.pool.query('SELECT amount::float AS amount FROM balances WHERE user_id = $1', ['u-gpg'])).rows).toEqual([{ amount: 250 }]);
+      expect((await database.pool.query('SELECT user_id, amount::float AS amount FROM balances ORDER BY user_id')).rows).toEqual([{ user_id: 'u-gpg', amount: 250 }, { user_id: 'u-thief', amount: 0 }]);
       expect(await database.keysOf(code)).toEqual([{ status: 'completed' }]);
     } finally {
       await served.close();
@@ -69,12 +75,16 @@ describe('the Hyperdrive block, in workerd', () => {
     const worker = await startPgWorker({ source: codeBlock(guide, '### PostgreSQL through Hyperdrive') }, database);
     try {
       const code = `MAN-ghd01-${seconds - 60}`;
+      await database.order(code, 'u-ghd', 40);
       const delivery = deposit(code, 'u-ghd', 40);
       expect(await deliver(worker.url, delivery)).toEqual(NOT_APPLIED);
       expect(await database.keysOf(code)).toEqual([]);
       await database.pool.query('INSERT INTO balances (user_id) VALUES ($1)', ['u-ghd']);
+      await database.pool.query('INSERT INTO balances (user_id) VALUES ($1)', ['u-thief']);
+      expect(await deliver(worker.url, deposit(code, 'u-thief', 40))).toEqual(NOT_CONFIRMED);
+      expect(await deliver(worker.url, deposit(code, 'u-ghd', 81))).toEqual(NOT_CONFIRMED);
       expect(await Promise.all([deliver(worker.url, delivery), deliver(worker.url, delivery)])).toEqual([OK, OK]);
-      expect((await database.pool.query('SELECT amount::float AS amount FROM balances WHERE user_id = $1', ['u-ghd'])).rows).toEqual([{ amount: 40 }]);
+      expect((await database.pool.query('SELECT user_id, amount::float AS amount FROM balances ORDER BY user_id')).rows).toEqual([{ user_id: 'u-ghd', amount: 40 }, { user_id: 'u-thief', amount: 0 }]);
       expect(await database.keysOf(code)).toEqual([{ status: 'completed' }]);
     } finally {
       await worker.dispose();

@@ -28,6 +28,7 @@ function guideBlock(heading: string): { imports: string; code: string } {
 const seconds = Math.floor(Date.now() / 1000);
 const OK = { status: 200, body: { success: true } };
 const NOT_APPLIED = { status: 500, body: { success: false, error: 'not_applied' } };
+const NOT_CONFIRMED = { status: 409, body: { success: false, error: 'not_confirmed' } };
 
 async function answer(response: { readonly status: number; json(): Promise<unknown> }): Promise<{ status: number; body: unknown }> {
   return { status: response.status, body: (await response.json()) };
@@ -62,6 +63,8 @@ ${code.replace(declared, '')}
     miniflare = new Miniflare({ workers: [{ name: 'one', routes: ['one.test/*'], ...each }, { name: 'two', routes: ['two.test/*'], ...each }] });
     await miniflare.ready;
     db = await miniflare.getD1Database('DB', 'one');
+    // The merchant's order rows, saved when startWithdrawal answered: whose user and amount the block debits.
+    await db.prepare('CREATE TABLE orders (tracking_code TEXT PRIMARY KEY, user_id TEXT NOT NULL, amount INTEGER NOT NULL)').run();
     // The block makes its tables with the first request each isolate takes: a payout of no one yet.
     const nobody = payout(`WIT-gdnone1-${seconds - 60}`, 'u-nobody', 1);
     expect(await Promise.all([post('one', nobody), post('two', nobody)])).toEqual([NOT_APPLIED, NOT_APPLIED]);
@@ -70,10 +73,12 @@ ${code.replace(declared, '')}
     await miniflare.dispose();
   });
 
-  test('two payouts of 80 against a balance of 100, one per isolate: one applied and debited, the other a 500 with no key; applied once the balance allows it', async () => {
-    await db.prepare('INSERT INTO balances (user_id, amount) VALUES (?, ?)').bind('u-guard', 100).run();
+  test('two payouts of 80 against a balance of 100, one per isolate: one applied and debited, the other a 500 with no key; applied once the balance allows it, to the user and amount of the order row', async () => {
+    await db.prepare('INSERT INTO balances (user_id, amount) VALUES (?, ?), (?, ?)').bind('u-guard', 100, 'u-elsewhere', 100).run();
+    for (const code of [`WIT-gdpay01-${seconds - 60}`, `WIT-gdpay02-${seconds - 60}`]) await db.prepare('INSERT INTO orders VALUES (?, ?, ?)').bind(code, 'u-guard', 80).run();
     const first = payout(`WIT-gdpay01-${seconds - 60}`, 'u-guard', 80);
-    const second = payout(`WIT-gdpay02-${seconds - 60}`, 'u-guard', 80);
+    // The hash does not cover the user or the amount: the block debits the order row's, not these.
+    const second = payout(`WIT-gdpay02-${seconds - 60}`, 'u-elsewhere', 1);
     const answers = await Promise.all([post('one', first), post('two', second)]);
     expect([...answers].sort((a, b) => a.status - b.status)).toEqual([OK, NOT_APPLIED]);
     expect(await rows('SELECT amount FROM balances WHERE user_id = ?', 'u-guard')).toEqual([{ amount: 20 }]);
@@ -85,7 +90,7 @@ ${code.replace(declared, '')}
     expect(await post('one', refused)).toEqual(NOT_APPLIED);
     await db.prepare('UPDATE balances SET amount = amount + 100 WHERE user_id = ?').bind('u-guard').run();
     expect(await Promise.all([post('one', refused), post('two', refused), post('two', applied)])).toEqual([OK, OK, OK]);
-    expect(await rows('SELECT amount FROM balances WHERE user_id = ?', 'u-guard')).toEqual([{ amount: 40 }]);
+    expect(await rows('SELECT user_id, amount FROM balances ORDER BY user_id')).toEqual([{ user_id: 'u-elsewhere', amount: 100 }, { user_id: 'u-guard', amount: 40 }]);
   });
 });
 
@@ -132,6 +137,7 @@ export default {
     });
     origin = (await miniflare.ready).origin;
     await sql('CREATE TABLE balances (user_id TEXT PRIMARY KEY, amount INTEGER NOT NULL DEFAULT 0)');
+    await sql('CREATE TABLE orders (tracking_code TEXT PRIMARY KEY, user_id TEXT NOT NULL, max_amount INTEGER NOT NULL)');
   }, 60_000);
   afterAll(async () => {
     await miniflare.dispose();
@@ -139,12 +145,17 @@ export default {
 
   test('a deposit for a user with no balance row is a 500 with no key, not applied; once the row exists it is credited once', async () => {
     const code = `MAN-gdo01-${seconds - 60}`;
+    await sql('INSERT INTO orders VALUES (?, ?, ?)', code, 'u-gdo', 500);
     const delivery = deposit(code, 'u-gdo', 250);
     expect(await post(delivery)).toEqual(NOT_APPLIED);
     expect(await sql('SELECT status FROM payorch_callback_inbox WHERE tracking_code = ?', code)).toEqual([]);
     await sql('INSERT INTO balances (user_id) VALUES (?)', 'u-gdo');
+    // The hash does not cover the user or the amount: a replay naming another user, or above the ceiling, is refused.
+    await sql('INSERT INTO balances (user_id) VALUES (?)', 'u-thief');
+    expect(await post(deposit(code, 'u-thief', 250))).toEqual(NOT_CONFIRMED);
+    expect(await post(deposit(code, 'u-gdo', 501))).toEqual(NOT_CONFIRMED);
     expect(await Promise.all([post(delivery), post(delivery)])).toEqual([OK, OK]);
-    expect(await sql('SELECT amount FROM balances WHERE user_id = ?', 'u-gdo')).toEqual([{ amount: 250 }]);
+    expect(await sql('SELECT user_id, amount FROM balances ORDER BY user_id')).toEqual([{ user_id: 'u-gdo', amount: 250 }, { user_id: 'u-thief', amount: 0 }]);
     expect(await sql('SELECT status FROM payorch_callback_inbox WHERE tracking_code = ?', code)).toEqual([{ status: 'completed' }]);
   });
 });

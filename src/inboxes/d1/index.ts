@@ -158,9 +158,20 @@ export async function createD1InboxTable(options: D1InboxOptions): Promise<void>
  * declare const apiKey: string;
  * declare const secretKey: string;
  *
- * const receiver = createCallbackReceiver({ apiKey, secretKey, inbox: createD1Inbox({ db: env.DB }) });
+ * const receiver = createCallbackReceiver({
+ *   apiKey,
+ *   secretKey,
+ *   inbox: createD1Inbox({ db: env.DB }),
+ *   kind: 'deposit',
+ *   // The user and the amount against your order row: the hash does not cover them.
+ *   confirm: async (callback, { db }) => {
+ *     const order = await db.prepare('SELECT user_id, max_amount FROM orders WHERE tracking_code = ?').bind(callback.payload.tracking_code).first<{ user_id: string; max_amount: number }>();
+ *     return callback.kind === 'deposit' && order !== null && order.user_id === callback.payload.user_id && callback.payload.amount <= order.max_amount;
+ *   },
+ * });
  * receiver.on('deposit.completed', (callback, { db, statements }) => {
- *   statements.push(db.prepare('UPDATE balances SET amount = amount + ? WHERE user_id = ?').bind(callback.payload.amount, callback.payload.user_id));
+ *   // The user of your order row, never the callback's.
+ *   statements.push(db.prepare('UPDATE balances SET amount = amount + ? WHERE user_id = (SELECT user_id FROM orders WHERE tracking_code = ?)').bind(callback.payload.amount, callback.payload.tracking_code));
  * });
  * ```
  */

@@ -71,9 +71,21 @@ const HORIZON_ROW = "record_time = 0 AND merchant_id = '' AND tracking_code = ''
  *
  * const pool = new Pool({ connectionString: process.env.DATABASE_URL });
  * await createPostgresInboxTable({ pool });
- * const receiver = createCallbackReceiver({ apiKey, secretKey, inbox: createPostgresInbox({ pool }) });
+ * const receiver = createCallbackReceiver({
+ *   apiKey,
+ *   secretKey,
+ *   inbox: createPostgresInbox({ pool }),
+ *   kind: 'deposit',
+ *   // The user and the amount against your order row: the hash does not cover them.
+ *   confirm: async (callback, { client }) => {
+ *     const { rows } = await client.query<{ user_id: string; max_amount: string }>('SELECT user_id, max_amount FROM orders WHERE tracking_code = $1', [callback.payload.tracking_code]);
+ *     const order = rows[0];
+ *     return callback.kind === 'deposit' && order !== undefined && order.user_id === callback.payload.user_id && callback.payload.amount <= Number(order.max_amount);
+ *   },
+ * });
  * receiver.on('deposit.completed', async (callback, { client }) => {
- *   await client.query('UPDATE balances SET amount = amount + $1 WHERE user_id = $2', [callback.payload.amount, callback.payload.user_id]);
+ *   // The user of your order row, never the callback's.
+ *   await client.query('UPDATE balances SET amount = balances.amount + $2 FROM orders WHERE orders.tracking_code = $1 AND balances.user_id = orders.user_id', [callback.payload.tracking_code, callback.payload.amount]);
  * });
  * ```
  */

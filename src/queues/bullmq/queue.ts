@@ -187,18 +187,18 @@ export const BULLMQ_WORK_OPTIONS = declareOptions<BullMQWorkOptions>()([
  * ```ts
  * import type pg from 'pg';
  * import { createCallbackReceiver } from 'payorch/webhooks';
- * import type { DepositCallback } from 'payorch/webhooks';
  * import { createPostgresInbox } from 'payorch/postgres';
  * import type { PostgresClient } from 'payorch/postgres';
  * import { createBullMQQueue } from 'payorch/bullmq';
  * declare const apiKey: string;
  * declare const secretKey: string;
  * declare const pool: pg.Pool;
- * declare function credit(client: PostgresClient, deposit: DepositCallback): Promise<void>;
+ * // Refunds the user and the amount of your order row: the hash covers neither of the callback's.
+ * declare function refundOrder(client: PostgresClient, trackingCode: string): Promise<void>;
  *
  * const callbacks = createBullMQQueue({ connection: { url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' } });
  * const receiver = createCallbackReceiver({ apiKey, secretKey, inbox: createPostgresInbox({ pool }), enqueue: callbacks.enqueue });
- * receiver.on('deposit.completed', async (callback, { client }) => credit(client, callback.payload));
+ * receiver.on('withdrawal.rejected', async (callback, { client }) => refundOrder(client, callback.payload.tracking_code));
  * callbacks.work(receiver);
  *
  * const { deadLetters } = await callbacks.deadLetters.list();

@@ -189,9 +189,14 @@ export interface CallbackReceiver<TContext> {
    * import type { CallbackInboxContext, CallbackReceiver } from 'payorch';
    * import type { WithdrawalCallback } from 'payorch';
    * declare const receiver: CallbackReceiver<CallbackInboxContext>;
-   * declare function credit(userId: string | undefined, amount: number): Promise<void>;
+   * // Your order row, saved when startWithdrawal answered: the hash covers neither user nor amount.
+   * declare function orderOf(trackingCode: string): Promise<{ readonly userId: string; readonly amount: number }>;
+   * declare function refund(userId: string, amount: number): Promise<void>;
    * declare function settle(withdrawal: WithdrawalCallback): Promise<void>;
-   * receiver.on('deposit.completed', async (callback) => credit(callback.payload.user_id, callback.payload.amount));
+   * receiver.on('withdrawal.rejected', async (callback) => {
+   *   const order = await orderOf(callback.payload.tracking_code);
+   *   await refund(order.userId, order.amount);
+   * });
    * receiver.on('withdrawal', async (callback) => settle(callback.payload));
    * ```
    */
@@ -347,13 +352,22 @@ export const RECEIVER_OPTIONS = declareOptions<CallbackReceiverOptions<CallbackI
  * import { createServer } from 'node:http';
  * import { createCallbackReceiver } from 'payorch';
  *
- * declare function creditBalance(userId: string | undefined, amount: number): Promise<void>;
+ * // Your order row, saved when startDeposit answered: the hash covers neither user nor amount.
+ * declare function orderOf(trackingCode: string): Promise<{ readonly userId: string; readonly maxAmount: number } | undefined>;
+ * declare function creditBalance(userId: string, amount: number): Promise<void>;
  * const receiver = createCallbackReceiver({
  *   apiKey: process.env.PAYORCH_PROVIDER_API_KEY!,
  *   secretKey: process.env.PAYORCH_PROVIDER_SECRET_KEY!,
+ *   kind: 'deposit',
+ *   confirm: async (callback) => {
+ *     const order = await orderOf(callback.payload.tracking_code);
+ *     return callback.kind === 'deposit' && order !== undefined && order.userId === callback.payload.user_id && callback.payload.amount <= order.maxAmount;
+ *   },
  * });
  * receiver.on('deposit.completed', async (callback) => {
- *   await creditBalance(callback.payload.user_id, callback.payload.amount);
+ *   const order = await orderOf(callback.payload.tracking_code);
+ *   if (order === undefined) throw new Error('confirm found this order');
+ *   await creditBalance(order.userId, callback.payload.amount); // the user of your order row
  * });
  * createServer(receiver.nodeHandler).listen(3000);
  * ```
