@@ -196,12 +196,23 @@ describe('bounded inputs', () => {
     expect(sandbox.clock.now().toISOString()).toBe('2026-01-15T09:00:01.000Z');
   });
 
-  test.each([
+  /** Bad settle options: both ways in refuse them by the same check. */
+  const BAD_SETTLES = [
     ['amount too large', { amount: 1e300 }],
     ['amount zero', { amount: 0 }],
     ['resign not a boolean', { resign: 'no' }],
     ['an unknown field', { amountt: 10 }],
-  ])('POST /__sandbox/settle with %s is refused 422 and settles nothing', async (_, extra) => {
+    ['also that is not a list', { also: 'failed' }],
+  ] as const;
+
+  test.each(BAD_SETTLES)('sandbox.settle() with %s is refused and settles nothing', async (_, extra) => {
+    const sandbox = createSandbox();
+    const id = await startDeposit(sandbox);
+    await expect(sandbox.settle(id, 'completed', extra as never)).rejects.toThrow(/amount|resign|amountt|also/);
+    expect(sandbox.record(id)?.status).toBe('showing');
+  });
+
+  test.each(BAD_SETTLES)('POST /__sandbox/settle with %s is refused 422 and settles nothing', async (_, extra) => {
     const sandbox = createSandbox();
     const url = await serve(sandbox);
     const id = await startDeposit(sandbox);

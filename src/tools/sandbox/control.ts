@@ -7,7 +7,7 @@ import { errorFailure, success, validationFailure } from './answers.js';
 import type { Reply } from './answers.js';
 import { accountsOf } from './fixtures.js';
 import { mediaType } from './guard.js';
-import { CLOCK_RANGE, MAX_AMOUNT } from './limits.js';
+import { CLOCK_RANGE } from './limits.js';
 import { issueMessages, validate } from './params.js';
 import { CONTROL_PREFIX } from './route.js';
 import { RequestValidationError } from '../../errors/error.js';
@@ -24,13 +24,10 @@ import type { Service } from './service.js';
 
 const MAX_CLOCK_SECONDS = (CLOCK_RANGE.max - CLOCK_RANGE.min) / 1000;
 
-const SettleBody = z.strictObject({
+// The control's own fields; the rest are settle()'s options, checked by settle() itself (service.ts).
+const SettleBody = z.looseObject({
   id: z.string().check(z.minLength(1), z.maxLength(200)),
   status: z.string().check(z.minLength(1), z.maxLength(40)),
-  amount: z.optional(z.number().check(z.positive(), z.maximum(MAX_AMOUNT))),
-  resign: z.optional(z.boolean()),
-  failDeliveries: z.optional(z.boolean()),
-  also: z.optional(z.array(z.string().check(z.minLength(1), z.maxLength(40))).check(z.maxLength(5))),
 });
 
 const ClockBody = z.union([
@@ -41,7 +38,8 @@ const ClockBody = z.union([
 const callbackUrl = z.optional(z.url({ protocol: /^https?$/, error: 'must be an absolute http or https URL' }).check(z.maxLength(2000)));
 const CallbackUrlsBody = z.strictObject(Object.fromEntries(CALLBACK_KINDS.map((kind) => [kind, callbackUrl])) as Record<CallbackKind, typeof callbackUrl>);
 
-const RedeliverBody = z.strictObject({ resign: z.optional(z.boolean()) });
+// redeliver()'s options, checked by redeliver() itself.
+const RedeliverBody = z.record(z.string(), z.unknown());
 
 // The window's range is checked by rotateKeys itself, and refused as every option is (422).
 const RotateKeysBody = z.strictObject({ account: z.enum(['provider', 'dealer']), windowSeconds: z.number(), keepApiKey: z.optional(z.boolean()) });

@@ -9,21 +9,11 @@ import type { ListenOptions, RunningSandbox } from './listen.js';
 import { mswHandlers } from './msw.js';
 import type { MswHttp } from './msw.js';
 import type { CallbackUrls, SandboxOptions } from './options.js';
-import { SETTLE_OPTIONS, Service, snapshot } from './service.js';
+import { Service, snapshot } from './service.js';
 import { checkOptions, declareOptions } from '../../core/option-checks.js';
-import type { SandboxRecord, SettleOptions, SettleResult } from './service.js';
+import type { RedeliverOptions, SandboxRecord, SettleOptions, SettleResult } from './service.js';
 
-/** Options of {@link Sandbox.redeliver}. */
-export interface RedeliverOptions {
-  /**
-   * Sign the callback afresh (a new timestamp and hash), or send the signature it was first sent
-   * with, byte for byte.
-   * @default the sandbox's `callbackRetry.resign` (true)
-   */
-  readonly resign?: boolean | undefined;
-}
-
-export const REDELIVER_OPTIONS = declareOptions<RedeliverOptions>()([{ name: 'resign', rule: { type: 'boolean' } }]);
+export type { RedeliverOptions } from './service.js';
 
 /** The base URL `mswHandlers()` answers when none is given. `.test` is reserved: it never resolves. */
 export const SANDBOX_BASE_URL = 'https://sandbox.payorch.test';
@@ -222,7 +212,6 @@ export class Sandbox {
    * ```
    */
   settle(id: string, status: string, options: SettleOptions = {}): Promise<SettleResult> {
-    checkOptions('sandbox.settle', options, SETTLE_OPTIONS);
     return this.#service.settle(id, status, options);
   }
 
@@ -243,7 +232,6 @@ export class Sandbox {
    * ```
    */
   redeliver(deliveryId: string, options: RedeliverOptions = {}): Promise<DeliveryResult> {
-    checkOptions('sandbox.redeliver', options, REDELIVER_OPTIONS);
     return this.#service.redeliver(deliveryId, options);
   }
 

@@ -15,7 +15,8 @@ import type { Transaction } from './history.js';
 import { KINDS } from './record-kinds.js';
 import type { KindRule, SandboxRecordKind } from './record-kinds.js';
 import type { CallbackUrls, SandboxOptions } from './options.js';
-import { checkOptions, checkValue, declareOptions } from '../../core/option-checks.js';
+import { checkList, checkOptions, checkValue, declareOptions } from '../../core/option-checks.js';
+import type { ListRule } from '../../core/option-checks.js';
 import { CLOCK_RANGE, MAX_AMOUNT } from './limits.js';
 import { SANDBOX_DEFAULTS, SANDBOX_OPTIONS } from './options.js';
 import { RecordStore } from './records.js';
@@ -69,6 +70,15 @@ export interface SettleOptions {
   readonly also?: readonly string[] | undefined;
 }
 
+/** `also`: at most the other end statuses a record has (section 3), each a status's name. */
+const ALSO_RULE: ListRule = {
+  min: 0,
+  max: 5,
+  items: 'end statuses',
+  item: 'status',
+  problem: (value) => (typeof value === 'string' && value !== '' && value.length <= 40 ? undefined : 'must be a status name'),
+};
+
 export const SETTLE_OPTIONS = declareOptions<SettleOptions>()(
   [
     { name: 'resign', rule: { type: 'boolean' } },
@@ -76,6 +86,18 @@ export const SETTLE_OPTIONS = declareOptions<SettleOptions>()(
   ],
   { amount: "checked by settle against the deposit's limits", also: 'statuses, checked by settle against the moves section 3 allows' },
 );
+
+/** Options of `sandbox.redeliver()` and of the redeliver control. */
+export interface RedeliverOptions {
+  /**
+   * Sign the callback afresh (a new timestamp and hash), or send the signature it was first sent
+   * with, byte for byte.
+   * @default the sandbox's `callbackRetry.resign` (true)
+   */
+  readonly resign?: boolean | undefined;
+}
+
+export const REDELIVER_OPTIONS = declareOptions<RedeliverOptions>()([{ name: 'resign', rule: { type: 'boolean' } }]);
 
 /** What `settle()` did: the record after the move, and its callback delivery when one was due. */
 export interface SettleResult {
@@ -168,6 +190,9 @@ export class Service {
    * request can see the record half-moved.
    */
   async settle(id: string, status: string, options: SettleOptions = {}): Promise<SettleResult> {
+    // One check for both ways in (sandbox.settle() and POST /__sandbox/settle): no field of its own.
+    checkOptions('sandbox.settle', options, SETTLE_OPTIONS, true);
+    const also = options.also === undefined ? [] : checkList('sandbox.settle', 'also', options.also, ALSO_RULE);
     const record = this.records.get(id);
     if (record === undefined) throw new SandboxError('unknown_record', `No record has the id ${id}`);
     const rule: KindRule = KINDS[record.kind];
@@ -182,7 +207,6 @@ export class Service {
         throw new SandboxError('invalid_amount', `The amount must be a positive number of at most ${MAX_AMOUNT}, not ${String(options.amount)}`);
       }
     }
-    const also = options.also ?? [];
     for (const other of also) {
       if (other === status || !allowed.includes(other)) throw new SandboxError('refused_move', `also: ${other} is not another end status ${id} (${record.kind}, ${record.status}) may move to: ${allowed.filter((each) => each !== status).join(', ') || 'none'}`);
     }
@@ -196,7 +220,8 @@ export class Service {
    * Delivers a logged callback again, to its kind's callback URL now (or where it went, when
    * none is set), signed afresh or with its original signature.
    */
-  async redeliver(deliveryId: string, options: DeliverOptions = {}): Promise<DeliveryResult> {
+  async redeliver(deliveryId: string, options: RedeliverOptions = {}): Promise<DeliveryResult> {
+    checkOptions('sandbox.redeliver', options, REDELIVER_OPTIONS, true);
     const kind = this.deliverer.kindOf(deliveryId);
     const delivery = kind === undefined ? undefined : this.deliverer.redeliver(deliveryId, this.callbackUrls[kind], options);
     if (delivery === undefined) throw new SandboxError('unknown_delivery', `No delivery has the id ${deliveryId}: GET /__sandbox/deliveries lists them (the oldest are forgotten past maxDeliveries)`);
