@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { payorch, version, expectUsageError } from './run.js';
 
-const COMMANDS = ['sandbox', 'trigger', 'verify', 'sign', 'call', 'reconcile', 'dead-letters', 'doctor', 'openapi'];
+const COMMANDS = ['sandbox', 'trigger', 'verify', 'sign', 'call', 'reconcile', 'dead-letters', 'migrate', 'doctor', 'openapi'];
 
 describe('payorch', { timeout: 30_000 }, () => {
   test.each([['--version'], ['-v']])('%s prints the package version and exits 0', async (flag) => {
