@@ -18,7 +18,7 @@ describe('payorch', { timeout: 30_000 }, () => {
   });
 
   test('docs/cli.md lists every command with the summary --help prints', async () => {
-    const listed = (text: string) => text.split('\n').filter((line) => /^  [a-z-]+ +\S/.test(line) && COMMANDS.includes(line.trim().split(' ')[0] ?? '')).map((line) => line.trim().replace(/ +/, ' '));
+    const listed = (text: string) => text.split('\n').filter((line) => /^ {2}[a-z-]+ +\S/.test(line) && COMMANDS.includes(line.trim().split(' ')[0] ?? '')).map((line) => line.trim().replace(/ +/, ' '));
     const page = readFileSync(join(root, 'docs/cli.md'), 'utf8');
     const help = listed((await payorch(['--help'])).stdout);
     expect(help).toHaveLength(COMMANDS.length);
