@@ -100,5 +100,5 @@ export function earlierMessage(table: VersionedTable, name: string, version: num
 
 /** The refusal of a table that is not there where it is used. */
 export function missingMessage(table: VersionedTable, name: string, create: string): string {
-  return `${name} (${table.what}) does not exist: create it with ${create} (${table.guide})`;
+  return `${name} (${table.what}) does not exist: create it with ${create}`;
 }

@@ -76,7 +76,9 @@ test('pgBossDeadLetterTableSql creates the table and its index, quoted, in the s
       '  last_error text NOT NULL,',
       '  dead_at timestamptz NOT NULL DEFAULT now()',
       ');',
-      'CREATE INDEX IF NOT EXISTS "payorch_dead_letters_queue" ON "payorch_dead_letters" (queue, seq)',
+      'CREATE INDEX IF NOT EXISTS "payorch_dead_letters_queue" ON "payorch_dead_letters" (queue, seq);',
+      'CREATE TABLE IF NOT EXISTS payorch_schema (table_name text PRIMARY KEY, component text NOT NULL, version integer NOT NULL, migrated_at timestamptz NOT NULL DEFAULT now());',
+      "INSERT INTO payorch_schema (table_name, component, version) VALUES ('payorch_dead_letters', 'dead-letters', 1) ON CONFLICT (table_name) DO NOTHING",
     ].join('\n'),
   );
   expect(pgBossDeadLetterTableSql('billing.dead')).toContain('CREATE INDEX IF NOT EXISTS "dead_queue" ON "billing"."dead" (queue, seq)');

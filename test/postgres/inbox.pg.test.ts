@@ -252,11 +252,13 @@ describe('the inbox table', () => {
         '  applied_at timestamptz NOT NULL DEFAULT now(),',
         '  PRIMARY KEY (merchant_id, tracking_code)',
         ');',
-        'CREATE INDEX IF NOT EXISTS "payorch_callback_inbox_record_time" ON "payorch_callback_inbox" (record_time, merchant_id, tracking_code)',
+        'CREATE INDEX IF NOT EXISTS "payorch_callback_inbox_record_time" ON "payorch_callback_inbox" (record_time, merchant_id, tracking_code);',
+        'CREATE TABLE IF NOT EXISTS payorch_schema (table_name text PRIMARY KEY, component text NOT NULL, version integer NOT NULL, migrated_at timestamptz NOT NULL DEFAULT now());',
+        "INSERT INTO payorch_schema (table_name, component, version) VALUES ('payorch_callback_inbox', 'callback-inbox', 2) ON CONFLICT (table_name) DO NOTHING",
       ].join('\n'),
     );
     expect(postgresInboxTableSql('billing.inbox')).toMatch(/^CREATE TABLE IF NOT EXISTS "billing"."inbox" \(/);
-    expect(postgresInboxTableSql('billing.inbox')).toMatch(/\nCREATE INDEX IF NOT EXISTS "inbox_record_time" ON "billing"."inbox" \(record_time, merchant_id, tracking_code\)$/);
+    expect(postgresInboxTableSql('billing.inbox')).toMatch(/\nCREATE INDEX IF NOT EXISTS "inbox_record_time" ON "billing"."inbox" \(record_time, merchant_id, tracking_code\);\nCREATE TABLE IF NOT EXISTS "billing".payorch_schema /);
   });
 
   test('createPostgresInboxTable may run more than once', async () => {
