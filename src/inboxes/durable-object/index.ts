@@ -191,19 +191,19 @@ const PRUNE_DURABLE_OBJECT_OPTIONS = declareOptions<PruneDurableObjectInboxOptio
  * }
  * ```
  */
-export async function pruneDurableObjectInbox(options: PruneDurableObjectInboxOptions): Promise<number> {
+export function pruneDurableObjectInbox(options: PruneDurableObjectInboxOptions): Promise<number> {
   checkOptions('pruneDurableObjectInbox', options, PRUNE_DURABLE_OBJECT_OPTIONS);
   const { storage } = options;
   const table = sqlite.quoteSqliteTable('pruneDurableObjectInbox', options.table);
   const sql = sqlite.sqliteInboxStatements(table);
   const horizon = sqlite.horizonFor(options.olderThanSeconds ?? sqlite.DEFAULT_SQLITE_INBOX_RETENTION_SECONDS, Date.now());
-  await prepareTable(storage, table);
-  return storage.transaction(() => {
+  // Options are refused at once, before the storage is touched; the table on first use, as the inbox's.
+  return prepareTable(storage, table).then(() => storage.transaction(() => {
     storage.sql.exec(sql.raiseHorizon, horizon, Date.now()).toArray();
     const forget = storage.sql.exec(sql.forget);
     forget.toArray();
     return Promise.resolve(forget.rowsWritten);
-  });
+  }));
 }
 
 export type { CallbackInbox, CallbackInboxContext, CallbackKey, CallbackInboxOutcome } from '../inbox.js';
