@@ -151,6 +151,19 @@ describe('the PostgreSQL inbox table', () => {
     await expect(createPostgresInboxTable({ pool: pool(), table })).rejects.toThrow('is recorded at version 2, but its columns are not that version\'s (it has "record_time bigint" and lacks "record_time bigint NOT NULL"): changed by hand?');
   });
 
+  test('changed by hand after the inbox checked it is refused with an InboxError, and the next callback has it checked again', async () => {
+    const table = fresh('inbox');
+    await createPostgresInboxTable({ pool: pool(), table });
+    const { url, handler, errors } = await receiverOn(table);
+    expect(await deliver(url, deposit('MAN-late0001-1763812000'))).toEqual({ status: 200, body: { success: true } });
+    await admin.query(`ALTER TABLE ${table} RENAME COLUMN statuses TO applied_statuses`);
+    for (const code of ['MAN-late0002-1763812000', 'MAN-late0003-1763812000']) expect(await deliver(url, deposit(code))).toMatchObject({ status: 500 });
+    expect(errors.map(({ error }) => error)).toEqual([expect.any(InboxError), expect.any(InboxError)]);
+    expect((errors[0]?.error as Error).message).toContain('changed since this inbox checked it (by hand?), and nothing was applied; the next callback checks it again');
+    expect((errors[1]?.error as Error).message).toContain('is recorded at version 2, but its columns are not that version\'s (it has "applied_statuses text[] NOT NULL" and lacks "statuses text[] NOT NULL")');
+    expect(handler).toHaveBeenCalledTimes(1);
+  });
+
   test('missing, is refused with an InboxError naming the call that creates it', async () => {
     const { url, errors } = await receiverOn(fresh('inbox'));
     expect(await deliver(url, deposit('MAN-none0001-1763812000'))).toMatchObject({ status: 500 });

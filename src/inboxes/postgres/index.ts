@@ -191,7 +191,7 @@ SELECT (SELECT statuses FROM claimed) AS claimed, (SELECT at FROM horizon) AS ho
         }
         const code = (error as Partial<Record<'code', unknown>> | null)?.code;
         // 42703 undefined_column, 42P10 no unique index for ON CONFLICT: changed since it was checked.
-        if (code === '42703' || code === '42P10') {
+        if (claiming && (code === '42703' || code === '42P10')) {
           claim = undefined;
           throw new InboxError(`payorch/postgres: ${table} changed since this inbox checked it (by hand?), and nothing was applied; the next callback checks it again (docs/inboxes.md, "Upgrading")`, { cause: error });
         }
