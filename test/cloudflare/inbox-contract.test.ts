@@ -271,3 +271,11 @@ test('a D1 receiver given rejected and failed of one withdrawal at once refunds 
   expect(await deliver(url, end(lost))).toEqual({ status: 200, body: { success: true } });
   expect((await db.prepare('SELECT status FROM refunds WHERE tracking_code = ?').bind(trackingCode).all()).results).toEqual([{ status: lost === 'rejected' ? 'failed' : 'rejected' }]);
 });
+
+test('the Durable Object inbox creates its table on first use and records its version in payorch_schema', async () => {
+  serial += 1;
+  const table = `recorded_${serial}`;
+  const key = { merchantId: 'shop', trackingCode: `MAN-dorec${serial}-${Math.floor(Date.now() / 1000) - 60}`, status: 'completed' };
+  expect(await inboxIn('durable-object', table).process(key, () => Promise.resolve())).toBe('applied');
+  expect(await exec('durable-object', table, [['SELECT component, version FROM payorch_schema WHERE table_name = ?', table]])).toEqual([[{ component: 'callback-inbox', version: 2 }]]);
+});
