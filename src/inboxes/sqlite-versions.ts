@@ -57,7 +57,15 @@ export function sqliteMigrationSql(table: SqliteTable, bare: string, from: numbe
   const to = currentVersion(table);
   const quoted = `"${bare}"`;
   const record = `INSERT INTO payorch_schema (table_name, component, version, migrated_at) VALUES ('${bare}', '${table.component}', ${String(from ?? to)}, ${NOW_MS})`;
-  if (from === undefined) return [SCHEMA_TABLE, ...table.create(quoted), `${record} ON CONFLICT (table_name) DO UPDATE SET component = excluded.component, version = excluded.version, migrated_at = excluded.migrated_at`];
+  // Recorded only when the table does not exist yet: run over a table of an earlier version, the
+  // creation leaves its record alone.
+  if (from === undefined) {
+    return [
+      SCHEMA_TABLE,
+      `INSERT INTO payorch_schema (table_name, component, version, migrated_at) SELECT '${bare}', '${table.component}', ${String(to)}, ${NOW_MS} WHERE NOT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '${bare}') ON CONFLICT (table_name) DO UPDATE SET component = excluded.component, version = excluded.version, migrated_at = excluded.migrated_at`,
+      ...table.create(quoted),
+    ];
+  }
   if (from === to) return [SCHEMA_TABLE, `${record} ON CONFLICT (table_name) DO NOTHING`];
   return [
     SCHEMA_TABLE,

@@ -67,6 +67,8 @@ describe('createPgBossQueue', () => {
 test('pgBossDeadLetterTableSql creates the table and its index, quoted, in the schema given', () => {
   expect(pgBossDeadLetterTableSql()).toBe(
     [
+      'CREATE TABLE IF NOT EXISTS payorch_schema (table_name text PRIMARY KEY, component text NOT NULL, version integer NOT NULL, migrated_at timestamptz NOT NULL DEFAULT now());',
+      `INSERT INTO payorch_schema (table_name, component, version) SELECT 'payorch_dead_letters', 'dead-letters', 1 WHERE to_regclass('"payorch_dead_letters"') IS NULL ON CONFLICT (table_name) DO UPDATE SET component = EXCLUDED.component, version = EXCLUDED.version, migrated_at = now();`,
       'CREATE TABLE IF NOT EXISTS "payorch_dead_letters" (',
       '  seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,',
       '  id text NOT NULL UNIQUE,',
@@ -76,9 +78,7 @@ test('pgBossDeadLetterTableSql creates the table and its index, quoted, in the s
       '  last_error text NOT NULL,',
       '  dead_at timestamptz NOT NULL DEFAULT now()',
       ');',
-      'CREATE INDEX IF NOT EXISTS "payorch_dead_letters_queue" ON "payorch_dead_letters" (queue, seq);',
-      'CREATE TABLE IF NOT EXISTS payorch_schema (table_name text PRIMARY KEY, component text NOT NULL, version integer NOT NULL, migrated_at timestamptz NOT NULL DEFAULT now());',
-      "INSERT INTO payorch_schema (table_name, component, version) VALUES ('payorch_dead_letters', 'dead-letters', 1) ON CONFLICT (table_name) DO NOTHING",
+      'CREATE INDEX IF NOT EXISTS "payorch_dead_letters_queue" ON "payorch_dead_letters" (queue, seq)',
     ].join('\n'),
   );
   expect(pgBossDeadLetterTableSql('billing.dead')).toContain('CREATE INDEX IF NOT EXISTS "dead_queue" ON "billing"."dead" (queue, seq)');

@@ -85,6 +85,14 @@ describe('the PostgreSQL inbox table', () => {
     expect(await createPostgresInboxTable({ pool: pool(), table })).toMatchObject({ from: 2, to: 2 });
   });
 
+  test('of version 1, its SQL run over it in a migration tool changes nothing, and it is still migrated from version 1', async () => {
+    const table = fresh('inbox');
+    await inboxOfVersion1(table, 1);
+    await admin.query(postgresInboxTableSql(table));
+    expect(await recordOf(table)).toEqual([]);
+    expect(await createPostgresInboxTable({ pool: pool(), table })).toMatchObject({ from: 1, to: 2 });
+  });
+
   test('of version 1, is migrated in place by two instances starting at once, once: every key stays a duplicate, and its tracking codes take new statuses', async () => {
     const table = fresh('inbox');
     await inboxOfVersion1(table, 500);

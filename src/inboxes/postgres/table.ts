@@ -200,14 +200,16 @@ export function tableName(where: string, options: { readonly table?: string | un
  * The SQL that creates the inbox's table: one row per merchant + tracking code, its key, with the
  * statuses applied for it in the order they were applied, and the record time first given for it
  * (the Unix seconds the tracking code ends with, or a transfer's `created_at`), which only
- * {@link prunePostgresInbox} reads, through the second index; then it records the table's version in
- * `payorch_schema`. Run it in your migrations, or call {@link createPostgresInboxTable}, which also
- * migrates a table of an earlier version.
+ * {@link prunePostgresInbox} reads, through the second index. First it records the table's version
+ * in `payorch_schema`, when the table does not exist yet. Run it in your migrations, or call
+ * {@link createPostgresInboxTable}, which also migrates a table of an earlier version.
  *
  * @example
  * ```ts
  * import { postgresInboxTableSql } from 'payorch/postgres';
  * console.log(postgresInboxTableSql());
+ * // CREATE TABLE IF NOT EXISTS payorch_schema (table_name text PRIMARY KEY, component text NOT NULL, version integer NOT NULL, migrated_at timestamptz NOT NULL DEFAULT now());
+ * // INSERT INTO payorch_schema (table_name, component, version) SELECT 'payorch_callback_inbox', 'callback-inbox', 2 WHERE to_regclass('"payorch_callback_inbox"') IS NULL ON CONFLICT (table_name) DO UPDATE SET component = EXCLUDED.component, version = EXCLUDED.version, migrated_at = now();
  * // CREATE TABLE IF NOT EXISTS "payorch_callback_inbox" (
  * //   merchant_id text NOT NULL,
  * //   tracking_code text NOT NULL,
@@ -216,14 +218,12 @@ export function tableName(where: string, options: { readonly table?: string | un
  * //   applied_at timestamptz NOT NULL DEFAULT now(),
  * //   PRIMARY KEY (merchant_id, tracking_code)
  * // );
- * // CREATE INDEX IF NOT EXISTS "payorch_callback_inbox_record_time" ON "payorch_callback_inbox" (record_time, merchant_id, tracking_code);
- * // CREATE TABLE IF NOT EXISTS payorch_schema (table_name text PRIMARY KEY, component text NOT NULL, version integer NOT NULL, migrated_at timestamptz NOT NULL DEFAULT now());
- * // INSERT INTO payorch_schema (table_name, component, version) VALUES ('payorch_callback_inbox', 'callback-inbox', 2) ON CONFLICT (table_name) DO NOTHING
+ * // CREATE INDEX IF NOT EXISTS "payorch_callback_inbox_record_time" ON "payorch_callback_inbox" (record_time, merchant_id, tracking_code)
  * ```
  */
 export function postgresInboxTableSql(table?: string): string {
   const quoted = quoteTable('postgresInboxTableSql', table);
-  return [tableSql(quoted), ...recordSql(POSTGRES_INBOX_TABLE, quoted, false)].join(';\n');
+  return [...recordSql(POSTGRES_INBOX_TABLE, quoted, true), tableSql(quoted)].join(';\n');
 }
 
 // The key is the merchant and tracking code alone: a record time read from an unsigned field (a

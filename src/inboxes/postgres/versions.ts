@@ -31,14 +31,16 @@ const schemaTable = (schema: string | undefined): string => (schema === undefine
 /**
  * The statements that record `table` at its current version, creating `payorch_schema` when
  * missing: literals, so that they run in a migration tool too (the names are checked: letters,
- * digits and `_`).
+ * digits and `_`). With `fresh`, they record it only when it does not exist yet, before the
+ * statements that create it: run over a table of an earlier version, they leave its record alone.
  */
-export function recordSql(table: PostgresTable, qualified: string, replace: boolean): readonly string[] {
+export function recordSql(table: PostgresTable, qualified: string, fresh: boolean): readonly string[] {
   const { schema, bare } = split(qualified);
   const into = schemaTable(schema);
+  const values = `'${bare}', '${table.component}', ${String(currentVersion(table))}`;
   return [
     `CREATE TABLE IF NOT EXISTS ${into} (table_name text PRIMARY KEY, component text NOT NULL, version integer NOT NULL, migrated_at timestamptz NOT NULL DEFAULT now())`,
-    `INSERT INTO ${into} (table_name, component, version) VALUES ('${bare}', '${table.component}', ${String(currentVersion(table))}) ON CONFLICT (table_name) DO ${replace ? 'UPDATE SET component = EXCLUDED.component, version = EXCLUDED.version, migrated_at = now()' : 'NOTHING'}`,
+    `INSERT INTO ${into} (table_name, component, version) ${fresh ? `SELECT ${values} WHERE to_regclass('${qualified.replaceAll("'", "''")}') IS NULL` : `VALUES (${values})`} ON CONFLICT (table_name) DO UPDATE SET component = EXCLUDED.component, version = EXCLUDED.version, migrated_at = now()`,
   ];
 }
 
@@ -104,14 +106,14 @@ export async function migratePostgresTable(client: Client, table: PostgresTable,
         throw table.refuse(verdict.message);
       case 'missing':
         from = undefined;
-        statements = [...table.create(qualified), ...recordSql(table, qualified, true)];
+        statements = [...recordSql(table, qualified, true), ...table.create(qualified)];
         break;
       case 'earlier':
         from = verdict.version;
-        statements = [...table.versions.filter((each) => each.version > verdict.version).flatMap((each) => each.up?.(qualified) ?? []), ...recordSql(table, qualified, true)];
+        statements = [...table.versions.filter((each) => each.version > verdict.version).flatMap((each) => each.up?.(qualified) ?? []), ...recordSql(table, qualified, false)];
         break;
       case 'current':
-        if (!verdict.recorded) statements = recordSql(table, qualified, true);
+        if (!verdict.recorded) statements = recordSql(table, qualified, false);
         break;
     }
     for (const statement of statements) await client.query(statement);

@@ -46,14 +46,16 @@ export const deadLetterTableName = (where: string, options: Omit<PgBossDeadLette
 /**
  * The SQL that creates the dead letters' table: one row per dead job, with the queue it died on,
  * the job as it was, how many attempts it had, its last error, and when it died. `seq` orders
- * them (oldest first) and pages them; then it records the table's version in `payorch_schema`.
- * Run it in your migrations, or call {@link createPgBossDeadLetterTable}, which also migrates a table
- * of an earlier version.
+ * them (oldest first) and pages them. First it records the table's version in `payorch_schema`,
+ * when the table does not exist yet. Run it in your migrations, or call
+ * {@link createPgBossDeadLetterTable}, which also migrates a table of an earlier version.
  *
  * @example
  * ```ts
  * import { pgBossDeadLetterTableSql } from 'payorch/pg-boss';
  * console.log(pgBossDeadLetterTableSql());
+ * // CREATE TABLE IF NOT EXISTS payorch_schema (table_name text PRIMARY KEY, component text NOT NULL, version integer NOT NULL, migrated_at timestamptz NOT NULL DEFAULT now());
+ * // INSERT INTO payorch_schema (table_name, component, version) SELECT 'payorch_dead_letters', 'dead-letters', 1 WHERE to_regclass('"payorch_dead_letters"') IS NULL ON CONFLICT (table_name) DO UPDATE SET component = EXCLUDED.component, version = EXCLUDED.version, migrated_at = now();
  * // CREATE TABLE IF NOT EXISTS "payorch_dead_letters" (
  * //   seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
  * //   id text NOT NULL UNIQUE,
@@ -63,14 +65,12 @@ export const deadLetterTableName = (where: string, options: Omit<PgBossDeadLette
  * //   last_error text NOT NULL,
  * //   dead_at timestamptz NOT NULL DEFAULT now()
  * // );
- * // CREATE INDEX IF NOT EXISTS "payorch_dead_letters_queue" ON "payorch_dead_letters" (queue, seq);
- * // CREATE TABLE IF NOT EXISTS payorch_schema (table_name text PRIMARY KEY, component text NOT NULL, version integer NOT NULL, migrated_at timestamptz NOT NULL DEFAULT now());
- * // INSERT INTO payorch_schema (table_name, component, version) VALUES ('payorch_dead_letters', 'dead-letters', 1) ON CONFLICT (table_name) DO NOTHING
+ * // CREATE INDEX IF NOT EXISTS "payorch_dead_letters_queue" ON "payorch_dead_letters" (queue, seq)
  * ```
  */
 export function pgBossDeadLetterTableSql(table?: string): string {
   const quoted = quoteTable('pgBossDeadLetterTableSql', table, DEFAULT_PGBOSS_DEAD_LETTER_TABLE);
-  return [tableSql(quoted), ...recordSql(PGBOSS_DEAD_LETTER_TABLE, quoted, false)].join(';\n');
+  return [...recordSql(PGBOSS_DEAD_LETTER_TABLE, quoted, true), tableSql(quoted)].join(';\n');
 }
 
 function tableSql(quoted: string): string {
