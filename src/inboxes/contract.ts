@@ -3,7 +3,7 @@
  * runs it against each of its inboxes, and a merchant against an inbox of their own.
  */
 import { checkOptions, declareOptions } from '../core/option-checks.js';
-import { CallbackRetentionError, RequestValidationError, isPayorchError } from '../errors/error.js';
+import { CallbackRetentionError, InboxError, RequestValidationError, isPayorchError } from '../errors/error.js';
 import type { CallbackInbox, CallbackInboxContext, CallbackKey, CallbackProgress } from './inbox.js';
 
 /**
@@ -23,6 +23,24 @@ export interface InboxContractStore<TContext extends CallbackInboxContext = Call
    * {@link INBOX_CONTRACT_PRUNE_SECONDS}.
    */
   prune(olderThanSeconds: number): Promise<unknown>;
+}
+
+/**
+ * Stores whose table another version of the inbox made, for the cases of upgrades.
+ * @typeParam TContext what the inbox gives the handlers
+ */
+export interface InboxContractVersions<TContext extends CallbackInboxContext = CallbackInboxContext> {
+  /**
+   * A store whose table is of the earliest version the inbox migrates, holding the keys `applied`
+   * as that version kept them (each with its `recordTime`), and `migrate`, which brings it to the
+   * current version as your deployment would: the cases call it from two instances at once. An
+   * inbox that migrates on first use gives a `migrate` that does nothing.
+   */
+  earlier(applied: readonly CallbackKey[]): Promise<InboxContractStore<TContext> & { migrate(): Promise<unknown> }>;
+  /** A store whose table records a version later than the inbox knows, as a later release leaves it. */
+  later(): Promise<InboxContractStore<TContext>>;
+  /** A store whose table has one more NOT NULL column than its version, added by hand. */
+  altered(): Promise<InboxContractStore<TContext>>;
 }
 
 /**
@@ -77,6 +95,12 @@ export interface InboxContractOptions<TContext extends CallbackInboxContext = Ca
    * @default 3
    */
   readonly redeliveries?: number | undefined;
+  /**
+   * Tables of other versions: an earlier one is migrated keeping its keys, a later one and one
+   * changed by hand are refused with an `InboxError`. Left out for an inbox that keeps no table
+   * (the in-memory one).
+   */
+  readonly versions?: InboxContractVersions<TContext> | undefined;
 }
 
 /** One behaviour of the contract: register it with your runner, `test(c.name, c.run)`. */
@@ -120,6 +144,7 @@ export const INBOX_CONTRACT_OPTIONS = declareOptions<InboxContractOptions>()(
     { name: 'store', rule: { type: 'function' }, required: true },
     { name: 'now', rule: { type: 'function' } },
     { name: 'redeliveries', rule: { type: 'number', min: 0, max: 100, integer: true }, default: DEFAULT_REDELIVERIES },
+    { name: 'versions', rule: { type: 'object', methods: ['earlier', 'later', 'altered'], allowed: 'an object with earlier(), later() and altered()' } },
   ],
   { failCommit: 'a function or null, checked by name below', endTransaction: 'an object of functions, checked by name below' },
 );
@@ -497,8 +522,54 @@ export function inboxContract<TContext extends CallbackInboxContext = CallbackIn
     ],
   ];
 
-  return cases.map(([name, run]) => ({
+  const storeCases = cases.map(([name, run]) => ({
     name,
     run: async () => run(await options.store()),
   }));
+  const { versions } = options;
+  if (versions === undefined) return storeCases;
+
+  async function expectTableRefused(store: InboxContractStore<TContext>, what: string): Promise<void> {
+    const refused = key(code(60), 'completed');
+    for (const attempt of ['the first call', 'the next call']) {
+      const delivery = await deliver(store.inbox(), refused);
+      expectThat(delivery.seen.length === 0, `${what}, ${attempt}: apply ran`);
+      expectThat(delivery.outcome === 'rejected' && isPayorchError(delivery.error, InboxError), `${what}, ${attempt}: process should reject with an InboxError, got ${delivery.outcome === 'rejected' ? String(delivery.error) : delivery.outcome}`);
+      expectThat(/version \d/.test(delivery.error.message), `${what}, ${attempt}: the InboxError should name the versions, got ${JSON.stringify(delivery.error.message)}`);
+    }
+  }
+
+  const versionCases: [string, () => Promise<void>][] = [
+    [
+      'keeps every key of a table of an earlier version: migrated by two instances starting at once, each key is a duplicate on both, and its tracking code takes new statuses',
+      async () => {
+        const [first, second] = [code(60), code(3600)];
+        const applied = [key(first, 'rejected'), key(second, 'completed')].map((each) => ({ ...each, recordTime: Number(each.trackingCode.split('-').at(-1)) }));
+        const store = await versions.earlier(applied);
+        await Promise.all([store.migrate(), store.migrate()]);
+        const [one, two] = [store.inbox(), store.inbox()];
+        const again = await Promise.all(applied.flatMap((each) => [deliver(one, each), deliver(two, each)]));
+        again.forEach((delivery, index) => {
+          expectDuplicate(delivery, `a key the earlier version applied, delivered again after the migration (${String(index)})`);
+        });
+        const failed = key(first, 'failed');
+        expectApplied(await deliver(one, failed), failed, ['rejected'], 'another status of a tracking code the earlier version applied');
+        const fresh = key(code(60), 'completed');
+        expectApplied(await deliver(two, fresh), fresh, [], 'a new key after the migration');
+      },
+    ],
+    [
+      'refuses a table a later version migrated, with an InboxError naming the versions: nothing runs, nothing is recorded',
+      async () => {
+        await expectTableRefused(await versions.later(), 'a table of a later version');
+      },
+    ],
+    [
+      'refuses a table changed by hand (a column no version has), with an InboxError naming the versions: nothing runs, nothing is recorded',
+      async () => {
+        await expectTableRefused(await versions.altered(), 'a table changed by hand');
+      },
+    ],
+  ];
+  return [...storeCases, ...versionCases.map(([name, run]) => ({ name, run }))];
 }

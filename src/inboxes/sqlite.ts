@@ -1,10 +1,11 @@
 // The SQL that the two SQLite inboxes share, D1 (payorch/d1) and a Durable Object's storage
 // (payorch/durable-object): one table, one read, one claim, one prune. Not importable by users:
 // each entry wraps it in the transaction its platform offers.
-import { CallbackRetentionError } from '../errors/error.js';
+import { CallbackRetentionError, InboxError } from '../errors/error.js';
 import { checkValue, TEN_YEARS_SECONDS } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
 import type { CallbackKey } from './inbox.js';
+import type { SqliteTable } from './sqlite-versions.js';
 
 /** The table of applied keys when none is named. */
 const DEFAULT_SQLITE_INBOX_TABLE = 'payorch_callback_inbox';
@@ -49,6 +50,30 @@ export function sqliteInboxTableSql(quoted: string): string {
     '  PRIMARY KEY (merchant_id, tracking_code, status)',
     ')',
   ].join('\n');
+}
+
+/**
+ * The versions of the inbox's table, oldest first, for the entry `entry` and the way it migrates.
+ * Version 1 kept the merchant in `account`. A new version is one entry: its columns and primary key
+ * (as `pragma_table_info` shows them), and the statements from the one before.
+ */
+export function sqliteInboxTable(entry: string, migrate: string): SqliteTable {
+  return {
+    component: 'callback-inbox',
+    what: `the inbox table of ${entry}`,
+    versions: [
+      { version: 1, shape: inboxShape('account') },
+      { version: 2, shape: inboxShape('merchant_id'), up: (table) => [`ALTER TABLE ${table} RENAME COLUMN account TO merchant_id`] },
+    ],
+    migrate,
+    guide: 'docs/inboxes.md, "Upgrading"',
+    create: (table) => [sqliteInboxTableSql(table)],
+    refuse: (message, options) => new InboxError(`${entry}: ${message}`, options),
+  };
+}
+
+function inboxShape(merchant: string): readonly string[] {
+  return [`${merchant} TEXT NOT NULL`, 'tracking_code TEXT NOT NULL', 'status TEXT NOT NULL', 'record_time INTEGER NOT NULL', 'applied_at INTEGER NOT NULL', `PRIMARY KEY (${merchant}, tracking_code, status)`];
 }
 
 /** The statements of one inbox table. */

@@ -27,7 +27,7 @@
  * @module payorch/testing
  */
 export { inboxContract, INBOX_CONTRACT_PRUNE_SECONDS } from '../inboxes/contract.js';
-export type { InboxContractCase, InboxContractOptions, InboxContractStore } from '../inboxes/contract.js';
+export type { InboxContractCase, InboxContractOptions, InboxContractStore, InboxContractVersions } from '../inboxes/contract.js';
 export type { CallbackInbox, CallbackInboxContext, CallbackKey } from '../inboxes/inbox.js';
 
 export { queueContract } from '../queues/contract.js';

@@ -222,7 +222,7 @@ describe('payorch dead-letters on pg-boss 12', { timeout: 60_000 }, () => {
   test('a table that is not the dead letters’ one, or a database that refuses, fails with exit 1 and no password', async () => {
     const missing = await payorch(['dead-letters', 'list', '--database-url', url, '--table', 'no_such_dead_letters'], {}, '', project.directory);
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toMatch(/^payorch dead-letters: could not open the dead letters of queue payorch-callbacks on postgres.*: payorch\/pg-boss: "[^"]+"\."no_such_dead_letters" is not the dead letters' table \(it does not exist\): create it with createPgBossDeadLetterTable/);
+    expect(missing.stderr).toMatch(/^payorch dead-letters: could not open the dead letters of queue payorch-callbacks on postgres.*: payorch\/pg-boss: "[^"]+"\."no_such_dead_letters" \(the dead letters' table of payorch\/pg-boss\) does not exist: create it with createPgBossDeadLetterTable/);
 
     const wrong = new URL(url);
     wrong.username = 'nobody_here';

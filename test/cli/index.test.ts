@@ -1,7 +1,9 @@
 import { describe, expect, test } from 'vitest';
-import { payorch, version, expectUsageError } from './run.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { payorch, root, version, expectUsageError } from './run.js';
 
-const COMMANDS = ['sandbox', 'trigger', 'verify', 'sign', 'call', 'reconcile', 'dead-letters', 'doctor', 'openapi'];
+const COMMANDS = ['sandbox', 'trigger', 'verify', 'sign', 'call', 'reconcile', 'dead-letters', 'migrate', 'doctor', 'openapi'];
 
 describe('payorch', { timeout: 30_000 }, () => {
   test.each([['--version'], ['-v']])('%s prints the package version and exits 0', async (flag) => {
@@ -13,6 +15,14 @@ describe('payorch', { timeout: 30_000 }, () => {
     expect(run.code).toBe(0);
     for (const command of COMMANDS) expect(run.stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
     expect(run.stdout).toContain('0 success, 1 the operation failed, 2 bad usage');
+  });
+
+  test('docs/cli.md lists every command with the summary --help prints', async () => {
+    const listed = (text: string) => text.split('\n').filter((line) => /^ {2}[a-z-]+ +\S/.test(line) && COMMANDS.includes(line.trim().split(' ')[0] ?? '')).map((line) => line.trim().replace(/ +/, ' '));
+    const page = readFileSync(join(root, 'docs/cli.md'), 'utf8');
+    const help = listed((await payorch(['--help'])).stdout);
+    expect(help).toHaveLength(COMMANDS.length);
+    expect(listed(page.slice(0, page.indexOf('\n## ')))).toEqual(help);
   });
 
   test('no command prints the usage and exits 2', async () => {

@@ -2,12 +2,12 @@ import '../helpers/miniflare-proxy.js';
 import { Miniflare } from 'miniflare';
 import type { Request as WorkerRequest } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
-import { CallbackRetentionError, signCallback } from '../../src/index.js';
+import { CallbackRetentionError, InboxError, signCallback } from '../../src/index.js';
 import type { CallbackInbox, CallbackInboxContext, CallbackInboxOutcome } from '../../src/index.js';
 import { d1InboxTableSql } from '../../src/inboxes/d1/index.js';
 import type { D1DatabaseLike } from '../../src/inboxes/d1/index.js';
 import { inboxContract } from '../../src/testing/index.js';
-import type { InboxContractStore } from '../../src/testing/index.js';
+import type { InboxContractStore, InboxContractVersions } from '../../src/testing/index.js';
 import { unsigned } from '../helpers/callbacks.js';
 import { deliver } from '../helpers/serve.js';
 import { bundleWorker } from '../helpers/worker-bundle.js';
@@ -47,6 +47,7 @@ export class Account {
   async fetch(request) {
     const body = await request.json();
     if (body.op === 'prune') return Response.json({ deleted: await pruneDurableObjectInbox({ storage: this.state.storage, table: body.table, olderThanSeconds: body.olderThanSeconds }) });
+    if (body.op === 'exec') return Response.json({ results: body.statements.map(([query, ...bindings]) => this.state.storage.sql.exec(query, ...bindings).toArray()) });
     // A row whose parent is missing, under a deferred foreign key: the transaction cannot commit.
     return run(createDurableObjectInbox({ storage: this.state.storage, table: body.table }), body, ({ storage }) => {
       storage.sql.exec('CREATE TABLE IF NOT EXISTS spoil_parent (id INTEGER PRIMARY KEY)');
@@ -80,10 +81,8 @@ export default {
     if (new URL(request.url).pathname === '/webhooks') return receiverOf(env, ctx).handle(request);
     const body = await request.clone().json();
     if (body.backend === 'durable-object') return env.ACCOUNTS.get(env.ACCOUNTS.idFromName(body.table)).fetch(request);
-    if (body.op === 'create') {
-      await createD1InboxTable({ db: env.DB, table: body.table });
-      return Response.json({});
-    }
+    if (body.op === 'create') return Response.json(await createD1InboxTable({ db: env.DB, table: body.table }));
+    if (body.op === 'exec') return Response.json({ results: (await env.DB.batch(body.statements.map(([query, ...bindings]) => env.DB.prepare(query).bind(...bindings)))).map((result) => result.results) });
     if (body.op === 'prune') return Response.json({ deleted: await pruneD1Inbox({ db: env.DB, table: body.table, olderThanSeconds: body.olderThanSeconds }) });
     // A statement of the batch that breaks a NOT NULL column.
     return run(createD1Inbox({ db: env.DB, table: body.table }), body, ({ db, statements }) => {
@@ -155,10 +154,21 @@ function inboxIn(backend: Backend, table: string): CallbackInbox {
         if (ok) return body['outcome'] as CallbackInboxOutcome;
         // The refusal crossed HTTP as JSON: rebuilt from its fields, as the receiver would answer it.
         if (body['name'] === 'CallbackRetentionError') throw new CallbackRetentionError(key, Number(body['recordTime']), Number(body['horizon']));
+        if (body['name'] === 'InboxError') throw new InboxError(String(body['message']));
         throw new Error(`${String(body['name'])}: ${String(body['message'])}`);
       } finally {
         handlers.delete(id);
       }
+    },
+  };
+}
+
+function storeOf(backend: Backend, table: string): InboxContractStore {
+  return {
+    inbox: () => inboxIn(backend, table),
+    prune: async (olderThanSeconds) => {
+      const { ok, body } = await call({ backend, op: 'prune', table, olderThanSeconds });
+      if (!ok) throw new Error(`prune: ${JSON.stringify(body)}`);
     },
   };
 }
@@ -168,19 +178,54 @@ function storeIn(backend: Backend): () => Promise<InboxContractStore> {
     serial += 1;
     const table = `contract_${serial}`;
     if (backend === 'd1') await call({ backend, op: 'create', table });
-    return {
-      inbox: () => inboxIn(backend, table),
-      prune: async (olderThanSeconds) => {
-        const { ok, body } = await call({ backend, op: 'prune', table, olderThanSeconds });
-        if (!ok) throw new Error(`prune: ${JSON.stringify(body)}`);
-      },
-    };
+    return storeOf(backend, table);
+  };
+}
+
+/** Runs statements in D1 (one batch) or in the object of `table`, each `[query, ...bindings]`. */
+async function exec(backend: Backend, table: string, statements: readonly (readonly unknown[])[]): Promise<unknown> {
+  const { ok, body } = await call({ backend, op: 'exec', table, statements });
+  if (!ok) throw new Error(`exec: ${JSON.stringify(body)}`);
+  return body['results'];
+}
+
+const SCHEMA_TABLE = 'CREATE TABLE IF NOT EXISTS payorch_schema (table_name TEXT PRIMARY KEY, component TEXT NOT NULL, version INTEGER NOT NULL, migrated_at INTEGER NOT NULL)';
+
+/** Tables of other versions: version 1 kept the merchant in `account`; a later one is recorded at 3. */
+function versionsIn(backend: Backend): InboxContractVersions {
+  const fresh = async (statements: (table: string) => readonly (readonly unknown[])[]): Promise<string> => {
+    serial += 1;
+    const table = `contract_${serial}`;
+    await exec(backend, table, statements(table));
+    return table;
+  };
+  return {
+    async earlier(applied) {
+      const table = await fresh((name) => [
+        [`CREATE TABLE "${name}" (account TEXT NOT NULL, tracking_code TEXT NOT NULL, status TEXT NOT NULL, record_time INTEGER NOT NULL, applied_at INTEGER NOT NULL, PRIMARY KEY (account, tracking_code, status))`],
+        ...applied.map((key, index) => [`INSERT INTO "${name}" VALUES (?, ?, ?, ?, ?)`, key.merchantId, key.trackingCode, key.status, key.recordTime, Date.now() + index]),
+      ]);
+      // D1 is migrated by a call (or wrangler); the object migrates itself on first use.
+      const migrate = async (): Promise<void> => {
+        if (backend === 'durable-object') return;
+        const { ok, body } = await call({ backend, op: 'create', table });
+        if (!ok) throw new Error(`create: ${JSON.stringify(body)}`);
+      };
+      return { ...storeOf(backend, table), migrate };
+    },
+    async later() {
+      return storeOf(backend, await fresh((name) => [[d1InboxTableSql(name)], [SCHEMA_TABLE], ["INSERT INTO payorch_schema VALUES (?, 'callback-inbox', 3, 0)", name]]));
+    },
+    async altered() {
+      return storeOf(backend, await fresh((name) => [[d1InboxTableSql(name)], [`ALTER TABLE "${name}" ADD COLUMN note TEXT NOT NULL DEFAULT ''`]]));
+    },
   };
 }
 
 describe.each(['d1', 'durable-object'] as const)('the inbox contract, on the %s inbox in workerd', (backend) => {
   for (const contractCase of inboxContract({
     store: storeIn(backend),
+    versions: versionsIn(backend),
     failCommit: (context) => {
       spoiled.add(context);
       return Promise.resolve();
@@ -225,4 +270,12 @@ test('a D1 receiver given rejected and failed of one withdrawal at once refunds 
   const lost = rejected.status === 500 ? 'rejected' : 'failed';
   expect(await deliver(url, end(lost))).toEqual({ status: 200, body: { success: true } });
   expect((await db.prepare('SELECT status FROM refunds WHERE tracking_code = ?').bind(trackingCode).all()).results).toEqual([{ status: lost === 'rejected' ? 'failed' : 'rejected' }]);
+});
+
+test('the Durable Object inbox creates its table on first use and records its version in payorch_schema', async () => {
+  serial += 1;
+  const table = `recorded_${serial}`;
+  const key = { merchantId: 'shop', trackingCode: `MAN-dorec${serial}-${Math.floor(Date.now() / 1000) - 60}`, status: 'completed' };
+  expect(await inboxIn('durable-object', table).process(key, () => Promise.resolve())).toBe('applied');
+  expect(await exec('durable-object', table, [['SELECT component, version FROM payorch_schema WHERE table_name = ?', table]])).toEqual([[{ component: 'callback-inbox', version: 2 }]]);
 });

@@ -240,7 +240,7 @@ describe('payorch/pg-boss on pg-boss 12', () => {
     const adapter = createPgBossQueue({ boss: quiet, pool, queue, table: `missing_dead_letters_${process.pid}` });
     const refused: unknown = await adapter.work({ apply: () => Promise.resolve() }).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(QueueError);
-    expect((refused as Error).message).toMatch(/^payorch\/pg-boss: "public"\."missing_dead_letters_\d+" is not the dead letters' table \(it does not exist\): create it with createPgBossDeadLetterTable/);
+    expect((refused as Error).message).toMatch(/^payorch\/pg-boss: "public"\."missing_dead_letters_\d+" \(the dead letters' table of payorch\/pg-boss\) does not exist: create it with createPgBossDeadLetterTable/);
     expect(await quiet.getQueue(queue)).toBeNull();
   });
 

@@ -119,15 +119,17 @@ describe('createPostgresInbox', () => {
   });
 });
 
+const NO_VERSION = 'matches no version payorch made (versions 1 to 2; beside version 1, it has';
+
 describe('a table made by an earlier payorch 0.x', () => {
   test.each([
-    // Before one row per tracking code: a row per status.
-    ['a row per status', 'account text NOT NULL, tracking_code text NOT NULL, status text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (account, tracking_code, status)', 'before2'],
+    // Before one row per tracking code: a row per status. No version: it cannot be migrated.
+    ['a row per status', 'account text NOT NULL, tracking_code text NOT NULL, status text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (account, tracking_code, status)', 'before2', NO_VERSION],
     // Before the record time left the key: a transfer's created_at in another form made a second row.
-    ['the record time in the primary key', 'record_time bigint NOT NULL, account text NOT NULL, tracking_code text NOT NULL, statuses text[] NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (record_time, account, tracking_code)', 'before3'],
-    // Before the merchant's column was named merchant_id.
-    ['the merchant kept as account', 'account text NOT NULL, tracking_code text NOT NULL, statuses text[] NOT NULL, record_time bigint NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (account, tracking_code)', 'before4'],
-  ])('with %s is refused with an InboxError, each callback answered 500 with nothing applied, with a pointer to the table this version creates', async (_shape, columns, name) => {
+    ['the record time in the primary key', 'record_time bigint NOT NULL, account text NOT NULL, tracking_code text NOT NULL, statuses text[] NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (record_time, account, tracking_code)', 'before3', `${NO_VERSION} "PRIMARY KEY (record_time, account, tracking_code)" and lacks "PRIMARY KEY (account, tracking_code)")`],
+    // Version 1: the merchant kept as account. The inbox refuses it until it is migrated (test/postgres/versions.pg.test.ts).
+    ['the merchant kept as account', 'account text NOT NULL, tracking_code text NOT NULL, statuses text[] NOT NULL, record_time bigint NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (account, tracking_code)', 'before4', 'is at version 1, and this payorch uses version 2: migrate it in place, keeping its rows, with createPostgresInboxTable({ pool }) or `payorch migrate postgres-inbox`'],
+  ])('with %s is refused with an InboxError, each callback answered 500 with nothing applied, naming the versions', async (_shape, columns, name, message) => {
     const old = `${table}_${name}`;
     await admin.query(`CREATE TABLE ${old} (${columns})`);
     const errors: { error: unknown; details: CallbackErrorDetails }[] = [];
@@ -137,7 +139,7 @@ describe('a table made by an earlier payorch 0.x', () => {
     const url = await serve(receiver.nodeHandler);
     expect(await deliver(url, deposit(`MAN-${name}-1763812000`))).toMatchObject({ status: 500 });
     expect(errors[0]?.error).toBeInstanceOf(InboxError);
-    expect(String(errors[0]?.error)).toContain('is not the inbox table this payorch uses (an earlier 0.x made another shape); create it afresh as postgresInboxTableSql() shows');
+    expect(String(errors[0]?.error)).toContain(message);
     expect(errors[0]?.details.phase).toBe('inbox');
     expect(handler).not.toHaveBeenCalled();
     expect((await admin.query(`SELECT 1 FROM ${old}`)).rowCount).toBe(0);

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, inject, test } from 'vitest';
 import { createPostgresInboxTable, createPostgresInbox, prunePostgresInbox } from '../../src/inboxes/postgres/index.js';
 import type { PostgresInboxContext } from '../../src/inboxes/postgres/index.js';
 import { inboxContract } from '../../src/testing/index.js';
+import type { InboxContractStore } from '../../src/testing/index.js';
 import { startBouncer } from './bouncer.js';
 import type { Bouncer } from './bouncer.js';
 
@@ -38,22 +39,32 @@ afterAll(async () => {
 function contract(where: string, url: () => Promise<string>): void {
   let instances: [pg.Pool, pg.Pool] | undefined;
   let made = 0;
+  const fresh = (): string => {
+    made += 1;
+    const table = `contract_${where}_${process.pid}_${made}`;
+    tables.push(table);
+    return table;
+  };
+  const pair = async (): Promise<[pg.Pool, pg.Pool]> => {
+    if (instances === undefined) {
+      const at = await url();
+      instances = [pool(at), pool(at)];
+    }
+    return instances;
+  };
+  const storeOf = async (table: string): Promise<InboxContractStore<Context>> => {
+    const [one, two] = await pair();
+    let next = 0;
+    return {
+      inbox: () => createPostgresInbox({ pool: (next += 1) % 2 === 0 ? one : two, table }),
+      prune: (olderThanSeconds) => prunePostgresInbox({ pool: one, table, olderThanSeconds }),
+    };
+  };
   for (const contractCase of inboxContract<Context>({
     async store() {
-      if (instances === undefined) {
-        const at = await url();
-        instances = [pool(at), pool(at)];
-      }
-      const [one, two] = instances;
-      made += 1;
-      const table = `contract_${where}_${process.pid}_${made}`;
-      tables.push(table);
+      const table = fresh();
       await createPostgresInboxTable({ pool: admin, table });
-      let next = 0;
-      return {
-        inbox: () => createPostgresInbox({ pool: (next += 1) % 2 === 0 ? one : two, table }),
-        prune: (olderThanSeconds) => prunePostgresInbox({ pool: one, table, olderThanSeconds }),
-      };
+      return storeOf(table);
     },
     // A handler that swallows a failed statement: PostgreSQL aborts the transaction anyway.
     failCommit: async ({ client }) => {
@@ -85,6 +96,30 @@ function contract(where: string, url: () => Promise<string>): void {
         await client.query('BEGIN');
         await client.query(`INSERT INTO ${writes} (note) VALUES ('committed by a handler')`);
         await client.query('COMMIT');
+      },
+    },
+    versions: {
+      // Version 1, as a payorch before payorch_schema made it: no record, the merchant in `account`.
+      async earlier(applied) {
+        const table = fresh();
+        await admin.query(`CREATE TABLE ${table} (account text NOT NULL, tracking_code text NOT NULL, statuses text[] NOT NULL, record_time bigint NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (account, tracking_code))`);
+        for (const key of applied) {
+          await admin.query(`INSERT INTO ${table} (account, tracking_code, statuses, record_time) VALUES ($1, $2, ARRAY[$3], $4)`, [key.merchantId, key.trackingCode, key.status, key.recordTime]);
+        }
+        const instancesOf = await pair();
+        return { ...(await storeOf(table)), migrate: () => createPostgresInboxTable({ pool: instancesOf[(made += 1) % 2] as pg.Pool, table }) };
+      },
+      async later() {
+        const table = fresh();
+        await createPostgresInboxTable({ pool: admin, table });
+        await admin.query('UPDATE payorch_schema SET version = version + 1 WHERE table_name = $1', [table]);
+        return storeOf(table);
+      },
+      async altered() {
+        const table = fresh();
+        await createPostgresInboxTable({ pool: admin, table });
+        await admin.query(`ALTER TABLE ${table} ADD COLUMN note text NOT NULL DEFAULT ''`);
+        return storeOf(table);
       },
     },
   })) {

@@ -329,6 +329,8 @@ describe('the inbox table', () => {
   test('postgresInboxTableSql gives the documented table', () => {
     expect(postgresInboxTableSql()).toBe(
       [
+        'CREATE TABLE IF NOT EXISTS payorch_schema (table_name text PRIMARY KEY, component text NOT NULL, version integer NOT NULL, migrated_at timestamptz NOT NULL DEFAULT now());',
+        `INSERT INTO payorch_schema (table_name, component, version) SELECT 'payorch_callback_inbox', 'callback-inbox', 2 WHERE to_regclass('"payorch_callback_inbox"') IS NULL ON CONFLICT (table_name) DO UPDATE SET component = EXCLUDED.component, version = EXCLUDED.version, migrated_at = now();`,
         'CREATE TABLE IF NOT EXISTS "payorch_callback_inbox" (',
         '  merchant_id text NOT NULL,',
         '  tracking_code text NOT NULL,',
@@ -340,7 +342,7 @@ describe('the inbox table', () => {
         'CREATE INDEX IF NOT EXISTS "payorch_callback_inbox_record_time" ON "payorch_callback_inbox" (record_time, merchant_id, tracking_code)',
       ].join('\n'),
     );
-    expect(postgresInboxTableSql('billing.inbox')).toMatch(/^CREATE TABLE IF NOT EXISTS "billing"."inbox" \(/);
+    expect(postgresInboxTableSql('billing.inbox')).toMatch(/^CREATE TABLE IF NOT EXISTS "billing".payorch_schema /);
     expect(postgresInboxTableSql('billing.inbox')).toMatch(/\nCREATE INDEX IF NOT EXISTS "inbox_record_time" ON "billing"."inbox" \(record_time, merchant_id, tracking_code\)$/);
   });
 

@@ -7,12 +7,14 @@
  * @module payorch/d1
  */
 import { checkOptions, declareOptions } from '../../core/option-checks.js';
+import type { TableMigration } from '../../core/table-migration.js';
 import { InboxCommitError } from '../../errors/error.js';
 import type { OptionDeclaration } from '../../core/option-checks.js';
 import type { CallbackInbox, CallbackInboxContext, CallbackInboxOutcome, CallbackKey } from '../inbox.js';
 import { keyRecordTime } from '../record-time.js';
 // The SQL, the key reads and the retention rules both SQLite inboxes share.
 import * as sqlite from '../sqlite.js';
+import { checkD1Table, migrateD1Table } from '../sqlite-versions.js';
 
 /**
  * The parts of a D1 prepared statement that the inbox and your handlers use; D1's own
@@ -84,6 +86,10 @@ const DB_OPTION: OptionDeclaration<'db'> = {
 };
 const D1_INBOX_OPTIONS = declareOptions<D1InboxOptions>()([DB_OPTION, sqlite.SQLITE_TABLE_OPTION]);
 
+const D1_INBOX_TABLE = /* @__PURE__ */ sqlite.sqliteInboxTable('payorch/d1', 'createD1InboxTable({ db }), or the SQL `payorch migrate d1-inbox --from <its version>` prints, as a wrangler migration');
+const CREATE = 'createD1InboxTable({ db }), or the SQL `payorch migrate d1-inbox` prints, as a wrangler migration';
+const bare = (quoted: string): string => quoted.slice(1, -1);
+
 /**
  * The SQL that creates the D1 inbox's table: one row per applied merchant_id + tracking_code +
  * status, with the record time read from the tracking code, and one row that holds the horizon
@@ -109,8 +115,15 @@ export function d1InboxTableSql(table?: string): string {
 }
 
 /**
- * Creates the D1 inbox's table if it does not exist ({@link d1InboxTableSql}).
+ * Brings the D1 inbox's table to the version this payorch uses, keeping every applied key: creates
+ * it when it does not exist ({@link d1InboxTableSql}), migrates a table of an earlier version in
+ * place, and records the version in `payorch_schema`, in one batch; a batch that runs twice at once
+ * changes the table once. A table of a later version, or with columns of no version, is refused with
+ * an `InboxError`. To migrate with wrangler instead, apply the SQL `payorch migrate d1-inbox --from
+ * <version>` prints.
  *
+ * @returns the version the table was at (`from`, undefined when created) and is at (`to`)
+ * @throws {InboxError} for a table of a later version or of no version's columns, naming the versions
  * @example
  * ```ts
  * import { createD1InboxTable } from 'payorch/d1';
@@ -119,9 +132,9 @@ export function d1InboxTableSql(table?: string): string {
  * await createD1InboxTable({ db: env.DB });
  * ```
  */
-export async function createD1InboxTable(options: D1InboxOptions): Promise<void> {
+export async function createD1InboxTable(options: D1InboxOptions): Promise<TableMigration> {
   checkOptions('createD1InboxTable', options, D1_INBOX_OPTIONS);
-  await options.db.prepare(d1InboxTableSql(options.table)).run();
+  return migrateD1Table(options.db, D1_INBOX_TABLE, bare(sqlite.quoteSqliteTable('createD1InboxTable', options.table)));
 }
 
 /**
@@ -178,7 +191,8 @@ export async function createD1InboxTable(options: D1InboxOptions): Promise<void>
 export function createD1Inbox<TDb extends D1DatabaseLike>(options: D1InboxOptions<TDb>): CallbackInbox<D1InboxContext<TDb>> {
   checkOptions('createD1Inbox', options, D1_INBOX_OPTIONS, true);
   const { db } = options;
-  const sql = sqlite.sqliteInboxStatements(sqlite.quoteSqliteTable('createD1Inbox', options.table));
+  const table = sqlite.quoteSqliteTable('createD1Inbox', options.table);
+  const sql = sqlite.sqliteInboxStatements(table);
 
   async function stateOf(key: CallbackKey): Promise<ReturnType<typeof sqlite.readSqliteKeyState>> {
     const { results = [] } = await db.prepare(sql.state).bind(key.merchantId, key.trackingCode).all();
@@ -188,6 +202,7 @@ export function createD1Inbox<TDb extends D1DatabaseLike>(options: D1InboxOption
   return {
     async process(key, apply): Promise<CallbackInboxOutcome> {
       const recordTime = keyRecordTime(key);
+      await checkD1Table(db, D1_INBOX_TABLE, bare(table), CREATE);
       // The key before the horizon: a kept key is a duplicate whatever its age.
       const before = await stateOf(key);
       if (before.present) return 'duplicate';
@@ -254,7 +269,9 @@ const PRUNE_D1_OPTIONS = declareOptions<PruneD1InboxOptions>()([...D1_INBOX_OPTI
  */
 export async function pruneD1Inbox(options: PruneD1InboxOptions): Promise<number> {
   checkOptions('pruneD1Inbox', options, PRUNE_D1_OPTIONS);
-  const sql = sqlite.sqliteInboxStatements(sqlite.quoteSqliteTable('pruneD1Inbox', options.table));
+  const table = sqlite.quoteSqliteTable('pruneD1Inbox', options.table);
+  await checkD1Table(options.db, D1_INBOX_TABLE, bare(table), CREATE);
+  const sql = sqlite.sqliteInboxStatements(table);
   const horizon = sqlite.horizonFor(options.olderThanSeconds ?? sqlite.DEFAULT_SQLITE_INBOX_RETENTION_SECONDS, Date.now());
   const [, deleted] = await options.db.batch([options.db.prepare(sql.raiseHorizon).bind(horizon, Date.now()), options.db.prepare(sql.forget)]);
   const changes = (deleted as { readonly meta?: { readonly changes?: unknown } } | undefined)?.meta?.changes;
@@ -262,3 +279,4 @@ export async function pruneD1Inbox(options: PruneD1InboxOptions): Promise<number
 }
 
 export type { CallbackInbox, CallbackInboxContext, CallbackKey, CallbackInboxOutcome } from '../inbox.js';
+export type { TableMigration } from '../../core/table-migration.js';

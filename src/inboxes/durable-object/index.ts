@@ -12,6 +12,8 @@ import type { CallbackInbox, CallbackInboxContext, CallbackInboxOutcome } from '
 import { keyRecordTime } from '../record-time.js';
 // The SQL, the key reads and the retention rules both SQLite inboxes share.
 import * as sqlite from '../sqlite.js';
+import { judgeTable } from '../../internal/table-versions.js';
+import { SQLITE_STATE_SQL, sqliteMigrationFor, sqliteTableState } from '../sqlite-versions.js';
 
 /** The parts of a SQL cursor the inbox reads; the storage's `SqlStorageCursor` fits. */
 export interface DurableObjectSqlCursorLike {
@@ -67,12 +69,33 @@ const STORAGE_SQL_OPTION: OptionDeclaration<'storage.sql'> = {
 };
 const DURABLE_OBJECT_INBOX_OPTIONS = declareOptions<DurableObjectInboxOptions>()([STORAGE_OPTION, STORAGE_SQL_OPTION, sqlite.SQLITE_TABLE_OPTION]);
 
+const DURABLE_OBJECT_INBOX_TABLE = /* @__PURE__ */ sqlite.sqliteInboxTable('payorch/durable-object', 'the inbox itself, on its first use');
+
+/**
+ * Creates the table when missing, or migrates it from an earlier version, in one transaction of the
+ * object's: what the inbox and its prune do on first use. A later version, or columns of no
+ * version, are refused with an InboxError, and nothing changes.
+ */
+function prepareTable(storage: DurableObjectStorageLike, quoted: string): Promise<void> {
+  const bare = quoted.slice(1, -1);
+  const rows = (query: string, ...bindings: unknown[]): unknown[] => storage.sql.exec(query, ...bindings).toArray();
+  return storage.transaction(() => {
+    const present = rows(SQLITE_STATE_SQL.present, bare);
+    const versioned = present.some((row) => (row as Partial<Record<'name', unknown>>).name === 'payorch_schema');
+    const state = sqliteTableState(bare, present, rows(SQLITE_STATE_SQL.shape, bare), versioned ? rows(SQLITE_STATE_SQL.record, bare) : undefined);
+    for (const statement of sqliteMigrationFor(DURABLE_OBJECT_INBOX_TABLE, bare, judgeTable(DURABLE_OBJECT_INBOX_TABLE, quoted, state)).statements) rows(statement);
+    return Promise.resolve();
+  });
+}
+
 /**
  * A callback inbox in a Durable Object's SQLite storage: create it in the object's constructor,
  * with the receiver, and route each merchant's callbacks to one object
- * (`env.PAYORCH.idFromName(merchantId)`). It creates its table when missing. For each callback it
- * opens `storage.transaction`, reads the key, inserts it, runs the handlers, and commits: the key
- * and the object's own SQL commit together exactly once, or not at all.
+ * (`env.PAYORCH.idFromName(merchantId)`). On first use it creates its table when missing, or
+ * migrates one of an earlier version in place, keeping its keys (a later version is refused with an
+ * `InboxError`). For each callback it opens `storage.transaction`, reads the key, inserts it, runs
+ * the handlers, and commits: the key and the object's own SQL commit together exactly once, or not
+ * at all.
  *
  * - **Copies at the same time** are serialised by the object: the second sees the first's key
  *   and is a duplicate, or, if the first rolled back, applies the callback itself. Two statuses
@@ -109,11 +132,15 @@ export function createDurableObjectInbox<TStorage extends DurableObjectStorageLi
   const { storage } = options;
   const table = sqlite.quoteSqliteTable('createDurableObjectInbox', options.table);
   const sql = sqlite.sqliteInboxStatements(table);
-  storage.sql.exec(sqlite.sqliteInboxTableSql(table));
+  let prepared: Promise<void> | undefined;
 
   return {
-    process(key, apply): Promise<CallbackInboxOutcome> {
+    async process(key, apply): Promise<CallbackInboxOutcome> {
       const recordTime = keyRecordTime(key);
+      prepared ??= prepareTable(storage, table);
+      // A refusal is met again by the next callback, and told again.
+      prepared.catch(() => (prepared = undefined));
+      await prepared;
       // A transaction that rejects, the handlers' error or its own, rejects the callback (500,
       // onError). One that cannot commit once its closure resolved (a deferred foreign key) fails
       // the whole request in the runtime, which resets the object: no 200 either way.
@@ -167,14 +194,16 @@ const PRUNE_DURABLE_OBJECT_OPTIONS = declareOptions<PruneDurableObjectInboxOptio
 export function pruneDurableObjectInbox(options: PruneDurableObjectInboxOptions): Promise<number> {
   checkOptions('pruneDurableObjectInbox', options, PRUNE_DURABLE_OBJECT_OPTIONS);
   const { storage } = options;
-  const sql = sqlite.sqliteInboxStatements(sqlite.quoteSqliteTable('pruneDurableObjectInbox', options.table));
+  const table = sqlite.quoteSqliteTable('pruneDurableObjectInbox', options.table);
+  const sql = sqlite.sqliteInboxStatements(table);
   const horizon = sqlite.horizonFor(options.olderThanSeconds ?? sqlite.DEFAULT_SQLITE_INBOX_RETENTION_SECONDS, Date.now());
-  return storage.transaction(() => {
+  // Options are refused at once, before the storage is touched; the table on first use, as the inbox's.
+  return prepareTable(storage, table).then(() => storage.transaction(() => {
     storage.sql.exec(sql.raiseHorizon, horizon, Date.now()).toArray();
     const forget = storage.sql.exec(sql.forget);
     forget.toArray();
     return Promise.resolve(forget.rowsWritten);
-  });
+  }));
 }
 
 export type { CallbackInbox, CallbackInboxContext, CallbackKey, CallbackInboxOutcome } from '../inbox.js';

@@ -10,7 +10,7 @@ import { CallbackRetentionError, InboxCommitError, InboxError, isPayorchError } 
 import type { CallbackInbox, CallbackInboxOutcome } from '../inbox.js';
 import { sha256Hex } from '../../internal/hash/sha256.js';
 import { keyRecordTime } from '../record-time.js';
-import { DEFAULT_POSTGRES_INBOX_LOCK_TIMEOUT_MS, POSTGRES_INBOX_OPTIONS, StatementPoolingError, tableName } from './table.js';
+import { DEFAULT_POSTGRES_INBOX_LOCK_TIMEOUT_MS, POSTGRES_INBOX_OPTIONS, StatementPoolingError, checkInboxTable, tableName } from './table.js';
 import type { PostgresClientOf, PostgresInboxContext, PostgresInboxOptions, PostgresPool, PostgresQueryResult } from './table.js';
 
 /** A pool that emits `'error'` for its idle clients, as pg's `Pool` does. */
@@ -143,6 +143,7 @@ SELECT (SELECT statuses FROM claimed) AS claimed, (SELECT txid FROM claimed) AS 
       try {
         if (claim === undefined) {
           table = await name(client);
+          await checkInboxTable(client, table);
           const sql = claimSql(table);
           claim = { table, sql, name: `payorch_claim_${sha256Hex(sql).slice(0, 32)}` };
         }
@@ -249,9 +250,10 @@ SELECT (SELECT statuses FROM claimed) AS claimed, (SELECT txid FROM claimed) AS 
             { cause: error },
           );
         }
-        // 42703 undefined_column, 42P10 no unique index for ON CONFLICT: a table of another shape.
-        if (code === '42703' || code === '42P10') {
-          throw new InboxError(`payorch/postgres: ${table} is not the inbox table this payorch uses (an earlier 0.x made another shape); create it afresh as postgresInboxTableSql() shows`, { cause: error });
+        // 42703 undefined_column, 42P10 no unique index for ON CONFLICT: changed since it was checked.
+        if (claiming && (code === '42703' || code === '42P10')) {
+          claim = undefined;
+          throw new InboxError(`payorch/postgres: ${table} changed since this inbox checked it (by hand?), and nothing was applied; the next callback checks it again (docs/inboxes.md, "Upgrading")`, { cause: error });
         }
         if (committing && !isPayorchError(error, InboxCommitError)) {
           // A COMMIT that failed (a deferred constraint, a serialization failure) committed nothing;
@@ -323,6 +325,7 @@ function guardPool(pool: object, onPoolError: ((error: Error) => void) | undefin
 
 export { createPostgresInboxTable, postgresInboxTableSql, DEFAULT_POSTGRES_INBOX_TABLE, DEFAULT_POSTGRES_INBOX_LOCK_TIMEOUT_MS, StatementPoolingError } from './table.js';
 export type { PostgresQueryResult, PostgresClient, PostgresPool, PostgresClientOf, PostgresInboxContext, PostgresInboxOptions } from './table.js';
+export type { TableMigration } from '../../core/table-migration.js';
 export { prunePostgresInbox, MIN_POSTGRES_INBOX_RETENTION_SECONDS, DEFAULT_POSTGRES_INBOX_RETENTION_SECONDS } from './prune.js';
 export type { PrunePostgresInboxOptions } from './prune.js';
 export { CallbackRetentionError, InboxCommitError, InboxError } from '../../errors/error.js';

@@ -1,7 +1,7 @@
 // Pruning the inbox's table: raise its horizon, wait for the claims under way, delete in batches.
 import { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS } from '../../core/callback-age.js';
 import { checkOptions, declareOptions, TEN_YEARS_SECONDS } from '../../core/option-checks.js';
-import { POOL_OPTION, SCHEMA_OPTION, StatementPoolingError, TABLE_OPTION, tableName } from './table.js';
+import { POOL_OPTION, SCHEMA_OPTION, StatementPoolingError, TABLE_OPTION, checkInboxTable, tableName } from './table.js';
 import type { PostgresPool, PostgresQueryResult } from './table.js';
 
 /** Settings of {@link prunePostgresInbox}. */
@@ -100,6 +100,7 @@ export async function prunePostgresInbox(options: PrunePostgresInboxOptions): Pr
   };
   try {
     const table = await name(client);
+    await checkInboxTable(client, table);
     // The horizon in whole seconds, by the database's clock (the same for every instance).
     const raised = await inTransaction(
       `INSERT INTO ${table} AS inbox (record_time, merchant_id, tracking_code, statuses, applied_at)

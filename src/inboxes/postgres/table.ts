@@ -2,8 +2,11 @@
 // and client shapes, the options, and the error a statement pooler earns.
 import { checkValue, declareOptions } from '../../core/option-checks.js';
 import type { OptionDeclaration } from '../../core/option-checks.js';
-import { RequestValidationError } from '../../errors/error.js';
+import type { TableMigration } from '../../core/table-migration.js';
+import { InboxError, RequestValidationError } from '../../errors/error.js';
 import type { CallbackInboxContext } from '../inbox.js';
+import { checkPostgresTable, migratePostgresTable, recordSql } from './versions.js';
+import type { PostgresTable } from './versions.js';
 
 /** The parts of a node-postgres result the inbox reads. */
 export interface PostgresQueryResult {
@@ -199,14 +202,16 @@ export function tableName(where: string, options: { readonly table?: string | un
  * The SQL that creates the inbox's table: one row per merchant + tracking code, its key, with the
  * statuses applied for it in the order they were applied, and the record time first given for it
  * (the Unix seconds the tracking code ends with, or a transfer's `created_at`), which only
- * {@link prunePostgresInbox} reads, through the second index. Run it in your migrations, or call
- * {@link createPostgresInboxTable}. A table made by an earlier payorch 0.x has another shape:
- * create this one afresh.
+ * {@link prunePostgresInbox} reads, through the second index. First it records the table's version
+ * in `payorch_schema`, when the table does not exist yet. Run it in your migrations, or call
+ * {@link createPostgresInboxTable}, which also migrates a table of an earlier version.
  *
  * @example
  * ```ts
  * import { postgresInboxTableSql } from 'payorch/postgres';
  * console.log(postgresInboxTableSql());
+ * // CREATE TABLE IF NOT EXISTS payorch_schema (table_name text PRIMARY KEY, component text NOT NULL, version integer NOT NULL, migrated_at timestamptz NOT NULL DEFAULT now());
+ * // INSERT INTO payorch_schema (table_name, component, version) SELECT 'payorch_callback_inbox', 'callback-inbox', 2 WHERE to_regclass('"payorch_callback_inbox"') IS NULL ON CONFLICT (table_name) DO UPDATE SET component = EXCLUDED.component, version = EXCLUDED.version, migrated_at = now();
  * // CREATE TABLE IF NOT EXISTS "payorch_callback_inbox" (
  * //   merchant_id text NOT NULL,
  * //   tracking_code text NOT NULL,
@@ -219,7 +224,8 @@ export function tableName(where: string, options: { readonly table?: string | un
  * ```
  */
 export function postgresInboxTableSql(table?: string): string {
-  return tableSql(quoteTable('postgresInboxTableSql', table));
+  const quoted = quoteTable('postgresInboxTableSql', table);
+  return [...recordSql(POSTGRES_INBOX_TABLE, quoted, true), tableSql(quoted)].join(';\n');
 }
 
 // The key is the merchant and tracking code alone: a record time read from an unsigned field (a
@@ -243,8 +249,58 @@ function tableSql(quoted: string): string {
 }
 
 /**
- * Creates the inbox's table if it does not exist ({@link postgresInboxTableSql}).
+ * The versions of the inbox's table, oldest first. Version 1 kept the merchant in `account`.
+ * A new version is one entry: its columns and keys, and the statements from the one before.
+ */
+export const POSTGRES_INBOX_TABLE: PostgresTable = {
+  component: 'callback-inbox',
+  what: 'the inbox table of payorch/postgres',
+  versions: [
+    { version: 1, shape: /* @__PURE__ */ inboxShape('account') },
+    {
+      version: 2,
+      shape: /* @__PURE__ */ inboxShape('merchant_id'),
+      up: (table) => [`ALTER TABLE ${table} RENAME COLUMN account TO merchant_id`, `CREATE INDEX IF NOT EXISTS "${bareName(table)}_record_time" ON ${table} (record_time, merchant_id, tracking_code)`],
+    },
+  ],
+  migrate: 'createPostgresInboxTable({ pool }) or `payorch migrate postgres-inbox`',
+  guide: 'docs/inboxes.md, "Upgrading"',
+  create: (table) => tableSql(table).split(';\n'),
+  refuse: (message, options) => new InboxError(`payorch/postgres: ${message}`, options),
+};
+
+function inboxShape(merchant: string): readonly string[] {
+  return [
+    `${merchant} text NOT NULL`,
+    'tracking_code text NOT NULL',
+    'statuses text[] NOT NULL',
+    'record_time bigint NOT NULL',
+    'applied_at timestamp with time zone NOT NULL',
+    `PRIMARY KEY (${merchant}, tracking_code)`,
+  ];
+}
+
+const bareName = (quoted: string): string => quoted.slice(quoted.lastIndexOf('."') + 1).slice(1, -1);
+
+/**
+ * Checks, once per inbox, before its first claim, that the table is at the version this payorch
+ * uses: a missing table, one of another version and one changed by hand are refused with an
+ * `InboxError` that says what to do.
+ */
+export function checkInboxTable(client: PostgresClient, table: string): Promise<void> {
+  return checkPostgresTable(client, POSTGRES_INBOX_TABLE, table, 'createPostgresInboxTable({ pool }), or postgresInboxTableSql() in your migrations');
+}
+
+/**
+ * Brings the inbox's table to the version this payorch uses, keeping every applied key: creates it
+ * when it does not exist ({@link postgresInboxTableSql}), migrates a table of an earlier version in
+ * place, and does nothing to a current one. One transaction, under an advisory lock: instances that
+ * start at once migrate it once. A table of a later version, or with columns of no version (changed
+ * by hand), is refused with an `InboxError`, and nothing changes. `payorch migrate postgres-inbox`
+ * does the same from a shell.
  *
+ * @returns the version the table was at (`from`, undefined when created) and is at (`to`)
+ * @throws {InboxError} for a table of a later version or of no version's columns, naming the versions
  * @example
  * ```ts
  * import { createPostgresInboxTable } from 'payorch/postgres';
@@ -253,11 +309,11 @@ function tableSql(quoted: string): string {
  * await createPostgresInboxTable({ pool });
  * ```
  */
-export async function createPostgresInboxTable(options: PostgresInboxOptions<PostgresPool>): Promise<void> {
+export async function createPostgresInboxTable(options: PostgresInboxOptions<PostgresPool>): Promise<TableMigration> {
   const name = tableName('createPostgresInboxTable', options);
   const client = await options.pool.connect();
   try {
-    await client.query(tableSql(await name(client)));
+    return await migratePostgresTable(client, POSTGRES_INBOX_TABLE, await name(client));
   } finally {
     client.release();
   }

@@ -7,6 +7,9 @@ import { checkOptions, checkValue, declareOptions } from '../../core/option-chec
 import type { OptionDeclaration } from '../../core/option-checks.js';
 import { sha256Hex } from '../../internal/hash/sha256.js';
 import type { D1DatabaseLike } from '../../inboxes/d1/index.js';
+import { checkD1Table } from '../../inboxes/sqlite-versions.js';
+import type { SqliteTable } from '../../inboxes/sqlite-versions.js';
+import { QueueError } from '../../errors/error.js';
 import { DEAD_LETTER_PAGE_LIMIT, DEFAULT_DEAD_LETTER_PAGE, checkDeadLetterId, checkPurgeOptions, checkReplayOptions, deadLetterOf, resealDeadLetter } from '../dead-letters.js';
 import type { DeadLetter, DeadLetters, ListDeadLettersOptions, ReplayDeadLettersOptions } from '../dead-letters.js';
 import type { CallbackJob } from '../../webhooks/job.js';
@@ -59,6 +62,25 @@ export function deadLettersTableSql(quoted: string): string {
     ')',
   ].join('\n');
 }
+
+/**
+ * The versions of the dead letters' D1 table, oldest first. A new version is one entry: its columns
+ * and primary key (as `pragma_table_info` shows them), and the statements from the one before.
+ */
+export const D1_DEAD_LETTERS_TABLE: SqliteTable = {
+  component: 'dead-letters',
+  what: "the dead letters' table of payorch/cloudflare-queues",
+  versions: [
+    {
+      version: 1,
+      shape: ['id TEXT', 'job TEXT NOT NULL', 'attempts INTEGER NOT NULL', 'last_error TEXT NOT NULL', 'failed_at INTEGER NOT NULL', 'dead_at INTEGER', 'replay_claim TEXT', 'replay_claimed_at INTEGER', 'PRIMARY KEY (id)'],
+    },
+  ],
+  migrate: 'createD1DeadLettersTable({ db }), or the SQL `payorch migrate d1-dead-letters --from <its version>` prints, as a wrangler migration',
+  guide: 'docs/deferred.md, "Upgrading the dead letters\' table"',
+  create: (table) => [deadLettersTableSql(table)],
+  refuse: (message, options) => new QueueError(`payorch/cloudflare-queues: ${message}`, options),
+};
 
 function statements(table: string) {
   const dead = 'dead_at IS NOT NULL';
@@ -153,10 +175,13 @@ export interface DeadLetterTable {
 /** The dead-letter table `table` (quoted) of `db`, replaying through `queue`. */
 export function deadLetterTable(db: D1DatabaseLike, table: string, queue: QueueProducerLike): DeadLetterTable {
   const sql = statements(table);
+  // Checked on first use, once per binding and table.
+  const ready = (): Promise<void> => checkD1Table(db, D1_DEAD_LETTERS_TABLE, table.slice(1, -1), 'createD1DeadLettersTable({ db }), or d1DeadLettersTableSql() as a wrangler migration');
   const remaining = async (): Promise<number> => (await db.prepare(sql.count).first<number>('n')) ?? 0;
 
   const deadLetters: DeadLetters = {
     async list(options = {}) {
+      await ready();
       checkOptions('deadLetters.list', options, CLOUDFLARE_LIST_OPTIONS);
       const limit = options.limit ?? DEFAULT_DEAD_LETTER_PAGE;
       const [deadAt, id] = options.cursor === undefined ? [-1, ''] : [Number(options.cursor.split('.')[0]), options.cursor.split('.')[1] ?? ''];
@@ -167,12 +192,14 @@ export function deadLetterTable(db: D1DatabaseLike, table: string, queue: QueueP
     },
 
     async get(id) {
+      await ready();
       const row = await db.prepare(sql.get).bind(checkDeadLetterId('deadLetters.get', id)).first<Row>();
       // A dead letter may be anything a producer wrote: `apply` checks it before it pays anything.
       return row === null ? undefined : { ...deadLetterOfRow(row), job: parsed(row.job) as CallbackJob };
     },
 
     async replay(options = {}) {
+      await ready();
       const checked = checkReplayOptions(options, MAX_BATCH_MESSAGES);
       const ids = checked.ids === undefined ? null : JSON.stringify(checked.ids);
       const claim = crypto.randomUUID();
@@ -195,6 +222,7 @@ export function deadLetterTable(db: D1DatabaseLike, table: string, queue: QueueP
     },
 
     async purge(options) {
+      await ready();
       const which = checkPurgeOptions(options);
       const claimedBefore = Date.now() - REPLAY_CLAIM_MS;
       if ('ids' in which) return { purged: changes(await db.prepare(sql.purgeIds).bind(JSON.stringify(which.ids), claimedBefore).run()) };
@@ -204,12 +232,15 @@ export function deadLetterTable(db: D1DatabaseLike, table: string, queue: QueueP
 
   return {
     async failed(text, attempts, lastError) {
+      await ready();
       await db.prepare(sql.failed).bind(jobId(text), text, attempts, lastError, Date.now()).run();
     },
     async applied(text) {
+      await ready();
       await db.prepare(sql.applied).bind(jobId(text)).run();
     },
     async dead(texts) {
+      await ready();
       const now = Date.now();
       const ids = texts.map(jobId);
       const results = await db.batch([
@@ -219,6 +250,7 @@ export function deadLetterTable(db: D1DatabaseLike, table: string, queue: QueueP
       return rowsOf(results.at(-1)).map(deadLetterOfRow);
     },
     async deadNow(text, attempts, lastError) {
+      await ready();
       const id = jobId(text);
       const results = await db.batch([db.prepare(sql.deadNow).bind(id, text, attempts, lastError, Date.now()), db.prepare(sql.some).bind(JSON.stringify([id]))]);
       return rowsOf(results.at(-1)).map(deadLetterOfRow);

@@ -32,7 +32,9 @@ import { lastErrorOf, retryCannotHelp } from '../dead-letters.js';
 import type { DeadLetter } from '../dead-letters.js';
 import type { CallbackJob } from '../../webhooks/job.js';
 import type { CallbackApplyOptions } from '../../webhooks/receiver/receiver.js';
-import { deadLetterTable, deadLettersTableSql, jobText, quoteDeadLettersTable } from './dead-letters.js';
+import { D1_DEAD_LETTERS_TABLE, deadLetterTable, deadLettersTableSql, jobText, quoteDeadLettersTable } from './dead-letters.js';
+import { migrateD1Table } from '../../inboxes/sqlite-versions.js';
+import type { TableMigration } from '../../core/table-migration.js';
 import {
   CLOUDFLARE_QUEUE_OPTIONS,
   CLOUDFLARE_WORK_OPTIONS,
@@ -72,7 +74,14 @@ export function d1DeadLettersTableSql(table?: string): string {
 }
 
 /**
- * Creates the dead letters' table if it does not exist ({@link d1DeadLettersTableSql}).
+ * Brings the dead letters' table to the version this payorch uses, keeping every row: creates it
+ * when it does not exist ({@link d1DeadLettersTableSql}), migrates a table of an earlier version in
+ * place, and records the version in `payorch_schema`, in one batch. A table of a later version, or
+ * with columns of no version, is refused with a `QueueError`. To migrate with wrangler instead,
+ * apply the SQL `payorch migrate d1-dead-letters --from <version>` prints.
+ *
+ * @returns the version the table was at (`from`, undefined when created) and is at (`to`)
+ * @throws {QueueError} for a table of a later version or of no version's columns, naming the versions
  * @example
  * ```ts
  * import { createD1DeadLettersTable } from 'payorch/cloudflare-queues';
@@ -81,9 +90,9 @@ export function d1DeadLettersTableSql(table?: string): string {
  * await createD1DeadLettersTable({ db: env.DB });
  * ```
  */
-export async function createD1DeadLettersTable(options: D1DeadLettersTableOptions): Promise<void> {
+export async function createD1DeadLettersTable(options: D1DeadLettersTableOptions): Promise<TableMigration> {
   checkOptions('createD1DeadLettersTable', options, D1_DEAD_LETTERS_TABLE_OPTIONS);
-  await options.db.prepare(d1DeadLettersTableSql(options.table)).run();
+  return migrateD1Table(options.db, D1_DEAD_LETTERS_TABLE, quoteDeadLettersTable('createD1DeadLettersTable', options.table).slice(1, -1));
 }
 
 /**
@@ -246,6 +255,7 @@ export function createCloudflareQueue(options: CloudflareQueueOptions): Cloudfla
 }
 
 export type { QueueProducerLike } from './dead-letters.js';
+export type { TableMigration } from '../../core/table-migration.js';
 export type { CloudflareQueue, CloudflareQueueOptions, CloudflareWorkOptions, D1DeadLettersTableOptions, JobApplier, QueueBatchLike, QueueMessageLike, ReplayRouteOptions } from './options.js';
 export type { CallbackQueue, DeadLetter, DeadLetterPage, DeadLetters, ListDeadLettersOptions, PurgeDeadLettersOptions, ReplayDeadLettersOptions, ReplayedDeadLetters } from '../dead-letters.js';
 export type { D1DatabaseLike } from '../../inboxes/d1/index.js';

@@ -6,7 +6,8 @@ import type { DeadLetter, DeadLetters, ListDeadLettersOptions, PurgeDeadLettersO
 import type { PostgresClient, PostgresPool } from '../../inboxes/postgres/table.js';
 import type { CallbackJob } from '../../webhooks/job.js';
 import type { PgBossDatabase } from './boss.js';
-import { QueueError } from '../../errors/error.js';
+import { checkPostgresTable } from '../../inboxes/postgres/versions.js';
+import { PGBOSS_DEAD_LETTER_TABLE } from './table.js';
 
 /** How many dead letters one replay sends at most: one transaction of PostgreSQL's, kept short. */
 export const PGBOSS_REPLAY_BATCH = 100;
@@ -98,10 +99,18 @@ const LISTED_JOB = `(SELECT jsonb_build_object('kind', j->'kind', 'merchantId', 
 /** The escapes jsonb refuses, and what the listing reads instead ($4 and $5 of `LISTED_JOB`). */
 const UNREADABLE_ESCAPES = ['\\\\u(0000|[dD][89a-fA-F][0-9a-fA-F]{2})', '\\\\ufffd'] as const;
 
+// The stores whose table was found at the current version: checked on first use, once.
+const checked = new WeakSet<DeadLetterStore>();
+
 async function withClient<T>(store: DeadLetterStore, use: (client: PostgresClient, table: string) => Promise<T>): Promise<T> {
   const client = await store.pool.connect();
   try {
-    return await use(client, await store.table(client));
+    const table = await store.table(client);
+    if (!checked.has(store)) {
+      await checkPostgresTable(client, PGBOSS_DEAD_LETTER_TABLE, table, 'createPgBossDeadLetterTable, or pgBossDeadLetterTableSql() in your migrations, before starting the workers');
+      checked.add(store);
+    }
+    return await use(client, table);
   } finally {
     client.release();
   }
@@ -126,20 +135,11 @@ export async function keepDeadJob(store: DeadLetterStore, dead: DeadJob): Promis
 }
 
 /**
- * Checks that the dead letters' table exists with the columns this payorch writes.
- * @throws {QueueError} naming the table and how to create it
+ * Checks that the dead letters' table is at the version this payorch uses.
+ * @throws {QueueError} naming the table, its version and how to create or migrate it
  */
 export async function checkDeadLetterTable(store: DeadLetterStore): Promise<void> {
-  await withClient(store, async (client, table) => {
-    try {
-      await client.query(`SELECT seq, id, queue, job, attempts, last_error, dead_at FROM ${table} LIMIT 0`);
-    } catch (error) {
-      const code = (error as Partial<Record<'code', unknown>> | null)?.code;
-      // 42P01 undefined_table, 42703 undefined_column.
-      if (code !== '42P01' && code !== '42703') throw error;
-      throw new QueueError(`payorch/pg-boss: ${table} is not the dead letters' table (${code === '42P01' ? 'it does not exist' : 'it has another shape'}): create it with createPgBossDeadLetterTable, or pgBossDeadLetterTableSql() in your migrations, before starting the workers`, { cause: error });
-    }
-  });
+  await withClient(store, () => Promise.resolve());
 }
 
 /** The dead letters of one queue, over its table. */

@@ -311,6 +311,7 @@ export function createPgBossQueue(options: PgBossQueueOptions): PgBossQueue {
 export { createPgBossDeadLetterTable, pgBossDeadLetterTableSql, DEFAULT_PGBOSS_DEAD_LETTER_TABLE } from './table.js';
 export { DEFAULT_PGBOSS_QUEUE } from './options.js';
 export type { PgBossDeadLetterTableOptions } from './table.js';
+export type { TableMigration } from '../../core/table-migration.js';
 export type { PgBossBacklog, PgBossQueueOptions, PgBossWorkOptions } from './options.js';
 export type { PgBossDatabase, PgBossJob, PgBossJobResult, PgBossLike, PgBossPolicy, PgBossQueueCounts, PgBossSendOptions, PgBossWorkerOptions } from './boss.js';
 export type { PgBossJobData } from './dead-letters.js';

@@ -47,23 +47,23 @@ export function safeAddress(url: string): string {
  * file as `require` resolves it: a package with no `require` export is not one these engines
  * ship). A package the project lacks is a usage error naming what to install.
  */
-async function fromProject(cwd: string, name: string, install: string): Promise<Readonly<Record<string, unknown>>> {
+export async function fromProject(cwd: string, name: string, install: string, command = 'payorch dead-letters'): Promise<Readonly<Record<string, unknown>>> {
   const require = createRequire(join(cwd, 'package.json'));
   let path: string;
   try {
     path = require.resolve(name);
   } catch (error) {
     if ((error as Partial<Record<'code', unknown>> | null)?.code !== 'MODULE_NOT_FOUND') throw error;
-    throw new UsageError(`${name} is not installed in ${cwd}: payorch dead-letters uses your project's own ${name}, as your workers do. Run npm install ${install} there, or run the command from the project's directory`);
+    throw new UsageError(`${name} is not installed in ${cwd}: ${command} uses your project's own ${name}, as your workers do. Run npm install ${install} there, or run the command from the project's directory`);
   }
   return (await import(pathToFileURL(path).href)) as Readonly<Record<string, unknown>>;
 }
 
 /** A class a package exports, by name (a CommonJS package's exports are its default export's members). */
-function exported(module: Readonly<Record<string, unknown>>, name: string, wanted: string): unknown {
+export function exported(module: Readonly<Record<string, unknown>>, name: string, wanted: string, command = 'payorch dead-letters'): unknown {
   const inDefault = module['default'];
   const found = module[name] ?? (typeof inDefault === 'object' && inDefault !== null ? (inDefault as Readonly<Record<string, unknown>>)[name] : undefined);
-  if (typeof found !== 'function') throw new UsageError(`the project's package exports no ${name}: payorch dead-letters needs ${wanted}, as payorch's adapter does`);
+  if (typeof found !== 'function') throw new UsageError(`the project's package exports no ${name}: ${command} needs ${wanted}, as payorch's adapter does`);
   return found;
 }
 

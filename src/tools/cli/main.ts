@@ -13,6 +13,7 @@ const COMMANDS: Readonly<Record<string, { readonly summary: string; readonly loa
   call: { summary: 'run any SDK operation by its public name', load: async () => (await import('./call.js')).callCommand },
   reconcile: { summary: 'read card payments\' status and say what a receiver would apply', load: async () => (await import('./reconcile.js')).reconcileCommand },
   'dead-letters': { summary: 'list, show, replay or purge the dead letters of a pg-boss or BullMQ queue', load: async () => (await import('./dead-letters.js')).deadLettersCommand },
+  migrate: { summary: 'create or migrate a table of payorch\'s to this version, keeping its rows', load: async () => (await import('./migrate.js')).migrateCommand },
   doctor: { summary: 'check reachability, TLS, clock and keys, with fixes', load: async () => (await import('./doctor.js')).doctorCommand },
   openapi: { summary: 'print an OpenAPI 3.1 document of the service', load: async (version) => (await import('./openapi.js')).openapiCommand(version) },
 };

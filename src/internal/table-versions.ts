@@ -1,0 +1,104 @@
+// The versions of the tables payorch keeps in a merchant's database, and the verdict on a live
+// table: what both engine families share (PostgreSQL in src/inboxes/postgres/versions.ts, SQLite
+// for D1 and Durable Objects in src/inboxes/sqlite-versions.ts). Each table records its version in
+// `payorch_schema` beside it; its live columns are compared too, since a table changed by hand
+// shows no version of its own. Adding a version is one entry of a table's `versions`.
+
+/** One stored shape of a table, and the way to it from the version before. */
+export interface TableVersion {
+  readonly version: number;
+  /**
+   * Its columns and keys as the engine's catalog describes them, in any order: `name type` with
+   * ` NOT NULL` when it is, and `PRIMARY KEY (a, b)`, `UNIQUE (a)` (the engine's spelling of types).
+   */
+  readonly shape: readonly string[];
+  /** The statements that carry a table of the version before to this one; none for the first. */
+  readonly up?: ((table: string) => readonly string[]) | undefined;
+}
+
+/** A table payorch creates and migrates. */
+export interface VersionedTable {
+  /** What it holds, as `payorch_schema.component` names it: a table holds one thing only. */
+  readonly component: 'callback-inbox' | 'dead-letters';
+  /** What messages call it: "the inbox table of payorch/postgres". */
+  readonly what: string;
+  /** Oldest first; the last is the version this payorch uses. */
+  readonly versions: readonly [TableVersion, ...TableVersion[]];
+  /** The way to migrate it, as a message says it: "createPostgresInboxTable({ pool }) or `payorch migrate postgres-inbox`". */
+  readonly migrate: string;
+  /** The guide's section on upgrading, as a message points to it. */
+  readonly guide: string;
+}
+
+/** The table's live state, as the engine's catalog and `payorch_schema` show it. */
+export type TableState =
+  | { readonly exists: false }
+  | { readonly exists: true; readonly recorded: { readonly component: string; readonly version: number } | undefined; readonly shape: readonly string[] };
+
+/** What to do with a table: create it, migrate it from `version`, use it, or refuse it with `message`. */
+export type TableVerdict =
+  | { readonly kind: 'missing' }
+  | { readonly kind: 'current'; readonly recorded: boolean }
+  | { readonly kind: 'earlier'; readonly version: number; readonly recorded: boolean }
+  | { readonly kind: 'refused'; readonly message: string };
+
+export const currentVersion = (table: VersionedTable): number => (table.versions.at(-1) ?? table.versions[0]).version;
+
+const known = (table: VersionedTable): string => {
+  const first = table.versions[0].version;
+  const last = currentVersion(table);
+  return first === last ? `version ${last}` : `versions ${first} to ${last}`;
+};
+
+/** How `live` differs from `expected`, or undefined when it does not. */
+function difference(expected: readonly string[], live: readonly string[]): string | undefined {
+  const extra = live.filter((part) => !expected.includes(part));
+  const missing = expected.filter((part) => !live.includes(part));
+  if (extra.length === 0 && missing.length === 0) return undefined;
+  const list = (parts: readonly string[]): string => parts.map((part) => JSON.stringify(part)).join(', ');
+  return [extra.length > 0 ? `has ${list(extra)}` : '', missing.length > 0 ? `lacks ${list(missing)}` : ''].filter(Boolean).join(' and ');
+}
+
+/**
+ * The verdict on the table `name` in `state`. A recorded version must match its shape. A table
+ * with no record (made before versions were recorded) is known by its shape alone, as the first
+ * version whose shape it has.
+ */
+export function judgeTable(table: VersionedTable, name: string, state: TableState): TableVerdict {
+  if (!state.exists) return { kind: 'missing' };
+  const current = currentVersion(table);
+  const refused = (message: string): TableVerdict => ({ kind: 'refused', message: `${name} (${table.what}) ${message} (${table.guide})` });
+  const at = (version: number, recorded: boolean): TableVerdict => (version === current ? { kind: 'current', recorded } : { kind: 'earlier', version, recorded });
+  const { recorded, shape } = state;
+  if (recorded !== undefined) {
+    if (recorded.component !== table.component) return refused(`holds ${recorded.component}, as payorch_schema records, not ${table.component}: give it a table of its own`);
+    if (recorded.version > current) {
+      return refused(`is at version ${recorded.version}, which a later payorch migrated it to; this payorch knows ${known(table)}. Run a payorch that knows version ${recorded.version} or later: no payorch migrates a table back`);
+    }
+    const version = table.versions.find((candidate) => candidate.version === recorded.version);
+    if (version === undefined) return refused(`is recorded at version ${recorded.version}, which no payorch made; this payorch knows ${known(table)}`);
+    const changed = difference(version.shape, shape);
+    if (changed !== undefined) {
+      return refused(`is recorded at version ${recorded.version}, but its columns are not that version's (it ${changed}): changed by hand? Give it back version ${recorded.version}'s columns, then ${table.migrate} migrates it`);
+    }
+    return at(recorded.version, true);
+  }
+  const matched = table.versions.find((candidate) => difference(candidate.shape, shape) === undefined);
+  if (matched !== undefined) return at(matched.version, false);
+  // Told against the nearest version: the fewest columns and keys apart.
+  const apart = (candidate: TableVersion): number => candidate.shape.filter((part) => !shape.includes(part)).length + shape.filter((part) => !candidate.shape.includes(part)).length;
+  const nearest = table.versions.reduce((best, candidate) => (apart(candidate) < apart(best) ? candidate : best));
+  return refused(
+    `matches no version payorch made (${known(table)}; beside version ${nearest.version}, it ${difference(nearest.shape, shape) ?? ''}): changed by hand, or made by a payorch before these versions. Only a version's own columns can be migrated: give it those of one, or give payorch a new table`,
+  );
+}
+
+/** The refusal of a table of an earlier version where it is used, not migrated. */
+export function earlierMessage(table: VersionedTable, name: string, version: number): string {
+  return `${name} (${table.what}) is at version ${version}, and this payorch uses version ${currentVersion(table)}: migrate it in place, keeping its rows, with ${table.migrate} (${table.guide})`;
+}
+
+/** The refusal of a table that is not there where it is used. */
+export function missingMessage(table: VersionedTable, name: string, create: string): string {
+  return `${name} (${table.what}) does not exist: create it with ${create}`;
+}

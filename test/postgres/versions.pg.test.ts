@@ -1,0 +1,248 @@
+// The versions of payorch's PostgreSQL tables (docs/inboxes.md, "Upgrading"; docs/deferred.md):
+// recorded in payorch_schema when created, checked on first use, migrated in place keeping every
+// key and dead letter, once however many instances start at once, directly and behind PgBouncer in
+// transaction pooling; a later version, or a table changed by hand, refused. Against a real server.
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, test, vi } from 'vitest';
+import { createCallbackReceiver, signCallback } from '../../src/index.js';
+import type { CallbackErrorDetails } from '../../src/index.js';
+import { InboxError, createPostgresInbox, createPostgresInboxTable, postgresInboxTableSql, prunePostgresInbox } from '../../src/inboxes/postgres/index.js';
+import type { PostgresInboxContext } from '../../src/inboxes/postgres/index.js';
+import { QueueError, createPgBossDeadLetterTable, createPgBossQueue, pgBossDeadLetterTableSql } from '../../src/queues/pg-boss/index.js';
+import type { PgBossLike } from '../../src/queues/pg-boss/index.js';
+import { unsigned } from '../helpers/callbacks.js';
+import { deliver, serveNode } from '../helpers/serve.js';
+import type { Served } from '../helpers/serve.js';
+import { PROVIDER } from '../helpers/wire.js';
+import { startBouncer } from './bouncer.js';
+import type { Bouncer } from './bouncer.js';
+
+type Context = PostgresInboxContext<pg.PoolClient>;
+const schema = `versions_${process.pid}`;
+// Named, so that the keys seeded in version 1 are the receiver's own.
+const MERCHANT = 'versions-merchant';
+const pools: pg.Pool[] = [];
+const served: Served[] = [];
+let bouncer: Bouncer | undefined;
+let admin: pg.Pool;
+let made = 0;
+
+function pool(url = inject('postgresUrl'), max = 4): pg.Pool {
+  const created = new pg.Pool({ connectionString: url, max, options: `-c search_path=${schema}` });
+  created.on('error', () => undefined);
+  pools.push(created);
+  return created;
+}
+
+const fresh = (what: string): string => `${what}_${(made += 1)}`;
+
+// Version 1 of the inbox, as a payorch before payorch_schema made it: the merchant in `account`.
+async function inboxOfVersion1(table: string, keys: number): Promise<void> {
+  await admin.query(`CREATE TABLE ${table} (account text NOT NULL, tracking_code text NOT NULL, statuses text[] NOT NULL, record_time bigint NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (account, tracking_code));
+    CREATE INDEX "${table}_record_time" ON ${table} (record_time, account, tracking_code)`);
+  await admin.query(`INSERT INTO ${table} (account, tracking_code, statuses, record_time) SELECT $1, 'MAN-old' || lpad(n::text, 4, '0') || '-1763812000', ARRAY['completed'], 1763812000 FROM generate_series(1, $2) AS n`, [MERCHANT, keys]);
+}
+
+const recordOf = async (table: string) => (await admin.query<{ component: string; version: number }>('SELECT component, version FROM payorch_schema WHERE table_name = $1', [table])).rows;
+
+async function receiverOn(table: string) {
+  const errors: { error: unknown; details: CallbackErrorDetails }[] = [];
+  const handler = vi.fn();
+  const receiver = createCallbackReceiver<Context>({ ...PROVIDER, merchantId: MERCHANT, inbox: createPostgresInbox({ pool: pool(), table }), onError: (error, details) => void errors.push({ error, details }) });
+  receiver.on('*', handler);
+  const instance = await serveNode(receiver.nodeHandler);
+  served.push(instance);
+  return { url: instance.url, errors, handler };
+}
+
+const deposit = (trackingCode: string) => signCallback({ ...unsigned.deposit, tracking_code: trackingCode }, PROVIDER);
+
+beforeAll(async () => {
+  admin = pool(inject('postgresUrl'), 1);
+  await admin.query(`CREATE SCHEMA ${schema}`);
+});
+afterAll(async () => {
+  await Promise.all(served.map((each) => each.close()));
+  await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+  await Promise.all(pools.map((each) => each.end()));
+  await bouncer?.stop();
+});
+
+describe('the PostgreSQL inbox table', () => {
+  test('created, it records its version in payorch_schema; created again, nothing changes', async () => {
+    const table = fresh('inbox');
+    expect(await createPostgresInboxTable({ pool: pool(), table })).toEqual({ table: `"${schema}"."${table}"`, from: undefined, to: 2 });
+    const [first] = (await admin.query<{ component: string; version: number; migrated_at: Date }>('SELECT component, version, migrated_at FROM payorch_schema WHERE table_name = $1', [table])).rows;
+    expect(first).toMatchObject({ component: 'callback-inbox', version: 2 });
+    expect(await createPostgresInboxTable({ pool: pool(), table })).toEqual({ table: `"${schema}"."${table}"`, from: 2, to: 2 });
+    expect((await admin.query('SELECT migrated_at FROM payorch_schema WHERE table_name = $1', [table])).rows).toEqual([{ migrated_at: first?.migrated_at }]);
+  });
+
+  test('made by its SQL in a migration tool, it is recorded the same way', async () => {
+    const table = fresh('inbox');
+    await admin.query(postgresInboxTableSql(table));
+    expect(await recordOf(table)).toEqual([{ component: 'callback-inbox', version: 2 }]);
+    expect(await createPostgresInboxTable({ pool: pool(), table })).toMatchObject({ from: 2, to: 2 });
+  });
+
+  test('of version 1, its creation SQL run over it in a migration tool fails, changing nothing, and it is still migrated from version 1', async () => {
+    const table = fresh('inbox');
+    await inboxOfVersion1(table, 1);
+    await expect(admin.query(postgresInboxTableSql(table))).rejects.toThrow('column "merchant_id" does not exist');
+    expect(await recordOf(table)).toEqual([]);
+    expect(await createPostgresInboxTable({ pool: pool(), table })).toMatchObject({ from: 1, to: 2 });
+  });
+
+  test('of version 1, is migrated in place by two instances starting at once, once: every key stays a duplicate, and its tracking codes take new statuses', async () => {
+    const table = fresh('inbox');
+    await inboxOfVersion1(table, 500);
+    const results = await Promise.all([createPostgresInboxTable({ pool: pool(), table }), createPostgresInboxTable({ pool: pool(), table })]);
+    expect(results.map((result) => result.from).sort()).toEqual([1, 2]);
+    expect(await recordOf(table)).toEqual([{ component: 'callback-inbox', version: 2 }]);
+    expect((await admin.query(`SELECT count(*)::int AS n FROM ${table} WHERE merchant_id = $1`, [MERCHANT])).rows).toEqual([{ n: 500 }]);
+    const { url, handler, errors } = await receiverOn(table);
+    for (const code of ['MAN-old0001-1763812000', 'MAN-old0500-1763812000']) expect(await deliver(url, deposit(code))).toEqual({ status: 200, body: { success: true } });
+    expect(handler).not.toHaveBeenCalled();
+    expect(await deliver(url, deposit('MAN-new0001-1763812000'))).toEqual({ status: 200, body: { success: true } });
+    expect(handler).toHaveBeenCalledTimes(1);
+    expect(errors).toEqual([]);
+    // The prune works on the renamed column: these records are a year old.
+    expect(await prunePostgresInbox({ pool: pool(), table })).toBe(501);
+  });
+
+  test('of version 1, is refused by the inbox until migrated: answered 500, never 200, with an InboxError naming both versions and the way to migrate', async () => {
+    const table = fresh('inbox');
+    await inboxOfVersion1(table, 1);
+    const { url, handler, errors } = await receiverOn(table);
+    expect(await deliver(url, deposit('MAN-old0001-1763812000'))).toMatchObject({ status: 500 });
+    expect(errors[0]?.error).toBeInstanceOf(InboxError);
+    expect((errors[0]?.error as Error).message).toBe(
+      `payorch/postgres: "${schema}"."${table}" (the inbox table of payorch/postgres) is at version 1, and this payorch uses version 2: migrate it in place, keeping its rows, with createPostgresInboxTable({ pool }) or \`payorch migrate postgres-inbox\` (docs/inboxes.md, "Upgrading")`,
+    );
+    await createPostgresInboxTable({ pool: pool(), table });
+    expect(await deliver(url, deposit('MAN-old0001-1763812000'))).toEqual({ status: 200, body: { success: true } });
+    expect(handler).not.toHaveBeenCalled();
+  });
+
+  test('of a later version is refused by the inbox and by createPostgresInboxTable with an InboxError naming the versions, and left as it is', async () => {
+    const table = fresh('inbox');
+    await createPostgresInboxTable({ pool: pool(), table });
+    await admin.query('UPDATE payorch_schema SET version = 3 WHERE table_name = $1', [table]);
+    await admin.query(`ALTER TABLE ${table} ADD COLUMN reason text NOT NULL DEFAULT ''`);
+    const message = `payorch/postgres: "${schema}"."${table}" (the inbox table of payorch/postgres) is at version 3, which a later payorch migrated it to; this payorch knows versions 1 to 2. Run a payorch that knows version 3 or later: no payorch migrates a table back (docs/inboxes.md, "Upgrading")`;
+    const error = await createPostgresInboxTable({ pool: pool(), table }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(InboxError);
+    expect((error as Error).message).toBe(message);
+    const { url, handler, errors } = await receiverOn(table);
+    expect(await deliver(url, deposit('MAN-later001-1763812000'))).toMatchObject({ status: 500 });
+    expect((errors[0]?.error as Error).message).toBe(message);
+    expect(handler).not.toHaveBeenCalled();
+    expect(await recordOf(table)).toEqual([{ component: 'callback-inbox', version: 3 }]);
+  });
+
+  test('with one more NOT NULL column and no record is refused with an InboxError, not the driver\'s error, naming the column', async () => {
+    const table = fresh('inbox');
+    await admin.query(`CREATE TABLE ${table} (merchant_id text NOT NULL, tracking_code text NOT NULL, statuses text[] NOT NULL, record_time bigint NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), reason text NOT NULL, PRIMARY KEY (merchant_id, tracking_code))`);
+    const { url, handler, errors } = await receiverOn(table);
+    expect(await deliver(url, deposit('MAN-hand0001-1763812000'))).toMatchObject({ status: 500 });
+    expect(errors[0]?.error).toBeInstanceOf(InboxError);
+    expect((errors[0]?.error as Error).message).toContain('matches no version payorch made (versions 1 to 2; beside version 2, it has "reason text NOT NULL"): changed by hand');
+    expect(handler).not.toHaveBeenCalled();
+    await expect(createPostgresInboxTable({ pool: pool(), table })).rejects.toThrow(InboxError);
+    expect(await recordOf(table)).toEqual([]);
+  });
+
+  test('recorded at its version but changed by hand since is refused, saying which columns differ', async () => {
+    const table = fresh('inbox');
+    await createPostgresInboxTable({ pool: pool(), table });
+    await admin.query(`ALTER TABLE ${table} ALTER COLUMN record_time DROP NOT NULL`);
+    await expect(createPostgresInboxTable({ pool: pool(), table })).rejects.toThrow('is recorded at version 2, but its columns are not that version\'s (it has "record_time bigint" and lacks "record_time bigint NOT NULL"): changed by hand?');
+  });
+
+  test('changed by hand after the inbox checked it is refused with an InboxError, and the next callback has it checked again', async () => {
+    const table = fresh('inbox');
+    await createPostgresInboxTable({ pool: pool(), table });
+    const { url, handler, errors } = await receiverOn(table);
+    expect(await deliver(url, deposit('MAN-late0001-1763812000'))).toEqual({ status: 200, body: { success: true } });
+    await admin.query(`ALTER TABLE ${table} RENAME COLUMN statuses TO applied_statuses`);
+    for (const code of ['MAN-late0002-1763812000', 'MAN-late0003-1763812000']) expect(await deliver(url, deposit(code))).toMatchObject({ status: 500 });
+    expect(errors.map(({ error }) => error)).toEqual([expect.any(InboxError), expect.any(InboxError)]);
+    expect((errors[0]?.error as Error).message).toContain('changed since this inbox checked it (by hand?), and nothing was applied; the next callback checks it again');
+    expect((errors[1]?.error as Error).message).toContain('is recorded at version 2, but its columns are not that version\'s (it has "applied_statuses text[] NOT NULL" and lacks "statuses text[] NOT NULL")');
+    expect(handler).toHaveBeenCalledTimes(1);
+  });
+
+  test('missing, is refused with an InboxError naming the call that creates it', async () => {
+    const { url, errors } = await receiverOn(fresh('inbox'));
+    expect(await deliver(url, deposit('MAN-none0001-1763812000'))).toMatchObject({ status: 500 });
+    expect(errors[0]?.error).toBeInstanceOf(InboxError);
+    expect((errors[0]?.error as Error).message).toContain('does not exist: create it with createPostgresInboxTable({ pool }), or postgresInboxTableSql() in your migrations');
+  });
+
+  test('of version 1 behind PgBouncer in transaction pooling is migrated once by instances starting at once', async () => {
+    bouncer = await startBouncer({ serverUrl: inject('postgresUrl'), poolMode: 'transaction', poolSize: 2 });
+    const table = fresh('inbox');
+    await inboxOfVersion1(table, 3);
+    // PgBouncer passes no search_path: the schema is named.
+    const through = [pool(bouncer.url), pool(bouncer.url), pool(bouncer.url)];
+    const results = await Promise.all(through.map((each) => createPostgresInboxTable({ pool: each, table, schema })));
+    expect(results.map((result) => result.from).sort()).toEqual([1, 2, 2]);
+    expect(await recordOf(table)).toEqual([{ component: 'callback-inbox', version: 2 }]);
+    expect((await admin.query(`SELECT count(*)::int AS n FROM ${table}`)).rows).toEqual([{ n: 3 }]);
+  });
+});
+
+describe('the pg-boss dead letters\' table', () => {
+  // The table is checked before pg-boss is touched: any call of this one fails the test.
+  const untouched = (): never => {
+    throw new Error('pg-boss was reached');
+  };
+  const boss: PgBossLike = { createQueue: untouched, updateQueue: untouched, getQueue: untouched, send: untouched, work: untouched, offWork: untouched };
+
+  test('created, it records its version; made by its SQL, the same', async () => {
+    const [table, bySql] = [fresh('dead'), fresh('dead')];
+    expect(await createPgBossDeadLetterTable({ pool: pool(), table })).toEqual({ table: `"${schema}"."${table}"`, from: undefined, to: 2 });
+    await admin.query(pgBossDeadLetterTableSql(bySql));
+    expect([...(await recordOf(table)), ...(await recordOf(bySql))]).toEqual([
+      { component: 'dead-letters', version: 2 },
+      { component: 'dead-letters', version: 2 },
+    ]);
+    expect(await createPgBossDeadLetterTable({ pool: pool(), table: bySql })).toMatchObject({ from: 2, to: 2 });
+    expect(await createPgBossQueue({ boss, pool: pool(), table }).deadLetters.list()).toEqual({ deadLetters: [] });
+  });
+
+  test('of version 1 (the job as jsonb) is migrated to text in place, its dead letters kept and listed', async () => {
+    const table = fresh('dead');
+    await createPgBossDeadLetterTable({ pool: pool(), table });
+    // Version 1 as it was made: the job as jsonb.
+    await admin.query(`ALTER TABLE ${table} ALTER COLUMN job TYPE jsonb USING job::jsonb`);
+    await admin.query('UPDATE payorch_schema SET version = 1 WHERE table_name = $1', [table]);
+    const job = { v: 1, merchantId: 'm', receivedAt: '2026-01-15T09:00:00.000Z', callback: { kind: 'deposit', payload: { tracking_code: 'MAN-v1dead-1763812000', status: 'completed' } } };
+    await admin.query(`INSERT INTO ${table} (id, queue, job, attempts, last_error) VALUES ('dead-1', 'payorch-callbacks', $1::jsonb, 3, 'Error: down')`, [JSON.stringify(job)]);
+    expect(await createPgBossDeadLetterTable({ pool: pool(), table })).toMatchObject({ from: 1, to: 2 });
+    const kept = await admin.query<{ job: string }>(`SELECT job FROM ${table} WHERE id = 'dead-1'`);
+    expect(JSON.parse(kept.rows[0]?.job ?? 'null')).toEqual(job);
+  });
+
+  test('of a later version, changed by hand, or holding an inbox is refused with a QueueError naming the versions, by the queue and by createPgBossDeadLetterTable', async () => {
+    const [later, altered, inbox] = [fresh('dead'), fresh('dead'), fresh('dead')];
+    await createPgBossDeadLetterTable({ pool: pool(), table: later });
+    await admin.query('UPDATE payorch_schema SET version = 3 WHERE table_name = $1', [later]);
+    await createPgBossDeadLetterTable({ pool: pool(), table: altered });
+    await admin.query(`ALTER TABLE ${altered} ALTER COLUMN job TYPE jsonb USING job::jsonb`);
+    await createPostgresInboxTable({ pool: pool(), table: inbox });
+    for (const [table, message] of [
+      [later, 'is at version 3, which a later payorch migrated it to; this payorch knows versions 1 to 2.'],
+      [altered, 'is recorded at version 2, but its columns are not that version\'s (it has "job jsonb NOT NULL" and lacks "job text NOT NULL")'],
+      [inbox, 'holds callback-inbox, as payorch_schema records, not dead-letters'],
+    ] as const) {
+      const queue = createPgBossQueue({ boss, pool: pool(), table });
+      for (const refused of [() => createPgBossDeadLetterTable({ pool: pool(), table }), () => queue.deadLetters.list(), () => queue.work({ apply: () => Promise.resolve() })]) {
+        const error = await refused().catch((caught: unknown) => caught);
+        expect(error).toBeInstanceOf(QueueError);
+        expect((error as Error).message).toContain(message);
+        expect((error as Error).message).toContain('(docs/deferred.md, "Upgrading the dead letters\' table")');
+      }
+    }
+  });
+});
