@@ -87,6 +87,13 @@ describe('endpointPath', () => {
     expect(endpointPath({ api: 'dealer', endpoint: manualIbanWithdrawEndpoint })).toBe('/api/dealer/manual-iban/withdraw');
     expect(endpointPath(limits)).toBe('/dealer/v1/limits');
   });
+
+  test('gives every row of the registry its own path, one the sandbox can route', () => {
+    const routes = API_ENDPOINTS.map((row) => `${row.endpoint.method} ${endpointPath(row)}`);
+    // A fullPath could land on another row's path: the sandbox would then serve only one of them.
+    expect(new Set(routes).size).toBe(routes.length);
+    for (const route of routes) expect(route).toMatch(/^(GET|POST) (\/[a-z0-9-]+)+$/);
+  });
 });
 
 describe('an endpoint with a whole path', () => {
