@@ -1,6 +1,5 @@
 import type { ClientOptions } from '../core/client-options.js';
 import { APIPromise } from '../core/api-promise.js';
-import { apiPath } from '../internal/endpoint.js';
 import { checkSettings, clientOptions } from '../core/client-options.js';
 import { keyNames, withEnvironmentKeys } from '../core/environment.js';
 import type { ClientSettings } from '../core/client-options.js';
@@ -63,7 +62,7 @@ export class DealerClient extends APIResource {
   constructor(given: ClientOptions) {
     const options = withEnvironmentKeys('new DealerClient', given, DEALER_KEYS);
     checkOptions('new DealerClient', options, DEALER_OPTIONS);
-    const transport = new Transport({ ...options, apiPath: apiPath('dealer'), api: 'dealer', owner: 'new DealerClient', credentials: options });
+    const transport = new Transport({ ...options, api: 'dealer', owner: 'new DealerClient', credentials: options });
     // No credential key: every dealer row is signed with the basic hash (spec 5.2).
     super(transport);
     // With the keys it was given or read: withOptions() makes its client with them.
@@ -113,7 +112,7 @@ export class DealerClient extends APIResource {
   request(params: RawRequest, options?: RequestOptions): APIPromise<unknown> {
     return APIPromise.start(() => {
       checkRawRequest(params);
-      return this._transport.request(rawCall(params, { hash: 'basic' }), options);
+      return this._transport.request(rawCall('dealer', params, { hash: 'basic' }), options);
     });
   }
 }

@@ -217,7 +217,7 @@ export class TransactionIterable extends APIResource implements AsyncIterable<Tr
       for (const transaction of value.transactions) {
         // Records of a page already read are not handed out after an abort either.
         if (signal?.aborted === true) {
-          const call = this._transport.describeCall(transactionListEndpoint.operation, transactionListEndpoint.method, transactionListEndpoint.path, next);
+          const call = this._transport.describeCall(transactionListEndpoint, next);
           throw new RequestAbortedError(signal.reason, { ...call, outcome: 'not_sent' });
         }
         yield transaction;

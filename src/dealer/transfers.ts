@@ -227,7 +227,7 @@ export class DealerTransfers extends APIResource {
     const maxPause = Math.max(delay, MAX_PAUSE_MS);
     let lastStatus: string | undefined;
     const aborted = (): never => {
-      const call = this._transport.describeCall(transferStatusEndpoint.operation, transferStatusEndpoint.method, transferStatusEndpoint.path, params);
+      const call = this._transport.describeCall(transferStatusEndpoint, params);
       throw new RequestAbortedError(signal?.reason, { ...call, outcome: 'not_sent' });
     };
     for (;;) {

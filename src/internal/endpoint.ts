@@ -6,16 +6,35 @@ import type { Api } from '../core/api.js';
 export const apiPath = (api: Api): string => `/api/${api}`;
 
 /**
- * One endpoint of the spec as data: where it lives, how it is signed, whether it may be
+ * Where an endpoint lives: `path` below its API's prefix (spec 4.1: `/withdraw` is
+ * `/api/dealer/withdraw`), or `fullPath` below the base URL, taken whole (`/dealer/v1/limits`),
+ * for an endpoint the service serves outside that prefix. One or the other, never both.
+ */
+export type EndpointLocation =
+  | { /** Path below `/api/provider` or `/api/dealer`, starting with `/`. */ readonly path: string; readonly fullPath?: never }
+  | { /** Path below the base URL, starting with `/`, with no API prefix added. */ readonly fullPath: string; readonly path?: never };
+
+/**
+ * The path an endpoint is sent to, served at and documented under, below the base URL:
+ * `/api/dealer/withdraw`. Every reader (transport, sandbox, OpenAPI, CLI) asks this one function.
+ */
+export function endpointPath({ api, endpoint }: { readonly api: Api; readonly endpoint: EndpointLocation }): string {
+  if (endpoint.fullPath !== undefined) return endpoint.fullPath;
+  return `${apiPath(api)}${endpoint.path}`;
+}
+
+/**
+ * One endpoint of the spec as data: where it lives ({@link endpointPath}), how it is signed, whether it may be
  * resent, and the schemas of what goes in and comes out. Clients send it; the sandbox
  * serves it. One table, two users.
  */
-export interface Endpoint<P extends z.ZodMiniType, R extends z.ZodMiniType> {
+export type Endpoint<P extends z.ZodMiniType, R extends z.ZodMiniType> = EndpointSpec<P, R> & EndpointLocation;
+
+/** An endpoint's fields besides where it lives ({@link EndpointLocation}). */
+export interface EndpointSpec<P extends z.ZodMiniType, R extends z.ZodMiniType> {
   /** Public name of the call (`manual.startDeposit`), used in error messages. */
   readonly operation: string;
   readonly method: 'GET' | 'POST';
-  /** Path below `/api/provider` or `/api/dealer`. */
-  readonly path: string;
   /** Hash of spec 5.1; the dealer API always uses `basic`. */
   readonly hash: 'basic' | 'key' | 'credential';
   /**

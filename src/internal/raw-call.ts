@@ -2,6 +2,8 @@ import * as z from 'zod/mini';
 import { RequestValidationError } from '../errors/error.js';
 import type { ValidationIssue } from '../errors/error.js';
 import type { RawRequest } from '../core/raw-request.js';
+import type { Api } from '../core/api.js';
+import { apiPath } from './endpoint.js';
 import type { Signing } from './signer.js';
 import type { Call } from './transport.js';
 
@@ -52,11 +54,12 @@ export function checkRawRequest(params: RawRequest): void {
  * The transport call of a raw request {@link checkRawRequest} passed: its answer is parsed JSON,
  * unchecked. `secrets` are values its body may carry (a site credential key, spec 5.1 rule 2).
  */
-export function rawCall(params: RawRequest, signing: Signing, secrets?: readonly string[]): Call<z.ZodMiniUnknown> {
+export function rawCall(api: Api, params: RawRequest, signing: Signing, secrets?: readonly string[]): Call<z.ZodMiniUnknown> {
   return {
     operation: `request ${params.path}`,
     method: params.method,
-    path: params.path,
+    // A raw request's path is below its API's prefix, as an endpoint's `path` is.
+    path: `${apiPath(api)}${params.path}`,
     signing,
     resendable: params.resendable ?? false,
     body: params.body,

@@ -11,7 +11,9 @@ import type { Credentials, Signing } from './signer.js';
 import { DEFAULT_CLIENT_MAX_RESPONSE_BYTES } from '../core/client-options.js';
 import type { ClientOptions } from '../core/client-options.js';
 import type { RequestOptions } from '../core/request-options.js';
+import { endpointPath } from './endpoint.js';
 import type { Endpoint } from './endpoint.js';
+import type { Api } from '../core/api.js';
 import { Observer, redactHeaders } from './observer.js';
 import type { LoggedCall } from './observer.js';
 import type { Answered } from '../core/api-promise.js';
@@ -26,13 +28,11 @@ import { parseRequest, safeParse, toIssues } from './validation.js';
 
 /** Settings shared by every call of a client: the client's options, minus the keys, plus where the API lives. */
 export interface TransportConfig extends Omit<ClientOptions, 'apiKey' | 'secretKey'> {
-  /** `/api/provider` or `/api/dealer`. */
-  readonly apiPath: string;
   readonly credentials: Credentials;
   /** Who made the transport (`new ProviderClient`), named when an option is refused. */
   readonly owner: string;
-  /** The API's name (`provider`), the first part of an operation's name in error messages. */
-  readonly api: string;
+  /** The API (`provider`): where its endpoints live (endpointPath) and the first part of an operation's name in error messages. */
+  readonly api: Api;
 }
 
 /** One call as a resource describes it; the transport does the rest. */
@@ -40,7 +40,7 @@ export interface Call<S extends z.ZodMiniType> {
   /** Public name of the call, for error messages (`manual.startDeposit`). */
   readonly operation: string;
   readonly method: 'GET' | 'POST';
-  /** Path below the API path, starting with `/`. */
+  /** Path below the base URL, starting with `/`: `/api/provider/welcome`. */
   readonly path: string;
   readonly signing: Signing;
   /** True when sending it twice cannot move money twice; only then are ambiguous failures retried. */
@@ -110,9 +110,10 @@ interface CallState {
  */
 export class Transport {
   readonly #config: TransportConfig;
+  /** The base URL, without a trailing `/`; each call's path is below it. */
   readonly #root: string;
-  /** The root's path (a proxy's prefix included), what log lines name. */
-  readonly #apiPathname: string;
+  /** The base URL's path (a proxy's prefix), empty at the host's root: log lines name it before the call's path. */
+  readonly #rootPathname: string;
   /** Created on the first call: see {@link loadKy}. */
   #ky: KyInstance | undefined;
   readonly #now: () => number;
@@ -125,8 +126,8 @@ export class Transport {
 
   constructor(config: TransportConfig) {
     this.#config = config;
-    this.#root = checkBaseUrl(config.owner, config.baseUrl, config.allowInsecureHttp === true) + config.apiPath;
-    this.#apiPathname = new URL(this.#root).pathname;
+    this.#root = checkBaseUrl(config.owner, config.baseUrl, config.allowInsecureHttp === true);
+    this.#rootPathname = new URL(this.#root).pathname.replace(/\/+$/, '');
     this.#now = config.now ?? Date.now;
     this.#clockOffsetMs = config.clockOffsetMs ?? 0;
     this.#observer = new Observer(config);
@@ -162,7 +163,7 @@ export class Transport {
       {
         operation: endpoint.operation,
         method: endpoint.method,
-        path: endpoint.path,
+        path: endpointPath({ api: this.#config.api, endpoint }),
         signing,
         resendable: endpoint.resendable,
         ...(parsed === undefined ? {} : inQuery ? { query: parsed as Record<string, string | number> } : { body: parsed }),
@@ -267,7 +268,7 @@ export class Transport {
 
   /** What a log line names of a call: never its query, a header or a body. */
   #logged(call: Call<z.ZodMiniType>): LoggedCall {
-    return { operation: `${this.#config.api}.${call.operation}`, method: call.method, path: `${this.#apiPathname}${call.path}` };
+    return { operation: `${this.#config.api}.${call.operation}`, method: call.method, path: `${this.#rootPathname}${call.path}` };
   }
 
   /**
@@ -435,8 +436,8 @@ export class Transport {
   }
 
   /** What a `RequestAbortedError` raised outside a call (between two pages of a read) names. @internal */
-  describeCall(operation: string, method: 'GET' | 'POST', path: string, query?: Call<z.ZodMiniType>['query']): FailedCall {
-    const call = { operation, method, path, query } as Call<z.ZodMiniType>;
+  describeCall(endpoint: Endpoint<z.ZodMiniType, z.ZodMiniType>, query?: Call<z.ZodMiniType>['query']): FailedCall {
+    const call = { operation: endpoint.operation, method: endpoint.method, path: endpointPath({ api: this.#config.api, endpoint }), query } as Call<z.ZodMiniType>;
     return this.#failedCall(call, this.#url(call));
   }
 

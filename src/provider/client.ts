@@ -1,6 +1,5 @@
 import type { ClientOptions } from '../core/client-options.js';
 import { APIPromise } from '../core/api-promise.js';
-import { apiPath } from '../internal/endpoint.js';
 import type { Signing } from '../internal/signer.js';
 import { checkSettings, clientOptions } from '../core/client-options.js';
 import { keyNames, withEnvironmentKeys } from '../core/environment.js';
@@ -90,7 +89,7 @@ export class ProviderClient extends APIResource {
     // With the keys it was given or read: withSite() and withOptions() make their clients with them.
     const options = withEnvironmentKeys('new ProviderClient', given, PROVIDER_KEYS);
     checkOptions('new ProviderClient', options, PROVIDER_OPTIONS);
-    const transport = (options as SiteOptions)[parentTransport] ?? new Transport({ ...options, apiPath: apiPath('provider'), api: 'provider', owner: 'new ProviderClient', credentials: options });
+    const transport = (options as SiteOptions)[parentTransport] ?? new Transport({ ...options, api: 'provider', owner: 'new ProviderClient', credentials: options });
     super(transport, options.credentialKey);
     this.#options = options;
     this.manual = new ProviderManual(transport, options.credentialKey);
@@ -178,7 +177,7 @@ export class ProviderClient extends APIResource {
           : params.hash === 'key'
             ? { hash: 'key', key: params.key }
             : { hash: 'basic' };
-      return this._transport.request(rawCall(params, signing, this._credentialKeys(options)), options);
+      return this._transport.request(rawCall('provider', params, signing, this._credentialKeys(options)), options);
     });
   }
 

@@ -7,9 +7,8 @@
  * entries it imports instead of copies. Internal: no path of package.json `exports` names it, and
  * it may change in any release.
  */
-export { API_ENDPOINTS, fullPath } from './registry/index.js';
+export { API_ENDPOINTS, endpointPath } from './registry/index.js';
 export { wireTypes } from '../internal/schema-blocks.js';
-export { apiPath } from '../internal/endpoint.js';
 export { welcomeEndpoint } from '../provider/account.js';
 export { settingsEndpoint } from '../dealer/settings.js';
 export { SANDBOX_OPTIONS } from './sandbox/options.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { z } from 'zod';
 import { DealerClient, ProviderClient } from '../../src/index.js';
-import { API_ENDPOINTS } from '../../src/tools/registry/index.js';
+import { API_ENDPOINTS, endpointPath } from '../../src/tools/registry/index.js';
 import { freePort, closeLoopbackServers } from '../helpers/loopback.js';
 import { expectNoSecret, jsonOf, useListeningSandbox, payorch, expectUsageError } from './run.js';
 
@@ -19,7 +19,7 @@ describe('payorch call', { timeout: 30_000 }, () => {
     const run = await payorch(['call', '--help']);
     const clients = { provider: new ProviderClient({ baseUrl: 'https://pay.example.com', apiKey: 'a', secretKey: 'b' }), dealer: new DealerClient({ baseUrl: 'https://pay.example.com', apiKey: 'a', secretKey: 'b' }) };
     for (const { api, endpoint } of API_ENDPOINTS) {
-      expect(run.stdout).toMatch(new RegExp(`^  ${api}\\.${endpoint.operation.replaceAll('.', '\\.')} +${endpoint.method} +/api/${api}${endpoint.path}$`, 'm'));
+      expect(run.stdout).toMatch(new RegExp(`^  ${api}\\.${endpoint.operation.replaceAll('.', '\\.')} +${endpoint.method} +${endpointPath({ api, endpoint })}$`, 'm'));
       const method: unknown = endpoint.operation.split('.').reduce<unknown>((target, name) => (target as Record<string, unknown>)[name], clients[api]);
       expect(typeof method, endpoint.operation).toBe('function');
     }
@@ -99,7 +99,7 @@ describe('payorch call', { timeout: 30_000 }, () => {
     const run = await payorch(['call', `${api}.${endpoint.operation}`, '--help']);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(new RegExp(`^Usage: payorch call ${api}\\.${endpoint.operation.replaceAll('.', '\\.')}`));
-    expect(run.stdout).toContain(`${endpoint.method} /api/${api}${endpoint.path}`);
+    expect(run.stdout).toContain(`${endpoint.method} ${endpointPath({ api, endpoint })}`);
     const { properties = {} } = z.toJSONSchema(endpoint.params, { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, unknown> };
     for (const field of Object.keys(properties)) expect(run.stdout).toMatch(new RegExp(`^  ${field} +\\S`, 'm'));
   });

@@ -4,7 +4,7 @@ import * as z from 'zod/mini';
 import { CALLBACK_KINDS } from '../../src/webhooks/kinds.js';
 import { CALLBACK_SCHEMAS } from '../../src/webhooks/schemas.js';
 import { lenientObject, object, strictObject } from '../../src/internal/schema-blocks.js';
-import { API_ENDPOINTS } from '../../src/tools/registry/index.js';
+import { API_ENDPOINTS, endpointPath } from '../../src/tools/registry/index.js';
 import { arbitraryOf } from '../helpers/arbitrary.js';
 
 /*
@@ -15,7 +15,7 @@ import { arbitraryOf } from '../helpers/arbitrary.js';
  */
 
 const rows = [
-  ...API_ENDPOINTS.map((route) => ({ name: `${route.api} ${route.endpoint.path}`, schema: route.endpoint.response })),
+  ...API_ENDPOINTS.map((route) => ({ name: `${route.api} ${endpointPath(route)}`, schema: route.endpoint.response })),
   ...CALLBACK_KINDS.map((kind) => ({ name: `${kind} callback`, schema: CALLBACK_SCHEMAS[kind] })),
 ];
 

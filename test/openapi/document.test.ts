@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { validate } from '@readme/openapi-parser';
 import { describe, expect, test } from 'vitest';
 import { CALLBACK_KINDS, CALLBACK_STATUSES } from '../../src/webhooks/kinds.js';
-import { API_ENDPOINTS } from '../../src/tools/registry/index.js';
+import { API_ENDPOINTS, endpointPath } from '../../src/tools/registry/index.js';
 import * as z from 'zod';
 import * as zm from 'zod/mini';
 import { lenientObject, responseBoolean, responseDecimal, responseInteger, responseNumber, responseString, successFlag } from '../../src/internal/schema-blocks.js';
@@ -62,7 +62,7 @@ describe('the generated OpenAPI document', () => {
   test('has the operations of the endpoint table, each with its method, path and a unique operationId', () => {
     expect(operations).toHaveLength(API_ENDPOINTS.length);
     for (const { api, endpoint } of API_ENDPOINTS) {
-      expect(doc.paths[`/api/${api}${endpoint.path}`]?.[endpoint.method.toLowerCase()]?.operationId).toBe(`${api}.${endpoint.operation}`);
+      expect(doc.paths[endpointPath({ api, endpoint })]?.[endpoint.method.toLowerCase()]?.operationId).toBe(`${api}.${endpoint.operation}`);
     }
   });
 
@@ -164,8 +164,8 @@ describe('the generated OpenAPI document', () => {
   });
 
   test('has no dealer card status query: spec 2.7 says the card tracking_code is for status queries, and 4.13 lists no such endpoint', () => {
-    const dealerOperations = API_ENDPOINTS.filter(({ api }) => api === 'dealer').map(({ endpoint }) => `${endpoint.method} ${endpoint.path} ${endpoint.operation}`);
-    expect(dealerOperations.filter((entry) => /credit-card|creditCard/.test(entry))).toEqual(['POST /credit-card/payment creditCard.createPayment']);
+    const dealerOperations = API_ENDPOINTS.filter(({ api }) => api === 'dealer').map((row) => `${row.endpoint.method} ${endpointPath(row)} ${row.endpoint.operation}`);
+    expect(dealerOperations.filter((entry) => /credit-card|creditCard/.test(entry))).toEqual(['POST /api/dealer/credit-card/payment creditCard.createPayment']);
     expect(Object.keys(doc.paths).filter((path) => path.startsWith('/api/dealer/') && path.includes('status'))).toEqual(['/api/dealer/transfer-status']);
   });
 

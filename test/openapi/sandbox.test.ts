@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, test } from 'vitest';
 import { DealerClient, ProviderClient } from '../../src/index.js';
-import { API_ENDPOINTS, fullPath, operationId } from '../../src/tools/registry/index.js';
+import { API_ENDPOINTS, endpointPath, operationId } from '../../src/tools/registry/index.js';
 import type { ApiEndpoint } from '../../src/tools/registry/index.js';
 import { createSandbox } from '../../src/tools/sandbox/index.js';
 import { DEALER_CALLS, PROVIDER_CALLS, rowOf, withValues } from '../helpers/api-calls.js';
@@ -71,7 +71,7 @@ async function raw(row: ApiEndpoint, params: Record<string, string | number>, se
   const account = row.api === 'provider' ? providerAccount : dealerAccount;
   const between = row.endpoint.hash === 'key' ? providerAccount.key : row.endpoint.hash === 'credential' ? credentialKey : '';
   const headers = row.endpoint.hash === 'key' ? { 'X-Key': between } : row.endpoint.hash === 'credential' ? { 'X-Credential-Key': between } : {};
-  const url = new URL(fullPath(row), SANDBOX_BASE_URL);
+  const url = new URL(endpointPath(row), SANDBOX_BASE_URL);
   if (row.endpoint.method === 'GET') for (const [name, value] of Object.entries(params)) url.searchParams.set(name, String(value));
   const request = handSigned(url.href, {
     method: row.endpoint.method,
@@ -166,8 +166,8 @@ describe('the sandbox satisfies docs/openapi.json', () => {
   test('every operation of the document was answered with success and refused at least once', () => {
     const answered = new Set(seen.map((answer) => `${answer.method} ${answer.path} ${answer.status < 300 ? 'ok' : 'refused'}`));
     for (const row of API_ENDPOINTS) {
-      expect(answered, idOf(row)).toContain(`${row.endpoint.method} ${fullPath(row)} ok`);
-      expect(answered, idOf(row)).toContain(`${row.endpoint.method} ${fullPath(row)} refused`);
+      expect(answered, idOf(row)).toContain(`${row.endpoint.method} ${endpointPath(row)} ok`);
+      expect(answered, idOf(row)).toContain(`${row.endpoint.method} ${endpointPath(row)} refused`);
     }
   });
 });

@@ -1,6 +1,6 @@
 import { HttpResponse } from 'msw';
 import { describe, expect, test } from 'vitest';
-import { fullPath } from '../../src/tools/registry/index.js';
+import { endpointPath } from '../../src/tools/registry/index.js';
 import { PROVIDER_CALLS } from '../helpers/api-calls.js';
 import { APIError, ProviderClient, RequestValidationError } from '../../src/index.js';
 import { expectProviderRequest } from '../helpers/provider.js';
@@ -169,13 +169,13 @@ describe('every provider call', () => {
   const moneyMoving = PROVIDER_CALLS.filter((call) => !call.endpoint.resendable);
 
   test.each(resendable.map((call) => [call.id, call] as const))('%s is resendable: retried after a 500', async (_id, call) => {
-    const seen = capture('post', `${BASE_URL}${fullPath(call.row)}`, (attempt) => (attempt === 1 ? HttpResponse.json({}, { status: 500 }) : (call.row.example.answer as object)));
+    const seen = capture('post', `${BASE_URL}${endpointPath(call.row)}`, (attempt) => (attempt === 1 ? HttpResponse.json({}, { status: 500 }) : (call.row.example.answer as object)));
     await call.invoke(provider, call.valid as never);
     expect(seen).toHaveLength(2);
   });
 
   test.each(moneyMoving.map((call) => [call.id, call] as const))('%s is not resendable: sent once on a 500, never again', async (id, call) => {
-    const seen = capture('post', `${BASE_URL}${fullPath(call.row)}`, () => HttpResponse.json({}, { status: 500 }));
+    const seen = capture('post', `${BASE_URL}${endpointPath(call.row)}`, () => HttpResponse.json({}, { status: 500 }));
     const error = await call.invoke(provider, call.valid as never).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(APIError);
     expect((error as APIError).status).toBe(500);

@@ -1,7 +1,7 @@
 import { http, passthrough } from 'msw';
 import { describe, expect, test } from 'vitest';
 import { DealerClient, ProviderClient } from '../../src/index.js';
-import { API_ENDPOINTS, fullPath } from '../../src/tools/registry/index.js';
+import { API_ENDPOINTS, endpointPath } from '../../src/tools/registry/index.js';
 import { createSandbox } from '../../src/tools/sandbox/index.js';
 import type { Sandbox } from '../../src/tools/sandbox/index.js';
 import { IBAN, SANDBOX_BASE_URL, customer, handSigned, providerOf, read } from '../helpers/sandbox.js';
@@ -44,7 +44,7 @@ describe('sandbox.fetch', () => {
 
   test('serves every endpoint of the registry', async () => {
     const sandbox = createSandbox();
-    const paths = API_ENDPOINTS.map((row) => `${row.endpoint.method} ${fullPath(row)}`);
+    const paths = API_ENDPOINTS.map((row) => `${row.endpoint.method} ${endpointPath(row)}`);
     for (const entry of paths) {
       const [method = '', path = ''] = entry.split(' ');
       // Unsigned: every endpoint exists and asks for the headers, none is 404 or 405.

@@ -20,7 +20,7 @@ const jsonFiles = (folder: string) => readdirSync(new URL(folder, fixtures)).fil
 
 /** `provider--third-party-bank-start-deposit.variants.json` names POST /third-party/bank/start-deposit of the provider API. */
 const endpointKey = (api: string, path: string) => `${api}--${path.slice(1).replaceAll('/', '-')}`;
-const schemas = new Map<string, z.ZodMiniType>(API_ENDPOINTS.map((route) => [endpointKey(route.api, route.endpoint.path), route.endpoint.response]));
+const schemas = new Map<string, z.ZodMiniType>(API_ENDPOINTS.map((route) => [endpointKey(route.api, route.endpoint.path ?? route.endpoint.fullPath), route.endpoint.response]));
 
 /** Every key of `input` is kept in `output`: nothing the service sends is silently dropped. */
 function expectKept(input: unknown, output: unknown, path: string): void {

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import type * as z from 'zod/mini';
 import { CALLBACK_KINDS, CALLBACK_STATUSES } from '../../src/webhooks/kinds.js';
-import { API_ENDPOINTS } from '../../src/tools/registry/index.js';
+import { API_ENDPOINTS, endpointPath } from '../../src/tools/registry/index.js';
 import { CALLBACK_SCHEMAS } from '../../src/webhooks/schemas.js';
 import { signCallback, verifyCallback } from '../../src/index.js';
 import { schemaOf } from '../../src/tools/openapi/document.js';
@@ -15,7 +15,7 @@ import { arbitraryOf, optionalFields } from '../helpers/arbitrary.js';
  * kind is covered without touching this file.
  */
 
-const endpointRows = API_ENDPOINTS.map((route) => ({ name: `${route.api} ${route.endpoint.method} ${route.endpoint.path}`, schema: route.endpoint.response }));
+const endpointRows = API_ENDPOINTS.map((route) => ({ name: `${route.api} ${route.endpoint.method} ${endpointPath(route)}`, schema: route.endpoint.response }));
 const callbackRows = CALLBACK_KINDS.map((kind) => ({ name: `${kind} callback`, schema: CALLBACK_SCHEMAS[kind] }));
 const rows = [...endpointRows, ...callbackRows];
 

@@ -5,7 +5,7 @@ import { TransactionRangeParams } from 'payorch/schemas';
 import type { Endpoint } from '../../internal/endpoint.js';
 import type { Api } from '../../core/api.js';
 import { REQUEST_OPTIONS } from '../../core/option-checks.js';
-import { API_ENDPOINTS, fullPath } from '../cli-internals.js';
+import { API_ENDPOINTS, endpointPath } from '../cli-internals.js';
 import { ENVIRONMENT_NAMES } from './environment.js';
 import { declared, numberFlag, rangeOf } from './flags.js';
 import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_FAILED, EXIT_OK, UsageError, accountKeys, colours, fromFlagOrEnv, inFlags, parse, printable, readInput, requireSetting, secretKeyHelp } from './io.js';
@@ -33,7 +33,7 @@ const OPERATIONS: readonly Operation[] = LIST === undefined ? ROWS : [...ROWS, {
 /** The name a user types: the SDK's operation name, prefixed with its API where two APIs share it. */
 const qualified = ({ api, operation }: Operation): string => `${api}.${operation}`;
 
-const LISTED = OPERATIONS.map((row) => `  ${qualified(row).padEnd(40)} ${row.endpoint.method.padEnd(5)}${fullPath(row)}${row.iterate ? ' (every page of any range)' : ''}`).join('\n');
+const LISTED = OPERATIONS.map((row) => `  ${qualified(row).padEnd(40)} ${row.endpoint.method.padEnd(5)}${endpointPath(row)}${row.iterate ? ' (every page of any range)' : ''}`).join('\n');
 
 const USAGE = `Usage: payorch call <operation> [--data <json|@file|@->] [options]
 
@@ -142,7 +142,7 @@ async function operationUsage(operation: Operation): Promise<string> {
   return [
     `Usage: payorch call ${name}${fields.length === 0 ? '' : ' --data <json|@file|@->'} [options]`,
     '',
-    `${operation.endpoint.method} ${fullPath(operation)}, signed with the ${operation.endpoint.hash} hash (spec 5.1).`,
+    `${operation.endpoint.method} ${endpointPath(operation)}, signed with the ${operation.endpoint.hash} hash (spec 5.1).`,
     '',
     ...(fields.length === 0 ? ['It takes no parameters: leave out --data.'] : ['Fields of --data (a JSON object; no other field is accepted):', ...fields]),
     ...(note === undefined ? [] : ['', note]),
@@ -295,7 +295,7 @@ async function run(args: readonly string[], io: Io): Promise<number> {
     if (row.iterate) {
       // Each record as it arrives, one JSON line each; --json collects them into one array.
       const records = method.call(target, params) as unknown as AsyncIterable<unknown>;
-      status(`${c.green('ok')} ${endpoint.method} ${fullPath(row)}, every page`);
+      status(`${c.green('ok')} ${endpoint.method} ${endpointPath(row)}, every page`);
       for await (const record of records) {
         printed.push(record);
         if (!values.json) io.stdout.write(`${JSON.stringify(record)}\n`);
@@ -305,7 +305,7 @@ async function run(args: readonly string[], io: Io): Promise<number> {
       return EXIT_OK;
     }
     const answer = await (noParams ? method.call(target) : method.call(target, params));
-    status(`${c.green('ok')} ${endpoint.method} ${fullPath(row)}`);
+    status(`${c.green('ok')} ${endpoint.method} ${endpointPath(row)}`);
     io.stdout.write(`${JSON.stringify(answer, null, 2)}\n`);
     return EXIT_OK;
   } catch (error) {

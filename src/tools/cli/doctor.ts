@@ -5,7 +5,7 @@ import { assertNever } from '../../internal/assert-never.js';
 import type { Api } from '../../core/api.js';
 import { isLoopbackHostname } from '../../core/loopback.js';
 import { checkBaseUrl } from '../../core/option-checks.js';
-import { apiPath, settingsEndpoint, welcomeEndpoint } from '../cli-internals.js';
+import { endpointPath, settingsEndpoint, welcomeEndpoint } from '../cli-internals.js';
 import { ENVIRONMENT_NAMES } from './environment.js';
 import { DEFAULT_WAIT_MS, WAIT_TIMEOUT, numberFlag, rangeOf } from './flags.js';
 import { COMMON_OPTIONS, EXIT_FAILED, EXIT_OK, KEY_VARIABLES, colours, emit, fromFlagOrEnv, parse, printable, requireSetting, accountKeys, secretFromOptions, UsageError } from './io.js';
@@ -95,7 +95,7 @@ function causeCode(error: unknown): string | undefined {
 async function checkAccount(account: Api, root: string, keys: AccountKeys, timeoutMs: number): Promise<Check[]> {
   // The cheapest signed call of each API, one that creates nothing, at the URL the clients build.
   const probe = account === 'provider' ? welcomeEndpoint : settingsEndpoint;
-  const url = new URL(`${root}${apiPath(account)}${probe.path}`);
+  const url = new URL(`${root}${endpointPath({ api: account, endpoint: probe })}`);
   const baseUrl = new URL(root);
   const https = baseUrl.protocol === 'https:';
   const timestamp = String(Math.floor(Date.now() / 1000));

@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { CreditCardCallback, DealerCreditCardCallback, DepositCallback, WithdrawalCallback } from 'payorch/schemas';
 import type { CallbackKind, DealerErrorCode } from 'payorch';
 import { assertNever } from '../../internal/assert-never.js';
-import { API_ENDPOINTS, fullPath, wireTypes } from '../cli-internals.js';
+import { API_ENDPOINTS, endpointPath, wireTypes } from '../cli-internals.js';
 import type { ApiEndpoint } from '../registry/index.js';
 import { SPEC_GAPS } from './notes.js';
 
@@ -327,7 +327,7 @@ export interface OpenApiOptions {
 export function openApiDocument(options: OpenApiOptions): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const row of API_ENDPOINTS) {
-    paths[fullPath(row)] = { [row.endpoint.method.toLowerCase()]: operation(row) };
+    paths[endpointPath(row)] = { [row.endpoint.method.toLowerCase()]: operation(row) };
   }
   return {
     openapi: '3.1.0',
@@ -343,7 +343,7 @@ export function openApiDocument(options: OpenApiOptions): Record<string, unknown
       ].join('\n\n'),
       license: { name: 'MIT', identifier: 'MIT' },
     },
-    servers: [{ url: '{baseUrl}', description: 'The service; paths carry /api/provider or /api/dealer.', variables: { baseUrl: { default: 'https://pay.example.com' } } }],
+    servers: [{ url: '{baseUrl}', description: 'The service; paths are below it (most below /api/provider or /api/dealer).', variables: { baseUrl: { default: 'https://pay.example.com' } } }],
     tags: [
       { name: 'provider', description: 'Provider API (spec 4.2 to 4.12).' },
       { name: 'dealer', description: 'Dealer API (spec 4.13); every request uses the basic hash (spec 5.2).' },

@@ -1,4 +1,3 @@
-import { apiPath } from '../../internal/endpoint.js';
 import { DEALER_ENDPOINTS } from './dealer.js';
 import { PROVIDER_ENDPOINTS } from './provider.js';
 import type { ApiEndpoint } from './row.js';
@@ -18,8 +17,8 @@ export type { ApiEndpoint, EndpointExample, RowSpec } from './row.js';
 /** Every endpoint of the Provider API (spec 4.2) and of the Dealer API (spec 4.13). */
 export const API_ENDPOINTS: readonly ApiEndpoint[] = [...PROVIDER_ENDPOINTS, ...DEALER_ENDPOINTS];
 
-/** Where an endpoint lives below the base URL: `/api/provider/welcome`. */
-export const fullPath = ({ api, endpoint }: Pick<ApiEndpoint, 'api' | 'endpoint'>): string => `${apiPath(api)}${endpoint.path}`;
+/** Where a row lives below the base URL (`/api/provider/welcome`): the function the clients send by too. */
+export { endpointPath } from '../../internal/endpoint.js';
 
 /** The registry's name of a row, its API first: `provider.manual.startDeposit`. */
 export const operationId = ({ api, endpoint }: Pick<ApiEndpoint, 'api' | 'endpoint'>): string => `${api}.${endpoint.operation}`;

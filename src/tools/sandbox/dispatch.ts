@@ -1,5 +1,5 @@
 import { constantTimeEqual } from '../../internal/hash/constant-time.js';
-import { API_ENDPOINTS, fullPath } from '../registry/index.js';
+import { API_ENDPOINTS, endpointPath } from '../registry/index.js';
 import type { ApiEndpoint } from '../registry/index.js';
 import { authFailure, errorFailure } from './answers.js';
 import type { Reply } from './answers.js';
@@ -17,7 +17,7 @@ const ROUTES = new Map<string, ApiEndpoint>();
 /** The methods each path takes, for the `Allow` header of a 405. */
 const METHODS = new Map<string, string[]>();
 for (const route of API_ENDPOINTS) {
-  const path = fullPath(route);
+  const path = endpointPath(route);
   ROUTES.set(`${route.endpoint.method} ${path}`, route);
   METHODS.set(path, [...(METHODS.get(path) ?? []), route.endpoint.method]);
 }

@@ -176,8 +176,8 @@ export class Sandbox {
   }
 
   /**
-   * msw request handlers that answer `{baseUrl}/api/*` and `{baseUrl}/__sandbox/*` with the
-   * sandbox. Pass msw's `http`: payorch does not import msw (an optional peer dependency), so the
+   * msw request handlers that answer every endpoint's path (`{baseUrl}/api/*`) and
+   * `{baseUrl}/__sandbox/*` with the sandbox. Pass msw's `http`: payorch does not import msw (an optional peer dependency), so the
    * handlers are built by, and typed as, your own msw. `baseUrl` defaults to {@link SANDBOX_BASE_URL}.
    *
    * @example
