@@ -65,7 +65,7 @@ export interface BullMQQueueOptions {
    * true, says so on the console and to `onError`, with the line that fixes it; it never refuses to
    * run. Where `INFO` is refused (a managed Redis), it says once that it could not check.
    * @default false
-   * @example true (a test or a cache-only deployment)
+   * @example true // a test, or a deployment that only caches
    */
   readonly acceptVolatileRedis?: boolean | undefined;
 }
