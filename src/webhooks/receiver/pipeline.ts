@@ -82,7 +82,7 @@ export function pipeline<TContext extends CallbackInboxContext>(settings: Pipeli
 
   // Verify (a refusal ends in its answer); then, deferred, enqueue; else route and apply once; answer.
   async function verifyAndApply(input: ReceivedInput, trace: CallbackTrace): Promise<CallbackReceiverAnswer> {
-    const verified = verifyReceived(verifying, input);
+    const verified = verifyReceived(verifying, input, trace);
     if (isAnswer(verified)) return verified;
     trace.verified(verified.callback);
     if (enqueue !== undefined) return enqueueVerified(enqueue, verified, trace);
