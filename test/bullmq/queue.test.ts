@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, expectTypeOf, test, vi } from 'vitest';
 import { createBullMQQueue } from '../../src/queues/bullmq/index.js';
 import type { BullMQCallbackQueue, BullMQQueueOptions } from '../../src/queues/bullmq/index.js';
 import { QueueError, RequestValidationError, isPayorchError } from '../../src/errors/error.js';
@@ -212,6 +212,7 @@ test('dead letters are kept across a Redis restart (append-only file, appendfsyn
 }, 30_000);
 
 test('with Redis down, enqueue and onError say the queue is unreachable and that the service delivers again, onError once a minute rather than per reconnect', async () => {
+  expectTypeOf<Parameters<NonNullable<BullMQQueueOptions['onError']>>[0]>().toEqualTypeOf<QueueError>();
   const heard: QueueError[] = [];
   const callbacks = await queueOf({ onError: (error) => void heard.push(error) });
   callbacks.work(applying().receiver);

@@ -2,9 +2,9 @@
 import express5 from 'express';
 import express4 from 'express4';
 import { request as httpRequest } from 'node:http';
-import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, expectTypeOf, test, vi } from 'vitest';
 import { CallbackHandlingError, confirmWithCardStatus, createCallbackReceiver, createMemoryInbox, isPayorchError, NotConfirmedError, ProviderClient, RequestValidationError, UnhandledError } from '../../../src/index.js';
-import type { CallbackErrorDetails, CallbackReceiver, CallbackReceiverOptions, MemoryInboxContext, VerifiedCallback, AppliedCallback } from '../../../src/index.js';
+import type { CallbackErrorDetails, CallbackReceiver, CallbackReceiverOptions, MemoryInboxContext, VerifiedCallback, AppliedCallback , PayorchError} from '../../../src/index.js';
 import { NOW_SECONDS, now, sign, unsigned } from '../../helpers/callbacks.js';
 import { serveNode } from '../../helpers/serve.js';
 import type { Served } from '../../helpers/serve.js';
@@ -306,6 +306,11 @@ describe('confirm', () => {
     expect(await post(url, sign(unsigned.deposit, PROVIDER))).toMatchObject({ status: 500 });
     expect(credit).not.toHaveBeenCalled();
     expect(errors.map(({ details }) => details.phase)).toEqual(['confirm']);
+  });
+
+  test('onError is typed with what reaches it: a PayorchError, whose message compiles', () => {
+    expectTypeOf<Parameters<NonNullable<CallbackReceiverOptions<MemoryInboxContext>['onError']>>[0]>().toEqualTypeOf<PayorchError>();
+    expectTypeOf(new CallbackHandlingError('handler', new Error('x')).phase).toEqualTypeOf<'handler' | 'confirm' | 'enqueue' | 'inbox' | 'request'>();
   });
 
   test('onError is told of a refusal by confirm, or of a callback no handler takes under retry, with an exported PayorchError that says nothing was applied; a throw of confirm reaches it wrapped', async () => {
