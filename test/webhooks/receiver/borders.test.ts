@@ -4,7 +4,7 @@ import express4 from 'express4';
 import { request as httpRequest } from 'node:http';
 import { afterEach, beforeEach, describe, expect, expectTypeOf, test, vi } from 'vitest';
 import { CallbackHandlingError, confirmWithCardStatus, createCallbackReceiver, createMemoryInbox, isPayorchError, NotConfirmedError, ProviderClient, RequestValidationError, UnhandledError } from '../../../src/index.js';
-import type { CallbackErrorDetails, CallbackReceiver, CallbackReceiverOptions, MemoryInboxContext, VerifiedCallback, AppliedCallback , PayorchError} from '../../../src/index.js';
+import type { CallbackErrorDetails, CallbackReceiver, CallbackReceiverOptions, MemoryInboxContext, VerifiedCallback, AppliedCallback, PayorchError } from '../../../src/index.js';
 import { NOW_SECONDS, now, sign, unsigned } from '../../helpers/callbacks.js';
 import { serveNode } from '../../helpers/serve.js';
 import type { Served } from '../../helpers/serve.js';
