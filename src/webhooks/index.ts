@@ -55,6 +55,10 @@ export {
   InboxCommitError,
   QueueError,
   CallbackRetentionError,
+  // What a receiver's confirm or unhandled: 'retry' refused, and what onError is told of code not payorch's that threw.
+  NotConfirmedError,
+  UnhandledError,
+  CallbackHandlingError,
   // Errors of the calls a receiver's reconcile makes and of the tracking codes it reads.
   ConnectionError,
   TrackingCodeError,

@@ -1,7 +1,7 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, expectTypeOf, test, vi } from 'vitest';
 import { createBullMQQueue } from '../../src/queues/bullmq/index.js';
 import type { BullMQCallbackQueue, BullMQQueueOptions } from '../../src/queues/bullmq/index.js';
-import { RequestValidationError } from '../../src/errors/error.js';
+import { QueueError, RequestValidationError, isPayorchError } from '../../src/errors/error.js';
 import type { DeadLetter } from '../../src/queues/dead-letters.js';
 import { createCallbackReceiver, signCallback } from '../../src/webhooks/index.js';
 import type { CallbackJob, CallbackReceiverOptions } from '../../src/webhooks/index.js';
@@ -209,6 +209,46 @@ test('dead letters are kept across a Redis restart (append-only file, appendfsyn
   await waitFor(() => applied.length === 2, 8000, 'the replayed jobs to be applied');
   expect(applied.sort()).toEqual([code('kept05a'), code('kept05b')]);
   expect(await callbacks.deadLetters.replay()).toEqual({ replayed: 0, remaining: 0 });
+}, 30_000);
+
+test('with Redis down, enqueue and onError say the queue is unreachable and that the service delivers again, onError once a minute rather than per reconnect', async () => {
+  expectTypeOf<Parameters<NonNullable<BullMQQueueOptions['onError']>>[0]>().toEqualTypeOf<QueueError>();
+  const heard: QueueError[] = [];
+  const callbacks = await queueOf({ onError: (error) => void heard.push(error) });
+  callbacks.work(applying().receiver);
+  // What BullMQ emits itself, beside the adapter: one error per reconnect of each connection.
+  let raw = 0;
+  callbacks.queue.on('error', () => void (raw += 1));
+  const told: unknown[] = [];
+  const receiver = createCallbackReceiver({ ...PROVIDER, enqueue: callbacks.enqueue, onError: (error) => void told.push(error) });
+  const delivery = signCallback({ ...unsigned.deposit, tracking_code: code('down23') }, PROVIDER);
+  vi.useFakeTimers({ toFake: ['Date'] });
+  try {
+    await redis.stop();
+    expect((await receiver.receive(delivery)).status).toBe(500);
+    await waitFor(() => raw >= 5, 10_000, 'BullMQ to fail five reconnects');
+    expect(heard).toHaveLength(1);
+    const [down] = heard;
+    expect(down).toBeInstanceOf(QueueError);
+    expect(down?.message).toMatch(/^payorch\/bullmq: test-\d+-\d+: Redis is unreachable, so no callback can be queued: the receiver answers them 500 and the service delivers them again .*\(connect ECONNREFUSED 127\.0\.0\.1:\d+\)/);
+    expect(down?.cause).toMatchObject({ code: 'ECONNREFUSED' });
+    // The receiver's onError: a QueueError that says the same, its cause ioredis' own words.
+    expect(told).toHaveLength(1);
+    expect(isPayorchError(told[0], QueueError)).toBe(true);
+    expect(told[0]).toMatchObject({ message: expect.stringMatching(/Redis is unreachable.*\(Stream isn't writeable and enableOfflineQueue options is false\)$/) });
+
+    // A minute on, the next reconnect is told again, with the count since.
+    const before = raw;
+    vi.setSystemTime(Date.now() + 61_000);
+    await waitFor(() => heard.length === 2, 10_000, 'the report of the next minute');
+    expect(raw).toBeGreaterThan(before);
+    expect(heard[1]?.message).toMatch(/; \d+ connection errors? in the last minute\)\. Told at most once a minute while it lasts\.$/);
+  } finally {
+    vi.useRealTimers();
+    await redis.start();
+  }
+  await waitFor(async () => (await callbacks.queue.count().catch(() => -1)) >= 0, 8000, 'the queue to reconnect');
+  expect((await receiver.receive(delivery)).status).toBe(200);
 }, 30_000);
 
 test('a replayed dead letter has the queue’s attempts again, and is a dead letter again when they run out', async () => {

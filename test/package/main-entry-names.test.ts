@@ -106,6 +106,7 @@ const DECLARED: readonly Group[] = [
   },
   { reason: 'I tell an inbox\'s failure (its table, its lock, a copy that failed) apart from my handler\'s', values: ['InboxError'] },
   { reason: 'I tell a queue adapter\'s failure (a job the engine did not take) apart from my handler\'s', values: ['QueueError'] },
+  { reason: 'I tell a callback confirm or no handler refused (nothing applied) from one my code failed', values: ['NotConfirmedError', 'UnhandledError', 'CallbackHandlingError'] },
 ];
 
 const root = join(import.meta.dirname, '..', '..');

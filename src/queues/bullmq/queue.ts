@@ -9,6 +9,7 @@ import type { CallbackJob } from '../../webhooks/job.js';
 import type { CallbackReceiver } from '../../webhooks/receiver/receiver.js';
 import type { CardStatusSource } from '../../webhooks/status-read.js';
 import { BULLMQ_DEFAULTS as DEFAULTS, bullMQDeadLetters, deadLetterOfJob } from './dead-letters.js';
+import { notQueued, redisErrors } from './unreachable.js';
 
 /** Settings of {@link createBullMQQueue}. */
 export interface BullMQQueueOptions {
@@ -51,13 +52,14 @@ export interface BullMQQueueOptions {
    */
   readonly backoffMs?: number | undefined;
   /**
-   * Told of the errors BullMQ's queue and workers emit, above all a lost Redis connection (which
-   * they retry), and once at start of a Redis that may lose jobs (see `acceptVolatileRedis`).
-   * Unheard, such an error would end the process.
+   * Told of the errors BullMQ's queue and workers emit, each a `QueueError` (BullMQ's or ioredis'
+   * own is its `cause`), and once at start of a Redis that may lose jobs (see `acceptVolatileRedis`).
+   * A Redis that cannot be reached is told once a minute while it lasts, with the count of
+   * connection errors, not once per reconnect. Unheard, such an error would end the process.
    * @default a console.error line with the error's message
-   * @example (error) => logger.warn({ error }, 'bullmq')
+   * @example (error) => logger.warn({ error }, error.message)
    */
-  readonly onError?: ((error: Error) => void) | undefined;
+  readonly onError?: ((error: QueueError) => void) | undefined;
   /**
    * Accepts on purpose a Redis that may lose jobs after the service was told 200: one without an
    * append-only file (`appendonly no`: a restart loses every queued job and dead letter) or whose
@@ -223,10 +225,10 @@ export function createBullMQQueue(options: BullMQQueueOptions): BullMQCallbackQu
   } as const;
   const onError =
     options.onError ??
-    ((error: Error) => {
-      console.error(`payorch/bullmq: ${name}: ${error.message}`);
+    ((error: QueueError) => {
+      console.error(error.message);
     });
-  const hear = (error: Error): void => {
+  const tell = (error: QueueError): void => {
     try {
       onError(error);
     } catch (listenerError) {
@@ -234,6 +236,8 @@ export function createBullMQQueue(options: BullMQQueueOptions): BullMQCallbackQu
       console.error('payorch/bullmq: onError threw', listenerError);
     }
   };
+  // Shared by the queue and every worker: one Redis down is one report a minute.
+  const hear = redisErrors(name, tell);
 
   const queue = new Queue<CallbackJob>(name, { connection: { ...options.connection, enableOfflineQueue: false }, prefix });
   queue.on('error', hear);
@@ -246,7 +250,7 @@ export function createBullMQQueue(options: BullMQQueueOptions): BullMQCallbackQu
         for (const problem of problems) {
           const error = new QueueError(`payorch/bullmq: ${name}: ${problem}`);
           console.warn(error.message);
-          hear(error);
+          tell(error);
         }
       },
       () => undefined,
@@ -257,7 +261,11 @@ export function createBullMQQueue(options: BullMQQueueOptions): BullMQCallbackQu
     queue,
     deadLetters: bullMQDeadLetters(queue),
     async enqueue(job) {
-      await queue.add('callback', job, jobOptions);
+      try {
+        await queue.add('callback', job, jobOptions);
+      } catch (error) {
+        throw notQueued(name, error);
+      }
     },
     work(receiver, workOptions) {
       checkOptions('work', workOptions, BULLMQ_WORK_OPTIONS);
