@@ -153,12 +153,12 @@ type Failing = number | 'always';
  * import type { QueueContractEngine } from 'payorch/testing';
  * interface TestQueues { sendRaw(job: unknown): Promise<void>; ageAndRunMaintenance(): Promise<void>; close(): Promise<void> }
  * declare function freshQueues(): Promise<TestQueues>;
- * declare function createMyQueue(options: TestQueues & { retryLimit: number; retryDelaySeconds: number }): QueueContractEngine['queue'] & { work: QueueContractEngine['work'] };
+ * declare function createMyQueue(options: TestQueues & { retries: number; retryDelaySeconds: number }): QueueContractEngine['queue'] & { work: QueueContractEngine['work'] };
  *
  * for (const c of queueContract({
  *   async setup() {
  *     const queues = await freshQueues(); // queue names of their own, an empty dead-letter table
- *     const adapter = createMyQueue({ ...queues, retryLimit: 3, retryDelaySeconds: 0 });
+ *     const adapter = createMyQueue({ ...queues, retries: 2, retryDelaySeconds: 0 });
  *     return {
  *       queue: adapter,
  *       work: (receiver) => adapter.work(receiver),

@@ -57,7 +57,7 @@ async function deadQueue() {
   const table = `dead_letters_cli_${String(process.pid)}_${String(made)}`;
   tables.push(table);
   await createPgBossDeadLetterTable({ pool, table });
-  const adapter: PgBossQueue = createPgBossQueue({ boss, pool, queue, table, retryLimit: 3, retryDelaySeconds: 0, retryBackoff: false });
+  const adapter: PgBossQueue = createPgBossQueue({ boss, pool, queue, table, retries: 3, retryDelaySeconds: 0, retryBackoff: false });
   const failing = { on: true };
   const applied: string[] = [];
   const receiver = createCallbackReceiver({ ...PROVIDER, merchantId: 'shop', onError: () => undefined, logLevel: 'off' });

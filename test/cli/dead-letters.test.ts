@@ -48,7 +48,7 @@ const code = (name: string) => `MAN-${name}-${String(seconds)}`;
 function deadQueue(receiverOptions: Partial<CallbackReceiverOptions<never>> = {}) {
   queues += 1;
   const name = `cli-${String(queues)}-${String(seconds)}`;
-  const callbacks = createBullMQQueue({ connection: { url }, queue: name, attempts: 1, onError: () => undefined });
+  const callbacks = createBullMQQueue({ connection: { url }, queue: name, retries: 0, onError: () => undefined });
   opened.push(callbacks);
   const failing = { on: true, error: 'the ledger is locked' };
   const applied: string[] = [];

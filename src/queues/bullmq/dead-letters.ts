@@ -20,7 +20,7 @@ import type { CallbackJob } from '../../webhooks/job.js';
  * the prefix's without loading bullmq, which the factory's module imports.
  * @internal
  */
-export const BULLMQ_DEFAULTS = { queue: 'payorch-callbacks', prefix: 'bull', attempts: 10, backoffMs: 5000, concurrency: 1, lockDurationMs: 30_000, stalledIntervalMs: 30_000, maxStalledCount: 1 } as const;
+export const BULLMQ_DEFAULTS = { queue: 'payorch-callbacks', prefix: 'bull', retries: 10, retryDelaySeconds: 5, concurrency: 1, lockDurationMs: 30_000, stalledIntervalMs: 30_000, maxStalledCount: 1 } as const;
 
 /** How many dead letters one `replay` moves at most, and how many ids it takes. */
 export const BULLMQ_REPLAY_BATCH = 100;

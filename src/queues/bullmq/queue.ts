@@ -34,21 +34,22 @@ export interface BullMQQueueOptions {
    */
   readonly prefix?: string | undefined;
   /**
-   * How many times a job is run before it is a dead letter. A job that can never apply (a
+   * How many times a job is retried after its first attempt fails (so `retries` + 1 attempts, as
+   * BullMQ's `attempts`); then it is a dead letter. A job that can never apply (a
    * `CallbackJobError`: changed in the queue, another merchant's, sealed with the previous key past
    * its `until`; a `CallbackRetentionError`) is a dead letter at once: retrying cannot help it.
    * @default 10
    * @example 20
    */
-  readonly attempts?: number | undefined;
+  readonly retries?: number | undefined;
   /**
-   * The wait before the first retry, in milliseconds; each retry waits twice the one before
-   * (BullMQ's exponential backoff). With the defaults, 10 attempts from 5 s: nine waits, about
-   * 43 minutes from the first attempt to the dead letter.
-   * @default 5000
-   * @example 30_000
+   * The wait before the first retry, in seconds; each retry waits twice the one before (BullMQ's
+   * exponential backoff). With the defaults, ten retries from 5 s: about 85 minutes from the first
+   * attempt to the dead letter.
+   * @default 5
+   * @example 30
    */
-  readonly backoffMs?: number | undefined;
+  readonly retryDelaySeconds?: number | undefined;
   /**
    * Told of the errors BullMQ's queue and workers emit, above all a lost Redis connection (which
    * they retry), and once at start of a Redis that may lose jobs (see `acceptVolatileRedis`).
@@ -147,8 +148,8 @@ export const BULLMQ_QUEUE_OPTIONS = declareOptions<BullMQQueueOptions>()([
   { name: 'connection', rule: { type: 'object', methods: [], allowed: 'ioredis options, for example { host, port } or { url }' }, required: true },
   { name: 'queue', rule: { type: 'text', maxLength: 100, pattern: /^[A-Za-z0-9_.-]+$/, allowed: 'letters, digits, _, . and - (at most 100)' }, default: DEFAULTS.queue },
   { name: 'prefix', rule: { type: 'text', maxLength: 100, pattern: /^[A-Za-z0-9_.:{}-]+$/, allowed: 'letters, digits, _, ., :, {, } and - (at most 100)' }, default: DEFAULTS.prefix },
-  { name: 'attempts', rule: { type: 'number', min: 1, max: 100, integer: true }, default: DEFAULTS.attempts },
-  { name: 'backoffMs', rule: { type: 'number', min: 0, max: 3_600_000, integer: true, unit: 'milliseconds' }, default: DEFAULTS.backoffMs },
+  { name: 'retries', rule: { type: 'number', min: 0, max: 100, integer: true }, default: DEFAULTS.retries },
+  { name: 'retryDelaySeconds', rule: { type: 'number', min: 0, max: 3600, unit: 'seconds' }, default: DEFAULTS.retryDelaySeconds },
   { name: 'onError', rule: { type: 'function' } },
   { name: 'acceptVolatileRedis', rule: { type: 'boolean' }, default: false },
 ]);
@@ -168,7 +169,8 @@ export const BULLMQ_WORK_OPTIONS = declareOptions<BullMQWorkOptions>()([
  * backoff set, kept in the failed set once they ran out), `work(receiver)` applies them, and
  * `deadLetters` lists, replays and purges the failed set.
  *
- * - **Retries:** `attempts` runs, waiting `backoffMs` and then twice as long each time. A worker
+ * - **Retries:** `retries` after the first attempt, waiting `retryDelaySeconds` and then twice as
+ *   long each time. A worker
  *   that dies mid-job loses its lock, and BullMQ's stalled-job check gives the job to another
  *   (`lockDurationMs`, `stalledIntervalMs`).
  * - **Dead letters** are the queue's failed set, kept with `removeOnFail: false`: BullMQ deletes
@@ -215,8 +217,8 @@ export function createBullMQQueue(options: BullMQQueueOptions): BullMQCallbackQu
   const name = options.queue ?? DEFAULTS.queue;
   const prefix = options.prefix ?? DEFAULTS.prefix;
   const jobOptions = {
-    attempts: options.attempts ?? DEFAULTS.attempts,
-    backoff: { type: 'exponential', delay: options.backoffMs ?? DEFAULTS.backoffMs },
+    attempts: (options.retries ?? DEFAULTS.retries) + 1,
+    backoff: { type: 'exponential', delay: Math.round((options.retryDelaySeconds ?? DEFAULTS.retryDelaySeconds) * 1000) },
     removeOnComplete: true,
     removeOnFail: false,
   } as const;

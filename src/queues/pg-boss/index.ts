@@ -43,7 +43,7 @@ import {
   DEFAULT_PGBOSS_QUEUE,
   DEFAULT_PGBOSS_RETENTION_SECONDS,
   DEFAULT_PGBOSS_RETRY_DELAY_SECONDS,
-  DEFAULT_PGBOSS_RETRY_LIMIT,
+  DEFAULT_PGBOSS_RETRIES,
   PGBOSS_QUEUE_OPTIONS,
   PGBOSS_WORK_OPTIONS,
   checkRetention,
@@ -151,7 +151,7 @@ function watchBacklog(boss: PgBossLike, queue: string, seconds: number, tell: (b
  * with `work(receiver)`, and list, replay or purge the dead letters with `deadLetters`.
  *
  * - `enqueue` resolves once pg-boss committed the job, with this queue's retry policy.
- * - A failed attempt is retried by pg-boss (`retryLimit`, `retryDelaySeconds`, `retryBackoff`).
+ * - A failed attempt is retried by pg-boss (`retries`, `retryDelaySeconds`, `retryBackoff`).
  *   The last failure, or a job that can never apply (`CallbackJobError`, `CallbackRetentionError`),
  *   is kept in the dead letters' table with its attempts and last error, and told to
  *   `onDeadLetter`; pg-boss then completes it. An attempt whose worker died is retried once its
@@ -177,7 +177,7 @@ function watchBacklog(boss: PgBossLike, queue: string, seconds: number, tell: (b
  * declare const boss: PgBoss;
  * declare const apiKey: string;
  * declare const secretKey: string;
- * const queue = createPgBossQueue({ boss, pool, retryLimit: 5 });
+ * const queue = createPgBossQueue({ boss, pool, retries: 5 });
  * const receiver = createCallbackReceiver({ apiKey, secretKey, inbox: createPostgresInbox({ pool }), enqueue: queue.enqueue });
  * await queue.work(receiver);
  *
@@ -191,7 +191,7 @@ export function createPgBossQueue(options: PgBossQueueOptions): PgBossQueue {
   const queue = options.queue ?? DEFAULT_PGBOSS_QUEUE;
   const deadQueue = `${queue}-dead`;
   const retries = {
-    retryLimit: options.retryLimit ?? DEFAULT_PGBOSS_RETRY_LIMIT,
+    retryLimit: options.retries ?? DEFAULT_PGBOSS_RETRIES,
     retryDelay: options.retryDelaySeconds ?? DEFAULT_PGBOSS_RETRY_DELAY_SECONDS,
     retryBackoff: options.retryBackoff ?? true,
     expireInSeconds: options.expireInSeconds ?? DEFAULT_PGBOSS_EXPIRE_IN_SECONDS,
