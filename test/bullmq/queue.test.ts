@@ -120,6 +120,7 @@ test('a job whose attempts ran out is a dead letter: list shows its kind, tracki
       attempts: 2,
       lastError: `NotConfirmedError: confirm refused deposit.completed ${code('dead03')}; nothing was applied`,
       deadAt: expect.any(Date) as Date,
+      history: [],
     },
   ]);
   const [letter] = deadLetters;
@@ -211,7 +212,7 @@ test('dead letters are kept across a Redis restart (append-only file, appendfsyn
   expect(await callbacks.deadLetters.replay()).toEqual({ replayed: 0, remaining: 0 });
 }, 30_000);
 
-test('a replayed dead letter has the queue’s attempts again, and is a dead letter again when they run out', async () => {
+test('a replayed dead letter has the queue’s attempts again, and is a dead letter again when they run out, counting the attempts of both lives', async () => {
   const callbacks = await queueOf({ retries: 2 });
   const { receiver, runs } = applying(() => false);
   callbacks.work(receiver);
@@ -222,7 +223,8 @@ test('a replayed dead letter has the queue’s attempts again, and is a dead let
   await waitFor(async () => (await deadCount(callbacks)) === 1, 8000, 'the replayed job to be a dead letter again');
   const [second] = (await callbacks.deadLetters.list()).deadLetters;
   expect(runs.get(code('again06'))).toBe(6);
-  expect(second).toMatchObject({ id: first?.id, attempts: 3 });
+  expect(second).toMatchObject({ id: first?.id, attempts: 6, history: [{ attempts: 3, lastError: first?.lastError, deadAt: first?.deadAt }] });
+  expect(await callbacks.deadLetters.get(first?.id ?? '')).toMatchObject({ attempts: 6, history: [{ attempts: 3 }] });
   expect(second?.deadAt.getTime()).toBeGreaterThan(first?.deadAt.getTime() ?? Infinity);
 });
 

@@ -287,9 +287,10 @@ export function createBullMQQueue(options: BullMQQueueOptions): BullMQCallbackQu
         ((deadLetter: DeadLetter) => {
           console.error(`payorch/bullmq: the job ${deadLetter.id} (${deadLetter.kind} ${deadLetter.trackingCode} ${deadLetter.status}) is a dead letter after ${String(deadLetter.attempts)} attempt(s): ${deadLetter.lastError}. Kept until replayed or purged (deadLetters)`);
         });
-      const tell = (job: Parameters<typeof deadLetterOfJob>[0]): void => {
+      const tell = async (job: Parameters<typeof deadLetterOfJob>[1]): Promise<void> => {
+        const deadLetter = await deadLetterOfJob(queue, job);
         try {
-          onDeadLetter(deadLetterOfJob(job));
+          onDeadLetter(deadLetter);
         } catch (error) {
           console.error('payorch/bullmq: onDeadLetter threw', error);
         }
@@ -297,7 +298,10 @@ export function createBullMQQueue(options: BullMQQueueOptions): BullMQCallbackQu
       // BullMQ sets finishedOn only when a failure is final: a retry has none. A job that stalled
       // more than maxStalledCount times fails here too, when a worker next takes it.
       worker.on('failed', (job) => {
-        if (job?.finishedOn !== undefined) tell(job);
+        // Its earlier lives are read from Redis; one that cannot be read is told to onError.
+        if (job?.finishedOn !== undefined) tell(job).catch((error: unknown) => {
+          hear(error instanceof Error ? error : new QueueError(String(error)));
+        });
       });
       workers.add(worker);
       return worker;

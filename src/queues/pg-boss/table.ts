@@ -42,7 +42,8 @@ export const deadLetterTableName = (where: string, options: Omit<PgBossDeadLette
 /**
  * The SQL that creates the dead letters' table: one row per dead job, with the queue it died on,
  * the job as it was (its JSON, as text: `jsonb` refuses a `\u0000` or a lone surrogate a callback
- * may hold), how many attempts it had, its last error, and when it died. `seq` orders
+ * may hold), how many attempts it had, its last error, when it died, and its earlier lives (a JSON
+ * array of `{ attempts, lastError, deadAt }`, null for a job never replayed). `seq` orders
  * them (oldest first) and pages them. Run it in your migrations, or call
  * {@link createPgBossDeadLetterTable}.
  *
@@ -57,7 +58,8 @@ export const deadLetterTableName = (where: string, options: Omit<PgBossDeadLette
  * //   job text NOT NULL,
  * //   attempts integer NOT NULL,
  * //   last_error text NOT NULL,
- * //   dead_at timestamptz NOT NULL DEFAULT now()
+ * //   dead_at timestamptz NOT NULL DEFAULT now(),
+ * //   history text
  * // );
  * // CREATE INDEX IF NOT EXISTS "payorch_dead_letters_queue" ON "payorch_dead_letters" (queue, seq)
  * ```
@@ -76,7 +78,8 @@ function tableSql(quoted: string): string {
     '  job text NOT NULL,',
     '  attempts integer NOT NULL,',
     '  last_error text NOT NULL,',
-    '  dead_at timestamptz NOT NULL DEFAULT now()',
+    '  dead_at timestamptz NOT NULL DEFAULT now(),',
+    '  history text',
     ');',
     `CREATE INDEX IF NOT EXISTS "${table}_queue" ON ${quoted} (queue, seq)`,
   ].join('\n');
