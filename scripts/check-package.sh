@@ -284,8 +284,8 @@ install . "$tarball" "bullmq@^6.7.0" "ioredis@^5" "@types/node@^22"
 cp "$work/ts/tsconfig.node16.json" .
 bullmq_js='
 let refused;
-try { createBullMQQueue({ connection: { host: "127.0.0.1", port: 6379 }, attempts: 0 }); } catch (error) { refused = error; }
-if (!(refused instanceof RequestValidationError) || !String(refused.message).includes("attempts")) throw new Error("payorch/bullmq");
+try { createBullMQQueue({ connection: { host: "127.0.0.1", port: 6379 }, retries: -1 }); } catch (error) { refused = error; }
+if (!(refused instanceof RequestValidationError) || !String(refused.message).includes("retries")) throw new Error("payorch/bullmq");
 console.log(`${label}: payorch/bullmq loaded`);
 '
 { echo 'import { createBullMQQueue } from "payorch/bullmq";'; echo 'import { RequestValidationError } from "payorch";'; echo 'const label = "ESM";'; echo "$bullmq_js"; } > bullmq.js && node bullmq.js

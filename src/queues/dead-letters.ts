@@ -30,11 +30,23 @@ export interface DeadLetter {
   readonly merchantId: string;
   /** When the receiver first got the callback (the job's `receivedAt`). */
   readonly receivedAt: Date;
-  /** How many times the engine ran the job before it gave up. */
+  /** How many times the engine ran the job before it gave up, in all its lives: those of `history` included. */
   readonly attempts: number;
   /** The last attempt's error, as `name: message` (a `CallbackJobError`'s reason is its name's field). */
   readonly lastError: string;
   /** When the job became a dead letter. */
+  readonly deadAt: Date;
+  /** Its earlier lives, oldest first: each time it was a dead letter before a replay. Empty for a job never replayed. */
+  readonly history: readonly DeadLetterLife[];
+}
+
+/** One earlier life of a dead letter: it died, then was replayed. */
+export interface DeadLetterLife {
+  /** How many times the engine ran the job in that life. */
+  readonly attempts: number;
+  /** That life's last error, as `name: message`. */
+  readonly lastError: string;
+  /** When it became a dead letter then. */
   readonly deadAt: Date;
 }
 
@@ -120,12 +132,47 @@ export interface CallbackQueue {
   readonly deadLetters: DeadLetters;
 }
 
-/** What a dead letter's engine record adds to its job. @internal */
+/** What a dead letter's engine record adds to its job: `attempts` of its current life, and its earlier lives as stored. @internal */
 export interface DeadLetterRecord {
   readonly id: string;
   readonly attempts: number;
   readonly lastError: string;
   readonly deadAt: Date;
+  /** The earlier lives as the engine keeps them ({@link storedLife}s: JSON), or as JSON text. */
+  readonly history?: unknown;
+}
+
+/** An earlier life as an engine keeps it, in JSON beside the sealed job (never inside it). @internal */
+export interface StoredLife {
+  readonly attempts: number;
+  readonly lastError: string;
+  /** Milliseconds since 1970. */
+  readonly deadAt: number;
+}
+
+/** A dead letter's life, as kept before its replay. @internal */
+export const storedLife = (attempts: number, lastError: string, deadAt: number): StoredLife => ({ attempts, lastError, deadAt });
+
+/**
+ * The earlier lives an engine kept, read without trusting their shape (a record anyone with access
+ * may have written): an entry that is not a life is left out.
+ * @internal
+ */
+export function storedHistory(value: unknown): StoredLife[] {
+  let list = value;
+  if (typeof list === 'string') {
+    try {
+      list = JSON.parse(list) as unknown;
+    } catch {
+      return [];
+    }
+  }
+  if (!Array.isArray(list)) return [];
+  return list.flatMap((entry: unknown) => {
+    const life = (typeof entry === 'object' && entry !== null ? entry : {}) as Partial<Record<keyof StoredLife, unknown>>;
+    const { attempts, lastError, deadAt } = life;
+    return typeof attempts === 'number' && Number.isSafeInteger(attempts) && attempts >= 0 && typeof lastError === 'string' && typeof deadAt === 'number' ? [storedLife(attempts, lastError, deadAt)] : [];
+  });
 }
 
 /**
@@ -138,6 +185,7 @@ export function deadLetterOf(job: unknown, record: DeadLetterRecord): DeadLetter
   const payload = typeof fields['payload'] === 'object' && fields['payload'] !== null ? (fields['payload'] as Readonly<Record<string, unknown>>) : {};
   const text = (value: unknown): string => (typeof value === 'string' ? value : '');
   const receivedAt = typeof fields['receivedAt'] === 'number' ? fields['receivedAt'] : Number.NaN;
+  const history = storedHistory(record.history).map((life) => ({ attempts: life.attempts, lastError: life.lastError, deadAt: new Date(life.deadAt) }));
   return {
     id: record.id,
     kind: text(fields['kind']),
@@ -145,9 +193,10 @@ export function deadLetterOf(job: unknown, record: DeadLetterRecord): DeadLetter
     status: text(payload['status']),
     merchantId: text(fields['merchantId']),
     receivedAt: new Date(receivedAt),
-    attempts: record.attempts,
+    attempts: history.reduce((sum, life) => sum + life.attempts, record.attempts),
     lastError: record.lastError,
     deadAt: record.deadAt,
+    history,
   };
 }
 

@@ -1,7 +1,8 @@
 // The dead letters of one pg-boss queue, in a table of the merchant's PostgreSQL: kept by the
 // worker, listed, replayed and purged by a person. No pg-boss retention reaches the table.
 import { checkOptions, declareOptions } from '../../core/option-checks.js';
-import { DEAD_LETTER_PAGE_LIMIT, DEFAULT_DEAD_LETTER_PAGE, checkDeadLetterId, checkPurgeOptions, checkReplayOptions, deadLetterOf, resealDeadLetter } from '../dead-letters.js';
+import { DEAD_LETTER_PAGE_LIMIT, DEFAULT_DEAD_LETTER_PAGE, checkDeadLetterId, checkPurgeOptions, checkReplayOptions, deadLetterOf, resealDeadLetter, storedHistory, storedLife } from '../dead-letters.js';
+import type { StoredLife } from '../dead-letters.js';
 import type { DeadLetter, DeadLetters, ListDeadLettersOptions, PurgeDeadLettersOptions, ReplayDeadLettersOptions } from '../dead-letters.js';
 import type { PostgresClient, PostgresPool } from '../../inboxes/postgres/table.js';
 import type { CallbackJob } from '../../webhooks/job.js';
@@ -38,6 +39,8 @@ export interface DeadJob {
   readonly job: unknown;
   readonly attempts: number;
   readonly lastError: string;
+  /** Its earlier lives, from the job's data: each time it died before a replay. */
+  readonly history: readonly StoredLife[];
 }
 
 /**
@@ -49,6 +52,11 @@ export interface DeadJob {
 export interface PgBossJobData {
   /** The job's JSON (`JSON.stringify`). */
   readonly job: string;
+  /**
+   * A replayed dead letter's earlier lives (attempts, last error, death in ms since 1970), beside
+   * the sealed job, which stays as it was sealed.
+   */
+  readonly history?: readonly StoredLife[] | undefined;
 }
 
 /**
@@ -59,6 +67,9 @@ export const storable = (text: string): string => text.replace(/\0|[\ud800-\udbf
 
 /** The data pg-boss keeps of `job`. */
 export const pgBossJobData = (job: unknown): PgBossJobData => ({ job: JSON.stringify(job) });
+
+/** The earlier lives a pg-boss job's data carries (none for a job never replayed). */
+export const historyOf = (data: unknown): StoredLife[] => (typeof data === 'object' && data !== null ? storedHistory((data as Partial<Record<'history', unknown>>).history) : []);
 
 /**
  * The job a pg-boss job's data holds. Data of another shape (a job sent to the queue as it is) is
@@ -82,12 +93,14 @@ interface Row {
   readonly attempts: number;
   readonly last_error: string;
   readonly dead_at: Date;
+  /** The earlier lives' JSON, or null for a job never replayed. */
+  readonly history: string | null;
 }
 
 /** The job of a row: parsed from its JSON text, or as list read it. */
 const jobIn = (job: unknown): unknown => (typeof job === 'string' ? jobOf({ job }) : job);
 
-const shown = (row: Row): DeadLetter => deadLetterOf(jobIn(row.job), { id: row.id, attempts: row.attempts, lastError: row.last_error, deadAt: new Date(row.dead_at) });
+const shown = (row: Row): DeadLetter => deadLetterOf(jobIn(row.job), { id: row.id, attempts: row.attempts, lastError: row.last_error, deadAt: new Date(row.dead_at), history: row.history });
 
 // What list reads of a job: the fields a dead letter shows, never the payload's names or IBANs.
 // The column is text, since jsonb refuses some of what a callback may hold; read as jsonb here
@@ -126,8 +139,8 @@ const rowsOf = (result: { readonly rows?: readonly unknown[] | undefined }): Row
 export async function keepDeadJob(store: DeadLetterStore, dead: DeadJob): Promise<DeadLetter | undefined> {
   return withClient(store, async (client, table) => {
     const result = await client.query(
-      `INSERT INTO ${table} (id, queue, job, attempts, last_error) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING RETURNING seq::text, id, job, attempts, last_error, dead_at`,
-      [dead.id, store.queue, JSON.stringify(dead.job), dead.attempts, storable(dead.lastError)],
+      `INSERT INTO ${table} (id, queue, job, attempts, last_error, history) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING RETURNING seq::text, id, job, attempts, last_error, dead_at, history`,
+      [dead.id, store.queue, JSON.stringify(dead.job), dead.attempts, storable(dead.lastError), dead.history.length === 0 ? null : JSON.stringify(dead.history.map((life) => ({ ...life, lastError: storable(life.lastError) })))],
     );
     const [row] = rowsOf(result);
     return row === undefined ? undefined : shown(row);
@@ -150,7 +163,7 @@ export function deadLettersIn(store: DeadLetterStore): DeadLetters {
       const limit = options.limit ?? DEFAULT_DEAD_LETTER_PAGE;
       return withClient(store, async (client, table) => {
         const result = await client.query(
-          `SELECT seq::text, id, ${LISTED_JOB}, attempts, last_error, dead_at FROM ${table} WHERE queue = $1 AND seq > $2::bigint ORDER BY seq LIMIT $3`,
+          `SELECT seq::text, id, ${LISTED_JOB}, attempts, last_error, dead_at, history FROM ${table} WHERE queue = $1 AND seq > $2::bigint ORDER BY seq LIMIT $3`,
           [store.queue, options.cursor ?? '0', limit + 1, ...UNREADABLE_ESCAPES],
         );
         const rows = rowsOf(result);
@@ -162,7 +175,7 @@ export function deadLettersIn(store: DeadLetterStore): DeadLetters {
     async get(id) {
       checkDeadLetterId('deadLetters.get', id);
       return withClient(store, async (client, table) => {
-        const result = await client.query(`SELECT seq::text, id, job, attempts, last_error, dead_at FROM ${table} WHERE queue = $1 AND id = $2`, [store.queue, id]);
+        const result = await client.query(`SELECT seq::text, id, job, attempts, last_error, dead_at, history FROM ${table} WHERE queue = $1 AND id = $2`, [store.queue, id]);
         const [row] = rowsOf(result);
         return row === undefined ? undefined : { ...shown(row), job: jobIn(row.job) as CallbackJob };
       });
@@ -177,9 +190,13 @@ export function deadLettersIn(store: DeadLetterStore): DeadLetters {
         let replayed: number;
         try {
           // Claimed for this transaction: a replay running at once skips them, and a purge waits.
-          const claimed = rowsOf(await client.query(`SELECT seq::text, id, job FROM ${table} WHERE queue = $1${which} ORDER BY seq LIMIT ${PGBOSS_REPLAY_BATCH} FOR UPDATE SKIP LOCKED`, values));
+          const claimed = rowsOf(await client.query(`SELECT seq::text, id, job, attempts, last_error, dead_at, history FROM ${table} WHERE queue = $1${which} ORDER BY seq LIMIT ${PGBOSS_REPLAY_BATCH} FOR UPDATE SKIP LOCKED`, values));
           // Every job re-sealed before any is sent: a refusal sends nothing.
-          const jobs = claimed.map((row) => (reseal === undefined ? { job: row.job as string } : pgBossJobData(resealDeadLetter(row.id, jobIn(row.job), reseal))));
+          // Each carries its lives so far, this one added: a job that dies again shows them all.
+          const jobs = claimed.map((row): PgBossJobData => ({
+            job: reseal === undefined ? (row.job as string) : pgBossJobData(resealDeadLetter(row.id, jobIn(row.job), reseal)).job,
+            history: [...storedHistory(row.history), storedLife(row.attempts, row.last_error, new Date(row.dead_at).getTime())],
+          }));
           // Sent in the transaction that deletes them: both are committed, or neither.
           const db: PgBossDatabase = { executeSql: async (text, sqlValues) => ({ rows: [...((await client.query(text, sqlValues)).rows ?? [])] }) };
           for (const job of jobs) await store.send(job, db);

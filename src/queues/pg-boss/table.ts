@@ -46,10 +46,11 @@ export const deadLetterTableName = (where: string, options: Omit<PgBossDeadLette
 /**
  * The SQL that creates the dead letters' table: one row per dead job, with the queue it died on,
  * the job as it was (its JSON, as text: `jsonb` refuses a `\u0000` or a lone surrogate a callback
- * may hold), how many attempts it had, its last error, and when it died. `seq` orders them (oldest
- * first) and pages them. First it records the table's version in `payorch_schema`, when the table
- * does not exist yet. Run it in your migrations, or call {@link createPgBossDeadLetterTable}, which
- * also migrates a table of an earlier version.
+ * may hold), how many attempts it had, its last error, when it died, and its earlier lives (a JSON
+ * array of `{ attempts, lastError, deadAt }`, null for a job never replayed). `seq` orders them
+ * (oldest first) and pages them. First it records the table's version in `payorch_schema`, when
+ * the table does not exist yet. Run it in your migrations, or call
+ * {@link createPgBossDeadLetterTable}, which also migrates a table of an earlier version.
  *
  * @example
  * ```ts
@@ -64,7 +65,8 @@ export const deadLetterTableName = (where: string, options: Omit<PgBossDeadLette
  * //   job text NOT NULL,
  * //   attempts integer NOT NULL,
  * //   last_error text NOT NULL,
- * //   dead_at timestamptz NOT NULL DEFAULT now()
+ * //   dead_at timestamptz NOT NULL DEFAULT now(),
+ * //   history text
  * // );
  * // CREATE INDEX IF NOT EXISTS "payorch_dead_letters_queue" ON "payorch_dead_letters" (queue, seq)
  * ```
@@ -84,7 +86,8 @@ function tableSql(quoted: string): string {
     '  job text NOT NULL,',
     '  attempts integer NOT NULL,',
     '  last_error text NOT NULL,',
-    '  dead_at timestamptz NOT NULL DEFAULT now()',
+    '  dead_at timestamptz NOT NULL DEFAULT now(),',
+    '  history text',
     ');',
     `CREATE INDEX IF NOT EXISTS "${table}_queue" ON ${quoted} (queue, seq)`,
   ].join('\n');
@@ -107,6 +110,12 @@ export const PGBOSS_DEAD_LETTER_TABLE: PostgresTable = {
       version: 2,
       shape: ['seq bigint NOT NULL', 'id text NOT NULL', 'queue text NOT NULL', 'job text NOT NULL', 'attempts integer NOT NULL', 'last_error text NOT NULL', 'dead_at timestamp with time zone NOT NULL', 'PRIMARY KEY (seq)', 'UNIQUE (id)'],
       up: (table) => [`ALTER TABLE ${table} ALTER COLUMN job TYPE text USING job::text`],
+    },
+    {
+      // The earlier lives of a dead letter replayed and dead again.
+      version: 3,
+      shape: ['seq bigint NOT NULL', 'id text NOT NULL', 'queue text NOT NULL', 'job text NOT NULL', 'attempts integer NOT NULL', 'last_error text NOT NULL', 'dead_at timestamp with time zone NOT NULL', 'history text', 'PRIMARY KEY (seq)', 'UNIQUE (id)'],
+      up: (table) => [`ALTER TABLE ${table} ADD COLUMN history text`],
     },
   ],
   migrate: 'createPgBossDeadLetterTable({ pool }) or `payorch migrate pg-boss-dead-letters`',
