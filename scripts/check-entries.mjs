@@ -6,6 +6,7 @@
 // stops only at the peer it is named after (payorch/bullmq without bullmq). Called by check-package.sh.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { ENTRIES } from './entries.mjs';
@@ -56,11 +57,13 @@ const formats = [
 ];
 
 const problems = [];
+// Whether `name` is in a node_modules folder the consumer's code looks in (its own or one above it).
+const resolvable = (name) => createRequire(join(consumer, 'package.json')).resolve.paths(name).some((dir) => existsSync(join(dir, name)));
 const meta = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')).peerDependenciesMeta ?? {};
 const optionalPeers = Object.keys(meta).filter((peer) => meta[peer].optional === true);
 for (const each of ENTRIES) {
   const namesake = each.subpath.slice(2);
-  const peerMissing = optionalPeers.includes(namesake) && !existsSync(join(consumer, 'node_modules', namesake));
+  const peerMissing = optionalPeers.includes(namesake) && !resolvable(namesake);
   const loaded = [];
   for (const [format, types, report] of formats) {
     const got = report[each.name];
