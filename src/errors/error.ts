@@ -638,10 +638,9 @@ export class StatementPoolingError extends InboxError {
 }
 
 /**
- * A queue adapter (`payorch/pg-boss`, `payorch/bullmq`, `payorch/cloudflare-queues`) could not do
- * what it was asked: the engine did not take a job (pg-boss answers `null` on a queue whose policy
- * is not `standard`), a batch of another queue reached its consumer, or its dead letters' table
- * has another shape. Nothing was queued or replayed; the engine's own error, if any, is its
+ * A queue adapter could not do what it was asked: the engine did not take a job (pg-boss answers
+ * `null` on a queue whose policy is not `standard`), a batch of another queue reached its consumer,
+ * or its dead letters' table has another shape. Nothing was queued or replayed; the engine's own error, if any, is its
  * `cause`. A receiver whose `enqueue` rejects with it answers 500, so the service delivers the
  * callback again. A failed attempt of a BullMQ worker reaches BullMQ as one too, whose `cause` is
  * the error as the handler threw it.

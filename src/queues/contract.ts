@@ -10,8 +10,8 @@ import { canonicalJson } from '../webhooks/seal.js';
 import { signCallback } from '../webhooks/sign.js';
 
 /*
- * The contract of a queue adapter (payorch/pg-boss, payorch/bullmq, payorch/cloudflare-queues, or
- * a merchant's own over SQS or RabbitMQ): what a receiver with `enqueue` relies on once it has
+ * The contract of a queue adapter (payorch's, or a merchant's own over SQS or RabbitMQ): what a
+ * receiver with `enqueue` relies on once it has
  * answered 200. Every case runs real signed callbacks (signCallback) through a real receiver
  * (createCallbackReceiver with the adapter's `enqueue`), so that jobs are sealed as in production
  * and a job changed in the queue is refused by `receiver.apply`, not by a stand-in.

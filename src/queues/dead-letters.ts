@@ -6,10 +6,10 @@ import { resealCallbackJob } from '../webhooks/seal.js';
 import type { ResealKeys } from '../webhooks/seal.js';
 
 /*
- * What every queue adapter (payorch/pg-boss, payorch/bullmq, payorch/cloudflare-queues) gives,
- * under the same names and meanings on every engine: `enqueue` for the receiver, and the dead
- * letters a person lists, replays and purges. Each adapter adds its own way to start applying
- * jobs (the engine's worker, or a Worker's `queue` handler), since that is the engine's.
+ * What every queue adapter gives, under the same names and meanings on every engine: `enqueue`
+ * for the receiver, and the dead letters a person lists, replays and purges. Each adapter adds its
+ * own way to start applying jobs (the engine's worker, or a Worker's `queue` handler), since that
+ * is the engine's.
  */
 
 /**
