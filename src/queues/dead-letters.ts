@@ -120,7 +120,7 @@ export interface CallbackQueue {
   readonly deadLetters: DeadLetters;
 }
 
-/** What a dead letter's engine record adds to its job. @internal */
+/** What a dead letter's engine record adds to its job. No entry exports it. */
 export interface DeadLetterRecord {
   readonly id: string;
   readonly attempts: number;
