@@ -14,8 +14,9 @@
 // is declared, with the reason a user imports it, in test/package/main-entry-names.test.ts.
 //
 // Deliberately left out, internal and free to change without notice:
-// - the transport, the endpoint tables and the resources' base (APIResource):
-//   every call goes through a client method (or ProviderClient.request() for a path it lacks);
+// - the transport and the endpoint tables: every call goes through a client method (or
+//   ProviderClient.request() for a path it lacks); the resources' base, APIResource, is a type
+//   only (the clients' declarations extend it) with no public member;
 // - the generic ThirdPartyChannel (BankChannel, CryptoChannel and WalletChannel name its uses)
 //   and the wire building blocks of src/internal (NoParams, envelope, iban, the open enum helper);
 // - request signing (requestHash, callbackHash, Signing, Credentials): the clients sign every
@@ -48,6 +49,7 @@ export type { BankChannel } from './provider/third-party/bank.js';
 export type { ThirdPartyGateways } from './provider/third-party/channel.js';
 export type { CryptoChannel } from './provider/third-party/crypto.js';
 export type { WalletChannel } from './provider/third-party/wallet.js';
+export type { APIResource } from './internal/resource.js';
 
 // The type of every request, answer and callback body, under the name of its zod schema in
 // payorch/schemas; here as types only, so that the schemas stay out of this entry's names.

@@ -59,14 +59,14 @@ export class DealerClient extends APIResource {
    * const dealer = new DealerClient({ baseUrl: 'https://pay.example.com', apiKey, secretKey, timeout: 10_000 });
    * ```
    */
-  constructor(given: ClientOptions) {
-    const options = withEnvironmentKeys('new DealerClient', given, DEALER_KEYS);
-    checkOptions('new DealerClient', options, DEALER_OPTIONS);
-    const transport = new Transport({ ...options, api: 'dealer', owner: 'new DealerClient', credentials: options });
+  constructor(options: ClientOptions) {
+    const settings = withEnvironmentKeys('new DealerClient', options, DEALER_KEYS);
+    checkOptions('new DealerClient', settings, DEALER_OPTIONS);
+    const transport = new Transport({ ...settings, api: 'dealer', owner: 'new DealerClient', credentials: settings });
     // No credential key: every dealer row is signed with the basic hash (spec 5.2).
     super(transport);
     // With the keys it was given or read: withOptions() makes its client with them.
-    this.#options = options;
+    this.#options = settings;
     this.manualIban = new DealerManualIban(transport);
     this.eibans = new DealerEibans(transport);
     this.transactions = new DealerTransactions(transport);

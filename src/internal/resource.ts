@@ -19,7 +19,8 @@ type SendArguments<P extends z.ZodMiniType, R extends z.ZodMiniType> = [endpoint
  * The base of every resource of both APIs, and of the clients: the transport, and what signing a
  * call needs beyond it (the site credential key a provider client acts for; a dealer client has
  * none, its rows are all signed with the basic hash). Private fields behind protected getters, so
- * that logging a client never prints the transport's keys. @internal
+ * that logging a client never prints the transport's keys. The clients' declarations extend it, so
+ * the main entry exports it as a type; its members are all internal, left out of them.
  */
 export class APIResource {
   readonly #transport: Transport;

@@ -85,18 +85,18 @@ export class ProviderClient extends APIResource {
    * Makes a client; nothing is sent until the first call.
    * @param options keys, service address and transport settings; see {@link ProviderClientOptions}
    */
-  constructor(given: ProviderClientOptions) {
+  constructor(options: ProviderClientOptions) {
     // With the keys it was given or read: withSite() and withOptions() make their clients with them.
-    const options = withEnvironmentKeys('new ProviderClient', given, PROVIDER_KEYS);
-    checkOptions('new ProviderClient', options, PROVIDER_OPTIONS);
-    const transport = (options as SiteOptions)[parentTransport] ?? new Transport({ ...options, api: 'provider', owner: 'new ProviderClient', credentials: options });
-    super(transport, options.credentialKey);
-    this.#options = options;
-    this.manual = new ProviderManual(transport, options.credentialKey);
-    this.eiban = new ProviderEiban(transport, options.credentialKey);
-    this.creditCard = new ProviderCreditCard(transport, options.credentialKey);
-    this.thirdParty = new ProviderThirdParty(transport, options.credentialKey);
-    this.sites = new ProviderSites(transport, options.credentialKey);
+    const settings = withEnvironmentKeys('new ProviderClient', options, PROVIDER_KEYS);
+    checkOptions('new ProviderClient', settings, PROVIDER_OPTIONS);
+    const transport = (settings as SiteOptions)[parentTransport] ?? new Transport({ ...settings, api: 'provider', owner: 'new ProviderClient', credentials: settings });
+    super(transport, settings.credentialKey);
+    this.#options = settings;
+    this.manual = new ProviderManual(transport, settings.credentialKey);
+    this.eiban = new ProviderEiban(transport, settings.credentialKey);
+    this.creditCard = new ProviderCreditCard(transport, settings.credentialKey);
+    this.thirdParty = new ProviderThirdParty(transport, settings.credentialKey);
+    this.sites = new ProviderSites(transport, settings.credentialKey);
   }
 
   /**

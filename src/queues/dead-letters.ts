@@ -132,7 +132,7 @@ export interface CallbackQueue {
   readonly deadLetters: DeadLetters;
 }
 
-/** What a dead letter's engine record adds to its job: `attempts` of its current life, and its earlier lives as stored. @internal */
+/** What a dead letter's engine record adds to its job: `attempts` of its current life, and its earlier lives as stored. No entry exports it. */
 export interface DeadLetterRecord {
   readonly id: string;
   readonly attempts: number;

@@ -41,6 +41,7 @@ export type {
   CallbackKind,
   CallbackStatus,
 } from './kinds.js';
+export type { Api } from '../core/api.js';
 
 // Errors
 export {

@@ -47,6 +47,7 @@ const DECLARED: readonly Group[] = [
     reason: 'I pass one part of a client to my own code, and read its methods in the reference',
     types: ['ProviderManual', 'ProviderEiban', 'ProviderCreditCard', 'ProviderThirdParty', 'ProviderSites', 'BankChannel', 'CryptoChannel', 'WalletChannel', 'ThirdPartyGateways'],
   },
+  { reason: 'I read the clients\' declarations, which extend it (it has no public member)', types: ['APIResource'] },
   { reason: 'I pass one part of the dealer client to my own code', types: ['DealerManualIban', 'DealerEibans', 'DealerTransactions', 'DealerTransfers', 'DealerCreditCard', 'DealerSettingsResource'] },
   {
     reason: 'I type the requests I build and the answers I keep of every endpoint (payorch/schemas parses them)',
@@ -82,7 +83,7 @@ const DECLARED: readonly Group[] = [
     reason: 'I type a callback body I keep (payorch/schemas parses it again, from my queue or logs)',
     schemas: ['DepositCallback', 'WithdrawalCallback', 'CreditCardCallback', 'DealerCreditCardCallback', 'UnknownCallback'],
   },
-  { reason: 'I write a handler for one kind and status of callback', types: ['CallbackKind', 'CallbackStatus', 'CallbackEventName', 'CallbackOfEvent', 'CallbackHandler', 'CallbackConfirm', 'AppliedCallback'] },
+  { reason: 'I write a handler for one kind and status of callback', types: ['Api', 'CallbackKind', 'CallbackStatus', 'CallbackEventName', 'CallbackOfEvent', 'CallbackHandler', 'CallbackConfirm', 'AppliedCallback'] },
   {
     reason: 'I receive callbacks and apply each once, now or from my queue',
     values: ['createCallbackReceiver', 'CallbackJobError'],

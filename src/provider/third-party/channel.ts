@@ -7,7 +7,7 @@ import type { ProviderRequestOptions } from '../request-options.js';
 import type { GatewayList } from './gateways.js';
 import type { NoParams } from '../../internal/shared-shapes.js';
 
-/** The three endpoints of one third-party channel (bank, crypto or wallet). @internal */
+/** The three endpoints of one third-party channel (bank, crypto or wallet). No entry exports it. */
 export interface ChannelEndpoints<DP extends z.ZodMiniType, DR extends z.ZodMiniType, WP extends z.ZodMiniType, WR extends z.ZodMiniType> {
   readonly deposit: Endpoint<DP, DR>;
   readonly gateways: Endpoint<typeof NoParams, typeof GatewayList>;
