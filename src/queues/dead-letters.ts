@@ -69,13 +69,13 @@ export interface ListDeadLettersOptions {
   readonly cursor?: string | undefined;
 }
 
-/** How many dead letters a page holds when no `limit` is given, on every engine. @internal */
+/** How many dead letters a page holds when no `limit` is given, on every engine. No entry exports it. */
 export const DEFAULT_DEAD_LETTER_PAGE = 50;
 
 /**
  * `limit` of {@link ListDeadLettersOptions}, one range and default on every engine: the adapters
  * check it, and `payorch dead-letters list --limit` with it.
- * @internal
+ * No entry exports it.
  */
 export const DEAD_LETTER_PAGE_LIMIT: OptionDeclaration<'limit'> = { name: 'limit', rule: { type: 'number', min: 1, max: 1000, integer: true }, default: DEFAULT_DEAD_LETTER_PAGE };
 
@@ -142,7 +142,7 @@ export interface DeadLetterRecord {
   readonly history?: unknown;
 }
 
-/** An earlier life as an engine keeps it, in JSON beside the sealed job (never inside it). @internal */
+/** An earlier life as an engine keeps it, in JSON beside the sealed job (never inside it). No entry exports it. */
 export interface StoredLife {
   readonly attempts: number;
   readonly lastError: string;
@@ -150,13 +150,13 @@ export interface StoredLife {
   readonly deadAt: number;
 }
 
-/** A dead letter's life, as kept before its replay. @internal */
+/** A dead letter's life, as kept before its replay. No entry exports it. */
 export const storedLife = (attempts: number, lastError: string, deadAt: number): StoredLife => ({ attempts, lastError, deadAt });
 
 /**
  * The earlier lives an engine kept, read without trusting their shape (a record anyone with access
  * may have written): an entry that is not a life is left out.
- * @internal
+ * No entry exports it.
  */
 export function storedHistory(value: unknown): StoredLife[] {
   let list = value;
@@ -178,7 +178,7 @@ export function storedHistory(value: unknown): StoredLife[] {
 /**
  * The dead letter of a job as every adapter shows it: the job's own fields read without trusting
  * its shape (a dead letter may be a job someone wrote into the queue), and the engine's record.
- * @internal
+ * No entry exports it.
  */
 export function deadLetterOf(job: unknown, record: DeadLetterRecord): DeadLetter {
   const fields = typeof job === 'object' && job !== null ? (job as Readonly<Record<string, unknown>>) : {};
@@ -203,7 +203,7 @@ export function deadLetterOf(job: unknown, record: DeadLetterRecord): DeadLetter
 /**
  * The last error of a job as a dead letter keeps it: `name: message`, at most 1000 characters. The
  * receiver's errors name no key; a handler's own error is the merchant's.
- * @internal
+ * No entry exports it.
  */
 export function lastErrorOf(error: unknown): string {
   const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
@@ -216,7 +216,7 @@ export function lastErrorOf(error: unknown): string {
  * record is past the inbox's retention fails the same way on every attempt. A refusal another
  * worker or a later attempt may pass (`CallbackJobError.retryable`: a seal of a key this worker does
  * not hold, a receipt time in its future) is retried like any passing failure.
- * @internal
+ * No entry exports it.
  */
 export function retryCannotHelp(error: unknown): boolean {
   return (isPayorchError(error, CallbackJobError) && !error.retryable) || isPayorchError(error, CallbackRetentionError);
@@ -226,7 +226,7 @@ export function retryCannotHelp(error: unknown): boolean {
 const MAX_IDS = 1000;
 const ID = 'must be a dead letter\'s id, as list gives it';
 
-/** Checks the id `get` is given. @internal */
+/** Checks the id `get` is given. No entry exports it. */
 export function checkDeadLetterId(where: string, id: unknown): string {
   checkValue(where, { name: 'id', rule: { type: 'text', maxLength: 200, allowed: 'a dead letter\'s id, as list gives it' }, required: true }, id);
   return id as string;
@@ -249,7 +249,7 @@ export const REPLAY_OPTIONS = declareOptions<ReplayDeadLettersOptions>()([{ name
 
 /**
  * Checks `replay`'s options: ids at most one engine batch (`batch`), and the keys to re-seal with.
- * @internal
+ * No entry exports it.
  */
 export function checkReplayOptions(options: ReplayDeadLettersOptions | undefined, batch: number): { readonly ids: readonly string[] | undefined; readonly reseal: ResealKeys | undefined } {
   checkOptions('deadLetters.replay', options, REPLAY_OPTIONS);
@@ -258,7 +258,7 @@ export function checkReplayOptions(options: ReplayDeadLettersOptions | undefined
 
 /**
  * Checks `purge`'s options: `{ ids }` (1 to 1000) or `{ before }` (a Date, or milliseconds since 1970).
- * @internal
+ * No entry exports it.
  */
 export function checkPurgeOptions(options: unknown): { readonly ids: readonly string[] } | { readonly before: number } {
   const fields = typeof options === 'object' && options !== null ? (options as Readonly<Record<string, unknown>>) : {};
@@ -274,7 +274,7 @@ export function checkPurgeOptions(options: unknown): { readonly ids: readonly st
 /**
  * A dead letter's job re-sealed for a replay (`reseal`): a job the old key did not seal stops the
  * replay whole, naming the dead letter, before anything is sent.
- * @internal
+ * No entry exports it.
  */
 export function resealDeadLetter(id: string, job: unknown, keys: ResealKeys): CallbackJob {
   try {

@@ -56,7 +56,7 @@ export interface PgBossJobData {
    * A replayed dead letter's earlier lives (attempts, last error, death in ms since 1970), beside
    * the sealed job, which stays as it was sealed.
    */
-  readonly history?: readonly StoredLife[] | undefined;
+  readonly history?: readonly { readonly attempts: number; readonly lastError: string; readonly deadAt: number }[] | undefined;
 }
 
 /**
