@@ -6,15 +6,12 @@ import { keyNames, withEnvironmentKeys } from '../core/environment.js';
 import type { ClientSettings } from '../core/client-options.js';
 import { checkOptions } from '../core/option-checks.js';
 import { checkRawRequest, rawCall } from '../internal/raw-call.js';
-import { APIResource } from '../internal/resource.js';
+import { APIResource, loadCalls } from '../internal/resource.js';
 import type { RawRequest } from '../core/raw-request.js';
 import { Transport } from '../internal/transport.js';
-import { ProviderSites, welcomeEndpoint } from './account.js';
 import type { Welcome } from './account.js';
 import type { ProviderRequestOptions } from './request-options.js';
-import { ProviderCreditCard } from './credit-card.js';
-import { ProviderEiban } from './eiban.js';
-import { ProviderManual } from './manual.js';
+import { ProviderCreditCard, ProviderEiban, ProviderManual, ProviderSites } from './resources.js';
 import { ProviderThirdParty } from './third-party/index.js';
 
 /** Settings of a {@link ProviderClient}. */
@@ -151,7 +148,7 @@ export class ProviderClient extends APIResource {
    * ```
    */
   welcome(options?: ProviderRequestOptions): APIPromise<Welcome> {
-    return this._send(welcomeEndpoint, undefined, options);
+    return this._send((calls) => calls.welcomeEndpoint, undefined, options);
   }
 
   /**
@@ -169,7 +166,7 @@ export class ProviderClient extends APIResource {
    * ```
    */
   request(params: ProviderRawRequest, options: ProviderRequestOptions = {}): APIPromise<unknown> {
-    return APIPromise.start(() => {
+    return APIPromise.start(async () => {
       checkRawRequest(params);
       const signing: Signing =
         params.hash === 'credential'
@@ -177,7 +174,8 @@ export class ProviderClient extends APIResource {
           : params.hash === 'key'
             ? { hash: 'key', key: params.key }
             : { hash: 'basic' };
-      return this._transport.request(rawCall('provider', params, signing, this._credentialKeys(options)), options);
+      const { unknownAnswer } = await loadCalls();
+      return this._transport.request(rawCall('provider', params, signing, unknownAnswer(), this._credentialKeys(options)), options);
     });
   }
 
