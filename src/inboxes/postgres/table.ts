@@ -5,8 +5,8 @@ import type { OptionDeclaration } from '../../core/option-checks.js';
 import type { TableMigration } from '../../core/table-migration.js';
 import { InboxError, RequestValidationError } from '../../errors/error.js';
 import type { CallbackInboxContext } from '../inbox.js';
-import { checkPostgresTable, migratePostgresTable, recordSql } from './versions.js';
-import type { PostgresTable } from './versions.js';
+import { checkPostgresTable, migratePostgresTable, recordSql } from '../../postgres/versions.js';
+import type { PostgresTable } from '../../postgres/versions.js';
 
 /** The parts of a node-postgres result the inbox reads. */
 export interface PostgresQueryResult {

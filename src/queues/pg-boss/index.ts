@@ -31,8 +31,8 @@ import type { CallbackQueue, DeadLetter } from '../dead-letters.js';
 import type { CallbackJob } from '../../webhooks/job.js';
 import type { CallbackReceiver } from '../../webhooks/receiver/receiver.js';
 import type { PgBossJob, PgBossJobResult, PgBossLike, PgBossPolicy } from './boss.js';
-import { checkDeadLetterTable, deadLettersIn, jobOf, keepDeadJob, pgBossJobData, storable } from './dead-letters.js';
-import type { DeadLetterStore } from './dead-letters.js';
+import { checkDeadLetterTable, deadLettersIn, jobOf, keepDeadJob, pgBossJobData, storable } from '../postgres-dead-letters.js';
+import type { DeadLetterStore } from '../postgres-dead-letters.js';
 import {
   DEFAULT_PGBOSS_BACKLOG_CHECK_SECONDS,
   DEFAULT_PGBOSS_BATCH_SIZE,
@@ -49,7 +49,7 @@ import {
   checkRetention,
 } from './options.js';
 import type { PgBossBacklog, PgBossQueueOptions, PgBossWorkOptions } from './options.js';
-import { deadLetterTableName } from './table.js';
+import { deadLetterTableName } from '../../postgres/dead-letter-table.js';
 
 /** The workers {@link PgBossQueue.work} started. */
 export interface PgBossWorkers {
@@ -308,13 +308,13 @@ export function createPgBossQueue(options: PgBossQueueOptions): PgBossQueue {
   };
 }
 
-export { createPgBossDeadLetterTable, pgBossDeadLetterTableSql, DEFAULT_PGBOSS_DEAD_LETTER_TABLE } from './table.js';
+export { createPgBossDeadLetterTable, pgBossDeadLetterTableSql, DEFAULT_PGBOSS_DEAD_LETTER_TABLE } from '../../postgres/dead-letter-table.js';
 export { DEFAULT_PGBOSS_QUEUE } from './options.js';
-export type { PgBossDeadLetterTableOptions } from './table.js';
+export type { PgBossDeadLetterTableOptions } from '../../postgres/dead-letter-table.js';
 export type { TableMigration } from '../../core/table-migration.js';
 export type { PgBossBacklog, PgBossQueueOptions, PgBossWorkOptions } from './options.js';
 export type { PgBossDatabase, PgBossJob, PgBossJobResult, PgBossLike, PgBossPolicy, PgBossQueueCounts, PgBossSendOptions, PgBossWorkerOptions } from './boss.js';
-export type { PgBossJobData } from './dead-letters.js';
+export type { PgBossJobData } from '../postgres-dead-letters.js';
 export type { PostgresClient, PostgresPool, PostgresQueryResult } from '../../inboxes/postgres/table.js';
 export type { CallbackQueue, DeadLetter, DeadLetterPage, DeadLetters, ListDeadLettersOptions, PurgeDeadLettersOptions, ReplayDeadLettersOptions, ReplayedDeadLetters } from '../dead-letters.js';
 export { CallbackJobError, CallbackRetentionError, QueueError } from '../../errors/error.js';

@@ -8,7 +8,7 @@ import type { PostgresPool } from '../../inboxes/postgres/table.js';
 import type { DeadLetter } from '../dead-letters.js';
 import type { CardStatusSource } from '../../webhooks/status-read.js';
 import type { PgBossLike } from './boss.js';
-import { DEAD_LETTER_TABLE_OPTION } from './table.js';
+import { DEAD_LETTER_TABLE_OPTION } from '../../postgres/dead-letter-table.js';
 
 /** Settings of `createPgBossQueue`. */
 export interface PgBossQueueOptions {

@@ -1,13 +1,13 @@
 // The dead letters' table: how it is named, made and created. A table of the merchant's own
 // PostgreSQL, which no retention of pg-boss's reaches.
-import { checkOptions, declareOptions } from '../../core/option-checks.js';
-import type { OptionDeclaration } from '../../core/option-checks.js';
-import type { TableMigration } from '../../core/table-migration.js';
-import { QueueError } from '../../errors/error.js';
-import { POOL_OPTION, SCHEMA_OPTION, TABLE_OPTION, quoteTable, tableName } from '../../inboxes/postgres/table.js';
-import type { PostgresPool } from '../../inboxes/postgres/table.js';
-import { migratePostgresTable, recordSql } from '../../inboxes/postgres/versions.js';
-import type { PostgresTable } from '../../inboxes/postgres/versions.js';
+import { checkOptions, declareOptions } from '../core/option-checks.js';
+import type { OptionDeclaration } from '../core/option-checks.js';
+import type { TableMigration } from '../core/table-migration.js';
+import { QueueError } from '../errors/error.js';
+import { POOL_OPTION, SCHEMA_OPTION, TABLE_OPTION, quoteTable, tableName } from '../inboxes/postgres/table.js';
+import type { PostgresPool } from '../inboxes/postgres/table.js';
+import { migratePostgresTable, recordSql } from './versions.js';
+import type { PostgresTable } from './versions.js';
 
 /** The dead letters' table when none is named. */
 export const DEFAULT_PGBOSS_DEAD_LETTER_TABLE = 'payorch_dead_letters';

@@ -1,13 +1,13 @@
 // The dead letters of one pg-boss queue, in a table of the merchant's PostgreSQL: kept by the
 // worker, listed, replayed and purged by a person. No pg-boss retention reaches the table.
-import { checkOptions, declareOptions } from '../../core/option-checks.js';
-import { DEAD_LETTER_PAGE_LIMIT, DEFAULT_DEAD_LETTER_PAGE, checkDeadLetterId, checkPurgeOptions, checkReplayOptions, deadLetterOf, resealDeadLetter } from '../dead-letters.js';
-import type { DeadLetter, DeadLetters, ListDeadLettersOptions, PurgeDeadLettersOptions, ReplayDeadLettersOptions } from '../dead-letters.js';
-import type { PostgresClient, PostgresPool } from '../../inboxes/postgres/table.js';
-import type { CallbackJob } from '../../webhooks/job.js';
-import type { PgBossDatabase } from './boss.js';
-import { checkPostgresTable } from '../../inboxes/postgres/versions.js';
-import { PGBOSS_DEAD_LETTER_TABLE } from './table.js';
+import { checkOptions, declareOptions } from '../core/option-checks.js';
+import { DEAD_LETTER_PAGE_LIMIT, DEFAULT_DEAD_LETTER_PAGE, checkDeadLetterId, checkPurgeOptions, checkReplayOptions, deadLetterOf, resealDeadLetter } from './dead-letters.js';
+import type { DeadLetter, DeadLetters, ListDeadLettersOptions, PurgeDeadLettersOptions, ReplayDeadLettersOptions } from './dead-letters.js';
+import type { PostgresClient, PostgresPool } from '../inboxes/postgres/table.js';
+import type { CallbackJob } from '../webhooks/job.js';
+import type { PgBossDatabase } from './pg-boss/boss.js';
+import { checkPostgresTable } from '../postgres/versions.js';
+import { PGBOSS_DEAD_LETTER_TABLE } from '../postgres/dead-letter-table.js';
 
 /** How many dead letters one replay sends at most: one transaction of PostgreSQL's, kept short. */
 export const PGBOSS_REPLAY_BATCH = 100;
