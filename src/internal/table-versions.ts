@@ -18,8 +18,11 @@ export interface TableVersion {
 
 /** A table payorch creates and migrates. */
 export interface VersionedTable {
-  /** What it holds, as `payorch_schema.component` names it: a table holds one thing only. */
-  readonly component: 'callback-inbox' | 'dead-letters';
+  /**
+   * What it holds, as `payorch_schema.component` names it: a table holds one thing only. Dead
+   * letters of pg-boss are `dead-letters`; another engine's are `<engine>-dead-letters`.
+   */
+  readonly component: 'callback-inbox' | 'dead-letters' | `${string}-dead-letters`;
   /** What messages call it: "the inbox table of payorch/postgres". */
   readonly what: string;
   /** Oldest first; the last is the version this payorch uses. */

@@ -17,7 +17,9 @@ export { callbackBody, callbackFields, callbackPayload } from './sandbox/callbac
 export { CONTROL_PREFIX } from './sandbox/route.js';
 export { ROTATE_KEYS_OPTIONS } from './sandbox/keys.js';
 export { DEAD_LETTER_PAGE_LIMIT } from '../queues/dead-letters.js';
-export { PGBOSS_REPLAY_BATCH, checkDeadLetterTable, deadLettersIn } from '../queues/postgres-dead-letters.js';
+export { POSTGRES_REPLAY_BATCH, checkDeadLetterTable, deadLettersIn } from '../queues/postgres-dead-letters.js';
+export { PGBOSS_CREATE_DEAD_LETTER_TABLE, PGBOSS_DEAD_LETTER_TABLE } from '../queues/pg-boss/dead-letter-table.js';
+export { inTransaction } from '../queues/pg-boss/job-data.js';
 export { DEAD_LETTER_TABLE_OPTION, deadLetterTableName } from '../postgres/dead-letter-table.js';
 export { BULLMQ_DEFAULTS, BULLMQ_REPLAY_BATCH, bullMQDeadLetters } from '../queues/bullmq/dead-letters.js';
 export { sqliteMigrationSql } from '../inboxes/sqlite-dialect/versions.js';

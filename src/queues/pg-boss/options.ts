@@ -3,8 +3,8 @@
 import { declareOptions, METER_OPTION, TEN_YEARS_SECONDS } from '../../core/option-checks.js';
 import type { MeterLike } from '../../core/metrics.js';
 import { RequestValidationError } from '../../errors/error.js';
-import { POOL_OPTION, SCHEMA_OPTION } from '../../inboxes/postgres/table.js';
-import type { PostgresPool } from '../../inboxes/postgres/table.js';
+import { POOL_OPTION, SCHEMA_OPTION } from '../../postgres/table.js';
+import type { PostgresPool } from '../../postgres/table.js';
 import type { DeadLetter } from '../dead-letters.js';
 import type { CardStatusSource } from '../../webhooks/status-read.js';
 import type { PgBossLike } from './boss.js';
