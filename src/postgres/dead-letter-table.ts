@@ -115,9 +115,13 @@ export const deadLetterTable = (owner: DeadLetterTableOwner): PostgresTable => (
 
 /**
  * Brings the dead letters' table to the version this payorch uses, keeping every dead letter:
- * creates it when it does not exist, migrates a table of an earlier version in place, and does
- * nothing to a current one, in one transaction under an advisory lock. Each adapter exports it
- * under its own name (createPgBossDeadLetterTable), `where` naming it in refusals.
+ * creates it when it does not exist ({@link deadLetterTableSql}), migrates a table of an
+ * earlier version in place, and does nothing to a current one, in one transaction under an advisory
+ * lock. A table of a later version, or with columns of no version, is refused with a `QueueError`.
+ * Each adapter exports it under its own name (createPgBossDeadLetterTable), `where` naming it.
+ *
+ * @returns the version the table was at (`from`, undefined when created) and is at (`to`)
+ * @throws {QueueError} for a table of a later version or of no version's columns, naming the versions
  */
 export async function createDeadLetterTable(where: string, definition: PostgresTable, options: DeadLetterTableOptions): Promise<TableMigration> {
   checkOptions(where, options, TABLE_OPTIONS);
