@@ -170,7 +170,9 @@ export default defineConfig([
     entry: ENTRIES,
     format: ['esm', 'cjs'],
     // TypeScript 6 deprecates `baseUrl`, which tsup 8's dts build sets internally (TS5101).
-    dts: { only: true, compilerOptions: { ignoreDeprecations: '6.0' } },
+    // stripInternal: what is marked `@internal` is not in the published declarations, so a consumer
+    // cannot call what the reference does not show (test/package/declaration-names.test.ts).
+    dts: { only: true, compilerOptions: { ignoreDeprecations: '6.0', stripInternal: true } },
   },
   {
     // The `payorch` command (package.json bin), ESM only: nothing requires it. src/tools/cli/index.ts

@@ -25,7 +25,6 @@ export default {
     'ManualDepositRecordShape',
     'RecordCoreShape',
     'RecordEchoShape',
-    'Api',
     'SpanAttributeValue',
     'CALLBACK_STATUSES',
     'TRANSFER_END_STATUSES',

@@ -14,8 +14,9 @@
 // is declared, with the reason a user imports it, in test/package/main-entry-names.test.ts.
 //
 // Deliberately left out, internal and free to change without notice:
-// - the transport, the endpoint tables and the resources' base (APIResource):
-//   every call goes through a client method (or ProviderClient.request() for a path it lacks);
+// - the transport and the endpoint tables: every call goes through a client method (or
+//   ProviderClient.request() for a path it lacks); the resources' base, APIResource, is a type
+//   only (the clients' declarations extend it) with no public member;
 // - the generic ThirdPartyChannel (BankChannel, CryptoChannel and WalletChannel name its uses)
 //   and the wire building blocks of src/internal (NoParams, envelope, iban, the open enum helper);
 // - request signing (requestHash, callbackHash, Signing, Credentials): the clients sign every
@@ -39,15 +40,16 @@ export type {
   ProviderRawRequest,
 } from './provider/client.js';
 export type { ProviderRequestOptions } from './provider/request-options.js';
-export type { ProviderManual } from './provider/manual.js';
-export type { ProviderEiban } from './provider/eiban.js';
-export type { ProviderCreditCard } from './provider/credit-card.js';
+export type { ProviderManual } from './provider/resources.js';
+export type { ProviderEiban } from './provider/resources.js';
+export type { ProviderCreditCard } from './provider/resources.js';
 export type { ProviderThirdParty } from './provider/third-party/index.js';
-export type { ProviderSites } from './provider/account.js';
-export type { BankChannel } from './provider/third-party/bank.js';
+export type { ProviderSites } from './provider/resources.js';
+export type { BankChannel } from './provider/third-party/channel.js';
 export type { ThirdPartyGateways } from './provider/third-party/channel.js';
-export type { CryptoChannel } from './provider/third-party/crypto.js';
-export type { WalletChannel } from './provider/third-party/wallet.js';
+export type { CryptoChannel } from './provider/third-party/channel.js';
+export type { WalletChannel } from './provider/third-party/channel.js';
+export type { APIResource } from './internal/resource.js';
 
 // The type of every request, answer and callback body, under the name of its zod schema in
 // payorch/schemas; here as types only, so that the schemas stay out of this entry's names.
@@ -82,17 +84,18 @@ export type { CallOutcome, ConnectionFailureReason, FailedCall } from './errors/
 
 // Dealer API
 export { DealerClient } from './dealer/client.js';
-export type { DealerManualIban } from './dealer/manual-iban.js';
-export type { DealerEibans } from './dealer/eibans.js';
+export type { DealerManualIban } from './dealer/resources.js';
+export type { DealerEibans } from './dealer/resources.js';
 export type {
   DealerTransactions,
   TransactionIterable,
-} from './dealer/transactions.js';
-export type { DealerTransfers } from './dealer/transfers.js';
-export type { DealerCreditCard } from './dealer/credit-card.js';
-export type { DealerSettingsResource } from './dealer/settings.js';
+} from './dealer/resources.js';
+export type { DealerTransfers } from './dealer/resources.js';
+export type { DealerCreditCard } from './dealer/resources.js';
+export type { DealerSettingsResource } from './dealer/resources.js';
 export type { NewTransactions } from './dealer/transactions.js';
-export type { TransferEndStatus, WaitForTransferOptions } from './dealer/transfers.js';
+export type { TransferEndStatus } from './dealer/transfer-status.js';
+export type { WaitForTransferOptions } from './dealer/resources.js';
 export { applyTransferStatuses } from './dealer/transfer-sweep.js';
 export type { ApplyTransferStatusesOptions, EndedTransfer, TransferStatusOutcome } from './dealer/transfer-sweep.js';
 

@@ -1,6 +1,6 @@
 import { redactText, secretForms } from '../errors/api-error.js';
 
-/** A call's parsed result and the answer it came from, as the transport hands it over. @internal */
+/** A call's parsed result and the answer it came from, as the transport hands it over. No entry exports it. */
 export interface Answered<T> {
   readonly value: T;
   readonly answer: {

@@ -108,7 +108,10 @@ const OPTION_NAMES = new WeakMap<readonly OptionDeclaration[], ReadonlySet<strin
  * upgrade would otherwise run without it (a receiver recording under its API key instead of
  * `merchantId`).
  */
-const RENAMED_OPTIONS: Readonly<Record<string, string>> = { accountName: 'merchantId', readOnly: 'resendable' };
+const RENAMED_OPTIONS: Readonly<Record<string, string>> = { accountName: 'merchantId', readOnly: 'resendable', retryLimit: 'retries', attempts: 'retries', backoffMs: 'retryDelaySeconds' };
+
+/** How a renamed option's value changes under its new name, where it does (the queues' one vocabulary). */
+const RENAMED_VALUES: Readonly<Record<string, string>> = { attempts: 'one less: retries counts those after the first attempt', backoffMs: 'in seconds: backoffMs / 1000' };
 
 /**
  * Not refused where unknown: the account's third key. One keys object (`{ apiKey, secretKey,
@@ -126,7 +129,7 @@ function refuseUnknown(where: string, options: object, names: ReadonlySet<string
     if (names.has(name) || value === undefined) continue;
     const renamed = Object.hasOwn(RENAMED_OPTIONS, name) ? RENAMED_OPTIONS[name] : undefined;
     let message: string;
-    if (renamed !== undefined && names.has(renamed)) message = `was renamed ${renamed}: pass its value as ${renamed}`;
+    if (renamed !== undefined && names.has(renamed)) message = `was renamed ${renamed}: pass its value as ${renamed}${Object.hasOwn(RENAMED_VALUES, name) ? `, ${RENAMED_VALUES[name] ?? ''}` : ''}`;
     else if (exact && !SHARED_KEY_NAMES.has(name)) message = `is not an option of ${where} (misspelt, or removed?); its options are ${[...names].join(', ')}`;
     else continue;
     throw new RequestValidationError(where, [{ field: name, rule: 'invalid_option', message }]);

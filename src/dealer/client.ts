@@ -5,16 +5,11 @@ import { keyNames, withEnvironmentKeys } from '../core/environment.js';
 import type { ClientSettings } from '../core/client-options.js';
 import { checkOptions } from '../core/option-checks.js';
 import { checkRawRequest, rawCall } from '../internal/raw-call.js';
-import { APIResource } from '../internal/resource.js';
+import { APIResource, loadCalls } from '../internal/resource.js';
 import type { RawRequest } from '../core/raw-request.js';
 import { Transport } from '../internal/transport.js';
 import type { RequestOptions } from '../core/request-options.js';
-import { DealerCreditCard } from './credit-card.js';
-import { DealerEibans } from './eibans.js';
-import { DealerManualIban } from './manual-iban.js';
-import { DealerSettingsResource } from './settings.js';
-import { DealerTransactions } from './transactions.js';
-import { DealerTransfers } from './transfers.js';
+import { DealerCreditCard, DealerEibans, DealerManualIban, DealerSettingsResource, DealerTransactions, DealerTransfers } from './resources.js';
 
 const DEALER_OPTIONS = /* @__PURE__ */ clientOptions('dealer');
 const DEALER_KEYS = /* @__PURE__ */ keyNames('dealer');
@@ -59,14 +54,14 @@ export class DealerClient extends APIResource {
    * const dealer = new DealerClient({ baseUrl: 'https://pay.example.com', apiKey, secretKey, timeout: 10_000 });
    * ```
    */
-  constructor(given: ClientOptions) {
-    const options = withEnvironmentKeys('new DealerClient', given, DEALER_KEYS);
-    checkOptions('new DealerClient', options, DEALER_OPTIONS);
-    const transport = new Transport({ ...options, api: 'dealer', owner: 'new DealerClient', credentials: options });
+  constructor(options: ClientOptions) {
+    const settings = withEnvironmentKeys('new DealerClient', options, DEALER_KEYS);
+    checkOptions('new DealerClient', settings, DEALER_OPTIONS);
+    const transport = new Transport({ ...settings, api: 'dealer', owner: 'new DealerClient', credentials: settings });
     // No credential key: every dealer row is signed with the basic hash (spec 5.2).
     super(transport);
     // With the keys it was given or read: withOptions() makes its client with them.
-    this.#options = options;
+    this.#options = settings;
     this.manualIban = new DealerManualIban(transport);
     this.eibans = new DealerEibans(transport);
     this.transactions = new DealerTransactions(transport);
@@ -110,9 +105,10 @@ export class DealerClient extends APIResource {
    * ```
    */
   request(params: RawRequest, options?: RequestOptions): APIPromise<unknown> {
-    return APIPromise.start(() => {
+    return APIPromise.start(async () => {
       checkRawRequest(params);
-      return this._transport.request(rawCall('dealer', params, { hash: 'basic' }), options);
+      const { unknownAnswer } = await loadCalls();
+      return this._transport.request(rawCall('dealer', params, { hash: 'basic' }, unknownAnswer()), options);
     });
   }
 }

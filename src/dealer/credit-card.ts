@@ -1,10 +1,7 @@
 import * as z from 'zod/mini';
-import type { APIPromise } from '../core/api-promise.js';
 import { defineEndpoint } from '../internal/endpoint.js';
 import { requestAmount, requiredString, responseNumber, responseString, strictObject } from '../internal/schema-blocks.js';
-import type { RequestOptions } from '../core/request-options.js';
 import { envelope } from '../internal/shared-shapes.js';
-import { APIResource } from '../internal/resource.js';
 
 /** Body of a dealer card payment (spec 4.13): at least 200 TRY. */
 export const DealerCardPaymentParams = /* @__PURE__ */ strictObject(() => ({
@@ -50,25 +47,3 @@ export const dealerCardPaymentEndpoint = /* @__PURE__ */ defineEndpoint({
   params: DealerCardPaymentParams,
   response: DealerCardPayment,
 });
-
-/** Dealer card payments (spec 4.13); the credit card method must be active for the dealer. */
-export class DealerCreditCard extends APIResource {
-  /**
-   * Creates a card payment; redirect the customer to `data.payment_url`. The result arrives by
-   * credit card callback, keyed by `data.tracking_code`. Not retried after an ambiguous failure.
-   *
-   * @example
-   * ```ts
-   * import type { DealerClient } from 'payorch';
-   * declare const dealer: DealerClient;
-   * declare function redirect(url: string): void; // your framework's
-   * const { data } = await dealer.creditCard.createPayment({
-   *   username: 'ada', firstname: 'Ada', lastname: 'Yılmaz', email: 'ada@example.com', phone: '+905551112233', amount: 450,
-   * });
-   * redirect(data.payment_url);
-   * ```
-   */
-  createPayment(params: DealerCardPaymentParams, options?: RequestOptions): APIPromise<DealerCardPayment> {
-    return this._send(dealerCardPaymentEndpoint, params, options);
-  }
-}

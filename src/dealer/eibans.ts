@@ -1,10 +1,7 @@
 import * as z from 'zod/mini';
-import type { APIPromise } from '../core/api-promise.js';
 import { defineEndpoint } from '../internal/endpoint.js';
 import { lenientObject, responseDecimal, responseInteger, successFlag } from '../internal/schema-blocks.js';
-import type { RequestOptions } from '../core/request-options.js';
 import { NoParams } from '../internal/shared-shapes.js';
-import { APIResource } from '../internal/resource.js';
 
 /** One of the dealer's E-IBAN accounts with its balances (spec 2.7). */
 export const EibanAccount = /* @__PURE__ */ lenientObject(() => ({
@@ -48,22 +45,3 @@ export const eibanListEndpoint = /* @__PURE__ */ defineEndpoint({
   params: NoParams,
   response: EibanAccountList,
 });
-
-/** The dealer's E-IBAN accounts (spec 4.13). */
-export class DealerEibans extends APIResource {
-  /**
-   * Lists the dealer's E-IBAN accounts with their balances. Each `wallet_id` is what
-   * `transactions` and `transfers` take. Safe to repeat, so it retries on transient failures.
-   *
-   * @example
-   * ```ts
-   * import type { DealerClient } from 'payorch';
-   * declare const dealer: DealerClient;
-   * const { eibans } = await dealer.eibans.list();
-   * for (const account of eibans) console.log(account.wallet_id, account.available_balance);
-   * ```
-   */
-  list(options?: RequestOptions): APIPromise<EibanAccountList> {
-    return this._send(eibanListEndpoint, undefined, options);
-  }
-}

@@ -1,10 +1,7 @@
 import * as z from 'zod/mini';
-import type { APIPromise } from '../core/api-promise.js';
 import { defineEndpoint } from '../internal/endpoint.js';
 import { openEnum, requiredString, responseNumber, responseString, strictObject } from '../internal/schema-blocks.js';
-import type { RequestOptions } from '../core/request-options.js';
 import { envelope, iban, positiveAmount } from '../internal/shared-shapes.js';
-import { APIResource } from '../internal/resource.js';
 
 /**
  * Body of a manual IBAN deposit (spec 4.13). Note `userid`, not `user_id`: the dealer API spells
@@ -94,41 +91,3 @@ export const manualIbanWithdrawEndpoint = /* @__PURE__ */ defineEndpoint({
   params: ManualIbanWithdrawalParams,
   response: ManualIbanWithdrawal,
 });
-
-/** The dealer's manual IBAN: deposit details for a customer, and manual withdrawal requests (spec 4.13). */
-export class DealerManualIban extends APIResource {
-  /**
-   * Gets the bank account a customer should pay `amount` into, chosen by the service's amount
-   * limits. Show the customer `data.iban_no` (or `data.formatted_iban`), `data.account_name` and
-   * `data.bank_name`.
-   *
-   * @example
-   * ```ts
-   * import type { DealerClient } from 'payorch';
-   * declare const dealer: DealerClient;
-   * const { data } = await dealer.manualIban.startDeposit({ username: 'ada', userid: 'u-1', fullname: 'Ada Yılmaz', amount: 1500 });
-   * console.log(`Pay ${data.amount} TRY to ${data.account_name}, ${data.formatted_iban ?? data.iban_no}`);
-   * ```
-   */
-  startDeposit(params: ManualIbanDepositParams, options?: RequestOptions): APIPromise<ManualIbanDeposit> {
-    return this._send(manualIbanDepositEndpoint, params, options);
-  }
-
-  /**
-   * Requests a manual withdrawal to the recipient's IBAN; it is `pending` when created.
-   * Not retried after an ambiguous failure: check before sending it again.
-   *
-   * @example
-   * ```ts
-   * import type { DealerClient } from 'payorch';
-   * declare const dealer: DealerClient;
-   * const { data } = await dealer.manualIban.startWithdrawal({
-   *   username: 'ada', userid: 'u-1', amount: 750, recipient_name: 'Ada Yılmaz', recipient_iban: 'TR330006100519786457841326',
-   * });
-   * console.log(data.tracking_code, data.status); // WDR-..., pending
-   * ```
-   */
-  startWithdrawal(params: ManualIbanWithdrawalParams, options?: RequestOptions): APIPromise<ManualIbanWithdrawal> {
-    return this._send(manualIbanWithdrawEndpoint, params, options);
-  }
-}

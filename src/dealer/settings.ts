@@ -1,8 +1,5 @@
 import * as z from 'zod/mini';
-import type { APIPromise } from '../core/api-promise.js';
-import type { RequestOptions } from '../core/request-options.js';
 import { defineEndpoint } from '../internal/endpoint.js';
-import { APIResource } from '../internal/resource.js';
 import { lenientObject, openEnum, successFlag } from '../internal/schema-blocks.js';
 import { NoParams } from '../internal/shared-shapes.js';
 
@@ -40,22 +37,3 @@ export const settingsEndpoint = /* @__PURE__ */ defineEndpoint({
   params: NoParams,
   response: DealerSettings,
 });
-
-/** The dealer's settings (spec 4.13); the answer's type is {@link DealerSettings}. */
-export class DealerSettingsResource extends APIResource {
-  /**
-   * Reads the dealer's name and which payment methods are active. Safe to repeat, so it retries
-   * on transient failures; also a quick check of the keys and the clock.
-   *
-   * @example
-   * ```ts
-   * import type { DealerClient } from 'payorch';
-   * declare const dealer: DealerClient;
-   * const { dealer_name, payment_methods } = await dealer.settings.get();
-   * if (payment_methods.credit_card !== 'active') console.log(`${dealer_name} cannot take card payments`);
-   * ```
-   */
-  get(options?: RequestOptions): APIPromise<DealerSettings> {
-    return this._send(settingsEndpoint, undefined, options);
-  }
-}

@@ -1,24 +1,10 @@
 import * as z from 'zod/mini';
-import { rawResponse } from '../core/api-promise.js';
-import type { APIPromise, Answered, WithResponse } from '../core/api-promise.js';
 // zod's builder, not `z.iso.date`: reading the `iso` namespace keeps all of it in a bundle.
 import { _isoDate } from 'zod/v4/core';
 import { defineEndpoint } from '../internal/endpoint.js';
 import { lenientObject, openEnum, requiredString, responseBoolean, responseDecimal, responseInteger, strictObject, successFlag } from '../internal/schema-blocks.js';
-import type { RequestOptions } from '../core/request-options.js';
-import type { Transport } from '../internal/transport.js';
-import { parseRequest } from '../internal/validation.js';
-import { RequestAbortedError } from '../errors/api-error.js';
-import { APIResource } from '../internal/resource.js';
-import { dateWindows, dayNumber, dayString } from './date-windows.js';
-import { dayOfDate, decodeCursor, encodeCursor } from './transaction-cursor.js';
+import { dayNumber } from './date-windows.js';
 
-/**
- * Calendar days per request of `iterate()`. The service refuses a range "longer than 3 days"
- * (spec 7.4) without saying whether 3 days is end minus start or the days covered: three days
- * covered (start..start+2) is within the limit under both readings.
- */
-const WINDOW_DAYS = 3;
 
 /**
  * Largest end_date minus start_date that `list()` sends. It refuses only what every reading of
@@ -82,10 +68,6 @@ export type TransactionListParams = z.input<typeof TransactionListParams>;
 export const TransactionRangeParams = /* @__PURE__ */ strictObject(rangeShape, /* @__PURE__ */ z.superRefine(checkOrder));
 export type TransactionRangeParams = z.input<typeof TransactionRangeParams>;
 
-/** The default look-back of `readNew()`: one day. */
-const DEFAULT_LOOK_BACK_SECONDS = 86_400;
-/** Pages read at most per window by `readNew()`: 100,000 records in 3 days, against an answer that never ends. */
-const MAX_PAGES_PER_WINDOW = 1000;
 
 /** Query of `readNew()`: a wallet, and the cursor of the run before. */
 export const ReadNewTransactionsParams = /* @__PURE__ */ strictObject(() => ({
@@ -185,103 +167,13 @@ export const transactionListEndpoint = /* @__PURE__ */ defineEndpoint({
   response: TransactionList,
 });
 
-/**
- * Every transaction of a date range, read lazily: one request per page, at most one page held at
- * a time. Iterate it with `for await`, or collect it with `toArray()`. Each iteration starts
- * again from the first day.
- */
-export class TransactionIterable extends APIResource implements AsyncIterable<Transaction> {
-  readonly #range: z.output<typeof TransactionRangeParams>;
-  readonly #options: RequestOptions;
-  /** @internal */
-  constructor(transport: Transport, range: z.output<typeof TransactionRangeParams>, options: RequestOptions) {
-    super(transport);
-    this.#range = range;
-    this.#options = options;
-  }
-
-  /**
-   * Starts reading from the first day; what `for await` calls.
-   *
-   * @example
-   * ```ts
-   * import type { DealerClient } from 'payorch';
-   * declare const dealer: DealerClient;
-   * declare const range: { wallet_id: string; start_date: string; end_date: string };
-   * for await (const tx of dealer.transactions.iterate(range)) console.log(tx.transactionId);
-   * ```
-   */
-  async *[Symbol.asyncIterator](): AsyncGenerator<Transaction, void, undefined> {
-    const signal = this.#options.signal;
-    for await (const { value, next } of this.#pages()) {
-      for (const transaction of value.transactions) {
-        // Records of a page already read are not handed out after an abort either.
-        if (signal?.aborted === true) {
-          const call = this._transport.describeCall(transactionListEndpoint, next);
-          throw new RequestAbortedError(signal.reason, { ...call, outcome: 'not_sent' });
-        }
-        yield transaction;
-      }
-    }
-  }
-
-  /**
-   * The same reading, a page at a time, each with the HTTP answer it came from (as
-   * `withResponse()` gives it): `{ body, response }`, `body` being the page as `list()` returns it.
-   *
-   * @example
-   * ```ts
-   * import type { DealerClient } from 'payorch';
-   * declare const dealer: DealerClient;
-   * declare const range: { wallet_id: string; start_date: string; end_date: string };
-   * for await (const { body, response } of dealer.transactions.iterate(range).pages()) {
-   *   console.log(response.status, body.pagination.current_page, body.transactions.length);
-   * }
-   * ```
-   */
-  async *pages(): AsyncGenerator<WithResponse<TransactionList>, void, undefined> {
-    for await (const answered of this.#pages()) yield { body: answered.value, response: rawResponse(answered) };
-  }
-
-  /** Each page of the range in order, with its answer and the query of the page after it. */
-  async *#pages(): AsyncGenerator<Answered<TransactionList> & { readonly next: Readonly<Record<string, string | number>> }, void, undefined> {
-    const { wallet_id, start_date, end_date } = this.#range;
-    for (const window of dateWindows(start_date, end_date, WINDOW_DAYS)) {
-      let first: WindowTotals | undefined;
-      let previous: ReadonlySet<string> = new Set();
-      for (let page = 1; ; page++) {
-        const answered = await this._sendAnswered({ ...transactionListEndpoint, response: pageOf(page, first, previous) }, { wallet_id, ...window, page }, this.#options);
-        const data = answered.value;
-        first ??= data.pagination;
-        yield { ...answered, next: { wallet_id, ...window, page: page + 1 } };
-        // pageOf checked that has_more agrees, and that total_pages is within the ceiling.
-        if (page >= data.pagination.total_pages) break;
-        previous = new Set(data.transactions.map((transaction) => transaction.transactionId));
-      }
-    }
-  }
-
-  /**
-   * Reads the whole range into an array. It holds every record in memory: for long ranges,
-   * prefer `for await`.
-   *
-   * @example
-   * ```ts
-   * import type { DealerClient } from 'payorch';
-   * declare const dealer: DealerClient;
-   * declare const wallet_id: string;
-   * const all = await dealer.transactions.iterate({ wallet_id, start_date: '2026-03-01', end_date: '2026-03-31' }).toArray();
-   * ```
-   */
-  async toArray(): Promise<Transaction[]> {
-    const all: Transaction[] = [];
-    for await (const transaction of this) all.push(transaction);
-    return all;
-  }
+/** The endpoint row of page `page` of a window of `iterate()`: the list's, answered as {@link pageOf} checks it. */
+export function transactionPageEndpoint(page: number, first: WindowTotals | undefined, previous: ReadonlySet<string>) {
+  return { ...transactionListEndpoint, response: pageOf(page, first, previous) };
 }
 
 /** What the first page of a window says of the whole window: it fixes the ceiling of its pages. */
-type WindowTotals = Pick<Pagination, 'total_records' | 'total_pages'>;
+export type WindowTotals = Pick<Pagination, 'total_records' | 'total_pages'>;
 
 /**
  * The answer to page `page` of a window of `iterate()`, refusing a page that would make it loop
@@ -316,117 +208,4 @@ function pageOf(page: number, first: WindowTotals | undefined, previous: Readonl
       context.addIssue({ code: 'invalid_value', values: [], input: repeated.transactionId, path: ['transactions'], message: `repeats ${repeated.transactionId} of page ${page - 1}: the service did not move to page ${page}` });
     }
   }));
-}
-
-/** E-IBAN transaction history (spec 4.13). */
-export class DealerTransactions extends APIResource {
-  /**
-   * Reads one page (100 records) of an E-IBAN's transactions over at most 3 days. A longer range
-   * is refused before sending; `iterate()` takes any range.
-   *
-   * @example
-   * ```ts
-   * import type { DealerClient } from 'payorch';
-   * declare const dealer: DealerClient;
-   * const { transactions, pagination } = await dealer.transactions.list({
-   *   wallet_id: 'WLT-1', start_date: '2026-03-01', end_date: '2026-03-03', page: 2,
-   * });
-   * if (pagination.has_more) console.log('page 3 follows');
-   * ```
-   */
-  list(params: TransactionListParams, options?: RequestOptions): APIPromise<TransactionList> {
-    return this._send(transactionListEndpoint, params, options);
-  }
-
-  /**
-   * Every transaction of any date range: the range is read in windows of 3 calendar days, in
-   * date order and sharing no day, and each window page by page (records in the service's order),
-   * one request at a time as you consume them. A failure ends the iteration with its error after
-   * the records before it; `signal` ends it with `RequestAbortedError`. `timeout` and
-   * `maxRetries` apply to each request.
-   *
-   * No answer can make it loop or hand out a record twice: a window ends at its `total_pages`,
-   * and has at most ceil(total_records / 100) pages (one when empty), as its first page gives
-   * them; a page that is not the one asked for, contradicts `total_pages` with `has_more`, changes
-   * the totals or repeats a record of the page before ends the iteration with a
-   * `ResponseValidationError` that keeps the page as received.
-   *
-   * @example
-   * ```ts
-   * import type { DealerClient } from 'payorch';
-   * declare const dealer: DealerClient;
-   * for await (const tx of dealer.transactions.iterate({ wallet_id: 'WLT-1', start_date: '2026-03-01', end_date: '2026-03-31' })) {
-   *   console.log(tx.date, tx.amount, tx.senderName);
-   * }
-   * ```
-   * @throws {RequestValidationError} at once, when the range is not two calendar dates in order
-   */
-  iterate(params: TransactionRangeParams, options: RequestOptions = {}): TransactionIterable {
-    return new TransactionIterable(this._transport, parseRequest('transactions.iterate', TransactionRangeParams, params), options);
-  }
-
-  /**
-   * Reads the transactions that arrived since the run before, for a job that runs on a schedule.
-   * The history has no "since" query, only days, 3 a request and 100 records a page (spec 4.13),
-   * so each run reads every day from `lookBackSeconds` before the previous run's start to
-   * tomorrow (the service's dates carry no zone) and hands out only the transactions whose
-   * `transactionId` the cursor has not seen. That makes it safe across window and page edges,
-   * against pages that shift while they are read (a record moved onto a page already read is
-   * found by a later run, when dated within the look-back), and after a crash.
-   *
-   * It is at least once, not exactly once: if your process stops after applying a run's
-   * transactions but before storing its `cursor`, the next run hands them out again. Store the
-   * cursor in the same database transaction as what you did with them, and it is exactly once;
-   * otherwise apply each idempotently by `transactionId`. A failed request rejects the whole run
-   * with its error and no cursor: run again with the one you have.
-   *
-   * @throws {RequestValidationError} before sending, for a bad parameter or a cursor that is not one of this wallet's
-   * @example
-   * ```ts
-   * import type { DealerClient } from 'payorch';
-   * declare const dealer: DealerClient;
-   * interface Tx {
-   *   creditDeposit(id: string, from: string | undefined, amount: string): Promise<void>;
-   *   saveCursor(wallet: string, cursor: string): Promise<void>;
-   * }
-   * declare const db: { cursorOf(wallet: string): Promise<string | undefined>; transaction(work: (tx: Tx) => Promise<void>): Promise<void> };
-   * const stored = await db.cursorOf('WLT-1'); // undefined on the first run
-   * const { transactions, cursor } = await dealer.transactions.readNew({ wallet_id: 'WLT-1', cursor: stored });
-   * await db.transaction(async (tx) => {
-   *   for (const t of transactions) await tx.creditDeposit(t.transactionId, t.senderIban, t.amount);
-   *   await tx.saveCursor('WLT-1', cursor); // with what was applied: exactly once
-   * });
-   * ```
-   */
-  async readNew(params: ReadNewTransactionsParams, options: RequestOptions = {}): Promise<NewTransactions> {
-    const operation = 'dealer.transactions.readNew';
-    const { wallet_id, cursor, start_date, lookBackSeconds = DEFAULT_LOOK_BACK_SECONDS } = parseRequest(operation, ReadNewTransactionsParams, params);
-    const readAt = Date.now();
-    const previous = cursor === undefined ? undefined : decodeCursor(operation, cursor, wallet_id);
-    const lookBackMs = lookBackSeconds * 1000;
-    const today = Math.floor(readAt / 86_400_000);
-    const first = previous !== undefined ? Math.floor((Math.min(previous.readAt, readAt) - lookBackMs) / 86_400_000) : start_date !== undefined ? dayNumber(start_date) : Math.floor((readAt - lookBackMs) / 86_400_000);
-    const seen = new Map(previous?.seen);
-    const fresh: Transaction[] = [];
-    for (const window of dateWindows(dayString(Math.min(first, today)), dayString(today + 1), WINDOW_DAYS)) {
-      // Pages may shift while read: read until the service says there is no more, never past the
-      // most pages it announced (an answer that ignores `page` cannot make it loop), and skip ids
-      // already seen.
-      let pages = 1;
-      for (let page = 1; page <= pages && page <= MAX_PAGES_PER_WINDOW; page++) {
-        const answer = await this.list({ wallet_id, ...window, page }, options);
-        for (const transaction of answer.transactions) {
-          if (seen.has(transaction.transactionId)) continue;
-          seen.set(transaction.transactionId, dayOfDate(transaction.date, today));
-          fresh.push(transaction);
-        }
-        if (!answer.pagination.has_more || answer.transactions.length === 0) break;
-        pages = Math.max(pages, answer.pagination.total_pages);
-      }
-    }
-    // The next run starts lookBackSeconds before this one: ids dated before that are never read again.
-    const nextFirst = Math.floor((readAt - lookBackMs) / 86_400_000);
-    for (const [id, day] of seen) if (day < nextFirst) seen.delete(id);
-    return { transactions: fresh, cursor: encodeCursor({ walletId: wallet_id, readAt, seen }) };
-  }
 }

@@ -3,8 +3,9 @@ import { checkList, checkOptions, declareOptions } from '../core/option-checks.j
 import { APIError, ResponseValidationError } from '../errors/api-error.js';
 import { CallbackRetentionError } from '../errors/error.js';
 import type { CallbackInbox, CallbackInboxContext, CallbackKey } from '../inboxes/inbox.js';
-import { isTransferEndStatus } from './transfers.js';
-import type { Transfer, TransferEndStatus, TransferStatusParams, TransferStatusResult } from './transfers.js';
+import { isTransferEndStatus } from './transfer-status.js';
+import type { TransferEndStatus } from './transfer-status.js';
+import type { Transfer, TransferStatusParams, TransferStatusResult } from './transfers.js';
 
 /*
  * Transfers have no callback (spec 6.1): their end is learnt by reading their status. A sweep that

@@ -473,6 +473,89 @@ export class CallbackRetentionError extends PayorchError {
 }
 
 /**
+ * `confirm` refused a verified callback (it returned anything but `true`): nothing was applied or
+ * recorded, so `outcome` is `refused`. The receiver answers 409 `not_confirmed` and tells `onError`
+ * (phase `'confirm'`); `receiver.apply(job)` rejects with it, and the queue retries the job, then
+ * keeps it as a dead letter: tell it from a handler's failure to skip paging for it.
+ *
+ * @example
+ * ```ts
+ * import { isPayorchError, NotConfirmedError } from 'payorch';
+ * import type { CallbackInboxContext, CallbackJob, CallbackReceiver } from 'payorch';
+ * declare const receiver: CallbackReceiver<CallbackInboxContext>;
+ * declare const job: CallbackJob;
+ * try {
+ *   await receiver.apply(job);
+ * } catch (error) {
+ *   if (isPayorchError(error, NotConfirmedError)) console.warn('refused by confirm, nothing applied:', error.message);
+ *   throw error;
+ * }
+ * ```
+ */
+export class NotConfirmedError extends PayorchError {
+  static {
+    brand(this, 'NotConfirmedError');
+  }
+  /** Made by the receiver when `confirm` refuses. */
+  constructor(message: string) {
+    super(message, { outcome: 'refused' });
+  }
+}
+
+/**
+ * No handler takes a verified callback and the receiver's `unhandled: 'retry'` asks for it again:
+ * nothing was applied (`outcome` `refused`). The receiver answers 500 `no_handler` and tells
+ * `onError` (phase `'unhandled'`); `receiver.apply(job)` rejects with it. Register the handler (or
+ * `'*'`), and the redelivery applies.
+ */
+export class UnhandledError extends PayorchError {
+  static {
+    brand(this, 'UnhandledError');
+  }
+  /** Made by the receiver when no handler takes a callback under `unhandled: 'retry'`. */
+  constructor(message: string) {
+    super(message, { outcome: 'refused' });
+  }
+}
+
+/**
+ * What a receiver's `onError` is told when code that is not payorch's failed on a callback: a
+ * handler, `confirm` or `enqueue` threw, or an inbox's driver failed, with something that is not a
+ * {@link PayorchError}. The value as thrown is `cause`, and `phase` says what threw (as
+ * `onError`'s `details.phase`). Only `onError` sees it: the answer is 500 (the service delivers
+ * again), and `receiver.apply` rejects with the value as thrown. `outcome` is `refused` for
+ * `confirm` (no handler ran), `unknown` otherwise (a handler may have acted).
+ *
+ * @example
+ * ```ts
+ * import { CallbackHandlingError, createCallbackReceiver, isPayorchError } from 'payorch';
+ * createCallbackReceiver({
+ *   apiKey: 'api',
+ *   secretKey: 'secret',
+ *   onError: (error, { callback }) => {
+ *     if (isPayorchError(error, CallbackHandlingError)) console.error(`${error.phase} failed on ${callback?.payload.tracking_code ?? 'a request'}:`, error.cause);
+ *     else console.error(error.name, error.message);
+ *   },
+ * });
+ * ```
+ */
+export class CallbackHandlingError extends PayorchError {
+  static {
+    brand(this, 'CallbackHandlingError');
+  }
+  /** What threw: a handler, `confirm`, `enqueue`, the inbox, or (`request`) the receive path around them. */
+  readonly phase: 'handler' | 'confirm' | 'enqueue' | 'inbox' | 'request';
+
+  /** Made by the receiver for `onError`, around what `phase` threw. */
+  constructor(phase: CallbackHandlingError['phase'], cause: unknown) {
+    const thrown = cause instanceof Error ? `${cause.name}: ${cause.message}` : `${typeof cause} ${String(cause)}`;
+    const what = { handler: 'a handler', confirm: 'confirm', enqueue: 'enqueue', inbox: 'the inbox', request: 'the receive path' }[phase];
+    super(`The callback was not applied: ${what} threw ${thrown.length > 300 ? `${thrown.slice(0, 299)}…` : thrown}`, { cause, outcome: phase === 'confirm' ? 'refused' : 'unknown' });
+    this.phase = phase;
+  }
+}
+
+/**
  * An inbox could not apply a callback with its key, and recorded nothing: its table has another
  * shape, another copy of the callback held the lock past `lockTimeoutMs`, a copy delivered at the
  * same time failed, or one of the cases its subclasses name ({@link InboxFullError},
@@ -555,10 +638,9 @@ export class StatementPoolingError extends InboxError {
 }
 
 /**
- * A queue adapter (`payorch/pg-boss`, `payorch/bullmq`, `payorch/cloudflare-queues`) could not do
- * what it was asked: the engine did not take a job (pg-boss answers `null` on a queue whose policy
- * is not `standard`), a batch of another queue reached its consumer, or its dead letters' table
- * has another shape. Nothing was queued or replayed; the engine's own error, if any, is its
+ * A queue adapter could not do what it was asked: the engine did not take a job (pg-boss answers
+ * `null` on a queue whose policy is not `standard`), a batch of another queue reached its consumer,
+ * or its dead letters' table has another shape. Nothing was queued or replayed; the engine's own error, if any, is its
  * `cause`. A receiver whose `enqueue` rejects with it answers 500, so the service delivers the
  * callback again. A failed attempt of a BullMQ worker reaches BullMQ as one too, whose `cause` is
  * the error as the handler threw it.

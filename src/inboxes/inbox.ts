@@ -60,10 +60,9 @@ export type CallbackInboxOutcome = 'applied' | 'duplicate';
 
 /**
  * Where a receiver records which callbacks it has applied, so that each is applied once.
- * Implement it over your own store when no shipped inbox fits: payorch ships the in-memory one
- * ({@link createMemoryInbox}), PostgreSQL (`payorch/postgres`), D1 (`payorch/d1`) and a Durable
- * Object's storage (`payorch/durable-object`). `inboxContract` from `payorch/testing` checks
- * your own against the contract below.
+ * Implement it over your own store when none of payorch's fits ({@link createMemoryInbox}, or the
+ * entry of a database). `inboxContract` from `payorch/testing` checks your own against the
+ * contract below.
  *
  * The contract, which the receiver relies on:
  * - `process` runs `apply` at most once per key that ends in success, and returns `'duplicate'`

@@ -49,7 +49,7 @@ export const MEMORY_INBOX_OPTIONS = declareOptions<MemoryInboxOptions>()([
   { name: 'now', rule: { type: 'function' } },
 ]);
 
-/** How full a memory inbox is: what the receiver it is given to warns of, and meters. @internal */
+/** How full a memory inbox is: what the receiver it is given to warns of, and meters. No entry exports it. */
 export interface MemoryInboxFill {
   /** The keys held: applied, under way and partly applied. */
   keys(): number;

@@ -1,4 +1,4 @@
-import * as z from 'zod/mini';
+import type * as z from 'zod/mini';
 import { RequestValidationError } from '../errors/error.js';
 import type { ValidationIssue } from '../errors/error.js';
 import type { RawRequest } from '../core/raw-request.js';
@@ -52,9 +52,10 @@ export function checkRawRequest(params: RawRequest): void {
 
 /**
  * The transport call of a raw request {@link checkRawRequest} passed: its answer is parsed JSON,
- * unchecked. `secrets` are values its body may carry (a site credential key, spec 5.1 rule 2).
+ * unchecked (`schema`: `z.unknown()`, from the endpoint tables loaded on the first call, so that this
+ * module brings no zod). `secrets` are values its body may carry (a site credential key, spec 5.1 rule 2).
  */
-export function rawCall(api: Api, params: RawRequest, signing: Signing, secrets?: readonly string[]): Call<z.ZodMiniUnknown> {
+export function rawCall(api: Api, params: RawRequest, signing: Signing, schema: z.ZodMiniUnknown, secrets?: readonly string[]): Call<z.ZodMiniUnknown> {
   return {
     operation: `request ${params.path}`,
     method: params.method,
@@ -65,7 +66,7 @@ export function rawCall(api: Api, params: RawRequest, signing: Signing, secrets?
     body: params.body,
     ...(params.query === undefined ? {} : { query: params.query }),
     ...(params.headers === undefined ? {} : { headers: params.headers }),
-    schema: z.unknown(),
+    schema,
     ...(secrets === undefined ? {} : { secrets }),
   };
 }

@@ -234,13 +234,15 @@ export interface CallbackTrace {
   verified(callback: { readonly kind: string; readonly payload: { readonly tracking_code: string; readonly status: string } }): void;
   /** What the inbox did with it: `applied` or `duplicate` (or `unhandled` when no handler took it, `queued` with `enqueue`). */
   processed(outcome: string): void;
+  /** A request refused before it verified, with the reason the meter records for it (refusals.ts `meteredReason`). */
+  refused(meteredReason: string): void;
   /** The answer sent back, returned as it is. */
   answered<A extends { readonly status: number; readonly body: string }>(answer: A): A;
   /** The receiving span's W3C `traceparent`, for a deferred callback's job; undefined without a tracer. */
   traceparent(): string | undefined;
 }
 
-const NO_CALLBACK_TRACE: CallbackTrace = { verified() {}, processed() {}, answered: (answer) => answer, traceparent: () => undefined };
+const NO_CALLBACK_TRACE: CallbackTrace = { verified() {}, processed() {}, refused() {}, answered: (answer) => answer, traceparent: () => undefined };
 
 /** What `receiver.apply` tells the span of a deferred callback. */
 export interface CallbackApplyTrace {
@@ -303,6 +305,8 @@ async function receiveIn<T>(span: GuardedSpan, run: (trace: CallbackTrace) => Pr
     processed(result) {
       outcome = result;
     },
+    // The span records the reason the answer gives.
+    refused() {},
     answered(given) {
       answer = given;
       return given;

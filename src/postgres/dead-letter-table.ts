@@ -47,9 +47,10 @@ export const deadLetterTableName = (where: string, options: Omit<DeadLetterTable
 /**
  * The SQL that creates the dead letters' table: one row per dead job, with the queue it died on,
  * the job as it was (its JSON, as text: `jsonb` refuses a `\u0000` or a lone surrogate a callback
- * may hold), how many attempts it had, its last error, and when it died. `seq` orders them (oldest
- * first) and pages them. First it records the table's version in `payorch_schema`, when the table
- * does not exist yet. Each adapter exports it under its own name (pgBossDeadLetterTableSql).
+ * may hold), how many attempts it had, its last error, when it died, and its earlier lives (a JSON
+ * array of `{ attempts, lastError, deadAt }`, null for a job never replayed). `seq` orders them
+ * (oldest first) and pages them. First it records the table's version in `payorch_schema`, when
+ * the table does not exist yet. Each adapter exports it under its own name (pgBossDeadLetterTableSql).
  */
 export function deadLetterTableSql(where: string, definition: PostgresTable, table?: string): string {
   const quoted = quoteTable(where, table, DEFAULT_DEAD_LETTER_TABLE);
@@ -66,7 +67,8 @@ function tableSql(quoted: string): string {
     '  job text NOT NULL,',
     '  attempts integer NOT NULL,',
     '  last_error text NOT NULL,',
-    '  dead_at timestamptz NOT NULL DEFAULT now()',
+    '  dead_at timestamptz NOT NULL DEFAULT now(),',
+    '  history text',
     ');',
     `CREATE INDEX IF NOT EXISTS "${table}_queue" ON ${quoted} (queue, seq)`,
   ].join('\n');
@@ -105,6 +107,12 @@ export const deadLetterTable = (owner: DeadLetterTableOwner): PostgresTable => (
       version: 2,
       shape: ['seq bigint NOT NULL', 'id text NOT NULL', 'queue text NOT NULL', 'job text NOT NULL', 'attempts integer NOT NULL', 'last_error text NOT NULL', 'dead_at timestamp with time zone NOT NULL', 'PRIMARY KEY (seq)', 'UNIQUE (id)'],
       up: (table) => [`ALTER TABLE ${table} ALTER COLUMN job TYPE text USING job::text`],
+    },
+    {
+      // The earlier lives of a dead letter replayed and dead again.
+      version: 3,
+      shape: ['seq bigint NOT NULL', 'id text NOT NULL', 'queue text NOT NULL', 'job text NOT NULL', 'attempts integer NOT NULL', 'last_error text NOT NULL', 'dead_at timestamp with time zone NOT NULL', 'history text', 'PRIMARY KEY (seq)', 'UNIQUE (id)'],
+      up: (table) => [`ALTER TABLE ${table} ADD COLUMN history text`],
     },
   ],
   migrate: owner.migrate,

@@ -1,11 +1,7 @@
 import * as z from 'zod/mini';
-import { APIPromise } from '../core/api-promise.js';
 import { defineEndpoint } from '../internal/endpoint.js';
-import { APIResource } from '../internal/resource.js';
-import { parseRequest } from '../internal/validation.js';
 import { lenientObject, requiredString, responseBoolean, responseInteger, strictObject, successFlag } from '../internal/schema-blocks.js';
 import { NoParams } from '../internal/shared-shapes.js';
-import type { ProviderRequestOptions } from './request-options.js';
 
 /** The answer of the connection test (spec 4.3). */
 export const Welcome = /* @__PURE__ */ lenientObject(() => ({
@@ -91,23 +87,3 @@ export const listSitesEndpoint = /* @__PURE__ */ defineEndpoint({
   params: NoParams,
   response: SiteList,
 });
-
-/** The provider's sites (spec 4.4). */
-export class ProviderSites extends APIResource {
-  /**
-   * Lists the provider's sites; `key` is the additional verification key, sent as X-Key (spec 4.4).
-   *
-   * @example
-   * ```ts
-   * import type { ProviderClient } from 'payorch';
-   * declare const provider: ProviderClient;
-   * const { sites } = await provider.sites.list({ key: process.env.PAYORCH_SITES_KEY! });
-   * ```
-   */
-  list(params: SiteListParams, options?: ProviderRequestOptions): APIPromise<SiteList> {
-    return APIPromise.start(() => {
-      const { key } = parseRequest(listSitesEndpoint.operation, SiteListParams, params);
-      return this._sendAnswered(listSitesEndpoint, undefined, options, key);
-    });
-  }
-}

@@ -6,15 +6,12 @@ import { keyNames, withEnvironmentKeys } from '../core/environment.js';
 import type { ClientSettings } from '../core/client-options.js';
 import { checkOptions } from '../core/option-checks.js';
 import { checkRawRequest, rawCall } from '../internal/raw-call.js';
-import { APIResource } from '../internal/resource.js';
+import { APIResource, loadCalls } from '../internal/resource.js';
 import type { RawRequest } from '../core/raw-request.js';
 import { Transport } from '../internal/transport.js';
-import { ProviderSites, welcomeEndpoint } from './account.js';
 import type { Welcome } from './account.js';
 import type { ProviderRequestOptions } from './request-options.js';
-import { ProviderCreditCard } from './credit-card.js';
-import { ProviderEiban } from './eiban.js';
-import { ProviderManual } from './manual.js';
+import { ProviderCreditCard, ProviderEiban, ProviderManual, ProviderSites } from './resources.js';
 import { ProviderThirdParty } from './third-party/index.js';
 
 /** Settings of a {@link ProviderClient}. */
@@ -85,18 +82,18 @@ export class ProviderClient extends APIResource {
    * Makes a client; nothing is sent until the first call.
    * @param options keys, service address and transport settings; see {@link ProviderClientOptions}
    */
-  constructor(given: ProviderClientOptions) {
+  constructor(options: ProviderClientOptions) {
     // With the keys it was given or read: withSite() and withOptions() make their clients with them.
-    const options = withEnvironmentKeys('new ProviderClient', given, PROVIDER_KEYS);
-    checkOptions('new ProviderClient', options, PROVIDER_OPTIONS);
-    const transport = (options as SiteOptions)[parentTransport] ?? new Transport({ ...options, api: 'provider', owner: 'new ProviderClient', credentials: options });
-    super(transport, options.credentialKey);
-    this.#options = options;
-    this.manual = new ProviderManual(transport, options.credentialKey);
-    this.eiban = new ProviderEiban(transport, options.credentialKey);
-    this.creditCard = new ProviderCreditCard(transport, options.credentialKey);
-    this.thirdParty = new ProviderThirdParty(transport, options.credentialKey);
-    this.sites = new ProviderSites(transport, options.credentialKey);
+    const settings = withEnvironmentKeys('new ProviderClient', options, PROVIDER_KEYS);
+    checkOptions('new ProviderClient', settings, PROVIDER_OPTIONS);
+    const transport = (settings as SiteOptions)[parentTransport] ?? new Transport({ ...settings, api: 'provider', owner: 'new ProviderClient', credentials: settings });
+    super(transport, settings.credentialKey);
+    this.#options = settings;
+    this.manual = new ProviderManual(transport, settings.credentialKey);
+    this.eiban = new ProviderEiban(transport, settings.credentialKey);
+    this.creditCard = new ProviderCreditCard(transport, settings.credentialKey);
+    this.thirdParty = new ProviderThirdParty(transport, settings.credentialKey);
+    this.sites = new ProviderSites(transport, settings.credentialKey);
   }
 
   /**
@@ -151,7 +148,7 @@ export class ProviderClient extends APIResource {
    * ```
    */
   welcome(options?: ProviderRequestOptions): APIPromise<Welcome> {
-    return this._send(welcomeEndpoint, undefined, options);
+    return this._send((calls) => calls.welcomeEndpoint, undefined, options);
   }
 
   /**
@@ -169,7 +166,7 @@ export class ProviderClient extends APIResource {
    * ```
    */
   request(params: ProviderRawRequest, options: ProviderRequestOptions = {}): APIPromise<unknown> {
-    return APIPromise.start(() => {
+    return APIPromise.start(async () => {
       checkRawRequest(params);
       const signing: Signing =
         params.hash === 'credential'
@@ -177,7 +174,8 @@ export class ProviderClient extends APIResource {
           : params.hash === 'key'
             ? { hash: 'key', key: params.key }
             : { hash: 'basic' };
-      return this._transport.request(rawCall('provider', params, signing, this._credentialKeys(options)), options);
+      const { unknownAnswer } = await loadCalls();
+      return this._transport.request(rawCall('provider', params, signing, unknownAnswer(), this._credentialKeys(options)), options);
     });
   }
 

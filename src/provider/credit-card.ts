@@ -1,9 +1,6 @@
 import * as z from 'zod/mini';
-import { APIPromise } from '../core/api-promise.js';
 import { defineEndpoint } from '../internal/endpoint.js';
 import { lenientObject, openEnum, requestAmount, requiredString, responseNumber, responseString, strictObject, successFlag } from '../internal/schema-blocks.js';
-import { APIResource } from '../internal/resource.js';
-import type { ProviderRequestOptions } from './request-options.js';
 import { envelope } from '../internal/shared-shapes.js';
 
 /** States of a provider card payment (spec 3.1). */
@@ -110,48 +107,3 @@ export const cardStatusEndpoint = /* @__PURE__ */ defineEndpoint({
   params: CardPaymentStatusParams,
   response: CardPaymentStatusResult,
 });
-
-/** Provider card payments (spec 4.8, 4.9). */
-export class ProviderCreditCard extends APIResource {
-  /**
-   * Creates a card payment; redirect the customer to `data.payment_url`. The site credential
-   * key travels in the body (spec 5.1 rule 2), taken from the client or the call when left out.
-   *
-   * @example
-   * ```ts
-   * import type { ProviderClient } from 'payorch';
-   * declare const provider: ProviderClient;
-   * const { data } = await provider.creditCard.createPayment({
-   *   username: 'ada', user_id: 'u-1', firstname: 'Ada', lastname: 'Yılmaz', amount: 150,
-   * });
-   * ```
-   */
-  createPayment(params: CardPaymentParams, options: ProviderRequestOptions = {}): APIPromise<CardPayment> {
-    return APIPromise.start(() => {
-      // Anything but an object goes to the schema as it is, to be refused with a RequestValidationError.
-      const credentialKey: unknown =
-        typeof params === 'object' && (params as unknown) !== null
-          ? (params.credential_key ?? this._requireCredentialKey(cardPaymentEndpoint.operation, options))
-          : undefined;
-      const body: unknown = credentialKey === undefined ? params : { ...params, credential_key: credentialKey };
-      const secrets = typeof credentialKey === 'string' ? [credentialKey] : [];
-      return this._sendAnswered(cardPaymentEndpoint, body as z.input<typeof CardPaymentParams>, options, undefined, secrets);
-    });
-  }
-
-  /**
-   * Reads the status of a card payment; safe to repeat, so it retries on transient failures.
-   *
-   * @example
-   * ```ts
-   * import type { ProviderClient } from 'payorch';
-   * declare const provider: ProviderClient;
-   * declare function fulfil(): Promise<void>;
-   * const { data } = await provider.creditCard.getStatus({ tracking_code: 'CC-k3J9x-1700000000' });
-   * if (data.status === 'success') fulfil();
-   * ```
-   */
-  getStatus(params: CardPaymentStatusParams, options?: ProviderRequestOptions): APIPromise<CardPaymentStatusResult> {
-    return this._send(cardStatusEndpoint, params, options);
-  }
-}

@@ -1,9 +1,6 @@
 import * as z from 'zod/mini';
-import type { APIPromise } from '../core/api-promise.js';
 import { strictObject } from '../internal/schema-blocks.js';
 import { defineEndpoint } from '../internal/endpoint.js';
-import { APIResource } from '../internal/resource.js';
-import type { ProviderRequestOptions } from './request-options.js';
 import { envelope, iban } from '../internal/shared-shapes.js';
 import { depositStatus, ibanWithdrawalRecord, paymentParams, recordCore, recordEcho } from './shared.js';
 import type { DepositStatusShape, PaymentParamsShape, RecordCoreShape, RecordEchoShape } from './shared.js';
@@ -60,36 +57,3 @@ export const eibanWithdrawalEndpoint = /* @__PURE__ */ defineEndpoint({
   params: EibanWithdrawalParams,
   response: EibanWithdrawal,
 });
-
-/** E-IBAN deposits and withdrawals of a site (spec 4.7). */
-export class ProviderEiban extends APIResource {
-  /**
-   * Starts an E-IBAN deposit; redirect the customer to `data.payment_url`.
-   *
-   * @example
-   * ```ts
-   * import type { ProviderClient } from 'payorch';
-   * declare const provider: ProviderClient;
-   * const { data } = await provider.eiban.startDeposit({ fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', amount: 500 });
-   * ```
-   */
-  startDeposit(params: EibanDepositParams, options?: ProviderRequestOptions): APIPromise<EibanDeposit> {
-    return this._send(eibanDepositEndpoint, params, options);
-  }
-
-  /**
-   * Starts an E-IBAN withdrawal; it is `pending` until the withdrawal callback.
-   *
-   * @example
-   * ```ts
-   * import type { ProviderClient } from 'payorch';
-   * declare const provider: ProviderClient;
-   * const { data } = await provider.eiban.startWithdrawal({
-   *   fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', iban: 'TR330006100519786457841326', amount: 100,
-   * });
-   * ```
-   */
-  startWithdrawal(params: EibanWithdrawalParams, options?: ProviderRequestOptions): APIPromise<EibanWithdrawal> {
-    return this._send(eibanWithdrawalEndpoint, params, options);
-  }
-}

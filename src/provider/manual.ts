@@ -1,9 +1,6 @@
 import * as z from 'zod/mini';
-import type { APIPromise } from '../core/api-promise.js';
 import { strictObject } from '../internal/schema-blocks.js';
 import { defineEndpoint } from '../internal/endpoint.js';
-import { APIResource } from '../internal/resource.js';
-import type { ProviderRequestOptions } from './request-options.js';
 import { envelope, iban } from '../internal/shared-shapes.js';
 import { depositStatus, ibanWithdrawalRecord, paymentParams, recordCore, recordEcho } from './shared.js';
 import type { DepositStatusShape, PaymentParamsShape, RecordCoreShape, RecordEchoShape } from './shared.js';
@@ -60,39 +57,3 @@ export const manualWithdrawalEndpoint = /* @__PURE__ */ defineEndpoint({
   params: ManualWithdrawalParams,
   response: ManualWithdrawal,
 });
-
-/** Manual bank transactions: IBAN deposits and withdrawals of a site (spec 4.5, 4.6). */
-export class ProviderManual extends APIResource {
-  /**
-   * Starts a manual IBAN deposit; redirect the customer to `data.payment_url`.
-   * The end status arrives by deposit callback.
-   *
-   * @example
-   * ```ts
-   * import type { ProviderClient } from 'payorch';
-   * declare const provider: ProviderClient;
-   * declare function redirect(url: string): void; // your framework's
-   * const { data } = await provider.manual.startDeposit({ fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', amount: 250 });
-   * redirect(data.payment_url);
-   * ```
-   */
-  startDeposit(params: ManualDepositParams, options?: ProviderRequestOptions): APIPromise<ManualDeposit> {
-    return this._send(manualDepositEndpoint, params, options);
-  }
-
-  /**
-   * Starts a manual withdrawal to the customer's IBAN; it is `pending` until the withdrawal callback.
-   *
-   * @example
-   * ```ts
-   * import type { ProviderClient } from 'payorch';
-   * declare const provider: ProviderClient;
-   * const { data } = await provider.manual.startWithdrawal({
-   *   fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', iban: 'TR330006100519786457841326', amount: 100,
-   * });
-   * ```
-   */
-  startWithdrawal(params: ManualWithdrawalParams, options?: ProviderRequestOptions): APIPromise<ManualWithdrawal> {
-    return this._send(manualWithdrawalEndpoint, params, options);
-  }
-}

@@ -10,8 +10,8 @@ import { canonicalJson } from '../webhooks/seal.js';
 import { signCallback } from '../webhooks/sign.js';
 
 /*
- * The contract of a queue adapter (payorch/pg-boss, payorch/bullmq, payorch/cloudflare-queues, or
- * a merchant's own over SQS or RabbitMQ): what a receiver with `enqueue` relies on once it has
+ * The contract of a queue adapter (payorch's, or a merchant's own over SQS or RabbitMQ): what a
+ * receiver with `enqueue` relies on once it has
  * answered 200. Every case runs real signed callbacks (signCallback) through a real receiver
  * (createCallbackReceiver with the adapter's `enqueue`), so that jobs are sealed as in production
  * and a job changed in the queue is refused by `receiver.apply`, not by a stand-in.
@@ -140,7 +140,7 @@ type Failing = number | 'always';
  * service's and the engine's redeliveries; every callback that verifies (a NUL in a name, lone
  * surrogates, the largest body) queued, kept and replayed unchanged; a failing handler retried, then kept as a dead letter
  * (its kind, tracking code, status, merchant id, receipt, attempts and last error) past the engine's
- * retention; a replay that applies once, even when two replays run at once; a purge by ids and by
+ * retention, its attempts and errors kept across a replay after which it died again; a replay that applies once, even when two replays run at once; a purge by ids and by
  * time, never both purging and replaying one dead letter; a job changed in the queue that pays
  * nothing; a job retried past a worker on old keys (a rolling deploy of a rotation) or a clock
  * behind; and no API key in jobs or dead letters. Each case gets a fresh engine and
@@ -153,12 +153,12 @@ type Failing = number | 'always';
  * import type { QueueContractEngine } from 'payorch/testing';
  * interface TestQueues { sendRaw(job: unknown): Promise<void>; ageAndRunMaintenance(): Promise<void>; close(): Promise<void> }
  * declare function freshQueues(): Promise<TestQueues>;
- * declare function createMyQueue(options: TestQueues & { retryLimit: number; retryDelaySeconds: number }): QueueContractEngine['queue'] & { work: QueueContractEngine['work'] };
+ * declare function createMyQueue(options: TestQueues & { retries: number; retryDelaySeconds: number }): QueueContractEngine['queue'] & { work: QueueContractEngine['work'] };
  *
  * for (const c of queueContract({
  *   async setup() {
  *     const queues = await freshQueues(); // queue names of their own, an empty dead-letter table
- *     const adapter = createMyQueue({ ...queues, retryLimit: 3, retryDelaySeconds: 0 });
+ *     const adapter = createMyQueue({ ...queues, retries: 2, retryDelaySeconds: 0 });
  *     return {
  *       queue: adapter,
  *       work: (receiver) => adapter.work(receiver),
@@ -476,6 +476,32 @@ export function queueContract(options: QueueContractOptions): readonly QueueCont
         expectThat(run.runs.get(code) === runs + 1, `the replay should run the handler once more, ran it ${(run.runs.get(code) ?? 0) - runs} times`);
         expectThat((await run.engine.queue.deadLetters.get(deadLetter.id)) === undefined, 'a replayed dead letter is still there');
         expectThat(!(await run.deadLetters()).some((each) => each.trackingCode === code), 'a replayed dead letter is still listed');
+      },
+    ],
+    [
+      'keeps the attempts and errors of every life of a dead letter replayed that died again',
+      async (run) => {
+        const code = run.code();
+        run.failing.set(code, 'always');
+        await run.deliver(code);
+        const first = await run.deadLetterOf(code);
+        const firstRuns = run.runs.get(code) ?? 0;
+        expectThat(first.history.length === 0 && first.attempts === firstRuns, `a dead letter never replayed should show no history and its ${firstRuns} attempts, showed ${first.attempts} and ${JSON.stringify(first.history)}`);
+        const replayed = await run.engine.queue.deadLetters.replay({ ids: [first.id] });
+        expectThat(replayed.replayed === 1, `replay of its id should replay 1, gave ${JSON.stringify(replayed)}`);
+        let again: DeadLetter | undefined;
+        await run.until(async () => (again = (await run.deadLetters()).find((each) => each.trackingCode === code && each.history.length > 0)) !== undefined, `the dead letter of ${code} again, after its replay`);
+        const second = again as DeadLetter;
+        const runs = run.runs.get(code) ?? 0;
+        expectThat(runs > firstRuns, `the replay should run the handler again, ran it ${runs - firstRuns} times`);
+        const [life] = second.history;
+        expectThat(second.history.length === 1 && life !== undefined, `the dead letter should show its one earlier life, showed ${JSON.stringify(second.history)}`);
+        expectThat(life.attempts === first.attempts && life.lastError === first.lastError && life.deadAt.getTime() === first.deadAt.getTime(), `its earlier life should be the first dead letter's attempts, error and death, was ${JSON.stringify(life)}`);
+        expectThat(second.attempts === runs, `the dead letter should count the attempts of both lives (${runs}), counted ${second.attempts}`);
+        expectThat(second.lastError.includes(FAILURE), `the dead letter's lastError should be its last attempt's, got ${JSON.stringify(second.lastError)}`);
+        const kept = await run.engine.queue.deadLetters.get(second.id);
+        expectThat(kept !== undefined && kept.attempts === runs && kept.history.length === 1, 'deadLetters.get should show the attempts and history list shows');
+        expectThat(canonicalJson(kept.job) === canonicalJson(run.enqueued.at(-1)), 'a replayed job should stay as it was sealed');
       },
     ],
     [

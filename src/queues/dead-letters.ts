@@ -6,10 +6,10 @@ import { resealCallbackJob } from '../webhooks/seal.js';
 import type { ResealKeys } from '../webhooks/seal.js';
 
 /*
- * What every queue adapter (payorch/pg-boss, payorch/bullmq, payorch/cloudflare-queues) gives,
- * under the same names and meanings on every engine: `enqueue` for the receiver, and the dead
- * letters a person lists, replays and purges. Each adapter adds its own way to start applying
- * jobs (the engine's worker, or a Worker's `queue` handler), since that is the engine's.
+ * What every queue adapter gives, under the same names and meanings on every engine: `enqueue`
+ * for the receiver, and the dead letters a person lists, replays and purges. Each adapter adds its
+ * own way to start applying jobs (the engine's worker, or a Worker's `queue` handler), since that
+ * is the engine's.
  */
 
 /**
@@ -30,11 +30,23 @@ export interface DeadLetter {
   readonly merchantId: string;
   /** When the receiver first got the callback (the job's `receivedAt`). */
   readonly receivedAt: Date;
-  /** How many times the engine ran the job before it gave up. */
+  /** How many times the engine ran the job before it gave up, in all its lives: those of `history` included. */
   readonly attempts: number;
   /** The last attempt's error, as `name: message` (a `CallbackJobError`'s reason is its name's field). */
   readonly lastError: string;
   /** When the job became a dead letter. */
+  readonly deadAt: Date;
+  /** Its earlier lives, oldest first: each time it was a dead letter before a replay. Empty for a job never replayed. */
+  readonly history: readonly DeadLetterLife[];
+}
+
+/** One earlier life of a dead letter: it died, then was replayed. */
+export interface DeadLetterLife {
+  /** How many times the engine ran the job in that life. */
+  readonly attempts: number;
+  /** That life's last error, as `name: message`. */
+  readonly lastError: string;
+  /** When it became a dead letter then. */
   readonly deadAt: Date;
 }
 
@@ -57,13 +69,13 @@ export interface ListDeadLettersOptions {
   readonly cursor?: string | undefined;
 }
 
-/** How many dead letters a page holds when no `limit` is given, on every engine. @internal */
+/** How many dead letters a page holds when no `limit` is given, on every engine. No entry exports it. */
 export const DEFAULT_DEAD_LETTER_PAGE = 50;
 
 /**
  * `limit` of {@link ListDeadLettersOptions}, one range and default on every engine: the adapters
  * check it, and `payorch dead-letters list --limit` with it.
- * @internal
+ * No entry exports it.
  */
 export const DEAD_LETTER_PAGE_LIMIT: OptionDeclaration<'limit'> = { name: 'limit', rule: { type: 'number', min: 1, max: 1000, integer: true }, default: DEFAULT_DEAD_LETTER_PAGE };
 
@@ -120,24 +132,60 @@ export interface CallbackQueue {
   readonly deadLetters: DeadLetters;
 }
 
-/** What a dead letter's engine record adds to its job. @internal */
+/** What a dead letter's engine record adds to its job: `attempts` of its current life, and its earlier lives as stored. No entry exports it. */
 export interface DeadLetterRecord {
   readonly id: string;
   readonly attempts: number;
   readonly lastError: string;
   readonly deadAt: Date;
+  /** The earlier lives as the engine keeps them ({@link storedLife}s: JSON), or as JSON text. */
+  readonly history?: unknown;
+}
+
+/** An earlier life as an engine keeps it, in JSON beside the sealed job (never inside it). No entry exports it. */
+export interface StoredLife {
+  readonly attempts: number;
+  readonly lastError: string;
+  /** Milliseconds since 1970. */
+  readonly deadAt: number;
+}
+
+/** A dead letter's life, as kept before its replay. No entry exports it. */
+export const storedLife = (attempts: number, lastError: string, deadAt: number): StoredLife => ({ attempts, lastError, deadAt });
+
+/**
+ * The earlier lives an engine kept, read without trusting their shape (a record anyone with access
+ * may have written): an entry that is not a life is left out.
+ * No entry exports it.
+ */
+export function storedHistory(value: unknown): StoredLife[] {
+  let list = value;
+  if (typeof list === 'string') {
+    try {
+      list = JSON.parse(list) as unknown;
+    } catch {
+      return [];
+    }
+  }
+  if (!Array.isArray(list)) return [];
+  return list.flatMap((entry: unknown) => {
+    const life = (typeof entry === 'object' && entry !== null ? entry : {}) as Partial<Record<keyof StoredLife, unknown>>;
+    const { attempts, lastError, deadAt } = life;
+    return typeof attempts === 'number' && Number.isSafeInteger(attempts) && attempts >= 0 && typeof lastError === 'string' && typeof deadAt === 'number' ? [storedLife(attempts, lastError, deadAt)] : [];
+  });
 }
 
 /**
  * The dead letter of a job as every adapter shows it: the job's own fields read without trusting
  * its shape (a dead letter may be a job someone wrote into the queue), and the engine's record.
- * @internal
+ * No entry exports it.
  */
 export function deadLetterOf(job: unknown, record: DeadLetterRecord): DeadLetter {
   const fields = typeof job === 'object' && job !== null ? (job as Readonly<Record<string, unknown>>) : {};
   const payload = typeof fields['payload'] === 'object' && fields['payload'] !== null ? (fields['payload'] as Readonly<Record<string, unknown>>) : {};
   const text = (value: unknown): string => (typeof value === 'string' ? value : '');
   const receivedAt = typeof fields['receivedAt'] === 'number' ? fields['receivedAt'] : Number.NaN;
+  const history = storedHistory(record.history).map((life) => ({ attempts: life.attempts, lastError: life.lastError, deadAt: new Date(life.deadAt) }));
   return {
     id: record.id,
     kind: text(fields['kind']),
@@ -145,16 +193,17 @@ export function deadLetterOf(job: unknown, record: DeadLetterRecord): DeadLetter
     status: text(payload['status']),
     merchantId: text(fields['merchantId']),
     receivedAt: new Date(receivedAt),
-    attempts: record.attempts,
+    attempts: history.reduce((sum, life) => sum + life.attempts, record.attempts),
     lastError: record.lastError,
     deadAt: record.deadAt,
+    history,
   };
 }
 
 /**
  * The last error of a job as a dead letter keeps it: `name: message`, at most 1000 characters. The
  * receiver's errors name no key; a handler's own error is the merchant's.
- * @internal
+ * No entry exports it.
  */
 export function lastErrorOf(error: unknown): string {
   const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
@@ -167,7 +216,7 @@ export function lastErrorOf(error: unknown): string {
  * record is past the inbox's retention fails the same way on every attempt. A refusal another
  * worker or a later attempt may pass (`CallbackJobError.retryable`: a seal of a key this worker does
  * not hold, a receipt time in its future) is retried like any passing failure.
- * @internal
+ * No entry exports it.
  */
 export function retryCannotHelp(error: unknown): boolean {
   return (isPayorchError(error, CallbackJobError) && !error.retryable) || isPayorchError(error, CallbackRetentionError);
@@ -177,7 +226,7 @@ export function retryCannotHelp(error: unknown): boolean {
 const MAX_IDS = 1000;
 const ID = 'must be a dead letter\'s id, as list gives it';
 
-/** Checks the id `get` is given. @internal */
+/** Checks the id `get` is given. No entry exports it. */
 export function checkDeadLetterId(where: string, id: unknown): string {
   checkValue(where, { name: 'id', rule: { type: 'text', maxLength: 200, allowed: 'a dead letter\'s id, as list gives it' }, required: true }, id);
   return id as string;
@@ -200,7 +249,7 @@ export const REPLAY_OPTIONS = declareOptions<ReplayDeadLettersOptions>()([{ name
 
 /**
  * Checks `replay`'s options: ids at most one engine batch (`batch`), and the keys to re-seal with.
- * @internal
+ * No entry exports it.
  */
 export function checkReplayOptions(options: ReplayDeadLettersOptions | undefined, batch: number): { readonly ids: readonly string[] | undefined; readonly reseal: ResealKeys | undefined } {
   checkOptions('deadLetters.replay', options, REPLAY_OPTIONS);
@@ -209,7 +258,7 @@ export function checkReplayOptions(options: ReplayDeadLettersOptions | undefined
 
 /**
  * Checks `purge`'s options: `{ ids }` (1 to 1000) or `{ before }` (a Date, or milliseconds since 1970).
- * @internal
+ * No entry exports it.
  */
 export function checkPurgeOptions(options: unknown): { readonly ids: readonly string[] } | { readonly before: number } {
   const fields = typeof options === 'object' && options !== null ? (options as Readonly<Record<string, unknown>>) : {};
@@ -225,7 +274,7 @@ export function checkPurgeOptions(options: unknown): { readonly ids: readonly st
 /**
  * A dead letter's job re-sealed for a replay (`reseal`): a job the old key did not seal stops the
  * replay whole, naming the dead letter, before anything is sent.
- * @internal
+ * No entry exports it.
  */
 export function resealDeadLetter(id: string, job: unknown, keys: ResealKeys): CallbackJob {
   try {

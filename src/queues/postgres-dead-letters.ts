@@ -2,7 +2,8 @@
 // PostgreSQL: kept by the worker, listed, replayed and purged by a person. No retention of the
 // engine's reaches the table. The engine sends a replayed job, in the transaction that deletes it.
 import { checkOptions, declareOptions } from '../core/option-checks.js';
-import { DEAD_LETTER_PAGE_LIMIT, DEFAULT_DEAD_LETTER_PAGE, checkDeadLetterId, checkPurgeOptions, checkReplayOptions, deadLetterOf, resealDeadLetter } from './dead-letters.js';
+import { DEAD_LETTER_PAGE_LIMIT, DEFAULT_DEAD_LETTER_PAGE, checkDeadLetterId, checkPurgeOptions, checkReplayOptions, deadLetterOf, resealDeadLetter, storedHistory, storedLife } from './dead-letters.js';
+import type { StoredLife } from './dead-letters.js';
 import type { DeadLetter, DeadLetters, ListDeadLettersOptions, PurgeDeadLettersOptions, ReplayDeadLettersOptions } from './dead-letters.js';
 import type { PostgresClient, PostgresPool } from '../postgres/table.js';
 import type { CallbackJob } from '../webhooks/job.js';
@@ -28,8 +29,16 @@ export interface DeadLetterStore {
   readonly create: string;
   /** The engine's queue the dead letters died on, and are replayed to. */
   readonly queue: string;
-  /** Sends a job, its JSON text, to `queue` inside the open transaction of `client`. */
-  readonly send: (job: string, client: PostgresClient) => Promise<unknown>;
+  /** Sends a replayed job to `queue` inside the open transaction of `client`. */
+  readonly send: (job: ReplayedJob, client: PostgresClient) => Promise<unknown>;
+}
+
+/** A dead letter as a replay sends it back to its engine's queue. */
+export interface ReplayedJob {
+  /** The job's JSON text, as it was sealed (or re-sealed). */
+  readonly job: string;
+  /** Its lives so far, the one just ended last: the engine keeps them beside the job, never inside it. */
+  readonly history: readonly StoredLife[];
 }
 
 /** A dead job as the worker keeps it. */
@@ -39,6 +48,8 @@ export interface DeadJob {
   readonly job: unknown;
   readonly attempts: number;
   readonly lastError: string;
+  /** Its earlier lives, from the job's data: each time it died before a replay. */
+  readonly history: readonly StoredLife[];
 }
 
 /**
@@ -55,6 +66,8 @@ interface Row {
   readonly attempts: number;
   readonly last_error: string;
   readonly dead_at: Date;
+  /** The earlier lives' JSON, or null for a job never replayed. */
+  readonly history: string | null;
 }
 
 /** The job of a row: parsed from its JSON text (text that is not JSON as it is: `apply` refuses it), or as list read it. */
@@ -67,7 +80,7 @@ function jobIn(job: unknown): unknown {
   }
 }
 
-const shown = (row: Row): DeadLetter => deadLetterOf(jobIn(row.job), { id: row.id, attempts: row.attempts, lastError: row.last_error, deadAt: new Date(row.dead_at) });
+const shown = (row: Row): DeadLetter => deadLetterOf(jobIn(row.job), { id: row.id, attempts: row.attempts, lastError: row.last_error, deadAt: new Date(row.dead_at), history: row.history });
 
 // What list reads of a job: the fields a dead letter shows, never the payload's names or IBANs.
 // The column is text, since jsonb refuses some of what a callback may hold; read as jsonb here
@@ -106,8 +119,8 @@ const rowsOf = (result: { readonly rows?: readonly unknown[] | undefined }): Row
 export async function keepDeadJob(store: DeadLetterStore, dead: DeadJob): Promise<DeadLetter | undefined> {
   return withClient(store, async (client, table) => {
     const result = await client.query(
-      `INSERT INTO ${table} (id, queue, job, attempts, last_error) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING RETURNING seq::text, id, job, attempts, last_error, dead_at`,
-      [dead.id, store.queue, JSON.stringify(dead.job), dead.attempts, storable(dead.lastError)],
+      `INSERT INTO ${table} (id, queue, job, attempts, last_error, history) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING RETURNING seq::text, id, job, attempts, last_error, dead_at, history`,
+      [dead.id, store.queue, JSON.stringify(dead.job), dead.attempts, storable(dead.lastError), dead.history.length === 0 ? null : JSON.stringify(dead.history.map((life) => ({ ...life, lastError: storable(life.lastError) })))],
     );
     const [row] = rowsOf(result);
     return row === undefined ? undefined : shown(row);
@@ -130,7 +143,7 @@ export function deadLettersIn(store: DeadLetterStore): DeadLetters {
       const limit = options.limit ?? DEFAULT_DEAD_LETTER_PAGE;
       return withClient(store, async (client, table) => {
         const result = await client.query(
-          `SELECT seq::text, id, ${LISTED_JOB}, attempts, last_error, dead_at FROM ${table} WHERE queue = $1 AND seq > $2::bigint ORDER BY seq LIMIT $3`,
+          `SELECT seq::text, id, ${LISTED_JOB}, attempts, last_error, dead_at, history FROM ${table} WHERE queue = $1 AND seq > $2::bigint ORDER BY seq LIMIT $3`,
           [store.queue, options.cursor ?? '0', limit + 1, ...UNREADABLE_ESCAPES],
         );
         const rows = rowsOf(result);
@@ -142,7 +155,7 @@ export function deadLettersIn(store: DeadLetterStore): DeadLetters {
     async get(id) {
       checkDeadLetterId('deadLetters.get', id);
       return withClient(store, async (client, table) => {
-        const result = await client.query(`SELECT seq::text, id, job, attempts, last_error, dead_at FROM ${table} WHERE queue = $1 AND id = $2`, [store.queue, id]);
+        const result = await client.query(`SELECT seq::text, id, job, attempts, last_error, dead_at, history FROM ${table} WHERE queue = $1 AND id = $2`, [store.queue, id]);
         const [row] = rowsOf(result);
         return row === undefined ? undefined : { ...shown(row), job: jobIn(row.job) as CallbackJob };
       });
@@ -157,9 +170,13 @@ export function deadLettersIn(store: DeadLetterStore): DeadLetters {
         let replayed: number;
         try {
           // Claimed for this transaction: a replay running at once skips them, and a purge waits.
-          const claimed = rowsOf(await client.query(`SELECT seq::text, id, job FROM ${table} WHERE queue = $1${which} ORDER BY seq LIMIT ${POSTGRES_REPLAY_BATCH} FOR UPDATE SKIP LOCKED`, values));
+          const claimed = rowsOf(await client.query(`SELECT seq::text, id, job, attempts, last_error, dead_at, history FROM ${table} WHERE queue = $1${which} ORDER BY seq LIMIT ${POSTGRES_REPLAY_BATCH} FOR UPDATE SKIP LOCKED`, values));
           // Every job re-sealed before any is sent: a refusal sends nothing.
-          const jobs = claimed.map((row) => (reseal === undefined ? (row.job as string) : JSON.stringify(resealDeadLetter(row.id, jobIn(row.job), reseal))));
+          // Each carries its lives so far, this one added: a job that dies again shows them all.
+          const jobs = claimed.map((row): ReplayedJob => ({
+            job: reseal === undefined ? (row.job as string) : JSON.stringify(resealDeadLetter(row.id, jobIn(row.job), reseal)),
+            history: [...storedHistory(row.history), storedLife(row.attempts, row.last_error, new Date(row.dead_at).getTime())],
+          }));
           // Sent in the transaction that deletes them: both are committed, or neither.
           for (const job of jobs) await store.send(job, client);
           if (claimed.length > 0) await client.query(`DELETE FROM ${table} WHERE queue = $1 AND id = ANY($2::text[])`, [store.queue, claimed.map((row) => row.id)]);

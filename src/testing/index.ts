@@ -1,9 +1,8 @@
 /**
  * payorch/testing: the contracts every callback inbox and every queue adapter keep, as tables of
  * cases you run against your own with the test runner you use. payorch runs the inbox table
- * against each of its inboxes (memory, PostgreSQL, D1, Durable Object) and the queue table
- * ({@link queueContract}) against each of its queue adapters (pg-boss, BullMQ, Cloudflare Queues).
- * Neither needs a test runner: each case throws on failure.
+ * against each of its inboxes and the queue table ({@link queueContract}) against each of its queue
+ * adapters. Neither needs a test runner: each case throws on failure.
  *
  * @example
  * ```ts

@@ -41,6 +41,7 @@ export type {
   CallbackKind,
   CallbackStatus,
 } from './kinds.js';
+export type { Api } from '../core/api.js';
 
 // Errors
 export {
@@ -55,6 +56,10 @@ export {
   InboxCommitError,
   QueueError,
   CallbackRetentionError,
+  // What a receiver's confirm or unhandled: 'retry' refused, and what onError is told of code not payorch's that threw.
+  NotConfirmedError,
+  UnhandledError,
+  CallbackHandlingError,
   // Errors of the calls a receiver's reconcile makes and of the tracking codes it reads.
   ConnectionError,
   TrackingCodeError,

@@ -81,7 +81,7 @@ function sealOf(job: Readonly<Record<string, unknown>>): JobSeal {
 
 const CHANGED = 'the job’s seal does not match: it was changed in the queue, or written there without the secret key';
 
-/** The keys that seal and check a receiver's jobs. @internal */
+/** The keys that seal and check a receiver's jobs. No entry exports it. */
 export interface JobSealer {
   /** The job with its seal, made with the receiver's `secretKey`. */
   seal<T extends Readonly<Record<string, unknown>>>(job: T): T & { readonly seal: JobSeal };

@@ -383,7 +383,7 @@ export function charsetOf(input: CallbackInput): string | undefined {
   return declaredCharset(readContentType(input.headers));
 }
 
-/** What one verification may be told besides its input. @internal */
+/** What one verification may be told besides its input. No entry exports it. */
 export interface VerifyAt {
   /** Hears when the body's bytes were not read in the charset they declared (the receiver logs it). */
   readonly onDecoded?: ((decoding: BodyDecoding) => void) | undefined;
@@ -398,7 +398,7 @@ export interface VerifyAt {
   readonly rebuilt?: boolean | undefined;
 }
 
-/** A verified callback, and where its signature came (what a job records). @internal */
+/** A verified callback, and where its signature came (what a job records). No entry exports it. */
 export interface Verified {
   readonly callback: VerifiedCallback;
   readonly signedIn: 'headers' | 'body';
@@ -406,7 +406,7 @@ export interface Verified {
   readonly receivedAt: number;
 }
 
-/** verifyCallback's options, checked and resolved once, with the per-message check. @internal */
+/** verifyCallback's options, checked and resolved once, with the per-message check. No entry exports it. */
 export interface CallbackChecker {
   readonly apiKey: string;
   readonly toleranceSeconds: number;
@@ -415,7 +415,7 @@ export interface CallbackChecker {
   verify(input: CallbackInput, at?: VerifyAt): Verified;
 }
 
-/** A receiver's checker, with what seals its jobs. @internal */
+/** A receiver's checker, with what seals its jobs. No entry exports it. */
 export interface Verifier extends CallbackChecker {
   /** The same keys, sealing the receiver's jobs and checking their seals. */
   readonly seals: JobSealer;

@@ -23,7 +23,7 @@ describe('the queue-adapter contract, on BullMQ 6', () => {
   for (const contractCase of queueContract({
     async setup() {
       made += 1;
-      const callbacks = createBullMQQueue({ connection: redis.connection, queue: `contract-${String(process.pid)}-${String(made)}`, attempts: 3, backoffMs: 0, onError: () => undefined });
+      const callbacks = createBullMQQueue({ connection: redis.connection, queue: `contract-${String(process.pid)}-${String(made)}`, retries: 2, retryDelaySeconds: 0, onError: () => undefined });
       await callbacks.queue.waitUntilReady();
       return {
         queue: callbacks,

@@ -1,7 +1,7 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, expectTypeOf, test, vi } from 'vitest';
 import { createBullMQQueue } from '../../src/queues/bullmq/index.js';
 import type { BullMQCallbackQueue, BullMQQueueOptions } from '../../src/queues/bullmq/index.js';
-import { RequestValidationError } from '../../src/errors/error.js';
+import { QueueError, RequestValidationError, isPayorchError } from '../../src/errors/error.js';
 import type { DeadLetter } from '../../src/queues/dead-letters.js';
 import { createCallbackReceiver, signCallback } from '../../src/webhooks/index.js';
 import type { CallbackJob, CallbackReceiverOptions } from '../../src/webhooks/index.js';
@@ -41,7 +41,7 @@ const connection = () => ({ ...redis.connection, retryStrategy: () => 100 });
 
 async function queueOf(options: Partial<BullMQQueueOptions> = {}): Promise<BullMQCallbackQueue> {
   queues += 1;
-  const callbacks = createBullMQQueue({ connection: connection(), queue: `test-${String(queues)}-${String(seconds)}`, attempts: 2, backoffMs: 10, onError: () => undefined, ...options });
+  const callbacks = createBullMQQueue({ connection: connection(), queue: `test-${String(queues)}-${String(seconds)}`, retries: 1, retryDelaySeconds: 0.01, onError: () => undefined, ...options });
   opened.push(callbacks);
   await callbacks.queue.waitUntilReady();
   return callbacks;
@@ -91,7 +91,7 @@ test('a callback is answered 200 once it is a job, and the worker applies it onc
 });
 
 test('a failed attempt is retried after the backoff, and the callback is applied once by the attempt that succeeds', async () => {
-  const callbacks = await queueOf({ attempts: 3 });
+  const callbacks = await queueOf({ retries: 2 });
   const { receiver, runs, applied } = applying((trackingCode) => (runs.get(trackingCode) ?? 0) >= 3);
   callbacks.work(receiver);
   expect(await deliver(callbacks, code('retry02'))).toBe(200);
@@ -101,7 +101,7 @@ test('a failed attempt is retried after the backoff, and the callback is applied
 });
 
 test('a job whose attempts ran out is a dead letter: list shows its kind, tracking code, status, merchant, receipt, attempts and last error, and no key', async () => {
-  const callbacks = await queueOf({ attempts: 2 });
+  const callbacks = await queueOf({ retries: 1 });
   const { receiver, runs } = applying(() => false);
   callbacks.work(receiver);
   const before = Date.now();
@@ -120,6 +120,7 @@ test('a job whose attempts ran out is a dead letter: list shows its kind, tracki
       attempts: 2,
       lastError: `NotConfirmedError: confirm refused deposit.completed ${code('dead03')}; nothing was applied`,
       deadAt: expect.any(Date) as Date,
+      history: [],
     },
   ]);
   const [letter] = deadLetters;
@@ -134,7 +135,7 @@ test('a job whose attempts ran out is a dead letter: list shows its kind, tracki
 });
 
 test('work tells onDeadLetter of each job once, as it becomes a dead letter and not at its retries; without it, the console', async () => {
-  const callbacks = await queueOf({ attempts: 3 });
+  const callbacks = await queueOf({ retries: 2 });
   const told: DeadLetter[] = [];
   const { receiver } = applying(() => false);
   callbacks.work(receiver, { onDeadLetter: (deadLetter) => void told.push(deadLetter) });
@@ -144,7 +145,7 @@ test('work tells onDeadLetter of each job once, as it becomes a dead letter and 
   expect(told).toEqual((await callbacks.deadLetters.list()).deadLetters);
   expect(told[0]).toMatchObject({ trackingCode: code('told14'), attempts: 3 });
 
-  const quiet = await queueOf({ attempts: 1 });
+  const quiet = await queueOf({ retries: 0 });
   const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
   quiet.work(receiver);
   await deliver(quiet, code('told15'));
@@ -156,7 +157,7 @@ test('work tells onDeadLetter of each job once, as it becomes a dead letter and 
 });
 
 test('a job whose worker stopped mid-job and that stalled more than maxStalledCount times is a dead letter, told to onDeadLetter and never applied', async () => {
-  const callbacks = await queueOf({ attempts: 5 });
+  const callbacks = await queueOf({ retries: 4 });
   let release = (): void => undefined;
   const hung = { apply: () => new Promise<void>((resolve) => (release = resolve)) };
   const first = callbacks.work(hung, { lockDurationMs: 300, stalledIntervalMs: 100 });
@@ -175,7 +176,7 @@ test('a job whose worker stopped mid-job and that stalled more than maxStalledCo
 });
 
 test('a job changed in the queue is a dead letter after one attempt, though attempts remain, and moves nothing', async () => {
-  const callbacks = await queueOf({ attempts: 5 });
+  const callbacks = await queueOf({ retries: 4 });
   const { receiver, runs, applied } = applying();
   callbacks.work(receiver);
   const jobs: CallbackJob[] = [];
@@ -211,8 +212,48 @@ test('dead letters are kept across a Redis restart (append-only file, appendfsyn
   expect(await callbacks.deadLetters.replay()).toEqual({ replayed: 0, remaining: 0 });
 }, 30_000);
 
-test('a replayed dead letter has the queue’s attempts again, and is a dead letter again when they run out', async () => {
-  const callbacks = await queueOf({ attempts: 3 });
+test('with Redis down, enqueue and onError say the queue is unreachable and that the service delivers again, onError once a minute rather than per reconnect', async () => {
+  expectTypeOf<Parameters<NonNullable<BullMQQueueOptions['onError']>>[0]>().toEqualTypeOf<QueueError>();
+  const heard: QueueError[] = [];
+  const callbacks = await queueOf({ onError: (error) => void heard.push(error) });
+  callbacks.work(applying().receiver);
+  // What BullMQ emits itself, beside the adapter: one error per reconnect of each connection.
+  let raw = 0;
+  callbacks.queue.on('error', () => void (raw += 1));
+  const told: unknown[] = [];
+  const receiver = createCallbackReceiver({ ...PROVIDER, enqueue: callbacks.enqueue, onError: (error) => void told.push(error) });
+  const delivery = signCallback({ ...unsigned.deposit, tracking_code: code('down23') }, PROVIDER);
+  vi.useFakeTimers({ toFake: ['Date'] });
+  try {
+    await redis.stop();
+    expect((await receiver.receive(delivery)).status).toBe(500);
+    await waitFor(() => raw >= 5, 10_000, 'BullMQ to fail five reconnects');
+    expect(heard).toHaveLength(1);
+    const [down] = heard;
+    expect(down).toBeInstanceOf(QueueError);
+    expect(down?.message).toMatch(/^payorch\/bullmq: test-\d+-\d+: Redis is unreachable, so no callback can be queued: the receiver answers them 500 and the service delivers them again .*\(connect ECONNREFUSED 127\.0\.0\.1:\d+\)/);
+    expect(down?.cause).toMatchObject({ code: 'ECONNREFUSED' });
+    // The receiver's onError: a QueueError that says the same, its cause ioredis' own words.
+    expect(told).toHaveLength(1);
+    expect(isPayorchError(told[0], QueueError)).toBe(true);
+    expect(told[0]).toMatchObject({ message: expect.stringMatching(/Redis is unreachable.*\(Stream isn't writeable and enableOfflineQueue options is false\)$/) });
+
+    // A minute on, the next reconnect is told again, with the count since.
+    const before = raw;
+    vi.setSystemTime(Date.now() + 61_000);
+    await waitFor(() => heard.length === 2, 10_000, 'the report of the next minute');
+    expect(raw).toBeGreaterThan(before);
+    expect(heard[1]?.message).toMatch(/; \d+ connection errors? in the last minute\)\. Told at most once a minute while it lasts\.$/);
+  } finally {
+    vi.useRealTimers();
+    await redis.start();
+  }
+  await waitFor(async () => (await callbacks.queue.count().catch(() => -1)) >= 0, 8000, 'the queue to reconnect');
+  expect((await receiver.receive(delivery)).status).toBe(200);
+}, 30_000);
+
+test('a replayed dead letter has the queue’s attempts again, and is a dead letter again when they run out, counting the attempts of both lives', async () => {
+  const callbacks = await queueOf({ retries: 2 });
   const { receiver, runs } = applying(() => false);
   callbacks.work(receiver);
   await deliver(callbacks, code('again06'));
@@ -222,12 +263,13 @@ test('a replayed dead letter has the queue’s attempts again, and is a dead let
   await waitFor(async () => (await deadCount(callbacks)) === 1, 8000, 'the replayed job to be a dead letter again');
   const [second] = (await callbacks.deadLetters.list()).deadLetters;
   expect(runs.get(code('again06'))).toBe(6);
-  expect(second).toMatchObject({ id: first?.id, attempts: 3 });
+  expect(second).toMatchObject({ id: first?.id, attempts: 6, history: [{ attempts: 3, lastError: first?.lastError, deadAt: first?.deadAt }] });
+  expect(await callbacks.deadLetters.get(first?.id ?? '')).toMatchObject({ attempts: 6, history: [{ attempts: 3 }] });
   expect(second?.deadAt.getTime()).toBeGreaterThan(first?.deadAt.getTime() ?? Infinity);
 });
 
 test('two replays at once move each dead letter once: every job runs once more and is applied once', async () => {
-  const callbacks = await queueOf({ attempts: 1 });
+  const callbacks = await queueOf({ retries: 0 });
   let accept = false;
   const { receiver, runs, applied } = applying(() => accept);
   callbacks.work(receiver, { concurrency: 8 });
@@ -250,7 +292,7 @@ describe('replay with reseal', () => {
   const rotated = (until: Date) => ({ merchantId: 'provider-main', secretKey: PROVIDER.secretKey, previousSecretKey: { secretKey: OLD, until } });
 
   test('applies a job sealed with the previous key after its window closed, which without it is a dead letter at once', async () => {
-    const callbacks = await queueOf({ attempts: 5 });
+    const callbacks = await queueOf({ retries: 4 });
     const until = new Date(Date.now() + 1500);
     const { receiver, applied } = applying(() => true, rotated(until));
     // Received and sealed before the rotation, with the key of then.
@@ -268,7 +310,7 @@ describe('replay with reseal', () => {
   });
 
   test('refuses, before anything moves, a dead letter the old key did not seal, naming it', async () => {
-    const callbacks = await queueOf({ attempts: 1 });
+    const callbacks = await queueOf({ retries: 0 });
     const { receiver } = applying(() => false);
     callbacks.work(receiver);
     await deliver(callbacks, code('reseal09a'));
@@ -282,7 +324,7 @@ describe('replay with reseal', () => {
 });
 
 test('purge by ids deletes those dead letters, and leaves alone one that was replayed meanwhile', async () => {
-  const callbacks = await queueOf({ attempts: 1 });
+  const callbacks = await queueOf({ retries: 0 });
   const { receiver } = applying(() => false);
   const worker = callbacks.work(receiver);
   for (const name of ['purge10a', 'purge10b', 'purge10c']) await deliver(callbacks, code(name));
@@ -297,7 +339,7 @@ test('purge by ids deletes those dead letters, and leaves alone one that was rep
 });
 
 test('purge before a date deletes the dead letters that failed before it, and only those', async () => {
-  const callbacks = await queueOf({ attempts: 1 });
+  const callbacks = await queueOf({ retries: 0 });
   const { receiver } = applying(() => false);
   callbacks.work(receiver);
   await deliver(callbacks, code('old11'));
@@ -312,7 +354,7 @@ test('purge before a date deletes the dead letters that failed before it, and on
 });
 
 test('list pages oldest first, and a replay between two pages does not shift the next one', async () => {
-  const callbacks = await queueOf({ attempts: 1 });
+  const callbacks = await queueOf({ retries: 0 });
   const { receiver } = applying(() => false);
   const worker = callbacks.work(receiver);
   const names = Array.from({ length: 7 }, (_, index) => code(`page12x${String(index)}`));
@@ -331,7 +373,7 @@ test('list pages oldest first, and a replay between two pages does not shift the
 });
 
 test('dead letters of one time are paged by id, each once', async () => {
-  const callbacks = await queueOf({ attempts: 1 });
+  const callbacks = await queueOf({ retries: 0 });
   const { receiver } = applying(() => false);
   callbacks.work(receiver, { concurrency: 10 });
   const names = Array.from({ length: 12 }, (_, index) => code(`tie13x${String(index)}`));
@@ -351,8 +393,10 @@ describe('options', () => {
   test.each([
     [{ connection: undefined }, 'connection: must be ioredis options, for example { host, port } or { url }; got undefined'],
     [{ queue: 'payorch:callbacks' }, 'queue: must be letters, digits, _, . and - (at most 100); got "payorch:callbacks"'],
-    [{ attempts: 0 }, 'attempts: must be an integer from 1 to 100; got 0'],
-    [{ backoffMs: -1 }, 'backoffMs: must be an integer from 0 to 3600000; got -1'],
+    [{ retries: -1 }, 'retries: must be an integer from 0 to 100; got -1'],
+    [{ attempts: 3 }, 'attempts: was renamed retries: pass its value as retries, one less: retries counts those after the first attempt'],
+    [{ backoffMs: 5000 }, 'backoffMs: was renamed retryDelaySeconds: pass its value as retryDelaySeconds, in seconds: backoffMs / 1000'],
+    [{ retryDelaySeconds: -1 }, 'retryDelaySeconds: must be'],
   ] as const)('createBullMQQueue refuses %j, naming the option, its problem and the range', (options, message) => {
     const make = () => createBullMQQueue({ connection: { host: '127.0.0.1', port: 1 }, ...options } as BullMQQueueOptions);
     expect(make).toThrow(RequestValidationError);

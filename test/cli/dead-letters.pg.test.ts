@@ -57,7 +57,7 @@ async function deadQueue() {
   const table = `dead_letters_cli_${String(process.pid)}_${String(made)}`;
   tables.push(table);
   await createPgBossDeadLetterTable({ pool, table });
-  const adapter: PgBossQueue = createPgBossQueue({ boss, pool, queue, table, retryLimit: 3, retryDelaySeconds: 0, retryBackoff: false });
+  const adapter: PgBossQueue = createPgBossQueue({ boss, pool, queue, table, retries: 3, retryDelaySeconds: 0, retryBackoff: false });
   const failing = { on: true };
   const applied: string[] = [];
   const receiver = createCallbackReceiver({ ...PROVIDER, merchantId: 'shop', onError: () => undefined, logLevel: 'off' });
@@ -120,7 +120,7 @@ describe('payorch dead-letters on pg-boss 12', { timeout: 60_000 }, () => {
 
     const json = await queue.cli(['list', '--json', '--limit', '1']);
     const page = JSON.parse(json.stdout) as { deadLetters: Record<string, unknown>[]; cursor: string };
-    expect(page.deadLetters).toEqual([{ id: first, kind: 'deposit', trackingCode: code(a ?? ''), status: 'completed', merchantId: 'shop', receivedAt: expect.stringMatching(new RegExp(`^${ISO}$`)) as unknown, attempts: 4, lastError: 'Error: the ledger is locked', deadAt: expect.stringMatching(new RegExp(`^${ISO}$`)) as unknown }]);
+    expect(page.deadLetters).toEqual([{ id: first, kind: 'deposit', trackingCode: code(a ?? ''), status: 'completed', merchantId: 'shop', receivedAt: expect.stringMatching(new RegExp(`^${ISO}$`)) as unknown, attempts: 4, lastError: 'Error: the ledger is locked', deadAt: expect.stringMatching(new RegExp(`^${ISO}$`)) as unknown, history: [] }]);
     const next = JSON.parse((await queue.cli(['list', '--json', '--limit', '1', '--cursor', page.cursor])).stdout) as { deadLetters: { id: string }[]; cursor?: string };
     expect(next.deadLetters.map((each) => each.id)).toEqual([second]);
     expect(next.cursor).toBeUndefined();
@@ -160,7 +160,7 @@ describe('payorch dead-letters on pg-boss 12', { timeout: 60_000 }, () => {
     const [id = '', other] = await queue.bury(await queue.jobs([code('pgone03a'), code('pgone03b')]));
 
     const run = await queue.cli(['replay', id]);
-    expect(run).toEqual({ code: 0, stdout: `Replayed 1 dead letter(s) of ${queue.where}.\n`, stderr: '' });
+    expect(run).toEqual({ code: 0, stdout: `Replayed 1 of the 1 dead letter(s) named, of ${queue.where}.\n`, stderr: '' });
     expect(await queue.ids()).toEqual([other]);
     await waitFor(() => queue.applied.length === 1, 15_000, 'the replayed job to be applied');
     expect(queue.applied).toEqual([code('pgone03a')]);
@@ -195,7 +195,7 @@ describe('payorch dead-letters on pg-boss 12', { timeout: 60_000 }, () => {
     const [a = '', b = '', c] = await queue.bury(await queue.jobs([code('pgpurge05a'), code('pgpurge05b'), code('pgpurge05c')]));
     await pool.query(`UPDATE ${queue.table} SET dead_at = now() - interval '40 days' WHERE id = $1`, [b]);
 
-    expect(await queue.cli(['purge', a, '--yes'])).toEqual({ code: 0, stdout: `Purged 1 dead letter(s) of ${queue.where}.\n`, stderr: '' });
+    expect(await queue.cli(['purge', a, '--yes'])).toEqual({ code: 0, stdout: `Purged 1 of the 1 dead letter(s) named, of ${queue.where}.\n`, stderr: '' });
     const before = new Date(Date.now() - 30 * 86_400_000).toISOString().slice(0, 10);
     expect(await queue.cli(['purge', '--before', before, '--yes'])).toEqual({ code: 0, stdout: `Purged 1 dead letter(s) of ${queue.where} that died before ${before}T00:00:00.000Z.\n`, stderr: '' });
     expect(await queue.ids()).toEqual([c]);

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { createBullMQQueue } from '../../src/queues/bullmq/index.js';
@@ -48,7 +48,7 @@ const code = (name: string) => `MAN-${name}-${String(seconds)}`;
 function deadQueue(receiverOptions: Partial<CallbackReceiverOptions<never>> = {}) {
   queues += 1;
   const name = `cli-${String(queues)}-${String(seconds)}`;
-  const callbacks = createBullMQQueue({ connection: { url }, queue: name, attempts: 1, onError: () => undefined });
+  const callbacks = createBullMQQueue({ connection: { url }, queue: name, retries: 0, onError: () => undefined });
   opened.push(callbacks);
   const failing = { on: true, error: 'the ledger is locked' };
   const applied: string[] = [];
@@ -98,7 +98,7 @@ describe('payorch dead-letters on BullMQ', { timeout: 60_000 }, () => {
 
     const json = await queue.cli(['list', '--json']);
     expect(json.code).toBe(0);
-    const shown = { kind: 'deposit', status: 'completed', merchantId: 'shop', receivedAt: expect.stringMatching(new RegExp(`^${ISO}$`)) as unknown, attempts: 1, lastError: 'Error: the ledger is locked', deadAt: expect.stringMatching(new RegExp(`^${ISO}$`)) as unknown };
+    const shown = { kind: 'deposit', status: 'completed', merchantId: 'shop', receivedAt: expect.stringMatching(new RegExp(`^${ISO}$`)) as unknown, attempts: 1, lastError: 'Error: the ledger is locked', deadAt: expect.stringMatching(new RegExp(`^${ISO}$`)) as unknown, history: [] };
     expect(JSON.parse(json.stdout)).toEqual({ deadLetters: [{ id: first, trackingCode: code('list01a'), ...shown }, { id: second, trackingCode: code('list01b'), ...shown }] });
   });
 
@@ -171,7 +171,7 @@ describe('payorch dead-letters on BullMQ', { timeout: 60_000 }, () => {
     queue.failing.on = false;
 
     const run = await queue.cli(['replay', first]);
-    expect(run).toEqual({ code: 0, stdout: `Replayed 1 dead letter(s) of queue ${queue.name} (BullMQ, prefix bull, on ${url}).\n`, stderr: '' });
+    expect(run).toEqual({ code: 0, stdout: `Replayed 1 of the 1 dead letter(s) named, of queue ${queue.name} (BullMQ, prefix bull, on ${url}).\n`, stderr: '' });
     await waitFor(() => queue.applied.length === 1, 10_000, 'the replayed job to be applied');
     expect(queue.applied).toEqual([code('replay05a')]);
     expect(await queue.ids()).toEqual([second]);
@@ -239,7 +239,7 @@ describe('payorch dead-letters on BullMQ', { timeout: 60_000 }, () => {
     expect(unconfirmed.stderr).toMatch(/^payorch dead-letters: purge deletes dead letters for good, and with them the callbacks they would apply: add --yes once you are sure/);
     expect((await queue.ids()).length).toBe(3);
 
-    expect(await queue.cli(['purge', a, '--yes'])).toEqual({ code: 0, stdout: `Purged 1 dead letter(s) of queue ${queue.name} (BullMQ, prefix bull, on ${url}).\n`, stderr: '' });
+    expect(await queue.cli(['purge', a, '--yes'])).toEqual({ code: 0, stdout: `Purged 1 of the 1 dead letter(s) named, of queue ${queue.name} (BullMQ, prefix bull, on ${url}).\n`, stderr: '' });
     const before = await queue.cli(['purge', '--before', between.toISOString(), '--yes', '--json']);
     expect(before).toMatchObject({ code: 0, stderr: '' });
     expect(JSON.parse(before.stdout)).toEqual({ purged: 1 });
@@ -338,5 +338,68 @@ describe('payorch dead-letters refuses a command line it cannot run, before it l
     expect(help.stdout).toContain('--prefix <prefix>        BullMQ: the queue\'s key prefix (default bull)');
     expect(await payorch(['dead-letters', 'list', '--help'])).toEqual(help);
     await expectUsageError(['dead-letters', 'show', '--redis-url'], {}, /--redis-url needs a value/);
+  });
+});
+
+/*
+ * docs/cli.md shows each output of the command in a ```console block: its command line, then what
+ * it prints. Each block is run here against dead letters made for it, and what it printed must be
+ * the block's lines once queue names, ids, tracking codes, times and counts are made alike (a
+ * last line `  ...` stands for the rest of a job).
+ */
+describe('the console blocks of docs/cli.md are what payorch dead-letters prints', { timeout: 60_000 }, () => {
+  const page = readFileSync(join(import.meta.dirname, '../../docs/cli.md'), 'utf8');
+  const section = page.slice(page.indexOf('\n## `payorch dead-letters`\n')).split('\n## ')[1] ?? '';
+  const blocks = [...section.matchAll(/```console\n([\s\S]*?)```/g)].map((match) => {
+    const [command = '', ...output] = (match[1] ?? '').trimEnd().split('\n');
+    return { command, output };
+  });
+  const shape = (line: string): string =>
+    line
+      .replace(/queue \S+ \(BullMQ, prefix \S+, on \S+\)/g, 'queue Q')
+      .replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, 'TIME')
+      .replace(/MAN-\S+/g, 'CODE')
+      .replace(/\d+/g, 'N');
+  /** The form of a command line: its action, and whether it names ids or takes --all or --before. */
+  const formOf = (args: readonly string[]): string => `${args[0] ?? ''} ${args.includes('--all') ? '--all' : args.includes('--before') ? '--before' : args.slice(1).some((arg) => /^\d+$/.test(arg)) ? '<id>' : ''}`.trim();
+
+  test('every output form has its block', () => {
+    const forms = blocks.map(({ command }) => formOf(command.split(' ').slice(3)));
+    expect(forms.sort()).toEqual(['list', 'purge --before', 'purge <id>', 'replay --all', 'replay <id>', 'show <id>'].sort());
+  });
+
+  test.each(blocks.map((block) => [block.command, block] as const))('%s', async (_command, { command, output }) => {
+    expect(command).toMatch(/^\$ payorch dead-letters /);
+    const words = command.split(' ').slice(3);
+    const form = formOf(words);
+    const queue = deadQueue();
+    const letters = form.endsWith('--all') || form.endsWith('--before') ? 2 : 1;
+    await queue.deliver(Array.from({ length: letters }, (_, index) => code(`page${String(queues)}x${String(index)}`)));
+    await queue.dead(letters);
+    if (form === 'list') {
+      // It died, was replayed and died again: the page shows its earlier life.
+      const [first = ''] = await queue.ids();
+      await queue.callbacks.deadLetters.replay({ ids: [first] });
+      await waitFor(async () => (await queue.callbacks.deadLetters.list()).deadLetters.some((letter) => letter.history.length === 1), 20_000, 'the replayed dead letter to die again');
+    }
+    if (form.startsWith('replay')) queue.failing.on = false;
+    const ids = await queue.ids();
+    const args: string[] = [];
+    for (let index = 0; index < words.length; index += 1) {
+      const word = words[index] ?? '';
+      if (word === '--redis-url') index += 1;
+      else if (word === '--before') {
+        args.push(word, new Date(Date.now() + 86_400_000).toISOString().slice(0, 10));
+        index += 1;
+      } else args.push(/^\d+$/.test(word) ? (ids.shift() ?? '') : word);
+    }
+    const run = await queue.cli(args);
+    expect(run.code, run.stderr).toBe(0);
+    const printed = run.stdout.trimEnd().split('\n').map(shape);
+    const shown = output.map(shape);
+    if (shown.at(-1) === '  ...') {
+      expect(printed.slice(0, shown.length - 1)).toEqual(shown.slice(0, -1));
+      expect(printed.length).toBeGreaterThan(shown.length - 1);
+    } else expect(printed).toEqual(shown);
   });
 });

@@ -38,10 +38,10 @@ describe('payorch migrate postgres-inbox', () => {
 
   test('refuses a table of a later version with exit 1 and the versions, changing nothing', async () => {
     await createPgBossDeadLetterTable({ pool: admin, table: `${schema}.dead_later` });
-    await admin.query(`UPDATE ${schema}.payorch_schema SET version = 3 WHERE table_name = 'dead_later'`);
+    await admin.query(`UPDATE ${schema}.payorch_schema SET version = 4 WHERE table_name = 'dead_later'`);
     const run = await migrate(['pg-boss-dead-letters', '--table', 'dead_later']);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain(`payorch migrate: payorch/pg-boss: "${schema}"."dead_later" (the dead letters' table of payorch/pg-boss) is at version 3, which a later payorch migrated it to; this payorch knows versions 1 to 2.`);
-    expect((await admin.query(`SELECT version FROM ${schema}.payorch_schema WHERE table_name = 'dead_later'`)).rows).toEqual([{ version: 3 }]);
+    expect(run.stderr).toContain(`payorch migrate: payorch/pg-boss: "${schema}"."dead_later" (the dead letters' table of payorch/pg-boss) is at version 4, which a later payorch migrated it to; this payorch knows versions 1 to 3.`);
+    expect((await admin.query(`SELECT version FROM ${schema}.payorch_schema WHERE table_name = 'dead_later'`)).rows).toEqual([{ version: 4 }]);
   });
 });

@@ -39,7 +39,7 @@ test('d1-dead-letters without --from prints SQL that creates the table and recor
   const run = await payorch(['migrate', 'd1-dead-letters']);
   expect(run.code).toBe(0);
   await apply(run.stdout);
-  expect((await db.prepare("SELECT component, version FROM payorch_schema WHERE table_name = 'payorch_dead_letters'").all()).results).toEqual([{ component: 'dead-letters', version: 1 }]);
+  expect((await db.prepare("SELECT component, version FROM payorch_schema WHERE table_name = 'payorch_dead_letters'").all()).results).toEqual([{ component: 'dead-letters', version: 2 }]);
 });
 
 test.each([

@@ -74,7 +74,8 @@ beforeAll(async () => {
 
 /** The dead letter as the Worker answered it, its times Dates again. */
 function revived(value: Record<string, unknown>): DeadLetter {
-  return { ...value, receivedAt: new Date(value['receivedAt'] as string), deadAt: new Date(value['deadAt'] as string) } as unknown as DeadLetter;
+  const history = (value['history'] as readonly Record<string, unknown>[]).map((life) => ({ ...life, deadAt: new Date(life['deadAt'] as string) }));
+  return { ...value, receivedAt: new Date(value['receivedAt'] as string), deadAt: new Date(value['deadAt'] as string), history } as unknown as DeadLetter;
 }
 
 /** A workerd of its own, with the adapter as the Worker's queue handler. */

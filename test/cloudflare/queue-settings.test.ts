@@ -7,6 +7,7 @@ import type { DeadLetter } from '../../src/queues/cloudflare-queues/index.js';
 import { createCloudflareQueue, createD1DeadLettersTable } from '../../src/queues/cloudflare-queues/index.js';
 import type { QueueBatchLike, QueueMessageLike, QueueProducerLike } from '../../src/queues/cloudflare-queues/index.js';
 import type { D1DatabaseLike } from '../../src/inboxes/d1/index.js';
+import { jobId, jobText } from '../../src/queues/cloudflare-queues/dead-letters.js';
 import { unsigned } from '../helpers/callbacks.js';
 import { PROVIDER } from '../helpers/wire.js';
 
@@ -169,7 +170,8 @@ test('while D1 fails, the dead-letter queue’s batch is retried, not acknowledg
   const first = bodies.map((body) => message(body, 1));
   await queue.work({ apply: () => Promise.resolve() })(batch('payorch-callbacks-dead', first));
   expect(first.map((each) => each.decided)).toEqual([{ retry: 5 }, { retry: 5 }]);
-  expect((await queue.deadLetters.list()).deadLetters).toEqual([]);
+  // Read through the real binding: nothing was kept while D1 failed.
+  expect((await createCloudflareQueue({ queue: producer(), db }).deadLetters.list()).deadLetters).toEqual([]);
   down = false;
   const again = bodies.map((body) => message(body, 2));
   await queue.work({ apply: () => Promise.resolve() })(batch('payorch-callbacks-dead', again));
@@ -205,6 +207,11 @@ test('replay re-seals jobs sealed with the old key when asked; one it cannot re-
   expect(resealed!.seal.keyId).not.toBe(sealed!.seal.keyId);
   expect(resealCallbackJob(resealed!, { oldSecretKey: 'unused-old-key', secretKey: PROVIDER.secretKey })).toBe(resealed);
   expect({ ...resealed, seal: undefined }).toEqual({ ...sealed, seal: undefined });
+  // Its life moved to the re-sealed job's row (its id is its text's), for the job's next death.
+  const row = await db.prepare('SELECT dead_at, history FROM payorch_dead_letters WHERE id = ?1').bind(jobId(jobText(resealed))).first<{ dead_at: number | null; history: string }>();
+  expect(row?.dead_at).toBeNull();
+  expect(JSON.parse(row?.history ?? '[]')).toEqual([{ attempts: expect.any(Number) as number, lastError: expect.any(String) as string, deadAt: expect.any(Number) as number }]);
+  expect(await db.prepare('SELECT count(*) AS n FROM payorch_dead_letters WHERE id = ?1').bind(sealedId).first<number>('n')).toBe(0);
 });
 
 test('a sendBatch that fails deletes nothing and holds nothing: the next replay sends the same dead letters', async () => {

@@ -149,6 +149,7 @@ test('a job that fails every attempt is kept in D1 on the dead-letter queue’s 
     attempts: 3,
     lastError: `Error: told to fail ${dead}`,
     deadAt: expect.any(String),
+    history: [],
   });
   const { receivedAt, deadAt } = letter as unknown as { receivedAt: string; deadAt: string };
   expect(Date.parse(receivedAt)).toBeGreaterThanOrEqual(receivedFrom);
@@ -183,7 +184,8 @@ test('a job changed in the queue pays nothing: a dead letter at its first refusa
   expect(await deadLetters('replay')).toEqual({ replayed: 1, remaining: 0 });
   // Refused again, and dead again under the same id.
   const again = await until(listed, (page) => page.deadLetters.some((each) => (each as unknown as { deadAt: string }).deadAt !== deadAt));
-  expect(again.deadLetters).toEqual([expect.objectContaining({ id: letter!.id, attempts: 1 })]);
+  // Its attempts count both lives; the first is its history.
+  expect(again.deadLetters).toEqual([expect.objectContaining({ id: letter!.id, attempts: 2, history: [expect.objectContaining({ attempts: 1, lastError: letter!.lastError })] })]);
   expect(await creditsOf(changed)).toEqual([]);
   // The genuine job still applies.
   expect((await send(job)).status).toBe(204);

@@ -25,6 +25,16 @@ afterAll(async () => {
 });
 
 describe('the D1 inbox table', () => {
+  test('of version 1 (no history) is migrated in place, keeping its dead letters', async () => {
+    const table = fresh('dead');
+    await createD1DeadLettersTable({ db, table });
+    await db.prepare(`ALTER TABLE "${table}" DROP COLUMN history`).run();
+    await db.prepare('UPDATE payorch_schema SET version = 1 WHERE table_name = ?').bind(table).run();
+    await db.prepare(`INSERT INTO "${table}" (id, job, attempts, last_error, failed_at, dead_at) VALUES ('kept', '{}', 3, 'Error: down', 1, 1)`).run();
+    expect(await createD1DeadLettersTable({ db, table })).toMatchObject({ from: 1, to: 2 });
+    expect((await db.prepare(`SELECT id, attempts, history FROM "${table}"`).all()).results).toEqual([{ id: 'kept', attempts: 3, history: null }]);
+  });
+
   test('created, it records version 2; created again, nothing changes', async () => {
     const table = fresh('inbox');
     expect(await createD1InboxTable({ db, table })).toEqual({ table: `"${table}"`, from: undefined, to: 2 });
@@ -72,17 +82,17 @@ describe('the D1 inbox table', () => {
 describe('the dead letters\' D1 table of payorch/cloudflare-queues', () => {
   const queue = { send: () => Promise.reject(new Error('sent')), sendBatch: () => Promise.reject(new Error('sent')) };
 
-  test('created, it records version 1; of a later version or changed by hand, it is refused with a QueueError naming the versions', async () => {
+  test('created, it records version 2; of a later version or changed by hand, it is refused with a QueueError naming the versions', async () => {
     const [table, later, altered] = [fresh('dead'), fresh('dead'), fresh('dead')];
-    expect(await createD1DeadLettersTable({ db, table })).toEqual({ table: `"${table}"`, from: undefined, to: 1 });
+    expect(await createD1DeadLettersTable({ db, table })).toEqual({ table: `"${table}"`, from: undefined, to: 2 });
     expect(await createCloudflareQueue({ db, queue, table }).deadLetters.list()).toEqual({ deadLetters: [] });
     await createD1DeadLettersTable({ db, table: later });
-    await db.prepare('UPDATE payorch_schema SET version = 2 WHERE table_name = ?').bind(later).run();
+    await db.prepare('UPDATE payorch_schema SET version = 3 WHERE table_name = ?').bind(later).run();
     await createD1DeadLettersTable({ db, table: altered });
     await db.prepare(`ALTER TABLE "${altered}" ADD COLUMN note TEXT NOT NULL DEFAULT ''`).run();
     for (const [name, message] of [
-      [later, 'is at version 2, which a later payorch migrated it to; this payorch knows version 1.'],
-      [altered, 'is recorded at version 1, but its columns are not that version\'s (it has "note TEXT NOT NULL")'],
+      [later, 'is at version 3, which a later payorch migrated it to; this payorch knows versions 1 to 2.'],
+      [altered, 'is recorded at version 2, but its columns are not that version\'s (it has "note TEXT NOT NULL")'],
     ] as const) {
       for (const refused of [() => createD1DeadLettersTable({ db, table: name }), () => createCloudflareQueue({ db, queue, table: name }).deadLetters.list()]) {
         const error = await refused().catch((caught: unknown) => caught);

@@ -8,6 +8,9 @@ import type { OptionDeclaration } from '../../src/core/option-checks.js';
 import { declared, rangeOf } from '../../src/tools/cli/flags.js';
 import { DEAD_LETTER_PAGE_LIMIT } from '../../src/queues/dead-letters.js';
 import { SANDBOX_OPTIONS } from '../../src/tools/sandbox/options.js';
+import { PGBOSS_QUEUE_OPTIONS } from '../../src/queues/pg-boss/options.js';
+import { BULLMQ_QUEUE_OPTIONS } from '../../src/queues/bullmq/queue.js';
+import { CLOUDFLARE_QUEUE_OPTIONS } from '../../src/queues/cloudflare-queues/options.js';
 import { VERIFY_OPTIONS } from '../../src/webhooks/verify.js';
 import { payorch } from '../cli/run.js';
 
@@ -301,5 +304,41 @@ describe('a CLI flag that is a setting shows the range and default of its declar
     const run = await payorch([command, ...args], { PAYORCH_PROVIDER_API_KEY: 'k', PAYORCH_PROVIDER_SECRET_KEY: 's', PAYORCH_DEALER_API_KEY: 'k', PAYORCH_DEALER_SECRET_KEY: 's', PAYORCH_BASE_URL: 'http://127.0.0.1:1' });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(message);
+  });
+});
+
+describe("docs/deferred.md's table of retry settings names each engine's option and its declared default", () => {
+  const text = readFileSync(join(root, 'docs/deferred.md'), 'utf8');
+  const section = text.slice(text.indexOf('\n## Retry settings\n')).split('\n## ')[1] ?? '';
+  const rows = section
+    .split('\n')
+    .filter((line) => line.startsWith('| ') && !line.startsWith('| Idea') && !line.startsWith('|---'))
+    .map((line) => line.slice(2, -2).split(' | '));
+  const engines: [column: number, declarations: readonly OptionDeclaration[]][] = [
+    [1, PGBOSS_QUEUE_OPTIONS],
+    [2, BULLMQ_QUEUE_OPTIONS],
+    [3, CLOUDFLARE_QUEUE_OPTIONS],
+  ];
+  const quotedNames = (cell: string): string[] => [...cell.matchAll(/`([^`]+)`/g)].map((match) => match[1] ?? '');
+
+  test('the table has its rows, each with a cell per engine and a default', () => {
+    expect(rows.length).toBeGreaterThanOrEqual(5);
+    for (const row of rows) expect(row, row[0]).toHaveLength(5);
+  });
+
+  test.each(engines)('each option column %i names is declared, with its default in the row', (column, declarations) => {
+    const defaults = defaultsOf(declarations);
+    for (const row of rows) {
+      for (const name of quotedNames(row[column] ?? '').filter((each) => defaults.has(each))) expect(row[4], `${row[0]}: ${name}`).toContain(String(defaults.get(name)));
+    }
+  });
+
+  test.each(engines)('every retry or dead-letter option of column %i is in the table', (column, declarations) => {
+    const named = new Set(rows.flatMap((row) => quotedNames(row[column] ?? '')));
+    for (const { name } of declarations.filter((each) => /retr|dead|^table$/i.test(each.name))) expect(named, name).toContain(name);
+  });
+
+  test('pg-boss and BullMQ name each idea alike', () => {
+    for (const row of rows.slice(0, 2)) expect(quotedNames(row[1] ?? ''), row[0]).toEqual(quotedNames(row[2] ?? ''));
   });
 });

@@ -58,6 +58,9 @@ async function errorsOf(sdk: Sdk): Promise<[unknown, ErrorClassName[]][]> {
     [new sdk.InboxError('the table has another shape'), ['PayorchError', 'InboxError']],
     [new sdk.QueueError('pg-boss did not take the job'), ['PayorchError', 'QueueError']],
     [new sdk.CallbackRetentionError(key('MAN-c-1'), 1, 2), ['PayorchError', 'CallbackRetentionError']],
+    [new sdk.NotConfirmedError('confirm refused'), ['PayorchError', 'NotConfirmedError']],
+    [new sdk.UnhandledError('no handler'), ['PayorchError', 'UnhandledError']],
+    [new sdk.CallbackHandlingError('handler', new Error('ledger down')), ['PayorchError', 'CallbackHandlingError']],
   ];
 }
 

@@ -62,6 +62,10 @@ test('the cycle finder finds every cycle of a graph, and nothing in a graph with
   expect(cycles(new Map([['a', ['b', 'c']], ['b', ['c']], ['c', []]]))).toEqual([]);
 });
 
+// The one exception: the resources' base class, which the clients' published declarations extend,
+// is exported as a type, with every member `@internal` and left out of the declarations.
+const PUBLIC_BASES = new Set(['internal/resource.ts']);
+
 // src/core is what the entries export; src/internal is what no user sees. The public pieces must
 // not lean on the machinery, or a reader of a public type is sent through the transport.
 test('src/core imports only src/core and src/errors, and no entry point exports a name of src/internal', () => {
@@ -75,7 +79,7 @@ test('src/core imports only src/core and src/errors, and no entry point exports 
   const reExports = entries.flatMap((entry) =>
     [...readFileSync(join(src, entry), 'utf8').matchAll(/^export\b[^;]*?from\s*'(\.[^']+)'/gm)]
       .map(([, specifier]) => relative(src, resolve(dirname(join(src, entry)), specifier!.replace(/\.js$/, '.ts'))))
-      .filter((target) => target.startsWith('internal/'))
+      .filter((target) => target.startsWith('internal/') && !PUBLIC_BASES.has(target))
       .map((target) => `${entry} → ${target}`),
   );
   expect(reExports, 'entries that re-export src/internal: move what users see into src/core').toEqual([]);

@@ -1,8 +1,9 @@
 import { build } from 'esbuild';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { requireBuilt } from '../helpers/dist.js';
-import { entry } from '../../scripts/entries.mjs';
+import { ENTRIES, entry } from '../../scripts/entries.mjs';
 import { describe, expect, test } from 'vitest';
 
 // `pg` is an optional peer of payorch/postgres: importing `payorch` must never load it, nor the
@@ -64,15 +65,24 @@ test.each(['payorch/d1', 'payorch/durable-object', 'payorch/cloudflare-queues', 
 });
 
 // Deferred callbacks on a queue engine are an entry of their own: a receiver that applies at once,
-// or enqueues to a queue of its own, loads none of the adapters.
+// or enqueues to a queue of its own, loads none of the adapters. The adapters are the entries built
+// under dist/queues/, their engines the optional peers of package.json.
+const ADAPTERS = ENTRIES.filter((each) => each.out.startsWith('queues/'));
+const { peerDependenciesMeta } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { peerDependenciesMeta: Record<string, { optional?: boolean }> };
+const PEERS = Object.keys(peerDependenciesMeta).filter((peer) => peerDependenciesMeta[peer]?.optional === true);
 const webhooks = entry('payorch/webhooks');
 describe.each([...entries, webhooks.source, webhooks.esm, webhooks.cjs])('the entry %s', (entry) => {
-  test('reaches no queue adapter: neither pg-boss, bullmq, ioredis, payorch/pg-boss, payorch/bullmq nor payorch/cloudflare-queues', async () => {
+  test('reaches no queue adapter (no module of src/queues/ or dist/queues/, no optional peer, no value an adapter exports)', async () => {
+    const mainValues = Object.keys((await import(pathToFileURL(join(root, main.esm)).href)) as object);
+    const adapterValues = (await Promise.all(ADAPTERS.map(async (adapter) => Object.keys((await import(pathToFileURL(join(root, adapter.esm)).href)) as object)))).flat();
+    const own = adapterValues.filter((name) => !mainValues.includes(name));
+    expect(own.length).toBeGreaterThan(0);
     const { inputs, packages, code } = await graph(entry);
     expect(inputs.length).toBeGreaterThan(0);
-    expect(packages.filter((name) => /^(?:pg-boss|bullmq|ioredis)(?:\/|$)/.test(name))).toEqual([]);
-    expect(inputs.filter((file) => /(?:src|dist)\/(?:pg-boss|bullmq|cloudflare-queues|queues)\//.test(file))).toEqual([]);
-    expect(code).not.toMatch(/createPgBossQueue|createBullMQQueue|createCloudflareQueue|payorch_dead_letters|FOR UPDATE SKIP LOCKED|payorch-callbacks-dead/);
+    expect(packages.filter((name) => PEERS.some((peer) => name === peer || name.startsWith(`${peer}/`)))).toEqual([]);
+    expect(inputs.filter((file) => /(?:src|dist)\/queues\//.test(file))).toEqual([]);
+    expect(own.filter((name) => new RegExp(`\\b${name}\\b`).test(code))).toEqual([]);
+    expect(code).not.toMatch(/payorch_dead_letters|FOR UPDATE SKIP LOCKED|payorch-callbacks-dead/);
   });
 });
 

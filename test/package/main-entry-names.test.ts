@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import ts from 'typescript5';
 import { API_ENDPOINTS, operationId } from '../../src/tools/registry/index.js';
 import { requireBuilt } from '../helpers/dist.js';
+import { entry } from '../../scripts/entries.mjs';
 import { describe, expect, test } from 'vitest';
 
 /*
@@ -46,6 +47,7 @@ const DECLARED: readonly Group[] = [
     reason: 'I pass one part of a client to my own code, and read its methods in the reference',
     types: ['ProviderManual', 'ProviderEiban', 'ProviderCreditCard', 'ProviderThirdParty', 'ProviderSites', 'BankChannel', 'CryptoChannel', 'WalletChannel', 'ThirdPartyGateways'],
   },
+  { reason: 'I read the clients\' declarations, which extend it (it has no public member)', types: ['APIResource'] },
   { reason: 'I pass one part of the dealer client to my own code', types: ['DealerManualIban', 'DealerEibans', 'DealerTransactions', 'DealerTransfers', 'DealerCreditCard', 'DealerSettingsResource'] },
   {
     reason: 'I type the requests I build and the answers I keep of every endpoint (payorch/schemas parses them)',
@@ -81,7 +83,7 @@ const DECLARED: readonly Group[] = [
     reason: 'I type a callback body I keep (payorch/schemas parses it again, from my queue or logs)',
     schemas: ['DepositCallback', 'WithdrawalCallback', 'CreditCardCallback', 'DealerCreditCardCallback', 'UnknownCallback'],
   },
-  { reason: 'I write a handler for one kind and status of callback', types: ['CallbackKind', 'CallbackStatus', 'CallbackEventName', 'CallbackOfEvent', 'CallbackHandler', 'CallbackConfirm', 'AppliedCallback'] },
+  { reason: 'I write a handler for one kind and status of callback', types: ['Api', 'CallbackKind', 'CallbackStatus', 'CallbackEventName', 'CallbackOfEvent', 'CallbackHandler', 'CallbackConfirm', 'AppliedCallback'] },
   {
     reason: 'I receive callbacks and apply each once, now or from my queue',
     values: ['createCallbackReceiver', 'CallbackJobError'],
@@ -106,10 +108,14 @@ const DECLARED: readonly Group[] = [
   },
   { reason: 'I tell an inbox\'s failure (its table, its lock, a copy that failed) apart from my handler\'s', values: ['InboxError'] },
   { reason: 'I tell a queue adapter\'s failure (a job the engine did not take) apart from my handler\'s', values: ['QueueError'] },
+  { reason: 'I tell a callback confirm or no handler refused (nothing applied) from one my code failed', values: ['NotConfirmedError', 'UnhandledError', 'CallbackHandlingError'] },
 ];
 
 const root = join(import.meta.dirname, '..', '..');
-requireBuilt('dist/index.d.ts');
+const main = entry('payorch');
+const webhooks = entry('payorch/webhooks');
+const schemas = entry('payorch/schemas');
+requireBuilt(main.types, main.ctypes, main.esm, main.cjs, webhooks.types, webhooks.esm, schemas.types, schemas.ctypes, schemas.esm, schemas.cjs);
 
 const declaredValues = DECLARED.flatMap((group) => group.values ?? []);
 const declaredSchemas = DECLARED.flatMap((group) => group.schemas ?? []);
@@ -150,8 +156,8 @@ describe('the declared list', () => {
 
 describe('payorch, the main entry', () => {
   test.each([
-    ['ESM', 'dist/index.d.ts'],
-    ['CommonJS', 'dist/index.d.cts'],
+    ['ESM', main.types],
+    ['CommonJS', main.ctypes],
   ])('its %s declarations export exactly the declared names, values only where the build has them', (_label, file) => {
     const { names, values } = exportsOf(join(root, file));
     expect(sorted(names), 'the names src/index.ts exports are not those of the groups above: put a new name in a group (with the reason a user imports it), or keep it in its module').toEqual(sorted(declared));
@@ -161,26 +167,26 @@ describe('payorch, the main entry', () => {
   }, 60_000);
 
   test('its ESM and CommonJS builds hold exactly the declared values at run time', async () => {
-    const esm = (await import(pathToFileURL(join(root, 'dist/index.js')).href)) as Record<string, unknown>;
-    const cjs = createRequire(import.meta.url)(join(root, 'dist/index.cjs')) as Record<string, unknown>;
+    const esm = (await import(pathToFileURL(join(root, main.esm)).href)) as Record<string, unknown>;
+    const cjs = createRequire(import.meta.url)(join(root, main.cjs)) as Record<string, unknown>;
     expect(sorted(Object.keys(esm))).toEqual(sorted(declaredValues));
     expect(sorted(Object.keys(cjs).filter((name) => name !== '__esModule'))).toEqual(sorted(declaredValues));
   });
 
   test('payorch/webhooks exports only names the main entry declares, values only where its build has them', async () => {
-    const { names, values } = exportsOf(join(root, 'dist/webhooks/index.d.ts'));
+    const { names, values } = exportsOf(join(root, webhooks.types));
     expect(names.length).toBeGreaterThan(10);
     expect(names.filter((name) => !declared.includes(name))).toEqual([]);
     // The callback types (DepositCallback...) are types there: their schemas are payorch/schemas'.
-    const runtime = Object.keys((await import(pathToFileURL(join(root, 'dist/webhooks/index.js')).href)) as Record<string, unknown>);
+    const runtime = Object.keys((await import(pathToFileURL(join(root, webhooks.esm)).href)) as Record<string, unknown>);
     expect(sorted(values)).toEqual(sorted(runtime));
   }, 60_000);
 });
 
 describe('payorch/schemas', () => {
   const builds = [
-    ['ESM', 'dist/schemas/index.d.ts', async () => (await import(pathToFileURL(join(root, 'dist/schemas/index.js')).href)) as Record<string, unknown>],
-    ['CommonJS', 'dist/schemas/index.d.cts', () => Promise.resolve(createRequire(import.meta.url)(join(root, 'dist/schemas/index.cjs')) as Record<string, unknown>)],
+    ['ESM', schemas.types, async () => (await import(pathToFileURL(join(root, schemas.esm)).href)) as Record<string, unknown>],
+    ['CommonJS', schemas.ctypes, () => Promise.resolve(createRequire(import.meta.url)(join(root, schemas.cjs)) as Record<string, unknown>)],
   ] as const;
 
   test.each(builds)('its %s build exports, as values and types, exactly the schemas whose types payorch exports', async (_label, declarations, load) => {

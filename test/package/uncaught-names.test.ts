@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, test } from 'vitest';
-import { entry } from '../../scripts/entries.mjs';
+import { ENTRIES, entry } from '../../scripts/entries.mjs';
 
 /*
  * What Node prints for an error of payorch nobody caught, from the built package: the first line
@@ -15,7 +15,8 @@ import { entry } from '../../scripts/entries.mjs';
 const root = join(import.meta.dirname, '..', '..');
 const run = promisify(execFile);
 
-const ENTRIES = ['payorch', 'payorch/sandbox', 'payorch/webhooks', 'payorch/postgres'].map((name) => `dist/${entry(name).out}`);
+// Every entry of package.json `exports`: one that exports no error class has nothing to print.
+const BUILT = ENTRIES.map((each) => `dist/${each.out}`);
 
 // Each class made with arguments its constructor takes; `call` is what a client's error names.
 const MAKERS = `
@@ -32,6 +33,9 @@ const makers = {
   InboxError: ['boom'],
   InboxFullError: [1],
   QueueError: ['boom'],
+  NotConfirmedError: ['boom'],
+  UnhandledError: ['boom'],
+  CallbackHandlingError: ['handler', new Error('boom')],
   InboxCommitError: ['boom'],
   StatementPoolingError: ['boom'],
   ResponseValidationError: ['op', { status: 200, issues: [], body: {}, rawBody: '{}' }],
@@ -71,9 +75,13 @@ async function node(format: 'esm' | 'cjs', body: string): Promise<{ stdout: stri
 const header = (printed: string): string | undefined => printed.split('\n').find((line) => /^\S+(: | \[)/.test(line) && !line.startsWith('file:') && !line.startsWith('/') && !line.startsWith('[eval'));
 
 describe('an uncaught error of payorch, as Node prints it from the built package', () => {
-  test.each(ENTRIES)('%s: every error class prints its own name, in ESM and CommonJS', async (entry) => {
+  test('the main entry exports error classes: the checks below are not vacuous', async () => {
+    expect((await classesOf(`dist/${entry('payorch').out}`)).length).toBeGreaterThan(10);
+  });
+
+  test.each(BUILT)('%s: every error class it exports prints its own name, in ESM and CommonJS', async (entry) => {
     const names = await classesOf(entry);
-    expect(names.length).toBeGreaterThan(0);
+    if (names.length === 0) return;
     await Promise.all((['esm', 'cjs'] as const).map(async (format) => {
       // Every class through util.inspect, which is what Node's printer of an uncaught error uses...
       const listed = await node(format, `${loader(entry, format)}${MAKERS}const { inspect } = ${format === 'esm' ? 'await import("node:util")' : 'require("node:util")'};

@@ -36,7 +36,8 @@ describe('createPgBossQueue', () => {
     ['no pool', { boss }, 'pool', /must be a node-postgres Pool/],
     ['a queue name pg-boss refuses', { boss, pool, queue: 'payorch callbacks' }, 'queue', /letters, digits, _, -, \. and \//],
     ['a table name that is SQL', { boss, pool, table: 'dead; DROP TABLE x' }, 'table', /letters, digits and _/],
-    ['a negative retryLimit', { boss, pool, retryLimit: -1 }, 'retryLimit', /an integer from 0 to 100; got -1/],
+    ['a negative retries', { boss, pool, retries: -1 }, 'retries', /an integer from 0 to 100; got -1/],
+    ['the old name retryLimit', { boss, pool, retryLimit: 3 }, 'retryLimit', /was renamed retries: pass its value as retries/],
     ['a fractional retryDelaySeconds', { boss, pool, retryDelaySeconds: 1.5 }, 'retryDelaySeconds', /an integer from 0 to 86400; got 1.5/],
     ['a retryBackoff that is text', { boss, pool, retryBackoff: 'yes' }, 'retryBackoff', /true or false/],
     ['an expireInSeconds of 0', { boss, pool, expireInSeconds: 0 }, 'expireInSeconds', /an integer from 1 to 86400/],
@@ -51,12 +52,12 @@ describe('createPgBossQueue', () => {
   test('refuses a retention its retries outlast, naming both options and the least retention they allow', () => {
     // The defaults' ten retries from 5 s, doubling: 10,230 s of delays at most, and 360 s for each of the 11 attempts.
     const refused = refusal(() => createPgBossQueue({ boss, pool, retentionSeconds: 3600 }));
-    expect(refused?.field).toBe('retentionSeconds, retryLimit');
-    expect(refused?.message).toMatch(/retentionSeconds must outlast the retries of retryLimit.*at least 14190 \(retryLimit 10, retryDelaySeconds 5 doubling, expireInSeconds 300\) up to 315360000; got 3600\. Raise retentionSeconds or lower retryLimit/);
+    expect(refused?.field).toBe('retentionSeconds, retries');
+    expect(refused?.message).toMatch(/retentionSeconds must outlast the retries.*at least 14190 \(retries 10, retryDelaySeconds 5 doubling, expireInSeconds 300\) up to 315360000; got 3600\. Raise retentionSeconds or lower retries/);
     expect(refusal(() => createPgBossQueue({ boss, pool, retentionSeconds: 14_190 }))).toBeUndefined();
-    expect(refusal(() => createPgBossQueue({ boss, pool, retentionSeconds: 3600, retryLimit: 5 }))).toBeUndefined();
-    expect(refusal(() => createPgBossQueue({ boss, pool, retryLimit: 100, retryDelaySeconds: 86_400 }))?.message).toMatch(/past the 315360000 allowed: lower retryLimit/);
-    expect(refusal(() => createPgBossQueue({ boss, pool, retentionSeconds: 3600, retryLimit: 3, retryBackoff: false, retryDelaySeconds: 600, expireInSeconds: 600 }))?.message).toMatch(/at least 4440 \(retryLimit 3, retryDelaySeconds 600, expireInSeconds 600\)/);
+    expect(refusal(() => createPgBossQueue({ boss, pool, retentionSeconds: 3600, retries: 5 }))).toBeUndefined();
+    expect(refusal(() => createPgBossQueue({ boss, pool, retries: 100, retryDelaySeconds: 86_400 }))?.message).toMatch(/past the 315360000 allowed: lower retries/);
+    expect(refusal(() => createPgBossQueue({ boss, pool, retentionSeconds: 3600, retries: 3, retryBackoff: false, retryDelaySeconds: 600, expireInSeconds: 600 }))?.message).toMatch(/at least 4440 \(retries 3, retryDelaySeconds 600, expireInSeconds 600\)/);
   });
 
   test('refuses work options and dead-letter calls it cannot carry out, before reaching pg-boss or PostgreSQL', async () => {
@@ -83,7 +84,7 @@ test('pgBossDeadLetterTableSql creates the table and its index, quoted, in the s
   expect(pgBossDeadLetterTableSql()).toBe(
     [
       'CREATE TABLE IF NOT EXISTS payorch_schema (table_name text PRIMARY KEY, component text NOT NULL, version integer NOT NULL, migrated_at timestamptz NOT NULL DEFAULT now());',
-      `INSERT INTO payorch_schema (table_name, component, version) SELECT 'payorch_dead_letters', 'dead-letters', 2 WHERE to_regclass('"payorch_dead_letters"') IS NULL ON CONFLICT (table_name) DO UPDATE SET component = EXCLUDED.component, version = EXCLUDED.version, migrated_at = now();`,
+      `INSERT INTO payorch_schema (table_name, component, version) SELECT 'payorch_dead_letters', 'dead-letters', 3 WHERE to_regclass('"payorch_dead_letters"') IS NULL ON CONFLICT (table_name) DO UPDATE SET component = EXCLUDED.component, version = EXCLUDED.version, migrated_at = now();`,
       'CREATE TABLE IF NOT EXISTS "payorch_dead_letters" (',
       '  seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,',
       '  id text NOT NULL UNIQUE,',
@@ -91,7 +92,8 @@ test('pgBossDeadLetterTableSql creates the table and its index, quoted, in the s
       '  job text NOT NULL,',
       '  attempts integer NOT NULL,',
       '  last_error text NOT NULL,',
-      '  dead_at timestamptz NOT NULL DEFAULT now()',
+      '  dead_at timestamptz NOT NULL DEFAULT now(),',
+      '  history text',
       ');',
       'CREATE INDEX IF NOT EXISTS "payorch_dead_letters_queue" ON "payorch_dead_letters" (queue, seq)',
     ].join('\n'),

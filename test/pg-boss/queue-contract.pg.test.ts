@@ -36,7 +36,7 @@ describe('the queue-adapter contract, on pg-boss 12', () => {
       tables.push(table);
       await createPgBossDeadLetterTable({ pool, table });
       // Fast retries: three attempts, no delay.
-      const adapter = createPgBossQueue({ boss, pool, queue, table, retryLimit: 2, retryDelaySeconds: 0, retryBackoff: false });
+      const adapter = createPgBossQueue({ boss, pool, queue, table, retries: 2, retryDelaySeconds: 0, retryBackoff: false });
       // A case may start workers on other keys beside the first: close stops them all.
       const stops: (() => Promise<void>)[] = [];
       return {

@@ -202,25 +202,25 @@ describe('the pg-boss dead letters\' table', () => {
 
   test('created, it records its version; made by its SQL, the same', async () => {
     const [table, bySql] = [fresh('dead'), fresh('dead')];
-    expect(await createPgBossDeadLetterTable({ pool: pool(), table })).toEqual({ table: `"${schema}"."${table}"`, from: undefined, to: 2 });
+    expect(await createPgBossDeadLetterTable({ pool: pool(), table })).toEqual({ table: `"${schema}"."${table}"`, from: undefined, to: 3 });
     await admin.query(pgBossDeadLetterTableSql(bySql));
     expect([...(await recordOf(table)), ...(await recordOf(bySql))]).toEqual([
-      { component: 'dead-letters', version: 2 },
-      { component: 'dead-letters', version: 2 },
+      { component: 'dead-letters', version: 3 },
+      { component: 'dead-letters', version: 3 },
     ]);
-    expect(await createPgBossDeadLetterTable({ pool: pool(), table: bySql })).toMatchObject({ from: 2, to: 2 });
+    expect(await createPgBossDeadLetterTable({ pool: pool(), table: bySql })).toMatchObject({ from: 3, to: 3 });
     expect(await createPgBossQueue({ boss, pool: pool(), table }).deadLetters.list()).toEqual({ deadLetters: [] });
   });
 
-  test('of version 1 (the job as jsonb) is migrated to text in place, its dead letters kept and listed', async () => {
+  test('of version 1 (the job as jsonb, no history) is migrated in place, its dead letters kept', async () => {
     const table = fresh('dead');
     await createPgBossDeadLetterTable({ pool: pool(), table });
     // Version 1 as it was made: the job as jsonb.
-    await admin.query(`ALTER TABLE ${table} ALTER COLUMN job TYPE jsonb USING job::jsonb`);
+    await admin.query(`ALTER TABLE ${table} ALTER COLUMN job TYPE jsonb USING job::jsonb, DROP COLUMN history`);
     await admin.query('UPDATE payorch_schema SET version = 1 WHERE table_name = $1', [table]);
     const job = { v: 1, merchantId: 'm', receivedAt: '2026-01-15T09:00:00.000Z', callback: { kind: 'deposit', payload: { tracking_code: 'MAN-v1dead-1763812000', status: 'completed' } } };
     await admin.query(`INSERT INTO ${table} (id, queue, job, attempts, last_error) VALUES ('dead-1', 'payorch-callbacks', $1::jsonb, 3, 'Error: down')`, [JSON.stringify(job)]);
-    expect(await createPgBossDeadLetterTable({ pool: pool(), table })).toMatchObject({ from: 1, to: 2 });
+    expect(await createPgBossDeadLetterTable({ pool: pool(), table })).toMatchObject({ from: 1, to: 3 });
     const kept = await admin.query<{ job: string }>(`SELECT job FROM ${table} WHERE id = 'dead-1'`);
     expect(JSON.parse(kept.rows[0]?.job ?? 'null')).toEqual(job);
   });
@@ -229,15 +229,15 @@ describe('the pg-boss dead letters\' table', () => {
     const [later, altered, inbox, other] = [fresh('dead'), fresh('dead'), fresh('dead'), fresh('dead')];
     // Another PostgreSQL queue's: pg-boss must not list its dead letters, nor replay them into pg-boss.
     const otherEngine = deadLetterTable({ adapter: 'payorch/other', component: 'other-dead-letters', migrate: 'createOtherDeadLetterTable({ pool })', guide: 'docs/deferred.md' });
-    expect(await createDeadLetterTable('createOtherDeadLetterTable', otherEngine, { pool: pool(), table: other })).toMatchObject({ from: undefined, to: 2 });
+    expect(await createDeadLetterTable('createOtherDeadLetterTable', otherEngine, { pool: pool(), table: other })).toMatchObject({ from: undefined, to: 3 });
     await createPgBossDeadLetterTable({ pool: pool(), table: later });
-    await admin.query('UPDATE payorch_schema SET version = 3 WHERE table_name = $1', [later]);
+    await admin.query('UPDATE payorch_schema SET version = 4 WHERE table_name = $1', [later]);
     await createPgBossDeadLetterTable({ pool: pool(), table: altered });
     await admin.query(`ALTER TABLE ${altered} ALTER COLUMN job TYPE jsonb USING job::jsonb`);
     await createPostgresInboxTable({ pool: pool(), table: inbox });
     for (const [table, message] of [
-      [later, 'is at version 3, which a later payorch migrated it to; this payorch knows versions 1 to 2.'],
-      [altered, 'is recorded at version 2, but its columns are not that version\'s (it has "job jsonb NOT NULL" and lacks "job text NOT NULL")'],
+      [later, 'is at version 4, which a later payorch migrated it to; this payorch knows versions 1 to 3.'],
+      [altered, 'is recorded at version 3, but its columns are not that version\'s (it has "job jsonb NOT NULL" and lacks "job text NOT NULL")'],
       [inbox, 'holds callback-inbox, as payorch_schema records, not dead-letters'],
       [other, 'holds other-dead-letters, as payorch_schema records, not dead-letters'],
     ] as const) {

@@ -3,7 +3,6 @@ import { defineEndpoint } from '../../internal/endpoint.js';
 import { join, requiredString, strictObject } from '../../internal/schema-blocks.js';
 import { NoParams, iban } from '../../internal/shared-shapes.js';
 import { gatewayId, paymentParams } from '../shared.js';
-import type { ThirdPartyChannel } from './channel.js';
 import { GatewayList } from './gateways.js';
 import { ThirdPartyDeposit, ThirdPartyWithdrawal } from './records.js';
 
@@ -54,6 +53,3 @@ export const bankEndpoints = {
     response: ThirdPartyWithdrawal,
   }),
 };
-
-/** The bank channel's calls: `provider.thirdParty.bank`. */
-export interface BankChannel extends ThirdPartyChannel<typeof BankDepositParams, typeof ThirdPartyDeposit, typeof BankWithdrawalParams, typeof ThirdPartyWithdrawal> {}

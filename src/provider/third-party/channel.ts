@@ -2,12 +2,17 @@ import type { z } from 'zod/mini';
 import type { APIPromise } from '../../core/api-promise.js';
 import type { Endpoint } from '../../internal/endpoint.js';
 import { APIResource } from '../../internal/resource.js';
+import type { Calls } from '../../internal/resource.js';
 import type { Transport } from '../../internal/transport.js';
 import type { ProviderRequestOptions } from '../request-options.js';
 import type { GatewayList } from './gateways.js';
 import type { NoParams } from '../../internal/shared-shapes.js';
+import type { BankDepositParams, BankWithdrawalParams } from './bank.js';
+import type { CryptoDepositParams, CryptoWithdrawalParams } from './crypto.js';
+import type { ThirdPartyDeposit, ThirdPartyWithdrawal } from './records.js';
+import type { WalletDepositParams, WalletWithdrawalParams } from './wallet.js';
 
-/** The three endpoints of one third-party channel (bank, crypto or wallet). @internal */
+/** The three endpoints of one third-party channel (bank, crypto or wallet). No entry exports it. */
 export interface ChannelEndpoints<DP extends z.ZodMiniType, DR extends z.ZodMiniType, WP extends z.ZodMiniType, WR extends z.ZodMiniType> {
   readonly deposit: Endpoint<DP, DR>;
   readonly gateways: Endpoint<typeof NoParams, typeof GatewayList>;
@@ -16,9 +21,9 @@ export interface ChannelEndpoints<DP extends z.ZodMiniType, DR extends z.ZodMini
 
 /** The gateways of one third-party channel (spec 2.5). */
 export class ThirdPartyGateways extends APIResource {
-  readonly #endpoint: Endpoint<typeof NoParams, typeof GatewayList>;
+  readonly #endpoint: (calls: Calls) => Endpoint<typeof NoParams, typeof GatewayList>;
   /** @internal */
-  constructor(transport: Transport, credentialKey: string | undefined, endpoint: Endpoint<typeof NoParams, typeof GatewayList>) {
+  constructor(transport: Transport, credentialKey: string | undefined, endpoint: (calls: Calls) => Endpoint<typeof NoParams, typeof GatewayList>) {
     super(transport, credentialKey);
     this.#endpoint = endpoint;
   }
@@ -46,12 +51,12 @@ export class ThirdPartyGateways extends APIResource {
 export class ThirdPartyChannel<DP extends z.ZodMiniType, DR extends z.ZodMiniType, WP extends z.ZodMiniType, WR extends z.ZodMiniType> extends APIResource {
   /** The gateways a withdrawal may use (spec 2.5). */
   readonly gateways: ThirdPartyGateways;
-  readonly #endpoints: ChannelEndpoints<DP, DR, WP, WR>;
+  readonly #endpoints: (calls: Calls) => ChannelEndpoints<DP, DR, WP, WR>;
   /** @internal */
-  constructor(transport: Transport, credentialKey: string | undefined, endpoints: ChannelEndpoints<DP, DR, WP, WR>) {
+  constructor(transport: Transport, credentialKey: string | undefined, endpoints: (calls: Calls) => ChannelEndpoints<DP, DR, WP, WR>) {
     super(transport, credentialKey);
     this.#endpoints = endpoints;
-    this.gateways = new ThirdPartyGateways(transport, credentialKey, endpoints.gateways);
+    this.gateways = new ThirdPartyGateways(transport, credentialKey, (calls) => endpoints(calls).gateways);
   }
 
   /**
@@ -65,7 +70,7 @@ export class ThirdPartyChannel<DP extends z.ZodMiniType, DR extends z.ZodMiniTyp
    * ```
    */
   startDeposit(params: z.input<DP>, options?: ProviderRequestOptions): APIPromise<z.output<DR>> {
-    return this._send(this.#endpoints.deposit, params, options);
+    return this._send((calls) => this.#endpoints(calls).deposit, params, options);
   }
 
   /**
@@ -81,6 +86,15 @@ export class ThirdPartyChannel<DP extends z.ZodMiniType, DR extends z.ZodMiniTyp
    * ```
    */
   startWithdrawal(params: z.input<WP>, options?: ProviderRequestOptions): APIPromise<z.output<WR>> {
-    return this._send(this.#endpoints.withdrawal, params, options);
+    return this._send((calls) => this.#endpoints(calls).withdrawal, params, options);
   }
 }
+
+/** The bank channel's calls: `provider.thirdParty.bank`. */
+export interface BankChannel extends ThirdPartyChannel<typeof BankDepositParams, typeof ThirdPartyDeposit, typeof BankWithdrawalParams, typeof ThirdPartyWithdrawal> {}
+
+/** The crypto channel's calls: `provider.thirdParty.crypto`. */
+export interface CryptoChannel extends ThirdPartyChannel<typeof CryptoDepositParams, typeof ThirdPartyDeposit, typeof CryptoWithdrawalParams, typeof ThirdPartyWithdrawal> {}
+
+/** The wallet channel's calls: `provider.thirdParty.wallet`. */
+export interface WalletChannel extends ThirdPartyChannel<typeof WalletDepositParams, typeof ThirdPartyDeposit, typeof WalletWithdrawalParams, typeof ThirdPartyWithdrawal> {}

@@ -3,7 +3,6 @@ import { defineEndpoint } from '../../internal/endpoint.js';
 import { join, requiredString, strictObject } from '../../internal/schema-blocks.js';
 import { NoParams, positiveAmount } from '../../internal/shared-shapes.js';
 import { customerParams, gatewayId } from '../shared.js';
-import type { ThirdPartyChannel } from './channel.js';
 import { GatewayList } from './gateways.js';
 import { ThirdPartyDeposit, ThirdPartyWithdrawal, unshownDepositParams } from './records.js';
 
@@ -55,6 +54,3 @@ export const cryptoEndpoints = {
     response: ThirdPartyWithdrawal,
   }),
 };
-
-/** The crypto channel's calls: `provider.thirdParty.crypto`. */
-export interface CryptoChannel extends ThirdPartyChannel<typeof CryptoDepositParams, typeof ThirdPartyDeposit, typeof CryptoWithdrawalParams, typeof ThirdPartyWithdrawal> {}

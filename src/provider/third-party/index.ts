@@ -1,12 +1,9 @@
 import { APIResource } from '../../internal/resource.js';
 import type { Transport } from '../../internal/transport.js';
-import { bankEndpoints } from './bank.js';
-import type { BankChannel } from './bank.js';
+import type { BankChannel } from './channel.js';
 import { ThirdPartyChannel } from './channel.js';
-import { cryptoEndpoints } from './crypto.js';
-import type { CryptoChannel } from './crypto.js';
-import { walletEndpoints } from './wallet.js';
-import type { WalletChannel } from './wallet.js';
+import type { CryptoChannel } from './channel.js';
+import type { WalletChannel } from './channel.js';
 
 /** Third-party gateways: bank, crypto and wallet channels (spec 4.10 to 4.12). */
 export class ProviderThirdParty extends APIResource {
@@ -19,8 +16,8 @@ export class ProviderThirdParty extends APIResource {
   /** @internal */
   constructor(transport: Transport, credentialKey: string | undefined) {
     super(transport, credentialKey);
-    this.bank = new ThirdPartyChannel(transport, credentialKey, bankEndpoints);
-    this.crypto = new ThirdPartyChannel(transport, credentialKey, cryptoEndpoints);
-    this.wallet = new ThirdPartyChannel(transport, credentialKey, walletEndpoints);
+    this.bank = new ThirdPartyChannel(transport, credentialKey, (calls) => calls.bankEndpoints);
+    this.crypto = new ThirdPartyChannel(transport, credentialKey, (calls) => calls.cryptoEndpoints);
+    this.wallet = new ThirdPartyChannel(transport, credentialKey, (calls) => calls.walletEndpoints);
   }
 }

@@ -3,7 +3,6 @@ import { defineEndpoint } from '../../internal/endpoint.js';
 import { join, requiredString, strictObject } from '../../internal/schema-blocks.js';
 import { NoParams, positiveAmount } from '../../internal/shared-shapes.js';
 import { customerParams, gatewayId } from '../shared.js';
-import type { ThirdPartyChannel } from './channel.js';
 import { GatewayList } from './gateways.js';
 import { ThirdPartyDeposit, ThirdPartyWithdrawal, unshownDepositParams } from './records.js';
 
@@ -57,6 +56,3 @@ export const walletEndpoints = {
     response: ThirdPartyWithdrawal,
   }),
 };
-
-/** The wallet channel's calls: `provider.thirdParty.wallet`. */
-export interface WalletChannel extends ThirdPartyChannel<typeof WalletDepositParams, typeof ThirdPartyDeposit, typeof WalletWithdrawalParams, typeof ThirdPartyWithdrawal> {}

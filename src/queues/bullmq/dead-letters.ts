@@ -1,6 +1,6 @@
 import type { Job, Queue } from 'bullmq';
 import { checkOptions, declareOptions } from '../../core/option-checks.js';
-import { DEAD_LETTER_PAGE_LIMIT, DEFAULT_DEAD_LETTER_PAGE, checkDeadLetterId, checkPurgeOptions, checkReplayOptions, deadLetterOf, resealDeadLetter } from '../dead-letters.js';
+import { DEAD_LETTER_PAGE_LIMIT, DEFAULT_DEAD_LETTER_PAGE, checkDeadLetterId, checkPurgeOptions, checkReplayOptions, deadLetterOf, resealDeadLetter, storedLife } from '../dead-letters.js';
 import type { DeadLetter, DeadLetterPage, DeadLetters, ListDeadLettersOptions, PurgeDeadLettersOptions } from '../dead-letters.js';
 import type { CallbackJob } from '../../webhooks/job.js';
 
@@ -20,7 +20,7 @@ import type { CallbackJob } from '../../webhooks/job.js';
  * the prefix's without loading bullmq, which the factory's module imports.
  * @internal
  */
-export const BULLMQ_DEFAULTS = { queue: 'payorch-callbacks', prefix: 'bull', attempts: 10, backoffMs: 5000, concurrency: 1, lockDurationMs: 30_000, stalledIntervalMs: 30_000, maxStalledCount: 1 } as const;
+export const BULLMQ_DEFAULTS = { queue: 'payorch-callbacks', prefix: 'bull', retries: 10, retryDelaySeconds: 5, concurrency: 1, lockDurationMs: 30_000, stalledIntervalMs: 30_000, maxStalledCount: 1 } as const;
 
 /** How many dead letters one `replay` moves at most, and how many ids it takes. */
 export const BULLMQ_REPLAY_BATCH = 100;
@@ -79,10 +79,29 @@ redis.call('XADD', events, 'MAXLEN', '~', maxEvents, '*', 'event', 'removed', 'j
 return 1`;
 const PURGE_COMMAND = 'payorchPurgeDeadLetter';
 
-/** The parts of a BullMQ client the page script needs: BullMQ's `IRedisClient`. */
+// Adds a dead letter's life to its earlier lives, kept in a field of the job's hash beside BullMQ's
+// own (the sealed job, its data, is left as it was sealed), before a replay starts a new life:
+// only while it is a dead letter (a purged job's hash is not made again), and once per death
+// (two replays at once add it once), the death named by the time it failed. Text, not cjson: an
+// error may hold what cjson refuses.
+const LIFE_SCRIPT = `
+local failed, jobKey = KEYS[1], KEYS[2]
+local jobId, life, deadAt = ARGV[1], ARGV[2], ARGV[3]
+if not redis.call('ZSCORE', failed, jobId) then return 0 end
+if redis.call('HGET', jobKey, 'payorchLastDeath') == deadAt then return 1 end
+local history = redis.call('HGET', jobKey, 'payorchHistory')
+if history then history = string.sub(history, 1, -2) .. ',' .. life .. ']' else history = '[' .. life .. ']' end
+redis.call('HSET', jobKey, 'payorchHistory', history, 'payorchLastDeath', deadAt)
+return 1`;
+const LIFE_COMMAND = 'payorchKeepDeadLetterLife';
+/** The field of a job's hash that keeps its earlier lives (a JSON array). */
+const HISTORY_FIELD = 'payorchHistory';
+
+/** The parts of a BullMQ client the scripts need: BullMQ's `IRedisClient`, and ioredis' `hget`. */
 interface ScriptClient {
   defineCommand(name: string, definition: { numberOfKeys: number; lua: string; readOnly?: boolean }): void;
   runCommand(name: string, args: unknown[]): Promise<unknown>;
+  hget(key: string, field: string): Promise<string | null>;
 }
 const defined = new WeakSet<object>();
 
@@ -95,9 +114,24 @@ function isGone(error: unknown): boolean {
 /** A job of the queue as BullMQ reads it. */
 type QueueJob = NonNullable<Awaited<ReturnType<Queue<CallbackJob>['getJob']>>>;
 
-/** A failed job as a dead letter: BullMQ's attempts, its failed reason (`name: message`, as the worker words it) and the time it failed. */
-export const deadLetterOfJob = (job: { readonly id?: string | undefined; readonly data: unknown; readonly attemptsMade: number; readonly failedReason: string; readonly finishedOn?: number | undefined }): DeadLetter =>
-  deadLetterOf(job.data, { id: String(job.id), attempts: job.attemptsMade, lastError: job.failedReason, deadAt: new Date(job.finishedOn ?? Number.NaN) });
+/** What a dead letter is read from of a BullMQ job. */
+interface FailedJob {
+  readonly id?: string | undefined;
+  readonly data: unknown;
+  readonly attemptsMade: number;
+  readonly failedReason: string;
+  readonly finishedOn?: number | undefined;
+}
+
+/**
+ * A failed job as a dead letter: BullMQ's attempts, its failed reason (`name: message`, as the
+ * worker words it), the time it failed, and its earlier lives from the job's hash.
+ */
+export async function deadLetterOfJob(queue: Queue<CallbackJob>, job: FailedJob): Promise<DeadLetter> {
+  const client = (await queue.getBackend().client) as unknown as ScriptClient;
+  const history = await client.hget(`${queue.keys[''] ?? ''}${String(job.id)}`, HISTORY_FIELD);
+  return deadLetterOf(job.data, { id: String(job.id), attempts: job.attemptsMade, lastError: job.failedReason, deadAt: new Date(job.finishedOn ?? Number.NaN), history });
+}
 
 /** The failed set of `queue` as the dead letters every adapter gives. */
 export function bullMQDeadLetters(queue: Queue<CallbackJob>): DeadLetters {
@@ -115,6 +149,7 @@ export function bullMQDeadLetters(queue: Queue<CallbackJob>): DeadLetters {
     if (!defined.has(client)) {
       client.defineCommand(PAGE_COMMAND, { numberOfKeys: 1, lua: PAGE_SCRIPT, readOnly: true });
       client.defineCommand(PURGE_COMMAND, { numberOfKeys: 4, lua: PURGE_SCRIPT });
+      client.defineCommand(LIFE_COMMAND, { numberOfKeys: 2, lua: LIFE_SCRIPT });
       defined.add(client);
     }
     return client;
@@ -139,7 +174,7 @@ export function bullMQDeadLetters(queue: Queue<CallbackJob>): DeadLetters {
       const last = shown.at(-1);
       const result: DeadLetterPage = {
         // A job purged or replayed between the two reads is not shown.
-        deadLetters: jobs.filter((job): job is QueueJob => job?.finishedOn !== undefined).map(deadLetterOfJob),
+        deadLetters: await Promise.all(jobs.filter((job): job is QueueJob => job?.finishedOn !== undefined).map((job) => deadLetterOfJob(queue, job))),
         ...(ids.length > limit && last !== undefined ? { cursor: `${last.score}:${last.id}` } : {}),
       };
       return result;
@@ -147,7 +182,7 @@ export function bullMQDeadLetters(queue: Queue<CallbackJob>): DeadLetters {
 
     async get(id) {
       const job = await failedJob(checkDeadLetterId(where('get'), id));
-      return job === undefined ? undefined : { ...deadLetterOfJob(job), job: job.data };
+      return job === undefined ? undefined : { ...(await deadLetterOfJob(queue, job)), job: job.data };
     },
 
     async replay(options) {
@@ -164,6 +199,9 @@ export function bullMQDeadLetters(queue: Queue<CallbackJob>): DeadLetters {
           const data = resealed[index];
           // BullMQ types a job of a union as a union of jobs, whose updateData takes no member.
           if (data !== undefined && data !== job.data) await (job as Job<CallbackJob>).updateData(data);
+          // This life kept before the next starts: a job that dies again shows the attempts of both.
+          const life = JSON.stringify(storedLife(job.attemptsMade, job.failedReason, job.finishedOn ?? 0));
+          await (await scripts()).runCommand(LIFE_COMMAND, [queue.keys['failed'], `${queue.keys[''] ?? ''}${String(job.id)}`, String(job.id), life, String(job.finishedOn ?? 0)]);
           // Its attempts start again: a replayed job has the queue's retries, as a new one would.
           await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
         }),

@@ -21,6 +21,7 @@ export { BULLMQ_REPLAY_BATCH } from './dead-letters.js';
 export type {
   CallbackQueue,
   DeadLetter,
+  DeadLetterLife,
   DeadLetterPage,
   DeadLetters,
   ListDeadLettersOptions,

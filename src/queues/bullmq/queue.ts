@@ -9,6 +9,7 @@ import type { CallbackJob } from '../../webhooks/job.js';
 import type { CallbackReceiver } from '../../webhooks/receiver/receiver.js';
 import type { CardStatusSource } from '../../webhooks/status-read.js';
 import { BULLMQ_DEFAULTS as DEFAULTS, bullMQDeadLetters, deadLetterOfJob } from './dead-letters.js';
+import { notQueued, redisErrors } from './unreachable.js';
 
 /** Settings of {@link createBullMQQueue}. */
 export interface BullMQQueueOptions {
@@ -35,29 +36,31 @@ export interface BullMQQueueOptions {
    */
   readonly prefix?: string | undefined;
   /**
-   * How many times a job is run before it is a dead letter. A job that can never apply (a
+   * How many times a job is retried after its first attempt fails (so `retries` + 1 attempts, as
+   * BullMQ's `attempts`); then it is a dead letter. A job that can never apply (a
    * `CallbackJobError`: changed in the queue, another merchant's, sealed with the previous key past
    * its `until`; a `CallbackRetentionError`) is a dead letter at once: retrying cannot help it.
    * @default 10
    * @example 20
    */
-  readonly attempts?: number | undefined;
+  readonly retries?: number | undefined;
   /**
-   * The wait before the first retry, in milliseconds; each retry waits twice the one before
-   * (BullMQ's exponential backoff). With the defaults, 10 attempts from 5 s: nine waits, about
-   * 43 minutes from the first attempt to the dead letter.
-   * @default 5000
-   * @example 30_000
+   * The wait before the first retry, in seconds; each retry waits twice the one before (BullMQ's
+   * exponential backoff). With the defaults, ten retries from 5 s: about 85 minutes from the first
+   * attempt to the dead letter.
+   * @default 5
+   * @example 30
    */
-  readonly backoffMs?: number | undefined;
+  readonly retryDelaySeconds?: number | undefined;
   /**
-   * Told of the errors BullMQ's queue and workers emit, above all a lost Redis connection (which
-   * they retry), and once at start of a Redis that may lose jobs (see `acceptVolatileRedis`).
-   * Unheard, such an error would end the process.
+   * Told of the errors BullMQ's queue and workers emit, each a `QueueError` (BullMQ's or ioredis'
+   * own is its `cause`), and once at start of a Redis that may lose jobs (see `acceptVolatileRedis`).
+   * A Redis that cannot be reached is told once a minute while it lasts, with the count of
+   * connection errors, not once per reconnect. Unheard, such an error would end the process.
    * @default a console.error line with the error's message
-   * @example (error) => logger.warn({ error }, 'bullmq')
+   * @example (error) => logger.warn({ error }, error.message)
    */
-  readonly onError?: ((error: Error) => void) | undefined;
+  readonly onError?: ((error: QueueError) => void) | undefined;
   /**
    * Accepts on purpose a Redis that may lose jobs after the service was told 200: one without an
    * append-only file (`appendonly no`: a restart loses every queued job and dead letter) or whose
@@ -148,8 +151,8 @@ export const BULLMQ_QUEUE_OPTIONS = declareOptions<BullMQQueueOptions>()([
   { name: 'connection', rule: { type: 'object', methods: [], allowed: 'ioredis options, for example { host, port } or { url }' }, required: true },
   { name: 'queue', rule: { type: 'text', maxLength: 100, pattern: /^[A-Za-z0-9_.-]+$/, allowed: 'letters, digits, _, . and - (at most 100)' }, default: DEFAULTS.queue },
   { name: 'prefix', rule: { type: 'text', maxLength: 100, pattern: /^[A-Za-z0-9_.:{}-]+$/, allowed: 'letters, digits, _, ., :, {, } and - (at most 100)' }, default: DEFAULTS.prefix },
-  { name: 'attempts', rule: { type: 'number', min: 1, max: 100, integer: true }, default: DEFAULTS.attempts },
-  { name: 'backoffMs', rule: { type: 'number', min: 0, max: 3_600_000, integer: true, unit: 'milliseconds' }, default: DEFAULTS.backoffMs },
+  { name: 'retries', rule: { type: 'number', min: 0, max: 100, integer: true }, default: DEFAULTS.retries },
+  { name: 'retryDelaySeconds', rule: { type: 'number', min: 0, max: 3600, unit: 'seconds' }, default: DEFAULTS.retryDelaySeconds },
   { name: 'onError', rule: { type: 'function' } },
   { name: 'acceptVolatileRedis', rule: { type: 'boolean' }, default: false },
 ]);
@@ -169,7 +172,8 @@ export const BULLMQ_WORK_OPTIONS = declareOptions<BullMQWorkOptions>()([
  * backoff set, kept in the failed set once they ran out), `work(receiver)` applies them, and
  * `deadLetters` lists, replays and purges the failed set.
  *
- * - **Retries:** `attempts` runs, waiting `backoffMs` and then twice as long each time. A worker
+ * - **Retries:** `retries` after the first attempt, waiting `retryDelaySeconds` and then twice as
+ *   long each time. A worker
  *   that dies mid-job loses its lock, and BullMQ's stalled-job check gives the job to another
  *   (`lockDurationMs`, `stalledIntervalMs`).
  * - **Dead letters** are the queue's failed set, kept with `removeOnFail: false`: BullMQ deletes
@@ -216,17 +220,17 @@ export function createBullMQQueue(options: BullMQQueueOptions): BullMQCallbackQu
   const name = options.queue ?? DEFAULTS.queue;
   const prefix = options.prefix ?? DEFAULTS.prefix;
   const jobOptions = {
-    attempts: options.attempts ?? DEFAULTS.attempts,
-    backoff: { type: 'exponential', delay: options.backoffMs ?? DEFAULTS.backoffMs },
+    attempts: (options.retries ?? DEFAULTS.retries) + 1,
+    backoff: { type: 'exponential', delay: Math.round((options.retryDelaySeconds ?? DEFAULTS.retryDelaySeconds) * 1000) },
     removeOnComplete: true,
     removeOnFail: false,
   } as const;
   const onError =
     options.onError ??
-    ((error: Error) => {
-      console.error(`payorch/bullmq: ${name}: ${error.message}`);
+    ((error: QueueError) => {
+      console.error(error.message);
     });
-  const hear = (error: Error): void => {
+  const tell = (error: QueueError): void => {
     try {
       onError(error);
     } catch (listenerError) {
@@ -234,6 +238,8 @@ export function createBullMQQueue(options: BullMQQueueOptions): BullMQCallbackQu
       console.error('payorch/bullmq: onError threw', listenerError);
     }
   };
+  // Shared by the queue and every worker: one Redis down is one report a minute.
+  const hear = redisErrors(name, tell);
 
   const queue = new Queue<CallbackJob>(name, { connection: { ...options.connection, enableOfflineQueue: false }, prefix });
   queue.on('error', hear);
@@ -246,7 +252,7 @@ export function createBullMQQueue(options: BullMQQueueOptions): BullMQCallbackQu
         for (const problem of problems) {
           const error = new QueueError(`payorch/bullmq: ${name}: ${problem}`);
           console.warn(error.message);
-          hear(error);
+          tell(error);
         }
       },
       () => undefined,
@@ -257,7 +263,11 @@ export function createBullMQQueue(options: BullMQQueueOptions): BullMQCallbackQu
     queue,
     deadLetters: bullMQDeadLetters(queue),
     async enqueue(job) {
-      await queue.add('callback', job, jobOptions);
+      try {
+        await queue.add('callback', job, jobOptions);
+      } catch (error) {
+        throw notQueued(name, error);
+      }
     },
     work(receiver, workOptions) {
       checkOptions('work', workOptions, BULLMQ_WORK_OPTIONS);
@@ -286,9 +296,10 @@ export function createBullMQQueue(options: BullMQQueueOptions): BullMQCallbackQu
         ((deadLetter: DeadLetter) => {
           console.error(`payorch/bullmq: the job ${deadLetter.id} (${deadLetter.kind} ${deadLetter.trackingCode} ${deadLetter.status}) is a dead letter after ${String(deadLetter.attempts)} attempt(s): ${deadLetter.lastError}. Kept until replayed or purged (deadLetters)`);
         });
-      const tell = (job: Parameters<typeof deadLetterOfJob>[0]): void => {
+      const tell = async (job: Parameters<typeof deadLetterOfJob>[1]): Promise<void> => {
+        const deadLetter = await deadLetterOfJob(queue, job);
         try {
-          onDeadLetter(deadLetterOfJob(job));
+          onDeadLetter(deadLetter);
         } catch (error) {
           console.error('payorch/bullmq: onDeadLetter threw', error);
         }
@@ -296,7 +307,10 @@ export function createBullMQQueue(options: BullMQQueueOptions): BullMQCallbackQu
       // BullMQ sets finishedOn only when a failure is final: a retry has none. A job that stalled
       // more than maxStalledCount times fails here too, when a worker next takes it.
       worker.on('failed', (job) => {
-        if (job?.finishedOn !== undefined) tell(job);
+        // Its earlier lives are read from Redis; one that cannot be read is told to onError.
+        if (job?.finishedOn !== undefined) tell(job).catch((error: unknown) => {
+          hear(error instanceof Error ? error : new QueueError(String(error)));
+        });
       });
       workers.add(worker);
       return worker;

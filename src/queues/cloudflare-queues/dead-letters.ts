@@ -58,7 +58,8 @@ export function deadLettersTableSql(quoted: string): string {
     '  failed_at INTEGER NOT NULL,',
     '  dead_at INTEGER,',
     '  replay_claim TEXT,',
-    '  replay_claimed_at INTEGER',
+    '  replay_claimed_at INTEGER,',
+    '  history TEXT',
     ')',
   ].join('\n');
 }
@@ -75,6 +76,12 @@ export const D1_DEAD_LETTERS_TABLE: SqliteTable = {
       version: 1,
       shape: ['id TEXT', 'job TEXT NOT NULL', 'attempts INTEGER NOT NULL', 'last_error TEXT NOT NULL', 'failed_at INTEGER NOT NULL', 'dead_at INTEGER', 'replay_claim TEXT', 'replay_claimed_at INTEGER', 'PRIMARY KEY (id)'],
     },
+    {
+      // The earlier lives of a dead letter replayed and dead again.
+      version: 2,
+      shape: ['id TEXT', 'job TEXT NOT NULL', 'attempts INTEGER NOT NULL', 'last_error TEXT NOT NULL', 'failed_at INTEGER NOT NULL', 'dead_at INTEGER', 'replay_claim TEXT', 'replay_claimed_at INTEGER', 'history TEXT', 'PRIMARY KEY (id)'],
+      up: (table) => [`ALTER TABLE ${table} ADD COLUMN history TEXT`],
+    },
   ],
   migrate: 'createD1DeadLettersTable({ db }), or the SQL `payorch migrate d1-dead-letters --from <its version>` prints, as a wrangler migration',
   guide: 'docs/deferred.md, "Upgrading the dead letters\' table"',
@@ -82,21 +89,32 @@ export const D1_DEAD_LETTERS_TABLE: SqliteTable = {
   refuse: (message, options) => new QueueError(`payorch/cloudflare-queues: ${message}`, options),
 };
 
+/**
+ * The row's earlier lives with the one it ends now (its attempts, last error and death) added, when
+ * it is a dead letter: a replayed job starts a new life. SQLite reads each column of a SET as the
+ * row was before the statement.
+ */
+const LIVES = `json_insert(coalesce(history, '[]'), '$[#]', json_object('attempts', attempts, 'lastError', last_error, 'deadAt', dead_at))`;
+const livesIfDead = `CASE WHEN dead_at IS NOT NULL THEN ${LIVES} ELSE history END`;
+/** Queues' longest message retention: a row not dead and not failed since then is of no message left. */
+const QUEUE_RETENTION_MS = 14 * 86_400_000;
+
 function statements(table: string) {
   const dead = 'dead_at IS NOT NULL';
   return {
     // A failed attempt: the row is (again) a job being retried, whatever it was, so that a replay
-    // under way does not delete it, and a dead letter that is retried again leaves the list.
-    failed: `INSERT INTO ${table} (id, job, attempts, last_error, failed_at) VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (id) DO UPDATE SET attempts = excluded.attempts, last_error = excluded.last_error, failed_at = excluded.failed_at, dead_at = NULL, replay_claim = NULL, replay_claimed_at = NULL`,
+    // under way does not delete it, and a dead letter that is retried again leaves the list,
+    // keeping the life it ends.
+    failed: `INSERT INTO ${table} (id, job, attempts, last_error, failed_at) VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (id) DO UPDATE SET history = ${livesIfDead}, attempts = excluded.attempts, last_error = excluded.last_error, failed_at = excluded.failed_at, dead_at = NULL, replay_claim = NULL, replay_claimed_at = NULL`,
     applied: `DELETE FROM ${table} WHERE id = ?1 AND dead_at IS NULL`,
     // The dead-letter queue's delivery: the row of its failures becomes a dead letter; without
     // one (D1 failed when the attempt failed) the job is kept all the same.
     dead: `INSERT INTO ${table} (id, job, attempts, last_error, failed_at, dead_at) VALUES (?1, ?2, 0, ?3, ?4, ?4) ON CONFLICT (id) DO UPDATE SET dead_at = excluded.dead_at WHERE dead_at IS NULL`,
     // A job that can never apply, dead at its first failure: its attempt and error are the dead letter's.
-    deadNow: `INSERT INTO ${table} (id, job, attempts, last_error, failed_at, dead_at) VALUES (?1, ?2, ?3, ?4, ?5, ?5) ON CONFLICT (id) DO UPDATE SET attempts = excluded.attempts, last_error = excluded.last_error, failed_at = excluded.failed_at, dead_at = excluded.dead_at, replay_claim = NULL, replay_claimed_at = NULL`,
-    some: `SELECT id, job, attempts, last_error, dead_at FROM ${table} WHERE ${dead} AND id IN (SELECT value FROM json_each(?1)) ORDER BY dead_at, id`,
-    page: `SELECT id, job, attempts, last_error, dead_at FROM ${table} WHERE ${dead} AND (dead_at > ?1 OR (dead_at = ?1 AND id > ?2)) ORDER BY dead_at, id LIMIT ?3`,
-    get: `SELECT id, job, attempts, last_error, dead_at FROM ${table} WHERE id = ?1 AND ${dead}`,
+    deadNow: `INSERT INTO ${table} (id, job, attempts, last_error, failed_at, dead_at) VALUES (?1, ?2, ?3, ?4, ?5, ?5) ON CONFLICT (id) DO UPDATE SET history = ${livesIfDead}, attempts = excluded.attempts, last_error = excluded.last_error, failed_at = excluded.failed_at, dead_at = excluded.dead_at, replay_claim = NULL, replay_claimed_at = NULL`,
+    some: `SELECT id, job, attempts, last_error, dead_at, history FROM ${table} WHERE ${dead} AND id IN (SELECT value FROM json_each(?1)) ORDER BY dead_at, id`,
+    page: `SELECT id, job, attempts, last_error, dead_at, history FROM ${table} WHERE ${dead} AND (dead_at > ?1 OR (dead_at = ?1 AND id > ?2)) ORDER BY dead_at, id LIMIT ?3`,
+    get: `SELECT id, job, attempts, last_error, dead_at, history FROM ${table} WHERE id = ?1 AND ${dead}`,
     // One statement, so that two replays at once take none of the same rows: the oldest dead
     // letters not held by a live claim (or those named), as many as one sendBatch takes, by
     // count and by bytes (a body's UTF-8 length, as a JSON message counts it, and the overhead);
@@ -112,8 +130,15 @@ function statements(table: string) {
       `) RETURNING id, job, dead_at`,
     ].join('\n'),
     release: `UPDATE ${table} SET replay_claim = NULL, replay_claimed_at = NULL WHERE replay_claim = ?1`,
-    // Only rows still held by this claim and still dead: one that failed again meanwhile is kept.
-    sent: `DELETE FROM ${table} WHERE replay_claim = ?1 AND ${dead}`,
+    // Only rows still held by this claim and still dead (one that failed again meanwhile kept its
+    // life already): no longer dead letters, their lives kept for the job's next death. A
+    // re-sealed job is another row (its id is its text's): its lives move to the new row.
+    sent: `UPDATE ${table} SET history = ${LIVES}, dead_at = NULL, attempts = 0, last_error = '', failed_at = ?2, replay_claim = NULL, replay_claimed_at = NULL WHERE replay_claim = ?1 AND ${dead}`,
+    resealedSent: `INSERT INTO ${table} (id, job, attempts, last_error, failed_at, history) SELECT ?3, ?4, 0, '', ?2, ${LIVES} FROM ${table} WHERE id = ?5 AND replay_claim = ?1 AND ${dead} ON CONFLICT (id) DO NOTHING`,
+    resealedGone: `DELETE FROM ${table} WHERE id = ?2 AND replay_claim = ?1 AND ${dead}`,
+    // A replayed job applied at its first attempt leaves its row (the handler forgets failures
+    // only of a job that had some): gone once no queue can hold its message.
+    stale: `DELETE FROM ${table} WHERE dead_at IS NULL AND replay_claim IS NULL AND failed_at < ?1`,
     count: `SELECT count(*) AS n FROM ${table} WHERE ${dead}`,
     // Not a row a live replay holds: it is being sent, and deleting it would report purged a job
     // that the replay sends all the same.
@@ -142,6 +167,8 @@ interface Row {
   readonly attempts: number;
   readonly last_error: string;
   readonly dead_at: number;
+  /** The earlier lives' JSON, or null for a job never replayed. */
+  readonly history?: string | null;
 }
 
 function parsed(text: string): unknown {
@@ -152,7 +179,7 @@ function parsed(text: string): unknown {
   }
 }
 
-const deadLetterOfRow = (row: Row): DeadLetter => deadLetterOf(parsed(row.job), { id: row.id, attempts: row.attempts, lastError: row.last_error, deadAt: new Date(row.dead_at) });
+const deadLetterOfRow = (row: Row): DeadLetter => deadLetterOf(parsed(row.job), { id: row.id, attempts: row.attempts, lastError: row.last_error, deadAt: new Date(row.dead_at), history: row.history });
 
 export const CLOUDFLARE_LIST_OPTIONS = declareOptions<ListDeadLettersOptions>()([
   DEAD_LETTER_PAGE_LIMIT,
@@ -207,8 +234,9 @@ export function deadLetterTable(db: D1DatabaseLike, table: string, queue: QueueP
       const { results = [] } = await db.prepare(sql.claim).bind(claim, now, now - REPLAY_CLAIM_MS, ids).all<Row>();
       const rows = [...results].sort((a, b) => a.dead_at - b.dead_at || (a.id < b.id ? -1 : 1));
       if (rows.length === 0) return { replayed: 0, remaining: await remaining() };
+      let jobs: CallbackJob[];
       try {
-        const jobs = rows.map((row) => resealed(row, checked.reseal));
+        jobs = rows.map((row) => resealed(row, checked.reseal));
         await queue.sendBatch(jobs.map((body) => ({ body, contentType: 'json' as const })));
       } catch (error) {
         // Nothing was sent: the next replay may take them at once.
@@ -217,7 +245,14 @@ export function deadLetterTable(db: D1DatabaseLike, table: string, queue: QueueP
       }
       // Sent before deleted: a failure in between sends them again after the claim's time, and
       // the inbox applies each once.
-      await db.prepare(sql.sent).bind(claim).run();
+      const sentAt = Date.now();
+      const moved = rows.flatMap((row, index) => {
+        if (checked.reseal === undefined) return [];
+        const text = jobText(jobs[index]);
+        const id = jobId(text);
+        return id === row.id ? [] : [db.prepare(sql.resealedSent).bind(claim, sentAt, id, text, row.id), db.prepare(sql.resealedGone).bind(claim, row.id)];
+      });
+      await db.batch([...moved, db.prepare(sql.sent).bind(claim, sentAt), db.prepare(sql.stale).bind(sentAt - QUEUE_RETENTION_MS)]);
       return { replayed: rows.length, remaining: await remaining() };
     },
 

@@ -50,7 +50,7 @@ import type { CloudflareQueue, CloudflareQueueOptions, D1DeadLettersTableOptions
 /**
  * The SQL that creates the dead letters' D1 table: a row per job that failed an attempt (its
  * attempts and last error), which becomes a dead letter (`dead_at`) when the dead-letter queue
- * delivers it. Run it in a migration (`wrangler d1 migrations`), or call
+ * delivers it, with its lives before a replay (`history`, JSON). Run it in a migration (`wrangler d1 migrations`), or call
  * {@link createD1DeadLettersTable}.
  *
  * @example
@@ -65,7 +65,8 @@ import type { CloudflareQueue, CloudflareQueueOptions, D1DeadLettersTableOptions
  * //   failed_at INTEGER NOT NULL,
  * //   dead_at INTEGER,
  * //   replay_claim TEXT,
- * //   replay_claimed_at INTEGER
+ * //   replay_claimed_at INTEGER,
+ * //   history TEXT
  * // )
  * ```
  */
@@ -100,7 +101,7 @@ export async function createD1DeadLettersTable(options: D1DeadLettersTableOption
  * `createCallbackReceiver`, export `work(receiver)` as the Worker's `queue` handler (it consumes
  * the callbacks' queue and its dead-letter queue), and let a person act on `deadLetters`:
  * `list`, `get`, `replay` (the oldest, or those named, as many as one `sendBatch` takes: 100
- * messages and 256 KB; each sent before it is deleted; two replays at once take none of the same)
+ * messages and 256 KB; each sent before it leaves the dead letters; two replays at once take none of the same)
  * and `purge`. A dead letter is kept until it is replayed or purged.
  *
  * What the queue makes once, and what it does not: a message is delivered at least once, and
@@ -257,5 +258,5 @@ export function createCloudflareQueue(options: CloudflareQueueOptions): Cloudfla
 export type { QueueProducerLike } from './dead-letters.js';
 export type { TableMigration } from '../../core/table-migration.js';
 export type { CloudflareQueue, CloudflareQueueOptions, CloudflareWorkOptions, D1DeadLettersTableOptions, JobApplier, QueueBatchLike, QueueMessageLike, ReplayRouteOptions } from './options.js';
-export type { CallbackQueue, DeadLetter, DeadLetterPage, DeadLetters, ListDeadLettersOptions, PurgeDeadLettersOptions, ReplayDeadLettersOptions, ReplayedDeadLetters } from '../dead-letters.js';
+export type { CallbackQueue, DeadLetter, DeadLetterLife, DeadLetterPage, DeadLetters, ListDeadLettersOptions, PurgeDeadLettersOptions, ReplayDeadLettersOptions, ReplayedDeadLetters } from '../dead-letters.js';
 export type { D1DatabaseLike } from '../../inboxes/d1/index.js';

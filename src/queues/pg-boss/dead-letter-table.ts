@@ -8,8 +8,9 @@ import type { DeadLetterTableOptions } from '../../postgres/dead-letter-table.js
 /** The dead letters' table when none is named. */
 export const DEFAULT_PGBOSS_DEAD_LETTER_TABLE = DEFAULT_DEAD_LETTER_TABLE;
 
-/** Settings of {@link createPgBossDeadLetterTable}, and where {@link createPgBossQueue} finds the table. */
-export type PgBossDeadLetterTableOptions = DeadLetterTableOptions;
+// Exported under pg-boss's name as the neutral interface itself, not an alias of it: a public
+// declaration may name only what some entry exports (test/package/declaration-names.test.ts).
+export type { DeadLetterTableOptions as PgBossDeadLetterTableOptions } from '../../postgres/dead-letter-table.js';
 
 /** The dead letters' table of payorch/pg-boss. */
 export const PGBOSS_DEAD_LETTER_TABLE = /* @__PURE__ */ deadLetterTable({
@@ -25,10 +26,11 @@ export const PGBOSS_CREATE_DEAD_LETTER_TABLE = 'createPgBossDeadLetterTable, or 
 /**
  * The SQL that creates the dead letters' table: one row per dead job, with the queue it died on,
  * the job as it was (its JSON, as text: `jsonb` refuses a `\u0000` or a lone surrogate a callback
- * may hold), how many attempts it had, its last error, and when it died. `seq` orders them (oldest
- * first) and pages them. First it records the table's version in `payorch_schema`, when the table
- * does not exist yet. Run it in your migrations, or call {@link createPgBossDeadLetterTable}, which
- * also migrates a table of an earlier version.
+ * may hold), how many attempts it had, its last error, when it died, and its earlier lives (a JSON
+ * array of `{ attempts, lastError, deadAt }`, null for a job never replayed). `seq` orders them
+ * (oldest first) and pages them. First it records the table's version in `payorch_schema`, when
+ * the table does not exist yet. Run it in your migrations, or call
+ * {@link createPgBossDeadLetterTable}, which also migrates a table of an earlier version.
  *
  * @example
  * ```ts
@@ -43,7 +45,8 @@ export const PGBOSS_CREATE_DEAD_LETTER_TABLE = 'createPgBossDeadLetterTable, or 
  * //   job text NOT NULL,
  * //   attempts integer NOT NULL,
  * //   last_error text NOT NULL,
- * //   dead_at timestamptz NOT NULL DEFAULT now()
+ * //   dead_at timestamptz NOT NULL DEFAULT now(),
+ * //   history text
  * // );
  * // CREATE INDEX IF NOT EXISTS "payorch_dead_letters_queue" ON "payorch_dead_letters" (queue, seq)
  * ```
@@ -69,6 +72,6 @@ export function pgBossDeadLetterTableSql(table?: string): string {
  * await createPgBossDeadLetterTable({ pool });
  * ```
  */
-export function createPgBossDeadLetterTable(options: PgBossDeadLetterTableOptions): Promise<TableMigration> {
+export function createPgBossDeadLetterTable(options: DeadLetterTableOptions): Promise<TableMigration> {
   return createDeadLetterTable('createPgBossDeadLetterTable', PGBOSS_DEAD_LETTER_TABLE, options);
 }

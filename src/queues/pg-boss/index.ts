@@ -32,7 +32,8 @@ import type { CallbackJob } from '../../webhooks/job.js';
 import type { CallbackReceiver } from '../../webhooks/receiver/receiver.js';
 import type { PgBossJob, PgBossJobResult, PgBossLike, PgBossPolicy } from './boss.js';
 import { checkDeadLetterTable, deadLettersIn, keepDeadJob, storable } from '../postgres-dead-letters.js';
-import { inTransaction, jobOf, pgBossJobData } from './job-data.js';
+import { historyOf, inTransaction, jobOf, pgBossJobData } from './job-data.js';
+import type { PgBossJobData } from './job-data.js';
 import type { DeadLetterStore } from '../postgres-dead-letters.js';
 import {
   DEFAULT_PGBOSS_BACKLOG_CHECK_SECONDS,
@@ -44,7 +45,7 @@ import {
   DEFAULT_PGBOSS_QUEUE,
   DEFAULT_PGBOSS_RETENTION_SECONDS,
   DEFAULT_PGBOSS_RETRY_DELAY_SECONDS,
-  DEFAULT_PGBOSS_RETRY_LIMIT,
+  DEFAULT_PGBOSS_RETRIES,
   PGBOSS_QUEUE_OPTIONS,
   PGBOSS_WORK_OPTIONS,
   checkRetention,
@@ -153,7 +154,7 @@ function watchBacklog(boss: PgBossLike, queue: string, seconds: number, tell: (b
  * with `work(receiver)`, and list, replay or purge the dead letters with `deadLetters`.
  *
  * - `enqueue` resolves once pg-boss committed the job, with this queue's retry policy.
- * - A failed attempt is retried by pg-boss (`retryLimit`, `retryDelaySeconds`, `retryBackoff`).
+ * - A failed attempt is retried by pg-boss (`retries`, `retryDelaySeconds`, `retryBackoff`).
  *   The last failure, or a job that can never apply (`CallbackJobError`, `CallbackRetentionError`),
  *   is kept in the dead letters' table with its attempts and last error, and told to
  *   `onDeadLetter`; pg-boss then completes it. An attempt whose worker died is retried once its
@@ -179,7 +180,7 @@ function watchBacklog(boss: PgBossLike, queue: string, seconds: number, tell: (b
  * declare const boss: PgBoss;
  * declare const apiKey: string;
  * declare const secretKey: string;
- * const queue = createPgBossQueue({ boss, pool, retryLimit: 5 });
+ * const queue = createPgBossQueue({ boss, pool, retries: 5 });
  * const receiver = createCallbackReceiver({ apiKey, secretKey, inbox: createPostgresInbox({ pool }), enqueue: queue.enqueue });
  * await queue.work(receiver);
  *
@@ -193,7 +194,7 @@ export function createPgBossQueue(options: PgBossQueueOptions): PgBossQueue {
   const queue = options.queue ?? DEFAULT_PGBOSS_QUEUE;
   const deadQueue = `${queue}-dead`;
   const retries = {
-    retryLimit: options.retryLimit ?? DEFAULT_PGBOSS_RETRY_LIMIT,
+    retryLimit: options.retries ?? DEFAULT_PGBOSS_RETRIES,
     retryDelay: options.retryDelaySeconds ?? DEFAULT_PGBOSS_RETRY_DELAY_SECONDS,
     retryBackoff: options.retryBackoff ?? true,
     expireInSeconds: options.expireInSeconds ?? DEFAULT_PGBOSS_EXPIRE_IN_SECONDS,
@@ -228,9 +229,10 @@ export function createPgBossQueue(options: PgBossQueueOptions): PgBossQueue {
     definition: PGBOSS_DEAD_LETTER_TABLE,
     create: PGBOSS_CREATE_DEAD_LETTER_TABLE,
     queue,
-    send: async (job, client) => {
+    send: async (replayed, client) => {
       await ready();
-      if ((await boss.send(queue, { job }, { ...jobPolicy, db: inTransaction(client) })) === null) throw new QueueError(`payorch/pg-boss: pg-boss did not take the replayed job on ${queue}; nothing was replayed`);
+      const data: PgBossJobData = { job: replayed.job, history: replayed.history };
+      if ((await boss.send(queue, data, { ...jobPolicy, db: inTransaction(client) })) === null) throw new QueueError(`payorch/pg-boss: pg-boss did not take the replayed job on ${queue}; nothing was replayed`);
     },
   };
   const deadLetters = deadLettersIn(store);
@@ -250,8 +252,8 @@ export function createPgBossQueue(options: PgBossQueueOptions): PgBossQueue {
         ((deadLetter: DeadLetter) => {
           console.error(`payorch/pg-boss: the job ${deadLetter.id} (${deadLetter.kind} ${deadLetter.trackingCode} ${deadLetter.status}) is a dead letter after ${deadLetter.attempts} attempt(s): ${deadLetter.lastError}. Kept until replayed or purged (deadLetters)`);
         });
-      const keep = async (id: string, job: unknown, attempts: number, lastError: string): Promise<void> => {
-        const deadLetter = await keepDeadJob(store, { id, job, attempts, lastError });
+      const keep = async (id: string, data: unknown, attempts: number, lastError: string): Promise<void> => {
+        const deadLetter = await keepDeadJob(store, { id, job: jobOf(data), attempts, lastError, history: historyOf(data) });
         if (deadLetter === undefined) return;
         try {
           tell(deadLetter);
@@ -284,13 +286,13 @@ export function createPgBossQueue(options: PgBossQueueOptions): PgBossQueue {
             // Failed: pg-boss retries it. A failure to keep it fails the last attempt too, and
             // pg-boss's dead-letter queue brings it to the table.
             if (job.retryCount < job.retryLimit && !retryCannotHelp(error)) throw error;
-            await keep(job.id, callbackJob, job.retryCount + 1, lastErrorOf(error));
+            await keep(job.id, job.data, job.retryCount + 1, lastErrorOf(error));
           }
         }),
       );
       // Under the id of the job that died: kept once, whichever worker kept it first.
       const keeping = await boss.work(deadQueue, { ...worker, localConcurrency: 1 }, (jobs) =>
-        settle(jobs, (job) => keep(job.sourceId ?? job.id, jobOf(job.data), (job.sourceRetryCount ?? 0) + 1, pgBossError(job.sourceOutput))),
+        settle(jobs, (job) => keep(job.sourceId ?? job.id, job.data, (job.sourceRetryCount ?? 0) + 1, pgBossError(job.sourceOutput))),
       );
       const stopWatching = watchBacklog(
         boss,
@@ -320,5 +322,5 @@ export type { PgBossBacklog, PgBossQueueOptions, PgBossWorkOptions } from './opt
 export type { PgBossDatabase, PgBossJob, PgBossJobResult, PgBossLike, PgBossPolicy, PgBossQueueCounts, PgBossSendOptions, PgBossWorkerOptions } from './boss.js';
 export type { PgBossJobData } from './job-data.js';
 export type { PostgresClient, PostgresPool, PostgresQueryResult } from '../../postgres/table.js';
-export type { CallbackQueue, DeadLetter, DeadLetterPage, DeadLetters, ListDeadLettersOptions, PurgeDeadLettersOptions, ReplayDeadLettersOptions, ReplayedDeadLetters } from '../dead-letters.js';
+export type { CallbackQueue, DeadLetter, DeadLetterLife, DeadLetterPage, DeadLetters, ListDeadLettersOptions, PurgeDeadLettersOptions, ReplayDeadLettersOptions, ReplayedDeadLetters } from '../dead-letters.js';
 export { CallbackJobError, CallbackRetentionError, QueueError } from '../../errors/error.js';

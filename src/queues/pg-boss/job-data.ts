@@ -1,5 +1,7 @@
-// A callback job as pg-boss keeps it, and the transaction a dead letter's replay sends it in.
+// A callback job as pg-boss keeps it (a replayed dead letter's earlier lives beside it), and the transaction a dead letter's replay sends it in.
 import type { PostgresClient } from '../../postgres/table.js';
+import { storedHistory } from '../dead-letters.js';
+import type { StoredLife } from '../dead-letters.js';
 import type { PgBossDatabase } from './boss.js';
 
 /**
@@ -11,10 +13,18 @@ import type { PgBossDatabase } from './boss.js';
 export interface PgBossJobData {
   /** The job's JSON (`JSON.stringify`). */
   readonly job: string;
+  /**
+   * A replayed dead letter's earlier lives (attempts, last error, death in ms since 1970), beside
+   * the sealed job, which stays as it was sealed.
+   */
+  readonly history?: readonly { readonly attempts: number; readonly lastError: string; readonly deadAt: number }[] | undefined;
 }
 
 /** The data pg-boss keeps of `job`. */
 export const pgBossJobData = (job: unknown): PgBossJobData => ({ job: JSON.stringify(job) });
+
+/** The earlier lives a pg-boss job's data carries (none for a job never replayed). */
+export const historyOf = (data: unknown): StoredLife[] => (typeof data === 'object' && data !== null ? storedHistory((data as Partial<Record<'history', unknown>>).history) : []);
 
 /**
  * The job a pg-boss job's data holds. Data of another shape (a job sent to the queue as it is) is

@@ -42,13 +42,14 @@ export interface PgBossQueueOptions {
    */
   readonly schema?: string | undefined;
   /**
-   * How many times pg-boss retries a job after its first attempt fails; then it is a dead letter.
+   * How many times pg-boss retries a job after its first attempt fails (so `retries` + 1 attempts);
+   * then it is a dead letter.
    * A job that can never apply (a `CallbackJobError`: changed in the queue, another merchant's,
    * sealed with the previous key past its `until`; a `CallbackRetentionError`) is a dead letter at once.
    * @default 10
    * @example 5
    */
-  readonly retryLimit?: number | undefined;
+  readonly retries?: number | undefined;
   /**
    * The delay before the first retry, in seconds; doubled for each retry after it (with jitter)
    * while `retryBackoff` is true. The defaults spread ten retries over about an hour and a half to
@@ -165,7 +166,7 @@ export interface PgBossBacklog {
 
 /** The queue of callbacks' jobs when none is named. */
 export const DEFAULT_PGBOSS_QUEUE = 'payorch-callbacks';
-export const DEFAULT_PGBOSS_RETRY_LIMIT = 10;
+export const DEFAULT_PGBOSS_RETRIES = 10;
 export const DEFAULT_PGBOSS_RETRY_DELAY_SECONDS = 5;
 export const DEFAULT_PGBOSS_EXPIRE_IN_SECONDS = 300;
 export const DEFAULT_PGBOSS_HEARTBEAT_SECONDS = 20;
@@ -185,7 +186,7 @@ export const PGBOSS_QUEUE_OPTIONS = declareOptions<PgBossQueueOptions>()([
   { name: 'queue', rule: { type: 'text', maxLength: 100, pattern: /^[\w.\-/]+$/, allowed: 'a pg-boss queue name: letters, digits, _, -, . and / (up to 100)' }, default: DEFAULT_PGBOSS_QUEUE },
   DEAD_LETTER_TABLE_OPTION,
   SCHEMA_OPTION,
-  { name: 'retryLimit', rule: { type: 'number', min: 0, max: 100, integer: true }, default: DEFAULT_PGBOSS_RETRY_LIMIT },
+  { name: 'retries', rule: { type: 'number', min: 0, max: 100, integer: true }, default: DEFAULT_PGBOSS_RETRIES },
   { name: 'retryDelaySeconds', rule: { type: 'number', min: 0, max: 86_400, integer: true }, default: DEFAULT_PGBOSS_RETRY_DELAY_SECONDS },
   { name: 'retryBackoff', rule: { type: 'boolean' }, default: true },
   { name: 'expireInSeconds', rule: { type: 'number', min: 1, max: 86_400, integer: true }, default: DEFAULT_PGBOSS_EXPIRE_IN_SECONDS },
@@ -195,7 +196,8 @@ export const PGBOSS_QUEUE_OPTIONS = declareOptions<PgBossQueueOptions>()([
 ]);
 
 /**
- * The longest a job may be kept waiting by its retries, in seconds: each retry's longest delay
+ * The longest a job may be kept waiting by its retries, in seconds (pg-boss's names: `retryLimit`
+ * is `retries`, `retryDelay` is `retryDelaySeconds`): each retry's longest delay
  * (pg-boss's backoff is `retryDelay` × 2^n halved plus up to as much again of jitter, 2^n at most
  * 2^16, with a delay of at least 1 s), and each attempt's `expireInSeconds` plus a supervision.
  */
@@ -213,13 +215,13 @@ export function longestRetrySeconds(policy: { readonly retryLimit: number; reado
 export function checkRetention(policy: Parameters<typeof longestRetrySeconds>[0] & { readonly retentionSeconds: number }): void {
   const longest = longestRetrySeconds(policy);
   if (policy.retentionSeconds >= longest) return;
-  const retries = `retryLimit ${policy.retryLimit}, retryDelaySeconds ${policy.retryDelay}${policy.retryBackoff ? ' doubling' : ''}, expireInSeconds ${policy.expireInSeconds}`;
-  const allowed = longest <= TEN_YEARS_SECONDS ? `at least ${longest} (${retries}) up to ${TEN_YEARS_SECONDS}` : `at least ${longest} for ${retries}, past the ${TEN_YEARS_SECONDS} allowed: lower retryLimit`;
+  const retries = `retries ${policy.retryLimit}, retryDelaySeconds ${policy.retryDelay}${policy.retryBackoff ? ' doubling' : ''}, expireInSeconds ${policy.expireInSeconds}`;
+  const allowed = longest <= TEN_YEARS_SECONDS ? `at least ${longest} (${retries}) up to ${TEN_YEARS_SECONDS}` : `at least ${longest} for ${retries}, past the ${TEN_YEARS_SECONDS} allowed: lower retries`;
   throw new RequestValidationError('createPgBossQueue', [
     {
-      field: 'retentionSeconds, retryLimit',
+      field: 'retentionSeconds, retries',
       rule: 'invalid_option',
-      message: `retentionSeconds must outlast the retries of retryLimit, or pg-boss deletes a job still waiting for a retry, without a dead letter: ${allowed}; got ${policy.retentionSeconds}. Raise retentionSeconds or lower retryLimit`,
+      message: `retentionSeconds must outlast the retries, or pg-boss deletes a job still waiting for a retry, without a dead letter: ${allowed}; got ${policy.retentionSeconds}. Raise retentionSeconds or lower retries`,
     },
   ]);
 }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Queue } from 'bullmq';
 import { DEFAULT_PGBOSS_DEAD_LETTER_TABLE, DEFAULT_PGBOSS_QUEUE, QueueError } from 'payorch/pg-boss';
-import type { DeadLetters, PgBossLike, PostgresClient, PostgresPool } from 'payorch/pg-boss';
+import type { DeadLetters, PgBossJobData, PgBossLike, PostgresClient, PostgresPool } from 'payorch/pg-boss';
 import type { CallbackJob } from 'payorch/webhooks';
 import {
   BULLMQ_DEFAULTS,
@@ -149,12 +149,13 @@ async function openPgBoss(settings: QueueSettings, cwd: string, replay: boolean,
       definition: PGBOSS_DEAD_LETTER_TABLE,
       create: PGBOSS_CREATE_DEAD_LETTER_TABLE,
       queue: settings.queue,
-      send: async (job: string, client: PostgresClient) => {
+      // The replayed job's data as the merchant's pg-boss workers read it: the job, its lives beside it.
+      send: async (replayed: PgBossJobData, client: PostgresClient) => {
         if (running === undefined) throw new QueueError('payorch dead-letters: pg-boss was not started for a replay');
         // No policy of its own: pg-boss gives the job the queue's, which the merchant's
         // createPgBossQueue set (retries, expiry, its dead-letter queue). The adapter's defaults
         // here would override the merchant's settings for every job replayed.
-        if ((await running.send(settings.queue, { job }, { db: inTransaction(client) })) === null) throw new QueueError(`pg-boss did not take the replayed job on ${settings.queue}; nothing was replayed`);
+        if ((await running.send(settings.queue, { job: replayed.job, history: replayed.history }, { db: inTransaction(client) })) === null) throw new QueueError(`pg-boss did not take the replayed job on ${settings.queue}; nothing was replayed`);
       },
     };
     await checkDeadLetterTable(store);

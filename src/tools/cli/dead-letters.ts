@@ -18,7 +18,8 @@ loaded from the current directory as your workers load them (pg, and pg-boss to 
 and ioredis). A job's text is printed with its control characters escaped, and its hashes left out.
 
   list                      a page of dead letters, oldest first: id, kind, tracking code,
-                            status, merchant id, attempts, when it died, its last error
+                            status, merchant id, attempts, when it died, its last error, and
+                            each earlier life (it died, then was replayed)
   show <id>                 one dead letter and its job
   replay <id>... | --all    send dead letters to the queue again, each once, then delete them;
                             --all replays every one there is, a batch (100) at a time
@@ -182,12 +183,16 @@ async function resealKeys(values: Values, io: Io): Promise<ResealKeys | undefine
 /** A time as printed: ISO 8601 in UTC, or `unknown` for a job that holds none. */
 const timeText = (time: Date): string => (Number.isNaN(time.getTime()) ? 'unknown' : time.toISOString());
 
-/** A dead letter as three lines of text, every value from the queue escaped. */
+/**
+ * A dead letter as three lines of text, and one for each earlier life (it died, then was
+ * replayed), every value from the queue escaped. Its attempts are those of all its lives.
+ */
 function deadLetterLines(letter: DeadLetter): string[] {
   return [
     `${printable(letter.id)}  ${printable(letter.kind)} ${printable(letter.trackingCode)} ${printable(letter.status)}`,
     `  merchant ${printable(letter.merchantId)}, received ${timeText(letter.receivedAt)}, died ${timeText(letter.deadAt)} after ${String(letter.attempts)} attempt(s)`,
     `  last error: ${printable(letter.lastError)}`,
+    ...letter.history.map((life) => `  before a replay: died ${timeText(life.deadAt)} after ${String(life.attempts)} attempt(s): ${printable(life.lastError)}`),
   ];
 }
 
@@ -302,7 +307,7 @@ async function replay(queue: OpenQueue, plan: Plan, io: Io): Promise<number> {
     if (plan.ids.length > 0) {
       for (const run of batches(plan.ids, queue.batch)) replayed += (await queue.deadLetters.replay({ ids: run, ...options })).replayed;
       const missing = plan.ids.length - replayed;
-      emit(io, plan.json, () => `Replayed ${String(replayed)} dead letter(s) of ${queue.name}.`, () => ({ replayed, missing }));
+      emit(io, plan.json, () => `Replayed ${String(replayed)} of the ${String(plan.ids.length)} dead letter(s) named, of ${queue.name}.`, () => ({ replayed, missing }));
       return reportMissing(missing, queue, io);
     }
     // Every dead letter there was at the start, and no more: one that dies again while this runs
@@ -341,7 +346,7 @@ async function purge(queue: OpenQueue, plan: Plan, io: Io): Promise<number> {
   let purged = 0;
   for (const run of batches(plan.ids, queue.batch)) purged += (await queue.deadLetters.purge({ ids: run })).purged;
   const missing = plan.ids.length - purged;
-  emit(io, plan.json, () => `Purged ${String(purged)} dead letter(s) of ${queue.name}.`, () => ({ purged, missing }));
+  emit(io, plan.json, () => `Purged ${String(purged)} of the ${String(plan.ids.length)} dead letter(s) named, of ${queue.name}.`, () => ({ purged, missing }));
   return reportMissing(missing, queue, io);
 }
 

@@ -1,5 +1,4 @@
-import { isPayorchError, CallbackRetentionError } from '../../errors/error.js';
-import { NotConfirmedError, UnhandledError } from './apply-once.js';
+import { isPayorchError, CallbackRetentionError, NotConfirmedError, UnhandledError } from '../../errors/error.js';
 import { utf8Length } from '../body.js';
 
 /*

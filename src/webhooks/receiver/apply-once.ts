@@ -1,5 +1,5 @@
 import type { LevelledLogger } from '../../core/log-level.js';
-import { isPayorchError, CallbackRetentionError, PayorchError } from '../../errors/error.js';
+import { isPayorchError, CallbackRetentionError, NotConfirmedError, UnhandledError } from '../../errors/error.js';
 import type { CallbackInbox, CallbackInboxContext, CallbackInboxOutcome, CallbackKey, CallbackProgress } from '../../inboxes/inbox.js';
 import type { AppliedCallback } from '../status-read.js';
 import type { Report } from './report.js';
@@ -18,20 +18,6 @@ import type { RouteStep } from './routes.js';
  * answer is not 200, so the genuine delivery still applies when it comes.
  */
 export type CallbackConfirm<TContext> = (callback: AppliedCallback, context: TContext) => boolean | Promise<boolean>;
-
-// Payorch's own refusals, told to onError and thrown to a queue worker: PayorchErrors, so that
-// isPayorchError tells them from a handler's error. Not exported, so not branded: their answers
-// (409 not_confirmed, 500 no_handler) and `phase` say what they are.
-
-/** `confirm` returned false: the callback disagrees with the record it was checked against. */
-export class NotConfirmedError extends PayorchError {
-  override name = 'NotConfirmedError';
-}
-
-/** No handler takes the callback and `unhandled: 'retry'` asks for it again. */
-export class UnhandledError extends PayorchError {
-  override name = 'UnhandledError';
-}
 
 /** What applying once needs of the receiver's options, each checked and resolved once. */
 export interface ApplyOnceSettings<TContext extends CallbackInboxContext> {

@@ -69,11 +69,12 @@ function instruments(meter: MeterLike): ((outcome: Outcome, reason: string | und
   }
 }
 
-/** What one callback's trace told, for its count: its kind once verified, and what the inbox did. */
+/** What one callback's trace told, for its count: its kind once verified, what the inbox did, and the reason of a refusal before it verified. */
 interface Told {
   readonly startedMs: number;
   kind: string | undefined;
   processed: string | undefined;
+  refused?: string | undefined;
 }
 
 /** `trace`'s `verified` and `processed`, also told to `told`. */
@@ -100,9 +101,13 @@ export function meteredSpans(spans: CallbackSpans, meter: MeterLike | undefined)
         const told: Told = { startedMs: performance.now(), kind: undefined, processed: undefined };
         return run({
           ...telling(trace, told),
+          refused(reason) {
+            told.refused = reason;
+            trace.refused(reason);
+          },
           answered(answer) {
             if (answer.status === 200) record(settled(told.processed), undefined, told.kind, told.startedMs);
-            else record(answer.status >= 500 ? 'failed' : 'refused', reasonOf(answer), told.kind, told.startedMs);
+            else record(answer.status >= 500 ? 'failed' : 'refused', told.refused ?? reasonOf(answer), told.kind, told.startedMs);
             return trace.answered(answer);
           },
           traceparent: () => trace.traceparent(),

@@ -15,7 +15,7 @@ import { applyOnce } from './apply-once.js';
 import type { ApplyOnceSettings, CallbackConfirm } from './apply-once.js';
 import { eachReasonOnceAMinute, refusalHearing } from './refusals.js';
 import { failureReport } from './report.js';
-import type { Report } from './report.js';
+import type { OnCallbackError, Report } from './report.js';
 import { handlerRoutes } from './routes.js';
 import type { HandlerRoutes } from './routes.js';
 import { isAnswer, verifyReceived } from './verify-received.js';
@@ -41,7 +41,7 @@ export interface PipelineSettings<TContext extends CallbackInboxContext> {
   /** The receiver's logger, at its level. */
   readonly logger: LevelledLogger;
   /** The receiver's `onError`: told of every callback that could not be applied. */
-  readonly onError: Report | undefined;
+  readonly onError: OnCallbackError | undefined;
   /** Without `onError`, failures go to this logger as given (never filtered by level), else to `console.error`. */
   readonly failureLogger: Logger | undefined;
   /** Checks how full the in-memory inbox is after each callback it took or refused (capacity.ts); undefined for any other inbox. */
@@ -82,7 +82,7 @@ export function pipeline<TContext extends CallbackInboxContext>(settings: Pipeli
 
   // Verify (a refusal ends in its answer); then, deferred, enqueue; else route and apply once; answer.
   async function verifyAndApply(input: ReceivedInput, trace: CallbackTrace): Promise<CallbackReceiverAnswer> {
-    const verified = verifyReceived(verifying, input);
+    const verified = verifyReceived(verifying, input, trace);
     if (isAnswer(verified)) return verified;
     trace.verified(verified.callback);
     if (enqueue !== undefined) return enqueueVerified(enqueue, verified, trace);

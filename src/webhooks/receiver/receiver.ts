@@ -7,6 +7,7 @@ import { callbackSpans } from '../../internal/tracing.js';
 import type { MeterLike } from '../../core/metrics.js';
 import type { TracerLike } from '../../core/tracing.js';
 import { RequestValidationError } from '../../errors/error.js';
+import type { PayorchError } from '../../errors/error.js';
 import { MAX_CALLBACK_BODY_BYTES } from '../body.js';
 import type { CallbackBody } from '../body.js';
 import type { CallbackEventName } from '../events.js';
@@ -80,11 +81,12 @@ export interface CallbackReceiverOptions<TContext extends CallbackInboxContext> 
    * refused for their keys, their clock or their kind, or signed in their body without headers
    * at a receiver not set for dealer cards (phase `verify`, the
    * `CallbackVerificationError` with its `reason`), at most once a minute per reason with
-   * the `count` since the last report.
+   * the `count` since the last report. Always a `PayorchError`: what your code or a driver threw
+   * comes as a `CallbackHandlingError` whose `cause` it is.
    * @default failures: the logger's `error`, or `console.error` when there is no logger; refusals: the console warning alone
    * @example (error, { callback }) => Sentry.captureException(error, { extra: { trackingCode: callback?.payload.tracking_code } })
    */
-  readonly onError?: ((error: unknown, details: CallbackErrorDetails) => void) | undefined;
+  readonly onError?: ((error: PayorchError, details: CallbackErrorDetails) => void) | undefined;
   /**
    * The merchant this receiver's keys are recorded under in the inbox, so that receivers of
    * several merchants can share one inbox (a platform with several merchants, a provider and a

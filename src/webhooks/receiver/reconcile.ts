@@ -2,7 +2,7 @@ import { eachAtMost } from '../../internal/each-at-most.js';
 import type { LevelledLogger } from '../../core/log-level.js';
 import { checkList, checkValue, declareOptions } from '../../core/option-checks.js';
 import { readTrackingCode } from '../../core/tracking-code.js';
-import { CallbackJobError, CallbackRetentionError, isPayorchError, RequestValidationError } from '../../errors/error.js';
+import { CallbackJobError, CallbackRetentionError, isPayorchError, NotConfirmedError, RequestValidationError } from '../../errors/error.js';
 import type { CallOutcome } from '../../errors/error.js';
 import { assertNever } from '../../internal/assert-never.js';
 import type { CallbackInboxOutcome } from '../../inboxes/inbox.js';
@@ -12,7 +12,6 @@ import type { Verifier } from '../verify.js';
 import { readCardStatus } from '../status-read.js';
 import type { CardStatusRead, CardStatusSource, StatusReadResult } from '../status-read.js';
 import type { CallbackApplyTrace } from '../../internal/tracing.js';
-import { NotConfirmedError } from './apply-once.js';
 import type { Report } from './report.js';
 
 /*

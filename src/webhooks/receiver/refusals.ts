@@ -16,7 +16,8 @@ import { assertNever } from '../../internal/assert-never.js';
  */
 
 /** The reasons of a refusal that is heard. */
-type HeardReason = 'invalid_signature' | 'api_key_mismatch' | 'timestamp_out_of_tolerance' | 'kind_mismatch' | 'missing_header';
+const HEARD_REASONS = ['invalid_signature', 'api_key_mismatch', 'timestamp_out_of_tolerance', 'kind_mismatch', 'missing_header'] as const;
+type HeardReason = (typeof HEARD_REASONS)[number];
 
 /** The cause each heard reason most likely has, as the console line names it. */
 const CAUSES: Readonly<Record<HeardReason, string>> = {
@@ -55,6 +56,17 @@ function heardReason(error: CallbackVerificationError): HeardReason | undefined 
     default:
       return assertNever(error.reason);
   }
+}
+
+/**
+ * The reason the meter records for a refusal: the answer's, except for a request refused for a
+ * heard reason yet not heard (a forged callback of another kind, headers missing from a body that
+ * does not verify), recorded as `<reason>_unverified`: an alert on the heard reasons then fires for
+ * a genuine callback lost to a setting and stays quiet for a scanner (docs/observability.md).
+ */
+export function meteredReason(error: CallbackVerificationError): string {
+  const reason: string = error.reason;
+  return heardReason(error) === undefined && (HEARD_REASONS as readonly string[]).includes(reason) ? `${reason}_unverified` : reason;
 }
 
 export interface RefusalSettings {

@@ -1,4 +1,6 @@
 import type { Logger } from '../../core/observability.js';
+import { CallbackHandlingError, isPayorchError } from '../../errors/error.js';
+import type { PayorchError } from '../../errors/error.js';
 import type { AppliedCallback } from '../status-read.js';
 
 /*
@@ -41,14 +43,23 @@ export interface CallbackErrorDetails {
 /** Tells of a callback that was not applied. */
 export type Report = (error: unknown, details: CallbackErrorDetails) => void;
 
+/** The receiver's `onError`: every error it is told of is a PayorchError. */
+export type OnCallbackError = (error: PayorchError, details: CallbackErrorDetails) => void;
+
+/** The phase a foreign error is wrapped under: payorch's own phases (verify, payload, unhandled, retention) only ever carry its errors. */
+function foreignPhase(phase: CallbackErrorDetails['phase']): CallbackHandlingError['phase'] {
+  return phase === 'handler' || phase === 'confirm' || phase === 'enqueue' || phase === 'inbox' ? phase : 'request';
+}
+
 /**
- * The receiver's report: to `onError` when given; else to `failureLogger` (the logger as given,
- * never filtered by level); else to `console.error`.
+ * The receiver's report: to `onError` when given, anything not a PayorchError wrapped in a
+ * CallbackHandlingError (the error as thrown its `cause`: `apply` still rejects with it); else to
+ * `failureLogger` (the logger as given, never filtered by level); else to `console.error`.
  */
-export function failureReport(onError: Report | undefined, failureLogger: Logger | undefined): Report {
+export function failureReport(onError: OnCallbackError | undefined, failureLogger: Logger | undefined): Report {
   return (error, details) => {
     try {
-      if (onError !== undefined) onError(error, details);
+      if (onError !== undefined) onError(isPayorchError(error) ? error : new CallbackHandlingError(foreignPhase(details.phase), error), details);
       else if (failureLogger !== undefined) failureLogger.error({ phase: details.phase, trackingCode: details.callback?.payload.tracking_code, status: details.callback?.payload.status, error }, 'payorch: a callback was not applied');
       else console.error('payorch: a callback was not applied', error);
     } catch (reportError) {

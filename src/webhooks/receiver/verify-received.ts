@@ -7,7 +7,9 @@ import { charsetOf } from '../verify.js';
 import type { Verified, Verifier } from '../verify.js';
 import { NOT_APPLIED, UNREADABLE_PAYLOAD, answer } from './answers.js';
 import type { CallbackReceiverAnswer } from './answers.js';
+import { meteredReason } from './refusals.js';
 import type { Report } from './report.js';
+import type { CallbackTrace } from '../../internal/tracing.js';
 
 /*
  * The verify step: a body its entry point read and sized is verified once (its headers parsed
@@ -36,8 +38,8 @@ export interface VerifySettings {
   readonly refused: (error: CallbackVerificationError) => void;
 }
 
-/** The verified callback, or the answer to a request that did not verify (told already). */
-export function verifyReceived(settings: VerifySettings, input: ReceivedInput): Verified | CallbackReceiverAnswer {
+/** The verified callback, or the answer to a request that did not verify (told already, and to the meter through `trace`). */
+export function verifyReceived(settings: VerifySettings, input: ReceivedInput, trace: Pick<CallbackTrace, 'refused'>): Verified | CallbackReceiverAnswer {
   const { verifier, logger, report, refused, payloadReports, now } = settings;
   try {
     return verifier.verify(input, { onDecoded: (decoding) => { warnDecoded(logger, decoding); }, sized: true });
@@ -53,6 +55,7 @@ export function verifyReceived(settings: VerifySettings, input: ReceivedInput): 
       return UNREADABLE_PAYLOAD;
     }
     refused(error);
+    trace.refused(meteredReason(error));
     return answer(error.status, error.reason);
   }
 }

@@ -2,9 +2,9 @@
 import express5 from 'express';
 import express4 from 'express4';
 import { request as httpRequest } from 'node:http';
-import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
-import { confirmWithCardStatus, createCallbackReceiver, createMemoryInbox, isPayorchError, ProviderClient, RequestValidationError } from '../../../src/index.js';
-import type { CallbackErrorDetails, CallbackReceiver, CallbackReceiverOptions, MemoryInboxContext, VerifiedCallback, AppliedCallback } from '../../../src/index.js';
+import { afterEach, beforeEach, describe, expect, expectTypeOf, test, vi } from 'vitest';
+import { CallbackHandlingError, confirmWithCardStatus, createCallbackReceiver, createMemoryInbox, isPayorchError, NotConfirmedError, ProviderClient, RequestValidationError, UnhandledError } from '../../../src/index.js';
+import type { CallbackErrorDetails, CallbackReceiver, CallbackReceiverOptions, MemoryInboxContext, VerifiedCallback, AppliedCallback, PayorchError } from '../../../src/index.js';
 import { NOW_SECONDS, now, sign, unsigned } from '../../helpers/callbacks.js';
 import { serveNode } from '../../helpers/serve.js';
 import type { Served } from '../../helpers/serve.js';
@@ -308,7 +308,12 @@ describe('confirm', () => {
     expect(errors.map(({ details }) => details.phase)).toEqual(['confirm']);
   });
 
-  test('onError is told of a refusal by confirm, or of a callback no handler takes under retry, with a PayorchError; a throw of confirm reaches it unwrapped', async () => {
+  test('onError is typed with what reaches it: a PayorchError, whose message compiles', () => {
+    expectTypeOf<Parameters<NonNullable<CallbackReceiverOptions<MemoryInboxContext>['onError']>>[0]>().toEqualTypeOf<PayorchError>();
+    expectTypeOf(new CallbackHandlingError('handler', new Error('x')).phase).toEqualTypeOf<'handler' | 'confirm' | 'enqueue' | 'inbox' | 'request'>();
+  });
+
+  test('onError is told of a refusal by confirm, or of a callback no handler takes under retry, with an exported PayorchError that says nothing was applied; a throw of confirm reaches it wrapped', async () => {
     const own = new Error('ledger down');
     const { receiver, url } = await start({ unhandled: 'retry', confirm: (callback) => (callback.payload.tracking_code === unsigned.withdrawal.tracking_code ? Promise.reject(own) : callback.kind === 'deposit') });
     receiver.on('deposit', () => undefined).on('withdrawal', () => undefined);
@@ -316,9 +321,10 @@ describe('confirm', () => {
     receiver.on('creditCard', () => undefined);
     expect(await post(url, sign({ ...unsigned.creditCard, tracking_code: 'CC-own2-1763812000' }, PROVIDER))).toEqual({ status: 409, body: { success: false, error: 'not_confirmed' } });
     expect(await post(url, sign(unsigned.withdrawal, PROVIDER))).toMatchObject({ status: 500 });
-    const told = errors.map(({ error, details }) => [details.phase, isPayorchError(error), (error as Error).name]);
-    expect(told).toEqual([['unhandled', true, 'UnhandledError'], ['confirm', true, 'NotConfirmedError'], ['confirm', false, 'Error']]);
-    expect(errors[2]?.error).toBe(own);
+    const told = errors.map(({ error, details }) => [details.phase, isPayorchError(error), (error as Error).name, (error as { outcome?: string }).outcome]);
+    expect(told).toEqual([['unhandled', true, 'UnhandledError', 'refused'], ['confirm', true, 'NotConfirmedError', 'refused'], ['confirm', true, 'CallbackHandlingError', 'refused']]);
+    expect([isPayorchError(errors[0]?.error, UnhandledError), isPayorchError(errors[1]?.error, NotConfirmedError), isPayorchError(errors[2]?.error, CallbackHandlingError)]).toEqual([true, true, true]);
+    expect(errors[2]?.error).toMatchObject({ phase: 'confirm', cause: own });
   });
 
   describe('confirmWithCardStatus', () => {

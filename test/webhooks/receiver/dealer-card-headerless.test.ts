@@ -73,14 +73,14 @@ describe('a dealer card callback signed in its body, without headers', () => {
     for (const secret of [DEALER.apiKey, DEALER.secretKey]) expect(`${warned.join('\n')}${String(error)}`).not.toContain(secret);
   });
 
-  test('at a provider card receiver (kind creditCard) too, and a forged one is junk: logged at debug, not heard', async () => {
+  test('at a provider card receiver (kind creditCard) too, and a forged one is junk: logged at debug, not heard, metered apart', async () => {
     const { url, heard, warned, counted } = await start({ kind: 'creditCard' });
     expect((await deliver(url, headerless({ tracking_code: 'CC-forged1-1763812000' }, { apiKey: DEALER.apiKey, secretKey: 'guessed' }))).status).toBe(401);
     expect([heard, warned]).toEqual([[], []]);
     expect((await deliver(url, headerless())).status).toBe(401);
     expect(heard.map(({ error, details }) => [(error as CallbackVerificationError).reason, details.phase])).toEqual([['missing_header', 'verify']]);
     expect(warned).toHaveLength(1);
-    expect(await counted()).toEqual(['refused missing_header: 2']);
+    expect(await counted()).toEqual(['refused missing_header: 1', 'refused missing_header_unverified: 1']);
   });
 
   test("at a receiver whose kind is 'dealerCreditCard': applied once, without dealerCardWithoutHeaders", async () => {

@@ -29,8 +29,8 @@ deferredScenarios({
   async start(apply, killCode) {
     redis = await startRedisServer();
     // Five attempts, none waiting: the retry scenario counts them.
-    callbacks = createBullMQQueue({ connection: connection(), queue: QUEUE, attempts: 5, backoffMs: 0, onError: () => undefined });
-    killCallbacks = createBullMQQueue({ connection: connection(), queue: KILL_QUEUE, attempts: 5, backoffMs: 0, onError: () => undefined });
+    callbacks = createBullMQQueue({ connection: connection(), queue: QUEUE, retries: 4, retryDelaySeconds: 0, onError: () => undefined });
+    killCallbacks = createBullMQQueue({ connection: connection(), queue: KILL_QUEUE, retries: 4, retryDelaySeconds: 0, onError: () => undefined });
     await Promise.all([callbacks.queue.waitUntilReady(), killCallbacks.queue.waitUntilReady()]);
     await callbacks.work(receiverOf(apply), STALLED).waitUntilReady();
     return async (job) => {

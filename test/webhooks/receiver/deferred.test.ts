@@ -1,5 +1,5 @@
 import { describe, expect, test, vi } from 'vitest';
-import { CallbackJobError, CallbackVerificationError, createCallbackReceiver, signCallback } from '../../../src/index.js';
+import { CallbackHandlingError, CallbackJobError, CallbackVerificationError, createCallbackReceiver, NotConfirmedError, signCallback } from '../../../src/index.js';
 import type { CallbackJob, SignedCallbackJob, CallbackReceiver, CallbackReceiverOptions, MemoryInboxContext, VerifiedCallback } from '../../../src/index.js';
 import * as webhooks from '../../../src/webhooks/index.js';
 import { createVerifier } from '../../../src/webhooks/verify.js';
@@ -91,12 +91,15 @@ describe('a receiver with enqueue', () => {
 
   test('answers 500 not_queued when enqueue throws, tells onError, records nothing, and the redelivery is queued and applied', async () => {
     let down = true;
+    const refused = new Error('connect ECONNREFUSED 127.0.0.1:5432');
     const { receiver, jobs, applied, errors, post } = harness({
-      enqueue: (job) => (down ? Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432')) : store(jobs)(job)),
+      enqueue: (job) => (down ? Promise.reject(refused) : store(jobs)(job)),
     });
     const delivery = deposit('MAN-down02-1763812000');
     expect(await post(delivery)).toEqual({ status: 500, body: '{"success":false,"error":"not_queued"}' });
     expect(errors.map((each) => each.phase)).toEqual(['enqueue']);
+    expect(errors[0]?.error).toBeInstanceOf(CallbackHandlingError);
+    expect(errors[0]?.error).toMatchObject({ phase: 'enqueue', cause: refused, message: 'The callback was not applied: enqueue threw Error: connect ECONNREFUSED 127.0.0.1:5432' });
     down = false;
     expect((await post(delivery)).status).toBe(200);
     await receiver.apply(jobs[0]!);
@@ -161,20 +164,28 @@ describe('receiver.apply(job)', () => {
     ['confirm refuses', 'confirm-false'],
     ['confirm throws', 'confirm-throws'],
     ['a handler throws', 'handler-throws'],
-  ])('rejects when %s, records nothing, and the retry applies it once', async (_name, failure) => {
+  ])('rejects when %s (with the error as thrown; onError with it wrapped), records nothing, and the retry applies it once', async (_name, failure) => {
     let failing = true;
+    const thrown = new Error(failure === 'confirm-throws' ? 'ledger down' : 'deadlock detected');
     const { receiver, jobs, applied, errors, post } = harness({
       confirm: () => {
-        if (failing && failure === 'confirm-throws') throw new Error('ledger down');
+        if (failing && failure === 'confirm-throws') throw thrown;
         return !(failing && failure === 'confirm-false');
       },
     });
     receiver.on('deposit.completed', () => {
-      if (failing && failure === 'handler-throws') throw new Error('deadlock detected');
+      if (failing && failure === 'handler-throws') throw thrown;
     });
     await post(deposit('MAN-fail07-1763812000'));
-    await expect(receiver.apply(jobs[0]!)).rejects.toThrow(/refused|ledger down|deadlock/);
-    expect(errors.map((each) => each.phase)).toEqual([failure === 'handler-throws' ? 'handler' : 'confirm']);
+    const phase = failure === 'handler-throws' ? 'handler' : 'confirm';
+    if (failure === 'confirm-false') {
+      await expect(receiver.apply(jobs[0]!)).rejects.toMatchObject({ name: 'NotConfirmedError', outcome: 'refused' });
+      expect(errors[0]?.error).toBeInstanceOf(NotConfirmedError);
+    } else {
+      await expect(receiver.apply(jobs[0]!)).rejects.toBe(thrown);
+      expect(errors[0]?.error).toMatchObject({ name: 'CallbackHandlingError', phase, cause: thrown });
+    }
+    expect(errors.map((each) => each.phase)).toEqual([phase]);
     failing = false;
     await receiver.apply(jobs[0]!);
     await receiver.apply(jobs[0]!);

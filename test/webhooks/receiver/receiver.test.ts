@@ -1,7 +1,7 @@
 import express from 'express';
 import { connect } from 'node:net';
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
-import { createCallbackReceiver, createMemoryInbox, RequestValidationError, signCallback } from '../../../src/index.js';
+import { CallbackHandlingError, createCallbackReceiver, createMemoryInbox, RequestValidationError, signCallback } from '../../../src/index.js';
 import type { CallbackInbox, CallbackReceiver, CallbackReceiverOptions, MemoryInboxContext, VerifiedCallback } from '../../../src/index.js';
 import { unsigned } from '../../helpers/callbacks.js';
 import { deferred, deliver, serveFetch, serveNode } from '../../helpers/serve.js';
@@ -117,18 +117,20 @@ describe.each(transports)('a receiver served by %s', (_name, serveReceiver) => {
     expect(handler).toHaveBeenCalledTimes(2);
   });
 
-  test('answers 500 without internals when a handler throws, tells onError, and leaves nothing claimed', async () => {
+  test('answers 500 without internals when a handler throws, tells onError with a CallbackHandlingError around it, and leaves nothing claimed', async () => {
     const { receiver, url } = await start();
     let calls = 0;
+    const thrown = new Error('secret internal detail: db at 10.0.0.5');
     receiver.on('deposit.completed', () => {
       calls++;
-      if (calls === 1) throw new Error('secret internal detail: db at 10.0.0.5');
+      if (calls === 1) throw thrown;
     });
     const delivery = deposit('MAN-throws06-1763812000');
     const response = await fetch(url, { method: 'POST', ...delivery });
     expect(response.status).toBe(500);
     expect(await response.text()).toBe('{"success":false,"error":"not_applied"}');
-    expect(errors).toEqual([{ error: new Error('secret internal detail: db at 10.0.0.5'), phase: 'handler' }]);
+    expect(errors).toEqual([{ error: expect.any(CallbackHandlingError), phase: 'handler' }]);
+    expect(errors[0]?.error).toMatchObject({ phase: 'handler', cause: thrown, outcome: 'unknown', message: 'The callback was not applied: a handler threw Error: secret internal detail: db at 10.0.0.5' });
     expect(await deliver(url, delivery)).toEqual(OK);
     expect(calls).toBe(2);
   });

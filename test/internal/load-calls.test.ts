@@ -1,0 +1,21 @@
+import { expect, test, vi } from 'vitest';
+import { PayorchError, ProviderClient } from '../../src/index.js';
+
+// The endpoint tables are imported on a client's first call (src/internal/calls.ts): when that
+// import fails (a package copied without its chunks, a bundler that dropped one), the call fails
+// with a PayorchError that says what failed and that nothing was sent, not a bare module error.
+vi.mock('../../src/internal/calls.js', () => {
+  throw new Error('Cannot find module ./calls-X.js');
+});
+
+test('a failed import of the endpoint tables fails the call with a PayorchError, nothing sent', async () => {
+  const fetch = vi.fn<typeof globalThis.fetch>();
+  const client = new ProviderClient({ baseUrl: 'https://pay.example.com', apiKey: 'k', secretKey: 's', fetch });
+  const error: unknown = await client.manual.startDeposit({ fullname: 'Ada Yılmaz', username: 'ada', user_id: 'u-1', amount: 250 }, { credentialKey: 'c' }).catch((caught: unknown) => caught);
+  expect(error).toBeInstanceOf(PayorchError);
+  expect((error as PayorchError).message).toMatch(/could not load its endpoint tables/);
+  expect((error as PayorchError).outcome).toBe('not_sent');
+  expect(fetch).not.toHaveBeenCalled();
+  // Not kept: the next call tries the import again (and fails the same way here).
+  await expect(client.welcome()).rejects.toThrow(/could not load its endpoint tables/);
+});
