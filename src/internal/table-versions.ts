@@ -1,6 +1,6 @@
 // The versions of the tables payorch keeps in a merchant's database, and the verdict on a live
-// table: what both engine families share (PostgreSQL in src/inboxes/postgres/versions.ts, SQLite
-// for D1 and Durable Objects in src/inboxes/sqlite-versions.ts). Each table records its version in
+// table: what both engine families share (PostgreSQL in src/postgres/versions.ts, SQLite
+// for D1 and Durable Objects in src/inboxes/sqlite-dialect/versions.ts). Each table records its version in
 // `payorch_schema` beside it; its live columns are compared too, since a table changed by hand
 // shows no version of its own. Adding a version is one entry of a table's `versions`.
 
@@ -18,8 +18,11 @@ export interface TableVersion {
 
 /** A table payorch creates and migrates. */
 export interface VersionedTable {
-  /** What it holds, as `payorch_schema.component` names it: a table holds one thing only. */
-  readonly component: 'callback-inbox' | 'dead-letters';
+  /**
+   * What it holds, as `payorch_schema.component` names it: a table holds one thing only. Dead
+   * letters of pg-boss are `dead-letters`; another engine's are `<engine>-dead-letters`.
+   */
+  readonly component: 'callback-inbox' | 'dead-letters' | `${string}-dead-letters`;
   /** What messages call it: "the inbox table of payorch/postgres". */
   readonly what: string;
   /** Oldest first; the last is the version this payorch uses. */

@@ -17,9 +17,11 @@ export { callbackBody, callbackFields, callbackPayload } from './sandbox/callbac
 export { CONTROL_PREFIX } from './sandbox/route.js';
 export { ROTATE_KEYS_OPTIONS } from './sandbox/keys.js';
 export { DEAD_LETTER_PAGE_LIMIT } from '../queues/dead-letters.js';
-export { PGBOSS_REPLAY_BATCH, checkDeadLetterTable, deadLettersIn } from '../queues/pg-boss/dead-letters.js';
-export { DEAD_LETTER_TABLE_OPTION, deadLetterTableName } from '../queues/pg-boss/table.js';
+export { POSTGRES_REPLAY_BATCH, checkDeadLetterTable, deadLettersIn } from '../queues/postgres-dead-letters.js';
+export { PGBOSS_CREATE_DEAD_LETTER_TABLE, PGBOSS_DEAD_LETTER_TABLE } from '../queues/pg-boss/dead-letter-table.js';
+export { inTransaction } from '../queues/pg-boss/job-data.js';
+export { DEAD_LETTER_TABLE_OPTION, deadLetterTableName } from '../postgres/dead-letter-table.js';
 export { BULLMQ_DEFAULTS, BULLMQ_REPLAY_BATCH, bullMQDeadLetters } from '../queues/bullmq/dead-letters.js';
-export { sqliteMigrationSql } from '../inboxes/sqlite-versions.js';
-export { SQLITE_TABLE_OPTION, sqliteInboxTable } from '../inboxes/sqlite.js';
+export { sqliteMigrationSql } from '../inboxes/sqlite-dialect/versions.js';
+export { SQLITE_TABLE_OPTION, sqliteInboxTable } from '../inboxes/sqlite-dialect/inbox-sql.js';
 export { D1_DEAD_LETTERS_TABLE, DEAD_LETTERS_TABLE_OPTION } from '../queues/cloudflare-queues/dead-letters.js';

@@ -10,6 +10,7 @@ import { InboxError, createPostgresInbox, createPostgresInboxTable, postgresInbo
 import type { PostgresInboxContext } from '../../src/inboxes/postgres/index.js';
 import { QueueError, createPgBossDeadLetterTable, createPgBossQueue, pgBossDeadLetterTableSql } from '../../src/queues/pg-boss/index.js';
 import type { PgBossLike } from '../../src/queues/pg-boss/index.js';
+import { createDeadLetterTable, deadLetterTable } from '../../src/postgres/dead-letter-table.js';
 import { unsigned } from '../helpers/callbacks.js';
 import { deliver, serveNode } from '../helpers/serve.js';
 import type { Served } from '../helpers/serve.js';
@@ -224,8 +225,11 @@ describe('the pg-boss dead letters\' table', () => {
     expect(JSON.parse(kept.rows[0]?.job ?? 'null')).toEqual(job);
   });
 
-  test('of a later version, changed by hand, or holding an inbox is refused with a QueueError naming the versions, by the queue and by createPgBossDeadLetterTable', async () => {
-    const [later, altered, inbox] = [fresh('dead'), fresh('dead'), fresh('dead')];
+  test('of a later version, changed by hand, holding an inbox or another engine\'s dead letters is refused with a QueueError naming the versions, by the queue and by createPgBossDeadLetterTable', async () => {
+    const [later, altered, inbox, other] = [fresh('dead'), fresh('dead'), fresh('dead'), fresh('dead')];
+    // Another PostgreSQL queue's: pg-boss must not list its dead letters, nor replay them into pg-boss.
+    const otherEngine = deadLetterTable({ adapter: 'payorch/other', component: 'other-dead-letters', migrate: 'createOtherDeadLetterTable({ pool })', guide: 'docs/deferred.md' });
+    expect(await createDeadLetterTable('createOtherDeadLetterTable', otherEngine, { pool: pool(), table: other })).toMatchObject({ from: undefined, to: 3 });
     await createPgBossDeadLetterTable({ pool: pool(), table: later });
     await admin.query('UPDATE payorch_schema SET version = 4 WHERE table_name = $1', [later]);
     await createPgBossDeadLetterTable({ pool: pool(), table: altered });
@@ -235,6 +239,7 @@ describe('the pg-boss dead letters\' table', () => {
       [later, 'is at version 4, which a later payorch migrated it to; this payorch knows versions 1 to 3.'],
       [altered, 'is recorded at version 3, but its columns are not that version\'s (it has "job jsonb NOT NULL" and lacks "job text NOT NULL")'],
       [inbox, 'holds callback-inbox, as payorch_schema records, not dead-letters'],
+      [other, 'holds other-dead-letters, as payorch_schema records, not dead-letters'],
     ] as const) {
       const queue = createPgBossQueue({ boss, pool: pool(), table });
       for (const refused of [() => createPgBossDeadLetterTable({ pool: pool(), table }), () => queue.deadLetters.list(), () => queue.work({ apply: () => Promise.resolve() })]) {
@@ -244,5 +249,9 @@ describe('the pg-boss dead letters\' table', () => {
         expect((error as Error).message).toContain('(docs/deferred.md, "Upgrading the dead letters\' table")');
       }
     }
+    // Its own engine's refusal names that engine's adapter, not pg-boss.
+    const refused = await createDeadLetterTable('createOtherDeadLetterTable', otherEngine, { pool: pool(), table: inbox }).catch((caught: unknown) => caught);
+    expect(refused).toBeInstanceOf(QueueError);
+    expect((refused as Error).message).toMatch(/^payorch\/other: .*holds callback-inbox, as payorch_schema records, not other-dead-letters/);
   });
 });

@@ -13,8 +13,8 @@ import type { OptionDeclaration } from '../../core/option-checks.js';
 import type { CallbackInbox, CallbackInboxContext, CallbackInboxOutcome, CallbackKey } from '../inbox.js';
 import { keyRecordTime } from '../record-time.js';
 // The SQL, the key reads and the retention rules both SQLite inboxes share.
-import * as sqlite from '../sqlite.js';
-import { checkD1Table, migrateD1Table } from '../sqlite-versions.js';
+import * as sqlite from '../sqlite-dialect/inbox-sql.js';
+import { checkD1Table, migrateD1Table } from '../sqlite-dialect/versions.js';
 
 /**
  * The parts of a D1 prepared statement that the inbox and your handlers use; D1's own

@@ -11,9 +11,9 @@ import type { OptionDeclaration } from '../../core/option-checks.js';
 import type { CallbackInbox, CallbackInboxContext, CallbackInboxOutcome } from '../inbox.js';
 import { keyRecordTime } from '../record-time.js';
 // The SQL, the key reads and the retention rules both SQLite inboxes share.
-import * as sqlite from '../sqlite.js';
+import * as sqlite from '../sqlite-dialect/inbox-sql.js';
 import { judgeTable } from '../../internal/table-versions.js';
-import { SQLITE_STATE_SQL, sqliteMigrationFor, sqliteTableState } from '../sqlite-versions.js';
+import { SQLITE_STATE_SQL, sqliteMigrationFor, sqliteTableState } from '../sqlite-dialect/versions.js';
 
 /** The parts of a SQL cursor the inbox reads; the storage's `SqlStorageCursor` fits. */
 export interface DurableObjectSqlCursorLike {

@@ -10,8 +10,10 @@ import { CallbackRetentionError, InboxCommitError, InboxError, isPayorchError } 
 import type { CallbackInbox, CallbackInboxOutcome } from '../inbox.js';
 import { sha256Hex } from '../../internal/hash/sha256.js';
 import { keyRecordTime } from '../record-time.js';
-import { DEFAULT_POSTGRES_INBOX_LOCK_TIMEOUT_MS, POSTGRES_INBOX_OPTIONS, StatementPoolingError, checkInboxTable, tableName } from './table.js';
-import type { PostgresClientOf, PostgresInboxContext, PostgresInboxOptions, PostgresPool, PostgresQueryResult } from './table.js';
+import { DEFAULT_POSTGRES_INBOX_LOCK_TIMEOUT_MS, DEFAULT_POSTGRES_INBOX_TABLE, POSTGRES_INBOX_OPTIONS, StatementPoolingError, checkInboxTable } from './table.js';
+import type { PostgresInboxContext, PostgresInboxOptions } from './table.js';
+import { tableName } from '../../postgres/table.js';
+import type { PostgresClientOf, PostgresPool, PostgresQueryResult } from '../../postgres/table.js';
 
 /** A pool that emits `'error'` for its idle clients, as pg's `Pool` does. */
 interface ErrorEmitter {
@@ -91,7 +93,7 @@ const HORIZON_ROW = "record_time = 0 AND merchant_id = '' AND tracking_code = ''
  */
 export function createPostgresInbox<TPool extends PostgresPool>(options: PostgresInboxOptions<TPool>): CallbackInbox<PostgresInboxContext<PostgresClientOf<TPool>>> {
   checkOptions('createPostgresInbox', options, POSTGRES_INBOX_OPTIONS, true);
-  const name = tableName('createPostgresInbox', options);
+  const name = tableName('createPostgresInbox', options, DEFAULT_POSTGRES_INBOX_TABLE);
   const lockTimeoutMs = options.lockTimeoutMs ?? DEFAULT_POSTGRES_INBOX_LOCK_TIMEOUT_MS;
   // One round trip with BEGIN: the bound on waiting for another callback of the tracking code.
   const begin = `BEGIN; SET LOCAL lock_timeout = ${String(lockTimeoutMs)}`;
@@ -324,7 +326,8 @@ function guardPool(pool: object, onPoolError: ((error: Error) => void) | undefin
 
 
 export { createPostgresInboxTable, postgresInboxTableSql, DEFAULT_POSTGRES_INBOX_TABLE, DEFAULT_POSTGRES_INBOX_LOCK_TIMEOUT_MS, StatementPoolingError } from './table.js';
-export type { PostgresQueryResult, PostgresClient, PostgresPool, PostgresClientOf, PostgresInboxContext, PostgresInboxOptions } from './table.js';
+export type { PostgresInboxContext, PostgresInboxOptions } from './table.js';
+export type { PostgresQueryResult, PostgresClient, PostgresPool, PostgresClientOf } from '../../postgres/table.js';
 export type { TableMigration } from '../../core/table-migration.js';
 export { prunePostgresInbox, MIN_POSTGRES_INBOX_RETENTION_SECONDS, DEFAULT_POSTGRES_INBOX_RETENTION_SECONDS } from './prune.js';
 export type { PrunePostgresInboxOptions } from './prune.js';

@@ -1,8 +1,9 @@
 // Pruning the inbox's table: raise its horizon, wait for the claims under way, delete in batches.
 import { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS } from '../../core/callback-age.js';
 import { checkOptions, declareOptions, TEN_YEARS_SECONDS } from '../../core/option-checks.js';
-import { POOL_OPTION, SCHEMA_OPTION, StatementPoolingError, TABLE_OPTION, checkInboxTable, tableName } from './table.js';
-import type { PostgresPool, PostgresQueryResult } from './table.js';
+import { DEFAULT_POSTGRES_INBOX_TABLE, INBOX_TABLE_OPTION, StatementPoolingError, checkInboxTable } from './table.js';
+import { POOL_OPTION, SCHEMA_OPTION, tableName } from '../../postgres/table.js';
+import type { PostgresPool, PostgresQueryResult } from '../../postgres/table.js';
 
 /** Settings of {@link prunePostgresInbox}. */
 export interface PrunePostgresInboxOptions {
@@ -39,7 +40,7 @@ export const DEFAULT_POSTGRES_INBOX_RETENTION_SECONDS = 90 * 86_400;
 /** prunePostgresInbox's options. */
 export const PRUNE_OPTIONS = declareOptions<PrunePostgresInboxOptions>()([
   POOL_OPTION,
-  TABLE_OPTION,
+  INBOX_TABLE_OPTION,
   SCHEMA_OPTION,
   { name: 'olderThanSeconds', rule: { type: 'number', min: MIN_POSTGRES_INBOX_RETENTION_SECONDS, max: TEN_YEARS_SECONDS, integer: true }, default: DEFAULT_POSTGRES_INBOX_RETENTION_SECONDS },
 ]);
@@ -79,7 +80,7 @@ const PRUNE_POLL_MS = 20;
  */
 export async function prunePostgresInbox(options: PrunePostgresInboxOptions): Promise<number> {
   checkOptions('prunePostgresInbox', options, PRUNE_OPTIONS);
-  const name = tableName('prunePostgresInbox', options);
+  const name = tableName('prunePostgresInbox', options, DEFAULT_POSTGRES_INBOX_TABLE);
   const seconds = options.olderThanSeconds ?? DEFAULT_POSTGRES_INBOX_RETENTION_SECONDS;
   const client = await options.pool.connect();
   let broken: Error | undefined;

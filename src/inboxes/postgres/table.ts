@@ -1,69 +1,15 @@
-// The inbox's table, how it is named and created, and what every operation on it shares: the pool
-// and client shapes, the options, and the error a statement pooler earns.
-import { checkValue, declareOptions } from '../../core/option-checks.js';
+// The inbox's table, how it is named and created, and what every operation on it shares: the
+// options and the error a statement pooler earns. The pool and client shapes, and how a table is
+// named, are every PostgreSQL adapter's: src/postgres/table.ts.
+import { declareOptions } from '../../core/option-checks.js';
 import type { OptionDeclaration } from '../../core/option-checks.js';
 import type { TableMigration } from '../../core/table-migration.js';
-import { InboxError, RequestValidationError } from '../../errors/error.js';
+import { InboxError } from '../../errors/error.js';
+import { POOL_OPTION, SCHEMA_OPTION, TABLE_OPTION, quoteTable, tableName } from '../../postgres/table.js';
+import type { PostgresClient, PostgresPool } from '../../postgres/table.js';
 import type { CallbackInboxContext } from '../inbox.js';
-import { checkPostgresTable, migratePostgresTable, recordSql } from './versions.js';
-import type { PostgresTable } from './versions.js';
-
-/** The parts of a node-postgres result the inbox reads. */
-export interface PostgresQueryResult {
-  /**
-   * The command tag PostgreSQL answered with (pg's `command`). The inbox reads it on its COMMIT,
-   * which PostgreSQL answers with `ROLLBACK`, not an error, when a statement of the transaction
-   * failed; anything but `COMMIT` fails the callback.
-   */
-  readonly command: string;
-  readonly rowCount: number | null;
-  /** The rows of a SELECT. */
-  readonly rows?: readonly unknown[] | undefined;
-}
-
-/**
- * The parts of a node-postgres `PoolClient` the inbox uses; pg's own `PoolClient` fits, and the
- * handlers get yours with all its methods.
- */
-export interface PostgresClient {
-  /** Runs one statement with its `$1`, `$2`… values. */
-  query(text: string, values?: unknown[]): Promise<PostgresQueryResult>;
-  /**
-   * Runs a named statement, prepared once per connection (pg's `QueryConfig`). The inbox names its
-   * claim by a digest of its text, so a name always means the same statement on the same table.
-   */
-  query(config: { readonly name: string; readonly text: string; readonly values: unknown[] }): Promise<PostgresQueryResult>;
-  /** Returns the client to its pool; an error destroys it instead (a broken connection). */
-  release(error?: Error | boolean): void;
-  /** Listens for the connection failing while the inbox holds the client. */
-  on(event: 'error', listener: (error: Error) => void): unknown;
-  /** Stops listening, before the client goes back to its pool. */
-  removeListener(event: 'error', listener: (error: Error) => void): unknown;
-}
-
-/** A node-postgres `Pool` (or anything that hands out clients the same way). */
-export interface PostgresPool {
-  /** Takes a client from the pool, for one transaction. */
-  connect(): Promise<PostgresClient>;
-}
-
-/**
- * The client type a pool hands out: pg's `PoolClient` for a pg `Pool`. Its `connect` is
- * overloaded (promise and callback forms), hence the first branch.
- */
-export type PostgresClientOf<TPool> = TPool extends {
-  /** The promise form. */
-  connect(): Promise<infer C>;
-  /** The callback form. */
-  connect(callback: never): void;
-}
-  ? C
-  : TPool extends {
-        /** The promise form alone. */
-        connect(): Promise<infer C>;
-      }
-    ? C
-    : PostgresClient;
+import { checkPostgresTable, migratePostgresTable, recordSql } from '../../postgres/versions.js';
+import type { PostgresTable } from '../../postgres/versions.js';
 
 /** What the PostgreSQL inbox gives each handler: the key, the client of the open transaction, what was applied before. */
 export interface PostgresInboxContext<TClient> extends CallbackInboxContext {
@@ -133,70 +79,17 @@ export const DEFAULT_POSTGRES_INBOX_TABLE = 'payorch_callback_inbox';
 /** How long a callback waits for another of its tracking code by default, in milliseconds (`lockTimeoutMs`). */
 export const DEFAULT_POSTGRES_INBOX_LOCK_TIMEOUT_MS = 3000;
 
-export const TABLE_OPTION: OptionDeclaration<'table'> = {
-  name: 'table',
-  rule: {
-    type: 'text',
-    maxLength: 127,
-    pattern: /^[A-Za-z_][A-Za-z0-9_]{0,62}(?:\.[A-Za-z_][A-Za-z0-9_]{0,62})?$/,
-    allowed: 'a name of letters, digits and _ (up to 63), optionally schema.table',
-  },
-  default: DEFAULT_POSTGRES_INBOX_TABLE,
-};
-
-export const SCHEMA_OPTION: OptionDeclaration<'schema'> = {
-  name: 'schema',
-  rule: { type: 'text', maxLength: 63, pattern: /^[A-Za-z_][A-Za-z0-9_]{0,62}$/, allowed: 'a name of letters, digits and _ (up to 63)' },
-};
-
-export const POOL_OPTION: OptionDeclaration<'pool'> = { name: 'pool', rule: { type: 'object', methods: ['connect'], allowed: 'a node-postgres Pool (an object with connect())' }, required: true };
+/** The inbox's `table`, whose default is its own. */
+export const INBOX_TABLE_OPTION: OptionDeclaration<'table'> = { ...TABLE_OPTION, default: DEFAULT_POSTGRES_INBOX_TABLE };
 
 /** createPostgresInbox's options. */
 export const POSTGRES_INBOX_OPTIONS = declareOptions<PostgresInboxOptions<PostgresPool>>()([
   POOL_OPTION,
-  TABLE_OPTION,
+  INBOX_TABLE_OPTION,
   SCHEMA_OPTION,
   { name: 'onPoolError', rule: { type: 'function' } },
   { name: 'lockTimeoutMs', rule: { type: 'number', min: 1, max: 60_000, integer: true }, default: DEFAULT_POSTGRES_INBOX_LOCK_TIMEOUT_MS, note: 'keep it below the senders\' patience, a few seconds' },
 ]);
-
-// Quoted, so a table name is never read as SQL; checked, so quoting cannot be escaped.
-export function quoteTable(where: string, table: string | undefined, defaultTable = DEFAULT_POSTGRES_INBOX_TABLE): string {
-  const name = table ?? defaultTable;
-  checkValue(where, TABLE_OPTION, name);
-  return name.split('.').map((part) => `"${part}"`).join('.');
-}
-
-/**
- * The table, named with its schema once it is known: from `schema` or a qualified `table` at
- * once, otherwise from `current_schema()` on the first connection (before any handler runs). The
- * inbox, createPostgresInboxTable and prunePostgresInbox resolve it the same way.
- */
-export function tableName(where: string, options: { readonly table?: string | undefined; readonly schema?: string | undefined }, defaultTable?: string): (client: PostgresClient) => Promise<string> {
-  const table = quoteTable(where, options.table, defaultTable);
-  checkValue(where, SCHEMA_OPTION, options.schema);
-  if (options.schema !== undefined && table.includes('.')) {
-    throw new RequestValidationError(where, [{ field: 'schema', rule: 'invalid_option', message: 'must be left out when `table` names its schema (schema.table): give the schema once' }]);
-  }
-  if (table.includes('.')) return () => Promise.resolve(table);
-  if (options.schema !== undefined) return () => Promise.resolve(`"${options.schema}".${table}`);
-  let resolved: Promise<string> | undefined;
-  return (client) => {
-    if (resolved === undefined) {
-      resolved = client.query('SELECT current_schema() AS schema').then(({ rows = [] }) => {
-        const schema = (rows[0] as Partial<Record<'schema', unknown>> | undefined)?.schema;
-        // The fix is the option: a schema named outright, whatever the connection's search_path.
-        if (typeof schema !== 'string') throw new RequestValidationError(where, [{ field: 'schema', rule: 'invalid_option', message: `must be given: no schema of search_path exists, so ${table} has none` }]);
-        return `"${schema.replaceAll('"', '""')}".${table}`;
-      });
-      // A failed look-up is tried again by the next callback.
-      resolved.catch(() => {
-        resolved = undefined;
-      });
-    }
-    return resolved;
-  };
-}
 
 /**
  * The SQL that creates the inbox's table: one row per merchant + tracking code, its key, with the
@@ -224,7 +117,7 @@ export function tableName(where: string, options: { readonly table?: string | un
  * ```
  */
 export function postgresInboxTableSql(table?: string): string {
-  const quoted = quoteTable('postgresInboxTableSql', table);
+  const quoted = quoteTable('postgresInboxTableSql', table, DEFAULT_POSTGRES_INBOX_TABLE);
   return [...recordSql(POSTGRES_INBOX_TABLE, quoted, true), tableSql(quoted)].join(';\n');
 }
 
@@ -310,7 +203,7 @@ export function checkInboxTable(client: PostgresClient, table: string): Promise<
  * ```
  */
 export async function createPostgresInboxTable(options: PostgresInboxOptions<PostgresPool>): Promise<TableMigration> {
-  const name = tableName('createPostgresInboxTable', options);
+  const name = tableName('createPostgresInboxTable', options, DEFAULT_POSTGRES_INBOX_TABLE);
   const client = await options.pool.connect();
   try {
     return await migratePostgresTable(client, POSTGRES_INBOX_TABLE, await name(client));

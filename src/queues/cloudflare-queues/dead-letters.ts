@@ -7,8 +7,8 @@ import { checkOptions, checkValue, declareOptions } from '../../core/option-chec
 import type { OptionDeclaration } from '../../core/option-checks.js';
 import { sha256Hex } from '../../internal/hash/sha256.js';
 import type { D1DatabaseLike } from '../../inboxes/d1/index.js';
-import { checkD1Table } from '../../inboxes/sqlite-versions.js';
-import type { SqliteTable } from '../../inboxes/sqlite-versions.js';
+import { checkD1Table } from '../../inboxes/sqlite-dialect/versions.js';
+import type { SqliteTable } from '../../inboxes/sqlite-dialect/versions.js';
 import { QueueError } from '../../errors/error.js';
 import { DEAD_LETTER_PAGE_LIMIT, DEFAULT_DEAD_LETTER_PAGE, checkDeadLetterId, checkPurgeOptions, checkReplayOptions, deadLetterOf, resealDeadLetter } from '../dead-letters.js';
 import type { DeadLetter, DeadLetters, ListDeadLettersOptions, ReplayDeadLettersOptions } from '../dead-letters.js';

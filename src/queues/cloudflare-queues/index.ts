@@ -33,7 +33,7 @@ import type { DeadLetter } from '../dead-letters.js';
 import type { CallbackJob } from '../../webhooks/job.js';
 import type { CallbackApplyOptions } from '../../webhooks/receiver/receiver.js';
 import { D1_DEAD_LETTERS_TABLE, deadLetterTable, deadLettersTableSql, jobText, quoteDeadLettersTable } from './dead-letters.js';
-import { migrateD1Table } from '../../inboxes/sqlite-versions.js';
+import { migrateD1Table } from '../../inboxes/sqlite-dialect/versions.js';
 import type { TableMigration } from '../../core/table-migration.js';
 import {
   CLOUDFLARE_QUEUE_OPTIONS,

@@ -31,8 +31,10 @@ import type { CallbackQueue, DeadLetter } from '../dead-letters.js';
 import type { CallbackJob } from '../../webhooks/job.js';
 import type { CallbackReceiver } from '../../webhooks/receiver/receiver.js';
 import type { PgBossJob, PgBossJobResult, PgBossLike, PgBossPolicy } from './boss.js';
-import { checkDeadLetterTable, deadLettersIn, historyOf, jobOf, keepDeadJob, pgBossJobData, storable } from './dead-letters.js';
-import type { DeadLetterStore } from './dead-letters.js';
+import { checkDeadLetterTable, deadLettersIn, keepDeadJob, storable } from '../postgres-dead-letters.js';
+import { historyOf, inTransaction, jobOf, pgBossJobData } from './job-data.js';
+import type { PgBossJobData } from './job-data.js';
+import type { DeadLetterStore } from '../postgres-dead-letters.js';
 import {
   DEFAULT_PGBOSS_BACKLOG_CHECK_SECONDS,
   DEFAULT_PGBOSS_BATCH_SIZE,
@@ -49,7 +51,8 @@ import {
   checkRetention,
 } from './options.js';
 import type { PgBossBacklog, PgBossQueueOptions, PgBossWorkOptions } from './options.js';
-import { deadLetterTableName } from './table.js';
+import { deadLetterTableName } from '../../postgres/dead-letter-table.js';
+import { PGBOSS_CREATE_DEAD_LETTER_TABLE, PGBOSS_DEAD_LETTER_TABLE } from './dead-letter-table.js';
 
 /** The workers {@link PgBossQueue.work} started. */
 export interface PgBossWorkers {
@@ -223,10 +226,13 @@ export function createPgBossQueue(options: PgBossQueueOptions): PgBossQueue {
   const store: DeadLetterStore = {
     pool,
     table: deadLetterTableName('createPgBossQueue', options),
+    definition: PGBOSS_DEAD_LETTER_TABLE,
+    create: PGBOSS_CREATE_DEAD_LETTER_TABLE,
     queue,
-    send: async (data, db) => {
+    send: async (replayed, client) => {
       await ready();
-      if ((await boss.send(queue, data, { ...jobPolicy, db })) === null) throw new QueueError(`payorch/pg-boss: pg-boss did not take the replayed job on ${queue}; nothing was replayed`);
+      const data: PgBossJobData = { job: replayed.job, history: replayed.history };
+      if ((await boss.send(queue, data, { ...jobPolicy, db: inTransaction(client) })) === null) throw new QueueError(`payorch/pg-boss: pg-boss did not take the replayed job on ${queue}; nothing was replayed`);
     },
   };
   const deadLetters = deadLettersIn(store);
@@ -308,13 +314,13 @@ export function createPgBossQueue(options: PgBossQueueOptions): PgBossQueue {
   };
 }
 
-export { createPgBossDeadLetterTable, pgBossDeadLetterTableSql, DEFAULT_PGBOSS_DEAD_LETTER_TABLE } from './table.js';
+export { createPgBossDeadLetterTable, pgBossDeadLetterTableSql, DEFAULT_PGBOSS_DEAD_LETTER_TABLE } from './dead-letter-table.js';
 export { DEFAULT_PGBOSS_QUEUE } from './options.js';
-export type { PgBossDeadLetterTableOptions } from './table.js';
+export type { PgBossDeadLetterTableOptions } from './dead-letter-table.js';
 export type { TableMigration } from '../../core/table-migration.js';
 export type { PgBossBacklog, PgBossQueueOptions, PgBossWorkOptions } from './options.js';
 export type { PgBossDatabase, PgBossJob, PgBossJobResult, PgBossLike, PgBossPolicy, PgBossQueueCounts, PgBossSendOptions, PgBossWorkerOptions } from './boss.js';
-export type { PgBossJobData } from './dead-letters.js';
-export type { PostgresClient, PostgresPool, PostgresQueryResult } from '../../inboxes/postgres/table.js';
+export type { PgBossJobData } from './job-data.js';
+export type { PostgresClient, PostgresPool, PostgresQueryResult } from '../../postgres/table.js';
 export type { CallbackQueue, DeadLetter, DeadLetterLife, DeadLetterPage, DeadLetters, ListDeadLettersOptions, PurgeDeadLettersOptions, ReplayDeadLettersOptions, ReplayedDeadLetters } from '../dead-letters.js';
 export { CallbackJobError, CallbackRetentionError, QueueError } from '../../errors/error.js';

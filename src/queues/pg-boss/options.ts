@@ -3,12 +3,12 @@
 import { declareOptions, METER_OPTION, TEN_YEARS_SECONDS } from '../../core/option-checks.js';
 import type { MeterLike } from '../../core/metrics.js';
 import { RequestValidationError } from '../../errors/error.js';
-import { POOL_OPTION, SCHEMA_OPTION } from '../../inboxes/postgres/table.js';
-import type { PostgresPool } from '../../inboxes/postgres/table.js';
+import { POOL_OPTION, SCHEMA_OPTION } from '../../postgres/table.js';
+import type { PostgresPool } from '../../postgres/table.js';
 import type { DeadLetter } from '../dead-letters.js';
 import type { CardStatusSource } from '../../webhooks/status-read.js';
 import type { PgBossLike } from './boss.js';
-import { DEAD_LETTER_TABLE_OPTION } from './table.js';
+import { DEAD_LETTER_TABLE_OPTION } from '../../postgres/dead-letter-table.js';
 
 /** Settings of `createPgBossQueue`. */
 export interface PgBossQueueOptions {

@@ -1,10 +1,10 @@
-import { DEFAULT_PGBOSS_DEAD_LETTER_TABLE, DEFAULT_PGBOSS_QUEUE } from 'payorch/pg-boss';
+import { DEFAULT_PGBOSS_QUEUE } from 'payorch/pg-boss';
 import type { DeadLetter } from 'payorch/bullmq';
 import { RequestValidationError } from 'payorch/webhooks';
 import type { ResealKeys } from 'payorch/webhooks';
-import { BULLMQ_DEFAULTS, DEAD_LETTER_PAGE_LIMIT } from '../cli-internals.js';
-import { openQueue, safeAddress } from './dead-letter-queues.js';
-import type { OpenQueue, QueueSettings } from './dead-letter-queues.js';
+import { DEAD_LETTER_PAGE_LIMIT } from '../cli-internals.js';
+import { ENGINES, openQueue, safeAddress } from './dead-letter-queues.js';
+import type { Engine, OpenQueue, QueueSettings } from './dead-letter-queues.js';
 import { numberFlag, rangeOf } from './flags.js';
 import { COMMON_OPTIONS, EXIT_FAILED, EXIT_OK, KEY_VARIABLES, OperationError, UsageError, emit, parse, printable, requireSetting, secretFromOptions, secretKeyHelp } from './io.js';
 import type { Command, Io } from './io.js';
@@ -26,18 +26,13 @@ and ioredis). A job's text is printed with its control characters escaped, and i
   purge <id>... | --before <time>  --yes
                             delete dead letters for good
 
-The engine: --engine, else the URL flag given (--database-url pg-boss, --redis-url BullMQ), else
-the variable set ($DATABASE_URL pg-boss, $REDIS_URL BullMQ); when both are set, --engine decides.
+The engine: --engine, else the URL flag given (${ENGINES.map((each) => `${each.url.flag} ${each.label}`).join(', ')}), else
+the variable set (${ENGINES.map((each) => `$${each.url.variable} ${each.label}`).join(', ')}); when both are set, --engine decides.
 
 Options:
-  --engine <name>          pg-boss or bullmq
+  --engine <name>          ${ENGINES.map((each) => each.name).join(' or ')}
   --queue <name>           the queue (default ${DEFAULT_PGBOSS_QUEUE}, both adapters' default)
-  --database-url <url>     pg-boss: its PostgreSQL (default $DATABASE_URL)
-  --table <name>           pg-boss: the dead letters' table, optionally schema.table
-                           (default ${DEFAULT_PGBOSS_DEAD_LETTER_TABLE})
-  --pg-boss-schema <name>  pg-boss: pg-boss's own schema, for replay (default pg-boss's, pgboss)
-  --redis-url <url>        BullMQ: its Redis (default $REDIS_URL)
-  --prefix <prefix>        BullMQ: the queue's key prefix (default ${BULLMQ_DEFAULTS.prefix})
+${ENGINES.flatMap(engineHelp).join('\n')}
   --limit <n>              list: dead letters per page (${rangeOf(DEAD_LETTER_PAGE_LIMIT)})
   --cursor <cursor>        list: the next page, as the page before printed it
   --all                    replay: every dead letter there is when it starts
@@ -65,6 +60,12 @@ Examples:
   payorch dead-letters replay --all --reseal provider --old-secret-key-file ./old-secret-key
   payorch dead-letters purge --before 2026-10-01 --yes`;
 
+/** An engine's lines of the usage: its URL flag and its own flags. */
+function engineHelp(engine: Engine): string[] {
+  const line = (flag: string, help: string): string => `  ${flag.padEnd(23)}  ${engine.label}: ${help}`;
+  return [line(`${engine.url.flag} <url>`, `${engine.url.help} (default $${engine.url.variable})`), ...Object.entries(engine.flags).map(([name, flag]) => line(`--${name} ${flag.value}`, flag.help))];
+}
+
 const ACTIONS = ['list', 'show', 'replay', 'purge'] as const;
 type Action = (typeof ACTIONS)[number];
 /** The parsed flags, whichever action's. */
@@ -74,11 +75,7 @@ const QUEUE_OPTIONS = {
   ...COMMON_OPTIONS,
   engine: { type: 'string' },
   queue: { type: 'string' },
-  'database-url': { type: 'string' },
-  table: { type: 'string' },
-  'pg-boss-schema': { type: 'string' },
-  'redis-url': { type: 'string' },
-  prefix: { type: 'string' },
+  ...Object.fromEntries(ENGINES.flatMap((engine) => [engine.url.flag.slice(2), ...Object.keys(engine.flags)]).map((name) => [name, { type: 'string' } as const])),
 } as const;
 
 // Each action takes its own options besides: `list --all` is refused as an unknown option.
@@ -112,28 +109,42 @@ function settingsOf(values: Values, io: Io): QueueSettings {
     const value = values[name];
     return typeof value === 'string' ? value : undefined;
   };
+  const names = ENGINES.map((each) => each.name);
   const given = text('engine');
-  if (given !== undefined && given !== 'pg-boss' && given !== 'bullmq') throw new UsageError(`--engine must be pg-boss or bullmq, not ${JSON.stringify(given)}${didYouMean(given, ['pg-boss', 'bullmq'])}`);
-  const databaseUrl = text('database-url');
-  const redisUrl = text('redis-url');
-  if (databaseUrl !== undefined && redisUrl !== undefined) throw new UsageError('--database-url is for pg-boss and --redis-url for BullMQ: give the one of your queue');
-  let engine: 'pg-boss' | 'bullmq' | undefined = given ?? (databaseUrl !== undefined ? 'pg-boss' : redisUrl !== undefined ? 'bullmq' : undefined);
-  if (engine === undefined) {
-    const fromDatabase = (io.env['DATABASE_URL'] ?? '') !== '';
-    const fromRedis = (io.env['REDIS_URL'] ?? '') !== '';
-    if (fromDatabase && fromRedis) throw new UsageError('both $DATABASE_URL and $REDIS_URL are set: choose the engine with --engine pg-boss or --engine bullmq');
-    if (!fromDatabase && !fromRedis) throw new UsageError('which queue? give --database-url <url> (pg-boss) or --redis-url <url> (BullMQ), or set $DATABASE_URL or $REDIS_URL');
-    engine = fromDatabase ? 'pg-boss' : 'bullmq';
+  if (given !== undefined && !names.includes(given)) throw new UsageError(`--engine must be ${names.join(' or ')}, not ${JSON.stringify(given)}${didYouMean(given, names)}`);
+  // The engines whose URL flag was given, then whose variable is set: one of them is the engine.
+  const byFlag = ENGINES.filter((each) => text(each.url.flag.slice(2)) !== undefined);
+  const byVariable = ENGINES.filter((each) => (io.env[each.url.variable] ?? '') !== '');
+  const urls = new Set(byFlag.map((each) => each.url.flag));
+  if (urls.size > 1) {
+    const of = (url: string): string => byFlag.filter((each) => each.url.flag === url).map((each) => each.label).join(' or ');
+    throw new UsageError(`${[...urls].map((url, index) => `${url}${index === 0 ? ' is' : ''} for ${of(url)}`).join(' and ')}: give the one of your queue`);
   }
-  const others = (engine === 'pg-boss' ? ['redis-url', 'prefix'] : ['database-url', 'table', 'pg-boss-schema']).filter((name) => values[name] !== undefined);
-  if (others.length > 0) throw new UsageError(`${others.map((name) => `--${name}`).join(' and ')} ${others.length > 1 ? 'are' : 'is'} not for ${engine === 'pg-boss' ? 'pg-boss' : 'BullMQ'}, the engine here`);
-  const [flag, variable] = engine === 'pg-boss' ? ['--database-url', 'DATABASE_URL'] : ['--redis-url', 'REDIS_URL'];
-  const url = requireSetting(engine === 'pg-boss' ? databaseUrl : redisUrl, io, flag, variable);
+  let engine = ENGINES.find((each) => each.name === given);
+  if (engine === undefined) {
+    const candidates = byFlag.length > 0 ? byFlag : byVariable;
+    if (candidates.length > 1) {
+      throw new UsageError(
+        byFlag.length > 0
+          ? `${[...urls].join()} is for ${candidates.map((each) => each.label).join(' and ')}: choose the engine with ${candidates.map((each) => `--engine ${each.name}`).join(' or ')}`
+          : `both ${candidates.map((each) => `$${each.url.variable}`).join(' and ')} are set: choose the engine with ${candidates.map((each) => `--engine ${each.name}`).join(' or ')}`,
+      );
+    }
+    engine = candidates[0];
+    if (engine === undefined) {
+      throw new UsageError(`which queue? give ${ENGINES.map((each) => `${each.url.flag} <url> (${each.label})`).join(' or ')}, or set ${[...new Set(ENGINES.map((each) => `$${each.url.variable}`))].join(' or ')}`);
+    }
+  }
+  const own = engine;
+  const others = [...new Set(ENGINES.filter((each) => each !== own).flatMap((each) => [each.url.flag.slice(2), ...Object.keys(each.flags)]))]
+    .filter((name) => name !== own.url.flag.slice(2) && !(name in own.flags))
+    .filter((name) => values[name] !== undefined);
+  if (others.length > 0) throw new UsageError(`${others.map((name) => `--${name}`).join(' and ')} ${others.length > 1 ? 'are' : 'is'} not for ${own.label}, the engine here`);
+  const { flag, variable } = own.url;
+  const url = requireSetting(text(flag.slice(2)), io, flag, variable);
   // Not echoed: a URL holds the password.
-  if (!URL.canParse(url)) throw new UsageError(`${flag} (or $${variable}) is not a URL, for example ${engine === 'pg-boss' ? 'postgres://user:password@host:5432/database' : 'redis://:password@host:6379'}`);
-  return engine === 'pg-boss'
-    ? { engine, url, queue: text('queue') ?? DEFAULT_PGBOSS_QUEUE, table: text('table'), bossSchema: text('pg-boss-schema') }
-    : { engine, url, queue: text('queue') ?? BULLMQ_DEFAULTS.queue, prefix: text('prefix') ?? BULLMQ_DEFAULTS.prefix };
+  if (!URL.canParse(url)) throw new UsageError(`${flag} (or $${variable}) is not a URL, for example ${own.url.example}`);
+  return { engine: own, url, queue: text('queue') ?? own.defaultQueue, flags: Object.fromEntries(Object.keys(own.flags).map((name) => [name, text(name)])) };
 }
 
 /** A time a person writes: an ISO 8601 date (UTC midnight), or a date and time with its offset. */

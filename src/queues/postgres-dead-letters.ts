@@ -1,17 +1,17 @@
-// The dead letters of one pg-boss queue, in a table of the merchant's PostgreSQL: kept by the
-// worker, listed, replayed and purged by a person. No pg-boss retention reaches the table.
-import { checkOptions, declareOptions } from '../../core/option-checks.js';
-import { DEAD_LETTER_PAGE_LIMIT, DEFAULT_DEAD_LETTER_PAGE, checkDeadLetterId, checkPurgeOptions, checkReplayOptions, deadLetterOf, resealDeadLetter, storedHistory, storedLife } from '../dead-letters.js';
-import type { StoredLife } from '../dead-letters.js';
-import type { DeadLetter, DeadLetters, ListDeadLettersOptions, PurgeDeadLettersOptions, ReplayDeadLettersOptions } from '../dead-letters.js';
-import type { PostgresClient, PostgresPool } from '../../inboxes/postgres/table.js';
-import type { CallbackJob } from '../../webhooks/job.js';
-import type { PgBossDatabase } from './boss.js';
-import { checkPostgresTable } from '../../inboxes/postgres/versions.js';
-import { PGBOSS_DEAD_LETTER_TABLE } from './table.js';
+// The dead letters of one queue of a PostgreSQL engine (pg-boss), in a table of the merchant's
+// PostgreSQL: kept by the worker, listed, replayed and purged by a person. No retention of the
+// engine's reaches the table. The engine sends a replayed job, in the transaction that deletes it.
+import { checkOptions, declareOptions } from '../core/option-checks.js';
+import { DEAD_LETTER_PAGE_LIMIT, DEFAULT_DEAD_LETTER_PAGE, checkDeadLetterId, checkPurgeOptions, checkReplayOptions, deadLetterOf, resealDeadLetter, storedHistory, storedLife } from './dead-letters.js';
+import type { StoredLife } from './dead-letters.js';
+import type { DeadLetter, DeadLetters, ListDeadLettersOptions, PurgeDeadLettersOptions, ReplayDeadLettersOptions } from './dead-letters.js';
+import type { PostgresClient, PostgresPool } from '../postgres/table.js';
+import type { CallbackJob } from '../webhooks/job.js';
+import { checkPostgresTable } from '../postgres/versions.js';
+import type { PostgresTable } from '../postgres/versions.js';
 
 /** How many dead letters one replay sends at most: one transaction of PostgreSQL's, kept short. */
-export const PGBOSS_REPLAY_BATCH = 100;
+export const POSTGRES_REPLAY_BATCH = 100;
 
 export const LIST_OPTIONS = declareOptions<ListDeadLettersOptions>()([
   DEAD_LETTER_PAGE_LIMIT,
@@ -23,18 +23,27 @@ export interface DeadLetterStore {
   readonly pool: PostgresPool;
   /** The table's name with its schema, once resolved. */
   readonly table: (client: PostgresClient) => Promise<string>;
-  /** The pg-boss queue the dead letters died on, and are replayed to. */
+  /** The table's versions and refusals, naming the adapter (deadLetterTable). */
+  readonly definition: PostgresTable;
+  /** How to create the table, as the refusal of a missing one says. */
+  readonly create: string;
+  /** The engine's queue the dead letters died on, and are replayed to. */
   readonly queue: string;
-  /**
-   * Sends a job to `queue` inside the transaction of `db` (pg-boss's `send` with its `db` option),
-   * as pg-boss keeps it: `data` is {@link pgBossJobData}'s.
-   */
-  readonly send: (data: object, db: PgBossDatabase) => Promise<unknown>;
+  /** Sends a replayed job to `queue` inside the open transaction of `client`. */
+  readonly send: (job: ReplayedJob, client: PostgresClient) => Promise<unknown>;
+}
+
+/** A dead letter as a replay sends it back to its engine's queue. */
+export interface ReplayedJob {
+  /** The job's JSON text, as it was sealed (or re-sealed). */
+  readonly job: string;
+  /** Its lives so far, the one just ended last: the engine keeps them beside the job, never inside it. */
+  readonly history: readonly StoredLife[];
 }
 
 /** A dead job as the worker keeps it. */
 export interface DeadJob {
-  /** The pg-boss id of the job that died. */
+  /** The engine's id of the job that died. */
   readonly id: string;
   readonly job: unknown;
   readonly attempts: number;
@@ -44,46 +53,10 @@ export interface DeadJob {
 }
 
 /**
- * A job as payorch keeps it in pg-boss: its JSON text in a string. pg-boss keeps data in `jsonb`,
- * which refuses `\u0000` and lone surrogates even inside a string, while a callback's free-text
- * fields (a name) may hold them and still verify. Escaped once more inside a string, the JSON
- * holds neither, and comes back to the worker as the receiver made it.
- */
-export interface PgBossJobData {
-  /** The job's JSON (`JSON.stringify`). */
-  readonly job: string;
-  /**
-   * A replayed dead letter's earlier lives (attempts, last error, death in ms since 1970), beside
-   * the sealed job, which stays as it was sealed.
-   */
-  readonly history?: readonly { readonly attempts: number; readonly lastError: string; readonly deadAt: number }[] | undefined;
-}
-
-/**
  * Text PostgreSQL can keep in a text or jsonb column: each NUL and lone surrogate made U+FFFD. For
  * what payorch writes of its own (an error), never for a job, which must stay as it was sealed.
  */
 export const storable = (text: string): string => text.replace(/\0|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
-
-/** The data pg-boss keeps of `job`. */
-export const pgBossJobData = (job: unknown): PgBossJobData => ({ job: JSON.stringify(job) });
-
-/** The earlier lives a pg-boss job's data carries (none for a job never replayed). */
-export const historyOf = (data: unknown): StoredLife[] => (typeof data === 'object' && data !== null ? storedHistory((data as Partial<Record<'history', unknown>>).history) : []);
-
-/**
- * The job a pg-boss job's data holds. Data of another shape (a job sent to the queue as it is) is
- * the job itself, and text that is not JSON is given as it is: `apply` refuses both unless sealed.
- */
-export function jobOf(data: unknown): unknown {
-  if (typeof data !== 'object' || data === null || typeof (data as Partial<PgBossJobData>).job !== 'string') return data;
-  const text = (data as PgBossJobData).job;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
-  }
-}
 
 interface Row {
   readonly seq: string;
@@ -97,8 +70,15 @@ interface Row {
   readonly history: string | null;
 }
 
-/** The job of a row: parsed from its JSON text, or as list read it. */
-const jobIn = (job: unknown): unknown => (typeof job === 'string' ? jobOf({ job }) : job);
+/** The job of a row: parsed from its JSON text (text that is not JSON as it is: `apply` refuses it), or as list read it. */
+function jobIn(job: unknown): unknown {
+  if (typeof job !== 'string') return job;
+  try {
+    return JSON.parse(job) as unknown;
+  } catch {
+    return job;
+  }
+}
 
 const shown = (row: Row): DeadLetter => deadLetterOf(jobIn(row.job), { id: row.id, attempts: row.attempts, lastError: row.last_error, deadAt: new Date(row.dead_at), history: row.history });
 
@@ -120,7 +100,7 @@ async function withClient<T>(store: DeadLetterStore, use: (client: PostgresClien
   try {
     const table = await store.table(client);
     if (!checked.has(store)) {
-      await checkPostgresTable(client, PGBOSS_DEAD_LETTER_TABLE, table, 'createPgBossDeadLetterTable, or pgBossDeadLetterTableSql() in your migrations, before starting the workers');
+      await checkPostgresTable(client, store.definition, table, store.create);
       checked.add(store);
     }
     return await use(client, table);
@@ -132,8 +112,8 @@ async function withClient<T>(store: DeadLetterStore, use: (client: PostgresClien
 const rowsOf = (result: { readonly rows?: readonly unknown[] | undefined }): Row[] => (result.rows ?? []) as Row[];
 
 /**
- * Keeps a dead job, once: a second keep of the same pg-boss id (the worker kept it, then died
- * before pg-boss heard, and pg-boss's dead-letter queue brought it again) changes nothing.
+ * Keeps a dead job, once: a second keep of the same id (the worker kept it, then died before the
+ * engine heard, and the engine brought it again) changes nothing.
  * @returns the dead letter kept now, or `undefined` when it was kept before
  */
 export async function keepDeadJob(store: DeadLetterStore, dead: DeadJob): Promise<DeadLetter | undefined> {
@@ -182,7 +162,7 @@ export function deadLettersIn(store: DeadLetterStore): DeadLetters {
     },
 
     async replay(options?: ReplayDeadLettersOptions) {
-      const { ids, reseal } = checkReplayOptions(options, PGBOSS_REPLAY_BATCH);
+      const { ids, reseal } = checkReplayOptions(options, POSTGRES_REPLAY_BATCH);
       const which = ids === undefined ? '' : ' AND id = ANY($2::text[])';
       const values = ids === undefined ? [store.queue] : [store.queue, ids];
       return withClient(store, async (client, table) => {
@@ -190,16 +170,15 @@ export function deadLettersIn(store: DeadLetterStore): DeadLetters {
         let replayed: number;
         try {
           // Claimed for this transaction: a replay running at once skips them, and a purge waits.
-          const claimed = rowsOf(await client.query(`SELECT seq::text, id, job, attempts, last_error, dead_at, history FROM ${table} WHERE queue = $1${which} ORDER BY seq LIMIT ${PGBOSS_REPLAY_BATCH} FOR UPDATE SKIP LOCKED`, values));
+          const claimed = rowsOf(await client.query(`SELECT seq::text, id, job, attempts, last_error, dead_at, history FROM ${table} WHERE queue = $1${which} ORDER BY seq LIMIT ${POSTGRES_REPLAY_BATCH} FOR UPDATE SKIP LOCKED`, values));
           // Every job re-sealed before any is sent: a refusal sends nothing.
           // Each carries its lives so far, this one added: a job that dies again shows them all.
-          const jobs = claimed.map((row): PgBossJobData => ({
-            job: reseal === undefined ? (row.job as string) : pgBossJobData(resealDeadLetter(row.id, jobIn(row.job), reseal)).job,
+          const jobs = claimed.map((row): ReplayedJob => ({
+            job: reseal === undefined ? (row.job as string) : JSON.stringify(resealDeadLetter(row.id, jobIn(row.job), reseal)),
             history: [...storedHistory(row.history), storedLife(row.attempts, row.last_error, new Date(row.dead_at).getTime())],
           }));
           // Sent in the transaction that deletes them: both are committed, or neither.
-          const db: PgBossDatabase = { executeSql: async (text, sqlValues) => ({ rows: [...((await client.query(text, sqlValues)).rows ?? [])] }) };
-          for (const job of jobs) await store.send(job, db);
+          for (const job of jobs) await store.send(job, client);
           if (claimed.length > 0) await client.query(`DELETE FROM ${table} WHERE queue = $1 AND id = ANY($2::text[])`, [store.queue, claimed.map((row) => row.id)]);
           await client.query('COMMIT');
           replayed = claimed.length;

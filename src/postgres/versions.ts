@@ -2,9 +2,9 @@
 // on first use, created or migrated in place. The version is recorded in `payorch_schema`, in the
 // table's schema; the columns are read from the catalog. A migration runs in one transaction under
 // an advisory lock, as pg-boss migrates its own schema: instances that start at once migrate once.
-import type { TableMigration } from '../../core/table-migration.js';
-import { currentVersion, earlierMessage, judgeTable, missingMessage } from '../../internal/table-versions.js';
-import type { TableState, VersionedTable } from '../../internal/table-versions.js';
+import type { TableMigration } from '../core/table-migration.js';
+import { currentVersion, earlierMessage, judgeTable, missingMessage } from '../internal/table-versions.js';
+import type { TableState, VersionedTable } from '../internal/table-versions.js';
 
 /** The parts of a pg client these use (pg's `PoolClient` fits). */
 interface Client {

@@ -4,9 +4,9 @@
 // transaction, which fails as a whole unless the table is still at the version it starts from: a
 // second run at once (another isolate, a migration applied twice) changes nothing. The same
 // statements are what `payorch migrate d1-inbox --from <version>` prints for wrangler.
-import type { TableMigration } from '../core/table-migration.js';
-import { currentVersion, earlierMessage, judgeTable, missingMessage } from '../internal/table-versions.js';
-import type { TableState, TableVerdict, VersionedTable } from '../internal/table-versions.js';
+import type { TableMigration } from '../../core/table-migration.js';
+import { currentVersion, earlierMessage, judgeTable, missingMessage } from '../../internal/table-versions.js';
+import type { TableState, TableVerdict, VersionedTable } from '../../internal/table-versions.js';
 
 /** A table of SQLite: its versions, the SQL that creates the current one, its refusal. */
 export interface SqliteTable extends VersionedTable {

@@ -1,11 +1,11 @@
 // The SQL that the two SQLite inboxes share, D1 (payorch/d1) and a Durable Object's storage
 // (payorch/durable-object): one table, one read, one claim, one prune. Not importable by users:
 // each entry wraps it in the transaction its platform offers.
-import { CallbackRetentionError, InboxError } from '../errors/error.js';
-import { checkValue, TEN_YEARS_SECONDS } from '../core/option-checks.js';
-import type { OptionDeclaration } from '../core/option-checks.js';
-import type { CallbackKey } from './inbox.js';
-import type { SqliteTable } from './sqlite-versions.js';
+import { CallbackRetentionError, InboxError } from '../../errors/error.js';
+import { checkValue, TEN_YEARS_SECONDS } from '../../core/option-checks.js';
+import type { OptionDeclaration } from '../../core/option-checks.js';
+import type { CallbackKey } from '../inbox.js';
+import type { SqliteTable } from './versions.js';
 
 /** The table of applied keys when none is named. */
 const DEFAULT_SQLITE_INBOX_TABLE = 'payorch_callback_inbox';
