@@ -36,7 +36,10 @@ export interface InboxContractVersions<TContext extends CallbackInboxContext = C
    * current version as your deployment would: the cases call it from two instances at once. An
    * inbox that migrates on first use gives a `migrate` that does nothing.
    */
-  earlier(applied: readonly CallbackKey[]): Promise<InboxContractStore<TContext> & { migrate(): Promise<unknown> }>;
+  earlier(applied: readonly CallbackKey[]): Promise<InboxContractStore<TContext> & {
+    /** Brings the table to the current version, as your deployment would. */
+    migrate(): Promise<unknown>;
+  }>;
   /** A store whose table records a version later than the inbox knows, as a later release leaves it. */
   later(): Promise<InboxContractStore<TContext>>;
   /** A store whose table has one more NOT NULL column than its version, added by hand. */
