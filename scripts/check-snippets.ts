@@ -1,7 +1,9 @@
-import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
 import { ENTRIES } from './entries.mjs';
+import { exampleTags, filesUnder, lineOf, markdownBlocks } from './snippet-sources.js';
+import type { Snippet } from './snippet-sources.js';
 
 /*
  * Every ```ts block of README.md and docs/**\/*.md, and every @example of the published
@@ -20,52 +22,16 @@ import { ENTRIES } from './entries.mjs';
 const root = join(import.meta.dirname, '..');
 const cache = join(root, 'node_modules/.cache/snippets');
 
-interface Snippet {
-  readonly source: string;
-  /** The source line of the block's first line of code. */
-  readonly line: number;
-  readonly code: string;
-}
+/** The ```ts block of each `@example` (a one-line sample value is checked by valueExamples). */
+const exampleBlocks = (file: string): Snippet[] =>
+  exampleTags(file).flatMap(({ fenced }) => (fenced !== undefined && ['', 'ts', 'typescript'].includes(fenced.language) ? [{ source: fenced.source, line: fenced.line, code: fenced.code }] : []));
 
-const filesUnder = (directory: string, suffix: string): string[] =>
-  readdirSync(join(root, directory), { recursive: true, encoding: 'utf8' })
-    .filter((name) => name.endsWith(suffix) && !name.startsWith('api/'))
-    .map((name) => join(directory, name));
-
-const lineOf = (text: string, index: number): number => text.slice(0, index).split('\n').length;
-
-function markdownBlocks(file: string): Snippet[] {
-  const text = readFileSync(join(root, file), 'utf8');
-  return [...text.matchAll(/^```(?:ts|typescript)[ \t]*\n([\s\S]*?)^```/gm)].map((match) => ({ source: file, line: lineOf(text, match.index) + 1, code: match[1] ?? '' }));
-}
-
-/** The code of each `@example` tag: the fenced block, or the tag's text when it has no fence. */
-function exampleBlocks(file: string): Snippet[] {
-  const text = readFileSync(join(root, file), 'utf8');
-  const snippets: Snippet[] = [];
-  for (const comment of text.matchAll(/\/\*\*[\s\S]*?\*\//g)) {
-    const lines = comment[0].split('\n').map((line) => line.replace(/^\s*\/?\*+\/?\s?/, ''));
-    lines.forEach((line, index) => {
-      if (!line.startsWith('@example')) return;
-      const rest = lines.slice(index + 1);
-      const end = rest.findIndex((each) => each.startsWith('@'));
-      const body = (end < 0 ? rest : rest.slice(0, end)).join('\n');
-      const fenced = /```(?:ts|typescript)?\n([\s\S]*?)```/.exec(body);
-      // A one-line value after the tag (`@example 30_000`) is a sample value, checked by valueExamples.
-      if (fenced === null) return;
-      const first = lineOf(text, comment.index) + index + 1 + lineOf(body, fenced.index);
-      snippets.push({ source: file, line: first, code: fenced[1] ?? '' });
-    });
-  }
-  return snippets;
-}
-
-const guides = ['README.md', ...filesUnder('docs', '.md')].flatMap(markdownBlocks);
+const guides = ['README.md', ...filesUnder('docs', ['.md'])].flatMap((file) => markdownBlocks(file, ['ts', 'typescript']));
 // An example is compiled as published (dist), and reported where it is written (src).
-const written = new Map(filesUnder('src', '.ts').flatMap(exampleBlocks).map((snippet) => [snippet.code, snippet]));
+const written = new Map(filesUnder('src', ['.ts']).flatMap(exampleBlocks).map((snippet) => [snippet.code, snippet]));
 // Each chunk's declarations appear once per format; the ESM declarations are enough.
 const seen = new Set<string>();
-const examples = filesUnder('dist', '.d.ts')
+const examples = filesUnder('dist', ['.d.ts'])
   .flatMap(exampleBlocks)
   .filter(({ code }) => !seen.has(code) && seen.add(code))
   .map((snippet) => written.get(snippet.code) ?? snippet);
@@ -138,7 +104,7 @@ function valueExamples(file: string): ValueExample[] {
 /** Where an example is written in src/: after its owner's declaration, else the dist/ line. */
 function writtenAt(example: ValueExample): Pick<Snippet, 'source' | 'line'> {
   const owner = example.owner.split('.')[0] ?? '';
-  for (const file of filesUnder('src', '.ts')) {
+  for (const file of filesUnder('src', ['.ts'])) {
     const text = readFileSync(join(root, file), 'utf8');
     const declared = new RegExp(`(?:interface|class) ${owner}\\b`).exec(text);
     const at = declared === null ? -1 : text.indexOf(`@example ${example.code.split('\n')[0]}`, declared.index);
@@ -148,7 +114,7 @@ function writtenAt(example: ValueExample): Pick<Snippet, 'source' | 'line'> {
 }
 
 const valueSeen = new Set<string>();
-const values = filesUnder('dist', '.d.ts')
+const values = filesUnder('dist', ['.d.ts'])
   .flatMap(valueExamples)
   .filter(({ owner, code }) => !valueSeen.has(`${owner} ${code}`) && valueSeen.add(`${owner} ${code}`))
   .map((example) => ({ ...example, ...writtenAt(example) }));

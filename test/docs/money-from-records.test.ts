@@ -1,6 +1,6 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { exampleTags, filesUnder, markdownBlocks, readSource } from '../../scripts/snippet-sources.js';
+import type { Snippet } from '../../scripts/snippet-sources.js';
 
 /*
  * A callback's hash covers tracking_code, status and timestamp only (spec 5.3): anyone who can
@@ -10,50 +10,15 @@ import { describe, expect, test } from 'vitest';
  * amount with the merchant's own record (its order row, its ceiling, the card's status).
  */
 
-const root = join(import.meta.dirname, '../..');
-
-interface Snippet {
-  readonly source: string;
-  readonly line: number;
-  readonly code: string;
-}
-
-const filesUnder = (directory: string, suffixes: readonly string[]): string[] =>
-  readdirSync(join(root, directory), { recursive: true, encoding: 'utf8' })
-    .filter((name) => suffixes.some((suffix) => name.endsWith(suffix)))
-    .map((name) => join(directory, name));
-
-const lineOf = (text: string, index: number): number => text.slice(0, index).split('\n').length;
-
-function markdownBlocks(file: string): Snippet[] {
-  const text = readFileSync(join(root, file), 'utf8');
-  return [...text.matchAll(/^```(?:ts|typescript|js|javascript|sql)[ \t]*\n([\s\S]*?)^```/gm)].map((match) => ({ source: file, line: lineOf(text, match.index) + 1, code: match[1] ?? '' }));
-}
-
-/** Each `@example` of a doc comment: its fenced block, or the tag's text when it has no fence. */
-function exampleBlocks(file: string): Snippet[] {
-  const text = readFileSync(join(root, file), 'utf8');
-  const snippets: Snippet[] = [];
-  for (const comment of text.matchAll(/\/\*\*[\s\S]*?\*\//g)) {
-    const lines = comment[0].split('\n').map((line) => line.replace(/^\s*\/?\*+\/?\s?/, ''));
-    lines.forEach((line, index) => {
-      if (!line.startsWith('@example')) return;
-      const rest = [line.slice('@example'.length), ...lines.slice(index + 1)];
-      const end = rest.findIndex((each, at) => at > 0 && each.startsWith('@'));
-      const body = (end < 0 ? rest : rest.slice(0, end)).join('\n');
-      const fenced = /```\w*\n([\s\S]*?)```/.exec(body);
-      snippets.push({ source: file, line: lineOf(text, comment.index) + index, code: fenced?.[1] ?? body });
-    });
-  }
-  return snippets;
-}
+/** The code of each `@example`: its fenced block, or the tag's text when it has no fence. */
+const exampleBlocks = (file: string): Snippet[] => exampleTags(file).map(({ source, line, text, fenced }) => fenced ?? { source, line, code: text });
 
 /** Every snippet a reader may copy. */
 export function snippets(): Snippet[] {
   return [
-    ...['README.md', ...filesUnder('docs', ['.md'])].flatMap(markdownBlocks),
+    ...['README.md', ...filesUnder('docs', ['.md'])].flatMap((file) => markdownBlocks(file, ['ts', 'typescript', 'js', 'javascript', 'sql'])),
     ...filesUnder('src', ['.ts']).flatMap(exampleBlocks),
-    ...filesUnder('examples', ['.ts', '.js', '.mjs']).map((file) => ({ source: file, line: 1, code: readFileSync(join(root, file), 'utf8') })),
+    ...filesUnder('examples', ['.ts', '.js', '.mjs']).map((file) => ({ source: file, line: 1, code: readSource(file) })),
   ];
 }
 
