@@ -238,11 +238,9 @@ test('with Redis down, enqueue and onError say the queue is unreachable and that
     expect(isPayorchError(told[0], QueueError)).toBe(true);
     expect(told[0]).toMatchObject({ message: expect.stringMatching(/Redis is unreachable.*\(Stream isn't writeable and enableOfflineQueue options is false\)$/) });
 
-    // A minute on, the next reconnect is told again, with the count since.
-    const before = raw;
+    // A minute on, the next connection error (the queue's or a worker's) is told again, with the count since.
     vi.setSystemTime(Date.now() + 61_000);
     await waitFor(() => heard.length === 2, 10_000, 'the report of the next minute');
-    expect(raw).toBeGreaterThan(before);
     expect(heard[1]?.message).toMatch(/; \d+ connection errors? in the last minute\)\. Told at most once a minute while it lasts\.$/);
   } finally {
     vi.useRealTimers();
