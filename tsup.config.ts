@@ -10,26 +10,61 @@ type EsbuildPlugin = NonNullable<Options['esbuildPlugins']>[number];
 type TsupPlugin = NonNullable<Options['plugins']>[number];
 
 // The modules payorch/webhooks is made of (errors, verification, the receiver, their helpers) are
-// built first into one file, dist/webhooks/core.js, exporting every name of every one of them.
-// Every entry, payorch/webhooks included, then imports them from that file instead of carrying
-// them in chunks of its own. So a receiver's cold start loads two modules, not the seven that code
-// splitting cut them into; the package holds one copy of the error classes, `instanceof` across
-// every entry; and nothing is bundled twice.
+// built first into two files: dist/webhooks/core.js, what importing it runs, and
+// dist/webhooks/receive.js, what only a receiver's requests run (src/webhooks/receiver/receive-path.ts,
+// which the receiver imports with `import()` on its first request, and the modules only it
+// reaches). Each file exports every name of every one of its modules, and imports the other's names
+// from it. Every entry, payorch/webhooks included, then imports them from those files instead of
+// carrying them in chunks of its own. So a receiver's cold start loads two modules, not the seven
+// that code splitting cut them into; the package holds one copy of the error classes, `instanceof`
+// across every entry; and nothing is bundled twice.
 const WEBHOOKS_ENTRY = resolve(entry('payorch/webhooks').source);
-const CORE_SOURCES = new Set(
-  Object.keys(buildSync({ entryPoints: [WEBHOOKS_ENTRY], bundle: true, write: false, metafile: true, platform: 'neutral', format: 'esm', logLevel: 'silent' }).metafile.inputs)
-    .map((file) => resolve(file))
-    .filter((file) => file !== WEBHOOKS_ENTRY),
-);
+const RECEIVE_PATH = resolve('src/webhooks/receiver/receive-path.ts');
+// Every module the library is built from, with what each imports statically and dynamically.
+const GRAPH = buildSync({
+  entryPoints: [...PACKAGE_ENTRIES.map((each) => each.source), 'src/tools/cli-internals.ts', RECEIVE_PATH],
+  bundle: true,
+  write: false,
+  metafile: true,
+  outdir: 'unused',
+  platform: 'neutral',
+  format: 'esm',
+  packages: 'external',
+  logLevel: 'silent',
+}).metafile.inputs;
+// The modules reached from `starts`, the receive path's `import()` not followed.
+function reached(starts: readonly string[]): Set<string> {
+  const found = new Set<string>();
+  const visit = (file: string): void => {
+    if (found.has(resolve(file))) return;
+    found.add(resolve(file));
+    for (const each of GRAPH[file]?.imports ?? []) if (each.external !== true && !(each.kind === 'dynamic-import' && resolve(each.path) === RECEIVE_PATH)) visit(each.path);
+  };
+  for (const start of starts) visit(relative('.', start));
+  return found;
+}
+// The receive path's modules that another entry also imports statically (the transport's spans)
+// stay in the core file, which that entry loads anyway.
+const RECEIVE_REACHES = reached([RECEIVE_PATH]);
+const OTHERS_REACH = reached([...PACKAGE_ENTRIES.map((each) => each.source), 'src/tools/cli-internals.ts']);
+const CORE_SOURCES = new Set([...reached([WEBHOOKS_ENTRY]), ...[...RECEIVE_REACHES].filter((file) => OTHERS_REACH.has(file))].filter((file) => file !== WEBHOOKS_ENTRY));
+const RECEIVE_SOURCES = new Set([...RECEIVE_REACHES].filter((file) => !CORE_SOURCES.has(file)));
 // Generated, so that no list of those modules is kept by hand.
 const CORE_ENTRY = resolve('node_modules/.cache/payorch-build/webhooks-core.ts');
+const RECEIVE_ENTRY = resolve('node_modules/.cache/payorch-build/webhooks-receive.ts');
 mkdirSync(dirname(CORE_ENTRY), { recursive: true });
-writeFileSync(CORE_ENTRY, [...CORE_SOURCES].map((file) => `export * from ${JSON.stringify(file)};\n`).join(''));
+for (const [file, sources] of [[CORE_ENTRY, CORE_SOURCES], [RECEIVE_ENTRY, RECEIVE_SOURCES]] as const) {
+  writeFileSync(file, [...sources].map((source) => `export * from ${JSON.stringify(source)};\n`).join(''));
+}
+/** The placeholder of the built file that holds `source`, if one of them does. */
+function builtFileOf(source: string): 'payorch:webhooks-core' | 'payorch:webhooks-receive' | undefined {
+  return CORE_SOURCES.has(source) ? 'payorch:webhooks-core' : RECEIVE_SOURCES.has(source) ? 'payorch:webhooks-receive' : undefined;
+}
 // The specifiers those imports (and the command's, see importLibrary) leave the bundler with, made
 // relative to each output file below by linkBuilt. payorch re-exports payorch/webhooks' names from
 // its built file too, so that file stays a list of names over the core rather than a chunk shared
 // with payorch.
-const PLACEHOLDERS = { 'payorch:webhooks-core': 'webhooks/core', 'payorch:webhooks-entry': entry('payorch/webhooks').out, 'payorch:cli-internals': 'internal/cli' } as const;
+const PLACEHOLDERS = { 'payorch:webhooks-core': 'webhooks/core', 'payorch:webhooks-receive': 'webhooks/receive', 'payorch:webhooks-entry': entry('payorch/webhooks').out, 'payorch:cli-internals': 'internal/cli' } as const;
 
 // The library's entries (payorch, payorch/sandbox, …): package.json `exports`, the one list of them
 // (scripts/entries.mjs). dist/ mirrors src/, so each is built to the path `exports` names from
@@ -53,7 +88,24 @@ const importCore: EsbuildPlugin = {
       if (args.kind === 'entry-point') return undefined;
       const target = resolve(args.resolveDir, args.path).replace(/\.js$/, '.ts');
       if (target === WEBHOOKS_ENTRY) return { path: 'payorch:webhooks-entry', external: true };
-      return CORE_SOURCES.has(target) ? { path: 'payorch:webhooks-core', external: true } : undefined;
+      const built = builtFileOf(target);
+      return built === undefined ? undefined : { path: built, external: true };
+    });
+  },
+};
+
+// The two files of payorch/webhooks' modules: an import from a module of one file of a module of
+// the other is an import of that file (the receive path's names from the core; the receiver's
+// `import()` of the receive path), so that each module is in one of them.
+const splitWebhooks: EsbuildPlugin = {
+  name: 'split-webhooks',
+  setup(build) {
+    build.onResolve({ filter: /^\.\.?\// }, (args) => {
+      if (args.kind === 'entry-point') return undefined;
+      const target = resolve(args.resolveDir, args.path).replace(/\.js$/, '.ts');
+      const importer = args.importer === CORE_ENTRY ? 'payorch:webhooks-core' : args.importer === RECEIVE_ENTRY ? 'payorch:webhooks-receive' : builtFileOf(args.importer);
+      const built = builtFileOf(target);
+      return built === undefined || built === importer ? undefined : { path: built, external: true };
     });
   },
 };
@@ -72,7 +124,8 @@ const importLibrary: EsbuildPlugin = {
       if (args.kind === 'entry-point') return undefined;
       const target = resolve(args.resolveDir, args.path).replace(/\.js$/, '.ts');
       if (target === CLI_INTERNALS) return { path: 'payorch:cli-internals', external: true };
-      if (CORE_SOURCES.has(target)) return { path: 'payorch:webhooks-core', external: true };
+      const built = builtFileOf(target);
+      if (built !== undefined) return { path: built, external: true };
       if (!LIBRARY_SOURCES.has(target)) return undefined;
       const text = `${relative('.', target)} is part of the library: import it from the entry that exports it (payorch, payorch/webhooks, …), or add it to src/tools/cli-internals.ts`;
       return { errors: [{ text }] };
@@ -142,10 +195,11 @@ const LIBRARY = {
 
 export default defineConfig([
   {
-    // See CORE_SOURCES. One file, no code splitting, nothing external.
-    entry: { 'webhooks/core': CORE_ENTRY },
+    // See CORE_SOURCES: two files, no code splitting, nothing external but each other.
+    entry: { 'webhooks/core': CORE_ENTRY, 'webhooks/receive': RECEIVE_ENTRY },
     define: VERSION,
-    esbuildPlugins: [pureDeclarations],
+    esbuildPlugins: [pureDeclarations, splitWebhooks],
+    plugins: [linkBuilt],
     format: ['esm', 'cjs'],
     target: 'node22',
     platform: 'neutral',
@@ -154,6 +208,11 @@ export default defineConfig([
     sourcemap: false,
     splitting: false,
     treeshake: true,
+    esbuildOptions(options, { format }) {
+      // CommonJS loads the receive path with require(), in the same module cache as the rest (and
+      // where import() is not available, as in Jest without its ESM mode).
+      if (format === 'cjs') options.supported = { ...options.supported, 'dynamic-import': false };
+    },
   },
   {
     // The ESM entries, and what the command needs of them besides (CLI_INTERNALS), in one build so

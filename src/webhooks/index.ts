@@ -74,7 +74,7 @@ export type {
   CallbackApplyOptions,
 } from './receiver/receiver.js';
 export type { ReconcileOptions, ReconcileResult, ReconcileResultKind } from './receiver/reconcile.js';
-export type { CallbackReceiverAnswer } from './receiver/answers.js';
+export type { CallbackReceiverAnswer } from './receiver/answer.js';
 export type { CallbackHandler } from './receiver/routes.js';
 export type { CallbackConfirm } from './receiver/apply-once.js';
 export type { CallbackErrorDetails } from './receiver/report.js';

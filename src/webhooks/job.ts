@@ -4,7 +4,6 @@ import type { JobSeal } from './seal.js';
 import type { CardStatusReadPayload } from './status-read.js';
 import type { Verifier } from './verify.js';
 import { CallbackJobError, CallbackVerificationError } from '../errors/error.js';
-import { sha256Hex } from '../internal/hash/sha256.js';
 import type { CallbackJobField, CallbackVerificationReason } from '../errors/error.js';
 
 /*
@@ -84,16 +83,6 @@ export interface StatusReadJob {
   readonly receivedAt: number;
   /** The receiver's seal over every other field, made with its secret key when the job was made. */
   readonly seal: JobSeal;
-}
-
-/**
- * The merchant a receiver's keys and jobs are kept under: its `merchantId`, or with none (or one
- * equal to the API key) a digest of the API key, `payorch-ak1-` and 32 hex digits of a SHA-256.
- * The API key identifies the merchant to the service only: written into every job, inbox row and
- * dead-letter listing, it would reach whoever reads the queue or the database.
- */
-export function merchantIdOf(apiKey: string, merchantId: string | undefined): string {
-  return merchantId === undefined || merchantId === apiKey ? `payorch-ak1-${sha256Hex(`payorch merchant\n${apiKey}`).slice(0, 32)}` : merchantId;
 }
 
 /** Whether a job was made by `reconcile` from a status read. */

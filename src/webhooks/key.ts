@@ -32,3 +32,13 @@ import type { CallbackKey } from '../inboxes/inbox.js';
 export function callbackKeyString(key: CallbackKey): string {
   return `payorch-cb1-${sha256Hex(JSON.stringify([key.merchantId, key.trackingCode, key.status]))}`;
 }
+
+/**
+ * The merchant a receiver's keys and jobs are kept under: its `merchantId`, or with none (or one
+ * equal to the API key) a digest of the API key, `payorch-ak1-` and 32 hex digits of a SHA-256.
+ * The API key identifies the merchant to the service only: written into every job, inbox row and
+ * dead-letter listing, it would reach whoever reads the queue or the database.
+ */
+export function merchantIdOf(apiKey: string, merchantId: string | undefined): string {
+  return merchantId === undefined || merchantId === apiKey ? `payorch-ak1-${sha256Hex(`payorch merchant\n${apiKey}`).slice(0, 32)}` : merchantId;
+}

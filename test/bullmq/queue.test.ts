@@ -10,7 +10,7 @@ import { waitFor } from '../helpers/deferred.js';
 import { startRedisServer } from '../helpers/redis.js';
 import type { RedisServer } from '../helpers/redis.js';
 import { PROVIDER } from '../helpers/wire.js';
-import { merchantIdOf } from '../../src/webhooks/job.js';
+import { merchantIdOf } from '../../src/webhooks/key.js';
 
 // payorch/bullmq against a real redis-server (Debian's; test/helpers/redis.ts starts it with an
 // append-only file, appendfsync always, noeviction): the receiver enqueues, the adapter's worker

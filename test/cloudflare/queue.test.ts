@@ -9,7 +9,7 @@ import { unsigned } from '../helpers/callbacks.js';
 import { deliver } from '../helpers/serve.js';
 import { bundleWorkerFile } from '../helpers/worker-bundle.js';
 import { PROVIDER } from '../helpers/wire.js';
-import { merchantIdOf } from '../../src/webhooks/job.js';
+import { merchantIdOf } from '../../src/webhooks/key.js';
 
 // payorch/cloudflare-queues as it runs: test/cloudflare/queue-worker.ts is the Worker's main
 // module, bundled from dist/ as wrangler bundles it, in workerd (miniflare) with a local Queue, its

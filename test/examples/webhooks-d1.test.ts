@@ -9,7 +9,7 @@ import { deliver } from '../helpers/serve.js';
 import { SQLITE_TABLES_SQL } from '../../examples/webhooks/order-tables.js';
 import { bundleWorkerFile } from '../helpers/worker-bundle.js';
 import { PROVIDER } from '../helpers/wire.js';
-import { merchantIdOf } from '../../src/webhooks/job.js';
+import { merchantIdOf } from '../../src/webhooks/key.js';
 
 // examples/webhooks/cloudflare-d1.ts in workerd (miniflare) with a local D1, bundled from dist/ as
 // wrangler bundles it (the recipe file is the main module), without nodejs_compat, reached over real HTTP. The test reads and seeds the

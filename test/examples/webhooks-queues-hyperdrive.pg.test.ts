@@ -7,7 +7,7 @@ import type { LedgerDatabase, PgWorker } from '../helpers/hyperdrive.js';
 import { deferred, deliver, serveFetch } from '../helpers/serve.js';
 import type { Served } from '../helpers/serve.js';
 import { PROVIDER } from '../helpers/wire.js';
-import { merchantIdOf } from '../../src/webhooks/job.js';
+import { merchantIdOf } from '../../src/webhooks/key.js';
 
 // examples/webhooks/cloudflare-queues-hyperdrive.ts in workerd (miniflare) with nodejs_compat, a
 // local Queue with its dead-letter queue, D1 for the dead letters and miniflare's Hyperdrive

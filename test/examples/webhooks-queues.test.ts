@@ -15,7 +15,7 @@ import { deferred, deliver, serveFetch } from '../helpers/serve.js';
 import type { Served } from '../helpers/serve.js';
 import { bundleWorkerFile } from '../helpers/worker-bundle.js';
 import { PROVIDER } from '../helpers/wire.js';
-import { merchantIdOf } from '../../src/webhooks/job.js';
+import { merchantIdOf } from '../../src/webhooks/key.js';
 
 // examples/webhooks/cloudflare-queues.ts in workerd (miniflare) with local Cloudflare Queues and
 // D1, bundled from dist/ as wrangler bundles it: the recipe file itself is the Worker's main

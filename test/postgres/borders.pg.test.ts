@@ -9,7 +9,7 @@ import { unsigned } from '../helpers/callbacks.js';
 import { deliver, serveNode } from '../helpers/serve.js';
 import type { Served } from '../helpers/serve.js';
 import { PROVIDER } from '../helpers/wire.js';
-import { merchantIdOf } from '../../src/webhooks/job.js';
+import { merchantIdOf } from '../../src/webhooks/key.js';
 
 type Context = PostgresInboxContext<pg.PoolClient>;
 const OK = { status: 200, body: { success: true } };

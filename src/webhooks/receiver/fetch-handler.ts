@@ -1,7 +1,7 @@
 import { RequestValidationError } from '../../errors/error.js';
 import { readLimited } from '../../internal/read-limited.js';
 import { NOT_APPLIED, NOT_POST, TOO_LARGE } from './answers.js';
-import type { CallbackReceiverAnswer } from './answers.js';
+import type { CallbackReceiverAnswer } from './answer.js';
 import { unreadableBody } from './receive-body.js';
 import type { EntrySettings } from './receive-body.js';
 

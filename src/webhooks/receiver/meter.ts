@@ -1,8 +1,11 @@
 import type { MeterLike } from '../../core/metrics.js';
 import { isPayorchError, CallbackJobError } from '../../errors/error.js';
-import type { CallbackApplyTrace, CallbackSpans } from '../../internal/tracing.js';
+import { callbackSpans } from './callback-spans.js';
+import type { CallbackApplyTrace, CallbackSpans } from './callback-spans.js';
+import type { CallbackInboxContext } from '../../inboxes/inbox.js';
 import { failureAnswer } from './answers.js';
 import type { MemoryInboxFill } from '../../inboxes/memory.js';
+import type { ReceiverSettings } from './settings.js';
 
 /*
  * The receiver's metrics, through the user's own OpenTelemetry Meter: each callback counted by
@@ -91,9 +94,20 @@ function telling(trace: CallbackApplyTrace, told: Told): CallbackApplyTrace {
   };
 }
 
-/** `spans`, with each callback also counted and timed through `meter`; `spans` itself without one. */
-export function meteredSpans(spans: CallbackSpans, meter: MeterLike | undefined): CallbackSpans {
-  const record = meter === undefined ? undefined : instruments(meter);
+/**
+ * A receiver's spans (through its tracer) and metrics (through its meter), made once, on its
+ * first request: each callback also counted and timed, and the in-memory inbox's fill read.
+ */
+export function receiverSpans({ tracer, meter, fill }: Pick<ReceiverSettings<CallbackInboxContext>, 'tracer' | 'meter' | 'fill'>): CallbackSpans {
+  const spans = callbackSpans(tracer);
+  if (meter === undefined) return spans;
+  meterInboxFill(meter, fill);
+  return meteredSpans(spans, meter);
+}
+
+/** `spans`, with each callback also counted and timed through `meter`. */
+function meteredSpans(spans: CallbackSpans, meter: MeterLike): CallbackSpans {
+  const record = instruments(meter);
   if (record === undefined) return spans;
   return {
     inReceiveSpan: (run) =>
@@ -134,8 +148,8 @@ export function meteredSpans(spans: CallbackSpans, meter: MeterLike | undefined)
 }
 
 /** Reads the in-memory inbox's fill when the SDK collects: the keys it holds, and its limit. */
-export function meterInboxFill(meter: MeterLike | undefined, fill: MemoryInboxFill | undefined): void {
-  if (meter === undefined || fill === undefined) return;
+function meterInboxFill(meter: MeterLike, fill: MemoryInboxFill | undefined): void {
+  if (fill === undefined) return;
   attempt(() => {
     meter
       .createObservableUpDownCounter('payorch.inbox.key.count', { description: 'Keys the in-memory inbox holds: applied, under way and partly applied', unit: '{key}' })

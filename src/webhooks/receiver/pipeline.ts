@@ -1,23 +1,19 @@
-import type { Logger } from '../../core/observability.js';
-import type { LevelledLogger } from '../../core/log-level.js';
-import type { CallbackApplyTrace, CallbackTrace } from '../../internal/tracing.js';
+import { capacityWarnings } from '../../inboxes/capacity.js';
+import type { CallbackApplyTrace, CallbackTrace } from './callback-spans.js';
 import { CallbackJobError } from '../../errors/error.js';
-import type { CallbackInbox, CallbackInboxContext, CallbackInboxOutcome } from '../../inboxes/inbox.js';
+import type { CallbackInboxContext, CallbackInboxOutcome } from '../../inboxes/inbox.js';
 import { callbackJob, checkCallbackJob } from '../job.js';
 import type { CallbackJob } from '../job.js';
 import type { VerifiedCallback } from '../schemas.js';
 import type { AppliedCallback, CardStatusRead } from '../status-read.js';
 import { statusesToApply } from '../status-read.js';
-import type { Verified, Verifier } from '../verify.js';
+import type { Verified } from '../verify.js';
 import { NOT_APPLIED, NOT_QUEUED, OK, failureAnswer } from './answers.js';
-import type { CallbackReceiverAnswer } from './answers.js';
+import type { CallbackReceiverAnswer } from './answer.js';
 import { applyOnce } from './apply-once.js';
-import type { ApplyOnceSettings, CallbackConfirm } from './apply-once.js';
+import type { ApplyOnceSettings } from './apply-once.js';
 import { eachReasonOnceAMinute, refusalHearing } from './refusals.js';
-import { failureReport } from './report.js';
-import type { OnCallbackError, Report } from './report.js';
-import { handlerRoutes } from './routes.js';
-import type { HandlerRoutes } from './routes.js';
+import type { ReceiverSettings } from './settings.js';
 import { isAnswer, verifyReceived } from './verify-received.js';
 import type { ReceivedInput, VerifySettings } from './verify-received.js';
 
@@ -28,30 +24,8 @@ import type { ReceivedInput, VerifySettings } from './verify-received.js';
  * and applies it once the job is checked as its callback was.
  */
 
-/** What the receive path needs of the receiver's options, each checked and resolved once. */
-export interface PipelineSettings<TContext extends CallbackInboxContext> {
-  /** The receiver's verifier: a callback, and a job, is verified with it; its clock is the receiver's. */
-  readonly verifier: Verifier;
-  /** The merchant keys are recorded under (`merchantId`, else a digest of the API key). */
-  readonly merchantId: string;
-  readonly inbox: CallbackInbox<TContext>;
-  readonly confirm: CallbackConfirm<TContext> | undefined;
-  readonly retryUnhandled: boolean;
-  readonly enqueue: ((job: CallbackJob) => Promise<void>) | undefined;
-  /** The receiver's logger, at its level. */
-  readonly logger: LevelledLogger;
-  /** The receiver's `onError`: told of every callback that could not be applied. */
-  readonly onError: OnCallbackError | undefined;
-  /** Without `onError`, failures go to this logger as given (never filtered by level), else to `console.error`. */
-  readonly failureLogger: Logger | undefined;
-  /** Checks how full the in-memory inbox is after each callback it took or refused (capacity.ts); undefined for any other inbox. */
-  readonly watchFill: (() => void) | undefined;
-}
-
 /** The receive path of one receiver. */
-export interface Pipeline<TContext> {
-  /** Registers a handler (`receiver.on`): see routes.ts. */
-  readonly on: HandlerRoutes<TContext>['on'];
+export interface Pipeline {
   /** Verifies a body its entry point read and sized, then enqueues or applies it, and answers for it. Never rejects. */
   readonly verifyAndApply: (input: ReceivedInput, trace: CallbackTrace) => Promise<CallbackReceiverAnswer>;
   /** Checks a signed job as its callback was checked, then applies it (`receiver.apply`). */
@@ -61,14 +35,11 @@ export interface Pipeline<TContext> {
    * own key; rejects with the first failure, as a callback's does (reported to `onError`).
    */
   readonly applyRead: (read: CardStatusRead) => Promise<CallbackInboxOutcome | 'unhandled'>;
-  /** Tells of a callback that was not applied: `onError`, else the logger's `error`, else `console.error`. */
-  readonly report: Report;
 }
 
 /** The receive path over the receiver's verifier, handlers, inbox, `confirm` and `enqueue`. */
-export function pipeline<TContext extends CallbackInboxContext>(settings: PipelineSettings<TContext>): Pipeline<TContext> {
-  const { verifier, merchantId, enqueue, logger, onError } = settings;
-  const report = failureReport(onError, settings.failureLogger);
+export function pipeline<TContext extends CallbackInboxContext>(settings: ReceiverSettings<TContext>): Pipeline {
+  const { verifier, merchantId, enqueue, logger, onError, report, routes, fill } = settings;
   // Refusals of genuine-looking callbacks reach onError (when given) and the console.
   const refused = refusalHearing({
     logger,
@@ -76,8 +47,8 @@ export function pipeline<TContext extends CallbackInboxContext>(settings: Pipeli
     report: onError === undefined ? undefined : (error, count) => { report(error, { callback: undefined, phase: 'verify', count }); },
   });
   const verifying: VerifySettings = { verifier, logger, report, refused, now: verifier.now, payloadReports: eachReasonOnceAMinute() };
-  const routes = handlerRoutes<TContext>();
-  const applying: ApplyOnceSettings<TContext> = { ...settings, report };
+  // The in-memory inbox refuses once full: the receiver warns before.
+  const applying: ApplyOnceSettings<TContext> = { ...settings, watchFill: fill === undefined ? undefined : capacityWarnings(fill, logger, verifier.now) };
   const routeAndApply = (callback: AppliedCallback): Promise<CallbackInboxOutcome | 'unhandled'> => applyOnce(applying, callback, routes.routeOf(callback));
 
   // Verify (a refusal ends in its answer); then, deferred, enqueue; else route and apply once; answer.
@@ -132,7 +103,6 @@ export function pipeline<TContext extends CallbackInboxContext>(settings: Pipeli
   }
 
   return {
-    on: routes.on,
     // Never rejects: whatever throws past the answers above is reported and answered 500.
     verifyAndApply: async (input, trace) => {
       try {
@@ -144,6 +114,5 @@ export function pipeline<TContext extends CallbackInboxContext>(settings: Pipeli
     },
     applyJob,
     applyRead,
-    report,
   };
 }

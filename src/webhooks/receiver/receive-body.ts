@@ -1,8 +1,9 @@
 import type { LevelledLogger } from '../../core/log-level.js';
-import type { CallbackSpans, CallbackTrace } from '../../internal/tracing.js';
+import type { CallbackSpans, CallbackTrace } from './callback-spans.js';
 import { utf8Length } from '../body.js';
-import { TOO_LARGE, answer } from './answers.js';
-import type { CallbackReceiverAnswer } from './answers.js';
+import { answer } from './answer.js';
+import { TOO_LARGE } from './answers.js';
+import type { CallbackReceiverAnswer } from './answer.js';
 import type { Report } from './report.js';
 import type { ReceivedInput } from './verify-received.js';
 

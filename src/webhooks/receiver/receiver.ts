@@ -3,42 +3,38 @@ import { keyNames, withEnvironmentKeys } from '../../core/environment.js';
 import { LOG_LEVEL_OPTION, levelledLogger } from '../../core/log-level.js';
 import type { LogLevel } from '../../core/log-level.js';
 import { LOGGER_OPTION, METER_OPTION, TRACER_OPTION, checkOptions, declareOptions } from '../../core/option-checks.js';
-import { callbackSpans } from '../../internal/tracing.js';
 import type { MeterLike } from '../../core/metrics.js';
 import type { TracerLike } from '../../core/tracing.js';
-import { RequestValidationError } from '../../errors/error.js';
-import type { PayorchError } from '../../errors/error.js';
+import { PayorchError, RequestValidationError } from '../../errors/error.js';
 import { MAX_CALLBACK_BODY_BYTES } from '../body.js';
 import type { CallbackBody } from '../body.js';
 import type { CallbackEventName } from '../events.js';
 import type { CallbackHeaders } from '../headers.js';
 import type { CallbackInbox, CallbackInboxContext } from '../../inboxes/inbox.js';
-import { isStatusReadJob, merchantIdOf } from '../job.js';
+import { merchantIdOf } from '../key.js';
 import type { CallbackJob } from '../job.js';
 import type { CardStatusSource } from '../status-read.js';
 import { VERIFY_OPTIONS, verifierOf } from '../verify.js';
 import type { VerifyCallbackOptions } from '../verify.js';
-import type { CallbackReceiverAnswer } from './answers.js';
+import { answer, sendNodeAnswer } from './answer.js';
+import type { CallbackReceiverAnswer } from './answer.js';
 import type { CallbackConfirm } from './apply-once.js';
-import { fetchHandler } from './fetch-handler.js';
-import { nodeHandler } from './node-handler.js';
 import type { NodeRequestLike, NodeResponseLike } from './node-handler.js';
-import { pipeline } from './pipeline.js';
-import { receiveBody } from './receive-body.js';
-import type { EntrySettings } from './receive-body.js';
+import type { ReceivePath, receivePath } from './receive-path.js';
+import { failureReport } from './report.js';
 import type { CallbackErrorDetails } from './report.js';
+import { handlerRoutes } from './routes.js';
 import type { CallbackHandler } from './routes.js';
-import { capacityWarnings } from '../../inboxes/capacity.js';
+import type { ReceiverSettings } from './settings.js';
 import { createMemoryInbox, memoryInboxFill } from '../../inboxes/memory.js';
-import { meterInboxFill, meteredSpans } from './meter.js';
 import type { MemoryInboxContext } from '../../inboxes/memory.js';
-import { reconciling } from './reconcile.js';
 import type { ReconcileOptions, ReconcileResult } from './reconcile.js';
 
 /*
- * The receiver: its options, checked and resolved once, and the wiring of its parts: the entry
- * points that read and size the body (receive-body.ts, node-handler.ts, fetch-handler.ts), the
- * receive path (pipeline.ts: verify, route, apply once, answer), and reconciling (reconcile.ts).
+ * The receiver: its options, checked and resolved once into its settings (settings.ts) when it is
+ * created, and its handlers. What runs when a request comes (receive-path.ts: the entry points,
+ * verify, route, apply once, answer, reconcile, spans and metrics) is loaded by its first request:
+ * a program that only imports payorch/webhooks, or only verifies, never compiles it.
  */
 
 /**
@@ -374,16 +370,81 @@ export const RECEIVER_OPTIONS = declareOptions<CallbackReceiverOptions<CallbackI
  * createServer(receiver.nodeHandler).listen(3000);
  * ```
  */
-export function createCallbackReceiver<TContext extends CallbackInboxContext = MemoryInboxContext>(given: CallbackReceiverOptions<TContext> = {}): CallbackReceiver<TContext> {
-  // Checked and resolved once, in the order trust is established (the keys, then who is told
-  // what, then where callbacks go): each delivery does only its own work. Keys left out come
-  // from the environment: the dealer's for the Dealer API or its card callbacks.
-  const told = given as { readonly api?: unknown; readonly kind?: unknown } | null;
+export function createCallbackReceiver<TContext extends CallbackInboxContext = MemoryInboxContext>(options: CallbackReceiverOptions<TContext> = {}): CallbackReceiver<TContext> {
+  const settings = receiverSettings(options);
+  // Built on the first request from the receive path's module; each request after it runs it at once.
+  let path: ReceivePath | undefined;
+  const started = (): Promise<ReceivePath> => loadReceivePath().then((loaded) => (path ??= loaded.receivePath(settings)));
+  // Not loaded: told as any failure, and answered 500 (the service delivers it again) or rejected.
+  const tell = (error: unknown): void => {
+    settings.report(error, { callback: undefined, phase: 'request' });
+  };
+  const notLoaded = (error: unknown): CallbackReceiverAnswer => {
+    tell(error);
+    return answer(500, 'not_applied');
+  };
+  const receiver: CallbackReceiver<TContext> = {
+    on(event, handler) {
+      settings.routes.on(event, handler);
+      return receiver;
+    },
+    receive: (input) =>
+      path?.receive(input) ??
+      started().then(
+        (ready) => ready.receive(input),
+        notLoaded,
+      ),
+    handle: (request) =>
+      path?.handle(request) ??
+      started().then(
+        (ready) => ready.handle(request),
+        (error: unknown) => {
+          const reply = notLoaded(error);
+          return new Response(reply.body, { status: reply.status, headers: reply.headers });
+        },
+      ),
+    nodeHandler: (request, response) =>
+      path?.nodeHandler(request, response) ??
+      started().then(
+        (ready) => ready.nodeHandler(request, response),
+        (error: unknown) => {
+          sendNodeAnswer(response, notLoaded(error));
+        },
+      ),
+    apply: (job, applyOptions) =>
+      path?.apply(job, applyOptions?.provider) ??
+      started().then(
+        (ready) => ready.apply(job, applyOptions?.provider),
+        (error: unknown) => {
+          tell(error);
+          throw error;
+        },
+      ),
+    reconcile: (reconcileOptions) =>
+      path?.reconcile(reconcileOptions) ??
+      started().then(
+        (ready) => ready.reconcile(reconcileOptions),
+        (error: unknown) => {
+          tell(error);
+          throw error;
+        },
+      ),
+  };
+  return receiver;
+}
+
+/**
+ * The receiver's options, checked and resolved once, in the order trust is established (the keys,
+ * then who is told what, then where callbacks go): each delivery does only its own work. Keys left
+ * out come from the environment: the dealer's for the Dealer API or its card callbacks.
+ */
+function receiverSettings<TContext extends CallbackInboxContext>(options: CallbackReceiverOptions<TContext>): ReceiverSettings<TContext> {
+  const told = options as { readonly api?: unknown; readonly kind?: unknown } | null;
   const dealer = told?.api === 'dealer' || told?.kind === 'dealerCreditCard';
-  const options = withEnvironmentKeys(WHERE, given, keyNames(dealer ? 'dealer' : 'provider'));
-  checkOptions(WHERE, options, RECEIVER_OPTIONS, true);
-  const verifier = verifierOf(WHERE, options);
-  if (options.previousSecretKey !== undefined && options.merchantId === undefined) {
+  const resolved = withEnvironmentKeys(WHERE, options, keyNames(dealer ? 'dealer' : 'provider'));
+  checkOptions(WHERE, resolved, RECEIVER_OPTIONS, true);
+  const verifier = verifierOf(WHERE, resolved);
+  if (resolved.previousSecretKey !== undefined && resolved.merchantId === undefined) {
     // A rotation needs a stable merchant id: were the inbox's merchant a key, callbacks applied
     // under the old one would apply again under the new one.
     throw new RequestValidationError(WHERE, [
@@ -394,46 +455,36 @@ export function createCallbackReceiver<TContext extends CallbackInboxContext = M
       },
     ]);
   }
-  const merchantId = merchantIdOf(options.apiKey, options.merchantId);
-  const logger = levelledLogger(options.logger, options.logLevel);
-  const spans = meteredSpans(callbackSpans(options.tracer), options.meter);
-  const inbox = options.inbox ?? (createMemoryInbox() as unknown as CallbackInbox<TContext>);
-  // The in-memory inbox refuses once full: the receiver warns before, and meters its fill.
-  const fill = memoryInboxFill(inbox);
-  meterInboxFill(options.meter, fill);
-  const pipe = pipeline({
+  const inbox = resolved.inbox ?? (createMemoryInbox() as unknown as CallbackInbox<TContext>);
+  return {
     verifier,
-    merchantId,
+    merchantId: merchantIdOf(resolved.apiKey, resolved.merchantId),
     inbox,
-    confirm: options.confirm,
-    retryUnhandled: options.unhandled === 'retry',
-    enqueue: options.enqueue,
-    logger,
-    onError: options.onError,
-    failureLogger: options.logger,
-    watchFill: fill === undefined ? undefined : capacityWarnings(fill, logger, verifier.now),
-  });
-  const reconciler = reconciling({ merchantId, verifier, logger, report: pipe.report, applyRead: pipe.applyRead, enqueue: options.enqueue, inMemoryInbox: options.inbox === undefined });
-  const entry: EntrySettings = { maxBodyBytes: options.maxBodyBytes ?? MAX_CALLBACK_BODY_BYTES, verifyAndApply: pipe.verifyAndApply, report: pipe.report, logger, spans };
-
-  const receiver: CallbackReceiver<TContext> = {
-    on(event, handler) {
-      pipe.on(event, handler);
-      return receiver;
-    },
-    receive: (input) => spans.inReceiveSpan(async (trace) => trace.answered(await receiveBody(entry, input, trace))),
-    handle: fetchHandler(entry),
-    nodeHandler: nodeHandler(entry),
-    // A job made by reconcile is applied from a fresh status read; any other is checked as its callback was.
-    apply: (job, applyOptions) =>
-      spans.inApplySpan(traceparentOf(job), (trace) => (isStatusReadJob(job) ? reconciler.applyJob(job, trace, applyOptions?.provider) : pipe.applyJob(job, trace))),
-    reconcile: (reconcileOptions) => reconciler.reconcile(reconcileOptions),
+    // The in-memory inbox refuses once full: the receiver warns before, and meters its fill.
+    fill: memoryInboxFill(inbox),
+    inMemoryInbox: resolved.inbox === undefined,
+    confirm: resolved.confirm,
+    retryUnhandled: resolved.unhandled === 'retry',
+    enqueue: resolved.enqueue,
+    logger: levelledLogger(resolved.logger, resolved.logLevel),
+    onError: resolved.onError,
+    // Without onError, failures go to the logger as given (never filtered by level), else to console.error.
+    report: failureReport(resolved.onError, resolved.logger),
+    routes: handlerRoutes<TContext>(),
+    tracer: resolved.tracer,
+    meter: resolved.meter,
+    maxBodyBytes: resolved.maxBodyBytes ?? MAX_CALLBACK_BODY_BYTES,
   };
-  return receiver;
 }
 
-/** The job's `traceparent`, read without trusting the job's shape (it is checked later). */
-function traceparentOf(job: unknown): unknown {
-  const context = typeof job === 'object' && job !== null ? (job as { traceContext?: unknown }).traceContext : undefined;
-  return typeof context === 'object' && context !== null ? (context as { traceparent?: unknown }).traceparent : undefined;
+// The receive path's module, imported once for every receiver of the process; a failed import is
+// tried again by the next request.
+let receivePathModule: Promise<{ readonly receivePath: typeof receivePath }> | undefined;
+
+function loadReceivePath(): Promise<{ readonly receivePath: typeof receivePath }> {
+  receivePathModule ??= import('./receive-path.js').catch((cause: unknown) => {
+    receivePathModule = undefined;
+    throw new PayorchError(`payorch could not load its receive path (a file of the package, imported on a receiver's first request): ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  });
+  return receivePathModule;
 }

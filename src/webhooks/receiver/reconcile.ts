@@ -11,7 +11,7 @@ import type { CallbackJob, StatusReadJob } from '../job.js';
 import type { Verifier } from '../verify.js';
 import { readCardStatus } from '../status-read.js';
 import type { CardStatusRead, CardStatusSource, StatusReadResult } from '../status-read.js';
-import type { CallbackApplyTrace } from '../../internal/tracing.js';
+import type { CallbackApplyTrace } from './callback-spans.js';
 import type { Report } from './report.js';
 
 /*

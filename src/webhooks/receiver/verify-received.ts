@@ -5,11 +5,12 @@ import type { BodyDecoding, CallbackBody } from '../body.js';
 import type { CallbackHeaders } from '../headers.js';
 import { charsetOf } from '../verify.js';
 import type { Verified, Verifier } from '../verify.js';
-import { NOT_APPLIED, UNREADABLE_PAYLOAD, answer } from './answers.js';
-import type { CallbackReceiverAnswer } from './answers.js';
+import { answer } from './answer.js';
+import { NOT_APPLIED, UNREADABLE_PAYLOAD } from './answers.js';
+import type { CallbackReceiverAnswer } from './answer.js';
 import { meteredReason } from './refusals.js';
 import type { Report } from './report.js';
-import type { CallbackTrace } from '../../internal/tracing.js';
+import type { CallbackTrace } from './callback-spans.js';
 
 /*
  * The verify step: a body its entry point read and sized is verified once (its headers parsed

@@ -9,7 +9,7 @@ import { NOW_SECONDS, now, sign, unsigned } from '../../helpers/callbacks.js';
 import { serveNode } from '../../helpers/serve.js';
 import type { Served } from '../../helpers/serve.js';
 import { DEALER, PROVIDER } from '../../helpers/wire.js';
-import { merchantIdOf } from '../../../src/webhooks/job.js';
+import { merchantIdOf } from '../../../src/webhooks/key.js';
 
 type Signed = ReturnType<typeof sign>;
 interface Answer {

@@ -6,7 +6,7 @@ import { createVerifier } from '../../../src/webhooks/verify.js';
 import { NOW_SECONDS, sign, unsigned } from '../../helpers/callbacks.js';
 import type { Delivery } from '../../helpers/serve.js';
 import { DEALER, PROVIDER } from '../../helpers/wire.js';
-import { merchantIdOf } from '../../../src/webhooks/job.js';
+import { merchantIdOf } from '../../../src/webhooks/key.js';
 
 /** An enqueue that stores each job as an engine stores it: as JSON text. */
 function store(jobs: SignedCallbackJob[]): (job: CallbackJob) => Promise<void> {

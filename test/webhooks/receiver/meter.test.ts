@@ -156,8 +156,12 @@ describe('the in-memory inbox\'s fill', () => {
 
   test('is not read for an inbox of another kind', async () => {
     const { meter, collect } = sdkMeter();
-    createCallbackReceiver({ ...PROVIDER, meter, inbox: { process: async (_key, apply) => { await apply({ key: _key, appliedStatuses: [] }); return 'applied'; } } });
-    expect([...(await collect()).keys()].filter((name) => name.startsWith('payorch.inbox'))).toEqual([]);
+    const receiver = createCallbackReceiver({ ...PROVIDER, meter, inbox: { process: async (_key, apply) => { await apply({ key: _key, appliedStatuses: [] }); return 'applied'; } } }).on('*', () => undefined);
+    // The instruments are made on the first request: after it, the callback is counted and no fill is read.
+    expect((await receiver.receive(deposit('MAN-fill9-1763812000'))).status).toBe(200);
+    const names = [...(await collect()).keys()];
+    expect(names).toContain('payorch.callbacks');
+    expect(names.filter((name) => name.startsWith('payorch.inbox'))).toEqual([]);
   });
 });
 

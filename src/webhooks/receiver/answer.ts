@@ -1,0 +1,44 @@
+import { utf8Length } from '../body.js';
+
+/*
+ * How the receiver writes an answer (spec 6.1): the fixed ones are in answers.ts, which the
+ * receive path loads; a receiver whose receive path could not be loaded answers with these alone.
+ */
+
+/** An answer of {@link CallbackReceiver.receive}: the status, headers and body to send. */
+export interface CallbackReceiverAnswer {
+  /** 200 applied, already applied or (with `enqueue`) queued; 400 malformed; 401 not genuine; 405 not POST; 409 refused by `confirm`; 413 too large; 422 record older than the inbox's retention; 500 not applied or not queued. */
+  readonly status: 200 | 400 | 401 | 405 | 409 | 413 | 422 | 500;
+  readonly headers: Readonly<Record<string, string>>;
+  /** JSON: `{"success":true}` (spec 6.1), or `{"success":false,"error":"<reason>"}`. */
+  readonly body: string;
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json' } as const;
+
+/** The answer of a status, with the reason of a refusal. */
+export function answer(status: CallbackReceiverAnswer['status'], error?: string, extraHeaders?: Record<string, string>): CallbackReceiverAnswer {
+  const body = error === undefined ? '{"success":true}' : JSON.stringify({ success: false, error });
+  // The length known, node:http sends the answer in one piece instead of chunks. Counted without a
+  // TextEncoder: the fixed answers are made at import, and JSON.stringify leaves no lone surrogate.
+  return { status, headers: { ...JSON_HEADERS, 'content-length': String(utf8Length(body)), ...extraHeaders }, body };
+}
+
+/**
+ * Writes `reply` to a Node response (node:http, Express, Fastify's `reply.raw`) unless it was sent
+ * already. A connection that is gone throws: the service counts the delivery as failed and sends
+ * it again.
+ */
+export function sendNodeAnswer(
+  response: { readonly headersSent: boolean; writeHead(status: number, headers: Record<string, string>): unknown; end(body: string): unknown },
+  reply: CallbackReceiverAnswer,
+): void {
+  try {
+    if (!response.headersSent) {
+      response.writeHead(reply.status, { ...reply.headers });
+      response.end(reply.body);
+    }
+  } catch {
+    // Nobody reads this answer.
+  }
+}
