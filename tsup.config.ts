@@ -155,7 +155,9 @@ const linkBuilt: TsupPlugin = {
     for (const [placeholder, name] of Object.entries(PLACEHOLDERS)) {
       const file = resolve('dist', `${name}.${this.format === 'cjs' ? 'cjs' : 'js'}`);
       const path = relative(dirname(chunk.path), file).replaceAll('\\', '/');
-      linked = linked.replaceAll(placeholder, path.startsWith('.') ? path : `./${path}`);
+      // esbuild's CommonJS form of `import()` calls its `__require` shim, which a bundler does not
+      // follow; `require` with the file's name it does.
+      linked = linked.replaceAll(`__require("${placeholder}")`, `require("${placeholder}")`).replaceAll(placeholder, path.startsWith('.') ? path : `./${path}`);
     }
     return linked === code ? undefined : { code: linked };
   },
