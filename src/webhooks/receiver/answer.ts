@@ -23,22 +23,3 @@ export function answer(status: CallbackReceiverAnswer['status'], error?: string,
   // TextEncoder: the fixed answers are made at import, and JSON.stringify leaves no lone surrogate.
   return { status, headers: { ...JSON_HEADERS, 'content-length': String(utf8Length(body)), ...extraHeaders }, body };
 }
-
-/**
- * Writes `reply` to a Node response (node:http, Express, Fastify's `reply.raw`) unless it was sent
- * already. A connection that is gone throws: the service counts the delivery as failed and sends
- * it again.
- */
-export function sendNodeAnswer(
-  response: { readonly headersSent: boolean; writeHead(status: number, headers: Record<string, string>): unknown; end(body: string): unknown },
-  reply: CallbackReceiverAnswer,
-): void {
-  try {
-    if (!response.headersSent) {
-      response.writeHead(reply.status, { ...reply.headers });
-      response.end(reply.body);
-    }
-  } catch {
-    // Nobody reads this answer.
-  }
-}

@@ -1,6 +1,5 @@
 import type { MeterLike } from '../../core/metrics.js';
 import { isPayorchError, CallbackJobError } from '../../errors/error.js';
-import { callbackSpans } from './callback-spans.js';
 import type { CallbackApplyTrace, CallbackSpans } from './callback-spans.js';
 import type { CallbackInboxContext } from '../../inboxes/inbox.js';
 import { failureAnswer } from './answers.js';
@@ -50,8 +49,12 @@ function attempt(action: () => void): void {
   }
 }
 
-/** The receiver's instruments, made once; undefined when the meter cannot make them. */
-function instruments(meter: MeterLike): ((outcome: Outcome, reason: string | undefined, kind: string | undefined, startedMs: number | undefined) => void) | undefined {
+/** Records one callback's count and duration. */
+type Recorder = (outcome: Outcome, reason: string | undefined, kind: string | undefined, startedMs: number | undefined) => void;
+
+/** The receiver's instruments, made once, and the in-memory inbox's fill, read at collection; undefined when the meter cannot make the instruments. */
+function instruments(meter: MeterLike, fill: MemoryInboxFill | undefined): Recorder | undefined {
+  let record: Recorder | undefined;
   try {
     const callbacks = meter.createCounter('payorch.callbacks', { description: 'Callbacks received or applied, by outcome, reason and kind', unit: '{callback}' });
     const duration = meter.createHistogram('payorch.callback.duration', {
@@ -59,7 +62,7 @@ function instruments(meter: MeterLike): ((outcome: Outcome, reason: string | und
       unit: 's',
       advice: { explicitBucketBoundaries: DURATION_BOUNDS },
     });
-    return (outcome, reason, kind, startedMs) => {
+    record = (outcome, reason, kind, startedMs) => {
       const attributes: Record<string, string> = { 'payorch.outcome': outcome };
       if (reason !== undefined) attributes['payorch.reason'] = reason;
       if (kind !== undefined) attributes['payorch.kind'] = kind;
@@ -68,8 +71,10 @@ function instruments(meter: MeterLike): ((outcome: Outcome, reason: string | und
       if (kind !== undefined && startedMs !== undefined) attempt(() => { duration.record((performance.now() - startedMs) / 1000, attributes); });
     };
   } catch {
-    return undefined;
+    record = undefined;
   }
+  meterInboxFill(meter, fill);
+  return record;
 }
 
 /** What one callback's trace told, for its count: its kind once verified, what the inbox did, and the reason of a refusal before it verified. */
@@ -95,19 +100,12 @@ function telling(trace: CallbackApplyTrace, told: Told): CallbackApplyTrace {
 }
 
 /**
- * A receiver's spans (through its tracer) and metrics (through its meter), made once, on its
- * first request: each callback also counted and timed, and the in-memory inbox's fill read.
+ * `spans`, with each callback also counted and timed through the receiver's meter, and the
+ * in-memory inbox's fill read; `spans` itself without a meter. Made once, on the first request.
  */
-export function receiverSpans({ tracer, meter, fill }: Pick<ReceiverSettings<CallbackInboxContext>, 'tracer' | 'meter' | 'fill'>): CallbackSpans {
-  const spans = callbackSpans(tracer);
+export function meteredSpans(spans: CallbackSpans, { meter, fill }: Pick<ReceiverSettings<CallbackInboxContext>, 'meter' | 'fill'>): CallbackSpans {
   if (meter === undefined) return spans;
-  meterInboxFill(meter, fill);
-  return meteredSpans(spans, meter);
-}
-
-/** `spans`, with each callback also counted and timed through `meter`. */
-function meteredSpans(spans: CallbackSpans, meter: MeterLike): CallbackSpans {
-  const record = instruments(meter);
+  const record = instruments(meter, fill);
   if (record === undefined) return spans;
   return {
     inReceiveSpan: (run) =>

@@ -1,5 +1,4 @@
 import { concatBytes } from '../../internal/read-limited.js';
-import { sendNodeAnswer } from './answer.js';
 import { NOT_POST, TOO_LARGE } from './answers.js';
 import type { CallbackReceiverAnswer } from './answer.js';
 import { receiveBody, unreadableBody } from './receive-body.js';
@@ -141,6 +140,14 @@ export function nodeHandler(entry: EntrySettings): (request: NodeRequestLike, re
         const body = await readNodeBody(request, maxBodyBytes).catch((error: unknown) => unreadableBody(logger, error));
         reply = body === PAST_LIMIT ? TOO_LARGE : body instanceof Uint8Array ? await verifyAndApply({ headers: request.headers, body }, trace) : body;
       }
-      sendNodeAnswer(response, trace.answered(reply));
+      trace.answered(reply);
+      try {
+        if (!response.headersSent) {
+          response.writeHead(reply.status, { ...reply.headers });
+          response.end(reply.body);
+        }
+      } catch {
+        // The connection is gone; the service counts the delivery as failed and sends it again.
+      }
     });
 }

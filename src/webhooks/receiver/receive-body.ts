@@ -26,6 +26,13 @@ export interface EntrySettings {
   readonly spans: CallbackSpans;
 }
 
+/** `receiver.receive`: one span per body given whole. Never rejects. */
+export function bodyReceiver(entry: EntrySettings): (input: ReceivedInput) => Promise<CallbackReceiverAnswer> {
+  const { spans } = entry;
+  const answered = async (input: ReceivedInput, trace: CallbackTrace): Promise<CallbackReceiverAnswer> => trace.answered(await receiveBody(entry, input, trace));
+  return (input) => spans.inReceiveSpan((trace) => answered(input, trace));
+}
+
 /**
  * Receives a body given whole (`receiver.receive`, a framework's parser): sized here, then
  * verified and applied. A UTF-16 unit is at most 3 UTF-8 bytes: most strings are sized without

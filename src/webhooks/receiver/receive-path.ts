@@ -5,11 +5,12 @@ import { isStatusReadJob } from '../job.js';
 import type { CardStatusSource } from '../status-read.js';
 import type { CallbackReceiverAnswer } from './answer.js';
 import { fetchHandler } from './fetch-handler.js';
-import { receiverSpans } from './meter.js';
+import { meteredSpans } from './meter.js';
+import { callbackSpans } from './callback-spans.js';
 import { nodeHandler } from './node-handler.js';
 import type { NodeRequestLike, NodeResponseLike } from './node-handler.js';
 import { pipeline } from './pipeline.js';
-import { receiveBody } from './receive-body.js';
+import { bodyReceiver } from './receive-body.js';
 import type { EntrySettings } from './receive-body.js';
 import { reconciling } from './reconcile.js';
 import type { ReconcileOptions, ReconcileResult } from './reconcile.js';
@@ -35,14 +36,14 @@ export interface ReceivePath {
 
 /** The receive path of one receiver, over its settings. */
 export function receivePath<TContext extends CallbackInboxContext>(settings: ReceiverSettings<TContext>): ReceivePath {
-  const spans = receiverSpans(settings);
+  const spans = meteredSpans(callbackSpans(settings.tracer), settings);
   const pipe = pipeline(settings);
   const reconciler = reconciling({ ...settings, applyRead: pipe.applyRead });
   const entry: EntrySettings = { ...settings, verifyAndApply: pipe.verifyAndApply, spans };
   return {
-    receive: (input) => spans.inReceiveSpan(async (trace) => trace.answered(await receiveBody(entry, input, trace))),
     handle: fetchHandler(entry),
     nodeHandler: nodeHandler(entry),
+    receive: bodyReceiver(entry),
     // A job made by reconcile is applied from a fresh status read; any other is checked as its callback was.
     apply: (job, provider) => spans.inApplySpan(traceparentOf(job), (trace) => (isStatusReadJob(job) ? reconciler.applyJob(job, trace, provider) : pipe.applyJob(job, trace))),
     reconcile: (options) => reconciler.reconcile(options),

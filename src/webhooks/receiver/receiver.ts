@@ -16,7 +16,7 @@ import type { CallbackJob } from '../job.js';
 import type { CardStatusSource } from '../status-read.js';
 import { VERIFY_OPTIONS, verifierOf } from '../verify.js';
 import type { VerifyCallbackOptions } from '../verify.js';
-import { answer, sendNodeAnswer } from './answer.js';
+import { answer } from './answer.js';
 import type { CallbackReceiverAnswer } from './answer.js';
 import type { CallbackConfirm } from './apply-once.js';
 import type { NodeRequestLike, NodeResponseLike } from './node-handler.js';
@@ -408,7 +408,15 @@ export function createCallbackReceiver<TContext extends CallbackInboxContext = M
       started().then(
         (ready) => ready.nodeHandler(request, response),
         (error: unknown) => {
-          sendNodeAnswer(response, notLoaded(error));
+          const reply = notLoaded(error);
+          try {
+            if (!response.headersSent) {
+              response.writeHead(reply.status, { ...reply.headers });
+              response.end(reply.body);
+            }
+          } catch {
+            // The connection is gone; the service counts the delivery as failed and sends it again.
+          }
         },
       ),
     apply: (job, applyOptions) =>
