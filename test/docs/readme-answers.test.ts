@@ -10,7 +10,7 @@ const statuses = (text: string) => [...new Set(text.match(/\b[1-5]\d\d\b/g) ?? [
 
 test("the README's list of a receiver's answers names every status of the receiver's answer table", () => {
   // The answer type is the table: every answer the receive path builds is one of its statuses.
-  const union = /readonly status: ([\d |]+);/.exec(read('src/webhooks/receiver/answers.ts'))?.[1];
+  const union = /readonly status: ([\d |]+);/.exec(read('src/webhooks/receiver/answer.ts'))?.[1];
   expect(union).toBeDefined();
   const readme = read('README.md');
   const list = /It answers:\n\n((?:- .*\n)+)/.exec(readme)?.[1];
