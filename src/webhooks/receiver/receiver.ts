@@ -342,7 +342,10 @@ export const RECEIVER_OPTIONS = declareOptions<CallbackReceiverOptions<CallbackI
  * for anything but POST, and 500 when a genuine body cannot be typed, or a handler, `confirm` or
  * the inbox failed, so that the service delivers it again. Nothing a request does makes it throw.
  * With `enqueue`, a verified callback is answered 200 once it is on your queue (500 `not_queued`
- * when `enqueue` throws), and your worker applies it with {@link CallbackReceiver.apply}.
+ * when `enqueue` throws), and your worker applies it with {@link CallbackReceiver.apply}. What
+ * runs per request is loaded by the first request, `apply` or `reconcile`; should that fail (a
+ * file missing from the install), it is answered 500 (`apply` and `reconcile` reject) and
+ * `onError` is told.
  *
  * @throws {RequestValidationError} at once for a missing key, an impossible option or one it does not have (`accountName` names `merchantId`, its new name), naming it
  * @example
