@@ -93,15 +93,28 @@ export function declareOptions<TOptions>() {
       ? []
       : [whyUnchecked: Readonly<Record<Undeclared<TOptions, TDeclarations[number]['name']>, string>>]
   ): readonly OptionDeclaration<TDeclarations[number]['name']>[] => {
-    // Declared and unchecked, these are every option of the interface: checkOptions refuses any other.
-    const names = declarations.map((declaration) => declaration.name.split('.')[0] ?? declaration.name);
-    OPTION_NAMES.set(declarations, new Set([...names, ...Object.keys(unchecked[0] ?? {})]));
+    // Declared and unchecked, these are every option of the interface: checkOptions refuses any
+    // other. The set of their names is made on the first check, not at import.
+    UNCHECKED.set(declarations, unchecked[0] ?? {});
     return declarations;
   };
 }
 
-/** Every option name of the interface each `declareOptions` result checks. */
+/** The options each `declareOptions` result takes as given, with why. */
+const UNCHECKED = new WeakMap<readonly OptionDeclaration[], Readonly<Record<string, string>>>();
+/** Every option name of the interface each `declareOptions` result checks, made on its first check. */
 const OPTION_NAMES = new WeakMap<readonly OptionDeclaration[], ReadonlySet<string>>();
+
+/** The option names of `declarations`, when `declareOptions` made them; undefined otherwise. */
+function optionNames(declarations: readonly OptionDeclaration[]): ReadonlySet<string> | undefined {
+  let names = OPTION_NAMES.get(declarations);
+  if (names !== undefined) return names;
+  const unchecked = UNCHECKED.get(declarations);
+  if (unchecked === undefined) return undefined;
+  names = new Set([...declarations.map((declaration) => declaration.name.split('.')[0] ?? declaration.name), ...Object.keys(unchecked)]);
+  OPTION_NAMES.set(declarations, names);
+  return names;
+}
 
 /**
  * Options renamed before this release (CHANGELOG.md), by their old name: given the old one, an
@@ -292,7 +305,7 @@ export function checkOptions(where: string, options: unknown, declarations: read
       { field: '(options)', rule: 'invalid_option', message: `must be an object${required.length === 0 ? '' : ` with ${required.join(' and ')}`}; got ${shownValueOrType(options)}` },
     ]);
   }
-  const names = OPTION_NAMES.get(declarations);
+  const names = optionNames(declarations);
   if (names !== undefined) refuseUnknown(where, options, names, exact);
   for (const declaration of declarations) checkValue(where, declaration, read(options, declaration.name), options);
 }
