@@ -2,11 +2,13 @@ import { availableParallelism } from 'node:os';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer } from 'vitest/node';
+import type { TestSpecification } from 'vitest/node';
 
 /*
  * Most test files only call functions and open sockets of their own: they share one module
  * graph per worker (isolate: false), so zod, ky and src/ are loaded once per worker instead of
- * once per file (docs/decisions.md, "The test suite's speed"). Files that intercept fetch with msw
+ * once per file. Files that intercept fetch with msw
  * (useMsw()) share a graph among themselves, apart from the others. A file that mocks modules,
  * stubs globals or the environment, or fakes timers gets a fresh graph of its own. Files are
  * sorted by what they call, so a new file needs no entry here.
@@ -29,6 +31,34 @@ const msw = unitFiles.filter((file) => !OWN_GRAPH.test(file.text) && MSW.test(fi
 // A project whose list came out empty matches nothing instead of every file.
 const only = (files: readonly string[]) => (files.length > 0 ? [...files] : ['no-file']);
 
+/*
+ * A file that waits on something slow (a queue engine, workerd, PostgreSQL's maintenance, the
+ * compiler) declares a timeout of 10 s or more. Started last, such a file would hold the run's end
+ * alone; so those start first, the longest first, and then every other file, project by project
+ * (a worker keeps its module graph only from one file to the next of its project). Vitest's results
+ * of an earlier run, where there are some, say which files are slow and in what order; a fresh
+ * clone has none, and goes by the timeouts declared.
+ */
+const DECLARED_TIMEOUT = /,\s*(\d[\d_]*)\s*\)\s*;?\s*$/gm;
+const declaredWait = new Map(
+  testFiles.map((file) => [
+    join(import.meta.dirname, file.name),
+    [...file.text.matchAll(DECLARED_TIMEOUT)].map((match) => Number(match[1]?.replaceAll('_', ''))).filter((timeout) => timeout >= 10_000).reduce((sum, timeout) => sum + timeout, 0),
+  ]),
+);
+class SlowFilesFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const slowness = (spec: TestSpecification): number => {
+      const result = this.ctx.cache.getTestSpecificationResult(spec);
+      if (result !== undefined) return result.duration >= 5_000 ? result.duration : 0;
+      return declaredWait.get(spec.moduleId) ?? 0;
+    };
+    const slow = sorted.filter((spec) => slowness(spec) > 0).sort((a, b) => slowness(b) - slowness(a));
+    return [...slow, ...sorted.filter((spec) => slowness(spec) === 0)];
+  }
+}
+
 export default defineConfig({
   // Examples import 'payorch' as users do; tsconfig's paths resolve it to the source in tests too.
   resolve: { tsconfigPaths: true },
@@ -39,10 +69,11 @@ export default defineConfig({
     // or relies on a process of its own.
     pool: 'threads',
     // Vitest's default leaves one core to its main thread, which is a single worker on two cores.
-    // Many files wait on sockets, child processes, servers and queue engines' polling, so one
-    // worker more than the cores keeps both busy.
-    maxWorkers: Math.max(3, availableParallelism() + 1),
+    // Many files wait on sockets, child processes, servers and queue engines' polling, so two
+    // workers more than the cores keep them busy while two files wait.
+    maxWorkers: availableParallelism() + 2,
     restoreMocks: true,
+    sequence: { sequencer: SlowFilesFirst },
     projects: [
       {
         extends: true,
@@ -51,9 +82,6 @@ export default defineConfig({
           include: UNIT,
           exclude: [...POSTGRES, ...msw, ...isolated],
           isolate: false,
-          // Only the type tests and what they import: `npm run typecheck` checks the whole
-          // project, so tsc does not check it a second time here.
-          typecheck: { enabled: true, include: ['test/**/*.test-d.ts'], tsconfig: 'test/typecheck.tsconfig.json' },
         },
       },
       { extends: true, test: { name: 'unit-msw', include: only(msw), isolate: false } },
