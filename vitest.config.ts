@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
-import { readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer } from 'vitest/node';
 import type { TestSpecification } from 'vitest/node';
@@ -32,6 +32,34 @@ const msw = unitFiles.filter((file) => !OWN_GRAPH.test(file.text) && MSW.test(fi
 const only = (files: readonly string[]) => (files.length > 0 ? [...files] : ['no-file']);
 
 /*
+ * The files that read dist/: those that name it, or import (from test/, scripts/ or examples/) a
+ * module that does, at any depth. While `npm test` builds dist/ in the background
+ * (test/setup/build.ts), they wait for it (test/setup/wait-for-build.ts) and start after the others.
+ */
+const NAMES_DIST = /\bdist\b/;
+// A package's own dist/ in an import ('ajv/dist/2020.js') is not ours.
+const PACKAGE_DIST = /(['"])[@\w][^'"]*\/dist\/[^'"]*\1/g;
+const RELATIVE_IMPORT = /(?:from\s+|import\(\s*)(['"])(\.\.?\/[^'"]+)\1/g;
+const readsDist = new Map<string, boolean>();
+function namesDist(path: string, seen: Set<string>): boolean {
+  const known = readsDist.get(path);
+  if (known !== undefined) return known;
+  if (seen.has(path) || !existsSync(path)) return false;
+  seen.add(path);
+  const text = readFileSync(path, 'utf8');
+  const found =
+    NAMES_DIST.test(text.replace(PACKAGE_DIST, '')) ||
+    [...text.matchAll(RELATIVE_IMPORT)].some((match) => {
+      const target = resolve(dirname(path), match[2] ?? '');
+      if (!['test', 'scripts', 'examples'].some((place) => !relative(join(import.meta.dirname, place), target).startsWith('..'))) return false;
+      return [target, target.replace(/\.js$/, '.ts'), target.replace(/\.js$/, '.mjs')].some((candidate) => /\.m?[jt]s$/.test(candidate) && namesDist(candidate, seen));
+    });
+  readsDist.set(path, found);
+  return found;
+}
+const distReaders = testFiles.filter((file) => namesDist(join(import.meta.dirname, file.name), new Set())).map((file) => file.name);
+
+/*
  * A file that waits on something slow (a queue engine, workerd, PostgreSQL's maintenance, the
  * compiler) declares a timeout of 10 s or more. Started last, such a file would hold the run's end
  * alone; so those start first, the longest first, and then every other file, project by project
@@ -54,8 +82,13 @@ class SlowFilesFirst extends BaseSequencer {
       if (result !== undefined) return result.duration >= 5_000 ? result.duration : 0;
       return declaredWait.get(spec.moduleId) ?? 0;
     };
-    const slow = sorted.filter((spec) => slowness(spec) > 0).sort((a, b) => slowness(b) - slowness(a));
-    return [...slow, ...sorted.filter((spec) => slowness(spec) === 0)];
+    const ordered = (specs: TestSpecification[]): TestSpecification[] => [
+      ...specs.filter((spec) => slowness(spec) > 0).sort((a, b) => slowness(b) - slowness(a)),
+      ...specs.filter((spec) => slowness(spec) === 0),
+    ];
+    if (this.ctx.getRootProject().getProvidedContext().distBuild === '') return ordered(sorted);
+    const waits = (spec: TestSpecification): boolean => distReaders.includes(relative(import.meta.dirname, spec.moduleId).replaceAll('\\', '/'));
+    return [...ordered(sorted.filter((spec) => !waits(spec))), ...ordered(sorted.filter(waits))];
   }
 }
 
@@ -74,6 +107,9 @@ export default defineConfig({
     maxWorkers: availableParallelism() + 2,
     restoreMocks: true,
     sequence: { sequencer: SlowFilesFirst },
+    globalSetup: ['test/setup/build.ts'],
+    setupFiles: ['test/setup/wait-for-build.ts'],
+    provide: { distReaders },
     projects: [
       {
         extends: true,
