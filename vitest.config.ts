@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer } from 'vitest/node';
@@ -60,12 +60,14 @@ function namesDist(path: string, seen: Set<string>): boolean {
 const distReaders = testFiles.filter((file) => namesDist(join(import.meta.dirname, file.name), new Set())).map((file) => file.name);
 
 /*
- * A file that waits on something slow (a queue engine, workerd, PostgreSQL's maintenance, the
- * compiler) declares a timeout of 10 s or more. Started last, such a file would hold the run's end
- * alone; so those start first, the longest first, and then every other file, project by project
- * (a worker keeps its module graph only from one file to the next of its project). Vitest's results
- * of an earlier run, where there are some, say which files are slow and in what order; a fresh
- * clone has none, and goes by the timeouts declared.
+ * The order files start in. A worker keeps its module graph only from one file to the next of the
+ * same project, so files go project by project, and within a project the slow ones first: a file
+ * that waits on something slow (a queue engine, workerd, PostgreSQL's maintenance, the compiler)
+ * declares a timeout of 10 s or more, and started last it would hold the run's end alone. Vitest's
+ * results of an earlier run, where there are some, say which files are slow; a fresh clone has
+ * none, and goes by the timeouts declared. The isolated files come first, as they keep no graph
+ * anyway (the slowest of them waits on Redis restarts). While dist/ is being built, the files
+ * that read it come after all the others.
  */
 const DECLARED_TIMEOUT = /,\s*(\d[\d_]*)\s*\)\s*;?\s*$/gm;
 const declaredWait = new Map(
@@ -74,21 +76,20 @@ const declaredWait = new Map(
     [...file.text.matchAll(DECLARED_TIMEOUT)].map((match) => Number(match[1]?.replaceAll('_', ''))).filter((timeout) => timeout >= 10_000).reduce((sum, timeout) => sum + timeout, 0),
   ]),
 );
+const PROJECT_ORDER = ['unit-isolated', 'postgres', 'unit', 'unit-msw'];
 class SlowFilesFirst extends BaseSequencer {
-  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const sorted = await super.sort(files);
+  override sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const slowness = (spec: TestSpecification): number => {
       const result = this.ctx.cache.getTestSpecificationResult(spec);
-      if (result !== undefined) return result.duration >= 5_000 ? result.duration : 0;
+      if (result !== undefined) return result.failed ? Number.MAX_SAFE_INTEGER : result.duration >= 5_000 ? result.duration : 0;
       return declaredWait.get(spec.moduleId) ?? 0;
     };
-    const ordered = (specs: TestSpecification[]): TestSpecification[] => [
-      ...specs.filter((spec) => slowness(spec) > 0).sort((a, b) => slowness(b) - slowness(a)),
-      ...specs.filter((spec) => slowness(spec) === 0),
-    ];
-    if (this.ctx.getRootProject().getProvidedContext().distBuild === '') return ordered(sorted);
-    const waits = (spec: TestSpecification): boolean => distReaders.includes(relative(import.meta.dirname, spec.moduleId).replaceAll('\\', '/'));
-    return [...ordered(sorted.filter((spec) => !waits(spec))), ...ordered(sorted.filter(waits))];
+    const building = this.ctx.getRootProject().getProvidedContext().distBuild !== '';
+    const waits = (spec: TestSpecification): number => (building && distReaders.includes(relative(import.meta.dirname, spec.moduleId).replaceAll('\\', '/')) ? 1 : 0);
+    const project = (spec: TestSpecification): number => PROJECT_ORDER.indexOf(spec.project.name);
+    const sizes = new Map(files.map((spec) => [spec, statSync(spec.moduleId).size]));
+    const size = (spec: TestSpecification): number => sizes.get(spec) ?? 0;
+    return Promise.resolve([...files].sort((a, b) => waits(a) - waits(b) || project(a) - project(b) || slowness(b) - slowness(a) || size(b) - size(a)));
   }
 }
 
@@ -102,10 +103,15 @@ export default defineConfig({
     // or relies on a process of its own.
     pool: 'threads',
     // Vitest's default leaves one core to its main thread, which is a single worker on two cores.
-    // Many files wait on sockets, child processes, servers and queue engines' polling, so two
-    // workers more than the cores keep them busy while two files wait.
-    maxWorkers: availableParallelism() + 2,
+    // Many files wait on sockets, child processes, servers and queue engines' polling, so one
+    // worker more than the cores keeps both busy.
+    maxWorkers: Math.max(3, availableParallelism() + 1),
     restoreMocks: true,
+    // On two cores shared with a build, servers and other runs, a test that takes a second alone
+    // may take many times that; how long a test may take is not what it asserts (a test that waits
+    // on an engine says so with a timeout of its own, which these do not change).
+    testTimeout: 20_000,
+    hookTimeout: 30_000,
     sequence: { sequencer: SlowFilesFirst },
     globalSetup: ['test/setup/build.ts'],
     setupFiles: ['test/setup/wait-for-build.ts'],
