@@ -8,10 +8,10 @@ import type { TestSpecification } from 'vitest/node';
 /*
  * Most test files only call functions and open sockets of their own: they share one module
  * graph per worker (isolate: false), so zod, ky and src/ are loaded once per worker instead of
- * once per file. Files that intercept fetch with msw
- * (useMsw()) share a graph among themselves, apart from the others. A file that mocks modules,
- * stubs globals or the environment, or fakes timers gets a fresh graph of its own. Files are
- * sorted by what they call, so a new file needs no entry here.
+ * once per file. Files that intercept fetch with msw (useMsw()) share a graph among themselves,
+ * apart from the others. A file that mocks modules, stubs globals or the environment, or fakes
+ * timers gets a fresh graph of its own. Files are sorted by what they call, so a new file needs no
+ * entry here.
  */
 const OWN_GRAPH = /\bvi\.(?:mock|doMock|stubGlobal|stubEnv|useFakeTimers|setSystemTime)\b|process\.env(?:\.\w+|\[[^\]]+\])\s*=[^=]|delete process\.env/;
 const MSW = /\buseMsw\(/;
