@@ -1,15 +1,17 @@
 import { availableParallelism } from 'node:os';
-import { readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer } from 'vitest/node';
+import type { TestSpecification } from 'vitest/node';
 
 /*
  * Most test files only call functions and open sockets of their own: they share one module
  * graph per worker (isolate: false), so zod, ky and src/ are loaded once per worker instead of
- * once per file (docs/decisions.md, "The test suite's speed"). Files that intercept fetch with msw
- * (useMsw()) share a graph among themselves, apart from the others. A file that mocks modules,
- * stubs globals or the environment, or fakes timers gets a fresh graph of its own. Files are
- * sorted by what they call, so a new file needs no entry here.
+ * once per file. Files that intercept fetch with msw (useMsw()) share a graph among themselves,
+ * apart from the others. A file that mocks modules, stubs globals or the environment, or fakes
+ * timers gets a fresh graph of its own. Files are sorted by what they call, so a new file needs no
+ * entry here.
  */
 const OWN_GRAPH = /\bvi\.(?:mock|doMock|stubGlobal|stubEnv|useFakeTimers|setSystemTime)\b|process\.env(?:\.\w+|\[[^\]]+\])\s*=[^=]|delete process\.env/;
 const MSW = /\buseMsw\(/;
@@ -29,6 +31,68 @@ const msw = unitFiles.filter((file) => !OWN_GRAPH.test(file.text) && MSW.test(fi
 // A project whose list came out empty matches nothing instead of every file.
 const only = (files: readonly string[]) => (files.length > 0 ? [...files] : ['no-file']);
 
+/*
+ * The files that read dist/: those that name it, or import (from test/, scripts/ or examples/) a
+ * module that does, at any depth. While `npm test` builds dist/ in the background
+ * (test/setup/build.ts), they wait for it (test/setup/wait-for-build.ts) and start after the others.
+ */
+const NAMES_DIST = /\bdist\b/;
+// A package's own dist/ in an import ('ajv/dist/2020.js') is not ours.
+const PACKAGE_DIST = /(['"])[@\w][^'"]*\/dist\/[^'"]*\1/g;
+const RELATIVE_IMPORT = /(?:from\s+|import\(\s*)(['"])(\.\.?\/[^'"]+)\1/g;
+const readsDist = new Map<string, boolean>();
+function namesDist(path: string, seen: Set<string>): boolean {
+  const known = readsDist.get(path);
+  if (known !== undefined) return known;
+  if (seen.has(path) || !existsSync(path)) return false;
+  seen.add(path);
+  const text = readFileSync(path, 'utf8');
+  const found =
+    NAMES_DIST.test(text.replace(PACKAGE_DIST, '')) ||
+    [...text.matchAll(RELATIVE_IMPORT)].some((match) => {
+      const target = resolve(dirname(path), match[2] ?? '');
+      if (!['test', 'scripts', 'examples'].some((place) => !relative(join(import.meta.dirname, place), target).startsWith('..'))) return false;
+      return [target, target.replace(/\.js$/, '.ts'), target.replace(/\.js$/, '.mjs')].some((candidate) => /\.m?[jt]s$/.test(candidate) && namesDist(candidate, seen));
+    });
+  readsDist.set(path, found);
+  return found;
+}
+const distReaders = testFiles.filter((file) => namesDist(join(import.meta.dirname, file.name), new Set())).map((file) => file.name);
+
+/*
+ * The order files start in. A worker keeps its module graph only from one file to the next of the
+ * same project, so files go project by project, and within a project the slow ones first: a file
+ * that waits on something slow (a queue engine, workerd, PostgreSQL's maintenance, the compiler)
+ * declares a timeout of 10 s or more, and started last it would hold the run's end alone. Vitest's
+ * results of an earlier run, where there are some, say which files are slow; a fresh clone has
+ * none, and goes by the timeouts declared. The isolated files come first, as they keep no graph
+ * anyway (the slowest of them waits on Redis restarts). While dist/ is being built, the files
+ * that read it come after all the others.
+ */
+const DECLARED_TIMEOUT = /,\s*(\d[\d_]*)\s*\)\s*;?\s*$/gm;
+const declaredWait = new Map(
+  testFiles.map((file) => [
+    join(import.meta.dirname, file.name),
+    [...file.text.matchAll(DECLARED_TIMEOUT)].map((match) => Number(match[1]?.replaceAll('_', ''))).filter((timeout) => timeout >= 10_000).reduce((sum, timeout) => sum + timeout, 0),
+  ]),
+);
+const PROJECT_ORDER = ['unit-isolated', 'postgres', 'unit', 'unit-msw'];
+class SlowFilesFirst extends BaseSequencer {
+  override sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const slowness = (spec: TestSpecification): number => {
+      const result = this.ctx.cache.getTestSpecificationResult(spec);
+      if (result !== undefined) return result.failed ? Number.MAX_SAFE_INTEGER : result.duration >= 5_000 ? result.duration : 0;
+      return declaredWait.get(spec.moduleId) ?? 0;
+    };
+    const building = this.ctx.getRootProject().getProvidedContext().distBuild !== '';
+    const waits = (spec: TestSpecification): number => (building && distReaders.includes(relative(import.meta.dirname, spec.moduleId).replaceAll('\\', '/')) ? 1 : 0);
+    const project = (spec: TestSpecification): number => PROJECT_ORDER.indexOf(spec.project.name);
+    const sizes = new Map(files.map((spec) => [spec, statSync(spec.moduleId).size]));
+    const size = (spec: TestSpecification): number => sizes.get(spec) ?? 0;
+    return Promise.resolve([...files].sort((a, b) => waits(a) - waits(b) || project(a) - project(b) || slowness(b) - slowness(a) || size(b) - size(a)));
+  }
+}
+
 export default defineConfig({
   // Examples import 'payorch' as users do; tsconfig's paths resolve it to the source in tests too.
   resolve: { tsconfigPaths: true },
@@ -43,6 +107,15 @@ export default defineConfig({
     // worker more than the cores keeps both busy.
     maxWorkers: Math.max(3, availableParallelism() + 1),
     restoreMocks: true,
+    // On two cores shared with a build, servers and other runs, a test that takes a second alone
+    // may take many times that; how long a test may take is not what it asserts (a test that waits
+    // on an engine says so with a timeout of its own, which these do not change).
+    testTimeout: 20_000,
+    hookTimeout: 30_000,
+    sequence: { sequencer: SlowFilesFirst },
+    globalSetup: ['test/setup/build.ts'],
+    setupFiles: ['test/setup/wait-for-build.ts'],
+    provide: { distReaders },
     projects: [
       {
         extends: true,
@@ -51,9 +124,6 @@ export default defineConfig({
           include: UNIT,
           exclude: [...POSTGRES, ...msw, ...isolated],
           isolate: false,
-          // Only the type tests and what they import: `npm run typecheck` checks the whole
-          // project, so tsc does not check it a second time here.
-          typecheck: { enabled: true, include: ['test/**/*.test-d.ts'], tsconfig: 'test/typecheck.tsconfig.json' },
         },
       },
       { extends: true, test: { name: 'unit-msw', include: only(msw), isolate: false } },

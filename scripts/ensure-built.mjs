@@ -1,22 +1,32 @@
-// Builds dist/ when it is missing or older than the sources, so that `npm test` and
-// `npm run examples` work right after `npm ci` (the published package runs nothing at install
-// time, so there is no `prepare` script to build it) without rebuilding on every run.
+// Builds dist/ when it is missing or older than the sources, so that `npm run examples` and the
+// snippet check work right after `npm ci` (the published package runs nothing at install time, so
+// there is no `prepare` script to build it) without rebuilding on every run. `npm test` builds the
+// same way, in the background, while the files that do not read dist/ run (test/setup/build.ts).
 import { execFileSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
-const root = join(import.meta.dirname, '..');
-const mtime = (path) => {
-  try {
-    return statSync(join(root, path)).mtimeMs;
-  } catch {
-    return 0;
-  }
-};
-const newestSource = Math.max(
-  ...readdirSync(join(root, 'src'), { recursive: true }).map((file) => mtime(join('src', String(file)))),
-  mtime('tsup.config.ts'),
-  mtime('package.json'),
-);
-const built = Math.min(mtime('dist/index.js'), mtime('dist/index.cjs'), mtime('dist/webhooks/index.js'));
-if (built < newestSource) execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' });
+export const root = join(import.meta.dirname, '..');
+
+/** Whether dist/ is missing or older than src/, tsup.config.ts or package.json. */
+export function distIsStale() {
+  const mtime = (path) => {
+    try {
+      return statSync(join(root, path)).mtimeMs;
+    } catch {
+      return 0;
+    }
+  };
+  const newestSource = Math.max(
+    ...readdirSync(join(root, 'src'), { recursive: true }).map((file) => mtime(join('src', String(file)))),
+    mtime('tsup.config.ts'),
+    mtime('package.json'),
+  );
+  const built = Math.min(mtime('dist/index.js'), mtime('dist/index.cjs'), mtime('dist/webhooks/index.js'));
+  return built < newestSource;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href && distIsStale()) {
+  execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' });
+}

@@ -119,7 +119,9 @@ test('a handler that throws rolls its key back; the queue’s retry of the messa
   expect(worker.printed()).not.toMatch(/idle pooled connection failed|Stream was cancelled/);
 }, 30_000);
 
-test.each([
+// Side by side, each waiting out the adapter's 5 s retry: neither moves money, so the money rows
+// each compares stay those it read first.
+test.concurrent.each([
   ['user_id', 'us', { user_id: 'u-qhthief' }],
   ['amount, above the order’s ceiling', 'am', { amount: 500.01 }],
 ])('a genuine signature over a changed %s is queued, refused by confirm on every attempt and kept as a dead letter in D1: the ledger does not move, the order service is not told', async (_field, tag, change) => {
