@@ -84,18 +84,11 @@ export type { CallOutcome, ConnectionFailureReason, FailedCall } from './errors/
 
 // Dealer API
 export { DealerClient } from './dealer/client.js';
-export type { DealerManualIban } from './dealer/resources.js';
-export type { DealerEibans } from './dealer/resources.js';
-export type {
-  DealerTransactions,
-  TransactionIterable,
-} from './dealer/resources.js';
-export type { DealerTransfers } from './dealer/resources.js';
-export type { DealerCreditCard } from './dealer/resources.js';
-export type { DealerSettingsResource } from './dealer/resources.js';
+// Every resource class, as a type: a new one needs no line here.
+export type * from './dealer/resources.js';
 export type { NewTransactions } from './dealer/transactions.js';
 export type { TransferEndStatus } from './dealer/transfer-status.js';
-export type { WaitForTransferOptions } from './dealer/resources.js';
+export type { WaitForTransferOptions } from './dealer/wait-options.js';
 export { applyTransferStatuses } from './dealer/transfer-sweep.js';
 export type { ApplyTransferStatusesOptions, EndedTransfer, TransferStatusOutcome } from './dealer/transfer-sweep.js';
 
