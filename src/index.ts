@@ -40,11 +40,9 @@ export type {
   ProviderRawRequest,
 } from './provider/client.js';
 export type { ProviderRequestOptions } from './provider/request-options.js';
-export type { ProviderManual } from './provider/resources.js';
-export type { ProviderEiban } from './provider/resources.js';
-export type { ProviderCreditCard } from './provider/resources.js';
+// Every resource class, as a type: a new one needs no line here.
+export type * from './provider/resources.js';
 export type { ProviderThirdParty } from './provider/third-party/index.js';
-export type { ProviderSites } from './provider/resources.js';
 export type { BankChannel } from './provider/third-party/channel.js';
 export type { ThirdPartyGateways } from './provider/third-party/channel.js';
 export type { CryptoChannel } from './provider/third-party/channel.js';
