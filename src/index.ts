@@ -40,11 +40,9 @@ export type {
   ProviderRawRequest,
 } from './provider/client.js';
 export type { ProviderRequestOptions } from './provider/request-options.js';
-export type { ProviderManual } from './provider/resources.js';
-export type { ProviderEiban } from './provider/resources.js';
-export type { ProviderCreditCard } from './provider/resources.js';
+// Every resource class, as a type: a new one needs no line here.
+export type * from './provider/resources.js';
 export type { ProviderThirdParty } from './provider/third-party/index.js';
-export type { ProviderSites } from './provider/resources.js';
 export type { BankChannel } from './provider/third-party/channel.js';
 export type { ThirdPartyGateways } from './provider/third-party/channel.js';
 export type { CryptoChannel } from './provider/third-party/channel.js';
@@ -84,18 +82,11 @@ export type { CallOutcome, ConnectionFailureReason, FailedCall } from './errors/
 
 // Dealer API
 export { DealerClient } from './dealer/client.js';
-export type { DealerManualIban } from './dealer/resources.js';
-export type { DealerEibans } from './dealer/resources.js';
-export type {
-  DealerTransactions,
-  TransactionIterable,
-} from './dealer/resources.js';
-export type { DealerTransfers } from './dealer/resources.js';
-export type { DealerCreditCard } from './dealer/resources.js';
-export type { DealerSettingsResource } from './dealer/resources.js';
+// Every resource class, as a type: a new one needs no line here.
+export type * from './dealer/resources.js';
 export type { NewTransactions } from './dealer/transactions.js';
 export type { TransferEndStatus } from './dealer/transfer-status.js';
-export type { WaitForTransferOptions } from './dealer/resources.js';
+export type { WaitForTransferOptions } from './dealer/wait-options.js';
 export { applyTransferStatuses } from './dealer/transfer-sweep.js';
 export type { ApplyTransferStatusesOptions, EndedTransfer, TransferStatusOutcome } from './dealer/transfer-sweep.js';
 

@@ -5,11 +5,11 @@ import { keyNames, withEnvironmentKeys } from '../core/environment.js';
 import type { ClientSettings } from '../core/client-options.js';
 import { checkOptions } from '../core/option-checks.js';
 import { checkRawRequest, rawCall } from '../internal/raw-call.js';
-import { APIResource, loadCalls } from '../internal/resource.js';
+import { loadCalls } from '../internal/resource.js';
 import type { RawRequest } from '../core/raw-request.js';
 import { Transport } from '../internal/transport.js';
 import type { RequestOptions } from '../core/request-options.js';
-import { DealerCreditCard, DealerEibans, DealerManualIban, DealerSettingsResource, DealerTransactions, DealerTransfers } from './resources.js';
+import { DealerResources } from './resources.js';
 
 const DEALER_OPTIONS = /* @__PURE__ */ clientOptions('dealer');
 const DEALER_KEYS = /* @__PURE__ */ keyNames('dealer');
@@ -27,20 +27,7 @@ const DEALER_KEYS = /* @__PURE__ */ keyNames('dealer');
  * const { eibans } = await dealer.eibans.list();
  * ```
  */
-export class DealerClient extends APIResource {
-  /** Deposit IBANs and manual withdrawal requests. */
-  readonly manualIban: DealerManualIban;
-  /** The dealer's E-IBAN accounts with balances. */
-  readonly eibans: DealerEibans;
-  /** E-IBAN transaction history, by page or over any date range. */
-  readonly transactions: DealerTransactions;
-  /** Transfers from an E-IBAN to a bank account, and their status. */
-  readonly transfers: DealerTransfers;
-  /** Card payments. */
-  readonly creditCard: DealerCreditCard;
-  /** The dealer's name and which payment methods are active. */
-  readonly settings: DealerSettingsResource;
-
+export class DealerClient extends DealerResources {
   readonly #options: ClientOptions;
 
   /**
@@ -62,12 +49,6 @@ export class DealerClient extends APIResource {
     super(transport);
     // With the keys it was given or read: withOptions() makes its client with them.
     this.#options = settings;
-    this.manualIban = new DealerManualIban(transport);
-    this.eibans = new DealerEibans(transport);
-    this.transactions = new DealerTransactions(transport);
-    this.transfers = new DealerTransfers(transport);
-    this.creditCard = new DealerCreditCard(transport);
-    this.settings = new DealerSettingsResource(transport);
   }
 
   /**

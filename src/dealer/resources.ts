@@ -1,7 +1,7 @@
 import type { APIPromise, Answered, WithResponse } from '../core/api-promise.js';
 import { rawResponse } from '../core/api-promise.js';
 import type { RequestOptions } from '../core/request-options.js';
-import { MAX_TIMEOUT_MS, checkOptions, declareOptions } from '../core/option-checks.js';
+import { checkOptions } from '../core/option-checks.js';
 import { RequestAbortedError, TimeoutError, TransferWaitTimeoutError } from '../errors/api-error.js';
 import { APIResource, loadCalls } from '../internal/resource.js';
 import type { Transport } from '../internal/transport.js';
@@ -17,8 +17,11 @@ import type { NewTransactions, ReadNewTransactionsParams, Transaction, Transacti
 import { isTransferEndStatus } from './transfer-status.js';
 import type { TransferEndStatus } from './transfer-status.js';
 import type { SendMoneyParams, SendMoneyResult, TransferStatusParams, TransferStatusResult } from './transfers.js';
+import { DEFAULT_INTERVAL_MS, DEFAULT_WAIT_MS, MAX_PAUSE_MS, WAIT_OPTIONS } from './wait-options.js';
+import type { WaitForTransferOptions } from './wait-options.js';
 
-// The dealer API's resources: what a DealerClient is made of at construction, without zod. Each
+// The dealer API's resources: what a DealerClient is made of at construction (DealerResources,
+// below: a new resource is its class and its field there), without zod. Each
 // call finds its endpoint row in the tables loaded on the first call (src/internal/calls.ts), so
 // this module imports no module that imports zod: the build would load it with payorch otherwise.
 
@@ -133,38 +136,6 @@ export class DealerSettingsResource extends APIResource {
     return this._send((calls) => calls.settingsEndpoint, undefined, options);
   }
 }
-
-/** Settings of `dealer.transfers.waitFor`. */
-export interface WaitForTransferOptions {
-  /**
-   * How long to wait for an end status, in milliseconds, reads included.
-   * @default 300000 (5 minutes)
-   * @example 60_000
-   */
-  readonly timeout?: number | undefined;
-  /**
-   * The first pause between two reads, in milliseconds; each pause doubles, up to 30 s (or this
-   * value when it is larger).
-   * @default 1000
-   * @example 5_000
-   */
-  readonly interval?: number | undefined;
-  /**
-   * Stops the wait, and the read under way, with a `RequestAbortedError`.
-   * @example AbortSignal.timeout(10_000)
-   */
-  readonly signal?: AbortSignal | undefined;
-}
-
-const DEFAULT_WAIT_MS = 300_000;
-const DEFAULT_INTERVAL_MS = 1_000;
-const MAX_PAUSE_MS = 30_000;
-
-export const WAIT_OPTIONS = /* @__PURE__ */ declareOptions<WaitForTransferOptions>()([
-  { name: 'timeout', rule: { type: 'number', min: 1, max: MAX_TIMEOUT_MS, integer: true, unit: 'milliseconds' }, default: DEFAULT_WAIT_MS },
-  { name: 'interval', rule: { type: 'number', min: 10, max: 3_600_000, integer: true, unit: 'milliseconds' }, default: DEFAULT_INTERVAL_MS },
-  { name: 'signal', rule: { type: 'object', methods: ['addEventListener', 'removeEventListener'], allowed: 'an AbortSignal' } },
-]);
 
 /** A pause that ends early, rejecting, when `signal` fires. */
 function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
@@ -485,4 +456,23 @@ export class DealerTransactions extends APIResource {
     for (const [id, day] of seen) if (day < nextFirst) seen.delete(id);
     return { transactions: fresh, cursor: encodeCursor({ walletId: wallet_id, readAt, seen }) };
   }
+}
+
+/**
+ * The parts of a `DealerClient`, one field per resource, each named as its calls' operation names
+ * begin (`manualIban.startDeposit`). The client extends it.
+ */
+export class DealerResources extends APIResource {
+  /** Deposit IBANs and manual withdrawal requests. */
+  readonly manualIban = new DealerManualIban(this._transport);
+  /** The dealer's E-IBAN accounts with balances. */
+  readonly eibans = new DealerEibans(this._transport);
+  /** E-IBAN transaction history, by page or over any date range. */
+  readonly transactions = new DealerTransactions(this._transport);
+  /** Transfers from an E-IBAN to a bank account, and their status. */
+  readonly transfers = new DealerTransfers(this._transport);
+  /** Card payments. */
+  readonly creditCard = new DealerCreditCard(this._transport);
+  /** The dealer's name and which payment methods are active. */
+  readonly settings = new DealerSettingsResource(this._transport);
 }

@@ -6,13 +6,12 @@ import { keyNames, withEnvironmentKeys } from '../core/environment.js';
 import type { ClientSettings } from '../core/client-options.js';
 import { checkOptions } from '../core/option-checks.js';
 import { checkRawRequest, rawCall } from '../internal/raw-call.js';
-import { APIResource, loadCalls } from '../internal/resource.js';
+import { loadCalls } from '../internal/resource.js';
 import type { RawRequest } from '../core/raw-request.js';
 import { Transport } from '../internal/transport.js';
 import type { Welcome } from './account.js';
 import type { ProviderRequestOptions } from './request-options.js';
-import { ProviderCreditCard, ProviderEiban, ProviderManual, ProviderSites } from './resources.js';
-import { ProviderThirdParty } from './third-party/index.js';
+import { ProviderResources } from './resources.js';
 
 /** Settings of a {@link ProviderClient}. */
 export interface ProviderClientOptions extends ClientOptions {
@@ -64,18 +63,7 @@ interface SiteOptions extends ProviderClientOptions {
  * const { provider: me } = await provider.welcome();
  * ```
  */
-export class ProviderClient extends APIResource {
-  /** Manual IBAN deposits and withdrawals (spec 4.5, 4.6). */
-  readonly manual: ProviderManual;
-  /** E-IBAN deposits and withdrawals (spec 4.7). */
-  readonly eiban: ProviderEiban;
-  /** Card payments and their status (spec 4.8, 4.9). */
-  readonly creditCard: ProviderCreditCard;
-  /** Third-party bank, crypto and wallet gateways (spec 4.10 to 4.12). */
-  readonly thirdParty: ProviderThirdParty;
-  /** The provider's sites (spec 4.4). */
-  readonly sites: ProviderSites;
-
+export class ProviderClient extends ProviderResources {
   readonly #options: ProviderClientOptions;
 
   /**
@@ -89,11 +77,6 @@ export class ProviderClient extends APIResource {
     const transport = (settings as SiteOptions)[parentTransport] ?? new Transport({ ...settings, api: 'provider', owner: 'new ProviderClient', credentials: settings });
     super(transport, settings.credentialKey);
     this.#options = settings;
-    this.manual = new ProviderManual(transport, settings.credentialKey);
-    this.eiban = new ProviderEiban(transport, settings.credentialKey);
-    this.creditCard = new ProviderCreditCard(transport, settings.credentialKey);
-    this.thirdParty = new ProviderThirdParty(transport, settings.credentialKey);
-    this.sites = new ProviderSites(transport, settings.credentialKey);
   }
 
   /**

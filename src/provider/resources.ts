@@ -7,8 +7,10 @@ import type { CardPayment, CardPaymentParams, CardPaymentStatusParams, CardPayme
 import type { EibanDeposit, EibanDepositParams, EibanWithdrawal, EibanWithdrawalParams } from './eiban.js';
 import type { ManualDeposit, ManualDepositParams, ManualWithdrawal, ManualWithdrawalParams } from './manual.js';
 import type { ProviderRequestOptions } from './request-options.js';
+import { ProviderThirdParty } from './third-party/index.js';
 
-// The provider API's resources: what a ProviderClient is made of at construction, without zod.
+// The provider API's resources: what a ProviderClient is made of at construction (ProviderResources,
+// below: a new resource is its class and its field there), without zod.
 // Each call finds its endpoint row in the tables loaded on the first call (src/internal/calls.ts),
 // so this module imports no module that imports zod: the build would load it with payorch otherwise.
 
@@ -145,4 +147,21 @@ export class ProviderSites extends APIResource {
       return this._sendAnswered(calls.listSitesEndpoint, undefined, options, key);
     });
   }
+}
+
+/**
+ * The parts of a `ProviderClient`, one field per resource, each named as its calls' operation
+ * names begin (`manual.startDeposit`), acting for the client's site. The client extends it.
+ */
+export class ProviderResources extends APIResource {
+  /** Manual IBAN deposits and withdrawals (spec 4.5, 4.6). */
+  readonly manual = new ProviderManual(this._transport, this._credentialKey);
+  /** E-IBAN deposits and withdrawals (spec 4.7). */
+  readonly eiban = new ProviderEiban(this._transport, this._credentialKey);
+  /** Card payments and their status (spec 4.8, 4.9). */
+  readonly creditCard = new ProviderCreditCard(this._transport, this._credentialKey);
+  /** Third-party bank, crypto and wallet gateways (spec 4.10 to 4.12). */
+  readonly thirdParty = new ProviderThirdParty(this._transport, this._credentialKey);
+  /** The provider's sites (spec 4.4). */
+  readonly sites = new ProviderSites(this._transport, this._credentialKey);
 }

@@ -82,8 +82,6 @@ const answer = (row: ApiEndpoint, cell: string, call: string): void => {
 };
 
 const guides: Guide[] = [
-  { file: 'README.md', api: 'provider', header: ['Spec endpoint', 'Call', 'Hash'], checks: { 2: hash } },
-  { file: 'README.md', api: 'dealer', header: ['Spec endpoint', 'Call', 'Method'], checks: { 2: method } },
   { file: 'docs/provider.md', api: 'provider', header: ['Spec endpoint', 'Call', 'Hash', 'Sent again after an ambiguous failure'], checks: { 2: hash, 3: retried } },
   { file: 'docs/dealer.md', api: 'dealer', header: ['Spec endpoint', 'Call', 'Method', 'Answer', 'Retried'], checks: { 2: method, 3: answer, 4: retried } },
 ];

@@ -73,7 +73,7 @@ export async function definedOperations(area: 'provider' | 'dealer'): Promise<st
   const visit = (value: unknown, depth: number): void => {
     if (typeof value !== 'object' || value === null || depth > 1) return;
     const row = value as Partial<Endpoint<z.ZodMiniType, z.ZodMiniType>>;
-    if (typeof row.operation === 'string' && typeof row.path === 'string' && row.params !== undefined) operations.add(row.operation);
+    if (typeof row.operation === 'string' && (typeof row.path === 'string' || typeof row.fullPath === 'string') && row.params !== undefined) operations.add(row.operation);
     else for (const nested of Object.values(value)) visit(nested, depth + 1);
   };
   for (const file of files) {

@@ -17,7 +17,7 @@ import { server } from '../mocks/server.js';
 
 /*
  * An endpoint the service would serve outside its API's prefix (spec 4.1 puts every path under
- * /api/<api>), given its whole path: defined here only, added to the registry's dealer rows for
+ * /api/<api>), given its whole path: defined here only, under a name no real endpoint will take, added to the registry's dealer rows for
  * this file, and sent, served and documented with no change to the transport, the sandbox or the
  * OpenAPI generator.
  */
@@ -29,32 +29,32 @@ vi.mock('../../src/tools/registry/dealer.js', async (importOriginal) => {
   const { NoParams } = await import('../../src/internal/shared-shapes.js');
   const { dealer } = await import('../../src/tools/registry/row.js');
   const { success } = await import('../../src/tools/sandbox/answers.js');
-  const limitsEndpoint = defineEndpoint({
-    operation: 'limits.get',
+  const testOnlyEndpoint = defineEndpoint({
+    operation: 'testOnly.get',
     method: 'GET',
-    fullPath: '/dealer/v1/limits',
+    fullPath: '/dealer/v0/test-only',
     hash: 'basic',
     resendable: true,
     params: NoParams,
     response: lenientObject(() => ({ success: successFlag(), daily_limit: z.number() })),
   });
-  const limitsRow = dealer(limitsEndpoint, { answer: { success: true, daily_limit: 50_000 }, handle: () => success({ success: true, daily_limit: 50_000 }) });
-  return { ...original, DEALER_ENDPOINTS: [...original.DEALER_ENDPOINTS, limitsRow] };
+  const testOnlyRow = dealer(testOnlyEndpoint, { answer: { success: true, daily_limit: 50_000 }, handle: () => success({ success: true, daily_limit: 50_000 }) });
+  return { ...original, DEALER_ENDPOINTS: [...original.DEALER_ENDPOINTS, testOnlyRow] };
 });
 
-const limits = API_ENDPOINTS.find((row) => row.endpoint.operation === 'limits.get');
-if (limits === undefined) throw new Error('the test row is not in the registry');
-const limitsEndpoint = limits.endpoint;
+const testOnly = API_ENDPOINTS.find((row) => row.endpoint.operation === 'testOnly.get');
+if (testOnly === undefined) throw new Error('the test row is not in the registry');
+const testOnlyEndpoint = testOnly.endpoint;
 
 /** What a maintainer writes for a new call: a resource method sending the row's endpoint. */
-class Limits extends APIResource {
+class TestOnly extends APIResource {
   get(options?: RequestOptions) {
-    return this._send(limitsEndpoint, undefined, options);
+    return this._send(testOnlyEndpoint, undefined, options);
   }
 }
 
-class DealerWithLimits extends DealerClient {
-  readonly limits = new Limits(this._transport);
+class DealerWithTestOnly extends DealerClient {
+  readonly testOnly = new TestOnly(this._transport);
 }
 
 // The loopback tests need real sockets: msw listens only in the test of its handlers.
@@ -85,7 +85,7 @@ const keys = { apiKey: 'dealer-api-key', secretKey: 'dealer-secret-key' };
 describe('endpointPath', () => {
   test('puts a path under its API prefix (spec 4.1), and takes a fullPath whole', () => {
     expect(endpointPath({ api: 'dealer', endpoint: manualIbanWithdrawEndpoint })).toBe('/api/dealer/manual-iban/withdraw');
-    expect(endpointPath(limits)).toBe('/dealer/v1/limits');
+    expect(endpointPath(testOnly)).toBe('/dealer/v0/test-only');
   });
 
   test('gives every row of the registry its own path, one the sandbox can route', () => {
@@ -99,10 +99,10 @@ describe('endpointPath', () => {
 describe('an endpoint with a whole path', () => {
   test('is sent to that path on the wire, below a proxy prefix of the base URL, while raw requests stay under the API', async () => {
     const wire = await recorder(200, { success: true, daily_limit: 7 });
-    const dealer = new DealerWithLimits({ baseUrl: `${wire.url}/proxy`, ...keys, maxRetries: 0 });
-    await expect(dealer.limits.get()).resolves.toEqual({ success: true, daily_limit: 7 });
+    const dealer = new DealerWithTestOnly({ baseUrl: `${wire.url}/proxy`, ...keys, maxRetries: 0 });
+    await expect(dealer.testOnly.get()).resolves.toEqual({ success: true, daily_limit: 7 });
     await dealer.request({ method: 'GET', path: '/settings' });
-    expect(wire.seen).toEqual(['GET /proxy/dealer/v1/limits', 'GET /proxy/api/dealer/settings']);
+    expect(wire.seen).toEqual(['GET /proxy/dealer/v0/test-only', 'GET /proxy/api/dealer/settings']);
   });
 
   test('names that path in error messages, log lines and spans', async () => {
@@ -110,29 +110,29 @@ describe('an endpoint with a whole path', () => {
     const lines: string[] = [];
     const log = (_fields: unknown, message: string) => { lines.push(message); };
     const { tracer, spans } = tracing;
-    const dealer = new DealerWithLimits({ baseUrl: wire.url, ...keys, maxRetries: 0, tracer, logLevel: 'debug', logger: { debug: log, info: log, warn: log, error: log } });
-    const error = await dealer.limits.get().then(() => undefined, (failure: unknown) => failure);
+    const dealer = new DealerWithTestOnly({ baseUrl: wire.url, ...keys, maxRetries: 0, tracer, logLevel: 'debug', logger: { debug: log, info: log, warn: log, error: log } });
+    const error = await dealer.testOnly.get().then(() => undefined, (failure: unknown) => failure);
     expect(error).toBeInstanceOf(APIError);
-    expect((error as APIError).message).toContain('(HTTP 500, GET /dealer/v1/limits)');
-    expect((error as APIError).request.url).toBe(`${wire.url}/dealer/v1/limits`);
+    expect((error as APIError).message).toContain('(HTTP 500, GET /dealer/v0/test-only)');
+    expect((error as APIError).request.url).toBe(`${wire.url}/dealer/v0/test-only`);
     expect(lines.length).toBeGreaterThan(0);
-    for (const line of lines) expect(line).toContain('GET /dealer/v1/limits (dealer.limits.get)');
-    expect(spans().at(-1)?.attributes['url.full']).toBe(`${wire.url}/dealer/v1/limits`);
+    for (const line of lines) expect(line).toContain('GET /dealer/v0/test-only (dealer.testOnly.get)');
+    expect(spans().at(-1)?.attributes['url.full']).toBe(`${wire.url}/dealer/v0/test-only`);
   });
 
   test('is routed by the sandbox on a socket and through msw, and only at that path', async () => {
     const sandbox = createSandbox();
     running = await sandbox.listen({ port: 0 });
-    const overSocket = new DealerWithLimits({ baseUrl: running.url, ...sandbox.accounts.dealer, maxRetries: 0 });
-    await expect(overSocket.limits.get()).resolves.toEqual({ success: true, daily_limit: 50_000 });
-    const prefixed = await overSocket.request({ method: 'GET', path: '/dealer/v1/limits' }).then(() => undefined, (failure: unknown) => failure);
+    const overSocket = new DealerWithTestOnly({ baseUrl: running.url, ...sandbox.accounts.dealer, maxRetries: 0 });
+    await expect(overSocket.testOnly.get()).resolves.toEqual({ success: true, daily_limit: 50_000 });
+    const prefixed = await overSocket.request({ method: 'GET', path: '/dealer/v0/test-only' }).then(() => undefined, (failure: unknown) => failure);
     expect((prefixed as APIError).status).toBe(404);
 
     server.listen({ onUnhandledFrame: 'error' });
     try {
       server.use(...sandbox.mswHandlers(http));
-      const throughMsw = new DealerWithLimits({ baseUrl: SANDBOX_BASE_URL, ...sandbox.accounts.dealer, maxRetries: 0 });
-      await expect(throughMsw.limits.get()).resolves.toEqual({ success: true, daily_limit: 50_000 });
+      const throughMsw = new DealerWithTestOnly({ baseUrl: SANDBOX_BASE_URL, ...sandbox.accounts.dealer, maxRetries: 0 });
+      await expect(throughMsw.testOnly.get()).resolves.toEqual({ success: true, daily_limit: 50_000 });
     } finally {
       server.resetHandlers();
       server.close();
@@ -141,7 +141,7 @@ describe('an endpoint with a whole path', () => {
 
   test('is in the OpenAPI document at that path', () => {
     const document = openApiDocument({ version: '0.0.0' }) as { paths: Record<string, Record<string, { operationId?: string }>> };
-    expect(document.paths['/dealer/v1/limits']?.['get']?.operationId).toBe('dealer.limits.get');
-    expect(Object.keys(document.paths).filter((path) => path.includes('limits'))).toEqual(['/dealer/v1/limits']);
+    expect(document.paths['/dealer/v0/test-only']?.['get']?.operationId).toBe('dealer.testOnly.get');
+    expect(Object.keys(document.paths).filter((path) => path.includes('test-only'))).toEqual(['/dealer/v0/test-only']);
   });
 });

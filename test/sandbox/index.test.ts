@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, test } from 'vitest';
+import { API_ENDPOINTS } from '../../src/tools/registry/index.js';
 
 const root = join(import.meta.dirname, '../..');
 
@@ -12,7 +13,13 @@ describe('payorch/sandbox', () => {
     expect(JSON.parse(stdout)).toEqual({
       inProcess: 200,
       overHttp: 200,
-      handlers: ['https://sandbox.payorch.test/api/*', 'https://sandbox.payorch.test/__sandbox', 'https://sandbox.payorch.test/__sandbox/*'],
+      handlers: [
+        'https://sandbox.payorch.test/api/*',
+        // An endpoint given a whole path has a handler of its own.
+        ...new Set(API_ENDPOINTS.flatMap((row) => row.endpoint.fullPath ?? []).map((path) => `https://sandbox.payorch.test${path}`)),
+        'https://sandbox.payorch.test/__sandbox',
+        'https://sandbox.payorch.test/__sandbox/*',
+      ],
     });
   });
 });

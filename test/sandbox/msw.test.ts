@@ -3,6 +3,7 @@ import { describe, expect, expectTypeOf, test } from 'vitest';
 import type { HttpHandler } from 'msw';
 import { DealerClient, ProviderClient } from '../../src/index.js';
 import { SANDBOX_BASE_URL, createSandbox } from '../../src/tools/sandbox/index.js';
+import { API_ENDPOINTS } from '../../src/tools/registry/index.js';
 import { customer } from '../helpers/sandbox.js';
 import { server, useMsw } from '../mocks/server.js';
 
@@ -14,7 +15,8 @@ describe('sandbox.mswHandlers(http)', () => {
   test('are msw handlers, typed by the msw passed in', () => {
     const handlers = createSandbox().mswHandlers(http);
     expectTypeOf(handlers).toEqualTypeOf<HttpHandler[]>();
-    expect(handlers).toHaveLength(3);
+    // /api/*, /__sandbox and /__sandbox/*, and one per endpoint given a whole path.
+    expect(handlers).toHaveLength(3 + new Set(API_ENDPOINTS.flatMap((row) => row.endpoint.fullPath ?? [])).size);
   });
 
   test('serve the clients through msw, with the global fetch', async () => {

@@ -105,7 +105,8 @@ describe('the same sandbox three ways', () => {
   /** The answers with the base URL taken out of payment URLs, which is all that may differ. */
   const normal = (answers: unknown[], baseUrl: string) => JSON.parse(JSON.stringify(answers).replaceAll(baseUrl, '<base>')) as unknown;
 
-  test('every client call answers the same through sandbox.fetch, msw and HTTP', async () => {
+  // Three sandboxes, each answering every endpoint: the budget grows with the registry.
+  test('every client call answers the same through sandbox.fetch, msw and HTTP', { timeout: 30_000 }, async () => {
     const inProcess = fresh();
     const viaFetch = await script(clients(inProcess, SANDBOX_BASE_URL, inProcess.fetch));
 
