@@ -1,4 +1,3 @@
-import { brand } from './brand.js';
 import { callLabel, outcomeSentence } from './call-message.js';
 import type { CallOutcome, FailedCall } from './call-message.js';
 import { PayorchError } from './error.js';
@@ -145,9 +144,8 @@ export interface APIErrorInit {
  * ```
  */
 export class APIError extends PayorchError {
-  static {
-    brand(this, 'APIError');
-  }
+  /** The name it is branded with (brand.ts). @internal */
+  static override readonly brandName: string = 'APIError';
   /** HTTP status of the answer; 0 when the platform hid it (an opaque redirect). */
   readonly status: number;
   /** Response headers, lower-cased names. */
@@ -224,9 +222,8 @@ export class APIError extends PayorchError {
 
 /** The service refused the credentials (HTTP 401, spec 7.1). */
 export class AuthenticationError extends APIError {
-  static {
-    brand(this, 'AuthenticationError');
-  }
+  /** The name it is branded with (brand.ts). @internal */
+  static override readonly brandName: string = 'AuthenticationError';
   /**
    * Which refusal of spec 7.1, read from the body's text: `missing_headers`, `invalid_api_key`,
    * `timestamp_expired` (check the clock), `invalid_hash` (check the secret key), or `unknown`.
@@ -239,9 +236,8 @@ export class AuthenticationError extends APIError {
  * a site credential key that does not belong to the provider (spec 7.3, whatever the status).
  */
 export class PermissionDeniedError extends APIError {
-  static {
-    brand(this, 'PermissionDeniedError');
-  }
+  /** The name it is branded with (brand.ts). @internal */
+  static override readonly brandName: string = 'PermissionDeniedError';
   /**
    * Which refusal, read from the body's text: `provider_inactive`, `ip_not_allowed` (spec 7.1),
    * `credential_key_refused` (spec 7.3), or `unknown` for a 403 whose text the spec does not list.
@@ -255,9 +251,8 @@ export class PermissionDeniedError extends APIError {
  * `RequestValidationError`, payorch's own refusal before anything is sent.
  */
 export class UnprocessableEntityError extends APIError {
-  static {
-    brand(this, 'UnprocessableEntityError');
-  }
+  /** The name it is branded with (brand.ts). @internal */
+  static override readonly brandName: string = 'UnprocessableEntityError';
   /** The body's `messages` list (spec 7.2), one entry per failed rule: the SDK makes this class only for a body that has one. */
   declare readonly messages: readonly string[];
 }
@@ -268,9 +263,8 @@ export class UnprocessableEntityError extends APIError {
  * `refused`; `code` holds a dealer code (spec 7.4) when the body carries one.
  */
 export class BadRequestError extends APIError {
-  static {
-    brand(this, 'BadRequestError');
-  }
+  /** The name it is branded with (brand.ts). @internal */
+  static override readonly brandName: string = 'BadRequestError';
 }
 
 /**
@@ -279,9 +273,8 @@ export class BadRequestError extends APIError {
  * request is the usual cause). `outcome` is `refused`: this request moved nothing.
  */
 export class ConflictError extends APIError {
-  static {
-    brand(this, 'ConflictError');
-  }
+  /** The name it is branded with (brand.ts). @internal */
+  static override readonly brandName: string = 'ConflictError';
 }
 
 /**
@@ -289,9 +282,8 @@ export class ConflictError extends APIError {
  * (`…/api`), or a proxy that does not route the path. `outcome` is `refused`.
  */
 export class NotFoundError extends APIError {
-  static {
-    brand(this, 'NotFoundError');
-  }
+  /** The name it is branded with (brand.ts). @internal */
+  static override readonly brandName: string = 'NotFoundError';
 }
 
 /**
@@ -300,9 +292,8 @@ export class NotFoundError extends APIError {
  * answer before any processing, but payorch does not bet money on every proxy agreeing).
  */
 export class RateLimitError extends APIError {
-  static {
-    brand(this, 'RateLimitError');
-  }
+  /** The name it is branded with (brand.ts). @internal */
+  static override readonly brandName: string = 'RateLimitError';
 }
 
 /**
@@ -310,9 +301,8 @@ export class RateLimitError extends APIError {
  * possibly after it acted, so `outcome` is `unknown` (docs/errors-and-retries.md).
  */
 export class InternalServerError extends APIError {
-  static {
-    brand(this, 'InternalServerError');
-  }
+  /** The name it is branded with (brand.ts). @internal */
+  static override readonly brandName: string = 'InternalServerError';
 }
 
 function defaultOutcome(init: APIErrorInit): CallOutcome {
@@ -379,9 +369,8 @@ function stringList(value: unknown): string[] | undefined {
  * The parsed body and the raw text are kept so that nothing is lost.
  */
 export class ResponseValidationError extends PayorchError {
-  static {
-    brand(this, 'ResponseValidationError');
-  }
+  /** The name it is branded with (brand.ts). @internal */
+  static override readonly brandName: string = 'ResponseValidationError';
   /** HTTP status of the answer (a 2xx: the service reported success). */
   readonly status: number;
   /** Each field of the answer that does not fit the spec's shape, with the rule it breaks. */
@@ -415,9 +404,8 @@ export class ResponseValidationError extends PayorchError {
  * have been processed: do not send it again; wait for its callback (docs/errors-and-retries.md).
  */
 export class TimeoutError extends PayorchError {
-  static {
-    brand(this, 'TimeoutError');
-  }
+  /** The name it is branded with (brand.ts). @internal */
+  static override readonly brandName: string = 'TimeoutError';
   /** The limit that ran out, in milliseconds: the client's or the call's `timeout` option. */
   readonly timeout: number;
   /** The client method that timed out, its API first: `provider.manual.startDeposit`. */
@@ -441,9 +429,8 @@ export class TimeoutError extends PayorchError {
  * whether its bytes left.
  */
 export class RequestAbortedError extends PayorchError {
-  static {
-    brand(this, 'RequestAbortedError');
-  }
+  /** The name it is branded with (brand.ts). @internal */
+  static override readonly brandName: string = 'RequestAbortedError';
   /** The client method that was stopped, its API first: `provider.manual.startDeposit`. */
   readonly operation: string;
   /** The method and the full URL of the request, query string included; never its headers, which carry the keys. */
@@ -465,9 +452,8 @@ export class RequestAbortedError extends PayorchError {
  * (`applyTransferStatuses`) apply its end once.
  */
 export class TransferWaitTimeoutError extends PayorchError {
-  static {
-    brand(this, 'TransferWaitTimeoutError');
-  }
+  /** The name it is branded with (brand.ts). @internal */
+  static override readonly brandName: string = 'TransferWaitTimeoutError';
   /** The transfer waited for (`TRF-...`). */
   readonly transferId: string;
   /** The deadline that ran out, in milliseconds: the `timeout` option. */

@@ -13,12 +13,28 @@ export const OWN_BRAND = Symbol.for('payorch.error');
 
 export type ErrorClass<T extends Error = Error> = abstract new (...args: never[]) => T;
 
+/** An error class of payorch: its brand is the name it is exported under, a static field of its own. */
+type BrandedClass = ErrorClass & { readonly brandName?: string };
+
 /**
- * Brands an error class: sets `name` on its prototype and on the class itself, and the mark that
- * {@link isPayorchError} recognises. Called once in every error class's static block;
- * test/errors/guards.test.ts fails for an exported class that forgets it.
+ * Brands `errorClass` and every ancestor that has a brand of its own, once, on first need (its
+ * first construction, or {@link isPayorchError} asked about it): it sets `name` on the prototype
+ * and on the class, and the marks that {@link isPayorchError} recognises. Not at definition: a
+ * top-level call (a static block) keeps every error class in every bundle that imports the file,
+ * used or not, and a verification-only bundle then carried them all (bench/findings.md).
+ * test/errors/guards.test.ts fails for an exported class without a `brandName`.
  */
-export function brand(errorClass: ErrorClass, name: string): void {
+export function brandChain(errorClass: ErrorClass): void {
+  for (let current = errorClass as BrandedClass; typeof current === 'function'; current = Object.getPrototypeOf(current) as BrandedClass) {
+    // A class of the caller's own, even one extending a payorch class, has no brand of its own.
+    if (!Object.hasOwn(current, 'brandName') || current.brandName === undefined) continue;
+    // Its ancestors were branded in the same pass.
+    if (Object.hasOwn(current.prototype as object, OWN_BRAND)) return;
+    brand(current, current.brandName);
+  }
+}
+
+function brand(errorClass: ErrorClass, name: string): void {
   Object.defineProperty(errorClass.prototype, 'name', { value: name, writable: true, configurable: true });
   // The bundler renames a class that refers to itself (`class _APIError`), and Node prints an
   // uncaught error under its constructor's name when that differs from `error.name`.

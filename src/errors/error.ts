@@ -7,7 +7,7 @@
  * (tsup.config.ts).
  */
 
-import { brand, markOf, OWN_BRAND } from './brand.js';
+import { brandChain, markOf, OWN_BRAND } from './brand.js';
 import type { ErrorClass } from './brand.js';
 import { callLabel, outcomeSentence } from './call-message.js';
 import type { CallOutcome, FailedCall } from './call-message.js';
@@ -43,6 +43,7 @@ export function isPayorchError(value: unknown, errorClass?: ErrorClass): boolean
 }
 
 function ownBrand(errorClass: ErrorClass): string {
+  brandChain(errorClass);
   const prototype = errorClass.prototype as Partial<Record<symbol, unknown>>;
   const name = Object.hasOwn(prototype, OWN_BRAND) ? prototype[OWN_BRAND] : undefined;
   // A class of the caller's own, even one extending PayorchError, carries no mark of its own.
@@ -73,9 +74,8 @@ function ownBrand(errorClass: ErrorClass): string {
  * ```
  */
 export class PayorchError extends Error {
-  static {
-    brand(this, 'PayorchError');
-  }
+  /** The name it is branded with (brand.ts). @internal */
+  static readonly brandName: string = 'PayorchError';
   /**
    * Whether the service may have acted on the call, and so whether money may have moved:
    * - `not_sent`: nothing reached the service (input refused, name not resolved, connection
@@ -93,6 +93,8 @@ export class PayorchError extends Error {
 
   /** Made by the SDK's error classes: the standard `cause`, and the call's {@link CallOutcome} (`unknown` when not given). */
   constructor(message?: string, options: { readonly cause?: unknown; readonly outcome?: CallOutcome | undefined } = {}) {
+    // Before Error's constructor, which reads `name` for the stack's first line.
+    brandChain(new.target);
     // Only a given cause becomes `cause`: Error defines the property whenever the key is present.
     super(message, 'cause' in options ? { cause: options.cause } : undefined);
     // The one unsure default: a failure nobody classified must not read as "safe to resend".
@@ -140,9 +142,8 @@ export interface ValidationIssue {
  * ```
  */
 export class RequestValidationError extends PayorchError {
-  static {
-    brand(this, 'RequestValidationError');
-  }
+  /** The name it is branded with (brand.ts). @internal */
+  static override readonly brandName: string = 'RequestValidationError';
   /** Every rule the request broke, at least one; nothing was sent. */
   readonly issues: readonly ValidationIssue[];
   /** Made by the SDK when a request breaks its schema; `operation` names the call. */
@@ -176,9 +177,8 @@ const DESCRIPTIONS: Readonly<Record<ConnectionFailureReason, string>> = {
  * `unknown` otherwise.
  */
 export class ConnectionError extends PayorchError {
-  static {
-    brand(this, 'ConnectionError');
-  }
+  /** The name it is branded with (brand.ts). @internal */
+  static override readonly brandName: string = 'ConnectionError';
   /**
    * `true` when the connection was refused (`ECONNREFUSED` or the platform's equivalent, or a
    * reset before the connection was made: `connect ECONNRESET`): nothing
@@ -219,9 +219,8 @@ export class ConnectionError extends PayorchError {
  * ```
  */
 export class TrackingCodeError extends PayorchError {
-  static {
-    brand(this, 'TrackingCodeError');
-  }
+  /** The name it is branded with (brand.ts). @internal */
+  static override readonly brandName: string = 'TrackingCodeError';
   /** The value that was given, cut to 64 characters. */
   readonly value: string;
   /** Made by the tracking-code parser; names what is wrong with the code. */
@@ -332,9 +331,8 @@ const STATUS = {
  * ```
  */
 export class CallbackVerificationError extends PayorchError {
-  static {
-    brand(this, 'CallbackVerificationError');
-  }
+  /** The name it is branded with (brand.ts). @internal */
+  static override readonly brandName: string = 'CallbackVerificationError';
   /** Which check failed, in the order they run (see {@link CallbackVerificationReason}); a receiver answers it as `error`. */
   readonly reason: CallbackVerificationReason;
   /** The HTTP status to answer: 401 for authentication failures, 400 for an unusable body, 500 for a genuine callback that cannot be typed. */
@@ -402,9 +400,8 @@ export type CallbackJobField = 'job' | 'merchantId' | 'kind' | 'event' | 'payloa
  * ```
  */
 export class CallbackJobError extends CallbackVerificationError {
-  static {
-    brand(this, 'CallbackJobError');
-  }
+  /** The name it is branded with (brand.ts). @internal */
+  static override readonly brandName: string = 'CallbackJobError';
   /** Which field of the job failed its check. */
   readonly field: CallbackJobField;
   /**
@@ -447,9 +444,8 @@ export class CallbackJobError extends CallbackVerificationError {
  * ```
  */
 export class CallbackRetentionError extends PayorchError {
-  static {
-    brand(this, 'CallbackRetentionError');
-  }
+  /** The name it is branded with (brand.ts). @internal */
+  static override readonly brandName: string = 'CallbackRetentionError';
   /** The callback's tracking code. */
   readonly trackingCode: string;
   /** The status it reports. */
@@ -493,9 +489,8 @@ export class CallbackRetentionError extends PayorchError {
  * ```
  */
 export class NotConfirmedError extends PayorchError {
-  static {
-    brand(this, 'NotConfirmedError');
-  }
+  /** The name it is branded with (brand.ts). @internal */
+  static override readonly brandName: string = 'NotConfirmedError';
   /** Made by the receiver when `confirm` refuses. */
   constructor(message: string) {
     super(message, { outcome: 'refused' });
@@ -509,9 +504,8 @@ export class NotConfirmedError extends PayorchError {
  * `'*'`), and the redelivery applies.
  */
 export class UnhandledError extends PayorchError {
-  static {
-    brand(this, 'UnhandledError');
-  }
+  /** The name it is branded with (brand.ts). @internal */
+  static override readonly brandName: string = 'UnhandledError';
   /** Made by the receiver when no handler takes a callback under `unhandled: 'retry'`. */
   constructor(message: string) {
     super(message, { outcome: 'refused' });
@@ -540,9 +534,8 @@ export class UnhandledError extends PayorchError {
  * ```
  */
 export class CallbackHandlingError extends PayorchError {
-  static {
-    brand(this, 'CallbackHandlingError');
-  }
+  /** The name it is branded with (brand.ts). @internal */
+  static override readonly brandName: string = 'CallbackHandlingError';
   /** What threw: a handler, `confirm`, `enqueue`, the inbox, or (`request`) the receive path around them. */
   readonly phase: 'handler' | 'confirm' | 'enqueue' | 'inbox' | 'request';
 
@@ -577,9 +570,8 @@ export class CallbackHandlingError extends PayorchError {
  * ```
  */
 export class InboxError extends PayorchError {
-  static {
-    brand(this, 'InboxError');
-  }
+  /** The name it is branded with (brand.ts). @internal */
+  static override readonly brandName: string = 'InboxError';
 }
 
 /**
@@ -588,9 +580,8 @@ export class InboxError extends PayorchError {
  * `maxKeys` or use a database inbox (`payorch/postgres`).
  */
 export class InboxFullError extends InboxError {
-  static {
-    brand(this, 'InboxFullError');
-  }
+  /** The name it is branded with (brand.ts). @internal */
+  static override readonly brandName: string = 'InboxFullError';
 }
 
 /**
@@ -619,9 +610,8 @@ export class InboxFullError extends InboxError {
  * ```
  */
 export class InboxCommitError extends InboxError {
-  static {
-    brand(this, 'InboxCommitError');
-  }
+  /** The name it is branded with (brand.ts). @internal */
+  static override readonly brandName: string = 'InboxCommitError';
 }
 
 /**
@@ -632,9 +622,8 @@ export class InboxCommitError extends InboxError {
  * directly (docs/inboxes.md, "Poolers").
  */
 export class StatementPoolingError extends InboxError {
-  static {
-    brand(this, 'StatementPoolingError');
-  }
+  /** The name it is branded with (brand.ts). @internal */
+  static override readonly brandName: string = 'StatementPoolingError';
 }
 
 /**
@@ -660,7 +649,6 @@ export class StatementPoolingError extends InboxError {
  * ```
  */
 export class QueueError extends PayorchError {
-  static {
-    brand(this, 'QueueError');
-  }
+  /** The name it is branded with (brand.ts). @internal */
+  static override readonly brandName: string = 'QueueError';
 }

@@ -83,8 +83,10 @@ describe('isPayorchError (src/errors/error.ts)', () => {
     const classes = [...errorClasses(source, source.PayorchError), ['SandboxError', SandboxError] as const];
     expect(classes.map(([name]) => name)).toEqual(expect.arrayContaining(['PayorchError', 'APIError', 'InboxFullError', 'TrackingCodeError', 'SandboxError']));
     for (const [name, errorClass] of classes) {
-      expect(errorClass.prototype.name).toBe(name);
+      // Branded on first need: asking about the class is one.
       expect(() => source.isPayorchError(undefined, errorClass)).not.toThrow();
+      expect(errorClass.prototype.name).toBe(name);
+      expect(errorClass.name).toBe(name);
     }
   });
 

@@ -1,4 +1,3 @@
-import { brand } from '../../errors/brand.js';
 import { PayorchError } from '../../errors/error.js';
 
 /**
@@ -26,9 +25,8 @@ export type SandboxErrorCode = 'unknown_record' | 'unknown_delivery' | 'refused_
  * ```
  */
 export class SandboxError extends PayorchError {
-  static {
-    brand(this, 'SandboxError');
-  }
+  /** The name it is branded with (brand.ts). @internal */
+  static override readonly brandName: string = 'SandboxError';
   /** What the sandbox refused, for code to branch on; `message` says it for people. */
   readonly code: SandboxErrorCode;
   /** @internal */
