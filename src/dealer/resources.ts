@@ -3,7 +3,7 @@ import { rawResponse } from '../core/api-promise.js';
 import type { RequestOptions } from '../core/request-options.js';
 import { MAX_TIMEOUT_MS, checkOptions, declareOptions } from '../core/option-checks.js';
 import { RequestAbortedError, TimeoutError, TransferWaitTimeoutError } from '../errors/api-error.js';
-import { APIResource, loadCalls } from '../internal/resource.js';
+import { APIResource } from '../internal/resource.js';
 import type { Transport } from '../internal/transport.js';
 import { parseRequest } from '../internal/validation.js';
 import type { DealerCardPayment, DealerCardPaymentParams } from './credit-card.js';
@@ -16,10 +16,11 @@ import type { TransactionRange } from './transaction-range.js';
 import type { NewTransactions, ReadNewTransactionsParams, Transaction, TransactionList, TransactionListParams, TransactionRangeParams, WindowTotals } from './transactions.js';
 import { isTransferEndStatus } from './transfer-status.js';
 import type { TransferEndStatus } from './transfer-status.js';
+import { DEALER_CALLS } from './tables.js';
 import type { SendMoneyParams, SendMoneyResult, TransferStatusParams, TransferStatusResult } from './transfers.js';
 
 // The dealer API's resources: what a DealerClient is made of at construction, without zod. Each
-// call finds its endpoint row in the tables loaded on the first call (src/internal/calls.ts), so
+// call finds its endpoint row in the tables loaded on the first call (calls.ts), so
 // this module imports no module that imports zod: the build would load it with payorch otherwise.
 
 /**
@@ -54,7 +55,7 @@ export class DealerCreditCard extends APIResource {
    * ```
    */
   createPayment(params: DealerCardPaymentParams, options?: RequestOptions): APIPromise<DealerCardPayment> {
-    return this._send((calls) => calls.dealerCardPaymentEndpoint, params, options);
+    return this._send(DEALER_CALLS, (calls) => calls.dealerCardPaymentEndpoint, params, options);
   }
 }
 
@@ -73,7 +74,7 @@ export class DealerEibans extends APIResource {
    * ```
    */
   list(options?: RequestOptions): APIPromise<EibanAccountList> {
-    return this._send((calls) => calls.eibanListEndpoint, undefined, options);
+    return this._send(DEALER_CALLS, (calls) => calls.eibanListEndpoint, undefined, options);
   }
 }
 
@@ -93,7 +94,7 @@ export class DealerManualIban extends APIResource {
    * ```
    */
   startDeposit(params: ManualIbanDepositParams, options?: RequestOptions): APIPromise<ManualIbanDeposit> {
-    return this._send((calls) => calls.manualIbanDepositEndpoint, params, options);
+    return this._send(DEALER_CALLS, (calls) => calls.manualIbanDepositEndpoint, params, options);
   }
 
   /**
@@ -111,7 +112,7 @@ export class DealerManualIban extends APIResource {
    * ```
    */
   startWithdrawal(params: ManualIbanWithdrawalParams, options?: RequestOptions): APIPromise<ManualIbanWithdrawal> {
-    return this._send((calls) => calls.manualIbanWithdrawEndpoint, params, options);
+    return this._send(DEALER_CALLS, (calls) => calls.manualIbanWithdrawEndpoint, params, options);
   }
 }
 
@@ -130,7 +131,7 @@ export class DealerSettingsResource extends APIResource {
    * ```
    */
   get(options?: RequestOptions): APIPromise<DealerSettings> {
-    return this._send((calls) => calls.settingsEndpoint, undefined, options);
+    return this._send(DEALER_CALLS, (calls) => calls.settingsEndpoint, undefined, options);
   }
 }
 
@@ -200,7 +201,7 @@ export class DealerTransfers extends APIResource {
    * ```
    */
   send(params: SendMoneyParams, options?: RequestOptions): APIPromise<SendMoneyResult> {
-    return this._send((calls) => calls.sendMoneyEndpoint, params, options);
+    return this._send(DEALER_CALLS, (calls) => calls.sendMoneyEndpoint, params, options);
   }
 
   /**
@@ -215,7 +216,7 @@ export class DealerTransfers extends APIResource {
    * ```
    */
   getStatus(params: TransferStatusParams, options?: RequestOptions): APIPromise<TransferStatusResult> {
-    return this._send((calls) => calls.transferStatusEndpoint, params, options);
+    return this._send(DEALER_CALLS, (calls) => calls.transferStatusEndpoint, params, options);
   }
 
   /**
@@ -244,7 +245,7 @@ export class DealerTransfers extends APIResource {
    */
   async waitFor(transferId: string, options: WaitForTransferOptions = {}): Promise<TransferStatusResult & { readonly transfer: { readonly status: TransferEndStatus } }> {
     checkOptions('dealer.transfers.waitFor', options, WAIT_OPTIONS);
-    const calls = await loadCalls();
+    const calls = await DEALER_CALLS.load();
     const params = parseRequest('dealer.transfers.waitFor', calls.TransferStatusParams, { transfer_id: transferId });
     const timeout = options.timeout ?? DEFAULT_WAIT_MS;
     const { signal } = options;
@@ -310,7 +311,7 @@ export class TransactionIterable extends APIResource implements AsyncIterable<Tr
       for (const transaction of value.transactions) {
         // Records of a page already read are not handed out after an abort either.
         if (signal?.aborted === true) {
-          const call = this._transport.describeCall((await loadCalls()).transactionListEndpoint, next);
+          const call = this._transport.describeCall((await DEALER_CALLS.load()).transactionListEndpoint, next);
           throw new RequestAbortedError(signal.reason, { ...call, outcome: 'not_sent' });
         }
         yield transaction;
@@ -343,7 +344,7 @@ export class TransactionIterable extends APIResource implements AsyncIterable<Tr
       let first: WindowTotals | undefined;
       let previous: ReadonlySet<string> = new Set();
       for (let page = 1; ; page++) {
-        const answered = await this._sendAnswered((calls) => calls.transactionPageEndpoint(page, first, previous), { wallet_id, ...window, page }, this.#options);
+        const answered = await this._sendAnswered(DEALER_CALLS, (calls) => calls.transactionPageEndpoint(page, first, previous), { wallet_id, ...window, page }, this.#options);
         const data = answered.value;
         first ??= data.pagination;
         yield { ...answered, next: { wallet_id, ...window, page: page + 1 } };
@@ -390,7 +391,7 @@ export class DealerTransactions extends APIResource {
    * ```
    */
   list(params: TransactionListParams, options?: RequestOptions): APIPromise<TransactionList> {
-    return this._send((calls) => calls.transactionListEndpoint, params, options);
+    return this._send(DEALER_CALLS, (calls) => calls.transactionListEndpoint, params, options);
   }
 
   /**
@@ -455,9 +456,9 @@ export class DealerTransactions extends APIResource {
    */
   async readNew(params: ReadNewTransactionsParams, options: RequestOptions = {}): Promise<NewTransactions> {
     const operation = 'dealer.transactions.readNew';
-    const { wallet_id, cursor, start_date, lookBackSeconds = DEFAULT_LOOK_BACK_SECONDS } = parseRequest(operation, (await loadCalls()).ReadNewTransactionsParams, params);
+    const { wallet_id, cursor, start_date, lookBackSeconds = DEFAULT_LOOK_BACK_SECONDS } = parseRequest(operation, (await DEALER_CALLS.load()).ReadNewTransactionsParams, params);
     const readAt = Date.now();
-    const { decodeCursor, dayOfDate, encodeCursor } = await loadCalls();
+    const { decodeCursor, dayOfDate, encodeCursor } = await DEALER_CALLS.load();
     const previous = cursor === undefined ? undefined : decodeCursor(operation, cursor, wallet_id);
     const lookBackMs = lookBackSeconds * 1000;
     const today = Math.floor(readAt / 86_400_000);

@@ -6,13 +6,14 @@ import { keyNames, withEnvironmentKeys } from '../core/environment.js';
 import type { ClientSettings } from '../core/client-options.js';
 import { checkOptions } from '../core/option-checks.js';
 import { checkRawRequest, rawCall } from '../internal/raw-call.js';
-import { APIResource, loadCalls } from '../internal/resource.js';
+import { APIResource } from '../internal/resource.js';
 import type { RawRequest } from '../core/raw-request.js';
 import { Transport } from '../internal/transport.js';
 import type { Welcome } from './account.js';
 import type { ProviderRequestOptions } from './request-options.js';
 import { ProviderCreditCard, ProviderEiban, ProviderManual, ProviderSites } from './resources.js';
 import { ProviderThirdParty } from './third-party/index.js';
+import { PROVIDER_CALLS } from './tables.js';
 
 /** Settings of a {@link ProviderClient}. */
 export interface ProviderClientOptions extends ClientOptions {
@@ -148,7 +149,7 @@ export class ProviderClient extends APIResource {
    * ```
    */
   welcome(options?: ProviderRequestOptions): APIPromise<Welcome> {
-    return this._send((calls) => calls.welcomeEndpoint, undefined, options);
+    return this._send(PROVIDER_CALLS, (calls) => calls.welcomeEndpoint, undefined, options);
   }
 
   /**
@@ -174,7 +175,7 @@ export class ProviderClient extends APIResource {
           : params.hash === 'key'
             ? { hash: 'key', key: params.key }
             : { hash: 'basic' };
-      const { unknownAnswer } = await loadCalls();
+      const { unknownAnswer } = await PROVIDER_CALLS.load();
       return this._transport.request(rawCall('provider', params, signing, unknownAnswer(), this._credentialKeys(options)), options);
     });
   }

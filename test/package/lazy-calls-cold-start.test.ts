@@ -7,7 +7,7 @@ import { requireBuilt } from '../helpers/dist.js';
 import { entry } from '../../scripts/entries.mjs';
 
 /*
- * Importing payorch loads neither zod nor the endpoint tables: src/internal/calls.ts, built to a
+ * Importing payorch loads neither zod nor the endpoint tables: each API's calls.ts, built to a
  * chunk of its own, is imported by a client's first call. A fresh process imports the entry,
  * records every file it loaded (ESM: a resolve hook; CommonJS: require.cache), makes a client,
  * makes one call (refused by its `fetch`: nothing is sent) and records again.
