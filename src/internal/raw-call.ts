@@ -5,7 +5,7 @@ import type { RawRequest } from '../core/raw-request.js';
 import type { Api } from '../core/api.js';
 import { apiPath } from './endpoint.js';
 import type { Signing } from './signer.js';
-import type { Call } from './transport.js';
+import type { Call } from './call.js';
 
 // RFC 3986 path characters (unreserved, sub-delims, ':' '@') and percent escapes, in segments
 // that each start with '/'.

@@ -5,43 +5,21 @@ import type { RequestOptions } from '../core/request-options.js';
 import type { Transport } from './transport.js';
 import type { Answered } from '../core/api-promise.js';
 import { APIPromise } from '../core/api-promise.js';
-import { PayorchError, RequestValidationError } from '../errors/error.js';
+import { RequestValidationError } from '../errors/error.js';
+import { LazyModule } from './lazy-module.js';
 
 /** Picks a call's endpoint row out of its API's tables (`C`) once they are loaded. @internal */
 export type EndpointRef<C, P extends z.ZodMiniType, R extends z.ZodMiniType> = (calls: C) => Endpoint<P, R>;
 
 /**
- * An API's endpoint tables (its rows with their zod schemas), imported on the first call of any of
- * its clients rather than with payorch: they and zod were most of what importing payorch compiled
- * (bench/findings.md). Each API makes one, with the `import()` of its own tables module, and hands
- * it to its calls, so that this folder names no API. A failed import fails the call with a
- * PayorchError that says so (nothing was sent), and the next call tries again.
+ * An API's endpoint tables (its rows with their zod schemas): they and zod were most of what
+ * importing payorch compiled. Each API makes one, with the `import()` of its own tables module, and
+ * hands it to its calls, so that this folder names no API.
  * @internal
  */
-export class CallTables<C> {
-  readonly #import: () => Promise<C>;
-  #loaded: C | undefined;
-  #loading: Promise<C> | undefined;
-
+export class CallTables<C> extends LazyModule<C> {
   constructor(load: () => Promise<C>) {
-    this.#import = load;
-  }
-
-  /** The tables, once loaded: read at once, so a call after the first waits for no turn of the event loop. */
-  get loaded(): C | undefined {
-    return this.#loaded;
-  }
-
-  load(): Promise<C> {
-    if (this.#loaded !== undefined) return Promise.resolve(this.#loaded);
-    this.#loading ??= this.#import().then(
-      (calls) => (this.#loaded = calls),
-      (cause: unknown) => {
-        this.#loading = undefined;
-        throw new PayorchError(`payorch could not load its endpoint tables (a chunk of the package, imported on the first call): ${cause instanceof Error ? cause.message : String(cause)}`, { cause, outcome: 'not_sent' });
-      },
-    );
-    return this.#loading;
+    super('its endpoint tables', load);
   }
 }
 
