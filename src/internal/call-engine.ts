@@ -1,19 +1,15 @@
 import type * as kyModuleType from 'ky';
 import type { KyInstance } from 'ky';
 import type { z } from 'zod/mini';
-import { APIError, RequestAbortedError, ResponseValidationError, TimeoutError, redactText, secretForms } from '../errors/api-error.js';
-import type { FailedRequest } from '../errors/api-error.js';
+import type * as ApiErrorModule from '../errors/api-error.js';
+import type { APIError, FailedRequest } from '../errors/api-error.js';
 import { ConnectionError, RequestValidationError } from '../errors/error.js';
 import type { CallOutcome, PayorchError } from '../errors/error.js';
 import { callUrl, failedCall } from './call.js';
 import type { Call, TransportConfig } from './call.js';
 import { declaredCharset, decoderOf } from './charset.js';
 import { requestHash } from './signer.js';
-import type { Signing } from './signer.js';
-import { DEFAULT_CLIENT_MAX_RESPONSE_BYTES } from '../core/client-options.js';
 import type { RequestOptions } from '../core/request-options.js';
-import { endpointPath } from './endpoint.js';
-import type { Endpoint } from './endpoint.js';
 import { Observer, redactHeaders } from './observer.js';
 import type { LoggedCall } from './observer.js';
 import type { Answered } from '../core/api-promise.js';
@@ -24,7 +20,10 @@ import { DEFAULT_CLIENT_MAX_RETRIES, DEFAULT_CLIENT_TIMEOUT_MS, REQUEST_OPTIONS,
 import { connectionFailure, detachedCause } from './connection-failure.js';
 import { readLimited } from './read-limited.js';
 import { userAgent } from './user-agent.js';
-import { parseRequest, safeParse, toIssues } from './validation.js';
+import { safeParse, toIssues } from './validation.js';
+
+/** The error classes and redaction of api-error.ts the engine uses, handed to it by the transport. */
+export type EngineErrors = Pick<typeof ApiErrorModule, 'APIError' | 'RequestAbortedError' | 'ResponseValidationError' | 'TimeoutError' | 'redactText' | 'secretForms'>;
 
 /** A learned offset this close to the current one would fail again: the call is not resent. */
 const MIN_CLOCK_CORRECTION_MS = 2_000;
@@ -84,6 +83,8 @@ export class CallEngine {
   readonly #root: string;
   /** The base URL's path (a proxy's prefix), empty at the host's root: log lines name it before the call's path. */
   readonly #rootPathname: string;
+  readonly #errors: EngineErrors;
+  readonly #maxResponseBytes: number;
   /** Created on the first call: see {@link loadKy}. */
   #ky: KyInstance | undefined;
   readonly #now: () => number;
@@ -96,10 +97,18 @@ export class CallEngine {
   /** See #headersOf. */
   #lastHeaders: { readonly key: string; readonly headers: Readonly<Record<string, string>> } | undefined;
 
-  /** @param root the base URL as the transport checked it, without a trailing `/` */
-  constructor(config: TransportConfig, root: string) {
+  /**
+   * @param root the base URL as the transport checked it, without a trailing `/`
+   * @param errors the error classes of api-error.ts, from the transport: imported here, that
+   *   module, which the main entry loads anyway, would be a chunk of its own in the build, one more
+   *   file for every import of payorch to load (bench/findings.md)
+   * @param maxResponseBytes the client's, or its default (client-options.ts, kept out for the same reason)
+   */
+  constructor(config: TransportConfig, root: string, errors: EngineErrors, maxResponseBytes: number) {
     this.#config = config;
     this.#root = root;
+    this.#errors = errors;
+    this.#maxResponseBytes = maxResponseBytes;
     this.#rootPathname = new URL(root).pathname.replace(/\/+$/, '');
     this.#now = config.now ?? Date.now;
     this.#clockOffsetMs = config.clockOffsetMs ?? 0;
@@ -119,41 +128,7 @@ export class CallEngine {
     return this.#ky;
   }
 
-  /**
-   * Validates `params` against the endpoint's strict schema, then sends them as the body
-   * (POST) or the query string (GET). Nothing is sent when validation fails.
-   */
-  send<P extends z.ZodMiniType, R extends z.ZodMiniType>(
-    endpoint: Endpoint<P, R>,
-    params: unknown,
-    signing: Signing,
-    options?: RequestOptions,
-    secrets?: readonly string[],
-  ): Promise<Answered<z.output<R>>> {
-    let parsed: unknown;
-    try {
-      parsed = parseRequest(endpoint.operation, endpoint.params, params);
-    } catch (error) {
-      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
-      return Promise.reject(error);
-    }
-    const inQuery = endpoint.method === 'GET';
-    return this.request(
-      {
-        operation: endpoint.operation,
-        method: endpoint.method,
-        path: endpointPath({ api: this.#config.api, endpoint }),
-        signing,
-        resendable: endpoint.resendable,
-        ...(parsed === undefined ? {} : inQuery ? { query: parsed as Record<string, string | number> } : { body: parsed }),
-        schema: endpoint.response,
-        secrets,
-      },
-      options,
-    );
-  }
-
-  // Neither this nor send() is async: each layer of promises is work on every call.
+  // Not async: each layer of promises is work on every call.
   request<S extends z.ZodMiniType>(call: Call<S>, options: RequestOptions = {}): Promise<Answered<z.output<S>>> {
     const tracer = this.#config.tracer;
     if (tracer === undefined) return this.#request(call, options, undefined);
@@ -202,12 +177,12 @@ export class CallEngine {
       outcome: 'not_sent',
     };
     const headers = this.#headersOf(call); // checked before the first attempt: bad keys are never sent
-    if (options.signal?.aborted === true) throw new RequestAbortedError(options.signal.reason, { ...failedCall(this.#config.api, call, state.url), outcome: 'not_sent' });
+    if (options.signal?.aborted === true) throw new this.#errors.RequestAbortedError(options.signal.reason, { ...failedCall(this.#config.api, call, state.url), outcome: 'not_sent' });
 
     for (let attempt = 1; ; attempt++) {
       const sentAt = performance.now();
       const settled: Settled<z.output<S>> = await this.#attempt(state, headers, attempt).then(
-        (answer) => (answer instanceof APIError ? { ok: false as const, status: answer.status, error: answer, answer: undefined } : this.#judge(call, answer, state)),
+        (answer) => (answer instanceof this.#errors.APIError ? { ok: false as const, status: answer.status, error: answer, answer: undefined } : this.#judge(call, answer, state)),
         (error: unknown) => ({ ok: false as const, status: undefined, error: this.#toError(error, state), answer: undefined }),
       );
       state.onWire = false;
@@ -321,12 +296,12 @@ export class CallEngine {
       // A custom fetch that rebuilds the request from its URL drops `redirect: 'manual'` and
       // follows: the body may have gone to wherever the redirect pointed.
       await response.body?.cancel().catch(() => undefined);
-      return APIError.generate({ status: response.status, headers: Object.fromEntries(response.headers), body: undefined, request: { method: call.method, url }, redact: secrets(), summary: 'The answer came through a redirect, which payorch never follows: the custom fetch dropped redirect: "manual"', outcome: 'unknown', call: failedCall(this.#config.api, call, url) });
+      return this.#errors.APIError.generate({ status: response.status, headers: Object.fromEntries(response.headers), body: undefined, request: { method: call.method, url }, redact: secrets(), summary: 'The answer came through a redirect, which payorch never follows: the custom fetch dropped redirect: "manual"', outcome: 'unknown', call: failedCall(this.#config.api, call, url) });
     }
-    const limit = this.#config.maxResponseBytes ?? DEFAULT_CLIENT_MAX_RESPONSE_BYTES;
+    const limit = this.#maxResponseBytes;
     const bytes = await readLimited(response.body, response.headers.get('content-length'), limit);
     if (bytes === undefined) {
-      return APIError.generate({
+      return this.#errors.APIError.generate({
         status: response.status,
         headers: Object.fromEntries(response.headers),
         body: undefined,
@@ -356,13 +331,13 @@ export class CallEngine {
     const refusal = isJson && isFailureFlag(parsed);
     if (status < 200 || status > 299 || !isJson || refusal) {
       const outcome = attemptOutcome({ kind: 'answer', status, refusal });
-      const error = APIError.generate({ status, headers: Object.fromEntries(answer.headers), body: parsed, request: failed, redact: this.#secrets(call, state.sentHashes), outcome, call: failedCall(this.#config.api, call, state.url) });
+      const error = this.#errors.APIError.generate({ status, headers: Object.fromEntries(answer.headers), body: parsed, request: failed, redact: this.#secrets(call, state.sentHashes), outcome, call: failedCall(this.#config.api, call, state.url) });
       return { ok: false, status, error, answer };
     }
     const result = safeParse(call.schema, parsed);
     if (!result.success) {
       const outcome = attemptOutcome({ kind: 'answer', status, refusal: false });
-      const error = new ResponseValidationError(`${this.#config.api}.${call.operation}`, { status, issues: toIssues(result.error), body: parsed, rawBody: text, redact: this.#secrets(call, state.sentHashes), outcome, resendable: call.resendable });
+      const error = new this.#errors.ResponseValidationError(`${this.#config.api}.${call.operation}`, { status, issues: toIssues(result.error), body: parsed, rawBody: text, redact: this.#secrets(call, state.sentHashes), outcome, resendable: call.resendable });
       return { ok: false, status, error, answer: undefined };
     }
     return { ok: true, status, value: result.data, answer };
@@ -422,14 +397,14 @@ export class CallEngine {
     // where its earlier attempts left it.
     const outcome = state.onWire ? 'unknown' : state.outcome;
     const call = failedCall(this.#config.api, state.call, state.url);
-    if (state.userSignal?.aborted === true) return new RequestAbortedError(state.userSignal.reason, { ...call, outcome });
-    if (state.signal.aborted) return new TimeoutError(state.timeout, { ...call, outcome });
+    if (state.userSignal?.aborted === true) return new this.#errors.RequestAbortedError(state.userSignal.reason, { ...call, outcome });
+    if (state.signal.aborted) return new this.#errors.TimeoutError(state.timeout, { ...call, outcome });
     // fetch's own error, not ky's wrapper of it, which holds the signed request.
     const thrown = state.fetchError ?? error;
     // A custom fetch may follow a redirect whatever it is told: see connectionFailure.
     const reason = connectionFailure(thrown, this.#config.fetch === undefined ? undefined : new URL(state.url));
-    const forms = secretForms(this.#secrets(state.call, state.sentHashes));
-    const cause = detachedCause(thrown, (text) => redactText(text, forms));
+    const forms = this.#errors.secretForms(this.#secrets(state.call, state.sentHashes));
+    const cause = detachedCause(thrown, (text) => this.#errors.redactText(text, forms));
     return new ConnectionError({ ...call, cause, reason, outcome: attemptOutcome({ kind: 'no_answer', reason }) });
   }
 

@@ -2,6 +2,7 @@ import type { z } from 'zod/mini';
 import type { FailedCall } from '../errors/error.js';
 import type { Api } from '../core/api.js';
 import type { ClientOptions } from '../core/client-options.js';
+import type { EndpointLocation } from './endpoint.js';
 import type { Credentials, Signing } from './signer.js';
 
 /** Settings shared by every call of a client: the client's options, minus the keys, plus where the API lives. */
@@ -50,4 +51,19 @@ export function callUrl(root: string, call: { readonly path: string; readonly qu
 /** What an error without an answer says about its call: never a header, never a key. */
 export function failedCall(api: Api, call: Pick<Call<z.ZodMiniType>, 'operation' | 'method' | 'resendable'>, url: string): FailedCall {
   return { operation: `${api}.${call.operation}`, request: { method: call.method, url }, resendable: call.resendable };
+}
+
+// The paths live here, not beside defineEndpoint (endpoint.ts): what the main entry loads at once
+// imports this module, and endpoint.ts, with the tables, only on a client's first call.
+
+/** Where an API lives below the base URL: `/api/provider`, `/api/dealer`. Built here only. */
+export const apiPath = (api: Api): string => `/api/${api}`;
+
+/**
+ * The path an endpoint is sent to, served at and documented under, below the base URL:
+ * `/api/dealer/withdraw`. Every reader (transport, sandbox, OpenAPI, CLI) asks this one function.
+ */
+export function endpointPath({ api, endpoint }: { readonly api: Api; readonly endpoint: EndpointLocation }): string {
+  if (endpoint.fullPath !== undefined) return endpoint.fullPath;
+  return `${apiPath(api)}${endpoint.path}`;
 }

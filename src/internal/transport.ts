@@ -2,14 +2,16 @@ import type { z } from 'zod/mini';
 import type { FailedCall } from '../errors/error.js';
 import type { RequestOptions } from '../core/request-options.js';
 import type { Answered } from '../core/api-promise.js';
+import { APIError, RequestAbortedError, ResponseValidationError, TimeoutError, redactText, secretForms } from '../errors/api-error.js';
+import { DEFAULT_CLIENT_MAX_RESPONSE_BYTES } from '../core/client-options.js';
 import { DEFAULT_CLIENT_TIMEOUT_MS, checkBaseUrl } from '../core/option-checks.js';
-import { callUrl } from './call.js';
+import { callUrl, endpointPath } from './call.js';
 import type { Call, TransportConfig } from './call.js';
 import type * as CallEngineModule from './call-engine.js';
-import type { CallEngine } from './call-engine.js';
-import { endpointPath } from './endpoint.js';
+import type { CallEngine, EngineErrors } from './call-engine.js';
 import type { Endpoint } from './endpoint.js';
 import { LazyModule } from './lazy-module.js';
+import { parseRequest } from './validation.js';
 import type { Signing } from './signer.js';
 
 export type { Call, TransportConfig } from './call.js';
@@ -20,6 +22,9 @@ export type { Call, TransportConfig } from './call.js';
  * needs (bench/findings.md).
  */
 const ENGINE = /* @__PURE__ */ new LazyModule<typeof CallEngineModule>('its call engine', () => import('./call-engine.js'));
+
+/** What the engine throws, handed to it: see its constructor. */
+const ENGINE_ERRORS: EngineErrors = { APIError, RequestAbortedError, ResponseValidationError, TimeoutError, redactText, secretForms };
 
 /**
  * What a client holds of HTTP: its settings, checked when the client is made, and the call engine
@@ -43,12 +48,29 @@ export class Transport {
    * (POST) or the query string (GET). Nothing is sent when validation fails.
    */
   send<P extends z.ZodMiniType, R extends z.ZodMiniType>(endpoint: Endpoint<P, R>, params: unknown, signing: Signing, options?: RequestOptions, secrets?: readonly string[]): Promise<Answered<z.output<R>>> {
-    // Once made, the engine is called at once: no extra turn of the event loop per call.
-    const engine = this.#engine;
-    if (engine !== undefined) return engine.send(endpoint, params, signing, options, secrets);
-    return this.#loadEngine().then((loaded) => loaded.send(endpoint, params, signing, options, secrets));
+    let parsed: unknown;
+    try {
+      parsed = parseRequest(endpoint.operation, endpoint.params, params);
+    } catch (error) {
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+      return Promise.reject(error);
+    }
+    const inQuery = endpoint.method === 'GET';
+    const call: Call<R> = {
+      operation: endpoint.operation,
+      method: endpoint.method,
+      path: endpointPath({ api: this.#config.api, endpoint }),
+      signing,
+      resendable: endpoint.resendable,
+      ...(parsed === undefined ? {} : inQuery ? { query: parsed as Record<string, string | number> } : { body: parsed }),
+      schema: endpoint.response,
+      secrets,
+    };
+    return this.request(call, options);
   }
 
+  // Not async, nor send(): each layer of promises is work on every call. Once made, the engine is
+  // called at once: no extra turn of the event loop per call.
   request<S extends z.ZodMiniType>(call: Call<S>, options?: RequestOptions): Promise<Answered<z.output<S>>> {
     const engine = this.#engine;
     if (engine !== undefined) return engine.request(call, options);
@@ -57,7 +79,7 @@ export class Transport {
 
   async #loadEngine(): Promise<CallEngine> {
     const { CallEngine } = await ENGINE.load();
-    this.#engine ??= new CallEngine(this.#config, this.#root);
+    this.#engine ??= new CallEngine(this.#config, this.#root, ENGINE_ERRORS, this.#config.maxResponseBytes ?? DEFAULT_CLIENT_MAX_RESPONSE_BYTES);
     return this.#engine;
   }
 

@@ -4,7 +4,7 @@ import { http } from 'msw';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { APIError, DealerClient } from '../../src/index.js';
 import type { RequestOptions } from '../../src/index.js';
-import { endpointPath } from '../../src/internal/endpoint.js';
+import { endpointPath } from '../../src/internal/call.js';
 import { APIResource, CallTables } from '../../src/internal/resource.js';
 import { manualIbanWithdrawEndpoint } from '../../src/dealer/manual-iban.js';
 import type * as DealerRows from '../../src/tools/registry/dealer.js';
