@@ -3,8 +3,8 @@ import type { KyInstance } from 'ky';
 import type { z } from 'zod/mini';
 import type * as ApiErrorModule from '../errors/api-error.js';
 import type { APIError, FailedRequest } from '../errors/api-error.js';
-import { ConnectionError, RequestValidationError } from '../errors/error.js';
-import type { CallOutcome, PayorchError } from '../errors/error.js';
+import { ConnectionError, PayorchError, RequestValidationError } from '../errors/error.js';
+import type { CallOutcome } from '../errors/error.js';
 import { callUrl, failedCall } from './call.js';
 import type { Call, TransportConfig } from './call.js';
 import { declaredCharset, decoderOf } from './charset.js';
@@ -153,66 +153,69 @@ export class CallEngine {
     };
     userSignal?.addEventListener('abort', forwardAbort, { once: true });
     try {
-      return await this.#run(call, options, timeout, controller.signal, trace);
+      const state: CallState = {
+        call,
+        url: callUrl(this.#root, call),
+        timeout,
+        maxRetries: Math.max(0, options.maxRetries ?? this.#config.maxRetries ?? DEFAULT_CLIENT_MAX_RETRIES),
+        started: performance.now(),
+        userSignal: options.signal,
+        signal: controller.signal,
+        sentHashes: [],
+        retries: 0,
+        clockCorrected: false,
+        onWire: false,
+        fetchError: undefined,
+        outcome: 'not_sent',
+      };
+      const headers = this.#headersOf(call); // checked before the first attempt: bad keys are never sent
+      if (options.signal?.aborted === true) throw new this.#errors.RequestAbortedError(options.signal.reason, { ...failedCall(this.#config.api, call, state.url), outcome: 'not_sent' });
+
+      for (let attempt = 1; ; attempt++) {
+        const sentAt = performance.now();
+        // An answer, the error of one payorch refuses to read, or what the attempt threw, classified.
+        let attempted: Answer | PayorchError;
+        try {
+          attempted = await this.#attempt(state, headers, attempt);
+        } catch (error) {
+          attempted = this.#toError(error, state);
+        }
+        const settled: Settled<z.output<S>> =
+          attempted instanceof PayorchError
+            ? { ok: false, status: attempted instanceof this.#errors.APIError ? attempted.status : undefined, error: attempted, answer: undefined }
+            : this.#judge(call, attempted, state);
+        state.onWire = false;
+        state.fetchError = undefined;
+        if (!settled.ok) state.outcome = worstOutcome(state.outcome, settled.error.outcome);
+        const retryDelayMs = settled.ok ? undefined : this.#retryDelay(state, settled);
+        if (this.#observed) {
+          const event = {
+            operation: call.operation,
+            method: call.method,
+            url: state.url,
+            attempt,
+            durationMs: Math.round(performance.now() - sentAt),
+            status: settled.status,
+            error: settled.ok ? undefined : settled.error,
+            outcome: settled.ok ? undefined : settled.error.outcome,
+            retryDelayMs,
+          };
+          this.#observer.response(event, this.#logged(call));
+        }
+        trace?.settled(attempt, settled.status, settled.ok ? undefined : settled.error, retryDelayMs);
+        if (settled.ok) return { value: settled.value, answer: settled.answer, secrets: () => this.#secrets(call, state.sentHashes) };
+        // A call that fails is thrown to its caller, who decides: the default logger (warn) says
+        // nothing of it, as stripe-node and openai-node do not. A retry is news the caller never sees.
+        const level = retryDelayMs === undefined ? 'info' : 'warn';
+        if (this.#observer.enabled(level)) this.#logFailure(level, call, state, settled, attempt, retryDelayMs);
+        if (retryDelayMs === undefined) throw settled.error;
+        await sleep(retryDelayMs, state.signal).catch((error: unknown) => {
+          throw this.#toError(error, state);
+        });
+      }
     } finally {
       clearTimeout(timer);
       userSignal?.removeEventListener('abort', forwardAbort);
-    }
-  }
-
-  async #run<S extends z.ZodMiniType>(call: Call<S>, options: RequestOptions, timeout: number, signal: AbortSignal, trace: CallTrace | undefined): Promise<Answered<z.output<S>>> {
-    const state: CallState = {
-      call,
-      url: callUrl(this.#root, call),
-      timeout,
-      maxRetries: Math.max(0, options.maxRetries ?? this.#config.maxRetries ?? DEFAULT_CLIENT_MAX_RETRIES),
-      started: performance.now(),
-      userSignal: options.signal,
-      signal,
-      sentHashes: [],
-      retries: 0,
-      clockCorrected: false,
-      onWire: false,
-      fetchError: undefined,
-      outcome: 'not_sent',
-    };
-    const headers = this.#headersOf(call); // checked before the first attempt: bad keys are never sent
-    if (options.signal?.aborted === true) throw new this.#errors.RequestAbortedError(options.signal.reason, { ...failedCall(this.#config.api, call, state.url), outcome: 'not_sent' });
-
-    for (let attempt = 1; ; attempt++) {
-      const sentAt = performance.now();
-      const settled: Settled<z.output<S>> = await this.#attempt(state, headers, attempt).then(
-        (answer) => (answer instanceof this.#errors.APIError ? { ok: false as const, status: answer.status, error: answer, answer: undefined } : this.#judge(call, answer, state)),
-        (error: unknown) => ({ ok: false as const, status: undefined, error: this.#toError(error, state), answer: undefined }),
-      );
-      state.onWire = false;
-      state.fetchError = undefined;
-      if (!settled.ok) state.outcome = worstOutcome(state.outcome, settled.error.outcome);
-      const retryDelayMs = settled.ok ? undefined : this.#retryDelay(state, settled);
-      if (this.#observed) {
-        const event = {
-          operation: call.operation,
-          method: call.method,
-          url: state.url,
-          attempt,
-          durationMs: Math.round(performance.now() - sentAt),
-          status: settled.status,
-          error: settled.ok ? undefined : settled.error,
-          outcome: settled.ok ? undefined : settled.error.outcome,
-          retryDelayMs,
-        };
-        this.#observer.response(event, this.#logged(call));
-      }
-      trace?.settled(attempt, settled.status, settled.ok ? undefined : settled.error, retryDelayMs);
-      if (settled.ok) return { value: settled.value, answer: settled.answer, secrets: () => this.#secrets(call, state.sentHashes) };
-      // A call that fails is thrown to its caller, who decides: the default logger (warn) says
-      // nothing of it, as stripe-node and openai-node do not. A retry is news the caller never sees.
-      const level = retryDelayMs === undefined ? 'info' : 'warn';
-      if (this.#observer.enabled(level)) this.#logFailure(level, call, state, settled, attempt, retryDelayMs);
-      if (retryDelayMs === undefined) throw settled.error;
-      await sleep(retryDelayMs, state.signal).catch((error: unknown) => {
-        throw this.#toError(error, state);
-      });
     }
   }
 
