@@ -5,10 +5,10 @@ import { keyNames, withEnvironmentKeys } from '../core/environment.js';
 import type { ClientSettings } from '../core/client-options.js';
 import { checkOptions } from '../core/option-checks.js';
 import { checkRawRequest, rawCall } from '../internal/raw-call.js';
-import { loadCalls } from '../internal/resource.js';
 import type { RawRequest } from '../core/raw-request.js';
 import { Transport } from '../internal/transport.js';
 import type { RequestOptions } from '../core/request-options.js';
+import { DEALER_CALLS } from './tables.js';
 import { DealerResources } from './resources.js';
 
 const DEALER_OPTIONS = /* @__PURE__ */ clientOptions('dealer');
@@ -88,7 +88,7 @@ export class DealerClient extends DealerResources {
   request(params: RawRequest, options?: RequestOptions): APIPromise<unknown> {
     return APIPromise.start(async () => {
       checkRawRequest(params);
-      const { unknownAnswer } = await loadCalls();
+      const { unknownAnswer } = await DEALER_CALLS.load();
       return this._transport.request(rawCall('dealer', params, { hash: 'basic' }, unknownAnswer()), options);
     });
   }

@@ -3,7 +3,7 @@ import { rawResponse } from '../core/api-promise.js';
 import type { RequestOptions } from '../core/request-options.js';
 import { checkOptions } from '../core/option-checks.js';
 import { RequestAbortedError, TimeoutError, TransferWaitTimeoutError } from '../errors/api-error.js';
-import { APIResource, loadCalls } from '../internal/resource.js';
+import { APIResource } from '../internal/resource.js';
 import type { Transport } from '../internal/transport.js';
 import { parseRequest } from '../internal/validation.js';
 import type { DealerCardPayment, DealerCardPaymentParams } from './credit-card.js';
@@ -16,13 +16,14 @@ import type { TransactionRange } from './transaction-range.js';
 import type { NewTransactions, ReadNewTransactionsParams, Transaction, TransactionList, TransactionListParams, TransactionRangeParams, WindowTotals } from './transactions.js';
 import { isTransferEndStatus } from './transfer-status.js';
 import type { TransferEndStatus } from './transfer-status.js';
+import { DEALER_CALLS } from './tables.js';
 import type { SendMoneyParams, SendMoneyResult, TransferStatusParams, TransferStatusResult } from './transfers.js';
 import { DEFAULT_INTERVAL_MS, DEFAULT_WAIT_MS, MAX_PAUSE_MS, WAIT_OPTIONS } from './wait-options.js';
 import type { WaitForTransferOptions } from './wait-options.js';
 
 // The dealer API's resources: what a DealerClient is made of at construction (DealerResources,
 // below: a new resource is its class and its field there), without zod. Each
-// call finds its endpoint row in the tables loaded on the first call (src/internal/calls.ts), so
+// call finds its endpoint row in the tables loaded on the first call (calls.ts), so
 // this module imports no module that imports zod: the build would load it with payorch otherwise.
 
 /**
@@ -57,7 +58,7 @@ export class DealerCreditCard extends APIResource {
    * ```
    */
   createPayment(params: DealerCardPaymentParams, options?: RequestOptions): APIPromise<DealerCardPayment> {
-    return this._send((calls) => calls.dealerCardPaymentEndpoint, params, options);
+    return this._send(DEALER_CALLS, (calls) => calls.dealerCardPaymentEndpoint, params, options);
   }
 }
 
@@ -76,7 +77,7 @@ export class DealerEibans extends APIResource {
    * ```
    */
   list(options?: RequestOptions): APIPromise<EibanAccountList> {
-    return this._send((calls) => calls.eibanListEndpoint, undefined, options);
+    return this._send(DEALER_CALLS, (calls) => calls.eibanListEndpoint, undefined, options);
   }
 }
 
@@ -96,7 +97,7 @@ export class DealerManualIban extends APIResource {
    * ```
    */
   startDeposit(params: ManualIbanDepositParams, options?: RequestOptions): APIPromise<ManualIbanDeposit> {
-    return this._send((calls) => calls.manualIbanDepositEndpoint, params, options);
+    return this._send(DEALER_CALLS, (calls) => calls.manualIbanDepositEndpoint, params, options);
   }
 
   /**
@@ -114,7 +115,7 @@ export class DealerManualIban extends APIResource {
    * ```
    */
   startWithdrawal(params: ManualIbanWithdrawalParams, options?: RequestOptions): APIPromise<ManualIbanWithdrawal> {
-    return this._send((calls) => calls.manualIbanWithdrawEndpoint, params, options);
+    return this._send(DEALER_CALLS, (calls) => calls.manualIbanWithdrawEndpoint, params, options);
   }
 }
 
@@ -133,7 +134,7 @@ export class DealerSettingsResource extends APIResource {
    * ```
    */
   get(options?: RequestOptions): APIPromise<DealerSettings> {
-    return this._send((calls) => calls.settingsEndpoint, undefined, options);
+    return this._send(DEALER_CALLS, (calls) => calls.settingsEndpoint, undefined, options);
   }
 }
 
@@ -171,7 +172,7 @@ export class DealerTransfers extends APIResource {
    * ```
    */
   send(params: SendMoneyParams, options?: RequestOptions): APIPromise<SendMoneyResult> {
-    return this._send((calls) => calls.sendMoneyEndpoint, params, options);
+    return this._send(DEALER_CALLS, (calls) => calls.sendMoneyEndpoint, params, options);
   }
 
   /**
@@ -186,7 +187,7 @@ export class DealerTransfers extends APIResource {
    * ```
    */
   getStatus(params: TransferStatusParams, options?: RequestOptions): APIPromise<TransferStatusResult> {
-    return this._send((calls) => calls.transferStatusEndpoint, params, options);
+    return this._send(DEALER_CALLS, (calls) => calls.transferStatusEndpoint, params, options);
   }
 
   /**
@@ -215,7 +216,7 @@ export class DealerTransfers extends APIResource {
    */
   async waitFor(transferId: string, options: WaitForTransferOptions = {}): Promise<TransferStatusResult & { readonly transfer: { readonly status: TransferEndStatus } }> {
     checkOptions('dealer.transfers.waitFor', options, WAIT_OPTIONS);
-    const calls = await loadCalls();
+    const calls = await DEALER_CALLS.load();
     const params = parseRequest('dealer.transfers.waitFor', calls.TransferStatusParams, { transfer_id: transferId });
     const timeout = options.timeout ?? DEFAULT_WAIT_MS;
     const { signal } = options;
@@ -281,7 +282,7 @@ export class TransactionIterable extends APIResource implements AsyncIterable<Tr
       for (const transaction of value.transactions) {
         // Records of a page already read are not handed out after an abort either.
         if (signal?.aborted === true) {
-          const call = this._transport.describeCall((await loadCalls()).transactionListEndpoint, next);
+          const call = this._transport.describeCall((await DEALER_CALLS.load()).transactionListEndpoint, next);
           throw new RequestAbortedError(signal.reason, { ...call, outcome: 'not_sent' });
         }
         yield transaction;
@@ -314,7 +315,7 @@ export class TransactionIterable extends APIResource implements AsyncIterable<Tr
       let first: WindowTotals | undefined;
       let previous: ReadonlySet<string> = new Set();
       for (let page = 1; ; page++) {
-        const answered = await this._sendAnswered((calls) => calls.transactionPageEndpoint(page, first, previous), { wallet_id, ...window, page }, this.#options);
+        const answered = await this._sendAnswered(DEALER_CALLS, (calls) => calls.transactionPageEndpoint(page, first, previous), { wallet_id, ...window, page }, this.#options);
         const data = answered.value;
         first ??= data.pagination;
         yield { ...answered, next: { wallet_id, ...window, page: page + 1 } };
@@ -361,7 +362,7 @@ export class DealerTransactions extends APIResource {
    * ```
    */
   list(params: TransactionListParams, options?: RequestOptions): APIPromise<TransactionList> {
-    return this._send((calls) => calls.transactionListEndpoint, params, options);
+    return this._send(DEALER_CALLS, (calls) => calls.transactionListEndpoint, params, options);
   }
 
   /**
@@ -426,9 +427,9 @@ export class DealerTransactions extends APIResource {
    */
   async readNew(params: ReadNewTransactionsParams, options: RequestOptions = {}): Promise<NewTransactions> {
     const operation = 'dealer.transactions.readNew';
-    const { wallet_id, cursor, start_date, lookBackSeconds = DEFAULT_LOOK_BACK_SECONDS } = parseRequest(operation, (await loadCalls()).ReadNewTransactionsParams, params);
+    const { wallet_id, cursor, start_date, lookBackSeconds = DEFAULT_LOOK_BACK_SECONDS } = parseRequest(operation, (await DEALER_CALLS.load()).ReadNewTransactionsParams, params);
     const readAt = Date.now();
-    const { decodeCursor, dayOfDate, encodeCursor } = await loadCalls();
+    const { decodeCursor, dayOfDate, encodeCursor } = await DEALER_CALLS.load();
     const previous = cursor === undefined ? undefined : decodeCursor(operation, cursor, wallet_id);
     const lookBackMs = lookBackSeconds * 1000;
     const today = Math.floor(readAt / 86_400_000);

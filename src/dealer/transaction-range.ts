@@ -17,7 +17,7 @@ const DATE_MESSAGE = 'must be a calendar date YYYY-MM-DD';
 
 /**
  * `iterate()`'s range check, without zod: `iterate()` refuses a bad range at once, synchronously,
- * and zod is loaded only by a client's first call (src/internal/calls.ts). The same issues, in the
+ * and zod is loaded only by a client's first call (src/dealer/calls.ts). The same issues, in the
  * same order and words, as TransactionRangeParams gives through parseRequest:
  * test/dealer/transaction-range.test.ts holds the two to each other.
  * @throws {RequestValidationError} naming each field and rule that failed

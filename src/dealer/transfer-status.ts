@@ -1,5 +1,5 @@
 // The end statuses of a transfer, apart from its schemas: the client's waitFor and
-// applyTransferStatuses read them without loading zod (src/internal/calls.ts).
+// applyTransferStatuses read them without loading zod (src/dealer/calls.ts).
 
 /** The statuses that end a transfer (spec 3.1): nothing follows them. */
 export const TRANSFER_END_STATUSES = ['completed', 'failed', 'cancelled'] as const;

@@ -1,9 +1,5 @@
 import type { z } from 'zod/mini';
-import type { Api } from '../core/api.js';
 
-
-/** Where an API lives below the base URL: `/api/provider`, `/api/dealer`. Built here only. */
-export const apiPath = (api: Api): string => `/api/${api}`;
 
 /**
  * Where an endpoint lives: `path` below its API's prefix (spec 4.1: `/withdraw` is
@@ -15,16 +11,7 @@ export type EndpointLocation =
   | { /** Path below the base URL, starting with `/`, with no API prefix added. */ readonly fullPath: string; readonly path?: never };
 
 /**
- * The path an endpoint is sent to, served at and documented under, below the base URL:
- * `/api/dealer/withdraw`. Every reader (transport, sandbox, OpenAPI, CLI) asks this one function.
- */
-export function endpointPath({ api, endpoint }: { readonly api: Api; readonly endpoint: EndpointLocation }): string {
-  if (endpoint.fullPath !== undefined) return endpoint.fullPath;
-  return `${apiPath(api)}${endpoint.path}`;
-}
-
-/**
- * One endpoint of the spec as data: where it lives ({@link endpointPath}), how it is signed, whether it may be
+ * One endpoint of the spec as data: where it lives (endpointPath, call.ts), how it is signed, whether it may be
  * resent, and the schemas of what goes in and comes out. Clients send it; the sandbox
  * serves it. One table, two users.
  */

@@ -3,9 +3,9 @@ import { RequestValidationError } from '../errors/error.js';
 import type { ValidationIssue } from '../errors/error.js';
 import type { RawRequest } from '../core/raw-request.js';
 import type { Api } from '../core/api.js';
-import { apiPath } from './endpoint.js';
+import { apiPath } from './call.js';
+import type { Call } from './call.js';
 import type { Signing } from './signer.js';
-import type { Call } from './transport.js';
 
 // RFC 3986 path characters (unreserved, sub-delims, ':' '@') and percent escapes, in segments
 // that each start with '/'.

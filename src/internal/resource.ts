@@ -5,34 +5,22 @@ import type { RequestOptions } from '../core/request-options.js';
 import type { Transport } from './transport.js';
 import type { Answered } from '../core/api-promise.js';
 import { APIPromise } from '../core/api-promise.js';
-import { PayorchError, RequestValidationError } from '../errors/error.js';
-import type * as CallsModule from './calls.js';
+import { RequestValidationError } from '../errors/error.js';
+import { LazyModule } from './lazy-module.js';
 
-/** The endpoint rows and schemas of every call, loaded on a client's first call (calls.ts). @internal */
-export type Calls = typeof CallsModule;
-
-/** Picks a call's endpoint row out of the table once it is loaded. @internal */
-export type EndpointRef<P extends z.ZodMiniType, R extends z.ZodMiniType> = (calls: Calls) => Endpoint<P, R>;
-
-let callsLoaded: Calls | undefined;
-let callsLoading: Promise<Calls> | undefined;
+/** Picks a call's endpoint row out of its API's tables (`C`) once they are loaded. @internal */
+export type EndpointRef<C, P extends z.ZodMiniType, R extends z.ZodMiniType> = (calls: C) => Endpoint<P, R>;
 
 /**
- * The endpoint tables, imported on the first call of any client rather than with payorch: they
- * and zod were most of what importing payorch compiled (bench/findings.md). A failed import fails
- * the call with a PayorchError that says so (nothing was sent), and the next call tries again.
+ * An API's endpoint tables (its rows with their zod schemas): they and zod were most of what
+ * importing payorch compiled. Each API makes one, with the `import()` of its own tables module, and
+ * hands it to its calls, so that this folder names no API.
  * @internal
  */
-export function loadCalls(): Promise<Calls> {
-  if (callsLoaded !== undefined) return Promise.resolve(callsLoaded);
-  callsLoading ??= import('./calls.js').then(
-    (calls) => (callsLoaded = calls),
-    (cause: unknown) => {
-      callsLoading = undefined;
-      throw new PayorchError(`payorch could not load its endpoint tables (a chunk of the package, imported on the first call): ${cause instanceof Error ? cause.message : String(cause)}`, { cause, outcome: 'not_sent' });
-    },
-  );
-  return callsLoading;
+export class CallTables<C> extends LazyModule<C> {
+  constructor(load: () => Promise<C>) {
+    super('its endpoint tables', load);
+  }
 }
 
 /** The options a resource's call takes: those of every call, plus the site key a provider call may act for. */
@@ -41,7 +29,7 @@ export interface ResourceRequestOptions extends RequestOptions {
 }
 
 /** What `_send` takes: the endpoint row, its parameters, the call's options, an X-Key, and values to keep out of errors. */
-type SendArguments<P extends z.ZodMiniType, R extends z.ZodMiniType> = [endpoint: EndpointRef<P, R> | Endpoint<P, R>, params: z.input<P>, options?: ResourceRequestOptions, key?: string, secrets?: readonly string[]];
+type SendArguments<C, P extends z.ZodMiniType, R extends z.ZodMiniType> = [tables: CallTables<C>, endpoint: EndpointRef<C, P, R>, params: z.input<P>, options?: ResourceRequestOptions, key?: string, secrets?: readonly string[]];
 
 /**
  * The base of every resource of both APIs, and of the clients: the transport, and what signing a
@@ -71,22 +59,23 @@ export class APIResource {
   }
 
   /** Signs one endpoint row as the row says, sends it, and parses the answer. @internal */
-  protected _send<P extends z.ZodMiniType, R extends z.ZodMiniType>(...call: SendArguments<P, R>): APIPromise<z.output<R>> {
+  protected _send<C, P extends z.ZodMiniType, R extends z.ZodMiniType>(...call: SendArguments<C, P, R>): APIPromise<z.output<R>> {
     return APIPromise.start(() => this._sendAnswered(...call));
   }
 
   /** What `_send` wraps: the parsed result with its answer. @internal */
-  protected _sendAnswered<P extends z.ZodMiniType, R extends z.ZodMiniType>(
-    endpoint: EndpointRef<P, R> | Endpoint<P, R>,
+  protected _sendAnswered<C, P extends z.ZodMiniType, R extends z.ZodMiniType>(
+    tables: CallTables<C>,
+    endpoint: EndpointRef<C, P, R>,
     params: z.input<P>,
     options: ResourceRequestOptions = {},
     key?: string,
     secrets: readonly string[] = [],
   ): Promise<Answered<z.output<R>>> {
-    if (typeof endpoint !== 'function') return this.#sendRow(endpoint, params, options, key, secrets);
+    const loaded = tables.loaded;
     // Once loaded, the table is read at once: no extra turn of the event loop per call.
-    if (callsLoaded !== undefined) return this.#sendRow(endpoint(callsLoaded), params, options, key, secrets);
-    return loadCalls().then((calls) => this.#sendRow(endpoint(calls), params, options, key, secrets));
+    if (loaded !== undefined) return this.#sendRow(endpoint(loaded), params, options, key, secrets);
+    return tables.load().then((calls) => this.#sendRow(endpoint(calls), params, options, key, secrets));
   }
 
   #sendRow<P extends z.ZodMiniType, R extends z.ZodMiniType>(endpoint: Endpoint<P, R>, params: z.input<P>, options: ResourceRequestOptions, key: string | undefined, secrets: readonly string[]): Promise<Answered<z.output<R>>> {

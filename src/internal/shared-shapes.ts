@@ -57,3 +57,8 @@ export function iban() {
 export function positiveAmount() {
   return z.number().check(z.positive({ error: 'must be greater than 0' }));
 }
+
+/** The answer schema of a client's `request()`: any JSON. */
+export function unknownAnswer(): z.ZodMiniUnknown {
+  return z.unknown();
+}

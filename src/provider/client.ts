@@ -6,12 +6,12 @@ import { keyNames, withEnvironmentKeys } from '../core/environment.js';
 import type { ClientSettings } from '../core/client-options.js';
 import { checkOptions } from '../core/option-checks.js';
 import { checkRawRequest, rawCall } from '../internal/raw-call.js';
-import { loadCalls } from '../internal/resource.js';
 import type { RawRequest } from '../core/raw-request.js';
 import { Transport } from '../internal/transport.js';
 import type { Welcome } from './account.js';
 import type { ProviderRequestOptions } from './request-options.js';
 import { ProviderResources } from './resources.js';
+import { PROVIDER_CALLS } from './tables.js';
 
 /** Settings of a {@link ProviderClient}. */
 export interface ProviderClientOptions extends ClientOptions {
@@ -131,7 +131,7 @@ export class ProviderClient extends ProviderResources {
    * ```
    */
   welcome(options?: ProviderRequestOptions): APIPromise<Welcome> {
-    return this._send((calls) => calls.welcomeEndpoint, undefined, options);
+    return this._send(PROVIDER_CALLS, (calls) => calls.welcomeEndpoint, undefined, options);
   }
 
   /**
@@ -157,7 +157,7 @@ export class ProviderClient extends ProviderResources {
           : params.hash === 'key'
             ? { hash: 'key', key: params.key }
             : { hash: 'basic' };
-      const { unknownAnswer } = await loadCalls();
+      const { unknownAnswer } = await PROVIDER_CALLS.load();
       return this._transport.request(rawCall('provider', params, signing, unknownAnswer(), this._credentialKeys(options)), options);
     });
   }

@@ -1,6 +1,6 @@
 import type { z } from 'zod/mini';
 import { APIPromise } from '../core/api-promise.js';
-import { APIResource, loadCalls } from '../internal/resource.js';
+import { APIResource } from '../internal/resource.js';
 import { parseRequest } from '../internal/validation.js';
 import type { SiteList, SiteListParams } from './account.js';
 import type { CardPayment, CardPaymentParams, CardPaymentStatusParams, CardPaymentStatusResult } from './credit-card.js';
@@ -8,10 +8,11 @@ import type { EibanDeposit, EibanDepositParams, EibanWithdrawal, EibanWithdrawal
 import type { ManualDeposit, ManualDepositParams, ManualWithdrawal, ManualWithdrawalParams } from './manual.js';
 import type { ProviderRequestOptions } from './request-options.js';
 import { ProviderThirdParty } from './third-party/index.js';
+import { PROVIDER_CALLS } from './tables.js';
 
 // The provider API's resources: what a ProviderClient is made of at construction (ProviderResources,
 // below: a new resource is its class and its field there), without zod.
-// Each call finds its endpoint row in the tables loaded on the first call (src/internal/calls.ts),
+// Each call finds its endpoint row in the tables loaded on the first call (calls.ts),
 // so this module imports no module that imports zod: the build would load it with payorch otherwise.
 
 /** Manual bank transactions: IBAN deposits and withdrawals of a site (spec 4.5, 4.6). */
@@ -30,7 +31,7 @@ export class ProviderManual extends APIResource {
    * ```
    */
   startDeposit(params: ManualDepositParams, options?: ProviderRequestOptions): APIPromise<ManualDeposit> {
-    return this._send((calls) => calls.manualDepositEndpoint, params, options);
+    return this._send(PROVIDER_CALLS, (calls) => calls.manualDepositEndpoint, params, options);
   }
 
   /**
@@ -46,7 +47,7 @@ export class ProviderManual extends APIResource {
    * ```
    */
   startWithdrawal(params: ManualWithdrawalParams, options?: ProviderRequestOptions): APIPromise<ManualWithdrawal> {
-    return this._send((calls) => calls.manualWithdrawalEndpoint, params, options);
+    return this._send(PROVIDER_CALLS, (calls) => calls.manualWithdrawalEndpoint, params, options);
   }
 }
 
@@ -63,7 +64,7 @@ export class ProviderEiban extends APIResource {
    * ```
    */
   startDeposit(params: EibanDepositParams, options?: ProviderRequestOptions): APIPromise<EibanDeposit> {
-    return this._send((calls) => calls.eibanDepositEndpoint, params, options);
+    return this._send(PROVIDER_CALLS, (calls) => calls.eibanDepositEndpoint, params, options);
   }
 
   /**
@@ -79,7 +80,7 @@ export class ProviderEiban extends APIResource {
    * ```
    */
   startWithdrawal(params: EibanWithdrawalParams, options?: ProviderRequestOptions): APIPromise<EibanWithdrawal> {
-    return this._send((calls) => calls.eibanWithdrawalEndpoint, params, options);
+    return this._send(PROVIDER_CALLS, (calls) => calls.eibanWithdrawalEndpoint, params, options);
   }
 }
 
@@ -107,7 +108,7 @@ export class ProviderCreditCard extends APIResource {
           : undefined;
       const body: unknown = credentialKey === undefined ? params : { ...params, credential_key: credentialKey };
       const secrets = typeof credentialKey === 'string' ? [credentialKey] : [];
-      return this._sendAnswered((calls) => calls.cardPaymentEndpoint, body as z.input<typeof CardPaymentParams>, options, undefined, secrets);
+      return this._sendAnswered(PROVIDER_CALLS, (calls) => calls.cardPaymentEndpoint, body as z.input<typeof CardPaymentParams>, options, undefined, secrets);
     });
   }
 
@@ -124,7 +125,7 @@ export class ProviderCreditCard extends APIResource {
    * ```
    */
   getStatus(params: CardPaymentStatusParams, options?: ProviderRequestOptions): APIPromise<CardPaymentStatusResult> {
-    return this._send((calls) => calls.cardStatusEndpoint, params, options);
+    return this._send(PROVIDER_CALLS, (calls) => calls.cardStatusEndpoint, params, options);
   }
 }
 
@@ -142,9 +143,9 @@ export class ProviderSites extends APIResource {
    */
   list(params: SiteListParams, options?: ProviderRequestOptions): APIPromise<SiteList> {
     return APIPromise.start(async () => {
-      const calls = await loadCalls();
+      const calls = await PROVIDER_CALLS.load();
       const { key } = parseRequest(calls.listSitesEndpoint.operation, calls.SiteListParams, params);
-      return this._sendAnswered(calls.listSitesEndpoint, undefined, options, key);
+      return this._sendAnswered(PROVIDER_CALLS, () => calls.listSitesEndpoint, undefined, options, key);
     });
   }
 }

@@ -4,7 +4,7 @@ import { TransactionRangeParams } from '../../src/dealer/transactions.js';
 import { RequestValidationError } from '../../src/errors/error.js';
 import { parseRequest } from '../../src/internal/validation.js';
 
-// iterate() refuses a bad range synchronously, before zod is loaded (src/internal/calls.ts), with
+// iterate() refuses a bad range synchronously, before zod is loaded (src/dealer/calls.ts), with
 // a check of its own: it must refuse exactly what the zod schema refuses, with the same issues.
 const range = { wallet_id: 'WLT-1', start_date: '2026-03-01', end_date: '2026-03-31' };
 const inputs: unknown[] = [

@@ -18,7 +18,7 @@ const built = readdirSync(dist, { recursive: true, encoding: 'utf8' })
 
 /** A module, and a text of its own code that no other module of src/ holds. */
 const SAMPLES = [
-  ['the transport', 'src/internal/transport.ts', 'the custom fetch dropped redirect'],
+  ['the call engine', 'src/internal/call-engine.ts', 'the custom fetch dropped redirect'],
   ['the sandbox', 'src/tools/sandbox/control.ts', 'every record, oldest first'],
   ['the errors', 'src/errors/error.ts', 'is not an error class of payorch'],
   ['the schemas', 'src/internal/schema-blocks.ts', 'an integer as a numeric string'],

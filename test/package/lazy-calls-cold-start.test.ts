@@ -7,10 +7,11 @@ import { requireBuilt } from '../helpers/dist.js';
 import { entry } from '../../scripts/entries.mjs';
 
 /*
- * Importing payorch loads neither zod nor the endpoint tables: src/internal/calls.ts, built to a
- * chunk of its own, is imported by a client's first call. A fresh process imports the entry,
- * records every file it loaded (ESM: a resolve hook; CommonJS: require.cache), makes a client,
- * makes one call (refused by its `fetch`: nothing is sent) and records again.
+ * Importing payorch loads neither zod, the endpoint tables nor the call engine: each API's
+ * calls.ts and src/internal/call-engine.ts, built to chunks of their own, are imported by a
+ * client's first call. A fresh process imports the entry, records every file it loaded (ESM: a
+ * resolve hook; CommonJS: require.cache), makes a client, makes one call (refused by its `fetch`:
+ * nothing is sent) and records again.
  */
 const root = join(import.meta.dirname, '..', '..');
 const main = entry('payorch');
@@ -41,17 +42,20 @@ const files = (loaded: readonly string[]) => loaded.filter((file) => file.includ
 // Bundled, zod keeps the path of each of its modules in a comment.
 const withZod = (loaded: readonly string[]) => files(loaded).filter((file) => readFileSync(file, 'utf8').includes('node_modules/zod/'));
 const callsChunk = (loaded: readonly string[]) => files(loaded).filter((file) => /\/dist\/calls-[^/]*\.c?js$/.test(file));
+const engineChunk = (loaded: readonly string[]) => files(loaded).filter((file) => /\/dist\/call-engine-[^/]*\.c?js$/.test(file));
 
 test.each([
   ['ESM', ['--input-type=module', '-e', esm]],
   ['CommonJS', ['-e', cjs]],
-] as const)('importing payorch loads neither zod nor the endpoint tables; a client’s first call does (%s)', (_label, args) => {
+] as const)('importing payorch loads neither zod, the endpoint tables nor the call engine; a client’s first call does (%s)', (_label, args) => {
   const { atStart, after, error } = JSON.parse(execFileSync(process.execPath, args, { cwd: root, encoding: 'utf8' })) as { atStart: string[]; after: string[]; error: string };
   expect(files(atStart).length).toBeGreaterThan(1);
   expect(callsChunk(atStart)).toEqual([]);
+  expect(engineChunk(atStart)).toEqual([]);
   expect(withZod(atStart)).toEqual([]);
   // The call went as far as fetch: the tables were loaded, and its error is the transport's.
   expect(error).toBe('ConnectionError');
   expect(callsChunk(after)).toHaveLength(1);
+  expect(engineChunk(after)).toHaveLength(1);
   expect(withZod(after).length).toBeGreaterThan(0);
 });

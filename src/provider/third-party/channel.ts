@@ -2,9 +2,10 @@ import type { z } from 'zod/mini';
 import type { APIPromise } from '../../core/api-promise.js';
 import type { Endpoint } from '../../internal/endpoint.js';
 import { APIResource } from '../../internal/resource.js';
-import type { Calls } from '../../internal/resource.js';
 import type { Transport } from '../../internal/transport.js';
 import type { ProviderRequestOptions } from '../request-options.js';
+import { PROVIDER_CALLS } from '../tables.js';
+import type { ProviderCalls } from '../tables.js';
 import type { GatewayList } from './gateways.js';
 import type { NoParams } from '../../internal/shared-shapes.js';
 import type { BankDepositParams, BankWithdrawalParams } from './bank.js';
@@ -21,9 +22,9 @@ export interface ChannelEndpoints<DP extends z.ZodMiniType, DR extends z.ZodMini
 
 /** The gateways of one third-party channel (spec 2.5). */
 export class ThirdPartyGateways extends APIResource {
-  readonly #endpoint: (calls: Calls) => Endpoint<typeof NoParams, typeof GatewayList>;
+  readonly #endpoint: (calls: ProviderCalls) => Endpoint<typeof NoParams, typeof GatewayList>;
   /** @internal */
-  constructor(transport: Transport, credentialKey: string | undefined, endpoint: (calls: Calls) => Endpoint<typeof NoParams, typeof GatewayList>) {
+  constructor(transport: Transport, credentialKey: string | undefined, endpoint: (calls: ProviderCalls) => Endpoint<typeof NoParams, typeof GatewayList>) {
     super(transport, credentialKey);
     this.#endpoint = endpoint;
   }
@@ -40,7 +41,7 @@ export class ThirdPartyGateways extends APIResource {
    * ```
    */
   list(options?: ProviderRequestOptions): APIPromise<GatewayList> {
-    return this._send(this.#endpoint, undefined, options);
+    return this._send(PROVIDER_CALLS, this.#endpoint, undefined, options);
   }
 }
 
@@ -51,9 +52,9 @@ export class ThirdPartyGateways extends APIResource {
 export class ThirdPartyChannel<DP extends z.ZodMiniType, DR extends z.ZodMiniType, WP extends z.ZodMiniType, WR extends z.ZodMiniType> extends APIResource {
   /** The gateways a withdrawal may use (spec 2.5). */
   readonly gateways: ThirdPartyGateways;
-  readonly #endpoints: (calls: Calls) => ChannelEndpoints<DP, DR, WP, WR>;
+  readonly #endpoints: (calls: ProviderCalls) => ChannelEndpoints<DP, DR, WP, WR>;
   /** @internal */
-  constructor(transport: Transport, credentialKey: string | undefined, endpoints: (calls: Calls) => ChannelEndpoints<DP, DR, WP, WR>) {
+  constructor(transport: Transport, credentialKey: string | undefined, endpoints: (calls: ProviderCalls) => ChannelEndpoints<DP, DR, WP, WR>) {
     super(transport, credentialKey);
     this.#endpoints = endpoints;
     this.gateways = new ThirdPartyGateways(transport, credentialKey, (calls) => endpoints(calls).gateways);
@@ -70,7 +71,7 @@ export class ThirdPartyChannel<DP extends z.ZodMiniType, DR extends z.ZodMiniTyp
    * ```
    */
   startDeposit(params: z.input<DP>, options?: ProviderRequestOptions): APIPromise<z.output<DR>> {
-    return this._send((calls) => this.#endpoints(calls).deposit, params, options);
+    return this._send(PROVIDER_CALLS, (calls) => this.#endpoints(calls).deposit, params, options);
   }
 
   /**
@@ -86,7 +87,7 @@ export class ThirdPartyChannel<DP extends z.ZodMiniType, DR extends z.ZodMiniTyp
    * ```
    */
   startWithdrawal(params: z.input<WP>, options?: ProviderRequestOptions): APIPromise<z.output<WR>> {
-    return this._send((calls) => this.#endpoints(calls).withdrawal, params, options);
+    return this._send(PROVIDER_CALLS, (calls) => this.#endpoints(calls).withdrawal, params, options);
   }
 }
 

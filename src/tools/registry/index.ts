@@ -18,7 +18,7 @@ export type { ApiEndpoint, EndpointExample, RowSpec } from './row.js';
 export const API_ENDPOINTS: readonly ApiEndpoint[] = [...PROVIDER_ENDPOINTS, ...DEALER_ENDPOINTS];
 
 /** Where a row lives below the base URL (`/api/provider/welcome`): the function the clients send by too. */
-export { endpointPath } from '../../internal/endpoint.js';
+export { endpointPath } from '../../internal/call.js';
 
 /** The registry's name of a row, its API first: `provider.manual.startDeposit`. */
 export const operationId = ({ api, endpoint }: Pick<ApiEndpoint, 'api' | 'endpoint'>): string => `${api}.${endpoint.operation}`;
