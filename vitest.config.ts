@@ -103,9 +103,9 @@ export default defineConfig({
     // or relies on a process of its own.
     pool: 'threads',
     // Vitest's default leaves one core to its main thread, which is a single worker on two cores.
-    // Many files wait on sockets, child processes, servers and queue engines' polling, so one
-    // worker more than the cores keeps both busy.
-    maxWorkers: Math.max(3, availableParallelism() + 1),
+    // Many files wait on sockets, child processes, servers and queue engines' polling, so two
+    // workers more than the cores keep both busy.
+    maxWorkers: Math.max(4, availableParallelism() + 2),
     restoreMocks: true,
     // On two cores shared with a build, servers and other runs, a test that takes a second alone
     // may take many times that; how long a test may take is not what it asserts (a test that waits
