@@ -1,22 +1,28 @@
 import { PayorchError } from '../errors/error.js';
+import type { CallOutcome } from '../errors/error.js';
 
 /**
- * A part of payorch imported on a client's first call rather than with payorch (an API's endpoint
- * tables with zod, the transport's call engine with ky's loader): each was work every cold start
- * paid (bench/findings.md). A failed import fails the call with a PayorchError that says so
- * (nothing was sent), and the next call tries again.
+ * A part of payorch imported on first use rather than with payorch (an API's endpoint tables with
+ * zod, the transport's call engine with ky's loader, a receiver's receive path): each was work
+ * every cold start paid (bench/findings.md). A failed import fails what needed it with a
+ * PayorchError that says so, and the next use tries again.
  * @internal
  */
 export class LazyModule<M> {
   readonly #what: string;
   readonly #import: () => Promise<M>;
+  readonly #outcome: CallOutcome;
   #loaded: M | undefined;
   #loading: Promise<M> | undefined;
 
-  /** @param what what the module is, as the error names it (`its endpoint tables`) */
-  constructor(what: string, load: () => Promise<M>) {
+  /**
+   * @param what what the module is and when it is imported, as the error names it
+   * @param outcome the failure's outcome: `not_sent` for a call, which sends nothing without it
+   */
+  constructor(what: string, load: () => Promise<M>, outcome: CallOutcome) {
     this.#what = what;
     this.#import = load;
+    this.#outcome = outcome;
   }
 
   /** The module, once loaded: read at once, so a call after the first waits for no turn of the event loop. */
@@ -30,7 +36,7 @@ export class LazyModule<M> {
       (module) => (this.#loaded = module),
       (cause: unknown) => {
         this.#loading = undefined;
-        throw new PayorchError(`payorch could not load ${this.#what} (a chunk of the package, imported on the first call): ${cause instanceof Error ? cause.message : String(cause)}`, { cause, outcome: 'not_sent' });
+        throw new PayorchError(`payorch could not load ${this.#what}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause, outcome: this.#outcome });
       },
     );
     return this.#loading;

@@ -19,7 +19,7 @@ export type EndpointRef<C, P extends z.ZodMiniType, R extends z.ZodMiniType> = (
  */
 export class CallTables<C> extends LazyModule<C> {
   constructor(load: () => Promise<C>) {
-    super('its endpoint tables', load);
+    super("its endpoint tables (a chunk of the package, imported on a client's first call)", load, 'not_sent');
   }
 }
 

@@ -21,7 +21,7 @@ export type { Call, TransportConfig } from './call.js';
  * client, with the endpoint tables: importing payorch compiles only what a client's construction
  * needs (bench/findings.md).
  */
-const ENGINE = /* @__PURE__ */ new LazyModule<typeof CallEngineModule>('its call engine', () => import('./call-engine.js'));
+const ENGINE = /* @__PURE__ */ new LazyModule<typeof CallEngineModule>("its call engine (a chunk of the package, imported on a client's first call)", () => import('./call-engine.js'), 'not_sent');
 
 /** What the engine throws, handed to it: see its constructor. */
 const ENGINE_ERRORS: EngineErrors = { APIError, RequestAbortedError, ResponseValidationError, TimeoutError, redactText, secretForms };

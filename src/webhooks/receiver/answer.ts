@@ -23,3 +23,29 @@ export function answer(status: CallbackReceiverAnswer['status'], error?: string,
   // TextEncoder: the fixed answers are made at import, and JSON.stringify leaves no lone surrogate.
   return { status, headers: { ...JSON_HEADERS, 'content-length': String(utf8Length(body)), ...extraHeaders }, body };
 }
+
+/** The parts of a Node `ServerResponse` the receiver uses (Express's `res` and Fastify's `reply.raw` fit). */
+export interface NodeResponseLike {
+  readonly headersSent: boolean;
+  /** Sends the status and headers. */
+  writeHead(status: number, headers: Record<string, string>): unknown;
+  /** Sends the body and ends the answer. */
+  end(body: string): unknown;
+}
+
+/** Writes an answer to a Node response, unless something already did. */
+export function writeNodeAnswer(response: NodeResponseLike, reply: CallbackReceiverAnswer): void {
+  try {
+    if (!response.headersSent) {
+      response.writeHead(reply.status, { ...reply.headers });
+      response.end(reply.body);
+    }
+  } catch {
+    // The connection is gone; the service counts the delivery as failed and sends it again.
+  }
+}
+
+/** An answer as a Fetch `Response`. */
+export function fetchAnswer(reply: CallbackReceiverAnswer): Response {
+  return new Response(reply.body, { status: reply.status, headers: reply.headers });
+}

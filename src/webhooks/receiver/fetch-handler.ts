@@ -1,6 +1,7 @@
 import { RequestValidationError } from '../../errors/error.js';
 import { readLimited } from '../../internal/read-limited.js';
 import { NOT_APPLIED, NOT_POST, TOO_LARGE } from './answers.js';
+import { fetchAnswer } from './answer.js';
 import type { CallbackReceiverAnswer } from './answer.js';
 import { unreadableBody } from './receive-body.js';
 import type { EntrySettings } from './receive-body.js';
@@ -29,6 +30,6 @@ export function fetchHandler(entry: EntrySettings): (request: Request) => Promis
         reply = body === undefined ? TOO_LARGE : body instanceof Uint8Array ? await verifyAndApply({ headers: request.headers, body }, trace) : body;
       }
       trace.answered(reply);
-      return new Response(reply.body, { status: reply.status, headers: reply.headers });
+      return fetchAnswer(reply);
     });
 }

@@ -1,6 +1,7 @@
 import { concatBytes } from '../../internal/read-limited.js';
 import { NOT_POST, TOO_LARGE } from './answers.js';
-import type { CallbackReceiverAnswer } from './answer.js';
+import { writeNodeAnswer } from './answer.js';
+import type { CallbackReceiverAnswer, NodeResponseLike } from './answer.js';
 import { receiveBody, unreadableBody } from './receive-body.js';
 import type { EntrySettings } from './receive-body.js';
 import type { CallbackBody } from '../body.js';
@@ -31,14 +32,7 @@ export interface NodeRequestLike {
   pause(): unknown;
 }
 
-/** The parts of a Node `ServerResponse` the receiver uses (Express's `res` and Fastify's `reply.raw` fit). */
-export interface NodeResponseLike {
-  readonly headersSent: boolean;
-  /** Sends the status and headers. */
-  writeHead(status: number, headers: Record<string, string>): unknown;
-  /** Sends the body and ends the answer. */
-  end(body: string): unknown;
-}
+export type { NodeResponseLike } from './answer.js';
 
 /**
  * The body a parser that ran before left, when it consumed the stream; `undefined` when the
@@ -141,13 +135,6 @@ export function nodeHandler(entry: EntrySettings): (request: NodeRequestLike, re
         reply = body === PAST_LIMIT ? TOO_LARGE : body instanceof Uint8Array ? await verifyAndApply({ headers: request.headers, body }, trace) : body;
       }
       trace.answered(reply);
-      try {
-        if (!response.headersSent) {
-          response.writeHead(reply.status, { ...reply.headers });
-          response.end(reply.body);
-        }
-      } catch {
-        // The connection is gone; the service counts the delivery as failed and sends it again.
-      }
+      writeNodeAnswer(response, reply);
     });
 }

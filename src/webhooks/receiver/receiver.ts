@@ -5,7 +5,9 @@ import type { LogLevel } from '../../core/log-level.js';
 import { LOGGER_OPTION, METER_OPTION, TRACER_OPTION, checkOptions, declareOptions } from '../../core/option-checks.js';
 import type { MeterLike } from '../../core/metrics.js';
 import type { TracerLike } from '../../core/tracing.js';
-import { PayorchError, RequestValidationError } from '../../errors/error.js';
+import { RequestValidationError } from '../../errors/error.js';
+import type { PayorchError } from '../../errors/error.js';
+import { LazyModule } from '../../internal/lazy-module.js';
 import { MAX_CALLBACK_BODY_BYTES } from '../body.js';
 import type { CallbackBody } from '../body.js';
 import type { CallbackEventName } from '../events.js';
@@ -16,7 +18,7 @@ import type { CallbackJob } from '../job.js';
 import type { CardStatusSource } from '../status-read.js';
 import { VERIFY_OPTIONS, verifierOf } from '../verify.js';
 import type { VerifyCallbackOptions } from '../verify.js';
-import { answer } from './answer.js';
+import { answer, fetchAnswer, writeNodeAnswer } from './answer.js';
 import type { CallbackReceiverAnswer } from './answer.js';
 import type { CallbackConfirm } from './apply-once.js';
 import type { NodeRequestLike, NodeResponseLike } from './node-handler.js';
@@ -377,7 +379,7 @@ export function createCallbackReceiver<TContext extends CallbackInboxContext = M
   const settings = receiverSettings(options);
   // Built on the first request from the receive path's module; each request after it runs it at once.
   let path: ReceivePath | undefined;
-  const started = (): Promise<ReceivePath> => loadReceivePath().then((loaded) => (path ??= loaded.receivePath(settings)));
+  const started = (): Promise<ReceivePath> => RECEIVE_PATH.load().then((loaded) => (path ??= loaded.receivePath(settings)));
   // Not loaded: told as any failure, and answered 500 (the service delivers it again) or rejected.
   const tell = (error: unknown): void => {
     settings.report(error, { callback: undefined, phase: 'request' });
@@ -401,25 +403,14 @@ export function createCallbackReceiver<TContext extends CallbackInboxContext = M
       path?.handle(request) ??
       started().then(
         (ready) => ready.handle(request),
-        (error: unknown) => {
-          const reply = notLoaded(error);
-          return new Response(reply.body, { status: reply.status, headers: reply.headers });
-        },
+        (error: unknown) => fetchAnswer(notLoaded(error)),
       ),
     nodeHandler: (request, response) =>
       path?.nodeHandler(request, response) ??
       started().then(
         (ready) => ready.nodeHandler(request, response),
         (error: unknown) => {
-          const reply = notLoaded(error);
-          try {
-            if (!response.headersSent) {
-              response.writeHead(reply.status, { ...reply.headers });
-              response.end(reply.body);
-            }
-          } catch {
-            // The connection is gone; the service counts the delivery as failed and sends it again.
-          }
+          writeNodeAnswer(response, notLoaded(error));
         },
       ),
     apply: (job, applyOptions) =>
@@ -489,13 +480,5 @@ function receiverSettings<TContext extends CallbackInboxContext>(options: Callba
 }
 
 // The receive path's module, imported once for every receiver of the process; a failed import is
-// tried again by the next request.
-let receivePathModule: Promise<{ readonly receivePath: typeof receivePath }> | undefined;
-
-function loadReceivePath(): Promise<{ readonly receivePath: typeof receivePath }> {
-  receivePathModule ??= import('./receive-path.js').catch((cause: unknown) => {
-    receivePathModule = undefined;
-    throw new PayorchError(`payorch could not load its receive path (a file of the package, imported on a receiver's first request): ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
-  });
-  return receivePathModule;
-}
+// tried again by the next request. Its failure is not a call's: what it says of money is unknown.
+const RECEIVE_PATH = /* @__PURE__ */ new LazyModule<{ readonly receivePath: typeof receivePath }>("its receive path (a file of the package, imported on a receiver's first request)", () => import('./receive-path.js'), 'unknown');
