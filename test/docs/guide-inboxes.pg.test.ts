@@ -32,6 +32,31 @@ const NOT_APPLIED = { status: 500, body: { success: false, error: 'not_applied' 
 const NOT_CONFIRMED = { status: 409, body: { success: false, error: 'not_confirmed' } };
 const deposit = (code: string, user: string, amount: number) => signCallback({ ...unsigned.deposit, tracking_code: code, user_id: user, amount }, PROVIDER);
 
+type Ledger = Awaited<ReturnType<typeof ledgerDatabase>>;
+
+/**
+ * What each block must do with one order of `amount` for user `u-<name>`: a deposit while the user
+ * has no balance row is a 500 with no key and no payment recorded; a replay naming another user,
+ * or above the order's ceiling, is refused (the hash covers neither); then two deliveries at once
+ * credit the order's user once.
+ */
+async function creditedOnce(url: string, database: Ledger, name: string, amount: number): Promise<void> {
+  const code = `MAN-${name}01-${seconds - 60}`;
+  const user = `u-${name}`;
+  await database.order(code, user, amount);
+  const delivery = deposit(code, user, amount);
+  expect(await deliver(url, delivery)).toEqual(NOT_APPLIED);
+  expect(await database.keysOf(code)).toEqual([]);
+  expect((await database.pool.query('SELECT paid_amount FROM orders WHERE tracking_code = $1', [code])).rows).toEqual([{ paid_amount: null }]);
+  await database.pool.query('INSERT INTO balances (user_id) VALUES ($1)', [user]);
+  await database.pool.query('INSERT INTO balances (user_id) VALUES ($1)', ['u-thief']);
+  expect(await deliver(url, deposit(code, 'u-thief', amount))).toEqual(NOT_CONFIRMED);
+  expect(await deliver(url, deposit(code, user, amount * 2 + 1))).toEqual(NOT_CONFIRMED);
+  expect(await Promise.all([deliver(url, delivery), deliver(url, delivery)])).toEqual([OK, OK]);
+  expect((await database.pool.query('SELECT user_id, amount::float AS amount FROM balances ORDER BY user_id')).rows).toEqual([{ user_id: user, amount }, { user_id: 'u-thief', amount: 0 }]);
+  expect(await database.keysOf(code)).toEqual([{ status: 'completed' }]);
+}
+
 describe('the PostgreSQL block, in Node', () => {
   test('a deposit whose user has no balance row is a 500 with no key and no payment recorded; once the row exists it is credited once', async () => {
     const database = await ledgerDatabase('payorch_guide_pg');
@@ -47,20 +72,7 @@ describe('the PostgreSQL block, in Node', () => {
     const { receiver, pool } = (await import(file)) as { receiver: { nodeHandler: Parameters<typeof serveNode>[0] }; pool: pg.Pool };
     const served = await serveNode(receiver.nodeHandler);
     try {
-      const code = `MAN-gpg01-${seconds - 60}`;
-      await database.order(code, 'u-gpg', 250);
-      const delivery = deposit(code, 'u-gpg', 250);
-      expect(await deliver(served.url, delivery)).toEqual(NOT_APPLIED);
-      expect(await database.keysOf(code)).toEqual([]);
-      expect((await database.pool.query('SELECT paid_amount FROM orders WHERE tracking_code = $1', [code])).rows).toEqual([{ paid_amount: null }]);
-      await database.pool.query('INSERT INTO balances (user_id) VALUES ($1)', ['u-gpg']);
-      // The hash does not cover the user or the amount: a replay naming another user, or above the ceiling, is refused.
-      await database.pool.query('INSERT INTO balances (user_id) VALUES ($1)', ['u-thief']);
-      expect(await deliver(served.url, deposit(code, 'u-thief', 250))).toEqual(NOT_CONFIRMED);
-      expect(await deliver(served.url, deposit(code, 'u-gpg', 501))).toEqual(NOT_CONFIRMED);
-      expect(await Promise.all([deliver(served.url, delivery), deliver(served.url, delivery)])).toEqual([OK, OK]);
-      expect((await database.pool.query('SELECT user_id, amount::float AS amount FROM balances ORDER BY user_id')).rows).toEqual([{ user_id: 'u-gpg', amount: 250 }, { user_id: 'u-thief', amount: 0 }]);
-      expect(await database.keysOf(code)).toEqual([{ status: 'completed' }]);
+      await creditedOnce(served.url, database, 'gpg', 250);
     } finally {
       await served.close();
       await pool.end();
@@ -70,22 +82,11 @@ describe('the PostgreSQL block, in Node', () => {
 });
 
 describe('the Hyperdrive block, in workerd', () => {
-  test('a deposit whose user has no balance row is a 500 with no key; once the row exists it is credited once', async () => {
+  test('a deposit whose user has no balance row is a 500 with no key and no payment recorded; once the row exists it is credited once', async () => {
     const database = await ledgerDatabase('payorch_guide_hyperdrive');
     const worker = await startPgWorker({ source: codeBlock(guide, '### PostgreSQL through Hyperdrive') }, database);
     try {
-      const code = `MAN-ghd01-${seconds - 60}`;
-      await database.order(code, 'u-ghd', 40);
-      const delivery = deposit(code, 'u-ghd', 40);
-      expect(await deliver(worker.url, delivery)).toEqual(NOT_APPLIED);
-      expect(await database.keysOf(code)).toEqual([]);
-      await database.pool.query('INSERT INTO balances (user_id) VALUES ($1)', ['u-ghd']);
-      await database.pool.query('INSERT INTO balances (user_id) VALUES ($1)', ['u-thief']);
-      expect(await deliver(worker.url, deposit(code, 'u-thief', 40))).toEqual(NOT_CONFIRMED);
-      expect(await deliver(worker.url, deposit(code, 'u-ghd', 81))).toEqual(NOT_CONFIRMED);
-      expect(await Promise.all([deliver(worker.url, delivery), deliver(worker.url, delivery)])).toEqual([OK, OK]);
-      expect((await database.pool.query('SELECT user_id, amount::float AS amount FROM balances ORDER BY user_id')).rows).toEqual([{ user_id: 'u-ghd', amount: 40 }, { user_id: 'u-thief', amount: 0 }]);
-      expect(await database.keysOf(code)).toEqual([{ status: 'completed' }]);
+      await creditedOnce(worker.url, database, 'ghd', 40);
     } finally {
       await worker.dispose();
       await database.drop();
