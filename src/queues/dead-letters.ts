@@ -94,7 +94,7 @@ export interface ReplayDeadLettersOptions {
 export interface ReplayedDeadLetters {
   /** How many jobs were sent to the queue again, and deleted from the dead letters. */
   readonly replayed: number;
-  /** How many dead letters are left: call `replay` again while it is above 0. */
+  /** How many of the dead letters it was asked for are left (of those `ids`, or of all): call `replay` again while it is above 0. */
   readonly remaining: number;
 }
 

@@ -209,7 +209,8 @@ export function bullMQDeadLetters(queue: Queue<CallbackJob>): DeadLetters {
       // Another replay moved it first, or it was purged: not this replay's.
       const failed = moved.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected' && !isGone(outcome.reason));
       if (failed !== undefined) throw failed.reason;
-      return { replayed: moved.filter((outcome) => outcome.status === 'fulfilled').length, remaining: await queue.getFailedCount() };
+      const remaining = ids === undefined ? await queue.getFailedCount() : (await Promise.all(ids.map((id) => failedJob(id)))).filter((job) => job !== undefined).length;
+      return { replayed: moved.filter((outcome) => outcome.status === 'fulfilled').length, remaining };
     },
 
     async purge(options: PurgeDeadLettersOptions) {

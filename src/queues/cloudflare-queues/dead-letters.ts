@@ -139,7 +139,8 @@ function statements(table: string) {
     // A replayed job applied at its first attempt leaves its row (the handler forgets failures
     // only of a job that had some): gone once no queue can hold its message.
     stale: `DELETE FROM ${table} WHERE dead_at IS NULL AND replay_claim IS NULL AND failed_at < ?1`,
-    count: `SELECT count(*) AS n FROM ${table} WHERE ${dead}`,
+    // Those the replay named, or every one.
+    count: `SELECT count(*) AS n FROM ${table} WHERE ${dead} AND (?1 IS NULL OR id IN (SELECT value FROM json_each(?1)))`,
     // Not a row a live replay holds: it is being sent, and deleting it would report purged a job
     // that the replay sends all the same.
     purgeIds: `DELETE FROM ${table} WHERE ${dead} AND (replay_claim IS NULL OR replay_claimed_at < ?2) AND id IN (SELECT value FROM json_each(?1))`,
@@ -204,7 +205,7 @@ export function deadLetterTable(db: D1DatabaseLike, table: string, queue: QueueP
   const sql = statements(table);
   // Checked on first use, once per binding and table.
   const ready = (): Promise<void> => checkD1Table(db, D1_DEAD_LETTERS_TABLE, table.slice(1, -1), 'createD1DeadLettersTable({ db }), or d1DeadLettersTableSql() as a wrangler migration');
-  const remaining = async (): Promise<number> => (await db.prepare(sql.count).first<number>('n')) ?? 0;
+  const remaining = async (ids: string | null): Promise<number> => (await db.prepare(sql.count).bind(ids).first<number>('n')) ?? 0;
 
   const deadLetters: DeadLetters = {
     async list(options = {}) {
@@ -233,7 +234,7 @@ export function deadLetterTable(db: D1DatabaseLike, table: string, queue: QueueP
       const now = Date.now();
       const { results = [] } = await db.prepare(sql.claim).bind(claim, now, now - REPLAY_CLAIM_MS, ids).all<Row>();
       const rows = [...results].sort((a, b) => a.dead_at - b.dead_at || (a.id < b.id ? -1 : 1));
-      if (rows.length === 0) return { replayed: 0, remaining: await remaining() };
+      if (rows.length === 0) return { replayed: 0, remaining: await remaining(ids) };
       let jobs: CallbackJob[];
       try {
         jobs = rows.map((row) => resealed(row, checked.reseal));
@@ -253,7 +254,7 @@ export function deadLetterTable(db: D1DatabaseLike, table: string, queue: QueueP
         return id === row.id ? [] : [db.prepare(sql.resealedSent).bind(claim, sentAt, id, text, row.id), db.prepare(sql.resealedGone).bind(claim, row.id)];
       });
       await db.batch([...moved, db.prepare(sql.sent).bind(claim, sentAt), db.prepare(sql.stale).bind(sentAt - QUEUE_RETENTION_MS)]);
-      return { replayed: rows.length, remaining: await remaining() };
+      return { replayed: rows.length, remaining: await remaining(ids) };
     },
 
     async purge(options) {
