@@ -294,6 +294,14 @@ describe('payorch/pg-boss on pg-boss 12', () => {
     // A worker that took both and died without a word: no heartbeat, and 300 s of expireInSeconds.
     const taken = await supervised.fetch(queue, { batchSize: 2 });
     expect(taken).toHaveLength(2);
+    // Its silence, as if the 10 s of heartbeatSeconds had gone by (pg-boss refuses less than 10):
+    // each job's last heartbeat made that much older, under the heartbeatSeconds the adapter gave
+    // pg-boss. pg-boss's supervision, every second, then finds them lost.
+    const silenced = await pool.query(
+      `UPDATE pgboss_adapter_supervised.job SET heartbeat_on = heartbeat_on - interval '10 seconds' WHERE name = $1 AND state = 'active' AND heartbeat_seconds = 10 RETURNING id`,
+      [queue],
+    );
+    expect(silenced.rows.map((row: { id: string }) => row.id).sort()).toEqual(taken.map((job) => job.id).sort());
     const started = Date.now();
     const workers = await adapter.work(receiver, { pollingIntervalSeconds: 0.5, onDeadLetter: () => undefined });
     try {
