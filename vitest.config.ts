@@ -113,7 +113,7 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 30_000,
     sequence: { sequencer: SlowFilesFirst },
-    globalSetup: ['test/setup/build.ts'],
+    globalSetup: ['test/setup/build.ts', 'test/setup/run-directory.ts'],
     setupFiles: ['test/setup/wait-for-build.ts'],
     provide: { distReaders },
     projects: [
