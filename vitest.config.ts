@@ -9,11 +9,14 @@ import type { TestSpecification } from 'vitest/node';
  * Most test files only call functions and open sockets of their own: they share one module
  * graph per worker (isolate: false), so zod, ky and src/ are loaded once per worker instead of
  * once per file. Files that intercept fetch with msw (useMsw()) share a graph among themselves,
- * apart from the others. A file that mocks modules, stubs globals or the environment, or fakes
- * timers gets a fresh graph of its own. Files are sorted by what they call, so a new file needs no
- * entry here.
+ * apart from the others. A file that mocks or resets modules, sets the environment itself, fakes
+ * timers, or stubs globals or the environment without undoing its stubs (vi.unstubAllGlobals,
+ * vi.unstubAllEnvs) gets a fresh graph of its own. Files are sorted by what they call, so a new
+ * file needs no entry here.
  */
-const OWN_GRAPH = /\bvi\.(?:mock|doMock|stubGlobal|stubEnv|useFakeTimers|setSystemTime)\b|process\.env(?:\.\w+|\[[^\]]+\])\s*=[^=]|delete process\.env/;
+const OWN_GRAPH = /\bvi\.(?:mock|doMock|resetModules|useFakeTimers|setSystemTime)\b|process\.env(?:\.\w+|\[[^\]]+\])\s*=[^=]|delete process\.env/;
+const ownGraph = (text: string): boolean =>
+  OWN_GRAPH.test(text) || (/\bvi\.stubGlobal\b/.test(text) && !/\bvi\.unstubAllGlobals\b/.test(text)) || (/\bvi\.stubEnv\b/.test(text) && !/\bvi\.unstubAllEnvs\b/.test(text));
 const MSW = /\buseMsw\(/;
 const UNIT = ['test/**/*.test.ts'];
 const POSTGRES = ['test/**/*.pg.test.ts'];
@@ -25,9 +28,9 @@ const testFiles = readdirSync(testDirectory, { recursive: true, encoding: 'utf8'
 const unitFiles = testFiles.filter((file) => !file.name.endsWith('.pg.test.ts'));
 // The PostgreSQL files share one cluster (global setup), so they stay one project: it shares a
 // graph while none of them needs one of its own.
-const postgresShares = !testFiles.some((file) => file.name.endsWith('.pg.test.ts') && (OWN_GRAPH.test(file.text) || MSW.test(file.text)));
-const isolated = unitFiles.filter((file) => OWN_GRAPH.test(file.text)).map((file) => file.name);
-const msw = unitFiles.filter((file) => !OWN_GRAPH.test(file.text) && MSW.test(file.text)).map((file) => file.name);
+const postgresShares = !testFiles.some((file) => file.name.endsWith('.pg.test.ts') && (ownGraph(file.text) || MSW.test(file.text)));
+const isolated = unitFiles.filter((file) => ownGraph(file.text)).map((file) => file.name);
+const msw = unitFiles.filter((file) => !ownGraph(file.text) && MSW.test(file.text)).map((file) => file.name);
 // A project whose list came out empty matches nothing instead of every file.
 const only = (files: readonly string[]) => (files.length > 0 ? [...files] : ['no-file']);
 
