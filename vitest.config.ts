@@ -9,14 +9,19 @@ import type { TestSpecification } from 'vitest/node';
  * Most test files only call functions and open sockets of their own: they share one module
  * graph per worker (isolate: false), so zod, ky and src/ are loaded once per worker instead of
  * once per file. Files that intercept fetch with msw (useMsw()) share a graph among themselves,
- * apart from the others. A file that mocks or resets modules, sets the environment itself, fakes
- * timers, or stubs globals or the environment without undoing its stubs (vi.unstubAllGlobals,
- * vi.unstubAllEnvs) gets a fresh graph of its own. Files are sorted by what they call, so a new
- * file needs no entry here.
+ * apart from the others. A file that mocks or resets modules, or sets process.env itself, gets a
+ * fresh graph of its own, and so does one that stubs globals or the environment or fakes timers
+ * without undoing it (vi.unstubAllGlobals, vi.unstubAllEnvs, vi.useRealTimers). Files are sorted
+ * by what they call, so a new file needs no entry here.
  */
-const OWN_GRAPH = /\bvi\.(?:mock|doMock|resetModules|useFakeTimers|setSystemTime)\b|process\.env(?:\.\w+|\[[^\]]+\])\s*=[^=]|delete process\.env/;
-const ownGraph = (text: string): boolean =>
-  OWN_GRAPH.test(text) || (/\bvi\.stubGlobal\b/.test(text) && !/\bvi\.unstubAllGlobals\b/.test(text)) || (/\bvi\.stubEnv\b/.test(text) && !/\bvi\.unstubAllEnvs\b/.test(text));
+const OWN_GRAPH = /\bvi\.(?:mock|doMock|resetModules)\b|process\.env(?:\.\w+|\[[^\]]+\])\s*=[^=]|delete process\.env/;
+// What a file changes for the whole worker, and what undoes it.
+const UNDONE: readonly (readonly [RegExp, RegExp])[] = [
+  [/\bvi\.stubGlobal\b/, /\bvi\.unstubAllGlobals\b/],
+  [/\bvi\.stubEnv\b/, /\bvi\.unstubAllEnvs\b/],
+  [/\bvi\.(?:useFakeTimers|setSystemTime)\b/, /\bvi\.useRealTimers\b/],
+];
+const ownGraph = (text: string): boolean => OWN_GRAPH.test(text) || UNDONE.some(([change, undo]) => change.test(text) && !undo.test(text));
 const MSW = /\buseMsw\(/;
 const UNIT = ['test/**/*.test.ts'];
 const POSTGRES = ['test/**/*.pg.test.ts'];
@@ -69,8 +74,7 @@ const distReaders = testFiles.filter((file) => namesDist(join(import.meta.dirnam
  * declares a timeout of 10 s or more, and started last it would hold the run's end alone. Vitest's
  * results of an earlier run, where there are some, say which files are slow; a fresh clone has
  * none, and goes by the timeouts declared. The isolated files come first, as they keep no graph
- * anyway (the slowest of them waits on Redis restarts). While dist/ is being built, the files
- * that read it come after all the others.
+ * anyway. While dist/ is being built, the files that read it come after all the others.
  */
 const DECLARED_TIMEOUT = /,\s*(\d[\d_]*)\s*\)\s*;?\s*$/gm;
 const declaredWait = new Map(
