@@ -9,12 +9,13 @@ import type { TestSpecification } from 'vitest/node';
  * Most test files only call functions and open sockets of their own: they share one module
  * graph per worker (isolate: false), so zod, ky and src/ are loaded once per worker instead of
  * once per file. Files that intercept fetch with msw (useMsw()) share a graph among themselves,
- * apart from the others. A file that mocks or resets modules, or sets process.env itself, gets a
- * fresh graph of its own, and so does one that stubs globals or the environment or fakes timers
- * without undoing it (vi.unstubAllGlobals, vi.unstubAllEnvs, vi.useRealTimers). Files are sorted
- * by what they call, so a new file needs no entry here.
+ * apart from the others. A file that mocks modules, or sets process.env itself, gets a fresh graph
+ * of its own, and so does one that stubs globals or the environment or fakes timers without undoing
+ * it (vi.unstubAllGlobals, vi.unstubAllEnvs, vi.useRealTimers); so does a unit file that resets
+ * modules, after which the files that follow it in its worker would load everything again. Files
+ * are sorted by what they call, so a new file needs no entry here.
  */
-const OWN_GRAPH = /\bvi\.(?:mock|doMock|resetModules)\b|process\.env(?:\.\w+|\[[^\]]+\])\s*=[^=]|delete process\.env/;
+const OWN_GRAPH = /\bvi\.(?:mock|doMock)\b|process\.env(?:\.\w+|\[[^\]]+\])\s*=[^=]|delete process\.env/;
 // What a file changes for the whole worker, and what undoes it.
 const UNDONE: readonly (readonly [RegExp, RegExp])[] = [
   [/\bvi\.stubGlobal\b/, /\bvi\.unstubAllGlobals\b/],
@@ -22,6 +23,7 @@ const UNDONE: readonly (readonly [RegExp, RegExp])[] = [
   [/\bvi\.(?:useFakeTimers|setSystemTime)\b/, /\bvi\.useRealTimers\b/],
 ];
 const ownGraph = (text: string): boolean => OWN_GRAPH.test(text) || UNDONE.some(([change, undo]) => change.test(text) && !undo.test(text));
+const RESETS = /\bvi\.resetModules\b/;
 const MSW = /\buseMsw\(/;
 const UNIT = ['test/**/*.test.ts'];
 const POSTGRES = ['test/**/*.pg.test.ts'];
@@ -34,8 +36,8 @@ const unitFiles = testFiles.filter((file) => !file.name.endsWith('.pg.test.ts'))
 // The PostgreSQL files share one cluster (global setup), so they stay one project: it shares a
 // graph while none of them needs one of its own.
 const postgresShares = !testFiles.some((file) => file.name.endsWith('.pg.test.ts') && (ownGraph(file.text) || MSW.test(file.text)));
-const isolated = unitFiles.filter((file) => ownGraph(file.text)).map((file) => file.name);
-const msw = unitFiles.filter((file) => !ownGraph(file.text) && MSW.test(file.text)).map((file) => file.name);
+const isolated = unitFiles.filter((file) => ownGraph(file.text) || RESETS.test(file.text)).map((file) => file.name);
+const msw = unitFiles.filter((file) => !isolated.includes(file.name) && MSW.test(file.text)).map((file) => file.name);
 // A project whose list came out empty matches nothing instead of every file.
 const only = (files: readonly string[]) => (files.length > 0 ? [...files] : ['no-file']);
 
