@@ -9,11 +9,21 @@ import type { TestSpecification } from 'vitest/node';
  * Most test files only call functions and open sockets of their own: they share one module
  * graph per worker (isolate: false), so zod, ky and src/ are loaded once per worker instead of
  * once per file. Files that intercept fetch with msw (useMsw()) share a graph among themselves,
- * apart from the others. A file that mocks modules, stubs globals or the environment, or fakes
- * timers gets a fresh graph of its own. Files are sorted by what they call, so a new file needs no
- * entry here.
+ * apart from the others. A file that mocks modules, or sets process.env itself, gets a fresh graph
+ * of its own, and so does one that stubs globals or the environment or fakes timers without undoing
+ * it (vi.unstubAllGlobals, vi.unstubAllEnvs, vi.useRealTimers); so does a unit file that resets
+ * modules, after which the files that follow it in its worker would load everything again. Files
+ * are sorted by what they call, so a new file needs no entry here.
  */
-const OWN_GRAPH = /\bvi\.(?:mock|doMock|stubGlobal|stubEnv|useFakeTimers|setSystemTime)\b|process\.env(?:\.\w+|\[[^\]]+\])\s*=[^=]|delete process\.env/;
+const OWN_GRAPH = /\bvi\.(?:mock|doMock)\b|process\.env(?:\.\w+|\[[^\]]+\])\s*=[^=]|delete process\.env/;
+// What a file changes for the whole worker, and what undoes it.
+const UNDONE: readonly (readonly [RegExp, RegExp])[] = [
+  [/\bvi\.stubGlobal\b/, /\bvi\.unstubAllGlobals\b/],
+  [/\bvi\.stubEnv\b/, /\bvi\.unstubAllEnvs\b/],
+  [/\bvi\.(?:useFakeTimers|setSystemTime)\b/, /\bvi\.useRealTimers\b/],
+];
+const ownGraph = (text: string): boolean => OWN_GRAPH.test(text) || UNDONE.some(([change, undo]) => change.test(text) && !undo.test(text));
+const RESETS = /\bvi\.resetModules\b/;
 const MSW = /\buseMsw\(/;
 const UNIT = ['test/**/*.test.ts'];
 const POSTGRES = ['test/**/*.pg.test.ts'];
@@ -25,9 +35,9 @@ const testFiles = readdirSync(testDirectory, { recursive: true, encoding: 'utf8'
 const unitFiles = testFiles.filter((file) => !file.name.endsWith('.pg.test.ts'));
 // The PostgreSQL files share one cluster (global setup), so they stay one project: it shares a
 // graph while none of them needs one of its own.
-const postgresShares = !testFiles.some((file) => file.name.endsWith('.pg.test.ts') && (OWN_GRAPH.test(file.text) || MSW.test(file.text)));
-const isolated = unitFiles.filter((file) => OWN_GRAPH.test(file.text)).map((file) => file.name);
-const msw = unitFiles.filter((file) => !OWN_GRAPH.test(file.text) && MSW.test(file.text)).map((file) => file.name);
+const postgresShares = !testFiles.some((file) => file.name.endsWith('.pg.test.ts') && (ownGraph(file.text) || MSW.test(file.text)));
+const isolated = unitFiles.filter((file) => ownGraph(file.text) || RESETS.test(file.text)).map((file) => file.name);
+const msw = unitFiles.filter((file) => !isolated.includes(file.name) && MSW.test(file.text)).map((file) => file.name);
 // A project whose list came out empty matches nothing instead of every file.
 const only = (files: readonly string[]) => (files.length > 0 ? [...files] : ['no-file']);
 
@@ -66,8 +76,7 @@ const distReaders = testFiles.filter((file) => namesDist(join(import.meta.dirnam
  * declares a timeout of 10 s or more, and started last it would hold the run's end alone. Vitest's
  * results of an earlier run, where there are some, say which files are slow; a fresh clone has
  * none, and goes by the timeouts declared. The isolated files come first, as they keep no graph
- * anyway (the slowest of them waits on Redis restarts). While dist/ is being built, the files
- * that read it come after all the others.
+ * anyway. While dist/ is being built, the files that read it come after all the others.
  */
 const DECLARED_TIMEOUT = /,\s*(\d[\d_]*)\s*\)\s*;?\s*$/gm;
 const declaredWait = new Map(
@@ -113,7 +122,7 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 30_000,
     sequence: { sequencer: SlowFilesFirst },
-    globalSetup: ['test/setup/build.ts'],
+    globalSetup: ['test/setup/build.ts', 'test/setup/run-directory.ts'],
     setupFiles: ['test/setup/wait-for-build.ts'],
     provide: { distReaders },
     projects: [

@@ -231,8 +231,10 @@ test('with Redis down, enqueue and onError say the queue is unreachable and that
     expect(heard).toHaveLength(1);
     const [down] = heard;
     expect(down).toBeInstanceOf(QueueError);
-    expect(down?.message).toMatch(/^payorch\/bullmq: test-\d+-\d+: Redis is unreachable, so no callback can be queued: the receiver answers them 500 and the service delivers them again .*\(connect ECONNREFUSED 127\.0\.0\.1:\d+\)/);
-    expect(down?.cause).toMatchObject({ code: 'ECONNREFUSED' });
+    // Its cause is the first error heard: a reconnect refused, or, when Redis went away under a
+    // read of an open connection, that connection reset; which one depends on when the stop falls.
+    expect(down?.message).toMatch(/^payorch\/bullmq: test-\d+-\d+: Redis is unreachable, so no callback can be queued: the receiver answers them 500 and the service delivers them again .*\((connect ECONNREFUSED 127\.0\.0\.1:\d+|read ECONNRESET)\)/);
+    expect(down?.cause).toMatchObject({ code: expect.stringMatching(/^(ECONNREFUSED|ECONNRESET)$/) as unknown });
     // The receiver's onError: a QueueError that says the same, its cause ioredis' own words.
     expect(told).toHaveLength(1);
     expect(isPayorchError(told[0], QueueError)).toBe(true);

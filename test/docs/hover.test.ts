@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ts from 'typescript5';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { packed } from '../helpers/packed.js';
 
 /*
  * What an editor shows on hover is TypeScript's quick info. It is read here as a user's editor
@@ -53,7 +54,7 @@ function newest(directory: string): number {
   return Math.max(...readdirSync(directory, { recursive: true }).map((file) => statSync(join(directory, String(file))).mtimeMs));
 }
 
-beforeAll(() => {
+beforeAll(async () => {
   // dist/ is what npm pack takes: declarations older than src/ would prove nothing about it.
   const built = (() => {
     try {
@@ -63,13 +64,11 @@ beforeAll(() => {
     }
   })();
   if (built < newest(join(root, 'src'))) throw new Error('dist/index.d.ts is missing or older than src/: run npm run build (this test reads the packed declarations)');
+  const { tarball } = await packed();
   project = mkdtempSync(join(tmpdir(), 'payorch-hover-'));
-  execFileSync('npm', ['pack', '--silent', '--pack-destination', project], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
-  const tarball = readdirSync(project).find((name) => name.endsWith('.tgz'));
-  if (tarball === undefined) throw new Error('npm pack made no tarball');
   const modules = join(project, 'node_modules');
   mkdirSync(join(modules, 'payorch'), { recursive: true });
-  execFileSync('tar', ['-xzf', join(project, tarball), '-C', join(modules, 'payorch'), '--strip-components=1']);
+  execFileSync('tar', ['-xzf', tarball, '-C', join(modules, 'payorch'), '--strip-components=1']);
   // The package's own dependencies, as npm would install them beside it.
   for (const dependency of ['zod', 'ky']) symlinkSync(join(root, 'node_modules', dependency), join(modules, dependency), 'dir');
   sampleName = join(project, 'sample.ts');

@@ -49,13 +49,18 @@ const deposit = (code: string, user: string, amount: number) => signCallback({ .
 const idempotencyKeyOf = (code: string): string => callbackKeyString({ merchantId: merchantIdOf(PROVIDER.apiKey, undefined), trackingCode: code, status: 'completed' });
 const QUEUED = { status: 200, body: { success: true } };
 
-/** Polls `read` until `done` holds of its value, for at most 20 s (a retry waits 5 s); returns the last value. */
+/**
+ * Polls `read` until `done` holds of its value, for at most 20 s (a retry waits 5 s); returns the
+ * last value. The pause between reads grows to 0.2 s: a read of D1 goes through workerd and
+ * miniflare's proxy, and polled every few milliseconds through a retry's wait, it cost the run
+ * seconds of CPU.
+ */
 async function until<T>(read: () => T | Promise<T>, done: (value: T) => boolean): Promise<T> {
   const deadline = Date.now() + 20_000;
-  for (;;) {
+  for (let pause = 10; ; pause = Math.min(pause * 1.5, 200)) {
     const value = await read();
     if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise((resolve) => setTimeout(resolve, pause));
   }
 }
 const ledgerHas = (code: string) => (ledger: unknown[]) => ledger.some((row) => (row as { tracking_code: string }).tracking_code === code);

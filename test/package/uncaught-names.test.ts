@@ -47,28 +47,58 @@ const makers = {
 const argsOf = (name, Class) => makers[name] ?? (Class.prototype instanceof sdk.APIError || Class === sdk.APIError ? answer : undefined);
 `;
 
-/** The exported error classes of an entry, listed by a child process of the built package. */
-async function classesOf(entry: string): Promise<string[]> {
-  const { stdout } = await run(process.execPath, ['-e', `const sdk = require(${JSON.stringify(join(root, `${entry}.cjs`))}); const base = sdk.PayorchError ?? require(${JSON.stringify(join(root, 'dist/index.cjs'))}).PayorchError;
-process.stdout.write(JSON.stringify(Object.keys(sdk).filter((name) => typeof sdk[name] === 'function' && (sdk[name] === base || sdk[name].prototype instanceof base))));`]);
-  return JSON.parse(stdout) as string[];
+/** The exported error classes of every entry, listed by one child process of the built package. */
+async function classesOfAll(): Promise<Record<string, string[]>> {
+  const { stdout } = await run(process.execPath, ['-e', `const base = require(${JSON.stringify(join(root, 'dist/index.cjs'))}).PayorchError; const out = {};
+for (const entry of ${JSON.stringify(BUILT)}) { const sdk = require(require('node:path').join(${JSON.stringify(root)}, entry + '.cjs')); out[entry] = Object.keys(sdk).filter((name) => typeof sdk[name] === 'function' && (sdk[name] === base || sdk[name].prototype instanceof base)); }
+process.stdout.write(JSON.stringify(out));`]);
+  return JSON.parse(stdout) as Record<string, string[]>;
 }
 
+/** Loads the main entry and `entry` of the build into `sdk`, which MAKERS' argsOf reads. */
 function loader(entry: string, format: 'esm' | 'cjs'): string {
   const file = join(root, `${entry}.${format === 'esm' ? 'js' : 'cjs'}`);
   const main = join(root, `dist/index.${format === 'esm' ? 'js' : 'cjs'}`);
   return format === 'esm'
-    ? `const sdk = { ...(await import(${JSON.stringify(pathToFileURL(main).href)})), ...(await import(${JSON.stringify(pathToFileURL(file).href)})) };`
-    : `const sdk = { ...require(${JSON.stringify(main)}), ...require(${JSON.stringify(file)}) };`;
+    ? `sdk = { ...(await import(${JSON.stringify(pathToFileURL(main).href)})), ...(await import(${JSON.stringify(pathToFileURL(file).href)})) };`
+    : `sdk = { ...require(${JSON.stringify(main)}), ...require(${JSON.stringify(file)}) };`;
 }
 
 async function node(format: 'esm' | 'cjs', body: string): Promise<{ stdout: string; stderr: string }> {
-  const args = format === 'esm' ? ['--input-type=module', '-e', body] : ['-e', body];
+  const args = format === 'esm' ? ['--input-type=module', '-e', `let sdk;${body}`] : ['-e', `let sdk;${body}`];
   return run(process.execPath, args).then(
     ({ stdout }) => ({ stdout, stderr: '' }),
     // A process that ends with an uncaught error: execFile rejects with what it printed.
     (error: unknown) => error as { stdout: string; stderr: string },
   );
+}
+
+/*
+ * Each process costs the run a fork of vitest's and a Node start-up: the classes of every entry
+ * are listed by one process, and inspected by one process a format; only a throw that ends its
+ * process takes one of its own.
+ */
+let classes: Promise<Record<string, string[]>> | undefined;
+const classesOf = async (entry: string): Promise<string[]> => (await (classes ??= classesOfAll()))[entry] ?? [];
+const inspected = new Map<'esm' | 'cjs', Promise<Record<string, Record<string, string>>>>();
+function inspectedOf(format: 'esm' | 'cjs', entry: string): Promise<Record<string, string>> {
+  let all = inspected.get(format);
+  if (all === undefined) {
+    all = (async () => {
+      const each = await Promise.all(BUILT.map(async (built) => [built, await classesOf(built)] as const));
+      const listed = await node(format, `${MAKERS}const { inspect } = ${format === 'esm' ? 'await import("node:util")' : 'require("node:util")'};
+const out = {};
+${each
+  .filter(([, names]) => names.length > 0)
+  .map(([built, names]) => `${loader(built, format)} out[${JSON.stringify(built)}] = {};
+for (const name of ${JSON.stringify(names)}) { const Class = sdk[name]; const args = argsOf(name, Class); out[${JSON.stringify(built)}][name] = args === undefined ? 'no maker' : inspect(new Class(...args)); }`)
+  .join('\n')}
+process.stdout.write(JSON.stringify(out));`);
+      return JSON.parse(listed.stdout) as Record<string, Record<string, string>>;
+    })();
+    inspected.set(format, all);
+  }
+  return all.then((each) => each[entry] ?? {});
 }
 
 /** The first line Node prints for the error, below the source excerpt it shows above it. */
@@ -84,11 +114,7 @@ describe('an uncaught error of payorch, as Node prints it from the built package
     if (names.length === 0) return;
     await Promise.all((['esm', 'cjs'] as const).map(async (format) => {
       // Every class through util.inspect, which is what Node's printer of an uncaught error uses...
-      const listed = await node(format, `${loader(entry, format)}${MAKERS}const { inspect } = ${format === 'esm' ? 'await import("node:util")' : 'require("node:util")'};
-const out = {};
-for (const name of ${JSON.stringify(names)}) { const Class = sdk[name]; const args = argsOf(name, Class); out[name] = args === undefined ? 'no maker' : inspect(new Class(...args)); }
-process.stdout.write(JSON.stringify(out));`);
-      const printed = JSON.parse(listed.stdout) as Record<string, string>;
+      const printed = await inspectedOf(format, entry);
       for (const name of names) expect(header(printed[name] ?? ''), `${format} ${entry} ${name}: ${printed[name] ?? ''}`).toMatch(new RegExp(`^${name}: `));
       // ...and one thrown for real, uncaught, as a process ends with it.
       const name = names.includes('APIError') ? 'APIError' : (names.at(-1) ?? '');

@@ -84,7 +84,9 @@ async function deadLetterOf(adapter: PgBossQueue, code: string): Promise<DeadLet
 }
 
 describe('payorch/pg-boss on pg-boss 12', () => {
-  test('dead letters survive pg-boss 12’s maintenance run over aged rows: pg-boss deletes every row of the job, the table keeps it, and its replay applies it once', async () => {
+  // Each case has a queue and a dead letters' table of its own, so they run side by side, most of
+  // their time spent waiting on pg-boss's intervals; the two that spy on the console run alone.
+  test.concurrent('dead letters survive pg-boss 12’s maintenance run over aged rows: pg-boss deletes every row of the job, the table keeps it, and its replay applies it once', async () => {
     const { adapter, queue, table } = await fresh(quiet);
     const { receiver, ledger, failing, deliver } = receiverOf(adapter);
     const workers = await adapter.work(receiver, { pollingIntervalSeconds: 0.5, onDeadLetter: () => undefined });
@@ -113,7 +115,7 @@ describe('payorch/pg-boss on pg-boss 12', () => {
     }
   }, 60_000);
 
-  test('a job whose worker died on its last attempt is kept as a dead letter once pg-boss expires it, through pg-boss’s dead-letter queue', async () => {
+  test.concurrent('a job whose worker died on its last attempt is kept as a dead letter once pg-boss expires it, through pg-boss’s dead-letter queue', async () => {
     const { adapter, queue } = await fresh(supervised, { retries: 0, expireInSeconds: 1 });
     const jobs: CallbackJob[] = [];
     const maker = createCallbackReceiver({ ...PROVIDER, merchantId: 'merchant-pgboss', enqueue: (job) => Promise.resolve(void jobs.push(job)) });
@@ -137,7 +139,7 @@ describe('payorch/pg-boss on pg-boss 12', () => {
     }
   }, 60_000);
 
-  test('a handler that runs past expireInSeconds on its last attempt is kept as a dead letter with pg-boss’s timeout as its last error', async () => {
+  test.concurrent('a handler that runs past expireInSeconds on its last attempt is kept as a dead letter with pg-boss’s timeout as its last error', async () => {
     const { adapter } = await fresh(supervised, { retries: 0, expireInSeconds: 1 });
     let release: () => void = () => undefined;
     const hung = new Promise<void>((resolve) => (release = resolve));
@@ -158,29 +160,7 @@ describe('payorch/pg-boss on pg-boss 12', () => {
     }
   }, 60_000);
 
-  test('a job that can never apply is a dead letter at its first attempt, with the refusal as its last error, told on the console by default', async () => {
-    const { adapter } = await fresh(quiet, { retries: 5 });
-    const { receiver } = receiverOf(adapter);
-    const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    const workers = await adapter.work(receiver, { pollingIntervalSeconds: 0.5 });
-    try {
-      const jobs: CallbackJob[] = [];
-      // A job of another merchant that shares the queue.
-      const other = createCallbackReceiver({ ...PROVIDER, merchantId: 'merchant-other', enqueue: (job) => Promise.resolve(void jobs.push(job)) });
-      const code = `MAN-pbother-${seconds - 60}`;
-      const { headers, body } = signCallback({ ...unsigned.deposit, tracking_code: code }, PROVIDER);
-      await other.handle(new Request('https://receiver.test/', { method: 'POST', headers, body }));
-      await adapter.enqueue(jobs[0] as CallbackJob);
-      const deadLetter = await deadLetterOf(adapter, code);
-      expect(deadLetter).toMatchObject({ attempts: 1, merchantId: 'merchant-other' });
-      expect(deadLetter.lastError).toMatch(/^CallbackJobError: .*another merchant/);
-      await waitFor(() => logged.mock.calls.some(([line]) => String(line).includes(`the job ${deadLetter.id} (deposit ${code} completed) is a dead letter after 1 attempt(s): CallbackJobError`)), 5000, 'the dead letter on the console');
-    } finally {
-      await workers.stop();
-    }
-  }, 60_000);
-
-  test('a replay re-seals jobs sealed before a key rotation with the keys given; a dead letter the old key did not seal stops it, and nothing is sent', async () => {
+  test.concurrent('a replay re-seals jobs sealed before a key rotation with the keys given; a dead letter the old key did not seal stops it, and nothing is sent', async () => {
     const OLD = 'old-secret-key-rotated-away';
     const { adapter } = await fresh(quiet);
     // The receiver after the rotation, its clock an hour on: the previous key's window has closed.
@@ -216,7 +196,7 @@ describe('payorch/pg-boss on pg-boss 12', () => {
     }
   }, 60_000);
 
-  test('a job pg-boss does not take (a queue made with the short policy, a job already waiting) is refused with a QueueError, and the receiver answers 500', async () => {
+  test.concurrent('a job pg-boss does not take (a queue made with the short policy, a job already waiting) is refused with a QueueError, and the receiver answers 500', async () => {
     made += 1;
     const queue = `adapter-${process.pid}-${made}`;
     const table = `dead_letters_adapter_${process.pid}_${made}`;
@@ -235,7 +215,7 @@ describe('payorch/pg-boss on pg-boss 12', () => {
     expect(heard[0]).toMatchObject({ name: 'QueueError', message: `payorch/pg-boss: pg-boss did not take the job on ${queue} (is the queue's policy 'standard'?); not queued` });
   });
 
-  test('work refuses to start without the dead letters’ table, naming it and how to create it, before it takes a job', async () => {
+  test.concurrent('work refuses to start without the dead letters’ table, naming it and how to create it, before it takes a job', async () => {
     made += 1;
     const queue = `adapter-${process.pid}-${made}`;
     const adapter = createPgBossQueue({ boss: quiet, pool, queue, table: `missing_dead_letters_${process.pid}` });
@@ -245,7 +225,7 @@ describe('payorch/pg-boss on pg-boss 12', () => {
     expect(await quiet.getQueue(queue)).toBeNull();
   });
 
-  test('list pages oldest first with a cursor, never reads a job’s customer fields, and each adapter sees only its own queue’s dead letters in a shared table', async () => {
+  test.concurrent('list pages oldest first with a cursor, never reads a job’s customer fields, and each adapter sees only its own queue’s dead letters in a shared table', async () => {
     const { adapter, queue, table } = await fresh(quiet);
     const neighbour = createPgBossQueue({ boss: quiet, pool, queue: `${queue}-neighbour`, table });
     const job = (code: string) => JSON.stringify({ version: 2, kind: 'deposit', merchantId: 'merchant-pgboss', receivedAt: 1_763_812_345_000, payload: { ...unsigned.deposit, tracking_code: code } });
@@ -264,7 +244,8 @@ describe('payorch/pg-boss on pg-boss 12', () => {
     expect(await adapter.deadLetters.purge({ before: new Date(Date.now() + 60_000) })).toEqual({ purged: 3 });
     expect((await neighbour.deadLetters.list()).deadLetters).toHaveLength(1);
   });
-  test('a worker fetches its next batch at once while batches come back full, and settles each job of a batch on its own', async () => {
+
+  test.concurrent('a worker fetches its next batch at once while batches come back full, and settles each job of a batch on its own', async () => {
     const { adapter } = await fresh(quiet);
     const { receiver, ledger, failing, deliver } = receiverOf(adapter);
     const codes = Array.from({ length: 7 }, (_, index) => `MAN-pbburst${index}-${seconds - 60}`);
@@ -286,7 +267,7 @@ describe('payorch/pg-boss on pg-boss 12', () => {
     }
   }, 60_000);
 
-  test('the jobs of a worker killed while applying them are applied again once its heartbeat stops, long before expireInSeconds', async () => {
+  test.concurrent('the jobs of a worker killed while applying them are applied again once its heartbeat stops, long before expireInSeconds', async () => {
     const { adapter, queue } = await fresh(supervised, { heartbeatSeconds: 10 });
     const { receiver, ledger, deliver } = receiverOf(adapter);
     const codes = [`MAN-pbkilled1-${seconds - 60}`, `MAN-pbkilled2-${seconds - 60}`];
@@ -294,6 +275,14 @@ describe('payorch/pg-boss on pg-boss 12', () => {
     // A worker that took both and died without a word: no heartbeat, and 300 s of expireInSeconds.
     const taken = await supervised.fetch(queue, { batchSize: 2 });
     expect(taken).toHaveLength(2);
+    // Its silence, as if the 10 s of heartbeatSeconds had gone by (pg-boss refuses less than 10):
+    // each job's last heartbeat made that much older, under the heartbeatSeconds the adapter gave
+    // pg-boss. pg-boss's supervision, every second, then finds them lost.
+    const silenced = await pool.query(
+      `UPDATE pgboss_adapter_supervised.job SET heartbeat_on = heartbeat_on - interval '10 seconds' WHERE name = $1 AND state = 'active' AND heartbeat_seconds = 10 RETURNING id`,
+      [queue],
+    );
+    expect(silenced.rows.map((row: { id: string }) => row.id).sort()).toEqual(taken.map((job) => job.id).sort());
     const started = Date.now();
     const workers = await adapter.work(receiver, { pollingIntervalSeconds: 0.5, onDeadLetter: () => undefined });
     try {
@@ -304,6 +293,50 @@ describe('payorch/pg-boss on pg-boss 12', () => {
       await workers.stop();
     }
   }, 90_000);
+
+  test.concurrent('pg-boss deletes a job waiting for a retry once its retention, counted from its sending, passes, with no dead letter: the retention must outlast the retries', async () => {
+    const { adapter, queue, table } = await fresh(quiet, { retries: 1, retryDelaySeconds: 3000 });
+    const { receiver, failing, deliver } = receiverOf(adapter);
+    const code = `MAN-pbretained-${seconds - 60}`;
+    failing.add(code);
+    const keptFor = async () => (await pool.query<{ seconds: number; state: string }>(`SELECT extract(epoch FROM keep_until - created_on)::int AS seconds, state FROM pgboss_adapter_quiet.job WHERE name = $1`, [queue])).rows[0];
+    expect(await deliver(code)).toBe(200);
+    expect(await keptFor()).toEqual({ seconds: 90 * 86_400, state: 'created' });
+    const workers = await adapter.work(receiver, { pollingIntervalSeconds: 0.5, onDeadLetter: () => undefined });
+    try {
+      await waitFor(async () => (await keptFor())?.state === 'retry', 15_000, 'the job waiting for its retry');
+    } finally {
+      await workers.stop();
+    }
+    // A retry does not move the deadline.
+    expect(await keptFor()).toEqual({ seconds: 90 * 86_400, state: 'retry' });
+    await expireQueues(quiet, pool, 'pgboss_adapter_quiet', [queue, `${queue}-dead`]);
+    expect(await pgBossRows(pool, 'pgboss_adapter_quiet', [queue, `${queue}-dead`])).toBe(0);
+    expect((await pool.query(`SELECT id FROM ${table}`)).rows).toEqual([]);
+    expect(() => createPgBossQueue({ boss: quiet, pool, queue, table, retentionSeconds: 3600 })).toThrow(/retentionSeconds must outlast the retries/);
+  }, 60_000);
+
+  test('a job that can never apply is a dead letter at its first attempt, with the refusal as its last error, told on the console by default', async () => {
+    const { adapter } = await fresh(quiet, { retries: 5 });
+    const { receiver } = receiverOf(adapter);
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const workers = await adapter.work(receiver, { pollingIntervalSeconds: 0.5 });
+    try {
+      const jobs: CallbackJob[] = [];
+      // A job of another merchant that shares the queue.
+      const other = createCallbackReceiver({ ...PROVIDER, merchantId: 'merchant-other', enqueue: (job) => Promise.resolve(void jobs.push(job)) });
+      const code = `MAN-pbother-${seconds - 60}`;
+      const { headers, body } = signCallback({ ...unsigned.deposit, tracking_code: code }, PROVIDER);
+      await other.handle(new Request('https://receiver.test/', { method: 'POST', headers, body }));
+      await adapter.enqueue(jobs[0] as CallbackJob);
+      const deadLetter = await deadLetterOf(adapter, code);
+      expect(deadLetter).toMatchObject({ attempts: 1, merchantId: 'merchant-other' });
+      expect(deadLetter.lastError).toMatch(/^CallbackJobError: .*another merchant/);
+      await waitFor(() => logged.mock.calls.some(([line]) => String(line).includes(`the job ${deadLetter.id} (deposit ${code} completed) is a dead letter after 1 attempt(s): CallbackJobError`)), 5000, 'the dead letter on the console');
+    } finally {
+      await workers.stop();
+    }
+  }, 60_000);
 
   test('the meter counts the jobs waiting, and onBacklog (by default the console) is told when they keep growing', async () => {
     const { adapter, queue } = await fresh(supervised);
@@ -352,26 +385,4 @@ describe('payorch/pg-boss on pg-boss 12', () => {
       await Promise.all([workers.stop(), others.stop()]);
     }
   }, 90_000);
-
-  test('pg-boss deletes a job waiting for a retry once its retention, counted from its sending, passes, with no dead letter: the retention must outlast the retries', async () => {
-    const { adapter, queue, table } = await fresh(quiet, { retries: 1, retryDelaySeconds: 3000 });
-    const { receiver, failing, deliver } = receiverOf(adapter);
-    const code = `MAN-pbretained-${seconds - 60}`;
-    failing.add(code);
-    const keptFor = async () => (await pool.query<{ seconds: number; state: string }>(`SELECT extract(epoch FROM keep_until - created_on)::int AS seconds, state FROM pgboss_adapter_quiet.job WHERE name = $1`, [queue])).rows[0];
-    expect(await deliver(code)).toBe(200);
-    expect(await keptFor()).toEqual({ seconds: 90 * 86_400, state: 'created' });
-    const workers = await adapter.work(receiver, { pollingIntervalSeconds: 0.5, onDeadLetter: () => undefined });
-    try {
-      await waitFor(async () => (await keptFor())?.state === 'retry', 15_000, 'the job waiting for its retry');
-    } finally {
-      await workers.stop();
-    }
-    // A retry does not move the deadline.
-    expect(await keptFor()).toEqual({ seconds: 90 * 86_400, state: 'retry' });
-    await expireQueues(quiet, pool, 'pgboss_adapter_quiet', [queue, `${queue}-dead`]);
-    expect(await pgBossRows(pool, 'pgboss_adapter_quiet', [queue, `${queue}-dead`])).toBe(0);
-    expect((await pool.query(`SELECT id FROM ${table}`)).rows).toEqual([]);
-    expect(() => createPgBossQueue({ boss: quiet, pool, queue, table, retentionSeconds: 3600 })).toThrow(/retentionSeconds must outlast the retries/);
-  }, 60_000);
 });
