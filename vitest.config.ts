@@ -123,7 +123,7 @@ export default defineConfig({
     hookTimeout: 30_000,
     sequence: { sequencer: SlowFilesFirst },
     globalSetup: ['test/setup/build.ts', 'test/setup/run-directory.ts'],
-    setupFiles: ['test/setup/wait-for-build.ts'],
+    setupFiles: ['test/setup/wait-for-build.ts', 'test/setup/undo-stubs.ts'],
     provide: { distReaders },
     projects: [
       {
