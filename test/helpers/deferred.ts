@@ -117,7 +117,10 @@ export function startWorkerProcess(env: Readonly<Record<string, string>>): Worke
 export async function tcpProxy(port: number): Promise<{ port: number; down(): Promise<void>; up(): Promise<void>; close(): Promise<void> }> {
   const sockets = new Set<Socket>();
   let server: Server | undefined;
-  let own = 0;
+  // Below Linux's ephemeral range (32768 and up), where the kernel picks ports for outgoing
+  // connections and for port 0: while the proxy is down, another test's connection could take an
+  // ephemeral port, and bringing the proxy back would fail with EADDRINUSE.
+  let own = 20_000 + Math.floor(Math.random() * 12_000);
   const listen = () =>
     new Promise<void>((resolve, reject) => {
       server = createServer((client) => {
@@ -143,6 +146,14 @@ export async function tcpProxy(port: number): Promise<{ port: number; down(): Pr
       else server.close(() => { resolve(); });
       server = undefined;
     });
-  await listen();
+  for (let tries = 1; ; tries += 1) {
+    try {
+      await listen();
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || tries === 20) throw error;
+      own = 20_000 + Math.floor(Math.random() * 12_000);
+    }
+  }
   return { port: own, down, up: listen, close: down };
 }
