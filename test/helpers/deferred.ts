@@ -9,6 +9,7 @@ import type { CallbackJob, CallbackReceiver } from '../../src/webhooks/index.js'
 import { createPostgresInboxTable, createPostgresInbox } from '../../src/inboxes/postgres/index.js';
 import type { PostgresInboxContext } from '../../src/inboxes/postgres/index.js';
 import { PROVIDER } from './wire.js';
+import { freePort } from './free-port.js';
 
 /*
  * What the queue engine tests (test/webhooks/receiver/deferred-*.pg.test.ts) share: a ledger table the
@@ -117,10 +118,8 @@ export function startWorkerProcess(env: Readonly<Record<string, string>>): Worke
 export async function tcpProxy(port: number): Promise<{ port: number; down(): Promise<void>; up(): Promise<void>; close(): Promise<void> }> {
   const sockets = new Set<Socket>();
   let server: Server | undefined;
-  // Below Linux's ephemeral range (32768 and up), where the kernel picks ports for outgoing
-  // connections and for port 0: while the proxy is down, another test's connection could take an
-  // ephemeral port, and bringing the proxy back would fail with EADDRINUSE.
-  let own = 20_000 + Math.floor(Math.random() * 12_000);
+  // Not an ephemeral port, which another connection could take while the proxy is down (freePort).
+  let own = await freePort();
   const listen = () =>
     new Promise<void>((resolve, reject) => {
       server = createServer((client) => {
@@ -151,8 +150,9 @@ export async function tcpProxy(port: number): Promise<{ port: number; down(): Pr
       await listen();
       break;
     } catch (error) {
+      // Taken between freePort's check and this listen.
       if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || tries === 20) throw error;
-      own = 20_000 + Math.floor(Math.random() * 12_000);
+      own = await freePort();
     }
   }
   return { port: own, down, up: listen, close: down };
