@@ -7,6 +7,7 @@ import { d1DeadLettersTableSql } from '../../src/queues/cloudflare-queues/index.
 import { d1InboxTableSql } from '../../src/inboxes/d1/index.js';
 import { unsigned } from '../helpers/callbacks.js';
 import { deliver } from '../helpers/serve.js';
+import { until } from '../helpers/deferred.js';
 import { bundleWorkerFile } from '../helpers/worker-bundle.js';
 import { PROVIDER } from '../helpers/wire.js';
 import { merchantIdOf } from '../../src/webhooks/key.js';
@@ -72,15 +73,6 @@ const deposit = (code: string, amount = 10, extra: Record<string, unknown> = {})
 const code = (tag: string): string => `MAN-${tag}-${seconds - 60}`;
 const webhooks = (): string => new URL('/webhooks', origin).href;
 
-/** Polls `read` until `done` holds of its value, for at most 20 s; returns the last value. */
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 /** A call of `deadLetters` in the Worker: its result, or `{ error: { name, message } }`. */
 async function deadLetters(op: string, args: Record<string, unknown> = {}): Promise<Record<string, unknown>> {

@@ -6,6 +6,7 @@ import { ledgerDatabase, startPgWorker } from '../helpers/hyperdrive.js';
 import type { LedgerDatabase, PgWorker } from '../helpers/hyperdrive.js';
 import { deferred, deliver, serveFetch } from '../helpers/serve.js';
 import type { Served } from '../helpers/serve.js';
+import { until } from '../helpers/deferred.js';
 import { PROVIDER } from '../helpers/wire.js';
 import { merchantIdOf } from '../../src/webhooks/key.js';
 
@@ -49,20 +50,6 @@ const deposit = (code: string, user: string, amount: number) => signCallback({ .
 const idempotencyKeyOf = (code: string): string => callbackKeyString({ merchantId: merchantIdOf(PROVIDER.apiKey, undefined), trackingCode: code, status: 'completed' });
 const QUEUED = { status: 200, body: { success: true } };
 
-/**
- * Polls `read` until `done` holds of its value, for at most 20 s (a retry waits 5 s); returns the
- * last value. The pause between reads grows to 0.2 s: a read of D1 goes through workerd and
- * miniflare's proxy, and polled every few milliseconds through a retry's wait, it cost the run
- * seconds of CPU.
- */
-async function until<T>(read: () => T | Promise<T>, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 20_000;
-  for (let pause = 10; ; pause = Math.min(pause * 1.5, 200)) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, pause));
-  }
-}
 const ledgerHas = (code: string) => (ledger: unknown[]) => ledger.some((row) => (row as { tracking_code: string }).tracking_code === code);
 // A queue delivers in order, one batch at a time: once a later deposit is credited, what was
 // queued before it has been worked.

@@ -72,6 +72,21 @@ export async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs
   }
 }
 
+/**
+ * Reads `read` until `done` holds of its value, for at most 20 s (a queue's retry waits 5 s), and
+ * returns the last value, for the caller to assert on. The pause between reads grows to 0.2 s: a
+ * read of D1 goes through workerd and miniflare's proxy, and polled every few milliseconds through
+ * a retry's wait, it cost the run seconds of CPU.
+ */
+export async function until<T>(read: () => T | Promise<T>, done: (value: T) => boolean): Promise<T> {
+  const deadline = Date.now() + 20_000;
+  for (let pause = 10; ; pause = Math.min(pause * 1.5, 200)) {
+    const value = await read();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, pause));
+  }
+}
+
 /** A worker in its own process (test/webhooks/receiver/fixtures/deferred-worker.mjs), with a promise of each line it prints. */
 export interface WorkerProcess {
   readonly child: ChildProcess;
