@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
 import { buildSync } from 'esbuild';
+import type { OnResolveArgs } from 'esbuild';
 import { defineConfig } from 'tsup';
 import type { Options } from 'tsup';
 import { ENTRIES as PACKAGE_ENTRIES, entry } from './scripts/entries.mjs';
@@ -81,12 +82,17 @@ const LIBRARY_SOURCES = new Set(
   Object.keys(buildSync({ entryPoints: [...Object.values(ENTRIES), CLI_INTERNALS], bundle: true, write: false, metafile: true, outdir: 'unused', platform: 'neutral', format: 'esm', packages: 'external', logLevel: 'silent' }).metafile.inputs).map((file) => resolve(file)),
 );
 
+/** The source file a relative import names (the .ts its .js is built from); none for an entry point. */
+function importedSource(args: OnResolveArgs): string | undefined {
+  return args.kind === 'entry-point' ? undefined : resolve(args.resolveDir, args.path).replace(/\.js$/, '.ts');
+}
+
 const importCore: EsbuildPlugin = {
   name: 'import-webhooks-core',
   setup(build) {
     build.onResolve({ filter: /^\.\.?\// }, (args) => {
-      if (args.kind === 'entry-point') return undefined;
-      const target = resolve(args.resolveDir, args.path).replace(/\.js$/, '.ts');
+      const target = importedSource(args);
+      if (target === undefined) return undefined;
       if (target === WEBHOOKS_ENTRY) return { path: 'payorch:webhooks-entry', external: true };
       const built = builtFileOf(target);
       return built === undefined ? undefined : { path: built, external: true };
@@ -101,8 +107,8 @@ const splitWebhooks: EsbuildPlugin = {
   name: 'split-webhooks',
   setup(build) {
     build.onResolve({ filter: /^\.\.?\// }, (args) => {
-      if (args.kind === 'entry-point') return undefined;
-      const target = resolve(args.resolveDir, args.path).replace(/\.js$/, '.ts');
+      const target = importedSource(args);
+      if (target === undefined) return undefined;
       const importer = args.importer === CORE_ENTRY ? 'payorch:webhooks-core' : args.importer === RECEIVE_ENTRY ? 'payorch:webhooks-receive' : builtFileOf(args.importer);
       const built = builtFileOf(target);
       return built === undefined || built === importer ? undefined : { path: built, external: true };
@@ -121,8 +127,8 @@ const importLibrary: EsbuildPlugin = {
   setup(build) {
     build.onResolve({ filter: /^payorch(?:\/|$)/ }, (args) => ({ path: args.path, external: true }));
     build.onResolve({ filter: /^\.\.?\// }, (args) => {
-      if (args.kind === 'entry-point') return undefined;
-      const target = resolve(args.resolveDir, args.path).replace(/\.js$/, '.ts');
+      const target = importedSource(args);
+      if (target === undefined) return undefined;
       if (target === CLI_INTERNALS) return { path: 'payorch:cli-internals', external: true };
       const built = builtFileOf(target);
       if (built !== undefined) return { path: built, external: true };
