@@ -388,49 +388,28 @@ export function createCallbackReceiver<TContext extends CallbackInboxContext = M
     tell(error);
     return answer(500, 'not_applied');
   };
+  const rejected = (error: unknown): never => {
+    tell(error);
+    throw error;
+  };
+  // At once once the receive path is there; after its import on the first use, or `failed`.
+  const onPath = <T>(use: (ready: ReceivePath) => Promise<T>, failed: (error: unknown) => T): Promise<T> => (path === undefined ? started().then(use, failed) : use(path));
   const receiver: CallbackReceiver<TContext> = {
     on(event, handler) {
       settings.routes.on(event, handler);
       return receiver;
     },
-    receive: (input) =>
-      path?.receive(input) ??
-      started().then(
-        (ready) => ready.receive(input),
-        notLoaded,
-      ),
-    handle: (request) =>
-      path?.handle(request) ??
-      started().then(
-        (ready) => ready.handle(request),
-        (error: unknown) => fetchAnswer(notLoaded(error)),
-      ),
+    receive: (input) => onPath((ready) => ready.receive(input), notLoaded),
+    handle: (request) => onPath((ready) => ready.handle(request), (error) => fetchAnswer(notLoaded(error))),
     nodeHandler: (request, response) =>
-      path?.nodeHandler(request, response) ??
-      started().then(
+      onPath(
         (ready) => ready.nodeHandler(request, response),
-        (error: unknown) => {
+        (error) => {
           writeNodeAnswer(response, notLoaded(error));
         },
       ),
-    apply: (job, applyOptions) =>
-      path?.apply(job, applyOptions?.provider) ??
-      started().then(
-        (ready) => ready.apply(job, applyOptions?.provider),
-        (error: unknown) => {
-          tell(error);
-          throw error;
-        },
-      ),
-    reconcile: (reconcileOptions) =>
-      path?.reconcile(reconcileOptions) ??
-      started().then(
-        (ready) => ready.reconcile(reconcileOptions),
-        (error: unknown) => {
-          tell(error);
-          throw error;
-        },
-      ),
+    apply: (job, applyOptions) => onPath((ready) => ready.apply(job, applyOptions?.provider), rejected),
+    reconcile: (reconcileOptions) => onPath((ready) => ready.reconcile(reconcileOptions), rejected),
   };
   return receiver;
 }
