@@ -20,7 +20,7 @@ test('a failed import of the endpoint tables fails the call with a PayorchError,
   expect((error as PayorchError).message).toMatch(/could not load its endpoint tables/);
   expect((error as PayorchError).outcome).toBe('not_sent');
   expect(fetch).not.toHaveBeenCalled();
-  // Not kept: the next call tries the import again (and fails the same way here).
+  // Every call fails so while the import does (that it is tried again: test/internal/lazy-module.test.ts).
   await expect(client.welcome()).rejects.toThrow(/could not load its endpoint tables/);
 });
 
