@@ -2,10 +2,11 @@
 // tarball and npm's list of what it holds. The first caller packs into the run's directory
 // (test/setup/run-directory.ts); any other, in another worker, waits for the report it writes.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { inject } from 'vitest';
+import { readReport, writeReport } from './handoff.js';
 
 const root = join(import.meta.dirname, '../..');
 
@@ -52,17 +53,10 @@ export function packed(timeoutMs = 60_000): Promise<Packed> {
     let outcome: Report;
     if (claimed(directory)) {
       outcome = await pack(directory);
-      // Written whole, then renamed: a reader never sees half of it.
-      writeFileSync(`${report}.part`, JSON.stringify(outcome));
-      renameSync(`${report}.part`, report);
+      writeReport(report, outcome);
     } else {
       // Another worker packs: its report comes once npm is done.
-      const deadline = Date.now() + timeoutMs;
-      while (!existsSync(report)) {
-        if (Date.now() > deadline) throw new Error(`waited ${String(timeoutMs)} ms for npm pack in another test file`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      outcome = JSON.parse(readFileSync(report, 'utf8')) as Report;
+      outcome = await readReport<Report>(report, timeoutMs, 'npm pack in another test file');
     }
     if (outcome.packed === undefined) throw new Error(outcome.error ?? 'npm pack made no report');
     return outcome.packed;

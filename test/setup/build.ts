@@ -4,11 +4,12 @@
 // is not time the run spends doing nothing else. Under `npx vitest`, dist/ is left as it is: a file
 // that reads it fails with the command to run.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { distIsStale, root } from '../../scripts/ensure-built.mjs';
+import { writeReport } from '../helpers/handoff.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -38,9 +39,7 @@ export default function setup(project: TestProject): (() => Promise<void>) | und
     const end = (outcome: BuildOutcome): void => {
       if (done) return;
       done = true;
-      // Written whole, then renamed: a reader never sees half of it.
-      writeFileSync(`${status}.part`, JSON.stringify(outcome));
-      renameSync(`${status}.part`, status);
+      writeReport(status, outcome);
       resolve();
     };
     build.on('error', (error) => {
