@@ -4,7 +4,7 @@ import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
 export default defineConfig(
-  { ignores: ['dist/', 'docs/api/', 'node_modules/', 'coverage/', 'bench/.build/'] },
+  { ignores: ['dist/', 'docs/api/', 'node_modules/', 'coverage/', 'bench/.build/', '.build/'] },
   js.configs.recommended,
   tseslint.configs.strictTypeChecked,
   {

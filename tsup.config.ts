@@ -73,6 +73,7 @@ const PLACEHOLDERS = { 'payorch:webhooks-core': 'webhooks/core', 'payorch:webhoo
 // it imports: the SDK never loads the sandbox, an inbox or a queue adapter, nor `pg`, bullmq or
 // pg-boss, which are optional peers; payorch/webhooks loads neither ky nor zod.
 const ENTRIES = Object.fromEntries(PACKAGE_ENTRIES.map((each) => [each.out, each.source]));
+const DECLARATION_ENTRIES = Object.fromEntries(PACKAGE_ENTRIES.map((each) => [each.out, `.build/declarations/${each.out}.d.ts`]));
 // What the `payorch` command needs of the library that no entry exports, built with the ESM entries
 // into dist/internal/cli.js so that it shares their chunks. No declarations, no `exports` path.
 const CLI_INTERNALS = resolve('src/tools/cli-internals.ts');
@@ -232,14 +233,14 @@ export default defineConfig([
   // The CommonJS entries: nothing requires CLI_INTERNALS.
   { ...LIBRARY, entry: ENTRIES, format: ['cjs'] },
   {
-    // Declarations of both formats, in one pass over the sources.
+    // Declarations of both formats, in one pass: bundled per entry from those TypeScript 7 emitted
+    // for each source file (scripts/emit-declarations.mjs, the build's first step), so that tsup
+    // emits none itself. TypeScript 6 deprecates `baseUrl`, which tsup 8's dts build sets
+    // internally (TS5101).
     ...LIBRARY,
     entry: ENTRIES,
     format: ['esm', 'cjs'],
-    // TypeScript 6 deprecates `baseUrl`, which tsup 8's dts build sets internally (TS5101).
-    // stripInternal: what is marked `@internal` is not in the published declarations, so a consumer
-    // cannot call what the reference does not show (test/package/declaration-names.test.ts).
-    dts: { only: true, compilerOptions: { ignoreDeprecations: '6.0', stripInternal: true } },
+    dts: { only: true, entry: DECLARATION_ENTRIES, compilerOptions: { ignoreDeprecations: '6.0' } },
   },
   {
     // The `payorch` command (package.json bin), ESM only: nothing requires it. src/tools/cli/index.ts

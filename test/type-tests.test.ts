@@ -28,7 +28,7 @@ beforeAll(async () => {
     execFile(process.execPath, [tsc, '-p', configFile, '--noEmit', '--pretty', 'false'], { cwd: root, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
       // The compiler exits non-zero when it reports an error: those are the results. Anything it
       // cannot report on (it did not start, or wrote to stderr) fails every test below.
-      if (stderr !== '' || (error !== null && stdout === '')) reject(new Error(`${relative(root, tsc)} did not run: ${stderr || String(error)}`));
+      if (stderr !== '' || (error !== null && stdout === '')) reject(new Error(`${relative(root, tsc)} did not run: ${stderr || (error?.message ?? '')}`));
       else resolve(stdout);
     });
   });
@@ -37,7 +37,7 @@ beforeAll(async () => {
     const match = REPORT.exec(line);
     if (match === null) {
       // A message's further lines are indented beneath it.
-      if (line.trim() !== '' && last !== undefined) last[last.length - 1] += `\n${line}`;
+      if (line.trim() !== '' && last !== undefined) last.push(`  ${line.trim()}`);
       continue;
     }
     const [, path, row, column, code, message] = match;

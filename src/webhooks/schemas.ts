@@ -56,10 +56,9 @@ export type DealerCreditCardCallbackStatus = z.infer<typeof DealerCreditCardCall
 
 // The schema of each field type of payload.ts, which its reader reads the same way; each
 // built on first use.
-const text = (): z.ZodMiniString => z.string();
 const FIELD_SCHEMAS = {
-  text,
-  status: text,
+  text: (): z.ZodMiniString => z.string(),
+  status: (): z.ZodMiniString => z.string(),
   id: responseString,
   number: responseNumber,
   integer: responseInteger,
@@ -120,7 +119,7 @@ export interface DealerCreditCardCallback extends z.infer<typeof DealerCreditCar
  * payment method): only the signed fields are typed, everything else is kept as sent. It reaches
  * the `'*'` handlers only.
  */
-export const UnknownCallback: CallbackSchema<typeof UNKNOWN_CALLBACK_FIELDS, z.ZodMiniString> = /* @__PURE__ */ callbackSchema(UNKNOWN_CALLBACK_FIELDS, text);
+export const UnknownCallback: CallbackSchema<typeof UNKNOWN_CALLBACK_FIELDS, z.ZodMiniString> = /* @__PURE__ */ callbackSchema(UNKNOWN_CALLBACK_FIELDS, FIELD_SCHEMAS.text);
 export interface UnknownCallback extends z.infer<typeof UnknownCallback> {}
 
 /**
