@@ -140,7 +140,9 @@ let program: ts.Program | undefined;
 function exportsOf(declarations: string): { names: string[]; values: string[] } {
   program ??= ts.createProgram(
     [main.types, main.ctypes, webhooks.types, schemas.types, schemas.ctypes].map((file) => join(root, file)),
-    { noEmit: true, skipLibCheck: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, types: [] },
+    // No DOM and no @types/node: an export's name and kind need no global type, and those libraries
+    // were most of what the compiler read.
+    { noEmit: true, skipLibCheck: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, types: [], lib: ['lib.es2023.d.ts'] },
   );
   const checker = program.getTypeChecker();
   const file = program.getSourceFile(declarations);
