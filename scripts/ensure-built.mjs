@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 
 export const root = join(import.meta.dirname, '..');
 
-/** Whether dist/ is missing or older than src/, tsup.config.ts or package.json. */
+/** Whether dist/ is missing or older than src/ or what the build reads besides (its configs and steps). */
 export function distIsStale() {
   const mtime = (path) => {
     try {
@@ -20,8 +20,7 @@ export function distIsStale() {
   };
   const newestSource = Math.max(
     ...readdirSync(join(root, 'src'), { recursive: true }).map((file) => mtime(join('src', String(file)))),
-    mtime('tsup.config.ts'),
-    mtime('package.json'),
+    ...['tsup.config.ts', 'package.json', 'tsconfig.json', 'scripts/declarations.tsconfig.json', 'scripts/emit-declarations.mjs', 'scripts/type-only-exports.mjs'].map(mtime),
   );
   const built = Math.min(mtime('dist/index.js'), mtime('dist/index.cjs'), mtime('dist/webhooks/index.js'));
   return built < newestSource;
