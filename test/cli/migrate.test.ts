@@ -2,7 +2,7 @@
 // applied as wrangler applies a migration, to a real D1 in workerd (miniflare). PostgreSQL's stores:
 // migrate.pg.test.ts.
 import '../helpers/miniflare-proxy.js';
-import { Miniflare } from 'miniflare';
+import { Miniflare } from '../helpers/miniflare.js';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { payorch } from './run.js';
 

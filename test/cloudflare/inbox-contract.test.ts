@@ -1,6 +1,6 @@
 import '../helpers/miniflare-proxy.js';
-import { Miniflare } from 'miniflare';
-import type { Request as WorkerRequest } from 'miniflare';
+import { Miniflare } from '../helpers/miniflare.js';
+import type { Request as WorkerRequest } from '../helpers/miniflare.js';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { CallbackRetentionError, InboxError, signCallback } from '../../src/index.js';
 import type { CallbackInbox, CallbackInboxContext, CallbackInboxOutcome } from '../../src/index.js';

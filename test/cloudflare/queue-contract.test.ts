@@ -8,8 +8,8 @@
 // delivery only: a dead letter is in D1 after that first delivery, or nowhere. Neither Queues nor
 // D1 has a retention here for `expire` to run (a dead-letter queue's, 14 days at most, is what the
 // D1 table outlives).
-import { Miniflare } from 'miniflare';
-import type { Request as WorkerRequest } from 'miniflare';
+import { Miniflare } from '../helpers/miniflare.js';
+import type { Request as WorkerRequest } from '../helpers/miniflare.js';
 import { beforeAll, describe, test } from 'vitest';
 import { d1DeadLettersTableSql } from '../../src/queues/cloudflare-queues/index.js';
 import type { CallbackQueue, DeadLetter, DeadLetters } from '../../src/queues/cloudflare-queues/index.js';

@@ -1,5 +1,5 @@
 import '../helpers/miniflare-proxy.js';
-import { Miniflare } from 'miniflare';
+import { Miniflare } from '../helpers/miniflare.js';
 import { afterAll, beforeAll, beforeEach, expect, test } from 'vitest';
 import { CallbackJobError, CallbackRetentionError, QueueError, RequestValidationError, createCallbackReceiver, isPayorchError, resealCallbackJob, signCallback } from '../../src/index.js';
 import type { CallbackJob } from '../../src/index.js';

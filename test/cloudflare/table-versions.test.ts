@@ -3,7 +3,7 @@
 // once), refused when later or changed by hand, on a real D1 (workerd through miniflare's proxy).
 // The cases every inbox meets, D1's and the Durable Object's in workerd: inbox-contract.test.ts.
 import '../helpers/miniflare-proxy.js';
-import { Miniflare } from 'miniflare';
+import { Miniflare } from '../helpers/miniflare.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { InboxError, QueueError } from '../../src/index.js';
 import { createD1Inbox, createD1InboxTable } from '../../src/inboxes/d1/index.js';

@@ -1,7 +1,7 @@
 import '../helpers/miniflare-proxy.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Miniflare } from 'miniflare';
+import { Miniflare } from '../helpers/miniflare.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { signCallback } from '../../src/index.js';
 import type { D1DatabaseLike } from '../../src/inboxes/d1/index.js';

@@ -1,5 +1,5 @@
 import '../helpers/miniflare-proxy.js';
-import { Miniflare } from 'miniflare';
+import { Miniflare } from '../helpers/miniflare.js';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { CallbackRetentionError, isPayorchError, signCallback } from '../../src/index.js';
 import { createD1Inbox, d1InboxTableSql } from '../../src/inboxes/d1/index.js';

@@ -1,5 +1,5 @@
 import '../helpers/miniflare-proxy.js';
-import { Miniflare } from 'miniflare';
+import { Miniflare } from '../helpers/miniflare.js';
 import type { Readable } from 'node:stream';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { ProviderClient, DealerClient, callbackKeyString, signCallback } from '../../src/index.js';

@@ -1,6 +1,6 @@
 import './miniflare-proxy.js';
-import { Miniflare } from 'miniflare';
-import type { MiniflareOptions } from 'miniflare';
+import { Miniflare } from './miniflare.js';
+import type { MiniflareOptions } from './miniflare.js';
 import { builtinModules } from 'node:module';
 import type { Readable } from 'node:stream';
 import pg from 'pg';
