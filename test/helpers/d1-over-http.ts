@@ -26,7 +26,7 @@ export async function runD1(db, request) {
 export default { fetch: (request, env) => runD1(env.DB, request) };
 `;
 
-type Send = (body: string) => Promise<Response>;
+type Send = (body: string) => Promise<{ json(): Promise<unknown> }>;
 type Mode = 'all' | 'run' | 'first' | 'batch';
 
 async function execute(send: Send, mode: Mode, statements: readonly (readonly unknown[])[], column?: string): Promise<unknown> {
@@ -79,3 +79,14 @@ export function d1OverHttp(send: Send): D1DatabaseLike {
 
 /** The database of a Worker that is {@link D1_WORKER}, listening at `origin`. */
 export const d1At = (origin: URL | string): D1DatabaseLike => d1OverHttp((body) => fetch(origin, { method: 'POST', body }));
+
+/**
+ * A Worker to add beside one the test does not write (a recipe file, its main module): {@link
+ * D1_WORKER} on the D1 database named `database`, which the other's binding of that name shares,
+ * routed at d1.test. Requests to miniflare's address still reach the first Worker.
+ */
+export const d1Beside = (database: string) => ({ name: 'd1-over-http', modules: true, script: D1_WORKER, compatibilityDate: '2025-09-01', d1Databases: { DB: database }, routes: ['d1.test/*'] });
+
+/** The database of the {@link d1Beside} Worker of `miniflare`. */
+export const d1Of = (miniflare: { dispatchFetch(url: string, init: { method: string; body: string }): Promise<{ json(): Promise<unknown> }> }): D1DatabaseLike =>
+  d1OverHttp((body) => miniflare.dispatchFetch('http://d1.test/', { method: 'POST', body }));
