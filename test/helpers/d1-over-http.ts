@@ -9,9 +9,9 @@ import type { D1DatabaseLike, D1PreparedStatementLike } from '../../src/inboxes/
  * answer what the binding answered, and an error of D1 is thrown with its name and message.
  */
 
-/** The module of a Worker that runs the statements it is sent on `env.DB`: the whole of a Worker, or a route of one. */
-export const D1_WORKER = `
-export async function runD1(db, request) {
+/** The function a Worker runs the statements it is sent with, on `db`: for a Worker of the test's to route to. */
+export const RUN_D1 = `
+async function runD1(db, request) {
   const { mode, column, statements } = await request.json();
   try {
     const prepared = statements.map(([query, ...values]) => (values.length === 0 ? db.prepare(query) : db.prepare(query).bind(...values)));
@@ -23,6 +23,10 @@ export async function runD1(db, request) {
     return Response.json({ error: { name: error.name, message: error.message } }, { status: 500 });
   }
 }
+`;
+
+/** The module of a Worker that runs the statements it is sent on `env.DB`. */
+export const D1_WORKER = `${RUN_D1}
 export default { fetch: (request, env) => runD1(env.DB, request) };
 `;
 
@@ -61,7 +65,7 @@ class Statement implements D1PreparedStatementLike {
   }
 }
 
-/** The database whose statements `send` carries to a Worker running {@link D1_WORKER}'s `runD1`. */
+/** The database whose statements `send` carries to a Worker's {@link RUN_D1}. */
 export function d1OverHttp(send: Send): D1DatabaseLike {
   return {
     prepare: (query) => new Statement(send, query),
