@@ -1,3 +1,5 @@
+// Whatever reaches a binding through miniflare's proxy (getWorker, getKVNamespace) waits for its reply.
+import './miniflare-proxy.js';
 import { createRequire } from 'node:module';
 import type * as MiniflareModule from 'miniflare';
 
