@@ -5,9 +5,9 @@ import type * as MiniflareModule from 'miniflare';
 
 /*
  * miniflare, for the tests that run workerd: import it from here, not from 'miniflare'. Its
- * package is 4 MB of CommonJS; imported from ESM, Node first parses all of it for the names it
- * exports (cjs-module-lexer), which doubles what loading it costs in each worker. Required, it
- * is only run. The types are the package's own.
+ * package is one large file of CommonJS; imported from ESM, Node first parses all of it for the
+ * names it exports (cjs-module-lexer), which about doubles what loading it costs in each worker.
+ * Required, it is only run. The types are the package's own.
  */
 const miniflare = createRequire(import.meta.url)('miniflare') as typeof MiniflareModule;
 
