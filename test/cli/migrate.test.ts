@@ -1,17 +1,18 @@
 // `payorch migrate` for the D1 stores (docs/cli.md, docs/inboxes.md "Upgrading"): the SQL it prints,
 // applied as wrangler applies a migration, to a real D1 in workerd (miniflare). PostgreSQL's stores:
 // migrate.pg.test.ts.
-import '../helpers/miniflare-proxy.js';
-import { Miniflare } from 'miniflare';
+import { Miniflare } from '../helpers/miniflare.js';
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import type { D1DatabaseLike } from '../../src/inboxes/d1/index.js';
+import { D1_WORKER, d1At } from '../helpers/d1-over-http.js';
 import { payorch } from './run.js';
 
 let miniflare: Miniflare;
-let db: Awaited<ReturnType<Miniflare['getD1Database']>>;
+let db: D1DatabaseLike;
 
 beforeAll(async () => {
-  miniflare = new Miniflare({ modules: true, script: 'export default { fetch: () => new Response() }', compatibilityDate: '2025-09-01', d1Databases: { DB: 'migrate' } });
-  db = await miniflare.getD1Database('DB');
+  miniflare = new Miniflare({ modules: true, script: D1_WORKER, compatibilityDate: '2025-09-01', d1Databases: { DB: 'migrate' } });
+  db = d1At(await miniflare.ready);
 }, 60_000);
 afterAll(async () => {
   await miniflare.dispose();

@@ -1,6 +1,5 @@
-import '../helpers/miniflare-proxy.js';
-import { Miniflare } from 'miniflare';
-import type { Request as WorkerRequest } from 'miniflare';
+import { Miniflare } from '../helpers/miniflare.js';
+import type { Request as WorkerRequest } from '../helpers/miniflare.js';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { CallbackRetentionError, InboxError, signCallback } from '../../src/index.js';
 import type { CallbackInbox, CallbackInboxContext, CallbackInboxOutcome } from '../../src/index.js';
@@ -11,6 +10,7 @@ import type { InboxContractStore, InboxContractVersions } from '../../src/testin
 import { unsigned } from '../helpers/callbacks.js';
 import { deliver } from '../helpers/serve.js';
 import { bundleWorker } from '../helpers/worker-bundle.js';
+import { RUN_D1, d1At } from '../helpers/d1-over-http.js';
 import { PROVIDER } from '../helpers/wire.js';
 
 // The inbox contract against the D1 and Durable Object inboxes as they run: in workerd
@@ -75,10 +75,12 @@ function receiverOf(env, ctx) {
   });
   return receiver;
 }
-
+${RUN_D1}
 export default {
   async fetch(request, env, ctx) {
     if (new URL(request.url).pathname === '/webhooks') return receiverOf(env, ctx).handle(request);
+    // D1 for the test to read and write (test/helpers/d1-over-http.ts).
+    if (new URL(request.url).pathname === '/d1') return runD1(env.DB, request);
     const body = await request.clone().json();
     if (body.backend === 'durable-object') return env.ACCOUNTS.get(env.ACCOUNTS.idFromName(body.table)).fetch(request);
     if (body.op === 'create') return Response.json(await createD1InboxTable({ db: env.DB, table: body.table }));
@@ -95,7 +97,7 @@ export default {
 type Backend = 'd1' | 'durable-object';
 let miniflare: Miniflare;
 let origin: string;
-// miniflare's D1Database type (a copy of @cloudflare/workers-types') is assignable to the entry's own.
+// The Worker's D1, over HTTP.
 let db: D1DatabaseLike;
 // The handlers of the requests under way, by the id in their apply URL.
 const handlers = new Map<string, (context: CallbackInboxContext) => Promise<void>>();
@@ -124,7 +126,7 @@ beforeAll(async () => {
     },
   });
   origin = (await miniflare.ready).origin;
-  db = await miniflare.getD1Database('DB');
+  db = d1At(`${origin}/d1`);
   await db.batch([db.prepare('CREATE TABLE refunds (tracking_code TEXT NOT NULL, status TEXT NOT NULL)'), db.prepare(d1InboxTableSql())]);
 }, 60_000);
 afterAll(async () => {

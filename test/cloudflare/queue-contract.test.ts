@@ -1,6 +1,9 @@
 // The queue-adapter contract (payorch/testing) on payorch/cloudflare-queues, in workerd (miniflare)
-// with a local Queue, its dead-letter queue and D1, the Worker bundled from dist/ as wrangler
-// bundles it. Each case gets a workerd of its own: its queues and its D1 hold nothing of another's.
+// with local Queues, their dead-letter queues and D1, the Worker bundled from dist/ as wrangler
+// bundles it. One workerd serves every case, and each case has a slot of its own in it: its queue,
+// its dead-letter queue and its D1 database, named by the slot and given to the adapter by those
+// names, so that a case's queues and D1 hold nothing of another's (a workerd per case cost more
+// CPU than the cases themselves).
 // The contract's receiver lives here, in the test: the Worker's queue handler is the adapter's
 // `work`, and the `apply` it calls asks the test over HTTP (miniflare's outboundService), so the
 // contract sees every call; `enqueue`, `send` and the dead letters are requests to the Worker.
@@ -8,9 +11,9 @@
 // delivery only: a dead letter is in D1 after that first delivery, or nowhere. Neither Queues nor
 // D1 has a retention here for `expire` to run (a dead-letter queue's, 14 days at most, is what the
 // D1 table outlives).
-import { Miniflare } from 'miniflare';
-import type { Request as WorkerRequest } from 'miniflare';
-import { beforeAll, describe, test } from 'vitest';
+import { Miniflare } from '../helpers/miniflare.js';
+import type { Request as WorkerRequest } from '../helpers/miniflare.js';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { d1DeadLettersTableSql } from '../../src/queues/cloudflare-queues/index.js';
 import type { CallbackQueue, DeadLetter, DeadLetters } from '../../src/queues/cloudflare-queues/index.js';
 import type { CallbackJob } from '../../src/index.js';
@@ -24,30 +27,32 @@ import { createCloudflareQueue } from 'payorch/cloudflare-queues';
 
 // The receiver's apply, in the test: its refusal comes back as the error it was, a refusal of the
 // job as a CallbackJobError of this realm, which the adapter tells apart as it would in production.
-const receiver = {
+const receiverOf = (slot) => ({
   async apply(job) {
-    const answer = await fetch('http://contract.test/apply', { method: 'POST', body: JSON.stringify(job) });
+    const answer = await fetch('http://contract.test/apply/' + slot, { method: 'POST', body: JSON.stringify(job) });
     if (answer.ok) return;
     const { name, message, reason, field, retryable } = await answer.json();
     if (name === 'CallbackJobError') throw new CallbackJobError(reason, field, message.replace('Callback refused (' + reason + '): ', ''), [], retryable);
     throw Object.assign(new Error(message), { name });
   },
-};
-const queueOf = (env) => createCloudflareQueue({ queue: env.CALLBACKS, db: env.DB, retryDelaySeconds: 0, maxRetryDelaySeconds: 0 });
+});
+// The slot's queue and D1, under the names its bindings and consumers have.
+const queueOf = (env, slot) =>
+  createCloudflareQueue({ queue: env['CALLBACKS_' + slot], db: env['DB_' + slot], queueName: 'payorch-callbacks-' + slot, deadLetterQueueName: 'payorch-callbacks-' + slot + '-dead', retryDelaySeconds: 0, maxRetryDelaySeconds: 0 });
 
 export default {
   async fetch(request, env) {
-    const queue = queueOf(env);
-    const { op, job, id, options } = await request.json();
+    const { slot, op, job, id, options } = await request.json();
+    const queue = queueOf(env, slot);
     try {
       switch (op) {
         case 'table':
-          await env.DB.prepare(${JSON.stringify(d1DeadLettersTableSql())}).run();
+          await env['DB_' + slot].prepare(${JSON.stringify(d1DeadLettersTableSql())}).run();
           return Response.json(null);
         case 'enqueue':
           return Response.json((await queue.enqueue(job)) ?? null);
         case 'send':
-          await env.CALLBACKS.send(job, { contentType: 'json' });
+          await env['CALLBACKS_' + slot].send(job, { contentType: 'json' });
           return Response.json(null);
         case 'list':
           return Response.json(await queue.deadLetters.list(options));
@@ -63,39 +68,39 @@ export default {
     }
     return new Response(null, { status: 404 });
   },
-  queue: (batch, env) => queueOf(env).work(receiver, { onDeadLetter: () => undefined })(batch),
+  queue(batch, env) {
+    const slot = /^payorch-callbacks-(\\d+)/.exec(batch.queue)[1];
+    return queueOf(env, slot).work(receiverOf(slot), { onDeadLetter: () => undefined })(batch);
+  },
 };
 `;
 
-let script: string;
+const cases = queueContract({ setup: engine });
+// The receiver each slot's case gave `work`; until then, and once the case closed, its Worker's calls are refused.
+const applying = new Map<number, QueueContractReceiver>();
+let miniflare: Miniflare;
+let origin: URL;
+let slots = 0;
+
 beforeAll(async () => {
-  script = await bundleWorker(worker);
-}, 60_000);
-
-/** The dead letter as the Worker answered it, its times Dates again. */
-function revived(value: Record<string, unknown>): DeadLetter {
-  const history = (value['history'] as readonly Record<string, unknown>[]).map((life) => ({ ...life, deadAt: new Date(life['deadAt'] as string) }));
-  return { ...value, receivedAt: new Date(value['receivedAt'] as string), deadAt: new Date(value['deadAt'] as string), history } as unknown as DeadLetter;
-}
-
-/** A workerd of its own, with the adapter as the Worker's queue handler. */
-async function engine() {
-  // The receiver the case's `work` gave; until then, the Worker's calls are refused.
-  let applying: QueueContractReceiver | undefined;
-  const miniflare = new Miniflare({
+  const names = cases.map((_, slot) => `payorch-callbacks-${slot}`);
+  miniflare = new Miniflare({
     modules: true,
-    script,
+    script: await bundleWorker(worker),
     compatibilityDate: '2025-09-01',
-    d1Databases: { DB: 'contract' },
-    queueProducers: { CALLBACKS: { queueName: 'payorch-callbacks' } },
-    queueConsumers: {
-      'payorch-callbacks': { maxBatchSize: 10, maxBatchTimeout: 0, maxRetries: 2, deadLetterQueue: 'payorch-callbacks-dead' },
-      'payorch-callbacks-dead': { maxBatchTimeout: 0, maxRetries: 0 },
-    },
+    d1Databases: Object.fromEntries(names.map((_, slot) => [`DB_${slot}`, `contract-${slot}`])),
+    queueProducers: Object.fromEntries(names.map((queueName, slot) => [`CALLBACKS_${slot}`, { queueName }])),
+    queueConsumers: Object.fromEntries(
+      names.flatMap((name) => [
+        [name, { maxBatchSize: 10, maxBatchTimeout: 0, maxRetries: 2, deadLetterQueue: `${name}-dead` }],
+        [`${name}-dead`, { maxBatchTimeout: 0, maxRetries: 0 }],
+      ]),
+    ),
     async outboundService(request: WorkerRequest) {
       try {
-        if (applying === undefined) throw new Error('no receiver yet');
-        await applying.apply((await request.json()) as CallbackJob);
+        const receiver = applying.get(Number(new URL(request.url).pathname.split('/').at(-1)));
+        if (receiver === undefined) throw new Error('no receiver');
+        await receiver.apply((await request.json()) as CallbackJob);
         return new Response(null, { status: 204 });
       } catch (error) {
         const { name, message, reason, field, retryable } = error as Error & Partial<Record<'reason' | 'field' | 'retryable', unknown>>;
@@ -103,9 +108,25 @@ async function engine() {
       }
     },
   });
-  const origin = await miniflare.ready;
+  origin = await miniflare.ready;
+}, 60_000);
+afterAll(async () => {
+  await miniflare.dispose();
+});
+
+/** The dead letter as the Worker answered it, its times Dates again. */
+function revived(value: Record<string, unknown>): DeadLetter {
+  const history = (value['history'] as readonly Record<string, unknown>[]).map((life) => ({ ...life, deadAt: new Date(life['deadAt'] as string) }));
+  return { ...value, receivedAt: new Date(value['receivedAt'] as string), deadAt: new Date(value['deadAt'] as string), history } as unknown as DeadLetter;
+}
+
+/** A slot of its own in the workerd, with the adapter as the Worker's queue handler. */
+async function engine() {
+  const slot = slots;
+  slots += 1;
+  if (slot >= cases.length) throw new Error(`more engines than the ${cases.length} slots of the contract's cases`);
   async function call(op: string, body: Record<string, unknown> = {}): Promise<unknown> {
-    const answer = (await (await fetch(origin, { method: 'POST', body: JSON.stringify({ op, ...body }) })).json()) as { error?: { name: string; message: string } } | null;
+    const answer = (await (await fetch(origin, { method: 'POST', body: JSON.stringify({ slot, op, ...body }) })).json()) as { error?: { name: string; message: string } } | null;
     if (answer?.error !== undefined) throw Object.assign(new Error(answer.error.message), { name: answer.error.name });
     return answer;
   }
@@ -132,17 +153,17 @@ async function engine() {
     queue,
     // One consumer: a later call's receiver takes over (a worker deployed again).
     work: (receiver: QueueContractReceiver) => {
-      applying = receiver;
+      applying.set(slot, receiver);
     },
     send: (job: unknown) => call('send', { job }),
     expire: () => Promise.resolve(),
-    close: () => miniflare.dispose(),
+    close: () => Promise.resolve(void applying.delete(slot)),
   };
 }
 
 describe('the queue-adapter contract, on Cloudflare Queues and D1 in workerd', () => {
-  for (const contractCase of queueContract({ setup: engine })) {
-    // Each case has an engine of its own: they run side by side.
+  for (const contractCase of cases) {
+    // Each case has a slot of its own: they run side by side.
     test.concurrent(contractCase.name, contractCase.run, 120_000);
   }
 });

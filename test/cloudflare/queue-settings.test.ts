@@ -1,5 +1,4 @@
-import '../helpers/miniflare-proxy.js';
-import { Miniflare } from 'miniflare';
+import { Miniflare } from '../helpers/miniflare.js';
 import { afterAll, beforeAll, beforeEach, expect, test } from 'vitest';
 import { CallbackJobError, CallbackRetentionError, QueueError, RequestValidationError, createCallbackReceiver, isPayorchError, resealCallbackJob, signCallback } from '../../src/index.js';
 import type { CallbackJob } from '../../src/index.js';
@@ -9,19 +8,21 @@ import type { QueueBatchLike, QueueMessageLike, QueueProducerLike } from '../../
 import type { D1DatabaseLike } from '../../src/inboxes/d1/index.js';
 import { jobId, jobText } from '../../src/queues/cloudflare-queues/dead-letters.js';
 import { unsigned } from '../helpers/callbacks.js';
+import { D1_WORKER, d1At } from '../helpers/d1-over-http.js';
 import { PROVIDER } from '../helpers/wire.js';
 
 // What the queue handler decides for each message (acknowledged, or retried after which delay),
 // and the dead letters' settings and refusals, seen directly: the adapter from the sources, over
-// a D1 database of workerd (miniflare) and a producer of the test's that records what it is sent.
+// a D1 database of workerd (miniflare), its statements sent over HTTP, and a producer of the
+// test's that records what it is sent.
 // test/cloudflare/queue.test.ts runs the same adapter in workerd with a real queue.
 let miniflare: Miniflare;
 let db: D1DatabaseLike;
 const seconds = Math.floor(Date.now() / 1000);
 
 beforeAll(async () => {
-  miniflare = new Miniflare({ modules: true, script: 'export default {}', compatibilityDate: '2025-09-01', d1Databases: { DB: 'settings' } });
-  db = await miniflare.getD1Database('DB');
+  miniflare = new Miniflare({ modules: true, script: D1_WORKER, compatibilityDate: '2025-09-01', d1Databases: { DB: 'settings' } });
+  db = d1At(await miniflare.ready);
   await createD1DeadLettersTable({ db });
 }, 60_000);
 afterAll(async () => {

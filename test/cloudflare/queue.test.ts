@@ -1,4 +1,4 @@
-import { Miniflare } from 'miniflare';
+import { Miniflare } from '../helpers/miniflare.js';
 import type { Readable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, expect, test } from 'vitest';
 import { createCallbackReceiver, signCallback } from '../../src/index.js';

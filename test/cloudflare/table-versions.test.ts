@@ -1,14 +1,14 @@
 // The versions of the D1 tables (docs/inboxes.md, "Upgrading"; docs/deferred.md): created and
 // recorded, migrated in place by createD1InboxTable keeping every key (once, when two run at
-// once), refused when later or changed by hand, on a real D1 (workerd through miniflare's proxy).
+// once), refused when later or changed by hand, on a real D1 (in workerd, its statements sent over HTTP).
 // The cases every inbox meets, D1's and the Durable Object's in workerd: inbox-contract.test.ts.
-import '../helpers/miniflare-proxy.js';
-import { Miniflare } from 'miniflare';
+import { Miniflare } from '../helpers/miniflare.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { InboxError, QueueError } from '../../src/index.js';
 import { createD1Inbox, createD1InboxTable } from '../../src/inboxes/d1/index.js';
 import type { D1DatabaseLike } from '../../src/inboxes/d1/index.js';
 import { createCloudflareQueue, createD1DeadLettersTable } from '../../src/queues/cloudflare-queues/index.js';
+import { D1_WORKER, d1At } from '../helpers/d1-over-http.js';
 
 let miniflare: Miniflare;
 let db: D1DatabaseLike;
@@ -17,8 +17,8 @@ const fresh = (what: string): string => `${what}_${(made += 1)}`;
 const recordOf = async (table: string) => (await db.prepare('SELECT component, version FROM payorch_schema WHERE table_name = ?').bind(table).all()).results;
 
 beforeAll(async () => {
-  miniflare = new Miniflare({ modules: true, script: 'export default { fetch: () => new Response() }', compatibilityDate: '2025-09-01', d1Databases: { DB: 'versions' } });
-  db = await miniflare.getD1Database('DB');
+  miniflare = new Miniflare({ modules: true, script: D1_WORKER, compatibilityDate: '2025-09-01', d1Databases: { DB: 'versions' } });
+  db = d1At(await miniflare.ready);
 }, 60_000);
 afterAll(async () => {
   await miniflare.dispose();

@@ -1,13 +1,13 @@
-import '../helpers/miniflare-proxy.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Miniflare } from 'miniflare';
+import { Miniflare } from '../helpers/miniflare.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { signCallback } from '../../src/index.js';
 import type { D1DatabaseLike } from '../../src/inboxes/d1/index.js';
 import { unsigned } from '../helpers/callbacks.js';
 import { codeBlock } from '../helpers/markdown.js';
 import { bundleWorker } from '../helpers/worker-bundle.js';
+import { d1Beside, d1Of } from '../helpers/d1-over-http.js';
 import { PROVIDER } from '../helpers/wire.js';
 
 /*
@@ -60,9 +60,9 @@ ${code.replace(declared, '')}
     expect(code).toMatch(declared);
     const script = await bundleWorker(worker);
     const each = { modules: true, script, compatibilityDate: '2025-09-01', d1Databases: { DB: 'payments' }, bindings: { API_KEY: PROVIDER.apiKey, SECRET_KEY: PROVIDER.secretKey } };
-    miniflare = new Miniflare({ workers: [{ name: 'one', routes: ['one.test/*'], ...each }, { name: 'two', routes: ['two.test/*'], ...each }] });
+    miniflare = new Miniflare({ workers: [{ name: 'one', routes: ['one.test/*'], ...each }, { name: 'two', routes: ['two.test/*'], ...each }, d1Beside('payments')] });
     await miniflare.ready;
-    db = await miniflare.getD1Database('DB', 'one');
+    db = d1Of(miniflare);
     // The merchant's order rows, saved when startWithdrawal answered: whose user and amount the block debits.
     await db.prepare('CREATE TABLE orders (tracking_code TEXT PRIMARY KEY, user_id TEXT NOT NULL, amount INTEGER NOT NULL)').run();
     // The block makes its tables with the first request each isolate takes: a payout of no one yet.

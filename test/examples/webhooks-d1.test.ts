@@ -1,5 +1,4 @@
-import '../helpers/miniflare-proxy.js';
-import { Miniflare } from 'miniflare';
+import { Miniflare } from '../helpers/miniflare.js';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { CallbackRetentionError, isPayorchError, signCallback } from '../../src/index.js';
 import { createD1Inbox, d1InboxTableSql } from '../../src/inboxes/d1/index.js';
@@ -8,12 +7,13 @@ import { unsigned, withUnsigned } from '../helpers/callbacks.js';
 import { deliver } from '../helpers/serve.js';
 import { SQLITE_TABLES_SQL } from '../../examples/webhooks/order-tables.js';
 import { bundleWorkerFile } from '../helpers/worker-bundle.js';
+import { d1Beside, d1Of } from '../helpers/d1-over-http.js';
 import { PROVIDER } from '../helpers/wire.js';
 import { merchantIdOf } from '../../src/webhooks/key.js';
 
 // examples/webhooks/cloudflare-d1.ts in workerd (miniflare) with a local D1, bundled from dist/ as
 // wrangler bundles it (the recipe file is the main module), without nodejs_compat, reached over real HTTP. The test reads and seeds the
-// same database through miniflare's D1 binding.
+// same database through a Worker beside it (test/helpers/d1-over-http.ts).
 let miniflare: Miniflare;
 let url: string;
 let db: D1DatabaseLike;
@@ -22,15 +22,19 @@ const seconds = Math.floor(Date.now() / 1000);
 beforeAll(async () => {
   const script = await bundleWorkerFile('examples/webhooks/cloudflare-d1.ts');
   miniflare = new Miniflare({
-    modules: true,
-    script,
-    compatibilityDate: '2025-09-01',
-    d1Databases: { DB: 'payments' },
-    bindings: { PAYORCH_PROVIDER_API_KEY: PROVIDER.apiKey, PAYORCH_PROVIDER_SECRET_KEY: PROVIDER.secretKey },
+    workers: [
+      {
+        modules: true,
+        script,
+        compatibilityDate: '2025-09-01',
+        d1Databases: { DB: 'payments' },
+        bindings: { PAYORCH_PROVIDER_API_KEY: PROVIDER.apiKey, PAYORCH_PROVIDER_SECRET_KEY: PROVIDER.secretKey },
+      },
+      d1Beside('payments'),
+    ],
   });
   url = new URL('/webhooks/payorch', await miniflare.ready).href;
-  // miniflare's D1Database type (a copy of @cloudflare/workers-types') is assignable to the entry's own.
-  db = await miniflare.getD1Database('DB');
+  db = d1Of(miniflare);
   await db.batch([
     db.prepare(d1InboxTableSql()),
     ...SQLITE_TABLES_SQL.map((sql) => db.prepare(sql)),

@@ -1,4 +1,4 @@
-import { Miniflare } from 'miniflare';
+import { Miniflare } from '../helpers/miniflare.js';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { signCallback } from '../../src/index.js';
 import { unsigned, withUnsigned } from '../helpers/callbacks.js';

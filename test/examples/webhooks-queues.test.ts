@@ -1,5 +1,4 @@
-import '../helpers/miniflare-proxy.js';
-import { Miniflare } from 'miniflare';
+import { Miniflare } from '../helpers/miniflare.js';
 import type { Readable } from 'node:stream';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { ProviderClient, DealerClient, callbackKeyString, signCallback } from '../../src/index.js';
@@ -15,6 +14,7 @@ import { deferred, deliver, serveFetch } from '../helpers/serve.js';
 import type { Served } from '../helpers/serve.js';
 import { until } from '../helpers/deferred.js';
 import { bundleWorkerFile } from '../helpers/worker-bundle.js';
+import { d1Beside, d1Of } from '../helpers/d1-over-http.js';
 import { PROVIDER } from '../helpers/wire.js';
 import { merchantIdOf } from '../../src/webhooks/key.js';
 
@@ -23,8 +23,8 @@ import { merchantIdOf } from '../../src/webhooks/key.js';
 // module, so workerd sees its exports as they ship. Without nodejs_compat, reached over real HTTP;
 // its Cron Trigger run by miniflare against the sandbox, listening here with the test's provider
 // keys. A message is retried once (the adapter's first delay, 5 s), then a dead letter. The test
-// watches what the Worker leaves in D1 and what it prints: a queue delivers in about 0.1 s, and
-// when is not ours to say.
+// watches what the Worker leaves in D1 (read through a Worker beside it, test/helpers/d1-over-http.ts)
+// and what it prints: a queue delivers in about 0.1 s, and when is not ours to say.
 let miniflare: Miniflare;
 let base: URL;
 let url: string;
@@ -58,32 +58,37 @@ beforeAll(async () => {
   running = await sandbox.listen({ port: 0 });
   const script = await bundleWorkerFile('examples/webhooks/cloudflare-queues.ts');
   miniflare = new Miniflare({
-    modules: true,
-    script,
-    compatibilityDate: '2025-09-01',
-    d1Databases: { DB: 'payments' },
-    queueProducers: { CALLBACKS: { queueName: 'payorch-callbacks' } },
-    queueConsumers: {
-      'payorch-callbacks': { maxBatchSize: 100, maxBatchTimeout: 0, maxRetries: 1, deadLetterQueue: 'payorch-callbacks-dead' },
-      'payorch-callbacks-dead': { maxBatchTimeout: 0 },
-    },
-    bindings: {
-      PAYORCH_BASE_URL: running.url,
-      PAYORCH_PROVIDER_API_KEY: PROVIDER.apiKey,
-      PAYORCH_PROVIDER_SECRET_KEY: PROVIDER.secretKey,
-      PAYORCH_CREDENTIAL_KEY: sandbox.accounts.provider.sites[0].credentialKey,
-      PAYORCH_DEALER_API_KEY: sandbox.accounts.dealer.apiKey,
-      PAYORCH_DEALER_SECRET_KEY: sandbox.accounts.dealer.secretKey,
-      REPLAY_TOKEN,
-      ORDERS_URL: orders.url,
-    },
+    workers: [
+      {
+        modules: true,
+        script,
+        compatibilityDate: '2025-09-01',
+        d1Databases: { DB: 'payments' },
+        queueProducers: { CALLBACKS: { queueName: 'payorch-callbacks' } },
+        queueConsumers: {
+          'payorch-callbacks': { maxBatchSize: 100, maxBatchTimeout: 0, maxRetries: 1, deadLetterQueue: 'payorch-callbacks-dead' },
+          'payorch-callbacks-dead': { maxBatchTimeout: 0 },
+        },
+        bindings: {
+          PAYORCH_BASE_URL: running.url,
+          PAYORCH_PROVIDER_API_KEY: PROVIDER.apiKey,
+          PAYORCH_PROVIDER_SECRET_KEY: PROVIDER.secretKey,
+          PAYORCH_CREDENTIAL_KEY: sandbox.accounts.provider.sites[0].credentialKey,
+          PAYORCH_DEALER_API_KEY: sandbox.accounts.dealer.apiKey,
+          PAYORCH_DEALER_SECRET_KEY: sandbox.accounts.dealer.secretKey,
+          REPLAY_TOKEN,
+          ORDERS_URL: orders.url,
+        },
+      },
+      d1Beside('payments'),
+    ],
     handleRuntimeStdio(stdout: Readable, stderr: Readable) {
       for (const stream of [stdout, stderr]) stream.on('data', (chunk: Buffer) => (printed += chunk.toString()));
     },
   });
   base = await miniflare.ready;
   url = new URL('/webhooks/payorch', base).href;
-  db = await miniflare.getD1Database('DB');
+  db = d1Of(miniflare);
   await db.batch([db.prepare(d1InboxTableSql()), db.prepare(d1DeadLettersTableSql()), ...SQLITE_TABLES_SQL.map((sql) => db.prepare(sql))]);
 }, 60_000);
 afterAll(async () => {

@@ -1,5 +1,5 @@
 import { build } from 'esbuild';
-import { Miniflare } from 'miniflare';
+import { Miniflare } from '../helpers/miniflare.js';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { signCallback } from '../../src/index.js';

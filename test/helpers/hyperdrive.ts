@@ -1,6 +1,5 @@
-import './miniflare-proxy.js';
-import { Miniflare } from 'miniflare';
-import type { MiniflareOptions } from 'miniflare';
+import { Miniflare } from './miniflare.js';
+import type { MiniflareOptions } from './miniflare.js';
 import { builtinModules } from 'node:module';
 import type { Readable } from 'node:stream';
 import pg from 'pg';
@@ -9,6 +8,7 @@ import type { D1DatabaseLike } from '../../src/inboxes/d1/index.js';
 import { postgresInboxTableSql } from '../../src/inboxes/postgres/index.js';
 import { POSTGRES_TABLES_SQL } from '../../examples/webhooks/order-tables.js';
 import { bundleWorker, bundleWorkerFile } from './worker-bundle.js';
+import { d1Beside, d1Of } from './d1-over-http.js';
 import { PROVIDER } from './wire.js';
 
 /** The PostgreSQL side of a Hyperdrive example test: a database of its own with the example's tables. */
@@ -103,19 +103,25 @@ export async function startPgWorker(
   const script = typeof file === 'string' ? await bundleWorkerFile(file, bundling) : await bundleWorker(file.source, bundling);
   let printed = '';
   const miniflare = new Miniflare({
-    modules: true,
-    script,
-    compatibilityDate: '2025-09-01',
-    compatibilityFlags: ['nodejs_compat'],
-    hyperdrives: { HYPERDRIVE: database.hyperdriveUrl },
-    ...(options.queueProducers === undefined ? {} : { queueProducers: options.queueProducers }),
-    ...(options.queueConsumers === undefined ? {} : { queueConsumers: options.queueConsumers }),
-    ...(options.d1 === true ? { d1Databases: { DB: 'dead-letters' } } : {}),
-    bindings: { PAYORCH_PROVIDER_API_KEY: PROVIDER.apiKey, PAYORCH_PROVIDER_SECRET_KEY: PROVIDER.secretKey, ...options.bindings },
+    workers: [
+      {
+        modules: true,
+        script,
+        compatibilityDate: '2025-09-01',
+        compatibilityFlags: ['nodejs_compat'],
+        hyperdrives: { HYPERDRIVE: database.hyperdriveUrl },
+        ...(options.queueProducers === undefined ? {} : { queueProducers: options.queueProducers }),
+        ...(options.queueConsumers === undefined ? {} : { queueConsumers: options.queueConsumers }),
+        ...(options.d1 === true ? { d1Databases: { DB: 'dead-letters' } } : {}),
+        bindings: { PAYORCH_PROVIDER_API_KEY: PROVIDER.apiKey, PAYORCH_PROVIDER_SECRET_KEY: PROVIDER.secretKey, ...options.bindings },
+      },
+      // The test reads the Worker's D1 over HTTP (test/helpers/d1-over-http.ts).
+      ...(options.d1 === true ? [d1Beside('dead-letters')] : []),
+    ],
     handleRuntimeStdio(stdout: Readable, stderr: Readable) {
       for (const stream of [stdout, stderr]) stream.on('data', (chunk: Buffer) => (printed += chunk.toString()));
     },
   });
   const url = new URL('/webhooks/payorch', await miniflare.ready).href;
-  return { url, printed: () => printed, db: () => miniflare.getD1Database('DB'), dispose: () => miniflare.dispose() };
+  return { url, printed: () => printed, db: () => Promise.resolve(d1Of(miniflare)), dispose: () => miniflare.dispose() };
 }
