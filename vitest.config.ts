@@ -76,7 +76,9 @@ const distReaders = testFiles.filter((file) => namesDist(join(import.meta.dirnam
  * declares a timeout of 10 s or more, and started last it would hold the run's end alone. Vitest's
  * results of an earlier run, where there are some, say which files are slow; a fresh clone has
  * none, and goes by the timeouts declared. The isolated files come first, as they keep no graph
- * anyway. While dist/ is being built, the files that read it come after all the others.
+ * anyway. While dist/ is being built, the files that read it come after the others of their
+ * project: the build ends well before the PostgreSQL files that do not read it, so the recipes
+ * that read it, which wait on engines more than they compute, then run beside the unit files.
  */
 const DECLARED_TIMEOUT = /,\s*(\d[\d_]*)\s*\)\s*;?\s*$/gm;
 const declaredWait = new Map(
@@ -98,7 +100,7 @@ class SlowFilesFirst extends BaseSequencer {
     const project = (spec: TestSpecification): number => PROJECT_ORDER.indexOf(spec.project.name);
     const sizes = new Map(files.map((spec) => [spec, statSync(spec.moduleId).size]));
     const size = (spec: TestSpecification): number => sizes.get(spec) ?? 0;
-    return Promise.resolve([...files].sort((a, b) => waits(a) - waits(b) || project(a) - project(b) || slowness(b) - slowness(a) || size(b) - size(a)));
+    return Promise.resolve([...files].sort((a, b) => project(a) - project(b) || waits(a) - waits(b) || slowness(b) - slowness(a) || size(b) - size(a)));
   }
 }
 
