@@ -2,14 +2,14 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import ts from 'typescript5';
+import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packed } from '../helpers/packed.js';
 
 /*
  * What an editor shows on hover is TypeScript's quick info. It is read here as a user's editor
  * reads it: from the PACKED package (`npm pack`, unpacked into a temp project's node_modules), by
- * TypeScript 5's language service (TypeScript 7's package has none), at the places code is written:
+ * TypeScript 6's language service (TypeScript 7's package has none), at the places code is written:
  * an object literal passed to a client method, a handler's payload, a `for await` record, an
  * error's `outcome`. Declarations that lose a field's doc comment on the way into dist/ fail here;
  * the walk then checks every field of every exported schema type of the packed declarations.

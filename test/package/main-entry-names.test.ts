@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import ts from 'typescript5';
+import ts from 'typescript';
 import { API_ENDPOINTS, operationId } from '../../src/tools/registry/index.js';
 import { DealerClient, ProviderClient } from '../../src/index.js';
 import { APIResource } from '../../src/internal/resource.js';
