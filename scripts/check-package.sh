@@ -11,7 +11,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
-tsc="$repo/node_modules/.bin/tsc"
+# TypeScript 6, the project's: node_modules/.bin/tsc may be typescript7's, which npm links under the same name.
+tsc="$repo/node_modules/typescript/bin/tsc"
 
 steps=0
 step() { steps=$((steps + 1)); printf '\n==> %s\n' "$*"; }
