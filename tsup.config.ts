@@ -62,10 +62,8 @@ function builtFileOf(source: string): 'payorch:webhooks-core' | 'payorch:webhook
   return CORE_SOURCES.has(source) ? 'payorch:webhooks-core' : RECEIVE_SOURCES.has(source) ? 'payorch:webhooks-receive' : undefined;
 }
 // The specifiers those imports (and the command's, see importLibrary) leave the bundler with, made
-// relative to each output file below by linkBuilt. payorch re-exports payorch/webhooks' names from
-// its built file too, so that file stays a list of names over the core rather than a chunk shared
-// with payorch.
-const PLACEHOLDERS = { 'payorch:webhooks-core': 'webhooks/core', 'payorch:webhooks-receive': 'webhooks/receive', 'payorch:webhooks-entry': entry('payorch/webhooks').out, 'payorch:cli-internals': 'internal/cli' } as const;
+// relative to each output file below by linkBuilt.
+const PLACEHOLDERS = { 'payorch:webhooks-core': 'webhooks/core', 'payorch:webhooks-receive': 'webhooks/receive', 'payorch:cli-internals': 'internal/cli' } as const;
 
 // The library's entries (payorch, payorch/sandbox, …): package.json `exports`, the one list of them
 // (scripts/entries.mjs). dist/ mirrors src/, so each is built to the path `exports` names from
@@ -88,16 +86,21 @@ function importedSource(args: OnResolveArgs): string | undefined {
   return args.kind === 'entry-point' ? undefined : resolve(args.resolveDir, args.path).replace(/\.js$/, '.ts');
 }
 
+const WEBHOOKS_NAMES = 'payorch-webhooks-names';
 const importCore: EsbuildPlugin = {
   name: 'import-webhooks-core',
   setup(build) {
     build.onResolve({ filter: /^\.\.?\// }, (args) => {
       const target = importedSource(args);
       if (target === undefined) return undefined;
-      if (target === WEBHOOKS_ENTRY) return { path: 'payorch:webhooks-entry', external: true };
+      // payorch re-exports payorch/webhooks' names: from a copy of its list of names, private to the
+      // importer, whose modules are the core file's, so that importing payorch does not load
+      // payorch/webhooks' own file besides the core.
+      if (target === WEBHOOKS_ENTRY) return { path: args.importer, namespace: WEBHOOKS_NAMES };
       const built = builtFileOf(target);
       return built === undefined ? undefined : { path: built, external: true };
     });
+    build.onLoad({ filter: /.*/, namespace: WEBHOOKS_NAMES }, async () => ({ contents: await readFile(WEBHOOKS_ENTRY, 'utf8'), loader: 'ts', resolveDir: dirname(WEBHOOKS_ENTRY) }));
   },
 };
 
