@@ -239,6 +239,14 @@ export type ReadResult =
   | { readonly success: true; readonly data: Record<string, unknown> }
   | { readonly success: false; readonly issues: readonly ValidationIssue[] };
 
+// Each table's fields as a list, made once: reading a payload walks it on every callback.
+const TABLE_ENTRIES = new WeakMap<FieldTable, readonly (readonly [string, FieldSpec])[]>();
+function entriesOf(fields: FieldTable): readonly (readonly [string, FieldSpec])[] {
+  let entries = TABLE_ENTRIES.get(fields);
+  if (entries === undefined) TABLE_ENTRIES.set(fields, (entries = Object.entries(fields)));
+  return entries;
+}
+
 /**
  * The body's declared fields normalised to their types, then every other field as sent but
  * `__proto__`, `constructor` and `prototype` (the same object the kind's lenient schema returns).
@@ -248,9 +256,7 @@ export type ReadResult =
 export function readPayload(fields: FieldTable, body: Readonly<Record<string, unknown>>, given: Readonly<Record<string, unknown>> = {}): ReadResult {
   const data: Record<string, unknown> = {};
   let issues: ValidationIssue[] | undefined;
-  for (const key in fields) {
-    const field = fields[key];
-    if (field === undefined) continue;
+  for (const [key, field] of entriesOf(fields)) {
     const forced = given[key];
     if (forced !== undefined) {
       data[key] = forced;

@@ -321,12 +321,25 @@ let last: { readonly values: readonly unknown[]; readonly verifier: CallbackChec
 function verifierFor(options: VerifyCallbackOptions): CallbackChecker {
   const given: unknown = options;
   if (typeof given !== 'object' || given === null || options.previousSecretKey !== undefined) return createChecker(options);
-  const read = (name: string): unknown => (given as Readonly<Record<string, unknown>>)[name];
+  const record = given as Readonly<Record<string, unknown>>;
   const cached = last;
-  if (cached !== undefined && VERIFY_OPTIONS.every((declaration, index) => read(declaration.name) === cached.values[index])) return cached.verifier;
+  if (cached !== undefined && sameValues(record, cached.values)) return cached.verifier;
   const verifier = createChecker(options);
-  last = { values: VERIFY_OPTIONS.map((declaration) => read(declaration.name)), verifier };
+  last = { values: VERIFY_OPTIONS.map((declaration) => record[declaration.name]), verifier };
   return verifier;
+}
+
+/** The pairs whose API key is `apiKey`, each compared in constant time; `pairs` itself when all are. */
+function withApiKey(pairs: readonly Credentials[], apiKey: string): readonly Credentials[] {
+  let all = true;
+  for (const pair of pairs) all = constantTimeEqual(apiKey, pair.apiKey) && all;
+  return all ? pairs : pairs.filter((pair) => constantTimeEqual(apiKey, pair.apiKey));
+}
+
+// A loop, not `every` with a closure: it runs on every call.
+function sameValues(record: Readonly<Record<string, unknown>>, values: readonly unknown[]): boolean {
+  for (let index = 0; index < VERIFY_OPTIONS.length; index++) if (record[VERIFY_OPTIONS[index]?.name ?? ''] !== values[index]) return false;
+  return true;
 }
 
 /**
@@ -462,6 +475,9 @@ function checkerOf(where: string, options: VerifyCallbackOptions, previous: Prev
   // A body without headers is a dealer card's (spec 6.5) only where the receiver says so.
   const headerlessTaken = toldKind === 'dealerCreditCard' || (dealerCardWithoutHeaders && toldKind === undefined);
   const keys: Credentials = { apiKey, secretKey };
+  // Made once, not per callback: the key pairs a hash may be made with.
+  const currentPair: readonly Credentials[] = [keys];
+  const bothPairs: readonly Credentials[] = previous === undefined ? currentPair : [keys, previous];
 
   /**
    * The signature's check: the headers (or, only for a dealer card receiver, none), the API
@@ -481,7 +497,7 @@ function checkerOf(where: string, options: VerifyCallbackOptions, previous: Prev
     const headers = readSignatureHeaders(input.headers);
     // The key pairs the hash may be made with: the current one, and the previous one while its
     // window is open at the message's time (a job's receipt time, which its seal vouches for).
-    let pairs: readonly Credentials[] = previous !== undefined && nowMs < previous.untilMs ? [keys, previous] : [keys];
+    let pairs: readonly Credentials[] = previous !== undefined && nowMs < previous.untilMs ? bothPairs : currentPair;
     // The hash to check and the timestamps it may sign. Spec 5.3 signs X-Timestamp; 6.5 says "the
     // payload timestamp": either verifies, and the age is the one that matched. The body's `hash`
     // is an unsigned copy of X-Hash: with the headers, it is not read at all.
@@ -509,7 +525,7 @@ function checkerOf(where: string, options: VerifyCallbackOptions, previous: Prev
       first = fromBody;
     } else {
       // Each pair's API key compared, in constant time each; a job's headers were checked at receipt.
-      if (at.rebuilt !== true) pairs = pairs.filter((pair) => constantTimeEqual(headers.apiKey, pair.apiKey));
+      if (at.rebuilt !== true) pairs = withApiKey(pairs, headers.apiKey);
       if (pairs.length === 0) {
         throw new CallbackVerificationError('api_key_mismatch', 'X-Api-Key is not the API key this receiver was given');
       }
