@@ -77,6 +77,15 @@ function receiverOf(adapter: PgBossQueue, options: Partial<Parameters<typeof cre
   return { receiver, ledger, failing, deliver };
 }
 
+/** The sealed job a receiver of `merchantId` queues for a signed deposit callback of `code`, as it would hand it to `enqueue`. */
+async function sealedJob(merchantId: string, code: string): Promise<CallbackJob> {
+  const jobs: CallbackJob[] = [];
+  const maker = createCallbackReceiver({ ...PROVIDER, merchantId, enqueue: (job) => Promise.resolve(void jobs.push(job)) });
+  const { headers, body } = signCallback({ ...unsigned.deposit, tracking_code: code }, PROVIDER);
+  await maker.handle(new Request('https://receiver.test/', { method: 'POST', headers, body }));
+  return jobs[0] as CallbackJob;
+}
+
 async function deadLetterOf(adapter: PgBossQueue, code: string): Promise<DeadLetter> {
   let found: DeadLetter | undefined;
   await waitFor(async () => (found = (await adapter.deadLetters.list()).deadLetters.find((each) => each.trackingCode === code)) !== undefined, 15_000, `a dead letter of ${code}`);
@@ -117,15 +126,12 @@ describe('payorch/pg-boss on pg-boss 12', () => {
 
   test.concurrent('a job whose worker died on its last attempt is kept as a dead letter once pg-boss expires it, through pg-boss’s dead-letter queue', async () => {
     const { adapter, queue } = await fresh(supervised, { retries: 0, expireInSeconds: 1 });
-    const jobs: CallbackJob[] = [];
-    const maker = createCallbackReceiver({ ...PROVIDER, merchantId: 'merchant-pgboss', enqueue: (job) => Promise.resolve(void jobs.push(job)) });
     const code = `MAN-pbdied-${seconds - 60}`;
-    const { headers, body } = signCallback({ ...unsigned.deposit, tracking_code: code }, PROVIDER);
-    await maker.handle(new Request('https://receiver.test/', { method: 'POST', headers, body }));
-    await adapter.enqueue(jobs[0] as CallbackJob);
+    const job = await sealedJob('merchant-pgboss', code);
+    await adapter.enqueue(job);
     // A worker that took the job and died without a word: pg-boss holds it active until it expires.
     const [taken] = await supervised.fetch(queue);
-    expect(taken?.data).toEqual({ job: JSON.stringify(jobs[0]) });
+    expect(taken?.data).toEqual({ job: JSON.stringify(job) });
     const told: DeadLetter[] = [];
     const { receiver } = receiverOf(adapter);
     const workers = await adapter.work(receiver, { pollingIntervalSeconds: 0.5, onDeadLetter: (deadLetter) => void told.push(deadLetter) });
@@ -133,7 +139,7 @@ describe('payorch/pg-boss on pg-boss 12', () => {
       const deadLetter = await deadLetterOf(adapter, code);
       expect(deadLetter).toMatchObject({ id: taken?.id, attempts: 1, lastError: 'Error: pg-boss: the last attempt timed out (expireInSeconds): its worker stopped or hung' });
       expect(told).toEqual([deadLetter]);
-      expect((await adapter.deadLetters.get(deadLetter.id))?.job).toEqual(jobs[0]);
+      expect((await adapter.deadLetters.get(deadLetter.id))?.job).toEqual(job);
     } finally {
       await workers.stop();
     }
@@ -145,12 +151,8 @@ describe('payorch/pg-boss on pg-boss 12', () => {
     const hung = new Promise<void>((resolve) => (release = resolve));
     const workers = await adapter.work({ apply: () => hung }, { pollingIntervalSeconds: 0.5, onDeadLetter: () => undefined });
     try {
-      const jobs: CallbackJob[] = [];
-      const maker = createCallbackReceiver({ ...PROVIDER, merchantId: 'merchant-pgboss', enqueue: (job) => Promise.resolve(void jobs.push(job)) });
       const code = `MAN-pbhung-${seconds - 60}`;
-      const { headers, body } = signCallback({ ...unsigned.deposit, tracking_code: code }, PROVIDER);
-      await maker.handle(new Request('https://receiver.test/', { method: 'POST', headers, body }));
-      await adapter.enqueue(jobs[0] as CallbackJob);
+      await adapter.enqueue(await sealedJob('merchant-pgboss', code));
       const deadLetter = await deadLetterOf(adapter, code);
       // Whichever notices first: the worker's own timer, or pg-boss's supervision of the expired job.
       expect(deadLetter).toMatchObject({ attempts: 1, lastError: expect.stringMatching(/^Error: (handler execution exceeded 1s|pg-boss: the last attempt timed out \(expireInSeconds\))/) as unknown });
@@ -322,13 +324,9 @@ describe('payorch/pg-boss on pg-boss 12', () => {
     const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
     const workers = await adapter.work(receiver, { pollingIntervalSeconds: 0.5 });
     try {
-      const jobs: CallbackJob[] = [];
       // A job of another merchant that shares the queue.
-      const other = createCallbackReceiver({ ...PROVIDER, merchantId: 'merchant-other', enqueue: (job) => Promise.resolve(void jobs.push(job)) });
       const code = `MAN-pbother-${seconds - 60}`;
-      const { headers, body } = signCallback({ ...unsigned.deposit, tracking_code: code }, PROVIDER);
-      await other.handle(new Request('https://receiver.test/', { method: 'POST', headers, body }));
-      await adapter.enqueue(jobs[0] as CallbackJob);
+      await adapter.enqueue(await sealedJob('merchant-other', code));
       const deadLetter = await deadLetterOf(adapter, code);
       expect(deadLetter).toMatchObject({ attempts: 1, merchantId: 'merchant-other' });
       expect(deadLetter.lastError).toMatch(/^CallbackJobError: .*another merchant/);
