@@ -2,7 +2,7 @@ import { concatBytes } from '../../internal/read-limited.js';
 import { NOT_POST, TOO_LARGE } from './answers.js';
 import { writeNodeAnswer } from './answer.js';
 import type { CallbackReceiverAnswer, NodeResponseLike } from './answer.js';
-import { receiveBody, unreadableBody } from './receive-body.js';
+import { unreadableBody } from './receive-body.js';
 import type { EntrySettings } from './receive-body.js';
 import type { CallbackBody } from '../body.js';
 
@@ -129,7 +129,7 @@ export function nodeHandler(entry: EntrySettings): (request: NodeRequestLike, re
       let reply: CallbackReceiverAnswer;
       const parsed = request.method === 'POST' ? bodyLeftByParser(request) : undefined;
       if (request.method !== 'POST') reply = NOT_POST;
-      else if (parsed !== undefined) reply = await receiveBody(entry, { headers: request.headers, body: parsed }, trace);
+      else if (parsed !== undefined) reply = await verifyAndApply({ headers: request.headers, body: parsed }, trace);
       else {
         const body = await readNodeBody(request, maxBodyBytes).catch((error: unknown) => unreadableBody(logger, error));
         reply = body === PAST_LIMIT ? TOO_LARGE : body instanceof Uint8Array ? await verifyAndApply({ headers: request.headers, body }, trace) : body;

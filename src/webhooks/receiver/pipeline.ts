@@ -7,8 +7,9 @@ import type { CallbackJob } from '../job.js';
 import type { VerifiedCallback } from '../schemas.js';
 import type { AppliedCallback, CardStatusRead } from '../status-read.js';
 import { statusesToApply } from '../status-read.js';
+import { utf8Length } from '../body.js';
 import type { Verified } from '../verify.js';
-import { NOT_APPLIED, NOT_QUEUED, OK, failureAnswer } from './answers.js';
+import { NOT_APPLIED, NOT_QUEUED, OK, TOO_LARGE, failureAnswer } from './answers.js';
 import type { CallbackReceiverAnswer } from './answer.js';
 import { applyOnce } from './apply-once.js';
 import type { ApplyOnceSettings } from './apply-once.js';
@@ -18,7 +19,7 @@ import { isAnswer, verifyReceived } from './verify-received.js';
 import type { ReceivedInput, VerifySettings } from './verify-received.js';
 
 /*
- * The receive path after an entry point read and sized the body, in four steps: verify
+ * The receive path after an entry point read the body, in four steps after sizing it: verify
  * (verify-received.ts), route (routes.ts), apply once (apply-once.ts), answer (answers.ts); with
  * `enqueue`, the verified callback is queued as a job instead, and `receiver.apply(job)` routes
  * and applies it once the job is checked as its callback was.
@@ -26,7 +27,7 @@ import type { ReceivedInput, VerifySettings } from './verify-received.js';
 
 /** The receive path of one receiver. */
 export interface Pipeline {
-  /** Verifies a body its entry point read and sized, then enqueues or applies it, and answers for it. Never rejects. */
+  /** Sizes and verifies a body its entry point read, then enqueues or applies it, and answers for it. Never rejects. */
   readonly verifyAndApply: (input: ReceivedInput, trace: CallbackTrace) => Promise<CallbackReceiverAnswer>;
   /** Checks a signed job as its callback was checked, then applies it (`receiver.apply`). */
   readonly applyJob: (job: unknown, trace: CallbackApplyTrace) => Promise<void>;
@@ -39,7 +40,7 @@ export interface Pipeline {
 
 /** The receive path over the receiver's verifier, handlers, inbox, `confirm` and `enqueue`. */
 export function pipeline<TContext extends CallbackInboxContext>(settings: ReceiverSettings<TContext>): Pipeline {
-  const { verifier, merchantId, enqueue, logger, onError, report, routes, fill } = settings;
+  const { verifier, merchantId, enqueue, logger, onError, report, routes, fill, maxBodyBytes } = settings;
   // Refusals of genuine-looking callbacks reach onError (when given) and the console.
   const refused = refusalHearing({
     logger,
@@ -51,8 +52,10 @@ export function pipeline<TContext extends CallbackInboxContext>(settings: Receiv
   const applying: ApplyOnceSettings<TContext> = { ...settings, watchFill: fill === undefined ? undefined : capacityWarnings(fill, logger, verifier.now) };
   const routeAndApply = (callback: AppliedCallback): Promise<CallbackInboxOutcome | 'unhandled'> => applyOnce(applying, callback, routes.routeOf(callback));
 
-  // Verify (a refusal ends in its answer); then, deferred, enqueue; else route and apply once; answer.
+  // Size (a body read from a stream was sized as it was read); verify (a refusal ends in its
+  // answer); then, deferred, enqueue; else route and apply once; answer.
   async function verifyAndApply(input: ReceivedInput, trace: CallbackTrace): Promise<CallbackReceiverAnswer> {
+    if (tooLarge(input.body, maxBodyBytes)) return TOO_LARGE;
     const verified = verifyReceived(verifying, input, trace);
     if (isAnswer(verified)) return verified;
     trace.verified(verified.callback);
@@ -115,4 +118,13 @@ export function pipeline<TContext extends CallbackInboxContext>(settings: Receiv
     applyJob,
     applyRead,
   };
+}
+
+/**
+ * Whether a body given whole (`receiver.receive`, a framework's parser) is over `maxBodyBytes`. A
+ * UTF-16 unit is at most 3 UTF-8 bytes: most strings are sized without encoding them.
+ */
+function tooLarge(body: ReceivedInput['body'], maxBodyBytes: number): boolean {
+  if (typeof body === 'string') return body.length * 3 > maxBodyBytes && utf8Length(body) > maxBodyBytes;
+  return (body instanceof ArrayBuffer || ArrayBuffer.isView(body)) && body.byteLength > maxBodyBytes;
 }
