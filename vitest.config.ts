@@ -124,7 +124,7 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 30_000,
     sequence: { sequencer: SlowFilesFirst },
-    globalSetup: ['test/setup/build.ts', 'test/setup/run-directory.ts'],
+    globalSetup: ['test/setup/run-directory.ts', 'test/setup/build.ts'],
     setupFiles: ['test/setup/wait-for-build.ts', 'test/setup/undo-stubs.ts'],
     provide: { distReaders },
     projects: [

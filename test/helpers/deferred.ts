@@ -75,8 +75,8 @@ export async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs
 /**
  * Reads `read` until `done` holds of its value, for at most 20 s (a queue's retry waits 5 s), and
  * returns the last value, for the caller to assert on. The pause between reads grows to 0.2 s: a
- * read of D1 goes through workerd and miniflare's proxy, and polled every few milliseconds through
- * a retry's wait, it cost the run seconds of CPU.
+ * read of D1 is a request to workerd, and polled every few milliseconds through a retry's wait, it
+ * cost the run seconds of CPU.
  */
 export async function until<T>(read: () => T | Promise<T>, done: (value: T) => boolean): Promise<T> {
   const deadline = Date.now() + 20_000;

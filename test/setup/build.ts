@@ -4,8 +4,6 @@
 // is not time the run spends doing nothing else. Under `npx vitest`, dist/ is left as it is: a file
 // that reads it fails with the command to run.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { distIsStale, root } from '../../scripts/ensure-built.mjs';
@@ -29,8 +27,8 @@ export interface BuildOutcome {
 export default function setup(project: TestProject): (() => Promise<void>) | undefined {
   project.provide('distBuild', '');
   if (process.env['npm_lifecycle_event'] !== 'test' || !distIsStale()) return undefined;
-  const directory = mkdtempSync(join(tmpdir(), 'payorch-build-'));
-  const status = join(directory, 'outcome.json');
+  // In the run's directory (test/setup/run-directory.ts, set up before this one and removed after).
+  const status = join(project.getProvidedContext().runDirectory, 'build-outcome.json');
   let output = '';
   const build = spawn('npm', ['run', 'build', '--silent'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   for (const stream of [build.stdout, build.stderr]) stream.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -51,8 +49,5 @@ export default function setup(project: TestProject): (() => Promise<void>) | und
   });
   project.provide('distBuild', status);
   console.log('payorch tests: dist/ is missing or older than src/: building it (npm run build) while the files that do not read it run');
-  return async () => {
-    await ended;
-    rmSync(directory, { recursive: true, force: true });
-  };
+  return () => ended;
 }

@@ -1,5 +1,6 @@
 // A temp directory for the whole run, removed when it ends: what several files would each make at
-// a cost, one of them makes there once and the others read (test/helpers/packed.ts).
+// a cost, one of them makes there once and the others read (test/helpers/packed.ts, the background
+// build's outcome).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
