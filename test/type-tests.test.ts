@@ -7,7 +7,7 @@
 import { execFile } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join, relative } from 'node:path';
+import { isAbsolute, join, relative } from 'node:path';
 import { beforeAll, expect, test } from 'vitest';
 
 const root = join(import.meta.dirname, '..');
@@ -20,12 +20,14 @@ const tsc = join(createRequire(import.meta.url).resolve('typescript7/package.jso
 
 /** What the compiler reports, by file (relative to the repository), as `file:line:column TS<code>: message`. */
 const reported = new Map<string, string[]>();
+/** The files the compiler read (`--listFiles`), relative to the repository: a type test it did not read proves nothing. */
+const read = new Set<string>();
 // `file(line,column): error TS<code>: message`, or `error TS<code>: message` for the settings.
 const REPORT = /^(?:(.+)\((\d+),(\d+)\): )?error (TS\d+): (.*)$/;
 
 beforeAll(async () => {
   const output = await new Promise<string>((resolve, reject) => {
-    execFile(process.execPath, [tsc, '-p', configFile, '--noEmit', '--pretty', 'false'], { cwd: root, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [tsc, '-p', configFile, '--noEmit', '--pretty', 'false', '--listFiles'], { cwd: root, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
       // The compiler exits non-zero when it reports an error: those are the results. Anything it
       // cannot report on (it did not start, or wrote to stderr) fails every test below.
       if (stderr !== '' || (error !== null && stdout === '')) reject(new Error(`${relative(root, tsc)} did not run: ${stderr || (error?.message ?? '')}`));
@@ -34,6 +36,10 @@ beforeAll(async () => {
   });
   let last: string[] | undefined;
   for (const line of output.split(/\r?\n/)) {
+    if (isAbsolute(line)) {
+      read.add(relative(root, line).replaceAll('\\', '/'));
+      continue;
+    }
     const match = REPORT.exec(line);
     if (match === null) {
       // A message's further lines are indented beneath it.
@@ -53,6 +59,7 @@ test('there are type tests to check', () => {
 });
 
 test.each(typeTests)('%s type-checks', (file) => {
+  expect(read.has(file), `${file} is not in ${relative(root, configFile)}'s program`).toBe(true);
   expect(reported.get(file) ?? []).toEqual([]);
 });
 
