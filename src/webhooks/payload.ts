@@ -42,37 +42,29 @@ export type FieldTable = Readonly<Record<string, FieldSpec>>;
 
 /** SHA-256 of nothing: the shape of a hash, for the examples. */
 const HASH_EXAMPLE = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
-const text = (example: string) => ({ type: 'text', example }) as const;
-const status = (example: string) => ({ type: 'status', example }) as const;
-const number = (example: number) => ({ type: 'number', example }) as const;
-const integer = (example: number) => ({ type: 'integer', example }) as const;
-const optionalId = (example: string, only?: string) => ({ type: 'id', optional: true, example, ...(only === undefined ? {} : { only }) }) as const;
-const optionalNumber = (example: number) => ({ type: 'number', optional: true, example }) as const;
-const optionalInteger = (example: number) => ({ type: 'integer', optional: true, example }) as const;
-const optionalBoolean = (example: boolean) => ({ type: 'boolean', optional: true, example }) as const;
 
 // The fields of deposit and withdrawal callbacks, in the order of spec 6.2.
 const PROVIDER_TRANSACTION_FIELDS = {
   /** The record's tracking code; the hash covers it (spec 5.3, 6). Its prefix tells the kind of record (spec 2.1). */
-  tracking_code: text('MAN-a8Xk29Qp-1763812000'),
+  tracking_code: { type: 'text', example: 'MAN-a8Xk29Qp-1763812000' },
   /** The service's internal transaction id (spec 6.2). Not covered by the hash: it decides nothing on its own. */
-  tx_id: optionalId('TX1763812000'),
+  tx_id: { type: 'id', optional: true, example: 'TX1763812000' },
   /** The end status; the hash covers it (spec 5.3, 6.2, 6.3). */
-  status: status('completed'),
+  status: { type: 'status', example: 'completed' },
   /** The final approved or rejected amount in TRY, a number (spec 6.2). Not covered by the hash: compare it with your record before acting on it. */
-  amount: number(250),
+  amount: { type: 'number', example: 250 },
   /** The customer's username (spec 6.2). Not covered by the hash: it decides nothing on its own. */
-  username: optionalId('ada'),
+  username: { type: 'id', optional: true, example: 'ada' },
   /** The customer's full name (spec 6.2). Not covered by the hash: it decides nothing on its own. */
-  fullname: optionalId('Ada Yılmaz'),
+  fullname: { type: 'id', optional: true, example: 'Ada Yılmaz' },
   /** The customer's identifier in your system (spec 6.2). Not covered by the hash: it decides nothing on its own. */
-  user_id: optionalId('u-1001'),
+  user_id: { type: 'id', optional: true, example: 'u-1001' },
   /** The site's id, an integer (spec 6.2). Not covered by the hash: it decides nothing on its own. */
-  site_id: optionalInteger(1),
+  site_id: { type: 'integer', optional: true, example: 1 },
   /** Unix seconds; the hash covers it (spec 5.3). The value that verified. */
-  timestamp: integer(1763812345),
+  timestamp: { type: 'integer', example: 1763812345 },
   /** The body's hash, the same value as X-Hash (spec 5.3). */
-  hash: text(HASH_EXAMPLE),
+  hash: { type: 'text', example: HASH_EXAMPLE },
 } as const;
 
 /** The fields of `DepositCallback` (spec 6.2). */
@@ -82,88 +74,88 @@ export const DEPOSIT_CALLBACK_FIELDS = PROVIDER_TRANSACTION_FIELDS satisfies Fie
 export const WITHDRAWAL_CALLBACK_FIELDS = {
   ...PROVIDER_TRANSACTION_FIELDS,
   /** The recipient's IBAN: manual, E-IBAN and bank withdrawals (spec 6.3). Not covered by the hash: it decides nothing on its own. */
-  iban: optionalId('TR330006100519786457841326'),
+  iban: { type: 'id', optional: true, example: 'TR330006100519786457841326' },
 } as const satisfies FieldTable;
 
 const CARD_FAILURE_FIELDS = {
   /** The failure's code; only when the payment failed (spec 6.4, 6.5). Not covered by the hash: it decides nothing on its own. */
-  error_code: optionalId('CARD_DECLINED', 'failed'),
+  error_code: { type: 'id', optional: true, example: 'CARD_DECLINED', only: 'failed' },
   /** The failure's text; only when the payment failed (spec 6.4, 6.5). Not covered by the hash: it decides nothing on its own. */
-  error_message: optionalId('The card was declined by the issuer', 'failed'),
+  error_message: { type: 'id', optional: true, example: 'The card was declined by the issuer', only: 'failed' },
 } as const;
 
 /** The fields of `CreditCardCallback` (spec 6.4). */
 export const CREDIT_CARD_CALLBACK_FIELDS = {
   /** The record's tracking code; the hash covers it (spec 5.3, 6). Its prefix tells the kind of record (spec 2.1). */
-  tracking_code: text('CC-k3J9x-1763812000'),
+  tracking_code: { type: 'text', example: 'CC-k3J9x-1763812000' },
   /** The payment gateway's order id (spec 6.4). Not covered by the hash: it decides nothing on its own. */
-  order_id: optionalId('ORD-55'),
+  order_id: { type: 'id', optional: true, example: 'ORD-55' },
   /** `success`, `failed` or `cancelled`; the hash covers it (spec 5.3, 6.4). */
-  status: status('success'),
+  status: { type: 'status', example: 'success' },
   /** The amount in TRY, a number (spec 6.4, 6.5). Not covered by the hash: compare it with your record before acting on it. */
-  amount: number(150),
+  amount: { type: 'number', example: 150 },
   /** The currency: `TRY` (spec 6.4). Not covered by the hash: it decides nothing on its own. */
-  currency: optionalId('TRY'),
+  currency: { type: 'id', optional: true, example: 'TRY' },
   /** The customer's username (spec 6.2). Not covered by the hash: it decides nothing on its own. */
-  username: optionalId('ada'),
+  username: { type: 'id', optional: true, example: 'ada' },
   /** The customer's identifier in your system (spec 6.2). Not covered by the hash: it decides nothing on its own. */
-  user_id: optionalId('u-1001'),
+  user_id: { type: 'id', optional: true, example: 'u-1001' },
   /** The site's id, an integer (spec 6.2). Not covered by the hash: it decides nothing on its own. */
-  site_id: optionalInteger(1),
+  site_id: { type: 'integer', optional: true, example: 1 },
   /** The customer's name (spec 6.4). Not covered by the hash: it decides nothing on its own. */
-  customer_name: optionalId('Ada Yılmaz'),
+  customer_name: { type: 'id', optional: true, example: 'Ada Yılmaz' },
   /** The customer's email address (spec 6.4). Not covered by the hash: it decides nothing on its own. */
-  customer_email: optionalId('ada@example.com'),
+  customer_email: { type: 'id', optional: true, example: 'ada@example.com' },
   /** Unix seconds; the hash covers it (spec 5.3). The value that verified. */
-  timestamp: integer(1763812345),
+  timestamp: { type: 'integer', example: 1763812345 },
   /** The body's hash, the same value as X-Hash (spec 5.3). */
-  hash: text(HASH_EXAMPLE),
+  hash: { type: 'text', example: HASH_EXAMPLE },
   ...CARD_FAILURE_FIELDS,
 } as const satisfies FieldTable;
 
 /** The fields of `DealerCreditCardCallback` (spec 6.5), whose doc says why most are optional. */
 export const DEALER_CREDIT_CARD_CALLBACK_FIELDS = {
   /** Whether the payment succeeded (spec 6.5). Not covered by the hash: it decides nothing on its own. */
-  success: optionalBoolean(true),
+  success: { type: 'boolean', optional: true, example: true },
   /** The record's tracking code; the hash covers it (spec 5.3, 6). Its prefix tells the kind of record (spec 2.1). */
-  tracking_code: text('CC-k3J9x-1763812400'),
+  tracking_code: { type: 'text', example: 'CC-k3J9x-1763812400' },
   /** The payment gateway's order id (spec 6.4, 6.5). Not covered by the hash: it decides nothing on its own. */
-  order_id: optionalId('ORD-77'),
+  order_id: { type: 'id', optional: true, example: 'ORD-77' },
   /** `success` or `failed` (an expired payment is reported as `failed`); the hash covers it (spec 5.3, 6.5). */
-  status: status('success'),
+  status: { type: 'status', example: 'success' },
   /** The amount in TRY, a number (spec 6.4, 6.5). Not covered by the hash: compare it with your record before acting on it. */
-  amount: optionalNumber(450),
+  amount: { type: 'number', optional: true, example: 450 },
   /** The currency: `TRY` (spec 6.4). Not covered by the hash: it decides nothing on its own. */
-  currency: optionalId('TRY'),
+  currency: { type: 'id', optional: true, example: 'TRY' },
   /** The customer's name (spec 6.4). Not covered by the hash: it decides nothing on its own. */
-  customer_name: optionalId('Ada Yılmaz'),
+  customer_name: { type: 'id', optional: true, example: 'Ada Yılmaz' },
   /** The customer's email address (spec 6.4). Not covered by the hash: it decides nothing on its own. */
-  customer_email: optionalId('ada@example.com'),
+  customer_email: { type: 'id', optional: true, example: 'ada@example.com' },
   /** The customer's phone number (spec 6.5). Not covered by the hash: it decides nothing on its own. */
-  customer_phone: optionalId('+905551112233'),
+  customer_phone: { type: 'id', optional: true, example: '+905551112233' },
   /** Text about the status (spec 6.5). Not covered by the hash: it decides nothing on its own. */
-  status_message: optionalId('Payment completed'),
+  status_message: { type: 'id', optional: true, example: 'Payment completed' },
   /** When the payment completed, ISO 8601 (spec 6.5). Not covered by the hash: it decides nothing on its own. */
-  completed_at: optionalId('2025-11-22T11:56:10+00:00', 'success'),
+  completed_at: { type: 'id', optional: true, example: '2025-11-22T11:56:10+00:00', only: 'success' },
   /** Unix seconds; the hash covers it (spec 5.3). The value that verified. */
-  timestamp: integer(1763812345),
+  timestamp: { type: 'integer', example: 1763812345 },
   /** The body's hash, the same value as X-Hash (spec 5.3). */
-  hash: text(HASH_EXAMPLE),
+  hash: { type: 'text', example: HASH_EXAMPLE },
   ...CARD_FAILURE_FIELDS,
 } as const satisfies FieldTable;
 
 /** The fields of `UnknownCallback`: a tracking code prefix spec 2.1 does not list. */
 export const UNKNOWN_CALLBACK_FIELDS = {
   /** The record's tracking code; the hash covers it (spec 5.3, 6). Its prefix tells the kind of record (spec 2.1). */
-  tracking_code: text('XYZ-a8Xk29Qp-1763812000'),
+  tracking_code: { type: 'text', example: 'XYZ-a8Xk29Qp-1763812000' },
   /** The end status; the hash covers it (spec 5.3, 6). */
-  status: status('completed'),
+  status: { type: 'status', example: 'completed' },
   /** The amount, a number: every kind of spec 6 carries one; not required of a kind nobody has described. Not covered by the hash: compare it with your record before acting on it. */
-  amount: optionalNumber(250),
+  amount: { type: 'number', optional: true, example: 250 },
   /** Unix seconds; the hash covers it (spec 5.3). The value that verified. */
-  timestamp: integer(1763812345),
+  timestamp: { type: 'integer', example: 1763812345 },
   /** The body's hash, the same value as X-Hash (spec 5.3). */
-  hash: text(HASH_EXAMPLE),
+  hash: { type: 'text', example: HASH_EXAMPLE },
 } as const satisfies FieldTable;
 
 /**
