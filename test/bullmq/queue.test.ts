@@ -431,7 +431,8 @@ describe('a Redis that may lose jobs', () => {
     volatile = await startRedisServer({ persistence: 'volatile', args: ['--maxmemory-policy', 'allkeys-lru'] });
   }, 20_000);
   afterAll(async () => {
-    await volatile.close();
+    // Unset when beforeAll failed: its error is the one to read, not a TypeError here.
+    await (volatile as RedisServer | undefined)?.close();
   });
 
   /** A queue on `server` whose onError is recorded, its console warnings too. */

@@ -68,6 +68,7 @@ export async function startRedisServer(settings: RedisServerSettings = {}): Prom
   const program = TOOLS.redis.find();
   if (program !== undefined) return localRedis(program, settings);
   if (dockerWorks()) return dockerRedis(settings);
+  if (url !== undefined) throw new Error(`this test runs a Redis with settings of its own (${argsOf(settings).map((arg) => (arg === '' ? "''" : arg)).join(' ')}), which a server given by ${TOOLS.redis.variable} cannot be: it needs redis-server here (${installCommand([TOOLS.redis])}) or Docker`);
   throw new Error(missingMessage(TOOLS.redis));
 }
 
