@@ -68,8 +68,15 @@ export async function startRedisServer(settings: RedisServerSettings = {}): Prom
   const program = TOOLS.redis.find();
   if (program !== undefined) return localRedis(program, settings);
   if (dockerWorks()) return dockerRedis(settings);
-  if (url !== undefined) throw new Error(`this test runs a Redis with settings of its own (${argsOf(settings).map((arg) => (arg === '' ? "''" : arg)).join(' ')}), which a server given by ${TOOLS.redis.variable} cannot be: it needs redis-server here (${installCommand([TOOLS.redis])}) or Docker`);
+  // A local redis-server or Docker would have been used even with the URL set: it need not be unset.
+  if (url !== undefined) throw needsItsOwnRedis(`runs a Redis with settings of its own (${argsOf(settings).map((arg) => (arg === '' ? "''" : arg)).join(' ')})`, false);
   throw new Error(missingMessage(TOOLS.redis));
+}
+
+/** What a test that needs a Redis server of its own fails with where one is given by URL. */
+function needsItsOwnRedis(what: string, unsetTheUrl: boolean): Error {
+  const { variable } = TOOLS.redis;
+  return new Error(`this test ${what}, which a server given by ${variable} cannot do: it needs redis-server here (${installCommand([TOOLS.redis])}) or Docker${unsetTheUrl ? `, with ${variable} unset` : ''}`);
 }
 
 /**
@@ -97,8 +104,7 @@ async function givenRedis(url: string): Promise<RedisServer> {
     ...(parsed.username === '' ? {} : { username: decodeURIComponent(parsed.username) }),
     ...(parsed.password === '' ? {} : { password: decodeURIComponent(parsed.password) }),
   };
-  const cannot = (): Promise<never> =>
-    Promise.reject(new Error(`this test stops and restarts Redis, which a server given by ${TOOLS.redis.variable} cannot do: it needs redis-server here (${installCommand([TOOLS.redis])}) or Docker, with ${TOOLS.redis.variable} unset`));
+  const cannot = (): Promise<never> => Promise.reject(needsItsOwnRedis('stops and restarts Redis', true));
   return { connection, url: urlOf(connection), stop: cannot, start: cannot, close: () => Promise.resolve() };
 }
 
