@@ -24,13 +24,16 @@ export async function readLimited(body: ReadableStream<Uint8Array> | null, conte
     }
     chunks.push(value);
   }
-  // Most answers arrive as one chunk (a 22 KB page does): hand it on rather than copy it.
-  const [first] = chunks;
-  return chunks.length === 1 && first !== undefined ? first : concatBytes(chunks, size);
+  return concatBytes(chunks, size);
 }
 
-/** Joins chunks read from a stream, `size` bytes in all, into one array. */
+/**
+ * Joins chunks read from a stream, `size` bytes in all, into one array. Most bodies arrive as one
+ * chunk (a 22 KB page and a callback do): that one is handed on rather than copied.
+ */
 export function concatBytes(chunks: readonly Uint8Array[], size: number): Uint8Array {
+  const [first] = chunks;
+  if (chunks.length === 1 && first !== undefined) return first;
   const bytes = new Uint8Array(size);
   let offset = 0;
   for (const chunk of chunks) {
