@@ -1,16 +1,43 @@
 import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { median } from './stats.js';
+
+/**
+ * How a command loads its module. Its floor is the same kind of load of a package that does
+ * nothing: any ES module costs a process something to resolve and load (about 1.15x bare node on
+ * Node 22), and the goals are judged over that floor, as ../shared/bench/cold-peers.mjs judges
+ * them.
+ */
+export type ModuleSystem = 'esm' | 'cjs';
 
 /** A node command line whose start-up is measured, run from `cwd` (where its imports resolve). */
 export interface ColdCommand {
   readonly name: string;
   readonly args: readonly string[];
   readonly cwd: string;
+  readonly system: ModuleSystem;
 }
 
 /** Printed by every measured process as its last act: its own CPU time since it started. */
 const REPORT_CPU = 'process.stdout.write(JSON.stringify(process.cpuUsage()))';
 const BARE = ['-e', REPORT_CPU];
+
+// The floor packages, created in each command's node_modules. The ESM one is byte for byte the one
+// the outside script creates, under the same name, so that both measure the same floor.
+const FLOORS = {
+  esm: { name: 'payorch-bench-empty', manifest: { type: 'module', exports: './index.js' }, file: 'index.js', source: 'export const nothing = 0;\n' },
+  cjs: { name: 'payorch-bench-empty-cjs', manifest: { exports: './index.js' }, file: 'index.js', source: 'exports.nothing = 0;\n' },
+} as const;
+
+function ensureFloor(system: ModuleSystem, cwd: string): void {
+  const floor = FLOORS[system];
+  const folder = join(cwd, 'node_modules', floor.name);
+  if (existsSync(join(folder, 'package.json'))) return;
+  mkdirSync(folder, { recursive: true });
+  writeFileSync(join(folder, 'package.json'), JSON.stringify({ name: floor.name, version: '1.0.0', ...floor.manifest }));
+  writeFileSync(join(folder, floor.file), floor.source);
+}
 
 interface Run {
   readonly wall: number;
@@ -27,39 +54,52 @@ function run(args: readonly string[], cwd: string): Run {
   return { wall, cpu: (user + system) / 1000 };
 }
 
+/** One measured process with the bare node and the floor started next to it. */
+interface Slot {
+  readonly measured: Run;
+  readonly bare: Run;
+  readonly floor: Run;
+}
+
 export interface Added {
-  /** Wall milliseconds added, one per pair. */
+  /** Wall milliseconds added to bare node, one per slot. */
   readonly wall: number[];
-  /** CPU milliseconds added, one per pair: steadier than wall time on a loaded machine. */
+  /** CPU milliseconds added, one per slot: steadier than wall time on a loaded machine. */
   readonly cpu: number[];
-  /** Wall milliseconds of the bare halves. */
+  /** Wall milliseconds of the bare runs. */
   readonly bare: number[];
   readonly bareCpu: number[];
+  readonly slots: Slot[];
 }
 
 /**
- * What each command adds to a bare node, as interleaved process pairs: every run of a command is
- * paired with a bare node started right before or right after it (alternating), and the figures
- * are the medians of the pairs' differences, in wall time and in the process's own CPU time. A
- * load that comes and goes on a shared machine then weighs on both halves of a pair. One warm-up
- * pass fills the file system cache. Every process, bare included, prints its CPU time at the end.
+ * What each command adds to a bare node and to its floor, in interleaved slots: every run of a
+ * command is started next to a bare node and to its floor, in an order that alternates, and the
+ * figures are medians over the slots. A load that comes and goes on a shared machine then weighs
+ * on all three. One warm-up pass fills the file system cache. Every process prints its CPU time at
+ * the end.
  */
 export function addedByImport(commands: readonly ColdCommand[], runs: number): Map<string, Added> {
-  const results = new Map<string, Added>(commands.map((command) => [command.name, { wall: [], cpu: [], bare: [], bareCpu: [] }]));
-  for (const command of commands) run(command.args, command.cwd);
+  const results = new Map<string, Added>(commands.map((command) => [command.name, { wall: [], cpu: [], bare: [], bareCpu: [], slots: [] }]));
+  for (const command of commands) {
+    ensureFloor(command.system, command.cwd);
+    run(command.args, command.cwd);
+    run(floorArgs(command.system), command.cwd);
+  }
   run(BARE, process.cwd());
   for (let round = 0; round < runs; round++) {
     for (let c = 0; c < commands.length; c++) {
       const command = commands[(round + c) % commands.length]!;
-      const bareFirst = (round + c) % 2 === 0;
-      const before = bareFirst ? run(BARE, command.cwd) : undefined;
-      const measured = run(command.args, command.cwd);
-      const bare = before ?? run(BARE, command.cwd);
+      const order = (round + c) % 2 === 0 ? ['bare', 'floor', 'measured'] as const : ['measured', 'floor', 'bare'] as const;
+      const slot: Partial<Record<keyof Slot, Run>> = {};
+      for (const part of order) slot[part] = run(part === 'bare' ? BARE : part === 'floor' ? floorArgs(command.system) : command.args, command.cwd);
+      const { measured, bare, floor } = slot as Slot;
       const result = results.get(command.name)!;
       result.wall.push(measured.wall - bare.wall);
       result.cpu.push(measured.cpu - bare.cpu);
       result.bare.push(bare.wall);
       result.bareCpu.push(bare.cpu);
+      result.slots.push({ measured, bare, floor });
     }
   }
   return results;
@@ -68,24 +108,27 @@ export function addedByImport(commands: readonly ColdCommand[], runs: number): M
 export const esmImport = (specifier: string): readonly string[] => ['--input-type=module', '-e', `await import(${JSON.stringify(specifier)}); ${REPORT_CPU}`];
 export const cjsRequire = (specifier: string): readonly string[] => ['-e', `require(${JSON.stringify(specifier)}); ${REPORT_CPU}`];
 export const esmScript = (code: string): readonly string[] => ['--input-type=module', '-e', `${code}; ${REPORT_CPU}`];
+const floorArgs = (system: ModuleSystem): readonly string[] => (system === 'esm' ? esmImport(FLOORS.esm.name) : cjsRequire(FLOORS.cjs.name));
 
 export { median };
 
-/** How many times a bare node's start-up a command takes, from its pairs. */
-export interface OverBare {
-  /** Median over pairs of (bare + added) / bare, in wall time. */
+/**
+ * How many times a baseline's start-up a command takes: medians over the slots of measured /
+ * baseline. Wall time is what the goals are judged on, as the outside script judges them; the
+ * process's own CPU time is shown beside it, since on a loaded machine wall time stretches while
+ * CPU time does not.
+ */
+export interface ColdRatio {
   readonly wall: number;
-  /** The same in the process's own CPU time. */
   readonly cpu: number;
-  /**
-   * The lower of the two: on a loaded machine wall time stretches (bare node's too) while CPU time
-   * does not, and a brief CPU spike of one process weighs on CPU time; the lower is the steadier.
-   */
-  readonly judged: number;
 }
 
-export function overBare(added: Added): OverBare {
-  const wall = median(added.wall.map((value, pair) => (added.bare[pair]! + value) / added.bare[pair]!));
-  const cpu = median(added.cpu.map((value, pair) => (added.bareCpu[pair]! + value) / added.bareCpu[pair]!));
-  return { wall, cpu, judged: Math.min(wall, cpu) };
+function ratioTo(added: Added, baseline: 'bare' | 'floor'): ColdRatio {
+  const wall = median(added.slots.map((slot) => slot.measured.wall / slot[baseline].wall));
+  const cpu = median(added.slots.map((slot) => slot.measured.cpu / slot[baseline].cpu));
+  return { wall, cpu };
 }
+
+export const overBare = (added: Added): ColdRatio => ratioTo(added, 'bare');
+/** Over the floor: the way the cold-start goals are judged. */
+export const overFloor = (added: Added): ColdRatio => ratioTo(added, 'floor');
