@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { bundleSize } from '../lib/bundle-size.js';
-import { addedByImport, cjsRequire, esmImport, esmScript, overBare, overFloor } from '../lib/cold-start.js';
+import { addedToBare, cjsRequire, coldStarts, esmImport, esmScript, overBare, overFloor } from '../lib/cold-start.js';
 import type { ColdCommand, ColdRatio, ModuleSystem } from '../lib/cold-start.js';
 import { runFigure, table } from '../lib/figure.js';
 import type { FigureReport, Headline } from '../lib/figure.js';
@@ -107,19 +107,19 @@ runFigure(async ({ quick }): Promise<FigureReport> => {
     command(`node --input-type=module -e "await import('zod'); await import('payorch')"`, esmScript("await import('zod'); await import('payorch')")),
   ];
   const runs = quick ? 3 : 21;
-  const times = addedByImport(commands, runs);
+  const times = coldStarts(commands, runs);
   const cell = (ratio: ColdRatio) => `**${format.ratio(ratio.wall)}** (CPU ${format.ratio(ratio.cpu)})`;
   const startRows = commands.map(({ name }) => {
-    const added = times.get(name)!;
-    const { wall, cpu, bare, bareCpu } = added;
+    const slots = times.get(name)!;
+    const wall = addedToBare(slots, 'wall');
     return [
       `\`${name}\``,
-      cell(overFloor(added)),
-      cell(overBare(added)),
+      cell(overFloor(slots)),
+      cell(overBare(slots)),
       `**+${format.ms(median(wall))}**`,
       `±${format.ms((quartile(wall, 0.75) - quartile(wall, 0.25)) / 2)}`,
-      `**+${format.ms(median(cpu))}**`,
-      `${format.ms(median(bare))} (${format.ms(median(bareCpu))} CPU)`,
+      `**+${format.ms(median(addedToBare(slots, 'cpu')))}**`,
+      `${format.ms(median(slots.map((slot) => slot.bare.wall)))} (${format.ms(median(slots.map((slot) => slot.bare.cpu)))} CPU)`,
     ];
   });
   const headlineCommands = [
@@ -128,12 +128,12 @@ runFigure(async ({ quick }): Promise<FigureReport> => {
     ...(webhooks === undefined ? [] : ([[2, 'ESM', 'payorch/webhooks', WEBHOOKS_COLD_TARGET_RATIO], [3, 'CommonJS', 'payorch/webhooks', WEBHOOKS_COLD_TARGET_RATIO]] as const)),
   ] as const;
   for (const [index, system, entry, target] of headlineCommands) {
-    const added = times.get(commands[index]!.name)!;
-    const ratio = overFloor(added).wall;
+    const slots = times.get(commands[index]!.name)!;
+    const ratio = overFloor(slots).wall;
     headlines.push({
       figure: `Cold start: ${system === 'ESM' ? `\`import('${entry}')\`` : `\`require('${entry}')\``} (${system}), over the floor`,
-      payorch: `${format.ms(median(added.slots.map((slot) => slot.measured.wall)))} wall`,
-      baseline: `${format.ms(median(added.slots.map((slot) => slot.floor.wall)))} wall (the floor: a package doing nothing)`,
+      payorch: `${format.ms(median(slots.map((slot) => slot.measured.wall)))} wall`,
+      baseline: `${format.ms(median(slots.map((slot) => slot.floor.wall)))} wall (the floor: a package doing nothing)`,
       ratio,
       target: { text: `≤ ${target}x`, met: ratio <= target },
     });

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { PROVIDER } from '../fixtures/accounts.js';
 import { bareVerify, callbacks, INPUTS } from '../fixtures/callbacks.js';
 import { bundleSize } from '../lib/bundle-size.js';
-import { addedByImport, cjsRequire, esmImport, overBare, overFloor } from '../lib/cold-start.js';
+import { addedToBare, cjsRequire, coldStarts, esmImport, overBare, overFloor } from '../lib/cold-start.js';
 import type { ColdCommand } from '../lib/cold-start.js';
 import { runFigure, table } from '../lib/figure.js';
 import type { FigureReport, Headline } from '../lib/figure.js';
@@ -162,8 +162,8 @@ runFigure(async ({ quick }): Promise<FigureReport> => {
   // A webhooks-only app imports the webhooks entry: the peer to @octokit/webhooks.
   commands.push({ name: WEBHOOKS_ESM, args: esmImport('payorch/webhooks'), cwd: root, system: 'esm' });
   const runs = quick ? 3 : 21;
-  const cold = addedByImport(commands, runs);
-  const added = (name: string) => `+${format.ms(median(cold.get(name)!.wall))} (+${format.ms(median(cold.get(name)!.cpu))} CPU)`;
+  const cold = coldStarts(commands, runs);
+  const added = (name: string) => `+${format.ms(median(addedToBare(cold.get(name)!, 'wall')))} (+${format.ms(median(addedToBare(cold.get(name)!, 'cpu')))} CPU)`;
   const over = (name: string) => overFloor(cold.get(name)!);
   const ratioCell = (name: string) => `**${format.ratio(over(name).wall)}** (CPU ${format.ratio(over(name).cpu)})`;
   const bareCell = (name: string) => format.ratio(overBare(cold.get(name)!).wall);

@@ -39,7 +39,7 @@ function ensureFloor(system: ModuleSystem, cwd: string): void {
   writeFileSync(join(folder, floor.file), floor.source);
 }
 
-interface Run {
+export interface Run {
   readonly wall: number;
   /** User + system CPU milliseconds of the process, start-up included, read just before it exits. */
   readonly cpu: number;
@@ -54,33 +54,21 @@ function run(args: readonly string[], cwd: string): Run {
   return { wall, cpu: (user + system) / 1000 };
 }
 
-/** One measured process with the bare node and the floor started next to it. */
-interface Slot {
+/** One run of a command, with the bare node and the floor started next to it. */
+export interface Slot {
   readonly measured: Run;
   readonly bare: Run;
   readonly floor: Run;
 }
 
-export interface Added {
-  /** Wall milliseconds added to bare node, one per slot. */
-  readonly wall: number[];
-  /** CPU milliseconds added, one per slot: steadier than wall time on a loaded machine. */
-  readonly cpu: number[];
-  /** Wall milliseconds of the bare runs. */
-  readonly bare: number[];
-  readonly bareCpu: number[];
-  readonly slots: Slot[];
-}
-
 /**
- * What each command adds to a bare node and to its floor, in interleaved slots: every run of a
- * command is started next to a bare node and to its floor, in an order that alternates, and the
- * figures are medians over the slots. A load that comes and goes on a shared machine then weighs
- * on all three. One warm-up pass fills the file system cache. Every process prints its CPU time at
+ * Each command's slots: every run of a command is started next to a bare node and to its floor,
+ * in an order that alternates, so that a load that comes and goes on a shared machine weighs on
+ * all three. One warm-up pass fills the file system cache. Every process prints its CPU time at
  * the end.
  */
-export function addedByImport(commands: readonly ColdCommand[], runs: number): Map<string, Added> {
-  const results = new Map<string, Added>(commands.map((command) => [command.name, { wall: [], cpu: [], bare: [], bareCpu: [], slots: [] }]));
+export function coldStarts(commands: readonly ColdCommand[], runs: number): Map<string, Slot[]> {
+  const results = new Map<string, Slot[]>(commands.map((command) => [command.name, []]));
   for (const command of commands) {
     ensureFloor(command.system, command.cwd);
     run(command.args, command.cwd);
@@ -90,20 +78,18 @@ export function addedByImport(commands: readonly ColdCommand[], runs: number): M
   for (let round = 0; round < runs; round++) {
     for (let c = 0; c < commands.length; c++) {
       const command = commands[(round + c) % commands.length]!;
-      const order = (round + c) % 2 === 0 ? ['bare', 'floor', 'measured'] as const : ['measured', 'floor', 'bare'] as const;
-      const slot: Partial<Record<keyof Slot, Run>> = {};
-      for (const part of order) slot[part] = run(part === 'bare' ? BARE : part === 'floor' ? floorArgs(command.system) : command.args, command.cwd);
-      const { measured, bare, floor } = slot as Slot;
-      const result = results.get(command.name)!;
-      result.wall.push(measured.wall - bare.wall);
-      result.cpu.push(measured.cpu - bare.cpu);
-      result.bare.push(bare.wall);
-      result.bareCpu.push(bare.cpu);
-      result.slots.push({ measured, bare, floor });
+      const bareFirst = (round + c) % 2 === 0;
+      const first = run(bareFirst ? BARE : command.args, command.cwd);
+      const floor = run(floorArgs(command.system), command.cwd);
+      const last = run(bareFirst ? command.args : BARE, command.cwd);
+      results.get(command.name)!.push(bareFirst ? { bare: first, floor, measured: last } : { measured: first, floor, bare: last });
     }
   }
   return results;
 }
+
+/** What each slot's command added to its bare node, in wall or CPU milliseconds. */
+export const addedToBare = (slots: readonly Slot[], time: keyof Run): number[] => slots.map((slot) => slot.measured[time] - slot.bare[time]);
 
 export const esmImport = (specifier: string): readonly string[] => ['--input-type=module', '-e', `await import(${JSON.stringify(specifier)}); ${REPORT_CPU}`];
 export const cjsRequire = (specifier: string): readonly string[] => ['-e', `require(${JSON.stringify(specifier)}); ${REPORT_CPU}`];
@@ -123,12 +109,12 @@ export interface ColdRatio {
   readonly cpu: number;
 }
 
-function ratioTo(added: Added, baseline: 'bare' | 'floor'): ColdRatio {
-  const wall = median(added.slots.map((slot) => slot.measured.wall / slot[baseline].wall));
-  const cpu = median(added.slots.map((slot) => slot.measured.cpu / slot[baseline].cpu));
+function ratioTo(slots: readonly Slot[], baseline: 'bare' | 'floor'): ColdRatio {
+  const wall = median(slots.map((slot) => slot.measured.wall / slot[baseline].wall));
+  const cpu = median(slots.map((slot) => slot.measured.cpu / slot[baseline].cpu));
   return { wall, cpu };
 }
 
-export const overBare = (added: Added): ColdRatio => ratioTo(added, 'bare');
+export const overBare = (slots: readonly Slot[]): ColdRatio => ratioTo(slots, 'bare');
 /** Over the floor: the way the cold-start goals are judged. */
-export const overFloor = (added: Added): ColdRatio => ratioTo(added, 'floor');
+export const overFloor = (slots: readonly Slot[]): ColdRatio => ratioTo(slots, 'floor');
