@@ -1,6 +1,7 @@
 /**
  * Bundle: what each entry point weighs once bundled with its dependencies (esbuild, minified,
- * gzipped), and what `import('payorch')` and `require('payorch')` add to a cold `node -e ""`.
+ * gzipped), and what `import()` and `require()` of each entry cost a cold `node` process over the
+ * floor, a process that loads a package doing nothing.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

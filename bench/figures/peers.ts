@@ -159,7 +159,7 @@ runFigure(async ({ quick }): Promise<FigureReport> => {
     { name: `${sdk.name} ESM`, args: esmImport(sdk.specifier), cwd: sdk.cwd, system: 'esm' },
     { name: `${sdk.name} CJS`, args: cjsRequire(sdk.specifier), cwd: sdk.cwd, system: 'cjs' },
   ]);
-  // A webhooks-only app imports the webhooks entry: the peer to @octokit/webhooks.
+  // A webhooks-only app imports the webhooks entry: the peer to @octokit/webhooks and standardwebhooks.
   commands.push({ name: WEBHOOKS_ESM, args: esmImport('payorch/webhooks'), cwd: root, system: 'esm' });
   const runs = quick ? 3 : 21;
   const cold = coldStarts(commands, runs);

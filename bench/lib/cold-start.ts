@@ -26,8 +26,8 @@ const BARE = ['-e', REPORT_CPU];
 // The floor packages, created in each command's node_modules. The ESM one is byte for byte the one
 // the outside script creates, under the same name, so that both measure the same floor.
 const FLOORS = {
-  esm: { name: 'payorch-bench-empty', manifest: { type: 'module', exports: './index.js' }, file: 'index.js', source: 'export const nothing = 0;\n' },
-  cjs: { name: 'payorch-bench-empty-cjs', manifest: { exports: './index.js' }, file: 'index.js', source: 'exports.nothing = 0;\n' },
+  esm: { name: 'payorch-bench-empty', manifest: { type: 'module', exports: './index.js' }, source: 'export const nothing = 0;\n' },
+  cjs: { name: 'payorch-bench-empty-cjs', manifest: { exports: './index.js' }, source: 'exports.nothing = 0;\n' },
 } as const;
 
 function ensureFloor(system: ModuleSystem, cwd: string): void {
@@ -36,7 +36,7 @@ function ensureFloor(system: ModuleSystem, cwd: string): void {
   if (existsSync(join(folder, 'package.json'))) return;
   mkdirSync(folder, { recursive: true });
   writeFileSync(join(folder, 'package.json'), JSON.stringify({ name: floor.name, version: '1.0.0', ...floor.manifest }));
-  writeFileSync(join(folder, floor.file), floor.source);
+  writeFileSync(join(folder, 'index.js'), floor.source);
 }
 
 export interface Run {
@@ -96,7 +96,6 @@ export const cjsRequire = (specifier: string): readonly string[] => ['-e', `requ
 export const esmScript = (code: string): readonly string[] => ['--input-type=module', '-e', `${code}; ${REPORT_CPU}`];
 const floorArgs = (system: ModuleSystem): readonly string[] => (system === 'esm' ? esmImport(FLOORS.esm.name) : cjsRequire(FLOORS.cjs.name));
 
-export { median };
 
 /**
  * How many times a baseline's start-up a command takes: medians over the slots of measured /
