@@ -43,6 +43,14 @@ export type FieldTable = Readonly<Record<string, FieldSpec>>;
 /** SHA-256 of nothing: the shape of a hash, for the examples. */
 const HASH_EXAMPLE = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
 
+// The signature's fields, last (before a card payment's failure fields) in every kind's table.
+const SIGNED_FIELDS = {
+  /** Unix seconds; the hash covers it (spec 5.3). The value that verified. */
+  timestamp: { type: 'integer', example: 1763812345 },
+  /** The body's hash, the same value as X-Hash (spec 5.3). */
+  hash: { type: 'text', example: HASH_EXAMPLE },
+} as const;
+
 // The fields of deposit and withdrawal callbacks, in the order of spec 6.2.
 const PROVIDER_TRANSACTION_FIELDS = {
   /** The record's tracking code; the hash covers it (spec 5.3, 6). Its prefix tells the kind of record (spec 2.1). */
@@ -61,10 +69,7 @@ const PROVIDER_TRANSACTION_FIELDS = {
   user_id: { type: 'id', optional: true, example: 'u-1001' },
   /** The site's id, an integer (spec 6.2). Not covered by the hash: it decides nothing on its own. */
   site_id: { type: 'integer', optional: true, example: 1 },
-  /** Unix seconds; the hash covers it (spec 5.3). The value that verified. */
-  timestamp: { type: 'integer', example: 1763812345 },
-  /** The body's hash, the same value as X-Hash (spec 5.3). */
-  hash: { type: 'text', example: HASH_EXAMPLE },
+  ...SIGNED_FIELDS,
 } as const;
 
 /** The fields of `DepositCallback` (spec 6.2). */
@@ -106,10 +111,7 @@ export const CREDIT_CARD_CALLBACK_FIELDS = {
   customer_name: { type: 'id', optional: true, example: 'Ada Yılmaz' },
   /** The customer's email address (spec 6.4). Not covered by the hash: it decides nothing on its own. */
   customer_email: { type: 'id', optional: true, example: 'ada@example.com' },
-  /** Unix seconds; the hash covers it (spec 5.3). The value that verified. */
-  timestamp: { type: 'integer', example: 1763812345 },
-  /** The body's hash, the same value as X-Hash (spec 5.3). */
-  hash: { type: 'text', example: HASH_EXAMPLE },
+  ...SIGNED_FIELDS,
   ...CARD_FAILURE_FIELDS,
 } as const satisfies FieldTable;
 
@@ -137,10 +139,7 @@ export const DEALER_CREDIT_CARD_CALLBACK_FIELDS = {
   status_message: { type: 'id', optional: true, example: 'Payment completed' },
   /** When the payment completed, ISO 8601 (spec 6.5). Not covered by the hash: it decides nothing on its own. */
   completed_at: { type: 'id', optional: true, example: '2025-11-22T11:56:10+00:00', only: 'success' },
-  /** Unix seconds; the hash covers it (spec 5.3). The value that verified. */
-  timestamp: { type: 'integer', example: 1763812345 },
-  /** The body's hash, the same value as X-Hash (spec 5.3). */
-  hash: { type: 'text', example: HASH_EXAMPLE },
+  ...SIGNED_FIELDS,
   ...CARD_FAILURE_FIELDS,
 } as const satisfies FieldTable;
 
@@ -152,10 +151,7 @@ export const UNKNOWN_CALLBACK_FIELDS = {
   status: { type: 'status', example: 'completed' },
   /** The amount, a number: every kind of spec 6 carries one; not required of a kind nobody has described. Not covered by the hash: compare it with your record before acting on it. */
   amount: { type: 'number', optional: true, example: 250 },
-  /** Unix seconds; the hash covers it (spec 5.3). The value that verified. */
-  timestamp: { type: 'integer', example: 1763812345 },
-  /** The body's hash, the same value as X-Hash (spec 5.3). */
-  hash: { type: 'text', example: HASH_EXAMPLE },
+  ...SIGNED_FIELDS,
 } as const satisfies FieldTable;
 
 /**
