@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:https';
 import { createServer as createNetServer } from 'node:net';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
 import { ConnectionError, DealerClient, RequestAbortedError, TimeoutError } from '../../../src/index.js';
 import type { ConnectionFailureReason, PayorchError } from '../../../src/index.js';
@@ -50,17 +50,19 @@ async function resetOnAccept(): Promise<Target> {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests: () => 0 };
 }
 
-/** A TLS server that drops each connection before its handshake completes, so nothing but the handshake could reach it. */
-async function closedInHandshake(): Promise<Target> {
-  let requests = 0;
-  const server = createServer({ key: fixture('loopback-key.pem'), cert: fixture('loopback-cert.pem') }, (_request, response) => {
-    requests++;
-    response.end('{}');
+/**
+ * A peer that reads the client's first handshake record (its ClientHello) and then ends the
+ * connection, gracefully (`end`) or with a reset (`reset`), so nothing but the handshake could reach
+ * it. It waits for that record, and reads it, because a close that races it is either: a reset
+ * with the ClientHello unread, or an end before the client wrote it.
+ */
+async function closedInHandshake(close: 'end' | 'reset'): Promise<Target> {
+  const server = createNetServer((socket) => {
+    socket.once('data', () => (close === 'end' ? socket.end() : socket.resetAndDestroy()));
   });
-  server.on('connection', (socket: Socket) => socket.destroy());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  tlsServers.push({ close: () => { server.closeAllConnections(); server.close(); } });
-  return { url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`, requests: () => requests };
+  tlsServers.push(server);
+  return { url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`, requests: () => 0 };
 }
 
 const TARGETS: readonly (readonly [string, () => Promise<Target>, ConnectionFailureReason, number])[] = [
@@ -73,7 +75,7 @@ const TARGETS: readonly (readonly [string, () => Promise<Target>, ConnectionFail
     return { url: server.url.replace('http:', 'https:'), requests: () => server.seen.length };
   }, 'tls_handshake', 1],
   ['a server that resets the connection while it is made (connect ECONNRESET)', resetOnAccept, 'connection_refused', 3],
-  ['a TLS server that closes during the handshake', closedInHandshake, 'tls_handshake', 1],
+  ['a TLS server that closes during the handshake', () => closedInHandshake('end'), 'tls_handshake', 1],
 ];
 
 describe('a connection that fails before the request could leave', () => {
@@ -111,6 +113,20 @@ describe('a connection that fails after the request could leave', () => {
     expect(error).toBeInstanceOf(errorClass);
     expect(error).toMatchObject({ outcome: 'unknown', message, operation: 'provider.manual.startDeposit', request: { method: 'POST', url: `${server.url}/api/provider/start-manual-deposit` } });
     expect(server.seen).toHaveLength(1);
+  });
+
+  // Node reports a reset that comes while its TLS handshake is under way as a bare "read
+  // ECONNRESET", as it reports one after sending: payorch cannot tell them apart, so it takes the
+  // one that may have moved money.
+  test('a reset during the TLS handshake reads as one after sending: unknown for a payment, not resent', async () => {
+    noBackoff();
+    const { url } = await closedInHandshake('reset');
+    let tried = 0;
+    const client = providerFor({ url }, { credentialKey: PROVIDER.credentialKey, maxRetries: 2, onResponse: () => { tried++; } });
+    const error = await client.manual.startDeposit({ ...CUSTOMER, amount: 250 }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(error).toMatchObject({ outcome: 'unknown', reason: 'connection_failed', refused: false, message: 'POST /api/provider/start-manual-deposit (provider.manual.startDeposit): the connection failed after the request may have left. The service may have processed it: the deposit may have been created. Do not send it again; wait for its callback (docs/errors-and-retries.md).' });
+    expect(tried).toBe(1);
   });
 
   test('a timed-out read names its path, not its query values, in the message; request.url keeps the query', async () => {
