@@ -18,6 +18,7 @@ import type { CallTrace } from './tracing.js';
 import { attemptOutcome, backoffDelay, mayResend, retriesConnection, statusRetryDelay, worstOutcome } from './retry-policy.js';
 import { DEFAULT_CLIENT_MAX_RETRIES, DEFAULT_CLIENT_TIMEOUT_MS, REQUEST_OPTIONS, checkOptions } from '../core/option-checks.js';
 import { connectionFailure, detachedCause } from './connection-failure.js';
+import { LazyModule } from './lazy-module.js';
 import { readLimited } from './read-limited.js';
 import { userAgent } from './user-agent.js';
 import { safeParse, toIssues } from './validation.js';
@@ -117,7 +118,7 @@ export class CallEngine {
   }
 
   async #loadKy(): Promise<KyInstance> {
-    const ky = await loadKy();
+    const ky = (await KY.load()).default;
     this.#ky ??= ky.create({
       timeout: false, // one deadline of our own covers retries and the body read
       retry: 0, // the retry loop below knows which failures may have moved money; ky cannot
@@ -171,12 +172,15 @@ export class CallEngine {
       const headers = this.#headersOf(call); // checked before the first attempt: bad keys are never sent
       if (options.signal?.aborted === true) throw new this.#errors.RequestAbortedError(options.signal.reason, { ...failedCall(this.#config.api, call, state.url), outcome: 'not_sent' });
 
+      // Before the first attempt, outside the classification of its failures: a ky that did not
+      // load fails the call with what LazyModule says (nothing sent), not as a broken connection.
+      const client = this.#ky ?? (await this.#loadKy());
       for (let attempt = 1; ; attempt++) {
         const sentAt = performance.now();
         // An answer, the error of one payorch refuses to read, or what the attempt threw, classified.
         let attempted: Answer | PayorchError;
         try {
-          attempted = await this.#attempt(state, headers, attempt);
+          attempted = await this.#attempt(client, state, headers, attempt);
         } catch (error) {
           attempted = this.#toError(error, state);
         }
@@ -248,13 +252,12 @@ export class CallEngine {
    * this throws is what fetch, the body read or the signal threw, which #toError classifies, and
    * never passes on as it is (an abort reason may be another call's error).
    */
-  async #attempt(state: CallState, headers: Readonly<Record<string, string>>, attempt: number): Promise<Answer | APIError> {
+  async #attempt(client: KyInstance, state: CallState, headers: Readonly<Record<string, string>>, attempt: number): Promise<Answer | APIError> {
     const { call, url } = state;
     const timestamp = String(Math.floor((this.#now() + this.#clockOffsetMs) / 1000));
     const hash = requestHash(this.#config.credentials, call.signing, timestamp);
     state.sentHashes.push(hash);
     if (this.#observed) this.#observer.request({ operation: call.operation, method: call.method, url, attempt, headers: redactHeaders({ ...headers, 'X-Timestamp': timestamp, 'X-Hash': hash }) }, this.#logged(call));
-    const client = this.#ky ?? (await this.#loadKy());
     const custom = this.#config.fetch;
     const body = call.body === undefined ? undefined : JSON.stringify(call.body);
     // The fetch is read at call time: msw and other test doubles patch globalThis.fetch later.
@@ -481,17 +484,12 @@ function decoderFor(contentType: string | null): TextDecoder {
 const UTF8 = /* @__PURE__ */ new TextDecoder();
 const UTF8_LABEL = /^(?:unicode-1-1-)?utf-?8$/i;
 
-let kyModule: Promise<typeof kyModuleType> | undefined;
-
 /**
- * ky, imported on the first call rather than at load: ky's module runs a feature test that builds
- * a streaming `Request`, which makes Node load its whole fetch implementation: a cost every cold
- * start would pay, which the first call pays anyway.
+ * ky, imported with `import()` on the first call, as the engine itself is: ky is published as ES
+ * modules only, which the CommonJS build can load no other way. A failed import fails the call
+ * with a PayorchError that says so and that nothing was sent; the next call tries again.
  */
-async function loadKy(): Promise<KyInstance> {
-  kyModule ??= import('ky');
-  return (await kyModule).default;
-}
+const KY = /* @__PURE__ */ new LazyModule<typeof kyModuleType>('ky, its HTTP client (imported on a client\'s first call)', () => import('ky'), 'not_sent');
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {

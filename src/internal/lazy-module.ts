@@ -1,9 +1,10 @@
 import { PayorchError } from '../errors/error.js';
 import type { CallOutcome } from '../errors/error.js';
+import { outcomeSentence } from '../errors/call-message.js';
 
 /**
  * A part of payorch imported on first use rather than with payorch (an API's endpoint tables with
- * zod, the transport's call engine with ky's loader, a receiver's receive path): each was work
+ * zod, the transport's call engine, ky, a receiver's receive path): each was work
  * every cold start paid (bench/findings.md). A failed import fails what needed it with a
  * PayorchError that says so, and the next use tries again.
  * @internal
@@ -36,7 +37,10 @@ export class LazyModule<M> {
       (module) => (this.#loaded = module),
       (cause: unknown) => {
         this.#loading = undefined;
-        throw new PayorchError(`payorch could not load ${this.#what}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause, outcome: this.#outcome });
+        // A call's failure says whether anything was sent, as every call's error does.
+        const sent = this.#outcome === 'not_sent' ? ` ${outcomeSentence('not_sent', {})}` : '';
+        const why = (cause instanceof Error ? cause.message : String(cause)).replace(/\.$/, '');
+        throw new PayorchError(`payorch could not load ${this.#what}: ${why}.${sent}`, { cause, outcome: this.#outcome });
       },
     );
     return this.#loading;

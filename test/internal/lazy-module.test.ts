@@ -10,7 +10,7 @@ test('a failed import fails with a PayorchError naming the module, and the next 
   const lazy = new LazyModule('its call engine', () => (++imports === 1 ? Promise.reject(new Error('Cannot find module ./x.js')) : Promise.resolve({ ok: true })), 'not_sent');
   const error: unknown = await lazy.load().catch((caught: unknown) => caught);
   expect(error).toBeInstanceOf(PayorchError);
-  expect(error).toMatchObject({ message: 'payorch could not load its call engine: Cannot find module ./x.js', outcome: 'not_sent', cause: new Error('Cannot find module ./x.js') });
+  expect(error).toMatchObject({ message: 'payorch could not load its call engine: Cannot find module ./x.js. Nothing was sent: it is safe to send again.', outcome: 'not_sent', cause: new Error('Cannot find module ./x.js') });
   expect(lazy.loaded).toBeUndefined();
   expect(await lazy.load()).toEqual({ ok: true });
   expect(imports).toBe(2);
