@@ -157,14 +157,16 @@ export class RequestValidationError extends PayorchError {
 
 /**
  * Where a connection failed. All but `connection_failed` end before the request's first byte
- * could leave: the name did not resolve, the connection was refused or never established, or
- * the TLS handshake failed (docs/errors-and-retries.md has each runtime's signs).
+ * could leave: the name did not resolve, the connection was refused, found no route to the host
+ * or was never established, or the TLS handshake failed (docs/errors-and-retries.md has each
+ * runtime's signs).
  */
-export type ConnectionFailureReason = 'name_not_resolved' | 'connection_refused' | 'connect_timeout' | 'tls_handshake' | 'connection_failed';
+export type ConnectionFailureReason = 'name_not_resolved' | 'connection_refused' | 'host_unreachable' | 'connect_timeout' | 'tls_handshake' | 'connection_failed';
 
 const DESCRIPTIONS: Readonly<Record<ConnectionFailureReason, string>> = {
   name_not_resolved: 'the host name did not resolve',
   connection_refused: 'the connection was refused',
+  host_unreachable: 'the host could not be reached (no route to it)',
   connect_timeout: 'the connection was not established in time',
   tls_handshake: 'the TLS handshake failed (certificate or protocol)',
   connection_failed: 'the connection failed after the request may have left',

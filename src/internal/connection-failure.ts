@@ -6,7 +6,10 @@ import type { ConnectionFailureReason } from '../errors/error.js';
  * such; anything else is `connection_failed`, which says the service may have the request.
  *
  * - Node (undici): the cause's `code`: ENOTFOUND or EAI_AGAIN from getaddrinfo, ECONNREFUSED (an
- *   AggregateError of them when every address refused), UND_ERR_CONNECT_TIMEOUT, and the codes a
+ *   AggregateError of them when every address refused), UND_ERR_CONNECT_TIMEOUT, no route to the
+ *   host while connecting (EHOSTUNREACH, ENETUNREACH with syscall `connect`: the same codes on an
+ *   established connection come after sending), an AggregateError whose every address failed
+ *   before sending (IPv6 unreachable, IPv4 refused), and the codes a
  *   handshake ends with: the certificate checks' (DEPTH_ZERO_SELF_SIGNED_CERT,
  *   ERR_TLS_CERT_ALTNAME_INVALID, ...) and OpenSSL's for a server that does not speak TLS
  *   (ERR_SSL_WRONG_VERSION_NUMBER). A reset while connecting (ECONNRESET with syscall `connect`:
@@ -14,8 +17,9 @@ import type { ConnectionFailureReason } from '../errors/error.js';
  *   (node:tls's "disconnected before secure TLS connection was established") come before any
  *   byte too: undici writes nothing before the connection, TLS included, is made. A bare
  *   "read ECONNRESET" is not among them: it cannot be told from one after sending.
- * - Bun: the same codes on the TypeError itself; `ConnectionRefused` in older releases; EPROTO
- *   with "The TLS handshake failed" for a server that does not speak TLS.
+ * - Bun: the same codes on the TypeError itself, with "Unable to connect" for a connection never
+ *   made; `ConnectionRefused` in older releases; EPROTO with "The TLS handshake failed" for a
+ *   server that does not speak TLS.
  * - Deno: no code; hyper's "client error (Connect)" (older: "error trying to connect") says the
  *   connection, resolution and handshake included, was never made, and the text names which part.
  */
@@ -23,6 +27,9 @@ import type { ConnectionFailureReason } from '../errors/error.js';
 const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EAI_NODATA', 'EAI_FAIL']);
 const REFUSED_CODES = new Set(['ECONNREFUSED', 'ConnectionRefused']);
 const CONNECT_TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT']);
+// No route to the host, or its network down: before sending only while connecting (whileConnecting).
+const UNREACHABLE_CODES = new Set(['EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENETDOWN']);
+const BUN_CONNECT = /Unable to connect/;
 // The verification results OpenSSL reports during a handshake (node:tls names them so).
 const CERTIFICATE_CODES = new Set([
   'DEPTH_ZERO_SELF_SIGNED_CERT',
@@ -65,12 +72,24 @@ function beforeOrAfter(chain: readonly Error[]): ConnectionFailureReason {
     const code = codeOf(current);
     if (code !== undefined && DNS_CODES.has(code)) return 'name_not_resolved';
     if (code !== undefined && CONNECT_TIMEOUT_CODES.has(code)) return 'connect_timeout';
+    if (code === 'ETIMEDOUT' && whileConnecting(current)) return 'connect_timeout';
+    if (code !== undefined && UNREACHABLE_CODES.has(code) && whileConnecting(current)) return 'host_unreachable';
     if (code !== undefined && CERTIFICATE_CODES.has(code)) return 'tls_handshake';
     if (code === 'EPROTO' && /TLS handshake failed/i.test(current.message)) return 'tls_handshake';
     if (TLS_CLOSED_IN_HANDSHAKE.test(current.message)) return 'tls_handshake';
     if (DENO_CONNECT.test(current.message)) return denoConnectFailure(current.message);
+    // Every address tried failed before sending, each in its own way: the first one's reason.
+    if (current instanceof AggregateError && current.errors.length > 0) {
+      const reasons = current.errors.map((entry: unknown) => beforeOrAfter(causes(entry)));
+      if (!reasons.includes('connection_failed')) return reasons[0] ?? 'connection_failed';
+    }
   }
   return 'connection_failed';
+}
+
+/** Node's `syscall` of a failed connect, or Bun's text for a connection it could not make. */
+function whileConnecting(current: Error): boolean {
+  return (current as { syscall?: unknown }).syscall === 'connect' || BUN_CONNECT.test(current.message);
 }
 
 /**
@@ -93,6 +112,7 @@ function denoConnectFailure(message: string): ConnectionFailureReason {
   if (/connection refused/i.test(message)) return 'connection_refused';
   if (/dns error/i.test(message)) return 'name_not_resolved';
   if (/timed out/i.test(message)) return 'connect_timeout';
+  if (/no route to host|network is unreachable|host is down|network is down/i.test(message)) return 'host_unreachable';
   // The rest of a connect failure is the handshake: a certificate refused, a server that does not speak TLS.
   return 'tls_handshake';
 }

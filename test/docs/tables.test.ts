@@ -203,7 +203,8 @@ describe('docs/observability.md', () => {
 describe('docs/errors-and-retries.md', () => {
   test('each row of the connection failures table is what connectionFailure reads from its runtime signs, with its outcome and retry', () => {
     const rows = table(errorsGuide, ['Failure', '`reason`', '`outcome`', 'Node (undici: `cause.code`)', 'Bun (`code` on the error)', 'Deno (message)', 'Retried']);
-    const reasons: ConnectionFailureReason[] = ['name_not_resolved', 'connection_refused', 'connect_timeout', 'tls_handshake', 'connection_failed'];
+    // Every reason, as the compiler checks: a reason added to the type and not here fails the typecheck.
+    const reasons = Object.keys({ name_not_resolved: true, connection_refused: true, host_unreachable: true, connect_timeout: true, tls_handshake: true, connection_failed: true } satisfies Record<ConnectionFailureReason, true>) as ConnectionFailureReason[];
     const seen = new Set<string>();
     for (const [failure = '', reasonCell = '', outcomeCell = '', node = '', bun = '', deno = '', retried = ''] of rows) {
       const reason = quoted(reasonCell)[0] as ConnectionFailureReason;
@@ -254,7 +255,7 @@ describe('docs/errors-and-retries.md', () => {
     const transient = listed.split(', ').map(Number);
     const others = Array.from({ length: 500 }, (_, index) => index + 100).filter((status) => !RETRY_STATUS_CODES.has(status));
     const checks: Record<string, ((resendable: boolean) => boolean[]) | 'by the transport'> = {
-      'Connection refused, name not resolved, never connected': byConnection(['connection_refused', 'name_not_resolved', 'connect_timeout']),
+      'Connection refused, name not resolved, host unreachable, never connected': byConnection(['connection_refused', 'name_not_resolved', 'host_unreachable', 'connect_timeout']),
       'TLS handshake failed': byConnection(['tls_handshake']),
       'Reset, closed mid-answer': byConnection(['connection_failed']),
       [listed]: byStatus(transient),

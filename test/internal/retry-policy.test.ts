@@ -68,6 +68,7 @@ describe('attemptOutcome, the one classification of what may have arrived', () =
     ['nothing handed to fetch', { kind: 'not_started' }, 'not_sent'],
     ['a refused connection', { kind: 'no_answer', reason: 'connection_refused' }, 'not_sent'],
     ['a name that did not resolve', { kind: 'no_answer', reason: 'name_not_resolved' }, 'not_sent'],
+    ['no route to the host', { kind: 'no_answer', reason: 'host_unreachable' }, 'not_sent'],
     ['a connection never established', { kind: 'no_answer', reason: 'connect_timeout' }, 'not_sent'],
     ['a failed TLS handshake', { kind: 'no_answer', reason: 'tls_handshake' }, 'not_sent'],
     ['a reset after the handshake', { kind: 'no_answer', reason: 'connection_failed' }, 'unknown'],
