@@ -78,7 +78,8 @@ function beforeOrAfter(chain: readonly Error[]): ConnectionFailureReason {
     if (code === 'EPROTO' && /TLS handshake failed/i.test(current.message)) return 'tls_handshake';
     if (TLS_CLOSED_IN_HANDSHAKE.test(current.message)) return 'tls_handshake';
     if (DENO_CONNECT.test(current.message)) return denoConnectFailure(current.message);
-    // Every address tried failed before sending, each in its own way: the first one's reason.
+    // Every address tried failed before sending (every one refused, or IPv6 unreachable and IPv4
+    // refused): the first one's reason.
     if (current instanceof AggregateError && current.errors.length > 0) {
       const reasons = current.errors.map((entry: unknown) => beforeOrAfter(causes(entry)));
       if (!reasons.includes('connection_failed')) return reasons[0] ?? 'connection_failed';
@@ -121,9 +122,8 @@ function isRefused(current: Error): boolean {
   const code = codeOf(current);
   if (code !== undefined && REFUSED_CODES.has(code)) return true;
   // A reset before the connection was made: the server turned it away, as a refusal does.
-  if (code === 'ECONNRESET' && (current as { syscall?: unknown }).syscall === 'connect') return true;
-  if (/ECONNREFUSED|connection refused/i.test(current.message)) return true;
-  return current instanceof AggregateError && current.errors.length > 0 && current.errors.every((entry) => causes(entry).some(isRefused));
+  if (code === 'ECONNRESET' && whileConnecting(current)) return true;
+  return /ECONNREFUSED|connection refused/i.test(current.message);
 }
 
 function causes(error: unknown): Error[] {
