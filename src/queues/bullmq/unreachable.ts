@@ -30,9 +30,10 @@ export function notQueued(queue: string, error: unknown): QueueError {
 
 /**
  * Hears the errors BullMQ's queue and workers emit, for `onError`: a lost connection once a minute
- * with the count since the last report, anything else as it comes, each as a QueueError.
+ * with the count since the last report, anything else as it comes, each as a QueueError. The minute
+ * is measured on a monotonic clock (`now`), which a change of the wall clock does not move.
  */
-export function redisErrors(queue: string, tell: (error: QueueError) => void): (error: Error) => void {
+export function redisErrors(queue: string, tell: (error: QueueError) => void, now: () => number = () => performance.now()): (error: Error) => void {
   let toldAt: number | undefined;
   let since = 0;
   return (error) => {
@@ -41,7 +42,7 @@ export function redisErrors(queue: string, tell: (error: QueueError) => void): (
       return;
     }
     since += 1;
-    const at = Date.now();
+    const at = now();
     if (toldAt !== undefined && at - toldAt < INTERVAL_MS) return;
     const count = since;
     const minutes = toldAt === undefined ? undefined : Math.max(1, Math.round((at - toldAt) / INTERVAL_MS));
