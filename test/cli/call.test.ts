@@ -5,7 +5,7 @@ import { describe, expect, test } from 'vitest';
 import { z } from 'zod';
 import { DealerClient, ProviderClient } from '../../src/index.js';
 import { API_ENDPOINTS, endpointPath } from '../../src/tools/registry/index.js';
-import { freePort, closeLoopbackServers } from '../helpers/loopback.js';
+import { refusedPort, closeLoopbackServers } from '../helpers/loopback.js';
 import { expectNoSecret, jsonOf, useListeningSandbox, payorch, expectUsageError } from './run.js';
 
 closeLoopbackServers();
@@ -158,7 +158,7 @@ describe('payorch call', { timeout: 30_000 }, () => {
   });
 
   test('an unreachable service: ConnectionError, exit 1', async () => {
-    const run = await payorch(['call', 'welcome', '--json', '--base-url', `http://127.0.0.1:${await freePort()}`], sandbox.env);
+    const run = await payorch(['call', 'welcome', '--json', '--base-url', `http://127.0.0.1:${await refusedPort()}`], sandbox.env);
     expect(run.code).toBe(1);
     expect(jsonOf(run)).toMatchObject({ error: { class: 'ConnectionError' } });
   });

@@ -7,7 +7,7 @@ import { createCallbackReceiver, signCallback } from '../../src/webhooks/index.j
 import type { CallbackReceiverOptions, SignedCallbackJob } from '../../src/webhooks/index.js';
 import { unsigned } from '../helpers/callbacks.js';
 import { waitFor } from '../helpers/deferred.js';
-import { freePort } from '../helpers/free-port.js';
+import { refusedPort } from '../helpers/free-port.js';
 import { temporaryProject } from '../helpers/project.js';
 import type { TemporaryProject } from '../helpers/project.js';
 import { startRedisServer } from '../helpers/redis.js';
@@ -285,7 +285,7 @@ describe('payorch dead-letters on BullMQ', { timeout: 60_000 }, () => {
   });
 
   test('a Redis that does not answer fails with exit 1, naming its address without the password', async () => {
-    const port = await freePort();
+    const port = await refusedPort();
     const run = await payorch(['dead-letters', 'list', '--redis-url', `redis://:hunter2-redis-password@127.0.0.1:${String(port)}`], {}, '', project.directory);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(new RegExp(`^payorch dead-letters: could not open the dead letters of queue payorch-callbacks on redis://127\\.0\\.0\\.1:${String(port)}: .*ECONNREFUSED`));

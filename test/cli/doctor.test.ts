@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, test } from 'vitest';
-import { freePort, json, startServer, closeLoopbackServers } from '../helpers/loopback.js';
+import { refusedPort, json, startServer, closeLoopbackServers } from '../helpers/loopback.js';
 import { expectNoSecret, jsonOf, listeningSandbox, payorch } from './run.js';
 import type { Run } from './run.js';
 
@@ -102,7 +102,7 @@ describe('payorch doctor', { timeout: 30_000 }, () => {
   });
 
   test('nothing listening: reachability fails with the cause and a fix', async () => {
-    const run = await doctor({ PAYORCH_BASE_URL: `http://127.0.0.1:${await freePort()}`, PAYORCH_PROVIDER_API_KEY: 'a', PAYORCH_PROVIDER_SECRET_KEY: 'b' });
+    const run = await doctor({ PAYORCH_BASE_URL: `http://127.0.0.1:${await refusedPort()}`, PAYORCH_PROVIDER_API_KEY: 'a', PAYORCH_PROVIDER_SECRET_KEY: 'b' });
     expect(run.code).toBe(1);
     expect(check(run, 'provider', 'reachability')).toMatchObject({ outcome: 'fail', detail: expect.stringContaining('ECONNREFUSED') as unknown, fix: expect.stringContaining('nothing listens there') as unknown });
   });

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { freePort, closeLoopbackServers } from '../helpers/loopback.js';
+import { refusedPort, closeLoopbackServers } from '../helpers/loopback.js';
 import { expectNoSecret, expectUsageError, jsonOf, payorch, requireFreshBuild } from './run.js';
 
 /*
@@ -71,7 +71,7 @@ describe('payorch call', { timeout: 30_000 }, () => {
     [['--json'], (run: { stdout: string }) => (jsonOf(run as never)['error'] as Record<string, unknown>)['outcome']],
     [[], (run: { stderr: string }) => /^outcome {2}(\S+)/m.exec(run.stderr)?.[1]],
   ])('prints the outcome of a failure (%j)', async (flags, outcomeOf) => {
-    const url = `http://127.0.0.1:${await freePort()}`;
+    const url = `http://127.0.0.1:${await refusedPort()}`;
     const run = await payorch(['call', 'manual.startDeposit', '--base-url', url, ...flags, '--data', '{"fullname":"Ada","username":"ada","user_id":"u-1","amount":250}'], {
       PAYORCH_PROVIDER_API_KEY: API_KEY,
       PAYORCH_PROVIDER_SECRET_KEY: SECRET,

@@ -5,7 +5,7 @@ import { CALLBACK_STATUSES } from '../../src/webhooks/kinds.js';
 import { callbackFields } from '../../src/tools/sandbox/callback-payloads.js';
 import { settableFields } from '../../src/tools/cli/trigger-fields.js';
 import type { CallbackKind } from '../../src/webhooks/kinds.js';
-import { freePort, json, startServer, closeLoopbackServers } from '../helpers/loopback.js';
+import { refusedPort, json, startServer, closeLoopbackServers } from '../helpers/loopback.js';
 import type { SeenRequest } from '../helpers/loopback.js';
 import { providerOf } from '../helpers/sandbox.js';
 import { serveRefundOnce } from '../helpers/serve.js';
@@ -106,7 +106,7 @@ describe('payorch trigger', { timeout: 60_000 }, () => {
   });
 
   test('an unreachable receiver fails with exit 1 and says why', async () => {
-    const run = await payorch(['trigger', 'deposit.completed', '--forward-to', `http://127.0.0.1:${await freePort()}/`], ENV);
+    const run = await payorch(['trigger', 'deposit.completed', '--forward-to', `http://127.0.0.1:${await refusedPort()}/`], ENV);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/Could not deliver the deposit\.completed callback to http:\/\/127\.0\.0\.1:\d+\/: .*ECONNREFUSED/);
   });

@@ -71,7 +71,7 @@ export async function startServer(behave: Behaviour, configure?: (server: Server
   };
 }
 
-export { freePort } from './free-port.js';
+export { freePort, refusedPort } from './free-port.js';
 
 /** Answers with JSON and the given status. */
 export function json(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): ServerResponse {

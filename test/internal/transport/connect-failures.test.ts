@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
 import { ConnectionError, DealerClient, RequestAbortedError, TimeoutError } from '../../../src/index.js';
 import type { ConnectionFailureReason, PayorchError } from '../../../src/index.js';
-import { CUSTOMER, freePort, noBackoff, providerFor, startServer, closeLoopbackServers } from '../../helpers/loopback.js';
+import { CUSTOMER, refusedPort, noBackoff, providerFor, startServer, closeLoopbackServers } from '../../helpers/loopback.js';
 import { DEALER, PROVIDER } from '../../helpers/wire.js';
 
 /*
@@ -68,7 +68,7 @@ async function closedInHandshake(close: 'end' | 'reset'): Promise<Target> {
 const TARGETS: readonly (readonly [string, () => Promise<Target>, ConnectionFailureReason, number])[] = [
   // .invalid never resolves (RFC 6761): nothing outside this machine is asked to serve it.
   ['a host name that does not resolve', () => Promise.resolve({ url: 'https://payorch-sdk-test.invalid', requests: () => 0 }), 'name_not_resolved', 3],
-  ['a refused connection', async () => ({ url: `https://127.0.0.1:${await freePort()}`, requests: () => 0 }), 'connection_refused', 3],
+  ['a refused connection', async () => ({ url: `https://127.0.0.1:${await refusedPort()}`, requests: () => 0 }), 'connection_refused', 3],
   ['a self-signed certificate', selfSigned, 'tls_handshake', 1],
   ['https to a plain-HTTP port', async () => {
     const server = await startServer((_request, response) => response.end('{}'));

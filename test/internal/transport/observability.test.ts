@@ -2,7 +2,7 @@ import { inspect } from 'node:util';
 import { describe, expect, test, vi } from 'vitest';
 import { APIError, AuthenticationError, ConnectionError, PermissionDeniedError, RequestAbortedError, RequestValidationError, ResponseValidationError, TimeoutError, UnprocessableEntityError } from '../../../src/index.js';
 import type { Logger, RequestEvent, ResponseEvent } from '../../../src/index.js';
-import { CARD, CARD_PAYMENT, CUSTOMER, DEPOSIT, WELCOME, freePort, json, noBackoff, providerFor, startServer, closeLoopbackServers } from '../../helpers/loopback.js';
+import { CARD, CARD_PAYMENT, CUSTOMER, DEPOSIT, WELCOME, refusedPort, json, noBackoff, providerFor, startServer, closeLoopbackServers } from '../../helpers/loopback.js';
 import { PROVIDER } from '../../helpers/wire.js';
 
 closeLoopbackServers();
@@ -93,7 +93,7 @@ describe('onRequest and onResponse', () => {
 
   test('report a failure without an answer with status undefined and the typed error', async () => {
     const responses: ResponseEvent[] = [];
-    await providerFor({ url: `http://127.0.0.1:${await freePort()}` }, { maxRetries: 0, onResponse: (event) => responses.push(event) })
+    await providerFor({ url: `http://127.0.0.1:${await refusedPort()}` }, { maxRetries: 0, onResponse: (event) => responses.push(event) })
       .welcome()
       .catch(() => undefined);
     expect(responses).toHaveLength(1);
@@ -180,7 +180,7 @@ describe('secrets', () => {
     await attempt(() => client.manual.startDeposit({ ...CUSTOMER, amount: 0 })); // RequestValidationError
     await attempt(() => client.manual.startDeposit({ ...CUSTOMER, amount: 5 }, { credentialKey: `${PROVIDER.credentialKey}\n` }));
     await attempt(() => client.welcome({ signal: AbortSignal.abort(new Error('user gave up')) }));
-    const nowhere = providerFor({ url: `http://127.0.0.1:${await freePort()}` }, { ...options, credentialKey: PROVIDER.credentialKey, maxRetries: 1 });
+    const nowhere = providerFor({ url: `http://127.0.0.1:${await refusedPort()}` }, { ...options, credentialKey: PROVIDER.credentialKey, maxRetries: 1 });
     await attempt(() => nowhere.manual.startDeposit({ ...CUSTOMER, amount: 250 }));
 
     expect(errors.map((error) => (error as Error).constructor)).toEqual([

@@ -11,7 +11,7 @@ import {
   UnprocessableEntityError,
 } from '../../../src/index.js';
 import type { CallOutcome, PayorchError, ProviderClient } from '../../../src/index.js';
-import { CUSTOMER, freePort, json, noBackoff, providerFor, startServer, closeLoopbackServers } from '../../helpers/loopback.js';
+import { CUSTOMER, refusedPort, json, noBackoff, providerFor, startServer, closeLoopbackServers } from '../../helpers/loopback.js';
 import type { Behaviour } from '../../helpers/loopback.js';
 import { PROVIDER } from '../../helpers/wire.js';
 
@@ -82,7 +82,7 @@ describe('error.outcome', () => {
         if (entry.abort === 'after') controller.abort(new Error('user left'));
         return behave(request, response, n, seen);
       });
-    const url = server?.url ?? `http://127.0.0.1:${await freePort()}`;
+    const url = server?.url ?? `http://127.0.0.1:${await refusedPort()}`;
     const client = providerFor({ url }, { credentialKey: PROVIDER.credentialKey, maxRetries: 0, ...(entry.timeout === undefined ? {} : { timeout: entry.timeout }) });
     const error = await CALLS[call](client, { signal: controller.signal }, entry.bad === true).then(
       () => expect.unreachable('the call should fail'),
@@ -101,7 +101,7 @@ describe('error.outcome', () => {
 
   test('an abort while waiting to retry a refused connection is not_sent, and nothing was resent', async () => {
     const controller = new AbortController();
-    const port = await freePort();
+    const port = await refusedPort();
     const client = providerFor({ url: `http://127.0.0.1:${port}` }, { credentialKey: PROVIDER.credentialKey, maxRetries: 5, onResponse: () => { controller.abort(new Error('user left')); } });
     const error = await client.manual.startDeposit({ ...CUSTOMER, amount: 250 }, { signal: controller.signal }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(RequestAbortedError);

@@ -7,7 +7,7 @@ import { ProxyAgent } from 'undici';
 import { afterEach, describe, expect, test } from 'vitest';
 import { ConnectionError, ProviderClient } from '../../../src/index.js';
 import type { ProviderClientOptions } from '../../../src/index.js';
-import { CUSTOMER, DEPOSIT, WELCOME, freePort, json, noBackoff, startServer, closeLoopbackServers } from '../../helpers/loopback.js';
+import { CUSTOMER, DEPOSIT, WELCOME, refusedPort, json, noBackoff, startServer, closeLoopbackServers } from '../../helpers/loopback.js';
 import { PROVIDER, sha256 } from '../../helpers/wire.js';
 
 closeLoopbackServers();
@@ -115,7 +115,7 @@ describe('calls through a CONNECT proxy', () => {
     noBackoff();
     const service = await startServer((_request, response) => json(response, 200, DEPOSIT));
     let attempts = 0;
-    const client = throughProxy(`http://127.0.0.1:${await freePort()}`, service.url, { credentialKey: PROVIDER.credentialKey, onRequest: () => attempts++ });
+    const client = throughProxy(`http://127.0.0.1:${await refusedPort()}`, service.url, { credentialKey: PROVIDER.credentialKey, onRequest: () => attempts++ });
     const error = await client.manual.startDeposit({ ...CUSTOMER, amount: 250 }).catch((caught: unknown) => caught);
     expect((error as ConnectionError).outcome).toBe('unknown');
     expect(attempts).toBe(1);

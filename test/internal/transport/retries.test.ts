@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import { describe, expect, test } from 'vitest';
 import { APIError, ConnectionError, DealerClient, TimeoutError } from '../../../src/index.js';
 import type { ProviderClientOptions, ResponseEvent } from '../../../src/index.js';
-import { CUSTOMER, DEPOSIT, WELCOME, freePort, json, noBackoff, providerFor, startServer, closeLoopbackServers } from '../../helpers/loopback.js';
+import { CUSTOMER, DEPOSIT, WELCOME, freePort, refusedPort, json, noBackoff, providerFor, startServer, closeLoopbackServers } from '../../helpers/loopback.js';
 import { DEALER_CALLS, DEALER_PAYMENT_CALLS, PAYMENT_CALLS, PROVIDER_CALLS, definedOperations } from '../../helpers/api-calls.js';
 import { DEALER, PROVIDER, sha256 } from '../../helpers/wire.js';
 
@@ -194,7 +194,7 @@ describe('calls that create a money movement', () => {
     test('is retried when the connection is refused, and fails with refused: true', async () => {
       noBackoff();
       let attempts = 0;
-      const error = await send(`http://127.0.0.1:${await freePort()}`, { onRequest: () => attempts++ });
+      const error = await send(`http://127.0.0.1:${await refusedPort()}`, { onRequest: () => attempts++ });
       expect(error).toBeInstanceOf(ConnectionError);
       expect((error as ConnectionError).refused).toBe(true);
       expect(attempts).toBe(3);

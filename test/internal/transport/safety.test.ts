@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { APIError, ConnectionError, PayorchError, ProviderClient, RequestValidationError } from '../../../src/index.js';
-import { CUSTOMER, DEPOSIT, WELCOME, freePort, json, noBackoff, providerFor, startServer, closeLoopbackServers } from '../../helpers/loopback.js';
+import { CUSTOMER, DEPOSIT, WELCOME, refusedPort, json, noBackoff, providerFor, startServer, closeLoopbackServers } from '../../helpers/loopback.js';
 import { PROVIDER } from '../../helpers/wire.js';
 
 closeLoopbackServers();
@@ -108,7 +108,7 @@ describe('a custom fetch that follows redirects whatever it is told', () => {
   };
 
   test.each([
-    ['refuses the connection', async () => `http://127.0.0.1:${await freePort()}`],
+    ['refuses the connection', async () => `http://127.0.0.1:${await refusedPort()}`],
     ['does not resolve', () => Promise.resolve('http://payorch-test.invalid')],
   ])('a payment redirected to a host that %s was read by the service: unknown, sent once', async (_name, target) => {
     noBackoff();
@@ -131,7 +131,7 @@ describe('a custom fetch that follows redirects whatever it is told', () => {
 
   test('a refused connection that names the service itself is still not_sent, and resent', async () => {
     noBackoff();
-    const port = await freePort();
+    const port = await refusedPort();
     let attempts = 0;
     const error = await providerFor({ url: `http://127.0.0.1:${port}` }, { credentialKey: PROVIDER.credentialKey, maxRetries: 2, fetch: following([]), onRequest: () => attempts++ })
       .manual.startDeposit({ ...CUSTOMER, amount: 250 })
