@@ -5,11 +5,11 @@ import type { ConnectionFailureReason } from '../errors/error.js';
  * a sign that the failure came before the connection carried a byte of the request counts as
  * such; anything else is `connection_failed`, which says the service may have the request.
  *
- * - Node (undici): the cause's `code`: ENOTFOUND or EAI_AGAIN from getaddrinfo, ECONNREFUSED (an
- *   AggregateError of them when every address refused), UND_ERR_CONNECT_TIMEOUT, no route to the
- *   host while connecting (EHOSTUNREACH, ENETUNREACH with syscall `connect`: the same codes on an
- *   established connection come after sending), an AggregateError whose every address failed
- *   before sending (IPv6 unreachable, IPv4 refused), and the codes a
+ * - Node (undici): the cause's `code`: ENOTFOUND or EAI_AGAIN from getaddrinfo, ECONNREFUSED,
+ *   UND_ERR_CONNECT_TIMEOUT, no route to the host while connecting (EHOSTUNREACH, ENETUNREACH with
+ *   syscall `connect`: the same codes on an established connection come after sending), an
+ *   AggregateError whose every address failed so (every one refused, or IPv6 unreachable and IPv4
+ *   refused), and the codes a
  *   handshake ends with: the certificate checks' (DEPTH_ZERO_SELF_SIGNED_CERT,
  *   ERR_TLS_CERT_ALTNAME_INVALID, ...) and OpenSSL's for a server that does not speak TLS
  *   (ERR_SSL_WRONG_VERSION_NUMBER). A reset while connecting (ECONNRESET with syscall `connect`:
@@ -78,8 +78,7 @@ function beforeOrAfter(chain: readonly Error[]): ConnectionFailureReason {
     if (code === 'EPROTO' && /TLS handshake failed/i.test(current.message)) return 'tls_handshake';
     if (TLS_CLOSED_IN_HANDSHAKE.test(current.message)) return 'tls_handshake';
     if (DENO_CONNECT.test(current.message)) return denoConnectFailure(current.message);
-    // Every address tried failed before sending (every one refused, or IPv6 unreachable and IPv4
-    // refused): the first one's reason.
+    // Every address tried failed before sending: the first one's reason.
     if (current instanceof AggregateError && current.errors.length > 0) {
       const reasons = current.errors.map((entry: unknown) => beforeOrAfter(causes(entry)));
       if (!reasons.includes('connection_failed')) return reasons[0] ?? 'connection_failed';

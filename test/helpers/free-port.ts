@@ -1,8 +1,8 @@
 import { createServer } from 'node:net';
 
 /**
- * A port on 127.0.0.1 with nothing listening: connecting to it is refused, and a server may take it.
- * Below Linux's ephemeral range (32768 and up), where the kernel picks the local port of every
+ * A port on 127.0.0.1 for a server a test starts on a port of its choosing; for a port that must
+ * stay refused, refusedPort. Below Linux's ephemeral range (32768 and up), where the kernel picks the local port of every
  * outgoing connection and of `listen(0)`: a server the tests stop and start again on its port
  * (Redis, a proxy taken down) would otherwise find it taken, now and then, by another connection.
  */
