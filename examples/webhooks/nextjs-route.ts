@@ -5,9 +5,8 @@ import { createCallbackReceiver } from 'payorch';
 import { confirmOrder, orderTable } from './orders.js';
 import type { Order } from './orders.js';
 
+// The keys come from PAYORCH_PROVIDER_API_KEY and PAYORCH_PROVIDER_SECRET_KEY.
 const receiver = createCallbackReceiver({
-  apiKey: process.env['PAYORCH_PROVIDER_API_KEY'] ?? '',
-  secretKey: process.env['PAYORCH_PROVIDER_SECRET_KEY'] ?? '',
   // The hash does not cover the user or the amount: each callback is checked against your order
   // row first (saved when startDeposit or startWithdrawal answered); `false` answers 409.
   confirm: confirmOrder(orderTable.orderOf),

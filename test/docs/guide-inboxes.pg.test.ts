@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type pg from 'pg';
-import { afterAll, describe, expect, test } from 'vitest';
+import { afterAll, describe, expect, test, vi } from 'vitest';
 import { signCallback } from '../../src/index.js';
 import { unsigned } from '../helpers/callbacks.js';
 import { ledgerDatabase, startPgWorker } from '../helpers/hyperdrive.js';
@@ -60,7 +60,10 @@ async function creditedOnce(url: string, database: Ledger, name: string, amount:
 describe('the PostgreSQL block, in Node', () => {
   test('a deposit whose user has no balance row is a 500 with no key and no payment recorded; once the row exists it is credited once', async () => {
     const database = await ledgerDatabase('payorch_guide_pg');
-    const env: Readonly<Record<string, string>> = { DATABASE_URL: new URL(database.hyperdriveUrl).href, PAYORCH_PROVIDER_API_KEY: PROVIDER.apiKey, PAYORCH_PROVIDER_SECRET_KEY: PROVIDER.secretKey };
+    const env: Readonly<Record<string, string>> = { DATABASE_URL: new URL(database.hyperdriveUrl).href };
+    // The block leaves the keys to the receiver, which reads them from the environment.
+    vi.stubEnv('PAYORCH_PROVIDER_API_KEY', PROVIDER.apiKey);
+    vi.stubEnv('PAYORCH_PROVIDER_SECRET_KEY', PROVIDER.secretKey);
     // The block as printed, its imports resolved to this checkout and its environment given.
     const module = `${codeBlock(guide, '## PostgreSQL')
       .replace("from 'pg'", `from '${createRequire(import.meta.url).resolve('pg')}'`)
@@ -77,6 +80,7 @@ describe('the PostgreSQL block, in Node', () => {
       await served.close();
       await pool.end();
       await database.drop();
+      vi.unstubAllEnvs();
     }
   });
 });
