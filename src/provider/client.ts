@@ -54,11 +54,10 @@ interface SiteOptions extends ProviderClientOptions {
  * ```ts
  * import { ProviderClient } from 'payorch';
  *
+ * // The keys are read from PAYORCH_PROVIDER_API_KEY and PAYORCH_PROVIDER_SECRET_KEY.
  * const provider = new ProviderClient({
  *   baseUrl: 'https://pay.example.com',
- *   apiKey: process.env.PAYORCH_PROVIDER_API_KEY!,
- *   secretKey: process.env.PAYORCH_PROVIDER_SECRET_KEY!,
- *   credentialKey: process.env.PAYORCH_CREDENTIAL_KEY!,
+ *   credentialKey: process.env.PAYORCH_CREDENTIAL_KEY, // the site the calls act for
  * });
  * const { provider: me } = await provider.welcome();
  * ```

@@ -358,9 +358,8 @@ export const RECEIVER_OPTIONS = declareOptions<CallbackReceiverOptions<CallbackI
  * // Your order row, saved when startDeposit answered: the hash covers neither user nor amount.
  * declare function orderOf(trackingCode: string): Promise<{ readonly userId: string; readonly maxAmount: number } | undefined>;
  * declare function creditBalance(userId: string, amount: number): Promise<void>;
+ * // The keys are read from PAYORCH_PROVIDER_API_KEY and PAYORCH_PROVIDER_SECRET_KEY.
  * const receiver = createCallbackReceiver({
- *   apiKey: process.env.PAYORCH_PROVIDER_API_KEY!,
- *   secretKey: process.env.PAYORCH_PROVIDER_SECRET_KEY!,
  *   kind: 'deposit',
  *   confirm: async (callback) => {
  *     const order = await orderOf(callback.payload.tracking_code);
