@@ -158,10 +158,10 @@ export class RequestValidationError extends PayorchError {
 /**
  * Where a connection failed. All but `connection_failed` end before the request's first byte
  * could leave: the name did not resolve, the connection was refused, found no route to the host
- * or was never established, or the TLS handshake failed (docs/errors-and-retries.md has each
- * runtime's signs).
+ * or was never established, the TLS handshake failed, or the runtime did not permit connecting
+ * (docs/errors-and-retries.md has each runtime's signs).
  */
-export type ConnectionFailureReason = 'name_not_resolved' | 'connection_refused' | 'host_unreachable' | 'connect_timeout' | 'tls_handshake' | 'connection_failed';
+export type ConnectionFailureReason = 'name_not_resolved' | 'connection_refused' | 'host_unreachable' | 'connect_timeout' | 'tls_handshake' | 'not_permitted' | 'connection_failed';
 
 const DESCRIPTIONS: Readonly<Record<ConnectionFailureReason, string>> = {
   name_not_resolved: 'the host name did not resolve',
@@ -169,6 +169,7 @@ const DESCRIPTIONS: Readonly<Record<ConnectionFailureReason, string>> = {
   host_unreachable: 'the host could not be reached (no route to it)',
   connect_timeout: 'the connection was not established in time',
   tls_handshake: 'the TLS handshake failed (certificate or protocol)',
+  not_permitted: 'the runtime does not permit connecting to the service (Deno: --allow-net for its host; Node with --permission: --allow-net)',
   connection_failed: 'the connection failed after the request may have left',
 };
 

@@ -22,6 +22,9 @@ import type { ConnectionFailureReason } from '../errors/error.js';
  *   server that does not speak TLS.
  * - Deno: no code; hyper's "client error (Connect)" (older: "error trying to connect") says the
  *   connection, resolution and handshake included, was never made, and the text names which part.
+ * - A runtime that does not permit the connection refuses it before trying: Deno without
+ *   --allow-net for the host throws "Requires net access to …" (NotCapable; PermissionDenied in
+ *   Deno 1), Node under --permission without --allow-net gives ERR_ACCESS_DENIED.
  */
 
 const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EAI_NODATA', 'EAI_FAIL']);
@@ -48,6 +51,7 @@ const CERTIFICATE_CODES = new Set([
 ]);
 const TLS_CLOSED_IN_HANDSHAKE = /disconnected before secure TLS connection was established/;
 const DENO_CONNECT = /client error \(Connect\)|error trying to connect/;
+const DENO_NOT_PERMITTED = /^Requires net access to\b/;
 const MAX_DEPTH = 5;
 
 /**
@@ -74,6 +78,7 @@ function beforeOrAfter(chain: readonly Error[]): ConnectionFailureReason {
     if (code !== undefined && CONNECT_TIMEOUT_CODES.has(code)) return 'connect_timeout';
     if (code === 'ETIMEDOUT' && whileConnecting(current)) return 'connect_timeout';
     if (code !== undefined && UNREACHABLE_CODES.has(code) && whileConnecting(current)) return 'host_unreachable';
+    if (code === 'ERR_ACCESS_DENIED' || DENO_NOT_PERMITTED.test(current.message)) return 'not_permitted';
     if (code !== undefined && CERTIFICATE_CODES.has(code)) return 'tls_handshake';
     if (code === 'EPROTO' && /TLS handshake failed/i.test(current.message)) return 'tls_handshake';
     if (TLS_CLOSED_IN_HANDSHAKE.test(current.message)) return 'tls_handshake';
@@ -109,7 +114,8 @@ function namesDestination(error: unknown, destination: URL, depth: number): bool
 }
 
 function denoConnectFailure(message: string): ConnectionFailureReason {
-  if (/connection refused/i.test(message)) return 'connection_refused';
+  // A reset of the TCP connection while it was being made: turned away, as a refusal is.
+  if (/connection refused|tcp connect error: connection reset/i.test(message)) return 'connection_refused';
   if (/dns error/i.test(message)) return 'name_not_resolved';
   if (/timed out/i.test(message)) return 'connect_timeout';
   if (/no route to host|network is unreachable|host is down|network is down/i.test(message)) return 'host_unreachable';

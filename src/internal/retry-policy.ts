@@ -95,10 +95,11 @@ export function worstOutcome(a: CallOutcome, b: CallOutcome): CallOutcome {
 /**
  * Whether a connection failure is worth another attempt. A failed TLS handshake is not: a
  * certificate does not change between two attempts, and a handshake that fails where it used to
- * succeed may be someone in the path (docs/decisions.md). Every other failure may be brief.
+ * succeed may be someone in the path (docs/decisions.md). Nor is a connection the runtime does not
+ * permit: its permissions are set when the process starts. Every other failure may be brief.
  */
 export function retriesConnection(reason: ConnectionFailureReason): boolean {
-  return reason !== 'tls_handshake';
+  return reason !== 'tls_handshake' && reason !== 'not_permitted';
 }
 
 /**

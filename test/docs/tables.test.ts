@@ -204,7 +204,7 @@ describe('docs/errors-and-retries.md', () => {
   test('each row of the connection failures table is what connectionFailure reads from its runtime signs, with its outcome and retry', () => {
     const rows = table(errorsGuide, ['Failure', '`reason`', '`outcome`', 'Node (undici: `cause.code`)', 'Bun (`code` on the error)', 'Deno (message)', 'Retried']);
     // Every reason, as the compiler checks: a reason added to the type and not here fails the typecheck.
-    const reasons = Object.keys({ name_not_resolved: true, connection_refused: true, host_unreachable: true, connect_timeout: true, tls_handshake: true, connection_failed: true } satisfies Record<ConnectionFailureReason, true>) as ConnectionFailureReason[];
+    const reasons = Object.keys({ name_not_resolved: true, connection_refused: true, host_unreachable: true, connect_timeout: true, tls_handshake: true, not_permitted: true, connection_failed: true } satisfies Record<ConnectionFailureReason, true>) as ConnectionFailureReason[];
     const seen = new Set<string>();
     for (const [failure = '', reasonCell = '', outcomeCell = '', node = '', bun = '', deno = '', retried = ''] of rows) {
       const reason = quoted(reasonCell)[0] as ConnectionFailureReason;
@@ -256,7 +256,7 @@ describe('docs/errors-and-retries.md', () => {
     const others = Array.from({ length: 500 }, (_, index) => index + 100).filter((status) => !RETRY_STATUS_CODES.has(status));
     const checks: Record<string, ((resendable: boolean) => boolean[]) | 'by the transport'> = {
       'Connection refused, name not resolved, host unreachable, never connected': byConnection(['connection_refused', 'name_not_resolved', 'host_unreachable', 'connect_timeout']),
-      'TLS handshake failed': byConnection(['tls_handshake']),
+      'TLS handshake failed, connection not permitted': byConnection(['tls_handshake', 'not_permitted']),
       'Reset, closed mid-answer': byConnection(['connection_failed']),
       [listed]: byStatus(transient),
       'Any other status, a bad answer': byStatus(others),

@@ -52,7 +52,13 @@ const ROWS: readonly (readonly [string, unknown, ConnectionFailureReason])[] = [
   ['Deno: no route to the network', deno('https://10.9.8.7/x', 'Connect): tcp connect error: Network is unreachable (os error 101)'), 'host_unreachable'],
   ['Deno: a self-signed certificate', deno('https://127.0.0.1:47443/x', 'Connect): invalid peer certificate: Other(OtherError(CaUsedAsEndEntity))'), 'tls_handshake'],
   ['Deno: https to a plain-HTTP port', deno('https://127.0.0.1:47080/x', 'Connect): received corrupt message of type InvalidContentType'), 'tls_handshake'],
+  ['Deno: a reset while connecting', deno('http://127.0.0.1:47082/x', 'Connect): tcp connect error: Connection reset by peer (os error 104)'), 'connection_refused'],
   ['Deno: a connection closed after sending', deno('http://127.0.0.1:47081/x', 'SendRequest): connection closed before message completed'), 'connection_failed'],
+  ['Deno: a reset after sending', deno('http://127.0.0.1:47081/x', 'SendRequest): connection error: Connection reset by peer (os error 104)'), 'connection_failed'],
+  // Thrown by fetch itself, before it tries to connect.
+  ['Deno: no --allow-net for the host', Object.assign(new Error('Requires net access to "pay.example.com:443", run again with the --allow-net flag'), { name: 'NotCapable' }), 'not_permitted'],
+  ['Deno 1: no --allow-net for the host', Object.assign(new Error('Requires net access to "pay.example.com:443", run again with the --allow-net flag'), { name: 'PermissionDenied' }), 'not_permitted'],
+  ['Node 26: --permission without --allow-net', node('ERR_ACCESS_DENIED', 'connect ERR_ACCESS_DENIED Access to this API has been restricted. Use --allow-net to manage permissions.'), 'not_permitted'],
   ['a test double (msw): "Failed to fetch"', new TypeError('Failed to fetch'), 'connection_failed'],
   ['a value that is not an error', 'boom', 'connection_failed'],
 ];

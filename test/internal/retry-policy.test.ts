@@ -71,6 +71,7 @@ describe('attemptOutcome, the one classification of what may have arrived', () =
     ['no route to the host', { kind: 'no_answer', reason: 'host_unreachable' }, 'not_sent'],
     ['a connection never established', { kind: 'no_answer', reason: 'connect_timeout' }, 'not_sent'],
     ['a failed TLS handshake', { kind: 'no_answer', reason: 'tls_handshake' }, 'not_sent'],
+    ['a connection the runtime does not permit', { kind: 'no_answer', reason: 'not_permitted' }, 'not_sent'],
     ['a reset after the handshake', { kind: 'no_answer', reason: 'connection_failed' }, 'unknown'],
     ['a 400', { kind: 'answer', status: 400, refusal: false }, 'refused'],
     ['a 429', { kind: 'answer', status: 429, refusal: false }, 'refused'],
