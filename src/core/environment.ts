@@ -12,7 +12,10 @@ import type { Api } from './api.js';
 /** The runtimes' two ways to the environment, as far as payorch reads them. */
 interface Runtime {
   readonly process?: { readonly env?: Readonly<Record<string, string | undefined>> };
-  readonly Deno?: { readonly env?: { get?(name: string): string | undefined } };
+  readonly Deno?: {
+    readonly env?: { get?(name: string): string | undefined };
+    readonly permissions?: { querySync?(descriptor: { readonly name: 'env'; readonly variable: string }): { readonly state?: string } };
+  };
 }
 
 /**
@@ -22,6 +25,7 @@ interface Runtime {
  */
 export function environmentVariable(name: string): string | undefined {
   const runtime = globalThis as Runtime;
+  if (runtime.Deno !== undefined && !denoGrants(runtime.Deno, name)) return undefined;
   let value: string | undefined;
   try {
     value = runtime.process?.env?.[name];
@@ -36,6 +40,21 @@ export function environmentVariable(name: string): string | undefined {
     }
   }
   return value === '' ? undefined : value;
+}
+
+/**
+ * Whether Deno lets `name` be read without asking. At a terminal, Deno stops the program at a read
+ * it was not given --allow-env for and asks the user, even for a variable payorch only looks at
+ * (PAYORCH_LOG, a key given as an option elsewhere): only a granted read is made. A Deno without
+ * the query reads as before, and refuses by throwing.
+ */
+function denoGrants(deno: NonNullable<Runtime['Deno']>, name: string): boolean {
+  try {
+    const { permissions } = deno;
+    return permissions?.querySync === undefined || permissions.querySync({ name: 'env', variable: name }).state === 'granted';
+  } catch {
+    return false;
+  }
 }
 
 /** The environment variables of a pair of keys. */

@@ -140,4 +140,25 @@ describe('environmentVariable', () => {
     });
     expect(environmentVariable('PAYORCH_LOG')).toBeUndefined();
   });
+
+  test('Deno is read only where --allow-env grants the variable: at a terminal, any other read stops the program to ask', () => {
+    vi.stubEnv('PAYORCH_LOG', 'debug');
+    const asked: string[] = [];
+    const states: Record<string, string> = { PAYORCH_LOG: 'prompt' };
+    vi.stubGlobal('Deno', {
+      env: { get: (name: string) => (name === 'PAYORCH_LOG' ? 'info' : undefined) },
+      permissions: {
+        querySync(descriptor: { name: string; variable: string }) {
+          asked.push(`${descriptor.name} ${descriptor.variable}`);
+          return { state: states[descriptor.variable] ?? 'denied' };
+        },
+      },
+    });
+    expect(environmentVariable('PAYORCH_LOG')).toBeUndefined();
+    states['PAYORCH_LOG'] = 'denied';
+    expect(environmentVariable('PAYORCH_LOG')).toBeUndefined();
+    states['PAYORCH_LOG'] = 'granted';
+    expect(environmentVariable('PAYORCH_LOG')).toBe('debug');
+    expect(asked).toEqual(['env PAYORCH_LOG', 'env PAYORCH_LOG', 'env PAYORCH_LOG']);
+  });
 });
