@@ -33,9 +33,6 @@ describe('readSignatureHeaders', () => {
   test.each([
     ['a header given twice in an array', { 'x-api-key': 'key', 'x-timestamp': '1763812345', 'x-hash': ['abc', 'abc'] }, 'repeated_header', 'X-Hash is given 2 times'],
     ['a header given under two letter cases', { 'x-api-key': 'key', 'X-API-KEY': 'key', 'x-timestamp': '1763812345', 'x-hash': 'abc' }, 'repeated_header', 'X-Api-Key is given 2 times'],
-    // As Node's request.headers and a Fetch Headers give a header sent twice: one value, joined.
-    ['X-Hash sent twice, joined by a Fetch Headers', (() => { const headers = new Headers({ 'x-api-key': 'key', 'x-timestamp': '1763812345' }); headers.append('x-hash', 'abc'); headers.append('x-hash', 'def'); return headers; })(), 'repeated_header', 'X-Hash is given 2 times (joined with commas)'],
-    ['X-Timestamp sent twice, joined by node:http', { 'x-api-key': 'key', 'x-timestamp': '1763812345, 1763812346', 'x-hash': 'abc' }, 'repeated_header', 'X-Timestamp is given 2 times (joined with commas)'],
     ['an empty header', { 'x-api-key': 'key', 'x-timestamp': '', 'x-hash': 'abc' }, 'empty_header', 'X-Timestamp is empty'],
     ['a header that is a number', { 'x-api-key': 'key', 'x-timestamp': 1763812345, 'x-hash': 'abc' }, 'empty_header', 'X-Timestamp is not text'],
     ['an array with a non-string', { 'x-api-key': [42], 'x-timestamp': '1763812345', 'x-hash': 'abc' }, 'empty_header', 'X-Api-Key is not text'],
