@@ -1,4 +1,5 @@
 import { environmentVariable } from './environment.js';
+import { callListener } from '../internal/listener.js';
 import type { LogFunction, Logger } from './observability.js';
 
 /*
@@ -71,17 +72,18 @@ export function levelledLogger(logger: Logger | undefined, option: LogLevel | un
   const level = logLevelOf(option);
   const target = logger ?? consoleLogger;
   const rank = RANK[level];
+  // A logger that throws or rejects is the user's to notice: what payorch was doing goes on.
   const pick = (name: Exclude<LogLevel, 'off'>): LogFunction =>
     RANK[name] <= rank
       ? (fields, message) => {
-          target[name](fields, message);
+          callListener(target[name], [fields, message], noop, target);
         }
       : noop;
   const warnAlways: LogFunction =
     level === 'off'
       ? noop
       : (fields, message) => {
-          target.warn(fields, message);
+          callListener(target.warn, [fields, message], noop, target);
         };
   return { level, enabled: (name) => RANK[name] <= rank, debug: pick('debug'), info: pick('info'), warn: pick('warn'), error: pick('error'), warnAlways };
 }

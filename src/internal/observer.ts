@@ -2,6 +2,7 @@ import type { LogLevel } from '../core/log-level.js';
 import { levelledLogger } from '../core/log-level.js';
 import type { LevelledLogger } from '../core/log-level.js';
 import type { Logger, Observers, RequestEvent, ResponseEvent } from '../core/observability.js';
+import { callListener } from './listener.js';
 
 /**
  * Shortens a secret to at most its last 4 characters (`…e9d1`), so that a log line can tell
@@ -51,11 +52,7 @@ export class Observer {
   }
 
   log(level: keyof Logger, fields: Readonly<Record<string, unknown>>, message: string): void {
-    try {
-      this.#logger[level](fields, message);
-    } catch {
-      // A broken logger is the user's to notice; the call goes on.
-    }
+    this.#logger[level](fields, message);
   }
 
   request(event: RequestEvent, call: LoggedCall): void {
@@ -75,18 +72,9 @@ export class Observer {
 
   #call<E>(hook: ((event: E) => unknown) | undefined, event: E, name: string): void {
     if (hook === undefined) return;
-    try {
-      // Typed as returning void, but an async hook returns a promise: it is not awaited, and its
-      // rejection must not become an unhandled one.
-      const result = hook(event);
-      if (result instanceof Promise) {
-        result.catch((error: unknown) => {
-          this.#hookFailed(name, error);
-        });
-      }
-    } catch (error) {
+    callListener(hook, [event], (error) => {
       this.#hookFailed(name, error);
-    }
+    });
   }
 
   #hookFailed(name: string, error: unknown): void {

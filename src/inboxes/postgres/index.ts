@@ -14,6 +14,7 @@ import { DEFAULT_POSTGRES_INBOX_LOCK_TIMEOUT_MS, DEFAULT_POSTGRES_INBOX_TABLE, P
 import type { PostgresInboxContext, PostgresInboxOptions } from './table.js';
 import { tableName } from '../../postgres/table.js';
 import type { PostgresClientOf, PostgresPool, PostgresQueryResult } from '../../postgres/table.js';
+import { callListener } from '../../internal/listener.js';
 
 /** A pool that emits `'error'` for its idle clients, as pg's `Pool` does. */
 interface ErrorEmitter {
@@ -315,12 +316,9 @@ function guardPool(pool: object, onPoolError: ((error: Error) => void) | undefin
     // A pool being ended closes its idle connections on purpose; on Workers (pg-cloudflare) each
     // close emits "Stream was cancelled", once per request with a pool per request. Not a failure.
     if ((pool as Partial<Record<'ending', unknown>>).ending === true) return;
-    try {
-      if (onPoolError !== undefined) onPoolError(error);
-      else console.warn(`payorch/postgres: an idle pooled connection failed (${error.message}); the pool opens a new one`);
-    } catch {
-      // A listener that throws would end the process just the same.
-    }
+    // A listener that throws or rejects would end the process just the same.
+    if (onPoolError !== undefined) callListener(onPoolError, [error], () => undefined);
+    else console.warn(`payorch/postgres: an idle pooled connection failed (${error.message}); the pool opens a new one`);
   });
 }
 

@@ -10,6 +10,7 @@ import type { CallbackReceiver } from '../../webhooks/receiver/receiver.js';
 import type { CardStatusSource } from '../../webhooks/status-read.js';
 import { BULLMQ_DEFAULTS as DEFAULTS, bullMQDeadLetters, deadLetterOfJob } from './dead-letters.js';
 import { notQueued, redisErrors } from './unreachable.js';
+import { callListener } from '../../internal/listener.js';
 
 /** Settings of {@link createBullMQQueue}. */
 export interface BullMQQueueOptions {
@@ -231,12 +232,10 @@ export function createBullMQQueue(options: BullMQQueueOptions): BullMQCallbackQu
       console.error(error.message);
     });
   const tell = (error: QueueError): void => {
-    try {
-      onError(error);
-    } catch (listenerError) {
-      // A listener that throws would end the process just the same.
+    // A listener that throws or rejects would end the process just the same.
+    callListener(onError, [error], (listenerError) => {
       console.error('payorch/bullmq: onError threw', listenerError);
-    }
+    });
   };
   // Shared by the queue and every worker: one Redis down is one report a minute.
   const hear = redisErrors(name, tell);
@@ -298,11 +297,9 @@ export function createBullMQQueue(options: BullMQQueueOptions): BullMQCallbackQu
         });
       const tell = async (job: Parameters<typeof deadLetterOfJob>[1]): Promise<void> => {
         const deadLetter = await deadLetterOfJob(queue, job);
-        try {
-          onDeadLetter(deadLetter);
-        } catch (error) {
+        callListener(onDeadLetter, [deadLetter], (error) => {
           console.error('payorch/bullmq: onDeadLetter threw', error);
-        }
+        });
       };
       // BullMQ sets finishedOn only when a failure is final: a retry has none. A job that stalled
       // more than maxStalledCount times fails here too, when a worker next takes it.

@@ -46,6 +46,7 @@ import {
   REPLAY_ROUTE_OPTIONS,
 } from './options.js';
 import type { CloudflareQueue, CloudflareQueueOptions, D1DeadLettersTableOptions, JobApplier, QueueBatchLike } from './options.js';
+import { callListener } from '../../internal/listener.js';
 
 /**
  * The SQL that creates the dead letters' D1 table: a row per job that failed an attempt (its
@@ -219,12 +220,10 @@ export function createCloudflareQueue(options: CloudflareQueueOptions): Cloudfla
         });
       const tell = (deadLetters: readonly DeadLetter[]): void => {
         for (const deadLetter of deadLetters) {
-          try {
-            onDeadLetter(deadLetter);
-          } catch (error) {
-            // Kept already: a throwing listener must not have the message retried.
+          // Kept already: a throwing listener must not have the message retried.
+          callListener(onDeadLetter, [deadLetter], (error) => {
             console.error('payorch/cloudflare-queues: onDeadLetter threw', error);
-          }
+          });
         }
       };
       return async (batch) => {

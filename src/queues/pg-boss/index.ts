@@ -53,6 +53,7 @@ import {
 import type { PgBossBacklog, PgBossQueueOptions, PgBossWorkOptions } from './options.js';
 import { deadLetterTableName } from '../../postgres/dead-letter-table.js';
 import { PGBOSS_CREATE_DEAD_LETTER_TABLE, PGBOSS_DEAD_LETTER_TABLE } from './dead-letter-table.js';
+import { callListener } from '../../internal/listener.js';
 
 /** The workers {@link PgBossQueue.work} started. */
 export interface PgBossWorkers {
@@ -132,11 +133,9 @@ function watchBacklog(boss: PgBossLike, queue: string, seconds: number, tell: (b
         const growing = readings.length > GROWING_READINGS && ready > first && readings.every((value, index) => index === 0 || value >= (readings[index - 1] ?? 0));
         if (!growing || quiet > 0) return;
         quiet = BACKLOG_QUIET_READINGS;
-        try {
-          tell({ queue, ready, readyBefore: first, seconds: GROWING_READINGS * seconds });
-        } catch (error) {
+        callListener(tell, [{ queue, ready, readyBefore: first, seconds: GROWING_READINGS * seconds }], (error) => {
           console.error('payorch/pg-boss: onBacklog threw', error);
-        }
+        });
       },
       // pg-boss reports its own failures (its 'error' event); the next reading tries again.
       () => undefined,
@@ -255,12 +254,10 @@ export function createPgBossQueue(options: PgBossQueueOptions): PgBossQueue {
       const keep = async (id: string, data: unknown, attempts: number, lastError: string): Promise<void> => {
         const deadLetter = await keepDeadJob(store, { id, job: jobOf(data), attempts, lastError, history: historyOf(data) });
         if (deadLetter === undefined) return;
-        try {
-          tell(deadLetter);
-        } catch (error) {
-          // Kept already: a throwing listener must not make pg-boss retry the job.
+        // Kept already: a throwing listener must not make pg-boss retry the job.
+        callListener(tell, [deadLetter], (error) => {
           console.error('payorch/pg-boss: onDeadLetter threw', error);
-        }
+        });
       };
       // Batches settled job by job, and fetched again at once while they come back full: a
       // backlog drains at the speed of the applications, not one batch per polling interval.

@@ -1,5 +1,6 @@
 import type { Logger } from '../../core/observability.js';
 import { CallbackHandlingError, isPayorchError } from '../../errors/error.js';
+import { callListener } from '../../internal/listener.js';
 import type { PayorchError } from '../../errors/error.js';
 import type { AppliedCallback } from '../status-read.js';
 
@@ -57,14 +58,13 @@ function foreignPhase(phase: CallbackErrorDetails['phase']): CallbackHandlingErr
  * `failureLogger` (the logger as given, never filtered by level); else to `console.error`.
  */
 export function failureReport(onError: OnCallbackError | undefined, failureLogger: Logger | undefined): Report {
+  // A failing onError (or an async one that rejects) must not take the answer or the process down with it.
+  const failed = (reportError: unknown): void => {
+    console.error('payorch: onError threw', reportError);
+  };
   return (error, details) => {
-    try {
-      if (onError !== undefined) onError(isPayorchError(error) ? error : new CallbackHandlingError(foreignPhase(details.phase), error), details);
-      else if (failureLogger !== undefined) failureLogger.error({ phase: details.phase, trackingCode: details.callback?.payload.tracking_code, status: details.callback?.payload.status, error }, 'payorch: a callback was not applied');
-      else console.error('payorch: a callback was not applied', error);
-    } catch (reportError) {
-      // A failing onError must not take the answer (or the process) down with it.
-      console.error('payorch: onError threw', reportError);
-    }
+    if (onError !== undefined) callListener(onError, [isPayorchError(error) ? error : new CallbackHandlingError(foreignPhase(details.phase), error), details], failed);
+    else if (failureLogger !== undefined) callListener(failureLogger.error, [{ phase: details.phase, trackingCode: details.callback?.payload.tracking_code, status: details.callback?.payload.status, error }, 'payorch: a callback was not applied'], failed, failureLogger);
+    else console.error('payorch: a callback was not applied', error);
   };
 }

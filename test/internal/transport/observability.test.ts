@@ -3,6 +3,7 @@ import { describe, expect, test, vi } from 'vitest';
 import { APIError, AuthenticationError, ConnectionError, PermissionDeniedError, RequestAbortedError, RequestValidationError, ResponseValidationError, TimeoutError, UnprocessableEntityError } from '../../../src/index.js';
 import type { Logger, RequestEvent, ResponseEvent } from '../../../src/index.js';
 import { CARD, CARD_PAYMENT, CUSTOMER, DEPOSIT, WELCOME, refusedPort, json, noBackoff, providerFor, startServer, closeLoopbackServers } from '../../helpers/loopback.js';
+import { unhandledDuring } from '../../helpers/unhandled.js';
 import { PROVIDER } from '../../helpers/wire.js';
 
 closeLoopbackServers();
@@ -62,6 +63,17 @@ describe('the logger', () => {
     };
     const client = providerFor(server, { credentialKey: PROVIDER.credentialKey, logger: { debug: broken, info: broken, warn: broken, error: broken } });
     await expect(client.manual.startDeposit({ ...CUSTOMER, amount: 250 })).resolves.toEqual(DEPOSIT);
+  });
+
+  test('an async logger that rejects neither changes the outcome of a failed payment nor leaves a rejection unhandled', async () => {
+    const server = await startServer((_request, response) => { json(response, 502, {}); });
+    const rejecting = async (): Promise<void> => Promise.reject(new Error('log shipper down'));
+    // eslint-disable-next-line @typescript-eslint/no-misused-promises -- an async listener, as code without this rule passes one
+    const client = providerFor(server, { credentialKey: PROVIDER.credentialKey, logLevel: 'debug', logger: { debug: rejecting, info: rejecting, warn: rejecting, error: rejecting } });
+    const unhandled = await unhandledDuring(async () => {
+      await expect(client.manual.startDeposit({ ...CUSTOMER, amount: 250 })).rejects.toMatchObject({ name: 'InternalServerError', status: 502, outcome: 'unknown' });
+    });
+    expect(unhandled).toEqual([]);
   });
 });
 
