@@ -16,7 +16,8 @@ import type { ValidationIssue } from './error.js';
  * and whatever an error holds reaches logs: `util.inspect(err)`, `JSON.stringify(err)`, pino.
  */
 
-const REDACTED = '[redacted]';
+/** What a secret is replaced with. */
+export const REDACTED = '[redacted]';
 // Short values are skipped: hiding every "1" of a message would hide nothing and garble the rest.
 const MIN_REDACTED_LENGTH = 4;
 // Deeper than any answer the service sends; bounds the recursion on a hostile one.

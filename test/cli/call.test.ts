@@ -5,7 +5,7 @@ import { describe, expect, test } from 'vitest';
 import { z } from 'zod';
 import { DealerClient, ProviderClient } from '../../src/index.js';
 import { API_ENDPOINTS, endpointPath } from '../../src/tools/registry/index.js';
-import { refusedPort, closeLoopbackServers } from '../helpers/loopback.js';
+import { WELCOME, refusedPort, closeLoopbackServers, json, startServer } from '../helpers/loopback.js';
 import { expectNoSecret, jsonOf, useListeningSandbox, payorch, expectUsageError } from './run.js';
 
 closeLoopbackServers();
@@ -31,6 +31,17 @@ describe('payorch call', { timeout: 30_000 }, () => {
     expect(run.stderr).toBe('ok POST /api/provider/welcome\n');
     expect(jsonOf(run)).toMatchObject({ success: true, provider: { name: 'Sandbox Provider' } });
     expectNoSecret(run, ...secrets());
+  });
+
+  test('an answer that echoes the secret key, the credential key and the hash is printed as sent, each redacted', async () => {
+    const keys = { PAYORCH_PROVIDER_API_KEY: 'echo_api_key', PAYORCH_PROVIDER_SECRET_KEY: 'echoed_secret_key_value', PAYORCH_CREDENTIAL_KEY: 'echoed_credential_key' };
+    const server = await startServer((request, response) => {
+      json(response, 200, { ...WELCOME, message: `hash ${String(request.headers['x-hash'])}, secret ${keys.PAYORCH_PROVIDER_SECRET_KEY}, site ${keys.PAYORCH_CREDENTIAL_KEY}` });
+    });
+    const run = await payorch(['call', 'welcome'], { PAYORCH_BASE_URL: server.url, ...keys });
+    expect(run.code).toBe(0);
+    expect(jsonOf(run)).toEqual({ ...WELCOME, message: 'hash [redacted], secret [redacted], site [redacted]' });
+    expectNoSecret(run, keys.PAYORCH_PROVIDER_SECRET_KEY, keys.PAYORCH_CREDENTIAL_KEY, ...server.seen.map((seen) => String(seen.headers['x-hash'])));
   });
 
   test('--data JSON is the operation\'s parameters; --json prints the answer alone', async () => {

@@ -101,6 +101,18 @@ describe('payorch doctor', { timeout: 30_000 }, () => {
     expect(elapsed).toBeLessThan(1.75 * timeoutMs);
   });
 
+  test('a service that echoes the hash and the secret key in its 200: the greeting is printed with both redacted', async () => {
+    const secretKey = 'echoed_secret_key_value';
+    const server = await startServer((request, response) => {
+      json(response, 200, { success: true, message: `you sent hash ${String(request.headers['x-hash'])} with secret ${secretKey}`, provider: {} });
+    });
+    for (const args of [['--json'], []]) {
+      const run = await payorch(['doctor', ...args], { PAYORCH_BASE_URL: server.url, PAYORCH_PROVIDER_API_KEY: 'echo_api_key', PAYORCH_PROVIDER_SECRET_KEY: secretKey });
+      expect(run.stdout).toContain('signed request accepted: you sent hash [redacted] with secret [redacted]');
+      expectNoSecret(run, secretKey, ...server.seen.map((seen) => String(seen.headers['x-hash'])));
+    }
+  });
+
   test('nothing listening: reachability fails with the cause and a fix', async () => {
     const run = await doctor({ PAYORCH_BASE_URL: `http://127.0.0.1:${await refusedPort()}`, PAYORCH_PROVIDER_API_KEY: 'a', PAYORCH_PROVIDER_SECRET_KEY: 'b' });
     expect(run.code).toBe(1);

@@ -3,9 +3,10 @@ import { APIError, AuthenticationError, DealerClient, PayorchError, PermissionDe
 import type { ValidationIssue } from 'payorch';
 import { TransactionRangeParams } from 'payorch/schemas';
 import type { Endpoint } from '../../internal/endpoint.js';
+import type { APIPromise } from '../../core/api-promise.js';
 import type { Api } from '../../core/api.js';
 import { REQUEST_OPTIONS } from '../../core/option-checks.js';
-import { API_ENDPOINTS, endpointPath } from '../cli-internals.js';
+import { API_ENDPOINTS, REDACTED, endpointPath } from '../cli-internals.js';
 import { ENVIRONMENT_NAMES } from './environment.js';
 import { declared, numberFlag, rangeOf } from './flags.js';
 import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_FAILED, EXIT_OK, UsageError, accountKeys, colours, fromFlagOrEnv, inFlags, parse, printable, readInput, requireSetting, secretKeyHelp } from './io.js';
@@ -175,7 +176,7 @@ async function readData(data: string | undefined, io: Io): Promise<unknown> {
   }
 }
 
-type Method = (...args: unknown[]) => Promise<unknown>;
+type Method = (...args: unknown[]) => APIPromise<unknown>;
 
 /** The client's method of that operation name: `manual.startDeposit` is `client.manual.startDeposit`. */
 function methodOf(client: object, operation: string): { target: object; method: Method } {
@@ -304,9 +305,12 @@ async function run(args: readonly string[], io: Io): Promise<number> {
       status(c.dim(`${printed.length} record${printed.length === 1 ? '' : 's'}`));
       return EXIT_OK;
     }
-    const answer = await (noParams ? method.call(target) : method.call(target, params));
+    const { body, response } = await (noParams ? method.call(target) : method.call(target, params)).withResponse();
     status(`${c.green('ok')} ${endpoint.method} ${endpointPath(row)}`);
-    io.stdout.write(`${JSON.stringify(answer, null, 2)}\n`);
+    // An answer that echoes a secret key, credential key, X-Key or hash the call sent is printed as
+    // the service sent it, those redacted, never as it was parsed.
+    const text = await response.text();
+    io.stdout.write(`${JSON.stringify(text.includes(REDACTED) ? (JSON.parse(text) as unknown) : body, null, 2)}\n`);
     return EXIT_OK;
   } catch (error) {
     if (!(error instanceof PayorchError)) throw error;

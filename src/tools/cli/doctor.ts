@@ -5,7 +5,7 @@ import { assertNever } from '../../internal/assert-never.js';
 import type { Api } from '../../core/api.js';
 import { isLoopbackHostname } from '../../core/loopback.js';
 import { checkBaseUrl } from '../../core/option-checks.js';
-import { endpointPath, settingsEndpoint, welcomeEndpoint } from '../cli-internals.js';
+import { endpointPath, redactText, secretForms, settingsEndpoint, welcomeEndpoint } from '../cli-internals.js';
 import { ENVIRONMENT_NAMES } from './environment.js';
 import { DEFAULT_WAIT_MS, WAIT_TIMEOUT, numberFlag, rangeOf } from './flags.js';
 import { COMMON_OPTIONS, EXIT_FAILED, EXIT_OK, KEY_VARIABLES, colours, emit, fromFlagOrEnv, parse, printable, requireSetting, accountKeys, secretFromOptions, UsageError } from './io.js';
@@ -144,7 +144,8 @@ async function checkAccount(account: Api, root: string, keys: AccountKeys, timeo
   }
   const succeeded = response.ok && typeof parsed === 'object' && parsed !== null && (parsed as { success?: unknown }).success !== false;
   if (succeeded) {
-    checks.push({ account, name: 'authentication', outcome: 'ok', detail: `signed request accepted${greeting(parsed)}` });
+    // A service that echoes what it was sent must not have the secret key or the hash printed.
+    checks.push({ account, name: 'authentication', outcome: 'ok', detail: `signed request accepted${redactText(greeting(parsed), secretForms([keys.secretKey, headers['X-Hash']]))}` });
     return checks;
   }
   const error = APIError.generate({ status: response.status, headers: {}, body: parsed, request: { method: account === 'provider' ? 'POST' : 'GET', url: url.href }, redact: [keys.secretKey, headers['X-Hash']] });
