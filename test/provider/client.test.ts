@@ -80,6 +80,25 @@ describe('per-call credentialKey', () => {
     expect((error as RequestValidationError).message).toMatch(/needs a site credential key/);
     expect(seen).toHaveLength(0);
   });
+
+  // JavaScript, or a cast, can hand anything over: it would have gone out as "42" or "null".
+  test.each([
+    ['a number on the client', { credentialKey: 42 }, undefined, 'got number'],
+    ['null through withSite', 'withSite', undefined, 'got null'],
+    ['a boolean on the call', {}, { credentialKey: true }, 'got boolean'],
+  ])('a site key that is not text (%s) is refused before sending, naming credentialKey, for a basic-hash call too', async (_name, client, call, got) => {
+    const seen = capture('post', DEPOSIT_URL, deposit);
+    const welcomes = capture('post', `${BASE_URL}/api/provider/welcome`, { success: true });
+    const provider = client === 'withSite' ? new ProviderClient(keys).withSite(null as unknown as string) : new ProviderClient({ ...keys, ...(client as object) });
+    const options = call as { credentialKey?: string } | undefined;
+    for (const sending of [() => provider.manual.startDeposit({ ...customer, amount: 10 }, options), () => provider.welcome(options)]) {
+      const error = await sending().catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(RequestValidationError);
+      expect(error).toMatchObject({ outcome: 'not_sent', issues: [{ field: 'credentialKey', rule: 'invalid_option' }] });
+      expect((error as RequestValidationError).message).toContain(`credentialKey: must be a non-empty string (the site credential key); ${got}`);
+    }
+    expect([seen, welcomes].map((requests) => requests.length)).toEqual([0, 0]);
+  });
 });
 
 describe('provider.request', () => {
