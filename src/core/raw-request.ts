@@ -12,9 +12,9 @@ export interface RawRequest {
    * @example '/third-party/bank/gateways'
    */
   readonly path: string;
-  /** JSON body of a POST; sent as given, unchecked. A GET has none. */
+  /** JSON body of a POST, sent as given, its fields unchecked; one JSON cannot hold (a cycle, a BigInt) is refused. A GET has none. */
   readonly body?: unknown;
-  /** Query parameters; `undefined` values are left out. */
+  /** Query parameters: strings and finite numbers; `undefined` values are left out. */
   readonly query?: Readonly<Record<string, string | number | undefined>>;
   /**
    * Extra headers; each name must be an HTTP token. The signing headers (X-Api-Key, X-Hash,

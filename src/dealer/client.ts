@@ -77,7 +77,7 @@ export class DealerClient extends DealerResources {
    * resent after an ambiguous failure) unless `resendable` is set.
    *
    * @throws {RequestValidationError} before sending, for a path that leaves `/api/dealer`, a
-   * header name that is not an HTTP token, or a GET with a body
+   * header name that is not an HTTP token, a GET with a body, or a body JSON cannot hold
    * @example
    * ```ts
    * import type { DealerClient } from 'payorch';

@@ -35,6 +35,9 @@ function pathProblem(path: unknown): string | undefined {
  * @throws {RequestValidationError} naming each problem
  */
 export function checkRawRequest(params: RawRequest): void {
+  if (typeof params !== 'object' || (params as unknown) === null) {
+    throw new RequestValidationError('request', [{ field: '(params)', rule: 'invalid_argument', message: 'must be an object: { method, path, body?, query?, headers? }' }]);
+  }
   const issues: ValidationIssue[] = [];
   const given = params as Partial<Record<keyof RawRequest, unknown>>;
   if (given.method !== 'GET' && given.method !== 'POST') issues.push({ field: 'method', rule: 'invalid_value', message: 'must be GET or POST' });
@@ -46,8 +49,27 @@ export function checkRawRequest(params: RawRequest): void {
   if (params.method === 'GET' && params.body !== undefined) {
     // fetch itself refuses it, and its TypeError would look like a network failure.
     issues.push({ field: 'body', rule: 'not_allowed', message: 'a GET request has no body: use query' });
+  } else if (params.body !== undefined) {
+    // Serialised at sending: its failure there would read as a failed connection that may have moved money.
+    const problem = jsonProblem(params.body);
+    if (problem !== undefined) issues.push({ field: 'body', rule: 'invalid_value', message: problem });
+  }
+  for (const [name, value] of Object.entries(given.query ?? {})) {
+    const type = typeof value;
+    if (value !== undefined && type !== 'string' && !(type === 'number' && Number.isFinite(value))) issues.push({ field: `query.${name}`, rule: 'invalid_value', message: `must be a string or a finite number; got ${value === null ? 'null' : type}` });
   }
   if (issues.length > 0) throw new RequestValidationError('request', issues);
+}
+
+/** Why `body` cannot be sent as JSON, if it cannot: a cycle, a BigInt, a toJSON that throws, a function. */
+function jsonProblem(body: unknown): string | undefined {
+  try {
+    // JSON.stringify gives undefined, whatever its type says, for a function or a symbol.
+    const text = JSON.stringify(body) as string | undefined;
+    return text === undefined ? `cannot be sent as JSON (a ${typeof body})` : undefined;
+  } catch (error) {
+    return `cannot be sent as JSON: ${error instanceof Error ? error.message : String(error)}`;
+  }
 }
 
 /**

@@ -5,6 +5,7 @@ import { checkSettings, clientOptions } from '../core/client-options.js';
 import { keyNames, withEnvironmentKeys } from '../core/environment.js';
 import type { ClientSettings } from '../core/client-options.js';
 import { checkOptions } from '../core/option-checks.js';
+import { RequestValidationError } from '../errors/error.js';
 import { checkRawRequest, rawCall } from '../internal/raw-call.js';
 import type { RawRequest } from '../core/raw-request.js';
 import { Transport } from '../internal/transport.js';
@@ -138,8 +139,8 @@ export class ProviderClient extends ProviderResources {
    * checked for failure like any other, and returned as parsed JSON.
    *
    * @throws {RequestValidationError} before sending, for a path that leaves `/api/provider` (`..`,
-   * `//`, an absolute URL, a query or fragment), a header name that is not an HTTP token, or a GET
-   * with a body
+   * `//`, an absolute URL, a query or fragment), a header name that is not an HTTP token, a GET
+   * with a body, a body JSON cannot hold, or a `hash` the spec does not have
    * @example
    * ```ts
    * import type { ProviderClient } from 'payorch';
@@ -150,6 +151,8 @@ export class ProviderClient extends ProviderResources {
   request(params: ProviderRawRequest, options: ProviderRequestOptions = {}): APIPromise<unknown> {
     return APIPromise.start(async () => {
       checkRawRequest(params);
+      const hash: unknown = params.hash;
+      if (hash !== 'basic' && hash !== 'credential' && hash !== 'key') throw new RequestValidationError('request', [{ field: 'hash', rule: 'invalid_value', message: `must be 'basic', 'credential' or 'key' (spec 5.1); got ${typeof hash === 'string' ? JSON.stringify(hash) : typeof hash}` }]);
       const signing: Signing =
         params.hash === 'credential'
           ? { hash: 'credential', credentialKey: params.credentialKey ?? this._requireCredentialKey('request', options) }

@@ -65,6 +65,54 @@ describe('request() of both clients', () => {
     expect(fetch).not.toHaveBeenCalled();
   });
 
+  const circular: Record<string, unknown> = { amount: 250 };
+  circular['self'] = circular;
+  test.each([
+    ['a cycle', circular, /^cannot be sent as JSON: Converting circular structure to JSON/],
+    ['a BigInt', { amount: 250n }, /^cannot be sent as JSON: Do not know how to serialize a BigInt/],
+    ['a toJSON that throws', { toJSON: () => { throw new Error('no'); } }, /^cannot be sent as JSON: no$/],
+    ['a function', () => 250, /^cannot be sent as JSON \(a function\)$/],
+  ])('refuses a body with %s before sending: it read as a failed connection that may have moved money', async (_name, body, message) => {
+    const { fetch, send } = clients();
+    for (const call of send) {
+      const error = await refusalOf(() => call({ method: 'POST', path: '/start-manual-deposit', body }));
+      expect(error.outcome).toBe('not_sent');
+      expect(error.issues).toEqual([{ field: 'body', rule: 'invalid_value', message: expect.stringMatching(message) as unknown }]);
+    }
+    expect(fetch).not.toHaveBeenCalled();
+  });
+
+  test.each([
+    ['an object', { a: { b: 1 } }, 'object'],
+    ['null', { a: null }, 'null'],
+    ['NaN', { a: Number.NaN }, 'number'],
+  ])('refuses a query value that is %s: it went out as "[object Object]" or "null"', async (_name, query, got) => {
+    const { fetch, send } = clients();
+    for (const call of send) {
+      const error = await refusalOf(() => call({ method: 'GET', path: '/future', query } as never));
+      expect(error.issues).toEqual([{ field: 'query.a', rule: 'invalid_value', message: `must be a string or a finite number; got ${got}` }]);
+    }
+    expect(fetch).not.toHaveBeenCalled();
+  });
+
+  test('refuses a call without its parameters, naming them, instead of a TypeError', async () => {
+    const fetch = vi.fn<typeof globalThis.fetch>(() => Promise.reject(new Error('nothing may be sent')));
+    const provider = new ProviderClient({ baseUrl: BASE_URL, ...PROVIDER, fetch });
+    const dealer = new DealerClient({ baseUrl: BASE_URL, ...DEALER, fetch });
+    for (const call of [() => provider.request(undefined as never), () => dealer.request(undefined as never)]) {
+      expect((await refusalOf(call)).issues).toEqual([{ field: '(params)', rule: 'invalid_argument', message: 'must be an object: { method, path, body?, query?, headers? }' }]);
+    }
+    expect(fetch).not.toHaveBeenCalled();
+  });
+
+  test("refuses a provider hash other than the spec's three: it was signed as basic without a word", async () => {
+    const fetch = vi.fn<typeof globalThis.fetch>(() => Promise.reject(new Error('nothing may be sent')));
+    const provider = new ProviderClient({ baseUrl: BASE_URL, ...PROVIDER, fetch });
+    const error = await refusalOf(() => provider.request({ method: 'POST', path: '/future', hash: 'nope' } as never));
+    expect(error.issues).toEqual([{ field: 'hash', rule: 'invalid_value', message: `must be 'basic', 'credential' or 'key' (spec 5.1); got "nope"` }]);
+    expect(fetch).not.toHaveBeenCalled();
+  });
+
   test('accepts ordinary paths with percent escapes and a trailing slash', async () => {
     const { send } = clients();
     for (const call of send) {
