@@ -1,5 +1,5 @@
 import { environmentVariable } from './environment.js';
-import { callListener } from '../internal/listener.js';
+import { callListener } from './listener.js';
 import type { LogFunction, Logger } from './observability.js';
 
 /*

@@ -2,7 +2,7 @@ import type { LogLevel } from '../core/log-level.js';
 import { levelledLogger } from '../core/log-level.js';
 import type { LevelledLogger } from '../core/log-level.js';
 import type { Logger, Observers, RequestEvent, ResponseEvent } from '../core/observability.js';
-import { callListener } from './listener.js';
+import { callListener } from '../core/listener.js';
 
 /**
  * Shortens a secret to at most its last 4 characters (`…e9d1`), so that a log line can tell

@@ -14,7 +14,7 @@ import { DEFAULT_POSTGRES_INBOX_LOCK_TIMEOUT_MS, DEFAULT_POSTGRES_INBOX_TABLE, P
 import type { PostgresInboxContext, PostgresInboxOptions } from './table.js';
 import { tableName } from '../../postgres/table.js';
 import type { PostgresClientOf, PostgresPool, PostgresQueryResult } from '../../postgres/table.js';
-import { callListener } from '../../internal/listener.js';
+import { callListener } from '../../core/listener.js';
 
 /** A pool that emits `'error'` for its idle clients, as pg's `Pool` does. */
 interface ErrorEmitter {

@@ -10,7 +10,7 @@ import type { CallbackReceiver } from '../../webhooks/receiver/receiver.js';
 import type { CardStatusSource } from '../../webhooks/status-read.js';
 import { BULLMQ_DEFAULTS as DEFAULTS, bullMQDeadLetters, deadLetterOfJob } from './dead-letters.js';
 import { notQueued, redisErrors } from './unreachable.js';
-import { callListener } from '../../internal/listener.js';
+import { callListener } from '../../core/listener.js';
 
 /** Settings of {@link createBullMQQueue}. */
 export interface BullMQQueueOptions {

@@ -46,7 +46,7 @@ import {
   REPLAY_ROUTE_OPTIONS,
 } from './options.js';
 import type { CloudflareQueue, CloudflareQueueOptions, D1DeadLettersTableOptions, JobApplier, QueueBatchLike } from './options.js';
-import { callListener } from '../../internal/listener.js';
+import { callListener } from '../../core/listener.js';
 
 /**
  * The SQL that creates the dead letters' D1 table: a row per job that failed an attempt (its

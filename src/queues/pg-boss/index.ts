@@ -53,7 +53,7 @@ import {
 import type { PgBossBacklog, PgBossQueueOptions, PgBossWorkOptions } from './options.js';
 import { deadLetterTableName } from '../../postgres/dead-letter-table.js';
 import { PGBOSS_CREATE_DEAD_LETTER_TABLE, PGBOSS_DEAD_LETTER_TABLE } from './dead-letter-table.js';
-import { callListener } from '../../internal/listener.js';
+import { callListener } from '../../core/listener.js';
 
 /** The workers {@link PgBossQueue.work} started. */
 export interface PgBossWorkers {

@@ -1,6 +1,6 @@
 import type { Logger } from '../../core/observability.js';
 import { CallbackHandlingError, isPayorchError } from '../../errors/error.js';
-import { callListener } from '../../internal/listener.js';
+import { callListener } from '../../core/listener.js';
 import type { PayorchError } from '../../errors/error.js';
 import type { AppliedCallback } from '../status-read.js';
 
