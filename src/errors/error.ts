@@ -169,7 +169,7 @@ const DESCRIPTIONS: Readonly<Record<ConnectionFailureReason, string>> = {
   host_unreachable: 'the host could not be reached (no route to it)',
   connect_timeout: 'the connection was not established in time',
   tls_handshake: 'the TLS handshake failed (certificate or protocol)',
-  not_permitted: 'the runtime does not permit connecting to the service (Deno: --allow-net for its host; Node with --permission: --allow-net)',
+  not_permitted: 'the runtime does not permit connecting to the service (Deno: --allow-net for its host; Node with --permission: --allow-net; fetch blocks some ports, such as 6000 and 10080)',
   connection_failed: 'the connection failed after the request may have left',
 };
 

@@ -24,7 +24,9 @@ import type { ConnectionFailureReason } from '../errors/error.js';
  *   connection, resolution and handshake included, was never made, and the text names which part.
  * - A runtime that does not permit the connection refuses it before trying: Deno without
  *   --allow-net for the host throws "Requires net access to …" (NotCapable; PermissionDenied in
- *   Deno 1), Node under --permission without --allow-net gives ERR_ACCESS_DENIED.
+ *   Deno 1), Node under --permission without --allow-net gives ERR_ACCESS_DENIED. So does a port
+ *   the Fetch standard blocks (6000, 10080, …): undici's "bad port", Deno's "Requests to port … are
+ *   blocked"; Bun does not block them.
  */
 
 const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EAI_NODATA', 'EAI_FAIL']);
@@ -52,6 +54,8 @@ const CERTIFICATE_CODES = new Set([
 const TLS_CLOSED_IN_HANDSHAKE = /disconnected before secure TLS connection was established/;
 const DENO_CONNECT = /client error \(Connect\)|error trying to connect/;
 const DENO_NOT_PERMITTED = /^Requires net access to\b/;
+// undici's whole message for a port fetch blocks, and Deno's.
+const BLOCKED_PORT = /^bad port$|Requests to port \d+ are blocked/;
 const MAX_DEPTH = 5;
 
 /**
@@ -78,7 +82,7 @@ function beforeOrAfter(chain: readonly Error[]): ConnectionFailureReason {
     if (code !== undefined && CONNECT_TIMEOUT_CODES.has(code)) return 'connect_timeout';
     if (code === 'ETIMEDOUT' && whileConnecting(current)) return 'connect_timeout';
     if (code !== undefined && UNREACHABLE_CODES.has(code) && whileConnecting(current)) return 'host_unreachable';
-    if (code === 'ERR_ACCESS_DENIED' || DENO_NOT_PERMITTED.test(current.message)) return 'not_permitted';
+    if (code === 'ERR_ACCESS_DENIED' || DENO_NOT_PERMITTED.test(current.message) || BLOCKED_PORT.test(current.message)) return 'not_permitted';
     if (code !== undefined && CERTIFICATE_CODES.has(code)) return 'tls_handshake';
     if (code === 'EPROTO' && /TLS handshake failed/i.test(current.message)) return 'tls_handshake';
     if (TLS_CLOSED_IN_HANDSHAKE.test(current.message)) return 'tls_handshake';

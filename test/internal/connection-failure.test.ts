@@ -58,6 +58,8 @@ const ROWS: readonly (readonly [string, unknown, ConnectionFailureReason])[] = [
   // Thrown by fetch itself, before it tries to connect.
   ['Deno: no --allow-net for the host', Object.assign(new Error('Requires net access to "pay.example.com:443", run again with the --allow-net flag'), { name: 'NotCapable' }), 'not_permitted'],
   ['Deno 1: no --allow-net for the host', Object.assign(new Error('Requires net access to "pay.example.com:443", run again with the --allow-net flag'), { name: 'PermissionDenied' }), 'not_permitted'],
+  ['Node: a port fetch blocks', new TypeError('fetch failed', { cause: new Error('bad port') }), 'not_permitted'],
+  ['Deno: a port fetch blocks', new TypeError('Fetch failed: Requests to port 6000 are blocked'), 'not_permitted'],
   ['Node 26: --permission without --allow-net', node('ERR_ACCESS_DENIED', 'connect ERR_ACCESS_DENIED Access to this API has been restricted. Use --allow-net to manage permissions.'), 'not_permitted'],
   ['a test double (msw): "Failed to fetch"', new TypeError('Failed to fetch'), 'connection_failed'],
   ['a value that is not an error', 'boom', 'connection_failed'],
