@@ -138,7 +138,7 @@ export class CallEngine {
   }
 
   async #request<S extends z.ZodMiniType>(call: Call<S>, options: RequestOptions, trace: CallTrace | undefined): Promise<Answered<z.output<S>>> {
-    checkOptions(call.operation, options, REQUEST_OPTIONS);
+    checkOptions(call.operation, options, REQUEST_OPTIONS, true);
     const timeout = options.timeout ?? this.#config.timeout ?? DEFAULT_CLIENT_TIMEOUT_MS;
     // One controller per call, aborted by the deadline or by the caller's signal, and dropped
     // with its timer when the call ends. AbortSignal.timeout() would keep a timer, a signal and

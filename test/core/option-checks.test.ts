@@ -85,6 +85,16 @@ describe.each(clients)('new %s', (name, make, keys, variable) => {
     expect(error.message).not.toContain(keys.apiKey);
   });
 
+  test("a call's misspelt option is refused before sending, naming the ones it has: a payment's timeout must not be dropped", async () => {
+    const fetch = neverCalled();
+    const client = make({ baseUrl: BASE_URL, ...keys, fetch });
+    const call = (options: object) => (name === 'ProviderClient' ? (client as ProviderClient).welcome(options) : (client as DealerClient).settings.get(options));
+    const error: unknown = await call({ timout: 5_000 }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(RequestValidationError);
+    expect((error as RequestValidationError).issues).toEqual([{ field: 'timout', rule: 'invalid_option', message: expect.stringMatching(/^is not an option of \S+ \(misspelt, or removed\?\); its options are timeout, maxRetries, signal$/) as string }]);
+    expect(fetch).not.toHaveBeenCalled();
+  });
+
   test('the limits themselves are accepted: timeout 1 and 2^31-1, maxRetries 0 and 10, maxResponseBytes 1', () => {
     expect(() => make({ baseUrl: BASE_URL, ...keys, timeout: 1, maxRetries: 0, maxResponseBytes: 1 })).not.toThrow();
     expect(() => make({ baseUrl: BASE_URL, ...keys, timeout: 2 ** 31 - 1, maxRetries: 10 })).not.toThrow();
