@@ -1,7 +1,7 @@
 import type { Logger, RequestEvent, ResponseEvent } from './observability.js';
 import { LOG_LEVEL_OPTION } from './log-level.js';
 import type { LogLevel } from './log-level.js';
-import { BASE_URL_OPTION, LOGGER_OPTION, REQUEST_OPTIONS, TRACER_OPTION, checkOptions, declareOptions } from './option-checks.js';
+import { BASE_URL_OPTION, CALL_SETTINGS, LOGGER_OPTION, TRACER_OPTION, checkOptions, declareOptions } from './option-checks.js';
 import { RequestValidationError } from '../errors/error.js';
 import type { OptionDeclaration, OptionName } from './option-checks.js';
 import { keyNames } from './environment.js';
@@ -168,7 +168,7 @@ export function clientOptions(api: Api): readonly OptionDeclaration<OptionName<C
   return declareOptions<ClientOptions>()([
     { name: 'apiKey', rule: { type: 'key' }, required: true, env: names.apiKey },
     { name: 'secretKey', rule: { type: 'key' }, required: true, env: names.secretKey },
-    ...REQUEST_OPTIONS,
+    ...CALL_SETTINGS,
     { name: 'maxResponseBytes', rule: { type: 'number', min: 1, max: Number.MAX_SAFE_INTEGER, integer: true }, default: DEFAULT_CLIENT_MAX_RESPONSE_BYTES },
     { name: 'clockOffsetMs', rule: { type: 'number', min: -Infinity, max: Infinity }, default: 0 },
     ...(['fetch', 'now', 'onRequest', 'onResponse'] as const).map((name): OptionDeclaration<typeof name> => ({ name, rule: { type: 'function' } })),

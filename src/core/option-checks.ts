@@ -381,11 +381,14 @@ export const DEFAULT_CLIENT_MAX_RETRIES = 2;
 /** Retries beyond this only lengthen an outage; the backoff reaches its 8 s cap by then. */
 const MAX_RETRIES_CAP = 10;
 
-/** The options a single call may override: `timeout` and `maxRetries`. Cheap enough for every call. */
-export const REQUEST_OPTIONS = declareOptions<RequestOptions>()([
+/** What a client sets for its calls and a single call may override: `timeout` and `maxRetries`. */
+export const CALL_SETTINGS = declareOptions<Omit<RequestOptions, 'signal'>>()([
   { name: 'timeout', rule: { type: 'number', min: 1, max: MAX_TIMEOUT_MS, unit: 'milliseconds' }, default: DEFAULT_CLIENT_TIMEOUT_MS },
   { name: 'maxRetries', rule: { type: 'number', min: 0, max: MAX_RETRIES_CAP, integer: true }, default: DEFAULT_CLIENT_MAX_RETRIES },
-], { signal: 'fetch checks its AbortSignal' });
+]);
+
+/** The options of a single call: its settings and its `signal`. Cheap enough for every call. */
+export const REQUEST_OPTIONS = declareOptions<RequestOptions>()([...CALL_SETTINGS, { name: 'signal', rule: { type: 'object', methods: ['addEventListener', 'removeEventListener'], allowed: 'an AbortSignal' } }]);
 
 /** The service's address every client is given. */
 export const BASE_URL_OPTION: OptionDeclaration<'baseUrl'> = { name: 'baseUrl', rule: { type: 'serviceUrl', insecureUnless: 'allowInsecureHttp', problem: serviceUrlProblem }, required: true };

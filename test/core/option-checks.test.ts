@@ -95,6 +95,19 @@ describe.each(clients)('new %s', (name, make, keys, variable) => {
     expect(fetch).not.toHaveBeenCalled();
   });
 
+  test.each([
+    ['a string', 'x', 'got "x"'],
+    ['an object that is no signal', {}, 'got object'],
+  ])("a call's signal that is %s is refused before sending, naming it, instead of a TypeError", async (_case, signal, got) => {
+    const fetch = neverCalled();
+    const client = make({ baseUrl: BASE_URL, ...keys, fetch });
+    const options = { signal } as unknown as { signal: AbortSignal };
+    const error: unknown = await (name === 'ProviderClient' ? (client as ProviderClient).welcome(options) : (client as DealerClient).settings.get(options)).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(RequestValidationError);
+    expect(error).toMatchObject({ outcome: 'not_sent', issues: [{ field: 'signal', rule: 'invalid_option', message: `must be an AbortSignal; ${got}` }] });
+    expect(fetch).not.toHaveBeenCalled();
+  });
+
   test('the limits themselves are accepted: timeout 1 and 2^31-1, maxRetries 0 and 10, maxResponseBytes 1', () => {
     expect(() => make({ baseUrl: BASE_URL, ...keys, timeout: 1, maxRetries: 0, maxResponseBytes: 1 })).not.toThrow();
     expect(() => make({ baseUrl: BASE_URL, ...keys, timeout: 2 ** 31 - 1, maxRetries: 10 })).not.toThrow();

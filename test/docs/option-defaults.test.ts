@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, test } from 'vitest';
 import { clientOptions } from '../../src/core/client-options.js';
-import { REQUEST_OPTIONS, allowedBy } from '../../src/core/option-checks.js';
+import { CALL_SETTINGS, REQUEST_OPTIONS, allowedBy } from '../../src/core/option-checks.js';
 import type { OptionDeclaration } from '../../src/core/option-checks.js';
 import { declared, rangeOf } from '../../src/tools/cli/flags.js';
 import { DEAD_LETTER_PAGE_LIMIT } from '../../src/queues/dead-letters.js';
@@ -240,8 +240,8 @@ function fileDeclaring(name: string): string {
 
 test("each of RequestOptions' @default names the client's option and its declared default", () => {
   const stated = jsDocDefaults(fileDeclaring('RequestOptions'), 'RequestOptions');
-  expect(Object.fromEntries(REQUEST_OPTIONS.map(({ name }) => [name, stated.get(name)]))).toEqual(
-    Object.fromEntries(REQUEST_OPTIONS.map(({ name, default: value }) => [name, `the client's \`${name}\` (${String(value)})`])),
+  expect(Object.fromEntries(CALL_SETTINGS.map(({ name }) => [name, stated.get(name)]))).toEqual(
+    Object.fromEntries(CALL_SETTINGS.map(({ name, default: value }) => [name, `the client's \`${name}\` (${String(value)})`])),
   );
 });
 
