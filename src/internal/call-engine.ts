@@ -265,7 +265,7 @@ export class CallEngine {
       // Aborted before this attempt reached fetch: it cannot have been sent (outcome not_sent).
       state.signal.throwIfAborted();
       state.onWire = true;
-      return (custom === undefined ? globalThis.fetch(request, init) : custom(request, init)).catch((error: unknown) => {
+      return (custom === undefined ? globalThis.fetch(request, init) : untilAborted(custom(request, init), state.signal)).catch((error: unknown) => {
         state.fetchError = error;
         throw error;
       });
@@ -514,4 +514,29 @@ function isFailureFlag(body: unknown): boolean {
   if (typeof body !== 'object' || body === null) return false;
   const { success } = body as { success?: unknown };
   return success === false || success === 0 || (typeof success === 'string' && success.trim().toLowerCase() === 'false');
+}
+
+/**
+ * `fetched`, or a rejection with the signal's reason once it aborts: a custom fetch that ignores
+ * the signal (one that never settles, a wrapper that drops `init.signal`) must not outlive the
+ * call's deadline. What it settles with later is handled here, never left unhandled.
+ */
+function untilAborted<T>(fetched: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => {
+      reject(signal.reason as Error);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    fetched.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what the fetch threw, as it threw it
+        reject(error);
+      },
+    );
+  });
 }

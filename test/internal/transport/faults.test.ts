@@ -55,6 +55,22 @@ describe('faults on a real socket', () => {
     expect([result.readAttempts, result.payAttempts]).toEqual([1, 1]);
   });
 
+  test('a custom fetch that ignores the signal and never settles still ends in a TimeoutError at the deadline', async () => {
+    let called = 0;
+    const fetch = (): Promise<Response> => {
+      called += 1;
+      return new Promise<Response>(() => undefined);
+    };
+    const server = await startServer(() => undefined);
+    const started = performance.now();
+    const error: unknown = await providerFor(server, { timeout: 300, fetch, credentialKey: PROVIDER.credentialKey }).manual.startDeposit({ ...CUSTOMER, amount: 250 }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(TimeoutError);
+    // Handed to a fetch that may have sent it.
+    expect((error as TimeoutError).outcome).toBe('unknown');
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(called).toBe(1);
+  });
+
   test('a body that stalls ends in a TimeoutError at the deadline', async () => {
     const result = await both((_request, response) => {
       response.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
