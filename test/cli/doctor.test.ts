@@ -113,6 +113,17 @@ describe('payorch doctor', { timeout: 30_000 }, () => {
     }
   });
 
+  test('a 502 from a proxy fails authentication with the status, and no advice for a payment: the probe only reads', async () => {
+    const server = await startServer((_request, response) => {
+      json(response, 502, { error: 'bad gateway' });
+    });
+    const run = await doctor({ PAYORCH_BASE_URL: server.url, PAYORCH_PROVIDER_API_KEY: 'a_key', PAYORCH_PROVIDER_SECRET_KEY: 'a_secret' });
+    expect(run.code).toBe(1);
+    const detail = check(run, 'provider', 'authentication')?.detail ?? '';
+    expect(detail).toMatch(/^InternalServerError: .*\(HTTP 502, POST \/api\/provider\/welcome\)\. The service may have processed it; receiving it twice moves no money, so it is safe to retry\.$/);
+    expect(detail).not.toContain('payment');
+  });
+
   test('nothing listening: reachability fails with the cause and a fix', async () => {
     const run = await doctor({ PAYORCH_BASE_URL: `http://127.0.0.1:${await refusedPort()}`, PAYORCH_PROVIDER_API_KEY: 'a', PAYORCH_PROVIDER_SECRET_KEY: 'b' });
     expect(run.code).toBe(1);

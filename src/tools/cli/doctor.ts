@@ -148,7 +148,8 @@ async function checkAccount(account: Api, root: string, keys: AccountKeys, timeo
     checks.push({ account, name: 'authentication', outcome: 'ok', detail: `signed request accepted${redactText(greeting(parsed), secretForms([keys.secretKey, headers['X-Hash']]))}` });
     return checks;
   }
-  const error = APIError.generate({ status: response.status, headers: {}, body: parsed, request: { method: account === 'provider' ? 'POST' : 'GET', url: url.href }, redact: [keys.secretKey, headers['X-Hash']] });
+  // Its probes (welcome, dealer settings) only read: its failure never says a payment may have been created.
+  const error = APIError.generate({ status: response.status, headers: {}, body: parsed, request: { method: account === 'provider' ? 'POST' : 'GET', url: url.href }, call: { operation: probe.operation, resendable: true }, redact: [keys.secretKey, headers['X-Hash']] });
   const reason = error instanceof AuthenticationError || error instanceof PermissionDeniedError ? error.reason : undefined;
   checks.push({
     account,
