@@ -1,6 +1,7 @@
 import { callLabel, outcomeSentence } from './call-message.js';
 import type { CallOutcome, FailedCall } from './call-message.js';
 import { PayorchError } from './error.js';
+import { printable } from './printable.js';
 import type { ValidationIssue } from './error.js';
 
 /*
@@ -331,6 +332,11 @@ function authReason(record: Record<string, unknown> | undefined): AuthFailureRea
 }
 
 function failureSummary(record: Record<string, unknown> | undefined, init: APIErrorInit): string {
+  if (init.status >= 300 && init.status <= 399) {
+    // Never followed: it would send the request, payment body and all, wherever it points.
+    const location = init.headers['location'];
+    return `The service answered with a redirect${location === undefined || location === '' ? '' : ` to ${printable(location)}`}, not followed (check baseUrl)`;
+  }
   if (record === undefined) {
     if (typeof init.body === 'string' && init.body.length > 0) return 'The service answered with a body that is not JSON';
     // A JSON value that is not an object (an array, a number) still is an answer, not an empty one.
@@ -340,7 +346,8 @@ function failureSummary(record: Record<string, unknown> | undefined, init: APIEr
   const message = stringField(record, 'message');
   const messages = stringList(record['messages']);
   const parts = [error, message !== error ? message : undefined, messages?.join('; ')].filter((part) => part !== undefined && part !== '');
-  return parts.length > 0 ? parts.join(': ') : 'The service reported a failure';
+  // The service's words, escaped: a message reaches logs and terminals.
+  return parts.length > 0 ? printable(parts.join(': ')) : 'The service reported a failure';
 }
 
 const CODE_SHAPE = /^[A-Z][A-Z0-9_]+$/;

@@ -87,6 +87,22 @@ describe('APIError.generate', () => {
     expect(error.message).toBe(`${text} (HTTP 502, POST /api/provider/start-manual-withdraw). The service may have processed it: a payment may have been created. Do not send it again; wait for its callback (docs/errors-and-retries.md).`);
   });
 
+  test.each([
+    ['with its Location', { location: 'https://evil.example/take' }, 'The service answered with a redirect to https://evil.example/take, not followed (check baseUrl)'],
+    ['without one', {}, 'The service answered with a redirect, not followed (check baseUrl)'],
+  ])('says a 3xx is a redirect, %s, whatever its body', (_case, headers, text) => {
+    for (const body of ['', '<html>Moved</html>']) {
+      expect(APIError.generate(init(302, body, { headers })).message).toBe(`${text} (HTTP 302, POST /api/provider/start-manual-withdraw). The service may have processed it: a payment may have been created. Do not send it again; wait for its callback (docs/errors-and-retries.md).`);
+    }
+  });
+
+  test("escapes the control characters of the service's words: a message reaches logs and terminals", () => {
+    const error = APIError.generate(init(400, { success: false, error: '\u001b[31mred\u001b[0m\r\nInjected: line' }));
+    expect(error.message).toMatch(/^\\u001b\[31mred\\u001b\[0m\\r\\nInjected: line \(HTTP 400/);
+    // The body keeps what was sent.
+    expect(error.body).toEqual({ success: false, error: '\u001b[31mred\u001b[0m\r\nInjected: line' });
+  });
+
   test('never puts the query string of the URL into the message', () => {
     expect(APIError.generate(init(500, '')).message).not.toContain('x=1');
   });

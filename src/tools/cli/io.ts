@@ -104,22 +104,7 @@ export function colours(stream: Io['stdout'], env: NodeJS.ProcessEnv) {
   return { green: paint(32), red: paint(31), yellow: paint(33), dim: paint(2), bold: paint(1) };
 }
 
-// Control characters (C0, DEL, C1), the Unicode line and paragraph separators and the bidirectional
-// overrides: what can move the cursor, clear a line or reorder text on a terminal.
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/gu;
-
-/**
- * Text from outside (the service's answers, a receiver's body, a captured callback) made safe for
- * a text line: every control character escaped, as `--json` escapes it (`\r`, `\n`, `\u001b`), so
- * that a hostile answer cannot paint a line of its own over the command's.
- */
-export function printable(text: string): string {
-  return text.replace(UNPRINTABLE, (character) => {
-    const escaped = JSON.stringify(character).slice(1, -1);
-    return escaped.length > 1 ? escaped : `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`;
-  });
-}
+export { printable } from '../cli-internals.js';
 
 /** Writes a line to stdout: the JSON value with `--json`, the text otherwise. */
 export function emit(io: Io, json: boolean, text: () => string, value: () => unknown): void {
