@@ -17,7 +17,14 @@ export function fetchHandler(entry: EntrySettings): (request: Request) => Promis
   return (request) =>
     spans.inReceiveSpan(async (trace) => {
       let reply: CallbackReceiverAnswer;
-      if (request.method !== 'POST') reply = NOT_POST;
+      if (!isFetchRequest(request)) {
+        // Handed something else (a Node request, nothing): told as misuse, answered 500, never a rejection.
+        report(
+          new RequestValidationError('receiver.handle', [{ field: 'request', rule: 'invalid_argument', message: 'must be a Fetch API Request (Hono, Next.js route handlers, workers, Bun, Deno); node:http, Express and Fastify use receiver.nodeHandler' }]),
+          { callback: undefined, phase: 'request' },
+        );
+        reply = NOT_APPLIED;
+      } else if (request.method !== 'POST') reply = NOT_POST;
       else if (request.bodyUsed) {
         // The caller's mistake, not the service's: told as misuse, and answered 500 so that the callback comes again.
         report(
@@ -32,4 +39,9 @@ export function fetchHandler(entry: EntrySettings): (request: Request) => Promis
       trace.answered(reply);
       return fetchAnswer(reply);
     });
+}
+
+function isFetchRequest(value: unknown): value is Request {
+  const candidate = value as Partial<Record<'method' | 'headers', unknown>> | null;
+  return typeof candidate === 'object' && candidate !== null && typeof candidate.method === 'string' && typeof (candidate.headers as Partial<Record<'get', unknown>> | undefined)?.get === 'function';
 }

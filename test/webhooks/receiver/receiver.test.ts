@@ -372,6 +372,18 @@ describe('handle', () => {
     expect(errors[0]?.error).toMatchObject({ issues: [{ field: 'request', rule: 'invalid_argument' }] });
     expect((errors[0]?.error as Error).message).toBe('Invalid argument to receiver.handle: request: its body was already read; pass the request before anything reads it');
   });
+
+  test.each([
+    ['null', null],
+    ['an empty object', {}],
+    ['a Node-style request', { method: 'POST', headers: { 'x-hash': 'a' } }],
+  ])('answers 500 to %s instead of rejecting, and tells onError it needs a Fetch API Request', async (_case, request) => {
+    const errors: unknown[] = [];
+    const receiver = createCallbackReceiver({ ...PROVIDER, onError: (error) => errors.push(error) });
+    const answer = await receiver.handle(request as unknown as Request);
+    expect(answer.status).toBe(500);
+    expect(errors).toEqual([expect.objectContaining({ issues: [{ field: 'request', rule: 'invalid_argument', message: expect.stringMatching(/^must be a Fetch API Request .*receiver\.nodeHandler$/) as unknown }] })]);
+  });
 });
 
 describe('receive', () => {
