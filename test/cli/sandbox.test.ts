@@ -162,7 +162,8 @@ describe('payorch sandbox', { timeout: 60_000 }, () => {
 
   test.each([
     [['sandbox', '--port', 'http'], /--port must be an integer from 0 to 65535; got "http"/],
-    [['sandbox', '--callback', 'refunds=http://127.0.0.1:1/'], /--callback takes kind=url with kind one of deposit, withdrawal, creditCard, dealerCreditCard/],
+    [['sandbox', '--callback', 'refunds=http://127.0.0.1:1/'], /--callback takes kind=url with kind one of deposit, withdrawal, creditCard, dealerCreditCard; got kind "refunds"/],
+    [['sandbox', '--callback', 'deposit=notaurl'], /--callback takes kind=url with an absolute URL \(http:\/\/127\.0\.0\.1:3000\/webhooks\); got "notaurl" for deposit$/m],
     [['sandbox', '--callback-retries', '0'], /--callback-retries must be an integer from 1 to 20; got 0$/m],
     [['sandbox', '--callback-timeout', '1.5'], /--callback-timeout must be an integer from 1 to 2147483647; got 1.5/],
     [['sandbox', '--env', '--json'], /choose one/],

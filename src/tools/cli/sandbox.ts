@@ -8,7 +8,7 @@ import { SANDBOX_OPTIONS } from '../cli-internals.js';
 import { exampleEnvironment } from './environment.js';
 import { declared, numberFlag, rangeOf } from './flags.js';
 import { SETTING_PARSE_OPTIONS, sandboxSettings, settingsUsage } from './sandbox-settings.js';
-import { COMMON_OPTIONS, EXIT_OK, OperationError, UsageError, colours, emit, parse } from './io.js';
+import { COMMON_OPTIONS, EXIT_OK, OperationError, UsageError, colours, emit, parse, printable } from './io.js';
 import type { Command, Io } from './io.js';
 import { rotateKeys } from './sandbox-rotate.js';
 
@@ -57,9 +57,8 @@ function callbackUrls(entries: readonly string[]): CallbackUrls {
   const urls: Partial<Record<CallbackKind, string>> = {};
   for (const entry of entries) {
     const [kind = '', url = ''] = entry.split(/=(.*)/s);
-    if (!isCallbackKind(kind) || !URL.canParse(url)) {
-      throw new UsageError(`--callback takes kind=url with kind one of ${CALLBACK_KINDS.join(', ')}: ${entry}`);
-    }
+    if (!isCallbackKind(kind)) throw new UsageError(`--callback takes kind=url with kind one of ${CALLBACK_KINDS.join(', ')}; got kind "${printable(kind)}" in ${printable(entry)}`);
+    if (!URL.canParse(url)) throw new UsageError(`--callback takes kind=url with an absolute URL (http://127.0.0.1:3000/webhooks); got "${printable(url)}" for ${kind}`);
     urls[kind] = url;
   }
   return urls;
