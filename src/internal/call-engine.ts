@@ -5,6 +5,7 @@ import type * as ApiErrorModule from '../errors/api-error.js';
 import type { APIError, FailedRequest } from '../errors/api-error.js';
 import { ConnectionError, PayorchError, RequestValidationError } from '../errors/error.js';
 import type { CallOutcome } from '../errors/error.js';
+import { callLabel, outcomeSentence } from '../errors/call-message.js';
 import { callUrl, failedCall } from './call.js';
 import type { Call, TransportConfig } from './call.js';
 import { declaredCharset, decoderOf } from './charset.js';
@@ -405,12 +406,18 @@ export class CallEngine {
     const call = failedCall(this.#config.api, state.call, state.url);
     if (state.userSignal?.aborted === true) return new this.#errors.RequestAbortedError(state.userSignal.reason, { ...call, outcome });
     if (state.signal.aborted) return new this.#errors.TimeoutError(state.timeout, { ...call, outcome });
+    const forms = this.#errors.secretForms(this.#secrets(state.call, state.sentHashes));
+    const redact = (text: string): string => this.#errors.redactText(text, forms);
+    if (!state.onWire && state.fetchError === undefined) {
+      // Thrown before this attempt reached fetch (a `now` option that threw): nothing of it left.
+      const cause = detachedCause(error, redact);
+      return new PayorchError(`${callLabel(call)}: payorch could not prepare the request (${cause?.message ?? redact(String(error))}). ${outcomeSentence(outcome, call)}`, { cause, outcome });
+    }
     // fetch's own error, not ky's wrapper of it, which holds the signed request.
     const thrown = state.fetchError ?? error;
     // A custom fetch may follow a redirect whatever it is told: see connectionFailure.
     const reason = connectionFailure(thrown, this.#config.fetch === undefined ? undefined : new URL(state.url));
-    const forms = this.#errors.secretForms(this.#secrets(state.call, state.sentHashes));
-    const cause = detachedCause(thrown, (text) => this.#errors.redactText(text, forms));
+    const cause = detachedCause(thrown, redact);
     return new ConnectionError({ ...call, cause, reason, outcome: attemptOutcome({ kind: 'no_answer', reason }) });
   }
 

@@ -99,6 +99,19 @@ describe('error.outcome', () => {
     expect(new RequestAbortedError(undefined, { ...call, outcome: 'unknown' }).message).toBe('POST /api/provider/start-manual-deposit (provider.manual.startDeposit) was aborted after it was handed to fetch. The service may have processed it: the deposit may have been created. Do not send it again; wait for its callback (docs/errors-and-retries.md).');
   });
 
+  test('a failure before an attempt reached fetch (a now option that throws) is not_sent, says so, and is not retried', async () => {
+    const server = await startServer((_request, response) => {
+      json(response, 200, {});
+    });
+    const clockBroke = new Error('clock broke');
+    const client = providerFor(server, { credentialKey: PROVIDER.credentialKey, now: () => { throw clockBroke; } });
+    const error = (await client.manual.startDeposit({ ...CUSTOMER, amount: 250 }).catch((caught: unknown) => caught)) as PayorchError;
+    expect(error.constructor.name).toBe('PayorchError');
+    expect(error.outcome).toBe('not_sent');
+    expect(error.message).toBe('POST /api/provider/start-manual-deposit (provider.manual.startDeposit): payorch could not prepare the request (clock broke). Nothing was sent: it is safe to send again.');
+    expect(server.seen).toHaveLength(0);
+  });
+
   test('an abort while waiting to retry a refused connection is not_sent, and nothing was resent', async () => {
     const controller = new AbortController();
     const port = await refusedPort();
