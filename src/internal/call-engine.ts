@@ -534,6 +534,8 @@ function untilAborted<T>(fetched: Promise<T>, signal: AbortSignal): Promise<T> {
       reject(signal.reason as Error);
     };
     signal.addEventListener('abort', onAbort, { once: true });
+    // Aborted while the custom fetch was being called: no event comes any more.
+    if (signal.aborted) onAbort();
     fetched.then(
       (value) => {
         signal.removeEventListener('abort', onAbort);
