@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { createCallbackReceiver } from '../../../src/index.js';
-import type { Logger } from '../../../src/index.js';
+import type { CallbackReceiver, Logger, MemoryInboxContext } from '../../../src/index.js';
 import { now, sign, unsigned } from '../../helpers/callbacks.js';
 import { deliver, serveNode } from '../../helpers/serve.js';
 import { unhandledDuring } from '../../helpers/unhandled.js';
@@ -26,19 +26,22 @@ describe('a receiver whose async listeners reject', () => {
     vi.restoreAllMocks();
   });
 
+  /** Serves `receiver`, sends it a forged callback (answered 401), and returns the rejections left unhandled. */
+  async function forgedLeavesUnhandled(receiver: CallbackReceiver<MemoryInboxContext>): Promise<unknown[]> {
+    receiver.on('*', () => undefined);
+    served = await serveNode(receiver.nodeHandler);
+    const url = served.url;
+    return unhandledDuring(async () => {
+      expect((await deliver(url, forged())).status).toBe(401);
+    });
+  }
+
   test('an async onError that rejects is told on the console; the request is answered and the process goes on', async () => {
     const consoleError = vi.spyOn(console, 'error').mockImplementation(() => undefined);
     vi.spyOn(console, 'warn').mockImplementation(() => undefined);
     const trackerDown = new Error('tracker down');
     // eslint-disable-next-line @typescript-eslint/no-misused-promises -- an async listener, as code without this rule passes one
-    const receiver = createCallbackReceiver({ ...PROVIDER, now, onError: async () => Promise.reject(trackerDown) });
-    receiver.on('*', () => undefined);
-    served = await serveNode(receiver.nodeHandler);
-    const url = served.url;
-    const unhandled = await unhandledDuring(async () => {
-      expect((await deliver(url, forged())).status).toBe(401);
-    });
-    expect(unhandled).toEqual([]);
+    expect(await forgedLeavesUnhandled(createCallbackReceiver({ ...PROVIDER, now, onError: async () => Promise.reject(trackerDown) }))).toEqual([]);
     expect(consoleError).toHaveBeenCalledWith('payorch: onError threw', trackerDown);
   });
 
@@ -46,13 +49,6 @@ describe('a receiver whose async listeners reject', () => {
     const rejecting = async (): Promise<void> => Promise.reject(new Error('log shipper down'));
     // eslint-disable-next-line @typescript-eslint/no-misused-promises -- an async listener, as code without this rule passes one
     const logger: Logger = { debug: rejecting, info: rejecting, warn: rejecting, error: rejecting };
-    const receiver = createCallbackReceiver({ ...PROVIDER, now, logger, logLevel: 'debug' });
-    receiver.on('*', () => undefined);
-    served = await serveNode(receiver.nodeHandler);
-    const url = served.url;
-    const unhandled = await unhandledDuring(async () => {
-      expect((await deliver(url, forged())).status).toBe(401);
-    });
-    expect(unhandled).toEqual([]);
+    expect(await forgedLeavesUnhandled(createCallbackReceiver({ ...PROVIDER, now, logger, logLevel: 'debug' }))).toEqual([]);
   });
 });
