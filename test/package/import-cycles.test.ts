@@ -46,7 +46,7 @@ test('no module of src reaches itself through its imports, type imports included
   const files = modules(src);
   expect(files.length).toBeGreaterThan(50);
   const graph = new Map(files.map((file) => [relative(src, file), importsOf(file).map((target) => relative(src, target))]));
-  expect(graph.get('errors/api-error.ts')).toEqual(['errors/call-message.ts', 'errors/error.ts']);
+  expect(graph.get('errors/api-error.ts')).toEqual(['errors/call-message.ts', 'errors/error.ts', 'errors/printable.ts']);
   expect(cycles(graph), 'import cycles: move what both modules need into a third that imports neither').toEqual([]);
 });
 
