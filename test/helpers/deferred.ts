@@ -87,7 +87,7 @@ export async function until<T>(read: () => T | Promise<T>, done: (value: T) => b
   }
 }
 
-/** A worker in its own process (test/webhooks/receiver/fixtures/deferred-worker.mjs), with a promise of each line it prints. */
+/** A worker in its own process (test/webhooks/receiver/fixtures/deferred-worker.mjs, which imports the built package from dist/), with a promise of each line it prints. */
 export interface WorkerProcess {
   readonly child: ChildProcess;
   /** Resolves when the worker printed a line starting with `prefix`. */
