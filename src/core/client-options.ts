@@ -12,10 +12,11 @@ import type { TracerLike } from './tracing.js';
 export interface ClientOptions {
   /**
    * Address of the service, without `/api/provider` or `/api/dealer`. Must be https unless the
-   * host is loopback or `allowInsecureHttp` is set.
+   * host is loopback or `allowInsecureHttp` is set. Left out, it is read from `PAYORCH_BASE_URL`
+   * where the runtime has environment variables; missing from both, the constructor throws.
    * @example 'https://pay.example.com'
    */
-  readonly baseUrl: string;
+  readonly baseUrl?: string | undefined;
   /**
    * API key, sent as X-Api-Key, a non-empty string. Left out, it is read from
    * `PAYORCH_PROVIDER_API_KEY` (`PAYORCH_DEALER_API_KEY` for a `DealerClient`) where the runtime
@@ -161,7 +162,7 @@ export const DEFAULT_CLIENT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 /**
  * The options every client takes, checked in its constructor so that a bad value fails at
  * start-up rather than on the first payment, once the keys left out were read from the
- * environment ({@link withEnvironmentKeys}). `api` names the environment variables of the keys.
+ * environment ({@link withEnvironment}). `api` names the environment variables of the keys.
  */
 export function clientOptions(api: Api): readonly OptionDeclaration<OptionName<ClientOptions>>[] {
   const names = keyNames(api);

@@ -68,27 +68,28 @@ export function keyNames(api: Api): KeyNames {
   return api === 'provider' ? { apiKey: 'PAYORCH_PROVIDER_API_KEY', secretKey: 'PAYORCH_PROVIDER_SECRET_KEY' } : { apiKey: 'PAYORCH_DEALER_API_KEY', secretKey: 'PAYORCH_DEALER_SECRET_KEY' };
 }
 
-/** A client's or receiver's keys, once given or read. */
-interface Keys {
-  readonly apiKey: string;
-  readonly secretKey: string;
+/** A client's environment variables: the service's address and the API's keys. */
+export function clientNames(api: Api): KeyNames & { readonly baseUrl: string } {
+  return { baseUrl: 'PAYORCH_BASE_URL', ...keyNames(api) };
 }
 
 /**
- * `options` with each key it leaves out (or sets to `undefined`) read from its environment
- * variable: a key given wins. A key in neither place is refused, naming the option and the
- * variable. Anything but an object is returned as it is, for the option check to refuse.
+ * `options` with each option of `names` it leaves out (or sets to `undefined`) read from its
+ * environment variable: an option given wins. One in neither place is refused, naming the option
+ * and the variable. Anything but an object is returned as it is, for the option check to refuse.
  */
-export function withEnvironmentKeys<T extends { readonly apiKey?: string | undefined; readonly secretKey?: string | undefined }>(where: string, options: T, names: KeyNames): T & Keys {
+export function withEnvironment<K extends string, T extends Partial<Readonly<Record<K, string | undefined>>>>(where: string, options: T, names: Readonly<Record<K, string>>): T & Readonly<Record<K, string>> {
   // Not an object: the option check refuses it, naming what it must be.
-  if (typeof options !== 'object' || (options as unknown) === null) return options as T & Keys;
-  const given = options as { readonly apiKey?: unknown; readonly secretKey?: unknown };
-  const apiKey = given.apiKey ?? environmentVariable(names.apiKey);
-  const secretKey = given.secretKey ?? environmentVariable(names.secretKey);
-  const missing = (['apiKey', 'secretKey'] as const).filter((name) => (name === 'apiKey' ? apiKey : secretKey) === undefined);
-  if (missing.length > 0) {
-    const issues = missing.map((name): ValidationIssue => ({ field: name, rule: 'invalid_option', message: `is missing: give the ${name} option, or set ${names[name]} where the runtime has environment variables (Node, Bun, Deno with --allow-env)` }));
-    throw new RequestValidationError(where, issues);
+  if (typeof options !== 'object' || (options as unknown) === null) return options as T & Readonly<Record<K, string>>;
+  const given = options as Partial<Readonly<Record<K, unknown>>>;
+  const read: Partial<Record<K, string>> = {};
+  const issues: ValidationIssue[] = [];
+  for (const name of Object.keys(names) as K[]) {
+    if (given[name] !== undefined) continue;
+    const value = environmentVariable(names[name]);
+    if (value === undefined) issues.push({ field: name, rule: 'invalid_option', message: `is missing: give the ${name} option, or set ${names[name]} where the runtime has environment variables (Node, Bun, Deno with --allow-env)` });
+    else read[name] = value;
   }
-  return (given.apiKey === apiKey && given.secretKey === secretKey ? options : { ...options, apiKey, secretKey }) as T & Keys;
+  if (issues.length > 0) throw new RequestValidationError(where, issues);
+  return (Object.keys(read).length === 0 ? options : { ...options, ...read }) as T & Readonly<Record<K, string>>;
 }

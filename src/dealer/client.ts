@@ -1,7 +1,7 @@
 import type { ClientOptions } from '../core/client-options.js';
 import { APIPromise } from '../core/api-promise.js';
 import { checkSettings, clientOptions } from '../core/client-options.js';
-import { keyNames, withEnvironmentKeys } from '../core/environment.js';
+import { clientNames, withEnvironment } from '../core/environment.js';
 import type { ClientSettings } from '../core/client-options.js';
 import { checkOptions } from '../core/option-checks.js';
 import { checkRawRequest, rawCall } from '../internal/raw-call.js';
@@ -12,7 +12,7 @@ import { DEALER_CALLS } from './tables.js';
 import { DealerResources } from './resources.js';
 
 const DEALER_OPTIONS = /* @__PURE__ */ clientOptions('dealer');
-const DEALER_KEYS = /* @__PURE__ */ keyNames('dealer');
+const DEALER_NAMES = /* @__PURE__ */ clientNames('dealer');
 
 /**
  * Client of the Dealer API (`{baseUrl}/api/dealer`): every endpoint of spec 4.13, each request
@@ -42,7 +42,7 @@ export class DealerClient extends DealerResources {
    * ```
    */
   constructor(options: ClientOptions) {
-    const settings = withEnvironmentKeys('new DealerClient', options, DEALER_KEYS);
+    const settings = withEnvironment('new DealerClient', options, DEALER_NAMES);
     checkOptions('new DealerClient', settings, DEALER_OPTIONS);
     const transport = new Transport({ ...settings, api: 'dealer', owner: 'new DealerClient', credentials: settings });
     // No credential key: every dealer row is signed with the basic hash (spec 5.2).

@@ -2,7 +2,7 @@ import type { ClientOptions } from '../core/client-options.js';
 import { APIPromise } from '../core/api-promise.js';
 import type { Signing } from '../internal/signer.js';
 import { checkSettings, clientOptions } from '../core/client-options.js';
-import { keyNames, withEnvironmentKeys } from '../core/environment.js';
+import { clientNames, withEnvironment } from '../core/environment.js';
 import type { ClientSettings } from '../core/client-options.js';
 import { checkOptions } from '../core/option-checks.js';
 import { RequestValidationError } from '../errors/error.js';
@@ -36,7 +36,7 @@ export type ProviderRawRequest = RawRequest &
   );
 
 const PROVIDER_OPTIONS = /* @__PURE__ */ clientOptions('provider');
-const PROVIDER_KEYS = /* @__PURE__ */ keyNames('provider');
+const PROVIDER_NAMES = /* @__PURE__ */ clientNames('provider');
 
 /**
  * The key under which withSite() hands its transport to the client it makes. Not exported, so no
@@ -72,7 +72,7 @@ export class ProviderClient extends ProviderResources {
    */
   constructor(options: ProviderClientOptions) {
     // With the keys it was given or read: withSite() and withOptions() make their clients with them.
-    const settings = withEnvironmentKeys('new ProviderClient', options, PROVIDER_KEYS);
+    const settings = withEnvironment('new ProviderClient', options, PROVIDER_NAMES);
     checkOptions('new ProviderClient', settings, PROVIDER_OPTIONS);
     const transport = (settings as SiteOptions)[parentTransport] ?? new Transport({ ...settings, api: 'provider', owner: 'new ProviderClient', credentials: settings });
     super(transport, settings.credentialKey);

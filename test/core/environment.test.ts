@@ -18,6 +18,7 @@ afterEach(() => {
 
 const PROVIDER_ENV = { PAYORCH_PROVIDER_API_KEY: 'prov_api_from_env', PAYORCH_PROVIDER_SECRET_KEY: 'prov_secret_from_env' };
 const DEALER_ENV = { PAYORCH_DEALER_API_KEY: 'dealer_api_from_env', PAYORCH_DEALER_SECRET_KEY: 'dealer_secret_from_env' };
+const DEALER_ENV_KEYS = { apiKey: 'dealer_api_given', secretKey: 'dealer_secret_given' };
 
 function setEnvironment(values: Readonly<Record<string, string | undefined>>): void {
   for (const [name, value] of Object.entries(values)) vi.stubEnv(name, value);
@@ -81,6 +82,20 @@ describe('the clients', () => {
       `Invalid option for ${where}: apiKey: is missing: give the apiKey option, or set ${prefix}_API_KEY where the runtime has environment variables (Node, Bun, Deno with --allow-env); ` +
         `secretKey: is missing: give the secretKey option, or set ${prefix}_SECRET_KEY where the runtime has environment variables (Node, Bun, Deno with --allow-env)`,
     );
+  });
+
+  test('a client built without baseUrl calls PAYORCH_BASE_URL; one given wins; in neither place it is refused, naming both', async () => {
+    const server = await startServer((_request, response) => json(response, 200, WELCOME));
+    setEnvironment({ ...PROVIDER_ENV, PAYORCH_BASE_URL: server.url });
+    await new ProviderClient({}).withOptions({ timeout: 5_000 }).welcome();
+    expect(server.seen.map((seen) => seen.url)).toEqual(['/api/provider/welcome']);
+    const given = await startServer((_request, response) => json(response, 200, WELCOME));
+    await new ProviderClient({ baseUrl: given.url }).welcome();
+    expect([server.seen.length, given.seen.length]).toEqual([1, 1]);
+    setEnvironment({ PAYORCH_BASE_URL: undefined });
+    for (const [make, where] of [[() => new ProviderClient({}), 'new ProviderClient'], [() => new DealerClient({ ...DEALER_ENV_KEYS }), 'new DealerClient']] as const) {
+      expect(refusalOf(make).message).toBe(`Invalid option for ${where}: baseUrl: is missing: give the baseUrl option, or set PAYORCH_BASE_URL where the runtime has environment variables (Node, Bun, Deno with --allow-env)`);
+    }
   });
 });
 

@@ -33,10 +33,11 @@ const range = { wallet_id: 'WLT-A1', start_date: '2026-03-01', end_date: '2026-0
 describe('DealerClient types', () => {
   test('takes the ClientOptions of every client', () => {
     expectTypeOf(DealerClient).constructorParameters.toEqualTypeOf<[ClientOptions]>();
-    // The keys may come from the environment; the service's address may not.
+    // The keys and the service's address may come from the environment.
     new DealerClient({ baseUrl: 'https://pay.example.com' });
-    // @ts-expect-error baseUrl is required
     new DealerClient({ apiKey: 'k', secretKey: 's' });
+    // @ts-expect-error the address is text
+    new DealerClient({ baseUrl: 443 });
   });
 
   test('each call resolves to its answer type', () => {

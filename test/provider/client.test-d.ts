@@ -21,11 +21,12 @@ describe('ProviderClient types', () => {
     void provider.sites.list({ key: 'k', page: 1 });
   });
 
-  test('the constructor needs the address; the keys may come from the environment, credentialKey is optional', () => {
+  test('the address and the keys may come from the environment; credentialKey is optional', () => {
     expectTypeOf(new ProviderClient({ baseUrl: 'https://x', apiKey: 'a', secretKey: 's' })).toEqualTypeOf<ProviderClient>();
     expectTypeOf(new ProviderClient({ baseUrl: 'https://x' })).toEqualTypeOf<ProviderClient>();
-    // @ts-expect-error baseUrl is required
-    expectTypeOf(new ProviderClient({ apiKey: 'a', secretKey: 's' })).toEqualTypeOf<ProviderClient>();
+    expectTypeOf(new ProviderClient({ credentialKey: 'c' })).toEqualTypeOf<ProviderClient>();
+    // @ts-expect-error the address is text
+    expectTypeOf(new ProviderClient({ baseUrl: new URL('https://x') })).toEqualTypeOf<ProviderClient>();
   });
 
   test('withSite returns a full client', () => {

@@ -1,5 +1,5 @@
 import type { Logger } from '../../core/observability.js';
-import { keyNames, withEnvironmentKeys } from '../../core/environment.js';
+import { keyNames, withEnvironment } from '../../core/environment.js';
 import { LOG_LEVEL_OPTION, levelledLogger } from '../../core/log-level.js';
 import type { LogLevel } from '../../core/log-level.js';
 import { LOGGER_OPTION, METER_OPTION, TRACER_OPTION, checkOptions, declareOptions } from '../../core/option-checks.js';
@@ -421,7 +421,7 @@ export function createCallbackReceiver<TContext extends CallbackInboxContext = M
 function receiverSettings<TContext extends CallbackInboxContext>(options: CallbackReceiverOptions<TContext>): ReceiverSettings<TContext> {
   const told = options as { readonly api?: unknown; readonly kind?: unknown } | null;
   const dealer = told?.api === 'dealer' || told?.kind === 'dealerCreditCard';
-  const resolved = withEnvironmentKeys(WHERE, options, keyNames(dealer ? 'dealer' : 'provider'));
+  const resolved = withEnvironment(WHERE, options, keyNames(dealer ? 'dealer' : 'provider'));
   checkOptions(WHERE, resolved, RECEIVER_OPTIONS, true);
   const verifier = verifierOf(WHERE, resolved);
   if (resolved.previousSecretKey !== undefined && resolved.merchantId === undefined) {
