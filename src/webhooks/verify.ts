@@ -527,7 +527,14 @@ function checkerOf(where: string, options: VerifyCallbackOptions, previous: Prev
       // Each pair's API key compared, in constant time each; a job's headers were checked at receipt.
       if (at.rebuilt !== true) pairs = withApiKey(pairs, headers.apiKey);
       if (pairs.length === 0) {
-        throw new CallbackVerificationError('api_key_mismatch', 'X-Api-Key is not the API key this receiver was given');
+        // The API key before a rotation, after previousSecretKey's until: most likely a genuine redelivery.
+        const expired = previous !== undefined && withApiKey([previous], headers.apiKey).length > 0;
+        throw new CallbackVerificationError(
+          'api_key_mismatch',
+          expired
+            ? `X-Api-Key is the API key before the rotation, and previousSecretKey's until (${new Date(previous.untilMs).toISOString()}) has passed: the service redelivers for 3 days with the keys it first signed with (docs/rotating-keys.md)`
+            : 'X-Api-Key is not the API key this receiver was given',
+        );
       }
       hash = headers.hash;
       if (HEADER_SECONDS.test(headers.timestamp)) first = String(Number(headers.timestamp));

@@ -22,7 +22,7 @@ type HeardReason = (typeof HEARD_REASONS)[number];
 /** The cause each heard reason most likely has, as the console line names it. */
 const CAUSES: Readonly<Record<HeardReason, string>> = {
   invalid_signature: 'the hash does not match: the secret key is probably wrong, or was rotated',
-  api_key_mismatch: "X-Api-Key is not this receiver's API key: a wrong apiKey, or another account's callbacks at this URL",
+  api_key_mismatch: "X-Api-Key is not this receiver's API key: a wrong apiKey, another account's callbacks at this URL, or the key before a rotation after previousSecretKey's until",
   timestamp_out_of_tolerance: "the hash verified but the time did not: this machine's clock is probably off (check NTP)",
   kind_mismatch: "a callback of another kind at this URL: its hash verified, but the receiver's kind option names another",
   missing_header: "a body signed in itself (a dealer card callback, spec 6.5) came without headers and its hash verified: give the receiver of dealer card callbacks kind: 'dealerCreditCard'",

@@ -159,6 +159,16 @@ describe('a receiver given previousSecretKey', () => {
     expect(applied).toEqual(['MAN-rot11-1763812000 completed', 'MAN-rot12-1763812000 completed']);
   });
 
+  test("after `until`, the API key before the rotation is refused as a passed until, not as another account's key", () => {
+    const before = { apiKey: 'prov_api_before_rotation', secretKey: OLD.secretKey };
+    const options = { ...NEW, previousSecretKey: { ...before, until: UNTIL }, maxAgeSeconds: 86_400, now: () => UNTIL_MS };
+    const late = (keys: typeof before) => () => verifyCallback(deposit(keys, 'MAN-rot15-1763812000', UNTIL_MS / 1000), options);
+    expect(late(before)).toThrow(
+      "X-Api-Key is the API key before the rotation, and previousSecretKey's until (2025-11-22T12:52:25.000Z) has passed: the service redelivers for 3 days with the keys it first signed with (docs/rotating-keys.md)",
+    );
+    expect(late({ apiKey: 'prov_api_of_another', secretKey: 'another' })).toThrow(/^Callback refused \(api_key_mismatch\): X-Api-Key is not the API key this receiver was given$/);
+  });
+
   test.each([
     ['without merchantId', { merchantId: undefined }, 'merchantId'],
     ['with the same key as secretKey', { previousSecretKey: { secretKey: NEW.secretKey, until: UNTIL } }, 'previousSecretKey.secretKey'],
