@@ -389,7 +389,7 @@ export class CallEngine {
       this.#observer.log('warn', { path: new URL(url).pathname, clockOffsetMs: offset, maxClockOffsetMs: MAX_CLOCK_OFFSET_MS }, `payorch: ignored a Date header ${offset} ms away from this machine's clock (more than a day): fix this machine's clock, or pass clockOffsetMs`);
       return false;
     }
-    this.#observer.log('info', { path: new URL(url).pathname, clockOffsetMs: offset, previousClockOffsetMs: this.#clockOffsetMs }, `payorch: the service's clock is ${offset} ms ahead of this machine's; timestamps are corrected from now on`);
+    this.#observer.log('info', { path: new URL(url).pathname, clockOffsetMs: offset, previousClockOffsetMs: this.#clockOffsetMs }, `payorch: the service's clock is ${Math.abs(offset)} ms ${offset < 0 ? 'behind' : 'ahead of'} this machine's; timestamps are corrected from now on`);
     this.#clockOffsetMs = offset;
     return true;
   }

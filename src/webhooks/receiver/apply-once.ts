@@ -45,7 +45,8 @@ export async function applyOnce<TContext extends CallbackInboxContext>(
   const { merchantId, inbox, confirm, retryUnhandled, logger, report, watchFill } = settings;
   const { tracking_code: trackingCode, status } = callback.payload;
   if (route.length === 0) {
-    logger.warn({ kind: callback.kind, trackingCode, status, unhandled: retryUnhandled ? 'retry' : 'acknowledge' }, 'payorch: no handler takes this callback');
+    // The console prints the message alone: it names the callback.
+    logger.warn({ kind: callback.kind, trackingCode, status, unhandled: retryUnhandled ? 'retry' : 'acknowledge' }, `payorch: no handler takes ${callback.kind}.${status} ${trackingCode}; ${retryUnhandled ? 'not applied, delivered again' : 'acknowledged (200) and not applied'}`);
     if (!retryUnhandled) return 'unhandled';
     const error = new UnhandledError(`no handler is registered for ${callback.kind}.${status}; not applied, so that it is delivered again (unhandled: 'retry')`);
     report(error, { callback, phase: 'unhandled' });

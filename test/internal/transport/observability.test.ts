@@ -38,14 +38,17 @@ describe('the logger', () => {
     expect(JSON.stringify(lines)).not.toContain('Ada');
   });
 
-  test('gets a learned clock offset at info', async () => {
-    const server = await startServer((request, response, n) => (n === 1 ? json(response, 401, { success: false, error: 'Request timestamp expired' }, { date: new Date(Date.now() + 600_000).toUTCString() }) : json(response, 200, WELCOME)),
+  test.each([
+    [600_000, 'ahead of'],
+    [-600_000, 'behind'],
+  ])('gets a learned clock offset at info, %i ms: the service is %s this machine', async (offsetMs, words) => {
+    const server = await startServer((request, response, n) => (n === 1 ? json(response, 401, { success: false, error: 'Request timestamp expired' }, { date: new Date(Date.now() + offsetMs).toUTCString() }) : json(response, 200, WELCOME)),
     );
     const { logger, lines } = recordingLogger();
     await providerFor(server, { logger, logLevel: 'info' }).welcome();
     const info = lines.filter((line) => line.level === 'info');
     expect(info).toHaveLength(1);
-    expect(info[0]!.message).toMatch(/^payorch: the service's clock is \d+ ms ahead of this machine's/);
+    expect(info[0]!.message).toMatch(new RegExp(`^payorch: the service's clock is \\d+ ms ${words} this machine's`));
   });
 
   test('console works as the logger', async () => {

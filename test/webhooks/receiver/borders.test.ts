@@ -273,7 +273,8 @@ describe('unhandled', () => {
     const { receiver, url } = await start({ unhandled, logger: { debug: vi.fn(), info: vi.fn(), warn, error: vi.fn() } });
     receiver.on('withdrawal', () => undefined);
     expect(await post(url, sign(unsigned.deposit, PROVIDER))).toEqual(expected);
-    expect(warn).toHaveBeenCalledWith(expect.objectContaining({ trackingCode: unsigned.deposit.tracking_code }), 'payorch: no handler takes this callback');
+    const fate = unhandled === 'retry' ? 'not applied, delivered again' : 'acknowledged (200) and not applied';
+    expect(warn).toHaveBeenCalledWith(expect.objectContaining({ trackingCode: unsigned.deposit.tracking_code }), `payorch: no handler takes deposit.completed ${unsigned.deposit.tracking_code}; ${fate}`);
     expect(errors.map(({ details }) => details.phase)).toEqual(phases);
   });
 });
