@@ -255,7 +255,16 @@ describe('payorch sandbox: every createSandbox() option is reachable', { timeout
     const flag = settingFlag(name);
     expect(at(sandboxSettings({ [flag.slice(2)]: text }, undefined, false), name)).toEqual(value);
     const help = await payorch(['sandbox', '--help']);
-    expect(help.stdout.split('\n').some((line) => line.trimStart().startsWith(`${flag} `) && line.includes(rangeOf(declaration)))).toBe(true);
+    // A wide flag's description is on the line after it.
+    const lines = help.stdout.split('\n');
+    expect(lines.some((line, index) => line.trimStart().startsWith(`${flag} `) && `${line}\n${lines[index + 1] ?? ''}`.includes(rangeOf(declaration)))).toBe(true);
+  });
+
+  test('no flag of the help runs into its description: two spaces at least, or the description on the next line', async () => {
+    const help = await payorch(['sandbox', '--help']);
+    const flagLines = help.stdout.split('\n').filter((line) => /^ {2}--/.test(line));
+    expect(flagLines.length).toBeGreaterThan(20);
+    for (const line of flagLines) expect(line).toMatch(/^ {2}--[\w-]+(?: <[^>]+>)?(?: {2,}\S.*)?$/);
   });
 
   test('--config sets any option, a flag wins over it, and what it sets reaches the running sandbox', async () => {

@@ -50,9 +50,12 @@ const VALUE_HINT: Record<OptionDeclaration['rule']['type'], string> = {
 
 /** The help's lines for the derived flags, each with the range and default of its option. */
 export function settingsUsage(width: number): string[] {
-  return SETTING_FLAGS.filter(({ flag }) => !Object.values(NAMED).includes(flag)).map(({ flag, declaration }) =>
-    `  ${`${flag} ${VALUE_HINT[declaration.rule.type]}`.padEnd(width)}${declaration.name} (${rangeOf(declaration)})`,
-  );
+  return SETTING_FLAGS.filter(({ flag }) => !Object.values(NAMED).includes(flag)).map(({ flag, declaration }) => {
+    const usage = `${flag} ${VALUE_HINT[declaration.rule.type]}`;
+    const description = `${declaration.name} (${rangeOf(declaration)})`;
+    // A flag as wide as the column gets its description on the next line, not run into it.
+    return usage.length <= width - 2 ? `  ${usage.padEnd(width)}${description}` : `  ${usage}\n  ${' '.repeat(width)}${description}`;
+  });
 }
 
 /** The typed value of a flag's text, as the option takes it; the declaration then checks it. */
