@@ -3,7 +3,7 @@
 // and how a table is named, checked and quoted.
 import { checkValue } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
-import { RequestValidationError } from '../errors/error.js';
+import { RequestValidationError, StatementPoolingError } from '../errors/error.js';
 
 /** The parts of a node-postgres result payorch reads. */
 export interface PostgresQueryResult {
@@ -116,4 +116,13 @@ export function tableName(where: string, options: { readonly table?: string | un
     }
     return resolved;
   };
+}
+
+/**
+ * PgBouncer in statement pooling refuses a transaction block (and closes the connection): such a
+ * refusal as the StatementPoolingError that says what needed one and how to connect instead.
+ */
+export function statementPoolingRefusal(error: unknown, needed: string): StatementPoolingError | undefined {
+  if (!/statement pooling/i.test(error instanceof Error ? error.message : '')) return undefined;
+  return new StatementPoolingError(`payorch/postgres: ${needed} needs a transaction, which a pooler in statement pooling refuses; use transaction or session pooling, or connect directly (docs/inboxes.md, "Poolers")`, { cause: error });
 }

@@ -5,6 +5,7 @@
 import type { TableMigration } from '../core/table-migration.js';
 import { currentVersion, earlierMessage, judgeTable, missingMessage } from '../internal/table-versions.js';
 import type { TableState, VersionedTable } from '../internal/table-versions.js';
+import { statementPoolingRefusal } from './table.js';
 
 /** The parts of a pg client these use (pg's `PoolClient` fits). */
 interface Client {
@@ -95,7 +96,11 @@ export async function checkPostgresTable(client: Client, table: PostgresTable, q
 export async function migratePostgresTable(client: Client, table: PostgresTable, qualified: string): Promise<TableMigration> {
   const { schema } = split(qualified);
   const to = currentVersion(table);
-  await client.query('BEGIN');
+  try {
+    await client.query('BEGIN');
+  } catch (error) {
+    throw statementPoolingRefusal(error, `creating or migrating ${qualified}`) ?? error;
+  }
   try {
     await client.query(`SELECT pg_advisory_xact_lock(('x' || md5($1))::bit(64)::bigint)`, [`payorch_schema ${schema ?? ''}`]);
     const verdict = judgeTable(table, qualified, await stateOf(client, qualified));

@@ -211,7 +211,7 @@ describe('behind PgBouncer in statement pooling', () => {
     expect(a.errors).toHaveLength(2);
     expect(a.errors[0]?.details.phase).toBe('inbox');
     expect(isPayorchError(a.errors[0]?.error, entry.StatementPoolingError)).toBe(true);
-    expect(String(a.errors[0]?.error)).toMatch(/StatementPoolingError: .*statement pooling, which refuses transactions; the callback was not applied/);
+    expect(String(a.errors[0]?.error)).toMatch(/StatementPoolingError: payorch\/postgres: the inbox \(the callback was not applied\) needs a transaction, which a pooler in statement pooling refuses; use transaction or session pooling/);
     expect(await a.ledger()).toEqual([]);
     expect(await a.keys()).toEqual([]);
   });
@@ -224,5 +224,12 @@ describe('behind PgBouncer in statement pooling', () => {
     const error = await entry.prunePostgresInbox({ pool: pool(await bouncer('statement')), table }).catch((caught: unknown) => caught);
     expect(isPayorchError(error, entry.StatementPoolingError)).toBe(true);
     expect(String(error)).toContain('statement pooling');
+  });
+
+  test('createPostgresInboxTable refuses with the same error, naming the table, not the driver\'s', async () => {
+    const entry = await freshEntry();
+    const error = await entry.createPostgresInboxTable({ pool: pool(await bouncer('statement')), table: `stmt_create_${process.pid}` }).catch((caught: unknown) => caught);
+    expect(isPayorchError(error, entry.StatementPoolingError)).toBe(true);
+    expect(String(error)).toMatch(/^StatementPoolingError: payorch\/postgres: creating or migrating "public"\."stmt_create_\d+" needs a transaction, which a pooler in statement pooling refuses/);
   });
 });

@@ -10,9 +10,9 @@ import { CallbackRetentionError, InboxCommitError, InboxError, isPayorchError } 
 import type { CallbackInbox, CallbackInboxOutcome } from '../inbox.js';
 import { sha256Hex } from '../../internal/hash/sha256.js';
 import { keyRecordTime } from '../record-time.js';
-import { DEFAULT_POSTGRES_INBOX_LOCK_TIMEOUT_MS, DEFAULT_POSTGRES_INBOX_TABLE, POSTGRES_INBOX_OPTIONS, StatementPoolingError, checkInboxTable } from './table.js';
+import { DEFAULT_POSTGRES_INBOX_LOCK_TIMEOUT_MS, DEFAULT_POSTGRES_INBOX_TABLE, POSTGRES_INBOX_OPTIONS, checkInboxTable } from './table.js';
 import type { PostgresInboxContext, PostgresInboxOptions } from './table.js';
-import { tableName } from '../../postgres/table.js';
+import { statementPoolingRefusal, tableName } from '../../postgres/table.js';
 import type { PostgresClientOf, PostgresPool, PostgresQueryResult } from '../../postgres/table.js';
 import { callListener } from '../../core/listener.js';
 
@@ -153,13 +153,10 @@ SELECT (SELECT statuses FROM claimed) AS claimed, (SELECT txid FROM claimed) AS 
         try {
           await client.query(begin);
         } catch (error) {
-          // PgBouncer in statement pooling refuses transaction blocks and closes the connection.
-          if (/statement pooling/i.test(error instanceof Error ? error.message : '')) {
+          const refusal = statementPoolingRefusal(error, 'the inbox (the callback was not applied)');
+          if (refusal !== undefined) {
             broken = error as Error;
-            throw new StatementPoolingError(
-              'payorch/postgres: the pool connects through a pooler in statement pooling, which refuses transactions; the callback was not applied. Use transaction or session pooling, or connect directly (docs/inboxes.md, "Poolers")',
-              { cause: error },
-            );
+            throw refusal;
           }
           throw error;
         }

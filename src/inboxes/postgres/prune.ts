@@ -1,8 +1,8 @@
 // Pruning the inbox's table: raise its horizon, wait for the claims under way, delete in batches.
 import { DEFAULT_CALLBACK_MAX_AGE_SECONDS, DEFAULT_TOLERANCE_SECONDS } from '../../core/callback-age.js';
 import { checkOptions, declareOptions, TEN_YEARS_SECONDS } from '../../core/option-checks.js';
-import { DEFAULT_POSTGRES_INBOX_TABLE, INBOX_TABLE_OPTION, StatementPoolingError, checkInboxTable } from './table.js';
-import { POOL_OPTION, SCHEMA_OPTION, tableName } from '../../postgres/table.js';
+import { DEFAULT_POSTGRES_INBOX_TABLE, INBOX_TABLE_OPTION, checkInboxTable } from './table.js';
+import { POOL_OPTION, SCHEMA_OPTION, statementPoolingRefusal, tableName } from '../../postgres/table.js';
 import type { PostgresPool, PostgresQueryResult } from '../../postgres/table.js';
 
 /** Settings of {@link prunePostgresInbox}. */
@@ -147,9 +147,10 @@ SELECT (SELECT count(*) FROM deleted) AS deleted, (SELECT count(*) FROM batch) A
       after = [last.record_time, last.merchant_id, last.tracking_code];
     }
   } catch (error) {
-    if (/statement pooling/i.test(error instanceof Error ? error.message : '')) {
+    const refusal = statementPoolingRefusal(error, 'prunePostgresInbox');
+    if (refusal !== undefined) {
       broken = error as Error;
-      throw new StatementPoolingError('payorch/postgres: prunePostgresInbox needs a transaction, which a pooler in statement pooling refuses; use transaction or session pooling, or connect directly', { cause: error });
+      throw refusal;
     }
     throw error;
   } finally {
