@@ -147,7 +147,16 @@ export interface JobCheck {
 export function checkJobSeal(job: unknown, check: JobCheck): asserts job is Readonly<Record<string, unknown>> {
   if (!isRecord(job)) refuse('malformed_body', 'job', 'the job is not an object (a CallbackJob, as enqueue got it)');
   // Unpublished versions are not read: a job of version 1 carried no seal.
-  if (job['version'] !== 2) refuse('malformed_body', 'job', 'the job is not a CallbackJob of version 2 (sealed)');
+  const version = job['version'];
+  if (version !== 2) {
+    refuse(
+      'malformed_body',
+      'job',
+      typeof version === 'number' && version > 2
+        ? `the job is a CallbackJob of version ${String(version)}, written by a later payorch; this one reads version 2: a worker of that version applies it (replay it there)`
+        : `the job is not a CallbackJob of version 2 (sealed)${typeof version === 'number' ? `: version ${String(version)}, of a build before the first release, carried no seal and is not trusted` : ''}; apply its callback from the service's status (receiver.reconcile) or by hand, then purge the dead letter`,
+    );
+  }
   // Before the seal: a job of another merchant that shares this one's inbox must not even be tried.
   if (job['merchantId'] !== check.merchantId) {
     if (typeof job['merchantId'] !== 'string') refuse('malformed_body', 'merchantId', 'merchantId is not text');

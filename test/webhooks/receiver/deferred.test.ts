@@ -222,6 +222,7 @@ describe('receiver.apply refuses a job changed or written in the queue', () => {
     ['its seal removed', ({ seal: _seal, ...job }) => job, 'malformed_body', 'seal'],
     ['another account', (job) => ({ ...job, merchantId: 'merchant-2' }), 'merchant_mismatch', 'merchantId'],
     ['a job of version 1', (job) => ({ ...job, version: 1 }), 'malformed_body', 'job'],
+    ['a job of a later version', (job) => ({ ...job, version: 3 }), 'malformed_body', 'job'],
     ['a string', () => 'MAN-str-1763812000', 'malformed_body', 'job'],
   ])('%s: rejects with CallbackJobError and applies nothing', async (_name, change, reason, field) => {
     const { receiver, jobs, applied, post } = harness();
@@ -237,6 +238,16 @@ describe('receiver.apply refuses a job changed or written in the queue', () => {
     // Nothing was recorded: the genuine job still applies.
     await receiver.apply(job);
     expect(applied).toHaveLength(1);
+  });
+
+  test.each([
+    [1, /^Callback refused \(malformed_body\): the job is not a CallbackJob of version 2 \(sealed\): version 1, of a build before the first release, carried no seal and is not trusted; apply its callback from the service's status \(receiver\.reconcile\) or by hand, then purge the dead letter$/],
+    [3, /^Callback refused \(malformed_body\): the job is a CallbackJob of version 3, written by a later payorch; this one reads version 2: a worker of that version applies it \(replay it there\)$/],
+  ])('a job of version %i says which version it is, and what to do with it', async (version, message) => {
+    const { receiver, jobs, post } = harness();
+    await post(deposit('MAN-ver01-1763812000'));
+    const error = await refusalOf(receiver.apply({ ...jobs[0]!, version } as unknown as CallbackJob));
+    expect(error.message).toMatch(message);
   });
 
   test('a job whose members the engine reordered (as jsonb does) applies', async () => {
