@@ -218,8 +218,8 @@ const cardStatusSource = { creditCard: { getStatus: () => Promise.reject(new Err
 
 // Every place that takes options, with options it accepts and the declarations it checks them by.
 const owners: [string, readonly OptionDeclaration[], object, (options: object) => unknown][] = [
-  ['new ProviderClient', clientOptions('provider'), { baseUrl: BASE_URL, ...PROVIDER }, (options) => new ProviderClient(options as ClientOptions)],
-  ['new DealerClient', clientOptions('dealer'), { baseUrl: BASE_URL, ...DEALER }, (options) => new DealerClient(options as ClientOptions)],
+  ['new ProviderClient', clientOptions('provider'), { baseUrl: BASE_URL, ...PROVIDER }, (options) => new ProviderClient(options)],
+  ['new DealerClient', clientOptions('dealer'), { baseUrl: BASE_URL, ...DEALER }, (options) => new DealerClient(options)],
   ['verifyCallback', VERIFY_OPTIONS, { ...PROVIDER }, (options) => verifyCallback(deposit, options as typeof PROVIDER)],
   ['signCallback', SIGN_OPTIONS, { ...PROVIDER }, (options) => signCallback({ tracking_code: 'MAN-a1-1763812000', status: 'completed' }, options as typeof PROVIDER)],
   ['createCallbackReceiver', RECEIVER_OPTIONS, { ...PROVIDER }, (options) => createCallbackReceiver(options as typeof PROVIDER)],
