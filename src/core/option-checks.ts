@@ -390,6 +390,12 @@ export const CALL_SETTINGS = declareOptions<Omit<RequestOptions, 'signal'>>()([
 /** The options of a single call: its settings and its `signal`. Cheap enough for every call. */
 export const REQUEST_OPTIONS = declareOptions<RequestOptions>()([...CALL_SETTINGS, { name: 'signal', rule: { type: 'object', methods: ['addEventListener', 'removeEventListener'], allowed: 'an AbortSignal' } }]);
 
+/** A provider site's credential key (spec 5.1), on the client or on one call. */
+export const SITE_KEY_OPTION = { name: 'credentialKey', rule: { type: 'key' }, env: 'PAYORCH_CREDENTIAL_KEY' } as const satisfies OptionDeclaration<'credentialKey'>;
+
+/** The options of a single Provider API call: a call's, and the site it acts for. */
+export const PROVIDER_REQUEST_OPTIONS = declareOptions<RequestOptions & { readonly credentialKey?: string | undefined }>()([...REQUEST_OPTIONS, SITE_KEY_OPTION]);
+
 /** The service's address every client is given. */
 export const BASE_URL_OPTION: OptionDeclaration<'baseUrl'> = { name: 'baseUrl', rule: { type: 'serviceUrl', insecureUnless: 'allowInsecureHttp', problem: serviceUrlProblem }, required: true };
 

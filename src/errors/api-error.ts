@@ -17,8 +17,7 @@ import type { ValidationIssue } from './error.js';
  * and whatever an error holds reaches logs: `util.inspect(err)`, `JSON.stringify(err)`, pino.
  */
 
-/** What a secret is replaced with. */
-export const REDACTED = '[redacted]';
+const REDACTED = '[redacted]';
 // Short values are skipped: hiding every "1" of a message would hide nothing and garble the rest.
 const MIN_REDACTED_LENGTH = 4;
 // Deeper than any answer the service sends; bounds the recursion on a hostile one.
@@ -30,8 +29,9 @@ const MAX_DEPTH = 64;
  */
 export function secretForms(secrets: readonly string[]): string[] {
   const forms = new Set<string>();
-  for (const secret of secrets) {
-    if (secret.length < MIN_REDACTED_LENGTH) continue;
+  for (const secret of secrets as readonly unknown[]) {
+    // Only text can be echoed; a value that is not (a key given as a number) must not make redaction throw.
+    if (typeof secret !== 'string' || secret.length < MIN_REDACTED_LENGTH) continue;
     for (const form of [secret, secret.toLowerCase(), secret.toUpperCase(), JSON.stringify(secret).slice(1, -1), encodeURIComponent(secret)]) {
       forms.add(form);
     }
@@ -335,7 +335,7 @@ function failureSummary(record: Record<string, unknown> | undefined, init: APIEr
   if (init.status >= 300 && init.status <= 399) {
     // Never followed: it would send the request, payment body and all, wherever it points.
     const location = init.headers['location'];
-    return `The service answered with a redirect${location === undefined || location === '' ? '' : ` to ${printable(location)}`}, not followed (check baseUrl)`;
+    return `The service answered with a redirect${location === undefined || location === '' ? '' : ` to ${printable(withoutQuery(location))}`}, not followed (check baseUrl)`;
   }
   if (record === undefined) {
     if (typeof init.body === 'string' && init.body.length > 0) return 'The service answered with a body that is not JSON';
@@ -478,4 +478,9 @@ export class TransferWaitTimeoutError extends PayorchError {
     this.timeout = timeout;
     this.lastStatus = lastStatus;
   }
+}
+
+/** Where a redirect points, without its query: a message reaches logs, and the query may hold ids (as callLabel leaves the call's out). */
+function withoutQuery(location: string): string {
+  return location.split(/[?#]/)[0] ?? location;
 }

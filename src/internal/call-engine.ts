@@ -17,7 +17,7 @@ import type { Answered } from '../core/api-promise.js';
 import { traceCall } from './tracing.js';
 import type { CallTrace } from './tracing.js';
 import { attemptOutcome, backoffDelay, mayResend, retriesConnection, statusRetryDelay, worstOutcome } from './retry-policy.js';
-import { DEFAULT_CLIENT_MAX_RETRIES, DEFAULT_CLIENT_TIMEOUT_MS, REQUEST_OPTIONS, checkOptions } from '../core/option-checks.js';
+import { DEFAULT_CLIENT_MAX_RETRIES, DEFAULT_CLIENT_TIMEOUT_MS, PROVIDER_REQUEST_OPTIONS, REQUEST_OPTIONS, checkOptions } from '../core/option-checks.js';
 import { connectionFailure, detachedCause } from './connection-failure.js';
 import { LazyModule } from './lazy-module.js';
 import { readLimited } from './read-limited.js';
@@ -87,7 +87,7 @@ export class CallEngine {
   readonly #rootPathname: string;
   readonly #errors: EngineErrors;
   readonly #maxResponseBytes: number;
-  /** Created on the first call: see {@link loadKy}. */
+  /** Created on the first call (#loadKy). */
   #ky: KyInstance | undefined;
   readonly #now: () => number;
   readonly #observer: Observer;
@@ -139,7 +139,7 @@ export class CallEngine {
   }
 
   async #request<S extends z.ZodMiniType>(call: Call<S>, options: RequestOptions, trace: CallTrace | undefined): Promise<Answered<z.output<S>>> {
-    checkOptions(call.operation, options, REQUEST_OPTIONS, true);
+    checkOptions(call.operation, options, this.#config.api === 'provider' ? PROVIDER_REQUEST_OPTIONS : REQUEST_OPTIONS, true);
     const timeout = options.timeout ?? this.#config.timeout ?? DEFAULT_CLIENT_TIMEOUT_MS;
     // One controller per call, aborted by the deadline or by the caller's signal, and dropped
     // with its timer when the call ends. AbortSignal.timeout() would keep a timer, a signal and
@@ -408,7 +408,7 @@ export class CallEngine {
     if (state.signal.aborted) return new this.#errors.TimeoutError(state.timeout, { ...call, outcome });
     const forms = this.#errors.secretForms(this.#secrets(state.call, state.sentHashes));
     const redact = (text: string): string => this.#errors.redactText(text, forms);
-    if (!state.onWire && state.fetchError === undefined) {
+    if (!state.onWire) {
       // Thrown before this attempt reached fetch (a `now` option that threw): nothing of it left.
       const cause = detachedCause(error, redact);
       return new PayorchError(`${callLabel(call)}: payorch could not prepare the request (${cause?.message ?? redact(String(error))}). ${outcomeSentence(outcome, call)}`, { cause, outcome });
@@ -459,7 +459,9 @@ export class CallEngine {
     };
     if (call.signing.hash === 'key') headers['X-Key'] = call.signing.key;
     if (call.signing.hash === 'credential') headers['X-Credential-Key'] = call.signing.credentialKey;
-    const invalid = Object.entries(headers).filter(([, value]) => !HEADER_VALUE.test(value));
+    // Typed as text, a value may be anything from JavaScript (a key of 42, null): a RegExp would
+    // read it as "42" and sign it, and the redaction of a failure after sending would throw.
+    const invalid = Object.entries(headers).filter(([, value]: [string, unknown]) => typeof value !== 'string' || !HEADER_VALUE.test(value));
     if (invalid.length > 0) {
       // fetch would throw a TypeError that looks like a network failure; say what is wrong instead.
       throw new RequestValidationError(
@@ -528,8 +530,8 @@ function isFailureFlag(body: unknown): boolean {
  * the signal (one that never settles, a wrapper that drops `init.signal`) must not outlive the
  * call's deadline. What it settles with later is handled here, never left unhandled.
  */
-function untilAborted<T>(fetched: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
+function untilAborted(fetched: Promise<Response>, signal: AbortSignal): Promise<Response> {
+  return new Promise<Response>((resolve, reject) => {
     const onAbort = (): void => {
       reject(signal.reason as Error);
     };
@@ -539,6 +541,8 @@ function untilAborted<T>(fetched: Promise<T>, signal: AbortSignal): Promise<T> {
     fetched.then(
       (value) => {
         signal.removeEventListener('abort', onAbort);
+        // An answer after the deadline is read by nobody: its body is let go.
+        if (signal.aborted) void value.body?.cancel().catch(() => undefined);
         resolve(value);
       },
       (error: unknown) => {

@@ -79,21 +79,21 @@ export class APIResource {
   }
 
   #sendRow<P extends z.ZodMiniType, R extends z.ZodMiniType>(endpoint: Endpoint<P, R>, params: z.input<P>, options: ResourceRequestOptions, key: string | undefined, secrets: readonly string[]): Promise<Answered<z.output<R>>> {
-    return this.#transport.send(endpoint, params, this.#signing(endpoint, options, key), options, [...secrets, ...this._credentialKeys(options, endpoint.operation)]);
+    return this.#transport.send(endpoint, params, this.#signing(endpoint, options, key), options, [...secrets, ...this._credentialKeys(options)]);
   }
 
   /**
    * The site credential keys a call may carry, signed or in its body (spec 5.1 rule 2), to be
    * kept out of error messages even when the service echoes them. @internal
    */
-  protected _credentialKeys(options: ResourceRequestOptions, operation?: string): string[] {
-    const key = this.#siteKey(options, operation);
+  protected _credentialKeys(options: ResourceRequestOptions): string[] {
+    const key = options.credentialKey ?? this.#credentialKey;
     return key === undefined ? [] : [key];
   }
 
   /** The site credential key of a call, or a refusal before anything is sent. @internal */
   protected _requireCredentialKey(operation: string, options: ResourceRequestOptions): string {
-    const credentialKey = this.#siteKey(options, operation);
+    const credentialKey = options.credentialKey ?? this.#credentialKey;
     if (credentialKey === undefined || credentialKey === '') {
       throw new RequestValidationError(operation, [
         {
@@ -104,15 +104,6 @@ export class APIResource {
       ]);
     }
     return credentialKey;
-  }
-
-  // The call's site key, the client's otherwise. Typed as text, but JavaScript (or `as`) can give
-  // anything: a number or null would be sent as "42" or "null", then break the redaction of the
-  // error after sending, so it is refused before.
-  #siteKey(options: ResourceRequestOptions, operation = 'request'): string | undefined {
-    const key: unknown = options.credentialKey ?? this.#credentialKey;
-    if (key === undefined || typeof key === 'string') return key;
-    throw new RequestValidationError(operation, [{ field: 'credentialKey', rule: 'invalid_option', message: `must be a non-empty string (the site credential key); got ${key === null ? 'null' : typeof key}` }]);
   }
 
   #signing(endpoint: Endpoint<z.ZodMiniType, z.ZodMiniType>, options: ResourceRequestOptions, key: string | undefined): Signing {

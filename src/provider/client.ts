@@ -4,7 +4,7 @@ import type { Signing } from '../internal/signer.js';
 import { checkSettings, clientOptions } from '../core/client-options.js';
 import { clientNames, withEnvironment } from '../core/environment.js';
 import type { ClientSettings } from '../core/client-options.js';
-import { checkOptions } from '../core/option-checks.js';
+import { SITE_KEY_OPTION, checkOptions, checkValue } from '../core/option-checks.js';
 import { RequestValidationError } from '../errors/error.js';
 import { checkRawRequest, rawCall } from '../internal/raw-call.js';
 import type { RawRequest } from '../core/raw-request.js';
@@ -74,6 +74,8 @@ export class ProviderClient extends ProviderResources {
     // With the keys it was given or read: withSite() and withOptions() make their clients with them.
     const settings = withEnvironment('new ProviderClient', options, PROVIDER_NAMES);
     checkOptions('new ProviderClient', settings, PROVIDER_OPTIONS);
+    // The site it acts for, at start-up rather than on the first payment.
+    checkValue('new ProviderClient', SITE_KEY_OPTION, settings.credentialKey);
     const transport = (settings as SiteOptions)[parentTransport] ?? new Transport({ ...settings, api: 'provider', owner: 'new ProviderClient', credentials: settings });
     super(transport, settings.credentialKey);
     this.#options = settings;

@@ -88,7 +88,7 @@ describe('APIError.generate', () => {
   });
 
   test.each([
-    ['with its Location', { location: 'https://evil.example/take' }, 'The service answered with a redirect to https://evil.example/take, not followed (check baseUrl)'],
+    ['with its Location, not its query', { location: 'https://evil.example/take?wallet_id=w-1' }, 'The service answered with a redirect to https://evil.example/take, not followed (check baseUrl)'],
     ['without one', {}, 'The service answered with a redirect, not followed (check baseUrl)'],
   ])('says a 3xx is a redirect, %s, whatever its body', (_case, headers, text) => {
     for (const body of ['', '<html>Moved</html>']) {

@@ -73,31 +73,51 @@ describe('per-call credentialKey', () => {
     expect(seen.map((request) => request.headers.get('x-credential-key'))).toEqual(['site_cred_once', PROVIDER.credentialKey]);
   });
 
-  test('an empty client key counts as none and fails before sending', async () => {
-    const seen = capture('post', DEPOSIT_URL, deposit);
-    const error = await new ProviderClient({ ...keys, credentialKey: '' }).manual.startDeposit({ ...customer, amount: 10 }).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(RequestValidationError);
-    expect((error as RequestValidationError).message).toMatch(/needs a site credential key/);
-    expect(seen).toHaveLength(0);
-  });
-
   // JavaScript, or a cast, can hand anything over: it would have gone out as "42" or "null".
   test.each([
-    ['a number on the client', { credentialKey: 42 }, undefined, 'got number'],
-    ['null through withSite', 'withSite', undefined, 'got null'],
-    ['a boolean on the call', {}, { credentialKey: true }, 'got boolean'],
-  ])('a site key that is not text (%s) is refused before sending, naming credentialKey, for a basic-hash call too', async (_name, client, call, got) => {
+    ['empty', ''],
+    ['a number', 42],
+    ['null', null],
+  ])('a client site key that is %s is refused at construction, and through withSite, naming credentialKey', (_name, value) => {
+    const where = (make: () => unknown) => {
+      try {
+        make();
+      } catch (error) {
+        return error;
+      }
+      throw new Error('accepted');
+    };
+    for (const [make, owner] of [[() => new ProviderClient({ ...keys, credentialKey: value as string }), 'new ProviderClient'], [() => new ProviderClient(keys).withSite(value as string), 'new ProviderClient']] as const) {
+      const error = where(make);
+      expect(error).toBeInstanceOf(RequestValidationError);
+      expect((error as RequestValidationError).message).toMatch(new RegExp(`^Invalid option for ${owner}: credentialKey: must be a non-empty string \\(for example from PAYORCH_CREDENTIAL_KEY\\); got `));
+    }
+  });
+
+  test.each([
+    ['a boolean', true],
+    ['empty', ''],
+  ])('a site key on the call that is %s is refused before sending, for a basic-hash call too', async (_name, value) => {
     const seen = capture('post', DEPOSIT_URL, deposit);
     const welcomes = capture('post', `${BASE_URL}/api/provider/welcome`, { success: true });
-    const provider = client === 'withSite' ? new ProviderClient(keys).withSite(null as unknown as string) : new ProviderClient({ ...keys, ...(client as object) });
-    const options = call as { credentialKey?: string } | undefined;
+    const provider = new ProviderClient({ ...keys, credentialKey: PROVIDER.credentialKey });
+    const options = { credentialKey: value as string };
     for (const sending of [() => provider.manual.startDeposit({ ...customer, amount: 10 }, options), () => provider.welcome(options)]) {
       const error = await sending().catch((caught: unknown) => caught);
-      expect(error).toBeInstanceOf(RequestValidationError);
-      expect(error).toMatchObject({ outcome: 'not_sent', issues: [{ field: 'credentialKey', rule: 'invalid_option' }] });
-      expect((error as RequestValidationError).message).toContain(`credentialKey: must be a non-empty string (the site credential key); ${got}`);
+      // A credential-hash call needs the key before the options are read: either refusal names it.
+      expect(error).toMatchObject({ name: 'RequestValidationError', outcome: 'not_sent', issues: [{ field: 'credentialKey' }] });
     }
     expect([seen, welcomes].map((requests) => requests.length)).toEqual([0, 0]);
+  });
+
+  test("a raw request's key or site key that is not text is refused before sending, never signed as \"42\"", async () => {
+    const seen = capture('post', `${BASE_URL}/api/provider/future-endpoint`, { success: true });
+    const provider = new ProviderClient({ ...keys, credentialKey: PROVIDER.credentialKey });
+    for (const params of [{ hash: 'key', key: 42 }, { hash: 'credential', credentialKey: 42 }, { hash: 'key' }]) {
+      const error = await provider.request({ method: 'POST', path: '/future-endpoint', ...params } as never).catch((caught: unknown) => caught);
+      expect(error).toMatchObject({ name: 'RequestValidationError', outcome: 'not_sent' });
+    }
+    expect(seen).toHaveLength(0);
   });
 });
 
