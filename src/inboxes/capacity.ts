@@ -33,12 +33,9 @@ export function capacityWarnings(fill: MemoryInboxFill, logger: LevelledLogger, 
   }
 
   function write(fields: Readonly<Record<string, unknown>>, message: string): void {
-    try {
-      // At warn whatever the level but off: the callbacks refused once it is full are lost.
-      logger.warnAlways(fields, message);
-    } catch {
-      // A broken logger is the user's to notice; the answer goes out.
-    }
+    // At warn whatever the level but off: the callbacks refused once it is full are lost. A broken
+    // logger is the user's to notice (levelledLogger): the answer goes out.
+    logger.warnAlways(fields, message);
   }
 
   return () => {

@@ -154,7 +154,7 @@ export function checkJobSeal(job: unknown, check: JobCheck): asserts job is Read
       'job',
       typeof version === 'number' && version > 2
         ? `the job is a CallbackJob of version ${String(version)}, written by a later payorch; this one reads version 2: a worker of that version applies it (replay it there)`
-        : `the job is not a CallbackJob of version 2 (sealed)${typeof version === 'number' ? `: version ${String(version)}, of a build before the first release, carried no seal and is not trusted` : ''}; apply its callback from the service's status (receiver.reconcile) or by hand, then purge the dead letter`,
+        : `the job is not a CallbackJob of version 2 (sealed)${typeof version === 'number' ? `: version ${String(version)}, of a build before the first release, carried no seal and is not trusted` : ''}; apply its callback ${job['kind'] === 'creditCard' ? "from the service's status (receiver.reconcile)" : 'by hand, from the panel'}, then purge the dead letter`,
     );
   }
   // Before the seal: a job of another merchant that shares this one's inbox must not even be tried.

@@ -532,7 +532,7 @@ function checkerOf(where: string, options: VerifyCallbackOptions, previous: Prev
         throw new CallbackVerificationError(
           'api_key_mismatch',
           expired
-            ? `X-Api-Key is the API key before the rotation, and previousSecretKey's until (${new Date(previous.untilMs).toISOString()}) has passed: the service redelivers for 3 days with the keys it first signed with (docs/rotating-keys.md)`
+            ? `X-Api-Key is the API key before the rotation, and previousSecretKey's until (${new Date(previous.untilMs).toISOString()}) has passed: a callback signed before the rotation and delivered again since is refused; widen until (docs/rotating-keys.md)`
             : 'X-Api-Key is not the API key this receiver was given',
         );
       }

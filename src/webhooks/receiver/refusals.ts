@@ -122,15 +122,11 @@ export function refusalHearing({ logger, now, report }: RefusalSettings): (error
     unwritten.clear();
     const plural = total === 1 ? '' : 's';
     const span = minutes === 0 ? '' : ` in the last ${minutes === 1 ? 'minute' : `${minutes} minutes`}`;
-    try {
-      // Written at warn whatever the level but off: a receiver refusing genuine callbacks loses them.
-      logger.warnAlways(
-        { refused: total, reasons },
-        `payorch: refused ${total} well-formed callback${plural}${span}: ${causes.join('; ')}. Genuine callbacks are lost once the service stops retrying: see "Refused callbacks" in the receiver guide (docs/receiving-callbacks.md).`,
-      );
-    } catch {
-      // A broken logger is the user's to notice; the answer goes out.
-    }
+    // Written at warn whatever the level but off: a receiver refusing genuine callbacks loses them.
+    logger.warnAlways(
+      { refused: total, reasons },
+      `payorch: refused ${total} well-formed callback${plural}${span}: ${causes.join('; ')}. Genuine callbacks are lost once the service stops retrying: see "Refused callbacks" in the receiver guide (docs/receiving-callbacks.md).`,
+    );
   }
 
   return (error) => {

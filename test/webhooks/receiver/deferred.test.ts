@@ -241,7 +241,7 @@ describe('receiver.apply refuses a job changed or written in the queue', () => {
   });
 
   test.each([
-    [1, /^Callback refused \(malformed_body\): the job is not a CallbackJob of version 2 \(sealed\): version 1, of a build before the first release, carried no seal and is not trusted; apply its callback from the service's status \(receiver\.reconcile\) or by hand, then purge the dead letter$/],
+    [1, /^Callback refused \(malformed_body\): the job is not a CallbackJob of version 2 \(sealed\): version 1, of a build before the first release, carried no seal and is not trusted; apply its callback by hand, from the panel, then purge the dead letter$/],
     [3, /^Callback refused \(malformed_body\): the job is a CallbackJob of version 3, written by a later payorch; this one reads version 2: a worker of that version applies it \(replay it there\)$/],
   ])('a job of version %i says which version it is, and what to do with it', async (version, message) => {
     const { receiver, jobs, post } = harness();

@@ -164,7 +164,7 @@ describe('a receiver given previousSecretKey', () => {
     const options = { ...NEW, previousSecretKey: { ...before, until: UNTIL }, maxAgeSeconds: 86_400, now: () => UNTIL_MS };
     const late = (keys: typeof before) => () => verifyCallback(deposit(keys, 'MAN-rot15-1763812000', UNTIL_MS / 1000), options);
     expect(late(before)).toThrow(
-      "X-Api-Key is the API key before the rotation, and previousSecretKey's until (2025-11-22T12:52:25.000Z) has passed: the service redelivers for 3 days with the keys it first signed with (docs/rotating-keys.md)",
+      "X-Api-Key is the API key before the rotation, and previousSecretKey's until (2025-11-22T12:52:25.000Z) has passed: a callback signed before the rotation and delivered again since is refused; widen until (docs/rotating-keys.md)",
     );
     expect(late({ apiKey: 'prov_api_of_another', secretKey: 'another' })).toThrow(/^Callback refused \(api_key_mismatch\): X-Api-Key is not the API key this receiver was given$/);
   });
