@@ -4,7 +4,7 @@ import type { Api } from './api.js';
 
 /*
  * The environment variables payorch reads itself where the runtime has them: the keys of a client
- * or receiver built without them, and PAYORCH_LOG. Read at construction, never at import, and
+ * or receiver built without them, a client's PAYORCH_BASE_URL, and PAYORCH_LOG. Read at construction, never at import, and
  * defensively: a Worker or a browser has no `process`, Deno without --allow-env throws on a read,
  * and the main entry and payorch/webhooks load no Node built-in.
  */

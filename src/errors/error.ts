@@ -618,10 +618,11 @@ export class InboxCommitError extends InboxError {
 }
 
 /**
- * The PostgreSQL inbox runs behind a pooler in statement pooling (PgBouncer's
- * `pool_mode = statement`), which refuses every transaction block: no callback can be applied
- * together with its key there. Nothing was applied or recorded; the receiver answers 500 and tells
- * `onError` (phase `'inbox'`). Connect the inbox's pool in transaction or session pooling, or
+ * A pool behind a pooler in statement pooling (PgBouncer's `pool_mode = statement`), which refuses
+ * every transaction block: no callback can be applied together with its key there, and no table
+ * created or migrated. From the inbox, nothing was applied or recorded; the receiver answers 500 and
+ * tells `onError` (phase `'inbox'`). Also thrown by `prunePostgresInbox` and by the creation of the
+ * inbox's and the dead letters' tables. Connect the pool in transaction or session pooling, or
  * directly (docs/inboxes.md, "Poolers").
  */
 export class StatementPoolingError extends InboxError {

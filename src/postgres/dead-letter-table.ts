@@ -135,9 +135,13 @@ export async function createDeadLetterTable(where: string, definition: PostgresT
   checkOptions(where, options, TABLE_OPTIONS);
   const name = deadLetterTableName(where, options);
   const client = await options.pool.connect();
+  // A failure may have lost the connection (a pooler in statement pooling closes it): not pooled again.
+  let failed = true;
   try {
-    return await migratePostgresTable(client, definition, await name(client));
+    const migration = await migratePostgresTable(client, definition, await name(client));
+    failed = false;
+    return migration;
   } finally {
-    client.release();
+    client.release(failed);
   }
 }

@@ -10,7 +10,7 @@
 export { API_ENDPOINTS, endpointPath } from './registry/index.js';
 export { wireTypes } from '../internal/schema-blocks.js';
 export { welcomeEndpoint } from '../provider/account.js';
-export { REDACTED, redactText, secretForms } from '../errors/api-error.js';
+export { redactText, secretForms } from '../errors/api-error.js';
 export { printable } from '../errors/printable.js';
 export { settingsEndpoint } from '../dealer/settings.js';
 export { SANDBOX_OPTIONS } from './sandbox/options.js';

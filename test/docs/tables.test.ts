@@ -347,6 +347,7 @@ describe('docs/errors-and-retries.md', () => {
       ['a missing field', () => failure(() => client().manual.startDeposit({ fullname: 'Ada', username: 'ada', user_id: '', amount: 250 }))],
       ['a closed port', () => failure(() => client({ baseUrl: `http://127.0.0.1:${closedPort}` }).welcome())],
       ['a signal aborted before the call', () => failure(() => client().welcome({ signal: AbortSignal.abort() }))],
+      ['a now option that throws', () => failure(() => client({ now: () => { throw new Error('clock broke'); } }).welcome())],
       [
         'a signal aborted in the wait between two refused connections',
         async () => {
@@ -408,6 +409,8 @@ describe('docs/errors-and-retries.md', () => {
       RequestAbortedError,
     };
     const of = (name: string): { name: string; error: PayorchError }[] => {
+      // PayorchError itself: what no subclass says (a call that could not be prepared); it has no row of its own.
+      if (name === 'PayorchError') return seen.filter(({ error }) => error.constructor === PayorchError);
       const type = classes[name];
       if (type === undefined) throw new Error(`the guide names ${name}, which this test does not know`);
       // An APIError row means the class itself, not its subclasses (they have rows of their own).

@@ -205,10 +205,14 @@ export function checkInboxTable(client: PostgresClient, table: string): Promise<
 export async function createPostgresInboxTable(options: PostgresInboxOptions<PostgresPool>): Promise<TableMigration> {
   const name = tableName('createPostgresInboxTable', options, DEFAULT_POSTGRES_INBOX_TABLE);
   const client = await options.pool.connect();
+  // A failure may have lost the connection (a pooler in statement pooling closes it): not pooled again.
+  let failed = true;
   try {
-    return await migratePostgresTable(client, POSTGRES_INBOX_TABLE, await name(client));
+    const migration = await migratePostgresTable(client, POSTGRES_INBOX_TABLE, await name(client));
+    failed = false;
+    return migration;
   } finally {
-    client.release();
+    client.release(failed);
   }
 }
 

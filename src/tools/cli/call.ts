@@ -6,7 +6,7 @@ import type { Endpoint } from '../../internal/endpoint.js';
 import type { APIPromise } from '../../core/api-promise.js';
 import type { Api } from '../../core/api.js';
 import { REQUEST_OPTIONS } from '../../core/option-checks.js';
-import { API_ENDPOINTS, REDACTED, endpointPath } from '../cli-internals.js';
+import { API_ENDPOINTS, endpointPath } from '../cli-internals.js';
 import { ENVIRONMENT_NAMES } from './environment.js';
 import { declared, numberFlag, rangeOf } from './flags.js';
 import { COMMON_OPTIONS, CREDENTIAL_OPTIONS, EXIT_FAILED, EXIT_OK, UsageError, accountKeys, colours, fromFlagOrEnv, inFlags, parse, printable, readInput, requireSetting, secretKeyHelp } from './io.js';
@@ -305,12 +305,11 @@ async function run(args: readonly string[], io: Io): Promise<number> {
       status(c.dim(`${printed.length} record${printed.length === 1 ? '' : 's'}`));
       return EXIT_OK;
     }
-    const { body, response } = await (noParams ? method.call(target) : method.call(target, params)).withResponse();
+    const { response } = await (noParams ? method.call(target) : method.call(target, params)).withResponse();
     status(`${c.green('ok')} ${endpoint.method} ${endpointPath(row)}`);
-    // An answer that echoes a secret key, credential key, X-Key or hash the call sent is printed as
-    // the service sent it, those redacted, never as it was parsed.
-    const text = await response.text();
-    io.stdout.write(`${JSON.stringify(text.includes(REDACTED) ? (JSON.parse(text) as unknown) : body, null, 2)}\n`);
+    // The answer as the service sent it (payorch checked it is JSON), with any echo of a secret key,
+    // credential key, X-Key or hash the call sent redacted.
+    io.stdout.write(`${JSON.stringify(JSON.parse(await response.text()) as unknown, null, 2)}\n`);
     return EXIT_OK;
   } catch (error) {
     if (!(error instanceof PayorchError)) throw error;

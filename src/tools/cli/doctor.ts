@@ -143,13 +143,14 @@ async function checkAccount(account: Api, root: string, keys: AccountKeys, timeo
     // Not JSON: APIError.generate describes it as such.
   }
   const succeeded = response.ok && typeof parsed === 'object' && parsed !== null && (parsed as { success?: unknown }).success !== false;
+  // A service that echoes what it was sent must not have the secret key or the hash printed.
+  const secrets = [keys.secretKey, headers['X-Hash']];
   if (succeeded) {
-    // A service that echoes what it was sent must not have the secret key or the hash printed.
-    checks.push({ account, name: 'authentication', outcome: 'ok', detail: `signed request accepted${redactText(greeting(parsed), secretForms([keys.secretKey, headers['X-Hash']]))}` });
+    checks.push({ account, name: 'authentication', outcome: 'ok', detail: `signed request accepted${redactText(greeting(parsed), secretForms(secrets))}` });
     return checks;
   }
   // Its probes (welcome, dealer settings) only read: its failure never says a payment may have been created.
-  const error = APIError.generate({ status: response.status, headers: {}, body: parsed, request: { method: account === 'provider' ? 'POST' : 'GET', url: url.href }, call: { operation: probe.operation, resendable: true }, redact: [keys.secretKey, headers['X-Hash']] });
+  const error = APIError.generate({ status: response.status, headers: {}, body: parsed, request: { method: account === 'provider' ? 'POST' : 'GET', url: url.href }, call: { operation: probe.operation, resendable: true }, redact: secrets });
   const reason = error instanceof AuthenticationError || error instanceof PermissionDeniedError ? error.reason : undefined;
   checks.push({
     account,
