@@ -57,6 +57,22 @@ function denoGrants(deno: NonNullable<Runtime['Deno']>, name: string): boolean {
   }
 }
 
+/**
+ * The environment variable names payorch's examples, CLI and sandbox agree on, in the order the
+ * sandbox prints them: the library reads its own from here too. Code reads them from here; prose
+ * (README, guides, help texts) writes them out and test/docs/environment-names.test.ts checks it
+ * uses no other.
+ */
+export const ENVIRONMENT_NAMES = {
+  baseUrl: 'PAYORCH_BASE_URL',
+  providerApiKey: 'PAYORCH_PROVIDER_API_KEY',
+  providerSecretKey: 'PAYORCH_PROVIDER_SECRET_KEY',
+  credentialKey: 'PAYORCH_CREDENTIAL_KEY',
+  sitesKey: 'PAYORCH_SITES_KEY',
+  dealerApiKey: 'PAYORCH_DEALER_API_KEY',
+  dealerSecretKey: 'PAYORCH_DEALER_SECRET_KEY',
+} as const;
+
 /** The environment variables of a pair of keys. */
 export interface KeyNames {
   readonly apiKey: string;
@@ -65,12 +81,13 @@ export interface KeyNames {
 
 /** Where an API's keys are read from when not given: the names the CLI and the examples use. */
 export function keyNames(api: Api): KeyNames {
-  return api === 'provider' ? { apiKey: 'PAYORCH_PROVIDER_API_KEY', secretKey: 'PAYORCH_PROVIDER_SECRET_KEY' } : { apiKey: 'PAYORCH_DEALER_API_KEY', secretKey: 'PAYORCH_DEALER_SECRET_KEY' };
+  const names = ENVIRONMENT_NAMES;
+  return api === 'provider' ? { apiKey: names.providerApiKey, secretKey: names.providerSecretKey } : { apiKey: names.dealerApiKey, secretKey: names.dealerSecretKey };
 }
 
 /** A client's environment variables: the service's address and the API's keys. */
 export function clientNames(api: Api): KeyNames & { readonly baseUrl: string } {
-  return { baseUrl: 'PAYORCH_BASE_URL', ...keyNames(api) };
+  return { baseUrl: ENVIRONMENT_NAMES.baseUrl, ...keyNames(api) };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { RequestValidationError } from '../errors/error.js';
 import type { ValidationIssue } from '../errors/error.js';
+import { ENVIRONMENT_NAMES } from './environment.js';
 import { isLoopbackHostname } from './loopback.js';
 import type { RequestOptions } from './request-options.js';
 
@@ -391,7 +392,7 @@ export const CALL_SETTINGS = declareOptions<Omit<RequestOptions, 'signal'>>()([
 export const REQUEST_OPTIONS = declareOptions<RequestOptions>()([...CALL_SETTINGS, { name: 'signal', rule: { type: 'object', methods: ['addEventListener', 'removeEventListener'], allowed: 'an AbortSignal' } }]);
 
 /** A provider site's credential key (spec 5.1), on the client or on one call. */
-export const SITE_KEY_OPTION = { name: 'credentialKey', rule: { type: 'key' }, env: 'PAYORCH_CREDENTIAL_KEY' } as const satisfies OptionDeclaration<'credentialKey'>;
+export const SITE_KEY_OPTION = { name: 'credentialKey', rule: { type: 'key' }, env: ENVIRONMENT_NAMES.credentialKey } as const satisfies OptionDeclaration<'credentialKey'>;
 
 /** The options of a single Provider API call: a call's, and the site it acts for. */
 export const PROVIDER_REQUEST_OPTIONS = declareOptions<RequestOptions & { readonly credentialKey?: string | undefined }>()([...REQUEST_OPTIONS, SITE_KEY_OPTION]);

@@ -12,6 +12,7 @@ export { wireTypes } from '../internal/schema-blocks.js';
 export { welcomeEndpoint } from '../provider/account.js';
 export { redactText, secretForms } from '../errors/api-error.js';
 export { printable } from '../errors/printable.js';
+export { ENVIRONMENT_NAMES } from '../core/environment.js';
 export { settingsEndpoint } from '../dealer/settings.js';
 export { SANDBOX_OPTIONS } from './sandbox/options.js';
 export { KINDS } from './sandbox/record-kinds.js';
