@@ -250,6 +250,13 @@ describe('receiver.apply refuses a job changed or written in the queue', () => {
     expect(error.message).toMatch(message);
   });
 
+  test("an old card payment's job points to the status read, which card payments have", async () => {
+    const { receiver, jobs, post } = harness();
+    await post(signCallback(unsigned.creditCard, { ...PROVIDER, timestamp: NOW_SECONDS }));
+    const error = await refusalOf(receiver.apply({ ...jobs[0]!, version: 1 } as unknown as CallbackJob));
+    expect(error.message).toMatch(/; apply its callback from the service's status \(receiver\.reconcile\), then purge the dead letter$/);
+  });
+
   test('a job whose members the engine reordered (as jsonb does) applies', async () => {
     const { receiver, jobs, applied, post } = harness();
     await post(deposit('MAN-ord10-1763812000'));
