@@ -21,14 +21,9 @@ type TsupPlugin = NonNullable<Options['plugins']>[number];
 // across every entry; and nothing is bundled twice.
 const WEBHOOKS_ENTRY = resolve(entry('payorch/webhooks').source);
 const RECEIVE_PATH = resolve('src/webhooks/receiver/receive-path.ts');
-// payorch/webhooks as Node imports it (src/webhooks/node.ts, built to dist/webhooks/node.js): the
-// functions that load the rest on first use, over dist/webhooks/errors.js, the modules node.ts
-// imports (the error classes), which the ESM core file imports too. CommonJS has neither file: its
-// core file keeps the error classes, and `require('payorch/webhooks')` loads it whole.
-const NODE_ENTRY = resolve('src/webhooks/node.ts');
 // Every module the library is built from, with what each imports statically and dynamically.
 const GRAPH = buildSync({
-  entryPoints: [...PACKAGE_ENTRIES.map((each) => each.source), 'src/tools/cli-internals.ts', RECEIVE_PATH, NODE_ENTRY],
+  entryPoints: [...PACKAGE_ENTRIES.map((each) => each.source), 'src/tools/cli-internals.ts', RECEIVE_PATH],
   bundle: true,
   write: false,
   metafile: true,
@@ -38,59 +33,37 @@ const GRAPH = buildSync({
   packages: 'external',
   logLevel: 'silent',
 }).metafile.inputs;
-type Edge = { readonly path: string; readonly kind: string };
-const notReceivePath = (edge: Edge): boolean => !(edge.kind === 'dynamic-import' && resolve(edge.path) === RECEIVE_PATH);
-// The modules reached from `starts` through the imports `follow` takes: by default every one but
-// the receive path's `import()`.
-function reached(starts: readonly string[], follow: (edge: Edge) => boolean = notReceivePath): Set<string> {
+// The modules reached from `starts`, the receive path's `import()` not followed.
+function reached(starts: readonly string[]): Set<string> {
   const found = new Set<string>();
   const visit = (file: string): void => {
     if (found.has(resolve(file))) return;
     found.add(resolve(file));
-    for (const each of GRAPH[file]?.imports ?? []) if (each.external !== true && follow(each)) visit(each.path);
+    for (const each of GRAPH[file]?.imports ?? []) if (each.external !== true && !(each.kind === 'dynamic-import' && resolve(each.path) === RECEIVE_PATH)) visit(each.path);
   };
   for (const start of starts) visit(relative('.', start));
   return found;
 }
-// The modules payorch's import runs that some other file also needs (another entry, the command,
-// the code a client loads on its first call) go to the core file too, which payorch loads anyway:
-// code splitting would otherwise cut them into small chunks, and each module an import loads costs
-// its cold start about half a millisecond (bench/findings.md).
-const MAIN_ENTRY = resolve(entry('payorch').source);
-const MAIN_IMPORTS = reached([MAIN_ENTRY], (edge) => edge.kind !== 'dynamic-import');
-const MAIN_LATER = reached([...MAIN_IMPORTS].flatMap((file) => (GRAPH[relative('.', file)]?.imports ?? []).filter((edge) => edge.kind === 'dynamic-import').map((edge) => edge.path)));
 // The receive path's modules that another entry also imports statically (the transport's spans)
 // stay in the core file, which that entry loads anyway.
 const RECEIVE_REACHES = reached([RECEIVE_PATH]);
 const OTHERS_REACH = reached([...PACKAGE_ENTRIES.map((each) => each.source), 'src/tools/cli-internals.ts']);
-const ELSEWHERE = new Set([...reached([...PACKAGE_ENTRIES.map((each) => each.source).filter((file) => resolve(file) !== MAIN_ENTRY), 'src/tools/cli-internals.ts']), ...MAIN_LATER]);
-const MAIN_SHARED = [...MAIN_IMPORTS].filter((file) => file !== MAIN_ENTRY && ELSEWHERE.has(file));
-const ERRORS_SOURCES = new Set([...reached([NODE_ENTRY])].filter((file) => file !== NODE_ENTRY));
-const CORE_SOURCES = new Set([...reached([WEBHOOKS_ENTRY]), ...[...RECEIVE_REACHES].filter((file) => OTHERS_REACH.has(file)), ...MAIN_SHARED].filter((file) => file !== WEBHOOKS_ENTRY));
+const CORE_SOURCES = new Set([...reached([WEBHOOKS_ENTRY]), ...[...RECEIVE_REACHES].filter((file) => OTHERS_REACH.has(file))].filter((file) => file !== WEBHOOKS_ENTRY));
 const RECEIVE_SOURCES = new Set([...RECEIVE_REACHES].filter((file) => !CORE_SOURCES.has(file)));
-type Format = 'esm' | 'cjs';
-/** The modules of the core file in `format`: in ESM, the error classes are in a file of their own. */
-function coreSources(format: Format): Set<string> {
-  return format === 'esm' ? new Set([...CORE_SOURCES].filter((file) => !ERRORS_SOURCES.has(file))) : CORE_SOURCES;
-}
 // Generated, so that no list of those modules is kept by hand.
-const BUILD_CACHE = resolve('node_modules/.cache/payorch-build');
-const CORE_ENTRY = { esm: resolve(BUILD_CACHE, 'webhooks-core.ts'), cjs: resolve(BUILD_CACHE, 'webhooks-core-cjs.ts') } as const;
-const RECEIVE_ENTRY = resolve(BUILD_CACHE, 'webhooks-receive.ts');
-const ERRORS_ENTRY = resolve(BUILD_CACHE, 'webhooks-errors.ts');
-mkdirSync(BUILD_CACHE, { recursive: true });
-for (const [file, sources] of [[CORE_ENTRY.esm, coreSources('esm')], [CORE_ENTRY.cjs, coreSources('cjs')], [RECEIVE_ENTRY, RECEIVE_SOURCES], [ERRORS_ENTRY, ERRORS_SOURCES]] as const) {
+const CORE_ENTRY = resolve('node_modules/.cache/payorch-build/webhooks-core.ts');
+const RECEIVE_ENTRY = resolve('node_modules/.cache/payorch-build/webhooks-receive.ts');
+mkdirSync(dirname(CORE_ENTRY), { recursive: true });
+for (const [file, sources] of [[CORE_ENTRY, CORE_SOURCES], [RECEIVE_ENTRY, RECEIVE_SOURCES]] as const) {
   writeFileSync(file, [...sources].map((source) => `export * from ${JSON.stringify(source)};\n`).join(''));
 }
-type BuiltFile = 'payorch:webhooks-core' | 'payorch:webhooks-receive' | 'payorch:webhooks-errors';
-/** The placeholder of the built file of `format` that holds `source`, if one of them does. */
-function builtFileOf(source: string, format: Format): BuiltFile | undefined {
-  if (format === 'esm' && ERRORS_SOURCES.has(source)) return 'payorch:webhooks-errors';
+/** The placeholder of the built file that holds `source`, if one of them does. */
+function builtFileOf(source: string): 'payorch:webhooks-core' | 'payorch:webhooks-receive' | undefined {
   return CORE_SOURCES.has(source) ? 'payorch:webhooks-core' : RECEIVE_SOURCES.has(source) ? 'payorch:webhooks-receive' : undefined;
 }
 // The specifiers those imports (and the command's, see importLibrary) leave the bundler with, made
 // relative to each output file below by linkBuilt.
-const PLACEHOLDERS = { 'payorch:webhooks-core': 'webhooks/core', 'payorch:webhooks-receive': 'webhooks/receive', 'payorch:webhooks-errors': 'webhooks/errors', 'payorch:cli-internals': 'internal/cli' } as const;
+const PLACEHOLDERS = { 'payorch:webhooks-core': 'webhooks/core', 'payorch:webhooks-receive': 'webhooks/receive', 'payorch:cli-internals': 'internal/cli' } as const;
 
 // The library's entries (payorch, payorch/sandbox, …): package.json `exports`, the one list of them
 // (scripts/entries.mjs). dist/ mirrors src/, so each is built to the path `exports` names from
@@ -114,9 +87,7 @@ function importedSource(args: OnResolveArgs): string | undefined {
 }
 
 const WEBHOOKS_NAMES = 'payorch-webhooks-names';
-// Of the build of `format`: tsup builds split CommonJS as ESM and converts it after, so esbuild's
-// own format does not say.
-const importCore = (format: Format): EsbuildPlugin => ({
+const importCore: EsbuildPlugin = {
   name: 'import-webhooks-core',
   setup(build) {
     build.onResolve({ filter: /^\.\.?\// }, (args) => {
@@ -126,28 +97,28 @@ const importCore = (format: Format): EsbuildPlugin => ({
       // importer, whose modules are the core file's, so that importing payorch does not load
       // payorch/webhooks' own file besides the core.
       if (target === WEBHOOKS_ENTRY) return { path: args.importer, namespace: WEBHOOKS_NAMES };
-      const built = builtFileOf(target, format);
+      const built = builtFileOf(target);
       return built === undefined ? undefined : { path: built, external: true };
     });
     build.onLoad({ filter: /.*/, namespace: WEBHOOKS_NAMES }, async () => ({ contents: await readFile(WEBHOOKS_ENTRY, 'utf8'), loader: 'ts', resolveDir: dirname(WEBHOOKS_ENTRY) }));
   },
-});
+};
 
-// The files of payorch/webhooks' modules: an import from a module of one file of a module of
-// another is an import of that file (the receive path's names from the core; the receiver's
+// The two files of payorch/webhooks' modules: an import from a module of one file of a module of
+// the other is an import of that file (the receive path's names from the core; the receiver's
 // `import()` of the receive path), so that each module is in one of them.
-const splitWebhooks = (format: Format): EsbuildPlugin => ({
+const splitWebhooks: EsbuildPlugin = {
   name: 'split-webhooks',
   setup(build) {
     build.onResolve({ filter: /^\.\.?\// }, (args) => {
       const target = importedSource(args);
       if (target === undefined) return undefined;
-      const importer = args.importer === CORE_ENTRY[format] ? 'payorch:webhooks-core' : args.importer === RECEIVE_ENTRY ? 'payorch:webhooks-receive' : args.importer === ERRORS_ENTRY ? 'payorch:webhooks-errors' : builtFileOf(args.importer, format);
-      const built = builtFileOf(target, format);
+      const importer = args.importer === CORE_ENTRY ? 'payorch:webhooks-core' : args.importer === RECEIVE_ENTRY ? 'payorch:webhooks-receive' : builtFileOf(args.importer);
+      const built = builtFileOf(target);
       return built === undefined || built === importer ? undefined : { path: built, external: true };
     });
   },
-});
+};
 
 // The command (src/tools/cli) imports the library as a user's program does, by the package's own name
 // (`payorch`, `payorch/sandbox`, …), which Node resolves through package.json `exports` to the
@@ -163,7 +134,7 @@ const importLibrary: EsbuildPlugin = {
       const target = importedSource(args);
       if (target === undefined) return undefined;
       if (target === CLI_INTERNALS) return { path: 'payorch:cli-internals', external: true };
-      const built = builtFileOf(target, 'esm');
+      const built = builtFileOf(target);
       if (built !== undefined) return { path: built, external: true };
       if (!LIBRARY_SOURCES.has(target)) return undefined;
       const text = `${relative('.', target)} is part of the library: import it from the entry that exports it (payorch, payorch/webhooks, …), or add it to src/tools/cli-internals.ts`;
@@ -213,23 +184,10 @@ const linkBuilt: TsupPlugin = {
 const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
 const VERSION = { __PAYORCH_VERSION__: JSON.stringify(version) };
 
-// The settings of the builds of payorch/webhooks' own files (CORE_SOURCES).
-const WEBHOOKS_FILES = {
-  define: VERSION,
-  plugins: [linkBuilt],
-  target: 'node22',
-  platform: 'neutral',
-  // Internal: no declarations, and no path of package.json `exports` names them.
-  dts: false,
-  sourcemap: false,
-  splitting: false,
-  treeshake: true,
-} satisfies Options;
-
 // The settings of the library's builds (ESM, CommonJS, declarations).
 const LIBRARY = {
   define: VERSION,
-  esbuildPlugins: [pureDeclarations, importCore('esm')],
+  esbuildPlugins: [pureDeclarations, importCore],
   plugins: [linkBuilt],
   target: 'node22',
   platform: 'neutral',
@@ -249,22 +207,23 @@ const LIBRARY = {
 
 export default defineConfig([
   {
-    // See CORE_SOURCES and NODE_ENTRY: four files, no code splitting, nothing external but each other.
-    ...WEBHOOKS_FILES,
-    entry: { 'webhooks/core': CORE_ENTRY.esm, 'webhooks/receive': RECEIVE_ENTRY, 'webhooks/errors': ERRORS_ENTRY, 'webhooks/node': NODE_ENTRY },
-    esbuildPlugins: [pureDeclarations, splitWebhooks('esm')],
-    format: ['esm'],
-  },
-  {
-    // See CORE_SOURCES and NODE_ENTRY: two files.
-    ...WEBHOOKS_FILES,
-    entry: { 'webhooks/core': CORE_ENTRY.cjs, 'webhooks/receive': RECEIVE_ENTRY },
-    esbuildPlugins: [pureDeclarations, splitWebhooks('cjs')],
-    format: ['cjs'],
-    esbuildOptions(options) {
+    // See CORE_SOURCES: two files, no code splitting, nothing external but each other.
+    entry: { 'webhooks/core': CORE_ENTRY, 'webhooks/receive': RECEIVE_ENTRY },
+    define: VERSION,
+    esbuildPlugins: [pureDeclarations, splitWebhooks],
+    plugins: [linkBuilt],
+    format: ['esm', 'cjs'],
+    target: 'node22',
+    platform: 'neutral',
+    // Internal: no declarations, and no path of package.json `exports` names it.
+    dts: false,
+    sourcemap: false,
+    splitting: false,
+    treeshake: true,
+    esbuildOptions(options, { format }) {
       // CommonJS loads the receive path with require(), in the same module cache as the rest (and
       // where import() is not available, as in Jest without its ESM mode).
-      options.supported = { ...options.supported, 'dynamic-import': false };
+      if (format === 'cjs') options.supported = { ...options.supported, 'dynamic-import': false };
     },
   },
   {
@@ -275,7 +234,7 @@ export default defineConfig([
     format: ['esm'],
   },
   // The CommonJS entries: nothing requires CLI_INTERNALS.
-  { ...LIBRARY, entry: ENTRIES, format: ['cjs'], esbuildPlugins: [pureDeclarations, importCore('cjs')] },
+  { ...LIBRARY, entry: ENTRIES, format: ['cjs'] },
   {
     // Declarations of both formats, in one pass: bundled per entry from those TypeScript 7 emitted
     // for each source file (scripts/emit-declarations.mjs, the build's first step), so that tsup
