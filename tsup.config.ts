@@ -33,13 +33,16 @@ const GRAPH = buildSync({
   packages: 'external',
   logLevel: 'silent',
 }).metafile.inputs;
-// The modules reached from `starts`, the receive path's `import()` not followed.
-function reached(starts: readonly string[]): Set<string> {
+type Edge = { readonly path: string; readonly kind: string };
+const notReceivePath = (edge: Edge): boolean => !(edge.kind === 'dynamic-import' && resolve(edge.path) === RECEIVE_PATH);
+// The modules reached from `starts` through the imports `follow` takes: by default all but the
+// receive path's `import()`.
+function reached(starts: readonly string[], follow: (edge: Edge) => boolean = notReceivePath): Set<string> {
   const found = new Set<string>();
   const visit = (file: string): void => {
     if (found.has(resolve(file))) return;
     found.add(resolve(file));
-    for (const each of GRAPH[file]?.imports ?? []) if (each.external !== true && !(each.kind === 'dynamic-import' && resolve(each.path) === RECEIVE_PATH)) visit(each.path);
+    for (const each of GRAPH[file]?.imports ?? []) if (each.external !== true && follow(each)) visit(each.path);
   };
   for (const start of starts) visit(relative('.', start));
   return found;
@@ -50,20 +53,31 @@ const RECEIVE_REACHES = reached([RECEIVE_PATH]);
 const OTHERS_REACH = reached([...PACKAGE_ENTRIES.map((each) => each.source), 'src/tools/cli-internals.ts']);
 const CORE_SOURCES = new Set([...reached([WEBHOOKS_ENTRY]), ...[...RECEIVE_REACHES].filter((file) => OTHERS_REACH.has(file))].filter((file) => file !== WEBHOOKS_ENTRY));
 const RECEIVE_SOURCES = new Set([...RECEIVE_REACHES].filter((file) => !CORE_SOURCES.has(file)));
+// The modules payorch's own import runs that another file needs too (another entry, the command,
+// the code a client loads on its first call), and that are not the core file's, go to one more file,
+// dist/internal/shared.js: code splitting cut them into small chunks, and each module an import
+// loads costs its cold start about half a millisecond (bench/findings.md 30).
+const MAIN_ENTRY = resolve(entry('payorch').source);
+const MAIN_IMPORTS = reached([MAIN_ENTRY], (edge) => edge.kind !== 'dynamic-import');
+const MAIN_LATER = reached([...MAIN_IMPORTS].flatMap((file) => (GRAPH[relative('.', file)]?.imports ?? []).filter((edge) => edge.kind === 'dynamic-import').map((edge) => edge.path)));
+const ELSEWHERE = new Set([...reached([...PACKAGE_ENTRIES.map((each) => each.source).filter((file) => resolve(file) !== MAIN_ENTRY), 'src/tools/cli-internals.ts']), ...MAIN_LATER]);
+const SHARED_SOURCES = new Set([...MAIN_IMPORTS].filter((file) => file !== MAIN_ENTRY && file !== WEBHOOKS_ENTRY && ELSEWHERE.has(file) && !CORE_SOURCES.has(file) && !RECEIVE_SOURCES.has(file)));
 // Generated, so that no list of those modules is kept by hand.
 const CORE_ENTRY = resolve('node_modules/.cache/payorch-build/webhooks-core.ts');
 const RECEIVE_ENTRY = resolve('node_modules/.cache/payorch-build/webhooks-receive.ts');
+const SHARED_ENTRY = resolve('node_modules/.cache/payorch-build/shared.ts');
 mkdirSync(dirname(CORE_ENTRY), { recursive: true });
-for (const [file, sources] of [[CORE_ENTRY, CORE_SOURCES], [RECEIVE_ENTRY, RECEIVE_SOURCES]] as const) {
+for (const [file, sources] of [[CORE_ENTRY, CORE_SOURCES], [RECEIVE_ENTRY, RECEIVE_SOURCES], [SHARED_ENTRY, SHARED_SOURCES]] as const) {
   writeFileSync(file, [...sources].map((source) => `export * from ${JSON.stringify(source)};\n`).join(''));
 }
+type BuiltFile = 'payorch:webhooks-core' | 'payorch:webhooks-receive' | 'payorch:shared';
 /** The placeholder of the built file that holds `source`, if one of them does. */
-function builtFileOf(source: string): 'payorch:webhooks-core' | 'payorch:webhooks-receive' | undefined {
-  return CORE_SOURCES.has(source) ? 'payorch:webhooks-core' : RECEIVE_SOURCES.has(source) ? 'payorch:webhooks-receive' : undefined;
+function builtFileOf(source: string): BuiltFile | undefined {
+  return CORE_SOURCES.has(source) ? 'payorch:webhooks-core' : RECEIVE_SOURCES.has(source) ? 'payorch:webhooks-receive' : SHARED_SOURCES.has(source) ? 'payorch:shared' : undefined;
 }
 // The specifiers those imports (and the command's, see importLibrary) leave the bundler with, made
 // relative to each output file below by linkBuilt.
-const PLACEHOLDERS = { 'payorch:webhooks-core': 'webhooks/core', 'payorch:webhooks-receive': 'webhooks/receive', 'payorch:cli-internals': 'internal/cli' } as const;
+const PLACEHOLDERS = { 'payorch:webhooks-core': 'webhooks/core', 'payorch:webhooks-receive': 'webhooks/receive', 'payorch:shared': 'internal/shared', 'payorch:cli-internals': 'internal/cli' } as const;
 
 // The library's entries (payorch, payorch/sandbox, …): package.json `exports`, the one list of them
 // (scripts/entries.mjs). dist/ mirrors src/, so each is built to the path `exports` names from
@@ -113,7 +127,7 @@ const splitWebhooks: EsbuildPlugin = {
     build.onResolve({ filter: /^\.\.?\// }, (args) => {
       const target = importedSource(args);
       if (target === undefined) return undefined;
-      const importer = args.importer === CORE_ENTRY ? 'payorch:webhooks-core' : args.importer === RECEIVE_ENTRY ? 'payorch:webhooks-receive' : builtFileOf(args.importer);
+      const importer = args.importer === CORE_ENTRY ? 'payorch:webhooks-core' : args.importer === RECEIVE_ENTRY ? 'payorch:webhooks-receive' : args.importer === SHARED_ENTRY ? 'payorch:shared' : builtFileOf(args.importer);
       const built = builtFileOf(target);
       return built === undefined || built === importer ? undefined : { path: built, external: true };
     });
@@ -207,8 +221,8 @@ const LIBRARY = {
 
 export default defineConfig([
   {
-    // See CORE_SOURCES: two files, no code splitting, nothing external but each other.
-    entry: { 'webhooks/core': CORE_ENTRY, 'webhooks/receive': RECEIVE_ENTRY },
+    // See CORE_SOURCES and SHARED_SOURCES: three files, no code splitting, nothing external but each other.
+    entry: { 'webhooks/core': CORE_ENTRY, 'webhooks/receive': RECEIVE_ENTRY, 'internal/shared': SHARED_ENTRY },
     define: VERSION,
     esbuildPlugins: [pureDeclarations, splitWebhooks],
     plugins: [linkBuilt],
