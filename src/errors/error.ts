@@ -42,12 +42,18 @@ export function isPayorchError(value: unknown, errorClass?: ErrorClass): boolean
   return typeof value === 'object' && value !== null && (value as Partial<Record<symbol, unknown>>)[markOf(name)] === true;
 }
 
-function ownBrand(errorClass: ErrorClass): string {
+// The brand of a payorch error class; none for a class of the caller's own, even one extending
+// PayorchError, which carries no mark of its own.
+function brandNameOf(errorClass: ErrorClass): string | undefined {
   brandChain(errorClass);
   const prototype = errorClass.prototype as Partial<Record<symbol, unknown>>;
   const name = Object.hasOwn(prototype, OWN_BRAND) ? prototype[OWN_BRAND] : undefined;
-  // A class of the caller's own, even one extending PayorchError, carries no mark of its own.
-  if (typeof name !== 'string') {
+  return typeof name === 'string' ? name : undefined;
+}
+
+function ownBrand(errorClass: ErrorClass): string {
+  const name = brandNameOf(errorClass);
+  if (name === undefined) {
     throw new RequestValidationError('isPayorchError', [{ field: 'errorClass', rule: 'invalid_argument', message: `${errorClass.name || 'the class given'} is not an error class of payorch` }]);
   }
   return name;
@@ -90,6 +96,18 @@ export class PayorchError extends Error {
    */
   // The values written out, not `CallOutcome`: a hover then shows them without a second one.
   readonly outcome: 'not_sent' | 'refused' | 'unknown';
+
+  /**
+   * `instanceof` across copies of payorch: an error of another copy (the CommonJS build beside
+   * the ESM one, a second copy a loader or test runner made) is an instance of this copy's class
+   * of the same name, as `isPayorchError` tells. A class of your own extending one of these is
+   * checked by its prototype chain only.
+   */
+  static override [Symbol.hasInstance]<T>(this: ErrorClass<T & Error>, value: unknown): value is T {
+    if (Function.prototype[Symbol.hasInstance].call(this, value)) return true;
+    const name = brandNameOf(this);
+    return name !== undefined && typeof value === 'object' && value !== null && (value as Partial<Record<symbol, unknown>>)[markOf(name)] === true;
+  }
 
   /** Made by the SDK's error classes: the standard `cause`, and the call's {@link CallOutcome} (`unknown` when not given). */
   constructor(message?: string, options: { readonly cause?: unknown; readonly outcome?: CallOutcome | undefined } = {}) {

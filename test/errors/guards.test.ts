@@ -125,6 +125,16 @@ describe('isPayorchError (src/errors/error.ts)', () => {
     expect(refusal).toMatchObject({ outcome: 'not_sent', message: 'Invalid argument to isPayorchError: errorClass: AppError is not an error class of payorch', issues: [{ field: 'errorClass', rule: 'invalid_argument' }] });
   });
 
+  test('instanceof a class of the caller’s own is its prototype chain’s answer: a payorch error of its base is not one', () => {
+    class AppError extends source.PayorchError {}
+    expect(new AppError('x') instanceof AppError).toBe(true);
+    expect(new AppError('x') instanceof source.PayorchError).toBe(true);
+    expect(new source.PayorchError('x') instanceof AppError).toBe(false);
+    expect(new source.InboxError('x') instanceof AppError).toBe(false);
+    expect(new source.InboxError('x') instanceof source.QueueError).toBe(false);
+    expect({ name: 'InboxError' } instanceof source.InboxError).toBe(false);
+  });
+
   test('narrows to the class given, so its own fields need no cast', () => {
     const error: unknown = source.APIError.generate(answer(401, { success: false, error: 'Invalid hash' }));
     if (!source.isPayorchError(error, source.AuthenticationError)) throw new Error('not recognised');
@@ -132,7 +142,7 @@ describe('isPayorchError (src/errors/error.ts)', () => {
     expect(error.reason).toBe('invalid_hash');
   });
 
-  test('recognises errors thrown by the other build: ESM and CommonJS copies loaded in one process', async () => {
+  test('recognises errors thrown by the other build, as instanceof does: ESM and CommonJS copies loaded in one process', async () => {
     // The built package as users get it: `import` reads dist/index.js, `require` dist/index.cjs.
     const esm = (await import(new URL('../../dist/index.js', import.meta.url).href)) as Sdk;
     const cjs = createRequire(import.meta.url)('../../dist/index.cjs') as Sdk;
@@ -142,9 +152,14 @@ describe('isPayorchError (src/errors/error.ts)', () => {
       [esm, cjs],
     ] as const) {
       const made = await errorsOf(thrower);
-      // `instanceof` cannot see across the copies; that is why the guard exists.
-      expect(made.some(([error]) => error instanceof checker.PayorchError)).toBe(false);
-      for (const [error, expected] of made) expect(recognisedAs(checker, error)).toEqual(expected);
+      for (const [error, expected] of made) {
+        expect(recognisedAs(checker, error)).toEqual(expected);
+        // `instanceof` sees across the copies too (the classes' Symbol.hasInstance reads the brand),
+        // for the same classes, and no other.
+        expect(errorClasses(checker, checker.PayorchError).filter(([, errorClass]) => error instanceof errorClass).map(([name]) => name).sort()).toEqual([...expected].sort());
+      }
+      // Not by way of the prototype chain: the copies' classes are others.
+      expect(made.some(([error]) => Object.prototype.isPrototypeOf.call(checker.PayorchError.prototype, error))).toBe(false);
     }
   });
 });
