@@ -15,7 +15,7 @@ test('instanceof narrows to the class on its right, subclasses included', () => 
 
 test('a class of the caller’s own extending one of them narrows to itself', () => {
   class AppError extends PayorchError {
-    readonly code: 'APP' = 'APP';
+    readonly code = 'APP' as const;
   }
   if (caught instanceof AppError) expectTypeOf(caught).toEqualTypeOf<AppError>();
 });
