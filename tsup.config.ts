@@ -21,9 +21,14 @@ type TsupPlugin = NonNullable<Options['plugins']>[number];
 // across every entry; and nothing is bundled twice.
 const WEBHOOKS_ENTRY = resolve(entry('payorch/webhooks').source);
 const RECEIVE_PATH = resolve('src/webhooks/receiver/receive-path.ts');
+// payorch/webhooks as Node imports it (src/webhooks/node.ts, built to dist/webhooks/node.js): the
+// functions that load the rest on first call, over dist/webhooks/errors.js, the modules node.ts
+// imports (the error classes), which the ESM core file imports too. CommonJS has neither file: its
+// core file keeps the error classes, and `require('payorch/webhooks')` loads it whole.
+const NODE_ENTRY = resolve('src/webhooks/node.ts');
 // Every module the library is built from, with what each imports statically and dynamically.
 const GRAPH = buildSync({
-  entryPoints: [...PACKAGE_ENTRIES.map((each) => each.source), 'src/tools/cli-internals.ts', RECEIVE_PATH],
+  entryPoints: [...PACKAGE_ENTRIES.map((each) => each.source), 'src/tools/cli-internals.ts', RECEIVE_PATH, NODE_ENTRY],
   bundle: true,
   write: false,
   metafile: true,
@@ -53,6 +58,13 @@ const RECEIVE_REACHES = reached([RECEIVE_PATH]);
 const OTHERS_REACH = reached([...PACKAGE_ENTRIES.map((each) => each.source), 'src/tools/cli-internals.ts']);
 const CORE_SOURCES = new Set([...reached([WEBHOOKS_ENTRY]), ...[...RECEIVE_REACHES].filter((file) => OTHERS_REACH.has(file))].filter((file) => file !== WEBHOOKS_ENTRY));
 const RECEIVE_SOURCES = new Set([...RECEIVE_REACHES].filter((file) => !CORE_SOURCES.has(file)));
+const ERRORS_SOURCES = new Set([...reached([NODE_ENTRY])].filter((file) => file !== NODE_ENTRY));
+if (![...ERRORS_SOURCES].every((file) => CORE_SOURCES.has(file))) throw new Error(`src/webhooks/node.ts may import only the error classes and what they import: ${[...ERRORS_SOURCES].filter((file) => !CORE_SOURCES.has(file)).join(', ')}`);
+type Format = 'esm' | 'cjs';
+/** The modules of the core file in `format`: in ESM, the error classes are in a file of their own. */
+function coreSources(format: Format): Set<string> {
+  return format === 'esm' ? new Set([...CORE_SOURCES].filter((file) => !ERRORS_SOURCES.has(file))) : CORE_SOURCES;
+}
 // The modules payorch's own import runs that another file needs too (another entry, the command,
 // the code a client loads on its first call), and that are not the core file's, go to one more file,
 // dist/internal/shared.js: code splitting cut them into small chunks, and each module an import
@@ -63,21 +75,24 @@ const MAIN_LATER = reached([...MAIN_IMPORTS].flatMap((file) => (GRAPH[relative('
 const ELSEWHERE = new Set([...reached([...PACKAGE_ENTRIES.map((each) => each.source).filter((file) => resolve(file) !== MAIN_ENTRY), 'src/tools/cli-internals.ts']), ...MAIN_LATER]);
 const SHARED_SOURCES = new Set([...MAIN_IMPORTS].filter((file) => file !== MAIN_ENTRY && file !== WEBHOOKS_ENTRY && ELSEWHERE.has(file) && !CORE_SOURCES.has(file) && !RECEIVE_SOURCES.has(file)));
 // Generated, so that no list of those modules is kept by hand.
-const CORE_ENTRY = resolve('node_modules/.cache/payorch-build/webhooks-core.ts');
-const RECEIVE_ENTRY = resolve('node_modules/.cache/payorch-build/webhooks-receive.ts');
-const SHARED_ENTRY = resolve('node_modules/.cache/payorch-build/shared.ts');
-mkdirSync(dirname(CORE_ENTRY), { recursive: true });
-for (const [file, sources] of [[CORE_ENTRY, CORE_SOURCES], [RECEIVE_ENTRY, RECEIVE_SOURCES], [SHARED_ENTRY, SHARED_SOURCES]] as const) {
+const BUILD_CACHE = resolve('node_modules/.cache/payorch-build');
+const CORE_ENTRY = { esm: resolve(BUILD_CACHE, 'webhooks-core.ts'), cjs: resolve(BUILD_CACHE, 'webhooks-core-cjs.ts') } as const;
+const RECEIVE_ENTRY = resolve(BUILD_CACHE, 'webhooks-receive.ts');
+const ERRORS_ENTRY = resolve(BUILD_CACHE, 'webhooks-errors.ts');
+const SHARED_ENTRY = resolve(BUILD_CACHE, 'shared.ts');
+mkdirSync(BUILD_CACHE, { recursive: true });
+for (const [file, sources] of [[CORE_ENTRY.esm, coreSources('esm')], [CORE_ENTRY.cjs, coreSources('cjs')], [RECEIVE_ENTRY, RECEIVE_SOURCES], [ERRORS_ENTRY, ERRORS_SOURCES], [SHARED_ENTRY, SHARED_SOURCES]] as const) {
   writeFileSync(file, [...sources].map((source) => `export * from ${JSON.stringify(source)};\n`).join(''));
 }
-type BuiltFile = 'payorch:webhooks-core' | 'payorch:webhooks-receive' | 'payorch:shared';
-/** The placeholder of the built file that holds `source`, if one of them does. */
-function builtFileOf(source: string): BuiltFile | undefined {
+type BuiltFile = 'payorch:webhooks-core' | 'payorch:webhooks-receive' | 'payorch:webhooks-errors' | 'payorch:shared';
+/** The placeholder of the built file of `format` that holds `source`, if one of them does. */
+function builtFileOf(source: string, format: Format): BuiltFile | undefined {
+  if (format === 'esm' && ERRORS_SOURCES.has(source)) return 'payorch:webhooks-errors';
   return CORE_SOURCES.has(source) ? 'payorch:webhooks-core' : RECEIVE_SOURCES.has(source) ? 'payorch:webhooks-receive' : SHARED_SOURCES.has(source) ? 'payorch:shared' : undefined;
 }
 // The specifiers those imports (and the command's, see importLibrary) leave the bundler with, made
 // relative to each output file below by linkBuilt.
-const PLACEHOLDERS = { 'payorch:webhooks-core': 'webhooks/core', 'payorch:webhooks-receive': 'webhooks/receive', 'payorch:shared': 'internal/shared', 'payorch:cli-internals': 'internal/cli' } as const;
+const PLACEHOLDERS = { 'payorch:webhooks-core': 'webhooks/core', 'payorch:webhooks-receive': 'webhooks/receive', 'payorch:webhooks-errors': 'webhooks/errors', 'payorch:shared': 'internal/shared', 'payorch:cli-internals': 'internal/cli' } as const;
 
 // The library's entries (payorch, payorch/sandbox, …): package.json `exports`, the one list of them
 // (scripts/entries.mjs). dist/ mirrors src/, so each is built to the path `exports` names from
@@ -101,7 +116,9 @@ function importedSource(args: OnResolveArgs): string | undefined {
 }
 
 const WEBHOOKS_NAMES = 'payorch-webhooks-names';
-const importCore: EsbuildPlugin = {
+// Of the build of `format`: tsup builds split CommonJS as ESM and converts it after, so esbuild's
+// own format does not say.
+const importCore = (format: Format): EsbuildPlugin => ({
   name: 'import-webhooks-core',
   setup(build) {
     build.onResolve({ filter: /^\.\.?\// }, (args) => {
@@ -111,28 +128,33 @@ const importCore: EsbuildPlugin = {
       // importer, whose modules are the core file's, so that importing payorch does not load
       // payorch/webhooks' own file besides the core.
       if (target === WEBHOOKS_ENTRY) return { path: args.importer, namespace: WEBHOOKS_NAMES };
-      const built = builtFileOf(target);
+      const built = builtFileOf(target, format);
       return built === undefined ? undefined : { path: built, external: true };
     });
     build.onLoad({ filter: /.*/, namespace: WEBHOOKS_NAMES }, async () => ({ contents: await readFile(WEBHOOKS_ENTRY, 'utf8'), loader: 'ts', resolveDir: dirname(WEBHOOKS_ENTRY) }));
   },
-};
+});
 
 // The two files of payorch/webhooks' modules: an import from a module of one file of a module of
 // the other is an import of that file (the receive path's names from the core; the receiver's
 // `import()` of the receive path), so that each module is in one of them.
-const splitWebhooks: EsbuildPlugin = {
+const splitWebhooks = (format: Format): EsbuildPlugin => ({
   name: 'split-webhooks',
   setup(build) {
     build.onResolve({ filter: /^\.\.?\// }, (args) => {
       const target = importedSource(args);
       if (target === undefined) return undefined;
-      const importer = args.importer === CORE_ENTRY ? 'payorch:webhooks-core' : args.importer === RECEIVE_ENTRY ? 'payorch:webhooks-receive' : args.importer === SHARED_ENTRY ? 'payorch:shared' : builtFileOf(args.importer);
-      const built = builtFileOf(target);
+      const importer =
+        args.importer === CORE_ENTRY[format] ? 'payorch:webhooks-core'
+        : args.importer === RECEIVE_ENTRY ? 'payorch:webhooks-receive'
+        : args.importer === ERRORS_ENTRY ? 'payorch:webhooks-errors'
+        : args.importer === SHARED_ENTRY ? 'payorch:shared'
+        : builtFileOf(args.importer, format);
+      const built = builtFileOf(target, format);
       return built === undefined || built === importer ? undefined : { path: built, external: true };
     });
   },
-};
+});
 
 // The command (src/tools/cli) imports the library as a user's program does, by the package's own name
 // (`payorch`, `payorch/sandbox`, …), which Node resolves through package.json `exports` to the
@@ -148,7 +170,7 @@ const importLibrary: EsbuildPlugin = {
       const target = importedSource(args);
       if (target === undefined) return undefined;
       if (target === CLI_INTERNALS) return { path: 'payorch:cli-internals', external: true };
-      const built = builtFileOf(target);
+      const built = builtFileOf(target, 'esm');
       if (built !== undefined) return { path: built, external: true };
       if (!LIBRARY_SOURCES.has(target)) return undefined;
       const text = `${relative('.', target)} is part of the library: import it from the entry that exports it (payorch, payorch/webhooks, …), or add it to src/tools/cli-internals.ts`;
@@ -198,10 +220,23 @@ const linkBuilt: TsupPlugin = {
 const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
 const VERSION = { __PAYORCH_VERSION__: JSON.stringify(version) };
 
+// The settings of the builds of the files every entry imports by their placeholder (CORE_SOURCES).
+const OWN_FILES = {
+  define: VERSION,
+  plugins: [linkBuilt],
+  target: 'node22',
+  platform: 'neutral',
+  // Internal: no declarations, and no path of package.json `exports` names them.
+  dts: false,
+  sourcemap: false,
+  splitting: false,
+  treeshake: true,
+} satisfies Options;
+
 // The settings of the library's builds (ESM, CommonJS, declarations).
 const LIBRARY = {
   define: VERSION,
-  esbuildPlugins: [pureDeclarations, importCore],
+  esbuildPlugins: [pureDeclarations, importCore('esm')],
   plugins: [linkBuilt],
   target: 'node22',
   platform: 'neutral',
@@ -221,23 +256,23 @@ const LIBRARY = {
 
 export default defineConfig([
   {
-    // See CORE_SOURCES and SHARED_SOURCES: three files, no code splitting, nothing external but each other.
-    entry: { 'webhooks/core': CORE_ENTRY, 'webhooks/receive': RECEIVE_ENTRY, 'internal/shared': SHARED_ENTRY },
-    define: VERSION,
-    esbuildPlugins: [pureDeclarations, splitWebhooks],
-    plugins: [linkBuilt],
-    format: ['esm', 'cjs'],
-    target: 'node22',
-    platform: 'neutral',
-    // Internal: no declarations, and no path of package.json `exports` names it.
-    dts: false,
-    sourcemap: false,
-    splitting: false,
-    treeshake: true,
-    esbuildOptions(options, { format }) {
+    // See CORE_SOURCES, SHARED_SOURCES and NODE_ENTRY: five files, no code splitting, nothing
+    // external but each other.
+    ...OWN_FILES,
+    entry: { 'webhooks/core': CORE_ENTRY.esm, 'webhooks/receive': RECEIVE_ENTRY, 'webhooks/errors': ERRORS_ENTRY, 'webhooks/node': NODE_ENTRY, 'internal/shared': SHARED_ENTRY },
+    esbuildPlugins: [pureDeclarations, splitWebhooks('esm')],
+    format: ['esm'],
+  },
+  {
+    // The same in CommonJS, but for the two of Node's payorch/webhooks.
+    ...OWN_FILES,
+    entry: { 'webhooks/core': CORE_ENTRY.cjs, 'webhooks/receive': RECEIVE_ENTRY, 'internal/shared': SHARED_ENTRY },
+    esbuildPlugins: [pureDeclarations, splitWebhooks('cjs')],
+    format: ['cjs'],
+    esbuildOptions(options) {
       // CommonJS loads the receive path with require(), in the same module cache as the rest (and
       // where import() is not available, as in Jest without its ESM mode).
-      if (format === 'cjs') options.supported = { ...options.supported, 'dynamic-import': false };
+      options.supported = { ...options.supported, 'dynamic-import': false };
     },
   },
   {
@@ -248,7 +283,7 @@ export default defineConfig([
     format: ['esm'],
   },
   // The CommonJS entries: nothing requires CLI_INTERNALS.
-  { ...LIBRARY, entry: ENTRIES, format: ['cjs'] },
+  { ...LIBRARY, entry: ENTRIES, format: ['cjs'], esbuildPlugins: [pureDeclarations, importCore('cjs')] },
   {
     // Declarations of both formats, in one pass: bundled per entry from those TypeScript 7 emitted
     // for each source file (scripts/emit-declarations.mjs, the build's first step), so that tsup

@@ -2,7 +2,9 @@
 // the consumer folder given as the argument: each imported (ESM) and required (CommonJS) by its name.
 // Each must export at run time exactly the values its declarations there (.d.ts, .d.cts) export, as
 // TypeScript reads them, and a value it shares with `payorch` under one name is the same object
-// (one copy of the SDK across entries). Without its optional peers installed, an entry loads, or
+// (one copy of the SDK across entries); but where `exports` gives Node an ESM file of its own (the
+// `module-sync` condition: payorch/webhooks), whose functions load the whole entry's on their first call,
+// those functions are its own. Without its optional peers installed, an entry loads, or
 // stops only at the peer it is named after (payorch/bullmq without bullmq). Called by check-package.sh.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -43,7 +45,9 @@ const probe = (load) => `
     try {
       const module = await load(name);
       const names = Object.keys(module).filter((key) => key !== '__esModule').sort();
-      report[name] = { names, copies: names.filter((key) => key in main && main[key] !== module[key]) };
+      const copies = names.filter((key) => key in main && main[key] !== module[key]);
+      const isFunction = (key) => typeof module[key] === 'function' && !/^class\b/.test(Function.prototype.toString.call(module[key]));
+      report[name] = { names, copies: copies.filter((key) => !isFunction(key)), functionCopies: copies.filter(isFunction) };
     } catch (error) {
       report[name] = { error: String(error?.message ?? error).split('\\n')[0] };
     }
@@ -59,7 +63,8 @@ const formats = [
 const problems = [];
 // Whether `name` is in a node_modules folder the consumer's code looks in (its own or one above it).
 const resolvable = (name) => createRequire(join(consumer, 'package.json')).resolve.paths(name).some((dir) => existsSync(join(dir, name)));
-const meta = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')).peerDependenciesMeta ?? {};
+const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'));
+const meta = manifest.peerDependenciesMeta ?? {};
 const optionalPeers = Object.keys(meta).filter((peer) => meta[peer].optional === true);
 for (const each of ENTRIES) {
   const namesake = each.subpath.slice(2);
@@ -79,7 +84,11 @@ for (const each of ENTRIES) {
     if (declared.length === 0) problems.push(`${format}: ${each.name} exports no value`);
     if (absent.length > 0) problems.push(`${format}: ${each.name} lacks at run time the values ${each[types]} declares: ${absent.join(', ')}`);
     if (undeclared.length > 0) problems.push(`${format}: ${each.name} exports values ${each[types]} does not declare: ${undeclared.join(', ')}`);
-    if (got.copies.length > 0) problems.push(`${format}: ${each.name} exports its own copy of payorch's ${got.copies.join(', ')}`);
+    const target = manifest.exports[each.subpath];
+    const nodeFile = format === 'ESM' && typeof target.import['module-sync'] === 'string' && target.import['module-sync'] !== target.import.default;
+    const copies = nodeFile ? got.copies : [...got.copies, ...got.functionCopies];
+    if (copies.length > 0) problems.push(`${format}: ${each.name} exports its own copy of payorch's ${copies.join(', ')}`);
+    if (nodeFile && got.functionCopies.length === 0) problems.push(`${format}: ${each.name} resolves under Node to ${target.import['module-sync']}, yet its functions are payorch's: it loaded the whole entry`);
     if (problems.length === before) loaded.push(`${format} (${declared.length} values)`);
   }
   if (loaded.length > 0) console.log(`${each.name}: ${loaded.join(' and ')} as declared`);

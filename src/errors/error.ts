@@ -103,7 +103,7 @@ export class PayorchError extends Error {
    * of the same name, as `isPayorchError` tells. A class of your own extending one of these is
    * checked by its prototype chain only.
    */
-  static override [Symbol.hasInstance]<T>(this: ErrorClass<T & Error>, value: unknown): value is T {
+  static override [Symbol.hasInstance]<T extends Error>(this: abstract new (...args: never[]) => T, value: unknown): value is T {
     if (Function.prototype[Symbol.hasInstance].call(this, value)) return true;
     const name = brandNameOf(this);
     return name !== undefined && typeof value === 'object' && value !== null && (value as Partial<Record<symbol, unknown>>)[markOf(name)] === true;

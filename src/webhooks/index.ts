@@ -1,9 +1,10 @@
 /**
  * Receiving the service's callbacks, and nothing else: verification, signing (for tests), the
  * receiver with its in-memory inbox, the inbox interface, deferred jobs and their types. It loads
- * neither ky nor zod, so a serverless function that only receives callbacks starts fast. The
- * same objects as `payorch` exports under the same names: an error thrown through one entry is
- * `instanceof` the class of the other.
+ * neither ky nor zod, and under Node only its error classes until one of its functions is first
+ * called, so a serverless function that only receives callbacks starts fast. Its error classes
+ * are those `payorch` exports: an error thrown through one entry is `instanceof` the class of the
+ * other.
  *
  * The callback types are exported as types only: their zod schemas (`DepositCallback.parse`)
  * live in `payorch/schemas`.

@@ -159,7 +159,7 @@ describe('isPayorchError (src/errors/error.ts)', () => {
         expect(errorClasses(checker, checker.PayorchError).filter(([, errorClass]) => error instanceof errorClass).map(([name]) => name).sort()).toEqual([...expected].sort());
       }
       // Not by way of the prototype chain: the copies' classes are others.
-      expect(made.some(([error]) => Object.prototype.isPrototypeOf.call(checker.PayorchError.prototype, error))).toBe(false);
+      expect(made.some(([error]) => Object.prototype.isPrototypeOf.call(checker.PayorchError.prototype, error as object))).toBe(false);
     }
   });
 });

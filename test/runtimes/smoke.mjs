@@ -243,6 +243,26 @@ for (const [label, load] of [
   });
 }
 
+// package.json `exports` gives Node dist/webhooks/node.js, whose functions load the rest with
+// require() on their first call; Bun and Deno get the whole entry (Bun, in this repository, the
+// source through tsconfig.json's paths).
+await check('payorch/webhooks as this runtime resolves it: Node the file that loads the rest on first use, with the same classes and results', async () => {
+  const resolved = import.meta.resolve('payorch/webhooks');
+  const expected = runtime.startsWith('node') ? 'dist/webhooks/node.js' : runtime.startsWith('deno') ? 'dist/webhooks/index.js' : undefined;
+  assert(expected === undefined ? !resolved.endsWith('/dist/webhooks/node.js') : resolved.endsWith(`/${expected}`), `payorch/webhooks resolved to ${resolved}`);
+  if (expected === undefined) return;
+  const webhooks = await import('payorch/webhooks');
+  const signed = webhooks.signCallback({ tracking_code: 'MAN-smoke3-1763812000', status: 'completed', amount: 250, user_id: 'u-1' }, KEYS);
+  assert(webhooks.verifyCallback(signed, KEYS).kind === 'deposit', 'a signed callback was refused');
+  let refused;
+  try {
+    webhooks.verifyCallback({ headers: signed.headers, body: signed.body.replace('"completed"', '"canceled"') }, KEYS);
+  } catch (error) {
+    refused = error;
+  }
+  assert(refused instanceof esm.CallbackVerificationError && webhooks.PayorchError === esm.PayorchError, `got ${refused?.name}: ${refused?.message}`);
+});
+
 const secretChecks = await openSecretChecks(root);
 try {
   await check(...secretChecks.selfCheck);
