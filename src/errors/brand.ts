@@ -2,11 +2,13 @@
 // (error.ts) so that code which only brands a class of its own entry (api-error.ts, the sandbox's
 // SandboxError) does not import the classes with it.
 
-// `instanceof` fails across copies of payorch: an app whose code `import`s it while a dependency
-// `require`s it loads the ESM and the CommonJS build side by side, each with its own classes (two
-// installed versions do the same). Each error class therefore marks its prototype under a
-// `Symbol.for` key, which lives in one registry per realm and so is shared by every copy; a
-// subclass's instances carry the marks of all their ancestors through the prototype chain.
+// A prototype chain does not cross copies of payorch: an app whose code `import`s it while a
+// dependency `require`s it loads the ESM and the CommonJS build side by side, each with its own
+// classes (two installed versions, or a loader's second copy, do the same). Each error class
+// therefore marks its prototype under a `Symbol.for` key, which lives in one registry per realm and
+// so is shared by every copy; a subclass's instances carry the marks of all their ancestors through
+// the prototype chain. `isPayorchError` and the classes' `instanceof` read them. The marks name no
+// version: a class's name and fields are part of what a major version keeps.
 export const markOf = (name: string): symbol => Symbol.for(`payorch.error.${name}`);
 /** Where a class's prototype holds its own brand, read by {@link isPayorchError} to find the mark to look for. */
 export const OWN_BRAND = Symbol.for('payorch.error');

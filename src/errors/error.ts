@@ -17,7 +17,7 @@ export type { CallOutcome, FailedCall } from './call-message.js';
 /**
  * Whether `value` is an error payorch throws, or, given `errorClass`, an instance of that class or
  * one of its subclasses: from this copy of payorch or another (its ESM and CommonJS builds loaded
- * side by side, or two installed versions), where `instanceof` fails. Works for every error class
+ * side by side, or two installed versions), as `instanceof` does. Works for every error class
  * of every entry point (`SandboxError` of `payorch/sandbox` included).
  *
  * @example
@@ -51,6 +51,16 @@ function brandNameOf(errorClass: ErrorClass): string | undefined {
   return typeof name === 'string' ? name : undefined;
 }
 
+// Each class's mark, found once: `instanceof` runs on every callback body and every failed call.
+const MARKS = new WeakMap<ErrorClass, symbol | undefined>();
+function markOfClass(errorClass: ErrorClass): symbol | undefined {
+  if (MARKS.has(errorClass)) return MARKS.get(errorClass);
+  const name = brandNameOf(errorClass);
+  const mark = name === undefined ? undefined : markOf(name);
+  MARKS.set(errorClass, mark);
+  return mark;
+}
+
 function ownBrand(errorClass: ErrorClass): string {
   const name = brandNameOf(errorClass);
   if (name === undefined) {
@@ -63,8 +73,8 @@ function ownBrand(errorClass: ErrorClass): string {
  * Base class of every error payorch throws. Catch this to handle any SDK failure, and read
  * `outcome` to know whether money may have moved.
  *
- * Every subclass sets its own `name`, so an error stays recognisable where `instanceof` fails
- * (an error from another realm or another copy of the package).
+ * Every subclass sets its own `name`, so an error stays recognisable in a log, and `instanceof`
+ * holds across copies of the package (its ESM and CommonJS builds side by side).
  *
  * @example
  * ```ts
@@ -103,10 +113,12 @@ export class PayorchError extends Error {
    * of the same name, as `isPayorchError` tells. A class of your own extending one of these is
    * checked by its prototype chain only.
    */
-  static override [Symbol.hasInstance]<T extends Error>(this: abstract new (...args: never[]) => T, value: unknown): value is T {
+  // `this` typed by its prototype, not a constructor: a subclass of yours may hide its constructor.
+  static override [Symbol.hasInstance]<T>(this: { readonly prototype: T }, value: unknown): value is T {
     if (Function.prototype[Symbol.hasInstance].call(this, value)) return true;
-    const name = brandNameOf(this);
-    return name !== undefined && typeof value === 'object' && value !== null && (value as Partial<Record<symbol, unknown>>)[markOf(name)] === true;
+    if (typeof value !== 'object' || value === null) return false;
+    const mark = markOfClass(this as unknown as ErrorClass);
+    return mark !== undefined && (value as Partial<Record<symbol, unknown>>)[mark] === true;
   }
 
   /** Made by the SDK's error classes: the standard `cause`, and the call's {@link CallOutcome} (`unknown` when not given). */

@@ -47,7 +47,7 @@ export type { Api } from '../core/api.js';
 // Errors
 export {
   PayorchError,
-  // One guard for every error class, holding across the ESM and CommonJS copies of payorch where `instanceof` does not.
+  // One guard for every error class, holding across the ESM and CommonJS copies of payorch, as `instanceof` does.
   isPayorchError,
   RequestValidationError,
   CallbackVerificationError,

@@ -40,19 +40,30 @@ let webhooks: typeof Webhooks | undefined;
 
 function load(): typeof Webhooks {
   if (webhooks !== undefined) return webhooks;
-  try {
-    // Node's built-ins taken on first use, not imported: an import of node:module costs this
-    // file's import more than its own code. The file is named by a URL of this module's, which file
-    // tracers (@vercel/nft, Next.js standalone builds) follow, so that a traced deploy carries it.
-    const host = (globalThis as { readonly process?: { readonly getBuiltinModule?: (id: string) => unknown } }).process;
-    const { createRequire } = host?.getBuiltinModule?.('node:module') as typeof NodeModule;
-    const { fileURLToPath } = host?.getBuiltinModule?.('node:url') as typeof NodeUrl;
-    webhooks = createRequire(import.meta.url)(fileURLToPath(new URL('./index.js', import.meta.url))) as typeof Webhooks;
-  } catch (cause) {
-    // A copy of this file without the rest (a bundle made without the `module` condition), or a
-    // Node that does not `require()` ES modules (`--no-experimental-require-module`).
-    const reason = (cause instanceof Error ? cause.message : String(cause)).split('\n')[0];
-    throw new PayorchError(`payorch/webhooks could not load its code on first use (${reason}). It loads it with require() of its ES module, next to this file: bundle it with the "module" condition (esbuild, webpack, Rollup and Vite set it unless conditions are given), and run Node with require() of ES modules on`, { cause });
+  // Node's built-ins taken on first use, not imported: an import of node:module costs this file's
+  // import more than its own code. Each file is named by a URL of this module's, which file tracers
+  // (@vercel/nft, Next.js standalone builds) follow, so that a traced deploy carries it.
+  const host = (globalThis as { readonly process?: { readonly getBuiltinModule?: (id: string) => unknown } }).process;
+  const nodeModule = host?.getBuiltinModule?.('node:module') as typeof NodeModule | undefined;
+  const nodeUrl = host?.getBuiltinModule?.('node:url') as typeof NodeUrl | undefined;
+  const failures: string[] = [];
+  const attempt = (url: URL): typeof Webhooks | undefined => {
+    try {
+      if (nodeModule === undefined || nodeUrl === undefined) throw new Error('process.getBuiltinModule is missing');
+      return nodeModule.createRequire(import.meta.url)(nodeUrl.fileURLToPath(url)) as typeof Webhooks;
+    } catch (cause) {
+      failures.push((cause instanceof Error ? cause.message : String(cause)).split('\n')[0] ?? '');
+      return undefined;
+    }
+  };
+  // The CommonJS build where require() of the ES module fails though Node chose this file: Jest's
+  // ESM mode (its createRequire refuses ES modules), Yarn PnP on Node 22.12 to 22.14 (whose
+  // require() of ES modules does not resolve their imports). Its error classes are another copy's,
+  // which `instanceof` still recognises.
+  webhooks = attempt(new URL('./index.js', import.meta.url)) ?? attempt(new URL('./index.cjs', import.meta.url));
+  if (webhooks === undefined) {
+    // A copy of this file without the rest: a bundle made without the `module` condition.
+    throw new PayorchError(`payorch/webhooks could not load its code on first use (${failures.join('; ')}): it loads dist/webhooks/index.js or index.cjs, next to the file Node resolved it to. A bundle must carry them: bundle with the "module" condition, which esbuild, webpack, Rollup and Vite set unless given conditions of their own`);
   }
   return webhooks;
 }

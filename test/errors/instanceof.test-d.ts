@@ -19,3 +19,15 @@ test('a class of the caller’s own extending one of them narrows to itself', ()
   }
   if (caught instanceof AppError) expectTypeOf(caught).toEqualTypeOf<AppError>();
 });
+
+test('so does one whose constructor is private or protected', () => {
+  class HiddenError extends PayorchError {
+    private constructor() {
+      super('hidden');
+    }
+    static make(): HiddenError {
+      return new HiddenError();
+    }
+  }
+  if (caught instanceof HiddenError) expectTypeOf(caught).toEqualTypeOf<HiddenError>();
+});

@@ -9,9 +9,9 @@ import { repoRoot, requireBuilt } from '../helpers/dist.js';
 import { entry } from '../../scripts/entries.mjs';
 
 /*
- * Under Node, `payorch/webhooks` is dist/webhooks/node.js (package.json `exports`, the `node`
- * condition): the error classes at import, the rest loaded by a function's first call. Told from
- * outside, as a program imports it by name: which files of payorch a fresh process loads (a load
+ * Under Node, `payorch/webhooks` is dist/webhooks/node.js (package.json `exports`, the
+ * `module-sync` condition): the error classes at import, the rest loaded by a function's first
+ * call. Told from outside, as a program imports it by name: which files of payorch a fresh process loads (a load
  * hook), what the module exports against the entry every other runtime and bundler gets, and what
  * its functions return.
  */
@@ -80,6 +80,17 @@ describe('payorch/webhooks under Node', () => {
     expect(off).toEqual({ resolved: webhooks.esm, kind: 'deposit' });
   });
 
+  test('where require() of its ES module fails though Node took this file (Jest’s ESM mode, Yarn PnP on Node 22.12 to 22.14), the first call loads the CommonJS build, whose errors are still instanceof its classes', () => {
+    const args = ['--conditions=module-sync', '--no-experimental-require-module', '--input-type=module', '-e', script];
+    const fallback = JSON.parse(execFileSync(process.execPath, args, { cwd: repoRoot, encoding: 'utf8' })) as Outcome;
+    expect(fallback.resolved).toBe(NODE_FILE);
+    // The ES module tried, then the CommonJS build.
+    expect(fallback.loadedByCall).toEqual([webhooks.esm, webhooks.cjs, 'dist/webhooks/core.cjs']);
+    expect(fallback.kind).toBe('deposit');
+    expect(fallback.sameResult).toBe(true);
+    expect(fallback.refusal).toEqual({ name: 'CallbackVerificationError', reason: 'invalid_signature', ofMain: true });
+  });
+
   test('exports the names of that entry, the same error classes and constants as it and as payorch, and its functions give that entry’s results', () => {
     expect(out.namesNode).toEqual(out.namesEager);
     expect(out.namesEager.length).toBeGreaterThan(20);
@@ -116,14 +127,14 @@ describe('where payorch/webhooks resolves besides Node', () => {
   test('a bundle given Node’s conditions without `module` took the Node-only file: its first call says so, naming the condition to set', async () => {
     const { files, printed } = await bundle(['module-sync']);
     expect(files).toContain(NODE_FILE);
-    expect(printed).toMatch(/^PayorchError: payorch\/webhooks could not load its code on first use \(Cannot find module '.*\/out\/index\.js'\)\. It loads it with require\(\) of its ES module, next to this file: bundle it with the "module" condition/);
+    expect(printed).toMatch(/^PayorchError: payorch\/webhooks could not load its code on first use \(Cannot find module '.*\/out\/index\.js'; Cannot find module '.*\/out\/index\.cjs'\): it loads dist\/webhooks\/index\.js or index\.cjs, next to the file Node resolved it to\. A bundle must carry them: bundle with the "module" condition/);
     expect(printed).not.toContain('\n');
   });
 
   test('a file tracer (@vercel/nft, which Vercel and Next.js standalone builds use) carries what the first call loads', async () => {
     // From the root: node_modules/payorch links to this repository, outside the scratch folder.
     const { fileList } = await nodeFileTrace([app], { base: '/' });
-    const traced = [...fileList].filter((file) => file.includes('dist/webhooks/')).map((file) => file.slice(file.indexOf('dist/'))).sort();
+    const traced = [...fileList].filter((file) => /dist\/webhooks\/.*\.js$/.test(file)).map((file) => file.slice(file.indexOf('dist/'))).sort();
     expect(traced).toEqual(['dist/webhooks/core.js', 'dist/webhooks/errors.js', webhooks.esm, NODE_FILE, 'dist/webhooks/receive.js'].sort());
   });
 });
