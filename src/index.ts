@@ -92,7 +92,8 @@ export type { ApplyTransferStatusesOptions, EndedTransfer, TransferStatusOutcome
 
 // Callbacks: verifying, signing, receiving and applying once, now or from a queue. The one list
 // of these names is payorch/webhooks' (src/webhooks/index.ts): the same objects under the same
-// names, so the two entries cannot drift apart.
+// names, so the two entries cannot drift apart (under Node, payorch/webhooks' functions are its
+// own, which load these on first call: src/webhooks/node.ts).
 export * from './webhooks/index.js';
 export {
   parseTrackingCode,
