@@ -16,6 +16,7 @@ import type * as NodeModule from 'node:module';
 import type * as NodeUrl from 'node:url';
 import type * as Webhooks from './index.js';
 import { PayorchError } from '../errors/error.js';
+import { nodeBuiltin } from '../internal/node-builtin.js';
 
 export {
   PayorchError,
@@ -43,9 +44,8 @@ function load(): typeof Webhooks {
   // Node's built-ins taken on first use, not imported: an import of node:module costs this file's
   // import more than its own code. Each file is named by a URL of this module's, which file tracers
   // (@vercel/nft, Next.js standalone builds) follow, so that a traced deploy carries it.
-  const host = (globalThis as { readonly process?: { readonly getBuiltinModule?: (id: string) => unknown } }).process;
-  const nodeModule = host?.getBuiltinModule?.('node:module') as typeof NodeModule | undefined;
-  const nodeUrl = host?.getBuiltinModule?.('node:url') as typeof NodeUrl | undefined;
+  const nodeModule = nodeBuiltin('node:module') as typeof NodeModule | undefined;
+  const nodeUrl = nodeBuiltin('node:url') as typeof NodeUrl | undefined;
   const failures: string[] = [];
   const attempt = (url: URL): typeof Webhooks | undefined => {
     try {

@@ -1,24 +1,18 @@
 // SHA-256 and HMAC-SHA256 on every runtime: node:crypto where the runtime offers it (Node, Bun,
 // Deno, workerd with nodejs_compat), the pure-JS ones elsewhere (edge runtimes, browsers).
-// node:crypto is taken on the first hash, through the synchronous `process.getBuiltinModule`
-// (Node 20.16+), never imported: the main entry then names no Node built-in for a bundler to
-// resolve, and a serverless receiver's cold start does not pay for loading it. The one-shot
+// node:crypto is taken on the first hash (../node-builtin.ts), never imported: the main entry then
+// names no Node built-in for a bundler to resolve, and a serverless receiver's cold start does not
+// pay for loading it. The one-shot
 // `hash()` (Node 20.12+) rather than a createHash chain: it builds no Hash object for the short
 // strings payorch signs (docs/decisions.md). HMAC has no one-shot form: `createHmac`.
 import type * as NodeCrypto from 'node:crypto';
+import { nodeBuiltin } from '../node-builtin.js';
 import { pureHmacSha256Hex, pureSha256Hex } from './pure-sha256.js';
 
 // SHA-256 and HMAC are resolved apart, so that a bundle that never signs a job (verifyCallback
 // alone) leaves the pure-JS HMAC out.
 function nodeCrypto(): typeof NodeCrypto | undefined {
-  const host = (globalThis as { readonly process?: { readonly getBuiltinModule?: (id: string) => unknown } }).process;
-  try {
-    return host?.getBuiltinModule?.('node:crypto') as typeof NodeCrypto | undefined;
-  } catch {
-    // Next.js's edge runtime puts every function of `process` behind one that throws "not
-    // supported in the Edge Runtime": no node:crypto there.
-    return undefined;
-  }
+  return nodeBuiltin('node:crypto') as typeof NodeCrypto | undefined;
 }
 
 function loadSha256(): (text: string) => string {
