@@ -2,7 +2,9 @@
 // table: what both engine families share (PostgreSQL in src/postgres/versions.ts, SQLite
 // for D1 and Durable Objects in src/inboxes/sqlite-dialect/versions.ts). Each table records its version in
 // `payorch_schema` beside it; its live columns are compared too, since a table changed by hand
-// shows no version of its own. Adding a version is one entry of a table's `versions`.
+// shows no version of its own. Each table's shape was frozen as version 1 at the first release;
+// adding a version is one entry of a table's `versions`, whose steps both a migration and a
+// creation run.
 
 /** One stored shape of a table, and the way to it from the version before. */
 export interface TableVersion {
@@ -27,6 +29,8 @@ export interface VersionedTable {
   readonly what: string;
   /** Oldest first; the last is the version this payorch uses. */
   readonly versions: readonly [TableVersion, ...TableVersion[]];
+  /** The statements that create its first version, for the quoted `table`: {@link creationSql} adds the later versions' steps. */
+  readonly create: (table: string) => readonly string[];
   /** The way to migrate it, as a message says it: "createPostgresInboxTable({ pool }) or `payorch migrate postgres-inbox`". */
   readonly migrate: string;
   /** The guide's section on upgrading, as a message points to it. */
@@ -46,6 +50,19 @@ export type TableVerdict =
   | { readonly kind: 'refused'; readonly message: string };
 
 export const currentVersion = (table: VersionedTable): number => (table.versions.at(-1) ?? table.versions[0]).version;
+
+/** The steps that carry `table` (quoted) from `version` to the current version. */
+export function stepsAfter(table: VersionedTable, version: number, quoted: string): readonly string[] {
+  return table.versions.filter((each) => each.version > version).flatMap((each) => each.up?.(quoted) ?? []);
+}
+
+/**
+ * The statements that create `table` (quoted) at the current version: its first version's, then the
+ * steps a migration runs, so that a table created by this payorch and one it migrated cannot differ.
+ */
+export function creationSql(table: VersionedTable, quoted: string): readonly string[] {
+  return [...table.create(quoted), ...stepsAfter(table, table.versions[0].version, quoted)];
+}
 
 const known = (table: VersionedTable): string => {
   const first = table.versions[0].version;

@@ -5,6 +5,7 @@ import { checkOptions, declareOptions } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
 import type { TableMigration } from '../core/table-migration.js';
 import { QueueError } from '../errors/error.js';
+import { creationSql } from '../internal/table-versions.js';
 import { POOL_OPTION, SCHEMA_OPTION, TABLE_OPTION, quoteTable, tableName } from './table.js';
 import type { PostgresPool } from './table.js';
 import { migratePostgresTable, recordSql } from './versions.js';
@@ -54,7 +55,7 @@ export const deadLetterTableName = (where: string, options: Omit<DeadLetterTable
  */
 export function deadLetterTableSql(where: string, definition: PostgresTable, table?: string): string {
   const quoted = quoteTable(where, table, DEFAULT_DEAD_LETTER_TABLE);
-  return [...recordSql(definition, quoted, true), tableSql(quoted)].join(';\n');
+  return [...recordSql(definition, quoted, true), ...creationSql(definition, quoted)].join(';\n');
 }
 
 function tableSql(quoted: string): string {
@@ -91,30 +92,22 @@ export interface DeadLetterTableOwner {
 }
 
 /**
- * The dead letters' table of `owner`. Its versions, oldest first, are every adapter's: a new
- * version is one entry, its columns and keys, and the statements from the one before.
+ * The versions of the dead letters' table, oldest first, every adapter's: version 1 is the shape of
+ * the first release. A new version is one entry: its columns and keys, and the statements from the
+ * one before.
  */
+const DEAD_LETTER_VERSIONS: PostgresTable['versions'] = [
+  {
+    version: 1,
+    shape: ['seq bigint NOT NULL', 'id text NOT NULL', 'queue text NOT NULL', 'job text NOT NULL', 'attempts integer NOT NULL', 'last_error text NOT NULL', 'dead_at timestamp with time zone NOT NULL', 'history text', 'PRIMARY KEY (seq)', 'UNIQUE (id)'],
+  },
+];
+
+/** The dead letters' table of `owner`. */
 export const deadLetterTable = (owner: DeadLetterTableOwner): PostgresTable => ({
   component: owner.component,
   what: `the dead letters' table of ${owner.adapter}`,
-  versions: [
-    {
-      version: 1,
-      shape: ['seq bigint NOT NULL', 'id text NOT NULL', 'queue text NOT NULL', 'job jsonb NOT NULL', 'attempts integer NOT NULL', 'last_error text NOT NULL', 'dead_at timestamp with time zone NOT NULL', 'PRIMARY KEY (seq)', 'UNIQUE (id)'],
-    },
-    {
-      // The job as JSON text: jsonb refuses a NUL or a lone surrogate a verified callback may hold.
-      version: 2,
-      shape: ['seq bigint NOT NULL', 'id text NOT NULL', 'queue text NOT NULL', 'job text NOT NULL', 'attempts integer NOT NULL', 'last_error text NOT NULL', 'dead_at timestamp with time zone NOT NULL', 'PRIMARY KEY (seq)', 'UNIQUE (id)'],
-      up: (table) => [`ALTER TABLE ${table} ALTER COLUMN job TYPE text USING job::text`],
-    },
-    {
-      // The earlier lives of a dead letter replayed and dead again.
-      version: 3,
-      shape: ['seq bigint NOT NULL', 'id text NOT NULL', 'queue text NOT NULL', 'job text NOT NULL', 'attempts integer NOT NULL', 'last_error text NOT NULL', 'dead_at timestamp with time zone NOT NULL', 'history text', 'PRIMARY KEY (seq)', 'UNIQUE (id)'],
-      up: (table) => [`ALTER TABLE ${table} ADD COLUMN history text`],
-    },
-  ],
+  versions: DEAD_LETTER_VERSIONS,
   migrate: owner.migrate,
   guide: owner.guide,
   create: (table) => tableSql(table).split(';\n'),

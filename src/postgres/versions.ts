@@ -3,7 +3,7 @@
 // table's schema; the columns are read from the catalog. A migration runs in one transaction under
 // an advisory lock, as pg-boss migrates its own schema: instances that start at once migrate once.
 import type { TableMigration } from '../core/table-migration.js';
-import { currentVersion, earlierMessage, judgeTable, missingMessage } from '../internal/table-versions.js';
+import { creationSql, currentVersion, earlierMessage, judgeTable, missingMessage, stepsAfter } from '../internal/table-versions.js';
 import type { TableState, VersionedTable } from '../internal/table-versions.js';
 import { statementPoolingRefusal } from './table.js';
 
@@ -13,10 +13,8 @@ interface Client {
   release(error?: Error | boolean): void;
 }
 
-/** A table of PostgreSQL: its versions, the SQL that creates the current one, its refusal. */
+/** A table of PostgreSQL: its versions, the SQL that creates its first, its refusal. */
 export interface PostgresTable extends VersionedTable {
-  /** CREATE statements of the current version, for the schema-qualified, quoted `table`. */
-  readonly create: (table: string) => readonly string[];
   /** The error a refusal is: an InboxError for an inbox, a QueueError for a queue's table. */
   readonly refuse: (message: string, options?: { readonly cause?: unknown }) => Error;
 }
@@ -111,11 +109,11 @@ export async function migratePostgresTable(client: Client, table: PostgresTable,
         throw table.refuse(verdict.message);
       case 'missing':
         from = undefined;
-        statements = [...recordSql(table, qualified, true), ...table.create(qualified)];
+        statements = [...recordSql(table, qualified, true), ...creationSql(table, qualified)];
         break;
       case 'earlier':
         from = verdict.version;
-        statements = [...table.versions.filter((each) => each.version > verdict.version).flatMap((each) => each.up?.(qualified) ?? []), ...recordSql(table, qualified, false)];
+        statements = [...stepsAfter(table, verdict.version, qualified), ...recordSql(table, qualified, false)];
         break;
       case 'current':
         if (!verdict.recorded) statements = recordSql(table, qualified, false);

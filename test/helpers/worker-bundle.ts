@@ -1,6 +1,6 @@
 import { build } from 'esbuild';
-import type { StdinOptions } from 'esbuild';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import type { Plugin, StdinOptions } from 'esbuild';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -9,7 +9,15 @@ const root = join(import.meta.dirname, '..', '..');
 interface BundleOptions {
   readonly external?: readonly string[];
   readonly banner?: string;
+  /**
+   * Gives the bundled D1 and Durable Object inboxes a version 2 of their table that exists only in
+   * the tests (test/helpers/later-version.ts says why): one more nullable column, `note`, added to
+   * dist's list of versions where the bundle loads it. The bundle fails if the list is not found.
+   */
+  readonly laterInboxVersion?: boolean;
 }
+
+const INBOX_VERSIONS = 'var SQLITE_INBOX_VERSIONS = [';
 
 /**
  * Bundles a Worker as wrangler would, against the built package: `payorch` and its subpaths
@@ -29,6 +37,18 @@ export function bundleWorker(contents: string, options: BundleOptions = {}): Pro
 export function bundleWorkerFile(file: string, options: BundleOptions = {}): Promise<string> {
   return bundle({ entryPoints: [join(root, file)] }, options);
 }
+
+const laterInboxVersion: Plugin = {
+  name: 'later-inbox-version',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]dist[\\/].*\.js$/ }, (args) => {
+      const contents = readFileSync(args.path, 'utf8');
+      if (!contents.includes(INBOX_VERSIONS)) return undefined;
+      const later = "\nSQLITE_INBOX_VERSIONS.push({ version: 2, shape: [...SQLITE_INBOX_VERSIONS[0].shape, 'note TEXT'], up: (table) => [`ALTER TABLE ${table} ADD COLUMN note TEXT`] });\n";
+      return { contents: contents + later, loader: 'js' };
+    });
+  },
+};
 
 async function bundle(input: { readonly stdin: StdinOptions } | { readonly entryPoints: string[] }, options: BundleOptions): Promise<string> {
   if (!existsSync(join(root, 'dist/index.js'))) throw new Error('dist/ is missing: run npm run build');
@@ -50,8 +70,10 @@ async function bundle(input: { readonly stdin: StdinOptions } | { readonly entry
       tsconfig: join(directory, 'tsconfig.json'),
       external: ['cloudflare:*', ...(options.external ?? [])],
       ...(options.banner === undefined ? {} : { banner: { js: options.banner } }),
+      plugins: options.laterInboxVersion === true ? [laterInboxVersion] : [],
       logLevel: 'silent',
     });
+    if (options.laterInboxVersion === true && !result.outputFiles[0]?.text.includes('ADD COLUMN note TEXT')) throw new Error(`no file of dist/ holds ${INBOX_VERSIONS}: the test-only version was not added`);
     const inputs = Object.keys(result.metafile.inputs);
     if (inputs.some((file) => file.includes('src/index.ts'))) throw new Error('the worker bundled payorch from src/, not dist/');
     return result.outputFiles[0]?.text ?? '';

@@ -9,6 +9,8 @@ import type { PostgresInboxContext } from '../../src/inboxes/postgres/index.js';
 import { inboxContract } from '../../src/testing/index.js';
 import type { InboxContractStore } from '../../src/testing/index.js';
 import { startBouncer } from './bouncer.js';
+import { POSTGRES_INBOX_TABLE } from '../../src/inboxes/postgres/table.js';
+import { addLaterVersion } from '../helpers/later-version.js';
 import type { Bouncer } from './bouncer.js';
 
 type Context = PostgresInboxContext<pg.PoolClient>;
@@ -26,11 +28,17 @@ function pool(url: string): pg.Pool {
   return created;
 }
 
+// The inbox knows a version 2 of its table, these tests' own, so that the contract's earlier table
+// has one to migrate to (test/helpers/later-version.ts).
+let takeBack: (() => void) | undefined;
+
 beforeAll(async () => {
+  takeBack = addLaterVersion(POSTGRES_INBOX_TABLE.versions, 'text');
   admin = pool(inject('postgresUrl'));
   await admin.query(`CREATE TABLE ${writes} (note text NOT NULL)`);
 });
 afterAll(async () => {
+  takeBack?.();
   await admin.query(`DROP TABLE IF EXISTS ${[...tables, writes].join(', ')}`);
   await Promise.all(pools.map((each) => each.end()));
   await bouncer?.stop();
@@ -99,12 +107,13 @@ function contract(where: string, url: () => Promise<string>): void {
       },
     },
     versions: {
-      // Version 1, as a payorch before payorch_schema made it: no record, the merchant in `account`.
+      // Version 1 as this payorch makes it, unrecorded (known by its columns), the version 2 these
+      // tests add to migrate to (beforeAll).
       async earlier(applied) {
         const table = fresh();
-        await admin.query(`CREATE TABLE ${table} (account text NOT NULL, tracking_code text NOT NULL, statuses text[] NOT NULL, record_time bigint NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (account, tracking_code))`);
+        await admin.query(`CREATE TABLE ${table} (merchant_id text NOT NULL, tracking_code text NOT NULL, statuses text[] NOT NULL, record_time bigint NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (merchant_id, tracking_code))`);
         for (const key of applied) {
-          await admin.query(`INSERT INTO ${table} (account, tracking_code, statuses, record_time) VALUES ($1, $2, ARRAY[$3], $4)`, [key.merchantId, key.trackingCode, key.status, key.recordTime]);
+          await admin.query(`INSERT INTO ${table} (merchant_id, tracking_code, statuses, record_time) VALUES ($1, $2, ARRAY[$3], $4)`, [key.merchantId, key.trackingCode, key.status, key.recordTime]);
         }
         const instancesOf = await pair();
         return { ...(await storeOf(table)), migrate: () => createPostgresInboxTable({ pool: instancesOf[(made += 1) % 2] as pg.Pool, table }) };
@@ -118,7 +127,7 @@ function contract(where: string, url: () => Promise<string>): void {
       async altered() {
         const table = fresh();
         await createPostgresInboxTable({ pool: admin, table });
-        await admin.query(`ALTER TABLE ${table} ADD COLUMN note text NOT NULL DEFAULT ''`);
+        await admin.query(`ALTER TABLE ${table} ADD COLUMN reason text NOT NULL DEFAULT ''`);
         return storeOf(table);
       },
     },

@@ -1,7 +1,9 @@
 // The versions of payorch's PostgreSQL tables (docs/inboxes.md, "Upgrading"; docs/deferred.md):
-// recorded in payorch_schema when created, checked on first use, migrated in place keeping every
-// key and dead letter, once however many instances start at once, directly and behind PgBouncer in
-// transaction pooling; a later version, or a table changed by hand, refused. Against a real server.
+// version 1 recorded in payorch_schema when created, checked on first use; a later version, a shape
+// of no version (one from before the first release included), or a table changed by hand, refused.
+// Migration, in place keeping every key and dead letter, once however many instances start at once,
+// directly and behind PgBouncer in transaction pooling, is proved with a version 2 that exists only
+// in these tests (test/helpers/later-version.ts). Against a real server.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, test, vi } from 'vitest';
 import { createCallbackReceiver, signCallback } from '../../src/index.js';
@@ -9,8 +11,11 @@ import type { CallbackErrorDetails } from '../../src/index.js';
 import { InboxError, createPostgresInbox, createPostgresInboxTable, postgresInboxTableSql, prunePostgresInbox } from '../../src/inboxes/postgres/index.js';
 import type { PostgresInboxContext } from '../../src/inboxes/postgres/index.js';
 import { QueueError, createPgBossDeadLetterTable, createPgBossQueue, pgBossDeadLetterTableSql } from '../../src/queues/pg-boss/index.js';
+import { PGBOSS_DEAD_LETTER_TABLE } from '../../src/queues/pg-boss/dead-letter-table.js';
 import type { PgBossLike } from '../../src/queues/pg-boss/index.js';
 import { createDeadLetterTable, deadLetterTable } from '../../src/postgres/dead-letter-table.js';
+import { POSTGRES_INBOX_TABLE } from '../../src/inboxes/postgres/table.js';
+import { addLaterVersion } from '../helpers/later-version.js';
 import { unsigned } from '../helpers/callbacks.js';
 import { deliver, serveNode } from '../helpers/serve.js';
 import type { Served } from '../helpers/serve.js';
@@ -20,7 +25,7 @@ import type { Bouncer } from './bouncer.js';
 
 type Context = PostgresInboxContext<pg.PoolClient>;
 const schema = `versions_${process.pid}`;
-// Named, so that the keys seeded in version 1 are the receiver's own.
+// Named, so that the keys seeded before an upgrade are the receiver's own.
 const MERCHANT = 'versions-merchant';
 const pools: pg.Pool[] = [];
 const served: Served[] = [];
@@ -37,11 +42,20 @@ function pool(url = inject('postgresUrl'), max = 4): pg.Pool {
 
 const fresh = (what: string): string => `${what}_${(made += 1)}`;
 
-// Version 1 of the inbox, as a payorch before payorch_schema made it: the merchant in `account`.
+// The inbox at version 1, made by this payorch, holding `keys` applied keys of MERCHANT.
 async function inboxOfVersion1(table: string, keys: number): Promise<void> {
-  await admin.query(`CREATE TABLE ${table} (account text NOT NULL, tracking_code text NOT NULL, statuses text[] NOT NULL, record_time bigint NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (account, tracking_code));
-    CREATE INDEX "${table}_record_time" ON ${table} (record_time, account, tracking_code)`);
-  await admin.query(`INSERT INTO ${table} (account, tracking_code, statuses, record_time) SELECT $1, 'MAN-old' || lpad(n::text, 4, '0') || '-1763812000', ARRAY['completed'], 1763812000 FROM generate_series(1, $2) AS n`, [MERCHANT, keys]);
+  await createPostgresInboxTable({ pool: pool(), table });
+  await admin.query(`INSERT INTO ${table} (merchant_id, tracking_code, statuses, record_time) SELECT $1, 'MAN-old' || lpad(n::text, 4, '0') || '-1763812000', ARRAY['completed'], 1763812000 FROM generate_series(1, $2) AS n`, [MERCHANT, keys]);
+}
+
+// Runs `test` after an upgrade to a payorch whose inbox table has a version 2 (this file's only).
+async function upgraded(test: () => Promise<void>): Promise<void> {
+  const takeBack = addLaterVersion(POSTGRES_INBOX_TABLE.versions, 'text');
+  try {
+    await test();
+  } finally {
+    takeBack();
+  }
 }
 
 const recordOf = async (table: string) => (await admin.query<{ component: string; version: number }>('SELECT component, version FROM payorch_schema WHERE table_name = $1', [table])).rows;
@@ -70,67 +84,28 @@ afterAll(async () => {
 });
 
 describe('the PostgreSQL inbox table', () => {
-  test('created, it records its version in payorch_schema; created again, nothing changes', async () => {
+  test('created, it records version 1 in payorch_schema; created again, nothing changes', async () => {
     const table = fresh('inbox');
-    expect(await createPostgresInboxTable({ pool: pool(), table })).toEqual({ table: `"${schema}"."${table}"`, from: undefined, to: 2 });
+    expect(await createPostgresInboxTable({ pool: pool(), table })).toEqual({ table: `"${schema}"."${table}"`, from: undefined, to: 1 });
     const [first] = (await admin.query<{ component: string; version: number; migrated_at: Date }>('SELECT component, version, migrated_at FROM payorch_schema WHERE table_name = $1', [table])).rows;
-    expect(first).toMatchObject({ component: 'callback-inbox', version: 2 });
-    expect(await createPostgresInboxTable({ pool: pool(), table })).toEqual({ table: `"${schema}"."${table}"`, from: 2, to: 2 });
+    expect(first).toMatchObject({ component: 'callback-inbox', version: 1 });
+    expect(await createPostgresInboxTable({ pool: pool(), table })).toEqual({ table: `"${schema}"."${table}"`, from: 1, to: 1 });
     expect((await admin.query('SELECT migrated_at FROM payorch_schema WHERE table_name = $1', [table])).rows).toEqual([{ migrated_at: first?.migrated_at }]);
   });
 
   test('made by its SQL in a migration tool, it is recorded the same way', async () => {
     const table = fresh('inbox');
     await admin.query(postgresInboxTableSql(table));
-    expect(await recordOf(table)).toEqual([{ component: 'callback-inbox', version: 2 }]);
-    expect(await createPostgresInboxTable({ pool: pool(), table })).toMatchObject({ from: 2, to: 2 });
-  });
-
-  test('of version 1, its creation SQL run over it in a migration tool fails, changing nothing, and it is still migrated from version 1', async () => {
-    const table = fresh('inbox');
-    await inboxOfVersion1(table, 1);
-    await expect(admin.query(postgresInboxTableSql(table))).rejects.toThrow('column "merchant_id" does not exist');
-    expect(await recordOf(table)).toEqual([]);
-    expect(await createPostgresInboxTable({ pool: pool(), table })).toMatchObject({ from: 1, to: 2 });
-  });
-
-  test('of version 1, is migrated in place by two instances starting at once, once: every key stays a duplicate, and its tracking codes take new statuses', async () => {
-    const table = fresh('inbox');
-    await inboxOfVersion1(table, 500);
-    const results = await Promise.all([createPostgresInboxTable({ pool: pool(), table }), createPostgresInboxTable({ pool: pool(), table })]);
-    expect(results.map((result) => result.from).sort()).toEqual([1, 2]);
-    expect(await recordOf(table)).toEqual([{ component: 'callback-inbox', version: 2 }]);
-    expect((await admin.query(`SELECT count(*)::int AS n FROM ${table} WHERE merchant_id = $1`, [MERCHANT])).rows).toEqual([{ n: 500 }]);
-    const { url, handler, errors } = await receiverOn(table);
-    for (const code of ['MAN-old0001-1763812000', 'MAN-old0500-1763812000']) expect(await deliver(url, deposit(code))).toEqual({ status: 200, body: { success: true } });
-    expect(handler).not.toHaveBeenCalled();
-    expect(await deliver(url, deposit('MAN-new0001-1763812000'))).toEqual({ status: 200, body: { success: true } });
-    expect(handler).toHaveBeenCalledTimes(1);
-    expect(errors).toEqual([]);
-    // The prune works on the renamed column: these records are a year old.
-    expect(await prunePostgresInbox({ pool: pool(), table })).toBe(501);
-  });
-
-  test('of version 1, is refused by the inbox until migrated: answered 500, never 200, with an InboxError naming both versions and the way to migrate', async () => {
-    const table = fresh('inbox');
-    await inboxOfVersion1(table, 1);
-    const { url, handler, errors } = await receiverOn(table);
-    expect(await deliver(url, deposit('MAN-old0001-1763812000'))).toMatchObject({ status: 500 });
-    expect(errors[0]?.error).toBeInstanceOf(InboxError);
-    expect((errors[0]?.error as Error).message).toBe(
-      `payorch/postgres: "${schema}"."${table}" (the inbox table of payorch/postgres) is at version 1, and this payorch uses version 2: migrate it in place, keeping its rows, with createPostgresInboxTable({ pool }) or \`payorch migrate postgres-inbox\` (docs/inboxes.md, "Upgrading")`,
-    );
-    await createPostgresInboxTable({ pool: pool(), table });
-    expect(await deliver(url, deposit('MAN-old0001-1763812000'))).toEqual({ status: 200, body: { success: true } });
-    expect(handler).not.toHaveBeenCalled();
+    expect(await recordOf(table)).toEqual([{ component: 'callback-inbox', version: 1 }]);
+    expect(await createPostgresInboxTable({ pool: pool(), table })).toMatchObject({ from: 1, to: 1 });
   });
 
   test('of a later version is refused by the inbox and by createPostgresInboxTable with an InboxError naming the versions, and left as it is', async () => {
     const table = fresh('inbox');
     await createPostgresInboxTable({ pool: pool(), table });
-    await admin.query('UPDATE payorch_schema SET version = 3 WHERE table_name = $1', [table]);
+    await admin.query('UPDATE payorch_schema SET version = 2 WHERE table_name = $1', [table]);
     await admin.query(`ALTER TABLE ${table} ADD COLUMN reason text NOT NULL DEFAULT ''`);
-    const message = `payorch/postgres: "${schema}"."${table}" (the inbox table of payorch/postgres) is at version 3, which a later payorch migrated it to; this payorch knows versions 1 to 2. Run a payorch that knows version 3 or later: no payorch migrates a table back (docs/inboxes.md, "Upgrading")`;
+    const message = `payorch/postgres: "${schema}"."${table}" (the inbox table of payorch/postgres) is at version 2, which a later payorch migrated it to; this payorch knows version 1. Run a payorch that knows version 2 or later: no payorch migrates a table back (docs/inboxes.md, "Upgrading")`;
     const error = await createPostgresInboxTable({ pool: pool(), table }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(InboxError);
     expect((error as Error).message).toBe(message);
@@ -138,7 +113,7 @@ describe('the PostgreSQL inbox table', () => {
     expect(await deliver(url, deposit('MAN-later001-1763812000'))).toMatchObject({ status: 500 });
     expect((errors[0]?.error as Error).message).toBe(message);
     expect(handler).not.toHaveBeenCalled();
-    expect(await recordOf(table)).toEqual([{ component: 'callback-inbox', version: 3 }]);
+    expect(await recordOf(table)).toEqual([{ component: 'callback-inbox', version: 2 }]);
   });
 
   test('with one more NOT NULL column and no record is refused with an InboxError, not the driver\'s error, naming the column', async () => {
@@ -147,7 +122,20 @@ describe('the PostgreSQL inbox table', () => {
     const { url, handler, errors } = await receiverOn(table);
     expect(await deliver(url, deposit('MAN-hand0001-1763812000'))).toMatchObject({ status: 500 });
     expect(errors[0]?.error).toBeInstanceOf(InboxError);
-    expect((errors[0]?.error as Error).message).toContain('matches no version payorch made (versions 1 to 2; beside version 2, it has "reason text NOT NULL"): changed by hand');
+    expect((errors[0]?.error as Error).message).toContain('matches no version payorch made (version 1; beside version 1, it has "reason text NOT NULL"): changed by hand');
+    expect(handler).not.toHaveBeenCalled();
+    await expect(createPostgresInboxTable({ pool: pool(), table })).rejects.toThrow(InboxError);
+    expect(await recordOf(table)).toEqual([]);
+  });
+
+  test('of a shape no release made (a build before the first kept the merchant in account) is refused by the inbox and by createPostgresInboxTable, never answered 200', async () => {
+    const table = fresh('inbox');
+    await admin.query(`CREATE TABLE ${table} (account text NOT NULL, tracking_code text NOT NULL, statuses text[] NOT NULL, record_time bigint NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (account, tracking_code))`);
+    await admin.query(`INSERT INTO ${table} (account, tracking_code, statuses, record_time) VALUES ($1, 'MAN-acct0001-1763812000', ARRAY['completed'], 1763812000)`, [MERCHANT]);
+    const { url, handler, errors } = await receiverOn(table);
+    expect(await deliver(url, deposit('MAN-acct0001-1763812000'))).toMatchObject({ status: 500 });
+    expect(errors[0]?.error).toBeInstanceOf(InboxError);
+    expect((errors[0]?.error as Error).message).toContain('matches no version payorch made (version 1; beside version 1, it has "account text NOT NULL", "PRIMARY KEY (account, tracking_code)" and lacks "merchant_id text NOT NULL", "PRIMARY KEY (merchant_id, tracking_code)"): changed by hand, or made by a payorch before these versions');
     expect(handler).not.toHaveBeenCalled();
     await expect(createPostgresInboxTable({ pool: pool(), table })).rejects.toThrow(InboxError);
     expect(await recordOf(table)).toEqual([]);
@@ -157,7 +145,7 @@ describe('the PostgreSQL inbox table', () => {
     const table = fresh('inbox');
     await createPostgresInboxTable({ pool: pool(), table });
     await admin.query(`ALTER TABLE ${table} ALTER COLUMN record_time DROP NOT NULL`);
-    await expect(createPostgresInboxTable({ pool: pool(), table })).rejects.toThrow('is recorded at version 2, but its columns are not that version\'s (it has "record_time bigint" and lacks "record_time bigint NOT NULL"): changed by hand?');
+    await expect(createPostgresInboxTable({ pool: pool(), table })).rejects.toThrow('is recorded at version 1, but its columns are not that version\'s (it has "record_time bigint" and lacks "record_time bigint NOT NULL"): changed by hand?');
   });
 
   test('changed by hand after the inbox checked it is refused with an InboxError, and the next callback has it checked again', async () => {
@@ -169,8 +157,25 @@ describe('the PostgreSQL inbox table', () => {
     for (const code of ['MAN-late0002-1763812000', 'MAN-late0003-1763812000']) expect(await deliver(url, deposit(code))).toMatchObject({ status: 500 });
     expect(errors.map(({ error }) => error)).toEqual([expect.any(InboxError), expect.any(InboxError)]);
     expect((errors[0]?.error as Error).message).toContain('changed since this inbox checked it (by hand?), and nothing was applied; the next callback checks it again');
-    expect((errors[1]?.error as Error).message).toContain('is recorded at version 2, but its columns are not that version\'s (it has "applied_statuses text[] NOT NULL" and lacks "statuses text[] NOT NULL")');
+    expect((errors[1]?.error as Error).message).toContain('is recorded at version 1, but its columns are not that version\'s (it has "applied_statuses text[] NOT NULL" and lacks "statuses text[] NOT NULL")');
     expect(handler).toHaveBeenCalledTimes(1);
+  });
+
+  test('changed by hand where its columns do not show it: without applied_at\'s default it still applies; a constraint that refuses the claim is an InboxError, never the driver\'s error nor a 200', async () => {
+    const table = fresh('inbox');
+    await createPostgresInboxTable({ pool: pool(), table });
+    await admin.query(`ALTER TABLE ${table} ALTER COLUMN applied_at DROP DEFAULT`);
+    const { url, handler, errors } = await receiverOn(table);
+    expect(await deliver(url, deposit('MAN-dflt0001-1763812000'))).toEqual({ status: 200, body: { success: true } });
+    expect(handler).toHaveBeenCalledTimes(1);
+    await admin.query(`ALTER TABLE ${table} ADD CONSTRAINT by_hand CHECK (tracking_code NOT LIKE 'MAN-chk%')`);
+    expect(await deliver(url, deposit('MAN-chk00001-1763812000'))).toMatchObject({ status: 500 });
+    expect(handler).toHaveBeenCalledTimes(1);
+    expect(errors.map(({ error }) => error)).toEqual([expect.any(InboxError)]);
+    expect((errors[0]?.error as Error).message).toBe(
+      `payorch/postgres: "${schema}"."${table}" refused the claim of MAN-chk00001-1763812000 (completed) (new row for relation "${table}" violates check constraint "by_hand"), and nothing was applied; a constraint or trigger added by hand? (docs/inboxes.md, "Upgrading")`,
+    );
+    expect((errors[0]?.error as Error).cause).toBeInstanceOf(pg.DatabaseError);
   });
 
   test('missing, is refused with an InboxError naming the call that creates it', async () => {
@@ -179,17 +184,70 @@ describe('the PostgreSQL inbox table', () => {
     expect(errors[0]?.error).toBeInstanceOf(InboxError);
     expect((errors[0]?.error as Error).message).toContain('does not exist: create it with createPostgresInboxTable({ pool }), or postgresInboxTableSql() in your migrations');
   });
+});
+
+describe('the PostgreSQL inbox table after an upgrade to a payorch with a version 2 (these tests\' own)', () => {
+  test('of version 1, is migrated in place by two instances starting at once, once: every key stays a duplicate, and its tracking codes take new statuses', async () => {
+    const table = fresh('inbox');
+    await inboxOfVersion1(table, 500);
+    await upgraded(async () => {
+      const results = await Promise.all([createPostgresInboxTable({ pool: pool(), table }), createPostgresInboxTable({ pool: pool(), table })]);
+      expect(results.map((result) => result.from).sort()).toEqual([1, 2]);
+      expect(await recordOf(table)).toEqual([{ component: 'callback-inbox', version: 2 }]);
+      expect((await admin.query(`SELECT count(*)::int AS n FROM ${table} WHERE merchant_id = $1 AND note IS NULL`, [MERCHANT])).rows).toEqual([{ n: 500 }]);
+      const { url, handler, errors } = await receiverOn(table);
+      for (const code of ['MAN-old0001-1763812000', 'MAN-old0500-1763812000']) expect(await deliver(url, deposit(code))).toEqual({ status: 200, body: { success: true } });
+      expect(handler).not.toHaveBeenCalled();
+      expect(await deliver(url, deposit('MAN-new0001-1763812000'))).toEqual({ status: 200, body: { success: true } });
+      expect(handler).toHaveBeenCalledTimes(1);
+      expect(errors).toEqual([]);
+      // The prune works on the migrated table: these records are a year old.
+      expect(await prunePostgresInbox({ pool: pool(), table })).toBe(501);
+    });
+  });
+
+  test('of version 1, is refused by the inbox until migrated: answered 500, never 200, with an InboxError naming both versions and the way to migrate', async () => {
+    const table = fresh('inbox');
+    await inboxOfVersion1(table, 1);
+    await upgraded(async () => {
+      const { url, handler, errors } = await receiverOn(table);
+      expect(await deliver(url, deposit('MAN-old0001-1763812000'))).toMatchObject({ status: 500 });
+      expect(errors[0]?.error).toBeInstanceOf(InboxError);
+      expect((errors[0]?.error as Error).message).toBe(
+        `payorch/postgres: "${schema}"."${table}" (the inbox table of payorch/postgres) is at version 1, and this payorch uses version 2: migrate it in place, keeping its rows, with createPostgresInboxTable({ pool }) or \`payorch migrate postgres-inbox\` (docs/inboxes.md, "Upgrading")`,
+      );
+      await createPostgresInboxTable({ pool: pool(), table });
+      expect(await deliver(url, deposit('MAN-old0001-1763812000'))).toEqual({ status: 200, body: { success: true } });
+      expect(handler).not.toHaveBeenCalled();
+    });
+  });
+
+  test('created afresh, or by its SQL in a migration tool, it is made at version 2 by version 1\'s statements and the step a migration runs', async () => {
+    const [table, bySql] = [fresh('inbox'), fresh('inbox')];
+    await upgraded(async () => {
+      expect(await createPostgresInboxTable({ pool: pool(), table })).toMatchObject({ from: undefined, to: 2 });
+      await admin.query(postgresInboxTableSql(bySql));
+      expect([...(await recordOf(table)), ...(await recordOf(bySql))]).toEqual([
+        { component: 'callback-inbox', version: 2 },
+        { component: 'callback-inbox', version: 2 },
+      ]);
+      expect(await createPostgresInboxTable({ pool: pool(), table: bySql })).toMatchObject({ from: 2, to: 2 });
+    });
+  });
 
   test('of version 1 behind PgBouncer in transaction pooling is migrated once by instances starting at once', async () => {
-    bouncer = await startBouncer({ serverUrl: inject('postgresUrl'), poolMode: 'transaction', poolSize: 2 });
+    const started = await startBouncer({ serverUrl: inject('postgresUrl'), poolMode: 'transaction', poolSize: 2 });
+    bouncer = started;
     const table = fresh('inbox');
     await inboxOfVersion1(table, 3);
-    // PgBouncer passes no search_path: the schema is named.
-    const through = [pool(bouncer.url), pool(bouncer.url), pool(bouncer.url)];
-    const results = await Promise.all(through.map((each) => createPostgresInboxTable({ pool: each, table, schema })));
-    expect(results.map((result) => result.from).sort()).toEqual([1, 2, 2]);
-    expect(await recordOf(table)).toEqual([{ component: 'callback-inbox', version: 2 }]);
-    expect((await admin.query(`SELECT count(*)::int AS n FROM ${table}`)).rows).toEqual([{ n: 3 }]);
+    await upgraded(async () => {
+      // PgBouncer passes no search_path: the schema is named.
+      const through = [pool(started.url), pool(started.url), pool(started.url)];
+      const results = await Promise.all(through.map((each) => createPostgresInboxTable({ pool: each, table, schema })));
+      expect(results.map((result) => result.from).sort()).toEqual([1, 2, 2]);
+      expect(await recordOf(table)).toEqual([{ component: 'callback-inbox', version: 2 }]);
+      expect((await admin.query(`SELECT count(*)::int AS n FROM ${table}`)).rows).toEqual([{ n: 3 }]);
+    });
   });
 });
 
@@ -200,44 +258,49 @@ describe('the pg-boss dead letters\' table', () => {
   };
   const boss: PgBossLike = { createQueue: untouched, updateQueue: untouched, getQueue: untouched, send: untouched, work: untouched, offWork: untouched };
 
-  test('created, it records its version; made by its SQL, the same', async () => {
+  test('created, it records version 1; made by its SQL, the same', async () => {
     const [table, bySql] = [fresh('dead'), fresh('dead')];
-    expect(await createPgBossDeadLetterTable({ pool: pool(), table })).toEqual({ table: `"${schema}"."${table}"`, from: undefined, to: 3 });
+    expect(await createPgBossDeadLetterTable({ pool: pool(), table })).toEqual({ table: `"${schema}"."${table}"`, from: undefined, to: 1 });
     await admin.query(pgBossDeadLetterTableSql(bySql));
     expect([...(await recordOf(table)), ...(await recordOf(bySql))]).toEqual([
-      { component: 'dead-letters', version: 3 },
-      { component: 'dead-letters', version: 3 },
+      { component: 'dead-letters', version: 1 },
+      { component: 'dead-letters', version: 1 },
     ]);
-    expect(await createPgBossDeadLetterTable({ pool: pool(), table: bySql })).toMatchObject({ from: 3, to: 3 });
+    expect(await createPgBossDeadLetterTable({ pool: pool(), table: bySql })).toMatchObject({ from: 1, to: 1 });
     expect(await createPgBossQueue({ boss, pool: pool(), table }).deadLetters.list()).toEqual({ deadLetters: [] });
   });
 
-  test('of version 1 (the job as jsonb, no history) is migrated in place, its dead letters kept', async () => {
+  test('of version 1, after an upgrade to a payorch with a version 2 (this test\'s own), is refused by the queue until migrated, then migrated in place, its dead letters kept', async () => {
     const table = fresh('dead');
     await createPgBossDeadLetterTable({ pool: pool(), table });
-    // Version 1 as it was made: the job as jsonb.
-    await admin.query(`ALTER TABLE ${table} ALTER COLUMN job TYPE jsonb USING job::jsonb, DROP COLUMN history`);
-    await admin.query('UPDATE payorch_schema SET version = 1 WHERE table_name = $1', [table]);
-    const job = { v: 1, merchantId: 'm', receivedAt: '2026-01-15T09:00:00.000Z', callback: { kind: 'deposit', payload: { tracking_code: 'MAN-v1dead-1763812000', status: 'completed' } } };
-    await admin.query(`INSERT INTO ${table} (id, queue, job, attempts, last_error) VALUES ('dead-1', 'payorch-callbacks', $1::jsonb, 3, 'Error: down')`, [JSON.stringify(job)]);
-    expect(await createPgBossDeadLetterTable({ pool: pool(), table })).toMatchObject({ from: 1, to: 3 });
-    const kept = await admin.query<{ job: string }>(`SELECT job FROM ${table} WHERE id = 'dead-1'`);
-    expect(JSON.parse(kept.rows[0]?.job ?? 'null')).toEqual(job);
+    const job = { version: 2, merchantId: 'm', receivedAt: 1_763_812_000_000, kind: 'deposit', payload: { tracking_code: 'MAN-v1dead-1763812000', status: 'completed' } };
+    await admin.query(`INSERT INTO ${table} (id, queue, job, attempts, last_error) VALUES ('dead-1', 'payorch-callbacks', $1, 3, 'Error: down')`, [JSON.stringify(job)]);
+    const takeBack = addLaterVersion(PGBOSS_DEAD_LETTER_TABLE.versions, 'text');
+    try {
+      const refused = await createPgBossQueue({ boss, pool: pool(), table }).deadLetters.list().catch((caught: unknown) => caught);
+      expect(refused).toBeInstanceOf(QueueError);
+      expect((refused as Error).message).toContain('is at version 1, and this payorch uses version 2: migrate it in place, keeping its rows, with createPgBossDeadLetterTable({ pool }) or `payorch migrate pg-boss-dead-letters`');
+      expect(await createPgBossDeadLetterTable({ pool: pool(), table })).toMatchObject({ from: 1, to: 2 });
+      const kept = await admin.query<{ job: string; note: string | null }>(`SELECT job, note FROM ${table} WHERE id = 'dead-1'`);
+      expect(kept.rows.map((row) => ({ job: JSON.parse(row.job) as unknown, note: row.note }))).toEqual([{ job, note: null }]);
+    } finally {
+      takeBack();
+    }
   });
 
   test('of a later version, changed by hand, holding an inbox or another engine\'s dead letters is refused with a QueueError naming the versions, by the queue and by createPgBossDeadLetterTable', async () => {
     const [later, altered, inbox, other] = [fresh('dead'), fresh('dead'), fresh('dead'), fresh('dead')];
     // Another PostgreSQL queue's: pg-boss must not list its dead letters, nor replay them into pg-boss.
     const otherEngine = deadLetterTable({ adapter: 'payorch/other', component: 'other-dead-letters', migrate: 'createOtherDeadLetterTable({ pool })', guide: 'docs/deferred.md' });
-    expect(await createDeadLetterTable('createOtherDeadLetterTable', otherEngine, { pool: pool(), table: other })).toMatchObject({ from: undefined, to: 3 });
+    expect(await createDeadLetterTable('createOtherDeadLetterTable', otherEngine, { pool: pool(), table: other })).toMatchObject({ from: undefined, to: 1 });
     await createPgBossDeadLetterTable({ pool: pool(), table: later });
-    await admin.query('UPDATE payorch_schema SET version = 4 WHERE table_name = $1', [later]);
+    await admin.query('UPDATE payorch_schema SET version = 2 WHERE table_name = $1', [later]);
     await createPgBossDeadLetterTable({ pool: pool(), table: altered });
     await admin.query(`ALTER TABLE ${altered} ALTER COLUMN job TYPE jsonb USING job::jsonb`);
     await createPostgresInboxTable({ pool: pool(), table: inbox });
     for (const [table, message] of [
-      [later, 'is at version 4, which a later payorch migrated it to; this payorch knows versions 1 to 3.'],
-      [altered, 'is recorded at version 3, but its columns are not that version\'s (it has "job jsonb NOT NULL" and lacks "job text NOT NULL")'],
+      [later, 'is at version 2, which a later payorch migrated it to; this payorch knows version 1.'],
+      [altered, 'is recorded at version 1, but its columns are not that version\'s (it has "job jsonb NOT NULL" and lacks "job text NOT NULL")'],
       [inbox, 'holds callback-inbox, as payorch_schema records, not dead-letters'],
       [other, 'holds other-dead-letters, as payorch_schema records, not dead-letters'],
     ] as const) {

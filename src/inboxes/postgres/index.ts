@@ -7,6 +7,7 @@
  */
 import { checkOptions } from '../../core/option-checks.js';
 import { CallbackRetentionError, InboxCommitError, InboxError, isPayorchError } from '../../errors/error.js';
+import { printable } from '../../errors/printable.js';
 import type { CallbackInbox, CallbackInboxOutcome } from '../inbox.js';
 import { sha256Hex } from '../../internal/hash/sha256.js';
 import { keyRecordTime } from '../record-time.js';
@@ -109,7 +110,7 @@ export function createPostgresInbox<TPool extends PostgresPool>(options: Postgre
   // can miss a deleted row.
   const claimSql = (table: string): string => `WITH horizon AS (SELECT extract(epoch FROM applied_at)::bigint AS at FROM ${table} WHERE ${HORIZON_ROW}),
 held AS (SELECT record_time, statuses FROM ${table} WHERE merchant_id = $1::text AND tracking_code = $2::text),
-claimed AS (INSERT INTO ${table} AS inbox (merchant_id, tracking_code, statuses, record_time) SELECT $1::text, $2::text, ARRAY[$3::text], $4::bigint
+claimed AS (INSERT INTO ${table} AS inbox (merchant_id, tracking_code, statuses, record_time, applied_at) SELECT $1::text, $2::text, ARRAY[$3::text], $4::bigint, now()
   WHERE NOT EXISTS (SELECT 1 FROM horizon WHERE coalesce((SELECT record_time FROM held), $4::bigint) <= at)
   ON CONFLICT (merchant_id, tracking_code) DO UPDATE SET statuses = inbox.statuses || EXCLUDED.statuses, applied_at = now()
   WHERE NOT inbox.statuses @> EXCLUDED.statuses RETURNING inbox.statuses, txid_current()::text AS txid)
@@ -263,6 +264,11 @@ SELECT (SELECT statuses FROM claimed) AS claimed, (SELECT txid FROM claimed) AS 
         // 55P03 lock_not_available, in the claim: another callback of this tracking code held it.
         if (claiming && code === '55P03') {
           throw new InboxError(`payorch/postgres: another callback of ${key.trackingCode} was being applied for longer than lockTimeoutMs (${String(lockTimeoutMs)} ms); not applied, so that it is delivered again`, { cause: error });
+        }
+        // Any other failure of the claim is the table's or the server's, never a handler's: a
+        // constraint or trigger added by hand, a full disk. The driver's error is its cause.
+        if (claiming) {
+          throw new InboxError(`payorch/postgres: ${table} refused the claim of ${callback} (${printable(error instanceof Error ? error.message : String(error))}), and nothing was applied; a constraint or trigger added by hand? (docs/inboxes.md, "Upgrading")`, { cause: error });
         }
         throw error;
       } finally {

@@ -8,6 +8,7 @@ import { InboxError } from '../../errors/error.js';
 import { POOL_OPTION, SCHEMA_OPTION, TABLE_OPTION, quoteTable, tableName } from '../../postgres/table.js';
 import type { PostgresClient, PostgresPool } from '../../postgres/table.js';
 import type { CallbackInboxContext } from '../inbox.js';
+import { creationSql } from '../../internal/table-versions.js';
 import { checkPostgresTable, migratePostgresTable, recordSql } from '../../postgres/versions.js';
 import type { PostgresTable } from '../../postgres/versions.js';
 
@@ -104,7 +105,7 @@ export const POSTGRES_INBOX_OPTIONS = declareOptions<PostgresInboxOptions<Postgr
  * import { postgresInboxTableSql } from 'payorch/postgres';
  * console.log(postgresInboxTableSql());
  * // CREATE TABLE IF NOT EXISTS payorch_schema (table_name text PRIMARY KEY, component text NOT NULL, version integer NOT NULL, migrated_at timestamptz NOT NULL DEFAULT now());
- * // INSERT INTO payorch_schema (table_name, component, version) SELECT 'payorch_callback_inbox', 'callback-inbox', 2 WHERE to_regclass('"payorch_callback_inbox"') IS NULL ON CONFLICT (table_name) DO UPDATE SET component = EXCLUDED.component, version = EXCLUDED.version, migrated_at = now();
+ * // INSERT INTO payorch_schema (table_name, component, version) SELECT 'payorch_callback_inbox', 'callback-inbox', 1 WHERE to_regclass('"payorch_callback_inbox"') IS NULL ON CONFLICT (table_name) DO UPDATE SET component = EXCLUDED.component, version = EXCLUDED.version, migrated_at = now();
  * // CREATE TABLE IF NOT EXISTS "payorch_callback_inbox" (
  * //   merchant_id text NOT NULL,
  * //   tracking_code text NOT NULL,
@@ -118,7 +119,7 @@ export const POSTGRES_INBOX_OPTIONS = declareOptions<PostgresInboxOptions<Postgr
  */
 export function postgresInboxTableSql(table?: string): string {
   const quoted = quoteTable('postgresInboxTableSql', table, DEFAULT_POSTGRES_INBOX_TABLE);
-  return [...recordSql(POSTGRES_INBOX_TABLE, quoted, true), tableSql(quoted)].join(';\n');
+  return [...recordSql(POSTGRES_INBOX_TABLE, quoted, true), ...creationSql(POSTGRES_INBOX_TABLE, quoted)].join(';\n');
 }
 
 // The key is the merchant and tracking code alone: a record time read from an unsigned field (a
@@ -142,18 +143,16 @@ function tableSql(quoted: string): string {
 }
 
 /**
- * The versions of the inbox's table, oldest first. Version 1 kept the merchant in `account`.
- * A new version is one entry: its columns and keys, and the statements from the one before.
+ * The versions of the inbox's table, oldest first: version 1 is the shape of the first release. A
+ * new version is one entry: its columns and keys, and the statements from the one before.
  */
 export const POSTGRES_INBOX_TABLE: PostgresTable = {
   component: 'callback-inbox',
   what: 'the inbox table of payorch/postgres',
   versions: [
-    { version: 1, shape: /* @__PURE__ */ inboxShape('account') },
     {
-      version: 2,
-      shape: /* @__PURE__ */ inboxShape('merchant_id'),
-      up: (table) => [`ALTER TABLE ${table} RENAME COLUMN account TO merchant_id`, `CREATE INDEX IF NOT EXISTS "${bareName(table)}_record_time" ON ${table} (record_time, merchant_id, tracking_code)`],
+      version: 1,
+      shape: ['merchant_id text NOT NULL', 'tracking_code text NOT NULL', 'statuses text[] NOT NULL', 'record_time bigint NOT NULL', 'applied_at timestamp with time zone NOT NULL', 'PRIMARY KEY (merchant_id, tracking_code)'],
     },
   ],
   migrate: 'createPostgresInboxTable({ pool }) or `payorch migrate postgres-inbox`',
@@ -161,19 +160,6 @@ export const POSTGRES_INBOX_TABLE: PostgresTable = {
   create: (table) => tableSql(table).split(';\n'),
   refuse: (message, options) => new InboxError(`payorch/postgres: ${message}`, options),
 };
-
-function inboxShape(merchant: string): readonly string[] {
-  return [
-    `${merchant} text NOT NULL`,
-    'tracking_code text NOT NULL',
-    'statuses text[] NOT NULL',
-    'record_time bigint NOT NULL',
-    'applied_at timestamp with time zone NOT NULL',
-    `PRIMARY KEY (${merchant}, tracking_code)`,
-  ];
-}
-
-const bareName = (quoted: string): string => quoted.slice(quoted.lastIndexOf('."') + 1).slice(1, -1);
 
 /**
  * Checks, once per inbox, before its first claim, that the table is at the version this payorch

@@ -53,27 +53,28 @@ export function sqliteInboxTableSql(quoted: string): string {
 }
 
 /**
- * The versions of the inbox's table, oldest first, for the entry `entry` and the way it migrates.
- * Version 1 kept the merchant in `account`. A new version is one entry: its columns and primary key
- * (as `pragma_table_info` shows them), and the statements from the one before.
+ * The versions of the inbox's table, oldest first, D1's and a Durable Object's: version 1 is the
+ * shape of the first release. A new version is one entry: its columns and primary key (as
+ * `pragma_table_info` shows them), and the statements from the one before.
  */
+export const SQLITE_INBOX_VERSIONS: SqliteTable['versions'] = [
+  {
+    version: 1,
+    shape: ['merchant_id TEXT NOT NULL', 'tracking_code TEXT NOT NULL', 'status TEXT NOT NULL', 'record_time INTEGER NOT NULL', 'applied_at INTEGER NOT NULL', 'PRIMARY KEY (merchant_id, tracking_code, status)'],
+  },
+];
+
+/** The inbox's table for the entry `entry` and the way it migrates. */
 export function sqliteInboxTable(entry: string, migrate: string): SqliteTable {
   return {
     component: 'callback-inbox',
     what: `the inbox table of ${entry}`,
-    versions: [
-      { version: 1, shape: inboxShape('account') },
-      { version: 2, shape: inboxShape('merchant_id'), up: (table) => [`ALTER TABLE ${table} RENAME COLUMN account TO merchant_id`] },
-    ],
+    versions: SQLITE_INBOX_VERSIONS,
     migrate,
     guide: 'docs/inboxes.md, "Upgrading"',
     create: (table) => [sqliteInboxTableSql(table)],
     refuse: (message, options) => new InboxError(`${entry}: ${message}`, options),
   };
-}
-
-function inboxShape(merchant: string): readonly string[] {
-  return [`${merchant} TEXT NOT NULL`, 'tracking_code TEXT NOT NULL', 'status TEXT NOT NULL', 'record_time INTEGER NOT NULL', 'applied_at INTEGER NOT NULL', `PRIMARY KEY (${merchant}, tracking_code, status)`];
 }
 
 /** The statements of one inbox table. */

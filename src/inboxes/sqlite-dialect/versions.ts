@@ -5,13 +5,11 @@
 // second run at once (another isolate, a migration applied twice) changes nothing. The same
 // statements are what `payorch migrate d1-inbox --from <version>` prints for wrangler.
 import type { TableMigration } from '../../core/table-migration.js';
-import { currentVersion, earlierMessage, judgeTable, missingMessage } from '../../internal/table-versions.js';
+import { creationSql, currentVersion, earlierMessage, judgeTable, missingMessage, stepsAfter } from '../../internal/table-versions.js';
 import type { TableState, TableVerdict, VersionedTable } from '../../internal/table-versions.js';
 
-/** A table of SQLite: its versions, the SQL that creates the current one, its refusal. */
+/** A table of SQLite: its versions, the SQL that creates its first, its refusal. */
 export interface SqliteTable extends VersionedTable {
-  /** CREATE statements of the current version, for the quoted `table`. */
-  readonly create: (table: string) => readonly string[];
   /** The error a refusal is: an InboxError for an inbox, a QueueError for a queue's table. */
   readonly refuse: (message: string, options?: { readonly cause?: unknown }) => Error;
 }
@@ -63,7 +61,7 @@ export function sqliteMigrationSql(table: SqliteTable, bare: string, from: numbe
     return [
       SCHEMA_TABLE,
       `INSERT INTO payorch_schema (table_name, component, version, migrated_at) SELECT '${bare}', '${table.component}', ${String(to)}, ${NOW_MS} WHERE NOT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '${bare}') ON CONFLICT (table_name) DO UPDATE SET component = excluded.component, version = excluded.version, migrated_at = excluded.migrated_at`,
-      ...table.create(quoted),
+      ...creationSql(table, quoted),
     ];
   }
   if (from === to) return [SCHEMA_TABLE, `${record} ON CONFLICT (table_name) DO NOTHING`];
@@ -71,7 +69,7 @@ export function sqliteMigrationSql(table: SqliteTable, bare: string, from: numbe
     SCHEMA_TABLE,
     `${record} ON CONFLICT (table_name) DO NOTHING`,
     `UPDATE payorch_schema SET version = NULL WHERE table_name = '${bare}' AND version <> ${String(from)}`,
-    ...table.versions.filter((each) => each.version > from).flatMap((each) => each.up?.(quoted) ?? []),
+    ...stepsAfter(table, from, quoted),
     `UPDATE payorch_schema SET version = ${String(to)}, migrated_at = ${NOW_MS} WHERE table_name = '${bare}'`,
   ];
 }

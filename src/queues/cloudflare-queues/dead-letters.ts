@@ -65,8 +65,9 @@ export function deadLettersTableSql(quoted: string): string {
 }
 
 /**
- * The versions of the dead letters' D1 table, oldest first. A new version is one entry: its columns
- * and primary key (as `pragma_table_info` shows them), and the statements from the one before.
+ * The versions of the dead letters' D1 table, oldest first: version 1 is the shape of the first
+ * release. A new version is one entry: its columns and primary key (as `pragma_table_info` shows
+ * them), and the statements from the one before.
  */
 export const D1_DEAD_LETTERS_TABLE: SqliteTable = {
   component: 'dead-letters',
@@ -74,13 +75,7 @@ export const D1_DEAD_LETTERS_TABLE: SqliteTable = {
   versions: [
     {
       version: 1,
-      shape: ['id TEXT', 'job TEXT NOT NULL', 'attempts INTEGER NOT NULL', 'last_error TEXT NOT NULL', 'failed_at INTEGER NOT NULL', 'dead_at INTEGER', 'replay_claim TEXT', 'replay_claimed_at INTEGER', 'PRIMARY KEY (id)'],
-    },
-    {
-      // The earlier lives of a dead letter replayed and dead again.
-      version: 2,
       shape: ['id TEXT', 'job TEXT NOT NULL', 'attempts INTEGER NOT NULL', 'last_error TEXT NOT NULL', 'failed_at INTEGER NOT NULL', 'dead_at INTEGER', 'replay_claim TEXT', 'replay_claimed_at INTEGER', 'history TEXT', 'PRIMARY KEY (id)'],
-      up: (table) => [`ALTER TABLE ${table} ADD COLUMN history TEXT`],
     },
   ],
   migrate: 'createD1DeadLettersTable({ db }), or the SQL `payorch migrate d1-dead-letters --from <its version>` prints, as a wrangler migration',

@@ -51,7 +51,8 @@ Options:
 
 Examples:
   payorch migrate postgres-inbox --database-url "$DATABASE_URL"
-  payorch migrate d1-inbox --from 1 > migrations/0002_payorch_inbox.sql`;
+  payorch migrate d1-inbox > migrations/0001_payorch_inbox.sql
+  payorch migrate d1-inbox --from 1 > migrations/0002_payorch_inbox.sql   (after an upgrade)`;
 
 const OPTIONS = { ...COMMON_OPTIONS, 'database-url': { type: 'string' }, table: { type: 'string' }, schema: { type: 'string' }, from: { type: 'string' } } as const;
 
@@ -82,8 +83,11 @@ async function run(args: readonly string[], io: Io): Promise<number> {
     const versions = table.versions.map((each) => each.version);
     const to = versions.at(-1) ?? 1;
     const from = values.from === undefined ? undefined : Number(values.from);
-    if (from !== undefined && !(Number.isInteger(from) && versions.includes(from))) throw new UsageError(`--from: must be a version of ${store}, ${String(versions[0])} to ${String(to)}; got ${JSON.stringify(printable(values.from ?? ''))}`);
-    const what = from === undefined ? `creates "${name}" at version ${String(to)}` : `migrates "${name}" from version ${String(from)} to ${String(to)}; it fails, changing nothing, unless the table is at version ${String(from)}`;
+    if (from !== undefined && !(Number.isInteger(from) && versions.includes(from))) throw new UsageError(`--from: must be a version of ${store} (${versions.join(', ')}); got ${JSON.stringify(printable(values.from ?? ''))}`);
+    const what =
+      from === undefined ? `creates "${name}" at version ${String(to)}`
+      : from === to ? `records "${name}" at version ${String(to)}, the one this payorch uses: nothing to migrate`
+      : `migrates "${name}" from version ${String(from)} to ${String(to)}; it fails, changing nothing, unless the table is at version ${String(from)}`;
     io.stdout.write(`-- payorch ${store}: ${what}.\n${sqliteMigrationSql(table, name, from).join(';\n')};\n`);
     return EXIT_OK;
   }

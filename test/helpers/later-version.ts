@@ -1,0 +1,22 @@
+// A version after a table's last that exists only in the tests. Every table payorch keeps was frozen
+// at version 1 for the first release, so no shipped step migrates anything yet; these prove the
+// mechanism a real version 2 will use (docs/inboxes.md, "Upgrading"): the step is added to the
+// table's own list of versions, which every path reads (the check on first use, the migration, the
+// creation, the SQL printed for migration tools), and taken back after the file's tests.
+import type { TableVersion } from '../../src/internal/table-versions.js';
+
+/**
+ * Adds to `versions` the next version: one more nullable column, `note`, of `type` (the engine's
+ * spelling as its catalog shows it). Returns the function that takes it back.
+ */
+export function addLaterVersion(versions: readonly TableVersion[], type: 'text' | 'TEXT'): () => void {
+  // The list is the table's own, typed read-only for the library; pushed to here, in a test only.
+  const list = versions as TableVersion[];
+  const last = list.at(-1);
+  if (last === undefined) throw new Error('a table has at least one version');
+  const later: TableVersion = { version: last.version + 1, shape: [...last.shape, `note ${type}`], up: (table) => [`ALTER TABLE ${table} ADD COLUMN note ${type}`] };
+  list.push(later);
+  return () => {
+    list.splice(list.indexOf(later), 1);
+  };
+}
