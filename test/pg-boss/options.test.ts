@@ -84,7 +84,7 @@ test('pgBossDeadLetterTableSql creates the table and its index, quoted, in the s
   expect(pgBossDeadLetterTableSql()).toBe(
     [
       'CREATE TABLE IF NOT EXISTS payorch_schema (table_name text PRIMARY KEY, component text NOT NULL, version integer NOT NULL, migrated_at timestamptz NOT NULL DEFAULT now());',
-      `INSERT INTO payorch_schema (table_name, component, version) SELECT 'payorch_dead_letters', 'dead-letters', 3 WHERE to_regclass('"payorch_dead_letters"') IS NULL ON CONFLICT (table_name) DO UPDATE SET component = EXCLUDED.component, version = EXCLUDED.version, migrated_at = now();`,
+      `INSERT INTO payorch_schema (table_name, component, version) SELECT 'payorch_dead_letters', 'dead-letters', 1 WHERE to_regclass('"payorch_dead_letters"') IS NULL ON CONFLICT (table_name) DO UPDATE SET component = EXCLUDED.component, version = EXCLUDED.version, migrated_at = now();`,
       'CREATE TABLE IF NOT EXISTS "payorch_dead_letters" (',
       '  seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,',
       '  id text NOT NULL UNIQUE,',

@@ -330,7 +330,7 @@ describe('the inbox table', () => {
     expect(postgresInboxTableSql()).toBe(
       [
         'CREATE TABLE IF NOT EXISTS payorch_schema (table_name text PRIMARY KEY, component text NOT NULL, version integer NOT NULL, migrated_at timestamptz NOT NULL DEFAULT now());',
-        `INSERT INTO payorch_schema (table_name, component, version) SELECT 'payorch_callback_inbox', 'callback-inbox', 2 WHERE to_regclass('"payorch_callback_inbox"') IS NULL ON CONFLICT (table_name) DO UPDATE SET component = EXCLUDED.component, version = EXCLUDED.version, migrated_at = now();`,
+        `INSERT INTO payorch_schema (table_name, component, version) SELECT 'payorch_callback_inbox', 'callback-inbox', 1 WHERE to_regclass('"payorch_callback_inbox"') IS NULL ON CONFLICT (table_name) DO UPDATE SET component = EXCLUDED.component, version = EXCLUDED.version, migrated_at = now();`,
         'CREATE TABLE IF NOT EXISTS "payorch_callback_inbox" (',
         '  merchant_id text NOT NULL,',
         '  tracking_code text NOT NULL,',
