@@ -32,7 +32,10 @@ export class DealerClient extends DealerResources {
 
   /**
    * Makes a client; nothing is sent until the first call.
-   * @param options the keys of the dealer account and the settings every client takes
+   * @param options the keys of the dealer account and the settings every client takes. Each key
+   * and the address left out (or all of them, with no argument) are read from
+   * `PAYORCH_DEALER_API_KEY`, `PAYORCH_DEALER_SECRET_KEY` and `PAYORCH_BASE_URL`.
+   * @throws {RequestValidationError} for an impossible option, or a key or the address in neither place
    * @example
    * ```ts
    * import { DealerClient } from 'payorch';
@@ -41,7 +44,7 @@ export class DealerClient extends DealerResources {
    * const dealer = new DealerClient({ baseUrl: 'https://pay.example.com', apiKey, secretKey, timeout: 10_000 });
    * ```
    */
-  constructor(options: ClientOptions) {
+  constructor(options: ClientOptions = {}) {
     const settings = withEnvironment('new DealerClient', options, DEALER_NAMES);
     checkOptions('new DealerClient', settings, DEALER_OPTIONS);
     const transport = new Transport({ ...settings, api: 'dealer', owner: 'new DealerClient', credentials: settings });

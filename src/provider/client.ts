@@ -68,9 +68,12 @@ export class ProviderClient extends ProviderResources {
 
   /**
    * Makes a client; nothing is sent until the first call.
-   * @param options keys, service address and transport settings; see {@link ProviderClientOptions}
+   * @param options keys, service address and transport settings; see {@link ProviderClientOptions}.
+   * Each key and the address left out (or all of them, with no argument) are read from
+   * `PAYORCH_PROVIDER_API_KEY`, `PAYORCH_PROVIDER_SECRET_KEY` and `PAYORCH_BASE_URL`.
+   * @throws {RequestValidationError} for an impossible option, or a key or the address in neither place
    */
-  constructor(options: ProviderClientOptions) {
+  constructor(options: ProviderClientOptions = {}) {
     // With the keys it was given or read: withSite() and withOptions() make their clients with them.
     const settings = withEnvironment('new ProviderClient', options, PROVIDER_NAMES);
     checkOptions('new ProviderClient', settings, PROVIDER_OPTIONS);

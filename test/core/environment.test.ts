@@ -55,6 +55,32 @@ describe('the clients', () => {
     expect(headers['x-hash']).toBe(sha256('dealer_api_from_env', 'dealer_secret_from_env', String(headers['x-timestamp'])));
   });
 
+  test('a client built with no argument reads the address and the keys from the environment, as one built with {} does', async () => {
+    const server = await startServer((_request, response) => json(response, 200, WELCOME));
+    setEnvironment({ ...PROVIDER_ENV, ...DEALER_ENV, PAYORCH_BASE_URL: server.url });
+    await new ProviderClient().welcome();
+    const { headers } = server.seen[0]!;
+    expect(headers['x-api-key']).toBe('prov_api_from_env');
+    expect(headers['x-hash']).toBe(sha256('prov_api_from_env', 'prov_secret_from_env', String(headers['x-timestamp'])));
+    const dealerServer = await startServer((_request, response) => json(response, 200, { success: true, dealer_name: 'D', payment_methods: { credit_card: 'on', eiban: 'on', manual_iban: 'on' } }));
+    setEnvironment({ PAYORCH_BASE_URL: dealerServer.url });
+    await new DealerClient().settings.get();
+    expect(dealerServer.seen.map((seen) => [seen.url, seen.headers['x-api-key']])).toEqual([['/api/dealer/settings', 'dealer_api_from_env']]);
+  });
+
+  test.each([
+    ['ProviderClient', () => new ProviderClient(), 'new ProviderClient', 'PAYORCH_PROVIDER'],
+    ['DealerClient', () => new DealerClient(), 'new DealerClient', 'PAYORCH_DEALER'],
+  ])('a %s built with no argument and an empty environment is refused, naming each option and its variable', (_name, make, where, prefix) => {
+    setEnvironment({ [`${prefix}_API_KEY`]: undefined, [`${prefix}_SECRET_KEY`]: undefined, PAYORCH_BASE_URL: undefined });
+    const error = refusalOf(make);
+    expect(error.outcome).toBe('not_sent');
+    expect(error.issues.map((issue) => issue.field)).toEqual(['baseUrl', 'apiKey', 'secretKey']);
+    expect(error.message).toMatch(new RegExp(`^Invalid option for ${where}: baseUrl: is missing: give the baseUrl option, or set PAYORCH_BASE_URL `));
+    expect(error.message).toContain(`apiKey: is missing: give the apiKey option, or set ${prefix}_API_KEY `);
+    expect(error.message).toContain(`secretKey: is missing: give the secretKey option, or set ${prefix}_SECRET_KEY `);
+  });
+
   test('a key given wins over the environment, each key on its own', async () => {
     setEnvironment(PROVIDER_ENV);
     const server = await startServer((_request, response) => json(response, 200, WELCOME));

@@ -32,8 +32,9 @@ const range = { wallet_id: 'WLT-A1', start_date: '2026-03-01', end_date: '2026-0
 
 describe('DealerClient types', () => {
   test('takes the ClientOptions of every client', () => {
-    expectTypeOf(DealerClient).constructorParameters.toEqualTypeOf<[ClientOptions]>();
-    // The keys and the service's address may come from the environment.
+    expectTypeOf(DealerClient).constructorParameters.toEqualTypeOf<[options?: ClientOptions | undefined]>();
+    // The keys and the service's address may come from the environment, the whole argument too.
+    new DealerClient();
     new DealerClient({ baseUrl: 'https://pay.example.com' });
     new DealerClient({ apiKey: 'k', secretKey: 's' });
     // @ts-expect-error the address is text

@@ -1,6 +1,6 @@
 import { describe, expectTypeOf, test } from 'vitest';
 import { ProviderClient } from '../../src/index.js';
-import type { ProviderRequestOptions, Site, SiteList, Welcome } from '../../src/index.js';
+import type { ProviderClientOptions, ProviderRequestOptions, Site, SiteList, Welcome } from '../../src/index.js';
 
 declare const provider: ProviderClient;
 
@@ -21,7 +21,9 @@ describe('ProviderClient types', () => {
     void provider.sites.list({ key: 'k', page: 1 });
   });
 
-  test('the address and the keys may come from the environment; credentialKey is optional', () => {
+  test('the address and the keys may come from the environment, the whole argument too; credentialKey is optional', () => {
+    expectTypeOf(ProviderClient).constructorParameters.toEqualTypeOf<[options?: ProviderClientOptions | undefined]>();
+    expectTypeOf(new ProviderClient()).toEqualTypeOf<ProviderClient>();
     expectTypeOf(new ProviderClient({ baseUrl: 'https://x', apiKey: 'a', secretKey: 's' })).toEqualTypeOf<ProviderClient>();
     expectTypeOf(new ProviderClient({ baseUrl: 'https://x' })).toEqualTypeOf<ProviderClient>();
     expectTypeOf(new ProviderClient({ credentialKey: 'c' })).toEqualTypeOf<ProviderClient>();
