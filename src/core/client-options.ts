@@ -1,7 +1,7 @@
 import type { Logger, RequestEvent, ResponseEvent } from './observability.js';
 import { LOG_LEVEL_OPTION } from './log-level.js';
 import type { LogLevel } from './log-level.js';
-import { BASE_URL_OPTION, CALL_SETTINGS, LOGGER_OPTION, TRACER_OPTION, checkOptions, declareOptions } from './option-checks.js';
+import { BASE_URL_OPTION, CALL_SETTINGS, LOGGER_OPTION, TRACER_OPTION, checkOptions, declareOptions, everyOption, takingSandboxAccounts } from './option-checks.js';
 import { RequestValidationError } from '../errors/error.js';
 import type { OptionDeclaration, OptionName } from './option-checks.js';
 import { keyNames } from './environment.js';
@@ -162,11 +162,12 @@ export const DEFAULT_CLIENT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 /**
  * The options every client takes, checked in its constructor so that a bad value fails at
  * start-up rather than on the first payment, once the keys left out were read from the
- * environment ({@link withEnvironment}). `api` names the environment variables of the keys.
+ * environment ({@link withEnvironment}). `api` names the environment variables of the keys. Any
+ * other name is refused, but a sandbox account's fields: the guides spread one into a client.
  */
 export function clientOptions(api: Api): readonly OptionDeclaration<OptionName<ClientOptions>>[] {
   const names = keyNames(api);
-  return declareOptions<ClientOptions>()([
+  return takingSandboxAccounts(declareOptions<ClientOptions>()([
     { name: 'apiKey', rule: { type: 'key' }, required: true, env: names.apiKey },
     { name: 'secretKey', rule: { type: 'key' }, required: true, env: names.secretKey },
     ...CALL_SETTINGS,
@@ -178,7 +179,7 @@ export function clientOptions(api: Api): readonly OptionDeclaration<OptionName<C
     LOGGER_OPTION,
     { name: 'allowInsecureHttp', rule: { type: 'boolean' }, default: false },
     BASE_URL_OPTION,
-  ]);
+  ]));
 }
 
 /**
@@ -196,9 +197,12 @@ const IDENTITY_OPTIONS: Readonly<Record<string, string>> = {
   credentialKey: 'the site key stays the one this client acts for: use withSite(key) for another',
 };
 
+/** The declarations withOptions() checks by, of each client's: its settings, not its identity. */
+const SETTINGS_OF = new WeakMap<readonly OptionDeclaration[], readonly OptionDeclaration[]>();
+
 /**
  * Checks the options given to `withOptions()`: those of a client's identity are refused, naming
- * the option; the rest as the constructor checks them.
+ * the option; any other name it does not take too; the rest as the constructor checks them.
  */
 export function checkSettings(owner: string, settings: ClientSettings, declared: readonly OptionDeclaration[]): void {
   const given = typeof settings === 'object' && (settings as unknown) !== null ? Object.keys(settings) : [];
@@ -206,5 +210,10 @@ export function checkSettings(owner: string, settings: ClientSettings, declared:
   if (refused.length > 0) {
     throw new RequestValidationError(owner, refused.map((name) => ({ field: name, rule: 'invalid_option', message: `cannot be changed by withOptions(): ${IDENTITY_OPTIONS[name] ?? ''}` })));
   }
-  checkOptions(owner, settings, declared.filter((option) => !option.required && option.name !== 'allowInsecureHttp'));
+  let settingsDeclared = SETTINGS_OF.get(declared);
+  if (settingsDeclared === undefined) {
+    settingsDeclared = everyOption(declared.filter((option) => option.required !== true && !Object.hasOwn(IDENTITY_OPTIONS, option.name)));
+    SETTINGS_OF.set(declared, settingsDeclared);
+  }
+  checkOptions(owner, settings, settingsDeclared, true);
 }

@@ -101,18 +101,56 @@ export function declareOptions<TOptions>() {
   };
 }
 
+/**
+ * Declarations that are every option of what they check, though not made by `declareOptions`: a
+ * part of another's (withOptions() takes a client's settings, not its keys). checkOptions with
+ * `exact` then refuses any other name. Returns the declarations as they are.
+ */
+export function everyOption<TDeclarations extends readonly OptionDeclaration[]>(declarations: TDeclarations): TDeclarations {
+  UNCHECKED.set(declarations, {});
+  return declarations;
+}
+
+/**
+ * What a sandbox account (`sandbox.accounts.provider` or `.dealer` of payorch/sandbox) holds
+ * besides its keys. The guides spread an account into a client, and into verifyCallback and
+ * signCallback, which read its apiKey and secretKey only: there these fields are taken as given,
+ * and not listed among the options. No option of those has one of these names.
+ */
+const SANDBOX_ACCOUNT_FIELDS: readonly string[] = ['key', 'sites', 'previous'];
+
+/**
+ * Declarations made by `declareOptions` that also take a sandbox account spread in (its site-list
+ * `key`, its `sites`, its `previous` keys), as the guides do with the clients, verifyCallback and
+ * signCallback. Returns the declarations as they are.
+ */
+export function takingSandboxAccounts<TDeclarations extends readonly OptionDeclaration[]>(declarations: TDeclarations): TDeclarations {
+  ACCOUNT_TAKERS.add(declarations);
+  return declarations;
+}
+
 /** The options each `declareOptions` result takes as given, with why. */
 const UNCHECKED = new WeakMap<readonly OptionDeclaration[], Readonly<Record<string, string>>>();
-/** Every option name of the interface each `declareOptions` result checks, made on its first check. */
-const OPTION_NAMES = new WeakMap<readonly OptionDeclaration[], ReadonlySet<string>>();
+/** The declarations that take a sandbox account spread in. */
+const ACCOUNT_TAKERS = new WeakSet<readonly OptionDeclaration[]>();
 
-/** The option names of `declarations`, when `declareOptions` made them; undefined otherwise. */
-function optionNames(declarations: readonly OptionDeclaration[]): ReadonlySet<string> | undefined {
+/** The names an options object may hold, and the options a refusal lists. */
+interface KnownNames {
+  readonly accepted: ReadonlySet<string>;
+  readonly listed: string;
+}
+/** The names each `declareOptions` result knows, made on its first check. */
+const OPTION_NAMES = new WeakMap<readonly OptionDeclaration[], KnownNames>();
+
+/** The names `declarations` know, when `declareOptions` made them; undefined otherwise. */
+function optionNames(declarations: readonly OptionDeclaration[]): KnownNames | undefined {
   let names = OPTION_NAMES.get(declarations);
   if (names !== undefined) return names;
   const unchecked = UNCHECKED.get(declarations);
   if (unchecked === undefined) return undefined;
-  names = new Set([...declarations.map((declaration) => declaration.name.split('.')[0] ?? declaration.name), ...Object.keys(unchecked)]);
+  const options = new Set([...declarations.map((declaration) => declaration.name.split('.')[0] ?? declaration.name), ...Object.keys(unchecked)]);
+  const accepted = ACCOUNT_TAKERS.has(declarations) ? new Set([...options, ...SANDBOX_ACCOUNT_FIELDS]) : options;
+  names = { accepted, listed: [...options].join(', ') };
   OPTION_NAMES.set(declarations, names);
   return names;
 }
@@ -135,18 +173,35 @@ const RENAMED_VALUES: Readonly<Record<string, string>> = { attempts: 'one less: 
 const SHARED_KEY_NAMES: ReadonlySet<string> = new Set(['credentialKey']);
 
 /**
- * Refuses an option `names` does not hold that was renamed to one it holds, naming the new name;
- * with `exact`, any option it does not hold.
+ * Refuses an option `names` does not accept that was renamed to one it accepts, naming the new
+ * name; with `exact`, any option it does not accept.
  */
-function refuseUnknown(where: string, options: object, names: ReadonlySet<string>, exact: boolean): void {
+function refuseUnknown(where: string, options: object, names: KnownNames, exact: boolean): void {
+  const { accepted } = names;
   for (const [name, value] of Object.entries(options)) {
-    if (names.has(name) || value === undefined) continue;
+    if (accepted.has(name) || value === undefined) continue;
     const renamed = Object.hasOwn(RENAMED_OPTIONS, name) ? RENAMED_OPTIONS[name] : undefined;
     let message: string;
-    if (renamed !== undefined && names.has(renamed)) message = `was renamed ${renamed}: pass its value as ${renamed}${Object.hasOwn(RENAMED_VALUES, name) ? `, ${RENAMED_VALUES[name] ?? ''}` : ''}`;
-    else if (exact && !SHARED_KEY_NAMES.has(name)) message = `is not an option of ${where} (misspelt, or removed?); its options are ${[...names].join(', ')}`;
+    if (renamed !== undefined && accepted.has(renamed)) message = `was renamed ${renamed}: pass its value as ${renamed}${Object.hasOwn(RENAMED_VALUES, name) ? `, ${RENAMED_VALUES[name] ?? ''}` : ''}`;
+    else if (exact && !SHARED_KEY_NAMES.has(name)) message = `is not an option of ${where} (misspelt, or removed?); its options are ${names.listed}`;
     else continue;
     throw new RequestValidationError(where, [{ field: name, rule: 'invalid_option', message }]);
+  }
+}
+
+/**
+ * Refuses, as checkOptions with `exact` does, a name `declarations` do not know, and checks no
+ * value: for a caller that checked the values of these options before (verifyCallback, given
+ * another object of the same values). Allocates nothing unless it refuses.
+ */
+export function checkNames(where: string, options: object, declarations: readonly OptionDeclaration[]): void {
+  const names = optionNames(declarations);
+  if (names === undefined) return;
+  for (const name in options) {
+    if (!names.accepted.has(name) && !SHARED_KEY_NAMES.has(name)) {
+      refuseUnknown(where, options, names, true);
+      return;
+    }
   }
 }
 
@@ -295,8 +350,9 @@ function read(options: object, path: string): unknown {
  * Checks `options` against its declarations, in their order; the first bad one is refused.
  * `undefined` options count as `{}` only when no declaration is required. Declarations made by
  * `declareOptions` know every option of their interface: a name renamed to one of them is refused
- * first, and with `exact` (a factory, whose options object is written for it) any other name too.
- * Without `exact`, a wider object passes (the sandbox's account given to verifyCallback).
+ * first, and with `exact` any other name too, except the account's `credentialKey` and, where
+ * `takingSandboxAccounts` says so, a sandbox account's other fields. Without `exact`, a wider
+ * object passes.
  */
 export function checkOptions(where: string, options: unknown, declarations: readonly OptionDeclaration[], exact = false): void {
   if (typeof options !== 'object' || options === null) {

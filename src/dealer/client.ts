@@ -35,7 +35,7 @@ export class DealerClient extends DealerResources {
    * @param options the keys of the dealer account and the settings every client takes. Each key
    * and the address left out (or all of them, with no argument) are read from
    * `PAYORCH_DEALER_API_KEY`, `PAYORCH_DEALER_SECRET_KEY` and `PAYORCH_BASE_URL`.
-   * @throws {RequestValidationError} for an impossible option, or a key or the address in neither place
+   * @throws {RequestValidationError} for an impossible option, a name that is not an option, or a key or the address in neither place
    * @example
    * ```ts
    * import { DealerClient } from 'payorch';
@@ -46,7 +46,7 @@ export class DealerClient extends DealerResources {
    */
   constructor(options: ClientOptions = {}) {
     const settings = withEnvironment('new DealerClient', options, DEALER_NAMES);
-    checkOptions('new DealerClient', settings, DEALER_OPTIONS);
+    checkOptions('new DealerClient', settings, DEALER_OPTIONS, true);
     const transport = new Transport({ ...settings, api: 'dealer', owner: 'new DealerClient', credentials: settings });
     // No credential key: every dealer row is signed with the basic hash (spec 5.2).
     super(transport);
@@ -59,7 +59,7 @@ export class DealerClient extends DealerResources {
    * ...) and the same keys and service address, which are refused here: they make a new client.
    * It has a transport of its own, so the settings of this client are untouched.
    *
-   * @throws {RequestValidationError} for `apiKey`, `secretKey`, `baseUrl` or `allowInsecureHttp`, or an impossible value
+   * @throws {RequestValidationError} for `apiKey`, `secretKey`, `baseUrl` or `allowInsecureHttp`, a name that is not an option, or an impossible value
    * @example
    * ```ts
    * import type { DealerClient } from 'payorch';

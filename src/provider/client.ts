@@ -4,7 +4,7 @@ import type { Signing } from '../internal/signer.js';
 import { checkSettings, clientOptions } from '../core/client-options.js';
 import { clientNames, withEnvironment } from '../core/environment.js';
 import type { ClientSettings } from '../core/client-options.js';
-import { SITE_KEY_OPTION, checkOptions, checkValue } from '../core/option-checks.js';
+import { SITE_KEY_OPTION, checkOptions, declareOptions, takingSandboxAccounts } from '../core/option-checks.js';
 import { RequestValidationError } from '../errors/error.js';
 import { checkRawRequest, rawCall } from '../internal/raw-call.js';
 import type { RawRequest } from '../core/raw-request.js';
@@ -35,8 +35,16 @@ export type ProviderRawRequest = RawRequest &
     | { readonly hash: 'credential'; readonly credentialKey?: string }
   );
 
-const PROVIDER_OPTIONS = /* @__PURE__ */ clientOptions('provider');
+const PROVIDER_OPTIONS = /* @__PURE__ */ providerOptions();
 const PROVIDER_NAMES = /* @__PURE__ */ clientNames('provider');
+
+/**
+ * A client's options and the site it acts for, checked at start-up rather than on the first
+ * payment. Exported for the test that holds each `@default` to its declaration. @internal
+ */
+export function providerOptions() {
+  return takingSandboxAccounts(declareOptions<ProviderClientOptions>()([...clientOptions('provider'), SITE_KEY_OPTION]));
+}
 
 /**
  * The key under which withSite() hands its transport to the client it makes. Not exported, so no
@@ -71,14 +79,12 @@ export class ProviderClient extends ProviderResources {
    * @param options keys, service address and transport settings; see {@link ProviderClientOptions}.
    * Each key and the address left out (or all of them, with no argument) are read from
    * `PAYORCH_PROVIDER_API_KEY`, `PAYORCH_PROVIDER_SECRET_KEY` and `PAYORCH_BASE_URL`.
-   * @throws {RequestValidationError} for an impossible option, or a key or the address in neither place
+   * @throws {RequestValidationError} for an impossible option, a name that is not an option, or a key or the address in neither place
    */
   constructor(options: ProviderClientOptions = {}) {
     // With the keys it was given or read: withSite() and withOptions() make their clients with them.
     const settings = withEnvironment('new ProviderClient', options, PROVIDER_NAMES);
-    checkOptions('new ProviderClient', settings, PROVIDER_OPTIONS);
-    // The site it acts for, at start-up rather than on the first payment.
-    checkValue('new ProviderClient', SITE_KEY_OPTION, settings.credentialKey);
+    checkOptions('new ProviderClient', settings, PROVIDER_OPTIONS, true);
     const transport = (settings as SiteOptions)[parentTransport] ?? new Transport({ ...settings, api: 'provider', owner: 'new ProviderClient', credentials: settings });
     super(transport, settings.credentialKey);
     this.#options = settings;
@@ -107,7 +113,7 @@ export class ProviderClient extends ProviderResources {
    * refused: they make another client (`new ProviderClient`, `withSite`). It has a transport of
    * its own, so the settings of this client are untouched.
    *
-   * @throws {RequestValidationError} for an option of the client's identity, or an impossible value
+   * @throws {RequestValidationError} for an option of the client's identity, a name that is not an option, or an impossible value
    * @example
    * ```ts
    * import type { ProviderClient } from 'payorch';

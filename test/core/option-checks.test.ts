@@ -284,6 +284,26 @@ describe('values that were taken silently before are refused now', () => {
 });
 
 describe('an option the factory does not have', () => {
+  const CLIENT_OPTIONS = 'apiKey, secretKey, timeout, maxRetries, maxResponseBytes, clockOffsetMs, fetch, now, onRequest, onResponse, tracer, logLevel, logger, allowInsecureHttp, baseUrl';
+  const CLIENT_SETTINGS = 'timeout, maxRetries, maxResponseBytes, clockOffsetMs, fetch, now, onRequest, onResponse, tracer, logLevel, logger';
+
+  test.each([
+    ['new ProviderClient', 'timeoutMs', `${CLIENT_OPTIONS}, credentialKey`, () => new ProviderClient({ baseUrl: BASE_URL, ...PROVIDER, timeoutMs: 5_000 } as ClientOptions)],
+    ['new ProviderClient', 'retryLimit', `${CLIENT_OPTIONS}, credentialKey`, () => new ProviderClient({ baseUrl: BASE_URL, ...PROVIDER, retryLimit: 0 } as ClientOptions)],
+    ['new DealerClient', 'accountName', CLIENT_OPTIONS, () => new DealerClient({ baseUrl: BASE_URL, ...DEALER, accountName: 'dealer-1' } as ClientOptions)],
+    ['provider.withOptions', 'timeoutMs', CLIENT_SETTINGS, () => new ProviderClient({ baseUrl: BASE_URL, ...PROVIDER }).withOptions({ timeoutMs: 5_000 } as ClientOptions)],
+    ['dealer.withOptions', 'timeoutMs', CLIENT_SETTINGS, () => new DealerClient({ baseUrl: BASE_URL, ...DEALER }).withOptions({ timeoutMs: 5_000 } as ClientOptions)],
+  ])('%s refuses %s, naming it and the options it has, rather than run without it', (where, field, options, run) => {
+    const error = thrownBy(run);
+    expect(error.outcome).toBe('not_sent');
+    expect(error.issues).toEqual([{ field, rule: 'invalid_option', message: `is not an option of ${where} (misspelt, or removed?); its options are ${options}` }]);
+  });
+
+  test("a client takes the account's keys object, credentialKey included, and an option given as undefined", () => {
+    expect(() => new DealerClient({ baseUrl: BASE_URL, ...DEALER, credentialKey: 'site_cred_3b1e9d', timeoutMs: undefined } as ClientOptions)).not.toThrow();
+    expect(() => new ProviderClient({ baseUrl: BASE_URL, ...PROVIDER }).withOptions({ retryLimit: undefined } as ClientOptions)).not.toThrow();
+  });
+
   test('createCallbackReceiver refuses accountName, renamed merchantId, rather than record under its API key', () => {
     const error = thrownBy(() => createCallbackReceiver({ ...PROVIDER, accountName: 'merchant-42' } as unknown as Parameters<typeof createCallbackReceiver>[0]));
     expect(error.issues).toEqual([{ field: 'accountName', rule: 'invalid_option', message: 'was renamed merchantId: pass its value as merchantId' }]);

@@ -65,8 +65,9 @@ afterEach(async () => {
   served = undefined;
 });
 
+// The keys alone: a rotation's result also names its `account`, which is no option of a client.
 const providerWith = (sandbox: Sandbox, keys: Keys) =>
-  new ProviderClient({ baseUrl: SANDBOX_BASE_URL, ...keys, credentialKey: sandbox.accounts.provider.sites[0].credentialKey, fetch: sandbox.fetch, maxRetries: 0 });
+  new ProviderClient({ baseUrl: SANDBOX_BASE_URL, apiKey: keys.apiKey, secretKey: keys.secretKey, credentialKey: sandbox.accounts.provider.sites[0].credentialKey, fetch: sandbox.fetch, maxRetries: 0 });
 
 /** What every receiver and worker of one merchant shares: one inbox (as one database is), one queue, one ledger. */
 interface Site {
