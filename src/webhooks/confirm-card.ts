@@ -41,7 +41,7 @@ const cents = (amount: number): number => Math.round(amount * 100);
  * query (past `timeout`) throws, and the callback is answered 500 and delivered again.
  *
  * @throws {TypeError} when `provider` has no `creditCard.getStatus`
- * @throws {RequestValidationError} for an impossible option, naming it
+ * @throws {RequestValidationError} for an impossible option, or one it does not have, naming it
  * @example
  * ```ts
  * import { confirmWithCardStatus, createCallbackReceiver } from 'payorch';
@@ -57,7 +57,7 @@ export function confirmWithCardStatus(provider: CardStatusSource, options?: Conf
   if (typeof (source as Partial<CardStatusSource> | null)?.creditCard?.getStatus !== 'function') {
     throw new RequestValidationError('confirmWithCardStatus', [{ field: 'provider', rule: 'invalid_argument', message: 'must be a provider client (new ProviderClient({ ... })), whose creditCard.getStatus it calls' }]);
   }
-  checkOptions(WHERE, options, CONFIRM_CARD_OPTIONS);
+  checkOptions(WHERE, options, CONFIRM_CARD_OPTIONS, true);
   const timeout = options?.timeout ?? DEFAULT_CARD_STATUS_TIMEOUT_MS;
   return async (callback) => {
     if (callback.kind !== 'creditCard' || callback.source === 'status') return true;

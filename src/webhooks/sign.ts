@@ -1,4 +1,4 @@
-import { checkOptions, declareOptions } from '../core/option-checks.js';
+import { checkOptions, declareOptions, takingSandboxAccounts } from '../core/option-checks.js';
 import { callbackHash } from '../internal/signer.js';
 import { RequestValidationError } from '../errors/error.js';
 
@@ -45,12 +45,14 @@ export interface SignedCallback {
   readonly body: string;
 }
 
-/** signCallback's options. @internal */
-export const SIGN_OPTIONS = declareOptions<SignCallbackOptions>()([
-  { name: 'apiKey', rule: { type: 'key' }, required: true, env: 'PAYORCH_PROVIDER_API_KEY or PAYORCH_DEALER_API_KEY' },
-  { name: 'secretKey', rule: { type: 'key' }, required: true, env: 'PAYORCH_PROVIDER_SECRET_KEY or PAYORCH_DEALER_SECRET_KEY' },
-  { name: 'timestamp', rule: { type: 'number', min: 0, max: 9_007_199_254_740_991, integer: true }, note: 'Unix seconds' },
-]);
+/** signCallback's options; a sandbox account is commonly given as they are. @internal */
+export const SIGN_OPTIONS = takingSandboxAccounts(
+  declareOptions<SignCallbackOptions>()([
+    { name: 'apiKey', rule: { type: 'key' }, required: true, env: 'PAYORCH_PROVIDER_API_KEY or PAYORCH_DEALER_API_KEY' },
+    { name: 'secretKey', rule: { type: 'key' }, required: true, env: 'PAYORCH_PROVIDER_SECRET_KEY or PAYORCH_DEALER_SECRET_KEY' },
+    { name: 'timestamp', rule: { type: 'number', min: 0, max: 9_007_199_254_740_991, integer: true }, note: 'Unix seconds' },
+  ]),
+);
 
 /**
  * Signs a callback as the service does (spec 5.3): X-Hash = SHA-256(api_key + secret_key +
@@ -59,8 +61,8 @@ export const SIGN_OPTIONS = declareOptions<SignCallbackOptions>()([
  *
  * This signature is stable: the sandbox delivers its callbacks with it.
  *
- * @throws {RequestValidationError} (`invalid_option`) when a key is missing or empty, or the
- * timestamp is not Unix seconds
+ * @throws {RequestValidationError} (`invalid_option`) when a key is missing or empty, the
+ * timestamp is not Unix seconds, or an option is not one of these
  * @throws {TypeError} when the signed fields are not strings
  * @example
  * ```ts
@@ -77,7 +79,8 @@ export const SIGN_OPTIONS = declareOptions<SignCallbackOptions>()([
 export function signCallback(payload: SignCallbackPayload, options: SignCallbackOptions): SignedCallback {
   const { apiKey, secretKey } = options;
   const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000);
-  checkOptions('signCallback', options, SIGN_OPTIONS);
+  // Exact: a misspelt timestamp would sign with the current time instead.
+  checkOptions('signCallback', options, SIGN_OPTIONS, true);
   const { tracking_code: trackingCode, status } = payload;
   if (typeof trackingCode !== 'string' || typeof status !== 'string') {
     const wrong = Object.entries({ tracking_code: trackingCode, status }).filter(([, value]) => typeof value !== 'string');

@@ -1,4 +1,4 @@
-import { checkOptions, checkValue, declareOptions } from '../core/option-checks.js';
+import { checkNames, checkOptions, checkValue, declareOptions, takingSandboxAccounts } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
 import { declaredCharset } from '../internal/charset.js';
 import { constantTimeEqual } from '../internal/hash/constant-time.js';
@@ -123,17 +123,26 @@ export interface VerifyCallbackOptions {
 
 const WHERE = 'verifyCallback';
 
-/** verifyCallback's options, declared once: the receiver checks the same at start-up. @internal */
-export const VERIFY_OPTIONS = declareOptions<VerifyCallbackOptions>()([
-  { name: 'apiKey', rule: { type: 'key' }, required: true, env: 'PAYORCH_PROVIDER_API_KEY or PAYORCH_DEALER_API_KEY' },
-  { name: 'secretKey', rule: { type: 'key' }, required: true, env: 'PAYORCH_PROVIDER_SECRET_KEY or PAYORCH_DEALER_SECRET_KEY' },
-  { name: 'maxAgeSeconds', rule: { type: 'number', min: 0, max: Infinity, unit: 'seconds' }, default: DEFAULT_CALLBACK_MAX_AGE_SECONDS },
-  { name: 'toleranceSeconds', rule: { type: 'number', min: 0, max: Infinity, unit: 'seconds' }, default: DEFAULT_TOLERANCE_SECONDS },
-  { name: 'kind', rule: { type: 'oneOf', values: CALLBACK_KINDS } },
-  { name: 'api', rule: { type: 'oneOf', values: ['provider', 'dealer'] } },
-  { name: 'dealerCardWithoutHeaders', rule: { type: 'boolean' }, default: false },
-  { name: 'now', rule: { type: 'function' } },
-], { previousSecretKey: 'checked with its parts and the secretKey it must differ from, by previousKeysOf (below)' });
+/**
+ * verifyCallback's options, declared once: the receiver checks the same at start-up. verifyCallback
+ * refuses any other name (a misspelt maxAgeSeconds would leave the age limit at its default), but
+ * a sandbox account's fields: the sandbox guide spreads one in. @internal
+ */
+export const VERIFY_OPTIONS = takingSandboxAccounts(
+  declareOptions<VerifyCallbackOptions>()(
+    [
+      { name: 'apiKey', rule: { type: 'key' }, required: true, env: 'PAYORCH_PROVIDER_API_KEY or PAYORCH_DEALER_API_KEY' },
+      { name: 'secretKey', rule: { type: 'key' }, required: true, env: 'PAYORCH_PROVIDER_SECRET_KEY or PAYORCH_DEALER_SECRET_KEY' },
+      { name: 'maxAgeSeconds', rule: { type: 'number', min: 0, max: Infinity, unit: 'seconds' }, default: DEFAULT_CALLBACK_MAX_AGE_SECONDS },
+      { name: 'toleranceSeconds', rule: { type: 'number', min: 0, max: Infinity, unit: 'seconds' }, default: DEFAULT_TOLERANCE_SECONDS },
+      { name: 'kind', rule: { type: 'oneOf', values: CALLBACK_KINDS } },
+      { name: 'api', rule: { type: 'oneOf', values: ['provider', 'dealer'] } },
+      { name: 'dealerCardWithoutHeaders', rule: { type: 'boolean' }, default: false },
+      { name: 'now', rule: { type: 'function' } },
+    ],
+    { previousSecretKey: 'checked with its parts and the secretKey it must differ from, by previousKeysOf (below)' },
+  ),
+);
 
 /*
  * The secret key a receiver still accepts after a rotation, until an absolute time. Absolute, not
@@ -284,7 +293,8 @@ function bodySeconds(body: Readonly<Record<string, unknown>>): string | undefine
  * (a redelivery, a replay): apply each one once (`createCallbackReceiver` does).
  *
  * @throws {CallbackVerificationError} with the `reason` and the HTTP `status` to answer
- * @throws {RequestValidationError} when an option is impossible (a programming error, not a refusal)
+ * @throws {RequestValidationError} when an option is impossible, or is not one of these (a
+ * programming error, not a refusal)
  * @example
  * ```ts
  * import type { IncomingMessage } from 'node:http';
@@ -316,16 +326,21 @@ export function verifyCallback(input: CallbackInput, options: VerifyCallbackOpti
 // The verifier of the last values is kept, and used again while every declared option holds the
 // same value: checking and resolving them gives the same verifier (a changed value makes a new
 // one). Not with previousSecretKey, an object whose parts could change under the same reference.
-let last: { readonly values: readonly unknown[]; readonly verifier: CallbackChecker } | undefined;
+// Another object of those values may hold a name that is no option (maxAge): its names are
+// checked, not its values; the object that was checked whole is not checked again.
+let last: { readonly options: object; readonly values: readonly unknown[]; readonly verifier: CallbackChecker } | undefined;
 
 function verifierFor(options: VerifyCallbackOptions): CallbackChecker {
   const given: unknown = options;
   if (typeof given !== 'object' || given === null || options.previousSecretKey !== undefined) return createChecker(options);
   const record = given as Readonly<Record<string, unknown>>;
   const cached = last;
-  if (cached !== undefined && sameValues(record, cached.values)) return cached.verifier;
+  if (cached !== undefined && sameValues(record, cached.values)) {
+    if (record !== cached.options) checkNames(WHERE, record, VERIFY_OPTIONS);
+    return cached.verifier;
+  }
   const verifier = createChecker(options);
-  last = { values: VERIFY_OPTIONS.map((declaration) => record[declaration.name]), verifier };
+  last = { options: record, values: VERIFY_OPTIONS.map((declaration) => record[declaration.name]), verifier };
   return verifier;
 }
 
@@ -441,14 +456,14 @@ export interface Verifier extends CallbackChecker {
  * @internal
  */
 export function createVerifier(options: VerifyCallbackOptions): Verifier {
-  checkOptions(WHERE, options, VERIFY_OPTIONS);
+  checkOptions(WHERE, options, VERIFY_OPTIONS, true);
   return verifierOf(WHERE, options);
 }
 
 // What verifyCallback needs: no job sealer, so that a bundle of verifyCallback alone leaves the
 // sealing code (a receiver's) out.
 function createChecker(options: VerifyCallbackOptions): CallbackChecker {
-  checkOptions(WHERE, options, VERIFY_OPTIONS);
+  checkOptions(WHERE, options, VERIFY_OPTIONS, true);
   return checkerOf(WHERE, options, previousKeysOf(WHERE, options));
 }
 

@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { RequestValidationError, verifyCallback } from '../../src/index.js';
+import { DealerClient, ProviderClient, RequestValidationError, signCallback, verifyCallback } from '../../src/index.js';
 import { createSandbox } from '../../src/tools/sandbox/index.js';
 import type { Sandbox } from '../../src/tools/sandbox/index.js';
 import { SANDBOX_DEFAULTS } from '../../src/tools/sandbox/options.js';
+import { unsigned } from '../helpers/callbacks.js';
 import { SANDBOX_BASE_URL, customer, dealerOf, handSigned, providerOf, read, startReceiver } from '../helpers/sandbox.js';
 import type { TestReceiver } from '../helpers/sandbox.js';
 
@@ -123,7 +124,8 @@ describe('sandbox.rotateKeys', () => {
     const settled = await sandbox.settle(data.tracking_code, 'completed');
     await sandbox.redeliver(settled.callback!.id, { resign: false });
     await sandbox.redeliver(settled.callback!.id, { resign: true });
-    const keys = rotated!;
+    // Its keys, without `account`: the rotation's other fields are not options of verifyCallback.
+    const keys = { apiKey: rotated!.apiKey, secretKey: rotated!.secretKey };
     const signedWith = receiver.received.map(({ headers, body }) => {
       if (headers['x-api-key'] === keys.apiKey) return verifyCallback({ headers, body }, keys).kind === 'deposit' && 'new';
       return verifyCallback({ headers, body }, before).kind === 'deposit' && 'old';
@@ -131,6 +133,24 @@ describe('sandbox.rotateKeys', () => {
     // The first attempt (500), its retry, the first signature again, a fresh one.
     expect(signedWith).toEqual(['old', 'new', 'old', 'new']);
   });
+});
+
+test('an account, before and after a rotation, is taken whole by the clients, verifyCallback and signCallback, as the sandbox guide spreads it', async () => {
+  const sandbox = createSandbox();
+  const spreadIn = async (): Promise<void> => {
+    const { provider, dealer } = sandbox.accounts;
+    const providerClient = new ProviderClient({ baseUrl: SANDBOX_BASE_URL, ...provider, credentialKey: provider.sites[0].credentialKey, fetch: sandbox.fetch, maxRetries: 0 });
+    await expect(providerClient.welcome()).resolves.toMatchObject({ success: true });
+    await expect(new DealerClient({ baseUrl: SANDBOX_BASE_URL, ...dealer, fetch: sandbox.fetch, maxRetries: 0 }).settings.get()).resolves.toMatchObject({ success: true });
+    const delivery = signCallback(unsigned.deposit, provider);
+    expect(verifyCallback(delivery, { ...provider, now: () => sandbox.clock.now().getTime() }).kind).toBe('deposit');
+  };
+  await spreadIn();
+  sandbox.rotateKeys('provider', { windowSeconds: 600 });
+  sandbox.rotateKeys('dealer', { windowSeconds: 600 });
+  expect(Object.keys(sandbox.accounts.provider)).toEqual(['apiKey', 'secretKey', 'key', 'sites', 'previous']);
+  expect(Object.keys(sandbox.accounts.dealer)).toEqual(['apiKey', 'secretKey', 'previous']);
+  await spreadIn();
 });
 
 describe('POST /__sandbox/rotate-keys', () => {

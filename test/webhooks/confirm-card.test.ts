@@ -91,4 +91,17 @@ describe('confirmWithCardStatus with a provider client', () => {
     expect(error).toBeInstanceOf(RequestValidationError);
     expect((error as RequestValidationError).issues).toEqual([{ field: 'timeout', rule: 'invalid_option', message: expect.stringContaining(message) as unknown }]);
   });
+
+  test('refuses an option it does not have, naming it and timeout, rather than use the default timeout', () => {
+    let error: unknown;
+    try {
+      confirmWithCardStatus(provider, { timeoutMs: 3_000 } as never);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(RequestValidationError);
+    expect((error as RequestValidationError).issues).toEqual([
+      { field: 'timeoutMs', rule: 'invalid_option', message: 'is not an option of confirmWithCardStatus (misspelt, or removed?); its options are timeout' },
+    ]);
+  });
 });

@@ -63,6 +63,12 @@ describe('signCallback', () => {
     expect(sign).toThrow(/signCallback: (timestamp|secretKey): must be /);
   });
 
+  test('refuses an option it does not have, naming it and its options, rather than sign with the current time', () => {
+    const sign = () => signCallback({ tracking_code: 'MAN-a1-1763812000', status: 'completed' }, { ...PROVIDER, timeStamp: 1763812000 } as typeof PROVIDER);
+    expect(sign).toThrow(RequestValidationError);
+    expect(sign).toThrow('Invalid option for signCallback: timeStamp: is not an option of signCallback (misspelt, or removed?); its options are apiKey, secretKey, timestamp');
+  });
+
   test('refuses a payload whose status is not a string with a RequestValidationError naming the argument\'s field', () => {
     const sign = () => signCallback({ tracking_code: 'MAN-a1-1763812000', status: 1 as unknown as string }, PROVIDER);
     expect(sign).toThrow(RequestValidationError);

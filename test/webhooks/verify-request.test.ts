@@ -103,6 +103,14 @@ describe('verifyCallbackRequest', () => {
     expect((error as Error).message).toBe('Invalid argument to verifyCallbackRequest: request: its body was already read; pass the request before anything reads it');
   });
 
+  test('refuses maxAge, not an option, before reading the body, rather than leave the age limit at 3 days', async () => {
+    const request = new Request(RECEIVER_URL, { method: 'POST', headers: deposit.headers, body: JSON.stringify(deposit.body) });
+    const error = await verifyCallbackRequest(request, { ...options, maxAge: 5 } as typeof options).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(RequestValidationError);
+    expect(error).toMatchObject({ outcome: 'not_sent', issues: [{ field: 'maxAge', rule: 'invalid_option', message: expect.stringMatching(/^is not an option of verifyCallback \(misspelt, or removed\?\); its options are apiKey, secretKey, maxAgeSeconds, /) as unknown }] });
+    expect(request.bodyUsed).toBe(false);
+  });
+
   test('given a Node IncomingMessage, says to use verifyCallback instead of failing inside it', async () => {
     const message = new IncomingMessage(new Socket());
     message.headers = { 'x-api-key': PROVIDER.apiKey, 'content-type': 'application/json' };

@@ -417,6 +417,33 @@ describe('the age of a callback', () => {
     expect(verifyCallback(weekOld, { ...options, maxAgeSeconds: 8 * 24 * 3600 }).ageSeconds).toBe(7 * 24 * 3600);
   });
 
+  const VERIFY_OPTION_NAMES = 'apiKey, secretKey, maxAgeSeconds, toleranceSeconds, kind, api, dealerCardWithoutHeaders, now, previousSecretKey';
+
+  test.each([
+    ['the first options it is given', () => ({ apiKey: PROVIDER.apiKey, secretKey: PROVIDER.secretKey, maxAge: 5, now: () => now() + 1 })],
+    ['another object of the values it verified with just before', () => ({ ...options, maxAge: 5 })],
+  ])('maxAge, not an option, is refused with %s, naming maxAgeSeconds among the options, rather than leave the age limit at 3 days', (_case, made) => {
+    expect(verifyCallback(deposit, options).kind).toBe('deposit');
+    let thrown: unknown;
+    try {
+      verifyCallback(deposit, made());
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(RequestValidationError);
+    expect((thrown as RequestValidationError).issues).toEqual([
+      { field: 'maxAge', rule: 'invalid_option', message: `is not an option of verifyCallback (misspelt, or removed?); its options are ${VERIFY_OPTION_NAMES}` },
+    ]);
+    // The options it verified with are still taken, the same object and a copy alike.
+    expect(verifyCallback(deposit, options).kind).toBe('deposit');
+    expect(verifyCallback(deposit, { ...options }).kind).toBe('deposit');
+  });
+
+  test("the account's keys object, credentialKey included, and an option given as undefined are taken", () => {
+    expect(verifyCallback(deposit, { ...PROVIDER, now }).kind).toBe('deposit');
+    expect(verifyCallback(deposit, { ...options, maxAge: undefined } as VerifyCallbackOptions).kind).toBe('deposit');
+  });
+
   test('toleranceSeconds bounds only the future: it does not shorten the maximum age', () => {
     const hourOld = sign(unsigned.deposit, PROVIDER, NOW_SECONDS - 3600);
     expect(verifyCallback(hourOld, { ...options, toleranceSeconds: 10 }).ageSeconds).toBe(3600);

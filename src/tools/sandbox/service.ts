@@ -303,10 +303,11 @@ export class Service {
     const url = this.callbackUrls[kind];
     if (url === undefined) return undefined;
     const payload = callbackPayload(kind, record, expired);
-    // The account itself, not a copy of its keys: each attempt is signed with the keys in force
-    // when it is sent, the new ones after a rotation, as a service re-signing its retries would.
-    const credentials = signerOf(kind, this.fixtures);
-    return this.deliverer.deliver({ kind, trackingCode: record.code, status: record.status, url, sign: () => signCallback(payload, credentials) }, delivery);
+    // The account itself, its keys read at each attempt: each attempt is signed with the keys in
+    // force when it is sent, the new ones after a rotation, as a service re-signing its retries
+    // would. Only its keys are given: signCallback refuses what is not its option.
+    const account = signerOf(kind, this.fixtures);
+    return this.deliverer.deliver({ kind, trackingCode: record.code, status: record.status, url, sign: () => signCallback(payload, { apiKey: account.apiKey, secretKey: account.secretKey }) }, delivery);
   }
 }
 
