@@ -1,6 +1,6 @@
 import { http, passthrough } from 'msw';
 import { describe, expect, test } from 'vitest';
-import { DealerClient, ProviderClient } from '../../src/index.js';
+import { DealerClient, ProviderClient, RequestValidationError } from '../../src/index.js';
 import { API_ENDPOINTS, endpointPath } from '../../src/tools/registry/index.js';
 import { createSandbox } from '../../src/tools/sandbox/index.js';
 import type { Sandbox } from '../../src/tools/sandbox/index.js';
@@ -77,6 +77,26 @@ describe('records', () => {
 
   test('an unknown id has no record', () => {
     expect(createSandbox().record('MAN-none')).toBeUndefined();
+  });
+});
+
+describe('createSandbox', () => {
+  test('refuses callbackURL, not an option, naming callbackUrls among its options, rather than post no callback', () => {
+    let caught: unknown;
+    try {
+      createSandbox({ callbackURL: 'http://127.0.0.1:3000/webhooks/payorch' } as Parameters<typeof createSandbox>[0]);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(RequestValidationError);
+    expect((caught as RequestValidationError).issues).toEqual([
+      {
+        field: 'callbackURL',
+        rule: 'invalid_option',
+        message:
+          'is not an option of createSandbox (misspelt, or removed?); its options are provider, dealer, callbackRetry, lifetimeSeconds, transferCompletionSeconds, maxRecords, maxDeliveries, history, publicUrl, startTime, seed, gateways, callbackUrls',
+      },
+    ]);
   });
 });
 

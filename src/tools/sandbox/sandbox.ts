@@ -77,7 +77,8 @@ export class Sandbox {
 
   /**
    * Same as {@link createSandbox}.
-   * @throws {RequestValidationError} (`invalid_option`) for an option out of range, naming it and its range
+   * @throws {RequestValidationError} (`invalid_option`) for an option out of range, naming it and its
+   * range, or a name that is not an option
    */
   constructor(options: SandboxOptions = {}) {
     const service = new Service(options);
@@ -313,6 +314,8 @@ export class Sandbox {
 /**
  * Makes a sandbox: a local Payment Orchestration Service with seeded, deterministic fixtures.
  *
+ * @throws {RequestValidationError} (`invalid_option`) for an option out of range, naming it and its
+ * range, or a name that is not an option
  * @example
  * ```ts
  * import { ProviderClient } from 'payorch';

@@ -136,7 +136,7 @@ export class Service {
   readonly #rotations: SeededRandom;
 
   constructor(options: SandboxOptions) {
-    checkOptions('createSandbox', options, SANDBOX_OPTIONS);
+    checkOptions('createSandbox', options, SANDBOX_OPTIONS, true);
     this.seed = String(options.seed ?? SANDBOX_DEFAULTS.seed);
     this.clock = new RecordClock(options.startTime);
     this.#historyEnd = this.clock.now();
