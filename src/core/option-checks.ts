@@ -134,23 +134,16 @@ const UNCHECKED = new WeakMap<readonly OptionDeclaration[], Readonly<Record<stri
 /** The declarations that take a sandbox account spread in. */
 const ACCOUNT_TAKERS = new WeakSet<readonly OptionDeclaration[]>();
 
-/** The names an options object may hold, and the options a refusal lists. */
-interface KnownNames {
-  readonly accepted: ReadonlySet<string>;
-  readonly listed: string;
-}
-/** The names each `declareOptions` result knows, made on its first check. */
-const OPTION_NAMES = new WeakMap<readonly OptionDeclaration[], KnownNames>();
+/** The names each `declareOptions` result accepts, made on its first check. */
+const OPTION_NAMES = new WeakMap<readonly OptionDeclaration[], ReadonlySet<string>>();
 
-/** The names `declarations` know, when `declareOptions` made them; undefined otherwise. */
-function optionNames(declarations: readonly OptionDeclaration[]): KnownNames | undefined {
+/** The names `declarations` accept, when `declareOptions` made them; undefined otherwise. */
+function optionNames(declarations: readonly OptionDeclaration[]): ReadonlySet<string> | undefined {
   let names = OPTION_NAMES.get(declarations);
   if (names !== undefined) return names;
   const unchecked = UNCHECKED.get(declarations);
   if (unchecked === undefined) return undefined;
-  const options = new Set([...declarations.map((declaration) => declaration.name.split('.')[0] ?? declaration.name), ...Object.keys(unchecked)]);
-  const accepted = ACCOUNT_TAKERS.has(declarations) ? new Set([...options, ...SANDBOX_ACCOUNT_FIELDS]) : options;
-  names = { accepted, listed: [...options].join(', ') };
+  names = new Set([...declarations.map((declaration) => declaration.name.split('.')[0] ?? declaration.name), ...Object.keys(unchecked), ...(ACCOUNT_TAKERS.has(declarations) ? SANDBOX_ACCOUNT_FIELDS : [])]);
   OPTION_NAMES.set(declarations, names);
   return names;
 }
@@ -176,14 +169,14 @@ const SHARED_KEY_NAMES: ReadonlySet<string> = new Set(['credentialKey']);
  * Refuses an option `names` does not accept that was renamed to one it accepts, naming the new
  * name; with `exact`, any option it does not accept.
  */
-function refuseUnknown(where: string, options: object, names: KnownNames, exact: boolean): void {
-  const { accepted } = names;
+function refuseUnknown(where: string, options: object, accepted: ReadonlySet<string>, exact: boolean): void {
   for (const [name, value] of Object.entries(options)) {
     if (accepted.has(name) || value === undefined) continue;
     const renamed = Object.hasOwn(RENAMED_OPTIONS, name) ? RENAMED_OPTIONS[name] : undefined;
     let message: string;
     if (renamed !== undefined && accepted.has(renamed)) message = `was renamed ${renamed}: pass its value as ${renamed}${Object.hasOwn(RENAMED_VALUES, name) ? `, ${RENAMED_VALUES[name] ?? ''}` : ''}`;
-    else if (exact && !SHARED_KEY_NAMES.has(name)) message = `is not an option of ${where} (misspelt, or removed?); its options are ${names.listed}`;
+    // A sandbox account's fields are taken, not listed: they are no option.
+    else if (exact && !SHARED_KEY_NAMES.has(name)) message = `is not an option of ${where} (misspelt, or removed?); its options are ${[...accepted].filter((each) => !SANDBOX_ACCOUNT_FIELDS.includes(each)).join(', ')}`;
     else continue;
     throw new RequestValidationError(where, [{ field: name, rule: 'invalid_option', message }]);
   }
@@ -198,7 +191,7 @@ export function checkNames(where: string, options: object, declarations: readonl
   const names = optionNames(declarations);
   if (names === undefined) return;
   for (const name in options) {
-    if (!names.accepted.has(name) && !SHARED_KEY_NAMES.has(name)) {
+    if (!names.has(name) && !SHARED_KEY_NAMES.has(name)) {
       refuseUnknown(where, options, names, true);
       return;
     }

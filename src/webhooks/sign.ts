@@ -46,8 +46,8 @@ export interface SignedCallback {
 }
 
 /** signCallback's options; a sandbox account is commonly given as they are. @internal */
-export const SIGN_OPTIONS = takingSandboxAccounts(
-  declareOptions<SignCallbackOptions>()([
+export const SIGN_OPTIONS = /* @__PURE__ */ takingSandboxAccounts(
+  /* @__PURE__ */ declareOptions<SignCallbackOptions>()([
     { name: 'apiKey', rule: { type: 'key' }, required: true, env: 'PAYORCH_PROVIDER_API_KEY or PAYORCH_DEALER_API_KEY' },
     { name: 'secretKey', rule: { type: 'key' }, required: true, env: 'PAYORCH_PROVIDER_SECRET_KEY or PAYORCH_DEALER_SECRET_KEY' },
     { name: 'timestamp', rule: { type: 'number', min: 0, max: 9_007_199_254_740_991, integer: true }, note: 'Unix seconds' },

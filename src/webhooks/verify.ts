@@ -128,8 +128,8 @@ const WHERE = 'verifyCallback';
  * refuses any other name (a misspelt maxAgeSeconds would leave the age limit at its default), but
  * a sandbox account's fields: the sandbox guide spreads one in. @internal
  */
-export const VERIFY_OPTIONS = takingSandboxAccounts(
-  declareOptions<VerifyCallbackOptions>()(
+export const VERIFY_OPTIONS = /* @__PURE__ */ takingSandboxAccounts(
+  /* @__PURE__ */ declareOptions<VerifyCallbackOptions>()(
     [
       { name: 'apiKey', rule: { type: 'key' }, required: true, env: 'PAYORCH_PROVIDER_API_KEY or PAYORCH_DEALER_API_KEY' },
       { name: 'secretKey', rule: { type: 'key' }, required: true, env: 'PAYORCH_PROVIDER_SECRET_KEY or PAYORCH_DEALER_SECRET_KEY' },
