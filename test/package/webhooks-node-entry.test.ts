@@ -31,7 +31,10 @@ const atImport = [...loaded];
 const keys = ${JSON.stringify(KEYS)};
 const signed = node.signCallback({ tracking_code: 'MAN-node01-1763812000', status: 'completed', amount: 250, user_id: 'u1' }, keys);
 const afterCall = [...loaded];
-const verified = node.verifyCallback({ headers: signed.headers, body: signed.body }, keys);
+// One clock for both verifications, so that their results (receivedAt included) can be compared.
+const at = Date.now();
+const verifying = { ...keys, now: () => at };
+const verified = node.verifyCallback({ headers: signed.headers, body: signed.body }, verifying);
 let refusal;
 try { node.verifyCallback({ headers: signed.headers, body: signed.body.replace('"completed"', '"canceled"') }, keys); } catch (error) { refusal = error; }
 const eager = await import('./${webhooks.esm}');
@@ -45,7 +48,7 @@ process.stdout.write(JSON.stringify({
   namesNode: names(node),
   namesEager: names(eager),
   differentValues: values.filter((name) => node[name] !== eager[name] || (name in sdk && node[name] !== sdk[name])),
-  sameResult: JSON.stringify(verified) === JSON.stringify(eager.verifyCallback({ headers: signed.headers, body: signed.body }, keys)),
+  sameResult: JSON.stringify(verified) === JSON.stringify(eager.verifyCallback({ headers: signed.headers, body: signed.body }, verifying)),
   kind: verified.kind,
   refusal: { name: refusal?.name, reason: refusal?.reason, ofMain: refusal instanceof sdk.CallbackVerificationError && refusal instanceof node.PayorchError },
 }));`;
