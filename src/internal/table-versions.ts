@@ -3,8 +3,7 @@
 // for D1 and Durable Objects in src/inboxes/sqlite-dialect/versions.ts). Each table records its version in
 // `payorch_schema` beside it; its live columns are compared too, since a table changed by hand
 // shows no version of its own. Each table's shape was frozen as version 1 at the first release;
-// adding a version is one entry of a table's `versions`, whose steps both a migration and a
-// creation run.
+// adding a version is one entry of a table's `versions`, and its `create` makes the new version.
 
 /** One stored shape of a table, and the way to it from the version before. */
 export interface TableVersion {
@@ -29,7 +28,10 @@ export interface VersionedTable {
   readonly what: string;
   /** Oldest first; the last is the version this payorch uses. */
   readonly versions: readonly [TableVersion, ...TableVersion[]];
-  /** The statements that create its first version, for the quoted `table`: {@link creationSql} adds the later versions' steps. */
+  /**
+   * The statements that create the current version, for the quoted `table`: `IF NOT EXISTS`, so
+   * that run again, or over a table of an earlier version, they change nothing (the migration does).
+   */
   readonly create: (table: string) => readonly string[];
   /** The way to migrate it, as a message says it: "createPostgresInboxTable({ pool }) or `payorch migrate postgres-inbox`". */
   readonly migrate: string;
@@ -54,14 +56,6 @@ export const currentVersion = (table: VersionedTable): number => (table.versions
 /** The steps that carry `table` (quoted) from `version` to the current version. */
 export function stepsAfter(table: VersionedTable, version: number, quoted: string): readonly string[] {
   return table.versions.filter((each) => each.version > version).flatMap((each) => each.up?.(quoted) ?? []);
-}
-
-/**
- * The statements that create `table` (quoted) at the current version: its first version's, then the
- * steps a migration runs, so that a table created by this payorch and one it migrated cannot differ.
- */
-export function creationSql(table: VersionedTable, quoted: string): readonly string[] {
-  return [...table.create(quoted), ...stepsAfter(table, table.versions[0].version, quoted)];
 }
 
 const known = (table: VersionedTable): string => {

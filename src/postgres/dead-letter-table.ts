@@ -5,7 +5,6 @@ import { checkOptions, declareOptions } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
 import type { TableMigration } from '../core/table-migration.js';
 import { QueueError } from '../errors/error.js';
-import { creationSql } from '../internal/table-versions.js';
 import { POOL_OPTION, SCHEMA_OPTION, TABLE_OPTION, quoteTable, tableName } from './table.js';
 import type { PostgresPool } from './table.js';
 import { migratePostgresTable, recordSql } from './versions.js';
@@ -55,7 +54,7 @@ export const deadLetterTableName = (where: string, options: Omit<DeadLetterTable
  */
 export function deadLetterTableSql(where: string, definition: PostgresTable, table?: string): string {
   const quoted = quoteTable(where, table, DEFAULT_DEAD_LETTER_TABLE);
-  return [...recordSql(definition, quoted, true), ...creationSql(definition, quoted)].join(';\n');
+  return [...recordSql(definition, quoted, true), tableSql(quoted)].join(';\n');
 }
 
 function tableSql(quoted: string): string {

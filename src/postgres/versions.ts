@@ -3,7 +3,7 @@
 // table's schema; the columns are read from the catalog. A migration runs in one transaction under
 // an advisory lock, as pg-boss migrates its own schema: instances that start at once migrate once.
 import type { TableMigration } from '../core/table-migration.js';
-import { creationSql, currentVersion, earlierMessage, judgeTable, missingMessage, stepsAfter } from '../internal/table-versions.js';
+import { currentVersion, earlierMessage, judgeTable, missingMessage, stepsAfter } from '../internal/table-versions.js';
 import type { TableState, VersionedTable } from '../internal/table-versions.js';
 import { statementPoolingRefusal } from './table.js';
 
@@ -109,7 +109,7 @@ export async function migratePostgresTable(client: Client, table: PostgresTable,
         throw table.refuse(verdict.message);
       case 'missing':
         from = undefined;
-        statements = [...recordSql(table, qualified, true), ...creationSql(table, qualified)];
+        statements = [...recordSql(table, qualified, true), ...table.create(qualified)];
         break;
       case 'earlier':
         from = verdict.version;

@@ -9,7 +9,6 @@ import { D1_WORKER, d1At } from '../helpers/d1-over-http.js';
 import { payorch } from './run.js';
 import { sqliteInboxTable } from '../../src/inboxes/sqlite-dialect/inbox-sql.js';
 import { sqliteMigrationSql } from '../../src/inboxes/sqlite-dialect/versions.js';
-import { creationSql } from '../../src/internal/table-versions.js';
 import { addLaterVersion } from '../helpers/later-version.js';
 
 // The D1 inbox's table as the command prints it (payorch/d1's own is module-private).
@@ -44,7 +43,7 @@ test('d1-inbox --from 1, the version this payorch uses, prints SQL that records 
 });
 
 test('the SQL --from prints after an upgrade (to a version 2 of this test\'s own) migrates a table of version 1 keeping its keys, and fails, changing nothing, when applied again', async () => {
-  await apply(creationSql(TABLE, '"inbox_up"').join(';\n'));
+  await apply(TABLE.create('"inbox_up"').join(';\n'));
   await db.prepare("INSERT INTO inbox_up VALUES ('shop', 'MAN-d1cli002-1763812000', 'completed', 1763812000, 1)").run();
   await apply(sqliteMigrationSql(TABLE, 'inbox_up', 1).join(';\n'));
   const takeBack = addLaterVersion(TABLE.versions, 'TEXT');

@@ -46,6 +46,7 @@ export class Account {
   }
   async fetch(request) {
     const body = await request.json();
+    if (body.op === 'later-version') return Response.json(globalThis.payorchLaterVersion[body.action]() ?? {});
     if (body.op === 'prune') return Response.json({ deleted: await pruneDurableObjectInbox({ storage: this.state.storage, table: body.table, olderThanSeconds: body.olderThanSeconds }) });
     if (body.op === 'exec') return Response.json({ results: body.statements.map(([query, ...bindings]) => this.state.storage.sql.exec(query, ...bindings).toArray()) });
     // A row whose parent is missing, under a deferred foreign key: the transaction cannot commit.
@@ -82,7 +83,10 @@ export default {
     // D1 for the test to read and write (test/helpers/d1-over-http.ts).
     if (new URL(request.url).pathname === '/d1') return runD1(env.DB, request);
     const body = await request.clone().json();
+    // The test-only version 2 of the inbox table, given or taken back here and in the object.
+    if (body.op === 'later-version') globalThis.payorchLaterVersion[body.action]();
     if (body.backend === 'durable-object') return env.ACCOUNTS.get(env.ACCOUNTS.idFromName(body.table)).fetch(request);
+    if (body.op === 'later-version') return Response.json({});
     if (body.op === 'create') return Response.json(await createD1InboxTable({ db: env.DB, table: body.table }));
     if (body.op === 'exec') return Response.json({ results: (await env.DB.batch(body.statements.map(([query, ...bindings]) => env.DB.prepare(query).bind(...bindings)))).map((result) => result.results) });
     if (body.op === 'prune') return Response.json({ deleted: await pruneD1Inbox({ db: env.DB, table: body.table, olderThanSeconds: body.olderThanSeconds }) });
@@ -108,7 +112,7 @@ let serial = 0;
 beforeAll(async () => {
   miniflare = new Miniflare({
     modules: true,
-    // Its inboxes know a version 2 of their table, these tests' own, to migrate to.
+    // Its inboxes can be given a version 2 of their table, these tests' own, to migrate to.
     script: await bundleWorker(worker, { laterInboxVersion: true }),
     compatibilityDate: '2025-09-01',
     d1Databases: { DB: 'contract' },
@@ -129,9 +133,7 @@ beforeAll(async () => {
   origin = (await miniflare.ready).origin;
   db = d1At(`${origin}/d1`);
   await db.prepare('CREATE TABLE refunds (tracking_code TEXT NOT NULL, status TEXT NOT NULL)').run();
-  // Made by the Worker's payorch, which knows the version 2 of these tests.
-  const made = await call({ backend: 'd1', op: 'create', table: 'payorch_callback_inbox' });
-  if (!made.ok) throw new Error(`create: ${JSON.stringify(made.body)}`);
+  await db.prepare(d1InboxTableSql()).run();
 }, 60_000);
 afterAll(async () => {
   await miniflare.dispose();
@@ -146,6 +148,12 @@ async function call(body: Record<string, unknown>): Promise<{ ok: boolean; body:
     // Not the Worker's answer: the runtime's own, for a request it failed (an object reset).
     return { ok: false, body: { name: 'RuntimeError', message: `${response.status} ${text.slice(0, 200)}` } };
   }
+}
+
+/** Gives the Worker's inboxes (and the object's) the test-only version 2, or takes it back. */
+async function upgrade(backend: Backend, action: 'add' | 'takeBack'): Promise<void> {
+  const { ok, body } = await call({ backend, op: 'later-version', action, table: 'versions' });
+  if (!ok) throw new Error(`later-version: ${JSON.stringify(body)}`);
 }
 
 /** The inbox in workerd, seen from here: each call one request, its handler run here. */
@@ -198,8 +206,9 @@ async function exec(backend: Backend, table: string, statements: readonly (reado
 const SCHEMA_TABLE = 'CREATE TABLE IF NOT EXISTS payorch_schema (table_name TEXT PRIMARY KEY, component TEXT NOT NULL, version INTEGER NOT NULL, migrated_at INTEGER NOT NULL)';
 
 /**
- * Tables of other versions, beside the version 2 the bundled inboxes know (these tests' own): version
- * 1 as this payorch makes it, unrecorded (known by its columns); a later one recorded at 3.
+ * Tables of other versions. The earlier is version 1 as this payorch makes it, unrecorded (known by
+ * its columns), which the Worker's inboxes then see as earlier: they are given a version 2, these
+ * tests' own, taken back for the later and the altered tables, recorded at 3 and changed by hand.
  */
 function versionsIn(backend: Backend): InboxContractVersions {
   const fresh = async (statements: (table: string) => readonly (readonly unknown[])[]): Promise<string> => {
@@ -214,6 +223,7 @@ function versionsIn(backend: Backend): InboxContractVersions {
         [d1InboxTableSql(name)],
         ...applied.map((key, index) => [`INSERT INTO "${name}" VALUES (?, ?, ?, ?, ?)`, key.merchantId, key.trackingCode, key.status, key.recordTime, Date.now() + index]),
       ]);
+      await upgrade(backend, 'add');
       // D1 is migrated by a call (or wrangler); the object migrates itself on first use.
       const migrate = async (): Promise<void> => {
         if (backend === 'durable-object') return;
@@ -223,9 +233,11 @@ function versionsIn(backend: Backend): InboxContractVersions {
       return { ...storeOf(backend, table), migrate };
     },
     async later() {
+      await upgrade(backend, 'takeBack');
       return storeOf(backend, await fresh((name) => [[d1InboxTableSql(name)], [SCHEMA_TABLE], ["INSERT INTO payorch_schema VALUES (?, 'callback-inbox', 3, 0)", name]]));
     },
     async altered() {
+      await upgrade(backend, 'takeBack');
       return storeOf(backend, await fresh((name) => [[d1InboxTableSql(name)], [`ALTER TABLE "${name}" ADD COLUMN reason TEXT NOT NULL DEFAULT ''`]]));
     },
   };
@@ -281,11 +293,24 @@ test('a D1 receiver given rejected and failed of one withdrawal at once refunds 
   expect((await db.prepare('SELECT status FROM refunds WHERE tracking_code = ?').bind(trackingCode).all()).results).toEqual([{ status: lost === 'rejected' ? 'failed' : 'rejected' }]);
 });
 
+test('the Durable Object inbox migrates a table of version 1 itself on first use, to a version 2 of the test\'s own, keeping its keys', async () => {
+  serial += 1;
+  const table = `upgraded_${serial}`;
+  const key = { merchantId: 'shop', trackingCode: `MAN-doup${serial}-${Math.floor(Date.now() / 1000) - 60}`, status: 'completed' };
+  expect(await inboxIn('durable-object', table).process(key, () => Promise.resolve())).toBe('applied');
+  await upgrade('durable-object', 'add');
+  try {
+    expect(await inboxIn('durable-object', table).process(key, () => Promise.reject(new Error('applied twice')))).toBe('duplicate');
+    expect(await exec('durable-object', table, [['SELECT component, version FROM payorch_schema WHERE table_name = ?', table], [`SELECT count(*) AS notes FROM pragma_table_info('${table}') WHERE name = 'note'`]])).toEqual([[{ component: 'callback-inbox', version: 2 }], [{ notes: 1 }]]);
+  } finally {
+    await upgrade('durable-object', 'takeBack');
+  }
+});
+
 test('the Durable Object inbox creates its table on first use and records its version in payorch_schema', async () => {
   serial += 1;
   const table = `recorded_${serial}`;
   const key = { merchantId: 'shop', trackingCode: `MAN-dorec${serial}-${Math.floor(Date.now() / 1000) - 60}`, status: 'completed' };
   expect(await inboxIn('durable-object', table).process(key, () => Promise.resolve())).toBe('applied');
-  // Version 2: the bundled inbox knows these tests' own (see beforeAll).
-  expect(await exec('durable-object', table, [['SELECT component, version FROM payorch_schema WHERE table_name = ?', table]])).toEqual([[{ component: 'callback-inbox', version: 2 }]]);
+  expect(await exec('durable-object', table, [['SELECT component, version FROM payorch_schema WHERE table_name = ?', table]])).toEqual([[{ component: 'callback-inbox', version: 1 }]]);
 });

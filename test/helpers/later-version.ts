@@ -16,7 +16,9 @@ export function addLaterVersion(versions: readonly TableVersion[], type: 'text' 
   if (last === undefined) throw new Error('a table has at least one version');
   const later: TableVersion = { version: last.version + 1, shape: [...last.shape, `note ${type}`], up: (table) => [`ALTER TABLE ${table} ADD COLUMN note ${type}`] };
   list.push(later);
+  // Taken back once, however often called: a second splice at -1 would remove the last version.
   return () => {
-    list.splice(list.indexOf(later), 1);
+    const at = list.indexOf(later);
+    if (at >= 0) list.splice(at, 1);
   };
 }

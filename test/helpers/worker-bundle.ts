@@ -10,9 +10,10 @@ interface BundleOptions {
   readonly external?: readonly string[];
   readonly banner?: string;
   /**
-   * Gives the bundled D1 and Durable Object inboxes a version 2 of their table that exists only in
-   * the tests (test/helpers/later-version.ts says why): one more nullable column, `note`, added to
-   * dist's list of versions where the bundle loads it. The bundle fails if the list is not found.
+   * Lets the Worker give its D1 and Durable Object inboxes a version 2 of their table that exists
+   * only in the tests (test/helpers/later-version.ts says why): `globalThis.payorchLaterVersion`,
+   * `{ add(), takeBack() }`, over dist's list of versions where the bundle loads it. The bundle
+   * fails if the list is not found.
    */
   readonly laterInboxVersion?: boolean;
 }
@@ -44,7 +45,13 @@ const laterInboxVersion: Plugin = {
     build.onLoad({ filter: /[\\/]dist[\\/].*\.js$/ }, (args) => {
       const contents = readFileSync(args.path, 'utf8');
       if (!contents.includes(INBOX_VERSIONS)) return undefined;
-      const later = "\nSQLITE_INBOX_VERSIONS.push({ version: 2, shape: [...SQLITE_INBOX_VERSIONS[0].shape, 'note TEXT'], up: (table) => [`ALTER TABLE ${table} ADD COLUMN note TEXT`] });\n";
+      const later = `
+const payorchLater = { version: 2, shape: [...SQLITE_INBOX_VERSIONS[0].shape, 'note TEXT'], up: (table) => [\`ALTER TABLE \${table} ADD COLUMN note TEXT\`] };
+globalThis.payorchLaterVersion = {
+  add() { if (!SQLITE_INBOX_VERSIONS.includes(payorchLater)) SQLITE_INBOX_VERSIONS.push(payorchLater); },
+  takeBack() { const at = SQLITE_INBOX_VERSIONS.indexOf(payorchLater); if (at >= 0) SQLITE_INBOX_VERSIONS.splice(at, 1); },
+};
+`;
       return { contents: contents + later, loader: 'js' };
     });
   },
@@ -73,7 +80,7 @@ async function bundle(input: { readonly stdin: StdinOptions } | { readonly entry
       plugins: options.laterInboxVersion === true ? [laterInboxVersion] : [],
       logLevel: 'silent',
     });
-    if (options.laterInboxVersion === true && !result.outputFiles[0]?.text.includes('ADD COLUMN note TEXT')) throw new Error(`no file of dist/ holds ${INBOX_VERSIONS}: the test-only version was not added`);
+    if (options.laterInboxVersion === true && !result.outputFiles[0]?.text.includes('globalThis.payorchLaterVersion')) throw new Error(`no file of dist/ holds ${INBOX_VERSIONS}: the test-only version was not added`);
     const inputs = Object.keys(result.metafile.inputs);
     if (inputs.some((file) => file.includes('src/index.ts'))) throw new Error('the worker bundled payorch from src/, not dist/');
     return result.outputFiles[0]?.text ?? '';

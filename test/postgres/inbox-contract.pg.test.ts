@@ -28,12 +28,11 @@ function pool(url: string): pg.Pool {
   return created;
 }
 
-// The inbox knows a version 2 of its table, these tests' own, so that the contract's earlier table
-// has one to migrate to (test/helpers/later-version.ts).
+// The contract's earlier table is version 1, to which the inbox is then given a version 2 of these
+// tests' own to migrate to (test/helpers/later-version.ts), taken back for the other cases.
 let takeBack: (() => void) | undefined;
 
 beforeAll(async () => {
-  takeBack = addLaterVersion(POSTGRES_INBOX_TABLE.versions, 'text');
   admin = pool(inject('postgresUrl'));
   await admin.query(`CREATE TABLE ${writes} (note text NOT NULL)`);
 });
@@ -107,8 +106,7 @@ function contract(where: string, url: () => Promise<string>): void {
       },
     },
     versions: {
-      // Version 1 as this payorch makes it, unrecorded (known by its columns), the version 2 these
-      // tests add to migrate to (beforeAll).
+      // Version 1 as this payorch makes it, unrecorded (known by its columns).
       async earlier(applied) {
         const table = fresh();
         await admin.query(`CREATE TABLE ${table} (merchant_id text NOT NULL, tracking_code text NOT NULL, statuses text[] NOT NULL, record_time bigint NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (merchant_id, tracking_code))`);
@@ -116,15 +114,18 @@ function contract(where: string, url: () => Promise<string>): void {
           await admin.query(`INSERT INTO ${table} (merchant_id, tracking_code, statuses, record_time) VALUES ($1, $2, ARRAY[$3], $4)`, [key.merchantId, key.trackingCode, key.status, key.recordTime]);
         }
         const instancesOf = await pair();
+        takeBack = addLaterVersion(POSTGRES_INBOX_TABLE.versions, 'text');
         return { ...(await storeOf(table)), migrate: () => createPostgresInboxTable({ pool: instancesOf[(made += 1) % 2] as pg.Pool, table }) };
       },
       async later() {
+        takeBack?.();
         const table = fresh();
         await createPostgresInboxTable({ pool: admin, table });
         await admin.query('UPDATE payorch_schema SET version = version + 1 WHERE table_name = $1', [table]);
         return storeOf(table);
       },
       async altered() {
+        takeBack?.();
         const table = fresh();
         await createPostgresInboxTable({ pool: admin, table });
         await admin.query(`ALTER TABLE ${table} ADD COLUMN reason text NOT NULL DEFAULT ''`);

@@ -222,19 +222,6 @@ describe('the PostgreSQL inbox table after an upgrade to a payorch with a versio
     });
   });
 
-  test('created afresh, or by its SQL in a migration tool, it is made at version 2 by version 1\'s statements and the step a migration runs', async () => {
-    const [table, bySql] = [fresh('inbox'), fresh('inbox')];
-    await upgraded(async () => {
-      expect(await createPostgresInboxTable({ pool: pool(), table })).toMatchObject({ from: undefined, to: 2 });
-      await admin.query(postgresInboxTableSql(bySql));
-      expect([...(await recordOf(table)), ...(await recordOf(bySql))]).toEqual([
-        { component: 'callback-inbox', version: 2 },
-        { component: 'callback-inbox', version: 2 },
-      ]);
-      expect(await createPostgresInboxTable({ pool: pool(), table: bySql })).toMatchObject({ from: 2, to: 2 });
-    });
-  });
-
   test('of version 1 behind PgBouncer in transaction pooling is migrated once by instances starting at once', async () => {
     const started = await startBouncer({ serverUrl: inject('postgresUrl'), poolMode: 'transaction', poolSize: 2 });
     bouncer = started;

@@ -15,7 +15,6 @@ import { keyRecordTime } from '../record-time.js';
 // The SQL, the key reads and the retention rules both SQLite inboxes share.
 import * as sqlite from '../sqlite-dialect/inbox-sql.js';
 import { checkD1Table, migrateD1Table } from '../sqlite-dialect/versions.js';
-import { creationSql } from '../../internal/table-versions.js';
 
 /**
  * The parts of a D1 prepared statement that the inbox and your handlers use; D1's own
@@ -112,7 +111,7 @@ const bare = (quoted: string): string => quoted.slice(1, -1);
  * ```
  */
 export function d1InboxTableSql(table?: string): string {
-  return creationSql(D1_INBOX_TABLE, sqlite.quoteSqliteTable('d1InboxTableSql', table)).join(';\n');
+  return sqlite.sqliteInboxTableSql(sqlite.quoteSqliteTable('d1InboxTableSql', table));
 }
 
 /**

@@ -8,7 +8,6 @@ import { InboxError } from '../../errors/error.js';
 import { POOL_OPTION, SCHEMA_OPTION, TABLE_OPTION, quoteTable, tableName } from '../../postgres/table.js';
 import type { PostgresClient, PostgresPool } from '../../postgres/table.js';
 import type { CallbackInboxContext } from '../inbox.js';
-import { creationSql } from '../../internal/table-versions.js';
 import { checkPostgresTable, migratePostgresTable, recordSql } from '../../postgres/versions.js';
 import type { PostgresTable } from '../../postgres/versions.js';
 
@@ -119,7 +118,7 @@ export const POSTGRES_INBOX_OPTIONS = declareOptions<PostgresInboxOptions<Postgr
  */
 export function postgresInboxTableSql(table?: string): string {
   const quoted = quoteTable('postgresInboxTableSql', table, DEFAULT_POSTGRES_INBOX_TABLE);
-  return [...recordSql(POSTGRES_INBOX_TABLE, quoted, true), ...creationSql(POSTGRES_INBOX_TABLE, quoted)].join(';\n');
+  return [...recordSql(POSTGRES_INBOX_TABLE, quoted, true), tableSql(quoted)].join(';\n');
 }
 
 // The key is the merchant and tracking code alone: a record time read from an unsigned field (a

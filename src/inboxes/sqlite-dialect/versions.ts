@@ -5,7 +5,7 @@
 // second run at once (another isolate, a migration applied twice) changes nothing. The same
 // statements are what `payorch migrate d1-inbox --from <version>` prints for wrangler.
 import type { TableMigration } from '../../core/table-migration.js';
-import { creationSql, currentVersion, earlierMessage, judgeTable, missingMessage, stepsAfter } from '../../internal/table-versions.js';
+import { currentVersion, earlierMessage, judgeTable, missingMessage, stepsAfter } from '../../internal/table-versions.js';
 import type { TableState, TableVerdict, VersionedTable } from '../../internal/table-versions.js';
 
 /** A table of SQLite: its versions, the SQL that creates its first, its refusal. */
@@ -61,7 +61,7 @@ export function sqliteMigrationSql(table: SqliteTable, bare: string, from: numbe
     return [
       SCHEMA_TABLE,
       `INSERT INTO payorch_schema (table_name, component, version, migrated_at) SELECT '${bare}', '${table.component}', ${String(to)}, ${NOW_MS} WHERE NOT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '${bare}') ON CONFLICT (table_name) DO UPDATE SET component = excluded.component, version = excluded.version, migrated_at = excluded.migrated_at`,
-      ...creationSql(table, quoted),
+      ...table.create(quoted),
     ];
   }
   if (from === to) return [SCHEMA_TABLE, `${record} ON CONFLICT (table_name) DO NOTHING`];

@@ -32,8 +32,7 @@ import { lastErrorOf, retryCannotHelp } from '../dead-letters.js';
 import type { DeadLetter } from '../dead-letters.js';
 import type { CallbackJob } from '../../webhooks/job.js';
 import type { CallbackApplyOptions } from '../../webhooks/receiver/receiver.js';
-import { D1_DEAD_LETTERS_TABLE, deadLetterTable, jobText, quoteDeadLettersTable } from './dead-letters.js';
-import { creationSql } from '../../internal/table-versions.js';
+import { D1_DEAD_LETTERS_TABLE, deadLetterTable, deadLettersTableSql, jobText, quoteDeadLettersTable } from './dead-letters.js';
 import { migrateD1Table } from '../../inboxes/sqlite-dialect/versions.js';
 import type { TableMigration } from '../../core/table-migration.js';
 import {
@@ -73,7 +72,7 @@ import { callListener } from '../../core/listener.js';
  * ```
  */
 export function d1DeadLettersTableSql(table?: string): string {
-  return creationSql(D1_DEAD_LETTERS_TABLE, quoteDeadLettersTable('d1DeadLettersTableSql', table)).join(';\n');
+  return deadLettersTableSql(quoteDeadLettersTable('d1DeadLettersTableSql', table));
 }
 
 /**
