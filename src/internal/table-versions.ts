@@ -29,6 +29,12 @@ export interface VersionedTable {
   /** Oldest first; the last is the version this payorch uses. */
   readonly versions: readonly [TableVersion, ...TableVersion[]];
   /**
+   * The version numbers builds before the first release recorded, whose rows hold keys or jobs in
+   * another form (the raw API key): a table recorded at one is refused, and no version may take one,
+   * or such a table would be judged by a shape that says nothing of its rows (test/internal/table-versions.test.ts).
+   */
+  readonly retired?: readonly number[] | undefined;
+  /**
    * The statements that create the current version, for the quoted `table`: `IF NOT EXISTS`, so
    * that run again, or over a table of an earlier version, they change nothing (the migration does).
    */
@@ -86,6 +92,9 @@ export function judgeTable(table: VersionedTable, name: string, state: TableStat
   const { recorded, shape } = state;
   if (recorded !== undefined) {
     if (recorded.component !== table.component) return refused(`holds ${recorded.component}, as payorch_schema records, not ${table.component}: give it a table of its own`);
+    if (table.retired?.includes(recorded.version) === true) {
+      return refused(`is recorded at version ${recorded.version}, a number only builds before the first release recorded: its rows are in a form this payorch does not read, and no migration converts them (the guide says how to keep them)`);
+    }
     if (recorded.version > current) {
       return refused(`is at version ${recorded.version}, which a later payorch migrated it to; this payorch knows ${known(table)}. Run a payorch that knows version ${recorded.version} or later: no payorch migrates a table back`);
     }
@@ -103,7 +112,7 @@ export function judgeTable(table: VersionedTable, name: string, state: TableStat
   const apart = (candidate: TableVersion): number => candidate.shape.filter((part) => !shape.includes(part)).length + shape.filter((part) => !candidate.shape.includes(part)).length;
   const nearest = table.versions.reduce((best, candidate) => (apart(candidate) < apart(best) ? candidate : best));
   return refused(
-    `matches no version payorch made (${known(table)}; beside version ${nearest.version}, it ${difference(nearest.shape, shape) ?? ''}): changed by hand, or made by a payorch before these versions. Only a version's own columns can be migrated: give it those of one, or give payorch a new table`,
+    `matches no version payorch made (${known(table)}; beside version ${nearest.version}, it ${difference(nearest.shape, shape) ?? ''}): changed by hand, or made by a build before the first release. Give it back a version's own columns; for a pre-release table, the guide says how to keep its keys`,
   );
 }
 

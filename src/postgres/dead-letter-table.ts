@@ -107,6 +107,8 @@ export const deadLetterTable = (owner: DeadLetterTableOwner): PostgresTable => (
   component: owner.component,
   what: `the dead letters' table of ${owner.adapter}`,
   versions: DEAD_LETTER_VERSIONS,
+  // Pre-release builds recorded 2 (the job as text) and 3 (with its history), jobs of another form.
+  retired: [2, 3],
   migrate: owner.migrate,
   guide: owner.guide,
   create: (table) => tableSql(table).split(';\n'),

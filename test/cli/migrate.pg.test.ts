@@ -46,10 +46,10 @@ describe('payorch migrate postgres-inbox', () => {
 
   test('refuses a table of a later version with exit 1 and the versions, changing nothing', async () => {
     await createPgBossDeadLetterTable({ pool: admin, table: `${schema}.dead_later` });
-    await admin.query(`UPDATE ${schema}.payorch_schema SET version = 2 WHERE table_name = 'dead_later'`);
+    await admin.query(`UPDATE ${schema}.payorch_schema SET version = 5 WHERE table_name = 'dead_later'`);
     const run = await migrate(['pg-boss-dead-letters', '--table', 'dead_later']);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain(`payorch migrate: payorch/pg-boss: "${schema}"."dead_later" (the dead letters' table of payorch/pg-boss) is at version 2, which a later payorch migrated it to; this payorch knows version 1.`);
-    expect((await admin.query(`SELECT version FROM ${schema}.payorch_schema WHERE table_name = 'dead_later'`)).rows).toEqual([{ version: 2 }]);
+    expect(run.stderr).toContain(`payorch migrate: payorch/pg-boss: "${schema}"."dead_later" (the dead letters' table of payorch/pg-boss) is at version 5, which a later payorch migrated it to; this payorch knows version 1.`);
+    expect((await admin.query(`SELECT version FROM ${schema}.payorch_schema WHERE table_name = 'dead_later'`)).rows).toEqual([{ version: 5 }]);
   });
 });

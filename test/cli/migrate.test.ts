@@ -1,6 +1,6 @@
 // `payorch migrate` for the D1 stores (docs/cli.md, docs/inboxes.md "Upgrading"): the SQL it prints,
 // applied as wrangler applies a migration, to a real D1 in workerd (miniflare); the SQL it prints
-// after an upgrade, from the same function, with a version 2 of the test's own
+// after an upgrade, from the same function, with a later version of the test's own
 // (test/helpers/later-version.ts). PostgreSQL's stores: migrate.pg.test.ts.
 import { Miniflare } from '../helpers/miniflare.js';
 import { afterAll, beforeAll, expect, test } from 'vitest';
@@ -42,18 +42,18 @@ test('d1-inbox --from 1, the version this payorch uses, prints SQL that records 
   expect((await db.prepare("SELECT component, version FROM payorch_schema WHERE table_name = 'inbox_v1'").all()).results).toEqual([{ component: 'callback-inbox', version: 1 }]);
 });
 
-test('the SQL --from prints after an upgrade (to a version 2 of this test\'s own) migrates a table of version 1 keeping its keys, and fails, changing nothing, when applied again', async () => {
+test('the SQL --from prints after an upgrade (to a version 3 of this test\'s own; 2 is retired) migrates a table of version 1 keeping its keys, and fails, changing nothing, when applied again', async () => {
   await apply(TABLE.create('"inbox_up"').join(';\n'));
   await db.prepare("INSERT INTO inbox_up VALUES ('shop', 'MAN-d1cli002-1763812000', 'completed', 1763812000, 1)").run();
   await apply(sqliteMigrationSql(TABLE, 'inbox_up', 1).join(';\n'));
-  const takeBack = addLaterVersion(TABLE.versions, 'TEXT');
+  const takeBack = addLaterVersion(TABLE, 'TEXT');
   try {
     const sql = sqliteMigrationSql(TABLE, 'inbox_up', 1).join(';\n');
     await apply(sql);
     expect((await db.prepare('SELECT merchant_id, tracking_code, status, note FROM inbox_up').all()).results).toEqual([{ merchant_id: 'shop', tracking_code: 'MAN-d1cli002-1763812000', status: 'completed', note: null }]);
-    expect((await db.prepare("SELECT component, version FROM payorch_schema WHERE table_name = 'inbox_up'").all()).results).toEqual([{ component: 'callback-inbox', version: 2 }]);
+    expect((await db.prepare("SELECT component, version FROM payorch_schema WHERE table_name = 'inbox_up'").all()).results).toEqual([{ component: 'callback-inbox', version: 3 }]);
     await expect(apply(sql)).rejects.toThrow(/NOT NULL constraint failed: payorch_schema\.version/);
-    expect((await db.prepare("SELECT version FROM payorch_schema WHERE table_name = 'inbox_up'").all()).results).toEqual([{ version: 2 }]);
+    expect((await db.prepare("SELECT version FROM payorch_schema WHERE table_name = 'inbox_up'").all()).results).toEqual([{ version: 3 }]);
   } finally {
     takeBack();
   }

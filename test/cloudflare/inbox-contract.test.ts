@@ -83,7 +83,7 @@ export default {
     // D1 for the test to read and write (test/helpers/d1-over-http.ts).
     if (new URL(request.url).pathname === '/d1') return runD1(env.DB, request);
     const body = await request.clone().json();
-    // The test-only version 2 of the inbox table, given or taken back here and in the object.
+    // The test-only later version of the inbox table, given or taken back here and in the object.
     if (body.op === 'later-version') globalThis.payorchLaterVersion[body.action]();
     if (body.backend === 'durable-object') return env.ACCOUNTS.get(env.ACCOUNTS.idFromName(body.table)).fetch(request);
     if (body.op === 'later-version') return Response.json({});
@@ -112,7 +112,7 @@ let serial = 0;
 beforeAll(async () => {
   miniflare = new Miniflare({
     modules: true,
-    // Its inboxes can be given a version 2 of their table, these tests' own, to migrate to.
+    // Its inboxes can be given a later version of their table, these tests' own, to migrate to.
     script: await bundleWorker(worker, { laterInboxVersion: true }),
     compatibilityDate: '2025-09-01',
     d1Databases: { DB: 'contract' },
@@ -150,7 +150,7 @@ async function call(body: Record<string, unknown>): Promise<{ ok: boolean; body:
   }
 }
 
-/** Gives the Worker's inboxes (and the object's) the test-only version 2, or takes it back. */
+/** Gives the Worker's inboxes (and the object's) the test-only later version (3), or takes it back. */
 async function upgrade(backend: Backend, action: 'add' | 'takeBack'): Promise<void> {
   const { ok, body } = await call({ backend, op: 'later-version', action, table: 'versions' });
   if (!ok) throw new Error(`later-version: ${JSON.stringify(body)}`);
@@ -207,7 +207,7 @@ const SCHEMA_TABLE = 'CREATE TABLE IF NOT EXISTS payorch_schema (table_name TEXT
 
 /**
  * Tables of other versions. The earlier is version 1 as this payorch makes it, unrecorded (known by
- * its columns), which the Worker's inboxes then see as earlier: they are given a version 2, these
+ * its columns), which the Worker's inboxes then see as earlier: they are given a version 3, these
  * tests' own, taken back for the later and the altered tables, recorded at 3 and changed by hand.
  */
 function versionsIn(backend: Backend): InboxContractVersions {
@@ -293,7 +293,7 @@ test('a D1 receiver given rejected and failed of one withdrawal at once refunds 
   expect((await db.prepare('SELECT status FROM refunds WHERE tracking_code = ?').bind(trackingCode).all()).results).toEqual([{ status: lost === 'rejected' ? 'failed' : 'rejected' }]);
 });
 
-test('the Durable Object inbox migrates a table of version 1 itself on first use, to a version 2 of the test\'s own, keeping its keys', async () => {
+test('the Durable Object inbox migrates a table of version 1 itself on first use, to a version 3 of the test\'s own (2 is retired), keeping its keys', async () => {
   serial += 1;
   const table = `upgraded_${serial}`;
   const key = { merchantId: 'shop', trackingCode: `MAN-doup${serial}-${Math.floor(Date.now() / 1000) - 60}`, status: 'completed' };
@@ -301,7 +301,7 @@ test('the Durable Object inbox migrates a table of version 1 itself on first use
   await upgrade('durable-object', 'add');
   try {
     expect(await inboxIn('durable-object', table).process(key, () => Promise.reject(new Error('applied twice')))).toBe('duplicate');
-    expect(await exec('durable-object', table, [['SELECT component, version FROM payorch_schema WHERE table_name = ?', table], [`SELECT count(*) AS notes FROM pragma_table_info('${table}') WHERE name = 'note'`]])).toEqual([[{ component: 'callback-inbox', version: 2 }], [{ notes: 1 }]]);
+    expect(await exec('durable-object', table, [['SELECT component, version FROM payorch_schema WHERE table_name = ?', table], [`SELECT count(*) AS notes FROM pragma_table_info('${table}') WHERE name = 'note'`]])).toEqual([[{ component: 'callback-inbox', version: 3 }], [{ notes: 1 }]]);
   } finally {
     await upgrade('durable-object', 'takeBack');
   }

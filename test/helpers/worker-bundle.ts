@@ -10,7 +10,7 @@ interface BundleOptions {
   readonly external?: readonly string[];
   readonly banner?: string;
   /**
-   * Lets the Worker give its D1 and Durable Object inboxes a version 2 of their table that exists
+   * Lets the Worker give its D1 and Durable Object inboxes a later version of their table that exists
    * only in the tests (test/helpers/later-version.ts says why): `globalThis.payorchLaterVersion`,
    * `{ add(), takeBack() }`, over dist's list of versions where the bundle loads it. The bundle
    * fails if the list is not found.
@@ -46,7 +46,7 @@ const laterInboxVersion: Plugin = {
       const contents = readFileSync(args.path, 'utf8');
       if (!contents.includes(INBOX_VERSIONS)) return undefined;
       const later = `
-const payorchLater = { version: 2, shape: [...SQLITE_INBOX_VERSIONS[0].shape, 'note TEXT'], up: (table) => [\`ALTER TABLE \${table} ADD COLUMN note TEXT\`] };
+const payorchLater = { version: Math.max(...SQLITE_INBOX_VERSIONS.map((each) => each.version), ...SQLITE_INBOX_RETIRED) + 1, shape: [...SQLITE_INBOX_VERSIONS[0].shape, 'note TEXT'], up: (table) => [\`ALTER TABLE \${table} ADD COLUMN note TEXT\`] };
 globalThis.payorchLaterVersion = {
   add() { if (!SQLITE_INBOX_VERSIONS.includes(payorchLater)) SQLITE_INBOX_VERSIONS.push(payorchLater); },
   takeBack() { const at = SQLITE_INBOX_VERSIONS.indexOf(payorchLater); if (at >= 0) SQLITE_INBOX_VERSIONS.splice(at, 1); },

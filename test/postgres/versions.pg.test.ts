@@ -2,8 +2,9 @@
 // version 1 recorded in payorch_schema when created, checked on first use; a later version, a shape
 // of no version (one from before the first release included), or a table changed by hand, refused.
 // Migration, in place keeping every key and dead letter, once however many instances start at once,
-// directly and behind PgBouncer in transaction pooling, is proved with a version 2 that exists only
+// directly and behind PgBouncer in transaction pooling, is proved with a later version that exists only
 // in these tests (test/helpers/later-version.ts). Against a real server.
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, test, vi } from 'vitest';
 import { createCallbackReceiver, signCallback } from '../../src/index.js';
@@ -48,9 +49,9 @@ async function inboxOfVersion1(table: string, keys: number): Promise<void> {
   await admin.query(`INSERT INTO ${table} (merchant_id, tracking_code, statuses, record_time) SELECT $1, 'MAN-old' || lpad(n::text, 4, '0') || '-1763812000', ARRAY['completed'], 1763812000 FROM generate_series(1, $2) AS n`, [MERCHANT, keys]);
 }
 
-// Runs `test` after an upgrade to a payorch whose inbox table has a version 2 (this file's only).
+// Runs `test` after an upgrade to a payorch whose inbox table has a version 3 (this file's only; 2 is retired).
 async function upgraded(test: () => Promise<void>): Promise<void> {
-  const takeBack = addLaterVersion(POSTGRES_INBOX_TABLE.versions, 'text');
+  const takeBack = addLaterVersion(POSTGRES_INBOX_TABLE, 'text');
   try {
     await test();
   } finally {
@@ -60,10 +61,10 @@ async function upgraded(test: () => Promise<void>): Promise<void> {
 
 const recordOf = async (table: string) => (await admin.query<{ component: string; version: number }>('SELECT component, version FROM payorch_schema WHERE table_name = $1', [table])).rows;
 
-async function receiverOn(table: string) {
+async function receiverOn(table: string, merchant: { readonly merchantId?: string } = { merchantId: MERCHANT }) {
   const errors: { error: unknown; details: CallbackErrorDetails }[] = [];
   const handler = vi.fn();
-  const receiver = createCallbackReceiver<Context>({ ...PROVIDER, merchantId: MERCHANT, inbox: createPostgresInbox({ pool: pool(), table }), onError: (error, details) => void errors.push({ error, details }) });
+  const receiver = createCallbackReceiver<Context>({ ...PROVIDER, ...merchant, inbox: createPostgresInbox({ pool: pool(), table }), onError: (error, details) => void errors.push({ error, details }) });
   receiver.on('*', handler);
   const instance = await serveNode(receiver.nodeHandler);
   served.push(instance);
@@ -103,14 +104,27 @@ describe('the PostgreSQL inbox table', () => {
   test('of a later version is refused by the inbox and by createPostgresInboxTable with an InboxError naming the versions, and left as it is', async () => {
     const table = fresh('inbox');
     await createPostgresInboxTable({ pool: pool(), table });
-    await admin.query('UPDATE payorch_schema SET version = 2 WHERE table_name = $1', [table]);
+    await admin.query('UPDATE payorch_schema SET version = 5 WHERE table_name = $1', [table]);
     await admin.query(`ALTER TABLE ${table} ADD COLUMN reason text NOT NULL DEFAULT ''`);
-    const message = `payorch/postgres: "${schema}"."${table}" (the inbox table of payorch/postgres) is at version 2, which a later payorch migrated it to; this payorch knows version 1. Run a payorch that knows version 2 or later: no payorch migrates a table back (docs/inboxes.md, "Upgrading")`;
+    const message = `payorch/postgres: "${schema}"."${table}" (the inbox table of payorch/postgres) is at version 5, which a later payorch migrated it to; this payorch knows version 1. Run a payorch that knows version 5 or later: no payorch migrates a table back (docs/inboxes.md, "Upgrading")`;
     const error = await createPostgresInboxTable({ pool: pool(), table }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(InboxError);
     expect((error as Error).message).toBe(message);
     const { url, handler, errors } = await receiverOn(table);
     expect(await deliver(url, deposit('MAN-later001-1763812000'))).toMatchObject({ status: 500 });
+    expect((errors[0]?.error as Error).message).toBe(message);
+    expect(handler).not.toHaveBeenCalled();
+    expect(await recordOf(table)).toEqual([{ component: 'callback-inbox', version: 5 }]);
+  });
+
+  test('recorded at 2, a number only a build before the first release recorded (its keys the raw API key), is refused by the inbox and by createPostgresInboxTable, left as it is', async () => {
+    const table = fresh('inbox');
+    await createPostgresInboxTable({ pool: pool(), table });
+    await admin.query('UPDATE payorch_schema SET version = 2 WHERE table_name = $1', [table]);
+    const message = `payorch/postgres: "${schema}"."${table}" (the inbox table of payorch/postgres) is recorded at version 2, a number only builds before the first release recorded: its rows are in a form this payorch does not read, and no migration converts them (the guide says how to keep them) (docs/inboxes.md, "Upgrading")`;
+    await expect(createPostgresInboxTable({ pool: pool(), table })).rejects.toThrow(message);
+    const { url, handler, errors } = await receiverOn(table);
+    expect(await deliver(url, deposit('MAN-retired1-1763812000'))).toMatchObject({ status: 500 });
     expect((errors[0]?.error as Error).message).toBe(message);
     expect(handler).not.toHaveBeenCalled();
     expect(await recordOf(table)).toEqual([{ component: 'callback-inbox', version: 2 }]);
@@ -135,10 +149,34 @@ describe('the PostgreSQL inbox table', () => {
     const { url, handler, errors } = await receiverOn(table);
     expect(await deliver(url, deposit('MAN-acct0001-1763812000'))).toMatchObject({ status: 500 });
     expect(errors[0]?.error).toBeInstanceOf(InboxError);
-    expect((errors[0]?.error as Error).message).toContain('matches no version payorch made (version 1; beside version 1, it has "account text NOT NULL", "PRIMARY KEY (account, tracking_code)" and lacks "merchant_id text NOT NULL", "PRIMARY KEY (merchant_id, tracking_code)"): changed by hand, or made by a payorch before these versions');
+    expect((errors[0]?.error as Error).message).toContain('matches no version payorch made (version 1; beside version 1, it has "account text NOT NULL", "PRIMARY KEY (account, tracking_code)" and lacks "merchant_id text NOT NULL", "PRIMARY KEY (merchant_id, tracking_code)"): changed by hand, or made by a build before the first release');
     expect(handler).not.toHaveBeenCalled();
     await expect(createPostgresInboxTable({ pool: pool(), table })).rejects.toThrow(InboxError);
     expect(await recordOf(table)).toEqual([]);
+  });
+
+  test('of a pre-release build, its keys under the raw API key, keeps them through the guide\'s statements: a redelivery is a duplicate', async () => {
+    const [renamed, recorded] = [fresh('inbox'), fresh('inbox')];
+    // The merchant in `account`, unrecorded; and the merchant_id shape recorded at 2.
+    await admin.query(`CREATE TABLE ${renamed} (account text NOT NULL, tracking_code text NOT NULL, statuses text[] NOT NULL, record_time bigint NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (account, tracking_code))`);
+    await admin.query(`INSERT INTO ${renamed} VALUES ($1, 'MAN-pre00001-1763812000', ARRAY['completed'], 1763812000, now())`, [PROVIDER.apiKey]);
+    await createPostgresInboxTable({ pool: pool(), table: recorded });
+    await admin.query('UPDATE payorch_schema SET version = 2 WHERE table_name = $1', [recorded]);
+    await admin.query(`INSERT INTO ${recorded} VALUES ($1, 'MAN-pre00002-1763812000', ARRAY['completed'], 1763812000, now())`, [PROVIDER.apiKey]);
+    // docs/inboxes.md, "Upgrading": the digest as its node -p line computes it.
+    const digest = `payorch-ak1-${createHash('sha256').update(`payorch merchant\n${PROVIDER.apiKey}`).digest('hex').slice(0, 32)}`;
+    for (const table of [renamed, recorded]) {
+      if (table === renamed) await admin.query(`ALTER TABLE ${table} RENAME COLUMN account TO merchant_id`);
+      await admin.query(`UPDATE ${table} SET merchant_id = '${digest}' WHERE merchant_id = '${PROVIDER.apiKey}'`);
+      if (table === recorded) await admin.query(`DELETE FROM payorch_schema WHERE table_name = '${table}'`);
+      expect(await createPostgresInboxTable({ pool: pool(), table })).toMatchObject({ from: 1, to: 1 });
+    }
+    for (const [table, code] of [[renamed, 'MAN-pre00001-1763812000'], [recorded, 'MAN-pre00002-1763812000']] as const) {
+      const { url, handler, errors } = await receiverOn(table, {});
+      expect(await deliver(url, deposit(code))).toEqual({ status: 200, body: { success: true } });
+      expect(handler).not.toHaveBeenCalled();
+      expect(errors).toEqual([]);
+    }
   });
 
   test('recorded at its version but changed by hand since is refused, saying which columns differ', async () => {
@@ -186,14 +224,14 @@ describe('the PostgreSQL inbox table', () => {
   });
 });
 
-describe('the PostgreSQL inbox table after an upgrade to a payorch with a version 2 (these tests\' own)', () => {
+describe('the PostgreSQL inbox table after an upgrade to a payorch with a version 3 (these tests\' own)', () => {
   test('of version 1, is migrated in place by two instances starting at once, once: every key stays a duplicate, and its tracking codes take new statuses', async () => {
     const table = fresh('inbox');
     await inboxOfVersion1(table, 500);
     await upgraded(async () => {
       const results = await Promise.all([createPostgresInboxTable({ pool: pool(), table }), createPostgresInboxTable({ pool: pool(), table })]);
-      expect(results.map((result) => result.from).sort()).toEqual([1, 2]);
-      expect(await recordOf(table)).toEqual([{ component: 'callback-inbox', version: 2 }]);
+      expect(results.map((result) => result.from).sort()).toEqual([1, 3]);
+      expect(await recordOf(table)).toEqual([{ component: 'callback-inbox', version: 3 }]);
       expect((await admin.query(`SELECT count(*)::int AS n FROM ${table} WHERE merchant_id = $1 AND note IS NULL`, [MERCHANT])).rows).toEqual([{ n: 500 }]);
       const { url, handler, errors } = await receiverOn(table);
       for (const code of ['MAN-old0001-1763812000', 'MAN-old0500-1763812000']) expect(await deliver(url, deposit(code))).toEqual({ status: 200, body: { success: true } });
@@ -214,7 +252,7 @@ describe('the PostgreSQL inbox table after an upgrade to a payorch with a versio
       expect(await deliver(url, deposit('MAN-old0001-1763812000'))).toMatchObject({ status: 500 });
       expect(errors[0]?.error).toBeInstanceOf(InboxError);
       expect((errors[0]?.error as Error).message).toBe(
-        `payorch/postgres: "${schema}"."${table}" (the inbox table of payorch/postgres) is at version 1, and this payorch uses version 2: migrate it in place, keeping its rows, with createPostgresInboxTable({ pool }) or \`payorch migrate postgres-inbox\` (docs/inboxes.md, "Upgrading")`,
+        `payorch/postgres: "${schema}"."${table}" (the inbox table of payorch/postgres) is at version 1, and this payorch uses version 3: migrate it in place, keeping its rows, with createPostgresInboxTable({ pool }) or \`payorch migrate postgres-inbox\` (docs/inboxes.md, "Upgrading")`,
       );
       await createPostgresInboxTable({ pool: pool(), table });
       expect(await deliver(url, deposit('MAN-old0001-1763812000'))).toEqual({ status: 200, body: { success: true } });
@@ -231,8 +269,8 @@ describe('the PostgreSQL inbox table after an upgrade to a payorch with a versio
       // PgBouncer passes no search_path: the schema is named.
       const through = [pool(started.url), pool(started.url), pool(started.url)];
       const results = await Promise.all(through.map((each) => createPostgresInboxTable({ pool: each, table, schema })));
-      expect(results.map((result) => result.from).sort()).toEqual([1, 2, 2]);
-      expect(await recordOf(table)).toEqual([{ component: 'callback-inbox', version: 2 }]);
+      expect(results.map((result) => result.from).sort()).toEqual([1, 3, 3]);
+      expect(await recordOf(table)).toEqual([{ component: 'callback-inbox', version: 3 }]);
       expect((await admin.query(`SELECT count(*)::int AS n FROM ${table}`)).rows).toEqual([{ n: 3 }]);
     });
   });
@@ -257,17 +295,17 @@ describe('the pg-boss dead letters\' table', () => {
     expect(await createPgBossQueue({ boss, pool: pool(), table }).deadLetters.list()).toEqual({ deadLetters: [] });
   });
 
-  test('of version 1, after an upgrade to a payorch with a version 2 (this test\'s own), is refused by the queue until migrated, then migrated in place, its dead letters kept', async () => {
+  test('of version 1, after an upgrade to a payorch with a version 4 (this test\'s own; 2 and 3 are retired), is refused by the queue until migrated, then migrated in place, its dead letters kept', async () => {
     const table = fresh('dead');
     await createPgBossDeadLetterTable({ pool: pool(), table });
     const job = { version: 2, merchantId: 'm', receivedAt: 1_763_812_000_000, kind: 'deposit', payload: { tracking_code: 'MAN-v1dead-1763812000', status: 'completed' } };
     await admin.query(`INSERT INTO ${table} (id, queue, job, attempts, last_error) VALUES ('dead-1', 'payorch-callbacks', $1, 3, 'Error: down')`, [JSON.stringify(job)]);
-    const takeBack = addLaterVersion(PGBOSS_DEAD_LETTER_TABLE.versions, 'text');
+    const takeBack = addLaterVersion(PGBOSS_DEAD_LETTER_TABLE, 'text');
     try {
       const refused = await createPgBossQueue({ boss, pool: pool(), table }).deadLetters.list().catch((caught: unknown) => caught);
       expect(refused).toBeInstanceOf(QueueError);
-      expect((refused as Error).message).toContain('is at version 1, and this payorch uses version 2: migrate it in place, keeping its rows, with createPgBossDeadLetterTable({ pool }) or `payorch migrate pg-boss-dead-letters`');
-      expect(await createPgBossDeadLetterTable({ pool: pool(), table })).toMatchObject({ from: 1, to: 2 });
+      expect((refused as Error).message).toContain('is at version 1, and this payorch uses version 4: migrate it in place, keeping its rows, with createPgBossDeadLetterTable({ pool }) or `payorch migrate pg-boss-dead-letters`');
+      expect(await createPgBossDeadLetterTable({ pool: pool(), table })).toMatchObject({ from: 1, to: 4 });
       const kept = await admin.query<{ job: string; note: string | null }>(`SELECT job, note FROM ${table} WHERE id = 'dead-1'`);
       expect(kept.rows.map((row) => ({ job: JSON.parse(row.job) as unknown, note: row.note }))).toEqual([{ job, note: null }]);
     } finally {
@@ -276,17 +314,20 @@ describe('the pg-boss dead letters\' table', () => {
   });
 
   test('of a later version, changed by hand, holding an inbox or another engine\'s dead letters is refused with a QueueError naming the versions, by the queue and by createPgBossDeadLetterTable', async () => {
-    const [later, altered, inbox, other] = [fresh('dead'), fresh('dead'), fresh('dead'), fresh('dead')];
+    const [later, retired, altered, inbox, other] = [fresh('dead'), fresh('dead'), fresh('dead'), fresh('dead'), fresh('dead')];
     // Another PostgreSQL queue's: pg-boss must not list its dead letters, nor replay them into pg-boss.
     const otherEngine = deadLetterTable({ adapter: 'payorch/other', component: 'other-dead-letters', migrate: 'createOtherDeadLetterTable({ pool })', guide: 'docs/deferred.md' });
     expect(await createDeadLetterTable('createOtherDeadLetterTable', otherEngine, { pool: pool(), table: other })).toMatchObject({ from: undefined, to: 1 });
     await createPgBossDeadLetterTable({ pool: pool(), table: later });
-    await admin.query('UPDATE payorch_schema SET version = 2 WHERE table_name = $1', [later]);
+    await admin.query('UPDATE payorch_schema SET version = 5 WHERE table_name = $1', [later]);
+    await createPgBossDeadLetterTable({ pool: pool(), table: retired });
+    await admin.query('UPDATE payorch_schema SET version = 3 WHERE table_name = $1', [retired]);
     await createPgBossDeadLetterTable({ pool: pool(), table: altered });
     await admin.query(`ALTER TABLE ${altered} ALTER COLUMN job TYPE jsonb USING job::jsonb`);
     await createPostgresInboxTable({ pool: pool(), table: inbox });
     for (const [table, message] of [
-      [later, 'is at version 2, which a later payorch migrated it to; this payorch knows version 1.'],
+      [later, 'is at version 5, which a later payorch migrated it to; this payorch knows version 1.'],
+      [retired, 'is recorded at version 3, a number only builds before the first release recorded: its rows are in a form this payorch does not read'],
       [altered, 'is recorded at version 1, but its columns are not that version\'s (it has "job jsonb NOT NULL" and lacks "job text NOT NULL")'],
       [inbox, 'holds callback-inbox, as payorch_schema records, not dead-letters'],
       [other, 'holds other-dead-letters, as payorch_schema records, not dead-letters'],

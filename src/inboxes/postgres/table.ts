@@ -154,6 +154,8 @@ export const POSTGRES_INBOX_TABLE: PostgresTable = {
       shape: ['merchant_id text NOT NULL', 'tracking_code text NOT NULL', 'statuses text[] NOT NULL', 'record_time bigint NOT NULL', 'applied_at timestamp with time zone NOT NULL', 'PRIMARY KEY (merchant_id, tracking_code)'],
     },
   ],
+  // A pre-release build recorded its `merchant_id` table at 2, its keys the raw API key.
+  retired: [2],
   migrate: 'createPostgresInboxTable({ pool }) or `payorch migrate postgres-inbox`',
   guide: 'docs/inboxes.md, "Upgrading"',
   create: (table) => tableSql(table).split(';\n'),

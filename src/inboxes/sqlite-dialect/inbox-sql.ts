@@ -64,12 +64,16 @@ export const SQLITE_INBOX_VERSIONS: SqliteTable['versions'] = [
   },
 ];
 
+/** Recorded by a pre-release build for its `merchant_id` table, its keys the raw API key. */
+export const SQLITE_INBOX_RETIRED: readonly number[] = [2];
+
 /** The inbox's table for the entry `entry` and the way it migrates. */
 export function sqliteInboxTable(entry: string, migrate: string): SqliteTable {
   return {
     component: 'callback-inbox',
     what: `the inbox table of ${entry}`,
     versions: SQLITE_INBOX_VERSIONS,
+    retired: SQLITE_INBOX_RETIRED,
     migrate,
     guide: 'docs/inboxes.md, "Upgrading"',
     create: (table) => [sqliteInboxTableSql(table)],

@@ -78,6 +78,8 @@ export const D1_DEAD_LETTERS_TABLE: SqliteTable = {
       shape: ['id TEXT', 'job TEXT NOT NULL', 'attempts INTEGER NOT NULL', 'last_error TEXT NOT NULL', 'failed_at INTEGER NOT NULL', 'dead_at INTEGER', 'replay_claim TEXT', 'replay_claimed_at INTEGER', 'history TEXT', 'PRIMARY KEY (id)'],
     },
   ],
+  // A pre-release build recorded 2 (with the history), its jobs of another form.
+  retired: [2],
   migrate: 'createD1DeadLettersTable({ db }), or the SQL `payorch migrate d1-dead-letters --from <its version>` prints, as a wrangler migration',
   guide: 'docs/deferred.md, "Upgrading the dead letters\' table"',
   create: (table) => [deadLettersTableSql(table)],

@@ -1,0 +1,35 @@
+// The version lists of every table payorch keeps: oldest first, and never a number a build before
+// the first release recorded (`retired`), which such a table carries over rows of another form: a
+// release that took one would judge those rows by a shape that says nothing of them. The tables
+// themselves, against real servers: test/postgres/versions.pg.test.ts, test/cloudflare/table-versions.test.ts.
+import { describe, expect, test } from 'vitest';
+import { POSTGRES_INBOX_TABLE } from '../../src/inboxes/postgres/table.js';
+import { sqliteInboxTable } from '../../src/inboxes/sqlite-dialect/inbox-sql.js';
+import { judgeTable } from '../../src/internal/table-versions.js';
+import type { VersionedTable } from '../../src/internal/table-versions.js';
+import { PGBOSS_DEAD_LETTER_TABLE } from '../../src/queues/pg-boss/dead-letter-table.js';
+import { D1_DEAD_LETTERS_TABLE } from '../../src/queues/cloudflare-queues/dead-letters.js';
+
+const TABLES: readonly [string, VersionedTable][] = [
+  ['the PostgreSQL inbox', POSTGRES_INBOX_TABLE],
+  ['the PostgreSQL dead letters', PGBOSS_DEAD_LETTER_TABLE],
+  ['the D1 and Durable Object inbox', sqliteInboxTable('payorch/d1', 'createD1InboxTable({ db })')],
+  ['the D1 dead letters', D1_DEAD_LETTERS_TABLE],
+];
+
+describe.each(TABLES)('%s', (_name, table) => {
+  test('lists its versions oldest first, from 1, none a number a pre-release build recorded', () => {
+    const numbers = table.versions.map((each) => each.version);
+    expect(numbers[0]).toBe(1);
+    expect([...numbers].sort((a, b) => a - b)).toEqual(numbers);
+    expect(numbers.filter((number) => table.retired?.includes(number) === true)).toEqual([]);
+  });
+
+  test('refuses a table recorded at each retired number, with its shape or another', () => {
+    expect(table.retired?.length).toBeGreaterThan(0);
+    for (const number of table.retired ?? []) {
+      const verdict = judgeTable(table, '"t"', { exists: true, recorded: { component: table.component, version: number }, shape: table.versions[0].shape });
+      expect(verdict).toEqual({ kind: 'refused', message: expect.stringContaining(`is recorded at version ${String(number)}, a number only builds before the first release recorded`) as string });
+    }
+  });
+});
