@@ -3,7 +3,7 @@ import { APIPromise } from '../core/api-promise.js';
 import { checkSettings, clientOptions } from '../core/client-options.js';
 import { clientNames, withEnvironment } from '../core/environment.js';
 import type { ClientSettings } from '../core/client-options.js';
-import { checkOptions } from '../core/option-checks.js';
+import { checkNames, checkOptions } from '../core/option-checks.js';
 import { checkRawRequest, rawCall } from '../internal/raw-call.js';
 import type { RawRequest } from '../core/raw-request.js';
 import { Transport } from '../internal/transport.js';
@@ -45,6 +45,8 @@ export class DealerClient extends DealerResources {
    * ```
    */
   constructor(options: ClientOptions = {}) {
+    // A misspelt name first (baseURL): else it would be told as the option missing from both places.
+    if (typeof options === 'object' && (options as unknown) !== null) checkNames('new DealerClient', options, DEALER_OPTIONS);
     const settings = withEnvironment('new DealerClient', options, DEALER_NAMES);
     checkOptions('new DealerClient', settings, DEALER_OPTIONS, true);
     const transport = new Transport({ ...settings, api: 'dealer', owner: 'new DealerClient', credentials: settings });

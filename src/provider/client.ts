@@ -4,7 +4,7 @@ import type { Signing } from '../internal/signer.js';
 import { checkSettings, clientOptions } from '../core/client-options.js';
 import { clientNames, withEnvironment } from '../core/environment.js';
 import type { ClientSettings } from '../core/client-options.js';
-import { SITE_KEY_OPTION, checkOptions, declareOptions, takingSandboxAccounts } from '../core/option-checks.js';
+import { SITE_KEY_OPTION, checkNames, checkOptions, declareOptions, takingSandboxAccounts } from '../core/option-checks.js';
 import { RequestValidationError } from '../errors/error.js';
 import { checkRawRequest, rawCall } from '../internal/raw-call.js';
 import type { RawRequest } from '../core/raw-request.js';
@@ -35,14 +35,12 @@ export type ProviderRawRequest = RawRequest &
     | { readonly hash: 'credential'; readonly credentialKey?: string }
   );
 
+// Made in a function called under a pure mark, so that a bundle without the client drops it all.
 const PROVIDER_OPTIONS = /* @__PURE__ */ providerOptions();
 const PROVIDER_NAMES = /* @__PURE__ */ clientNames('provider');
 
-/**
- * A client's options and the site it acts for, checked at start-up rather than on the first
- * payment. Exported for the test that holds each `@default` to its declaration. @internal
- */
-export function providerOptions() {
+/** A client's options and the site it acts for, checked at start-up rather than on the first payment. */
+function providerOptions() {
   return takingSandboxAccounts(declareOptions<ProviderClientOptions>()([...clientOptions('provider'), SITE_KEY_OPTION]));
 }
 
@@ -82,6 +80,8 @@ export class ProviderClient extends ProviderResources {
    * @throws {RequestValidationError} for an impossible option, a name that is not an option, or a key or the address in neither place
    */
   constructor(options: ProviderClientOptions = {}) {
+    // A misspelt name first (baseURL): else it would be told as the option missing from both places.
+    if (typeof options === 'object' && (options as unknown) !== null) checkNames('new ProviderClient', options, PROVIDER_OPTIONS);
     // With the keys it was given or read: withSite() and withOptions() make their clients with them.
     const settings = withEnvironment('new ProviderClient', options, PROVIDER_NAMES);
     checkOptions('new ProviderClient', settings, PROVIDER_OPTIONS, true);

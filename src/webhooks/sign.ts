@@ -77,11 +77,11 @@ export const SIGN_OPTIONS = /* @__PURE__ */ takingSandboxAccounts(
  * ```
  */
 export function signCallback(payload: SignCallbackPayload, options: SignCallbackOptions): SignedCallback {
-  const { apiKey, secretKey } = options;
-  const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000);
   // Exact: a misspelt timestamp would sign with the current time instead.
   checkOptions('signCallback', options, SIGN_OPTIONS, true);
-  const { tracking_code: trackingCode, status } = payload;
+  const { apiKey, secretKey } = options;
+  const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000);
+  const { tracking_code: trackingCode, status } = (typeof payload === 'object' && (payload as unknown) !== null ? payload : {}) as Partial<SignCallbackPayload>;
   if (typeof trackingCode !== 'string' || typeof status !== 'string') {
     const wrong = Object.entries({ tracking_code: trackingCode, status }).filter(([, value]) => typeof value !== 'string');
     throw new RequestValidationError('signCallback', wrong.map(([field]) => ({ field: `payload.${field}`, rule: 'invalid_argument', message: 'must be a string' })));

@@ -326,9 +326,9 @@ export function verifyCallback(input: CallbackInput, options: VerifyCallbackOpti
 // The verifier of the last values is kept, and used again while every declared option holds the
 // same value: checking and resolving them gives the same verifier (a changed value makes a new
 // one). Not with previousSecretKey, an object whose parts could change under the same reference.
-// Another object of those values may hold a name that is no option (maxAge): its names are
-// checked, not its values; the object that was checked whole is not checked again.
-let last: { readonly options: object; readonly values: readonly unknown[]; readonly verifier: CallbackChecker } | undefined;
+// Its names are checked on every call, though not its values: the object may be another, or have
+// gained a name that is no option (maxAge) since.
+let last: { readonly values: readonly unknown[]; readonly verifier: CallbackChecker } | undefined;
 
 function verifierFor(options: VerifyCallbackOptions): CallbackChecker {
   const given: unknown = options;
@@ -336,11 +336,11 @@ function verifierFor(options: VerifyCallbackOptions): CallbackChecker {
   const record = given as Readonly<Record<string, unknown>>;
   const cached = last;
   if (cached !== undefined && sameValues(record, cached.values)) {
-    if (record !== cached.options) checkNames(WHERE, record, VERIFY_OPTIONS);
+    checkNames(WHERE, record, VERIFY_OPTIONS);
     return cached.verifier;
   }
   const verifier = createChecker(options);
-  last = { options: record, values: VERIFY_OPTIONS.map((declaration) => record[declaration.name]), verifier };
+  last = { values: VERIFY_OPTIONS.map((declaration) => record[declaration.name]), verifier };
   return verifier;
 }
 

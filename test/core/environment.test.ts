@@ -123,6 +123,13 @@ describe('the clients', () => {
       expect(refusalOf(make).message).toBe(`Invalid option for ${where}: baseUrl: is missing: give the baseUrl option, or set PAYORCH_BASE_URL where the runtime has environment variables (Node, Bun, Deno with --allow-env)`);
     }
   });
+
+  test('a misspelt name is refused as not an option, not told as the option missing from both places', () => {
+    setEnvironment({ PAYORCH_BASE_URL: undefined });
+    for (const [make, where] of [[() => new ProviderClient({ baseURL: 'https://pay.example.com' } as object), 'new ProviderClient'], [() => new DealerClient({ ...DEALER_ENV_KEYS, baseURL: 'https://pay.example.com' } as object), 'new DealerClient']] as const) {
+      expect(refusalOf(make).message).toMatch(new RegExp(`^Invalid option for ${where}: baseURL: is not an option of ${where} \\(misspelt, or removed\\?\\); its options are apiKey, secretKey, timeout, maxRetries, .*baseUrl`));
+    }
+  });
 });
 
 describe('createCallbackReceiver', () => {

@@ -211,7 +211,7 @@ describe('the PostgreSQL inbox table', () => {
     expect(handler).toHaveBeenCalledTimes(1);
     expect(errors.map(({ error }) => error)).toEqual([expect.any(InboxError)]);
     expect((errors[0]?.error as Error).message).toBe(
-      `payorch/postgres: "${schema}"."${table}" refused the claim of MAN-chk00001-1763812000 (completed) (new row for relation "${table}" violates check constraint "by_hand"), and nothing was applied; a constraint or trigger added by hand? (docs/inboxes.md, "Upgrading")`,
+      `payorch/postgres: "${schema}"."${table}" refused the claim of MAN-chk00001-1763812000 (completed) (new row for relation "${table}" violates check constraint "by_hand"): a constraint or trigger added by hand? Nothing was applied, so that it is delivered again`,
     );
     expect((errors[0]?.error as Error).cause).toBeInstanceOf(pg.DatabaseError);
   });

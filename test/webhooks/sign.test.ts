@@ -69,6 +69,11 @@ describe('signCallback', () => {
     expect(sign).toThrow('Invalid option for signCallback: timeStamp: is not an option of signCallback (misspelt, or removed?); its options are apiKey, secretKey, timestamp');
   });
 
+  test('refuses no options, or no payload, with a RequestValidationError, never a TypeError', () => {
+    expect(() => signCallback({ tracking_code: 'MAN-a1-1763812000', status: 'completed' }, null as unknown as typeof PROVIDER)).toThrow(RequestValidationError);
+    expect(() => signCallback(null as unknown as { tracking_code: string; status: string }, PROVIDER)).toThrow('Invalid argument to signCallback: payload.tracking_code: must be a string');
+  });
+
   test('refuses a payload whose status is not a string with a RequestValidationError naming the argument\'s field', () => {
     const sign = () => signCallback({ tracking_code: 'MAN-a1-1763812000', status: 1 as unknown as string }, PROVIDER);
     expect(sign).toThrow(RequestValidationError);

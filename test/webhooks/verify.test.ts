@@ -422,6 +422,15 @@ describe('the age of a callback', () => {
   test.each([
     ['the first options it is given', () => ({ apiKey: PROVIDER.apiKey, secretKey: PROVIDER.secretKey, maxAge: 5, now: () => now() + 1 })],
     ['another object of the values it verified with just before', () => ({ ...options, maxAge: 5 })],
+    [
+      'the very object it verified with just before, given the name since',
+      () => {
+        // Values of its own, so that it is the object the verifier was made from.
+        const same = { ...options, toleranceSeconds: 31 };
+        expect(verifyCallback(deposit, same).kind).toBe('deposit');
+        return Object.assign(same, { maxAge: 5 });
+      },
+    ],
   ])('maxAge, not an option, is refused with %s, naming maxAgeSeconds among the options, rather than leave the age limit at 3 days', (_case, made) => {
     expect(verifyCallback(deposit, options).kind).toBe('deposit');
     let thrown: unknown;

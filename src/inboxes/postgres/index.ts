@@ -265,10 +265,18 @@ SELECT (SELECT statuses FROM claimed) AS claimed, (SELECT txid FROM claimed) AS 
         if (claiming && code === '55P03') {
           throw new InboxError(`payorch/postgres: another callback of ${key.trackingCode} was being applied for longer than lockTimeoutMs (${String(lockTimeoutMs)} ms); not applied, so that it is delivered again`, { cause: error });
         }
-        // Any other failure of the claim is the table's or the server's, never a handler's: a
-        // constraint or trigger added by hand, a full disk. The driver's error is its cause.
+        // Any other failure of the claim is the table's or the server's, never a handler's; no
+        // COMMIT was sent. Class 23 (a constraint) and P0001 (a RAISE) come from something added to
+        // the table by hand. The driver's error is its cause.
         if (claiming) {
-          throw new InboxError(`payorch/postgres: ${table} refused the claim of ${callback} (${printable(error instanceof Error ? error.message : String(error))}), and nothing was applied; a constraint or trigger added by hand? (docs/inboxes.md, "Upgrading")`, { cause: error });
+          const why = printable(error instanceof Error ? error.message : String(error));
+          const byHand = typeof code === 'string' && (code.startsWith('23') || code === 'P0001');
+          throw new InboxError(
+            byHand
+              ? `payorch/postgres: ${table} refused the claim of ${callback} (${why}): a constraint or trigger added by hand? Nothing was applied, so that it is delivered again`
+              : `payorch/postgres: the claim of ${callback} in ${table} failed (${why}); nothing was applied, so that it is delivered again`,
+            { cause: error },
+          );
         }
         throw error;
       } finally {

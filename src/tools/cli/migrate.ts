@@ -52,7 +52,7 @@ Options:
 Examples:
   payorch migrate postgres-inbox --database-url "$DATABASE_URL"
   payorch migrate d1-inbox > migrations/0001_payorch_inbox.sql
-  payorch migrate d1-inbox --from 1 > migrations/0002_payorch_inbox.sql   (after an upgrade)`;
+  payorch migrate d1-inbox --from 1 > migrations/0002_payorch_inbox.sql   # after an upgrade`;
 
 const OPTIONS = { ...COMMON_OPTIONS, 'database-url': { type: 'string' }, table: { type: 'string' }, schema: { type: 'string' }, from: { type: 'string' } } as const;
 
