@@ -39,8 +39,11 @@ export type ProviderRawRequest = RawRequest &
 const PROVIDER_OPTIONS = /* @__PURE__ */ providerOptions();
 const PROVIDER_NAMES = /* @__PURE__ */ clientNames('provider');
 
-/** A client's options and the site it acts for, checked at start-up rather than on the first payment. */
-function providerOptions() {
+/**
+ * A client's options and the site it acts for, checked at start-up rather than on the first
+ * payment. Exported for test/docs/option-defaults.test.ts, which reads each `@default` against it. @internal
+ */
+export function providerOptions() {
   return takingSandboxAccounts(declareOptions<ProviderClientOptions>()([...clientOptions('provider'), SITE_KEY_OPTION]));
 }
 
