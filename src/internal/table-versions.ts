@@ -35,6 +35,11 @@ export interface VersionedTable {
    */
   readonly retired?: readonly number[] | undefined;
   /**
+   * What to do with a table a build before the first release made, as every refusal of a shape or
+   * number that is not this payorch's says it: "Made by a build before the first release? …".
+   */
+  readonly preRelease: string;
+  /**
    * The statements that create the current version, for the quoted `table`: `IF NOT EXISTS`, so
    * that run again, or over a table of an earlier version, they change nothing (the migration does).
    */
@@ -44,6 +49,11 @@ export interface VersionedTable {
   /** The guide's section on upgrading, as a message points to it. */
   readonly guide: string;
 }
+
+/** What to do with an inbox table a build before the first release made (docs/inboxes.md, "Upgrading"). */
+export const PRE_RELEASE_INBOX = "Made by a build before the first release? Its keys are under the raw API key: run the guide's statements, since its columns renamed alone would apply its payments again";
+/** What to do with a dead letters' table a build before the first release made (docs/deferred.md). */
+export const PRE_RELEASE_DEAD_LETTERS = 'Made by a build before the first release? Its jobs are of another form: replay or purge them with that build';
 
 /** The table's live state, as the engine's catalog and `payorch_schema` show it. */
 export type TableState =
@@ -93,7 +103,7 @@ export function judgeTable(table: VersionedTable, name: string, state: TableStat
   if (recorded !== undefined) {
     if (recorded.component !== table.component) return refused(`holds ${recorded.component}, as payorch_schema records, not ${table.component}: give it a table of its own`);
     if (table.retired?.includes(recorded.version) === true) {
-      return refused(`is recorded at version ${recorded.version}, a number only builds before the first release recorded: its rows are in a form this payorch does not read, and no migration converts them (the guide says how to keep them)`);
+      return refused(`is recorded at version ${recorded.version}, a number only builds before the first release recorded. ${table.preRelease}`);
     }
     if (recorded.version > current) {
       return refused(`is at version ${recorded.version}, which a later payorch migrated it to; this payorch knows ${known(table)}. Run a payorch that knows version ${recorded.version} or later: no payorch migrates a table back`);
@@ -102,7 +112,7 @@ export function judgeTable(table: VersionedTable, name: string, state: TableStat
     if (version === undefined) return refused(`is recorded at version ${recorded.version}, which no payorch made; this payorch knows ${known(table)}`);
     const changed = difference(version.shape, shape);
     if (changed !== undefined) {
-      return refused(`is recorded at version ${recorded.version}, but its columns are not that version's (it ${changed}): changed by hand? Give it back version ${recorded.version}'s columns, then ${table.migrate} migrates it`);
+      return refused(`is recorded at version ${recorded.version}, but its columns are not that version's (it ${changed}): changed by hand? Give it back version ${recorded.version}'s columns, then ${table.migrate} migrates it. ${table.preRelease}`);
     }
     return at(recorded.version, true);
   }
@@ -112,7 +122,7 @@ export function judgeTable(table: VersionedTable, name: string, state: TableStat
   const apart = (candidate: TableVersion): number => candidate.shape.filter((part) => !shape.includes(part)).length + shape.filter((part) => !candidate.shape.includes(part)).length;
   const nearest = table.versions.reduce((best, candidate) => (apart(candidate) < apart(best) ? candidate : best));
   return refused(
-    `matches no version payorch made (${known(table)}; beside version ${nearest.version}, it ${difference(nearest.shape, shape) ?? ''}): changed by hand, or made by a build before the first release. Give it back a version's own columns; for a pre-release table, the guide says how to keep its keys`,
+    `matches no version payorch made (${known(table)}; beside version ${nearest.version}, it ${difference(nearest.shape, shape) ?? ''}): changed by hand, or made by a build before the first release. Changed by hand: give it back a version's own columns. ${table.preRelease}`,
   );
 }
 

@@ -5,6 +5,7 @@ import { checkOptions, declareOptions } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
 import type { TableMigration } from '../core/table-migration.js';
 import { QueueError } from '../errors/error.js';
+import { PRE_RELEASE_DEAD_LETTERS } from '../internal/table-versions.js';
 import { POOL_OPTION, SCHEMA_OPTION, TABLE_OPTION, quoteTable, tableName } from './table.js';
 import type { PostgresPool } from './table.js';
 import { migratePostgresTable, recordSql } from './versions.js';
@@ -109,6 +110,7 @@ export const deadLetterTable = (owner: DeadLetterTableOwner): PostgresTable => (
   versions: DEAD_LETTER_VERSIONS,
   // Pre-release builds recorded 2 (the job as text) and 3 (with its history), jobs of another form.
   retired: [2, 3],
+  preRelease: PRE_RELEASE_DEAD_LETTERS,
   migrate: owner.migrate,
   guide: owner.guide,
   create: (table) => tableSql(table).split(';\n'),

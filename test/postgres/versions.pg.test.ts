@@ -121,7 +121,7 @@ describe('the PostgreSQL inbox table', () => {
     const table = fresh('inbox');
     await createPostgresInboxTable({ pool: pool(), table });
     await admin.query('UPDATE payorch_schema SET version = 2 WHERE table_name = $1', [table]);
-    const message = `payorch/postgres: "${schema}"."${table}" (the inbox table of payorch/postgres) is recorded at version 2, a number only builds before the first release recorded: its rows are in a form this payorch does not read, and no migration converts them (the guide says how to keep them) (docs/inboxes.md, "Upgrading")`;
+    const message = `payorch/postgres: "${schema}"."${table}" (the inbox table of payorch/postgres) is recorded at version 2, a number only builds before the first release recorded. Made by a build before the first release? Its keys are under the raw API key: run the guide's statements, since its columns renamed alone would apply its payments again (docs/inboxes.md, "Upgrading")`;
     await expect(createPostgresInboxTable({ pool: pool(), table })).rejects.toThrow(message);
     const { url, handler, errors } = await receiverOn(table);
     expect(await deliver(url, deposit('MAN-retired1-1763812000'))).toMatchObject({ status: 500 });
@@ -171,8 +171,9 @@ describe('the PostgreSQL inbox table', () => {
       if (table === recorded) await admin.query(`DELETE FROM payorch_schema WHERE table_name = '${table}'`);
       expect(await createPostgresInboxTable({ pool: pool(), table })).toMatchObject({ from: 1, to: 1 });
     }
-    for (const [table, code] of [[renamed, 'MAN-pre00001-1763812000'], [recorded, 'MAN-pre00002-1763812000']] as const) {
-      const { url, handler, errors } = await receiverOn(table, {});
+    // A receiver that names no merchant, and one that names its API key, look keys up alike.
+    for (const [table, code, merchant] of [[renamed, 'MAN-pre00001-1763812000', {}], [recorded, 'MAN-pre00002-1763812000', { merchantId: PROVIDER.apiKey }]] as const) {
+      const { url, handler, errors } = await receiverOn(table, merchant);
       expect(await deliver(url, deposit(code))).toEqual({ status: 200, body: { success: true } });
       expect(handler).not.toHaveBeenCalled();
       expect(errors).toEqual([]);
@@ -327,7 +328,7 @@ describe('the pg-boss dead letters\' table', () => {
     await createPostgresInboxTable({ pool: pool(), table: inbox });
     for (const [table, message] of [
       [later, 'is at version 5, which a later payorch migrated it to; this payorch knows version 1.'],
-      [retired, 'is recorded at version 3, a number only builds before the first release recorded: its rows are in a form this payorch does not read'],
+      [retired, 'is recorded at version 3, a number only builds before the first release recorded. Made by a build before the first release? Its jobs are of another form: replay or purge them with that build'],
       [altered, 'is recorded at version 1, but its columns are not that version\'s (it has "job jsonb NOT NULL" and lacks "job text NOT NULL")'],
       [inbox, 'holds callback-inbox, as payorch_schema records, not dead-letters'],
       [other, 'holds other-dead-letters, as payorch_schema records, not dead-letters'],

@@ -8,6 +8,7 @@ import { InboxError } from '../../errors/error.js';
 import { POOL_OPTION, SCHEMA_OPTION, TABLE_OPTION, quoteTable, tableName } from '../../postgres/table.js';
 import type { PostgresClient, PostgresPool } from '../../postgres/table.js';
 import type { CallbackInboxContext } from '../inbox.js';
+import { PRE_RELEASE_INBOX } from '../../internal/table-versions.js';
 import { checkPostgresTable, migratePostgresTable, recordSql } from '../../postgres/versions.js';
 import type { PostgresTable } from '../../postgres/versions.js';
 
@@ -156,6 +157,7 @@ export const POSTGRES_INBOX_TABLE: PostgresTable = {
   ],
   // A pre-release build recorded its `merchant_id` table at 2, its keys the raw API key.
   retired: [2],
+  preRelease: PRE_RELEASE_INBOX,
   migrate: 'createPostgresInboxTable({ pool }) or `payorch migrate postgres-inbox`',
   guide: 'docs/inboxes.md, "Upgrading"',
   create: (table) => tableSql(table).split(';\n'),

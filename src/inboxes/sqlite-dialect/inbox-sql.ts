@@ -6,6 +6,7 @@ import { checkValue, TEN_YEARS_SECONDS } from '../../core/option-checks.js';
 import type { OptionDeclaration } from '../../core/option-checks.js';
 import type { CallbackKey } from '../inbox.js';
 import type { SqliteTable } from './versions.js';
+import { PRE_RELEASE_INBOX } from '../../internal/table-versions.js';
 
 /** The table of applied keys when none is named. */
 const DEFAULT_SQLITE_INBOX_TABLE = 'payorch_callback_inbox';
@@ -74,6 +75,7 @@ export function sqliteInboxTable(entry: string, migrate: string): SqliteTable {
     what: `the inbox table of ${entry}`,
     versions: SQLITE_INBOX_VERSIONS,
     retired: SQLITE_INBOX_RETIRED,
+    preRelease: PRE_RELEASE_INBOX,
     migrate,
     guide: 'docs/inboxes.md, "Upgrading"',
     create: (table) => [sqliteInboxTableSql(table)],

@@ -10,6 +10,7 @@ import type { D1DatabaseLike } from '../../inboxes/d1/index.js';
 import { checkD1Table } from '../../inboxes/sqlite-dialect/versions.js';
 import type { SqliteTable } from '../../inboxes/sqlite-dialect/versions.js';
 import { QueueError } from '../../errors/error.js';
+import { PRE_RELEASE_DEAD_LETTERS } from '../../internal/table-versions.js';
 import { DEAD_LETTER_PAGE_LIMIT, DEFAULT_DEAD_LETTER_PAGE, checkDeadLetterId, checkPurgeOptions, checkReplayOptions, deadLetterOf, resealDeadLetter } from '../dead-letters.js';
 import type { DeadLetter, DeadLetters, ListDeadLettersOptions, ReplayDeadLettersOptions } from '../dead-letters.js';
 import type { CallbackJob } from '../../webhooks/job.js';
@@ -80,6 +81,7 @@ export const D1_DEAD_LETTERS_TABLE: SqliteTable = {
   ],
   // A pre-release build recorded 2 (with the history), its jobs of another form.
   retired: [2],
+  preRelease: PRE_RELEASE_DEAD_LETTERS,
   migrate: 'createD1DeadLettersTable({ db }), or the SQL `payorch migrate d1-dead-letters --from <its version>` prints, as a wrangler migration',
   guide: 'docs/deferred.md, "Upgrading the dead letters\' table"',
   create: (table) => [deadLettersTableSql(table)],
