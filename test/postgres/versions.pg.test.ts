@@ -4,7 +4,8 @@
 // Migration, in place keeping every key and dead letter, once however many instances start at once,
 // directly and behind PgBouncer in transaction pooling, is proved with a later version that exists only
 // in these tests (test/helpers/later-version.ts). Against a real server.
-import { createHash } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, test, vi } from 'vitest';
 import { createCallbackReceiver, signCallback } from '../../src/index.js';
@@ -163,12 +164,22 @@ describe('the PostgreSQL inbox table', () => {
     await createPostgresInboxTable({ pool: pool(), table: recorded });
     await admin.query('UPDATE payorch_schema SET version = 2 WHERE table_name = $1', [recorded]);
     await admin.query(`INSERT INTO ${recorded} VALUES ($1, 'MAN-pre00002-1763812000', ARRAY['completed'], 1763812000, now())`, [PROVIDER.apiKey]);
-    // docs/inboxes.md, "Upgrading": the digest as its node -p line computes it.
-    const digest = `payorch-ak1-${createHash('sha256').update(`payorch merchant\n${PROVIDER.apiKey}`).digest('hex').slice(0, 32)}`;
+    // The guide's own statements and digest line, as a reader runs them: each `-- if …` statement
+    // where it applies, the names replaced by this table's and this key's.
+    const guide = readFileSync(new URL('../../docs/inboxes.md', import.meta.url), 'utf8');
+    const block = /A pre-release build's table[\s\S]*?```sql\n([\s\S]*?)```/.exec(guide)?.[1] ?? '';
+    const line = /node -p "(.+)" "\$API_KEY"/.exec(block)?.[1];
+    expect(line).toBeDefined();
+    const digest = execFileSync(process.execPath, ['-p', line ?? '', PROVIDER.apiKey], { encoding: 'utf8' }).trim();
+    expect(digest).toMatch(/^payorch-ak1-[0-9a-f]{32}$/);
+    const statements = block.split('\n').filter((each) => each.trim() !== '' && !each.startsWith('--'));
+    expect(statements).toHaveLength(3);
     for (const table of [renamed, recorded]) {
-      if (table === renamed) await admin.query(`ALTER TABLE ${table} RENAME COLUMN account TO merchant_id`);
-      await admin.query(`UPDATE ${table} SET merchant_id = '${digest}' WHERE merchant_id = '${PROVIDER.apiKey}'`);
-      if (table === recorded) await admin.query(`DELETE FROM payorch_schema WHERE table_name = '${table}'`);
+      for (const statement of statements) {
+        if (statement.includes('-- if it has `account`') && table !== renamed) continue;
+        if (statement.includes('-- if recorded at 2') && table !== recorded) continue;
+        await admin.query(statement.replaceAll('payorch_callback_inbox', table).replace('<the digest>', digest).replace('<the API key>', PROVIDER.apiKey));
+      }
       expect(await createPostgresInboxTable({ pool: pool(), table })).toMatchObject({ from: 1, to: 1 });
     }
     // A receiver that names no merchant, and one that names its API key, look keys up alike.
