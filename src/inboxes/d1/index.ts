@@ -133,7 +133,7 @@ export function d1InboxTableSql(table?: string): string {
  * ```
  */
 export async function createD1InboxTable(options: D1InboxOptions): Promise<TableMigration> {
-  checkOptions('createD1InboxTable', options, D1_INBOX_OPTIONS);
+  checkOptions('createD1InboxTable', options, D1_INBOX_OPTIONS, true);
   return migrateD1Table(options.db, D1_INBOX_TABLE, bare(sqlite.quoteSqliteTable('createD1InboxTable', options.table)));
 }
 
@@ -268,7 +268,7 @@ const PRUNE_D1_OPTIONS = declareOptions<PruneD1InboxOptions>()([...D1_INBOX_OPTI
  * ```
  */
 export async function pruneD1Inbox(options: PruneD1InboxOptions): Promise<number> {
-  checkOptions('pruneD1Inbox', options, PRUNE_D1_OPTIONS);
+  checkOptions('pruneD1Inbox', options, PRUNE_D1_OPTIONS, true);
   const table = sqlite.quoteSqliteTable('pruneD1Inbox', options.table);
   await checkD1Table(options.db, D1_INBOX_TABLE, bare(table), CREATE);
   const sql = sqlite.sqliteInboxStatements(table);

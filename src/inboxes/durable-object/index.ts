@@ -192,7 +192,7 @@ const PRUNE_DURABLE_OBJECT_OPTIONS = declareOptions<PruneDurableObjectInboxOptio
  * ```
  */
 export function pruneDurableObjectInbox(options: PruneDurableObjectInboxOptions): Promise<number> {
-  checkOptions('pruneDurableObjectInbox', options, PRUNE_DURABLE_OBJECT_OPTIONS);
+  checkOptions('pruneDurableObjectInbox', options, PRUNE_DURABLE_OBJECT_OPTIONS, true);
   const { storage } = options;
   const table = sqlite.quoteSqliteTable('pruneDurableObjectInbox', options.table);
   const sql = sqlite.sqliteInboxStatements(table);

@@ -1,0 +1,39 @@
+// Every public function that takes an options object refuses a name it does not have (misspelt or
+// removed), naming it and its options, before it does anything: a misspelt option must not leave
+// a default in force unseen. Here, the functions whose refusal no other test shows; the clients,
+// calls, verifyCallback, signCallback, the receiver, the inboxes and createSandbox have their own.
+import { describe, expect, test } from 'vitest';
+import { DealerClient, RequestValidationError, applyTransferStatuses, createMemoryInbox } from '../../src/index.js';
+import { prunePostgresInbox } from '../../src/inboxes/postgres/index.js';
+import { createSandbox } from '../../src/tools/sandbox/index.js';
+import { DEALER } from '../helpers/wire.js';
+
+/** What `run` rejects or throws with: a RequestValidationError, else the test fails. */
+async function refusalOf(run: () => unknown): Promise<RequestValidationError> {
+  let thrown: unknown;
+  try {
+    await run();
+  } catch (error) {
+    thrown = error;
+  }
+  expect(thrown).toBeInstanceOf(RequestValidationError);
+  return thrown as RequestValidationError;
+}
+
+// Nothing may be reached: each is refused before it is used.
+const untouched = (): never => {
+  throw new Error('reached');
+};
+const dealer = new DealerClient({ ...DEALER, baseUrl: 'https://pay.example.com', fetch: untouched });
+
+describe.each([
+  ['dealer.transfers.waitFor', 'intervalMs', () => dealer.transfers.waitFor('TRF-1', { intervalMs: 50 } as object)],
+  ['applyTransferStatuses', 'concurency', () => applyTransferStatuses({ dealer, inbox: createMemoryInbox(), merchantId: 'shop', transferIds: ['TRF-1'], onStatus: untouched, concurency: 2 } as never)],
+  ['prunePostgresInbox', 'olderThan', () => prunePostgresInbox({ pool: { connect: untouched }, olderThan: 3600 } as never)],
+  ['sandbox.rotateKeys', 'window', () => createSandbox().rotateKeys('provider', { windowSeconds: 60, window: 60 } as never)],
+] as const)('%s', (where, name, run) => {
+  test(`refuses ${name}, naming it and its options, before anything is done`, async () => {
+    const refusal = await refusalOf(run);
+    expect(refusal.issues).toEqual([{ field: name, rule: 'invalid_option', message: expect.stringMatching(new RegExp(`^is not an option of ${where.replace('.', '\\.')} \\(misspelt, or removed\\?\\); its options are `)) as string }]);
+  });
+});
