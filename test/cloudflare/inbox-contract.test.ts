@@ -293,6 +293,21 @@ test('a D1 receiver given rejected and failed of one withdrawal at once refunds 
   expect((await db.prepare('SELECT status FROM refunds WHERE tracking_code = ?').bind(trackingCode).all()).results).toEqual([{ status: lost === 'rejected' ? 'failed' : 'rejected' }]);
 });
 
+test('the Durable Object inbox whose claim a trigger added by hand refuses rejects with an InboxError: nothing applied, and no handler run', async () => {
+  serial += 1;
+  const table = `refusing_${serial}`;
+  const applied = { merchantId: 'shop', trackingCode: `MAN-dook${serial}-${Math.floor(Date.now() / 1000) - 60}`, status: 'completed' };
+  expect(await inboxIn('durable-object', table).process(applied, () => Promise.resolve())).toBe('applied');
+  await exec('durable-object', table, [[`CREATE TRIGGER by_hand BEFORE INSERT ON "${table}" WHEN NEW.tracking_code LIKE 'MAN-dochk%' BEGIN SELECT RAISE(ABORT, 'refused by hand'); END`]]);
+  const refused = { ...applied, trackingCode: `MAN-dochk${serial}-${Math.floor(Date.now() / 1000) - 60}` };
+  const handler = vi.fn(() => Promise.resolve());
+  const error = await inboxIn('durable-object', table).process(refused, handler).catch((caught: unknown) => caught);
+  expect(error).toBeInstanceOf(InboxError);
+  expect((error as Error).message).toMatch(new RegExp(`^payorch/durable-object: "${table}" refused the claim of ${refused.trackingCode} \\(completed\\) \\(.*refused by hand.*\\): a trigger or constraint added by hand\\? Nothing was applied, so that it is delivered again$`));
+  expect(handler).not.toHaveBeenCalled();
+  expect(await exec('durable-object', table, [[`SELECT count(*) AS keys FROM "${table}" WHERE tracking_code = ?`, refused.trackingCode]])).toEqual([[{ keys: 0 }]]);
+});
+
 test('the Durable Object inbox migrates a table of version 1 itself on first use, to a version 3 of the test\'s own (2 is retired), keeping its keys', async () => {
   serial += 1;
   const table = `upgraded_${serial}`;

@@ -10,6 +10,8 @@ import { checkOptions, declareOptions } from '../../core/option-checks.js';
 import type { OptionDeclaration } from '../../core/option-checks.js';
 import type { CallbackInbox, CallbackInboxContext, CallbackInboxOutcome } from '../inbox.js';
 import { keyRecordTime } from '../record-time.js';
+import { InboxError } from '../../errors/error.js';
+import { printable } from '../../errors/printable.js';
 // The SQL, the key reads and the retention rules both SQLite inboxes share.
 import * as sqlite from '../sqlite-dialect/inbox-sql.js';
 import { judgeTable } from '../../internal/table-versions.js';
@@ -150,7 +152,12 @@ export function createDurableObjectInbox<TStorage extends DurableObjectStorageLi
         if (state.present) return 'duplicate';
         const refused = sqlite.retentionRefusal(key, recordTime, state);
         if (refused !== undefined) throw refused;
-        storage.sql.exec(sql.claim, ...sqlite.claimValues(key, recordTime, state, Date.now()));
+        try {
+          storage.sql.exec(sql.claim, ...sqlite.claimValues(key, recordTime, state, Date.now()));
+        } catch (error) {
+          // The table's refusal, never a handler's (none ran): a trigger or constraint added by hand.
+          throw new InboxError(`payorch/durable-object: ${table} refused the claim of ${key.trackingCode} (${key.status}) (${printable(error instanceof Error ? error.message : String(error))}): a trigger or constraint added by hand? Nothing was applied, so that it is delivered again`, { cause: error });
+        }
         await apply({ key, appliedStatuses: state.appliedStatuses, storage });
         return 'applied';
       });
