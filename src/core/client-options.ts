@@ -215,5 +215,5 @@ export function checkSettings(owner: string, settings: ClientSettings, declared:
     settingsDeclared = everyOption(declared.filter((option) => option.required !== true && !Object.hasOwn(IDENTITY_OPTIONS, option.name)));
     SETTINGS_OF.set(declared, settingsDeclared);
   }
-  checkOptions(owner, settings, settingsDeclared, true);
+  checkOptions(owner, settings, settingsDeclared);
 }

@@ -103,8 +103,8 @@ export function declareOptions<TOptions>() {
 
 /**
  * Declarations that are every option of what they check, though not made by `declareOptions`: a
- * part of another's (withOptions() takes a client's settings, not its keys). checkOptions with
- * `exact` then refuses any other name. Returns the declarations as they are.
+ * part of another's (withOptions() takes a client's settings, not its keys). checkOptions then
+ * refuses any other name. Returns the declarations as they are.
  */
 export function everyOption<TDeclarations extends readonly OptionDeclaration[]>(declarations: TDeclarations): TDeclarations {
   UNCHECKED.set(declarations, {});
@@ -167,32 +167,34 @@ const SHARED_KEY_NAMES: ReadonlySet<string> = new Set(['credentialKey']);
 
 /**
  * Refuses an option `names` does not accept that was renamed to one it accepts, naming the new
- * name; with `exact`, any option it does not accept.
+ * name, and any other it does not accept but the account's `credentialKey`.
  */
-function refuseUnknown(where: string, options: object, accepted: ReadonlySet<string>, exact: boolean): void {
+function refuseUnknown(where: string, options: object, accepted: ReadonlySet<string>): void {
   for (const [name, value] of Object.entries(options)) {
     if (accepted.has(name) || value === undefined) continue;
     const renamed = Object.hasOwn(RENAMED_OPTIONS, name) ? RENAMED_OPTIONS[name] : undefined;
     let message: string;
     if (renamed !== undefined && accepted.has(renamed)) message = `was renamed ${renamed}: pass its value as ${renamed}${Object.hasOwn(RENAMED_VALUES, name) ? `, ${RENAMED_VALUES[name] ?? ''}` : ''}`;
     // A sandbox account's fields are taken, not listed: they are no option.
-    else if (exact && !SHARED_KEY_NAMES.has(name)) message = `is not an option of ${where} (misspelt, or removed?); its options are ${[...accepted].filter((each) => !SANDBOX_ACCOUNT_FIELDS.includes(each)).join(', ')}`;
+    else if (!SHARED_KEY_NAMES.has(name)) message = `is not an option of ${where} (misspelt, or removed?); its options are ${[...accepted].filter((each) => !SANDBOX_ACCOUNT_FIELDS.includes(each)).join(', ')}`;
     else continue;
     throw new RequestValidationError(where, [{ field: name, rule: 'invalid_option', message }]);
   }
 }
 
 /**
- * Refuses, as checkOptions with `exact` does, a name `declarations` do not know, and checks no
- * value: for a caller that checked the values of these options before (verifyCallback, given
- * another object of the same values). Allocates nothing unless it refuses.
+ * Refuses, as checkOptions does, a name `declarations` do not know, and checks no value: for a
+ * caller that checks the values later (a client, after reading the environment) or did before
+ * (verifyCallback, given its last values again). Anything but an object is left to checkOptions.
+ * Allocates nothing unless it refuses.
  */
-export function checkNames(where: string, options: object, declarations: readonly OptionDeclaration[]): void {
+export function checkNames(where: string, options: unknown, declarations: readonly OptionDeclaration[]): void {
+  if (typeof options !== 'object' || options === null) return;
   const names = optionNames(declarations);
   if (names === undefined) return;
   for (const name in options) {
     if (!names.has(name) && !SHARED_KEY_NAMES.has(name)) {
-      refuseUnknown(where, options, names, true);
+      refuseUnknown(where, options, names);
       return;
     }
   }
@@ -343,11 +345,10 @@ function read(options: object, path: string): unknown {
  * Checks `options` against its declarations, in their order; the first bad one is refused.
  * `undefined` options count as `{}` only when no declaration is required. Declarations made by
  * `declareOptions` know every option of their interface: a name renamed to one of them is refused
- * first, and with `exact` any other name too, except the account's `credentialKey` and, where
- * `takingSandboxAccounts` says so, a sandbox account's other fields. Without `exact`, a wider
- * object passes.
+ * first, then any other name, except the account's `credentialKey` and, where
+ * `takingSandboxAccounts` says so, a sandbox account's other fields.
  */
-export function checkOptions(where: string, options: unknown, declarations: readonly OptionDeclaration[], exact = false): void {
+export function checkOptions(where: string, options: unknown, declarations: readonly OptionDeclaration[]): void {
   if (typeof options !== 'object' || options === null) {
     if (options === undefined && !declarations.some((declaration) => declaration.required === true)) return;
     const required = declarations.filter((declaration) => declaration.required === true).map((declaration) => declaration.name);
@@ -356,7 +357,7 @@ export function checkOptions(where: string, options: unknown, declarations: read
     ]);
   }
   const names = optionNames(declarations);
-  if (names !== undefined) refuseUnknown(where, options, names, exact);
+  if (names !== undefined) refuseUnknown(where, options, names);
   for (const declaration of declarations) checkValue(where, declaration, read(options, declaration.name), options);
 }
 

@@ -46,9 +46,9 @@ export class DealerClient extends DealerResources {
    */
   constructor(options: ClientOptions = {}) {
     // A misspelt name first (baseURL): else it would be told as the option missing from both places.
-    if (typeof options === 'object' && (options as unknown) !== null) checkNames('new DealerClient', options, DEALER_OPTIONS);
+    checkNames('new DealerClient', options, DEALER_OPTIONS);
     const settings = withEnvironment('new DealerClient', options, DEALER_NAMES);
-    checkOptions('new DealerClient', settings, DEALER_OPTIONS, true);
+    checkOptions('new DealerClient', settings, DEALER_OPTIONS);
     const transport = new Transport({ ...settings, api: 'dealer', owner: 'new DealerClient', credentials: settings });
     // No credential key: every dealer row is signed with the basic hash (spec 5.2).
     super(transport);

@@ -215,7 +215,7 @@ export class DealerTransfers extends APIResource {
    * ```
    */
   async waitFor(transferId: string, options: WaitForTransferOptions = {}): Promise<TransferStatusResult & { readonly transfer: { readonly status: TransferEndStatus } }> {
-    checkOptions('dealer.transfers.waitFor', options, WAIT_OPTIONS, true);
+    checkOptions('dealer.transfers.waitFor', options, WAIT_OPTIONS);
     const calls = await DEALER_CALLS.load();
     const params = parseRequest('dealer.transfers.waitFor', calls.TransferStatusParams, { transfer_id: transferId });
     const timeout = options.timeout ?? DEFAULT_WAIT_MS;

@@ -168,7 +168,7 @@ function checkIds(ids: unknown): readonly string[] {
  * ```
  */
 export async function applyTransferStatuses<TContext extends CallbackInboxContext>(options: ApplyTransferStatusesOptions<TContext>): Promise<TransferStatusOutcome[]> {
-  checkOptions(WHERE, options, SWEEP_OPTIONS, true);
+  checkOptions(WHERE, options, SWEEP_OPTIONS);
   const ids = checkIds(options.transferIds);
   const { dealer, inbox, merchantId, onStatus, onDuplicate } = options;
 

@@ -169,7 +169,7 @@ export const INBOX_CONTRACT_OPTIONS = declareOptions<InboxContractOptions>()(
  * ```
  */
 export function inboxContract<TContext extends CallbackInboxContext = CallbackInboxContext>(options: InboxContractOptions<TContext>): readonly InboxContractCase[] {
-  checkOptions('inboxContract', options, INBOX_CONTRACT_OPTIONS, true);
+  checkOptions('inboxContract', options, INBOX_CONTRACT_OPTIONS);
   const now = options.now ?? Date.now;
   const redeliveries = options.redeliveries ?? DEFAULT_REDELIVERIES;
   const nonce = Math.random().toString(36).slice(2, 10);

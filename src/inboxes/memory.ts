@@ -92,7 +92,7 @@ export function memoryInboxFill(inbox: object): MemoryInboxFill | undefined {
  * ```
  */
 export function createMemoryInbox(options: MemoryInboxOptions = {}): CallbackInbox {
-  checkOptions('createMemoryInbox', options, MEMORY_INBOX_OPTIONS, true);
+  checkOptions('createMemoryInbox', options, MEMORY_INBOX_OPTIONS);
   const retentionMs = (options.retentionSeconds ?? DEFAULT_MEMORY_INBOX_RETENTION_SECONDS) * 1000;
   const maxKeys = options.maxKeys ?? DEFAULT_MAX_KEYS;
   const now = options.now ?? Date.now;

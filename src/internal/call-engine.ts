@@ -139,7 +139,7 @@ export class CallEngine {
   }
 
   async #request<S extends z.ZodMiniType>(call: Call<S>, options: RequestOptions, trace: CallTrace | undefined): Promise<Answered<z.output<S>>> {
-    checkOptions(call.operation, options, this.#config.api === 'provider' ? PROVIDER_REQUEST_OPTIONS : REQUEST_OPTIONS, true);
+    checkOptions(call.operation, options, this.#config.api === 'provider' ? PROVIDER_REQUEST_OPTIONS : REQUEST_OPTIONS);
     const timeout = options.timeout ?? this.#config.timeout ?? DEFAULT_CLIENT_TIMEOUT_MS;
     // One controller per call, aborted by the deadline or by the caller's signal, and dropped
     // with its timer when the call ends. AbortSignal.timeout() would keep a timer, a signal and

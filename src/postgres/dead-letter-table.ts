@@ -128,7 +128,7 @@ export const deadLetterTable = (owner: DeadLetterTableOwner): PostgresTable => (
  * @throws {QueueError} for a table of a later version or of no version's columns, naming the versions
  */
 export async function createDeadLetterTable(where: string, definition: PostgresTable, options: DeadLetterTableOptions): Promise<TableMigration> {
-  checkOptions(where, options, TABLE_OPTIONS, true);
+  checkOptions(where, options, TABLE_OPTIONS);
   const name = deadLetterTableName(where, options);
   const client = await options.pool.connect();
   // A failure may have lost the connection (a pooler in statement pooling closes it): not pooled again.

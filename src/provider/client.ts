@@ -84,10 +84,10 @@ export class ProviderClient extends ProviderResources {
    */
   constructor(options: ProviderClientOptions = {}) {
     // A misspelt name first (baseURL): else it would be told as the option missing from both places.
-    if (typeof options === 'object' && (options as unknown) !== null) checkNames('new ProviderClient', options, PROVIDER_OPTIONS);
+    checkNames('new ProviderClient', options, PROVIDER_OPTIONS);
     // With the keys it was given or read: withSite() and withOptions() make their clients with them.
     const settings = withEnvironment('new ProviderClient', options, PROVIDER_NAMES);
-    checkOptions('new ProviderClient', settings, PROVIDER_OPTIONS, true);
+    checkOptions('new ProviderClient', settings, PROVIDER_OPTIONS);
     const transport = (settings as SiteOptions)[parentTransport] ?? new Transport({ ...settings, api: 'provider', owner: 'new ProviderClient', credentials: settings });
     super(transport, settings.credentialKey);
     this.#options = settings;

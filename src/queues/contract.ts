@@ -181,7 +181,7 @@ export const QUEUE_CONTRACT_OPTIONS = declareOptions<QueueContractOptions>()([
 ]);
 
 export function queueContract(options: QueueContractOptions): readonly QueueContractCase[] {
-  checkOptions('queueContract', options, QUEUE_CONTRACT_OPTIONS, true);
+  checkOptions('queueContract', options, QUEUE_CONTRACT_OPTIONS);
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const quietMs = options.quietMs ?? DEFAULT_QUIET_MS;
   const nonce = Math.random().toString(36).slice(2, 10);

@@ -252,7 +252,7 @@ export const REPLAY_OPTIONS = declareOptions<ReplayDeadLettersOptions>()([{ name
  * No entry exports it.
  */
 export function checkReplayOptions(options: ReplayDeadLettersOptions | undefined, batch: number): { readonly ids: readonly string[] | undefined; readonly reseal: ResealKeys | undefined } {
-  checkOptions('deadLetters.replay', options, REPLAY_OPTIONS, true);
+  checkOptions('deadLetters.replay', options, REPLAY_OPTIONS);
   return { ids: options?.ids === undefined ? undefined : checkIds('deadLetters.replay', options.ids, batch), reseal: options?.reseal };
 }
 

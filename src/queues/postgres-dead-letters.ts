@@ -139,7 +139,7 @@ export async function checkDeadLetterTable(store: DeadLetterStore): Promise<void
 export function deadLettersIn(store: DeadLetterStore): DeadLetters {
   return {
     async list(options = {}) {
-      checkOptions('deadLetters.list', options, LIST_OPTIONS, true);
+      checkOptions('deadLetters.list', options, LIST_OPTIONS);
       const limit = options.limit ?? DEFAULT_DEAD_LETTER_PAGE;
       return withClient(store, async (client, table) => {
         const result = await client.query(

@@ -57,7 +57,7 @@ export function confirmWithCardStatus(provider: CardStatusSource, options?: Conf
   if (typeof (source as Partial<CardStatusSource> | null)?.creditCard?.getStatus !== 'function') {
     throw new RequestValidationError('confirmWithCardStatus', [{ field: 'provider', rule: 'invalid_argument', message: 'must be a provider client (new ProviderClient({ ... })), whose creditCard.getStatus it calls' }]);
   }
-  checkOptions(WHERE, options, CONFIRM_CARD_OPTIONS, true);
+  checkOptions(WHERE, options, CONFIRM_CARD_OPTIONS);
   const timeout = options?.timeout ?? DEFAULT_CARD_STATUS_TIMEOUT_MS;
   return async (callback) => {
     if (callback.kind !== 'creditCard' || callback.source === 'status') return true;

@@ -77,8 +77,8 @@ export const SIGN_OPTIONS = /* @__PURE__ */ takingSandboxAccounts(
  * ```
  */
 export function signCallback(payload: SignCallbackPayload, options: SignCallbackOptions): SignedCallback {
-  // Exact: a misspelt timestamp would sign with the current time instead.
-  checkOptions('signCallback', options, SIGN_OPTIONS, true);
+  // First: a misspelt timestamp would sign with the current time instead.
+  checkOptions('signCallback', options, SIGN_OPTIONS);
   const { apiKey, secretKey } = options;
   const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000);
   const { tracking_code: trackingCode, status } = (typeof payload === 'object' && (payload as unknown) !== null ? payload : {}) as Partial<SignCallbackPayload>;

@@ -456,14 +456,14 @@ export interface Verifier extends CallbackChecker {
  * @internal
  */
 export function createVerifier(options: VerifyCallbackOptions): Verifier {
-  checkOptions(WHERE, options, VERIFY_OPTIONS, true);
+  checkOptions(WHERE, options, VERIFY_OPTIONS);
   return verifierOf(WHERE, options);
 }
 
 // What verifyCallback needs: no job sealer, so that a bundle of verifyCallback alone leaves the
 // sealing code (a receiver's) out.
 function createChecker(options: VerifyCallbackOptions): CallbackChecker {
-  checkOptions(WHERE, options, VERIFY_OPTIONS, true);
+  checkOptions(WHERE, options, VERIFY_OPTIONS);
   return checkerOf(WHERE, options, previousKeysOf(WHERE, options));
 }
 

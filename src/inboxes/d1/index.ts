@@ -133,7 +133,7 @@ export function d1InboxTableSql(table?: string): string {
  * ```
  */
 export async function createD1InboxTable(options: D1InboxOptions): Promise<TableMigration> {
-  checkOptions('createD1InboxTable', options, D1_INBOX_OPTIONS, true);
+  checkOptions('createD1InboxTable', options, D1_INBOX_OPTIONS);
   return migrateD1Table(options.db, D1_INBOX_TABLE, bare(sqlite.quoteSqliteTable('createD1InboxTable', options.table)));
 }
 
@@ -189,7 +189,7 @@ export async function createD1InboxTable(options: D1InboxOptions): Promise<Table
  * ```
  */
 export function createD1Inbox<TDb extends D1DatabaseLike>(options: D1InboxOptions<TDb>): CallbackInbox<D1InboxContext<TDb>> {
-  checkOptions('createD1Inbox', options, D1_INBOX_OPTIONS, true);
+  checkOptions('createD1Inbox', options, D1_INBOX_OPTIONS);
   const { db } = options;
   const table = sqlite.quoteSqliteTable('createD1Inbox', options.table);
   const sql = sqlite.sqliteInboxStatements(table);
@@ -268,7 +268,7 @@ const PRUNE_D1_OPTIONS = declareOptions<PruneD1InboxOptions>()([...D1_INBOX_OPTI
  * ```
  */
 export async function pruneD1Inbox(options: PruneD1InboxOptions): Promise<number> {
-  checkOptions('pruneD1Inbox', options, PRUNE_D1_OPTIONS, true);
+  checkOptions('pruneD1Inbox', options, PRUNE_D1_OPTIONS);
   const table = sqlite.quoteSqliteTable('pruneD1Inbox', options.table);
   await checkD1Table(options.db, D1_INBOX_TABLE, bare(table), CREATE);
   const sql = sqlite.sqliteInboxStatements(table);

@@ -130,7 +130,7 @@ function prepareTable(storage: DurableObjectStorageLike, quoted: string): Promis
  * ```
  */
 export function createDurableObjectInbox<TStorage extends DurableObjectStorageLike>(options: DurableObjectInboxOptions<TStorage>): CallbackInbox<DurableObjectInboxContext<TStorage>> {
-  checkOptions('createDurableObjectInbox', options, DURABLE_OBJECT_INBOX_OPTIONS, true);
+  checkOptions('createDurableObjectInbox', options, DURABLE_OBJECT_INBOX_OPTIONS);
   const { storage } = options;
   const table = sqlite.quoteSqliteTable('createDurableObjectInbox', options.table);
   const sql = sqlite.sqliteInboxStatements(table);
@@ -199,7 +199,7 @@ const PRUNE_DURABLE_OBJECT_OPTIONS = declareOptions<PruneDurableObjectInboxOptio
  * ```
  */
 export function pruneDurableObjectInbox(options: PruneDurableObjectInboxOptions): Promise<number> {
-  checkOptions('pruneDurableObjectInbox', options, PRUNE_DURABLE_OBJECT_OPTIONS, true);
+  checkOptions('pruneDurableObjectInbox', options, PRUNE_DURABLE_OBJECT_OPTIONS);
   const { storage } = options;
   const table = sqlite.quoteSqliteTable('pruneDurableObjectInbox', options.table);
   const sql = sqlite.sqliteInboxStatements(table);

@@ -94,7 +94,7 @@ const HORIZON_ROW = "record_time = 0 AND merchant_id = '' AND tracking_code = ''
  * ```
  */
 export function createPostgresInbox<TPool extends PostgresPool>(options: PostgresInboxOptions<TPool>): CallbackInbox<PostgresInboxContext<PostgresClientOf<TPool>>> {
-  checkOptions('createPostgresInbox', options, POSTGRES_INBOX_OPTIONS, true);
+  checkOptions('createPostgresInbox', options, POSTGRES_INBOX_OPTIONS);
   const name = tableName('createPostgresInbox', options, DEFAULT_POSTGRES_INBOX_TABLE);
   const lockTimeoutMs = options.lockTimeoutMs ?? DEFAULT_POSTGRES_INBOX_LOCK_TIMEOUT_MS;
   // One round trip with BEGIN: the bound on waiting for another callback of the tracking code.

@@ -79,7 +79,7 @@ const PRUNE_POLL_MS = 20;
  * ```
  */
 export async function prunePostgresInbox(options: PrunePostgresInboxOptions): Promise<number> {
-  checkOptions('prunePostgresInbox', options, PRUNE_OPTIONS, true);
+  checkOptions('prunePostgresInbox', options, PRUNE_OPTIONS);
   const name = tableName('prunePostgresInbox', options, DEFAULT_POSTGRES_INBOX_TABLE);
   const seconds = options.olderThanSeconds ?? DEFAULT_POSTGRES_INBOX_RETENTION_SECONDS;
   const client = await options.pool.connect();

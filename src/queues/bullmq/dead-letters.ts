@@ -162,7 +162,7 @@ export function bullMQDeadLetters(queue: Queue<CallbackJob>): DeadLetters {
 
   return {
     async list(options) {
-      checkOptions(where('list'), options, BULLMQ_LIST_OPTIONS, true);
+      checkOptions(where('list'), options, BULLMQ_LIST_OPTIONS);
       const limit = options?.limit ?? DEFAULT_DEAD_LETTER_PAGE;
       const cursor = options?.cursor;
       const split = cursor === undefined ? -1 : cursor.indexOf(':');

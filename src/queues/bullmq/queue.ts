@@ -212,7 +212,7 @@ export const BULLMQ_WORK_OPTIONS = declareOptions<BullMQWorkOptions>()([
  */
 export function createBullMQQueue(options: BullMQQueueOptions): BullMQCallbackQueue {
   const where = 'createBullMQQueue';
-  checkOptions(where, options, BULLMQ_QUEUE_OPTIONS, true);
+  checkOptions(where, options, BULLMQ_QUEUE_OPTIONS);
   if (typeof (options.connection as Partial<Record<'duplicate', unknown>>).duplicate === 'function') {
     throw new RequestValidationError(where, [
       { field: 'connection', rule: 'invalid_option', message: 'must be ioredis options ({ host, port } or { url }), not a client: the adapter opens its own connections with the settings BullMQ needs; got a client' },
@@ -269,7 +269,7 @@ export function createBullMQQueue(options: BullMQQueueOptions): BullMQCallbackQu
       }
     },
     work(receiver, workOptions) {
-      checkOptions('work', workOptions, BULLMQ_WORK_OPTIONS, true);
+      checkOptions('work', workOptions, BULLMQ_WORK_OPTIONS);
       const provider = workOptions?.provider;
       const worker = new Worker<CallbackJob>(
         name,

@@ -209,7 +209,7 @@ export function deadLetterTable(db: D1DatabaseLike, table: string, queue: QueueP
   const deadLetters: DeadLetters = {
     async list(options = {}) {
       await ready();
-      checkOptions('deadLetters.list', options, CLOUDFLARE_LIST_OPTIONS, true);
+      checkOptions('deadLetters.list', options, CLOUDFLARE_LIST_OPTIONS);
       const limit = options.limit ?? DEFAULT_DEAD_LETTER_PAGE;
       const [deadAt, id] = options.cursor === undefined ? [-1, ''] : [Number(options.cursor.split('.')[0]), options.cursor.split('.')[1] ?? ''];
       const { results = [] } = await db.prepare(sql.page).bind(deadAt, id, limit + 1).all<Row>();

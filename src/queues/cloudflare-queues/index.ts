@@ -93,7 +93,7 @@ export function d1DeadLettersTableSql(table?: string): string {
  * ```
  */
 export async function createD1DeadLettersTable(options: D1DeadLettersTableOptions): Promise<TableMigration> {
-  checkOptions('createD1DeadLettersTable', options, D1_DEAD_LETTERS_TABLE_OPTIONS, true);
+  checkOptions('createD1DeadLettersTable', options, D1_DEAD_LETTERS_TABLE_OPTIONS);
   return migrateD1Table(options.db, D1_DEAD_LETTERS_TABLE, quoteDeadLettersTable('createD1DeadLettersTable', options.table).slice(1, -1));
 }
 
@@ -140,7 +140,7 @@ export async function createD1DeadLettersTable(options: D1DeadLettersTableOption
  */
 export function createCloudflareQueue(options: CloudflareQueueOptions): CloudflareQueue {
   const where = 'createCloudflareQueue';
-  checkOptions(where, options, CLOUDFLARE_QUEUE_OPTIONS, true);
+  checkOptions(where, options, CLOUDFLARE_QUEUE_OPTIONS);
   const name = options.queueName ?? DEFAULT_QUEUE_NAME;
   const deadName = options.deadLetterQueueName ?? DEFAULT_DEAD_LETTER_QUEUE_NAME;
   const firstDelay = options.retryDelaySeconds ?? DEFAULT_RETRY_DELAY_SECONDS;
@@ -211,7 +211,7 @@ export function createCloudflareQueue(options: CloudflareQueueOptions): Cloudfla
       if (typeof (receiver as Partial<JobApplier> | undefined)?.apply !== 'function') {
         throw new RequestValidationError('work', [{ field: 'receiver', rule: 'invalid_option', message: 'must be a callback receiver (an object with apply()), for example createCallbackReceiver(…)' }]);
       }
-      checkOptions('work', workOptions, CLOUDFLARE_WORK_OPTIONS, true);
+      checkOptions('work', workOptions, CLOUDFLARE_WORK_OPTIONS);
       const applyOptions: CallbackApplyOptions = workOptions.provider === undefined ? {} : { provider: workOptions.provider };
       const onDeadLetter =
         workOptions.onDeadLetter ??
@@ -234,7 +234,7 @@ export function createCloudflareQueue(options: CloudflareQueueOptions): Cloudfla
       };
     },
     replayRoute(routeOptions) {
-      checkOptions('replayRoute', routeOptions, REPLAY_ROUTE_OPTIONS, true);
+      checkOptions('replayRoute', routeOptions, REPLAY_ROUTE_OPTIONS);
       const { token } = routeOptions;
       const expected = token === undefined ? undefined : sha256Hex(`Bearer ${token}`);
       return async (request) => {

@@ -188,7 +188,7 @@ function watchBacklog(boss: PgBossLike, queue: string, seconds: number, tell: (b
  * ```
  */
 export function createPgBossQueue(options: PgBossQueueOptions): PgBossQueue {
-  checkOptions('createPgBossQueue', options, PGBOSS_QUEUE_OPTIONS, true);
+  checkOptions('createPgBossQueue', options, PGBOSS_QUEUE_OPTIONS);
   const { boss, pool } = options;
   const queue = options.queue ?? DEFAULT_PGBOSS_QUEUE;
   const deadQueue = `${queue}-dead`;
@@ -244,7 +244,7 @@ export function createPgBossQueue(options: PgBossQueueOptions): PgBossQueue {
     },
     deadLetters,
     async work(receiver, workOptions = {}) {
-      checkOptions('PgBossQueue.work', workOptions, PGBOSS_WORK_OPTIONS, true);
+      checkOptions('PgBossQueue.work', workOptions, PGBOSS_WORK_OPTIONS);
       const applyOptions = workOptions.provider === undefined ? undefined : { provider: workOptions.provider };
       const tell =
         workOptions.onDeadLetter ??

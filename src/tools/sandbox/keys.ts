@@ -69,7 +69,7 @@ export function acceptedKeys(account: RotatingAccount, nowMs: number): readonly 
  * @throws {RequestValidationError} (`invalid_option`) for a window out of range
  */
 export function rotateAccountKeys(name: Api, account: RotatingAccount, options: RotateKeysOptions, random: SeededRandom, nowMs: number): RotatedKeys {
-  checkOptions('sandbox.rotateKeys', options, ROTATE_KEYS_OPTIONS, true);
+  checkOptions('sandbox.rotateKeys', options, ROTATE_KEYS_OPTIONS);
   const prefix = name === 'provider' ? 'prov' : 'dealer';
   const untilMs = nowMs + options.windowSeconds * 1000;
   const previous: PreviousKeys = { apiKey: account.apiKey, secretKey: account.secretKey, untilMs };

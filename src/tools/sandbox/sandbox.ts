@@ -148,7 +148,7 @@ export class Sandbox {
    * ```
    */
   handle(request: Request, options: HandleOptions = {}): Promise<Response> {
-    checkOptions('sandbox.handle', options, HANDLE_OPTIONS, true);
+    checkOptions('sandbox.handle', options, HANDLE_OPTIONS);
     return dispatch(this.#service, request, { clientAddress: options.clientAddress ?? LOOPBACK });
   }
 
@@ -167,7 +167,7 @@ export class Sandbox {
    * ```
    */
   listen(options: ListenOptions = {}): Promise<RunningSandbox> {
-    checkOptions('sandbox.listen', options, LISTEN_OPTIONS, true);
+    checkOptions('sandbox.listen', options, LISTEN_OPTIONS);
     return serveHttp(
       (request, caller) => dispatch(this.#service, request, caller),
       () => void this.#service.tick(),

@@ -136,7 +136,7 @@ export class Service {
   readonly #rotations: SeededRandom;
 
   constructor(options: SandboxOptions) {
-    checkOptions('createSandbox', options, SANDBOX_OPTIONS, true);
+    checkOptions('createSandbox', options, SANDBOX_OPTIONS);
     this.seed = String(options.seed ?? SANDBOX_DEFAULTS.seed);
     this.clock = new RecordClock(options.startTime);
     this.#historyEnd = this.clock.now();
@@ -191,7 +191,7 @@ export class Service {
    */
   async settle(id: string, status: string, options: SettleOptions = {}): Promise<SettleResult> {
     // One check for both ways in (sandbox.settle() and POST /__sandbox/settle): no field of its own.
-    checkOptions('sandbox.settle', options, SETTLE_OPTIONS, true);
+    checkOptions('sandbox.settle', options, SETTLE_OPTIONS);
     const also = options.also === undefined ? [] : checkList('sandbox.settle', 'also', options.also, ALSO_RULE);
     const record = this.records.get(id);
     if (record === undefined) throw new SandboxError('unknown_record', `No record has the id ${id}`);
@@ -221,7 +221,7 @@ export class Service {
    * none is set), signed afresh or with its original signature.
    */
   async redeliver(deliveryId: string, options: RedeliverOptions = {}): Promise<DeliveryResult> {
-    checkOptions('sandbox.redeliver', options, REDELIVER_OPTIONS, true);
+    checkOptions('sandbox.redeliver', options, REDELIVER_OPTIONS);
     const kind = this.deliverer.kindOf(deliveryId);
     const delivery = kind === undefined ? undefined : this.deliverer.redeliver(deliveryId, this.callbackUrls[kind], options);
     if (delivery === undefined) throw new SandboxError('unknown_delivery', `No delivery has the id ${deliveryId}: GET /__sandbox/deliveries lists them (the oldest are forgotten past maxDeliveries)`);

@@ -422,7 +422,7 @@ function receiverSettings<TContext extends CallbackInboxContext>(options: Callba
   const told = options as { readonly api?: unknown; readonly kind?: unknown } | null;
   const dealer = told?.api === 'dealer' || told?.kind === 'dealerCreditCard';
   const resolved = withEnvironment(WHERE, options, keyNames(dealer ? 'dealer' : 'provider'));
-  checkOptions(WHERE, resolved, RECEIVER_OPTIONS, true);
+  checkOptions(WHERE, resolved, RECEIVER_OPTIONS);
   const verifier = verifierOf(WHERE, resolved);
   if (resolved.previousSecretKey !== undefined && resolved.merchantId === undefined) {
     // A rotation needs a stable merchant id: were the inbox's merchant a key, callbacks applied
