@@ -303,7 +303,7 @@ test('the Durable Object inbox whose claim a trigger added by hand refuses rejec
   const handler = vi.fn(() => Promise.resolve());
   const error = await inboxIn('durable-object', table).process(refused, handler).catch((caught: unknown) => caught);
   expect(error).toBeInstanceOf(InboxError);
-  expect((error as Error).message).toMatch(new RegExp(`^payorch/durable-object: "${table}" refused the claim of ${refused.trackingCode} \\(completed\\) \\(.*refused by hand.*\\): a trigger or constraint added by hand\\? Nothing was applied, so that it is delivered again$`));
+  expect((error as Error).message).toMatch(new RegExp(`^payorch/durable-object: "${table}" refused the claim of ${refused.trackingCode} \\(completed\\) \\(.*refused by hand.*\\): a constraint or trigger added by hand\\? Nothing was applied, so that it is delivered again$`));
   expect(handler).not.toHaveBeenCalled();
   expect(await exec('durable-object', table, [[`SELECT count(*) AS keys FROM "${table}" WHERE tracking_code = ?`, refused.trackingCode]])).toEqual([[{ keys: 0 }]]);
 });

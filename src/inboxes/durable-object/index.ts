@@ -10,8 +10,7 @@ import { checkOptions, declareOptions } from '../../core/option-checks.js';
 import type { OptionDeclaration } from '../../core/option-checks.js';
 import type { CallbackInbox, CallbackInboxContext, CallbackInboxOutcome } from '../inbox.js';
 import { keyRecordTime } from '../record-time.js';
-import { InboxError } from '../../errors/error.js';
-import { printable } from '../../errors/printable.js';
+import { claimRefusal } from '../claim-refusal.js';
 // The SQL, the key reads and the retention rules both SQLite inboxes share.
 import * as sqlite from '../sqlite-dialect/inbox-sql.js';
 import { judgeTable } from '../../internal/table-versions.js';
@@ -155,8 +154,9 @@ export function createDurableObjectInbox<TStorage extends DurableObjectStorageLi
         try {
           storage.sql.exec(sql.claim, ...sqlite.claimValues(key, recordTime, state, Date.now()));
         } catch (error) {
-          // The table's refusal, never a handler's (none ran): a trigger or constraint added by hand.
-          throw new InboxError(`payorch/durable-object: ${table} refused the claim of ${key.trackingCode} (${key.status}) (${printable(error instanceof Error ? error.message : String(error))}): a trigger or constraint added by hand? Nothing was applied, so that it is delivered again`, { cause: error });
+          // The table's refusal, never a handler's (none ran). SQLite names a constraint's or a
+          // trigger's RAISE as SQLITE_CONSTRAINT.
+          throw claimRefusal('payorch/durable-object', table, `${key.trackingCode} (${key.status})`, error, /constraint/i.test(error instanceof Error ? error.message : String(error)));
         }
         await apply({ key, appliedStatuses: state.appliedStatuses, storage });
         return 'applied';

@@ -7,7 +7,7 @@
  */
 import { checkOptions } from '../../core/option-checks.js';
 import { CallbackRetentionError, InboxCommitError, InboxError, isPayorchError } from '../../errors/error.js';
-import { printable } from '../../errors/printable.js';
+import { claimRefusal } from '../claim-refusal.js';
 import type { CallbackInbox, CallbackInboxOutcome } from '../inbox.js';
 import { sha256Hex } from '../../internal/hash/sha256.js';
 import { keyRecordTime } from '../record-time.js';
@@ -268,16 +268,7 @@ SELECT (SELECT statuses FROM claimed) AS claimed, (SELECT txid FROM claimed) AS 
         // Any other failure of the claim is the table's or the server's, never a handler's; no
         // COMMIT was sent. Class 23 (a constraint) and P0001 (a RAISE) come from something added to
         // the table by hand. The driver's error is its cause.
-        if (claiming) {
-          const why = printable(error instanceof Error ? error.message : String(error));
-          const byHand = typeof code === 'string' && (code.startsWith('23') || code === 'P0001');
-          throw new InboxError(
-            byHand
-              ? `payorch/postgres: ${table} refused the claim of ${callback} (${why}): a constraint or trigger added by hand? Nothing was applied, so that it is delivered again`
-              : `payorch/postgres: the claim of ${callback} in ${table} failed (${why}); nothing was applied, so that it is delivered again`,
-            { cause: error },
-          );
-        }
+        if (claiming) throw claimRefusal('payorch/postgres', table, callback, error, typeof code === 'string' && (code.startsWith('23') || code === 'P0001'));
         throw error;
       } finally {
         client.removeListener('error', onError);
