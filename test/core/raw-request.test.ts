@@ -1,6 +1,7 @@
 import { describe, expect, test, vi } from 'vitest';
 import { DealerClient, ProviderClient, RequestValidationError } from '../../src/index.js';
 import type { RawRequest } from '../../src/index.js';
+import { refusalOf } from '../helpers/refusal.js';
 import { BASE_URL, DEALER, PROVIDER, capture, expectSigned } from '../helpers/wire.js';
 import { useMsw } from '../mocks/server.js';
 
@@ -15,12 +16,6 @@ function clients() {
     fetch,
     send: [(params: RawRequest) => provider.request({ ...params, hash: 'basic' }), (params: RawRequest) => dealer.request(params)],
   };
-}
-
-async function refusalOf(run: () => Promise<unknown>): Promise<RequestValidationError> {
-  const error: unknown = await run().catch((caught: unknown) => caught);
-  if (error instanceof RequestValidationError) return error;
-  throw new Error(`expected a RequestValidationError, got ${String(error)}`);
 }
 
 describe('request() of both clients', () => {

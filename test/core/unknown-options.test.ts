@@ -3,22 +3,11 @@
 // a default in force unseen. Here, the functions whose refusal no other test shows; the clients,
 // calls, verifyCallback, signCallback, the receiver, the inboxes and createSandbox have their own.
 import { describe, expect, test } from 'vitest';
-import { DealerClient, RequestValidationError, applyTransferStatuses, createMemoryInbox } from '../../src/index.js';
+import { DealerClient, applyTransferStatuses, createMemoryInbox } from '../../src/index.js';
 import { prunePostgresInbox } from '../../src/inboxes/postgres/index.js';
 import { createSandbox } from '../../src/tools/sandbox/index.js';
+import { refusalOf } from '../helpers/refusal.js';
 import { DEALER } from '../helpers/wire.js';
-
-/** What `run` rejects or throws with: a RequestValidationError, else the test fails. */
-async function refusalOf(run: () => unknown): Promise<RequestValidationError> {
-  let thrown: unknown;
-  try {
-    await run();
-  } catch (error) {
-    thrown = error;
-  }
-  expect(thrown).toBeInstanceOf(RequestValidationError);
-  return thrown as RequestValidationError;
-}
 
 // Nothing may be reached: each is refused before it is used.
 const untouched = (): never => {

@@ -6,7 +6,7 @@
 import type { TableVersion } from '../../src/internal/table-versions.js';
 
 /** The number the test-only version takes: the first after the last version and every retired one. */
-export function laterVersionOf(table: { readonly versions: readonly TableVersion[]; readonly retired?: readonly number[] | undefined }): number {
+function laterVersionOf(table: { readonly versions: readonly TableVersion[]; readonly retired?: readonly number[] | undefined }): number {
   return Math.max(...table.versions.map((each) => each.version), ...(table.retired ?? [])) + 1;
 }
 
