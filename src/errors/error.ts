@@ -620,8 +620,9 @@ export class InboxFullError extends InboxError {
 /**
  * The handlers returned, but the inbox could not commit their changes with the callback's key:
  * PostgreSQL aborted the inbox's transaction (a statement of a handler failed, a `lock_timeout`
- * for example, and the handler caught the error), the COMMIT itself failed, a handler ended the
- * transaction itself (its own ROLLBACK or COMMIT on the client), or a D1 batch failed (a statement
+ * for example, and the handler caught the error), the COMMIT itself failed, a handler sent its own
+ * BEGIN, COMMIT or ROLLBACK on the client (refused, and the callback then not applied) or ended the
+ * transaction another way, or a D1 batch failed (a statement
  * a handler pushed broke a constraint, or another status of the tracking code was applied
  * meanwhile). Nothing is recorded as applied, so the receiver answers 500 and tells `onError`,
  * and the service's redelivery applies the callback once; except after a handler's own COMMIT,

@@ -9,6 +9,7 @@ import type { PostgresInboxContext } from '../../src/inboxes/postgres/index.js';
 import { inboxContract } from '../../src/testing/index.js';
 import type { InboxContractStore } from '../../src/testing/index.js';
 import { startBouncer } from './bouncer.js';
+import { pastTheGuard } from './past-the-guard.js';
 import { POSTGRES_INBOX_TABLE } from '../../src/inboxes/postgres/table.js';
 import { addLaterVersion } from '../helpers/later-version.js';
 import type { Bouncer } from './bouncer.js';
@@ -97,6 +98,16 @@ function contract(where: string, url: () => Promise<string>): void {
           await client.query('ROLLBACK');
           await client.query('BEGIN');
           await client.query(`INSERT INTO ${writes} (note) VALUES ('in a transaction of its own')`);
+        },
+        // Past the inbox's refusal, as a library holding pg's own query may send them: found at COMMIT.
+        "pg's own query: a ROLLBACK, then a write of its own": async ({ client }) => {
+          await pastTheGuard(client, 'ROLLBACK');
+          await pastTheGuard(client, `INSERT INTO ${writes} (note) VALUES ('after a rollback past the guard')`);
+        },
+        "pg's own query: a ROLLBACK, then a BEGIN and a write left open": async ({ client }) => {
+          await pastTheGuard(client, 'ROLLBACK');
+          await pastTheGuard(client, 'BEGIN');
+          await pastTheGuard(client, `INSERT INTO ${writes} (note) VALUES ('in a transaction of its own, past the guard')`);
         },
       },
       commit: async ({ client }) => {

@@ -8,6 +8,7 @@ import { unsigned } from '../helpers/callbacks.js';
 import { deferred, deliver, serveNode } from '../helpers/serve.js';
 import type { Served } from '../helpers/serve.js';
 import { PROVIDER } from '../helpers/wire.js';
+import { pastTheGuard } from './past-the-guard.js';
 
 // Against a real PostgreSQL (test/postgres/global-setup.ts). Two pools stand for two instances
 // of the merchant's receiver behind a load balancer.
@@ -195,71 +196,96 @@ describe('the PostgreSQL inbox', () => {
     await admin.query(`DROP TABLE ${audit}`);
   });
 
-  test('a shop’s helper that runs BEGIN … ROLLBACK on the handler’s client after a failure it caught gets a 500 and onError, never a 200; the redelivery, through a savepoint, credits 250 once', async () => {
+  test('a shop’s helper that runs its own BEGIN … COMMIT, and ROLLBACK on a failure, on the handler’s client is refused, even when the handler catches it: a 500 and onError, never a 200, and nothing written however often it is delivered; the redelivery through a savepoint credits 250 once', async () => {
     await account('u-helper');
-    const audit = `helper_audit_${process.pid}`;
-    await admin.query(`CREATE TABLE ${audit} (tracking_code text PRIMARY KEY)`);
-    await admin.query(`INSERT INTO ${audit} VALUES ('MAN-helper09-1763812000')`);
+    const ledger = `helper_ledger_${process.pid}`;
+    await admin.query(`CREATE TABLE ${ledger} (tracking_code text NOT NULL, amount numeric NOT NULL)`);
     const heard: { error: unknown; details: CallbackErrorDetails }[] = [];
-    // The shop's existing helper, given the handler's client: its own transaction, rolled back on a
-    // failure it catches and logs. Its ROLLBACK ends the inbox's transaction, credit and key.
-    const ownTransaction = async (client: pg.PoolClient, work: () => Promise<void>): Promise<void> => {
+    // The shop's existing helper, given the handler's client: a transaction of its own, rolled back
+    // on a failure. On the inbox's transaction its ROLLBACK would end it, key and credit, and what
+    // the handler wrote after it would commit on its own, once per delivery.
+    const ownTransaction = async (client: pg.PoolClient, work: () => Promise<unknown>): Promise<void> => {
       await client.query('BEGIN');
       try {
         await work();
         await client.query('COMMIT');
-      } catch {
+      } catch (error) {
         await client.query('ROLLBACK');
+        throw error;
       }
     };
     // The pattern the guide teaches: a savepoint inside the inbox's transaction.
-    const savepoint = async (client: pg.PoolClient, work: () => Promise<void>): Promise<void> => {
+    const savepoint = async (client: pg.PoolClient, work: () => Promise<unknown>): Promise<void> => {
       await client.query('SAVEPOINT helper');
       try {
         await work();
         await client.query('RELEASE SAVEPOINT helper');
-      } catch {
+      } catch (error) {
         await client.query('ROLLBACK TO SAVEPOINT helper');
+        throw error;
       }
     };
     let helper = ownTransaction;
     const receiver: CallbackReceiver<Context> = createCallbackReceiver({ ...PROVIDER, inbox: createPostgresInbox({ pool: pool(), table }), onError: (error, details) => void heard.push({ error, details }) });
     receiver.on('deposit.completed', async (callback, context) => {
       await creditBalance(callback, context);
-      await helper(context.client, async () => {
-        await context.client.query(`INSERT INTO ${audit} (tracking_code) VALUES ($1)`, [callback.payload.tracking_code]);
-      });
+      // A step that fails, its error logged and swallowed, then the ledger's line.
+      await helper(context.client, () => context.client.query('SELECT 1 / 0')).catch(() => undefined);
+      await helper(context.client, () => context.client.query(`INSERT INTO ${ledger} VALUES ($1, $2)`, [callback.payload.tracking_code, callback.payload.amount])).catch(() => undefined);
     });
     const listening = await serveNode(receiver.nodeHandler);
     served.push(listening);
     const trackingCode = 'MAN-helper09-1763812000';
     const delivery = deposit(trackingCode, 'u-helper');
-    expect(await deliver(listening.url, delivery)).toEqual(NOT_APPLIED);
-    expect(await balance('u-helper')).toBe(0);
-    expect(await keys(trackingCode)).toEqual([]);
-    expect(heard).toHaveLength(1);
-    expect(heard[0]?.details.phase).toBe('inbox');
-    expect(isPayorchError(heard[0]?.error, InboxCommitError)).toBe(true);
-    expect(String(heard[0]?.error)).toContain(`a handler ended the transaction of ${trackingCode} (completed) before the inbox's COMMIT`);
-    expect(String(heard[0]?.error)).toContain('not applied, so that it is delivered again');
+    const lines = async (): Promise<number> => (await admin.query(`SELECT * FROM ${ledger}`)).rowCount ?? 0;
+    for (let attempt = 0; attempt < 3; attempt++) expect(await deliver(listening.url, delivery)).toEqual(NOT_APPLIED);
+    expect({ balance: await balance('u-helper'), ledger: await lines(), keys: await keys(trackingCode) }).toEqual({ balance: 0, ledger: 0, keys: [] });
+    expect(heard).toHaveLength(3);
+    for (const { error, details } of heard) {
+      expect(details.phase).toBe('inbox');
+      expect(isPayorchError(error, InboxCommitError)).toBe(true);
+      expect(String(error)).toContain(`a handler sent BEGIN on the inbox's client while applying ${trackingCode} (completed), and the inbox refused it`);
+      expect(String(error)).toContain('not applied, so that it is delivered again');
+    }
     helper = savepoint;
     expect(await deliver(listening.url, delivery)).toEqual(OK);
     expect(await deliver(listening.url, delivery)).toEqual(OK);
-    expect(await balance('u-helper')).toBe(250);
-    expect(await keys(trackingCode)).toEqual(['completed']);
-    expect(heard).toHaveLength(1);
-    await admin.query(`DROP TABLE ${audit}`);
+    expect({ balance: await balance('u-helper'), ledger: await lines(), keys: await keys(trackingCode) }).toEqual({ balance: 250, ledger: 1, keys: ['completed'] });
+    expect(heard).toHaveLength(3);
+    await admin.query(`DROP TABLE ${ledger}`);
   });
 
-  test('a handler that commits the key itself and then throws gets a 500 saying the key is recorded and the handlers after it did not run; its redelivery is a duplicate', async () => {
+  test('a handler’s own COMMIT, or COMMIT then BEGIN, is refused before it reaches PostgreSQL: the credit after it is not kept apart from the key, and the handler that throws on the refusal is told so (phase handler)', async () => {
+    await account('u-commit');
+    const heard: { error: unknown; details: CallbackErrorDetails }[] = [];
+    const receiver: CallbackReceiver<Context> = createCallbackReceiver({ ...PROVIDER, inbox: createPostgresInbox({ pool: pool(), table }), onError: (error, details) => void heard.push({ error, details }) });
+    receiver.on('deposit.completed', async (callback, context) => {
+      // Before, the COMMIT recorded the key alone and the credit after it was rolled back: a
+      // payment never applied, its redelivery a duplicate.
+      await context.client.query('COMMIT; BEGIN');
+      await creditBalance(callback, context);
+    });
+    const listening = await serveNode(receiver.nodeHandler);
+    served.push(listening);
+    const trackingCode = 'MAN-commit11-1763812000';
+    const delivery = deposit(trackingCode, 'u-commit');
+    expect(await deliver(listening.url, delivery)).toEqual(NOT_APPLIED);
+    expect(await deliver(listening.url, delivery)).toEqual(NOT_APPLIED);
+    expect({ balance: await balance('u-commit'), keys: await keys(trackingCode) }).toEqual({ balance: 0, keys: [] });
+    expect(heard.map(({ details }) => details.phase)).toEqual(['handler', 'handler']);
+    expect(String(heard[0]?.error)).toContain(`a handler sent COMMIT on the inbox's client while applying ${trackingCode} (completed)`);
+    expect((heard[0]?.error as Error).cause).toEqual(expect.objectContaining({ name: 'InboxError', message: expect.stringContaining('refused COMMIT on the inbox\'s client') }));
+  });
+
+  test('a handler that commits the key itself past the guard (pg’s own query, as a library holding it may call it) and then throws gets a 500 saying the key is recorded and the handlers after it did not run; its redelivery is a duplicate', async () => {
     await account('u-selfcommit');
     const heard: { error: unknown; details: CallbackErrorDetails }[] = [];
     const receiver: CallbackReceiver<Context> = createCallbackReceiver({ ...PROVIDER, inbox: createPostgresInbox({ pool: pool(), table }), onError: (error, details) => void heard.push({ error, details }) });
     const after = vi.fn(() => Promise.resolve());
     receiver.on('deposit.completed', async (callback, context) => {
-      await context.client.query('BEGIN');
+      await pastTheGuard(context.client, 'BEGIN');
       await creditBalance(callback, context);
-      await context.client.query('COMMIT');
+      await pastTheGuard(context.client, 'COMMIT');
       throw new Error('the notification service is down');
     });
     receiver.on('deposit.completed', after);

@@ -7,6 +7,7 @@
  */
 import { checkOptions } from '../../core/option-checks.js';
 import { CallbackRetentionError, InboxCommitError, InboxError, isPayorchError } from '../../errors/error.js';
+import { guardTransaction, transactionControlRefusal } from './transaction-control.js';
 import { claimRefusal } from '../claim-refusal.js';
 import type { CallbackInbox, CallbackInboxOutcome } from '../inbox.js';
 import { sha256Hex } from '../../internal/hash/sha256.js';
@@ -53,10 +54,12 @@ const HORIZON_ROW = "record_time = 0 AND merchant_id = '' AND tracking_code = ''
  * - A statement failed and a handler caught its error: PostgreSQL aborted the transaction anyway.
  *   The inbox rejects with an `InboxCommitError` (the receiver answers 500 and tells `onError`); a
  *   failed COMMIT too.
- * - It commits only the transaction that claimed the key, checked in the COMMIT's round trip: a
- *   handler that ended it (its own ROLLBACK, or `BEGIN` … `COMMIT` of a helper, a failed
- *   `PREPARE TRANSACTION`) gets an `InboxCommitError` too. After a handler's own COMMIT the key is
- *   recorded, and the error says that its redelivery is a duplicate.
+ * - Only the inbox ends the transaction: while the handlers hold `client`, a query that would
+ *   (`BEGIN`, `COMMIT`, `ROLLBACK`, `END`, `ABORT`, `PREPARE TRANSACTION`; an older helper's own
+ *   transaction) is refused before it reaches PostgreSQL, and the callback is then not applied, even
+ *   if the handler caught the refusal: an `InboxCommitError`. A handler's own transaction is a
+ *   `SAVEPOINT`. It also commits only the transaction that claimed the key, checked in the COMMIT's
+ *   round trip, for what reaches the connection another way.
  * - The row is keyed by merchant and tracking code alone: a key given with another record time (a
  *   transfer's `created_at` in another form) is the same key, and the row keeps the first.
  * - A record at or before the table's horizon (see {@link prunePostgresInbox}) whose key is not
@@ -144,6 +147,7 @@ SELECT (SELECT statuses FROM claimed) AS claimed, (SELECT txid FROM claimed) AS 
       // The id of the transaction that holds the claimed key, once a handler may have ended it.
       let txid: string | undefined;
       let applying = false;
+      let guard: ReturnType<typeof guardTransaction> | undefined;
       try {
         if (claim === undefined) {
           table = await name(client);
@@ -194,7 +198,16 @@ SELECT (SELECT statuses FROM claimed) AS claimed, (SELECT txid FROM claimed) AS 
         if (typeof row.txid !== 'string' || !/^\d+$/.test(row.txid)) throw new InboxError(`payorch/postgres: the claim of ${key.trackingCode} (${key.status}) returned no transaction id; not applied, so that it is delivered again`);
         txid = row.txid;
         applying = true;
-        await apply({ key, appliedStatuses, client: client as PostgresClientOf<TPool> });
+        guard = guardTransaction(client);
+        try {
+          await apply({ key, appliedStatuses, client: client as PostgresClientOf<TPool> });
+        } finally {
+          guard.remove();
+        }
+        // A handler that meant to end the transaction meant to undo or to keep something on its
+        // own: neither is what committing here would do, even if it caught the refusal.
+        const refused = guard.refused();
+        if (refused !== undefined) throw transactionControlRefusal(refused);
         applying = false;
         committing = true;
         const { command } = lastResult(await client.query(commitSql(txid)));
@@ -221,6 +234,13 @@ SELECT (SELECT statuses FROM claimed) AS claimed, (SELECT txid FROM claimed) AS 
         }
         const code = (error as Partial<Record<'code', unknown>> | null)?.code;
         const callback = `${key.trackingCode} (${key.status})`;
+        const refused = guard?.refused();
+        if (refused !== undefined) {
+          throw new InboxCommitError(
+            `payorch/postgres: a handler sent ${refused} on the inbox's client while applying ${callback}, and the inbox refused it: the inbox ends the transaction itself. Nothing was committed, the key included; not applied, so that it is delivered again, and refused again until the handler's own transaction is a SAVEPOINT (SAVEPOINT s, RELEASE SAVEPOINT s, ROLLBACK TO SAVEPOINT s; docs/inboxes.md, "PostgreSQL")`,
+            { cause: error },
+          );
+        }
         // A handler's failure, or the check before COMMIT: then how the claiming transaction ended
         // is a handler's doing (a COMMIT that failed yet committed is the connection's, below).
         const byHandler = applying || (committing && (code === ENDED_BY_A_HANDLER || code === '25P02'));
