@@ -56,9 +56,13 @@ export const PRE_RELEASE_INBOX = "Made by a build before the first release? Its 
 export const PRE_RELEASE_DEAD_LETTERS = 'Made by a build before the first release? Its jobs are of another form: replay or purge them with that build';
 
 /** The table's live state, as the engine's catalog and `payorch_schema` show it. */
-export type TableState =
+export type TableState = (
   | { readonly exists: false }
-  | { readonly exists: true; readonly recorded: { readonly component: string; readonly version: number } | undefined; readonly shape: readonly string[] };
+  | { readonly exists: true; readonly recorded: { readonly component: string; readonly version: number } | undefined; readonly shape: readonly string[] }
+) & {
+  /** How a `payorch_schema` of the user's own differs from payorch's (see {@link foreignRecord}); its rows are then not read. */
+  readonly foreignRecord?: string | undefined;
+};
 
 /** What to do with a table: create it, migrate it from `version`, use it, or refuse it with `message`. */
 export type TableVerdict =
@@ -95,9 +99,12 @@ function difference(expected: readonly string[], live: readonly string[]): strin
  * version whose shape it has.
  */
 export function judgeTable(table: VersionedTable, name: string, state: TableState): TableVerdict {
+  const refused = (message: string): TableVerdict => ({ kind: 'refused', message: `${name} (${table.what}) ${message} (${table.guide})` });
+  if (state.foreignRecord !== undefined) {
+    return refused(`cannot be checked or created: the payorch_schema beside it is not payorch's (it ${state.foreignRecord}), and payorch records its tables' versions there. Rename that table, or give payorch's tables a schema (or database) of their own`);
+  }
   if (!state.exists) return { kind: 'missing' };
   const current = currentVersion(table);
-  const refused = (message: string): TableVerdict => ({ kind: 'refused', message: `${name} (${table.what}) ${message} (${table.guide})` });
   const at = (version: number, recorded: boolean): TableVerdict => (version === current ? { kind: 'current', recorded } : { kind: 'earlier', version, recorded });
   const { recorded, shape } = state;
   if (recorded !== undefined) {
@@ -124,6 +131,15 @@ export function judgeTable(table: VersionedTable, name: string, state: TableStat
   return refused(
     `matches no version payorch made (${known(table)}; beside version ${nearest.version}, it ${difference(nearest.shape, shape) ?? ''}): changed by hand, or made by a build before the first release. Changed by hand: give it back a version's own columns. ${table.preRelease}`,
   );
+}
+
+/**
+ * How `payorch_schema`'s columns (`name type`, the engine's spelling) differ from the ones payorch
+ * reads, or undefined when it has them all: a table of that name the user made reads no version.
+ */
+export function foreignRecord(columns: readonly string[], expected: readonly string[]): string | undefined {
+  const lacking = expected.filter((column) => !columns.includes(column));
+  return lacking.length === 0 ? undefined : `lacks ${lacking.map((column) => JSON.stringify(column)).join(', ')}`;
 }
 
 /** The refusal of a table of an earlier version where it is used, not migrated. */

@@ -3,7 +3,7 @@
 // table's schema; the columns are read from the catalog. A migration runs in one transaction under
 // an advisory lock, as pg-boss migrates its own schema: instances that start at once migrate once.
 import type { TableMigration } from '../core/table-migration.js';
-import { currentVersion, earlierMessage, judgeTable, missingMessage, stepsAfter } from '../internal/table-versions.js';
+import { currentVersion, earlierMessage, foreignRecord, judgeTable, missingMessage, stepsAfter } from '../internal/table-versions.js';
 import type { TableState, VersionedTable } from '../internal/table-versions.js';
 import { statementPoolingRefusal } from './table.js';
 
@@ -51,20 +51,27 @@ const SHAPE_SQL = `SELECT to_regclass($1) IS NOT NULL AS present, to_regclass($2
   SELECT CASE c.contype WHEN 'p' THEN 'PRIMARY KEY' ELSE 'UNIQUE' END || ' (' || (SELECT string_agg(a.attname, ', ' ORDER BY k.n)
       FROM unnest(c.conkey) WITH ORDINALITY AS k(attnum, n) JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.attnum) || ')'
     FROM pg_constraint c WHERE c.conrelid = to_regclass($1) AND c.contype IN ('p', 'u')
-) AS shape`;
+) AS shape, ARRAY(
+  SELECT a.attname || ' ' || format_type(a.atttypid, a.atttypmod) FROM pg_attribute a WHERE a.attrelid = to_regclass($2) AND a.attnum > 0 AND NOT a.attisdropped
+) AS record_columns`;
+
+// The columns of payorch_schema that payorch reads, as the catalog spells them.
+const RECORD_COLUMNS = ['table_name text', 'component text', 'version integer'];
 
 async function stateOf(client: Client, qualified: string): Promise<TableState> {
   const { schema, bare } = split(qualified);
   const [row] = (await client.query(SHAPE_SQL, [qualified, schemaTable(schema)])).rows ?? [];
-  const { present, versioned, shape } = (row ?? {}) as Partial<Record<'present' | 'versioned' | 'shape', unknown>>;
-  if (present !== true) return { exists: false };
+  const { present, versioned, shape, record_columns: recordColumns } = (row ?? {}) as Partial<Record<'present' | 'versioned' | 'shape' | 'record_columns', unknown>>;
+  const foreign = versioned === true ? foreignRecord(Array.isArray(recordColumns) ? recordColumns.map(String) : [], RECORD_COLUMNS) : undefined;
+  if (present !== true || foreign !== undefined) return { exists: false, foreignRecord: foreign };
+  const live = Array.isArray(shape) ? shape.map(String) : [];
   let recorded: { component: string; version: number } | undefined;
   if (versioned === true) {
     const [record] = (await client.query(`SELECT component, version FROM ${schemaTable(schema)} WHERE table_name = $1`, [bare])).rows ?? [];
     const { component, version } = (record ?? {}) as Partial<Record<'component' | 'version', unknown>>;
     if (record !== undefined) recorded = { component: String(component), version: Number(version) };
   }
-  return { exists: true, recorded, shape: Array.isArray(shape) ? shape.map(String) : [] };
+  return { exists: true, recorded, shape: live };
 }
 
 /**

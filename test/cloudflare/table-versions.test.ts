@@ -82,6 +82,26 @@ describe('the D1 inbox table', () => {
   });
 });
 
+test('beside a payorch_schema of the user\'s own, of other columns, the D1 inbox and dead letters\' tables are refused with an InboxError or QueueError naming it, never D1\'s error', async () => {
+  const own = new Miniflare({ modules: true, script: D1_WORKER, compatibilityDate: '2025-09-01', d1Databases: { DB: 'own-schema' } });
+  try {
+    const ownDb = d1At(await own.ready);
+    await ownDb.prepare('CREATE TABLE payorch_schema (table_name TEXT PRIMARY KEY, version INTEGER)').run();
+    const lacks = 'the payorch_schema beside it is not payorch\'s (it lacks "component TEXT"), and payorch records its tables\' versions there';
+    const key = { merchantId: 'shop', trackingCode: 'MAN-d1own001-1763812000', status: 'completed' };
+    for (const refused of [() => createD1InboxTable({ db: ownDb }), () => createD1Inbox({ db: ownDb }).process(key, () => Promise.reject(new Error('applied')))]) {
+      const error = await refused().catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(InboxError);
+      expect((error as Error).message).toContain(lacks);
+    }
+    const deadLetters = await createD1DeadLettersTable({ db: ownDb }).catch((caught: unknown) => caught);
+    expect(deadLetters).toBeInstanceOf(QueueError);
+    expect((deadLetters as Error).message).toContain(lacks);
+  } finally {
+    await own.dispose();
+  }
+}, 60_000);
+
 describe('the dead letters\' D1 table of payorch/cloudflare-queues', () => {
   const queue = { send: () => Promise.reject(new Error('sent')), sendBatch: () => Promise.reject(new Error('sent')) };
 

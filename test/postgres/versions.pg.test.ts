@@ -191,6 +191,42 @@ describe('the PostgreSQL inbox table', () => {
     }
   });
 
+  test('beside a payorch_schema of the user\'s own, of other columns, is refused by the inbox, by createPostgresInboxTable and by the dead letters\' table with an InboxError or QueueError naming it, never the driver\'s error nor a 200', async () => {
+    const own = `${schema}_own`;
+    await admin.query(`CREATE SCHEMA ${own}`);
+    try {
+      const inSchema = (options: { readonly table: string }) => ({ pool: pool(), schema: own, ...options });
+      await admin.query(`CREATE TABLE ${own}.payorch_schema (table_name text PRIMARY KEY, version integer)`);
+      await admin.query(`INSERT INTO ${own}.payorch_schema VALUES ('payorch_callback_inbox', 1)`);
+      const lacks = `the payorch_schema beside it is not payorch's (it lacks "component text"), and payorch records its tables' versions there. Rename that table, or give payorch's tables a schema (or database) of their own`;
+      const created = await createPostgresInboxTable(inSchema({ table: 'payorch_callback_inbox' })).catch((error: unknown) => error);
+      expect(created).toBeInstanceOf(InboxError);
+      expect((created as Error).message).toBe(`payorch/postgres: "${own}"."payorch_callback_inbox" (the inbox table of payorch/postgres) cannot be checked or created: ${lacks} (docs/inboxes.md, "Upgrading")`);
+      const deadLetters = await createPgBossDeadLetterTable(inSchema({ table: 'payorch_dead_letters' })).catch((error: unknown) => error);
+      expect(deadLetters).toBeInstanceOf(QueueError);
+      expect((deadLetters as Error).message).toContain(lacks);
+      // The inbox's own table made by its SQL, beside it.
+      await admin.query(`CREATE TABLE ${own}.payorch_callback_inbox (merchant_id text NOT NULL, tracking_code text NOT NULL, statuses text[] NOT NULL, record_time bigint NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (merchant_id, tracking_code))`);
+      const errors: unknown[] = [];
+      const handler = vi.fn();
+      const receiver = createCallbackReceiver<Context>({ ...PROVIDER, inbox: createPostgresInbox(inSchema({ table: 'payorch_callback_inbox' })), onError: (error) => void errors.push(error) });
+      receiver.on('*', handler);
+      const instance = await serveNode(receiver.nodeHandler);
+      served.push(instance);
+      expect(await deliver(instance.url, deposit('MAN-ownrec01-1763812000'))).toMatchObject({ status: 500 });
+      expect(errors).toEqual([expect.any(InboxError)]);
+      expect((errors[0] as Error).message).toContain(lacks);
+      expect(handler).not.toHaveBeenCalled();
+      // A version of another type is not payorch's either.
+      await admin.query(`DROP TABLE ${own}.payorch_schema`);
+      await admin.query(`CREATE TABLE ${own}.payorch_schema (table_name text PRIMARY KEY, component text, version text)`);
+      await admin.query(`INSERT INTO ${own}.payorch_schema VALUES ('payorch_callback_inbox', 'callback-inbox', '1.0')`);
+      await expect(createPostgresInboxTable(inSchema({ table: 'payorch_callback_inbox' }))).rejects.toThrow('(it lacks "version integer")');
+    } finally {
+      await admin.query(`DROP SCHEMA ${own} CASCADE`);
+    }
+  });
+
   test('recorded at its version but changed by hand since is refused, saying which columns differ', async () => {
     const table = fresh('inbox');
     await createPostgresInboxTable({ pool: pool(), table });

@@ -14,7 +14,7 @@ import { claimRefusal } from '../claim-refusal.js';
 // The SQL, the key reads and the retention rules both SQLite inboxes share.
 import * as sqlite from '../sqlite-dialect/inbox-sql.js';
 import { judgeTable } from '../../internal/table-versions.js';
-import { SQLITE_STATE_SQL, sqliteMigrationFor, sqliteTableState } from '../sqlite-dialect/versions.js';
+import { SQLITE_STATE_SQL, sqliteForeignRecord, sqliteMigrationFor, sqliteTableState } from '../sqlite-dialect/versions.js';
 
 /** The parts of a SQL cursor the inbox reads; the storage's `SqlStorageCursor` fits. */
 export interface DurableObjectSqlCursorLike {
@@ -83,7 +83,8 @@ function prepareTable(storage: DurableObjectStorageLike, quoted: string): Promis
   return storage.transaction(() => {
     const present = rows(SQLITE_STATE_SQL.present, bare);
     const versioned = present.some((row) => (row as Partial<Record<'name', unknown>>).name === 'payorch_schema');
-    const state = sqliteTableState(bare, present, rows(SQLITE_STATE_SQL.shape, bare), versioned ? rows(SQLITE_STATE_SQL.record, bare) : undefined);
+    const foreign = versioned ? sqliteForeignRecord(rows(SQLITE_STATE_SQL.recordShape)) : undefined;
+    const state = sqliteTableState(bare, present, rows(SQLITE_STATE_SQL.shape, bare), versioned && foreign === undefined ? rows(SQLITE_STATE_SQL.record, bare) : undefined, foreign);
     for (const statement of sqliteMigrationFor(DURABLE_OBJECT_INBOX_TABLE, bare, judgeTable(DURABLE_OBJECT_INBOX_TABLE, quoted, state)).statements) rows(statement);
     return Promise.resolve();
   });

@@ -5,7 +5,7 @@
 // second run at once (another isolate, a migration applied twice) changes nothing. The same
 // statements are what `payorch migrate d1-inbox --from <version>` prints for wrangler.
 import type { TableMigration } from '../../core/table-migration.js';
-import { currentVersion, earlierMessage, judgeTable, missingMessage, stepsAfter } from '../../internal/table-versions.js';
+import { currentVersion, earlierMessage, foreignRecord, judgeTable, missingMessage, stepsAfter } from '../../internal/table-versions.js';
 import type { TableState, TableVerdict, VersionedTable } from '../../internal/table-versions.js';
 
 /** A table of SQLite: its versions, the SQL that creates its first, its refusal. */
@@ -18,13 +18,25 @@ export interface SqliteTable extends VersionedTable {
 export const SQLITE_STATE_SQL = {
   present: `SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (?1, 'payorch_schema')`,
   shape: `SELECT name, type, "notnull" AS not_null, pk FROM pragma_table_info(?1)`,
-  // Read only when `present` lists payorch_schema.
+  // Binds nothing. Read, then `record`, only when `present` lists payorch_schema, and `record` only
+  // when payorch_schema is payorch's (sqliteForeignRecord).
+  recordShape: `SELECT name, type FROM pragma_table_info('payorch_schema')`,
   record: `SELECT component, version FROM payorch_schema WHERE table_name = ?1`,
 };
 
-/** The table's state from the rows of {@link SQLITE_STATE_SQL}: `record` undefined when payorch_schema is not there. */
-export function sqliteTableState(bare: string, present: readonly unknown[], shape: readonly unknown[], record: readonly unknown[] | undefined): TableState {
+/** How a payorch_schema of the user's own, of `recordShape`'s rows, differs from payorch's; undefined when it is payorch's. */
+export function sqliteForeignRecord(recordShape: readonly unknown[]): string | undefined {
+  const columns = recordShape.map((row) => row as Partial<Record<'name' | 'type', unknown>>).map((column) => `${String(column.name)} ${String(column.type).toUpperCase()}`);
+  return foreignRecord(columns, ['table_name TEXT', 'component TEXT', 'version INTEGER']);
+}
+
+/**
+ * The table's state from the rows of {@link SQLITE_STATE_SQL}: `record` undefined when payorch_schema
+ * is not there, or (`foreign`, from {@link sqliteForeignRecord}) not payorch's.
+ */
+export function sqliteTableState(bare: string, present: readonly unknown[], shape: readonly unknown[], record: readonly unknown[] | undefined, foreign?: string): TableState {
   const names = present.map((row) => (row as Partial<Record<'name', unknown>>).name);
+  if (foreign !== undefined) return { exists: false, foreignRecord: foreign };
   if (!names.includes(bare)) return { exists: false };
   const columns = shape.map((row) => row as Partial<Record<'name' | 'type' | 'not_null' | 'pk', unknown>>);
   const key = columns
@@ -111,10 +123,11 @@ interface D1Like {
 const resultsOf = (result: unknown): readonly unknown[] => (result as { readonly results?: readonly unknown[] } | undefined)?.results ?? [];
 
 async function d1State(db: D1Like, bare: string): Promise<TableState> {
-  const [present, shape] = await db.batch([db.prepare(SQLITE_STATE_SQL.present).bind(bare), db.prepare(SQLITE_STATE_SQL.shape).bind(bare)] as never[]);
+  const [present, shape, recordShape] = await db.batch([db.prepare(SQLITE_STATE_SQL.present).bind(bare), db.prepare(SQLITE_STATE_SQL.shape).bind(bare), db.prepare(SQLITE_STATE_SQL.recordShape)] as never[]);
   const versioned = resultsOf(present).some((row) => (row as Partial<Record<'name', unknown>>).name === 'payorch_schema');
-  const record = versioned ? resultsOf(await (db.prepare(SQLITE_STATE_SQL.record).bind(bare) as ReturnType<D1Like['prepare']>).all()) : undefined;
-  return sqliteTableState(bare, resultsOf(present), resultsOf(shape), record);
+  const foreign = versioned ? sqliteForeignRecord(resultsOf(recordShape)) : undefined;
+  const record = versioned && foreign === undefined ? resultsOf(await (db.prepare(SQLITE_STATE_SQL.record).bind(bare) as ReturnType<D1Like['prepare']>).all()) : undefined;
+  return sqliteTableState(bare, resultsOf(present), resultsOf(shape), record, foreign);
 }
 
 /** Creates or migrates a D1 table in one batch; a batch that lost to another run finds the table current. */
