@@ -431,7 +431,7 @@ function receiverSettings<TContext extends CallbackInboxContext>(options: Callba
       {
         field: 'merchantId',
         rule: 'invalid_option',
-        message: 'is required with previousSecretKey, so that the inbox never records callbacks under a key: choose a stable name, and move what the inbox recorded under the old one (docs/rotating-keys.md)',
+        message: "is required with previousSecretKey, so that the inbox never records callbacks under a key: give the digest this receiver's keys are recorded under now (payorch-ak1-…, docs/rotating-keys.md), deployed alone before the rotation",
       },
     ]);
   }

@@ -1,5 +1,7 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { CallbackJobError, RequestValidationError, createCallbackReceiver, resealCallbackJob, signCallback, verifyCallback } from '../../../src/index.js';
+import { CallbackJobError, RequestValidationError, createCallbackReceiver, createMemoryInbox, resealCallbackJob, signCallback, verifyCallback } from '../../../src/index.js';
 import type { CallbackJob, CallbackReceiverOptions, MemoryInboxContext, SignedCallbackJob } from '../../../src/index.js';
 import { jobSealer } from '../../../src/webhooks/seal.js';
 import { NOW_SECONDS, unsigned } from '../../helpers/callbacks.js';
@@ -56,6 +58,27 @@ describe('a receiver given previousSecretKey', () => {
     const options = { ...NEW, previousSecretKey: { secretKey: OLD.secretKey, until: new Date(UNTIL_MS) }, maxAgeSeconds: 86_400 };
     expect(verifyCallback(deposit(OLD), { ...options, now: () => UNTIL_MS - 1 }).kind).toBe('deposit');
     expect(() => verifyCallback(deposit(OLD), { ...options, now: () => UNTIL_MS })).toThrow(/hash does not match/);
+  });
+
+  test('given the digest the guide prints, a receiver that had no merchantId keeps its keys through the rolling deploy: a callback an old instance applied is a duplicate to a new one, and the other way round', async () => {
+    const guide = readFileSync(new URL('../../../docs/rotating-keys.md', import.meta.url), 'utf8');
+    const line = /`node -p "(.+)" "\$OLD_API_KEY"`/.exec(guide)?.[1];
+    expect(line).toBeDefined();
+    const digest = execFileSync(process.execPath, ['-p', line ?? '', OLD.apiKey], { encoding: 'utf8' }).trim();
+    expect(digest).toMatch(/^payorch-ak1-[0-9a-f]{32}$/);
+    const inbox = createMemoryInbox();
+    const clock = { ms: NOW_SECONDS * 1000 };
+    const applied: string[] = [];
+    const before = createCallbackReceiver({ ...OLD, inbox, maxAgeSeconds: 86_400, now: () => clock.ms, onError: () => undefined });
+    before.on('deposit', (callback) => void applied.push(`old ${callback.payload.tracking_code}`));
+    const { receiver: after } = rotated(clock, { inbox, merchantId: digest });
+    after.on('deposit', (callback) => void applied.push(`new ${callback.payload.tracking_code}`));
+    const post = async (receiver: typeof before, delivery: Delivery) => (await receiver.receive({ headers: delivery.headers, body: delivery.body })).status;
+    expect(await post(before, deposit(OLD, 'MAN-rot21-1763812000'))).toBe(200);
+    expect(await post(after, deposit(OLD, 'MAN-rot21-1763812000'))).toBe(200);
+    expect(await post(after, deposit(NEW, 'MAN-rot22-1763812000'))).toBe(200);
+    expect(await post(before, deposit(OLD, 'MAN-rot22-1763812000'))).toBe(200);
+    expect(applied).toEqual(['old MAN-rot21-1763812000', 'new MAN-rot22-1763812000']);
   });
 
   test('a callback applied under the old key and redelivered re-signed with the new one, across the rotation, applies once', async () => {
