@@ -465,8 +465,8 @@ export class CallbackJobError extends CallbackVerificationError {
  * @example
  * ```ts
  * import { CallbackRetentionError, createCallbackReceiver, isPayorchError } from 'payorch';
- * import type { AppliedCallback } from 'payorch';
- * declare function reconcileByHand(callback: AppliedCallback | undefined, recordTime: number): void;
+ * import type { ReportedCallback } from 'payorch';
+ * declare function reconcileByHand(callback: ReportedCallback | undefined, recordTime: number): void;
  * createCallbackReceiver({
  *   apiKey: 'api',
  *   secretKey: 'secret',

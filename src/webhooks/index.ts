@@ -78,7 +78,7 @@ export type { ReconcileOptions, ReconcileResult, ReconcileResultKind } from './r
 export type { CallbackReceiverAnswer } from './receiver/answer.js';
 export type { CallbackHandler } from './receiver/routes.js';
 export type { CallbackConfirm } from './receiver/apply-once.js';
-export type { CallbackErrorDetails } from './receiver/report.js';
+export type { CallbackErrorDetails, ReportedCallback } from './receiver/report.js';
 export type { CallbackJob, SignedCallbackJob, StatusReadJob } from './job.js';
 export { resealCallbackJob } from './seal.js';
 export type { JobSeal, ResealKeys } from './seal.js';

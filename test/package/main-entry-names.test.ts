@@ -96,7 +96,7 @@ const DECLARED: readonly Group[] = [
     reason: 'I receive callbacks and apply each once, now or from my queue',
     values: ['createCallbackReceiver', 'CallbackJobError'],
     types: [
-      'CallbackReceiver', 'CallbackReceiverOptions', 'CallbackApplyOptions', 'CallbackReceiverAnswer', 'CallbackErrorDetails', 'NodeRequestLike',
+      'CallbackReceiver', 'CallbackReceiverOptions', 'CallbackApplyOptions', 'CallbackReceiverAnswer', 'CallbackErrorDetails', 'ReportedCallback', 'NodeRequestLike',
       'NodeResponseLike', 'CallbackJob', 'SignedCallbackJob', 'StatusReadJob', 'CallbackJobField',
     ],
   },

@@ -1,6 +1,6 @@
 import { describe, expectTypeOf, test } from 'vitest';
 import { createCallbackReceiver } from '../../src/index.js';
-import type { AppliedCallback, CallbackEventName, CardStatusRead, CardStatusReadPayload, CreditCardCallback, DealerCreditCardCallback, DepositCallback, MemoryInboxContext, VerifiedCallback, WithdrawalCallback } from '../../src/index.js';
+import type { AppliedCallback, CallbackErrorDetails, CallbackEventName, CardStatusRead, CardStatusReadPayload, CreditCardCallback, DealerCreditCardCallback, DepositCallback, MemoryInboxContext, VerifiedCallback, WithdrawalCallback } from '../../src/index.js';
 
 const receiver = createCallbackReceiver({ apiKey: 'k', secretKey: 's' });
 
@@ -81,5 +81,27 @@ describe('a status read (receiver.reconcile) is told from a callback by source',
     receiver.on('refund', () => undefined);
     expectTypeOf<'withdrawal.rejected'>().toExtend<CallbackEventName>();
     expectTypeOf<'dealerCreditCard.cancelled'>().not.toExtend<CallbackEventName>();
+  });
+});
+
+describe("onError's callback is the handlers' without its hash", () => {
+  test('narrows on kind and source as a handler does, and has no payload.hash to read', () => {
+    createCallbackReceiver({
+      apiKey: 'k',
+      secretKey: 's',
+      onError: (_error, { callback }: CallbackErrorDetails) => {
+        if (callback === undefined) return;
+        expectTypeOf(callback.payload.tracking_code).toEqualTypeOf<string>();
+        if (callback.source === 'callback') {
+          expectTypeOf(callback.ageSeconds).toEqualTypeOf<number>();
+          // @ts-expect-error left out of what onError is told: a tracker or a log would hold it
+          expectTypeOf(callback.payload.hash).toEqualTypeOf<string>();
+        } else expectTypeOf(callback.readStatus).toExtend<string>();
+        if (callback.kind === 'deposit') {
+          expectTypeOf(callback.payload.amount).toEqualTypeOf<number>();
+          expectTypeOf(callback.payload).not.toHaveProperty('hash');
+        }
+      },
+    });
   });
 });

@@ -80,7 +80,8 @@ export interface CallbackReceiverOptions<TContext extends CallbackInboxContext> 
    * at a receiver not set for dealer cards (phase `verify`, the
    * `CallbackVerificationError` with its `reason`), at most once a minute per reason with
    * the `count` since the last report. Always a `PayorchError`: what your code or a driver threw
-   * comes as a `CallbackHandlingError` whose `cause` it is.
+   * comes as a `CallbackHandlingError` whose `cause` it is. `details.callback` is what the
+   * handlers got but for `payload.hash` (a `ReportedCallback`): no hash reaches a tracker.
    * @default failures: the logger's `error`, or `console.error` when there is no logger; refusals: the console warning alone
    * @example (error, { callback }) => Sentry.captureException(error, { extra: { trackingCode: callback?.payload.tracking_code } })
    */

@@ -10,13 +10,24 @@ import type { AppliedCallback } from '../status-read.js';
  * of requests are told by refusals.ts.
  */
 
+/**
+ * A callback as `onError` is told of it: what its handlers got, but for `payload.hash`, which is
+ * left out so that an error tracker or a log never holds a hash computed with the secret key.
+ * Narrow on `kind` or `source` as on an {@link AppliedCallback}.
+ */
+export type ReportedCallback = AppliedCallback extends infer Callback
+  ? Callback extends AppliedCallback
+    ? Omit<Callback, 'payload'> & { readonly payload: Omit<Callback['payload'], 'hash'> }
+    : never
+  : never;
+
 /** What `onError` is told besides the error. */
 export interface CallbackErrorDetails {
   /**
    * The verified callback being applied (or the status read `reconcile` applies in its place,
-   * `source: 'status'`), or `undefined` when the failure came before it was typed.
+   * `source: 'status'`), without its `hash`, or `undefined` when the failure came before it was typed.
    */
-  readonly callback: AppliedCallback | undefined;
+  readonly callback: ReportedCallback | undefined;
   /**
    * What failed: a handler, the inbox (claiming or committing), reading the request, typing a
    * genuine callback's body (`payload`), `confirm` (refused or threw), or no handler took a
@@ -41,8 +52,11 @@ export interface CallbackErrorDetails {
   readonly payload?: Readonly<Record<string, unknown>> | undefined;
 }
 
+/** What the receive path tells its report: the callback as its handlers got it, hash and all. */
+export type FailureDetails = Omit<CallbackErrorDetails, 'callback'> & { readonly callback: AppliedCallback | undefined };
+
 /** Tells of a callback that was not applied. */
-export type Report = (error: unknown, details: CallbackErrorDetails) => void;
+export type Report = (error: unknown, details: FailureDetails) => void;
 
 /** The receiver's `onError`: every error it is told of is a PayorchError. */
 export type OnCallbackError = (error: PayorchError, details: CallbackErrorDetails) => void;
@@ -63,8 +77,23 @@ export function failureReport(onError: OnCallbackError | undefined, failureLogge
     console.error('payorch: onError threw', reportError);
   };
   return (error, details) => {
-    if (onError !== undefined) callListener(onError, [isPayorchError(error) ? error : new CallbackHandlingError(foreignPhase(details.phase), error), details], failed);
+    if (onError !== undefined) callListener(onError, [isPayorchError(error) ? error : new CallbackHandlingError(foreignPhase(details.phase), error), { ...details, callback: details.callback === undefined ? undefined : reportedCallback(details.callback) }], failed);
     else if (failureLogger !== undefined) callListener(failureLogger.error, [{ phase: details.phase, trackingCode: details.callback?.payload.tracking_code, status: details.callback?.payload.status, error }, 'payorch: a callback was not applied'], failed, failureLogger);
     else console.error('payorch: a callback was not applied', error);
   };
+}
+
+/**
+ * A copy of a callback body without its `hash`: the one way the receiver leaves the hash out of
+ * what it tells (`onError`'s `callback` and `payload`). Handlers keep theirs, untouched.
+ */
+export function withoutHash<Payload extends object>(payload: Payload): Omit<Payload, 'hash'> {
+  const copy: Record<string, unknown> = { ...(payload as Record<string, unknown>) };
+  delete copy['hash'];
+  return copy as Omit<Payload, 'hash'>;
+}
+
+function reportedCallback(callback: AppliedCallback): ReportedCallback {
+  // Spread keeps the kind its payload belongs to; TypeScript cannot follow that through the union.
+  return { ...callback, payload: withoutHash(callback.payload) } as ReportedCallback;
 }

@@ -9,6 +9,7 @@ import { answer } from './answer.js';
 import { NOT_APPLIED, UNREADABLE_PAYLOAD } from './answers.js';
 import type { CallbackReceiverAnswer } from './answer.js';
 import { meteredReason } from './refusals.js';
+import { withoutHash } from './report.js';
 import type { Report } from './report.js';
 import type { CallbackTrace } from './callback-spans.js';
 
@@ -90,11 +91,10 @@ const cut = (text: string, max: number): string => (text.length > max ? `${text.
 function rawPayload(input: ReceivedInput): Readonly<Record<string, unknown>> | undefined {
   let fields: Record<string, unknown>;
   try {
-    fields = readCallbackBody(input.body, charsetOf(input));
+    fields = withoutHash(readCallbackBody(input.body, charsetOf(input)));
   } catch {
     return undefined;
   }
-  delete fields['hash'];
   const kept: Record<string, unknown> = {};
   const names = Object.keys(fields);
   let size = 2;

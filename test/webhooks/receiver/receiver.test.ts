@@ -2,7 +2,7 @@ import express from 'express';
 import { connect } from 'node:net';
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { CallbackHandlingError, createCallbackReceiver, createMemoryInbox, RequestValidationError, signCallback } from '../../../src/index.js';
-import type { CallbackInbox, CallbackReceiver, CallbackReceiverOptions, MemoryInboxContext, VerifiedCallback } from '../../../src/index.js';
+import type { CallbackErrorDetails, CallbackInbox, CallbackJob, CallbackReceiver, CallbackReceiverOptions, MemoryInboxContext, VerifiedCallback } from '../../../src/index.js';
 import { unsigned } from '../../helpers/callbacks.js';
 import { deferred, deliver, serveFetch, serveNode } from '../../helpers/serve.js';
 import type { Delivery, Served } from '../../helpers/serve.js';
@@ -395,6 +395,44 @@ describe('receive', () => {
     expect(await receiver.receive({ headers, body: JSON.parse(body) as Record<string, unknown> })).toEqual({ status: 200, headers: { 'content-type': 'application/json', 'content-length': '16' }, body: '{"success":true}' });
     expect(applied).toHaveBeenCalledTimes(1);
     expect((await receiver.receive({ headers, body: 'ü'.repeat(1500) })).status).toBe(413);
+  });
+});
+
+describe('what onError is told of a callback not applied', () => {
+  // Each way a verified callback fails to apply, and what a test does to make it fail.
+  const failures: { readonly phase: CallbackErrorDetails['phase']; readonly options: Options; readonly fail: (receiver: CallbackReceiver<MemoryInboxContext>, delivery: Delivery) => Promise<unknown> }[] = [
+    { phase: 'handler', options: {}, fail: (receiver, delivery) => receiver.on('*', () => Promise.reject(new Error('db down'))).receive(delivery) },
+    { phase: 'confirm', options: { confirm: () => false }, fail: (receiver, delivery) => receiver.on('*', () => undefined).receive(delivery) },
+    { phase: 'unhandled', options: { unhandled: 'retry' }, fail: (receiver, delivery) => receiver.receive(delivery) },
+    { phase: 'inbox', options: { inbox: { process: () => Promise.reject(new Error('connection lost')) } }, fail: (receiver, delivery) => receiver.on('*', () => undefined).receive(delivery) },
+    { phase: 'enqueue', options: { enqueue: () => Promise.reject(new Error('queue down')) }, fail: (receiver, delivery) => receiver.receive(delivery) },
+  ];
+
+  test.each(failures)('phase $phase: the callback without its hash, nor the secret key anywhere', async ({ phase, options, fail }) => {
+    const told: { error: unknown; details: CallbackErrorDetails }[] = [];
+    const receiver = createCallbackReceiver({ ...PROVIDER, ...options, onError: (error, details) => void told.push({ error, details }) });
+    const delivery = signCallback({ ...unsigned.deposit, tracking_code: `MAN-told${phase}-1763812000` }, PROVIDER);
+    await fail(receiver, delivery);
+    expect(told.map(({ details }) => [details.phase, details.callback?.kind, details.callback?.payload.tracking_code])).toEqual([[phase, 'deposit', `MAN-told${phase}-1763812000`]]);
+    const written = JSON.stringify(told);
+    for (const secret of [delivery.headers['X-Hash'], PROVIDER.secretKey]) expect(written).not.toContain(secret);
+  });
+
+  test('a queued job whose handler throws: its handler gets the hash that verified, onError does not', async () => {
+    const jobs: CallbackJob[] = [];
+    const told: CallbackErrorDetails[] = [];
+    const hashes: string[] = [];
+    const receiver = createCallbackReceiver({ ...PROVIDER, enqueue: (job) => Promise.resolve(void jobs.push(job)), onError: (_error, details) => void told.push(details) });
+    receiver.on('deposit.completed', (callback) => {
+      hashes.push(callback.payload.hash);
+      throw new Error('db down');
+    });
+    const delivery = signCallback({ ...unsigned.deposit, tracking_code: 'MAN-toldjob-1763812000' }, PROVIDER);
+    expect((await receiver.receive(delivery)).status).toBe(200);
+    await expect(receiver.apply(jobs[0]!)).rejects.toThrow('db down');
+    expect(hashes).toEqual([delivery.headers['X-Hash']]);
+    expect(told.map(({ phase, callback }) => [phase, callback?.payload.tracking_code])).toEqual([['handler', 'MAN-toldjob-1763812000']]);
+    expect(JSON.stringify(told)).not.toContain(delivery.headers['X-Hash']);
   });
 });
 
