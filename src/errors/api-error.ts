@@ -23,21 +23,55 @@ const MIN_REDACTED_LENGTH = 4;
 // Deeper than any answer the service sends; bounds the recursion on a hostile one.
 const MAX_DEPTH = 64;
 
+/** The characters of a base64 key that HTML escapers disagree on: some write them as entities, some do not. */
+type EntityCharacter = '/' | '+' | '=';
+const ENTITY_CHARACTERS: readonly EntityCharacter[] = ['/', '+', '='];
+/** The ways an HTML page writes them: hex in capitals, hex in lower case, decimal, named. */
+const ENTITY_WAYS: readonly Readonly<Record<EntityCharacter, string>>[] = [
+  { '/': '&#x2F;', '+': '&#x2B;', '=': '&#x3D;' },
+  { '/': '&#x2f;', '+': '&#x2b;', '=': '&#x3d;' },
+  { '/': '&#47;', '+': '&#43;', '=': '&#61;' },
+  { '/': '&sol;', '+': '&plus;', '=': '&equals;' },
+];
+
 /**
  * Every form in which `secrets` may appear in text: as given, in either letter case (a hex hash
- * is the same hash in capitals), and as escaped inside a JSON string or a URL.
+ * is the same hash in capitals), escaped inside a JSON string (PHP's `\/` too), in a URL (its
+ * escapes in either case), and in an HTML page (`/`, `+` and `=` as entities).
  */
 export function secretForms(secrets: readonly string[]): string[] {
   const forms = new Set<string>();
   for (const secret of secrets as readonly unknown[]) {
     // Only text can be echoed; a value that is not (a key given as a number) must not make redaction throw.
     if (typeof secret !== 'string' || secret.length < MIN_REDACTED_LENGTH) continue;
-    for (const form of [secret, secret.toLowerCase(), secret.toUpperCase(), JSON.stringify(secret).slice(1, -1), encodeURIComponent(secret)]) {
+    const json = JSON.stringify(secret).slice(1, -1);
+    const url = encodeURIComponent(secret);
+    for (const form of [secret, secret.toLowerCase(), secret.toUpperCase(), json, json.replaceAll('/', '\\/'), url, url.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()), ...htmlForms(secret)]) {
       forms.add(form);
     }
   }
   // Longest first, so that a secret containing another is replaced whole.
   return [...forms].sort((a, b) => b.length - a.length);
+}
+
+/**
+ * `secret` as HTML escapers write it. Each leaves a different part of `/`, `+` and `=` as it is
+ * (one escapes `/` only, another `+` only), so each choice of them is a form, in each way of
+ * writing entities: at most 28, and none for a key without them (a hex hash).
+ */
+function htmlForms(secret: string): string[] {
+  const present = ENTITY_CHARACTERS.filter((character) => secret.includes(character));
+  const forms: string[] = [];
+  for (let chosen = 1; chosen < 1 << present.length; chosen++) {
+    for (const entities of ENTITY_WAYS) {
+      let form = secret;
+      for (const [index, character] of present.entries()) {
+        if ((chosen & (1 << index)) !== 0) form = form.replaceAll(character, entities[character]);
+      }
+      forms.push(form);
+    }
+  }
+  return forms;
 }
 
 /** `text` with every form of every secret replaced by `[redacted]`. */

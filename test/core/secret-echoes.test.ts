@@ -6,6 +6,7 @@ import {
   AuthenticationError,
   DealerClient,
   ConnectionError,
+  InternalServerError,
   PermissionDeniedError,
   ProviderClient,
   RequestAbortedError,
@@ -94,7 +95,7 @@ function echoingService(answer: (echo: string) => Response, failFirst: number): 
   return { secrets };
 }
 
-function expectNoSecret(error: unknown, events: readonly unknown[], secrets: readonly string[]): void {
+function expectNoSecret(error: unknown, events: readonly unknown[], secrets: readonly string[], formsOf = (secret: string): string[] => [secret, secret.toUpperCase(), encodeURIComponent(secret)]): void {
   const surfaces: [string, string][] = [
     ['util.inspect(err)', inspect(error, { depth: Infinity, showHidden: true })],
     ['JSON.stringify(err)', JSON.stringify(error)],
@@ -104,7 +105,7 @@ function expectNoSecret(error: unknown, events: readonly unknown[], secrets: rea
   ];
   for (const secret of secrets) {
     for (const [where, text] of surfaces) {
-      for (const form of [secret, secret.toUpperCase(), encodeURIComponent(secret)]) {
+      for (const form of formsOf(secret)) {
         if (text.includes(form)) throw new Error(`${where} holds a secret (${secret.slice(0, 6)}…): ${text.slice(0, 2_000)}`);
       }
     }
@@ -161,6 +162,45 @@ describe.each(scenarios)('when the service echoes every secret in %s', (_name, e
     expect(error).toBeInstanceOf(expected);
     expect(secrets.size).toBeGreaterThanOrEqual(2); // a hash per attempt
     expectNoSecret(error, events, [DEALER.secretKey, ...secrets]);
+  });
+});
+
+/*
+ * Base64 keys hold `/` and `+`, which a service, a proxy or a WAF may quote in an encoding of its
+ * own: a 401 quoting the request URL-encoded with lower-case escapes, an HTML error page with
+ * entities, a PHP body whose JSON escapes `/`.
+ */
+const SLASHED = { apiKey: PROVIDER.apiKey, secretKey: 'sk/Live+Zt8qL2mN/9xQ', credentialKey: 'cred/Site+7788/aa' } as const;
+const SLASHED_X_KEY = 'xkey/Extra+55/bb';
+const lowerEscapes = (text: string): string => encodeURIComponent(text).replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase());
+const htmlPage = (text: string): string => `<!DOCTYPE html><html><body><h1>500 Internal Server Error</h1><pre>${text}</pre></body></html>`;
+
+describe.each([
+  ['a 401 body percent-encoded with lower-case escapes', AuthenticationError, lowerEscapes, (quoted: string) => HttpResponse.json({ success: false, error: 'Invalid hash', message: `request ${quoted}` }, { status: 401, headers: { 'x-echo': quoted } })],
+  ['a 500 HTML page with &#x2F; entities', InternalServerError, (text: string) => text.replaceAll('/', '&#x2F;'), (quoted: string) => new HttpResponse(htmlPage(quoted), { status: 500, headers: { 'content-type': 'text/html' } })],
+  ['a 500 HTML page with &#47; and &#43; entities', InternalServerError, (text: string) => text.replaceAll('/', '&#47;').replaceAll('+', '&#43;'), (quoted: string) => new HttpResponse(htmlPage(quoted), { status: 500, headers: { 'content-type': 'text/html' } })],
+  ['a 500 HTML page with &sol; and &plus; entities', InternalServerError, (text: string) => text.replaceAll('/', '&sol;').replaceAll('+', '&plus;'), (quoted: string) => new HttpResponse(htmlPage(quoted), { status: 500, headers: { 'content-type': 'text/html' } })],
+  ['a 2xx answer of the wrong shape whose JSON escapes / as PHP does', ResponseValidationError, (text: string) => JSON.stringify(text).slice(1, -1).replaceAll('/', '\\/'), (quoted: string) => new HttpResponse(`{"success":true,"message":"${quoted}"}`, { headers: { 'content-type': 'application/json' } })],
+] as const)('when the service quotes keys holding / and + in %s', (_name, expected, encode, answer) => {
+  test.each([
+    ['a credential-signed payment', (provider: ProviderClient) => provider.manual.startWithdrawal({ ...customer, iban, amount: 100 }), SLASHED.credentialKey],
+    ['an X-Key-signed read', (provider: ProviderClient) => provider.sites.list({ key: SLASHED_X_KEY }), SLASHED_X_KEY],
+  ] as const)('%s: neither the secret key, the hash nor the key it sent reaches the error, a hook or a log', async (_call, run, key) => {
+    const { events, options } = observed();
+    const secrets = new Set<string>();
+    server.use(
+      http.all(`${BASE_URL}/api/*`, async ({ request }) => {
+        await collectSecrets(request, secrets);
+        return answer(encode([SLASHED.secretKey, ...secrets].join(' | ')));
+      }),
+    );
+    const provider = new ProviderClient({ baseUrl: BASE_URL, ...SLASHED, ...options, maxRetries: 0 });
+    const error = await failure(() => run(provider));
+    expect(error).toBeInstanceOf(expected);
+    expect(secrets).toContain(key);
+    // As quoted, and as util.inspect and JSON.stringify print it (PHP's backslash doubled).
+    expectNoSecret(error, events, [SLASHED.secretKey, ...secrets], (secret) => [secret, encode(secret), JSON.stringify(encode(secret)).slice(1, -1)]);
+    expect(inspect(error, { depth: Infinity })).toContain('[redacted]');
   });
 });
 

@@ -18,7 +18,7 @@ const CREDENTIAL_KEY = 'leakcheck_credential_key_91c2';
 const X_KEY = 'leakcheck_x_key_5d8e';
 const sha256 = (text) => createHash('sha256').update(text, 'utf8').digest('hex');
 
-/** Every form the transport redacts a secret in (src/errors/api-error.ts secretForms). */
+/** Every form the transport redacts these keys in (src/errors/api-error.ts secretForms makes no other of letters, digits and _). */
 const formsOf = (value) => [...new Set([value, value.toLowerCase(), value.toUpperCase(), JSON.stringify(value).slice(1, -1), encodeURIComponent(value)])];
 
 /** The error and everything reachable from it through `cause` and an AggregateError's `errors`, with its path. */
