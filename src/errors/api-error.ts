@@ -36,7 +36,7 @@ const ENTITY_WAYS: readonly Readonly<Record<EntityCharacter, string>>[] = [
 
 /**
  * Every form in which `secrets` may appear in text: as given, in either letter case (a hex hash
- * is the same hash in capitals), escaped inside a JSON string (PHP's `\/` too), in a URL (its
+ * is the same hash in capitals), escaped inside a JSON string (PHP's `\/` and `\uXXXX` too), in a URL (its
  * escapes in either case), and in an HTML page (`/`, `+` and `=` as entities).
  */
 export function secretForms(secrets: readonly string[]): string[] {
@@ -45,8 +45,10 @@ export function secretForms(secrets: readonly string[]): string[] {
     // Only text can be echoed; a value that is not (a key given as a number) must not make redaction throw.
     if (typeof secret !== 'string' || secret.length < MIN_REDACTED_LENGTH) continue;
     const json = JSON.stringify(secret).slice(1, -1);
+    // PHP's json_encode and Python's json.dumps write every character past ASCII as \uXXXX.
+    const asciiJson = json.replace(/[\u0080-\uffff]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
     const url = encodeURIComponent(secret);
-    for (const form of [secret, secret.toLowerCase(), secret.toUpperCase(), json, json.replaceAll('/', '\\/'), url, url.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()), ...htmlForms(secret)]) {
+    for (const form of [secret, secret.toLowerCase(), secret.toUpperCase(), json, json.replaceAll('/', '\\/'), asciiJson, asciiJson.replaceAll('/', '\\/'), url, url.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()), ...htmlForms(secret)]) {
       forms.add(form);
     }
   }

@@ -204,6 +204,20 @@ describe.each([
   });
 });
 
+test('a PHP service quoting the dealer secret key (not ASCII) with json_encode\'s \\uXXXX escapes in an answer of the wrong shape: the key reaches no error, hook or log', async () => {
+  const { events, options } = observed();
+  // json_encode's default: every character past ASCII as \uXXXX, and / as \/.
+  const php = (text: string): string => JSON.stringify(text).slice(1, -1).replace(/[\u0080-\uffff]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`).replaceAll('/', '\\/');
+  expect(php(DEALER.secretKey)).toContain('\\u00eb');
+  server.use(http.all(`${BASE_URL}/api/*`, () => new HttpResponse(`{"success":true,"message":"${php(DEALER.secretKey)}"}`, { headers: { 'content-type': 'application/json' } })));
+  const dealer = new DealerClient({ baseUrl: BASE_URL, ...DEALER, ...options, maxRetries: 0 });
+  const error = await failure(() => dealer.settings.get());
+  expect(error).toBeInstanceOf(ResponseValidationError);
+  // As quoted, and as util.inspect and JSON.stringify print it (the backslashes doubled).
+  expectNoSecret(error, events, [DEALER.secretKey], (secret) => [secret, php(secret), JSON.stringify(php(secret)).slice(1, -1)]);
+  expect(inspect(error, { depth: Infinity })).toContain('[redacted]');
+});
+
 describe.each([
   ['a timeout', TimeoutError, () => delay('infinite'), () => ({ timeout: 200 })],
   ['an abort after sending', RequestAbortedError, () => delay('infinite'), () => ({ signal: AbortSignal.timeout(200) })],
