@@ -22,6 +22,7 @@ describe('transactionControl', () => {
     ["INSERT INTO ledger VALUES ('a;b'); COMMIT", 'COMMIT'],
     ['UPDATE balances SET amount = amount + 1; ROLLBACK; BEGIN', 'ROLLBACK'],
     ["SELECT E'it\\'s; COMMIT'; END", 'END'],
+    ['CREATE FUNCTION one() RETURNS int LANGUAGE SQL BEGIN ATOMIC SELECT 1; END; COMMIT', 'COMMIT'],
   ])('%j ends the transaction (%s)', (text, statement) => {
     expect(transactionControl(text)).toBe(statement);
   });
@@ -45,6 +46,8 @@ describe('transactionControl', () => {
     'SELECT begin_at, end_at FROM payouts',
     'SET LOCAL lock_timeout = 1000',
     'LOCK TABLE ledger IN SHARE ROW EXCLUSIVE MODE',
+    'CREATE FUNCTION fee(amount int) RETURNS int LANGUAGE SQL BEGIN ATOMIC SELECT CASE WHEN amount > 100 THEN 1 ELSE 0 END; SELECT 2; END',
+    'CREATE PROCEDURE settle() LANGUAGE SQL BEGIN ATOMIC INSERT INTO ledger VALUES (1); END; SELECT 1',
     '',
   ])('%j does not', (text) => {
     expect(transactionControl(text)).toBeUndefined();

@@ -19,15 +19,34 @@ export function transactionControl(text: string): string | undefined {
   const push = (word: string): void => {
     if (words.length < 4) words.push(word);
   };
+  // A function's SQL-standard body (`BEGIN ATOMIC … END`, PostgreSQL 14) holds statements of its
+  // own, and the CASE … END of its expressions: its semicolons end none of the statement's.
+  let atomic = 0;
+  let cases = 0;
+  let last = '';
+  const word = (read: string): void => {
+    if (read === 'ATOMIC' && last === 'BEGIN' && words.length > 1) atomic++;
+    else if (atomic > 0 && read === 'CASE') cases++;
+    else if (atomic > 0 && read === 'END') {
+      if (cases > 0) cases--;
+      else atomic--;
+    }
+    last = read;
+    push(read);
+  };
   let i = 0;
   const statementEnds = (): string | undefined => {
     const ended = endingStatement(words);
     words = [];
+    last = '';
     return ended;
   };
   while (i < text.length) {
     const c = text[i] as string;
-    if (c === ';') {
+    if (c === ';' && atomic > 0) {
+      last = ';';
+      i++;
+    } else if (c === ';') {
       const ended = statementEnds();
       if (ended !== undefined) return ended;
       i++;
@@ -53,9 +72,9 @@ export function transactionControl(text: string): string | undefined {
         push('$');
       }
     } else if (/[A-Za-z_]/.test(c)) {
-      const word = /^[A-Za-z_][\w$]*/.exec(text.slice(i, i + 64))?.[0] ?? c;
-      push(word.toUpperCase());
-      i += word.length;
+      const read = /^[A-Za-z_][\w$]*/.exec(text.slice(i, i + 64))?.[0] ?? c;
+      word(read.toUpperCase());
+      i += read.length;
     } else {
       if (!/\s/.test(c)) push(c);
       i++;
