@@ -110,10 +110,11 @@ function contract(where: string, url: () => Promise<string>): void {
           await pastTheGuard(client, `INSERT INTO ${writes} (note) VALUES ('in a transaction of its own, past the guard')`);
         },
       },
+      // Refused through the client (inbox.pg.test.ts): past the guard, the COMMIT happens.
       commit: async ({ client }) => {
-        await client.query('BEGIN');
-        await client.query(`INSERT INTO ${writes} (note) VALUES ('committed by a handler')`);
-        await client.query('COMMIT');
+        await pastTheGuard(client, 'BEGIN');
+        await pastTheGuard(client, `INSERT INTO ${writes} (note) VALUES ('committed by a handler')`);
+        await pastTheGuard(client, 'COMMIT');
       },
     },
     versions: {

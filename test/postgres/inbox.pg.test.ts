@@ -255,7 +255,7 @@ describe('the PostgreSQL inbox', () => {
     await admin.query(`DROP TABLE ${ledger}`);
   });
 
-  test('a handler’s own COMMIT, or COMMIT then BEGIN, is refused before it reaches PostgreSQL: the credit after it is not kept apart from the key, and the handler that throws on the refusal is told so (phase handler)', async () => {
+  test('a handler’s own COMMIT, or COMMIT then BEGIN, is refused before it reaches PostgreSQL: the credit after it is not kept apart from the key, and onError is told (phase inbox) though the handler threw the refusal', async () => {
     await account('u-commit');
     const heard: { error: unknown; details: CallbackErrorDetails }[] = [];
     const receiver: CallbackReceiver<Context> = createCallbackReceiver({ ...PROVIDER, inbox: createPostgresInbox({ pool: pool(), table }), onError: (error, details) => void heard.push({ error, details }) });
@@ -272,7 +272,7 @@ describe('the PostgreSQL inbox', () => {
     expect(await deliver(listening.url, delivery)).toEqual(NOT_APPLIED);
     expect(await deliver(listening.url, delivery)).toEqual(NOT_APPLIED);
     expect({ balance: await balance('u-commit'), keys: await keys(trackingCode) }).toEqual({ balance: 0, keys: [] });
-    expect(heard.map(({ details }) => details.phase)).toEqual(['handler', 'handler']);
+    expect(heard.map(({ details }) => details.phase)).toEqual(['inbox', 'inbox']);
     expect(String(heard[0]?.error)).toContain(`a handler sent COMMIT on the inbox's client while applying ${trackingCode} (completed)`);
     expect((heard[0]?.error as Error).cause).toEqual(expect.objectContaining({ name: 'InboxError', message: expect.stringContaining('refused COMMIT on the inbox\'s client') }));
   });

@@ -234,13 +234,6 @@ SELECT (SELECT statuses FROM claimed) AS claimed, (SELECT txid FROM claimed) AS 
         }
         const code = (error as Partial<Record<'code', unknown>> | null)?.code;
         const callback = `${key.trackingCode} (${key.status})`;
-        const refused = guard?.refused();
-        if (refused !== undefined) {
-          throw new InboxCommitError(
-            `payorch/postgres: a handler sent ${refused} on the inbox's client while applying ${callback}, and the inbox refused it: the inbox ends the transaction itself. Nothing was committed, the key included; not applied, so that it is delivered again, and refused again until the handler's own transaction is a SAVEPOINT (SAVEPOINT s, RELEASE SAVEPOINT s, ROLLBACK TO SAVEPOINT s; docs/inboxes.md, "PostgreSQL")`,
-            { cause: error },
-          );
-        }
         // A handler's failure, or the check before COMMIT: then how the claiming transaction ended
         // is a handler's doing (a COMMIT that failed yet committed is the connection's, below).
         const byHandler = applying || (committing && (code === ENDED_BY_A_HANDLER || code === '25P02'));
@@ -255,6 +248,15 @@ SELECT (SELECT statuses FROM claimed) AS claimed, (SELECT txid FROM claimed) AS 
         if (byHandler && fate === 'in progress') {
           throw new InboxCommitError(
             `payorch/postgres: a handler prepared the transaction of ${callback} (PREPARE TRANSACTION): it holds the key uncommitted until COMMIT PREPARED or ROLLBACK PREPARED ends it; not applied, and its redelivery waits for it (docs/inboxes.md, "PostgreSQL")`,
+            { cause: error },
+          );
+        }
+        // A statement the guard refused, unless something past it committed or prepared the
+        // transaction after all (above).
+        const refused = guard?.refused();
+        if (refused !== undefined) {
+          throw new InboxCommitError(
+            `payorch/postgres: a handler sent ${refused} on the inbox's client while applying ${callback}, and the inbox refused it: the inbox ends the transaction itself. Nothing was committed, the key included; not applied, so that it is delivered again, and refused again until the handler's own transaction is a SAVEPOINT (SAVEPOINT s, RELEASE SAVEPOINT s, ROLLBACK TO SAVEPOINT s; docs/inboxes.md, "PostgreSQL")`,
             { cause: error },
           );
         }

@@ -14,16 +14,20 @@ import { InboxError } from '../../errors/error.js';
  * a comment is not a statement; `ROLLBACK TO SAVEPOINT` ends nothing.
  */
 export function transactionControl(text: string): string | undefined {
+  // Without a semicolon the text is one statement (always so with values: pg sends those by the
+  // extended protocol, one statement each), and its first words decide: the scan stops there, so
+  // that a long INSERT costs no more than a short one.
+  const several = text.includes(';');
   // Only the first words of a statement decide.
   let words: string[] = [];
-  const push = (word: string): void => {
-    if (words.length < 4) words.push(word);
-  };
   // A function's SQL-standard body (`BEGIN ATOMIC … END`, PostgreSQL 14) holds statements of its
   // own, and the CASE … END of its expressions: its semicolons end none of the statement's.
   let atomic = 0;
   let cases = 0;
   let last = '';
+  const push = (read: string): void => {
+    if (words.length < 4) words.push(read);
+  };
   const word = (read: string): void => {
     if (read === 'ATOMIC' && last === 'BEGIN' && words.length > 1) atomic++;
     else if (atomic > 0 && read === 'CASE') cases++;
@@ -35,52 +39,70 @@ export function transactionControl(text: string): string | undefined {
     push(read);
   };
   let i = 0;
-  const statementEnds = (): string | undefined => {
-    const ended = endingStatement(words);
-    words = [];
-    last = '';
-    return ended;
-  };
-  while (i < text.length) {
-    const c = text[i] as string;
-    if (c === ';' && atomic > 0) {
+  while (i < text.length && (several || words.length < 4)) {
+    const c = text.charCodeAt(i);
+    if (c === SEMICOLON) {
+      i++;
       last = ';';
-      i++;
-    } else if (c === ';') {
-      const ended = statementEnds();
+      if (atomic > 0) continue;
+      const ended = endingStatement(words);
       if (ended !== undefined) return ended;
-      i++;
-    } else if (c === '-' && text[i + 1] === '-') {
-      const end = text.indexOf('\n', i);
-      i = end === -1 ? text.length : end + 1;
-    } else if (c === '/' && text[i + 1] === '*') {
+      words = [];
+    } else if (c === DASH && text.charCodeAt(i + 1) === DASH) {
+      // PostgreSQL ends a line comment at either line break.
+      while (i < text.length && text.charCodeAt(i) !== NEWLINE && text.charCodeAt(i) !== RETURN) i++;
+    } else if (c === SLASH && text.charCodeAt(i + 1) === STAR) {
       i = blockCommentEnd(text, i);
-    } else if (c === "'") {
+    } else if (c === QUOTE) {
       // E'…' takes backslash escapes.
-      i = stringEnd(text, i, /[eE]/.test(text[i - 1] ?? '') && !/[\w$]/.test(text[i - 2] ?? ''));
+      const escapes = (text.charCodeAt(i - 1) | 0x20) === LOWER_E && !isWordPart(text.charCodeAt(i - 2));
+      i = stringEnd(text, i, escapes);
       push("'");
-    } else if (c === '"') {
+    } else if (c === DOUBLE_QUOTE) {
       i = stringEnd(text, i, false);
       push('"');
-    } else if (c === '$') {
-      const tag = /^\$(?:[A-Za-z_\u0080-\uffff][\w\u0080-\uffff]*)?\$/.exec(text.slice(i, i + 64))?.[0];
-      if (tag === undefined) {
+    } else if (c === DOLLAR) {
+      const tagEnd = dollarTagEnd(text, i);
+      if (tagEnd === undefined) {
         i++;
       } else {
-        const end = text.indexOf(tag, i + tag.length);
+        const tag = text.slice(i, tagEnd);
+        const end = text.indexOf(tag, tagEnd);
         i = end === -1 ? text.length : end + tag.length;
         push('$');
       }
-    } else if (/[A-Za-z_]/.test(c)) {
-      const read = /^[A-Za-z_][\w$]*/.exec(text.slice(i, i + 64))?.[0] ?? c;
-      word(read.toUpperCase());
-      i += read.length;
+    } else if (isWordStart(c)) {
+      let end = i + 1;
+      while (end < text.length && isWordPart(text.charCodeAt(end))) end++;
+      word(text.slice(i, end).toUpperCase());
+      i = end;
     } else {
-      if (!/\s/.test(c)) push(c);
+      if (c > SPACE) push(text[i] as string);
       i++;
     }
   }
-  return statementEnds();
+  return endingStatement(words);
+}
+
+const [SEMICOLON, DASH, SLASH, STAR, QUOTE, DOUBLE_QUOTE, DOLLAR, NEWLINE, RETURN, SPACE, LOWER_E, BACKSLASH] = [59, 45, 47, 42, 39, 34, 36, 10, 13, 32, 101, 92];
+
+/** A letter (any past ASCII, as PostgreSQL takes them) or `_`. */
+function isWordStart(c: number): boolean {
+  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c >= 128;
+}
+
+/** What may follow in a name: also digits and `$`. */
+function isWordPart(c: number): boolean {
+  return isWordStart(c) || (c >= 48 && c <= 57) || c === DOLLAR;
+}
+
+/** The end of a dollar quote's opening tag at `start` (`$$`, `$body$`), or undefined for a `$1`. */
+function dollarTagEnd(text: string, start: number): number | undefined {
+  let i = start + 1;
+  if (text.charCodeAt(i) === DOLLAR) return i + 1;
+  if (!isWordStart(text.charCodeAt(i))) return undefined;
+  while (i < text.length && isWordPart(text.charCodeAt(i)) && text.charCodeAt(i) !== DOLLAR) i++;
+  return text.charCodeAt(i) === DOLLAR ? i + 1 : undefined;
 }
 
 /** Whether a statement that starts with `words` ends the transaction: its first words if so. */
@@ -126,14 +148,15 @@ function blockCommentEnd(text: string, start: number): number {
 }
 
 function stringEnd(text: string, start: number, escapes: boolean): number {
-  const quote = text[start];
+  const quote = text.charCodeAt(start);
   let i = start + 1;
   while (i < text.length) {
-    if (escapes && text[i] === '\\') {
+    const c = text.charCodeAt(i);
+    if (escapes && c === BACKSLASH) {
       i += 2;
-    } else if (text[i] === quote) {
+    } else if (c === quote) {
       // A doubled quote is the quote itself.
-      if (text[i + 1] !== quote) return i + 1;
+      if (text.charCodeAt(i + 1) !== quote) return i + 1;
       i += 2;
     } else {
       i++;
@@ -165,12 +188,22 @@ export function guardTransaction(client: object): { readonly refused: () => stri
   let refused: string | undefined;
   const guarded: Query = function (this: unknown, ...args: unknown[]): unknown {
     const [config] = args;
-    const text = typeof config === 'string' ? config : typeof config === 'object' && config !== null && typeof (config as { text?: unknown }).text === 'string' ? (config as { text: string }).text : undefined;
+    const given = typeof config === 'object' && config !== null ? (config as Partial<Record<'text' | 'callback' | 'submit' | 'handleError', unknown>>) : undefined;
+    const text = typeof config === 'string' ? config : typeof given?.text === 'string' ? given.text : undefined;
     const statement = text === undefined ? undefined : transactionControl(text);
     if (statement === undefined) return query.apply(this, args);
     refused ??= statement;
     const error = transactionControlRefusal(statement);
-    const callback = args.findLast((arg) => typeof arg === 'function') as ((error: Error) => void) | undefined;
+    // Failed as pg fails each form: a submittable (pg-cursor) is returned and told through its
+    // handleError; a callback, given last or as the config's, is called; else the promise rejects.
+    if (typeof given?.submit === 'function') {
+      const handleError = given.handleError;
+      queueMicrotask(() => {
+        if (typeof handleError === 'function') (handleError as (error: Error) => void).call(config, error);
+      });
+      return config;
+    }
+    const callback = (args.findLast((arg) => typeof arg === 'function') ?? (typeof given?.callback === 'function' ? given.callback : undefined)) as ((error: Error) => void) | undefined;
     if (callback === undefined) return Promise.reject(error);
     queueMicrotask(() => {
       callback(error);

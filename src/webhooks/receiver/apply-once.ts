@@ -1,5 +1,5 @@
 import type { LevelledLogger } from '../../core/log-level.js';
-import { isPayorchError, CallbackRetentionError, NotConfirmedError, UnhandledError } from '../../errors/error.js';
+import { isPayorchError, CallbackRetentionError, InboxCommitError, NotConfirmedError, UnhandledError } from '../../errors/error.js';
 import type { CallbackInbox, CallbackInboxContext, CallbackInboxOutcome, CallbackKey, CallbackProgress } from '../../inboxes/inbox.js';
 import type { AppliedCallback } from '../status-read.js';
 import type { Report } from './report.js';
@@ -78,7 +78,8 @@ export async function applyOnce<TContext extends CallbackInboxContext>(
   } catch (error) {
     // Refused by the inbox's retention before any work ran: a phase of its own, to reconcile by hand.
     const retention = failed.phase === undefined && isPayorchError(error, CallbackRetentionError);
-    report(error, { callback, phase: retention ? 'retention' : (failed.phase ?? 'inbox') });
+    // The inbox's refusal to commit is the inbox's phase, whether or not a handler threw too.
+    report(error, { callback, phase: retention ? 'retention' : isPayorchError(error, InboxCommitError) ? 'inbox' : (failed.phase ?? 'inbox') });
     throw error;
   } finally {
     watchFill?.();
