@@ -134,12 +134,14 @@ export function judgeTable(table: VersionedTable, name: string, state: TableStat
 }
 
 /**
- * How `payorch_schema`'s columns (`name type`, the engine's spelling) differ from the ones payorch
- * reads, or undefined when it has them all: a table of that name the user made reads no version.
+ * How `payorch_schema`'s columns (`name type`, the engine's spelling) and key differ from the ones
+ * payorch reads and writes by, or undefined when it has them all: a table of that name the user
+ * made reads no version.
  */
-export function foreignRecord(columns: readonly string[], expected: readonly string[]): string | undefined {
-  const lacking = expected.filter((column) => !columns.includes(column));
-  return lacking.length === 0 ? undefined : `lacks ${lacking.map((column) => JSON.stringify(column)).join(', ')}`;
+export function foreignRecord(columns: readonly string[], expected: readonly (string | readonly [string, ...string[]])[]): string | undefined {
+  // A list is any one of its parts (the integer types a version reads the same from).
+  const lacking = expected.map((part) => (typeof part === 'string' ? [part] : part)).filter((parts) => !parts.some((part) => columns.includes(part)));
+  return lacking.length === 0 ? undefined : `lacks ${lacking.map((parts) => parts.map((part) => JSON.stringify(part)).join(' or ')).join(', ')}`;
 }
 
 /** The refusal of a table of an earlier version where it is used, not migrated. */

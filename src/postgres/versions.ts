@@ -53,10 +53,15 @@ const SHAPE_SQL = `SELECT to_regclass($1) IS NOT NULL AS present, to_regclass($2
     FROM pg_constraint c WHERE c.conrelid = to_regclass($1) AND c.contype IN ('p', 'u')
 ) AS shape, ARRAY(
   SELECT a.attname || ' ' || format_type(a.atttypid, a.atttypmod) FROM pg_attribute a WHERE a.attrelid = to_regclass($2) AND a.attnum > 0 AND NOT a.attisdropped
+  UNION ALL
+  SELECT CASE c.contype WHEN 'p' THEN 'PRIMARY KEY' ELSE 'UNIQUE' END || ' (' || (SELECT string_agg(a.attname, ', ' ORDER BY k.n)
+      FROM unnest(c.conkey) WITH ORDINALITY AS k(attnum, n) JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.attnum) || ')'
+    FROM pg_constraint c WHERE c.conrelid = to_regclass($2) AND c.contype IN ('p', 'u')
 ) AS record_columns`;
 
-// The columns of payorch_schema that payorch reads, as the catalog spells them.
-const RECORD_COLUMNS = ['table_name text', 'component text', 'version integer'];
+// The columns of payorch_schema that payorch reads, as the catalog spells them, and the key its
+// INSERT … ON CONFLICT (table_name) needs.
+const RECORD_COLUMNS = ['table_name text', 'component text', ['version integer', 'version bigint', 'version smallint'], ['PRIMARY KEY (table_name)', 'UNIQUE (table_name)']] as const;
 
 async function stateOf(client: Client, qualified: string): Promise<TableState> {
   const { schema, bare } = split(qualified);

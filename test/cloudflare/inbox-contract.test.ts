@@ -329,3 +329,15 @@ test('the Durable Object inbox creates its table on first use and records its ve
   expect(await inboxIn('durable-object', table).process(key, () => Promise.resolve())).toBe('applied');
   expect(await exec('durable-object', table, [['SELECT component, version FROM payorch_schema WHERE table_name = ?', table]])).toEqual([[{ component: 'callback-inbox', version: 1 }]]);
 });
+
+test('the Durable Object inbox beside a payorch_schema of the user\'s own, of other columns, rejects with an InboxError naming it, never SQLite\'s error: nothing applied, and no handler run', async () => {
+  serial += 1;
+  const table = `own_schema_${serial}`;
+  await exec('durable-object', table, [['CREATE TABLE payorch_schema (table_name TEXT PRIMARY KEY, version INTEGER)']]);
+  const key = { merchantId: 'shop', trackingCode: `MAN-doown${serial}-${Math.floor(Date.now() / 1000) - 60}`, status: 'completed' };
+  const handler = vi.fn(() => Promise.resolve());
+  const error = await inboxIn('durable-object', table).process(key, handler).catch((caught: unknown) => caught);
+  expect(error).toBeInstanceOf(InboxError);
+  expect((error as Error).message).toContain('the payorch_schema beside it is not payorch\'s (it lacks "component TEXT")');
+  expect(handler).not.toHaveBeenCalled();
+});

@@ -221,7 +221,11 @@ describe('the PostgreSQL inbox table', () => {
       await admin.query(`DROP TABLE ${own}.payorch_schema`);
       await admin.query(`CREATE TABLE ${own}.payorch_schema (table_name text PRIMARY KEY, component text, version text)`);
       await admin.query(`INSERT INTO ${own}.payorch_schema VALUES ('payorch_callback_inbox', 'callback-inbox', '1.0')`);
-      await expect(createPostgresInboxTable(inSchema({ table: 'payorch_callback_inbox' }))).rejects.toThrow('(it lacks "version integer")');
+      await expect(createPostgresInboxTable(inSchema({ table: 'payorch_callback_inbox' }))).rejects.toThrow('(it lacks "version integer" or "version bigint" or "version smallint")');
+      // Nor one without the key payorch records by (INSERT … ON CONFLICT (table_name)).
+      await admin.query(`DROP TABLE ${own}.payorch_schema`);
+      await admin.query(`CREATE TABLE ${own}.payorch_schema (table_name text NOT NULL, component text NOT NULL, version bigint NOT NULL)`);
+      await expect(createPostgresInboxTable(inSchema({ table: 'payorch_callback_inbox' }))).rejects.toThrow('(it lacks "PRIMARY KEY (table_name)" or "UNIQUE (table_name)")');
     } finally {
       await admin.query(`DROP SCHEMA ${own} CASCADE`);
     }

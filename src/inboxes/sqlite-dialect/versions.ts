@@ -20,14 +20,20 @@ export const SQLITE_STATE_SQL = {
   shape: `SELECT name, type, "notnull" AS not_null, pk FROM pragma_table_info(?1)`,
   // Binds nothing. Read, then `record`, only when `present` lists payorch_schema, and `record` only
   // when payorch_schema is payorch's (sqliteForeignRecord).
-  recordShape: `SELECT name, type FROM pragma_table_info('payorch_schema')`,
+  recordShape: `SELECT name, type, pk FROM pragma_table_info('payorch_schema')`,
   record: `SELECT component, version FROM payorch_schema WHERE table_name = ?1`,
 };
 
 /** How a payorch_schema of the user's own, of `recordShape`'s rows, differs from payorch's; undefined when it is payorch's. */
 export function sqliteForeignRecord(recordShape: readonly unknown[]): string | undefined {
-  const columns = recordShape.map((row) => row as Partial<Record<'name' | 'type', unknown>>).map((column) => `${String(column.name)} ${String(column.type).toUpperCase()}`);
-  return foreignRecord(columns, ['table_name TEXT', 'component TEXT', 'version INTEGER']);
+  const rows = recordShape.map((row) => row as Partial<Record<'name' | 'type' | 'pk', unknown>>);
+  // SQLite reads any type naming INT as an integer.
+  const columns = rows.map((column) => `${String(column.name)} ${/INT/i.test(String(column.type)) ? 'INTEGER' : String(column.type).toUpperCase()}`);
+  const key = rows
+    .filter((column) => Number(column.pk) > 0)
+    .sort((a, b) => Number(a.pk) - Number(b.pk))
+    .map((column) => String(column.name));
+  return foreignRecord(key.length > 0 ? [...columns, `PRIMARY KEY (${key.join(', ')})`] : columns, ['table_name TEXT', 'component TEXT', 'version INTEGER', 'PRIMARY KEY (table_name)']);
 }
 
 /**
