@@ -23,11 +23,16 @@ const MIN_REDACTED_LENGTH = 4;
 // Deeper than any answer the service sends; bounds the recursion on a hostile one.
 const MAX_DEPTH = 64;
 
-/** The characters of a base64 key that HTML escapers disagree on: some write them as entities, some do not. */
-type EntityCharacter = '/' | '+' | '=';
-const ENTITY_CHARACTERS: readonly EntityCharacter[] = ['/', '+', '='];
-/** The ways an HTML page writes them: hex in capitals, hex in lower case, decimal, named. */
-const ENTITY_WAYS: readonly Readonly<Record<EntityCharacter, string>>[] = [
+/** The characters of a base64 key that escapers disagree on: some escape them, some do not. */
+type EscapedCharacter = '/' | '+' | '=';
+const ESCAPED_CHARACTERS: readonly EscapedCharacter[] = ['/', '+', '='];
+/**
+ * The ways they are escaped where encoders leave some as they are: a URL (Python's `quote` keeps
+ * `/`), in either case, and an HTML page's entities: hex in capitals, hex in lower case, decimal, named.
+ */
+const ESCAPE_WAYS: readonly Readonly<Record<EscapedCharacter, string>>[] = [
+  { '/': '%2F', '+': '%2B', '=': '%3D' },
+  { '/': '%2f', '+': '%2b', '=': '%3d' },
   { '/': '&#x2F;', '+': '&#x2B;', '=': '&#x3D;' },
   { '/': '&#x2f;', '+': '&#x2b;', '=': '&#x3d;' },
   { '/': '&#47;', '+': '&#43;', '=': '&#61;' },
@@ -37,7 +42,7 @@ const ENTITY_WAYS: readonly Readonly<Record<EntityCharacter, string>>[] = [
 /**
  * Every form in which `secrets` may appear in text: as given, in either letter case (a hex hash
  * is the same hash in capitals), escaped inside a JSON string (PHP's `\/` and `\uXXXX` too), in a URL (its
- * escapes in either case), and in an HTML page (`/`, `+` and `=` as entities).
+ * escapes in either case, `/`, `+` and `=` escaped or not), and in an HTML page (those as entities).
  */
 export function secretForms(secrets: readonly string[]): string[] {
   const forms = new Set<string>();
@@ -48,7 +53,7 @@ export function secretForms(secrets: readonly string[]): string[] {
     // PHP's json_encode and Python's json.dumps write every character past ASCII as \uXXXX.
     const asciiJson = json.replace(/[\u0080-\uffff]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
     const url = encodeURIComponent(secret);
-    for (const form of [secret, secret.toLowerCase(), secret.toUpperCase(), json, json.replaceAll('/', '\\/'), asciiJson, asciiJson.replaceAll('/', '\\/'), url, url.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()), ...htmlForms(secret)]) {
+    for (const form of [secret, secret.toLowerCase(), secret.toUpperCase(), json, json.replaceAll('/', '\\/'), asciiJson, asciiJson.replaceAll('/', '\\/'), url, url.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()), ...partlyEscapedForms(secret)]) {
       forms.add(form);
     }
   }
@@ -57,18 +62,18 @@ export function secretForms(secrets: readonly string[]): string[] {
 }
 
 /**
- * `secret` as HTML escapers write it. Each leaves a different part of `/`, `+` and `=` as it is
- * (one escapes `/` only, another `+` only), so each choice of them is a form, in each way of
- * writing entities: at most 28, and none for a key without them (a hex hash).
+ * `secret` with some of `/`, `+` and `=` escaped. Each encoder leaves a different part of them as
+ * it is (one escapes `/` only, another `+` only), so each choice of them is a form, in each way of
+ * escaping: at most 42, and none for a key without them (a hex hash).
  */
-function htmlForms(secret: string): string[] {
-  const present = ENTITY_CHARACTERS.filter((character) => secret.includes(character));
+function partlyEscapedForms(secret: string): string[] {
+  const present = ESCAPED_CHARACTERS.filter((character) => secret.includes(character));
   const forms: string[] = [];
   for (let chosen = 1; chosen < 1 << present.length; chosen++) {
-    for (const entities of ENTITY_WAYS) {
+    for (const escapes of ESCAPE_WAYS) {
       let form = secret;
       for (const [index, character] of present.entries()) {
-        if ((chosen & (1 << index)) !== 0) form = form.replaceAll(character, entities[character]);
+        if ((chosen & (1 << index)) !== 0) form = form.replaceAll(character, escapes[character]);
       }
       forms.push(form);
     }

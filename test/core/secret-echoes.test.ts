@@ -177,6 +177,7 @@ const htmlPage = (text: string): string => `<!DOCTYPE html><html><body><h1>500 I
 
 describe.each([
   ['a 401 body percent-encoded with lower-case escapes', AuthenticationError, lowerEscapes, (quoted: string) => HttpResponse.json({ success: false, error: 'Invalid hash', message: `request ${quoted}` }, { status: 401, headers: { 'x-echo': quoted } })],
+  ['a 401 body URL-encoded as Python’s quote does, / kept', AuthenticationError, (text: string) => encodeURIComponent(text).replaceAll('%2F', '/'), (quoted: string) => HttpResponse.json({ success: false, error: 'Invalid hash', message: `request ${quoted}` }, { status: 401 })],
   ['a 500 HTML page with &#x2F; entities', InternalServerError, (text: string) => text.replaceAll('/', '&#x2F;'), (quoted: string) => new HttpResponse(htmlPage(quoted), { status: 500, headers: { 'content-type': 'text/html' } })],
   ['a 500 HTML page with &#47; and &#43; entities', InternalServerError, (text: string) => text.replaceAll('/', '&#47;').replaceAll('+', '&#43;'), (quoted: string) => new HttpResponse(htmlPage(quoted), { status: 500, headers: { 'content-type': 'text/html' } })],
   ['a 500 HTML page with &sol; and &plus; entities', InternalServerError, (text: string) => text.replaceAll('/', '&sol;').replaceAll('+', '&plus;'), (quoted: string) => new HttpResponse(htmlPage(quoted), { status: 500, headers: { 'content-type': 'text/html' } })],
