@@ -182,14 +182,15 @@ const importLibrary: EsbuildPlugin = {
 // `declareOptions<T>()([...])` returns its argument: it is there for the compiler. Marked pure where
 // a module declares its options, so that a bundle drops the declarations of what it does not use
 // (dist/webhooks/core.js holds every option table of payorch/webhooks in one file, where a
-// bundler keeps any top-level call it cannot prove pure). Marks the source as written, once.
+// bundler keeps any top-level call it cannot prove pure), and the joinOptions(…) that builds one
+// list from two. Marks the source as written, once.
 const pureDeclarations: EsbuildPlugin = {
   name: 'pure-option-declarations',
   setup(build) {
     build.onLoad({ filter: /[\\/]src[\\/].*\.ts$/ }, async (args) => {
       const source = await readFile(args.path, 'utf8');
       if (!source.includes('= declareOptions<')) return undefined;
-      return { contents: source.replaceAll('= declareOptions<', '= /* @__PURE__ */ declareOptions<'), loader: 'ts' };
+      return { contents: source.replaceAll('= declareOptions<', '= /* @__PURE__ */ declareOptions<').replaceAll('(joinOptions(', '(/* @__PURE__ */ joinOptions('), loader: 'ts' };
     });
   },
 };

@@ -102,6 +102,14 @@ export function declareOptions<TOptions>() {
 }
 
 /**
+ * `first`'s declarations, then `rest`'s, as one list. Not an array spread: a bundler keeps a
+ * spread (it may run an iterator), and with it a list no code of the bundle reads.
+ */
+export function joinOptions<const TFirst extends readonly OptionDeclaration[], const TRest extends readonly OptionDeclaration[]>(first: TFirst, rest: TRest): readonly [...TFirst, ...TRest] {
+  return [...first, ...rest];
+}
+
+/**
  * Declarations that are every option of what they check, though not made by `declareOptions`: a
  * part of another's (withOptions() takes a client's settings, not its keys). checkOptions then
  * refuses any other name. Returns the declarations as they are.
@@ -439,13 +447,13 @@ export const CALL_SETTINGS = declareOptions<Omit<RequestOptions, 'signal'>>()([
 ]);
 
 /** The options of a single call: its settings and its `signal`. Cheap enough for every call. */
-export const REQUEST_OPTIONS = declareOptions<RequestOptions>()([...CALL_SETTINGS, { name: 'signal', rule: { type: 'object', methods: ['addEventListener', 'removeEventListener'], allowed: 'an AbortSignal' } }]);
+export const REQUEST_OPTIONS = declareOptions<RequestOptions>()(joinOptions(CALL_SETTINGS, [{ name: 'signal', rule: { type: 'object', methods: ['addEventListener', 'removeEventListener'], allowed: 'an AbortSignal' } }]));
 
 /** A provider site's credential key (spec 5.1), on the client or on one call. */
 export const SITE_KEY_OPTION = { name: 'credentialKey', rule: { type: 'key' }, env: ENVIRONMENT_NAMES.credentialKey } as const satisfies OptionDeclaration<'credentialKey'>;
 
 /** The options of a single Provider API call: a call's, and the site it acts for. */
-export const PROVIDER_REQUEST_OPTIONS = declareOptions<RequestOptions & { readonly credentialKey?: string | undefined }>()([...REQUEST_OPTIONS, SITE_KEY_OPTION]);
+export const PROVIDER_REQUEST_OPTIONS = declareOptions<RequestOptions & { readonly credentialKey?: string | undefined }>()(joinOptions(REQUEST_OPTIONS, [SITE_KEY_OPTION]));
 
 /** The service's address every client is given. */
 export const BASE_URL_OPTION: OptionDeclaration<'baseUrl'> = { name: 'baseUrl', rule: { type: 'serviceUrl', insecureUnless: 'allowInsecureHttp', problem: serviceUrlProblem }, required: true };

@@ -1,8 +1,8 @@
-import { checkList, checkOptions, checkValue, declareOptions } from '../core/option-checks.js';
+import { checkList, checkNames, checkOptions, checkValue, declareOptions } from '../core/option-checks.js';
 import type { OptionDeclaration } from '../core/option-checks.js';
 import { CallbackJobError, CallbackRetentionError, RequestValidationError, isPayorchError } from '../errors/error.js';
 import type { CallbackJob } from '../webhooks/job.js';
-import { resealCallbackJob } from '../webhooks/seal.js';
+import { RESEAL_KEYS, resealCallbackJob } from '../webhooks/seal.js';
 import type { ResealKeys } from '../webhooks/seal.js';
 
 /*
@@ -253,6 +253,8 @@ export const REPLAY_OPTIONS = declareOptions<ReplayDeadLettersOptions>()([{ name
  */
 export function checkReplayOptions(options: ReplayDeadLettersOptions | undefined, batch: number): { readonly ids: readonly string[] | undefined; readonly reseal: ResealKeys | undefined } {
   checkOptions('deadLetters.replay', options, REPLAY_OPTIONS);
+  // Before any dead letter is read: a misspelt key would otherwise be found only by one to re-seal.
+  checkNames('deadLetters.replay reseal', options?.reseal, RESEAL_KEYS);
   return { ids: options?.ids === undefined ? undefined : checkIds('deadLetters.replay', options.ids, batch), reseal: options?.reseal };
 }
 

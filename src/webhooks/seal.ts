@@ -1,6 +1,7 @@
 import { constantTimeEqual } from '../internal/hash/constant-time.js';
 import { hmacSha256Hex } from '../internal/hash/sha256.js';
 import { CallbackJobError, RequestValidationError } from '../errors/error.js';
+import { checkNames, declareOptions } from '../core/option-checks.js';
 
 /*
  * A job's seal: the receiver's own MAC over the whole job, made with its secret key when the job
@@ -140,6 +141,12 @@ export interface ResealKeys {
   readonly secretKey: string;
 }
 
+/** The names resealCallbackJob's keys may have (checked for a misspelt one; the values below). @internal */
+export const RESEAL_KEYS = declareOptions<ResealKeys>()([
+  { name: 'oldSecretKey', rule: { type: 'key' } },
+  { name: 'secretKey', rule: { type: 'key' } },
+]);
+
 /**
  * Seals a job again with the receiver's current secret key, after checking its seal with the old
  * one: for a job queued before a key rotation that was still waiting (in the queue or the dead
@@ -168,6 +175,7 @@ export interface ResealKeys {
  * ```
  */
 export function resealCallbackJob<TJob extends { readonly seal: JobSeal }>(job: TJob, keys: ResealKeys): TJob {
+  checkNames('resealCallbackJob', keys, RESEAL_KEYS);
   const given: unknown = keys;
   const { oldSecretKey, secretKey } = (typeof given === 'object' && given !== null ? given : {}) as Partial<Record<keyof ResealKeys, unknown>>;
   for (const [field, key] of [['oldSecretKey', oldSecretKey], ['secretKey', secretKey]] as const) {

@@ -172,6 +172,13 @@ export interface PreviousSecretKey {
   readonly apiKey?: string | undefined;
 }
 
+// The parts' names (their values are checked below).
+const PREVIOUS_PARTS = /* @__PURE__ */ declareOptions<PreviousSecretKey>()([
+  { name: 'secretKey', rule: { type: 'key' } },
+  { name: 'apiKey', rule: { type: 'key' } },
+  { name: 'until', rule: { type: 'time', min: -Infinity, max: Infinity } },
+]);
+
 /** `previousSecretKey`, checked: the keys and the moment they end, in milliseconds since 1970. */
 interface PreviousKeys extends Credentials {
   readonly untilMs: number;
@@ -193,6 +200,8 @@ function previousKeysOf(where: string, options: VerifyCallbackOptions): Previous
   const previous: unknown = options.previousSecretKey;
   if (previous === undefined) return undefined;
   if (typeof previous !== 'object' || previous === null) refuseOption(where, 'previousSecretKey', `must be { secretKey, until }; got ${previous === null ? 'null' : typeof previous}`);
+  // A misspelt part would leave the old API key unknown: its callbacks refused all the window.
+  checkNames('previousSecretKey', previous, PREVIOUS_PARTS);
   const { secretKey, until, apiKey = options.apiKey } = previous as { readonly secretKey?: unknown; readonly until?: unknown; readonly apiKey?: unknown };
   if (typeof secretKey !== 'string' || secretKey === '') {
     refuseOption(where, 'previousSecretKey.secretKey', `must be a non-empty string; got ${secretKey === '' ? 'an empty string' : typeof secretKey}`);

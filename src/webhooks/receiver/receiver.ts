@@ -2,7 +2,7 @@ import type { Logger } from '../../core/observability.js';
 import { keyNames, withEnvironment } from '../../core/environment.js';
 import { LOG_LEVEL_OPTION, levelledLogger } from '../../core/log-level.js';
 import type { LogLevel } from '../../core/log-level.js';
-import { LOGGER_OPTION, METER_OPTION, TRACER_OPTION, checkOptions, declareOptions } from '../../core/option-checks.js';
+import { LOGGER_OPTION, METER_OPTION, TRACER_OPTION, checkNames, checkOptions, declareOptions, joinOptions } from '../../core/option-checks.js';
 import type { MeterLike } from '../../core/metrics.js';
 import type { TracerLike } from '../../core/tracing.js';
 import { RequestValidationError } from '../../errors/error.js';
@@ -319,9 +319,11 @@ export interface CallbackApplyOptions {
 
 const WHERE = 'createCallbackReceiver';
 
+// `receiver.apply`'s options: names only, the provider client checked where a job needs it.
+const APPLY_OPTIONS = declareOptions<CallbackApplyOptions>()([{ name: 'provider', rule: { type: 'object', methods: [], allowed: 'a ProviderClient' } }]);
+
 /** The receiver's own options, after verifyCallback's: one set of declarations for both. @internal */
-export const RECEIVER_OPTIONS = declareOptions<CallbackReceiverOptions<CallbackInboxContext>>()([
-  ...VERIFY_OPTIONS,
+export const RECEIVER_OPTIONS = declareOptions<CallbackReceiverOptions<CallbackInboxContext>>()(joinOptions(VERIFY_OPTIONS, [
   { name: 'maxBodyBytes', rule: { type: 'number', min: 1, max: MAX_CALLBACK_BODY_BYTES, integer: true }, default: MAX_CALLBACK_BODY_BYTES, note: 'verifyCallback refuses more' },
   { name: 'onError', rule: { type: 'function' } },
   { name: 'confirm', rule: { type: 'function' } },
@@ -333,7 +335,7 @@ export const RECEIVER_OPTIONS = declareOptions<CallbackReceiverOptions<CallbackI
   LOGGER_OPTION,
   { name: 'inbox', rule: { type: 'object', methods: ['process'], allowed: 'an object with a process(key, apply) method (CallbackInbox)' } },
   { name: 'enqueue', rule: { type: 'function' } },
-], { previousSecretKey: 'checked with its parts and the secretKey it must differ from by verifierOf, and with merchantId below' });
+]), { previousSecretKey: 'checked with its parts and the secretKey it must differ from by verifierOf, and with merchantId below' });
 
 /**
  * Creates a callback receiver: it reads the body (at most `maxBodyBytes`), verifies it with
@@ -408,7 +410,10 @@ export function createCallbackReceiver<TContext extends CallbackInboxContext = M
           writeNodeAnswer(response, notLoaded(error));
         },
       ),
-    apply: (job, applyOptions) => onPath((ready) => ready.apply(job, applyOptions?.provider), rejected),
+    apply: async (job, applyOptions) => {
+      checkNames('receiver.apply', applyOptions, APPLY_OPTIONS);
+      await onPath((ready) => ready.apply(job, applyOptions?.provider), rejected);
+    },
     reconcile: (reconcileOptions) => onPath((ready) => ready.reconcile(reconcileOptions), rejected),
   };
   return receiver;
@@ -432,7 +437,9 @@ function receiverSettings<TContext extends CallbackInboxContext>(options: Callba
       {
         field: 'merchantId',
         rule: 'invalid_option',
-        message: "is required with previousSecretKey, so that the inbox never records callbacks under a key: give the digest this receiver's keys are recorded under now (payorch-ak1-…, docs/rotating-keys.md), deployed alone before the rotation",
+        // The digest of the API key before the rotation, which a receiver without merchantId
+        // recorded under: not a key, and what keeps its keys through the rolling deploy.
+        message: `is required with previousSecretKey, so that the inbox never records callbacks under a key: give '${merchantIdOf(resolved.previousSecretKey.apiKey ?? resolved.apiKey, undefined)}', the digest a receiver without it records under, deployed alone before the rotation (docs/rotating-keys.md)`,
       },
     ]);
   }

@@ -60,24 +60,30 @@ describe('a receiver given previousSecretKey', () => {
     expect(() => verifyCallback(deposit(OLD), { ...options, now: () => UNTIL_MS })).toThrow(/hash does not match/);
   });
 
-  test('given the digest the guide prints, a receiver that had no merchantId keeps its keys through the rolling deploy: a callback an old instance applied is a duplicate to a new one, and the other way round', async () => {
+  test.each([
+    ['the secret key rotated', OLD],
+    ['the API key rotated too', { apiKey: 'prov_api_before_rotation', secretKey: OLD.secretKey }],
+  ])('%s: given the digest the guide prints and the refusal names, a receiver that had no merchantId keeps its keys through the rolling deploy; a callback an old instance applied is a duplicate to a new one, and the other way round', async (_rotation, old) => {
     const guide = readFileSync(new URL('../../../docs/rotating-keys.md', import.meta.url), 'utf8');
     const line = /`node -p "(.+)" "\$OLD_API_KEY"`/.exec(guide)?.[1];
     expect(line).toBeDefined();
-    const digest = execFileSync(process.execPath, ['-p', line ?? '', OLD.apiKey], { encoding: 'utf8' }).trim();
+    const digest = execFileSync(process.execPath, ['-p', line ?? '', old.apiKey], { encoding: 'utf8' }).trim();
     expect(digest).toMatch(/^payorch-ak1-[0-9a-f]{32}$/);
+    const previousSecretKey = { ...old, until: UNTIL };
+    // Without merchantId the rotation is refused, naming the digest to give.
+    expect(() => createCallbackReceiver({ ...NEW, previousSecretKey })).toThrow(`merchantId: is required with previousSecretKey, so that the inbox never records callbacks under a key: give '${digest}'`);
     const inbox = createMemoryInbox();
     const clock = { ms: NOW_SECONDS * 1000 };
     const applied: string[] = [];
-    const before = createCallbackReceiver({ ...OLD, inbox, maxAgeSeconds: 86_400, now: () => clock.ms, onError: () => undefined });
+    const before = createCallbackReceiver({ ...old, inbox, maxAgeSeconds: 86_400, now: () => clock.ms, onError: () => undefined });
     before.on('deposit', (callback) => void applied.push(`old ${callback.payload.tracking_code}`));
-    const { receiver: after } = rotated(clock, { inbox, merchantId: digest });
+    const { receiver: after } = rotated(clock, { inbox, merchantId: digest, previousSecretKey });
     after.on('deposit', (callback) => void applied.push(`new ${callback.payload.tracking_code}`));
     const post = async (receiver: typeof before, delivery: Delivery) => (await receiver.receive({ headers: delivery.headers, body: delivery.body })).status;
-    expect(await post(before, deposit(OLD, 'MAN-rot21-1763812000'))).toBe(200);
-    expect(await post(after, deposit(OLD, 'MAN-rot21-1763812000'))).toBe(200);
+    expect(await post(before, deposit(old, 'MAN-rot21-1763812000'))).toBe(200);
+    expect(await post(after, deposit(old, 'MAN-rot21-1763812000'))).toBe(200);
     expect(await post(after, deposit(NEW, 'MAN-rot22-1763812000'))).toBe(200);
-    expect(await post(before, deposit(OLD, 'MAN-rot22-1763812000'))).toBe(200);
+    expect(await post(before, deposit(old, 'MAN-rot22-1763812000'))).toBe(200);
     expect(applied).toEqual(['old MAN-rot21-1763812000', 'new MAN-rot22-1763812000']);
   });
 
@@ -180,6 +186,13 @@ describe('a receiver given previousSecretKey', () => {
     expect(await post(deposit(before, 'MAN-rot14-1763812000', Math.floor(clock.ms / 1000)))).toBe(401);
     for (const job of jobs) await receiver.apply(job);
     expect(applied).toEqual(['MAN-rot11-1763812000 completed', 'MAN-rot12-1763812000 completed']);
+  });
+
+  test('a misspelt part of previousSecretKey is refused at start-up, naming it: the old API key it meant would be unknown, and its callbacks refused all the window', () => {
+    const misspelt = { secretKey: OLD.secretKey, apikey: 'prov_api_before_rotation', until: UNTIL };
+    const refusal = (name: string) => new RequestValidationError('previousSecretKey', [{ field: name, rule: 'invalid_option', message: 'is not an option of previousSecretKey (misspelt, or removed?); its options are secretKey, apiKey, until' }]);
+    expect(() => createCallbackReceiver({ ...NEW, merchantId: 'merchant-1', previousSecretKey: misspelt })).toThrow(refusal('apikey'));
+    expect(() => verifyCallback(deposit(OLD), { ...NEW, previousSecretKey: { secretKey: OLD.secretKey, until: UNTIL, windowSeconds: 60 } as never })).toThrow(refusal('windowSeconds'));
   });
 
   test("after `until`, the API key before the rotation is refused as a passed until, not as another account's key", () => {
