@@ -173,7 +173,7 @@ export interface PreviousSecretKey {
 }
 
 // The parts' names (their values are checked below).
-const PREVIOUS_PARTS = /* @__PURE__ */ declareOptions<PreviousSecretKey>()([
+const PREVIOUS_PARTS = declareOptions<PreviousSecretKey>()([
   { name: 'secretKey', rule: { type: 'key' } },
   { name: 'apiKey', rule: { type: 'key' } },
   { name: 'until', rule: { type: 'time', min: -Infinity, max: Infinity } },
