@@ -43,21 +43,19 @@ export function recordSql(table: PostgresTable, qualified: string, fresh: boolea
   ];
 }
 
-// The columns as `name type [NOT NULL]`, the primary key and unique constraints as `PRIMARY KEY (a, b)`.
-const SHAPE_SQL = `SELECT to_regclass($1) IS NOT NULL AS present, to_regclass($2) IS NOT NULL AS versioned, ARRAY(
+// The columns of the relation `$n` as `name type [NOT NULL]`, its primary key and unique
+// constraints as `PRIMARY KEY (a, b)`.
+const shapeOf = (parameter: string): string => `ARRAY(
   SELECT a.attname || ' ' || format_type(a.atttypid, a.atttypmod) || CASE WHEN a.attnotnull THEN ' NOT NULL' ELSE '' END
-    FROM pg_attribute a WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped
+    FROM pg_attribute a WHERE a.attrelid = to_regclass(${parameter}) AND a.attnum > 0 AND NOT a.attisdropped
   UNION ALL
   SELECT CASE c.contype WHEN 'p' THEN 'PRIMARY KEY' ELSE 'UNIQUE' END || ' (' || (SELECT string_agg(a.attname, ', ' ORDER BY k.n)
       FROM unnest(c.conkey) WITH ORDINALITY AS k(attnum, n) JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.attnum) || ')'
-    FROM pg_constraint c WHERE c.conrelid = to_regclass($1) AND c.contype IN ('p', 'u')
-) AS shape, ARRAY(
-  SELECT a.attname || ' ' || format_type(a.atttypid, a.atttypmod) FROM pg_attribute a WHERE a.attrelid = to_regclass($2) AND a.attnum > 0 AND NOT a.attisdropped
-  UNION ALL
-  SELECT CASE c.contype WHEN 'p' THEN 'PRIMARY KEY' ELSE 'UNIQUE' END || ' (' || (SELECT string_agg(a.attname, ', ' ORDER BY k.n)
-      FROM unnest(c.conkey) WITH ORDINALITY AS k(attnum, n) JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.attnum) || ')'
-    FROM pg_constraint c WHERE c.conrelid = to_regclass($2) AND c.contype IN ('p', 'u')
-) AS record_columns`;
+    FROM pg_constraint c WHERE c.conrelid = to_regclass(${parameter}) AND c.contype IN ('p', 'u')
+)`;
+
+// The table's shape, and payorch_schema's beside it.
+const SHAPE_SQL = `SELECT to_regclass($1) IS NOT NULL AS present, to_regclass($2) IS NOT NULL AS versioned, ${shapeOf('$1')} AS shape, ${shapeOf('$2')} AS record_columns`;
 
 // The columns of payorch_schema that payorch reads, as the catalog spells them, and the key its
 // INSERT … ON CONFLICT (table_name) needs.
@@ -67,7 +65,8 @@ async function stateOf(client: Client, qualified: string): Promise<TableState> {
   const { schema, bare } = split(qualified);
   const [row] = (await client.query(SHAPE_SQL, [qualified, schemaTable(schema)])).rows ?? [];
   const { present, versioned, shape, record_columns: recordColumns } = (row ?? {}) as Partial<Record<'present' | 'versioned' | 'shape' | 'record_columns', unknown>>;
-  const foreign = versioned === true ? foreignRecord(Array.isArray(recordColumns) ? recordColumns.map(String) : [], RECORD_COLUMNS) : undefined;
+  // Read for their names and types: payorch writes every column it reads.
+  const foreign = versioned === true ? foreignRecord(Array.isArray(recordColumns) ? recordColumns.map((column) => String(column).replace(/ NOT NULL$/, '')) : [], RECORD_COLUMNS) : undefined;
   if (present !== true || foreign !== undefined) return { exists: false, foreignRecord: foreign };
   const live = Array.isArray(shape) ? shape.map(String) : [];
   let recorded: { component: string; version: number } | undefined;
