@@ -6,7 +6,7 @@
  *
  * @module payorch/d1
  */
-import { checkOptions, declareOptions } from '../../core/option-checks.js';
+import { checkOptions, declareOptions, joinOptions } from '../../core/option-checks.js';
 import type { TableMigration } from '../../core/table-migration.js';
 import { InboxCommitError } from '../../errors/error.js';
 import type { OptionDeclaration } from '../../core/option-checks.js';
@@ -248,7 +248,7 @@ export interface PruneD1InboxOptions extends D1InboxOptions {
   readonly olderThanSeconds?: number | undefined;
 }
 
-const PRUNE_D1_OPTIONS = declareOptions<PruneD1InboxOptions>()([...D1_INBOX_OPTIONS, sqlite.OLDER_THAN_OPTION]);
+const PRUNE_D1_OPTIONS = declareOptions<PruneD1InboxOptions>()(joinOptions(D1_INBOX_OPTIONS, [sqlite.OLDER_THAN_OPTION]));
 
 /**
  * Raises the horizon of the D1 inbox and deletes the keys of records older than it, in one batch.

@@ -6,7 +6,7 @@
  *
  * @module payorch/durable-object
  */
-import { checkOptions, declareOptions } from '../../core/option-checks.js';
+import { checkOptions, declareOptions, joinOptions } from '../../core/option-checks.js';
 import type { OptionDeclaration } from '../../core/option-checks.js';
 import type { CallbackInbox, CallbackInboxContext, CallbackInboxOutcome } from '../inbox.js';
 import { keyRecordTime } from '../record-time.js';
@@ -177,7 +177,7 @@ export interface PruneDurableObjectInboxOptions extends DurableObjectInboxOption
   readonly olderThanSeconds?: number | undefined;
 }
 
-const PRUNE_DURABLE_OBJECT_OPTIONS = declareOptions<PruneDurableObjectInboxOptions>()([...DURABLE_OBJECT_INBOX_OPTIONS, sqlite.OLDER_THAN_OPTION]);
+const PRUNE_DURABLE_OBJECT_OPTIONS = declareOptions<PruneDurableObjectInboxOptions>()(joinOptions(DURABLE_OBJECT_INBOX_OPTIONS, [sqlite.OLDER_THAN_OPTION]));
 
 /**
  * Raises the horizon of the object's inbox and deletes the keys of records older than it, in one
