@@ -113,12 +113,16 @@ async function declarationsOf(file: string, holder: string): Promise<readonly Op
   const source = parsed.get(file)!;
   const statement = source.statements.filter(ts.isVariableStatement).flatMap((each) => [...each.declarationList.declarations]).find((each) => each.name.getText() === holder);
   const call = statement?.initializer;
-  const list = call !== undefined && ts.isCallExpression(call) ? call.arguments[0] : undefined;
+  const argument = call !== undefined && ts.isCallExpression(call) ? call.arguments[0] : undefined;
+  // joinOptions(FIRST, [...]): FIRST's declarations, then the list's.
+  const joined = argument !== undefined && ts.isCallExpression(argument) && argument.expression.getText() === 'joinOptions' ? argument.arguments : undefined;
+  const list = joined === undefined ? argument : joined[1];
   if (list === undefined || !ts.isArrayLiteralExpression(list)) throw new Error(`${file}: ${holder} is neither an exported list of option declarations nor a declareOptions([...]) of this file: export it`);
   const found: OptionDeclaration[] = [];
-  for (const element of list.elements) {
-    const spread = ts.isSpreadElement(element);
-    const expression = spread ? element.expression : element;
+  for (const element of [...(joined?.[0] === undefined ? [] : [joined[0]]), ...list.elements]) {
+    // The first part of a join is spread like `...FIRST`.
+    const spread = ts.isSpreadElement(element) || element === joined?.[0];
+    const expression = ts.isSpreadElement(element) ? element.expression : element;
     // `sqlite.SQLITE_TABLE_OPTION`: a namespace import's export; `DB_OPTION`: an import or this file's own.
     const binding = ts.isPropertyAccessExpression(expression) && ts.isIdentifier(expression.expression) ? bindingOf(file, expression.expression.text) : ts.isIdentifier(expression) ? bindingOf(file, expression.text) : undefined;
     const target = binding !== undefined && 'namespace' in binding && ts.isPropertyAccessExpression(expression) ? { file: binding.namespace, name: expression.name.text } : binding !== undefined && !('namespace' in binding) ? binding : undefined;
