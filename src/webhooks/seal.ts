@@ -1,7 +1,7 @@
 import { constantTimeEqual } from '../internal/hash/constant-time.js';
 import { hmacSha256Hex } from '../internal/hash/sha256.js';
-import { CallbackJobError, RequestValidationError } from '../errors/error.js';
-import { checkNames, declareOptions } from '../core/option-checks.js';
+import { CallbackJobError } from '../errors/error.js';
+import { checkOptions, declareOptions } from '../core/option-checks.js';
 
 /*
  * A job's seal: the receiver's own MAC over the whole job, made with its secret key when the job
@@ -141,10 +141,10 @@ export interface ResealKeys {
   readonly secretKey: string;
 }
 
-/** The names resealCallbackJob's keys may have (checked for a misspelt one; the values below). @internal */
+/** resealCallbackJob's keys, both required. @internal */
 export const RESEAL_KEYS = declareOptions<ResealKeys>()([
-  { name: 'oldSecretKey', rule: { type: 'key' } },
-  { name: 'secretKey', rule: { type: 'key' } },
+  { name: 'oldSecretKey', rule: { type: 'key' }, required: true },
+  { name: 'secretKey', rule: { type: 'key' }, required: true },
 ]);
 
 /**
@@ -175,22 +175,16 @@ export const RESEAL_KEYS = declareOptions<ResealKeys>()([
  * ```
  */
 export function resealCallbackJob<TJob extends { readonly seal: JobSeal }>(job: TJob, keys: ResealKeys): TJob {
-  checkNames('resealCallbackJob', keys, RESEAL_KEYS);
-  const given: unknown = keys;
-  const { oldSecretKey, secretKey } = (typeof given === 'object' && given !== null ? given : {}) as Partial<Record<keyof ResealKeys, unknown>>;
-  for (const [field, key] of [['oldSecretKey', oldSecretKey], ['secretKey', secretKey]] as const) {
-    if (typeof key !== 'string' || key === '') {
-      throw new RequestValidationError('resealCallbackJob', [{ field, rule: 'invalid_option', message: `must be a non-empty string; got ${key === '' ? 'an empty string' : typeof key}` }]);
-    }
-  }
+  checkOptions('resealCallbackJob', keys, RESEAL_KEYS);
+  const { oldSecretKey, secretKey } = keys;
   const found: unknown = job;
   if (!isRecord(found)) refuse('malformed_body', 'the job is not an object (a CallbackJob, as enqueue got it)', 'job');
   const seal = sealOf(found);
   const text = sealedText(found);
   const sealedWith = (key: string) => seal.keyId === keyIdOf(key) && constantTimeEqual(seal.mac, hmacSha256Hex(key, text));
-  if (sealedWith(secretKey as string)) return job;
-  if (!sealedWith(oldSecretKey as string)) {
+  if (sealedWith(secretKey)) return job;
+  if (!sealedWith(oldSecretKey)) {
     refuse('invalid_signature', 'the job’s seal does not verify with oldSecretKey: it was changed or written in the queue, or sealed with another key. Nothing was re-sealed');
   }
-  return { ...withoutSeal(found), seal: { keyId: keyIdOf(secretKey as string), mac: hmacSha256Hex(secretKey as string, text) } } as unknown as TJob;
+  return { ...withoutSeal(found), seal: { keyId: keyIdOf(secretKey), mac: hmacSha256Hex(secretKey, text) } } as unknown as TJob;
 }
